@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# build.sh [BUILD_DIR] [extra cmake args...]
+# Configures and builds the repository into BUILD_DIR (default: build). JOBS overrides the
+# parallelism (default 2, the size of our machines).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${1:-build}
+[ $# -gt 0 ] && shift
+case $build_dir in
+  /*) ;;
+  *) build_dir=$repo/$build_dir ;;
+esac
+
+cmake -S "$repo" -B "$build_dir" "$@"
+cmake --build "$build_dir" -j "${JOBS:-2}"

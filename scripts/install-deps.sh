@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs every Debian package adapt needs to build and test. Idempotent: when all of them are
+# already installed it changes nothing and does not touch the network.
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake g++ pkg-config
+  libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev
+  libsqlitecpp-dev libsqlite3-dev libcli11-dev libssl-dev libcurl4-openssl-dev
+  libgtest-dev googletest
+  # run sandboxes and build images
+  runsc mmdebstrap e2fsprogs iproute2 util-linux procps ca-certificates curl
+  # end-to-end tests
+  python3 python3-pytest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages (${missing[*]}); run as root" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends --no-upgrade \
+  -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+  "${missing[@]}" >/dev/null
+echo "install-deps: done"

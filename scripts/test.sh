@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# test.sh: everything CI checks, from a fresh Debian 12 machine (as root).
+#   1. packages (scripts/install-deps.sh)
+#   2. build/ (RelWithDebInfo) and build-asan/ (ASan + UBSan)
+#   3. the default image into build/images (cached between runs)
+#   4. unit tests under the sanitizers, then every ctest test in build/, then the end-to-end
+#      tests (tests/e2e, pytest) against the real adaptd and adapt binaries
+# Every stage runs even when an earlier, unrelated one failed; the exit status is non-zero if
+# anything failed, and the last line is the summary.
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+
+logs=$(mktemp -d /tmp/adapt-test.XXXXXX)
+failed_stages=()
+stage_lines=()
+total_passed=0
+total_failed=0
+
+note() { echo; echo "==> $*"; }
+
+# run_stage NAME DIR CMD...: runs CMD in DIR with its output shown and kept in $logs/NAME.log.
+run_stage() {
+  local name=$1 dir=$2
+  shift 2
+  local start rc
+  start=$(date +%s)
+  note "$name: $*"
+  (cd "$dir" && "$@") 2>&1 | tee "$logs/$name.log"
+  rc=${PIPESTATUS[0]}
+  local took=$(( $(date +%s) - start ))
+  if [ "$rc" -eq 0 ]; then
+    stage_lines+=("$(printf '  %-12s ok (%ss)' "$name" "$took")")
+  else
+    stage_lines+=("$(printf '  %-12s FAILED, exit %s (%ss)' "$name" "$rc" "$took")")
+    failed_stages+=("$name")
+  fi
+  return "$rc"
+}
+
+skip_stage() {
+  stage_lines+=("$(printf '  %-12s skipped (%s)' "$1" "$2")")
+  failed_stages+=("$1")
+}
+
+# count_ctest NAME: adds the counts from ctest's closing line to the totals.
+count_ctest() {
+  local line
+  line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$logs/$1.log" | tail -n 1)
+  if [ -n "$line" ]; then
+    local failed total
+    failed=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+    total=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
+    total_passed=$(( total_passed + total - failed ))
+    total_failed=$(( total_failed + failed ))
+  fi
+}
+
+# count_pytest NAME: adds the counts from pytest's closing line to the totals.
+count_pytest() {
+  local line n
+  line=$(grep -E '[0-9]+ (passed|failed|errors?)' "$logs/$1.log" | tail -n 1)
+  [ -n "$line" ] || return 0
+  n=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+' || true)
+  total_passed=$(( total_passed + ${n:-0} ))
+  n=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+' || true)
+  total_failed=$(( total_failed + ${n:-0} ))
+  n=$(grep -oE '[0-9]+ errors?' <<<"$line" | grep -oE '[0-9]+' || true)
+  total_failed=$(( total_failed + ${n:-0} ))
+}
+
+# The Debian interpreter has python3-pytest; a python3 earlier on PATH (pyenv) may not.
+pick_python() {
+  local p
+  for p in "${PYTHON:-}" /usr/bin/python3 python3; do
+    [ -n "$p" ] || continue
+    if "$p" -c 'import pytest' >/dev/null 2>&1; then
+      echo "$p"
+      return 0
+    fi
+  done
+  return 1
+}
+
+started=$(date +%s)
+
+run_stage deps . scripts/install-deps.sh || true
+
+build_ok=0
+asan_ok=0
+image_ok=0
+run_stage build . scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo && build_ok=1
+run_stage build-asan . scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DADAPT_SANITIZE=ON && asan_ok=1
+run_stage image . scripts/build-image.sh build/images && image_ok=1
+
+if [ "$asan_ok" -eq 1 ]; then
+  run_stage unit-asan build-asan ctest --output-on-failure -L unit --timeout 300
+  count_ctest unit-asan
+else
+  skip_stage unit-asan "build-asan failed"
+fi
+
+if [ "$build_ok" -eq 1 ]; then
+  run_stage ctest build ctest --output-on-failure --timeout 600
+  count_ctest ctest
+else
+  skip_stage ctest "build failed"
+fi
+
+if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
+  if python=$(pick_python); then
+    # SIGTERM at the limit lets the e2e fixtures stop their adaptd and delete their sandboxes.
+    ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images \
+      run_stage e2e . timeout -s TERM -k 60 1500 "$python" -m pytest -q -p no:cacheprovider tests/e2e
+    count_pytest e2e
+  else
+    skip_stage e2e "no python3 with pytest"
+  fi
+else
+  skip_stage e2e "build or image failed"
+fi
+
+echo
+echo "==> stages ($(( $(date +%s) - started )) s in all)"
+printf '%s\n' "${stage_lines[@]}"
+if [ ${#failed_stages[@]} -gt 0 ]; then
+  echo "failed stages: ${failed_stages[*]} (logs in $logs)"
+  echo "summary: $total_passed passed, $(( total_failed > 0 ? total_failed : 1 )) failed"
+  exit 1
+fi
+rm -rf "$logs"
+echo "summary: $total_passed passed, $total_failed failed"

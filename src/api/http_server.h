@@ -1,0 +1,56 @@
+// An asynchronous HTTP/1.1 server: Beast I/O threads parse and write, a worker pool runs
+// the handler, so a handler may block without stalling other connections.
+#pragma once
+
+#include <boost/asio/thread_pool.hpp>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "api/http_types.h"
+#include "base/status.h"
+
+namespace adapt::api {
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";         // address or name to listen on
+  uint16_t port = 8080;                   // 0 picks a free port; see HttpServer::port()
+  int io_threads = 2;                     // threads doing socket I/O (at least 1 is used)
+  size_t max_body_bytes = 1 << 20;        // larger request bodies get 413 before being read
+  std::chrono::seconds idle_timeout{60};  // idle keep-alive connections are closed after it
+};
+
+// Every connection is served on its own strand: one request at a time, keep-alive and
+// pipelining supported. Errors the server answers itself (400 malformed, 413 body too
+// large, 431 header over 64 KiB, 500 handler threw) use the API's JSON error shape.
+//
+// Thread-safety: Start, Stop and port may be called from any thread except the server's
+// own I/O threads and `workers` threads (Stop waits for both).
+class HttpServer {
+ public:
+  // `workers` runs the handler and must keep running until Stop returns.
+  HttpServer(HttpServerOptions opts, HttpHandler handler, boost::asio::thread_pool& workers);
+  ~HttpServer();  // Stops.
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds, listens and starts the I/O threads. On failure nothing runs and the error
+  // names the address ("listening on 127.0.0.1:8080: Address already in use").
+  Status Start();
+
+  // The bound port, useful with port 0; 0 before Start.
+  uint16_t port() const;
+
+  // Closes the listener and every connection, open streams included (their Stop is
+  // called), waits for running handlers to return and joins the I/O threads. Idempotent.
+  // Start may be called again afterwards.
+  void Stop();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace adapt::api

@@ -1,0 +1,72 @@
+// The HTTP request and response as handlers see them: plain values, no Beast types,
+// so API handlers can be written and tested without a socket.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace adapt::api {
+
+struct HttpRequest {
+  std::string method;                          // "GET", as sent (case preserved)
+  std::string path;                            // percent-decoded path without the query
+  std::map<std::string, std::string> query;    // percent-decoded ('+' is a space); first wins
+  std::map<std::string, std::string> headers;  // lower-case names; repeats joined with ", "
+  std::string body;
+  std::string remote;  // peer IP address, without the port
+
+  // The value of header `lower_name`, "" when absent.
+  std::string Header(const std::string& lower_name) const {
+    auto it = headers.find(lower_name);
+    return it == headers.end() ? std::string() : it->second;
+  }
+};
+
+// Where a streaming response writes. Thread-safe; the server keeps only a weak link to
+// the connection, so a sink may outlive it (Send then returns false).
+class StreamSink {
+ public:
+  virtual ~StreamSink() = default;
+  // Queues `data` for the client, written in the order of Send calls. Never blocks.
+  // Returns false once the client is gone, the stream was closed, or the client reads so
+  // slowly that too much is queued (the connection is then dropped).
+  virtual bool Send(std::string data) = 0;
+  virtual bool Closed() const = 0;
+  // Ends the response after what is already queued has been written.
+  virtual void Close() = 0;
+};
+
+// A streaming response (Server-Sent Events). Start and Stop run on an I/O thread and must
+// not block.
+class ResponseStream {
+ public:
+  virtual ~ResponseStream() = default;
+  // Called once after the response header was written. Keep `sink` and push to it from
+  // any thread. Not called when the client left before the header was written.
+  virtual void Start(std::shared_ptr<StreamSink> sink) = 0;
+  // Called exactly once after Start, when the connection ends for any reason: the client
+  // disconnected, a write failed, the sink was closed, or the server stopped.
+  virtual void Stop() = 0;
+};
+
+struct HttpResponse {
+  int status = 200;                               // 200..599; anything else is answered 500
+  std::string content_type = "application/json";  // omitted when empty
+  // Extra headers. Content-Length, Transfer-Encoding and Connection are the server's and
+  // are dropped, as is any header with CR, LF or NUL in it.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  // When set, `body` is ignored: the header goes out without Content-Length and with
+  // Connection: close, then the stream writes the body until the connection ends.
+  std::shared_ptr<ResponseStream> stream;
+};
+
+// Runs on a worker thread, concurrently with other calls; may block. An exception becomes
+// a 500 response.
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+}  // namespace adapt::api

@@ -1,0 +1,76 @@
+#include "api/router.h"
+
+#include <strings.h>
+
+#include <sstream>
+
+#include "api/errors.h"
+
+namespace adapt::api {
+namespace {
+
+std::vector<std::string> Split(const std::string& path) {
+  std::vector<std::string> out;
+  std::stringstream in(path);
+  std::string seg;
+  while (std::getline(in, seg, '/')) {
+    if (!seg.empty()) out.push_back(seg);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string BearerKey(const HttpRequest& request) {
+  std::string h = request.Header("authorization");
+  static constexpr std::string_view kPrefix = "Bearer ";
+  if (h.size() <= kPrefix.size()) return "";
+  if (strncasecmp(h.c_str(), kPrefix.data(), kPrefix.size()) != 0) return "";
+  return h.substr(kPrefix.size());
+}
+
+void Router::Add(const std::string& method, const std::string& pattern, AuthedHandler handler) {
+  routes_.push_back({method, Split(pattern), std::move(handler), nullptr});
+}
+
+void Router::AddPublic(const std::string& method, const std::string& pattern, PublicHandler handler) {
+  routes_.push_back({method, Split(pattern), nullptr, std::move(handler)});
+}
+
+bool Router::Match(const Route& route, const std::vector<std::string>& path, PathParams& params) {
+  if (route.segments.size() != path.size()) return false;
+  PathParams found;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const auto& seg = route.segments[i];
+    if (seg.size() > 2 && seg.front() == '{' && seg.back() == '}') {
+      found[seg.substr(1, seg.size() - 2)] = path[i];
+    } else if (seg != path[i]) {
+      return false;
+    }
+  }
+  params = std::move(found);
+  return true;
+}
+
+HttpResponse Router::Handle(const HttpRequest& request) const {
+  auto path = Split(request.path);
+  bool path_known = false;
+  for (const auto& route : routes_) {
+    PathParams params;
+    if (!Match(route, path, params)) continue;
+    path_known = true;
+    if (route.method != request.method) continue;
+    if (route.open) return route.open(request, params);
+    auto who = auth_.Authenticate(BearerKey(request));
+    if (!who.ok()) return ErrorResponse(who.status());
+    return route.authed(request, params, *who);
+  }
+  if (path_known) {
+    return JsonResponse(405, {{"error",
+                               {{"code", "method_not_allowed"},
+                                {"message", "method " + request.method + " is not allowed on " + request.path}}}});
+  }
+  return ErrorResponse(NotFound("no such endpoint: " + request.method + " " + request.path));
+}
+
+}  // namespace adapt::api

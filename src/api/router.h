@@ -1,0 +1,46 @@
+// Router: (method, path) to a handler. Path patterns use {name} for one segment. Unknown
+// paths answer 404 and known paths with another method 405, both in the API error format.
+// Routes that need a key get the caller's Principal. Add routes before serving; Handle is
+// then thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/http_types.h"
+#include "core/auth.h"
+
+namespace adapt::api {
+
+using PathParams = std::map<std::string, std::string>;
+using AuthedHandler =
+    std::function<HttpResponse(const HttpRequest&, const PathParams&, const core::Principal&)>;
+using PublicHandler = std::function<HttpResponse(const HttpRequest&, const PathParams&)>;
+
+class Router {
+ public:
+  explicit Router(core::Auth& auth) : auth_(auth) {}
+
+  void Add(const std::string& method, const std::string& pattern, AuthedHandler handler);
+  void AddPublic(const std::string& method, const std::string& pattern, PublicHandler handler);
+  HttpResponse Handle(const HttpRequest& request) const;
+
+ private:
+  struct Route {
+    std::string method;
+    std::vector<std::string> segments;
+    AuthedHandler authed;
+    PublicHandler open;
+  };
+  static bool Match(const Route& route, const std::vector<std::string>& path, PathParams& params);
+
+  core::Auth& auth_;
+  std::vector<Route> routes_;
+};
+
+// The bearer key of a request, "" when none.
+std::string BearerKey(const HttpRequest& request);
+
+}  // namespace adapt::api

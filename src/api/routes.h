@@ -1,0 +1,21 @@
+// The REST API's routes, one file per resource. Each only translates HTTP to the core's
+// typed verbs and back.
+#pragma once
+
+#include <boost/asio/thread_pool.hpp>
+
+#include "api/router.h"
+#include "core/event_bus.h"
+#include "core/sandbox_service.h"
+#include "store/store.h"
+
+namespace adapt::api {
+
+void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
+void AddOrgRoutes(Router& router, core::Auth& auth);
+void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus, core::SandboxService& sandboxes,
+                    boost::asio::thread_pool& workers);
+// GET /healthz, without a key.
+void AddHealthRoutes(Router& router);
+
+}  // namespace adapt::api

@@ -1,0 +1,61 @@
+#include "base/ids.h"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace adapt {
+namespace {
+
+std::vector<unsigned char> RandomBytes(size_t n) {
+  std::vector<unsigned char> buf(n);
+  // RAND_bytes only fails when the OS entropy source is broken: nothing sane to do then.
+  if (RAND_bytes(buf.data(), static_cast<int>(n)) != 1) std::abort();
+  return buf;
+}
+
+}  // namespace
+
+std::string NewId(std::string_view prefix) {
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+  auto bytes = RandomBytes(20);
+  std::string id(prefix);
+  id += '_';
+  for (unsigned char b : bytes) id += kAlphabet[b % 32];
+  return id;
+}
+
+std::string RandomToken(size_t n) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  auto bytes = RandomBytes(n);
+  std::string out;
+  for (unsigned char b : bytes) out += kAlphabet[b % 64];
+  return out;
+}
+
+bool IsValidId(std::string_view id, std::string_view prefix) {
+  if (id.size() <= prefix.size() + 1 || id.size() > prefix.size() + 1 + 64) return false;
+  if (id.substr(0, prefix.size()) != prefix || id[prefix.size()] != '_') return false;
+  for (char c : id.substr(prefix.size() + 1)) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+  }
+  return true;
+}
+
+std::string Sha256Hex(std::string_view data) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : digest) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+}  // namespace adapt

@@ -1,0 +1,4 @@
+// Logging goes through spdlog; this header only fixes the include in one place.
+#pragma once
+
+#include <spdlog/spdlog.h>

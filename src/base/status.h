@@ -1,0 +1,103 @@
+// Status and Result<T>: errors are values, carried up with added context.
+// A Status is cheap to copy when OK; its code says what kind of failure it is,
+// and only api/ and mcp/ turn that code into an HTTP status or JSON-RPC error.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace adapt {
+
+enum class Code {
+  kOk,
+  kInvalidArgument,     // the caller sent something malformed or out of range
+  kUnauthenticated,     // no or unknown credentials
+  kPermissionDenied,    // credentials valid, action not allowed
+  kNotFound,            // no such object (also: another organization's object)
+  kConflict,            // the object's state forbids the action
+  kPayloadTooLarge,     // request body over the limit
+  kUnsupported,         // a valid value this deployment cannot honour (yet)
+  kResourceExhausted,   // quota or capacity
+  kUnavailable,         // try again later
+  kInternal,            // a bug or an OS failure
+};
+
+class Status {
+ public:
+  Status() = default;
+  Status(Code code, std::string message, std::string field = {})
+      : code_(code), message_(std::move(message)), field_(std::move(field)) {}
+
+  static Status Ok() { return {}; }
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // The request field the error is about, empty when none.
+  const std::string& field() const { return field_; }
+
+  // Returns this status with `context` prepended: "context: message".
+  Status WithContext(const std::string& context) const {
+    if (ok()) return *this;
+    return Status(code_, context + ": " + message_, field_);
+  }
+
+ private:
+  Code code_ = Code::kOk;
+  std::string message_;
+  std::string field_;
+};
+
+inline Status InvalidArgument(std::string field, std::string message) {
+  return Status(Code::kInvalidArgument, std::move(message), std::move(field));
+}
+inline Status NotFound(std::string message) { return Status(Code::kNotFound, std::move(message)); }
+inline Status Conflict(std::string message) { return Status(Code::kConflict, std::move(message)); }
+inline Status Internal(std::string message) { return Status(Code::kInternal, std::move(message)); }
+inline Status Unsupported(std::string field, std::string message) {
+  return Status(Code::kUnsupported, std::move(message), std::move(field));
+}
+
+// Result<T> holds either a value or a non-OK Status.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT
+
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const Status& status() const {
+    static const Status kOk;
+    return ok() ? kOk : std::get<Status>(v_);
+  }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+}  // namespace adapt
+
+#define ADAPT_CONCAT_INNER(a, b) a##b
+#define ADAPT_CONCAT(a, b) ADAPT_CONCAT_INNER(a, b)
+
+// Returns from the enclosing function when `expr` (a Status) is not OK.
+#define RETURN_IF_ERROR(expr)                 \
+  do {                                        \
+    ::adapt::Status _st = (expr);             \
+    if (!_st.ok()) return _st;                \
+  } while (0)
+
+// ASSIGN_OR_RETURN(auto x, Fn()) unwraps a Result or returns its Status.
+#define ASSIGN_OR_RETURN(lhs, expr) ASSIGN_OR_RETURN_IMPL(ADAPT_CONCAT(_res_, __LINE__), lhs, expr)
+#define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                          \
+  if (!tmp.ok()) return tmp.status();         \
+  lhs = std::move(tmp).value()

@@ -1,0 +1,17 @@
+// Text helpers for output that reaches JSON: UTF-8 repair and secret redaction.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace adapt {
+
+// Returns `bytes` as valid UTF-8: NUL bytes and invalid sequences become U+FFFD.
+std::string SanitizeUtf8(std::string_view bytes);
+
+// Replaces every occurrence of each non-empty value in `secrets` with "[REDACTED]".
+// Longer values are replaced first, so a value containing another is hidden whole.
+std::string Redact(std::string text, std::vector<std::string> secrets);
+
+}  // namespace adapt

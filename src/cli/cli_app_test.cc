@@ -1,0 +1,199 @@
+// Drives the whole command line against a canned adaptd and checks what went over the wire
+// and what the user sees.
+#include "cli/cli_app.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/test_http_server.h"
+
+namespace adapt::cli {
+namespace {
+
+using nlohmann::json;
+using testing::CannedResponse;
+using testing::RecordedRequest;
+using testing::TestHttpServer;
+
+const char* kSandbox = R"({"id":"sbx_1","status":"provisioning","cpu":2,"memoryMiB":4096,
+  "diskMiB":8192,"ttlSeconds":3600,"labels":{"name":"research-worker"},"image":"debian:12"})";
+
+struct Outcome {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+Outcome RunCli(const std::string& url, std::vector<std::string> args, const std::string& in = "") {
+  std::vector<std::string> full = {"--url", url, "--api-key", "adapt_test"};
+  full.insert(full.end(), args.begin(), args.end());
+  std::istringstream input(in);
+  std::ostringstream out, err;
+  int code = RunAdapt(full, input, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(AdaptCli, SeedCreateCommandSendsTheDocumentedBody) {
+  TestHttpServer server(CannedResponse(201, kSandbox));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "create", "--cpu", "2", "--memory", "4096",
+                                          "--disk", "8192", "--ttl", "3600", "--label",
+                                          "name=research-worker", "--label", "project=research"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  RecordedRequest request = server.TakeRequest();
+  EXPECT_EQ(request.method, "POST");
+  EXPECT_EQ(request.target, "/v1/sandboxes");
+  EXPECT_EQ(request.headers["authorization"], "Bearer adapt_test");
+  EXPECT_EQ(json::parse(request.body), json::parse(R"({"cpu":2,"memoryMiB":4096,"diskMiB":8192,
+      "ttlSeconds":3600,"labels":{"name":"research-worker","project":"research"}})"));
+  EXPECT_NE(outcome.out.find("id:"), std::string::npos);
+  EXPECT_NE(outcome.out.find("sbx_1"), std::string::npos);
+}
+
+TEST(AdaptCli, CreateReadsDataFromStdin) {
+  TestHttpServer server(CannedResponse(201, kSandbox));
+  const std::string data =
+      R"J({"image":"python:3.12-slim",
+          "startup":{"mode":"command","argv":["python","-c","print('hello')"]}})J";
+  Outcome outcome = RunCli(server.url(), {"sandbox", "create", "--data", "-"}, data);
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(json::parse(server.TakeRequest().body), json::parse(data));
+}
+
+TEST(AdaptCli, CreateWithArgvIdempotencyKeyAndJsonOutput) {
+  TestHttpServer server(CannedResponse(201, kSandbox));
+  Outcome outcome =
+      RunCli(server.url(), {"sandbox", "create", "--image", "nginx:alpine", "--json",
+                            "--idempotency-key", "k-1", "--", "nginx", "-g", "daemon off;"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  RecordedRequest request = server.TakeRequest();
+  EXPECT_EQ(request.headers["idempotency-key"], "k-1");
+  EXPECT_EQ(json::parse(request.body), json::parse(R"({"image":"nginx:alpine",
+      "startup":{"mode":"command","argv":["nginx","-g","daemon off;"]}})"));
+  EXPECT_EQ(json::parse(outcome.out), json::parse(kSandbox));
+}
+
+TEST(AdaptCli, RunImageSendsImageStartup) {
+  TestHttpServer server(CannedResponse(201, kSandbox));
+  Outcome outcome =
+      RunCli(server.url(), {"sandbox", "create", "--image", "nginx:alpine", "--run-image"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(json::parse(server.TakeRequest().body),
+            json::parse(R"({"image":"nginx:alpine","startup":{"mode":"image"}})"));
+}
+
+TEST(AdaptCli, ListPrintsATableAndTheNextCursor) {
+  TestHttpServer server(
+      CannedResponse(200, std::string(R"({"items":[)") + kSandbox + R"(],"nextCursor":"c2"})"));
+  Outcome outcome =
+      RunCli(server.url(), {"sandbox", "list", "--limit", "50", "--query", "research"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(server.TakeRequest().target, "/v1/sandboxes?limit=50&query=research");
+  EXPECT_EQ(outcome.out,
+            "ID     STATUS        IMAGE      CPU  MEMORY   NAME             CREATED\n"
+            "sbx_1  provisioning  debian:12  2    4096MiB  research-worker\n"
+            "next cursor: c2\n");
+}
+
+TEST(AdaptCli, GlobalJsonFlagAlsoWorksAfterTheSubcommand) {
+  TestHttpServer server(CannedResponse(200, R"({"items":[],"nextCursor":null})"));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "list", "--json"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(json::parse(outcome.out), json::parse(R"({"items":[],"nextCursor":null})"));
+}
+
+TEST(AdaptCli, GetEscapesTheId) {
+  TestHttpServer server(CannedResponse(200, kSandbox));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "get", "sbx_1"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(server.TakeRequest().target, "/v1/sandboxes/sbx_1");
+}
+
+TEST(AdaptCli, DeleteReportsDoneOrPending) {
+  {
+    TestHttpServer server(CannedResponse(204, ""));
+    Outcome outcome = RunCli(server.url(), {"sandbox", "delete", "sbx_1"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+    EXPECT_EQ(outcome.out, "deleted sbx_1\n");
+    EXPECT_EQ(server.TakeRequest().method, "DELETE");
+  }
+  TestHttpServer server(CannedResponse(202, R"({"id":"sbx_1","status":"deleting"})"));
+  EXPECT_EQ(RunCli(server.url(), {"sandbox", "delete", "sbx_1"}).out,
+            "deleting sbx_1 (cleanup pending)\n");
+}
+
+TEST(AdaptCli, EventsPrintsEachDataLine) {
+  TestHttpServer server(CannedResponse(200,
+                                       "id: 1\nevent: status\ndata: {\"status\":\"running\"}\n\n"
+                                       "id: 2\nevent: status\ndata: {\"status\":\"completed\"}\n\n",
+                                       "text/event-stream"));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "events", "sbx_1"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(server.TakeRequest().target, "/v1/sandboxes/sbx_1/events");
+  EXPECT_EQ(outcome.out, "{\"status\":\"running\"}\n{\"status\":\"completed\"}\n");
+}
+
+TEST(AdaptCli, ServerErrorPrintsOneLineAndExitsOne) {
+  TestHttpServer server(CannedResponse(
+      400, R"({"error":{"code":"invalid_argument","message":"cpu must be 1..32","field":"cpu"}})"));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "create", "--cpu", "64"});
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.out, "");
+  EXPECT_EQ(outcome.err, "adapt: cpu must be 1..32 (field: cpu)\n");
+}
+
+TEST(AdaptCli, UnreachableServerExitsOne) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(testing::UnusedPort());
+  Outcome outcome = RunCli(url, {"sandbox", "list"});
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.err.rfind("adapt: cannot reach adaptd at " + url + ": ", 0), 0u);
+}
+
+TEST(AdaptCli, UsageErrorsExitTwoWithoutARequest) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(testing::UnusedPort());
+  Outcome bad_label = RunCli(url, {"sandbox", "create", "--label", "oops"});
+  EXPECT_EQ(bad_label.exit_code, 2);
+  EXPECT_EQ(bad_label.err, "adapt: --label: expected KEY=VALUE, got 'oops'\n");
+  EXPECT_EQ(RunCli(url, {"sandbox", "frobnicate"}).exit_code, 2);
+  EXPECT_EQ(RunCli(url, {"sandbox", "list", "--", "x"}).exit_code, 2);
+  EXPECT_EQ(RunCli(url, {"sandbox", "get"}).exit_code, 2);
+  EXPECT_EQ(RunCli(url, {"sandbox", "create", "--data", "/nonexistent/body.json"}).exit_code, 2);
+}
+
+TEST(AdaptCli, HelpExitsZero) {
+  std::istringstream in;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunAdapt({"sandbox", "create", "--help"}, in, out, err), 0);
+  EXPECT_NE(out.str().find("--run-image"), std::string::npos);
+}
+
+TEST(AdaptCli, OrgCreateAndKeyCreate) {
+  {
+    TestHttpServer server(CannedResponse(201, R"({"id":"org_1","name":"acme","createdAt":"t"})"));
+    Outcome outcome = RunCli(server.url(), {"org", "create", "acme"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+    RecordedRequest request = server.TakeRequest();
+    EXPECT_EQ(request.target, "/v1/orgs");
+    EXPECT_EQ(json::parse(request.body), json({{"name", "acme"}}));
+    EXPECT_NE(outcome.out.find("org_1"), std::string::npos);
+  }
+  TestHttpServer server(CannedResponse(201, R"({"id":"key_1","orgId":"org_1","key":"adapt_xyz"})"));
+  Outcome outcome = RunCli(server.url(), {"key", "create", "--org", "org_1", "--name", "ci"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  RecordedRequest request = server.TakeRequest();
+  EXPECT_EQ(request.target, "/v1/orgs/org_1/keys");
+  EXPECT_EQ(json::parse(request.body), json({{"name", "ci"}}));
+  EXPECT_EQ(outcome.out, "adapt_xyz\n");
+}
+
+TEST(AdaptCli, OrgListPrintsATable) {
+  TestHttpServer server(CannedResponse(
+      200, R"({"items":[{"id":"org_1","name":"admin","createdAt":"t1"}],"nextCursor":null})"));
+  Outcome outcome = RunCli(server.url(), {"org", "list"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(outcome.out, "ID     NAME   CREATED\norg_1  admin  t1\n");
+}
+
+}  // namespace
+}  // namespace adapt::cli

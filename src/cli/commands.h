@@ -1,0 +1,46 @@
+// The command surface of `adapt`: each command group adds its CLI11 subcommands, and the
+// subcommand chosen on the command line fills in the Invocation that cli_app then runs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "cli/api_client.h"
+#include "cli/config.h"
+
+namespace adapt::cli {
+
+// The streams a command reads and prints to; they outlive the command.
+struct Console {
+  std::istream& in;
+  std::ostream& out;
+};
+
+struct Invocation {
+  ConfigFlags config;  // --url, --api-key
+  bool json = false;   // --json: print adaptd's JSON instead of a table or summary
+
+  // Arguments after a literal "--", split off before CLI11 parses the rest.
+  bool has_trailing_args = false;
+  std::vector<std::string> trailing_args;
+  // Set by the one command that takes trailing arguments (sandbox create).
+  bool accepts_trailing_args = false;
+
+  // Checks the flags and builds the request without the network; its error is a usage
+  // error (exit 2). May be empty.
+  std::function<Status(const Console&)> prepare;
+  // Talks to adaptd and prints the result; its error exits 1.
+  std::function<Status(const ApiClient&, const Console&)> run;
+};
+
+// Each adds one group ("sandbox", "org", "key") to `app`. The subcommands' callbacks write
+// into `invocation`, which must outlive `app`'s parse.
+void AddSandboxCommands(CLI::App& app, Invocation& invocation);
+void AddOrgCommands(CLI::App& app, Invocation& invocation);
+void AddKeyCommands(CLI::App& app, Invocation& invocation);
+
+}  // namespace adapt::cli

@@ -1,0 +1,75 @@
+// adapt org create | list  (admin key only; adaptd answers 403 to other keys)
+#include <memory>
+#include <ostream>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+
+namespace adapt::cli {
+namespace {
+
+std::string DescribeOrg(const nlohmann::json& org) {
+  auto cell = [&org](const char* name) {
+    return org.is_object() && org.contains(name) ? JsonCell(org[name]) : std::string();
+  };
+  return FormatFields(
+      {{"id", cell("id")}, {"name", cell("name")}, {"createdAt", cell("createdAt")}});
+}
+
+void AddCreate(CLI::App& group, Invocation& invocation) {
+  auto name = std::make_shared<std::string>();
+  CLI::App* create = group.add_subcommand("create", "Create an organization (a tenant)");
+  create->add_option("name", *name, "organization name")->required();
+  create->callback([name, &invocation] {
+    invocation.run = [name, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(nlohmann::json org, JsonOrError(client.Post("/v1/orgs", {{"name", *name}})));
+      console.out << (invocation.json ? PrettyJson(org) : DescribeOrg(org));
+      return Status::Ok();
+    };
+  });
+}
+
+struct ListOptions {
+  std::string limit;
+  std::string cursor;
+};
+
+void AddList(CLI::App& group, Invocation& invocation) {
+  auto options = std::make_shared<ListOptions>();
+  CLI::App* list = group.add_subcommand("list", "List organizations");
+  list->add_option("--limit", options->limit, "page size, 1-200 (default 50)");
+  list->add_option("--cursor", options->cursor, "nextCursor of the previous page");
+  list->callback([options, &invocation] {
+    invocation.run = [options, &invocation](const ApiClient& client, const Console& console) {
+      const std::string path =
+          "/v1/orgs" + QueryString({{"limit", options->limit}, {"cursor", options->cursor}});
+      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(path)));
+      if (invocation.json) {
+        console.out << PrettyJson(page);
+        return Status::Ok();
+      }
+      std::vector<TableRow> rows;
+      if (page.contains("items") && page["items"].is_array()) {
+        for (const nlohmann::json& org : page["items"]) {
+          if (!org.is_object()) continue;
+          rows.push_back({JsonCell(org.value("id", nlohmann::json())),
+                          JsonCell(org.value("name", nlohmann::json())),
+                          JsonCell(org.value("createdAt", nlohmann::json()))});
+        }
+      }
+      console.out << FormatTable({"ID", "NAME", "CREATED"}, rows) << FormatNextCursor(page);
+      return Status::Ok();
+    };
+  });
+}
+
+}  // namespace
+
+void AddOrgCommands(CLI::App& app, Invocation& invocation) {
+  CLI::App* group = app.add_subcommand("org", "Manage organizations (admin key)");
+  group->require_subcommand(1);
+  AddCreate(*group, invocation);
+  AddList(*group, invocation);
+}
+
+}  // namespace adapt::cli

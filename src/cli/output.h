@@ -1,0 +1,37 @@
+// Text the CLI prints: aligned tables and field listings for people, pretty JSON for --json,
+// and the one-line error report.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace adapt::cli {
+
+using TableRow = std::vector<std::string>;
+
+// `header` then `rows`, as left-aligned columns two spaces apart, each as wide as its widest
+// cell (in UTF-8 code points). Lines end in "\n" and carry no trailing spaces. Rows shorter
+// than the header get empty cells.
+std::string FormatTable(const TableRow& header, const std::vector<TableRow>& rows);
+
+// "name:  value" lines with the values aligned; fields with an empty value are left out.
+std::string FormatFields(const std::vector<std::pair<std::string, std::string>>& fields);
+
+// Two-space indented JSON and a newline. Invalid UTF-8 in strings is replaced, never thrown.
+std::string PrettyJson(const nlohmann::json& value);
+
+// How a JSON value reads in a table cell: strings bare, null empty, anything else as JSON.
+std::string JsonCell(const nlohmann::json& value);
+
+// "next cursor: X\n" when a list page's nextCursor is set, else "".
+std::string FormatNextCursor(const nlohmann::json& page);
+
+// The single line printed for a failure: "adapt: <message>", plus " (field: X)" when the
+// error names a field. No trailing newline.
+std::string FormatErrorLine(const Status& status);
+
+}  // namespace adapt::cli

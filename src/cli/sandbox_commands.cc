@@ -1,0 +1,197 @@
+// adapt sandbox create | list | get | delete | events
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/sandbox_request.h"
+#include "cli/sandbox_view.h"
+
+namespace adapt::cli {
+namespace {
+
+std::string SandboxPath(const std::string& id) { return "/v1/sandboxes/" + EscapeUrlComponent(id); }
+
+Status PrintSandbox(const Result<HttpResponse>& response, bool json, const Console& console) {
+  ASSIGN_OR_RETURN(nlohmann::json sandbox, JsonOrError(response));
+  console.out << (json ? PrettyJson(sandbox) : DescribeSandbox(sandbox));
+  return Status::Ok();
+}
+
+// The text of --data: a file, or stdin for "-".
+Result<std::string> ReadDataSource(const std::string& source, std::istream& in) {
+  std::ostringstream text;
+  if (source == "-") {
+    text << in.rdbuf();
+    return text.str();
+  }
+  std::ifstream file(source, std::ios::binary);
+  if (!file) return Status(Code::kInvalidArgument, "--data: cannot read " + source);
+  text << file.rdbuf();
+  return text.str();
+}
+
+struct CreateOptions {
+  SandboxCreateFlags flags;
+  std::string data_source;
+  std::string idempotency_key;
+  nlohmann::json body;  // built by prepare
+};
+
+void AddCreate(CLI::App& group, Invocation& invocation) {
+  auto options = std::make_shared<CreateOptions>();
+  SandboxCreateFlags& flags = options->flags;
+  CLI::App* create =
+      group.add_subcommand("create", "Create a sandbox; a startup command may follow a literal --");
+  create->add_option("--cpu", flags.cpu, "CPUs (default 1)")->type_name("N");
+  create->add_option("--memory", flags.memory_mib, "memory in MiB (default 1024)")
+      ->type_name("MiB");
+  create->add_option("--disk", flags.disk_mib, "writable disk in MiB (default 2048)")
+      ->type_name("MiB");
+  create->add_option("--ttl", flags.ttl, "lifetime in seconds, or none (default 3600)")
+      ->type_name("SECONDS|none");
+  // allow_extra_args(false): each --label takes one value, so repeats are how to give more.
+  create->add_option("--label", flags.labels, "label, repeatable")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  create->add_option("--env", flags.env, "environment variable, repeatable")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  create->add_option("--image", flags.image, "OCI image reference")->type_name("REF");
+  create->add_flag("--run-image", flags.run_image, "run the image's ENTRYPOINT and CMD");
+  create->add_option("--egress", flags.egress, "network egress: none, open or allowlist")
+      ->type_name("MODE");
+  create->add_option("--data", options->data_source, "JSON request body from FILE, or - for stdin")
+      ->type_name("FILE|-");
+  create->footer("Startup command: adapt sandbox create [OPTIONS] -- ARGV...");
+  create->add_option("--idempotency-key", options->idempotency_key, "retry-safe creation key")
+      ->type_name("KEY");
+
+  create->callback([options, &invocation] {
+    invocation.accepts_trailing_args = true;
+    invocation.prepare = [options, &invocation](const Console& console) -> Status {
+      if (invocation.has_trailing_args) options->flags.command = invocation.trailing_args;
+      nlohmann::json data;
+      if (!options->data_source.empty()) {
+        ASSIGN_OR_RETURN(std::string text, ReadDataSource(options->data_source, console.in));
+        const std::string source = options->data_source == "-" ? "stdin" : options->data_source;
+        ASSIGN_OR_RETURN(data, ParseDataDocument(text, source));
+      }
+      ASSIGN_OR_RETURN(options->body, BuildCreateBody(options->flags, data));
+      return Status::Ok();
+    };
+    invocation.run = [options, &invocation](const ApiClient& client, const Console& console) {
+      HeaderList headers;
+      if (!options->idempotency_key.empty()) {
+        headers.emplace_back("Idempotency-Key", options->idempotency_key);
+      }
+      return PrintSandbox(client.Post("/v1/sandboxes", options->body, headers), invocation.json,
+                          console);
+    };
+  });
+}
+
+struct ListOptions {
+  std::string limit;
+  std::string query;
+  std::string cursor;
+};
+
+void AddList(CLI::App& group, Invocation& invocation) {
+  auto options = std::make_shared<ListOptions>();
+  CLI::App* list = group.add_subcommand("list", "List sandboxes, newest first");
+  list->add_option("--limit", options->limit, "page size, 1-200 (default 50)");
+  list->add_option("--query", options->query, "part of labels.name, or the start of an id");
+  list->add_option("--cursor", options->cursor, "nextCursor of the previous page");
+  list->callback([options, &invocation] {
+    invocation.run = [options, &invocation](const ApiClient& client, const Console& console) {
+      const std::string path = "/v1/sandboxes" + QueryString({{"limit", options->limit},
+                                                              {"query", options->query},
+                                                              {"cursor", options->cursor}});
+      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(path)));
+      if (invocation.json) {
+        console.out << PrettyJson(page);
+        return Status::Ok();
+      }
+      std::vector<TableRow> rows;
+      if (page.contains("items") && page["items"].is_array()) {
+        for (const nlohmann::json& sandbox : page["items"])
+          rows.push_back(SandboxTableRow(sandbox));
+      }
+      console.out << FormatTable(SandboxTableHeader(), rows) << FormatNextCursor(page);
+      return Status::Ok();
+    };
+  });
+}
+
+void AddGet(CLI::App& group, Invocation& invocation) {
+  auto id = std::make_shared<std::string>();
+  CLI::App* get = group.add_subcommand("get", "Show one sandbox, deleted ones included");
+  get->add_option("id", *id, "sandbox id")->required();
+  get->callback([id, &invocation] {
+    invocation.run = [id, &invocation](const ApiClient& client, const Console& console) {
+      return PrintSandbox(client.Get(SandboxPath(*id)), invocation.json, console);
+    };
+  });
+}
+
+void AddDelete(CLI::App& group, Invocation& invocation) {
+  auto id = std::make_shared<std::string>();
+  CLI::App* remove = group.add_subcommand("delete", "Delete a sandbox and its disk");
+  remove->add_option("id", *id, "sandbox id")->required();
+  remove->callback([id, &invocation] {
+    invocation.run = [id, &invocation](const ApiClient& client, const Console& console) {
+      Result<HttpResponse> response = client.Delete(SandboxPath(*id));
+      ASSIGN_OR_RETURN(nlohmann::json body, JsonOrError(response));
+      // 202: cleanup continues in adaptd; 204: done. Either may come without a body.
+      const bool pending = response->status == 202;
+      if (invocation.json) {
+        if (body.is_null()) body = {{"id", *id}, {"status", pending ? "deleting" : "deleted"}};
+        console.out << PrettyJson(body);
+      } else if (pending) {
+        console.out << "deleting " << *id << " (cleanup pending)\n";
+      } else {
+        console.out << "deleted " << *id << "\n";
+      }
+      return Status::Ok();
+    };
+  });
+}
+
+void AddEvents(CLI::App& group, Invocation& invocation) {
+  auto id = std::make_shared<std::string>();
+  CLI::App* events = group.add_subcommand(
+      "events", "Stream status events of one sandbox, or of all; one JSON object a line");
+  events->add_option("id", *id, "sandbox id (all sandboxes when omitted)");
+  events->callback([id, &invocation] {
+    invocation.run = [id](const ApiClient& client, const Console& console) {
+      const std::string path = id->empty() ? "/v1/events" : SandboxPath(*id) + "/events";
+      auto on_line = [&console](std::string_view line) {
+        if (!line.starts_with("data:")) return true;  // id:, event:, comments, blank separators
+        line.remove_prefix(5);
+        if (line.starts_with(" ")) line.remove_prefix(1);
+        console.out << line << std::endl;  // flushed: a reader may be waiting on a pipe
+        return true;
+      };
+      Result<HttpResponse> response = client.Stream(path, on_line);
+      if (!response.ok()) return response.status();
+      return ErrorFromResponse(*response);
+    };
+  });
+}
+
+}  // namespace
+
+void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
+  CLI::App* group = app.add_subcommand("sandbox", "Create, inspect and delete sandboxes");
+  group->require_subcommand(1);
+  AddCreate(*group, invocation);
+  AddList(*group, invocation);
+  AddGet(*group, invocation);
+  AddDelete(*group, invocation);
+  AddEvents(*group, invocation);
+}
+
+}  // namespace adapt::cli

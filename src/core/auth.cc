@@ -1,0 +1,76 @@
+#include "core/auth.h"
+
+#include "base/ids.h"
+#include "base/time.h"
+#include "os/files.h"
+
+namespace adapt::core {
+namespace {
+
+constexpr const char* kAdminOrg = "admin";
+
+Status RequireAdmin(const Principal& who) {
+  if (!who.is_admin) return Status(Code::kPermissionDenied, "this action needs the admin key");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Auth::Bootstrap(const std::string& key_file) {
+  if (store_.FindOrgByName(kAdminOrg).ok() && os::Exists(key_file)) return Status::Ok();
+  auto org = store_.FindOrgByName(kAdminOrg);
+  if (!org.ok()) {
+    org = store_.CreateOrg({NewId("org"), kAdminOrg, true, NowMillis()});
+    if (!org.ok()) return org.status();
+  }
+  // The key file is written before the hash is stored: a crash between the two leaves a
+  // file that a restart replaces, never a key nobody can read.
+  std::string key = "adapt_" + RandomToken(40);
+  RETURN_IF_ERROR(os::WriteFileAtomic(key_file, key + "\n", 0600).WithContext("writing the admin key"));
+  return store_.CreateApiKey({NewId("key"), org->id, "admin", Sha256Hex(key), true, NowMillis()});
+}
+
+Result<Principal> Auth::Authenticate(const std::string& bearer_key) {
+  if (bearer_key.empty())
+    return Status(Code::kUnauthenticated, "missing API key: send Authorization: Bearer <key>");
+  auto key = store_.FindApiKey(Sha256Hex(bearer_key));
+  if (!key.ok()) {
+    if (key.status().code() == Code::kNotFound) return Status(Code::kUnauthenticated, "invalid API key");
+    return key.status();
+  }
+  return Principal{key->org_id, key->id, key->is_admin};
+}
+
+Result<store::OrgRecord> Auth::CreateOrg(const Principal& who, const std::string& name) {
+  RETURN_IF_ERROR(RequireAdmin(who));
+  if (name.empty() || name.size() > 63)
+    return InvalidArgument("name", "name must be 1 to 63 characters");
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
+      return InvalidArgument("name", "name may hold only a-z, 0-9, '-' and '_'");
+  }
+  return store_.CreateOrg({NewId("org"), name, false, NowMillis()});
+}
+
+Result<std::vector<store::OrgRecord>> Auth::ListOrgs(const Principal& who) {
+  RETURN_IF_ERROR(RequireAdmin(who));
+  return store_.ListOrgs();
+}
+
+Result<NewApiKey> Auth::CreateKey(const Principal& who, const std::string& org_id, const std::string& name) {
+  RETURN_IF_ERROR(RequireAdmin(who));
+  if (name.size() > 63) return InvalidArgument("name", "name must be at most 63 characters");
+  auto org = store_.GetOrg(org_id);
+  if (!org.ok()) return org.status();
+  return MakeKey(org->id, name.empty() ? "key" : name, false);
+}
+
+Result<NewApiKey> Auth::MakeKey(const std::string& org_id, const std::string& name, bool is_admin) {
+  NewApiKey out;
+  out.key = "adapt_" + RandomToken(40);
+  out.record = {NewId("key"), org_id, name, Sha256Hex(out.key), is_admin, NowMillis()};
+  RETURN_IF_ERROR(store_.CreateApiKey(out.record));
+  return out;
+}
+
+}  // namespace adapt::core

@@ -1,0 +1,44 @@
+// Organizations and API keys. A key belongs to one organization; the admin key (made on
+// first start) may also manage organizations and keys. Keys are stored as SHA-256 hashes.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+#include "store/store.h"
+
+namespace adapt::core {
+
+struct Principal {
+  std::string org_id;
+  std::string key_id;
+  bool is_admin = false;
+};
+
+struct NewApiKey {
+  store::ApiKeyRecord record;
+  std::string key;  // the text, shown once
+};
+
+class Auth {
+ public:
+  explicit Auth(store::Store& store) : store_(store) {}
+
+  // Creates the admin organization and key on first start and writes the key to
+  // `key_file` (mode 0600). Does nothing when the admin organization exists.
+  Status Bootstrap(const std::string& key_file);
+
+  // Unauthenticated for a missing or unknown key.
+  Result<Principal> Authenticate(const std::string& bearer_key);
+
+  Result<store::OrgRecord> CreateOrg(const Principal& who, const std::string& name);
+  Result<std::vector<store::OrgRecord>> ListOrgs(const Principal& who);
+  Result<NewApiKey> CreateKey(const Principal& who, const std::string& org_id, const std::string& name);
+
+ private:
+  Result<NewApiKey> MakeKey(const std::string& org_id, const std::string& name, bool is_admin);
+
+  store::Store& store_;
+};
+
+}  // namespace adapt::core

@@ -1,0 +1,230 @@
+#include "core/sandbox_lifecycle.h"
+
+#include <csignal>
+#include <cstring>
+#include <set>
+
+#include "base/ids.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "core/sandbox_view.h"
+#include "core/startup_plan.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kLive = {"provisioning", "running"};
+
+std::string SignalName(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+}  // namespace
+
+SandboxLifecycle::SandboxLifecycle(store::Store& store, runtime::Runtime& runtime,
+                                   const ImageCatalog& images, EventBus& events)
+    : store_(store), runtime_(runtime), images_(images), events_(events) {}
+
+std::shared_ptr<std::mutex> SandboxLifecycle::LockFor(const std::string& id) {
+  std::lock_guard lock(locks_mu_);
+  auto& weak = locks_[id];
+  auto strong = weak.lock();
+  if (!strong) {
+    strong = std::make_shared<std::mutex>();
+    weak = strong;
+  }
+  // Forget locks nobody holds, so the map does not grow with every sandbox ever made.
+  for (auto it = locks_.begin(); it != locks_.end();) {
+    it = it->second.expired() ? locks_.erase(it) : std::next(it);
+  }
+  return strong;
+}
+
+Status SandboxLifecycle::Transition(const store::SandboxRecord& next, const std::vector<std::string>& expected) {
+  store::SandboxRecord r = next;
+  r.updated_at = NowMillis();
+  RETURN_IF_ERROR(store_.UpdateSandbox(r, expected));
+  events_.Notify();
+  return Status::Ok();
+}
+
+void SandboxLifecycle::Fail(store::SandboxRecord r, const std::string& error,
+                            const std::vector<std::string>& expected) {
+  spdlog::warn("sandbox {} failed: {}", r.id, error);
+  r.status = "failed";
+  r.error = error;
+  if (r.termination_reason.empty()) r.termination_reason = "failed";
+  if (!r.config["startup"].is_null()) {
+    r.result["error"] = error;
+    if (!r.result.contains("finishedAt")) r.result["finishedAt"] = FormatRfc3339(NowMillis());
+  }
+  Transition(r, expected);
+}
+
+void SandboxLifecycle::Provision(const std::string& id) {
+  auto lock = LockFor(id);
+  std::lock_guard guard(*lock);
+  auto rec = store_.GetSandbox("", id);
+  if (!rec.ok() || rec->status != "provisioning") return;
+  store::SandboxRecord r = *rec;
+
+  auto image = images_.Resolve(r.config["image"]);
+  if (!image.ok()) return Fail(r, image.status().message(), {"provisioning"});
+  auto process = PlanStartup(r.config["startup"], *image, r.env);
+  if (!process.ok()) return Fail(r, process.status().message(), {"provisioning"});
+
+  runtime::LaunchRequest req;
+  req.spec.id = r.id;
+  req.spec.process = *process;
+  req.spec.cpu = r.config["cpu"].get<int>();
+  req.spec.memory_mib = r.config["memoryMiB"].get<uint64_t>();
+  req.spec.hostname = r.id;
+  req.image_rootfs = image->rootfs;
+  req.disk_mib = r.config["diskMiB"].get<uint64_t>();
+  req.network_none = r.config["network"]["egress"] == "none";
+  Status launched = runtime_.Launch(req);
+  if (!launched.ok()) return Fail(r, launched.message(), {"provisioning"});
+
+  auto obs = runtime_.Observe(id);
+  if (!obs.ok()) {
+    runtime_.Destroy(id, true);
+    return Fail(r, obs.status().message(), {"provisioning"});
+  }
+  if (obs->state.phase == runtime::ShimPhase::kLaunchFailed) {
+    runtime_.Destroy(id, true);
+    return Fail(r, obs->state.error, {"provisioning"});
+  }
+  r.status = "running";
+  if (!r.config["startup"].is_null()) r.result["startedAt"] = FormatRfc3339(obs->state.started_at);
+  if (!Transition(r, {"provisioning"}).ok()) return;  // deleted meanwhile: delete tears down
+  if (obs->state.phase == runtime::ShimPhase::kExited) RecordExit(r, *obs);
+}
+
+void SandboxLifecycle::RecordExit(store::SandboxRecord r, const runtime::Observation& obs) {
+  const auto& st = obs.state;
+  bool interactive = r.config["startup"].is_null();
+  int64_t finished = st.finished_at ? st.finished_at : NowMillis();
+  if (st.phase != runtime::ShimPhase::kExited) {
+    r.status = "failed";
+    r.error = "the sandbox's monitor exited without an exit status; the outcome is unknown";
+  } else if (interactive) {
+    r.status = "failed";
+    r.error = "the sandbox stopped unexpectedly" +
+              (st.signal ? " (" + SignalName(*st.signal) + ")" : std::string());
+  } else {
+    bool ok = st.exit_code && *st.exit_code == 0 && !st.signal;
+    r.status = ok ? "completed" : "failed";
+  }
+  r.termination_reason = r.status == "completed" ? "completed" : "failed";
+  if (!interactive) {
+    r.result["exitCode"] = st.exit_code ? json(*st.exit_code) : json(nullptr);
+    r.result["signal"] = st.signal ? json(SignalName(*st.signal)) : json(nullptr);
+    r.result["finishedAt"] = FormatRfc3339(finished);
+    if (!r.error.empty()) r.result["error"] = r.error;
+    ApplyOutput(r, obs.output, r.result);
+  }
+  if (!Transition(r, {"running"}).ok()) return;
+  Status st_destroy = runtime_.Destroy(r.id, true);
+  if (!st_destroy.ok()) spdlog::warn("sandbox {}: releasing compute: {}", r.id, st_destroy.message());
+}
+
+void SandboxLifecycle::CheckRunning(const std::string& id) {
+  auto lock = LockFor(id);
+  std::lock_guard guard(*lock);
+  auto rec = store_.GetSandbox("", id);
+  if (!rec.ok() || rec->status != "running") return;
+  auto obs = runtime_.Observe(id);
+  if (!obs.ok()) {
+    runtime::Observation lost;
+    return RecordExit(*rec, lost);
+  }
+  if (obs->state.phase == runtime::ShimPhase::kExited || !obs->monitor_alive) RecordExit(*rec, *obs);
+}
+
+Result<store::SandboxRecord> SandboxLifecycle::BeginDelete(const std::string& org_id, const std::string& id,
+                                                           const std::string& reason) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
+    if (r.status == "deleted" || r.status == "deleting") return r;
+    std::string before = r.status;
+    if (before == "provisioning" || before == "running") {
+      if (r.termination_reason.empty() || before == "running") r.termination_reason = reason;
+      // Keep what the workload printed: the record outlives the sandbox.
+      if (before == "running" && !r.config["startup"].is_null()) {
+        auto obs = runtime_.Observe(id);
+        if (obs.ok()) ApplyOutput(r, obs->output, r.result);
+        if (!r.result.contains("finishedAt") || r.result["finishedAt"].is_null())
+          r.result["finishedAt"] = FormatRfc3339(NowMillis());
+      }
+    }
+    r.status = "deleting";
+    Status st = Transition(r, {before});
+    if (st.ok()) return r;
+    if (st.code() != Code::kConflict) return st;
+  }
+  return Status(Code::kUnavailable, "sandbox " + id + " kept changing state; try again");
+}
+
+void SandboxLifecycle::FinishDelete(const std::string& id) {
+  auto lock = LockFor(id);
+  std::lock_guard guard(*lock);
+  auto rec = store_.GetSandbox("", id);
+  if (!rec.ok() || rec->status != "deleting") return;
+  Status st = runtime_.Destroy(id, false);
+  if (!st.ok()) {
+    // Stay deleting: the monitor retries and a restart reconciles.
+    spdlog::error("sandbox {}: deleting: {}", id, st.message());
+    return;
+  }
+  store::SandboxRecord r = *rec;
+  r.status = "deleted";
+  r.deleted_at = NowMillis();
+  Transition(r, {"deleting"});
+}
+
+void SandboxLifecycle::Reconcile() {
+  auto records = store_.ListSandboxesWithStatus(
+      {"provisioning", "running", "deleting", "completed", "failed", "unresolved"});
+  if (!records.ok()) {
+    spdlog::error("reconciling: {}", records.status().message());
+    return;
+  }
+  std::set<std::string> known;
+  for (const auto& r : *records) {
+    known.insert(r.id);
+    auto obs = runtime_.Observe(r.id);
+    bool alive = obs.ok() && obs->monitor_alive;
+    if (r.status == "provisioning") {
+      if (alive && obs->state.phase == runtime::ShimPhase::kRunning) {
+        store::SandboxRecord next = r;
+        next.status = "running";
+        if (!r.config["startup"].is_null()) next.result["startedAt"] = FormatRfc3339(obs->state.started_at);
+        Transition(next, {"provisioning"});
+        spdlog::info("sandbox {}: adopted after restart", r.id);
+      } else {
+        runtime_.Destroy(r.id, true);
+        Fail(r, "adaptd restarted while the sandbox was being provisioned", {"provisioning"});
+      }
+    } else if (r.status == "running") {
+      CheckRunning(r.id);
+      if (alive) spdlog::info("sandbox {}: adopted after restart", r.id);
+    } else if (r.status == "deleting") {
+      FinishDelete(r.id);
+    } else {
+      // Ended sandboxes keep only their disk: release anything a crash left behind.
+      runtime_.Destroy(r.id, true);
+    }
+  }
+  for (const auto& id : runtime_.List()) {
+    if (known.count(id) || !IsValidId(id, "sbx")) continue;
+    auto rec = store_.GetSandbox("", id);
+    if (rec.ok() && rec->status != "deleted") continue;
+    spdlog::info("sandbox {}: removing leftovers", id);
+    runtime_.Destroy(id, false);
+  }
+}
+
+}  // namespace adapt::core

@@ -1,0 +1,61 @@
+// SandboxLifecycle: the sandbox state machine. Each transition is written to the store
+// (one transaction, with its event) before the side effect it announces, so that
+// Reconcile() can finish or undo whatever a crash interrupted.
+//
+//   provisioning -> running -> completed | failed      (the startup command ended)
+//   provisioning -> failed                             (launch failed)
+//   any -> deleting -> deleted                         (delete or expiry)
+//
+// Thread-safe. Work for one sandbox is serialized by a per-sandbox lock; every method
+// may block (runsc, mounts) and belongs on a worker thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/event_bus.h"
+#include "core/image_catalog.h"
+#include "runtime/runtime.h"
+#include "store/store.h"
+
+namespace adapt::core {
+
+class SandboxLifecycle {
+ public:
+  SandboxLifecycle(store::Store& store, runtime::Runtime& runtime, const ImageCatalog& images,
+                   EventBus& events);
+
+  // Boots a sandbox that is provisioning. A sandbox deleted meanwhile is left alone.
+  void Provision(const std::string& id);
+  // Records the end of a running sandbox whose workload exited (or whose monitor vanished)
+  // and releases its compute; its disk stays until deletion. No-op while it still runs.
+  void CheckRunning(const std::string& id);
+  // Marks the sandbox deleting (terminationReason `reason` when it was still live) and
+  // returns false when it did not exist or was already deleted.
+  Result<store::SandboxRecord> BeginDelete(const std::string& org_id, const std::string& id,
+                                           const std::string& reason);
+  // Tears a deleting sandbox down and marks it deleted.
+  void FinishDelete(const std::string& id);
+  // Start-up reconciliation: adopt, finish, or tear down what the store and the runtime hold.
+  void Reconcile();
+
+  // Writes the transition and wakes event streams. Conflict when the stored status is not
+  // one of `expected`.
+  Status Transition(const store::SandboxRecord& next, const std::vector<std::string>& expected);
+
+ private:
+  std::shared_ptr<std::mutex> LockFor(const std::string& id);
+  void Fail(store::SandboxRecord r, const std::string& error, const std::vector<std::string>& expected);
+  void RecordExit(store::SandboxRecord r, const runtime::Observation& obs);
+
+  store::Store& store_;
+  runtime::Runtime& runtime_;
+  const ImageCatalog& images_;
+  EventBus& events_;
+  std::mutex locks_mu_;
+  std::map<std::string, std::weak_ptr<std::mutex>> locks_;
+};
+
+}  // namespace adapt::core

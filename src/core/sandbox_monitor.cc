@@ -1,0 +1,79 @@
+#include "core/sandbox_monitor.h"
+
+#include <boost/asio/post.hpp>
+
+#include "base/log.h"
+#include "base/time.h"
+
+namespace adapt::core {
+namespace {
+
+constexpr auto kInterval = std::chrono::milliseconds(200);
+constexpr int64_t kIdempotencyKeyLifetimeMs = 24LL * 3600 * 1000;
+
+}  // namespace
+
+SandboxMonitor::SandboxMonitor(store::Store& store, SandboxLifecycle& lifecycle, SandboxService& service,
+                               boost::asio::thread_pool& workers)
+    : store_(store), lifecycle_(lifecycle), service_(service), workers_(workers) {}
+
+SandboxMonitor::~SandboxMonitor() { Stop(); }
+
+void SandboxMonitor::Start() { thread_ = std::thread([this] { Loop(); }); }
+
+void SandboxMonitor::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void SandboxMonitor::Loop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    lock.unlock();
+    Tick();
+    lock.lock();
+    cv_.wait_for(lock, kInterval, [this] { return stopping_; });
+  }
+}
+
+void SandboxMonitor::Schedule(const std::string& id, std::function<void()> fn) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ || !in_flight_.insert(id).second) return;
+  }
+  boost::asio::post(workers_, [this, id, fn = std::move(fn)] {
+    fn();
+    std::lock_guard lock(mu_);
+    in_flight_.erase(id);
+  });
+}
+
+void SandboxMonitor::Tick() {
+  int64_t now = NowMillis();
+  if (auto running = store_.ListSandboxesWithStatus({"running"}); running.ok()) {
+    for (const auto& r : *running) Schedule(r.id, [this, id = r.id] { lifecycle_.CheckRunning(id); });
+  }
+  if (auto expired = store_.ListExpired(now); expired.ok()) {
+    for (const auto& r : *expired) {
+      spdlog::info("sandbox {} expired", r.id);
+      Schedule(r.id, [this, id = r.id] { service_.Expire(id); });
+    }
+  }
+  // Deletions that failed or were interrupted are retried, but not in a hot loop.
+  if (now - last_purge_ > 10000) {
+    if (auto deleting = store_.ListSandboxesWithStatus({"deleting"}); deleting.ok()) {
+      for (const auto& r : *deleting) {
+        if (now - r.updated_at > 10000)
+          Schedule(r.id, [this, id = r.id] { lifecycle_.FinishDelete(id); });
+      }
+    }
+    store_.PurgeIdempotencyKeys(now - kIdempotencyKeyLifetimeMs);
+    last_purge_ = now;
+  }
+}
+
+}  // namespace adapt::core

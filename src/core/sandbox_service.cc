@@ -1,0 +1,113 @@
+#include "core/sandbox_service.h"
+
+#include <boost/asio/post.hpp>
+#include <chrono>
+#include <future>
+
+#include "base/ids.h"
+#include "base/time.h"
+#include "core/sandbox_limits.h"
+#include "core/sandbox_request.h"
+#include "core/sandbox_view.h"
+#include "core/startup_plan.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+// How long DELETE waits for the teardown before answering 202.
+constexpr auto kDeleteWait = std::chrono::seconds(8);
+
+Result<std::optional<int64_t>> ParseCursor(const std::string& cursor) {
+  if (cursor.empty()) return std::optional<int64_t>();
+  if (cursor.size() > 20 || cursor.rfind("c", 0) != 0 ||
+      cursor.find_first_not_of("0123456789", 1) != std::string::npos || cursor.size() == 1)
+    return InvalidArgument("cursor", "cursor is not one this server issued");
+  return std::optional<int64_t>(std::stoll(cursor.substr(1)));
+}
+
+}  // namespace
+
+SandboxService::SandboxService(store::Store& store, runtime::Runtime& runtime, SandboxLifecycle& lifecycle,
+                               const ImageCatalog& images, boost::asio::thread_pool& workers,
+                               std::string default_image)
+    : store_(store),
+      runtime_(runtime),
+      lifecycle_(lifecycle),
+      images_(images),
+      workers_(workers),
+      default_image_(std::move(default_image)) {}
+
+Result<json> SandboxService::Create(const Principal& who, const json& body,
+                                    const std::optional<std::string>& idempotency_key) {
+  if (idempotency_key && (idempotency_key->empty() || idempotency_key->size() > limits::kMaxIdempotencyKeyBytes))
+    return InvalidArgument("Idempotency-Key", "Idempotency-Key must be 1 to 255 characters");
+  ASSIGN_OR_RETURN(CreateSandboxRequest req, ParseCreateSandbox(body, default_image_));
+  // Resolve the image and the startup plan now, so that a request that cannot start is a
+  // 400 and creates nothing.
+  ASSIGN_OR_RETURN(Image image, images_.Resolve(req.config["image"]));
+  RETURN_IF_ERROR(PlanStartup(req.config["startup"], image, req.env).status());
+
+  store::SandboxRecord r;
+  r.id = NewId("sbx");
+  r.org_id = who.org_id;
+  r.status = "provisioning";
+  r.config = req.config;
+  r.env = req.env;
+  r.created_at = r.updated_at = NowMillis();
+  if (!req.config["ttlSeconds"].is_null())
+    r.expires_at = r.created_at + req.config["ttlSeconds"].get<int64_t>() * 1000;
+  std::optional<store::IdempotencyKey> idem;
+  if (idempotency_key) idem = store::IdempotencyKey{*idempotency_key, Sha256Hex(body.dump())};
+  ASSIGN_OR_RETURN(store::CreateOutcome outcome, store_.CreateSandbox(r, idem));
+  if (!outcome.replayed) {
+    std::string id = r.id;
+    boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
+  }
+  return SandboxToJson(outcome.sandbox);
+}
+
+Result<json> SandboxService::Get(const Principal& who, const std::string& id) {
+  if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
+  ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(who.org_id, id));
+  if (r.status == "running" && !r.config["startup"].is_null()) {
+    auto obs = runtime_.Observe(id);
+    if (obs.ok()) return SandboxToJson(r, &obs->output);
+  }
+  return SandboxToJson(r);
+}
+
+Result<json> SandboxService::List(const Principal& who, const ListSandboxesRequest& req) {
+  if (req.limit < 1 || req.limit > 200) return InvalidArgument("limit", "limit must be between 1 and 200");
+  if (req.query.size() > 256) return InvalidArgument("query", "query must be at most 256 characters");
+  ASSIGN_OR_RETURN(auto before, ParseCursor(req.cursor));
+  ASSIGN_OR_RETURN(store::SandboxPage page, store_.ListSandboxes(who.org_id, req.query, req.limit, before));
+  json items = json::array();
+  for (const auto& r : page.items) items.push_back(SandboxToJson(r));
+  return json{{"items", items},
+              {"nextCursor", page.next_seq ? json("c" + std::to_string(*page.next_seq)) : json(nullptr)}};
+}
+
+Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::string& id) {
+  if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
+  ASSIGN_OR_RETURN(store::SandboxRecord r, lifecycle_.BeginDelete(who.org_id, id, "cancelled"));
+  if (r.status == "deleted") return DeleteOutcome{true};
+  auto done = std::make_shared<std::promise<void>>();
+  auto finished = done->get_future();
+  boost::asio::post(workers_, [this, id, done] {
+    lifecycle_.FinishDelete(id);
+    done->set_value();
+  });
+  if (finished.wait_for(kDeleteWait) != std::future_status::ready) return DeleteOutcome{false};
+  auto after = store_.GetSandbox(who.org_id, id);
+  return DeleteOutcome{after.ok() && after->status == "deleted"};
+}
+
+void SandboxService::Expire(const std::string& id) {
+  auto r = lifecycle_.BeginDelete("", id, "expired");
+  if (!r.ok() || r->status == "deleted") return;
+  boost::asio::post(workers_, [this, id] { lifecycle_.FinishDelete(id); });
+}
+
+}  // namespace adapt::core

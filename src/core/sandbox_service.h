@@ -1,0 +1,52 @@
+// SandboxService: the typed verbs on sandboxes. REST handlers and (later) MCP tools only
+// translate into these. Thread-safe; calls may block briefly (store), never on runsc.
+#pragma once
+
+#include <boost/asio/thread_pool.hpp>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/auth.h"
+#include "core/sandbox_lifecycle.h"
+
+namespace adapt::core {
+
+struct ListSandboxesRequest {
+  std::string query;
+  int limit = 50;
+  std::string cursor;
+};
+
+struct DeleteOutcome {
+  bool done = false;  // false: cleanup continues in the background (HTTP 202)
+};
+
+class SandboxService {
+ public:
+  SandboxService(store::Store& store, runtime::Runtime& runtime, SandboxLifecycle& lifecycle,
+                 const ImageCatalog& images, boost::asio::thread_pool& workers,
+                 std::string default_image);
+
+  // Validates `body`, records the sandbox and starts provisioning it in the background.
+  // With `idempotency_key`, a repeat of the same body returns the first sandbox.
+  Result<nlohmann::json> Create(const Principal& who, const nlohmann::json& body,
+                                const std::optional<std::string>& idempotency_key);
+  Result<nlohmann::json> Get(const Principal& who, const std::string& id);
+  Result<nlohmann::json> List(const Principal& who, const ListSandboxesRequest& req);
+  Result<DeleteOutcome> Delete(const Principal& who, const std::string& id);
+
+  // Deletes `id` on behalf of the daemon (expiry); returns at once.
+  void Expire(const std::string& id);
+
+ private:
+  store::Store& store_;
+  runtime::Runtime& runtime_;
+  SandboxLifecycle& lifecycle_;
+  const ImageCatalog& images_;
+  boost::asio::thread_pool& workers_;
+  std::string default_image_;
+};
+
+}  // namespace adapt::core

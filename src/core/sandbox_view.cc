@@ -1,0 +1,81 @@
+#include "core/sandbox_view.h"
+
+#include "base/text.h"
+#include "base/time.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+json Time(const std::optional<int64_t>& ms) { return ms ? json(FormatRfc3339(*ms)) : json(nullptr); }
+
+json ResultField(const json& result, const char* key) {
+  return result.contains(key) ? result[key] : json(nullptr);
+}
+
+}  // namespace
+
+std::vector<std::string> RedactionValues(const store::SandboxRecord& r) {
+  std::vector<std::string> values;
+  for (const auto& [_, v] : r.env) {
+    if (v.size() >= 3) values.push_back(v);
+  }
+  return values;
+}
+
+void ApplyOutput(const store::SandboxRecord& r, const runtime::OutputRing& output, json& result) {
+  auto secrets = RedactionValues(r);
+  result["stdout"] = Redact(SanitizeUtf8(output.Text(runtime::Stream::kStdout)), secrets);
+  result["stderr"] = Redact(SanitizeUtf8(output.Text(runtime::Stream::kStderr)), secrets);
+  result["truncated"] = output.truncated();
+}
+
+json SandboxToJson(const store::SandboxRecord& r, const runtime::OutputRing* live) {
+  const json& c = r.config;
+  json out = {
+      {"id", r.id},
+      {"status", r.status},
+      {"createdAt", FormatRfc3339(r.created_at)},
+      {"updatedAt", FormatRfc3339(r.updated_at)},
+      {"expiresAt", Time(r.expires_at)},
+      {"deletedAt", Time(r.deleted_at)},
+      {"cpu", c["cpu"]},
+      {"memoryMiB", c["memoryMiB"]},
+      {"diskMiB", c["diskMiB"]},
+      {"ttlSeconds", c["ttlSeconds"]},
+      {"labels", c["labels"]},
+      {"image", c["image"]},
+      {"imageId", c["imageId"]},
+      {"network", c["network"]},
+      {"securityProfile", c["securityProfile"]},
+      {"startupClass", c["startupClass"]},
+      {"terminationReason", r.termination_reason.empty() ? json(nullptr) : json(r.termination_reason)},
+      {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+      {"endpoints", json::array()},
+  };
+  json names = json::array(), sources = json::array();
+  for (const auto& [k, _] : r.env) {
+    names.push_back(k);
+    sources.push_back({{"name", k}, {"source", "env"}});
+  }
+  out["environmentNames"] = names;
+  out["environmentSources"] = sources;
+
+  if (c["startup"].is_null()) {
+    out["startup"] = nullptr;
+    return out;
+  }
+  json startup = c["startup"];
+  json result = r.result;
+  if (live) ApplyOutput(r, *live, result);
+  for (const char* key : {"exitCode", "signal", "error", "startedAt", "finishedAt"})
+    startup[key] = ResultField(result, key);
+  startup["stdout"] = result.value("stdout", "");
+  startup["stderr"] = result.value("stderr", "");
+  startup["truncated"] = result.value("truncated", false);
+  out["startup"] = startup;
+  return out;
+}
+
+}  // namespace adapt::core

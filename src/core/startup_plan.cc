@@ -1,0 +1,138 @@
+#include "core/startup_plan.h"
+
+#include <sstream>
+
+#include "core/sandbox_limits.h"
+#include "os/files.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+bool IsNumber(const std::string& s) {
+  return !s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// Finds `name` (field 0) in an /etc/passwd or /etc/group style file; returns its fields.
+std::vector<std::string> FindEntry(const std::string& file, const std::string& name) {
+  auto text = os::ReadFile(file);
+  if (!text.ok()) return {};
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::stringstream ls(line);
+    std::string f;
+    while (std::getline(ls, f, ':')) fields.push_back(f);
+    if (fields.size() >= 4 && fields[0] == name) return fields;
+  }
+  return {};
+}
+
+// Resolves "uid[:gid]" or "name[:group]" against the image's /etc/passwd and /etc/group.
+Status ResolveUser(const std::string& user, const std::string& rootfs, runtime::ProcessSpec& p,
+                   std::string& home) {
+  if (user.empty()) return Status::Ok();
+  std::string u = user, g;
+  if (auto colon = user.find(':'); colon != std::string::npos) {
+    u = user.substr(0, colon);
+    g = user.substr(colon + 1);
+  }
+  auto bad = [&](const std::string& what) {
+    return InvalidArgument("startup.user", "startup.user '" + user + "': " + what);
+  };
+  if (IsNumber(u)) {
+    p.uid = static_cast<uint32_t>(std::stoul(u));
+    p.gid = p.uid;
+  } else {
+    auto entry = FindEntry(rootfs + "/etc/passwd", u);
+    if (entry.empty()) return bad("no such user in the image");
+    if (!IsNumber(entry[2]) || !IsNumber(entry[3])) return bad("the image's /etc/passwd entry is malformed");
+    p.uid = static_cast<uint32_t>(std::stoul(entry[2]));
+    p.gid = static_cast<uint32_t>(std::stoul(entry[3]));
+    if (entry.size() >= 6) home = entry[5];
+  }
+  if (!g.empty()) {
+    if (IsNumber(g)) {
+      p.gid = static_cast<uint32_t>(std::stoul(g));
+    } else {
+      auto entry = FindEntry(rootfs + "/etc/group", g);
+      if (entry.empty() || !IsNumber(entry[2])) return bad("no such group in the image");
+      p.gid = static_cast<uint32_t>(std::stoul(entry[2]));
+    }
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> Strings(const json& v) { return v.get<std::vector<std::string>>(); }
+
+}  // namespace
+
+Result<runtime::ProcessSpec> PlanStartup(const json& startup, const Image& image,
+                                         const std::map<std::string, std::string>& env) {
+  runtime::ProcessSpec p;
+  const ImageConfig& ic = image.config;
+  if (startup.is_null()) {
+    p.argv = {kPauseBinary};
+  } else if (startup["mode"] == "command") {
+    p.argv = Strings(startup["argv"]);
+  } else {
+    bool has_entrypoint = !startup["entrypoint"].is_null();
+    std::vector<std::string> entrypoint = has_entrypoint ? Strings(startup["entrypoint"]) : ic.entrypoint;
+    std::vector<std::string> cmd;
+    if (!startup["args"].is_null()) {
+      cmd = Strings(startup["args"]);
+    } else if (!has_entrypoint) {
+      cmd = ic.cmd;
+    }
+    p.argv = entrypoint;
+    p.argv.insert(p.argv.end(), cmd.begin(), cmd.end());
+    if (p.argv.empty())
+      return InvalidArgument("startup",
+                             "nothing to run: the image has no ENTRYPOINT or CMD left after startup's overrides");
+  }
+
+  bool interactive = startup.is_null();
+  std::string cwd = interactive || startup["cwd"].is_null() ? "" : startup["cwd"].get<std::string>();
+  p.cwd = !cwd.empty() ? cwd : (!ic.working_dir.empty() ? ic.working_dir : "/");
+  std::string user = interactive || startup["user"].is_null() ? ic.user : startup["user"].get<std::string>();
+  std::string home;
+  RETURN_IF_ERROR(ResolveUser(user, image.rootfs, p, home));
+
+  // Image environment first, the sandbox's env overrides it; order kept for readability.
+  std::vector<std::pair<std::string, std::string>> merged;
+  auto set = [&](const std::string& k, const std::string& v) {
+    for (auto& kv : merged) {
+      if (kv.first == k) {
+        kv.second = v;
+        return;
+      }
+    }
+    merged.emplace_back(k, v);
+  };
+  for (const auto& kv : ic.env) {
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) set(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  for (const auto& [k, v] : env) set(k, v);
+  bool has_path = false, has_home = false;
+  for (const auto& kv : merged) {
+    has_path = has_path || kv.first == "PATH";
+    has_home = has_home || kv.first == "HOME";
+  }
+  if (!has_path) merged.emplace_back("PATH", kDefaultPath);
+  if (!has_home) merged.emplace_back("HOME", !home.empty() ? home : (p.uid == 0 ? "/root" : "/"));
+  size_t bytes = 0;
+  for (const auto& [k, v] : merged) {
+    p.env.push_back(k + "=" + v);
+    bytes += k.size() + v.size() + 2;
+  }
+  if (bytes > limits::kMaxStartupEnvBytes)
+    return InvalidArgument("env", "the startup environment exceeds the 32 KiB command limit after merging");
+  return p;
+}
+
+}  // namespace adapt::core

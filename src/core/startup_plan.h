@@ -1,0 +1,27 @@
+// StartupPlan: what process a sandbox starts, by seed 001's rules. Image mode runs
+// ENTRYPOINT followed by CMD; `args` replaces CMD; `entrypoint` replaces ENTRYPOINT and
+// clears the inherited CMD; empty arrays clear values. Command mode runs argv literally.
+// No startup: an interactive sandbox whose init is adapt-pause. Both modes inherit the
+// image's working directory, environment and user unless startup.cwd/user override them;
+// the sandbox's env overrides the image's.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "core/image_catalog.h"
+#include "runtime/oci_spec.h"
+
+namespace adapt::core {
+
+// Where adapt-pause is inside every sandbox.
+inline constexpr const char* kPauseBinary = "/.adapt/adapt-pause";
+
+// `startup` is the normalized startup config (null: interactive).
+Result<runtime::ProcessSpec> PlanStartup(const nlohmann::json& startup, const Image& image,
+                                         const std::map<std::string, std::string>& env);
+
+}  // namespace adapt::core

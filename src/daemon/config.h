@@ -1,0 +1,38 @@
+// DaemonConfig: every setting of adaptd, with its default. Filled in this order, later
+// winning: defaults, the config file (--config, JSON with these camelCase keys), the
+// environment (ADAPT_*), flags.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+
+namespace adapt::daemon {
+
+struct DaemonConfig {
+  // Address the API listens on; port 0 picks a free one.
+  std::string listen = "127.0.0.1:8080";
+  // All state: the database, sandbox disks, runsc's state, the admin key.
+  std::string state_dir = "/var/lib/adapt";
+  // Local images (default: <state_dir>/images).
+  std::string images_dir;
+  // The image used when a create names neither image nor imageId. Seed 001 says
+  // ubuntu:24.04; Ubuntu's images cannot be fetched on hosts without registry access, so
+  // the default here is the Debian 12 image that the set-up builds.
+  std::string default_image = "debian:12";
+  // The runsc binary.
+  std::string runsc = "runsc";
+  // Where adapt-shim and adapt-pause are (default: beside adaptd).
+  std::string libexec_dir;
+  // Threads serving HTTP I/O and threads doing blocking work (store, runsc, disks).
+  int io_threads = 2;
+  int worker_threads = 8;
+  // Request bodies over this are refused with 413 before they are read.
+  size_t max_body_bytes = 1 << 20;
+};
+
+// Parses argv (and the environment and config file). Returns the config or a usage error;
+// `--help` yields a Status with code kOk-less kInvalidArgument and the usage text.
+Result<DaemonConfig> LoadConfig(int argc, char** argv);
+
+}  // namespace adapt::daemon

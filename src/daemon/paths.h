@@ -1,0 +1,29 @@
+// Where adaptd finds its helper binaries and what it listens on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "daemon/config.h"
+
+namespace adapt::daemon {
+
+struct ListenAddress {
+  std::string host;
+  uint16_t port = 0;
+};
+
+// "HOST:PORT" with a numeric port.
+Result<ListenAddress> ParseListenAddress(const std::string& text);
+
+struct Helpers {
+  std::string shim;         // adapt-shim, run on the host
+  std::string helpers_dir;  // holds adapt-pause; mounted read-only into every sandbox
+};
+
+// Finds adapt-shim and adapt-pause (libexec dir, beside adaptd, or ../libexec/adapt) and
+// copies adapt-pause into <state>/helpers, which holds nothing else since every sandbox sees it.
+Result<Helpers> InstallHelpers(const DaemonConfig& config);
+
+}  // namespace adapt::daemon

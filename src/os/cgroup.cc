@@ -1,0 +1,50 @@
+#include "os/cgroup.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "os/errno_status.h"
+#include "os/files.h"
+
+namespace adapt::os {
+namespace {
+
+constexpr const char* kCgroupRoot = "/sys/fs/cgroup";
+
+std::vector<std::string> Candidates(const std::string& sandbox_id) {
+  std::vector<std::string> out;
+  // v2 (unified) layout: the tree itself; v1/hybrid: one directory per controller.
+  out.push_back(std::string(kCgroupRoot) + "/adapt/" + sandbox_id);
+  for (const auto& hierarchy : ListDir(kCgroupRoot)) {
+    out.push_back(std::string(kCgroupRoot) + "/" + hierarchy + "/adapt/" + sandbox_id);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SandboxCgroupPath(const std::string& sandbox_id) { return "/adapt/" + sandbox_id; }
+
+Status RemoveSandboxCgroup(const std::string& sandbox_id) {
+  Status result;
+  for (const auto& dir : Candidates(sandbox_id)) {
+    // Sub-cgroups first: runsc may create per-container children.
+    for (const auto& child : ListDir(dir)) {
+      std::string sub = dir + "/" + child;
+      if (std::filesystem::is_directory(sub)) ::rmdir(sub.c_str());
+    }
+    if (::rmdir(dir.c_str()) != 0 && errno != ENOENT) result = ErrnoStatus("removing cgroup " + dir);
+  }
+  return result;
+}
+
+bool SandboxCgroupExists(const std::string& sandbox_id) {
+  for (const auto& dir : Candidates(sandbox_id)) {
+    if (Exists(dir)) return true;
+  }
+  return false;
+}
+
+}  // namespace adapt::os

@@ -1,0 +1,20 @@
+// cgroups that runsc made for adapt's sandboxes (always below "adapt/").
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+
+namespace adapt::os {
+
+// The cgroup path runsc is given for a sandbox: "/adapt/<id>".
+std::string SandboxCgroupPath(const std::string& sandbox_id);
+
+// Removes the sandbox's cgroup from every v1 hierarchy and from the v2 tree, if present.
+// Only paths below adapt/ are ever touched.
+Status RemoveSandboxCgroup(const std::string& sandbox_id);
+
+// True when a cgroup for the sandbox exists in any hierarchy.
+bool SandboxCgroupExists(const std::string& sandbox_id);
+
+}  // namespace adapt::os

@@ -1,0 +1,23 @@
+// Files and directories: durable writes are tmp + fsync + rename.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace adapt::os {
+
+// Writes `data` to `path` atomically: readers see the old or the new content, never a mix.
+Status WriteFileAtomic(const std::string& path, const std::string& data, int mode = 0644);
+Result<std::string> ReadFile(const std::string& path);
+Status MakeDirs(const std::string& path, int mode = 0755);
+// Removes `path` and everything below it; does not cross into mounted filesystems.
+Status RemoveTree(const std::string& path);
+bool Exists(const std::string& path);
+// Names of the entries of `dir` (no "." or ".."); empty when it does not exist.
+std::vector<std::string> ListDir(const std::string& dir);
+// Creates a sparse file of `bytes` bytes.
+Status CreateSparseFile(const std::string& path, uint64_t bytes);
+
+}  // namespace adapt::os

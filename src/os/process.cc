@@ -1,0 +1,136 @@
+#include "os/process.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "os/errno_status.h"
+#include "os/files.h"
+#include "os/unique_fd.h"
+
+namespace adapt::os {
+namespace {
+
+std::vector<char*> CStrings(std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (auto& s : v) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Runs in the forked child: only async-signal-safe calls until exec.
+[[noreturn]] void ExecChild(char** argv, char** envp, const SpawnOptions& o, int devnull) {
+  if (o.new_session) ::setsid();
+  if (o.hide_proc_sys_net) {
+    if (::unshare(CLONE_NEWNS) != 0) ::_exit(126);
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(126);
+    if (::mount("tmpfs", "/proc/sys/net", "tmpfs", 0, nullptr) != 0) ::_exit(126);
+  }
+  int fds[3] = {o.stdin_fd, o.stdout_fd, o.stderr_fd};
+  for (int i = 0; i < 3; ++i) {
+    int src = fds[i] >= 0 ? fds[i] : devnull;
+    if (src == i) {
+      ::fcntl(i, F_SETFD, 0);
+    } else if (::dup2(src, i) < 0) {
+      ::_exit(126);
+    }
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (envp) {
+    ::execvpe(argv[0], argv, envp);
+  } else {
+    ::execvp(argv[0], argv);
+  }
+  ::_exit(127);
+}
+
+}  // namespace
+
+Result<pid_t> Spawn(const std::vector<std::string>& argv_in, const SpawnOptions& options) {
+  if (argv_in.empty()) return InvalidArgument("argv", "empty command");
+  std::vector<std::string> argv = argv_in;
+  auto cargv = CStrings(argv);
+  std::vector<std::string> env = options.env.value_or(std::vector<std::string>{});
+  auto cenv = CStrings(env);
+  UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (!devnull) return ErrnoStatus("opening /dev/null");
+  pid_t pid = ::fork();
+  if (pid < 0) return ErrnoStatus("fork for " + argv[0]);
+  if (pid == 0) ExecChild(cargv.data(), options.env ? cenv.data() : nullptr, options, devnull.get());
+  return pid;
+}
+
+Result<ExitStatus> Wait(pid_t pid) {
+  int st = 0;
+  for (;;) {
+    if (::waitpid(pid, &st, 0) >= 0) break;
+    if (errno != EINTR) return ErrnoStatus("waiting for process " + std::to_string(pid));
+  }
+  ExitStatus out;
+  if (WIFSIGNALED(st)) {
+    out.signal = WTERMSIG(st);
+  } else {
+    out.exit_code = WEXITSTATUS(st);
+  }
+  return out;
+}
+
+Result<CommandResult> RunCommand(const std::vector<std::string>& argv, const SpawnOptions& opts) {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
+  UniqueFd rd(p[0]), wr(p[1]);
+  SpawnOptions o = opts;
+  o.stdout_fd = wr.get();
+  o.stderr_fd = wr.get();
+  ASSIGN_OR_RETURN(pid_t pid, Spawn(argv, o));
+  wr.reset();
+  CommandResult result;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(rd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    result.output.append(buf, static_cast<size_t>(n));
+    if (result.output.size() > 65536) result.output.erase(0, result.output.size() - 65536);
+  }
+  ASSIGN_OR_RETURN(result.status, Wait(pid));
+  return result;
+}
+
+Status RunChecked(const std::vector<std::string>& argv, const SpawnOptions& options) {
+  ASSIGN_OR_RETURN(CommandResult r, RunCommand(argv, options));
+  if (!r.status.signaled() && r.status.exit_code == 0) return Status::Ok();
+  std::string out = r.output;
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  auto nl = out.rfind('\n');
+  std::string last = nl == std::string::npos ? out : out.substr(nl + 1);
+  std::string how = r.status.signaled() ? "killed by signal " + std::to_string(r.status.signal)
+                                        : "exit status " + std::to_string(r.status.exit_code);
+  if (r.status.exit_code == 127) how = "could not be executed";
+  return Internal(argv[0] + " " + (argv.size() > 1 ? argv[1] : "") + " failed (" + how + ")" +
+                  (last.empty() ? "" : ": " + last));
+}
+
+bool ProcessMatches(pid_t pid, const std::string& needle) {
+  if (pid <= 0) return false;
+  auto cmdline = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+  if (!cmdline.ok()) return false;
+  for (char& c : *cmdline) {
+    if (c == '\0') c = ' ';
+  }
+  return cmdline->find(needle) != std::string::npos;
+}
+
+Status Signal(pid_t pid, int sig) {
+  if (::kill(pid, sig) != 0 && errno != ESRCH) return ErrnoStatus("signalling " + std::to_string(pid));
+  return Status::Ok();
+}
+
+}  // namespace adapt::os

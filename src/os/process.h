@@ -1,0 +1,60 @@
+// Child processes: spawning, waiting, and running a helper program to completion.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace adapt::os {
+
+struct SpawnOptions {
+  // File descriptors for the child's stdin/stdout/stderr; -1 means /dev/null.
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  // Start the child in a new session, so that it outlives its parent's process group.
+  bool new_session = false;
+  // Run the child in a private mount namespace with a tmpfs over /proc/sys/net. Debian's
+  // runsc 20221219 refuses a sandbox network namespace on kernels where
+  // /proc/sys/net/core/rmem_default exists in every netns; hiding it makes runsc proceed.
+  bool hide_proc_sys_net = false;
+  // Replaces the environment when set.
+  std::optional<std::vector<std::string>> env;
+};
+
+// Starts argv[0] (looked up in PATH) with `argv`. Returns the child's pid.
+Result<pid_t> Spawn(const std::vector<std::string>& argv, const SpawnOptions& options);
+
+struct ExitStatus {
+  int exit_code = -1;  // valid when !signaled
+  int signal = 0;      // the terminating signal, when signaled
+  bool signaled() const { return signal != 0; }
+};
+
+// Waits for `pid` (a child of this process).
+Result<ExitStatus> Wait(pid_t pid);
+
+struct CommandResult {
+  ExitStatus status;
+  std::string output;  // stdout and stderr together, bounded to the last 64 KiB
+};
+
+// Runs argv to completion, capturing its output. Fails only when it cannot be started;
+// a non-zero exit is reported in the result.
+Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
+                                 const SpawnOptions& options = {});
+
+// Like RunCommand, but a non-zero exit becomes an error carrying the program's last output line.
+Status RunChecked(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+
+// True when `pid` exists and its command line contains `needle`.
+bool ProcessMatches(pid_t pid, const std::string& needle);
+
+// Sends `sig` to `pid`; a process already gone is not an error.
+Status Signal(pid_t pid, int sig);
+
+}  // namespace adapt::os

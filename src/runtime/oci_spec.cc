@@ -1,0 +1,60 @@
+#include "runtime/oci_spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include "os/cgroup.h"
+
+namespace adapt::runtime {
+
+std::string RenderOciSpec(const SandboxSpec& s) {
+  using nlohmann::json;
+  // The restricted profile: the small capability set runsc itself proposes.
+  json caps = json::array({"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"});
+  json process = {
+      {"terminal", false},
+      {"user", {{"uid", s.process.uid}, {"gid", s.process.gid}}},
+      {"args", s.process.argv},
+      {"env", s.process.env},
+      {"cwd", s.process.cwd.empty() ? "/" : s.process.cwd},
+      {"capabilities",
+       {{"bounding", caps}, {"effective", caps}, {"inheritable", caps}, {"permitted", caps}}},
+      {"rlimits", json::array({{{"type", "RLIMIT_NOFILE"}, {"hard", 65536}, {"soft", 65536}}})},
+      {"noNewPrivileges", true}};
+  json mounts = json::array({
+      {{"destination", "/proc"}, {"type", "proc"}, {"source", "proc"}},
+      {{"destination", "/dev"}, {"type", "tmpfs"}, {"source", "tmpfs"}},
+      {{"destination", "/sys"},
+       {"type", "sysfs"},
+       {"source", "sysfs"},
+       {"options", {"nosuid", "noexec", "nodev", "ro"}}},
+      {{"destination", "/.adapt"},
+       {"type", "bind"},
+       {"source", s.helpers_dir},
+       {"options", {"rbind", "ro"}}},
+  });
+  constexpr int64_t kPeriod = 100000;
+  json resources = {
+      {"memory", {{"limit", static_cast<int64_t>(s.memory_mib) * 1024 * 1024}}},
+      {"cpu", {{"quota", kPeriod * s.cpu}, {"period", kPeriod}}},
+      {"pids", {{"limit", s.pids_limit}}},
+  };
+  json spec = {
+      {"ociVersion", "1.0.2"},
+      {"process", process},
+      {"root", {{"path", s.rootfs}, {"readonly", false}}},
+      {"hostname", s.hostname},
+      {"mounts", mounts},
+      {"linux",
+       {{"namespaces",
+         json::array({{{"type", "pid"}},
+                      {{"type", "network"}},
+                      {{"type", "ipc"}},
+                      {{"type", "uts"}},
+                      {{"type", "mount"}}})},
+        {"resources", resources},
+        {"cgroupsPath", os::SandboxCgroupPath(s.id)}}},
+  };
+  return spec.dump(2);
+}
+
+}  // namespace adapt::runtime

@@ -1,0 +1,135 @@
+#include "runtime/runsc_runtime.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "base/log.h"
+#include "os/cgroup.h"
+#include "os/files.h"
+#include "os/mount.h"
+#include "os/process.h"
+#include "runtime/rootfs.h"
+
+namespace adapt::runtime {
+namespace {
+
+// Releases up to this one refuse a sandbox netns on kernels where
+// /proc/sys/net/core/rmem_default exists in every netns.
+constexpr long kLastReleaseNeedingShim = 20221219;
+
+bool ShimAlive(const ShimState& s, const std::string& dir) {
+  return s.shim_pid > 0 && os::ProcessMatches(static_cast<pid_t>(s.shim_pid), dir);
+}
+
+}  // namespace
+
+RunscRuntime::RunscRuntime(RunscOptions options) : options_(std::move(options)) {}
+
+Status RunscRuntime::Init() {
+  auto r = os::RunCommand({options_.runsc, "--version"});
+  if (!r.ok() || r->status.exit_code != 0)
+    return Status(Code::kUnavailable, "runsc is not usable at " + options_.runsc +
+                                          (r.ok() ? ": " + r->output : ": " + r.status().message()));
+  std::smatch m;
+  std::string out = r->output;
+  if (std::regex_search(out, m, std::regex(R"(version\s+(\S+))"))) version_ = m[1];
+  std::smatch date;
+  if (std::regex_search(version_, date, std::regex(R"((20\d{6}))")))
+    needs_netns_shim_ = std::stol(date[1]) <= kLastReleaseNeedingShim;
+  RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/sandboxes", 0700));
+  RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/runsc", 0700));
+  return Status::Ok();
+}
+
+std::string RunscRuntime::SandboxDir(const std::string& id) const {
+  return options_.state_dir + "/sandboxes/" + id;
+}
+
+std::vector<std::string> RunscRuntime::GlobalFlags(bool network_none) const {
+  return {"--root=" + options_.state_dir + "/runsc", "--platform=" + options_.platform,
+          std::string("--network=") + (network_none ? "none" : "sandbox")};
+}
+
+Status RunscRuntime::Launch(const LaunchRequest& req) {
+  const std::string& id = req.spec.id;
+  std::string dir = SandboxDir(id);
+  RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
+  RETURN_IF_ERROR(MountRootfs(dir, req.image_rootfs, req.disk_mib).WithContext("preparing the root filesystem"));
+
+  SandboxSpec spec = req.spec;
+  spec.rootfs = RootfsPaths(dir).rootfs;
+  spec.helpers_dir = options_.helpers_dir;
+  Status st = os::WriteFileAtomic(dir + "/config.json", RenderOciSpec(spec), 0600);
+  ShimConfig shim{options_.runsc, GlobalFlags(req.network_none), id, dir,
+                  needs_netns_shim_ && !req.network_none};
+  if (st.ok()) st = WriteShimConfig(dir, shim);
+  os::SpawnOptions detached;
+  detached.new_session = true;
+  Result<pid_t> pid = st.ok() ? os::Spawn({options_.shim_binary, dir}, detached) : Result<pid_t>(st);
+  if (!pid.ok()) {
+    UnmountRootfs(dir);
+    return pid.status().WithContext("starting the sandbox monitor");
+  }
+  // The shim is our child until we exit; reap it so it leaves no zombie.
+  std::thread([p = *pid] { os::Wait(p); }).detach();
+
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto state = ReadShimState(dir);
+    if (state.ok() && state->phase != ShimPhase::kStarting) return Status::Ok();
+    if (state.ok() && !ShimAlive(*state, dir)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  Destroy(id, true);
+  return Internal("the sandbox did not start within 2 minutes");
+}
+
+Result<Observation> RunscRuntime::Observe(const std::string& id) {
+  std::string dir = SandboxDir(id);
+  Observation obs;
+  ASSIGN_OR_RETURN(obs.state, ReadShimState(dir));
+  obs.monitor_alive = ShimAlive(obs.state, dir);
+  auto output = os::ReadFile(dir + "/" + kShimOutputFile);
+  if (output.ok()) {
+    auto ring = OutputRing::Parse(*output);
+    if (ring.ok()) obs.output = std::move(*ring);
+  }
+  return obs;
+}
+
+Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
+  std::string dir = SandboxDir(id);
+  auto flags = GlobalFlags(true);
+  std::vector<std::string> del{options_.runsc};
+  del.insert(del.end(), flags.begin(), flags.end());
+  del.insert(del.end(), {"delete", "--force", id});
+  auto state = ReadShimState(dir);
+  if (state.ok() && ShimAlive(*state, dir)) {
+    os::RunCommand(del);
+    // The shim notices the sandbox is gone, records it and exits; give it a moment.
+    for (int i = 0; i < 100 && ShimAlive(*state, dir); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (ShimAlive(*state, dir)) os::Signal(static_cast<pid_t>(state->shim_pid), SIGKILL);
+  }
+  if (os::Exists(options_.state_dir + "/runsc/" + id)) os::RunCommand(del);
+  RETURN_IF_ERROR(UnmountRootfs(dir));
+  Status cg = os::RemoveSandboxCgroup(id);
+  if (!cg.ok()) spdlog::warn("sandbox {}: {}", id, cg.message());
+  if (!keep_disk) RETURN_IF_ERROR(os::RemoveTree(dir));
+  return Status::Ok();
+}
+
+std::vector<std::string> RunscRuntime::List() {
+  std::vector<std::string> ids = os::ListDir(options_.state_dir + "/sandboxes");
+  for (const auto& name : os::ListDir(options_.state_dir + "/runsc")) {
+    if (name.rfind("sbx_", 0) == 0 && std::find(ids.begin(), ids.end(), name) == ids.end())
+      ids.push_back(name);
+  }
+  return ids;
+}
+
+}  // namespace adapt::runtime

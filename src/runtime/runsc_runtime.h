@@ -1,0 +1,43 @@
+// RunscRuntime: sandboxes as gVisor runsc containers, each watched by an adapt-shim.
+// Thread-safe: calls for different ids run concurrently; calls for one id must not.
+#pragma once
+
+#include <string>
+
+#include "runtime/runtime.h"
+
+namespace adapt::runtime {
+
+struct RunscOptions {
+  std::string runsc = "runsc";       // the binary
+  std::string state_dir;             // sandboxes/ and runsc/ live below it
+  std::string shim_binary;           // path of adapt-shim
+  std::string helpers_dir;           // holds adapt-pause; mounted at /.adapt
+  std::string platform = "ptrace";   // no KVM on the machines we target
+};
+
+class RunscRuntime : public Runtime {
+ public:
+  explicit RunscRuntime(RunscOptions options);
+
+  // Detects the runsc version (old releases need the /proc/sys/net shim). Call once.
+  Status Init();
+
+  Status Launch(const LaunchRequest& request) override;
+  Result<Observation> Observe(const std::string& id) override;
+  Status Destroy(const std::string& id, bool keep_disk) override;
+  std::vector<std::string> List() override;
+
+  std::string SandboxDir(const std::string& id) const;
+  const std::string& version() const { return version_; }
+  bool needs_netns_shim() const { return needs_netns_shim_; }
+
+ private:
+  std::vector<std::string> GlobalFlags(bool network_none) const;
+
+  RunscOptions options_;
+  std::string version_;
+  bool needs_netns_shim_ = true;
+};
+
+}  // namespace adapt::runtime

@@ -1,0 +1,47 @@
+// Runtime: how adapt boots and tears down sandboxes. runsc is the implementation today;
+// the interface is what a Kubernetes/RuntimeClass backend would implement later.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "runtime/oci_spec.h"
+#include "runtime/output_ring.h"
+#include "runtime/shim_state.h"
+
+namespace adapt::runtime {
+
+struct LaunchRequest {
+  SandboxSpec spec;            // id, process, limits; rootfs and helpers are filled by the runtime
+  std::string image_rootfs;    // the image's read-only root filesystem
+  uint64_t disk_mib = 2048;
+  bool network_none = true;
+};
+
+// What the runtime knows of a sandbox right now.
+struct Observation {
+  ShimState state;
+  bool monitor_alive = false;  // the shim process is still there
+  OutputRing output;
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  // Prepares the root filesystem and starts the workload; returns once it runs or failed
+  // to launch (see Observe). Blocking: call from a worker thread. On error nothing of the
+  // sandbox stays mounted or running.
+  virtual Status Launch(const LaunchRequest& request) = 0;
+  // NotFound when the runtime has no trace of the sandbox.
+  virtual Result<Observation> Observe(const std::string& id) = 0;
+  // Stops the workload, unmounts, removes cgroups. Keeps the disk when `keep_disk`, else
+  // removes every file of the sandbox. Idempotent. Blocking.
+  virtual Status Destroy(const std::string& id, bool keep_disk) = 0;
+  // Ids of every sandbox the runtime has state for (directories and runsc containers).
+  virtual std::vector<std::string> List() = 0;
+};
+
+}  // namespace adapt::runtime

@@ -1,0 +1,198 @@
+// adapt-shim: holds one sandbox's standard output and error, and its exit status.
+//
+// adaptd starts one shim per sandbox in its own session, so the shim (and the sandbox)
+// outlive an adaptd that is killed. The shim runs `runsc create` with pipes as the
+// workload's stdout/stderr, `runsc start`, then keeps the latest output in an OutputRing
+// that it persists to a file. It is a child subreaper: the runsc sandbox process becomes
+// its child when `runsc create` exits, so its wait status (the workload's exit status) is
+// the shim's to collect, which `runsc wait` cannot report once the sandbox has gone.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "base/time.h"
+#include "os/files.h"
+#include "os/process.h"
+#include "os/unique_fd.h"
+#include "runtime/output_ring.h"
+#include "runtime/shim_state.h"
+
+namespace adapt::runtime {
+namespace {
+
+constexpr int64_t kPersistIntervalMs = 200;
+
+struct Shim {
+  std::string dir;
+  ShimConfig config;
+  ShimState state;
+  OutputRing ring;
+  bool ring_dirty = false;
+  int64_t last_persist = 0;
+
+  std::vector<std::string> Runsc(std::vector<std::string> args) const {
+    std::vector<std::string> argv{config.runsc};
+    argv.insert(argv.end(), config.global_flags.begin(), config.global_flags.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+
+  void PersistOutput() {
+    os::WriteFileAtomic(dir + "/" + kShimOutputFile, ring.Serialize(), 0600);
+    ring_dirty = false;
+    last_persist = NowMillis();
+  }
+
+  void Publish() { WriteShimState(dir, state); }
+
+  void ForceDelete() { os::RunCommand(Runsc({"delete", "--force", config.container_id})); }
+
+  int LaunchFailed(std::string error) {
+    while (!error.empty() && (error.back() == '\n' || error.back() == ' ')) error.pop_back();
+    state.phase = ShimPhase::kLaunchFailed;
+    state.error = error.empty() ? "the sandbox could not be started" : error;
+    state.finished_at = NowMillis();
+    ForceDelete();
+    PersistOutput();
+    Publish();
+    return 0;
+  }
+
+  // Reads whatever is available on `fd` into the ring; false on EOF or error.
+  bool Drain(int fd, Stream stream) {
+    char buf[65536];
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (n <= 0) return false;
+    ring.Append(stream, std::string_view(buf, static_cast<size_t>(n)));
+    ring_dirty = true;
+    return true;
+  }
+
+  void RecordExit(int wait_status) {
+    state.finished_at = NowMillis();
+    if (WIFSIGNALED(wait_status)) {
+      state.signal = WTERMSIG(wait_status);
+      state.exit_code = 128 + *state.signal;
+    } else {
+      int code = WEXITSTATUS(wait_status);
+      state.exit_code = code;
+      // runsc's sandbox process exits 128+N when the workload died of signal N.
+      if (code > 128 && code <= 128 + 64) state.signal = code - 128;
+    }
+  }
+
+  int Run() {
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    state.shim_pid = ::getpid();
+    Publish();
+
+    int out[2], err[2];
+    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) return LaunchFailed("pipe failed");
+    os::UniqueFd out_r(out[0]), out_w(out[1]), err_r(err[0]), err_w(err[1]);
+
+    os::SpawnOptions create_opts;
+    create_opts.stdout_fd = out_w.get();
+    create_opts.stderr_fd = err_w.get();
+    create_opts.hide_proc_sys_net = config.hide_proc_sys_net;
+    std::string pid_file = dir + "/sandbox.pid";
+    auto create = os::Spawn(
+        Runsc({"create", "--bundle", config.bundle, "--pid-file", pid_file, config.container_id}),
+        create_opts);
+    if (!create.ok()) return LaunchFailed(create.status().message());
+    auto created = os::Wait(*create);
+    if (!created.ok() || created->signaled() || created->exit_code != 0) {
+      out_w.reset();
+      err_w.reset();
+      ::fcntl(err_r.get(), F_SETFL, O_NONBLOCK);
+      while (Drain(err_r.get(), Stream::kStderr)) {
+      }
+      std::string msg = ring.Text(Stream::kStderr);
+      ring = OutputRing();
+      return LaunchFailed(msg);
+    }
+    auto pid_text = os::ReadFile(pid_file);
+    if (pid_text.ok()) state.sandbox_pid = std::atoll(pid_text->c_str());
+
+    auto started = os::RunCommand(Runsc({"start", config.container_id}));
+    if (!started.ok()) return LaunchFailed(started.status().message());
+    if (started->status.signaled() || started->status.exit_code != 0)
+      return LaunchFailed(started->output);
+    state.phase = ShimPhase::kRunning;
+    state.started_at = NowMillis();
+    Publish();
+
+    out_w.reset();
+    err_w.reset();
+    ::fcntl(out_r.get(), F_SETFL, O_NONBLOCK);
+    ::fcntl(err_r.get(), F_SETFL, O_NONBLOCK);
+    bool out_open = true, err_open = true, exited = false;
+    int64_t exited_at = 0;
+    while (out_open || err_open) {
+      struct pollfd fds[2] = {{out_open ? out_r.get() : -1, POLLIN, 0},
+                              {err_open ? err_r.get() : -1, POLLIN, 0}};
+      ::poll(fds, 2, 100);
+      if (fds[0].revents) out_open = Drain(out_r.get(), Stream::kStdout);
+      if (fds[1].revents) err_open = Drain(err_r.get(), Stream::kStderr);
+      for (;;) {
+        int ws = 0;
+        pid_t pid = ::waitpid(-1, &ws, WNOHANG);
+        if (pid <= 0) break;
+        if (pid == state.sandbox_pid && !exited) {
+          RecordExit(ws);
+          exited = true;
+          exited_at = NowMillis();
+        }
+      }
+      int64_t now = NowMillis();
+      if (ring_dirty && now - last_persist >= kPersistIntervalMs) PersistOutput();
+      // A process that the workload left behind may hold the pipes open: stop waiting.
+      if (exited && now - exited_at > 1000) break;
+    }
+    while (!exited) {
+      int ws = 0;
+      pid_t pid = ::waitpid(-1, &ws, 0);
+      if (pid < 0 && errno != EINTR) break;
+      if (pid == state.sandbox_pid) {
+        RecordExit(ws);
+        exited = true;
+      }
+    }
+    PersistOutput();
+    ForceDelete();
+    state.phase = ShimPhase::kExited;
+    if (state.finished_at == 0) state.finished_at = NowMillis();
+    Publish();
+    return 0;
+  }
+};
+
+}  // namespace
+}  // namespace adapt::runtime
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: adapt-shim SANDBOX_DIR\n");
+    return 2;
+  }
+  // The shim must survive its parent going away and terminal signals.
+  ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGHUP, SIG_IGN);
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGTERM, SIG_IGN);
+  adapt::runtime::Shim shim;
+  shim.dir = argv[1];
+  auto config = adapt::runtime::ReadShimConfig(shim.dir);
+  if (!config.ok()) {
+    std::fprintf(stderr, "adapt-shim: %s\n", config.status().message().c_str());
+    return 1;
+  }
+  shim.config = *config;
+  return shim.Run();
+}

@@ -1,0 +1,48 @@
+// The files through which a sandbox's shim (adapt-shim) reports to adaptd. The shim
+// outlives adaptd, so these files, not a pipe, are the channel: adaptd reads them after a
+// restart exactly as before it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace adapt::runtime {
+
+// What the shim is told to do, written by adaptd before it starts the shim.
+struct ShimConfig {
+  std::string runsc;                       // path of the runsc binary
+  std::vector<std::string> global_flags;   // --root, --platform, --network, ...
+  std::string container_id;
+  std::string bundle;                      // directory holding config.json
+  bool hide_proc_sys_net = false;          // the netns shim for old runsc (see os::SpawnOptions)
+};
+
+enum class ShimPhase { kStarting, kRunning, kExited, kLaunchFailed };
+
+struct ShimState {
+  ShimPhase phase = ShimPhase::kStarting;
+  int64_t shim_pid = 0;
+  int64_t sandbox_pid = 0;
+  int64_t started_at = 0;    // ms since epoch, when the workload began
+  int64_t finished_at = 0;
+  std::optional<int> exit_code;
+  std::optional<int> signal;  // set when the exit status says the process was killed
+  std::string error;          // launch failure, in runsc's words
+};
+
+// File names inside a sandbox's directory.
+inline constexpr const char* kShimConfigFile = "shim-config.json";
+inline constexpr const char* kShimStateFile = "shim-state.json";
+inline constexpr const char* kShimOutputFile = "output.bin";
+
+Status WriteShimConfig(const std::string& sandbox_dir, const ShimConfig& config);
+Result<ShimConfig> ReadShimConfig(const std::string& sandbox_dir);
+Status WriteShimState(const std::string& sandbox_dir, const ShimState& state);
+// NotFound when the shim has not written a state yet.
+Result<ShimState> ReadShimState(const std::string& sandbox_dir);
+
+}  // namespace adapt::runtime

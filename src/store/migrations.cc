@@ -1,0 +1,61 @@
+#include "store/migrations.h"
+
+namespace adapt::store {
+
+const std::vector<Migration>& SqliteMigrations() {
+  static const std::vector<Migration> kMigrations = {
+      {1, R"sql(
+CREATE TABLE orgs (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  is_admin INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  name TEXT NOT NULL,
+  key_hash TEXT NOT NULL UNIQUE,
+  is_admin INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE sandboxes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  status TEXT NOT NULL,
+  name TEXT NOT NULL DEFAULT '',
+  config TEXT NOT NULL,
+  env TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  deleted_at INTEGER,
+  termination_reason TEXT NOT NULL DEFAULT '',
+  error TEXT NOT NULL DEFAULT '',
+  result TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX sandboxes_by_org ON sandboxes(org_id, seq);
+CREATE INDEX sandboxes_by_status ON sandboxes(status);
+CREATE TABLE idempotency_keys (
+  org_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  body_hash TEXT NOT NULL,
+  sandbox_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (org_id, key)
+);
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  org_id TEXT NOT NULL,
+  sandbox_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE INDEX events_by_org ON events(org_id, seq);
+)sql"},
+  };
+  return kMigrations;
+}
+
+}  // namespace adapt::store

@@ -1,0 +1,17 @@
+// The SQLite schema, as numbered migrations applied in order, each in its own transaction.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace adapt::store {
+
+struct Migration {
+  int version;
+  const char* sql;
+};
+
+// Every migration, oldest first. Append only: a shipped migration never changes.
+const std::vector<Migration>& SqliteMigrations();
+
+}  // namespace adapt::store

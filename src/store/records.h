@@ -1,0 +1,59 @@
+// The rows the store keeps. Plain data: the meaning of each field belongs to core/.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace adapt::store {
+
+struct OrgRecord {
+  std::string id;
+  std::string name;
+  bool is_admin = false;
+  int64_t created_at = 0;
+};
+
+struct ApiKeyRecord {
+  std::string id;
+  std::string org_id;
+  std::string name;
+  std::string key_hash;  // SHA-256 of the key text; the text itself is never stored
+  bool is_admin = false;
+  int64_t created_at = 0;
+};
+
+struct SandboxRecord {
+  int64_t seq = 0;  // insertion order: lists and cursors use it
+  std::string id;
+  std::string org_id;
+  std::string status;
+  nlohmann::json config;                     // the create request with defaults filled in
+  std::map<std::string, std::string> env;    // values: never leave the daemon
+  int64_t created_at = 0;
+  int64_t updated_at = 0;
+  std::optional<int64_t> expires_at;
+  std::optional<int64_t> deleted_at;
+  std::string termination_reason;            // empty while none
+  std::string error;                         // empty while none
+  nlohmann::json result = nlohmann::json::object();  // startup result fields
+};
+
+struct EventRecord {
+  int64_t seq = 0;
+  std::string org_id;
+  std::string sandbox_id;
+  std::string status;
+  int64_t at = 0;
+};
+
+struct IdempotencyKey {
+  std::string key;
+  std::string body_hash;
+};
+
+}  // namespace adapt::store

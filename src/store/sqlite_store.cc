@@ -1,0 +1,410 @@
+// SqliteStore: the embedded Store. One connection behind a mutex: SQLite serializes
+// writers anyway, and every call here is short.
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <mutex>
+
+#include "base/time.h"
+#include "store/migrations.h"
+#include "store/store.h"
+
+namespace adapt::store {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kSandboxColumns =
+    "seq, id, org_id, status, config, env, created_at, updated_at, expires_at, deleted_at, "
+    "termination_reason, error, result";
+
+std::optional<int64_t> OptionalInt(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  return c.getInt64();
+}
+
+void BindOptional(SQLite::Statement& q, int index, const std::optional<int64_t>& v) {
+  if (v) {
+    q.bind(index, *v);
+  } else {
+    q.bind(index);
+  }
+}
+
+SandboxRecord ReadSandbox(SQLite::Statement& q) {
+  SandboxRecord r;
+  r.seq = q.getColumn(0).getInt64();
+  r.id = q.getColumn(1).getString();
+  r.org_id = q.getColumn(2).getString();
+  r.status = q.getColumn(3).getString();
+  r.config = json::parse(q.getColumn(4).getString());
+  r.env = json::parse(q.getColumn(5).getString()).get<std::map<std::string, std::string>>();
+  r.created_at = q.getColumn(6).getInt64();
+  r.updated_at = q.getColumn(7).getInt64();
+  r.expires_at = OptionalInt(q.getColumn(8));
+  r.deleted_at = OptionalInt(q.getColumn(9));
+  r.termination_reason = q.getColumn(10).getString();
+  r.error = q.getColumn(11).getString();
+  r.result = json::parse(q.getColumn(12).getString());
+  return r;
+}
+
+std::string LabelName(const SandboxRecord& r) {
+  if (r.config.contains("labels") && r.config["labels"].contains("name") &&
+      r.config["labels"]["name"].is_string())
+    return r.config["labels"]["name"].get<std::string>();
+  return "";
+}
+
+// LIKE patterns treat % and _ specially: escape them so a query matches literally.
+std::string EscapeLike(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+class SqliteStore : public Store {
+ public:
+  explicit SqliteStore(const std::string& path)
+      : db_(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_FULLMUTEX) {}
+
+  Status Init() {
+    return Guard("migrating the database", [&]() -> Status {
+      db_.exec("PRAGMA journal_mode=WAL");
+      db_.exec("PRAGMA synchronous=FULL");
+      db_.exec("PRAGMA foreign_keys=ON");
+      db_.exec("PRAGMA busy_timeout=5000");
+      db_.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)");
+      for (const auto& m : SqliteMigrations()) {
+        SQLite::Statement q(db_, "SELECT 1 FROM schema_migrations WHERE version = ?");
+        q.bind(1, m.version);
+        if (q.executeStep()) continue;
+        SQLite::Transaction tx(db_);
+        db_.exec(m.sql);
+        SQLite::Statement ins(db_, "INSERT INTO schema_migrations(version) VALUES (?)");
+        ins.bind(1, m.version);
+        ins.exec();
+        tx.commit();
+      }
+      return Status::Ok();
+    });
+  }
+
+  Result<OrgRecord> CreateOrg(const OrgRecord& org) override {
+    return Guard<Result<OrgRecord>>("creating organization", [&]() -> Result<OrgRecord> {
+      SQLite::Statement exists(db_, "SELECT 1 FROM orgs WHERE name = ?");
+      exists.bind(1, org.name);
+      if (exists.executeStep()) return Conflict("an organization named '" + org.name + "' exists");
+      SQLite::Statement q(db_, "INSERT INTO orgs(id, name, is_admin, created_at) VALUES (?,?,?,?)");
+      q.bind(1, org.id);
+      q.bind(2, org.name);
+      q.bind(3, org.is_admin ? 1 : 0);
+      q.bind(4, org.created_at);
+      q.exec();
+      return org;
+    });
+  }
+
+  Result<OrgRecord> GetOrg(const std::string& id) override {
+    return FindOrg("SELECT id, name, is_admin, created_at FROM orgs WHERE id = ?", id);
+  }
+
+  Result<OrgRecord> FindOrgByName(const std::string& name) override {
+    return FindOrg("SELECT id, name, is_admin, created_at FROM orgs WHERE name = ?", name);
+  }
+
+  Result<std::vector<OrgRecord>> ListOrgs() override {
+    return Guard<Result<std::vector<OrgRecord>>>("listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
+      SQLite::Statement q(db_, "SELECT id, name, is_admin, created_at FROM orgs ORDER BY created_at DESC, id");
+      std::vector<OrgRecord> out;
+      while (q.executeStep()) out.push_back(ReadOrg(q));
+      return out;
+    });
+  }
+
+  Status CreateApiKey(const ApiKeyRecord& k) override {
+    return Guard("creating API key", [&]() -> Status {
+      SQLite::Statement q(db_,
+                          "INSERT INTO api_keys(id, org_id, name, key_hash, is_admin, created_at) "
+                          "VALUES (?,?,?,?,?,?)");
+      q.bind(1, k.id);
+      q.bind(2, k.org_id);
+      q.bind(3, k.name);
+      q.bind(4, k.key_hash);
+      q.bind(5, k.is_admin ? 1 : 0);
+      q.bind(6, k.created_at);
+      q.exec();
+      return Status::Ok();
+    });
+  }
+
+  Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) override {
+    return Guard<Result<ApiKeyRecord>>("finding API key", [&]() -> Result<ApiKeyRecord> {
+      SQLite::Statement q(db_,
+                          "SELECT id, org_id, name, key_hash, is_admin, created_at FROM api_keys "
+                          "WHERE key_hash = ?");
+      q.bind(1, key_hash);
+      if (!q.executeStep()) return NotFound("unknown API key");
+      ApiKeyRecord k;
+      k.id = q.getColumn(0).getString();
+      k.org_id = q.getColumn(1).getString();
+      k.name = q.getColumn(2).getString();
+      k.key_hash = q.getColumn(3).getString();
+      k.is_admin = q.getColumn(4).getInt() != 0;
+      k.created_at = q.getColumn(5).getInt64();
+      return k;
+    });
+  }
+
+  Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
+                                      const std::optional<IdempotencyKey>& idem) override {
+    return Guard<Result<CreateOutcome>>("creating sandbox", [&]() -> Result<CreateOutcome> {
+      SQLite::Transaction tx(db_);
+      if (idem) {
+        SQLite::Statement q(db_,
+                            "SELECT body_hash, sandbox_id FROM idempotency_keys "
+                            "WHERE org_id = ? AND key = ?");
+        q.bind(1, s.org_id);
+        q.bind(2, idem->key);
+        if (q.executeStep()) {
+          if (q.getColumn(0).getString() != idem->body_hash)
+            return Status(Code::kConflict,
+                          "the Idempotency-Key was already used with a different request body",
+                          "Idempotency-Key");
+          auto earlier = GetLocked(s.org_id, q.getColumn(1).getString());
+          if (!earlier.ok()) return earlier.status();
+          return CreateOutcome{*earlier, true};
+        }
+      }
+      SQLite::Statement ins(
+          db_,
+          "INSERT INTO sandboxes(id, org_id, status, name, config, env, created_at, updated_at, "
+          "expires_at, deleted_at, termination_reason, error, result) "
+          "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      ins.bind(1, s.id);
+      ins.bind(2, s.org_id);
+      ins.bind(3, s.status);
+      ins.bind(4, LabelName(s));
+      ins.bind(5, s.config.dump());
+      ins.bind(6, json(s.env).dump());
+      ins.bind(7, s.created_at);
+      ins.bind(8, s.updated_at);
+      BindOptional(ins, 9, s.expires_at);
+      BindOptional(ins, 10, s.deleted_at);
+      ins.bind(11, s.termination_reason);
+      ins.bind(12, s.error);
+      ins.bind(13, s.result.dump());
+      ins.exec();
+      if (idem) {
+        SQLite::Statement k(db_,
+                            "INSERT INTO idempotency_keys(org_id, key, body_hash, sandbox_id, "
+                            "created_at) VALUES (?,?,?,?,?)");
+        k.bind(1, s.org_id);
+        k.bind(2, idem->key);
+        k.bind(3, idem->body_hash);
+        k.bind(4, s.id);
+        k.bind(5, s.created_at);
+        k.exec();
+      }
+      InsertEvent(s.org_id, s.id, s.status, s.created_at);
+      auto created = GetLocked(s.org_id, s.id);
+      if (!created.ok()) return created.status();
+      tx.commit();
+      return CreateOutcome{*created, false};
+    });
+  }
+
+  Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) override {
+    return Guard<Result<SandboxRecord>>("reading sandbox", [&] { return GetLocked(org_id, id); });
+  }
+
+  Result<SandboxPage> ListSandboxes(const std::string& org_id, const std::string& query, int limit,
+                                    std::optional<int64_t> before_seq) override {
+    return Guard<Result<SandboxPage>>("listing sandboxes", [&]() -> Result<SandboxPage> {
+      std::string sql = std::string("SELECT ") + kSandboxColumns +
+                        " FROM sandboxes WHERE org_id = ? AND status != 'deleted' AND seq < ?";
+      if (!query.empty())
+        sql += " AND (lower(name) LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')";
+      sql += " ORDER BY seq DESC LIMIT ?";
+      SQLite::Statement q(db_, sql);
+      int i = 1;
+      q.bind(i++, org_id);
+      q.bind(i++, before_seq.value_or(INT64_MAX));
+      if (!query.empty()) {
+        std::string lowered;
+        for (char c : query) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        q.bind(i++, "%" + EscapeLike(lowered) + "%");
+        q.bind(i++, EscapeLike(query) + "%");
+      }
+      q.bind(i++, limit + 1);
+      SandboxPage page;
+      while (q.executeStep()) page.items.push_back(ReadSandbox(q));
+      if (static_cast<int>(page.items.size()) > limit) {
+        page.items.pop_back();
+        page.next_seq = page.items.back().seq;
+      }
+      return page;
+    });
+  }
+
+  Result<std::vector<SandboxRecord>> ListSandboxesWithStatus(
+      const std::vector<std::string>& statuses) override {
+    return Guard<Result<std::vector<SandboxRecord>>>("listing sandboxes", [&]() -> Result<std::vector<SandboxRecord>> {
+      std::vector<SandboxRecord> out;
+      for (const auto& status : statuses) {
+        SQLite::Statement q(db_, std::string("SELECT ") + kSandboxColumns +
+                                     " FROM sandboxes WHERE status = ? ORDER BY seq");
+        q.bind(1, status);
+        while (q.executeStep()) out.push_back(ReadSandbox(q));
+      }
+      return out;
+    });
+  }
+
+  Result<std::vector<SandboxRecord>> ListExpired(int64_t now) override {
+    return Guard<Result<std::vector<SandboxRecord>>>("listing expired sandboxes", [&]() -> Result<std::vector<SandboxRecord>> {
+      SQLite::Statement q(db_, std::string("SELECT ") + kSandboxColumns +
+                                   " FROM sandboxes WHERE expires_at IS NOT NULL AND expires_at <= ? "
+                                   "AND status NOT IN ('deleting', 'deleted') ORDER BY expires_at");
+      q.bind(1, now);
+      std::vector<SandboxRecord> out;
+      while (q.executeStep()) out.push_back(ReadSandbox(q));
+      return out;
+    });
+  }
+
+  Status UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected) override {
+    return Guard("updating sandbox", [&]() -> Status {
+      SQLite::Transaction tx(db_);
+      SQLite::Statement cur(db_, "SELECT status FROM sandboxes WHERE id = ?");
+      cur.bind(1, s.id);
+      if (!cur.executeStep()) return NotFound("sandbox " + s.id + " not found");
+      std::string old_status = cur.getColumn(0).getString();
+      if (std::find(expected.begin(), expected.end(), old_status) == expected.end())
+        return Conflict("sandbox " + s.id + " is " + old_status);
+      SQLite::Statement q(db_,
+                          "UPDATE sandboxes SET status = ?, updated_at = ?, expires_at = ?, "
+                          "deleted_at = ?, termination_reason = ?, error = ?, result = ? WHERE id = ?");
+      q.bind(1, s.status);
+      q.bind(2, s.updated_at);
+      BindOptional(q, 3, s.expires_at);
+      BindOptional(q, 4, s.deleted_at);
+      q.bind(5, s.termination_reason);
+      q.bind(6, s.error);
+      q.bind(7, s.result.dump());
+      q.bind(8, s.id);
+      q.exec();
+      if (old_status != s.status) InsertEvent(s.org_id, s.id, s.status, s.updated_at);
+      tx.commit();
+      return Status::Ok();
+    });
+  }
+
+  Result<std::vector<EventRecord>> ListEvents(const std::string& org_id,
+                                              const std::string& sandbox_id, int64_t after_seq,
+                                              int limit) override {
+    return Guard<Result<std::vector<EventRecord>>>("listing events", [&]() -> Result<std::vector<EventRecord>> {
+      std::string sql = "SELECT seq, org_id, sandbox_id, status, at FROM events WHERE org_id = ? AND seq > ?";
+      if (!sandbox_id.empty()) sql += " AND sandbox_id = ?";
+      sql += " ORDER BY seq LIMIT ?";
+      SQLite::Statement q(db_, sql);
+      int i = 1;
+      q.bind(i++, org_id);
+      q.bind(i++, after_seq);
+      if (!sandbox_id.empty()) q.bind(i++, sandbox_id);
+      q.bind(i++, limit);
+      std::vector<EventRecord> out;
+      while (q.executeStep()) {
+        out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
+                       q.getColumn(2).getString(), q.getColumn(3).getString(),
+                       q.getColumn(4).getInt64()});
+      }
+      return out;
+    });
+  }
+
+  Result<int64_t> LatestEventSeq() override {
+    return Guard<Result<int64_t>>("reading events", [&]() -> Result<int64_t> {
+      SQLite::Statement q(db_, "SELECT COALESCE(MAX(seq), 0) FROM events");
+      q.executeStep();
+      return q.getColumn(0).getInt64();
+    });
+  }
+
+  Status PurgeIdempotencyKeys(int64_t before) override {
+    return Guard("purging idempotency keys", [&]() -> Status {
+      SQLite::Statement q(db_, "DELETE FROM idempotency_keys WHERE created_at < ?");
+      q.bind(1, before);
+      q.exec();
+      return Status::Ok();
+    });
+  }
+
+ private:
+  // Runs `fn` under the lock, turning SQLite's exceptions into a Status with context.
+  template <typename T = Status, typename Fn>
+  T Guard(const std::string& what, Fn&& fn) {
+    std::lock_guard lock(mu_);
+    try {
+      return fn();
+    } catch (const std::exception& e) {
+      return Internal(what + ": " + e.what());
+    }
+  }
+
+  static OrgRecord ReadOrg(SQLite::Statement& q) {
+    return {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt() != 0,
+            q.getColumn(3).getInt64()};
+  }
+
+  Result<OrgRecord> FindOrg(const char* sql, const std::string& arg) {
+    return Guard<Result<OrgRecord>>("reading organization", [&]() -> Result<OrgRecord> {
+      SQLite::Statement q(db_, sql);
+      q.bind(1, arg);
+      if (!q.executeStep()) return NotFound("organization not found");
+      return ReadOrg(q);
+    });
+  }
+
+  Result<SandboxRecord> GetLocked(const std::string& org_id, const std::string& id) {
+    std::string sql = std::string("SELECT ") + kSandboxColumns + " FROM sandboxes WHERE id = ?";
+    if (!org_id.empty()) sql += " AND org_id = ?";
+    SQLite::Statement q(db_, sql);
+    q.bind(1, id);
+    if (!org_id.empty()) q.bind(2, org_id);
+    if (!q.executeStep()) return NotFound("sandbox " + id + " not found");
+    return ReadSandbox(q);
+  }
+
+  void InsertEvent(const std::string& org_id, const std::string& id, const std::string& status,
+                   int64_t at) {
+    SQLite::Statement q(db_, "INSERT INTO events(org_id, sandbox_id, status, at) VALUES (?,?,?,?)");
+    q.bind(1, org_id);
+    q.bind(2, id);
+    q.bind(3, status);
+    q.bind(4, at);
+    q.exec();
+  }
+
+  std::mutex mu_;
+  SQLite::Database db_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path) {
+  try {
+    auto store = std::make_unique<SqliteStore>(path);
+    RETURN_IF_ERROR(store->Init());
+    return std::unique_ptr<Store>(std::move(store));
+  } catch (const std::exception& e) {
+    return Internal("opening database " + path + ": " + e.what());
+  }
+}
+
+}  // namespace adapt::store

@@ -1,0 +1,69 @@
+// Store: adapt's durable state. Every method is one transaction; a status change and its
+// event are written together. Implementations are thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/records.h"
+
+namespace adapt::store {
+
+struct SandboxPage {
+  std::vector<SandboxRecord> items;
+  std::optional<int64_t> next_seq;  // pass back as `before_seq` for the next page
+};
+
+struct CreateOutcome {
+  SandboxRecord sandbox;
+  bool replayed = false;  // an earlier request with the same idempotency key made it
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  virtual Result<OrgRecord> CreateOrg(const OrgRecord& org) = 0;
+  virtual Result<OrgRecord> GetOrg(const std::string& id) = 0;
+  virtual Result<OrgRecord> FindOrgByName(const std::string& name) = 0;
+  virtual Result<std::vector<OrgRecord>> ListOrgs() = 0;
+
+  virtual Status CreateApiKey(const ApiKeyRecord& key) = 0;
+  // NotFound when no key has this hash.
+  virtual Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) = 0;
+
+  // Inserts the sandbox and its first event. With an idempotency key already used by the
+  // organization: the earlier sandbox (replayed) when the body hash matches, else Conflict.
+  virtual Result<CreateOutcome> CreateSandbox(const SandboxRecord& sandbox,
+                                              const std::optional<IdempotencyKey>& idem) = 0;
+  // `org_id` empty: any organization (for the daemon's own use).
+  virtual Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) = 0;
+  // Newest first, deleted sandboxes excluded. `query` matches part of labels.name (ignoring
+  // case) or the start of the id.
+  virtual Result<SandboxPage> ListSandboxes(const std::string& org_id, const std::string& query,
+                                            int limit, std::optional<int64_t> before_seq) = 0;
+  virtual Result<std::vector<SandboxRecord>> ListSandboxesWithStatus(
+      const std::vector<std::string>& statuses) = 0;
+  // Sandboxes not yet deleting/deleted whose expiry is at or before `now`.
+  virtual Result<std::vector<SandboxRecord>> ListExpired(int64_t now) = 0;
+  // Writes `sandbox` when its stored status is one of `expected_statuses` (Conflict
+  // otherwise), and records an event when the status changes.
+  virtual Status UpdateSandbox(const SandboxRecord& sandbox,
+                               const std::vector<std::string>& expected_statuses) = 0;
+
+  // Events after `after_seq`, oldest first; `sandbox_id` empty: all of the organization's.
+  virtual Result<std::vector<EventRecord>> ListEvents(const std::string& org_id,
+                                                      const std::string& sandbox_id,
+                                                      int64_t after_seq, int limit) = 0;
+  // The newest event's sequence number (0 when none): where a live stream starts.
+  virtual Result<int64_t> LatestEventSeq() = 0;
+  // Forgets idempotency keys created before `before`.
+  virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
+};
+
+// Opens (creating and migrating) the SQLite store at `path`.
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path);
+
+}  // namespace adapt::store

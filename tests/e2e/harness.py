@@ -1,0 +1,444 @@
+"""Drives a real adaptd and the adapt CLI for the end-to-end tests (standard library only).
+
+`Daemon` starts adaptd on a free loopback port with its own state directory and speaks its REST
+API; `Client` is one API key's view of it. Both are created by the fixtures in conftest.py.
+"""
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD_DIR = os.path.abspath(os.environ.get("ADAPT_BUILD_DIR", os.path.join(REPO, "build")))
+IMAGES_DIR = os.path.abspath(os.environ.get("ADAPT_IMAGES_DIR", os.path.join(BUILD_DIR, "images")))
+ADAPTD = os.path.join(BUILD_DIR, "src", "daemon", "adaptd")
+ADAPT = os.path.join(BUILD_DIR, "src", "cli", "adapt")
+RUNSC = os.environ.get("ADAPT_RUNSC", "runsc")
+
+# Sandboxes boot in about a second here, but the machine has two cores and gVisor's ptrace
+# platform is slow: every wait is generous and no test asserts speed.
+START_TIMEOUT = 60
+END_TIMEOUT = 180
+HTTP_TIMEOUT = 120
+
+TERMINAL = ("completed", "failed", "deleted", "unresolved")
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def unique(prefix):
+    return "%s-%s" % (prefix, uuid.uuid4().hex[:10])
+
+
+class Client:
+    """One API key's view of a running adaptd."""
+
+    def __init__(self, daemon, key, org_id=None):
+        self.daemon = daemon
+        self.key = key
+        self.org_id = org_id
+
+    # --- raw HTTP ----------------------------------------------------------------------------
+    def request(self, method, path, body=None, key=None, headers=None, raw=None, timeout=HTTP_TIMEOUT):
+        """Sends one request; returns (status, parsed JSON or None, raw body bytes, headers).
+
+        body is encoded as JSON; raw (bytes or str) is sent as is instead. key=None uses this
+        client's key, key="" sends no Authorization header.
+        """
+        hdrs = {"Accept": "application/json"}
+        k = self.key if key is None else key
+        if k:
+            hdrs["Authorization"] = "Bearer " + k
+        data = None
+        if raw is not None:
+            data = raw.encode() if isinstance(raw, str) else raw
+            hdrs["Content-Type"] = "application/json"
+        elif body is not None:
+            data = json.dumps(body).encode()
+            hdrs["Content-Type"] = "application/json"
+        if headers:
+            hdrs.update(headers)
+        conn = http.client.HTTPConnection("127.0.0.1", self.daemon.port, timeout=timeout)
+        try:
+            try:
+                conn.request(method, path, body=data, headers=hdrs)
+            except (BrokenPipeError, ConnectionResetError):
+                # The server may answer (413) and close before it has read a large body.
+                pass
+            resp = conn.getresponse()
+            payload = resp.read()
+            status = resp.status
+            rheaders = {k.lower(): v for k, v in resp.getheaders()}
+        finally:
+            conn.close()
+        parsed = None
+        if payload:
+            try:
+                parsed = json.loads(payload)
+            except ValueError:
+                parsed = None
+        return status, parsed, payload, rheaders
+
+    def api(self, method, path, body=None, key=None, headers=None, raw=None):
+        """Returns (status, JSON body or None)."""
+        status, parsed, _, _ = self.request(method, path, body=body, key=key, headers=headers, raw=raw)
+        return status, parsed
+
+    # --- sandboxes ---------------------------------------------------------------------------
+    def create(self, body=None, headers=None, expect=201):
+        status, sbx = self.api("POST", "/v1/sandboxes", body if body is not None else {}, headers=headers)
+        assert status == expect, "POST /v1/sandboxes %r -> %s %r" % (body, status, sbx)
+        if status == 201:
+            self.daemon.created.append((self, sbx["id"]))
+        return sbx
+
+    def get(self, sandbox_id):
+        status, sbx = self.api("GET", "/v1/sandboxes/" + sandbox_id)
+        assert status == 200, "GET %s -> %s %r" % (sandbox_id, status, sbx)
+        return sbx
+
+    def wait_for_status(self, sandbox_id, statuses, timeout=END_TIMEOUT):
+        """Polls until the sandbox's status is one of statuses; returns the sandbox."""
+        if isinstance(statuses, str):
+            statuses = (statuses,)
+        deadline = time.monotonic() + timeout
+        sbx = None
+        while True:
+            sbx = self.get(sandbox_id)
+            if sbx["status"] in statuses:
+                return sbx
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    "sandbox %s still %r after %s s, wanted %r: %s"
+                    % (sandbox_id, sbx["status"], timeout, statuses, json.dumps(sbx)[:2000])
+                )
+            time.sleep(0.25)
+
+    def wait_end(self, sandbox_id, timeout=END_TIMEOUT):
+        return self.wait_for_status(sandbox_id, TERMINAL, timeout)
+
+    def run(self, argv=None, timeout=END_TIMEOUT, **fields):
+        """Creates a command-mode sandbox (or whatever `startup` says) and waits for its end."""
+        body = dict(fields)
+        if argv is not None:
+            startup = dict(body.pop("startup", {}))
+            startup.setdefault("mode", "command")
+            startup["argv"] = argv
+            body["startup"] = startup
+        sbx = self.create(body)
+        return self.wait_end(sbx["id"], timeout)
+
+    def delete(self, sandbox_id, timeout=END_TIMEOUT):
+        """Deletes and waits until the record says deleted; returns the DELETE status."""
+        status, body = self.api("DELETE", "/v1/sandboxes/" + sandbox_id)
+        assert status in (202, 204), "DELETE %s -> %s %r" % (sandbox_id, status, body)
+        self.wait_for_status(sandbox_id, "deleted", timeout)
+        return status
+
+    def list_all(self, query=None, limit=200):
+        """Every listed sandbox, following nextCursor."""
+        items, cursor = [], None
+        for _ in range(1000):
+            path = "/v1/sandboxes?limit=%d" % limit
+            if query is not None:
+                path += "&query=" + urllib.request.quote(query)
+            if cursor:
+                path += "&cursor=" + urllib.request.quote(cursor)
+            status, page = self.api("GET", path)
+            assert status == 200, "GET %s -> %s %r" % (path, status, page)
+            items.extend(page["items"])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return items
+        raise AssertionError("list pagination did not end")
+
+    # --- CLI ---------------------------------------------------------------------------------
+    def cli(self, *args, input=None, timeout=HTTP_TIMEOUT, env=None):
+        """Runs the adapt CLI against this daemon with this key; returns CompletedProcess."""
+        assert os.access(ADAPT, os.X_OK), "adapt CLI not built at %s" % ADAPT
+        e = dict(os.environ)
+        e.update({"ADAPT_URL": self.daemon.url, "ADAPT_API_KEY": self.key})
+        e.pop("ADAPT_CONFIG", None)
+        if env:
+            e.update(env)
+        return subprocess.run(
+            [ADAPT, *args], input=input, capture_output=True, text=True, timeout=timeout, env=e
+        )
+
+
+class Daemon:
+    """A real adaptd with its own state directory, on a free loopback port."""
+
+    def __init__(self, base_dir=None):
+        self.base = base_dir or tempfile.mkdtemp(prefix="adapt-e2e-", dir="/tmp")
+        self.state_dir = os.path.join(self.base, "state")
+        self.log_path = os.path.join(self.base, "adaptd.log")
+        self.proc = None
+        self.port = None
+        self.admin = None
+        self.clients = []
+        self.created = []
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    def start(self, port=None):
+        assert os.access(ADAPTD, os.X_OK), "adaptd not built at %s" % ADAPTD
+        assert os.path.isdir(os.path.join(IMAGES_DIR, "debian_12", "rootfs")), (
+            "default image missing: run scripts/build-image.sh %s" % IMAGES_DIR
+        )
+        self.port = port or free_port()
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [
+                ADAPTD,
+                "--state-dir", self.state_dir,
+                "--images-dir", IMAGES_DIR,
+                "--listen", "127.0.0.1:%d" % self.port,
+            ],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        )
+        log.close()
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if self.proc.poll() is not None:
+                raise AssertionError("adaptd exited with %s during start-up:\n%s" % (self.proc.returncode, self.log_tail()))
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=5) as r:
+                    if r.status == 200 and json.loads(r.read()).get("status") == "ok":
+                        break
+            except (OSError, ValueError):
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("adaptd did not answer /healthz in %s s:\n%s" % (START_TIMEOUT, self.log_tail()))
+            time.sleep(0.2)
+        with open(os.path.join(self.state_dir, "admin.key")) as f:
+            key = f.read().strip()
+        assert key, "empty admin.key"
+        if self.admin is None:
+            self.admin = Client(self, key)
+            self.clients.append(self.admin)
+        else:
+            self.admin.key = key
+        return self
+
+    def log_tail(self, n=60):
+        try:
+            with open(self.log_path, "rb") as f:
+                return b"\n".join(f.read().splitlines()[-n:]).decode("utf-8", "replace")
+        except OSError:
+            return "(no log)"
+
+    def new_org(self, name=None):
+        """Creates an organization and a key for it through the admin API; returns its Client."""
+        status, org = self.admin.api("POST", "/v1/orgs", {"name": name or unique("org")})
+        assert status == 201, "POST /v1/orgs -> %s %r" % (status, org)
+        status, key = self.admin.api("POST", "/v1/orgs/%s/keys" % org["id"], {"name": "e2e"})
+        assert status == 201, "POST /v1/orgs/%s/keys -> %s %r" % (org["id"], status, key)
+        client = Client(self, key["key"], org["id"])
+        self.clients.append(client)
+        return client
+
+    def delete_everything(self, timeout=END_TIMEOUT):
+        """Deletes every sandbox of every known key and waits for them to be deleted."""
+        pending = []
+        for client in self.clients:
+            ids = set()
+            try:
+                ids.update(s["id"] for s in client.list_all())
+            except Exception:  # the daemon may be broken; still try what we created
+                pass
+            ids.update(i for c, i in self.created if c is client)
+            for sid in ids:
+                try:
+                    status, _ = client.api("DELETE", "/v1/sandboxes/" + sid)
+                    if status in (202, 204):
+                        pending.append((client, sid))
+                except Exception:
+                    pass
+        deadline = time.monotonic() + timeout
+        for client, sid in pending:
+            while time.monotonic() < deadline:
+                try:
+                    status, sbx = client.api("GET", "/v1/sandboxes/" + sid)
+                    if status != 200 or sbx["status"] == "deleted":
+                        break
+                except Exception:
+                    break
+                time.sleep(0.25)
+
+    def kill(self):
+        """SIGKILL, as a crash would."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+
+    def stop(self, timeout=60):
+        """SIGTERM, then SIGKILL if it does not exit in time. Returns the exit status."""
+        if not self.proc:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=30)
+        return self.proc.returncode
+
+    def close(self, keep=False):
+        """Deletes all sandboxes, stops adaptd, removes whatever it left behind."""
+        if self.proc and self.proc.poll() is None:
+            self.delete_everything()
+        self.stop()
+        left = leftovers(self.state_dir)
+        force_cleanup(self.state_dir)
+        if not keep and not leftovers(self.state_dir)["mounts"]:
+            subprocess.run(["rm", "-rf", "--one-file-system", self.base], check=False)
+        return left
+
+
+# --- what a stopped adaptd may have left behind -----------------------------------------------
+
+def runsc_root(state_dir):
+    return os.path.join(state_dir, "runsc")
+
+
+def runsc_containers(state_dir):
+    root = runsc_root(state_dir)
+    if not os.path.isdir(root):
+        return []
+    r = subprocess.run([RUNSC, "--root", root, "list", "-quiet"], capture_output=True, text=True, timeout=60)
+    return [line.strip() for line in r.stdout.splitlines() if line.strip()]
+
+
+def mounts_under(path):
+    prefix = os.path.realpath(path).rstrip("/") + "/"
+    found = []
+    with open("/proc/mounts") as f:
+        for line in f:
+            target = line.split()[1].replace("\\040", " ")
+            if target.startswith(prefix) or target == prefix.rstrip("/"):
+                found.append(target)
+    return found
+
+
+def cgroups_named(ids):
+    """Cgroup directories under /sys/fs/cgroup/*/adapt/ (or the v2 adapt/) naming one of ids."""
+    found = []
+    roots = []
+    base = "/sys/fs/cgroup"
+    if os.path.isdir(os.path.join(base, "adapt")):
+        roots.append(os.path.join(base, "adapt"))
+    if os.path.isdir(base):
+        for ctrl in os.listdir(base):
+            d = os.path.join(base, ctrl, "adapt")
+            if os.path.isdir(d):
+                roots.append(d)
+    for root in roots:
+        for dirpath, dirnames, _ in os.walk(root):
+            for d in dirnames:
+                if any(i in d for i in ids):
+                    found.append(os.path.join(dirpath, d))
+    return found
+
+
+def processes_mentioning(text):
+    found = []
+    me = os.getpid()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == me:
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if text in cmd:
+            found.append((int(pid), cmd.strip()))
+    return found
+
+
+def leftovers(state_dir, ids=()):
+    return {
+        "runsc": runsc_containers(state_dir),
+        "mounts": mounts_under(state_dir),
+        "cgroups": cgroups_named(ids) if ids else [],
+        "processes": processes_mentioning(state_dir),
+    }
+
+
+def force_cleanup(state_dir):
+    """Best effort, so one broken run does not spoil the machine for the next."""
+    root = runsc_root(state_dir)
+    for cid in runsc_containers(state_dir):
+        subprocess.run([RUNSC, "--root", root, "kill", cid, "KILL"], capture_output=True, timeout=60)
+        subprocess.run([RUNSC, "--root", root, "delete", "-force", cid], capture_output=True, timeout=60)
+    for pid, _ in processes_mentioning(state_dir):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    for target in sorted(mounts_under(state_dir), key=len, reverse=True):
+        subprocess.run(["umount", "-l", target], capture_output=True, timeout=60)
+
+
+# --- Server-Sent Events -----------------------------------------------------------------------
+
+class EventStream:
+    """Reads an SSE stream with a deadline. Use as a context manager."""
+
+    def __init__(self, client, path, timeout=END_TIMEOUT):
+        self.conn = http.client.HTTPConnection("127.0.0.1", client.daemon.port, timeout=timeout)
+        self.conn.request("GET", path, headers={"Authorization": "Bearer " + client.key, "Accept": "text/event-stream"})
+        self.resp = self.conn.getresponse()
+        self.status = self.resp.status
+        self.content_type = self.resp.getheader("Content-Type", "")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.conn.close()
+
+    def events(self):
+        """Yields dicts {id, event, data (parsed JSON when it is)} until the stream ends."""
+        event = {}
+        data = []
+        while True:
+            line = self.resp.fp.readline()
+            if not line:
+                return
+            line = line.decode("utf-8").rstrip("\r\n")
+            if line == "":
+                if data or event:
+                    text = "\n".join(data)
+                    try:
+                        event["data"] = json.loads(text)
+                    except ValueError:
+                        event["data"] = text
+                    yield event
+                event, data = {}, []
+                continue
+            if line.startswith(":"):
+                continue
+            field, _, value = line.partition(":")
+            if value.startswith(" "):
+                value = value[1:]
+            if field == "data":
+                data.append(value)
+            elif field in ("id", "event", "retry"):
+                event[field] = value
