@@ -21,7 +21,7 @@ class StatusEventStream : public ResponseStream, public std::enable_shared_from_
 
   void Start(std::shared_ptr<StreamSink> sink) override {
     {
-      std::lock_guard lock(mu_);
+      std::lock_guard lock(sink_mu_);
       sink_ = std::move(sink);
     }
     std::weak_ptr<StatusEventStream> weak = shared_from_this();
@@ -31,24 +31,30 @@ class StatusEventStream : public ResponseStream, public std::enable_shared_from_
     boost::asio::post(workers_, [self = shared_from_this()] { self->Pump(); });
   }
 
+  // Runs on an I/O thread: takes only the short sink lock, never the pump's.
   void Stop() override {
     bus_.Unsubscribe(token_);
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(sink_mu_);
     sink_.reset();
   }
 
  private:
   // Sends every event after the last one sent. Runs on a worker; one at a time.
   void Pump() {
-    std::lock_guard lock(mu_);
-    if (!sink_) return;
+    std::lock_guard pumping(pump_mu_);
+    std::shared_ptr<StreamSink> sink;
+    {
+      std::lock_guard lock(sink_mu_);
+      sink = sink_;
+    }
+    if (!sink) return;
     for (;;) {
       auto events = store_.ListEvents(org_id_, sandbox_id_, last_seq_, 100);
       if (!events.ok() || events->empty()) return;
       for (const auto& e : *events) {
         json data = {{"sandboxId", e.sandbox_id}, {"status", e.status}, {"at", FormatRfc3339(e.at)}};
         std::string frame = "id: " + std::to_string(e.seq) + "\nevent: status\ndata: " + data.dump() + "\n\n";
-        if (!sink_->Send(std::move(frame))) return;
+        if (!sink->Send(std::move(frame))) return;
         last_seq_ = e.seq;
       }
     }
@@ -59,7 +65,8 @@ class StatusEventStream : public ResponseStream, public std::enable_shared_from_
   boost::asio::thread_pool& workers_;
   std::string org_id_;
   std::string sandbox_id_;
-  std::mutex mu_;
+  std::mutex pump_mu_;  // one Pump at a time; guards last_seq_
+  std::mutex sink_mu_;
   std::shared_ptr<StreamSink> sink_;
   int64_t last_seq_;
   uint64_t token_ = 0;

@@ -40,6 +40,9 @@ std::vector<char*> CStrings(std::vector<std::string>& v) {
       ::_exit(126);
     }
   }
+  // Only stdio crosses into the child: an inherited listening socket or database handle
+  // would outlive adaptd in every long-lived child (shims, runsc sandboxes).
+  ::close_range(3, ~0U, 0);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);

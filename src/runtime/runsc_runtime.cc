@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 #include <thread>
@@ -23,6 +24,19 @@ constexpr long kLastReleaseNeedingShim = 20221219;
 
 bool ShimAlive(const ShimState& s, const std::string& dir) {
   return s.shim_pid > 0 && os::ProcessMatches(static_cast<pid_t>(s.shim_pid), dir);
+}
+
+// runsc keeps "<id>_sandbox:<id>.state" (and a .lock) in its root directory.
+std::string RunscStateOwner(const std::string& file) {
+  auto pos = file.find("_sandbox:");
+  return pos == std::string::npos ? "" : file.substr(0, pos);
+}
+
+bool HasRunscState(const std::string& state_dir, const std::string& id) {
+  for (const auto& f : os::ListDir(state_dir + "/runsc")) {
+    if (RunscStateOwner(f) == id) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -109,13 +123,19 @@ Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
   del.insert(del.end(), {"delete", "--force", id});
   auto state = ReadShimState(dir);
   if (state.ok() && ShimAlive(*state, dir)) {
-    os::RunCommand(del);
-    // The shim notices the sandbox is gone, records it and exits; give it a moment.
-    for (int i = 0; i < 100 && ShimAlive(*state, dir); ++i)
+    // Killing the sandbox process is immediate; `runsc delete` would first wait ~2 s for
+    // it to stop. The shim then records the exit and runs `runsc delete` itself.
+    auto pid = static_cast<pid_t>(state->sandbox_pid);
+    if (pid > 0 && os::ProcessMatches(pid, "runsc-sandbox") && os::ProcessMatches(pid, id)) {
+      os::Signal(pid, SIGKILL);
+    } else {
+      os::RunCommand(del);
+    }
+    for (int i = 0; i < 200 && ShimAlive(*state, dir); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (ShimAlive(*state, dir)) os::Signal(static_cast<pid_t>(state->shim_pid), SIGKILL);
   }
-  if (os::Exists(options_.state_dir + "/runsc/" + id)) os::RunCommand(del);
+  if (HasRunscState(options_.state_dir, id)) os::RunCommand(del);
   RETURN_IF_ERROR(UnmountRootfs(dir));
   Status cg = os::RemoveSandboxCgroup(id);
   if (!cg.ok()) spdlog::warn("sandbox {}: {}", id, cg.message());
@@ -125,9 +145,9 @@ Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
 
 std::vector<std::string> RunscRuntime::List() {
   std::vector<std::string> ids = os::ListDir(options_.state_dir + "/sandboxes");
-  for (const auto& name : os::ListDir(options_.state_dir + "/runsc")) {
-    if (name.rfind("sbx_", 0) == 0 && std::find(ids.begin(), ids.end(), name) == ids.end())
-      ids.push_back(name);
+  for (const auto& file : os::ListDir(options_.state_dir + "/runsc")) {
+    std::string id = RunscStateOwner(file);
+    if (!id.empty() && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   }
   return ids;
 }

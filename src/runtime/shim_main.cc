@@ -153,7 +153,7 @@ struct Shim {
       int64_t now = NowMillis();
       if (ring_dirty && now - last_persist >= kPersistIntervalMs) PersistOutput();
       // A process that the workload left behind may hold the pipes open: stop waiting.
-      if (exited && now - exited_at > 1000) break;
+      if (exited && now - exited_at > 200) break;
     }
     while (!exited) {
       int ws = 0;
@@ -165,10 +165,12 @@ struct Shim {
       }
     }
     PersistOutput();
-    ForceDelete();
+    // Report first: `runsc delete` takes a couple of seconds, and adaptd waits for this
+    // process to exit before it unmounts anything.
     state.phase = ShimPhase::kExited;
     if (state.finished_at == 0) state.finished_at = NowMillis();
     Publish();
+    ForceDelete();
     return 0;
   }
 };
