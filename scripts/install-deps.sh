@@ -12,7 +12,7 @@ packages=(
   # run sandboxes and build images
   runsc mmdebstrap e2fsprogs iproute2 util-linux procps ca-certificates curl
   # end-to-end tests
-  python3 python3-pytest
+  python3 python3-pytest python3-yaml
 )
 
 missing=()

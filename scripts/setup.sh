@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh: one command, as root on a fresh Debian 12, from a checkout to a running adaptd.
-# Installs the packages, builds adapt (Release), installs adaptd and adapt into /usr/local/bin,
+# Installs the packages, builds adapt (Release), installs adaptd and adapt into /usr/local/bin
+# (adapt-shim and adapt-pause into /usr/local/libexec/adapt),
 # builds the default image and starts adaptd on 127.0.0.1:8080 unless one already answers there.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ state_dir=/var/lib/adapt
 images_dir=$state_dir/images
 log=/var/log/adaptd.log
 bin_dir=/usr/local/bin
+libexec_dir=/usr/local/libexec/adapt
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "setup: run as root (adaptd drives gVisor, mounts and cgroups)" >&2
@@ -23,13 +25,17 @@ scripts/build.sh build -DCMAKE_BUILD_TYPE=Release
 
 # Copy then rename, so a running adaptd keeps its (unlinked) binary and never sees a half-written one.
 install_binary() {
-  local src=$1 dst=$bin_dir/$(basename "$1")
+  local src=$1 dst=$2/$(basename "$1")
+  mkdir -p "$2"
   install -m 0755 "$src" "$dst.new"
   mv -f "$dst.new" "$dst"
 }
-install_binary build/src/daemon/adaptd
-install_binary build/src/cli/adapt
-echo "setup: installed $bin_dir/adaptd and $bin_dir/adapt"
+install_binary build/bin/adaptd "$bin_dir"
+install_binary build/bin/adapt "$bin_dir"
+# adaptd finds its helpers in ../libexec/adapt.
+install_binary build/bin/adapt-shim "$libexec_dir"
+install_binary build/bin/adapt-pause "$libexec_dir"
+echo "setup: installed $bin_dir/adaptd, $bin_dir/adapt and their helpers in $libexec_dir"
 
 mkdir -p "$state_dir"
 chmod 0700 "$state_dir"

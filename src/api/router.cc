@@ -55,20 +55,27 @@ bool Router::Match(const Route& route, const std::vector<std::string>& path, Pat
 HttpResponse Router::Handle(const HttpRequest& request) const {
   auto path = Split(request.path);
   bool path_known = false;
+  std::string allowed;
   for (const auto& route : routes_) {
     PathParams params;
     if (!Match(route, path, params)) continue;
     path_known = true;
-    if (route.method != request.method) continue;
+    if (route.method != request.method) {
+      allowed += (allowed.empty() ? "" : ", ") + route.method;
+      continue;
+    }
     if (route.open) return route.open(request, params);
     auto who = auth_.Authenticate(BearerKey(request));
     if (!who.ok()) return ErrorResponse(who.status());
     return route.authed(request, params, *who);
   }
   if (path_known) {
-    return JsonResponse(405, {{"error",
-                               {{"code", "method_not_allowed"},
-                                {"message", "method " + request.method + " is not allowed on " + request.path}}}});
+    HttpResponse r = JsonResponse(
+        405, {{"error",
+               {{"code", "method_not_allowed"},
+                {"message", "method " + request.method + " is not allowed on " + request.path}}}});
+    r.headers.emplace_back("Allow", allowed);
+    return r;
   }
   return ErrorResponse(NotFound("no such endpoint: " + request.method + " " + request.path));
 }

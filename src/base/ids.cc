@@ -4,6 +4,8 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -33,7 +35,13 @@ std::string RandomToken(size_t n) {
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   auto bytes = RandomBytes(n);
   std::string out;
-  for (unsigned char b : bytes) out += kAlphabet[b % 64];
+  // base64url without padding: 3 bytes become 4 characters, a last 1 or 2 bytes 2 or 3.
+  for (size_t i = 0; i < n; i += 3) {
+    size_t take = std::min<size_t>(3, n - i);
+    uint32_t chunk = 0;
+    for (size_t k = 0; k < 3; ++k) chunk = (chunk << 8) | (k < take ? bytes[i + k] : 0);
+    for (size_t k = 0; k < take + 1; ++k) out += kAlphabet[(chunk >> (18 - 6 * k)) & 63];
+  }
   return out;
 }
 

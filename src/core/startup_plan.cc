@@ -16,8 +16,9 @@ bool IsNumber(const std::string& s) {
   return !s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-// Finds `name` (field 0) in an /etc/passwd or /etc/group style file; returns its fields.
-std::vector<std::string> FindEntry(const std::string& file, const std::string& name) {
+// Finds the entry whose field `column` is `value` in an /etc/passwd or /etc/group style
+// file; returns its fields, empty when there is none.
+std::vector<std::string> FindEntry(const std::string& file, const std::string& value, size_t column = 0) {
   auto text = os::ReadFile(file);
   if (!text.ok()) return {};
   std::istringstream in(*text);
@@ -27,7 +28,7 @@ std::vector<std::string> FindEntry(const std::string& file, const std::string& n
     std::stringstream ls(line);
     std::string f;
     while (std::getline(ls, f, ':')) fields.push_back(f);
-    if (fields.size() >= 4 && fields[0] == name) return fields;
+    if (fields.size() >= 4 && fields[column] == value) return fields;
   }
   return {};
 }
@@ -47,6 +48,10 @@ Status ResolveUser(const std::string& user, const std::string& rootfs, runtime::
   if (IsNumber(u)) {
     p.uid = static_cast<uint32_t>(std::stoul(u));
     p.gid = p.uid;
+    // A uid the image knows takes its primary group and home from there, as in docker.
+    auto entry = FindEntry(rootfs + "/etc/passwd", u, 2);
+    if (!entry.empty() && IsNumber(entry[3])) p.gid = static_cast<uint32_t>(std::stoul(entry[3]));
+    if (entry.size() >= 6) home = entry[5];
   } else {
     auto entry = FindEntry(rootfs + "/etc/passwd", u);
     if (entry.empty()) return bad("no such user in the image");

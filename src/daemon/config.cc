@@ -72,6 +72,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (libexec->count()) c.libexec_dir = flags.libexec_dir;
   if (workers->count()) c.worker_threads = flags.worker_threads;
   if (c.images_dir.empty()) c.images_dir = c.state_dir + "/images";
+  if (c.io_threads < 1 || c.io_threads > 64)
+    return InvalidArgument("ioThreads", "ioThreads must be between 1 and 64");
+  if (c.max_body_bytes < 1024 || c.max_body_bytes > (64u << 20))
+    return InvalidArgument("maxBodyBytes", "maxBodyBytes must be between 1 KiB and 64 MiB");
   if (c.worker_threads < 2 || c.worker_threads > 256)
     return InvalidArgument("worker-threads", "--worker-threads must be between 2 and 256");
   return c;

@@ -15,7 +15,11 @@ Result<ListenAddress> ParseListenAddress(const std::string& text) {
     return InvalidArgument("listen", "--listen must be HOST:PORT, got '" + text + "'");
   ListenAddress a;
   a.host = text.substr(0, colon);
-  if (a.host.size() > 2 && a.host.front() == '[' && a.host.back() == ']') a.host = a.host.substr(1, a.host.size() - 2);
+  if (a.host.size() > 2 && a.host.front() == '[' && a.host.back() == ']') {
+    a.host = a.host.substr(1, a.host.size() - 2);
+  } else if (a.host.find(':') != std::string::npos) {
+    return InvalidArgument("listen", "--listen needs brackets around an IPv6 address: [::1]:8080");
+  }
   std::string port = text.substr(colon + 1);
   auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), a.port);
   if (ec != std::errc() || ptr != port.data() + port.size() || port.empty())

@@ -1,6 +1,6 @@
 """Fixtures for the end-to-end tests: a real adaptd, its admin key, fresh organizations.
 
-Environment: ADAPT_BUILD_DIR (default build/) holds src/daemon/adaptd and src/cli/adapt;
+Environment: ADAPT_BUILD_DIR (default build/) holds bin/adaptd, bin/adapt and their helpers;
 ADAPT_IMAGES_DIR (default $ADAPT_BUILD_DIR/images) holds the default image built by
 scripts/build-image.sh. ADAPT_E2E_KEEP=1 keeps every temporary state directory.
 """

@@ -19,8 +19,8 @@ import uuid
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD_DIR = os.path.abspath(os.environ.get("ADAPT_BUILD_DIR", os.path.join(REPO, "build")))
 IMAGES_DIR = os.path.abspath(os.environ.get("ADAPT_IMAGES_DIR", os.path.join(BUILD_DIR, "images")))
-ADAPTD = os.path.join(BUILD_DIR, "src", "daemon", "adaptd")
-ADAPT = os.path.join(BUILD_DIR, "src", "cli", "adapt")
+ADAPTD = os.path.join(BUILD_DIR, "bin", "adaptd")
+ADAPT = os.path.join(BUILD_DIR, "bin", "adapt")
 RUNSC = os.environ.get("ADAPT_RUNSC", "runsc")
 
 # Sandboxes boot in about a second here, but the machine has two cores and gVisor's ptrace

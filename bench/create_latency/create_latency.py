@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+"""Sandbox creation latency: adapt against raw runsc on the same root filesystem.
+
+For each side it times, over N sandboxes created one after another:
+  create -> running            adapt: POST an interactive sandbox, poll GET every 10 ms until
+                               "running". runsc: `runsc create` + `runsc start` of `sleep 1000`,
+                               then `runsc state` every 10 ms until "running".
+  create -> command finished   adapt: POST with startup {"mode":"command","argv":["/bin/true"]},
+                               poll until "completed". runsc: `runsc run` of /bin/true.
+Teardown (DELETE, `runsc delete`) is not timed. Prints p50/p95 for both and the ratio of the
+p50s, and writes bench/results/create_latency.json.
+
+Standard library only. Needs root, build/bin/adaptd (scripts/build.sh) and build/images/debian_12
+(scripts/build-image.sh build/images). With ADAPT_URL and ADAPT_API_KEY set, it measures that
+daemon instead of starting one.
+"""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+POLL_S = 0.010
+HTTP_TIMEOUT_S = 60
+STEP_TIMEOUT_S = 180
+METRICS = (
+    ("create_to_running", "create -> running"),
+    ("create_to_command_finished", "create -> command finished"),
+)
+
+
+class BenchError(Exception):
+    pass
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def percentile(samples, pct):
+    ordered = sorted(samples)
+    if len(ordered) == 1:
+        return ordered[0]
+    return statistics.quantiles(ordered, n=100, method="inclusive")[pct - 1]
+
+
+def summarize(samples_s):
+    ms = [round(s * 1000.0, 1) for s in samples_s]
+    return {"samples_ms": ms, "p50_ms": round(percentile(ms, 50), 1), "p95_ms": round(percentile(ms, 95), 1)}
+
+
+def run_quiet(argv, timeout=60):
+    """Runs a teardown command; failures are reported by the caller's checks, not raised."""
+    try:
+        return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout, start_new_session=True)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return subprocess.CompletedProcess(argv, -1, "", str(e))
+
+
+def mounts_under(path):
+    prefix = os.path.realpath(path).rstrip("/") + "/"
+    found = []
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            target = line.split()[1].replace("\\040", " ")
+            if target.startswith(prefix):
+                found.append(target)
+    return found
+
+
+def loop_devices_under(path):
+    prefix = os.path.realpath(path).rstrip("/") + "/"
+    found = []
+    for dev in os.listdir("/sys/block"):
+        try:
+            with open("/sys/block/%s/loop/backing_file" % dev) as f:
+                backing = f.read().strip()
+        except OSError:
+            continue
+        if backing.startswith(prefix):
+            found.append("/dev/" + dev)
+    return found
+
+
+def remove_tree(path):
+    """Removes a temp dir, first undoing any mount or loop device left inside it."""
+    for target in sorted(mounts_under(path), key=len, reverse=True):
+        if run_quiet(["umount", target]).returncode != 0:
+            run_quiet(["umount", "-l", target])
+    for dev in loop_devices_under(path):
+        run_quiet(["losetup", "-d", dev])
+    if mounts_under(path):
+        log("warning: mounts remain under %s; leaving it in place" % path)
+        return
+    run_quiet(["rm", "-rf", "--one-file-system", path], timeout=300)
+
+
+# --- adapt ------------------------------------------------------------------------------------
+
+class AdaptClient:
+    def __init__(self, url, key):
+        self.url = url.rstrip("/")
+        self.key = key
+
+    def call(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("Authorization", "Bearer " + self.key)
+        req.add_header("Accept", "application/json")
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT_S) as resp:
+                status, payload = resp.status, resp.read()
+        except urllib.error.HTTPError as e:
+            status, payload = e.code, e.read()
+        return status, json.loads(payload) if payload else None
+
+
+class AdaptSide:
+    """Either a daemon this run starts (and stops) or the one ADAPT_URL names."""
+
+    def __init__(self, args, workdir):
+        self.args = args
+        self.workdir = workdir
+        self.proc = None
+        self.state_dir = None
+        self.client = None
+        self.live = []  # sandbox ids not yet seen deleted
+
+    def start(self):
+        url, key = os.environ.get("ADAPT_URL"), os.environ.get("ADAPT_API_KEY")
+        if url and key:
+            self.client = AdaptClient(url, key)
+            return url
+        if not os.access(self.args.adaptd, os.X_OK):
+            raise BenchError("adaptd not built at %s (run scripts/build.sh)" % self.args.adaptd)
+        self.state_dir = os.path.join(self.workdir, "adaptd-state")
+        port = free_port()
+        self.log_path = os.path.join(self.workdir, "adaptd.log")
+        with open(self.log_path, "wb") as out:
+            # Its own session, so the terminal's Ctrl-C reaches only us and cleanup can still use it.
+            self.proc = subprocess.Popen(
+                [self.args.adaptd, "--listen", "127.0.0.1:%d" % port, "--state-dir", self.state_dir,
+                 "--images-dir", self.args.images_dir, "--runsc", self.args.runsc],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while not self.log_says("adaptd listening on"):
+            if self.proc.poll() is not None:
+                raise BenchError("adaptd exited with %s:\n%s" % (self.proc.returncode, self.log_tail()))
+            if time.monotonic() > deadline:
+                raise BenchError("adaptd not ready after 60 s:\n%s" % self.log_tail())
+            time.sleep(0.05)
+        with open(os.path.join(self.state_dir, "admin.key")) as f:
+            self.client = AdaptClient("http://127.0.0.1:%d" % port, f.read().strip())
+        return self.client.url
+
+    def log_says(self, text):
+        with open(self.log_path, "rb") as f:
+            return text.encode() in f.read()
+
+    def log_tail(self, lines=40):
+        if not self.proc:
+            return ""
+        with open(self.log_path, "rb") as f:
+            return b"\n".join(f.read().splitlines()[-lines:]).decode("utf-8", "replace")
+
+    def time_until(self, body, wanted):
+        """Seconds from POST to the first GET that shows status `wanted`; deletes the sandbox."""
+        start = time.monotonic()
+        status, sbx = self.client.call("POST", "/v1/sandboxes", body)
+        if status != 201:
+            raise BenchError("POST /v1/sandboxes -> %s %s" % (status, sbx))
+        sid = sbx["id"]
+        self.live.append(sid)
+        deadline = start + STEP_TIMEOUT_S
+        while sbx["status"] != wanted:
+            if sbx["status"] in ("completed", "failed", "unresolved", "deleting", "deleted"):
+                raise BenchError("sandbox %s ended %s, wanted %s: %s" % (sid, sbx["status"], wanted, sbx))
+            if time.monotonic() > deadline:
+                raise BenchError("sandbox %s still %s after %s s" % (sid, sbx["status"], STEP_TIMEOUT_S))
+            time.sleep(POLL_S)
+            status, sbx = self.client.call("GET", "/v1/sandboxes/" + sid)
+            if status != 200:
+                raise BenchError("GET /v1/sandboxes/%s -> %s %s" % (sid, status, sbx))
+        elapsed = time.monotonic() - start
+        startup = sbx.get("startup")
+        if startup and startup.get("exitCode") != 0:
+            raise BenchError("sandbox %s: startup command did not exit 0: %s" % (sid, startup))
+        self.delete(sid)
+        return elapsed
+
+    def delete(self, sid, timeout=STEP_TIMEOUT_S):
+        status, body = self.client.call("DELETE", "/v1/sandboxes/" + sid)
+        if status not in (202, 204, 404):
+            raise BenchError("DELETE %s -> %s %s" % (sid, status, body))
+        deadline = time.monotonic() + timeout
+        while status != 404:
+            status, sbx = self.client.call("GET", "/v1/sandboxes/" + sid)
+            if status != 200 or sbx["status"] == "deleted":
+                break
+            if time.monotonic() > deadline:
+                raise BenchError("sandbox %s not deleted after %s s" % (sid, timeout))
+            time.sleep(0.1)
+        self.live.remove(sid)
+
+    def measure(self, metric):
+        # A ttl is a backstop should this run die before its own cleanup.
+        if metric == "create_to_running":
+            return self.time_until({"ttlSeconds": 600}, "running")
+        body = {"ttlSeconds": 600, "startup": {"mode": "command", "argv": ["/bin/true"]}}
+        return self.time_until(body, "completed")
+
+    def close(self):
+        for sid in list(self.live):
+            try:
+                self.delete(sid, timeout=60)
+            except (BenchError, OSError, ValueError) as e:
+                log("warning: deleting %s: %s" % (sid, e))
+        if not self.proc:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                log("warning: adaptd ignored SIGTERM for 60 s; killing it")
+                self.proc.kill()
+                self.proc.wait(timeout=30)
+        # Whatever a failed delete left behind lives under its state dir.
+        root = os.path.join(self.state_dir, "runsc")
+        if os.path.isdir(root):
+            for cid in run_quiet([self.args.runsc, "--root", root, "list", "-quiet"]).stdout.split():
+                log("warning: adaptd left runsc container %s; deleting it" % cid)
+                run_quiet([self.args.runsc, "--root", root, "delete", "-force", cid])
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- raw runsc --------------------------------------------------------------------------------
+
+def oci_spec(rootfs, argv, env):
+    return {
+        "ociVersion": "1.0.2",
+        "process": {"terminal": False, "user": {"uid": 0, "gid": 0}, "args": argv, "env": env, "cwd": "/"},
+        "root": {"path": rootfs, "readonly": True},
+        "hostname": "bench",
+        "mounts": [
+            {"destination": "/proc", "type": "proc", "source": "proc"},
+            {"destination": "/dev", "type": "tmpfs", "source": "tmpfs"},
+            {"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["nosuid", "noexec", "nodev", "ro"]},
+        ],
+        "linux": {"namespaces": [{"type": t} for t in ("pid", "network", "ipc", "uts", "mount")]},
+    }
+
+
+class RunscSide:
+    def __init__(self, args, workdir):
+        self.args = args
+        self.root = os.path.join(workdir, "runsc-root")
+        self.bundles = {}
+        self.live = []
+        self.seq = 0
+
+    def start(self):
+        rootfs = os.path.abspath(os.path.join(self.args.images_dir, self.args.image, "rootfs"))
+        if not os.path.isdir(rootfs):
+            raise BenchError("no image at %s (run scripts/build-image.sh)" % rootfs)
+        env = ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]
+        os.makedirs(self.root)
+        for name, argv in (("true", ["/bin/true"]), ("sleep", ["sleep", "1000"])):
+            bundle = os.path.join(os.path.dirname(self.root), "bundle-" + name)
+            os.makedirs(bundle)
+            with open(os.path.join(bundle, "config.json"), "w") as f:
+                json.dump(oci_spec(rootfs, argv, env), f, indent=2)
+            self.bundles[name] = bundle
+        return rootfs
+
+    def runsc(self, *argv):
+        return [self.args.runsc, "--root", self.root, "--platform=ptrace", "--network=none"] + list(argv)
+
+    def checked(self, *argv):
+        # Files, not pipes: the sandbox `runsc create` forks keeps its stdio open, so reading a
+        # pipe to EOF would wait for the container to end.
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            r = subprocess.run(self.runsc(*argv), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                               timeout=STEP_TIMEOUT_S, start_new_session=True)
+            out.seek(0)
+            err.seek(0)
+            stdout, stderr = out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace")
+        if r.returncode != 0:
+            raise BenchError("runsc %s -> exit %s: %s" % (" ".join(argv), r.returncode, stderr.strip()[-2000:]))
+        return stdout
+
+    def new_id(self):
+        self.seq += 1
+        cid = "bench-%d-%d" % (os.getpid(), self.seq)
+        self.live.append(cid)
+        return cid
+
+    def measure(self, metric):
+        cid = self.new_id()
+        start = time.monotonic()
+        if metric == "create_to_command_finished":
+            self.checked("run", "--bundle", self.bundles["true"], cid)
+        else:
+            self.checked("create", "--bundle", self.bundles["sleep"], cid)
+            self.checked("start", cid)
+            deadline = start + STEP_TIMEOUT_S
+            while json.loads(self.checked("state", cid)).get("status") != "running":
+                if time.monotonic() > deadline:
+                    raise BenchError("runsc container %s not running after %s s" % (cid, STEP_TIMEOUT_S))
+                time.sleep(POLL_S)
+        elapsed = time.monotonic() - start
+        self.delete(cid)
+        return elapsed
+
+    def delete(self, cid):
+        run_quiet(self.runsc("delete", "-force", cid))
+        self.live.remove(cid)
+
+    def close(self):
+        for cid in list(self.live):
+            self.delete(cid)
+        if os.path.isdir(self.root):
+            for cid in run_quiet(self.runsc("list", "-quiet")).stdout.split():
+                log("warning: runsc container %s survived delete; retrying" % cid)
+                run_quiet(self.runsc("delete", "-force", cid))
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+def sample(side, name, metric, n, warmup):
+    samples = []
+    for i in range(warmup + n):
+        elapsed = side.measure(metric)
+        if i >= warmup:
+            samples.append(elapsed)
+        log("  %-5s %-28s %s %7.1f ms" % (name, metric, "warmup" if i < warmup else "%2d/%d " % (i - warmup + 1, n),
+                                          elapsed * 1000))
+    return summarize(samples)
+
+
+def print_table(results):
+    header = ("metric", "adapt p50", "adapt p95", "runsc p50", "runsc p95", "adapt/runsc p50")
+    rows = []
+    for key, label in METRICS:
+        a, r = results["adapt"][key], results["runsc"][key]
+        rows.append((label, "%.1f ms" % a["p50_ms"], "%.1f ms" % a["p95_ms"], "%.1f ms" % r["p50_ms"],
+                     "%.1f ms" % r["p95_ms"], "%.2fx" % results["ratio_adapt_over_runsc_p50"][key]))
+    widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
+    for row in [header] + rows:
+        print("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))))
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--n", type=int, default=10, help="sandboxes per metric and side (default 10)")
+    p.add_argument("--warmup", type=int, default=1, help="untimed runs first, per metric and side (default 1)")
+    p.add_argument("--adaptd", default=os.path.join(REPO, "build", "bin", "adaptd"))
+    p.add_argument("--images-dir", default=os.path.join(REPO, "build", "images"))
+    p.add_argument("--image", default="debian_12", help="directory under --images-dir for the runsc peer")
+    p.add_argument("--runsc", default=os.environ.get("ADAPT_RUNSC", "runsc"))
+    p.add_argument("--out", default=os.path.join(REPO, "bench", "results", "create_latency.json"))
+    args = p.parse_args()
+    if args.n < 1 or args.warmup < 0:
+        p.error("--n must be at least 1 and --warmup at least 0")
+    args.adaptd = os.path.abspath(args.adaptd)
+    args.images_dir = os.path.abspath(args.images_dir)
+    return args
+
+
+def interrupt(signum, _frame):
+    raise KeyboardInterrupt("signal %d" % signum)
+
+
+def main():
+    args = parse_args()
+    if os.geteuid() != 0:
+        log("create_latency needs root (adaptd and runsc mount, loop-mount and create namespaces)")
+        return 2
+    signal.signal(signal.SIGTERM, interrupt)
+    workdir = tempfile.mkdtemp(prefix="adapt-bench-create-")
+    adapt, runsc = AdaptSide(args, workdir), RunscSide(args, workdir)
+    code = 0
+    try:
+        url = adapt.start()
+        rootfs = runsc.start()
+        log("adapt at %s; runsc peer on %s; n=%d warmup=%d" % (url, rootfs, args.n, args.warmup))
+        results = {"adapt": {}, "runsc": {}}
+        for key, _ in METRICS:
+            results["adapt"][key] = sample(adapt, "adapt", key, args.n, args.warmup)
+            results["runsc"][key] = sample(runsc, "runsc", key, args.n, args.warmup)
+        results["ratio_adapt_over_runsc_p50"] = {
+            key: round(results["adapt"][key]["p50_ms"] / results["runsc"][key]["p50_ms"], 2) for key, _ in METRICS}
+        print_table(results)
+        version = run_quiet([args.runsc, "--version"]).stdout.splitlines()
+        report = {
+            "benchmark": "create_latency",
+            "n": args.n,
+            "warmup": args.warmup,
+            "poll_interval_ms": POLL_S * 1000,
+            "adapt_url": url if "ADAPT_URL" in os.environ else "local adaptd",
+            "runsc_version": version[0] if version else None,
+            "runsc_flags": ["--platform=ptrace", "--network=none"],
+            "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            **results,
+        }
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out + ".tmp", "w") as f:
+            json.dump(report, f, indent=2)
+            f.write("\n")
+        os.replace(args.out + ".tmp", args.out)
+        log("wrote %s" % args.out)
+    except KeyboardInterrupt:
+        log("interrupted; cleaning up")
+        code = 130
+    except (BenchError, OSError, ValueError, subprocess.SubprocessError) as e:
+        log("create_latency: %s" % e)
+        tail = adapt.log_tail()
+        if tail:
+            log("--- adaptd log (tail) ---\n" + tail)
+        code = 1
+    finally:
+        # Cleanup runs to the end: a second Ctrl-C must not leave sandboxes or mounts behind.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        runsc.close()
+        adapt.close()
+        remove_tree(workdir)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

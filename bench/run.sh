@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Runs every benchmark; arguments are passed to each (e.g. bench/run.sh --n 5). Needs root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 bench/create_latency/create_latency.py "$@"

@@ -1,0 +1,495 @@
+#include "api/http_connection.h"
+
+#include <array>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <cctype>
+#include <cstring>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "api/http_request_decoding.h"
+#include "base/log.h"
+
+namespace adapt::api {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using tcp = net::ip::tcp;
+using error_code = boost::system::error_code;
+
+constexpr uint32_t kMaxHeaderBytes = 64 * 1024;
+// A client that stops reading a stream must not make the server buffer without bound.
+constexpr size_t kMaxQueuedStreamBytes = 8 << 20;
+// Before closing after an error response, unread request bytes are drained for a while:
+// closing with unread data makes the kernel send a reset that can destroy the response.
+constexpr auto kLingerTimeout = std::chrono::seconds(2);
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+// Client-controlled text in logs: quoted and escaped so it cannot forge log lines.
+std::string Quote(std::string_view s) {
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+HttpResponse ErrorResponse(int status, const std::string& code, const std::string& message) {
+  HttpResponse response;
+  response.status = status;
+  response.body = nlohmann::json{{"error", {{"code", code}, {"message", message}}}}.dump();
+  return response;
+}
+
+bool IsSafeHeaderValue(std::string_view value) {
+  return value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+bool IsSafeHeaderName(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 &&
+        std::strchr("!#$%&'*+-.^_`|~", c) == nullptr) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Beast does not validate field text, so a handler echoing client input could otherwise
+// split the response. Framing headers are the server's alone.
+void AddHandlerHeaders(http::fields& fields,
+                       const std::vector<std::pair<std::string, std::string>>& headers) {
+  for (const auto& [name, value] : headers) {
+    if (!IsSafeHeaderName(name) || !IsSafeHeaderValue(value)) {
+      spdlog::warn("http: dropping invalid response header {}", Quote(name));
+      continue;
+    }
+    if (beast::iequals(name, "content-length") || beast::iequals(name, "transfer-encoding") ||
+        beast::iequals(name, "connection")) {
+      continue;
+    }
+    fields.insert(name, value);
+  }
+}
+
+void SetContentType(http::fields& fields, const std::string& content_type) {
+  if (!content_type.empty() && IsSafeHeaderValue(content_type)) {
+    fields.set(http::field::content_type, content_type);
+  }
+}
+
+// Stream code is not ours; an exception escaping into the io_context would skip cleanup.
+template <typename Fn>
+void RunLogged(std::string_view what, Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    spdlog::error("http: {} threw: {}", what, e.what());
+  } catch (...) {
+    spdlog::error("http: {} threw a non-standard exception", what);
+  }
+}
+
+class ConnectionSink final : public StreamSink {
+ public:
+  ConnectionSink(std::weak_ptr<HttpConnection> connection, net::any_io_executor strand)
+      : connection_(std::move(connection)), strand_(std::move(strand)) {}
+
+  bool Send(std::string data) override;
+  bool Closed() const override {
+    std::lock_guard lock(mu_);
+    return closed_;
+  }
+  void Close() override;
+
+  // On the connection's strand.
+  void MarkClosed() {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+  }
+  void Written(size_t n) {
+    std::lock_guard lock(mu_);
+    queued_bytes_ -= n;
+  }
+
+ private:
+  // Posts happen under mu_ and only while !closed_. The connection marks the sink closed
+  // before it ends, and the io_context outlives every connection, so no post can reach a
+  // destroyed io_context however long a caller keeps the sink.
+  mutable std::mutex mu_;
+  bool closed_ = false;
+  size_t queued_bytes_ = 0;
+  const std::weak_ptr<HttpConnection> connection_;
+  const net::any_io_executor strand_;
+};
+
+}  // namespace
+
+// Every member function runs on the connection's strand.
+class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+ public:
+  HttpConnection(ServerContext& server, tcp::socket socket, std::string remote)
+      : server_(server),
+        stream_(std::move(socket)),
+        strand_(stream_.get_executor()),
+        remote_(std::move(remote)) {}
+
+  ~HttpConnection() {
+    if (sink_) sink_->MarkClosed();
+    // Only reached without EndStream when the io_context dropped our pending handlers.
+    if (response_stream_) StopResponseStream();
+    server_.Unregister(this);
+  }
+
+  void Run() {
+    net::post(strand_, [self = shared_from_this()] { self->ReadHeader(); });
+  }
+  void Close() {
+    net::post(strand_, [self = shared_from_this()] { self->CloseNow(); });
+  }
+
+  void QueueChunk(std::string data) {
+    if (stream_ended_) return;
+    outbox_.push_back(std::move(data));
+    if (!writing_) WriteNextChunk();
+  }
+  void FinishStream() {
+    if (stream_ended_) return;
+    finish_when_drained_ = true;
+    if (!writing_) EndStream();
+  }
+  void DropSlowConsumer() {
+    spdlog::warn("http: closing stream to {}: client reads too slowly", remote_);
+    EndStream();
+  }
+
+ private:
+  void ReadHeader() {
+    version_ = 11;
+    head_ = false;
+    keep_alive_ = false;
+    parser_.emplace();
+    parser_->header_limit(kMaxHeaderBytes);
+    parser_->body_limit(server_.options.max_body_bytes);
+    stream_.expires_after(server_.options.idle_timeout);
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](error_code ec, size_t) { self->OnHeader(ec); });
+  }
+
+  void OnHeader(error_code ec) {
+    if (ec) return OnReadError(ec);
+    const auto& msg = parser_->get();
+    version_ = msg.version() == 10 ? 10 : 11;
+    head_ = msg.method() == http::verb::head;
+    keep_alive_ = msg.keep_alive();
+    // The parser enforces body_limit too; checking here keeps the rule visible.
+    auto length = parser_->content_length();
+    if (length && *length > server_.options.max_body_bytes) return PayloadTooLarge();
+    if (parser_->is_done()) return Dispatch();
+    if (version_ == 11 && beast::iequals(msg[http::field::expect], "100-continue")) {
+      stream_.expires_after(server_.options.idle_timeout);
+      net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
+                       [self = shared_from_this()](error_code ec, size_t) {
+                         if (ec) return self->CloseNow();
+                         self->ReadBody();
+                       });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    stream_.expires_after(server_.options.idle_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](error_code ec, size_t) {
+                       if (ec) return self->OnReadError(ec);
+                       self->Dispatch();
+                     });
+  }
+
+  void OnReadError(error_code ec) {
+    static const auto& http_category = http::make_error_code(http::error::bad_target).category();
+    if (ec == http::error::body_limit) return PayloadTooLarge();
+    if (ec == http::error::header_limit) {
+      return WriteError(431, "invalid_argument",
+                        "request header exceeds " + std::to_string(kMaxHeaderBytes) + " bytes");
+    }
+    // The client left, timed out, or the server is stopping: nobody to answer.
+    if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
+        ec.category() != http_category) {
+      return CloseNow();
+    }
+    WriteError(400, "invalid_argument", "malformed HTTP request");
+  }
+
+  void PayloadTooLarge() {
+    WriteError(413, "payload_too_large",
+               "request body exceeds " + std::to_string(server_.options.max_body_bytes) + " bytes");
+  }
+
+  void Dispatch() {
+    auto request = ToHttpRequest(parser_->release(), remote_);
+    parser_.reset();
+    if (!request) return WriteError(400, "invalid_argument", "malformed HTTP request");
+    // Counts as io_context work, so Stop's join waits for the handler and its reply
+    // instead of leaving a worker to post into a destroyed io_context.
+    auto guard = net::make_work_guard(server_.ioc);
+    net::post(server_.workers, [self = shared_from_this(), request = std::move(*request),
+                                guard = std::move(guard)]() mutable {
+      HttpResponse response = self->server_.Invoke(request);
+      net::any_io_executor strand = self->strand_;
+      // Moving self in matters: the connection must not be released on the worker thread.
+      net::post(strand, [self = std::move(self), response = std::move(response)]() mutable {
+        self->OnHandled(std::move(response));
+      });
+      guard.reset();
+    });
+  }
+
+  void OnHandled(HttpResponse response) {
+    if (closed_) return;
+    if (response.status < 200 || response.status > 599) {
+      spdlog::error("http handler returned invalid status {}; answering 500", response.status);
+      response = ErrorResponse(500, "internal", "internal error");
+    }
+    if (response.stream) return WriteStreamHeader(std::move(response));
+    WriteResponse(std::move(response), keep_alive_ && !server_.stopping);
+  }
+
+  void WriteError(int status, const std::string& code, const std::string& message) {
+    keep_alive_ = false;
+    WriteResponse(ErrorResponse(status, code, message), false);
+  }
+
+  void WriteResponse(HttpResponse response, bool keep_alive) {
+    auto msg = std::make_shared<http::response<http::string_body>>();
+    msg->version(version_);
+    msg->result(static_cast<unsigned>(response.status));
+    msg->set(http::field::server, "adaptd");
+    // RFC 9110: 204 and 304 carry neither a body nor a Content-Length.
+    const bool bodyless = response.status == 204 || response.status == 304;
+    if (!bodyless) SetContentType(*msg, response.content_type);
+    AddHandlerHeaders(*msg, response.headers);
+    if (!bodyless) {
+      msg->content_length(response.body.size());
+      if (!head_) msg->body() = std::move(response.body);
+    }
+    msg->keep_alive(keep_alive);
+    stream_.expires_after(server_.options.idle_timeout);
+    http::async_write(stream_, *msg,
+                      [self = shared_from_this(), msg, keep_alive](error_code ec, size_t) {
+                        if (ec) return self->CloseNow();
+                        if (!keep_alive) return self->LingerClose();
+                        self->ReadHeader();
+                      });
+  }
+
+  void LingerClose() {
+    error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(kLingerTimeout);
+    Drain();
+  }
+
+  void Drain() {
+    stream_.async_read_some(net::buffer(discard_),
+                            [self = shared_from_this()](error_code ec, size_t) {
+                              if (ec) return self->CloseNow();
+                              self->Drain();
+                            });
+  }
+
+  void CloseNow() {
+    closed_ = true;
+    if (streaming_) return EndStream();
+    stream_.close();
+  }
+
+  void WriteStreamHeader(HttpResponse response) {
+    auto header = std::make_shared<http::response<http::empty_body>>();
+    header->version(version_);
+    header->result(static_cast<unsigned>(response.status));
+    header->set(http::field::server, "adaptd");
+    SetContentType(*header, response.content_type);
+    header->set(http::field::cache_control, "no-cache");
+    // Stops nginx-style proxies from holding events back in their buffers.
+    header->set("X-Accel-Buffering", "no");
+    AddHandlerHeaders(*header, response.headers);
+    header->keep_alive(false);
+    auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*header);
+    stream_.expires_after(server_.options.idle_timeout);
+    http::async_write_header(
+        stream_, *serializer,
+        [self = shared_from_this(), header, serializer, stream = std::move(response.stream)](
+            error_code ec, size_t) mutable { self->OnStreamHeaderWritten(ec, std::move(stream)); });
+  }
+
+  void OnStreamHeaderWritten(error_code ec, std::shared_ptr<ResponseStream> stream) {
+    if (ec || closed_) return CloseNow();
+    if (head_) return LingerClose();
+    streaming_ = true;
+    stream_.expires_never();
+    response_stream_ = std::move(stream);
+    sink_ = std::make_shared<ConnectionSink>(weak_from_this(), strand_);
+    WaitForDisconnect();
+    bool started = false;
+    RunLogged("ResponseStream::Start", [&] {
+      response_stream_->Start(sink_);
+      started = true;
+    });
+    if (!started) EndStream();
+  }
+
+  // A stream's client sends nothing more, so a pending read is how a disconnect shows up.
+  // It bypasses tcp_stream so that the idle timeout applies to writes only.
+  void WaitForDisconnect() {
+    stream_.socket().async_read_some(net::buffer(discard_),
+                                     [self = shared_from_this()](error_code ec, size_t) {
+                                       if (ec) return self->EndStream();
+                                       self->WaitForDisconnect();
+                                     });
+  }
+
+  void WriteNextChunk() {
+    if (outbox_.empty()) {
+      writing_ = false;
+      if (finish_when_drained_) EndStream();
+      return;
+    }
+    writing_ = true;
+    stream_.expires_after(server_.options.idle_timeout);
+    net::async_write(
+        stream_, net::buffer(outbox_.front()),
+        [self = shared_from_this()](error_code ec, size_t) { self->OnChunkWritten(ec); });
+  }
+
+  void OnChunkWritten(error_code ec) {
+    sink_->Written(outbox_.front().size());
+    outbox_.pop_front();
+    if (ec || stream_ended_) {
+      writing_ = false;
+      return EndStream();
+    }
+    WriteNextChunk();
+  }
+
+  // Leaves outbox_ alone: a write in flight still points into its front.
+  void EndStream() {
+    if (stream_ended_) return;
+    stream_ended_ = true;
+    closed_ = true;
+    sink_->MarkClosed();
+    stream_.close();
+    StopResponseStream();
+  }
+
+  void StopResponseStream() {
+    auto stream = std::move(response_stream_);
+    RunLogged("ResponseStream::Stop", [&] { stream->Stop(); });
+  }
+
+  ServerContext& server_;
+  beast::tcp_stream stream_;
+  const net::any_io_executor strand_;
+  const std::string remote_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::array<char, 4096> discard_{};
+  unsigned version_ = 11;
+  bool head_ = false;
+  bool keep_alive_ = false;
+  bool closed_ = false;
+
+  std::shared_ptr<ResponseStream> response_stream_;
+  std::shared_ptr<ConnectionSink> sink_;
+  std::deque<std::string> outbox_;
+  bool streaming_ = false;
+  bool writing_ = false;
+  bool finish_when_drained_ = false;
+  bool stream_ended_ = false;
+};
+
+namespace {
+
+bool ConnectionSink::Send(std::string data) {
+  std::lock_guard lock(mu_);
+  if (closed_) return false;
+  if (queued_bytes_ + data.size() > kMaxQueuedStreamBytes) {
+    closed_ = true;
+    net::post(strand_, [connection = connection_] {
+      if (auto c = connection.lock()) c->DropSlowConsumer();
+    });
+    return false;
+  }
+  queued_bytes_ += data.size();
+  net::post(strand_, [connection = connection_, data = std::move(data)]() mutable {
+    if (auto c = connection.lock()) c->QueueChunk(std::move(data));
+  });
+  return true;
+}
+
+void ConnectionSink::Close() {
+  std::lock_guard lock(mu_);
+  if (closed_) return;
+  closed_ = true;
+  net::post(strand_, [connection = connection_] {
+    if (auto c = connection.lock()) c->FinishStream();
+  });
+}
+
+}  // namespace
+
+HttpResponse ServerContext::Invoke(const HttpRequest& request) const {
+  try {
+    return handler(request);
+  } catch (const std::exception& e) {
+    spdlog::error("http handler for {} {} threw: {}", request.method, Quote(request.path),
+                  e.what());
+  } catch (...) {
+    spdlog::error("http handler for {} {} threw a non-standard exception", request.method,
+                  Quote(request.path));
+  }
+  return ErrorResponse(500, "internal", "internal error");
+}
+
+bool ServerContext::Register(const std::shared_ptr<HttpConnection>& connection) {
+  std::lock_guard lock(mu);
+  if (stopping) return false;
+  connections.emplace(connection.get(), connection);
+  return true;
+}
+
+void ServerContext::Unregister(HttpConnection* connection) {
+  std::lock_guard lock(mu);
+  connections.erase(connection);
+}
+
+void ServerContext::CloseConnections() {
+  std::vector<std::shared_ptr<HttpConnection>> live;
+  {
+    std::lock_guard lock(mu);
+    stopping = true;
+    for (auto& [ptr, weak] : connections) {
+      if (auto connection = weak.lock()) live.push_back(std::move(connection));
+    }
+  }
+  for (auto& connection : live) connection->Close();
+}
+
+void ServeConnection(ServerContext& server, tcp::socket socket) {
+  error_code remote_ec;
+  auto remote = socket.remote_endpoint(remote_ec);
+  auto connection = std::make_shared<HttpConnection>(
+      server, std::move(socket), remote_ec ? std::string() : remote.address().to_string());
+  if (server.Register(connection)) connection->Run();
+}
+
+}  // namespace adapt::api

@@ -1,0 +1,84 @@
+#include "api/http_request_decoding.h"
+
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <utility>
+
+namespace adapt::api {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+
+std::string ToString(beast::string_view s) { return std::string(s.data(), s.size()); }
+
+// "a=1&b=2": pairs without '=' get an empty value, empty pairs are skipped, and the first
+// of repeated keys wins. False on a broken escape.
+bool DecodeQuery(std::string_view rest, std::map<std::string, std::string>& query) {
+  while (!rest.empty()) {
+    const size_t amp = rest.find('&');
+    std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    auto key = PercentDecode(pair.substr(0, eq), true);
+    auto value = PercentDecode(
+        eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), true);
+    if (!key || !value) return false;
+    query.emplace(std::move(*key), std::move(*value));
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> PercentDecode(std::string_view in, bool plus_is_space) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '%') {
+      const char* digits = in.data() + i + 1;
+      unsigned value = 0;
+      if (i + 2 >= in.size()) return std::nullopt;
+      auto [end, err] = std::from_chars(digits, digits + 2, value, 16);
+      if (err != std::errc() || end != digits + 2) return std::nullopt;
+      c = static_cast<char>(value);
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      c = ' ';
+    }
+    if (c == '\0') return std::nullopt;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::optional<HttpRequest> ToHttpRequest(http::request<http::string_body>&& msg,
+                                         const std::string& remote) {
+  std::string_view target(msg.target().data(), msg.target().size());
+  if (target.empty() || target.front() != '/') return std::nullopt;
+  HttpRequest request;
+  const size_t question = target.find('?');
+  auto path = PercentDecode(target.substr(0, question), false);
+  if (!path) return std::nullopt;
+  request.path = std::move(*path);
+  if (question != std::string_view::npos &&
+      !DecodeQuery(target.substr(question + 1), request.query)) {
+    return std::nullopt;
+  }
+  request.method = ToString(msg.method_string());
+  for (const auto& field : msg) {
+    std::string name = ToString(field.name_string());
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string value = ToString(field.value());
+    auto [it, inserted] = request.headers.emplace(std::move(name), value);
+    if (!inserted) it->second += ", " + value;
+  }
+  request.body = std::move(msg.body());
+  request.remote = remote;
+  return request;
+}
+
+}  // namespace adapt::api

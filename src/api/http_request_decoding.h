@@ -1,0 +1,24 @@
+// Turning a parsed Beast request into the HttpRequest handlers see: the target is split
+// into path and query and percent-decoded, header names are lower-cased.
+#pragma once
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/http_types.h"
+
+namespace adapt::api {
+
+// Decodes %XX escapes, and '+' as a space when `plus_is_space` (query strings).
+// nullopt on a broken escape and on NUL, which no later layer should have to consider.
+std::optional<std::string> PercentDecode(std::string_view in, bool plus_is_space);
+
+// Only origin-form targets ("/path?query") are accepted; nullopt means the request is
+// malformed (400). Takes the body out of `msg` on success; `remote` is the peer's address.
+std::optional<HttpRequest> ToHttpRequest(
+    boost::beast::http::request<boost::beast::http::string_body>&& msg, const std::string& remote);
+
+}  // namespace adapt::api

@@ -1,0 +1,82 @@
+#include "api/request_parsing.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace adapt::api {
+namespace {
+
+using nlohmann::json;
+
+HttpRequest WithBody(const std::string& body) {
+  HttpRequest r;
+  r.method = "POST";
+  r.path = "/v1/sandboxes";
+  r.body = body;
+  return r;
+}
+
+HttpRequest WithQuery(std::map<std::string, std::string> query) {
+  HttpRequest r;
+  r.method = "GET";
+  r.path = "/v1/sandboxes";
+  r.query = std::move(query);
+  return r;
+}
+
+TEST(ParseJsonBody, EmptyOrBlankBodyIsAnEmptyObject) {
+  for (const char* body : {"", " ", "\r\n\t "}) {
+    auto r = ParseJsonBody(WithBody(body));
+    ASSERT_TRUE(r.ok()) << "'" << body << "': " << r.status().message();
+    EXPECT_EQ(*r, json::object());
+  }
+}
+
+TEST(ParseJsonBody, ObjectIsReturned) {
+  auto r = ParseJsonBody(WithBody(R"({"cpu": 2, "labels": {"name": "x"}})"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(*r, json({{"cpu", 2}, {"labels", {{"name", "x"}}}}));
+}
+
+TEST(ParseJsonBody, MalformedJsonIsInvalidArgument) {
+  for (const char* body : {"{", "{\"cpu\": }", "not json", "{\"a\":1} trailing", "{'a': 1}"}) {
+    auto r = ParseJsonBody(WithBody(body));
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << body;
+    EXPECT_FALSE(r.status().message().empty());
+  }
+}
+
+TEST(ParseJsonBody, NonObjectJsonIsInvalidArgument) {
+  for (const char* body : {"[]", "[{\"cpu\": 2}]", "\"text\"", "42", "null", "true"}) {
+    auto r = ParseJsonBody(WithBody(body));
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << body;
+  }
+}
+
+TEST(QueryInt, AbsentGivesTheFallback) {
+  auto r = QueryInt(WithQuery({}), "limit", 50);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 50);
+}
+
+TEST(QueryInt, ParsesIntegers) {
+  EXPECT_EQ(*QueryInt(WithQuery({{"limit", "20"}}), "limit", 50), 20);
+  EXPECT_EQ(*QueryInt(WithQuery({{"limit", "0"}}), "limit", 50), 0);
+  EXPECT_EQ(*QueryInt(WithQuery({{"limit", "-3"}}), "limit", 50), -3);
+  EXPECT_EQ(*QueryInt(WithQuery({{"other", "x"}, {"limit", "7"}}), "limit", 50), 7);
+}
+
+TEST(QueryInt, RejectsAnythingButAWholeInteger) {
+  for (const char* bad : {"", "abc", "12abc", "1.5", " 5", "5 ", "+5", "0x10", "99999999999"}) {
+    auto r = QueryInt(WithQuery({{"limit", bad}}), "limit", 50);
+    ASSERT_FALSE(r.ok()) << "'" << bad << "'";
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << bad;
+    EXPECT_EQ(r.status().field(), "limit") << bad;
+  }
+}
+
+}  // namespace
+}  // namespace adapt::api

@@ -1,0 +1,118 @@
+#include "base/text.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace adapt {
+namespace {
+
+const std::string kFffd = "\xEF\xBF\xBD";
+
+size_t Count(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t pos = haystack.find(needle); pos != std::string::npos;
+       pos = haystack.find(needle, pos + needle.size()))
+    ++n;
+  return n;
+}
+
+TEST(SanitizeUtf8, LeavesAsciiAlone) {
+  EXPECT_EQ(SanitizeUtf8("hello, world\n\t~"), "hello, world\n\t~");
+  EXPECT_EQ(SanitizeUtf8(""), "");
+}
+
+TEST(SanitizeUtf8, ReplacesEachNulWithTheReplacementCharacter) {
+  std::string in("a\0b\0\0c", 6);
+  EXPECT_EQ(SanitizeUtf8(in), "a" + kFffd + "b" + kFffd + kFffd + "c");
+}
+
+TEST(SanitizeUtf8, KeepsValidMultibyteSequences) {
+  const std::string valid =
+      "caf\xC3\xA9 "       // é, 2 bytes
+      "\xE2\x82\xAC "      // €, 3 bytes
+      "\xF0\x9F\x98\x80 "  // 😀, 4 bytes
+      "\xF4\x8F\xBF\xBF "  // U+10FFFF, the last code point
+      "\xEF\xBF\xBD";      // U+FFFD itself
+  EXPECT_EQ(SanitizeUtf8(valid), valid);
+}
+
+TEST(SanitizeUtf8, ReplacesStrayAndImpossibleBytes) {
+  EXPECT_EQ(SanitizeUtf8("a\x80z"), "a" + kFffd + "z");  // lone continuation byte
+  EXPECT_EQ(SanitizeUtf8("a\xFFz"), "a" + kFffd + "z");
+  EXPECT_EQ(SanitizeUtf8("a\xFEz"), "a" + kFffd + "z");
+  EXPECT_EQ(SanitizeUtf8("a\xC3z"), "a" + kFffd + "z");  // lead byte without continuation
+}
+
+TEST(SanitizeUtf8, ReplacesTruncatedSequenceAtTheEnd) {
+  std::string out = SanitizeUtf8("ok\xE2\x82");
+  EXPECT_EQ(out.substr(0, 2), "ok");
+  EXPECT_GE(Count(out, kFffd), 1u);
+  EXPECT_EQ(out.find('\xE2'), std::string::npos);
+  EXPECT_EQ(out.find('\x82'), std::string::npos) << "a stray continuation byte leaked";
+}
+
+TEST(SanitizeUtf8, RejectsOverlongForms) {
+  // "/" encoded in 2, 3 and 4 bytes, and the overlong NUL "\xC0\x80" (modified UTF-8).
+  for (std::string overlong :
+       {"\xC0\xAF", "\xE0\x80\xAF", "\xF0\x80\x80\xAF", "\xC0\x80", "\xC1\xBF"}) {
+    std::string out = SanitizeUtf8("<" + overlong + ">");
+    EXPECT_EQ(out.front(), '<');
+    EXPECT_EQ(out.back(), '>');
+    std::string middle = out.substr(1, out.size() - 2);
+    EXPECT_EQ(middle.find('/'), std::string::npos);
+    EXPECT_EQ(middle.find('\0'), std::string::npos);
+    // Every byte of an overlong form is invalid where it stands: all become U+FFFD.
+    EXPECT_EQ(middle,
+              [&] {
+                std::string r;
+                for (size_t i = 0; i < overlong.size(); ++i) r += kFffd;
+                return r;
+              }())
+        << "for " << testing::PrintToString(overlong);
+  }
+}
+
+TEST(SanitizeUtf8, RejectsSurrogatesAndCodePointsPastTheLast) {
+  std::string surrogate = SanitizeUtf8("\xED\xA0\x80");  // U+D800
+  EXPECT_EQ(surrogate.find('\xED'), std::string::npos);
+  EXPECT_GE(Count(surrogate, kFffd), 1u);
+  std::string too_big = SanitizeUtf8("\xF4\x90\x80\x80");  // U+110000
+  EXPECT_EQ(too_big.find('\xF4'), std::string::npos);
+  EXPECT_GE(Count(too_big, kFffd), 1u);
+}
+
+TEST(SanitizeUtf8, ResynchronisesAfterAnInvalidByte) {
+  // The invalid lead byte must not swallow the valid character that follows it.
+  EXPECT_EQ(SanitizeUtf8("\xE2\xC3\xA9"), kFffd + "\xC3\xA9");
+}
+
+TEST(Redact, ReplacesEveryOccurrence) {
+  EXPECT_EQ(Redact("token=s3cret; again s3cret.", {"s3cret"}),
+            "token=[REDACTED]; again [REDACTED].");
+  EXPECT_EQ(Redact("s3crets3cret", {"s3cret"}), "[REDACTED][REDACTED]");
+}
+
+TEST(Redact, ReplacesLongestValueFirstSoNoPartIsLeft) {
+  // Given shortest first: if "abc" went first, "def" of the longer value would be left over.
+  EXPECT_EQ(Redact("x abcdef y abc", {"abc", "abcdef"}), "x [REDACTED] y [REDACTED]");
+  EXPECT_EQ(Redact("x abcdef y abc", {"abcdef", "abc"}), "x [REDACTED] y [REDACTED]");
+}
+
+TEST(Redact, IgnoresEmptySecrets) {
+  EXPECT_EQ(Redact("nothing to hide", {""}), "nothing to hide");
+  EXPECT_EQ(Redact("pw=hunter2", {"", "hunter2", ""}), "pw=[REDACTED]");
+}
+
+TEST(Redact, LeavesTextWithoutSecretsUnchanged) {
+  EXPECT_EQ(Redact("plain output\n", {"secret"}), "plain output\n");
+  EXPECT_EQ(Redact("", {"secret"}), "");
+  EXPECT_EQ(Redact("plain", {}), "plain");
+}
+
+TEST(Redact, IsCaseSensitive) {
+  EXPECT_EQ(Redact("Secret secret", {"secret"}), "Secret [REDACTED]");
+}
+
+}  // namespace
+}  // namespace adapt

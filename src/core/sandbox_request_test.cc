@@ -1,0 +1,304 @@
+#include "core/sandbox_request.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "core/sandbox_limits.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kDefaultImage = "debian:12";
+
+Result<CreateSandboxRequest> Parse(const json& body) {
+  return ParseCreateSandbox(body, kDefaultImage);
+}
+
+json MustParseConfig(const json& body) {
+  auto r = Parse(body);
+  EXPECT_TRUE(r.ok()) << body.dump() << ": " << r.status().message();
+  return r.ok() ? r->config : json();
+}
+
+// Expects `body` to be refused with `code`, naming `field`.
+void ExpectRefused(const json& body, Code code, const std::string& field) {
+  auto r = Parse(body);
+  ASSERT_FALSE(r.ok()) << body.dump() << " was accepted";
+  EXPECT_EQ(r.status().code(), code) << body.dump() << ": " << r.status().message();
+  EXPECT_EQ(r.status().field(), field) << body.dump() << ": " << r.status().message();
+  EXPECT_FALSE(r.status().message().empty());
+}
+
+void ExpectInvalid(const json& body, const std::string& field) {
+  ExpectRefused(body, Code::kInvalidArgument, field);
+}
+
+struct Bound {
+  const char* field;
+  int64_t min, max, fallback;
+};
+
+const Bound kBounds[] = {
+    {"cpu", 1, 32, 1},
+    {"memoryMiB", 128, 65536, 1024},
+    {"diskMiB", 64, 131072, 2048},
+    {"ttlSeconds", 1, 86400, 3600},
+};
+
+TEST(ParseCreateSandbox, SeedLimitsAreTheContract) {
+  EXPECT_EQ(limits::kCpuMin, 1);
+  EXPECT_EQ(limits::kCpuMax, 32);
+  EXPECT_EQ(limits::kMemoryMiBMin, 128);
+  EXPECT_EQ(limits::kMemoryMiBMax, 65536);
+  EXPECT_EQ(limits::kDiskMiBMin, 64);
+  EXPECT_EQ(limits::kDiskMiBMax, 131072);
+  EXPECT_EQ(limits::kTtlSecondsMin, 1);
+  EXPECT_EQ(limits::kTtlSecondsMax, 86400);
+  EXPECT_EQ(limits::kMaxLabels, 32u);
+}
+
+TEST(ParseCreateSandbox, EveryLimitAcceptsItsBounds) {
+  for (const auto& b : kBounds) {
+    EXPECT_EQ(MustParseConfig({{b.field, b.min}})[b.field], b.min) << b.field;
+    EXPECT_EQ(MustParseConfig({{b.field, b.max}})[b.field], b.max) << b.field;
+  }
+}
+
+TEST(ParseCreateSandbox, EveryLimitRefusesValuesBeyondItsBoundsNamingTheField) {
+  for (const auto& b : kBounds) {
+    SCOPED_TRACE(b.field);
+    ExpectInvalid({{b.field, b.min - 1}}, b.field);
+    ExpectInvalid({{b.field, b.max + 1}}, b.field);
+    ExpectInvalid({{b.field, -1}}, b.field);
+    ExpectInvalid({{b.field, INT64_MIN}}, b.field);
+    ExpectInvalid({{b.field, UINT64_MAX}}, b.field);
+  }
+}
+
+TEST(ParseCreateSandbox, LimitsMustBeIntegers) {
+  for (const auto& b : kBounds) {
+    SCOPED_TRACE(b.field);
+    ExpectInvalid({{b.field, 1.5}}, b.field);
+    ExpectInvalid({{b.field, "2"}}, b.field);
+    ExpectInvalid({{b.field, true}}, b.field);
+    ExpectInvalid({{b.field, json::array({2})}}, b.field);
+  }
+  ExpectInvalid(json::parse(R"({"cpu": 2.0})"), "cpu");
+}
+
+TEST(ParseCreateSandbox, EmptyBodyGetsEveryDefault) {
+  auto r = Parse(json::object());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const json& c = r->config;
+  for (const auto& b : kBounds) EXPECT_EQ(c[b.field], b.fallback) << b.field;
+  EXPECT_EQ(c["labels"], json::object());
+  EXPECT_EQ(c["image"], kDefaultImage);
+  EXPECT_TRUE(c["imageId"].is_null());
+  EXPECT_EQ(c["network"]["egress"], "none");
+  EXPECT_TRUE(c["startup"].is_null()) << "no startup: an interactive sandbox";
+  EXPECT_EQ(c["securityProfile"], "restricted");
+  EXPECT_EQ(c["startupClass"], "instant");
+  EXPECT_TRUE(r->env.empty());
+  EXPECT_FALSE(c.contains("env"));
+}
+
+TEST(ParseCreateSandbox, SeedExampleIsAccepted) {
+  json c = MustParseConfig(json::parse(R"({"cpu": 2, "memoryMiB": 4096, "diskMiB": 8192,
+      "ttlSeconds": 3600, "labels": {"name": "research-worker", "project": "research"}})"));
+  EXPECT_EQ(c["cpu"], 2);
+  EXPECT_EQ(c["memoryMiB"], 4096);
+  EXPECT_EQ(c["diskMiB"], 8192);
+  EXPECT_EQ(c["ttlSeconds"], 3600);
+  EXPECT_EQ(c["labels"], json({{"name", "research-worker"}, {"project", "research"}}));
+}
+
+TEST(ParseCreateSandbox, BodyMustBeAnObject) {
+  EXPECT_EQ(Parse(json::array()).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Parse(json("x")).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Parse(json(nullptr)).status().code(), Code::kInvalidArgument);
+}
+
+TEST(ParseCreateSandbox, NullTtlDisablesExpiry) {
+  json c = MustParseConfig(json::parse(R"({"ttlSeconds": null})"));
+  ASSERT_TRUE(c.contains("ttlSeconds"));
+  EXPECT_TRUE(c["ttlSeconds"].is_null());
+}
+
+TEST(ParseCreateSandbox, UnknownFieldsAreRefusedByName) {
+  ExpectInvalid({{"cpus", 2}}, "cpus");
+  auto r = Parse({{"bogus", 1}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("bogus"), std::string::npos);
+  ExpectInvalid({{"startup", {{"mode", "image"}, {"shell", true}}}}, "startup.shell");
+  ExpectInvalid({{"network", {{"egress", "none"}, {"rate", 1}}}}, "network.rate");
+}
+
+TEST(ParseCreateSandbox, ThirtyTwoLabelsAreAllowedThirtyThreeAreNot) {
+  json labels = json::object();
+  for (int i = 0; i < 32; ++i) labels["k" + std::to_string(i)] = "v";
+  EXPECT_EQ(MustParseConfig({{"labels", labels}})["labels"].size(), 32u);
+  labels["k32"] = "v";
+  ExpectInvalid({{"labels", labels}}, "labels");
+}
+
+TEST(ParseCreateSandbox, PlatformLabelKeysAreReserved) {
+  ExpectInvalid({{"labels", {{"platform.owner", "me"}}}}, "labels.platform.owner");
+  // Only the prefix is reserved.
+  EXPECT_TRUE(Parse({{"labels", {{"my.platform.owner", "me"}}}}).ok());
+  EXPECT_TRUE(Parse({{"labels", {{"platform", "x"}}}}).ok());
+}
+
+TEST(ParseCreateSandbox, LabelKeysAndValuesAreBoundedStrings) {
+  EXPECT_TRUE(Parse({{"labels", {{std::string(63, 'k'), std::string(256, 'v')}}}}).ok());
+  EXPECT_FALSE(Parse({{"labels", {{std::string(64, 'k'), "v"}}}}).ok());
+  EXPECT_FALSE(Parse({{"labels", {{"", "v"}}}}).ok());
+  ExpectInvalid({{"labels", {{"name", std::string(257, 'v')}}}}, "labels.name");
+  ExpectInvalid({{"labels", {{"name", 5}}}}, "labels.name");
+  ExpectInvalid({{"labels", json::array({"a"})}}, "labels");
+  EXPECT_EQ(MustParseConfig({{"labels", nullptr}})["labels"], json::object());
+}
+
+TEST(ParseCreateSandbox, ImageAndImageIdTogetherAreABadRequest) {
+  ExpectInvalid({{"image", "debian:12"}, {"imageId", "img_abc"}}, "imageId");
+}
+
+TEST(ParseCreateSandbox, ImageIdAloneIsUnsupportedHere) {
+  ExpectRefused({{"imageId", "img_abc"}}, Code::kUnsupported, "imageId");
+  ExpectInvalid({{"imageId", 5}}, "imageId");
+}
+
+TEST(ParseCreateSandbox, ImageReferenceIsKeptOrValidated) {
+  EXPECT_EQ(MustParseConfig({{"image", "python:3.12-slim"}})["image"], "python:3.12-slim");
+  EXPECT_EQ(MustParseConfig({{"image", nullptr}})["image"], kDefaultImage);
+  ExpectInvalid({{"image", ""}}, "image");
+  ExpectInvalid({{"image", 12}}, "image");
+  ExpectInvalid({{"image", std::string(513, 'a')}}, "image");
+}
+
+TEST(ParseCreateSandbox, NetworkEgressNoneIsTheOnlyOneHonoured) {
+  EXPECT_EQ(MustParseConfig({{"network", {{"egress", "none"}}}})["network"]["egress"], "none");
+  ExpectRefused({{"network", {{"egress", "open"}}}}, Code::kUnsupported, "network.egress");
+  ExpectRefused({{"network", {{"egress", "allowlist"}}}}, Code::kUnsupported, "network.egress");
+  ExpectInvalid({{"network", {{"egress", "bogus"}}}}, "network.egress");
+  ExpectInvalid({{"network", {{"egress", 1}}}}, "network.egress");
+  ExpectInvalid({{"network", "none"}}, "network");
+}
+
+TEST(ParseCreateSandbox, RulesWithoutAllowlistAreRefused) {
+  ExpectInvalid(json::parse(R"({"network": {"egress": "none",
+      "allow": [{"protocol": "tcp", "address": "1.1.1.1", "port": 443}]}})"),
+                "network.allow");
+  ExpectInvalid(json::parse(R"({"network": {"hostnames": [{"hostname": "a.com", "port": 443}]}})"),
+                "network.hostnames");
+  ExpectInvalid(json::parse(R"({"network": {"dns": "1.1.1.1"}})"), "network.dns");
+  EXPECT_TRUE(
+      Parse(json::parse(R"({"network": {"egress": "none", "allow": [], "dns": null}})")).ok());
+}
+
+TEST(ParseCreateSandbox, CommandModeNeedsANonEmptyArgv) {
+  ExpectInvalid({{"startup", {{"mode", "command"}}}}, "startup.argv");
+  ExpectInvalid({{"startup", {{"mode", "command"}, {"argv", json::array()}}}}, "startup.argv");
+  ExpectInvalid({{"startup", {{"mode", "command"}, {"argv", {""}}}}}, "startup.argv");
+  ExpectInvalid({{"startup", {{"mode", "command"}, {"argv", "ls -l"}}}}, "startup.argv");
+  ExpectInvalid({{"startup", {{"mode", "command"}, {"argv", {"ls", 1}}}}}, "startup.argv");
+  ExpectInvalid({{"startup", {{"mode", "command"}, {"argv", {std::string("a\0b", 3)}}}}},
+                "startup.argv");
+}
+
+TEST(ParseCreateSandbox, CommandModeIsNormalized) {
+  json s = MustParseConfig(json::parse(
+      R"J({"startup": {"argv": ["python", "-c", "print('hello')"], "cwd": "/srv", "user": "1000:1000"}})J"))
+      ["startup"];
+  EXPECT_EQ(s["mode"], "command") << "argv alone implies command mode";
+  EXPECT_EQ(s["argv"], json({"python", "-c", "print('hello')"}));
+  EXPECT_TRUE(s["args"].is_null());
+  EXPECT_TRUE(s["entrypoint"].is_null());
+  EXPECT_EQ(s["cwd"], "/srv");
+  EXPECT_EQ(s["user"], "1000:1000");
+}
+
+TEST(ParseCreateSandbox, ArgsAndEntrypointAreRefusedInCommandMode) {
+  ExpectInvalid({{"startup", {{"mode", "command"}, {"argv", {"ls"}}, {"args", {"-l"}}}}},
+                "startup.args");
+  ExpectInvalid({{"startup", {{"mode", "command"}, {"argv", {"ls"}}, {"entrypoint", {"sh"}}}}},
+                "startup.entrypoint");
+}
+
+TEST(ParseCreateSandbox, ArgvIsRefusedInImageMode) {
+  ExpectInvalid({{"startup", {{"mode", "image"}, {"argv", {"ls"}}}}}, "startup.argv");
+}
+
+TEST(ParseCreateSandbox, ImageModeKeepsOverridesIncludingEmptyArrays) {
+  json s = MustParseConfig({{"startup", {{"mode", "image"}}}})["startup"];
+  EXPECT_EQ(s["mode"], "image");
+  EXPECT_TRUE(s["argv"].is_null());
+  EXPECT_TRUE(s["args"].is_null());
+  EXPECT_TRUE(s["entrypoint"].is_null());
+
+  s = MustParseConfig(
+      {{"startup",
+        {{"mode", "image"}, {"args", json::array()}, {"entrypoint", {"/bin/sh"}}}}})["startup"];
+  EXPECT_EQ(s["args"], json::array()) << "an empty array clears, so it must survive as []";
+  EXPECT_EQ(s["entrypoint"], json({"/bin/sh"}));
+  EXPECT_EQ(MustParseConfig({{"startup", json::object()}})["startup"]["mode"], "image");
+  ExpectInvalid({{"startup", {{"args", "x"}}}}, "startup.args");
+}
+
+TEST(ParseCreateSandbox, StartupModeCwdAndUserAreValidated) {
+  ExpectInvalid({{"startup", {{"mode", "shell"}}}}, "startup.mode");
+  ExpectInvalid({{"startup", {{"cwd", "relative/dir"}}}}, "startup.cwd");
+  ExpectInvalid({{"startup", {{"cwd", ""}}}}, "startup.cwd");
+  ExpectInvalid({{"startup", {{"user", ""}}}}, "startup.user");
+  ExpectInvalid({{"startup", {{"user", 1000}}}}, "startup.user");
+  ExpectInvalid({{"startup", "python"}}, "startup");
+}
+
+TEST(ParseCreateSandbox, EnvNamesAreValidated) {
+  auto ok = Parse({{"env", {{"PATH", "/bin"}, {"_private", "x"}, {"a1", ""}}}});
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->env,
+            (std::map<std::string, std::string>{{"PATH", "/bin"}, {"_private", "x"}, {"a1", ""}}));
+  EXPECT_EQ(ok->config.dump().find("/bin"), std::string::npos) << "env values stay out of config";
+
+  ExpectInvalid({{"env", {{"1ABC", "x"}}}}, "env.1ABC");
+  ExpectInvalid({{"env", {{"A-B", "x"}}}}, "env.A-B");
+  ExpectInvalid({{"env", {{"A=B", "x"}}}}, "env.A=B");
+  ExpectInvalid({{"env", {{"", "x"}}}}, "env.");
+  ExpectInvalid({{"env", {{"A", 1}}}}, "env.A");
+  ExpectInvalid({{"env", {{"A", std::string("x\0y", 3)}}}}, "env.A");
+  ExpectInvalid({{"env", json::array({"A=1"})}}, "env");
+}
+
+TEST(ParseCreateSandbox, GpuStorageAndSecretsAreUnsupportedHere) {
+  ExpectRefused({{"gpu", {{"type", "h100"}}}}, Code::kUnsupported, "gpu");
+  ExpectRefused({{"storage", "my-volume"}}, Code::kUnsupported, "storage");
+  ExpectRefused({{"secrets", {"api-token"}}}, Code::kUnsupported, "secrets");
+  EXPECT_TRUE(Parse({{"secrets", json::array()}}).ok());
+  EXPECT_TRUE(Parse({{"gpu", nullptr}, {"storage", nullptr}, {"secrets", nullptr}}).ok());
+  ExpectInvalid({{"gpu", "h100"}}, "gpu");
+  ExpectInvalid({{"storage", 1}}, "storage");
+  ExpectInvalid({{"secrets", "api-token"}}, "secrets");
+}
+
+TEST(ParseCreateSandbox, SecurityProfileAndStartupClass) {
+  ExpectRefused({{"securityProfile", "developer"}}, Code::kUnsupported, "securityProfile");
+  ExpectInvalid({{"securityProfile", "root"}}, "securityProfile");
+  EXPECT_EQ(MustParseConfig({{"securityProfile", "restricted"}})["securityProfile"], "restricted");
+  ExpectRefused({{"startupClass", "durable"}}, Code::kUnsupported, "startupClass");
+  ExpectInvalid({{"startupClass", "fast"}}, "startupClass");
+  EXPECT_EQ(MustParseConfig({{"startupClass", "instant"}})["startupClass"], "instant");
+}
+
+TEST(ParseCreateSandbox, ArgvOverTheCommandLimitIsRefused) {
+  // Each element counts its bytes plus a terminator.
+  std::string half(limits::kMaxArgvBytes / 2 - 1, 'a');
+  EXPECT_TRUE(Parse({{"startup", {{"argv", {half, half}}}}}).ok());
+  ExpectInvalid({{"startup", {{"argv", {half, half + "a"}}}}}, "startup.argv");
+}
+
+}  // namespace
+}  // namespace adapt::core

@@ -1,0 +1,184 @@
+#include "core/sandbox_view.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/sandbox_request.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+const std::string kFffd = "\xEF\xBF\xBD";
+
+// A stored record as the service makes it: config from ParseCreateSandbox, env apart.
+store::SandboxRecord Record(const json& body) {
+  auto req = ParseCreateSandbox(body, "debian:12");
+  EXPECT_TRUE(req.ok()) << req.status().message();
+  store::SandboxRecord r;
+  r.seq = 1;
+  r.id = "sbx_abcdefghijklmnopqrst";
+  r.org_id = "org_x";
+  r.status = "running";
+  r.config = req.ok() ? req->config : json::object();
+  r.env = req.ok() ? req->env : std::map<std::string, std::string>{};
+  r.created_at = 1700000000123;
+  r.updated_at = 1700000001000;
+  r.expires_at = r.created_at + 3600 * 1000;
+  return r;
+}
+
+const json kCommandBody = json::parse(R"({
+  "labels": {"name": "worker"},
+  "startup": {"argv": ["sh", "-c", "echo $API_TOKEN"]},
+  "env": {"API_TOKEN": "tok-4f9a-secret", "DB_PASSWORD": "correct horse", "SHORT": "ab"}})");
+
+TEST(SandboxToJson, NeverContainsEnvironmentValues) {
+  store::SandboxRecord r = Record(kCommandBody);
+  r.result = {{"exitCode", 0}, {"stdout", "done\n"}};
+  std::string wire = SandboxToJson(r).dump();
+  EXPECT_EQ(wire.find("tok-4f9a-secret"), std::string::npos) << wire;
+  EXPECT_EQ(wire.find("correct horse"), std::string::npos) << wire;
+
+  runtime::OutputRing live;
+  live.Append(runtime::Stream::kStdout, "tok-4f9a-secret\n");
+  live.Append(runtime::Stream::kStderr, "password: correct horse\n");
+  wire = SandboxToJson(r, &live).dump();
+  EXPECT_EQ(wire.find("tok-4f9a-secret"), std::string::npos) << wire;
+  EXPECT_EQ(wire.find("correct horse"), std::string::npos) << wire;
+}
+
+TEST(SandboxToJson, ListsEnvironmentNamesAndSources) {
+  json j = SandboxToJson(Record(kCommandBody));
+  EXPECT_EQ(j["environmentNames"], json({"API_TOKEN", "DB_PASSWORD", "SHORT"}));
+  ASSERT_EQ(j["environmentSources"].size(), 3u);
+  EXPECT_EQ(j["environmentSources"][0]["name"], "API_TOKEN");
+  EXPECT_EQ(j["environmentSources"][0]["source"], "env");
+  for (const auto& s : j["environmentSources"]) EXPECT_FALSE(s.contains("value"));
+  EXPECT_FALSE(j.contains("env"));
+}
+
+TEST(SandboxToJson, NoEnvironmentIsEmptyLists) {
+  json j = SandboxToJson(Record(json::object()));
+  EXPECT_EQ(j["environmentNames"], json::array());
+  EXPECT_EQ(j["environmentSources"], json::array());
+}
+
+TEST(SandboxToJson, StartupIsNullForAnInteractiveSandbox) {
+  store::SandboxRecord r = Record(json::object());
+  runtime::OutputRing live;
+  live.Append(runtime::Stream::kStdout, "ignored");
+  json j = SandboxToJson(r, &live);
+  ASSERT_TRUE(j.contains("startup"));
+  EXPECT_TRUE(j["startup"].is_null());
+}
+
+TEST(SandboxToJson, ShowsConfigurationWithDefaults) {
+  json j = SandboxToJson(Record(kCommandBody));
+  EXPECT_EQ(j["id"], "sbx_abcdefghijklmnopqrst");
+  EXPECT_EQ(j["status"], "running");
+  EXPECT_EQ(j["cpu"], 1);
+  EXPECT_EQ(j["memoryMiB"], 1024);
+  EXPECT_EQ(j["diskMiB"], 2048);
+  EXPECT_EQ(j["ttlSeconds"], 3600);
+  EXPECT_EQ(j["labels"], json({{"name", "worker"}}));
+  EXPECT_EQ(j["image"], "debian:12");
+  EXPECT_TRUE(j["imageId"].is_null());
+  EXPECT_EQ(j["network"]["egress"], "none");
+  EXPECT_EQ(j["createdAt"], "2023-11-14T22:13:20.123Z");
+  EXPECT_EQ(j["expiresAt"], "2023-11-14T23:13:20.123Z");
+  EXPECT_TRUE(j["terminationReason"].is_null());
+  EXPECT_TRUE(j["deletedAt"].is_null());
+  EXPECT_EQ(j["endpoints"], json::array());
+}
+
+TEST(SandboxToJson, ExpiresAtIsNullWithoutTtl) {
+  store::SandboxRecord r = Record(json::parse(R"({"ttlSeconds": null})"));
+  r.expires_at = std::nullopt;
+  json j = SandboxToJson(r);
+  ASSERT_TRUE(j.contains("expiresAt"));
+  EXPECT_TRUE(j["expiresAt"].is_null());
+  EXPECT_TRUE(j["ttlSeconds"].is_null());
+}
+
+TEST(SandboxToJson, StartupCarriesTheStoredResult) {
+  store::SandboxRecord r = Record(kCommandBody);
+  r.status = "failed";
+  r.termination_reason = "failed";
+  r.result = {{"exitCode", 3},
+              {"signal", nullptr},
+              {"startedAt", "2023-11-14T22:13:21.000Z"},
+              {"finishedAt", "2023-11-14T22:13:22.000Z"},
+              {"stdout", "out"},
+              {"stderr", "err"},
+              {"truncated", true}};
+  json s = SandboxToJson(r)["startup"];
+  EXPECT_EQ(s["mode"], "command");
+  EXPECT_EQ(s["argv"], json({"sh", "-c", "echo $API_TOKEN"}));
+  EXPECT_EQ(s["exitCode"], 3);
+  EXPECT_TRUE(s["signal"].is_null());
+  EXPECT_TRUE(s["error"].is_null());
+  EXPECT_EQ(s["startedAt"], "2023-11-14T22:13:21.000Z");
+  EXPECT_EQ(s["finishedAt"], "2023-11-14T22:13:22.000Z");
+  EXPECT_EQ(s["stdout"], "out");
+  EXPECT_EQ(s["stderr"], "err");
+  EXPECT_EQ(s["truncated"], true);
+  EXPECT_EQ(SandboxToJson(r)["terminationReason"], "failed");
+}
+
+TEST(SandboxToJson, StartupBeforeAnyResultHasEmptyOutput) {
+  json s = SandboxToJson(Record(kCommandBody))["startup"];
+  EXPECT_TRUE(s["exitCode"].is_null());
+  EXPECT_TRUE(s["startedAt"].is_null());
+  EXPECT_EQ(s["stdout"], "");
+  EXPECT_EQ(s["stderr"], "");
+  EXPECT_EQ(s["truncated"], false);
+}
+
+TEST(SandboxToJson, LiveOutputIsRedactedAndNulReplaced) {
+  store::SandboxRecord r = Record(kCommandBody);
+  runtime::OutputRing live;
+  live.Append(runtime::Stream::kStdout, std::string("token=tok-4f9a-secret\0end\n", 26));
+  live.Append(runtime::Stream::kStderr, "db: correct horse; short: ab\n");
+  live.Append(runtime::Stream::kStderr, "bad byte: \xff\n");
+  json s = SandboxToJson(r, &live)["startup"];
+  EXPECT_EQ(s["stdout"], "token=[REDACTED]" + kFffd + "end\n");
+  // Values under 3 bytes are not redacted: they would blank out ordinary output.
+  EXPECT_EQ(s["stderr"], "db: [REDACTED]; short: ab\nbad byte: " + kFffd + "\n");
+  EXPECT_EQ(s["truncated"], false);
+  // The dump must succeed: everything is valid UTF-8 now.
+  EXPECT_NO_THROW(SandboxToJson(r, &live).dump());
+}
+
+TEST(SandboxToJson, LiveOutputReportsTruncation) {
+  store::SandboxRecord r = Record(kCommandBody);
+  runtime::OutputRing live;
+  live.Append(runtime::Stream::kStdout, std::string(runtime::OutputRing::kMaxBytes + 10, 'y'));
+  json s = SandboxToJson(r, &live)["startup"];
+  EXPECT_EQ(s["truncated"], true);
+  EXPECT_EQ(s["stdout"].get<std::string>().size(), runtime::OutputRing::kMaxBytes);
+}
+
+TEST(RedactionValues, AreEnvValuesOfThreeBytesOrMore) {
+  auto values = RedactionValues(Record(kCommandBody));
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, (std::vector<std::string>{"correct horse", "tok-4f9a-secret"}));
+}
+
+TEST(ApplyOutput, WritesRedactedOutputIntoAResult) {
+  store::SandboxRecord r = Record(kCommandBody);
+  runtime::OutputRing out;
+  out.Append(runtime::Stream::kStdout, "tok-4f9a-secret");
+  json result = {{"exitCode", 0}};
+  ApplyOutput(r, out, result);
+  EXPECT_EQ(result["stdout"], "[REDACTED]");
+  EXPECT_EQ(result["stderr"], "");
+  EXPECT_EQ(result["truncated"], false);
+  EXPECT_EQ(result["exitCode"], 0);
+}
+
+}  // namespace
+}  // namespace adapt::core

@@ -1,0 +1,199 @@
+#include "daemon/config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "os/files.h"
+
+namespace adapt::daemon {
+namespace {
+
+constexpr const char* kEnvNames[] = {"ADAPT_LISTEN", "ADAPT_STATE_DIR", "ADAPT_IMAGES_DIR",
+                                     "ADAPT_DEFAULT_IMAGE", "ADAPT_RUNSC"};
+
+class ConfigTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    // The tests own the ADAPT_* environment; put back whatever the caller had.
+    for (const char* name : kEnvNames) {
+      const char* v = std::getenv(name);
+      if (v) saved_[name] = v;
+      ::unsetenv(name);
+    }
+    char tmpl[] = "/tmp/adapt-config-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    for (const char* name : kEnvNames) {
+      ::unsetenv(name);
+      if (saved_.count(name)) ::setenv(name, saved_[name].c_str(), 1);
+    }
+    std::filesystem::remove_all(dir_);
+  }
+
+  static Result<DaemonConfig> Load(std::vector<std::string> args) {
+    args.insert(args.begin(), "adaptd");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    return LoadConfig(static_cast<int>(args.size()), argv.data());
+  }
+
+  static DaemonConfig MustLoad(std::vector<std::string> args) {
+    auto c = Load(std::move(args));
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c.ok() ? *c : DaemonConfig{};
+  }
+
+  std::string WriteConfig(const std::string& text) {
+    std::string path = dir_ + "/adaptd.json";
+    EXPECT_TRUE(os::WriteFileAtomic(path, text).ok());
+    return path;
+  }
+
+  std::map<std::string, std::string> saved_;
+  std::string dir_;
+};
+
+TEST_F(ConfigTest, DefaultsWithoutFlagsEnvOrFile) {
+  DaemonConfig c = MustLoad({});
+  EXPECT_EQ(c.listen, "127.0.0.1:8080");
+  EXPECT_EQ(c.state_dir, "/var/lib/adapt");
+  EXPECT_EQ(c.images_dir, "/var/lib/adapt/images");
+  EXPECT_EQ(c.default_image, "debian:12");
+  EXPECT_EQ(c.runsc, "runsc");
+  EXPECT_EQ(c.libexec_dir, "");
+  EXPECT_EQ(c.io_threads, 2);
+  EXPECT_EQ(c.worker_threads, 8);
+  EXPECT_EQ(c.max_body_bytes, size_t{1} << 20);
+}
+
+TEST_F(ConfigTest, EnvironmentOverridesDefaults) {
+  ::setenv("ADAPT_LISTEN", "0.0.0.0:9000", 1);
+  ::setenv("ADAPT_STATE_DIR", "/srv/adapt", 1);
+  ::setenv("ADAPT_DEFAULT_IMAGE", "python:3.12-slim", 1);
+  ::setenv("ADAPT_RUNSC", "/opt/runsc", 1);
+  DaemonConfig c = MustLoad({});
+  EXPECT_EQ(c.listen, "0.0.0.0:9000");
+  EXPECT_EQ(c.state_dir, "/srv/adapt");
+  EXPECT_EQ(c.images_dir, "/srv/adapt/images") << "images follow the state directory";
+  EXPECT_EQ(c.default_image, "python:3.12-slim");
+  EXPECT_EQ(c.runsc, "/opt/runsc");
+
+  ::setenv("ADAPT_IMAGES_DIR", "/mnt/images", 1);
+  EXPECT_EQ(MustLoad({}).images_dir, "/mnt/images");
+}
+
+TEST_F(ConfigTest, EmptyEnvironmentValuesAreIgnored) {
+  ::setenv("ADAPT_LISTEN", "", 1);
+  ::setenv("ADAPT_STATE_DIR", "", 1);
+  DaemonConfig c = MustLoad({});
+  EXPECT_EQ(c.listen, "127.0.0.1:8080");
+  EXPECT_EQ(c.state_dir, "/var/lib/adapt");
+}
+
+TEST_F(ConfigTest, FlagsOverrideEnvironment) {
+  ::setenv("ADAPT_LISTEN", "0.0.0.0:9000", 1);
+  ::setenv("ADAPT_STATE_DIR", "/srv/adapt", 1);
+  ::setenv("ADAPT_IMAGES_DIR", "/mnt/images", 1);
+  ::setenv("ADAPT_DEFAULT_IMAGE", "python:3.12-slim", 1);
+  ::setenv("ADAPT_RUNSC", "/opt/runsc", 1);
+  DaemonConfig c = MustLoad({"--listen", "127.0.0.1:0", "--state-dir", "/tmp/st", "--images-dir",
+                             "/tmp/img", "--default-image", "alpine:3", "--runsc", "/usr/bin/runsc",
+                             "--libexec-dir", "/usr/libexec/adapt", "--worker-threads", "16"});
+  EXPECT_EQ(c.listen, "127.0.0.1:0");
+  EXPECT_EQ(c.state_dir, "/tmp/st");
+  EXPECT_EQ(c.images_dir, "/tmp/img");
+  EXPECT_EQ(c.default_image, "alpine:3");
+  EXPECT_EQ(c.runsc, "/usr/bin/runsc");
+  EXPECT_EQ(c.libexec_dir, "/usr/libexec/adapt");
+  EXPECT_EQ(c.worker_threads, 16);
+}
+
+TEST_F(ConfigTest, FlagEqualsFormWorks) {
+  DaemonConfig c = MustLoad({"--state-dir=/tmp/eq"});
+  EXPECT_EQ(c.state_dir, "/tmp/eq");
+  EXPECT_EQ(c.images_dir, "/tmp/eq/images");
+}
+
+TEST_F(ConfigTest, ConfigFileKeysAreRead) {
+  std::string path = WriteConfig(R"({"listen": "10.0.0.1:7000", "stateDir": "/data/adapt",
+      "defaultImage": "ubuntu:24.04", "runsc": "/bin/runsc", "libexecDir": "/le",
+      "ioThreads": 4, "workerThreads": 12, "maxBodyBytes": 4096})");
+  DaemonConfig c = MustLoad({"--config", path});
+  EXPECT_EQ(c.listen, "10.0.0.1:7000");
+  EXPECT_EQ(c.state_dir, "/data/adapt");
+  EXPECT_EQ(c.images_dir, "/data/adapt/images");
+  EXPECT_EQ(c.default_image, "ubuntu:24.04");
+  EXPECT_EQ(c.runsc, "/bin/runsc");
+  EXPECT_EQ(c.libexec_dir, "/le");
+  EXPECT_EQ(c.io_threads, 4);
+  EXPECT_EQ(c.worker_threads, 12);
+  EXPECT_EQ(c.max_body_bytes, 4096u);
+  EXPECT_EQ(MustLoad({"--config", WriteConfig(R"({"imagesDir": "/imgs"})")}).images_dir, "/imgs");
+}
+
+TEST_F(ConfigTest, EnvironmentOverridesTheFileAndFlagsOverrideBoth) {
+  std::string path = WriteConfig(R"({"listen": "10.0.0.1:7000", "stateDir": "/from/file",
+      "runsc": "/file/runsc", "workerThreads": 12})");
+  ::setenv("ADAPT_STATE_DIR", "/from/env", 1);
+  ::setenv("ADAPT_RUNSC", "/env/runsc", 1);
+  DaemonConfig c = MustLoad({"--config", path, "--runsc", "/flag/runsc", "--worker-threads", "3"});
+  EXPECT_EQ(c.listen, "10.0.0.1:7000");
+  EXPECT_EQ(c.state_dir, "/from/env");
+  EXPECT_EQ(c.images_dir, "/from/env/images");
+  EXPECT_EQ(c.runsc, "/flag/runsc");
+  EXPECT_EQ(c.worker_threads, 3);
+}
+
+TEST_F(ConfigTest, UnknownConfigKeyIsAnError) {
+  auto c = Load({"--config", WriteConfig(R"({"listen": "127.0.0.1:1", "stateDirectory": "/x"})")});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("stateDirectory"), std::string::npos) << c.status().message();
+}
+
+TEST_F(ConfigTest, BadConfigFilesAreErrors) {
+  EXPECT_FALSE(Load({"--config", WriteConfig("not json")}).ok());
+  EXPECT_FALSE(Load({"--config", WriteConfig("[1, 2]")}).ok());
+  EXPECT_FALSE(Load({"--config", WriteConfig(R"({"listen": 8080})")}).ok()) << "wrong type";
+  EXPECT_FALSE(Load({"--config", WriteConfig(R"({"workerThreads": "many"})")}).ok());
+  auto missing = Load({"--config", dir_ + "/missing.json"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+}
+
+TEST_F(ConfigTest, WorkerThreadsMustBeANumberInRange) {
+  for (const char* bad : {"abc", "1", "0", "-4", "257", "2.5"}) {
+    auto c = Load({"--worker-threads", bad});
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.status().code(), Code::kInvalidArgument) << bad;
+  }
+  EXPECT_EQ(MustLoad({"--worker-threads", "2"}).worker_threads, 2);
+  EXPECT_EQ(MustLoad({"--worker-threads", "256"}).worker_threads, 256);
+  EXPECT_FALSE(Load({"--config", WriteConfig(R"({"workerThreads": 1})")}).ok())
+      << "the file is held to the same range";
+}
+
+TEST_F(ConfigTest, UnknownFlagsAndStrayArgumentsAreErrors) {
+  EXPECT_FALSE(Load({"--no-such-flag"}).ok());
+  EXPECT_FALSE(Load({"stray"}).ok());
+  EXPECT_FALSE(Load({"--listen"}).ok()) << "a flag without its value";
+}
+
+TEST_F(ConfigTest, HelpReturnsTheUsageText) {
+  auto c = Load({"--help"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("--state-dir"), std::string::npos) << c.status().message();
+}
+
+}  // namespace
+}  // namespace adapt::daemon

@@ -1,0 +1,138 @@
+#include "os/files.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace adapt::os {
+namespace {
+
+class FilesTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/adapt-files-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static int ModeOf(const std::string& path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return -1;
+    return static_cast<int>(st.st_mode & 07777);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(FilesTest, WriteFileAtomicWritesContentWithTheGivenMode) {
+  std::string path = dir_ + "/state.json";
+  // A restrictive umask must not change the mode asked for.
+  mode_t old = ::umask(077);
+  Status st = WriteFileAtomic(path, "{\"a\":1}", 0644);
+  ::umask(old);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(ModeOf(path), 0644);
+  auto text = ReadFile(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "{\"a\":1}");
+
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/key", "secret", 0600).ok());
+  EXPECT_EQ(ModeOf(dir_ + "/key"), 0600);
+}
+
+TEST_F(FilesTest, WriteFileAtomicReplacesAndLeavesNoTemporaryFile) {
+  std::string path = dir_ + "/f";
+  ASSERT_TRUE(WriteFileAtomic(path, std::string(100000, 'x')).ok());
+  ASSERT_TRUE(WriteFileAtomic(path, "short").ok());
+  EXPECT_EQ(*ReadFile(path), "short");
+  EXPECT_EQ(ListDir(dir_), std::vector<std::string>{"f"});
+}
+
+TEST_F(FilesTest, WriteFileAtomicKeepsBinaryBytes) {
+  std::string data("a\0b\xff\n", 5);
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/bin", data).ok());
+  EXPECT_EQ(*ReadFile(dir_ + "/bin"), data);
+}
+
+TEST_F(FilesTest, WriteFileAtomicIntoAMissingDirectoryFails) {
+  Status st = WriteFileAtomic(dir_ + "/no/such/dir/f", "x");
+  EXPECT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), Code::kNotFound);
+}
+
+TEST_F(FilesTest, ReadFileOfAMissingFileIsNotFound) {
+  auto r = ReadFile(dir_ + "/missing");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kNotFound);
+  EXPECT_NE(r.status().message().find(dir_ + "/missing"), std::string::npos)
+      << r.status().message();
+}
+
+TEST_F(FilesTest, ReadFileReadsMoreThanOneBuffer) {
+  std::string big(300000, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>('a' + i % 26);
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/big", big).ok());
+  EXPECT_EQ(*ReadFile(dir_ + "/big"), big);
+}
+
+TEST_F(FilesTest, ListDirNamesEntriesWithoutDots) {
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/a", "").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/.hidden", "").ok());
+  ASSERT_TRUE(MakeDirs(dir_ + "/sub/deeper").ok());
+  auto names = ListDir(dir_);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{".hidden", "a", "sub"}));
+}
+
+TEST_F(FilesTest, ListDirOfAMissingDirectoryIsEmpty) {
+  EXPECT_TRUE(ListDir(dir_ + "/missing").empty());
+}
+
+TEST_F(FilesTest, MakeDirsCreatesParentsWithModeAndIsIdempotent) {
+  std::string path = dir_ + "/x/y/z";
+  ASSERT_TRUE(MakeDirs(path, 0700).ok());
+  EXPECT_EQ(ModeOf(path), 0700);
+  EXPECT_TRUE(MakeDirs(path, 0700).ok());
+  EXPECT_TRUE(Exists(path));
+}
+
+TEST_F(FilesTest, RemoveTreeRemovesEverythingAndToleratesMissing) {
+  ASSERT_TRUE(MakeDirs(dir_ + "/t/a/b").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/t/a/b/f", "x").ok());
+  ASSERT_TRUE(RemoveTree(dir_ + "/t").ok());
+  EXPECT_FALSE(Exists(dir_ + "/t"));
+  EXPECT_TRUE(RemoveTree(dir_ + "/t").ok());
+}
+
+TEST_F(FilesTest, ExistsSeesDanglingSymlinks) {
+  std::filesystem::create_symlink(dir_ + "/nowhere", dir_ + "/link");
+  EXPECT_TRUE(Exists(dir_ + "/link"));
+  EXPECT_FALSE(Exists(dir_ + "/nowhere"));
+}
+
+TEST_F(FilesTest, CreateSparseFileHasTheSizeButNoBlocks) {
+  std::string path = dir_ + "/disk.img";
+  const uint64_t size = 3ull * 1024 * 1024 * 1024 + 5;  // past 32 bits
+  ASSERT_TRUE(CreateSparseFile(path, size).ok());
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(static_cast<uint64_t>(st.st_size), size);
+  EXPECT_LT(static_cast<uint64_t>(st.st_blocks) * 512, 1024u * 1024u) << "the file is not sparse";
+}
+
+TEST_F(FilesTest, CreateSparseFileTruncatesAnExistingFile) {
+  std::string path = dir_ + "/disk.img";
+  ASSERT_TRUE(WriteFileAtomic(path, "old content").ok());
+  ASSERT_TRUE(CreateSparseFile(path, 4096).ok());
+  auto text = ReadFile(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, std::string(4096, '\0'));
+}
+
+}  // namespace
+}  // namespace adapt::os

@@ -1,0 +1,284 @@
+// RunscRuntime against the real runsc: needs root, runsc, and the Debian 12 image that
+// scripts/build-image.sh builds. Slow (each case boots a gVisor sandbox): ctest label "runtime".
+#include "runtime/runsc_runtime.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <thread>
+
+#include "base/ids.h"
+#include "os/cgroup.h"
+#include "os/files.h"
+#include "os/mount.h"
+#include "os/process.h"
+
+#ifndef ADAPT_SHIM_PATH
+#error "ADAPT_SHIM_PATH must name the adapt-shim binary"
+#endif
+#ifndef ADAPT_PAUSE_PATH
+#error "ADAPT_PAUSE_PATH must name the adapt-pause binary"
+#endif
+#ifndef ADAPT_DEFAULT_IMAGES_DIR
+#error "ADAPT_DEFAULT_IMAGES_DIR must name the directory scripts/build-image.sh fills"
+#endif
+
+namespace adapt::runtime {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string ImageRootfs() {
+  const char* env = std::getenv("ADAPT_IMAGES_DIR");
+  std::string images = env && *env ? env : ADAPT_DEFAULT_IMAGES_DIR;
+  return images + "/debian_12/rootfs";
+}
+
+class RunscRuntimeTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(::geteuid(), 0u) << "runsc_runtime_test runs real sandboxes and must run as root";
+    rootfs_ = ImageRootfs();
+    ASSERT_TRUE(os::Exists(rootfs_ + "/bin/sh"))
+        << "no Debian 12 image at " << rootfs_
+        << ": run scripts/build-image.sh build/images (or set ADAPT_IMAGES_DIR)";
+
+    char tmpl[] = "/tmp/adapt-runsc-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    base_ = tmpl;
+    state_dir_ = base_ + "/state";
+    helpers_dir_ = base_ + "/helpers";
+    ASSERT_TRUE(os::MakeDirs(helpers_dir_, 0755).ok());
+    std::filesystem::copy_file(ADAPT_PAUSE_PATH, helpers_dir_ + "/adapt-pause");
+    std::filesystem::permissions(helpers_dir_ + "/adapt-pause", std::filesystem::perms(0755));
+
+    RunscOptions o;
+    o.state_dir = state_dir_;
+    o.shim_binary = ADAPT_SHIM_PATH;
+    o.helpers_dir = helpers_dir_;
+    runtime_ = std::make_unique<RunscRuntime>(o);
+    Status st = runtime_->Init();
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+
+  void TearDown() override {
+    // Whatever a failed case left behind: the runsc sandbox, mounts, cgroups, files.
+    for (const auto& id : launched_) {
+      if (runtime_) runtime_->Destroy(id, false);
+      os::RunCommand({"runsc", "--root=" + state_dir_ + "/runsc", "delete", "--force", id});
+      os::RemoveSandboxCgroup(id);
+    }
+    if (!state_dir_.empty()) {
+      for (const auto& m : os::MountsUnder(state_dir_)) os::Unmount(m);
+    }
+    if (!base_.empty()) std::filesystem::remove_all(base_);
+  }
+
+  LaunchRequest Request(std::vector<std::string> argv) {
+    LaunchRequest req;
+    req.spec.id = NewId("sbx");
+    launched_.push_back(req.spec.id);
+    req.spec.hostname = req.spec.id;
+    req.spec.process.argv = std::move(argv);
+    req.spec.process.env = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                            "HOME=/root"};
+    req.spec.memory_mib = 256;
+    req.image_rootfs = rootfs_;
+    req.disk_mib = 64;
+    req.network_none = true;
+    return req;
+  }
+
+  // Observes `id` until `done` holds or `timeout` passes; returns the last observation.
+  Observation WaitFor(const std::string& id, const std::function<bool(const Observation&)>& done,
+                      std::chrono::seconds timeout = 60s) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    Observation last;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto obs = runtime_->Observe(id);
+      if (obs.ok()) {
+        last = std::move(*obs);
+        if (done(last)) return last;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    ADD_FAILURE() << "timed out waiting for sandbox " << id;
+    return last;
+  }
+
+  bool RunscKnows(const std::string& id) {
+    auto r = os::RunCommand({"runsc", "--root=" + state_dir_ + "/runsc", "list"});
+    EXPECT_TRUE(r.ok());
+    if (r.ok() && r->output.find(id) != std::string::npos) return true;
+    for (const auto& name : os::ListDir(state_dir_ + "/runsc")) {
+      if (name.find(id) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  std::string rootfs_;
+  std::string base_;
+  std::string state_dir_;
+  std::string helpers_dir_;
+  std::unique_ptr<RunscRuntime> runtime_;
+  std::vector<std::string> launched_;
+};
+
+TEST_F(RunscRuntimeTest, CommandExitCodeAndOutputAreCaptured) {
+  LaunchRequest req = Request({"/bin/sh", "-c", "echo to-stdout; echo to-stderr >&2; exit 3"});
+  const std::string id = req.spec.id;
+  Status st = runtime_->Launch(req);
+  ASSERT_TRUE(st.ok()) << st.message();
+
+  Observation obs =
+      WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+  ASSERT_EQ(obs.state.phase, ShimPhase::kExited) << obs.state.error;
+  ASSERT_TRUE(obs.state.exit_code.has_value());
+  EXPECT_EQ(*obs.state.exit_code, 3);
+  EXPECT_FALSE(obs.state.signal.has_value());
+  EXPECT_EQ(obs.output.Text(Stream::kStdout), "to-stdout\n");
+  EXPECT_EQ(obs.output.Text(Stream::kStderr), "to-stderr\n");
+  EXPECT_FALSE(obs.output.truncated());
+  EXPECT_GT(obs.state.started_at, 0);
+  EXPECT_GE(obs.state.finished_at, obs.state.started_at);
+  EXPECT_TRUE(obs.state.error.empty()) << obs.state.error;
+
+  EXPECT_TRUE(runtime_->Destroy(id, false).ok());
+  EXPECT_FALSE(os::Exists(runtime_->SandboxDir(id)));
+  EXPECT_TRUE(os::MountsUnder(state_dir_).empty());
+}
+
+TEST_F(RunscRuntimeTest, LaunchFailureIsReportedWithItsCause) {
+  LaunchRequest req = Request({"/nonexistent"});
+  const std::string id = req.spec.id;
+  Status st = runtime_->Launch(req);
+  ASSERT_TRUE(st.ok()) << "a launch failure is reported through Observe: " << st.message();
+
+  Observation obs =
+      WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kLaunchFailed; });
+  ASSERT_EQ(obs.state.phase, ShimPhase::kLaunchFailed);
+  EXPECT_NE(obs.state.error.find("/nonexistent"), std::string::npos) << obs.state.error;
+  EXPECT_FALSE(obs.state.exit_code.has_value());
+  EXPECT_GT(obs.state.finished_at, 0);
+
+  EXPECT_TRUE(runtime_->Destroy(id, false).ok());
+  EXPECT_FALSE(os::Exists(runtime_->SandboxDir(id)));
+  EXPECT_FALSE(RunscKnows(id));
+  EXPECT_FALSE(os::SandboxCgroupExists(id));
+}
+
+TEST_F(RunscRuntimeTest, InteractiveSandboxRunsUntilDestroyThenLeavesNothing) {
+  LaunchRequest req = Request({"/.adapt/adapt-pause"});
+  const std::string id = req.spec.id;
+  const std::string dir = runtime_->SandboxDir(id);
+  Status st = runtime_->Launch(req);
+  ASSERT_TRUE(st.ok()) << st.message();
+
+  auto first = runtime_->Observe(id);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->state.phase, ShimPhase::kRunning) << first->state.error;
+  EXPECT_TRUE(first->monitor_alive);
+  // Still running a while later: adapt-pause does not exit by itself.
+  std::this_thread::sleep_for(1500ms);
+  auto later = runtime_->Observe(id);
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later->state.phase, ShimPhase::kRunning) << later->state.error;
+  EXPECT_TRUE(later->monitor_alive);
+  const pid_t shim_pid = static_cast<pid_t>(later->state.shim_pid);
+  EXPECT_GT(shim_pid, 0);
+
+  // While it runs it has mounts, runsc state and a cgroup, and List knows it.
+  EXPECT_FALSE(os::MountsUnder(dir).empty());
+  EXPECT_TRUE(RunscKnows(id));
+  EXPECT_TRUE(os::SandboxCgroupExists(id));
+  auto listed = runtime_->List();
+  EXPECT_NE(std::find(listed.begin(), listed.end(), id), listed.end());
+
+  st = runtime_->Destroy(id, false);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_TRUE(os::MountsUnder(state_dir_).empty());
+  EXPECT_FALSE(RunscKnows(id));
+  EXPECT_FALSE(os::SandboxCgroupExists(id));
+  EXPECT_FALSE(os::Exists(dir));
+  EXPECT_FALSE(os::ProcessMatches(shim_pid, dir)) << "the shim outlived Destroy";
+  auto gone = runtime_->Observe(id);
+  EXPECT_FALSE(gone.ok());
+  EXPECT_EQ(gone.status().code(), Code::kNotFound);
+  listed = runtime_->List();
+  EXPECT_EQ(std::find(listed.begin(), listed.end(), id), listed.end());
+
+  EXPECT_TRUE(runtime_->Destroy(id, false).ok()) << "Destroy is idempotent";
+}
+
+TEST_F(RunscRuntimeTest, DestroyKeepingTheDiskUnmountsButKeepsTheImage) {
+  LaunchRequest req = Request({"/bin/sh", "-c", "echo kept > /data.txt"});
+  const std::string id = req.spec.id;
+  ASSERT_TRUE(runtime_->Launch(req).ok());
+  Observation obs =
+      WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+  ASSERT_EQ(obs.state.phase, ShimPhase::kExited);
+  EXPECT_EQ(obs.state.exit_code, 0);
+
+  const std::string dir = runtime_->SandboxDir(id);
+  ASSERT_TRUE(runtime_->Destroy(id, true).ok());
+  EXPECT_TRUE(os::MountsUnder(dir).empty());
+  EXPECT_TRUE(os::Exists(dir + "/disk.img"));
+  EXPECT_FALSE(os::SandboxCgroupExists(id));
+
+  // The write landed on the sandbox's own disk, not in the shared image.
+  EXPECT_FALSE(os::Exists(rootfs_ + "/data.txt"));
+  ASSERT_TRUE(os::MakeDirs(base_ + "/inspect").ok());
+  ASSERT_TRUE(os::MountLoopExt4(dir + "/disk.img", base_ + "/inspect").ok());
+  auto text = os::ReadFile(base_ + "/inspect/upper/data.txt");
+  os::Unmount(base_ + "/inspect");
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(*text, "kept\n");
+
+  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
+  EXPECT_FALSE(os::Exists(dir));
+}
+
+TEST_F(RunscRuntimeTest, ListNamesOnlySandboxIds) {
+  // runsc's own files ("<id>_sandbox:<id>.state", ".lock") must come back as the id, once.
+  LaunchRequest req = Request({"/.adapt/adapt-pause"});
+  ASSERT_TRUE(runtime_->Launch(req).ok());
+  EXPECT_EQ(runtime_->List(), std::vector<std::string>{req.spec.id});
+  ASSERT_TRUE(runtime_->Destroy(req.spec.id, false).ok());
+  EXPECT_TRUE(runtime_->List().empty());
+}
+
+TEST_F(RunscRuntimeTest, DestroyAfterTheShimDiedStillStopsTheSandbox) {
+  LaunchRequest req = Request({"/.adapt/adapt-pause"});
+  const std::string id = req.spec.id;
+  ASSERT_TRUE(runtime_->Launch(req).ok());
+  auto obs = runtime_->Observe(id);
+  ASSERT_TRUE(obs.ok());
+  ASSERT_EQ(obs->state.phase, ShimPhase::kRunning);
+  const pid_t sandbox_pid = static_cast<pid_t>(obs->state.sandbox_pid);
+  ASSERT_GT(sandbox_pid, 0);
+
+  // The monitor dies (OOM killer, an operator's kill -9); the sandbox itself lives on.
+  ASSERT_TRUE(os::Signal(static_cast<pid_t>(obs->state.shim_pid), SIGKILL).ok());
+  WaitFor(
+      id, [](const Observation& o) { return !o.monitor_alive; }, 10s);
+
+  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
+  EXPECT_FALSE(RunscKnows(id));
+  EXPECT_FALSE(os::SandboxCgroupExists(id));
+  EXPECT_TRUE(os::MountsUnder(state_dir_).empty());
+  bool sandbox_gone = false;
+  for (int i = 0; i < 100 && !sandbox_gone; ++i) {
+    sandbox_gone = !os::ProcessMatches(sandbox_pid, id);
+    if (!sandbox_gone) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(sandbox_gone) << "the runsc sandbox process " << sandbox_pid << " still runs";
+}
+
+}  // namespace
+}  // namespace adapt::runtime

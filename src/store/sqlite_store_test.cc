@@ -1,0 +1,461 @@
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "base/ids.h"
+#include "store/migrations.h"
+#include "store/store.h"
+
+namespace adapt::store {
+namespace {
+
+using nlohmann::json;
+
+class SqliteStoreTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/adapt-store-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    path_ = dir_ + "/adapt.db";
+    Reopen();
+    ASSERT_NE(store_, nullptr);
+    org_ = MustCreateOrg("acme");
+    other_org_ = MustCreateOrg("other");
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Reopen() {
+    store_.reset();
+    auto s = OpenSqliteStore(path_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(*s);
+  }
+
+  OrgRecord MustCreateOrg(const std::string& name) {
+    auto org = store_->CreateOrg({NewId("org"), name, false, 1000});
+    EXPECT_TRUE(org.ok()) << org.status().message();
+    return org.ok() ? *org : OrgRecord{};
+  }
+
+  SandboxRecord Sandbox(const std::string& org_id, const std::string& name, int64_t at = 5000) {
+    SandboxRecord r;
+    r.id = NewId("sbx");
+    r.org_id = org_id;
+    r.status = "provisioning";
+    r.config = {{"cpu", 2}, {"labels", name.empty() ? json::object() : json{{"name", name}}}};
+    r.env = {{"TOKEN", "secret-value"}, {"MODE", "test"}};
+    r.created_at = at;
+    r.updated_at = at;
+    r.expires_at = at + 3600 * 1000;
+    return r;
+  }
+
+  SandboxRecord MustCreate(const SandboxRecord& r) {
+    auto out = store_->CreateSandbox(r, std::nullopt);
+    EXPECT_TRUE(out.ok()) << out.status().message();
+    return out.ok() ? out->sandbox : SandboxRecord{};
+  }
+
+  std::vector<std::string> ListIds(const std::string& org, const std::string& query,
+                                   int limit = 200) {
+    auto page = store_->ListSandboxes(org, query, limit, std::nullopt);
+    EXPECT_TRUE(page.ok()) << page.status().message();
+    std::vector<std::string> ids;
+    if (page.ok())
+      for (const auto& r : page->items) ids.push_back(r.id);
+    return ids;
+  }
+
+  std::vector<std::string> EventStatuses(const std::string& org, const std::string& id) {
+    auto events = store_->ListEvents(org, id, 0, 1000);
+    EXPECT_TRUE(events.ok()) << events.status().message();
+    std::vector<std::string> out;
+    if (events.ok())
+      for (const auto& e : *events) out.push_back(e.status);
+    return out;
+  }
+
+  std::string dir_;
+  std::string path_;
+  std::unique_ptr<Store> store_;
+  OrgRecord org_;
+  OrgRecord other_org_;
+};
+
+TEST_F(SqliteStoreTest, MigrationsAreAppliedOnceAndReopeningKeepsData) {
+  SandboxRecord r = MustCreate(Sandbox(org_.id, "kept"));
+  Reopen();
+  Reopen();
+  auto got = store_->GetSandbox(org_.id, r.id);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->id, r.id);
+  auto org = store_->FindOrgByName("acme");
+  ASSERT_TRUE(org.ok());
+  EXPECT_EQ(org->id, org_.id);
+
+  store_.reset();
+  SQLite::Database db(path_, SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT COUNT(*) FROM schema_migrations").getInt64(),
+            static_cast<int64_t>(SqliteMigrations().size()));
+  EXPECT_EQ(db.execAndGet("SELECT MAX(version) FROM schema_migrations").getInt(),
+            SqliteMigrations().back().version);
+}
+
+TEST_F(SqliteStoreTest, OpeningAPathThatCannotBeCreatedFails) {
+  auto s = OpenSqliteStore(dir_ + "/no/such/dir/adapt.db");
+  EXPECT_FALSE(s.ok());
+}
+
+TEST_F(SqliteStoreTest, OrgsAreCreatedFoundAndNamesAreUnique) {
+  auto byId = store_->GetOrg(org_.id);
+  ASSERT_TRUE(byId.ok());
+  EXPECT_EQ(byId->name, "acme");
+  EXPECT_FALSE(byId->is_admin);
+  EXPECT_EQ(byId->created_at, 1000);
+
+  auto dup = store_->CreateOrg({NewId("org"), "acme", false, 2000});
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().code(), Code::kConflict);
+
+  EXPECT_EQ(store_->GetOrg("org_missing").status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->FindOrgByName("missing").status().code(), Code::kNotFound);
+
+  auto all = store_->ListOrgs();
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 2u);
+}
+
+TEST_F(SqliteStoreTest, ApiKeysAreFoundByHashOnly) {
+  ApiKeyRecord key{NewId("key"), org_.id, "ci", Sha256Hex("adapt_text"), true, 1234};
+  ASSERT_TRUE(store_->CreateApiKey(key).ok());
+  auto found = store_->FindApiKey(Sha256Hex("adapt_text"));
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  EXPECT_EQ(found->id, key.id);
+  EXPECT_EQ(found->org_id, org_.id);
+  EXPECT_EQ(found->name, "ci");
+  EXPECT_TRUE(found->is_admin);
+  EXPECT_EQ(found->created_at, 1234);
+  EXPECT_EQ(store_->FindApiKey(Sha256Hex("other")).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->FindApiKey("adapt_text").status().code(), Code::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, ApiKeyForAnUnknownOrgIsRefused) {
+  EXPECT_FALSE(
+      store_->CreateApiKey({NewId("key"), "org_missing", "x", Sha256Hex("k"), false, 1}).ok());
+}
+
+TEST_F(SqliteStoreTest, SandboxRecordRoundTripsEveryField) {
+  SandboxRecord r = Sandbox(org_.id, "round-trip");
+  r.expires_at = std::nullopt;
+  r.result = {{"exitCode", 0}, {"stdout", "hi"}};
+  r.error = "none really";
+  auto out = store_->CreateSandbox(r, std::nullopt);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->replayed);
+  EXPECT_GT(out->sandbox.seq, 0);
+  auto got = store_->GetSandbox("", r.id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->org_id, org_.id);
+  EXPECT_EQ(got->status, "provisioning");
+  EXPECT_EQ(got->config, r.config);
+  EXPECT_EQ(got->env, r.env);
+  EXPECT_EQ(got->created_at, r.created_at);
+  EXPECT_EQ(got->updated_at, r.updated_at);
+  EXPECT_FALSE(got->expires_at.has_value());
+  EXPECT_FALSE(got->deleted_at.has_value());
+  EXPECT_EQ(got->result, r.result);
+  EXPECT_EQ(got->error, "none really");
+  EXPECT_TRUE(got->termination_reason.empty());
+}
+
+TEST_F(SqliteStoreTest, AnotherOrgsSandboxIsNotFound) {
+  SandboxRecord r = MustCreate(Sandbox(org_.id, "mine"));
+  EXPECT_EQ(store_->GetSandbox(other_org_.id, r.id).status().code(), Code::kNotFound);
+  EXPECT_TRUE(store_->GetSandbox(org_.id, r.id).ok());
+  EXPECT_TRUE(ListIds(other_org_.id, "").empty());
+}
+
+TEST_F(SqliteStoreTest, IdempotencyKeyReplaysTheSameSandboxForTheSameBody) {
+  SandboxRecord first = Sandbox(org_.id, "idem");
+  IdempotencyKey key{"create-1", Sha256Hex("body-a")};
+  auto a = store_->CreateSandbox(first, key);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_FALSE(a->replayed);
+
+  SandboxRecord retry = Sandbox(org_.id, "idem");  // a fresh id, as a retried request would make
+  auto b = store_->CreateSandbox(retry, key);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_TRUE(b->replayed);
+  EXPECT_EQ(b->sandbox.id, first.id);
+  EXPECT_EQ(store_->GetSandbox(org_.id, retry.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(ListIds(org_.id, "").size(), 1u);
+  EXPECT_EQ(EventStatuses(org_.id, "").size(), 1u) << "a replay records no event";
+}
+
+TEST_F(SqliteStoreTest, IdempotencyKeyWithADifferentBodyIsAConflict) {
+  IdempotencyKey key{"create-1", Sha256Hex("body-a")};
+  ASSERT_TRUE(store_->CreateSandbox(Sandbox(org_.id, "a"), key).ok());
+  SandboxRecord other = Sandbox(org_.id, "b");
+  auto r = store_->CreateSandbox(other, IdempotencyKey{"create-1", Sha256Hex("body-b")});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kConflict);
+  EXPECT_EQ(r.status().field(), "Idempotency-Key");
+  EXPECT_EQ(store_->GetSandbox(org_.id, other.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(ListIds(org_.id, "").size(), 1u);
+}
+
+TEST_F(SqliteStoreTest, IdempotencyKeysAreScopedToTheOrganization) {
+  IdempotencyKey key{"shared-key", Sha256Hex("body")};
+  auto a = store_->CreateSandbox(Sandbox(org_.id, "a"), key);
+  auto b = store_->CreateSandbox(Sandbox(other_org_.id, "b"), key);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE(b->replayed);
+  EXPECT_NE(a->sandbox.id, b->sandbox.id);
+  EXPECT_EQ(b->sandbox.org_id, other_org_.id);
+}
+
+TEST_F(SqliteStoreTest, PurgedIdempotencyKeysNoLongerReplay) {
+  SandboxRecord old = Sandbox(org_.id, "old", /*at=*/1000);
+  ASSERT_TRUE(store_->CreateSandbox(old, IdempotencyKey{"k-old", "h1"}).ok());
+  SandboxRecord recent = Sandbox(org_.id, "recent", /*at=*/9000);
+  ASSERT_TRUE(store_->CreateSandbox(recent, IdempotencyKey{"k-new", "h2"}).ok());
+
+  ASSERT_TRUE(store_->PurgeIdempotencyKeys(5000).ok());
+
+  auto again_old =
+      store_->CreateSandbox(Sandbox(org_.id, "old2"), IdempotencyKey{"k-old", "other"});
+  ASSERT_TRUE(again_old.ok()) << "a purged key is free again: " << again_old.status().message();
+  EXPECT_FALSE(again_old->replayed);
+  EXPECT_NE(again_old->sandbox.id, old.id);
+
+  auto again_new = store_->CreateSandbox(Sandbox(org_.id, "new2"), IdempotencyKey{"k-new", "h2"});
+  ASSERT_TRUE(again_new.ok());
+  EXPECT_TRUE(again_new->replayed) << "a key newer than the cut-off is kept";
+  EXPECT_EQ(again_new->sandbox.id, recent.id);
+}
+
+TEST_F(SqliteStoreTest, ListIsNewestFirstAndPagesCoverEverythingOnce) {
+  std::vector<std::string> created;
+  for (int i = 0; i < 10; ++i) {
+    created.push_back(MustCreate(Sandbox(org_.id, "s" + std::to_string(i))).id);
+    MustCreate(Sandbox(other_org_.id, "noise"));
+  }
+  std::vector<std::string> newest_first(created.rbegin(), created.rend());
+  EXPECT_EQ(ListIds(org_.id, ""), newest_first);
+
+  std::vector<std::string> paged;
+  std::optional<int64_t> cursor;
+  int pages = 0;
+  do {
+    auto page = store_->ListSandboxes(org_.id, "", 3, cursor);
+    ASSERT_TRUE(page.ok()) << page.status().message();
+    EXPECT_LE(page->items.size(), 3u);
+    for (const auto& r : page->items) paged.push_back(r.id);
+    cursor = page->next_seq;
+    // Inserts between pages must neither repeat nor shift what the cursor still has to show.
+    if (pages == 0) MustCreate(Sandbox(org_.id, "late"));
+    ASSERT_LT(++pages, 10) << "pagination does not end";
+  } while (cursor);
+  EXPECT_EQ(pages, 4);
+  EXPECT_EQ(paged, newest_first);
+  EXPECT_EQ(std::set<std::string>(paged.begin(), paged.end()).size(), paged.size());
+}
+
+TEST_F(SqliteStoreTest, ExactlyFullLastPageHasNoCursor) {
+  for (int i = 0; i < 4; ++i) MustCreate(Sandbox(org_.id, "x"));
+  auto first = store_->ListSandboxes(org_.id, "", 2, std::nullopt);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(first->next_seq.has_value());
+  auto second = store_->ListSandboxes(org_.id, "", 2, first->next_seq);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->items.size(), 2u);
+  EXPECT_FALSE(second->next_seq.has_value());
+}
+
+TEST_F(SqliteStoreTest, QueryMatchesNameSubstringIgnoringCase) {
+  SandboxRecord worker = MustCreate(Sandbox(org_.id, "Research-Worker"));
+  SandboxRecord other = MustCreate(Sandbox(org_.id, "billing"));
+  MustCreate(Sandbox(org_.id, ""));
+  EXPECT_EQ(ListIds(org_.id, "research"), std::vector<std::string>{worker.id});
+  EXPECT_EQ(ListIds(org_.id, "WORKER"), std::vector<std::string>{worker.id});
+  EXPECT_EQ(ListIds(org_.id, "ch-wo"), std::vector<std::string>{worker.id});
+  EXPECT_EQ(ListIds(org_.id, "LLIN"), std::vector<std::string>{other.id});
+  EXPECT_TRUE(ListIds(org_.id, "nothing-like-it").empty());
+}
+
+TEST_F(SqliteStoreTest, QueryMatchesTheStartOfTheIdOnly) {
+  SandboxRecord r = MustCreate(Sandbox(org_.id, "unrelated"));
+  MustCreate(Sandbox(org_.id, "unrelated too"));
+  EXPECT_EQ(ListIds(org_.id, r.id.substr(0, 12)), std::vector<std::string>{r.id});
+  EXPECT_EQ(ListIds(org_.id, r.id), std::vector<std::string>{r.id});
+  // The middle of an id is not a match (names here contain no part of it).
+  EXPECT_TRUE(ListIds(org_.id, r.id.substr(6, 10)).empty());
+}
+
+TEST_F(SqliteStoreTest, LikeWildcardsInAQueryAreLiteral) {
+  SandboxRecord percent = MustCreate(Sandbox(org_.id, "100% done"));
+  SandboxRecord underscore = MustCreate(Sandbox(org_.id, "snake_case"));
+  SandboxRecord backslash = MustCreate(Sandbox(org_.id, "dir\\name"));
+  MustCreate(Sandbox(org_.id, "plain name"));
+  MustCreate(Sandbox(org_.id, "snakeXcase"));  // what "e_c" would match were "_" a wildcard
+  EXPECT_EQ(ListIds(org_.id, "%"), std::vector<std::string>{percent.id});
+  EXPECT_EQ(ListIds(org_.id, "0% d"), std::vector<std::string>{percent.id});
+  EXPECT_EQ(ListIds(org_.id, "e_c"), std::vector<std::string>{underscore.id});
+  // As a raw LIKE pattern "sbx%" would match every id.
+  EXPECT_TRUE(ListIds(org_.id, "sbx%").empty());
+  EXPECT_EQ(ListIds(org_.id, "\\"), std::vector<std::string>{backslash.id});
+}
+
+TEST_F(SqliteStoreTest, DeletedSandboxesAreNotListedButStayReadable) {
+  SandboxRecord gone = MustCreate(Sandbox(org_.id, "gone"));
+  SandboxRecord kept = MustCreate(Sandbox(org_.id, "kept"));
+  gone.status = "deleted";
+  gone.deleted_at = 7000;
+  gone.updated_at = 7000;
+  ASSERT_TRUE(store_->UpdateSandbox(gone, {"provisioning"}).ok());
+  EXPECT_EQ(ListIds(org_.id, ""), std::vector<std::string>{kept.id});
+  EXPECT_TRUE(ListIds(org_.id, "gone").empty());
+  auto read = store_->GetSandbox(org_.id, gone.id);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->status, "deleted");
+  EXPECT_EQ(read->deleted_at, 7000);
+}
+
+TEST_F(SqliteStoreTest, UpdateWithAnUnexpectedStatusIsAConflictAndChangesNothing) {
+  SandboxRecord r = MustCreate(Sandbox(org_.id, "s"));
+  SandboxRecord change = r;
+  change.status = "completed";
+  change.error = "should not be written";
+  change.updated_at = 9999;
+  Status st = store_->UpdateSandbox(change, {"running", "deleting"});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), Code::kConflict);
+  auto read = store_->GetSandbox(org_.id, r.id);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->status, "provisioning");
+  EXPECT_EQ(read->error, "");
+  EXPECT_EQ(read->updated_at, r.updated_at);
+  EXPECT_EQ(EventStatuses(org_.id, r.id), std::vector<std::string>{"provisioning"});
+}
+
+TEST_F(SqliteStoreTest, UpdateOfAMissingSandboxIsNotFound) {
+  SandboxRecord ghost = Sandbox(org_.id, "ghost");
+  EXPECT_EQ(store_->UpdateSandbox(ghost, {"provisioning"}).code(), Code::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, EventsAreRecordedOnStatusChangesOnly) {
+  SandboxRecord r = MustCreate(Sandbox(org_.id, "s"));
+  EXPECT_EQ(EventStatuses(org_.id, r.id), std::vector<std::string>{"provisioning"});
+
+  r.result = {{"startedAt", 6000}};
+  r.updated_at = 6000;
+  ASSERT_TRUE(store_->UpdateSandbox(r, {"provisioning"}).ok());
+  EXPECT_EQ(EventStatuses(org_.id, r.id), std::vector<std::string>{"provisioning"});
+
+  r.status = "running";
+  r.updated_at = 6500;
+  ASSERT_TRUE(store_->UpdateSandbox(r, {"provisioning"}).ok());
+  r.status = "completed";
+  r.termination_reason = "completed";
+  r.updated_at = 7000;
+  ASSERT_TRUE(store_->UpdateSandbox(r, {"running"}).ok());
+  EXPECT_EQ(EventStatuses(org_.id, r.id),
+            (std::vector<std::string>{"provisioning", "running", "completed"}));
+
+  auto events = store_->ListEvents(org_.id, r.id, 0, 100);
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[1].at, 6500);
+  EXPECT_EQ((*events)[2].at, 7000);
+  EXPECT_EQ((*events)[2].sandbox_id, r.id);
+  EXPECT_LT((*events)[0].seq, (*events)[1].seq);
+  // after_seq and limit.
+  auto tail = store_->ListEvents(org_.id, r.id, (*events)[0].seq, 1);
+  ASSERT_TRUE(tail.ok());
+  ASSERT_EQ(tail->size(), 1u);
+  EXPECT_EQ((*tail)[0].status, "running");
+
+  auto read = store_->GetSandbox(org_.id, r.id);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->termination_reason, "completed");
+  EXPECT_EQ(read->result, json({{"startedAt", 6000}}));
+}
+
+TEST_F(SqliteStoreTest, EventsAreListedPerOrganization) {
+  SandboxRecord mine = MustCreate(Sandbox(org_.id, "a"));
+  MustCreate(Sandbox(other_org_.id, "b"));
+  auto events = store_->ListEvents(org_.id, "", 0, 100);
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ((*events)[0].sandbox_id, mine.id);
+}
+
+TEST_F(SqliteStoreTest, LatestEventSeqFollowsTheNewestEvent) {
+  auto empty = store_->LatestEventSeq();
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(*empty, 0);
+  SandboxRecord r = MustCreate(Sandbox(org_.id, "a"));
+  MustCreate(Sandbox(other_org_.id, "b"));
+  r.status = "running";
+  ASSERT_TRUE(store_->UpdateSandbox(r, {"provisioning"}).ok());
+  auto latest = store_->LatestEventSeq();
+  ASSERT_TRUE(latest.ok());
+  auto events = store_->ListEvents(org_.id, r.id, 0, 100);
+  ASSERT_TRUE(events.ok());
+  ASSERT_FALSE(events->empty());
+  EXPECT_EQ(*latest, events->back().seq);
+  EXPECT_TRUE(store_->ListEvents(org_.id, "", *latest, 100)->empty());
+}
+
+TEST_F(SqliteStoreTest, ListExpiredReturnsDueSandboxesNotBeingDeleted) {
+  SandboxRecord due = Sandbox(org_.id, "due");
+  due.expires_at = 10000;
+  SandboxRecord exactly = Sandbox(org_.id, "exactly");
+  exactly.expires_at = 20000;
+  SandboxRecord later = Sandbox(org_.id, "later");
+  later.expires_at = 20001;
+  SandboxRecord never = Sandbox(org_.id, "never");
+  never.expires_at = std::nullopt;
+  SandboxRecord deleting = Sandbox(other_org_.id, "deleting");
+  deleting.expires_at = 5000;
+  SandboxRecord deleted = Sandbox(org_.id, "deleted");
+  deleted.expires_at = 5000;
+  for (auto* r : {&exactly, &due, &later, &never, &deleting, &deleted}) MustCreate(*r);
+  deleting.status = "deleting";
+  ASSERT_TRUE(store_->UpdateSandbox(deleting, {"provisioning"}).ok());
+  deleted.status = "deleted";
+  ASSERT_TRUE(store_->UpdateSandbox(deleted, {"provisioning"}).ok());
+
+  auto expired = store_->ListExpired(20000);
+  ASSERT_TRUE(expired.ok());
+  std::vector<std::string> ids;
+  for (const auto& r : *expired) ids.push_back(r.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{due.id, exactly.id}));
+}
+
+TEST_F(SqliteStoreTest, ListSandboxesWithStatusSpansOrganizations) {
+  SandboxRecord a = MustCreate(Sandbox(org_.id, "a"));
+  SandboxRecord b = MustCreate(Sandbox(other_org_.id, "b"));
+  SandboxRecord c = MustCreate(Sandbox(org_.id, "c"));
+  c.status = "running";
+  ASSERT_TRUE(store_->UpdateSandbox(c, {"provisioning"}).ok());
+  auto running = store_->ListSandboxesWithStatus({"running"});
+  ASSERT_TRUE(running.ok());
+  ASSERT_EQ(running->size(), 1u);
+  EXPECT_EQ((*running)[0].id, c.id);
+  auto both = store_->ListSandboxesWithStatus({"provisioning", "running"});
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(both->size(), 3u);
+}
+
+}  // namespace
+}  // namespace adapt::store

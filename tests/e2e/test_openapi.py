@@ -1,0 +1,310 @@
+"""docs/openapi.yaml is the REST contract: these tests walk it against a running adaptd.
+
+Every operation in the spec is served, every route the server has is in the spec, and what
+the server answers (sandboxes, errors, lists, defaults, limits) has the shapes and numbers the
+spec gives.
+"""
+
+import http.client
+import json
+import os
+import re
+
+import pytest
+import yaml
+
+from harness import REPO, unique
+
+SPEC_PATH = os.path.join(REPO, "docs", "openapi.yaml")
+METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
+
+# Every route adaptd registers (src/api/*_routes.cc). A route added there belongs here and
+# in the spec.
+SERVED = {
+    ("GET", "/healthz"),
+    ("POST", "/v1/orgs"),
+    ("GET", "/v1/orgs"),
+    ("POST", "/v1/orgs/{id}/keys"),
+    ("POST", "/v1/sandboxes"),
+    ("GET", "/v1/sandboxes"),
+    ("GET", "/v1/sandboxes/{id}"),
+    ("DELETE", "/v1/sandboxes/{id}"),
+    ("GET", "/v1/sandboxes/{id}/events"),
+    ("GET", "/v1/events"),
+}
+
+
+@pytest.fixture(scope="module")
+def spec():
+    with open(SPEC_PATH) as f:
+        return yaml.safe_load(f)
+
+
+def operations(spec):
+    """(METHOD, path, operation) for every operation in the spec."""
+    for path, item in spec["paths"].items():
+        for method in METHODS:
+            if method in item:
+                yield method.upper(), path, item[method]
+
+
+def resolve(spec, node):
+    while isinstance(node, dict) and "$ref" in node:
+        assert node["$ref"].startswith("#/"), node["$ref"]
+        target = spec
+        for part in node["$ref"][2:].split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def schema(spec, name):
+    return spec["components"]["schemas"][name]
+
+
+# --- a small validator for the OpenAPI 3.0 schema subset the spec uses ---------------------
+
+TYPES = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+}
+
+
+def violations(spec, sch, value, where="$"):
+    """The ways `value` does not match `sch`, as readable strings (empty: it matches)."""
+    sch = resolve(spec, sch)
+    if value is None:
+        return [] if sch.get("nullable") else ["%s: null is not allowed" % where]
+    out = []
+    t = sch.get("type")
+    if t and not TYPES[t](value):
+        return ["%s: %r is not of type %s" % (where, value, t)]
+    if "enum" in sch and value not in sch["enum"]:
+        out.append("%s: %r is not one of %r" % (where, value, sch["enum"]))
+    if isinstance(value, str):
+        if len(value) < sch.get("minLength", 0) or len(value) > sch.get("maxLength", float("inf")):
+            out.append("%s: length %d out of range" % (where, len(value)))
+        if "pattern" in sch and not re.search(sch["pattern"], value):
+            out.append("%s: %r does not match %s" % (where, value, sch["pattern"]))
+    if TYPES["number"](value):
+        if value < sch.get("minimum", float("-inf")) or value > sch.get("maximum", float("inf")):
+            out.append("%s: %r out of range" % (where, value))
+    if isinstance(value, list):
+        if len(value) < sch.get("minItems", 0) or len(value) > sch.get("maxItems", float("inf")):
+            out.append("%s: %d items out of range" % (where, len(value)))
+        for i, item in enumerate(value):
+            out += violations(spec, sch.get("items", {}), item, "%s[%d]" % (where, i))
+    if isinstance(value, dict):
+        for key in sch.get("required", []):
+            if key not in value:
+                out.append("%s: required property %r is missing" % (where, key))
+        props = sch.get("properties", {})
+        extra = sch.get("additionalProperties", True)
+        for key, v in value.items():
+            if key in props:
+                out += violations(spec, props[key], v, "%s.%s" % (where, key))
+            elif extra is False:
+                out.append("%s: property %r is not in the schema" % (where, key))
+            elif isinstance(extra, dict):
+                out += violations(spec, extra, v, "%s.%s" % (where, key))
+    return out
+
+
+def assert_matches(spec, sch, value):
+    problems = violations(spec, sch, value)
+    assert not problems, "%s\nin %r" % ("\n".join(problems), value)
+
+
+def response_schema(spec, op, status):
+    """The JSON schema the spec gives for `status` of `op`, or None."""
+    resp = resolve(spec, op["responses"].get(str(status), {}))
+    content = resp.get("content", {}).get("application/json")
+    return content.get("schema") if content else None
+
+
+# --- the spec and the server's route table agree ------------------------------------------
+
+
+def test_spec_is_openapi_3_0_3_with_bearer_auth(spec):
+    assert spec["openapi"] == "3.0.3"
+    bearer = spec["components"]["securitySchemes"]["bearerAuth"]
+    assert (bearer["type"], bearer["scheme"]) == ("http", "bearer")
+    assert spec["security"] == [{"bearerAuth": []}]
+
+
+def test_every_route_the_server_serves_is_in_the_spec(spec):
+    documented = {(m, p) for m, p, _ in operations(spec)}
+    missing = SERVED - documented
+    assert not missing, "served but not in docs/openapi.yaml: %s" % sorted(missing)
+
+
+def test_create_sandbox_documents_the_idempotency_key_header(spec):
+    op = spec["paths"]["/v1/sandboxes"]["post"]
+    headers = [resolve(spec, p) for p in op.get("parameters", [])]
+    assert any(p["in"] == "header" and p["name"] == "Idempotency-Key" for p in headers)
+
+
+def _open(client, method, path, body):
+    """Sends one request and reads only the status and headers (event streams never end)."""
+    conn = http.client.HTTPConnection("127.0.0.1", client.daemon.port, timeout=60)
+    hdrs = {"Authorization": "Bearer " + client.key}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        hdrs["Content-Type"] = "application/json"
+    conn.request(method, path, body=data, headers=hdrs)
+    resp = conn.getresponse()
+    return conn, resp
+
+
+def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
+    sandbox = admin.create({"labels": {"name": unique("openapi-walk")}})
+    status, org = admin.api("POST", "/v1/orgs", {"name": unique("openapi")})
+    assert status == 201, org
+    params = {"/v1/orgs/{id}": org["id"], "/v1/sandboxes/{id}": sandbox["id"]}
+    bodies = {
+        ("POST", "/v1/orgs"): {"name": unique("openapi")},
+        ("POST", "/v1/orgs/{id}/keys"): {"name": "openapi"},
+        ("POST", "/v1/sandboxes"): {"labels": {"name": unique("openapi-walk")}},
+    }
+    # Deleting last, so the other operations see the sandbox alive.
+    ops = sorted(operations(spec), key=lambda o: o[0] == "DELETE")
+    for method, path, op in ops:
+        concrete = path
+        for prefix, value in params.items():
+            if concrete.startswith(prefix):
+                concrete = value.join(concrete.split("{id}", 1))
+        assert "{" not in concrete, "no value for the parameters of %s" % path
+        ok_content = resolve(spec, op["responses"].get("200", {})).get("content", {})
+        is_stream = "text/event-stream" in ok_content
+        body = bodies.get((method, path), {} if method == "POST" else None)
+        conn, resp = _open(admin, method, concrete, body)
+        try:
+            got = resp.status
+            payload = None if is_stream and got == 200 else resp.read()
+            ctype = resp.getheader("Content-Type", "")
+        finally:
+            conn.close()
+        parsed = json.loads(payload) if payload else None
+        what = "%s %s -> %s %r" % (method, concrete, got, parsed)
+        assert got != 405, what
+        assert not (got == 404 and parsed and parsed["error"]["message"].startswith("no such endpoint")), what
+        assert str(got) in op["responses"], "undocumented status: " + what
+        assert got < 400, "real ids and a valid body should succeed: " + what
+        if (method, path) == ("POST", "/v1/sandboxes") and got == 201:
+            daemon.created.append((admin, parsed["id"]))
+        if is_stream and got == 200:
+            assert ctype.startswith("text/event-stream"), what
+            continue
+        sch = response_schema(spec, op, got)
+        if sch is not None:
+            assert parsed is not None, what
+            assert_matches(spec, sch, parsed)
+
+
+# --- what the server answers has the spec's shapes ----------------------------------------
+
+
+def test_created_sandbox_has_every_required_property_and_the_spec_defaults(spec, daemon, admin):
+    sbx = admin.create({})
+    sandbox_schema = schema(spec, "Sandbox")
+    missing = [k for k in sandbox_schema["required"] if k not in sbx]
+    assert not missing, "created sandbox lacks %s: %r" % (missing, sbx)
+    assert_matches(spec, sandbox_schema, sbx)
+    request = schema(spec, "CreateSandboxRequest")["properties"]
+    for field in ("cpu", "memoryMiB", "diskMiB", "ttlSeconds", "image", "securityProfile", "startupClass"):
+        assert sbx[field] == request[field]["default"], field
+    assert sbx["network"]["egress"] == schema(spec, "NetworkRequest")["properties"]["egress"]["default"]
+    assert sbx["startup"] is None
+
+
+def test_finished_startup_command_matches_the_startup_schema(spec, daemon, admin):
+    sbx = admin.run(["sh", "-c", "echo out; echo err >&2"])
+    assert sbx["status"] == "completed", sbx
+    assert_matches(spec, schema(spec, "Sandbox"), sbx)
+    missing = [k for k in schema(spec, "Startup")["required"] if k not in sbx["startup"]]
+    assert not missing, "startup lacks %s: %r" % (missing, sbx["startup"])
+
+
+def test_sandbox_list_matches_the_list_schema(spec, daemon, admin):
+    admin.create({"labels": {"name": unique("openapi-list")}})
+    status, page = admin.api("GET", "/v1/sandboxes?limit=1")
+    assert status == 200, page
+    assert_matches(spec, schema(spec, "SandboxList"), page)
+    assert len(page["items"]) == 1
+
+
+def test_integer_limits_in_the_spec_are_the_servers(spec, admin):
+    props = schema(spec, "CreateSandboxRequest")["properties"]
+    limited = [k for k, p in props.items() if p.get("type") == "integer" and "minimum" in p]
+    assert set(limited) >= {"cpu", "memoryMiB", "diskMiB", "ttlSeconds"}
+    for field in limited:
+        for value in (props[field]["minimum"] - 1, props[field]["maximum"] + 1):
+            status, body = admin.api("POST", "/v1/sandboxes", {field: value})
+            assert status == 400, "%s=%s -> %s %r" % (field, value, status, body)
+            assert_matches(spec, schema(spec, "Error"), body)
+            assert body["error"]["code"] == "invalid_argument"
+            assert body["error"]["field"] == field
+
+
+def test_list_limit_bounds_in_the_spec_are_the_servers(spec, admin):
+    op = spec["paths"]["/v1/sandboxes"]["get"]
+    limit = next(resolve(spec, p) for p in op["parameters"] if resolve(spec, p)["name"] == "limit")["schema"]
+    for value in (limit["minimum"] - 1, limit["maximum"] + 1):
+        status, body = admin.api("GET", "/v1/sandboxes?limit=%d" % value)
+        assert status == 400, body
+        assert_matches(spec, schema(spec, "Error"), body)
+    status, _ = admin.api("GET", "/v1/sandboxes?limit=%d" % limit["maximum"])
+    assert status == 200
+
+
+@pytest.mark.parametrize(
+    "raw, field",
+    [
+        ("{not json", None),
+        ('{"cpu": 2, "colour": "red"}', "colour"),
+        ('{"startup": {"mode": "command"}}', "startup.argv"),
+        ('{"labels": {"platform.x": "y"}}', "labels.platform.x"),
+    ],
+)
+def test_bad_request_body_is_a_400_matching_the_error_schema(spec, admin, raw, field):
+    status, body = admin.api("POST", "/v1/sandboxes", raw=raw)
+    assert status == 400, body
+    assert_matches(spec, schema(spec, "Error"), body)
+    assert body["error"]["code"] == "invalid_argument"
+    if field:
+        assert body["error"]["field"] == field
+
+
+def test_unsupported_value_is_a_422_matching_the_error_schema(spec, admin):
+    status, body = admin.api("POST", "/v1/sandboxes", {"network": {"egress": "open"}})
+    assert status == 422, body
+    assert_matches(spec, schema(spec, "Error"), body)
+    assert body["error"]["field"] == "network.egress"
+
+
+def test_missing_key_is_a_401_matching_the_error_schema(spec, admin):
+    status, body, _, headers = admin.request("GET", "/v1/sandboxes", key="")
+    assert status == 401, body
+    assert_matches(spec, schema(spec, "Error"), body)
+    assert headers.get("www-authenticate") == "Bearer"
+
+
+def test_non_admin_key_is_a_403_on_orgs(spec, org):
+    status, body = org.api("GET", "/v1/orgs")
+    assert status == 403, body
+    assert_matches(spec, schema(spec, "Error"), body)
+
+
+def test_unknown_path_is_404_and_wrong_method_is_405_both_as_errors(spec, admin):
+    status, body = admin.api("GET", "/v1/no-such-thing")
+    assert status == 404, body
+    assert_matches(spec, schema(spec, "Error"), body)
+    status, body = admin.api("PUT", "/v1/sandboxes", {})
+    assert status == 405, body
+    assert_matches(spec, schema(spec, "Error"), body)
+    assert body["error"]["code"] == "method_not_allowed"
