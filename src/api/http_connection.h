@@ -31,7 +31,8 @@ struct ServerContext {
   // Runs the handler; an exception is logged and becomes a 500. Thread-safe.
   HttpResponse Invoke(const HttpRequest& request) const;
 
-  // False once the server is stopping: the caller drops the connection.
+  // Thread-safe, like CloseConnections. False once the server is stopping: the caller
+  // drops the connection.
   bool Register(const std::shared_ptr<HttpConnection>& connection);
   void Unregister(HttpConnection* connection);
 
