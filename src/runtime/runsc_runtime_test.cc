@@ -154,6 +154,25 @@ TEST_F(RunscRuntimeTest, CommandExitCodeAndOutputAreCaptured) {
   EXPECT_TRUE(os::MountsUnder(state_dir_).empty());
 }
 
+// A sandbox with a network (runsc --network=sandbox) starts on this kernel only through
+// the /proc/sys/net shim when runsc is as old as Debian's 20221219; a newer runsc needs none.
+TEST_F(RunscRuntimeTest, NetworkedSandboxStartsInItsOwnNamespace) {
+  LaunchRequest req = Request({"/bin/sh", "-c", "cat /proc/net/dev"});
+  req.network_none = false;
+  const std::string id = req.spec.id;
+  Status st = runtime_->Launch(req);
+  ASSERT_TRUE(st.ok()) << st.message();
+  Observation obs =
+      WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+  ASSERT_EQ(obs.state.phase, ShimPhase::kExited) << obs.state.error;
+  EXPECT_EQ(*obs.state.exit_code, 0) << obs.output.Text(Stream::kStderr);
+  std::string devices = obs.output.Text(Stream::kStdout);
+  // Its namespace is its own: none of the host's interfaces shows up inside.
+  EXPECT_NE(devices.find("Receive"), std::string::npos) << devices;
+  EXPECT_EQ(devices.find("eth0"), std::string::npos) << devices;
+  EXPECT_TRUE(runtime_->Destroy(id, false).ok());
+}
+
 TEST_F(RunscRuntimeTest, LaunchFailureIsReportedWithItsCause) {
   LaunchRequest req = Request({"/nonexistent"});
   const std::string id = req.spec.id;

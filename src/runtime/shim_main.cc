@@ -120,7 +120,10 @@ struct Shim {
     auto pid_text = os::ReadFile(pid_file);
     if (pid_text.ok()) state.sandbox_pid = std::atoll(pid_text->c_str());
 
-    auto started = os::RunCommand(Runsc({"start", config.container_id}));
+    // runsc sets up the sandbox's network at start, so the shim applies there too.
+    os::SpawnOptions start_opts;
+    start_opts.hide_proc_sys_net = config.hide_proc_sys_net;
+    auto started = os::RunCommand(Runsc({"start", config.container_id}), start_opts);
     if (!started.ok()) return LaunchFailed(started.status().message());
     if (started->status.signaled() || started->status.exit_code != 0)
       return LaunchFailed(started->output);
