@@ -6,34 +6,56 @@ namespace adapt::api {
 
 int HttpStatusFor(Code code) {
   switch (code) {
-    case Code::kOk: return 200;
-    case Code::kInvalidArgument: return 400;
-    case Code::kUnauthenticated: return 401;
-    case Code::kPermissionDenied: return 403;
-    case Code::kNotFound: return 404;
-    case Code::kConflict: return 409;
-    case Code::kPayloadTooLarge: return 413;
-    case Code::kUnsupported: return 422;
-    case Code::kResourceExhausted: return 429;
-    case Code::kUnavailable: return 503;
-    case Code::kInternal: return 500;
+    case Code::kOk:
+      return 200;
+    case Code::kInvalidArgument:
+      return 400;
+    case Code::kUnauthenticated:
+      return 401;
+    case Code::kPermissionDenied:
+      return 403;
+    case Code::kNotFound:
+      return 404;
+    case Code::kConflict:
+      return 409;
+    case Code::kPayloadTooLarge:
+      return 413;
+    case Code::kUnsupported:
+      return 422;
+    case Code::kResourceExhausted:
+      return 429;
+    case Code::kUnavailable:
+      return 503;
+    case Code::kInternal:
+      return 500;
   }
   return 500;
 }
 
 const char* ErrorCodeName(Code code) {
   switch (code) {
-    case Code::kOk: return "ok";
-    case Code::kInvalidArgument: return "invalid_argument";
-    case Code::kUnauthenticated: return "unauthenticated";
-    case Code::kPermissionDenied: return "permission_denied";
-    case Code::kNotFound: return "not_found";
-    case Code::kConflict: return "conflict";
-    case Code::kPayloadTooLarge: return "payload_too_large";
-    case Code::kUnsupported: return "unsupported";
-    case Code::kResourceExhausted: return "resource_exhausted";
-    case Code::kUnavailable: return "unavailable";
-    case Code::kInternal: return "internal";
+    case Code::kOk:
+      return "ok";
+    case Code::kInvalidArgument:
+      return "invalid_argument";
+    case Code::kUnauthenticated:
+      return "unauthenticated";
+    case Code::kPermissionDenied:
+      return "permission_denied";
+    case Code::kNotFound:
+      return "not_found";
+    case Code::kConflict:
+      return "conflict";
+    case Code::kPayloadTooLarge:
+      return "payload_too_large";
+    case Code::kUnsupported:
+      return "unsupported";
+    case Code::kResourceExhausted:
+      return "resource_exhausted";
+    case Code::kUnavailable:
+      return "unavailable";
+    case Code::kInternal:
+      return "internal";
   }
   return "internal";
 }

@@ -12,12 +12,17 @@ namespace {
 
 using nlohmann::json;
 
-class StatusEventStream : public ResponseStream, public std::enable_shared_from_this<StatusEventStream> {
+class StatusEventStream : public ResponseStream,
+                          public std::enable_shared_from_this<StatusEventStream> {
  public:
   StatusEventStream(store::Store& store, core::EventBus& bus, boost::asio::thread_pool& workers,
                     std::string org_id, std::string sandbox_id, int64_t after)
-      : store_(store), bus_(bus), workers_(workers), org_id_(std::move(org_id)),
-        sandbox_id_(std::move(sandbox_id)), last_seq_(after) {}
+      : store_(store),
+        bus_(bus),
+        workers_(workers),
+        org_id_(std::move(org_id)),
+        sandbox_id_(std::move(sandbox_id)),
+        last_seq_(after) {}
 
   void Start(std::shared_ptr<StreamSink> sink) override {
     {
@@ -52,8 +57,10 @@ class StatusEventStream : public ResponseStream, public std::enable_shared_from_
       auto events = store_.ListEvents(org_id_, sandbox_id_, last_seq_, 100);
       if (!events.ok() || events->empty()) return;
       for (const auto& e : *events) {
-        json data = {{"sandboxId", e.sandbox_id}, {"status", e.status}, {"at", FormatRfc3339(e.at)}};
-        std::string frame = "id: " + std::to_string(e.seq) + "\nevent: status\ndata: " + data.dump() + "\n\n";
+        json data = {
+            {"sandboxId", e.sandbox_id}, {"status", e.status}, {"at", FormatRfc3339(e.at)}};
+        std::string frame =
+            "id: " + std::to_string(e.seq) + "\nevent: status\ndata: " + data.dump() + "\n\n";
         if (!sink->Send(std::move(frame))) return;
         last_seq_ = e.seq;
       }
@@ -89,15 +96,17 @@ HttpResponse Stream(std::shared_ptr<ResponseStream> stream) {
 
 }  // namespace
 
-void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus, core::SandboxService& sandboxes,
-                    boost::asio::thread_pool& workers) {
-  router.Add("GET", "/v1/events", [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-    auto latest = store.LatestEventSeq();
-    if (!latest.ok()) return ErrorResponse(latest.status());
-    auto after = LastEventId(req, *latest);
-    if (!after.ok()) return ErrorResponse(after.status());
-    return Stream(std::make_shared<StatusEventStream>(store, bus, workers, who.org_id, "", *after));
-  });
+void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
+                    core::SandboxService& sandboxes, boost::asio::thread_pool& workers) {
+  router.Add("GET", "/v1/events",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto latest = store.LatestEventSeq();
+               if (!latest.ok()) return ErrorResponse(latest.status());
+               auto after = LastEventId(req, *latest);
+               if (!after.ok()) return ErrorResponse(after.status());
+               return Stream(std::make_shared<StatusEventStream>(store, bus, workers, who.org_id,
+                                                                 "", *after));
+             });
   router.Add("GET", "/v1/sandboxes/{id}/events",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
                // The sandbox must be the caller's: another organization's id is a 404.
@@ -105,7 +114,8 @@ void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus, co
                if (!sandbox.ok()) return ErrorResponse(sandbox.status());
                auto after = LastEventId(req, 0);
                if (!after.ok()) return ErrorResponse(after.status());
-               return Stream(std::make_shared<StatusEventStream>(store, bus, workers, who.org_id, p.at("id"), *after));
+               return Stream(std::make_shared<StatusEventStream>(store, bus, workers, who.org_id,
+                                                                 p.at("id"), *after));
              });
 }
 

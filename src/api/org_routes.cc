@@ -10,7 +10,10 @@ namespace {
 using nlohmann::json;
 
 json OrgJson(const store::OrgRecord& o) {
-  return {{"id", o.id}, {"name", o.name}, {"admin", o.is_admin}, {"createdAt", FormatRfc3339(o.created_at)}};
+  return {{"id", o.id},
+          {"name", o.name},
+          {"admin", o.is_admin},
+          {"createdAt", FormatRfc3339(o.created_at)}};
 }
 
 Status OnlyFields(const json& body, std::initializer_list<const char*> known) {
@@ -24,45 +27,49 @@ Status OnlyFields(const json& body, std::initializer_list<const char*> known) {
 
 Result<std::string> OptionalString(const json& body, const char* field) {
   if (!body.contains(field) || body[field].is_null()) return std::string();
-  if (!body[field].is_string()) return InvalidArgument(field, std::string(field) + " must be a string");
+  if (!body[field].is_string())
+    return InvalidArgument(field, std::string(field) + " must be a string");
   return body[field].get<std::string>();
 }
 
 }  // namespace
 
 void AddOrgRoutes(Router& router, core::Auth& auth) {
-  router.Add("POST", "/v1/orgs", [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-    auto body = ParseJsonBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    if (Status st = OnlyFields(*body, {"name"}); !st.ok()) return ErrorResponse(st);
-    auto name = OptionalString(*body, "name");
-    if (!name.ok()) return ErrorResponse(name.status());
-    auto org = auth.CreateOrg(who, *name);
-    if (!org.ok()) return ErrorResponse(org.status());
-    return JsonResponse(201, OrgJson(*org));
-  });
-  router.Add("GET", "/v1/orgs", [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-    auto orgs = auth.ListOrgs(who);
-    if (!orgs.ok()) return ErrorResponse(orgs.status());
-    json items = json::array();
-    for (const auto& o : *orgs) items.push_back(OrgJson(o));
-    return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
-  });
-  router.Add("POST", "/v1/orgs/{id}/keys", [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
-    auto body = ParseJsonBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    if (Status st = OnlyFields(*body, {"name"}); !st.ok()) return ErrorResponse(st);
-    auto name = OptionalString(*body, "name");
-    if (!name.ok()) return ErrorResponse(name.status());
-    auto key = auth.CreateKey(who, p.at("id"), *name);
-    if (!key.ok()) return ErrorResponse(key.status());
-    const auto& r = key->record;
-    return JsonResponse(201, {{"id", r.id},
-                              {"orgId", r.org_id},
-                              {"name", r.name},
-                              {"key", key->key},
-                              {"createdAt", FormatRfc3339(r.created_at)}});
-  });
+  router.Add("POST", "/v1/orgs",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               if (Status st = OnlyFields(*body, {"name"}); !st.ok()) return ErrorResponse(st);
+               auto name = OptionalString(*body, "name");
+               if (!name.ok()) return ErrorResponse(name.status());
+               auto org = auth.CreateOrg(who, *name);
+               if (!org.ok()) return ErrorResponse(org.status());
+               return JsonResponse(201, OrgJson(*org));
+             });
+  router.Add("GET", "/v1/orgs",
+             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
+               auto orgs = auth.ListOrgs(who);
+               if (!orgs.ok()) return ErrorResponse(orgs.status());
+               json items = json::array();
+               for (const auto& o : *orgs) items.push_back(OrgJson(o));
+               return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+             });
+  router.Add("POST", "/v1/orgs/{id}/keys",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               if (Status st = OnlyFields(*body, {"name"}); !st.ok()) return ErrorResponse(st);
+               auto name = OptionalString(*body, "name");
+               if (!name.ok()) return ErrorResponse(name.status());
+               auto key = auth.CreateKey(who, p.at("id"), *name);
+               if (!key.ok()) return ErrorResponse(key.status());
+               const auto& r = key->record;
+               return JsonResponse(201, {{"id", r.id},
+                                         {"orgId", r.org_id},
+                                         {"name", r.name},
+                                         {"key", key->key},
+                                         {"createdAt", FormatRfc3339(r.created_at)}});
+             });
 }
 
 }  // namespace adapt::api

@@ -33,7 +33,8 @@ void Router::Add(const std::string& method, const std::string& pattern, AuthedHa
   routes_.push_back({method, Split(pattern), std::move(handler), nullptr});
 }
 
-void Router::AddPublic(const std::string& method, const std::string& pattern, PublicHandler handler) {
+void Router::AddPublic(const std::string& method, const std::string& pattern,
+                       PublicHandler handler) {
   routes_.push_back({method, Split(pattern), nullptr, std::move(handler)});
 }
 

@@ -13,8 +13,8 @@ namespace adapt::api {
 
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
 void AddOrgRoutes(Router& router, core::Auth& auth);
-void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus, core::SandboxService& sandboxes,
-                    boost::asio::thread_pool& workers);
+void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
+                    core::SandboxService& sandboxes, boost::asio::thread_pool& workers);
 // GET /healthz, without a key.
 void AddHealthRoutes(Router& router);
 

@@ -1,49 +1,52 @@
 // /v1/sandboxes: translation between HTTP and core::SandboxService, nothing more.
-#include "api/routes.h"
-
 #include "api/errors.h"
 #include "api/request_parsing.h"
+#include "api/routes.h"
 
 namespace adapt::api {
 
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
-  router.Add("POST", "/v1/sandboxes", [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-    auto body = ParseJsonBody(req);
-    if (!body.ok()) return ErrorResponse(body.status());
-    std::optional<std::string> key;
-    if (req.headers.count("idempotency-key")) key = req.Header("idempotency-key");
-    auto created = sandboxes.Create(who, *body, key);
-    if (!created.ok()) return ErrorResponse(created.status());
-    return JsonResponse(201, *created);
-  });
-  router.Add("GET", "/v1/sandboxes", [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-    auto limit = QueryInt(req, "limit", 50);
-    if (!limit.ok()) return ErrorResponse(limit.status());
-    core::ListSandboxesRequest list;
-    list.limit = *limit;
-    if (req.query.count("query")) list.query = req.query.at("query");
-    if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
-    auto page = sandboxes.List(who, list);
-    if (!page.ok()) return ErrorResponse(page.status());
-    return JsonResponse(200, *page);
-  });
-  router.Add("GET", "/v1/sandboxes/{id}", [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-    auto sandbox = sandboxes.Get(who, p.at("id"));
-    if (!sandbox.ok()) return ErrorResponse(sandbox.status());
-    return JsonResponse(200, *sandbox);
-  });
-  router.Add("DELETE", "/v1/sandboxes/{id}", [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-    auto outcome = sandboxes.Delete(who, p.at("id"));
-    if (!outcome.ok()) return ErrorResponse(outcome.status());
-    if (outcome->done) {
-      HttpResponse r;
-      r.status = 204;
-      r.content_type.clear();
-      return r;
-    }
-    auto sandbox = sandboxes.Get(who, p.at("id"));
-    return JsonResponse(202, sandbox.ok() ? *sandbox : nlohmann::json::object());
-  });
+  router.Add("POST", "/v1/sandboxes",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               std::optional<std::string> key;
+               if (req.headers.count("idempotency-key")) key = req.Header("idempotency-key");
+               auto created = sandboxes.Create(who, *body, key);
+               if (!created.ok()) return ErrorResponse(created.status());
+               return JsonResponse(201, *created);
+             });
+  router.Add("GET", "/v1/sandboxes",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto limit = QueryInt(req, "limit", 50);
+               if (!limit.ok()) return ErrorResponse(limit.status());
+               core::ListSandboxesRequest list;
+               list.limit = *limit;
+               if (req.query.count("query")) list.query = req.query.at("query");
+               if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
+               auto page = sandboxes.List(who, list);
+               if (!page.ok()) return ErrorResponse(page.status());
+               return JsonResponse(200, *page);
+             });
+  router.Add("GET", "/v1/sandboxes/{id}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto sandbox = sandboxes.Get(who, p.at("id"));
+               if (!sandbox.ok()) return ErrorResponse(sandbox.status());
+               return JsonResponse(200, *sandbox);
+             });
+  router.Add("DELETE", "/v1/sandboxes/{id}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto outcome = sandboxes.Delete(who, p.at("id"));
+               if (!outcome.ok()) return ErrorResponse(outcome.status());
+               if (outcome->done) {
+                 HttpResponse r;
+                 r.status = 204;
+                 r.content_type.clear();
+                 return r;
+               }
+               auto sandbox = sandboxes.Get(who, p.at("id"));
+               return JsonResponse(202, sandbox.ok() ? *sandbox : nlohmann::json::object());
+             });
 }
 
 }  // namespace adapt::api

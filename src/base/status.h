@@ -12,16 +12,16 @@ namespace adapt {
 
 enum class Code {
   kOk,
-  kInvalidArgument,     // the caller sent something malformed or out of range
-  kUnauthenticated,     // no or unknown credentials
-  kPermissionDenied,    // credentials valid, action not allowed
-  kNotFound,            // no such object (also: another organization's object)
-  kConflict,            // the object's state forbids the action
-  kPayloadTooLarge,     // request body over the limit
-  kUnsupported,         // a valid value this deployment cannot honour (yet)
-  kResourceExhausted,   // quota or capacity
-  kUnavailable,         // try again later
-  kInternal,            // a bug or an OS failure
+  kInvalidArgument,    // the caller sent something malformed or out of range
+  kUnauthenticated,    // no or unknown credentials
+  kPermissionDenied,   // credentials valid, action not allowed
+  kNotFound,           // no such object (also: another organization's object)
+  kConflict,           // the object's state forbids the action
+  kPayloadTooLarge,    // request body over the limit
+  kUnsupported,        // a valid value this deployment cannot honour (yet)
+  kResourceExhausted,  // quota or capacity
+  kUnavailable,        // try again later
+  kInternal,           // a bug or an OS failure
 };
 
 class Status {
@@ -63,7 +63,7 @@ inline Status Unsupported(std::string field, std::string message) {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {}  // NOLINT
 
   bool ok() const { return std::holds_alternative<T>(v_); }
@@ -89,10 +89,10 @@ class Result {
 #define ADAPT_CONCAT(a, b) ADAPT_CONCAT_INNER(a, b)
 
 // Returns from the enclosing function when `expr` (a Status) is not OK.
-#define RETURN_IF_ERROR(expr)                 \
-  do {                                        \
-    ::adapt::Status _st = (expr);             \
-    if (!_st.ok()) return _st;                \
+#define RETURN_IF_ERROR(expr)     \
+  do {                            \
+    ::adapt::Status _st = (expr); \
+    if (!_st.ok()) return _st;    \
   } while (0)
 
 // ASSIGN_OR_RETURN(auto x, Fn()) unwraps a Result or returns its Status.

@@ -26,7 +26,8 @@ Status Auth::Bootstrap(const std::string& key_file) {
   // The key file is written before the hash is stored: a crash between the two leaves a
   // file that a restart replaces, never a key nobody can read.
   std::string key = "adapt_" + RandomToken(40);
-  RETURN_IF_ERROR(os::WriteFileAtomic(key_file, key + "\n", 0600).WithContext("writing the admin key"));
+  RETURN_IF_ERROR(
+      os::WriteFileAtomic(key_file, key + "\n", 0600).WithContext("writing the admin key"));
   return store_.CreateApiKey({NewId("key"), org->id, "admin", Sha256Hex(key), true, NowMillis()});
 }
 
@@ -35,7 +36,8 @@ Result<Principal> Auth::Authenticate(const std::string& bearer_key) {
     return Status(Code::kUnauthenticated, "missing API key: send Authorization: Bearer <key>");
   auto key = store_.FindApiKey(Sha256Hex(bearer_key));
   if (!key.ok()) {
-    if (key.status().code() == Code::kNotFound) return Status(Code::kUnauthenticated, "invalid API key");
+    if (key.status().code() == Code::kNotFound)
+      return Status(Code::kUnauthenticated, "invalid API key");
     return key.status();
   }
   return Principal{key->org_id, key->id, key->is_admin};
@@ -57,7 +59,8 @@ Result<std::vector<store::OrgRecord>> Auth::ListOrgs(const Principal& who) {
   return store_.ListOrgs();
 }
 
-Result<NewApiKey> Auth::CreateKey(const Principal& who, const std::string& org_id, const std::string& name) {
+Result<NewApiKey> Auth::CreateKey(const Principal& who, const std::string& org_id,
+                                  const std::string& name) {
   RETURN_IF_ERROR(RequireAdmin(who));
   if (name.size() > 63) return InvalidArgument("name", "name must be at most 63 characters");
   auto org = store_.GetOrg(org_id);

@@ -33,7 +33,8 @@ class Auth {
 
   Result<store::OrgRecord> CreateOrg(const Principal& who, const std::string& name);
   Result<std::vector<store::OrgRecord>> ListOrgs(const Principal& who);
-  Result<NewApiKey> CreateKey(const Principal& who, const std::string& org_id, const std::string& name);
+  Result<NewApiKey> CreateKey(const Principal& who, const std::string& org_id,
+                              const std::string& name);
 
  private:
   Result<NewApiKey> MakeKey(const std::string& org_id, const std::string& name, bool is_admin);

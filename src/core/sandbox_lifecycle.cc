@@ -43,7 +43,8 @@ std::shared_ptr<std::mutex> SandboxLifecycle::LockFor(const std::string& id) {
   return strong;
 }
 
-Status SandboxLifecycle::Transition(const store::SandboxRecord& next, const std::vector<std::string>& expected) {
+Status SandboxLifecycle::Transition(const store::SandboxRecord& next,
+                                    const std::vector<std::string>& expected) {
   store::SandboxRecord r = next;
   r.updated_at = NowMillis();
   RETURN_IF_ERROR(store_.UpdateSandbox(r, expected));
@@ -128,7 +129,8 @@ void SandboxLifecycle::RecordExit(store::SandboxRecord r, const runtime::Observa
   }
   if (!Transition(r, {"running"}).ok()) return;
   Status st_destroy = runtime_.Destroy(r.id, true);
-  if (!st_destroy.ok()) spdlog::warn("sandbox {}: releasing compute: {}", r.id, st_destroy.message());
+  if (!st_destroy.ok())
+    spdlog::warn("sandbox {}: releasing compute: {}", r.id, st_destroy.message());
 }
 
 void SandboxLifecycle::CheckRunning(const std::string& id) {
@@ -141,10 +143,12 @@ void SandboxLifecycle::CheckRunning(const std::string& id) {
     runtime::Observation lost;
     return RecordExit(*rec, lost);
   }
-  if (obs->state.phase == runtime::ShimPhase::kExited || !obs->monitor_alive) RecordExit(*rec, *obs);
+  if (obs->state.phase == runtime::ShimPhase::kExited || !obs->monitor_alive)
+    RecordExit(*rec, *obs);
 }
 
-Result<store::SandboxRecord> SandboxLifecycle::BeginDelete(const std::string& org_id, const std::string& id,
+Result<store::SandboxRecord> SandboxLifecycle::BeginDelete(const std::string& org_id,
+                                                           const std::string& id,
                                                            const std::string& reason) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
@@ -201,7 +205,8 @@ void SandboxLifecycle::Reconcile() {
       if (alive && obs->state.phase == runtime::ShimPhase::kRunning) {
         store::SandboxRecord next = r;
         next.status = "running";
-        if (!r.config["startup"].is_null()) next.result["startedAt"] = FormatRfc3339(obs->state.started_at);
+        if (!r.config["startup"].is_null())
+          next.result["startedAt"] = FormatRfc3339(obs->state.started_at);
         Transition(next, {"provisioning"});
         spdlog::info("sandbox {}: adopted after restart", r.id);
       } else {

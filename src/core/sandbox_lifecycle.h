@@ -47,7 +47,8 @@ class SandboxLifecycle {
 
  private:
   std::shared_ptr<std::mutex> LockFor(const std::string& id);
-  void Fail(store::SandboxRecord r, const std::string& error, const std::vector<std::string>& expected);
+  void Fail(store::SandboxRecord r, const std::string& error,
+            const std::vector<std::string>& expected);
   void RecordExit(store::SandboxRecord r, const runtime::Observation& obs);
 
   store::Store& store_;

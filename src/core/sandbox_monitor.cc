@@ -13,13 +13,15 @@ constexpr int64_t kIdempotencyKeyLifetimeMs = 24LL * 3600 * 1000;
 
 }  // namespace
 
-SandboxMonitor::SandboxMonitor(store::Store& store, SandboxLifecycle& lifecycle, SandboxService& service,
-                               boost::asio::thread_pool& workers)
+SandboxMonitor::SandboxMonitor(store::Store& store, SandboxLifecycle& lifecycle,
+                               SandboxService& service, boost::asio::thread_pool& workers)
     : store_(store), lifecycle_(lifecycle), service_(service), workers_(workers) {}
 
 SandboxMonitor::~SandboxMonitor() { Stop(); }
 
-void SandboxMonitor::Start() { thread_ = std::thread([this] { Loop(); }); }
+void SandboxMonitor::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
 
 void SandboxMonitor::Stop() {
   {
@@ -55,7 +57,8 @@ void SandboxMonitor::Schedule(const std::string& id, std::function<void()> fn) {
 void SandboxMonitor::Tick() {
   int64_t now = NowMillis();
   if (auto running = store_.ListSandboxesWithStatus({"running"}); running.ok()) {
-    for (const auto& r : *running) Schedule(r.id, [this, id = r.id] { lifecycle_.CheckRunning(id); });
+    for (const auto& r : *running)
+      Schedule(r.id, [this, id = r.id] { lifecycle_.CheckRunning(id); });
   }
   if (auto expired = store_.ListExpired(now); expired.ok()) {
     for (const auto& r : *expired) {

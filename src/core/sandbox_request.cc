@@ -48,7 +48,8 @@ Result<json> StringArray(const json& v, const std::string& field, bool allow_nul
     bytes += s.size() + 1;
   }
   if (bytes > limits::kMaxArgvBytes)
-    return InvalidArgument(field, field + " exceeds " + std::to_string(limits::kMaxArgvBytes) + " bytes");
+    return InvalidArgument(field,
+                           field + " exceeds " + std::to_string(limits::kMaxArgvBytes) + " bytes");
   return v;
 }
 
@@ -57,7 +58,8 @@ Result<json> ParseLabels(const json& body) {
   const json& labels = body["labels"];
   if (!labels.is_object()) return InvalidArgument("labels", "labels must be an object of strings");
   if (labels.size() > limits::kMaxLabels)
-    return InvalidArgument("labels", "at most " + std::to_string(limits::kMaxLabels) + " labels are allowed");
+    return InvalidArgument("labels",
+                           "at most " + std::to_string(limits::kMaxLabels) + " labels are allowed");
   for (const auto& [key, value] : labels.items()) {
     std::string field = "labels." + key;
     if (key.empty() || key.size() > limits::kMaxLabelKeyBytes || HasNul(key))
@@ -80,29 +82,37 @@ Result<std::map<std::string, std::string>> ParseEnv(const json& body) {
   for (const auto& [key, value] : e.items()) {
     bool valid = !key.empty() && !(key[0] >= '0' && key[0] <= '9');
     for (char c : key) {
-      valid = valid && (c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'));
+      valid = valid && (c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                        (c >= '0' && c <= '9'));
     }
-    if (!valid) return InvalidArgument("env." + key, "environment variable names must match [A-Za-z_][A-Za-z0-9_]*");
-    if (!value.is_string()) return InvalidArgument("env." + key, "environment values must be strings");
+    if (!valid)
+      return InvalidArgument("env." + key,
+                             "environment variable names must match [A-Za-z_][A-Za-z0-9_]*");
+    if (!value.is_string())
+      return InvalidArgument("env." + key, "environment values must be strings");
     const auto& s = value.get_ref<const std::string&>();
-    if (HasNul(s)) return InvalidArgument("env." + key, "environment values must not contain NUL bytes");
+    if (HasNul(s))
+      return InvalidArgument("env." + key, "environment values must not contain NUL bytes");
     env[key] = s;
   }
   return env;
 }
 
 Result<json> ParseNetwork(const json& body) {
-  json net = {{"egress", "none"}, {"allow", json::array()}, {"dns", nullptr}, {"hostnames", json::array()}};
+  json net = {
+      {"egress", "none"}, {"allow", json::array()}, {"dns", nullptr}, {"hostnames", json::array()}};
   if (!body.contains("network") || body["network"].is_null()) return net;
   const json& n = body["network"];
   if (!n.is_object()) return InvalidArgument("network", "network must be an object");
   RETURN_IF_ERROR(CheckKnownFields(n, {"egress", "allow", "dns", "hostnames"}, "network."));
   if (n.contains("egress")) {
     if (!n["egress"].is_string())
-      return InvalidArgument("network.egress", "network.egress must be one of open, none, allowlist");
+      return InvalidArgument("network.egress",
+                             "network.egress must be one of open, none, allowlist");
     std::string egress = n["egress"];
     if (egress != "open" && egress != "none" && egress != "allowlist")
-      return InvalidArgument("network.egress", "network.egress must be one of open, none, allowlist");
+      return InvalidArgument("network.egress",
+                             "network.egress must be one of open, none, allowlist");
     if (egress != "none")
       return Unsupported("network.egress", "network egress '" + egress +
                                                "' is not supported yet on this host; use \"none\"");
@@ -121,25 +131,29 @@ Result<json> ParseStartup(const json& body) {
   if (!body.contains("startup") || body["startup"].is_null()) return json(nullptr);
   const json& s = body["startup"];
   if (!s.is_object()) return InvalidArgument("startup", "startup must be an object");
-  RETURN_IF_ERROR(CheckKnownFields(s, {"mode", "argv", "args", "entrypoint", "cwd", "user"}, "startup."));
+  RETURN_IF_ERROR(
+      CheckKnownFields(s, {"mode", "argv", "args", "entrypoint", "cwd", "user"}, "startup."));
   std::string mode = s.contains("argv") ? "command" : "image";
   if (s.contains("mode")) {
     if (!s["mode"].is_string() || (s["mode"] != "image" && s["mode"] != "command"))
       return InvalidArgument("startup.mode", "startup.mode must be \"image\" or \"command\"");
     mode = s["mode"];
   }
-  json out = {{"mode", mode}, {"argv", nullptr}, {"args", nullptr}, {"entrypoint", nullptr},
-              {"cwd", nullptr}, {"user", nullptr}};
+  json out = {{"mode", mode},          {"argv", nullptr}, {"args", nullptr},
+              {"entrypoint", nullptr}, {"cwd", nullptr},  {"user", nullptr}};
   if (mode == "command") {
-    if (!s.contains("argv")) return InvalidArgument("startup.argv", "command mode needs startup.argv");
+    if (!s.contains("argv"))
+      return InvalidArgument("startup.argv", "command mode needs startup.argv");
     ASSIGN_OR_RETURN(out["argv"], StringArray(s["argv"], "startup.argv", false));
-    if (out["argv"].empty()) return InvalidArgument("startup.argv", "startup.argv must not be empty");
+    if (out["argv"].empty())
+      return InvalidArgument("startup.argv", "startup.argv must not be empty");
     if (out["argv"][0].get<std::string>().empty())
       return InvalidArgument("startup.argv", "startup.argv[0] must not be empty");
     for (const char* f : {"args", "entrypoint"}) {
       if (s.contains(f))
-        return InvalidArgument(std::string("startup.") + f,
-                               std::string("startup.") + f + " applies to image mode; command mode takes argv only");
+        return InvalidArgument(
+            std::string("startup.") + f,
+            std::string("startup.") + f + " applies to image mode; command mode takes argv only");
     }
   } else {
     if (s.contains("argv"))
@@ -151,63 +165,73 @@ Result<json> ParseStartup(const json& body) {
     }
   }
   if (s.contains("cwd") && !s["cwd"].is_null()) {
-    if (!s["cwd"].is_string() || s["cwd"].get<std::string>().empty() || s["cwd"].get<std::string>()[0] != '/' ||
-        HasNul(s["cwd"].get<std::string>()) || s["cwd"].get<std::string>().size() > 4096)
+    if (!s["cwd"].is_string() || s["cwd"].get<std::string>().empty() ||
+        s["cwd"].get<std::string>()[0] != '/' || HasNul(s["cwd"].get<std::string>()) ||
+        s["cwd"].get<std::string>().size() > 4096)
       return InvalidArgument("startup.cwd", "startup.cwd must be an absolute path");
     out["cwd"] = s["cwd"];
   }
   if (s.contains("user") && !s["user"].is_null()) {
-    if (!s["user"].is_string() || s["user"].get<std::string>().empty() || HasNul(s["user"].get<std::string>()) ||
-        s["user"].get<std::string>().size() > 256)
-      return InvalidArgument("startup.user", "startup.user must be \"uid[:gid]\" or \"name[:group]\"");
+    if (!s["user"].is_string() || s["user"].get<std::string>().empty() ||
+        HasNul(s["user"].get<std::string>()) || s["user"].get<std::string>().size() > 256)
+      return InvalidArgument("startup.user",
+                             "startup.user must be \"uid[:gid]\" or \"name[:group]\"");
     out["user"] = s["user"];
   }
   return out;
 }
 
-Result<std::string> Choice(const json& body, const char* field, std::initializer_list<const char*> allowed,
-                           const char* fallback, std::initializer_list<const char*> unsupported) {
+Result<std::string> Choice(const json& body, const char* field,
+                           std::initializer_list<const char*> allowed, const char* fallback,
+                           std::initializer_list<const char*> unsupported) {
   if (!body.contains(field) || body[field].is_null()) return std::string(fallback);
   std::string options;
   for (const char* a : allowed) options += std::string(options.empty() ? "" : ", ") + a;
-  if (!body[field].is_string()) return InvalidArgument(field, std::string(field) + " must be one of " + options);
+  if (!body[field].is_string())
+    return InvalidArgument(field, std::string(field) + " must be one of " + options);
   std::string v = body[field];
   bool ok = false;
   for (const char* a : allowed) ok = ok || v == a;
   if (!ok) return InvalidArgument(field, std::string(field) + " must be one of " + options);
   for (const char* u : unsupported) {
-    if (v == u) return Unsupported(field, std::string(field) + " '" + v + "' is not supported yet on this host");
+    if (v == u)
+      return Unsupported(field,
+                         std::string(field) + " '" + v + "' is not supported yet on this host");
   }
   return v;
 }
 
 }  // namespace
 
-Result<CreateSandboxRequest> ParseCreateSandbox(const json& body, const std::string& default_image) {
+Result<CreateSandboxRequest> ParseCreateSandbox(const json& body,
+                                                const std::string& default_image) {
   if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
-  RETURN_IF_ERROR(CheckKnownFields(body,
-                                   {"cpu", "memoryMiB", "diskMiB", "ttlSeconds", "labels", "image",
-                                    "imageId", "network", "startup", "env", "secrets", "gpu",
-                                    "securityProfile", "startupClass", "storage"},
-                                   ""));
+  RETURN_IF_ERROR(CheckKnownFields(
+      body,
+      {"cpu", "memoryMiB", "diskMiB", "ttlSeconds", "labels", "image", "imageId", "network",
+       "startup", "env", "secrets", "gpu", "securityProfile", "startupClass", "storage"},
+      ""));
   CreateSandboxRequest req;
   json& c = req.config;
-  ASSIGN_OR_RETURN(c["cpu"], IntegerIn(body, "cpu", limits::kCpuMin, limits::kCpuMax, limits::kCpuDefault));
+  ASSIGN_OR_RETURN(c["cpu"],
+                   IntegerIn(body, "cpu", limits::kCpuMin, limits::kCpuMax, limits::kCpuDefault));
   ASSIGN_OR_RETURN(c["memoryMiB"], IntegerIn(body, "memoryMiB", limits::kMemoryMiBMin,
-                                              limits::kMemoryMiBMax, limits::kMemoryMiBDefault));
-  ASSIGN_OR_RETURN(c["diskMiB"], IntegerIn(body, "diskMiB", limits::kDiskMiBMin, limits::kDiskMiBMax,
-                                            limits::kDiskMiBDefault));
+                                             limits::kMemoryMiBMax, limits::kMemoryMiBDefault));
+  ASSIGN_OR_RETURN(c["diskMiB"], IntegerIn(body, "diskMiB", limits::kDiskMiBMin,
+                                           limits::kDiskMiBMax, limits::kDiskMiBDefault));
   if (body.contains("ttlSeconds") && body["ttlSeconds"].is_null()) {
     c["ttlSeconds"] = nullptr;
   } else {
-    ASSIGN_OR_RETURN(c["ttlSeconds"], IntegerIn(body, "ttlSeconds", limits::kTtlSecondsMin,
-                                                 limits::kTtlSecondsMax, limits::kTtlSecondsDefault));
+    ASSIGN_OR_RETURN(c["ttlSeconds"],
+                     IntegerIn(body, "ttlSeconds", limits::kTtlSecondsMin, limits::kTtlSecondsMax,
+                               limits::kTtlSecondsDefault));
   }
   ASSIGN_OR_RETURN(c["labels"], ParseLabels(body));
 
   bool has_image = body.contains("image") && !body["image"].is_null();
   bool has_image_id = body.contains("imageId") && !body["imageId"].is_null();
-  if (has_image && has_image_id) return InvalidArgument("imageId", "supply either image or imageId, not both");
+  if (has_image && has_image_id)
+    return InvalidArgument("imageId", "supply either image or imageId, not both");
   if (has_image_id) {
     if (!body["imageId"].is_string()) return InvalidArgument("imageId", "imageId must be a string");
     return Unsupported("imageId", "prepared images (imageId) are not supported yet on this host");
@@ -227,19 +251,24 @@ Result<CreateSandboxRequest> ParseCreateSandbox(const json& body, const std::str
   ASSIGN_OR_RETURN(req.env, ParseEnv(body));
 
   if (body.contains("secrets") && !body["secrets"].is_null()) {
-    if (!body["secrets"].is_array()) return InvalidArgument("secrets", "secrets must be an array of names");
-    if (!body["secrets"].empty()) return Unsupported("secrets", "secrets are not supported yet on this host");
+    if (!body["secrets"].is_array())
+      return InvalidArgument("secrets", "secrets must be an array of names");
+    if (!body["secrets"].empty())
+      return Unsupported("secrets", "secrets are not supported yet on this host");
   }
   if (body.contains("gpu") && !body["gpu"].is_null()) {
-    if (!body["gpu"].is_object()) return InvalidArgument("gpu", "gpu must be an object such as {\"type\": \"...\"}");
+    if (!body["gpu"].is_object())
+      return InvalidArgument("gpu", "gpu must be an object such as {\"type\": \"...\"}");
     return Unsupported("gpu", "no GPU types are available on this host");
   }
   if (body.contains("storage") && !body["storage"].is_null()) {
-    if (!body["storage"].is_string()) return InvalidArgument("storage", "storage must be a storage name");
+    if (!body["storage"].is_string())
+      return InvalidArgument("storage", "storage must be a storage name");
     return Unsupported("storage", "persistent storage is not supported yet on this host");
   }
-  ASSIGN_OR_RETURN(c["securityProfile"],
-                   Choice(body, "securityProfile", {"restricted", "developer"}, "restricted", {"developer"}));
+  ASSIGN_OR_RETURN(
+      c["securityProfile"],
+      Choice(body, "securityProfile", {"restricted", "developer"}, "restricted", {"developer"}));
   ASSIGN_OR_RETURN(c["startupClass"],
                    Choice(body, "startupClass", {"durable", "instant"}, "instant", {"durable"}));
   return req;

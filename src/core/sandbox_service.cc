@@ -29,9 +29,9 @@ Result<std::optional<int64_t>> ParseCursor(const std::string& cursor) {
 
 }  // namespace
 
-SandboxService::SandboxService(store::Store& store, runtime::Runtime& runtime, SandboxLifecycle& lifecycle,
-                               const ImageCatalog& images, boost::asio::thread_pool& workers,
-                               std::string default_image)
+SandboxService::SandboxService(store::Store& store, runtime::Runtime& runtime,
+                               SandboxLifecycle& lifecycle, const ImageCatalog& images,
+                               boost::asio::thread_pool& workers, std::string default_image)
     : store_(store),
       runtime_(runtime),
       lifecycle_(lifecycle),
@@ -41,7 +41,8 @@ SandboxService::SandboxService(store::Store& store, runtime::Runtime& runtime, S
 
 Result<json> SandboxService::Create(const Principal& who, const json& body,
                                     const std::optional<std::string>& idempotency_key) {
-  if (idempotency_key && (idempotency_key->empty() || idempotency_key->size() > limits::kMaxIdempotencyKeyBytes))
+  if (idempotency_key &&
+      (idempotency_key->empty() || idempotency_key->size() > limits::kMaxIdempotencyKeyBytes))
     return InvalidArgument("Idempotency-Key", "Idempotency-Key must be 1 to 255 characters");
   ASSIGN_OR_RETURN(CreateSandboxRequest req, ParseCreateSandbox(body, default_image_));
   // Resolve the image and the startup plan now, so that a request that cannot start is a
@@ -79,14 +80,18 @@ Result<json> SandboxService::Get(const Principal& who, const std::string& id) {
 }
 
 Result<json> SandboxService::List(const Principal& who, const ListSandboxesRequest& req) {
-  if (req.limit < 1 || req.limit > 200) return InvalidArgument("limit", "limit must be between 1 and 200");
-  if (req.query.size() > 256) return InvalidArgument("query", "query must be at most 256 characters");
+  if (req.limit < 1 || req.limit > 200)
+    return InvalidArgument("limit", "limit must be between 1 and 200");
+  if (req.query.size() > 256)
+    return InvalidArgument("query", "query must be at most 256 characters");
   ASSIGN_OR_RETURN(auto before, ParseCursor(req.cursor));
-  ASSIGN_OR_RETURN(store::SandboxPage page, store_.ListSandboxes(who.org_id, req.query, req.limit, before));
+  ASSIGN_OR_RETURN(store::SandboxPage page,
+                   store_.ListSandboxes(who.org_id, req.query, req.limit, before));
   json items = json::array();
   for (const auto& r : page.items) items.push_back(SandboxToJson(r));
-  return json{{"items", items},
-              {"nextCursor", page.next_seq ? json("c" + std::to_string(*page.next_seq)) : json(nullptr)}};
+  return json{
+      {"items", items},
+      {"nextCursor", page.next_seq ? json("c" + std::to_string(*page.next_seq)) : json(nullptr)}};
 }
 
 Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::string& id) {

@@ -3,10 +3,9 @@
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "core/auth.h"
 #include "core/sandbox_lifecycle.h"

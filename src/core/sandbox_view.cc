@@ -8,7 +8,9 @@ namespace {
 
 using nlohmann::json;
 
-json Time(const std::optional<int64_t>& ms) { return ms ? json(FormatRfc3339(*ms)) : json(nullptr); }
+json Time(const std::optional<int64_t>& ms) {
+  return ms ? json(FormatRfc3339(*ms)) : json(nullptr);
+}
 
 json ResultField(const json& result, const char* key) {
   return result.contains(key) ? result[key] : json(nullptr);
@@ -50,7 +52,8 @@ json SandboxToJson(const store::SandboxRecord& r, const runtime::OutputRing* liv
       {"network", c["network"]},
       {"securityProfile", c["securityProfile"]},
       {"startupClass", c["startupClass"]},
-      {"terminationReason", r.termination_reason.empty() ? json(nullptr) : json(r.termination_reason)},
+      {"terminationReason",
+       r.termination_reason.empty() ? json(nullptr) : json(r.termination_reason)},
       {"error", r.error.empty() ? json(nullptr) : json(r.error)},
       {"endpoints", json::array()},
   };

@@ -15,9 +15,11 @@ namespace adapt::core {
 std::vector<std::string> RedactionValues(const store::SandboxRecord& r);
 
 // Fills result.stdout/stderr/truncated from `output`, redacted and made valid UTF-8.
-void ApplyOutput(const store::SandboxRecord& r, const runtime::OutputRing& output, nlohmann::json& result);
+void ApplyOutput(const store::SandboxRecord& r, const runtime::OutputRing& output,
+                 nlohmann::json& result);
 
 // `live`: the running sandbox's current output, if any.
-nlohmann::json SandboxToJson(const store::SandboxRecord& r, const runtime::OutputRing* live = nullptr);
+nlohmann::json SandboxToJson(const store::SandboxRecord& r,
+                             const runtime::OutputRing* live = nullptr);
 
 }  // namespace adapt::core

@@ -18,7 +18,8 @@ bool IsNumber(const std::string& s) {
 
 // Finds the entry whose field `column` is `value` in an /etc/passwd or /etc/group style
 // file; returns its fields, empty when there is none.
-std::vector<std::string> FindEntry(const std::string& file, const std::string& value, size_t column = 0) {
+std::vector<std::string> FindEntry(const std::string& file, const std::string& value,
+                                   size_t column = 0) {
   auto text = os::ReadFile(file);
   if (!text.ok()) return {};
   std::istringstream in(*text);
@@ -55,7 +56,8 @@ Status ResolveUser(const std::string& user, const std::string& rootfs, runtime::
   } else {
     auto entry = FindEntry(rootfs + "/etc/passwd", u);
     if (entry.empty()) return bad("no such user in the image");
-    if (!IsNumber(entry[2]) || !IsNumber(entry[3])) return bad("the image's /etc/passwd entry is malformed");
+    if (!IsNumber(entry[2]) || !IsNumber(entry[3]))
+      return bad("the image's /etc/passwd entry is malformed");
     p.uid = static_cast<uint32_t>(std::stoul(entry[2]));
     p.gid = static_cast<uint32_t>(std::stoul(entry[3]));
     if (entry.size() >= 6) home = entry[5];
@@ -86,7 +88,8 @@ Result<runtime::ProcessSpec> PlanStartup(const json& startup, const Image& image
     p.argv = Strings(startup["argv"]);
   } else {
     bool has_entrypoint = !startup["entrypoint"].is_null();
-    std::vector<std::string> entrypoint = has_entrypoint ? Strings(startup["entrypoint"]) : ic.entrypoint;
+    std::vector<std::string> entrypoint =
+        has_entrypoint ? Strings(startup["entrypoint"]) : ic.entrypoint;
     std::vector<std::string> cmd;
     if (!startup["args"].is_null()) {
       cmd = Strings(startup["args"]);
@@ -96,14 +99,17 @@ Result<runtime::ProcessSpec> PlanStartup(const json& startup, const Image& image
     p.argv = entrypoint;
     p.argv.insert(p.argv.end(), cmd.begin(), cmd.end());
     if (p.argv.empty())
-      return InvalidArgument("startup",
-                             "nothing to run: the image has no ENTRYPOINT or CMD left after startup's overrides");
+      return InvalidArgument(
+          "startup",
+          "nothing to run: the image has no ENTRYPOINT or CMD left after startup's overrides");
   }
 
   bool interactive = startup.is_null();
-  std::string cwd = interactive || startup["cwd"].is_null() ? "" : startup["cwd"].get<std::string>();
+  std::string cwd =
+      interactive || startup["cwd"].is_null() ? "" : startup["cwd"].get<std::string>();
   p.cwd = !cwd.empty() ? cwd : (!ic.working_dir.empty() ? ic.working_dir : "/");
-  std::string user = interactive || startup["user"].is_null() ? ic.user : startup["user"].get<std::string>();
+  std::string user =
+      interactive || startup["user"].is_null() ? ic.user : startup["user"].get<std::string>();
   std::string home;
   RETURN_IF_ERROR(ResolveUser(user, image.rootfs, p, home));
 
@@ -136,7 +142,8 @@ Result<runtime::ProcessSpec> PlanStartup(const json& startup, const Image& image
     bytes += k.size() + v.size() + 2;
   }
   if (bytes > limits::kMaxStartupEnvBytes)
-    return InvalidArgument("env", "the startup environment exceeds the 32 KiB command limit after merging");
+    return InvalidArgument(
+        "env", "the startup environment exceeds the 32 KiB command limit after merging");
   return p;
 }
 

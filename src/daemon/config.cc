@@ -16,19 +16,30 @@ void FromEnv(const char* name, std::string& field) {
 Status FromFile(const std::string& path, DaemonConfig& c) {
   ASSIGN_OR_RETURN(std::string text, os::ReadFile(path));
   auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return InvalidArgument("config", path + " is not a JSON object");
+  if (j.is_discarded() || !j.is_object())
+    return InvalidArgument("config", path + " is not a JSON object");
   try {
     for (const auto& [key, value] : j.items()) {
-      if (key == "listen") c.listen = value;
-      else if (key == "stateDir") c.state_dir = value;
-      else if (key == "imagesDir") c.images_dir = value;
-      else if (key == "defaultImage") c.default_image = value;
-      else if (key == "runsc") c.runsc = value;
-      else if (key == "libexecDir") c.libexec_dir = value;
-      else if (key == "ioThreads") c.io_threads = value;
-      else if (key == "workerThreads") c.worker_threads = value;
-      else if (key == "maxBodyBytes") c.max_body_bytes = value;
-      else return InvalidArgument(key, path + ": unknown setting '" + key + "'");
+      if (key == "listen")
+        c.listen = value;
+      else if (key == "stateDir")
+        c.state_dir = value;
+      else if (key == "imagesDir")
+        c.images_dir = value;
+      else if (key == "defaultImage")
+        c.default_image = value;
+      else if (key == "runsc")
+        c.runsc = value;
+      else if (key == "libexecDir")
+        c.libexec_dir = value;
+      else if (key == "ioThreads")
+        c.io_threads = value;
+      else if (key == "workerThreads")
+        c.worker_threads = value;
+      else if (key == "maxBodyBytes")
+        c.max_body_bytes = value;
+      else
+        return InvalidArgument(key, path + ": unknown setting '" + key + "'");
     }
   } catch (const std::exception& e) {
     return InvalidArgument("config", path + ": " + e.what());
@@ -44,13 +55,17 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   std::string config_file;
   DaemonConfig flags;
   app.add_option("--config", config_file, "JSON config file");
-  auto* listen = app.add_option("--listen", flags.listen, "HOST:PORT to serve the API on [127.0.0.1:8080]");
+  auto* listen =
+      app.add_option("--listen", flags.listen, "HOST:PORT to serve the API on [127.0.0.1:8080]");
   auto* state = app.add_option("--state-dir", flags.state_dir, "state directory [/var/lib/adapt]");
   auto* images = app.add_option("--images-dir", flags.images_dir, "local images [STATE/images]");
-  auto* def = app.add_option("--default-image", flags.default_image, "image when a create names none [debian:12]");
+  auto* def = app.add_option("--default-image", flags.default_image,
+                             "image when a create names none [debian:12]");
   auto* runsc = app.add_option("--runsc", flags.runsc, "runsc binary [runsc]");
-  auto* libexec = app.add_option("--libexec-dir", flags.libexec_dir, "where adapt-shim and adapt-pause are");
-  auto* workers = app.add_option("--worker-threads", flags.worker_threads, "threads for blocking work [8]");
+  auto* libexec =
+      app.add_option("--libexec-dir", flags.libexec_dir, "where adapt-shim and adapt-pause are");
+  auto* workers =
+      app.add_option("--worker-threads", flags.worker_threads, "threads for blocking work [8]");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -45,7 +45,8 @@ int Run(const DaemonConfig& config) {
   std::string key_file = config.state_dir + "/admin.key";
   if (Status st = auth.Bootstrap(key_file); !st.ok()) return Fail(st);
 
-  runtime::RunscRuntime runtime({config.runsc, config.state_dir, helpers->shim, helpers->helpers_dir});
+  runtime::RunscRuntime runtime(
+      {config.runsc, config.state_dir, helpers->shim, helpers->helpers_dir});
   if (Status st = runtime.Init(); !st.ok()) return Fail(st);
   spdlog::info("runsc {} ({})", runtime.version(),
                runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed");
@@ -55,7 +56,8 @@ int Run(const DaemonConfig& config) {
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
   core::SandboxLifecycle lifecycle(**store, runtime, images, bus);
   lifecycle.Reconcile();
-  core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers, config.default_image);
+  core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers,
+                                 config.default_image);
   core::SandboxMonitor monitor(**store, lifecycle, sandboxes, workers);
   monitor.Start();
 
@@ -65,11 +67,12 @@ int Run(const DaemonConfig& config) {
   api::AddSandboxRoutes(router, sandboxes);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   api::HttpServerOptions http{listen->host, listen->port, config.io_threads, config.max_body_bytes};
-  api::HttpServer server(http, [&router](const api::HttpRequest& r) { return router.Handle(r); }, workers);
+  api::HttpServer server(
+      http, [&router](const api::HttpRequest& r) { return router.Handle(r); }, workers);
   if (Status st = server.Start(); !st.ok()) return Fail(st);
 
-  std::printf("adaptd listening on http://%s:%u (admin key: %s)\n", listen->host.c_str(), server.port(),
-              key_file.c_str());
+  std::printf("adaptd listening on http://%s:%u (admin key: %s)\n", listen->host.c_str(),
+              server.port(), key_file.c_str());
   std::fflush(stdout);
 
   sigset_t stop_signals;

@@ -42,13 +42,15 @@ Result<Helpers> InstallHelpers(const DaemonConfig& config) {
     }
   }
   if (found.empty())
-    return Status(Code::kUnavailable, "cannot find adapt-shim and adapt-pause (looked beside adaptd and in "
-                                      "../libexec/adapt; set --libexec-dir)");
+    return Status(Code::kUnavailable,
+                  "cannot find adapt-shim and adapt-pause (looked beside adaptd and in "
+                  "../libexec/adapt; set --libexec-dir)");
   Helpers h{found + "/adapt-shim", config.state_dir + "/helpers"};
   RETURN_IF_ERROR(os::MakeDirs(h.helpers_dir, 0755));
   std::string target = h.helpers_dir + "/adapt-pause";
   std::string tmp = target + ".new";
-  std::filesystem::copy_file(found + "/adapt-pause", tmp, std::filesystem::copy_options::overwrite_existing, ec);
+  std::filesystem::copy_file(found + "/adapt-pause", tmp,
+                             std::filesystem::copy_options::overwrite_existing, ec);
   if (ec) return Internal("installing adapt-pause: " + ec.message());
   std::filesystem::permissions(tmp, std::filesystem::perms(0755), ec);
   std::filesystem::rename(tmp, target, ec);

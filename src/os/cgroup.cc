@@ -35,7 +35,8 @@ Status RemoveSandboxCgroup(const std::string& sandbox_id) {
       std::string sub = dir + "/" + child;
       if (std::filesystem::is_directory(sub)) ::rmdir(sub.c_str());
     }
-    if (::rmdir(dir.c_str()) != 0 && errno != ENOENT) result = ErrnoStatus("removing cgroup " + dir);
+    if (::rmdir(dir.c_str()) != 0 && errno != ENOENT)
+      result = ErrnoStatus("removing cgroup " + dir);
   }
   return result;
 }

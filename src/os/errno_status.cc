@@ -10,7 +10,8 @@ Status ErrnoStatus(const std::string& what) { return ErrnoStatus(what, errno); }
 Status ErrnoStatus(const std::string& what, int err) {
   Code code = Code::kInternal;
   if (err == ENOENT) code = Code::kNotFound;
-  if (err == ENOSPC || err == EMFILE || err == ENFILE || err == ENOMEM) code = Code::kResourceExhausted;
+  if (err == ENOSPC || err == EMFILE || err == ENFILE || err == ENOMEM)
+    code = Code::kResourceExhausted;
   return Status(code, what + ": " + std::strerror(err));
 }
 

@@ -66,7 +66,8 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv_in, const SpawnOptions&
   if (!devnull) return ErrnoStatus("opening /dev/null");
   pid_t pid = ::fork();
   if (pid < 0) return ErrnoStatus("fork for " + argv[0]);
-  if (pid == 0) ExecChild(cargv.data(), options.env ? cenv.data() : nullptr, options, devnull.get());
+  if (pid == 0)
+    ExecChild(cargv.data(), options.env ? cenv.data() : nullptr, options, devnull.get());
   return pid;
 }
 
@@ -121,6 +122,12 @@ Status RunChecked(const std::vector<std::string>& argv, const SpawnOptions& opti
                   (last.empty() ? "" : ": " + last));
 }
 
+Result<Pipe> MakePipe() {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
+  return Pipe{UniqueFd(p[0]), UniqueFd(p[1])};
+}
+
 bool ProcessMatches(pid_t pid, const std::string& needle) {
   if (pid <= 0) return false;
   auto cmdline = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
@@ -132,7 +139,8 @@ bool ProcessMatches(pid_t pid, const std::string& needle) {
 }
 
 Status Signal(pid_t pid, int sig) {
-  if (::kill(pid, sig) != 0 && errno != ESRCH) return ErrnoStatus("signalling " + std::to_string(pid));
+  if (::kill(pid, sig) != 0 && errno != ESRCH)
+    return ErrnoStatus("signalling " + std::to_string(pid));
   return Status::Ok();
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "os/unique_fd.h"
 
 namespace adapt::os {
 
@@ -50,6 +51,13 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
 
 // Like RunCommand, but a non-zero exit becomes an error carrying the program's last output line.
 Status RunChecked(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+
+struct Pipe {
+  UniqueFd read;
+  UniqueFd write;
+};
+// A close-on-exec pipe.
+Result<Pipe> MakePipe();
 
 // True when `pid` exists and its command line contains `needle`.
 bool ProcessMatches(pid_t pid, const std::string& needle);

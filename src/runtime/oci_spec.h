@@ -17,8 +17,8 @@ struct ProcessSpec {
 
 struct SandboxSpec {
   std::string id;
-  std::string rootfs;          // the mounted overlay
-  std::string helpers_dir;     // bind-mounted read-only at /.adapt (adapt-pause lives there)
+  std::string rootfs;       // the mounted overlay
+  std::string helpers_dir;  // bind-mounted read-only at /.adapt (adapt-pause lives there)
   ProcessSpec process;
   int cpu = 1;
   uint64_t memory_mib = 1024;

@@ -11,7 +11,8 @@ void PutU32(std::string& out, uint32_t v) {
 
 uint32_t GetU32(std::string_view s, size_t pos) {
   uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<unsigned char>(s[pos + i])) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<uint32_t>(static_cast<unsigned char>(s[pos + i])) << (8 * i);
   return v;
 }
 

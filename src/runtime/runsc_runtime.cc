@@ -46,8 +46,9 @@ RunscRuntime::RunscRuntime(RunscOptions options) : options_(std::move(options)) 
 Status RunscRuntime::Init() {
   auto r = os::RunCommand({options_.runsc, "--version"});
   if (!r.ok() || r->status.exit_code != 0)
-    return Status(Code::kUnavailable, "runsc is not usable at " + options_.runsc +
-                                          (r.ok() ? ": " + r->output : ": " + r.status().message()));
+    return Status(Code::kUnavailable,
+                  "runsc is not usable at " + options_.runsc +
+                      (r.ok() ? ": " + r->output : ": " + r.status().message()));
   std::smatch m;
   std::string out = r->output;
   if (std::regex_search(out, m, std::regex(R"(version\s+(\S+))"))) version_ = m[1];
@@ -72,7 +73,8 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   const std::string& id = req.spec.id;
   std::string dir = SandboxDir(id);
   RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
-  RETURN_IF_ERROR(MountRootfs(dir, req.image_rootfs, req.disk_mib).WithContext("preparing the root filesystem"));
+  RETURN_IF_ERROR(MountRootfs(dir, req.image_rootfs, req.disk_mib)
+                      .WithContext("preparing the root filesystem"));
 
   SandboxSpec spec = req.spec;
   spec.rootfs = RootfsPaths(dir).rootfs;
@@ -83,7 +85,8 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   if (st.ok()) st = WriteShimConfig(dir, shim);
   os::SpawnOptions detached;
   detached.new_session = true;
-  Result<pid_t> pid = st.ok() ? os::Spawn({options_.shim_binary, dir}, detached) : Result<pid_t>(st);
+  Result<pid_t> pid =
+      st.ok() ? os::Spawn({options_.shim_binary, dir}, detached) : Result<pid_t>(st);
   if (!pid.ok()) {
     UnmountRootfs(dir);
     return pid.status().WithContext("starting the sandbox monitor");

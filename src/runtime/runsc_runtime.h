@@ -9,11 +9,11 @@
 namespace adapt::runtime {
 
 struct RunscOptions {
-  std::string runsc = "runsc";       // the binary
-  std::string state_dir;             // sandboxes/ and runsc/ live below it
-  std::string shim_binary;           // path of adapt-shim
-  std::string helpers_dir;           // holds adapt-pause; mounted at /.adapt
-  std::string platform = "ptrace";   // no KVM on the machines we target
+  std::string runsc = "runsc";      // the binary
+  std::string state_dir;            // sandboxes/ and runsc/ live below it
+  std::string shim_binary;          // path of adapt-shim
+  std::string helpers_dir;          // holds adapt-pause; mounted at /.adapt
+  std::string platform = "ptrace";  // no KVM on the machines we target
 };
 
 class RunscRuntime : public Runtime {
@@ -27,6 +27,8 @@ class RunscRuntime : public Runtime {
   Result<Observation> Observe(const std::string& id) override;
   Status Destroy(const std::string& id, bool keep_disk) override;
   std::vector<std::string> List() override;
+  Result<ExecProcess> Exec(const ExecRequest& request) override;
+  Status KillExec(const std::string& sandbox_id, const std::string& tree_id) override;
 
   std::string SandboxDir(const std::string& id) const;
   const std::string& version() const { return version_; }
@@ -34,6 +36,8 @@ class RunscRuntime : public Runtime {
 
  private:
   std::vector<std::string> GlobalFlags(bool network_none) const;
+  // `runsc <the shim's global flags> exec`, for a running sandbox.
+  Result<std::vector<std::string>> ExecPrefix(const std::string& sandbox_id) const;
 
   RunscOptions options_;
   std::string version_;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "os/unique_fd.h"
 #include "runtime/oci_spec.h"
 #include "runtime/output_ring.h"
 #include "runtime/shim_state.h"
@@ -15,8 +16,8 @@
 namespace adapt::runtime {
 
 struct LaunchRequest {
-  SandboxSpec spec;            // id, process, limits; rootfs and helpers are filled by the runtime
-  std::string image_rootfs;    // the image's read-only root filesystem
+  SandboxSpec spec;          // id, process, limits; rootfs and helpers are filled by the runtime
+  std::string image_rootfs;  // the image's read-only root filesystem
   uint64_t disk_mib = 2048;
   bool network_none = true;
 };
@@ -26,6 +27,25 @@ struct Observation {
   ShimState state;
   bool monitor_alive = false;  // the shim process is still there
   OutputRing output;
+};
+
+// A process to start beside the workload of a running sandbox.
+struct ExecRequest {
+  std::string sandbox_id;
+  std::vector<std::string> argv;
+  std::string cwd;               // empty: the image's
+  std::vector<std::string> env;  // "K=V", added to the sandbox's
+  std::string user;              // "uid:gid", empty: the workload's
+};
+
+// A started exec: `pid` is a child of this process (reap it with os::Wait); the pipes are
+// the process's stdio. `tree_id` names it for KillExec.
+struct ExecProcess {
+  int pid = -1;
+  os::UniqueFd stdin_fd;
+  os::UniqueFd stdout_fd;
+  os::UniqueFd stderr_fd;
+  std::string tree_id;
 };
 
 class Runtime {
@@ -40,6 +60,11 @@ class Runtime {
   // Stops the workload, unmounts, removes cgroups. Keeps the disk when `keep_disk`, else
   // removes every file of the sandbox. Idempotent. Blocking.
   virtual Status Destroy(const std::string& id, bool keep_disk) = 0;
+  // Starts a process in a running sandbox. Does not block on the process.
+  virtual Result<ExecProcess> Exec(const ExecRequest& request) = 0;
+  // Kills the exec's process and every process in its group (its background children).
+  // Blocking (a few hundred ms). Idempotent.
+  virtual Status KillExec(const std::string& sandbox_id, const std::string& tree_id) = 0;
   // Ids of every sandbox the runtime has state for (directories and runsc containers).
   virtual std::vector<std::string> List() = 0;
 };

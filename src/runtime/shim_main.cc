@@ -94,7 +94,8 @@ struct Shim {
     Publish();
 
     int out[2], err[2];
-    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) return LaunchFailed("pipe failed");
+    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+      return LaunchFailed("pipe failed");
     os::UniqueFd out_r(out[0]), out_w(out[1]), err_r(err[0]), err_w(err[1]);
 
     os::SpawnOptions create_opts;

@@ -11,10 +11,14 @@ using nlohmann::json;
 
 const char* PhaseName(ShimPhase p) {
   switch (p) {
-    case ShimPhase::kStarting: return "starting";
-    case ShimPhase::kRunning: return "running";
-    case ShimPhase::kExited: return "exited";
-    case ShimPhase::kLaunchFailed: return "launch_failed";
+    case ShimPhase::kStarting:
+      return "starting";
+    case ShimPhase::kRunning:
+      return "running";
+    case ShimPhase::kExited:
+      return "exited";
+    case ShimPhase::kLaunchFailed:
+      return "launch_failed";
   }
   return "starting";
 }
@@ -54,8 +58,9 @@ Result<ShimConfig> ReadShimConfig(const std::string& dir) {
 }
 
 Status WriteShimState(const std::string& dir, const ShimState& s) {
-  json j = {{"phase", PhaseName(s.phase)}, {"shimPid", s.shim_pid},   {"sandboxPid", s.sandbox_pid},
-            {"startedAt", s.started_at},   {"finishedAt", s.finished_at}, {"error", s.error}};
+  json j = {{"phase", PhaseName(s.phase)}, {"shimPid", s.shim_pid},
+            {"sandboxPid", s.sandbox_pid}, {"startedAt", s.started_at},
+            {"finishedAt", s.finished_at}, {"error", s.error}};
   j["exitCode"] = s.exit_code ? json(*s.exit_code) : json(nullptr);
   j["signal"] = s.signal ? json(*s.signal) : json(nullptr);
   return os::WriteFileAtomic(dir + "/" + kShimStateFile, j.dump(), 0600);

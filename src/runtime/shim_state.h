@@ -14,11 +14,11 @@ namespace adapt::runtime {
 
 // What the shim is told to do, written by adaptd before it starts the shim.
 struct ShimConfig {
-  std::string runsc;                       // path of the runsc binary
-  std::vector<std::string> global_flags;   // --root, --platform, --network, ...
+  std::string runsc;                      // path of the runsc binary
+  std::vector<std::string> global_flags;  // --root, --platform, --network, ...
   std::string container_id;
-  std::string bundle;                      // directory holding config.json
-  bool hide_proc_sys_net = false;          // the netns shim for old runsc (see os::SpawnOptions)
+  std::string bundle;              // directory holding config.json
+  bool hide_proc_sys_net = false;  // the netns shim for old runsc (see os::SpawnOptions)
 };
 
 enum class ShimPhase { kStarting, kRunning, kExited, kLaunchFailed };
@@ -27,7 +27,7 @@ struct ShimState {
   ShimPhase phase = ShimPhase::kStarting;
   int64_t shim_pid = 0;
   int64_t sandbox_pid = 0;
-  int64_t started_at = 0;    // ms since epoch, when the workload began
+  int64_t started_at = 0;  // ms since epoch, when the workload began
   int64_t finished_at = 0;
   std::optional<int> exit_code;
   std::optional<int> signal;  // set when the exit status says the process was killed
