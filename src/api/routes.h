@@ -5,6 +5,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "api/router.h"
+#include "core/command_service.h"
 #include "core/event_bus.h"
 #include "core/sandbox_service.h"
 #include "store/store.h"
@@ -12,6 +13,7 @@
 namespace adapt::api {
 
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
+void AddCommandRoutes(Router& router, core::CommandService& commands);
 void AddOrgRoutes(Router& router, core::Auth& auth);
 void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
                     core::SandboxService& sandboxes, boost::asio::thread_pool& workers);

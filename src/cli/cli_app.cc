@@ -43,6 +43,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddSandboxCommands(app, invocation);
   AddOrgCommands(app, invocation);
   AddKeyCommands(app, invocation);
+  AddCommandCommands(app, invocation);
 
   std::reverse(args.begin(), args.end());  // CLI11's vector overload wants them reversed
   try {
@@ -67,7 +68,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   Status status = invocation.run(client, console);
   out.flush();
   if (!status.ok()) return Fail(err, status, kFailed);
-  return 0;
+  return invocation.exit_code;
 }
 
 }  // namespace adapt::cli

@@ -35,6 +35,8 @@ struct Invocation {
   std::function<Status(const Console&)> prepare;
   // Talks to adaptd and prints the result; its error exits 1.
   std::function<Status(const ApiClient&, const Console&)> run;
+  // The exit status when run succeeds (sandbox exec: the command's).
+  int exit_code = 0;
 };
 
 // Each adds one group ("sandbox", "org", "key") to `app`. The subcommands' callbacks write
@@ -42,5 +44,8 @@ struct Invocation {
 void AddSandboxCommands(CLI::App& app, Invocation& invocation);
 void AddOrgCommands(CLI::App& app, Invocation& invocation);
 void AddKeyCommands(CLI::App& app, Invocation& invocation);
+// "command" (get, kill); AddSandboxExec adds `exec` to the "sandbox" group.
+void AddCommandCommands(CLI::App& app, Invocation& invocation);
+void AddSandboxExec(CLI::App& sandbox_group, Invocation& invocation);
 
 }  // namespace adapt::cli

@@ -192,6 +192,7 @@ void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
   AddGet(*group, invocation);
   AddDelete(*group, invocation);
   AddEvents(*group, invocation);
+  AddSandboxExec(*group, invocation);
 }
 
 }  // namespace adapt::cli

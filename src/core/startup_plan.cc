@@ -36,7 +36,7 @@ std::vector<std::string> FindEntry(const std::string& file, const std::string& v
 
 // Resolves "uid[:gid]" or "name[:group]" against the image's /etc/passwd and /etc/group.
 Status ResolveUser(const std::string& user, const std::string& rootfs, runtime::ProcessSpec& p,
-                   std::string& home) {
+                   std::string& home, const std::string& field = "startup.user") {
   if (user.empty()) return Status::Ok();
   std::string u = user, g;
   if (auto colon = user.find(':'); colon != std::string::npos) {
@@ -44,7 +44,7 @@ Status ResolveUser(const std::string& user, const std::string& rootfs, runtime::
     g = user.substr(colon + 1);
   }
   auto bad = [&](const std::string& what) {
-    return InvalidArgument("startup.user", "startup.user '" + user + "': " + what);
+    return InvalidArgument(field, field + " '" + user + "': " + what);
   };
   if (IsNumber(u)) {
     p.uid = static_cast<uint32_t>(std::stoul(u));
@@ -77,6 +77,15 @@ Status ResolveUser(const std::string& user, const std::string& rootfs, runtime::
 std::vector<std::string> Strings(const json& v) { return v.get<std::vector<std::string>>(); }
 
 }  // namespace
+
+Result<std::pair<uint32_t, uint32_t>> ResolveUserIds(const std::string& user,
+                                                     const std::string& rootfs,
+                                                     const std::string& field) {
+  runtime::ProcessSpec p;
+  std::string home;
+  RETURN_IF_ERROR(ResolveUser(user, rootfs, p, home, field));
+  return std::make_pair(p.uid, p.gid);
+}
 
 Result<runtime::ProcessSpec> PlanStartup(const json& startup, const Image& image,
                                          const std::map<std::string, std::string>& env) {

@@ -19,6 +19,12 @@ namespace adapt::core {
 // Where adapt-pause is inside every sandbox.
 inline constexpr const char* kPauseBinary = "/.adapt/adapt-pause";
 
+// Resolves "uid[:gid]" or "name[:group]" against the image's /etc/passwd and /etc/group
+// under `rootfs`, as docker does. Errors name `field`.
+Result<std::pair<uint32_t, uint32_t>> ResolveUserIds(const std::string& user,
+                                                     const std::string& rootfs,
+                                                     const std::string& field);
+
 // `startup` is the normalized startup config (null: interactive).
 Result<runtime::ProcessSpec> PlanStartup(const nlohmann::json& startup, const Image& image,
                                          const std::map<std::string, std::string>& env);

@@ -58,6 +58,8 @@ int Run(const DaemonConfig& config) {
   lifecycle.Reconcile();
   core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers,
                                  config.default_image);
+  core::CommandService commands(**store, runtime, images);
+  commands.Reconcile();
   core::SandboxMonitor monitor(**store, lifecycle, sandboxes, workers);
   monitor.Start();
 
@@ -65,6 +67,7 @@ int Run(const DaemonConfig& config) {
   api::AddHealthRoutes(router);
   api::AddOrgRoutes(router, auth);
   api::AddSandboxRoutes(router, sandboxes);
+  api::AddCommandRoutes(router, commands);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   api::HttpServerOptions http{listen->host, listen->port, config.io_threads, config.max_body_bytes};
   api::HttpServer server(

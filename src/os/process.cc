@@ -1,6 +1,7 @@
 #include "os/process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -126,6 +127,35 @@ Result<Pipe> MakePipe() {
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
   return Pipe{UniqueFd(p[0]), UniqueFd(p[1])};
+}
+
+Result<std::vector<bool>> WaitReadable(const std::vector<int>& fds, int timeout_ms) {
+  std::vector<pollfd> p;
+  for (int fd : fds) p.push_back({fd, POLLIN, 0});
+  std::vector<bool> ready(fds.size(), false);
+  int n = ::poll(p.data(), p.size(), timeout_ms);
+  if (n < 0 && errno == EINTR) return ready;
+  if (n < 0) return ErrnoStatus("poll");
+  for (size_t i = 0; i < p.size(); ++i) ready[i] = p[i].revents != 0;
+  return ready;
+}
+
+Result<size_t> ReadSome(int fd, char* buffer, size_t capacity) {
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, capacity);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno != EINTR) return ErrnoStatus("read");
+  }
+}
+
+Status WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus("write");
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
 }
 
 bool ProcessMatches(pid_t pid, const std::string& needle) {

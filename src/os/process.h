@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -58,6 +59,14 @@ struct Pipe {
 };
 // A close-on-exec pipe.
 Result<Pipe> MakePipe();
+
+// Waits up to `timeout_ms` (-1: forever) until one of `fds` is readable or hung up;
+// returns, per fd, whether it is. Interrupted waits return all false.
+Result<std::vector<bool>> WaitReadable(const std::vector<int>& fds, int timeout_ms);
+// Reads what is there (at most `capacity` bytes); 0 at end of file.
+Result<size_t> ReadSome(int fd, char* buffer, size_t capacity);
+// Writes all of `data`; a reader that has gone is an error.
+Status WriteAll(int fd, std::string_view data);
 
 // True when `pid` exists and its command line contains `needle`.
 bool ProcessMatches(pid_t pid, const std::string& needle);

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
 
+#include "base/ids.h"
 #include "base/log.h"
 #include "os/cgroup.h"
 #include "os/files.h"
@@ -153,6 +155,88 @@ std::vector<std::string> RunscRuntime::List() {
     if (!id.empty() && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   }
   return ids;
+}
+
+Result<std::vector<std::string>> RunscRuntime::ExecPrefix(const std::string& id) const {
+  ASSIGN_OR_RETURN(ShimConfig shim, ReadShimConfig(SandboxDir(id)));
+  std::vector<std::string> argv{shim.runsc};
+  argv.insert(argv.end(), shim.global_flags.begin(), shim.global_flags.end());
+  argv.push_back("exec");
+  return argv;
+}
+
+Result<ExecProcess> RunscRuntime::Exec(const ExecRequest& req) {
+  std::string dir = SandboxDir(req.sandbox_id);
+  ASSIGN_OR_RETURN(std::vector<std::string> argv, ExecPrefix(req.sandbox_id));
+  // Without --cwd/--user runsc exec runs as root in /; the workload's are the better default.
+  std::string cwd = req.cwd, user = req.user;
+  if (cwd.empty() || user.empty()) {
+    auto text = os::ReadFile(dir + "/config.json");
+    auto spec = nlohmann::json::parse(text.ok() ? *text : "", nullptr, false);
+    if (!spec.is_discarded() && spec.contains("process")) {
+      const auto& p = spec["process"];
+      if (cwd.empty()) cwd = p.value("cwd", "/");
+      if (user.empty() && p.contains("user"))
+        user = std::to_string(p["user"].value("uid", 0)) + ":" +
+               std::to_string(p["user"].value("gid", 0));
+    }
+  }
+  ExecProcess proc;
+  proc.tree_id = NewId("exec");
+  std::string pid_file = dir + "/" + proc.tree_id + ".pid";
+  argv.push_back("--internal-pid-file=" + pid_file);
+  if (!cwd.empty()) argv.push_back("--cwd=" + cwd);
+  if (!user.empty()) argv.push_back("--user=" + user);
+  for (const auto& kv : req.env) argv.push_back("--env=" + kv);
+  argv.push_back(req.sandbox_id);
+  argv.insert(argv.end(), req.argv.begin(), req.argv.end());
+
+  ASSIGN_OR_RETURN(os::Pipe in, os::MakePipe());
+  ASSIGN_OR_RETURN(os::Pipe out, os::MakePipe());
+  ASSIGN_OR_RETURN(os::Pipe err, os::MakePipe());
+  os::SpawnOptions o;
+  o.stdin_fd = in.read.get();
+  o.stdout_fd = out.write.get();
+  o.stderr_fd = err.write.get();
+  ASSIGN_OR_RETURN(pid_t pid, os::Spawn(argv, o));
+  proc.pid = pid;
+  proc.stdin_fd = std::move(in.write);
+  proc.stdout_fd = std::move(out.read);
+  proc.stderr_fd = std::move(err.read);
+  return proc;
+}
+
+Status RunscRuntime::KillExec(const std::string& sandbox_id, const std::string& tree_id) {
+  if (!IsValidId(tree_id, "exec")) return InvalidArgument("tree_id", "not an exec id");
+  std::string pid_file = SandboxDir(sandbox_id) + "/" + tree_id + ".pid";
+  Result<std::string> text = NotFound("");
+  for (int i = 0; i < 100; ++i) {
+    text = os::ReadFile(pid_file);
+    if (text.ok() && !text->empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!text.ok() || text->find_first_not_of("0123456789\n") != std::string::npos)
+    return NotFound("the process has no recorded pid");
+  std::string pid = text->substr(0, text->find('\n'));
+  if (pid.empty() || pid == "0" || pid == "1") return NotFound("the process has no recorded pid");
+  ASSIGN_OR_RETURN(std::vector<std::string> argv, ExecPrefix(sandbox_id));
+  // Every runsc exec process leads its own process group inside the sandbox; killing the
+  // group reaches the children it started in the background.
+  argv.insert(argv.end(), {"--user=0:0", sandbox_id, "/bin/sh", "-c",
+                           "kill -9 -" + pid + " " + pid + " 2>/dev/null; true"});
+  auto r = os::RunCommand(argv);
+  if (!r.ok() || r->status.exit_code != 0) {
+    ASSIGN_OR_RETURN(ShimConfig shim, ReadShimConfig(SandboxDir(sandbox_id)));
+    std::vector<std::string> kill{shim.runsc};
+    kill.insert(kill.end(), shim.global_flags.begin(), shim.global_flags.end());
+    kill.insert(kill.end(), {"kill", "--pid=" + pid, sandbox_id, "KILL"});
+    RETURN_IF_ERROR(os::RunChecked(kill));
+  }
+  return Status::Ok();
+}
+
+void RunscRuntime::ForgetExec(const std::string& sandbox_id, const std::string& tree_id) {
+  if (IsValidId(tree_id, "exec")) os::RemoveTree(SandboxDir(sandbox_id) + "/" + tree_id + ".pid");
 }
 
 }  // namespace adapt::runtime

@@ -29,6 +29,7 @@ class RunscRuntime : public Runtime {
   std::vector<std::string> List() override;
   Result<ExecProcess> Exec(const ExecRequest& request) override;
   Status KillExec(const std::string& sandbox_id, const std::string& tree_id) override;
+  void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) override;
 
   std::string SandboxDir(const std::string& id) const;
   const std::string& version() const { return version_; }

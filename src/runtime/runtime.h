@@ -65,6 +65,8 @@ class Runtime {
   // Kills the exec's process and every process in its group (its background children).
   // Blocking (a few hundred ms). Idempotent.
   virtual Status KillExec(const std::string& sandbox_id, const std::string& tree_id) = 0;
+  // Drops what the runtime kept for a finished exec.
+  virtual void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) = 0;
   // Ids of every sandbox the runtime has state for (directories and runsc containers).
   virtual std::vector<std::string> List() = 0;
 };

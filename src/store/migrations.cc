@@ -54,6 +54,19 @@ CREATE TABLE events (
 );
 CREATE INDEX events_by_org ON events(org_id, seq);
 )sql"},
+      {2, R"sql(
+CREATE TABLE commands (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  sandbox_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX commands_by_sandbox ON commands(sandbox_id, seq);
+CREATE INDEX commands_by_status ON commands(status);
+)sql"},
   };
   return kMigrations;
 }

@@ -3,11 +3,10 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace adapt::store {
 
@@ -32,14 +31,14 @@ struct SandboxRecord {
   std::string id;
   std::string org_id;
   std::string status;
-  nlohmann::json config;                     // the create request with defaults filled in
-  std::map<std::string, std::string> env;    // values: never leave the daemon
+  nlohmann::json config;                   // the create request with defaults filled in
+  std::map<std::string, std::string> env;  // values: never leave the daemon
   int64_t created_at = 0;
   int64_t updated_at = 0;
   std::optional<int64_t> expires_at;
   std::optional<int64_t> deleted_at;
-  std::string termination_reason;            // empty while none
-  std::string error;                         // empty while none
+  std::string termination_reason;                    // empty while none
+  std::string error;                                 // empty while none
   nlohmann::json result = nlohmann::json::object();  // startup result fields
 };
 
@@ -49,6 +48,18 @@ struct EventRecord {
   std::string sandbox_id;
   std::string status;
   int64_t at = 0;
+};
+
+// A command run in a sandbox. `data` is its wire object (argv, cwd, exit status, output, ...),
+// owned by core/; the columns the store queries on are kept beside it.
+struct CommandRecord {
+  int64_t seq = 0;
+  std::string id;
+  std::string org_id;
+  std::string sandbox_id;
+  std::string status;
+  nlohmann::json data = nlohmann::json::object();
+  int64_t created_at = 0;
 };
 
 struct IdempotencyKey {

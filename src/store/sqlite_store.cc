@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <limits>
 #include <mutex>
 
 #include "base/time.h"
@@ -119,12 +120,14 @@ class SqliteStore : public Store {
   }
 
   Result<std::vector<OrgRecord>> ListOrgs() override {
-    return Guard<Result<std::vector<OrgRecord>>>("listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
-      SQLite::Statement q(db_, "SELECT id, name, is_admin, created_at FROM orgs ORDER BY created_at DESC, id");
-      std::vector<OrgRecord> out;
-      while (q.executeStep()) out.push_back(ReadOrg(q));
-      return out;
-    });
+    return Guard<Result<std::vector<OrgRecord>>>(
+        "listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
+          SQLite::Statement q(
+              db_, "SELECT id, name, is_admin, created_at FROM orgs ORDER BY created_at DESC, id");
+          std::vector<OrgRecord> out;
+          while (q.executeStep()) out.push_back(ReadOrg(q));
+          return out;
+        });
   }
 
   Status CreateApiKey(const ApiKeyRecord& k) override {
@@ -228,8 +231,7 @@ class SqliteStore : public Store {
     return Guard<Result<SandboxPage>>("listing sandboxes", [&]() -> Result<SandboxPage> {
       std::string sql = std::string("SELECT ") + kSandboxColumns +
                         " FROM sandboxes WHERE org_id = ? AND status != 'deleted' AND seq < ?";
-      if (!query.empty())
-        sql += " AND (lower(name) LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')";
+      if (!query.empty()) sql += " AND (lower(name) LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')";
       sql += " ORDER BY seq DESC LIMIT ?";
       SQLite::Statement q(db_, sql);
       int i = 1;
@@ -237,7 +239,8 @@ class SqliteStore : public Store {
       q.bind(i++, before_seq.value_or(INT64_MAX));
       if (!query.empty()) {
         std::string lowered;
-        for (char c : query) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (char c : query)
+          lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         q.bind(i++, "%" + EscapeLike(lowered) + "%");
         q.bind(i++, EscapeLike(query) + "%");
       }
@@ -254,28 +257,31 @@ class SqliteStore : public Store {
 
   Result<std::vector<SandboxRecord>> ListSandboxesWithStatus(
       const std::vector<std::string>& statuses) override {
-    return Guard<Result<std::vector<SandboxRecord>>>("listing sandboxes", [&]() -> Result<std::vector<SandboxRecord>> {
-      std::vector<SandboxRecord> out;
-      for (const auto& status : statuses) {
-        SQLite::Statement q(db_, std::string("SELECT ") + kSandboxColumns +
-                                     " FROM sandboxes WHERE status = ? ORDER BY seq");
-        q.bind(1, status);
-        while (q.executeStep()) out.push_back(ReadSandbox(q));
-      }
-      return out;
-    });
+    return Guard<Result<std::vector<SandboxRecord>>>(
+        "listing sandboxes", [&]() -> Result<std::vector<SandboxRecord>> {
+          std::vector<SandboxRecord> out;
+          for (const auto& status : statuses) {
+            SQLite::Statement q(db_, std::string("SELECT ") + kSandboxColumns +
+                                         " FROM sandboxes WHERE status = ? ORDER BY seq");
+            q.bind(1, status);
+            while (q.executeStep()) out.push_back(ReadSandbox(q));
+          }
+          return out;
+        });
   }
 
   Result<std::vector<SandboxRecord>> ListExpired(int64_t now) override {
-    return Guard<Result<std::vector<SandboxRecord>>>("listing expired sandboxes", [&]() -> Result<std::vector<SandboxRecord>> {
-      SQLite::Statement q(db_, std::string("SELECT ") + kSandboxColumns +
-                                   " FROM sandboxes WHERE expires_at IS NOT NULL AND expires_at <= ? "
-                                   "AND status NOT IN ('deleting', 'deleted') ORDER BY expires_at");
-      q.bind(1, now);
-      std::vector<SandboxRecord> out;
-      while (q.executeStep()) out.push_back(ReadSandbox(q));
-      return out;
-    });
+    return Guard<Result<std::vector<SandboxRecord>>>(
+        "listing expired sandboxes", [&]() -> Result<std::vector<SandboxRecord>> {
+          SQLite::Statement q(
+              db_, std::string("SELECT ") + kSandboxColumns +
+                       " FROM sandboxes WHERE expires_at IS NOT NULL AND expires_at <= ? "
+                       "AND status NOT IN ('deleting', 'deleted') ORDER BY expires_at");
+          q.bind(1, now);
+          std::vector<SandboxRecord> out;
+          while (q.executeStep()) out.push_back(ReadSandbox(q));
+          return out;
+        });
   }
 
   Status UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected) override {
@@ -287,9 +293,10 @@ class SqliteStore : public Store {
       std::string old_status = cur.getColumn(0).getString();
       if (std::find(expected.begin(), expected.end(), old_status) == expected.end())
         return Conflict("sandbox " + s.id + " is " + old_status);
-      SQLite::Statement q(db_,
-                          "UPDATE sandboxes SET status = ?, updated_at = ?, expires_at = ?, "
-                          "deleted_at = ?, termination_reason = ?, error = ?, result = ? WHERE id = ?");
+      SQLite::Statement q(
+          db_,
+          "UPDATE sandboxes SET status = ?, updated_at = ?, expires_at = ?, "
+          "deleted_at = ?, termination_reason = ?, error = ?, result = ? WHERE id = ?");
       q.bind(1, s.status);
       q.bind(2, s.updated_at);
       BindOptional(q, 3, s.expires_at);
@@ -308,24 +315,26 @@ class SqliteStore : public Store {
   Result<std::vector<EventRecord>> ListEvents(const std::string& org_id,
                                               const std::string& sandbox_id, int64_t after_seq,
                                               int limit) override {
-    return Guard<Result<std::vector<EventRecord>>>("listing events", [&]() -> Result<std::vector<EventRecord>> {
-      std::string sql = "SELECT seq, org_id, sandbox_id, status, at FROM events WHERE org_id = ? AND seq > ?";
-      if (!sandbox_id.empty()) sql += " AND sandbox_id = ?";
-      sql += " ORDER BY seq LIMIT ?";
-      SQLite::Statement q(db_, sql);
-      int i = 1;
-      q.bind(i++, org_id);
-      q.bind(i++, after_seq);
-      if (!sandbox_id.empty()) q.bind(i++, sandbox_id);
-      q.bind(i++, limit);
-      std::vector<EventRecord> out;
-      while (q.executeStep()) {
-        out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
-                       q.getColumn(2).getString(), q.getColumn(3).getString(),
-                       q.getColumn(4).getInt64()});
-      }
-      return out;
-    });
+    return Guard<Result<std::vector<EventRecord>>>(
+        "listing events", [&]() -> Result<std::vector<EventRecord>> {
+          std::string sql =
+              "SELECT seq, org_id, sandbox_id, status, at FROM events WHERE org_id = ? AND seq > ?";
+          if (!sandbox_id.empty()) sql += " AND sandbox_id = ?";
+          sql += " ORDER BY seq LIMIT ?";
+          SQLite::Statement q(db_, sql);
+          int i = 1;
+          q.bind(i++, org_id);
+          q.bind(i++, after_seq);
+          if (!sandbox_id.empty()) q.bind(i++, sandbox_id);
+          q.bind(i++, limit);
+          std::vector<EventRecord> out;
+          while (q.executeStep()) {
+            out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
+                           q.getColumn(2).getString(), q.getColumn(3).getString(),
+                           q.getColumn(4).getInt64()});
+          }
+          return out;
+        });
   }
 
   Result<int64_t> LatestEventSeq() override {
@@ -334,6 +343,68 @@ class SqliteStore : public Store {
       q.executeStep();
       return q.getColumn(0).getInt64();
     });
+  }
+
+  Status PutCommand(const CommandRecord& c) override {
+    return Guard("saving command", [&]() -> Status {
+      SQLite::Statement q(db_,
+                          "INSERT INTO commands(id, org_id, sandbox_id, status, data, created_at) "
+                          "VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+                          "status = excluded.status, data = excluded.data");
+      q.bind(1, c.id);
+      q.bind(2, c.org_id);
+      q.bind(3, c.sandbox_id);
+      q.bind(4, c.status);
+      q.bind(5, c.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      q.bind(6, c.created_at);
+      q.exec();
+      return Status::Ok();
+    });
+  }
+
+  Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,
+                                   const std::string& id) override {
+    return Guard<Result<CommandRecord>>("reading command", [&]() -> Result<CommandRecord> {
+      SQLite::Statement q(db_, std::string("SELECT ") + kCommandColumns +
+                                   " FROM commands WHERE id = ? AND sandbox_id = ? AND org_id = ?");
+      q.bind(1, id);
+      q.bind(2, sandbox_id);
+      q.bind(3, org_id);
+      if (!q.executeStep()) return NotFound("command " + id + " not found");
+      return ReadCommand(q);
+    });
+  }
+
+  Result<CommandPage> ListCommands(const std::string& org_id, const std::string& sandbox_id,
+                                   int limit, std::optional<int64_t> before_seq) override {
+    return Guard<Result<CommandPage>>("listing commands", [&]() -> Result<CommandPage> {
+      SQLite::Statement q(db_, std::string("SELECT ") + kCommandColumns +
+                                   " FROM commands WHERE org_id = ? AND sandbox_id = ? AND "
+                                   "seq < ? ORDER BY seq DESC LIMIT ?");
+      q.bind(1, org_id);
+      q.bind(2, sandbox_id);
+      q.bind(3, before_seq.value_or(std::numeric_limits<int64_t>::max()));
+      q.bind(4, limit + 1);
+      CommandPage page;
+      while (q.executeStep()) page.items.push_back(ReadCommand(q));
+      if (page.items.size() > static_cast<size_t>(limit)) {
+        page.items.pop_back();
+        page.next_seq = page.items.back().seq;
+      }
+      return page;
+    });
+  }
+
+  Result<std::vector<CommandRecord>> ListCommandsWithStatus(const std::string& status) override {
+    return Guard<Result<std::vector<CommandRecord>>>(
+        "listing commands", [&]() -> Result<std::vector<CommandRecord>> {
+          SQLite::Statement q(db_, std::string("SELECT ") + kCommandColumns +
+                                       " FROM commands WHERE status = ? ORDER BY seq");
+          q.bind(1, status);
+          std::vector<CommandRecord> out;
+          while (q.executeStep()) out.push_back(ReadCommand(q));
+          return out;
+        });
   }
 
   Status PurgeIdempotencyKeys(int64_t before) override {
@@ -355,6 +426,22 @@ class SqliteStore : public Store {
     } catch (const std::exception& e) {
       return Internal(what + ": " + e.what());
     }
+  }
+
+  static constexpr const char* kCommandColumns =
+      "seq, id, org_id, sandbox_id, status, data, created_at";
+
+  static CommandRecord ReadCommand(SQLite::Statement& q) {
+    CommandRecord c;
+    c.seq = q.getColumn(0).getInt64();
+    c.id = q.getColumn(1).getString();
+    c.org_id = q.getColumn(2).getString();
+    c.sandbox_id = q.getColumn(3).getString();
+    c.status = q.getColumn(4).getString();
+    c.data = nlohmann::json::parse(q.getColumn(5).getString(), nullptr, false);
+    if (c.data.is_discarded()) c.data = nlohmann::json::object();
+    c.created_at = q.getColumn(6).getInt64();
+    return c;
   }
 
   static OrgRecord ReadOrg(SQLite::Statement& q) {

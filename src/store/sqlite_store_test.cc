@@ -459,3 +459,53 @@ TEST_F(SqliteStoreTest, ListSandboxesWithStatusSpansOrganizations) {
 
 }  // namespace
 }  // namespace adapt::store
+
+namespace adapt::store {
+namespace {
+
+TEST_F(SqliteStoreTest, CommandsAreUpdatedInPlaceListedNewestFirstAndScopedToTheOrg) {
+  SandboxRecord sbx = MustCreate(Sandbox(org_.id, "cmds"));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    CommandRecord c;
+    c.id = NewId("cmd");
+    c.org_id = org_.id;
+    c.sandbox_id = sbx.id;
+    c.status = "running";
+    c.data = {{"id", c.id}, {"n", i}};
+    c.created_at = 1000 + i;
+    ASSERT_TRUE(store_->PutCommand(c).ok());
+    ids.push_back(c.id);
+  }
+  auto first = store_->GetCommand(org_.id, sbx.id, ids[0]);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  first->status = "exited";
+  first->data["stdout"] = "done";
+  ASSERT_TRUE(store_->PutCommand(*first).ok());
+  Reopen();
+
+  auto got = store_->GetCommand(org_.id, sbx.id, ids[0]);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->status, "exited");
+  EXPECT_EQ(got->data["stdout"], "done");
+  EXPECT_EQ(store_->GetCommand(other_org_.id, sbx.id, ids[0]).status().code(), Code::kNotFound);
+
+  auto page = store_->ListCommands(org_.id, sbx.id, 2, std::nullopt);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->items.size(), 2u);
+  EXPECT_EQ(page->items[0].id, ids[2]);
+  EXPECT_EQ(page->items[1].id, ids[1]);
+  ASSERT_TRUE(page->next_seq.has_value());
+  auto rest = store_->ListCommands(org_.id, sbx.id, 2, page->next_seq);
+  ASSERT_TRUE(rest.ok());
+  ASSERT_EQ(rest->items.size(), 1u);
+  EXPECT_EQ(rest->items[0].id, ids[0]);
+  EXPECT_FALSE(rest->next_seq.has_value());
+
+  auto running = store_->ListCommandsWithStatus("running");
+  ASSERT_TRUE(running.ok());
+  EXPECT_EQ(running->size(), 2u);
+}
+
+}  // namespace
+}  // namespace adapt::store

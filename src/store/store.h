@@ -21,6 +21,11 @@ struct CreateOutcome {
   bool replayed = false;  // an earlier request with the same idempotency key made it
 };
 
+struct CommandPage {
+  std::vector<CommandRecord> items;
+  std::optional<int64_t> next_seq;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -59,6 +64,17 @@ class Store {
                                                       int64_t after_seq, int limit) = 0;
   // The newest event's sequence number (0 when none): where a live stream starts.
   virtual Result<int64_t> LatestEventSeq() = 0;
+  // Inserts the command, or replaces the stored one with the same id (status changes).
+  virtual Status PutCommand(const CommandRecord& command) = 0;
+  // NotFound unless the command belongs to this organization's sandbox.
+  virtual Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,
+                                           const std::string& id) = 0;
+  // Newest first.
+  virtual Result<CommandPage> ListCommands(const std::string& org_id, const std::string& sandbox_id,
+                                           int limit, std::optional<int64_t> before_seq) = 0;
+  // Commands with status `status`, oldest first (the daemon's reconciliation).
+  virtual Result<std::vector<CommandRecord>> ListCommandsWithStatus(const std::string& status) = 0;
+
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
 };

@@ -30,6 +30,10 @@ SERVED = {
     ("GET", "/v1/sandboxes/{id}"),
     ("DELETE", "/v1/sandboxes/{id}"),
     ("GET", "/v1/sandboxes/{id}/events"),
+    ("POST", "/v1/sandboxes/{id}/commands"),
+    ("GET", "/v1/sandboxes/{id}/commands"),
+    ("GET", "/v1/sandboxes/{id}/commands/{cid}"),
+    ("DELETE", "/v1/sandboxes/{id}/commands/{cid}"),
     ("GET", "/v1/events"),
 }
 
@@ -166,7 +170,11 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
     status, org = admin.api("POST", "/v1/orgs", {"name": unique("openapi")})
     assert status == 201, org
     params = {"/v1/orgs/{id}": org["id"], "/v1/sandboxes/{id}": sandbox["id"]}
+    admin.wait_for_status(sandbox["id"], "running", 60)
+    status, command = admin.api("POST", "/v1/sandboxes/%s/commands" % sandbox["id"], {"argv": ["true"]})
+    assert status == 200, command
     bodies = {
+        ("POST", "/v1/sandboxes/{id}/commands"): {"argv": ["true"]},
         ("POST", "/v1/orgs"): {"name": unique("openapi")},
         ("POST", "/v1/orgs/{id}/keys"): {"name": "openapi"},
         ("POST", "/v1/sandboxes"): {"labels": {"name": unique("openapi-walk")}},
@@ -178,6 +186,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         for prefix, value in params.items():
             if concrete.startswith(prefix):
                 concrete = value.join(concrete.split("{id}", 1))
+        concrete = concrete.replace("{cid}", command["id"])
         assert "{" not in concrete, "no value for the parameters of %s" % path
         ok_content = resolve(spec, op["responses"].get("200", {})).get("content", {})
         is_stream = "text/event-stream" in ok_content

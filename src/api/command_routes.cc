@@ -1,0 +1,42 @@
+// /v1/sandboxes/{id}/commands: translation between HTTP and core::CommandService.
+#include "api/errors.h"
+#include "api/request_parsing.h"
+#include "api/routes.h"
+
+namespace adapt::api {
+
+void AddCommandRoutes(Router& router, core::CommandService& commands) {
+  router.Add("POST", "/v1/sandboxes/{id}/commands",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               auto outcome = commands.Run(who, p.at("id"), *body);
+               if (!outcome.ok()) return ErrorResponse(outcome.status());
+               return JsonResponse(outcome->finished ? 200 : 202, outcome->command);
+             });
+  router.Add("GET", "/v1/sandboxes/{id}/commands",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto limit = QueryInt(req, "limit", 50);
+               if (!limit.ok()) return ErrorResponse(limit.status());
+               core::ListCommandsRequest list;
+               list.limit = *limit;
+               if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
+               auto page = commands.List(who, p.at("id"), list);
+               if (!page.ok()) return ErrorResponse(page.status());
+               return JsonResponse(200, *page);
+             });
+  router.Add("GET", "/v1/sandboxes/{id}/commands/{cid}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto command = commands.Get(who, p.at("id"), p.at("cid"));
+               if (!command.ok()) return ErrorResponse(command.status());
+               return JsonResponse(200, *command);
+             });
+  router.Add("DELETE", "/v1/sandboxes/{id}/commands/{cid}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto command = commands.Kill(who, p.at("id"), p.at("cid"));
+               if (!command.ok()) return ErrorResponse(command.status());
+               return JsonResponse(200, *command);
+             });
+}
+
+}  // namespace adapt::api

@@ -1,0 +1,130 @@
+// adapt sandbox exec | command get | command kill
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+
+namespace adapt::cli {
+namespace {
+
+std::string CommandsPath(const std::string& sandbox_id) {
+  return "/v1/sandboxes/" + EscapeUrlComponent(sandbox_id) + "/commands";
+}
+
+std::string CommandPath(const std::string& sandbox_id, const std::string& id) {
+  return CommandsPath(sandbox_id) + "/" + EscapeUrlComponent(id);
+}
+
+// Splits KEY=VALUE flags into an object.
+Result<nlohmann::json> EnvObject(const std::vector<std::string>& pairs) {
+  nlohmann::json env = nlohmann::json::object();
+  for (const auto& kv : pairs) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Status(Code::kInvalidArgument, "--env wants KEY=VALUE, got '" + kv + "'");
+    env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+// The exit status `adapt sandbox exec` takes from a finished command, as a shell would.
+int ExitCodeOf(const nlohmann::json& command) {
+  if (command["exitCode"].is_number_integer()) return command["exitCode"].get<int>();
+  if (command["signal"].is_number_integer()) return 128 + command["signal"].get<int>();
+  return 1;
+}
+
+struct ExecOptions {
+  std::string sandbox_id;
+  std::string cwd;
+  std::vector<std::string> env;
+  int timeout = 0;
+  bool detach = false;
+  nlohmann::json body;
+};
+
+}  // namespace
+
+void AddSandboxExec(CLI::App& group, Invocation& invocation) {
+  auto options = std::make_shared<ExecOptions>();
+  CLI::App* exec = group.add_subcommand(
+      "exec", "Run a command in a running sandbox: adapt sandbox exec ID [OPTIONS] -- ARGV...");
+  exec->add_option("id", options->sandbox_id, "sandbox id")->required();
+  exec->add_option("--cwd", options->cwd, "working directory")->type_name("DIR");
+  exec->add_option("--env", options->env, "environment variable, repeatable")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  exec->add_option("--timeout", options->timeout, "seconds before the command is killed")
+      ->type_name("SECONDS");
+  exec->add_flag("--detach", options->detach, "print the command id and return at once");
+  exec->callback([options, &invocation] {
+    invocation.accepts_trailing_args = true;
+    invocation.prepare = [options, &invocation](const Console&) -> Status {
+      if (!invocation.has_trailing_args || invocation.trailing_args.empty())
+        return Status(Code::kInvalidArgument, "give the command after --");
+      nlohmann::json& body = options->body;
+      body = {{"argv", invocation.trailing_args}, {"waitSeconds", options->detach ? 0 : 30}};
+      if (!options->cwd.empty()) body["cwd"] = options->cwd;
+      if (options->timeout > 0) body["timeoutSeconds"] = options->timeout;
+      if (!options->env.empty()) {
+        ASSIGN_OR_RETURN(body["env"], EnvObject(options->env));
+      }
+      return Status::Ok();
+    };
+    invocation.run = [options, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(nlohmann::json command,
+                       JsonOrError(client.Post(CommandsPath(options->sandbox_id), options->body)));
+      if (options->detach) {
+        console.out << (invocation.json ? PrettyJson(command) : command.value("id", "") + "\n");
+        return Status::Ok();
+      }
+      while (command.value("status", "") == "running") {
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        ASSIGN_OR_RETURN(
+            command,
+            JsonOrError(client.Get(CommandPath(options->sandbox_id, command.value("id", "")))));
+      }
+      if (invocation.json) {
+        console.out << PrettyJson(command);
+      } else {
+        console.out << command.value("stdout", "");
+        std::cerr << command.value("stderr", "");
+        if (command.value("status", "") != "exited")
+          std::cerr << "adapt: command " << command.value("status", "") << "\n";
+      }
+      invocation.exit_code = ExitCodeOf(command);
+      return Status::Ok();
+    };
+  });
+}
+
+void AddCommandCommands(CLI::App& app, Invocation& invocation) {
+  CLI::App* group = app.add_subcommand("command", "Inspect and kill commands run in sandboxes");
+  group->require_subcommand(1);
+  struct Ids {
+    std::string sandbox_id, id;
+  };
+  for (const char* verb : {"get", "kill"}) {
+    auto ids = std::make_shared<Ids>();
+    bool kill = std::string(verb) == "kill";
+    CLI::App* sub = group->add_subcommand(
+        verb, kill ? "Kill a running command and its process group" : "Show one command");
+    sub->add_option("sandbox_id", ids->sandbox_id, "sandbox id")->required();
+    sub->add_option("command_id", ids->id, "command id")->required();
+    sub->callback([ids, kill, &invocation] {
+      invocation.run = [ids, kill](const ApiClient& client, const Console& console) {
+        std::string path = CommandPath(ids->sandbox_id, ids->id);
+        ASSIGN_OR_RETURN(nlohmann::json command,
+                         JsonOrError(kill ? client.Delete(path) : client.Get(path)));
+        console.out << PrettyJson(command);
+        return Status::Ok();
+      };
+    });
+  }
+}
+
+}  // namespace adapt::cli

@@ -1,0 +1,59 @@
+// CommandRunner owns the commands running in sandboxes through `runsc exec`: it feeds their
+// stdin, keeps the latest 1 MiB of each output stream, enforces their timeout, and writes
+// their final record to the store. One thread per running command.
+// Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime.h"
+#include "store/store.h"
+
+namespace adapt::core {
+
+class CommandRunner {
+ public:
+  static constexpr size_t kKeptBytesPerStream = 1024 * 1024;
+
+  CommandRunner(store::Store& store, runtime::Runtime& runtime);
+  // Stops watching: the runsc exec processes are killed and their commands stay "running"
+  // in the store, to be marked "lost" at the next start.
+  ~CommandRunner();
+
+  // Takes over `process`, whose command `record` is already stored as running. `secrets`
+  // are redacted from its output.
+  void Start(store::CommandRecord record, runtime::ExecProcess process, std::string stdin_data,
+             int timeout_seconds, std::vector<std::string> secrets);
+  // The record with the output so far; nullopt when the command does not run here (any more).
+  std::optional<store::CommandRecord> Snapshot(const std::string& id);
+  // Kills the command's process tree; false when it does not run here.
+  bool Kill(const std::string& id);
+  // Waits until the command no longer runs here, at most `timeout`; true when it ended.
+  bool WaitFor(const std::string& id, std::chrono::milliseconds timeout);
+
+ private:
+  struct Running;
+  void Watch(std::shared_ptr<Running> command);
+  void Finish(Running& c);
+
+  store::Store& store_;
+  runtime::Runtime& runtime_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::map<std::string, std::shared_ptr<Running>> running_;  // by command id
+  int threads_ = 0;
+  bool stopping_ = false;
+};
+
+// Fills stdout, stderr and truncated of a command's wire object from raw output.
+void ApplyCommandOutput(const std::string& out, const std::string& err, bool truncated,
+                        const std::vector<std::string>& secrets, nlohmann::json& data);
+
+}  // namespace adapt::core

@@ -1,0 +1,162 @@
+#include "core/command_service.h"
+
+#include "base/ids.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "core/command_request.h"
+#include "core/sandbox_view.h"
+#include "core/startup_plan.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+// How long DELETE waits for a killed command to end.
+constexpr auto kKillWait = std::chrono::seconds(10);
+
+Result<std::optional<int64_t>> ParseCursor(const std::string& cursor) {
+  if (cursor.empty()) return std::optional<int64_t>();
+  if (cursor.size() > 20 || cursor.size() == 1 || cursor[0] != 'c' ||
+      cursor.find_first_not_of("0123456789", 1) != std::string::npos)
+    return InvalidArgument("cursor", "cursor is not one this server issued");
+  return std::optional<int64_t>(std::stoll(cursor.substr(1)));
+}
+
+}  // namespace
+
+CommandService::CommandService(store::Store& store, runtime::Runtime& runtime,
+                               const ImageCatalog& images)
+    : store_(store), runtime_(runtime), images_(images), runner_(store, runtime) {}
+
+void CommandService::Reconcile() {
+  auto running = store_.ListCommandsWithStatus("running");
+  if (!running.ok()) {
+    spdlog::error("reconciling commands: {}", running.status().message());
+    return;
+  }
+  for (auto& c : *running) {
+    c.status = "lost";
+    c.data["status"] = "lost";
+    c.data["terminationReason"] = "lost";
+    c.data["finishedAt"] = FormatRfc3339(NowMillis());
+    Status st = store_.PutCommand(c);
+    if (!st.ok()) spdlog::error("command {}: {}", c.id, st.message());
+  }
+  if (!running->empty())
+    spdlog::info("{} command(s) lost with the previous adaptd", running->size());
+}
+
+Result<store::SandboxRecord> CommandService::FindSandbox(const Principal& who,
+                                                         const std::string& id) {
+  if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
+  return store_.GetSandbox(who.org_id, id);
+}
+
+Result<store::CommandRecord> CommandService::FindCommand(const Principal& who,
+                                                         const std::string& sandbox_id,
+                                                         const std::string& id) {
+  RETURN_IF_ERROR(FindSandbox(who, sandbox_id).status());
+  if (!IsValidId(id, "cmd")) return NotFound("command " + id + " not found");
+  ASSIGN_OR_RETURN(store::CommandRecord c, store_.GetCommand(who.org_id, sandbox_id, id));
+  if (auto live = runner_.Snapshot(id)) return *live;
+  return c;
+}
+
+Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& sandbox_id,
+                                       const json& body) {
+  ASSIGN_OR_RETURN(store::SandboxRecord sandbox, FindSandbox(who, sandbox_id));
+  ASSIGN_OR_RETURN(RunCommandRequest req, ParseRunCommand(body));
+  if (sandbox.status != "running")
+    return Conflict("sandbox " + sandbox_id + " is " + sandbox.status +
+                    "; commands run only in a running sandbox");
+  runtime::ExecRequest exec;
+  exec.sandbox_id = sandbox_id;
+  exec.argv = req.argv;
+  exec.cwd = req.cwd;
+  for (const auto& [k, v] : req.env) exec.env.push_back(k + "=" + v);
+  if (!req.user.empty()) {
+    ASSIGN_OR_RETURN(Image image, images_.Resolve(sandbox.config["image"]));
+    ASSIGN_OR_RETURN(auto ids, ResolveUserIds(req.user, image.rootfs, "user"));
+    exec.user = std::to_string(ids.first) + ":" + std::to_string(ids.second);
+  }
+
+  store::CommandRecord c;
+  c.id = NewId("cmd");
+  c.org_id = who.org_id;
+  c.sandbox_id = sandbox_id;
+  c.status = "running";
+  c.created_at = NowMillis();
+  c.data = {{"id", c.id},
+            {"sandboxId", sandbox_id},
+            {"status", "running"},
+            {"argv", req.argv},
+            {"cwd", req.cwd.empty() ? json(nullptr) : json(req.cwd)},
+            {"user", req.user.empty() ? json(nullptr) : json(req.user)},
+            {"timeoutSeconds", req.timeout_seconds},
+            {"exitCode", nullptr},
+            {"signal", nullptr},
+            {"stdout", ""},
+            {"stderr", ""},
+            {"truncated", false},
+            {"startedAt", FormatRfc3339(c.created_at)},
+            {"finishedAt", nullptr},
+            {"terminationReason", nullptr},
+            {"servedBy", "runsc-exec"}};
+  auto process = runtime_.Exec(exec);
+  if (!process.ok()) return process.status().WithContext("starting the command");
+  Status stored = store_.PutCommand(c);
+  // The runner reaps the process either way; unrecorded, it is killed at once.
+  runner_.Start(c, std::move(*process), std::move(req.stdin_data), req.timeout_seconds,
+                RedactionValues(sandbox));
+  if (!stored.ok()) {
+    runner_.Kill(c.id);
+    return stored.WithContext("recording the command");
+  }
+  RunOutcome outcome;
+  outcome.finished = runner_.WaitFor(c.id, std::chrono::seconds(req.wait_seconds));
+  if (outcome.finished) {
+    ASSIGN_OR_RETURN(store::CommandRecord done, store_.GetCommand(who.org_id, sandbox_id, c.id));
+    outcome.command = done.data;
+  } else {
+    auto live = runner_.Snapshot(c.id);
+    outcome.command = live ? live->data : c.data;
+  }
+  return outcome;
+}
+
+Result<json> CommandService::Get(const Principal& who, const std::string& sandbox_id,
+                                 const std::string& id) {
+  ASSIGN_OR_RETURN(store::CommandRecord c, FindCommand(who, sandbox_id, id));
+  return c.data;
+}
+
+Result<json> CommandService::List(const Principal& who, const std::string& sandbox_id,
+                                  const ListCommandsRequest& req) {
+  if (req.limit < 1 || req.limit > 200)
+    return InvalidArgument("limit", "limit must be between 1 and 200");
+  ASSIGN_OR_RETURN(auto before, ParseCursor(req.cursor));
+  RETURN_IF_ERROR(FindSandbox(who, sandbox_id).status());
+  ASSIGN_OR_RETURN(store::CommandPage page,
+                   store_.ListCommands(who.org_id, sandbox_id, req.limit, before));
+  json items = json::array();
+  for (const auto& c : page.items) {
+    auto live = c.status == "running" ? runner_.Snapshot(c.id) : std::nullopt;
+    items.push_back(live ? live->data : c.data);
+  }
+  return json{
+      {"items", items},
+      {"nextCursor", page.next_seq ? json("c" + std::to_string(*page.next_seq)) : json(nullptr)}};
+}
+
+Result<json> CommandService::Kill(const Principal& who, const std::string& sandbox_id,
+                                  const std::string& id) {
+  ASSIGN_OR_RETURN(store::CommandRecord c, FindCommand(who, sandbox_id, id));
+  if (c.status != "running") return c.data;
+  runner_.Kill(id);  // false: it just ended
+  runner_.WaitFor(id, kKillWait);
+  ASSIGN_OR_RETURN(c, FindCommand(who, sandbox_id, id));
+  return c.data;
+}
+
+}  // namespace adapt::core

@@ -1,0 +1,59 @@
+// CommandService: the typed verbs on commands run inside a sandbox (issue 4), served by
+// `runsc exec` (servedBy "runsc-exec"). REST handlers and (later) MCP tools only translate
+// into these. Thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/auth.h"
+#include "core/command_runner.h"
+#include "core/image_catalog.h"
+#include "runtime/runtime.h"
+#include "store/store.h"
+
+namespace adapt::core {
+
+struct RunOutcome {
+  bool finished = false;  // false: still running after waitSeconds (HTTP 202)
+  nlohmann::json command;
+};
+
+struct ListCommandsRequest {
+  int limit = 50;
+  std::string cursor;
+};
+
+class CommandService {
+ public:
+  CommandService(store::Store& store, runtime::Runtime& runtime, const ImageCatalog& images);
+
+  // Marks the commands a previous adaptd left running as "lost": their runsc exec process
+  // was its child and died with it. Call once, before serving.
+  void Reconcile();
+
+  // Validates `body`, starts the command and waits up to its waitSeconds for it to end.
+  // Conflict when the sandbox is not running.
+  Result<RunOutcome> Run(const Principal& who, const std::string& sandbox_id,
+                         const nlohmann::json& body);
+  Result<nlohmann::json> Get(const Principal& who, const std::string& sandbox_id,
+                             const std::string& id);
+  Result<nlohmann::json> List(const Principal& who, const std::string& sandbox_id,
+                              const ListCommandsRequest& req);
+  // Kills the command's process tree and returns it once it ended (status "killed"); a
+  // command that already ended is returned as it is.
+  Result<nlohmann::json> Kill(const Principal& who, const std::string& sandbox_id,
+                              const std::string& id);
+
+ private:
+  Result<store::SandboxRecord> FindSandbox(const Principal& who, const std::string& id);
+  Result<store::CommandRecord> FindCommand(const Principal& who, const std::string& sandbox_id,
+                                           const std::string& id);
+
+  store::Store& store_;
+  runtime::Runtime& runtime_;
+  const ImageCatalog& images_;
+  CommandRunner runner_;
+};
+
+}  // namespace adapt::core

@@ -1,0 +1,184 @@
+"""Commands inside a running sandbox (issue 4), served by runsc exec."""
+
+import concurrent.futures
+import time
+
+import pytest
+
+
+def interactive(client, body=None):
+    sbx = client.create(body or {})
+    client.wait_for_status(sbx["id"], "running", 60)
+    return sbx["id"]
+
+
+def run(client, sid, expect=200, **body):
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid, body)
+    assert status == expect, "POST commands %r -> %s %r" % (body, status, cmd)
+    return cmd
+
+
+def poll(client, sid, cid, timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        status, cmd = client.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cid))
+        assert status == 200, (status, cmd)
+        if cmd["status"] != "running":
+            return cmd
+        assert time.monotonic() < deadline, "command still running: %r" % cmd
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def box(daemon):
+    client = daemon.new_org()
+    sid = interactive(client, {"env": {"SECRET_TOKEN": "hunter2-secret"}})
+    return client, sid
+
+
+def test_exit_code_stdout_and_stderr(box):
+    client, sid = box
+    cmd = run(client, sid, argv=["sh", "-c", "echo out; echo err >&2; exit 3"])
+    assert cmd["status"] == "exited"
+    assert cmd["exitCode"] == 3 and cmd["signal"] is None
+    assert cmd["stdout"] == "out\n" and cmd["stderr"] == "err\n"
+    assert cmd["truncated"] is False
+    assert cmd["terminationReason"] == "exited"
+    assert cmd["servedBy"] == "runsc-exec"
+    assert cmd["id"].startswith("cmd_") and cmd["sandboxId"] == sid
+    assert cmd["startedAt"] and cmd["finishedAt"]
+
+
+def test_command_runs_through_the_shell_and_env_values_are_redacted(box):
+    client, sid = box
+    cmd = run(client, sid, command="echo $((2+3)) | tr 5 6; echo $SECRET_TOKEN")
+    assert cmd["argv"] == ["/bin/sh", "-c", "echo $((2+3)) | tr 5 6; echo $SECRET_TOKEN"]
+    assert cmd["stdout"] == "6\n[REDACTED]\n"
+
+
+def test_stdin_cwd_env_and_user(box):
+    client, sid = box
+    assert run(client, sid, argv=["cat"], stdin="hello\n")["stdout"] == "hello\n"
+    assert run(client, sid, argv=["pwd"], cwd="/tmp")["stdout"] == "/tmp\n"
+    assert run(client, sid, command="echo $FOO", env={"FOO": "bar"})["stdout"] == "bar\n"
+    assert run(client, sid, argv=["id", "-u"], user="1000")["stdout"] == "1000\n"
+    assert run(client, sid, argv=["id", "-un"], user="nobody")["stdout"] == "nobody\n"
+
+
+def test_bad_requests_are_400(box):
+    client, sid = box
+    for body in ({}, {"argv": ["true"], "command": "true"}, {"argv": ["true"], "bogus": 1},
+                 {"argv": ["true"], "timeoutSeconds": 0}, {"argv": ["true"], "waitSeconds": 61}):
+        status, err = client.api("POST", "/v1/sandboxes/%s/commands" % sid, body)
+        assert status == 400, (body, status, err)
+        assert err["error"]["code"] and err["error"]["message"]
+
+
+def test_wait_zero_answers_202_then_polls_to_exited(box):
+    client, sid = box
+    cmd = run(client, sid, expect=202, command="sleep 1; echo late", waitSeconds=0)
+    assert cmd["status"] == "running" and cmd["id"].startswith("cmd_")
+    done = poll(client, sid, cmd["id"])
+    assert done["status"] == "exited" and done["exitCode"] == 0 and done["stdout"] == "late\n"
+    status, page = client.api("GET", "/v1/sandboxes/%s/commands?limit=2" % sid)
+    assert status == 200 and page["items"][0]["id"] == cmd["id"]
+
+
+def test_timeout_kills_the_process_tree(box):
+    client, sid = box
+    cmd = run(client, sid, command="sleep 30 & echo $! > /tmp/bg.pid; sleep 30",
+              timeoutSeconds=1, waitSeconds=20)
+    assert cmd["status"] == "timeout" and cmd["terminationReason"] == "timeout", cmd
+    assert cmd["signal"] == 9, cmd
+    time.sleep(0.5)
+    check = run(client, sid, command="kill -0 $(cat /tmp/bg.pid) && echo alive || echo gone")
+    assert check["stdout"].strip().endswith("gone"), check
+
+
+def test_delete_kills_a_running_command(box):
+    client, sid = box
+    cmd = run(client, sid, expect=202, argv=["sleep", "60"], waitSeconds=0)
+    status, killed = client.api("DELETE", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+    assert status == 200, killed
+    assert killed["status"] == "killed" and killed["terminationReason"] == "killed", killed
+    assert killed["signal"] == 9 and killed["exitCode"] is None, killed
+    assert poll(client, sid, cmd["id"])["status"] == "killed"
+
+
+def test_ten_concurrent_commands(box):
+    client, sid = box
+    with concurrent.futures.ThreadPoolExecutor(10) as pool:
+        results = list(pool.map(lambda i: run(client, sid, command="sleep 1; echo %d" % i,
+                                              waitSeconds=60), range(10)))
+    assert [r["stdout"] for r in results] == ["%d\n" % i for i in range(10)]
+
+
+def test_output_flood_keeps_the_last_mebibyte(box):
+    client, sid = box
+    cmd = run(client, sid, command="head -c 5242880 /dev/zero | tr '\\0' a; echo END",
+              waitSeconds=60)
+    assert cmd["status"] == "exited", cmd["status"]
+    assert cmd["truncated"] is True
+    assert len(cmd["stdout"]) == 1024 * 1024
+    assert cmd["stdout"].endswith("aaaa\nEND\n") or cmd["stdout"].endswith("aEND\n")
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_a_large_flood_leaves_adaptd_memory_flat(daemon, box):
+    client, sid = box
+    before = rss_kib(daemon.proc.pid)
+    cmd = run(client, sid, command="head -c 268435456 /dev/zero | tr '\\0' b", waitSeconds=60,
+              timeoutSeconds=120)
+    assert cmd["status"] == "exited" and cmd["truncated"], cmd["status"]
+    grown = rss_kib(daemon.proc.pid) - before
+    assert grown < 64 * 1024, "adaptd grew by %d KiB on a 256 MiB flood" % grown
+
+
+def test_not_running_sandbox_is_409_and_other_org_is_404(daemon, box):
+    client, sid = box
+    done = client.run(["true"])
+    status, err = client.api("POST", "/v1/sandboxes/%s/commands" % done["id"], {"argv": ["true"]})
+    assert status == 409, err
+    assert done["status"] in err["error"]["message"]
+    other = daemon.new_org()
+    status, err = other.api("POST", "/v1/sandboxes/%s/commands" % sid, {"argv": ["true"]})
+    assert status == 404, err
+    cmd = run(client, sid, argv=["true"])
+    status, _ = other.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+    assert status == 404
+
+
+def test_command_running_when_adaptd_dies_is_lost_after_restart(fresh_daemon):
+    d = fresh_daemon
+    admin = d.admin
+    sid = interactive(admin)
+    cmd = run(admin, sid, expect=202, argv=["sleep", "60"], waitSeconds=0)
+    d.kill()
+    d.start(port=d.port)
+    status, after = admin.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+    assert status == 200, after
+    assert after["status"] == "lost" and after["terminationReason"] == "lost", after
+    admin.delete(sid)
+
+
+def test_cli_exec_prints_output_and_exits_with_the_code(box):
+    client, sid = box
+    r = client.cli("sandbox", "exec", sid, "--env", "X=42", "--", "sh", "-c", "echo $X; echo e >&2; exit 7")
+    assert r.returncode == 7, (r.stdout, r.stderr)
+    assert r.stdout == "42\n" and "e\n" in r.stderr
+    r = client.cli("sandbox", "exec", sid, "--detach", "--", "sleep", "30")
+    assert r.returncode == 0, r.stderr
+    cid = r.stdout.strip()
+    assert cid.startswith("cmd_")
+    r = client.cli("command", "kill", sid, cid)
+    assert r.returncode == 0, r.stderr
+    assert '"killed"' in r.stdout
+    r = client.cli("command", "get", sid, cid)
+    assert r.returncode == 0 and '"killed"' in r.stdout
