@@ -4,6 +4,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "core/command_request.h"
+#include "core/list_cursor.h"
 #include "core/sandbox_view.h"
 #include "core/startup_plan.h"
 
@@ -14,14 +15,6 @@ using nlohmann::json;
 
 // How long DELETE waits for a killed command to end.
 constexpr auto kKillWait = std::chrono::seconds(10);
-
-Result<std::optional<int64_t>> ParseCursor(const std::string& cursor) {
-  if (cursor.empty()) return std::optional<int64_t>();
-  if (cursor.size() > 20 || cursor.size() == 1 || cursor[0] != 'c' ||
-      cursor.find_first_not_of("0123456789", 1) != std::string::npos)
-    return InvalidArgument("cursor", "cursor is not one this server issued");
-  return std::optional<int64_t>(std::stoll(cursor.substr(1)));
-}
 
 }  // namespace
 
@@ -135,7 +128,7 @@ Result<json> CommandService::List(const Principal& who, const std::string& sandb
                                   const ListCommandsRequest& req) {
   if (req.limit < 1 || req.limit > 200)
     return InvalidArgument("limit", "limit must be between 1 and 200");
-  ASSIGN_OR_RETURN(auto before, ParseCursor(req.cursor));
+  ASSIGN_OR_RETURN(auto before, ParseListCursor(req.cursor));
   RETURN_IF_ERROR(FindSandbox(who, sandbox_id).status());
   ASSIGN_OR_RETURN(store::CommandPage page,
                    store_.ListCommands(who.org_id, sandbox_id, req.limit, before));
@@ -144,9 +137,7 @@ Result<json> CommandService::List(const Principal& who, const std::string& sandb
     auto live = c.status == "running" ? runner_.Snapshot(c.id) : std::nullopt;
     items.push_back(live ? live->data : c.data);
   }
-  return json{
-      {"items", items},
-      {"nextCursor", page.next_seq ? json("c" + std::to_string(*page.next_seq)) : json(nullptr)}};
+  return json{{"items", items}, {"nextCursor", FormatListCursor(page.next_seq)}};
 }
 
 Result<json> CommandService::Kill(const Principal& who, const std::string& sandbox_id,

@@ -6,6 +6,7 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "core/list_cursor.h"
 #include "core/sandbox_limits.h"
 #include "core/sandbox_request.h"
 #include "core/sandbox_view.h"
@@ -18,14 +19,6 @@ using nlohmann::json;
 
 // How long DELETE waits for the teardown before answering 202.
 constexpr auto kDeleteWait = std::chrono::seconds(8);
-
-Result<std::optional<int64_t>> ParseCursor(const std::string& cursor) {
-  if (cursor.empty()) return std::optional<int64_t>();
-  if (cursor.size() > 20 || cursor.rfind("c", 0) != 0 ||
-      cursor.find_first_not_of("0123456789", 1) != std::string::npos || cursor.size() == 1)
-    return InvalidArgument("cursor", "cursor is not one this server issued");
-  return std::optional<int64_t>(std::stoll(cursor.substr(1)));
-}
 
 }  // namespace
 
@@ -84,14 +77,12 @@ Result<json> SandboxService::List(const Principal& who, const ListSandboxesReque
     return InvalidArgument("limit", "limit must be between 1 and 200");
   if (req.query.size() > 256)
     return InvalidArgument("query", "query must be at most 256 characters");
-  ASSIGN_OR_RETURN(auto before, ParseCursor(req.cursor));
+  ASSIGN_OR_RETURN(auto before, ParseListCursor(req.cursor));
   ASSIGN_OR_RETURN(store::SandboxPage page,
                    store_.ListSandboxes(who.org_id, req.query, req.limit, before));
   json items = json::array();
   for (const auto& r : page.items) items.push_back(SandboxToJson(r));
-  return json{
-      {"items", items},
-      {"nextCursor", page.next_seq ? json("c" + std::to_string(*page.next_seq)) : json(nullptr)}};
+  return json{{"items", items}, {"nextCursor", FormatListCursor(page.next_seq)}};
 }
 
 Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::string& id) {

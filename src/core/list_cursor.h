@@ -1,0 +1,19 @@
+// List cursors: opaque to clients ("c" + the store's sequence number), checked on the way in.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+
+namespace adapt::core {
+
+// Empty: the first page. Anything this server did not issue is a 400 on field "cursor".
+Result<std::optional<int64_t>> ParseListCursor(const std::string& cursor);
+
+// The wire value of nextCursor: a string, or null when there is no next page.
+nlohmann::json FormatListCursor(const std::optional<int64_t>& next_seq);
+
+}  // namespace adapt::core
