@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh: one command, as root on a fresh Debian 12, from a checkout to a running adaptd.
 # Installs the packages, builds adapt (Release), installs adaptd and adapt into /usr/local/bin
-# (adapt-shim and adapt-pause into /usr/local/libexec/adapt),
+# (adapt-shim, adapt-pause and adapt-agent into /usr/local/libexec/adapt),
 # builds the default image and starts adaptd on 127.0.0.1:8080 unless one already answers there.
 set -euo pipefail
 
@@ -35,6 +35,7 @@ install_binary build/bin/adapt "$bin_dir"
 # adaptd finds its helpers in ../libexec/adapt.
 install_binary build/bin/adapt-shim "$libexec_dir"
 install_binary build/bin/adapt-pause "$libexec_dir"
+install_binary build/bin/adapt-agent "$libexec_dir"
 echo "setup: installed $bin_dir/adaptd, $bin_dir/adapt and their helpers in $libexec_dir"
 
 mkdir -p "$state_dir"

@@ -36,25 +36,28 @@ Result<Helpers> InstallHelpers(const DaemonConfig& config) {
   dirs.push_back(exe.parent_path() / "../libexec/adapt");
   std::string found;
   for (const auto& d : dirs) {
-    if (os::Exists((d / "adapt-shim").string()) && os::Exists((d / "adapt-pause").string())) {
+    if (os::Exists((d / "adapt-shim").string()) && os::Exists((d / "adapt-pause").string()) &&
+        os::Exists((d / "adapt-agent").string())) {
       found = std::filesystem::weakly_canonical(d).string();
       break;
     }
   }
   if (found.empty())
     return Status(Code::kUnavailable,
-                  "cannot find adapt-shim and adapt-pause (looked beside adaptd and in "
+                  "cannot find adapt-shim, adapt-pause and adapt-agent (looked beside adaptd and in "
                   "../libexec/adapt; set --libexec-dir)");
   Helpers h{found + "/adapt-shim", config.state_dir + "/helpers"};
   RETURN_IF_ERROR(os::MakeDirs(h.helpers_dir, 0755));
-  std::string target = h.helpers_dir + "/adapt-pause";
-  std::string tmp = target + ".new";
-  std::filesystem::copy_file(found + "/adapt-pause", tmp,
-                             std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) return Internal("installing adapt-pause: " + ec.message());
-  std::filesystem::permissions(tmp, std::filesystem::perms(0755), ec);
-  std::filesystem::rename(tmp, target, ec);
-  if (ec) return Internal("installing adapt-pause: " + ec.message());
+  for (const char* name : {"adapt-pause", "adapt-agent"}) {
+    std::string target = h.helpers_dir + "/" + name;
+    std::string tmp = target + ".new";
+    std::filesystem::copy_file(found + "/" + name, tmp,
+                               std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) return Internal(std::string("installing ") + name + ": " + ec.message());
+    std::filesystem::permissions(tmp, std::filesystem::perms(0755), ec);
+    std::filesystem::rename(tmp, target, ec);
+    if (ec) return Internal(std::string("installing ") + name + ": " + ec.message());
+  }
   return h;
 }
 

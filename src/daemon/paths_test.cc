@@ -61,6 +61,7 @@ class InstallHelpersTest : public testing::Test {
         os::WriteFileAtomic(libexec_ + "/adapt-shim", "#!/bin/sh\n# dummy shim\n", 0755).ok());
     // Deliberately not executable: the installed copy must be 0755 whatever the source was.
     ASSERT_TRUE(os::WriteFileAtomic(libexec_ + "/adapt-pause", "dummy pause v1", 0600).ok());
+    ASSERT_TRUE(os::WriteFileAtomic(libexec_ + "/adapt-agent", "dummy agent v1", 0600).ok());
     config_.state_dir = dir_ + "/state";
     config_.libexec_dir = libexec_;
   }
@@ -77,7 +78,7 @@ class InstallHelpersTest : public testing::Test {
   DaemonConfig config_;
 };
 
-TEST_F(InstallHelpersTest, CopiesAdaptPauseIntoStateHelpersWithMode0755) {
+TEST_F(InstallHelpersTest, CopiesPauseAndAgentIntoStateHelpersWithMode0755) {
   auto h = InstallHelpers(config_);
   ASSERT_TRUE(h.ok()) << h.status().message();
   EXPECT_EQ(h->shim, std::filesystem::canonical(libexec_).string() + "/adapt-shim");
@@ -88,8 +89,10 @@ TEST_F(InstallHelpersTest, CopiesAdaptPauseIntoStateHelpersWithMode0755) {
   ASSERT_TRUE(text.ok()) << text.status().message();
   EXPECT_EQ(*text, "dummy pause v1");
   EXPECT_EQ(ModeOf(installed), 0755);
+  EXPECT_EQ(*os::ReadFile(h->helpers_dir + "/adapt-agent"), "dummy agent v1");
+  EXPECT_EQ(ModeOf(h->helpers_dir + "/adapt-agent"), 0755);
   // Every sandbox sees this directory: nothing else may be in it (no shim, no temp file).
-  EXPECT_EQ(os::ListDir(h->helpers_dir), std::vector<std::string>{"adapt-pause"});
+  EXPECT_EQ(os::ListDir(h->helpers_dir), (std::vector<std::string>{"adapt-agent", "adapt-pause"}));
   // The source stays where it was.
   EXPECT_TRUE(os::Exists(libexec_ + "/adapt-pause"));
 }
@@ -101,7 +104,7 @@ TEST_F(InstallHelpersTest, ReinstallingReplacesAnOlderCopy) {
   ASSERT_TRUE(h.ok()) << h.status().message();
   EXPECT_EQ(*os::ReadFile(h->helpers_dir + "/adapt-pause"), "dummy pause v2");
   EXPECT_EQ(ModeOf(h->helpers_dir + "/adapt-pause"), 0755);
-  EXPECT_EQ(os::ListDir(h->helpers_dir), std::vector<std::string>{"adapt-pause"});
+  EXPECT_EQ(os::ListDir(h->helpers_dir), (std::vector<std::string>{"adapt-agent", "adapt-pause"}));
 }
 
 TEST_F(InstallHelpersTest, LibexecDirWinsOverTheBinaryDirectory) {

@@ -1,5 +1,7 @@
 #include "os/files.h"
 
+#include <algorithm>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -79,6 +81,7 @@ std::vector<std::string> ListDir(const std::string& dir) {
     if (name != "." && name != "..") out.push_back(name);
   }
   ::closedir(d);
+  std::sort(out.begin(), out.end());
   return out;
 }
 

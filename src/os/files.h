@@ -15,7 +15,7 @@ Status MakeDirs(const std::string& path, int mode = 0755);
 // Removes `path` and everything below it; does not cross into mounted filesystems.
 Status RemoveTree(const std::string& path);
 bool Exists(const std::string& path);
-// Names of the entries of `dir` (no "." or ".."); empty when it does not exist.
+// Names of the entries of `dir` (no "." or ".."), sorted; empty when it does not exist.
 std::vector<std::string> ListDir(const std::string& dir);
 // Creates a sparse file of `bytes` bytes.
 Status CreateSparseFile(const std::string& path, uint64_t bytes);
