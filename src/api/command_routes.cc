@@ -1,4 +1,5 @@
 // /v1/sandboxes/{id}/commands: translation between HTTP and core::CommandService.
+#include "api/command_stream.h"
 #include "api/errors.h"
 #include "api/request_parsing.h"
 #include "api/routes.h"
@@ -30,6 +31,16 @@ void AddCommandRoutes(Router& router, core::CommandService& commands) {
                auto command = commands.Get(who, p.at("id"), p.at("cid"));
                if (!command.ok()) return ErrorResponse(command.status());
                return JsonResponse(200, *command);
+             });
+  router.Add("GET", "/v1/sandboxes/{id}/commands/{cid}/stream",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               // Unknown or foreign ids answer an error before the stream starts.
+               auto command = commands.Get(who, p.at("id"), p.at("cid"));
+               if (!command.ok()) return ErrorResponse(command.status());
+               HttpResponse r;
+               r.content_type = "text/event-stream";
+               r.stream = MakeCommandOutputStream(commands, who, p.at("id"), p.at("cid"));
+               return r;
              });
   router.Add("DELETE", "/v1/sandboxes/{id}/commands/{cid}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

@@ -1,4 +1,4 @@
-// adapt sandbox exec | command get | command kill
+// adapt sandbox exec | command get | command wait | command kill
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -38,6 +38,47 @@ int ExitCodeOf(const nlohmann::json& command) {
   return 1;
 }
 
+// Follows the command's output stream (SSE), writing stdout and stderr as they come;
+// returns the final record from the stream's "result" event.
+Result<nlohmann::json> StreamOutput(const ApiClient& client, const std::string& path,
+                                    const Console& console, bool print) {
+  std::string event;
+  nlohmann::json result;
+  auto on_line = [&](std::string_view line) {
+    if (line.rfind("event: ", 0) == 0) {
+      event = std::string(line.substr(7));
+    } else if (line.rfind("data: ", 0) == 0) {
+      auto data = nlohmann::json::parse(line.substr(6), nullptr, false);
+      if (data.is_discarded()) return true;
+      if (event == "result") {
+        result = data;
+        return false;
+      }
+      if (print && event == "stdout") console.out << data.value("data", "") << std::flush;
+      if (print && event == "stderr") std::cerr << data.value("data", "") << std::flush;
+    }
+    return true;
+  };
+  auto response = client.Stream(path + "/stream", on_line);
+  if (!response.ok()) return response.status();
+  if (response->status >= 400) return JsonOrError(response);
+  if (result.is_null()) {
+    // The stream broke before the end: the record says where the command stands.
+    return JsonOrError(client.Get(path));
+  }
+  return result;
+}
+
+// Polls until the command no longer runs.
+Result<nlohmann::json> WaitDone(const ApiClient& client, const std::string& path) {
+  ASSIGN_OR_RETURN(nlohmann::json command, JsonOrError(client.Get(path)));
+  while (command.value("status", "") == "running") {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    ASSIGN_OR_RETURN(command, JsonOrError(client.Get(path)));
+  }
+  return command;
+}
+
 struct ExecOptions {
   std::string sandbox_id;
   std::string cwd;
@@ -67,7 +108,7 @@ void AddSandboxExec(CLI::App& group, Invocation& invocation) {
       if (!invocation.has_trailing_args || invocation.trailing_args.empty())
         return Status(Code::kInvalidArgument, "give the command after --");
       nlohmann::json& body = options->body;
-      body = {{"argv", invocation.trailing_args}, {"waitSeconds", options->detach ? 0 : 30}};
+      body = {{"argv", invocation.trailing_args}, {"waitSeconds", 0}};
       if (!options->cwd.empty()) body["cwd"] = options->cwd;
       if (options->timeout > 0) body["timeoutSeconds"] = options->timeout;
       if (!options->env.empty()) {
@@ -82,17 +123,13 @@ void AddSandboxExec(CLI::App& group, Invocation& invocation) {
         console.out << (invocation.json ? PrettyJson(command) : command.value("id", "") + "\n");
         return Status::Ok();
       }
-      while (command.value("status", "") == "running") {
-        std::this_thread::sleep_for(std::chrono::milliseconds(250));
-        ASSIGN_OR_RETURN(
-            command,
-            JsonOrError(client.Get(CommandPath(options->sandbox_id, command.value("id", "")))));
-      }
+      std::string path = CommandPath(options->sandbox_id, command.value("id", ""));
       if (invocation.json) {
+        ASSIGN_OR_RETURN(command, WaitDone(client, path));
         console.out << PrettyJson(command);
       } else {
-        console.out << command.value("stdout", "");
-        std::cerr << command.value("stderr", "");
+        // Output as it comes; what ran before the stream opened is replayed first.
+        ASSIGN_OR_RETURN(command, StreamOutput(client, path, console, true));
         if (command.value("status", "") != "exited")
           std::cerr << "adapt: command " << command.value("status", "") << "\n";
       }
@@ -108,18 +145,25 @@ void AddCommandCommands(CLI::App& app, Invocation& invocation) {
   struct Ids {
     std::string sandbox_id, id;
   };
-  for (const char* verb : {"get", "kill"}) {
+  for (std::string verb : {"get", "wait", "kill"}) {
     auto ids = std::make_shared<Ids>();
-    bool kill = std::string(verb) == "kill";
-    CLI::App* sub = group->add_subcommand(
-        verb, kill ? "Kill a running command and its process group" : "Show one command");
+    const char* help = verb == "kill"   ? "Kill a running command and its process tree"
+                       : verb == "wait" ? "Wait for a command to end, show it, exit with its code"
+                                        : "Show one command";
+    CLI::App* sub = group->add_subcommand(verb, help);
     sub->add_option("sandbox_id", ids->sandbox_id, "sandbox id")->required();
     sub->add_option("command_id", ids->id, "command id")->required();
-    sub->callback([ids, kill, &invocation] {
-      invocation.run = [ids, kill](const ApiClient& client, const Console& console) {
+    sub->callback([ids, verb, &invocation] {
+      invocation.run = [ids, verb, &invocation](const ApiClient& client, const Console& console) {
         std::string path = CommandPath(ids->sandbox_id, ids->id);
-        ASSIGN_OR_RETURN(nlohmann::json command,
-                         JsonOrError(kill ? client.Delete(path) : client.Get(path)));
+        nlohmann::json command;
+        if (verb == "wait") {
+          ASSIGN_OR_RETURN(command, WaitDone(client, path));
+          invocation.exit_code = ExitCodeOf(command);
+        } else {
+          ASSIGN_OR_RETURN(command,
+                           JsonOrError(verb == "kill" ? client.Delete(path) : client.Get(path)));
+        }
         console.out << PrettyJson(command);
         return Status::Ok();
       };

@@ -2,7 +2,6 @@
 
 #include <signal.h>
 
-#include <atomic>
 #include <thread>
 
 #include "base/log.h"
@@ -14,25 +13,37 @@ namespace adapt::core {
 
 struct CommandRunner::Running {
   store::CommandRecord record;
-  runtime::ExecProcess process;
   std::vector<std::string> secrets;
   std::chrono::steady_clock::time_point deadline;
-  // Guarded by CommandRunner::mu_.
+  // Served by runsc exec: the runsc process and its pipes.
+  runtime::ExecProcess process;
+  std::atomic<bool> exited{false};
+  os::ExitStatus exit;
+  // Served by the agent.
+  std::shared_ptr<runtime::AgentSession> agent;
+  uint32_t channel = 0;
+
+  std::mutex mu;
+  std::condition_variable cv;  // output, exit, kill request, end
+  // Guarded by mu.
   std::string out, err;
+  uint64_t out_total = 0, err_total = 0;  // bytes ever written to each stream
   bool truncated = false;
   std::string kill_reason;  // "killed" or "timeout" once asked
   bool kill_sent = false;
-  std::atomic<bool> exited{false};
-  os::ExitStatus exit;
+  bool agent_exited = false;
+  runtime::AgentExit agent_exit;
+  bool finished = false;  // the final record is in `record`
 };
 
 namespace {
 
 // Appends to a stream's tail, keeping at least the latest kKeptBytesPerStream bytes while
 // bounding memory to twice that.
-void KeepTail(std::string& buffer, std::string_view data, bool& truncated) {
+void KeepTail(std::string& buffer, uint64_t& total, std::string_view data, bool& truncated) {
   constexpr size_t kKeep = CommandRunner::kKeptBytesPerStream;
   buffer.append(data);
+  total += data.size();
   if (buffer.size() > 2 * kKeep) {
     buffer.erase(0, buffer.size() - kKeep);
     truncated = true;
@@ -46,6 +57,31 @@ std::string Tail(const std::string& buffer, bool& truncated) {
   return buffer.substr(buffer.size() - kKeep);
 }
 
+// The bytes of `buffer` (holding the stream's last bytes up to `total`) past `pos`, never
+// more than the kept tail; advances `pos`.
+std::string Since(const std::string& buffer, uint64_t total, uint64_t& pos) {
+  uint64_t kept = std::min<uint64_t>(buffer.size(), CommandRunner::kKeptBytesPerStream);
+  uint64_t from = std::max(pos, total - kept);
+  pos = total;
+  return buffer.substr(buffer.size() - (total - from));
+}
+
+// Moves an unfinished UTF-8 sequence at the end of `text` into `carry`, so that a chunk
+// boundary never splits a character.
+void HoldBackPartialUtf8(std::string& text, std::string& carry) {
+  size_t n = text.size();
+  for (size_t back = 1; back <= 3 && back <= n; ++back) {
+    auto c = static_cast<unsigned char>(text[n - back]);
+    if ((c & 0xC0) == 0x80) continue;  // continuation byte: look further back
+    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (len > back) {
+      carry = text.substr(n - back);
+      text.resize(n - back);
+    }
+    return;
+  }
+}
+
 }  // namespace
 
 void ApplyCommandOutput(const std::string& out, const std::string& err, bool truncated,
@@ -56,29 +92,70 @@ void ApplyCommandOutput(const std::string& out, const std::string& err, bool tru
   data["truncated"] = truncated;
 }
 
+CommandRunner::Tap::Tap(std::shared_ptr<Running> command) : c_(std::move(command)) {}
+
+bool CommandRunner::Tap::Next(std::string& out, std::string& err,
+                              std::chrono::milliseconds timeout) {
+  std::unique_lock lock(c_->mu);
+  auto fresh = [&] { return c_->out_total > out_pos_ || c_->err_total > err_pos_; };
+  c_->cv.wait_for(lock, timeout, [&] { return fresh() || c_->finished; });
+  bool ended = c_->finished && !fresh();
+  out = std::move(out_carry_) + Since(c_->out, c_->out_total, out_pos_);
+  err = std::move(err_carry_) + Since(c_->err, c_->err_total, err_pos_);
+  out_carry_.clear();
+  err_carry_.clear();
+  lock.unlock();
+  if (!ended) {
+    HoldBackPartialUtf8(out, out_carry_);
+    HoldBackPartialUtf8(err, err_carry_);
+  }
+  out = Redact(SanitizeUtf8(out), c_->secrets);
+  err = Redact(SanitizeUtf8(err), c_->secrets);
+  return !ended || !out.empty() || !err.empty();
+}
+
 CommandRunner::CommandRunner(store::Store& store, runtime::Runtime& runtime)
     : store_(store), runtime_(runtime) {}
 
 CommandRunner::~CommandRunner() {
   std::unique_lock lock(mu_);
   stopping_ = true;
-  for (auto& [_, c] : running_) os::Signal(c->process.pid, SIGKILL);
+  for (auto& [_, c] : running_) {
+    if (c->agent) {
+      std::lock_guard clock(c->mu);
+      c->cv.notify_all();
+    } else {
+      os::Signal(c->process.pid, SIGKILL);
+    }
+  }
   changed_.wait(lock, [&] { return threads_ == 0; });
+}
+
+std::shared_ptr<CommandRunner::Running> CommandRunner::Register(store::CommandRecord record,
+                                                                int timeout_seconds,
+                                                                std::vector<std::string> secrets) {
+  auto c = std::make_shared<Running>();
+  c->record = std::move(record);
+  c->secrets = std::move(secrets);
+  c->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  std::lock_guard lock(mu_);
+  running_[c->record.id] = c;
+  threads_ += 1;
+  return c;
+}
+
+void CommandRunner::Unregister(const std::string& id) {
+  std::lock_guard lock(mu_);
+  running_.erase(id);
+  threads_ -= 1;
+  changed_.notify_all();
 }
 
 void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess process,
                           std::string stdin_data, int timeout_seconds,
                           std::vector<std::string> secrets) {
-  auto c = std::make_shared<Running>();
-  c->record = std::move(record);
+  auto c = Register(std::move(record), timeout_seconds, std::move(secrets));
   c->process = std::move(process);
-  c->secrets = std::move(secrets);
-  c->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
-  {
-    std::lock_guard lock(mu_);
-    running_[c->record.id] = c;
-    threads_ += 1;
-  }
   // The process may never read its stdin: a writer of its own keeps the watcher free.
   auto in = std::make_shared<os::UniqueFd>(std::move(c->process.stdin_fd));
   if (stdin_data.empty()) {
@@ -90,6 +167,66 @@ void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess proc
     }).detach();
   }
   std::thread([this, c] { Watch(c); }).detach();
+}
+
+Status CommandRunner::StartViaAgent(store::CommandRecord record,
+                                    std::shared_ptr<runtime::AgentSession> agent,
+                                    agent::SpawnRequest spawn, std::string stdin_data,
+                                    int timeout_seconds, std::vector<std::string> secrets) {
+  auto c = Register(std::move(record), timeout_seconds, std::move(secrets));
+  c->agent = agent;
+  // The callbacks hold the command, not the runner: the session may outlive the runner.
+  runtime::AgentCallbacks cb;
+  cb.output = [c](int stream, std::string_view data) {
+    std::lock_guard lock(c->mu);
+    if (stream == 1)
+      KeepTail(c->out, c->out_total, data, c->truncated);
+    else
+      KeepTail(c->err, c->err_total, data, c->truncated);
+    c->cv.notify_all();
+  };
+  cb.exit = [c](const runtime::AgentExit& e) {
+    std::lock_guard lock(c->mu);
+    c->agent_exit = e;
+    c->agent_exited = true;
+    c->cv.notify_all();
+  };
+  spawn.has_stdin = !stdin_data.empty();
+  auto channel = agent->Spawn(spawn, std::move(cb));
+  if (!channel.ok()) {
+    Unregister(c->record.id);
+    return channel.status();
+  }
+  {
+    std::lock_guard lock(c->mu);
+    c->channel = *channel;
+  }
+  if (spawn.has_stdin) {
+    // Failure means the connection dropped: the exit callback reports the command lost.
+    if (agent->SendStdin(*channel, stdin_data).ok()) agent->SendStdin(*channel, "");
+  }
+  std::thread([this, c] { WatchAgent(c); }).detach();
+  return Status::Ok();
+}
+
+void CommandRunner::WatchAgent(std::shared_ptr<Running> c) {
+  std::unique_lock lock(c->mu);
+  while (!c->agent_exited && !stopping_) {
+    if (c->kill_reason.empty() && std::chrono::steady_clock::now() >= c->deadline)
+      c->kill_reason = "timeout";
+    if (!c->kill_reason.empty() && !c->kill_sent) {
+      c->kill_sent = true;
+      lock.unlock();
+      // SIGKILL to the command's process group: its whole tree.
+      Status st = c->agent->Signal(c->channel, SIGKILL);
+      if (!st.ok()) spdlog::warn("command {}: {}", c->record.id, st.message());
+      lock.lock();
+      continue;
+    }
+    c->cv.wait_until(lock, c->deadline);
+  }
+  lock.unlock();
+  Finish(*c);
 }
 
 void CommandRunner::Watch(std::shared_ptr<Running> c) {
@@ -116,19 +253,23 @@ void CommandRunner::Watch(std::shared_ptr<Running> c) {
         continue;
       }
       any = true;
-      std::lock_guard lock(mu_);
-      KeepTail(i == 0 ? c->out : c->err, std::string_view(buf, *n), c->truncated);
+      std::lock_guard lock(c->mu);
+      if (i == 0)
+        KeepTail(c->out, c->out_total, std::string_view(buf, *n), c->truncated);
+      else
+        KeepTail(c->err, c->err_total, std::string_view(buf, *n), c->truncated);
+      c->cv.notify_all();
     }
     if (exited && !any) drained_after_exit = true;
     bool kill = false;
     {
-      std::lock_guard lock(mu_);
+      std::lock_guard lock(c->mu);
       if (c->kill_reason.empty() && std::chrono::steady_clock::now() >= c->deadline)
         c->kill_reason = "timeout";
       kill = !c->kill_reason.empty() && !c->kill_sent && !exited;
       if (kill) c->kill_sent = true;
-      if (stopping_) break;
     }
+    if (stopping_) break;
     if (kill) {
       Status st = runtime_.KillExec(c->record.sandbox_id, c->process.tree_id);
       if (!st.ok()) {
@@ -145,54 +286,80 @@ void CommandRunner::Watch(std::shared_ptr<Running> c) {
 }
 
 void CommandRunner::Finish(Running& c) {
-  std::unique_lock lock(mu_);
   if (!stopping_) {
+    std::unique_lock lock(c.mu);
     auto& d = c.record.data;
     std::string reason = c.kill_reason.empty() ? "exited" : c.kill_reason;
+    int code = -1, sig = 0;
+    if (c.agent) {
+      if (c.agent_exit.lost) reason = "lost";
+      code = c.agent_exit.exit_code;
+      sig = c.agent_exit.signal;
+    } else {
+      const os::ExitStatus& e = c.exit;
+      code = e.exit_code;
+      // runsc exec reports a process killed by signal N as exit status 128+N.
+      sig = e.signaled() ? e.signal : 0;
+      if (!sig && !c.kill_reason.empty() && e.exit_code > 128 && e.exit_code < 128 + 65)
+        sig = e.exit_code - 128;
+    }
     c.record.status = reason;
     d["status"] = reason;
     d["terminationReason"] = reason;
     d["finishedAt"] = FormatRfc3339(NowMillis());
-    const os::ExitStatus& e = c.exit;
-    // runsc exec reports a process killed by signal N as exit status 128+N.
-    int sig = e.signaled() ? e.signal : 0;
-    if (!sig && !c.kill_reason.empty() && e.exit_code > 128 && e.exit_code < 128 + 65)
-      sig = e.exit_code - 128;
-    d["exitCode"] = sig ? nlohmann::json(nullptr) : nlohmann::json(e.exit_code);
-    d["signal"] = sig ? nlohmann::json(sig) : nlohmann::json(nullptr);
+    bool known = reason != "lost";
+    d["exitCode"] = sig || !known ? nlohmann::json(nullptr) : nlohmann::json(code);
+    d["signal"] = sig && known ? nlohmann::json(sig) : nlohmann::json(nullptr);
     ApplyCommandOutput(c.out, c.err, c.truncated, c.secrets, d);
+    store::CommandRecord record = c.record;
+    c.finished = true;
+    c.cv.notify_all();
     lock.unlock();
-    Status st = store_.PutCommand(c.record);
-    if (!st.ok()) spdlog::error("command {}: {}", c.record.id, st.message());
-    runtime_.ForgetExec(c.record.sandbox_id, c.process.tree_id);
-    lock.lock();
+    Status st = store_.PutCommand(record);
+    if (!st.ok()) spdlog::error("command {}: {}", record.id, st.message());
+    if (!c.agent) runtime_.ForgetExec(record.sandbox_id, c.process.tree_id);
   }
-  running_.erase(c.record.id);
-  threads_ -= 1;
-  changed_.notify_all();
+  Unregister(c.record.id);
 }
 
 std::optional<store::CommandRecord> CommandRunner::Snapshot(const std::string& id) {
-  std::lock_guard lock(mu_);
-  auto it = running_.find(id);
-  if (it == running_.end()) return std::nullopt;
-  store::CommandRecord r = it->second->record;
-  ApplyCommandOutput(it->second->out, it->second->err, it->second->truncated, it->second->secrets,
-                     r.data);
+  std::shared_ptr<Running> c;
+  {
+    std::lock_guard lock(mu_);
+    auto it = running_.find(id);
+    if (it == running_.end()) return std::nullopt;
+    c = it->second;
+  }
+  std::lock_guard lock(c->mu);
+  store::CommandRecord r = c->record;
+  ApplyCommandOutput(c->out, c->err, c->truncated, c->secrets, r.data);
   return r;
 }
 
 bool CommandRunner::Kill(const std::string& id) {
-  std::lock_guard lock(mu_);
-  auto it = running_.find(id);
-  if (it == running_.end()) return false;
-  if (it->second->kill_reason.empty()) it->second->kill_reason = "killed";
+  std::shared_ptr<Running> c;
+  {
+    std::lock_guard lock(mu_);
+    auto it = running_.find(id);
+    if (it == running_.end()) return false;
+    c = it->second;
+  }
+  std::lock_guard lock(c->mu);
+  if (c->kill_reason.empty()) c->kill_reason = "killed";
+  c->cv.notify_all();
   return true;
 }
 
 bool CommandRunner::WaitFor(const std::string& id, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
   return changed_.wait_for(lock, timeout, [&] { return !running_.count(id); });
+}
+
+std::unique_ptr<CommandRunner::Tap> CommandRunner::Follow(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = running_.find(id);
+  if (it == running_.end()) return nullptr;
+  return std::make_unique<Tap>(it->second);
 }
 
 }  // namespace adapt::core

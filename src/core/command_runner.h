@@ -1,9 +1,12 @@
-// CommandRunner owns the commands running in sandboxes through `runsc exec`: it feeds their
-// stdin, keeps the latest 1 MiB of each output stream, enforces their timeout, and writes
-// their final record to the store. One thread per running command.
+// CommandRunner owns the commands running in sandboxes, through the sandbox's agent
+// (servedBy "agent") or through `runsc exec` (servedBy "runsc-exec"): it feeds their
+// stdin, keeps the latest 1 MiB of each output stream, enforces their timeout, lets
+// followers tap their output live, and writes their final record to the store.
+// One watcher thread per running command.
 // Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -13,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/protocol.h"
 #include "runtime/runtime.h"
 #include "store/store.h"
 
@@ -21,6 +25,21 @@ namespace adapt::core {
 class CommandRunner {
  public:
   static constexpr size_t kKeptBytesPerStream = 1024 * 1024;
+  struct Running;
+
+  // Follows one command's output: first what was kept, then what comes.
+  class Tap {
+   public:
+    explicit Tap(std::shared_ptr<Running> command);
+    // Waits up to `timeout` for output not returned yet (sanitized to UTF-8, secrets
+    // redacted). False once the command ended and everything was returned.
+    bool Next(std::string& out, std::string& err, std::chrono::milliseconds timeout);
+
+   private:
+    std::shared_ptr<Running> c_;
+    uint64_t out_pos_ = 0, err_pos_ = 0;
+    std::string out_carry_, err_carry_;  // an unfinished UTF-8 sequence
+  };
 
   CommandRunner(store::Store& store, runtime::Runtime& runtime);
   // Stops watching: the runsc exec processes are killed and their commands stay "running"
@@ -31,16 +50,26 @@ class CommandRunner {
   // are redacted from its output.
   void Start(store::CommandRecord record, runtime::ExecProcess process, std::string stdin_data,
              int timeout_seconds, std::vector<std::string> secrets);
+  // Starts `spawn` through the sandbox's agent; `record` is already stored as running.
+  // Fails, with nothing started, when the agent cannot take it.
+  Status StartViaAgent(store::CommandRecord record, std::shared_ptr<runtime::AgentSession> agent,
+                       agent::SpawnRequest spawn, std::string stdin_data, int timeout_seconds,
+                       std::vector<std::string> secrets);
   // The record with the output so far; nullopt when the command does not run here (any more).
   std::optional<store::CommandRecord> Snapshot(const std::string& id);
   // Kills the command's process tree; false when it does not run here.
   bool Kill(const std::string& id);
   // Waits until the command no longer runs here, at most `timeout`; true when it ended.
   bool WaitFor(const std::string& id, std::chrono::milliseconds timeout);
+  // A tap on the command's output; nullptr when it does not run here.
+  std::unique_ptr<Tap> Follow(const std::string& id);
 
  private:
-  struct Running;
+  std::shared_ptr<Running> Register(store::CommandRecord record, int timeout_seconds,
+                                    std::vector<std::string> secrets);
+  void Unregister(const std::string& id);
   void Watch(std::shared_ptr<Running> command);
+  void WatchAgent(std::shared_ptr<Running> command);
   void Finish(Running& c);
 
   store::Store& store_;
@@ -49,7 +78,7 @@ class CommandRunner {
   std::condition_variable changed_;
   std::map<std::string, std::shared_ptr<Running>> running_;  // by command id
   int threads_ = 0;
-  bool stopping_ = false;
+  std::atomic<bool> stopping_{false};
 };
 
 // Fills stdout, stderr and truncated of a command's wire object from raw output.

@@ -40,6 +40,31 @@ void CommandService::Reconcile() {
     spdlog::info("{} command(s) lost with the previous adaptd", running->size());
 }
 
+Result<agent::SpawnRequest> CommandService::AgentSpawn(
+    const runtime::ExecRequest& exec, std::optional<std::pair<uint32_t, uint32_t>> user) {
+  // The agent starts processes from scratch: what runsc exec would inherit from the
+  // workload (environment, cwd, user) is spelled out.
+  ASSIGN_OR_RETURN(runtime::ExecDefaults d, runtime_.GetExecDefaults(exec.sandbox_id));
+  agent::SpawnRequest s;
+  s.argv = exec.argv;
+  s.cwd = exec.cwd.empty() ? d.cwd : exec.cwd;
+  s.uid = user ? user->first : d.uid;
+  s.gid = user ? user->second : d.gid;
+  std::map<std::string, size_t> index;
+  for (const auto& kv : d.env) {
+    index[kv.substr(0, kv.find('='))] = s.env.size();
+    s.env.push_back(kv);
+  }
+  for (const auto& kv : exec.env) {
+    auto it = index.find(kv.substr(0, kv.find('=')));
+    if (it != index.end())
+      s.env[it->second] = kv;
+    else
+      s.env.push_back(kv);
+  }
+  return s;
+}
+
 Result<store::SandboxRecord> CommandService::FindSandbox(const Principal& who,
                                                          const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
@@ -68,10 +93,12 @@ Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& 
   exec.argv = req.argv;
   exec.cwd = req.cwd;
   for (const auto& [k, v] : req.env) exec.env.push_back(k + "=" + v);
+  std::optional<std::pair<uint32_t, uint32_t>> user_ids;
   if (!req.user.empty()) {
     ASSIGN_OR_RETURN(Image image, images_.Resolve(sandbox.config["image"]));
     ASSIGN_OR_RETURN(auto ids, ResolveUserIds(req.user, image.rootfs, "user"));
     exec.user = std::to_string(ids.first) + ":" + std::to_string(ids.second);
+    user_ids = {static_cast<uint32_t>(ids.first), static_cast<uint32_t>(ids.second)};
   }
 
   store::CommandRecord c;
@@ -96,15 +123,43 @@ Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& 
             {"finishedAt", nullptr},
             {"terminationReason", nullptr},
             {"servedBy", "runsc-exec"}};
-  auto process = runtime_.Exec(exec);
-  if (!process.ok()) return process.status().WithContext("starting the command");
-  Status stored = store_.PutCommand(c);
-  // The runner reaps the process either way; unrecorded, it is killed at once.
-  runner_.Start(c, std::move(*process), std::move(req.stdin_data), req.timeout_seconds,
-                RedactionValues(sandbox));
-  if (!stored.ok()) {
-    runner_.Kill(c.id);
-    return stored.WithContext("recording the command");
+  // The agent when it is connected; `runsc exec` when it is not, or cannot take the command.
+  bool via_agent = false, recorded = false;
+  if (auto agent = runtime_.Agent(sandbox_id)) {
+    auto spawn = AgentSpawn(exec, user_ids);
+    if (spawn.ok()) {
+      c.data["servedBy"] = "agent";
+      RETURN_IF_ERROR(store_.PutCommand(c).WithContext("recording the command"));
+      recorded = true;
+      Status st = runner_.StartViaAgent(c, agent, std::move(*spawn), req.stdin_data,
+                                        req.timeout_seconds, RedactionValues(sandbox));
+      via_agent = st.ok();
+      if (!via_agent)
+        spdlog::info("command {}: the agent could not take it: {}", c.id, st.message());
+    }
+    c.data["servedBy"] = via_agent ? "agent" : "runsc-exec";
+  }
+  if (!via_agent) {
+    auto process = runtime_.Exec(exec);
+    if (!process.ok()) {
+      if (recorded) {
+        // Recorded above for the agent: the record must not stay "running".
+        c.status = "failed";
+        c.data["status"] = "failed";
+        c.data["terminationReason"] = "failed";
+        c.data["finishedAt"] = FormatRfc3339(NowMillis());
+        store_.PutCommand(c);
+      }
+      return process.status().WithContext("starting the command");
+    }
+    Status stored = store_.PutCommand(c);
+    // The runner reaps the process either way; unrecorded, it is killed at once.
+    runner_.Start(c, std::move(*process), std::move(req.stdin_data), req.timeout_seconds,
+                  RedactionValues(sandbox));
+    if (!stored.ok()) {
+      runner_.Kill(c.id);
+      return stored.WithContext("recording the command");
+    }
   }
   RunOutcome outcome;
   outcome.finished = runner_.WaitFor(c.id, std::chrono::seconds(req.wait_seconds));
@@ -138,6 +193,13 @@ Result<json> CommandService::List(const Principal& who, const std::string& sandb
     items.push_back(live ? live->data : c.data);
   }
   return json{{"items", items}, {"nextCursor", FormatListCursor(page.next_seq)}};
+}
+
+Result<std::unique_ptr<CommandRunner::Tap>> CommandService::Follow(const Principal& who,
+                                                                   const std::string& sandbox_id,
+                                                                   const std::string& id) {
+  RETURN_IF_ERROR(FindCommand(who, sandbox_id, id).status());
+  return runner_.Follow(id);
 }
 
 Result<json> CommandService::Kill(const Principal& who, const std::string& sandbox_id,

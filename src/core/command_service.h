@@ -4,7 +4,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "core/auth.h"
 #include "core/command_runner.h"
@@ -40,12 +42,19 @@ class CommandService {
                              const std::string& id);
   Result<nlohmann::json> List(const Principal& who, const std::string& sandbox_id,
                               const ListCommandsRequest& req);
+  // Validates the ids, then a tap on the command's output; a null tap when it does not
+  // run (any more): its kept output is then in Get's record.
+  Result<std::unique_ptr<CommandRunner::Tap>> Follow(const Principal& who,
+                                                     const std::string& sandbox_id,
+                                                     const std::string& id);
   // Kills the command's process tree and returns it once it ended (status "killed"); a
   // command that already ended is returned as it is.
   Result<nlohmann::json> Kill(const Principal& who, const std::string& sandbox_id,
                               const std::string& id);
 
  private:
+  Result<agent::SpawnRequest> AgentSpawn(const runtime::ExecRequest& exec,
+                                         std::optional<std::pair<uint32_t, uint32_t>> user);
   Result<store::SandboxRecord> FindSandbox(const Principal& who, const std::string& id);
   Result<store::CommandRecord> FindCommand(const Principal& who, const std::string& sandbox_id,
                                            const std::string& id);

@@ -45,8 +45,9 @@ int Run(const DaemonConfig& config) {
   std::string key_file = config.state_dir + "/admin.key";
   if (Status st = auth.Bootstrap(key_file); !st.ok()) return Fail(st);
 
+  runtime::AgentHub agents;
   runtime::RunscRuntime runtime(
-      {config.runsc, config.state_dir, helpers->shim, helpers->helpers_dir});
+      {config.runsc, config.state_dir, helpers->shim, helpers->helpers_dir, "ptrace", &agents});
   if (Status st = runtime.Init(); !st.ok()) return Fail(st);
   spdlog::info("runsc {} ({})", runtime.version(),
                runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed");
@@ -56,6 +57,7 @@ int Run(const DaemonConfig& config) {
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
   core::SandboxLifecycle lifecycle(**store, runtime, images, bus);
   lifecycle.Reconcile();
+  runtime.ResumeAgents();
   core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers,
                                  config.default_image);
   core::CommandService commands(**store, runtime, images);

@@ -32,6 +32,11 @@ std::string RenderOciSpec(const SandboxSpec& s) {
        {"source", s.helpers_dir},
        {"options", {"rbind", "ro"}}},
   });
+  if (!s.session_dir.empty())
+    mounts.push_back({{"destination", kAgentSessionMount},
+                      {"type", "bind"},
+                      {"source", s.session_dir},
+                      {"options", {"rbind", "rw"}}});
   constexpr int64_t kPeriod = 100000;
   json resources = {
       {"memory", {{"limit", static_cast<int64_t>(s.memory_mib) * 1024 * 1024}}},

@@ -19,12 +19,20 @@ struct SandboxSpec {
   std::string id;
   std::string rootfs;       // the mounted overlay
   std::string helpers_dir;  // bind-mounted read-only at /.adapt (adapt-pause lives there)
+  // Holds the host socket of the sandbox's agent; bind-mounted at kAgentSessionMount.
+  // Empty: no agent.
+  std::string session_dir;
   ProcessSpec process;
   int cpu = 1;
   uint64_t memory_mib = 1024;
   int64_t pids_limit = 4096;
   std::string hostname;
 };
+
+// Where a sandbox sees its session directory, and the agent's socket in it.
+inline constexpr const char* kAgentSessionMount = "/.adapt-session";
+inline constexpr const char* kAgentSocketInSandbox = "/.adapt-session/agent.sock";
+inline constexpr const char* kAgentBinaryInSandbox = "/.adapt/adapt-agent";
 
 // Renders config.json for `spec`.
 std::string RenderOciSpec(const SandboxSpec& spec);

@@ -67,8 +67,10 @@ std::string RunscRuntime::SandboxDir(const std::string& id) const {
 }
 
 std::vector<std::string> RunscRuntime::GlobalFlags(bool network_none) const {
+  // --host-uds=open lets the agent connect to its host socket (bind-mounted in); the flag
+  // must be the same on every runsc call for a sandbox, so it is always there.
   return {"--root=" + options_.state_dir + "/runsc", "--platform=" + options_.platform,
-          std::string("--network=") + (network_none ? "none" : "sandbox")};
+          std::string("--network=") + (network_none ? "none" : "sandbox"), "--host-uds=open"};
 }
 
 Status RunscRuntime::Launch(const LaunchRequest& req) {
@@ -81,9 +83,26 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   SandboxSpec spec = req.spec;
   spec.rootfs = RootfsPaths(dir).rootfs;
   spec.helpers_dir = options_.helpers_dir;
+  std::vector<std::string> agent_argv;
+  if (options_.agents && os::Exists(options_.helpers_dir + "/adapt-agent")) {
+    // The socket exists before the sandbox starts, so the agent's first connect succeeds.
+    std::string session = dir + "/session";
+    Status listening = os::MakeDirs(session, 0700);
+    if (listening.ok()) listening = options_.agents->Listen(id, session + "/agent.sock");
+    if (listening.ok()) {
+      spec.session_dir = session;
+      agent_argv = {kAgentBinaryInSandbox, "serve", kAgentSocketInSandbox};
+    } else {
+      spdlog::warn("sandbox {}: no agent: {}", id, listening.message());
+    }
+  }
   Status st = os::WriteFileAtomic(dir + "/config.json", RenderOciSpec(spec), 0600);
-  ShimConfig shim{options_.runsc, GlobalFlags(req.network_none), id, dir,
-                  needs_netns_shim_ && !req.network_none};
+  ShimConfig shim{options_.runsc,
+                  GlobalFlags(req.network_none),
+                  id,
+                  dir,
+                  needs_netns_shim_ && !req.network_none,
+                  agent_argv};
   if (st.ok()) st = WriteShimConfig(dir, shim);
   os::SpawnOptions detached;
   detached.new_session = true;
@@ -122,6 +141,7 @@ Result<Observation> RunscRuntime::Observe(const std::string& id) {
 
 Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
   std::string dir = SandboxDir(id);
+  if (options_.agents) options_.agents->Close(id);
   auto flags = GlobalFlags(true);
   std::vector<std::string> del{options_.runsc};
   del.insert(del.end(), flags.begin(), flags.end());
@@ -165,20 +185,54 @@ Result<std::vector<std::string>> RunscRuntime::ExecPrefix(const std::string& id)
   return argv;
 }
 
+Result<ExecDefaults> RunscRuntime::GetExecDefaults(const std::string& sandbox_id) {
+  ASSIGN_OR_RETURN(std::string text, os::ReadFile(SandboxDir(sandbox_id) + "/config.json"));
+  auto spec = nlohmann::json::parse(text, nullptr, false);
+  if (spec.is_discarded() || !spec.contains("process") || !spec["process"].is_object())
+    return Internal("sandbox " + sandbox_id + " has an unreadable config.json");
+  const auto& p = spec["process"];
+  ExecDefaults d;
+  try {
+    d.cwd = p.value("cwd", "/");
+    d.env = p.value("env", std::vector<std::string>{});
+    if (p.contains("user")) {
+      d.uid = p["user"].value("uid", 0u);
+      d.gid = p["user"].value("gid", 0u);
+    }
+  } catch (const std::exception& e) {
+    return Internal("sandbox " + sandbox_id + " has an unreadable config.json: " + e.what());
+  }
+  return d;
+}
+
+std::shared_ptr<AgentSession> RunscRuntime::Agent(const std::string& sandbox_id) {
+  return options_.agents ? options_.agents->Session(sandbox_id) : nullptr;
+}
+
+void RunscRuntime::ResumeAgents() {
+  if (!options_.agents) return;
+  for (const auto& id : os::ListDir(options_.state_dir + "/sandboxes")) {
+    std::string dir = SandboxDir(id);
+    auto state = ReadShimState(dir);
+    auto shim = ReadShimConfig(dir);
+    if (!state.ok() || state->phase != ShimPhase::kRunning || !ShimAlive(*state, dir) ||
+        !shim.ok() || shim->agent_argv.empty())
+      continue;
+    Status st = options_.agents->Listen(id, dir + "/session/agent.sock");
+    if (!st.ok()) spdlog::warn("sandbox {}: no agent: {}", id, st.message());
+  }
+}
+
 Result<ExecProcess> RunscRuntime::Exec(const ExecRequest& req) {
   std::string dir = SandboxDir(req.sandbox_id);
   ASSIGN_OR_RETURN(std::vector<std::string> argv, ExecPrefix(req.sandbox_id));
   // Without --cwd/--user runsc exec runs as root in /; the workload's are the better default.
   std::string cwd = req.cwd, user = req.user;
   if (cwd.empty() || user.empty()) {
-    auto text = os::ReadFile(dir + "/config.json");
-    auto spec = nlohmann::json::parse(text.ok() ? *text : "", nullptr, false);
-    if (!spec.is_discarded() && spec.contains("process")) {
-      const auto& p = spec["process"];
-      if (cwd.empty()) cwd = p.value("cwd", "/");
-      if (user.empty() && p.contains("user"))
-        user = std::to_string(p["user"].value("uid", 0)) + ":" +
-               std::to_string(p["user"].value("gid", 0));
+    auto d = GetExecDefaults(req.sandbox_id);
+    if (d.ok()) {
+      if (cwd.empty()) cwd = d->cwd;
+      if (user.empty()) user = std::to_string(d->uid) + ":" + std::to_string(d->gid);
     }
   }
   ExecProcess proc;

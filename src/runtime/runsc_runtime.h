@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "runtime/agent_hub.h"
 #include "runtime/runtime.h"
 
 namespace adapt::runtime {
@@ -14,6 +15,8 @@ struct RunscOptions {
   std::string shim_binary;          // path of adapt-shim
   std::string helpers_dir;          // holds adapt-pause; mounted at /.adapt
   std::string platform = "ptrace";  // no KVM on the machines we target
+  // Listens for the sandboxes' agents; nullptr: no agent is started.
+  AgentHub* agents = nullptr;
 };
 
 class RunscRuntime : public Runtime {
@@ -30,6 +33,10 @@ class RunscRuntime : public Runtime {
   Result<ExecProcess> Exec(const ExecRequest& request) override;
   Status KillExec(const std::string& sandbox_id, const std::string& tree_id) override;
   void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) override;
+  std::shared_ptr<AgentSession> Agent(const std::string& sandbox_id) override;
+  Result<ExecDefaults> GetExecDefaults(const std::string& sandbox_id) override;
+  // Listens again for the agents of the sandboxes still running (after an adaptd restart).
+  void ResumeAgents();
 
   std::string SandboxDir(const std::string& id) const;
   const std::string& version() const { return version_; }

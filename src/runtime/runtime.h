@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
 #include "os/unique_fd.h"
+#include "runtime/agent_session.h"
 #include "runtime/oci_spec.h"
 #include "runtime/output_ring.h"
 #include "runtime/shim_state.h"
@@ -48,6 +50,14 @@ struct ExecProcess {
   std::string tree_id;
 };
 
+// What a process started beside the workload inherits when its request says nothing.
+struct ExecDefaults {
+  std::vector<std::string> env;  // the workload's environment, "K=V"
+  std::string cwd = "/";
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+};
+
 class Runtime {
  public:
   virtual ~Runtime() = default;
@@ -69,6 +79,10 @@ class Runtime {
   virtual void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) = 0;
   // Ids of every sandbox the runtime has state for (directories and runsc containers).
   virtual std::vector<std::string> List() = 0;
+  // The session of the sandbox's in-sandbox agent when it is connected; nullptr otherwise
+  // (exec through Exec then).
+  virtual std::shared_ptr<AgentSession> Agent(const std::string& /*sandbox_id*/) { return nullptr; }
+  virtual Result<ExecDefaults> GetExecDefaults(const std::string& sandbox_id) = 0;
 };
 
 }  // namespace adapt::runtime

@@ -88,6 +88,30 @@ struct Shim {
     }
   }
 
+  // Starts the agent beside the workload, without waiting for it: the `runsc exec` stays
+  // our child (reaped by the loop below) for as long as the agent runs. The agent is not
+  // the workload: its failure changes nothing of the sandbox, commands then fall back to
+  // `runsc exec`.
+  void StartAgent() {
+    if (config.agent_argv.empty()) return;
+    // The workload's capabilities, plus what switching to a command's user takes; the
+    // agent drops the extra ones in every command it starts.
+    std::vector<std::string> args{"exec",
+                                  "--user=0:0",
+                                  "--cwd=/",
+                                  "--cap=CAP_AUDIT_WRITE",
+                                  "--cap=CAP_KILL",
+                                  "--cap=CAP_NET_BIND_SERVICE",
+                                  "--cap=CAP_SETUID",
+                                  "--cap=CAP_SETGID",
+                                  "--cap=CAP_SETPCAP",
+                                  config.container_id};
+    args.insert(args.end(), config.agent_argv.begin(), config.agent_argv.end());
+    os::SpawnOptions opts;
+    auto pid = os::Spawn(Runsc(args), opts);
+    if (!pid.ok()) std::fprintf(stderr, "adapt-shim: %s\n", pid.status().message().c_str());
+  }
+
   int Run() {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     state.shim_pid = ::getpid();
@@ -131,6 +155,7 @@ struct Shim {
     state.phase = ShimPhase::kRunning;
     state.started_at = NowMillis();
     Publish();
+    StartAgent();
 
     out_w.reset();
     err_w.reset();

@@ -37,7 +37,8 @@ Status WriteShimConfig(const std::string& dir, const ShimConfig& c) {
             {"globalFlags", c.global_flags},
             {"containerId", c.container_id},
             {"bundle", c.bundle},
-            {"hideProcSysNet", c.hide_proc_sys_net}};
+            {"hideProcSysNet", c.hide_proc_sys_net},
+            {"agentArgv", c.agent_argv}};
   return os::WriteFileAtomic(dir + "/" + kShimConfigFile, j.dump(), 0600);
 }
 
@@ -51,6 +52,7 @@ Result<ShimConfig> ReadShimConfig(const std::string& dir) {
     c.container_id = j.at("containerId");
     c.bundle = j.at("bundle");
     c.hide_proc_sys_net = j.value("hideProcSysNet", false);
+    c.agent_argv = j.value("agentArgv", std::vector<std::string>{});
     return c;
   } catch (const std::exception& e) {
     return Internal(std::string("reading shim config: ") + e.what());

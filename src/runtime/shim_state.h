@@ -19,6 +19,9 @@ struct ShimConfig {
   std::string container_id;
   std::string bundle;              // directory holding config.json
   bool hide_proc_sys_net = false;  // the netns shim for old runsc (see os::SpawnOptions)
+  // The in-sandbox agent, started with `runsc exec --detach` once the workload runs.
+  // Empty: none.
+  std::vector<std::string> agent_argv;
 };
 
 enum class ShimPhase { kStarting, kRunning, kExited, kLaunchFailed };

@@ -34,6 +34,7 @@ SERVED = {
     ("GET", "/v1/sandboxes/{id}/commands"),
     ("GET", "/v1/sandboxes/{id}/commands/{cid}"),
     ("DELETE", "/v1/sandboxes/{id}/commands/{cid}"),
+    ("GET", "/v1/sandboxes/{id}/commands/{cid}/stream"),
     ("GET", "/v1/events"),
 }
 

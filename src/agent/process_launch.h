@@ -1,0 +1,25 @@
+// Starting one command's process inside the sandbox, for `adapt-agent serve`.
+#pragma once
+
+#include <sys/types.h>
+
+#include "agent/protocol.h"
+
+namespace adapt::agent {
+
+struct LaunchedProcess {
+  pid_t pid = -1;
+  int stdin_fd = -1;  // -1 when the request has no stdin
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+};
+
+// Forks and executes `request` in a new session (so that its process group is the
+// command's tree), as its uid:gid, in its cwd, with its environment. Failures after the
+// fork (no such program, bad cwd) become the process's own exit: a message on its stderr
+// and status 127 (126 when it cannot be executed), as a shell would. The pipes are
+// non-blocking and close-on-exec on this side. Returns false only when nothing could be
+// started (errno set).
+bool LaunchProcess(const SpawnRequest& request, LaunchedProcess& out);
+
+}  // namespace adapt::agent

@@ -1,0 +1,139 @@
+#include "agent/protocol.h"
+
+namespace adapt::agent {
+namespace {
+
+void PutU32(std::string& out, uint32_t v) {
+  out.push_back(static_cast<char>(v >> 24));
+  out.push_back(static_cast<char>(v >> 16));
+  out.push_back(static_cast<char>(v >> 8));
+  out.push_back(static_cast<char>(v));
+}
+
+uint32_t GetU32(const char* p) {
+  auto b = reinterpret_cast<const unsigned char*>(p);
+  return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+}
+
+void PutString(std::string& out, std::string_view s) {
+  PutU32(out, static_cast<uint32_t>(s.size()));
+  out.append(s);
+}
+
+// Reads from a payload, remembering whether it ran past the end.
+struct Reader {
+  std::string_view in;
+  bool bad = false;
+
+  uint32_t U32() {
+    if (in.size() < 4) {
+      bad = true;
+      return 0;
+    }
+    uint32_t v = GetU32(in.data());
+    in.remove_prefix(4);
+    return v;
+  }
+  std::string String() {
+    uint32_t n = U32();
+    if (bad || in.size() < n) {
+      bad = true;
+      return {};
+    }
+    std::string s(in.substr(0, n));
+    in.remove_prefix(n);
+    return s;
+  }
+  bool Strings(std::vector<std::string>& out) {
+    uint32_t n = U32();
+    // Every string takes at least its 4-byte length: a count beyond that is a lie.
+    if (bad || n > in.size() / 4) return !(bad = true);
+    for (uint32_t i = 0; i < n && !bad; ++i) out.push_back(String());
+    return !bad;
+  }
+};
+
+bool KnownType(uint8_t t) {
+  return t >= static_cast<uint8_t>(FrameType::kHello) &&
+         t <= static_cast<uint8_t>(FrameType::kExit);
+}
+
+}  // namespace
+
+std::string EncodeFrame(FrameType type, uint32_t channel, std::string_view payload) {
+  std::string out;
+  out.reserve(kFrameHeaderSize + payload.size());
+  PutU32(out, static_cast<uint32_t>(payload.size()));
+  out.push_back(static_cast<char>(type));
+  PutU32(out, channel);
+  out.append(payload);
+  return out;
+}
+
+void FrameDecoder::Feed(std::string_view bytes) {
+  // Drop what was consumed before growing, so the buffer holds at most one frame and a bit.
+  if (offset_ > 0 && offset_ >= buffer_.size() / 2) {
+    buffer_.erase(0, offset_);
+    offset_ = 0;
+  }
+  buffer_.append(bytes);
+}
+
+FrameDecoder::Next FrameDecoder::Pop(Frame& out) {
+  size_t avail = buffer_.size() - offset_;
+  if (avail < kFrameHeaderSize) return Next::kNeedMore;
+  const char* p = buffer_.data() + offset_;
+  uint32_t len = GetU32(p);
+  auto type = static_cast<uint8_t>(p[4]);
+  if (len > kMaxFramePayload || !KnownType(type)) return Next::kBad;
+  if (avail < kFrameHeaderSize + len) return Next::kNeedMore;
+  out.type = static_cast<FrameType>(type);
+  out.channel = GetU32(p + 5);
+  out.payload.assign(p + kFrameHeaderSize, len);
+  offset_ += kFrameHeaderSize + len;
+  if (offset_ == buffer_.size()) {
+    buffer_.clear();
+    offset_ = 0;
+  }
+  return Next::kFrame;
+}
+
+std::string EncodeSpawn(const SpawnRequest& r) {
+  std::string out;
+  PutU32(out, r.uid);
+  PutU32(out, r.gid);
+  PutU32(out, r.has_stdin ? 1 : 0);
+  PutString(out, r.cwd);
+  PutU32(out, static_cast<uint32_t>(r.argv.size()));
+  for (const auto& a : r.argv) PutString(out, a);
+  PutU32(out, static_cast<uint32_t>(r.env.size()));
+  for (const auto& e : r.env) PutString(out, e);
+  return out;
+}
+
+bool DecodeSpawn(std::string_view payload, SpawnRequest& out) {
+  Reader r{payload};
+  out = SpawnRequest();
+  out.uid = r.U32();
+  out.gid = r.U32();
+  out.has_stdin = r.U32() != 0;
+  out.cwd = r.String();
+  if (!r.Strings(out.argv) || !r.Strings(out.env)) return false;
+  return !r.bad && r.in.empty() && !out.argv.empty();
+}
+
+std::string EncodeInts(const std::vector<int32_t>& values) {
+  std::string out;
+  for (int32_t v : values) PutU32(out, static_cast<uint32_t>(v));
+  return out;
+}
+
+bool DecodeInts(std::string_view payload, size_t count, std::vector<int32_t>& out) {
+  if (payload.size() != 4 * count) return false;
+  out.clear();
+  for (size_t i = 0; i < count; ++i)
+    out.push_back(static_cast<int32_t>(GetU32(payload.data() + 4 * i)));
+  return true;
+}
+
+}  // namespace adapt::agent

@@ -1,0 +1,72 @@
+// The agent protocol: how adaptd and the in-sandbox agent (`adapt-agent serve`) talk over
+// one stream socket. Every message is a frame:
+//   u32 payload length (big endian) | u8 type | u32 channel (big endian) | payload
+// A channel is one command, numbered by adaptd; channel 0 is the session itself.
+// Plain C++ with no dependency, so that the static agent stays small.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace adapt::agent {
+
+inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr size_t kFrameHeaderSize = 9;
+// Larger payloads are a protocol error: both sides split data into chunks below this.
+inline constexpr size_t kMaxFramePayload = 1 << 20;
+// The size of the output chunks the agent sends.
+inline constexpr size_t kOutputChunk = 64 * 1024;
+
+enum class FrameType : uint8_t {
+  kHello = 1,    // agent -> adaptd, channel 0: u32 protocol version
+  kSpawn = 2,    // adaptd -> agent: a SpawnRequest
+  kStdin = 3,    // adaptd -> agent: bytes for the process's stdin; empty closes it
+  kSignal = 4,   // adaptd -> agent: i32 signal, sent to the process's whole group
+  kStarted = 5,  // agent -> adaptd: i32 pid of the started process
+  kStdout = 6,   // agent -> adaptd: output bytes
+  kStderr = 7,   // agent -> adaptd: output bytes
+  kExit = 8,     // agent -> adaptd: i32 exit code, i32 signal (0 when it exited)
+};
+
+struct Frame {
+  FrameType type = FrameType::kHello;
+  uint32_t channel = 0;
+  std::string payload;
+};
+
+std::string EncodeFrame(FrameType type, uint32_t channel, std::string_view payload);
+
+// Splits a byte stream into frames.
+class FrameDecoder {
+ public:
+  enum class Next { kFrame, kNeedMore, kBad };
+  void Feed(std::string_view bytes);
+  // kBad: an unknown type or an oversized payload; the stream cannot be trusted any more.
+  Next Pop(Frame& out);
+  size_t buffered() const { return buffer_.size() - offset_; }
+
+ private:
+  std::string buffer_;
+  size_t offset_ = 0;
+};
+
+// A process to start: argv[0] is looked up in PATH of `env`.
+struct SpawnRequest {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "K=V": the process's whole environment
+  std::string cwd;               // empty: /
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  bool has_stdin = false;  // false: stdin is /dev/null
+};
+
+std::string EncodeSpawn(const SpawnRequest& request);
+bool DecodeSpawn(std::string_view payload, SpawnRequest& out);
+
+std::string EncodeInts(const std::vector<int32_t>& values);
+// False unless `payload` holds exactly `count` integers.
+bool DecodeInts(std::string_view payload, size_t count, std::vector<int32_t>& out);
+
+}  // namespace adapt::agent

@@ -1,0 +1,88 @@
+#include "agent/protocol.h"
+
+#include <gtest/gtest.h>
+
+namespace adapt::agent {
+namespace {
+
+TEST(AgentProtocol, FramesRoundTripAcrossArbitrarySplits) {
+  std::string wire = EncodeFrame(FrameType::kStdout, 7, "hello") +
+                     EncodeFrame(FrameType::kExit, 7, EncodeInts({3, 0})) +
+                     EncodeFrame(FrameType::kStdin, 9, "");
+  for (size_t step = 1; step <= wire.size(); ++step) {
+    FrameDecoder d;
+    std::vector<Frame> got;
+    for (size_t i = 0; i < wire.size(); i += step) {
+      d.Feed(std::string_view(wire).substr(i, step));
+      Frame f;
+      while (d.Pop(f) == FrameDecoder::Next::kFrame) got.push_back(f);
+    }
+    ASSERT_EQ(got.size(), 3u) << "step " << step;
+    EXPECT_EQ(got[0].type, FrameType::kStdout);
+    EXPECT_EQ(got[0].channel, 7u);
+    EXPECT_EQ(got[0].payload, "hello");
+    std::vector<int32_t> ints;
+    ASSERT_TRUE(DecodeInts(got[1].payload, 2, ints));
+    EXPECT_EQ(ints, (std::vector<int32_t>{3, 0}));
+    EXPECT_EQ(got[2].type, FrameType::kStdin);
+    EXPECT_EQ(got[2].channel, 9u);
+    EXPECT_TRUE(got[2].payload.empty());
+    EXPECT_EQ(d.buffered(), 0u);
+  }
+}
+
+TEST(AgentProtocol, OversizedOrUnknownFramesAreBad) {
+  std::string big = EncodeFrame(FrameType::kStdout, 1, "");
+  big[0] = '\x7f';  // length far beyond kMaxFramePayload
+  FrameDecoder d;
+  d.Feed(big);
+  Frame f;
+  EXPECT_EQ(d.Pop(f), FrameDecoder::Next::kBad);
+
+  std::string unknown = EncodeFrame(FrameType::kStdout, 1, "x");
+  unknown[4] = 42;
+  FrameDecoder d2;
+  d2.Feed(unknown);
+  EXPECT_EQ(d2.Pop(f), FrameDecoder::Next::kBad);
+
+  FrameDecoder d3;
+  d3.Feed(EncodeFrame(FrameType::kStdout, 1, "abc").substr(0, 10));
+  EXPECT_EQ(d3.Pop(f), FrameDecoder::Next::kNeedMore);
+}
+
+TEST(AgentProtocol, SpawnRoundTrips) {
+  SpawnRequest r;
+  r.argv = {"/bin/sh", "-c", std::string("a\0b", 3)};
+  r.env = {"PATH=/bin", "X="};
+  r.cwd = "/tmp";
+  r.uid = 1000;
+  r.gid = 100;
+  r.has_stdin = true;
+  SpawnRequest back;
+  ASSERT_TRUE(DecodeSpawn(EncodeSpawn(r), back));
+  EXPECT_EQ(back.argv, r.argv);
+  EXPECT_EQ(back.env, r.env);
+  EXPECT_EQ(back.cwd, "/tmp");
+  EXPECT_EQ(back.uid, 1000u);
+  EXPECT_EQ(back.gid, 100u);
+  EXPECT_TRUE(back.has_stdin);
+}
+
+TEST(AgentProtocol, MalformedSpawnIsRejected) {
+  SpawnRequest r;
+  r.argv = {"true"};
+  std::string wire = EncodeSpawn(r);
+  SpawnRequest back;
+  EXPECT_FALSE(DecodeSpawn(wire.substr(0, wire.size() - 1), back));  // truncated
+  EXPECT_FALSE(DecodeSpawn(wire + "x", back));                       // trailing bytes
+  SpawnRequest empty;
+  EXPECT_FALSE(DecodeSpawn(EncodeSpawn(empty), back));  // no argv
+  std::string lying = wire;
+  lying[16] = '\x7f';  // argv count far beyond the payload
+  EXPECT_FALSE(DecodeSpawn(lying, back));
+  std::vector<int32_t> ints;
+  EXPECT_FALSE(DecodeInts("abc", 1, ints));
+}
+
+}  // namespace
+}  // namespace adapt::agent

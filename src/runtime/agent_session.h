@@ -1,0 +1,67 @@
+// AgentSession: adaptd's end of one connection from a sandbox's agent (adapt-agent serve).
+// It multiplexes many commands over the connection: Spawn hands out a channel and the
+// reader thread delivers that channel's output and exit to its callbacks.
+// Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "agent/protocol.h"
+#include "base/status.h"
+#include "os/unique_fd.h"
+
+namespace adapt::runtime {
+
+struct AgentExit {
+  int exit_code = -1;  // valid when signal == 0 and !lost
+  int signal = 0;
+  bool lost = false;  // the connection dropped before the process's end was reported
+};
+
+struct AgentCallbacks {
+  // stream: 1 stdout, 2 stderr. Called on the reader thread; must not block for long.
+  std::function<void(int stream, std::string_view data)> output;
+  // Called exactly once per spawned channel.
+  std::function<void(const AgentExit&)> exit;
+};
+
+class AgentSession : public std::enable_shared_from_this<AgentSession> {
+ public:
+  AgentSession(std::string sandbox_id, os::UniqueFd fd);
+  ~AgentSession();
+
+  // Starts the reader thread.
+  void Start();
+  // True once the agent said hello and until the connection ends.
+  bool Ready() const { return ready_ && !closed_; }
+  // Starts a process; the callbacks get its output and exit. The stdin of a request with
+  // has_stdin must then be sent with SendStdin (and closed with an empty write).
+  Result<uint32_t> Spawn(const agent::SpawnRequest& request, AgentCallbacks callbacks);
+  Status SendStdin(uint32_t channel, std::string_view data);
+  // Sends `sig` to the channel's whole process group.
+  Status Signal(uint32_t channel, int sig);
+  // Drops the connection; pending channels end as lost.
+  void Close();
+
+ private:
+  void ReadLoop();
+  Status Send(agent::FrameType type, uint32_t channel, std::string_view payload);
+  void Deliver(const agent::Frame& frame);
+
+  std::string sandbox_id_;
+  os::UniqueFd fd_;
+  std::atomic<bool> ready_{false};
+  std::atomic<bool> closed_{false};
+  std::mutex write_mu_;
+  std::mutex mu_;
+  std::map<uint32_t, AgentCallbacks> channels_;  // guarded by mu_
+  uint32_t next_channel_ = 1;                    // guarded by mu_
+};
+
+}  // namespace adapt::runtime

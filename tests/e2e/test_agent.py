@@ -1,0 +1,262 @@
+"""Commands served by the in-sandbox agent (issue 4): adapt-agent serve, reached through a
+per-sandbox host Unix socket; fallback to runsc exec when it is gone."""
+
+import concurrent.futures
+import time
+
+import pytest
+
+from harness import EventStream
+
+FIND_AGENT = (
+    "for p in /proc/[0-9]*; do "
+    "tr '\\000' ' ' < $p/cmdline 2>/dev/null | grep -q '^/.adapt/adapt-agent serve' "
+    "&& echo ${p#/proc/}; done"
+)
+
+
+def run(client, sid, expect=200, **body):
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid, body)
+    assert status == expect, "POST commands %.300r -> %s %r" % (body, status, cmd)
+    return cmd
+
+
+def poll(client, sid, cid, timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        status, cmd = client.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cid))
+        assert status == 200, (status, cmd)
+        if cmd["status"] != "running":
+            return cmd
+        assert time.monotonic() < deadline, "command still running: %r" % cmd
+        time.sleep(0.2)
+
+
+def wait_for_agent(client, sid, timeout=30):
+    """Runs `true` until the agent serves it: the agent connects just after the start."""
+    deadline = time.monotonic() + timeout
+    while True:
+        cmd = run(client, sid, argv=["true"])
+        if cmd["servedBy"] == "agent":
+            return
+        assert cmd["servedBy"] == "runsc-exec", cmd
+        assert time.monotonic() < deadline, "the agent never connected"
+        time.sleep(0.2)
+
+
+def interactive(client, body=None):
+    sbx = client.create(body or {})
+    client.wait_for_status(sbx["id"], "running", 60)
+    wait_for_agent(client, sbx["id"])
+    return sbx["id"]
+
+
+@pytest.fixture(scope="module")
+def box(daemon):
+    client = daemon.new_org()
+    sid = interactive(client, {"env": {"SECRET_TOKEN": "hunter2-secret", "GREETING": "hi"}})
+    return client, sid
+
+
+def test_exit_codes_and_signals_through_the_agent(box):
+    client, sid = box
+    cmd = run(client, sid, argv=["sh", "-c", "echo out; echo err >&2; exit 3"])
+    assert cmd["servedBy"] == "agent", cmd
+    assert cmd["status"] == "exited" and cmd["terminationReason"] == "exited"
+    assert cmd["exitCode"] == 3 and cmd["signal"] is None
+    assert cmd["stdout"] == "out\n" and cmd["stderr"] == "err\n" and cmd["truncated"] is False
+    cmd = run(client, sid, command="kill -TERM $$")
+    assert cmd["servedBy"] == "agent"
+    assert cmd["exitCode"] is None and cmd["signal"] == 15, cmd
+    cmd = run(client, sid, argv=["/no/such/program"])
+    assert cmd["exitCode"] == 127 and "/no/such/program" in cmd["stderr"], cmd
+
+
+def test_stdin_cwd_env_and_user(box):
+    client, sid = box
+    assert run(client, sid, argv=["cat"], stdin="hello\n")["stdout"] == "hello\n"
+    big = "x" * (900 * 1024)  # beyond a pipe's and a frame's buffers, within the 1 MiB body
+    cmd = run(client, sid, argv=["wc", "-c"], stdin=big)
+    assert cmd["stdout"].strip() == str(len(big)), cmd["stdout"]
+    assert run(client, sid, argv=["pwd"], cwd="/tmp")["stdout"] == "/tmp\n"
+    # The workload's environment is inherited, the request's added; secrets stay redacted.
+    cmd = run(client, sid, command="echo $GREETING $FOO $SECRET_TOKEN; echo $PATH",
+              env={"FOO": "bar"})
+    lines = cmd["stdout"].splitlines()
+    assert lines[0] == "hi bar [REDACTED]", cmd["stdout"]
+    assert "/bin" in lines[1]
+    assert run(client, sid, command="echo $GREETING", env={"GREETING": "yo"})["stdout"] == "yo\n"
+    assert run(client, sid, argv=["id", "-u"], user="1000")["stdout"] == "1000\n"
+    assert run(client, sid, argv=["id", "-un"], user="nobody")["stdout"] == "nobody\n"
+    cmd = run(client, sid, argv=["pwd"], cwd="/no/such/dir")
+    assert cmd["exitCode"] == 127 and "/no/such/dir" in cmd["stderr"], cmd
+
+
+def test_timeout_kills_the_process_tree(box):
+    client, sid = box
+    cmd = run(client, sid, command="sleep 30 & echo $! > /tmp/agent-bg.pid; sleep 30",
+              timeoutSeconds=1, waitSeconds=20)
+    assert cmd["servedBy"] == "agent"
+    assert cmd["status"] == "timeout" and cmd["terminationReason"] == "timeout", cmd
+    assert cmd["signal"] == 9, cmd
+    time.sleep(0.5)
+    check = run(client, sid, command="kill -0 $(cat /tmp/agent-bg.pid) 2>/dev/null && echo alive || echo gone")
+    assert check["stdout"] == "gone\n", check
+
+
+def test_delete_kills_the_whole_tree(box):
+    client, sid = box
+    cmd = run(client, sid, expect=202, waitSeconds=0,
+              command="sh -c 'sleep 60 & echo $! > /tmp/agent-tree.pid; wait' & wait")
+    assert cmd["servedBy"] == "agent"
+    for _ in range(100):
+        if run(client, sid, command="test -s /tmp/agent-tree.pid && echo ok")["stdout"] == "ok\n":
+            break
+        time.sleep(0.1)
+    status, killed = client.api("DELETE", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+    assert status == 200, killed
+    assert killed["status"] == "killed" and killed["terminationReason"] == "killed", killed
+    assert killed["signal"] == 9 and killed["exitCode"] is None, killed
+    time.sleep(0.3)
+    check = run(client, sid, command="kill -0 $(cat /tmp/agent-tree.pid) 2>/dev/null && echo alive || echo gone")
+    assert check["stdout"] == "gone\n", check
+
+
+def test_background_process_survives_its_command(box):
+    client, sid = box
+    # The background child keeps stdout open: the command still ends with its shell.
+    cmd = run(client, sid, command="sleep 30 & echo $! > /tmp/agent-keep.pid; echo started",
+              waitSeconds=20)
+    assert cmd["status"] == "exited" and cmd["exitCode"] == 0 and cmd["stdout"] == "started\n", cmd
+    time.sleep(0.3)
+    check = run(client, sid, command="kill -0 $(cat /tmp/agent-keep.pid) && echo alive || echo gone")
+    assert check["stdout"] == "alive\n", check
+    run(client, sid, command="kill $(cat /tmp/agent-keep.pid)")
+
+
+def test_fifty_concurrent_commands(box):
+    client, sid = box
+    with concurrent.futures.ThreadPoolExecutor(50) as pool:
+        results = list(pool.map(lambda i: run(client, sid, command="sleep 1; echo %d" % i,
+                                              waitSeconds=60), range(50)))
+    assert [r["stdout"] for r in results] == ["%d\n" % i for i in range(50)]
+    assert {r["servedBy"] for r in results} == {"agent"}
+    assert {r["exitCode"] for r in results} == {0}
+
+
+def collect(stream):
+    out, err, result = [], [], None
+    for ev in stream.events():
+        if ev.get("event") == "stdout":
+            out.append(ev["data"]["data"])
+        elif ev.get("event") == "stderr":
+            err.append(ev["data"]["data"])
+        elif ev.get("event") == "result":
+            result = ev["data"]
+    return "".join(out), "".join(err), result
+
+
+def test_stream_follows_a_long_command_then_replays_it(box):
+    client, sid = box
+    script = "for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.4; done; echo bye >&2; exit 4"
+    cmd = run(client, sid, expect=202, command=script, waitSeconds=0)
+    path = "/v1/sandboxes/%s/commands/%s/stream" % (sid, cmd["id"])
+    with EventStream(client, path, timeout=60) as s:
+        assert s.status == 200 and s.content_type.startswith("text/event-stream")
+        seen_running = False
+        out, err, result = [], [], None
+        for ev in s.events():
+            if ev.get("event") == "stdout":
+                out.append(ev["data"]["data"])
+                if len(out) == 1:
+                    # Live: the first tick arrives while the command still runs.
+                    status, now = client.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+                    seen_running = now["status"] == "running"
+            elif ev.get("event") == "stderr":
+                err.append(ev["data"]["data"])
+            elif ev.get("event") == "result":
+                result = ev["data"]
+    assert seen_running
+    assert "".join(out) == "".join("tick %d\n" % i for i in range(1, 7))
+    assert "".join(err) == "bye\n"
+    assert result["status"] == "exited" and result["exitCode"] == 4, result
+    with EventStream(client, path, timeout=30) as s:
+        out, err, result = collect(s)
+    assert out == "".join("tick %d\n" % i for i in range(1, 7)) and err == "bye\n"
+    assert result["exitCode"] == 4
+    status, _ = client.api("GET", "/v1/sandboxes/%s/commands/cmd_nope/stream" % sid)
+    assert status == 404
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_output_flood_keeps_adaptd_memory_flat(daemon, box):
+    client, sid = box
+    cmd = run(client, sid, command="head -c 5242880 /dev/zero | tr '\\0' a; echo END",
+              waitSeconds=60)
+    assert cmd["servedBy"] == "agent" and cmd["truncated"] is True
+    assert len(cmd["stdout"]) == 1024 * 1024 and cmd["stdout"].endswith("aEND\n")
+    before = rss_kib(daemon.proc.pid)
+    cmd = run(client, sid, command="head -c 536870912 /dev/zero | tr '\\0' b", waitSeconds=60,
+              timeoutSeconds=120)
+    assert cmd["status"] == "exited" and cmd["truncated"], cmd["status"]
+    grown = rss_kib(daemon.proc.pid) - before
+    assert grown < 64 * 1024, "adaptd grew by %d KiB on a 512 MiB flood" % grown
+
+
+def test_cli_exec_streams_and_command_wait(box):
+    client, sid = box
+    r = client.cli("sandbox", "exec", sid, "--", "sh", "-c", "echo one; sleep 0.5; echo two; echo e >&2; exit 9")
+    assert r.returncode == 9, (r.stdout, r.stderr)
+    assert r.stdout == "one\ntwo\n" and "e\n" in r.stderr
+    r = client.cli("sandbox", "exec", sid, "--detach", "--", "sh", "-c", "sleep 1; exit 5")
+    assert r.returncode == 0, r.stderr
+    cid = r.stdout.strip()
+    r = client.cli("command", "wait", sid, cid)
+    assert r.returncode == 5, (r.stdout, r.stderr)
+    assert '"exited"' in r.stdout
+
+
+def test_works_with_egress_none_and_falls_back_when_the_agent_dies(daemon):
+    client = daemon.new_org()
+    sid = interactive(client, {"network": {"egress": "none"}})
+    pids = run(client, sid, command=FIND_AGENT)["stdout"].split()
+    assert len(pids) == 1, pids
+    # Killing the agent ends the command that did it as "lost" or "exited"; either way
+    # the next commands go through runsc exec, and say so.
+    killer = run(client, sid, command="kill -9 %s; sleep 1" % pids[0], waitSeconds=30)
+    assert killer["status"] in ("lost", "exited"), killer
+    deadline = time.monotonic() + 20
+    while True:
+        cmd = run(client, sid, command="echo via; exit 2")
+        if cmd["servedBy"] == "runsc-exec":
+            break
+        assert time.monotonic() < deadline, cmd
+        time.sleep(0.2)
+    assert cmd["stdout"] == "via\n" and cmd["exitCode"] == 2
+    status, page = client.api("GET", "/v1/sandboxes/%s/commands?limit=1" % sid)
+    assert page["items"][0]["servedBy"] == "runsc-exec"
+    assert run(client, sid, command=FIND_AGENT)["stdout"] == ""
+
+
+def test_agent_reconnects_after_adaptd_restart(fresh_daemon):
+    d = fresh_daemon
+    admin = d.admin
+    sid = interactive(admin)
+    cmd = run(admin, sid, expect=202, argv=["sleep", "60"], waitSeconds=0)
+    assert cmd["servedBy"] == "agent"
+    d.kill()
+    d.start(port=d.port)
+    status, after = admin.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+    assert status == 200, after
+    assert after["status"] == "lost" and after["terminationReason"] == "lost", after
+    wait_for_agent(admin, sid)
+    again = run(admin, sid, argv=["echo", "back"])
+    assert again["servedBy"] == "agent" and again["stdout"] == "back\n"
+    admin.delete(sid)
