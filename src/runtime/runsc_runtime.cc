@@ -109,6 +109,7 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   Result<pid_t> pid =
       st.ok() ? os::Spawn({options_.shim_binary, dir}, detached) : Result<pid_t>(st);
   if (!pid.ok()) {
+    if (options_.agents) options_.agents->Close(id);
     UnmountRootfs(dir);
     return pid.status().WithContext("starting the sandbox monitor");
   }
