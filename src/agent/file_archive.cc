@@ -129,6 +129,13 @@ int OpenParent(int root, const std::vector<std::string>& components, const std::
       ::close(fd);
       return -1;
     }
+    // O_NOFOLLOW alone is not enough: this gVisor follows a symlink with O_DIRECTORY.
+    struct stat st {};
+    if (::fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      *rc = Unsafe(name, "passes through a symlink or a file");
+      return -1;
+    }
     int next = ::openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     ::close(fd);
     if (next < 0) {

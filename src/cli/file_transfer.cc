@@ -115,7 +115,9 @@ Status WriteDirectoryTar(const std::string& dir, FILE* out) {
   if (archive_write_open_FILE(a.get(), out) != ARCHIVE_OK)
     return ArchiveError(a.get(), "writing the archive");
   std::error_code ec;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
+  fs::path base = fs::path(dir).lexically_normal();
+  if (!base.has_filename()) base = base.parent_path();  // "dir/"
+  fs::recursive_directory_iterator it(base, fs::directory_options::none, ec), end;
   if (ec) return Status(Code::kInvalidArgument, "cannot read " + dir + ": " + ec.message());
   std::vector<char> buf(256 * 1024);
   for (; it != end; it.increment(ec)) {
@@ -125,7 +127,7 @@ Status WriteDirectoryTar(const std::string& dir, FILE* out) {
     if (ec) continue;
     std::unique_ptr<archive_entry, decltype(&archive_entry_free)> e(archive_entry_new(),
                                                                     &archive_entry_free);
-    archive_entry_set_pathname(e.get(), fs::relative(p, dir).generic_string().c_str());
+    archive_entry_set_pathname(e.get(), p.lexically_relative(base).generic_string().c_str());
     archive_entry_set_perm(e.get(), static_cast<mode_t>(st.permissions()) & 07777);
     auto mtime = fs::last_write_time(p, ec);
     if (!ec) {

@@ -210,7 +210,8 @@ def test_traversal_never_reaches_the_host(box):
         # A symlink to / inside the sandbox is the sandbox's own root.
         sh(client, sid, "ln -sfn / /tmp/root-link")
         status, raw, body, _ = get(client, sid, "/tmp/root-link/tmp/" + name)
-        assert status == 404 and b"host secret" not in raw
+        # (This gVisor resolves a missing name below a link to / oddly: 400 "is a directory".)
+        assert status in (400, 404) and b"host secret" not in raw, (status, body)
         status, page = client.api("GET", files_url(sid, path="/tmp/root-link/tmp", list=1))
         assert status == 200 and name not in [e["name"] for e in page["items"]]
         # Traversal to a host-only path finds the sandbox's filesystem, where it is absent.
