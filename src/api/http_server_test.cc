@@ -660,7 +660,7 @@ class BulkStream : public ResponseStream, public std::enable_shared_from_this<Bu
 };
 
 TEST_F(HttpServerTest, StreamWithLengthAndBackpressureDeliversEverything) {
-  constexpr size_t kTotal = 20 << 20;  // more than the 8 MiB a slow client may have queued
+  static constexpr size_t kTotal = 20 << 20;  // more than the 8 MiB a slow client may have queued
   Serve([](const HttpRequest&) {
     HttpResponse response;
     response.content_type = "application/octet-stream";
