@@ -5,3 +5,4 @@ cd "$(dirname "$0")/.."
 
 python3 bench/create_latency/create_latency.py "$@"
 python3 bench/exec_latency/exec_latency.py "$@"
+python3 bench/file_transfer/file_transfer.py "$@"

@@ -9,6 +9,7 @@ packages=(
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev
   libsqlitecpp-dev libsqlite3-dev libcli11-dev libssl-dev libcurl4-openssl-dev
   libgtest-dev googletest
+  libarchive-dev
   # run sandboxes and build images
   runsc mmdebstrap e2fsprogs iproute2 util-linux procps ca-certificates curl
   # end-to-end tests

@@ -1,12 +1,281 @@
 #include "agent/file_tool.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "agent/file_util.h"
 
 namespace adapt::agent {
+namespace {
+
+constexpr size_t kCopyBuffer = 256 * 1024;
+
+std::string ReadLinkText(const std::string& path) {
+  std::vector<char> buf(4096);
+  ssize_t n = ::readlink(path.c_str(), buf.data(), buf.size());
+  return n < 0 ? std::string() : std::string(buf.data(), static_cast<size_t>(n));
+}
+
+std::string BaseName(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  size_t slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+std::string DirName(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  size_t slash = p.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : p.substr(0, slash);
+}
+
+// Copies `in` to `out` until end of input. 0, or an errno with *reading telling which side.
+int Copy(int in, int out, bool* reading) {
+  std::vector<char> buf(kCopyBuffer);
+  for (;;) {
+    ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *reading = true;
+      return errno;
+    }
+    if (n == 0) return 0;
+    if (!WriteAllFd(out, buf.data(), static_cast<size_t>(n))) {
+      *reading = false;
+      return errno;
+    }
+  }
+}
+
+int Put(const std::string& path, const char* mode_text) {
+  mode_t mode = 0644;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return Fail(kExitBadTarget, path + " is a directory");
+    mode = st.st_mode & 07777;
+  }
+  if (mode_text) {
+    char* end = nullptr;
+    unsigned long m = std::strtoul(mode_text, &end, 8);
+    if (!*mode_text || *end || m > 07777) return Fail(kExitUsage, "--mode must be octal");
+    mode = static_cast<mode_t>(m);
+  }
+  std::string tmp = DirName(path) + "/." + BaseName(path) + ".adapt-XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return FailErrno(errno, "cannot create a file beside", path);
+  bool reading = false;
+  int err = Copy(0, fd, &reading);
+  if (err == 0 && ::fchmod(fd, mode) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    return FailErrno(err, reading ? "reading the upload for" : "writing", path);
+  }
+  return kExitOk;
+}
+
+int Get(const std::string& path, bool header) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return FailErrno(errno, "cannot open", path);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return FailErrno(errno, "cannot stat", path);
+  if (S_ISDIR(st.st_mode)) return Fail(kExitBadTarget, path + " is a directory");
+  // A device or a FIFO could stream forever.
+  if (!S_ISREG(st.st_mode)) return Fail(kExitBadTarget, path + " is not a regular file");
+  if (header) {
+    std::string line = std::to_string(st.st_size) + "\n";
+    if (!WriteAllFd(1, line.data(), line.size())) return kExitFailed;
+  }
+  bool reading = false;
+  int err = Copy(fd, 1, &reading);
+  ::close(fd);
+  if (err != 0) return FailErrno(err, reading ? "reading" : "sending", path);
+  return kExitOk;
+}
+
+int Stat(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return FailErrno(errno, "cannot stat", path);
+  std::string out =
+      StatJson(BaseName(path), st, S_ISLNK(st.st_mode) ? ReadLinkText(path) : "") + "\n";
+  return WriteAllFd(1, out.data(), out.size()) ? kExitOk : kExitFailed;
+}
+
+int List(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return FailErrno(errno, "cannot stat", path);
+  if (!S_ISDIR(st.st_mode)) {
+    std::string out = "[" + StatJson(BaseName(path), st, "") + "]\n";
+    return WriteAllFd(1, out.data(), out.size()) ? kExitOk : kExitFailed;
+  }
+  DIR* dir = ::opendir(path.c_str());
+  if (!dir) return FailErrno(errno, "cannot list", path);
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(dir)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      names.emplace_back(e->d_name);
+  }
+  ::closedir(dir);
+  std::sort(names.begin(), names.end());
+  std::string out = "[";
+  for (const auto& name : names) {
+    std::string full = path + "/" + name;
+    struct stat es {};
+    if (::lstat(full.c_str(), &es) != 0) continue;  // removed meanwhile
+    if (out.size() > 1) out += ",";
+    out += StatJson(name, es, S_ISLNK(es.st_mode) ? ReadLinkText(full) : "");
+  }
+  out += "]\n";
+  return WriteAllFd(1, out.data(), out.size()) ? kExitOk : kExitFailed;
+}
+
+// Removes the entries of the directory open as `fd`, never following symlinks.
+int RemoveContents(int fd, const std::string& path) {
+  DIR* dir = ::fdopendir(fd);
+  if (!dir) return FailErrno(errno, "cannot list", path);
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(dir)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      names.emplace_back(e->d_name);
+  }
+  int rc = kExitOk;
+  for (const auto& name : names) {
+    std::string full = path + "/" + name;
+    struct stat st {};
+    if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      int sub = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0) return FailErrno(errno, "cannot open", full);
+      rc = RemoveContents(sub, full);
+      if (rc != kExitOk) break;
+      if (::unlinkat(fd, name.c_str(), AT_REMOVEDIR) != 0) {
+        rc = FailErrno(errno, "cannot remove", full);
+        break;
+      }
+    } else if (::unlinkat(fd, name.c_str(), 0) != 0) {
+      rc = FailErrno(errno, "cannot remove", full);
+      break;
+    }
+  }
+  ::closedir(dir);
+  return rc;
+}
+
+int Remove(const std::string& path, bool recursive) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return FailErrno(errno, "cannot remove", path);
+  if (!S_ISDIR(st.st_mode)) {
+    if (::unlink(path.c_str()) != 0) return FailErrno(errno, "cannot remove", path);
+    return kExitOk;
+  }
+  if (BaseName(path) == "/" || path.find_first_not_of('/') == std::string::npos)
+    return Fail(kExitBadTarget, "refusing to remove /");
+  if (recursive) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return FailErrno(errno, "cannot open", path);
+    int rc = RemoveContents(fd, path);
+    if (rc != kExitOk) return rc;
+  }
+  if (::rmdir(path.c_str()) != 0) {
+    if (errno == ENOTEMPTY || errno == EEXIST)
+      return Fail(kExitConflict, "directory " + path + " is not empty; remove it recursively");
+    return FailErrno(errno, "cannot remove", path);
+  }
+  return kExitOk;
+}
+
+int ReadText(const std::string& path, const char* max_text) {
+  char* end = nullptr;
+  unsigned long long max = std::strtoull(max_text, &end, 10);
+  if (!*max_text || *end) return Fail(kExitUsage, "MAX must be a number of bytes");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return FailErrno(errno, "cannot open", path);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return FailErrno(errno, "cannot stat", path);
+  if (S_ISDIR(st.st_mode)) return Fail(kExitBadTarget, path + " is a directory");
+  if (!S_ISREG(st.st_mode)) return Fail(kExitBadTarget, path + " is not a regular file");
+  auto too_large = [&](unsigned long long size) {
+    return Fail(kExitTooLarge, path + " is " + std::to_string(size) + " bytes, over the limit of " +
+                                   std::to_string(max) + " bytes");
+  };
+  if (static_cast<unsigned long long>(st.st_size) > max) return too_large(st.st_size);
+  std::string text;
+  std::vector<char> buf(kCopyBuffer);
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return FailErrno(errno, "reading", path);
+    if (n == 0) break;
+    text.append(buf.data(), static_cast<size_t>(n));
+    if (text.size() > max) return too_large(text.size());  // it grew meanwhile
+  }
+  ::close(fd);
+  if (text.find('\0') != std::string::npos)
+    return Fail(kExitNotText, path + " is a binary file (it contains NUL bytes), not text");
+  if (!IsValidUtf8(text)) return Fail(kExitNotText, path + " is not valid UTF-8 text");
+  return WriteAllFd(1, text.data(), text.size()) ? kExitOk : kExitFailed;
+}
+
+bool HasFlag(int argc, char** argv, const char* flag) {
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], flag) == 0) return true;
+  }
+  return false;
+}
+
+const char* FlagValue(int argc, char** argv, const char* flag) {
+  for (int i = 2; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], flag) == 0) return argv[i + 1];
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int MakeDir(const std::string& path, bool parents) {
+  if (!parents) {
+    if (::mkdir(path.c_str(), 0755) != 0) return FailErrno(errno, "cannot create", path);
+    return kExitOk;
+  }
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i != path.size() && path[i] != '/') continue;
+    std::string prefix = path.substr(0, i);
+    if (::mkdir(prefix.c_str(), 0755) == 0) continue;
+    struct stat st {};
+    if (errno == EEXIST && ::stat(prefix.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;
+    if (errno == EEXIST) return Fail(kExitConflict, prefix + " exists and is not a directory");
+    return FailErrno(errno, "cannot create", prefix);
+  }
+  return kExitOk;
+}
 
 int RunFileTool(int argc, char** argv) {
-  std::fprintf(stderr, "adapt-agent file: unknown operation '%s'\n", argc > 0 ? argv[0] : "");
-  return 2;
+  if (argc < 2) return Fail(kExitUsage, "usage: adapt-agent file <op> PATH [options]");
+  std::string op = argv[0], path = argv[1];
+  if (path.empty()) return Fail(kExitUsage, "the path is empty");
+  if (op == "put") return Put(path, FlagValue(argc, argv, "--mode"));
+  if (op == "get") return Get(path, HasFlag(argc, argv, "--header"));
+  if (op == "list") return List(path);
+  if (op == "stat") return Stat(path);
+  if (op == "rm") return Remove(path, HasFlag(argc, argv, "--recursive"));
+  if (op == "mkdir") return MakeDir(path, HasFlag(argc, argv, "--parents"));
+  if (op == "archive-get") return ArchiveGet(path.c_str());
+  if (op == "archive-put") return ArchivePut(path.c_str());
+  if (op == "read-text" && argc >= 3) return ReadText(path, argv[2]);
+  return Fail(kExitUsage, "unknown operation '" + op + "'");
 }
 
 }  // namespace adapt::agent

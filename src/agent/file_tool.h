@@ -1,10 +1,30 @@
 // The agent's one-shot file operations (`adapt-agent file <op> ...`), run by adaptd through
-// `runsc exec` inside the sandbox, so every path resolves in the sandbox's own filesystem.
+// `runsc exec` inside the sandbox, so every path resolves in the sandbox's own filesystem
+// and can never reach the host's. Operations, with their stdin/stdout:
+//   put PATH [--mode OCTAL]      stdin -> PATH (a temp file beside it, renamed at the end)
+//   get PATH [--header]          PATH -> stdout; --header first prints "<size>\n"
+//   list PATH                    JSON array of the entries of directory PATH (or PATH itself)
+//   stat PATH                    JSON object (name, type, size, mode, mtime[, linkTarget])
+//   rm PATH [--recursive]        removes a file, a link, an empty directory, or a tree
+//   mkdir PATH [--parents]
+//   archive-get PATH             tar of PATH (a file, or a directory's contents) -> stdout
+//   archive-put PATH             tar on stdin extracted under directory PATH (created)
+//   read-text PATH MAX           PATH -> stdout when it is UTF-8 text of at most MAX bytes
+// Failures exit with a FileExit code (agent/file_util.h) and one line on stderr.
 #pragma once
+
+#include <string>
 
 namespace adapt::agent {
 
 // argv[0] is the operation. Returns the process exit code.
 int RunFileTool(int argc, char** argv);
+
+// mkdir, used by archive-put too.
+int MakeDir(const std::string& path, bool parents);
+
+// The archive operations (file_archive.cc).
+int ArchiveGet(const char* path);
+int ArchivePut(const char* path);
 
 }  // namespace adapt::agent

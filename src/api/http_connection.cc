@@ -7,8 +7,10 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <cctype>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
@@ -108,15 +110,22 @@ class ConnectionSink final : public StreamSink {
     return closed_;
   }
   void Close() override;
+  bool WaitForRoom(size_t max_queued) override {
+    std::unique_lock lock(mu_);
+    room_.wait(lock, [&] { return closed_ || queued_bytes_ <= max_queued; });
+    return !closed_;
+  }
 
   // On the connection's strand.
   void MarkClosed() {
     std::lock_guard lock(mu_);
     closed_ = true;
+    room_.notify_all();
   }
   void Written(size_t n) {
     std::lock_guard lock(mu_);
     queued_bytes_ -= n;
+    room_.notify_all();
   }
 
  private:
@@ -124,10 +133,40 @@ class ConnectionSink final : public StreamSink {
   // before it ends, and the io_context outlives every connection, so no post can reach a
   // destroyed io_context however long a caller keeps the sink.
   mutable std::mutex mu_;
+  std::condition_variable room_;
   bool closed_ = false;
   size_t queued_bytes_ = 0;
   const std::weak_ptr<HttpConnection> connection_;
   const net::any_io_executor strand_;
+};
+
+// A streamed request body: Read, on the handler's worker thread, asks the connection's
+// strand for the next bytes and waits for them, so the socket is read only as fast as the
+// handler consumes (backpressure all the way to the client).
+class StreamedBody final : public RequestBody {
+ public:
+  StreamedBody(std::weak_ptr<HttpConnection> connection, net::any_io_executor strand)
+      : connection_(std::move(connection)), strand_(std::move(strand)) {}
+
+  long Read(char* buf, size_t n) override;
+
+  // On the connection's strand: the outcome of the read Read asked for.
+  void Deliver(long result) {
+    std::lock_guard lock(mu_);
+    if (result <= 0) ended_ = true;
+    result_ = result;
+    ready_ = true;
+    ready_cv_.notify_all();
+  }
+
+ private:
+  const std::weak_ptr<HttpConnection> connection_;
+  const net::any_io_executor strand_;
+  std::mutex mu_;
+  std::condition_variable ready_cv_;
+  bool ready_ = false;
+  bool ended_ = false;
+  long result_ = 0;
 };
 
 }  // namespace
@@ -177,7 +216,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     keep_alive_ = false;
     parser_.emplace();
     parser_->header_limit(kMaxHeaderBytes);
-    parser_->body_limit(server_.options.max_body_bytes);
+    // No limit while the header is read (Beast would check Content-Length against it
+    // there): a streamed route has none; the others get theirs in OnHeader. Not boost::none:
+    // this Beast compares Content-Length > none as true.
+    parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
     stream_.expires_after(server_.options.idle_timeout);
     http::async_read_header(
         stream_, buffer_, *parser_,
@@ -190,6 +232,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     version_ = msg.version() == 10 ? 10 : 11;
     head_ = msg.method() == http::verb::head;
     keep_alive_ = msg.keep_alive();
+    if (StreamsBody(msg)) return DispatchStreaming();
+    parser_->body_limit(server_.options.max_body_bytes);
     // The parser enforces body_limit too; checking here keeps the rule visible.
     auto length = parser_->content_length();
     if (length && *length > server_.options.max_body_bytes) return PayloadTooLarge();
@@ -235,14 +279,77 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
                "request body exceeds " + std::to_string(server_.options.max_body_bytes) + " bytes");
   }
 
+  bool StreamsBody(const http::request_header<>& msg) const {
+    if (!server_.options.stream_request_body) return false;
+    std::string_view target(msg.target().data(), msg.target().size());
+    std::string_view method(msg.method_string().data(), msg.method_string().size());
+    return server_.options.stream_request_body(method, target.substr(0, target.find('?')));
+  }
+
   void Dispatch() {
     auto request = ToHttpRequest(parser_->release(), remote_);
     parser_.reset();
     if (!request) return WriteError(400, "invalid_argument", "malformed HTTP request");
+    RunHandler(std::move(*request));
+  }
+
+  // The handler runs at once and reads the body through request.body_stream.
+  void DispatchStreaming() {
+    auto request = ToHttpRequest(parser_->get().base(), remote_);
+    if (!request) {
+      parser_.reset();
+      return WriteError(400, "invalid_argument", "malformed HTTP request");
+    }
+    need_continue_ =
+        version_ == 11 && beast::iequals(parser_->get()[http::field::expect], "100-continue");
+    body_parser_.emplace(std::move(*parser_));
+    parser_.reset();
+    body_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+    body_stream_ = std::make_shared<StreamedBody>(weak_from_this(), strand_);
+    request->body_stream = body_stream_;
+    RunHandler(std::move(*request));
+  }
+
+ public:
+  // For StreamedBody::Read: reads up to n body bytes into buf (which the reader keeps
+  // alive until Deliver) and delivers the count.
+  void ReadBodyChunk(char* buf, size_t n) {
+    auto body = body_stream_;
+    if (!body) return;
+    if (closed_ || !body_parser_) return body->Deliver(-1);
+    if (body_parser_->is_done()) return body->Deliver(0);
+    if (need_continue_) {
+      need_continue_ = false;
+      stream_.expires_after(server_.options.idle_timeout);
+      net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
+                       [self = shared_from_this(), buf, n](error_code ec, size_t) {
+                         if (ec) return self->body_stream_->Deliver(-1);
+                         self->ReadBodyChunk(buf, n);
+                       });
+      return;
+    }
+    auto& target = body_parser_->get().body();
+    target.data = buf;
+    target.size = n;
+    target.more = true;
+    stream_.expires_after(server_.options.idle_timeout);
+    http::async_read(stream_, buffer_, *body_parser_,
+                     [self = shared_from_this(), n](error_code ec, size_t) {
+                       auto body = self->body_stream_;
+                       if (!body || !self->body_parser_) return;
+                       if (ec == http::error::need_buffer) ec = {};
+                       if (ec) return body->Deliver(-1);
+                       size_t got = n - self->body_parser_->get().body().size;
+                       body->Deliver(static_cast<long>(got));
+                     });
+  }
+
+ private:
+  void RunHandler(HttpRequest request) {
     // Counts as io_context work, so Stop's join waits for the handler and its reply
     // instead of leaving a worker to post into a destroyed io_context.
     auto guard = net::make_work_guard(server_.ioc);
-    net::post(server_.workers, [self = shared_from_this(), request = std::move(*request),
+    net::post(server_.workers, [self = shared_from_this(), request = std::move(request),
                                 guard = std::move(guard)]() mutable {
       HttpResponse response = self->server_.Invoke(request);
       net::any_io_executor strand = self->strand_;
@@ -255,6 +362,13 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   }
 
   void OnHandled(HttpResponse response) {
+    if (body_parser_) {
+      // A body the handler left unread is drained by LingerClose; the connection cannot be
+      // reused after it.
+      if (!body_parser_->is_done()) keep_alive_ = false;
+      body_parser_.reset();
+      body_stream_.reset();
+    }
     if (closed_) return;
     if (response.status < 200 || response.status > 599) {
       spdlog::error("http handler returned invalid status {}; answering 500", response.status);
@@ -323,6 +437,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     // Stops nginx-style proxies from holding events back in their buffers.
     header->set("X-Accel-Buffering", "no");
     AddHandlerHeaders(*header, response.headers);
+    if (response.stream_length) header->content_length(*response.stream_length);
     header->keep_alive(false);
     auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*header);
     stream_.expires_after(server_.options.idle_timeout);
@@ -402,6 +517,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   const std::string remote_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  // While a handler reads a streamed body.
+  std::optional<http::request_parser<http::buffer_body>> body_parser_;
+  std::shared_ptr<StreamedBody> body_stream_;
+  bool need_continue_ = false;
   std::array<char, 4096> discard_{};
   unsigned version_ = 11;
   bool head_ = false;
@@ -436,10 +555,24 @@ bool ConnectionSink::Send(std::string data) {
   return true;
 }
 
+long StreamedBody::Read(char* buf, size_t n) {
+  std::unique_lock lock(mu_);
+  if (ended_) return result_ < 0 ? -1 : 0;
+  if (n == 0) return 0;
+  ready_ = false;
+  net::post(strand_, [connection = connection_, buf, n, self = this] {
+    if (auto c = connection.lock()) return c->ReadBodyChunk(buf, n);
+    self->Deliver(-1);
+  });
+  ready_cv_.wait(lock, [&] { return ready_; });
+  return result_;
+}
+
 void ConnectionSink::Close() {
   std::lock_guard lock(mu_);
   if (closed_) return;
   closed_ = true;
+  room_.notify_all();
   net::post(strand_, [connection = connection_] {
     if (auto c = connection.lock()) c->FinishStream();
   });

@@ -55,7 +55,7 @@ std::optional<std::string> PercentDecode(std::string_view in, bool plus_is_space
   return out;
 }
 
-std::optional<HttpRequest> ToHttpRequest(http::request<http::string_body>&& msg,
+std::optional<HttpRequest> ToHttpRequest(const http::request_header<>& msg,
                                          const std::string& remote) {
   std::string_view target(msg.target().data(), msg.target().size());
   if (target.empty() || target.front() != '/') return std::nullopt;
@@ -76,8 +76,14 @@ std::optional<HttpRequest> ToHttpRequest(http::request<http::string_body>&& msg,
     auto [it, inserted] = request.headers.emplace(std::move(name), value);
     if (!inserted) it->second += ", " + value;
   }
-  request.body = std::move(msg.body());
   request.remote = remote;
+  return request;
+}
+
+std::optional<HttpRequest> ToHttpRequest(http::request<http::string_body>&& msg,
+                                         const std::string& remote) {
+  auto request = ToHttpRequest(static_cast<const http::request_header<>&>(msg), remote);
+  if (request) request->body = std::move(msg.body());
   return request;
 }
 

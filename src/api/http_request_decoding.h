@@ -20,5 +20,8 @@ std::optional<std::string> PercentDecode(std::string_view in, bool plus_is_space
 // malformed (400). Takes the body out of `msg` on success; `remote` is the peer's address.
 std::optional<HttpRequest> ToHttpRequest(
     boost::beast::http::request<boost::beast::http::string_body>&& msg, const std::string& remote);
+// The same from a header alone, for a request whose body is streamed (body left empty).
+std::optional<HttpRequest> ToHttpRequest(const boost::beast::http::request_header<>& msg,
+                                         const std::string& remote);
 
 }  // namespace adapt::api

@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "api/http_types.h"
 #include "base/status.h"
@@ -20,6 +22,10 @@ struct HttpServerOptions {
   int io_threads = 2;                     // threads doing socket I/O (at least 1 is used)
   size_t max_body_bytes = 1 << 20;        // larger request bodies get 413 before being read
   std::chrono::seconds idle_timeout{60};  // idle keep-alive connections are closed after it
+  // Requests for which this returns true (given the method and the raw path, without the
+  // query) reach the handler as soon as their header is read, with HttpRequest::body_stream
+  // to read a body of any size; max_body_bytes does not apply to them.
+  std::function<bool(std::string_view method, std::string_view path)> stream_request_body;
 };
 
 // Every connection is served on its own strand: one request at a time, keep-alive and

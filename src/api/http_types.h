@@ -2,22 +2,36 @@
 // so API handlers can be written and tested without a socket.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace adapt::api {
 
+// The body of a request whose route streams it (HttpServerOptions::stream_request_body):
+// read by the handler while the client is still sending, so memory stays flat whatever
+// its size. Used from the handler's thread only.
+class RequestBody {
+ public:
+  virtual ~RequestBody() = default;
+  // Blocks until up to `n` bytes arrived; returns how many, 0 at the end of the body, or -1
+  // when the client left, stalled past the idle timeout, or sent a malformed body.
+  virtual long Read(char* buf, size_t n) = 0;
+};
+
 struct HttpRequest {
   std::string method;                          // "GET", as sent (case preserved)
   std::string path;                            // percent-decoded path without the query
   std::map<std::string, std::string> query;    // percent-decoded ('+' is a space); first wins
   std::map<std::string, std::string> headers;  // lower-case names; repeats joined with ", "
-  std::string body;
-  std::string remote;  // peer IP address, without the port
+  std::string body;                            // empty when body_stream is set
+  std::shared_ptr<RequestBody> body_stream;    // set for routes that stream their body
+  std::string remote;                          // peer IP address, without the port
 
   // The value of header `lower_name`, "" when absent.
   std::string Header(const std::string& lower_name) const {
@@ -38,10 +52,13 @@ class StreamSink {
   virtual bool Closed() const = 0;
   // Ends the response after what is already queued has been written.
   virtual void Close() = 0;
+  // Blocks until at most `max_queued` bytes wait to be written, so that a producer can move
+  // any amount through a slow client with bounded memory. False once the stream is closed.
+  virtual bool WaitForRoom(size_t max_queued) = 0;
 };
 
-// A streaming response (Server-Sent Events). Start and Stop run on an I/O thread and must
-// not block.
+// A streaming response (Server-Sent Events, file downloads). Start and Stop run on an I/O thread
+// and must not block.
 class ResponseStream {
  public:
   virtual ~ResponseStream() = default;
@@ -63,6 +80,8 @@ struct HttpResponse {
   // When set, `body` is ignored: the header goes out without Content-Length and with
   // Connection: close, then the stream writes the body until the connection ends.
   std::shared_ptr<ResponseStream> stream;
+  // With `stream`: the body's exact length, sent as Content-Length, when known.
+  std::optional<uint64_t> stream_length;
 };
 
 // Runs on a worker thread, concurrently with other calls; may block. An exception becomes

@@ -7,6 +7,7 @@
 #include "api/router.h"
 #include "core/command_service.h"
 #include "core/event_bus.h"
+#include "core/file_service.h"
 #include "core/sandbox_service.h"
 #include "store/store.h"
 
@@ -17,6 +18,9 @@ void AddCommandRoutes(Router& router, core::CommandService& commands);
 void AddOrgRoutes(Router& router, core::Auth& auth);
 void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
                     core::SandboxService& sandboxes, boost::asio::thread_pool& workers);
+void AddFileRoutes(Router& router, core::FileService& files);
+// For HttpServerOptions::stream_request_body: the file and archive uploads.
+bool StreamsRequestBody(std::string_view method, std::string_view path);
 // GET /healthz, without a key.
 void AddHealthRoutes(Router& router);
 

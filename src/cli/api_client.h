@@ -32,6 +32,7 @@ class ApiClient {
   ApiClient(std::string base_url, std::string api_key);
 
   const std::string& base_url() const { return base_url_; }
+  const std::string& api_key() const { return api_key_; }
 
   // `path` starts with "/" and carries any query string, already escaped.
   // Transport failures answer Code::kUnavailable, "cannot reach adaptd at URL: reason".

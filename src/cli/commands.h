@@ -47,5 +47,7 @@ void AddKeyCommands(CLI::App& app, Invocation& invocation);
 // "command" (get, kill); AddSandboxExec adds `exec` to the "sandbox" group.
 void AddCommandCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExec(CLI::App& sandbox_group, Invocation& invocation);
+// `cp` and `ls` in the "sandbox" group (file_commands.cc).
+void AddSandboxFiles(CLI::App& sandbox_group, Invocation& invocation);
 
 }  // namespace adapt::cli

@@ -61,6 +61,7 @@ int Run(const DaemonConfig& config) {
   core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers,
                                  config.default_image);
   core::CommandService commands(**store, runtime, images);
+  core::FileService files(**store, runtime);
   commands.Reconcile();
   core::SandboxMonitor monitor(**store, lifecycle, sandboxes, workers);
   monitor.Start();
@@ -71,7 +72,13 @@ int Run(const DaemonConfig& config) {
   api::AddSandboxRoutes(router, sandboxes);
   api::AddCommandRoutes(router, commands);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
-  api::HttpServerOptions http{listen->host, listen->port, config.io_threads, config.max_body_bytes};
+  api::AddFileRoutes(router, files);
+  api::HttpServerOptions http;
+  http.host = listen->host;
+  http.port = listen->port;
+  http.io_threads = config.io_threads;
+  http.max_body_bytes = config.max_body_bytes;
+  http.stream_request_body = api::StreamsRequestBody;
   api::HttpServer server(
       http, [&router](const api::HttpRequest& r) { return router.Handle(r); }, workers);
   if (Status st = server.Start(); !st.ok()) return Fail(st);

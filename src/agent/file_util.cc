@@ -1,0 +1,154 @@
+#include "agent/file_util.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+namespace adapt::agent {
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "adapt-agent: %s\n", message.c_str());
+  return code;
+}
+
+int ExitForErrno(int err) {
+  switch (err) {
+    case ENOENT:
+      return kExitNotFound;
+    case EISDIR:
+    case ENOTDIR:
+    case ENAMETOOLONG:
+    case ELOOP:
+    case EINVAL:
+      return kExitBadTarget;
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return kExitDenied;
+    case EEXIST:
+    case ENOTEMPTY:
+    case EBUSY:
+      return kExitConflict;
+    case ENOSPC:
+    case EDQUOT:
+      return kExitNoSpace;
+    case EFBIG:
+      return kExitTooLarge;
+    default:
+      return kExitFailed;
+  }
+}
+
+int FailErrno(int err, const std::string& what, const std::string& path) {
+  std::string reason = std::strerror(err);
+  if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(reason[0]));
+  return Fail(ExitForErrno(err), what + " " + path + ": " + reason);
+}
+
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i], 0 when invalid.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  size_t len;
+  uint32_t cp;
+  if ((c & 0xE0) == 0xC0) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(i + k) & 0x3F);
+  }
+  static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+}  // namespace
+
+bool IsValidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8SequenceLength(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string JsonString(std::string_view s) {
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8SequenceLength(s, i);
+    if (n == 0) {
+      out += "\\ufffd";
+      ++i;
+      continue;
+    }
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (n == 1 && (c < 0x20 || c == '"' || c == '\\')) {
+      char esc[8];
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else {
+        std::snprintf(esc, sizeof esc, "\\u%04x", c);
+        out += esc;
+      }
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  return out + "\"";
+}
+
+const char* TypeName(mode_t mode) {
+  if (S_ISREG(mode)) return "file";
+  if (S_ISDIR(mode)) return "dir";
+  if (S_ISLNK(mode)) return "symlink";
+  return "other";
+}
+
+std::string StatJson(const std::string& name, const struct stat& st, const std::string& link) {
+  char mode[8], mtime[32];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  struct tm tm {};
+  time_t t = st.st_mtim.tv_sec;
+  gmtime_r(&t, &tm);
+  std::strftime(mtime, sizeof mtime, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  std::string out = "{\"name\":" + JsonString(name) + ",\"type\":\"" + TypeName(st.st_mode) +
+                    "\",\"size\":" + std::to_string(st.st_size) + ",\"mode\":\"" + mode +
+                    "\",\"mtime\":\"" + mtime + "\"";
+  if (S_ISLNK(st.st_mode)) out += ",\"linkTarget\":" + JsonString(link);
+  return out + "}";
+}
+
+bool WriteAllFd(int fd, const char* data, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, data, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace adapt::agent

@@ -1,0 +1,192 @@
+// /v1/sandboxes/{id}/files and /archive: translation between HTTP and core::FileService.
+// Uploads read the request body as it arrives (StreamsRequestBody) and downloads stream the
+// agent's output, so neither holds a file in memory.
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "api/errors.h"
+#include "api/request_parsing.h"
+#include "api/routes.h"
+#include "base/log.h"
+
+namespace adapt::api {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kChunk = 256 * 1024;
+// Bytes a download may have queued for a slow client before the producer waits.
+constexpr size_t kMaxQueued = 4 << 20;
+
+// Moves a FileReader's bytes to the client on a thread of its own (Start must not block).
+class DownloadStream : public ResponseStream, public std::enable_shared_from_this<DownloadStream> {
+ public:
+  explicit DownloadStream(std::unique_ptr<core::FileReader> reader) : reader_(std::move(reader)) {}
+
+  void Start(std::shared_ptr<StreamSink> sink) override {
+    std::thread([self = shared_from_this(), sink = std::move(sink)] {
+      self->Pump(*sink);
+    }).detach();
+  }
+  // The pump notices through the sink, which is closed by now.
+  void Stop() override {}
+
+ private:
+  void Pump(StreamSink& sink) {
+    std::vector<char> buf(kChunk);
+    for (;;) {
+      if (!sink.WaitForRoom(kMaxQueued)) return;  // the client left: the reader kills the agent
+      long n = reader_->Read(buf.data(), buf.size());
+      if (n < 0) {
+        spdlog::warn("download: reading from the sandbox failed");
+        break;
+      }
+      if (n == 0) {
+        Status st = reader_->Finish();
+        if (!st.ok()) spdlog::warn("download: {}", st.message());
+        break;
+      }
+      if (!sink.Send(std::string(buf.data(), static_cast<size_t>(n)))) return;
+    }
+    sink.Close();
+  }
+
+  std::unique_ptr<core::FileReader> reader_;
+};
+
+HttpResponse Download(std::unique_ptr<core::FileReader> reader, const std::string& type) {
+  HttpResponse r;
+  r.content_type = type;
+  r.stream_length = reader->size();
+  r.stream = std::make_shared<DownloadStream>(std::move(reader));
+  return r;
+}
+
+Result<std::string> QueryPath(const HttpRequest& req) {
+  auto it = req.query.find("path");
+  if (it == req.query.end() || it->second.empty())
+    return InvalidArgument("path", "the path query parameter is required");
+  RETURN_IF_ERROR(core::ValidateFilePath(it->second));
+  return it->second;
+}
+
+Result<bool> QueryFlag(const HttpRequest& req, const std::string& name) {
+  auto it = req.query.find(name);
+  if (it == req.query.end() || it->second == "0" || it->second == "false") return false;
+  if (it->second == "1" || it->second == "true") return true;
+  return InvalidArgument(name, name + " must be 1, 0, true or false");
+}
+
+// Reads the streamed body, counting bytes.
+core::ByteSource BodySource(const HttpRequest& req, std::shared_ptr<uint64_t> count) {
+  auto body = req.body_stream;
+  return [body, count](char* buf, size_t n) -> long {
+    if (!body) return 0;
+    long got = body->Read(buf, n);
+    if (got > 0) *count += static_cast<uint64_t>(got);
+    return got;
+  };
+}
+
+bool IsSandboxSubresource(std::string_view path, std::string_view leaf) {
+  constexpr std::string_view kPrefix = "/v1/sandboxes/";
+  if (path.substr(0, kPrefix.size()) != kPrefix) return false;
+  std::string_view rest = path.substr(kPrefix.size());
+  size_t slash = rest.find('/');
+  return slash != std::string_view::npos && slash > 0 && rest.substr(slash + 1) == leaf;
+}
+
+}  // namespace
+
+bool StreamsRequestBody(std::string_view method, std::string_view path) {
+  return method == "PUT" &&
+         (IsSandboxSubresource(path, "files") || IsSandboxSubresource(path, "archive"));
+}
+
+void AddFileRoutes(Router& router, core::FileService& files) {
+  router.Add("PUT", "/v1/sandboxes/{id}/files",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto path = QueryPath(req);
+               if (!path.ok()) return ErrorResponse(path.status());
+               std::string mode = req.query.count("mode") ? req.query.at("mode") : "";
+               auto count = std::make_shared<uint64_t>(0);
+               Status st = files.Upload(who, p.at("id"), *path, mode, BodySource(req, count));
+               if (!st.ok()) return ErrorResponse(st);
+               return JsonResponse(200, {{"path", *path}, {"size", *count}});
+             });
+  router.Add("GET", "/v1/sandboxes/{id}/files",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto path = QueryPath(req);
+               if (!path.ok()) return ErrorResponse(path.status());
+               auto list = QueryFlag(req, "list");
+               if (!list.ok()) return ErrorResponse(list.status());
+               auto stat = QueryFlag(req, "stat");
+               if (!stat.ok()) return ErrorResponse(stat.status());
+               if (*list) {
+                 auto items = files.List(who, p.at("id"), *path);
+                 if (!items.ok()) return ErrorResponse(items.status());
+                 return JsonResponse(200, *items);
+               }
+               if (*stat) {
+                 auto info = files.Stat(who, p.at("id"), *path);
+                 if (!info.ok()) return ErrorResponse(info.status());
+                 return JsonResponse(200, *info);
+               }
+               auto reader = files.Download(who, p.at("id"), *path);
+               if (!reader.ok()) return ErrorResponse(reader.status());
+               return Download(std::move(*reader), "application/octet-stream");
+             });
+  router.Add("DELETE", "/v1/sandboxes/{id}/files",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto path = QueryPath(req);
+               if (!path.ok()) return ErrorResponse(path.status());
+               auto recursive = QueryFlag(req, "recursive");
+               if (!recursive.ok()) return ErrorResponse(recursive.status());
+               Status st = files.Remove(who, p.at("id"), *path, *recursive);
+               if (!st.ok()) return ErrorResponse(st);
+               HttpResponse r;
+               r.status = 204;
+               return r;
+             });
+  router.Add("POST", "/v1/sandboxes/{id}/files/mkdir",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               for (const auto& [key, _] : body->items()) {
+                 if (key != "path" && key != "parents")
+                   return ErrorResponse(InvalidArgument(key, "unknown field " + key));
+               }
+               if (!body->contains("path") || !(*body)["path"].is_string())
+                 return ErrorResponse(InvalidArgument("path", "path must be a string"));
+               bool parents = false;
+               if (body->contains("parents")) {
+                 if (!(*body)["parents"].is_boolean())
+                   return ErrorResponse(InvalidArgument("parents", "parents must be a boolean"));
+                 parents = (*body)["parents"].get<bool>();
+               }
+               std::string path = (*body)["path"].get<std::string>();
+               Status st = files.MakeDir(who, p.at("id"), path, parents);
+               if (!st.ok()) return ErrorResponse(st);
+               return JsonResponse(201, {{"path", path}});
+             });
+  router.Add("GET", "/v1/sandboxes/{id}/archive",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto path = QueryPath(req);
+               if (!path.ok()) return ErrorResponse(path.status());
+               auto reader = files.ArchiveGet(who, p.at("id"), *path);
+               if (!reader.ok()) return ErrorResponse(reader.status());
+               return Download(std::move(*reader), "application/x-tar");
+             });
+  router.Add("PUT", "/v1/sandboxes/{id}/archive",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto path = QueryPath(req);
+               if (!path.ok()) return ErrorResponse(path.status());
+               auto count = std::make_shared<uint64_t>(0);
+               Status st = files.ArchivePut(who, p.at("id"), *path, BodySource(req, count));
+               if (!st.ok()) return ErrorResponse(st);
+               return JsonResponse(200, {{"path", *path}, {"size", *count}});
+             });
+}
+
+}  // namespace adapt::api

@@ -1,0 +1,328 @@
+#include "core/file_service.h"
+
+#include <signal.h>
+
+#include <cstring>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/log.h"
+#include "os/process.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kChunk = 256 * 1024;
+// Replies of list and stat are JSON held in memory; a directory with more entries than fit
+// in this is refused rather than exhausting adaptd.
+constexpr size_t kMaxReplyBytes = 64 << 20;
+constexpr size_t kMaxStderrBytes = 64 * 1024;
+
+// Exit codes of `adapt-agent file` (agent/file_util.h is the agent's side of the contract).
+enum AgentExit {
+  kNotFound = 3,
+  kBadTarget = 4,
+  kDenied = 5,
+  kConflict = 6,
+  kTooLarge = 7,
+  kNotText = 8,
+  kUnsafeArchive = 9,
+  kNoSpace = 10,
+};
+
+// A running agent process. Destroyed before Finish, it kills the agent's process tree.
+class AgentProcess {
+ public:
+  AgentProcess(runtime::Runtime& runtime, std::string sandbox_id, runtime::ExecProcess process)
+      : runtime_(runtime), sandbox_id_(std::move(sandbox_id)), process_(std::move(process)) {}
+  AgentProcess(const AgentProcess&) = delete;
+  AgentProcess& operator=(const AgentProcess&) = delete;
+
+  ~AgentProcess() {
+    if (finished_) return;
+    Status st = runtime_.KillExec(sandbox_id_, process_.tree_id);
+    if (!st.ok()) spdlog::warn("file operation in {}: {}", sandbox_id_, st.message());
+    os::Signal(process_.pid, SIGKILL);
+    (void)os::Wait(process_.pid);
+    runtime_.ForgetExec(sandbox_id_, process_.tree_id);
+  }
+
+  int stdin_fd() const { return process_.stdin_fd.get(); }
+  int stdout_fd() const { return process_.stdout_fd.get(); }
+  void CloseStdin() { process_.stdin_fd.reset(); }
+
+  // Reads stdout to its end (at most `limit` bytes kept; more is an error).
+  Result<std::string> ReadAllStdout(size_t limit) {
+    std::string out;
+    std::vector<char> buf(kChunk);
+    for (;;) {
+      auto n = os::ReadSome(stdout_fd(), buf.data(), buf.size());
+      if (!n.ok()) return n.status();
+      if (*n == 0) return out;
+      if (out.size() + *n > limit)
+        return Status(Code::kPayloadTooLarge,
+                      "the reply is larger than " + std::to_string(limit) + " bytes");
+      out.append(buf.data(), *n);
+    }
+  }
+
+  // Waits for the agent's exit; its error, from its exit code and stderr, when it failed.
+  Status Finish() {
+    finished_ = true;
+    CloseStdin();
+    process_.stdout_fd.reset();
+    std::string err;
+    std::vector<char> buf(8192);
+    for (;;) {
+      auto n = os::ReadSome(process_.stderr_fd.get(), buf.data(), buf.size());
+      if (!n.ok() || *n == 0) break;
+      if (err.size() < kMaxStderrBytes) err.append(buf.data(), *n);
+    }
+    auto exit = os::Wait(process_.pid);
+    runtime_.ForgetExec(sandbox_id_, process_.tree_id);
+    if (!exit.ok()) return exit.status().WithContext("waiting for the file operation");
+    if (exit->signaled())
+      return Internal("the file operation was killed by signal " + std::to_string(exit->signal));
+    if (exit->exit_code == 0) return Status::Ok();
+    return FileErrorFor(exit->exit_code, err);
+  }
+
+ private:
+  runtime::Runtime& runtime_;
+  std::string sandbox_id_;
+  runtime::ExecProcess process_;
+  bool finished_ = false;
+};
+
+class AgentReader final : public FileReader {
+ public:
+  AgentReader(std::unique_ptr<AgentProcess> process, std::string pending,
+              std::optional<uint64_t> size)
+      : process_(std::move(process)), pending_(std::move(pending)), size_(size) {}
+
+  std::optional<uint64_t> size() const override { return size_; }
+
+  long Read(char* buf, size_t n) override {
+    if (!pending_.empty()) {
+      size_t take = std::min(n, pending_.size());
+      std::memcpy(buf, pending_.data(), take);
+      pending_.erase(0, take);
+      return static_cast<long>(take);
+    }
+    auto got = os::ReadSome(process_->stdout_fd(), buf, n);
+    return got.ok() ? static_cast<long>(*got) : -1;
+  }
+
+  Status Finish() override { return process_->Finish(); }
+
+ private:
+  std::unique_ptr<AgentProcess> process_;
+  std::string pending_;
+  std::optional<uint64_t> size_;
+};
+
+std::string LastLine(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  size_t nl = t.rfind('\n');
+  std::string line = nl == std::string::npos ? t : t.substr(nl + 1);
+  constexpr std::string_view kPrefix = "adapt-agent: ";
+  if (line.compare(0, kPrefix.size(), kPrefix) == 0) line.erase(0, kPrefix.size());
+  return line;
+}
+
+}  // namespace
+
+struct FileService::Started {
+  std::unique_ptr<AgentProcess> process;
+};
+
+Status ValidateFilePath(const std::string& path, const std::string& field) {
+  if (path.empty()) return InvalidArgument(field, field + " is required");
+  if (path.find('\0') != std::string::npos)
+    return InvalidArgument(field, field + " must not contain NUL bytes");
+  if (path.size() > kMaxPathBytes)
+    return InvalidArgument(field,
+                           field + " is longer than " + std::to_string(kMaxPathBytes) + " bytes");
+  return Status::Ok();
+}
+
+Status FileErrorFor(int exit_code, const std::string& stderr_text) {
+  std::string message = LastLine(stderr_text);
+  if (message.empty())
+    message = "the file operation failed (exit " + std::to_string(exit_code) + ")";
+  switch (exit_code) {
+    case kNotFound:
+      return NotFound(message);
+    case kBadTarget:
+    case kNotText:
+      return InvalidArgument("path", message);
+    case kDenied:
+      return Status(Code::kPermissionDenied, message);
+    case kConflict:
+      return Conflict(message);
+    case kTooLarge:
+      return Status(Code::kPayloadTooLarge, message);
+    case kUnsafeArchive:
+      return InvalidArgument("body", message);
+    case kNoSpace:
+      return Status(Code::kResourceExhausted, message);
+    default:
+      return Internal("file operation failed: " + message);
+  }
+}
+
+FileService::FileService(store::Store& store, runtime::Runtime& runtime)
+    : store_(store), runtime_(runtime) {}
+
+Result<FileService::Started> FileService::Start(const Principal& who, const std::string& sandbox_id,
+                                                std::vector<std::string> args) {
+  if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
+  ASSIGN_OR_RETURN(store::SandboxRecord sandbox, store_.GetSandbox(who.org_id, sandbox_id));
+  if (sandbox.status != "running")
+    return Conflict("sandbox " + sandbox_id + " is " + sandbox.status +
+                    "; files are available only while it runs");
+  runtime::ExecRequest exec;
+  exec.sandbox_id = sandbox_id;
+  exec.argv = {kAgentPath, "file"};
+  exec.argv.insert(exec.argv.end(), args.begin(), args.end());
+  auto process = runtime_.Exec(exec);
+  if (!process.ok()) return process.status().WithContext("starting the file operation");
+  Started started;
+  started.process = std::make_unique<AgentProcess>(runtime_, sandbox_id, std::move(*process));
+  return started;
+}
+
+Result<std::string> FileService::RunToEnd(const Principal& who, const std::string& sandbox_id,
+                                          std::vector<std::string> args, const ByteSource* source) {
+  ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, std::move(args)));
+  AgentProcess& p = *started.process;
+  if (source) {
+    std::vector<char> buf(kChunk);
+    for (;;) {
+      long n = (*source)(buf.data(), buf.size());
+      // The client went away: the agent is killed before it renames anything into place.
+      if (n < 0) return InvalidArgument("body", "the upload ended before the whole body arrived");
+      if (n == 0) break;
+      // A failed write means the agent exited early; Finish says why.
+      if (!os::WriteAll(p.stdin_fd(), std::string_view(buf.data(), static_cast<size_t>(n))).ok())
+        break;
+    }
+  }
+  p.CloseStdin();
+  auto out = p.ReadAllStdout(kMaxReplyBytes);
+  RETURN_IF_ERROR(p.Finish());
+  return out;
+}
+
+Status FileService::Upload(const Principal& who, const std::string& sandbox_id,
+                           const std::string& path, const std::string& mode,
+                           const ByteSource& source) {
+  RETURN_IF_ERROR(ValidateFilePath(path));
+  std::vector<std::string> args = {"put", path};
+  if (!mode.empty()) {
+    if (mode.size() > 5 || mode.find_first_not_of("01234567") != std::string::npos ||
+        std::stoul(mode, nullptr, 8) > 07777)
+      return InvalidArgument("mode", "mode must be octal permission bits such as 0644");
+    args.insert(args.end(), {"--mode", mode});
+  }
+  return RunToEnd(who, sandbox_id, std::move(args), &source).status();
+}
+
+Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
+                                                          const std::string& sandbox_id,
+                                                          const std::string& path) {
+  RETURN_IF_ERROR(ValidateFilePath(path));
+  ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, {"get", path, "--header"}));
+  started.process->CloseStdin();
+  // The agent prints the size on a line of its own once the file is open.
+  std::string head;
+  std::vector<char> buf(kChunk);
+  while (head.find('\n') == std::string::npos) {
+    auto n = os::ReadSome(started.process->stdout_fd(), buf.data(), buf.size());
+    if (!n.ok() || *n == 0) {
+      RETURN_IF_ERROR(started.process->Finish());
+      return Internal("the file operation ended without a reply");
+    }
+    head.append(buf.data(), *n);
+    if (head.size() > kChunk * 2) return Internal("the file operation sent a malformed reply");
+  }
+  size_t nl = head.find('\n');
+  std::string digits = head.substr(0, nl);
+  if (digits.empty() || digits.size() > 19 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return Internal("the file operation sent a malformed reply");
+  return std::unique_ptr<FileReader>(std::make_unique<AgentReader>(
+      std::move(started.process), head.substr(nl + 1), std::stoull(digits)));
+}
+
+Result<nlohmann::json> FileService::List(const Principal& who, const std::string& sandbox_id,
+                                         const std::string& path) {
+  RETURN_IF_ERROR(ValidateFilePath(path));
+  ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"list", path}, nullptr));
+  json items = json::parse(out, nullptr, false);
+  if (!items.is_array()) return Internal("the file operation sent a malformed reply");
+  return json{{"path", path}, {"items", items}};
+}
+
+Result<nlohmann::json> FileService::Stat(const Principal& who, const std::string& sandbox_id,
+                                         const std::string& path) {
+  RETURN_IF_ERROR(ValidateFilePath(path));
+  ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"stat", path}, nullptr));
+  json st = json::parse(out, nullptr, false);
+  if (!st.is_object()) return Internal("the file operation sent a malformed reply");
+  return st;
+}
+
+Status FileService::Remove(const Principal& who, const std::string& sandbox_id,
+                           const std::string& path, bool recursive) {
+  RETURN_IF_ERROR(ValidateFilePath(path));
+  std::vector<std::string> args = {"rm", path};
+  if (recursive) args.push_back("--recursive");
+  return RunToEnd(who, sandbox_id, std::move(args), nullptr).status();
+}
+
+Status FileService::MakeDir(const Principal& who, const std::string& sandbox_id,
+                            const std::string& path, bool parents) {
+  RETURN_IF_ERROR(ValidateFilePath(path));
+  std::vector<std::string> args = {"mkdir", path};
+  if (parents) args.push_back("--parents");
+  return RunToEnd(who, sandbox_id, std::move(args), nullptr).status();
+}
+
+Result<std::unique_ptr<FileReader>> FileService::ArchiveGet(const Principal& who,
+                                                            const std::string& sandbox_id,
+                                                            const std::string& path) {
+  RETURN_IF_ERROR(ValidateFilePath(path));
+  ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, {"archive-get", path}));
+  started.process->CloseStdin();
+  // A tar stream is never empty (it ends with two zero blocks): no bytes means a failure,
+  // reported before the response starts.
+  std::string first(kChunk, '\0');
+  auto n = os::ReadSome(started.process->stdout_fd(), first.data(), first.size());
+  if (!n.ok() || *n == 0) {
+    RETURN_IF_ERROR(started.process->Finish());
+    return Internal("the file operation ended without a reply");
+  }
+  first.resize(*n);
+  return std::unique_ptr<FileReader>(
+      std::make_unique<AgentReader>(std::move(started.process), std::move(first), std::nullopt));
+}
+
+Status FileService::ArchivePut(const Principal& who, const std::string& sandbox_id,
+                               const std::string& path, const ByteSource& source) {
+  RETURN_IF_ERROR(ValidateFilePath(path));
+  return RunToEnd(who, sandbox_id, {"archive-put", path}, &source).status();
+}
+
+Result<std::string> FileService::ReadText(const Principal& who, const std::string& sandbox_id,
+                                          const std::string& path, size_t max_bytes) {
+  RETURN_IF_ERROR(ValidateFilePath(path));
+  std::string full = path[0] == '/' ? path : "/workspace/" + path;
+  if (full.size() > kMaxPathBytes) RETURN_IF_ERROR(ValidateFilePath(full));
+  return RunToEnd(who, sandbox_id, {"read-text", full, std::to_string(max_bytes)}, nullptr);
+}
+
+}  // namespace adapt::core

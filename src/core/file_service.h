@@ -1,0 +1,95 @@
+// FileService: files inside a running sandbox (issue 4). Every operation runs the agent
+// (`/.adapt/adapt-agent file <op>`) inside the sandbox through Runtime::Exec, so paths
+// resolve in the sandbox's own filesystem and can never reach the host's; bytes stream
+// through pipes, so adaptd's memory stays flat whatever the file's size.
+//
+// Paths: absolute, or relative to the image's working directory (the exec's cwd); at most
+// kMaxPathBytes bytes, no NUL. ReadText resolves relative paths under /workspace instead.
+// Errors: 404 no such sandbox (another organization's included) or file, 409 when the
+// sandbox is not running (the message names its status), 400 bad path / is a directory /
+// not text / unsafe archive entry, 403 permission denied in the sandbox, 413 over a limit.
+// Thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "core/auth.h"
+#include "runtime/runtime.h"
+#include "store/store.h"
+
+namespace adapt::core {
+
+constexpr size_t kMaxPathBytes = 4096;
+// Where the agent is mounted in every sandbox (runtime: <state>/helpers, read-only).
+constexpr const char* kAgentPath = "/.adapt/adapt-agent";
+
+// Fills up to n bytes; returns the count, 0 at the end, -1 when the source failed.
+using ByteSource = std::function<long(char* buf, size_t n)>;
+
+// An agent's output being read: a download or an archive. Destroying it before Finish
+// kills the agent.
+class FileReader {
+ public:
+  virtual ~FileReader() = default;
+  // The exact number of bytes Read will produce, when known (file downloads).
+  virtual std::optional<uint64_t> size() const = 0;
+  // Up to n bytes; 0 at the end; -1 on a read error.
+  virtual long Read(char* buf, size_t n) = 0;
+  // Waits for the agent to exit; its error when it failed.
+  virtual Status Finish() = 0;
+};
+
+class FileService {
+ public:
+  FileService(store::Store& store, runtime::Runtime& runtime);
+
+  // Writes `source` to `path` (replaced as a whole: a temp file renamed at the end). A source
+  // that fails leaves the old file in place. `mode` is octal text, empty: keep or 0644.
+  Status Upload(const Principal& who, const std::string& sandbox_id, const std::string& path,
+                const std::string& mode, const ByteSource& source);
+  // Opens `path` for reading; file errors are reported here, before any byte moves.
+  Result<std::unique_ptr<FileReader>> Download(const Principal& who, const std::string& sandbox_id,
+                                               const std::string& path);
+  // The entries of a directory (or the file itself): [{name, type, size, mode, mtime}].
+  Result<nlohmann::json> List(const Principal& who, const std::string& sandbox_id,
+                              const std::string& path);
+  Result<nlohmann::json> Stat(const Principal& who, const std::string& sandbox_id,
+                              const std::string& path);
+  Status Remove(const Principal& who, const std::string& sandbox_id, const std::string& path,
+                bool recursive);
+  Status MakeDir(const Principal& who, const std::string& sandbox_id, const std::string& path,
+                 bool parents);
+  // A tar stream of a file, or of a directory's contents.
+  Result<std::unique_ptr<FileReader>> ArchiveGet(const Principal& who,
+                                                 const std::string& sandbox_id,
+                                                 const std::string& path);
+  // Extracts a tar stream under directory `path` (created). Entries with absolute names,
+  // "..", or links pointing outside `path` are refused (400).
+  Status ArchivePut(const Principal& who, const std::string& sandbox_id, const std::string& path,
+                    const ByteSource& source);
+  // The UTF-8 text of a file of at most `max_bytes` bytes: 400 for binary or invalid UTF-8,
+  // 413 when larger. For read_workspace_file: relative paths resolve under /workspace.
+  Result<std::string> ReadText(const Principal& who, const std::string& sandbox_id,
+                               const std::string& path, size_t max_bytes);
+
+ private:
+  struct Started;
+  Result<Started> Start(const Principal& who, const std::string& sandbox_id,
+                        std::vector<std::string> args);
+  Result<std::string> RunToEnd(const Principal& who, const std::string& sandbox_id,
+                               std::vector<std::string> args, const ByteSource* source);
+
+  store::Store& store_;
+  runtime::Runtime& runtime_;
+};
+
+// Checks a path given by a client: non-empty, no NUL, at most kMaxPathBytes.
+Status ValidateFilePath(const std::string& path, const std::string& field = "path");
+// The Status for an agent's exit code and the last line of its stderr.
+Status FileErrorFor(int exit_code, const std::string& stderr_text);
+
+}  // namespace adapt::core
