@@ -261,7 +261,7 @@ class Server {
   // Reads what one pipe has now; closes it at end of file.
   void ReadOutput(Process& p, int stream) {
     int& fd = stream == 1 ? p.stdout_fd : p.stderr_fd;
-    char buf[kOutputChunk];
+    static char buf[kOutputChunk];
     for (int i = 0; i < 16 && fd >= 0; ++i) {
       ssize_t n = ::read(fd, buf, sizeof buf);
       if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
@@ -310,7 +310,7 @@ class Server {
   }
 
   void DiscardOrphanOutput() {
-    char buf[kOutputChunk];
+    static char buf[kOutputChunk];
     for (auto& p : procs_) {
       for (int* fd : {&p.stdout_fd, &p.stderr_fd}) {
         while (*fd >= 0) {

@@ -16,8 +16,8 @@ inline constexpr uint32_t kProtocolVersion = 1;
 inline constexpr size_t kFrameHeaderSize = 9;
 // Larger payloads are a protocol error: both sides split data into chunks below this.
 inline constexpr size_t kMaxFramePayload = 1 << 20;
-// The size of the output chunks the agent sends.
-inline constexpr size_t kOutputChunk = 64 * 1024;
+// The largest output chunk the agent sends.
+inline constexpr size_t kOutputChunk = 256 * 1024;
 
 enum class FrameType : uint8_t {
   kHello = 1,    // agent -> adaptd, channel 0: u32 protocol version

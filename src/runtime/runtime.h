@@ -82,7 +82,10 @@ class Runtime {
   // The session of the sandbox's in-sandbox agent when it is connected; nullptr otherwise
   // (exec through Exec then).
   virtual std::shared_ptr<AgentSession> Agent(const std::string& /*sandbox_id*/) { return nullptr; }
-  virtual Result<ExecDefaults> GetExecDefaults(const std::string& sandbox_id) = 0;
+  // What Exec would inherit from the workload; a runtime without an agent need not say.
+  virtual Result<ExecDefaults> GetExecDefaults(const std::string& sandbox_id) {
+    return Status(Code::kUnsupported, "no exec defaults for sandbox " + sandbox_id);
+  }
 };
 
 }  // namespace adapt::runtime

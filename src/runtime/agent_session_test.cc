@@ -1,0 +1,190 @@
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "agent/protocol.h"
+#include "os/files.h"
+#include "os/process.h"
+#include "os/unix_socket.h"
+#include "runtime/agent_hub.h"
+
+namespace adapt::runtime {
+namespace {
+
+using agent::FrameType;
+
+// The far end of the socket, played by the test.
+struct FakeAgent {
+  os::UniqueFd fd;
+  agent::FrameDecoder decoder;
+
+  agent::Frame Read() {
+    agent::Frame f;
+    char buf[4096];
+    while (decoder.Pop(f) != agent::FrameDecoder::Next::kFrame) {
+      auto n = os::ReadSome(fd.get(), buf, sizeof buf);
+      EXPECT_TRUE(n.ok() && *n > 0);
+      if (!n.ok() || *n == 0) return f;
+      decoder.Feed(std::string_view(buf, *n));
+    }
+    return f;
+  }
+  void Send(FrameType t, uint32_t ch, std::string_view payload) {
+    ASSERT_TRUE(os::WriteAll(fd.get(), agent::EncodeFrame(t, ch, payload)).ok());
+  }
+};
+
+// What one channel's callbacks saw.
+struct Seen {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::string out, err;
+  bool exited = false;
+  AgentExit exit;
+
+  AgentCallbacks Callbacks() {
+    AgentCallbacks cb;
+    cb.output = [this](int stream, std::string_view data) {
+      std::lock_guard lock(mu);
+      (stream == 1 ? out : err).append(data);
+    };
+    cb.exit = [this](const AgentExit& e) {
+      std::lock_guard lock(mu);
+      exit = e;
+      exited = true;
+      cv.notify_all();
+    };
+    return cb;
+  }
+  bool WaitExit() {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(10), [&] { return exited; });
+  }
+};
+
+class AgentSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/adapt-agent-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    path_ = dir_ + "/agent.sock";
+    ASSERT_TRUE(hub_.Listen("sbx_test", path_).ok());
+  }
+  void TearDown() override {
+    hub_.Close("sbx_test");
+    os::RemoveTree(dir_);
+  }
+  FakeAgent Connect(int32_t version = agent::kProtocolVersion) {
+    FakeAgent a;
+    auto fd = os::ConnectUnix(path_);
+    EXPECT_TRUE(fd.ok());
+    a.fd = std::move(*fd);
+    a.Send(FrameType::kHello, 0, agent::EncodeInts({version}));
+    return a;
+  }
+  std::shared_ptr<AgentSession> WaitSession() {
+    for (int i = 0; i < 500; ++i) {
+      if (auto s = hub_.Session("sbx_test")) return s;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return nullptr;
+  }
+
+  AgentHub hub_;
+  std::string dir_, path_;
+};
+
+TEST_F(AgentSessionTest, MultiplexesCommandsAndReportsTheirExits) {
+  EXPECT_EQ(hub_.Session("sbx_test"), nullptr);
+  FakeAgent a = Connect();
+  auto session = WaitSession();
+  ASSERT_NE(session, nullptr);
+
+  agent::SpawnRequest req;
+  req.argv = {"echo", "hi"};
+  req.has_stdin = true;
+  Seen one, two;
+  auto ch1 = session->Spawn(req, one.Callbacks());
+  auto ch2 = session->Spawn(req, two.Callbacks());
+  ASSERT_TRUE(ch1.ok() && ch2.ok());
+  EXPECT_NE(*ch1, *ch2);
+  ASSERT_TRUE(session->SendStdin(*ch1, "input").ok());
+  ASSERT_TRUE(session->Signal(*ch2, 9).ok());
+
+  agent::Frame f = a.Read();
+  EXPECT_EQ(f.type, FrameType::kSpawn);
+  agent::SpawnRequest got;
+  ASSERT_TRUE(agent::DecodeSpawn(f.payload, got));
+  EXPECT_EQ(got.argv, req.argv);
+  EXPECT_EQ(a.Read().type, FrameType::kSpawn);
+  f = a.Read();
+  EXPECT_EQ(f.type, FrameType::kStdin);
+  EXPECT_EQ(f.channel, *ch1);
+  EXPECT_EQ(f.payload, "input");
+  f = a.Read();
+  EXPECT_EQ(f.type, FrameType::kSignal);
+  EXPECT_EQ(f.channel, *ch2);
+
+  // Interleaved output of both channels, and frames for a channel nobody spawned.
+  a.Send(FrameType::kStdout, *ch2, "two-out");
+  a.Send(FrameType::kStdout, *ch1, "one-");
+  a.Send(FrameType::kStdout, 999, "nobody");
+  a.Send(FrameType::kStderr, *ch1, "err");
+  a.Send(FrameType::kStdout, *ch1, "out");
+  a.Send(FrameType::kExit, *ch1, agent::EncodeInts({3, 0}));
+  ASSERT_TRUE(one.WaitExit());
+  EXPECT_EQ(one.out, "one-out");
+  EXPECT_EQ(one.err, "err");
+  EXPECT_FALSE(one.exit.lost);
+  EXPECT_EQ(one.exit.exit_code, 3);
+  EXPECT_EQ(one.exit.signal, 0);
+
+  a.Send(FrameType::kExit, *ch2, agent::EncodeInts({-1, 9}));
+  ASSERT_TRUE(two.WaitExit());
+  EXPECT_EQ(two.out, "two-out");
+  EXPECT_EQ(two.exit.signal, 9);
+}
+
+TEST_F(AgentSessionTest, ADroppedConnectionLosesItsCommands) {
+  FakeAgent a = Connect();
+  auto session = WaitSession();
+  ASSERT_NE(session, nullptr);
+  agent::SpawnRequest req;
+  req.argv = {"sleep", "60"};
+  Seen seen;
+  ASSERT_TRUE(session->Spawn(req, seen.Callbacks()).ok());
+  a.fd.reset();
+  ASSERT_TRUE(seen.WaitExit());
+  EXPECT_TRUE(seen.exit.lost);
+  EXPECT_FALSE(session->Ready());
+  EXPECT_FALSE(session->Spawn(req, Seen().Callbacks()).ok());
+  // The agent reconnects: a new session takes over.
+  FakeAgent b = Connect();
+  auto again = WaitSession();
+  ASSERT_NE(again, nullptr);
+  EXPECT_NE(again, session);
+}
+
+TEST_F(AgentSessionTest, AMisbehavingPeerIsDropped) {
+  FakeAgent wrong = Connect(agent::kProtocolVersion + 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(hub_.Session("sbx_test"), nullptr);
+
+  FakeAgent a = Connect();
+  auto session = WaitSession();
+  ASSERT_NE(session, nullptr);
+  std::string garbage = agent::EncodeFrame(FrameType::kStdout, 1, "x");
+  garbage[4] = 99;  // no such frame type
+  ASSERT_TRUE(os::WriteAll(a.fd.get(), garbage).ok());
+  for (int i = 0; i < 500 && session->Ready(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(session->Ready());
+}
+
+}  // namespace
+}  // namespace adapt::runtime
