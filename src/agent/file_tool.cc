@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,11 +42,14 @@ std::string DirName(const std::string& path) {
   return slash == 0 ? "/" : p.substr(0, slash);
 }
 
-// Copies `in` to `out` until end of input. 0, or an errno with *reading telling which side.
-int Copy(int in, int out, bool* reading) {
+// Copies `in` to `out` until end of input, or `limit` bytes. 0, or an errno with *reading
+// telling which side.
+int Copy(int in, int out, bool* reading, uint64_t limit = UINT64_MAX) {
   std::vector<char> buf(kCopyBuffer);
   for (;;) {
-    ssize_t n = ::read(in, buf.data(), buf.size());
+    if (limit == 0) return 0;
+    size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), limit));
+    ssize_t n = ::read(in, buf.data(), want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       *reading = true;
@@ -56,6 +60,7 @@ int Copy(int in, int out, bool* reading) {
       *reading = false;
       return errno;
     }
+    limit -= static_cast<uint64_t>(n);
   }
 }
 
@@ -100,7 +105,8 @@ int Get(const std::string& path, bool header) {
     if (!WriteAllFd(1, line.data(), line.size())) return kExitFailed;
   }
   bool reading = false;
-  int err = Copy(fd, 1, &reading);
+  // With the header, never more than announced: adaptd sends it as Content-Length.
+  int err = Copy(fd, 1, &reading, header ? static_cast<uint64_t>(st.st_size) : UINT64_MAX);
   ::close(fd);
   if (err != 0) return FailErrno(err, reading ? "reading" : "sending", path);
   return kExitOk;

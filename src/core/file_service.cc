@@ -2,7 +2,11 @@
 
 #include <signal.h>
 
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "base/ids.h"
@@ -123,6 +127,55 @@ class AgentReader final : public FileReader {
   std::optional<uint64_t> size_;
 };
 
+// Copies `source` into `fd`, reading ahead on a thread of its own so that the network and
+// the sandbox's pipe work in parallel (at most kReadAhead chunks wait in memory). False when
+// the source failed; a write that fails (the agent exited early) just ends the copy.
+bool Feed(const ByteSource& source, int fd) {
+  constexpr size_t kReadAhead = 4;
+  std::mutex mu;
+  std::condition_variable changed;
+  std::deque<std::string> queue;
+  bool ended = false, failed = false, stop = false;
+  std::thread reader([&] {
+    for (;;) {
+      std::string chunk(kChunk, '\0');
+      long n = source(chunk.data(), chunk.size());
+      std::unique_lock lock(mu);
+      if (n <= 0) {
+        ended = true;
+        failed = n < 0;
+        changed.notify_all();
+        return;
+      }
+      chunk.resize(static_cast<size_t>(n));
+      changed.wait(lock, [&] { return stop || queue.size() < kReadAhead; });
+      if (stop) return;
+      queue.push_back(std::move(chunk));
+      changed.notify_all();
+    }
+  });
+  for (;;) {
+    std::string chunk;
+    {
+      std::unique_lock lock(mu);
+      changed.wait(lock, [&] { return ended || !queue.empty(); });
+      if (queue.empty()) break;  // ended
+      chunk = std::move(queue.front());
+      queue.pop_front();
+      changed.notify_all();
+    }
+    if (!os::WriteAll(fd, chunk).ok()) {
+      std::lock_guard lock(mu);
+      stop = true;
+      changed.notify_all();
+      break;
+    }
+  }
+  reader.join();
+  std::lock_guard lock(mu);
+  return !failed;
+}
+
 std::string LastLine(const std::string& text) {
   std::string t = text;
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
@@ -200,16 +253,9 @@ Result<std::string> FileService::RunToEnd(const Principal& who, const std::strin
   ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, std::move(args)));
   AgentProcess& p = *started.process;
   if (source) {
-    std::vector<char> buf(kChunk);
-    for (;;) {
-      long n = (*source)(buf.data(), buf.size());
-      // The client went away: the agent is killed before it renames anything into place.
-      if (n < 0) return InvalidArgument("body", "the upload ended before the whole body arrived");
-      if (n == 0) break;
-      // A failed write means the agent exited early; Finish says why.
-      if (!os::WriteAll(p.stdin_fd(), std::string_view(buf.data(), static_cast<size_t>(n))).ok())
-        break;
-    }
+    // The client went away: the agent is killed before it renames anything into place.
+    if (!Feed(*source, p.stdin_fd()))
+      return InvalidArgument("body", "the upload ended before the whole body arrived");
   }
   p.CloseStdin();
   auto out = p.ReadAllStdout(kMaxReplyBytes);

@@ -8,6 +8,7 @@ import http.client
 import io
 import json
 import os
+import sys
 import tarfile
 import threading
 import time
@@ -391,12 +392,14 @@ def test_one_gib_streams_up_and_down_with_flat_memory(daemon):
     with RssWatch(daemon.proc.pid) as up:
         status, body = stream_up(daemon, client, sid, "/var/tmp/big", GIB)
     assert status == 200 and body["size"] == GIB, body
+    sys.stderr.write("adaptd RSS growth: upload %d KiB\n" % up.growth)
     assert up.growth < RSS_GROWTH_BOUND_KIB, "adaptd grew by %d KiB on a 1 GiB upload" % up.growth
     assert sh(client, sid, "find /var/tmp/big -printf '%s\\n'")["stdout"] == "%d\n" % GIB
     with RssWatch(daemon.proc.pid) as down:
         status, length, total, digest = stream_down(daemon, client, sid, "/var/tmp/big")
     assert status == 200 and length == str(GIB) and total == GIB
     assert digest == expected.hexdigest()
+    sys.stderr.write("adaptd RSS growth: download %d KiB\n" % down.growth)
     assert down.growth < RSS_GROWTH_BOUND_KIB, "adaptd grew by %d KiB on a 1 GiB download" % down.growth
 
 
@@ -420,6 +423,28 @@ def test_an_interrupted_upload_leaves_the_old_file(daemon, box):
             break
         time.sleep(0.5)
     assert ".keep.adapt-" not in listing, listing
+
+
+def agent_processes(client, sid, op):
+    out = sh(client, sid, "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done")["stdout"]
+    return [l for l in out.splitlines() if l.startswith("/.adapt/adapt-agent file " + op)]
+
+
+def test_a_client_leaving_a_download_kills_the_agent(daemon, box):
+    client, sid = box
+    sh(client, sid, "head -c 200000000 /dev/zero > /var/tmp/leave.bin")
+    conn = http.client.HTTPConnection("127.0.0.1", daemon.port, timeout=60)
+    conn.request("GET", files_url(sid, path="/var/tmp/leave.bin"),
+                 headers={"Authorization": "Bearer " + client.key})
+    resp = conn.getresponse()
+    assert resp.status == 200 and len(resp.read(CHUNK)) == CHUNK
+    resp.close()  # the response holds the socket too
+    conn.close()
+    deadline = time.monotonic() + 30
+    while agent_processes(client, sid, "get") and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert agent_processes(client, sid, "get") == []
+    sh(client, sid, "rm -f /var/tmp/leave.bin")
 
 
 def test_cli_cp_both_ways_and_ls(box, tmp_path):
