@@ -6,6 +6,7 @@
 
 #include "api/router.h"
 #include "core/command_service.h"
+#include "core/endpoint_service.h"
 #include "core/event_bus.h"
 #include "core/sandbox_service.h"
 #include "store/store.h"
@@ -17,6 +18,7 @@ void AddCommandRoutes(Router& router, core::CommandService& commands);
 void AddOrgRoutes(Router& router, core::Auth& auth);
 void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
                     core::SandboxService& sandboxes, boost::asio::thread_pool& workers);
+void AddEndpointRoutes(Router& router, core::EndpointService& endpoints);
 // GET /healthz, without a key.
 void AddHealthRoutes(Router& router);
 

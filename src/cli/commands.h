@@ -47,5 +47,8 @@ void AddKeyCommands(CLI::App& app, Invocation& invocation);
 // "command" (get, kill); AddSandboxExec adds `exec` to the "sandbox" group.
 void AddCommandCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExec(CLI::App& sandbox_group, Invocation& invocation);
+// "endpoint" (ls, rm); AddSandboxExpose adds `expose` to the "sandbox" group.
+void AddEndpointCommands(CLI::App& app, Invocation& invocation);
+void AddSandboxExpose(CLI::App& sandbox_group, Invocation& invocation);
 
 }  // namespace adapt::cli

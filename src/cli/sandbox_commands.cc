@@ -193,6 +193,7 @@ void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
   AddDelete(*group, invocation);
   AddEvents(*group, invocation);
   AddSandboxExec(*group, invocation);
+  AddSandboxExpose(*group, invocation);
 }
 
 }  // namespace adapt::cli
