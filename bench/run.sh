@@ -4,3 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 bench/create_latency/create_latency.py "$@"
+python3 bench/egress/egress.py "$@"

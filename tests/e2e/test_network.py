@@ -266,7 +266,7 @@ def test_open_resolves_through_the_configured_resolver(client, open_box):
 def test_open_blocks_private_metadata_and_local_destinations(client, open_box):
     for target in ["10.0.0.1", "172.16.0.1", "192.168.0.1", "100.64.0.1", "169.254.169.254",
                    "0.0.0.0", "::ffff:169.254.169.254", "::1", "fe80::1", "fc00::1",
-                   "64:ff9b::a9fe:a9fe"]:
+                   "64:ff9b::a9fe:a9fe", "2852039166", "0xa9.0xfe.0xa9.0xfe", "0251.0376.0251.0376"]:
         assert probe(client, open_box, "tcp(%r, 80)" % target).startswith("FAIL"), target
 
 
