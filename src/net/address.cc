@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace adapt::net {
@@ -111,9 +112,27 @@ Result<AddressPool> AddressPool::Parse(const std::string& cidr) {
   AddressPool p;
   uint32_t mask = ~uint32_t{0} << (32 - len);
   p.base_ = V4(ip->bytes.data()) & mask;
+  p.len_ = len;
   p.slots_ = (int64_t{1} << (32 - len)) / 4;
   p.cidr_ = p.Nth(0) + "/" + std::to_string(len);
   return p;
+}
+
+bool AddressPool::Overlaps(const std::string& cidr) const {
+  auto slash = cidr.find('/');
+  auto ip = ParseIp(cidr.substr(0, slash));
+  if (!ip || ip->v6) return false;
+  int len = 32;
+  if (slash != std::string::npos) {
+    std::string t = cidr.substr(slash + 1);
+    if (t.empty() || t.size() > 2 || t.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    len = std::stoi(t);
+    if (len > 32) return false;
+  }
+  // Two blocks overlap when they agree on the shorter prefix.
+  Range4 shorter{base_, std::min(len, len_)};
+  return In4(V4(ip->bytes.data()), shorter);
 }
 
 std::string AddressPool::Nth(int64_t n) const {

@@ -39,10 +39,14 @@ class AddressPool {
   std::string cidr() const { return cidr_; }
   std::string HostAddress(int64_t slot) const { return Nth(slot * 4 + 1); }
   std::string SandboxAddress(int64_t slot) const { return Nth(slot * 4 + 2); }
+  // True when the IPv4 block `cidr` ("a.b.c.d/len", or one address) shares an address with
+  // the pool; false for anything unparsable.
+  bool Overlaps(const std::string& cidr) const;
 
  private:
   std::string Nth(int64_t n) const;
   uint32_t base_ = 0;
+  int len_ = 32;
   int64_t slots_ = 0;
   std::string cidr_;
 };

@@ -66,5 +66,17 @@ TEST(AddressPool, CutsSlash30Blocks) {
     EXPECT_FALSE(AddressPool::Parse(bad).ok()) << bad;
 }
 
+TEST(AddressPool, OverlapWithHostRoutes) {
+  auto p = AddressPool::Parse("10.88.0.0/16");
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(p->Overlaps("10.0.0.0/8"));
+  EXPECT_TRUE(p->Overlaps("10.88.3.0/24"));
+  EXPECT_TRUE(p->Overlaps("10.88.3.4"));
+  EXPECT_FALSE(p->Overlaps("10.89.0.0/16"));
+  EXPECT_FALSE(p->Overlaps("192.0.2.0/24"));
+  EXPECT_FALSE(p->Overlaps("default"));
+  EXPECT_FALSE(p->Overlaps("fd00::/64"));
+}
+
 }  // namespace
 }  // namespace adapt::net

@@ -46,6 +46,28 @@ Status RemoveLinks(const std::string& netns, const std::string& host_if) {
   return Status::Ok();
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> HostRoutes() {
+  ASSIGN_OR_RETURN(os::CommandResult r, os::RunCommand({"ip", "-4", "-o", "route", "show"}));
+  if (r.status.exit_code != 0) return Internal("ip route show failed: " + r.output);
+  std::vector<std::pair<std::string, std::string>> routes;
+  size_t start = 0;
+  while (start < r.output.size()) {
+    size_t end = r.output.find('\n', start);
+    if (end == std::string::npos) end = r.output.size();
+    std::string line = r.output.substr(start, end - start);
+    start = end + 1;
+    std::string dest = line.substr(0, line.find(' '));
+    std::string dev;
+    auto at = line.find(" dev ");
+    if (at != std::string::npos) {
+      dev = line.substr(at + 5);
+      dev = dev.substr(0, dev.find(' '));
+    }
+    if (!dest.empty()) routes.emplace_back(dest, dev);
+  }
+  return routes;
+}
+
 Status EnableForwarding() { return os::WriteExistingFile("/proc/sys/net/ipv4/ip_forward", "1\n"); }
 
 }  // namespace adapt::net

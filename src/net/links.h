@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 
@@ -23,6 +25,8 @@ Status CreateLinks(const LinkPlan& plan);
 // Removes the veth (both ends go together) and the namespace; absent pieces are fine.
 Status RemoveLinks(const std::string& netns, const std::string& host_if);
 bool LinkExists(const std::string& name);
+// The host's IPv4 routes (main table) as (destination, device) pairs; "default" included.
+Result<std::vector<std::pair<std::string, std::string>>> HostRoutes();
 // Turns IPv4 forwarding on (the host routes sandbox traffic).
 Status EnableForwarding();
 

@@ -54,6 +54,17 @@ Status NetworkManager::Init() {
   if (!options_.dns.empty() && !dns)
     return InvalidArgument(
         "dns", "the default resolver '" + options_.dns + "' must be an IPv4 or IPv6 address");
+  // The pool must be adapt's alone: a host route into it means a network the sandboxes
+  // would shadow (or reach). adapt's own /30 routes (ad<hex> devices) are fine.
+  ASSIGN_OR_RETURN(auto routes, HostRoutes());
+  for (const auto& [dest, dev] : routes) {
+    bool ours = dev.size() == 10 && dev.rfind("ad", 0) == 0 && pool_->Overlaps(dest);
+    if (!ours && pool_->Overlaps(dest))
+      return InvalidArgument("networkPool", "the network pool " + pool_->cidr() +
+                                                " overlaps the host's route to " + dest +
+                                                (dev.empty() ? "" : " (dev " + dev + ")") +
+                                                "; choose another --network-pool");
+  }
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/net", 0700));
   return EnableForwarding().WithContext("enabling IPv4 forwarding for sandbox networks");
 }
