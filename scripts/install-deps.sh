@@ -14,6 +14,8 @@ packages=(
   runsc mmdebstrap e2fsprogs iproute2 util-linux procps ca-certificates curl
   # end-to-end tests
   python3 python3-pytest python3-yaml
+  # sandbox networks (src/net): libnftables, and nft/ip for tests and inspection
+  libnftables-dev nftables
 )
 
 missing=()

@@ -6,6 +6,7 @@
 
 #include "api/router.h"
 #include "core/command_service.h"
+#include "core/endpoint_service.h"
 #include "core/event_bus.h"
 #include "core/file_service.h"
 #include "core/sandbox_service.h"
@@ -21,6 +22,7 @@ void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
 void AddFileRoutes(Router& router, core::FileService& files);
 // For HttpServerOptions::stream_request_body: the file and archive uploads.
 bool StreamsRequestBody(std::string_view method, std::string_view path);
+void AddEndpointRoutes(Router& router, core::EndpointService& endpoints);
 // GET /healthz, without a key.
 void AddHealthRoutes(Router& router);
 

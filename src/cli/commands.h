@@ -49,5 +49,8 @@ void AddCommandCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExec(CLI::App& sandbox_group, Invocation& invocation);
 // `cp` and `ls` in the "sandbox" group (file_commands.cc).
 void AddSandboxFiles(CLI::App& sandbox_group, Invocation& invocation);
+// "endpoint" (ls, rm); AddSandboxExpose adds `expose` to the "sandbox" group.
+void AddEndpointCommands(CLI::App& app, Invocation& invocation);
+void AddSandboxExpose(CLI::App& sandbox_group, Invocation& invocation);
 
 }  // namespace adapt::cli

@@ -194,6 +194,7 @@ void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
   AddEvents(*group, invocation);
   AddSandboxExec(*group, invocation);
   AddSandboxFiles(*group, invocation);
+  AddSandboxExpose(*group, invocation);
 }
 
 }  // namespace adapt::cli

@@ -25,8 +25,16 @@ std::string SignalName(int sig) {
 }  // namespace
 
 SandboxLifecycle::SandboxLifecycle(store::Store& store, runtime::Runtime& runtime,
-                                   const ImageCatalog& images, EventBus& events)
-    : store_(store), runtime_(runtime), images_(images), events_(events) {}
+                                   const ImageCatalog& images, EventBus& events,
+                                   net::NetworkManager* network)
+    : store_(store), runtime_(runtime), images_(images), events_(events), network_(network) {}
+
+Status SandboxLifecycle::Release(const std::string& id, bool keep_disk) {
+  if (on_release_) on_release_(id);
+  Status st = runtime_.Destroy(id, keep_disk);
+  if (!st.ok() || !network_) return st;
+  return network_->Detach(id);
+}
 
 std::shared_ptr<std::mutex> SandboxLifecycle::LockFor(const std::string& id) {
   std::lock_guard lock(locks_mu_);
@@ -86,16 +94,30 @@ void SandboxLifecycle::Provision(const std::string& id) {
   req.image_rootfs = image->rootfs;
   req.disk_mib = r.config["diskMiB"].get<uint64_t>();
   req.network_none = r.config["network"]["egress"] == "none";
+  if (!req.network_none) {
+    if (!network_)
+      return Fail(r, "sandbox networking is not available on this host", {"provisioning"});
+    auto attached = network_->Attach(r.id, r.config["network"]);
+    if (!attached.ok()) {
+      network_->Detach(r.id);
+      return Fail(r, attached.status().message(), {"provisioning"});
+    }
+    req.spec.netns_path = attached->netns_path;
+    req.spec.resolv_conf = attached->resolv_conf;
+  }
   Status launched = runtime_.Launch(req);
-  if (!launched.ok()) return Fail(r, launched.message(), {"provisioning"});
+  if (!launched.ok()) {
+    if (network_) network_->Detach(id);
+    return Fail(r, launched.message(), {"provisioning"});
+  }
 
   auto obs = runtime_.Observe(id);
   if (!obs.ok()) {
-    runtime_.Destroy(id, true);
+    Release(id, true);
     return Fail(r, obs.status().message(), {"provisioning"});
   }
   if (obs->state.phase == runtime::ShimPhase::kLaunchFailed) {
-    runtime_.Destroy(id, true);
+    Release(id, true);
     return Fail(r, obs->state.error, {"provisioning"});
   }
   r.status = "running";
@@ -128,7 +150,7 @@ void SandboxLifecycle::RecordExit(store::SandboxRecord r, const runtime::Observa
     ApplyOutput(r, obs.output, r.result);
   }
   if (!Transition(r, {"running"}).ok()) return;
-  Status st_destroy = runtime_.Destroy(r.id, true);
+  Status st_destroy = Release(r.id, true);
   if (!st_destroy.ok())
     spdlog::warn("sandbox {}: releasing compute: {}", r.id, st_destroy.message());
 }
@@ -177,7 +199,7 @@ void SandboxLifecycle::FinishDelete(const std::string& id) {
   std::lock_guard guard(*lock);
   auto rec = store_.GetSandbox("", id);
   if (!rec.ok() || rec->status != "deleting") return;
-  Status st = runtime_.Destroy(id, false);
+  Status st = Release(id, false);
   if (!st.ok()) {
     // Stay deleting: the monitor retries and a restart reconciles.
     spdlog::error("sandbox {}: deleting: {}", id, st.message());
@@ -210,7 +232,7 @@ void SandboxLifecycle::Reconcile() {
         Transition(next, {"provisioning"});
         spdlog::info("sandbox {}: adopted after restart", r.id);
       } else {
-        runtime_.Destroy(r.id, true);
+        Release(r.id, true);
         Fail(r, "adaptd restarted while the sandbox was being provisioned", {"provisioning"});
       }
     } else if (r.status == "running") {
@@ -220,7 +242,7 @@ void SandboxLifecycle::Reconcile() {
       FinishDelete(r.id);
     } else {
       // Ended sandboxes keep only their disk: release anything a crash left behind.
-      runtime_.Destroy(r.id, true);
+      Release(r.id, true);
     }
   }
   for (const auto& id : runtime_.List()) {
@@ -228,7 +250,7 @@ void SandboxLifecycle::Reconcile() {
     auto rec = store_.GetSandbox("", id);
     if (rec.ok() && rec->status != "deleted") continue;
     spdlog::info("sandbox {}: removing leftovers", id);
-    runtime_.Destroy(id, false);
+    Release(id, false);
   }
 }
 

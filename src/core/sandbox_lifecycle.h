@@ -10,6 +10,7 @@
 // may block (runsc, mounts) and belongs on a worker thread.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 
 #include "core/event_bus.h"
 #include "core/image_catalog.h"
+#include "net/network_manager.h"
 #include "runtime/runtime.h"
 #include "store/store.h"
 
@@ -24,8 +26,9 @@ namespace adapt::core {
 
 class SandboxLifecycle {
  public:
+  // `network` null: every sandbox runs without a network (egress "none").
   SandboxLifecycle(store::Store& store, runtime::Runtime& runtime, const ImageCatalog& images,
-                   EventBus& events);
+                   EventBus& events, net::NetworkManager* network = nullptr);
 
   // Boots a sandbox that is provisioning. A sandbox deleted meanwhile is left alone.
   void Provision(const std::string& id);
@@ -38,6 +41,11 @@ class SandboxLifecycle {
                                            const std::string& reason);
   // Tears a deleting sandbox down and marks it deleted.
   void FinishDelete(const std::string& id);
+  // Called with the sandbox's id whenever its compute is released (it ended or is deleted):
+  // its endpoints go then.
+  void SetReleaseHook(std::function<void(const std::string&)> hook) {
+    on_release_ = std::move(hook);
+  }
   // Start-up reconciliation: adopt, finish, or tear down what the store and the runtime hold.
   void Reconcile();
 
@@ -50,11 +58,15 @@ class SandboxLifecycle {
   void Fail(store::SandboxRecord r, const std::string& error,
             const std::vector<std::string>& expected);
   void RecordExit(store::SandboxRecord r, const runtime::Observation& obs);
+  // Stops the sandbox's compute (runtime.Destroy) and removes its network.
+  Status Release(const std::string& id, bool keep_disk);
 
   store::Store& store_;
   runtime::Runtime& runtime_;
   const ImageCatalog& images_;
   EventBus& events_;
+  net::NetworkManager* network_;
+  std::function<void(const std::string&)> on_release_;
   std::mutex locks_mu_;
   std::map<std::string, std::weak_ptr<std::mutex>> locks_;
 };

@@ -1,8 +1,10 @@
 #include "core/sandbox_request.h"
 
+#include <cctype>
 #include <set>
 
 #include "core/sandbox_limits.h"
+#include "net/address.h"
 
 namespace adapt::core {
 namespace {
@@ -98,32 +100,140 @@ Result<std::map<std::string, std::string>> ParseEnv(const json& body) {
   return env;
 }
 
+constexpr size_t kMaxNetworkRules = 64;  // seed 001: "Use up to 64 rules"
+
+// A literal public IPv4/IPv6 address: no CIDR, no hostname, nothing egress may never reach.
+Result<std::string> PublicAddress(const json& v, const std::string& field) {
+  if (!v.is_string()) return InvalidArgument(field, field + " must be an IP address string");
+  std::string text = v;
+  auto ip = net::ParseIp(text);
+  if (!ip)
+    return InvalidArgument(field, field +
+                                      " must be one IPv4 or IPv6 address (no CIDR, no "
+                                      "hostname): '" +
+                                      text.substr(0, 64) + "'");
+  if (net::IsBlockedDestination(*ip))
+    return InvalidArgument(field, field + " " + ip->text +
+                                      " is a private, local or reserved address; only public "
+                                      "addresses can be allowed");
+  return ip->text;
+}
+
+Result<int> Port(const json& v, const std::string& field) {
+  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 65535)
+    return InvalidArgument(field, field + " must be an integer from 1 to 65535");
+  return v.get<int>();
+}
+
+Result<json> ParseAllow(const json& list) {
+  if (!list.is_array()) return InvalidArgument("network.allow", "network.allow must be an array");
+  if (list.size() > kMaxNetworkRules)
+    return InvalidArgument("network.allow", "network.allow has " + std::to_string(list.size()) +
+                                                " rules; at most 64 are allowed");
+  json out = json::array();
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string f = "network.allow[" + std::to_string(i) + "]";
+    const json& r = list[i];
+    if (!r.is_object())
+      return InvalidArgument(
+          f, f + " must be an object such as "
+                 "{\"protocol\": \"tcp\", \"address\": \"1.1.1.1\", \"port\": 443}");
+    RETURN_IF_ERROR(CheckKnownFields(r, {"protocol", "address", "port"}, f + "."));
+    for (const char* k : {"protocol", "address", "port"})
+      if (!r.contains(k)) return InvalidArgument(f + "." + k, f + "." + k + " is required");
+    if (!r["protocol"].is_string() || (r["protocol"] != "tcp" && r["protocol"] != "udp"))
+      return InvalidArgument(f + ".protocol", f + ".protocol must be \"tcp\" or \"udp\"");
+    ASSIGN_OR_RETURN(std::string address, PublicAddress(r["address"], f + ".address"));
+    ASSIGN_OR_RETURN(int port, Port(r["port"], f + ".port"));
+    out.push_back({{"protocol", r["protocol"]}, {"address", address}, {"port", port}});
+  }
+  return out;
+}
+
+// Exact ASCII names (punycode for the rest): letters, digits, hyphens, dots; no wildcards.
+bool IsExactHostname(const std::string& h) {
+  if (h.empty() || h.size() > 253 || h.front() == '.' || h.back() == '.') return false;
+  size_t label = 0;
+  for (char c : h) {
+    if (c == '.') {
+      if (label == 0) return false;
+      label = 0;
+      continue;
+    }
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+    if (!ok || ++label > 63) return false;
+  }
+  return h.find('.') != std::string::npos && !net::ParseIp(h);
+}
+
+Result<json> ParseHostnames(const json& list) {
+  if (!list.is_array())
+    return InvalidArgument("network.hostnames", "network.hostnames must be an array");
+  if (list.size() > kMaxNetworkRules)
+    return InvalidArgument(
+        "network.hostnames",
+        "network.hostnames has " + std::to_string(list.size()) + " rules; at most 64 are allowed");
+  json out = json::array();
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string f = "network.hostnames[" + std::to_string(i) + "]";
+    const json& r = list[i];
+    if (!r.is_object())
+      return InvalidArgument(f, f + " must be an object such as "
+                                    "{\"hostname\": \"api.openai.com\", \"port\": 443}");
+    RETURN_IF_ERROR(CheckKnownFields(r, {"hostname", "port"}, f + "."));
+    if (!r.contains("hostname") || !r["hostname"].is_string() ||
+        !IsExactHostname(r["hostname"].get<std::string>()))
+      return InvalidArgument(f + ".hostname",
+                             f + ".hostname must be an exact ASCII (punycode) host name; "
+                                 "wildcards and addresses are not accepted");
+    if (!r.contains("port")) return InvalidArgument(f + ".port", f + ".port is required");
+    ASSIGN_OR_RETURN(int port, Port(r["port"], f + ".port"));
+    std::string host = r["hostname"];
+    for (auto& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out.push_back({{"hostname", host}, {"port", port}});
+  }
+  return out;
+}
+
 Result<json> ParseNetwork(const json& body) {
+  // Seed 001: public internet is the default.
   json net = {
-      {"egress", "none"}, {"allow", json::array()}, {"dns", nullptr}, {"hostnames", json::array()}};
+      {"egress", "open"}, {"allow", json::array()}, {"dns", nullptr}, {"hostnames", json::array()}};
   if (!body.contains("network") || body["network"].is_null()) return net;
   const json& n = body["network"];
   if (!n.is_object()) return InvalidArgument("network", "network must be an object");
   RETURN_IF_ERROR(CheckKnownFields(n, {"egress", "allow", "dns", "hostnames"}, "network."));
   if (n.contains("egress")) {
-    if (!n["egress"].is_string())
+    if (!n["egress"].is_string() ||
+        (n["egress"] != "open" && n["egress"] != "none" && n["egress"] != "allowlist"))
       return InvalidArgument("network.egress",
                              "network.egress must be one of open, none, allowlist");
-    std::string egress = n["egress"];
-    if (egress != "open" && egress != "none" && egress != "allowlist")
-      return InvalidArgument("network.egress",
-                             "network.egress must be one of open, none, allowlist");
-    if (egress != "none")
-      return Unsupported("network.egress", "network egress '" + egress +
-                                               "' is not supported yet on this host; use \"none\"");
+    net["egress"] = n["egress"];
   }
+  const std::string egress = net["egress"];
   for (const char* list : {"allow", "hostnames"}) {
-    if (n.contains(list) && !n[list].is_null() && !(n[list].is_array() && n[list].empty()))
+    if (!n.contains(list) || n[list].is_null()) continue;
+    if (egress != "allowlist" && !(n[list].is_array() && n[list].empty()))
       return InvalidArgument(std::string("network.") + list,
                              std::string("network.") + list + " needs egress \"allowlist\"");
   }
-  if (n.contains("dns") && !n["dns"].is_null())
-    return InvalidArgument("network.dns", "network.dns needs network egress; it is \"none\"");
+  if (n.contains("allow") && !n["allow"].is_null()) {
+    ASSIGN_OR_RETURN(net["allow"], ParseAllow(n["allow"]));
+  }
+  if (n.contains("hostnames") && !n["hostnames"].is_null()) {
+    ASSIGN_OR_RETURN(net["hostnames"], ParseHostnames(n["hostnames"]));
+  }
+  if (n.contains("dns") && !n["dns"].is_null()) {
+    if (egress == "none")
+      return InvalidArgument("network.dns", "network.dns needs network egress; it is \"none\"");
+    ASSIGN_OR_RETURN(std::string dns, PublicAddress(n["dns"], "network.dns"));
+    net["dns"] = dns;
+  }
+  if (!net["hostnames"].empty())
+    return Unsupported("network.hostnames",
+                       "TLS hostname rules (network.hostnames) are not supported yet on this "
+                       "host; use IP rules in network.allow");
   return net;
 }
 

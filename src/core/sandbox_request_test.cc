@@ -98,7 +98,7 @@ TEST(ParseCreateSandbox, EmptyBodyGetsEveryDefault) {
   EXPECT_EQ(c["labels"], json::object());
   EXPECT_EQ(c["image"], kDefaultImage);
   EXPECT_TRUE(c["imageId"].is_null());
-  EXPECT_EQ(c["network"]["egress"], "none");
+  EXPECT_EQ(c["network"]["egress"], "open") << "seed 001: public internet is the default";
   EXPECT_TRUE(c["startup"].is_null()) << "no startup: an interactive sandbox";
   EXPECT_EQ(c["securityProfile"], "restricted");
   EXPECT_EQ(c["startupClass"], "instant");
@@ -179,13 +179,67 @@ TEST(ParseCreateSandbox, ImageReferenceIsKeptOrValidated) {
   ExpectInvalid({{"image", std::string(513, 'a')}}, "image");
 }
 
-TEST(ParseCreateSandbox, NetworkEgressNoneIsTheOnlyOneHonoured) {
+TEST(ParseCreateSandbox, NetworkEgressModes) {
   EXPECT_EQ(MustParseConfig({{"network", {{"egress", "none"}}}})["network"]["egress"], "none");
-  ExpectRefused({{"network", {{"egress", "open"}}}}, Code::kUnsupported, "network.egress");
-  ExpectRefused({{"network", {{"egress", "allowlist"}}}}, Code::kUnsupported, "network.egress");
+  EXPECT_EQ(MustParseConfig({{"network", {{"egress", "open"}}}})["network"]["egress"], "open");
+  EXPECT_EQ(MustParseConfig({{"network", json::object()}})["network"]["egress"], "open");
+  json allow = MustParseConfig({{"network", {{"egress", "allowlist"}}}})["network"];
+  EXPECT_EQ(allow["egress"], "allowlist");
+  EXPECT_TRUE(allow["allow"].empty());
+  EXPECT_TRUE(allow["dns"].is_null()) << "restricted mode has no DNS unless asked for";
   ExpectInvalid({{"network", {{"egress", "bogus"}}}}, "network.egress");
   ExpectInvalid({{"network", {{"egress", 1}}}}, "network.egress");
   ExpectInvalid({{"network", "none"}}, "network");
+}
+
+TEST(ParseCreateSandbox, AllowlistRulesAreExactPublicAddressesAndPorts) {
+  json c = MustParseConfig(json::parse(R"({"network": {"egress": "allowlist", "dns": "1.1.1.1",
+      "allow": [{"protocol": "tcp", "address": "1.1.1.1", "port": 443},
+                {"protocol": "udp", "address": "2606:4700:0:0::1111", "port": 65535}]}})"));
+  EXPECT_EQ(c["network"]["allow"][0]["address"], "1.1.1.1");
+  EXPECT_EQ(c["network"]["allow"][1]["address"], "2606:4700::1111");
+  EXPECT_EQ(c["network"]["allow"][1]["port"], 65535);
+  EXPECT_EQ(c["network"]["dns"], "1.1.1.1");
+  auto rule = [](json r) {
+    return json{{"network", {{"egress", "allowlist"}, {"allow", json::array({r})}}}};
+  };
+  json good = {{"protocol", "tcp"}, {"address", "1.1.1.1"}, {"port", 443}};
+  auto with = [&](const char* k, json v) {
+    json r = good;
+    r[k] = v;
+    return rule(r);
+  };
+  for (const char* a : {"10.0.0.1", "192.168.1.1", "172.16.0.1", "127.0.0.1", "169.254.169.254",
+                        "100.64.0.1", "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "fe80::1",
+                        "fc00::1", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "1.1.1.0/24",
+                        "one.one.one.one", "", " 1.1.1.1"})
+    ExpectInvalid(with("address", a), "network.allow[0].address");
+  ExpectInvalid(with("port", 0), "network.allow[0].port");
+  ExpectInvalid(with("port", 65536), "network.allow[0].port");
+  ExpectInvalid(with("port", "443"), "network.allow[0].port");
+  ExpectInvalid(with("protocol", "icmp"), "network.allow[0].protocol");
+  ExpectInvalid(with("extra", 1), "network.allow[0].extra");
+  json no_port = good;
+  no_port.erase("port");
+  ExpectInvalid(rule(no_port), "network.allow[0].port");
+  json many = json::array();
+  for (int i = 0; i < 64; ++i) many.push_back(good);
+  EXPECT_TRUE(Parse({{"network", {{"egress", "allowlist"}, {"allow", many}}}}).ok());
+  many.push_back(good);
+  ExpectInvalid({{"network", {{"egress", "allowlist"}, {"allow", many}}}}, "network.allow");
+  ExpectInvalid({{"network", {{"egress", "allowlist"}, {"dns", "10.0.0.53"}}}}, "network.dns");
+  ExpectInvalid({{"network", {{"egress", "allowlist"}, {"dns", "dns.google"}}}}, "network.dns");
+}
+
+TEST(ParseCreateSandbox, HostnameRulesAreValidatedThenRefusedAsUnsupported) {
+  auto host = [](json h) {
+    return json{{"network", {{"egress", "allowlist"}, {"hostnames", json::array({h})}}}};
+  };
+  for (const char* bad : {"*.openai.com", "api..com", "1.1.1.1", "ex ample.com", "bücher.de", ""})
+    ExpectInvalid(host({{"hostname", bad}, {"port", 443}}), "network.hostnames[0].hostname");
+  ExpectInvalid(host({{"hostname", "api.openai.com"}, {"port", 0}}), "network.hostnames[0].port");
+  ExpectRefused(host({{"hostname", "api.openai.com"}, {"port", 443}}), Code::kUnsupported,
+                "network.hostnames");
 }
 
 TEST(ParseCreateSandbox, RulesWithoutAllowlistAreRefused) {
@@ -194,7 +248,7 @@ TEST(ParseCreateSandbox, RulesWithoutAllowlistAreRefused) {
                 "network.allow");
   ExpectInvalid(json::parse(R"({"network": {"hostnames": [{"hostname": "a.com", "port": 443}]}})"),
                 "network.hostnames");
-  ExpectInvalid(json::parse(R"({"network": {"dns": "1.1.1.1"}})"), "network.dns");
+  ExpectInvalid(json::parse(R"({"network": {"egress": "none", "dns": "1.1.1.1"}})"), "network.dns");
   EXPECT_TRUE(
       Parse(json::parse(R"({"network": {"egress": "none", "allow": [], "dns": null}})")).ok());
 }

@@ -65,11 +65,13 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
 Result<json> SandboxService::Get(const Principal& who, const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(who.org_id, id));
+  json view = SandboxToJson(r);
   if (r.status == "running" && !r.config["startup"].is_null()) {
     auto obs = runtime_.Observe(id);
-    if (obs.ok()) return SandboxToJson(r, &obs->output);
+    if (obs.ok()) view = SandboxToJson(r, &obs->output);
   }
-  return SandboxToJson(r);
+  if (endpoints_view_) view["endpoints"] = endpoints_view_(r.org_id, r.id);
+  return view;
 }
 
 Result<json> SandboxService::List(const Principal& who, const ListSandboxesRequest& req) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -33,6 +34,10 @@ class SandboxService {
   Result<nlohmann::json> Create(const Principal& who, const nlohmann::json& body,
                                 const std::optional<std::string>& idempotency_key);
   Result<nlohmann::json> Get(const Principal& who, const std::string& id);
+  // Fills the single-sandbox view's `endpoints` (org id, sandbox id -> array).
+  void SetEndpointsView(std::function<nlohmann::json(const std::string&, const std::string&)> fn) {
+    endpoints_view_ = std::move(fn);
+  }
   Result<nlohmann::json> List(const Principal& who, const ListSandboxesRequest& req);
   Result<DeleteOutcome> Delete(const Principal& who, const std::string& id);
 
@@ -40,6 +45,7 @@ class SandboxService {
   void Expire(const std::string& id);
 
  private:
+  std::function<nlohmann::json(const std::string&, const std::string&)> endpoints_view_;
   store::Store& store_;
   runtime::Runtime& runtime_;
   SandboxLifecycle& lifecycle_;

@@ -87,7 +87,7 @@ TEST(SandboxToJson, ShowsConfigurationWithDefaults) {
   EXPECT_EQ(j["labels"], json({{"name", "worker"}}));
   EXPECT_EQ(j["image"], "debian:12");
   EXPECT_TRUE(j["imageId"].is_null());
-  EXPECT_EQ(j["network"]["egress"], "none");
+  EXPECT_EQ(j["network"]["egress"], "open");
   EXPECT_EQ(j["createdAt"], "2023-11-14T22:13:20.123Z");
   EXPECT_EQ(j["expiresAt"], "2023-11-14T23:13:20.123Z");
   EXPECT_TRUE(j["terminationReason"].is_null());

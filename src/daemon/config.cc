@@ -1,6 +1,7 @@
 #include "daemon/config.h"
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,22 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.worker_threads = value;
       else if (key == "maxBodyBytes")
         c.max_body_bytes = value;
+      else if (key == "networkPool")
+        c.network_pool = value;
+      else if (key == "dns")
+        c.dns = value;
+      else if (key == "networkName")
+        c.network_name = value;
+      else if (key == "ingressHttp")
+        c.ingress_http = value;
+      else if (key == "ingressHttps")
+        c.ingress_https = value;
+      else if (key == "ingressDomain")
+        c.ingress_domain = value;
+      else if (key == "ingressCert")
+        c.ingress_cert = value;
+      else if (key == "ingressKey")
+        c.ingress_key = value;
       else
         return InvalidArgument(key, path + ": unknown setting '" + key + "'");
     }
@@ -64,6 +81,21 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* runsc = app.add_option("--runsc", flags.runsc, "runsc binary [runsc]");
   auto* libexec =
       app.add_option("--libexec-dir", flags.libexec_dir, "where adapt-shim and adapt-pause are");
+  auto* pool = app.add_option("--network-pool", flags.network_pool,
+                              "IPv4 block for sandbox addresses [10.88.0.0/16]");
+  auto* dns = app.add_option("--dns", flags.dns, "open mode's DNS resolver [1.1.1.1]");
+  auto* net_name = app.add_option("--network-name", flags.network_name,
+                                  "nftables table and netns prefix of this adaptd [adapt]");
+  auto* ingress_http = app.add_option("--ingress-http", flags.ingress_http,
+                                      "HOST:PORT of the endpoints' HTTP listener [127.0.0.1:8081]");
+  auto* ingress_https =
+      app.add_option("--ingress-https", flags.ingress_https,
+                     "HOST:PORT of the endpoints' HTTPS listener [127.0.0.1:8443]");
+  auto* ingress_domain = app.add_option("--ingress-domain", flags.ingress_domain,
+                                        "domain of endpoint hostnames [adapt.localhost]");
+  auto* ingress_cert =
+      app.add_option("--ingress-cert", flags.ingress_cert, "HTTPS certificate (PEM) [self-signed]");
+  auto* ingress_key = app.add_option("--ingress-key", flags.ingress_key, "its key (PEM)");
   auto* workers =
       app.add_option("--worker-threads", flags.worker_threads, "threads for blocking work [8]");
   try {
@@ -79,18 +111,44 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   FromEnv("ADAPT_IMAGES_DIR", c.images_dir);
   FromEnv("ADAPT_DEFAULT_IMAGE", c.default_image);
   FromEnv("ADAPT_RUNSC", c.runsc);
+  FromEnv("ADAPT_NETWORK_POOL", c.network_pool);
+  FromEnv("ADAPT_DNS", c.dns);
+  FromEnv("ADAPT_NETWORK_NAME", c.network_name);
+  FromEnv("ADAPT_INGRESS_HTTP", c.ingress_http);
+  FromEnv("ADAPT_INGRESS_HTTPS", c.ingress_https);
+  FromEnv("ADAPT_INGRESS_DOMAIN", c.ingress_domain);
+  FromEnv("ADAPT_INGRESS_CERT", c.ingress_cert);
+  FromEnv("ADAPT_INGRESS_KEY", c.ingress_key);
   if (listen->count()) c.listen = flags.listen;
   if (state->count()) c.state_dir = flags.state_dir;
   if (images->count()) c.images_dir = flags.images_dir;
   if (def->count()) c.default_image = flags.default_image;
   if (runsc->count()) c.runsc = flags.runsc;
   if (libexec->count()) c.libexec_dir = flags.libexec_dir;
+  if (pool->count()) c.network_pool = flags.network_pool;
+  if (dns->count()) c.dns = flags.dns;
+  if (net_name->count()) c.network_name = flags.network_name;
+  if (ingress_http->count()) c.ingress_http = flags.ingress_http;
+  if (ingress_https->count()) c.ingress_https = flags.ingress_https;
+  if (ingress_domain->count()) c.ingress_domain = flags.ingress_domain;
+  if (ingress_cert->count()) c.ingress_cert = flags.ingress_cert;
+  if (ingress_key->count()) c.ingress_key = flags.ingress_key;
+  if (c.ingress_cert.empty() != c.ingress_key.empty())
+    return InvalidArgument("ingressCert", "give both ingressCert and ingressKey, or neither");
   if (workers->count()) c.worker_threads = flags.worker_threads;
   if (c.images_dir.empty()) c.images_dir = c.state_dir + "/images";
   if (c.io_threads < 1 || c.io_threads > 64)
     return InvalidArgument("ioThreads", "ioThreads must be between 1 and 64");
   if (c.max_body_bytes < 1024 || c.max_body_bytes > (64u << 20))
     return InvalidArgument("maxBodyBytes", "maxBodyBytes must be between 1 KiB and 64 MiB");
+  {
+    const auto& n = c.network_name;
+    bool ok = !n.empty() && n.size() <= 32 && std::isalpha(static_cast<unsigned char>(n[0]));
+    for (char ch : n) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+    if (!ok)
+      return InvalidArgument(
+          "networkName", "networkName must be 1-32 letters, digits or '_', starting with a letter");
+  }
   if (c.worker_threads < 2 || c.worker_threads > 256)
     return InvalidArgument("worker-threads", "--worker-threads must be between 2 and 256");
   return c;

@@ -29,6 +29,21 @@ struct DaemonConfig {
   int worker_threads = 8;
   // Request bodies over this are refused with 413 before they are read.
   size_t max_body_bytes = 1 << 20;
+  // Sandbox networks: the IPv4 block their /30s come from (keep it clear of every network
+  // the host uses), and the resolver of open mode unless a create names one.
+  std::string network_pool = "10.88.0.0/16";
+  std::string dns = "1.1.1.1";
+  // adapt's nftables table (inet <name>) and the prefix of its network namespaces; give each
+  // adaptd on one host its own name and a disjoint pool.
+  std::string network_name = "adapt";
+  // Endpoints: the ingress listeners (HTTP, HTTPS; port 0 picks a free one), the domain the
+  // endpoint hostnames are made under, and the HTTPS certificate and key (PEM; a self-signed
+  // pair is generated at <state_dir>/ingress/ when these are empty).
+  std::string ingress_http = "127.0.0.1:8081";
+  std::string ingress_https = "127.0.0.1:8443";
+  std::string ingress_domain = "adapt.localhost";
+  std::string ingress_cert;
+  std::string ingress_key;
 };
 
 // Parses argv (and the environment and config file). Returns the config or a usage error;

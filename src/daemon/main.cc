@@ -7,6 +7,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "api/http_server.h"
 #include "api/routes.h"
@@ -14,6 +15,8 @@
 #include "core/sandbox_monitor.h"
 #include "daemon/config.h"
 #include "daemon/paths.h"
+#include "net/ingress.h"
+#include "net/network_manager.h"
 #include "os/files.h"
 #include "runtime/runsc_runtime.h"
 
@@ -55,14 +58,49 @@ int Run(const DaemonConfig& config) {
   core::ImageCatalog images(config.images_dir);
   core::EventBus bus;
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
-  core::SandboxLifecycle lifecycle(**store, runtime, images, bus);
+  net::NetworkManager network(
+      **store, {config.network_pool, config.dns, config.state_dir, config.network_name});
+  if (Status st = network.Init(); !st.ok()) return Fail(st);
+  core::SandboxLifecycle lifecycle(**store, runtime, images, bus, &network);
   lifecycle.Reconcile();
   runtime.ResumeAgents();
+  // Before the API answers: the rules of every live sandbox are back, the rest is gone.
+  {
+    std::set<std::string> live;
+    auto running = (*store)->ListSandboxesWithStatus({"provisioning", "running"});
+    if (!running.ok()) return Fail(running.status());
+    for (const auto& r : *running) live.insert(r.id);
+    if (Status st = network.Restore(live); !st.ok()) return Fail(st);
+  }
   core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers,
                                  config.default_image);
   core::CommandService commands(**store, runtime, images);
   core::FileService files(**store, runtime);
   commands.Reconcile();
+  core::EndpointService endpoints(**store, network, {config.ingress_domain});
+  auto ingress_http = ParseListenAddress(config.ingress_http);
+  if (!ingress_http.ok()) return Fail(ingress_http.status());
+  auto ingress_https = ParseListenAddress(config.ingress_https);
+  if (!ingress_https.ok()) return Fail(ingress_https.status());
+  std::string cert = config.ingress_cert, cert_key = config.ingress_key;
+  if (cert.empty()) {
+    if (Status st = os::MakeDirs(config.state_dir + "/ingress", 0700); !st.ok()) return Fail(st);
+    cert = config.state_dir + "/ingress/cert.pem";
+    cert_key = config.state_dir + "/ingress/key.pem";
+  }
+  net::IngressServer ingress(
+      {ingress_http->host, ingress_http->port, ingress_https->port, cert, cert_key,
+       config.ingress_domain, config.io_threads},
+      [&endpoints](const std::string& host) { return endpoints.Route(host); });
+  if (Status st = ingress.Start(); !st.ok()) return Fail(st);
+  endpoints.SetPorts(ingress.http_port(), ingress.https_port());
+  endpoints.OnRemoved([&ingress](const std::string& host) { ingress.Disconnect(host); });
+  lifecycle.SetReleaseHook([&endpoints](const std::string& id) { endpoints.RemoveAll(id); });
+  sandboxes.SetEndpointsView([&endpoints](const std::string& org, const std::string& id) {
+    return endpoints.ViewsOf(org, id);
+  });
+  spdlog::info("endpoints: http://*.{}:{} and https://*.{}:{}", config.ingress_domain,
+               ingress.http_port(), config.ingress_domain, ingress.https_port());
   core::SandboxMonitor monitor(**store, lifecycle, sandboxes, workers);
   monitor.Start();
 
@@ -71,6 +109,7 @@ int Run(const DaemonConfig& config) {
   api::AddOrgRoutes(router, auth);
   api::AddSandboxRoutes(router, sandboxes);
   api::AddCommandRoutes(router, commands);
+  api::AddEndpointRoutes(router, endpoints);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   api::AddFileRoutes(router, files);
   api::HttpServerOptions http;
@@ -96,6 +135,7 @@ int Run(const DaemonConfig& config) {
   spdlog::info("stopping on signal {}; sandboxes keep running", sig);
   server.Stop();
   monitor.Stop();
+  ingress.Stop();
   workers.join();
   return 0;
 }

@@ -1,12 +1,11 @@
 #include "os/files.h"
 
-#include <algorithm>
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -32,6 +31,14 @@ Status WriteFileAtomic(const std::string& path, const std::string& data, int mod
   if (::fsync(fd.get()) != 0) return ErrnoStatus("fsync " + tmp);
   fd.reset();
   if (::rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("renaming " + tmp);
+  return Status::Ok();
+}
+
+Status WriteExistingFile(const std::string& path, const std::string& data) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd) return ErrnoStatus("opening " + path);
+  if (::write(fd.get(), data.data(), data.size()) != static_cast<ssize_t>(data.size()))
+    return ErrnoStatus("writing " + path);
   return Status::Ok();
 }
 

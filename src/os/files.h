@@ -10,6 +10,8 @@ namespace adapt::os {
 
 // Writes `data` to `path` atomically: readers see the old or the new content, never a mix.
 Status WriteFileAtomic(const std::string& path, const std::string& data, int mode = 0644);
+// Writes `data` into an existing file in place (a /proc/sys setting).
+Status WriteExistingFile(const std::string& path, const std::string& data);
 Result<std::string> ReadFile(const std::string& path);
 Status MakeDirs(const std::string& path, int mode = 0755);
 // Removes `path` and everything below it; does not cross into mounted filesystems.

@@ -37,6 +37,13 @@ std::string RenderOciSpec(const SandboxSpec& s) {
                       {"type", "bind"},
                       {"source", s.session_dir},
                       {"options", {"rbind", "rw"}}});
+  if (!s.resolv_conf.empty())
+    mounts.push_back({{"destination", "/etc/resolv.conf"},
+                      {"type", "bind"},
+                      {"source", s.resolv_conf},
+                      {"options", {"rbind", "ro"}}});
+  json network_ns = {{"type", "network"}};
+  if (!s.netns_path.empty()) network_ns["path"] = s.netns_path;
   constexpr int64_t kPeriod = 100000;
   json resources = {
       {"memory", {{"limit", static_cast<int64_t>(s.memory_mib) * 1024 * 1024}}},
@@ -51,7 +58,7 @@ std::string RenderOciSpec(const SandboxSpec& s) {
       {"mounts", mounts},
       {"linux",
        {{"namespaces", json::array({{{"type", "pid"}},
-                                    {{"type", "network"}},
+                                    network_ns,
                                     {{"type", "ipc"}},
                                     {{"type", "uts"}},
                                     {{"type", "mount"}}})},

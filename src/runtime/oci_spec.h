@@ -27,6 +27,10 @@ struct SandboxSpec {
   uint64_t memory_mib = 1024;
   int64_t pids_limit = 4096;
   std::string hostname;
+  // The network namespace runsc joins (--network=sandbox); empty: runsc makes its own.
+  std::string netns_path;
+  // Bind-mounted read-only at /etc/resolv.conf when set.
+  std::string resolv_conf;
 };
 
 // Where a sandbox sees its session directory, and the agent's socket in it.

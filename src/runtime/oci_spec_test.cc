@@ -111,6 +111,33 @@ TEST(RenderOciSpec, RootHostnameAndNamespaces) {
     EXPECT_NE(std::find(types.begin(), types.end(), want), types.end()) << want;
 }
 
+TEST(RenderOciSpec, NetworkNamespacePathAndResolvConfWhenGiven) {
+  json plain = Render(ExampleSpec());
+  for (const auto& ns : plain["linux"]["namespaces"]) EXPECT_FALSE(ns.contains("path"));
+  for (const auto& m : plain["mounts"]) EXPECT_NE(m["destination"], "/etc/resolv.conf");
+
+  SandboxSpec s = ExampleSpec();
+  s.netns_path = "/run/netns/adapt-sbx_abc123";
+  s.resolv_conf = "/var/lib/adapt/net/sbx_abc123/resolv.conf";
+  json j = Render(s);
+  int paths = 0;
+  for (const auto& ns : j["linux"]["namespaces"]) {
+    if (ns["type"] == "network") {
+      EXPECT_EQ(ns["path"], "/run/netns/adapt-sbx_abc123");
+      ++paths;
+    }
+  }
+  EXPECT_EQ(paths, 1);
+  bool resolv = false;
+  for (const auto& m : j["mounts"]) {
+    if (m["destination"] != "/etc/resolv.conf") continue;
+    resolv = true;
+    EXPECT_EQ(m["source"], "/var/lib/adapt/net/sbx_abc123/resolv.conf");
+    EXPECT_NE(std::find(m["options"].begin(), m["options"].end(), "ro"), m["options"].end());
+  }
+  EXPECT_TRUE(resolv);
+}
+
 TEST(RenderOciSpec, StringsWithQuotesAndNewlinesStayIntact) {
   SandboxSpec s = ExampleSpec();
   s.process.argv = {"sh", "-c", "echo \"a\"\n\\b"};

@@ -143,7 +143,9 @@ Result<Observation> RunscRuntime::Observe(const std::string& id) {
 Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
   std::string dir = SandboxDir(id);
   if (options_.agents) options_.agents->Close(id);
-  auto flags = GlobalFlags(true);
+  // runsc's global flags must match the ones the sandbox was created with.
+  auto shim_config = ReadShimConfig(dir);
+  auto flags = shim_config.ok() ? shim_config->global_flags : GlobalFlags(true);
   std::vector<std::string> del{options_.runsc};
   del.insert(del.end(), flags.begin(), flags.end());
   del.insert(del.end(), {"delete", "--force", id});

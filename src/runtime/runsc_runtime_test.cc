@@ -173,6 +173,47 @@ TEST_F(RunscRuntimeTest, NetworkedSandboxStartsInItsOwnNamespace) {
   EXPECT_TRUE(runtime_->Destroy(id, false).ok());
 }
 
+// With a namespace path in the spec, runsc --network=sandbox adopts that namespace's
+// interface and addresses (what net/ prepares), and the resolv.conf given is the sandbox's.
+TEST_F(RunscRuntimeTest, SandboxJoinsTheGivenNetworkNamespaceAndResolvConf) {
+  LaunchRequest req = Request({"/bin/sh", "-c", "cat /proc/net/dev; cat /etc/resolv.conf"});
+  req.network_none = false;
+  const std::string id = req.spec.id;
+  const std::string ns = "adapt-rt-" + id;
+  const std::string host_if = "adrt" + std::to_string(::getpid() % 100000);
+  ASSERT_TRUE(os::RunChecked({"ip", "netns", "add", ns}).ok());
+  auto cleanup = [&] {
+    os::RunCommand({"ip", "link", "del", host_if});
+    os::RunCommand({"ip", "netns", "del", ns});
+  };
+  for (auto argv : std::vector<std::vector<std::string>>{
+           {"ip", "link", "add", host_if, "type", "veth", "peer", "name", host_if + "p"},
+           {"ip", "link", "set", host_if + "p", "netns", ns},
+           {"ip", "-n", ns, "link", "set", host_if + "p", "name", "eth0"},
+           {"ip", "-n", ns, "addr", "add", "10.250.0.2/30", "dev", "eth0"},
+           {"ip", "-n", ns, "link", "set", "eth0", "up"},
+           {"ip", "-n", ns, "link", "set", "lo", "up"}}) {
+    Status st = os::RunChecked(argv);
+    if (!st.ok()) cleanup();
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  ASSERT_TRUE(os::WriteFileAtomic(base_ + "/resolv.conf", "nameserver 198.51.100.53\n").ok());
+  req.spec.netns_path = "/run/netns/" + ns;
+  req.spec.resolv_conf = base_ + "/resolv.conf";
+  Status st = runtime_->Launch(req);
+  if (!st.ok()) cleanup();
+  ASSERT_TRUE(st.ok()) << st.message();
+  Observation obs =
+      WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+  std::string out = obs.output.Text(Stream::kStdout);
+  EXPECT_TRUE(runtime_->Destroy(id, false).ok());
+  cleanup();
+  ASSERT_EQ(obs.state.phase, ShimPhase::kExited) << obs.state.error;
+  EXPECT_EQ(*obs.state.exit_code, 0) << obs.output.Text(Stream::kStderr);
+  EXPECT_NE(out.find("eth0"), std::string::npos) << out;
+  EXPECT_NE(out.find("nameserver 198.51.100.53"), std::string::npos) << out;
+}
+
 TEST_F(RunscRuntimeTest, LaunchFailureIsReportedWithItsCause) {
   LaunchRequest req = Request({"/nonexistent"});
   const std::string id = req.spec.id;

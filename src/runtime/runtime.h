@@ -21,6 +21,8 @@ struct LaunchRequest {
   SandboxSpec spec;          // id, process, limits; rootfs and helpers are filled by the runtime
   std::string image_rootfs;  // the image's read-only root filesystem
   uint64_t disk_mib = 2048;
+  // true: runsc --network=none (no interface). false: --network=sandbox in
+  // spec.netns_path (or a namespace of runsc's own when empty).
   bool network_none = true;
 };
 

@@ -67,6 +67,23 @@ CREATE TABLE commands (
 CREATE INDEX commands_by_sandbox ON commands(sandbox_id, seq);
 CREATE INDEX commands_by_status ON commands(status);
 )sql"},
+      {4, R"sql(
+CREATE TABLE sandbox_networks (
+  sandbox_id TEXT PRIMARY KEY,
+  slot INTEGER NOT NULL UNIQUE,
+  data TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE endpoints (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  sandbox_id TEXT NOT NULL,
+  port INTEGER NOT NULL,
+  hostname TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX endpoints_by_sandbox ON endpoints(sandbox_id);
+)sql"},
   };
   return kMigrations;
 }

@@ -62,6 +62,26 @@ struct CommandRecord {
   int64_t created_at = 0;
 };
 
+// A sandbox's network attachment: written before its namespace, links and rules are made,
+// so that a restarted adaptd can re-check or remove them. `slot` picks the address block in
+// the pool and the interface names; `data` (address, gateway, policy) is owned by net/.
+struct NetworkRecord {
+  std::string sandbox_id;
+  int64_t slot = 0;
+  nlohmann::json data = nlohmann::json::object();
+  int64_t created_at = 0;
+};
+
+// A public route to a sandbox port (ingress): `hostname` is unique, under the ingress domain.
+struct EndpointRecord {
+  std::string id;
+  std::string org_id;
+  std::string sandbox_id;
+  int port = 0;
+  std::string hostname;
+  int64_t created_at = 0;
+};
+
 struct IdempotencyKey {
   std::string key;
   std::string body_hash;

@@ -509,3 +509,35 @@ TEST_F(SqliteStoreTest, CommandsAreUpdatedInPlaceListedNewestFirstAndScopedToThe
 
 }  // namespace
 }  // namespace adapt::store
+
+namespace adapt::store {
+namespace {
+
+TEST(SqliteStoreNetworks, AttachmentsAreRecordedUniqueBySlotAndSandboxAndSurviveReopening) {
+  char tmpl[] = "/tmp/adapt-store-net.XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  {
+    auto s = OpenSqliteStore(dir + "/adapt.db");
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    NetworkRecord a{"sbx_a", 3, {{"address", "10.88.0.14"}}, 1};
+    ASSERT_TRUE((*s)->PutNetwork(a).ok());
+    EXPECT_EQ((*s)->PutNetwork({"sbx_b", 3, {}, 2}).code(), Code::kConflict);
+    EXPECT_EQ((*s)->PutNetwork({"sbx_a", 4, {}, 2}).code(), Code::kConflict);
+    ASSERT_TRUE((*s)->PutNetwork({"sbx_b", 1, {}, 2}).ok());
+  }
+  auto s = OpenSqliteStore(dir + "/adapt.db");
+  ASSERT_TRUE(s.ok());
+  auto all = (*s)->ListNetworks();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].sandbox_id, "sbx_b");
+  EXPECT_EQ((*all)[1].data["address"], "10.88.0.14");
+  ASSERT_TRUE((*s)->DeleteNetwork("sbx_a").ok());
+  ASSERT_TRUE((*s)->DeleteNetwork("sbx_a").ok());
+  EXPECT_EQ((*s)->ListNetworks()->size(), 1u);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace adapt::store

@@ -75,6 +75,23 @@ class Store {
   // Commands with status `status`, oldest first (the daemon's reconciliation).
   virtual Result<std::vector<CommandRecord>> ListCommandsWithStatus(const std::string& status) = 0;
 
+  // Records a sandbox's network attachment; Conflict when its slot or sandbox already has one.
+  virtual Status PutNetwork(const NetworkRecord& network) = 0;
+  // Every recorded attachment, by slot.
+  virtual Result<std::vector<NetworkRecord>> ListNetworks() = 0;
+  // Forgets the sandbox's attachment; no error when there is none.
+  virtual Status DeleteNetwork(const std::string& sandbox_id) = 0;
+  virtual Status PutEndpoint(const EndpointRecord& endpoint) = 0;
+  // The organization's endpoints of `sandbox_id` (all of them when empty), oldest first.
+  virtual Result<std::vector<EndpointRecord>> ListEndpoints(const std::string& org_id,
+                                                            const std::string& sandbox_id) = 0;
+  // NotFound when no endpoint has this hostname.
+  virtual Result<EndpointRecord> FindEndpointByHostname(const std::string& hostname) = 0;
+  // NotFound unless the organization has this endpoint.
+  virtual Status DeleteEndpoint(const std::string& org_id, const std::string& id) = 0;
+  // Removes every endpoint of the sandbox; returns their hostnames.
+  virtual Result<std::vector<std::string>> DeleteEndpointsOfSandbox(
+      const std::string& sandbox_id) = 0;
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
 };

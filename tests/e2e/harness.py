@@ -178,10 +178,20 @@ class Client:
         )
 
 
+_daemon_count = [0]
+
+
 class Daemon:
     """A real adaptd with its own state directory, on a free loopback port."""
 
-    def __init__(self, base_dir=None):
+    def __init__(self, base_dir=None, extra_args=None):
+        # Every adaptd of the tests gets its own nftables table and address pool, so that
+        # several can run side by side; `dns` never names a real resolver.
+        n = _daemon_count[0] = _daemon_count[0] + 1
+        self.network_name = "e2e%dx%d" % (os.getpid() % 100000, n)
+        self.network_pool = "10.%d.%d.0/20" % (100 + os.getpid() % 100, (n * 16) % 256)
+        self.dns = "203.0.113.53"
+        self.extra_args = list(extra_args or [])
         self.base = base_dir or tempfile.mkdtemp(prefix="adapt-e2e-", dir="/tmp")
         self.state_dir = os.path.join(self.base, "state")
         self.log_path = os.path.join(self.base, "adaptd.log")
@@ -208,6 +218,12 @@ class Daemon:
                 "--state-dir", self.state_dir,
                 "--images-dir", IMAGES_DIR,
                 "--listen", "127.0.0.1:%d" % self.port,
+                "--network-name", self.network_name,
+                "--network-pool", self.network_pool,
+                "--dns", self.dns,
+                "--ingress-http", "127.0.0.1:0",
+                "--ingress-https", "127.0.0.1:0",
+                *self.extra_args,
             ],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
         )
@@ -305,7 +321,12 @@ class Daemon:
             self.delete_everything()
         self.stop()
         left = leftovers(self.state_dir)
+        left["netns"] = netns_named(self.network_name + "-")
         force_cleanup(self.state_dir)
+        # The rules outlive adaptd on purpose (a restart finds them); a test daemon's go now.
+        for ns in netns_named(self.network_name + "-"):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=60)
+        subprocess.run(["nft", "delete", "table", "inet", self.network_name], capture_output=True, timeout=60)
         if not keep and not leftovers(self.state_dir)["mounts"]:
             subprocess.run(["rm", "-rf", "--one-file-system", self.base], check=False)
         return left
@@ -370,6 +391,14 @@ def processes_mentioning(text):
         if text in cmd:
             found.append((int(pid), cmd.strip()))
     return found
+
+
+def netns_named(prefix):
+    """Network namespaces (ip netns) whose name starts with prefix."""
+    try:
+        return sorted(n for n in os.listdir("/run/netns") if n.startswith(prefix))
+    except OSError:
+        return []
 
 
 def leftovers(state_dir, ids=()):

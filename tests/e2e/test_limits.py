@@ -133,7 +133,7 @@ def test_defaults_are_filled_in(tenant):
     assert sbx["ttlSeconds"] == 3600
     assert sbx["labels"] == {}
     assert sbx["image"] == "debian:12"
-    assert sbx["network"]["egress"] == "none"
+    assert sbx["network"]["egress"] == "open"
     assert sbx["environmentNames"] == []
     assert sbx["id"].startswith("sbx_")
     lifetime = (ts(sbx["expiresAt"]) - ts(sbx["createdAt"])).total_seconds()

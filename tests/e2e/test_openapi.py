@@ -35,6 +35,9 @@ SERVED = {
     ("GET", "/v1/sandboxes/{id}/commands/{cid}"),
     ("DELETE", "/v1/sandboxes/{id}/commands/{cid}"),
     ("GET", "/v1/sandboxes/{id}/commands/{cid}/stream"),
+    ("POST", "/v1/sandboxes/{id}/endpoints"),
+    ("GET", "/v1/sandboxes/{id}/endpoints"),
+    ("DELETE", "/v1/sandboxes/{id}/endpoints/{eid}"),
     ("GET", "/v1/events"),
     ("PUT", "/v1/sandboxes/{id}/files"),
     ("GET", "/v1/sandboxes/{id}/files"),
@@ -180,8 +183,11 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
     admin.wait_for_status(sandbox["id"], "running", 60)
     status, command = admin.api("POST", "/v1/sandboxes/%s/commands" % sandbox["id"], {"argv": ["true"]})
     assert status == 200, command
+    status, endpoint = admin.api("POST", "/v1/sandboxes/%s/endpoints" % sandbox["id"], {"port": 8000})
+    assert status == 201, endpoint
     bodies = {
         ("POST", "/v1/sandboxes/{id}/commands"): {"argv": ["true"]},
+        ("POST", "/v1/sandboxes/{id}/endpoints"): {"port": 8001},
         ("POST", "/v1/orgs"): {"name": unique("openapi")},
         ("POST", "/v1/orgs/{id}/keys"): {"name": "openapi"},
         ("POST", "/v1/sandboxes"): {"labels": {"name": unique("openapi-walk")}},
@@ -201,7 +207,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         for prefix, value in params.items():
             if concrete.startswith(prefix):
                 concrete = value.join(concrete.split("{id}", 1))
-        concrete = concrete.replace("{cid}", command["id"])
+        concrete = concrete.replace("{cid}", command["id"]).replace("{eid}", endpoint["id"])
         assert "{" not in concrete, "no value for the parameters of %s" % path
         ok_content = resolve(spec, op["responses"].get("200", {})).get("content", {})
         is_stream = "text/event-stream" in ok_content
@@ -305,10 +311,11 @@ def test_bad_request_body_is_a_400_matching_the_error_schema(spec, admin, raw, f
 
 
 def test_unsupported_value_is_a_422_matching_the_error_schema(spec, admin):
-    status, body = admin.api("POST", "/v1/sandboxes", {"network": {"egress": "open"}})
+    status, body = admin.api("POST", "/v1/sandboxes", {"network": {
+        "egress": "allowlist", "hostnames": [{"hostname": "api.openai.com", "port": 443}]}})
     assert status == 422, body
     assert_matches(spec, schema(spec, "Error"), body)
-    assert body["error"]["field"] == "network.egress"
+    assert body["error"]["field"] == "network.hostnames"
 
 
 def test_missing_key_is_a_401_matching_the_error_schema(spec, admin):

@@ -1,0 +1,54 @@
+// IP addresses as egress rules see them: strict parsing (no CIDR, no names) and the ranges
+// that are never a sandbox's destination (private, loopback, link-local, multicast, ...).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace adapt::net {
+
+struct IpAddress {
+  bool v6 = false;
+  std::array<uint8_t, 16> bytes{};  // IPv4 uses the first 4
+  std::string text;                 // canonical form
+};
+
+// Parses one literal address (dotted IPv4 or IPv6); nullopt for anything else.
+std::optional<IpAddress> ParseIp(const std::string& text);
+
+// True when `ip` is in a range egress never reaches: RFC 1918, CGNAT, loopback, link-local
+// (metadata), "this network", multicast, reserved, broadcast, unique-local and link-local
+// IPv6, and IPv4-mapped / IPv4-compatible / NAT64 forms of blocked IPv4 addresses.
+bool IsBlockedDestination(const IpAddress& ip);
+
+// The blocked ranges in nftables' notation (the ruleset's sets).
+const std::vector<std::string>& BlockedIpv4Ranges();
+const std::vector<std::string>& BlockedIpv6Ranges();
+
+// An IPv4 pool "a.b.c.d/len" cut into /30 blocks: block `slot` gives the host side .1
+// and the sandbox .2 of its four addresses.
+class AddressPool {
+ public:
+  static Result<AddressPool> Parse(const std::string& cidr);
+  int64_t slots() const { return slots_; }
+  std::string cidr() const { return cidr_; }
+  std::string HostAddress(int64_t slot) const { return Nth(slot * 4 + 1); }
+  std::string SandboxAddress(int64_t slot) const { return Nth(slot * 4 + 2); }
+  // True when the IPv4 block `cidr` ("a.b.c.d/len", or one address) shares an address with
+  // the pool; false for anything unparsable.
+  bool Overlaps(const std::string& cidr) const;
+
+ private:
+  std::string Nth(int64_t n) const;
+  uint32_t base_ = 0;
+  int len_ = 32;
+  int64_t slots_ = 0;
+  std::string cidr_;
+};
+
+}  // namespace adapt::net

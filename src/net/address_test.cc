@@ -1,0 +1,82 @@
+#include "net/address.h"
+
+#include <gtest/gtest.h>
+
+namespace adapt::net {
+namespace {
+
+bool Blocked(const std::string& text) {
+  auto ip = ParseIp(text);
+  EXPECT_TRUE(ip.has_value()) << text;
+  return ip && IsBlockedDestination(*ip);
+}
+
+TEST(Address, OnlyLiteralAddressesParse) {
+  EXPECT_TRUE(ParseIp("1.1.1.1"));
+  EXPECT_TRUE(ParseIp("2606:4700::1111"));
+  for (const char* bad : {"", "1.1.1.1/32", "example.com", "1.1.1", "01.1.1.1x", "1.1.1.1 ",
+                          "0x7f.0.0.1", "2130706433", "[::1]"})
+    EXPECT_FALSE(ParseIp(bad)) << bad;
+  EXPECT_EQ(ParseIp("2606:4700:0:0:0:0:0:1111")->text, "2606:4700::1111");
+}
+
+TEST(Address, PrivateAndHostRangesAreBlocked) {
+  for (const char* a : {"10.1.2.3",
+                        "172.16.0.1",
+                        "172.31.255.255",
+                        "192.168.1.1",
+                        "100.64.0.1",
+                        "169.254.169.254",
+                        "127.0.0.1",
+                        "0.0.0.0",
+                        "224.0.0.1",
+                        "239.1.1.1",
+                        "240.0.0.1",
+                        "255.255.255.255",
+                        "::1",
+                        "::",
+                        "fc00::1",
+                        "fd12::1",
+                        "fe80::1",
+                        "ff02::1",
+                        "::ffff:169.254.169.254",
+                        "::ffff:8.8.8.8",
+                        "64:ff9b::a9fe:a9fe",
+                        "::169.254.169.254",
+                        "2002:a9fe:a9fe::1"})
+    EXPECT_TRUE(Blocked(a)) << a;
+}
+
+TEST(Address, PublicAddressesAreNot) {
+  for (const char* a : {"1.1.1.1", "8.8.8.8", "172.32.0.1", "100.128.0.1", "198.51.100.7",
+                        "203.0.113.9", "2606:4700::1111", "2a00:1450::1"})
+    EXPECT_FALSE(Blocked(a)) << a;
+}
+
+TEST(AddressPool, CutsSlash30Blocks) {
+  auto p = AddressPool::Parse("10.88.0.0/16");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->slots(), 16384);
+  EXPECT_EQ(p->HostAddress(0), "10.88.0.1");
+  EXPECT_EQ(p->SandboxAddress(0), "10.88.0.2");
+  EXPECT_EQ(p->SandboxAddress(64), "10.88.1.2");
+  EXPECT_EQ(AddressPool::Parse("10.88.7.9/16")->cidr(), "10.88.0.0/16");
+  for (const char* bad :
+       {"10.88.0.0", "10.88.0.0/30", "10.88.0.0/4", "fd00::/64", "x/16", "10.88.0.0/1a"})
+    EXPECT_FALSE(AddressPool::Parse(bad).ok()) << bad;
+}
+
+TEST(AddressPool, OverlapWithHostRoutes) {
+  auto p = AddressPool::Parse("10.88.0.0/16");
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(p->Overlaps("10.0.0.0/8"));
+  EXPECT_TRUE(p->Overlaps("10.88.3.0/24"));
+  EXPECT_TRUE(p->Overlaps("10.88.3.4"));
+  EXPECT_FALSE(p->Overlaps("10.89.0.0/16"));
+  EXPECT_FALSE(p->Overlaps("192.0.2.0/24"));
+  EXPECT_FALSE(p->Overlaps("default"));
+  EXPECT_FALSE(p->Overlaps("fd00::/64"));
+}
+
+}  // namespace
+}  // namespace adapt::net

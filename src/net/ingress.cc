@@ -1,0 +1,369 @@
+#include "net/ingress.h"
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+#include "base/log.h"
+#include "os/files.h"
+
+namespace adapt::net {
+namespace {
+
+namespace asio = boost::asio;
+namespace ssl = boost::asio::ssl;
+using tcp = asio::ip::tcp;
+
+constexpr size_t kMaxHead = 64 * 1024;
+constexpr size_t kChunk = 64 * 1024;
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The Host header's name, lower-case and without its port; empty when there is none.
+std::string HostOf(const std::string& head) {
+  size_t pos = head.find("\r\n");
+  while (pos != std::string::npos && pos + 2 < head.size()) {
+    size_t start = pos + 2;
+    size_t end = head.find("\r\n", start);
+    if (end == std::string::npos || end == start) break;
+    std::string line = head.substr(start, end - start);
+    auto colon = line.find(':');
+    if (colon != std::string::npos && Lower(line.substr(0, colon)) == "host") {
+      std::string v = line.substr(colon + 1);
+      v.erase(0, v.find_first_not_of(" \t"));
+      v.erase(v.find_last_not_of(" \t") + 1);
+      if (!v.empty() && v[0] != '[') v = v.substr(0, v.find(':'));
+      return Lower(v);
+    }
+    pos = end;
+  }
+  return "";
+}
+
+std::string ErrorReply(int code, const std::string& reason, const std::string& error_code,
+                       const std::string& message) {
+  std::string body =
+      nlohmann::json{{"error", {{"code", error_code}, {"message", message}}}}.dump() + "\n";
+  return "HTTP/1.1 " + std::to_string(code) + " " + reason +
+         "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\nConnection: close\r\n\r\n" + body;
+}
+
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  virtual void Close() = 0;
+};
+
+}  // namespace
+
+class IngressServer::Impl {
+ public:
+  Impl(IngressOptions o, Router r)
+      : options_(std::move(o)), route_(std::move(r)), tls_(ssl::context::tls_server) {}
+
+  Status Start() {
+    if (!options_.cert_file.empty()) {
+      if (!os::Exists(options_.cert_file) || !os::Exists(options_.key_file))
+        RETURN_IF_ERROR(
+            WriteSelfSignedCertificate(options_.domain, options_.cert_file, options_.key_file));
+      boost::system::error_code ec;
+      tls_.use_certificate_chain_file(options_.cert_file, ec);
+      if (!ec) tls_.use_private_key_file(options_.key_file, ssl::context::pem, ec);
+      if (ec) return Internal("loading the ingress certificate: " + ec.message());
+      tls_.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                       ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+    }
+    RETURN_IF_ERROR(Listen(http_, options_.http_port));
+    if (!options_.cert_file.empty()) RETURN_IF_ERROR(Listen(https_, options_.https_port));
+    Accept(false);
+    if (https_.is_open()) Accept(true);
+    for (int i = 0; i < options_.threads; ++i) threads_.emplace_back([this] { ioc_.run(); });
+    return Status::Ok();
+  }
+
+  void Stop() {
+    asio::post(ioc_, [this] {
+      boost::system::error_code ec;
+      http_.close(ec);
+      https_.close(ec);
+    });
+    Disconnect("");
+    work_.reset();
+    ioc_.stop();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  uint16_t Port(bool tls) const { return tls ? https_port_ : http_port_; }
+
+  void Register(const std::string& host, std::weak_ptr<SessionBase> s) {
+    std::lock_guard lock(mu_);
+    auto& list = sessions_[host];
+    list.erase(std::remove_if(list.begin(), list.end(), [](auto& w) { return w.expired(); }),
+               list.end());
+    list.push_back(std::move(s));
+  }
+
+  // "" closes every session.
+  void Disconnect(const std::string& host) {
+    std::vector<std::shared_ptr<SessionBase>> doomed;
+    {
+      std::lock_guard lock(mu_);
+      for (auto it = sessions_.begin(); it != sessions_.end();) {
+        if (host.empty() || it->first == host) {
+          for (auto& w : it->second)
+            if (auto s = w.lock()) doomed.push_back(s);
+          it = sessions_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    for (auto& s : doomed) s->Close();
+  }
+
+  std::optional<IngressBackend> Route(const std::string& host) { return route_(host); }
+  ssl::context& tls() { return tls_; }
+
+ private:
+  Status Listen(tcp::acceptor& acceptor, uint16_t port) {
+    boost::system::error_code ec;
+    auto addr = asio::ip::make_address(options_.host, ec);
+    if (ec) return InvalidArgument("ingress", "bad ingress address " + options_.host);
+    tcp::endpoint ep(addr, port);
+    acceptor.open(ep.protocol(), ec);
+    if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor.bind(ep, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec)
+      return Status(Code::kUnavailable, "ingress listening on " + options_.host + ":" +
+                                            std::to_string(port) + ": " + ec.message());
+    (&acceptor == &http_ ? http_port_ : https_port_) = acceptor.local_endpoint().port();
+    return Status::Ok();
+  }
+
+  void Accept(bool tls);
+
+  IngressOptions options_;
+  Router route_;
+  asio::io_context ioc_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_{
+      asio::make_work_guard(ioc_)};
+  ssl::context tls_;
+  tcp::acceptor http_{ioc_};
+  tcp::acceptor https_{ioc_};
+  uint16_t http_port_ = 0, https_port_ = 0;
+  std::vector<std::thread> threads_;
+  std::mutex mu_;
+  std::map<std::string, std::vector<std::weak_ptr<SessionBase>>> sessions_;
+};
+
+namespace {
+
+// One client connection: read the request head, route it, then pump bytes both ways. All
+// handlers run on the connection's strand (the TLS stream needs that).
+template <class Stream>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Stream>> {
+ public:
+  template <class... Args>
+  Session(IngressServer::Impl& owner, Args&&... args)
+      : owner_(owner), stream_(std::forward<Args>(args)...), backend_(stream_.get_executor()) {}
+
+  void Start() {
+    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+      ReadHead();
+    } else {
+      stream_.async_handshake(ssl::stream_base::server,
+                              [self = this->shared_from_this()](boost::system::error_code ec) {
+                                if (ec) return self->Close();
+                                self->ReadHead();
+                              });
+    }
+  }
+
+  void Close() override {
+    asio::post(stream_.get_executor(), [self = this->shared_from_this()] {
+      boost::system::error_code ec;
+      self->stream_.lowest_layer().close(ec);
+      self->backend_.close(ec);
+    });
+  }
+
+ private:
+  void ReadHead() {
+    stream_.async_read_some(asio::buffer(buf_), [self = this->shared_from_this()](
+                                                    boost::system::error_code ec, size_t n) {
+      if (ec) return self->Close();
+      self->head_.append(self->buf_.data(), n);
+      if (self->head_.find("\r\n\r\n") == std::string::npos) {
+        if (self->head_.size() > kMaxHead)
+          return self->Reply(ErrorReply(431, "Request Header Fields Too Large", "invalid_argument",
+                                        "the request head is too large"));
+        return self->ReadHead();
+      }
+      self->Dispatch();
+    });
+  }
+
+  void Dispatch() {
+    host_ = HostOf(head_);
+    auto backend = host_.empty() ? std::nullopt : owner_.Route(host_);
+    if (!backend)
+      return Reply(ErrorReply(404, "Not Found", "not_found",
+                              "no endpoint named '" + host_.substr(0, 255) + "'"));
+    owner_.Register(host_, this->shared_from_this());
+    boost::system::error_code ec;
+    tcp::endpoint ep(asio::ip::make_address(backend->address, ec), backend->port);
+    if (ec) return Reply(ErrorReply(502, "Bad Gateway", "unavailable", "bad backend address"));
+    backend_.async_connect(ep, [self = this->shared_from_this()](boost::system::error_code ec) {
+      if (ec)
+        return self->Reply(
+            ErrorReply(502, "Bad Gateway", "unavailable",
+                       "the sandbox did not accept the connection: " + ec.message()));
+      asio::async_write(self->backend_, asio::buffer(self->head_),
+                        [self](boost::system::error_code ec, size_t) {
+                          if (ec) return self->Close();
+                          self->ClientToBackend();
+                          self->BackendToClient();
+                        });
+    });
+  }
+
+  void Reply(std::string text) {
+    reply_ = std::move(text);
+    asio::async_write(
+        stream_, asio::buffer(reply_),
+        [self = this->shared_from_this()](boost::system::error_code, size_t) { self->Close(); });
+  }
+
+  void ClientToBackend() {
+    stream_.async_read_some(asio::buffer(buf_), [self = this->shared_from_this()](
+                                                    boost::system::error_code ec, size_t n) {
+      if (ec) {
+        // The client finished sending; the response may still be on its way.
+        boost::system::error_code ignored;
+        self->backend_.shutdown(tcp::socket::shutdown_send, ignored);
+        return;
+      }
+      asio::async_write(self->backend_, asio::buffer(self->buf_.data(), n),
+                        [self](boost::system::error_code ec, size_t) {
+                          if (ec) return self->Close();
+                          self->ClientToBackend();
+                        });
+    });
+  }
+
+  void BackendToClient() {
+    backend_.async_read_some(asio::buffer(back_buf_), [self = this->shared_from_this()](
+                                                          boost::system::error_code ec, size_t n) {
+      if (ec) return self->Close();
+      asio::async_write(self->stream_, asio::buffer(self->back_buf_.data(), n),
+                        [self](boost::system::error_code ec, size_t) {
+                          if (ec) return self->Close();
+                          self->BackendToClient();
+                        });
+    });
+  }
+
+  IngressServer::Impl& owner_;
+  Stream stream_;
+  tcp::socket backend_;
+  std::array<char, kChunk> buf_{};
+  std::array<char, kChunk> back_buf_{};
+  std::string head_, host_, reply_;
+};
+
+}  // namespace
+
+void IngressServer::Impl::Accept(bool tls) {
+  tcp::acceptor& acceptor = tls ? https_ : http_;
+  acceptor.async_accept(
+      asio::make_strand(ioc_), [this, tls](boost::system::error_code ec, tcp::socket socket) {
+        if (ec == asio::error::operation_aborted) return;
+        if (!ec) {
+          if (tls) {
+            std::make_shared<Session<ssl::stream<tcp::socket>>>(*this, std::move(socket), tls_)
+                ->Start();
+          } else {
+            std::make_shared<Session<tcp::socket>>(*this, std::move(socket))->Start();
+          }
+        }
+        Accept(tls);
+      });
+}
+
+IngressServer::IngressServer(IngressOptions options, Router route)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(route))) {}
+IngressServer::~IngressServer() { Stop(); }
+Status IngressServer::Start() { return impl_->Start(); }
+void IngressServer::Stop() {
+  if (impl_) {
+    impl_->Stop();
+    impl_.reset();
+  }
+}
+uint16_t IngressServer::http_port() const { return impl_ ? impl_->Port(false) : 0; }
+uint16_t IngressServer::https_port() const { return impl_ ? impl_->Port(true) : 0; }
+void IngressServer::Disconnect(const std::string& host) {
+  if (impl_ && !host.empty()) impl_->Disconnect(host);
+}
+
+Status WriteSelfSignedCertificate(const std::string& domain, const std::string& cert_file,
+                                  const std::string& key_file) {
+  EVP_PKEY* key = EVP_RSA_gen(2048);
+  X509* x = X509_new();
+  auto done = [&](Status st) {
+    X509_free(x);
+    EVP_PKEY_free(key);
+    return st;
+  };
+  if (!key || !x) return done(Internal("cannot generate the ingress key"));
+  X509_set_version(x, 2);
+  ASN1_INTEGER_set(X509_get_serialNumber(x), static_cast<long>(std::time(nullptr)));
+  X509_gmtime_adj(X509_getm_notBefore(x), -3600);
+  X509_gmtime_adj(X509_getm_notAfter(x), 60L * 60 * 24 * 825);
+  X509_set_pubkey(x, key);
+  X509_NAME* name = X509_get_subject_name(x);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>(domain.c_str()), -1, -1, 0);
+  X509_set_issuer_name(x, name);
+  std::string san = "DNS:" + domain + ",DNS:*." + domain;
+  X509V3_CTX ctx;
+  X509V3_set_ctx_nodb(&ctx);
+  X509V3_set_ctx(&ctx, x, x, nullptr, nullptr, 0);
+  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, NID_subject_alt_name, san.c_str());
+  if (!ext) return done(Internal("cannot name the ingress certificate"));
+  X509_add_ext(x, ext, -1);
+  X509_EXTENSION_free(ext);
+  if (X509_sign(x, key, EVP_sha256()) == 0) return done(Internal("cannot sign the certificate"));
+  auto pem = [](auto write) -> std::string {
+    BIO* bio = BIO_new(BIO_s_mem());
+    write(bio);
+    char* data = nullptr;
+    long n = BIO_get_mem_data(bio, &data);
+    std::string out(data, static_cast<size_t>(n));
+    BIO_free(bio);
+    return out;
+  };
+  std::string key_pem =
+      pem([&](BIO* b) { PEM_write_bio_PrivateKey(b, key, nullptr, nullptr, 0, nullptr, nullptr); });
+  std::string cert_pem = pem([&](BIO* b) { PEM_write_bio_X509(b, x); });
+  Status st = os::WriteFileAtomic(key_file, key_pem, 0600);
+  if (st.ok()) st = os::WriteFileAtomic(cert_file, cert_pem, 0644);
+  return done(st);
+}
+
+}  // namespace adapt::net

@@ -1,0 +1,55 @@
+// The ingress listener: HTTP and HTTPS (terminated here with adapt's certificate) on
+// adaptd's ingress ports, routed by the Host header to a sandbox's address and port. After
+// the request head it is a byte pump in both directions, so streamed bodies and WebSocket
+// upgrades pass unchanged. An unknown or removed host is a 404 at once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+
+namespace adapt::net {
+
+struct IngressBackend {
+  std::string address;
+  uint16_t port = 0;
+};
+
+struct IngressOptions {
+  std::string host = "127.0.0.1";
+  uint16_t http_port = 0;  // 0: any free port
+  uint16_t https_port = 0;
+  std::string cert_file;  // PEM; generated (self-signed) with key_file when missing
+  std::string key_file;
+  std::string domain;  // the certificate names *.domain
+  int threads = 2;
+};
+
+class IngressServer {
+ public:
+  // `route` maps a lower-case host name (no port) to where it goes, nullopt: no such route.
+  using Router = std::function<std::optional<IngressBackend>(const std::string& host)>;
+  IngressServer(IngressOptions options, Router route);
+  ~IngressServer();
+  Status Start();
+  void Stop();
+  uint16_t http_port() const;
+  uint16_t https_port() const;
+  // Closes the open connections routed to `host` (its endpoint was removed).
+  void Disconnect(const std::string& host);
+
+  class Impl;  // public so that the connection sessions (ingress.cc) can name it
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Writes a self-signed certificate for `domain` and *.`domain` and its key (PEM).
+Status WriteSelfSignedCertificate(const std::string& domain, const std::string& cert_file,
+                                  const std::string& key_file);
+
+}  // namespace adapt::net

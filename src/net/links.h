@@ -1,0 +1,33 @@
+// Network namespaces and veth links, made with iproute2's `ip` (run as a helper program:
+// simpler than raw netlink, and the set-up happens once per sandbox).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace adapt::net {
+
+struct LinkPlan {
+  std::string netns;            // name under /run/netns
+  std::string host_if;          // host end of the veth
+  std::string peer_if;          // sandbox end before it moves and becomes eth0
+  std::string host_address;     // x.x.x.1
+  std::string sandbox_address;  // x.x.x.2
+};
+
+std::string NetnsPath(const std::string& netns);
+// Creates the namespace and the veth pair, addresses both ends, routes the sandbox's
+// traffic to the host end. Idempotent: an existing complete set-up is kept.
+Status CreateLinks(const LinkPlan& plan);
+// Removes the veth (both ends go together) and the namespace; absent pieces are fine.
+Status RemoveLinks(const std::string& netns, const std::string& host_if);
+bool LinkExists(const std::string& name);
+// The host's IPv4 routes (main table) as (destination, device) pairs; "default" included.
+Result<std::vector<std::pair<std::string, std::string>>> HostRoutes();
+// Turns IPv4 forwarding on (the host routes sandbox traffic).
+Status EnableForwarding();
+
+}  // namespace adapt::net

@@ -1,0 +1,191 @@
+#include "net/network_manager.h"
+
+#include "base/log.h"
+#include "base/time.h"
+#include "net/links.h"
+#include "net/nftables.h"
+#include "net/ruleset.h"
+#include "os/files.h"
+#include "os/process.h"
+
+namespace adapt::net {
+namespace {
+
+SandboxNet FromRecord(const store::NetworkRecord& r) {
+  SandboxNet sb;
+  sb.sandbox_id = r.sandbox_id;
+  sb.slot = r.slot;
+  sb.address = r.data.value("address", "");
+  sb.host_address = r.data.value("hostAddress", "");
+  auto& p = sb.policy;
+  p.egress = r.data.value("egress", "open");
+  p.dns = r.data.value("dns", "");
+  if (r.data.contains("allow"))
+    for (const auto& a : r.data["allow"])
+      p.allow.push_back({a.value("protocol", "tcp"), a.value("address", ""), a.value("port", 0)});
+  return sb;
+}
+
+nlohmann::json ToData(const SandboxNet& sb) {
+  nlohmann::json allow = nlohmann::json::array();
+  for (const auto& a : sb.policy.allow)
+    allow.push_back({{"protocol", a.protocol}, {"address", a.address}, {"port", a.port}});
+  return {{"address", sb.address},
+          {"hostAddress", sb.host_address},
+          {"egress", sb.policy.egress},
+          {"dns", sb.policy.dns},
+          {"allow", allow}};
+}
+
+std::string ResolvConf(const std::string& dns) {
+  if (dns.empty()) return "# DNS is disabled for this sandbox (network.dns)\n";
+  return "nameserver " + dns + "\noptions ndots:0\n";
+}
+
+}  // namespace
+
+NetworkManager::NetworkManager(store::Store& store, NetworkOptions options)
+    : store_(store), options_(std::move(options)) {}
+
+Status NetworkManager::Init() {
+  ASSIGN_OR_RETURN(AddressPool pool, AddressPool::Parse(options_.pool));
+  pool_ = pool;
+  auto dns = ParseIp(options_.dns);
+  if (!options_.dns.empty() && !dns)
+    return InvalidArgument(
+        "dns", "the default resolver '" + options_.dns + "' must be an IPv4 or IPv6 address");
+  // The pool must be adapt's alone: a host route into it means a network the sandboxes
+  // would shadow (or reach). adapt's own /30 routes (ad<hex> devices) are fine.
+  ASSIGN_OR_RETURN(auto routes, HostRoutes());
+  for (const auto& [dest, dev] : routes) {
+    bool ours = dev.size() == 10 && dev.rfind("ad", 0) == 0 && pool_->Overlaps(dest);
+    if (!ours && pool_->Overlaps(dest))
+      return InvalidArgument("networkPool", "the network pool " + pool_->cidr() +
+                                                " overlaps the host's route to " + dest +
+                                                (dev.empty() ? "" : " (dev " + dev + ")") +
+                                                "; choose another --network-pool");
+  }
+  RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/net", 0700));
+  return EnableForwarding().WithContext("enabling IPv4 forwarding for sandbox networks");
+}
+
+std::string NetworkManager::ResolvConfPath(const std::string& id) const {
+  return options_.state_dir + "/net/" + id + "/resolv.conf";
+}
+
+Result<Attachment> NetworkManager::Attach(const std::string& id, const nlohmann::json& network) {
+  std::lock_guard lock(mu_);
+  if (!pool_) return Internal("the network manager was not initialised");
+  ASSIGN_OR_RETURN(EgressPolicy policy, PolicyFromJson(network, options_.dns));
+  ASSIGN_OR_RETURN(auto records, store_.ListNetworks());
+  SandboxNet sb;
+  bool recorded = false;
+  std::set<int64_t> used;
+  for (const auto& r : records) {
+    used.insert(r.slot);
+    if (r.sandbox_id == id) {
+      sb = FromRecord(r);
+      recorded = true;
+    }
+  }
+  if (!recorded) {
+    int64_t slot = 0;
+    while (used.count(slot)) ++slot;
+    if (slot >= pool_->slots())
+      return Status(Code::kUnavailable, "the sandbox network pool " + pool_->cidr() + " is full");
+    sb.sandbox_id = id;
+    sb.slot = slot;
+    sb.address = pool_->SandboxAddress(slot);
+    sb.host_address = pool_->HostAddress(slot);
+    sb.policy = policy;
+    RETURN_IF_ERROR(store_.PutNetwork({id, slot, ToData(sb), NowMillis()}));
+  }
+  LinkPlan plan{NetnsName(options_.name, id), HostInterface(sb.address), PeerInterface(sb.address),
+                sb.host_address, sb.address};
+  Status st = os::MakeDirs(options_.state_dir + "/net/" + id, 0700);
+  if (st.ok()) st = os::WriteFileAtomic(ResolvConfPath(id), ResolvConf(sb.policy.dns), 0644);
+  if (st.ok()) st = CreateLinks(plan);
+  if (st.ok()) {
+    // A re-attach replaces the chain rather than adding its rules twice.
+    if (ListNft("chain inet " + options_.name + " " + id).ok())
+      RunNft(RemoveSandboxRules(Scope(), sb));
+    st = RunNft(SandboxRules(Scope(), sb));
+  }
+  if (!st.ok()) {
+    RemoveLinks(plan.netns, plan.host_if);
+    os::RemoveTree(options_.state_dir + "/net/" + id);
+    store_.DeleteNetwork(id);
+    return st.WithContext("setting up the sandbox's network");
+  }
+  return Attachment{NetnsPath(plan.netns), ResolvConfPath(id), sb.address};
+}
+
+Status NetworkManager::RemoveRecorded(const store::NetworkRecord& r) {
+  SandboxNet sb = FromRecord(r);
+  // The chain may already be gone (a rebuilt table); that is not an error.
+  if (ListNft("chain inet " + options_.name + " " + sb.sandbox_id).ok())
+    RETURN_IF_ERROR(RunNft(RemoveSandboxRules(Scope(), sb)));
+  RETURN_IF_ERROR(RemoveLinks(NetnsName(options_.name, r.sandbox_id), HostInterface(sb.address)));
+  RETURN_IF_ERROR(os::RemoveTree(options_.state_dir + "/net/" + r.sandbox_id));
+  return store_.DeleteNetwork(r.sandbox_id);
+}
+
+Status NetworkManager::Detach(const std::string& id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto records, store_.ListNetworks());
+  for (const auto& r : records)
+    if (r.sandbox_id == id) return RemoveRecorded(r).WithContext("removing the sandbox's network");
+  // Nothing recorded: only leftovers of a set-up that never got recorded could remain.
+  RemoveLinks(NetnsName(options_.name, id), "");
+  return Status::Ok();
+}
+
+Status NetworkManager::Restore(const std::set<std::string>& live) {
+  std::lock_guard lock(mu_);
+  if (!pool_) return Internal("the network manager was not initialised");
+  ASSIGN_OR_RETURN(auto records, store_.ListNetworks());
+  std::vector<SandboxNet> keep;
+  std::set<std::string> kept_ifs, kept_ns;
+  for (const auto& r : records) {
+    if (!live.count(r.sandbox_id)) continue;
+    SandboxNet sb = FromRecord(r);
+    Status st = CreateLinks({NetnsName(options_.name, sb.sandbox_id), HostInterface(sb.address),
+                             PeerInterface(sb.address), sb.host_address, sb.address});
+    if (!st.ok())
+      spdlog::warn("sandbox {}: re-making its network: {}", sb.sandbox_id, st.message());
+    kept_ifs.insert(HostInterface(sb.address));
+    kept_ns.insert(NetnsName(options_.name, sb.sandbox_id));
+    keep.push_back(sb);
+  }
+  // One transaction: the old table (whatever a crash left) is replaced by the recorded one.
+  RETURN_IF_ERROR(RunNft(FullRuleset(Scope(), keep)).WithContext("loading adapt's rules"));
+  for (const auto& r : records) {
+    if (live.count(r.sandbox_id)) continue;
+    spdlog::info("sandbox {}: removing its network", r.sandbox_id);
+    Status st = RemoveRecorded(r);
+    if (!st.ok()) spdlog::warn("sandbox {}: removing its network: {}", r.sandbox_id, st.message());
+  }
+  // Leftovers of set-ups a crash interrupted: this adaptd's namespaces and the host ends
+  // of veths whose address is in this pool.
+  const std::string prefix = options_.name + "-sbx_";
+  for (const auto& ns : os::ListDir("/run/netns")) {
+    if (ns.rfind(prefix, 0) == 0 && !kept_ns.count(ns)) RemoveLinks(ns, "");
+  }
+  std::set<std::string> ours;
+  for (int64_t slot = 0; slot < pool_->slots(); ++slot)
+    ours.insert(HostInterface(pool_->SandboxAddress(slot)));
+  for (const auto& link : os::ListDir("/sys/class/net")) {
+    if (ours.count(link) && !kept_ifs.count(link)) RemoveLinks("", link);
+  }
+  return Status::Ok();
+}
+
+std::optional<std::string> NetworkManager::AddressOf(const std::string& id) {
+  auto records = store_.ListNetworks();
+  if (!records.ok()) return std::nullopt;
+  for (const auto& r : *records)
+    if (r.sandbox_id == id) return r.data.value("address", "");
+  return std::nullopt;
+}
+
+}  // namespace adapt::net

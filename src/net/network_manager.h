@@ -1,0 +1,64 @@
+// NetworkManager: a sandbox's network from creation to removal. Per sandbox: a /30 from the
+// pool, a network namespace with the sandbox end of a veth pair (eth0), the host end
+// (ad<hex address>) routed by the host, a resolv.conf naming its resolver, and its chain in
+// nftables' `inet adapt` table (see ruleset.h). The attachment is recorded in the store
+// before anything is made, so that Restore() can re-make or remove it after a crash.
+// Thread-safe.
+#pragma once
+
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "base/status.h"
+#include "net/address.h"
+#include "net/ruleset.h"
+#include "store/store.h"
+
+namespace adapt::net {
+
+struct NetworkOptions {
+  std::string pool = "10.88.0.0/16";  // IPv4 block the sandboxes' addresses come from
+  std::string dns = "1.1.1.1";        // open mode's resolver unless the request names one
+  std::string state_dir;              // resolv.conf files go under <state_dir>/net/<id>/
+  // adapt's nftables table (inet) and the prefix of its network namespaces; distinct per
+  // adaptd on one host (with a disjoint pool).
+  std::string name = "adapt";
+};
+
+struct Attachment {
+  std::string netns_path;   // the namespace runsc joins
+  std::string resolv_conf;  // file to bind-mount at /etc/resolv.conf
+  std::string address;      // the sandbox's IPv4 address
+};
+
+class NetworkManager {
+ public:
+  NetworkManager(store::Store& store, NetworkOptions options);
+  // Checks the pool and turns on IPv4 forwarding.
+  Status Init();
+  // Makes (or re-uses) the network of sandbox `id` under its stored `network` object.
+  Result<Attachment> Attach(const std::string& id, const nlohmann::json& network);
+  // Removes everything of sandbox `id`'s network; idempotent.
+  Status Detach(const std::string& id);
+  // Start-up: rebuilds the table with the chains of `live` sandboxes (re-making their links
+  // when missing) and removes every other recorded network and any adapt-named leftover.
+  Status Restore(const std::set<std::string>& live);
+  // The sandbox's address while it has a network.
+  std::optional<std::string> AddressOf(const std::string& id);
+  const NetworkOptions& options() const { return options_; }
+
+ private:
+  std::string ResolvConfPath(const std::string& id) const;
+  Status RemoveRecorded(const store::NetworkRecord& record);
+  RulesetScope Scope() const { return {options_.name, pool_ ? pool_->cidr() : options_.pool}; }
+
+  store::Store& store_;
+  NetworkOptions options_;
+  std::optional<AddressPool> pool_;
+  std::mutex mu_;
+};
+
+}  // namespace adapt::net

@@ -1,0 +1,28 @@
+// A sandbox's egress policy as the firewall applies it, read from the sandbox's stored
+// `network` object (see core/sandbox_request.cc for its validation).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace adapt::net {
+
+struct AllowRule {
+  std::string protocol;  // "tcp" or "udp"
+  std::string address;   // canonical literal IPv4 or IPv6
+  int port = 0;
+};
+
+struct EgressPolicy {
+  std::string egress = "open";  // "open", "allowlist" ("none" never reaches net/)
+  std::vector<AllowRule> allow;
+  std::string dns;  // the resolver the sandbox may query; empty: no DNS
+};
+
+// `network` as stored; `default_dns` fills open mode's resolver when the request named none.
+Result<EgressPolicy> PolicyFromJson(const nlohmann::json& network, const std::string& default_dns);
+
+}  // namespace adapt::net

@@ -1,0 +1,104 @@
+#include "net/ruleset.h"
+
+#include <cstdio>
+
+#include "net/address.h"
+
+namespace adapt::net {
+namespace {
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+std::string Family(const std::string& address) {
+  return address.find(':') == std::string::npos ? "ip" : "ip6";
+}
+
+std::string Hex(const std::string& address) {
+  auto ip = ParseIp(address);
+  if (!ip || ip->v6) return "00000000";
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x", ip->bytes[0], ip->bytes[1], ip->bytes[2],
+                ip->bytes[3]);
+  return buf;
+}
+
+}  // namespace
+
+std::string HostInterface(const std::string& a) { return "ad" + Hex(a); }
+std::string PeerInterface(const std::string& a) { return "ap" + Hex(a); }
+std::string NetnsName(const std::string& table, const std::string& sandbox_id) {
+  return table + "-" + sandbox_id;
+}
+
+std::string FullRuleset(const RulesetScope& scope, const std::vector<SandboxNet>& sandboxes) {
+  std::vector<std::string> blocked4 = BlockedIpv4Ranges();
+  blocked4.push_back(scope.pool);
+  const std::string t = "inet " + scope.table;
+  const std::string& pool = scope.pool;
+  std::string s;
+  // "add" then "delete" makes the delete valid whether or not the table exists.
+  s += "add table " + t + "\n";
+  s += "delete table " + t + "\n";
+  s += "add table " + t + "\n";
+  s += "add set " + t + " blocked4 { type ipv4_addr; flags interval; auto-merge; elements = { " +
+       Join(blocked4) + " }; }\n";
+  s += "add set " + t + " blocked6 { type ipv6_addr; flags interval; auto-merge; elements = { " +
+       Join(BlockedIpv6Ranges()) + " }; }\n";
+  s += "add map " + t + " sandboxes { type ifname : verdict; }\n";
+  s += "add chain " + t + " from_sandbox\n";
+  s += "add rule " + t + " from_sandbox iifname vmap @sandboxes\n";
+  s += "add rule " + t + " from_sandbox drop\n";
+  s += "add chain " + t + " forward { type filter hook forward priority filter; policy accept; }\n";
+  s += "add rule " + t + " forward ip saddr " + pool + " jump from_sandbox\n";
+  s += "add rule " + t + " forward ip daddr " + pool + " ct state established,related accept\n";
+  s += "add rule " + t + " forward ip daddr " + pool + " drop\n";
+  s += "add chain " + t + " input { type filter hook input priority filter; policy accept; }\n";
+  // The host talking to itself through a pool address (its veth end) is not a sandbox.
+  s += "add rule " + t + " input iifname \"lo\" accept\n";
+  s += "add rule " + t + " input ip saddr " + pool + " ct state established,related accept\n";
+  s += "add rule " + t + " input ip saddr " + pool + " drop\n";
+  s += "add chain " + t +
+       " postrouting { type nat hook postrouting priority srcnat; policy accept; }\n";
+  s += "add rule " + t + " postrouting ip saddr " + pool + " ip daddr != " + pool + " masquerade\n";
+  for (const auto& sb : sandboxes) s += SandboxRules(scope, sb);
+  return s;
+}
+
+std::string SandboxRules(const RulesetScope& scope, const SandboxNet& sb) {
+  const std::string t = "inet " + scope.table;
+  const std::string c = t + " " + sb.sandbox_id;
+  const EgressPolicy& p = sb.policy;
+  std::string s;
+  s += "add chain " + c + "\n";
+  s += "add rule " + c + " ct state established,related accept\n";
+  if (!p.dns.empty()) {
+    std::string f = Family(p.dns);
+    s += "add rule " + c + " " + f + " daddr " + p.dns + " udp dport 53 accept\n";
+    s += "add rule " + c + " " + f + " daddr " + p.dns + " tcp dport 53 accept\n";
+  }
+  s += "add rule " + c + " ip daddr @blocked4 drop\n";
+  s += "add rule " + c + " ip6 daddr @blocked6 drop\n";
+  if (p.egress == "open") {
+    s += "add rule " + c + " accept\n";
+  } else {
+    for (const auto& r : p.allow)
+      s += "add rule " + c + " " + Family(r.address) + " daddr " + r.address + " " + r.protocol +
+           " dport " + std::to_string(r.port) + " accept\n";
+    s += "add rule " + c + " drop\n";
+  }
+  s += "add element " + t + " sandboxes { \"" + HostInterface(sb.address) + "\" : jump " +
+       sb.sandbox_id + " }\n";
+  return s;
+}
+
+std::string RemoveSandboxRules(const RulesetScope& scope, const SandboxNet& sb) {
+  const std::string t = "inet " + scope.table;
+  return "delete element " + t + " sandboxes { \"" + HostInterface(sb.address) + "\" }\n" +
+         "delete chain " + t + " " + sb.sandbox_id + "\n";
+}
+
+}  // namespace adapt::net

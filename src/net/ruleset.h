@@ -1,0 +1,53 @@
+// The nftables text adapt loads: one table, `inet adapt`, and nothing outside it.
+//
+// Everything is keyed on the pool, so that two adaptds with disjoint pools and tables (the
+// e2e tests run several) never act on each other's sandboxes.
+//   forward:      traffic from the pool jumps through the `sandboxes` verdict map (keyed by
+//                 the sandbox's host interface, so a spoofed source misses) to the sandbox's
+//                 own chain; anything else from the pool is dropped; traffic to the pool is
+//                 accepted only as a reply.
+//   input:        a sandbox reaches nothing on the host (its addresses, adaptd's ports)
+//                 except replies to connections the host opened (endpoints).
+//   postrouting:  the pool is masqueraded behind the host's outgoing address.
+//   <sandbox id>: the sandbox's policy: replies, its resolver, the blocked ranges (which
+//                 include the pool, so other sandboxes), then open's accept or the allowlist.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "net/policy.h"
+
+namespace adapt::net {
+
+// Which table, and which pool, one adaptd owns.
+struct RulesetScope {
+  std::string table = "adapt";
+  std::string pool = "10.88.0.0/16";
+};
+
+struct SandboxNet {
+  std::string sandbox_id;
+  int64_t slot = 0;
+  std::string address;       // the sandbox's IPv4 address
+  std::string host_address;  // the host end of its veth
+  EgressPolicy policy;
+};
+
+// Interface names come from the sandbox's address ("ad"/"ap" and its 8 hex digits), so they
+// are unique on the host whenever pools are disjoint.
+std::string HostInterface(const std::string& sandbox_address);
+std::string PeerInterface(const std::string& sandbox_address);
+// "<table>-<sandbox id>" under /run/netns.
+std::string NetnsName(const std::string& table, const std::string& sandbox_id);
+
+// Replaces the whole table (atomically, in one transaction): the base chains and sets, then
+// `sandboxes`' chains.
+std::string FullRuleset(const RulesetScope& scope, const std::vector<SandboxNet>& sandboxes);
+// Adds one sandbox's chain and its map entry.
+std::string SandboxRules(const RulesetScope& scope, const SandboxNet& sandbox);
+// Removes them (the map entry first: the chain cannot go while referenced).
+std::string RemoveSandboxRules(const RulesetScope& scope, const SandboxNet& sandbox);
+
+}  // namespace adapt::net

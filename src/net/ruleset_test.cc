@@ -1,0 +1,106 @@
+#include "net/ruleset.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "net/nftables.h"
+
+namespace adapt::net {
+namespace {
+
+bool Has(const std::string& text, const std::string& line) {
+  return text.find(line + "\n") != std::string::npos;
+}
+
+SandboxNet Sandbox(const std::string& egress) {
+  SandboxNet sb;
+  sb.sandbox_id = "sbx_abc";
+  sb.slot = 7;
+  sb.address = "10.88.0.30";
+  sb.host_address = "10.88.0.29";
+  sb.policy.egress = egress;
+  return sb;
+}
+
+TEST(Ruleset, FullRulesetReplacesOnlyAdaptsTableAndBlocksThePool) {
+  RulesetScope scope{"adapt", "10.88.0.0/16"};
+  std::string s = FullRuleset(scope, {Sandbox("open")});
+  EXPECT_EQ(s.rfind("add table inet adapt\ndelete table inet adapt\nadd table inet adapt\n", 0),
+            0u);
+  EXPECT_NE(s.find("169.254.0.0/16"), std::string::npos);
+  EXPECT_NE(s.find("10.88.0.0/16 }"), std::string::npos);
+  EXPECT_NE(s.find("64:ff9b::/96"), std::string::npos);
+  EXPECT_TRUE(Has(s, "add rule inet adapt input ip saddr 10.88.0.0/16 drop"));
+  EXPECT_LT(s.find("input iifname \"lo\" accept"), s.find("input ip saddr 10.88.0.0/16 drop"));
+  EXPECT_TRUE(Has(s, "add rule inet adapt forward ip saddr 10.88.0.0/16 jump from_sandbox"));
+  EXPECT_TRUE(Has(s, "add rule inet adapt forward ip daddr 10.88.0.0/16 drop"));
+  EXPECT_TRUE(Has(s,
+                  "add rule inet adapt postrouting ip saddr 10.88.0.0/16 ip daddr != 10.88.0.0/16 "
+                  "masquerade"));
+  EXPECT_TRUE(Has(s, "add element inet adapt sandboxes { \"ad0a58001e\" : jump sbx_abc }"));
+  // Every command names adapt's table: nothing else is touched.
+  size_t pos = 0;
+  while ((pos = s.find('\n', pos)) != std::string::npos && pos + 1 < s.size()) {
+    std::string line = s.substr(pos + 1, s.find('\n', pos + 1) - pos - 1);
+    EXPECT_NE(line.find(" inet adapt"), std::string::npos) << line;
+    ++pos;
+  }
+}
+
+TEST(Ruleset, OpenBlocksRangesBeforeAccepting) {
+  SandboxNet sb = Sandbox("open");
+  sb.policy.dns = "1.1.1.1";
+  std::string s = SandboxRules({"adapt", "10.88.0.0/16"}, sb);
+  auto dns = s.find("ip daddr 1.1.1.1 udp dport 53 accept");
+  auto blocked = s.find("ip daddr @blocked4 drop");
+  auto blocked6 = s.find("ip6 daddr @blocked6 drop");
+  auto accept = s.find("add rule inet adapt sbx_abc accept\n");
+  ASSERT_NE(accept, std::string::npos);
+  EXPECT_LT(dns, blocked);
+  EXPECT_LT(blocked, accept);
+  EXPECT_LT(blocked6, accept);
+}
+
+TEST(Ruleset, AllowlistAcceptsExactlyItsRulesThenDrops) {
+  SandboxNet sb = Sandbox("allowlist");
+  sb.policy.allow = {{"tcp", "1.1.1.1", 443}, {"udp", "2606:4700::1111", 53}};
+  std::string s = SandboxRules({"adapt", "10.88.0.0/16"}, sb);
+  EXPECT_TRUE(Has(s, "add rule inet adapt sbx_abc ip daddr 1.1.1.1 tcp dport 443 accept"));
+  EXPECT_TRUE(Has(s, "add rule inet adapt sbx_abc ip6 daddr 2606:4700::1111 udp dport 53 accept"));
+  EXPECT_TRUE(Has(s, "add rule inet adapt sbx_abc drop"));
+  EXPECT_EQ(s.find("dport 53 accept\nadd rule inet adapt sbx_abc ip daddr @blocked4"),
+            std::string::npos)
+      << "no resolver without network.dns";
+  EXPECT_EQ(s.find("sbx_abc accept\n"), std::string::npos);
+}
+
+TEST(Ruleset, InterfaceNamesComeFromTheAddressAndFitIfnamsiz) {
+  EXPECT_EQ(HostInterface("10.88.0.30"), "ad0a58001e");
+  EXPECT_EQ(PeerInterface("10.255.255.254"), "ap0afffffe");
+  EXPECT_LT(HostInterface("10.255.255.254").size(), 16u);
+  EXPECT_EQ(NetnsName("adapt", "sbx_abc"), "adapt-sbx_abc");
+}
+
+// The kernel's nftables accepts what adapt generates (a dry run: nothing is applied).
+TEST(Ruleset, TheKernelAcceptsTheRuleset) {
+  ASSERT_EQ(::geteuid(), 0u) << "checking rules with the kernel needs root";
+  SandboxNet open = Sandbox("open");
+  open.policy.dns = "1.1.1.1";
+  SandboxNet allow = Sandbox("allowlist");
+  allow.sandbox_id = "sbx_def";
+  allow.address = "10.88.0.34";
+  allow.policy.allow = {{"tcp", "1.1.1.1", 443}, {"udp", "2606:4700::1111", 53}};
+  Status st = CheckNft(FullRuleset({"adapt_dryrun", "10.88.0.0/16"}, {open, allow}));
+  EXPECT_TRUE(st.ok()) << st.message();
+  EXPECT_FALSE(CheckNft("add rule inet adapt_dryrun nowhere bogus").ok());
+}
+
+TEST(Ruleset, RemovalDropsTheMapEntryBeforeTheChain) {
+  std::string s = RemoveSandboxRules({"t2", "10.89.0.0/16"}, Sandbox("open"));
+  EXPECT_EQ(s,
+            "delete element inet t2 sandboxes { \"ad0a58001e\" }\n"
+            "delete chain inet t2 sbx_abc\n");
+}
+
+}  // namespace
+}  // namespace adapt::net

@@ -1,0 +1,404 @@
+"""Sandbox networking (issue 5): egress modes open, none and allowlist against a stand-in
+internet.
+
+The stand-in is a network namespace this test makes, holding documentation-range addresses
+(198.51.100.0/24 behind 203.0.113.0/30) that the host reaches only through an explicit route
+to it: an HTTP server, a TCP and a UDP echo, and two DNS servers. adaptd's resolver is the
+stand-in's. No other address is ever contacted. Each check is judged on a real answer, since a
+blocked TCP connect can look successful from inside a sandbox.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+import harness
+
+HTTP = "198.51.100.10"  # HTTP on :80
+ECHO = "198.51.100.20"  # TCP echo on :7001, UDP echo on :7000 and :7002
+DNS = "198.51.100.53"  # answers svc.example.test -> HTTP
+DNS2 = "198.51.100.54"  # a second resolver, same answers
+NAME = "svc.example.test"
+BODY = "hello from the stand-in"
+
+SERVERS = r'''
+import socket, socketserver, struct, sys, threading, http.server
+
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"hello from the stand-in\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+
+class T(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+def dns(addr):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((addr, 53))
+    while True:
+        q, peer = s.recvfrom(512)
+        tid, qd = q[:2], q[12:]
+        end = qd.index(b"\0") + 5
+        labels, i = [], 0
+        while qd[i]:
+            labels.append(qd[i + 1:i + 1 + qd[i]].decode()); i += 1 + qd[i]
+        name = ".".join(labels).lower()
+        qtype = struct.unpack(">H", qd[end - 4:end - 2])[0]
+        if name == "svc.example.test" and qtype == 1:
+            ans = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 5, 4) + socket.inet_aton("198.51.100.10")
+            hdr = tid + b"\x81\x80" + struct.pack(">HHHH", 1, 1, 0, 0)
+        else:
+            ans = b""
+            rcode = b"\x81\x80" if name == "svc.example.test" else b"\x81\x83"
+            hdr = tid + rcode + struct.pack(">HHHH", 1, 0, 0, 0)
+        s.sendto(hdr + qd[:end] + ans, peer)
+
+def udp_echo(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("198.51.100.20", port))
+    while True:
+        d, peer = s.recvfrom(2048)
+        s.sendto(b"udp-echo:" + d, peer)
+
+def tcp_echo():
+    srv = socket.create_server(("198.51.100.20", 7001))
+    while True:
+        c, _ = srv.accept()
+        c.sendall(b"tcp-echo\n")
+        c.close()
+
+for target, args in [(dns, ("198.51.100.53",)), (dns, ("198.51.100.54",)), (udp_echo, (7000,)),
+                     (udp_echo, (7002,)), (tcp_echo, ())]:
+    threading.Thread(target=target, args=args, daemon=True).start()
+print("ready", flush=True)
+T(("198.51.100.10", 80), H).serve_forever()
+'''
+
+# Runs inside the sandbox (its python3). Prints one line: "OK <answer>" or "FAIL <why>".
+PROBE = r'''
+import socket, struct, sys
+def tcp(host, port, send=b"GET / HTTP/1.0\r\nHost: x\r\n\r\n"):
+    try:
+        fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        s.settimeout(4)
+        s.connect((host, port))
+        s.sendall(send)
+        data = b""
+        while True:
+            d = s.recv(4096)
+            if not d:
+                break
+            data += d
+        s.close()
+        lines = data.decode(errors="replace").strip().splitlines()
+        return "OK " + lines[-1] if lines else "FAIL empty"
+    except Exception as e:
+        return "FAIL " + type(e).__name__
+def udp(host, port):
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(4)
+        s.sendto(b"ping", (host, port))
+        return "OK " + s.recvfrom(2048)[0].decode()
+    except Exception as e:
+        return "FAIL " + type(e).__name__
+def dns(server, name="svc.example.test"):
+    q = b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00"
+    q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0\x00\x01\x00\x01"
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(4)
+        s.sendto(q, (server, 53))
+        r = s.recvfrom(512)[0]
+        return "OK " + socket.inet_ntoa(r[-4:]) if r[7] else "FAIL nxdomain"
+    except Exception as e:
+        return "FAIL " + type(e).__name__
+def resolve(name="svc.example.test"):
+    try:
+        return "OK " + socket.gethostbyname(name)
+    except Exception as e:
+        return "FAIL " + type(e).__name__
+print(%s)
+'''
+
+
+def sh(*argv, check=True):
+    r = subprocess.run(list(argv), capture_output=True, text=True, timeout=60)
+    if check and r.returncode != 0:
+        raise AssertionError("%s -> %s: %s" % (" ".join(argv), r.returncode, r.stderr))
+    return r
+
+
+@pytest.fixture(scope="module")
+def standin():
+    tag = "%d" % (os.getpid() % 100000)
+    ns, host_if, peer_if = "adapt-e2e-inet" + tag, "sinh" + tag, "sinp" + tag
+    sh("ip", "netns", "add", ns)
+    proc = None
+    try:
+        sh("ip", "link", "add", host_if, "type", "veth", "peer", "name", peer_if)
+        sh("ip", "link", "set", peer_if, "netns", ns)
+        sh("ip", "addr", "add", "203.0.113.1/30", "dev", host_if)
+        sh("ip", "link", "set", host_if, "up")
+        sh("ip", "-n", ns, "addr", "add", "203.0.113.2/30", "dev", peer_if)
+        sh("ip", "-n", ns, "link", "set", peer_if, "up")
+        sh("ip", "-n", ns, "link", "set", "lo", "up")
+        for a in (HTTP, ECHO, DNS, DNS2):
+            sh("ip", "-n", ns, "addr", "add", a + "/32", "dev", "lo")
+        sh("ip", "route", "add", "198.51.100.0/24", "via", "203.0.113.2", "dev", host_if)
+        script = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
+        script.write(SERVERS)
+        script.close()
+        proc = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, script.name],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert proc.stdout.readline().strip() == "ready"
+        yield ns
+    finally:
+        if proc:
+            proc.kill()
+            proc.wait()
+        sh("ip", "route", "del", "198.51.100.0/24", check=False)
+        sh("ip", "link", "del", host_if, check=False)
+        sh("ip", "netns", "del", ns, check=False)
+
+
+def start_network_daemon():
+    d = harness.Daemon()
+    d.dns = DNS
+    d.start()
+    return d
+
+
+@pytest.fixture(scope="module")
+def netd(standin):
+    d = start_network_daemon()
+    yield d
+    left = d.close()
+    assert not left["netns"], left
+
+
+@pytest.fixture(scope="module")
+def client(netd):
+    return netd.new_org()
+
+
+@pytest.fixture(scope="module")
+def host_server():
+    """A TCP server on every host address: what a sandbox must not reach."""
+    srv = socket.create_server(("0.0.0.0", 0))
+    port = srv.getsockname()[1]
+
+    def serve():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            c.sendall(b"host-secret\n")
+            c.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield port
+    srv.close()
+
+
+def sandbox(client, network):
+    sbx = client.create({"network": network} if network is not None else {})
+    client.wait_for_status(sbx["id"], "running", 90)
+    return sbx["id"]
+
+
+def probe(client, sid, call):
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid,
+                             {"argv": ["python3", "-c", PROBE % call], "timeoutSeconds": 60})
+    assert status == 200 and cmd["status"] == "exited", (status, cmd)
+    return cmd["stdout"].strip()
+
+
+def sandbox_address(client, sid):
+    """The sandbox's own IPv4 address, as its network stack reports it (runsc moves the
+    address from the namespace's eth0 into the sandbox)."""
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid, {"argv": [
+        "python3", "-c",
+        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+        "s.connect(('198.51.100.10', 9)); print(s.getsockname()[0])"]})
+    assert status == 200 and cmd["exitCode"] == 0, cmd
+    return cmd["stdout"].strip()
+
+
+def host_addresses():
+    r = sh("ip", "-4", "-o", "addr", "show")
+    return [line.split()[3].split("/")[0] for line in r.stdout.splitlines()
+            if " lo " not in line and "sinh" not in line]
+
+
+@pytest.fixture(scope="module")
+def open_box(client):
+    return sandbox(client, None)
+
+
+def test_open_is_the_default_and_reaches_public_destinations(client, open_box):
+    assert client.get(open_box)["network"]["egress"] == "open"
+    assert probe(client, open_box, "tcp(%r, 80)" % HTTP) == "OK " + BODY
+    assert probe(client, open_box, "tcp(%r, 7001, b'')" % ECHO) == "OK tcp-echo"
+    assert probe(client, open_box, "udp(%r, 7000)" % ECHO) == "OK udp-echo:ping"
+
+
+def test_open_resolves_through_the_configured_resolver(client, open_box):
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % open_box,
+                             {"argv": ["cat", "/etc/resolv.conf"]})
+    assert status == 200 and ("nameserver " + DNS) in cmd["stdout"], cmd
+    assert probe(client, open_box, "resolve()") == "OK " + HTTP
+
+
+def test_open_blocks_private_metadata_and_local_destinations(client, open_box):
+    for target in ["10.0.0.1", "172.16.0.1", "192.168.0.1", "100.64.0.1", "169.254.169.254",
+                   "0.0.0.0", "::ffff:169.254.169.254", "::1", "fe80::1", "fc00::1",
+                   "64:ff9b::a9fe:a9fe", "2852039166", "0xa9.0xfe.0xa9.0xfe", "0251.0376.0251.0376"]:
+        assert probe(client, open_box, "tcp(%r, 80)" % target).startswith("FAIL"), target
+
+
+def test_open_cannot_reach_the_host_or_adaptd(netd, client, open_box, host_server):
+    gateway = sandbox_address(client, open_box).rsplit(".", 1)[0] + ".1"
+    # The host itself reaches its server, so a failure below is the rules' doing.
+    with socket.create_connection((gateway, host_server), timeout=5) as c:
+        assert c.recv(64) == b"host-secret\n"
+    for addr in [gateway] + host_addresses():
+        assert probe(client, open_box, "tcp(%r, %d, b'')" % (addr, host_server)).startswith("FAIL"), addr
+        assert probe(client, open_box, "tcp(%r, %d)" % (addr, netd.port)).startswith("FAIL"), addr
+
+
+def test_open_cannot_reach_another_sandbox(netd, client, open_box):
+    other = sandbox(client, None)
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % other, {
+        "command": "nohup python3 -m http.server 8000 >/dev/null 2>&1 & sleep 1", "timeoutSeconds": 30})
+    assert status == 200, cmd
+    addr = sandbox_address(client, other)
+    # The host reaches the other sandbox's server (ingress path) ...
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            with socket.create_connection((addr, 8000), timeout=3) as c:
+                c.sendall(b"GET / HTTP/1.0\r\n\r\n")
+                assert c.recv(64).startswith(b"HTTP/1.0 200")
+            break
+        except OSError:
+            assert time.monotonic() < deadline, "the other sandbox's server never answered the host"
+            time.sleep(0.5)
+    # ... the first sandbox does not.
+    assert probe(client, open_box, "tcp(%r, 8000)" % addr).startswith("FAIL")
+
+
+def test_none_has_no_interface_and_no_egress(client):
+    sid = sandbox(client, {"egress": "none"})
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid, {"argv": ["cat", "/proc/net/dev"]})
+    assert status == 200 and "eth0" not in cmd["stdout"] and "lo" in cmd["stdout"], cmd
+    assert probe(client, sid, "tcp(%r, 80)" % HTTP).startswith("FAIL")
+
+
+def test_allowlist_passes_exactly_its_rules(client):
+    sid = sandbox(client, {"egress": "allowlist", "dns": DNS, "allow": [
+        {"protocol": "tcp", "address": HTTP, "port": 80},
+        {"protocol": "udp", "address": ECHO, "port": 7000}]})
+    net = client.get(sid)["network"]
+    assert net["egress"] == "allowlist" and net["dns"] == DNS and len(net["allow"]) == 2
+    assert probe(client, sid, "tcp(%r, 80)" % HTTP) == "OK " + BODY
+    assert probe(client, sid, "udp(%r, 7000)" % ECHO) == "OK udp-echo:ping"
+    assert probe(client, sid, "resolve()") == "OK " + HTTP
+    assert probe(client, sid, "dns(%r)" % DNS) == "OK " + HTTP
+    # Not in the rules: another port, UDP without a UDP rule, TCP where only UDP is allowed,
+    # a second resolver.
+    assert probe(client, sid, "udp(%r, 7002)" % ECHO).startswith("FAIL")
+    assert probe(client, sid, "tcp(%r, 7001, b'')" % ECHO).startswith("FAIL")
+    assert probe(client, sid, "dns(%r)" % DNS2).startswith("FAIL")
+    assert probe(client, sid, "tcp('169.254.169.254', 80)").startswith("FAIL")
+
+
+def test_allowlist_without_dns_has_no_resolver(client):
+    sid = sandbox(client, {"egress": "allowlist", "allow": [{"protocol": "tcp", "address": HTTP, "port": 80}]})
+    assert client.get(sid)["network"]["dns"] is None
+    assert probe(client, sid, "tcp(%r, 80)" % HTTP) == "OK " + BODY
+    assert probe(client, sid, "dns(%r)" % DNS).startswith("FAIL")
+    assert probe(client, sid, "resolve()").startswith("FAIL")
+
+
+@pytest.mark.parametrize("network,field", [
+    ({"egress": "allowlist", "allow": [{"protocol": "tcp", "address": "10.1.2.3", "port": 80}]},
+     "network.allow[0].address"),
+    ({"egress": "allowlist", "allow": [{"protocol": "tcp", "address": "1.1.1.0/24", "port": 80}]},
+     "network.allow[0].address"),
+    ({"egress": "allowlist", "allow": [{"protocol": "tcp", "address": "example.com", "port": 80}]},
+     "network.allow[0].address"),
+    ({"egress": "allowlist", "allow": [{"protocol": "tcp", "address": "1.1.1.1", "port": 0}]},
+     "network.allow[0].port"),
+    ({"egress": "allowlist", "allow": [{"protocol": "tcp", "address": "1.1.1.1", "port": 443}] * 65},
+     "network.allow"),
+    ({"egress": "allowlist", "dns": "192.168.1.1"}, "network.dns"),
+    ({"egress": "open", "allow": [{"protocol": "tcp", "address": "1.1.1.1", "port": 443}]}, "network.allow"),
+    ({"egress": "open", "bandwidth": 1}, "network.bandwidth"),
+])
+def test_bad_network_is_a_400_naming_the_field(client, network, field):
+    before = len(client.list_all())
+    status, body = client.api("POST", "/v1/sandboxes", {"network": network})
+    assert status == 400, body
+    assert body["error"]["field"] == field, body
+    assert len(client.list_all()) == before
+
+
+def nft_chain_exists(d, sid):
+    return sh("nft", "list", "chain", "inet", d.network_name, sid, check=False).returncode == 0
+
+
+def test_rules_are_removed_with_the_sandbox(netd, client):
+    sid = sandbox(client, None)
+    ns = "%s-%s" % (netd.network_name, sid)
+    assert nft_chain_exists(netd, sid)
+    assert ns in harness.netns_named(netd.network_name + "-")
+    client.delete(sid)
+    assert not nft_chain_exists(netd, sid)
+    assert ns not in harness.netns_named(netd.network_name + "-")
+
+
+def test_restart_after_kill_restores_rules_and_removes_leftovers(standin):
+    d = start_network_daemon()
+    try:
+        c = d.admin
+        sid = sandbox(c, None)
+        ended = sandbox(c, None)
+        assert probe(c, sid, "tcp(%r, 80)" % HTTP) == "OK " + BODY
+        d.kill()
+        # While adaptd is down: its table vanishes, one sandbox dies, and a half-made
+        # namespace appears.
+        sh("nft", "delete", "table", "inet", d.network_name)
+        pid = int(open(os.path.join(d.state_dir, "sandboxes", ended, "sandbox.pid")).read())
+        os.kill(pid, 9)
+        stray = "%s-sbx_stray" % d.network_name
+        sh("ip", "netns", "add", stray)
+        d.start(port=d.port)
+        # Before the API answered, the live sandbox's rules were back and the rest gone.
+        assert nft_chain_exists(d, sid)
+        assert stray not in harness.netns_named(d.network_name + "-")
+        c.wait_for_status(ended, ("failed", "completed"), 60)
+        # The status is written before the release: give the release a moment.
+        deadline = time.monotonic() + 30
+        while nft_chain_exists(d, ended) and time.monotonic() < deadline:
+            time.sleep(0.25)
+        assert not nft_chain_exists(d, ended)
+        assert "%s-%s" % (d.network_name, ended) not in harness.netns_named(d.network_name + "-")
+        assert probe(c, sid, "tcp(%r, 80)" % HTTP) == "OK " + BODY
+        assert probe(c, sid, "tcp('10.0.0.1', 80)").startswith("FAIL")
+    finally:
+        left = d.close()
+    assert not left["netns"], left
