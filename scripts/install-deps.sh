@@ -13,6 +13,8 @@ packages=(
   runsc mmdebstrap e2fsprogs iproute2 util-linux procps ca-certificates curl
   # end-to-end tests
   python3 python3-pytest python3-yaml
+  # the MCP e2e tests' npm clients (tests/mcp; Node 22 itself comes from npm)
+  nodejs npm
 )
 
 missing=()

@@ -47,5 +47,7 @@ void AddKeyCommands(CLI::App& app, Invocation& invocation);
 // "command" (get, kill); AddSandboxExec adds `exec` to the "sandbox" group.
 void AddCommandCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExec(CLI::App& sandbox_group, Invocation& invocation);
+// "mcp": the MCP server on stdio, a proxy to adaptd's /mcp.
+void AddMcpCommand(CLI::App& app, Invocation& invocation);
 
 }  // namespace adapt::cli

@@ -14,6 +14,9 @@
 #include "core/sandbox_monitor.h"
 #include "daemon/config.h"
 #include "daemon/paths.h"
+#include "mcp/mcp_http.h"
+#include "mcp/oauth_server.h"
+#include "mcp/tools.h"
 #include "os/files.h"
 #include "runtime/runsc_runtime.h"
 
@@ -69,6 +72,22 @@ int Run(const DaemonConfig& config) {
   api::AddSandboxRoutes(router, sandboxes);
   api::AddCommandRoutes(router, commands);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
+  mcp::ToolRegistry mcp_tools;
+  mcp::RegisterTools(mcp_tools, {sandboxes, commands, config.images_dir, config.default_image});
+  mcp::OAuthServer oauth(**store, auth, listen->host);
+  oauth.AddRoutes(router);
+  mcp::McpHttp mcp_http(
+      mcp_tools,
+      [&auth, &oauth](const std::string& bearer) {
+        // OAuth access tokens are good for /mcp only; API keys everywhere.
+        if (mcp::OAuthServer::LooksLikeAccessToken(bearer)) {
+          auto who = oauth.VerifyAccessToken(bearer);
+          if (who.ok()) return who;
+        }
+        return auth.Authenticate(bearer);
+      },
+      listen->host, workers);
+  mcp::AddMcpRoutes(router, mcp_http);
   api::HttpServerOptions http{listen->host, listen->port, config.io_threads, config.max_body_bytes};
   api::HttpServer server(
       http, [&router](const api::HttpRequest& r) { return router.Handle(r); }, workers);

@@ -75,6 +75,16 @@ class Store {
   // Commands with status `status`, oldest first (the daemon's reconciliation).
   virtual Result<std::vector<CommandRecord>> ListCommandsWithStatus(const std::string& status) = 0;
 
+  virtual Status CreateOAuthClient(const OAuthClientRecord& client) = 0;
+  virtual Result<OAuthClientRecord> GetOAuthClient(const std::string& id) = 0;
+  virtual Status PutOAuthGrant(const OAuthGrantRecord& grant) = 0;
+  // NotFound when no unexpired grant of `kind` has this hash.
+  virtual Result<OAuthGrantRecord> FindOAuthGrant(const std::string& hash, const std::string& kind,
+                                                  int64_t now) = 0;
+  // Like Find, and deletes it in the same transaction: codes and refresh tokens are single-use.
+  virtual Result<OAuthGrantRecord> TakeOAuthGrant(const std::string& hash, const std::string& kind,
+                                                  int64_t now) = 0;
+
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
 };
