@@ -18,13 +18,13 @@ CONFORMANCE = os.path.join(MCP_DIR, "node_modules", "@modelcontextprotocol", "co
                            "index.js")
 
 
-def inspector(daemon, key, *args):
+def inspector(daemon, key, *args, expect_rc=0):
+    # HOME is a temporary directory: the Inspector keeps its catalog there.
     with tempfile.TemporaryDirectory() as home:
         p = run_node([INSPECTOR, "--cli", daemon.url + "/mcp", "--transport", "http",
-                      "--catalog", os.path.join(home, "mcp.json"),
                       "--header", "Authorization: Bearer " + key] + list(args),
                      timeout=180, env={"HOME": home})
-    assert p.returncode == 0, "inspector %r failed (%s):\n%s\n%s" % (args, p.returncode, p.stdout[-3000:], p.stderr[-3000:])
+    assert p.returncode == expect_rc, "inspector %r failed (%s):\n%s\n%s" % (args, p.returncode, p.stdout[-3000:], p.stderr[-3000:])
     return json.loads(p.stdout)
 
 
@@ -36,7 +36,7 @@ def test_inspector_cli_lists_and_calls_tools(org, daemon):
     assert called["isError"] is False
     assert called["structuredContent"]["gpu_types"] == []
     called = inspector(daemon, org.key, "--method", "tools/call", "--tool-name", "get_sandbox",
-                       "--tool-arg", "sandbox_id=sbx_missing")
+                       "--tool-arg", "sandbox_id=sbx_missing", expect_rc=5)  # 5: a tool error
     assert called["isError"] is True
 
 
