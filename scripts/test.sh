@@ -110,7 +110,7 @@ fi
 
 # The MCP tests' npm clients, pinned by tests/mcp/package-lock.json; ~/.npm caches them, so
 # a rerun without the registry still installs.
-run_stage npm tests/mcp npm ci --prefer-offline --no-audit --no-fund || true
+run_stage npm . tests/mcp/install.sh || true
 
 if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
   if python=$(pick_python); then

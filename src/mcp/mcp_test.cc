@@ -88,3 +88,27 @@ TEST(SessionStore, BindsSessionsToTheirOrganization) {
 
 }  // namespace
 }  // namespace adapt::mcp
+
+#include "mcp/oauth_text.h"
+
+namespace adapt::mcp {
+namespace {
+
+TEST(OAuthText, S256MatchesRfc7636AppendixB) {
+  EXPECT_EQ(S256Challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+}
+
+TEST(OAuthText, FormsRoundTrip) {
+  auto f = DecodeForm("a=1+2&b=%2Fx%3Fy&c&a=ignored&bad=%zz");
+  EXPECT_EQ(f["a"], "1 2");
+  EXPECT_EQ(f["b"], "/x?y");
+  EXPECT_EQ(f["c"], "");
+  EXPECT_EQ(f["bad"], "%zz");
+  EXPECT_EQ(WithQuery("https://a.example/cb?x=1", {{"code", "a b"}, {"state", "&"}}),
+            "https://a.example/cb?x=1&code=a%20b&state=%26");
+  EXPECT_EQ(EscapeHtml("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+}
+
+}  // namespace
+}  // namespace adapt::mcp
