@@ -186,6 +186,9 @@ def test_sdk_full_flow(org, daemon, mode):
         by_name = {}
         for c in calls:
             by_name.setdefault(c["name"], []).append(c)
+        # Every tool that can succeed here returned structuredContent its outputSchema accepts.
+        validated = {c["name"] for c in calls if not c["isError"] and c["schemaValid"]}
+        assert validated == EXPECTED_TOOLS - {"create_gpu_sandbox"}, validated
         envs = by_name["list_sandbox_environments"][0]["structuredContent"]["environments"]
         assert {"alias": "debian:12", "image": "debian:12", "kind": "cpu", "default": True, "has_python": True} in envs
         gpus = by_name["list_gpu_types"][0]["structuredContent"]

@@ -67,6 +67,7 @@ if (scenario === "flow") {
   let ready = created.structuredContent.ready;
   for (let i = 0; i < 5 && !ready; i++)
     ready = (await call("wait_for_sandbox", { sandbox_id: id })).structuredContent.ready;
+  await call("wait_for_sandbox", { sandbox_id: id, timeout_seconds: 5 });  // ready: returns at once
   await call("get_sandbox", { sandbox_id: id });
   await call("list_sandboxes", { query: "mcp-flow" });
   await call("run_command", { sandbox_id: id, command: "echo hello; echo oops >&2; exit 3" });
