@@ -143,8 +143,10 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
   ToolContext ctx;
   ctx.who = who;
   std::string key = request.id.dump();
-  ctx.cancelled = sessions_.BeginCall(session_id, key);
+  // Registered when the work starts, so a stream whose client left before it began leaves
+  // nothing behind in the session.
   auto run = [this, request, session_id, key](ToolContext& c) {
+    c.cancelled = sessions_.BeginCall(session_id, key);
     json answer = server_.Answer(request, c);
     sessions_.EndCall(session_id, key);
     if (c.Cancelled()) return RpcError(request.id, rpc::kRequestCancelled, "request cancelled");
