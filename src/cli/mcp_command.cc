@@ -164,7 +164,9 @@ class StdioProxy {
         if (answer["id"].is_null()) answer["id"] = message["id"];
         Write(answer);
       }
-      if (ex.status >= 400) std::cerr << "adapt mcp: " << ex.body << std::endl;
+      if (ex.status >= 400)
+        std::cerr << "adapt mcp: adaptd answered HTTP " << ex.status << ": " << ex.body
+                  << std::endl;
       return;
     }
     if (ex.status >= 400 || ex.status == 0) {

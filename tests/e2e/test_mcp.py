@@ -238,3 +238,31 @@ def test_sdk_cancellation_stops_the_command(org, daemon, mode):
         assert sleeps[0]["status"] == "killed", sleeps[0]
     finally:
         org.api("DELETE", "/v1/sandboxes/" + sid)
+
+
+def test_adapt_mcp_writes_only_mcp_messages_on_stdout(org, daemon):
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": LATEST, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_gpu_types", "arguments": {}}},
+    ]
+    stdin = "\n".join(json.dumps(m) for m in lines) + "\nnot json\n"
+    p = harness.subprocess.run([harness.ADAPT, "mcp", "--url", daemon.url, "--api-key", org.key],
+                               input=stdin, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    out = [json.loads(line) for line in p.stdout.splitlines()]
+    assert all(m["jsonrpc"] == "2.0" for m in out)
+    by_id = {m["id"]: m for m in out}
+    assert by_id[1]["result"]["protocolVersion"] == LATEST
+    assert by_id[2]["result"]["nextCursor"]
+    assert by_id[3]["result"]["structuredContent"]["gpu_types"] == []
+    assert by_id[None]["error"]["code"] == -32700  # the line that was not JSON
+    # A wrong key: every request is answered with a JSON-RPC error, logs go to stderr.
+    p = harness.subprocess.run([harness.ADAPT, "mcp", "--url", daemon.url, "--api-key", "adapt_wrong"],
+                               input=json.dumps(lines[0]) + "\n", capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0
+    (answer,) = [json.loads(line) for line in p.stdout.splitlines()]
+    assert answer["id"] == 1 and answer["error"]
+    assert "401" in p.stderr
