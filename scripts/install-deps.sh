@@ -16,6 +16,8 @@ packages=(
   python3 python3-pytest python3-yaml
   # sandbox networks (src/net): libnftables, and nft/ip for tests and inspection
   libnftables-dev nftables
+  # the MCP e2e tests' npm clients (tests/mcp; Node 22 itself comes from npm)
+  nodejs npm
 )
 
 missing=()

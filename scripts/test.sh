@@ -108,6 +108,10 @@ else
   skip_stage ctest "build failed"
 fi
 
+# The MCP tests' npm clients, pinned by tests/mcp/package-lock.json; ~/.npm caches them, so
+# a rerun without the registry still installs.
+run_stage npm . tests/mcp/install.sh || true
+
 if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
   if python=$(pick_python); then
     # SIGTERM at the limit lets the e2e fixtures stop their adaptd and delete their sandboxes.

@@ -17,6 +17,9 @@
 #include "daemon/paths.h"
 #include "net/ingress.h"
 #include "net/network_manager.h"
+#include "mcp/mcp_http.h"
+#include "mcp/oauth_server.h"
+#include "mcp/tools.h"
 #include "os/files.h"
 #include "runtime/runsc_runtime.h"
 
@@ -111,6 +114,22 @@ int Run(const DaemonConfig& config) {
   api::AddCommandRoutes(router, commands);
   api::AddEndpointRoutes(router, endpoints);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
+  mcp::ToolRegistry mcp_tools;
+  mcp::RegisterTools(mcp_tools, {sandboxes, commands, config.images_dir, config.default_image});
+  mcp::OAuthServer oauth(**store, auth, listen->host);
+  oauth.AddRoutes(router);
+  mcp::McpHttp mcp_http(
+      mcp_tools,
+      [&auth, &oauth](const std::string& bearer) {
+        // OAuth access tokens are good for /mcp only; API keys everywhere.
+        if (mcp::OAuthServer::LooksLikeAccessToken(bearer)) {
+          auto who = oauth.VerifyAccessToken(bearer);
+          if (who.ok()) return who;
+        }
+        return auth.Authenticate(bearer);
+      },
+      listen->host, workers);
+  mcp::AddMcpRoutes(router, mcp_http);
   api::AddFileRoutes(router, files);
   api::HttpServerOptions http;
   http.host = listen->host;

@@ -67,6 +67,25 @@ CREATE TABLE commands (
 CREATE INDEX commands_by_sandbox ON commands(sandbox_id, seq);
 CREATE INDEX commands_by_status ON commands(status);
 )sql"},
+      {3, R"sql(
+CREATE TABLE oauth_clients (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  redirect_uris TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE oauth_grants (
+  hash TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  client_id TEXT NOT NULL REFERENCES oauth_clients(id),
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  key_id TEXT NOT NULL,
+  data TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX oauth_grants_by_expiry ON oauth_grants(expires_at);
+)sql"},
       {4, R"sql(
 CREATE TABLE sandbox_networks (
   sandbox_id TEXT PRIMARY KEY,

@@ -87,4 +87,25 @@ struct IdempotencyKey {
   std::string body_hash;
 };
 
+// OAuth 2.1 (MCP authorization): a dynamically registered public client.
+struct OAuthClientRecord {
+  std::string id;
+  std::string name;
+  std::vector<std::string> redirect_uris;
+  int64_t created_at = 0;
+};
+
+// An authorization code, access token or refresh token, stored by the SHA-256 of its text.
+// It acts for one organization (through the API key the user signed in with) and expires.
+struct OAuthGrantRecord {
+  std::string hash;
+  std::string kind;  // "code", "access", "refresh"
+  std::string client_id;
+  std::string org_id;
+  std::string key_id;
+  nlohmann::json data = nlohmann::json::object();  // redirect_uri, code_challenge, resource
+  int64_t expires_at = 0;
+  int64_t created_at = 0;
+};
+
 }  // namespace adapt::store

@@ -535,6 +535,81 @@ class SqliteStore : public Store {
         });
   }
 
+  Status CreateOAuthClient(const OAuthClientRecord& c) override {
+    return Guard("registering OAuth client", [&]() -> Status {
+      SQLite::Statement q(db_,
+                          "INSERT INTO oauth_clients (id, name, redirect_uris, created_at) "
+                          "VALUES (?, ?, ?, ?)");
+      q.bind(1, c.id);
+      q.bind(2, c.name);
+      q.bind(3, nlohmann::json(c.redirect_uris).dump());
+      q.bind(4, c.created_at);
+      q.exec();
+      return Status::Ok();
+    });
+  }
+
+  Result<OAuthClientRecord> GetOAuthClient(const std::string& id) override {
+    return Guard<Result<OAuthClientRecord>>(
+        "reading OAuth client", [&]() -> Result<OAuthClientRecord> {
+          SQLite::Statement q(
+              db_, "SELECT id, name, redirect_uris, created_at FROM oauth_clients WHERE id = ?");
+          q.bind(1, id);
+          if (!q.executeStep()) return NotFound("unknown OAuth client " + id);
+          OAuthClientRecord c;
+          c.id = q.getColumn(0).getString();
+          c.name = q.getColumn(1).getString();
+          c.redirect_uris =
+              nlohmann::json::parse(q.getColumn(2).getString()).get<std::vector<std::string>>();
+          c.created_at = q.getColumn(3).getInt64();
+          return c;
+        });
+  }
+
+  Status PutOAuthGrant(const OAuthGrantRecord& g) override {
+    return Guard("storing OAuth grant", [&]() -> Status {
+      // Expired grants are useless: drop them while here.
+      SQLite::Statement purge(db_, "DELETE FROM oauth_grants WHERE expires_at < ?");
+      purge.bind(1, g.created_at);
+      purge.exec();
+      SQLite::Statement q(db_,
+                          "INSERT INTO oauth_grants (hash, kind, client_id, org_id, key_id, data, "
+                          "expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+      q.bind(1, g.hash);
+      q.bind(2, g.kind);
+      q.bind(3, g.client_id);
+      q.bind(4, g.org_id);
+      q.bind(5, g.key_id);
+      q.bind(6, g.data.dump());
+      q.bind(7, g.expires_at);
+      q.bind(8, g.created_at);
+      q.exec();
+      return Status::Ok();
+    });
+  }
+
+  Result<OAuthGrantRecord> FindOAuthGrant(const std::string& hash, const std::string& kind,
+                                          int64_t now) override {
+    return Guard<Result<OAuthGrantRecord>>("reading OAuth grant", [&] {
+      return ReadGrantLocked(hash, kind, now);
+    });
+  }
+
+  Result<OAuthGrantRecord> TakeOAuthGrant(const std::string& hash, const std::string& kind,
+                                          int64_t now) override {
+    return Guard<Result<OAuthGrantRecord>>(
+        "using OAuth grant", [&]() -> Result<OAuthGrantRecord> {
+          SQLite::Transaction tx(db_);
+          auto grant = ReadGrantLocked(hash, kind, now);
+          if (!grant.ok()) return grant;
+          SQLite::Statement del(db_, "DELETE FROM oauth_grants WHERE hash = ?");
+          del.bind(1, hash);
+          del.exec();
+          tx.commit();
+          return grant;
+        });
+  }
+
   Status PurgeIdempotencyKeys(int64_t before) override {
     return Guard("purging idempotency keys", [&]() -> Status {
       SQLite::Statement q(db_, "DELETE FROM idempotency_keys WHERE created_at < ?");
@@ -545,6 +620,28 @@ class SqliteStore : public Store {
   }
 
  private:
+  Result<OAuthGrantRecord> ReadGrantLocked(const std::string& hash, const std::string& kind,
+                                           int64_t now) {
+    SQLite::Statement q(db_,
+                        "SELECT hash, kind, client_id, org_id, key_id, data, expires_at, "
+                        "created_at FROM oauth_grants WHERE hash = ? AND kind = ? AND "
+                        "expires_at > ?");
+    q.bind(1, hash);
+    q.bind(2, kind);
+    q.bind(3, now);
+    if (!q.executeStep()) return NotFound("unknown or expired OAuth " + kind);
+    OAuthGrantRecord g;
+    g.hash = q.getColumn(0).getString();
+    g.kind = q.getColumn(1).getString();
+    g.client_id = q.getColumn(2).getString();
+    g.org_id = q.getColumn(3).getString();
+    g.key_id = q.getColumn(4).getString();
+    g.data = nlohmann::json::parse(q.getColumn(5).getString());
+    g.expires_at = q.getColumn(6).getInt64();
+    g.created_at = q.getColumn(7).getInt64();
+    return g;
+  }
+
   // Runs `fn` under the lock, turning SQLite's exceptions into a Status with context.
   template <typename T = Status, typename Fn>
   T Guard(const std::string& what, Fn&& fn) {

@@ -541,3 +541,30 @@ TEST(SqliteStoreNetworks, AttachmentsAreRecordedUniqueBySlotAndSandboxAndSurvive
 
 }  // namespace
 }  // namespace adapt::store
+
+namespace adapt::store {
+namespace {
+
+TEST_F(SqliteStoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
+  OAuthClientRecord client{"oac_1", "assistant", {"https://a.example.com/cb"}, 1000};
+  ASSERT_TRUE(store_->CreateOAuthClient(client).ok());
+  auto read = store_->GetOAuthClient("oac_1");
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->redirect_uris, client.redirect_uris);
+  EXPECT_EQ(store_->GetOAuthClient("oac_2").status().code(), Code::kNotFound);
+
+  OAuthGrantRecord code{Sha256Hex("code"), "code", "oac_1", org_.id, "key_1",
+                        {{"redirect_uri", "https://a.example.com/cb"}}, 5000, 1000};
+  ASSERT_TRUE(store_->PutOAuthGrant(code).ok());
+  EXPECT_FALSE(store_->FindOAuthGrant(Sha256Hex("code"), "access", 2000).ok());  // other kind
+  EXPECT_FALSE(store_->FindOAuthGrant(Sha256Hex("code"), "code", 5000).ok());    // expired
+  auto taken = store_->TakeOAuthGrant(Sha256Hex("code"), "code", 2000);
+  ASSERT_TRUE(taken.ok());
+  EXPECT_EQ(taken->org_id, org_.id);
+  EXPECT_EQ(taken->data["redirect_uri"], "https://a.example.com/cb");
+  EXPECT_EQ(store_->TakeOAuthGrant(Sha256Hex("code"), "code", 2000).status().code(),
+            Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace adapt::store

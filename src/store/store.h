@@ -92,6 +92,16 @@ class Store {
   // Removes every endpoint of the sandbox; returns their hostnames.
   virtual Result<std::vector<std::string>> DeleteEndpointsOfSandbox(
       const std::string& sandbox_id) = 0;
+  virtual Status CreateOAuthClient(const OAuthClientRecord& client) = 0;
+  virtual Result<OAuthClientRecord> GetOAuthClient(const std::string& id) = 0;
+  virtual Status PutOAuthGrant(const OAuthGrantRecord& grant) = 0;
+  // NotFound when no unexpired grant of `kind` has this hash.
+  virtual Result<OAuthGrantRecord> FindOAuthGrant(const std::string& hash, const std::string& kind,
+                                                  int64_t now) = 0;
+  // Like Find, and deletes it in the same transaction: codes and refresh tokens are single-use.
+  virtual Result<OAuthGrantRecord> TakeOAuthGrant(const std::string& hash, const std::string& kind,
+                                                  int64_t now) = 0;
+
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
 };

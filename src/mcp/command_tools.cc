@@ -1,0 +1,191 @@
+// run_command, run_python and get_command_result over core::CommandService. A command that
+// outlives the call's wait keeps running; its request_id polls it without running it again.
+#include <chrono>
+
+#include "mcp/tools.h"
+
+namespace adapt::mcp {
+namespace {
+
+using nlohmann::json;
+
+// run_python's shell: says so on stderr (and exits 127) when the image has no python3.
+constexpr char kPythonMissing[] = "adapt: python3 is not installed in this image";
+const std::string kPythonScript = std::string("command -v python3 >/dev/null 2>&1 || { echo '") +
+                                  kPythonMissing + "' >&2; exit 127; }; exec python3 -";
+
+json CommandSchema() {
+  const json nullable_int = {{"type", json::array({"integer", "null"})}};
+  return {{"type", "object"},
+          {"properties",
+           {{"request_id", {{"type", "string"}, {"description", "poll with get_command_result"}}},
+            {"sandbox_id", {{"type", "string"}}},
+            {"status",
+             {{"type", "string"}, {"description", "running, exited, timeout, killed or lost"}}},
+            {"done", {{"type", "boolean"}, {"description", "false: still running"}}},
+            {"exit_code", nullable_int},
+            {"stdout", {{"type", "string"}}},
+            {"stderr", {{"type", "string"}}},
+            {"truncated", {{"type", "boolean"}, {"description", "only the latest 1 MiB was kept"}}},
+            {"next_action", {{"type", "string"}}}}},
+          {"required",
+           json::array({"request_id", "sandbox_id", "status", "done", "stdout", "stderr"})}};
+}
+
+std::string RequestId(const std::string& sandbox_id, const std::string& command_id) {
+  return sandbox_id + "/" + command_id;
+}
+
+bool IsPython(const json& command) {
+  return command.contains("argv") && command["argv"].is_array() && command["argv"].size() == 3 &&
+         command["argv"][2] == kPythonScript;
+}
+
+ToolResult Answer(const std::string& sandbox_id, const json& c) {
+  std::string status = c.value("status", "running");
+  bool done = status != "running";
+  std::string err =
+      c.contains("stderr") && c["stderr"].is_string() ? c["stderr"].get<std::string>() : "";
+  if (done && IsPython(c) && c.value("exitCode", json()) == 127 &&
+      err.find(kPythonMissing) != std::string::npos)
+    return ToolResult::Fail("The image of sandbox " + sandbox_id +
+                            " has no python3; use run_command, or create a sandbox from an image "
+                            "with Python (see list_sandbox_environments).");
+  std::string request_id = RequestId(sandbox_id, c.value("id", ""));
+  json out = {
+      {"request_id", request_id},
+      {"sandbox_id", sandbox_id},
+      {"status", status},
+      {"done", done},
+      {"exit_code",
+       c.contains("exitCode") && c["exitCode"].is_number_integer() ? c["exitCode"] : json(nullptr)},
+      {"stdout", c.contains("stdout") && c["stdout"].is_string() ? c["stdout"] : ""},
+      {"stderr", err},
+      {"truncated", c.value("truncated", false)}};
+  out["next_action"] = done ? "The command has ended; read stdout, stderr and exit_code."
+                            : "Still running: call get_command_result with request_id " +
+                                  request_id + " to poll it.";
+  return ToolResult::Ok(out);
+}
+
+// Waits up to `seconds` for the command to end, reporting progress; kills it when the client
+// cancels the call.
+ToolResult Follow(core::CommandService& commands, ToolContext& ctx, const std::string& sandbox_id,
+                  const std::string& id, int seconds, bool kill_on_cancel) {
+  auto start = std::chrono::steady_clock::now();
+  auto deadline = start + std::chrono::seconds(seconds);
+  int polls = 0;
+  for (;;) {
+    auto c = commands.Get(ctx.who, sandbox_id, id);
+    if (!c.ok()) return ToolResult::Fail(FailureSentence(c.status()));
+    if (c->value("status", "") != "running" || std::chrono::steady_clock::now() >= deadline)
+      return Answer(sandbox_id, *c);
+    if (ctx.Cancelled()) {
+      if (kill_on_cancel) (void)commands.Kill(ctx.who, sandbox_id, id);
+      return ToolResult::Fail("The call was cancelled and command " + id + " was stopped.");
+    }
+    ++polls;
+    if (polls % 8 == 0) {
+      double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ctx.progress(elapsed, seconds, "command " + id + " is running");
+    }
+    PauseUnlessCancelled(ctx, polls < 10 ? 50 : 125);
+  }
+}
+
+ToolResult Start(core::CommandService& commands, ToolContext& ctx, const json& args, json body) {
+  std::string sandbox_id = args["sandbox_id"];
+  body["waitSeconds"] = 0;
+  if (args.contains("timeout_seconds")) body["timeoutSeconds"] = args["timeout_seconds"];
+  auto outcome = commands.Run(ctx.who, sandbox_id, body);
+  if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
+  return Follow(commands, ctx, sandbox_id, outcome->command.value("id", ""),
+                args.value("wait_seconds", 10), true);
+}
+
+json RunSchema(const char* what, const char* text_description) {
+  return {{"type", "object"},
+          {"properties",
+           {{"sandbox_id",
+             {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}, {"description", "where"}}},
+            {what,
+             {{"type", "string"},
+              {"minLength", 1},
+              {"maxLength", 131072},
+              {"description", text_description}}},
+            {"timeout_seconds",
+             {{"type", "integer"},
+              {"minimum", 1},
+              {"maximum", 86400},
+              {"description", "the command is killed after this long (default 600)"}}},
+            {"wait_seconds",
+             {{"type", "integer"},
+              {"minimum", 0},
+              {"maximum", 60},
+              {"description",
+               "how long to wait for the result before returning a request_id "
+               "(default 10)"}}}}},
+          {"required", json::array({"sandbox_id", what})},
+          {"additionalProperties", false}};
+}
+
+}  // namespace
+
+void AddCommandTools(ToolRegistry& registry, const ToolServices& services) {
+  core::CommandService& commands = services.commands;
+
+  json run_schema = RunSchema("command", "a shell command line, run with /bin/sh -c");
+  run_schema["properties"]["cwd"] = {
+      {"type", "string"}, {"maxLength", 4096}, {"description", "working directory"}};
+  registry.Add({"run_command", "Run a command",
+                "Runs a shell command in a running sandbox and returns its output and exit code "
+                "when it ends within wait_seconds; otherwise returns a request_id to poll with "
+                "get_command_result while it keeps running.",
+                run_schema, CommandSchema(), ToolAnnotations{false, true, false, true},
+                [&commands](ToolContext& ctx, const json& args) {
+                  json body = {{"command", args["command"]}};
+                  if (args.contains("cwd")) body["cwd"] = args["cwd"];
+                  return Start(commands, ctx, args, body);
+                }});
+
+  registry.Add({"run_python", "Run Python",
+                "Runs Python code with python3 in a running sandbox and returns its output when "
+                "it ends within wait_seconds; otherwise returns a request_id to poll with "
+                "get_command_result.",
+                RunSchema("code", "the Python program, passed on standard input"), CommandSchema(),
+                ToolAnnotations{false, true, false, true},
+                [&commands](ToolContext& ctx, const json& args) {
+                  json body = {{"command", kPythonScript}, {"stdin", args["code"]}};
+                  return Start(commands, ctx, args, body);
+                }});
+
+  registry.Add(
+      {"get_command_result",
+       "Get a command's result",
+       "Returns the output so far of a command that run_command or run_python started, without "
+       "running it again; waits up to wait_seconds for it to end.",
+       {{"type", "object"},
+        {"properties",
+         {{"request_id",
+           {{"type", "string"},
+            {"minLength", 1},
+            {"maxLength", 300},
+            {"description", "the request_id run_command or run_python returned"}}},
+          {"wait_seconds", {{"type", "integer"}, {"minimum", 0}, {"maximum", 60}}}}},
+        {"required", json::array({"request_id"})},
+        {"additionalProperties", false}},
+       CommandSchema(),
+       ToolAnnotations{true, false, true, true},
+       [&commands](ToolContext& ctx, const json& args) {
+         std::string request_id = args["request_id"];
+         size_t slash = request_id.find('/');
+         if (slash == std::string::npos || slash == 0 || slash + 1 == request_id.size())
+           return ToolResult::Fail("request_id " + request_id +
+                                   " is not one that run_command or run_python returned.");
+         return Follow(commands, ctx, request_id.substr(0, slash), request_id.substr(slash + 1),
+                       args.value("wait_seconds", 0), false);
+       }});
+}
+
+}  // namespace adapt::mcp

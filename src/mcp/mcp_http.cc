@@ -1,0 +1,188 @@
+#include "mcp/mcp_http.h"
+
+#include <boost/asio/post.hpp>
+
+#include "base/log.h"
+
+namespace adapt::mcp {
+namespace {
+
+using api::HttpRequest;
+using api::HttpResponse;
+using nlohmann::json;
+
+HttpResponse JsonRpcResponse(int status, const json& body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  return r;
+}
+
+HttpResponse Refuse(int status, const std::string& message) {
+  return JsonRpcResponse(status, RpcError(nullptr, rpc::kInvalidRequest, message));
+}
+
+HttpResponse Accepted() {
+  HttpResponse r;
+  r.status = 202;
+  r.content_type.clear();
+  return r;
+}
+
+std::string SseFrame(const json& message) {
+  return "event: message\ndata: " + message.dump(-1, ' ', false, json::error_handler_t::replace) +
+         "\n\n";
+}
+
+// One tools/call answered as an SSE stream: progress notifications, then the result.
+class CallStream : public api::ResponseStream, public std::enable_shared_from_this<CallStream> {
+ public:
+  CallStream(std::function<json(ToolContext&)> run, ToolContext ctx, json token,
+             boost::asio::thread_pool& workers)
+      : run_(std::move(run)), ctx_(std::move(ctx)), token_(std::move(token)), workers_(workers) {}
+
+  void Start(std::shared_ptr<api::StreamSink> sink) override {
+    boost::asio::post(workers_, [self = shared_from_this(), sink] {
+      self->ctx_.progress = [sink, token = self->token_](double progress,
+                                                         std::optional<double> total,
+                                                         const std::string& message) {
+        json params = {{"progressToken", token}, {"progress", progress}, {"message", message}};
+        if (total) params["total"] = *total;
+        sink->Send(SseFrame(RpcNotification("notifications/progress", params)));
+      };
+      json answer = self->run_(self->ctx_);
+      sink->Send(SseFrame(answer));
+      sink->Close();
+    });
+  }
+  // A dropped connection is not a cancellation (the spec says so): the call runs on.
+  void Stop() override {}
+
+ private:
+  std::function<json(ToolContext&)> run_;
+  ToolContext ctx_;
+  json token_;
+  boost::asio::thread_pool& workers_;
+};
+
+}  // namespace
+
+McpHttp::McpHttp(const ToolRegistry& tools, Authenticator authenticate, std::string listen_host,
+                 boost::asio::thread_pool& workers)
+    : server_(tools),
+      authenticate_(std::move(authenticate)),
+      origins_(std::move(listen_host)),
+      workers_(workers) {}
+
+std::string McpHttp::BaseUrl(const HttpRequest& req) {
+  // Behind a TLS-terminating proxy the client used https; the proxy says so.
+  std::string scheme = req.Header("x-forwarded-proto") == "https" ? "https" : "http";
+  std::string host = req.Header("host");
+  return scheme + "://" + (host.empty() ? std::string("localhost") : host);
+}
+
+HttpResponse McpHttp::Unauthorized(const HttpRequest& req, const std::string& why) {
+  HttpResponse r = Refuse(401, why);
+  std::string challenge =
+      "Bearer resource_metadata=\"" + BaseUrl(req) + "/.well-known/oauth-protected-resource/mcp\"";
+  if (!api::BearerKey(req).empty()) challenge += ", error=\"invalid_token\"";
+  r.headers.emplace_back("WWW-Authenticate", challenge);
+  return r;
+}
+
+std::optional<HttpResponse> McpHttp::Admit(const HttpRequest& req, core::Principal& who) {
+  if (std::string problem = origins_.Problem(req.Header("host"), req.Header("origin"));
+      !problem.empty())
+    return Refuse(403, problem);
+  std::string bearer = api::BearerKey(req);
+  if (bearer.empty()) return Unauthorized(req, "an API key or an OAuth access token is required");
+  auto principal = authenticate_(bearer);
+  if (!principal.ok()) return Unauthorized(req, "the bearer token is not valid");
+  who = *principal;
+  return std::nullopt;
+}
+
+HttpResponse McpHttp::Post(const HttpRequest& req) {
+  core::Principal who;
+  if (auto refused = Admit(req, who)) return *refused;
+  json value = json::parse(req.body, nullptr, false);
+  if (value.is_discarded())
+    return JsonRpcResponse(400, RpcError(nullptr, rpc::kParseError, "the body is not JSON"));
+  Message m = Classify(value);
+  if (m.kind == MessageKind::kInvalid)
+    return JsonRpcResponse(400, RpcError(m.id, rpc::kInvalidRequest, m.problem));
+
+  if (m.kind == MessageKind::kRequest && m.method == "initialize") {
+    std::string version;
+    json answer = server_.Initialize(m, version);
+    if (answer.contains("error")) return JsonRpcResponse(400, answer);
+    HttpResponse r = JsonRpcResponse(200, answer);
+    r.headers.emplace_back("Mcp-Session-Id", sessions_.Create(who.org_id, version));
+    return r;
+  }
+
+  std::string header_version = req.Header("mcp-protocol-version");
+  if (!header_version.empty() && !SupportsProtocolVersion(header_version))
+    return Refuse(400, "unsupported MCP-Protocol-Version " + header_version);
+  std::string session_id = req.Header("mcp-session-id");
+  if (session_id.empty()) return Refuse(400, "Mcp-Session-Id header is required; initialize first");
+  if (!sessions_.Touch(session_id, who.org_id))
+    return Refuse(404, "the session is unknown or has expired; initialize a new one");
+
+  if (m.kind == MessageKind::kNotification) {
+    if (m.method == "notifications/cancelled" && m.params.contains("requestId"))
+      sessions_.Cancel(session_id, m.params["requestId"].dump());
+    return Accepted();
+  }
+  if (m.kind == MessageKind::kResponse) return Accepted();
+  return Call(m, session_id, who);
+}
+
+HttpResponse McpHttp::Call(const Message& request, const std::string& session_id,
+                           const core::Principal& who) {
+  ToolContext ctx;
+  ctx.who = who;
+  std::string key = request.id.dump();
+  // Registered when the work starts, so a stream whose client left before it began leaves
+  // nothing behind in the session.
+  auto run = [this, request, session_id, key](ToolContext& c) {
+    c.cancelled = sessions_.BeginCall(session_id, key);
+    json answer = server_.Answer(request, c);
+    sessions_.EndCall(session_id, key);
+    if (c.Cancelled()) return RpcError(request.id, rpc::kRequestCancelled, "request cancelled");
+    return answer;
+  };
+  json token = ProgressToken(request);
+  if (request.method == "tools/call" && !token.is_null()) {
+    HttpResponse r;
+    r.content_type = "text/event-stream";
+    r.headers.emplace_back("Cache-Control", "no-cache");
+    r.stream = std::make_shared<CallStream>(run, std::move(ctx), token, workers_);
+    return r;
+  }
+  return JsonRpcResponse(200, run(ctx));
+}
+
+HttpResponse McpHttp::Delete(const HttpRequest& req) {
+  core::Principal who;
+  if (auto refused = Admit(req, who)) return *refused;
+  std::string session_id = req.Header("mcp-session-id");
+  if (session_id.empty()) return Refuse(400, "Mcp-Session-Id header is required");
+  if (!sessions_.End(session_id, who.org_id))
+    return Refuse(404, "the session is unknown or has expired");
+  HttpResponse r;
+  r.status = 204;
+  r.content_type.clear();
+  return r;
+}
+
+void AddMcpRoutes(api::Router& router, McpHttp& mcp) {
+  router.AddPublic("POST", "/mcp", [&mcp](const HttpRequest& req, const api::PathParams&) {
+    return mcp.Post(req);
+  });
+  router.AddPublic("DELETE", "/mcp", [&mcp](const HttpRequest& req, const api::PathParams&) {
+    return mcp.Delete(req);
+  });
+}
+
+}  // namespace adapt::mcp

@@ -1,0 +1,54 @@
+// The Streamable HTTP transport at /mcp: POST carries one JSON-RPC message and is answered
+// with application/json, or with an SSE stream (progress notifications, then the result)
+// when a tools/call asks for progress; DELETE ends the session; GET is 405 (no server
+// stream). Checks Origin/Host, the bearer credential, Mcp-Session-Id and
+// MCP-Protocol-Version.
+#pragma once
+
+#include <boost/asio/thread_pool.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "api/router.h"
+#include "base/status.h"
+#include "core/auth.h"
+#include "mcp/mcp_server.h"
+#include "mcp/origin_check.h"
+#include "mcp/session_store.h"
+#include "mcp/tool_registry.h"
+
+namespace adapt::mcp {
+
+// Turns a bearer credential (an API key or an OAuth access token) into a principal.
+using Authenticator = std::function<Result<core::Principal>(const std::string& bearer)>;
+
+class McpHttp {
+ public:
+  McpHttp(const ToolRegistry& tools, Authenticator authenticate, std::string listen_host,
+          boost::asio::thread_pool& workers);
+
+  api::HttpResponse Post(const api::HttpRequest& req);
+  api::HttpResponse Delete(const api::HttpRequest& req);
+
+  // The 401 answer, pointing the client at the protected-resource metadata.
+  static api::HttpResponse Unauthorized(const api::HttpRequest& req, const std::string& why);
+  // "http://<Host>": the address the client used, once Host was checked.
+  static std::string BaseUrl(const api::HttpRequest& req);
+
+ private:
+  // Shared checks; fills `who` or returns the refusal.
+  std::optional<api::HttpResponse> Admit(const api::HttpRequest& req, core::Principal& who);
+  api::HttpResponse Call(const Message& request, const std::string& session_id,
+                         const core::Principal& who);
+
+  McpServer server_;
+  Authenticator authenticate_;
+  OriginCheck origins_;
+  boost::asio::thread_pool& workers_;
+  SessionStore sessions_;
+};
+
+void AddMcpRoutes(api::Router& router, McpHttp& mcp);
+
+}  // namespace adapt::mcp

@@ -1,0 +1,114 @@
+#include <gtest/gtest.h>
+
+#include "mcp/argument_check.h"
+#include "mcp/json_rpc.h"
+#include "mcp/origin_check.h"
+#include "mcp/session_store.h"
+#include "mcp/tool_registry.h"
+
+namespace adapt::mcp {
+namespace {
+
+using nlohmann::json;
+
+TEST(Classify, SortsMessages) {
+  EXPECT_EQ(Classify(json::parse(R"({"jsonrpc":"2.0","id":1,"method":"ping"})")).kind,
+            MessageKind::kRequest);
+  EXPECT_EQ(Classify(json::parse(R"({"jsonrpc":"2.0","method":"notifications/initialized"})")).kind,
+            MessageKind::kNotification);
+  EXPECT_EQ(Classify(json::parse(R"({"jsonrpc":"2.0","id":"a","result":{}})")).kind,
+            MessageKind::kResponse);
+  for (const char* bad :
+       {R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])", R"({"id":1,"method":"x"})",
+        R"({"jsonrpc":"2.0","id":null,"method":"x"})", R"({"jsonrpc":"2.0","id":1.5,"method":"x"})",
+        R"({"jsonrpc":"2.0","id":1,"method":"x","params":[1]})", "3"})
+    EXPECT_EQ(Classify(json::parse(bad)).kind, MessageKind::kInvalid) << bad;
+}
+
+TEST(CheckArguments, ReportsTheFirstProblemByName) {
+  json schema = {{"type", "object"},
+                 {"properties",
+                  {{"n", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5}}},
+                   {"mode", {{"type", "string"}, {"enum", json::array({"a", "b"})}}}}},
+                 {"required", json::array({"n"})}};
+  EXPECT_EQ(CheckArguments(schema, {{"n", 3}, {"mode", "a"}}), "");
+  EXPECT_NE(CheckArguments(schema, {{"n", 9}}).find("at most 5"), std::string::npos);
+  EXPECT_NE(CheckArguments(schema, {{"n", "3"}}).find("type"), std::string::npos);
+  EXPECT_NE(CheckArguments(schema, {{"n", 1}, {"mode", "c"}}).find("one of"), std::string::npos);
+  EXPECT_NE(CheckArguments(schema, json::object()).find("n is required"), std::string::npos);
+  EXPECT_NE(CheckArguments(schema, {{"n", 1}, {"x", 1}}).find("Unknown argument x"),
+            std::string::npos);
+}
+
+TEST(ToolRegistry, PagesWithOpaqueCursors) {
+  ToolRegistry registry;
+  for (int i = 0; i < 12; ++i) {
+    Tool t;
+    t.name = "t" + std::to_string(i);
+    registry.Add(t);
+  }
+  std::vector<std::string> seen;
+  std::string cursor;
+  do {
+    auto page = registry.List(cursor);
+    ASSERT_TRUE(page.ok());
+    for (const Tool* t : page->tools) seen.push_back(t->name);
+    cursor = page->next_cursor;
+  } while (!cursor.empty());
+  EXPECT_EQ(seen.size(), 12u);
+  EXPECT_FALSE(registry.List("tools:99").ok());
+  EXPECT_FALSE(registry.List("garbage").ok());
+}
+
+TEST(OriginCheck, RefusesForeignOriginsAndHosts) {
+  OriginCheck check("127.0.0.1");
+  EXPECT_EQ(check.Problem("127.0.0.1:8080", ""), "");
+  EXPECT_EQ(check.Problem("localhost:8080", "http://localhost:3000"), "");
+  EXPECT_EQ(check.Problem("[::1]:8080", "http://[::1]:8080"), "");
+  EXPECT_NE(check.Problem("evil.example.com", "http://evil.example.com"), "");
+  EXPECT_NE(check.Problem("127.0.0.1:8080", "http://evil.example.com"), "");
+  EXPECT_NE(check.Problem("127.0.0.1:8080", "null"), "");
+  OriginCheck open("0.0.0.0");
+  EXPECT_EQ(open.Problem("adapt.example.com", ""), "");
+  EXPECT_NE(open.Problem("adapt.example.com", "http://evil.example.com"), "");
+}
+
+TEST(SessionStore, BindsSessionsToTheirOrganization) {
+  SessionStore sessions;
+  std::string id = sessions.Create("org_a", "2025-11-25");
+  EXPECT_EQ(sessions.Touch(id, "org_a"), "2025-11-25");
+  EXPECT_EQ(sessions.Touch(id, "org_b"), std::nullopt);
+  auto flag = sessions.BeginCall(id, "7");
+  sessions.Cancel(id, "7");
+  EXPECT_TRUE(flag->load());
+  EXPECT_FALSE(sessions.End(id, "org_b"));
+  EXPECT_TRUE(sessions.End(id, "org_a"));
+  EXPECT_EQ(sessions.Touch(id, "org_a"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace adapt::mcp
+
+#include "mcp/oauth_text.h"
+
+namespace adapt::mcp {
+namespace {
+
+TEST(OAuthText, S256MatchesRfc7636AppendixB) {
+  EXPECT_EQ(S256Challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+}
+
+TEST(OAuthText, FormsRoundTrip) {
+  auto f = DecodeForm("a=1+2&b=%2Fx%3Fy&c&a=ignored&bad=%zz");
+  EXPECT_EQ(f["a"], "1 2");
+  EXPECT_EQ(f["b"], "/x?y");
+  EXPECT_EQ(f["c"], "");
+  EXPECT_EQ(f["bad"], "%zz");
+  EXPECT_EQ(WithQuery("https://a.example/cb?x=1", {{"code", "a b"}, {"state", "&"}}),
+            "https://a.example/cb?x=1&code=a%20b&state=%26");
+  EXPECT_EQ(EscapeHtml("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+}
+
+}  // namespace
+}  // namespace adapt::mcp

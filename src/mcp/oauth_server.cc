@@ -1,0 +1,332 @@
+#include "mcp/oauth_server.h"
+
+#include <tuple>
+
+#include "api/errors.h"
+#include "base/ids.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "mcp/mcp_http.h"
+#include "mcp/oauth_text.h"
+
+namespace adapt::mcp {
+namespace {
+
+using api::HttpRequest;
+using api::HttpResponse;
+using nlohmann::json;
+
+constexpr char kAccessPrefix[] = "adapt_at_";
+constexpr char kRefreshPrefix[] = "adapt_rt_";
+constexpr char kCodePrefix[] = "adapt_ac_";
+
+HttpResponse Json(int status, const json& body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = body.dump();
+  r.headers.emplace_back("Cache-Control", "no-store");
+  r.headers.emplace_back("Access-Control-Allow-Origin", "*");
+  return r;
+}
+
+HttpResponse OAuthError(int status, const std::string& error, const std::string& description) {
+  return Json(status, {{"error", error}, {"error_description", description}});
+}
+
+HttpResponse Html(int status, const std::string& body) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "text/html; charset=utf-8";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  r.headers.emplace_back("X-Frame-Options", "DENY");
+  r.headers.emplace_back("Content-Security-Policy",
+                         "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
+  r.body =
+      "<!doctype html><html><head><meta charset=\"utf-8\"><title>adapt: connect an "
+      "assistant</title><style>body{font-family:sans-serif;max-width:34em;margin:3em auto}"
+      "input[type=password]{width:100%}</style></head><body>" +
+      body + "</body></html>";
+  return r;
+}
+
+HttpResponse Redirect(const std::string& location) {
+  HttpResponse r;
+  r.status = 302;
+  r.content_type.clear();
+  r.headers.emplace_back("Location", location);
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+std::string ResourceUrl(const HttpRequest& req) { return McpHttp::BaseUrl(req) + "/mcp"; }
+
+// A redirect URI a public client may register: https, http on loopback, or a private-use
+// scheme ("com.example.app:/cb") of a native app; never with a fragment.
+bool AcceptableRedirect(const std::string& uri) {
+  if (uri.empty() || uri.size() > 2000 || uri.find('#') != std::string::npos) return false;
+  for (char c : uri)
+    if (static_cast<unsigned char>(c) <= ' ' || c == '"' || c == '<' || c == '>') return false;
+  if (uri.rfind("https://", 0) == 0) return uri.size() > 8;
+  if (uri.rfind("http://", 0) == 0) {
+    std::string rest = uri.substr(7);
+    return IsLoopbackHost(HostPart(rest.substr(0, rest.find('/'))));
+  }
+  size_t colon = uri.find(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  std::string scheme = uri.substr(0, colon);
+  return scheme.find('.') != std::string::npos &&
+         scheme.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.+-") == std::string::npos;
+}
+
+std::string Field(const std::map<std::string, std::string>& f, const std::string& k) {
+  auto it = f.find(k);
+  return it == f.end() ? "" : it->second;
+}
+
+std::string ConsentForm(const std::map<std::string, std::string>& params,
+                        const store::OAuthClientRecord& client, const std::string& problem) {
+  std::string hidden;
+  for (const char* k : {"response_type", "client_id", "redirect_uri", "code_challenge",
+                        "code_challenge_method", "state", "resource", "scope"}) {
+    if (!params.count(k)) continue;
+    hidden += "<input type=\"hidden\" name=\"" + std::string(k) + "\" value=\"" +
+              EscapeHtml(params.at(k)) + "\">";
+  }
+  std::string name = client.name.empty() ? client.id : client.name;
+  return "<h1>Connect " + EscapeHtml(name) + " to adapt</h1><p>" + EscapeHtml(name) +
+         " asks to create sandboxes and run code in them for your organization. It will "
+         "redirect to <code>" +
+         EscapeHtml(Field(params, "redirect_uri")) +
+         "</code>. Sign in with an API key of the "
+         "organization to allow it; access expires and can be refused now.</p>" +
+         (problem.empty() ? ""
+                          : "<p role=\"alert\"><strong>" + EscapeHtml(problem) + "</strong></p>") +
+         "<form method=\"post\" action=\"/oauth/authorize\">" + hidden +
+         "<label>API key <input type=\"password\" name=\"api_key\" autocomplete=\"off\" "
+         "required></label><p><button type=\"submit\" name=\"action\" value=\"allow\">Allow"
+         "</button> <button type=\"submit\" name=\"action\" value=\"deny\" formnovalidate>Deny"
+         "</button></p></form>";
+}
+
+}  // namespace
+
+OAuthServer::OAuthServer(store::Store& store, core::Auth& auth, std::string listen_host)
+    : store_(store), auth_(auth), origins_(std::move(listen_host)) {}
+
+bool OAuthServer::LooksLikeAccessToken(const std::string& bearer) {
+  return bearer.rfind(kAccessPrefix, 0) == 0;
+}
+
+Result<core::Principal> OAuthServer::VerifyAccessToken(const std::string& token) {
+  auto grant = store_.FindOAuthGrant(Sha256Hex(token), "access", NowMillis());
+  if (!grant.ok()) return Status(Code::kUnauthenticated, "unknown or expired access token");
+  return core::Principal{grant->org_id, grant->key_id, false};
+}
+
+HttpResponse OAuthServer::ResourceMetadata(const HttpRequest& req) {
+  std::string base = McpHttp::BaseUrl(req);
+  return Json(200, {{"resource", base + "/mcp"},
+                    {"authorization_servers", json::array({base})},
+                    {"bearer_methods_supported", json::array({"header"})},
+                    {"scopes_supported", json::array({"mcp"})},
+                    {"resource_name", "adapt sandboxes (MCP)"}});
+}
+
+HttpResponse OAuthServer::ServerMetadata(const HttpRequest& req) {
+  std::string base = McpHttp::BaseUrl(req);
+  return Json(200, {{"issuer", base},
+                    {"authorization_endpoint", base + "/oauth/authorize"},
+                    {"token_endpoint", base + "/oauth/token"},
+                    {"registration_endpoint", base + "/oauth/register"},
+                    {"response_types_supported", json::array({"code"})},
+                    {"grant_types_supported", json::array({"authorization_code", "refresh_token"})},
+                    {"code_challenge_methods_supported", json::array({"S256"})},
+                    {"token_endpoint_auth_methods_supported", json::array({"none"})},
+                    {"scopes_supported", json::array({"mcp"})},
+                    {"authorization_response_iss_parameter_supported", true}});
+}
+
+HttpResponse OAuthServer::Register(const HttpRequest& req) {
+  json body = json::parse(req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object())
+    return OAuthError(400, "invalid_client_metadata", "the body must be a JSON object");
+  if (!body.contains("redirect_uris") || !body["redirect_uris"].is_array() ||
+      body["redirect_uris"].empty() || body["redirect_uris"].size() > 10)
+    return OAuthError(400, "invalid_redirect_uri", "redirect_uris must list 1 to 10 URIs");
+  store::OAuthClientRecord client;
+  for (const auto& uri : body["redirect_uris"]) {
+    if (!uri.is_string() || !AcceptableRedirect(uri))
+      return OAuthError(400, "invalid_redirect_uri",
+                        "each redirect URI must be https, http on a loopback address, or a "
+                        "private-use scheme, without a fragment: " +
+                            uri.dump());
+    client.redirect_uris.push_back(uri);
+  }
+  if (body.contains("client_name")) {
+    if (!body["client_name"].is_string() || body["client_name"].get<std::string>().size() > 200)
+      return OAuthError(400, "invalid_client_metadata",
+                        "client_name must be a string of at most 200 bytes");
+    client.name = body["client_name"];
+  }
+  if (body.contains("grant_types")) {
+    bool has_code = false;
+    for (const auto& g : body["grant_types"].is_array() ? body["grant_types"] : json::array())
+      has_code = has_code || g == "authorization_code";
+    if (!has_code)
+      return OAuthError(400, "invalid_client_metadata",
+                        "grant_types must include authorization_code");
+  }
+  client.id = NewId("oac");
+  client.created_at = NowMillis();
+  if (Status st = store_.CreateOAuthClient(client); !st.ok())
+    return OAuthError(500, "server_error", st.message());
+  // Public clients only: whatever authentication method was asked for, it is "none".
+  return Json(201, {{"client_id", client.id},
+                    {"client_id_issued_at", client.created_at / 1000},
+                    {"client_name", client.name},
+                    {"redirect_uris", client.redirect_uris},
+                    {"grant_types", json::array({"authorization_code", "refresh_token"})},
+                    {"response_types", json::array({"code"})},
+                    {"token_endpoint_auth_method", "none"},
+                    {"scope", "mcp"}});
+}
+
+HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
+  bool submit = req.method == "POST";
+  if (submit) {
+    if (std::string p = origins_.Problem(req.Header("host"), req.Header("origin")); !p.empty())
+      return Html(403, "<h1>Refused</h1><p>" + EscapeHtml(p) + ".</p>");
+  }
+  auto params = submit ? DecodeForm(req.body) : req.query;
+  // Until the client and its redirect URI are known good, errors stay on this page.
+  auto client = store_.GetOAuthClient(Field(params, "client_id"));
+  if (!client.ok())
+    return Html(400, "<h1>Unknown client</h1><p>client_id is not registered here.</p>");
+  std::string redirect = Field(params, "redirect_uri");
+  bool registered = false;
+  for (const auto& uri : client->redirect_uris) registered = registered || uri == redirect;
+  if (!registered)
+    return Html(400,
+                "<h1>Wrong redirect URI</h1><p>redirect_uri is not one this client "
+                "registered.</p>");
+
+  std::string iss = McpHttp::BaseUrl(req);
+  auto fail = [&](const std::string& error, const std::string& description) {
+    std::map<std::string, std::string> q = {
+        {"error", error}, {"error_description", description}, {"iss", iss}};
+    if (params.count("state")) q["state"] = params["state"];
+    return Redirect(WithQuery(redirect, q));
+  };
+  if (Field(params, "response_type") != "code")
+    return fail("unsupported_response_type", "response_type must be code");
+  std::string challenge = Field(params, "code_challenge");
+  if (challenge.size() < 43 || challenge.size() > 128)
+    return fail("invalid_request", "a PKCE code_challenge is required");
+  if (Field(params, "code_challenge_method") != "S256")
+    return fail("invalid_request", "code_challenge_method must be S256");
+  std::string resource = Field(params, "resource");
+  if (!resource.empty() && resource != ResourceUrl(req) && resource != iss)
+    return fail("invalid_target", "resource must be " + ResourceUrl(req));
+  std::string scope = Field(params, "scope");
+  if (!scope.empty() && scope != "mcp") return fail("invalid_scope", "the only scope is mcp");
+
+  if (!submit) return Html(200, ConsentForm(params, *client, ""));
+  if (Field(params, "action") == "deny") return fail("access_denied", "the user refused");
+  auto who = auth_.Authenticate(Field(params, "api_key"));
+  if (!who.ok()) {
+    HttpResponse r =
+        Html(401, ConsentForm(params, *client, "That API key is not valid; try again."));
+    return r;
+  }
+  std::string code = kCodePrefix + RandomToken(32);
+  store::OAuthGrantRecord grant;
+  grant.hash = Sha256Hex(code);
+  grant.kind = "code";
+  grant.client_id = client->id;
+  grant.org_id = who->org_id;
+  grant.key_id = who->key_id;
+  grant.created_at = NowMillis();
+  grant.expires_at = grant.created_at + kCodeLifetimeMs;
+  grant.data = {{"redirect_uri", redirect},
+                {"code_challenge", challenge},
+                {"resource", resource.empty() ? ResourceUrl(req) : resource}};
+  if (Status st = store_.PutOAuthGrant(grant); !st.ok())
+    return Html(500, "<h1>Error</h1><p>" + EscapeHtml(st.message()) + "</p>");
+  spdlog::info("OAuth: organization {} authorized client {}", who->org_id, client->id);
+  std::map<std::string, std::string> q = {{"code", code}, {"iss", iss}};
+  if (params.count("state")) q["state"] = params["state"];
+  return Redirect(WithQuery(redirect, q));
+}
+
+HttpResponse OAuthServer::IssueTokens(const store::OAuthGrantRecord& from) {
+  std::string access = kAccessPrefix + RandomToken(32);
+  std::string refresh = kRefreshPrefix + RandomToken(32);
+  int64_t now = NowMillis();
+  for (auto [text, kind, lifetime] : {std::tuple{access, "access", kAccessLifetimeMs},
+                                      std::tuple{refresh, "refresh", kRefreshLifetimeMs}}) {
+    store::OAuthGrantRecord g = from;
+    g.hash = Sha256Hex(text);
+    g.kind = kind;
+    g.created_at = now;
+    g.expires_at = now + lifetime;
+    g.data = {{"resource", from.data.value("resource", "")}};
+    if (Status st = store_.PutOAuthGrant(g); !st.ok())
+      return OAuthError(500, "server_error", st.message());
+  }
+  return Json(200, {{"access_token", access},
+                    {"token_type", "Bearer"},
+                    {"expires_in", kAccessLifetimeMs / 1000},
+                    {"refresh_token", refresh},
+                    {"scope", "mcp"}});
+}
+
+HttpResponse OAuthServer::Token(const HttpRequest& req) {
+  auto f = DecodeForm(req.body);
+  std::string grant_type = Field(f, "grant_type");
+  std::string client_id = Field(f, "client_id");
+  if (grant_type == "authorization_code") {
+    auto code = store_.TakeOAuthGrant(Sha256Hex(Field(f, "code")), "code", NowMillis());
+    if (!code.ok()) return OAuthError(400, "invalid_grant", "the code is unknown, used or expired");
+    if (code->client_id != client_id)
+      return OAuthError(400, "invalid_grant", "the code was issued to another client");
+    if (code->data.value("redirect_uri", "") != Field(f, "redirect_uri"))
+      return OAuthError(400, "invalid_grant",
+                        "redirect_uri does not match the authorization request");
+    std::string verifier = Field(f, "code_verifier");
+    if (verifier.size() < 43 || verifier.size() > 128 ||
+        S256Challenge(verifier) != code->data.value("code_challenge", ""))
+      return OAuthError(400, "invalid_grant", "code_verifier does not match the code_challenge");
+    std::string resource = Field(f, "resource");
+    if (!resource.empty() && resource != code->data.value("resource", ""))
+      return OAuthError(400, "invalid_target", "resource differs from the authorization request");
+    return IssueTokens(*code);
+  }
+  if (grant_type == "refresh_token") {
+    auto old = store_.TakeOAuthGrant(Sha256Hex(Field(f, "refresh_token")), "refresh", NowMillis());
+    if (!old.ok())
+      return OAuthError(400, "invalid_grant", "the refresh token is unknown, used or expired");
+    if (old->client_id != client_id)
+      return OAuthError(400, "invalid_grant", "the refresh token belongs to another client");
+    return IssueTokens(*old);
+  }
+  return OAuthError(400, "unsupported_grant_type",
+                    "grant_type must be authorization_code or refresh_token");
+}
+
+void OAuthServer::AddRoutes(api::Router& router) {
+  auto open = [&router, this](const char* method, const char* path,
+                              HttpResponse (OAuthServer::*fn)(const HttpRequest&)) {
+    router.AddPublic(method, path, [this, fn](const HttpRequest& req, const api::PathParams&) {
+      return (this->*fn)(req);
+    });
+  };
+  open("GET", "/.well-known/oauth-protected-resource", &OAuthServer::ResourceMetadata);
+  open("GET", "/.well-known/oauth-protected-resource/mcp", &OAuthServer::ResourceMetadata);
+  open("GET", "/.well-known/oauth-authorization-server", &OAuthServer::ServerMetadata);
+  open("POST", "/oauth/register", &OAuthServer::Register);
+  open("GET", "/oauth/authorize", &OAuthServer::Authorize);
+  open("POST", "/oauth/authorize", &OAuthServer::Authorize);
+  open("POST", "/oauth/token", &OAuthServer::Token);
+}
+
+}  // namespace adapt::mcp

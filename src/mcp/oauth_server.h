@@ -1,0 +1,46 @@
+// OAuth 2.1 for MCP clients, so an assistant connects without anyone pasting a key:
+// protected-resource metadata (RFC 9728), authorization-server metadata (RFC 8414), dynamic
+// client registration (RFC 7591, public clients), the authorization-code grant with PKCE S256
+// only, the `resource` parameter (RFC 8707), `iss` in the authorization response (RFC 9207),
+// refresh-token rotation, and a consent page where the user signs in with an API key.
+// Tokens act for that key's organization, expire, and are stored only as SHA-256 hashes.
+#pragma once
+
+#include <string>
+
+#include "api/router.h"
+#include "core/auth.h"
+#include "mcp/origin_check.h"
+#include "store/store.h"
+
+namespace adapt::mcp {
+
+class OAuthServer {
+ public:
+  static constexpr int64_t kCodeLifetimeMs = 10 * 60 * 1000;
+  static constexpr int64_t kAccessLifetimeMs = 60 * 60 * 1000;
+  static constexpr int64_t kRefreshLifetimeMs = 30LL * 24 * 60 * 60 * 1000;
+
+  OAuthServer(store::Store& store, core::Auth& auth, std::string listen_host);
+
+  // True for text shaped like our access tokens.
+  static bool LooksLikeAccessToken(const std::string& bearer);
+  // The principal an unexpired access token acts for; Unauthenticated otherwise.
+  Result<core::Principal> VerifyAccessToken(const std::string& token);
+
+  void AddRoutes(api::Router& router);
+
+ private:
+  api::HttpResponse ResourceMetadata(const api::HttpRequest& req);
+  api::HttpResponse ServerMetadata(const api::HttpRequest& req);
+  api::HttpResponse Register(const api::HttpRequest& req);
+  api::HttpResponse Authorize(const api::HttpRequest& req);
+  api::HttpResponse Token(const api::HttpRequest& req);
+  api::HttpResponse IssueTokens(const store::OAuthGrantRecord& from);
+
+  store::Store& store_;
+  core::Auth& auth_;
+  OriginCheck origins_;
+};
+
+}  // namespace adapt::mcp

@@ -1,0 +1,265 @@
+// create_sandbox, create_gpu_sandbox, get_sandbox, list_sandboxes, wait_for_sandbox and
+// delete_sandbox over core::SandboxService. Results use seed 000's snake_case words.
+#include <chrono>
+#include <cmath>
+
+#include "mcp/tools.h"
+
+namespace adapt::mcp {
+namespace {
+
+using nlohmann::json;
+
+const json kNullableString = {{"type", json::array({"string", "null"})}};
+
+json SandboxSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"sandbox_id", {{"type", "string"}, {"description", "the sandbox's id"}}},
+            {"status", {{"type", "string"}, {"description", "provisioning, running, failed, ..."}}},
+            {"ready", {{"type", "boolean"}, {"description", "true once commands can run"}}},
+            {"image", kNullableString},
+            {"cpu", {{"type", "integer"}}},
+            {"memory_gib", {{"type", "number"}}},
+            {"security_profile", {{"type", "string"}}},
+            {"startup_class", {{"type", "string"}}},
+            {"name", kNullableString},
+            {"created_at", {{"type", "string"}}},
+            {"expires_at", kNullableString},
+            {"error", kNullableString},
+            {"termination_reason", kNullableString},
+            {"next_action", {{"type", "string"}, {"description", "what to do next"}}}}},
+          {"required", json::array({"sandbox_id", "status", "ready", "next_action"})}};
+}
+
+const json kSandboxId = {{"type", "string"},
+                         {"minLength", 1},
+                         {"maxLength", 128},
+                         {"description", "the id create_sandbox or list_sandboxes returned"}};
+
+std::string NextAction(const std::string& status) {
+  if (status == "running") return "Run code with run_command or run_python using this sandbox_id.";
+  if (status == "provisioning")
+    return "Call wait_for_sandbox with this sandbox_id until ready is true.";
+  if (status == "deleting" || status == "deleted")
+    return "This sandbox is deleted; create a new one with create_sandbox.";
+  return "This sandbox will not become ready; read error, then delete it with delete_sandbox "
+         "and create a new one.";
+}
+
+json Summary(const json& s) {
+  std::string status = s.value("status", "");
+  const json& labels =
+      s.contains("labels") && s["labels"].is_object() ? s["labels"] : json::object();
+  auto text = [&](const char* key) {
+    return s.contains(key) && s[key].is_string() ? s[key] : json(nullptr);
+  };
+  return {{"sandbox_id", s.value("id", "")},
+          {"status", status},
+          {"ready", status == "running"},
+          {"image", text("image")},
+          {"cpu", s.value("cpu", 1)},
+          {"memory_gib", s.value("memoryMiB", 0) / 1024.0},
+          {"security_profile", s.value("securityProfile", "")},
+          {"startup_class", s.value("startupClass", "")},
+          {"name", labels.contains("name") ? labels["name"] : json(nullptr)},
+          {"created_at", s.value("createdAt", "")},
+          {"expires_at", text("expiresAt")},
+          {"error", text("error")},
+          {"termination_reason", text("terminationReason")},
+          {"next_action", NextAction(status)}};
+}
+
+// Polls the sandbox until it leaves "provisioning", `seconds` pass, or the call is cancelled.
+Result<json> WaitReady(core::SandboxService& sandboxes, ToolContext& ctx, const std::string& id,
+                       int seconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  int step = 0;
+  for (;;) {
+    ASSIGN_OR_RETURN(json s, sandboxes.Get(ctx.who, id));
+    if (s.value("status", "") != "provisioning" || std::chrono::steady_clock::now() >= deadline ||
+        ctx.Cancelled())
+      return s;
+    if (++step % 4 == 0) ctx.progress(step / 4.0, seconds, "sandbox " + id + " is still starting");
+    if (!PauseUnlessCancelled(ctx, 250)) return s;
+  }
+}
+
+json CreateInputSchema(bool gpu) {
+  json props = {
+      {"image",
+       {{"type", "string"},
+        {"maxLength", 512},
+        {"description",
+         "an image alias from list_sandbox_environments; omitted: the default image"}}},
+      {"memory_gib",
+       {{"type", "number"},
+        {"minimum", 0.125},
+        {"maximum", 64},
+        {"description", "memory reserved for the sandbox, in GiB (default 1)"}}},
+      {"cpu", {{"type", "integer"}, {"minimum", 1}, {"maximum", 32}, {"description", "vCPUs"}}},
+      {"security_profile",
+       {{"type", "string"},
+        {"enum", json::array({"restricted", "developer"})},
+        {"description", "restricted (default); developer allows package managers"}}},
+      {"startup_class",
+       {{"type", "string"},
+        {"enum", json::array({"durable", "instant"})},
+        {"description", "instant: disposable workspace; durable: persistent workspace"}}},
+      {"ttl_seconds",
+       {{"type", "integer"},
+        {"minimum", 1},
+        {"maximum", 86400},
+        {"description", "the sandbox is deleted this long after creation (default 3600)"}}},
+      {"name", {{"type", "string"}, {"maxLength", 256}, {"description", "a label to find it by"}}}};
+  json schema = {{"type", "object"}, {"properties", props}, {"additionalProperties", false}};
+  if (gpu) {
+    schema["properties"]["gpu_type"] = {
+        {"type", "string"}, {"maxLength", 64}, {"description", "a GPU type from list_gpu_types"}};
+    schema["required"] = json::array({"gpu_type"});
+  }
+  return schema;
+}
+
+json CreateBody(const json& args) {
+  json body = json::object();
+  if (args.contains("image")) body["image"] = args["image"];
+  if (args.contains("memory_gib"))
+    body["memoryMiB"] = static_cast<int64_t>(std::llround(args["memory_gib"].get<double>() * 1024));
+  if (args.contains("cpu")) body["cpu"] = args["cpu"];
+  if (args.contains("security_profile")) body["securityProfile"] = args["security_profile"];
+  if (args.contains("startup_class")) body["startupClass"] = args["startup_class"];
+  if (args.contains("ttl_seconds")) body["ttlSeconds"] = args["ttl_seconds"];
+  if (args.contains("name")) body["labels"] = {{"name", args["name"]}};
+  return body;
+}
+
+}  // namespace
+
+void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
+  core::SandboxService& sandboxes = services.sandboxes;
+
+  registry.Add(
+      {"create_sandbox", "Create a sandbox",
+       "Creates an isolated CPU sandbox (its own user-space kernel) from an image alias that "
+       "list_sandbox_environments reports, then waits a few seconds for it to start. When ready "
+       "is false, call wait_for_sandbox until it is true.",
+       CreateInputSchema(false), SandboxSchema(), ToolAnnotations{false, true, false, false},
+       [&sandboxes](ToolContext& ctx, const json& args) {
+         auto created = sandboxes.Create(ctx.who, CreateBody(args), std::nullopt);
+         if (!created.ok()) return ToolResult::Fail(FailureSentence(created.status()));
+         auto s = WaitReady(sandboxes, ctx, (*created)["id"], 10);
+         return ToolResult::Ok(Summary(s.ok() ? *s : *created));
+       }});
+
+  registry.Add({"create_gpu_sandbox", "Create a GPU sandbox",
+                "Would create a sandbox with one GPU of gpu_type. This node has no GPUs, so the "
+                "call always fails; use create_sandbox for a CPU sandbox instead.",
+                CreateInputSchema(true), SandboxSchema(),
+                ToolAnnotations{false, true, false, false}, [](ToolContext&, const json&) {
+                  return ToolResult::Fail(
+                      "This node has no GPUs (list_gpu_types is empty); create a CPU sandbox "
+                      "with create_sandbox instead.");
+                }});
+
+  registry.Add({"get_sandbox",
+                "Get a sandbox",
+                "Returns one sandbox's state now, without waiting. To wait for it to start, "
+                "call wait_for_sandbox.",
+                {{"type", "object"},
+                 {"properties", {{"sandbox_id", kSandboxId}}},
+                 {"required", json::array({"sandbox_id"})},
+                 {"additionalProperties", false}},
+                SandboxSchema(),
+                ToolAnnotations{true, false, true, false},
+                [&sandboxes](ToolContext& ctx, const json& args) {
+                  auto s = sandboxes.Get(ctx.who, args["sandbox_id"]);
+                  if (!s.ok()) return ToolResult::Fail(FailureSentence(s.status()));
+                  return ToolResult::Ok(Summary(*s));
+                }});
+
+  registry.Add({"list_sandboxes",
+                "List sandboxes",
+                "Lists this account's sandboxes, newest first, with their lifecycle state. Pass "
+                "next_cursor back as cursor for the next page.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"query",
+                    {{"type", "string"},
+                     {"maxLength", 256},
+                     {"description", "part of a sandbox's name, or the start of its id"}}},
+                   {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}},
+                   {"cursor", {{"type", "string"}, {"maxLength", 256}}}}},
+                 {"additionalProperties", false}},
+                {{"type", "object"},
+                 {"properties",
+                  {{"sandboxes", {{"type", "array"}, {"items", SandboxSchema()}}},
+                   {"next_cursor", kNullableString}}},
+                 {"required", json::array({"sandboxes", "next_cursor"})}},
+                ToolAnnotations{true, false, true, false},
+                [&sandboxes](ToolContext& ctx, const json& args) {
+                  core::ListSandboxesRequest req;
+                  req.query = args.value("query", "");
+                  req.limit = args.value("limit", 50);
+                  req.cursor = args.value("cursor", "");
+                  auto page = sandboxes.List(ctx.who, req);
+                  if (!page.ok()) return ToolResult::Fail(FailureSentence(page.status()));
+                  json items = json::array();
+                  for (const auto& s : (*page)["items"]) items.push_back(Summary(s));
+                  json next =
+                      (*page).contains("nextCursor") ? (*page)["nextCursor"] : json(nullptr);
+                  return ToolResult::Ok({{"sandboxes", items}, {"next_cursor", next}});
+                }});
+
+  registry.Add(
+      {"wait_for_sandbox",
+       "Wait for a sandbox",
+       "Waits up to about 40 seconds for a starting sandbox to become ready. When ready is still "
+       "false, follow next_action: calling it again keeps waiting.",
+       {{"type", "object"},
+        {"properties",
+         {{"sandbox_id", kSandboxId},
+          {"timeout_seconds",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"maximum", 40},
+            {"description", "how long to wait at most (default 40)"}}}}},
+        {"required", json::array({"sandbox_id"})},
+        {"additionalProperties", false}},
+       SandboxSchema(),
+       ToolAnnotations{true, false, true, false},
+       [&sandboxes](ToolContext& ctx, const json& args) {
+         auto s = WaitReady(sandboxes, ctx, args["sandbox_id"], args.value("timeout_seconds", 40));
+         if (!s.ok()) return ToolResult::Fail(FailureSentence(s.status()));
+         return ToolResult::Ok(Summary(*s));
+       }});
+
+  registry.Add(
+      {"delete_sandbox",
+       "Delete a sandbox",
+       "Deletes a sandbox: its processes stop and its disposable workspace is discarded. "
+       "Deleting a deleted sandbox again is harmless.",
+       {{"type", "object"},
+        {"properties", {{"sandbox_id", kSandboxId}}},
+        {"required", json::array({"sandbox_id"})},
+        {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties",
+         {{"sandbox_id", {{"type", "string"}}},
+          {"status", {{"type", "string"}}},
+          {"deleted", {{"type", "boolean"}, {"description", "false: cleanup still runs"}}}}},
+        {"required", json::array({"sandbox_id", "status", "deleted"})}},
+       ToolAnnotations{false, true, true, false},
+       [&sandboxes](ToolContext& ctx, const json& args) {
+         std::string id = args["sandbox_id"];
+         auto outcome = sandboxes.Delete(ctx.who, id);
+         if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
+         auto s = sandboxes.Get(ctx.who, id);
+         std::string status = s.ok() ? s->value("status", "deleting") : "deleted";
+         return ToolResult::Ok({{"sandbox_id", id},
+                                {"status", status},
+                                {"deleted", outcome->done || status == "deleted"}});
+       }});
+}
+
+}  // namespace adapt::mcp

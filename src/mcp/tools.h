@@ -1,0 +1,37 @@
+// The tool set adaptd serves, one Add*Tools per feature file. A feature that lands later
+// adds its file and one line to RegisterTools (tools.cc); tools whose feature does not exist
+// here are not listed.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+#include "core/command_service.h"
+#include "core/image_catalog.h"
+#include "core/sandbox_service.h"
+#include "mcp/tool_registry.h"
+
+namespace adapt::mcp {
+
+struct ToolServices {
+  core::SandboxService& sandboxes;
+  core::CommandService& commands;
+  std::string images_dir;  // what list_sandbox_environments reports
+  std::string default_image;
+};
+
+void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
+void AddCommandTools(ToolRegistry& registry, const ToolServices& services);
+void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services);
+
+// Every tool this build serves.
+void RegisterTools(ToolRegistry& registry, const ToolServices& services);
+
+// The sentence a model reads for a failed core call: the message, with the REST field
+// names replaced by the tool's argument names.
+std::string FailureSentence(const Status& status);
+
+// Sleeps up to `ms` in small steps; false when the call was cancelled meanwhile.
+bool PauseUnlessCancelled(const ToolContext& ctx, int ms);
+
+}  // namespace adapt::mcp

@@ -1,0 +1,268 @@
+"""The MCP server at /mcp (Streamable HTTP) and `adapt mcp` (stdio), driven by the official
+TypeScript SDK client and by raw JSON-RPC where a client library would hide the detail."""
+
+import json
+
+import pytest
+
+import harness
+from mcp_support import LATEST, initialize, post, request, rpc, sdk
+
+EXPECTED_TOOLS = {
+    "create_sandbox", "create_gpu_sandbox", "get_sandbox", "list_sandboxes", "wait_for_sandbox",
+    "delete_sandbox", "list_sandbox_environments", "list_gpu_types", "run_command", "run_python",
+    "get_command_result",
+}
+READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_environments",
+             "list_gpu_types", "get_command_result"}
+
+
+# --- transport, raw -------------------------------------------------------------------------
+
+def test_initialize_issues_a_session_and_negotiates_the_version(org, daemon):
+    session, _ = initialize(daemon, org.key)
+    assert len(session) >= 16
+    other, _ = initialize(daemon, org.key)
+    assert other != session
+    for asked, expected in (("2025-06-18", "2025-06-18"), ("2025-03-26", "2025-03-26"), ("1999-01-01", LATEST)):
+        status, _, text = post(daemon, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                        "params": {"protocolVersion": asked, "capabilities": {},
+                                                   "clientInfo": {"name": "t", "version": "1"}}}, org.key)
+        assert status == 200
+        result = json.loads(text)["result"]
+        assert result["protocolVersion"] == expected
+        assert result["capabilities"]["tools"] == {"listChanged": False}
+
+
+def test_ping_and_unknown_method(org, daemon):
+    session, _ = initialize(daemon, org.key)
+    assert rpc(daemon, org.key, session, "ping") == {"jsonrpc": "2.0", "id": 7, "result": {}}
+    answer = rpc(daemon, org.key, session, "resources/list")
+    assert answer["error"]["code"] == -32601
+
+
+def test_missing_key_is_401_with_resource_metadata(daemon):
+    status, headers, _ = post(daemon, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, None)
+    assert status == 401
+    challenge = headers["www-authenticate"]
+    assert challenge.startswith("Bearer ")
+    assert 'resource_metadata="http://127.0.0.1:%d/.well-known/oauth-protected-resource/mcp"' % daemon.port in challenge
+    status, headers, _ = post(daemon, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, "adapt_wrong")
+    assert status == 401 and 'error="invalid_token"' in headers["www-authenticate"]
+
+
+def test_foreign_origin_and_host_are_403(org, daemon):
+    msg = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    status, _, _ = post(daemon, msg, org.key, headers={"Origin": "http://evil.example.com"})
+    assert status == 403
+    status, _, _ = post(daemon, msg, org.key, headers={"Host": "evil.example.com"})
+    assert status == 403
+    session, _ = initialize(daemon, org.key)
+    status, _, _ = post(daemon, msg, org.key, session, headers={"Origin": "http://localhost:3000"})
+    assert status == 200
+
+
+def test_session_rules(org, daemon):
+    msg = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+    status, _, _ = post(daemon, msg, org.key)  # no session
+    assert status == 400
+    status, _, _ = post(daemon, msg, org.key, "not-a-session")
+    assert status == 404
+    session, _ = initialize(daemon, org.key)
+    status, _, text = post(daemon, msg, org.key, session, headers={"MCP-Protocol-Version": "2024-01-01"})
+    assert status == 400 and "MCP-Protocol-Version" in text
+    # Another organization cannot use the session.
+    stranger = daemon.new_org()
+    status, _, _ = post(daemon, msg, stranger.key, session)
+    assert status == 404
+    # GET has no server stream here; DELETE ends the session.
+    status, headers, _ = request(daemon, "GET", headers={"Authorization": "Bearer " + org.key})
+    assert status == 405
+    auth = {"Authorization": "Bearer " + org.key, "Mcp-Session-Id": session}
+    assert request(daemon, "DELETE", headers=auth)[0] == 204
+    assert request(daemon, "DELETE", headers=auth)[0] == 404
+    status, _, _ = post(daemon, msg, org.key, session)
+    assert status == 404
+
+
+def test_malformed_messages_are_json_rpc_errors(org, daemon):
+    session, _ = initialize(daemon, org.key)
+    status, _, text = post(daemon, None, org.key, session, raw="{not json")
+    assert status == 400 and json.loads(text)["error"]["code"] == -32700
+    status, _, text = post(daemon, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}], org.key, session)
+    assert status == 400 and json.loads(text)["error"]["code"] == -32600
+    answer = rpc(daemon, org.key, session, "tools/list", {"cursor": "bogus"})
+    assert answer["error"]["code"] == -32602
+    answer = rpc(daemon, org.key, session, "tools/call", {"name": "no_such_tool", "arguments": {}})
+    assert answer["error"]["code"] == -32602
+
+
+def test_tool_list_pages_and_annotations(org, daemon):
+    session, _ = initialize(daemon, org.key)
+    names, cursor, pages = [], None, 0
+    while True:
+        answer = rpc(daemon, org.key, session, "tools/list", {"cursor": cursor} if cursor else {})
+        pages += 1
+        names += [t["name"] for t in answer["result"]["tools"]]
+        for t in answer["result"]["tools"]:
+            a = t["annotations"]
+            for hint in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"):
+                assert isinstance(a[hint], bool), (t["name"], hint)
+            assert a["readOnlyHint"] == (t["name"] in READ_ONLY), t["name"]
+            assert a["destructiveHint"] == (t["name"] not in READ_ONLY), t["name"]
+            assert t["inputSchema"]["type"] == "object" and t["outputSchema"]["type"] == "object"
+        cursor = answer["result"].get("nextCursor")
+        if not cursor:
+            break
+    assert pages > 1
+    assert sorted(names) == sorted(EXPECTED_TOOLS)
+
+
+def test_tool_errors_are_results(org, daemon):
+    session, _ = initialize(daemon, org.key)
+    for name, args, words in (
+        ("get_sandbox", {"sandbox_id": "sbx_nope"}, "not found"),
+        ("create_gpu_sandbox", {"gpu_type": "a100"}, "no GPUs"),
+        ("create_sandbox", {"memory_gib": 1000}, "memory_gib"),
+        ("create_sandbox", {"startup_class": "durable"}, "startup_class"),
+        ("create_sandbox", {"image": "nosuch:1"}, "nosuch"),
+        ("run_command", {"sandbox_id": "sbx_nope"}, "command is required"),
+        ("get_command_result", {"request_id": "nonsense"}, "request_id"),
+    ):
+        answer = rpc(daemon, org.key, session, "tools/call", {"name": name, "arguments": args})
+        result = answer["result"]
+        assert result["isError"] is True, (name, result)
+        assert words.lower() in result["content"][0]["text"].lower(), (name, result)
+        assert "structuredContent" not in result
+
+
+def test_progress_arrives_as_sse_before_the_result(org, daemon):
+    session, _ = initialize(daemon, org.key)
+    sid = rpc(daemon, org.key, session, "tools/call",
+              {"name": "create_sandbox", "arguments": {"name": "mcp-progress"}})["result"]["structuredContent"]["sandbox_id"]
+    try:
+        ready = rpc(daemon, org.key, session, "tools/call",
+                    {"name": "wait_for_sandbox", "arguments": {"sandbox_id": sid}})["result"]["structuredContent"]["ready"]
+        assert ready
+        status, headers, text = post(daemon, {
+            "jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "run_command", "arguments": {"sandbox_id": sid, "command": "sleep 3; echo fin"},
+                       "_meta": {"progressToken": "tok-1"}}}, org.key, session)
+        assert status == 200 and headers["content-type"].startswith("text/event-stream")
+        events = [json.loads(line[len("data: "):]) for line in text.splitlines() if line.startswith("data: ")]
+        assert events[-1]["id"] == 9
+        assert events[-1]["result"]["structuredContent"]["stdout"] == "fin\n"
+        progress = [e for e in events[:-1] if e.get("method") == "notifications/progress"]
+        assert progress and all(p["params"]["progressToken"] == "tok-1" for p in progress)
+        values = [p["params"]["progress"] for p in progress]
+        assert values == sorted(values) and len(set(values)) == len(values)
+    finally:
+        org.api("DELETE", "/v1/sandboxes/" + sid)
+
+
+# --- the official SDK client ------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["http", "stdio"])
+def test_sdk_lists_every_tool_with_schemas(org, daemon, mode):
+    report = sdk(daemon, org, mode, "tools")
+    assert report["pages"] > 1
+    tools = {t["name"]: t for t in report["tools"]}
+    assert set(tools) == EXPECTED_TOOLS
+    for name, t in tools.items():
+        assert t["description"] and t["inputSchema"]["type"] == "object"
+        assert "properties" in t["outputSchema"]
+        assert t["annotations"]["destructiveHint"] is (name not in READ_ONLY)
+
+
+@pytest.mark.parametrize("mode", ["http", "stdio"])
+def test_sdk_full_flow(org, daemon, mode):
+    report = sdk(daemon, org, mode, "flow")
+    calls = report["calls"]
+    try:
+        for c in calls:
+            if not c["isError"]:
+                assert c["schemaValid"], (c["name"], c["schemaErrors"])
+                assert c["textMatches"], c["name"]
+        by_name = {}
+        for c in calls:
+            by_name.setdefault(c["name"], []).append(c)
+        # Every tool that can succeed here returned structuredContent its outputSchema accepts.
+        validated = {c["name"] for c in calls if not c["isError"] and c["schemaValid"]}
+        assert validated == EXPECTED_TOOLS - {"create_gpu_sandbox"}, validated
+        envs = by_name["list_sandbox_environments"][0]["structuredContent"]["environments"]
+        assert {"alias": "debian:12", "image": "debian:12", "kind": "cpu", "default": True, "has_python": True} in envs
+        gpus = by_name["list_gpu_types"][0]["structuredContent"]
+        assert gpus["gpu_types"] == [] and "GPU" in gpus["explanation"]
+        assert by_name["create_gpu_sandbox"][0]["isError"]
+        assert by_name["get_sandbox"][0]["isError"]  # an unknown id
+        assert by_name["create_sandbox"][0]["isError"]
+        assert "unknown_thing" in by_name["create_sandbox"][0]["text"]
+        created = by_name["create_sandbox"][1]["structuredContent"]
+        assert created["memory_gib"] == 0.5 and created["name"] == "mcp-flow"
+        assert by_name["get_sandbox"][1]["structuredContent"]["ready"] is True
+        listed = by_name["list_sandboxes"][0]["structuredContent"]["sandboxes"]
+        assert [s["sandbox_id"] for s in listed] == [report["sandbox_id"]]
+        cmd = by_name["run_command"][0]["structuredContent"]
+        assert (cmd["done"], cmd["exit_code"], cmd["stdout"], cmd["stderr"]) == (True, 3, "hello\n", "oops\n")
+        first_py = by_name["run_python"][0]["structuredContent"]
+        assert first_py["done"] is False and first_py["request_id"]
+        assert by_name["get_command_result"], "the long run was never polled"
+        py = report["python"]
+        assert py["done"] and py["exit_code"] == 0
+        assert py["stdout"] == "tick 0\ntick 1\ntick 2\ntick 3\ndone\n"
+        assert report["progress"], "no progress notification reached the client"
+        deleted = by_name["delete_sandbox"]
+        assert all(not d["isError"] for d in deleted)
+        assert deleted[1]["structuredContent"]["deleted"] is True
+    finally:
+        if report.get("sandbox_id"):
+            org.api("DELETE", "/v1/sandboxes/" + report["sandbox_id"])
+
+
+@pytest.mark.parametrize("mode", ["http", "stdio"])
+def test_sdk_cancellation_stops_the_command(org, daemon, mode):
+    report = sdk(daemon, org, mode, "cancel")
+    sid = report["sandbox_id"]
+    try:
+        assert report["cancelled"] is True, report
+        assert report["pingAfterCancel"] == {}
+        status, page = org.api("GET", "/v1/sandboxes/%s/commands" % sid)
+        assert status == 200
+        sleeps = [c for c in page["items"] if "sleep 45" in " ".join(c["argv"])]
+        assert len(sleeps) == 1
+        # The cancelled call killed its command rather than leaving it to run 45 s.
+        deadline = harness.time.monotonic() + 30
+        while sleeps[0]["status"] == "running" and harness.time.monotonic() < deadline:
+            harness.time.sleep(0.5)
+            sleeps = [org.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, sleeps[0]["id"]))[1]]
+        assert sleeps[0]["status"] == "killed", sleeps[0]
+    finally:
+        org.api("DELETE", "/v1/sandboxes/" + sid)
+
+
+def test_adapt_mcp_writes_only_mcp_messages_on_stdout(org, daemon):
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": LATEST, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_gpu_types", "arguments": {}}},
+    ]
+    stdin = "\n".join(json.dumps(m) for m in lines) + "\nnot json\n"
+    p = harness.subprocess.run([harness.ADAPT, "mcp", "--url", daemon.url, "--api-key", org.key],
+                               input=stdin, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    out = [json.loads(line) for line in p.stdout.splitlines()]
+    assert all(m["jsonrpc"] == "2.0" for m in out)
+    by_id = {m["id"]: m for m in out}
+    assert by_id[1]["result"]["protocolVersion"] == LATEST
+    assert by_id[2]["result"]["nextCursor"]
+    assert by_id[3]["result"]["structuredContent"]["gpu_types"] == []
+    assert by_id[None]["error"]["code"] == -32700  # the line that was not JSON
+    # A wrong key: every request is answered with a JSON-RPC error, logs go to stderr.
+    p = harness.subprocess.run([harness.ADAPT, "mcp", "--url", daemon.url, "--api-key", "adapt_wrong"],
+                               input=json.dumps(lines[0]) + "\n", capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0
+    (answer,) = [json.loads(line) for line in p.stdout.splitlines()]
+    assert answer["id"] == 1 and answer["error"]
+    assert "401" in p.stderr

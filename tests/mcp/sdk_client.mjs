@@ -1,0 +1,114 @@
+// Drives adaptd's MCP server with the official TypeScript SDK client, over Streamable HTTP
+// or over stdio (`adapt mcp`), and prints one JSON report on stdout for the pytest side.
+// Usage: node sdk_client.mjs http|stdio URL KEY ADAPT_BINARY SCENARIO
+//   SCENARIO: tools (initialize + every page of tools/list), flow (a sandbox's life),
+//             cancel (cancel a running call)
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import Ajv from "ajv";
+
+const [mode, url, key, adapt, scenario] = process.argv.slice(2);
+const report = { mode, scenario, calls: [] };
+const ajv = new Ajv({ strict: false, allErrors: true });
+
+function transport() {
+  if (mode === "stdio")
+    return new StdioClientTransport({
+      command: adapt,
+      args: ["mcp", "--url", url, "--api-key", key],
+      stderr: "inherit",
+    });
+  return new StreamableHTTPClientTransport(new URL(url + "/mcp"), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
+}
+
+const client = new Client({ name: "adapt-e2e", version: "1.0.0" });
+await client.connect(transport());
+report.serverVersion = client.getServerVersion();
+report.capabilities = client.getServerCapabilities();
+
+// Every page of tools/list (this also primes the SDK's outputSchema validators).
+const tools = [];
+let cursor;
+report.pages = 0;
+do {
+  const page = await client.listTools(cursor ? { cursor } : {});
+  report.pages += 1;
+  tools.push(...page.tools);
+  cursor = page.nextCursor;
+} while (cursor);
+report.tools = tools;
+const validators = Object.fromEntries(tools.map((t) => [t.name, ajv.compile(t.outputSchema)]));
+
+async function call(name, args, options = {}) {
+  const result = await client.callTool({ name, arguments: args }, undefined, options);
+  const entry = { name, args, isError: !!result.isError, structuredContent: result.structuredContent };
+  entry.text = result.content?.[0]?.text;
+  if (!result.isError) {
+    entry.schemaValid = validators[name](result.structuredContent);
+    entry.schemaErrors = validators[name].errors;
+    entry.textMatches = JSON.stringify(JSON.parse(entry.text)) === JSON.stringify(result.structuredContent);
+  }
+  report.calls.push(entry);
+  return entry;
+}
+
+if (scenario === "flow") {
+  await call("list_sandbox_environments", {});
+  await call("list_gpu_types", {});
+  await call("create_gpu_sandbox", { gpu_type: "l4-3gb" });
+  await call("get_sandbox", { sandbox_id: "sbx_doesnotexist" });
+  await call("create_sandbox", { image: "debian:12", memory_gib: 0.5, unknown_thing: 1 });
+  const created = await call("create_sandbox", { image: "debian:12", memory_gib: 0.5, name: "mcp-flow" });
+  const id = created.structuredContent.sandbox_id;
+  report.sandbox_id = id;
+  let ready = created.structuredContent.ready;
+  for (let i = 0; i < 5 && !ready; i++)
+    ready = (await call("wait_for_sandbox", { sandbox_id: id })).structuredContent.ready;
+  await call("wait_for_sandbox", { sandbox_id: id, timeout_seconds: 5 });  // ready: returns at once
+  await call("get_sandbox", { sandbox_id: id });
+  await call("list_sandboxes", { query: "mcp-flow" });
+  await call("run_command", { sandbox_id: id, command: "echo hello; echo oops >&2; exit 3" });
+  const progress = [];
+  const py = await call(
+    "run_python",
+    {
+      sandbox_id: id,
+      code: "import time\nfor i in range(4):\n    print('tick', i, flush=True)\n    time.sleep(1)\nprint('done')\n",
+      wait_seconds: 1,
+    },
+    { onprogress: (p) => progress.push(p) },
+  );
+  report.progress = progress;
+  let result = py.structuredContent;
+  for (let i = 0; i < 60 && !result.done; i++)
+    result = (await call("get_command_result", { request_id: result.request_id, wait_seconds: 2 })).structuredContent;
+  report.python = result;
+  await call("delete_sandbox", { sandbox_id: id });
+  await call("delete_sandbox", { sandbox_id: id });
+}
+
+if (scenario === "cancel") {
+  const created = await call("create_sandbox", { image: "debian:12", name: "mcp-cancel" });
+  const id = created.structuredContent.sandbox_id;
+  report.sandbox_id = id;
+  let ready = created.structuredContent.ready;
+  for (let i = 0; i < 5 && !ready; i++)
+    ready = (await call("wait_for_sandbox", { sandbox_id: id })).structuredContent.ready;
+  const controller = new AbortController();
+  setTimeout(() => controller.abort("test cancels"), 2000);
+  try {
+    await call("run_command", { sandbox_id: id, command: "sleep 45", wait_seconds: 60 }, { signal: controller.signal });
+    report.cancelled = false;
+  } catch (e) {
+    report.cancelled = true;
+    report.cancelError = String(e);
+  }
+  // The session still works after a cancellation.
+  report.pingAfterCancel = await client.ping();
+}
+
+await client.close();
+process.stdout.write(JSON.stringify(report) + "\n");
