@@ -13,6 +13,8 @@ packages=(
   runsc mmdebstrap e2fsprogs iproute2 util-linux procps ca-certificates curl
   # end-to-end tests
   python3 python3-pytest python3-yaml
+  # images: layer unpacking (gzip, zstd), and a real registry plus a pusher for the image tests
+  libarchive-dev libzstd-dev docker-registry skopeo busybox-static
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include "api/router.h"
 #include "core/command_service.h"
 #include "core/event_bus.h"
+#include "core/image_service.h"
 #include "core/sandbox_service.h"
 #include "store/store.h"
 
@@ -15,6 +16,8 @@ namespace adapt::api {
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
 void AddCommandRoutes(Router& router, core::CommandService& commands);
 void AddOrgRoutes(Router& router, core::Auth& auth);
+// /v1/images and GET /v1/operations/{id} (image pulls).
+void AddImageRoutes(Router& router, core::ImageService& images);
 void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
                     core::SandboxService& sandboxes, boost::asio::thread_pool& workers);
 // GET /healthz, without a key.

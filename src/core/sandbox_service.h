@@ -22,6 +22,8 @@ struct DeleteOutcome {
   bool done = false;  // false: cleanup continues in the background (HTTP 202)
 };
 
+class ImageService;
+
 class SandboxService {
  public:
   SandboxService(store::Store& store, runtime::Runtime& runtime, SandboxLifecycle& lifecycle,
@@ -39,6 +41,9 @@ class SandboxService {
   // Deletes `id` on behalf of the daemon (expiry); returns at once.
   void Expire(const std::string& id);
 
+  // Where imageId is resolved; without one, imageId is refused as unsupported.
+  void set_image_service(ImageService* images) { image_service_ = images; }
+
  private:
   store::Store& store_;
   runtime::Runtime& runtime_;
@@ -46,6 +51,7 @@ class SandboxService {
   const ImageCatalog& images_;
   boost::asio::thread_pool& workers_;
   std::string default_image_;
+  ImageService* image_service_ = nullptr;
 };
 
 }  // namespace adapt::core

@@ -51,13 +51,19 @@ int Run(const DaemonConfig& config) {
   spdlog::info("runsc {} ({})", runtime.version(),
                runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed");
 
-  core::ImageCatalog images(config.images_dir);
+  // Images pulled from registries: blobs, unpacked layers and references (image/).
+  image::ImageStore image_store(config.state_dir + "/image-store");
+  if (Status st = image_store.Init(); !st.ok()) return Fail(st);
+  core::ImageCatalog images(config.images_dir, &image_store);
   core::EventBus bus;
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
   core::SandboxLifecycle lifecycle(**store, runtime, images, bus);
   lifecycle.Reconcile();
   core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers,
                                  config.default_image);
+  core::ImageService image_service(**store, image_store, workers);
+  image_service.Reconcile();
+  sandboxes.set_image_service(&image_service);
   core::CommandService commands(**store, runtime, images);
   commands.Reconcile();
   core::SandboxMonitor monitor(**store, lifecycle, sandboxes, workers);
@@ -68,6 +74,7 @@ int Run(const DaemonConfig& config) {
   api::AddOrgRoutes(router, auth);
   api::AddSandboxRoutes(router, sandboxes);
   api::AddCommandRoutes(router, commands);
+  api::AddImageRoutes(router, image_service);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   api::HttpServerOptions http{listen->host, listen->port, config.io_threads, config.max_body_bytes};
   api::HttpServer server(

@@ -18,6 +18,8 @@ namespace adapt::runtime {
 struct LaunchRequest {
   SandboxSpec spec;          // id, process, limits; rootfs and helpers are filled by the runtime
   std::string image_rootfs;  // the image's read-only root filesystem
+  // A layered (pulled) image instead: its layer directories, base first.
+  std::vector<std::string> image_layers;
   uint64_t disk_mib = 2048;
   bool network_none = true;
 };

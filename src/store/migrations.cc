@@ -67,6 +67,18 @@ CREATE TABLE commands (
 CREATE INDEX commands_by_sandbox ON commands(sandbox_id, seq);
 CREATE INDEX commands_by_status ON commands(status);
 )sql"},
+      {5, R"sql(
+CREATE TABLE images (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  reference TEXT NOT NULL,
+  status TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX images_by_org ON images(org_id, seq);
+)sql"},
   };
   return kMigrations;
 }

@@ -62,6 +62,16 @@ struct CommandRecord {
   int64_t created_at = 0;
 };
 
+// An image an organization pulled or imported (/v1/images); `data` holds the rest.
+struct ImageRecord {
+  std::string id;
+  std::string org_id;
+  std::string reference;
+  std::string status;  // "pulling", "ready", "failed"
+  nlohmann::json data = nlohmann::json::object();
+  int64_t created_at = 0;
+};
+
 struct IdempotencyKey {
   std::string key;
   std::string body_hash;

@@ -75,6 +75,12 @@ class Store {
   // Commands with status `status`, oldest first (the daemon's reconciliation).
   virtual Result<std::vector<CommandRecord>> ListCommandsWithStatus(const std::string& status) = 0;
 
+  // Images (/v1/images). Put inserts or replaces. An empty org_id lists every org's.
+  virtual Status PutImage(const ImageRecord& image) = 0;
+  virtual Result<ImageRecord> GetImage(const std::string& org_id, const std::string& id) = 0;
+  virtual Result<std::vector<ImageRecord>> ListImages(const std::string& org_id) = 0;
+  virtual Status DeleteImage(const std::string& org_id, const std::string& id) = 0;
+
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
 };
