@@ -148,3 +148,38 @@ def test_private_registry_basic_auth_and_credentials_never_echoed(org, private_r
     assert private_registry.password not in json.dumps(listing)
     end = org.run(["/bin/cat", "/tag"], imageId=got["id"])
     assert end["status"] == "completed" and end["startup"]["stdout"] == text
+
+
+@pytest.fixture(scope="module")
+def token_registry():
+    import tempfile
+
+    import token_server
+
+    base = tempfile.mkdtemp(prefix="adapt-token-", dir="/tmp")
+    password = "tok-" + uuid.uuid4().hex
+    tokens = token_server.TokenServer(base, "bob", password)
+    r = reg.Registry(tokens.registry_config())
+    r.tokens, r.password = tokens, password
+    yield r
+    r.close()
+    tokens.close()
+
+
+def test_bearer_token_flow_from_the_registrys_challenge(org, token_registry):
+    ref, _, text = push(token_registry, "bearer/app:1", creds="bob:" + token_registry.password)
+    status, img = org.api("POST", "/v1/images", {"reference": ref})
+    op, got = wait_pulled(org, img["id"])
+    assert op["phase"] == "Failed"
+    assert "refused anonymous access" in got["error"], got
+
+    before = len(token_registry.tokens.requests)
+    body = {"reference": ref, "credentials": {"username": "bob", "password": token_registry.password}}
+    status, img = org.api("POST", "/v1/images", body)
+    op, got = wait_pulled(org, img["id"])
+    assert op["phase"] == "Completed", got
+    asked = token_registry.tokens.requests[before:]
+    assert asked and asked[-1]["query"]["service"] == ["adapt-test-registry"]
+    assert asked[-1]["query"]["scope"] == ["repository:bearer/app:pull"]
+    end = org.run(["/bin/cat", "/tag"], imageId=got["id"])
+    assert end["status"] == "completed" and end["startup"]["stdout"] == text
