@@ -6,6 +6,7 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "core/environments.h"
 #include "core/image_service.h"
 #include "core/list_cursor.h"
 #include "core/sandbox_limits.h"
@@ -47,6 +48,11 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
       return Unsupported("imageId", "prepared images (imageId) are not supported on this host");
     ASSIGN_OR_RETURN(req.config["image"],
                      image_service_->ReferenceOf(who.org_id, req.config["imageId"]));
+  }
+  // An environment alias (seed 000: python, node, ...) stands for its image.
+  if (auto env = ResolveEnvironment(images_, req.config["image"])) {
+    if (!env->ok()) return env->status();
+    req.config["image"] = **env;
   }
   auto image = images_.Resolve(req.config["image"]);
   if (image.ok()) {

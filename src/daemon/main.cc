@@ -75,6 +75,7 @@ int Run(const DaemonConfig& config) {
   api::AddSandboxRoutes(router, sandboxes);
   api::AddCommandRoutes(router, commands);
   api::AddImageRoutes(router, image_service);
+  api::AddEnvironmentRoutes(router, images);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   api::HttpServerOptions http{listen->host, listen->port, config.io_threads, config.max_body_bytes};
   api::HttpServer server(

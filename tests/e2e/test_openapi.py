@@ -40,6 +40,7 @@ SERVED = {
     ("GET", "/v1/images/{id}"),
     ("DELETE", "/v1/images/{id}"),
     ("GET", "/v1/operations/{id}"),
+    ("GET", "/v1/environments"),
 }
 
 
