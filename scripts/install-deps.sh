@@ -14,7 +14,7 @@ packages=(
   # end-to-end tests
   python3 python3-pytest python3-yaml
   # images: layer unpacking (gzip, zstd), and a real registry plus a pusher for the image tests
-  libarchive-dev libzstd-dev docker-registry skopeo busybox-static python3-cryptography
+  libarchive-dev libzstd-dev docker-registry skopeo busybox-static python3-cryptography zstd
 )
 
 missing=()

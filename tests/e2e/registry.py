@@ -88,7 +88,7 @@ class Registry:
         shutil.rmtree(self.base, ignore_errors=True)
 
 
-def layer(entries, compress=True):
+def layer(entries, compress=True, zstd=False):
     """entries: (path, kind, data, uid) with kind 'f' file, 'd' dir, 'l' symlink."""
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
@@ -107,6 +107,9 @@ def layer(entries, compress=True):
                 info.size, info.mode = len(data), 0o755 if path.endswith("busybox") else 0o644
                 t.addfile(info, io.BytesIO(data))
     tar = raw.getvalue()
+    if zstd:
+        out = subprocess.run(["zstd", "-q", "-c"], input=tar, capture_output=True, check=True).stdout
+        return out, tar, "application/vnd.oci.image.layer.v1.tar+zstd"
     if not compress:
         return tar, tar, "application/vnd.oci.image.layer.v1.tar"
     return gzip.compress(tar, mtime=0), tar, "application/vnd.oci.image.layer.v1.tar+gzip"

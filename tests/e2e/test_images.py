@@ -79,6 +79,20 @@ def test_uncompressed_layers_pull(admin, registry):
     assert end["startup"]["stdout"] == "plain"
 
 
+def test_zstd_layers_pull(admin, registry):
+    base = reg.layer(reg.busybox_base([("tag", "f", "zstd", 0)]), zstd=True)
+    top = reg.layer([("etc", "d", None, 0), ("etc/.wh.motd", "f", "", 0)], zstd=True)
+    layout = reg.Layout([base, top], CONFIG)
+    try:
+        ref = registry.push(layout, "busy/zstd:1")
+    finally:
+        layout.close()
+    end = admin.run(["/bin/sh", "-c", "cat /tag; test -e /etc/motd || echo gone"], image=ref)
+    assert end["status"] == "completed", end
+    assert end["startup"]["stdout"] == "zstdgone\n"
+    assert registry.blob_gets(layout.layer_digests[0]) == 1, "the zstd blob itself was pulled"
+
+
 def test_index_picks_linux_amd64(admin, registry):
     layout = reg.Layout([reg.layer(reg.busybox_base([("tag", "f", "multi", 0)]))], CONFIG,
                         platforms=[("linux", "arm64"), ("linux", "amd64")])
