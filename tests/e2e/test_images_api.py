@@ -164,6 +164,9 @@ def token_registry():
     yield r
     r.close()
     tokens.close()
+    import shutil
+
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def test_bearer_token_flow_from_the_registrys_challenge(org, token_registry):
