@@ -13,6 +13,7 @@
 #include "core/sandbox_request.h"
 #include "core/sandbox_view.h"
 #include "core/startup_plan.h"
+#include "image/reference.h"
 
 namespace adapt::core {
 namespace {
@@ -57,8 +58,12 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
   auto image = images_.Resolve(req.config["image"]);
   if (image.ok()) {
     RETURN_IF_ERROR(PlanStartup(req.config["startup"], *image, req.env).status());
-  } else if (image.status().code() != Code::kNotFound || !images_.Pullable(req.config["image"])) {
+  } else if (image.status().code() != Code::kNotFound) {
     return image.status();
+  } else if (!images_.Pullable(req.config["image"])) {
+    // A name that is neither here nor a valid registry reference: say what is wrong with it.
+    auto ref = image::ParseReference(req.config["image"]);
+    return ref.ok() ? image.status() : ref.status();
   }
 
   store::SandboxRecord r;
