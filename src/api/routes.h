@@ -7,8 +7,10 @@
 #include "api/router.h"
 #include "core/command_service.h"
 #include "core/endpoint_service.h"
+#include "core/environments.h"
 #include "core/event_bus.h"
 #include "core/file_service.h"
+#include "core/image_service.h"
 #include "core/sandbox_service.h"
 #include "store/store.h"
 
@@ -17,6 +19,10 @@ namespace adapt::api {
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
 void AddCommandRoutes(Router& router, core::CommandService& commands);
 void AddOrgRoutes(Router& router, core::Auth& auth);
+// /v1/images and GET /v1/operations/{id} (image pulls).
+void AddImageRoutes(Router& router, core::ImageService& images);
+// GET /v1/environments.
+void AddEnvironmentRoutes(Router& router, const core::ImageCatalog& catalog);
 void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
                     core::SandboxService& sandboxes, boost::asio::thread_pool& workers);
 void AddFileRoutes(Router& router, core::FileService& files);

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "image/reference.h"
 #include "os/files.h"
 
 namespace adapt::core {
@@ -9,7 +10,34 @@ namespace {
 
 std::vector<std::string> StringList(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || !j[key].is_array()) return {};
-  return j[key].get<std::vector<std::string>>();
+  std::vector<std::string> out;
+  for (const auto& v : j[key])
+    if (v.is_string()) out.push_back(v);
+  return out;
+}
+
+ImageConfig ParseConfig(nlohmann::json j) {
+  ImageConfig c;
+  if (j.contains("config") && j["config"].is_object()) j = j["config"];
+  if (!j.is_object()) return c;
+  c.entrypoint = StringList(j, "Entrypoint");
+  c.cmd = StringList(j, "Cmd");
+  c.env = StringList(j, "Env");
+  if (j.contains("WorkingDir") && j["WorkingDir"].is_string()) c.working_dir = j["WorkingDir"];
+  if (j.contains("User") && j["User"].is_string()) c.user = j["User"];
+  return c;
+}
+
+Image FromStored(const std::string& reference, const image::StoredImage& s) {
+  Image image{reference, "", s.layer_dirs, ParseConfig(s.config)};
+  for (auto it = s.layer_dirs.rbegin(); it != s.layer_dirs.rend(); ++it) {
+    if (os::Exists(*it + "/etc/passwd")) {
+      image.rootfs = *it;
+      break;
+    }
+  }
+  if (image.rootfs.empty() && !s.layer_dirs.empty()) image.rootfs = s.layer_dirs.back();
+  return image;
 }
 
 }  // namespace
@@ -29,6 +57,10 @@ Result<Image> ImageCatalog::Resolve(const std::string& reference) const {
   std::string base = dir_ + "/" + name;
   if (name.empty() || name[0] == '.' || !os::Exists(base + "/rootfs") ||
       !os::Exists(base + "/config.json")) {
+    if (store_) {
+      if (auto stored = store_->Lookup(reference)) return FromStored(reference, *stored);
+      return Status(Code::kNotFound, "image '" + reference + "' has not been pulled", "image");
+    }
     return Status(Code::kNotFound,
                   "image '" + reference +
                       "' is not available on this host (pulling from registries is not supported "
@@ -36,19 +68,24 @@ Result<Image> ImageCatalog::Resolve(const std::string& reference) const {
                   "image");
   }
   ASSIGN_OR_RETURN(std::string text, os::ReadFile(base + "/config.json"));
-  Image image{reference, base + "/rootfs", {}};
+  Image image{reference, base + "/rootfs", {}, {}};
   try {
-    auto j = nlohmann::json::parse(text);
-    if (j.contains("config") && j["config"].is_object()) j = j["config"];
-    image.config.entrypoint = StringList(j, "Entrypoint");
-    image.config.cmd = StringList(j, "Cmd");
-    image.config.env = StringList(j, "Env");
-    image.config.working_dir = j.value("WorkingDir", "");
-    image.config.user = j.value("User", "");
+    image.config = ParseConfig(nlohmann::json::parse(text));
   } catch (const std::exception& e) {
     return Internal("reading the config of image " + reference + ": " + e.what());
   }
   return image;
+}
+
+bool ImageCatalog::Pullable(const std::string& reference) const {
+  return store_ && image::ParseReference(reference).ok();
+}
+
+Result<Image> ImageCatalog::ResolveOrPull(const std::string& reference) const {
+  auto found = Resolve(reference);
+  if (found.ok() || found.status().code() != Code::kNotFound || !store_) return found;
+  ASSIGN_OR_RETURN(image::StoredImage stored, store_->Pull(reference, {}));
+  return FromStored(reference, stored);
 }
 
 }  // namespace adapt::core

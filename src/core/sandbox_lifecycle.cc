@@ -80,7 +80,8 @@ void SandboxLifecycle::Provision(const std::string& id) {
   if (!rec.ok() || rec->status != "provisioning") return;
   store::SandboxRecord r = *rec;
 
-  auto image = images_.Resolve(r.config["image"]);
+  // Pulls the image when it is not here yet; the sandbox stays provisioning meanwhile.
+  auto image = images_.ResolveOrPull(r.config["image"]);
   if (!image.ok()) return Fail(r, image.status().message(), {"provisioning"});
   auto process = PlanStartup(r.config["startup"], *image, r.env);
   if (!process.ok()) return Fail(r, process.status().message(), {"provisioning"});
@@ -92,6 +93,7 @@ void SandboxLifecycle::Provision(const std::string& id) {
   req.spec.memory_mib = r.config["memoryMiB"].get<uint64_t>();
   req.spec.hostname = r.id;
   req.image_rootfs = image->rootfs;
+  req.image_layers = image->layers;
   req.disk_mib = r.config["diskMiB"].get<uint64_t>();
   req.network_none = r.config["network"]["egress"] == "none";
   if (!req.network_none) {

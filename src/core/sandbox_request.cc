@@ -343,8 +343,10 @@ Result<CreateSandboxRequest> ParseCreateSandbox(const json& body,
   if (has_image && has_image_id)
     return InvalidArgument("imageId", "supply either image or imageId, not both");
   if (has_image_id) {
-    if (!body["imageId"].is_string()) return InvalidArgument("imageId", "imageId must be a string");
-    return Unsupported("imageId", "prepared images (imageId) are not supported yet on this host");
+    const auto& id = body["imageId"];
+    if (!id.is_string() || id.get<std::string>().size() > 64 ||
+        !id.get<std::string>().starts_with("img_"))
+      return InvalidArgument("imageId", "imageId must be the id of an image (\"img_...\")");
   }
   if (has_image) {
     if (!body["image"].is_string() || body["image"].get<std::string>().empty() ||
@@ -355,7 +357,8 @@ Result<CreateSandboxRequest> ParseCreateSandbox(const json& body,
   } else {
     c["image"] = default_image;
   }
-  c["imageId"] = nullptr;
+  // An imageId is resolved by the service to the organization's image reference.
+  c["imageId"] = has_image_id ? body["imageId"] : nlohmann::json(nullptr);
   ASSIGN_OR_RETURN(c["network"], ParseNetwork(body));
   ASSIGN_OR_RETURN(c["startup"], ParseStartup(body));
   ASSIGN_OR_RETURN(req.env, ParseEnv(body));

@@ -6,11 +6,14 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "core/environments.h"
+#include "core/image_service.h"
 #include "core/list_cursor.h"
 #include "core/sandbox_limits.h"
 #include "core/sandbox_request.h"
 #include "core/sandbox_view.h"
 #include "core/startup_plan.h"
+#include "image/reference.h"
 
 namespace adapt::core {
 namespace {
@@ -39,9 +42,29 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
     return InvalidArgument("Idempotency-Key", "Idempotency-Key must be 1 to 255 characters");
   ASSIGN_OR_RETURN(CreateSandboxRequest req, ParseCreateSandbox(body, default_image_));
   // Resolve the image and the startup plan now, so that a request that cannot start is a
-  // 400 and creates nothing.
-  ASSIGN_OR_RETURN(Image image, images_.Resolve(req.config["image"]));
-  RETURN_IF_ERROR(PlanStartup(req.config["startup"], image, req.env).status());
+  // 400 and creates nothing. An image not here yet is pulled while the sandbox is
+  // provisioning; its startup plan is checked once its config is known.
+  if (req.config["imageId"].is_string()) {
+    if (!image_service_)
+      return Unsupported("imageId", "prepared images (imageId) are not supported on this host");
+    ASSIGN_OR_RETURN(req.config["image"],
+                     image_service_->ReferenceOf(who.org_id, req.config["imageId"]));
+  }
+  // An environment alias (seed 000: python, node, ...) stands for its image.
+  if (auto env = ResolveEnvironment(images_, req.config["image"])) {
+    if (!env->ok()) return env->status();
+    req.config["image"] = **env;
+  }
+  auto image = images_.Resolve(req.config["image"]);
+  if (image.ok()) {
+    RETURN_IF_ERROR(PlanStartup(req.config["startup"], *image, req.env).status());
+  } else if (image.status().code() != Code::kNotFound) {
+    return image.status();
+  } else if (!images_.Pullable(req.config["image"])) {
+    // A name that is neither here nor a valid registry reference: say what is wrong with it.
+    auto ref = image::ParseReference(req.config["image"]);
+    return ref.ok() ? image.status() : ref.status();
+  }
 
   store::SandboxRecord r;
   r.id = NewId("sbx");

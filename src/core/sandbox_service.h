@@ -23,6 +23,8 @@ struct DeleteOutcome {
   bool done = false;  // false: cleanup continues in the background (HTTP 202)
 };
 
+class ImageService;
+
 class SandboxService {
  public:
   SandboxService(store::Store& store, runtime::Runtime& runtime, SandboxLifecycle& lifecycle,
@@ -44,6 +46,9 @@ class SandboxService {
   // Deletes `id` on behalf of the daemon (expiry); returns at once.
   void Expire(const std::string& id);
 
+  // Where imageId is resolved; without one, imageId is refused as unsupported.
+  void set_image_service(ImageService* images) { image_service_ = images; }
+
  private:
   std::function<nlohmann::json(const std::string&, const std::string&)> endpoints_view_;
   store::Store& store_;
@@ -52,6 +57,7 @@ class SandboxService {
   const ImageCatalog& images_;
   boost::asio::thread_pool& workers_;
   std::string default_image_;
+  ImageService* image_service_ = nullptr;
 };
 
 }  // namespace adapt::core

@@ -58,7 +58,10 @@ int Run(const DaemonConfig& config) {
   spdlog::info("runsc {} ({})", runtime.version(),
                runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed");
 
-  core::ImageCatalog images(config.images_dir);
+  // Images pulled from registries: blobs, unpacked layers and references (image/).
+  image::ImageStore image_store(config.state_dir + "/image-store");
+  if (Status st = image_store.Init(); !st.ok()) return Fail(st);
+  core::ImageCatalog images(config.images_dir, &image_store);
   core::EventBus bus;
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
   net::NetworkManager network(
@@ -77,6 +80,9 @@ int Run(const DaemonConfig& config) {
   }
   core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers,
                                  config.default_image);
+  core::ImageService image_service(**store, image_store, workers);
+  image_service.Reconcile();
+  sandboxes.set_image_service(&image_service);
   core::CommandService commands(**store, runtime, images);
   core::FileService files(**store, runtime);
   commands.Reconcile();
@@ -113,6 +119,8 @@ int Run(const DaemonConfig& config) {
   api::AddSandboxRoutes(router, sandboxes);
   api::AddCommandRoutes(router, commands);
   api::AddEndpointRoutes(router, endpoints);
+  api::AddImageRoutes(router, image_service);
+  api::AddEnvironmentRoutes(router, images);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   mcp::ToolRegistry mcp_tools;
   mcp::RegisterTools(mcp_tools, {sandboxes, commands, config.images_dir, config.default_image});

@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,6 +98,23 @@ Status CreateSparseFile(const std::string& path, uint64_t bytes) {
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   if (!fd) return ErrnoStatus("creating " + path);
   if (::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) return ErrnoStatus("sizing " + path);
+  return Status::Ok();
+}
+
+Status MakeWhiteout(const std::string& path) {
+  if (::mknod(path.c_str(), S_IFCHR | 0, makedev(0, 0)) != 0)
+    return ErrnoStatus("creating whiteout " + path);
+  return Status::Ok();
+}
+
+Status SetXattr(const std::string& path, const std::string& name, const std::string& value) {
+  if (::lsetxattr(path.c_str(), name.c_str(), value.data(), value.size(), 0) != 0)
+    return ErrnoStatus("setting " + name + " on " + path);
+  return Status::Ok();
+}
+
+Status Rename(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) return ErrnoStatus("renaming " + from + " to " + to);
   return Status::Ok();
 }
 

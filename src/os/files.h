@@ -21,5 +21,11 @@ bool Exists(const std::string& path);
 std::vector<std::string> ListDir(const std::string& dir);
 // Creates a sparse file of `bytes` bytes.
 Status CreateSparseFile(const std::string& path, uint64_t bytes);
+// overlayfs's whiteout (a 0/0 character device) at `path`, replacing nothing.
+Status MakeWhiteout(const std::string& path);
+// Sets extended attribute `name` on `path` itself (not a symlink's target).
+Status SetXattr(const std::string& path, const std::string& name, const std::string& value);
+// Renames `from` to `to` (same filesystem); EEXIST/ENOTEMPTY when `to` is a non-empty directory.
+Status Rename(const std::string& from, const std::string& to);
 
 }  // namespace adapt::os

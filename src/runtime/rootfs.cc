@@ -6,8 +6,16 @@
 
 namespace adapt::runtime {
 
-Status MountRootfs(const std::string& sandbox_dir, const std::string& image_rootfs,
+Status MountRootfs(const std::string& sandbox_dir, const std::vector<std::string>& lower_dirs,
                    uint64_t disk_mib) {
+  if (lower_dirs.empty()) return Internal("no image layers to mount for " + sandbox_dir);
+  std::string lower;
+  for (const auto& dir : lower_dirs) {
+    // overlayfs separates layers with ':' and options with ','.
+    if (dir.find_first_of(":,") != std::string::npos)
+      return Internal("image layer path " + dir + " cannot be given to overlayfs");
+    lower += (lower.empty() ? "" : ":") + dir;
+  }
   RootfsPaths p(sandbox_dir);
   RETURN_IF_ERROR(os::MakeDirs(p.disk_mount, 0700));
   RETURN_IF_ERROR(os::MakeDirs(p.rootfs, 0755));
@@ -24,7 +32,7 @@ Status MountRootfs(const std::string& sandbox_dir, const std::string& image_root
   Status st = os::MakeDirs(p.disk_mount + "/upper", 0755);
   if (st.ok()) st = os::MakeDirs(p.disk_mount + "/work", 0700);
   if (st.ok())
-    st = os::MountOverlay(image_rootfs, p.disk_mount + "/upper", p.disk_mount + "/work", p.rootfs);
+    st = os::MountOverlay(lower, p.disk_mount + "/upper", p.disk_mount + "/work", p.rootfs);
   if (!st.ok()) {
     UnmountRootfs(sandbox_dir);
     return st;

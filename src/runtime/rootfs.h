@@ -1,10 +1,11 @@
-// A sandbox's root filesystem: an overlay whose read-only lower layer is the image and
+// A sandbox's root filesystem: an overlay whose read-only lower layers are the image and
 // whose writable layer lives on a sparse ext4 disk of diskMiB, so that writes beyond the
 // disk size fail inside the sandbox with ENOSPC.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -22,7 +23,8 @@ struct RootfsPaths {
 
 // Creates the disk (when absent) and mounts disk and overlay. On failure, unmounts what it
 // mounted. Blocking: call from a worker thread.
-Status MountRootfs(const std::string& sandbox_dir, const std::string& image_rootfs,
+// `lower_dirs` are the image's layers, topmost first (a local image has one).
+Status MountRootfs(const std::string& sandbox_dir, const std::vector<std::string>& lower_dirs,
                    uint64_t disk_mib);
 
 // Unmounts everything below `sandbox_dir`; the disk image stays.

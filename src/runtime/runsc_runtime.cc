@@ -77,8 +77,10 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   const std::string& id = req.spec.id;
   std::string dir = SandboxDir(id);
   RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
-  RETURN_IF_ERROR(MountRootfs(dir, req.image_rootfs, req.disk_mib)
-                      .WithContext("preparing the root filesystem"));
+  std::vector<std::string> lowers(req.image_layers.rbegin(), req.image_layers.rend());
+  if (lowers.empty()) lowers.push_back(req.image_rootfs);
+  RETURN_IF_ERROR(
+      MountRootfs(dir, lowers, req.disk_mib).WithContext("preparing the root filesystem"));
 
   SandboxSpec spec = req.spec;
   spec.rootfs = RootfsPaths(dir).rootfs;

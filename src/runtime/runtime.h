@@ -20,6 +20,8 @@ namespace adapt::runtime {
 struct LaunchRequest {
   SandboxSpec spec;          // id, process, limits; rootfs and helpers are filled by the runtime
   std::string image_rootfs;  // the image's read-only root filesystem
+  // A layered (pulled) image instead: its layer directories, base first.
+  std::vector<std::string> image_layers;
   uint64_t disk_mib = 2048;
   // true: runsc --network=none (no interface). false: --network=sandbox in
   // spec.netns_path (or a namespace of runsc's own when empty).

@@ -103,6 +103,18 @@ CREATE TABLE endpoints (
 );
 CREATE INDEX endpoints_by_sandbox ON endpoints(sandbox_id);
 )sql"},
+      {5, R"sql(
+CREATE TABLE images (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  reference TEXT NOT NULL,
+  status TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX images_by_org ON images(org_id, seq);
+)sql"},
   };
   return kMigrations;
 }

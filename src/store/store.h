@@ -101,6 +101,11 @@ class Store {
   // Like Find, and deletes it in the same transaction: codes and refresh tokens are single-use.
   virtual Result<OAuthGrantRecord> TakeOAuthGrant(const std::string& hash, const std::string& kind,
                                                   int64_t now) = 0;
+  // Images (/v1/images). Put inserts or replaces. An empty org_id lists every org's.
+  virtual Status PutImage(const ImageRecord& image) = 0;
+  virtual Result<ImageRecord> GetImage(const std::string& org_id, const std::string& id) = 0;
+  virtual Result<std::vector<ImageRecord>> ListImages(const std::string& org_id) = 0;
+  virtual Status DeleteImage(const std::string& org_id, const std::string& id) = 0;
 
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;

@@ -54,6 +54,12 @@ SERVED = {
     ("GET", "/oauth/authorize"),
     ("POST", "/oauth/authorize"),
     ("POST", "/oauth/token"),
+    ("POST", "/v1/images"),
+    ("GET", "/v1/images"),
+    ("GET", "/v1/images/{id}"),
+    ("DELETE", "/v1/images/{id}"),
+    ("GET", "/v1/operations/{id}"),
+    ("GET", "/v1/environments"),
 }
 
 
@@ -199,7 +205,11 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
     sandbox = admin.create({"labels": {"name": unique("openapi-walk")}})
     status, org = admin.api("POST", "/v1/orgs", {"name": unique("openapi")})
     assert status == 201, org
-    params = {"/v1/orgs/{id}": org["id"], "/v1/sandboxes/{id}": sandbox["id"]}
+    # An image pull from a registry that is not there: a real id whose pull fails soon.
+    status, image = admin.api("POST", "/v1/images", {"reference": "127.0.0.1:9/openapi/walk:1"})
+    assert status == 202, image
+    params = {"/v1/orgs/{id}": org["id"], "/v1/sandboxes/{id}": sandbox["id"],
+              "/v1/images/{id}": image["id"], "/v1/operations/{id}": image["id"]}
     admin.wait_for_status(sandbox["id"], "running", 60)
     status, command = admin.api("POST", "/v1/sandboxes/%s/commands" % sandbox["id"], {"argv": ["true"]})
     assert status == 200, command
@@ -212,6 +222,8 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         ("POST", "/v1/orgs/{id}/keys"): {"name": "openapi"},
         ("POST", "/v1/sandboxes"): {"labels": {"name": unique("openapi-walk")}},
         ("POST", "/v1/sandboxes/{id}/files/mkdir"): {"path": "/tmp/openapi-dir"},
+        ("POST", "/oauth/register"): {"redirect_uris": ["http://127.0.0.1:9/cb"]},
+        ("POST", "/v1/images"): {"reference": "127.0.0.1:9/openapi/walk:2"},
     }
     queries = {
         ("PUT", "/v1/sandboxes/{id}/files"): "?path=/tmp/openapi-file",
@@ -219,7 +231,6 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         ("DELETE", "/v1/sandboxes/{id}/files"): "?path=/tmp/openapi-file",
         ("GET", "/v1/sandboxes/{id}/archive"): "?path=/etc/hostname",
         ("PUT", "/v1/sandboxes/{id}/archive"): "?path=/tmp/openapi-tree",
-        ("POST", "/oauth/register"): {"redirect_uris": ["http://127.0.0.1:9/cb"]},
     }
     # Deleting last, so the other operations see the sandbox alive.
     ops = sorted(operations(spec), key=lambda o: (o[0] == "DELETE", o[1] == "/v1/sandboxes/{id}"))

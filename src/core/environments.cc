@@ -1,0 +1,63 @@
+#include "core/environments.h"
+
+#include <vector>
+
+namespace adapt::core {
+namespace {
+
+struct Environment {
+  const char* alias;
+  const char* description;
+  const char* image;  // a local image (scripts/build-image.sh) or any reference
+};
+
+// The default debian:12 image carries python3, so python is served by it. The others are
+// Debian-package images (nodejs; gcc/g++; rustc/cargo; blender) that the set-up does not
+// build yet; a deployment can build them under these names or point the aliases elsewhere.
+const std::vector<Environment> kEnvironments = {
+    {"python", "Python 3 (Debian 12 python3)", "debian:12"},
+    {"node", "Node.js (Debian 12 nodejs)", "adapt-env/node:debian12"},
+    {"gcc", "GCC and G++ (Debian 12 gcc, g++)", "adapt-env/gcc:debian12"},
+    {"rust", "Rust (Debian 12 rustc, cargo)", "adapt-env/rust:debian12"},
+    {"blender", "Blender (Debian 12 blender)", "adapt-env/blender:debian12"},
+};
+
+std::string Unavailable(const Environment& e) {
+  return std::string("the image ") + e.image + " of environment '" + e.alias +
+         "' is not built on this host (scripts/build-image.sh builds debian:12 only)";
+}
+
+}  // namespace
+
+nlohmann::json ListEnvironments(const ImageCatalog& images) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& e : kEnvironments) {
+    bool available = images.Resolve(e.image).ok();
+    list.push_back(
+        {{"alias", e.alias},
+         {"kind", "cpu"},
+         {"description", e.description},
+         {"image", e.image},
+         {"available", available},
+         {"reason", available ? nlohmann::json(nullptr) : nlohmann::json(Unavailable(e))}});
+  }
+  return {{"environments", list},
+          {"imageSources",
+           {"an environment alias above",
+            "any image reference pulled from an OCI registry this host can reach",
+            "an image of the organization's /v1/images by imageId"}},
+          {"developerPublicImages", false}};
+}
+
+std::optional<Result<std::string>> ResolveEnvironment(const ImageCatalog& images,
+                                                      const std::string& name) {
+  for (const auto& e : kEnvironments) {
+    if (name != e.alias) continue;
+    if (!images.Resolve(e.image).ok())
+      return Result<std::string>(Unsupported("image", Unavailable(e)));
+    return Result<std::string>(std::string(e.image));
+  }
+  return std::nullopt;
+}
+
+}  // namespace adapt::core

@@ -1,0 +1,23 @@
+// Environments: seed 000's ready-made environment aliases (python, node, gcc, rust, blender),
+// each naming an image, and the image sources sandbox creation accepts. An alias is
+// available when its image is on this host; `image: "<alias>"` on create resolves to it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "core/image_catalog.h"
+
+namespace adapt::core {
+
+// GET /v1/environments.
+nlohmann::json ListEnvironments(const ImageCatalog& images);
+
+// The image an alias stands for; nullopt when `name` is not an alias; Unsupported when the
+// alias's image is not available on this host.
+std::optional<Result<std::string>> ResolveEnvironment(const ImageCatalog& images,
+                                                      const std::string& name);
+
+}  // namespace adapt::core

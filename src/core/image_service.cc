@@ -1,0 +1,200 @@
+#include "core/image_service.h"
+
+#include <boost/asio/post.hpp>
+#include <set>
+
+#include "base/ids.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "image/reference.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kLive = {"provisioning", "running"};
+// A deleting sandbox may still have the image's layers mounted.
+const std::vector<std::string> kMounted = {"provisioning", "running", "deleting"};
+
+std::string PhaseOf(const std::string& status) {
+  if (status == "ready") return "Completed";
+  if (status == "failed") return "Failed";
+  return "Running";
+}
+
+}  // namespace
+
+ImageService::ImageService(store::Store& store, image::ImageStore& images,
+                           boost::asio::thread_pool& workers)
+    : store_(store), images_(images), workers_(workers) {}
+
+void ImageService::Reconcile() {
+  auto all = store_.ListImages("");
+  if (!all.ok()) return;
+  for (auto rec : *all) {
+    if (rec.status != "pulling") continue;
+    rec.status = "failed";
+    rec.data["error"] = "the pull was interrupted by a restart of adaptd; pull again";
+    store_.PutImage(rec);
+  }
+}
+
+Result<json> ImageService::Pull(const Principal& who, const json& body) {
+  if (!body.is_object()) return InvalidArgument("body", "the request body must be a JSON object");
+  for (const auto& [key, value] : body.items()) {
+    if (key != "reference" && key != "credentials")
+      return InvalidArgument(key, "unknown field '" + key + "'");
+  }
+  if (!body.contains("reference") || !body["reference"].is_string())
+    return InvalidArgument(
+        "reference", "reference must be an image reference such as \"registry.example.com/app:1\"");
+  std::string reference = body["reference"];
+  RETURN_IF_ERROR(image::ParseReference(reference, "reference").status());
+  image::Credentials creds;
+  if (body.contains("credentials") && !body["credentials"].is_null()) {
+    const auto& c = body["credentials"];
+    if (!c.is_object() || !c.contains("username") || !c["username"].is_string() ||
+        !c.contains("password") || !c["password"].is_string() || c.size() != 2)
+      return InvalidArgument("credentials",
+                             "credentials must be {\"username\": string, \"password\": string}");
+    creds.username = c["username"];
+    creds.password = c["password"];
+    if (creds.username.size() > 1024 || creds.password.size() > 8192)
+      return InvalidArgument("credentials", "credentials are too long");
+  }
+  store::ImageRecord rec;
+  rec.id = NewId("img");
+  rec.org_id = who.org_id;
+  rec.reference = reference;
+  rec.status = "pulling";
+  rec.created_at = NowMillis();
+  RETURN_IF_ERROR(store_.PutImage(rec));
+  {
+    std::lock_guard lock(mu_);
+    progress_[rec.id] = {0, 0};
+  }
+  boost::asio::post(workers_, [this, rec, creds] { RunPull(rec, creds); });
+  return View(rec, false);
+}
+
+void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
+  std::string id = rec.id;
+  auto pulled = images_.Pull(rec.reference, creds, [this, id](uint64_t done, uint64_t total) {
+    std::lock_guard lock(mu_);
+    progress_[id] = {done, total};
+  });
+  if (pulled.ok()) {
+    rec.status = "ready";
+    rec.data = {{"digest", pulled->digest},
+                {"size", pulled->size},
+                {"platform", pulled->platform},
+                {"config", pulled->config.value("config", json::object())}};
+  } else {
+    spdlog::warn("pulling image {} ({}) failed: {}", rec.reference, id, pulled.status().message());
+    rec.status = "failed";
+    rec.data = {{"error", pulled.status().message()}};
+  }
+  // Deleted meanwhile: do not bring the record back, and collect what the pull brought.
+  bool deleted = !store_.GetImage(rec.org_id, id).ok();
+  if (!deleted) store_.PutImage(rec);
+  {
+    std::lock_guard lock(mu_);
+    progress_.erase(id);
+  }
+  if (deleted) CollectGarbage();
+}
+
+json ImageService::View(const store::ImageRecord& rec, bool detail) {
+  json v = {{"id", rec.id},
+            {"reference", rec.reference},
+            {"status", rec.status},
+            {"createdAt", FormatRfc3339(rec.created_at)}};
+  for (const char* k : {"digest", "size", "platform", "error"})
+    v[k] = rec.data.contains(k) ? rec.data[k] : json(nullptr);
+  json progress = {{"bytes", rec.status == "ready" ? rec.data.value("size", 0) : 0},
+                   {"totalBytes", rec.status == "ready" ? rec.data.value("size", 0) : 0}};
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = progress_.find(rec.id); it != progress_.end())
+      progress = {{"bytes", it->second.first}, {"totalBytes", it->second.second}};
+  }
+  v["progress"] = progress;
+  v["operation"] = {{"id", rec.id}, {"phase", PhaseOf(rec.status)}};
+  if (detail) {
+    v["config"] = rec.data.contains("config") ? rec.data["config"] : json(nullptr);
+    json users = json::array();
+    auto live = store_.ListSandboxesWithStatus(kLive);
+    if (live.ok()) {
+      for (const auto& s : *live) {
+        if (s.org_id != rec.org_id) continue;
+        if (s.config.value("imageId", json(nullptr)) == rec.id ||
+            (s.config.contains("image") && s.config["image"] == rec.reference))
+          users.push_back(s.id);
+      }
+    }
+    v["sandboxes"] = users;
+  }
+  return v;
+}
+
+Result<json> ImageService::Get(const Principal& who, const std::string& id) {
+  ASSIGN_OR_RETURN(store::ImageRecord rec, store_.GetImage(who.org_id, id));
+  return View(rec, true);
+}
+
+Result<json> ImageService::List(const Principal& who) {
+  ASSIGN_OR_RETURN(auto all, store_.ListImages(who.org_id));
+  json items = json::array();
+  for (const auto& rec : all) items.push_back(View(rec, false));
+  return json{{"images", items}};
+}
+
+Result<json> ImageService::Operation(const Principal& who, const std::string& id) {
+  ASSIGN_OR_RETURN(store::ImageRecord rec, store_.GetImage(who.org_id, id));
+  json v = View(rec, false);
+  return json{{"id", rec.id},
+              {"kind", "image.pull"},
+              {"phase", PhaseOf(rec.status)},
+              {"progress", v["progress"]},
+              {"imageId", rec.id},
+              {"error", v["error"]}};
+}
+
+Status ImageService::Delete(const Principal& who, const std::string& id) {
+  ASSIGN_OR_RETURN(store::ImageRecord rec, store_.GetImage(who.org_id, id));
+  json v = View(rec, true);
+  if (!v["sandboxes"].empty())
+    return Conflict("image " + id + " is in use by sandbox " +
+                    v["sandboxes"][0].get<std::string>() + "; delete the sandboxes using it first");
+  // A pull in progress finishes in the background and is then collected.
+  RETURN_IF_ERROR(store_.DeleteImage(who.org_id, id));
+  boost::asio::post(workers_, [this] { CollectGarbage(); });
+  return Status::Ok();
+}
+
+Result<std::string> ImageService::ReferenceOf(const std::string& org_id, const std::string& id) {
+  auto rec = store_.GetImage(org_id, id);
+  if (!rec.ok()) return Status(Code::kNotFound, "image " + id + " not found", "imageId");
+  if (rec->status != "ready")
+    return Status(Code::kConflict, "image " + id + " is " + rec->status + ", not ready", "imageId");
+  return rec->reference;
+}
+
+void ImageService::CollectGarbage() {
+  std::set<std::string> keep;
+  auto all = store_.ListImages("");
+  auto live = store_.ListSandboxesWithStatus(kMounted);
+  if (!all.ok() || !live.ok()) return;  // unsure what is used: keep everything
+  for (const auto& rec : *all) keep.insert(rec.reference);
+  for (const auto& s : *live)
+    if (s.config.contains("image") && s.config["image"].is_string()) keep.insert(s.config["image"]);
+  auto removed = images_.CollectGarbage(keep);
+  if (!removed.ok()) {
+    spdlog::warn("image garbage collection: {}", removed.status().message());
+    return;
+  }
+  for (const auto& r : *removed) spdlog::info("image garbage collection removed {}", r);
+}
+
+}  // namespace adapt::core

@@ -1,0 +1,185 @@
+#include "image/image_store.h"
+
+#include <unistd.h>
+
+#include <mutex>
+
+#include "image/digest.h"
+#include "image/layer_unpack.h"
+#include "image/reference.h"
+#include "os/files.h"
+
+namespace adapt::image {
+namespace {
+
+using nlohmann::json;
+
+std::string Hex(const std::string& digest) { return digest.substr(digest.find(':') + 1); }
+
+}  // namespace
+
+ImageStore::ImageStore(std::string root) : root_(std::move(root)) {}
+
+Status ImageStore::Init() {
+  for (const char* sub : {"blobs/sha256", "layers", "refs"})
+    RETURN_IF_ERROR(os::MakeDirs(root_ + "/" + sub, 0700));
+  // Partial downloads and unpacks of a pull that was interrupted.
+  RETURN_IF_ERROR(os::RemoveTree(root_ + "/tmp"));
+  return os::MakeDirs(root_ + "/tmp", 0700);
+}
+
+std::string ImageStore::BlobPath(const std::string& d) const {
+  return root_ + "/blobs/sha256/" + Hex(d);
+}
+std::string ImageStore::LayerDir(const std::string& d) const { return root_ + "/layers/" + Hex(d); }
+std::string ImageStore::RefPath(const std::string& reference) const {
+  return root_ + "/refs/" + Hex(Sha256Of(reference)) + ".json";
+}
+std::string ImageStore::TempPath(const std::string& name) {
+  return root_ + "/tmp/" + name + "." + std::to_string(getpid()) + "." + std::to_string(tmp_seq_++);
+}
+
+std::optional<StoredImage> ImageStore::Lookup(const std::string& reference) const {
+  auto text = os::ReadFile(RefPath(reference));
+  if (!text.ok()) return std::nullopt;
+  try {
+    auto j = json::parse(*text);
+    StoredImage img;
+    img.reference = j.at("reference");
+    img.digest = j.at("digest");
+    img.platform = j.at("platform");
+    img.size = j.at("size");
+    img.config = j.at("config");
+    for (const auto& l : j.at("layers")) {
+      std::string dir = LayerDir(l.get<std::string>());
+      if (!os::Exists(dir)) return std::nullopt;  // collected since: pull again
+      img.layer_dirs.push_back(dir);
+    }
+    return img;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+Status ImageStore::PutBlob(const std::string& digest, const std::string& content) {
+  if (os::Exists(BlobPath(digest))) return Status::Ok();
+  return os::WriteFileAtomic(BlobPath(digest), content, 0600);
+}
+
+Status ImageStore::EnsureBlob(RegistryClient& client, const Descriptor& d,
+                              const std::function<void(uint64_t)>& progress) {
+  return blobs_.Do(d.digest, [&]() -> Status {
+    if (os::Exists(BlobPath(d.digest))) return Status::Ok();
+    std::string tmp = TempPath(Hex(d.digest));
+    RETURN_IF_ERROR(client.GetBlob(d, tmp, progress));
+    ++downloads_;
+    return os::Rename(tmp, BlobPath(d.digest));
+  });
+}
+
+Status ImageStore::EnsureLayer(RegistryClient& client, const Descriptor& d,
+                               const std::function<void(uint64_t)>& progress) {
+  return layers_.Do(d.digest, [&]() -> Status {
+    if (os::Exists(LayerDir(d.digest))) return Status::Ok();
+    RETURN_IF_ERROR(EnsureBlob(client, d, progress));
+    std::string tmp = TempPath("layer-" + Hex(d.digest));
+    RETURN_IF_ERROR(os::MakeDirs(tmp, 0755));
+    Status st = UnpackLayer(BlobPath(d.digest), tmp, kMaxImageBytes, "layer " + d.digest);
+    if (st.ok()) st = os::Rename(tmp, LayerDir(d.digest));
+    if (!st.ok()) os::RemoveTree(tmp);
+    return st;
+  });
+}
+
+Result<StoredImage> ImageStore::Pull(const std::string& reference, const Credentials& creds,
+                                     const Progress& progress) {
+  ASSIGN_OR_RETURN(ImageReference ref, ParseReference(reference));
+  std::shared_lock gc_lock(gc_mu_);
+  std::vector<std::string> blobs;
+  Status st = pulls_.Do(reference, [&]() -> Status {
+    RegistryClient client(ref, creds);
+    client.set_backoff_ms(backoff_ms_);
+    ASSIGN_OR_RETURN(FetchedManifest fetched, client.GetManifest(ref.ManifestRef()));
+    ASSIGN_OR_RETURN(Manifest m, ParseManifest(fetched.body, fetched.content_type));
+    std::string platform = "linux/amd64";
+    if (m.is_index) {
+      RETURN_IF_ERROR(PutBlob(fetched.digest, fetched.body));
+      blobs.push_back(fetched.digest);
+      ASSIGN_OR_RETURN(Descriptor chosen, PickPlatform(m, reference));
+      ASSIGN_OR_RETURN(fetched, client.GetManifest(chosen.digest));
+      ASSIGN_OR_RETURN(m, ParseManifest(fetched.body, fetched.content_type));
+      if (m.is_index)
+        return Unsupported("image", "image '" + reference + "' nests an index in an index");
+    }
+    RETURN_IF_ERROR(EnsureBlob(client, m.config, {}));
+    ASSIGN_OR_RETURN(std::string config_text, os::ReadFile(BlobPath(m.config.digest)));
+    json config;
+    try {
+      config = json::parse(config_text);
+    } catch (const std::exception& e) {
+      return InvalidArgument("image", "the config of image '" + reference + "' is not JSON");
+    }
+    if (!config.is_object())
+      return InvalidArgument("image", "the config of image '" + reference + "' is not an object");
+    std::string os_name = config.value("os", "linux"), arch = config.value("architecture", "amd64");
+    if (os_name != "linux" || arch != "amd64")
+      return Unsupported("image", "image '" + reference + "' is for " + os_name + "/" + arch +
+                                      "; this host runs linux/amd64");
+    uint64_t total = m.TotalLayerBytes(), done = 0;
+    std::mutex progress_mu;
+    for (const auto& layer : m.layers) {
+      uint64_t before = done;
+      RETURN_IF_ERROR(EnsureLayer(client, layer, [&](uint64_t n) {
+        std::lock_guard lock(progress_mu);
+        if (progress) progress(before + n, total);
+      }));
+      done = before + layer.size;
+      if (progress) progress(done, total);
+    }
+    RETURN_IF_ERROR(PutBlob(fetched.digest, fetched.body));
+    json rec = {{"reference", reference}, {"digest", fetched.digest}, {"platform", platform},
+                {"size", total},          {"config", config},         {"layers", json::array()}};
+    for (const auto& l : m.layers) rec["layers"].push_back(l.digest);
+    blobs.push_back(fetched.digest);
+    blobs.push_back(m.config.digest);
+    for (const auto& l : m.layers) blobs.push_back(l.digest);
+    rec["blobs"] = blobs;
+    return os::WriteFileAtomic(RefPath(reference), rec.dump(), 0600);
+  });
+  if (!st.ok()) return st;
+  auto img = Lookup(reference);
+  if (!img) return Internal("image '" + reference + "' vanished right after its pull");
+  return *img;
+}
+
+Result<std::vector<std::string>> ImageStore::CollectGarbage(const std::set<std::string>& keep) {
+  std::unique_lock lock(gc_mu_);
+  std::set<std::string> used_blobs, used_layers;
+  std::vector<std::string> removed;
+  for (const auto& name : os::ListDir(root_ + "/refs")) {
+    std::string path = root_ + "/refs/" + name;
+    json rec;
+    auto text = os::ReadFile(path);
+    if (text.ok()) rec = json::parse(*text, nullptr, false);
+    if (!rec.is_object() || !rec.contains("reference") || !keep.count(rec["reference"])) {
+      RETURN_IF_ERROR(os::RemoveTree(path));
+      removed.push_back("reference " + (rec.is_object() ? rec.value("reference", name) : name));
+      continue;
+    }
+    for (const auto& b : rec.value("blobs", json::array())) used_blobs.insert(Hex(b));
+    for (const auto& l : rec.value("layers", json::array())) used_layers.insert(Hex(l));
+  }
+  for (const auto& hex : os::ListDir(root_ + "/layers")) {
+    if (used_layers.count(hex)) continue;
+    RETURN_IF_ERROR(os::RemoveTree(root_ + "/layers/" + hex));
+    removed.push_back("layer sha256:" + hex);
+  }
+  for (const auto& hex : os::ListDir(root_ + "/blobs/sha256")) {
+    if (used_blobs.count(hex)) continue;
+    RETURN_IF_ERROR(os::RemoveTree(root_ + "/blobs/sha256/" + hex));
+    removed.push_back("blob sha256:" + hex);
+  }
+  return removed;
+}
+
+}  // namespace adapt::image

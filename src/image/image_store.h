@@ -1,0 +1,79 @@
+// ImageStore: images pulled from OCI registries, on disk under one root:
+//   blobs/sha256/<hex>   content-addressed blobs (manifests, configs, compressed layers),
+//                        each verified while it streams and published by rename
+//   layers/<hex>         each layer unpacked once (named by its blob digest), read-only,
+//                        shared by every image that has it
+//   refs/<hex>.json      what a reference resolved to (named by the sha256 of the reference)
+//   tmp/                 partial downloads and unpacks; emptied at start-up
+// Blob and layer work is deduplicated across concurrent pulls.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "image/registry_client.h"
+#include "image/singleflight.h"
+
+namespace adapt::image {
+
+struct StoredImage {
+  std::string reference;                // as asked for
+  std::string digest;                   // the image manifest's
+  std::string platform;                 // "linux/amd64"
+  uint64_t size = 0;                    // compressed layer bytes
+  nlohmann::json config;                // the image config blob
+  std::vector<std::string> layer_dirs;  // base first
+};
+
+class ImageStore {
+ public:
+  explicit ImageStore(std::string root);
+
+  // Creates the directories and removes what an interrupted pull left in tmp/.
+  Status Init();
+
+  // The image `reference` was last pulled as, when it is here.
+  std::optional<StoredImage> Lookup(const std::string& reference) const;
+
+  // Pulls `reference` (reusing blobs and layers already here). `progress` gets
+  // (bytes downloaded, bytes in all layers).
+  using Progress = std::function<void(uint64_t, uint64_t)>;
+  Result<StoredImage> Pull(const std::string& reference, const Credentials& creds,
+                           const Progress& progress = {});
+
+  // Forgets every reference not in `keep`, then removes the blobs and layers no remaining
+  // reference uses. Waits for pulls in progress. Returns what it removed (for the log).
+  Result<std::vector<std::string>> CollectGarbage(const std::set<std::string>& keep);
+
+  // Number of blobs downloaded since start (tests of deduplication).
+  uint64_t downloads() const { return downloads_; }
+  void set_backoff_ms(int ms) { backoff_ms_ = ms; }
+
+ private:
+  std::string BlobPath(const std::string& digest) const;
+  std::string LayerDir(const std::string& digest) const;
+  std::string RefPath(const std::string& reference) const;
+  Status EnsureBlob(RegistryClient& client, const Descriptor& d,
+                    const std::function<void(uint64_t)>& progress);
+  Status EnsureLayer(RegistryClient& client, const Descriptor& d,
+                     const std::function<void(uint64_t)>& progress);
+  Status PutBlob(const std::string& digest, const std::string& content);
+  std::string TempPath(const std::string& name);
+
+  std::string root_;
+  Singleflight blobs_, layers_, pulls_;
+  std::shared_mutex gc_mu_;  // pulls shared, garbage collection exclusive
+  std::atomic<uint64_t> downloads_{0};
+  std::atomic<uint64_t> tmp_seq_{0};
+  int backoff_ms_ = 500;
+};
+
+}  // namespace adapt::image

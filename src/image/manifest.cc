@@ -1,0 +1,112 @@
+#include "image/manifest.h"
+
+#include <nlohmann/json.hpp>
+
+#include "image/reference.h"
+
+namespace adapt::image {
+namespace {
+
+using nlohmann::json;
+
+Result<Descriptor> ParseDescriptor(const json& j, const std::string& what) {
+  if (!j.is_object() || !j.contains("digest") || !j["digest"].is_string() || !j.contains("size") ||
+      !j["size"].is_number_unsigned())
+    return InvalidArgument("manifest", "the manifest's " + what + " has no digest or size");
+  Descriptor d;
+  d.digest = j["digest"];
+  d.size = j["size"];
+  d.media_type = j.value("mediaType", "");
+  if (!IsSha256Digest(d.digest))
+    return InvalidArgument("manifest",
+                           "the manifest's " + what + " digest '" + d.digest + "' is not sha256");
+  if (j.contains("platform") && j["platform"].is_object()) {
+    const auto& p = j["platform"];
+    d.platform = p.value("os", "") + "/" + p.value("architecture", "");
+    if (p.contains("variant") && p["variant"].is_string())
+      d.platform += "/" + p["variant"].get<std::string>();
+  }
+  return d;
+}
+
+}  // namespace
+
+uint64_t Manifest::TotalLayerBytes() const {
+  uint64_t total = 0;
+  for (const auto& l : layers) total += l.size;
+  return total;
+}
+
+Result<Manifest> ParseManifest(const std::string& body, const std::string& content_type) {
+  json j;
+  try {
+    j = json::parse(body);
+  } catch (const std::exception& e) {
+    return InvalidArgument(
+        "manifest", std::string("the registry sent a manifest that is not JSON: ") + e.what());
+  }
+  if (!j.is_object())
+    return InvalidArgument("manifest", "the registry sent a manifest that is not an object");
+  std::string type = j.value("mediaType", "");
+  if (type.empty()) type = content_type.substr(0, content_type.find(';'));
+  Manifest m;
+  if (type == kOciIndex || type == kDockerManifestList ||
+      (type.empty() && j.contains("manifests"))) {
+    m.is_index = true;
+    if (!j.contains("manifests") || !j["manifests"].is_array())
+      return InvalidArgument("manifest", "the image index has no manifests");
+    for (const auto& e : j["manifests"]) {
+      ASSIGN_OR_RETURN(Descriptor d, ParseDescriptor(e, "index entry"));
+      m.manifests.push_back(d);
+    }
+    return m;
+  }
+  if (type != kOciManifest && type != kDockerManifest && !(type.empty() && j.contains("layers"))) {
+    if (j.value("schemaVersion", 0) == 1)
+      return Unsupported("image",
+                         "Docker schema 1 manifests are not supported; push the image again with a "
+                         "current client");
+    return Unsupported("image", "manifest media type '" + type + "' is not supported");
+  }
+  if (!j.contains("config")) return InvalidArgument("manifest", "the manifest has no config");
+  ASSIGN_OR_RETURN(m.config, ParseDescriptor(j["config"], "config"));
+  if (!j.contains("layers") || !j["layers"].is_array())
+    return InvalidArgument("manifest", "the manifest has no layers");
+  for (const auto& e : j["layers"]) {
+    ASSIGN_OR_RETURN(Descriptor d, ParseDescriptor(e, "layer"));
+    RETURN_IF_ERROR(LayerCompression(d.media_type).status());
+    m.layers.push_back(d);
+  }
+  if (m.TotalLayerBytes() > kMaxImageBytes)
+    return Status(Code::kResourceExhausted,
+                  "the image's layers total " + std::to_string(m.TotalLayerBytes() >> 20) +
+                      " MiB, over the 32 GiB image-build limit",
+                  "image");
+  return m;
+}
+
+Result<Descriptor> PickPlatform(const Manifest& index, const std::string& reference) {
+  std::string offered;
+  for (const auto& d : index.manifests) {
+    if (d.platform == "linux/amd64" || d.platform.starts_with("linux/amd64/")) return d;
+    if (d.platform.empty() || d.platform == "unknown/unknown") continue;  // attestations
+    offered += (offered.empty() ? "" : ", ") + d.platform;
+  }
+  return Unsupported("image", "image '" + reference +
+                                  "' has no linux/amd64 variant for this host; it offers " +
+                                  (offered.empty() ? std::string("no platforms") : offered));
+}
+
+Result<std::string> LayerCompression(const std::string& t) {
+  if (t.ends_with("+gzip") || t.ends_with(".gzip") ||
+      t == "application/vnd.docker.image.rootfs.diff.tar.gzip")
+    return std::string("gzip");
+  if (t.ends_with("+zstd")) return std::string("zstd");
+  if (t == "application/vnd.oci.image.layer.v1.tar" || t.empty()) return std::string("");
+  if (t.find("foreign") != std::string::npos || t.find("nondistributable") != std::string::npos)
+    return Unsupported("image",
+                       "foreign (non-distributable) layers such as '" + t + "' are not supported");
+  return Unsupported("image", "layer media type '" + t + "' is not supported");
+}
+
+}  // namespace adapt::image

@@ -1,0 +1,327 @@
+#include "image/registry_client.h"
+
+#include <curl/curl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "image/digest.h"
+
+namespace adapt::image {
+namespace {
+
+constexpr int kAttempts = 4;
+constexpr size_t kMaxManifestBytes = 4 << 20;
+
+const char* kManifestAccept =
+    "application/vnd.oci.image.index.v1+json, "
+    "application/vnd.docker.distribution.manifest.list.v2+json, "
+    "application/vnd.oci.image.manifest.v1+json, "
+    "application/vnd.docker.distribution.manifest.v2+json";
+
+struct CurlDeleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* s) const { curl_slist_free_all(s); }
+};
+
+struct Transfer {
+  const std::function<bool(const char*, size_t)>* sink = nullptr;
+  std::string* body = nullptr;
+  std::map<std::string, std::string> headers;  // lower-case names, last response only
+  bool overflow = false;
+};
+
+size_t OnBody(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  size_t len = size * n;
+  if (*t->sink) return (*t->sink)(data, len) ? len : 0;
+  if (t->body->size() + len > kMaxManifestBytes) {
+    t->overflow = true;
+    return 0;
+  }
+  t->body->append(data, len);
+  return len;
+}
+
+size_t OnHeader(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  std::string line(data, size * n);
+  if (line.starts_with("HTTP/")) t->headers.clear();  // a redirect's headers are not ours
+  auto colon = line.find(':');
+  if (colon != std::string::npos) {
+    std::string name = line.substr(0, colon);
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string value = line.substr(colon + 1);
+    auto b = value.find_first_not_of(" \t");
+    auto e = value.find_last_not_of(" \t\r\n");
+    t->headers[name] = b == std::string::npos ? "" : value.substr(b, e - b + 1);
+  }
+  return size * n;
+}
+
+std::map<std::string, std::string> ParseChallenge(const std::string& header, std::string& scheme) {
+  std::map<std::string, std::string> out;
+  auto sp = header.find(' ');
+  scheme = header.substr(0, sp);
+  for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t i = sp == std::string::npos ? header.size() : sp + 1;
+  while (i < header.size()) {
+    while (i < header.size() && (header[i] == ' ' || header[i] == ',')) ++i;
+    auto eq = header.find('=', i);
+    if (eq == std::string::npos) break;
+    std::string key = header.substr(i, eq - i);
+    std::string value;
+    i = eq + 1;
+    if (i < header.size() && header[i] == '"') {
+      auto end = header.find('"', i + 1);
+      if (end == std::string::npos) end = header.size();
+      value = header.substr(i + 1, end - i - 1);
+      i = end + 1;
+    } else {
+      auto end = header.find(',', i);
+      if (end == std::string::npos) end = header.size();
+      value = header.substr(i, end - i);
+      i = end;
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+std::string Escape(const std::string& s) {
+  char* e = curl_easy_escape(nullptr, s.c_str(), static_cast<int>(s.size()));
+  std::string out = e ? e : "";
+  curl_free(e);
+  return out;
+}
+
+bool Retryable(long status) { return status == 429 || status >= 500; }
+
+}  // namespace
+
+RegistryClient::RegistryClient(ImageReference ref, Credentials creds)
+    : ref_(std::move(ref)), creds_(std::move(creds)) {
+  static const bool init = [] { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }();
+  (void)init;
+}
+
+Result<RegistryClient::Response> RegistryClient::Send(const std::string& url,
+                                                      const std::string& accept, const Sink& sink,
+                                                      bool with_auth) {
+  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  if (!curl) return Internal("curl_easy_init failed");
+  Response r;
+  Transfer t{&sink, &r.body, {}, false};
+  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  auto add = [&](const std::string& h) {
+    headers.reset(curl_slist_append(headers.release(), h.c_str()));
+  };
+  if (!accept.empty()) add("Accept: " + accept);
+  if (with_auth && authorization_.starts_with("Bearer ")) add("Authorization: " + authorization_);
+  CURL* c = curl.get();
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  if (with_auth && authorization_ == "Basic") {
+    // libcurl sends these to the first host only, never to a redirect's.
+    curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl_easy_setopt(c, CURLOPT_USERNAME, creds_.username.c_str());
+    curl_easy_setopt(c, CURLOPT_PASSWORD, creds_.password.c_str());
+  }
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
+  // A stalled transfer (under 1 KiB/s for 60 s) is abandoned rather than waited on forever.
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_USERAGENT, "adapt/0.1");
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  // Error bodies must not reach a blob sink: only a 200 streams there.
+  Sink gated;
+  if (sink) {
+    gated = [&](const char* d, size_t n) {
+      long code = 0;
+      curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+      if (code != 200) {
+        if (r.body.size() < 64 * 1024) r.body.append(d, n);
+        return true;
+      }
+      return sink(d, n);
+    };
+    t.sink = &gated;
+  }
+  CURLcode rc = curl_easy_perform(c);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  if (t.overflow)
+    return InvalidArgument("image", "the registry's manifest at " + url + " is over 4 MiB");
+  if (rc == CURLE_WRITE_ERROR && r.status == 200)
+    return Status(Code::kInvalidArgument, "aborted", "sink");
+  if (rc != CURLE_OK)
+    return Status(Code::kUnavailable,
+                  "registry " + ref_.registry + " is unreachable (" + curl_easy_strerror(rc) + ")");
+  r.content_type = t.headers["content-type"];
+  r.www_authenticate = t.headers["www-authenticate"];
+  return r;
+}
+
+Status RegistryClient::Authenticate(const std::string& challenge) {
+  std::string scheme;
+  auto params = ParseChallenge(challenge, scheme);
+  if (scheme == "basic") {
+    if (creds_.empty())
+      return Status(Code::kUnauthenticated,
+                    "registry " + ref_.registry + " requires credentials for " + ref_.repository);
+    authorization_ = "Basic";
+    return Status::Ok();
+  }
+  if (scheme != "bearer" || params["realm"].empty())
+    return Status(Code::kUnauthenticated, "registry " + ref_.registry +
+                                              " asked for an unsupported authentication ('" +
+                                              challenge.substr(0, 80) + "')");
+  std::string scope =
+      params.count("scope") ? params["scope"] : "repository:" + ref_.repository + ":pull";
+  std::string url = params["realm"];
+  url += (url.find('?') == std::string::npos ? "?" : "&");
+  url += "service=" + Escape(params["service"]) + "&scope=" + Escape(scope);
+  std::string saved = authorization_;
+  authorization_ = creds_.empty() ? "" : "Basic";
+  auto r = Send(url, "application/json", {}, true);
+  authorization_ = saved;
+  if (!r.ok()) return r.status();
+  if (r->status == 401 || r->status == 403)
+    return Status(Code::kUnauthenticated,
+                  "registry " + ref_.registry + " refused " +
+                      (creds_.empty() ? "anonymous access" : "the credentials") + " to " +
+                      ref_.repository);
+  if (r->status != 200)
+    return Status(Code::kUnavailable, "the token service of registry " + ref_.registry +
+                                          " answered HTTP " + std::to_string(r->status));
+  try {
+    auto j = nlohmann::json::parse(r->body);
+    std::string token = j.value("token", "");
+    if (token.empty()) token = j.value("access_token", "");
+    if (token.empty()) throw std::runtime_error("no token");
+    authorization_ = "Bearer " + token;
+  } catch (const std::exception&) {
+    return Status(Code::kUnavailable,
+                  "the token service of registry " + ref_.registry + " sent no token");
+  }
+  return Status::Ok();
+}
+
+Result<RegistryClient::Response> RegistryClient::SendWithAuth(const std::string& url,
+                                                              const std::string& accept,
+                                                              const Sink& sink,
+                                                              const std::function<void()>& reset) {
+  Status last;
+  bool authed = false;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    if (attempt > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms_ << (attempt - 1)));
+    if (reset) reset();
+    auto r = Send(url, accept, sink, true);
+    if (!r.ok()) {
+      if (r.status().code() != Code::kUnavailable) return r.status();
+      last = r.status();
+      continue;
+    }
+    if (r->status == 401 && !authed && !r->www_authenticate.empty()) {
+      RETURN_IF_ERROR(Authenticate(r->www_authenticate));
+      authed = true;
+      --attempt;  // answering the challenge is not a failed attempt
+      continue;
+    }
+    if (Retryable(r->status)) {
+      last = Status(Code::kUnavailable,
+                    "registry " + ref_.registry + " answered HTTP " + std::to_string(r->status));
+      continue;
+    }
+    return r;
+  }
+  return last.WithContext("after " + std::to_string(kAttempts) + " attempts");
+}
+
+Status RegistryClient::ErrorFor(const Response& r, const std::string& what) const {
+  std::string detail;
+  try {
+    auto j = nlohmann::json::parse(r.body);
+    if (j.contains("errors") && j["errors"].is_array() && !j["errors"].empty())
+      detail = j["errors"][0].value("code", "") + ": " + j["errors"][0].value("message", "");
+  } catch (const std::exception&) {
+  }
+  std::string msg = "registry " + ref_.registry + " answered HTTP " + std::to_string(r.status) +
+                    " for " + what + (detail.empty() ? "" : " (" + detail + ")");
+  if (r.status == 404) return Status(Code::kNotFound, msg, "image");
+  if (r.status == 401 || r.status == 403) return Status(Code::kUnauthenticated, msg, "image");
+  return Status(Code::kUnavailable, msg, "image");
+}
+
+Result<FetchedManifest> RegistryClient::GetManifest(const std::string& tag_or_digest) {
+  std::string url = ref_.BaseUrl() + "/v2/" + ref_.repository + "/manifests/" + tag_or_digest;
+  ASSIGN_OR_RETURN(Response r, SendWithAuth(url, kManifestAccept, {}, {}));
+  if (r.status != 200) return ErrorFor(r, "manifest " + ref_.repository + ":" + tag_or_digest);
+  FetchedManifest m{r.body, r.content_type, Sha256Of(r.body)};
+  if (IsSha256Digest(tag_or_digest) && m.digest != tag_or_digest)
+    return InvalidArgument("image", "the manifest registry " + ref_.registry + " sent for " +
+                                        tag_or_digest + " has digest " + m.digest);
+  return m;
+}
+
+Status RegistryClient::GetBlob(const Descriptor& blob, const std::string& path,
+                               const std::function<void(uint64_t)>& progress) {
+  std::string url = ref_.BaseUrl() + "/v2/" + ref_.repository + "/blobs/" + blob.digest;
+  std::unique_ptr<FILE, int (*)(FILE*)> file(nullptr, fclose);
+  std::unique_ptr<Sha256> hash;
+  uint64_t written = 0;
+  bool too_big = false, write_failed = false;
+  auto reset = [&] {
+    file.reset(fopen(path.c_str(), "wbe"));
+    hash = std::make_unique<Sha256>();
+    written = 0;
+  };
+  Sink sink = [&](const char* d, size_t n) {
+    if (!file) return write_failed = true, false;
+    if (written + n > blob.size) return too_big = true, false;
+    if (fwrite(d, 1, n, file.get()) != n) return write_failed = true, false;
+    hash->Update(d, n);
+    written += n;
+    if (progress) progress(written);
+    return true;
+  };
+  auto r = SendWithAuth(url, "", sink, reset);
+  bool flushed = file && fflush(file.get()) == 0 && fsync(fileno(file.get())) == 0;
+  file.reset();
+  auto fail = [&](Status st) {
+    std::remove(path.c_str());
+    return st;
+  };
+  if (too_big)
+    return fail(InvalidArgument("image", "blob " + blob.digest + " from registry " + ref_.registry +
+                                             " is larger than the " + std::to_string(blob.size) +
+                                             " bytes its manifest declares"));
+  if (write_failed || (r.ok() && r->status == 200 && !flushed))
+    return fail(Internal("writing blob " + blob.digest + " to " + path + " failed"));
+  if (!r.ok()) return fail(r.status());
+  if (r->status != 200) return fail(ErrorFor(*r, "blob " + blob.digest));
+  std::string got = hash->Digest();
+  if (got != blob.digest || written != blob.size)
+    return fail(InvalidArgument("image", "blob " + blob.digest + " from registry " + ref_.registry +
+                                             " failed verification (received " +
+                                             std::to_string(written) + " bytes with digest " + got +
+                                             ")"));
+  return Status::Ok();
+}
+
+}  // namespace adapt::image

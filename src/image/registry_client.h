@@ -1,0 +1,64 @@
+// RegistryClient: the OCI Distribution API over libcurl, for one repository. Anonymous
+// access, bearer tokens from a WWW-Authenticate challenge (with the basic credentials when
+// given), basic auth, redirects to blob storage (credentials are not forwarded to another
+// host) and retries with backoff on transport errors, 429 and 5xx.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+#include "image/manifest.h"
+#include "image/reference.h"
+
+namespace adapt::image {
+
+struct Credentials {
+  std::string username;
+  std::string password;
+  bool empty() const { return username.empty() && password.empty(); }
+};
+
+struct FetchedManifest {
+  std::string body;
+  std::string content_type;
+  std::string digest;  // sha256 of body
+};
+
+class RegistryClient {
+ public:
+  RegistryClient(ImageReference ref, Credentials creds);
+
+  // By tag or digest; a manifest fetched by digest is verified against it.
+  Result<FetchedManifest> GetManifest(const std::string& tag_or_digest);
+
+  // Streams the blob into `path` (created or truncated), hashing as it goes; a digest or
+  // size mismatch removes `path` and is an error. `progress` gets bytes written so far.
+  Status GetBlob(const Descriptor& blob, const std::string& path,
+                 const std::function<void(uint64_t)>& progress = {});
+
+  // Backoff between attempts, in milliseconds (tests shorten it).
+  void set_backoff_ms(int ms) { backoff_ms_ = ms; }
+
+ private:
+  struct Response {
+    long status = 0;
+    std::string content_type;
+    std::string www_authenticate;
+    std::string body;  // error bodies and manifests; blobs go to the sink
+  };
+  using Sink = std::function<bool(const char*, size_t)>;
+  Result<Response> Send(const std::string& url, const std::string& accept, const Sink& sink,
+                        bool with_auth);
+  Result<Response> SendWithAuth(const std::string& url, const std::string& accept, const Sink& sink,
+                                const std::function<void()>& reset);
+  Status Authenticate(const std::string& challenge);
+  Status ErrorFor(const Response& r, const std::string& what) const;
+
+  ImageReference ref_;
+  Credentials creds_;
+  std::string authorization_;  // "Bearer ..." or "Basic ..." once a challenge was answered
+  int backoff_ms_ = 500;
+};
+
+}  // namespace adapt::image
