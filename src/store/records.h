@@ -68,6 +68,10 @@ struct CommandRecord {
 struct NetworkRecord {
   std::string sandbox_id;
   int64_t slot = 0;
+  nlohmann::json data = nlohmann::json::object();
+  int64_t created_at = 0;
+};
+
 // An image an organization pulled or imported (/v1/images); `data` holds the rest.
 struct ImageRecord {
   std::string id;
