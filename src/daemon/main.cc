@@ -123,7 +123,7 @@ int Run(const DaemonConfig& config) {
   api::AddEnvironmentRoutes(router, images);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   mcp::ToolRegistry mcp_tools;
-  mcp::RegisterTools(mcp_tools, {sandboxes, commands, config.images_dir, config.default_image});
+  mcp::RegisterTools(mcp_tools, {sandboxes, commands, images, files, endpoints});
   mcp::OAuthServer oauth(**store, auth, listen->host);
   oauth.AddRoutes(router);
   mcp::McpHttp mcp_http(

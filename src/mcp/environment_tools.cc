@@ -1,51 +1,33 @@
-// list_sandbox_environments and list_gpu_types. Until /v1/environments lands, the
-// environments are the images built on this node: every <images-dir>/<name>/rootfs, named by
-// the reference that resolves to it ("debian_12" is "debian:12").
-#include "core/image_catalog.h"
+// list_sandbox_environments and list_gpu_types. The environments are those of
+// GET /v1/environments (core/environments.h): seed 000's aliases, each naming an image and
+// whether it is available on this host, and the image sources sandbox creation accepts.
+#include "core/environments.h"
 #include "mcp/tools.h"
-#include "os/files.h"
 
 namespace adapt::mcp {
 namespace {
 
 using nlohmann::json;
 
-// The reference an image directory was stored under: the last '_' was the tag's ':'.
-std::string ReferenceOf(const std::string& dir_name) {
-  size_t last = dir_name.rfind('_');
-  if (last == std::string::npos || last == 0) return dir_name;
-  std::string ref = dir_name.substr(0, last) + ":" + dir_name.substr(last + 1);
-  return core::ImageCatalog::DirectoryName(ref) == dir_name ? ref : dir_name;
-}
-
-json Environments(const std::string& images_dir, const std::string& default_image) {
-  json out = json::array();
-  for (const auto& name : os::ListDir(images_dir)) {
-    if (name.empty() || name[0] == '.' || !os::Exists(images_dir + "/" + name + "/rootfs"))
-      continue;
-    std::string ref = ReferenceOf(name);
-    out.push_back(
-        {{"alias", ref},
-         {"image", ref},
-         {"kind", "cpu"},
-         {"default", ref == default_image},
-         {"has_python", os::Exists(images_dir + "/" + name + "/rootfs/usr/bin/python3")}});
-  }
-  return out;
+// GET /v1/environments in the tools' snake_case.
+json Environments(const core::ImageCatalog& images) {
+  json rest = core::ListEnvironments(images);
+  return {{"environments", rest["environments"]},
+          {"image_sources", rest["imageSources"]},
+          {"developer_public_images", rest["developerPublicImages"]}};
 }
 
 }  // namespace
 
 void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services) {
-  std::string images_dir = services.images_dir;
-  std::string default_image = services.default_image;
+  const core::ImageCatalog& images = services.images;
 
   registry.Add(
       {"list_sandbox_environments",
        "List sandbox environments",
-       "Lists the image aliases create_sandbox accepts as image on this node, and which image "
-       "sources are allowed. Images are built on the node; public registry images are not "
-       "accepted here.",
+       "Lists the environment aliases (python, node, gcc, rust, blender) that create_sandbox "
+       "accepts as image, whether each is available on this node, and which other image "
+       "sources are accepted.",
        {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}},
        {{"type", "object"},
         {"properties",
@@ -57,18 +39,15 @@ void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services) {
                {{"alias", {{"type", "string"}}},
                 {"image", {{"type", "string"}}},
                 {"kind", {{"type", "string"}, {"enum", json::array({"cpu", "gpu"})}}},
-                {"default", {{"type", "boolean"}}},
-                {"has_python", {{"type", "boolean"}}}}},
-              {"required", json::array({"alias", "image", "kind"})}}}}},
+                {"description", {{"type", "string"}}},
+                {"available", {{"type", "boolean"}}},
+                {"reason", {{"type", json::array({"string", "null"})}}}}},
+              {"required", json::array({"alias", "image", "kind", "available"})}}}}},
           {"image_sources", {{"type", "array"}, {"items", {{"type", "string"}}}}},
           {"developer_public_images", {{"type", "boolean"}}}}},
         {"required", json::array({"environments", "image_sources", "developer_public_images"})}},
        ToolAnnotations{true, false, true, false},
-       [images_dir, default_image](ToolContext&, const json&) {
-         return ToolResult::Ok({{"environments", Environments(images_dir, default_image)},
-                                {"image_sources", json::array({"local"})},
-                                {"developer_public_images", false}});
-       }});
+       [&images](ToolContext&, const json&) { return ToolResult::Ok(Environments(images)); }});
 
   registry.Add(
       {"list_gpu_types",

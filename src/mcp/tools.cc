@@ -12,6 +12,8 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
   AddSandboxTools(registry, services);
   AddEnvironmentTools(registry, services);
   AddCommandTools(registry, services);
+  AddWorkspaceFileTools(registry, services);
+  AddAppTools(registry, services);
 }
 
 std::string FailureSentence(const Status& status) {

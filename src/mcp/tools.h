@@ -7,6 +7,8 @@
 
 #include "base/status.h"
 #include "core/command_service.h"
+#include "core/endpoint_service.h"
+#include "core/file_service.h"
 #include "core/image_catalog.h"
 #include "core/sandbox_service.h"
 #include "mcp/tool_registry.h"
@@ -16,13 +18,16 @@ namespace adapt::mcp {
 struct ToolServices {
   core::SandboxService& sandboxes;
   core::CommandService& commands;
-  std::string images_dir;  // what list_sandbox_environments reports
-  std::string default_image;
+  const core::ImageCatalog& images;  // what list_sandbox_environments reports
+  core::FileService& files;
+  core::EndpointService& endpoints;
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
 void AddCommandTools(ToolRegistry& registry, const ToolServices& services);
 void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services);
+void AddWorkspaceFileTools(ToolRegistry& registry, const ToolServices& services);
+void AddAppTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

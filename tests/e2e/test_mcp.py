@@ -11,10 +11,11 @@ from mcp_support import LATEST, initialize, post, request, rpc, sdk
 EXPECTED_TOOLS = {
     "create_sandbox", "create_gpu_sandbox", "get_sandbox", "list_sandboxes", "wait_for_sandbox",
     "delete_sandbox", "list_sandbox_environments", "list_gpu_types", "run_command", "run_python",
-    "get_command_result",
+    "get_command_result", "read_workspace_file", "expose_sandbox_app", "disable_sandbox_app",
+    "list_public_apps",
 }
 READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_environments",
-             "list_gpu_types", "get_command_result"}
+             "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps"}
 
 
 # --- transport, raw -------------------------------------------------------------------------
@@ -125,7 +126,7 @@ def test_tool_errors_are_results(org, daemon):
         ("create_gpu_sandbox", {"gpu_type": "a100"}, "no GPUs"),
         ("create_sandbox", {"memory_gib": 1000}, "memory_gib"),
         ("create_sandbox", {"startup_class": "durable"}, "startup_class"),
-        ("create_sandbox", {"image": "nosuch:1"}, "nosuch"),
+        ("create_sandbox", {"image": "nosuch:bad tag!"}, "nosuch"),
         ("run_command", {"sandbox_id": "sbx_nope"}, "command is required"),
         ("get_command_result", {"request_id": "nonsense"}, "request_id"),
     ):
@@ -190,7 +191,11 @@ def test_sdk_full_flow(org, daemon, mode):
         validated = {c["name"] for c in calls if not c["isError"] and c["schemaValid"]}
         assert validated == EXPECTED_TOOLS - {"create_gpu_sandbox"}, validated
         envs = by_name["list_sandbox_environments"][0]["structuredContent"]["environments"]
-        assert {"alias": "debian:12", "image": "debian:12", "kind": "cpu", "default": True, "has_python": True} in envs
+        by_alias = {e["alias"]: e for e in envs}
+        assert set(by_alias) == {"python", "node", "gcc", "rust", "blender"}
+        assert by_alias["python"]["available"] is True and by_alias["python"]["image"] == "debian:12"
+        for e in envs:
+            assert e["available"] or e["reason"], e
         gpus = by_name["list_gpu_types"][0]["structuredContent"]
         assert gpus["gpu_types"] == [] and "GPU" in gpus["explanation"]
         assert by_name["create_gpu_sandbox"][0]["isError"]
@@ -211,6 +216,16 @@ def test_sdk_full_flow(org, daemon, mode):
         assert py["done"] and py["exit_code"] == 0
         assert py["stdout"] == "tick 0\ntick 1\ntick 2\ntick 3\ndone\n"
         assert report["progress"], "no progress notification reached the client"
+        note, binary = by_name["read_workspace_file"]
+        assert note["structuredContent"]["text"] == "note: caf\u00e9\n"
+        assert note["structuredContent"]["bytes"] == len("note: caf\u00e9\n".encode())
+        assert binary["isError"] and "text" in binary["text"].lower(), binary["text"]
+        apps = [c["structuredContent"]["apps"] for c in by_name["list_public_apps"]]
+        exposed = by_name["expose_sandbox_app"][0]["structuredContent"]
+        assert apps[0] == [] and [a["app_id"] for a in apps[1]] == [exposed["app_id"]]
+        assert exposed["port"] == 8000 and exposed["url"].startswith("https://")
+        assert by_name["disable_sandbox_app"][0]["structuredContent"]["removed"] == [exposed["app_id"]]
+        assert apps[2] == []
         deleted = by_name["delete_sandbox"]
         assert all(not d["isError"] for d in deleted)
         assert deleted[1]["structuredContent"]["deleted"] is True

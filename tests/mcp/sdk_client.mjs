@@ -86,6 +86,14 @@ if (scenario === "flow") {
   for (let i = 0; i < 60 && !result.done; i++)
     result = (await call("get_command_result", { request_id: result.request_id, wait_seconds: 2 })).structuredContent;
   report.python = result;
+  await call("run_command", { sandbox_id: id, command: "printf 'note: caf\\303\\251\\n' > /tmp/mcp-note.txt; printf 'bin\\000ary' > /tmp/mcp-binary" });
+  await call("read_workspace_file", { sandbox_id: id, workspace_path: "/tmp/mcp-note.txt" });
+  await call("read_workspace_file", { sandbox_id: id, workspace_path: "/tmp/mcp-binary" });
+  await call("list_public_apps", {});
+  const app = await call("expose_sandbox_app", { sandbox_id: id, port: 8000 });
+  await call("list_public_apps", {});
+  await call("disable_sandbox_app", { sandbox_id: id, app_id: app.structuredContent?.app_id ?? "none" });
+  await call("list_public_apps", {});
   await call("delete_sandbox", { sandbox_id: id });
   await call("delete_sandbox", { sandbox_id: id });
 }
