@@ -16,11 +16,16 @@ packages=(
   python3 python3-pytest python3-yaml
   # sandbox networks (src/net): libnftables, and nft/ip for tests and inspection
   libnftables-dev nftables
-  # the MCP e2e tests' npm clients (tests/mcp; Node 22 itself comes from npm)
-  nodejs npm
   # images: layer unpacking (gzip, zstd), and a real registry plus a pusher for the image tests
   libarchive-dev libzstd-dev docker-registry skopeo busybox-static python3-cryptography zstd
 )
+
+# The MCP e2e tests' npm clients (tests/mcp; Node 22 itself comes from npm) need node and npm.
+# A machine whose nodejs already bundles npm (NodeSource's) conflicts with Debian's npm package,
+# so Debian's pair is only asked for when either command is missing.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
