@@ -7,6 +7,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "base/text.h"
+
 namespace adapt::agent {
 
 int Fail(int code, const std::string& message) {
@@ -47,39 +49,6 @@ int FailErrno(int err, const std::string& what, const std::string& path) {
   if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(reason[0]));
   return Fail(ExitForErrno(err), what + " " + path + ": " + reason);
 }
-
-namespace {
-
-// Length of the valid UTF-8 sequence at s[i], 0 when invalid.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  size_t len;
-  uint32_t cp;
-  if ((c & 0xE0) == 0xC0) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i + k) & 0x3F);
-  }
-  static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
-}
-
-}  // namespace
 
 bool IsValidUtf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {

@@ -7,8 +7,9 @@ namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
-// Length of the valid UTF-8 sequence starting at s[i], or 0 when invalid.
-size_t ValidSequenceLength(std::string_view s, size_t i) {
+}  // namespace
+
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
   auto c = static_cast<unsigned char>(s[i]);
   size_t len;
   uint32_t cp;
@@ -38,8 +39,6 @@ size_t ValidSequenceLength(std::string_view s, size_t i) {
   return len;
 }
 
-}  // namespace
-
 std::string SanitizeUtf8(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size());
@@ -49,7 +48,7 @@ std::string SanitizeUtf8(std::string_view bytes) {
       ++i;
       continue;
     }
-    size_t len = ValidSequenceLength(bytes, i);
+    size_t len = Utf8SequenceLength(bytes, i);
     if (len == 0) {
       out += kReplacement;
       ++i;

@@ -7,6 +7,10 @@
 
 namespace adapt {
 
+// Length of the valid UTF-8 sequence starting at s[i]; 0 when it is invalid (truncated,
+// overlong, a surrogate or past U+10FFFF). Plain std: the static agent compiles it in too.
+size_t Utf8SequenceLength(std::string_view s, size_t i);
+
 // Returns `bytes` as valid UTF-8: NUL bytes and invalid sequences become U+FFFD.
 std::string SanitizeUtf8(std::string_view bytes);
 
