@@ -471,3 +471,22 @@ class EventStream:
                 data.append(value)
             elif field in ("id", "event", "retry"):
                 event[field] = value
+
+
+def run_command(client, sid, expect=200, **body):
+    """POSTs a command to sandbox `sid` and asserts the answer's status."""
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid, body)
+    assert status == expect, "POST commands %.300r -> %s %r" % (body, status, cmd)
+    return cmd
+
+
+def poll_command(client, sid, cid, timeout=60):
+    """Polls a command until it is no longer running; fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, cmd = client.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cid))
+        assert status == 200, (status, cmd)
+        if cmd["status"] != "running":
+            return cmd
+        assert time.monotonic() < deadline, "command still running: %r" % cmd
+        time.sleep(0.2)

@@ -7,29 +7,14 @@ import time
 import pytest
 
 from harness import EventStream
+from harness import poll_command as poll
+from harness import run_command as run
 
 FIND_AGENT = (
     "for p in /proc/[0-9]*; do "
     "tr '\\000' ' ' < $p/cmdline 2>/dev/null | grep -q '^/.adapt/adapt-agent serve' "
     "&& echo ${p#/proc/}; done"
 )
-
-
-def run(client, sid, expect=200, **body):
-    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid, body)
-    assert status == expect, "POST commands %.300r -> %s %r" % (body, status, cmd)
-    return cmd
-
-
-def poll(client, sid, cid, timeout=60):
-    deadline = time.monotonic() + timeout
-    while True:
-        status, cmd = client.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cid))
-        assert status == 200, (status, cmd)
-        if cmd["status"] != "running":
-            return cmd
-        assert time.monotonic() < deadline, "command still running: %r" % cmd
-        time.sleep(0.2)
 
 
 def wait_for_agent(client, sid, timeout=30):

@@ -5,28 +5,14 @@ import time
 
 import pytest
 
+from harness import poll_command as poll
+from harness import run_command as run
+
 
 def interactive(client, body=None):
     sbx = client.create(body or {})
     client.wait_for_status(sbx["id"], "running", 60)
     return sbx["id"]
-
-
-def run(client, sid, expect=200, **body):
-    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid, body)
-    assert status == expect, "POST commands %r -> %s %r" % (body, status, cmd)
-    return cmd
-
-
-def poll(client, sid, cid, timeout=60):
-    deadline = time.monotonic() + timeout
-    while True:
-        status, cmd = client.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cid))
-        assert status == 200, (status, cmd)
-        if cmd["status"] != "running":
-            return cmd
-        assert time.monotonic() < deadline, "command still running: %r" % cmd
-        time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")
