@@ -10,7 +10,7 @@
 
 #include "base/time.h"
 #include "store/migrations.h"
-#include "store/store.h"
+#include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
 namespace {
@@ -69,710 +69,322 @@ std::string EscapeLike(const std::string& s) {
   return out;
 }
 
-class SqliteStore : public Store {
- public:
-  explicit SqliteStore(const std::string& path)
-      : db_(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_FULLMUTEX) {}
-
-  Status Init() {
-    return Guard("migrating the database", [&]() -> Status {
-      db_.exec("PRAGMA journal_mode=WAL");
-      db_.exec("PRAGMA synchronous=FULL");
-      db_.exec("PRAGMA foreign_keys=ON");
-      db_.exec("PRAGMA busy_timeout=5000");
-      db_.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)");
-      for (const auto& m : SqliteMigrations()) {
-        SQLite::Statement q(db_, "SELECT 1 FROM schema_migrations WHERE version = ?");
-        q.bind(1, m.version);
-        if (q.executeStep()) continue;
-        SQLite::Transaction tx(db_);
-        db_.exec(m.sql);
-        SQLite::Statement ins(db_, "INSERT INTO schema_migrations(version) VALUES (?)");
-        ins.bind(1, m.version);
-        ins.exec();
-        tx.commit();
-      }
-      return Status::Ok();
-    });
-  }
-
-  Result<OrgRecord> CreateOrg(const OrgRecord& org) override {
-    return Guard<Result<OrgRecord>>("creating organization", [&]() -> Result<OrgRecord> {
-      SQLite::Statement exists(db_, "SELECT 1 FROM orgs WHERE name = ?");
-      exists.bind(1, org.name);
-      if (exists.executeStep()) return Conflict("an organization named '" + org.name + "' exists");
-      SQLite::Statement q(db_, "INSERT INTO orgs(id, name, is_admin, created_at) VALUES (?,?,?,?)");
-      q.bind(1, org.id);
-      q.bind(2, org.name);
-      q.bind(3, org.is_admin ? 1 : 0);
-      q.bind(4, org.created_at);
-      q.exec();
-      return org;
-    });
-  }
-
-  Result<OrgRecord> GetOrg(const std::string& id) override {
-    return FindOrg("SELECT id, name, is_admin, created_at FROM orgs WHERE id = ?", id);
-  }
-
-  Result<OrgRecord> FindOrgByName(const std::string& name) override {
-    return FindOrg("SELECT id, name, is_admin, created_at FROM orgs WHERE name = ?", name);
-  }
-
-  Result<std::vector<OrgRecord>> ListOrgs() override {
-    return Guard<Result<std::vector<OrgRecord>>>(
-        "listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
-          SQLite::Statement q(
-              db_, "SELECT id, name, is_admin, created_at FROM orgs ORDER BY created_at DESC, id");
-          std::vector<OrgRecord> out;
-          while (q.executeStep()) out.push_back(ReadOrg(q));
-          return out;
-        });
-  }
-
-  Status CreateApiKey(const ApiKeyRecord& k) override {
-    return Guard("creating API key", [&]() -> Status {
-      SQLite::Statement q(db_,
-                          "INSERT INTO api_keys(id, org_id, name, key_hash, is_admin, created_at) "
-                          "VALUES (?,?,?,?,?,?)");
-      q.bind(1, k.id);
-      q.bind(2, k.org_id);
-      q.bind(3, k.name);
-      q.bind(4, k.key_hash);
-      q.bind(5, k.is_admin ? 1 : 0);
-      q.bind(6, k.created_at);
-      q.exec();
-      return Status::Ok();
-    });
-  }
-
-  Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) override {
-    return Guard<Result<ApiKeyRecord>>("finding API key", [&]() -> Result<ApiKeyRecord> {
-      SQLite::Statement q(db_,
-                          "SELECT id, org_id, name, key_hash, is_admin, created_at FROM api_keys "
-                          "WHERE key_hash = ?");
-      q.bind(1, key_hash);
-      if (!q.executeStep()) return NotFound("unknown API key");
-      ApiKeyRecord k;
-      k.id = q.getColumn(0).getString();
-      k.org_id = q.getColumn(1).getString();
-      k.name = q.getColumn(2).getString();
-      k.key_hash = q.getColumn(3).getString();
-      k.is_admin = q.getColumn(4).getInt() != 0;
-      k.created_at = q.getColumn(5).getInt64();
-      return k;
-    });
-  }
-
-  Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
-                                      const std::optional<IdempotencyKey>& idem) override {
-    return Guard<Result<CreateOutcome>>("creating sandbox", [&]() -> Result<CreateOutcome> {
-      SQLite::Transaction tx(db_);
-      if (idem) {
-        SQLite::Statement q(db_,
-                            "SELECT body_hash, sandbox_id FROM idempotency_keys "
-                            "WHERE org_id = ? AND key = ?");
-        q.bind(1, s.org_id);
-        q.bind(2, idem->key);
-        if (q.executeStep()) {
-          if (q.getColumn(0).getString() != idem->body_hash)
-            return Status(Code::kConflict,
-                          "the Idempotency-Key was already used with a different request body",
-                          "Idempotency-Key");
-          auto earlier = GetLocked(s.org_id, q.getColumn(1).getString());
-          if (!earlier.ok()) return earlier.status();
-          return CreateOutcome{*earlier, true};
-        }
-      }
-      SQLite::Statement ins(
-          db_,
-          "INSERT INTO sandboxes(id, org_id, status, name, config, env, created_at, updated_at, "
-          "expires_at, deleted_at, termination_reason, error, result) "
-          "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
-      ins.bind(1, s.id);
-      ins.bind(2, s.org_id);
-      ins.bind(3, s.status);
-      ins.bind(4, LabelName(s));
-      ins.bind(5, s.config.dump());
-      ins.bind(6, json(s.env).dump());
-      ins.bind(7, s.created_at);
-      ins.bind(8, s.updated_at);
-      BindOptional(ins, 9, s.expires_at);
-      BindOptional(ins, 10, s.deleted_at);
-      ins.bind(11, s.termination_reason);
-      ins.bind(12, s.error);
-      ins.bind(13, s.result.dump());
-      ins.exec();
-      if (idem) {
-        SQLite::Statement k(db_,
-                            "INSERT INTO idempotency_keys(org_id, key, body_hash, sandbox_id, "
-                            "created_at) VALUES (?,?,?,?,?)");
-        k.bind(1, s.org_id);
-        k.bind(2, idem->key);
-        k.bind(3, idem->body_hash);
-        k.bind(4, s.id);
-        k.bind(5, s.created_at);
-        k.exec();
-      }
-      InsertEvent(s.org_id, s.id, s.status, s.created_at);
-      auto created = GetLocked(s.org_id, s.id);
-      if (!created.ok()) return created.status();
-      tx.commit();
-      return CreateOutcome{*created, false};
-    });
-  }
-
-  Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) override {
-    return Guard<Result<SandboxRecord>>("reading sandbox", [&] { return GetLocked(org_id, id); });
-  }
-
-  Result<SandboxPage> ListSandboxes(const std::string& org_id, const std::string& query, int limit,
-                                    std::optional<int64_t> before_seq) override {
-    return Guard<Result<SandboxPage>>("listing sandboxes", [&]() -> Result<SandboxPage> {
-      std::string sql = std::string("SELECT ") + kSandboxColumns +
-                        " FROM sandboxes WHERE org_id = ? AND status != 'deleted' AND seq < ?";
-      if (!query.empty()) sql += " AND (lower(name) LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')";
-      sql += " ORDER BY seq DESC LIMIT ?";
-      SQLite::Statement q(db_, sql);
-      int i = 1;
-      q.bind(i++, org_id);
-      q.bind(i++, before_seq.value_or(INT64_MAX));
-      if (!query.empty()) {
-        std::string lowered;
-        for (char c : query)
-          lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        q.bind(i++, "%" + EscapeLike(lowered) + "%");
-        q.bind(i++, EscapeLike(query) + "%");
-      }
-      q.bind(i++, limit + 1);
-      SandboxPage page;
-      while (q.executeStep()) page.items.push_back(ReadSandbox(q));
-      if (static_cast<int>(page.items.size()) > limit) {
-        page.items.pop_back();
-        page.next_seq = page.items.back().seq;
-      }
-      return page;
-    });
-  }
-
-  Result<std::vector<SandboxRecord>> ListSandboxesWithStatus(
-      const std::vector<std::string>& statuses) override {
-    return Guard<Result<std::vector<SandboxRecord>>>(
-        "listing sandboxes", [&]() -> Result<std::vector<SandboxRecord>> {
-          std::vector<SandboxRecord> out;
-          for (const auto& status : statuses) {
-            SQLite::Statement q(db_, std::string("SELECT ") + kSandboxColumns +
-                                         " FROM sandboxes WHERE status = ? ORDER BY seq");
-            q.bind(1, status);
-            while (q.executeStep()) out.push_back(ReadSandbox(q));
-          }
-          return out;
-        });
-  }
-
-  Result<std::vector<SandboxRecord>> ListExpired(int64_t now) override {
-    return Guard<Result<std::vector<SandboxRecord>>>(
-        "listing expired sandboxes", [&]() -> Result<std::vector<SandboxRecord>> {
-          SQLite::Statement q(
-              db_, std::string("SELECT ") + kSandboxColumns +
-                       " FROM sandboxes WHERE expires_at IS NOT NULL AND expires_at <= ? "
-                       "AND status NOT IN ('deleting', 'deleted') ORDER BY expires_at");
-          q.bind(1, now);
-          std::vector<SandboxRecord> out;
-          while (q.executeStep()) out.push_back(ReadSandbox(q));
-          return out;
-        });
-  }
-
-  Status UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected) override {
-    return Guard("updating sandbox", [&]() -> Status {
-      SQLite::Transaction tx(db_);
-      SQLite::Statement cur(db_, "SELECT status FROM sandboxes WHERE id = ?");
-      cur.bind(1, s.id);
-      if (!cur.executeStep()) return NotFound("sandbox " + s.id + " not found");
-      std::string old_status = cur.getColumn(0).getString();
-      if (std::find(expected.begin(), expected.end(), old_status) == expected.end())
-        return Conflict("sandbox " + s.id + " is " + old_status);
-      SQLite::Statement q(
-          db_,
-          "UPDATE sandboxes SET status = ?, updated_at = ?, expires_at = ?, "
-          "deleted_at = ?, termination_reason = ?, error = ?, result = ? WHERE id = ?");
-      q.bind(1, s.status);
-      q.bind(2, s.updated_at);
-      BindOptional(q, 3, s.expires_at);
-      BindOptional(q, 4, s.deleted_at);
-      q.bind(5, s.termination_reason);
-      q.bind(6, s.error);
-      q.bind(7, s.result.dump());
-      q.bind(8, s.id);
-      q.exec();
-      if (old_status != s.status) InsertEvent(s.org_id, s.id, s.status, s.updated_at);
-      tx.commit();
-      return Status::Ok();
-    });
-  }
-
-  Result<std::vector<EventRecord>> ListEvents(const std::string& org_id,
-                                              const std::string& sandbox_id, int64_t after_seq,
-                                              int limit) override {
-    return Guard<Result<std::vector<EventRecord>>>(
-        "listing events", [&]() -> Result<std::vector<EventRecord>> {
-          std::string sql =
-              "SELECT seq, org_id, sandbox_id, status, at FROM events WHERE org_id = ? AND seq > ?";
-          if (!sandbox_id.empty()) sql += " AND sandbox_id = ?";
-          sql += " ORDER BY seq LIMIT ?";
-          SQLite::Statement q(db_, sql);
-          int i = 1;
-          q.bind(i++, org_id);
-          q.bind(i++, after_seq);
-          if (!sandbox_id.empty()) q.bind(i++, sandbox_id);
-          q.bind(i++, limit);
-          std::vector<EventRecord> out;
-          while (q.executeStep()) {
-            out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
-                           q.getColumn(2).getString(), q.getColumn(3).getString(),
-                           q.getColumn(4).getInt64()});
-          }
-          return out;
-        });
-  }
-
-  Result<int64_t> LatestEventSeq() override {
-    return Guard<Result<int64_t>>("reading events", [&]() -> Result<int64_t> {
-      SQLite::Statement q(db_, "SELECT COALESCE(MAX(seq), 0) FROM events");
-      q.executeStep();
-      return q.getColumn(0).getInt64();
-    });
-  }
-
-  Status PutCommand(const CommandRecord& c) override {
-    return Guard("saving command", [&]() -> Status {
-      SQLite::Statement q(db_,
-                          "INSERT INTO commands(id, org_id, sandbox_id, status, data, created_at) "
-                          "VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
-                          "status = excluded.status, data = excluded.data");
-      q.bind(1, c.id);
-      q.bind(2, c.org_id);
-      q.bind(3, c.sandbox_id);
-      q.bind(4, c.status);
-      q.bind(5, c.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      q.bind(6, c.created_at);
-      q.exec();
-      return Status::Ok();
-    });
-  }
-
-  Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,
-                                   const std::string& id) override {
-    return Guard<Result<CommandRecord>>("reading command", [&]() -> Result<CommandRecord> {
-      SQLite::Statement q(db_, std::string("SELECT ") + kCommandColumns +
-                                   " FROM commands WHERE id = ? AND sandbox_id = ? AND org_id = ?");
-      q.bind(1, id);
-      q.bind(2, sandbox_id);
-      q.bind(3, org_id);
-      if (!q.executeStep()) return NotFound("command " + id + " not found");
-      return ReadCommand(q);
-    });
-  }
-
-  Result<CommandPage> ListCommands(const std::string& org_id, const std::string& sandbox_id,
-                                   int limit, std::optional<int64_t> before_seq) override {
-    return Guard<Result<CommandPage>>("listing commands", [&]() -> Result<CommandPage> {
-      SQLite::Statement q(db_, std::string("SELECT ") + kCommandColumns +
-                                   " FROM commands WHERE org_id = ? AND sandbox_id = ? AND "
-                                   "seq < ? ORDER BY seq DESC LIMIT ?");
-      q.bind(1, org_id);
-      q.bind(2, sandbox_id);
-      q.bind(3, before_seq.value_or(std::numeric_limits<int64_t>::max()));
-      q.bind(4, limit + 1);
-      CommandPage page;
-      while (q.executeStep()) page.items.push_back(ReadCommand(q));
-      if (page.items.size() > static_cast<size_t>(limit)) {
-        page.items.pop_back();
-        page.next_seq = page.items.back().seq;
-      }
-      return page;
-    });
-  }
-
-  Result<std::vector<CommandRecord>> ListCommandsWithStatus(const std::string& status) override {
-    return Guard<Result<std::vector<CommandRecord>>>(
-        "listing commands", [&]() -> Result<std::vector<CommandRecord>> {
-          SQLite::Statement q(db_, std::string("SELECT ") + kCommandColumns +
-                                       " FROM commands WHERE status = ? ORDER BY seq");
-          q.bind(1, status);
-          std::vector<CommandRecord> out;
-          while (q.executeStep()) out.push_back(ReadCommand(q));
-          return out;
-        });
-  }
-
-  Status PutNetwork(const NetworkRecord& n) override {
-    return Guard("recording a sandbox network", [&]() -> Status {
-      SQLite::Statement exists(db_,
-                               "SELECT 1 FROM sandbox_networks WHERE sandbox_id = ? OR slot = ?");
-      exists.bind(1, n.sandbox_id);
-      exists.bind(2, n.slot);
-      if (exists.executeStep())
-        return Conflict("network slot " + std::to_string(n.slot) + " or sandbox " + n.sandbox_id +
-                        " is taken");
-      SQLite::Statement q(
-          db_, "INSERT INTO sandbox_networks(sandbox_id, slot, data, created_at) VALUES (?,?,?,?)");
-      q.bind(1, n.sandbox_id);
-      q.bind(2, n.slot);
-      q.bind(3, n.data.dump());
-      q.bind(4, n.created_at);
-      q.exec();
-      return Status::Ok();
-    });
-  }
-
-  Result<std::vector<NetworkRecord>> ListNetworks() override {
-    return Guard<Result<std::vector<NetworkRecord>>>(
-        "listing sandbox networks", [&]() -> Result<std::vector<NetworkRecord>> {
-          SQLite::Statement q(
-              db_, "SELECT sandbox_id, slot, data, created_at FROM sandbox_networks ORDER BY slot");
-          std::vector<NetworkRecord> out;
-          while (q.executeStep()) {
-            NetworkRecord n;
-            n.sandbox_id = q.getColumn(0).getString();
-            n.slot = q.getColumn(1).getInt64();
-            n.data = nlohmann::json::parse(q.getColumn(2).getString(), nullptr, false);
-            if (n.data.is_discarded()) n.data = nlohmann::json::object();
-            n.created_at = q.getColumn(3).getInt64();
-            out.push_back(std::move(n));
-          }
-          return out;
-        });
-  }
-
-  Status DeleteNetwork(const std::string& sandbox_id) override {
-    return Guard("forgetting a sandbox network", [&]() -> Status {
-      SQLite::Statement q(db_, "DELETE FROM sandbox_networks WHERE sandbox_id = ?");
-      q.bind(1, sandbox_id);
-      q.exec();
-      return Status::Ok();
-    });
-  }
-
-  static EndpointRecord ReadEndpoint(SQLite::Statement& q) {
-    EndpointRecord e;
-    e.id = q.getColumn(0).getString();
-    e.org_id = q.getColumn(1).getString();
-    e.sandbox_id = q.getColumn(2).getString();
-    e.port = q.getColumn(3).getInt();
-    e.hostname = q.getColumn(4).getString();
-    e.created_at = q.getColumn(5).getInt64();
-    return e;
-  }
-
-  Status PutEndpoint(const EndpointRecord& e) override {
-    return Guard("saving endpoint", [&]() -> Status {
-      SQLite::Statement q(db_,
-                          "INSERT INTO endpoints(id, org_id, sandbox_id, port, hostname, "
-                          "created_at) VALUES (?,?,?,?,?,?)");
-      q.bind(1, e.id);
-      q.bind(2, e.org_id);
-      q.bind(3, e.sandbox_id);
-      q.bind(4, e.port);
-      q.bind(5, e.hostname);
-      q.bind(6, e.created_at);
-      q.exec();
-      return Status::Ok();
-    });
-  }
-
-  Result<std::vector<EndpointRecord>> ListEndpoints(const std::string& org_id,
-                                                    const std::string& sandbox_id) override {
-    return Guard<Result<std::vector<EndpointRecord>>>(
-        "listing endpoints", [&]() -> Result<std::vector<EndpointRecord>> {
-          SQLite::Statement q(db_,
-                              "SELECT id, org_id, sandbox_id, port, hostname, created_at FROM "
-                              "endpoints WHERE org_id = ? AND (? = '' OR sandbox_id = ?) "
-                              "ORDER BY created_at, id");
-          q.bind(1, org_id);
-          q.bind(2, sandbox_id);
-          q.bind(3, sandbox_id);
-          std::vector<EndpointRecord> out;
-          while (q.executeStep()) out.push_back(ReadEndpoint(q));
-          return out;
-        });
-  }
-
-  Result<EndpointRecord> FindEndpointByHostname(const std::string& hostname) override {
-    return Guard<Result<EndpointRecord>>("finding endpoint", [&]() -> Result<EndpointRecord> {
-      SQLite::Statement q(db_,
-                          "SELECT id, org_id, sandbox_id, port, hostname, created_at FROM "
-                          "endpoints WHERE hostname = ?");
-      q.bind(1, hostname);
-      if (!q.executeStep()) return NotFound("no endpoint named " + hostname);
-      return ReadEndpoint(q);
-    });
-  }
-
-  Status DeleteEndpoint(const std::string& org_id, const std::string& id) override {
-    return Guard("deleting endpoint", [&]() -> Status {
-      SQLite::Statement q(db_, "DELETE FROM endpoints WHERE id = ? AND org_id = ?");
-      q.bind(1, id);
-      q.bind(2, org_id);
-      if (q.exec() == 0) return NotFound("endpoint " + id + " not found");
-      return Status::Ok();
-    });
-  }
-
-  Result<std::vector<std::string>> DeleteEndpointsOfSandbox(
-      const std::string& sandbox_id) override {
-    return Guard<Result<std::vector<std::string>>>(
-        "deleting endpoints", [&]() -> Result<std::vector<std::string>> {
-          std::vector<std::string> hosts;
-          SQLite::Statement q(db_, "SELECT hostname FROM endpoints WHERE sandbox_id = ?");
-          q.bind(1, sandbox_id);
-          while (q.executeStep()) hosts.push_back(q.getColumn(0).getString());
-          SQLite::Statement d(db_, "DELETE FROM endpoints WHERE sandbox_id = ?");
-          d.bind(1, sandbox_id);
-          d.exec();
-          return hosts;
-        });
-  }
-
-  Status CreateOAuthClient(const OAuthClientRecord& c) override {
-    return Guard("registering OAuth client", [&]() -> Status {
-      SQLite::Statement q(db_,
-                          "INSERT INTO oauth_clients (id, name, redirect_uris, created_at) "
-                          "VALUES (?, ?, ?, ?)");
-      q.bind(1, c.id);
-      q.bind(2, c.name);
-      q.bind(3, nlohmann::json(c.redirect_uris).dump());
-      q.bind(4, c.created_at);
-      q.exec();
-      return Status::Ok();
-    });
-  }
-
-  Result<OAuthClientRecord> GetOAuthClient(const std::string& id) override {
-    return Guard<Result<OAuthClientRecord>>(
-        "reading OAuth client", [&]() -> Result<OAuthClientRecord> {
-          SQLite::Statement q(
-              db_, "SELECT id, name, redirect_uris, created_at FROM oauth_clients WHERE id = ?");
-          q.bind(1, id);
-          if (!q.executeStep()) return NotFound("unknown OAuth client " + id);
-          OAuthClientRecord c;
-          c.id = q.getColumn(0).getString();
-          c.name = q.getColumn(1).getString();
-          c.redirect_uris =
-              nlohmann::json::parse(q.getColumn(2).getString()).get<std::vector<std::string>>();
-          c.created_at = q.getColumn(3).getInt64();
-          return c;
-        });
-  }
-
-  Status PutOAuthGrant(const OAuthGrantRecord& g) override {
-    return Guard("storing OAuth grant", [&]() -> Status {
-      // Expired grants are useless: drop them while here.
-      SQLite::Statement purge(db_, "DELETE FROM oauth_grants WHERE expires_at < ?");
-      purge.bind(1, g.created_at);
-      purge.exec();
-      SQLite::Statement q(db_,
-                          "INSERT INTO oauth_grants (hash, kind, client_id, org_id, key_id, data, "
-                          "expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-      q.bind(1, g.hash);
-      q.bind(2, g.kind);
-      q.bind(3, g.client_id);
-      q.bind(4, g.org_id);
-      q.bind(5, g.key_id);
-      q.bind(6, g.data.dump());
-      q.bind(7, g.expires_at);
-      q.bind(8, g.created_at);
-      q.exec();
-      return Status::Ok();
-    });
-  }
-
-  Result<OAuthGrantRecord> FindOAuthGrant(const std::string& hash, const std::string& kind,
-                                          int64_t now) override {
-    return Guard<Result<OAuthGrantRecord>>("reading OAuth grant", [&] {
-      return ReadGrantLocked(hash, kind, now);
-    });
-  }
-
-  Result<OAuthGrantRecord> TakeOAuthGrant(const std::string& hash, const std::string& kind,
-                                          int64_t now) override {
-    return Guard<Result<OAuthGrantRecord>>(
-        "using OAuth grant", [&]() -> Result<OAuthGrantRecord> {
-          SQLite::Transaction tx(db_);
-          auto grant = ReadGrantLocked(hash, kind, now);
-          if (!grant.ok()) return grant;
-          SQLite::Statement del(db_, "DELETE FROM oauth_grants WHERE hash = ?");
-          del.bind(1, hash);
-          del.exec();
-          tx.commit();
-          return grant;
-        });
-  }
-
-  Status PutImage(const ImageRecord& r) override {
-    return Guard("saving image", [&]() -> Status {
-      SQLite::Statement q(db_,
-                          "INSERT INTO images(id, org_id, reference, status, data, created_at) "
-                          "VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
-                          "status = excluded.status, data = excluded.data");
-      q.bind(1, r.id);
-      q.bind(2, r.org_id);
-      q.bind(3, r.reference);
-      q.bind(4, r.status);
-      q.bind(5, r.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      q.bind(6, r.created_at);
-      q.exec();
-      return Status::Ok();
-    });
-  }
-
-  Result<ImageRecord> GetImage(const std::string& org_id, const std::string& id) override {
-    return Guard<Result<ImageRecord>>("reading image", [&]() -> Result<ImageRecord> {
-      SQLite::Statement q(
-          db_, std::string("SELECT ") + kImageColumns + " FROM images WHERE id = ? AND org_id = ?");
-      q.bind(1, id);
-      q.bind(2, org_id);
-      if (!q.executeStep()) return NotFound("image " + id + " not found");
-      return ReadImage(q);
-    });
-  }
-
-  Result<std::vector<ImageRecord>> ListImages(const std::string& org_id) override {
-    return Guard<Result<std::vector<ImageRecord>>>(
-        "listing images", [&]() -> Result<std::vector<ImageRecord>> {
-          SQLite::Statement q(db_, std::string("SELECT ") + kImageColumns +
-                                       " FROM images WHERE ? = '' OR org_id = ? ORDER BY seq");
-          q.bind(1, org_id);
-          q.bind(2, org_id);
-          std::vector<ImageRecord> out;
-          while (q.executeStep()) out.push_back(ReadImage(q));
-          return out;
-        });
-  }
-
-  Status DeleteImage(const std::string& org_id, const std::string& id) override {
-    return Guard("deleting image", [&]() -> Status {
-      SQLite::Statement q(db_, "DELETE FROM images WHERE id = ? AND org_id = ?");
-      q.bind(1, id);
-      q.bind(2, org_id);
-      if (q.exec() == 0) return NotFound("image " + id + " not found");
-      return Status::Ok();
-    });
-  }
-
-  static constexpr const char* kImageColumns = "id, org_id, reference, status, data, created_at";
-
-  static ImageRecord ReadImage(SQLite::Statement& q) {
-    ImageRecord r;
-    r.id = q.getColumn(0).getString();
-    r.org_id = q.getColumn(1).getString();
-    r.reference = q.getColumn(2).getString();
-    r.status = q.getColumn(3).getString();
-    r.data = nlohmann::json::parse(q.getColumn(4).getString(), nullptr, false);
-    if (r.data.is_discarded()) r.data = nlohmann::json::object();
-    r.created_at = q.getColumn(5).getInt64();
-    return r;
-  }
-
-  Status PurgeIdempotencyKeys(int64_t before) override {
-    return Guard("purging idempotency keys", [&]() -> Status {
-      SQLite::Statement q(db_, "DELETE FROM idempotency_keys WHERE created_at < ?");
-      q.bind(1, before);
-      q.exec();
-      return Status::Ok();
-    });
-  }
-
- private:
-  Result<OAuthGrantRecord> ReadGrantLocked(const std::string& hash, const std::string& kind,
-                                           int64_t now) {
-    SQLite::Statement q(db_,
-                        "SELECT hash, kind, client_id, org_id, key_id, data, expires_at, "
-                        "created_at FROM oauth_grants WHERE hash = ? AND kind = ? AND "
-                        "expires_at > ?");
-    q.bind(1, hash);
-    q.bind(2, kind);
-    q.bind(3, now);
-    if (!q.executeStep()) return NotFound("unknown or expired OAuth " + kind);
-    OAuthGrantRecord g;
-    g.hash = q.getColumn(0).getString();
-    g.kind = q.getColumn(1).getString();
-    g.client_id = q.getColumn(2).getString();
-    g.org_id = q.getColumn(3).getString();
-    g.key_id = q.getColumn(4).getString();
-    g.data = nlohmann::json::parse(q.getColumn(5).getString());
-    g.expires_at = q.getColumn(6).getInt64();
-    g.created_at = q.getColumn(7).getInt64();
-    return g;
-  }
-
-  // Runs `fn` under the lock, turning SQLite's exceptions into a Status with context.
-  template <typename T = Status, typename Fn>
-  T Guard(const std::string& what, Fn&& fn) {
-    std::lock_guard lock(mu_);
-    try {
-      return fn();
-    } catch (const std::exception& e) {
-      return Internal(what + ": " + e.what());
-    }
-  }
-
-  static constexpr const char* kCommandColumns =
-      "seq, id, org_id, sandbox_id, status, data, created_at";
-
-  static CommandRecord ReadCommand(SQLite::Statement& q) {
-    CommandRecord c;
-    c.seq = q.getColumn(0).getInt64();
-    c.id = q.getColumn(1).getString();
-    c.org_id = q.getColumn(2).getString();
-    c.sandbox_id = q.getColumn(3).getString();
-    c.status = q.getColumn(4).getString();
-    c.data = nlohmann::json::parse(q.getColumn(5).getString(), nullptr, false);
-    if (c.data.is_discarded()) c.data = nlohmann::json::object();
-    c.created_at = q.getColumn(6).getInt64();
-    return c;
-  }
-
-  static OrgRecord ReadOrg(SQLite::Statement& q) {
-    return {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt() != 0,
-            q.getColumn(3).getInt64()};
-  }
-
-  Result<OrgRecord> FindOrg(const char* sql, const std::string& arg) {
-    return Guard<Result<OrgRecord>>("reading organization", [&]() -> Result<OrgRecord> {
-      SQLite::Statement q(db_, sql);
-      q.bind(1, arg);
-      if (!q.executeStep()) return NotFound("organization not found");
-      return ReadOrg(q);
-    });
-  }
-
-  Result<SandboxRecord> GetLocked(const std::string& org_id, const std::string& id) {
-    std::string sql = std::string("SELECT ") + kSandboxColumns + " FROM sandboxes WHERE id = ?";
-    if (!org_id.empty()) sql += " AND org_id = ?";
-    SQLite::Statement q(db_, sql);
-    q.bind(1, id);
-    if (!org_id.empty()) q.bind(2, org_id);
-    if (!q.executeStep()) return NotFound("sandbox " + id + " not found");
-    return ReadSandbox(q);
-  }
-
-  void InsertEvent(const std::string& org_id, const std::string& id, const std::string& status,
-                   int64_t at) {
-    SQLite::Statement q(db_, "INSERT INTO events(org_id, sandbox_id, status, at) VALUES (?,?,?,?)");
-    q.bind(1, org_id);
-    q.bind(2, id);
-    q.bind(3, status);
-    q.bind(4, at);
-    q.exec();
-  }
-
-  std::mutex mu_;
-  SQLite::Database db_;
-};
-
 }  // namespace
+
+Status SqliteStore::Init() {
+  return Guard("migrating the database", [&]() -> Status {
+    db_.exec("PRAGMA journal_mode=WAL");
+    db_.exec("PRAGMA synchronous=FULL");
+    db_.exec("PRAGMA foreign_keys=ON");
+    db_.exec("PRAGMA busy_timeout=5000");
+    db_.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)");
+    for (const auto& m : SqliteMigrations()) {
+      SQLite::Statement q(db_, "SELECT 1 FROM schema_migrations WHERE version = ?");
+      q.bind(1, m.version);
+      if (q.executeStep()) continue;
+      SQLite::Transaction tx(db_);
+      db_.exec(m.sql);
+      SQLite::Statement ins(db_, "INSERT INTO schema_migrations(version) VALUES (?)");
+      ins.bind(1, m.version);
+      ins.exec();
+      tx.commit();
+    }
+    return Status::Ok();
+  });
+}
+
+Result<OrgRecord> SqliteStore::CreateOrg(const OrgRecord& org) {
+  return Guard<Result<OrgRecord>>("creating organization", [&]() -> Result<OrgRecord> {
+    SQLite::Statement exists(db_, "SELECT 1 FROM orgs WHERE name = ?");
+    exists.bind(1, org.name);
+    if (exists.executeStep()) return Conflict("an organization named '" + org.name + "' exists");
+    SQLite::Statement q(db_, "INSERT INTO orgs(id, name, is_admin, created_at) VALUES (?,?,?,?)");
+    q.bind(1, org.id);
+    q.bind(2, org.name);
+    q.bind(3, org.is_admin ? 1 : 0);
+    q.bind(4, org.created_at);
+    q.exec();
+    return org;
+  });
+}
+
+Result<OrgRecord> SqliteStore::GetOrg(const std::string& id) {
+  return FindOrg("SELECT id, name, is_admin, created_at FROM orgs WHERE id = ?", id);
+}
+
+Result<OrgRecord> SqliteStore::FindOrgByName(const std::string& name) {
+  return FindOrg("SELECT id, name, is_admin, created_at FROM orgs WHERE name = ?", name);
+}
+
+Result<std::vector<OrgRecord>> SqliteStore::ListOrgs() {
+  return Guard<Result<std::vector<OrgRecord>>>(
+      "listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
+        SQLite::Statement q(
+            db_, "SELECT id, name, is_admin, created_at FROM orgs ORDER BY created_at DESC, id");
+        std::vector<OrgRecord> out;
+        while (q.executeStep()) out.push_back(ReadOrg(q));
+        return out;
+      });
+}
+
+Status SqliteStore::CreateApiKey(const ApiKeyRecord& k) {
+  return Guard("creating API key", [&]() -> Status {
+    SQLite::Statement q(db_,
+                        "INSERT INTO api_keys(id, org_id, name, key_hash, is_admin, created_at) "
+                        "VALUES (?,?,?,?,?,?)");
+    q.bind(1, k.id);
+    q.bind(2, k.org_id);
+    q.bind(3, k.name);
+    q.bind(4, k.key_hash);
+    q.bind(5, k.is_admin ? 1 : 0);
+    q.bind(6, k.created_at);
+    q.exec();
+    return Status::Ok();
+  });
+}
+
+Result<ApiKeyRecord> SqliteStore::FindApiKey(const std::string& key_hash) {
+  return Guard<Result<ApiKeyRecord>>("finding API key", [&]() -> Result<ApiKeyRecord> {
+    SQLite::Statement q(db_,
+                        "SELECT id, org_id, name, key_hash, is_admin, created_at FROM api_keys "
+                        "WHERE key_hash = ?");
+    q.bind(1, key_hash);
+    if (!q.executeStep()) return NotFound("unknown API key");
+    ApiKeyRecord k;
+    k.id = q.getColumn(0).getString();
+    k.org_id = q.getColumn(1).getString();
+    k.name = q.getColumn(2).getString();
+    k.key_hash = q.getColumn(3).getString();
+    k.is_admin = q.getColumn(4).getInt() != 0;
+    k.created_at = q.getColumn(5).getInt64();
+    return k;
+  });
+}
+
+Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
+                                                 const std::optional<IdempotencyKey>& idem) {
+  return Guard<Result<CreateOutcome>>("creating sandbox", [&]() -> Result<CreateOutcome> {
+    SQLite::Transaction tx(db_);
+    if (idem) {
+      SQLite::Statement q(db_,
+                          "SELECT body_hash, sandbox_id FROM idempotency_keys "
+                          "WHERE org_id = ? AND key = ?");
+      q.bind(1, s.org_id);
+      q.bind(2, idem->key);
+      if (q.executeStep()) {
+        if (q.getColumn(0).getString() != idem->body_hash)
+          return Status(Code::kConflict,
+                        "the Idempotency-Key was already used with a different request body",
+                        "Idempotency-Key");
+        auto earlier = GetLocked(s.org_id, q.getColumn(1).getString());
+        if (!earlier.ok()) return earlier.status();
+        return CreateOutcome{*earlier, true};
+      }
+    }
+    SQLite::Statement ins(
+        db_,
+        "INSERT INTO sandboxes(id, org_id, status, name, config, env, created_at, updated_at, "
+        "expires_at, deleted_at, termination_reason, error, result) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    ins.bind(1, s.id);
+    ins.bind(2, s.org_id);
+    ins.bind(3, s.status);
+    ins.bind(4, LabelName(s));
+    ins.bind(5, s.config.dump());
+    ins.bind(6, json(s.env).dump());
+    ins.bind(7, s.created_at);
+    ins.bind(8, s.updated_at);
+    BindOptional(ins, 9, s.expires_at);
+    BindOptional(ins, 10, s.deleted_at);
+    ins.bind(11, s.termination_reason);
+    ins.bind(12, s.error);
+    ins.bind(13, s.result.dump());
+    ins.exec();
+    if (idem) {
+      SQLite::Statement k(db_,
+                          "INSERT INTO idempotency_keys(org_id, key, body_hash, sandbox_id, "
+                          "created_at) VALUES (?,?,?,?,?)");
+      k.bind(1, s.org_id);
+      k.bind(2, idem->key);
+      k.bind(3, idem->body_hash);
+      k.bind(4, s.id);
+      k.bind(5, s.created_at);
+      k.exec();
+    }
+    InsertEvent(s.org_id, s.id, s.status, s.created_at);
+    auto created = GetLocked(s.org_id, s.id);
+    if (!created.ok()) return created.status();
+    tx.commit();
+    return CreateOutcome{*created, false};
+  });
+}
+
+Result<SandboxRecord> SqliteStore::GetSandbox(const std::string& org_id, const std::string& id) {
+  return Guard<Result<SandboxRecord>>("reading sandbox", [&] { return GetLocked(org_id, id); });
+}
+
+Result<SandboxPage> SqliteStore::ListSandboxes(const std::string& org_id, const std::string& query,
+                                               int limit, std::optional<int64_t> before_seq) {
+  return Guard<Result<SandboxPage>>("listing sandboxes", [&]() -> Result<SandboxPage> {
+    std::string sql = std::string("SELECT ") + kSandboxColumns +
+                      " FROM sandboxes WHERE org_id = ? AND status != 'deleted' AND seq < ?";
+    if (!query.empty()) sql += " AND (lower(name) LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')";
+    sql += " ORDER BY seq DESC LIMIT ?";
+    SQLite::Statement q(db_, sql);
+    int i = 1;
+    q.bind(i++, org_id);
+    q.bind(i++, before_seq.value_or(INT64_MAX));
+    if (!query.empty()) {
+      std::string lowered;
+      for (char c : query)
+        lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      q.bind(i++, "%" + EscapeLike(lowered) + "%");
+      q.bind(i++, EscapeLike(query) + "%");
+    }
+    q.bind(i++, limit + 1);
+    SandboxPage page;
+    while (q.executeStep()) page.items.push_back(ReadSandbox(q));
+    if (static_cast<int>(page.items.size()) > limit) {
+      page.items.pop_back();
+      page.next_seq = page.items.back().seq;
+    }
+    return page;
+  });
+}
+
+Result<std::vector<SandboxRecord>> SqliteStore::ListSandboxesWithStatus(
+    const std::vector<std::string>& statuses) {
+  return Guard<Result<std::vector<SandboxRecord>>>(
+      "listing sandboxes", [&]() -> Result<std::vector<SandboxRecord>> {
+        std::vector<SandboxRecord> out;
+        for (const auto& status : statuses) {
+          SQLite::Statement q(db_, std::string("SELECT ") + kSandboxColumns +
+                                       " FROM sandboxes WHERE status = ? ORDER BY seq");
+          q.bind(1, status);
+          while (q.executeStep()) out.push_back(ReadSandbox(q));
+        }
+        return out;
+      });
+}
+
+Result<std::vector<SandboxRecord>> SqliteStore::ListExpired(int64_t now) {
+  return Guard<Result<std::vector<SandboxRecord>>>(
+      "listing expired sandboxes", [&]() -> Result<std::vector<SandboxRecord>> {
+        SQLite::Statement q(db_,
+                            std::string("SELECT ") + kSandboxColumns +
+                                " FROM sandboxes WHERE expires_at IS NOT NULL AND expires_at <= ? "
+                                "AND status NOT IN ('deleting', 'deleted') ORDER BY expires_at");
+        q.bind(1, now);
+        std::vector<SandboxRecord> out;
+        while (q.executeStep()) out.push_back(ReadSandbox(q));
+        return out;
+      });
+}
+
+Status SqliteStore::UpdateSandbox(const SandboxRecord& s,
+                                  const std::vector<std::string>& expected) {
+  return Guard("updating sandbox", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement cur(db_, "SELECT status FROM sandboxes WHERE id = ?");
+    cur.bind(1, s.id);
+    if (!cur.executeStep()) return NotFound("sandbox " + s.id + " not found");
+    std::string old_status = cur.getColumn(0).getString();
+    if (std::find(expected.begin(), expected.end(), old_status) == expected.end())
+      return Conflict("sandbox " + s.id + " is " + old_status);
+    SQLite::Statement q(
+        db_,
+        "UPDATE sandboxes SET status = ?, updated_at = ?, expires_at = ?, "
+        "deleted_at = ?, termination_reason = ?, error = ?, result = ? WHERE id = ?");
+    q.bind(1, s.status);
+    q.bind(2, s.updated_at);
+    BindOptional(q, 3, s.expires_at);
+    BindOptional(q, 4, s.deleted_at);
+    q.bind(5, s.termination_reason);
+    q.bind(6, s.error);
+    q.bind(7, s.result.dump());
+    q.bind(8, s.id);
+    q.exec();
+    if (old_status != s.status) InsertEvent(s.org_id, s.id, s.status, s.updated_at);
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
+Result<std::vector<EventRecord>> SqliteStore::ListEvents(const std::string& org_id,
+                                                         const std::string& sandbox_id,
+                                                         int64_t after_seq, int limit) {
+  return Guard<Result<std::vector<EventRecord>>>(
+      "listing events", [&]() -> Result<std::vector<EventRecord>> {
+        std::string sql =
+            "SELECT seq, org_id, sandbox_id, status, at FROM events WHERE org_id = ? AND seq > ?";
+        if (!sandbox_id.empty()) sql += " AND sandbox_id = ?";
+        sql += " ORDER BY seq LIMIT ?";
+        SQLite::Statement q(db_, sql);
+        int i = 1;
+        q.bind(i++, org_id);
+        q.bind(i++, after_seq);
+        if (!sandbox_id.empty()) q.bind(i++, sandbox_id);
+        q.bind(i++, limit);
+        std::vector<EventRecord> out;
+        while (q.executeStep()) {
+          out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
+                         q.getColumn(2).getString(), q.getColumn(3).getString(),
+                         q.getColumn(4).getInt64()});
+        }
+        return out;
+      });
+}
+
+Result<int64_t> SqliteStore::LatestEventSeq() {
+  return Guard<Result<int64_t>>("reading events", [&]() -> Result<int64_t> {
+    SQLite::Statement q(db_, "SELECT COALESCE(MAX(seq), 0) FROM events");
+    q.executeStep();
+    return q.getColumn(0).getInt64();
+  });
+}
+
+Status SqliteStore::PurgeIdempotencyKeys(int64_t before) {
+  return Guard("purging idempotency keys", [&]() -> Status {
+    SQLite::Statement q(db_, "DELETE FROM idempotency_keys WHERE created_at < ?");
+    q.bind(1, before);
+    q.exec();
+    return Status::Ok();
+  });
+}
+
+OrgRecord SqliteStore::ReadOrg(SQLite::Statement& q) {
+  return {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt() != 0,
+          q.getColumn(3).getInt64()};
+}
+
+Result<OrgRecord> SqliteStore::FindOrg(const char* sql, const std::string& arg) {
+  return Guard<Result<OrgRecord>>("reading organization", [&]() -> Result<OrgRecord> {
+    SQLite::Statement q(db_, sql);
+    q.bind(1, arg);
+    if (!q.executeStep()) return NotFound("organization not found");
+    return ReadOrg(q);
+  });
+}
+
+Result<SandboxRecord> SqliteStore::GetLocked(const std::string& org_id, const std::string& id) {
+  std::string sql = std::string("SELECT ") + kSandboxColumns + " FROM sandboxes WHERE id = ?";
+  if (!org_id.empty()) sql += " AND org_id = ?";
+  SQLite::Statement q(db_, sql);
+  q.bind(1, id);
+  if (!org_id.empty()) q.bind(2, org_id);
+  if (!q.executeStep()) return NotFound("sandbox " + id + " not found");
+  return ReadSandbox(q);
+}
+
+void SqliteStore::InsertEvent(const std::string& org_id, const std::string& id,
+                              const std::string& status, int64_t at) {
+  SQLite::Statement q(db_, "INSERT INTO events(org_id, sandbox_id, status, at) VALUES (?,?,?,?)");
+  q.bind(1, org_id);
+  q.bind(2, id);
+  q.bind(3, status);
+  q.bind(4, at);
+  q.exec();
+}
 
 Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path) {
   try {

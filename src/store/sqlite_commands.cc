@@ -1,0 +1,85 @@
+// SqliteStore: Commands: records of processes run in sandboxes.
+#include "store/sqlite_store_impl.h"
+
+namespace adapt::store {
+
+using nlohmann::json;
+
+Status SqliteStore::PutCommand(const CommandRecord& c) {
+  return Guard("saving command", [&]() -> Status {
+    SQLite::Statement q(db_,
+                        "INSERT INTO commands(id, org_id, sandbox_id, status, data, created_at) "
+                        "VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+                        "status = excluded.status, data = excluded.data");
+    q.bind(1, c.id);
+    q.bind(2, c.org_id);
+    q.bind(3, c.sandbox_id);
+    q.bind(4, c.status);
+    q.bind(5, c.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    q.bind(6, c.created_at);
+    q.exec();
+    return Status::Ok();
+  });
+}
+
+Result<CommandRecord> SqliteStore::GetCommand(const std::string& org_id,
+                                              const std::string& sandbox_id,
+                                              const std::string& id) {
+  return Guard<Result<CommandRecord>>("reading command", [&]() -> Result<CommandRecord> {
+    SQLite::Statement q(db_, std::string("SELECT ") + kCommandColumns +
+                                 " FROM commands WHERE id = ? AND sandbox_id = ? AND org_id = ?");
+    q.bind(1, id);
+    q.bind(2, sandbox_id);
+    q.bind(3, org_id);
+    if (!q.executeStep()) return NotFound("command " + id + " not found");
+    return ReadCommand(q);
+  });
+}
+
+Result<CommandPage> SqliteStore::ListCommands(const std::string& org_id,
+                                              const std::string& sandbox_id, int limit,
+                                              std::optional<int64_t> before_seq) {
+  return Guard<Result<CommandPage>>("listing commands", [&]() -> Result<CommandPage> {
+    SQLite::Statement q(db_, std::string("SELECT ") + kCommandColumns +
+                                 " FROM commands WHERE org_id = ? AND sandbox_id = ? AND "
+                                 "seq < ? ORDER BY seq DESC LIMIT ?");
+    q.bind(1, org_id);
+    q.bind(2, sandbox_id);
+    q.bind(3, before_seq.value_or(std::numeric_limits<int64_t>::max()));
+    q.bind(4, limit + 1);
+    CommandPage page;
+    while (q.executeStep()) page.items.push_back(ReadCommand(q));
+    if (page.items.size() > static_cast<size_t>(limit)) {
+      page.items.pop_back();
+      page.next_seq = page.items.back().seq;
+    }
+    return page;
+  });
+}
+
+Result<std::vector<CommandRecord>> SqliteStore::ListCommandsWithStatus(const std::string& status) {
+  return Guard<Result<std::vector<CommandRecord>>>(
+      "listing commands", [&]() -> Result<std::vector<CommandRecord>> {
+        SQLite::Statement q(db_, std::string("SELECT ") + kCommandColumns +
+                                     " FROM commands WHERE status = ? ORDER BY seq");
+        q.bind(1, status);
+        std::vector<CommandRecord> out;
+        while (q.executeStep()) out.push_back(ReadCommand(q));
+        return out;
+      });
+}
+
+CommandRecord SqliteStore::ReadCommand(SQLite::Statement& q) {
+  CommandRecord c;
+  c.seq = q.getColumn(0).getInt64();
+  c.id = q.getColumn(1).getString();
+  c.org_id = q.getColumn(2).getString();
+  c.sandbox_id = q.getColumn(3).getString();
+  c.status = q.getColumn(4).getString();
+  c.data = nlohmann::json::parse(q.getColumn(5).getString(), nullptr, false);
+  if (c.data.is_discarded()) c.data = nlohmann::json::object();
+  c.created_at = q.getColumn(6).getInt64();
+  return c;
+}
+
+}  // namespace adapt::store

@@ -1,0 +1,97 @@
+// The SQLite Store's class, shared by the sqlite_*.cc files that implement it, one file per
+// resource. Private to src/store: everything else sees only store.h.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "store/store.h"
+
+namespace adapt::store {
+
+class SqliteStore : public Store {
+ public:
+  explicit SqliteStore(const std::string& path)
+      : db_(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_FULLMUTEX) {}
+
+  // Creates or migrates the schema; called once by OpenSqliteStore.
+  Status Init();
+  Result<OrgRecord> CreateOrg(const OrgRecord& org) override;
+  Result<OrgRecord> GetOrg(const std::string& id) override;
+  Result<OrgRecord> FindOrgByName(const std::string& name) override;
+  Result<std::vector<OrgRecord>> ListOrgs() override;
+  Status CreateApiKey(const ApiKeyRecord& k) override;
+  Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) override;
+  Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
+                                      const std::optional<IdempotencyKey>& idem) override;
+  Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) override;
+  Result<SandboxPage> ListSandboxes(const std::string& org_id, const std::string& query, int limit,
+                                    std::optional<int64_t> before_seq) override;
+  Result<std::vector<SandboxRecord>> ListSandboxesWithStatus(
+      const std::vector<std::string>& statuses) override;
+  Result<std::vector<SandboxRecord>> ListExpired(int64_t now) override;
+  Status UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected) override;
+  Result<std::vector<EventRecord>> ListEvents(const std::string& org_id,
+                                              const std::string& sandbox_id, int64_t after_seq,
+                                              int limit) override;
+  Result<int64_t> LatestEventSeq() override;
+  Status PutCommand(const CommandRecord& c) override;
+  Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,
+                                   const std::string& id) override;
+  Result<CommandPage> ListCommands(const std::string& org_id, const std::string& sandbox_id,
+                                   int limit, std::optional<int64_t> before_seq) override;
+  Result<std::vector<CommandRecord>> ListCommandsWithStatus(const std::string& status) override;
+  Status PutNetwork(const NetworkRecord& n) override;
+  Result<std::vector<NetworkRecord>> ListNetworks() override;
+  Status DeleteNetwork(const std::string& sandbox_id) override;
+  Status PutEndpoint(const EndpointRecord& e) override;
+  Result<std::vector<EndpointRecord>> ListEndpoints(const std::string& org_id,
+                                                    const std::string& sandbox_id) override;
+  Result<EndpointRecord> FindEndpointByHostname(const std::string& hostname) override;
+  Status DeleteEndpoint(const std::string& org_id, const std::string& id) override;
+  Result<std::vector<std::string>> DeleteEndpointsOfSandbox(const std::string& sandbox_id) override;
+  Status CreateOAuthClient(const OAuthClientRecord& c) override;
+  Result<OAuthClientRecord> GetOAuthClient(const std::string& id) override;
+  Status PutOAuthGrant(const OAuthGrantRecord& g) override;
+  Result<OAuthGrantRecord> FindOAuthGrant(const std::string& hash, const std::string& kind,
+                                          int64_t now) override;
+  Result<OAuthGrantRecord> TakeOAuthGrant(const std::string& hash, const std::string& kind,
+                                          int64_t now) override;
+  Status PutImage(const ImageRecord& r) override;
+  Result<ImageRecord> GetImage(const std::string& org_id, const std::string& id) override;
+  Result<std::vector<ImageRecord>> ListImages(const std::string& org_id) override;
+  Status DeleteImage(const std::string& org_id, const std::string& id) override;
+  Status PurgeIdempotencyKeys(int64_t before) override;
+
+ private:
+  static ImageRecord ReadImage(SQLite::Statement& q);
+  static constexpr const char* kImageColumns = "id, org_id, reference, status, data, created_at";
+  static EndpointRecord ReadEndpoint(SQLite::Statement& q);
+  Result<OAuthGrantRecord> ReadGrantLocked(const std::string& hash, const std::string& kind,
+                                           int64_t now);
+  // Runs `fn` under the lock, turning SQLite's exceptions into a Status with context.
+  template <typename T = Status, typename Fn>
+  T Guard(const std::string& what, Fn&& fn) {
+    std::lock_guard lock(mu_);
+    try {
+      return fn();
+    } catch (const std::exception& e) {
+      return Internal(what + ": " + e.what());
+    }
+  }
+  static constexpr const char* kCommandColumns =
+      "seq, id, org_id, sandbox_id, status, data, created_at";
+  static CommandRecord ReadCommand(SQLite::Statement& q);
+  static OrgRecord ReadOrg(SQLite::Statement& q);
+  Result<OrgRecord> FindOrg(const char* sql, const std::string& arg);
+  Result<SandboxRecord> GetLocked(const std::string& org_id, const std::string& id);
+  void InsertEvent(const std::string& org_id, const std::string& id, const std::string& status,
+                   int64_t at);
+  std::mutex mu_;
+  SQLite::Database db_;
+};
+
+}  // namespace adapt::store
