@@ -9,6 +9,14 @@ namespace {
 
 using nlohmann::json;
 
+json KeyJson(const store::ApiKeyRecord& k) {
+  return {{"id", k.id},
+          {"orgId", k.org_id},
+          {"name", k.name},
+          {"admin", k.is_admin},
+          {"createdAt", FormatRfc3339(k.created_at)}};
+}
+
 json OrgJson(const store::OrgRecord& o) {
   return {{"id", o.id},
           {"name", o.name},
@@ -69,6 +77,23 @@ void AddOrgRoutes(Router& router, core::Auth& auth) {
                                          {"name", r.name},
                                          {"key", key->key},
                                          {"createdAt", FormatRfc3339(r.created_at)}});
+             });
+  router.Add("GET", "/v1/orgs/{id}/keys",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto keys = auth.ListKeys(who, p.at("id"));
+               if (!keys.ok()) return ErrorResponse(keys.status());
+               json items = json::array();
+               for (const auto& k : *keys) items.push_back(KeyJson(k));
+               return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+             });
+  router.Add("DELETE", "/v1/orgs/{id}/keys/{keyId}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               Status st = auth.DeleteKey(who, p.at("id"), p.at("keyId"));
+               if (!st.ok()) return ErrorResponse(st);
+               HttpResponse r;
+               r.status = 204;
+               r.content_type.clear();
+               return r;
              });
 }
 

@@ -14,6 +14,12 @@ Status RequireAdmin(const Principal& who) {
   return Status::Ok();
 }
 
+// Ids of other organizations answer like ids that do not exist, so they leak nothing.
+Status RequireAdminOrSameOrg(const Principal& who, const std::string& org_id) {
+  if (who.is_admin || who.org_id == org_id) return Status::Ok();
+  return NotFound("organization " + org_id + " not found");
+}
+
 }  // namespace
 
 Status Auth::Bootstrap(const std::string& key_file) {
@@ -66,6 +72,24 @@ Result<NewApiKey> Auth::CreateKey(const Principal& who, const std::string& org_i
   auto org = store_.GetOrg(org_id);
   if (!org.ok()) return org.status();
   return MakeKey(org->id, name.empty() ? "key" : name, false);
+}
+
+Result<std::vector<store::ApiKeyRecord>> Auth::ListKeys(const Principal& who,
+                                                        const std::string& org_id) {
+  RETURN_IF_ERROR(RequireAdminOrSameOrg(who, org_id));
+  RETURN_IF_ERROR(store_.GetOrg(org_id).status());
+  return store_.ListApiKeys(org_id);
+}
+
+Status Auth::DeleteKey(const Principal& who, const std::string& org_id, const std::string& key_id) {
+  RETURN_IF_ERROR(RequireAdminOrSameOrg(who, org_id));
+  ASSIGN_OR_RETURN(auto keys, store_.ListApiKeys(org_id));
+  for (const auto& k : keys) {
+    if (k.id != key_id) continue;
+    if (k.is_admin) return Conflict("the admin key cannot be deleted");
+    return store_.DeleteApiKey(org_id, key_id);
+  }
+  return NotFound("API key " + key_id + " not found");
 }
 
 Result<NewApiKey> Auth::MakeKey(const std::string& org_id, const std::string& name, bool is_admin) {

@@ -35,6 +35,13 @@ class Auth {
   Result<std::vector<store::OrgRecord>> ListOrgs(const Principal& who);
   Result<NewApiKey> CreateKey(const Principal& who, const std::string& org_id,
                               const std::string& name);
+  // The admin key manages every organization's keys; another key only its own organization's
+  // (so a tenant can rotate its keys), and another organization answers NotFound.
+  Result<std::vector<store::ApiKeyRecord>> ListKeys(const Principal& who,
+                                                    const std::string& org_id);
+  // Deleting a key also revokes the OAuth tokens issued with it. The admin key cannot be
+  // deleted (adaptd would lock its operator out).
+  Status DeleteKey(const Principal& who, const std::string& org_id, const std::string& key_id);
 
  private:
   Result<NewApiKey> MakeKey(const std::string& org_id, const std::string& name, bool is_admin);

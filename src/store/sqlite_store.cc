@@ -17,6 +17,19 @@ namespace {
 
 using nlohmann::json;
 
+constexpr const char* kApiKeyColumns = "id, org_id, name, key_hash, is_admin, created_at";
+
+ApiKeyRecord ReadApiKey(SQLite::Statement& q) {
+  ApiKeyRecord k;
+  k.id = q.getColumn(0).getString();
+  k.org_id = q.getColumn(1).getString();
+  k.name = q.getColumn(2).getString();
+  k.key_hash = q.getColumn(3).getString();
+  k.is_admin = q.getColumn(4).getInt() != 0;
+  k.created_at = q.getColumn(5).getInt64();
+  return k;
+}
+
 constexpr const char* kSandboxColumns =
     "seq, id, org_id, status, config, env, created_at, updated_at, expires_at, deleted_at, "
     "termination_reason, error, result";
@@ -145,19 +158,38 @@ Status SqliteStore::CreateApiKey(const ApiKeyRecord& k) {
 
 Result<ApiKeyRecord> SqliteStore::FindApiKey(const std::string& key_hash) {
   return Guard<Result<ApiKeyRecord>>("finding API key", [&]() -> Result<ApiKeyRecord> {
-    SQLite::Statement q(db_,
-                        "SELECT id, org_id, name, key_hash, is_admin, created_at FROM api_keys "
-                        "WHERE key_hash = ?");
+    SQLite::Statement q(
+        db_, std::string("SELECT ") + kApiKeyColumns + " FROM api_keys WHERE key_hash = ?");
     q.bind(1, key_hash);
     if (!q.executeStep()) return NotFound("unknown API key");
-    ApiKeyRecord k;
-    k.id = q.getColumn(0).getString();
-    k.org_id = q.getColumn(1).getString();
-    k.name = q.getColumn(2).getString();
-    k.key_hash = q.getColumn(3).getString();
-    k.is_admin = q.getColumn(4).getInt() != 0;
-    k.created_at = q.getColumn(5).getInt64();
-    return k;
+    return ReadApiKey(q);
+  });
+}
+
+Result<std::vector<ApiKeyRecord>> SqliteStore::ListApiKeys(const std::string& org_id) {
+  return Guard<Result<std::vector<ApiKeyRecord>>>(
+      "listing API keys", [&]() -> Result<std::vector<ApiKeyRecord>> {
+        SQLite::Statement q(db_, std::string("SELECT ") + kApiKeyColumns +
+                                     " FROM api_keys WHERE org_id = ? ORDER BY created_at, id");
+        q.bind(1, org_id);
+        std::vector<ApiKeyRecord> out;
+        while (q.executeStep()) out.push_back(ReadApiKey(q));
+        return out;
+      });
+}
+
+Status SqliteStore::DeleteApiKey(const std::string& org_id, const std::string& key_id) {
+  return Guard("deleting API key", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement del(db_, "DELETE FROM api_keys WHERE id = ? AND org_id = ?");
+    del.bind(1, key_id);
+    del.bind(2, org_id);
+    if (del.exec() == 0) return NotFound("API key " + key_id + " not found");
+    SQLite::Statement grants(db_, "DELETE FROM oauth_grants WHERE key_id = ?");
+    grants.bind(1, key_id);
+    grants.exec();
+    tx.commit();
+    return Status::Ok();
   });
 }
 

@@ -25,6 +25,8 @@ class SqliteStore : public Store {
   Result<std::vector<OrgRecord>> ListOrgs() override;
   Status CreateApiKey(const ApiKeyRecord& k) override;
   Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) override;
+  Result<std::vector<ApiKeyRecord>> ListApiKeys(const std::string& org_id) override;
+  Status DeleteApiKey(const std::string& org_id, const std::string& key_id) override;
   Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
                                       const std::optional<IdempotencyKey>& idem) override;
   Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) override;

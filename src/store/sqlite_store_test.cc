@@ -553,8 +553,14 @@ TEST_F(SqliteStoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
   EXPECT_EQ(read->redirect_uris, client.redirect_uris);
   EXPECT_EQ(store_->GetOAuthClient("oac_2").status().code(), Code::kNotFound);
 
-  OAuthGrantRecord code{Sha256Hex("code"), "code", "oac_1", org_.id, "key_1",
-                        {{"redirect_uri", "https://a.example.com/cb"}}, 5000, 1000};
+  OAuthGrantRecord code{Sha256Hex("code"),
+                        "code",
+                        "oac_1",
+                        org_.id,
+                        "key_1",
+                        {{"redirect_uri", "https://a.example.com/cb"}},
+                        5000,
+                        1000};
   ASSERT_TRUE(store_->PutOAuthGrant(code).ok());
   EXPECT_FALSE(store_->FindOAuthGrant(Sha256Hex("code"), "access", 2000).ok());  // other kind
   EXPECT_FALSE(store_->FindOAuthGrant(Sha256Hex("code"), "code", 5000).ok());    // expired
@@ -564,6 +570,38 @@ TEST_F(SqliteStoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
   EXPECT_EQ(taken->data["redirect_uri"], "https://a.example.com/cb");
   EXPECT_EQ(store_->TakeOAuthGrant(Sha256Hex("code"), "code", 2000).status().code(),
             Code::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, DeletingAKeyDeletesItsOAuthGrantsAndOnlyInItsOrg) {
+  ASSERT_TRUE(store_->CreateApiKey({"key_a", org_.id, "a", Sha256Hex("a"), false, 1000}).ok());
+  ASSERT_TRUE(store_->CreateApiKey({"key_b", org_.id, "b", Sha256Hex("b"), false, 1001}).ok());
+  ASSERT_TRUE(store_->CreateOAuthClient({"oac_1", "assistant", {"https://a/cb"}, 1000}).ok());
+  for (const char* key : {"key_a", "key_b"}) {
+    OAuthGrantRecord g{Sha256Hex(std::string("token-") + key),
+                       "access",
+                       "oac_1",
+                       org_.id,
+                       key,
+                       nlohmann::json::object(),
+                       9000,
+                       1000};
+    ASSERT_TRUE(store_->PutOAuthGrant(g).ok());
+  }
+  auto keys = store_->ListApiKeys(org_.id);
+  ASSERT_TRUE(keys.ok());
+  ASSERT_EQ(keys->size(), 2u);
+  EXPECT_EQ((*keys)[0].id, "key_a");
+
+  // Another organization cannot delete it, and that changes nothing.
+  EXPECT_EQ(store_->DeleteApiKey(other_org_.id, "key_a").code(), Code::kNotFound);
+  EXPECT_TRUE(store_->FindApiKey(Sha256Hex("a")).ok());
+
+  ASSERT_TRUE(store_->DeleteApiKey(org_.id, "key_a").ok());
+  EXPECT_EQ(store_->FindApiKey(Sha256Hex("a")).status().code(), Code::kNotFound);
+  EXPECT_FALSE(store_->FindOAuthGrant(Sha256Hex("token-key_a"), "access", 2000).ok());
+  EXPECT_TRUE(store_->FindOAuthGrant(Sha256Hex("token-key_b"), "access", 2000).ok());
+  EXPECT_EQ(store_->DeleteApiKey(org_.id, "key_a").code(), Code::kNotFound);
+  EXPECT_EQ(store_->ListApiKeys(org_.id)->size(), 1u);
 }
 
 }  // namespace

@@ -38,6 +38,11 @@ class Store {
   virtual Status CreateApiKey(const ApiKeyRecord& key) = 0;
   // NotFound when no key has this hash.
   virtual Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) = 0;
+  // The organization's keys, oldest first.
+  virtual Result<std::vector<ApiKeyRecord>> ListApiKeys(const std::string& org_id) = 0;
+  // Deletes the key and, in the same transaction, every OAuth grant made with it, so no token
+  // outlives the key it was issued for. NotFound when the org has no such key.
+  virtual Status DeleteApiKey(const std::string& org_id, const std::string& key_id) = 0;
 
   // Inserts the sandbox and its first event. With an idempotency key already used by the
   // organization: the earlier sandbox (replayed) when the body hash matches, else Conflict.

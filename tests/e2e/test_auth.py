@@ -124,3 +124,53 @@ def test_non_admin_key_cannot_manage_organizations(daemon):
     assert status == 403
     status, _ = client.api("POST", "/v1/orgs/%s/keys" % client.org_id, {"name": "more"})
     assert status == 403
+
+
+def test_keys_are_listed_without_their_text_and_a_deleted_key_stops_working(daemon, admin):
+    client = daemon.new_org()
+    status, spare = admin.api("POST", "/v1/orgs/%s/keys" % client.org_id, {"name": "spare"})
+    assert status == 201
+    status, page = client.api("GET", "/v1/orgs/%s/keys" % client.org_id)
+    assert status == 200, page
+    assert [k["name"] for k in page["items"]] == ["e2e", "spare"]
+    assert all("key" not in k and k["orgId"] == client.org_id for k in page["items"])
+    assert spare["key"] not in json.dumps(page)
+
+    # Another organization's keys answer 404 and are left alone.
+    other = daemon.new_org()
+    status, _ = other.api("GET", "/v1/orgs/%s/keys" % client.org_id)
+    assert status == 404
+    status, _ = other.api("DELETE", "/v1/orgs/%s/keys/%s" % (client.org_id, spare["id"]))
+    assert status == 404
+    assert client.api("GET", "/v1/sandboxes", key=spare["key"])[0] == 200
+
+    # A tenant rotates its own keys; the deleted one is refused at once, repeating is a 404.
+    status, _ = client.api("DELETE", "/v1/orgs/%s/keys/%s" % (client.org_id, spare["id"]))
+    assert status == 204
+    assert client.api("GET", "/v1/sandboxes", key=spare["key"])[0] == 401
+    assert client.api("GET", "/v1/sandboxes")[0] == 200
+    status, body = client.api("DELETE", "/v1/orgs/%s/keys/%s" % (client.org_id, spare["id"]))
+    assert status == 404 and body["error"]["code"] == "not_found"
+
+
+def test_the_admin_key_cannot_be_deleted(admin):
+    status, orgs = admin.api("GET", "/v1/orgs")
+    admin_org = [o for o in orgs["items"] if o["admin"]][0]
+    status, page = admin.api("GET", "/v1/orgs/%s/keys" % admin_org["id"])
+    admin_key = [k for k in page["items"] if k["admin"]][0]
+    status, body = admin.api("DELETE", "/v1/orgs/%s/keys/%s" % (admin_org["id"], admin_key["id"]))
+    assert status == 409, body
+    assert admin.api("GET", "/v1/orgs")[0] == 200
+
+
+def test_cli_lists_and_deletes_keys(admin):
+    status, org = admin.api("POST", "/v1/orgs", {"name": unique("cli-keys")})
+    status, key = admin.api("POST", "/v1/orgs/%s/keys" % org["id"], {"name": "to-go"})
+    r = admin.cli("key", "ls", "--org", org["id"])
+    assert r.returncode == 0, r.stderr
+    assert key["id"] in r.stdout and "to-go" in r.stdout and key["key"] not in r.stdout
+    r = admin.cli("key", "rm", "--org", org["id"], key["id"])
+    assert r.returncode == 0, r.stderr
+    assert admin.api("GET", "/v1/sandboxes", key=key["key"])[0] == 401
+    r = admin.cli("key", "rm", "--org", org["id"], key["id"])
+    assert r.returncode != 0 and "not found" in r.stderr

@@ -140,6 +140,15 @@ def test_oauth_flow_end_to_end(org, daemon):
     session, _ = initialize(daemon, renewed["access_token"])
     assert rpc(daemon, renewed["access_token"], session, "ping")["result"] == {}
 
+    # Deleting the API key that signed in revokes its tokens, access and refresh alike.
+    status, keys = org.api("GET", "/v1/orgs/%s/keys" % org.org_id)
+    key_id = [k["id"] for k in keys["items"] if k["name"] == "e2e"][0]
+    assert org.api("DELETE", "/v1/orgs/%s/keys/%s" % (org.org_id, key_id), key=daemon.admin.key)[0] == 204
+    assert post(daemon, {"jsonrpc": "2.0", "id": 9, "method": "ping"}, renewed["access_token"], session)[0] == 401
+    refresh = dict(refresh, refresh_token=renewed["refresh_token"])
+    status, _, text = form(daemon, token_path, refresh)
+    assert status == 400 and json.loads(text)["error"] == "invalid_grant"
+
 
 def test_oauth_refuses_what_it_must(org, daemon):
     resource, server = discover(daemon)

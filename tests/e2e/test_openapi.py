@@ -25,6 +25,8 @@ SERVED = {
     ("POST", "/v1/orgs"),
     ("GET", "/v1/orgs"),
     ("POST", "/v1/orgs/{id}/keys"),
+    ("GET", "/v1/orgs/{id}/keys"),
+    ("DELETE", "/v1/orgs/{id}/keys/{keyId}"),
     ("POST", "/v1/sandboxes"),
     ("GET", "/v1/sandboxes"),
     ("GET", "/v1/sandboxes/{id}"),
@@ -205,6 +207,8 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
     sandbox = admin.create({"labels": {"name": unique("openapi-walk")}})
     status, org = admin.api("POST", "/v1/orgs", {"name": unique("openapi")})
     assert status == 201, org
+    status, key = admin.api("POST", "/v1/orgs/%s/keys" % org["id"], {"name": "to-delete"})
+    assert status == 201, key
     # An image pull from a registry that is not there: a real id whose pull fails soon.
     status, image = admin.api("POST", "/v1/images", {"reference": "127.0.0.1:9/openapi/walk:1"})
     assert status == 202, image
@@ -242,6 +246,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
             if concrete.startswith(prefix):
                 concrete = value.join(concrete.split("{id}", 1))
         concrete = concrete.replace("{cid}", command["id"]).replace("{eid}", endpoint["id"])
+        concrete = concrete.replace("{keyId}", key["id"])
         assert "{" not in concrete, "no value for the parameters of %s" % path
         ok_content = resolve(spec, op["responses"].get("200", {})).get("content", {})
         is_stream = "text/event-stream" in ok_content
