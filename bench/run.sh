@@ -1,9 +1,41 @@
 #!/usr/bin/env bash
-# Runs every benchmark; arguments are passed to each (e.g. bench/run.sh --n 5). Needs root.
-set -euo pipefail
+# Runs every benchmark with bounded sizes (about 10 minutes on a 2-core machine), then writes
+# bench/results/latest.json and prints one table: each figure beside its peer's, with the ratio.
+# Needs root, a built tree (scripts/build.sh) and the default image (scripts/build-image.sh).
+# A benchmark that fails is reported and the others still run; the exit status says so.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
-python3 bench/create_latency/create_latency.py "$@"
-python3 bench/exec_latency/exec_latency.py "$@"
-python3 bench/file_transfer/file_transfer.py "$@"
-python3 bench/egress/egress.py "$@"
+py=/usr/bin/python3
+# The peers only the benchmarks need (CI does not install them).
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+command -v podman >/dev/null || missing+=(podman)
+command -v umoci >/dev/null || missing+=(umoci)
+command -v skopeo >/dev/null || missing+=(skopeo)
+if [ "${#missing[@]}" -gt 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2 || exit 1
+fi
+started=$(date +%s)
+failed=()
+run() {
+  local name=$1
+  shift
+  echo "==> $name: $*" >&2
+  "$@" || failed+=("$name")
+}
+
+run create_latency "$py" bench/create_latency/create_latency.py --n 10
+run exec_latency "$py" bench/exec_latency/exec_latency.py --n 50 --mib 128
+run file_transfer "$py" bench/file_transfer/file_transfer.py --mib 128 --runs 2
+run egress "$py" bench/egress/egress.py --n 100
+run api "$py" bench/api/api_bench.py --seconds 10
+run density "$py" bench/density/density.py --max 30
+[ -f bench/image_pull/image_pull.py ] && run image_pull "$py" bench/image_pull/image_pull.py
+
+"$py" bench/summary.py --since "$started"
+echo "took $(( $(date +%s) - started )) s" >&2
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "failed: ${failed[*]}" >&2
+  exit 1
+fi

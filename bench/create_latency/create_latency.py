@@ -1,14 +1,23 @@
 #!/usr/bin/env python3
-"""Sandbox creation latency: adapt against raw runsc on the same root filesystem.
+"""Sandbox creation latency: adapt against raw runsc and podman (runtime runsc) on the same root filesystem.
 
 For each side it times, over N sandboxes created one after another:
   create -> running            adapt: POST an interactive sandbox, poll GET every 10 ms until
                                "running". runsc: `runsc create` + `runsc start` of `sleep 1000`,
-                               then `runsc state` every 10 ms until "running".
+                               then `runsc state` every 10 ms until "running". podman:
+                               `podman run -d` of `sleep 1000`, then `podman inspect` until running.
   create -> command finished   adapt: POST with startup {"mode":"command","argv":["/bin/true"]},
-                               poll until "completed". runsc: `runsc run` of /bin/true.
-Teardown (DELETE, `runsc delete`) is not timed. Prints p50/p95 for both and the ratio of the
-p50s, and writes bench/results/create_latency.json.
+                               poll until "completed". runsc: `runsc run` of /bin/true. podman:
+                               `podman run` of /bin/true.
+  create -> first command      adapt: POST an interactive sandbox, poll until "running", then
+                               POST .../commands {"argv":["/bin/true"]} answered with its result.
+                               runsc: create + start of `sleep 1000`, then `runsc exec ... /bin/true`.
+                               podman: `podman run -d` of `sleep 1000`, then `podman exec ... /bin/true`.
+Teardown (DELETE, `runsc delete`, `podman rm`) is not timed. Prints p50/p95 of each side and the
+ratios of the p50s, and writes bench/results/create_latency.json. The podman side (podman from
+Debian, `--runtime runsc --runtime-flag platform=ptrace --runtime-flag network=none
+--network=none`, the image imported once from the same root filesystem) is skipped with a note
+when podman is not installed (`--no-podman` skips it too).
 
 Standard library only. Needs root, build/bin/adaptd (scripts/build.sh) and build/images/debian_12
 (scripts/build-image.sh build/images). With ADAPT_URL and ADAPT_API_KEY set, it measures that
@@ -37,6 +46,7 @@ STEP_TIMEOUT_S = 180
 METRICS = (
     ("create_to_running", "create -> running"),
     ("create_to_command_finished", "create -> command finished"),
+    ("create_to_first_command", "create -> first command"),
 )
 
 
@@ -216,10 +226,34 @@ class AdaptSide:
             time.sleep(0.1)
         self.live.remove(sid)
 
+    def first_command(self):
+        """POST an interactive sandbox, wait for running, run /bin/true in it: seconds."""
+        start = time.monotonic()
+        status, sbx = self.client.call("POST", "/v1/sandboxes", {"ttlSeconds": 600})
+        if status != 201:
+            raise BenchError("POST /v1/sandboxes -> %s %s" % (status, sbx))
+        sid = sbx["id"]
+        self.live.append(sid)
+        deadline = start + STEP_TIMEOUT_S
+        while sbx["status"] != "running":
+            if sbx["status"] not in ("provisioning",) or time.monotonic() > deadline:
+                raise BenchError("sandbox %s is %s, not running" % (sid, sbx["status"]))
+            time.sleep(POLL_S)
+            status, sbx = self.client.call("GET", "/v1/sandboxes/" + sid)
+        status, result = self.client.call("POST", "/v1/sandboxes/%s/commands" % sid,
+                                          {"argv": ["/bin/true"], "waitSeconds": 60})
+        elapsed = time.monotonic() - start
+        if status != 200 or result.get("exitCode") != 0:
+            raise BenchError("command in %s -> %s %s" % (sid, status, result))
+        self.delete(sid)
+        return elapsed
+
     def measure(self, metric):
         # A ttl is a backstop should this run die before its own cleanup.
         if metric == "create_to_running":
             return self.time_until({"ttlSeconds": 600}, "running")
+        if metric == "create_to_first_command":
+            return self.first_command()
         body = {"ttlSeconds": 600, "startup": {"mode": "command", "argv": ["/bin/true"]}}
         return self.time_until(body, "completed")
 
@@ -319,6 +353,10 @@ class RunscSide:
         start = time.monotonic()
         if metric == "create_to_command_finished":
             self.checked("run", "--bundle", self.bundles["true"], cid)
+        elif metric == "create_to_first_command":
+            self.checked("create", "--bundle", self.bundles["sleep"], cid)
+            self.checked("start", cid)
+            self.checked("exec", cid, "/bin/true")
         else:
             self.checked("create", "--bundle", self.bundles["sleep"], cid)
             self.checked("start", cid)
@@ -344,6 +382,70 @@ class RunscSide:
                 run_quiet(self.runsc("delete", "-force", cid))
 
 
+# --- podman with runsc as its runtime -------------------------------------------------------
+
+class PodmanSide:
+    IMAGE = "localhost/adapt-bench/rootfs"
+
+    def __init__(self, args):
+        self.args = args
+        self.live = []
+        self.seq = 0
+
+    def podman(self, *argv):
+        return ["podman", "--runtime", shutil.which(self.args.runsc) or self.args.runsc,
+                "--runtime-flag", "platform=ptrace", "--runtime-flag", "network=none"] + list(argv)
+
+    def checked(self, *argv):
+        r = subprocess.run(self.podman(*argv), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=STEP_TIMEOUT_S)
+        if r.returncode != 0:
+            raise BenchError("podman %s -> exit %s: %s" % (" ".join(argv), r.returncode, r.stderr.strip()[-2000:]))
+        return r.stdout
+
+    def start(self, rootfs):
+        """Imports the root filesystem as an image (untimed, once per run)."""
+        run_quiet(["podman", "rmi", "-f", self.IMAGE])
+        tar = subprocess.Popen(["tar", "-C", rootfs, "-c", "."], stdout=subprocess.PIPE)
+        r = subprocess.run(["podman", "import", "-q", "-", self.IMAGE], stdin=tar.stdout, capture_output=True,
+                           text=True, timeout=600)
+        tar.stdout.close()
+        tar.wait()
+        if r.returncode != 0:
+            raise BenchError("podman import: %s" % r.stderr.strip())
+        return self.IMAGE
+
+    def measure(self, metric):
+        self.seq += 1
+        name = "adapt-bench-%d-%d" % (os.getpid(), self.seq)
+        self.live.append(name)
+        start = time.monotonic()
+        if metric == "create_to_command_finished":
+            self.checked("run", "--name", name, "--network=none", self.IMAGE, "/bin/true")
+        else:
+            self.checked("run", "-d", "--name", name, "--network=none", self.IMAGE, "sleep", "1000")
+            if metric == "create_to_first_command":
+                self.checked("exec", name, "/bin/true")
+            else:
+                deadline = start + STEP_TIMEOUT_S
+                while self.checked("inspect", "--format", "{{.State.Status}}", name).strip() != "running":
+                    if time.monotonic() > deadline:
+                        raise BenchError("podman container %s not running" % name)
+                    time.sleep(POLL_S)
+        elapsed = time.monotonic() - start
+        self.delete(name)
+        return elapsed
+
+    def delete(self, name):
+        run_quiet(self.podman("rm", "-f", "-t", "0", name))
+        self.live.remove(name)
+
+    def close(self):
+        for name in list(self.live):
+            self.delete(name)
+        run_quiet(["podman", "rmi", "-f", self.IMAGE])
+
+
 # --- the run ----------------------------------------------------------------------------------
 
 def sample(side, name, metric, n, warmup):
@@ -358,12 +460,18 @@ def sample(side, name, metric, n, warmup):
 
 
 def print_table(results):
-    header = ("metric", "adapt p50", "adapt p95", "runsc p50", "runsc p95", "adapt/runsc p50")
+    peers = [p for p in ("runsc", "podman") if p in results]
+    header = ("metric", "adapt p50", "adapt p95") + tuple(
+        h for p in peers for h in ("%s p50" % p, "%s p95" % p, "adapt/%s p50" % p))
     rows = []
     for key, label in METRICS:
-        a, r = results["adapt"][key], results["runsc"][key]
-        rows.append((label, "%.1f ms" % a["p50_ms"], "%.1f ms" % a["p95_ms"], "%.1f ms" % r["p50_ms"],
-                     "%.1f ms" % r["p95_ms"], "%.2fx" % results["ratio_adapt_over_runsc_p50"][key]))
+        a = results["adapt"][key]
+        row = (label, "%.1f ms" % a["p50_ms"], "%.1f ms" % a["p95_ms"])
+        for p in peers:
+            r = results[p][key]
+            row += ("%.1f ms" % r["p50_ms"], "%.1f ms" % r["p95_ms"],
+                    "%.2fx" % results["ratio_adapt_over_%s_p50" % p][key])
+        rows.append(row)
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
     for row in [header] + rows:
         print("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))))
@@ -377,6 +485,7 @@ def parse_args():
     p.add_argument("--images-dir", default=os.path.join(REPO, "build", "images"))
     p.add_argument("--image", default="debian_12", help="directory under --images-dir for the runsc peer")
     p.add_argument("--runsc", default=os.environ.get("ADAPT_RUNSC", "runsc"))
+    p.add_argument("--no-podman", action="store_true", help="skip the podman peer")
     p.add_argument("--out", default=os.path.join(REPO, "bench", "results", "create_latency.json"))
     args = p.parse_args()
     if args.n < 1 or args.warmup < 0:
@@ -398,17 +507,34 @@ def main():
     signal.signal(signal.SIGTERM, interrupt)
     workdir = tempfile.mkdtemp(prefix="adapt-bench-create-")
     adapt, runsc = AdaptSide(args, workdir), RunscSide(args, workdir)
+    podman = None
+    if not args.no_podman:
+        if shutil.which("podman"):
+            podman = PodmanSide(args)
+        else:
+            log("podman is not installed: the podman peer is skipped (apt-get install podman)")
     code = 0
     try:
         url = adapt.start()
         rootfs = runsc.start()
         log("adapt at %s; runsc peer on %s; n=%d warmup=%d" % (url, rootfs, args.n, args.warmup))
-        results = {"adapt": {}, "runsc": {}}
+        sides = {"adapt": adapt, "runsc": runsc}
+        if podman:
+            podman.start(rootfs)
+            sides["podman"] = podman
+        results = {name: {} for name in sides}
         for key, _ in METRICS:
-            results["adapt"][key] = sample(adapt, "adapt", key, args.n, args.warmup)
-            results["runsc"][key] = sample(runsc, "runsc", key, args.n, args.warmup)
-        results["ratio_adapt_over_runsc_p50"] = {
-            key: round(results["adapt"][key]["p50_ms"] / results["runsc"][key]["p50_ms"], 2) for key, _ in METRICS}
+            for name, side in sides.items():
+                results[name][key] = sample(side, name, key, args.n, args.warmup)
+        figures = []
+        for peer in [p for p in sides if p != "adapt"]:
+            results["ratio_adapt_over_%s_p50" % peer] = {
+                key: round(results["adapt"][key]["p50_ms"] / results[peer][key]["p50_ms"], 2) for key, _ in METRICS}
+            figures += [{"metric": label + " p50", "unit": "ms", "adapt": results["adapt"][key]["p50_ms"],
+                         "peer": peer, "peer_value": results[peer][key]["p50_ms"],
+                         "ratio": results["ratio_adapt_over_%s_p50" % peer][key], "better": "lower"}
+                        for key, label in METRICS]
+        results["figures"] = figures
         print_table(results)
         version = run_quiet([args.runsc, "--version"]).stdout.splitlines()
         report = {
@@ -443,6 +569,8 @@ def main():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         runsc.close()
+        if podman:
+            podman.close()
         adapt.close()
         remove_tree(workdir)
     return code

@@ -1,0 +1,46 @@
+"""The one shape every benchmark reports: figures beside their peer's, with the ratio.
+
+A figure is {"metric", "unit", "adapt", "peer", "peer_value", "ratio", "better"}: ratio is
+adapt / peer, and "better" says which way is good ("lower" for latencies, "higher" for
+throughputs), so a reader (and bench/summary.py) can tell a win from a loss.
+"""
+
+import json
+import os
+import platform
+import time
+
+
+def figure(metric, unit, adapt, peer, peer_value, better):
+    ratio = round(adapt / peer_value, 2) if peer_value else None
+    return {"metric": metric, "unit": unit, "adapt": adapt, "peer": peer, "peer_value": peer_value,
+            "ratio": ratio, "better": better}
+
+
+def table_lines(rows, with_benchmark=False):
+    header = (("benchmark",) if with_benchmark else ()) + ("metric", "adapt", "peer", "peer value", "adapt/peer")
+    body = []
+    for r in rows:
+        ratio = "-" if r["ratio"] is None else "%.2fx" % r["ratio"]
+        cells = ((r.get("benchmark", ""),) if with_benchmark else ()) + (
+            r["metric"], "%.4g %s" % (r["adapt"], r["unit"]), r["peer"], "%.4g %s" % (r["peer_value"], r["unit"]),
+            ratio + (" (%s is better)" % r["better"]))
+        body.append(cells)
+    widths = [max(len(row[i]) for row in body + [header]) for i in range(len(header))]
+    return ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + body]
+
+
+def print_table(rows):
+    for line in table_lines(rows):
+        print(line)
+
+
+def write_report(path, benchmark, rows, details):
+    report = {"benchmark": benchmark, "figures": rows,
+              "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
+              "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **details}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
