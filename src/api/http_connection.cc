@@ -6,17 +6,15 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <cctype>
 #include <condition_variable>
-#include <cstring>
 #include <deque>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "api/http_request_decoding.h"
+#include "api/http_response_fields.h"
 #include "base/log.h"
 
 namespace adapt::api {
@@ -35,57 +33,6 @@ constexpr size_t kMaxQueuedStreamBytes = 8 << 20;
 // closing with unread data makes the kernel send a reset that can destroy the response.
 constexpr auto kLingerTimeout = std::chrono::seconds(2);
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-
-// Client-controlled text in logs: quoted and escaped so it cannot forge log lines.
-std::string Quote(std::string_view s) {
-  return nlohmann::json(std::string(s))
-      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-HttpResponse ErrorResponse(int status, const std::string& code, const std::string& message) {
-  HttpResponse response;
-  response.status = status;
-  response.body = nlohmann::json{{"error", {{"code", code}, {"message", message}}}}.dump();
-  return response;
-}
-
-bool IsSafeHeaderValue(std::string_view value) {
-  return value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
-}
-
-bool IsSafeHeaderName(std::string_view name) {
-  if (name.empty()) return false;
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c)) == 0 &&
-        std::strchr("!#$%&'*+-.^_`|~", c) == nullptr) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// Beast does not validate field text, so a handler echoing client input could otherwise
-// split the response. Framing headers are the server's alone.
-void AddHandlerHeaders(http::fields& fields,
-                       const std::vector<std::pair<std::string, std::string>>& headers) {
-  for (const auto& [name, value] : headers) {
-    if (!IsSafeHeaderName(name) || !IsSafeHeaderValue(value)) {
-      spdlog::warn("http: dropping invalid response header {}", Quote(name));
-      continue;
-    }
-    if (beast::iequals(name, "content-length") || beast::iequals(name, "transfer-encoding") ||
-        beast::iequals(name, "connection")) {
-      continue;
-    }
-    fields.insert(name, value);
-  }
-}
-
-void SetContentType(http::fields& fields, const std::string& content_type) {
-  if (!content_type.empty() && IsSafeHeaderValue(content_type)) {
-    fields.set(http::field::content_type, content_type);
-  }
-}
 
 // Stream code is not ours; an exception escaping into the io_context would skip cleanup.
 template <typename Fn>
@@ -372,7 +319,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     if (closed_) return;
     if (response.status < 200 || response.status > 599) {
       spdlog::error("http handler returned invalid status {}; answering 500", response.status);
-      response = ErrorResponse(500, "internal", "internal error");
+      response = ServerErrorResponse(500, "internal", "internal error");
     }
     if (response.stream) return WriteStreamHeader(std::move(response));
     WriteResponse(std::move(response), keep_alive_ && !server_.stopping);
@@ -380,7 +327,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   void WriteError(int status, const std::string& code, const std::string& message) {
     keep_alive_ = false;
-    WriteResponse(ErrorResponse(status, code, message), false);
+    WriteResponse(ServerErrorResponse(status, code, message), false);
   }
 
   void WriteResponse(HttpResponse response, bool keep_alive) {
@@ -590,7 +537,7 @@ HttpResponse ServerContext::Invoke(const HttpRequest& request) const {
     spdlog::error("http handler for {} {} threw a non-standard exception", request.method,
                   Quote(request.path));
   }
-  return ErrorResponse(500, "internal", "internal error");
+  return ServerErrorResponse(500, "internal", "internal error");
 }
 
 bool ServerContext::Register(const std::shared_ptr<HttpConnection>& connection) {
