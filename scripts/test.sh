@@ -2,7 +2,7 @@
 # test.sh: everything CI checks, from a fresh Debian 12 machine (as root).
 #   1. packages (scripts/install-deps.sh)
 #   2. build/ (RelWithDebInfo) and build-asan/ (ASan + UBSan)
-#   3. the default image into build/images (cached between runs)
+#   3. the default image into build/images (cached between runs), beside the builds
 #   4. unit tests under the sanitizers, then every ctest test in build/, then the end-to-end
 #      tests (tests/e2e, pytest) against the real adaptd and adapt binaries
 # Every stage runs even when an earlier, unrelated one failed; the exit status is non-zero if
@@ -90,9 +90,25 @@ run_stage deps . scripts/install-deps.sh || true
 build_ok=0
 asan_ok=0
 image_ok=0
+# The images are mostly downloads and dpkg: they build in the background while the compilers
+# use the cores, and their stage is reported (with its log) once both builds are done.
+image_started=$(date +%s)
+(scripts/build-image.sh build/images >"$logs/image.log" 2>&1; echo $? >"$logs/image.rc") &
+image_pid=$!
 run_stage build . scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo && build_ok=1
 run_stage build-asan . scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DADAPT_SANITIZE=ON && asan_ok=1
-run_stage image . scripts/build-image.sh build/images && image_ok=1
+wait "$image_pid"
+note "image: scripts/build-image.sh build/images (in the background since $(date -d @"$image_started" +%T))"
+cat "$logs/image.log"
+image_rc=$(cat "$logs/image.rc" 2>/dev/null || echo 1)
+image_took=$(( $(date +%s) - image_started ))
+if [ "$image_rc" -eq 0 ]; then
+  image_ok=1
+  stage_lines+=("$(printf '  %-12s ok (%ss, beside the builds)' image "$image_took")")
+else
+  stage_lines+=("$(printf '  %-12s FAILED, exit %s (%ss)' image "$image_rc" "$image_took")")
+  failed_stages+=(image)
+fi
 
 if [ "$asan_ok" -eq 1 ]; then
   run_stage unit-asan build-asan ctest --output-on-failure -L unit --timeout 300
