@@ -203,3 +203,14 @@ def holdings(daemon, ids):
         if hits:
             out[kind] = hits
     return out
+
+
+def settled_holdings(daemon, ids, timeout=30):
+    """holdings() once it is empty or `timeout` seconds passed: a loop device is detached
+    only when the last process holding its mount (runsc's gofer) is gone."""
+    deadline = time.monotonic() + timeout
+    while True:
+        held = holdings(daemon, ids)
+        if not held or time.monotonic() > deadline:
+            return held
+        time.sleep(0.5)

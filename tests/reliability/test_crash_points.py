@@ -120,7 +120,7 @@ def assert_no_leaks(d, before, ids):
     g = leaks.settled_growth(d, before)
     g.pop("fds", None)  # another adaptd process than the one of `before`
     assert g == {}, "the host holds more than before the crash: %r" % g
-    held = leaks.holdings(d, ids)
+    held = leaks.settled_holdings(d, ids)
     assert held == {}, "still held for %r: %r" % (ids, held)
 
 

@@ -44,7 +44,7 @@ def test_create_delete_cycles_leave_nothing_behind(fresh_daemon):
     assert len(set(ids)) == 2 * CYCLES
     grew = leaks.settled_growth(d, before)
     assert grew == {}, "after %d create/delete cycles the host holds more: %r" % (CYCLES, grew)
-    held = leaks.holdings(d, ids)
+    held = leaks.settled_holdings(d, ids)
     assert held == {}, "still held for deleted sandboxes: %r" % held
     # The records say what happened: every sandbox is deleted, none lost or duplicated.
     statuses = {i: client.get(i)["status"] for i in ids}
