@@ -146,7 +146,7 @@ def test_stdout_flood_keeps_adaptd_memory_flat(daemon, neighbour):
 def test_cpu_burn_beyond_quota_stays_inside(daemon, neighbour):
     sid = abusive(daemon, cpu=1)
     burn = run_command(daemon.admin, sid, command="for i in 1 2 3 4; do (while :; do :; done) & done; wait",
-                       timeoutSeconds=30, waitSeconds=0)
+                       timeoutSeconds=15, waitSeconds=0)
     assert burn["status"] == "running", brief(burn)
     time.sleep(3)
     # While four spinners run against a one-CPU quota, the host and the neighbour answer.
