@@ -18,6 +18,8 @@ packages=(
   libnftables-dev nftables
   # images: layer unpacking (gzip, zstd), and a real registry plus a pusher for the image tests
   libarchive-dev libzstd-dev docker-registry skopeo busybox-static python3-cryptography zstd
+  # libFuzzer harnesses (fuzz/): clang with its fuzzer and sanitizer runtimes
+  clang libclang-rt-14-dev
 )
 
 # The MCP e2e tests' npm clients (tests/mcp; Node 22 itself comes from npm) need node and npm.

@@ -5,6 +5,7 @@
 #   3. the default image into build/images (cached between runs), beside the builds
 #   4. unit tests under the sanitizers, then every ctest test in build/, then the end-to-end
 #      tests (tests/e2e, pytest) against the real adaptd and adapt binaries
+#   5. the reliability suites (tests/reliability) and a bounded libFuzzer run (fuzz/run.sh)
 # Every stage runs even when an earlier, unrelated one failed; the exit status is non-zero if
 # anything failed, and the last line is the summary.
 set -uo pipefail
@@ -140,6 +141,23 @@ if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
 else
   skip_stage e2e "build or image failed"
 fi
+
+# The reliability suites (tests/reliability: crash points, leaks, abuse, isolation, load),
+# after e2e; ~5 minutes on 2 cores. ADAPT_LEAK_CYCLES=1000 is the long leak run (README).
+if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
+  if python=$(pick_python); then
+    ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images \
+      run_stage reliability . timeout -s TERM -k 60 900 "$python" -m pytest -q -p no:cacheprovider tests/reliability
+    count_pytest reliability
+  else
+    skip_stage reliability "no python3 with pytest"
+  fi
+else
+  skip_stage reliability "build or image failed"
+fi
+
+# libFuzzer harnesses (fuzz/, clang): kept regression inputs replayed, then 20 s per target.
+run_stage fuzz . fuzz/run.sh 20 || true
 
 echo
 echo "==> stages ($(( $(date +%s) - started )) s in all)"

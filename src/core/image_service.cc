@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 #include <set>
 
+#include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -70,6 +71,7 @@ Result<json> ImageService::Pull(const Principal& who, const json& body) {
   rec.status = "pulling";
   rec.created_at = NowMillis();
   RETURN_IF_ERROR(store_.PutImage(rec));
+  ADAPT_FAULT_POINT("image.pull.after_row");
   {
     std::lock_guard lock(mu_);
     progress_[rec.id] = {0, 0};
@@ -84,6 +86,7 @@ void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
     std::lock_guard lock(mu_);
     progress_[id] = {done, total};
   });
+  ADAPT_FAULT_POINT("image.pull.after_fetch");
   if (pulled.ok()) {
     rec.status = "ready";
     rec.data = {{"digest", pulled->digest},
@@ -98,6 +101,7 @@ void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
   // Deleted meanwhile: do not bring the record back, and collect what the pull brought.
   bool deleted = !store_.GetImage(rec.org_id, id).ok();
   if (!deleted) store_.PutImage(rec);
+  ADAPT_FAULT_POINT("image.pull.after_record");
   {
     std::lock_guard lock(mu_);
     progress_.erase(id);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -32,6 +33,7 @@ SandboxLifecycle::SandboxLifecycle(store::Store& store, runtime::Runtime& runtim
 Status SandboxLifecycle::Release(const std::string& id, bool keep_disk) {
   if (on_release_) on_release_(id);
   Status st = runtime_.Destroy(id, keep_disk);
+  ADAPT_FAULT_POINT("sandbox.release.after_runtime");
   if (!st.ok() || !network_) return st;
   return network_->Detach(id);
 }
@@ -70,7 +72,33 @@ void SandboxLifecycle::Fail(store::SandboxRecord r, const std::string& error,
     r.result["error"] = error;
     if (!r.result.contains("finishedAt")) r.result["finishedAt"] = FormatRfc3339(NowMillis());
   }
-  Transition(r, expected);
+  Status st = Transition(r, expected);
+  std::lock_guard lock(locks_mu_);
+  if (st.ok() || st.code() == Code::kConflict || st.code() == Code::kNotFound) {
+    unrecorded_.erase(r.id);
+  } else {
+    spdlog::error("sandbox {}: recording its failure: {}; retrying", r.id, st.message());
+    unrecorded_[r.id] = error;
+  }
+}
+
+void SandboxLifecycle::RetryUnrecordedFailures() {
+  std::map<std::string, std::string> pending;
+  {
+    std::lock_guard lock(locks_mu_);
+    pending = unrecorded_;
+  }
+  for (const auto& [id, error] : pending) {
+    auto lock = LockFor(id);
+    std::lock_guard guard(*lock);
+    auto rec = store_.GetSandbox("", id);
+    if (rec.ok() && rec->status == "provisioning") {
+      Fail(*rec, error, {"provisioning"});
+    } else {
+      std::lock_guard map_lock(locks_mu_);
+      unrecorded_.erase(id);
+    }
+  }
 }
 
 void SandboxLifecycle::Provision(const std::string& id) {
@@ -81,7 +109,9 @@ void SandboxLifecycle::Provision(const std::string& id) {
   store::SandboxRecord r = *rec;
 
   // Pulls the image when it is not here yet; the sandbox stays provisioning meanwhile.
+  ADAPT_FAULT_POINT("sandbox.provision.begin");
   auto image = images_.ResolveOrPull(r.config["image"]);
+  ADAPT_FAULT_POINT("sandbox.provision.after_image");
   if (!image.ok()) return Fail(r, image.status().message(), {"provisioning"});
   auto process = PlanStartup(r.config["startup"], *image, r.env);
   if (!process.ok()) return Fail(r, process.status().message(), {"provisioning"});
@@ -104,10 +134,12 @@ void SandboxLifecycle::Provision(const std::string& id) {
       network_->Detach(r.id);
       return Fail(r, attached.status().message(), {"provisioning"});
     }
+    ADAPT_FAULT_POINT("sandbox.provision.after_network");
     req.spec.netns_path = attached->netns_path;
     req.spec.resolv_conf = attached->resolv_conf;
   }
   Status launched = runtime_.Launch(req);
+  ADAPT_FAULT_POINT("sandbox.provision.after_launch");
   if (!launched.ok()) {
     if (network_) network_->Detach(id);
     return Fail(r, launched.message(), {"provisioning"});
@@ -125,6 +157,7 @@ void SandboxLifecycle::Provision(const std::string& id) {
   r.status = "running";
   if (!r.config["startup"].is_null()) r.result["startedAt"] = FormatRfc3339(obs->state.started_at);
   if (!Transition(r, {"provisioning"}).ok()) return;  // deleted meanwhile: delete tears down
+  ADAPT_FAULT_POINT("sandbox.provision.after_running");
   if (obs->state.phase == runtime::ShimPhase::kExited) RecordExit(r, *obs);
 }
 
@@ -201,6 +234,7 @@ void SandboxLifecycle::FinishDelete(const std::string& id) {
   std::lock_guard guard(*lock);
   auto rec = store_.GetSandbox("", id);
   if (!rec.ok() || rec->status != "deleting") return;
+  ADAPT_FAULT_POINT("sandbox.delete.before_release");
   Status st = Release(id, false);
   if (!st.ok()) {
     // Stay deleting: the monitor retries and a restart reconciles.
@@ -208,6 +242,7 @@ void SandboxLifecycle::FinishDelete(const std::string& id) {
     return;
   }
   store::SandboxRecord r = *rec;
+  ADAPT_FAULT_POINT("sandbox.delete.after_release");
   r.status = "deleted";
   r.deleted_at = NowMillis();
   Transition(r, {"deleting"});

@@ -48,6 +48,9 @@ class SandboxLifecycle {
   }
   // Start-up reconciliation: adopt, finish, or tear down what the store and the runtime hold.
   void Reconcile();
+  // Writes again the failures that could not be stored (a full disk): until then such a
+  // sandbox would read "provisioning" forever. The monitor calls it on every tick.
+  void RetryUnrecordedFailures();
 
   // Writes the transition and wakes event streams. Conflict when the stored status is not
   // one of `expected`.
@@ -69,6 +72,8 @@ class SandboxLifecycle {
   std::function<void(const std::string&)> on_release_;
   std::mutex locks_mu_;
   std::map<std::string, std::weak_ptr<std::mutex>> locks_;
+  // Sandbox id -> the failure Fail() could not store yet.
+  std::map<std::string, std::string> unrecorded_;
 };
 
 }  // namespace adapt::core

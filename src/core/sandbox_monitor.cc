@@ -56,6 +56,7 @@ void SandboxMonitor::Schedule(const std::string& id, std::function<void()> fn) {
 
 void SandboxMonitor::Tick() {
   int64_t now = NowMillis();
+  lifecycle_.RetryUnrecordedFailures();
   if (auto running = store_.ListSandboxesWithStatus({"running"}); running.ok()) {
     for (const auto& r : *running)
       Schedule(r.id, [this, id = r.id] { lifecycle_.CheckRunning(id); });

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <future>
 
+#include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/time.h"
 #include "core/environments.h"
@@ -78,6 +79,7 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
   std::optional<store::IdempotencyKey> idem;
   if (idempotency_key) idem = store::IdempotencyKey{*idempotency_key, Sha256Hex(body.dump())};
   ASSIGN_OR_RETURN(store::CreateOutcome outcome, store_.CreateSandbox(r, idem));
+  ADAPT_FAULT_POINT("sandbox.create.after_row");
   if (!outcome.replayed) {
     std::string id = r.id;
     boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
@@ -113,6 +115,7 @@ Result<json> SandboxService::List(const Principal& who, const ListSandboxesReque
 Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
   ASSIGN_OR_RETURN(store::SandboxRecord r, lifecycle_.BeginDelete(who.org_id, id, "cancelled"));
+  ADAPT_FAULT_POINT("sandbox.delete.after_deleting");
   if (r.status == "deleted") return DeleteOutcome{true};
   auto done = std::make_shared<std::promise<void>>();
   auto finished = done->get_future();

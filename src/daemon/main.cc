@@ -11,6 +11,7 @@
 
 #include "api/http_server.h"
 #include "api/routes.h"
+#include "base/fault_point.h"
 #include "base/log.h"
 #include "core/sandbox_monitor.h"
 #include "daemon/config.h"
@@ -55,6 +56,7 @@ int Run(const DaemonConfig& config) {
   runtime::RunscRuntime runtime(
       {config.runsc, config.state_dir, helpers->shim, helpers->helpers_dir, "ptrace", &agents});
   if (Status st = runtime.Init(); !st.ok()) return Fail(st);
+  if (*ArmedFaultPoints()) spdlog::warn("fault points armed (ADAPT_FAULT): {}", ArmedFaultPoints());
   spdlog::info("runsc {} ({})", runtime.version(),
                runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed");
 

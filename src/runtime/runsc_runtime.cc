@@ -9,6 +9,7 @@
 #include <regex>
 #include <thread>
 
+#include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "os/cgroup.h"
@@ -81,6 +82,7 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   if (lowers.empty()) lowers.push_back(req.image_rootfs);
   RETURN_IF_ERROR(
       MountRootfs(dir, lowers, req.disk_mib).WithContext("preparing the root filesystem"));
+  ADAPT_FAULT_POINT("runtime.launch.after_rootfs");
 
   SandboxSpec spec = req.spec;
   spec.rootfs = RootfsPaths(dir).rootfs;
@@ -115,6 +117,7 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
     UnmountRootfs(dir);
     return pid.status().WithContext("starting the sandbox monitor");
   }
+  ADAPT_FAULT_POINT("runtime.launch.after_spawn");
   // The shim is our child until we exit; reap it so it leaves no zombie.
   std::thread([p = *pid] { os::Wait(p); }).detach();
 
@@ -165,8 +168,10 @@ Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (ShimAlive(*state, dir)) os::Signal(static_cast<pid_t>(state->shim_pid), SIGKILL);
   }
+  ADAPT_FAULT_POINT("runtime.destroy.after_kill");
   if (HasRunscState(options_.state_dir, id)) os::RunCommand(del);
   RETURN_IF_ERROR(UnmountRootfs(dir));
+  ADAPT_FAULT_POINT("runtime.destroy.after_unmount");
   Status cg = os::RemoveSandboxCgroup(id);
   if (!cg.ok()) spdlog::warn("sandbox {}: {}", id, cg.message());
   if (!keep_disk) RETURN_IF_ERROR(os::RemoveTree(dir));

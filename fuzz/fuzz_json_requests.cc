@@ -1,0 +1,53 @@
+// The JSON -> request mapping of the endpoints whose bodies are parsed by pure functions:
+// POST /v1/sandboxes (ParseCreateSandbox, and the egress policy the firewall derives from an
+// accepted request), POST .../commands (ParseRunCommand), list cursors, image references.
+// The first byte picks the target; the rest is the body. Exceptions (nlohmann's type errors
+// included) escaping a parser are bugs: bad input must be an error Status, never a 500.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/command_request.h"
+#include "core/list_cursor.h"
+#include "core/sandbox_request.h"
+#include "image/reference.h"
+#include "net/policy.h"
+
+using nlohmann::json;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  switch (data[0] % 4) {
+    case 0: {
+      json body = json::parse(text, nullptr, false);
+      if (body.is_discarded()) return 0;
+      auto req = adapt::core::ParseCreateSandbox(body, "debian:12");
+      if (req.ok()) {
+        // An accepted request is stored and later applied: it must round-trip and map to
+        // a policy without surprises.
+        json again = json::parse(req->config.dump());
+        if (again != req->config) __builtin_trap();
+        if (req->config.contains("network") && req->config["network"].is_object() &&
+            req->config["network"].value("egress", "") != "none")
+          adapt::net::PolicyFromJson(req->config["network"], "1.1.1.1");
+      }
+      break;
+    }
+    case 1: {
+      json body = json::parse(text, nullptr, false);
+      if (body.is_discarded()) return 0;
+      adapt::core::ParseRunCommand(body);
+      break;
+    }
+    case 2:
+      adapt::core::ParseListCursor(text);
+      break;
+    case 3:
+      adapt::image::ParseReference(text);
+      break;
+  }
+  return 0;
+}

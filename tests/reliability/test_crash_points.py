@@ -1,0 +1,212 @@
+"""adaptd crashes at every step of create, delete and image pull (src/base/fault_point.h).
+
+For each fault point: start adaptd with ADAPT_FAULT=<point>, drive the API until the daemon
+exits with status 86 at that point, restart it unarmed on the same state directory, and check
+that the sandbox (or image) ends in a settled state, never stuck in provisioning, deleting or
+pulling, and that once it is deleted the host holds nothing more than before (leaks.py).
+"""
+
+import os
+import time
+
+import pytest
+
+import harness
+import leaks
+import registry as reg
+
+FAULT_EXIT = 86
+
+# Create: the sandbox must end running (the crash came after it was up) or failed (before).
+CREATE_POINTS = [
+    ("sandbox.create.after_row", ("failed",)),
+    ("sandbox.provision.begin", ("failed",)),
+    ("sandbox.provision.after_image", ("failed",)),
+    ("sandbox.provision.after_network", ("failed",)),
+    ("runtime.launch.after_rootfs", ("failed",)),
+    # The shim is up and boots the sandbox on its own: a restart may adopt it.
+    ("runtime.launch.after_spawn", ("running", "failed")),
+    ("sandbox.provision.after_launch", ("running", "failed")),
+    ("sandbox.provision.after_running", ("running",)),
+]
+
+# Delete: after the restart the delete finishes on its own.
+DELETE_POINTS = [
+    "sandbox.delete.after_deleting",
+    "sandbox.delete.before_release",
+    "runtime.destroy.after_kill",
+    "runtime.destroy.after_unmount",
+    "sandbox.release.after_runtime",
+    "sandbox.delete.after_release",
+]
+
+# Pull: interrupted pulls are failed (pull again), a finished one stays ready.
+PULL_POINTS = [
+    ("image.pull.after_row", ("failed",)),
+    ("image.pull.after_fetch", ("failed",)),
+    ("image.pull.after_record", ("ready",)),
+]
+
+
+@pytest.fixture(scope="module")
+def crash_daemon():
+    """One adaptd (one state dir) for the module, restarted armed and unarmed by each test."""
+    from conftest import close_daemon, start_daemon
+
+    d = start_daemon()
+    yield d
+    if d.proc is None or d.proc.poll() is not None:
+        d.start(port=d.port)
+    close_daemon(d)
+
+
+def restart(d, fault=None):
+    """Stops adaptd (if it runs) and starts it again, armed with `fault` or unarmed. An
+    unarmed adaptd that runs already is kept."""
+    running = d.proc is not None and d.proc.poll() is None
+    if running and not fault and not getattr(d, "armed", None):
+        return
+    d.armed = fault
+    if running:
+        assert d.stop() == 0, d.log_tail()
+    old = os.environ.pop("ADAPT_FAULT", None)
+    try:
+        if fault:
+            os.environ["ADAPT_FAULT"] = fault
+        d.start(port=d.port)
+    finally:
+        os.environ.pop("ADAPT_FAULT", None)
+        if old is not None:
+            os.environ["ADAPT_FAULT"] = old
+
+
+def try_api(client, method, path, body=None):
+    """An API call that the crash may cut: returns (status, body) or (None, None)."""
+    try:
+        return client.api(method, path, body)
+    except (OSError, http_errors()):
+        return None, None
+
+
+def http_errors():
+    import http.client
+
+    return http.client.HTTPException
+
+
+def wait_for_crash(d, point, timeout=180):
+    try:
+        rc = d.proc.wait(timeout=timeout)
+    except Exception:
+        raise AssertionError("adaptd did not reach fault point %s in %s s:\n%s" % (point, timeout, d.log_tail()))
+    assert rc == FAULT_EXIT, "adaptd exited %s, not at the fault point:\n%s" % (rc, d.log_tail())
+    assert ("fault point %s reached" % point) in d.log_tail(200), d.log_tail()
+
+
+def assert_settled(client, sid, statuses, timeout=120):
+    sbx = client.wait_for_status(sid, statuses + ("provisioning", "deleting", "running", "failed", "deleted", "completed"), timeout)
+    deadline = time.monotonic() + timeout
+    while sbx["status"] not in statuses and time.monotonic() < deadline:
+        time.sleep(0.25)
+        sbx = client.get(sid)
+    assert sbx["status"] in statuses, "sandbox %s is %r after the restart, wanted %r: %r" % (
+        sid, sbx["status"], statuses, sbx)
+    if sbx["status"] == "failed":
+        assert sbx.get("error"), "a failed sandbox says why: %r" % sbx
+    return sbx
+
+
+def assert_no_leaks(d, before, ids):
+    g = leaks.settled_growth(d, before)
+    g.pop("fds", None)  # another adaptd process than the one of `before`
+    assert g == {}, "the host holds more than before the crash: %r" % g
+    held = leaks.settled_holdings(d, ids)
+    assert held == {}, "still held for %r: %r" % (ids, held)
+
+
+def new_sandbox_id(client, known):
+    ids = {s["id"] for s in client.list_all()} - known
+    assert len(ids) == 1, "expected one new sandbox, found %r" % ids
+    return ids.pop()
+
+
+@pytest.mark.parametrize("point,settles", CREATE_POINTS, ids=[p for p, _ in CREATE_POINTS])
+def test_crash_during_create(crash_daemon, point, settles):
+    d = crash_daemon
+    restart(d)
+    before = leaks.snapshot(d)
+    known = {s["id"] for s in d.admin.list_all()}
+    restart(d, point)
+    try_api(d.admin, "POST", "/v1/sandboxes", {"labels": {"crash": point}})
+    wait_for_crash(d, point)
+    restart(d)
+    sid = new_sandbox_id(d.admin, known)
+    assert_settled(d.admin, sid, settles)
+    if d.admin.get(sid)["status"] == "running":
+        status, out = d.admin.api("POST", "/v1/sandboxes/%s/commands" % sid, {"command": "echo alive"})
+        assert status in (200, 201), (status, out)
+    d.admin.delete(sid)
+    assert_no_leaks(d, before, [sid])
+
+
+@pytest.mark.parametrize("point", DELETE_POINTS)
+def test_crash_during_delete(crash_daemon, point):
+    d = crash_daemon
+    restart(d)
+    before = leaks.snapshot(d)
+    restart(d, point)
+    sid = d.admin.create({"labels": {"crash": point}})["id"]
+    d.admin.wait_for_status(sid, "running", 120)
+    try_api(d.admin, "DELETE", "/v1/sandboxes/" + sid)
+    wait_for_crash(d, point)
+    restart(d)
+    sbx = assert_settled(d.admin, sid, ("deleted",))
+    assert sbx["deletedAt"], sbx
+    assert_no_leaks(d, before, [sid])
+
+
+@pytest.fixture(scope="module")
+def image_ref():
+    r = reg.Registry()
+    layout = reg.Layout([reg.layer(reg.busybox_base())], {"config": {"Cmd": ["/bin/sh"], "Env": ["PATH=/bin"]}})
+    try:
+        yield r.push(layout, "crash/busybox:1")
+    finally:
+        layout.close()
+        r.close()
+
+
+@pytest.mark.parametrize("point,settles", PULL_POINTS, ids=[p for p, _ in PULL_POINTS])
+def test_crash_during_image_pull(crash_daemon, image_ref, point, settles):
+    d = crash_daemon
+    restart(d)
+    before = leaks.snapshot(d)
+    status, body = d.admin.api("GET", "/v1/images")
+    assert status == 200, body
+    known = {i["id"] for i in body["images"]}
+    restart(d, point)
+    try_api(d.admin, "POST", "/v1/images", {"reference": image_ref})
+    wait_for_crash(d, point)
+    restart(d)
+    status, body = d.admin.api("GET", "/v1/images")
+    new = [i for i in body["images"] if i["id"] not in known]
+    assert len(new) == 1, "expected one new image record, found %r" % new
+    img = new[0]
+    assert img["status"] in settles, "image %r after the restart, wanted %r" % (img, settles)
+    if img["status"] == "failed":
+        assert img["error"], img
+    # Pulling again works and runs, whatever the crash left in the image store.
+    status, again = d.admin.api("POST", "/v1/images", {"reference": image_ref})
+    assert status in (200, 201, 202), (status, again)
+    deadline = time.monotonic() + 120
+    while again["status"] == "pulling" and time.monotonic() < deadline:
+        time.sleep(0.25)
+        again = d.admin.api("GET", "/v1/images/" + again["id"])[1]
+    assert again["status"] == "ready", again
+    end = d.admin.run(["/bin/echo", "pulled"], image=image_ref)
+    assert end["status"] == "completed" and end["startup"]["stdout"] == "pulled\n", end
+    d.admin.delete(end["id"])
+    for image_id in (img["id"], again["id"]):
+        status, body = d.admin.api("DELETE", "/v1/images/" + image_id)
+        assert status in (200, 202, 204), (status, body)
+    assert_no_leaks(d, before, [end["id"]])
