@@ -47,6 +47,29 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
                auto sandbox = sandboxes.Get(who, p.at("id"));
                return JsonResponse(202, sandbox.ok() ? *sandbox : nlohmann::json::object());
              });
+  // Stop and start take no fields; an empty body or {} is accepted.
+  auto no_fields = [](const HttpRequest& req) -> Status {
+    ASSIGN_OR_RETURN(nlohmann::json body, ParseJsonBody(req));
+    if (!body.empty())
+      return InvalidArgument(body.begin().key(), "unknown field " + body.begin().key());
+    return Status::Ok();
+  };
+  router.Add(
+      "POST", "/v1/sandboxes/{id}/stop",
+      [&, no_fields](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+        if (Status st = no_fields(req); !st.ok()) return ErrorResponse(st);
+        auto sandbox = sandboxes.Stop(who, p.at("id"));
+        if (!sandbox.ok()) return ErrorResponse(sandbox.status());
+        return JsonResponse(200, *sandbox);
+      });
+  router.Add(
+      "POST", "/v1/sandboxes/{id}/start",
+      [&, no_fields](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+        if (Status st = no_fields(req); !st.ok()) return ErrorResponse(st);
+        auto sandbox = sandboxes.Start(who, p.at("id"));
+        if (!sandbox.ok()) return ErrorResponse(sandbox.status());
+        return JsonResponse(202, *sandbox);
+      });
 }
 
 }  // namespace adapt::api

@@ -52,6 +52,8 @@ void AddSandboxFiles(CLI::App& sandbox_group, Invocation& invocation);
 // "endpoint" (ls, rm); AddSandboxExpose adds `expose` to the "sandbox" group.
 void AddEndpointCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExpose(CLI::App& sandbox_group, Invocation& invocation);
+// `stop` and `start` in the "sandbox" group (sandbox_power_commands.cc).
+void AddSandboxStopStart(CLI::App& sandbox_group, Invocation& invocation);
 // "mcp": the MCP server on stdio, a proxy to adaptd's /mcp.
 void AddMcpCommand(CLI::App& app, Invocation& invocation);
 

@@ -1,4 +1,4 @@
-// adapt sandbox create | list | get | delete | events
+// adapt sandbox create | list | get | delete | events (stop | start: sandbox_power_commands.cc)
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -195,6 +195,7 @@ void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
   AddSandboxExec(*group, invocation);
   AddSandboxFiles(*group, invocation);
   AddSandboxExpose(*group, invocation);
+  AddSandboxStopStart(*group, invocation);
 }
 
 }  // namespace adapt::cli

@@ -14,9 +14,10 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kLive = {"provisioning", "running"};
+// A hibernated sandbox boots from (or restores onto) its image's layers at start.
+const std::vector<std::string> kLive = {"provisioning", "running", "hibernated"};
 // A deleting sandbox may still have the image's layers mounted.
-const std::vector<std::string> kMounted = {"provisioning", "running", "deleting"};
+const std::vector<std::string> kMounted = {"provisioning", "running", "deleting", "hibernated"};
 
 std::string PhaseOf(const std::string& status) {
   if (status == "ready") return "Completed";

@@ -8,6 +8,7 @@
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "core/sandbox_hibernation.h"
 #include "core/sandbox_view.h"
 #include "core/startup_plan.h"
 
@@ -138,26 +139,25 @@ void SandboxLifecycle::Provision(const std::string& id) {
     req.spec.netns_path = attached->netns_path;
     req.spec.resolv_conf = attached->resolv_conf;
   }
-  Status launched = runtime_.Launch(req);
+  bool starting = ReadHibernation(r).phase == HibernationPhase::kStarting;
+  Status launched = LaunchOrRestore(r, req);
   ADAPT_FAULT_POINT("sandbox.provision.after_launch");
   if (!launched.ok()) {
-    if (network_) network_->Detach(id);
+    Release(id, true);
     return Fail(r, launched.message(), {"provisioning"});
   }
-
   auto obs = runtime_.Observe(id);
   if (!obs.ok()) {
     Release(id, true);
     return Fail(r, obs.status().message(), {"provisioning"});
   }
-  if (obs->state.phase == runtime::ShimPhase::kLaunchFailed) {
-    Release(id, true);
-    return Fail(r, obs->state.error, {"provisioning"});
-  }
   r.status = "running";
   if (!r.config["startup"].is_null()) r.result["startedAt"] = FormatRfc3339(obs->state.started_at);
+  if (starting) WriteHibernation(r, Hibernation{});
   if (!Transition(r, {"provisioning"}).ok()) return;  // deleted meanwhile: delete tears down
   ADAPT_FAULT_POINT("sandbox.provision.after_running");
+  // Restored: the checkpoint has served; a later stop writes a new one.
+  if (starting) runtime_.DiscardCheckpoint(id);
   if (obs->state.phase == runtime::ShimPhase::kExited) RecordExit(r, *obs);
 }
 
@@ -211,8 +211,8 @@ Result<store::SandboxRecord> SandboxLifecycle::BeginDelete(const std::string& or
     ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
     if (r.status == "deleted" || r.status == "deleting") return r;
     std::string before = r.status;
-    if (before == "provisioning" || before == "running") {
-      if (r.termination_reason.empty() || before == "running") r.termination_reason = reason;
+    if (before == "provisioning" || before == "running" || before == "hibernated") {
+      if (r.termination_reason.empty() || before != "provisioning") r.termination_reason = reason;
       // Keep what the workload printed: the record outlives the sandbox.
       if (before == "running" && !r.config["startup"].is_null()) {
         auto obs = runtime_.Observe(id);
@@ -250,7 +250,7 @@ void SandboxLifecycle::FinishDelete(const std::string& id) {
 
 void SandboxLifecycle::Reconcile() {
   auto records = store_.ListSandboxesWithStatus(
-      {"provisioning", "running", "deleting", "completed", "failed", "unresolved"});
+      {"provisioning", "running", "deleting", "completed", "failed", "unresolved", "hibernated"});
   if (!records.ok()) {
     spdlog::error("reconciling: {}", records.status().message());
     return;
@@ -260,7 +260,10 @@ void SandboxLifecycle::Reconcile() {
     known.insert(r.id);
     auto obs = runtime_.Observe(r.id);
     bool alive = obs.ok() && obs->monitor_alive;
-    if (r.status == "provisioning") {
+    if (r.status == "hibernated" ||
+        (r.status == "provisioning" && ReadHibernation(r).phase == HibernationPhase::kStarting)) {
+      ReconcileHibernation(r, alive && obs->state.phase == runtime::ShimPhase::kRunning);
+    } else if (r.status == "provisioning") {
       if (alive && obs->state.phase == runtime::ShimPhase::kRunning) {
         store::SandboxRecord next = r;
         next.status = "running";

@@ -5,6 +5,7 @@
 //   provisioning -> running -> completed | failed      (the startup command ended)
 //   provisioning -> failed                             (launch failed)
 //   any -> deleting -> deleted                         (delete or expiry)
+//   running -> hibernated -> provisioning -> running   (stop, start: sandbox_hibernation.h)
 //
 // Thread-safe. Work for one sandbox is serialized by a per-sandbox lock; every method
 // may block (runsc, mounts) and belongs on a worker thread.
@@ -52,6 +53,14 @@ class SandboxLifecycle {
   // sandbox would read "provisioning" forever. The monitor calls it on every tick.
   void RetryUnrecordedFailures();
 
+  // running -> hibernated: checkpoints a durable sandbox (its processes and files come back
+  // at start) or discards an instant one's writable layer; releases its compute and
+  // endpoints, keeps its network. Conflict unless running. Blocking (seconds).
+  Result<store::SandboxRecord> Stop(const std::string& org_id, const std::string& id);
+  // hibernated -> provisioning; Provision() then restores (or boots) it. Conflict unless
+  // hibernated.
+  Result<store::SandboxRecord> BeginStart(const std::string& org_id, const std::string& id);
+
   // Writes the transition and wakes event streams. Conflict when the stored status is not
   // one of `expected`.
   Status Transition(const store::SandboxRecord& next, const std::vector<std::string>& expected);
@@ -63,6 +72,14 @@ class SandboxLifecycle {
   void RecordExit(store::SandboxRecord r, const runtime::Observation& obs);
   // Stops the sandbox's compute (runtime.Destroy) and removes its network.
   Status Release(const std::string& id, bool keep_disk);
+  // The side effects of a stop recorded as phase stopping, then phase stopped. Called with
+  // the sandbox's lock held (also by Reconcile).
+  void FinishStop(store::SandboxRecord r);
+  // Launches a provisioning sandbox: restores its checkpoint when it is starting from one
+  // (falling back to a fresh boot from its disk), else boots it.
+  Status LaunchOrRestore(store::SandboxRecord& r, runtime::LaunchRequest& req);
+  // Reconcile() for a hibernated sandbox, or one that was starting.
+  void ReconcileHibernation(const store::SandboxRecord& r, bool alive);
 
   store::Store& store_;
   runtime::Runtime& runtime_;

@@ -383,7 +383,7 @@ Result<CreateSandboxRequest> ParseCreateSandbox(const json& body,
       c["securityProfile"],
       Choice(body, "securityProfile", {"restricted", "developer"}, "restricted", {"developer"}));
   ASSIGN_OR_RETURN(c["startupClass"],
-                   Choice(body, "startupClass", {"durable", "instant"}, "instant", {"durable"}));
+                   Choice(body, "startupClass", {"durable", "instant"}, "instant", {}));
   return req;
 }
 

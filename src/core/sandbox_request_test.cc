@@ -342,7 +342,7 @@ TEST(ParseCreateSandbox, SecurityProfileAndStartupClass) {
   ExpectRefused({{"securityProfile", "developer"}}, Code::kUnsupported, "securityProfile");
   ExpectInvalid({{"securityProfile", "root"}}, "securityProfile");
   EXPECT_EQ(MustParseConfig({{"securityProfile", "restricted"}})["securityProfile"], "restricted");
-  ExpectRefused({{"startupClass", "durable"}}, Code::kUnsupported, "startupClass");
+  EXPECT_EQ(MustParseConfig({{"startupClass", "durable"}})["startupClass"], "durable");
   ExpectInvalid({{"startupClass", "fast"}}, "startupClass");
   EXPECT_EQ(MustParseConfig({{"startupClass", "instant"}})["startupClass"], "instant");
 }

@@ -128,6 +128,19 @@ Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::st
   return DeleteOutcome{after.ok() && after->status == "deleted"};
 }
 
+Result<json> SandboxService::Stop(const Principal& who, const std::string& id) {
+  if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
+  RETURN_IF_ERROR(lifecycle_.Stop(who.org_id, id).status());
+  return Get(who, id);
+}
+
+Result<json> SandboxService::Start(const Principal& who, const std::string& id) {
+  if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
+  RETURN_IF_ERROR(lifecycle_.BeginStart(who.org_id, id).status());
+  boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
+  return Get(who, id);
+}
+
 void SandboxService::Expire(const std::string& id) {
   auto r = lifecycle_.BeginDelete("", id, "expired");
   if (!r.ok() || r->status == "deleted") return;

@@ -46,6 +46,12 @@ class SandboxService {
   // Deletes `id` on behalf of the daemon (expiry); returns at once.
   void Expire(const std::string& id);
 
+  // Stops a running sandbox (seed 000 stop_sandbox): a durable one is checkpointed, an
+  // instant one's workspace is discarded. Returns the hibernated sandbox. Blocking.
+  Result<nlohmann::json> Stop(const Principal& who, const std::string& id);
+  // Starts a hibernated sandbox in the background; returns it provisioning.
+  Result<nlohmann::json> Start(const Principal& who, const std::string& id);
+
   // Where imageId is resolved; without one, imageId is refused as unsupported.
   void set_image_service(ImageService* images) { image_service_ = images; }
 

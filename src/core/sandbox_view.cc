@@ -2,6 +2,7 @@
 
 #include "base/text.h"
 #include "base/time.h"
+#include "core/sandbox_hibernation.h"
 
 namespace adapt::core {
 namespace {
@@ -56,6 +57,7 @@ json SandboxToJson(const store::SandboxRecord& r, const runtime::OutputRing* liv
        r.termination_reason.empty() ? json(nullptr) : json(r.termination_reason)},
       {"error", r.error.empty() ? json(nullptr) : json(r.error)},
       {"endpoints", json::array()},
+      {"hibernation", HibernationView(r)},
   };
   json names = json::array(), sources = json::array();
   for (const auto& [k, _] : r.env) {

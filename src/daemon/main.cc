@@ -18,6 +18,7 @@
 #include "daemon/paths.h"
 #include "net/ingress.h"
 #include "net/network_manager.h"
+#include "mcp/cors.h"
 #include "mcp/mcp_http.h"
 #include "mcp/oauth_server.h"
 #include "mcp/tools.h"
@@ -73,9 +74,10 @@ int Run(const DaemonConfig& config) {
   lifecycle.Reconcile();
   runtime.ResumeAgents();
   // Before the API answers: the rules of every live sandbox are back, the rest is gone.
+  // A hibernated sandbox keeps its network for its restore.
   {
     std::set<std::string> live;
-    auto running = (*store)->ListSandboxesWithStatus({"provisioning", "running"});
+    auto running = (*store)->ListSandboxesWithStatus({"provisioning", "running", "hibernated"});
     if (!running.ok()) return Fail(running.status());
     for (const auto& r : *running) live.insert(r.id);
     if (Status st = network.Restore(live); !st.ok()) return Fail(st);
@@ -140,6 +142,7 @@ int Run(const DaemonConfig& config) {
       },
       listen->host, workers);
   mcp::AddMcpRoutes(router, mcp_http);
+  mcp::AddCorsPreflights(router, listen->host);
   api::AddFileRoutes(router, files);
   api::HttpServerOptions http;
   http.host = listen->host;

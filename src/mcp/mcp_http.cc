@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 
 #include "base/log.h"
+#include "mcp/cors.h"
 
 namespace adapt::mcp {
 namespace {
@@ -178,10 +179,14 @@ HttpResponse McpHttp::Delete(const HttpRequest& req) {
 
 void AddMcpRoutes(api::Router& router, McpHttp& mcp) {
   router.AddPublic("POST", "/mcp", [&mcp](const HttpRequest& req, const api::PathParams&) {
-    return mcp.Post(req);
+    HttpResponse r = mcp.Post(req);
+    AddMcpCorsHeaders(req, r);
+    return r;
   });
   router.AddPublic("DELETE", "/mcp", [&mcp](const HttpRequest& req, const api::PathParams&) {
-    return mcp.Delete(req);
+    HttpResponse r = mcp.Delete(req);
+    AddMcpCorsHeaders(req, r);
+    return r;
   });
 }
 

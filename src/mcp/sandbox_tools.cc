@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "mcp/sandbox_summary.h"
 #include "mcp/tools.h"
 
 namespace adapt::mcp {
@@ -41,6 +42,8 @@ std::string NextAction(const std::string& status) {
   if (status == "running") return "Run code with run_command or run_python using this sandbox_id.";
   if (status == "provisioning")
     return "Call wait_for_sandbox with this sandbox_id until ready is true.";
+  if (status == "hibernated")
+    return "This sandbox is stopped; call start_sandbox with this sandbox_id to start it.";
   if (status == "deleting" || status == "deleted")
     return "This sandbox is deleted; create a new one with create_sandbox.";
   return "This sandbox will not become ready; read error, then delete it with delete_sandbox "
@@ -260,6 +263,14 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
                                 {"status", status},
                                 {"deleted", outcome->done || status == "deleted"}});
        }});
+}
+
+json SandboxSummary(const json& sandbox) { return Summary(sandbox); }
+json SandboxSummarySchema() { return SandboxSchema(); }
+json SandboxIdArgumentSchema() { return kSandboxId; }
+Result<json> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
+                                 const std::string& id, int seconds) {
+  return WaitReady(sandboxes, ctx, id, seconds);
 }
 
 }  // namespace adapt::mcp

@@ -28,6 +28,8 @@ void AddCommandTools(ToolRegistry& registry, const ToolServices& services);
 void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services);
 void AddWorkspaceFileTools(ToolRegistry& registry, const ToolServices& services);
 void AddAppTools(ToolRegistry& registry, const ToolServices& services);
+// stop_sandbox, start_sandbox.
+void AddSandboxPowerTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

@@ -106,8 +106,13 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
                   id,
                   dir,
                   needs_netns_shim_ && !req.network_none,
-                  agent_argv};
+                  agent_argv,
+                  req.restore ? CheckpointDir(id) : std::string()};
+  if (req.restore && !HasCheckpoint(id)) st = NotFound("sandbox " + id + " has no checkpoint");
   if (st.ok()) st = WriteShimConfig(dir, shim);
+  // A restarted sandbox's directory still holds its previous shim's final state, which
+  // the wait below would take for this shim's.
+  if (st.ok()) st = os::RemoveTree(dir + "/" + kShimStateFile);
   os::SpawnOptions detached;
   detached.new_session = true;
   Result<pid_t> pid =
@@ -297,6 +302,53 @@ Status RunscRuntime::KillExec(const std::string& sandbox_id, const std::string& 
     RETURN_IF_ERROR(os::RunChecked(kill));
   }
   return Status::Ok();
+}
+
+Status RunscRuntime::Checkpoint(const std::string& id) {
+  std::string dir = SandboxDir(id);
+  ASSIGN_OR_RETURN(ShimState state, ReadShimState(dir));
+  if (state.phase != ShimPhase::kRunning || !ShimAlive(state, dir))
+    return Status(Code::kConflict, "sandbox " + id + " is not running");
+  ASSIGN_OR_RETURN(ShimConfig shim, ReadShimConfig(dir));
+  // The image is written beside the final one and renamed when complete, so that a crash
+  // mid-way never leaves a partial image that HasCheckpoint would take for a good one.
+  std::string image = CheckpointDir(id), partial = image + ".partial";
+  RETURN_IF_ERROR(os::RemoveTree(image));
+  RETURN_IF_ERROR(os::RemoveTree(partial));
+  RETURN_IF_ERROR(os::MakeDirs(partial, 0700));
+  // The agent's connection is closed first: the agent then waits to reconnect, which it
+  // does to the listener that Launch makes when the sandbox is restored.
+  if (options_.agents) {
+    options_.agents->Close(id);
+    // Give the agent a moment to see the close and drop its end: a checkpoint holding a
+    // connected host socket would restore a dead connection.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  std::vector<std::string> argv{shim.runsc};
+  argv.insert(argv.end(), shim.global_flags.begin(), shim.global_flags.end());
+  argv.insert(argv.end(), {"checkpoint", "--image-path=" + partial, id});
+  auto r = os::RunCommand(argv);
+  if (!r.ok()) return r.status().WithContext("checkpointing sandbox " + id);
+  if (r->status.signaled() || r->status.exit_code != 0) {
+    os::RemoveTree(partial);
+    std::string out = r->output;
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+    return Internal("checkpointing sandbox " + id + " failed: " + out);
+  }
+  RETURN_IF_ERROR(os::Rename(partial, image));
+  // runsc stops the sandbox after a checkpoint; its shim records that and exits.
+  for (int i = 0; i < 200 && ShimAlive(state, dir); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return Status::Ok();
+}
+
+bool RunscRuntime::HasCheckpoint(const std::string& id) {
+  return os::Exists(CheckpointDir(id) + "/checkpoint.img");
+}
+
+void RunscRuntime::DiscardCheckpoint(const std::string& id) {
+  os::RemoveTree(CheckpointDir(id));
+  os::RemoveTree(CheckpointDir(id) + ".partial");
 }
 
 void RunscRuntime::ForgetExec(const std::string& sandbox_id, const std::string& tree_id) {

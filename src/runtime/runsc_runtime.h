@@ -35,10 +35,15 @@ class RunscRuntime : public Runtime {
   void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) override;
   std::shared_ptr<AgentSession> Agent(const std::string& sandbox_id) override;
   Result<ExecDefaults> GetExecDefaults(const std::string& sandbox_id) override;
+  Status Checkpoint(const std::string& sandbox_id) override;
+  bool HasCheckpoint(const std::string& sandbox_id) override;
+  void DiscardCheckpoint(const std::string& sandbox_id) override;
   // Listens again for the agents of the sandboxes still running (after an adaptd restart).
   void ResumeAgents();
 
   std::string SandboxDir(const std::string& id) const;
+  // Where Checkpoint() leaves the sandbox's image (runsc checkpoint --image-path).
+  std::string CheckpointDir(const std::string& id) const { return SandboxDir(id) + "/checkpoint"; }
   const std::string& version() const { return version_; }
   bool needs_netns_shim() const { return needs_netns_shim_; }
 

@@ -26,6 +26,9 @@ struct LaunchRequest {
   // true: runsc --network=none (no interface). false: --network=sandbox in
   // spec.netns_path (or a namespace of runsc's own when empty).
   bool network_none = true;
+  // true: restore the checkpoint that Checkpoint() left (processes and memory come back)
+  // instead of booting. Needs the same spec, disk and network as the checkpointed sandbox.
+  bool restore = false;
 };
 
 // What the runtime knows of a sandbox right now.
@@ -90,6 +93,15 @@ class Runtime {
   virtual Result<ExecDefaults> GetExecDefaults(const std::string& sandbox_id) {
     return Status(Code::kUnsupported, "no exec defaults for sandbox " + sandbox_id);
   }
+  // Saves the running sandbox's processes and memory to disk and stops it; Destroy with
+  // keep_disk then releases the rest and keeps the checkpoint. Blocking.
+  virtual Status Checkpoint(const std::string& sandbox_id) {
+    return Status(Code::kUnsupported, "sandbox " + sandbox_id + " cannot be checkpointed here");
+  }
+  // Whether a complete checkpoint of the sandbox is on disk.
+  virtual bool HasCheckpoint(const std::string& /*sandbox_id*/) { return false; }
+  // Removes the sandbox's checkpoint (after a restore, or when it cannot be used).
+  virtual void DiscardCheckpoint(const std::string& /*sandbox_id*/) {}
 };
 
 }  // namespace adapt::runtime

@@ -112,6 +112,69 @@ struct Shim {
     if (!pid.ok()) std::fprintf(stderr, "adapt-shim: %s\n", pid.status().message().c_str());
   }
 
+  // `runsc create` (the workload's stdio: the pipes) and `runsc start`. Returns the
+  // failure in runsc's words, empty on success.
+  std::string CreateAndStart(os::UniqueFd& out_w, os::UniqueFd& err_w, int err_r,
+                             const std::string& pid_file) {
+    os::SpawnOptions create_opts;
+    create_opts.stdout_fd = out_w.get();
+    create_opts.stderr_fd = err_w.get();
+    create_opts.hide_proc_sys_net = config.hide_proc_sys_net;
+    auto create = os::Spawn(
+        Runsc({"create", "--bundle", config.bundle, "--pid-file", pid_file, config.container_id}),
+        create_opts);
+    if (!create.ok()) return create.status().message();
+    auto created = os::Wait(*create);
+    if (!created.ok() || created->signaled() || created->exit_code != 0) {
+      out_w.reset();
+      err_w.reset();
+      ::fcntl(err_r, F_SETFL, O_NONBLOCK);
+      while (Drain(err_r, Stream::kStderr)) {
+      }
+      std::string msg = ring.Text(Stream::kStderr);
+      ring = OutputRing();
+      return msg.empty() ? "runsc create failed" : msg;
+    }
+    ReadSandboxPid(pid_file);
+    // runsc sets up the sandbox's network at start, so the shim applies there too.
+    os::SpawnOptions start_opts;
+    start_opts.hide_proc_sys_net = config.hide_proc_sys_net;
+    auto started = os::RunCommand(Runsc({"start", config.container_id}), start_opts);
+    if (!started.ok()) return started.status().message();
+    if (started->status.signaled() || started->status.exit_code != 0)
+      return started->output.empty() ? "runsc start failed" : started->output;
+    return "";
+  }
+
+  // `runsc restore --detach`: the checkpointed processes continue, their stdio now the
+  // pipes. Same flags and /proc/sys/net shim as create, so the same netns is accepted.
+  std::string Restore(int out_w, int err_w, const std::string& pid_file) {
+    os::SpawnOptions opts;
+    opts.stdout_fd = out_w;
+    opts.stderr_fd = err_w;
+    opts.hide_proc_sys_net = config.hide_proc_sys_net;
+    std::string log = dir + "/restore.log";
+    os::RemoveTree(log);
+    auto restore = os::Spawn(
+        Runsc({"restore", "--detach", "--bundle", config.bundle, "--pid-file", pid_file,
+               "--image-path", config.restore_image, "--user-log", log, config.container_id}),
+        opts);
+    if (!restore.ok()) return restore.status().message();
+    auto restored = os::Wait(*restore);
+    if (!restored.ok() || restored->signaled() || restored->exit_code != 0) {
+      auto text = os::ReadFile(log);
+      return "restoring the checkpoint failed" +
+             (text.ok() && !text->empty() ? ": " + *text : std::string());
+    }
+    ReadSandboxPid(pid_file);
+    return "";
+  }
+
+  void ReadSandboxPid(const std::string& pid_file) {
+    auto pid_text = os::ReadFile(pid_file);
+    if (pid_text.ok()) state.sandbox_pid = std::atoll(pid_text->c_str());
+  }
+
   int Run() {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     state.shim_pid = ::getpid();
@@ -122,40 +185,25 @@ struct Shim {
       return LaunchFailed("pipe failed");
     os::UniqueFd out_r(out[0]), out_w(out[1]), err_r(err[0]), err_w(err[1]);
 
-    os::SpawnOptions create_opts;
-    create_opts.stdout_fd = out_w.get();
-    create_opts.stderr_fd = err_w.get();
-    create_opts.hide_proc_sys_net = config.hide_proc_sys_net;
     std::string pid_file = dir + "/sandbox.pid";
-    auto create = os::Spawn(
-        Runsc({"create", "--bundle", config.bundle, "--pid-file", pid_file, config.container_id}),
-        create_opts);
-    if (!create.ok()) return LaunchFailed(create.status().message());
-    auto created = os::Wait(*create);
-    if (!created.ok() || created->signaled() || created->exit_code != 0) {
-      out_w.reset();
-      err_w.reset();
-      ::fcntl(err_r.get(), F_SETFL, O_NONBLOCK);
-      while (Drain(err_r.get(), Stream::kStderr)) {
+    if (!config.restore_image.empty()) {
+      // A restored workload keeps writing to its stdout/stderr: keep what it printed before.
+      auto kept = os::ReadFile(dir + "/" + kShimOutputFile);
+      if (kept.ok()) {
+        auto parsed = OutputRing::Parse(*kept);
+        if (parsed.ok()) ring = std::move(*parsed);
       }
-      std::string msg = ring.Text(Stream::kStderr);
-      ring = OutputRing();
-      return LaunchFailed(msg);
+      std::string error = Restore(out_w.get(), err_w.get(), pid_file);
+      if (!error.empty()) return LaunchFailed(error);
+    } else {
+      std::string error = CreateAndStart(out_w, err_w, err_r.get(), pid_file);
+      if (!error.empty()) return LaunchFailed(error);
     }
-    auto pid_text = os::ReadFile(pid_file);
-    if (pid_text.ok()) state.sandbox_pid = std::atoll(pid_text->c_str());
-
-    // runsc sets up the sandbox's network at start, so the shim applies there too.
-    os::SpawnOptions start_opts;
-    start_opts.hide_proc_sys_net = config.hide_proc_sys_net;
-    auto started = os::RunCommand(Runsc({"start", config.container_id}), start_opts);
-    if (!started.ok()) return LaunchFailed(started.status().message());
-    if (started->status.signaled() || started->status.exit_code != 0)
-      return LaunchFailed(started->output);
     state.phase = ShimPhase::kRunning;
     state.started_at = NowMillis();
     Publish();
-    StartAgent();
+    // A restored sandbox brings its agent back with it; the agent reconnects by itself.
+    if (config.restore_image.empty()) StartAgent();
 
     out_w.reset();
     err_w.reset();

@@ -38,7 +38,8 @@ Status WriteShimConfig(const std::string& dir, const ShimConfig& c) {
             {"containerId", c.container_id},
             {"bundle", c.bundle},
             {"hideProcSysNet", c.hide_proc_sys_net},
-            {"agentArgv", c.agent_argv}};
+            {"agentArgv", c.agent_argv},
+            {"restoreImage", c.restore_image}};
   return os::WriteFileAtomic(dir + "/" + kShimConfigFile, j.dump(), 0600);
 }
 
@@ -53,6 +54,7 @@ Result<ShimConfig> ReadShimConfig(const std::string& dir) {
     c.bundle = j.at("bundle");
     c.hide_proc_sys_net = j.value("hideProcSysNet", false);
     c.agent_argv = j.value("agentArgv", std::vector<std::string>{});
+    c.restore_image = j.value("restoreImage", "");
     return c;
   } catch (const std::exception& e) {
     return Internal(std::string("reading shim config: ") + e.what());

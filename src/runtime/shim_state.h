@@ -22,6 +22,9 @@ struct ShimConfig {
   // The in-sandbox agent, started with `runsc exec --detach` once the workload runs.
   // Empty: none.
   std::vector<std::string> agent_argv;
+  // Non-empty: `runsc restore` from this checkpoint image directory instead of create +
+  // start. The restored sandbox holds its agent already, so none is started.
+  std::string restore_image;
 };
 
 enum class ShimPhase { kStarting, kRunning, kExited, kLaunchFailed };

@@ -12,7 +12,7 @@ EXPECTED_TOOLS = {
     "create_sandbox", "create_gpu_sandbox", "get_sandbox", "list_sandboxes", "wait_for_sandbox",
     "delete_sandbox", "list_sandbox_environments", "list_gpu_types", "run_command", "run_python",
     "get_command_result", "read_workspace_file", "expose_sandbox_app", "disable_sandbox_app",
-    "list_public_apps",
+    "list_public_apps", "stop_sandbox", "start_sandbox",
 }
 READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_environments",
              "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps"}
@@ -125,7 +125,7 @@ def test_tool_errors_are_results(org, daemon):
         ("get_sandbox", {"sandbox_id": "sbx_nope"}, "not found"),
         ("create_gpu_sandbox", {"gpu_type": "a100"}, "no GPUs"),
         ("create_sandbox", {"memory_gib": 1000}, "memory_gib"),
-        ("create_sandbox", {"startup_class": "durable"}, "startup_class"),
+        ("create_sandbox", {"startup_class": "warm"}, "startup_class"),
         ("create_sandbox", {"image": "nosuch:bad tag!"}, "nosuch"),
         ("run_command", {"sandbox_id": "sbx_nope"}, "command is required"),
         ("get_command_result", {"request_id": "nonsense"}, "request_id"),
@@ -226,6 +226,9 @@ def test_sdk_full_flow(org, daemon, mode):
         assert exposed["port"] == 8000 and exposed["url"].startswith("https://")
         assert by_name["disable_sandbox_app"][0]["structuredContent"]["removed"] == [exposed["app_id"]]
         assert apps[2] == []
+        stopped = by_name["stop_sandbox"][0]["structuredContent"]
+        assert (stopped["status"], stopped["workspace"]) == ("hibernated", "discarded")
+        assert by_name["start_sandbox"][0]["structuredContent"]["status"] in ("provisioning", "running")
         deleted = by_name["delete_sandbox"]
         assert all(not d["isError"] for d in deleted)
         assert deleted[1]["structuredContent"]["deleted"] is True

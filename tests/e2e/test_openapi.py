@@ -62,6 +62,9 @@ SERVED = {
     ("DELETE", "/v1/images/{id}"),
     ("GET", "/v1/operations/{id}"),
     ("GET", "/v1/environments"),
+    ("POST", "/v1/sandboxes/{id}/stop"),
+    ("POST", "/v1/sandboxes/{id}/start"),
+    ("OPTIONS", "/mcp"),
 }
 
 
@@ -264,6 +267,8 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         assert not (got == 404 and parsed and parsed["error"]["message"].startswith("no such endpoint")), what
         assert str(got) in op["responses"], "undocumented status: " + what
         assert got < 400, "real ids and a valid body should succeed: " + what
+        if (method, path) == ("POST", "/v1/sandboxes/{id}/start"):
+            admin.wait_for_status(sandbox["id"], "running", 120)  # the later operations need it
         if (method, path) == ("POST", "/v1/sandboxes") and got == 201:
             daemon.created.append((admin, parsed["id"]))
         if is_stream and got == 200:

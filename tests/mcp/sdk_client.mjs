@@ -94,6 +94,8 @@ if (scenario === "flow") {
   await call("list_public_apps", {});
   await call("disable_sandbox_app", { sandbox_id: id, app_id: app.structuredContent?.app_id ?? "none" });
   await call("list_public_apps", {});
+  await call("stop_sandbox", { sandbox_id: id });
+  await call("start_sandbox", { sandbox_id: id });
   await call("delete_sandbox", { sandbox_id: id });
   await call("delete_sandbox", { sandbox_id: id });
 }

@@ -1,0 +1,88 @@
+// adapt sandbox stop | start
+#include <chrono>
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+
+namespace adapt::cli {
+namespace {
+
+std::string SandboxPath(const std::string& id) { return "/v1/sandboxes/" + EscapeUrlComponent(id); }
+
+std::string Text(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+// "hibernated; workspace kept, processes saved"
+std::string StoppedSummary(const nlohmann::json& sandbox) {
+  std::string out = Text(sandbox, "status");
+  const nlohmann::json h =
+      sandbox.is_object() ? sandbox.value("hibernation", nlohmann::json()) : nlohmann::json();
+  if (h.is_object())
+    out += "; workspace " + Text(h, "workspace") + ", processes " + Text(h, "processes");
+  return out;
+}
+
+void AddStop(CLI::App& group, Invocation& invocation) {
+  auto id = std::make_shared<std::string>();
+  CLI::App* stop = group.add_subcommand(
+      "stop",
+      "Stop a running sandbox: durable ones are checkpointed, instant ones lose their files");
+  stop->add_option("id", *id, "sandbox id")->required();
+  stop->callback([id, &invocation] {
+    invocation.run = [id, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(nlohmann::json sandbox, JsonOrError(client.Post(SandboxPath(*id) + "/stop",
+                                                                       nlohmann::json::object())));
+      if (invocation.json) {
+        console.out << PrettyJson(sandbox);
+      } else {
+        console.out << "stopped " << *id << " (" << StoppedSummary(sandbox) << ")\n";
+      }
+      return Status::Ok();
+    };
+  });
+}
+
+void AddStart(CLI::App& group, Invocation& invocation) {
+  auto id = std::make_shared<std::string>();
+  auto wait = std::make_shared<int>(0);
+  CLI::App* start = group.add_subcommand("start", "Start a stopped (hibernated) sandbox");
+  start->add_option("id", *id, "sandbox id")->required();
+  start->add_option("--wait", *wait, "seconds to wait for it to run (default 0: do not wait)")
+      ->check(CLI::Range(0, 3600));
+  start->callback([id, wait, &invocation] {
+    invocation.run = [id, wait, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(nlohmann::json sandbox, JsonOrError(client.Post(SandboxPath(*id) + "/start",
+                                                                       nlohmann::json::object())));
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(*wait);
+      while (Text(sandbox, "status") == "provisioning" &&
+             std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        ASSIGN_OR_RETURN(sandbox, JsonOrError(client.Get(SandboxPath(*id))));
+      }
+      if (invocation.json) {
+        console.out << PrettyJson(sandbox);
+      } else {
+        console.out << "started " << *id << " (" << Text(sandbox, "status") << ")\n";
+      }
+      if (*wait > 0 && Text(sandbox, "status") != "running")
+        return Status(
+            Code::kUnavailable,
+            "sandbox " + *id + " is " + Text(sandbox, "status") +
+                (Text(sandbox, "error").empty() ? std::string() : ": " + Text(sandbox, "error")));
+      return Status::Ok();
+    };
+  });
+}
+
+}  // namespace
+
+void AddSandboxStopStart(CLI::App& sandbox_group, Invocation& invocation) {
+  AddStop(sandbox_group, invocation);
+  AddStart(sandbox_group, invocation);
+}
+
+}  // namespace adapt::cli

@@ -1,0 +1,141 @@
+// SandboxLifecycle's stop and start (see sandbox_hibernation.h for the states).
+#include "base/log.h"
+#include "base/time.h"
+#include "core/sandbox_hibernation.h"
+#include "core/sandbox_lifecycle.h"
+
+namespace adapt::core {
+
+Result<store::SandboxRecord> SandboxLifecycle::Stop(const std::string& org_id,
+                                                    const std::string& id) {
+  auto lock = LockFor(id);
+  std::lock_guard guard(*lock);
+  ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
+  RETURN_IF_ERROR(CheckStoppable(r));
+  // A checkpoint left from an earlier life of the sandbox is not this one's.
+  runtime_.DiscardCheckpoint(id);
+  Hibernation h;
+  h.phase = HibernationPhase::kStopping;
+  h.workspace_kept = KeepsWorkspace(r);
+  h.stopped_at = NowMillis();
+  r.status = "hibernated";
+  WriteHibernation(r, h);
+  RETURN_IF_ERROR(Transition(r, {"running"}));
+  FinishStop(r);
+  return store_.GetSandbox(org_id, id);
+}
+
+void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
+  Hibernation h = ReadHibernation(r);
+  // Endpoints stay (the ingress answers for a running sandbox only): the sandbox keeps its
+  // network and address, so they work again after a start.
+  if (h.workspace_kept) {
+    // A checkpoint that completed before a crash is as good as a new one.
+    if (runtime_.HasCheckpoint(r.id)) {
+      h.processes_saved = true;
+    } else {
+      Status saved = runtime_.Checkpoint(r.id);
+      h.processes_saved = saved.ok();
+      if (!saved.ok()) {
+        spdlog::warn("sandbox {}: {}", r.id, saved.message());
+        h.note = "the processes could not be saved (" + saved.message() +
+                 "); the files are kept and a start boots the sandbox afresh";
+      }
+    }
+  }
+  // The network stays: it is fixed at creation and a restore needs the same one.
+  Status released = runtime_.Destroy(r.id, h.workspace_kept);
+  if (!released.ok()) {
+    // Stays stopping; a restart of adaptd finishes it.
+    spdlog::error("sandbox {}: stopping: {}", r.id, released.message());
+    return;
+  }
+  h.phase = HibernationPhase::kStopped;
+  WriteHibernation(r, h);
+  Transition(r, {"hibernated"});
+}
+
+Result<store::SandboxRecord> SandboxLifecycle::BeginStart(const std::string& org_id,
+                                                          const std::string& id) {
+  auto lock = LockFor(id);
+  std::lock_guard guard(*lock);
+  ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
+  RETURN_IF_ERROR(CheckStartable(r));
+  Hibernation h = ReadHibernation(r);
+  h.phase = HibernationPhase::kStarting;
+  WriteHibernation(r, h);
+  r.status = "provisioning";
+  r.error.clear();
+  RETURN_IF_ERROR(Transition(r, {"hibernated"}));
+  return r;
+}
+
+Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::LaunchRequest& req) {
+  auto launch = [&]() -> Status {
+    RETURN_IF_ERROR(runtime_.Launch(req));
+    auto obs = runtime_.Observe(r.id);
+    Status st = obs.ok() ? Status::Ok() : obs.status();
+    if (obs.ok() && obs->state.phase == runtime::ShimPhase::kLaunchFailed)
+      st = Internal(obs->state.error);
+    if (!st.ok()) runtime_.Destroy(r.id, true);
+    return st;
+  };
+  Hibernation h = ReadHibernation(r);
+  if (h.phase == HibernationPhase::kStarting && h.workspace_kept && runtime_.HasCheckpoint(r.id)) {
+    req.restore = true;
+    Status restored = launch();
+    if (restored.ok()) return restored;
+    // The files are on the disk still: booting from them beats leaving the sandbox stuck.
+    spdlog::warn("sandbox {}: {}; booting it afresh from its disk", r.id, restored.message());
+    runtime_.DiscardCheckpoint(r.id);
+    req.restore = false;
+  }
+  return launch();
+}
+
+void SandboxLifecycle::ReconcileHibernation(const store::SandboxRecord& r, bool running) {
+  Hibernation h = ReadHibernation(r);
+  if (r.status == "provisioning") {
+    // A start was interrupted.
+    if (running) {
+      store::SandboxRecord next = r;
+      next.status = "running";
+      WriteHibernation(next, Hibernation{});
+      if (!r.config["startup"].is_null())
+        if (auto obs = runtime_.Observe(r.id); obs.ok())
+          next.result["startedAt"] = FormatRfc3339(obs->state.started_at);
+      if (Transition(next, {"provisioning"}).ok()) runtime_.DiscardCheckpoint(r.id);
+      spdlog::info("sandbox {}: start finished after restart", r.id);
+      return;
+    }
+    // Undo: back to stopped, checkpoint and disk as they were.
+    Status st = runtime_.Destroy(r.id, h.workspace_kept);
+    if (!st.ok()) spdlog::warn("sandbox {}: {}", r.id, st.message());
+    store::SandboxRecord next = r;
+    next.status = "hibernated";
+    h.phase = HibernationPhase::kStopped;
+    WriteHibernation(next, h);
+    Transition(next, {"provisioning"});
+    spdlog::info("sandbox {}: interrupted start undone; it is stopped", r.id);
+    return;
+  }
+  if (h.phase == HibernationPhase::kStopped) {
+    // Release whatever a crash left behind (mounts, cgroups); keep disk and checkpoint.
+    Status st = runtime_.Destroy(r.id, h.workspace_kept);
+    if (!st.ok()) spdlog::warn("sandbox {}: {}", r.id, st.message());
+    return;
+  }
+  // A stop was interrupted: finish it (the checkpoint is taken now if the sandbox still
+  // runs and none completed before).
+  auto lock = LockFor(r.id);
+  std::lock_guard guard(*lock);
+  store::SandboxRecord next = r;
+  if (h.phase != HibernationPhase::kStopping) {
+    h.phase = HibernationPhase::kStopping;
+    WriteHibernation(next, h);
+  }
+  FinishStop(next);
+  spdlog::info("sandbox {}: interrupted stop finished", r.id);
+}
+
+}  // namespace adapt::core
