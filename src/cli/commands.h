@@ -52,6 +52,8 @@ void AddSandboxFiles(CLI::App& sandbox_group, Invocation& invocation);
 // "endpoint" (ls, rm); AddSandboxExpose adds `expose` to the "sandbox" group.
 void AddEndpointCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExpose(CLI::App& sandbox_group, Invocation& invocation);
+// "storage" (create, ls, rm): persistent storage.
+void AddStorageCommands(CLI::App& app, Invocation& invocation);
 // "mcp": the MCP server on stdio, a proxy to adaptd's /mcp.
 void AddMcpCommand(CLI::App& app, Invocation& invocation);
 

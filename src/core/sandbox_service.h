@@ -46,6 +46,9 @@ class SandboxService {
   // Deletes `id` on behalf of the daemon (expiry); returns at once.
   void Expire(const std::string& id);
 
+  // Where a durable sandbox's storage is checked; without it, durable sandboxes are refused.
+  void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
+
   // Where imageId is resolved; without one, imageId is refused as unsupported.
   void set_image_service(ImageService* images) { image_service_ = images; }
 
@@ -58,6 +61,7 @@ class SandboxService {
   boost::asio::thread_pool& workers_;
   std::string default_image_;
   ImageService* image_service_ = nullptr;
+  storage::VolumeService* volumes_ = nullptr;
 };
 
 }  // namespace adapt::core

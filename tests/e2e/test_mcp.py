@@ -13,9 +13,12 @@ EXPECTED_TOOLS = {
     "delete_sandbox", "list_sandbox_environments", "list_gpu_types", "run_command", "run_python",
     "get_command_result", "read_workspace_file", "expose_sandbox_app", "disable_sandbox_app",
     "list_public_apps",
+    "create_persistent_storage", "list_persistent_storage", "delete_persistent_storage",
+    "delete_sandbox_keep_storage",
 }
 READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_environments",
-             "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps"}
+             "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps",
+             "list_persistent_storage"}
 
 
 # --- transport, raw -------------------------------------------------------------------------
@@ -125,7 +128,10 @@ def test_tool_errors_are_results(org, daemon):
         ("get_sandbox", {"sandbox_id": "sbx_nope"}, "not found"),
         ("create_gpu_sandbox", {"gpu_type": "a100"}, "no GPUs"),
         ("create_sandbox", {"memory_gib": 1000}, "memory_gib"),
-        ("create_sandbox", {"startup_class": "durable"}, "startup_class"),
+        ("create_sandbox", {"startup_class": "instant", "storage": "default"}, "no persistent attachment"),
+        ("delete_persistent_storage", {"name": "default", "confirm": "default"}, "cannot be deleted"),
+        ("delete_persistent_storage", {"name": "nope", "confirm": "nope"}, "not found"),
+        ("delete_sandbox_keep_storage", {"sandbox_id": "sbx_nope", "confirm": "other"}, "confirm"),
         ("create_sandbox", {"image": "nosuch:bad tag!"}, "nosuch"),
         ("run_command", {"sandbox_id": "sbx_nope"}, "command is required"),
         ("get_command_result", {"request_id": "nonsense"}, "request_id"),
