@@ -232,9 +232,18 @@ def test_sdk_full_flow(org, daemon, mode):
         assert exposed["port"] == 8000 and exposed["url"].startswith("https://")
         assert by_name["disable_sandbox_app"][0]["structuredContent"]["removed"] == [exposed["app_id"]]
         assert apps[2] == []
+        kept = by_name["delete_sandbox_keep_storage"][0]
+        assert not kept["isError"] and kept["structuredContent"]["kept_storage"] is None
         deleted = by_name["delete_sandbox"]
         assert all(not d["isError"] for d in deleted)
-        assert deleted[1]["structuredContent"]["deleted"] is True
+        assert deleted[-1]["structuredContent"]["deleted"] is True
+        made = by_name["create_persistent_storage"][0]["structuredContent"]
+        assert made["name"] == "mcp-flow-data" and made["size_mib"] == 128 and made["encrypted"]
+        listed = by_name["list_persistent_storage"][0]["structuredContent"]["storage"]
+        assert {v["name"] for v in listed} == {"default", "mcp-flow-data"}
+        wrong, right = by_name["delete_persistent_storage"]
+        assert wrong["isError"] and "confirm" in wrong["text"]
+        assert right["structuredContent"] == {"name": "mcp-flow-data", "deleted": True}
     finally:
         if report.get("sandbox_id"):
             org.api("DELETE", "/v1/sandboxes/" + report["sandbox_id"])
