@@ -214,3 +214,16 @@ def test_volumes_survive_kill_9_and_half_made_ones_are_removed(fresh_daemon):
     assert sh(admin, again, "cat /workspace/state.txt")["stdout"] == "before-crash\n"
     admin.delete(again)
     assert admin.api("DELETE", "/v1/storage/keep", {"confirm": "keep"})[0] == 204
+
+
+def test_cli_creates_lists_and_deletes_with_confirmation(org):
+    p = org.cli("storage", "create", "cli-data", "--size", "64")
+    assert p.returncode == 0 and "cli-data" in p.stdout, p.stderr
+    p = org.cli("storage", "ls")
+    assert p.returncode == 0 and "cli-data" in p.stdout and "default" in p.stdout, p.stderr
+    p = org.cli("storage", "rm", "cli-data")
+    assert p.returncode != 0 and "confirm" in p.stderr
+    assert volume(org, "cli-data")["status"] == "ready"
+    p = org.cli("storage", "rm", "cli-data", "--confirm", "cli-data")
+    assert p.returncode == 0, p.stderr
+    assert org.api("GET", "/v1/storage/cli-data")[0] == 404
