@@ -139,11 +139,13 @@ TEST(RenderOciSpec, NetworkNamespacePathAndResolvConfWhenGiven) {
 }
 
 TEST(RenderOciSpec, StorageIsBoundReadWriteAtWorkspaceWhenGiven) {
-  for (const auto& m : Render(ExampleSpec())["mounts"]) EXPECT_NE(m["destination"], "/workspace");
+  json plain = Render(ExampleSpec());
+  for (const auto& m : plain["mounts"]) EXPECT_NE(m["destination"], "/workspace");
   SandboxSpec s = ExampleSpec();
   s.workspace_dir = "/var/lib/adapt/storage/volumes/vol_abc/workspace";
+  json j = Render(s);
   int found = 0;
-  for (const auto& m : Render(s)["mounts"]) {
+  for (const auto& m : j["mounts"]) {
     if (m["destination"] != "/workspace") continue;
     ++found;
     EXPECT_EQ(m["type"], "bind");
