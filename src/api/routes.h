@@ -12,6 +12,7 @@
 #include "core/file_service.h"
 #include "core/image_service.h"
 #include "core/sandbox_service.h"
+#include "storage/volume_service.h"
 #include "store/store.h"
 
 namespace adapt::api {
@@ -29,6 +30,8 @@ void AddFileRoutes(Router& router, core::FileService& files);
 // For HttpServerOptions::stream_request_body: the file and archive uploads.
 bool StreamsRequestBody(std::string_view method, std::string_view path);
 void AddEndpointRoutes(Router& router, core::EndpointService& endpoints);
+// /v1/storage (persistent storage volumes).
+void AddStorageRoutes(Router& router, storage::VolumeService& volumes);
 // GET /healthz, without a key.
 void AddHealthRoutes(Router& router);
 

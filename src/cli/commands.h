@@ -54,6 +54,8 @@ void AddEndpointCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExpose(CLI::App& sandbox_group, Invocation& invocation);
 // `stop` and `start` in the "sandbox" group (sandbox_power_commands.cc).
 void AddSandboxStopStart(CLI::App& sandbox_group, Invocation& invocation);
+// "storage" (create, ls, rm): persistent storage.
+void AddStorageCommands(CLI::App& app, Invocation& invocation);
 // "mcp": the MCP server on stdio, a proxy to adaptd's /mcp.
 void AddMcpCommand(CLI::App& app, Invocation& invocation);
 

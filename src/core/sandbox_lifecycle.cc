@@ -127,6 +127,14 @@ void SandboxLifecycle::Provision(const std::string& id) {
   req.image_layers = image->layers;
   req.disk_mib = r.config["diskMiB"].get<uint64_t>();
   req.network_none = r.config["network"]["egress"] == "none";
+  // A durable sandbox's storage is bound at /workspace (an instant one gets a disposable one).
+  if (r.config.contains("storage") && r.config["storage"].is_string()) {
+    if (!volumes_)
+      return Fail(r, "persistent storage is not available on this host", {"provisioning"});
+    auto workspace = volumes_->Attach(r.org_id, r.config["storage"]);
+    if (!workspace.ok()) return Fail(r, workspace.status().message(), {"provisioning"});
+    req.spec.workspace_dir = *workspace;
+  }
   if (!req.network_none) {
     if (!network_)
       return Fail(r, "sandbox networking is not available on this host", {"provisioning"});

@@ -21,6 +21,7 @@
 #include "core/image_catalog.h"
 #include "net/network_manager.h"
 #include "runtime/runtime.h"
+#include "storage/volume_service.h"
 #include "store/store.h"
 
 namespace adapt::core {
@@ -47,6 +48,8 @@ class SandboxLifecycle {
   void SetReleaseHook(std::function<void(const std::string&)> hook) {
     on_release_ = std::move(hook);
   }
+  // Where durable sandboxes find their storage; without it they fail to provision.
+  void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
   // Start-up reconciliation: adopt, finish, or tear down what the store and the runtime hold.
   void Reconcile();
   // Writes again the failures that could not be stored (a full disk): until then such a
@@ -86,6 +89,7 @@ class SandboxLifecycle {
   const ImageCatalog& images_;
   EventBus& events_;
   net::NetworkManager* network_;
+  storage::VolumeService* volumes_ = nullptr;
   std::function<void(const std::string&)> on_release_;
   std::mutex locks_mu_;
   std::map<std::string, std::weak_ptr<std::mutex>> locks_;

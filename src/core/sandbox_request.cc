@@ -5,6 +5,7 @@
 
 #include "core/sandbox_limits.h"
 #include "net/address.h"
+#include "storage/volume_request.h"
 
 namespace adapt::core {
 namespace {
@@ -374,16 +375,29 @@ Result<CreateSandboxRequest> ParseCreateSandbox(const json& body,
       return InvalidArgument("gpu", "gpu must be an object such as {\"type\": \"...\"}");
     return Unsupported("gpu", "no GPU types are available on this host");
   }
-  if (body.contains("storage") && !body["storage"].is_null()) {
-    if (!body["storage"].is_string())
-      return InvalidArgument("storage", "storage must be a storage name");
-    return Unsupported("storage", "persistent storage is not supported yet on this host");
-  }
   ASSIGN_OR_RETURN(
       c["securityProfile"],
       Choice(body, "securityProfile", {"restricted", "developer"}, "restricted", {"developer"}));
+  bool has_storage = body.contains("storage") && !body["storage"].is_null();
+  if (has_storage) {
+    if (!body["storage"].is_string())
+      return InvalidArgument("storage", "storage must be the name of persistent storage");
+    RETURN_IF_ERROR(storage::ValidateVolumeName(body["storage"], "storage"));
+  }
   ASSIGN_OR_RETURN(c["startupClass"],
                    Choice(body, "startupClass", {"durable", "instant"}, "instant", {}));
+  // Naming storage asks for a durable sandbox unless startupClass says otherwise.
+  if (has_storage && (!body.contains("startupClass") || body["startupClass"].is_null()))
+    c["startupClass"] = "durable";
+  if (c["startupClass"] == "instant" && has_storage)
+    return InvalidArgument("storage",
+                           "an instant sandbox has a disposable workspace and no persistent "
+                           "attachment: use startupClass durable to mount storage");
+  // A durable sandbox mounts its storage (the organization's default one when unnamed) at
+  // /workspace.
+  c["storage"] = c["startupClass"] == "durable"
+                     ? (has_storage ? body["storage"] : json(storage::kDefaultVolumeName))
+                     : json(nullptr);
   return req;
 }
 

@@ -329,7 +329,6 @@ TEST(ParseCreateSandbox, EnvNamesAreValidated) {
 
 TEST(ParseCreateSandbox, GpuStorageAndSecretsAreUnsupportedHere) {
   ExpectRefused({{"gpu", {{"type", "h100"}}}}, Code::kUnsupported, "gpu");
-  ExpectRefused({{"storage", "my-volume"}}, Code::kUnsupported, "storage");
   ExpectRefused({{"secrets", {"api-token"}}}, Code::kUnsupported, "secrets");
   EXPECT_TRUE(Parse({{"secrets", json::array()}}).ok());
   EXPECT_TRUE(Parse({{"gpu", nullptr}, {"storage", nullptr}, {"secrets", nullptr}}).ok());
@@ -345,6 +344,26 @@ TEST(ParseCreateSandbox, SecurityProfileAndStartupClass) {
   EXPECT_EQ(MustParseConfig({{"startupClass", "durable"}})["startupClass"], "durable");
   ExpectInvalid({{"startupClass", "fast"}}, "startupClass");
   EXPECT_EQ(MustParseConfig({{"startupClass", "instant"}})["startupClass"], "instant");
+}
+
+TEST(ParseCreateSandbox, DurableSandboxesMountStorage) {
+  json c = MustParseConfig({{"startupClass", "durable"}});
+  EXPECT_EQ(c["storage"], "default");
+  c = MustParseConfig({{"startupClass", "durable"}, {"storage", "data-1"}});
+  EXPECT_EQ(c["storage"], "data-1");
+  // Naming storage alone makes the sandbox durable.
+  c = MustParseConfig({{"storage", "data-1"}});
+  EXPECT_EQ(c["startupClass"], "durable");
+  EXPECT_EQ(c["storage"], "data-1");
+  EXPECT_TRUE(MustParseConfig(json::object())["storage"].is_null());
+  EXPECT_TRUE(MustParseConfig({{"startupClass", "instant"}})["storage"].is_null());
+}
+
+TEST(ParseCreateSandbox, InstantSandboxesHaveNoPersistentAttachment) {
+  ExpectInvalid({{"startupClass", "instant"}, {"storage", "data"}}, "storage");
+  ExpectInvalid({{"startupClass", "durable"}, {"storage", "Bad_Name"}}, "storage");
+  ExpectInvalid({{"storage", ""}}, "storage");
+  ExpectInvalid({{"storage", "../x"}}, "storage");
 }
 
 TEST(ParseCreateSandbox, ArgvOverTheCommandLimitIsRefused) {

@@ -67,6 +67,12 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
     return ref.ok() ? image.status() : ref.status();
   }
 
+  if (req.config["storage"].is_string()) {
+    if (!volumes_)
+      return Unsupported("startupClass", "persistent storage is not available on this host");
+    RETURN_IF_ERROR(volumes_->CheckUsable(who.org_id, req.config["storage"]));
+  }
+
   store::SandboxRecord r;
   r.id = NewId("sbx");
   r.org_id = who.org_id;

@@ -51,6 +51,8 @@ class SandboxService {
   Result<nlohmann::json> Stop(const Principal& who, const std::string& id);
   // Starts a hibernated sandbox in the background; returns it provisioning.
   Result<nlohmann::json> Start(const Principal& who, const std::string& id);
+  // Where a durable sandbox's storage is checked; without it, durable sandboxes are refused.
+  void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
 
   // Where imageId is resolved; without one, imageId is refused as unsupported.
   void set_image_service(ImageService* images) { image_service_ = images; }
@@ -64,6 +66,7 @@ class SandboxService {
   boost::asio::thread_pool& workers_;
   std::string default_image_;
   ImageService* image_service_ = nullptr;
+  storage::VolumeService* volumes_ = nullptr;
 };
 
 }  // namespace adapt::core

@@ -53,6 +53,8 @@ json SandboxToJson(const store::SandboxRecord& r, const runtime::OutputRing* liv
       {"network", c["network"]},
       {"securityProfile", c["securityProfile"]},
       {"startupClass", c["startupClass"]},
+      // The persistent storage mounted at /workspace (durable sandboxes), else null.
+      {"storage", c.contains("storage") ? c["storage"] : json(nullptr)},
       {"terminationReason",
        r.termination_reason.empty() ? json(nullptr) : json(r.termination_reason)},
       {"error", r.error.empty() ? json(nullptr) : json(r.error)},

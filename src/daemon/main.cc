@@ -6,6 +6,7 @@
 
 #include <boost/asio/thread_pool.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -24,9 +25,14 @@
 #include "mcp/tools.h"
 #include "os/files.h"
 #include "runtime/runsc_runtime.h"
+#include "storage/volume_key.h"
+#include "storage/volume_service.h"
 
 namespace adapt::daemon {
 namespace {
+
+// ADAPT_STORAGE_MASTER_KEY, taken out of the environment before any thread or child starts.
+std::string g_storage_master_key_env;
 
 int Fail(const Status& st) {
   std::fprintf(stderr, "adaptd: %s\n", st.message().c_str());
@@ -70,7 +76,16 @@ int Run(const DaemonConfig& config) {
   net::NetworkManager network(
       **store, {config.network_pool, config.dns, config.state_dir, config.network_name});
   if (Status st = network.Init(); !st.ok()) return Fail(st);
+  // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
+  if (Status st = os::MakeDirs(config.state_dir + "/storage", 0700); !st.ok()) return Fail(st);
+  auto master_key =
+      storage::LoadMasterKey(config.state_dir + "/storage/master.key", g_storage_master_key_env);
+  if (!master_key.ok()) return Fail(master_key.status());
+  storage::VolumeService volumes(**store, {config.state_dir + "/storage/volumes", *master_key});
+  if (Status st = volumes.Init(); !st.ok()) return Fail(st);
+  volumes.Reconcile();
   core::SandboxLifecycle lifecycle(**store, runtime, images, bus, &network);
+  lifecycle.set_volume_service(&volumes);
   lifecycle.Reconcile();
   runtime.ResumeAgents();
   // Before the API answers: the rules of every live sandbox are back, the rest is gone.
@@ -87,6 +102,7 @@ int Run(const DaemonConfig& config) {
   core::ImageService image_service(**store, image_store, workers);
   image_service.Reconcile();
   sandboxes.set_image_service(&image_service);
+  sandboxes.set_volume_service(&volumes);
   core::CommandService commands(**store, runtime, images);
   core::FileService files(**store, runtime);
   commands.Reconcile();
@@ -124,10 +140,11 @@ int Run(const DaemonConfig& config) {
   api::AddCommandRoutes(router, commands);
   api::AddEndpointRoutes(router, endpoints);
   api::AddImageRoutes(router, image_service);
+  api::AddStorageRoutes(router, volumes);
   api::AddEnvironmentRoutes(router, images);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   mcp::ToolRegistry mcp_tools;
-  mcp::RegisterTools(mcp_tools, {sandboxes, commands, images, files, endpoints});
+  mcp::RegisterTools(mcp_tools, {sandboxes, commands, images, files, endpoints, &volumes});
   mcp::OAuthServer oauth(**store, auth, listen->host);
   oauth.AddRoutes(router);
   mcp::McpHttp mcp_http(
@@ -169,6 +186,7 @@ int Run(const DaemonConfig& config) {
   monitor.Stop();
   ingress.Stop();
   workers.join();
+  volumes.Shutdown();
   return 0;
 }
 
@@ -183,6 +201,11 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
+  // Children (runsc, shims) must not inherit the storage master key.
+  if (const char* key = std::getenv("ADAPT_STORAGE_MASTER_KEY")) {
+    adapt::daemon::g_storage_master_key_env = key;
+    ::unsetenv("ADAPT_STORAGE_MASTER_KEY");
+  }
 
   auto config = adapt::daemon::LoadConfig(argc, argv);
   if (!config.ok()) {

@@ -109,6 +109,11 @@ json CreateInputSchema(bool gpu) {
        {{"type", "string"},
         {"enum", json::array({"durable", "instant"})},
         {"description", "instant: disposable workspace; durable: persistent workspace"}}},
+      {"storage",
+       {{"type", "string"},
+        {"maxLength", 63},
+        {"description",
+         "durable only: the persistent storage to mount at /workspace (default: default)"}}},
       {"ttl_seconds",
        {{"type", "integer"},
         {"minimum", 1},
@@ -133,6 +138,7 @@ json CreateBody(const json& args) {
   if (args.contains("security_profile")) body["securityProfile"] = args["security_profile"];
   if (args.contains("startup_class")) body["startupClass"] = args["startup_class"];
   if (args.contains("ttl_seconds")) body["ttlSeconds"] = args["ttl_seconds"];
+  if (args.contains("storage")) body["storage"] = args["storage"];
   if (args.contains("name")) body["labels"] = {{"name", args["name"]}};
   return body;
 }

@@ -15,6 +15,7 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
   AddWorkspaceFileTools(registry, services);
   AddAppTools(registry, services);
   AddSandboxPowerTools(registry, services);
+  AddStorageTools(registry, services);
 }
 
 std::string FailureSentence(const Status& status) {

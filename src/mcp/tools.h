@@ -12,6 +12,7 @@
 #include "core/image_catalog.h"
 #include "core/sandbox_service.h"
 #include "mcp/tool_registry.h"
+#include "storage/volume_service.h"
 
 namespace adapt::mcp {
 
@@ -21,6 +22,7 @@ struct ToolServices {
   const core::ImageCatalog& images;  // what list_sandbox_environments reports
   core::FileService& files;
   core::EndpointService& endpoints;
+  storage::VolumeService* volumes = nullptr;  // null: no persistent storage tools
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -30,6 +32,7 @@ void AddWorkspaceFileTools(ToolRegistry& registry, const ToolServices& services)
 void AddAppTools(ToolRegistry& registry, const ToolServices& services);
 // stop_sandbox, start_sandbox.
 void AddSandboxPowerTools(ToolRegistry& registry, const ToolServices& services);
+void AddStorageTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

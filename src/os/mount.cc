@@ -4,15 +4,18 @@
 #include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "os/errno_status.h"
 #include "os/files.h"
+#include "os/process.h"
 #include "os/unique_fd.h"
 
 namespace adapt::os {
@@ -71,7 +74,43 @@ Status MountOverlay(const std::string& lower, const std::string& upper, const st
   return Status::Ok();
 }
 
+Status CreateExt4Image(const std::string& path, uint64_t mib, bool encrypt) {
+  std::string tmp = path + ".new";
+  RETURN_IF_ERROR(CreateSparseFile(tmp, mib * 1024 * 1024));
+  // -m 0: no blocks reserved for root, so the user gets all of the size.
+  std::vector<std::string> argv = {
+      "mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1,nodiscard"};
+  if (encrypt) argv.insert(argv.end(), {"-O", "encrypt"});
+  argv.push_back(tmp);
+  RETURN_IF_ERROR(RunChecked(argv).WithContext("formatting " + path));
+  return Rename(tmp, path);
+}
+
+// The loop device already backed by `image`, if any: a mount of it that was detached here
+// can live on in a sandbox's private mount namespace. Mounting that device again shares its
+// superblock; a second loop device would mount the same ext4 twice and corrupt it.
+static std::string ExistingLoopFor(const std::string& image) {
+  std::error_code ec;
+  auto canonical = std::filesystem::canonical(image, ec);
+  if (ec) return "";
+  for (const auto& dev : ListDir("/sys/block")) {
+    if (dev.rfind("loop", 0) != 0) continue;
+    auto backing = ReadFile("/sys/block/" + dev + "/loop/backing_file");
+    if (!backing.ok()) continue;
+    std::string path = *backing;
+    while (!path.empty() && path.back() == '\n') path.pop_back();
+    if (path == canonical.string()) return "/dev/" + dev;
+  }
+  return "";
+}
+
 Status MountLoopExt4(const std::string& image, const std::string& target) {
+  if (std::string dev = ExistingLoopFor(image); !dev.empty()) {
+    if (::mount(dev.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, nullptr) == 0)
+      return Status::Ok();
+    if (errno != ENXIO && errno != ENOENT) return ErrnoStatus("mounting " + dev + " at " + target);
+    // Cleared meanwhile: attach a new one.
+  }
   ASSIGN_OR_RETURN(AttachedLoop loop, AttachLoop(image));
   if (::mount(loop.device.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, nullptr) != 0)
     return ErrnoStatus("mounting " + loop.device + " at " + target);
@@ -84,6 +123,23 @@ Status Unmount(const std::string& target) {
   if (errno == EBUSY && ::umount2(target.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
     return Status::Ok();
   return ErrnoStatus("unmounting " + target);
+}
+
+bool IsMountPoint(const std::string& path) {
+  for (const auto& point : MountsUnder(path)) {
+    if (point == path) return true;
+  }
+  return false;
+}
+
+Result<FilesystemUsage> GetFilesystemUsage(const std::string& path) {
+  struct statvfs st;
+  if (::statvfs(path.c_str(), &st) != 0) return ErrnoStatus("reading the usage of " + path);
+  FilesystemUsage u;
+  u.size_bytes = static_cast<uint64_t>(st.f_blocks) * st.f_frsize;
+  u.used_bytes = static_cast<uint64_t>(st.f_blocks - st.f_bfree) * st.f_frsize;
+  u.avail_bytes = static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+  return u;
 }
 
 std::vector<std::string> MountsUnder(const std::string& prefix) {

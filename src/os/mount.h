@@ -1,6 +1,7 @@
 // Mounts: overlay root filesystems, loop-backed ext4 disks, and finding what is mounted.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,11 +13,26 @@ namespace adapt::os {
 Status MountOverlay(const std::string& lower, const std::string& upper, const std::string& work,
                     const std::string& target);
 
+// Makes a sparse ext4 image of `mib` MiB at `path` (through path.new, so a crash leaves no
+// half-formatted image at `path`). `encrypt`: with the fscrypt feature. Blocking.
+Status CreateExt4Image(const std::string& path, uint64_t mib, bool encrypt = false);
+
 // Attaches `image` to a free loop device (auto-cleared on unmount) and mounts it as ext4.
 Status MountLoopExt4(const std::string& image, const std::string& target);
 
 // Unmounts `target`; detaches lazily when busy. A path that is not mounted is not an error.
 Status Unmount(const std::string& target);
+
+// True when `path` itself is a mount point.
+bool IsMountPoint(const std::string& path);
+
+struct FilesystemUsage {
+  uint64_t size_bytes = 0;   // what the filesystem can hold
+  uint64_t used_bytes = 0;   // blocks in use, metadata included
+  uint64_t avail_bytes = 0;  // what an unprivileged writer can still add
+};
+// statvfs of the filesystem holding `path`.
+Result<FilesystemUsage> GetFilesystemUsage(const std::string& path);
 
 // Mount points at or below `prefix`, deepest first (the order to unmount them in).
 std::vector<std::string> MountsUnder(const std::string& prefix);

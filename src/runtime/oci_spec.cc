@@ -37,6 +37,11 @@ std::string RenderOciSpec(const SandboxSpec& s) {
                       {"type", "bind"},
                       {"source", s.session_dir},
                       {"options", {"rbind", "rw"}}});
+  if (!s.workspace_dir.empty())
+    mounts.push_back({{"destination", kWorkspaceMount},
+                      {"type", "bind"},
+                      {"source", s.workspace_dir},
+                      {"options", {"rbind", "rw", "nosuid", "nodev"}}});
   if (!s.resolv_conf.empty())
     mounts.push_back({{"destination", "/etc/resolv.conf"},
                       {"type", "bind"},

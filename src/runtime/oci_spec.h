@@ -29,6 +29,9 @@ struct SandboxSpec {
   std::string hostname;
   // The network namespace runsc joins (--network=sandbox); empty: runsc makes its own.
   std::string netns_path;
+  // Bind-mounted read-write at kWorkspaceMount when set (a durable sandbox's storage);
+  // empty: the workspace is a directory of the sandbox's own writable layer.
+  std::string workspace_dir;
   // Bind-mounted read-only at /etc/resolv.conf when set.
   std::string resolv_conf;
 };
@@ -36,6 +39,7 @@ struct SandboxSpec {
 // Where a sandbox sees its session directory, and the agent's socket in it.
 inline constexpr const char* kAgentSessionMount = "/.adapt-session";
 inline constexpr const char* kAgentSocketInSandbox = "/.adapt-session/agent.sock";
+inline constexpr const char* kWorkspaceMount = "/workspace";
 inline constexpr const char* kAgentBinaryInSandbox = "/.adapt/adapt-agent";
 
 // Renders config.json for `spec`.

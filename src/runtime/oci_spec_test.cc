@@ -138,6 +138,23 @@ TEST(RenderOciSpec, NetworkNamespacePathAndResolvConfWhenGiven) {
   EXPECT_TRUE(resolv);
 }
 
+TEST(RenderOciSpec, StorageIsBoundReadWriteAtWorkspaceWhenGiven) {
+  json plain = Render(ExampleSpec());
+  for (const auto& m : plain["mounts"]) EXPECT_NE(m["destination"], "/workspace");
+  SandboxSpec s = ExampleSpec();
+  s.workspace_dir = "/var/lib/adapt/storage/volumes/vol_abc/workspace";
+  json j = Render(s);
+  int found = 0;
+  for (const auto& m : j["mounts"]) {
+    if (m["destination"] != "/workspace") continue;
+    ++found;
+    EXPECT_EQ(m["type"], "bind");
+    EXPECT_EQ(m["source"], "/var/lib/adapt/storage/volumes/vol_abc/workspace");
+    EXPECT_NE(std::find(m["options"].begin(), m["options"].end(), "rw"), m["options"].end());
+  }
+  EXPECT_EQ(found, 1);
+}
+
 TEST(RenderOciSpec, StringsWithQuotesAndNewlinesStayIntact) {
   SandboxSpec s = ExampleSpec();
   s.process.argv = {"sh", "-c", "echo \"a\"\n\\b"};

@@ -2,7 +2,6 @@
 
 #include "os/files.h"
 #include "os/mount.h"
-#include "os/process.h"
 
 namespace adapt::runtime {
 
@@ -19,15 +18,9 @@ Status MountRootfs(const std::string& sandbox_dir, const std::vector<std::string
   RootfsPaths p(sandbox_dir);
   RETURN_IF_ERROR(os::MakeDirs(p.disk_mount, 0700));
   RETURN_IF_ERROR(os::MakeDirs(p.rootfs, 0755));
-  if (!os::Exists(p.disk_image)) {
-    std::string tmp = p.disk_image + ".new";
-    RETURN_IF_ERROR(os::CreateSparseFile(tmp, disk_mib * 1024 * 1024));
-    // -m 0: no blocks reserved for root, so the sandbox gets all of diskMiB.
-    RETURN_IF_ERROR(os::RunChecked({"mkfs.ext4", "-q", "-F", "-m", "0", "-E",
-                                    "lazy_itable_init=1,lazy_journal_init=1,nodiscard", tmp})
-                        .WithContext("formatting the sandbox disk"));
-    RETURN_IF_ERROR(os::RunChecked({"mv", tmp, p.disk_image}));
-  }
+  if (!os::Exists(p.disk_image))
+    RETURN_IF_ERROR(
+        os::CreateExt4Image(p.disk_image, disk_mib).WithContext("formatting the sandbox disk"));
   RETURN_IF_ERROR(os::MountLoopExt4(p.disk_image, p.disk_mount));
   Status st = os::MakeDirs(p.disk_mount + "/upper", 0755);
   if (st.ok()) st = os::MakeDirs(p.disk_mount + "/work", 0700);

@@ -86,6 +86,11 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
 
   SandboxSpec spec = req.spec;
   spec.rootfs = RootfsPaths(dir).rootfs;
+  // Without storage, /workspace lives in the sandbox's own writable layer and goes with it.
+  if (spec.workspace_dir.empty() && !os::Exists(spec.rootfs + kWorkspaceMount)) {
+    Status made = os::MakeDirs(spec.rootfs + kWorkspaceMount, 0777);
+    if (!made.ok()) spdlog::warn("sandbox {}: no /workspace: {}", id, made.message());
+  }
   spec.helpers_dir = options_.helpers_dir;
   std::vector<std::string> agent_argv;
   if (options_.agents && os::Exists(options_.helpers_dir + "/adapt-agent")) {

@@ -115,6 +115,19 @@ CREATE TABLE images (
 );
 CREATE INDEX images_by_org ON images(org_id, seq);
 )sql"},
+      {7, R"sql(
+CREATE TABLE volumes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  size_mib INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  UNIQUE (org_id, name)
+);
+)sql"},
   };
   return kMigrations;
 }

@@ -68,8 +68,18 @@ class SqliteStore : public Store {
   Status DeleteImage(const std::string& org_id, const std::string& id) override;
   Status PurgeIdempotencyKeys(int64_t before) override;
 
+  Status PutVolume(const VolumeRecord& v) override;
+  Result<VolumeRecord> GetVolumeByName(const std::string& org_id, const std::string& name) override;
+  Result<std::vector<VolumeRecord>> ListVolumes(const std::string& org_id) override;
+  Result<std::vector<SandboxRecord>> ListVolumeAttachments(const std::string& org_id,
+                                                           const std::string& name) override;
+  Status BeginDeleteVolume(const std::string& org_id, const std::string& id) override;
+  Status DeleteVolume(const std::string& id) override;
+
  private:
   static ImageRecord ReadImage(SQLite::Statement& q);
+  static VolumeRecord ReadVolume(SQLite::Statement& q);
+  std::vector<SandboxRecord> AttachmentsLocked(const std::string& org_id, const std::string& name);
   static constexpr const char* kImageColumns = "id, org_id, reference, status, data, created_at";
   static EndpointRecord ReadEndpoint(SQLite::Statement& q);
   Result<OAuthGrantRecord> ReadGrantLocked(const std::string& hash, const std::string& kind,

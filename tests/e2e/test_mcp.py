@@ -13,9 +13,13 @@ EXPECTED_TOOLS = {
     "delete_sandbox", "list_sandbox_environments", "list_gpu_types", "run_command", "run_python",
     "get_command_result", "read_workspace_file", "expose_sandbox_app", "disable_sandbox_app",
     "list_public_apps", "stop_sandbox", "start_sandbox",
+    "list_public_apps",
+    "create_persistent_storage", "list_persistent_storage", "delete_persistent_storage",
+    "delete_sandbox_keep_storage",
 }
 READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_environments",
-             "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps"}
+             "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps",
+             "list_persistent_storage"}
 
 
 # --- transport, raw -------------------------------------------------------------------------
@@ -126,6 +130,10 @@ def test_tool_errors_are_results(org, daemon):
         ("create_gpu_sandbox", {"gpu_type": "a100"}, "no GPUs"),
         ("create_sandbox", {"memory_gib": 1000}, "memory_gib"),
         ("create_sandbox", {"startup_class": "warm"}, "startup_class"),
+        ("create_sandbox", {"startup_class": "instant", "storage": "default"}, "no persistent attachment"),
+        ("delete_persistent_storage", {"name": "default", "confirm": "default"}, "cannot be deleted"),
+        ("delete_persistent_storage", {"name": "nope", "confirm": "nope"}, "not found"),
+        ("delete_sandbox_keep_storage", {"sandbox_id": "sbx_nope", "confirm": "other"}, "confirm"),
         ("create_sandbox", {"image": "nosuch:bad tag!"}, "nosuch"),
         ("run_command", {"sandbox_id": "sbx_nope"}, "command is required"),
         ("get_command_result", {"request_id": "nonsense"}, "request_id"),
@@ -229,9 +237,18 @@ def test_sdk_full_flow(org, daemon, mode):
         stopped = by_name["stop_sandbox"][0]["structuredContent"]
         assert (stopped["status"], stopped["workspace"]) == ("hibernated", "discarded")
         assert by_name["start_sandbox"][0]["structuredContent"]["status"] in ("provisioning", "running")
+        kept = by_name["delete_sandbox_keep_storage"][0]
+        assert not kept["isError"] and kept["structuredContent"]["kept_storage"] is None
         deleted = by_name["delete_sandbox"]
         assert all(not d["isError"] for d in deleted)
-        assert deleted[1]["structuredContent"]["deleted"] is True
+        assert deleted[-1]["structuredContent"]["deleted"] is True
+        made = by_name["create_persistent_storage"][0]["structuredContent"]
+        assert made["name"] == "mcp-flow-data" and made["size_mib"] == 128 and made["encrypted"]
+        listed = by_name["list_persistent_storage"][0]["structuredContent"]["storage"]
+        assert {v["name"] for v in listed} == {"default", "mcp-flow-data"}
+        wrong, right = by_name["delete_persistent_storage"]
+        assert wrong["isError"] and "confirm" in wrong["text"]
+        assert right["structuredContent"] == {"name": "mcp-flow-data", "deleted": True}
     finally:
         if report.get("sandbox_id"):
             org.api("DELETE", "/v1/sandboxes/" + report["sandbox_id"])

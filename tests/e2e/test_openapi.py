@@ -65,6 +65,10 @@ SERVED = {
     ("POST", "/v1/sandboxes/{id}/stop"),
     ("POST", "/v1/sandboxes/{id}/start"),
     ("OPTIONS", "/mcp"),
+    ("POST", "/v1/storage"),
+    ("GET", "/v1/storage"),
+    ("GET", "/v1/storage/{name}"),
+    ("DELETE", "/v1/storage/{name}"),
 }
 
 
@@ -217,6 +221,9 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
     assert status == 202, image
     params = {"/v1/orgs/{id}": org["id"], "/v1/sandboxes/{id}": sandbox["id"],
               "/v1/images/{id}": image["id"], "/v1/operations/{id}": image["id"]}
+    storage = unique("openapi")
+    status, volume = admin.api("POST", "/v1/storage", {"name": storage, "sizeMiB": 64})
+    assert status == 201, volume
     admin.wait_for_status(sandbox["id"], "running", 60)
     status, command = admin.api("POST", "/v1/sandboxes/%s/commands" % sandbox["id"], {"argv": ["true"]})
     assert status == 200, command
@@ -231,6 +238,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         ("POST", "/v1/sandboxes/{id}/files/mkdir"): {"path": "/tmp/openapi-dir"},
         ("POST", "/oauth/register"): {"redirect_uris": ["http://127.0.0.1:9/cb"]},
         ("POST", "/v1/images"): {"reference": "127.0.0.1:9/openapi/walk:2"},
+        ("POST", "/v1/storage"): {"name": unique("openapi"), "sizeMiB": 64},
     }
     queries = {
         ("PUT", "/v1/sandboxes/{id}/files"): "?path=/tmp/openapi-file",
@@ -238,6 +246,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         ("DELETE", "/v1/sandboxes/{id}/files"): "?path=/tmp/openapi-file",
         ("GET", "/v1/sandboxes/{id}/archive"): "?path=/etc/hostname",
         ("PUT", "/v1/sandboxes/{id}/archive"): "?path=/tmp/openapi-tree",
+        ("DELETE", "/v1/storage/{name}"): "?confirm=" + storage,
     }
     # Deleting last, so the other operations see the sandbox alive.
     ops = sorted(operations(spec), key=lambda o: (o[0] == "DELETE", o[1] == "/v1/sandboxes/{id}"))
@@ -250,6 +259,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
                 concrete = value.join(concrete.split("{id}", 1))
         concrete = concrete.replace("{cid}", command["id"]).replace("{eid}", endpoint["id"])
         concrete = concrete.replace("{keyId}", key["id"])
+        concrete = concrete.replace("{name}", storage)
         assert "{" not in concrete, "no value for the parameters of %s" % path
         ok_content = resolve(spec, op["responses"].get("200", {})).get("content", {})
         is_stream = "text/event-stream" in ok_content

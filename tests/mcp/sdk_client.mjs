@@ -96,7 +96,11 @@ if (scenario === "flow") {
   await call("list_public_apps", {});
   await call("stop_sandbox", { sandbox_id: id });
   await call("start_sandbox", { sandbox_id: id });
-  await call("delete_sandbox", { sandbox_id: id });
+  await call("create_persistent_storage", { name: "mcp-flow-data", size_gib: 0.125 });
+  await call("list_persistent_storage", {});
+  await call("delete_persistent_storage", { name: "mcp-flow-data", confirm: "wrong" });
+  await call("delete_persistent_storage", { name: "mcp-flow-data", confirm: "mcp-flow-data" });
+  await call("delete_sandbox_keep_storage", { sandbox_id: id, confirm: id });
   await call("delete_sandbox", { sandbox_id: id });
 }
 

@@ -1,0 +1,180 @@
+// create_persistent_storage, list_persistent_storage, delete_persistent_storage and
+// delete_sandbox_keep_storage over storage::VolumeService (seed 000): encrypted persistent
+// workspaces that durable sandboxes mount at /workspace.
+#include <cmath>
+
+#include "mcp/tools.h"
+
+namespace adapt::mcp {
+namespace {
+
+using nlohmann::json;
+
+json StorageSchema() {
+  return {
+      {"type", "object"},
+      {"properties",
+       {{"name", {{"type", "string"}}},
+        {"size_mib", {{"type", "integer"}}},
+        {"used_bytes", {{"type", json::array({"integer", "null"})}}},
+        {"status", {{"type", "string"}, {"description", "ready, creating or deleting"}}},
+        {"default", {{"type", "boolean"}, {"description", "the default storage is never deleted"}}},
+        {"encrypted", {{"type", "boolean"}}},
+        {"mount_path", {{"type", "string"}}},
+        {"attachments",
+         {{"type", "array"},
+          {"description", "sandboxes that mount it now"},
+          {"items",
+           {{"type", "object"},
+            {"properties",
+             {{"sandbox_id", {{"type", "string"}}}, {"status", {{"type", "string"}}}}},
+            {"required", json::array({"sandbox_id", "status"})}}}}},
+        {"created_at", {{"type", "string"}}}}},
+      {"required", json::array({"name", "size_mib", "status", "default", "attachments"})}};
+}
+
+json Storage(const json& v) {
+  json attachments = json::array();
+  for (const auto& a : v.value("attachments", json::array()))
+    attachments.push_back(
+        {{"sandbox_id", a.value("sandboxId", "")}, {"status", a.value("status", "")}});
+  return {{"name", v.value("name", "")},
+          {"size_mib", v.value("sizeMiB", 0)},
+          {"used_bytes", v.contains("usedBytes") ? v["usedBytes"] : json(nullptr)},
+          {"status", v.value("status", "")},
+          {"default", v.value("default", false)},
+          {"encrypted", v.value("encrypted", true)},
+          {"mount_path", v.value("mountPath", "/workspace")},
+          {"attachments", attachments},
+          {"created_at", v.value("createdAt", "")}};
+}
+
+const json kName = {{"type", "string"},
+                    {"minLength", 1},
+                    {"maxLength", 63},
+                    {"description", "lower-case letters, digits and '-'"}};
+
+}  // namespace
+
+void AddStorageTools(ToolRegistry& registry, const ToolServices& services) {
+  if (!services.volumes) return;
+  storage::VolumeService& volumes = *services.volumes;
+  core::SandboxService& sandboxes = services.sandboxes;
+
+  registry.Add(
+      {"create_persistent_storage",
+       "Create persistent storage",
+       "Creates encrypted persistent storage owned by this account. A sandbox created with "
+       "startup_class=durable and this storage mounts it at /workspace; its files survive the "
+       "sandbox. The size is a hard limit.",
+       {{"type", "object"},
+        {"properties",
+         {{"name", kName},
+          {"size_gib",
+           {{"type", "number"},
+            {"minimum", 0.0625},
+            {"maximum", 128},
+            {"description", "capacity in GiB (default 2)"}}}}},
+        {"required", json::array({"name"})},
+        {"additionalProperties", false}},
+       StorageSchema(),
+       ToolAnnotations{false, true, false, false},
+       [&volumes](ToolContext& ctx, const json& args) {
+         json body = {{"name", args["name"]}};
+         if (args.contains("size_gib"))
+           body["sizeMiB"] =
+               static_cast<int64_t>(std::llround(args["size_gib"].get<double>() * 1024));
+         auto made = volumes.Create(ctx.who.org_id, body);
+         if (!made.ok()) return ToolResult::Fail(FailureSentence(made.status()));
+         return ToolResult::Ok(Storage(*made));
+       }});
+
+  registry.Add(
+      {"list_persistent_storage",
+       "List persistent storage",
+       "Lists this account's persistent storage (the default one included) with size, "
+       "use and the sandboxes attached to each.",
+       {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties", {{"storage", {{"type", "array"}, {"items", StorageSchema()}}}}},
+        {"required", json::array({"storage"})}},
+       ToolAnnotations{true, false, true, false},
+       [&volumes](ToolContext& ctx, const json&) {
+         auto list = volumes.List(ctx.who.org_id);
+         if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
+         json items = json::array();
+         for (const auto& v : (*list)["items"]) items.push_back(Storage(v));
+         return ToolResult::Ok({{"storage", items}});
+       }});
+
+  registry.Add(
+      {"delete_persistent_storage",
+       "Delete persistent storage",
+       "Permanently deletes named persistent storage and every file in it. Set confirm to "
+       "exactly the storage's name. The default storage cannot be deleted, and storage a "
+       "sandbox still uses is refused: delete those sandboxes first.",
+       {{"type", "object"},
+        {"properties",
+         {{"name", kName},
+          {"confirm",
+           {{"type", "string"},
+            {"maxLength", 63},
+            {"description", "exactly the name, to confirm the permanent deletion"}}}}},
+        {"required", json::array({"name", "confirm"})},
+        {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties", {{"name", {{"type", "string"}}}, {"deleted", {{"type", "boolean"}}}}},
+        {"required", json::array({"name", "deleted"})}},
+       ToolAnnotations{false, true, false, false},
+       [&volumes](ToolContext& ctx, const json& args) {
+         std::string name = args["name"];
+         Status st = volumes.Delete(ctx.who.org_id, name, args["confirm"]);
+         if (!st.ok()) return ToolResult::Fail(FailureSentence(st));
+         return ToolResult::Ok({{"name", name}, {"deleted", true}});
+       }});
+
+  registry.Add(
+      {"delete_sandbox_keep_storage",
+       "Delete a sandbox, keep its storage",
+       "Deletes a sandbox's compute (its processes stop) after confirmation, keeping its "
+       "persistent storage and object storage. Set confirm to exactly the sandbox_id. Another "
+       "durable sandbox can mount the kept storage later.",
+       {{"type", "object"},
+        {"properties",
+         {{"sandbox_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}},
+          {"confirm",
+           {{"type", "string"},
+            {"maxLength", 128},
+            {"description", "exactly the sandbox_id, to confirm the deletion"}}}}},
+        {"required", json::array({"sandbox_id", "confirm"})},
+        {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties",
+         {{"sandbox_id", {{"type", "string"}}},
+          {"status", {{"type", "string"}}},
+          {"deleted", {{"type", "boolean"}, {"description", "false: cleanup still runs"}}},
+          {"kept_storage",
+           {{"type", json::array({"string", "null"})},
+            {"description", "the persistent storage it mounted, kept"}}}}},
+        {"required", json::array({"sandbox_id", "status", "deleted", "kept_storage"})}},
+       ToolAnnotations{false, true, true, false},
+       [&sandboxes](ToolContext& ctx, const json& args) {
+         std::string id = args["sandbox_id"];
+         if (args["confirm"] != id)
+           return ToolResult::Fail("Set confirm to exactly the sandbox_id '" + id +
+                                   "' to delete its compute.");
+         auto before = sandboxes.Get(ctx.who, id);
+         if (!before.ok()) return ToolResult::Fail(FailureSentence(before.status()));
+         json kept = before->contains("storage") ? (*before)["storage"] : json(nullptr);
+         auto outcome = sandboxes.Delete(ctx.who, id);
+         if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
+         auto s = sandboxes.Get(ctx.who, id);
+         std::string status = s.ok() ? s->value("status", "deleting") : "deleted";
+         return ToolResult::Ok({{"sandbox_id", id},
+                                {"status", status},
+                                {"deleted", outcome->done || status == "deleted"},
+                                {"kept_storage", kept}});
+       }});
+}
+
+}  // namespace adapt::mcp

@@ -1,0 +1,199 @@
+#include "storage/volume_service.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/ids.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "os/files.h"
+#include "storage/volume_key.h"
+#include "storage/volume_request.h"
+
+namespace adapt::storage {
+
+using nlohmann::json;
+
+VolumeService::VolumeService(store::Store& store, VolumeOptions options)
+    : store_(store), options_(std::move(options)) {}
+
+Status VolumeService::Init() { return os::MakeDirs(options_.root, 0700); }
+
+void VolumeService::Reconcile() {
+  std::lock_guard lock(mu_);
+  auto all = store_.ListVolumes("");
+  if (!all.ok()) {
+    spdlog::error("storage: reconciling: {}", all.status().message());
+    return;
+  }
+  std::set<std::string> known;
+  for (auto& v : *all) {
+    known.insert(v.id);
+    if (v.status != "ready") {
+      spdlog::info("storage {}: removing what a previous run left {}", v.id,
+                   v.status == "creating" ? "half-made" : "half-deleted");
+      RemoveLocked(v);
+      continue;
+    }
+    Status st = OpenLocked(v);
+    if (!st.ok()) spdlog::error("storage {}: cannot open: {}", v.id, st.message());
+  }
+  for (const auto& entry : os::ListDir(options_.root)) {
+    std::string id = entry.substr(0, entry.find('.'));
+    if (known.count(id) || !IsValidId(id, "vol")) continue;
+    spdlog::info("storage {}: removing files no record owns", id);
+    Status st = RemoveVolume(PathsOf(id));
+    if (!st.ok()) spdlog::warn("storage {}: {}", id, st.message());
+  }
+}
+
+void VolumeService::Shutdown() {
+  std::lock_guard lock(mu_);
+  auto all = store_.ListVolumes("");
+  if (!all.ok()) return;
+  for (const auto& v : *all) {
+    auto users = store_.ListVolumeAttachments(v.org_id, v.name);
+    if (!users.ok() || !users->empty()) continue;
+    Status st = CloseVolume(PathsOf(v.id));
+    if (!st.ok()) spdlog::warn("storage {}: unmounting: {}", v.id, st.message());
+  }
+}
+
+Result<store::VolumeRecord> VolumeService::FindLocked(const std::string& org_id,
+                                                      const std::string& name) {
+  auto v = store_.GetVolumeByName(org_id, name);
+  if (v.ok() || v.status().code() != Code::kNotFound || name != kDefaultVolumeName) return v;
+  return MakeLocked(org_id, name, limits::kSizeMiBDefault);
+}
+
+Result<store::VolumeRecord> VolumeService::MakeLocked(const std::string& org_id,
+                                                      const std::string& name, int64_t size_mib) {
+  ASSIGN_OR_RETURN(auto existing, store_.ListVolumes(org_id));
+  if (existing.size() >= limits::kVolumesPerOrg)
+    return Status(Code::kResourceExhausted, "an organization may hold at most " +
+                                                std::to_string(limits::kVolumesPerOrg) +
+                                                " storage volumes; delete one first");
+  store::VolumeRecord v;
+  v.id = NewId("vol");
+  v.org_id = org_id;
+  v.name = name;
+  v.size_mib = size_mib;
+  v.status = "creating";
+  v.created_at = NowMillis();
+  // Recorded first: a crash from here on leaves a record the next start cleans up.
+  RETURN_IF_ERROR(store_.PutVolume(v));
+  Status st = CreateVolumeImage(PathsOf(v.id), static_cast<uint64_t>(size_mib));
+  if (st.ok()) st = OpenLocked(v);
+  if (st.ok()) {
+    v.status = "ready";
+    st = store_.PutVolume(v);
+  }
+  if (!st.ok()) {
+    spdlog::warn("storage {}: creating: {}", v.id, st.message());
+    RemoveLocked(v);
+    return st.WithContext("creating storage '" + name + "'");
+  }
+  spdlog::info("storage {}: created '{}' ({} MiB) for {}", v.id, name, size_mib, org_id);
+  return v;
+}
+
+Status VolumeService::OpenLocked(store::VolumeRecord& v) {
+  ASSIGN_OR_RETURN(std::string key, DeriveVolumeKey(options_.master_key, v.id));
+  std::string expected = v.data.value("keyIdentifier", "");
+  auto id = OpenVolume(PathsOf(v.id), key, expected);
+  std::fill(key.begin(), key.end(), '\0');
+  if (!id.ok()) return id.status();
+  if (expected.empty()) v.data["keyIdentifier"] = *id;
+  return Status::Ok();
+}
+
+void VolumeService::RemoveLocked(const store::VolumeRecord& v) {
+  Status st = RemoveVolume(PathsOf(v.id));
+  if (st.ok()) st = store_.DeleteVolume(v.id);
+  if (!st.ok()) spdlog::error("storage {}: removing: {}", v.id, st.message());
+}
+
+json VolumeService::View(const store::VolumeRecord& v) {
+  json attachments = json::array();
+  auto users = store_.ListVolumeAttachments(v.org_id, v.name);
+  if (users.ok())
+    for (const auto& u : *users) attachments.push_back({{"sandboxId", u.id}, {"status", u.status}});
+  auto usage = VolumeUsage(PathsOf(v.id));
+  return {{"id", v.id},
+          {"name", v.name},
+          {"sizeMiB", v.size_mib},
+          {"usedBytes", usage.ok() ? json(usage->used_bytes) : json(nullptr)},
+          {"availableBytes", usage.ok() ? json(usage->avail_bytes) : json(nullptr)},
+          {"status", v.status},
+          {"default", v.name == kDefaultVolumeName},
+          {"encrypted", true},
+          {"mountPath", "/workspace"},
+          {"attachments", attachments},
+          {"createdAt", FormatRfc3339(v.created_at)}};
+}
+
+Result<json> VolumeService::Create(const std::string& org_id, const json& body) {
+  ASSIGN_OR_RETURN(CreateVolumeRequest req, ParseCreateVolume(body));
+  std::lock_guard lock(mu_);
+  auto existing = store_.GetVolumeByName(org_id, req.name);
+  if (existing.ok()) return Conflict("storage '" + req.name + "' already exists");
+  ASSIGN_OR_RETURN(store::VolumeRecord v, MakeLocked(org_id, req.name, req.size_mib));
+  return View(v);
+}
+
+Result<json> VolumeService::List(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  RETURN_IF_ERROR(FindLocked(org_id, kDefaultVolumeName).status());
+  ASSIGN_OR_RETURN(auto all, store_.ListVolumes(org_id));
+  json items = json::array();
+  for (const auto& v : all) items.push_back(View(v));
+  return json{{"items", items}, {"nextCursor", nullptr}};
+}
+
+Result<json> VolumeService::Get(const std::string& org_id, const std::string& name) {
+  if (!ValidateVolumeName(name).ok()) return NotFound("storage '" + name + "' not found");
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(store::VolumeRecord v, FindLocked(org_id, name));
+  return View(v);
+}
+
+Status VolumeService::Delete(const std::string& org_id, const std::string& name,
+                             const std::string& confirm) {
+  if (name == kDefaultVolumeName) return CheckDeleteConfirmation(name, confirm);
+  if (!ValidateVolumeName(name).ok()) return NotFound("storage '" + name + "' not found");
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(store::VolumeRecord v, store_.GetVolumeByName(org_id, name));
+  RETURN_IF_ERROR(CheckDeleteConfirmation(name, confirm));
+  // Marked before anything is removed; refused while a sandbox uses it.
+  RETURN_IF_ERROR(store_.BeginDeleteVolume(org_id, v.id));
+  Status st = RemoveVolume(PathsOf(v.id));
+  if (!st.ok()) {
+    spdlog::error("storage {}: deleting: {}", v.id, st.message());
+    return st.WithContext("deleting storage '" + name + "' (retried at the next start)");
+  }
+  spdlog::info("storage {}: deleted '{}'", v.id, name);
+  return store_.DeleteVolume(v.id);
+}
+
+Status VolumeService::CheckUsable(const std::string& org_id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto v = FindLocked(org_id, name);
+  if (!v.ok() && v.status().code() == Code::kNotFound)
+    return Status(Code::kNotFound, "storage '" + name + "' not found", "storage");
+  if (!v.ok()) return v.status();
+  if (v->status != "ready") return Conflict("storage '" + name + "' is " + v->status);
+  return Status::Ok();
+}
+
+Result<std::string> VolumeService::Attach(const std::string& org_id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto v = FindLocked(org_id, name);
+  if (!v.ok() && v.status().code() == Code::kNotFound)
+    return NotFound("storage '" + name + "' no longer exists");
+  if (!v.ok()) return v.status();
+  if (v->status != "ready") return Conflict("storage '" + name + "' is " + v->status);
+  RETURN_IF_ERROR(OpenLocked(*v).WithContext("opening storage '" + name + "'"));
+  return PathsOf(v->id).workspace;
+}
+
+}  // namespace adapt::storage

@@ -1,0 +1,65 @@
+// VolumeService: persistent storage (/v1/storage, the storage MCP tools, durable sandboxes'
+// /workspace). Each volume is recorded before its image is made and marked before it is
+// removed, so a restarted adaptd remounts the ready ones and removes what it half-made.
+// Thread-safe; calls block on mkfs/mount (call from a worker thread).
+#pragma once
+
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "base/status.h"
+#include "storage/volume_disk.h"
+#include "store/store.h"
+
+namespace adapt::storage {
+
+struct VolumeOptions {
+  std::string root;        // where images and mount points live (<state>/storage/volumes)
+  std::string master_key;  // raw bytes (see volume_key.h)
+};
+
+class VolumeService {
+ public:
+  VolumeService(store::Store& store, VolumeOptions options);
+
+  Status Init();
+  // Remounts every ready volume (re-adding its key) and removes half-made or half-deleted
+  // ones and files no record owns. Run before the API answers.
+  void Reconcile();
+
+  // At a clean stop: unmounts the volumes no sandbox uses (the others stay mounted for the
+  // sandboxes that outlive adaptd; the next start opens them all again).
+  void Shutdown();
+
+  // POST /v1/storage. Conflict when the name is taken, ResourceExhausted past the limit.
+  Result<nlohmann::json> Create(const std::string& org_id, const nlohmann::json& body);
+  // The organization's volumes, oldest first; the default volume is made on first use.
+  Result<nlohmann::json> List(const std::string& org_id);
+  Result<nlohmann::json> Get(const std::string& org_id, const std::string& name);
+  // Permanently deletes `name` when `confirm` is exactly it, it is not the default volume
+  // and no sandbox uses it.
+  Status Delete(const std::string& org_id, const std::string& name, const std::string& confirm);
+
+  // For a durable sandbox's create request: `name` exists (the default is made when
+  // needed) and is ready. Errors name the field "storage".
+  Status CheckUsable(const std::string& org_id, const std::string& name);
+  // For its provisioning: opens the volume and returns the host directory to bind-mount at
+  // /workspace.
+  Result<std::string> Attach(const std::string& org_id, const std::string& name);
+
+ private:
+  Result<store::VolumeRecord> FindLocked(const std::string& org_id, const std::string& name);
+  Result<store::VolumeRecord> MakeLocked(const std::string& org_id, const std::string& name,
+                                         int64_t size_mib);
+  Status OpenLocked(store::VolumeRecord& v);
+  void RemoveLocked(const store::VolumeRecord& v);
+  nlohmann::json View(const store::VolumeRecord& v);
+  VolumePaths PathsOf(const std::string& id) const { return VolumePaths(options_.root, id); }
+
+  store::Store& store_;
+  VolumeOptions options_;
+  std::mutex mu_;
+};
+
+}  // namespace adapt::storage

@@ -1,0 +1,136 @@
+// SqliteStore: persistent storage volumes and the sandboxes attached to them.
+#include "store/sqlite_store_impl.h"
+
+namespace adapt::store {
+namespace {
+
+constexpr const char* kVolumeColumns = "id, org_id, name, size_mib, status, data, created_at";
+
+}  // namespace
+
+Status SqliteStore::PutVolume(const VolumeRecord& v) {
+  return Guard("saving storage volume", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement same(db_, "SELECT id FROM volumes WHERE org_id = ? AND name = ?");
+    same.bind(1, v.org_id);
+    same.bind(2, v.name);
+    if (same.executeStep() && same.getColumn(0).getString() != v.id)
+      return Conflict("storage '" + v.name + "' already exists");
+    SQLite::Statement q(db_,
+                        "INSERT INTO volumes(id, org_id, name, size_mib, status, data, created_at) "
+                        "VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+                        "status = excluded.status, data = excluded.data");
+    q.bind(1, v.id);
+    q.bind(2, v.org_id);
+    q.bind(3, v.name);
+    q.bind(4, v.size_mib);
+    q.bind(5, v.status);
+    q.bind(6, v.data.dump());
+    q.bind(7, v.created_at);
+    q.exec();
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
+Result<VolumeRecord> SqliteStore::GetVolumeByName(const std::string& org_id,
+                                                  const std::string& name) {
+  return Guard<Result<VolumeRecord>>("reading storage volume", [&]() -> Result<VolumeRecord> {
+    SQLite::Statement q(db_, std::string("SELECT ") + kVolumeColumns +
+                                 " FROM volumes WHERE org_id = ? AND name = ?");
+    q.bind(1, org_id);
+    q.bind(2, name);
+    if (!q.executeStep()) return NotFound("storage '" + name + "' not found");
+    return ReadVolume(q);
+  });
+}
+
+Result<std::vector<VolumeRecord>> SqliteStore::ListVolumes(const std::string& org_id) {
+  return Guard<Result<std::vector<VolumeRecord>>>(
+      "listing storage volumes", [&]() -> Result<std::vector<VolumeRecord>> {
+        SQLite::Statement q(db_, std::string("SELECT ") + kVolumeColumns +
+                                     " FROM volumes WHERE ? = '' OR org_id = ? ORDER BY seq");
+        q.bind(1, org_id);
+        q.bind(2, org_id);
+        std::vector<VolumeRecord> out;
+        while (q.executeStep()) out.push_back(ReadVolume(q));
+        return out;
+      });
+}
+
+std::vector<SandboxRecord> SqliteStore::AttachmentsLocked(const std::string& org_id,
+                                                          const std::string& name) {
+  SQLite::Statement q(db_,
+                      "SELECT id, status, created_at FROM sandboxes WHERE org_id = ? AND "
+                      "json_extract(config, '$.storage') = ? AND "
+                      "status NOT IN ('completed', 'failed', 'deleted') ORDER BY seq");
+  q.bind(1, org_id);
+  q.bind(2, name);
+  std::vector<SandboxRecord> out;
+  while (q.executeStep()) {
+    SandboxRecord r;
+    r.id = q.getColumn(0).getString();
+    r.org_id = org_id;
+    r.status = q.getColumn(1).getString();
+    r.created_at = q.getColumn(2).getInt64();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Result<std::vector<SandboxRecord>> SqliteStore::ListVolumeAttachments(const std::string& org_id,
+                                                                      const std::string& name) {
+  return Guard<Result<std::vector<SandboxRecord>>>(
+      "listing storage attachments",
+      [&]() -> Result<std::vector<SandboxRecord>> { return AttachmentsLocked(org_id, name); });
+}
+
+Status SqliteStore::BeginDeleteVolume(const std::string& org_id, const std::string& id) {
+  return Guard("deleting storage volume", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement cur(db_, "SELECT name, status FROM volumes WHERE id = ? AND org_id = ?");
+    cur.bind(1, id);
+    cur.bind(2, org_id);
+    if (!cur.executeStep()) return NotFound("storage " + id + " not found");
+    std::string name = cur.getColumn(0).getString();
+    std::string status = cur.getColumn(1).getString();
+    if (status == "deleting") return Status::Ok();
+    if (status != "ready") return Conflict("storage '" + name + "' is " + status);
+    auto users = AttachmentsLocked(org_id, name);
+    if (!users.empty()) {
+      std::string ids;
+      for (const auto& u : users) ids += (ids.empty() ? "" : ", ") + u.id;
+      return Conflict("storage '" + name + "' is in use by sandbox " + ids +
+                      "; delete those sandboxes first");
+    }
+    SQLite::Statement q(db_, "UPDATE volumes SET status = 'deleting' WHERE id = ?");
+    q.bind(1, id);
+    q.exec();
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
+Status SqliteStore::DeleteVolume(const std::string& id) {
+  return Guard("deleting storage volume", [&]() -> Status {
+    SQLite::Statement q(db_, "DELETE FROM volumes WHERE id = ?");
+    q.bind(1, id);
+    q.exec();
+    return Status::Ok();
+  });
+}
+
+VolumeRecord SqliteStore::ReadVolume(SQLite::Statement& q) {
+  VolumeRecord v;
+  v.id = q.getColumn(0).getString();
+  v.org_id = q.getColumn(1).getString();
+  v.name = q.getColumn(2).getString();
+  v.size_mib = q.getColumn(3).getInt64();
+  v.status = q.getColumn(4).getString();
+  v.data = nlohmann::json::parse(q.getColumn(5).getString(), nullptr, false);
+  if (v.data.is_discarded()) v.data = nlohmann::json::object();
+  v.created_at = q.getColumn(6).getInt64();
+  return v;
+}
+
+}  // namespace adapt::store
