@@ -54,5 +54,8 @@ void AddEndpointCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExpose(CLI::App& sandbox_group, Invocation& invocation);
 // "mcp": the MCP server on stdio, a proxy to adaptd's /mcp.
 void AddMcpCommand(CLI::App& app, Invocation& invocation);
+// "object" (ls, get, put, rm, url) and "site" (publish, ls, rm): object_commands.cc.
+void AddObjectCommands(CLI::App& app, Invocation& invocation);
+void AddSiteCommands(CLI::App& app, Invocation& invocation);
 
 }  // namespace adapt::cli

@@ -14,6 +14,7 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
   AddCommandTools(registry, services);
   AddWorkspaceFileTools(registry, services);
   AddAppTools(registry, services);
+  AddObjectTools(registry, services);
 }
 
 std::string FailureSentence(const Status& status) {

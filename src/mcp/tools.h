@@ -13,6 +13,13 @@
 #include "core/sandbox_service.h"
 #include "mcp/tool_registry.h"
 
+namespace adapt::api {
+struct ObjectApi;
+}
+namespace adapt::storage {
+class SandboxStorageAttacher;
+}
+
 namespace adapt::mcp {
 
 struct ToolServices {
@@ -21,6 +28,8 @@ struct ToolServices {
   const core::ImageCatalog& images;  // what list_sandbox_environments reports
   core::FileService& files;
   core::EndpointService& endpoints;
+  api::ObjectApi* objects = nullptr;  // object storage and sites (object_tools.cc)
+  storage::SandboxStorageAttacher* attacher = nullptr;
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -28,6 +37,7 @@ void AddCommandTools(ToolRegistry& registry, const ToolServices& services);
 void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services);
 void AddWorkspaceFileTools(ToolRegistry& registry, const ToolServices& services);
 void AddAppTools(ToolRegistry& registry, const ToolServices& services);
+void AddObjectTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

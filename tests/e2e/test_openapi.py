@@ -60,6 +60,21 @@ SERVED = {
     ("DELETE", "/v1/images/{id}"),
     ("GET", "/v1/operations/{id}"),
     ("GET", "/v1/environments"),
+    ("GET", "/v1/objects"),
+    ("PUT", "/v1/objects/content"),
+    ("GET", "/v1/objects/content"),
+    ("HEAD", "/v1/objects/content"),
+    ("DELETE", "/v1/objects/content"),
+    ("POST", "/v1/objects/url"),
+    ("GET", "/v1/objects/download"),
+    ("POST", "/v1/storage-tokens"),
+    ("GET", "/v1/storage-tokens"),
+    ("DELETE", "/v1/storage-tokens/{id}"),
+    ("POST", "/v1/sandboxes/{id}/object-storage"),
+    ("POST", "/v1/sites"),
+    ("GET", "/v1/sites"),
+    ("GET", "/v1/sites/{id}"),
+    ("DELETE", "/v1/sites/{id}"),
 }
 
 
@@ -198,6 +213,15 @@ WALKED_ELSEWHERE = {
     ("GET", "/oauth/authorize"),
     ("POST", "/oauth/authorize"),
     ("POST", "/oauth/token"),
+}
+# Object storage and sites need objects, keys and signatures made first: test_objects.py and
+# test_sites.py walk them (with their error answers).
+WALKED_ELSEWHERE |= {
+    ("GET", "/v1/objects"), ("PUT", "/v1/objects/content"), ("GET", "/v1/objects/content"),
+    ("HEAD", "/v1/objects/content"), ("DELETE", "/v1/objects/content"), ("POST", "/v1/objects/url"),
+    ("GET", "/v1/objects/download"), ("POST", "/v1/storage-tokens"), ("GET", "/v1/storage-tokens"),
+    ("DELETE", "/v1/storage-tokens/{id}"), ("POST", "/v1/sandboxes/{id}/object-storage"),
+    ("POST", "/v1/sites"), ("GET", "/v1/sites"), ("GET", "/v1/sites/{id}"), ("DELETE", "/v1/sites/{id}"),
 }
 
 
