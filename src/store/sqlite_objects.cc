@@ -1,4 +1,5 @@
 // SqliteStore: object storage (objects, storage tokens) and static sites.
+#include "store/sandbox_env.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
@@ -285,6 +286,33 @@ Result<std::vector<std::string>> SqliteStore::DeleteSite(const std::string& org_
         tx.commit();
         return blobs;
       });
+}
+
+Status SqliteStore::SetSandboxEnv(const std::string& org_id, const std::string& id,
+                                  const std::map<std::string, std::string>& vars) {
+  return Guard("setting sandbox environment", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement cur(db_, "SELECT env FROM sandboxes WHERE id = ? AND org_id = ?");
+    cur.bind(1, id);
+    cur.bind(2, org_id);
+    if (!cur.executeStep()) return NotFound("sandbox " + id + " not found");
+    auto env = nlohmann::json::parse(cur.getColumn(0).getString(), nullptr, false);
+    if (!env.is_object()) env = nlohmann::json::object();
+    for (const auto& [k, v] : vars) env[k] = v;
+    SQLite::Statement q(db_, "UPDATE sandboxes SET env = ? WHERE id = ?");
+    q.bind(1, env.dump());
+    q.bind(2, id);
+    q.exec();
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
+Status SetSandboxEnv(Store& store, const std::string& org_id, const std::string& id,
+                     const std::map<std::string, std::string>& vars) {
+  auto* sqlite = dynamic_cast<SqliteStore*>(&store);
+  if (!sqlite) return Internal("setting a sandbox's environment needs the SQLite store");
+  return sqlite->SetSandboxEnv(org_id, id, vars);
 }
 
 }  // namespace adapt::store

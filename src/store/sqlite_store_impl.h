@@ -82,6 +82,8 @@ class SqliteStore : public Store {
   Result<SiteReleaseRecord> GetSiteRelease(const std::string& id) override;
   Result<std::vector<std::string>> DeleteSite(const std::string& org_id,
                                               const std::string& id) override;
+  Status SetSandboxEnv(const std::string& org_id, const std::string& id,
+                       const std::map<std::string, std::string>& vars);
 
  private:
   static ImageRecord ReadImage(SQLite::Statement& q);
