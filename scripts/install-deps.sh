@@ -20,6 +20,8 @@ packages=(
   libarchive-dev libzstd-dev docker-registry skopeo busybox-static python3-cryptography zstd
   # libFuzzer harnesses (fuzz/): clang with its fuzzer and sanitizer runtimes
   clang libclang-rt-14-dev
+  # object storage: real S3 clients against the storage gateway (tests/e2e/test_objects.py)
+  awscli rclone
 )
 
 # The MCP e2e tests' npm clients (tests/mcp; Node 22 itself comes from npm) need node and npm.

@@ -64,6 +64,7 @@ std::optional<HttpRequest> ToHttpRequest(const http::request_header<>& msg,
   auto path = PercentDecode(target.substr(0, question), false);
   if (!path) return std::nullopt;
   request.path = std::move(*path);
+  request.target = std::string(target);
   if (question != std::string_view::npos &&
       !DecodeQuery(target.substr(question + 1), request.query)) {
     return std::nullopt;

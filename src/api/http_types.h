@@ -27,6 +27,7 @@ class RequestBody {
 struct HttpRequest {
   std::string method;                          // "GET", as sent (case preserved)
   std::string path;                            // percent-decoded path without the query
+  std::string target;                          // the request-target exactly as sent (SigV4)
   std::map<std::string, std::string> query;    // percent-decoded ('+' is a space); first wins
   std::map<std::string, std::string> headers;  // lower-case names; repeats joined with ", "
   std::string body;                            // empty when body_stream is set

@@ -46,6 +46,8 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddCommandCommands(app, invocation);
   AddEndpointCommands(app, invocation);
   AddStorageCommands(app, invocation);
+  AddObjectCommands(app, invocation);
+  AddSiteCommands(app, invocation);
   AddMcpCommand(app, invocation);
 
   std::reverse(args.begin(), args.end());  // CLI11's vector overload wants them reversed

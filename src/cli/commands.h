@@ -58,5 +58,8 @@ void AddSandboxStopStart(CLI::App& sandbox_group, Invocation& invocation);
 void AddStorageCommands(CLI::App& app, Invocation& invocation);
 // "mcp": the MCP server on stdio, a proxy to adaptd's /mcp.
 void AddMcpCommand(CLI::App& app, Invocation& invocation);
+// "object" (ls, get, put, rm, url) and "site" (publish, ls, rm): object_commands.cc.
+void AddObjectCommands(CLI::App& app, Invocation& invocation);
+void AddSiteCommands(CLI::App& app, Invocation& invocation);
 
 }  // namespace adapt::cli

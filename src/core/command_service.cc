@@ -93,6 +93,10 @@ Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& 
   exec.argv = req.argv;
   exec.cwd = req.cwd;
   for (const auto& [k, v] : req.env) exec.env.push_back(k + "=" + v);
+  // attach_sandbox_object_storage's variables reach every command started after the attach.
+  for (const auto& [k, v] : sandbox.env) {
+    if (k.rfind("SANDBOX_STORAGE_", 0) == 0 && !req.env.count(k)) exec.env.push_back(k + "=" + v);
+  }
   std::optional<std::pair<uint32_t, uint32_t>> user_ids;
   if (!req.user.empty()) {
     ASSIGN_OR_RETURN(Image image, images_.Resolve(sandbox.config["image"]));

@@ -45,6 +45,7 @@ Hibernation ReadHibernation(const store::SandboxRecord& r) {
   h.processes_saved = j.value("processesSaved", false);
   h.stopped_at = j.value("stoppedAt", int64_t{0});
   h.note = j.value("note", "");
+  h.restart = j.value("restart", false);
   return h;
 }
 
@@ -58,7 +59,8 @@ void WriteHibernation(store::SandboxRecord& r, const Hibernation& h) {
                     {"workspaceKept", h.workspace_kept},
                     {"processesSaved", h.processes_saved},
                     {"stoppedAt", h.stopped_at},
-                    {"note", h.note}};
+                    {"note", h.note},
+                    {"restart", h.restart}};
 }
 
 Status CheckStoppable(const store::SandboxRecord& r) {
@@ -84,7 +86,8 @@ json HibernationView(const store::SandboxRecord& r) {
   if (h.phase == HibernationPhase::kNone) return nullptr;
   const char* processes = !h.workspace_kept ? "discarded" : (h.processes_saved ? "saved" : "lost");
   // While stopping, whether the checkpoint succeeds is not known yet.
-  if (h.phase == HibernationPhase::kStopping && h.workspace_kept) processes = "saving";
+  if (h.phase == HibernationPhase::kStopping && h.workspace_kept && !h.restart)
+    processes = "saving";
   return {{"stoppedAt", FormatRfc3339(h.stopped_at)},
           {"workspace", h.workspace_kept ? "kept" : "discarded"},
           {"processes", processes},

@@ -25,6 +25,7 @@ struct Hibernation {
   bool processes_saved = false;  // a checkpoint holds the processes and memory
   int64_t stopped_at = 0;        // ms since epoch
   std::string note;              // why the processes were not saved, when they were not
+  bool restart = false;          // a restart: no checkpoint, the processes end, a start follows
 };
 
 // Durable sandboxes keep their workspace (and are checkpointed) across stop/start.

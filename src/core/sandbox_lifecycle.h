@@ -59,7 +59,10 @@ class SandboxLifecycle {
   // running -> hibernated: checkpoints a durable sandbox (its processes and files come back
   // at start) or discards an instant one's writable layer; releases its compute and
   // endpoints, keeps its network. Conflict unless running. Blocking (seconds).
-  Result<store::SandboxRecord> Stop(const std::string& org_id, const std::string& id);
+  // `restart`: the processes end without a checkpoint (a durable sandbox keeps its files), so
+  // the start that follows boots afresh with the sandbox's current environment.
+  Result<store::SandboxRecord> Stop(const std::string& org_id, const std::string& id,
+                                    bool restart = false);
   // hibernated -> provisioning; Provision() then restores (or boots) it. Conflict unless
   // hibernated.
   Result<store::SandboxRecord> BeginStart(const std::string& org_id, const std::string& id);

@@ -147,6 +147,17 @@ Result<json> SandboxService::Start(const Principal& who, const std::string& id) 
   return Get(who, id);
 }
 
+Result<bool> SandboxService::Restart(const std::string& org_id, const std::string& id) {
+  auto stopped = lifecycle_.Stop(org_id, id, /*restart=*/true);
+  if (!stopped.ok()) {
+    if (stopped.status().code() == Code::kConflict) return false;  // not running
+    return stopped.status();
+  }
+  RETURN_IF_ERROR(lifecycle_.BeginStart(org_id, id).status());
+  boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
+  return true;
+}
+
 void SandboxService::Expire(const std::string& id) {
   auto r = lifecycle_.BeginDelete("", id, "expired");
   if (!r.ok() || r->status == "deleted") return;

@@ -51,6 +51,10 @@ class SandboxService {
   Result<nlohmann::json> Stop(const Principal& who, const std::string& id);
   // Starts a hibernated sandbox in the background; returns it provisioning.
   Result<nlohmann::json> Start(const Principal& who, const std::string& id);
+  // Restarts a running sandbox once, so that its processes start again with the sandbox's
+  // current environment (attach_sandbox_object_storage): stop without a checkpoint, then
+  // start. False when the sandbox is not running (its next start picks the environment up).
+  Result<bool> Restart(const std::string& org_id, const std::string& id);
   // Where a durable sandbox's storage is checked; without it, durable sandboxes are refused.
   void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
 

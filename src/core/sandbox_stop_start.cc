@@ -7,7 +7,7 @@
 namespace adapt::core {
 
 Result<store::SandboxRecord> SandboxLifecycle::Stop(const std::string& org_id,
-                                                    const std::string& id) {
+                                                    const std::string& id, bool restart) {
   auto lock = LockFor(id);
   std::lock_guard guard(*lock);
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
@@ -18,6 +18,8 @@ Result<store::SandboxRecord> SandboxLifecycle::Stop(const std::string& org_id,
   h.phase = HibernationPhase::kStopping;
   h.workspace_kept = KeepsWorkspace(r);
   h.stopped_at = NowMillis();
+  h.restart = restart;
+  if (restart) h.note = "restarted to pick up a new environment; the processes ended";
   r.status = "hibernated";
   WriteHibernation(r, h);
   RETURN_IF_ERROR(Transition(r, {"running"}));
@@ -29,7 +31,7 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
   Hibernation h = ReadHibernation(r);
   // Endpoints stay (the ingress answers for a running sandbox only): the sandbox keeps its
   // network and address, so they work again after a start.
-  if (h.workspace_kept) {
+  if (h.workspace_kept && !h.restart) {
     // A checkpoint that completed before a crash is as good as a new one.
     if (runtime_.HasCheckpoint(r.id)) {
       h.processes_saved = true;

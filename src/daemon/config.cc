@@ -49,6 +49,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.ingress_http = value;
       else if (key == "ingressHttps")
         c.ingress_https = value;
+      else if (key == "storageListen")
+        c.storage_listen = value;
       else if (key == "ingressDomain")
         c.ingress_domain = value;
       else if (key == "ingressCert")
@@ -96,6 +98,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* ingress_cert =
       app.add_option("--ingress-cert", flags.ingress_cert, "HTTPS certificate (PEM) [self-signed]");
   auto* ingress_key = app.add_option("--ingress-key", flags.ingress_key, "its key (PEM)");
+  auto* storage_listen =
+      app.add_option("--storage-listen", flags.storage_listen,
+                     "HOST:PORT of the storage gateway (S3-compatible) [0.0.0.0:8082]");
   auto* workers =
       app.add_option("--worker-threads", flags.worker_threads, "threads for blocking work [8]");
   try {
@@ -119,6 +124,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   FromEnv("ADAPT_INGRESS_DOMAIN", c.ingress_domain);
   FromEnv("ADAPT_INGRESS_CERT", c.ingress_cert);
   FromEnv("ADAPT_INGRESS_KEY", c.ingress_key);
+  FromEnv("ADAPT_STORAGE_LISTEN", c.storage_listen);
   if (listen->count()) c.listen = flags.listen;
   if (state->count()) c.state_dir = flags.state_dir;
   if (images->count()) c.images_dir = flags.images_dir;
@@ -133,6 +139,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (ingress_domain->count()) c.ingress_domain = flags.ingress_domain;
   if (ingress_cert->count()) c.ingress_cert = flags.ingress_cert;
   if (ingress_key->count()) c.ingress_key = flags.ingress_key;
+  if (storage_listen->count()) c.storage_listen = flags.storage_listen;
   if (c.ingress_cert.empty() != c.ingress_key.empty())
     return InvalidArgument("ingressCert", "give both ingressCert and ingressKey, or neither");
   if (workers->count()) c.worker_threads = flags.worker_threads;

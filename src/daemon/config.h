@@ -44,6 +44,9 @@ struct DaemonConfig {
   std::string ingress_domain = "adapt.localhost";
   std::string ingress_cert;
   std::string ingress_key;
+  // The storage gateway (S3-compatible + bearer form): its own listener, on every address by
+  // default so that sandboxes reach it at their gateway address (port 0 picks a free one).
+  std::string storage_listen = "0.0.0.0:8082";
 };
 
 // Parses argv (and the environment and config file). Returns the config or a usage error;

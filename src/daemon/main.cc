@@ -11,6 +11,7 @@
 #include <set>
 
 #include "api/http_server.h"
+#include "api/object_routes.h"
 #include "api/routes.h"
 #include "base/fault_point.h"
 #include "base/log.h"
@@ -27,6 +28,7 @@
 #include "runtime/runsc_runtime.h"
 #include "storage/volume_key.h"
 #include "storage/volume_service.h"
+#include "storage/sandbox_attach.h"
 
 namespace adapt::daemon {
 namespace {
@@ -59,6 +61,44 @@ int Run(const DaemonConfig& config) {
   std::string key_file = config.state_dir + "/admin.key";
   if (Status st = auth.Bootstrap(key_file); !st.ok()) return Fail(st);
 
+  // Object storage (storage/): blobs under <state>/objects, tokens signed with storage.key,
+  // and the storage gateway on its own listener, up before the network rules that name its port.
+  storage::StorageTokens storage_tokens(**store, config.state_dir + "/storage.key");
+  if (Status st = storage_tokens.Init(); !st.ok()) return Fail(st);
+  storage::ObjectStore object_store(**store, config.state_dir + "/objects");
+  if (Status st = object_store.Init(); !st.ok()) return Fail(st);
+  storage::SiteService sites(**store, object_store, config.ingress_domain);
+  storage::SandboxStorageAttacher attacher(**store, storage_tokens);
+  api::ObjectApi object_api{object_store, storage_tokens, sites, 0, "", &attacher};
+  api::StorageGateway gateway(object_api);
+  boost::asio::thread_pool storage_workers(8);
+  auto storage_listen = ParseListenAddress(config.storage_listen);
+  if (!storage_listen.ok()) return Fail(storage_listen.status());
+  api::HttpServerOptions storage_http;
+  storage_http.host = storage_listen->host;
+  storage_http.port = storage_listen->port;
+  storage_http.io_threads = 1;
+  storage_http.max_body_bytes = 4 << 20;  // XML bodies; object bodies stream
+  storage_http.stream_request_body = [](std::string_view method, std::string_view) {
+    return method == "PUT";
+  };
+  api::HttpServer storage_server(
+      storage_http, [&gateway](const api::HttpRequest& r) { return gateway.Handle(r); },
+      storage_workers);
+  if (Status st = storage_server.Start(); !st.ok()) return Fail(st);
+  object_api.gateway_port = storage_server.port();
+  attacher.SetGatewayPort(storage_server.port());
+  spdlog::info("storage gateway on {}:{}", storage_listen->host, storage_server.port());
+  // The static sites' origin: loopback only, reached through the ingress by hostname.
+  api::HttpServerOptions site_http;
+  site_http.host = "127.0.0.1";
+  site_http.port = 0;
+  site_http.io_threads = 1;
+  api::HttpServer site_server(
+      site_http, [&sites](const api::HttpRequest& r) { return api::ServeSite(sites, r); },
+      storage_workers);
+  if (Status st = site_server.Start(); !st.ok()) return Fail(st);
+
   runtime::AgentHub agents;
   runtime::RunscRuntime runtime(
       {config.runsc, config.state_dir, helpers->shim, helpers->helpers_dir, "ptrace", &agents});
@@ -73,8 +113,8 @@ int Run(const DaemonConfig& config) {
   core::ImageCatalog images(config.images_dir, &image_store);
   core::EventBus bus;
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
-  net::NetworkManager network(
-      **store, {config.network_pool, config.dns, config.state_dir, config.network_name});
+  net::NetworkManager network(**store, {config.network_pool, config.dns, config.state_dir,
+                                        config.network_name, storage_server.port()});
   if (Status st = network.Init(); !st.ok()) return Fail(st);
   // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
   if (Status st = os::MakeDirs(config.state_dir + "/storage", 0700); !st.ok()) return Fail(st);
@@ -99,6 +139,9 @@ int Run(const DaemonConfig& config) {
   }
   core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers,
                                  config.default_image);
+  attacher.SetRestartHook([&sandboxes](const std::string& org, const std::string& id) {
+    return sandboxes.Restart(org, id);
+  });
   core::ImageService image_service(**store, image_store, workers);
   image_service.Reconcile();
   sandboxes.set_image_service(&image_service);
@@ -117,12 +160,17 @@ int Run(const DaemonConfig& config) {
     cert = config.state_dir + "/ingress/cert.pem";
     cert_key = config.state_dir + "/ingress/key.pem";
   }
-  net::IngressServer ingress(
-      {ingress_http->host, ingress_http->port, ingress_https->port, cert, cert_key,
-       config.ingress_domain, config.io_threads},
-      [&endpoints](const std::string& host) { return endpoints.Route(host); });
+  net::IngressServer ingress({ingress_http->host, ingress_http->port, ingress_https->port, cert,
+                              cert_key, config.ingress_domain, config.io_threads},
+                             [&endpoints, &sites, &site_server](const std::string& host) {
+                               auto backend = endpoints.Route(host);
+                               if (!backend && sites.IsSiteHost(host))
+                                 backend = net::IngressBackend{"127.0.0.1", site_server.port()};
+                               return backend;
+                             });
   if (Status st = ingress.Start(); !st.ok()) return Fail(st);
   endpoints.SetPorts(ingress.http_port(), ingress.https_port());
+  sites.SetPorts(ingress.http_port(), ingress.https_port());
   endpoints.OnRemoved([&ingress](const std::string& host) { ingress.Disconnect(host); });
   lifecycle.SetReleaseHook([&endpoints](const std::string& id) { endpoints.RemoveAll(id); });
   sandboxes.SetEndpointsView([&endpoints](const std::string& org, const std::string& id) {
@@ -144,7 +192,9 @@ int Run(const DaemonConfig& config) {
   api::AddEnvironmentRoutes(router, images);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   mcp::ToolRegistry mcp_tools;
-  mcp::RegisterTools(mcp_tools, {sandboxes, commands, images, files, endpoints, &volumes});
+  mcp::ToolServices tool_services{sandboxes, commands,    images,   files,
+                                  endpoints, &volumes,    &object_api, &attacher};
+  mcp::RegisterTools(mcp_tools, tool_services);
   mcp::OAuthServer oauth(**store, auth, listen->host);
   oauth.AddRoutes(router);
   mcp::McpHttp mcp_http(
@@ -161,16 +211,23 @@ int Run(const DaemonConfig& config) {
   mcp::AddMcpRoutes(router, mcp_http);
   mcp::AddCorsPreflights(router, listen->host);
   api::AddFileRoutes(router, files);
+  api::AddObjectRoutes(router, object_api);
+  api::AddSiteRoutes(router, sites);
   api::HttpServerOptions http;
   http.host = listen->host;
   http.port = listen->port;
   http.io_threads = config.io_threads;
   http.max_body_bytes = config.max_body_bytes;
-  http.stream_request_body = api::StreamsRequestBody;
+  http.stream_request_body = [](std::string_view method, std::string_view path) {
+    return api::StreamsRequestBody(method, path) || api::StreamsObjectBody(method, path);
+  };
   api::HttpServer server(
       http, [&router](const api::HttpRequest& r) { return router.Handle(r); }, workers);
   if (Status st = server.Start(); !st.ok()) return Fail(st);
 
+  object_api.api_base = "http://" +
+                        (listen->host == "0.0.0.0" ? std::string("127.0.0.1") : listen->host) +
+                        ":" + std::to_string(server.port());
   std::printf("adaptd listening on http://%s:%u (admin key: %s)\n", listen->host.c_str(),
               server.port(), key_file.c_str());
   std::fflush(stdout);
@@ -185,7 +242,10 @@ int Run(const DaemonConfig& config) {
   server.Stop();
   monitor.Stop();
   ingress.Stop();
+  storage_server.Stop();
+  site_server.Stop();
   workers.join();
+  storage_workers.join();
   volumes.Shutdown();
   return 0;
 }

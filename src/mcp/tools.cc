@@ -16,6 +16,7 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
   AddAppTools(registry, services);
   AddSandboxPowerTools(registry, services);
   AddStorageTools(registry, services);
+  AddObjectTools(registry, services);
 }
 
 std::string FailureSentence(const Status& status) {

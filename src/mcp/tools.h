@@ -14,6 +14,13 @@
 #include "mcp/tool_registry.h"
 #include "storage/volume_service.h"
 
+namespace adapt::api {
+struct ObjectApi;
+}
+namespace adapt::storage {
+class SandboxStorageAttacher;
+}
+
 namespace adapt::mcp {
 
 struct ToolServices {
@@ -23,6 +30,8 @@ struct ToolServices {
   core::FileService& files;
   core::EndpointService& endpoints;
   storage::VolumeService* volumes = nullptr;  // null: no persistent storage tools
+  api::ObjectApi* objects = nullptr;  // object storage and sites (object_tools.cc)
+  storage::SandboxStorageAttacher* attacher = nullptr;
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -33,6 +42,7 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services);
 // stop_sandbox, start_sandbox.
 void AddSandboxPowerTools(ToolRegistry& registry, const ToolServices& services);
 void AddStorageTools(ToolRegistry& registry, const ToolServices& services);
+void AddObjectTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

@@ -26,6 +26,7 @@ struct NetworkOptions {
   // adapt's nftables table (inet) and the prefix of its network namespaces; distinct per
   // adaptd on one host (with a disjoint pool).
   std::string name = "adapt";
+  uint16_t storage_port = 0;  // the storage gateway's port, reachable from sandboxes
 };
 
 struct Attachment {
@@ -53,7 +54,9 @@ class NetworkManager {
  private:
   std::string ResolvConfPath(const std::string& id) const;
   Status RemoveRecorded(const store::NetworkRecord& record);
-  RulesetScope Scope() const { return {options_.name, pool_ ? pool_->cidr() : options_.pool}; }
+  RulesetScope Scope() const {
+    return {options_.name, pool_ ? pool_->cidr() : options_.pool, options_.storage_port};
+  }
 
   store::Store& store_;
   NetworkOptions options_;

@@ -60,6 +60,9 @@ std::string FullRuleset(const RulesetScope& scope, const std::vector<SandboxNet>
   // The host talking to itself through a pool address (its veth end) is not a sandbox.
   s += "add rule " + t + " input iifname \"lo\" accept\n";
   s += "add rule " + t + " input ip saddr " + pool + " ct state established,related accept\n";
+  if (scope.storage_port != 0)
+    s += "add rule " + t + " input ip saddr " + pool + " ip daddr " + pool + " tcp dport " +
+         std::to_string(scope.storage_port) + " accept\n";
   s += "add rule " + t + " input ip saddr " + pool + " drop\n";
   s += "add chain " + t +
        " postrouting { type nat hook postrouting priority srcnat; policy accept; }\n";

@@ -25,6 +25,9 @@ namespace adapt::net {
 struct RulesetScope {
   std::string table = "adapt";
   std::string pool = "10.88.0.0/16";
+  // The storage gateway's TCP port on the host (0: none): the one host port sandboxes reach,
+  // and only at a pool address (their veth's host end), whatever their egress policy.
+  uint16_t storage_port = 0;
 };
 
 struct SandboxNet {

@@ -47,6 +47,19 @@ TEST(Ruleset, FullRulesetReplacesOnlyAdaptsTableAndBlocksThePool) {
   }
 }
 
+TEST(Ruleset, TheStorageGatewayPortIsTheOneHostPortSandboxesReach) {
+  RulesetScope none{"adapt", "10.88.0.0/16"};
+  EXPECT_EQ(FullRuleset(none, {}).find("dport"), std::string::npos);
+  RulesetScope scope{"adapt", "10.88.0.0/16", 8082};
+  std::string s = FullRuleset(scope, {Sandbox("none")});
+  const std::string allow =
+      "add rule inet adapt input ip saddr 10.88.0.0/16 ip daddr 10.88.0.0/16 tcp dport 8082 accept";
+  ASSERT_TRUE(Has(s, allow));
+  // Before the drop, so it matters; only towards pool addresses (the veths' host ends).
+  EXPECT_LT(s.find(allow), s.find("input ip saddr 10.88.0.0/16 drop"));
+  EXPECT_EQ(s.find("dport 8082", s.find(allow) + allow.size()), std::string::npos);
+}
+
 TEST(Ruleset, OpenBlocksRangesBeforeAccepting) {
   SandboxNet sb = Sandbox("open");
   sb.policy.dns = "1.1.1.1";

@@ -128,6 +128,48 @@ CREATE TABLE volumes (
   UNIQUE (org_id, name)
 );
 )sql"},
+      {8, R"sql(
+CREATE TABLE objects (
+  org_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  blob TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  etag TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (org_id, key)
+);
+CREATE TABLE storage_tokens (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  sandbox_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  revoked_at INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX storage_tokens_by_org ON storage_tokens(org_id);
+CREATE TABLE sites (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  hostname TEXT NOT NULL UNIQUE,
+  release_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  UNIQUE (org_id, name)
+);
+CREATE TABLE site_releases (
+  id TEXT PRIMARY KEY,
+  site_id TEXT NOT NULL,
+  org_id TEXT NOT NULL,
+  source_prefix TEXT NOT NULL,
+  files TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX site_releases_by_site ON site_releases(site_id);
+)sql"},
   };
   return kMigrations;
 }

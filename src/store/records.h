@@ -131,4 +131,49 @@ struct VolumeRecord {
   int64_t created_at = 0;
 };
 
+// An object of an organization's object storage: its bytes are the file `blob` in the object
+// store's blob directory (named at random, so no key ever becomes a path).
+struct ObjectRecord {
+  std::string org_id;
+  std::string key;
+  std::string blob;
+  uint64_t size = 0;
+  std::string sha256;  // hex
+  std::string etag;    // hex MD5 (S3's ETag), or md5-of-md5s "-N" after a multipart upload
+  std::string content_type;
+  int64_t created_at = 0;
+};
+
+// A storage token: reaches one organization's objects and nothing else. Its secret is
+// derived from the id with the store key, never kept.
+struct StorageTokenRecord {
+  std::string id;
+  std::string org_id;
+  std::string sandbox_id;  // "" unless made for a sandbox
+  std::string name;
+  int64_t expires_at = 0;
+  int64_t revoked_at = 0;  // 0: not revoked
+  int64_t created_at = 0;
+};
+
+// A static website: a stable hostname serving its current release.
+struct SiteRecord {
+  std::string id;
+  std::string org_id;
+  std::string name;
+  std::string hostname;
+  std::string release_id;
+  int64_t created_at = 0;
+};
+
+// An immutable copy of an object prefix: files maps a path to {blob, size, type, sha256}.
+struct SiteReleaseRecord {
+  std::string id;
+  std::string site_id;
+  std::string org_id;
+  std::string source_prefix;
+  nlohmann::json files = nlohmann::json::object();
+  int64_t created_at = 0;
+};
+
 }  // namespace adapt::store

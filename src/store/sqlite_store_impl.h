@@ -67,6 +67,25 @@ class SqliteStore : public Store {
   Result<std::vector<ImageRecord>> ListImages(const std::string& org_id) override;
   Status DeleteImage(const std::string& org_id, const std::string& id) override;
   Status PurgeIdempotencyKeys(int64_t before) override;
+  Result<std::string> PutObject(const ObjectRecord& o) override;
+  Result<ObjectRecord> GetObject(const std::string& org_id, const std::string& key) override;
+  Result<std::vector<ObjectRecord>> ListObjects(const std::string& org_id, const std::string& after,
+                                                size_t limit) override;
+  Result<std::string> DeleteObject(const std::string& org_id, const std::string& key) override;
+  Result<std::vector<std::string>> ListReferencedBlobs() override;
+  Status PutStorageToken(const StorageTokenRecord& t) override;
+  Result<StorageTokenRecord> GetStorageToken(const std::string& id) override;
+  Result<std::vector<StorageTokenRecord>> ListStorageTokens(const std::string& org_id) override;
+  Status RevokeStorageToken(const std::string& org_id, const std::string& id, int64_t now) override;
+  Status PutSite(const SiteRecord& site, const SiteReleaseRecord* new_release) override;
+  Result<SiteRecord> GetSite(const std::string& org_id, const std::string& id) override;
+  Result<SiteRecord> FindSiteByHostname(const std::string& hostname) override;
+  Result<std::vector<SiteRecord>> ListSites(const std::string& org_id) override;
+  Result<SiteReleaseRecord> GetSiteRelease(const std::string& id) override;
+  Result<std::vector<std::string>> DeleteSite(const std::string& org_id,
+                                              const std::string& id) override;
+  Status SetSandboxEnv(const std::string& org_id, const std::string& id,
+                       const std::map<std::string, std::string>& vars);
 
   Status PutVolume(const VolumeRecord& v) override;
   Result<VolumeRecord> GetVolumeByName(const std::string& org_id, const std::string& name) override;

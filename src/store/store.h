@@ -128,6 +128,32 @@ class Store {
   // transaction (Conflict otherwise, naming the reason).
   virtual Status BeginDeleteVolume(const std::string& org_id, const std::string& id) = 0;
   virtual Status DeleteVolume(const std::string& id) = 0;
+  // Object storage. PutObject inserts or replaces and returns the replaced blob ("" when new).
+  virtual Result<std::string> PutObject(const ObjectRecord& object) = 0;
+  virtual Result<ObjectRecord> GetObject(const std::string& org_id, const std::string& key) = 0;
+  // Up to `limit` objects whose key is > `after` (byte order), in key order.
+  virtual Result<std::vector<ObjectRecord>> ListObjects(const std::string& org_id,
+                                                        const std::string& after,
+                                                        size_t limit) = 0;
+  // Returns the deleted object's blob; NotFound when there is none.
+  virtual Result<std::string> DeleteObject(const std::string& org_id, const std::string& key) = 0;
+  // Every blob some object or site release refers to.
+  virtual Result<std::vector<std::string>> ListReferencedBlobs() = 0;
+  virtual Status PutStorageToken(const StorageTokenRecord& token) = 0;
+  virtual Result<StorageTokenRecord> GetStorageToken(const std::string& id) = 0;
+  virtual Result<std::vector<StorageTokenRecord>> ListStorageTokens(const std::string& org_id) = 0;
+  // NotFound unless the organization has this token.
+  virtual Status RevokeStorageToken(const std::string& org_id, const std::string& id,
+                                    int64_t now) = 0;
+  // Static sites: Put inserts or replaces the site; releases are only ever inserted.
+  virtual Status PutSite(const SiteRecord& site, const SiteReleaseRecord* new_release) = 0;
+  virtual Result<SiteRecord> GetSite(const std::string& org_id, const std::string& id) = 0;
+  virtual Result<SiteRecord> FindSiteByHostname(const std::string& hostname) = 0;
+  virtual Result<std::vector<SiteRecord>> ListSites(const std::string& org_id) = 0;
+  virtual Result<SiteReleaseRecord> GetSiteRelease(const std::string& id) = 0;
+  // Deletes the site and its releases; returns the blobs they held.
+  virtual Result<std::vector<std::string>> DeleteSite(const std::string& org_id,
+                                                      const std::string& id) = 0;
 
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;

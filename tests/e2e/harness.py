@@ -223,6 +223,7 @@ class Daemon:
                 "--dns", self.dns,
                 "--ingress-http", "127.0.0.1:0",
                 "--ingress-https", "127.0.0.1:0",
+                "--storage-listen", "0.0.0.0:0",
                 *self.extra_args,
             ],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,

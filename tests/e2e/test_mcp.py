@@ -16,10 +16,15 @@ EXPECTED_TOOLS = {
     "list_public_apps",
     "create_persistent_storage", "list_persistent_storage", "delete_persistent_storage",
     "delete_sandbox_keep_storage",
+    "attach_sandbox_object_storage", "list_object_storage", "read_object_storage_text",
+    "list_object_artifacts", "read_object_text_artifact", "save_workspace_file_to_object_storage",
+    "download_object_artifact", "download_workspace_artifact", "publish_static_website",
 }
 READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_environments",
              "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps",
-             "list_persistent_storage"}
+             "list_persistent_storage",
+             "list_object_storage", "read_object_storage_text", "list_object_artifacts",
+             "read_object_text_artifact", "download_object_artifact"}
 
 
 # --- transport, raw -------------------------------------------------------------------------
@@ -204,6 +209,12 @@ def test_sdk_full_flow(org, daemon, mode):
         assert by_alias["python"]["available"] is True and by_alias["python"]["image"] == "debian:12"
         for e in envs:
             assert e["available"] or e["reason"], e
+        # A workspace file holding a private key is not copied to object storage.
+        assert report["secret"]["isError"] and "secret" in report["secret"]["text"], report["secret"]
+        link = by_name["download_object_artifact"][0]["structuredContent"]
+        assert "/v1/objects/download?" in link["download_url"] and link["size"] == len("report\n")
+        site = by_name["publish_static_website"][0]["structuredContent"]
+        assert site["url"].endswith("/index.html")
         gpus = by_name["list_gpu_types"][0]["structuredContent"]
         assert gpus["gpu_types"] == [] and "GPU" in gpus["explanation"]
         assert by_name["create_gpu_sandbox"][0]["isError"]

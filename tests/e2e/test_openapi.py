@@ -69,6 +69,21 @@ SERVED = {
     ("GET", "/v1/storage"),
     ("GET", "/v1/storage/{name}"),
     ("DELETE", "/v1/storage/{name}"),
+    ("GET", "/v1/objects"),
+    ("PUT", "/v1/objects/content"),
+    ("GET", "/v1/objects/content"),
+    ("HEAD", "/v1/objects/content"),
+    ("DELETE", "/v1/objects/content"),
+    ("POST", "/v1/objects/url"),
+    ("GET", "/v1/objects/download"),
+    ("POST", "/v1/storage-tokens"),
+    ("GET", "/v1/storage-tokens"),
+    ("DELETE", "/v1/storage-tokens/{id}"),
+    ("POST", "/v1/sandboxes/{id}/object-storage"),
+    ("POST", "/v1/sites"),
+    ("GET", "/v1/sites"),
+    ("GET", "/v1/sites/{id}"),
+    ("DELETE", "/v1/sites/{id}"),
 }
 
 
@@ -207,6 +222,15 @@ WALKED_ELSEWHERE = {
     ("GET", "/oauth/authorize"),
     ("POST", "/oauth/authorize"),
     ("POST", "/oauth/token"),
+}
+# Object storage and sites need objects, keys and signatures made first: test_objects.py and
+# test_sites.py walk them (with their error answers).
+WALKED_ELSEWHERE |= {
+    ("GET", "/v1/objects"), ("PUT", "/v1/objects/content"), ("GET", "/v1/objects/content"),
+    ("HEAD", "/v1/objects/content"), ("DELETE", "/v1/objects/content"), ("POST", "/v1/objects/url"),
+    ("GET", "/v1/objects/download"), ("POST", "/v1/storage-tokens"), ("GET", "/v1/storage-tokens"),
+    ("DELETE", "/v1/storage-tokens/{id}"), ("POST", "/v1/sandboxes/{id}/object-storage"),
+    ("POST", "/v1/sites"), ("GET", "/v1/sites"), ("GET", "/v1/sites/{id}"), ("DELETE", "/v1/sites/{id}"),
 }
 
 

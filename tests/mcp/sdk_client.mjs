@@ -94,6 +94,19 @@ if (scenario === "flow") {
   await call("list_public_apps", {});
   await call("disable_sandbox_app", { sandbox_id: id, app_id: app.structuredContent?.app_id ?? "none" });
   await call("list_public_apps", {});
+  // Object storage: artifacts, text reads, links, a refused secret, a site, attachment.
+  await call("run_command", { sandbox_id: id, command: "mkdir -p /workspace && printf 'report\\n' > /workspace/mcp-report.txt && printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\\nabc\\n' > /workspace/notes.txt && printf '<h1>hi</h1>' > /workspace/index.html" });
+  await call("save_workspace_file_to_object_storage", { sandbox_id: id, workspace_path: "mcp-report.txt" });
+  report.secret = await call("save_workspace_file_to_object_storage", { sandbox_id: id, workspace_path: "notes.txt" });
+  await call("download_workspace_artifact", { sandbox_id: id, workspace_path: "/workspace/mcp-report.txt" });
+  await call("list_object_artifacts", { sandbox_id: id });
+  await call("read_object_text_artifact", { sandbox_id: id, name: "mcp-report.txt" });
+  await call("list_object_storage", {});
+  await call("read_object_storage_text", { key: `artifacts/${id}/mcp-report.txt` });
+  await call("download_object_artifact", { key: `artifacts/${id}/mcp-report.txt` });
+  await call("save_workspace_file_to_object_storage", { sandbox_id: id, workspace_path: "index.html", key: "mcp-site/index.html" });
+  await call("publish_static_website", { source: "mcp-site" });
+  await call("attach_sandbox_object_storage", { sandbox_id: id });
   await call("stop_sandbox", { sandbox_id: id });
   await call("start_sandbox", { sandbox_id: id });
   await call("create_persistent_storage", { name: "mcp-flow-data", size_gib: 0.125 });

@@ -1,0 +1,340 @@
+// /v1/objects and /v1/storage-tokens: translation between HTTP and storage::ObjectStore /
+// StorageTokens. Uploads stream (StreamsObjectBody), downloads stream from the blob.
+#include "api/object_routes.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "api/errors.h"
+#include "api/object_stream.h"
+#include "api/request_parsing.h"
+#include "base/time.h"
+#include "storage/object_key.h"
+
+namespace adapt::api {
+namespace {
+
+using nlohmann::json;
+
+std::string HexEncode(const std::string& s) {
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+Result<std::string> HexDecode(const std::string& s, const std::string& field) {
+  auto val = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  if (s.size() % 2 || s.size() > 4200) return InvalidArgument(field, field + " is not valid");
+  std::string out;
+  for (size_t i = 0; i < s.size(); i += 2) {
+    int hi = val(s[i]), lo = val(s[i + 1]);
+    if (hi < 0 || lo < 0) return InvalidArgument(field, field + " is not valid");
+    out.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return out;
+}
+
+json ObjectJson(const store::ObjectRecord& o) {
+  return {{"key", o.key},
+          {"size", o.size},
+          {"sha256", o.sha256},
+          {"etag", o.etag},
+          {"contentType", o.content_type},
+          {"lastModified", FormatRfc3339(o.created_at)}};
+}
+
+json TokenJson(const store::StorageTokenRecord& t) {
+  json j = {{"id", t.id},
+            {"name", t.name},
+            {"expiresAt", FormatRfc3339(t.expires_at)},
+            {"createdAt", FormatRfc3339(t.created_at)},
+            {"revoked", t.revoked_at != 0}};
+  if (!t.sandbox_id.empty()) j["sandboxId"] = t.sandbox_id;
+  return j;
+}
+
+Result<std::string> QueryKey(const HttpRequest& req) {
+  auto it = req.query.find("key");
+  if (it == req.query.end()) return InvalidArgument("key", "the key query parameter is required");
+  RETURN_IF_ERROR(storage::ValidateObjectKey(it->second));
+  return it->second;
+}
+
+std::string Query(const HttpRequest& req, const std::string& name) {
+  auto it = req.query.find(name);
+  return it == req.query.end() ? "" : it->second;
+}
+
+Status CheckFields(const json& body, std::initializer_list<const char*> allowed) {
+  for (const auto& [key, _] : body.items()) {
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }))
+      return InvalidArgument(key, "unknown field " + key);
+  }
+  return Status::Ok();
+}
+
+Result<int64_t> TtlField(const json& body, int64_t fallback, int64_t max) {
+  if (!body.contains("ttlSeconds")) return fallback;
+  const auto& v = body["ttlSeconds"];
+  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > max)
+    return InvalidArgument("ttlSeconds", "ttlSeconds must be an integer 1.." + std::to_string(max));
+  return v.get<int64_t>();
+}
+
+HttpResponse NoContent() {
+  HttpResponse r;
+  r.status = 204;
+  return r;
+}
+
+}  // namespace
+
+std::string BaseUrlFor(const HttpRequest& req, uint16_t port) {
+  std::string host = req.Header("host");
+  if (host.empty()) host = "127.0.0.1";
+  // Drop the port (an IPv6 literal keeps its brackets).
+  size_t colon = host.rfind(':');
+  if (colon != std::string::npos && host.find(']', colon) == std::string::npos)
+    host = host.substr(0, colon);
+  return "http://" + host + ":" + std::to_string(port);
+}
+
+bool StreamsObjectBody(std::string_view method, std::string_view path) {
+  return method == "PUT" && path == "/v1/objects/content";
+}
+
+void AddObjectRoutes(Router& router, ObjectApi& api) {
+  router.Add("GET", "/v1/objects",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               for (const auto& [k, _] : req.query) {
+                 if (k != "prefix" && k != "delimiter" && k != "cursor" && k != "limit")
+                   return ErrorResponse(InvalidArgument(k, "unknown query parameter " + k));
+               }
+               auto limit = QueryInt(req, "limit", 100);
+               if (!limit.ok()) return ErrorResponse(limit.status());
+               if (*limit < 1 || *limit > 1000)
+                 return ErrorResponse(InvalidArgument("limit", "limit must be 1..1000"));
+               auto after = HexDecode(Query(req, "cursor"), "cursor");
+               if (!after.ok()) return ErrorResponse(after.status());
+               auto list =
+                   api.objects.List(who.org_id, Query(req, "prefix"), Query(req, "delimiter"),
+                                    *after, static_cast<size_t>(*limit));
+               if (!list.ok()) return ErrorResponse(list.status());
+               json items = json::array();
+               for (const auto& o : list->objects) items.push_back(ObjectJson(o));
+               json out = {{"objects", items}, {"commonPrefixes", list->common_prefixes}};
+               out["nextCursor"] = list->truncated ? json(HexEncode(list->next_after)) : json();
+               return JsonResponse(200, out);
+             });
+  router.Add("PUT", "/v1/objects/content",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto key = QueryKey(req);
+               if (!key.ok()) return ErrorResponse(key.status());
+               auto body = req.body_stream;
+               const std::string& inline_body = req.body;
+               size_t off = 0;
+               auto rec = api.objects.Put(who.org_id, *key, req.Header("content-type"),
+                                          [&](char* buf, size_t n) -> long {
+                                            if (body) return body->Read(buf, n);
+                                            size_t take = std::min(n, inline_body.size() - off);
+                                            std::copy_n(inline_body.data() + off, take, buf);
+                                            off += take;
+                                            return static_cast<long>(take);
+                                          });
+               if (!rec.ok()) return ErrorResponse(rec.status());
+               return JsonResponse(200, ObjectJson(*rec));
+             });
+  auto get = [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+    auto key = QueryKey(req);
+    if (!key.ok()) return ErrorResponse(key.status());
+    auto opened = api.objects.Open(who.org_id, *key);
+    if (!opened.ok()) return ErrorResponse(opened.status());
+    auto& [rec, reader] = *opened;
+    HttpResponse r = StreamFileResponse(std::move(reader), rec.size, rec.content_type);
+    r.headers.emplace_back("ETag", "\"" + rec.etag + "\"");
+    r.headers.emplace_back("X-Content-SHA256", rec.sha256);
+    return r;
+  };
+  router.Add("GET", "/v1/objects/content", get);
+  router.Add("HEAD", "/v1/objects/content", get);
+  router.Add("DELETE", "/v1/objects/content",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto key = QueryKey(req);
+               if (!key.ok()) return ErrorResponse(key.status());
+               Status st = api.objects.Delete(who.org_id, *key);
+               if (!st.ok()) return ErrorResponse(st);
+               return NoContent();
+             });
+  router.Add("POST", "/v1/objects/url",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               if (Status st = CheckFields(*body, {"key", "ttlSeconds"}); !st.ok())
+                 return ErrorResponse(st);
+               if (!body->contains("key") || !(*body)["key"].is_string())
+                 return ErrorResponse(InvalidArgument("key", "key must be a string"));
+               std::string key = (*body)["key"].get<std::string>();
+               if (Status st = storage::ValidateObjectKey(key); !st.ok()) return ErrorResponse(st);
+               auto ttl =
+                   TtlField(*body, storage::kDefaultUrlTtlSeconds, storage::kMaxUrlTtlSeconds);
+               if (!ttl.ok()) return ErrorResponse(ttl.status());
+               auto rec = api.objects.Head(who.org_id, key);
+               if (!rec.ok()) return ErrorResponse(rec.status());
+               int64_t expires = NowMillis() / 1000 + *ttl;
+               std::string host = req.Header("host");
+               std::string url = "http://" + (host.empty() ? "127.0.0.1" : host) +
+                                 "/v1/objects/download?" +
+                                 api.tokens.SignDownload(who.org_id, key, expires);
+               return JsonResponse(200, {{"key", key},
+                                         {"url", url},
+                                         {"size", rec->size},
+                                         {"expiresAt", FormatRfc3339(expires * 1000)}});
+             });
+  router.AddPublic("GET", "/v1/objects/download", [&](const HttpRequest& req, const PathParams&) {
+    std::string org = Query(req, "org"), key = Query(req, "key");
+    int64_t expires = 0;
+    try {
+      expires = std::stoll(Query(req, "expires"));
+    } catch (...) {
+      return ErrorResponse(Status(Code::kUnauthenticated, "the download link is not valid"));
+    }
+    Status st = api.tokens.VerifyDownload(org, key, expires, Query(req, "signature"));
+    if (!st.ok()) return ErrorResponse(st);
+    auto opened = api.objects.Open(org, key);
+    if (!opened.ok()) return ErrorResponse(opened.status());
+    auto& [rec, reader] = *opened;
+    HttpResponse r = StreamFileResponse(std::move(reader), rec.size, rec.content_type);
+    std::string name = key.substr(key.rfind('/') + 1);
+    std::string safe;
+    for (char c : name) safe.push_back(c == '"' || c == '\\' ? '_' : c);
+    r.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + safe + "\"");
+    r.headers.emplace_back("ETag", "\"" + rec.etag + "\"");
+    return r;
+  });
+  router.Add("POST", "/v1/storage-tokens",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               if (Status st = CheckFields(*body, {"name", "ttlSeconds"}); !st.ok())
+                 return ErrorResponse(st);
+               std::string name;
+               if (body->contains("name")) {
+                 if (!(*body)["name"].is_string())
+                   return ErrorResponse(InvalidArgument("name", "name must be a string"));
+                 name = (*body)["name"].get<std::string>();
+               }
+               auto ttl =
+                   TtlField(*body, storage::kDefaultTokenTtlSeconds, storage::kMaxTokenTtlSeconds);
+               if (!ttl.ok()) return ErrorResponse(ttl.status());
+               auto made = api.tokens.Create(who.org_id, name, *ttl);
+               if (!made.ok()) return ErrorResponse(made.status());
+               json out = TokenJson(made->record);
+               out["token"] = made->token;
+               out["accessKeyId"] = made->record.id;
+               out["secretAccessKey"] = made->secret;
+               out["endpoint"] = BaseUrlFor(req, api.gateway_port);
+               out["bucket"] = kGatewayBucket;
+               return JsonResponse(201, out);
+             });
+  router.Add("GET", "/v1/storage-tokens",
+             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
+               auto list = api.tokens.List(who.org_id);
+               if (!list.ok()) return ErrorResponse(list.status());
+               json items = json::array();
+               for (const auto& t : *list) items.push_back(TokenJson(t));
+               return JsonResponse(200, {{"tokens", items}});
+             });
+  router.Add(
+      "POST", "/v1/sandboxes/{id}/object-storage",
+      [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+        auto body = ParseJsonBody(req);
+        if (!body.ok()) return ErrorResponse(body.status());
+        if (Status st = CheckFields(*body, {"ttlSeconds"}); !st.ok()) return ErrorResponse(st);
+        auto ttl = TtlField(*body, storage::kDefaultTokenTtlSeconds, storage::kMaxTokenTtlSeconds);
+        if (!ttl.ok()) return ErrorResponse(ttl.status());
+        if (!api.attacher) return ErrorResponse(Internal("object storage is not wired"));
+        auto r = api.attacher->Attach(who.org_id, p.at("id"), *ttl);
+        if (!r.ok()) return ErrorResponse(r.status());
+        return JsonResponse(
+            200,
+            {{"sandboxId", r->sandbox_id},
+             {"endpoint", r->endpoint},
+             {"tokenId", r->token_id},
+             {"expiresAt", r->expires_at},
+             {"restarted", r->restarted},
+             {"variables", json::array({"SANDBOX_STORAGE_ENDPOINT", "SANDBOX_STORAGE_TOKEN"})}});
+      });
+  router.Add("DELETE", "/v1/storage-tokens/{id}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               Status st = api.tokens.Revoke(who.org_id, p.at("id"));
+               if (!st.ok()) return ErrorResponse(st);
+               return NoContent();
+             });
+}
+
+void AddSiteRoutes(Router& router, storage::SiteService& sites) {
+  router.Add("POST", "/v1/sites",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               if (Status st = CheckFields(*body, {"source", "name"}); !st.ok())
+                 return ErrorResponse(st);
+               if (!body->contains("source") || !(*body)["source"].is_string())
+                 return ErrorResponse(InvalidArgument("source", "source must be a string"));
+               std::string name;
+               if (body->contains("name")) {
+                 if (!(*body)["name"].is_string())
+                   return ErrorResponse(InvalidArgument("name", "name must be a string"));
+                 name = (*body)["name"].get<std::string>();
+               }
+               auto site = sites.Publish(who.org_id, (*body)["source"].get<std::string>(), name);
+               if (!site.ok()) return ErrorResponse(site.status());
+               return JsonResponse(201, *site);
+             });
+  router.Add("GET", "/v1/sites",
+             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
+               auto list = sites.List(who.org_id);
+               if (!list.ok()) return ErrorResponse(list.status());
+               return JsonResponse(200, {{"sites", *list}});
+             });
+  router.Add("GET", "/v1/sites/{id}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto site = sites.Get(who.org_id, p.at("id"));
+               if (!site.ok()) return ErrorResponse(site.status());
+               return JsonResponse(200, *site);
+             });
+  router.Add("DELETE", "/v1/sites/{id}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               Status st = sites.Delete(who.org_id, p.at("id"));
+               if (!st.ok()) return ErrorResponse(st);
+               return NoContent();
+             });
+}
+
+HttpResponse ServeSite(storage::SiteService& sites, const HttpRequest& req) {
+  if (req.method != "GET" && req.method != "HEAD") {
+    HttpResponse r = ErrorResponse(Status(Code::kInvalidArgument, "a static site is read-only"));
+    r.status = 405;
+    r.headers.emplace_back("Allow", "GET, HEAD");
+    return r;
+  }
+  std::string host = req.Header("host");
+  size_t colon = host.rfind(':');
+  if (colon != std::string::npos) host = host.substr(0, colon);
+  std::transform(host.begin(), host.end(), host.begin(), ::tolower);
+  auto file = sites.Serve(host, req.path);
+  if (!file.ok()) return ErrorResponse(file.status());
+  HttpResponse r = StreamFileResponse(std::move(file->reader), file->size, file->content_type);
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  return r;
+}
+
+}  // namespace adapt::api

@@ -1,0 +1,50 @@
+// /v1/objects, /v1/storage-tokens and /v1/sites: object storage and static sites through the
+// REST API (API keys), and the storage gateway (storage tokens; S3-compatible and bearer).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "api/http_types.h"
+#include "api/router.h"
+#include "storage/object_store.h"
+#include "storage/sandbox_attach.h"
+#include "storage/site_service.h"
+#include "storage/storage_tokens.h"
+
+namespace adapt::api {
+
+struct ObjectApi {
+  storage::ObjectStore& objects;
+  storage::StorageTokens& tokens;
+  storage::SiteService& sites;
+  uint16_t gateway_port = 0;  // set once the gateway listens
+  std::string api_base;  // "http://host:port" of the REST API, for links made outside a request
+  storage::SandboxStorageAttacher* attacher = nullptr;  // POST /v1/sandboxes/{id}/object-storage
+};
+
+void AddObjectRoutes(Router& router, ObjectApi& api);
+void AddSiteRoutes(Router& router, storage::SiteService& sites);
+// For HttpServerOptions::stream_request_body: PUT /v1/objects/content.
+bool StreamsObjectBody(std::string_view method, std::string_view path);
+
+// The storage gateway's handler (its own listener): path-style S3 under the bucket
+// "objects" with SigV4 header signatures, or `Authorization: Bearer <storage token>`.
+class StorageGateway {
+ public:
+  explicit StorageGateway(ObjectApi& api) : api_(api) {}
+  HttpResponse Handle(const HttpRequest& request);
+
+ private:
+  ObjectApi& api_;
+};
+constexpr const char* kGatewayBucket = "objects";
+
+// The handler of the static sites' origin (behind the ingress, by Host header).
+HttpResponse ServeSite(storage::SiteService& sites, const HttpRequest& request);
+
+// "http://<host of the request's Host header>:<port>".
+std::string BaseUrlFor(const HttpRequest& request, uint16_t port);
+
+}  // namespace adapt::api

@@ -1,0 +1,404 @@
+// The storage gateway: a path-style S3 subset over one organization's objects, chosen by the
+// storage token that signed the request (SigV4 header auth: access key id = token id, secret
+// = token secret) or that it carries as `Authorization: Bearer <token>` (curl). Every token
+// sees the one bucket "objects": its own organization's namespace.
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+#include "api/object_routes.h"
+#include "api/object_stream.h"
+#include "api/s3_xml.h"
+#include "base/ids.h"
+#include "base/time.h"
+#include "storage/object_key.h"
+#include "storage/sigv4.h"
+
+namespace adapt::api {
+namespace {
+
+constexpr int64_t kMaxSkewSeconds = 15 * 60;
+
+HttpResponse S3Error(int status, const std::string& code, const std::string& message,
+                     const std::string& resource = "") {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/xml";
+  r.body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>" +
+           XmlEscape(message) + "</Message><Resource>" + XmlEscape(resource) +
+           "</Resource><RequestId>" + NewId("req").substr(4) + "</RequestId></Error>";
+  return r;
+}
+
+HttpResponse FromStatus(const Status& st, const std::string& resource,
+                        const char* not_found = "NoSuchKey") {
+  switch (st.code()) {
+    case Code::kNotFound:
+      return S3Error(404, not_found, st.message(), resource);
+    case Code::kInvalidArgument:
+      return S3Error(400, "InvalidArgument", st.message(), resource);
+    case Code::kPayloadTooLarge:
+      return S3Error(400, "EntityTooLarge", st.message(), resource);
+    case Code::kUnauthenticated:
+    case Code::kPermissionDenied:
+      return S3Error(403, "AccessDenied", st.message(), resource);
+    default:
+      return S3Error(500, "InternalError", st.message(), resource);
+  }
+}
+
+HttpResponse Xml(int status, const std::string& body) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/xml";
+  r.body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + body;
+  return r;
+}
+
+HttpResponse Empty(int status) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "";
+  return r;
+}
+
+bool Has(const HttpRequest& req, const std::string& name) { return req.query.count(name) > 0; }
+std::string Q(const HttpRequest& req, const std::string& name) {
+  auto it = req.query.find(name);
+  return it == req.query.end() ? "" : it->second;
+}
+
+std::string RawQuery(const HttpRequest& req) {
+  size_t q = req.target.find('?');
+  return q == std::string::npos ? "" : req.target.substr(q + 1);
+}
+
+bool IsHex64(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+std::string HexEncode(const std::string& s) {
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+std::string HexDecode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i + 1 < s.size(); i += 2) {
+    try {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i, 2), nullptr, 16)));
+    } catch (...) {
+      return "";
+    }
+  }
+  return out;
+}
+
+storage::ObjectSource BodySource(const HttpRequest& req, size_t& off) {
+  return [&req, &off](char* buf, size_t n) -> long {
+    if (req.body_stream) return req.body_stream->Read(buf, n);
+    size_t take = std::min(n, req.body.size() - off);
+    std::copy_n(req.body.data() + off, take, buf);
+    off += take;
+    return static_cast<long>(take);
+  };
+}
+
+void AddObjectHeaders(HttpResponse& r, const store::ObjectRecord& o) {
+  r.headers.emplace_back("ETag", "\"" + o.etag + "\"");
+  r.headers.emplace_back("Last-Modified", HttpDate(o.created_at));
+  r.headers.emplace_back("Accept-Ranges", "bytes");
+  r.headers.emplace_back("x-amz-meta-sha256", o.sha256);
+}
+
+}  // namespace
+
+HttpResponse StorageGateway::Handle(const HttpRequest& req) {
+  // Who: a SigV4-signed request or a bearer storage token.
+  std::string auth = req.Header("authorization");
+  std::string payload_hash = req.Header("x-amz-content-sha256");
+  Result<store::StorageTokenRecord> token = Status(Code::kUnauthenticated, "");
+  if (auth.rfind("AWS4-HMAC-SHA256", 0) == 0) {
+    auto parsed = storage::ParseSigV4Authorization(auth);
+    if (!parsed.ok())
+      return S3Error(400, "AuthorizationHeaderMalformed", parsed.status().message());
+    token = api_.tokens.Active(parsed->access_key);
+    if (!token.ok())
+      return S3Error(
+          403, "InvalidAccessKeyId",
+          "the access key id is not a valid storage token (unknown, expired or revoked)");
+    int64_t at = storage::ParseAmzDate(req.Header("x-amz-date"));
+    if (at < 0) return S3Error(403, "AccessDenied", "x-amz-date is missing or malformed");
+    if (std::llabs(at - NowMillis() / 1000) > kMaxSkewSeconds)
+      return S3Error(403, "RequestTimeTooSkewed", "x-amz-date is more than 15 minutes off");
+    storage::SigV4Request sreq{req.method, req.path, RawQuery(req), &req.headers,
+                               payload_hash.empty() ? "UNSIGNED-PAYLOAD" : payload_hash};
+    std::string want = storage::SigV4Signature(*parsed, sreq, api_.tokens.SecretOf(token->id));
+    if (!storage::ConstantTimeEquals(want, parsed->signature))
+      return S3Error(403, "SignatureDoesNotMatch",
+                     "the request signature does not match the storage token's secret");
+  } else if (auth.rfind("Bearer ", 0) == 0) {
+    token = api_.tokens.VerifyBearer(auth.substr(7));
+    if (!token.ok()) return S3Error(403, "AccessDenied", token.status().message());
+  } else {
+    return S3Error(403, "AccessDenied",
+                   "sign the request with a storage token (SigV4) or send it as a bearer token");
+  }
+  if (payload_hash.rfind("STREAMING-", 0) == 0)
+    return S3Error(501, "NotImplemented", "aws-chunked (streaming) payloads are not supported");
+  std::string expected_sha = IsHex64(payload_hash) ? payload_hash : "";
+  if (!req.body_stream && !expected_sha.empty() && Sha256Hex(req.body) != expected_sha)
+    return S3Error(400, "XAmzContentSHA256Mismatch", "the body does not match its SHA-256");
+  const std::string& org = token->org_id;
+
+  // Path style: /<bucket>/<key>.
+  std::string rest = req.path.size() > 1 ? req.path.substr(1) : "";
+  size_t slash = rest.find('/');
+  std::string bucket = rest.substr(0, slash);
+  std::string key = slash == std::string::npos ? "" : rest.substr(slash + 1);
+  const std::string& m = req.method;
+
+  if (bucket.empty()) {
+    if (m != "GET") return S3Error(405, "MethodNotAllowed", "only GET lists buckets");
+    return Xml(200, std::string("<ListAllMyBucketsResult><Owner><ID>") + XmlEscape(org) +
+                        "</ID></Owner><Buckets><Bucket><Name>" + kGatewayBucket +
+                        "</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate></Bucket>"
+                        "</Buckets></ListAllMyBucketsResult>");
+  }
+  if (bucket != kGatewayBucket)
+    return S3Error(404, "NoSuchBucket",
+                   "the only bucket is \"" + std::string(kGatewayBucket) + "\"", bucket);
+
+  if (key.empty()) {
+    if (m == "HEAD" || m == "PUT") return Empty(200);  // exists, and is the caller's
+    if (m == "POST" && Has(req, "delete")) {
+      std::string out = "<DeleteResult>";
+      for (const auto& k : XmlElements(req.body, "Key")) {
+        Status st = api_.objects.Delete(org, k);
+        if (st.ok() || st.code() == Code::kNotFound)
+          out += "<Deleted><Key>" + XmlEscape(k) + "</Key></Deleted>";
+        else
+          out += "<Error><Key>" + XmlEscape(k) + "</Key><Code>InvalidArgument</Code><Message>" +
+                 XmlEscape(st.message()) + "</Message></Error>";
+      }
+      return Xml(200, out + "</DeleteResult>");
+    }
+    if (m != "GET") return S3Error(405, "MethodNotAllowed", "not supported on a bucket");
+    if (Has(req, "location")) return Xml(200, "<LocationConstraint>us-east-1</LocationConstraint>");
+    if (Has(req, "uploads"))
+      return Xml(200, std::string("<ListMultipartUploadsResult><Bucket>") + kGatewayBucket +
+                          "</Bucket><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>");
+    // ListObjectsV2 (list-type=2) or V1.
+    const bool v2 = Q(req, "list-type") == "2";
+    const bool url = Q(req, "encoding-type") == "url";
+    auto enc = [url](const std::string& s) {
+      return XmlEscape(url ? storage::AwsUriEncode(s, true) : s);
+    };
+    int max_keys = 1000;
+    if (Has(req, "max-keys")) {
+      try {
+        max_keys = std::stoi(Q(req, "max-keys"));
+      } catch (...) {
+        return S3Error(400, "InvalidArgument", "max-keys must be an integer");
+      }
+      if (max_keys < 0) return S3Error(400, "InvalidArgument", "max-keys must not be negative");
+      max_keys = std::min(max_keys, 1000);
+    }
+    std::string prefix = Q(req, "prefix"), delimiter = Q(req, "delimiter");
+    std::string after =
+        v2 ? (Has(req, "continuation-token") ? HexDecode(Q(req, "continuation-token"))
+                                             : Q(req, "start-after"))
+           : Q(req, "marker");
+    // A V1 NextMarker that is a rolled-up prefix: continue after everything under it.
+    if (!v2 && !delimiter.empty() && after.size() >= delimiter.size() &&
+        after.compare(after.size() - delimiter.size(), delimiter.size(), delimiter) == 0)
+      after += "\xff";
+    storage::ObjectListing list;
+    if (max_keys > 0) {
+      auto got = api_.objects.List(org, prefix, delimiter, after, static_cast<size_t>(max_keys));
+      if (!got.ok()) return FromStatus(got.status(), prefix);
+      list = std::move(*got);
+    }
+    std::ostringstream x;
+    x << (v2 ? "<ListBucketResult>" : "<ListBucketResult>") << "<Name>" << kGatewayBucket
+      << "</Name><Prefix>" << enc(prefix) << "</Prefix>";
+    if (!delimiter.empty()) x << "<Delimiter>" << enc(delimiter) << "</Delimiter>";
+    x << "<MaxKeys>" << max_keys << "</MaxKeys>";
+    if (url) x << "<EncodingType>url</EncodingType>";
+    x << "<IsTruncated>" << (list.truncated ? "true" : "false") << "</IsTruncated>";
+    if (v2) {
+      x << "<KeyCount>" << list.objects.size() + list.common_prefixes.size() << "</KeyCount>";
+      if (Has(req, "continuation-token"))
+        x << "<ContinuationToken>" << XmlEscape(Q(req, "continuation-token"))
+          << "</ContinuationToken>";
+      if (list.truncated)
+        x << "<NextContinuationToken>" << HexEncode(list.next_after) << "</NextContinuationToken>";
+      if (Has(req, "start-after"))
+        x << "<StartAfter>" << enc(Q(req, "start-after")) << "</StartAfter>";
+    } else {
+      x << "<Marker>" << enc(Q(req, "marker")) << "</Marker>";
+      if (list.truncated) {
+        std::string next = list.next_after;
+        if (!next.empty() && next.back() == '\xff') next.pop_back();
+        x << "<NextMarker>" << enc(next) << "</NextMarker>";
+      }
+    }
+    for (const auto& o : list.objects) {
+      x << "<Contents><Key>" << enc(o.key) << "</Key><LastModified>" << FormatRfc3339(o.created_at)
+        << "</LastModified><ETag>&quot;" << o.etag << "&quot;</ETag><Size>" << o.size
+        << "</Size><StorageClass>STANDARD</StorageClass>"
+        << "</Contents>";
+    }
+    for (const auto& p : list.common_prefixes)
+      x << "<CommonPrefixes><Prefix>" << enc(p) << "</Prefix></CommonPrefixes>";
+    x << "</ListBucketResult>";
+    return Xml(200, x.str());
+  }
+
+  if (Status st = storage::ValidateObjectKey(key); !st.ok())
+    return S3Error(400, "InvalidArgument", st.message(), key);
+  size_t off = 0;
+  if (m == "PUT" && Has(req, "uploadId")) {
+    int part = 0;
+    try {
+      part = std::stoi(Q(req, "partNumber"));
+    } catch (...) {
+      return S3Error(400, "InvalidArgument", "partNumber must be an integer 1..10000");
+    }
+    auto etag = api_.objects.PutPart(org, Q(req, "uploadId"), key, part, BodySource(req, off));
+    if (!etag.ok()) return FromStatus(etag.status(), key, "NoSuchUpload");
+    HttpResponse r = Empty(200);
+    r.headers.emplace_back("ETag", "\"" + *etag + "\"");
+    return r;
+  }
+  if (m == "PUT" && !req.Header("x-amz-copy-source").empty()) {
+    std::string src = req.Header("x-amz-copy-source");
+    // "/objects/key" or "objects/key", URL-encoded.
+    std::string decoded;
+    for (size_t i = 0; i < src.size(); ++i) {
+      if (src[i] == '%' && i + 2 < src.size()) {
+        decoded.push_back(static_cast<char>(std::stoi(src.substr(i + 1, 2), nullptr, 16)));
+        i += 2;
+      } else {
+        decoded.push_back(src[i]);
+      }
+    }
+    if (!decoded.empty() && decoded.front() == '/') decoded.erase(0, 1);
+    std::string prefix = std::string(kGatewayBucket) + "/";
+    if (decoded.compare(0, prefix.size(), prefix) != 0)
+      return S3Error(404, "NoSuchBucket", "copies work within the bucket objects only");
+    auto rec = api_.objects.Copy(org, decoded.substr(prefix.size()), key);
+    if (!rec.ok()) return FromStatus(rec.status(), key);
+    return Xml(200, "<CopyObjectResult><LastModified>" + FormatRfc3339(rec->created_at) +
+                        "</LastModified><ETag>&quot;" + rec->etag +
+                        "&quot;</ETag></CopyObjectResult>");
+  }
+  if (m == "PUT") {
+    auto rec = api_.objects.Put(org, key, req.Header("content-type"), BodySource(req, off),
+                                req.body_stream ? expected_sha : "");
+    if (!rec.ok()) {
+      if (rec.status().field() == "x-amz-content-sha256")
+        return S3Error(400, "XAmzContentSHA256Mismatch", rec.status().message(), key);
+      return FromStatus(rec.status(), key);
+    }
+    HttpResponse r = Empty(200);
+    r.headers.emplace_back("ETag", "\"" + rec->etag + "\"");
+    return r;
+  }
+  if (m == "POST" && Has(req, "uploads")) {
+    auto id = api_.objects.CreateUpload(org, key, req.Header("content-type"));
+    if (!id.ok()) return FromStatus(id.status(), key);
+    return Xml(200, std::string("<InitiateMultipartUploadResult><Bucket>") + kGatewayBucket +
+                        "</Bucket><Key>" + XmlEscape(key) + "</Key><UploadId>" + *id +
+                        "</UploadId></InitiateMultipartUploadResult>");
+  }
+  if (m == "POST" && Has(req, "uploadId")) {
+    std::vector<storage::CompletedPart> parts;
+    for (const auto& p : XmlElements(req.body, "Part")) {
+      storage::CompletedPart cp;
+      auto numbers = XmlElements(p, "PartNumber");
+      auto etags = XmlElements(p, "ETag");
+      if (numbers.size() != 1 || etags.size() != 1)
+        return S3Error(400, "MalformedXML", "each Part needs one PartNumber and one ETag");
+      try {
+        cp.number = std::stoi(numbers[0]);
+      } catch (...) {
+        return S3Error(400, "MalformedXML", "PartNumber must be an integer");
+      }
+      cp.etag = etags[0];
+      cp.etag.erase(std::remove(cp.etag.begin(), cp.etag.end(), '"'), cp.etag.end());
+      parts.push_back(cp);
+    }
+    auto rec = api_.objects.CompleteUpload(org, Q(req, "uploadId"), key, parts);
+    if (!rec.ok()) {
+      if (rec.status().code() == Code::kInvalidArgument)
+        return S3Error(400, "InvalidPart", rec.status().message(), key);
+      return FromStatus(rec.status(), key, "NoSuchUpload");
+    }
+    return Xml(200, std::string("<CompleteMultipartUploadResult><Bucket>") + kGatewayBucket +
+                        "</Bucket><Key>" + XmlEscape(key) + "</Key><ETag>&quot;" + rec->etag +
+                        "&quot;</ETag></CompleteMultipartUploadResult>");
+  }
+  if (m == "DELETE" && Has(req, "uploadId")) {
+    Status st = api_.objects.AbortUpload(org, Q(req, "uploadId"), key);
+    if (!st.ok()) return FromStatus(st, key, "NoSuchUpload");
+    return Empty(204);
+  }
+  if (m == "DELETE") {
+    Status st = api_.objects.Delete(org, key);
+    if (!st.ok() && st.code() != Code::kNotFound) return FromStatus(st, key);
+    return Empty(204);
+  }
+  if (m == "GET" || m == "HEAD") {
+    auto opened = api_.objects.Open(org, key);
+    if (!opened.ok()) return FromStatus(opened.status(), key);
+    auto& [rec, reader] = *opened;
+    uint64_t begin = 0, length = rec.size;
+    int status = 200;
+    std::string range = req.Header("range");
+    if (range.rfind("bytes=", 0) == 0 && range.find(',') == std::string::npos) {
+      std::string spec = range.substr(6);
+      size_t dash = spec.find('-');
+      try {
+        if (dash == 0) {
+          uint64_t n = std::stoull(spec.substr(1));
+          n = std::min<uint64_t>(n, rec.size);
+          begin = rec.size - n;
+          length = n;
+        } else if (dash != std::string::npos) {
+          begin = std::stoull(spec.substr(0, dash));
+          uint64_t last =
+              dash + 1 < spec.size() ? std::stoull(spec.substr(dash + 1)) : rec.size - 1;
+          if (begin >= rec.size || last < begin)
+            return S3Error(416, "InvalidRange", "the range is outside the object", key);
+          last = std::min<uint64_t>(last, rec.size - 1);
+          length = last - begin + 1;
+        }
+        status = 206;
+      } catch (...) {
+        begin = 0;
+        length = rec.size;
+      }
+    }
+    if (begin) {
+      if (Status st = reader->Seek(begin); !st.ok()) return FromStatus(st, key);
+    }
+    HttpResponse r = StreamFileResponse(std::move(reader), length, rec.content_type, status);
+    AddObjectHeaders(r, rec);
+    if (status == 206)
+      r.headers.emplace_back("Content-Range", "bytes " + std::to_string(begin) + "-" +
+                                                  std::to_string(begin + length - 1) + "/" +
+                                                  std::to_string(rec.size));
+    return r;
+  }
+  return S3Error(405, "MethodNotAllowed", "method " + m + " is not supported on an object");
+}
+
+}  // namespace adapt::api

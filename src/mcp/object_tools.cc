@@ -1,0 +1,423 @@
+// Object storage tools (seed 000): the organization's private object directory, per-sandbox
+// artifacts under artifacts/<sandbox id>/, copies of workspace files, temporary read-only
+// download links for exactly one object, sandbox attachment, and static websites.
+#include "api/object_routes.h"
+#include "base/text.h"
+#include "base/time.h"
+#include "mcp/tools.h"
+#include "storage/object_key.h"
+#include "storage/sandbox_attach.h"
+#include "storage/workspace_copy.h"
+
+namespace adapt::mcp {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kDefaultTextBytes = 256 * 1024;
+constexpr int kMaxTextBytes = 1024 * 1024;
+
+const json kSandboxId = {{"type", "string"}, {"minLength", 1}, {"maxLength", 100}};
+const json kKey = {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024}};
+const json kMaxBytes = {{"type", "integer"},
+                        {"minimum", 1},
+                        {"maximum", kMaxTextBytes},
+                        {"description", "largest object accepted, default 262144"}};
+const json kTtl = {{"type", "integer"},
+                   {"minimum", 1},
+                   {"maximum", storage::kMaxUrlTtlSeconds},
+                   {"description", "seconds the link stays valid, default 3600"}};
+const json kWorkspacePath = {
+    {"type", "string"},
+    {"minLength", 1},
+    {"maxLength", 4096},
+    {"description", "relative to /workspace, or an absolute /workspace path"}};
+
+json ObjectSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"key", {{"type", "string"}}},
+            {"size", {{"type", "integer"}}},
+            {"content_type", {{"type", "string"}}},
+            {"sha256", {{"type", "string"}}},
+            {"last_modified", {{"type", "string"}}}}},
+          {"required", json::array({"key", "size", "content_type", "last_modified"})}};
+}
+
+json ObjectView(const store::ObjectRecord& o) {
+  return {{"key", o.key},
+          {"size", o.size},
+          {"content_type", o.content_type},
+          {"sha256", o.sha256},
+          {"last_modified", FormatRfc3339(o.created_at)}};
+}
+
+json LinkSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"key", {{"type", "string"}}},
+            {"name", {{"type", "string"}}},
+            {"size", {{"type", "integer"}}},
+            {"content_type", {{"type", "string"}}},
+            {"download_url", {{"type", "string"}}},
+            {"expires_at", {{"type", "string"}}}}},
+          {"required", json::array({"key", "name", "size", "download_url", "expires_at"})}};
+}
+
+json Link(api::ObjectApi& api, const std::string& org, const store::ObjectRecord& o, int64_t ttl) {
+  int64_t expires = NowMillis() / 1000 + ttl;
+  return {{"key", o.key},
+          {"name", o.key.substr(o.key.rfind('/') + 1)},
+          {"size", o.size},
+          {"content_type", o.content_type},
+          {"download_url",
+           api.api_base + "/v1/objects/download?" + api.tokens.SignDownload(org, o.key, expires)},
+          {"expires_at", FormatRfc3339(expires * 1000)}};
+}
+
+Result<std::string> ReadText(api::ObjectApi& api, const std::string& org, const std::string& key,
+                             size_t max_bytes) {
+  ASSIGN_OR_RETURN(auto opened, api.objects.Open(org, key));
+  if (opened.first.size > max_bytes)
+    return Status(Code::kPayloadTooLarge,
+                  "object " + key + " is " + std::to_string(opened.first.size) +
+                      " bytes, more than max_bytes " + std::to_string(max_bytes));
+  std::string text(opened.first.size, '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    long n = opened.second->Read(text.data() + got, text.size() - got);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  text.resize(got);
+  if (text.find('\0') != std::string::npos || SanitizeUtf8(text) != text)
+    return InvalidArgument("key", "object " + key + " is not UTF-8 text");
+  return text;
+}
+
+// Copies a workspace file of a running sandbox into `key`, refusing secrets.
+Result<store::ObjectRecord> CopyWorkspaceFile(const ToolServices& s, const core::Principal& who,
+                                              const std::string& sandbox_id,
+                                              const std::string& workspace_path,
+                                              const std::string& key) {
+  ASSIGN_OR_RETURN(std::string path, storage::WorkspacePath(workspace_path));
+  if (storage::LooksLikeSecretPath(path))
+    return InvalidArgument("workspace_path", path +
+                                                 " looks like a credential file (keys, tokens, "
+                                                 ".env); it is not copied to object storage");
+  RETURN_IF_ERROR(storage::ValidateObjectKey(key));
+  ASSIGN_OR_RETURN(auto reader, s.files.Download(who, sandbox_id, path));
+  if (reader->size() && *reader->size() > storage::kMaxWorkspaceCopyBytes)
+    return Status(Code::kPayloadTooLarge, path + " is larger than 100 MiB");
+  storage::SecretScanner scanner;
+  uint64_t total = 0;
+  bool too_big = false;
+  auto rec = s.objects->objects.Put(who.org_id, key, storage::ContentTypeFor(path),
+                                    [&](char* buf, size_t n) -> long {
+                                      long got = reader->Read(buf, n);
+                                      if (got <= 0) return got;
+                                      total += static_cast<uint64_t>(got);
+                                      if (total > storage::kMaxWorkspaceCopyBytes) {
+                                        too_big = true;
+                                        return -1;
+                                      }
+                                      if (!scanner.Feed(buf, static_cast<size_t>(got))) return -1;
+                                      return got;
+                                    });
+  if (scanner.found())
+    return InvalidArgument("workspace_path", path +
+                                                 " looks like it holds a secret (a private key or "
+                                                 "token); it is not copied to object storage");
+  if (too_big) return Status(Code::kPayloadTooLarge, path + " is larger than 100 MiB");
+  RETURN_IF_ERROR(reader->Finish());
+  return rec;
+}
+
+std::string BaseName(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+
+}  // namespace
+
+void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
+  if (!services.objects) return;
+  api::ObjectApi& api = *services.objects;
+  const ToolServices s = services;
+
+  registry.Add(
+      {"list_object_storage",
+       "List object storage",
+       "Lists the user's private object directory: objects and sub-directories directly under "
+       "prefix (empty: the top). Pass next_cursor back as cursor for the next page.",
+       {{"type", "object"},
+        {"properties",
+         {{"prefix", {{"type", "string"}, {"maxLength", 1024}}},
+          {"cursor", {{"type", "string"}, {"maxLength", 4200}}},
+          {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}}},
+        {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties",
+         {{"prefix", {{"type", "string"}}},
+          {"objects", {{"type", "array"}, {"items", ObjectSchema()}}},
+          {"directories", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"next_cursor", {{"type", json::array({"string", "null"})}}}}},
+        {"required", json::array({"prefix", "objects", "directories", "next_cursor"})}},
+       ToolAnnotations{true, false, true, false},
+       [&api](ToolContext& ctx, const json& args) {
+         std::string prefix = args.value("prefix", "");
+         std::string after;
+         std::string cursor = args.value("cursor", "");
+         for (size_t i = 0; i + 1 < cursor.size(); i += 2) {
+           try {
+             after.push_back(static_cast<char>(std::stoi(cursor.substr(i, 2), nullptr, 16)));
+           } catch (...) {
+             return ToolResult::Fail("The cursor is not valid; list again without it.");
+           }
+         }
+         auto list = api.objects.List(ctx.who.org_id, prefix, "/", after,
+                                      static_cast<size_t>(args.value("limit", 200)));
+         if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
+         json objects = json::array();
+         for (const auto& o : list->objects) objects.push_back(ObjectView(o));
+         json next;
+         if (list->truncated) {
+           static const char* kHex = "0123456789abcdef";
+           std::string hex;
+           for (unsigned char c : list->next_after) {
+             hex.push_back(kHex[c >> 4]);
+             hex.push_back(kHex[c & 15]);
+           }
+           next = hex;
+         }
+         return ToolResult::Ok({{"prefix", prefix},
+                                {"objects", objects},
+                                {"directories", list->common_prefixes},
+                                {"next_cursor", next}});
+       }});
+
+  auto text_output = json{{"type", "object"},
+                          {"properties",
+                           {{"key", {{"type", "string"}}},
+                            {"text", {{"type", "string"}}},
+                            {"bytes", {{"type", "integer"}}}}},
+                          {"required", json::array({"key", "text", "bytes"})}};
+  registry.Add({"read_object_storage_text",
+                "Read an object as text",
+                "Reads a UTF-8 object from the user's private object directory. Binary objects "
+                "and objects larger than max_bytes are refused rather than returned in part.",
+                {{"type", "object"},
+                 {"properties", {{"key", kKey}, {"max_bytes", kMaxBytes}}},
+                 {"required", json::array({"key"})},
+                 {"additionalProperties", false}},
+                text_output,
+                ToolAnnotations{true, false, true, false},
+                [&api](ToolContext& ctx, const json& args) {
+                  std::string key = args["key"];
+                  auto text =
+                      ReadText(api, ctx.who.org_id, key,
+                               static_cast<size_t>(args.value("max_bytes", kDefaultTextBytes)));
+                  if (!text.ok()) return ToolResult::Fail(FailureSentence(text.status()));
+                  return ToolResult::Ok({{"key", key}, {"text", *text}, {"bytes", text->size()}});
+                }});
+
+  registry.Add(
+      {"list_object_artifacts",
+       "List a sandbox's artifacts",
+       "Lists this sandbox's artifacts: the objects under artifacts/<sandbox_id>/ in the user's "
+       "object storage (saved with save_workspace_file_to_object_storage or "
+       "download_workspace_artifact).",
+       {{"type", "object"},
+        {"properties", {{"sandbox_id", kSandboxId}}},
+        {"required", json::array({"sandbox_id"})},
+        {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties",
+         {{"sandbox_id", {{"type", "string"}}},
+          {"prefix", {{"type", "string"}}},
+          {"artifacts", {{"type", "array"}, {"items", ObjectSchema()}}},
+          {"truncated", {{"type", "boolean"}}}}},
+        {"required", json::array({"sandbox_id", "prefix", "artifacts", "truncated"})}},
+       ToolAnnotations{true, false, true, false},
+       [&api, s](ToolContext& ctx, const json& args) {
+         std::string id = args["sandbox_id"];
+         if (auto sb = s.sandboxes.Get(ctx.who, id); !sb.ok())
+           return ToolResult::Fail(FailureSentence(sb.status()));
+         std::string prefix = storage::ArtifactPrefix(id);
+         auto list = api.objects.List(ctx.who.org_id, prefix, "", "", 1000);
+         if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
+         json items = json::array();
+         for (const auto& o : list->objects) items.push_back(ObjectView(o));
+         return ToolResult::Ok({{"sandbox_id", id},
+                                {"prefix", prefix},
+                                {"artifacts", items},
+                                {"truncated", list->truncated}});
+       }});
+
+  registry.Add(
+      {"read_object_text_artifact",
+       "Read a sandbox artifact as text",
+       "Reads a UTF-8 artifact of this sandbox (name relative to artifacts/<sandbox_id>/, "
+       "or its full key) from the user's object storage, up to max_bytes.",
+       {{"type", "object"},
+        {"properties", {{"sandbox_id", kSandboxId}, {"name", kKey}, {"max_bytes", kMaxBytes}}},
+        {"required", json::array({"sandbox_id", "name"})},
+        {"additionalProperties", false}},
+       text_output,
+       ToolAnnotations{true, false, true, false},
+       [&api, s](ToolContext& ctx, const json& args) {
+         std::string id = args["sandbox_id"];
+         if (auto sb = s.sandboxes.Get(ctx.who, id); !sb.ok())
+           return ToolResult::Fail(FailureSentence(sb.status()));
+         std::string prefix = storage::ArtifactPrefix(id);
+         std::string name = args["name"];
+         std::string key = name.rfind(prefix, 0) == 0 ? name : prefix + name;
+         auto text = ReadText(api, ctx.who.org_id, key,
+                              static_cast<size_t>(args.value("max_bytes", kDefaultTextBytes)));
+         if (!text.ok()) return ToolResult::Fail(FailureSentence(text.status()));
+         return ToolResult::Ok({{"key", key}, {"text", *text}, {"bytes", text->size()}});
+       }});
+
+  registry.Add(
+      {"save_workspace_file_to_object_storage",
+       "Save a workspace file to object storage",
+       "Copies one bounded (100 MiB), non-secret file of a running sandbox's workspace to object "
+       "storage (default key artifacts/<sandbox_id>/<file name>) and returns a temporary, "
+       "read-only download link to it. Files that look like credentials (private keys, tokens, "
+       ".env) are refused.",
+       {{"type", "object"},
+        {"properties",
+         {{"sandbox_id", kSandboxId},
+          {"workspace_path", kWorkspacePath},
+          {"key", kKey},
+          {"ttl_seconds", kTtl}}},
+        {"required", json::array({"sandbox_id", "workspace_path"})},
+        {"additionalProperties", false}},
+       LinkSchema(),
+       ToolAnnotations{false, true, true, false},
+       [&api, s](ToolContext& ctx, const json& args) {
+         std::string id = args["sandbox_id"];
+         std::string path = args["workspace_path"];
+         std::string key = args.value("key", storage::ArtifactPrefix(id) + BaseName(path));
+         auto rec = CopyWorkspaceFile(s, ctx.who, id, path, key);
+         if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
+         return ToolResult::Ok(Link(api, ctx.who.org_id, *rec, args.value("ttl_seconds", 3600)));
+       }});
+
+  registry.Add(
+      {"download_workspace_artifact",
+       "Download a workspace file",
+       "Returns a workspace file as a downloadable artifact in one step: the file is copied to "
+       "artifacts/<sandbox_id>/ in object storage and exposed through a temporary, read-only "
+       "link to exactly that object. No credentials or base64 are returned.",
+       {{"type", "object"},
+        {"properties",
+         {{"sandbox_id", kSandboxId}, {"workspace_path", kWorkspacePath}, {"ttl_seconds", kTtl}}},
+        {"required", json::array({"sandbox_id", "workspace_path"})},
+        {"additionalProperties", false}},
+       LinkSchema(),
+       ToolAnnotations{false, true, true, false},
+       [&api, s](ToolContext& ctx, const json& args) {
+         std::string id = args["sandbox_id"];
+         std::string path = args["workspace_path"];
+         auto rec =
+             CopyWorkspaceFile(s, ctx.who, id, path, storage::ArtifactPrefix(id) + BaseName(path));
+         if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
+         return ToolResult::Ok(Link(api, ctx.who.org_id, *rec, args.value("ttl_seconds", 3600)));
+       }});
+
+  registry.Add({"download_object_artifact",
+                "Download an object",
+                "Returns one object of the user's object storage as a temporary, read-only "
+                "download link that grants access to exactly that object until it expires.",
+                {{"type", "object"},
+                 {"properties", {{"key", kKey}, {"ttl_seconds", kTtl}}},
+                 {"required", json::array({"key"})},
+                 {"additionalProperties", false}},
+                LinkSchema(),
+                ToolAnnotations{true, false, false, false},
+                [&api](ToolContext& ctx, const json& args) {
+                  auto rec = api.objects.Head(ctx.who.org_id, args["key"].get<std::string>());
+                  if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
+                  return ToolResult::Ok(
+                      Link(api, ctx.who.org_id, *rec, args.value("ttl_seconds", 3600)));
+                }});
+
+  if (s.attacher) {
+    storage::SandboxStorageAttacher& attacher = *s.attacher;
+    registry.Add(
+        {"attach_sandbox_object_storage",
+         "Attach object storage to a sandbox",
+         "Gives a sandbox access to the user's private object storage: adds the storage gateway "
+         "address and an expiring, storage-only token (S3-compatible, bucket \"objects\") to its "
+         "environment as SANDBOX_STORAGE_ENDPOINT and SANDBOX_STORAGE_TOKEN. Commands started "
+         "afterwards see them. No cloud or infrastructure credentials are placed in the sandbox.",
+         {{"type", "object"},
+          {"properties",
+           {{"sandbox_id", kSandboxId},
+            {"ttl_seconds",
+             {{"type", "integer"}, {"minimum", 60}, {"maximum", storage::kMaxTokenTtlSeconds}}}}},
+          {"required", json::array({"sandbox_id"})},
+          {"additionalProperties", false}},
+         {{"type", "object"},
+          {"properties",
+           {{"sandbox_id", {{"type", "string"}}},
+            {"endpoint", {{"type", "string"}}},
+            {"token_id", {{"type", "string"}}},
+            {"expires_at", {{"type", "string"}}},
+            {"restarted", {{"type", "boolean"}}},
+            {"variables", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+          {"required", json::array({"sandbox_id", "endpoint", "token_id", "expires_at", "restarted",
+                                    "variables"})}},
+         ToolAnnotations{false, true, false, false},
+         [&attacher](ToolContext& ctx, const json& args) {
+           auto r = attacher.Attach(ctx.who.org_id, args["sandbox_id"].get<std::string>(),
+                                    args.value("ttl_seconds", storage::kDefaultTokenTtlSeconds));
+           if (!r.ok()) return ToolResult::Fail(FailureSentence(r.status()));
+           return ToolResult::Ok(
+               {{"sandbox_id", r->sandbox_id},
+                {"endpoint", r->endpoint},
+                {"token_id", r->token_id},
+                {"expires_at", r->expires_at},
+                {"restarted", r->restarted},
+                {"variables", json::array({"SANDBOX_STORAGE_ENDPOINT", "SANDBOX_STORAGE_TOKEN"})}});
+         }});
+  }
+
+  registry.Add(
+      {"publish_static_website",
+       "Publish a static website",
+       "Publishes an object directory (prefix) as an immutable public static website release: "
+       "the files are copied, so later changes to the source do not change the release. The "
+       "source must contain index.html. Publishing again under the same name makes a new "
+       "release at the same hostname. Returned URLs always include index.html.",
+       {{"type", "object"},
+        {"properties",
+         {{"source",
+           {{"type", "string"},
+            {"maxLength", 1024},
+            {"description", "object prefix holding index.html"}}},
+          {"name", {{"type", "string"}, {"minLength", 1}, {"maxLength", 40}}}}},
+        {"required", json::array({"source"})},
+        {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties",
+         {{"site_id", {{"type", "string"}}},
+          {"name", {{"type", "string"}}},
+          {"release_id", {{"type", "string"}}},
+          {"url", {{"type", "string"}}},
+          {"urls", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"files", {{"type", "integer"}}}}},
+        {"required", json::array({"site_id", "name", "release_id", "url", "urls"})}},
+       ToolAnnotations{false, true, false, true},
+       [&api](ToolContext& ctx, const json& args) {
+         auto site = api.sites.Publish(ctx.who.org_id, args["source"].get<std::string>(),
+                                       args.value("name", ""));
+         if (!site.ok()) return ToolResult::Fail(FailureSentence(site.status()));
+         return ToolResult::Ok({{"site_id", (*site)["id"]},
+                                {"name", (*site)["name"]},
+                                {"release_id", (*site)["releaseId"]},
+                                {"url", (*site)["url"]},
+                                {"urls", (*site)["urls"]},
+                                {"files", site->value("files", 0)}});
+       }});
+}
+
+}  // namespace adapt::mcp

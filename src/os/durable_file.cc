@@ -1,0 +1,90 @@
+#include "os/durable_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "base/ids.h"
+#include "os/errno_status.h"
+
+namespace adapt::os {
+
+Result<std::unique_ptr<DurableFileWriter>> DurableFileWriter::Create(const std::string& final_path,
+                                                                     int mode) {
+  std::string tmp = final_path + ".tmp-" + NewId("w").substr(2);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) return ErrnoStatus("creating " + tmp);
+  return std::unique_ptr<DurableFileWriter>(new DurableFileWriter(fd, tmp, final_path));
+}
+
+DurableFileWriter::~DurableFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(tmp_.c_str());
+}
+
+Status DurableFileWriter::Write(const char* data, size_t n) {
+  size_t off = 0;
+  while (off < n) {
+    ssize_t w = ::write(fd_, data + off, n - off);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("writing " + tmp_);
+    }
+    off += static_cast<size_t>(w);
+  }
+  written_ += n;
+  return Status::Ok();
+}
+
+Status DurableFileWriter::Commit() {
+  if (::fsync(fd_) != 0) return ErrnoStatus("fsync " + tmp_);
+  ::close(fd_);
+  fd_ = -1;
+  if (::rename(tmp_.c_str(), final_.c_str()) != 0) return ErrnoStatus("renaming " + tmp_);
+  committed_ = true;
+  std::string dir = final_.substr(0, final_.rfind('/'));
+  int dfd = ::open(dir.empty() ? "/" : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<FileReader>> FileReader::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return ErrnoStatus("opening " + path);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    Status s = ErrnoStatus("stat " + path);
+    ::close(fd);
+    return s;
+  }
+  return std::unique_ptr<FileReader>(new FileReader(fd, static_cast<uint64_t>(st.st_size)));
+}
+
+FileReader::~FileReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+long FileReader::Read(char* buf, size_t n) {
+  for (;;) {
+    ssize_t r = ::read(fd_, buf, n);
+    if (r < 0 && errno == EINTR) continue;
+    return static_cast<long>(r);
+  }
+}
+
+Status FileReader::Seek(uint64_t offset) {
+  if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) return ErrnoStatus("seeking");
+  return Status::Ok();
+}
+
+Status RemoveFile(const std::string& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus("removing " + path);
+  return Status::Ok();
+}
+
+}  // namespace adapt::os

@@ -1,0 +1,320 @@
+#include "storage/object_store.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "os/files.h"
+#include "storage/object_hash.h"
+#include "storage/object_key.h"
+
+namespace adapt::storage {
+namespace {
+
+constexpr size_t kChunk = 256 * 1024;
+
+std::string NewBlobName() { return NewId("blob").substr(5); }
+
+bool IsBlobName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); });
+}
+
+std::string PartName(int n) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%05d", n);
+  return buf;
+}
+
+}  // namespace
+
+Status ObjectStore::Init() {
+  RETURN_IF_ERROR(os::MakeDirs(root_ + "/blobs", 0700));
+  RETURN_IF_ERROR(os::MakeDirs(root_ + "/uploads", 0700));
+  ASSIGN_OR_RETURN(auto referenced, store_.ListReferencedBlobs());
+  std::set<std::string> keep(referenced.begin(), referenced.end());
+  size_t removed = 0;
+  for (const auto& name : os::ListDir(root_ + "/blobs")) {
+    if (keep.count(name)) continue;
+    // Temporary files of interrupted writes and blobs whose row was never written or is gone.
+    if (os::RemoveFile(BlobPath(name)).ok()) ++removed;
+  }
+  if (removed) spdlog::info("object store: removed {} unreferenced blob files", removed);
+  return Status::Ok();
+}
+
+Result<store::ObjectRecord> ObjectStore::Put(const std::string& org_id, const std::string& key,
+                                             const std::string& content_type,
+                                             const ObjectSource& source,
+                                             const std::string& expected_sha256) {
+  RETURN_IF_ERROR(ValidateObjectKey(key));
+  RETURN_IF_ERROR(ValidateContentType(content_type));
+  std::string blob = NewBlobName();
+  ASSIGN_OR_RETURN(auto writer, os::DurableFileWriter::Create(BlobPath(blob)));
+  ObjectHasher hasher;
+  std::vector<char> buf(kChunk);
+  for (;;) {
+    long n = source(buf.data(), buf.size());
+    if (n < 0) return Status(Code::kInvalidArgument, "the upload of " + key + " was cut short");
+    if (n == 0) break;
+    if (writer->written() + static_cast<uint64_t>(n) > kMaxObjectBytes)
+      return Status(Code::kPayloadTooLarge, "object " + key + " is larger than 5 GiB");
+    hasher.Update(buf.data(), static_cast<size_t>(n));
+    RETURN_IF_ERROR(writer->Write(buf.data(), static_cast<size_t>(n)));
+  }
+  store::ObjectRecord rec;
+  hasher.Finish(rec.sha256, rec.etag);
+  if (!expected_sha256.empty() && expected_sha256 != rec.sha256)
+    return InvalidArgument("x-amz-content-sha256",
+                           "the body's SHA-256 does not match x-amz-content-sha256");
+  RETURN_IF_ERROR(writer->Commit());
+  rec.org_id = org_id;
+  rec.key = key;
+  rec.blob = blob;
+  rec.size = writer->written();
+  rec.content_type = content_type.empty() ? "application/octet-stream" : content_type;
+  rec.created_at = NowMillis();
+  auto old = store_.PutObject(rec);
+  if (!old.ok()) {
+    RemoveBlob(blob);
+    return old.status();
+  }
+  if (!old->empty()) RemoveBlob(*old);
+  return rec;
+}
+
+Result<store::ObjectRecord> ObjectStore::Head(const std::string& org_id, const std::string& key) {
+  RETURN_IF_ERROR(ValidateObjectKey(key));
+  return store_.GetObject(org_id, key);
+}
+
+Result<std::pair<store::ObjectRecord, std::unique_ptr<os::FileReader>>> ObjectStore::Open(
+    const std::string& org_id, const std::string& key) {
+  RETURN_IF_ERROR(ValidateObjectKey(key));
+  // A concurrent overwrite may unlink the blob between the row and the open: read again.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    ASSIGN_OR_RETURN(auto rec, store_.GetObject(org_id, key));
+    auto reader = os::FileReader::Open(BlobPath(rec.blob));
+    if (reader.ok()) return std::make_pair(std::move(rec), std::move(*reader));
+  }
+  return NotFound("object " + key + " not found");
+}
+
+Status ObjectStore::Delete(const std::string& org_id, const std::string& key) {
+  RETURN_IF_ERROR(ValidateObjectKey(key));
+  ASSIGN_OR_RETURN(auto blob, store_.DeleteObject(org_id, key));
+  RemoveBlob(blob);
+  return Status::Ok();
+}
+
+Result<ObjectListing> ObjectStore::List(const std::string& org_id, const std::string& prefix,
+                                        const std::string& delimiter, const std::string& after,
+                                        size_t limit) {
+  RETURN_IF_ERROR(ValidateObjectPrefix(prefix));
+  if (delimiter.size() > 16)
+    return InvalidArgument("delimiter", "delimiter is longer than 16 bytes");
+  limit = std::clamp<size_t>(limit, 1, kMaxListLimit);
+  ObjectListing out;
+  // Start at the prefix: every key before it is out of the listing.
+  std::string cursor = after;
+  if (!prefix.empty() && cursor < prefix) cursor = prefix.substr(0, prefix.size() - 1);
+  size_t count = 0;
+  for (;;) {
+    ASSIGN_OR_RETURN(auto page, store_.ListObjects(org_id, cursor, 256));
+    if (page.empty()) return out;
+    for (auto& rec : page) {
+      if (rec.key.compare(0, prefix.size(), prefix) != 0) {
+        if (rec.key > prefix) return out;  // past every key with the prefix
+        cursor = rec.key;
+        continue;
+      }
+      if (count == limit) {
+        out.truncated = true;
+        return out;
+      }
+      cursor = rec.key;
+      if (!delimiter.empty()) {
+        size_t at = rec.key.find(delimiter, prefix.size());
+        if (at != std::string::npos) {
+          std::string common = rec.key.substr(0, at + delimiter.size());
+          out.common_prefixes.push_back(common);
+          ++count;
+          out.next_after = common + "\xff";  // keys are UTF-8: no 0xff byte in any of them
+          cursor = out.next_after;
+          break;  // re-query past the rolled-up prefix
+        }
+      }
+      out.objects.push_back(std::move(rec));
+      out.next_after = cursor;
+      ++count;
+    }
+  }
+}
+
+Result<store::ObjectRecord> ObjectStore::Copy(const std::string& org_id, const std::string& from,
+                                              const std::string& to) {
+  ASSIGN_OR_RETURN(auto opened, Open(org_id, from));
+  auto& reader = opened.second;
+  return Put(org_id, to, opened.first.content_type,
+             [&reader](char* buf, size_t n) { return reader->Read(buf, n); });
+}
+
+Result<std::string> ObjectStore::CreateUpload(const std::string& org_id, const std::string& key,
+                                              const std::string& content_type) {
+  RETURN_IF_ERROR(ValidateObjectKey(key));
+  RETURN_IF_ERROR(ValidateContentType(content_type));
+  std::string id = NewId("upl");
+  std::string dir = root_ + "/uploads/" + id;
+  RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
+  nlohmann::json meta = {{"org", org_id}, {"key", key}, {"type", content_type}};
+  RETURN_IF_ERROR(os::WriteFileAtomic(dir + "/meta.json", meta.dump(), 0600));
+  return id;
+}
+
+Result<std::string> ObjectStore::UploadDir(const std::string& org_id, const std::string& upload_id,
+                                           const std::string& key) {
+  Status missing = Status(Code::kNotFound, "upload " + upload_id + " not found");
+  if (!IsValidId(upload_id, "upl")) return missing;
+  std::string dir = root_ + "/uploads/" + upload_id;
+  auto text = os::ReadFile(dir + "/meta.json");
+  if (!text.ok()) return missing;
+  auto meta = nlohmann::json::parse(*text, nullptr, false);
+  if (!meta.is_object() || meta.value("org", "") != org_id || meta.value("key", "") != key)
+    return missing;
+  return dir;
+}
+
+Result<std::string> ObjectStore::PutPart(const std::string& org_id, const std::string& upload_id,
+                                         const std::string& key, int part_number,
+                                         const ObjectSource& source) {
+  if (part_number < 1 || part_number > kMaxParts)
+    return InvalidArgument("partNumber", "partNumber must be 1..10000");
+  ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
+  ASSIGN_OR_RETURN(auto writer, os::DurableFileWriter::Create(dir + "/" + PartName(part_number)));
+  ObjectHasher hasher;
+  std::vector<char> buf(kChunk);
+  for (;;) {
+    long n = source(buf.data(), buf.size());
+    if (n < 0) return Status(Code::kInvalidArgument, "the upload of a part was cut short");
+    if (n == 0) break;
+    if (writer->written() + static_cast<uint64_t>(n) > kMaxObjectBytes)
+      return Status(Code::kPayloadTooLarge, "a part is larger than 5 GiB");
+    hasher.Update(buf.data(), static_cast<size_t>(n));
+    RETURN_IF_ERROR(writer->Write(buf.data(), static_cast<size_t>(n)));
+  }
+  RETURN_IF_ERROR(writer->Commit());
+  std::string sha, md5;
+  hasher.Finish(sha, md5);
+  return md5;
+}
+
+Result<store::ObjectRecord> ObjectStore::CompleteUpload(const std::string& org_id,
+                                                        const std::string& upload_id,
+                                                        const std::string& key,
+                                                        const std::vector<CompletedPart>& parts) {
+  ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
+  if (parts.empty()) return InvalidArgument("parts", "a multipart upload needs at least one part");
+  auto meta_text = os::ReadFile(dir + "/meta.json");
+  auto meta = nlohmann::json::parse(meta_text.ok() ? *meta_text : "{}", nullptr, false);
+  std::string type = meta.is_object() ? meta.value("type", "") : "";
+  int previous = 0;
+  std::string md5s;
+  size_t index = 0;
+  std::unique_ptr<os::FileReader> current;
+  std::unique_ptr<ObjectHasher> part_hash;
+  Status failed = Status::Ok();
+  // Streams the parts one after the other into Put, checking each part's ETag as it ends.
+  auto source = [&](char* buf, size_t n) -> long {
+    for (;;) {
+      if (!current) {
+        if (index == parts.size()) return 0;
+        const auto& p = parts[index];
+        if (p.number <= previous) {
+          failed = InvalidArgument("parts", "parts must be listed in increasing order");
+          return -1;
+        }
+        previous = p.number;
+        auto r = os::FileReader::Open(dir + "/" + PartName(p.number));
+        if (!r.ok()) {
+          failed =
+              InvalidArgument("parts", "part " + std::to_string(p.number) + " was not uploaded");
+          return -1;
+        }
+        current = std::move(*r);
+        part_hash = std::make_unique<ObjectHasher>();
+      }
+      long got = current->Read(buf, n);
+      if (got > 0) {
+        part_hash->Update(buf, static_cast<size_t>(got));
+        return got;
+      }
+      if (got < 0) {
+        failed = Internal("reading a part of upload " + upload_id + " failed");
+        return -1;
+      }
+      std::string sha, md5;
+      part_hash->Finish(sha, md5);
+      if (md5 != parts[index].etag) {
+        failed =
+            InvalidArgument("parts", "the ETag of part " + std::to_string(parts[index].number) +
+                                         " does not match the uploaded part");
+        return -1;
+      }
+      md5s += md5;
+      current.reset();
+      ++index;
+    }
+  };
+  auto rec = Put(org_id, key, type, source);
+  if (!failed.ok()) return failed;
+  if (!rec.ok()) return rec.status();
+  // S3's multipart ETag: MD5 of the parts' binary MD5s, then "-<count>".
+  std::string binary;
+  for (size_t i = 0; i + 1 < md5s.size(); i += 2)
+    binary.push_back(static_cast<char>(std::stoi(md5s.substr(i, 2), nullptr, 16)));
+  rec->etag = Md5Hex(binary) + "-" + std::to_string(parts.size());
+  auto old = store_.PutObject(*rec);
+  if (!old.ok()) return old.status();
+  (void)os::RemoveTree(dir);
+  return rec;
+}
+
+Status ObjectStore::AbortUpload(const std::string& org_id, const std::string& upload_id,
+                                const std::string& key) {
+  ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
+  return os::RemoveTree(dir);
+}
+
+Result<std::string> ObjectStore::CopyBlob(const std::string& blob) {
+  if (!IsBlobName(blob)) return NotFound("blob not found");
+  ASSIGN_OR_RETURN(auto reader, os::FileReader::Open(BlobPath(blob)));
+  std::string copy = NewBlobName();
+  ASSIGN_OR_RETURN(auto writer, os::DurableFileWriter::Create(BlobPath(copy)));
+  std::vector<char> buf(kChunk);
+  for (;;) {
+    long n = reader->Read(buf.data(), buf.size());
+    if (n < 0) return Internal("reading blob " + blob + " failed");
+    if (n == 0) break;
+    RETURN_IF_ERROR(writer->Write(buf.data(), static_cast<size_t>(n)));
+  }
+  RETURN_IF_ERROR(writer->Commit());
+  return copy;
+}
+
+Result<std::unique_ptr<os::FileReader>> ObjectStore::OpenBlob(const std::string& blob) {
+  if (!IsBlobName(blob)) return NotFound("blob not found");
+  return os::FileReader::Open(BlobPath(blob));
+}
+
+void ObjectStore::RemoveBlob(const std::string& blob) {
+  if (!IsBlobName(blob)) return;
+  Status st = os::RemoveFile(BlobPath(blob));
+  if (!st.ok()) spdlog::warn("object store: {}", st.message());
+}
+
+}  // namespace adapt::storage

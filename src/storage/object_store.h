@@ -1,0 +1,90 @@
+// ObjectStore: each organization's private object namespace on the local filesystem. The
+// bytes of an object are a blob file named at random under <root>/blobs (written
+// tmp + fsync + rename), its key, size, SHA-256, ETag and content type a row in the store.
+// A blob is written before its row and removed after its row is gone, so a crash leaves at
+// worst an unreferenced blob, which Init removes.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "os/durable_file.h"
+#include "store/store.h"
+
+namespace adapt::storage {
+
+// Fills `buf` with up to `n` bytes; 0 at the end, -1 when the source failed.
+using ObjectSource = std::function<long(char* buf, size_t n)>;
+
+constexpr uint64_t kMaxObjectBytes = 5ull << 30;  // 5 GiB, S3's single-PUT limit
+constexpr int kMaxParts = 10000;
+constexpr size_t kMaxListLimit = 1000;
+
+struct ObjectListing {
+  std::vector<store::ObjectRecord> objects;
+  std::vector<std::string> common_prefixes;
+  bool truncated = false;
+  std::string next_after;  // pass as `after` for the next page when truncated
+};
+
+struct CompletedPart {
+  int number = 0;
+  std::string etag;  // as the client was given it, quotes removed
+};
+
+class ObjectStore {
+ public:
+  ObjectStore(store::Store& store, std::string root) : store_(store), root_(std::move(root)) {}
+
+  // Creates the directories and removes what a crash left (temporary and unreferenced blobs).
+  Status Init();
+
+  // Writes the object from `source`. When `expected_sha256` is set (SigV4's payload hash),
+  // a body with another hash is refused and nothing changes.
+  Result<store::ObjectRecord> Put(const std::string& org_id, const std::string& key,
+                                  const std::string& content_type, const ObjectSource& source,
+                                  const std::string& expected_sha256 = "");
+  Result<store::ObjectRecord> Head(const std::string& org_id, const std::string& key);
+  Result<std::pair<store::ObjectRecord, std::unique_ptr<os::FileReader>>> Open(
+      const std::string& org_id, const std::string& key);
+  Status Delete(const std::string& org_id, const std::string& key);
+  // Keys under `prefix` after `after`, with keys sharing a `delimiter`-ended part after the
+  // prefix rolled up into common prefixes (S3's ListObjectsV2).
+  Result<ObjectListing> List(const std::string& org_id, const std::string& prefix,
+                             const std::string& delimiter, const std::string& after, size_t limit);
+  // Copies the object under a new key (its own blob).
+  Result<store::ObjectRecord> Copy(const std::string& org_id, const std::string& from,
+                                   const std::string& to);
+
+  // Multipart uploads: parts are files under <root>/uploads/<id>/ until completed.
+  Result<std::string> CreateUpload(const std::string& org_id, const std::string& key,
+                                   const std::string& content_type);
+  // Returns the part's ETag (hex MD5).
+  Result<std::string> PutPart(const std::string& org_id, const std::string& upload_id,
+                              const std::string& key, int part_number, const ObjectSource& source);
+  Result<store::ObjectRecord> CompleteUpload(const std::string& org_id,
+                                             const std::string& upload_id, const std::string& key,
+                                             const std::vector<CompletedPart>& parts);
+  Status AbortUpload(const std::string& org_id, const std::string& upload_id,
+                     const std::string& key);
+
+  // Blobs for site releases: an independent copy, and reading one.
+  Result<std::string> CopyBlob(const std::string& blob);
+  Result<std::unique_ptr<os::FileReader>> OpenBlob(const std::string& blob);
+  void RemoveBlob(const std::string& blob);
+
+ private:
+  std::string BlobPath(const std::string& blob) const { return root_ + "/blobs/" + blob; }
+  Result<std::string> UploadDir(const std::string& org_id, const std::string& upload_id,
+                                const std::string& key);
+
+  store::Store& store_;
+  std::string root_;
+};
+
+}  // namespace adapt::storage

@@ -1,0 +1,154 @@
+#include "storage/object_store.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "os/files.h"
+#include "storage/storage_tokens.h"
+
+namespace adapt::storage {
+namespace {
+
+ObjectSource FromString(const std::string& s) {
+  auto off = std::make_shared<size_t>(0);
+  return [s, off](char* buf, size_t n) -> long {
+    size_t take = std::min(n, s.size() - *off);
+    std::copy_n(s.data() + *off, take, buf);
+    *off += take;
+    return static_cast<long>(take);
+  };
+}
+
+std::string ReadAll(os::FileReader& r) {
+  std::string out;
+  char buf[4096];
+  long n;
+  while ((n = r.Read(buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  return out;
+}
+
+class ObjectStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/adapt-objects-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto s = store::OpenSqliteStore(dir_ + "/db");
+    ASSERT_TRUE(s.ok());
+    store_ = std::move(*s);
+    objects_ = std::make_unique<ObjectStore>(*store_, dir_ + "/objects");
+    ASSERT_TRUE(objects_->Init().ok());
+  }
+  void TearDown() override { (void)os::RemoveTree(dir_); }
+
+  std::string dir_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<ObjectStore> objects_;
+};
+
+TEST_F(ObjectStoreTest, PutGetOverwriteDeleteKeepsHashesAndNoStrayBlobs) {
+  auto rec = objects_->Put("org_a", "dir/x.txt", "text/plain", FromString("hello"));
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  EXPECT_EQ(rec->size, 5u);
+  EXPECT_EQ(rec->sha256, "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+  EXPECT_EQ(rec->etag, "5d41402abc4b2a76b9719d911017c592");
+  ASSERT_TRUE(objects_->Put("org_a", "dir/x.txt", "", FromString("bye")).ok());
+  auto opened = objects_->Open("org_a", "dir/x.txt");
+  ASSERT_TRUE(opened.ok());
+  EXPECT_EQ(ReadAll(*opened->second), "bye");
+  EXPECT_EQ(opened->first.content_type, "application/octet-stream");
+  EXPECT_EQ(os::ListDir(dir_ + "/objects/blobs").size(), 1u);  // the old blob is gone
+  // Another organization sees nothing.
+  EXPECT_EQ(objects_->Open("org_b", "dir/x.txt").status().code(), Code::kNotFound);
+  EXPECT_EQ(objects_->Delete("org_b", "dir/x.txt").code(), Code::kNotFound);
+  ASSERT_TRUE(objects_->Delete("org_a", "dir/x.txt").ok());
+  EXPECT_TRUE(os::ListDir(dir_ + "/objects/blobs").empty());
+}
+
+TEST_F(ObjectStoreTest, ShaMismatchChangesNothing) {
+  auto rec = objects_->Put("org_a", "k", "", FromString("hello"), std::string(64, '0'));
+  EXPECT_FALSE(rec.ok());
+  EXPECT_EQ(objects_->Head("org_a", "k").status().code(), Code::kNotFound);
+  EXPECT_TRUE(os::ListDir(dir_ + "/objects/blobs").empty());
+}
+
+TEST_F(ObjectStoreTest, ListWithPrefixDelimiterAndPages) {
+  for (const char* k : {"a/1", "a/2", "a/b/3", "a/c/4", "b/5", "ab"})
+    ASSERT_TRUE(objects_->Put("org_a", k, "", FromString(k)).ok());
+  ASSERT_TRUE(objects_->Put("org_b", "a/9", "", FromString("x")).ok());
+  auto all = objects_->List("org_a", "a/", "/", "", 100);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->objects.size(), 2u);
+  EXPECT_EQ(all->objects[0].key, "a/1");
+  EXPECT_EQ(all->common_prefixes, (std::vector<std::string>{"a/b/", "a/c/"}));
+  EXPECT_FALSE(all->truncated);
+  // Pages of two, no delimiter.
+  std::vector<std::string> seen;
+  std::string after;
+  for (int i = 0; i < 10; ++i) {
+    auto page = objects_->List("org_a", "a", "", after, 2);
+    ASSERT_TRUE(page.ok());
+    for (auto& o : page->objects) seen.push_back(o.key);
+    if (!page->truncated) break;
+    after = page->next_after;
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"a/1", "a/2", "a/b/3", "a/c/4", "ab"}));
+  EXPECT_FALSE(objects_->List("org_a", "../", "", "", 10).ok());
+}
+
+TEST_F(ObjectStoreTest, MultipartChecksPartsAndMakesS3Etag) {
+  auto id = objects_->CreateUpload("org_a", "big", "");
+  ASSERT_TRUE(id.ok());
+  auto e1 = objects_->PutPart("org_a", *id, "big", 1, FromString("abc"));
+  auto e2 = objects_->PutPart("org_a", *id, "big", 2, FromString("def"));
+  ASSERT_TRUE(e1.ok() && e2.ok());
+  // Another organization cannot touch the upload.
+  EXPECT_EQ(objects_->PutPart("org_b", *id, "big", 3, FromString("x")).status().code(),
+            Code::kNotFound);
+  EXPECT_FALSE(objects_->CompleteUpload("org_a", *id, "big", {{1, *e1}, {2, "bad"}}).ok());
+  auto rec = objects_->CompleteUpload("org_a", *id, "big", {{1, *e1}, {2, *e2}});
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  EXPECT_EQ(rec->size, 6u);
+  EXPECT_EQ(rec->etag.substr(rec->etag.size() - 2), "-2");
+  auto opened = objects_->Open("org_a", "big");
+  ASSERT_TRUE(opened.ok());
+  EXPECT_EQ(ReadAll(*opened->second), "abcdef");
+  EXPECT_EQ(opened->first.etag, rec->etag);
+}
+
+TEST_F(ObjectStoreTest, InitRemovesUnreferencedBlobs) {
+  ASSERT_TRUE(objects_->Put("org_a", "k", "", FromString("keep")).ok());
+  ASSERT_TRUE(os::WriteFileAtomic(dir_ + "/objects/blobs/orphan1", "x").ok());
+  ASSERT_TRUE(os::WriteFileAtomic(dir_ + "/objects/blobs/abc.tmp-1", "x").ok());
+  ASSERT_TRUE(objects_->Init().ok());
+  EXPECT_EQ(os::ListDir(dir_ + "/objects/blobs").size(), 1u);
+  auto opened = objects_->Open("org_a", "k");
+  ASSERT_TRUE(opened.ok());
+  EXPECT_EQ(ReadAll(*opened->second), "keep");
+}
+
+TEST_F(ObjectStoreTest, TokensExpireAndRevokeAndSignedLinksBindOneObject) {
+  StorageTokens tokens(*store_, dir_ + "/storage.key");
+  ASSERT_TRUE(tokens.Init().ok());
+  auto t = tokens.Create("org_a", "t", 3600);
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(tokens.VerifyBearer(t->token).ok());
+  EXPECT_FALSE(tokens.VerifyBearer(t->record.id + ".wrong").ok());
+  EXPECT_EQ(tokens.Revoke("org_b", t->record.id).code(), Code::kNotFound);
+  ASSERT_TRUE(tokens.Revoke("org_a", t->record.id).ok());
+  EXPECT_FALSE(tokens.VerifyBearer(t->token).ok());
+  EXPECT_FALSE(tokens.Create("org_a", "t", 0).ok());
+  std::string q = tokens.SignDownload("org_a", "a/b", 4102444800);
+  std::string sig = q.substr(q.find("signature=") + 10);
+  EXPECT_TRUE(tokens.VerifyDownload("org_a", "a/b", 4102444800, sig).ok());
+  EXPECT_FALSE(tokens.VerifyDownload("org_a", "a/c", 4102444800, sig).ok());
+  EXPECT_FALSE(tokens.VerifyDownload("org_b", "a/b", 4102444800, sig).ok());
+  EXPECT_FALSE(tokens.VerifyDownload("org_a", "a/b", 4102444801, sig).ok());
+  std::string old = tokens.SignDownload("org_a", "a/b", 1000);
+  EXPECT_EQ(
+      tokens.VerifyDownload("org_a", "a/b", 1000, old.substr(old.find("signature=") + 10)).code(),
+      Code::kPermissionDenied);
+}
+
+}  // namespace
+}  // namespace adapt::storage

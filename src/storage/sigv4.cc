@@ -1,0 +1,153 @@
+#include "storage/sigv4.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+#include <vector>
+
+#include "base/ids.h"
+#include "storage/object_hash.h"
+
+namespace adapt::storage {
+namespace {
+
+Status Malformed(const std::string& why) {
+  return Status(Code::kUnauthenticated, "malformed SigV4 Authorization header: " + why);
+}
+
+std::string Trim(std::string s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t");
+  s = s.substr(b, e - b + 1);
+  // Collapse runs of spaces, as SigV4's canonical headers want.
+  std::string out;
+  for (char c : s) {
+    if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+int Hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string Decode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && Hex(s[i + 1]) >= 0 && Hex(s[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(Hex(s[i + 1]) * 16 + Hex(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+std::string CanonicalQuery(const std::string& raw) {
+  std::vector<std::pair<std::string, std::string>> params;
+  std::stringstream in(raw);
+  std::string item;
+  while (std::getline(in, item, '&')) {
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    std::string k = eq == std::string::npos ? item : item.substr(0, eq);
+    std::string v = eq == std::string::npos ? "" : item.substr(eq + 1);
+    params.emplace_back(AwsUriEncode(Decode(k), false), AwsUriEncode(Decode(v), false));
+  }
+  std::sort(params.begin(), params.end());
+  std::string out;
+  for (const auto& [k, v] : params) out += (out.empty() ? "" : "&") + k + "=" + v;
+  return out;
+}
+
+std::string Sha256OfText(const std::string& s) { return Sha256Hex(s); }
+
+}  // namespace
+
+std::string AwsUriEncode(const std::string& s, bool keep_slash) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+Result<SigV4Authorization> ParseSigV4Authorization(const std::string& header) {
+  static const std::string kAlg = "AWS4-HMAC-SHA256 ";
+  if (header.compare(0, kAlg.size(), kAlg) != 0) return Malformed("not AWS4-HMAC-SHA256");
+  SigV4Authorization a;
+  std::string credential;
+  std::stringstream in(header.substr(kAlg.size()));
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    part = Trim(part);
+    size_t eq = part.find('=');
+    if (eq == std::string::npos) return Malformed("a part without '='");
+    std::string name = part.substr(0, eq), value = part.substr(eq + 1);
+    if (name == "Credential")
+      credential = value;
+    else if (name == "SignedHeaders")
+      a.signed_headers = value;
+    else if (name == "Signature")
+      a.signature = value;
+  }
+  std::vector<std::string> scope;
+  std::stringstream cs(credential);
+  while (std::getline(cs, part, '/')) scope.push_back(part);
+  if (scope.size() != 5 || scope[4] != "aws4_request") return Malformed("bad Credential scope");
+  if (a.signed_headers.empty() || a.signature.empty()) return Malformed("missing parts");
+  a.access_key = scope[0];
+  a.date = scope[1];
+  a.region = scope[2];
+  a.service = scope[3];
+  return a;
+}
+
+std::string SigV4Signature(const SigV4Authorization& auth, const SigV4Request& r,
+                           const std::string& secret) {
+  std::string canonical_headers;
+  std::stringstream names(auth.signed_headers);
+  std::string name;
+  while (std::getline(names, name, ';')) {
+    auto it = r.headers->find(name);
+    canonical_headers += name + ":" + (it == r.headers->end() ? "" : Trim(it->second)) + "\n";
+  }
+  std::string canonical = r.method + "\n" + AwsUriEncode(r.path, true) + "\n" +
+                          CanonicalQuery(r.raw_query) + "\n" + canonical_headers + "\n" +
+                          auth.signed_headers + "\n" + r.payload_hash;
+  auto date_it = r.headers->find("x-amz-date");
+  std::string amz_date = date_it == r.headers->end() ? "" : date_it->second;
+  std::string scope = auth.date + "/" + auth.region + "/" + auth.service + "/aws4_request";
+  std::string to_sign =
+      "AWS4-HMAC-SHA256\n" + amz_date + "\n" + scope + "\n" + Sha256OfText(canonical);
+  std::string k = HmacSha256("AWS4" + secret, auth.date);
+  k = HmacSha256(k, auth.region);
+  k = HmacSha256(k, auth.service);
+  k = HmacSha256(k, "aws4_request");
+  return HexOf(HmacSha256(k, to_sign));
+}
+
+int64_t ParseAmzDate(const std::string& text) {
+  struct tm tm {};
+  if (text.size() != 16) return -1;
+  const char* end = strptime(text.c_str(), "%Y%m%dT%H%M%SZ", &tm);
+  if (end == nullptr || *end != '\0') return -1;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+}  // namespace adapt::storage

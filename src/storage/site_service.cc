@@ -1,0 +1,173 @@
+#include "storage/site_service.h"
+
+#include <algorithm>
+
+#include "base/ids.h"
+#include "base/time.h"
+#include "storage/object_key.h"
+
+namespace adapt::storage {
+namespace {
+
+Status ValidateSiteName(const std::string& name) {
+  if (name.empty() || name.size() > 40)
+    return InvalidArgument("name", "name must be 1..40 characters");
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+      return InvalidArgument("name", "name may hold only a-z, 0-9 and '-'");
+  }
+  if (name.front() == '-' || name.back() == '-')
+    return InvalidArgument("name", "name must not start or end with '-'");
+  return Status::Ok();
+}
+
+}  // namespace
+
+nlohmann::json SiteService::View(const store::SiteRecord& s,
+                                 const store::SiteReleaseRecord* release) {
+  std::string http = "http://" + s.hostname +
+                     (http_port_ && http_port_ != 80 ? ":" + std::to_string(http_port_) : "") +
+                     "/index.html";
+  std::string https = "https://" + s.hostname +
+                      (https_port_ && https_port_ != 443 ? ":" + std::to_string(https_port_) : "") +
+                      "/index.html";
+  nlohmann::json v = {{"id", s.id},
+                      {"name", s.name},
+                      {"hostname", s.hostname},
+                      {"releaseId", s.release_id},
+                      {"url", https},
+                      {"urls", {https, http}},
+                      {"createdAt", FormatRfc3339(s.created_at)}};
+  if (release) {
+    v["source"] = release->source_prefix;
+    v["files"] = release->files.size();
+    v["publishedAt"] = FormatRfc3339(release->created_at);
+  }
+  return v;
+}
+
+Result<nlohmann::json> SiteService::Publish(const std::string& org_id, const std::string& source,
+                                            const std::string& name) {
+  std::string prefix = source;
+  while (!prefix.empty() && prefix.front() == '/') prefix.erase(0, 1);
+  if (!prefix.empty() && prefix.back() != '/') prefix += "/";
+  if (!prefix.empty()) RETURN_IF_ERROR(ValidateObjectPrefix(prefix, "source"));
+  std::string site_name = name.empty() ? "site" : name;
+  RETURN_IF_ERROR(ValidateSiteName(site_name));
+  // Bounded: at most kMaxSiteFiles objects and kMaxSiteBytes under the prefix.
+  std::vector<store::ObjectRecord> files;
+  std::string after;
+  uint64_t total = 0;
+  for (;;) {
+    ASSIGN_OR_RETURN(auto page, objects_.List(org_id, prefix, "", after, kMaxListLimit));
+    for (auto& o : page.objects) {
+      total += o.size;
+      files.push_back(std::move(o));
+    }
+    if (files.size() > kMaxSiteFiles)
+      return InvalidArgument("source", "source holds more than 1000 objects");
+    if (total > kMaxSiteBytes) return InvalidArgument("source", "source holds more than 1 GiB");
+    if (!page.truncated) break;
+    after = page.next_after;
+  }
+  bool has_index = std::any_of(files.begin(), files.end(), [&](const store::ObjectRecord& o) {
+    return o.key == prefix + "index.html";
+  });
+  if (!has_index)
+    return InvalidArgument("source", "source " +
+                                         (prefix.empty() ? std::string("(the root)") : prefix) +
+                                         " must contain index.html");
+  // Reuse the site of this name, or make one.
+  store::SiteRecord site;
+  bool existing = false;
+  if (auto sites = store_.ListSites(org_id); sites.ok()) {
+    for (auto& s : *sites) {
+      if (s.name == site_name) {
+        site = s;
+        existing = true;
+      }
+    }
+  }
+  if (!existing) {
+    site.id = NewId("site");
+    site.org_id = org_id;
+    site.name = site_name;
+    site.hostname = site_name + "-" + NewId("h").substr(2, 8) + "." + domain_;
+    site.created_at = NowMillis();
+  }
+  store::SiteReleaseRecord release;
+  release.id = NewId("rel");
+  release.site_id = site.id;
+  release.org_id = org_id;
+  release.source_prefix = prefix;
+  release.created_at = NowMillis();
+  std::vector<std::string> copied;
+  auto undo = [&] {
+    for (const auto& b : copied) objects_.RemoveBlob(b);
+  };
+  for (const auto& o : files) {
+    auto blob = objects_.CopyBlob(o.blob);
+    if (!blob.ok()) {
+      if (blob.status().code() == Code::kNotFound) continue;  // deleted meanwhile
+      undo();
+      return blob.status();
+    }
+    copied.push_back(*blob);
+    release.files[o.key.substr(prefix.size())] = {
+        {"blob", *blob}, {"size", o.size}, {"type", o.content_type}, {"sha256", o.sha256}};
+  }
+  site.release_id = release.id;
+  if (Status st = store_.PutSite(site, &release); !st.ok()) {
+    undo();
+    return st;
+  }
+  return View(site, &release);
+}
+
+Result<std::vector<nlohmann::json>> SiteService::List(const std::string& org_id) {
+  ASSIGN_OR_RETURN(auto sites, store_.ListSites(org_id));
+  std::vector<nlohmann::json> out;
+  for (const auto& s : sites) {
+    auto rel = store_.GetSiteRelease(s.release_id);
+    out.push_back(View(s, rel.ok() ? &*rel : nullptr));
+  }
+  return out;
+}
+
+Result<nlohmann::json> SiteService::Get(const std::string& org_id, const std::string& id) {
+  ASSIGN_OR_RETURN(auto s, store_.GetSite(org_id, id));
+  auto rel = store_.GetSiteRelease(s.release_id);
+  return View(s, rel.ok() ? &*rel : nullptr);
+}
+
+Status SiteService::Delete(const std::string& org_id, const std::string& id) {
+  ASSIGN_OR_RETURN(auto s, store_.GetSite(org_id, id));
+  ASSIGN_OR_RETURN(auto blobs, store_.DeleteSite(org_id, s.id));
+  for (const auto& b : blobs) objects_.RemoveBlob(b);
+  return Status::Ok();
+}
+
+bool SiteService::IsSiteHost(const std::string& host) {
+  return store_.FindSiteByHostname(host).ok();
+}
+
+Result<SiteFile> SiteService::Serve(const std::string& host, const std::string& path) {
+  ASSIGN_OR_RETURN(auto site, store_.FindSiteByHostname(host));
+  ASSIGN_OR_RETURN(auto release, store_.GetSiteRelease(site.release_id));
+  std::string p = path;
+  while (!p.empty() && p.front() == '/') p.erase(0, 1);
+  if (p.empty() || p.back() == '/') p += "index.html";
+  auto it = release.files.find(p);
+  if (it == release.files.end()) {
+    // A directory path without its slash.
+    it = release.files.find(p + "/index.html");
+    if (it == release.files.end()) return NotFound("no file " + path + " on this site");
+  }
+  SiteFile f;
+  f.content_type = it->value("type", "application/octet-stream");
+  f.size = it->value("size", uint64_t{0});
+  ASSIGN_OR_RETURN(f.reader, objects_.OpenBlob(it->value("blob", "")));
+  return f;
+}
+
+}  // namespace adapt::storage

@@ -1,0 +1,118 @@
+#include "storage/storage_tokens.h"
+
+#include <cctype>
+
+#include "base/ids.h"
+#include "base/time.h"
+#include "os/files.h"
+#include "storage/object_hash.h"
+
+namespace adapt::storage {
+namespace {
+
+std::string UrlEncode(const std::string& s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+Status Unauthenticated() {
+  return Status(Code::kUnauthenticated, "the storage token is unknown, expired or revoked");
+}
+
+}  // namespace
+
+bool ConstantTimeEquals(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+Status StorageTokens::Init() {
+  if (os::Exists(key_file_)) {
+    ASSIGN_OR_RETURN(key_, os::ReadFile(key_file_));
+    if (key_.size() < 32) return Internal(key_file_ + " is too short to be a storage key");
+    return Status::Ok();
+  }
+  key_ = RandomToken(48);
+  return os::WriteFileAtomic(key_file_, key_, 0600);
+}
+
+std::string StorageTokens::SecretOf(const std::string& id) const {
+  return HexOf(HmacSha256(key_, "storage-token\n" + id)).substr(0, 40);
+}
+
+Result<NewStorageToken> StorageTokens::Create(const std::string& org_id, const std::string& name,
+                                              int64_t ttl_seconds, const std::string& sandbox_id) {
+  if (ttl_seconds < 1 || ttl_seconds > kMaxTokenTtlSeconds)
+    return InvalidArgument("ttlSeconds", "ttlSeconds must be 1..2592000 (30 days)");
+  if (name.size() > 128) return InvalidArgument("name", "name is longer than 128 bytes");
+  NewStorageToken out;
+  auto& r = out.record;
+  r.id = NewId("stk");
+  r.org_id = org_id;
+  r.sandbox_id = sandbox_id;
+  r.name = name;
+  r.created_at = NowMillis();
+  r.expires_at = r.created_at + ttl_seconds * 1000;
+  RETURN_IF_ERROR(store_.PutStorageToken(r));
+  out.secret = SecretOf(r.id);
+  out.token = r.id + "." + out.secret;
+  return out;
+}
+
+Result<std::vector<store::StorageTokenRecord>> StorageTokens::List(const std::string& org_id) {
+  return store_.ListStorageTokens(org_id);
+}
+
+Status StorageTokens::Revoke(const std::string& org_id, const std::string& id) {
+  if (!IsValidId(id, "stk")) return NotFound("storage token " + id + " not found");
+  return store_.RevokeStorageToken(org_id, id, NowMillis());
+}
+
+Result<store::StorageTokenRecord> StorageTokens::Active(const std::string& id) {
+  if (!IsValidId(id, "stk")) return Unauthenticated();
+  auto rec = store_.GetStorageToken(id);
+  if (!rec.ok()) return Unauthenticated();
+  if (rec->revoked_at != 0 || rec->expires_at <= NowMillis()) return Unauthenticated();
+  return rec;
+}
+
+Result<store::StorageTokenRecord> StorageTokens::VerifyBearer(const std::string& token) {
+  size_t dot = token.find('.');
+  if (dot == std::string::npos) return Unauthenticated();
+  std::string id = token.substr(0, dot);
+  if (!ConstantTimeEquals(SecretOf(id), token.substr(dot + 1))) return Unauthenticated();
+  return Active(id);
+}
+
+std::string StorageTokens::SignDownload(const std::string& org_id, const std::string& key,
+                                        int64_t expires_at) const {
+  std::string sig = HexOf(
+      HmacSha256(key_, "download\n" + org_id + "\n" + key + "\n" + std::to_string(expires_at)));
+  return "org=" + UrlEncode(org_id) + "&key=" + UrlEncode(key) +
+         "&expires=" + std::to_string(expires_at) + "&signature=" + sig;
+}
+
+Status StorageTokens::VerifyDownload(const std::string& org_id, const std::string& key,
+                                     int64_t expires_at, const std::string& signature) const {
+  std::string want = HexOf(
+      HmacSha256(key_, "download\n" + org_id + "\n" + key + "\n" + std::to_string(expires_at)));
+  if (!ConstantTimeEquals(want, signature))
+    return Status(Code::kUnauthenticated, "the download link's signature is not valid");
+  if (expires_at * 1000 <= NowMillis())
+    return Status(Code::kPermissionDenied, "the download link has expired");
+  return Status::Ok();
+}
+
+}  // namespace adapt::storage

@@ -1,0 +1,62 @@
+// Storage tokens and signed download references. A storage token reaches one organization's
+// objects through the storage gateway and nothing else (it is not an API key, so every other
+// route refuses it); it expires and can be revoked. Its secret is HMAC(store key, id), so it
+// is never stored; the store key is <state>/storage.key (0600). A download reference is a URL
+// signed with the same key for exactly one object, read-only, until it expires.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/store.h"
+
+namespace adapt::storage {
+
+constexpr int64_t kDefaultTokenTtlSeconds = 24 * 3600;
+constexpr int64_t kMaxTokenTtlSeconds = 30 * 24 * 3600;
+constexpr int64_t kDefaultUrlTtlSeconds = 3600;
+constexpr int64_t kMaxUrlTtlSeconds = 7 * 24 * 3600;
+
+struct NewStorageToken {
+  store::StorageTokenRecord record;
+  std::string secret;  // SigV4 secret access key (the access key id is record.id)
+  std::string token;   // "<id>.<secret>": the bearer form, SANDBOX_STORAGE_TOKEN
+};
+
+class StorageTokens {
+ public:
+  StorageTokens(store::Store& store, std::string key_file)
+      : store_(store), key_file_(std::move(key_file)) {}
+  // Reads the key, making it on first start.
+  Status Init();
+
+  Result<NewStorageToken> Create(const std::string& org_id, const std::string& name,
+                                 int64_t ttl_seconds, const std::string& sandbox_id = "");
+  Result<std::vector<store::StorageTokenRecord>> List(const std::string& org_id);
+  Status Revoke(const std::string& org_id, const std::string& id);
+  // The token if it exists, is unexpired and unrevoked; else Unauthenticated.
+  Result<store::StorageTokenRecord> Active(const std::string& id);
+  // The SigV4 secret of token `id`.
+  std::string SecretOf(const std::string& id) const;
+  // Checks the bearer form "<id>.<secret>".
+  Result<store::StorageTokenRecord> VerifyBearer(const std::string& token);
+
+  // The query string (without '?') of a download reference for `key`, valid until
+  // `expires_at` (seconds since the epoch).
+  std::string SignDownload(const std::string& org_id, const std::string& key,
+                           int64_t expires_at) const;
+  // Unauthenticated when the signature is wrong, PermissionDenied when it expired.
+  Status VerifyDownload(const std::string& org_id, const std::string& key, int64_t expires_at,
+                        const std::string& signature) const;
+
+ private:
+  store::Store& store_;
+  std::string key_file_;
+  std::string key_;
+};
+
+// "true" when `a` and `b` are equal, in time independent of where they differ.
+bool ConstantTimeEquals(const std::string& a, const std::string& b);
+
+}  // namespace adapt::storage

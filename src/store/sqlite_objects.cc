@@ -1,0 +1,318 @@
+// SqliteStore: object storage (objects, storage tokens) and static sites.
+#include "store/sandbox_env.h"
+#include "store/sqlite_store_impl.h"
+
+namespace adapt::store {
+namespace {
+
+constexpr const char* kObjectColumns =
+    "org_id, key, blob, size, sha256, etag, content_type, created_at";
+constexpr const char* kTokenColumns =
+    "id, org_id, sandbox_id, name, expires_at, revoked_at, created_at";
+constexpr const char* kSiteColumns = "id, org_id, name, hostname, release_id, created_at";
+
+ObjectRecord ReadObject(SQLite::Statement& q) {
+  ObjectRecord r;
+  r.org_id = q.getColumn(0).getString();
+  r.key = q.getColumn(1).getString();
+  r.blob = q.getColumn(2).getString();
+  r.size = static_cast<uint64_t>(q.getColumn(3).getInt64());
+  r.sha256 = q.getColumn(4).getString();
+  r.etag = q.getColumn(5).getString();
+  r.content_type = q.getColumn(6).getString();
+  r.created_at = q.getColumn(7).getInt64();
+  return r;
+}
+
+StorageTokenRecord ReadToken(SQLite::Statement& q) {
+  StorageTokenRecord r;
+  r.id = q.getColumn(0).getString();
+  r.org_id = q.getColumn(1).getString();
+  r.sandbox_id = q.getColumn(2).getString();
+  r.name = q.getColumn(3).getString();
+  r.expires_at = q.getColumn(4).getInt64();
+  r.revoked_at = q.getColumn(5).getInt64();
+  r.created_at = q.getColumn(6).getInt64();
+  return r;
+}
+
+SiteRecord ReadSite(SQLite::Statement& q) {
+  SiteRecord r;
+  r.id = q.getColumn(0).getString();
+  r.org_id = q.getColumn(1).getString();
+  r.name = q.getColumn(2).getString();
+  r.hostname = q.getColumn(3).getString();
+  r.release_id = q.getColumn(4).getString();
+  r.created_at = q.getColumn(5).getInt64();
+  return r;
+}
+
+void BlobsOf(const std::string& files_json, std::vector<std::string>& out) {
+  auto files = nlohmann::json::parse(files_json, nullptr, false);
+  if (!files.is_object()) return;
+  for (const auto& [_, f] : files.items()) {
+    if (f.contains("blob") && f["blob"].is_string()) out.push_back(f["blob"].get<std::string>());
+  }
+}
+
+}  // namespace
+
+Result<std::string> SqliteStore::PutObject(const ObjectRecord& o) {
+  return Guard<Result<std::string>>("saving object", [&]() -> Result<std::string> {
+    SQLite::Transaction tx(db_);
+    std::string old;
+    {
+      SQLite::Statement q(db_, "SELECT blob FROM objects WHERE org_id = ? AND key = ?");
+      q.bind(1, o.org_id);
+      q.bind(2, o.key);
+      if (q.executeStep()) old = q.getColumn(0).getString();
+    }
+    SQLite::Statement q(db_,
+                        "INSERT OR REPLACE INTO objects(org_id, key, blob, size, sha256, etag, "
+                        "content_type, created_at) VALUES (?,?,?,?,?,?,?,?)");
+    q.bind(1, o.org_id);
+    q.bind(2, o.key);
+    q.bind(3, o.blob);
+    q.bind(4, static_cast<int64_t>(o.size));
+    q.bind(5, o.sha256);
+    q.bind(6, o.etag);
+    q.bind(7, o.content_type);
+    q.bind(8, o.created_at);
+    q.exec();
+    tx.commit();
+    return old;
+  });
+}
+
+Result<ObjectRecord> SqliteStore::GetObject(const std::string& org_id, const std::string& key) {
+  return Guard<Result<ObjectRecord>>("reading object", [&]() -> Result<ObjectRecord> {
+    SQLite::Statement q(db_, std::string("SELECT ") + kObjectColumns +
+                                 " FROM objects WHERE org_id = ? AND key = ?");
+    q.bind(1, org_id);
+    q.bind(2, key);
+    if (!q.executeStep()) return NotFound("object " + key + " not found");
+    return ReadObject(q);
+  });
+}
+
+Result<std::vector<ObjectRecord>> SqliteStore::ListObjects(const std::string& org_id,
+                                                           const std::string& after, size_t limit) {
+  return Guard<Result<std::vector<ObjectRecord>>>(
+      "listing objects", [&]() -> Result<std::vector<ObjectRecord>> {
+        SQLite::Statement q(db_, std::string("SELECT ") + kObjectColumns +
+                                     " FROM objects WHERE org_id = ? AND key > ? "
+                                     "ORDER BY key LIMIT ?");
+        q.bind(1, org_id);
+        q.bind(2, after);
+        q.bind(3, static_cast<int64_t>(limit));
+        std::vector<ObjectRecord> out;
+        while (q.executeStep()) out.push_back(ReadObject(q));
+        return out;
+      });
+}
+
+Result<std::string> SqliteStore::DeleteObject(const std::string& org_id, const std::string& key) {
+  return Guard<Result<std::string>>("deleting object", [&]() -> Result<std::string> {
+    SQLite::Statement q(db_, "DELETE FROM objects WHERE org_id = ? AND key = ? RETURNING blob");
+    q.bind(1, org_id);
+    q.bind(2, key);
+    if (!q.executeStep()) return NotFound("object " + key + " not found");
+    return q.getColumn(0).getString();
+  });
+}
+
+Result<std::vector<std::string>> SqliteStore::ListReferencedBlobs() {
+  return Guard<Result<std::vector<std::string>>>(
+      "listing blobs", [&]() -> Result<std::vector<std::string>> {
+        std::vector<std::string> out;
+        SQLite::Statement q(db_, "SELECT blob FROM objects");
+        while (q.executeStep()) out.push_back(q.getColumn(0).getString());
+        SQLite::Statement r(db_, "SELECT files FROM site_releases");
+        while (r.executeStep()) BlobsOf(r.getColumn(0).getString(), out);
+        return out;
+      });
+}
+
+Status SqliteStore::PutStorageToken(const StorageTokenRecord& t) {
+  return Guard("saving storage token", [&]() -> Status {
+    SQLite::Statement q(db_, std::string("INSERT INTO storage_tokens(") + kTokenColumns +
+                                 ") VALUES (?,?,?,?,?,?,?)");
+    q.bind(1, t.id);
+    q.bind(2, t.org_id);
+    q.bind(3, t.sandbox_id);
+    q.bind(4, t.name);
+    q.bind(5, t.expires_at);
+    q.bind(6, t.revoked_at);
+    q.bind(7, t.created_at);
+    q.exec();
+    return Status::Ok();
+  });
+}
+
+Result<StorageTokenRecord> SqliteStore::GetStorageToken(const std::string& id) {
+  return Guard<Result<StorageTokenRecord>>(
+      "reading storage token", [&]() -> Result<StorageTokenRecord> {
+        SQLite::Statement q(
+            db_, std::string("SELECT ") + kTokenColumns + " FROM storage_tokens WHERE id = ?");
+        q.bind(1, id);
+        if (!q.executeStep()) return NotFound("storage token " + id + " not found");
+        return ReadToken(q);
+      });
+}
+
+Result<std::vector<StorageTokenRecord>> SqliteStore::ListStorageTokens(const std::string& org_id) {
+  return Guard<Result<std::vector<StorageTokenRecord>>>(
+      "listing storage tokens", [&]() -> Result<std::vector<StorageTokenRecord>> {
+        SQLite::Statement q(db_, std::string("SELECT ") + kTokenColumns +
+                                     " FROM storage_tokens WHERE org_id = ? ORDER BY created_at");
+        q.bind(1, org_id);
+        std::vector<StorageTokenRecord> out;
+        while (q.executeStep()) out.push_back(ReadToken(q));
+        return out;
+      });
+}
+
+Status SqliteStore::RevokeStorageToken(const std::string& org_id, const std::string& id,
+                                       int64_t now) {
+  return Guard("revoking storage token", [&]() -> Status {
+    SQLite::Statement q(db_,
+                        "UPDATE storage_tokens SET revoked_at = CASE WHEN revoked_at = 0 THEN ? "
+                        "ELSE revoked_at END WHERE id = ? AND org_id = ?");
+    q.bind(1, now);
+    q.bind(2, id);
+    q.bind(3, org_id);
+    if (q.exec() == 0) return NotFound("storage token " + id + " not found");
+    return Status::Ok();
+  });
+}
+
+Status SqliteStore::PutSite(const SiteRecord& s, const SiteReleaseRecord* release) {
+  return Guard("saving site", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    if (release) {
+      SQLite::Statement r(db_,
+                          "INSERT INTO site_releases(id, site_id, org_id, source_prefix, files, "
+                          "created_at) VALUES (?,?,?,?,?,?)");
+      r.bind(1, release->id);
+      r.bind(2, release->site_id);
+      r.bind(3, release->org_id);
+      r.bind(4, release->source_prefix);
+      r.bind(5, release->files.dump());
+      r.bind(6, release->created_at);
+      r.exec();
+    }
+    SQLite::Statement q(db_, std::string("INSERT INTO sites(") + kSiteColumns +
+                                 ") VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+                                 "release_id = excluded.release_id");
+    q.bind(1, s.id);
+    q.bind(2, s.org_id);
+    q.bind(3, s.name);
+    q.bind(4, s.hostname);
+    q.bind(5, s.release_id);
+    q.bind(6, s.created_at);
+    q.exec();
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
+Result<SiteRecord> SqliteStore::GetSite(const std::string& org_id, const std::string& id) {
+  return Guard<Result<SiteRecord>>("reading site", [&]() -> Result<SiteRecord> {
+    SQLite::Statement q(db_, std::string("SELECT ") + kSiteColumns +
+                                 " FROM sites WHERE org_id = ? AND (id = ? OR name = ?)");
+    q.bind(1, org_id);
+    q.bind(2, id);
+    q.bind(3, id);
+    if (!q.executeStep()) return NotFound("site " + id + " not found");
+    return ReadSite(q);
+  });
+}
+
+Result<SiteRecord> SqliteStore::FindSiteByHostname(const std::string& hostname) {
+  return Guard<Result<SiteRecord>>("reading site", [&]() -> Result<SiteRecord> {
+    SQLite::Statement q(db_,
+                        std::string("SELECT ") + kSiteColumns + " FROM sites WHERE hostname = ?");
+    q.bind(1, hostname);
+    if (!q.executeStep()) return NotFound("no site has the hostname " + hostname);
+    return ReadSite(q);
+  });
+}
+
+Result<std::vector<SiteRecord>> SqliteStore::ListSites(const std::string& org_id) {
+  return Guard<Result<std::vector<SiteRecord>>>(
+      "listing sites", [&]() -> Result<std::vector<SiteRecord>> {
+        SQLite::Statement q(db_, std::string("SELECT ") + kSiteColumns +
+                                     " FROM sites WHERE org_id = ? ORDER BY seq");
+        q.bind(1, org_id);
+        std::vector<SiteRecord> out;
+        while (q.executeStep()) out.push_back(ReadSite(q));
+        return out;
+      });
+}
+
+Result<SiteReleaseRecord> SqliteStore::GetSiteRelease(const std::string& id) {
+  return Guard<Result<SiteReleaseRecord>>(
+      "reading site release", [&]() -> Result<SiteReleaseRecord> {
+        SQLite::Statement q(db_,
+                            "SELECT id, site_id, org_id, source_prefix, files, created_at FROM "
+                            "site_releases WHERE id = ?");
+        q.bind(1, id);
+        if (!q.executeStep()) return NotFound("site release " + id + " not found");
+        SiteReleaseRecord r;
+        r.id = q.getColumn(0).getString();
+        r.site_id = q.getColumn(1).getString();
+        r.org_id = q.getColumn(2).getString();
+        r.source_prefix = q.getColumn(3).getString();
+        r.files = nlohmann::json::parse(q.getColumn(4).getString(), nullptr, false);
+        if (!r.files.is_object()) r.files = nlohmann::json::object();
+        r.created_at = q.getColumn(5).getInt64();
+        return r;
+      });
+}
+
+Result<std::vector<std::string>> SqliteStore::DeleteSite(const std::string& org_id,
+                                                         const std::string& id) {
+  return Guard<Result<std::vector<std::string>>>(
+      "deleting site", [&]() -> Result<std::vector<std::string>> {
+        SQLite::Transaction tx(db_);
+        SQLite::Statement q(db_, "DELETE FROM sites WHERE org_id = ? AND id = ?");
+        q.bind(1, org_id);
+        q.bind(2, id);
+        if (q.exec() == 0) return NotFound("site " + id + " not found");
+        std::vector<std::string> blobs;
+        SQLite::Statement r(db_, "DELETE FROM site_releases WHERE site_id = ? RETURNING files");
+        r.bind(1, id);
+        while (r.executeStep()) BlobsOf(r.getColumn(0).getString(), blobs);
+        tx.commit();
+        return blobs;
+      });
+}
+
+Status SqliteStore::SetSandboxEnv(const std::string& org_id, const std::string& id,
+                                  const std::map<std::string, std::string>& vars) {
+  return Guard("setting sandbox environment", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement cur(db_, "SELECT env FROM sandboxes WHERE id = ? AND org_id = ?");
+    cur.bind(1, id);
+    cur.bind(2, org_id);
+    if (!cur.executeStep()) return NotFound("sandbox " + id + " not found");
+    auto env = nlohmann::json::parse(cur.getColumn(0).getString(), nullptr, false);
+    if (!env.is_object()) env = nlohmann::json::object();
+    for (const auto& [k, v] : vars) env[k] = v;
+    SQLite::Statement q(db_, "UPDATE sandboxes SET env = ? WHERE id = ?");
+    q.bind(1, env.dump());
+    q.bind(2, id);
+    q.exec();
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
+Status SetSandboxEnv(Store& store, const std::string& org_id, const std::string& id,
+                     const std::map<std::string, std::string>& vars) {
+  auto* sqlite = dynamic_cast<SqliteStore*>(&store);
+  if (!sqlite) return Internal("setting a sandbox's environment needs the SQLite store");
+  return sqlite->SetSandboxEnv(org_id, id, vars);
+}
+
+}  // namespace adapt::store
