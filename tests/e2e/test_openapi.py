@@ -55,6 +55,7 @@ SERVED = {
     ("POST", "/oauth/authorize"),
     ("POST", "/oauth/token"),
     ("POST", "/v1/images"),
+    ("POST", "/v1/images/import"),
     ("GET", "/v1/images"),
     ("GET", "/v1/images/{id}"),
     ("DELETE", "/v1/images/{id}"),
@@ -198,6 +199,7 @@ WALKED_ELSEWHERE = {
     ("GET", "/oauth/authorize"),
     ("POST", "/oauth/authorize"),
     ("POST", "/oauth/token"),
+    ("POST", "/v1/images/import"),  # needs an image archive: tests/e2e/test_images_import.py
 }
 
 
