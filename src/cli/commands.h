@@ -52,6 +52,9 @@ void AddSandboxFiles(CLI::App& sandbox_group, Invocation& invocation);
 // "endpoint" (ls, rm); AddSandboxExpose adds `expose` to the "sandbox" group.
 void AddEndpointCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExpose(CLI::App& sandbox_group, Invocation& invocation);
+// "image" (pull, import, ls, get, rm) and "env" (ls).
+void AddImageCommands(CLI::App& app, Invocation& invocation);
+void AddEnvCommands(CLI::App& app, Invocation& invocation);
 // "mcp": the MCP server on stdio, a proxy to adaptd's /mcp.
 void AddMcpCommand(CLI::App& app, Invocation& invocation);
 
