@@ -49,6 +49,30 @@ std::string ParentOf(const std::string& path) {
   return slash == std::string::npos ? "" : path.substr(0, slash);
 }
 
+// A symlink's target as a clean archive path: relative to the link's directory, ".." allowed
+// as long as it stays inside the archive (`docker save` links "ID/layer.tar" to "../X.tar").
+bool ResolveLink(const std::string& link_path, const std::string& target, std::string& out) {
+  std::vector<std::string> parts;
+  std::string joined = target.starts_with("/") ? target : ParentOf(link_path) + "/" + target;
+  size_t i = 0;
+  while (i <= joined.size()) {
+    auto end = joined.find('/', i);
+    if (end == std::string::npos) end = joined.size();
+    std::string comp = joined.substr(i, end - i);
+    i = end + 1;
+    if (comp.empty() || comp == ".") continue;
+    if (comp == "..") {
+      if (parts.empty()) return false;
+      parts.pop_back();
+      continue;
+    }
+    parts.push_back(comp);
+  }
+  out.clear();
+  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+  return !out.empty();
+}
+
 }  // namespace
 
 bool CleanArchivePath(const std::string& raw, std::string& out) {
@@ -119,9 +143,8 @@ Result<StagedArchive> StageArchive(const ByteSource& source, const std::string& 
     auto type = archive_entry_filetype(entry);
     if (type == AE_IFLNK) {
       std::string target = archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "";
-      std::string joined = target.starts_with("/") ? target : ParentOf(path) + "/" + target;
       std::string clean;
-      if (!CleanArchivePath(joined, clean) || clean.empty())
+      if (!ResolveLink(path, target, clean))
         return Bad("symlink '" + path + "' points outside the archive");
       staged.links[path] = clean;
       continue;

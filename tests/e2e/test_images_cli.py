@@ -78,7 +78,7 @@ def test_image_import_from_skopeo_archive(org, registry):
                         "docker://" + ref, "docker-archive:%s:private/app:7" % archive],
                        check=True, capture_output=True, timeout=120)
         img = json.loads(ok(org.cli("image", "import", archive, "--json", timeout=300)).stdout)
-        assert img["source"] == "import" and img["reference"] == "private/app:7", img
+        assert img["source"] == "import" and img["reference"] == "docker.io/private/app:7", img
         assert img["status"] == "ready"
         end = org.run(["/bin/cat", "/tag"], imageId=img["id"])
         assert end["startup"]["stdout"] == text

@@ -2,7 +2,6 @@
 by the real `skopeo copy ... oci-archive:` / `docker-archive:` from the test registry, streamed
 to adaptd and run by imageId; hand-broken archives answer a clear 400 and leave nothing."""
 
-import hashlib
 import http.client
 import io
 import json
@@ -131,7 +130,7 @@ def test_oci_archive_from_skopeo_runs_by_image_id(org, daemon, registry, workdir
     status, got = org.api("GET", "/v1/images/" + img["id"])
     assert status == 200 and got["status"] == "ready" and got["source"] == "import"
 
-    end = org.run(imageId=img["id"])  # image mode: the config's Cmd
+    end = org.run(imageId=img["id"], startup={"mode": "image"})  # the config's Cmd
     assert end["status"] == "completed", end
     assert end["startup"]["stdout"] == text
 
@@ -156,7 +155,7 @@ def test_docker_archive_from_skopeo_streamed_chunked(org, registry, workdir):
     skopeo_archive(ref, "docker-archive:%s:private/app:2" % archive)
     status, img = upload(org, archive, chunked=True)
     assert status == 201, img
-    assert img["reference"] == "private/app:2" and img["status"] == "ready", img
+    assert img["reference"] == "docker.io/private/app:2" and img["status"] == "ready", img
     end = org.run(["/bin/cat", "/tag"], imageId=img["id"])
     assert end["status"] == "completed", end
     assert end["startup"]["stdout"] == text
