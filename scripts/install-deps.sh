@@ -18,6 +18,8 @@ packages=(
   libnftables-dev nftables
   # images: layer unpacking (gzip, zstd), and a real registry plus a pusher for the image tests
   libarchive-dev libzstd-dev docker-registry skopeo busybox-static python3-cryptography zstd
+  # bench/image_pull's peer (skopeo copy + umoci unpack)
+  umoci
 )
 
 # The MCP e2e tests' npm clients (tests/mcp; Node 22 itself comes from npm) need node and npm.

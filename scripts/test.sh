@@ -2,7 +2,7 @@
 # test.sh: everything CI checks, from a fresh Debian 12 machine (as root).
 #   1. packages (scripts/install-deps.sh)
 #   2. build/ (RelWithDebInfo) and build-asan/ (ASan + UBSan)
-#   3. the default image into build/images (cached between runs)
+#   3. the default image and the node/gcc/rust environment images into build/images (cached)
 #   4. unit tests under the sanitizers, then every ctest test in build/, then the end-to-end
 #      tests (tests/e2e, pytest) against the real adaptd and adapt binaries
 # Every stage runs even when an earlier, unrelated one failed; the exit status is non-zero if
@@ -92,7 +92,8 @@ asan_ok=0
 image_ok=0
 run_stage build . scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo && build_ok=1
 run_stage build-asan . scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DADAPT_SANITIZE=ON && asan_ok=1
-run_stage image . scripts/build-image.sh build/images && image_ok=1
+# The default image and the node, gcc and rust environment images (blender: setup.sh only).
+run_stage image . scripts/build-image.sh build/images debian node gcc rust && image_ok=1
 
 if [ "$asan_ok" -eq 1 ]; then
   run_stage unit-asan build-asan ctest --output-on-failure -L unit --timeout 300
