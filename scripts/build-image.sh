@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
-# build-image.sh IMAGES_DIR
-# Builds adapt's default image "debian:12" (Debian 12 minbase + python3, plus a user `sandbox`
-# with uid/gid 1000) into IMAGES_DIR/debian_12/{rootfs,config.json}.
-# Idempotent: an image whose marker file exists is left alone. The image is built in a temporary
-# directory beside it and renamed into place once complete, so a killed build leaves no
-# half-made image behind (its leftovers are removed by the next run).
+# build-image.sh IMAGES_DIR [IMAGE...]
+# Builds adapt's local images from Debian 12 packages with mmdebstrap (minbase, plus a user
+# `sandbox` with uid/gid 1000), each into IMAGES_DIR/<dir>/{rootfs,config.json}:
+#   debian   "debian:12", the default image (python3), also the `python` environment
+#   node     "adapt-env/node:debian12"    (nodejs)      the `node` environment
+#   gcc      "adapt-env/gcc:debian12"     (gcc, g++)    the `gcc` environment
+#   rust     "adapt-env/rust:debian12"    (rustc, cargo) the `rust` environment
+#   blender  "adapt-env/blender:debian12" (blender)     the `blender` environment (large)
+# Without IMAGE, builds debian. Idempotent: an image whose marker file exists is left alone.
+# Each image is built in a temporary directory beside it and renamed into place once complete,
+# so a killed build leaves no half-made image behind (its leftovers are removed by the next run).
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-  echo "usage: $0 IMAGES_DIR" >&2
+if [ $# -lt 1 ]; then
+  echo "usage: $0 IMAGES_DIR [debian|node|gcc|rust|blender...]" >&2
   exit 2
 fi
 
 images_dir=$1
-name=debian_12
+shift
+[ $# -gt 0 ] || set -- debian
 suite=bookworm
 mirror=${ADAPT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 marker=.adapt-image-complete
-final=$images_dir/$name
 
-if [ -f "$final/$marker" ]; then
-  echo "build-image: $final already built"
-  exit 0
-fi
+for image in "$@"; do
+  case $image in
+    debian|node|gcc|rust|blender) ;;
+    *) echo "build-image: unknown image '$image' (debian, node, gcc, rust, blender)" >&2; exit 2 ;;
+  esac
+done
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "build-image: must run as root (mmdebstrap mode root)" >&2
@@ -31,15 +38,10 @@ fi
 
 mkdir -p "$images_dir"
 images_dir=$(cd "$images_dir" && pwd)
-final=$images_dir/$name
 
 # One build at a time per images dir.
 exec 9>"$images_dir/.build-image.lock"
 flock 9
-if [ -f "$final/$marker" ]; then
-  echo "build-image: $final already built"
-  exit 0
-fi
 
 # Unmounts everything below $1 (deepest first); mmdebstrap mounts /proc, /sys and /dev into the
 # chroot while it runs, and a killed build can leave them behind.
@@ -59,6 +61,14 @@ remove_tree() {
   rm -rf --one-file-system "$dir"
 }
 
+# build_one NAME REFERENCE PACKAGES CHECK: builds one image, CHECK an executable it must have.
+build_one() {
+local name=$1 reference=$2 packages=$3 check=$4
+local final=$images_dir/$name
+if [ -f "$final/$marker" ]; then
+  echo "build-image: $final already built"
+  return 0
+fi
 for stale in "$images_dir"/."$name".tmp.*; do
   [ -e "$stale" ] && remove_tree "$stale"
 done
@@ -67,16 +77,12 @@ remove_tree "$final"
 
 tmp=$(mktemp -d "$images_dir/.$name.tmp.XXXXXX")
 log=$tmp.log
-cleanup() {
-  remove_tree "$tmp"
-  rm -f "$log"
-}
-trap cleanup EXIT
+trap 'remove_tree "$tmp"; rm -f "$log"' EXIT
 trap 'exit 130' INT TERM
 
-echo "build-image: building debian:12 into $final (mmdebstrap $suite, ~1 minute)"
-start=$(date +%s)
-if ! mmdebstrap --mode=root --variant=minbase --include=python3 \
+echo "build-image: building $reference into $final (mmdebstrap $suite: $packages)"
+local start=$(date +%s)
+if ! mmdebstrap --mode=root --variant=minbase --include="$packages" \
     --customize-hook='chroot "$1" groupadd --gid 1000 sandbox' \
     --customize-hook='chroot "$1" useradd --uid 1000 --gid 1000 --create-home --shell /bin/bash sandbox' \
     "$suite" "$tmp/rootfs" "$mirror" >"$log" 2>&1; then
@@ -91,7 +97,7 @@ JSON
 
 # Sanity checks before the image is published.
 test -x "$tmp/rootfs/bin/bash"
-test -x "$tmp/rootfs/usr/bin/python3"
+test -x "$tmp/rootfs$check"
 grep -q '^sandbox:x:1000:1000:' "$tmp/rootfs/etc/passwd"
 
 chmod 0755 "$tmp"
@@ -100,4 +106,15 @@ sync -f "$tmp/$marker" 2>/dev/null || sync
 mv -T "$tmp" "$final"
 trap - EXIT
 rm -f "$log"
-echo "build-image: built $final in $(( $(date +%s) - start )) s"
+echo "build-image: built $reference in $(( $(date +%s) - start )) s, $(du -sm "$final" | cut -f1) MiB"
+}
+
+for image in "$@"; do
+  case $image in
+    debian) build_one debian_12 debian:12 python3 /usr/bin/python3 ;;
+    node) build_one adapt-env_node_debian12 adapt-env/node:debian12 nodejs /usr/bin/node ;;
+    gcc) build_one adapt-env_gcc_debian12 adapt-env/gcc:debian12 gcc,g++,libc6-dev /usr/bin/g++ ;;
+    rust) build_one adapt-env_rust_debian12 adapt-env/rust:debian12 rustc,cargo /usr/bin/rustc ;;
+    blender) build_one adapt-env_blender_debian12 adapt-env/blender:debian12 blender /usr/bin/blender ;;
+  esac
+done

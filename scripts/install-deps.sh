@@ -22,6 +22,8 @@ packages=(
   clang libclang-rt-14-dev
   # object storage: real S3 clients against the storage gateway (tests/e2e/test_objects.py)
   awscli rclone
+  # bench/image_pull's peer (skopeo copy + umoci unpack)
+  umoci
 )
 
 # The MCP e2e tests' npm clients (tests/mcp; Node 22 itself comes from npm) need node and npm.

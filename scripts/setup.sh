@@ -2,7 +2,7 @@
 # setup.sh: one command, as root on a fresh Debian 12, from a checkout to a running adaptd.
 # Installs the packages, builds adapt (Release), installs adaptd and adapt into /usr/local/bin
 # (adapt-shim, adapt-pause and adapt-agent into /usr/local/libexec/adapt),
-# builds the default image and starts adaptd on 127.0.0.1:8080 unless one already answers there.
+# builds the default and environment images and starts adaptd on 127.0.0.1:8080 unless one already answers there.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -40,7 +40,10 @@ echo "setup: installed $bin_dir/adaptd, $bin_dir/adapt and their helpers in $lib
 
 mkdir -p "$state_dir"
 chmod 0700 "$state_dir"
-scripts/build-image.sh "$images_dir"
+# The default image and every environment's (blender is large: ADAPT_SKIP_BLENDER=1 skips it).
+envs="debian node gcc rust"
+[ "${ADAPT_SKIP_BLENDER:-0}" = 1 ] || envs="$envs blender"
+scripts/build-image.sh "$images_dir" $envs
 
 healthy() { curl -fsS --max-time 2 "http://$listen/healthz" >/dev/null 2>&1; }
 

@@ -2,7 +2,8 @@
 # test.sh: everything CI checks, from a fresh Debian 12 machine (as root).
 #   1. packages (scripts/install-deps.sh)
 #   2. build/ (RelWithDebInfo) and build-asan/ (ASan + UBSan)
-#   3. the default image into build/images (cached between runs), beside the builds
+#   3. the default image and the node/gcc/rust environment images into build/images (cached
+#      between runs; blender: setup.sh only), beside the builds
 #   4. unit tests under the sanitizers, then every ctest test in build/, then the end-to-end
 #      tests (tests/e2e, pytest) against the real adaptd and adapt binaries
 #   5. the reliability suites (tests/reliability) and a bounded libFuzzer run (fuzz/run.sh)
@@ -94,12 +95,13 @@ image_ok=0
 # The images are mostly downloads and dpkg: they build in the background while the compilers
 # use the cores, and their stage is reported (with its log) once both builds are done.
 image_started=$(date +%s)
-(scripts/build-image.sh build/images >"$logs/image.log" 2>&1; echo $? >"$logs/image.rc") &
+(scripts/build-image.sh build/images debian node gcc rust >"$logs/image.log" 2>&1
+ echo $? >"$logs/image.rc") &
 image_pid=$!
 run_stage build . scripts/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo && build_ok=1
 run_stage build-asan . scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DADAPT_SANITIZE=ON && asan_ok=1
 wait "$image_pid"
-note "image: scripts/build-image.sh build/images (in the background since $(date -d @"$image_started" +%T))"
+note "image: scripts/build-image.sh build/images debian node gcc rust (in the background since $(date -d @"$image_started" +%T))"
 cat "$logs/image.log"
 image_rc=$(cat "$logs/image.rc" 2>/dev/null || echo 1)
 image_took=$(( $(date +%s) - image_started ))

@@ -100,8 +100,9 @@ bool IsSandboxSubresource(std::string_view path, std::string_view leaf) {
 }  // namespace
 
 bool StreamsRequestBody(std::string_view method, std::string_view path) {
-  return method == "PUT" &&
-         (IsSandboxSubresource(path, "files") || IsSandboxSubresource(path, "archive"));
+  return (method == "PUT" &&
+          (IsSandboxSubresource(path, "files") || IsSandboxSubresource(path, "archive"))) ||
+         (method == "POST" && path == "/v1/images/import");
 }
 
 void AddFileRoutes(Router& router, core::FileService& files) {

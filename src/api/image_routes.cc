@@ -14,6 +14,21 @@ void AddImageRoutes(Router& router, core::ImageService& images) {
                if (!image.ok()) return ErrorResponse(image.status());
                return JsonResponse(202, *image);
              });
+  // The body is an image archive, read as it arrives (StreamsRequestBody).
+  router.Add("POST", "/v1/images/import",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               for (const auto& [key, _] : req.query) {
+                 if (key != "name")
+                   return ErrorResponse(InvalidArgument(key, "unknown query parameter " + key));
+               }
+               std::string name = req.query.count("name") ? req.query.at("name") : "";
+               auto body = req.body_stream;
+               auto image = images.Import(who, name, [body](char* buf, size_t n) -> long {
+                 return body ? body->Read(buf, n) : 0;
+               });
+               if (!image.ok()) return ErrorResponse(image.status());
+               return JsonResponse(201, *image);
+             });
   router.Add("GET", "/v1/images",
              [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
                auto list = images.List(who);

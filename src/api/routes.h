@@ -27,7 +27,7 @@ void AddEnvironmentRoutes(Router& router, const core::ImageCatalog& catalog);
 void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
                     core::SandboxService& sandboxes, boost::asio::thread_pool& workers);
 void AddFileRoutes(Router& router, core::FileService& files);
-// For HttpServerOptions::stream_request_body: the file and archive uploads.
+// For HttpServerOptions::stream_request_body: the file, archive and image archive uploads.
 bool StreamsRequestBody(std::string_view method, std::string_view path);
 void AddEndpointRoutes(Router& router, core::EndpointService& endpoints);
 // /v1/storage (persistent storage volumes).

@@ -48,6 +48,8 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddStorageCommands(app, invocation);
   AddObjectCommands(app, invocation);
   AddSiteCommands(app, invocation);
+  AddImageCommands(app, invocation);
+  AddEnvCommands(app, invocation);
   AddMcpCommand(app, invocation);
 
   std::reverse(args.begin(), args.end());  // CLI11's vector overload wants them reversed

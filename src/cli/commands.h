@@ -56,6 +56,9 @@ void AddSandboxExpose(CLI::App& sandbox_group, Invocation& invocation);
 void AddSandboxStopStart(CLI::App& sandbox_group, Invocation& invocation);
 // "storage" (create, ls, rm): persistent storage.
 void AddStorageCommands(CLI::App& app, Invocation& invocation);
+// "image" (pull, import, ls, get, rm) and "env" (ls).
+void AddImageCommands(CLI::App& app, Invocation& invocation);
+void AddEnvCommands(CLI::App& app, Invocation& invocation);
 // "mcp": the MCP server on stdio, a proxy to adaptd's /mcp.
 void AddMcpCommand(CLI::App& app, Invocation& invocation);
 // "object" (ls, get, put, rm, url) and "site" (publish, ls, rm): object_commands.cc.

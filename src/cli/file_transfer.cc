@@ -104,6 +104,11 @@ Result<HttpResponse> PutStream(const ApiClient& client, const std::string& path,
   return Perform(client, "PUT", path, in, size, content_type, nullptr);
 }
 
+Result<HttpResponse> PostStream(const ApiClient& client, const std::string& path, FILE* in,
+                                long long size, const std::string& content_type) {
+  return Perform(client, "POST", path, in, size, content_type, nullptr);
+}
+
 Result<HttpResponse> GetStream(const ApiClient& client, const std::string& path, FILE* out) {
   return Perform(client, "GET", path, nullptr, 0, "", out);
 }

@@ -9,22 +9,25 @@ struct Environment {
   const char* alias;
   const char* description;
   const char* image;  // a local image (scripts/build-image.sh) or any reference
+  const char* build;  // the scripts/build-image.sh argument that builds it
 };
 
 // The default debian:12 image carries python3, so python is served by it. The others are
-// Debian-package images (nodejs; gcc/g++; rustc/cargo; blender) that the set-up does not
-// build yet; a deployment can build them under these names or point the aliases elsewhere.
+// Debian-package images (nodejs; gcc/g++; rustc/cargo; blender) built by
+// scripts/build-image.sh (setup.sh builds all five); a deployment with registry access can
+// point an alias at any reference instead.
 const std::vector<Environment> kEnvironments = {
-    {"python", "Python 3 (Debian 12 python3)", "debian:12"},
-    {"node", "Node.js (Debian 12 nodejs)", "adapt-env/node:debian12"},
-    {"gcc", "GCC and G++ (Debian 12 gcc, g++)", "adapt-env/gcc:debian12"},
-    {"rust", "Rust (Debian 12 rustc, cargo)", "adapt-env/rust:debian12"},
-    {"blender", "Blender (Debian 12 blender)", "adapt-env/blender:debian12"},
+    {"python", "Python 3 (Debian 12 python3)", "debian:12", "debian"},
+    {"node", "Node.js (Debian 12 nodejs)", "adapt-env/node:debian12", "node"},
+    {"gcc", "GCC and G++ (Debian 12 gcc, g++)", "adapt-env/gcc:debian12", "gcc"},
+    {"rust", "Rust (Debian 12 rustc, cargo)", "adapt-env/rust:debian12", "rust"},
+    {"blender", "Blender (Debian 12 blender)", "adapt-env/blender:debian12", "blender"},
 };
 
 std::string Unavailable(const Environment& e) {
   return std::string("the image ") + e.image + " of environment '" + e.alias +
-         "' is not built on this host (scripts/build-image.sh builds debian:12 only)";
+         "' is not built on this host (scripts/build-image.sh IMAGES_DIR " + e.build +
+         " builds it)";
 }
 
 }  // namespace

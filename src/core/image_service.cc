@@ -1,5 +1,6 @@
 #include "core/image_service.h"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <set>
 
@@ -35,6 +36,11 @@ void ImageService::Reconcile() {
   auto all = store_.ListImages("");
   if (!all.ok()) return;
   for (auto rec : *all) {
+    // An upload cannot be resumed; its staged files went with tmp/ at start-up.
+    if (rec.status == "importing") {
+      store_.DeleteImage(rec.org_id, rec.id);
+      continue;
+    }
     if (rec.status != "pulling") continue;
     rec.status = "failed";
     rec.data["error"] = "the pull was interrupted by a restart of adaptd; pull again";
@@ -81,6 +87,45 @@ Result<json> ImageService::Pull(const Principal& who, const json& body) {
   return View(rec, false);
 }
 
+Result<json> ImageService::Import(const Principal& who, const std::string& name,
+                                  const image::ByteSource& body) {
+  if (name.size() > 255 ||
+      std::any_of(name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+    return InvalidArgument("name", "name must be at most 255 printable characters");
+  store::ImageRecord rec;
+  rec.id = NewId("img");
+  rec.org_id = who.org_id;
+  rec.reference = kImportedImagePrefix + rec.id;
+  rec.status = "importing";
+  rec.data = {{"source", "import"}};
+  rec.created_at = NowMillis();
+  // Written first: garbage collection keeps what the import publishes, and a restart
+  // removes the record of an import it interrupted.
+  RETURN_IF_ERROR(store_.PutImage(rec));
+  auto imported = images_.ImportArchive(rec.reference, name, body);
+  if (!imported.ok()) {
+    store_.DeleteImage(rec.org_id, rec.id);
+    if (imported.status().code() == Code::kInternal)  // maybe published in part
+      boost::asio::post(workers_, [this] { CollectGarbage(); });
+    return imported.status();
+  }
+  rec.status = "ready";
+  rec.data = {{"source", "import"},
+              {"format", imported->format},
+              {"name", imported->name.empty() ? json(nullptr) : json(imported->name)},
+              {"digest", imported->image.digest},
+              {"size", imported->image.size},
+              {"platform", imported->image.platform},
+              {"config", imported->image.config.value("config", json::object())}};
+  // Deleted during the upload: do not bring the record back.
+  if (!store_.GetImage(rec.org_id, rec.id).ok()) {
+    boost::asio::post(workers_, [this] { CollectGarbage(); });
+    return Status(Code::kConflict, "image " + rec.id + " was deleted during its import", "id");
+  }
+  RETURN_IF_ERROR(store_.PutImage(rec));
+  return View(rec, true);
+}
+
 void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
   std::string id = rec.id;
   auto pulled = images_.Pull(rec.reference, creds, [this, id](uint64_t done, uint64_t total) {
@@ -111,8 +156,11 @@ void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
 }
 
 json ImageService::View(const store::ImageRecord& rec, bool detail) {
+  bool imported = rec.data.value("source", "") == "import";
   json v = {{"id", rec.id},
-            {"reference", rec.reference},
+            {"source", imported ? "import" : "pull"},
+            // An imported image's reference is the name its archive gave it, if any.
+            {"reference", imported ? rec.data.value("name", json(nullptr)) : json(rec.reference)},
             {"status", rec.status},
             {"createdAt", FormatRfc3339(rec.created_at)}};
   for (const char* k : {"digest", "size", "platform", "error"})
@@ -159,7 +207,7 @@ Result<json> ImageService::Operation(const Principal& who, const std::string& id
   ASSIGN_OR_RETURN(store::ImageRecord rec, store_.GetImage(who.org_id, id));
   json v = View(rec, false);
   return json{{"id", rec.id},
-              {"kind", "image.pull"},
+              {"kind", rec.data.value("source", "") == "import" ? "image.import" : "image.pull"},
               {"phase", PhaseOf(rec.status)},
               {"progress", v["progress"]},
               {"imageId", rec.id},
@@ -187,15 +235,19 @@ Result<std::string> ImageService::ReferenceOf(const std::string& org_id, const s
 }
 
 void ImageService::CollectGarbage() {
-  std::set<std::string> keep;
-  auto all = store_.ListImages("");
-  auto live = store_.ListSandboxesWithStatus(kMounted);
-  if (!all.ok() || !live.ok()) return;  // unsure what is used: keep everything
-  for (const auto& rec : *all) keep.insert(rec.reference);
-  for (const auto& s : *live)
-    if (s.config.contains("image") && s.config["image"].is_string()) keep.insert(s.config["image"]);
-  auto removed = images_.CollectGarbage(keep);
-  if (!removed.ok()) {
+  // Asked under the store's exclusive lock: every image record and sandbox is written before
+  // its pull starts, so what a pull brings in is kept.
+  auto removed = images_.CollectGarbage([this]() -> Result<std::set<std::string>> {
+    std::set<std::string> keep;
+    ASSIGN_OR_RETURN(auto all, store_.ListImages(""));
+    ASSIGN_OR_RETURN(auto live, store_.ListSandboxesWithStatus(kMounted));
+    for (const auto& rec : all) keep.insert(rec.reference);
+    for (const auto& s : live)
+      if (s.config.contains("image") && s.config["image"].is_string())
+        keep.insert(s.config["image"].get<std::string>());
+    return keep;
+  });
+  if (!removed.ok()) {  // unsure what is used: nothing was removed
     spdlog::warn("image garbage collection: {}", removed.status().message());
     return;
   }

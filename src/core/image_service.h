@@ -1,9 +1,9 @@
 // ImageService: the typed verbs on /v1/images. An organization pulls an image by reference
 // (an operation: the image is "pulling" with progress in bytes until "ready" or "failed"),
-// lists and inspects its images (digest, size, platform, config, the sandboxes using it) and
-// deletes them (Conflict while a live sandbox uses one); deleting collects the blobs and
-// layers nothing uses any more. Registry credentials serve the pull and are never stored or
-// echoed. Thread-safe.
+// imports private images from an archive upload, lists and inspects its images (digest,
+// size, platform, config, the sandboxes using it) and deletes them (Conflict while a live
+// sandbox uses one); deleting collects the blobs and layers nothing uses any more. Registry
+// credentials serve the pull and are never stored or echoed. Thread-safe.
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
@@ -18,6 +18,10 @@
 
 namespace adapt::core {
 
+// The image-store key of an imported image: "import:<image id>". Only imageId reaches it;
+// sandbox create refuses it as `image`, so another organization cannot name it.
+inline constexpr const char* kImportedImagePrefix = "import:";
+
 class ImageService {
  public:
   ImageService(store::Store& store, image::ImageStore& images, boost::asio::thread_pool& workers);
@@ -26,6 +30,11 @@ class ImageService {
   void Reconcile();
 
   Result<nlohmann::json> Pull(const Principal& who, const nlohmann::json& body);
+  // Imports an OCI image layout or `docker save` archive streamed from `body` (see
+  // image/image_archive.h); `name` picks one image of several and is shown as its reference.
+  // Synchronous: the image is ready when this returns; a bad archive leaves nothing behind.
+  Result<nlohmann::json> Import(const Principal& who, const std::string& name,
+                                const image::ByteSource& body);
   Result<nlohmann::json> Get(const Principal& who, const std::string& id);
   Result<nlohmann::json> List(const Principal& who);
   Status Delete(const Principal& who, const std::string& id);

@@ -50,6 +50,12 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
       return Unsupported("imageId", "prepared images (imageId) are not supported on this host");
     ASSIGN_OR_RETURN(req.config["image"],
                      image_service_->ReferenceOf(who.org_id, req.config["imageId"]));
+  } else if (req.config["image"].get<std::string>().starts_with(kImportedImagePrefix)) {
+    // Imported images are private to their organization: reachable by imageId only.
+    return Status(Code::kNotFound,
+                  "image '" + req.config["image"].get<std::string>() +
+                      "' not found; use imageId for an imported image",
+                  "image");
   }
   // An environment alias (seed 000: python, node, ...) stands for its image.
   if (auto env = ResolveEnvironment(images_, req.config["image"])) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <map>
 #include <mutex>
 
 #include "image/digest.h"
@@ -113,18 +114,7 @@ Result<StoredImage> ImageStore::Pull(const std::string& reference, const Credent
     }
     RETURN_IF_ERROR(EnsureBlob(client, m.config, {}));
     ASSIGN_OR_RETURN(std::string config_text, os::ReadFile(BlobPath(m.config.digest)));
-    json config;
-    try {
-      config = json::parse(config_text);
-    } catch (const std::exception& e) {
-      return InvalidArgument("image", "the config of image '" + reference + "' is not JSON");
-    }
-    if (!config.is_object())
-      return InvalidArgument("image", "the config of image '" + reference + "' is not an object");
-    std::string os_name = config.value("os", "linux"), arch = config.value("architecture", "amd64");
-    if (os_name != "linux" || arch != "amd64")
-      return Unsupported("image", "image '" + reference + "' is for " + os_name + "/" + arch +
-                                      "; this host runs linux/amd64");
+    ASSIGN_OR_RETURN(json config, ParseImageConfig(config_text, "image '" + reference + "'"));
     uint64_t total = m.TotalLayerBytes(), done = 0;
     std::mutex progress_mu;
     for (const auto& layer : m.layers) {
@@ -152,8 +142,79 @@ Result<StoredImage> ImageStore::Pull(const std::string& reference, const Credent
   return *img;
 }
 
-Result<std::vector<std::string>> ImageStore::CollectGarbage(const std::set<std::string>& keep) {
+Result<ImageStore::Imported> ImageStore::ImportArchive(const std::string& key,
+                                                       const std::string& name,
+                                                       const ByteSource& source) {
+  std::string dir = TempPath("import");
+  RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
+  auto imported = [&]() -> Result<Imported> {
+    // The layers may be 32 GiB; manifests, configs and the layout around them are small.
+    ASSIGN_OR_RETURN(StagedArchive staged, StageArchive(source, dir, kMaxImageBytes + (64 << 20)));
+    ASSIGN_OR_RETURN(ArchiveImage image, ReadImageArchive(staged, name));
+    ASSIGN_OR_RETURN(StoredImage stored, Publish(key, image));
+    return Imported{stored, image.format, image.name};
+  }();
+  os::RemoveTree(dir);
+  return imported;
+}
+
+Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveImage& image) {
+  std::shared_lock gc_lock(gc_mu_);
+  // Unpack the layers not here yet, each into tmp/, before publishing anything.
+  std::map<std::string, std::string> unpacked;  // digest -> tmp dir
+  auto discard = [&] {
+    for (const auto& [_, dir] : unpacked) os::RemoveTree(dir);
+  };
+  for (const auto& layer : image.layers) {
+    if (os::Exists(LayerDir(layer.digest)) || unpacked.count(layer.digest)) continue;
+    std::string tmp = TempPath("layer-" + Hex(layer.digest));
+    unpacked[layer.digest] = tmp;
+    Status st = os::MakeDirs(tmp, 0755);
+    if (st.ok())
+      st = UnpackLayer(image.blob_files.at(layer.digest), tmp, kMaxImageBytes,
+                       "layer " + layer.digest);
+    if (!st.ok()) {
+      discard();
+      return st;
+    }
+  }
+  json rec = {{"reference", key},
+              {"digest", image.manifest_digest},
+              {"platform", "linux/amd64"},
+              {"size", 0},
+              {"config", image.config},
+              {"layers", json::array()},
+              {"blobs", json::array({image.manifest_digest})}};
+  uint64_t total = 0;
+  for (const auto& [digest, path] : image.blob_files) {
+    RETURN_IF_ERROR(blobs_.Do(digest, [&]() -> Status {
+      if (os::Exists(BlobPath(digest))) return Status::Ok();
+      return os::Rename(path, BlobPath(digest));
+    }));
+    rec["blobs"].push_back(digest);
+  }
+  RETURN_IF_ERROR(PutBlob(image.manifest_digest, image.manifest));
+  for (const auto& layer : image.layers) {
+    total += layer.size;
+    rec["layers"].push_back(layer.digest);
+    auto it = unpacked.find(layer.digest);
+    if (it == unpacked.end()) continue;
+    RETURN_IF_ERROR(layers_.Do(layer.digest, [&]() -> Status {
+      if (os::Exists(LayerDir(layer.digest))) return Status::Ok();
+      return os::Rename(it->second, LayerDir(layer.digest));
+    }));
+  }
+  discard();  // what another pull published first
+  rec["size"] = total;
+  RETURN_IF_ERROR(os::WriteFileAtomic(RefPath(key), rec.dump(), 0600));
+  auto img = Lookup(key);
+  if (!img) return Internal("imported image '" + key + "' vanished right after its import");
+  return *img;
+}
+
+Result<std::vector<std::string>> ImageStore::CollectGarbage(const KeepFn& keep_fn) {
   std::unique_lock lock(gc_mu_);
+  ASSIGN_OR_RETURN(std::set<std::string> keep, keep_fn());
   std::set<std::string> used_blobs, used_layers;
   std::vector<std::string> removed;
   for (const auto& name : os::ListDir(root_ + "/refs")) {

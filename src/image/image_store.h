@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "image/image_archive.h"
 #include "image/registry_client.h"
 #include "image/singleflight.h"
 
@@ -49,9 +50,24 @@ class ImageStore {
   Result<StoredImage> Pull(const std::string& reference, const Credentials& creds,
                            const Progress& progress = {});
 
-  // Forgets every reference not in `keep`, then removes the blobs and layers no remaining
-  // reference uses. Waits for pulls in progress. Returns what it removed (for the log).
-  Result<std::vector<std::string>> CollectGarbage(const std::set<std::string>& keep);
+  // Imports the image archive streamed from `source` (image_archive.h; `name` picks one of
+  // several images) as `key`. The archive is staged under tmp/ and every blob checked, then
+  // the new layers are unpacked, and only then are blobs and layers published (shared with
+  // pulled images): a bad archive leaves nothing behind.
+  struct Imported {
+    StoredImage image;
+    std::string format;  // "oci" or "docker"
+    std::string name;    // the archive's name for it, "" when none
+  };
+  Result<Imported> ImportArchive(const std::string& key, const std::string& name,
+                                 const ByteSource& source);
+
+  // Forgets every reference not in `keep()`, then removes the blobs and layers no remaining
+  // reference uses. Waits for pulls and imports in progress and holds new ones off, and only
+  // then asks `keep()`: a pull whose owner was recorded before it started is always kept
+  // (asking before waiting would miss a pull that finished meanwhile). Returns what it removed.
+  using KeepFn = std::function<Result<std::set<std::string>>()>;
+  Result<std::vector<std::string>> CollectGarbage(const KeepFn& keep);
 
   // Number of blobs downloaded since start (tests of deduplication).
   uint64_t downloads() const { return downloads_; }
@@ -65,6 +81,7 @@ class ImageStore {
                     const std::function<void(uint64_t)>& progress);
   Status EnsureLayer(RegistryClient& client, const Descriptor& d,
                      const std::function<void(uint64_t)>& progress);
+  Result<StoredImage> Publish(const std::string& key, const ArchiveImage& image);
   Status PutBlob(const std::string& digest, const std::string& content);
   std::string TempPath(const std::string& name);
 

@@ -97,6 +97,21 @@ Result<Descriptor> PickPlatform(const Manifest& index, const std::string& refere
                                   (offered.empty() ? std::string("no platforms") : offered));
 }
 
+Result<json> ParseImageConfig(const std::string& text, const std::string& what) {
+  json config = json::parse(text, nullptr, false);
+  if (config.is_discarded() || !config.is_object())
+    return InvalidArgument("image", "the config of " + what + " is not a JSON object");
+  auto field = [&](const char* key, const char* dflt) {
+    return config.contains(key) && config[key].is_string() ? config[key].get<std::string>()
+                                                           : std::string(dflt);
+  };
+  std::string os_name = field("os", "linux"), arch = field("architecture", "amd64");
+  if (os_name != "linux" || arch != "amd64")
+    return Unsupported("image",
+                       what + " is for " + os_name + "/" + arch + "; this host runs linux/amd64");
+  return config;
+}
+
 Result<std::string> LayerCompression(const std::string& t) {
   if (t.ends_with("+gzip") || t.ends_with(".gzip") ||
       t == "application/vnd.docker.image.rootfs.diff.tar.gzip")

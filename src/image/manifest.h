@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ Result<Manifest> ParseManifest(const std::string& body, const std::string& conte
 
 // The linux/amd64 entry of an index, or an error naming the platforms it offers.
 Result<Descriptor> PickPlatform(const Manifest& index, const std::string& reference);
+
+// The image config blob of `what` ("image 'x'"): a JSON object for linux/amd64, or an error.
+Result<nlohmann::json> ParseImageConfig(const std::string& text, const std::string& what);
 
 // Layer compression by media type: "gzip", "zstd", "" (plain tar); error for others.
 Result<std::string> LayerCompression(const std::string& media_type);

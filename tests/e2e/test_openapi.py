@@ -57,6 +57,7 @@ SERVED = {
     ("POST", "/oauth/authorize"),
     ("POST", "/oauth/token"),
     ("POST", "/v1/images"),
+    ("POST", "/v1/images/import"),
     ("GET", "/v1/images"),
     ("GET", "/v1/images/{id}"),
     ("DELETE", "/v1/images/{id}"),
@@ -222,6 +223,7 @@ WALKED_ELSEWHERE = {
     ("GET", "/oauth/authorize"),
     ("POST", "/oauth/authorize"),
     ("POST", "/oauth/token"),
+    ("POST", "/v1/images/import"),  # needs an image archive: tests/e2e/test_images_import.py
 }
 # Object storage and sites need objects, keys and signatures made first: test_objects.py and
 # test_sites.py walk them (with their error answers).

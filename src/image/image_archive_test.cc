@@ -1,0 +1,208 @@
+#include "image/image_archive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "image/archive_staging.h"
+#include "image/digest.h"
+
+namespace adapt::image {
+namespace {
+
+using nlohmann::json;
+
+struct Entry {
+  std::string name;
+  std::string content;
+  std::string symlink;  // a symlink to this target when set
+};
+
+// A tar of `entries`, written with libarchive.
+std::string MakeTar(const std::vector<Entry>& entries) {
+  std::vector<char> buf(1 << 22);
+  size_t used = 0;
+  archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  archive_write_open_memory(a, buf.data(), buf.size(), &used);
+  for (const auto& e : entries) {
+    archive_entry* entry = archive_entry_new();
+    archive_entry_set_pathname(entry, e.name.c_str());
+    if (!e.symlink.empty()) {
+      archive_entry_set_filetype(entry, AE_IFLNK);
+      archive_entry_set_symlink(entry, e.symlink.c_str());
+    } else {
+      archive_entry_set_filetype(entry, AE_IFREG);
+      archive_entry_set_perm(entry, 0644);
+      archive_entry_set_size(entry, static_cast<la_int64_t>(e.content.size()));
+    }
+    archive_write_header(a, entry);
+    if (e.symlink.empty()) archive_write_data(a, e.content.data(), e.content.size());
+    archive_entry_free(entry);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return std::string(buf.data(), used);
+}
+
+ByteSource FromString(const std::string& data, bool fail_at_end = false) {
+  auto pos = std::make_shared<size_t>(0);
+  return [&data, pos, fail_at_end](char* buf, size_t n) -> long {
+    if (*pos == data.size()) return fail_at_end ? -1 : 0;
+    size_t k = std::min(n, data.size() - *pos);
+    std::copy(data.data() + *pos, data.data() + *pos + k, buf);
+    *pos += k;
+    return static_cast<long>(k);
+  };
+}
+
+std::string Hex(const std::string& digest) { return digest.substr(7); }
+
+class ImageArchiveTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("adapt-archive-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  Result<ArchiveImage> Read(const std::string& tar, const std::string& name = "") {
+    auto staged = StageArchive(FromString(tar), dir_.string(), 1 << 20);
+    if (!staged.ok()) return staged.status();
+    staged_ = *staged;
+    return ReadImageArchive(staged_, name);
+  }
+
+  // An OCI layout of one image with one layer; `layer_blob` overrides the stored layer bytes.
+  std::vector<Entry> Oci(const std::string& layer, const std::string* layer_blob = nullptr) {
+    std::string config = json{{"os", "linux"}, {"architecture", "amd64"}}.dump();
+    json manifest = {{"schemaVersion", 2},
+                     {"mediaType", kOciManifest},
+                     {"config",
+                      {{"mediaType", "application/vnd.oci.image.config.v1+json"},
+                       {"digest", Sha256Of(config)},
+                       {"size", config.size()}}},
+                     {"layers",
+                      {{{"mediaType", "application/vnd.oci.image.layer.v1.tar"},
+                        {"digest", Sha256Of(layer)},
+                        {"size", layer.size()}}}}};
+    std::string m = manifest.dump();
+    json index = {{"schemaVersion", 2},
+                  {"manifests",
+                   {{{"mediaType", kOciManifest},
+                     {"digest", Sha256Of(m)},
+                     {"size", m.size()},
+                     {"annotations", {{"org.opencontainers.image.ref.name", "v1"}}}}}}};
+    return {{"oci-layout", R"({"imageLayoutVersion":"1.0.0"})", ""},
+            {"index.json", index.dump(), ""},
+            {"blobs/sha256/" + Hex(Sha256Of(m)), m, ""},
+            {"blobs/sha256/" + Hex(Sha256Of(config)), config, ""},
+            {"blobs/sha256/" + Hex(Sha256Of(layer)), layer_blob ? *layer_blob : layer, ""}};
+  }
+
+  std::filesystem::path dir_;
+  StagedArchive staged_;
+};
+
+TEST_F(ImageArchiveTest, ReadsAnOciLayout) {
+  std::string layer = MakeTar({{"hello", "world", ""}});
+  auto img = Read(MakeTar(Oci(layer)));
+  ASSERT_TRUE(img.ok()) << img.status().message();
+  EXPECT_EQ(img->format, "oci");
+  EXPECT_EQ(img->name, "v1");
+  ASSERT_EQ(img->layers.size(), 1u);
+  EXPECT_EQ(img->layers[0].digest, Sha256Of(layer));
+  EXPECT_EQ(img->blob_files.size(), 2u);  // config and layer; the manifest is kept as text
+  EXPECT_EQ(img->manifest_digest, Sha256Of(img->manifest));
+}
+
+TEST_F(ImageArchiveTest, RefusesABlobThatDoesNotMatchItsDigest) {
+  std::string layer = MakeTar({{"hello", "world", ""}});
+  std::string tampered = MakeTar({{"hello", "WORLD", ""}});
+  auto img = Read(MakeTar(Oci(layer, &tampered)));
+  ASSERT_FALSE(img.ok());
+  EXPECT_EQ(img.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(img.status().message().find("does not match its digest"), std::string::npos)
+      << img.status().message();
+}
+
+TEST_F(ImageArchiveTest, AsksForANameThatIsNotThere) {
+  std::string layer = MakeTar({{"a", "b", ""}});
+  auto img = Read(MakeTar(Oci(layer)), "v2");
+  ASSERT_FALSE(img.ok());
+  EXPECT_NE(img.status().message().find("no image named 'v2'; it holds v1"), std::string::npos)
+      << img.status().message();
+}
+
+TEST_F(ImageArchiveTest, ReadsADockerSaveArchiveWithALinkedLayer) {
+  std::string layer = MakeTar({{"etc/x", "y", ""}});
+  std::string config = json{{"os", "linux"},
+                            {"architecture", "amd64"},
+                            {"rootfs", {{"type", "layers"}, {"diff_ids", {Sha256Of(layer)}}}}}
+                           .dump();
+  std::string config_name = Hex(Sha256Of(config)) + ".json";
+  json manifest = json::array(
+      {{{"Config", config_name}, {"RepoTags", {"app:1"}}, {"Layers", {"b/layer.tar"}}}});
+  // Old `docker save` links a layer it already wrote instead of writing it twice.
+  auto img = Read(MakeTar({{"a/layer.tar", layer, ""},
+                           {"b/layer.tar", "", "../a/layer.tar"},
+                           {config_name, config, ""},
+                           {"manifest.json", manifest.dump(), ""}}));
+  ASSERT_TRUE(img.ok()) << img.status().message();
+  EXPECT_EQ(img->format, "docker");
+  EXPECT_EQ(img->name, "app:1");
+  ASSERT_EQ(img->layers.size(), 1u);
+  EXPECT_EQ(img->layers[0].digest, Sha256Of(layer));
+  auto m = ParseManifest(img->manifest, "");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->config.digest, Sha256Of(config));
+}
+
+TEST_F(ImageArchiveTest, RefusesADockerLayerThatIsNotItsDiffId) {
+  std::string layer = MakeTar({{"etc/x", "y", ""}});
+  std::string config =
+      json{{"rootfs", {{"type", "layers"}, {"diff_ids", {Sha256Of("other")}}}}}.dump();
+  json manifest = json::array({{{"Config", "c.json"}, {"Layers", {"l.tar"}}}});
+  auto img = Read(MakeTar(
+      {{"l.tar", layer, ""}, {"c.json", config, ""}, {"manifest.json", manifest.dump(), ""}}));
+  ASSERT_FALSE(img.ok());
+  EXPECT_NE(img.status().message().find("does not match the config's diff id"), std::string::npos)
+      << img.status().message();
+}
+
+TEST_F(ImageArchiveTest, StagingRefusesEscapesOversizeAndEarlyEnds) {
+  auto staged = StageArchive(FromString(MakeTar({{"../x", "y", ""}})), dir_.string(), 1 << 20);
+  ASSERT_FALSE(staged.ok());
+  EXPECT_NE(staged.status().message().find("leaves the archive"), std::string::npos);
+
+  std::string big = MakeTar({{"big", std::string(4096, 'x'), ""}});
+  staged = StageArchive(FromString(big), dir_.string(), 1000);
+  ASSERT_FALSE(staged.ok());
+  EXPECT_EQ(staged.status().code(), Code::kPayloadTooLarge);
+
+  std::string tar = MakeTar({{"a", std::string(10000, 'a'), ""}});
+  std::string half = tar.substr(0, 3000);
+  staged = StageArchive(FromString(half, true), dir_.string(), 1 << 20);
+  ASSERT_FALSE(staged.ok());
+  EXPECT_EQ(staged.status().code(), Code::kInvalidArgument);
+
+  auto none = StageArchive(FromString(MakeTar({{"x", "1", ""}, {"l", "", "/etc/passwd"}})),
+                           dir_.string() + "/n", 1 << 20);
+  EXPECT_FALSE(none.ok());  // the staging directory does not exist
+}
+
+TEST(CleanArchivePath, Normalises) {
+  std::string out;
+  EXPECT_TRUE(CleanArchivePath("./blobs//sha256/ab/", out));
+  EXPECT_EQ(out, "blobs/sha256/ab");
+  EXPECT_FALSE(CleanArchivePath("a/../../b", out));
+}
+
+}  // namespace
+}  // namespace adapt::image
