@@ -6,7 +6,8 @@ Starts its own adaptd (build/bin/adaptd) with one interactive sandbox, then for 
   upload    adapt: PUT /v1/sandboxes/{id}/files (streamed).  peer: runsc exec -i ... sh -c 'cat > F'
   download  adapt: GET /v1/sandboxes/{id}/files (streamed).  peer: runsc exec ... cat F
 The peer uses the sandbox's own runsc flags (its shim-config.json), so both sides cross the
-same gVisor boundary; adapt's figures include HTTP, runsc exec and the agent. Prints MB/s
+same gVisor boundary; adapt's figures include HTTP and the in-sandbox agent (its session's data
+connection; the runs wait until the agent serves, checked by Adapt-Served-By). Prints MB/s
 (median of the runs) for both sides and adapt/peer ratios; writes
 bench/results/file_transfer.json. Standard library only; needs root and build/images.
 """
@@ -91,6 +92,16 @@ def upload(d, sid, path, data):
     return took
 
 
+def served_by(d, sid):
+    conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=60)
+    conn.request("GET", "/v1/sandboxes/%s/files?path=/&stat=1" % sid,
+                 headers={"Authorization": "Bearer " + d.key})
+    resp = conn.getresponse()
+    resp.read()
+    conn.close()
+    return resp.getheader("Adapt-Served-By")
+
+
 def download(d, sid, path, want):
     conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=600)
     start = time.monotonic()
@@ -164,6 +175,11 @@ def main():
             assert time.monotonic() < deadline and sbx["status"] == "provisioning", sbx
             time.sleep(0.1)
             _, sbx = d.call("GET", "/v1/sandboxes/" + sid)
+        # The agent connects just after the start; until then runsc exec serves (the fallback).
+        deadline = time.monotonic() + 30
+        while served_by(d, sid) != "agent":
+            assert time.monotonic() < deadline, "the agent never served the sandbox's files"
+            time.sleep(0.2)
         prefix = peer_prefix(d, sid)
         data = os.urandom(args.mib * CHUNK)
         want = hashlib.sha256(data).hexdigest()

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +27,12 @@ namespace {
 // Output waiting for the socket beyond this stops the reading of process pipes, so a
 // flood is slowed down to what adaptd reads instead of filling the agent's memory.
 constexpr size_t kMaxPendingOut = 4 * 1024 * 1024;
+// Output of a running command written while adaptd is away is kept, this much per stream
+// (the latest), until adaptd attaches the command again.
+constexpr size_t kHeldPerStream = 1024 * 1024;
+// A reconnected adaptd attaches the commands it knows at once; what it leaves unattached
+// this long is nobody's any more (its output is then dropped).
+constexpr int kAttachWindowSeconds = 30;
 
 int g_sigchld_pipe[2] = {-1, -1};
 
@@ -36,7 +43,11 @@ void OnSigchld(int) {
 }
 
 struct Process {
-  uint32_t channel = 0;  // 0: its connection is gone, output is discarded
+  uint32_t channel = 0;  // 0: nobody listens any more, output is discarded
+  std::string tag;       // adaptd's name for it (SpawnRequest::tag)
+  // False from a disconnection until adaptd attaches the channel again: output is held.
+  bool attached = true;
+  std::string held[2];  // stdout, stderr written while unattached (the latest bytes)
   pid_t pid = -1;
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
   std::string stdin_pending;
@@ -58,33 +69,96 @@ class Server {
         Session();
         ::close(sock_);
         sock_ = -1;
-        // The commands of that connection continue, but nobody listens to them any more.
-        for (auto& p : procs_) p.channel = 0;
+        // The commands of that connection continue; their output and exit are held for the
+        // next adaptd, which may attach them again.
+        for (auto& p : procs_) {
+          if (p.reported || p.channel == 0)
+            p.channel = 0;
+          else
+            p.attached = false;
+        }
         out_.clear();
         out_off_ = 0;
       }
       ::usleep(static_cast<useconds_t>(backoff_ms) * 1000);
       backoff_ms = std::min(backoff_ms * 2, 1000);
       Reap();
-      DiscardOrphanOutput();
+      DrainWhileAway();
+    }
+  }
+
+  static long Now() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec;
+  }
+
+  void Hold(Process& p, int stream, std::string_view data) {
+    std::string& h = p.held[stream - 1];
+    h.append(data);
+    if (h.size() > 2 * kHeldPerStream) h.erase(0, h.size() - kHeldPerStream);
+  }
+
+  // Past the attach window, unattached processes are nobody's.
+  void ExpireUnattached() {
+    if (Now() - session_started_ < kAttachWindowSeconds) return;
+    for (auto& p : procs_) {
+      if (p.attached) continue;
+      p.attached = true;
+      p.channel = 0;
+      p.held[0].clear();
+      p.held[1].clear();
     }
   }
 
  private:
-  bool Connect() {
+  // A blocking connection to adaptd's socket; -1 with errno set.
+  int Dial() {
     int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return false;
+    if (fd < 0) return -1;
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     std::strncpy(addr.sun_path, path_.c_str(), sizeof addr.sun_path - 1);
     if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      int err = errno;
       ::close(fd);
-      return false;
+      errno = err;
+      return -1;
     }
+    return fd;
+  }
+
+  // The data connection of a spawn (SpawnRequest::data_token), announced by its token.
+  int DialData(uint32_t channel, const std::string& token) {
+    int fd = Dial();
+    if (fd < 0) return -1;
+    std::string hello = EncodeFrame(FrameType::kData, channel, token);
+    size_t off = 0;
+    while (off < hello.size()) {
+      ssize_t n = ::send(fd, hello.data() + off, hello.size() - off, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        int err = errno;
+        ::close(fd);
+        errno = err;
+        return -1;
+      }
+      off += static_cast<size_t>(n);
+    }
+    return fd;
+  }
+
+  bool Connect() {
+    int fd = Dial();
+    if (fd < 0) return false;
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     sock_ = fd;
     decoder_ = FrameDecoder();
-    Queue(FrameType::kHello, 0, EncodeInts({static_cast<int32_t>(kProtocolVersion)}));
+    session_started_ = Now();
+    std::vector<HeldProcess> held;
+    for (const auto& p : procs_)
+      if (!p.attached && p.channel != 0) held.push_back({p.channel, p.tag});
+    Queue(FrameType::kHello, 0, EncodeHello(held));
     return true;
   }
 
@@ -105,11 +179,12 @@ class Server {
           {sock_, static_cast<short>(POLLIN | (out_.size() > out_off_ ? POLLOUT : 0)), 0});
       bool room = out_.size() - out_off_ < kMaxPendingOut;
       for (auto& p : procs_) {
-        if (p.stdout_fd >= 0 && (room || p.channel == 0)) {
+        bool drain = room || p.channel == 0 || !p.attached;  // held output is not queued
+        if (p.stdout_fd >= 0 && drain) {
           fds.push_back({p.stdout_fd, POLLIN, 0});
           who.push_back({&p, 1});
         }
-        if (p.stderr_fd >= 0 && (room || p.channel == 0)) {
+        if (p.stderr_fd >= 0 && drain) {
           fds.push_back({p.stderr_fd, POLLIN, 0});
           who.push_back({&p, 2});
         }
@@ -139,6 +214,7 @@ class Server {
         if (!ReadSocket()) return;
       }
       Reap();
+      ExpireUnattached();
       ReportExits();
       procs_.erase(std::remove_if(procs_.begin(), procs_.end(),
                                   [](const Process& p) {
@@ -201,9 +277,20 @@ class Server {
           Queue(FrameType::kExit, f.channel, EncodeInts({126, 0}));
           return;
         }
-        if (!LaunchProcess(req, lp)) {
-          std::string msg =
-              std::string("adapt-agent: cannot start a process: ") + std::strerror(errno) + "\n";
+        int data_fd = -1;
+        if (!req.data_token.empty() && (data_fd = DialData(f.channel, req.data_token)) < 0) {
+          std::string msg = std::string("adapt-agent: cannot open a data connection: ") +
+                            std::strerror(errno) + "\n";
+          Queue(FrameType::kStderr, f.channel, msg);
+          Queue(FrameType::kExit, f.channel, EncodeInts({126, 0}));
+          return;
+        }
+        bool launched = LaunchProcess(req, lp, data_fd);
+        int launch_errno = errno;
+        if (data_fd >= 0) ::close(data_fd);  // the process holds it now
+        if (!launched) {
+          std::string msg = std::string("adapt-agent: cannot start a process: ") +
+                            std::strerror(launch_errno) + "\n";
           Queue(FrameType::kStderr, f.channel, msg);
           Queue(FrameType::kExit, f.channel, EncodeInts({126, 0}));
           return;
@@ -214,6 +301,7 @@ class Server {
         p.stdin_fd = lp.stdin_fd;
         p.stdout_fd = lp.stdout_fd;
         p.stderr_fd = lp.stderr_fd;
+        p.tag = req.tag;
         procs_.push_back(std::move(p));
         Queue(FrameType::kStarted, f.channel, EncodeInts({lp.pid}));
         return;
@@ -227,6 +315,24 @@ class Server {
           p->stdin_pending += f.payload;
         WriteStdin(*p);
         return;
+      }
+      case FrameType::kAttach: {
+        Process* p = Find(f.channel);
+        if (!p || p->attached) {
+          Queue(FrameType::kExit, f.channel, "");  // not held here: lost
+          return;
+        }
+        p->attached = true;
+        for (int stream : {1, 2}) {
+          std::string& h = p->held[stream - 1];
+          size_t from = h.size() > kHeldPerStream ? h.size() - kHeldPerStream : 0;
+          for (size_t i = from; i < h.size(); i += kOutputChunk)
+            Queue(stream == 1 ? FrameType::kStdout : FrameType::kStderr, f.channel,
+                  std::string_view(h).substr(i, kOutputChunk));
+          h.clear();
+          h.shrink_to_fit();
+        }
+        return;  // its exit, if it ended meanwhile, is reported next
       }
       case FrameType::kSignal: {
         Process* p = Find(f.channel);
@@ -270,7 +376,9 @@ class Server {
         fd = -1;
         return;
       }
-      if (!p.reported)
+      if (!p.attached)
+        Hold(p, stream, std::string_view(buf, static_cast<size_t>(n)));
+      else if (!p.reported)
         Queue(stream == 1 ? FrameType::kStdout : FrameType::kStderr, p.channel,
               std::string_view(buf, static_cast<size_t>(n)));
       if (out_.size() - out_off_ >= kMaxPendingOut) return;
@@ -295,7 +403,7 @@ class Server {
   // pipes stay open (and drained) while background children it left still hold them.
   void ReportExits() {
     for (auto& p : procs_) {
-      if (!p.exited || p.reported) continue;
+      if (!p.exited || p.reported || !p.attached) continue;
       if (p.stdout_fd >= 0) ReadOutput(p, 1);
       if (p.stderr_fd >= 0) ReadOutput(p, 2);
       p.reported = true;
@@ -309,24 +417,30 @@ class Server {
     }
   }
 
-  void DiscardOrphanOutput() {
+  // While no adaptd is connected: the output of held processes is kept, the rest dropped.
+  void DrainWhileAway() {
     static char buf[kOutputChunk];
     for (auto& p : procs_) {
+      int stream = 0;
       for (int* fd : {&p.stdout_fd, &p.stderr_fd}) {
+        ++stream;
         while (*fd >= 0) {
           ssize_t n = ::read(*fd, buf, sizeof buf);
           if (n < 0 && (errno == EAGAIN || errno == EINTR)) break;
           if (n <= 0) {
             ::close(*fd);
             *fd = -1;
+          } else if (!p.attached) {
+            Hold(p, stream, std::string_view(buf, static_cast<size_t>(n)));
           }
         }
       }
-      if (p.exited) p.reported = true;
+      if (p.exited && p.attached) p.reported = true;
     }
     procs_.erase(std::remove_if(procs_.begin(), procs_.end(),
                                 [](const Process& p) {
-                                  return p.exited && p.stdout_fd < 0 && p.stderr_fd < 0;
+                                  return p.exited && p.attached && p.stdout_fd < 0 &&
+                                         p.stderr_fd < 0;
                                 }),
                  procs_.end());
   }
@@ -337,6 +451,7 @@ class Server {
   std::string out_;
   size_t out_off_ = 0;
   std::vector<Process> procs_;
+  long session_started_ = 0;
 };
 
 }  // namespace

@@ -50,9 +50,11 @@ bool DropUserSwitchCaps() {
 
 }  // namespace
 
-bool LaunchProcess(const SpawnRequest& req, LaunchedProcess& out) {
+bool LaunchProcess(const SpawnRequest& req, LaunchedProcess& out, int data_fd) {
   int in[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
-  if ((req.has_stdin && ::pipe2(in, O_CLOEXEC) != 0) || ::pipe2(o, O_CLOEXEC) != 0 ||
+  bool data = data_fd >= 0;
+  bool has_stdin = req.has_stdin && !data;
+  if ((has_stdin && ::pipe2(in, O_CLOEXEC) != 0) || (!data && ::pipe2(o, O_CLOEXEC) != 0) ||
       ::pipe2(e, O_CLOEXEC) != 0) {
     int err = errno;
     CloseBoth(in), CloseBoth(o), CloseBoth(e);
@@ -80,9 +82,9 @@ bool LaunchProcess(const SpawnRequest& req, LaunchedProcess& out) {
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int s : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT, SIGHUP}) ::signal(s, SIG_DFL);
-    int devnull = req.has_stdin ? -1 : ::open("/dev/null", O_RDONLY);
-    ::dup2(req.has_stdin ? in[0] : devnull, 0);
-    ::dup2(o[1], 1);
+    int devnull = has_stdin || data ? -1 : ::open("/dev/null", O_RDONLY);
+    ::dup2(data ? data_fd : has_stdin ? in[0] : devnull, 0);
+    ::dup2(data ? data_fd : o[1], 1);
     ::dup2(e[1], 2);
     if (::setgroups(0, nullptr) != 0 && req.uid != 0) Die(126, "cannot drop groups");
     if (::setgid(req.gid) != 0) Die(126, "cannot set group " + std::to_string(req.gid));
@@ -93,17 +95,18 @@ bool LaunchProcess(const SpawnRequest& req, LaunchedProcess& out) {
     ::execvp(argv[0], argv.data());
     Die(errno == ENOENT ? 127 : 126, "cannot run " + req.argv[0]);
   }
-  if (req.has_stdin) ::close(in[0]);
-  ::close(o[1]);
+  if (has_stdin) ::close(in[0]);
+  if (!data) ::close(o[1]);
   ::close(e[1]);
   out.pid = pid;
-  out.stdin_fd = req.has_stdin ? in[1] : -1;
-  out.stdout_fd = o[0];
+  out.stdin_fd = has_stdin ? in[1] : -1;
+  out.stdout_fd = data ? -1 : o[0];
   out.stderr_fd = e[0];
   for (int fd : {out.stdin_fd, out.stdout_fd, out.stderr_fd})
     if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   // Bigger pipes mean fewer reads (each a costly syscall under gVisor) for a chatty command.
-  for (int fd : {out.stdout_fd, out.stderr_fd}) ::fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+  for (int fd : {out.stdout_fd, out.stderr_fd})
+    if (fd >= 0) ::fcntl(fd, F_SETPIPE_SZ, 1 << 20);
   return true;
 }
 

@@ -19,7 +19,9 @@ struct LaunchedProcess {
 // fork (no such program, bad cwd) become the process's own exit: a message on its stderr
 // and status 127 (126 when it cannot be executed), as a shell would. The pipes are
 // non-blocking and close-on-exec on this side. Returns false only when nothing could be
-// started (errno set).
-bool LaunchProcess(const SpawnRequest& request, LaunchedProcess& out);
+// started (errno set). With `data_fd` >= 0 (a data connection, see SpawnRequest::data_token)
+// that fd is the process's stdin and stdout and no pipe is made for them; the caller still
+// owns and closes it.
+bool LaunchProcess(const SpawnRequest& request, LaunchedProcess& out, int data_fd = -1);
 
 }  // namespace adapt::agent

@@ -55,7 +55,7 @@ struct Reader {
 
 bool KnownType(uint8_t t) {
   return t >= static_cast<uint8_t>(FrameType::kHello) &&
-         t <= static_cast<uint8_t>(FrameType::kExit);
+         t <= static_cast<uint8_t>(FrameType::kAttach);
 }
 
 }  // namespace
@@ -108,6 +108,8 @@ std::string EncodeSpawn(const SpawnRequest& r) {
   for (const auto& a : r.argv) PutString(out, a);
   PutU32(out, static_cast<uint32_t>(r.env.size()));
   for (const auto& e : r.env) PutString(out, e);
+  PutString(out, r.data_token);
+  PutString(out, r.tag);
   return out;
 }
 
@@ -119,7 +121,36 @@ bool DecodeSpawn(std::string_view payload, SpawnRequest& out) {
   out.has_stdin = r.U32() != 0;
   out.cwd = r.String();
   if (!r.Strings(out.argv) || !r.Strings(out.env)) return false;
+  out.data_token = r.String();
+  out.tag = r.String();
   return !r.bad && r.in.empty() && !out.argv.empty();
+}
+
+std::string EncodeHello(const std::vector<HeldProcess>& held) {
+  std::string out;
+  PutU32(out, kProtocolVersion);
+  PutU32(out, static_cast<uint32_t>(held.size()));
+  for (const auto& h : held) {
+    PutU32(out, h.channel);
+    PutString(out, h.tag);
+  }
+  return out;
+}
+
+bool DecodeHello(std::string_view payload, uint32_t& version, std::vector<HeldProcess>& held) {
+  Reader r{payload};
+  held.clear();
+  version = r.U32();
+  uint32_t n = r.U32();
+  // Every entry takes at least 8 bytes: a count beyond that is a lie.
+  if (r.bad || n > r.in.size() / 8) return false;
+  for (uint32_t i = 0; i < n && !r.bad; ++i) {
+    HeldProcess h;
+    h.channel = r.U32();
+    h.tag = r.String();
+    held.push_back(std::move(h));
+  }
+  return !r.bad && r.in.empty();
 }
 
 std::string EncodeInts(const std::vector<int32_t>& values) {

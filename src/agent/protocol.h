@@ -12,7 +12,8 @@
 
 namespace adapt::agent {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+// 2: spawns may carry a data token (file operations on a data connection of their own).
+inline constexpr uint32_t kProtocolVersion = 2;
 inline constexpr size_t kFrameHeaderSize = 9;
 // Larger payloads are a protocol error: both sides split data into chunks below this.
 inline constexpr size_t kMaxFramePayload = 1 << 20;
@@ -20,7 +21,7 @@ inline constexpr size_t kMaxFramePayload = 1 << 20;
 inline constexpr size_t kOutputChunk = 256 * 1024;
 
 enum class FrameType : uint8_t {
-  kHello = 1,    // agent -> adaptd, channel 0: u32 protocol version
+  kHello = 1,    // agent -> adaptd, channel 0: EncodeHello
   kSpawn = 2,    // adaptd -> agent: a SpawnRequest
   kStdin = 3,    // adaptd -> agent: bytes for the process's stdin; empty closes it
   kSignal = 4,   // adaptd -> agent: i32 signal, sent to the process's whole group
@@ -28,6 +29,14 @@ enum class FrameType : uint8_t {
   kStdout = 6,   // agent -> adaptd: output bytes
   kStderr = 7,   // agent -> adaptd: output bytes
   kExit = 8,     // agent -> adaptd: i32 exit code, i32 signal (0 when it exited)
+  // agent -> adaptd, the first and only frame of a data connection: the spawn's token.
+  // What follows on that connection is the process's raw stdin (adaptd -> agent) and stdout
+  // (agent -> adaptd), so a file moves at socket speed with the kernel's own flow control.
+  kData = 9,
+  // adaptd -> agent: take up again a channel the agent held across a reconnection (listed
+  // in its hello): what the process wrote meanwhile follows, then its exit once it ends.
+  // An agent that does not hold the channel answers kExit with an empty payload (lost).
+  kAttach = 10,
 };
 
 struct Frame {
@@ -60,7 +69,23 @@ struct SpawnRequest {
   uint32_t uid = 0;
   uint32_t gid = 0;
   bool has_stdin = false;  // false: stdin is /dev/null
+  // Non-empty: the agent opens a new connection to adaptd, sends kData with this token on
+  // it, and makes that connection the process's stdin and stdout (has_stdin is ignored).
+  std::string data_token;
+  // adaptd's name for the process (a command id), listed in the agent's hello while the
+  // process runs on across a reconnection.
+  std::string tag;
 };
+
+// A process the agent kept running while adaptd was away, listed in its hello.
+struct HeldProcess {
+  uint32_t channel = 0;
+  std::string tag;
+};
+
+// The hello: the protocol version, then the processes held since the last connection.
+std::string EncodeHello(const std::vector<HeldProcess>& held);
+bool DecodeHello(std::string_view payload, uint32_t& version, std::vector<HeldProcess>& held);
 
 std::string EncodeSpawn(const SpawnRequest& request);
 bool DecodeSpawn(std::string_view payload, SpawnRequest& out);

@@ -58,14 +58,31 @@ TEST(AgentProtocol, SpawnRoundTrips) {
   r.uid = 1000;
   r.gid = 100;
   r.has_stdin = true;
+  r.data_token = "tok3n";
+  r.tag = "cmd_1";
   SpawnRequest back;
   ASSERT_TRUE(DecodeSpawn(EncodeSpawn(r), back));
+  EXPECT_EQ(back.data_token, "tok3n");
+  EXPECT_EQ(back.tag, "cmd_1");
   EXPECT_EQ(back.argv, r.argv);
   EXPECT_EQ(back.env, r.env);
   EXPECT_EQ(back.cwd, "/tmp");
   EXPECT_EQ(back.uid, 1000u);
   EXPECT_EQ(back.gid, 100u);
   EXPECT_TRUE(back.has_stdin);
+}
+
+TEST(AgentProtocol, HelloListsHeldProcesses) {
+  uint32_t version = 0;
+  std::vector<HeldProcess> held;
+  ASSERT_TRUE(DecodeHello(EncodeHello({{7, "cmd_a"}, {9, "cmd_b"}}), version, held));
+  EXPECT_EQ(version, kProtocolVersion);
+  ASSERT_EQ(held.size(), 2u);
+  EXPECT_EQ(held[1].channel, 9u);
+  EXPECT_EQ(held[1].tag, "cmd_b");
+  std::string wire = EncodeHello({{7, "cmd_a"}});
+  EXPECT_FALSE(DecodeHello(wire.substr(0, wire.size() - 1), version, held));
+  EXPECT_FALSE(DecodeHello(wire + "x", version, held));
 }
 
 TEST(AgentProtocol, MalformedSpawnIsRejected) {

@@ -55,8 +55,18 @@ class DownloadStream : public ResponseStream, public std::enable_shared_from_thi
   std::unique_ptr<core::FileReader> reader_;
 };
 
+// Which path served a file operation: the agent's session or runsc exec (as commands'
+// servedBy says).
+constexpr const char* kServedByHeader = "Adapt-Served-By";
+
+HttpResponse Served(HttpResponse r, const std::string& served_by) {
+  if (!served_by.empty()) r.headers.emplace_back(kServedByHeader, served_by);
+  return r;
+}
+
 HttpResponse Download(std::unique_ptr<core::FileReader> reader, const std::string& type) {
   HttpResponse r;
+  r.headers.emplace_back(kServedByHeader, reader->served_by());
   r.content_type = type;
   r.stream_length = reader->size();
   r.stream = std::make_shared<DownloadStream>(std::move(reader));
@@ -112,9 +122,11 @@ void AddFileRoutes(Router& router, core::FileService& files) {
                if (!path.ok()) return ErrorResponse(path.status());
                std::string mode = req.query.count("mode") ? req.query.at("mode") : "";
                auto count = std::make_shared<uint64_t>(0);
-               Status st = files.Upload(who, p.at("id"), *path, mode, BodySource(req, count));
+               std::string served;
+               Status st =
+                   files.Upload(who, p.at("id"), *path, mode, BodySource(req, count), &served);
                if (!st.ok()) return ErrorResponse(st);
-               return JsonResponse(200, {{"path", *path}, {"size", *count}});
+               return Served(JsonResponse(200, {{"path", *path}, {"size", *count}}), served);
              });
   router.Add("GET", "/v1/sandboxes/{id}/files",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
@@ -124,15 +136,16 @@ void AddFileRoutes(Router& router, core::FileService& files) {
                if (!list.ok()) return ErrorResponse(list.status());
                auto stat = QueryFlag(req, "stat");
                if (!stat.ok()) return ErrorResponse(stat.status());
+               std::string served;
                if (*list) {
-                 auto items = files.List(who, p.at("id"), *path);
+                 auto items = files.List(who, p.at("id"), *path, &served);
                  if (!items.ok()) return ErrorResponse(items.status());
-                 return JsonResponse(200, *items);
+                 return Served(JsonResponse(200, *items), served);
                }
                if (*stat) {
-                 auto info = files.Stat(who, p.at("id"), *path);
+                 auto info = files.Stat(who, p.at("id"), *path, &served);
                  if (!info.ok()) return ErrorResponse(info.status());
-                 return JsonResponse(200, *info);
+                 return Served(JsonResponse(200, *info), served);
                }
                auto reader = files.Download(who, p.at("id"), *path);
                if (!reader.ok()) return ErrorResponse(reader.status());
@@ -144,11 +157,12 @@ void AddFileRoutes(Router& router, core::FileService& files) {
                if (!path.ok()) return ErrorResponse(path.status());
                auto recursive = QueryFlag(req, "recursive");
                if (!recursive.ok()) return ErrorResponse(recursive.status());
-               Status st = files.Remove(who, p.at("id"), *path, *recursive);
+               std::string served;
+               Status st = files.Remove(who, p.at("id"), *path, *recursive, &served);
                if (!st.ok()) return ErrorResponse(st);
                HttpResponse r;
                r.status = 204;
-               return r;
+               return Served(std::move(r), served);
              });
   router.Add("POST", "/v1/sandboxes/{id}/files/mkdir",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
@@ -167,9 +181,10 @@ void AddFileRoutes(Router& router, core::FileService& files) {
                  parents = (*body)["parents"].get<bool>();
                }
                std::string path = (*body)["path"].get<std::string>();
-               Status st = files.MakeDir(who, p.at("id"), path, parents);
+               std::string served;
+               Status st = files.MakeDir(who, p.at("id"), path, parents, &served);
                if (!st.ok()) return ErrorResponse(st);
-               return JsonResponse(201, {{"path", path}});
+               return Served(JsonResponse(201, {{"path", path}}), served);
              });
   router.Add("GET", "/v1/sandboxes/{id}/archive",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
@@ -184,9 +199,11 @@ void AddFileRoutes(Router& router, core::FileService& files) {
                auto path = QueryPath(req);
                if (!path.ok()) return ErrorResponse(path.status());
                auto count = std::make_shared<uint64_t>(0);
-               Status st = files.ArchivePut(who, p.at("id"), *path, BodySource(req, count));
+               std::string served;
+               Status st =
+                   files.ArchivePut(who, p.at("id"), *path, BodySource(req, count), &served);
                if (!st.ok()) return ErrorResponse(st);
-               return JsonResponse(200, {{"path", *path}, {"size", *count}});
+               return Served(JsonResponse(200, {{"path", *path}, {"size", *count}}), served);
              });
 }
 

@@ -19,7 +19,8 @@ struct CommandRunner::Running {
   runtime::ExecProcess process;
   std::atomic<bool> exited{false};
   os::ExitStatus exit;
-  // Served by the agent.
+  // Served by the agent (also while a re-attach waits for it: `agent` is null then).
+  bool via_agent = false;
   std::shared_ptr<runtime::AgentSession> agent;
   uint32_t channel = 0;
 
@@ -121,7 +122,7 @@ CommandRunner::~CommandRunner() {
   std::unique_lock lock(mu_);
   stopping_ = true;
   for (auto& [_, c] : running_) {
-    if (c->agent) {
+    if (c->via_agent) {
       std::lock_guard clock(c->mu);
       c->cv.notify_all();
     } else {
@@ -169,28 +170,23 @@ void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess proc
   std::thread([this, c] { Watch(c); }).detach();
 }
 
+namespace {
+
+// The callbacks hold the command, not the runner: the session may outlive the runner.
+runtime::AgentCallbacks CallbacksFor(const std::shared_ptr<CommandRunner::Running>& c);
+
+}  // namespace
+
 Status CommandRunner::StartViaAgent(store::CommandRecord record,
                                     std::shared_ptr<runtime::AgentSession> agent,
                                     agent::SpawnRequest spawn, std::string stdin_data,
                                     int timeout_seconds, std::vector<std::string> secrets) {
   auto c = Register(std::move(record), timeout_seconds, std::move(secrets));
+  c->via_agent = true;
   c->agent = agent;
-  // The callbacks hold the command, not the runner: the session may outlive the runner.
-  runtime::AgentCallbacks cb;
-  cb.output = [c](int stream, std::string_view data) {
-    std::lock_guard lock(c->mu);
-    if (stream == 1)
-      KeepTail(c->out, c->out_total, data, c->truncated);
-    else
-      KeepTail(c->err, c->err_total, data, c->truncated);
-    c->cv.notify_all();
-  };
-  cb.exit = [c](const runtime::AgentExit& e) {
-    std::lock_guard lock(c->mu);
-    c->agent_exit = e;
-    c->agent_exited = true;
-    c->cv.notify_all();
-  };
+  // A later adaptd finds the command by its id in the agent's hello.
+  spawn.tag = c->record.id;
+  runtime::AgentCallbacks cb = CallbacksFor(c);
   spawn.has_stdin = !stdin_data.empty();
   auto channel = agent->Spawn(spawn, std::move(cb));
   if (!channel.ok()) {
@@ -208,6 +204,71 @@ Status CommandRunner::StartViaAgent(store::CommandRecord record,
   std::thread([this, c] { WatchAgent(c); }).detach();
   return Status::Ok();
 }
+
+void CommandRunner::Reattach(store::CommandRecord record, std::vector<std::string> secrets,
+                             std::chrono::milliseconds wait) {
+  int64_t timeout_ms = record.data.value("timeoutSeconds", 600) * int64_t{1000};
+  int64_t left_ms = std::max<int64_t>(0, record.created_at + timeout_ms - NowMillis());
+  auto c = Register(std::move(record), 0, std::move(secrets));
+  c->via_agent = true;
+  c->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(left_ms);
+  std::thread([this, c, wait] { ReattachAndWatch(c, wait); }).detach();
+}
+
+void CommandRunner::ReattachAndWatch(std::shared_ptr<Running> c, std::chrono::milliseconds wait) {
+  auto until = std::chrono::steady_clock::now() + wait;
+  std::shared_ptr<runtime::AgentSession> agent;
+  // The agent reconnects within a second or so of adaptd listening again.
+  while (!stopping_ && !(agent = runtime_.Agent(c->record.sandbox_id)) &&
+         std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (agent) {
+    {
+      std::lock_guard lock(c->mu);
+      c->agent = agent;
+    }
+    auto channel = agent->Attach(c->record.id, CallbacksFor(c));
+    if (channel.ok()) {
+      {
+        std::lock_guard lock(c->mu);
+        c->channel = *channel;
+      }
+      spdlog::info("command {}: attached again to the sandbox's agent", c->record.id);
+      WatchAgent(c);
+      return;
+    }
+    spdlog::info("command {}: {}", c->record.id, channel.status().message());
+  }
+  {
+    std::lock_guard lock(c->mu);
+    c->agent_exit.lost = true;
+    c->agent_exited = true;
+  }
+  Finish(*c);
+}
+
+namespace {
+
+runtime::AgentCallbacks CallbacksFor(const std::shared_ptr<CommandRunner::Running>& c) {
+  runtime::AgentCallbacks cb;
+  cb.output = [c](int stream, std::string_view data) {
+    std::lock_guard lock(c->mu);
+    if (stream == 1)
+      KeepTail(c->out, c->out_total, data, c->truncated);
+    else
+      KeepTail(c->err, c->err_total, data, c->truncated);
+    c->cv.notify_all();
+  };
+  cb.exit = [c](const runtime::AgentExit& e) {
+    std::lock_guard lock(c->mu);
+    c->agent_exit = e;
+    c->agent_exited = true;
+    c->cv.notify_all();
+  };
+  return cb;
+}
+
+}  // namespace
 
 void CommandRunner::WatchAgent(std::shared_ptr<Running> c) {
   std::unique_lock lock(c->mu);
@@ -291,7 +352,7 @@ void CommandRunner::Finish(Running& c) {
     auto& d = c.record.data;
     std::string reason = c.kill_reason.empty() ? "exited" : c.kill_reason;
     int code = -1, sig = 0;
-    if (c.agent) {
+    if (c.via_agent) {
       if (c.agent_exit.lost) reason = "lost";
       code = c.agent_exit.exit_code;
       sig = c.agent_exit.signal;
@@ -317,7 +378,7 @@ void CommandRunner::Finish(Running& c) {
     lock.unlock();
     Status st = store_.PutCommand(record);
     if (!st.ok()) spdlog::error("command {}: {}", record.id, st.message());
-    if (!c.agent) runtime_.ForgetExec(record.sandbox_id, c.process.tree_id);
+    if (!c.via_agent) runtime_.ForgetExec(record.sandbox_id, c.process.tree_id);
   }
   Unregister(c.record.id);
 }

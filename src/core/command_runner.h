@@ -55,6 +55,12 @@ class CommandRunner {
   Status StartViaAgent(store::CommandRecord record, std::shared_ptr<runtime::AgentSession> agent,
                        agent::SpawnRequest spawn, std::string stdin_data, int timeout_seconds,
                        std::vector<std::string> secrets);
+  // Takes over a command that a previous adaptd started through the sandbox's agent (its
+  // record says running): waits up to `wait` for the agent to connect, attaches the
+  // command if the agent still runs it (its output since, then its exit, are recorded as
+  // usual; its timeout counts from its start), else records it lost.
+  void Reattach(store::CommandRecord record, std::vector<std::string> secrets,
+                std::chrono::milliseconds wait);
   // The record with the output so far; nullopt when the command does not run here (any more).
   std::optional<store::CommandRecord> Snapshot(const std::string& id);
   // Kills the command's process tree; false when it does not run here.
@@ -70,6 +76,7 @@ class CommandRunner {
   void Unregister(const std::string& id);
   void Watch(std::shared_ptr<Running> command);
   void WatchAgent(std::shared_ptr<Running> command);
+  void ReattachAndWatch(std::shared_ptr<Running> command, std::chrono::milliseconds wait);
   void Finish(Running& c);
 
   store::Store& store_;

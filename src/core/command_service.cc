@@ -15,6 +15,8 @@ using nlohmann::json;
 
 // How long DELETE waits for a killed command to end.
 constexpr auto kKillWait = std::chrono::seconds(10);
+// How long a command of the previous adaptd waits for its sandbox's agent to reconnect.
+constexpr auto kReattachWait = std::chrono::seconds(20);
 
 }  // namespace
 
@@ -28,7 +30,17 @@ void CommandService::Reconcile() {
     spdlog::error("reconciling commands: {}", running.status().message());
     return;
   }
+  size_t reattached = 0;
   for (auto& c : *running) {
+    // Served by the agent: it kept the process (and its output) while adaptd was away.
+    if (c.data.value("servedBy", "") == "agent") {
+      auto sandbox = store_.GetSandbox(c.org_id, c.sandbox_id);
+      if (sandbox.ok() && sandbox->status == "running") {
+        runner_.Reattach(c, RedactionValues(*sandbox), kReattachWait);
+        ++reattached;
+        continue;
+      }
+    }
     c.status = "lost";
     c.data["status"] = "lost";
     c.data["terminationReason"] = "lost";
@@ -36,8 +48,9 @@ void CommandService::Reconcile() {
     Status st = store_.PutCommand(c);
     if (!st.ok()) spdlog::error("command {}: {}", c.id, st.message());
   }
-  if (!running->empty())
-    spdlog::info("{} command(s) lost with the previous adaptd", running->size());
+  if (running->size() > reattached)
+    spdlog::info("{} command(s) lost with the previous adaptd", running->size() - reattached);
+  if (reattached) spdlog::info("{} command(s) to attach again through the agents", reattached);
 }
 
 Result<agent::SpawnRequest> CommandService::AgentSpawn(

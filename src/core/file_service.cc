@@ -11,6 +11,7 @@
 
 #include "base/ids.h"
 #include "base/log.h"
+#include "core/file_transport.h"
 #include "os/process.h"
 
 namespace adapt::core {
@@ -22,7 +23,6 @@ constexpr size_t kChunk = 256 * 1024;
 // Replies of list and stat are JSON held in memory; a directory with more entries than fit
 // in this is refused rather than exhausting adaptd.
 constexpr size_t kMaxReplyBytes = 64 << 20;
-constexpr size_t kMaxStderrBytes = 64 * 1024;
 
 // Exit codes of `adapt-agent file` (agent/file_util.h is the agent's side of the contract).
 enum AgentExit {
@@ -36,74 +36,24 @@ enum AgentExit {
   kNoSpace = 10,
 };
 
-// A running agent process. Destroyed before Finish, it kills the agent's process tree.
-class AgentProcess {
- public:
-  AgentProcess(runtime::Runtime& runtime, std::string sandbox_id, runtime::ExecProcess process)
-      : runtime_(runtime), sandbox_id_(std::move(sandbox_id)), process_(std::move(process)) {}
-  AgentProcess(const AgentProcess&) = delete;
-  AgentProcess& operator=(const AgentProcess&) = delete;
-
-  ~AgentProcess() {
-    if (finished_) return;
-    Status st = runtime_.KillExec(sandbox_id_, process_.tree_id);
-    if (!st.ok()) spdlog::warn("file operation in {}: {}", sandbox_id_, st.message());
-    os::Signal(process_.pid, SIGKILL);
-    (void)os::Wait(process_.pid);
-    runtime_.ForgetExec(sandbox_id_, process_.tree_id);
+// Reads `fd` to its end (at most `limit` bytes kept; more is an error).
+Result<std::string> ReadAll(int fd, size_t limit) {
+  std::string out;
+  std::vector<char> buf(kChunk);
+  for (;;) {
+    auto n = os::ReadSome(fd, buf.data(), buf.size());
+    if (!n.ok()) return n.status();
+    if (*n == 0) return out;
+    if (out.size() + *n > limit)
+      return Status(Code::kPayloadTooLarge,
+                    "the reply is larger than " + std::to_string(limit) + " bytes");
+    out.append(buf.data(), *n);
   }
-
-  int stdin_fd() const { return process_.stdin_fd.get(); }
-  int stdout_fd() const { return process_.stdout_fd.get(); }
-  void CloseStdin() { process_.stdin_fd.reset(); }
-
-  // Reads stdout to its end (at most `limit` bytes kept; more is an error).
-  Result<std::string> ReadAllStdout(size_t limit) {
-    std::string out;
-    std::vector<char> buf(kChunk);
-    for (;;) {
-      auto n = os::ReadSome(stdout_fd(), buf.data(), buf.size());
-      if (!n.ok()) return n.status();
-      if (*n == 0) return out;
-      if (out.size() + *n > limit)
-        return Status(Code::kPayloadTooLarge,
-                      "the reply is larger than " + std::to_string(limit) + " bytes");
-      out.append(buf.data(), *n);
-    }
-  }
-
-  // Waits for the agent's exit; its error, from its exit code and stderr, when it failed.
-  Status Finish() {
-    finished_ = true;
-    CloseStdin();
-    process_.stdout_fd.reset();
-    std::string err;
-    std::vector<char> buf(8192);
-    for (;;) {
-      auto n = os::ReadSome(process_.stderr_fd.get(), buf.data(), buf.size());
-      if (!n.ok() || *n == 0) break;
-      if (err.size() < kMaxStderrBytes) err.append(buf.data(), *n);
-    }
-    auto exit = os::Wait(process_.pid);
-    runtime_.ForgetExec(sandbox_id_, process_.tree_id);
-    if (!exit.ok()) return exit.status().WithContext("waiting for the file operation");
-    if (exit->signaled())
-      return Internal("the file operation was killed by signal " + std::to_string(exit->signal));
-    if (exit->exit_code == 0) return Status::Ok();
-    return FileErrorFor(exit->exit_code, err);
-  }
-
- private:
-  runtime::Runtime& runtime_;
-  std::string sandbox_id_;
-  runtime::ExecProcess process_;
-  bool finished_ = false;
-};
+}
 
 class AgentReader final : public FileReader {
  public:
-  AgentReader(std::unique_ptr<AgentProcess> process, std::string pending,
-              std::optional<uint64_t> size)
+  AgentReader(std::unique_ptr<FileOp> process, std::string pending, std::optional<uint64_t> size)
       : process_(std::move(process)), pending_(std::move(pending)), size_(size) {}
 
   std::optional<uint64_t> size() const override { return size_; }
@@ -115,14 +65,15 @@ class AgentReader final : public FileReader {
       pending_.erase(0, take);
       return static_cast<long>(take);
     }
-    auto got = os::ReadSome(process_->stdout_fd(), buf, n);
+    auto got = os::ReadSome(process_->output_fd(), buf, n);
     return got.ok() ? static_cast<long>(*got) : -1;
   }
 
   Status Finish() override { return process_->Finish(); }
+  const char* served_by() const override { return process_->served_by(); }
 
  private:
-  std::unique_ptr<AgentProcess> process_;
+  std::unique_ptr<FileOp> process_;
   std::string pending_;
   std::optional<uint64_t> size_;
 };
@@ -189,7 +140,7 @@ std::string LastLine(const std::string& text) {
 }  // namespace
 
 struct FileService::Started {
-  std::unique_ptr<AgentProcess> process;
+  std::unique_ptr<FileOp> process;
 };
 
 Status ValidateFilePath(const std::string& path, const std::string& field) {
@@ -237,35 +188,54 @@ Result<FileService::Started> FileService::Start(const Principal& who, const std:
   if (sandbox.status != "running")
     return Conflict("sandbox " + sandbox_id + " is " + sandbox.status +
                     "; files are available only while it runs");
-  runtime::ExecRequest exec;
-  exec.sandbox_id = sandbox_id;
-  exec.argv = {kAgentPath, "file"};
-  exec.argv.insert(exec.argv.end(), args.begin(), args.end());
-  auto process = runtime_.Exec(exec);
-  if (!process.ok()) return process.status().WithContext("starting the file operation");
-  Started started;
-  started.process = std::make_unique<AgentProcess>(runtime_, sandbox_id, std::move(*process));
-  return started;
+  if (auto agent = runtime_.Agent(sandbox_id)) {
+    auto op = StartViaAgent(agent, sandbox_id, args);
+    if (op.ok()) return Started{std::move(*op)};
+    if (op.status().code() != Code::kUnavailable) return op.status();
+    spdlog::info("sandbox {}: file operation through runsc exec: {}", sandbox_id,
+                 op.status().message());
+  }
+  ASSIGN_OR_RETURN(auto op, StartExecFileOp(runtime_, sandbox_id, args));
+  return Started{std::move(op)};
+}
+
+Result<std::unique_ptr<FileOp>> FileService::StartViaAgent(
+    std::shared_ptr<runtime::AgentSession> agent, const std::string& sandbox_id,
+    const std::vector<std::string>& args) {
+  // The tool runs as runsc exec would run it: the workload's user, cwd and environment
+  // (relative paths resolve against the image's working directory either way).
+  auto d = runtime_.GetExecDefaults(sandbox_id);
+  if (!d.ok()) return Status(Code::kUnavailable, d.status().message());
+  agent::SpawnRequest spawn;
+  spawn.argv = {kAgentPath, "file"};
+  spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
+  spawn.env = d->env;
+  spawn.cwd = d->cwd;
+  spawn.uid = d->uid;
+  spawn.gid = d->gid;
+  return StartAgentFileOp(std::move(agent), std::move(spawn));
 }
 
 Result<std::string> FileService::RunToEnd(const Principal& who, const std::string& sandbox_id,
-                                          std::vector<std::string> args, const ByteSource* source) {
+                                          std::vector<std::string> args, const ByteSource* source,
+                                          std::string* served_by) {
   ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, std::move(args)));
-  AgentProcess& p = *started.process;
+  FileOp& p = *started.process;
+  if (served_by) *served_by = p.served_by();
   if (source) {
     // The client went away: the agent is killed before it renames anything into place.
-    if (!Feed(*source, p.stdin_fd()))
+    if (!Feed(*source, p.input_fd()))
       return InvalidArgument("body", "the upload ended before the whole body arrived");
   }
-  p.CloseStdin();
-  auto out = p.ReadAllStdout(kMaxReplyBytes);
+  p.CloseInput();
+  auto out = ReadAll(p.output_fd(), kMaxReplyBytes);
   RETURN_IF_ERROR(p.Finish());
   return out;
 }
 
 Status FileService::Upload(const Principal& who, const std::string& sandbox_id,
                            const std::string& path, const std::string& mode,
-                           const ByteSource& source) {
+                           const ByteSource& source, std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
   std::vector<std::string> args = {"put", path};
   if (!mode.empty()) {
@@ -274,7 +244,7 @@ Status FileService::Upload(const Principal& who, const std::string& sandbox_id,
       return InvalidArgument("mode", "mode must be octal permission bits such as 0644");
     args.insert(args.end(), {"--mode", mode});
   }
-  return RunToEnd(who, sandbox_id, std::move(args), &source).status();
+  return RunToEnd(who, sandbox_id, std::move(args), &source, served_by).status();
 }
 
 Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
@@ -282,12 +252,12 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
                                                           const std::string& path) {
   RETURN_IF_ERROR(ValidateFilePath(path));
   ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, {"get", path, "--header"}));
-  started.process->CloseStdin();
+  started.process->CloseInput();
   // The agent prints the size on a line of its own once the file is open.
   std::string head;
   std::vector<char> buf(kChunk);
   while (head.find('\n') == std::string::npos) {
-    auto n = os::ReadSome(started.process->stdout_fd(), buf.data(), buf.size());
+    auto n = os::ReadSome(started.process->output_fd(), buf.data(), buf.size());
     if (!n.ok() || *n == 0) {
       RETURN_IF_ERROR(started.process->Finish());
       return Internal("the file operation ended without a reply");
@@ -305,37 +275,37 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
 }
 
 Result<nlohmann::json> FileService::List(const Principal& who, const std::string& sandbox_id,
-                                         const std::string& path) {
+                                         const std::string& path, std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
-  ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"list", path}, nullptr));
+  ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"list", path}, nullptr, served_by));
   json items = json::parse(out, nullptr, false);
   if (!items.is_array()) return Internal("the file operation sent a malformed reply");
   return json{{"path", path}, {"items", items}};
 }
 
 Result<nlohmann::json> FileService::Stat(const Principal& who, const std::string& sandbox_id,
-                                         const std::string& path) {
+                                         const std::string& path, std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
-  ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"stat", path}, nullptr));
+  ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"stat", path}, nullptr, served_by));
   json st = json::parse(out, nullptr, false);
   if (!st.is_object()) return Internal("the file operation sent a malformed reply");
   return st;
 }
 
 Status FileService::Remove(const Principal& who, const std::string& sandbox_id,
-                           const std::string& path, bool recursive) {
+                           const std::string& path, bool recursive, std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
   std::vector<std::string> args = {"rm", path};
   if (recursive) args.push_back("--recursive");
-  return RunToEnd(who, sandbox_id, std::move(args), nullptr).status();
+  return RunToEnd(who, sandbox_id, std::move(args), nullptr, served_by).status();
 }
 
 Status FileService::MakeDir(const Principal& who, const std::string& sandbox_id,
-                            const std::string& path, bool parents) {
+                            const std::string& path, bool parents, std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
   std::vector<std::string> args = {"mkdir", path};
   if (parents) args.push_back("--parents");
-  return RunToEnd(who, sandbox_id, std::move(args), nullptr).status();
+  return RunToEnd(who, sandbox_id, std::move(args), nullptr, served_by).status();
 }
 
 Result<std::unique_ptr<FileReader>> FileService::ArchiveGet(const Principal& who,
@@ -343,11 +313,11 @@ Result<std::unique_ptr<FileReader>> FileService::ArchiveGet(const Principal& who
                                                             const std::string& path) {
   RETURN_IF_ERROR(ValidateFilePath(path));
   ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, {"archive-get", path}));
-  started.process->CloseStdin();
+  started.process->CloseInput();
   // A tar stream is never empty (it ends with two zero blocks): no bytes means a failure,
   // reported before the response starts.
   std::string first(kChunk, '\0');
-  auto n = os::ReadSome(started.process->stdout_fd(), first.data(), first.size());
+  auto n = os::ReadSome(started.process->output_fd(), first.data(), first.size());
   if (!n.ok() || *n == 0) {
     RETURN_IF_ERROR(started.process->Finish());
     return Internal("the file operation ended without a reply");
@@ -358,17 +328,20 @@ Result<std::unique_ptr<FileReader>> FileService::ArchiveGet(const Principal& who
 }
 
 Status FileService::ArchivePut(const Principal& who, const std::string& sandbox_id,
-                               const std::string& path, const ByteSource& source) {
+                               const std::string& path, const ByteSource& source,
+                               std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
-  return RunToEnd(who, sandbox_id, {"archive-put", path}, &source).status();
+  return RunToEnd(who, sandbox_id, {"archive-put", path}, &source, served_by).status();
 }
 
 Result<std::string> FileService::ReadText(const Principal& who, const std::string& sandbox_id,
-                                          const std::string& path, size_t max_bytes) {
+                                          const std::string& path, size_t max_bytes,
+                                          std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
   std::string full = path[0] == '/' ? path : "/workspace/" + path;
   if (full.size() > kMaxPathBytes) RETURN_IF_ERROR(ValidateFilePath(full));
-  return RunToEnd(who, sandbox_id, {"read-text", full, std::to_string(max_bytes)}, nullptr);
+  return RunToEnd(who, sandbox_id, {"read-text", full, std::to_string(max_bytes)}, nullptr,
+                  served_by);
 }
 
 }  // namespace adapt::core

@@ -1,7 +1,9 @@
-// FileService: files inside a running sandbox (issue 4). Every operation runs the agent
-// (`/.adapt/adapt-agent file <op>`) inside the sandbox through Runtime::Exec, so paths
-// resolve in the sandbox's own filesystem and can never reach the host's; bytes stream
-// through pipes, so adaptd's memory stays flat whatever the file's size.
+// FileService: files inside a running sandbox (issue 4). Every operation runs the agent's
+// file tool (`/.adapt/adapt-agent file <op>`) inside the sandbox, so paths resolve in the
+// sandbox's own filesystem and can never reach the host's: over the agent's session (a data
+// connection per operation) when the agent is connected, else through Runtime::Exec
+// (core/file_transport.h). Bytes stream, so adaptd's memory stays flat whatever the size.
+// Each operation can report which path served it ("agent" or "runsc-exec") in `served_by`.
 //
 // Paths: absolute, or relative to the image's working directory (the exec's cwd); at most
 // kMaxPathBytes bytes, no NUL. ReadText resolves relative paths under /workspace instead.
@@ -23,6 +25,8 @@
 
 namespace adapt::core {
 
+class FileOp;  // core/file_transport.h
+
 constexpr size_t kMaxPathBytes = 4096;
 // Where the agent is mounted in every sandbox (runtime: <state>/helpers, read-only).
 constexpr const char* kAgentPath = "/.adapt/adapt-agent";
@@ -41,6 +45,8 @@ class FileReader {
   virtual long Read(char* buf, size_t n) = 0;
   // Waits for the agent to exit; its error when it failed.
   virtual Status Finish() = 0;
+  // "agent" or "runsc-exec".
+  virtual const char* served_by() const = 0;
 };
 
 class FileService {
@@ -50,19 +56,20 @@ class FileService {
   // Writes `source` to `path` (replaced as a whole: a temp file renamed at the end). A source
   // that fails leaves the old file in place. `mode` is octal text, empty: keep or 0644.
   Status Upload(const Principal& who, const std::string& sandbox_id, const std::string& path,
-                const std::string& mode, const ByteSource& source);
+                const std::string& mode, const ByteSource& source,
+                std::string* served_by = nullptr);
   // Opens `path` for reading; file errors are reported here, before any byte moves.
   Result<std::unique_ptr<FileReader>> Download(const Principal& who, const std::string& sandbox_id,
                                                const std::string& path);
   // The entries of a directory (or the file itself): [{name, type, size, mode, mtime}].
   Result<nlohmann::json> List(const Principal& who, const std::string& sandbox_id,
-                              const std::string& path);
+                              const std::string& path, std::string* served_by = nullptr);
   Result<nlohmann::json> Stat(const Principal& who, const std::string& sandbox_id,
-                              const std::string& path);
+                              const std::string& path, std::string* served_by = nullptr);
   Status Remove(const Principal& who, const std::string& sandbox_id, const std::string& path,
-                bool recursive);
+                bool recursive, std::string* served_by = nullptr);
   Status MakeDir(const Principal& who, const std::string& sandbox_id, const std::string& path,
-                 bool parents);
+                 bool parents, std::string* served_by = nullptr);
   // A tar stream of a file, or of a directory's contents.
   Result<std::unique_ptr<FileReader>> ArchiveGet(const Principal& who,
                                                  const std::string& sandbox_id,
@@ -70,18 +77,23 @@ class FileService {
   // Extracts a tar stream under directory `path` (created). Entries with absolute names,
   // "..", or links pointing outside `path` are refused (400).
   Status ArchivePut(const Principal& who, const std::string& sandbox_id, const std::string& path,
-                    const ByteSource& source);
+                    const ByteSource& source, std::string* served_by = nullptr);
   // The UTF-8 text of a file of at most `max_bytes` bytes: 400 for binary or invalid UTF-8,
   // 413 when larger. For read_workspace_file: relative paths resolve under /workspace.
   Result<std::string> ReadText(const Principal& who, const std::string& sandbox_id,
-                               const std::string& path, size_t max_bytes);
+                               const std::string& path, size_t max_bytes,
+                               std::string* served_by = nullptr);
 
  private:
   struct Started;
   Result<Started> Start(const Principal& who, const std::string& sandbox_id,
                         std::vector<std::string> args);
+  Result<std::unique_ptr<FileOp>> StartViaAgent(std::shared_ptr<runtime::AgentSession> agent,
+                                                const std::string& sandbox_id,
+                                                const std::vector<std::string>& args);
   Result<std::string> RunToEnd(const Principal& who, const std::string& sandbox_id,
-                               std::vector<std::string> args, const ByteSource* source);
+                               std::vector<std::string> args, const ByteSource* source,
+                               std::string* served_by);
 
   store::Store& store_;
   runtime::Runtime& runtime_;

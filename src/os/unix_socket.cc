@@ -54,4 +54,6 @@ Result<UniqueFd> ConnectUnix(const std::string& path) {
 
 void ShutdownSocket(int fd) { ::shutdown(fd, SHUT_RDWR); }
 
+void ShutdownSocketWrite(int fd) { ::shutdown(fd, SHUT_WR); }
+
 }  // namespace adapt::os

@@ -17,5 +17,7 @@ Result<UniqueFd> AcceptUnix(int listen_fd);
 Result<UniqueFd> ConnectUnix(const std::string& path);
 // Wakes every thread blocked on `fd` (reads see end of file); the fd stays open.
 void ShutdownSocket(int fd);
+// Ends the sending side only: the peer reads end of file, replies can still arrive.
+void ShutdownSocketWrite(int fd);
 
 }  // namespace adapt::os

@@ -1,5 +1,6 @@
 #include "runtime/agent_session.h"
 
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -17,8 +18,42 @@ AgentSession::AgentSession(std::string sandbox_id, os::UniqueFd fd)
 
 AgentSession::~AgentSession() = default;
 
-void AgentSession::Start() {
-  std::thread([self = shared_from_this()] { self->ReadLoop(); }).detach();
+void AgentSession::Start(Frame hello) {
+  std::thread([self = shared_from_this(), hello = std::move(hello)]() mutable {
+    self->ReadLoop(std::move(hello));
+  }).detach();
+}
+
+bool AgentSession::OfferData(uint32_t channel, std::string_view token, os::UniqueFd fd) {
+  std::lock_guard lock(mu_);
+  auto it = data_.find(channel);
+  if (it == data_.end() || it->second.ended || static_cast<bool>(it->second.fd) || token.empty() ||
+      it->second.token != token)
+    return false;
+  it->second.fd = std::move(fd);
+  data_cv_.notify_all();
+  return true;
+}
+
+Result<os::UniqueFd> AgentSession::TakeData(uint32_t channel, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto it = data_.find(channel);
+    if (it == data_.end())
+      return Status(Code::kUnavailable, "no data connection is expected on that channel");
+    if (static_cast<bool>(it->second.fd)) {
+      os::UniqueFd fd = std::move(it->second.fd);
+      data_.erase(it);
+      return fd;
+    }
+    if (it->second.ended || closed_ ||
+        data_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+      if (it = data_.find(channel); it != data_.end() && static_cast<bool>(it->second.fd)) continue;
+      data_.erase(channel);
+      return Status(Code::kUnavailable, "the sandbox agent opened no data connection");
+    }
+  }
 }
 
 Status AgentSession::Send(FrameType type, uint32_t channel, std::string_view payload) {
@@ -39,14 +74,32 @@ Result<uint32_t> AgentSession::Spawn(const agent::SpawnRequest& request, AgentCa
     if (closed_) return Status(Code::kUnavailable, "the sandbox agent is disconnected");
     channel = next_channel_++;
     channels_[channel] = std::move(cb);
+    if (!request.data_token.empty()) data_[channel].token = request.data_token;
   }
   Status st = Send(FrameType::kSpawn, channel, agent::EncodeSpawn(request));
   if (!st.ok()) {
     std::lock_guard lock(mu_);
     // When the reader already ended the channel as lost, it is gone from the map.
     if (channels_.erase(channel) == 0) return channel;
+    data_.erase(channel);
     return st;
   }
+  return channel;
+}
+
+Result<uint32_t> AgentSession::Attach(const std::string& tag, AgentCallbacks cb) {
+  uint32_t channel;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return Status(Code::kUnavailable, "the sandbox agent is disconnected");
+    auto it = held_.find(tag);
+    if (it == held_.end()) return NotFound("the sandbox agent does not run " + tag + " any more");
+    channel = it->second;
+    held_.erase(it);
+    channels_[channel] = std::move(cb);
+  }
+  // On failure the reader ends the channel as lost, through its callbacks.
+  (void)Send(FrameType::kAttach, channel, "");
   return channel;
 }
 
@@ -75,6 +128,10 @@ void AgentSession::Deliver(const Frame& f) {
     if (f.type == FrameType::kExit) {
       cb = std::move(it->second);
       channels_.erase(it);
+      if (auto d = data_.find(f.channel); d != data_.end()) {
+        d->second.ended = true;
+        data_cv_.notify_all();
+      }
     } else {
       cb = it->second;  // copies two std::functions: cheap next to a 64 KiB chunk
     }
@@ -94,10 +151,29 @@ void AgentSession::Deliver(const Frame& f) {
   }
 }
 
-void AgentSession::ReadLoop() {
+bool AgentSession::HandleHello(const Frame& f) {
+  uint32_t version = 0;
+  std::vector<agent::HeldProcess> held;
+  if (f.type == FrameType::kHello && agent::DecodeHello(f.payload, version, held) &&
+      version == agent::kProtocolVersion) {
+    std::lock_guard lock(mu_);
+    for (const auto& h : held) {
+      if (h.channel == 0) continue;
+      held_[h.tag] = h.channel;
+      // New channels never collide with the held ones.
+      next_channel_ = std::max(next_channel_, h.channel + 1);
+    }
+    ready_ = true;
+    return true;
+  }
+  spdlog::warn("sandbox {}: the agent speaks another protocol version", sandbox_id_);
+  return false;
+}
+
+void AgentSession::ReadLoop(Frame hello) {
   agent::FrameDecoder decoder;
   std::vector<char> buf(256 * 1024);
-  bool bad = false;
+  bool bad = !HandleHello(hello);
   while (!bad) {
     auto n = os::ReadSome(fd_.get(), buf.data(), buf.size());
     if (!n.ok() || *n == 0) break;
@@ -111,19 +187,7 @@ void AgentSession::ReadLoop() {
         bad = true;
         break;
       }
-      if (f.type == FrameType::kHello) {
-        std::vector<int32_t> v;
-        if (agent::DecodeInts(f.payload, 1, v) &&
-            v[0] == static_cast<int32_t>(agent::kProtocolVersion)) {
-          ready_ = true;
-        } else {
-          spdlog::warn("sandbox {}: the agent speaks another protocol version", sandbox_id_);
-          bad = true;
-          break;
-        }
-      } else if (ready_) {
-        Deliver(f);
-      }
+      if (f.type != FrameType::kHello) Deliver(f);
     }
   }
   Close();
@@ -131,6 +195,8 @@ void AgentSession::ReadLoop() {
   {
     std::lock_guard lock(mu_);
     pending.swap(channels_);
+    for (auto& [_, d] : data_) d.ended = true;
+    data_cv_.notify_all();
   }
   AgentExit lost;
   lost.lost = true;

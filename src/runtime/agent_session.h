@@ -5,6 +5,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -36,8 +38,9 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   AgentSession(std::string sandbox_id, os::UniqueFd fd);
   ~AgentSession();
 
-  // Starts the reader thread.
-  void Start();
+  // Starts the reader thread; `hello` is the connection's first frame, already read (see
+  // AgentHub), checked here like any later frame.
+  void Start(agent::Frame hello);
   // True once the agent said hello and until the connection ends.
   bool Ready() const { return ready_ && !closed_; }
   // Starts a process; the callbacks get its output and exit. The stdin of a request with
@@ -49,8 +52,28 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   // Drops the connection; pending channels end as lost.
   void Close();
 
+  // Data connections (SpawnRequest::data_token): a spawn with a token expects the agent to
+  // open a second connection announcing it. OfferData hands such a connection over (false:
+  // no spawn expects that channel and token, the connection is to be dropped); TakeData
+  // waits for it, and answers kUnavailable when the channel ended first, the session
+  // closed, or `timeout` passed.
+  bool OfferData(uint32_t channel, std::string_view token, os::UniqueFd fd);
+
+  // Takes up again the process spawned with SpawnRequest::tag `tag` by an earlier
+  // connection, which the agent kept running (its hello listed it): the callbacks get what
+  // it wrote meanwhile, the rest of its output and its exit. NotFound when the agent does
+  // not hold it.
+  Result<uint32_t> Attach(const std::string& tag, AgentCallbacks callbacks);
+  Result<os::UniqueFd> TakeData(uint32_t channel, std::chrono::milliseconds timeout);
+
  private:
-  void ReadLoop();
+  struct DataSlot {
+    std::string token;
+    os::UniqueFd fd;
+    bool ended = false;  // the channel ended (or the session) before the connection came
+  };
+  void ReadLoop(agent::Frame hello);
+  bool HandleHello(const agent::Frame& frame);
   Status Send(agent::FrameType type, uint32_t channel, std::string_view payload);
   void Deliver(const agent::Frame& frame);
 
@@ -62,6 +85,9 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   std::mutex mu_;
   std::map<uint32_t, AgentCallbacks> channels_;  // guarded by mu_
   uint32_t next_channel_ = 1;                    // guarded by mu_
+  std::map<uint32_t, DataSlot> data_;            // guarded by mu_
+  std::map<std::string, uint32_t> held_;         // tag -> channel, from the hello; mu_
+  std::condition_variable data_cv_;
 };
 
 }  // namespace adapt::runtime

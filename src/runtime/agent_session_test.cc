@@ -79,13 +79,25 @@ class AgentSessionTest : public ::testing::Test {
     hub_.Close("sbx_test");
     os::RemoveTree(dir_);
   }
-  FakeAgent Connect(int32_t version = agent::kProtocolVersion) {
+  FakeAgent Connect(int32_t version = agent::kProtocolVersion,
+                    const std::vector<agent::HeldProcess>& held = {}) {
     FakeAgent a;
     auto fd = os::ConnectUnix(path_);
     EXPECT_TRUE(fd.ok());
     a.fd = std::move(*fd);
-    a.Send(FrameType::kHello, 0, agent::EncodeInts({version}));
+    // A hello is the version and the held processes (none: a zero count).
+    a.Send(FrameType::kHello, 0,
+           version == static_cast<int32_t>(agent::kProtocolVersion)
+               ? agent::EncodeHello(held)
+               : agent::EncodeInts({version, 0}));
     return a;
+  }
+  // A data connection announcing `token` for `channel`.
+  os::UniqueFd Dial(uint32_t channel, const std::string& token) {
+    auto fd = os::ConnectUnix(path_);
+    EXPECT_TRUE(fd.ok());
+    EXPECT_TRUE(os::WriteAll(fd->get(), agent::EncodeFrame(FrameType::kData, channel, token)).ok());
+    return std::move(*fd);
   }
   std::shared_ptr<AgentSession> WaitSession() {
     for (int i = 0; i < 500; ++i) {
@@ -168,6 +180,75 @@ TEST_F(AgentSessionTest, ADroppedConnectionLosesItsCommands) {
   auto again = WaitSession();
   ASSERT_NE(again, nullptr);
   EXPECT_NE(again, session);
+}
+
+TEST_F(AgentSessionTest, ADataConnectionReachesOnlyTheSpawnWithItsToken) {
+  FakeAgent a = Connect();
+  auto session = WaitSession();
+  ASSERT_NE(session, nullptr);
+  agent::SpawnRequest req;
+  req.argv = {"/.adapt/adapt-agent", "file", "get", "/x"};
+  req.data_token = "secret-token";
+  Seen seen;
+  auto ch = session->Spawn(req, seen.Callbacks());
+  ASSERT_TRUE(ch.ok());
+  agent::SpawnRequest got;
+  ASSERT_TRUE(agent::DecodeSpawn(a.Read().payload, got));
+  EXPECT_EQ(got.data_token, "secret-token");
+  // A wrong token, or another channel, is dropped; the session stays.
+  os::UniqueFd wrong = Dial(*ch, "guessed");
+  os::UniqueFd other = Dial(*ch + 1, "secret-token");
+  EXPECT_FALSE(session->TakeData(*ch, std::chrono::milliseconds(300)).ok());
+  EXPECT_TRUE(session->Ready());
+  char c;
+  auto n = os::ReadSome(wrong.get(), &c, 1);
+  EXPECT_TRUE(!n.ok() || *n == 0);  // closed by adaptd
+  // TakeData gave up on the channel above: a new spawn expects its connection.
+  auto ch2 = session->Spawn(req, seen.Callbacks());
+  ASSERT_TRUE(ch2.ok());
+  os::UniqueFd right = Dial(*ch2, "secret-token");
+  auto data = session->TakeData(*ch2, std::chrono::seconds(5));
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  ASSERT_TRUE(os::WriteAll(right.get(), "bytes").ok());
+  char buf[5];
+  auto got_bytes = os::ReadSome(data->get(), buf, sizeof buf);
+  ASSERT_TRUE(got_bytes.ok());
+  EXPECT_EQ(std::string(buf, *got_bytes), "bytes");
+  // A connection that never comes, then the channel's exit: TakeData answers at once.
+  auto ch3 = session->Spawn(req, seen.Callbacks());
+  ASSERT_TRUE(ch3.ok());
+  a.Send(FrameType::kExit, *ch3, agent::EncodeInts({126, 0}));
+  auto none = session->TakeData(*ch3, std::chrono::seconds(30));
+  EXPECT_EQ(none.status().code(), Code::kUnavailable);
+}
+
+TEST_F(AgentSessionTest, HeldCommandsAreAttachedAgain) {
+  FakeAgent a = Connect(agent::kProtocolVersion, {{5, "cmd_kept"}});
+  auto session = WaitSession();
+  ASSERT_NE(session, nullptr);
+  Seen seen;
+  EXPECT_EQ(session->Attach("cmd_other", seen.Callbacks()).status().code(), Code::kNotFound);
+  auto ch = session->Attach("cmd_kept", seen.Callbacks());
+  ASSERT_TRUE(ch.ok());
+  EXPECT_EQ(*ch, 5u);
+  agent::Frame f = a.Read();
+  EXPECT_EQ(f.type, FrameType::kAttach);
+  EXPECT_EQ(f.channel, 5u);
+  // New channels never reuse a held one.
+  agent::SpawnRequest req;
+  req.argv = {"true"};
+  Seen fresh;
+  auto next = session->Spawn(req, fresh.Callbacks());
+  ASSERT_TRUE(next.ok());
+  EXPECT_GT(*next, 5u);
+  a.Send(FrameType::kStdout, 5, "while away");
+  a.Send(FrameType::kExit, 5, agent::EncodeInts({7, 0}));
+  ASSERT_TRUE(seen.WaitExit());
+  EXPECT_EQ(seen.out, "while away");
+  EXPECT_EQ(seen.exit.exit_code, 7);
+  EXPECT_FALSE(seen.exit.lost);
+  // Attached once only.
+  EXPECT_FALSE(session->Attach("cmd_kept", Seen().Callbacks()).ok());
 }
 
 TEST_F(AgentSessionTest, AMisbehavingPeerIsDropped) {

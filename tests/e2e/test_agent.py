@@ -241,14 +241,41 @@ def test_agent_reconnects_after_adaptd_restart(fresh_daemon):
     d = fresh_daemon
     admin = d.admin
     sid = interactive(admin)
-    cmd = run(admin, sid, expect=202, argv=["sleep", "60"], waitSeconds=0)
+    # Runs across the restart: what it prints while adaptd is away, and its exit, are kept by
+    # the agent and recorded by the next adaptd.
+    script = "echo before; sleep 4; echo while-away; echo err >&2; exit 7"
+    cmd = run(admin, sid, expect=202, command=script, waitSeconds=1)
     assert cmd["servedBy"] == "agent"
     d.kill()
     d.start(port=d.port)
     status, after = admin.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
     assert status == 200, after
-    assert after["status"] == "lost" and after["terminationReason"] == "lost", after
+    assert after["status"] in ("running", "exited"), after
+    done = poll(admin, sid, cmd["id"], timeout=60)
+    assert done["status"] == "exited" and done["exitCode"] == 7, done
+    assert done["terminationReason"] == "exited" and done["servedBy"] == "agent", done
+    assert "while-away\n" in done["stdout"] and done["stderr"] == "err\n", done
     wait_for_agent(admin, sid)
     again = run(admin, sid, argv=["echo", "back"])
     assert again["servedBy"] == "agent" and again["stdout"] == "back\n"
+    admin.delete(sid)
+
+
+def test_a_command_the_agent_no_longer_runs_is_lost_after_a_restart(fresh_daemon):
+    d = fresh_daemon
+    admin = d.admin
+    sid = interactive(admin)
+    cmd = run(admin, sid, expect=202, argv=["sleep", "60"], waitSeconds=0)
+    assert cmd["servedBy"] == "agent"
+    # While adaptd is away the agent dies: nobody can attach the command again.
+    pids = run(admin, sid, command=FIND_AGENT)["stdout"].split()
+    assert len(pids) == 1, pids
+    run(admin, sid, command="setsid sh -c 'sleep 2; kill -9 %s' >/dev/null 2>&1 &" % pids[0])
+    d.kill()
+    time.sleep(3)
+    d.start(port=d.port)
+    status, after = admin.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+    assert status == 200, after
+    done = poll(admin, sid, cmd["id"], timeout=60)
+    assert done["status"] == "lost" and done["terminationReason"] == "lost", done
     admin.delete(sid)

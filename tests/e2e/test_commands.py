@@ -145,7 +145,19 @@ def test_command_running_when_adaptd_dies_is_lost_after_restart(fresh_daemon):
     d = fresh_daemon
     admin = d.admin
     sid = interactive(admin)
-    cmd = run(admin, sid, expect=202, argv=["sleep", "60"], waitSeconds=0)
+    # Without the agent (killed), the command runs under runsc exec, a child of adaptd that
+    # dies with it; an agent-served command is attached again instead (test_agent.py).
+    find_agent = ("for p in /proc/[0-9]*; do tr '\\000' ' ' < $p/cmdline 2>/dev/null | "
+                  "grep -q '^/.adapt/adapt-agent serve' && echo ${p#/proc/}; done")
+    deadline = time.monotonic() + 30
+    while True:
+        for pid in run(admin, sid, command=find_agent, waitSeconds=30)["stdout"].split():
+            run(admin, sid, command="kill -9 %s; sleep 1" % pid, waitSeconds=30)
+        cmd = run(admin, sid, expect=202, argv=["sleep", "60"], waitSeconds=0)
+        if cmd["servedBy"] == "runsc-exec":
+            break
+        assert time.monotonic() < deadline, cmd
+        time.sleep(0.2)
     d.kill()
     d.start(port=d.port)
     status, after = admin.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))

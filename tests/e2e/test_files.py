@@ -1,5 +1,7 @@
-"""Files inside a running sandbox (issue 4): /files and /archive, served by adapt-agent run
-through runsc exec, so every path resolves inside the sandbox.
+"""Files inside a running sandbox (issue 4): /files and /archive, served by adapt-agent's file
+tool inside the sandbox, so every path resolves there: over the agent's session when it is
+connected, through runsc exec when it is not. The tests on the `box` fixture run on both
+paths, and every response of theirs must name the path that served it (Adapt-Served-By).
 
 coreutils stat needs statx, which this gVisor lacks: find -printf reads modes and sizes."""
 
@@ -25,16 +27,54 @@ CHUNK = 1 << 20
 RSS_GROWTH_BOUND_KIB = 96 * 1024
 
 
+# Sandboxes of the `box` fixture -> the path ("agent" or "runsc-exec") that must serve them.
+SERVED = {}
+SERVED_BY = "adapt-served-by"
+FIND_AGENT = (
+    "for p in /proc/[0-9]*; do "
+    "tr '\\000' ' ' < $p/cmdline 2>/dev/null | grep -q '^/.adapt/adapt-agent serve' "
+    "&& echo ${p#/proc/}; done"
+)
+
+
+def served_by(client, sid):
+    status, _, _, headers = client.request("GET", files_url(sid, path="/", stat=1))
+    assert status == 200
+    return headers.get(SERVED_BY)
+
+
+def wait_served_by(client, sid, path, timeout=30):
+    """Stats / until the path named serves it: the agent connects just after the start."""
+    deadline = time.monotonic() + timeout
+    while served_by(client, sid) != path:
+        assert time.monotonic() < deadline, "files are never served by " + path
+        time.sleep(0.2)
+
+
 def interactive(client, body=None):
     sbx = client.create(body or {})
     client.wait_for_status(sbx["id"], "running", 60)
+    wait_served_by(client, sbx["id"], "agent")
     return sbx["id"]
 
 
-@pytest.fixture(scope="module")
-def box(daemon):
+@pytest.fixture(scope="module", params=["agent", "runsc-exec"])
+def box(daemon, request):
     client = daemon.new_org()
-    return client, interactive(client)
+    sid = interactive(client)
+    if request.param == "runsc-exec":
+        # Without its agent, the sandbox's files go through runsc exec (the fallback).
+        pids = sh(client, sid, FIND_AGENT)["stdout"].split()
+        assert len(pids) == 1, pids
+        sh(client, sid, "kill -9 %s" % pids[0])
+        wait_served_by(client, sid, "runsc-exec")
+    SERVED[sid] = request.param
+    return client, sid
+
+
+def check_served(sid, status, headers):
+    if sid in SERVED and status < 300:
+        assert headers.get(SERVED_BY) == SERVED[sid], headers
 
 
 def files_url(sid, resource="files", **query):
@@ -42,14 +82,16 @@ def files_url(sid, resource="files", **query):
 
 
 def put(client, sid, path, data, resource="files", **query):
-    status, body, raw, _ = client.request(
+    status, body, raw, headers = client.request(
         "PUT", files_url(sid, resource, path=path, **query), raw=data,
         headers={"Content-Type": "application/octet-stream"})
+    check_served(sid, status, headers)
     return status, body
 
 
 def get(client, sid, path, resource="files", **query):
     status, body, raw, headers = client.request("GET", files_url(sid, resource, path=path, **query))
+    check_served(sid, status, headers)
     return status, raw, body, headers
 
 
@@ -364,6 +406,7 @@ def stream_up(daemon, client, sid, path, size):
     resp = conn.getresponse()
     body = json.loads(resp.read())
     conn.close()
+    assert resp.getheader("Adapt-Served-By") == "agent"
     return resp.status, body
 
 
@@ -379,6 +422,7 @@ def stream_down(daemon, client, sid, path):
         digest.update(chunk)
         total += len(chunk)
     conn.close()
+    assert resp.getheader("Adapt-Served-By") == "agent"
     return resp.status, resp.getheader("Content-Length"), total, digest.hexdigest()
 
 
