@@ -34,7 +34,7 @@ def gateway(client, sid):
     return sandbox_address(client, sid).rsplit(".", 1)[0] + ".1"
 
 
-def test_the_stand_in_serves_every_name_on_both_addresses():
+def test_the_stand_in_serves_every_name_on_both_addresses(standin):
     """What the sandbox is refused below, the host itself gets: the refusals are adapt's."""
     import ssl
     for addr, sni in [(TLS, GOOD), (TLS, OTHER), (TLS2, GOOD)]:
