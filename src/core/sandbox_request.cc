@@ -231,10 +231,11 @@ Result<json> ParseNetwork(const json& body) {
     ASSIGN_OR_RETURN(std::string dns, PublicAddress(n["dns"], "network.dns"));
     net["dns"] = dns;
   }
-  if (!net["hostnames"].empty())
-    return Unsupported("network.hostnames",
-                       "TLS hostname rules (network.hostnames) are not supported yet on this "
-                       "host; use IP rules in network.allow");
+  // Seed 001: DNS cannot be disabled while hostname rules are present.
+  if (!net["hostnames"].empty() && n.contains("dns") && n["dns"].is_null())
+    return InvalidArgument("network.dns",
+                           "network.dns cannot be null while network.hostnames has rules: "
+                           "hostname rules resolve through the sandbox's DNS proxy");
   return net;
 }
 

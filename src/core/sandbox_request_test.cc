@@ -231,15 +231,32 @@ TEST(ParseCreateSandbox, AllowlistRulesAreExactPublicAddressesAndPorts) {
   ExpectInvalid({{"network", {{"egress", "allowlist"}, {"dns", "dns.google"}}}}, "network.dns");
 }
 
-TEST(ParseCreateSandbox, HostnameRulesAreValidatedThenRefusedAsUnsupported) {
+TEST(ParseCreateSandbox, HostnameRulesAreValidatedAndKeepDns) {
   auto host = [](json h) {
     return json{{"network", {{"egress", "allowlist"}, {"hostnames", json::array({h})}}}};
   };
-  for (const char* bad : {"*.openai.com", "api..com", "1.1.1.1", "ex ample.com", "bücher.de", ""})
+  for (const char* bad : {"*.openai.com", "api..com", "1.1.1.1", "ex ample.com", "bücher.de", "",
+                          "api.openai.com.", "localhost"})
     ExpectInvalid(host({{"hostname", bad}, {"port", 443}}), "network.hostnames[0].hostname");
   ExpectInvalid(host({{"hostname", "api.openai.com"}, {"port", 0}}), "network.hostnames[0].port");
-  ExpectRefused(host({{"hostname", "api.openai.com"}, {"port", 443}}), Code::kUnsupported,
-                "network.hostnames");
+  ExpectInvalid(host({{"hostname", "api.openai.com"}, {"port", 65536}}),
+                "network.hostnames[0].port");
+  ExpectInvalid(host({{"hostname", "api.openai.com"}}), "network.hostnames[0].port");
+  ExpectInvalid(host({{"hostname", "api.openai.com"}, {"port", 443}, {"sni", "x"}}),
+                "network.hostnames[0].sni");
+  auto ok = Parse(host({{"hostname", "API.OpenAI.com"}, {"port", 443}}));
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->config["network"]["hostnames"][0]["hostname"], "api.openai.com");
+  EXPECT_TRUE(Parse(host({{"hostname", "xn--bcher-kva.de"}, {"port", 8443}})).ok());
+  json many = json::array();
+  for (int i = 0; i < 64; ++i) many.push_back({{"hostname", "a.example.com"}, {"port", 443}});
+  EXPECT_TRUE(Parse({{"network", {{"egress", "allowlist"}, {"hostnames", many}}}}).ok());
+  many.push_back({{"hostname", "a.example.com"}, {"port", 443}});
+  ExpectInvalid({{"network", {{"egress", "allowlist"}, {"hostnames", many}}}}, "network.hostnames");
+  // DNS cannot be disabled while hostname rules are present.
+  json no_dns = host({{"hostname", "api.openai.com"}, {"port", 443}});
+  no_dns["network"]["dns"] = nullptr;
+  ExpectInvalid(no_dns, "network.dns");
 }
 
 TEST(ParseCreateSandbox, RulesWithoutAllowlistAreRefused) {

@@ -23,6 +23,11 @@ SandboxNet FromRecord(const store::NetworkRecord& r) {
   if (r.data.contains("allow"))
     for (const auto& a : r.data["allow"])
       p.allow.push_back({a.value("protocol", "tcp"), a.value("address", ""), a.value("port", 0)});
+  if (r.data.contains("hostnames"))
+    for (const auto& h : r.data["hostnames"])
+      p.hostnames.push_back({h.value("hostname", ""), h.value("port", 0)});
+  p.dns_upstream = r.data.value("dnsUpstream", "");
+  p.dns_all_names = r.data.value("dnsAllNames", false);
   return sb;
 }
 
@@ -30,16 +35,26 @@ nlohmann::json ToData(const SandboxNet& sb) {
   nlohmann::json allow = nlohmann::json::array();
   for (const auto& a : sb.policy.allow)
     allow.push_back({{"protocol", a.protocol}, {"address", a.address}, {"port", a.port}});
+  nlohmann::json hostnames = nlohmann::json::array();
+  for (const auto& h : sb.policy.hostnames)
+    hostnames.push_back({{"hostname", h.hostname}, {"port", h.port}});
   return {{"address", sb.address},
           {"hostAddress", sb.host_address},
           {"egress", sb.policy.egress},
           {"dns", sb.policy.dns},
-          {"allow", allow}};
+          {"allow", allow},
+          {"hostnames", hostnames},
+          {"dnsUpstream", sb.policy.dns_upstream},
+          {"dnsAllNames", sb.policy.dns_all_names}};
 }
 
-std::string ResolvConf(const std::string& dns) {
-  if (dns.empty()) return "# DNS is disabled for this sandbox (network.dns)\n";
-  return "nameserver " + dns + "\noptions ndots:0\n";
+std::string ResolvConf(const SandboxNet& sb) {
+  // Hostname rules: the DNS proxy, on the sandbox's gateway.
+  if (!sb.policy.hostnames.empty())
+    return "# adapt's DNS proxy (network.hostnames)\nnameserver " + sb.host_address +
+           "\noptions ndots:0\n";
+  if (sb.policy.dns.empty()) return "# DNS is disabled for this sandbox (network.dns)\n";
+  return "nameserver " + sb.policy.dns + "\noptions ndots:0\n";
 }
 
 }  // namespace
@@ -66,7 +81,17 @@ Status NetworkManager::Init() {
                                                 "; choose another --network-pool");
   }
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/net", 0700));
-  return EnableForwarding().WithContext("enabling IPv4 forwarding for sandbox networks");
+  RETURN_IF_ERROR(EnableForwarding().WithContext("enabling IPv4 forwarding for sandbox networks"));
+  return proxies_.Start().WithContext("starting the TLS hostname proxies");
+}
+
+void NetworkManager::Register(const SandboxNet& sb) {
+  if (sb.policy.hostnames.empty()) {
+    proxies_.table().Remove(sb.address);
+    return;
+  }
+  proxies_.table().Put({sb.sandbox_id, sb.address, sb.policy.hostnames, sb.policy.dns_upstream,
+                        sb.policy.dns_all_names});
 }
 
 std::string NetworkManager::ResolvConfPath(const std::string& id) const {
@@ -103,7 +128,7 @@ Result<Attachment> NetworkManager::Attach(const std::string& id, const nlohmann:
   LinkPlan plan{NetnsName(options_.name, id), HostInterface(sb.address), PeerInterface(sb.address),
                 sb.host_address, sb.address};
   Status st = os::MakeDirs(options_.state_dir + "/net/" + id, 0700);
-  if (st.ok()) st = os::WriteFileAtomic(ResolvConfPath(id), ResolvConf(sb.policy.dns), 0644);
+  if (st.ok()) st = os::WriteFileAtomic(ResolvConfPath(id), ResolvConf(sb), 0644);
   if (st.ok()) st = CreateLinks(plan);
   if (st.ok()) {
     // A re-attach replaces the chain rather than adding its rules twice.
@@ -111,6 +136,7 @@ Result<Attachment> NetworkManager::Attach(const std::string& id, const nlohmann:
       RunNft(RemoveSandboxRules(Scope(), sb));
     st = RunNft(SandboxRules(Scope(), sb));
   }
+  if (st.ok()) Register(sb);
   if (!st.ok()) {
     RemoveLinks(plan.netns, plan.host_if);
     os::RemoveTree(options_.state_dir + "/net/" + id);
@@ -122,6 +148,7 @@ Result<Attachment> NetworkManager::Attach(const std::string& id, const nlohmann:
 
 Status NetworkManager::RemoveRecorded(const store::NetworkRecord& r) {
   SandboxNet sb = FromRecord(r);
+  proxies_.table().Remove(sb.address);
   // The chain may already be gone (a rebuilt table); that is not an error.
   if (ListNft("chain inet " + options_.name + " " + sb.sandbox_id).ok())
     RETURN_IF_ERROR(RunNft(RemoveSandboxRules(Scope(), sb)));
@@ -156,6 +183,7 @@ Status NetworkManager::Restore(const std::set<std::string>& live) {
     kept_ifs.insert(HostInterface(sb.address));
     kept_ns.insert(NetnsName(options_.name, sb.sandbox_id));
     keep.push_back(sb);
+    Register(sb);
   }
   // One transaction: the old table (whatever a crash left) is replaced by the recorded one.
   RETURN_IF_ERROR(RunNft(FullRuleset(Scope(), keep)).WithContext("loading adapt's rules"));

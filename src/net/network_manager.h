@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "net/address.h"
+#include "net/hostname_proxies.h"
 #include "net/ruleset.h"
 #include "store/store.h"
 
@@ -38,7 +39,7 @@ struct Attachment {
 class NetworkManager {
  public:
   NetworkManager(store::Store& store, NetworkOptions options);
-  // Checks the pool and turns on IPv4 forwarding.
+  // Checks the pool, turns on IPv4 forwarding and starts the TLS hostname proxies.
   Status Init();
   // Makes (or re-uses) the network of sandbox `id` under its stored `network` object.
   Result<Attachment> Attach(const std::string& id, const nlohmann::json& network);
@@ -55,12 +56,16 @@ class NetworkManager {
   std::string ResolvConfPath(const std::string& id) const;
   Status RemoveRecorded(const store::NetworkRecord& record);
   RulesetScope Scope() const {
-    return {options_.name, pool_ ? pool_->cidr() : options_.pool, options_.storage_port};
+    return {options_.name, pool_ ? pool_->cidr() : options_.pool, options_.storage_port,
+            proxies_.dns_port(), proxies_.sni_port()};
   }
+  // Tells the TLS hostname proxies about `sb` (or forgets it when it has no hostname rules).
+  void Register(const SandboxNet& sb);
 
   store::Store& store_;
   NetworkOptions options_;
   std::optional<AddressPool> pool_;
+  HostnameProxies proxies_;
   std::mutex mu_;
 };
 

@@ -23,6 +23,17 @@ Result<EgressPolicy> PolicyFromJson(const nlohmann::json& n, const std::string& 
   } else if (p.egress == "open") {
     p.dns = default_dns;
   }
+  if (n.contains("hostnames") && n["hostnames"].is_array()) {
+    for (const auto& h : n["hostnames"])
+      p.hostnames.push_back({h.value("hostname", ""), h.value("port", 0)});
+  }
+  if (!p.hostnames.empty()) {
+    // Hostname rules: DNS only through the proxy, which asks the named resolver (all names)
+    // or the default one (the listed names only).
+    p.dns_all_names = has_dns;
+    p.dns_upstream = has_dns ? p.dns : default_dns;
+    p.dns.clear();
+  }
   return p;
 }
 

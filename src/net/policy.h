@@ -16,10 +16,20 @@ struct AllowRule {
   int port = 0;
 };
 
+struct HostnameRule {
+  std::string hostname;  // exact, lower case
+  int port = 0;
+};
+
 struct EgressPolicy {
   std::string egress = "open";  // "open", "allowlist" ("none" never reaches net/)
   std::vector<AllowRule> allow;
-  std::string dns;  // the resolver the sandbox may query; empty: no DNS
+  std::string dns;  // the resolver the sandbox may query directly; empty: none
+  // TLS hostname rules: the sandbox's DNS goes only to adapt's DNS proxy (on its gateway),
+  // which asks `dns_upstream`; TCP to the rules' ports goes through the SNI proxy.
+  std::vector<HostnameRule> hostnames;
+  std::string dns_upstream;
+  bool dns_all_names = false;  // network.dns was set too: every name resolves (seed 001)
 };
 
 // `network` as stored; `default_dns` fills open mode's resolver when the request named none.

@@ -1,6 +1,7 @@
 #include "net/ruleset.h"
 
 #include <cstdio>
+#include <set>
 
 #include "net/address.h"
 
@@ -24,6 +25,36 @@ std::string Hex(const std::string& address) {
   std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x", ip->bytes[0], ip->bytes[1], ip->bytes[2],
                 ip->bytes[3]);
   return buf;
+}
+
+std::string NatChain(const std::string& sandbox_id) { return "nat_" + sandbox_id; }
+
+// The redirects of a sandbox with TLS hostname rules (see ruleset.h).
+std::string HostnameRules(const RulesetScope& scope, const SandboxNet& sb) {
+  const EgressPolicy& p = sb.policy;
+  if (p.hostnames.empty() || !scope.dns_proxy_port || !scope.sni_proxy_port) return "";
+  const std::string t = "inet " + scope.table;
+  const std::string c = t + " " + NatChain(sb.sandbox_id);
+  std::set<int> ports;
+  for (const auto& h : p.hostnames) ports.insert(h.port);
+  std::vector<std::string> port_list;
+  for (int port : ports) port_list.push_back(std::to_string(port));
+  std::string s;
+  s += "add chain " + c + "\n";
+  s += "add rule " + c + " ip daddr " + sb.host_address +
+       " udp dport 53 redirect to :" + std::to_string(scope.dns_proxy_port) + "\n";
+  // An IP rule grants access on its own: its destination is not proxied.
+  for (const auto& r : p.allow)
+    if (r.protocol == "tcp" && ports.count(r.port))
+      s += "add rule " + c + " " + Family(r.address) + " daddr " + r.address + " tcp dport " +
+           std::to_string(r.port) + " return\n";
+  s += "add rule " + c + " meta nfproto ipv4 tcp dport { " + Join(port_list) +
+       " } redirect to :" + std::to_string(scope.sni_proxy_port) + "\n";
+  s += "add element " + t + " proxied { \"" + HostInterface(sb.address) + "\" . " + sb.address +
+       " }\n";
+  s += "add element " + t + " proxied_nat { \"" + HostInterface(sb.address) + "\" : jump " +
+       NatChain(sb.sandbox_id) + " }\n";
+  return s;
 }
 
 }  // namespace
@@ -63,10 +94,23 @@ std::string FullRuleset(const RulesetScope& scope, const std::vector<SandboxNet>
   if (scope.storage_port != 0)
     s += "add rule " + t + " input ip saddr " + pool + " ip daddr " + pool + " tcp dport " +
          std::to_string(scope.storage_port) + " accept\n";
+  // TLS hostname rules: a sandbox reaches the two proxies (after prerouting's redirect) from
+  // its own interface and address only.
+  s += "add set " + t + " proxied { type ifname . ipv4_addr; }\n";
+  s += "add map " + t + " proxied_nat { type ifname : verdict; }\n";
+  if (scope.dns_proxy_port && scope.sni_proxy_port) {
+    s += "add rule " + t + " input iifname . ip saddr @proxied udp dport " +
+         std::to_string(scope.dns_proxy_port) + " accept\n";
+    s += "add rule " + t + " input iifname . ip saddr @proxied tcp dport " +
+         std::to_string(scope.sni_proxy_port) + " accept\n";
+  }
   s += "add rule " + t + " input ip saddr " + pool + " drop\n";
   s += "add chain " + t +
        " postrouting { type nat hook postrouting priority srcnat; policy accept; }\n";
   s += "add rule " + t + " postrouting ip saddr " + pool + " ip daddr != " + pool + " masquerade\n";
+  s += "add chain " + t +
+       " prerouting { type nat hook prerouting priority dstnat; policy accept; }\n";
+  s += "add rule " + t + " prerouting iifname vmap @proxied_nat\n";
   for (const auto& sb : sandboxes) s += SandboxRules(scope, sb);
   return s;
 }
@@ -95,12 +139,20 @@ std::string SandboxRules(const RulesetScope& scope, const SandboxNet& sb) {
   }
   s += "add element " + t + " sandboxes { \"" + HostInterface(sb.address) + "\" : jump " +
        sb.sandbox_id + " }\n";
+  s += HostnameRules(scope, sb);
   return s;
 }
 
 std::string RemoveSandboxRules(const RulesetScope& scope, const SandboxNet& sb) {
   const std::string t = "inet " + scope.table;
-  return "delete element " + t + " sandboxes { \"" + HostInterface(sb.address) + "\" }\n" +
+  std::string s;
+  if (!sb.policy.hostnames.empty()) {
+    s += "delete element " + t + " proxied_nat { \"" + HostInterface(sb.address) + "\" }\n";
+    s += "delete element " + t + " proxied { \"" + HostInterface(sb.address) + "\" . " +
+         sb.address + " }\n";
+    s += "delete chain " + t + " " + NatChain(sb.sandbox_id) + "\n";
+  }
+  return s + "delete element " + t + " sandboxes { \"" + HostInterface(sb.address) + "\" }\n" +
          "delete chain " + t + " " + sb.sandbox_id + "\n";
 }
 

@@ -9,6 +9,10 @@
 //   input:        a sandbox reaches nothing on the host (its addresses, adaptd's ports)
 //                 except replies to connections the host opened (endpoints).
 //   postrouting:  the pool is masqueraded behind the host's outgoing address.
+//   prerouting:   sandboxes with TLS hostname rules (`proxied_nat` map, keyed by interface)
+//                 jump to "nat_<sandbox id>": UDP 53 to their gateway goes to the DNS proxy,
+//                 TCP to their rules' ports (except destinations an IP rule allows) to the
+//                 SNI proxy; `input` accepts exactly that from the `proxied` interface+address.
 //   <sandbox id>: the sandbox's policy: replies, its resolver, the blocked ranges (which
 //                 include the pool, so other sandboxes), then open's accept or the allowlist.
 #pragma once
@@ -28,6 +32,9 @@ struct RulesetScope {
   // The storage gateway's TCP port on the host (0: none): the one host port sandboxes reach,
   // and only at a pool address (their veth's host end), whatever their egress policy.
   uint16_t storage_port = 0;
+  // The TLS hostname proxies' ports on the host (HostnameProxies); 0: not running.
+  uint16_t dns_proxy_port = 0;
+  uint16_t sni_proxy_port = 0;
 };
 
 struct SandboxNet {

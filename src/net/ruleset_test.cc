@@ -115,5 +115,52 @@ TEST(Ruleset, RemovalDropsTheMapEntryBeforeTheChain) {
             "delete chain inet t2 sbx_abc\n");
 }
 
+SandboxNet WithHostnames() {
+  SandboxNet sb = Sandbox("allowlist");
+  sb.sandbox_id = "sbx_tls";
+  sb.address = "10.88.0.38";
+  sb.host_address = "10.88.0.37";
+  sb.policy.hostnames = {{"api.example.com", 443}, {"files.example.com", 8443}};
+  sb.policy.allow = {{"tcp", "1.1.1.1", 443}, {"tcp", "1.0.0.1", 80}};
+  sb.policy.dns_upstream = "1.1.1.1";
+  return sb;
+}
+
+TEST(Ruleset, HostnameRulesRedirectDnsAndTheirPortsToTheProxies) {
+  RulesetScope scope{"adapt", "10.88.0.0/16", 0, 5353, 7443};
+  std::string s = SandboxRules(scope, WithHostnames());
+  const std::string c = "add rule inet adapt nat_sbx_tls ";
+  EXPECT_TRUE(Has(s, c + "ip daddr 10.88.0.37 udp dport 53 redirect to :5353"));
+  // The IP rule on a proxied port is an exception; the one on port 80 needs none.
+  EXPECT_TRUE(Has(s, c + "ip daddr 1.1.1.1 tcp dport 443 return"));
+  EXPECT_EQ(s.find("1.0.0.1 tcp dport 80 return"), std::string::npos);
+  EXPECT_TRUE(Has(s, c + "meta nfproto ipv4 tcp dport { 443, 8443 } redirect to :7443"));
+  EXPECT_LT(s.find("tcp dport 443 return"), s.find("redirect to :7443"));
+  EXPECT_TRUE(Has(s, "add element inet adapt proxied { \"ad0a580026\" . 10.88.0.38 }"));
+  EXPECT_TRUE(Has(s, "add element inet adapt proxied_nat { \"ad0a580026\" : jump nat_sbx_tls }"));
+  // The sandbox's own chain has no resolver: DNS goes only to the proxy.
+  EXPECT_EQ(s.find("dport 53 accept"), std::string::npos);
+  std::string full = FullRuleset(scope, {});
+  EXPECT_TRUE(
+      Has(full, "add rule inet adapt input iifname . ip saddr @proxied udp dport 5353 accept"));
+  EXPECT_TRUE(
+      Has(full, "add rule inet adapt input iifname . ip saddr @proxied tcp dport 7443 accept"));
+  EXPECT_LT(full.find("@proxied tcp dport 7443 accept"),
+            full.find("input ip saddr 10.88.0.0/16 drop"));
+  // Without the proxies running nothing is redirected.
+  EXPECT_EQ(SandboxRules({"adapt", "10.88.0.0/16"}, WithHostnames()).find("redirect"),
+            std::string::npos);
+}
+
+TEST(Ruleset, TheKernelAcceptsHostnameRulesAndTheirRemoval) {
+  ASSERT_EQ(::geteuid(), 0u) << "checking rules with the kernel needs root";
+  RulesetScope scope{"adapt_dryrun2", "10.88.0.0/16", 0, 5353, 7443};
+  Status st = CheckNft(FullRuleset(scope, {WithHostnames(), Sandbox("open")}));
+  EXPECT_TRUE(st.ok()) << st.message();
+  std::string removal = RemoveSandboxRules(scope, WithHostnames());
+  EXPECT_LT(removal.find("delete element inet adapt_dryrun2 proxied_nat"),
+            removal.find("delete chain inet adapt_dryrun2 nat_sbx_tls"));
+}
+
 }  // namespace
 }  // namespace adapt::net

@@ -22,6 +22,8 @@ import harness
 
 HTTP = "198.51.100.10"  # HTTP on :80
 ECHO = "198.51.100.20"  # TCP echo on :7001, UDP echo on :7000 and :7002
+TLS = "198.51.100.30"  # TLS on :443 (any name: answers "tls:<SNI>"), plain HTTP on :8080
+TLS2 = "198.51.100.31"  # the same TLS server on another address no name resolves to
 DNS = "198.51.100.53"  # answers svc.example.test -> HTTP
 DNS2 = "198.51.100.54"  # a second resolver, same answers
 NAME = "svc.example.test"
@@ -43,6 +45,9 @@ class H(http.server.BaseHTTPRequestHandler):
 class T(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
 
+NAMES = {"svc.example.test": "198.51.100.10", "good.example.test": "198.51.100.30",
+         "other.example.test": "198.51.100.30", "plain.example.test": "198.51.100.30"}
+
 def dns(addr):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((addr, 53))
@@ -55,14 +60,45 @@ def dns(addr):
             labels.append(qd[i + 1:i + 1 + qd[i]].decode()); i += 1 + qd[i]
         name = ".".join(labels).lower()
         qtype = struct.unpack(">H", qd[end - 4:end - 2])[0]
-        if name == "svc.example.test" and qtype == 1:
-            ans = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 5, 4) + socket.inet_aton("198.51.100.10")
+        if name in NAMES and qtype == 1:
+            ans = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 5, 4) + socket.inet_aton(NAMES[name])
             hdr = tid + b"\x81\x80" + struct.pack(">HHHH", 1, 1, 0, 0)
         else:
             ans = b""
-            rcode = b"\x81\x80" if name == "svc.example.test" else b"\x81\x83"
+            rcode = b"\x81\x80" if name in NAMES else b"\x81\x83"
             hdr = tid + rcode + struct.pack(">HHHH", 1, 0, 0, 0)
         s.sendto(hdr + qd[:end] + ans, peer)
+
+def tls_server(addr, port, cert, key):
+    """TLS on addr:port, one certificate for every name; answers with the server name the
+    client sent ("-" for none)."""
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    def note(sock, name, _ctx):
+        sock.seen = name
+    ctx.sni_callback = note
+    srv = socket.create_server((addr, port))
+    def serve(c):
+        try:
+            c.settimeout(10)
+            t = ctx.wrap_socket(c, server_side=True)
+            t.recv(4096)
+            t.sendall(b"HTTP/1.0 200 OK\r\n\r\ntls:" + (getattr(t, "seen", None) or "-").encode() + b"\n")
+            t.close()
+        except Exception:
+            c.close()
+    while True:
+        c, _ = srv.accept()
+        threading.Thread(target=serve, args=(c,), daemon=True).start()
+
+def plain_server(addr, port):
+    srv = socket.create_server((addr, port))
+    while True:
+        c, _ = srv.accept()
+        c.recv(4096)
+        c.sendall(b"HTTP/1.0 200 OK\r\n\r\nplain\n")
+        c.close()
 
 def udp_echo(port):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -79,7 +115,10 @@ def tcp_echo():
         c.close()
 
 for target, args in [(dns, ("198.51.100.53",)), (dns, ("198.51.100.54",)), (udp_echo, (7000,)),
-                     (udp_echo, (7002,)), (tcp_echo, ())]:
+                     (udp_echo, (7002,)), (tcp_echo, ()),
+                     (tls_server, ("198.51.100.30", 443, sys.argv[1], sys.argv[2])),
+                     (tls_server, ("198.51.100.31", 443, sys.argv[1], sys.argv[2])),
+                     (plain_server, ("198.51.100.30", 8080))]:
     threading.Thread(target=target, args=args, daemon=True).start()
 print("ready", flush=True)
 T(("198.51.100.10", 80), H).serve_forever()
@@ -125,6 +164,25 @@ def dns(server, name="svc.example.test"):
         return "OK " + socket.inet_ntoa(r[-4:]) if r[7] else "FAIL nxdomain"
     except Exception as e:
         return "FAIL " + type(e).__name__
+def tls(host, sni, port=443, send=b"GET / HTTP/1.0\r\n\r\n"):
+    import ssl
+    try:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        s = socket.create_connection((host, port), timeout=4)
+        t = ctx.wrap_socket(s, server_hostname=sni)
+        t.sendall(send)
+        data = b""
+        while True:
+            d = t.recv(4096)
+            if not d:
+                break
+            data += d
+        lines = data.decode(errors="replace").strip().splitlines()
+        return "OK " + lines[-1] if lines else "FAIL empty"
+    except Exception as e:
+        return "FAIL " + type(e).__name__
 def resolve(name="svc.example.test"):
     try:
         return "OK " + socket.gethostbyname(name)
@@ -155,13 +213,16 @@ def standin():
         sh("ip", "-n", ns, "addr", "add", "203.0.113.2/30", "dev", peer_if)
         sh("ip", "-n", ns, "link", "set", peer_if, "up")
         sh("ip", "-n", ns, "link", "set", "lo", "up")
-        for a in (HTTP, ECHO, DNS, DNS2):
+        for a in (HTTP, ECHO, DNS, DNS2, TLS, TLS2):
             sh("ip", "-n", ns, "addr", "add", a + "/32", "dev", "lo")
         sh("ip", "route", "add", "198.51.100.0/24", "via", "203.0.113.2", "dev", host_if)
         script = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
         script.write(SERVERS)
         script.close()
-        proc = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, script.name],
+        cert, key = script.name + ".crt", script.name + ".key"
+        sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+           "/CN=good.example.test", "-keyout", key, "-out", cert)
+        proc = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, script.name, cert, key],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert proc.stdout.readline().strip() == "ready"
         yield ns

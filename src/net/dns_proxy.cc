@@ -1,0 +1,99 @@
+#include "net/dns_proxy.h"
+
+#include <memory>
+
+#include "base/log.h"
+#include "base/time.h"
+
+namespace adapt::net {
+
+namespace asio = boost::asio;
+using asio::ip::udp;
+
+DnsProxy::DnsProxy(asio::io_context& io, HostnameTable& table)
+    : io_(io), table_(table), socket_(io) {}
+
+Status DnsProxy::Start(uint16_t port) {
+  boost::system::error_code ec;
+  socket_.open(udp::v4(), ec);
+  if (!ec) socket_.bind({asio::ip::address_v4::any(), port}, ec);
+  if (ec) return Internal("binding the sandbox DNS proxy: " + ec.message());
+  port_ = socket_.local_endpoint().port();
+  Receive();
+  return Status::Ok();
+}
+
+void DnsProxy::Stop() {
+  boost::system::error_code ec;
+  socket_.close(ec);
+}
+
+void DnsProxy::Receive() {
+  socket_.async_receive_from(asio::buffer(buf_), from_, [this](auto ec, size_t n) {
+    if (ec == asio::error::operation_aborted || !socket_.is_open()) return;
+    if (!ec) Handle(std::vector<uint8_t>(buf_.begin(), buf_.begin() + n), from_);
+    Receive();
+  });
+}
+
+void DnsProxy::Reply(std::vector<uint8_t> bytes, udp::endpoint to) {
+  auto data = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
+  socket_.async_send_to(asio::buffer(*data), to, [data](auto, size_t) {});
+}
+
+void DnsProxy::Handle(std::vector<uint8_t> query, udp::endpoint from) {
+  if (!from.address().is_v4()) return;
+  const std::string source = from.address().to_string();
+  auto sandbox = table_.Find(source);
+  if (!sandbox) return;  // not a sandbox with hostname rules: no answer at all
+  auto q = ParseDnsQuery(query);
+  if (!q) return;
+  const bool listed = table_.Lists(source, q->name);
+  if (!listed && !sandbox->all_names) return Reply(DnsErrorReply(query, *q, kDnsNxDomain), from);
+  boost::system::error_code ec;
+  auto upstream_ip = asio::ip::make_address(sandbox->upstream, ec);
+  if (ec || in_flight_ >= kMaxInFlight) return Reply(DnsErrorReply(query, *q, kDnsServFail), from);
+
+  auto x = std::make_shared<Exchange>(io_);
+  x->query = std::move(query);
+  x->question = *q;
+  x->client = from;
+  x->source = source;
+  x->listed = listed;
+  // A fresh socket (a new random port) per query, connected: only the resolver's replies reach it.
+  x->socket.open(upstream_ip.is_v4() ? udp::v4() : udp::v6(), ec);
+  if (!ec) x->socket.connect({upstream_ip, 53}, ec);
+  if (ec) return Reply(DnsErrorReply(x->query, *q, kDnsServFail), from);
+  ++in_flight_;
+  x->timer.expires_after(kUpstreamTimeout);
+  x->timer.async_wait([this, x](auto ec) {
+    if (!ec) Finish(x, {});
+  });
+  x->socket.async_send(asio::buffer(x->query), [](auto, size_t) {});
+  AwaitAnswer(x);
+}
+
+void DnsProxy::AwaitAnswer(std::shared_ptr<Exchange> x) {
+  x->socket.async_receive(asio::buffer(x->buf), [this, x](auto ec, size_t n) {
+    if (x->done) return;
+    if (ec) return Finish(x, {});
+    std::span<const uint8_t> reply(x->buf.data(), n);
+    auto answers = ParseDnsAnswers(reply, x->question.id);
+    if (!answers) return AwaitAnswer(x);  // not the answer: keep waiting until the timeout
+    if (x->listed) table_.Record(x->source, x->question.name, *answers, NowMillis());
+    Finish(x, std::vector<uint8_t>(reply.begin(), reply.end()));
+  });
+}
+
+void DnsProxy::Finish(std::shared_ptr<Exchange> x, std::vector<uint8_t> reply) {
+  if (x->done) return;
+  x->done = true;
+  --in_flight_;
+  x->timer.cancel();
+  boost::system::error_code ignored;
+  x->socket.close(ignored);
+  Reply(reply.empty() ? DnsErrorReply(x->query, x->question, kDnsServFail) : std::move(reply),
+        x->client);
+}
+
+}  // namespace adapt::net

@@ -1,0 +1,65 @@
+// The DNS proxy of sandboxes with TLS hostname rules. The sandbox's resolv.conf names its
+// gateway; nftables redirects its UDP port 53 there to this socket. A query for a listed
+// name (or any name when network.dns was set too) goes to the sandbox's resolver from a fresh
+// socket; the answer is relayed and, for a listed name, its addresses recorded in the
+// HostnameTable (the SNI proxy lets TLS go only to those). Any other name is NXDOMAIN at
+// once. The sandbox is known by the datagram's source address (which the firewall ties to
+// its interface); anything else is dropped. Non-blocking, bounded: at most
+// kMaxInFlight upstream queries, each given up after kUpstreamTimeout (SERVFAIL).
+#pragma once
+
+// clang-format off
+#include <utility>  // before Asio: its awaitable.hpp uses std::exchange
+#include <boost/asio.hpp>
+// clang-format on
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+#include "net/hostname_table.h"
+
+namespace adapt::net {
+
+class DnsProxy {
+ public:
+  static constexpr int kMaxInFlight = 256;
+  static constexpr std::chrono::seconds kUpstreamTimeout{4};
+
+  DnsProxy(boost::asio::io_context& io, HostnameTable& table);
+  // Binds 0.0.0.0:`port` (0: any free port) and starts serving.
+  Status Start(uint16_t port = 0);
+  uint16_t port() const { return port_; }
+  void Stop();
+
+ private:
+  void Receive();
+  void Handle(std::vector<uint8_t> query, boost::asio::ip::udp::endpoint from);
+  void Reply(std::vector<uint8_t> bytes, boost::asio::ip::udp::endpoint to);
+  // One query forwarded upstream.
+  struct Exchange {
+    explicit Exchange(boost::asio::io_context& io) : socket(io), timer(io) {}
+    boost::asio::ip::udp::socket socket;
+    boost::asio::steady_timer timer;
+    std::array<uint8_t, 4096> buf{};
+    std::vector<uint8_t> query;
+    DnsQuestion question;
+    boost::asio::ip::udp::endpoint client;
+    std::string source;
+    bool listed = false;
+    bool done = false;
+  };
+  void AwaitAnswer(std::shared_ptr<Exchange> x);
+  void Finish(std::shared_ptr<Exchange> x, std::vector<uint8_t> reply);
+
+  boost::asio::io_context& io_;
+  HostnameTable& table_;
+  boost::asio::ip::udp::socket socket_;
+  boost::asio::ip::udp::endpoint from_;
+  std::array<uint8_t, 4096> buf_{};
+  int in_flight_ = 0;  // touched only on the io thread
+  uint16_t port_ = 0;
+};
+
+}  // namespace adapt::net

@@ -1,0 +1,56 @@
+#include "net/hostname_proxies.h"
+
+// clang-format off
+#include <utility>  // before Asio: its awaitable.hpp uses std::exchange
+#include <boost/asio.hpp>
+// clang-format on
+#include <optional>
+#include <thread>
+
+#include "net/dns_proxy.h"
+#include "net/sni_proxy.h"
+
+namespace adapt::net {
+
+namespace asio = boost::asio;
+
+struct HostnameProxies::Impl {
+  asio::io_context io;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work{
+      asio::make_work_guard(io)};
+  HostnameTable table;
+  DnsProxy dns{io, table};
+  SniProxy sni{io, table};
+  std::thread thread;
+  bool started = false;
+};
+
+HostnameProxies::HostnameProxies() : impl_(std::make_unique<Impl>()) {}
+
+HostnameProxies::~HostnameProxies() { Stop(); }
+
+Status HostnameProxies::Start() {
+  RETURN_IF_ERROR(impl_->dns.Start());
+  RETURN_IF_ERROR(impl_->sni.Start());
+  impl_->thread = std::thread([this] { impl_->io.run(); });
+  impl_->started = true;
+  return Status::Ok();
+}
+
+void HostnameProxies::Stop() {
+  if (!impl_->started) return;
+  impl_->started = false;
+  asio::post(impl_->io, [this] {
+    impl_->dns.Stop();
+    impl_->sni.Stop();
+  });
+  impl_->work.reset();
+  impl_->io.stop();
+  impl_->thread.join();
+}
+
+uint16_t HostnameProxies::dns_port() const { return impl_->dns.port(); }
+uint16_t HostnameProxies::sni_port() const { return impl_->sni.port(); }
+HostnameTable& HostnameProxies::table() { return impl_->table; }
+
+}  // namespace adapt::net

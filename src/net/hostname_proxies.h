@@ -1,0 +1,31 @@
+// The DNS proxy and the SNI proxy of TLS hostname rules, on one I/O thread of their own,
+// with the HostnameTable they share. NetworkManager owns one and keeps the table in step
+// with the sandboxes; nftables sends the sandboxes' traffic to the two ports.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "base/status.h"
+#include "net/hostname_table.h"
+
+namespace adapt::net {
+
+class HostnameProxies {
+ public:
+  HostnameProxies();
+  ~HostnameProxies();
+  // Binds both proxies to free ports (0.0.0.0; they answer only sandboxes in the table) and
+  // starts their thread.
+  Status Start();
+  void Stop();
+  uint16_t dns_port() const;
+  uint16_t sni_port() const;
+  HostnameTable& table();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace adapt::net

@@ -1,0 +1,112 @@
+// The two proxies on loopback: a stand-in resolver on 127.0.0.77:53, the "sandbox" is
+// 127.0.0.1. (Redirects, SO_ORIGINAL_DST and real TLS through the proxy are in
+// tests/e2e/test_network_hostnames.py.)
+#include "net/hostname_proxies.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+// clang-format off
+#include <utility>  // before Asio: its awaitable.hpp uses std::exchange
+#include <boost/asio.hpp>
+// clang-format on
+#include <thread>
+
+#include "net/dns_message.h"
+
+namespace adapt::net {
+namespace {
+
+namespace asio = boost::asio;
+using asio::ip::udp;
+
+std::vector<uint8_t> Query(const std::string& name, uint16_t id) {
+  std::vector<uint8_t> q = {
+      static_cast<uint8_t>(id >> 8), static_cast<uint8_t>(id), 1, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t dot = std::min(name.find('.', start), name.size());
+    q.push_back(static_cast<uint8_t>(dot - start));
+    q.insert(q.end(), name.begin() + static_cast<long>(start),
+             name.begin() + static_cast<long>(dot));
+    start = dot + 1;
+  }
+  q.insert(q.end(), {0, 0, 1, 0, 1});
+  return q;
+}
+
+// Answers every query with 198.51.100.7 (TTL 60) until a datagram shorter than a header.
+void FakeResolver(udp::socket& s) {
+  std::array<uint8_t, 512> buf;
+  udp::endpoint peer;
+  boost::system::error_code ec;
+  while (true) {
+    size_t n = s.receive_from(asio::buffer(buf), peer, 0, ec);
+    if (ec || n < 12) return;  // a short datagram: the test is over
+    std::vector<uint8_t> r(buf.begin(), buf.begin() + n);
+    r[2] = 0x81, r[3] = 0x80, r[7] = 1;
+    r.insert(r.end(), {0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 198, 51, 100, 7});
+    s.send_to(asio::buffer(r), peer, 0, ec);
+  }
+}
+
+// Sends `q` from `from` to the proxy; the reply, or empty after a second of silence.
+std::vector<uint8_t> Ask(uint16_t port, const std::vector<uint8_t>& q, const char* from) {
+  asio::io_context io;
+  udp::socket s(io, udp::endpoint(asio::ip::make_address(from), 0));
+  s.send_to(asio::buffer(q), udp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  timeval tv{1, 0};
+  ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::array<uint8_t, 512> buf;
+  boost::system::error_code ec;
+  size_t n = s.receive(asio::buffer(buf), 0, ec);
+  if (ec) return {};
+  return {buf.begin(), buf.begin() + n};
+}
+
+TEST(HostnameProxies, DnsProxyResolvesListedNamesRecordsThemAndRefusesTheRest) {
+  ASSERT_EQ(::geteuid(), 0u) << "the stand-in resolver binds port 53";
+  asio::io_context io;
+  udp::socket resolver(io, udp::endpoint(asio::ip::make_address("127.0.0.77"), 53));
+  std::thread fake([&] { FakeResolver(resolver); });
+  HostnameProxies proxies;
+  ASSERT_TRUE(proxies.Start().ok());
+  proxies.table().Put({"sbx_a", "127.0.0.1", {{"api.example.com", 443}}, "127.0.0.77", false});
+
+  auto listed = Ask(proxies.dns_port(), Query("API.example.com", 0x4242), "127.0.0.1");
+  auto answers = ParseDnsAnswers(listed, 0x4242);
+  ASSERT_TRUE(answers);
+  ASSERT_EQ(answers->size(), 1u);
+  EXPECT_EQ((*answers)[0].ip.text, "198.51.100.7");
+  EXPECT_EQ(proxies.table().Check("127.0.0.1", "api.example.com", "198.51.100.7", 443, 0), "");
+
+  auto other = Ask(proxies.dns_port(), Query("other.example.com", 7), "127.0.0.1");
+  ASSERT_GE(other.size(), 12u);
+  EXPECT_EQ(other[3] & 0x0F, kDnsNxDomain);
+  // A source with no hostname rules gets no answer at all; garbage neither.
+  EXPECT_TRUE(Ask(proxies.dns_port(), Query("api.example.com", 8), "127.0.0.2").empty());
+  EXPECT_TRUE(Ask(proxies.dns_port(), {1, 2, 3}, "127.0.0.1").empty());
+
+  proxies.Stop();
+  udp::socket stop(io, udp::v4());
+  stop.send_to(asio::buffer("x", 1), udp::endpoint(asio::ip::make_address("127.0.0.77"), 53));
+  fake.join();
+}
+
+TEST(HostnameProxies, SniProxyClosesConnectionsItCannotPlace) {
+  HostnameProxies proxies;
+  ASSERT_TRUE(proxies.Start().ok());
+  proxies.table().Put({"sbx_a", "127.0.0.1", {{"api.example.com", 443}}, "127.0.0.77", false});
+  asio::io_context io;
+  asio::ip::tcp::socket c(io);
+  c.connect({asio::ip::make_address("127.0.0.1"), proxies.sni_port()});
+  std::string http = "GET / HTTP/1.1\r\nHost: api.example.com\r\n\r\n";
+  asio::write(c, asio::buffer(http));
+  std::array<char, 64> buf;
+  boost::system::error_code ec;
+  c.read_some(asio::buffer(buf), ec);
+  EXPECT_TRUE(ec == asio::error::eof || ec == asio::error::connection_reset) << ec.message();
+}
+
+}  // namespace
+}  // namespace adapt::net

@@ -1,0 +1,202 @@
+#include "net/sni_proxy.h"
+
+#include <linux/netfilter_ipv4.h>
+#include <netinet/in.h>
+
+#include <memory>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "net/client_hello.h"
+
+namespace adapt::net {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace {
+
+// conntrack's record of where a redirected connection was going, as an Asio socket option
+// (so the getsockopt stays inside Asio).
+struct OriginalDestination {
+  sockaddr_in addr{};
+  template <class P>
+  int level(const P&) const {
+    return SOL_IP;
+  }
+  template <class P>
+  int name(const P&) const {
+    return SO_ORIGINAL_DST;
+  }
+  template <class P>
+  void* data(const P&) {
+    return &addr;
+  }
+  template <class P>
+  size_t size(const P&) const {
+    return sizeof addr;
+  }
+  template <class P>
+  void resize(const P&, size_t) {}
+};
+
+}  // namespace
+
+class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session> {
+ public:
+  Session(SniProxy& proxy, tcp::socket client)
+      : proxy_(proxy),
+        client_(std::move(client)),
+        server_(client_.get_executor()),
+        timer_(client_.get_executor()),
+        connections_(proxy.connections_) {
+    ++*connections_;
+  }
+  ~Session() { --*connections_; }
+
+  void Start() {
+    boost::system::error_code ec;
+    auto peer = client_.remote_endpoint(ec);
+    OriginalDestination od;
+    if (!ec) client_.get_option(od, ec);
+    if (ec || od.addr.sin_family != AF_INET) return Refuse("its original destination is unknown");
+    source_ = peer.address().to_string();
+    destination_ = {asio::ip::address_v4(ntohl(od.addr.sin_addr.s_addr)), ntohs(od.addr.sin_port)};
+    timer_.expires_after(kHelloTimeout);
+    timer_.async_wait([self = shared_from_this()](auto ec) {
+      if (!ec) self->Refuse("no ClientHello within 10 s");
+    });
+    ReadHello();
+  }
+
+ private:
+  void ReadHello() {
+    size_t have = hello_.size();
+    hello_.resize(kMaxClientHelloBytes);
+    client_.async_read_some(asio::buffer(hello_.data() + have, hello_.size() - have),
+                            [self = shared_from_this(), have](auto ec, size_t n) {
+                              self->hello_.resize(have + n);
+                              if (ec) return self->Close();
+                              ClientHello hello;
+                              switch (ParseClientHello(self->hello_, &hello)) {
+                                case HelloStatus::kNeedMore:
+                                  if (self->hello_.size() >= kMaxClientHelloBytes)
+                                    return self->Refuse("a ClientHello larger than 32 KiB");
+                                  return self->ReadHello();
+                                case HelloStatus::kInvalid:
+                                  return self->Refuse(hello.error);
+                                case HelloStatus::kOk:
+                                  return self->Decide(hello);
+                              }
+                            });
+  }
+
+  void Decide(const ClientHello& hello) {
+    if (hello.encrypted) return Refuse("an encrypted ClientHello (ECH) is not supported");
+    std::string why =
+        proxy_.table_.Check(source_, hello.server_name, destination_.address().to_string(),
+                            destination_.port(), NowMillis());
+    if (!why.empty()) return Refuse(why);
+    sni_ = hello.server_name;
+    timer_.expires_after(kConnectTimeout);
+    timer_.async_wait([self = shared_from_this()](auto ec) {
+      if (!ec) self->Refuse("the destination did not accept within 10 s");
+    });
+    server_.async_connect(destination_, [self = shared_from_this()](auto ec) {
+      if (ec) return self->Refuse("connecting to the destination: " + ec.message());
+      self->timer_.cancel();
+      asio::async_write(self->server_, asio::buffer(self->hello_), [self](auto ec, size_t) {
+        if (ec) return self->Close();
+        self->hello_.clear();
+        self->hello_.shrink_to_fit();
+        self->Pump(self->client_, self->server_, self->up_, 0);
+        self->Pump(self->server_, self->client_, self->down_, 1);
+      });
+    });
+  }
+
+  // Copies `from` to `to` until EOF, then half-closes `to`; the session ends when both
+  // directions have (or at the first error).
+  void Pump(tcp::socket& from, tcp::socket& to, std::array<uint8_t, kPumpBuffer>& buf, int dir) {
+    from.async_read_some(asio::buffer(buf),
+                         [self = shared_from_this(), &from, &to, &buf, dir](auto ec, size_t n) {
+                           if (ec) {
+                             if (ec != asio::error::eof) return self->Close();
+                             boost::system::error_code ignored;
+                             to.shutdown(tcp::socket::shutdown_send, ignored);
+                             if (++self->finished_ == 2) self->Close();
+                             return;
+                           }
+                           asio::async_write(to, asio::buffer(buf.data(), n),
+                                             [self, &from, &to, &buf, dir](auto ec, size_t) {
+                                               if (ec) return self->Close();
+                                               self->Pump(from, to, buf, dir);
+                                             });
+                         });
+  }
+
+  void Refuse(const std::string& why) {
+    if (closed_) return;
+    spdlog::info("TLS hostname proxy: refused {} -> {}:{}: {}", source_,
+                 destination_.address().to_string(), destination_.port(), why);
+    Close();
+  }
+
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    boost::system::error_code ignored;
+    timer_.cancel();
+    client_.close(ignored);
+    server_.close(ignored);
+  }
+
+  SniProxy& proxy_;
+  tcp::socket client_;
+  tcp::socket server_;
+  asio::steady_timer timer_;
+  std::string source_, sni_;
+  tcp::endpoint destination_;
+  std::vector<uint8_t> hello_;
+  std::array<uint8_t, kPumpBuffer> up_{}, down_{};
+  std::shared_ptr<std::atomic<int>> connections_;
+  int finished_ = 0;
+  bool closed_ = false;
+};
+
+SniProxy::SniProxy(asio::io_context& io, HostnameTable& table)
+    : io_(io), table_(table), acceptor_(io) {}
+
+Status SniProxy::Start(uint16_t port) {
+  boost::system::error_code ec;
+  acceptor_.open(tcp::v4(), ec);
+  if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind({asio::ip::address_v4::any(), port}, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Internal("listening for the TLS hostname proxy: " + ec.message());
+  port_ = acceptor_.local_endpoint().port();
+  Accept();
+  return Status::Ok();
+}
+
+void SniProxy::Stop() {
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+}
+
+void SniProxy::Accept() {
+  acceptor_.async_accept([this](auto ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (!ec) {
+      if (*connections_ >= kMaxConnections) {
+        boost::system::error_code ignored;
+        socket.close(ignored);
+      } else {
+        std::make_shared<Session>(*this, std::move(socket))->Start();
+      }
+    }
+    Accept();
+  });
+}
+
+}  // namespace adapt::net

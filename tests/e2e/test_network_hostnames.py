@@ -1,0 +1,167 @@
+"""TLS hostname rules (network.hostnames, issue 5) against the stand-in internet of
+test_network.py: a TLS server on TLS and TLS2 that answers with the server name it was sent,
+and DNS servers where good/other/plain.example.test resolve to TLS and nothing resolves to
+TLS2. The sandbox resolves through adapt's DNS proxy on its gateway (never curl --resolve):
+each check is judged on a real answer from the server.
+"""
+
+import socket
+import subprocess
+
+import pytest
+
+import harness
+from test_network import (DNS, HTTP, BODY, TLS, TLS2, client, netd, probe, sandbox,  # noqa: F401
+                          sandbox_address, sh, standin)
+
+GOOD = "good.example.test"
+OTHER = "other.example.test"  # same address as GOOD, not listed
+
+
+def hostnames_box(client, extra=None):
+    network = {"egress": "allowlist",
+               "hostnames": [{"hostname": GOOD, "port": 443}, {"hostname": "plain.example.test", "port": 8080}]}
+    network.update(extra or {})
+    return sandbox(client, network)
+
+
+@pytest.fixture(scope="module")
+def box(client):
+    return hostnames_box(client)
+
+
+def gateway(client, sid):
+    return sandbox_address(client, sid).rsplit(".", 1)[0] + ".1"
+
+
+def test_the_stand_in_serves_every_name_on_both_addresses(standin):
+    """What the sandbox is refused below, the host itself gets: the refusals are adapt's."""
+    import ssl
+    for addr, sni in [(TLS, GOOD), (TLS, OTHER), (TLS2, GOOD)]:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        with ctx.wrap_socket(socket.create_connection((addr, 443), timeout=5), server_hostname=sni) as t:
+            t.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            assert t.recv(4096).strip().endswith(("tls:" + sni).encode())
+    with socket.create_connection((TLS, 8080), timeout=5) as c:
+        c.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        assert b"plain" in c.recv(4096)
+
+
+def test_sandbox_resolves_through_the_dns_proxy_on_its_gateway(client, box):
+    net = client.get(box)["network"]
+    assert net["egress"] == "allowlist"
+    assert net["hostnames"] == [{"hostname": GOOD, "port": 443},
+                                {"hostname": "plain.example.test", "port": 8080}]
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % box, {"argv": ["cat", "/etc/resolv.conf"]})
+    assert status == 200 and ("nameserver " + gateway(client, box)) in cmd["stdout"], cmd
+    assert probe(client, box, "resolve(%r)" % GOOD) == "OK " + TLS
+
+
+def test_a_listed_hostname_over_tls_passes(client, box):
+    assert probe(client, box, "tls(%r, %r)" % (GOOD, GOOD)) == "OK tls:" + GOOD
+
+
+def test_a_hard_coded_address_alone_is_refused(client):
+    sid = hostnames_box(client)
+    # The name was never resolved in this sandbox: the right SNI to the right address fails ...
+    assert probe(client, sid, "tls(%r, %r)" % (TLS, GOOD)).startswith("FAIL")
+    # ... and passes once the sandbox's DNS proxy has returned that address.
+    assert probe(client, sid, "resolve(%r)" % GOOD) == "OK " + TLS
+    assert probe(client, sid, "tls(%r, %r)" % (TLS, GOOD)) == "OK tls:" + GOOD
+
+
+def test_names_outside_the_rules_do_not_resolve(client, box):
+    assert probe(client, box, "resolve(%r)" % OTHER) == "FAIL gaierror"
+    assert probe(client, box, "dns(%r, %r)" % (gateway(client, box), OTHER)) == "FAIL nxdomain"
+    assert probe(client, box, "dns(%r, %r)" % (gateway(client, box), GOOD)) == "OK " + TLS
+
+
+def test_a_listed_address_with_another_sni_is_refused(client, box):
+    assert probe(client, box, "resolve(%r)" % GOOD) == "OK " + TLS
+    assert probe(client, box, "tls(%r, %r)" % (TLS, OTHER)).startswith("FAIL")
+    assert probe(client, box, "tls(%r, None)" % TLS).startswith("FAIL")  # no SNI at all
+
+
+def test_a_listed_sni_sent_to_an_address_dns_never_returned_is_refused(client, box):
+    assert probe(client, box, "resolve(%r)" % GOOD) == "OK " + TLS
+    assert probe(client, box, "tls(%r, %r)" % (TLS2, GOOD)).startswith("FAIL")
+
+
+def test_plain_ip_connections_and_plaintext_are_refused(client, box):
+    assert probe(client, box, "resolve('plain.example.test')") == "OK " + TLS
+    # Plaintext HTTP to a listed name and port: no ClientHello, closed.
+    assert probe(client, box, "tcp('plain.example.test', 8080)").startswith("FAIL")
+    assert probe(client, box, "tcp(%r, 80)" % HTTP).startswith("FAIL")
+    assert probe(client, box, "tcp(%r, 443, b'')" % TLS2).startswith("FAIL")
+    # A port no rule names is not proxied at all.
+    assert probe(client, box, "tls(%r, %r, 8443)" % (TLS, GOOD)).startswith("FAIL")
+
+
+def test_no_other_resolver_and_no_dns_over_tcp(client, box):
+    assert probe(client, box, "dns(%r, %r)" % (DNS, GOOD)).startswith("FAIL")
+    gw = gateway(client, box)
+    assert probe(client, box, "tcp(%r, 53, b'')" % gw).startswith("FAIL")
+
+
+def test_ip_rules_still_grant_access_on_their_own(client):
+    sid = hostnames_box(client, {"allow": [{"protocol": "tcp", "address": HTTP, "port": 80},
+                                           {"protocol": "tcp", "address": TLS2, "port": 443}]})
+    assert probe(client, sid, "tcp(%r, 80)" % HTTP) == "OK " + BODY
+    # TLS2:443 is an IP rule: not proxied, so any name (or none) passes.
+    assert probe(client, sid, "tls(%r, %r)" % (TLS2, OTHER)) == "OK tls:" + OTHER
+    assert probe(client, sid, "tls(%r, %r)" % (GOOD, GOOD)) == "OK tls:" + GOOD
+
+
+def test_network_dns_with_hostnames_resolves_every_name_but_passes_only_listed_ones(client):
+    sid = hostnames_box(client, {"dns": DNS})
+    assert client.get(sid)["network"]["dns"] == DNS
+    assert probe(client, sid, "resolve(%r)" % OTHER) == "OK " + TLS
+    assert probe(client, sid, "tls(%r, %r)" % (OTHER, OTHER)).startswith("FAIL")
+    assert probe(client, sid, "tls(%r, %r)" % (GOOD, GOOD)) == "OK tls:" + GOOD
+
+
+def nft_has(d, what):
+    return sh("nft", "list", "table", "inet", d.network_name, check=False).stdout.count(what)
+
+
+def test_proxy_rules_go_with_the_sandbox(netd, client):
+    sid = hostnames_box(client)
+    assert nft_has(netd, "nat_" + sid) > 0
+    client.delete(sid)
+    assert nft_has(netd, "nat_" + sid) == 0
+
+
+@pytest.mark.parametrize("network,field", [
+    ({"egress": "allowlist", "hostnames": [{"hostname": "*.example.test", "port": 443}]},
+     "network.hostnames[0].hostname"),
+    ({"egress": "allowlist", "hostnames": [{"hostname": "198.51.100.30", "port": 443}]},
+     "network.hostnames[0].hostname"),
+    ({"egress": "allowlist", "hostnames": [{"hostname": "bücher.example", "port": 443}]},
+     "network.hostnames[0].hostname"),
+    ({"egress": "allowlist", "hostnames": [{"hostname": GOOD, "port": 0}]},
+     "network.hostnames[0].port"),
+    ({"egress": "allowlist", "hostnames": [{"hostname": GOOD, "port": 65536}]},
+     "network.hostnames[0].port"),
+    ({"egress": "allowlist", "hostnames": [{"hostname": GOOD}]}, "network.hostnames[0].port"),
+    ({"egress": "allowlist", "hostnames": [{"hostname": GOOD, "port": 443, "path": "/"}]},
+     "network.hostnames[0].path"),
+    ({"egress": "allowlist", "hostnames": [{"hostname": GOOD, "port": 443}] * 65}, "network.hostnames"),
+    ({"egress": "allowlist", "hostnames": [{"hostname": GOOD, "port": 443}], "dns": None}, "network.dns"),
+    ({"egress": "open", "hostnames": [{"hostname": GOOD, "port": 443}]}, "network.hostnames"),
+])
+def test_bad_hostname_rules_are_a_400_naming_the_field(client, network, field):
+    before = len(client.list_all())
+    status, body = client.api("POST", "/v1/sandboxes", {"network": network})
+    assert status == 400, body
+    assert body["error"]["field"] == field, body
+    assert len(client.list_all()) == before
+
+
+def test_sixty_four_hostnames_are_accepted(client):
+    rules = [{"hostname": "h%d.example.test" % i, "port": 443} for i in range(64)]
+    status, body = client.api("POST", "/v1/sandboxes", {"network": {"egress": "allowlist", "hostnames": rules}})
+    assert status == 201, body
+    assert len(body["network"]["hostnames"]) == 64
+    client.delete(body["id"])
