@@ -44,6 +44,7 @@ struct Seen {
   std::condition_variable cv;
   std::string out, err;
   bool exited = false;
+  int exits = 0;  // channels ended, when one Seen serves several
   AgentExit exit;
 
   AgentCallbacks Callbacks() {
@@ -56,6 +57,7 @@ struct Seen {
       std::lock_guard lock(mu);
       exit = e;
       exited = true;
+      ++exits;
       cv.notify_all();
     };
     return cb;
@@ -63,6 +65,10 @@ struct Seen {
   bool WaitExit() {
     std::unique_lock lock(mu);
     return cv.wait_for(lock, std::chrono::seconds(10), [&] { return exited; });
+  }
+  bool WaitExits(int n) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(10), [&] { return exits >= n; });
   }
 };
 
@@ -220,6 +226,11 @@ TEST_F(AgentSessionTest, ADataConnectionReachesOnlyTheSpawnWithItsToken) {
   a.Send(FrameType::kExit, *ch3, agent::EncodeInts({126, 0}));
   auto none = session->TakeData(*ch3, std::chrono::seconds(30));
   EXPECT_EQ(none.status().code(), Code::kUnavailable);
+  // Every channel ends while `seen` lives: the session's reader would otherwise call into it
+  // after the test's locals are gone (a lost exit when the agent's socket closes).
+  a.Send(FrameType::kExit, *ch, agent::EncodeInts({0, 0}));
+  a.Send(FrameType::kExit, *ch2, agent::EncodeInts({0, 0}));
+  EXPECT_TRUE(seen.WaitExits(3));
 }
 
 TEST_F(AgentSessionTest, HeldCommandsAreAttachedAgain) {
@@ -249,6 +260,10 @@ TEST_F(AgentSessionTest, HeldCommandsAreAttachedAgain) {
   EXPECT_FALSE(seen.exit.lost);
   // Attached once only.
   EXPECT_FALSE(session->Attach("cmd_kept", Seen().Callbacks()).ok());
+  // The fresh channel ends while `fresh` lives (see
+  // ADataConnectionReachesOnlyTheSpawnWithItsToken).
+  a.Send(FrameType::kExit, *next, agent::EncodeInts({0, 0}));
+  EXPECT_TRUE(fresh.WaitExit());
 }
 
 TEST_F(AgentSessionTest, AMisbehavingPeerIsDropped) {
