@@ -164,7 +164,9 @@ class AdaptSide:
             # Its own session, so the terminal's Ctrl-C reaches only us and cleanup can still use it.
             self.proc = subprocess.Popen(
                 [self.args.adaptd, "--listen", "127.0.0.1:%d" % port, "--state-dir", self.state_dir,
-                 "--images-dir", self.args.images_dir, "--runsc", self.args.runsc],
+                 "--images-dir", self.args.images_dir, "--runsc", self.args.runsc,
+                 # Any free port for the storage gateway, so a second adaptd on the host is fine.
+                 "--storage-listen", "127.0.0.1:0"],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
         while not self.log_says("adaptd listening on"):
