@@ -135,7 +135,7 @@ if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
   if python=$(pick_python); then
     # SIGTERM at the limit lets the e2e fixtures stop their adaptd and delete their sandboxes.
     ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images \
-      run_stage e2e . timeout -s TERM -k 60 1500 "$python" -m pytest -q -p no:cacheprovider tests/e2e
+      run_stage e2e . timeout -s TERM -k 60 2400 "$python" -m pytest -q -p no:cacheprovider tests/e2e
     count_pytest e2e
   else
     skip_stage e2e "no python3 with pytest"
