@@ -63,13 +63,8 @@ def main():
     p.add_argument("--seconds", type=int, default=10, help="wrk duration per URL (default 10)")
     p.add_argument("--connections", type=int, default=8)
     p.add_argument("--sandboxes", type=int, default=50, help="sandboxes in the org listed (default 50)")
-    p.add_argument("--adaptd", default=os.path.join(cl.REPO, "build", "bin", "adaptd"))
-    p.add_argument("--images-dir", default=os.path.join(cl.REPO, "build", "images"))
-    p.add_argument("--runsc", default=os.environ.get("ADAPT_RUNSC", "runsc"))
-    p.add_argument("--out", default=os.path.join(cl.REPO, "bench", "results", "api.json"))
-    args, _ = p.parse_known_args()
-    args.adaptd = os.path.abspath(args.adaptd)
-    args.images_dir = os.path.abspath(args.images_dir)
+    cl.add_daemon_args(p, "api")
+    args = cl.absolute_daemon_paths(p.parse_known_args()[0])
     if os.geteuid() != 0:
         cl.log("api_bench needs root")
         return 2

@@ -214,6 +214,20 @@ class AdaptSide:
         self.delete(sid)
         return elapsed
 
+    def create_running(self, body, timeout=STEP_TIMEOUT_S):
+        """POSTs a sandbox and waits until it runs; returns it (deleted on close)."""
+        status, sbx = self.client.call("POST", "/v1/sandboxes", body)
+        if status != 201:
+            raise BenchError("POST /v1/sandboxes -> %s %s" % (status, sbx))
+        self.live.append(sbx["id"])
+        deadline = time.monotonic() + timeout
+        while sbx["status"] == "provisioning" and time.monotonic() < deadline:
+            time.sleep(0.05)
+            _, sbx = self.client.call("GET", "/v1/sandboxes/" + sbx["id"])
+        if sbx["status"] != "running":
+            raise BenchError("sandbox %s is %s, not running" % (sbx["id"], sbx["status"]))
+        return sbx
+
     def delete(self, sid, timeout=STEP_TIMEOUT_S):
         status, body = self.client.call("DELETE", "/v1/sandboxes/" + sid)
         if status not in (202, 204, 404):
@@ -281,6 +295,20 @@ class AdaptSide:
             for cid in run_quiet([self.args.runsc, "--root", root, "list", "-quiet"]).stdout.split():
                 log("warning: adaptd left runsc container %s; deleting it" % cid)
                 run_quiet([self.args.runsc, "--root", root, "delete", "-force", cid])
+
+
+def add_daemon_args(parser, out_name):
+    """The flags every benchmark that starts its own adaptd takes."""
+    parser.add_argument("--adaptd", default=os.path.join(REPO, "build", "bin", "adaptd"))
+    parser.add_argument("--images-dir", default=os.path.join(REPO, "build", "images"))
+    parser.add_argument("--runsc", default=os.environ.get("ADAPT_RUNSC", "runsc"))
+    parser.add_argument("--out", default=os.path.join(REPO, "bench", "results", out_name + ".json"))
+
+
+def absolute_daemon_paths(args):
+    args.adaptd = os.path.abspath(args.adaptd)
+    args.images_dir = os.path.abspath(args.images_dir)
+    return args
 
 
 def free_port():

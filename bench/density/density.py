@@ -59,14 +59,9 @@ def main():
                    help="stop when MemAvailable falls below this share of MemTotal (default 40)")
     p.add_argument("--every", type=int, default=10, help="time the API every N sandboxes")
     p.add_argument("--requests", type=int, default=200, help="GETs per API timing (default 200)")
-    p.add_argument("--adaptd", default=os.path.join(cl.REPO, "build", "bin", "adaptd"))
-    p.add_argument("--images-dir", default=os.path.join(cl.REPO, "build", "images"))
     p.add_argument("--image", default="debian_12")
-    p.add_argument("--runsc", default=os.environ.get("ADAPT_RUNSC", "runsc"))
-    p.add_argument("--out", default=os.path.join(cl.REPO, "bench", "results", "density.json"))
-    args, _ = p.parse_known_args()
-    args.adaptd = os.path.abspath(args.adaptd)
-    args.images_dir = os.path.abspath(args.images_dir)
+    cl.add_daemon_args(p, "density")
+    args = cl.absolute_daemon_paths(p.parse_known_args()[0])
     if os.geteuid() != 0:
         cl.log("density needs root")
         return 2
@@ -90,16 +85,7 @@ def main():
         p99_series = []
         count = 0
         while count < args.max and meminfo_mib("MemAvailable") > floor:
-            status, sbx = adapt.client.call("POST", "/v1/sandboxes", {"ttlSeconds": 1800, "network": {"egress": "none"}})
-            if status != 201:
-                raise cl.BenchError("POST /v1/sandboxes -> %s %s" % (status, sbx))
-            adapt.live.append(sbx["id"])
-            deadline = time.monotonic() + cl.STEP_TIMEOUT_S
-            while sbx["status"] == "provisioning" and time.monotonic() < deadline:
-                time.sleep(0.05)
-                _, sbx = adapt.client.call("GET", "/v1/sandboxes/" + sbx["id"])
-            if sbx["status"] != "running":
-                raise cl.BenchError("sandbox %s is %s" % (sbx["id"], sbx["status"]))
+            adapt.create_running({"ttlSeconds": 1800, "network": {"egress": "none"}})
             count += 1
             if count % args.every == 0:
                 p99_series.append({"sandboxes": count, "p99_ms": api_p99(adapt.client, probe["id"], args.requests)})

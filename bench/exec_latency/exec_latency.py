@@ -94,13 +94,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=50, help="round trips per side (default 50)")
     p.add_argument("--mib", type=int, default=256, help="MiB written for the throughput (default 256)")
-    p.add_argument("--adaptd", default=os.path.join(cl.REPO, "build", "bin", "adaptd"))
-    p.add_argument("--images-dir", default=os.path.join(cl.REPO, "build", "images"))
-    p.add_argument("--runsc", default=os.environ.get("ADAPT_RUNSC", "runsc"))
-    p.add_argument("--out", default=os.path.join(cl.REPO, "bench", "results", "exec_latency.json"))
-    args, _ = p.parse_known_args()
-    args.adaptd = os.path.abspath(args.adaptd)
-    args.images_dir = os.path.abspath(args.images_dir)
+    cl.add_daemon_args(p, "exec_latency")
+    args = cl.absolute_daemon_paths(p.parse_known_args()[0])
     if os.geteuid() != 0:
         cl.log("exec_latency needs root")
         return 2
@@ -110,18 +105,7 @@ def main():
     code = 0
     try:
         url = adapt.start()
-        status, sbx = adapt.client.call("POST", "/v1/sandboxes",
-                                        {"ttlSeconds": 900, "network": {"egress": "none"}})
-        if status != 201:
-            raise cl.BenchError("POST /v1/sandboxes -> %s %s" % (status, sbx))
-        sid = sbx["id"]
-        adapt.live.append(sid)
-        deadline = time.monotonic() + 120
-        while sbx["status"] != "running":
-            if time.monotonic() > deadline or sbx["status"] not in ("provisioning",):
-                raise cl.BenchError("sandbox %s is %s" % (sid, sbx["status"]))
-            time.sleep(0.05)
-            _, sbx = adapt.client.call("GET", "/v1/sandboxes/" + sid)
+        sid = adapt.create_running({"ttlSeconds": 900, "network": {"egress": "none"}})["id"]
         wait_for_agent(adapt, sid)
         prefix = runsc_exec_prefix(args, adapt, sid)
         cl.log("adapt at %s, sandbox %s; n=%d" % (url, sid, args.n))

@@ -105,13 +105,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--mib", type=int, default=256)
     p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--adaptd", default=os.path.join(cl.REPO, "build", "bin", "adaptd"))
-    p.add_argument("--images-dir", default=os.path.join(cl.REPO, "build", "images"))
-    p.add_argument("--runsc", default=os.environ.get("ADAPT_RUNSC", "runsc"))
-    p.add_argument("--out", default=os.path.join(cl.REPO, "bench", "results", "storage.json"))
-    args, _ = p.parse_known_args()
-    args.adaptd = os.path.abspath(args.adaptd)
-    args.images_dir = os.path.abspath(args.images_dir)
+    cl.add_daemon_args(p, "storage")
+    args = cl.absolute_daemon_paths(p.parse_known_args()[0])
     if os.geteuid() != 0:
         cl.log("storage_bench needs root")
         return 2
@@ -149,19 +144,9 @@ def main():
         status, vol = client.call("POST", "/v1/storage", {"name": "bench", "sizeMiB": max(1024, args.mib * 2)})
         if status != 201:
             raise cl.BenchError("POST /v1/storage -> %s %s" % (status, vol))
-        status, sbx = client.call("POST", "/v1/sandboxes", {
+        sid = adapt.create_running({
             "ttlSeconds": 1800, "network": {"egress": "none"}, "startupClass": "durable", "storage": "bench",
-            "diskMiB": max(2048, args.mib * 4)})
-        if status != 201:
-            raise cl.BenchError("POST /v1/sandboxes -> %s %s" % (status, sbx))
-        sid = sbx["id"]
-        adapt.live.append(sid)
-        deadline = time.monotonic() + 180
-        while sbx["status"] == "provisioning" and time.monotonic() < deadline:
-            time.sleep(0.1)
-            _, sbx = client.call("GET", "/v1/sandboxes/" + sid)
-        if sbx["status"] != "running":
-            raise cl.BenchError("sandbox %s is %s" % (sid, sbx["status"]))
+            "diskMiB": max(2048, args.mib * 4)})["id"]
         enc, plain = [], []
         for i in range(args.runs):
             enc.append(dd_mbps(client, sid, "/workspace/bench.bin", args.mib))
