@@ -1,0 +1,148 @@
+// The SQLite store's per-resource tables: commands, networks, OAuth grants and API keys.
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "base/ids.h"
+#include "store/sqlite_store_test_fixture.h"
+#include "store/store.h"
+
+namespace adapt::store {
+namespace {
+
+using nlohmann::json;
+using testing_support::SqliteStoreTest;
+
+TEST_F(SqliteStoreTest, CommandsAreUpdatedInPlaceListedNewestFirstAndScopedToTheOrg) {
+  SandboxRecord sbx = MustCreate(Sandbox(org_.id, "cmds"));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    CommandRecord c;
+    c.id = NewId("cmd");
+    c.org_id = org_.id;
+    c.sandbox_id = sbx.id;
+    c.status = "running";
+    c.data = {{"id", c.id}, {"n", i}};
+    c.created_at = 1000 + i;
+    ASSERT_TRUE(store_->PutCommand(c).ok());
+    ids.push_back(c.id);
+  }
+  auto first = store_->GetCommand(org_.id, sbx.id, ids[0]);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  first->status = "exited";
+  first->data["stdout"] = "done";
+  ASSERT_TRUE(store_->PutCommand(*first).ok());
+  Reopen();
+
+  auto got = store_->GetCommand(org_.id, sbx.id, ids[0]);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->status, "exited");
+  EXPECT_EQ(got->data["stdout"], "done");
+  EXPECT_EQ(store_->GetCommand(other_org_.id, sbx.id, ids[0]).status().code(), Code::kNotFound);
+
+  auto page = store_->ListCommands(org_.id, sbx.id, 2, std::nullopt);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->items.size(), 2u);
+  EXPECT_EQ(page->items[0].id, ids[2]);
+  EXPECT_EQ(page->items[1].id, ids[1]);
+  ASSERT_TRUE(page->next_seq.has_value());
+  auto rest = store_->ListCommands(org_.id, sbx.id, 2, page->next_seq);
+  ASSERT_TRUE(rest.ok());
+  ASSERT_EQ(rest->items.size(), 1u);
+  EXPECT_EQ(rest->items[0].id, ids[0]);
+  EXPECT_FALSE(rest->next_seq.has_value());
+
+  auto running = store_->ListCommandsWithStatus("running");
+  ASSERT_TRUE(running.ok());
+  EXPECT_EQ(running->size(), 2u);
+}
+
+TEST(SqliteStoreNetworks, AttachmentsAreRecordedUniqueBySlotAndSandboxAndSurviveReopening) {
+  char tmpl[] = "/tmp/adapt-store-net.XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  {
+    auto s = OpenSqliteStore(dir + "/adapt.db");
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    NetworkRecord a{"sbx_a", 3, {{"address", "10.88.0.14"}}, 1};
+    ASSERT_TRUE((*s)->PutNetwork(a).ok());
+    EXPECT_EQ((*s)->PutNetwork({"sbx_b", 3, {}, 2}).code(), Code::kConflict);
+    EXPECT_EQ((*s)->PutNetwork({"sbx_a", 4, {}, 2}).code(), Code::kConflict);
+    ASSERT_TRUE((*s)->PutNetwork({"sbx_b", 1, {}, 2}).ok());
+  }
+  auto s = OpenSqliteStore(dir + "/adapt.db");
+  ASSERT_TRUE(s.ok());
+  auto all = (*s)->ListNetworks();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].sandbox_id, "sbx_b");
+  EXPECT_EQ((*all)[1].data["address"], "10.88.0.14");
+  ASSERT_TRUE((*s)->DeleteNetwork("sbx_a").ok());
+  ASSERT_TRUE((*s)->DeleteNetwork("sbx_a").ok());
+  EXPECT_EQ((*s)->ListNetworks()->size(), 1u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(SqliteStoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
+  OAuthClientRecord client{"oac_1", "assistant", {"https://a.example.com/cb"}, 1000};
+  ASSERT_TRUE(store_->CreateOAuthClient(client).ok());
+  auto read = store_->GetOAuthClient("oac_1");
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->redirect_uris, client.redirect_uris);
+  EXPECT_EQ(store_->GetOAuthClient("oac_2").status().code(), Code::kNotFound);
+
+  OAuthGrantRecord code{Sha256Hex("code"),
+                        "code",
+                        "oac_1",
+                        org_.id,
+                        "key_1",
+                        {{"redirect_uri", "https://a.example.com/cb"}},
+                        5000,
+                        1000};
+  ASSERT_TRUE(store_->PutOAuthGrant(code).ok());
+  EXPECT_FALSE(store_->FindOAuthGrant(Sha256Hex("code"), "access", 2000).ok());  // other kind
+  EXPECT_FALSE(store_->FindOAuthGrant(Sha256Hex("code"), "code", 5000).ok());    // expired
+  auto taken = store_->TakeOAuthGrant(Sha256Hex("code"), "code", 2000);
+  ASSERT_TRUE(taken.ok());
+  EXPECT_EQ(taken->org_id, org_.id);
+  EXPECT_EQ(taken->data["redirect_uri"], "https://a.example.com/cb");
+  EXPECT_EQ(store_->TakeOAuthGrant(Sha256Hex("code"), "code", 2000).status().code(),
+            Code::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, DeletingAKeyDeletesItsOAuthGrantsAndOnlyInItsOrg) {
+  ASSERT_TRUE(store_->CreateApiKey({"key_a", org_.id, "a", Sha256Hex("a"), false, 1000}).ok());
+  ASSERT_TRUE(store_->CreateApiKey({"key_b", org_.id, "b", Sha256Hex("b"), false, 1001}).ok());
+  ASSERT_TRUE(store_->CreateOAuthClient({"oac_1", "assistant", {"https://a/cb"}, 1000}).ok());
+  for (const char* key : {"key_a", "key_b"}) {
+    OAuthGrantRecord g{Sha256Hex(std::string("token-") + key),
+                       "access",
+                       "oac_1",
+                       org_.id,
+                       key,
+                       nlohmann::json::object(),
+                       9000,
+                       1000};
+    ASSERT_TRUE(store_->PutOAuthGrant(g).ok());
+  }
+  auto keys = store_->ListApiKeys(org_.id);
+  ASSERT_TRUE(keys.ok());
+  ASSERT_EQ(keys->size(), 2u);
+  EXPECT_EQ((*keys)[0].id, "key_a");
+
+  // Another organization cannot delete it, and that changes nothing.
+  EXPECT_EQ(store_->DeleteApiKey(other_org_.id, "key_a").code(), Code::kNotFound);
+  EXPECT_TRUE(store_->FindApiKey(Sha256Hex("a")).ok());
+
+  ASSERT_TRUE(store_->DeleteApiKey(org_.id, "key_a").ok());
+  EXPECT_EQ(store_->FindApiKey(Sha256Hex("a")).status().code(), Code::kNotFound);
+  EXPECT_FALSE(store_->FindOAuthGrant(Sha256Hex("token-key_a"), "access", 2000).ok());
+  EXPECT_TRUE(store_->FindOAuthGrant(Sha256Hex("token-key_b"), "access", 2000).ok());
+  EXPECT_EQ(store_->DeleteApiKey(org_.id, "key_a").code(), Code::kNotFound);
+  EXPECT_EQ(store_->ListApiKeys(org_.id)->size(), 1u);
+}
+
+}  // namespace
+}  // namespace adapt::store

@@ -1,0 +1,95 @@
+// The SQLite store's test fixture: a fresh database in a temporary directory with two
+// organizations, shared by the store's test files.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/ids.h"
+#include "store/store.h"
+
+namespace adapt::store::testing_support {
+
+using nlohmann::json;
+
+class SqliteStoreTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/adapt-store-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    path_ = dir_ + "/adapt.db";
+    Reopen();
+    ASSERT_NE(store_, nullptr);
+    org_ = MustCreateOrg("acme");
+    other_org_ = MustCreateOrg("other");
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Reopen() {
+    store_.reset();
+    auto s = OpenSqliteStore(path_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(*s);
+  }
+
+  OrgRecord MustCreateOrg(const std::string& name) {
+    auto org = store_->CreateOrg({NewId("org"), name, false, 1000});
+    EXPECT_TRUE(org.ok()) << org.status().message();
+    return org.ok() ? *org : OrgRecord{};
+  }
+
+  SandboxRecord Sandbox(const std::string& org_id, const std::string& name, int64_t at = 5000) {
+    SandboxRecord r;
+    r.id = NewId("sbx");
+    r.org_id = org_id;
+    r.status = "provisioning";
+    r.config = {{"cpu", 2}, {"labels", name.empty() ? json::object() : json{{"name", name}}}};
+    r.env = {{"TOKEN", "secret-value"}, {"MODE", "test"}};
+    r.created_at = at;
+    r.updated_at = at;
+    r.expires_at = at + 3600 * 1000;
+    return r;
+  }
+
+  SandboxRecord MustCreate(const SandboxRecord& r) {
+    auto out = store_->CreateSandbox(r, std::nullopt);
+    EXPECT_TRUE(out.ok()) << out.status().message();
+    return out.ok() ? out->sandbox : SandboxRecord{};
+  }
+
+  std::vector<std::string> ListIds(const std::string& org, const std::string& query,
+                                   int limit = 200) {
+    auto page = store_->ListSandboxes(org, query, limit, std::nullopt);
+    EXPECT_TRUE(page.ok()) << page.status().message();
+    std::vector<std::string> ids;
+    if (page.ok())
+      for (const auto& r : page->items) ids.push_back(r.id);
+    return ids;
+  }
+
+  std::vector<std::string> EventStatuses(const std::string& org, const std::string& id) {
+    auto events = store_->ListEvents(org, id, 0, 1000);
+    EXPECT_TRUE(events.ok()) << events.status().message();
+    std::vector<std::string> out;
+    if (events.ok())
+      for (const auto& e : *events) out.push_back(e.status);
+    return out;
+  }
+
+  std::string dir_;
+  std::string path_;
+  std::unique_ptr<Store> store_;
+  OrgRecord org_;
+  OrgRecord other_org_;
+};
+
+}  // namespace adapt::store::testing_support
