@@ -10,6 +10,7 @@
 #include "api/object_stream.h"
 #include "api/s3_xml.h"
 #include "base/ids.h"
+#include "base/markup.h"
 #include "base/time.h"
 #include "storage/object_key.h"
 #include "storage/sigv4.h"
@@ -25,7 +26,7 @@ HttpResponse S3Error(int status, const std::string& code, const std::string& mes
   r.status = status;
   r.content_type = "application/xml";
   r.body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>" +
-           XmlEscape(message) + "</Message><Resource>" + XmlEscape(resource) +
+           EscapeMarkup(message) + "</Message><Resource>" + EscapeMarkup(resource) +
            "</Resource><RequestId>" + NewId("req").substr(4) + "</RequestId></Error>";
   return r;
 }
@@ -167,7 +168,7 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
 
   if (bucket.empty()) {
     if (m != "GET") return S3Error(405, "MethodNotAllowed", "only GET lists buckets");
-    return Xml(200, std::string("<ListAllMyBucketsResult><Owner><ID>") + XmlEscape(org) +
+    return Xml(200, std::string("<ListAllMyBucketsResult><Owner><ID>") + EscapeMarkup(org) +
                         "</ID></Owner><Buckets><Bucket><Name>" + kGatewayBucket +
                         "</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate></Bucket>"
                         "</Buckets></ListAllMyBucketsResult>");
@@ -183,10 +184,10 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
       for (const auto& k : XmlElements(req.body, "Key")) {
         Status st = api_.objects.Delete(org, k);
         if (st.ok() || st.code() == Code::kNotFound)
-          out += "<Deleted><Key>" + XmlEscape(k) + "</Key></Deleted>";
+          out += "<Deleted><Key>" + EscapeMarkup(k) + "</Key></Deleted>";
         else
-          out += "<Error><Key>" + XmlEscape(k) + "</Key><Code>InvalidArgument</Code><Message>" +
-                 XmlEscape(st.message()) + "</Message></Error>";
+          out += "<Error><Key>" + EscapeMarkup(k) + "</Key><Code>InvalidArgument</Code><Message>" +
+                 EscapeMarkup(st.message()) + "</Message></Error>";
       }
       return Xml(200, out + "</DeleteResult>");
     }
@@ -199,7 +200,7 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
     const bool v2 = Q(req, "list-type") == "2";
     const bool url = Q(req, "encoding-type") == "url";
     auto enc = [url](const std::string& s) {
-      return XmlEscape(url ? storage::AwsUriEncode(s, true) : s);
+      return EscapeMarkup(url ? storage::AwsUriEncode(s, true) : s);
     };
     int max_keys = 1000;
     if (Has(req, "max-keys")) {
@@ -236,7 +237,7 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
     if (v2) {
       x << "<KeyCount>" << list.objects.size() + list.common_prefixes.size() << "</KeyCount>";
       if (Has(req, "continuation-token"))
-        x << "<ContinuationToken>" << XmlEscape(Q(req, "continuation-token"))
+        x << "<ContinuationToken>" << EscapeMarkup(Q(req, "continuation-token"))
           << "</ContinuationToken>";
       if (list.truncated)
         x << "<NextContinuationToken>" << HexEncode(list.next_after) << "</NextContinuationToken>";
@@ -316,7 +317,7 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
     auto id = api_.objects.CreateUpload(org, key, req.Header("content-type"));
     if (!id.ok()) return FromStatus(id.status(), key);
     return Xml(200, std::string("<InitiateMultipartUploadResult><Bucket>") + kGatewayBucket +
-                        "</Bucket><Key>" + XmlEscape(key) + "</Key><UploadId>" + *id +
+                        "</Bucket><Key>" + EscapeMarkup(key) + "</Key><UploadId>" + *id +
                         "</UploadId></InitiateMultipartUploadResult>");
   }
   if (m == "POST" && Has(req, "uploadId")) {
@@ -343,7 +344,7 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
       return FromStatus(rec.status(), key, "NoSuchUpload");
     }
     return Xml(200, std::string("<CompleteMultipartUploadResult><Bucket>") + kGatewayBucket +
-                        "</Bucket><Key>" + XmlEscape(key) + "</Key><ETag>&quot;" + rec->etag +
+                        "</Bucket><Key>" + EscapeMarkup(key) + "</Key><ETag>&quot;" + rec->etag +
                         "&quot;</ETag></CompleteMultipartUploadResult>");
   }
   if (m == "DELETE" && Has(req, "uploadId")) {

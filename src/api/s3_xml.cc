@@ -4,35 +4,10 @@
 
 namespace adapt::api {
 
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
-
 std::string XmlUnescape(const std::string& s) {
-  static const std::pair<const char*, char> kEntities[] = {
-      {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+  static const std::pair<const char*, char> kEntities[] = {{"&amp;", '&'},   {"&lt;", '<'},
+                                                           {"&gt;", '>'},    {"&quot;", '"'},
+                                                           {"&apos;", '\''}, {"&#39;", '\''}};
   std::string out;
   for (size_t i = 0; i < s.size();) {
     bool matched = false;

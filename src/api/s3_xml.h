@@ -7,7 +7,7 @@
 
 namespace adapt::api {
 
-std::string XmlEscape(const std::string& s);
+// &amp; &lt; &gt; &quot; &apos; and &#39; back to their characters.
 std::string XmlUnescape(const std::string& s);
 // The texts of every <tag>...</tag> in `xml`, in order, unescaped.
 std::vector<std::string> XmlElements(const std::string& xml, const std::string& tag);

@@ -5,6 +5,7 @@
 #include "api/errors.h"
 #include "base/ids.h"
 #include "base/log.h"
+#include "base/markup.h"
 #include "base/time.h"
 #include "mcp/mcp_http.h"
 #include "mcp/oauth_text.h"
@@ -90,17 +91,18 @@ std::string ConsentForm(const std::map<std::string, std::string>& params,
                         "code_challenge_method", "state", "resource", "scope"}) {
     if (!params.count(k)) continue;
     hidden += "<input type=\"hidden\" name=\"" + std::string(k) + "\" value=\"" +
-              EscapeHtml(params.at(k)) + "\">";
+              EscapeMarkup(params.at(k)) + "\">";
   }
   std::string name = client.name.empty() ? client.id : client.name;
-  return "<h1>Connect " + EscapeHtml(name) + " to adapt</h1><p>" + EscapeHtml(name) +
+  return "<h1>Connect " + EscapeMarkup(name) + " to adapt</h1><p>" + EscapeMarkup(name) +
          " asks to create sandboxes and run code in them for your organization. It will "
          "redirect to <code>" +
-         EscapeHtml(Field(params, "redirect_uri")) +
+         EscapeMarkup(Field(params, "redirect_uri")) +
          "</code>. Sign in with an API key of the "
          "organization to allow it; access expires and can be refused now.</p>" +
-         (problem.empty() ? ""
-                          : "<p role=\"alert\"><strong>" + EscapeHtml(problem) + "</strong></p>") +
+         (problem.empty()
+              ? ""
+              : "<p role=\"alert\"><strong>" + EscapeMarkup(problem) + "</strong></p>") +
          "<form method=\"post\" action=\"/oauth/authorize\">" + hidden +
          "<label>API key <input type=\"password\" name=\"api_key\" autocomplete=\"off\" "
          "required></label><p><button type=\"submit\" name=\"action\" value=\"allow\">Allow"
@@ -195,7 +197,7 @@ HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
   bool submit = req.method == "POST";
   if (submit) {
     if (std::string p = origins_.Problem(req.Header("host"), req.Header("origin")); !p.empty())
-      return Html(403, "<h1>Refused</h1><p>" + EscapeHtml(p) + ".</p>");
+      return Html(403, "<h1>Refused</h1><p>" + EscapeMarkup(p) + ".</p>");
   }
   auto params = submit ? DecodeForm(req.body) : req.query;
   // Until the client and its redirect URI are known good, errors stay on this page.
@@ -251,7 +253,7 @@ HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
                 {"code_challenge", challenge},
                 {"resource", resource.empty() ? ResourceUrl(req) : resource}};
   if (Status st = store_.PutOAuthGrant(grant); !st.ok())
-    return Html(500, "<h1>Error</h1><p>" + EscapeHtml(st.message()) + "</p>");
+    return Html(500, "<h1>Error</h1><p>" + EscapeMarkup(st.message()) + "</p>");
   spdlog::info("OAuth: organization {} authorized client {}", who->org_id, client->id);
   std::map<std::string, std::string> q = {{"code", code}, {"iss", iss}};
   if (params.count("state")) q["state"] = params["state"];

@@ -65,32 +65,6 @@ std::string EncodeFormValue(const std::string& text) {
   return out;
 }
 
-std::string EscapeHtml(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string S256Challenge(const std::string& verifier) {
   std::string hex = Sha256Hex(verifier), bytes;
   for (size_t i = 0; i + 1 < hex.size(); i += 2)
