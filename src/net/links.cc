@@ -38,6 +38,13 @@ Status CreateLinks(const LinkPlan& p) {
   return Status::Ok();
 }
 
+Status ReaddressSandboxSide(const LinkPlan& p) {
+  RETURN_IF_ERROR(Ip({"-n", p.netns, "addr", "replace", p.sandbox_address + "/30", "dev", "eth0"}));
+  RETURN_IF_ERROR(Ip({"-n", p.netns, "link", "set", "eth0", "up"}));
+  RETURN_IF_ERROR(Ip({"-n", p.netns, "link", "set", "lo", "up"}));
+  return Ip({"-n", p.netns, "route", "replace", "default", "via", p.host_address});
+}
+
 Status RemoveLinks(const std::string& netns, const std::string& host_if) {
   if (!host_if.empty() && LinkExists(host_if))
     RETURN_IF_ERROR(Ip({"link", "del", host_if}).WithContext("removing the sandbox's veth"));

@@ -22,6 +22,11 @@ std::string NetnsPath(const std::string& netns);
 // Creates the namespace and the veth pair, addresses both ends, routes the sandbox's
 // traffic to the host end. Idempotent: an existing complete set-up is kept.
 Status CreateLinks(const LinkPlan& plan);
+// Puts the sandbox end's address, link state and default route back. runsc takes the
+// interface's addresses and routes into its own network stack when it starts, so a sandbox
+// started again in the same namespace (stop, then start) would otherwise find none. Only while
+// no runsc uses the namespace.
+Status ReaddressSandboxSide(const LinkPlan& plan);
 // Removes the veth (both ends go together) and the namespace; absent pieces are fine.
 Status RemoveLinks(const std::string& netns, const std::string& host_if);
 bool LinkExists(const std::string& name);

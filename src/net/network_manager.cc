@@ -130,6 +130,8 @@ Result<Attachment> NetworkManager::Attach(const std::string& id, const nlohmann:
   Status st = os::MakeDirs(options_.state_dir + "/net/" + id, 0700);
   if (st.ok()) st = os::WriteFileAtomic(ResolvConfPath(id), ResolvConf(sb), 0644);
   if (st.ok()) st = CreateLinks(plan);
+  // Attach runs before runsc starts in the namespace (a new sandbox, or a start after a stop).
+  if (st.ok()) st = ReaddressSandboxSide(plan);
   if (st.ok()) {
     // A re-attach replaces the chain rather than adding its rules twice.
     if (ListNft("chain inet " + options_.name + " " + id).ok())
