@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "image/archive_staging.h"
 #include "os/files.h"
 
 namespace adapt::image {
@@ -21,22 +22,6 @@ struct ReadDeleter {
 struct WriteDeleter {
   void operator()(archive* a) const { archive_write_free(a); }
 };
-
-// "./a/b/" -> "a/b"; empty for the root itself; error text for "..".
-bool CleanPath(const std::string& raw, std::string& out) {
-  out.clear();
-  size_t i = 0;
-  while (i <= raw.size()) {
-    auto end = raw.find('/', i);
-    if (end == std::string::npos) end = raw.size();
-    std::string comp = raw.substr(i, end - i);
-    i = end + 1;
-    if (comp.empty() || comp == ".") continue;
-    if (comp == "..") return false;
-    out += (out.empty() ? "" : "/") + comp;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -76,7 +61,7 @@ Status UnpackLayer(const std::string& archive_path, const std::string& dir, uint
     if (r < ARCHIVE_WARN) return bad(archive_error_string(in.get()));
     const char* name = archive_entry_pathname(entry);
     std::string path;
-    if (!name || !CleanPath(name, path))
+    if (!name || !CleanArchivePath(name, path))
       return bad("entry '" + std::string(name ? name : "") + "' escapes the layer");
     if (path.empty()) continue;  // the root's own entry: overlay decides the root's metadata
     auto slash = path.rfind('/');
@@ -95,7 +80,7 @@ Status UnpackLayer(const std::string& archive_path, const std::string& dir, uint
     }
     if (const char* link = archive_entry_hardlink(entry)) {
       std::string target;
-      if (!CleanPath(link, target) || target.empty())
+      if (!CleanArchivePath(link, target) || target.empty())
         return bad("hard link '" + path + "' points outside the layer");
       archive_entry_set_hardlink(entry, (root + "/" + target).c_str());
     }
