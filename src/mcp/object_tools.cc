@@ -95,6 +95,15 @@ Result<std::string> ReadText(api::ObjectApi& api, const std::string& org, const 
   return text;
 }
 
+// read_object_storage_text and read_object_text_artifact: the bounded text of one object.
+ToolResult TextResult(api::ObjectApi& api, const std::string& org, const std::string& key,
+                      const json& args) {
+  auto text =
+      ReadText(api, org, key, static_cast<size_t>(args.value("max_bytes", kDefaultTextBytes)));
+  if (!text.ok()) return ToolResult::Fail(FailureSentence(text.status()));
+  return ToolResult::Ok({{"key", key}, {"text", *text}, {"bytes", text->size()}});
+}
+
 // Copies a workspace file of a running sandbox into `key`, refusing secrets.
 Result<store::ObjectRecord> CopyWorkspaceFile(const ToolServices& s, const core::Principal& who,
                                               const std::string& sandbox_id,
@@ -211,11 +220,7 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                 ToolAnnotations{true, false, true, false},
                 [&api](ToolContext& ctx, const json& args) {
                   std::string key = args["key"];
-                  auto text =
-                      ReadText(api, ctx.who.org_id, key,
-                               static_cast<size_t>(args.value("max_bytes", kDefaultTextBytes)));
-                  if (!text.ok()) return ToolResult::Fail(FailureSentence(text.status()));
-                  return ToolResult::Ok({{"key", key}, {"text", *text}, {"bytes", text->size()}});
+                  return TextResult(api, ctx.who.org_id, key, args);
                 }});
 
   registry.Add(
@@ -269,10 +274,7 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
          std::string prefix = storage::ArtifactPrefix(id);
          std::string name = args["name"];
          std::string key = name.rfind(prefix, 0) == 0 ? name : prefix + name;
-         auto text = ReadText(api, ctx.who.org_id, key,
-                              static_cast<size_t>(args.value("max_bytes", kDefaultTextBytes)));
-         if (!text.ok()) return ToolResult::Fail(FailureSentence(text.status()));
-         return ToolResult::Ok({{"key", key}, {"text", *text}, {"bytes", text->size()}});
+         return TextResult(api, ctx.who.org_id, key, args);
        }});
 
   registry.Add(
