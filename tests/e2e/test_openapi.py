@@ -391,11 +391,10 @@ def test_bad_request_body_is_a_400_matching_the_error_schema(spec, admin, raw, f
 
 
 def test_unsupported_value_is_a_422_matching_the_error_schema(spec, admin):
-    status, body = admin.api("POST", "/v1/sandboxes", {"network": {
-        "egress": "allowlist", "hostnames": [{"hostname": "api.openai.com", "port": 443}]}})
+    status, body = admin.api("POST", "/v1/sandboxes", {"gpu": {"type": "l4"}})
     assert status == 422, body
     assert_matches(spec, schema(spec, "Error"), body)
-    assert body["error"]["field"] == "network.hostnames"
+    assert body["error"]["field"] == "gpu"
 
 
 def test_missing_key_is_a_401_matching_the_error_schema(spec, admin):
