@@ -45,12 +45,18 @@ class H(http.server.BaseHTTPRequestHandler):
 class T(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
 
+# "ready" is printed only once every server is bound: a test may connect right after it.
+pending = threading.Semaphore(0)
+def bound():
+    pending.release()
+
 NAMES = {"svc.example.test": "198.51.100.10", "good.example.test": "198.51.100.30",
          "other.example.test": "198.51.100.30", "plain.example.test": "198.51.100.30"}
 
 def dns(addr):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((addr, 53))
+    bound()
     while True:
         q, peer = s.recvfrom(512)
         tid, qd = q[:2], q[12:]
@@ -79,6 +85,7 @@ def tls_server(addr, port, cert, key):
         sock.seen = name
     ctx.sni_callback = note
     srv = socket.create_server((addr, port))
+    bound()
     def serve(c):
         try:
             c.settimeout(10)
@@ -94,6 +101,7 @@ def tls_server(addr, port, cert, key):
 
 def plain_server(addr, port):
     srv = socket.create_server((addr, port))
+    bound()
     while True:
         c, _ = srv.accept()
         c.recv(4096)
@@ -103,12 +111,14 @@ def plain_server(addr, port):
 def udp_echo(port):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("198.51.100.20", port))
+    bound()
     while True:
         d, peer = s.recvfrom(2048)
         s.sendto(b"udp-echo:" + d, peer)
 
 def tcp_echo():
     srv = socket.create_server(("198.51.100.20", 7001))
+    bound()
     while True:
         c, _ = srv.accept()
         c.sendall(b"tcp-echo\n")
@@ -120,8 +130,11 @@ for target, args in [(dns, ("198.51.100.53",)), (dns, ("198.51.100.54",)), (udp_
                      (tls_server, ("198.51.100.31", 443, sys.argv[1], sys.argv[2])),
                      (plain_server, ("198.51.100.30", 8080))]:
     threading.Thread(target=target, args=args, daemon=True).start()
+for _ in range(8):
+    pending.acquire()
+http_server = T(("198.51.100.10", 80), H)
 print("ready", flush=True)
-T(("198.51.100.10", 80), H).serve_forever()
+http_server.serve_forever()
 '''
 
 # Runs inside the sandbox (its python3). Prints one line: "OK <answer>" or "FAIL <why>".
