@@ -10,7 +10,7 @@ In one run, on one adapt sandbox (debian_12, egress none), it times:
   stdout throughput      agent: `dd bs=1M` writing --mib MiB to stdout (adapt keeps the last
                          MiB), MB/s over the POST. runsc exec: the same command, its stdout
                          read by this script and discarded.
-Prints p50/p99 and the ratios, and writes bench/results/exec_latency.json.
+Prints p50/p99 and the ratios (bench/figures.py), and writes bench/results/exec_latency.json.
 
 Standard library only; reuses create_latency's adaptd driver. Needs root, build/bin/adaptd and
 build/images/debian_12. With ADAPT_URL and ADAPT_API_KEY set it measures that daemon (which
@@ -20,7 +20,6 @@ must run on this machine, for the runsc side).
 import argparse
 import json
 import os
-import platform
 import signal
 import subprocess
 import sys
@@ -30,6 +29,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "create_latency"))
 import create_latency as cl  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(HERE))
+import figures  # noqa: E402
 
 
 def percentiles(samples_s):
@@ -143,22 +145,15 @@ def main():
             "throughput": round(results["stdout_throughput_mb_s"]["agent"] /
                                 results["stdout_throughput_mb_s"]["runsc_exec"], 2),
         }
-        print("metric                agent          runsc exec     agent/runsc")
-        for key in ("p50", "p99"):
-            print("true round trip %s   %8.2f ms    %8.2f ms    %.3fx" % (
-                key, rt["agent"][key + "_ms"], rt["runsc_exec"][key + "_ms"],
-                results["ratio_agent_over_runsc_exec"][key]))
-        print("stdout throughput     %8.1f MB/s  %8.1f MB/s  %.2fx" % (
-            results["stdout_throughput_mb_s"]["agent"], results["stdout_throughput_mb_s"]["runsc_exec"],
-            results["ratio_agent_over_runsc_exec"]["throughput"]))
-        report = {"benchmark": "exec_latency", "n": args.n, "mib": args.mib,
-                  "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-                  "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **results}
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out + ".tmp", "w") as f:
-            json.dump(report, f, indent=2)
-            f.write("\n")
-        os.replace(args.out + ".tmp", args.out)
+        tp = results["stdout_throughput_mb_s"]
+        rows = [figures.figure("true round trip p50", "ms", rt["agent"]["p50_ms"], "runsc exec",
+                               rt["runsc_exec"]["p50_ms"], "lower"),
+                figures.figure("true round trip p99", "ms", rt["agent"]["p99_ms"], "runsc exec",
+                               rt["runsc_exec"]["p99_ms"], "lower"),
+                figures.figure("stdout throughput", "MB/s", tp["agent"], "runsc exec",
+                               tp["runsc_exec"], "higher")]
+        figures.print_table(rows)
+        figures.write_report(args.out, "exec_latency", rows, {"n": args.n, "mib": args.mib, **results})
         cl.log("wrote %s" % args.out)
     except KeyboardInterrupt:
         code = 130

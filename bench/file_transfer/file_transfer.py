@@ -27,6 +27,8 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+import figures  # noqa: E402
 CHUNK = 1 << 20
 
 
@@ -198,14 +200,12 @@ def main():
             "ratio_download": round(med["adapt_download"] / med["peer_download"], 2),
             "samples_mb_per_s": {k: [round(x, 1) for x in v] for k, v in rates.items()},
         }
-        print("file transfer, %d MiB, median of %d runs (MB/s)" % (args.mib, args.runs))
-        print("  upload    adapt %8.1f   runsc exec cat %8.1f   ratio %.2f" %
-              (med["adapt_upload"], med["peer_upload"], result["ratio_upload"]))
-        print("  download  adapt %8.1f   runsc exec cat %8.1f   ratio %.2f" %
-              (med["adapt_download"], med["peer_download"], result["ratio_download"]))
-        os.makedirs(os.path.dirname(args.out), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(result, f, indent=2)
+        rows = [figures.figure("upload %d MiB (median of %d)" % (args.mib, args.runs), "MB/s",
+                               med["adapt_upload"], "runsc exec cat", med["peer_upload"], "higher"),
+                figures.figure("download %d MiB (median of %d)" % (args.mib, args.runs), "MB/s",
+                               med["adapt_download"], "runsc exec cat", med["peer_download"], "higher")]
+        figures.print_table(rows)
+        figures.write_report(args.out, "file_transfer", rows, result)
     finally:
         if sid:
             d.call("DELETE", "/v1/sandboxes/" + sid)
