@@ -24,6 +24,16 @@ std::string SignalName(int sig) {
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
+// Why a sandbox that the kernel's out-of-memory killer stopped ended, in one sentence.
+std::string OutOfMemoryError(const store::SandboxRecord& r, const runtime::ShimState& st) {
+  std::string limit = r.config.is_object() && r.config.contains("memoryMiB")
+                          ? " of " + r.config["memoryMiB"].dump() + " MiB (memoryMiB)"
+                          : "";
+  return "the sandbox ran out of memory: it reached its memory limit" + limit +
+         " and the out-of-memory killer stopped it" +
+         (st.signal ? " (" + SignalName(*st.signal) + ")" : std::string());
+}
+
 }  // namespace
 
 SandboxLifecycle::SandboxLifecycle(store::Store& store, runtime::Runtime& runtime,
@@ -184,6 +194,9 @@ void SandboxLifecycle::RecordExit(store::SandboxRecord r, const runtime::Observa
     bool ok = st.exit_code && *st.exit_code == 0 && !st.signal;
     r.status = ok ? "completed" : "failed";
   }
+  // The host's OOM killer only ever kills the sandbox's own processes (its sentry).
+  if (r.status == "failed" && st.phase == runtime::ShimPhase::kExited && st.oom_killed)
+    r.error = OutOfMemoryError(r, st);
   r.termination_reason = r.status == "completed" ? "completed" : "failed";
   if (!interactive) {
     r.result["exitCode"] = st.exit_code ? json(*st.exit_code) : json(nullptr);

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <sstream>
 
 #include "os/errno_status.h"
 #include "os/files.h"
@@ -39,6 +40,23 @@ Status RemoveSandboxCgroup(const std::string& sandbox_id) {
       result = ErrnoStatus("removing cgroup " + dir);
   }
   return result;
+}
+
+uint64_t SandboxOomKills(const std::string& sandbox_id) {
+  uint64_t kills = 0;
+  for (const auto& dir : Candidates(sandbox_id)) {
+    for (const char* file : {"/memory.oom_control", "/memory.events"}) {
+      auto text = ReadFile(dir + file);
+      if (!text.ok()) continue;
+      std::istringstream in(*text);
+      std::string key;
+      uint64_t value = 0;
+      while (in >> key >> value) {
+        if (key == "oom_kill") kills += value;
+      }
+    }
+  }
+  return kills;
 }
 
 bool SandboxCgroupExists(const std::string& sandbox_id) {

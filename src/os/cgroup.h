@@ -1,6 +1,7 @@
 // cgroups that runsc made for adapt's sandboxes (always below "adapt/").
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "base/status.h"
@@ -13,6 +14,10 @@ std::string SandboxCgroupPath(const std::string& sandbox_id);
 // Removes the sandbox's cgroup from every v1 hierarchy and from the v2 tree, if present.
 // Only paths below adapt/ are ever touched.
 Status RemoveSandboxCgroup(const std::string& sandbox_id);
+
+// How many processes of the sandbox's cgroup the kernel's out-of-memory killer has killed
+// (v1 memory.oom_control, v2 memory.events: "oom_kill N"); 0 when none or no cgroup.
+uint64_t SandboxOomKills(const std::string& sandbox_id);
 
 // True when a cgroup for the sandbox exists in any hierarchy.
 bool SandboxCgroupExists(const std::string& sandbox_id);

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "base/time.h"
+#include "os/cgroup.h"
 #include "os/files.h"
 #include "os/process.h"
 #include "os/unique_fd.h"
@@ -86,6 +87,9 @@ struct Shim {
       // runsc's sandbox process exits 128+N when the workload died of signal N.
       if (code > 128 && code <= 128 + 64) state.signal = code - 128;
     }
+    // Read before `runsc delete` removes the cgroup: the sandbox's sentry is a host process
+    // in it, and the kernel kills it when the sandbox's memory reaches memoryMiB.
+    state.oom_killed = os::SandboxOomKills(config.container_id) > 0;
   }
 
   // Starts the agent beside the workload, without waiting for it: the `runsc exec` stays

@@ -67,6 +67,7 @@ Status WriteShimState(const std::string& dir, const ShimState& s) {
             {"finishedAt", s.finished_at}, {"error", s.error}};
   j["exitCode"] = s.exit_code ? json(*s.exit_code) : json(nullptr);
   j["signal"] = s.signal ? json(*s.signal) : json(nullptr);
+  j["oomKilled"] = s.oom_killed;
   return os::WriteFileAtomic(dir + "/" + kShimStateFile, j.dump(), 0600);
 }
 
@@ -81,6 +82,7 @@ Result<ShimState> ReadShimState(const std::string& dir) {
     s.started_at = j.value("startedAt", int64_t{0});
     s.finished_at = j.value("finishedAt", int64_t{0});
     s.error = j.value("error", "");
+    s.oom_killed = j.value("oomKilled", false);
     if (j.contains("exitCode") && !j["exitCode"].is_null()) s.exit_code = j["exitCode"].get<int>();
     if (j.contains("signal") && !j["signal"].is_null()) s.signal = j["signal"].get<int>();
     return s;

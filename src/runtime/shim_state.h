@@ -38,6 +38,9 @@ struct ShimState {
   std::optional<int> exit_code;
   std::optional<int> signal;  // set when the exit status says the process was killed
   std::string error;          // launch failure, in runsc's words
+  // The kernel's out-of-memory killer killed a process of the sandbox's cgroup (its memory
+  // limit was reached) before it exited: why a sandbox died of SIGKILL.
+  bool oom_killed = false;
 };
 
 // File names inside a sandbox's directory.

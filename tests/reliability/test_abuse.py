@@ -3,7 +3,8 @@
 Fork bomb, memory beyond memoryMiB, disk fill beyond diskMiB, descriptor exhaustion, a stdout
 flood and a CPU burn. After each: adaptd still answers, a neighbour sandbox still runs
 commands, the abusive sandbox's outcome is what the API says, and adaptd's own memory stayed
-flat through the flood.
+flat through the flood. A sandbox that the kernel's OOM killer stops at memoryMiB says so in
+its `error` (and its startup result's `error`), not just "stopped unexpectedly".
 """
 
 import time
@@ -84,7 +85,7 @@ def test_fork_bomb_is_contained(daemon, neighbour):
     daemon.admin.delete(sid)
 
 
-def test_memory_beyond_the_limit_is_refused_inside(daemon, neighbour):
+def test_memory_beyond_the_limit_is_refused_or_reported(daemon, neighbour):
     sid = abusive(daemon, memoryMiB=128)
     # 512 MiB written (every page touched), 4x the limit.
     cmd = command(daemon.admin, sid, "python3 -c 'x = b\"a\" * (512 << 20); print(\"allocated\", len(x))'; "
@@ -94,7 +95,30 @@ def test_memory_beyond_the_limit_is_refused_inside(daemon, neighbour):
         # The allocation failed inside the sandbox: not a success.
         assert "allocated" not in cmd["stdout"], brief(cmd)
         assert "rc=0" not in cmd["stdout"], brief(cmd)
+    else:
+        # The kernel's OOM killer stopped the sandbox (its sentry) at memoryMiB: the API says
+        # so, not just "stopped unexpectedly", and the command it ran did not finish.
+        assert sbx["terminationReason"] == "failed", sbx
+        assert "ran out of memory" in sbx["error"] and "128 MiB (memoryMiB)" in sbx["error"], sbx
+        assert cmd["status"] != "exited" or cmd["exitCode"] != 0, brief(cmd)
     assert_host_fine(daemon, neighbour)
+    daemon.admin.delete(sid)
+
+
+def test_startup_beyond_the_memory_limit_reports_the_oom_kill(daemon, neighbour):
+    body = {"network": {"egress": "none"}, "labels": {"role": "abuse"}, "memoryMiB": 128,
+            "startup": {"mode": "command",
+                        "argv": ["python3", "-c", "x = b'a' * (512 << 20); print('allocated')"]}}
+    sid = daemon.admin.create(body)["id"]
+    sbx = daemon.admin.wait_for_status(sid, ("completed", "failed"), 180)
+    assert sbx["status"] == "failed" and sbx["terminationReason"] == "failed", sbx
+    assert "allocated" not in sbx["startup"]["stdout"], sbx["startup"]
+    # The startup result says why: killed by the OOM killer at its memory limit.
+    assert "ran out of memory" in sbx["startup"]["error"], sbx["startup"]
+    assert sbx["startup"]["signal"] == "SIGKILL" or sbx["startup"]["exitCode"] != 0, sbx["startup"]
+    assert "ran out of memory" in sbx["error"], sbx
+    assert_host_fine(daemon, neighbour)
+    daemon.admin.delete(sid)
     daemon.admin.delete(sid)
 
 
