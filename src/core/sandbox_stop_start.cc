@@ -1,4 +1,5 @@
 // SandboxLifecycle's stop and start (see sandbox_hibernation.h for the states).
+#include "base/fault_point.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "core/sandbox_hibernation.h"
@@ -23,6 +24,7 @@ Result<store::SandboxRecord> SandboxLifecycle::Stop(const std::string& org_id,
   r.status = "hibernated";
   WriteHibernation(r, h);
   RETURN_IF_ERROR(Transition(r, {"running"}));
+  ADAPT_FAULT_POINT("sandbox.stop.after_stopping");
   FinishStop(r);
   return store_.GetSandbox(org_id, id);
 }
@@ -45,6 +47,7 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
       }
     }
   }
+  ADAPT_FAULT_POINT("sandbox.stop.after_checkpoint");
   // The network stays: it is fixed at creation and a restore needs the same one.
   Status released = runtime_.Destroy(r.id, h.workspace_kept);
   if (!released.ok()) {
@@ -52,6 +55,7 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
     spdlog::error("sandbox {}: stopping: {}", r.id, released.message());
     return;
   }
+  ADAPT_FAULT_POINT("sandbox.stop.after_release");
   h.phase = HibernationPhase::kStopped;
   WriteHibernation(r, h);
   Transition(r, {"hibernated"});
@@ -69,6 +73,7 @@ Result<store::SandboxRecord> SandboxLifecycle::BeginStart(const std::string& org
   r.status = "provisioning";
   r.error.clear();
   RETURN_IF_ERROR(Transition(r, {"hibernated"}));
+  ADAPT_FAULT_POINT("sandbox.start.after_starting");
   return r;
 }
 
@@ -86,6 +91,7 @@ Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::Launc
   if (h.phase == HibernationPhase::kStarting && h.workspace_kept && runtime_.HasCheckpoint(r.id)) {
     req.restore = true;
     Status restored = launch();
+    ADAPT_FAULT_POINT("sandbox.start.after_restore");
     if (restored.ok()) return restored;
     // The files are on the disk still: booting from them beats leaving the sandbox stuck.
     spdlog::warn("sandbox {}: {}; booting it afresh from its disk", r.id, restored.message());

@@ -321,6 +321,7 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
   RETURN_IF_ERROR(os::RemoveTree(image));
   RETURN_IF_ERROR(os::RemoveTree(partial));
   RETURN_IF_ERROR(os::MakeDirs(partial, 0700));
+  ADAPT_FAULT_POINT("runtime.checkpoint.begin");
   // The agent's connection is closed first: the agent then waits to reconnect, which it
   // does to the listener that Launch makes when the sandbox is restored.
   if (options_.agents) {
@@ -340,7 +341,9 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     return Internal("checkpointing sandbox " + id + " failed: " + out);
   }
+  ADAPT_FAULT_POINT("runtime.checkpoint.after_runsc");
   RETURN_IF_ERROR(os::Rename(partial, image));
+  ADAPT_FAULT_POINT("runtime.checkpoint.after_rename");
   // runsc stops the sandbox after a checkpoint; its shim records that and exits.
   for (int i = 0; i < 200 && ShimAlive(state, dir); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

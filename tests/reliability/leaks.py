@@ -90,10 +90,14 @@ def loop_devices(daemon):
     text = _run(["losetup", "-l", "-n", "-J", "-O", "NAME,BACK-FILE"])
     if not text:
         return out
+    # Counted per backing file, not by device name: a volume unmounted (adaptd's shutdown) and
+    # mounted again may get another /dev/loopN, which is no leak; two devices on one file are.
+    seen = {}
     for dev in json.loads(text).get("loopdevices", []):
         back = dev.get("back-file") or ""
         if back.startswith(prefix):
-            out.add("%s %s" % (dev["name"], back))
+            seen[back] = seen.get(back, 0) + 1
+            out.add("%s #%d" % (back, seen[back]))
     return out
 
 
