@@ -8,6 +8,8 @@
 #include <atomic>
 #include <thread>
 
+#include "api/stream_threads.h"
+
 namespace adapt::api {
 namespace {
 
@@ -30,7 +32,7 @@ class CommandOutputStream : public ResponseStream,
 
   void Start(std::shared_ptr<StreamSink> sink) override {
     // A thread of its own: following a long command must not hold a shared worker.
-    std::thread([self = shared_from_this(), sink] { self->Pump(*sink); }).detach();
+    StartStreamThread([self = shared_from_this(), sink] { self->Pump(*sink); });
   }
 
   void Stop() override { stopped_ = true; }

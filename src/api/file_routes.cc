@@ -8,6 +8,7 @@
 #include "api/errors.h"
 #include "api/request_parsing.h"
 #include "api/routes.h"
+#include "api/stream_threads.h"
 #include "base/log.h"
 
 namespace adapt::api {
@@ -25,9 +26,7 @@ class DownloadStream : public ResponseStream, public std::enable_shared_from_thi
   explicit DownloadStream(std::unique_ptr<core::FileReader> reader) : reader_(std::move(reader)) {}
 
   void Start(std::shared_ptr<StreamSink> sink) override {
-    std::thread([self = shared_from_this(), sink = std::move(sink)] {
-      self->Pump(*sink);
-    }).detach();
+    StartStreamThread([self = shared_from_this(), sink = std::move(sink)] { self->Pump(*sink); });
   }
   // The pump notices through the sink, which is closed by now.
   void Stop() override {}

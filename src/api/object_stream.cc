@@ -3,6 +3,8 @@
 #include <thread>
 #include <vector>
 
+#include "api/stream_threads.h"
+
 namespace adapt::api {
 namespace {
 
@@ -15,9 +17,7 @@ class FileStream : public ResponseStream, public std::enable_shared_from_this<Fi
       : reader_(std::move(reader)), left_(length) {}
 
   void Start(std::shared_ptr<StreamSink> sink) override {
-    std::thread([self = shared_from_this(), sink = std::move(sink)] {
-      self->Pump(*sink);
-    }).detach();
+    StartStreamThread([self = shared_from_this(), sink = std::move(sink)] { self->Pump(*sink); });
   }
   void Stop() override {}
 

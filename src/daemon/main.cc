@@ -13,6 +13,7 @@
 #include "api/http_server.h"
 #include "api/object_routes.h"
 #include "api/routes.h"
+#include "api/stream_threads.h"
 #include "base/fault_point.h"
 #include "base/log.h"
 #include "core/sandbox_monitor.h"
@@ -239,11 +240,18 @@ int Run(const DaemonConfig& config) {
   int sig = 0;
   sigwait(&stop_signals, &sig);
   spdlog::info("stopping on signal {}; sandboxes keep running", sig);
+  size_t streams = api::RunningStreamThreads();
   server.Stop();
   monitor.Stop();
   ingress.Stop();
   storage_server.Stop();
   site_server.Stop();
+  // The servers closed every connection, which ends each stream's pump; wait for them
+  // before the services they read from go.
+  if (streams)
+    spdlog::info("stopping: waiting for the {} response stream(s) that were open", streams);
+  if (!api::WaitForStreamThreads(std::chrono::seconds(10)))
+    spdlog::warn("stopping: {} response streams still running", api::RunningStreamThreads());
   workers.join();
   storage_workers.join();
   volumes.Shutdown();

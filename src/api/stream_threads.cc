@@ -1,0 +1,51 @@
+#include "api/stream_threads.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace adapt::api {
+namespace {
+
+struct Counter {
+  std::mutex mu;
+  std::condition_variable done;
+  size_t running = 0;
+};
+
+// Never destroyed: a thread still running at exit must not find it gone.
+Counter& Threads() {
+  static Counter* counter = new Counter;
+  return *counter;
+}
+
+}  // namespace
+
+void StartStreamThread(std::function<void()> fn) {
+  Counter& c = Threads();
+  {
+    std::lock_guard lock(c.mu);
+    ++c.running;
+  }
+  std::thread([fn = std::move(fn), &c]() mutable {
+    fn();
+    fn = nullptr;  // what it captured (the stream, its sink) goes before the count drops
+    std::lock_guard lock(c.mu);
+    --c.running;
+    c.done.notify_all();
+  }).detach();
+}
+
+size_t RunningStreamThreads() {
+  Counter& c = Threads();
+  std::lock_guard lock(c.mu);
+  return c.running;
+}
+
+bool WaitForStreamThreads(std::chrono::milliseconds timeout) {
+  Counter& c = Threads();
+  std::unique_lock lock(c.mu);
+  return c.done.wait_for(lock, timeout, [&] { return c.running == 0; });
+}
+
+}  // namespace adapt::api
