@@ -29,6 +29,7 @@
 #include "storage/volume_key.h"
 #include "storage/volume_service.h"
 #include "storage/sandbox_attach.h"
+#include "storage/upload_sweeper.h"
 
 namespace adapt::daemon {
 namespace {
@@ -67,6 +68,9 @@ int Run(const DaemonConfig& config) {
   if (Status st = storage_tokens.Init(); !st.ok()) return Fail(st);
   storage::ObjectStore object_store(**store, config.state_dir + "/objects");
   if (Status st = object_store.Init(); !st.ok()) return Fail(st);
+  object_store.SetQuotaBytes(config.object_quota_bytes);
+  storage::UploadSweeper upload_sweeper(object_store, config.multipart_max_age_seconds);
+  upload_sweeper.Start();
   storage::SiteService sites(**store, object_store, config.ingress_domain);
   storage::SandboxStorageAttacher attacher(**store, storage_tokens);
   api::ObjectApi object_api{object_store, storage_tokens, sites, 0, "", &attacher};
@@ -244,6 +248,7 @@ int Run(const DaemonConfig& config) {
   ingress.Stop();
   storage_server.Stop();
   site_server.Stop();
+  upload_sweeper.Stop();
   workers.join();
   storage_workers.join();
   volumes.Shutdown();
