@@ -112,28 +112,33 @@ bool StreamsObjectBody(std::string_view method, std::string_view path) {
 }
 
 void AddObjectRoutes(Router& router, ObjectApi& api) {
-  router.Add("GET", "/v1/objects",
-             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-               for (const auto& [k, _] : req.query) {
-                 if (k != "prefix" && k != "delimiter" && k != "cursor" && k != "limit")
-                   return ErrorResponse(InvalidArgument(k, "unknown query parameter " + k));
-               }
-               auto limit = QueryInt(req, "limit", 100);
-               if (!limit.ok()) return ErrorResponse(limit.status());
-               if (*limit < 1 || *limit > 1000)
-                 return ErrorResponse(InvalidArgument("limit", "limit must be 1..1000"));
-               auto after = HexDecode(Query(req, "cursor"), "cursor");
-               if (!after.ok()) return ErrorResponse(after.status());
-               auto list =
-                   api.objects.List(who.org_id, Query(req, "prefix"), Query(req, "delimiter"),
-                                    *after, static_cast<size_t>(*limit));
-               if (!list.ok()) return ErrorResponse(list.status());
-               json items = json::array();
-               for (const auto& o : list->objects) items.push_back(ObjectJson(o));
-               json out = {{"objects", items}, {"commonPrefixes", list->common_prefixes}};
-               out["nextCursor"] = list->truncated ? json(HexEncode(list->next_after)) : json();
-               return JsonResponse(200, out);
-             });
+  router.Add(
+      "GET", "/v1/objects",
+      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+        for (const auto& [k, _] : req.query) {
+          if (k != "prefix" && k != "delimiter" && k != "cursor" && k != "limit")
+            return ErrorResponse(InvalidArgument(k, "unknown query parameter " + k));
+        }
+        auto limit = QueryInt(req, "limit", 100);
+        if (!limit.ok()) return ErrorResponse(limit.status());
+        if (*limit < 1 || *limit > 1000)
+          return ErrorResponse(InvalidArgument("limit", "limit must be 1..1000"));
+        auto after = HexDecode(Query(req, "cursor"), "cursor");
+        if (!after.ok()) return ErrorResponse(after.status());
+        auto list = api.objects.List(who.org_id, Query(req, "prefix"), Query(req, "delimiter"),
+                                     *after, static_cast<size_t>(*limit));
+        if (!list.ok()) return ErrorResponse(list.status());
+        json items = json::array();
+        for (const auto& o : list->objects) items.push_back(ObjectJson(o));
+        json out = {{"objects", items}, {"commonPrefixes", list->common_prefixes}};
+        out["nextCursor"] = list->truncated ? json(HexEncode(list->next_after)) : json();
+        // The organization's use of its object storage quota (null: no limit).
+        auto used = api.objects.UsedBytes(who.org_id);
+        if (!used.ok()) return ErrorResponse(used.status());
+        const uint64_t quota = api.objects.quota_bytes();
+        out["usage"] = {{"usedBytes", *used}, {"quotaBytes", quota > 0 ? json(quota) : json()}};
+        return JsonResponse(200, out);
+      });
   router.Add("PUT", "/v1/objects/content",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto key = QueryKey(req);

@@ -1,9 +1,12 @@
 // The storage gateway: a path-style S3 subset over one organization's objects, chosen by the
-// storage token that signed the request (SigV4 header auth: access key id = token id, secret
-// = token secret) or that it carries as `Authorization: Bearer <token>` (curl). Every token
-// sees the one bucket "objects": its own organization's namespace.
+// storage token that signed the request (SigV4 in the Authorization header or in a presigned
+// URL's query: access key id = token id, secret = token secret) or that it carries as
+// `Authorization: Bearer <token>` (curl). Every token sees the one bucket "objects": its own
+// organization's namespace.
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <optional>
 #include <sstream>
 
 #include "api/object_routes.h"
@@ -12,6 +15,7 @@
 #include "base/ids.h"
 #include "base/markup.h"
 #include "base/time.h"
+#include "storage/aws_chunked.h"
 #include "storage/object_key.h"
 #include "storage/sigv4.h"
 
@@ -43,9 +47,18 @@ HttpResponse FromStatus(const Status& st, const std::string& resource,
     case Code::kUnauthenticated:
     case Code::kPermissionDenied:
       return S3Error(403, "AccessDenied", st.message(), resource);
+    case Code::kResourceExhausted:
+      // 403, not 429 or 503: S3 clients retry those, and a full quota stays full.
+      return S3Error(403, "QuotaExceeded", st.message(), resource);
     default:
       return S3Error(500, "InternalError", st.message(), resource);
   }
+}
+
+HttpResponse ChunkedError(const Status& st, const std::string& key) {
+  if (st.code() == Code::kPermissionDenied)
+    return S3Error(403, "SignatureDoesNotMatch", st.message(), key);
+  return S3Error(400, "IncompleteBody", st.message(), key);
 }
 
 HttpResponse Xml(int status, const std::string& body) {
@@ -126,7 +139,34 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
   std::string auth = req.Header("authorization");
   std::string payload_hash = req.Header("x-amz-content-sha256");
   Result<store::StorageTokenRecord> token = Status(Code::kUnauthenticated, "");
-  if (auth.rfind("AWS4-HMAC-SHA256", 0) == 0) {
+  // Set for a SigV4 header signature: what an aws-chunked body's chunks chain from.
+  std::optional<storage::SigV4Authorization> signed_by;
+  const int64_t now = NowMillis() / 1000;
+  if (Has(req, "X-Amz-Algorithm") || Has(req, "X-Amz-Signature")) {
+    // Presigned URL (`aws s3 presign`): the signature is in the query; the body is unsigned.
+    auto parsed = storage::ParseSigV4Query(req.query);
+    if (!parsed.ok())
+      return S3Error(400, "AuthorizationQueryParametersError", parsed.status().message());
+    token = api_.tokens.Active(parsed->access_key);
+    if (!token.ok())
+      return S3Error(
+          403, "InvalidAccessKeyId",
+          "the access key id is not a valid storage token (unknown, expired or revoked)");
+    int64_t at = storage::ParseAmzDate(parsed->amz_date);
+    if (at < 0) return S3Error(403, "AccessDenied", "X-Amz-Date is malformed");
+    if (at > now + kMaxSkewSeconds)
+      return S3Error(403, "AccessDenied", "the presigned URL is dated in the future");
+    if (now > at + parsed->expires_seconds)
+      return S3Error(403, "AccessDenied",
+                     "Request has expired: the presigned URL is no longer valid");
+    storage::SigV4Request sreq{req.method,         req.path,         RawQuery(req), &req.headers,
+                               "UNSIGNED-PAYLOAD", parsed->amz_date, true};
+    std::string want = storage::SigV4Signature(*parsed, sreq, api_.tokens.SecretOf(token->id));
+    if (!storage::ConstantTimeEquals(want, parsed->signature))
+      return S3Error(403, "SignatureDoesNotMatch",
+                     "the presigned URL's signature does not match the storage token's secret");
+    payload_hash.clear();
+  } else if (auth.rfind("AWS4-HMAC-SHA256", 0) == 0) {
     auto parsed = storage::ParseSigV4Authorization(auth);
     if (!parsed.ok())
       return S3Error(400, "AuthorizationHeaderMalformed", parsed.status().message());
@@ -137,7 +177,7 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
           "the access key id is not a valid storage token (unknown, expired or revoked)");
     int64_t at = storage::ParseAmzDate(req.Header("x-amz-date"));
     if (at < 0) return S3Error(403, "AccessDenied", "x-amz-date is missing or malformed");
-    if (std::llabs(at - NowMillis() / 1000) > kMaxSkewSeconds)
+    if (std::llabs(at - now) > kMaxSkewSeconds)
       return S3Error(403, "RequestTimeTooSkewed", "x-amz-date is more than 15 minutes off");
     storage::SigV4Request sreq{req.method, req.path, RawQuery(req), &req.headers,
                                payload_hash.empty() ? "UNSIGNED-PAYLOAD" : payload_hash};
@@ -145,6 +185,7 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
     if (!storage::ConstantTimeEquals(want, parsed->signature))
       return S3Error(403, "SignatureDoesNotMatch",
                      "the request signature does not match the storage token's secret");
+    signed_by = *parsed;
   } else if (auth.rfind("Bearer ", 0) == 0) {
     token = api_.tokens.VerifyBearer(auth.substr(7));
     if (!token.ok()) return S3Error(403, "AccessDenied", token.status().message());
@@ -152,8 +193,26 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
     return S3Error(403, "AccessDenied",
                    "sign the request with a storage token (SigV4) or send it as a bearer token");
   }
-  if (payload_hash.rfind("STREAMING-", 0) == 0)
-    return S3Error(501, "NotImplemented", "aws-chunked (streaming) payloads are not supported");
+  // aws-chunked: the body's chunks are decoded and each chunk's signature checked as it streams.
+  std::unique_ptr<storage::AwsChunkedDecoder> chunked;
+  if (payload_hash == storage::kStreamingPayload) {
+    if (!signed_by)
+      return S3Error(400, "InvalidRequest", "an aws-chunked body needs a SigV4 header signature");
+    size_t raw_off = 0;
+    auto raw = [&req, raw_off](char* buf, size_t n) mutable -> long {
+      if (req.body_stream) return req.body_stream->Read(buf, n);
+      size_t take = std::min(n, req.body.size() - raw_off);
+      std::copy_n(req.body.data() + raw_off, take, buf);
+      raw_off += take;
+      return static_cast<long>(take);
+    };
+    chunked = std::make_unique<storage::AwsChunkedDecoder>(
+        raw, *signed_by, api_.tokens.SecretOf(token->id), req.Header("x-amz-date"));
+    payload_hash.clear();
+  } else if (payload_hash.rfind("STREAMING-", 0) == 0) {
+    return S3Error(501, "NotImplemented",
+                   "only STREAMING-AWS4-HMAC-SHA256-PAYLOAD streaming payloads are supported");
+  }
   std::string expected_sha = IsHex64(payload_hash) ? payload_hash : "";
   if (!req.body_stream && !expected_sha.empty() && Sha256Hex(req.body) != expected_sha)
     return S3Error(400, "XAmzContentSHA256Mismatch", "the body does not match its SHA-256");
@@ -273,7 +332,9 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
     } catch (...) {
       return S3Error(400, "InvalidArgument", "partNumber must be an integer 1..10000");
     }
-    auto etag = api_.objects.PutPart(org, Q(req, "uploadId"), key, part, BodySource(req, off));
+    auto etag = api_.objects.PutPart(org, Q(req, "uploadId"), key, part,
+                                     chunked ? chunked->Source() : BodySource(req, off));
+    if (chunked && !chunked->status().ok()) return ChunkedError(chunked->status(), key);
     if (!etag.ok()) return FromStatus(etag.status(), key, "NoSuchUpload");
     HttpResponse r = Empty(200);
     r.headers.emplace_back("ETag", "\"" + *etag + "\"");
@@ -302,8 +363,10 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
                         "&quot;</ETag></CopyObjectResult>");
   }
   if (m == "PUT") {
-    auto rec = api_.objects.Put(org, key, req.Header("content-type"), BodySource(req, off),
+    auto rec = api_.objects.Put(org, key, req.Header("content-type"),
+                                chunked ? chunked->Source() : BodySource(req, off),
                                 req.body_stream ? expected_sha : "");
+    if (chunked && !chunked->status().ok()) return ChunkedError(chunked->status(), key);
     if (!rec.ok()) {
       if (rec.status().field() == "x-amz-content-sha256")
         return S3Error(400, "XAmzContentSHA256Mismatch", rec.status().message(), key);
@@ -356,6 +419,33 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
     Status st = api_.objects.Delete(org, key);
     if (!st.ok() && st.code() != Code::kNotFound) return FromStatus(st, key);
     return Empty(204);
+  }
+  if (m == "GET" && Has(req, "uploadId")) {
+    auto parts = api_.objects.ListParts(org, Q(req, "uploadId"), key);
+    if (!parts.ok()) return FromStatus(parts.status(), key, "NoSuchUpload");
+    // Every part in one page (at most 10,000 small elements); part-number-marker is honoured.
+    int marker = 0;
+    if (Has(req, "part-number-marker")) {
+      try {
+        marker = std::stoi(Q(req, "part-number-marker"));
+      } catch (...) {
+        return S3Error(400, "InvalidArgument", "part-number-marker must be an integer");
+      }
+    }
+    std::ostringstream x;
+    x << "<ListPartsResult><Bucket>" << kGatewayBucket << "</Bucket><Key>" << EscapeMarkup(key)
+      << "</Key><UploadId>" << EscapeMarkup(Q(req, "uploadId")) << "</UploadId>"
+      << "<PartNumberMarker>" << marker << "</PartNumberMarker><MaxParts>10000</MaxParts>"
+      << "<IsTruncated>false</IsTruncated><StorageClass>STANDARD</StorageClass>";
+    const std::string now_text = FormatRfc3339(NowMillis());
+    for (const auto& p : *parts) {
+      if (p.number <= marker) continue;
+      x << "<Part><PartNumber>" << p.number << "</PartNumber><LastModified>" << now_text
+        << "</LastModified><ETag>&quot;" << p.etag << "&quot;</ETag><Size>" << p.size
+        << "</Size></Part>";
+    }
+    x << "</ListPartsResult>";
+    return Xml(200, x.str());
   }
   if (m == "GET" || m == "HEAD") {
     auto opened = api_.objects.Open(org, key);

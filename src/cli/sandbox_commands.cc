@@ -63,6 +63,14 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
   create->add_flag("--run-image", flags.run_image, "run the image's ENTRYPOINT and CMD");
   create->add_option("--egress", flags.egress, "network egress: none, open or allowlist")
       ->type_name("MODE");
+  create
+      ->add_option("--storage", flags.storage,
+                   "persistent storage mounted at /workspace (durable sandboxes)")
+      ->type_name("NAME");
+  create
+      ->add_option("--startup-class", flags.startup_class,
+                   "durable keeps the encrypted workspace, instant gets a disposable one")
+      ->type_name("durable|instant");
   create->add_option("--data", options->data_source, "JSON request body from FILE, or - for stdin")
       ->type_name("FILE|-");
   create->footer("Startup command: adapt sandbox create [OPTIONS] -- ARGV...");

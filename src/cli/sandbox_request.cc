@@ -86,6 +86,14 @@ Result<nlohmann::json> BuildCreateBody(const SandboxCreateFlags& flags,
     body.erase("imageId");  // the two are alternatives; the flag names the one wanted
   }
   if (!flags.egress.empty()) ObjectMember(body, "network")["egress"] = flags.egress;
+  if (!flags.storage.empty()) body["storage"] = flags.storage;
+  if (!flags.startup_class.empty()) {
+    if (flags.startup_class != "durable" && flags.startup_class != "instant") {
+      return UsageError("--startup-class",
+                        "expected durable or instant, got '" + flags.startup_class + "'");
+    }
+    body["startupClass"] = flags.startup_class;
+  }
 
   if (flags.run_image && flags.command) {
     return UsageError("--run-image", "cannot be combined with a command after --");

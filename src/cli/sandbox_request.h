@@ -24,6 +24,8 @@ struct SandboxCreateFlags {
   std::string image;
   bool run_image = false;
   std::string egress;
+  std::string storage;        // persistent storage name, mounted at /workspace
+  std::string startup_class;  // "durable" or "instant"
   // The startup argv given after "--"; nullopt when there was no "--".
   std::optional<std::vector<std::string>> command;
 };
@@ -38,7 +40,8 @@ Result<nlohmann::json> ParseDataDocument(std::string_view text, std::string_view
 
 // Starts from `data` (the --data object, or null) and sets over it each field a flag gives:
 // cpu, memoryMiB, diskMiB, ttlSeconds (null for "none"), labels and env (merged key by key),
-// image (dropping imageId), network.egress, and startup {"mode":"image"} for --run-image or
+// image (dropping imageId), network.egress, storage, startupClass, and startup {"mode":"image"} for
+// --run-image or
 // {"mode":"command","argv":[...]} for a command. Other fields of `data` pass through.
 // Errors are kInvalidArgument and name the flag.
 Result<nlohmann::json> BuildCreateBody(const SandboxCreateFlags& flags,

@@ -136,6 +136,24 @@ TEST(BuildCreateBody, BadLabelFailsTheBuild) {
   EXPECT_FALSE(BuildCreateBody(flags).ok());
 }
 
+TEST(BuildCreateBody, StorageAndStartupClassSetTheirFields) {
+  SandboxCreateFlags flags;
+  flags.storage = "project";
+  flags.startup_class = "durable";
+  json body = MustBuild(flags, json::parse(R"({"storage":"other","cpu":2})"));
+  EXPECT_EQ(body["storage"], "project");
+  EXPECT_EQ(body["startupClass"], "durable");
+  EXPECT_EQ(body["cpu"], 2);
+}
+
+TEST(BuildCreateBody, UnknownStartupClassIsAnErrorNamingTheFlag) {
+  SandboxCreateFlags flags;
+  flags.startup_class = "fast";
+  Result<json> body = BuildCreateBody(flags);
+  ASSERT_FALSE(body.ok());
+  EXPECT_EQ(body.status().message(), "--startup-class: expected durable or instant, got 'fast'");
+}
+
 TEST(ParseDataDocument, RejectsInvalidJsonAndNonObjects) {
   EXPECT_TRUE(ParseDataDocument(R"({"cpu":1})", "stdin").ok());
   Result<json> invalid = ParseDataDocument("{cpu", "stdin");

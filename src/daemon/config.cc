@@ -51,6 +51,10 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.ingress_https = value;
       else if (key == "storageListen")
         c.storage_listen = value;
+      else if (key == "objectQuotaBytes")
+        c.object_quota_bytes = value;
+      else if (key == "multipartMaxAgeSeconds")
+        c.multipart_max_age_seconds = value;
       else if (key == "ingressDomain")
         c.ingress_domain = value;
       else if (key == "ingressCert")
@@ -101,6 +105,11 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* storage_listen =
       app.add_option("--storage-listen", flags.storage_listen,
                      "HOST:PORT of the storage gateway (S3-compatible) [0.0.0.0:8082]");
+  auto* object_quota = app.add_option("--object-quota-bytes", flags.object_quota_bytes,
+                                      "object storage per organization, 0: no limit [50 GiB]");
+  auto* multipart_age =
+      app.add_option("--multipart-max-age", flags.multipart_max_age_seconds,
+                     "seconds before an unfinished multipart upload is removed [86400]");
   auto* workers =
       app.add_option("--worker-threads", flags.worker_threads, "threads for blocking work [8]");
   try {
@@ -140,6 +149,13 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (ingress_cert->count()) c.ingress_cert = flags.ingress_cert;
   if (ingress_key->count()) c.ingress_key = flags.ingress_key;
   if (storage_listen->count()) c.storage_listen = flags.storage_listen;
+  if (const char* v = std::getenv("ADAPT_OBJECT_QUOTA_BYTES"); v && *v)
+    c.object_quota_bytes = std::strtoull(v, nullptr, 10);
+  if (object_quota->count()) c.object_quota_bytes = flags.object_quota_bytes;
+  if (multipart_age->count()) c.multipart_max_age_seconds = flags.multipart_max_age_seconds;
+  if (c.multipart_max_age_seconds < 1 || c.multipart_max_age_seconds > 30 * 86400)
+    return InvalidArgument("multipartMaxAgeSeconds",
+                           "multipartMaxAgeSeconds must be between 1 and 2592000 (30 days)");
   if (c.ingress_cert.empty() != c.ingress_key.empty())
     return InvalidArgument("ingressCert", "give both ingressCert and ingressKey, or neither");
   if (workers->count()) c.worker_threads = flags.worker_threads;

@@ -47,6 +47,10 @@ struct DaemonConfig {
   // The storage gateway (S3-compatible + bearer form): its own listener, on every address by
   // default so that sandboxes reach it at their gateway address (port 0 picks a free one).
   std::string storage_listen = "0.0.0.0:8082";
+  // Object storage: the most bytes one organization's objects may hold (0: no limit), and the
+  // age after which an unfinished multipart upload and its parts are removed.
+  uint64_t object_quota_bytes = 50ull << 30;
+  int64_t multipart_max_age_seconds = 24 * 3600;
 };
 
 // Parses argv (and the environment and config file). Returns the config or a usage error;

@@ -195,5 +195,20 @@ TEST_F(ConfigTest, HelpReturnsTheUsageText) {
   EXPECT_NE(c.status().message().find("--state-dir"), std::string::npos) << c.status().message();
 }
 
+TEST_F(ConfigTest, ObjectQuotaAndMultipartAgeFromFlagsAndFile) {
+  DaemonConfig defaults = MustLoad({});
+  EXPECT_EQ(defaults.object_quota_bytes, 50ull << 30);
+  EXPECT_EQ(defaults.multipart_max_age_seconds, 86400);
+  DaemonConfig c = MustLoad({"--object-quota-bytes", "1000", "--multipart-max-age", "2"});
+  EXPECT_EQ(c.object_quota_bytes, 1000u);
+  EXPECT_EQ(c.multipart_max_age_seconds, 2);
+  c = MustLoad(
+      {"--config", WriteConfig(R"({"objectQuotaBytes": 0, "multipartMaxAgeSeconds": 60})")});
+  EXPECT_EQ(c.object_quota_bytes, 0u);
+  EXPECT_EQ(c.multipart_max_age_seconds, 60);
+  for (const char* bad : {"0", "-1", "2592001", "x"})
+    EXPECT_FALSE(Load({"--multipart-max-age", bad}).ok()) << bad;
+}
+
 }  // namespace
 }  // namespace adapt::daemon

@@ -30,6 +30,7 @@
 #include "storage/volume_key.h"
 #include "storage/volume_service.h"
 #include "storage/sandbox_attach.h"
+#include "storage/upload_sweeper.h"
 
 namespace adapt::daemon {
 namespace {
@@ -68,6 +69,9 @@ int Run(const DaemonConfig& config) {
   if (Status st = storage_tokens.Init(); !st.ok()) return Fail(st);
   storage::ObjectStore object_store(**store, config.state_dir + "/objects");
   if (Status st = object_store.Init(); !st.ok()) return Fail(st);
+  object_store.SetQuotaBytes(config.object_quota_bytes);
+  storage::UploadSweeper upload_sweeper(object_store, config.multipart_max_age_seconds);
+  upload_sweeper.Start();
   storage::SiteService sites(**store, object_store, config.ingress_domain);
   storage::SandboxStorageAttacher attacher(**store, storage_tokens);
   api::ObjectApi object_api{object_store, storage_tokens, sites, 0, "", &attacher};
@@ -252,6 +256,7 @@ int Run(const DaemonConfig& config) {
     spdlog::info("stopping: waiting for the {} response stream(s) that were open", streams);
   if (!api::WaitForStreamThreads(std::chrono::seconds(10)))
     spdlog::warn("stopping: {} response streams still running", api::RunningStreamThreads());
+  upload_sweeper.Stop();
   workers.join();
   storage_workers.join();
   volumes.Shutdown();

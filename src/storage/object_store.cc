@@ -1,6 +1,7 @@
 #include "storage/object_store.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <set>
 #include <vector>
@@ -45,6 +46,11 @@ Status ObjectStore::Init() {
     if (os::RemoveFile(BlobPath(name)).ok()) ++removed;
   }
   if (removed) spdlog::info("object store: removed {} unreferenced blob files", removed);
+  // An upload directory without its meta.json was cut short while being made: nobody has its id.
+  for (const auto& name : os::ListDir(root_ + "/uploads")) {
+    const std::string dir = root_ + "/uploads/" + name;
+    if (!os::Exists(dir + "/meta.json")) (void)os::RemoveTree(dir);
+  }
   return Status::Ok();
 }
 
@@ -79,7 +85,7 @@ Result<store::ObjectRecord> ObjectStore::Put(const std::string& org_id, const st
   rec.size = writer->written();
   rec.content_type = content_type.empty() ? "application/octet-stream" : content_type;
   rec.created_at = NowMillis();
-  auto old = store_.PutObject(rec);
+  auto old = store_.PutObjectWithinQuota(rec, quota_bytes_);
   if (!old.ok()) {
     RemoveBlob(blob);
     return old.status();
@@ -171,7 +177,8 @@ Result<std::string> ObjectStore::CreateUpload(const std::string& org_id, const s
   std::string id = NewId("upl");
   std::string dir = root_ + "/uploads/" + id;
   RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
-  nlohmann::json meta = {{"org", org_id}, {"key", key}, {"type", content_type}};
+  nlohmann::json meta = {
+      {"org", org_id}, {"key", key}, {"type", content_type}, {"created", NowMillis()}};
   RETURN_IF_ERROR(os::WriteFileAtomic(dir + "/meta.json", meta.dump(), 0600));
   return id;
 }
@@ -207,9 +214,19 @@ Result<std::string> ObjectStore::PutPart(const std::string& org_id, const std::s
     hasher.Update(buf.data(), static_cast<size_t>(n));
     RETURN_IF_ERROR(writer->Write(buf.data(), static_cast<size_t>(n)));
   }
+  if (quota_bytes_ > 0) {
+    ASSIGN_OR_RETURN(uint64_t used, store_.ObjectBytes(org_id));
+    if (used + writer->written() > quota_bytes_)
+      return Status(Code::kResourceExhausted,
+                    "object storage quota exceeded: this part would take the organization's "
+                    "objects past " +
+                        std::to_string(quota_bytes_) + " bytes");
+  }
   RETURN_IF_ERROR(writer->Commit());
   std::string sha, md5;
   hasher.Finish(sha, md5);
+  // Kept beside the part for ListParts, which must not read the part again.
+  RETURN_IF_ERROR(os::WriteFileAtomic(dir + "/" + PartName(part_number) + ".md5", md5, 0600));
   return md5;
 }
 
@@ -278,7 +295,7 @@ Result<store::ObjectRecord> ObjectStore::CompleteUpload(const std::string& org_i
   for (size_t i = 0; i + 1 < md5s.size(); i += 2)
     binary.push_back(static_cast<char>(std::stoi(md5s.substr(i, 2), nullptr, 16)));
   rec->etag = Md5Hex(binary) + "-" + std::to_string(parts.size());
-  auto old = store_.PutObject(*rec);
+  auto old = store_.PutObjectWithinQuota(*rec, quota_bytes_);
   if (!old.ok()) return old.status();
   (void)os::RemoveTree(dir);
   return rec;
@@ -288,6 +305,48 @@ Status ObjectStore::AbortUpload(const std::string& org_id, const std::string& up
                                 const std::string& key) {
   ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
   return os::RemoveTree(dir);
+}
+
+Result<std::vector<UploadedPart>> ObjectStore::ListParts(const std::string& org_id,
+                                                         const std::string& upload_id,
+                                                         const std::string& key) {
+  ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
+  std::vector<UploadedPart> parts;
+  for (const auto& name : os::ListDir(dir)) {
+    if (name.size() != 5 || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    auto md5 = os::ReadFile(dir + "/" + name + ".md5");
+    auto reader = os::FileReader::Open(dir + "/" + name);
+    if (!md5.ok() || !reader.ok()) continue;  // being written now
+    UploadedPart p;
+    p.number = std::stoi(name);
+    p.size = (*reader)->size();
+    p.etag = *md5;
+    parts.push_back(p);
+  }
+  std::sort(parts.begin(), parts.end(),
+            [](const UploadedPart& a, const UploadedPart& b) { return a.number < b.number; });
+  return parts;
+}
+
+size_t ObjectStore::ExpireUploads(int64_t cutoff) {
+  size_t removed = 0;
+  for (const auto& name : os::ListDir(root_ + "/uploads")) {
+    const std::string dir = root_ + "/uploads/" + name;
+    auto text = os::ReadFile(dir + "/meta.json");
+    if (!text.ok()) continue;  // being made now, or Init's to remove
+    auto meta = nlohmann::json::parse(*text, nullptr, false);
+    if (!meta.is_object()) continue;
+    if (!meta.contains("created") || !meta["created"].is_number_integer()) {
+      // Begun before uploads recorded their start: its age counts from now.
+      meta["created"] = NowMillis();
+      (void)os::WriteFileAtomic(dir + "/meta.json", meta.dump(), 0600);
+      continue;
+    }
+    if (meta["created"].get<int64_t>() >= cutoff) continue;
+    if (os::RemoveTree(dir).ok()) ++removed;
+  }
+  if (removed) spdlog::info("object store: removed {} expired multipart uploads", removed);
+  return removed;
 }
 
 Result<std::string> ObjectStore::CopyBlob(const std::string& blob) {

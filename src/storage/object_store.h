@@ -32,6 +32,12 @@ struct ObjectListing {
   std::string next_after;  // pass as `after` for the next page when truncated
 };
 
+struct UploadedPart {
+  int number = 0;
+  uint64_t size = 0;
+  std::string etag;  // hex MD5
+};
+
 struct CompletedPart {
   int number = 0;
   std::string etag;  // as the client was given it, quotes removed
@@ -72,6 +78,19 @@ class ObjectStore {
                                              const std::vector<CompletedPart>& parts);
   Status AbortUpload(const std::string& org_id, const std::string& upload_id,
                      const std::string& key);
+  // The parts uploaded so far, in part-number order (S3's ListParts).
+  Result<std::vector<UploadedPart>> ListParts(const std::string& org_id,
+                                              const std::string& upload_id, const std::string& key);
+  // Removes every unfinished upload begun before `cutoff` (ms since the epoch) with its parts;
+  // returns how many went.
+  size_t ExpireUploads(int64_t cutoff);
+
+  // The most bytes one organization's objects may hold (0: no limit). A Put or a completed
+  // upload past it is refused with kResourceExhausted and changes nothing; so is a part that
+  // would take the organization's objects past it on its own.
+  void SetQuotaBytes(uint64_t bytes) { quota_bytes_ = bytes; }
+  uint64_t quota_bytes() const { return quota_bytes_; }
+  Result<uint64_t> UsedBytes(const std::string& org_id) { return store_.ObjectBytes(org_id); }
 
   // Blobs for site releases: an independent copy, and reading one.
   Result<std::string> CopyBlob(const std::string& blob);
@@ -85,6 +104,7 @@ class ObjectStore {
 
   store::Store& store_;
   std::string root_;
+  uint64_t quota_bytes_ = 0;
 };
 
 }  // namespace adapt::storage

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <limits>
+
 #include "os/files.h"
 #include "storage/storage_tokens.h"
 
@@ -114,6 +116,67 @@ TEST_F(ObjectStoreTest, MultipartChecksPartsAndMakesS3Etag) {
   ASSERT_TRUE(opened.ok());
   EXPECT_EQ(ReadAll(*opened->second), "abcdef");
   EXPECT_EQ(opened->first.etag, rec->etag);
+}
+
+TEST_F(ObjectStoreTest, ListPartsShowsUploadedPartsInOrder) {
+  auto id = objects_->CreateUpload("org_a", "big", "");
+  ASSERT_TRUE(id.ok());
+  auto e3 = objects_->PutPart("org_a", *id, "big", 3, FromString("ghij"));
+  auto e1 = objects_->PutPart("org_a", *id, "big", 1, FromString("abc"));
+  ASSERT_TRUE(e1.ok() && e3.ok());
+  auto parts = objects_->ListParts("org_a", *id, "big");
+  ASSERT_TRUE(parts.ok()) << parts.status().message();
+  ASSERT_EQ(parts->size(), 2u);
+  EXPECT_EQ((*parts)[0].number, 1);
+  EXPECT_EQ((*parts)[0].size, 3u);
+  EXPECT_EQ((*parts)[0].etag, *e1);
+  EXPECT_EQ((*parts)[1].number, 3);
+  EXPECT_EQ((*parts)[1].etag, *e3);
+  EXPECT_EQ(objects_->ListParts("org_b", *id, "big").status().code(), Code::kNotFound);
+  EXPECT_EQ(objects_->ListParts("org_a", *id, "other").status().code(), Code::kNotFound);
+}
+
+TEST_F(ObjectStoreTest, ExpireUploadsRemovesOnlyOlderOnes) {
+  auto old_id = objects_->CreateUpload("org_a", "old", "");
+  ASSERT_TRUE(old_id.ok());
+  ASSERT_TRUE(objects_->PutPart("org_a", *old_id, "old", 1, FromString("abc")).ok());
+  // Nothing is older than a cutoff in the past.
+  EXPECT_EQ(objects_->ExpireUploads(0), 0u);
+  EXPECT_TRUE(objects_->ListParts("org_a", *old_id, "old").ok());
+  // A cutoff in the future: the upload is older, so it and its parts go.
+  EXPECT_EQ(objects_->ExpireUploads(std::numeric_limits<int64_t>::max()), 1u);
+  EXPECT_EQ(objects_->ListParts("org_a", *old_id, "old").status().code(), Code::kNotFound);
+  EXPECT_EQ(objects_->PutPart("org_a", *old_id, "old", 2, FromString("x")).status().code(),
+            Code::kNotFound);
+  EXPECT_TRUE(os::ListDir(dir_ + "/objects/uploads").empty());
+}
+
+TEST_F(ObjectStoreTest, QuotaRefusesWhatWouldExceedItAndCountsReplacements) {
+  objects_->SetQuotaBytes(10);
+  ASSERT_TRUE(objects_->Put("org_a", "a", "", FromString("123456")).ok());
+  auto over = objects_->Put("org_a", "b", "", FromString("12345"));
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(over.status().message().find("quota"), std::string::npos);
+  EXPECT_EQ(objects_->Head("org_a", "b").status().code(), Code::kNotFound);
+  EXPECT_EQ(os::ListDir(dir_ + "/objects/blobs").size(), 1u);  // the refused blob is gone
+  // Replacing "a" frees its 6 bytes first; another organization has its own quota.
+  EXPECT_TRUE(objects_->Put("org_a", "a", "", FromString("1234567890")).ok());
+  EXPECT_TRUE(objects_->Put("org_b", "b", "", FromString("1234567890")).ok());
+  EXPECT_EQ(*objects_->UsedBytes("org_a"), 10u);
+  // A completed multipart upload is held to it too.
+  ASSERT_TRUE(objects_->Delete("org_a", "a").ok());
+  auto id = objects_->CreateUpload("org_a", "m", "");
+  ASSERT_TRUE(id.ok());
+  auto e1 = objects_->PutPart("org_a", *id, "m", 1, FromString("123456"));
+  auto e2 = objects_->PutPart("org_a", *id, "m", 2, FromString("123456"));
+  ASSERT_TRUE(e1.ok() && e2.ok());
+  auto done = objects_->CompleteUpload("org_a", *id, "m", {{1, *e1}, {2, *e2}});
+  EXPECT_EQ(done.status().code(), Code::kResourceExhausted);
+  EXPECT_EQ(*objects_->UsedBytes("org_a"), 0u);
+  // A single part larger than the quota is refused as it arrives.
+  EXPECT_EQ(objects_->PutPart("org_a", *id, "m", 3, FromString("12345678901")).status().code(),
+            Code::kResourceExhausted);
 }
 
 TEST_F(ObjectStoreTest, InitRemovesUnreferencedBlobs) {

@@ -2,7 +2,6 @@
 
 #include "base/ids.h"
 #include "base/time.h"
-#include "store/sandbox_env.h"
 
 namespace adapt::storage {
 
@@ -29,8 +28,8 @@ Result<AttachResult> SandboxStorageAttacher::Attach(const std::string& org_id,
   out.endpoint = "http://" + host_address + ":" + std::to_string(port_);
   out.token_id = token.record.id;
   out.expires_at = FormatRfc3339(token.record.expires_at);
-  if (Status st = store::SetSandboxEnv(
-          store_, org_id, sandbox_id,
+  if (Status st = store_.SetSandboxEnv(
+          org_id, sandbox_id,
           {{"SANDBOX_STORAGE_ENDPOINT", out.endpoint}, {"SANDBOX_STORAGE_TOKEN", token.token}});
       !st.ok()) {
     (void)tokens_.Revoke(org_id, token.record.id);

@@ -51,7 +51,7 @@ std::string Decode(const std::string& s) {
   return out;
 }
 
-std::string CanonicalQuery(const std::string& raw) {
+std::string CanonicalQuery(const std::string& raw, bool presigned) {
   std::vector<std::pair<std::string, std::string>> params;
   std::stringstream in(raw);
   std::string item;
@@ -60,6 +60,7 @@ std::string CanonicalQuery(const std::string& raw) {
     size_t eq = item.find('=');
     std::string k = eq == std::string::npos ? item : item.substr(0, eq);
     std::string v = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (presigned && Decode(k) == "X-Amz-Signature") continue;
     params.emplace_back(AwsUriEncode(Decode(k), false), AwsUriEncode(Decode(v), false));
   }
   std::sort(params.begin(), params.end());
@@ -128,18 +129,62 @@ std::string SigV4Signature(const SigV4Authorization& auth, const SigV4Request& r
     canonical_headers += name + ":" + (it == r.headers->end() ? "" : Trim(it->second)) + "\n";
   }
   std::string canonical = r.method + "\n" + AwsUriEncode(r.path, true) + "\n" +
-                          CanonicalQuery(r.raw_query) + "\n" + canonical_headers + "\n" +
-                          auth.signed_headers + "\n" + r.payload_hash;
-  auto date_it = r.headers->find("x-amz-date");
-  std::string amz_date = date_it == r.headers->end() ? "" : date_it->second;
-  std::string scope = auth.date + "/" + auth.region + "/" + auth.service + "/aws4_request";
+                          CanonicalQuery(r.raw_query, r.presigned) + "\n" + canonical_headers +
+                          "\n" + auth.signed_headers + "\n" + r.payload_hash;
+  std::string amz_date = r.amz_date;
+  if (amz_date.empty()) {
+    auto date_it = r.headers->find("x-amz-date");
+    if (date_it != r.headers->end()) amz_date = date_it->second;
+  }
   std::string to_sign =
-      "AWS4-HMAC-SHA256\n" + amz_date + "\n" + scope + "\n" + Sha256OfText(canonical);
+      "AWS4-HMAC-SHA256\n" + amz_date + "\n" + SigV4Scope(auth) + "\n" + Sha256OfText(canonical);
+  return HexOf(HmacSha256(SigV4SigningKey(auth, secret), to_sign));
+}
+
+std::string SigV4Scope(const SigV4Authorization& auth) {
+  return auth.date + "/" + auth.region + "/" + auth.service + "/aws4_request";
+}
+
+std::string SigV4SigningKey(const SigV4Authorization& auth, const std::string& secret) {
   std::string k = HmacSha256("AWS4" + secret, auth.date);
   k = HmacSha256(k, auth.region);
   k = HmacSha256(k, auth.service);
-  k = HmacSha256(k, "aws4_request");
-  return HexOf(HmacSha256(k, to_sign));
+  return HmacSha256(k, "aws4_request");
+}
+
+Result<SigV4Authorization> ParseSigV4Query(const std::map<std::string, std::string>& query) {
+  auto get = [&query](const char* name) {
+    auto it = query.find(name);
+    return it == query.end() ? std::string() : it->second;
+  };
+  auto bad = [](const std::string& why) {
+    return Status(Code::kUnauthenticated, "malformed presigned URL: " + why);
+  };
+  if (get("X-Amz-Algorithm") != "AWS4-HMAC-SHA256")
+    return bad("X-Amz-Algorithm must be AWS4-HMAC-SHA256");
+  SigV4Authorization a;
+  std::vector<std::string> scope;
+  std::stringstream cs(get("X-Amz-Credential"));
+  std::string part;
+  while (std::getline(cs, part, '/')) scope.push_back(part);
+  if (scope.size() != 5 || scope[4] != "aws4_request") return bad("bad X-Amz-Credential scope");
+  a.access_key = scope[0];
+  a.date = scope[1];
+  a.region = scope[2];
+  a.service = scope[3];
+  a.signed_headers = get("X-Amz-SignedHeaders");
+  a.signature = get("X-Amz-Signature");
+  a.amz_date = get("X-Amz-Date");
+  if (a.signed_headers.empty() || a.signature.empty() || a.amz_date.empty())
+    return bad("X-Amz-SignedHeaders, X-Amz-Signature and X-Amz-Date are required");
+  const std::string expires = get("X-Amz-Expires");
+  if (expires.empty() || expires.size() > 6 ||
+      !std::all_of(expires.begin(), expires.end(), ::isdigit))
+    return bad("X-Amz-Expires must be 1..604800 seconds");
+  a.expires_seconds = std::stoll(expires);
+  if (a.expires_seconds < 1 || a.expires_seconds > 604800)
+    return bad("X-Amz-Expires must be 1..604800 seconds");
+  return a;
 }
 
 int64_t ParseAmzDate(const std::string& text) {

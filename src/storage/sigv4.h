@@ -17,23 +17,37 @@ struct SigV4Authorization {
   std::string service;
   std::string signed_headers;  // "host;x-amz-date;..."
   std::string signature;       // hex
+  // Presigned (query) form only: X-Amz-Date and X-Amz-Expires.
+  std::string amz_date;
+  int64_t expires_seconds = 0;
 };
 
 // Parses "AWS4-HMAC-SHA256 Credential=.../date/region/service/aws4_request,
 // SignedHeaders=..., Signature=...".
 Result<SigV4Authorization> ParseSigV4Authorization(const std::string& header);
 
+// Parses the presigned-URL form (`aws s3 presign`): X-Amz-Algorithm, X-Amz-Credential,
+// X-Amz-Date, X-Amz-Expires (1..604800), X-Amz-SignedHeaders and X-Amz-Signature in the
+// (percent-decoded) query.
+Result<SigV4Authorization> ParseSigV4Query(const std::map<std::string, std::string>& query);
+
 struct SigV4Request {
   std::string method;
   std::string path;                                             // percent-decoded
   std::string raw_query;                                        // as sent, without '?'
   const std::map<std::string, std::string>* headers = nullptr;  // lower-case names
-  std::string payload_hash;  // x-amz-content-sha256 (or UNSIGNED-PAYLOAD)
+  std::string payload_hash;   // x-amz-content-sha256 (or UNSIGNED-PAYLOAD)
+  std::string amz_date = "";  // when set, instead of the x-amz-date header (presigned form)
+  bool presigned = false;     // X-Amz-Signature is left out of the canonical query
 };
 
 // The expected hex signature of `request` under `secret`.
 std::string SigV4Signature(const SigV4Authorization& auth, const SigV4Request& request,
                            const std::string& secret);
+// "yyyymmdd/region/service/aws4_request".
+std::string SigV4Scope(const SigV4Authorization& auth);
+// The raw signing key: HMAC chain of the secret over date, region, service, "aws4_request".
+std::string SigV4SigningKey(const SigV4Authorization& auth, const std::string& secret);
 // S3's URI encoding: everything but A-Z a-z 0-9 - _ . ~ (and '/' when `keep_slash`).
 std::string AwsUriEncode(const std::string& s, bool keep_slash);
 // Seconds since the epoch of an x-amz-date "20130524T000000Z"; -1 when malformed.

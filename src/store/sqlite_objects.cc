@@ -1,5 +1,4 @@
 // SqliteStore: object storage (objects, storage tokens) and static sites.
-#include "store/sandbox_env.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
@@ -58,14 +57,34 @@ void BlobsOf(const std::string& files_json, std::vector<std::string>& out) {
 }  // namespace
 
 Result<std::string> SqliteStore::PutObject(const ObjectRecord& o) {
+  return PutObjectWithinQuota(o, 0);
+}
+
+Result<std::string> SqliteStore::PutObjectWithinQuota(const ObjectRecord& o, uint64_t quota_bytes) {
   return Guard<Result<std::string>>("saving object", [&]() -> Result<std::string> {
     SQLite::Transaction tx(db_);
     std::string old;
+    uint64_t old_size = 0;
     {
-      SQLite::Statement q(db_, "SELECT blob FROM objects WHERE org_id = ? AND key = ?");
+      SQLite::Statement q(db_, "SELECT blob, size FROM objects WHERE org_id = ? AND key = ?");
       q.bind(1, o.org_id);
       q.bind(2, o.key);
-      if (q.executeStep()) old = q.getColumn(0).getString();
+      if (q.executeStep()) {
+        old = q.getColumn(0).getString();
+        old_size = static_cast<uint64_t>(q.getColumn(1).getInt64());
+      }
+    }
+    if (quota_bytes > 0) {
+      SQLite::Statement q(db_, "SELECT COALESCE(SUM(size), 0) FROM objects WHERE org_id = ?");
+      q.bind(1, o.org_id);
+      const uint64_t used = q.executeStep() ? static_cast<uint64_t>(q.getColumn(0).getInt64()) : 0;
+      // Replacing an object frees its old bytes.
+      if (used - old_size + o.size > quota_bytes) {
+        return Status(Code::kResourceExhausted,
+                      "object storage quota exceeded: the organization's objects would hold " +
+                          std::to_string(used - old_size + o.size) + " bytes, the limit is " +
+                          std::to_string(quota_bytes));
+      }
     }
     SQLite::Statement q(db_,
                         "INSERT OR REPLACE INTO objects(org_id, key, blob, size, sha256, etag, "
@@ -81,6 +100,15 @@ Result<std::string> SqliteStore::PutObject(const ObjectRecord& o) {
     q.exec();
     tx.commit();
     return old;
+  });
+}
+
+Result<uint64_t> SqliteStore::ObjectBytes(const std::string& org_id) {
+  return Guard<Result<uint64_t>>("summing object sizes", [&]() -> Result<uint64_t> {
+    SQLite::Statement q(db_, "SELECT COALESCE(SUM(size), 0) FROM objects WHERE org_id = ?");
+    q.bind(1, org_id);
+    if (!q.executeStep()) return uint64_t{0};
+    return static_cast<uint64_t>(q.getColumn(0).getInt64());
   });
 }
 
@@ -306,13 +334,6 @@ Status SqliteStore::SetSandboxEnv(const std::string& org_id, const std::string& 
     tx.commit();
     return Status::Ok();
   });
-}
-
-Status SetSandboxEnv(Store& store, const std::string& org_id, const std::string& id,
-                     const std::map<std::string, std::string>& vars) {
-  auto* sqlite = dynamic_cast<SqliteStore*>(&store);
-  if (!sqlite) return Internal("setting a sandbox's environment needs the SQLite store");
-  return sqlite->SetSandboxEnv(org_id, id, vars);
 }
 
 }  // namespace adapt::store

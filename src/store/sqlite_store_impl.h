@@ -85,7 +85,9 @@ class SqliteStore : public Store {
   Result<std::vector<std::string>> DeleteSite(const std::string& org_id,
                                               const std::string& id) override;
   Status SetSandboxEnv(const std::string& org_id, const std::string& id,
-                       const std::map<std::string, std::string>& vars);
+                       const std::map<std::string, std::string>& vars) override;
+  Result<uint64_t> ObjectBytes(const std::string& org_id) override;
+  Result<std::string> PutObjectWithinQuota(const ObjectRecord& o, uint64_t quota_bytes) override;
 
   Status PutVolume(const VolumeRecord& v) override;
   Result<VolumeRecord> GetVolumeByName(const std::string& org_id, const std::string& name) override;

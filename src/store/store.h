@@ -2,6 +2,7 @@
 // event are written together. Implementations are thread-safe.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -133,8 +134,7 @@ class Store {
   virtual Result<ObjectRecord> GetObject(const std::string& org_id, const std::string& key) = 0;
   // Up to `limit` objects whose key is > `after` (byte order), in key order.
   virtual Result<std::vector<ObjectRecord>> ListObjects(const std::string& org_id,
-                                                        const std::string& after,
-                                                        size_t limit) = 0;
+                                                        const std::string& after, size_t limit) = 0;
   // Returns the deleted object's blob; NotFound when there is none.
   virtual Result<std::string> DeleteObject(const std::string& org_id, const std::string& key) = 0;
   // Every blob some object or site release refers to.
@@ -157,6 +157,16 @@ class Store {
 
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
+  // Adds or replaces `vars` in the sandbox's env (UpdateSandbox leaves env alone); NotFound
+  // unless the organization has the sandbox.
+  virtual Status SetSandboxEnv(const std::string& org_id, const std::string& id,
+                               const std::map<std::string, std::string>& vars) = 0;
+  // The bytes the organization's objects hold.
+  virtual Result<uint64_t> ObjectBytes(const std::string& org_id) = 0;
+  // PutObject, in one transaction with a check that the organization's objects then hold at
+  // most `quota_bytes` (kResourceExhausted otherwise, and nothing changes); 0 means no limit.
+  virtual Result<std::string> PutObjectWithinQuota(const ObjectRecord& object,
+                                                   uint64_t quota_bytes) = 0;
 };
 
 // Opens (creating and migrating) the SQLite store at `path`.

@@ -1,5 +1,6 @@
 """Persistent storage: encrypted volumes mounted at /workspace by durable sandboxes."""
 
+import json
 import os
 import stat
 import subprocess
@@ -221,6 +222,17 @@ def test_cli_creates_lists_and_deletes_with_confirmation(org):
     assert p.returncode == 0 and "cli-data" in p.stdout, p.stderr
     p = org.cli("storage", "ls")
     assert p.returncode == 0 and "cli-data" in p.stdout and "default" in p.stdout, p.stderr
+    # adapt sandbox create --storage NAME --startup-class durable mounts it at /workspace.
+    p = org.cli("sandbox", "create", "--storage", "cli-data", "--startup-class", "fast")
+    assert p.returncode != 0 and "--startup-class" in p.stderr, p.stderr
+    p = org.cli("sandbox", "create", "--storage", "cli-data", "--startup-class", "durable", "--json")
+    assert p.returncode == 0, p.stderr
+    sbx = json.loads(p.stdout)
+    assert sbx["startupClass"] == "durable" and sbx["storage"] == "cli-data", sbx
+    assert [a["sandboxId"] for a in volume(org, "cli-data")["attachments"]] == [sbx["id"]]
+    p = org.cli("sandbox", "create", "--storage", "cli-data", "--startup-class", "instant")
+    assert p.returncode != 0 and "no persistent attachment" in p.stderr, p.stderr
+    org.delete(sbx["id"])
     p = org.cli("storage", "rm", "cli-data")
     assert p.returncode != 0 and "confirm" in p.stderr
     assert volume(org, "cli-data")["status"] == "ready"
