@@ -103,6 +103,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
                      "HOST:PORT of the storage gateway (S3-compatible) [0.0.0.0:8082]");
   auto* workers =
       app.add_option("--worker-threads", flags.worker_threads, "threads for blocking work [8]");
+  auto* warm_pools = app.add_option(
+      "--warm-pool", flags.warm_pools,
+      "pre-booted sandboxes: IMAGE=N[,cpu=C][,memoryMiB=M][,diskMiB=D]; repeatable [none]");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -125,6 +128,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   FromEnv("ADAPT_INGRESS_CERT", c.ingress_cert);
   FromEnv("ADAPT_INGRESS_KEY", c.ingress_key);
   FromEnv("ADAPT_STORAGE_LISTEN", c.storage_listen);
+  // ADAPT_WARM_POOLS: specs separated by ';' (each spec uses ',' itself).
+  std::string env_pools;
+  FromEnv("ADAPT_WARM_POOLS", env_pools);
+  if (!env_pools.empty()) c.warm_pools = {env_pools};
   if (listen->count()) c.listen = flags.listen;
   if (state->count()) c.state_dir = flags.state_dir;
   if (images->count()) c.images_dir = flags.images_dir;
@@ -140,6 +147,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (ingress_cert->count()) c.ingress_cert = flags.ingress_cert;
   if (ingress_key->count()) c.ingress_key = flags.ingress_key;
   if (storage_listen->count()) c.storage_listen = flags.storage_listen;
+  if (warm_pools->count()) c.warm_pools = flags.warm_pools;
   if (c.ingress_cert.empty() != c.ingress_key.empty())
     return InvalidArgument("ingressCert", "give both ingressCert and ingressKey, or neither");
   if (workers->count()) c.worker_threads = flags.worker_threads;

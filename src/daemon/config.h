@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -47,6 +48,9 @@ struct DaemonConfig {
   // The storage gateway (S3-compatible + bearer form): its own listener, on every address by
   // default so that sandboxes reach it at their gateway address (port 0 picks a free one).
   std::string storage_listen = "0.0.0.0:8082";
+  // Warm pools: "IMAGE=N[,cpu=C][,memoryMiB=M][,diskMiB=D]" each (core/warm_pool_spec.h);
+  // none by default, so every create boots its sandbox.
+  std::vector<std::string> warm_pools;
 };
 
 // Parses argv (and the environment and config file). Returns the config or a usage error;

@@ -16,6 +16,7 @@
 #include "base/fault_point.h"
 #include "base/log.h"
 #include "core/sandbox_monitor.h"
+#include "core/warm_pool.h"
 #include "daemon/config.h"
 #include "daemon/paths.h"
 #include "net/ingress.h"
@@ -146,6 +147,13 @@ int Run(const DaemonConfig& config) {
   image_service.Reconcile();
   sandboxes.set_image_service(&image_service);
   sandboxes.set_volume_service(&volumes);
+  // Warm pools: what a previous run left is torn down (after the reconciliation above, which
+  // already removed their runtime state and networks), then filled in the background.
+  auto pool_specs = core::ParsePoolSpecs(config.warm_pools);
+  if (!pool_specs.ok()) return Fail(pool_specs.status());
+  core::WarmPool warm_pool(**store, runtime, images, &network, workers, *pool_specs);
+  warm_pool.Start();
+  sandboxes.set_warm_pool(&warm_pool);
   core::CommandService commands(**store, runtime, images);
   core::FileService files(**store, runtime);
   commands.Reconcile();
@@ -241,6 +249,7 @@ int Run(const DaemonConfig& config) {
   spdlog::info("stopping on signal {}; sandboxes keep running", sig);
   server.Stop();
   monitor.Stop();
+  warm_pool.Shutdown();
   ingress.Stop();
   storage_server.Stop();
   site_server.Stop();

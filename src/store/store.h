@@ -157,6 +157,14 @@ class Store {
 
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
+
+  // Warm pool members (core/warm_pool.h). Put inserts or replaces.
+  virtual Status PutPoolMember(const PoolMemberRecord& member) = 0;
+  virtual Result<std::vector<PoolMemberRecord>> ListPoolMembers() = 0;
+  virtual Status DeletePoolMember(const std::string& id) = 0;
+  // Takes the oldest ready member of `pool_key` out of the pool, in one transaction, so that
+  // no two claims get the same one; nullopt when none is ready.
+  virtual Result<std::optional<PoolMemberRecord>> ClaimPoolMember(const std::string& pool_key) = 0;
 };
 
 // Opens (creating and migrating) the SQLite store at `path`.
