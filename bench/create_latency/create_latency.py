@@ -13,6 +13,12 @@ For each side it times, over N sandboxes created one after another:
                                POST .../commands {"argv":["/bin/true"]} answered with its result.
                                runsc: create + start of `sleep 1000`, then `runsc exec ... /bin/true`.
                                podman: `podman run -d` of `sleep 1000`, then `podman exec ... /bin/true`.
+  warm pool: create -> first command, from a warm pool
+                               a second adaptd, started with --warm-pool debian:12=2 after the
+                               cold runs: the same create + first command, each create claiming
+                               a pooled sandbox (its record must say pool.used); between samples
+                               the run waits, untimed, until the pool is full again. Compared
+                               with the peers' create -> first command, p50 and p95.
 Teardown (DELETE, `runsc delete`, `podman rm`) is not timed. Prints p50/p95 of each side and the
 ratios of the p50s, and writes bench/results/create_latency.json. The podman side (podman from
 Debian, `--runtime runsc --runtime-flag platform=ptrace --runtime-flag network=none
@@ -149,6 +155,8 @@ class AdaptSide:
         self.state_dir = None
         self.client = None
         self.live = []  # sandbox ids not yet seen deleted
+        self.extra_args = []
+        self.log_path = None
 
     def start(self):
         url, key = os.environ.get("ADAPT_URL"), os.environ.get("ADAPT_API_KEY")
@@ -166,7 +174,7 @@ class AdaptSide:
                 [self.args.adaptd, "--listen", "127.0.0.1:%d" % port, "--state-dir", self.state_dir,
                  "--images-dir", self.args.images_dir, "--runsc", self.args.runsc,
                  # Any free port for the storage gateway, so a second adaptd on the host is fine.
-                 "--storage-listen", "127.0.0.1:0"],
+                 "--storage-listen", "127.0.0.1:0", *self.extra_args],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
         while not self.log_says("adaptd listening on"):
@@ -180,11 +188,13 @@ class AdaptSide:
         return self.client.url
 
     def log_says(self, text):
+        if not self.log_path:
+            return False
         with open(self.log_path, "rb") as f:
             return text.encode() in f.read()
 
     def log_tail(self, lines=40):
-        if not self.proc:
+        if not self.proc or not self.log_path:
             return ""
         with open(self.log_path, "rb") as f:
             return b"\n".join(f.read().splitlines()[-lines:]).decode("utf-8", "replace")
@@ -242,12 +252,14 @@ class AdaptSide:
             time.sleep(0.1)
         self.live.remove(sid)
 
-    def first_command(self):
+    def first_command(self, pooled=False):
         """POST an interactive sandbox, wait for running, run /bin/true in it: seconds."""
         start = time.monotonic()
         status, sbx = self.client.call("POST", "/v1/sandboxes", {"ttlSeconds": 600})
         if status != 201:
             raise BenchError("POST /v1/sandboxes -> %s %s" % (status, sbx))
+        if pooled and not (sbx.get("pool") or {}).get("used"):
+            raise BenchError("the create did not claim a pooled sandbox: %s" % sbx.get("pool"))
         sid = sbx["id"]
         self.live.append(sid)
         deadline = start + STEP_TIMEOUT_S
@@ -295,6 +307,37 @@ class AdaptSide:
             for cid in run_quiet([self.args.runsc, "--root", root, "list", "-quiet"]).stdout.split():
                 log("warning: adaptd left runsc container %s; deleting it" % cid)
                 run_quiet([self.args.runsc, "--root", root, "delete", "-force", cid])
+
+
+class WarmPoolSide(AdaptSide):
+    """A second local adaptd with a warm pool for the default image."""
+
+    POOL_SIZE = 2
+
+    def __init__(self, args, workdir):
+        super().__init__(args, os.path.join(workdir, "warm"))
+        os.makedirs(self.workdir, exist_ok=True)
+        self.extra_args = ["--warm-pool", "debian:12=%d" % self.POOL_SIZE]
+
+    def ready_members(self):
+        import sqlite3
+        db = sqlite3.connect("file:%s?mode=ro" % os.path.join(self.state_dir, "adapt.db"), uri=True,
+                             timeout=30)
+        try:
+            return db.execute("SELECT COUNT(*) FROM pool_members WHERE state = 'ready'").fetchone()[0]
+        finally:
+            db.close()
+
+    def wait_full(self, timeout=STEP_TIMEOUT_S):
+        deadline = time.monotonic() + timeout
+        while self.ready_members() < self.POOL_SIZE:
+            if time.monotonic() > deadline:
+                raise BenchError("the warm pool did not fill in %s s" % timeout)
+            time.sleep(0.05)
+
+    def measure(self, metric):
+        self.wait_full()
+        return self.first_command(pooled=True)
 
 
 def add_daemon_args(parser, out_name):
@@ -489,6 +532,17 @@ def sample(side, name, metric, n, warmup):
     return summarize(samples)
 
 
+def print_warm_table(results):
+    peers = [p for p in ("runsc", "podman") if p in results]
+    a = results["warm_pool"]["create_to_first_command"]
+    print("warm pool: create -> first command  p50 %.1f ms  p95 %.1f ms  (target p50 <= 30 ms)"
+          % (a["p50_ms"], a["p95_ms"]))
+    for p in peers:
+        r = results[p]["create_to_first_command"]
+        print("  vs %-6s create -> first command  p50 %.1f ms (%.2fx)  p95 %.1f ms (%.2fx)"
+              % (p, r["p50_ms"], a["p50_ms"] / r["p50_ms"], r["p95_ms"], a["p95_ms"] / r["p95_ms"]))
+
+
 def print_table(results):
     peers = [p for p in ("runsc", "podman") if p in results]
     header = ("metric", "adapt p50", "adapt p95") + tuple(
@@ -516,6 +570,7 @@ def parse_args():
     p.add_argument("--image", default="debian_12", help="directory under --images-dir for the runsc peer")
     p.add_argument("--runsc", default=os.environ.get("ADAPT_RUNSC", "runsc"))
     p.add_argument("--no-podman", action="store_true", help="skip the podman peer")
+    p.add_argument("--no-warm-pool", action="store_true", help="skip the warm pool figure")
     p.add_argument("--out", default=os.path.join(REPO, "bench", "results", "create_latency.json"))
     args = p.parse_args()
     if args.n < 1 or args.warmup < 0:
@@ -538,6 +593,9 @@ def main():
     workdir = tempfile.mkdtemp(prefix="adapt-bench-create-")
     adapt, runsc = AdaptSide(args, workdir), RunscSide(args, workdir)
     podman = None
+    warm = None
+    if not args.no_warm_pool and "ADAPT_URL" not in os.environ:
+        warm = WarmPoolSide(args, workdir)
     if not args.no_podman:
         if shutil.which("podman"):
             podman = PodmanSide(args)
@@ -564,8 +622,23 @@ def main():
                          "peer": peer, "peer_value": results[peer][key]["p50_ms"],
                          "ratio": results["ratio_adapt_over_%s_p50" % peer][key], "better": "lower"}
                         for key, label in METRICS]
+        if warm:
+            # After the cold runs, so that the pool's background boots do not disturb them.
+            adapt.close()
+            warm.start()
+            results["warm_pool"] = {"create_to_first_command": sample(
+                warm, "warm", "create_to_first_command", args.n, args.warmup)}
+            w = results["warm_pool"]["create_to_first_command"]
+            for peer in [p for p in sides if p != "adapt"]:
+                r = results[peer]["create_to_first_command"]
+                for q in ("p50", "p95"):
+                    figures.append({"metric": "create -> first command (warm pool) " + q, "unit": "ms",
+                                    "adapt": w[q + "_ms"], "peer": peer, "peer_value": r[q + "_ms"],
+                                    "ratio": round(w[q + "_ms"] / r[q + "_ms"], 2), "better": "lower"})
         results["figures"] = figures
         print_table(results)
+        if warm:
+            print_warm_table(results)
         version = run_quiet([args.runsc, "--version"]).stdout.splitlines()
         report = {
             "benchmark": "create_latency",
@@ -590,9 +663,10 @@ def main():
         code = 130
     except (BenchError, OSError, ValueError, subprocess.SubprocessError) as e:
         log("create_latency: %s" % e)
-        tail = adapt.log_tail()
-        if tail:
-            log("--- adaptd log (tail) ---\n" + tail)
+        for side in (adapt, warm):
+            tail = side.log_tail() if side else ""
+            if tail:
+                log("--- adaptd log (tail) ---\n" + tail)
         code = 1
     finally:
         # Cleanup runs to the end: a second Ctrl-C must not leave sandboxes or mounts behind.
@@ -602,6 +676,8 @@ def main():
         if podman:
             podman.close()
         adapt.close()
+        if warm:
+            warm.close()
         remove_tree(workdir)
     return code
 

@@ -107,8 +107,11 @@ Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& 
   exec.cwd = req.cwd;
   for (const auto& [k, v] : req.env) exec.env.push_back(k + "=" + v);
   // attach_sandbox_object_storage's variables reach every command started after the attach.
+  // A sandbox taken from a warm pool was booted before its env was known: all of it, here.
+  bool pooled = sandbox.config.contains("pool") && sandbox.config["pool"].value("used", false);
   for (const auto& [k, v] : sandbox.env) {
-    if (k.rfind("SANDBOX_STORAGE_", 0) == 0 && !req.env.count(k)) exec.env.push_back(k + "=" + v);
+    if ((pooled || k.rfind("SANDBOX_STORAGE_", 0) == 0) && !req.env.count(k))
+      exec.env.push_back(k + "=" + v);
   }
   std::optional<std::pair<uint32_t, uint32_t>> user_ids;
   if (!req.user.empty()) {

@@ -14,6 +14,7 @@
 #include "core/sandbox_request.h"
 #include "core/sandbox_view.h"
 #include "core/startup_plan.h"
+#include "core/warm_pool.h"
 #include "image/reference.h"
 
 namespace adapt::core {
@@ -90,9 +91,25 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
     r.expires_at = r.created_at + req.config["ttlSeconds"].get<int64_t>() * 1000;
   std::optional<store::IdempotencyKey> idem;
   if (idempotency_key) idem = store::IdempotencyKey{*idempotency_key, Sha256Hex(body.dump())};
-  ASSIGN_OR_RETURN(store::CreateOutcome outcome, store_.CreateSandbox(r, idem));
+  // A warm pool member, when one fits: the sandbox is running as soon as it is recorded.
+  std::optional<std::string> pooled;
+  if (pool_ && pool_->enabled()) {
+    WarmPool::Claim claim = image.ok() ? pool_->Take(r.config)
+                                       : WarmPool::Claim{std::nullopt, "the image is not local yet"};
+    pooled = claim.id;
+    r.config["pool"] = {{"used", pooled.has_value()},
+                        {"reason", pooled ? json(nullptr) : json(claim.reason)}};
+    if (pooled) {
+      r.id = *pooled;
+      r.status = "running";
+    }
+  }
+  auto created = store_.CreateSandbox(r, idem);
+  if (pooled && (!created.ok() || created->replayed)) pool_->Discard(*pooled);
+  if (!created.ok()) return created.status();
+  store::CreateOutcome outcome = *created;
   ADAPT_FAULT_POINT("sandbox.create.after_row");
-  if (!outcome.replayed) {
+  if (!outcome.replayed && !pooled) {
     std::string id = r.id;
     boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
   }

@@ -24,6 +24,7 @@ struct DeleteOutcome {
 };
 
 class ImageService;
+class WarmPool;
 
 class SandboxService {
  public:
@@ -58,6 +59,9 @@ class SandboxService {
   // Where a durable sandbox's storage is checked; without it, durable sandboxes are refused.
   void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
 
+  // Where creates claim pre-booted sandboxes; without one, every create boots.
+  void set_warm_pool(WarmPool* pool) { pool_ = pool; }
+
   // Where imageId is resolved; without one, imageId is refused as unsupported.
   void set_image_service(ImageService* images) { image_service_ = images; }
 
@@ -71,6 +75,7 @@ class SandboxService {
   std::string default_image_;
   ImageService* image_service_ = nullptr;
   storage::VolumeService* volumes_ = nullptr;
+  WarmPool* pool_ = nullptr;
 };
 
 }  // namespace adapt::core

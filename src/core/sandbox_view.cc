@@ -61,6 +61,8 @@ json SandboxToJson(const store::SandboxRecord& r, const runtime::OutputRing* liv
       {"endpoints", json::array()},
       {"hibernation", HibernationView(r)},
   };
+  // Whether a warm pool served the create (and why not), when adaptd has warm pools.
+  if (c.contains("pool")) out["pool"] = c["pool"];
   json names = json::array(), sources = json::array();
   for (const auto& [k, _] : r.env) {
     names.push_back(k);

@@ -112,6 +112,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
                      "seconds before an unfinished multipart upload is removed [86400]");
   auto* workers =
       app.add_option("--worker-threads", flags.worker_threads, "threads for blocking work [8]");
+  auto* warm_pools = app.add_option(
+      "--warm-pool", flags.warm_pools,
+      "pre-booted sandboxes: IMAGE=N[,cpu=C][,memoryMiB=M][,diskMiB=D]; repeatable [none]");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -134,6 +137,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   FromEnv("ADAPT_INGRESS_CERT", c.ingress_cert);
   FromEnv("ADAPT_INGRESS_KEY", c.ingress_key);
   FromEnv("ADAPT_STORAGE_LISTEN", c.storage_listen);
+  // ADAPT_WARM_POOLS: specs separated by ';' (each spec uses ',' itself).
+  std::string env_pools;
+  FromEnv("ADAPT_WARM_POOLS", env_pools);
+  if (!env_pools.empty()) c.warm_pools = {env_pools};
   if (listen->count()) c.listen = flags.listen;
   if (state->count()) c.state_dir = flags.state_dir;
   if (images->count()) c.images_dir = flags.images_dir;
@@ -156,6 +163,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (c.multipart_max_age_seconds < 1 || c.multipart_max_age_seconds > 30 * 86400)
     return InvalidArgument("multipartMaxAgeSeconds",
                            "multipartMaxAgeSeconds must be between 1 and 2592000 (30 days)");
+  if (warm_pools->count()) c.warm_pools = flags.warm_pools;
   if (c.ingress_cert.empty() != c.ingress_key.empty())
     return InvalidArgument("ingressCert", "give both ingressCert and ingressKey, or neither");
   if (workers->count()) c.worker_threads = flags.worker_threads;

@@ -14,8 +14,8 @@
 namespace adapt::daemon {
 namespace {
 
-constexpr const char* kEnvNames[] = {"ADAPT_LISTEN", "ADAPT_STATE_DIR", "ADAPT_IMAGES_DIR",
-                                     "ADAPT_DEFAULT_IMAGE", "ADAPT_RUNSC"};
+constexpr const char* kEnvNames[] = {"ADAPT_LISTEN",        "ADAPT_STATE_DIR", "ADAPT_IMAGES_DIR",
+                                     "ADAPT_DEFAULT_IMAGE", "ADAPT_RUNSC",     "ADAPT_WARM_POOLS"};
 
 class ConfigTest : public testing::Test {
  protected:
@@ -115,6 +115,14 @@ TEST_F(ConfigTest, FlagsOverrideEnvironment) {
   EXPECT_EQ(c.runsc, "/usr/bin/runsc");
   EXPECT_EQ(c.libexec_dir, "/usr/libexec/adapt");
   EXPECT_EQ(c.worker_threads, 16);
+}
+
+TEST_F(ConfigTest, WarmPoolsAreOffByDefaultAndComeFromEnvOrRepeatedFlags) {
+  EXPECT_TRUE(MustLoad({}).warm_pools.empty());
+  ::setenv("ADAPT_WARM_POOLS", "debian:12=2;debian:12=1,cpu=2", 1);
+  EXPECT_EQ(MustLoad({}).warm_pools, std::vector<std::string>{"debian:12=2;debian:12=1,cpu=2"});
+  DaemonConfig c = MustLoad({"--warm-pool", "debian:12=1", "--warm-pool", "alpine:3=2,cpu=2"});
+  EXPECT_EQ(c.warm_pools, (std::vector<std::string>{"debian:12=1", "alpine:3=2,cpu=2"}));
 }
 
 TEST_F(ConfigTest, FlagEqualsFormWorks) {

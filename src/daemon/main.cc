@@ -17,6 +17,7 @@
 #include "base/fault_point.h"
 #include "base/log.h"
 #include "core/sandbox_monitor.h"
+#include "core/warm_pool.h"
 #include "daemon/config.h"
 #include "daemon/paths.h"
 #include "net/ingress.h"
@@ -151,6 +152,13 @@ int Run(const DaemonConfig& config) {
   image_service.Reconcile();
   sandboxes.set_image_service(&image_service);
   sandboxes.set_volume_service(&volumes);
+  // Warm pools: what a previous run left is torn down (after the reconciliation above, which
+  // already removed their runtime state and networks), then filled in the background.
+  auto pool_specs = core::ParsePoolSpecs(config.warm_pools);
+  if (!pool_specs.ok()) return Fail(pool_specs.status());
+  core::WarmPool warm_pool(**store, runtime, images, &network, workers, *pool_specs);
+  warm_pool.Start();
+  sandboxes.set_warm_pool(&warm_pool);
   core::CommandService commands(**store, runtime, images);
   core::FileService files(**store, runtime);
   commands.Reconcile();
@@ -247,6 +255,7 @@ int Run(const DaemonConfig& config) {
   size_t streams = api::RunningStreamThreads();
   server.Stop();
   monitor.Stop();
+  warm_pool.Shutdown();
   ingress.Stop();
   storage_server.Stop();
   site_server.Stop();

@@ -218,4 +218,25 @@ std::optional<std::string> NetworkManager::AddressOf(const std::string& id) {
   return std::nullopt;
 }
 
+Status NetworkManager::UpdatePolicy(const std::string& id, const nlohmann::json& network) {
+  std::lock_guard lock(mu_);
+  if (!pool_) return Internal("the network manager was not initialised");
+  ASSIGN_OR_RETURN(EgressPolicy policy, PolicyFromJson(network, options_.dns));
+  ASSIGN_OR_RETURN(auto records, store_.ListNetworks());
+  for (const auto& r : records) {
+    if (r.sandbox_id != id) continue;
+    SandboxNet old = FromRecord(r), sb = old;
+    sb.policy = policy;
+    RETURN_IF_ERROR(store_.DeleteNetwork(id));
+    RETURN_IF_ERROR(store_.PutNetwork({id, sb.slot, ToData(sb), r.created_at}));
+    // One nft run: the old chain goes and the new one comes in a single transaction.
+    RETURN_IF_ERROR(RunNft(RemoveSandboxRules(Scope(), old) + SandboxRules(Scope(), sb))
+                        .WithContext("replacing the sandbox's egress rules"));
+    Register(sb);
+    return Status::Ok();
+  }
+  return NotFound("sandbox " + id + " has no network");
+}
+
 }  // namespace adapt::net
+

@@ -170,6 +170,15 @@ CREATE TABLE site_releases (
 );
 CREATE INDEX site_releases_by_site ON site_releases(site_id);
 )sql"},
+      {9, R"sql(
+CREATE TABLE pool_members (
+  id TEXT PRIMARY KEY,
+  pool_key TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX pool_members_by_key ON pool_members(pool_key, state, created_at);
+)sql"},
   };
   return kMigrations;
 }

@@ -176,4 +176,13 @@ struct SiteReleaseRecord {
   int64_t created_at = 0;
 };
 
+// A warm pool member: a sandbox booted ahead of any request, owned by no organization until a
+// create claims it (then it becomes a SandboxRecord with the same id). Written before its boot.
+struct PoolMemberRecord {
+  std::string id;        // the runtime's sandbox id (sbx_...)
+  std::string pool_key;  // image and shape it was booted for (core/warm_pool.h)
+  std::string state;     // booting | ready
+  int64_t created_at = 0;
+};
+
 }  // namespace adapt::store

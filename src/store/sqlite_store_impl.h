@@ -97,6 +97,11 @@ class SqliteStore : public Store {
   Status BeginDeleteVolume(const std::string& org_id, const std::string& id) override;
   Status DeleteVolume(const std::string& id) override;
 
+  Status PutPoolMember(const PoolMemberRecord& member) override;
+  Result<std::vector<PoolMemberRecord>> ListPoolMembers() override;
+  Status DeletePoolMember(const std::string& id) override;
+  Result<std::optional<PoolMemberRecord>> ClaimPoolMember(const std::string& pool_key) override;
+
  private:
   static ImageRecord ReadImage(SQLite::Statement& q);
   static VolumeRecord ReadVolume(SQLite::Statement& q);

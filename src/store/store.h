@@ -167,6 +167,14 @@ class Store {
   // most `quota_bytes` (kResourceExhausted otherwise, and nothing changes); 0 means no limit.
   virtual Result<std::string> PutObjectWithinQuota(const ObjectRecord& object,
                                                    uint64_t quota_bytes) = 0;
+
+  // Warm pool members (core/warm_pool.h). Put inserts or replaces.
+  virtual Status PutPoolMember(const PoolMemberRecord& member) = 0;
+  virtual Result<std::vector<PoolMemberRecord>> ListPoolMembers() = 0;
+  virtual Status DeletePoolMember(const std::string& id) = 0;
+  // Takes the oldest ready member of `pool_key` out of the pool, in one transaction, so that
+  // no two claims get the same one; nullopt when none is ready.
+  virtual Result<std::optional<PoolMemberRecord>> ClaimPoolMember(const std::string& pool_key) = 0;
 };
 
 // Opens (creating and migrating) the SQLite store at `path`.

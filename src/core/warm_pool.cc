@@ -1,0 +1,208 @@
+#include "core/warm_pool.h"
+
+#include <boost/asio/post.hpp>
+#include <map>
+
+#include "base/ids.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "core/startup_plan.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+// After a member fails to boot, refills wait this long (a broken image must not spin).
+constexpr int64_t kFailureBackoffMs = 10'000;
+
+}  // namespace
+
+WarmPool::WarmPool(store::Store& store, runtime::Runtime& runtime, const ImageCatalog& images,
+                   net::NetworkManager* network, boost::asio::thread_pool& workers,
+                   std::vector<PoolSpec> specs)
+    : store_(store),
+      runtime_(runtime),
+      images_(images),
+      network_(network),
+      workers_(workers),
+      specs_(std::move(specs)) {}
+
+void WarmPool::TearDown(const std::string& id) {
+  Status st = runtime_.Destroy(id, /*keep_disk=*/false);
+  if (!st.ok()) spdlog::warn("warm pool member {}: removing: {}", id, st.message());
+  if (network_) {
+    Status nst = network_->Detach(id);
+    if (!nst.ok()) spdlog::warn("warm pool member {}: removing its network: {}", id, nst.message());
+  }
+  // The row goes last: until then a restart still knows to tear the member down.
+  if (st.ok()) store_.DeletePoolMember(id);
+}
+
+void WarmPool::Start() {
+  auto left = store_.ListPoolMembers();
+  if (left.ok()) {
+    for (const auto& m : *left) {
+      spdlog::info("warm pool member {}: removing what a previous run left", m.id);
+      TearDown(m.id);
+    }
+  }
+  for (const auto& s : specs_)
+    spdlog::info("warm pool: {} sandboxes of {} (cpu {}, memoryMiB {}, diskMiB {})", s.size,
+                 s.image, s.cpu, s.memory_mib, s.disk_mib);
+  ScheduleRefill();
+}
+
+void WarmPool::Shutdown() {
+  {
+    std::unique_lock lock(mu_);
+    stopping_ = true;
+    idle_.wait(lock, [this] { return !refilling_; });
+  }
+  auto left = store_.ListPoolMembers();
+  if (!left.ok()) return;
+  for (const auto& m : *left) TearDown(m.id);
+}
+
+void WarmPool::ScheduleRefill() {
+  if (specs_.empty()) return;
+  {
+    std::lock_guard lock(mu_);
+    if (refilling_ || stopping_ || NowMillis() < failed_until_) return;
+    refilling_ = true;
+  }
+  boost::asio::post(workers_, [this] { Refill(); });
+}
+
+void WarmPool::Refill() {
+  // One member per task: between boots the worker is free for API work.
+  std::optional<PoolSpec> wanted;
+  auto members = store_.ListPoolMembers();
+  if (members.ok()) {
+    std::map<std::string, int> have;
+    for (const auto& m : *members) ++have[m.pool_key];
+    for (const auto& s : specs_) {
+      if (have[s.Key()] < s.size) {
+        wanted = s;
+        break;
+      }
+    }
+  }
+  bool more = false;
+  if (wanted) {
+    std::string id = NewId("sbx");
+    Status st = Boot(*wanted, id);
+    if (!st.ok()) {
+      spdlog::warn("warm pool: booting a sandbox of {}: {}", wanted->image, st.message());
+      TearDown(id);
+      std::lock_guard lock(mu_);
+      failed_until_ = NowMillis() + kFailureBackoffMs;
+    } else {
+      more = true;
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    refilling_ = false;
+    if (stopping_) more = false;
+  }
+  idle_.notify_all();
+  if (more) ScheduleRefill();
+}
+
+Status WarmPool::Boot(const PoolSpec& spec, const std::string& id) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return Status(Code::kUnavailable, "adaptd is stopping");
+  }
+  ASSIGN_OR_RETURN(Image image, images_.Resolve(spec.image));
+  ASSIGN_OR_RETURN(runtime::ProcessSpec process, PlanStartup(json(nullptr), image, {}));
+  RETURN_IF_ERROR(store_.PutPoolMember({id, spec.Key(), "booting", NowMillis()}));
+  runtime::LaunchRequest req;
+  req.spec.id = id;
+  req.spec.process = process;
+  req.spec.cpu = static_cast<int>(spec.cpu);
+  req.spec.memory_mib = static_cast<uint64_t>(spec.memory_mib);
+  req.spec.hostname = id;
+  req.image_rootfs = image.rootfs;
+  req.image_layers = image.layers;
+  req.disk_mib = static_cast<uint64_t>(spec.disk_mib);
+  req.network_none = network_ == nullptr;
+  if (network_) {
+    ASSIGN_OR_RETURN(net::Attachment attached, network_->Attach(id, PoolMemberNetwork()));
+    req.spec.netns_path = attached.netns_path;
+    req.spec.resolv_conf = attached.resolv_conf;
+  }
+  RETURN_IF_ERROR(runtime_.Launch(req));
+  ASSIGN_OR_RETURN(runtime::Observation obs, runtime_.Observe(id));
+  if (!obs.monitor_alive || obs.state.phase != runtime::ShimPhase::kRunning)
+    return Internal("the pooled sandbox stopped right after its boot");
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return Status(Code::kUnavailable, "adaptd is stopping");
+  }
+  return store_.PutPoolMember({id, spec.Key(), "ready", NowMillis()});
+}
+
+WarmPool::Claim WarmPool::Take(const json& config) {
+  PoolFit fit = FitForPool(config);
+  if (!fit.reason.empty()) return {std::nullopt, fit.reason};
+  bool known = false;
+  for (const auto& s : specs_) known = known || s.Key() == fit.key;
+  if (!known)
+    return {std::nullopt, "no warm pool for image " + config.value("image", "") + " with cpu " +
+                              config["cpu"].dump() + ", memoryMiB " + config["memoryMiB"].dump() +
+                              ", diskMiB " + config["diskMiB"].dump()};
+  bool none = config["network"].value("egress", "open") == "none";
+  if (!network_ && !none) return {std::nullopt, "the pool's sandboxes have no network"};
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto claimed = store_.ClaimPoolMember(fit.key);
+    if (!claimed.ok() || !claimed->has_value()) {
+      ScheduleRefill();
+      return {std::nullopt, claimed.ok()
+                                ? "the warm pool was empty"
+                                : "the warm pool could not be read: " + claimed.status().message()};
+    }
+    std::string id = (*claimed)->id;
+    ScheduleRefill();
+    // A member that died while waiting is useless: drop it and try the next.
+    auto obs = runtime_.Observe(id);
+    if (!obs.ok() || !obs->monitor_alive || obs->state.phase != runtime::ShimPhase::kRunning) {
+      spdlog::warn("warm pool member {} is not running; removing it", id);
+      Discard(id);
+      continue;
+    }
+    if (network_) {
+      // Egress none on a booted sandbox: its interface stays, every packet is dropped.
+      json policy =
+          none ? json{{"egress", "allowlist"}, {"allow", json::array()}} : config["network"];
+      Status st = network_->UpdatePolicy(id, policy);
+      if (!st.ok()) {
+        Discard(id);
+        return {std::nullopt,
+                "applying the network policy to a pooled sandbox failed: " + st.message()};
+      }
+    }
+    return {id, ""};
+  }
+  return {std::nullopt, "the warm pool's sandboxes were not running"};
+}
+
+void WarmPool::Discard(const std::string& id) {
+  // Claimed members have no row any more; record one so that a crash mid-teardown is seen.
+  store_.PutPoolMember({id, "discarded", "booting", NowMillis()});
+  boost::asio::post(workers_, [this, id] {
+    TearDown(id);
+    ScheduleRefill();
+  });
+}
+
+size_t WarmPool::ReadyCount(const std::string& key) {
+  auto members = store_.ListPoolMembers();
+  size_t n = 0;
+  if (members.ok())
+    for (const auto& m : *members) n += m.pool_key == key && m.state == "ready";
+  return n;
+}
+
+}  // namespace adapt::core

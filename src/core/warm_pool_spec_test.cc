@@ -1,0 +1,78 @@
+// Warm pool specs and which creates a booted sandbox can serve.
+#include "core/warm_pool_spec.h"
+
+#include <gtest/gtest.h>
+
+#include "core/sandbox_request.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+json Config(const json& body) {
+  auto req = ParseCreateSandbox(body, "debian:12");
+  EXPECT_TRUE(req.ok()) << req.status().message();
+  return req->config;
+}
+
+TEST(PoolSpecTest, ParsesImageSizeAndShapeWithCreateDefaults) {
+  auto spec = ParsePoolSpec("debian:12=2");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_EQ(spec->image, "debian:12");
+  EXPECT_EQ(spec->size, 2);
+  EXPECT_EQ(spec->cpu, 1);
+  EXPECT_EQ(spec->memory_mib, 1024);
+  EXPECT_EQ(spec->disk_mib, 2048);
+  auto shaped = ParsePoolSpec("registry.example/x:1=3,cpu=2,memoryMiB=512,diskMiB=4096");
+  ASSERT_TRUE(shaped.ok()) << shaped.status().message();
+  EXPECT_EQ(shaped->image, "registry.example/x:1");
+  EXPECT_EQ(shaped->cpu, 2);
+  EXPECT_EQ(shaped->memory_mib, 512);
+  EXPECT_EQ(shaped->disk_mib, 4096);
+  EXPECT_NE(spec->Key(), shaped->Key());
+}
+
+TEST(PoolSpecTest, RefusesMalformedSpecs) {
+  for (const char* bad :
+       {"debian:12", "=2", "debian:12=x", "debian:12=65", "debian:12=1,cpu=0", "debian:12=1,gpu=1",
+        "debian:12=1,cpu=1,cpu=2", "debian:12=1,memoryMiB", "debian:12=1,diskMiB=1"}) {
+    EXPECT_FALSE(ParsePoolSpec(bad).ok()) << bad;
+  }
+}
+
+TEST(PoolSpecTest, ListsSplitOnSemicolonsDropEmptyPoolsAndRefuseDuplicates) {
+  auto specs = ParsePoolSpecs({"debian:12=1;debian:12=2,cpu=2", "alpine:3=0"});
+  ASSERT_TRUE(specs.ok()) << specs.status().message();
+  ASSERT_EQ(specs->size(), 2u);
+  EXPECT_EQ((*specs)[1].cpu, 2);
+  EXPECT_FALSE(ParsePoolSpecs({"debian:12=1", "debian:12=2"}).ok());
+  EXPECT_TRUE(ParsePoolSpecs({})->empty());
+}
+
+TEST(PoolFitTest, DefaultCreateFitsTheDefaultPool) {
+  PoolFit fit = FitForPool(Config(json::object()));
+  EXPECT_EQ(fit.reason, "");
+  EXPECT_EQ(fit.key, ParsePoolSpec("debian:12=1")->Key());
+  // env, labels, ttl and egress policies are applied on claim: same pool.
+  PoolFit applied = FitForPool(Config({{"env", {{"A", "1"}}},
+                                       {"labels", {{"team", "x"}}},
+                                       {"ttlSeconds", 60},
+                                       {"network", {{"egress", "none"}}}}));
+  EXPECT_EQ(applied.key, fit.key);
+  PoolFit shaped = FitForPool(Config({{"cpu", 2}}));
+  EXPECT_EQ(shaped.key, ParsePoolSpec("debian:12=1,cpu=2")->Key());
+}
+
+TEST(PoolFitTest, BootTimeSettingsSayWhy) {
+  PoolFit startup = FitForPool(Config({{"startup", {{"mode", "command"}, {"argv", {"true"}}}}}));
+  EXPECT_EQ(startup.key, "");
+  EXPECT_NE(startup.reason.find("startup"), std::string::npos);
+  PoolFit durable = FitForPool(Config({{"startupClass", "durable"}}));
+  EXPECT_NE(durable.reason.find("durable"), std::string::npos);
+  PoolFit dns = FitForPool(Config({{"network", {{"dns", "192.0.2.1"}}}}));
+  EXPECT_NE(dns.reason.find("network.dns"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace adapt::core
