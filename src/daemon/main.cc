@@ -146,6 +146,10 @@ int Run(const DaemonConfig& config) {
   image_service.Reconcile();
   sandboxes.set_image_service(&image_service);
   sandboxes.set_volume_service(&volumes);
+  // Organization secrets, sealed with a key derived from the master key.
+  core::SecretService secrets(**store, *master_key);
+  sandboxes.set_secret_service(&secrets);
+  image_service.set_secret_service(&secrets);
   core::CommandService commands(**store, runtime, images);
   core::FileService files(**store, runtime);
   commands.Reconcile();
@@ -189,6 +193,7 @@ int Run(const DaemonConfig& config) {
   api::AddEndpointRoutes(router, endpoints);
   api::AddImageRoutes(router, image_service);
   api::AddStorageRoutes(router, volumes);
+  api::AddSecretRoutes(router, secrets);
   api::AddEnvironmentRoutes(router, images);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   mcp::ToolRegistry mcp_tools;

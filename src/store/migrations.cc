@@ -170,6 +170,17 @@ CREATE TABLE site_releases (
 );
 CREATE INDEX site_releases_by_site ON site_releases(site_id);
 )sql"},
+      {11, R"sql(
+CREATE TABLE secrets (
+  org_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  ciphertext TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (org_id, name)
+);
+)sql"},
   };
   return kMigrations;
 }
