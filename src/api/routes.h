@@ -12,6 +12,7 @@
 #include "core/file_service.h"
 #include "core/image_service.h"
 #include "core/sandbox_service.h"
+#include "core/secret_service.h"
 #include "storage/volume_service.h"
 #include "store/store.h"
 
@@ -34,5 +35,7 @@ void AddEndpointRoutes(Router& router, core::EndpointService& endpoints);
 void AddStorageRoutes(Router& router, storage::VolumeService& volumes);
 // GET /healthz, without a key.
 void AddHealthRoutes(Router& router);
+// /v1/secrets (organization secrets; values go in, never out).
+void AddSecretRoutes(Router& router, core::SecretService& secrets);
 
 }  // namespace adapt::api

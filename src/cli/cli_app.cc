@@ -50,6 +50,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddSiteCommands(app, invocation);
   AddImageCommands(app, invocation);
   AddEnvCommands(app, invocation);
+  AddSecretCommands(app, invocation);
   AddMcpCommand(app, invocation);
 
   std::reverse(args.begin(), args.end());  // CLI11's vector overload wants them reversed

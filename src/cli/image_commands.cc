@@ -71,9 +71,12 @@ void DrawProgress(const json& progress) {
 }
 
 Status Pull(const ApiClient& client, const std::string& reference, const std::string& username,
-            bool password_stdin, bool detach, bool as_json, const Console& console) {
+            bool password_stdin, const std::string& password_secret, bool detach, bool as_json,
+            const Console& console) {
   json body = {{"reference", reference}};
-  if (!username.empty()) {
+  if (!username.empty() && !password_secret.empty()) {
+    body["credentials"] = {{"username", username}, {"passwordSecret", password_secret}};
+  } else if (!username.empty()) {
     std::string password;
     if (password_stdin) std::getline(console.in, password);
     body["credentials"] = {{"username", username}, {"password", password}};
@@ -122,7 +125,7 @@ void AddImageCommands(CLI::App& app, Invocation& invocation) {
   group->require_subcommand(1);
 
   struct PullArgs {
-    std::string reference, username;
+    std::string reference, username, password_secret;
     bool password_stdin = false, detach = false;
   };
   auto pull_args = std::make_shared<PullArgs>();
@@ -133,17 +136,24 @@ void AddImageCommands(CLI::App& app, Invocation& invocation) {
   pull->add_option("--username", pull_args->username, "registry user (private registries)");
   pull->add_flag("--password-stdin", pull_args->password_stdin,
                  "read the registry password from the first line of standard input");
+  pull->add_option("--password-secret", pull_args->password_secret,
+                   "the organization secret holding the registry password (adapt secret set)");
   pull->add_flag("--detach", pull_args->detach, "return at once instead of waiting for the pull");
   pull->callback([pull_args, &invocation] {
     invocation.prepare = [pull_args](const Console&) {
       if (pull_args->password_stdin && pull_args->username.empty())
         return Status(Code::kInvalidArgument, "--password-stdin needs --username",
                       "--password-stdin");
+      if (!pull_args->password_secret.empty() &&
+          (pull_args->username.empty() || pull_args->password_stdin))
+        return Status(Code::kInvalidArgument,
+                      "--password-secret needs --username and no --password-stdin",
+                      "--password-secret");
       return Status::Ok();
     };
     invocation.run = [pull_args, &invocation](const ApiClient& client, const Console& console) {
       return Pull(client, pull_args->reference, pull_args->username, pull_args->password_stdin,
-                  pull_args->detach, invocation.json, console);
+                  pull_args->password_secret, pull_args->detach, invocation.json, console);
     };
   });
 

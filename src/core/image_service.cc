@@ -8,6 +8,7 @@
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "core/secret_service.h"
 #include "image/reference.h"
 
 namespace adapt::core {
@@ -35,10 +36,12 @@ ImageService::ImageService(store::Store& store, image::ImageStore& images,
 void ImageService::Reconcile() {
   auto all = store_.ListImages("");
   if (!all.ok()) return;
+  bool interrupted_import = false;
   for (auto rec : *all) {
     // An upload cannot be resumed; its staged files went with tmp/ at start-up.
     if (rec.status == "importing") {
       store_.DeleteImage(rec.org_id, rec.id);
+      interrupted_import = true;
       continue;
     }
     if (rec.status != "pulling") continue;
@@ -46,6 +49,45 @@ void ImageService::Reconcile() {
     rec.data["error"] = "the pull was interrupted by a restart of adaptd; pull again";
     store_.PutImage(rec);
   }
+  // An import cut short after publishing some blobs, layers or its reference: nothing refers
+  // to them now, so they go before the API answers.
+  if (interrupted_import) CollectGarbage();
+}
+
+// {"username", "password"} (used for this pull only) or {"username", "passwordSecret"}: the
+// password is the named organization secret's current value. Neither is ever stored or shown.
+Result<image::Credentials> ImageService::ParseCredentials(const std::string& org_id,
+                                                          const json& c) {
+  constexpr const char* kShape =
+      "credentials must be {\"username\": string, \"password\": string} or "
+      "{\"username\": string, \"passwordSecret\": secret name}";
+  if (!c.is_object()) return InvalidArgument("credentials", kShape);
+  for (const auto& [key, _] : c.items()) {
+    if (key != "username" && key != "password" && key != "passwordSecret")
+      return InvalidArgument("credentials." + key, "unknown field 'credentials." + key + "'");
+  }
+  if (!c.contains("username") || !c["username"].is_string())
+    return InvalidArgument("credentials.username", kShape);
+  bool has_password = c.contains("password"), has_secret = c.contains("passwordSecret");
+  if (has_password == has_secret)
+    return InvalidArgument("credentials", "credentials take one of password and passwordSecret");
+  image::Credentials creds;
+  creds.username = c["username"];
+  if (has_password) {
+    if (!c["password"].is_string()) return InvalidArgument("credentials.password", kShape);
+    creds.password = c["password"];
+  } else {
+    if (!c["passwordSecret"].is_string())
+      return InvalidArgument("credentials.passwordSecret", kShape);
+    if (!secrets_)
+      return Unsupported("credentials.passwordSecret", "secrets are not supported on this host");
+    ASSIGN_OR_RETURN(creds.password,
+                     secrets_->Reveal(org_id, c["passwordSecret"].get<std::string>(),
+                                      "credentials.passwordSecret"));
+  }
+  if (creds.username.size() > 1024 || creds.password.size() > 8192)
+    return InvalidArgument("credentials", "credentials are too long");
+  return creds;
 }
 
 Result<json> ImageService::Pull(const Principal& who, const json& body) {
@@ -61,15 +103,7 @@ Result<json> ImageService::Pull(const Principal& who, const json& body) {
   RETURN_IF_ERROR(image::ParseReference(reference, "reference").status());
   image::Credentials creds;
   if (body.contains("credentials") && !body["credentials"].is_null()) {
-    const auto& c = body["credentials"];
-    if (!c.is_object() || !c.contains("username") || !c["username"].is_string() ||
-        !c.contains("password") || !c["password"].is_string() || c.size() != 2)
-      return InvalidArgument("credentials",
-                             "credentials must be {\"username\": string, \"password\": string}");
-    creds.username = c["username"];
-    creds.password = c["password"];
-    if (creds.username.size() > 1024 || creds.password.size() > 8192)
-      return InvalidArgument("credentials", "credentials are too long");
+    ASSIGN_OR_RETURN(creds, ParseCredentials(who.org_id, body["credentials"]));
   }
   store::ImageRecord rec;
   rec.id = NewId("img");

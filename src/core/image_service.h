@@ -3,7 +3,8 @@
 // imports private images from an archive upload, lists and inspects its images (digest,
 // size, platform, config, the sandboxes using it) and deletes them (Conflict while a live
 // sandbox uses one); deleting collects the blobs and layers nothing uses any more. Registry
-// credentials serve the pull and are never stored or echoed. Thread-safe.
+// credentials (a password, or the name of an organization secret holding it) serve the pull
+// and are never stored or echoed. Thread-safe.
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
@@ -17,6 +18,8 @@
 #include "store/store.h"
 
 namespace adapt::core {
+
+class SecretService;
 
 // The image-store key of an imported image: "import:<image id>". Only imageId reaches it;
 // sandbox create refuses it as `image`, so another organization cannot name it.
@@ -47,7 +50,11 @@ class ImageService {
   // Removes what no image record and no live sandbox uses.
   void CollectGarbage();
 
+  // Where credentials.passwordSecret is looked up; without one it is refused.
+  void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
+
  private:
+  Result<image::Credentials> ParseCredentials(const std::string& org_id, const nlohmann::json& c);
   void RunPull(store::ImageRecord rec, image::Credentials creds);
   nlohmann::json View(const store::ImageRecord& rec, bool detail);
 
@@ -56,6 +63,7 @@ class ImageService {
   boost::asio::thread_pool& workers_;
   std::mutex mu_;
   std::map<std::string, std::pair<uint64_t, uint64_t>> progress_;  // id -> (bytes, total)
+  SecretService* secrets_ = nullptr;
 };
 
 }  // namespace adapt::core

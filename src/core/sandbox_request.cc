@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/sandbox_limits.h"
+#include "core/secret_name.h"
 #include "net/address.h"
 #include "storage/volume_request.h"
 
@@ -368,8 +369,19 @@ Result<CreateSandboxRequest> ParseCreateSandbox(const json& body,
   if (body.contains("secrets") && !body["secrets"].is_null()) {
     if (!body["secrets"].is_array())
       return InvalidArgument("secrets", "secrets must be an array of names");
-    if (!body["secrets"].empty())
-      return Unsupported("secrets", "secrets are not supported yet on this host");
+    if (body["secrets"].size() > kMaxSandboxSecrets)
+      return InvalidArgument("secrets", "at most " + std::to_string(kMaxSandboxSecrets) +
+                                            " secrets can be attached to a sandbox");
+    std::set<std::string> seen;
+    for (size_t i = 0; i < body["secrets"].size(); ++i) {
+      std::string field = "secrets[" + std::to_string(i) + "]";
+      const json& name = body["secrets"][i];
+      if (!name.is_string()) return InvalidArgument(field, field + " must be a secret name");
+      RETURN_IF_ERROR(ValidateSecretName(name.get<std::string>(), field));
+      if (!seen.insert(name.get<std::string>()).second)
+        return InvalidArgument(field, "secret '" + name.get<std::string>() + "' is listed twice");
+      req.secrets.push_back(name.get<std::string>());
+    }
   }
   if (body.contains("gpu") && !body["gpu"].is_null()) {
     if (!body["gpu"].is_object())

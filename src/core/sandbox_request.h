@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -15,6 +16,9 @@ struct CreateSandboxRequest {
   // imageId, network, startup, securityProfile, startupClass. Never holds env values.
   nlohmann::json config;
   std::map<std::string, std::string> env;
+  // Names of the organization secrets to attach (checked for form only; the service looks
+  // them up and captures their values and versions).
+  std::vector<std::string> secrets;
 };
 
 // `default_image` is used when neither image nor imageId is given.

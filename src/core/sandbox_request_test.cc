@@ -344,14 +344,29 @@ TEST(ParseCreateSandbox, EnvNamesAreValidated) {
   ExpectInvalid({{"env", json::array({"A=1"})}}, "env");
 }
 
-TEST(ParseCreateSandbox, GpuStorageAndSecretsAreUnsupportedHere) {
+TEST(ParseCreateSandbox, GpuIsUnsupportedHere) {
   ExpectRefused({{"gpu", {{"type", "h100"}}}}, Code::kUnsupported, "gpu");
-  ExpectRefused({{"secrets", {"api-token"}}}, Code::kUnsupported, "secrets");
   EXPECT_TRUE(Parse({{"secrets", json::array()}}).ok());
   EXPECT_TRUE(Parse({{"gpu", nullptr}, {"storage", nullptr}, {"secrets", nullptr}}).ok());
   ExpectInvalid({{"gpu", "h100"}}, "gpu");
   ExpectInvalid({{"storage", 1}}, "storage");
   ExpectInvalid({{"secrets", "api-token"}}, "secrets");
+}
+
+TEST(ParseCreateSandbox, SecretsAreNamesListedOnce) {
+  auto req = Parse({{"secrets", {"API_TOKEN", "db_password"}}});
+  ASSERT_TRUE(req.ok()) << req.status().message();
+  EXPECT_EQ(req->secrets, (std::vector<std::string>{"API_TOKEN", "db_password"}));
+  EXPECT_FALSE(req->config.contains("secrets"));  // the service records names and versions
+  ExpectInvalid({{"secrets", {"api-token"}}}, "secrets[0]");
+  ExpectInvalid({{"secrets", {"OK", 3}}}, "secrets[1]");
+  ExpectInvalid({{"secrets", {"A", "A"}}}, "secrets[1]");
+  ExpectInvalid({{"secrets", {""}}}, "secrets[0]");
+  ExpectInvalid({{"secrets", {"1ABC"}}}, "secrets[0]");
+  ExpectInvalid({{"secrets", {std::string(129, 'A')}}}, "secrets[0]");
+  json many = json::array();
+  for (int i = 0; i < 65; ++i) many.push_back("S" + std::to_string(i));
+  ExpectInvalid({{"secrets", many}}, "secrets");
 }
 
 TEST(ParseCreateSandbox, SecurityProfileAndStartupClass) {

@@ -13,6 +13,7 @@
 #include "core/sandbox_limits.h"
 #include "core/sandbox_request.h"
 #include "core/sandbox_view.h"
+#include "core/secret_service.h"
 #include "core/startup_plan.h"
 #include "core/warm_pool.h"
 #include "image/reference.h"
@@ -43,6 +44,7 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
       (idempotency_key->empty() || idempotency_key->size() > limits::kMaxIdempotencyKeyBytes))
     return InvalidArgument("Idempotency-Key", "Idempotency-Key must be 1 to 255 characters");
   ASSIGN_OR_RETURN(CreateSandboxRequest req, ParseCreateSandbox(body, default_image_));
+  RETURN_IF_ERROR(AttachSecrets(secrets_, who.org_id, req));
   // Resolve the image and the startup plan now, so that a request that cannot start is a
   // 400 and creates nothing. An image not here yet is pulled while the sandbox is
   // provisioning; its startup plan is checked once its config is known.

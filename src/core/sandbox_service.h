@@ -25,6 +25,7 @@ struct DeleteOutcome {
 
 class ImageService;
 class WarmPool;
+class SecretService;
 
 class SandboxService {
  public:
@@ -64,6 +65,8 @@ class SandboxService {
 
   // Where imageId is resolved; without one, imageId is refused as unsupported.
   void set_image_service(ImageService* images) { image_service_ = images; }
+  // Where sandbox create's `secrets` are looked up; without one, naming secrets is refused.
+  void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
 
  private:
   std::function<nlohmann::json(const std::string&, const std::string&)> endpoints_view_;
@@ -76,6 +79,7 @@ class SandboxService {
   ImageService* image_service_ = nullptr;
   storage::VolumeService* volumes_ = nullptr;
   WarmPool* pool_ = nullptr;
+  SecretService* secrets_ = nullptr;
 };
 
 }  // namespace adapt::core

@@ -63,10 +63,19 @@ json SandboxToJson(const store::SandboxRecord& r, const runtime::OutputRing* liv
   };
   // Whether a warm pool served the create (and why not), when adaptd has warm pools.
   if (c.contains("pool")) out["pool"] = c["pool"];
+  // Attached secrets: the names and versions captured at creation (never values).
+  json attached = c.contains("secrets") && c["secrets"].is_array() ? c["secrets"] : json::array();
+  json secret_names = json::array();
+  for (const auto& s : attached) secret_names.push_back(s["name"]);
+  out["secrets"] = secret_names;
   json names = json::array(), sources = json::array();
   for (const auto& [k, _] : r.env) {
     names.push_back(k);
-    sources.push_back({{"name", k}, {"source", "env"}});
+    json source = {{"name", k}, {"source", "env"}};
+    for (const auto& s : attached) {
+      if (s["name"] == k) source = {{"name", k}, {"source", "secret"}, {"version", s["version"]}};
+    }
+    sources.push_back(source);
   }
   out["environmentNames"] = names;
   out["environmentSources"] = sources;

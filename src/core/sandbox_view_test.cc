@@ -51,6 +51,22 @@ TEST(SandboxToJson, NeverContainsEnvironmentValues) {
   EXPECT_EQ(wire.find("correct horse"), std::string::npos) << wire;
 }
 
+TEST(SandboxToJson, AttachedSecretsShowTheirVersionNeverTheirValue) {
+  store::SandboxRecord r = Record(kCommandBody);
+  r.env["DB_PASSWORD"] = "from-the-secret-store";
+  r.config["secrets"] = json::array({{{"name", "DB_PASSWORD"}, {"version", 3}}});
+  json j = SandboxToJson(r);
+  EXPECT_EQ(j["secrets"], json({"DB_PASSWORD"}));
+  EXPECT_EQ(j["environmentSources"][1],
+            json({{"name", "DB_PASSWORD"}, {"source", "secret"}, {"version", 3}}));
+  EXPECT_EQ(j["environmentSources"][0]["source"], "env");
+  runtime::OutputRing live;
+  live.Append(runtime::Stream::kStdout, "pw=from-the-secret-store\n");
+  std::string wire = SandboxToJson(r, &live).dump();
+  EXPECT_EQ(wire.find("from-the-secret-store"), std::string::npos) << wire;
+  EXPECT_EQ(SandboxToJson(Record(kCommandBody))["secrets"], json::array());
+}
+
 TEST(SandboxToJson, ListsEnvironmentNamesAndSources) {
   json j = SandboxToJson(Record(kCommandBody));
   EXPECT_EQ(j["environmentNames"], json({"API_TOKEN", "DB_PASSWORD", "SHORT"}));

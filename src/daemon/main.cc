@@ -159,6 +159,10 @@ int Run(const DaemonConfig& config) {
   core::WarmPool warm_pool(**store, runtime, images, &network, workers, *pool_specs);
   warm_pool.Start();
   sandboxes.set_warm_pool(&warm_pool);
+  // Organization secrets, sealed with a key derived from the master key.
+  core::SecretService secrets(**store, *master_key);
+  sandboxes.set_secret_service(&secrets);
+  image_service.set_secret_service(&secrets);
   core::CommandService commands(**store, runtime, images);
   core::FileService files(**store, runtime);
   commands.Reconcile();
@@ -202,6 +206,7 @@ int Run(const DaemonConfig& config) {
   api::AddEndpointRoutes(router, endpoints);
   api::AddImageRoutes(router, image_service);
   api::AddStorageRoutes(router, volumes);
+  api::AddSecretRoutes(router, secrets);
   api::AddEnvironmentRoutes(router, images);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   mcp::ToolRegistry mcp_tools;

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "base/fault_point.h"
 #include "image/digest.h"
 #include "image/layer_unpack.h"
 #include "image/reference.h"
@@ -16,6 +17,50 @@ namespace {
 using nlohmann::json;
 
 std::string Hex(const std::string& digest) { return digest.substr(digest.find(':') + 1); }
+
+bool IsSha256Digest(const json& d) {
+  if (!d.is_string()) return false;
+  const std::string& s = d.get_ref<const std::string&>();
+  if (s.size() != 7 + 64 || !s.starts_with("sha256:")) return false;
+  for (size_t i = 7; i < s.size(); ++i) {
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
+  }
+  return true;
+}
+
+// The config's rootfs.diff_ids: one sha256 per layer, base first. Layers are stored by these,
+// so the same layer is stored once whether it came compressed from a registry or plain from a
+// docker save archive.
+Result<std::vector<std::string>> DiffIds(const json& config, size_t layers,
+                                         const std::string& what) {
+  const json& rootfs = config.contains("rootfs") ? config["rootfs"] : json();
+  json ids = rootfs.is_object() && rootfs.contains("diff_ids") ? rootfs["diff_ids"] : json();
+  if (!ids.is_array() || ids.size() != layers)
+    return InvalidArgument("image", what + " has " + std::to_string(layers) +
+                                        " layers but its config's rootfs.diff_ids lists " +
+                                        std::to_string(ids.is_array() ? ids.size() : 0));
+  std::vector<std::string> out;
+  for (const auto& id : ids) {
+    if (!IsSha256Digest(id))
+      return InvalidArgument("image", what + "'s config has a diff id that is not a sha256 digest");
+    out.push_back(id.get<std::string>());
+  }
+  return out;
+}
+
+// Unpacks the layer blob at `blob` into the empty directory `dir` after checking that its
+// uncompressed content is `diff_id` (a plain tar's blob digest already is).
+Status UnpackChecked(const std::string& blob, const std::string& blob_digest,
+                     const std::string& diff_id, const std::string& dir) {
+  std::string what = "layer " + blob_digest;
+  if (blob_digest != diff_id) {
+    ASSIGN_OR_RETURN(std::string got, UncompressedDigest(blob, what));
+    if (got != diff_id)
+      return InvalidArgument("image", what + " does not match the config's diff id " + diff_id +
+                                          " (its uncompressed content is " + got + ")");
+  }
+  return UnpackLayer(blob, dir, kMaxImageBytes, what);
+}
 
 }  // namespace
 
@@ -79,14 +124,16 @@ Status ImageStore::EnsureBlob(RegistryClient& client, const Descriptor& d,
 }
 
 Status ImageStore::EnsureLayer(RegistryClient& client, const Descriptor& d,
+                               const std::string& diff_id,
                                const std::function<void(uint64_t)>& progress) {
-  return layers_.Do(d.digest, [&]() -> Status {
-    if (os::Exists(LayerDir(d.digest))) return Status::Ok();
+  return layers_.Do(diff_id, [&]() -> Status {
+    // Here already (pulled or imported in any compression): nothing to download.
+    if (os::Exists(LayerDir(diff_id))) return Status::Ok();
     RETURN_IF_ERROR(EnsureBlob(client, d, progress));
-    std::string tmp = TempPath("layer-" + Hex(d.digest));
+    std::string tmp = TempPath("layer-" + Hex(diff_id));
     RETURN_IF_ERROR(os::MakeDirs(tmp, 0755));
-    Status st = UnpackLayer(BlobPath(d.digest), tmp, kMaxImageBytes, "layer " + d.digest);
-    if (st.ok()) st = os::Rename(tmp, LayerDir(d.digest));
+    Status st = UnpackChecked(BlobPath(d.digest), d.digest, diff_id, tmp);
+    if (st.ok()) st = os::Rename(tmp, LayerDir(diff_id));
     if (!st.ok()) os::RemoveTree(tmp);
     return st;
   });
@@ -115,11 +162,13 @@ Result<StoredImage> ImageStore::Pull(const std::string& reference, const Credent
     RETURN_IF_ERROR(EnsureBlob(client, m.config, {}));
     ASSIGN_OR_RETURN(std::string config_text, os::ReadFile(BlobPath(m.config.digest)));
     ASSIGN_OR_RETURN(json config, ParseImageConfig(config_text, "image '" + reference + "'"));
+    ASSIGN_OR_RETURN(auto diff_ids, DiffIds(config, m.layers.size(), "image '" + reference + "'"));
     uint64_t total = m.TotalLayerBytes(), done = 0;
     std::mutex progress_mu;
-    for (const auto& layer : m.layers) {
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+      const Descriptor& layer = m.layers[i];
       uint64_t before = done;
-      RETURN_IF_ERROR(EnsureLayer(client, layer, [&](uint64_t n) {
+      RETURN_IF_ERROR(EnsureLayer(client, layer, diff_ids[i], [&](uint64_t n) {
         std::lock_guard lock(progress_mu);
         if (progress) progress(before + n, total);
       }));
@@ -129,7 +178,7 @@ Result<StoredImage> ImageStore::Pull(const std::string& reference, const Credent
     RETURN_IF_ERROR(PutBlob(fetched.digest, fetched.body));
     json rec = {{"reference", reference}, {"digest", fetched.digest}, {"platform", platform},
                 {"size", total},          {"config", config},         {"layers", json::array()}};
-    for (const auto& l : m.layers) rec["layers"].push_back(l.digest);
+    for (const auto& id : diff_ids) rec["layers"].push_back(id);
     blobs.push_back(fetched.digest);
     blobs.push_back(m.config.digest);
     for (const auto& l : m.layers) blobs.push_back(l.digest);
@@ -160,19 +209,21 @@ Result<ImageStore::Imported> ImageStore::ImportArchive(const std::string& key,
 
 Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveImage& image) {
   std::shared_lock gc_lock(gc_mu_);
+  std::string what = image.name.empty() ? "the archive's image" : "image '" + image.name + "'";
+  ASSIGN_OR_RETURN(auto diff_ids, DiffIds(image.config, image.layers.size(), what));
   // Unpack the layers not here yet, each into tmp/, before publishing anything.
-  std::map<std::string, std::string> unpacked;  // digest -> tmp dir
+  std::map<std::string, std::string> unpacked;  // diff id -> tmp dir
   auto discard = [&] {
     for (const auto& [_, dir] : unpacked) os::RemoveTree(dir);
   };
-  for (const auto& layer : image.layers) {
-    if (os::Exists(LayerDir(layer.digest)) || unpacked.count(layer.digest)) continue;
-    std::string tmp = TempPath("layer-" + Hex(layer.digest));
-    unpacked[layer.digest] = tmp;
+  for (size_t i = 0; i < image.layers.size(); ++i) {
+    const Descriptor& layer = image.layers[i];
+    const std::string& diff_id = diff_ids[i];
+    if (os::Exists(LayerDir(diff_id)) || unpacked.count(diff_id)) continue;
+    std::string tmp = TempPath("layer-" + Hex(diff_id));
+    unpacked[diff_id] = tmp;
     Status st = os::MakeDirs(tmp, 0755);
-    if (st.ok())
-      st = UnpackLayer(image.blob_files.at(layer.digest), tmp, kMaxImageBytes,
-                       "layer " + layer.digest);
+    if (st.ok()) st = UnpackChecked(image.blob_files.at(layer.digest), layer.digest, diff_id, tmp);
     if (!st.ok()) {
       discard();
       return st;
@@ -194,17 +245,19 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
     rec["blobs"].push_back(digest);
   }
   RETURN_IF_ERROR(PutBlob(image.manifest_digest, image.manifest));
-  for (const auto& layer : image.layers) {
-    total += layer.size;
-    rec["layers"].push_back(layer.digest);
-    auto it = unpacked.find(layer.digest);
+  for (size_t i = 0; i < image.layers.size(); ++i) {
+    const std::string& diff_id = diff_ids[i];
+    total += image.layers[i].size;
+    rec["layers"].push_back(diff_id);
+    auto it = unpacked.find(diff_id);
     if (it == unpacked.end()) continue;
-    RETURN_IF_ERROR(layers_.Do(layer.digest, [&]() -> Status {
-      if (os::Exists(LayerDir(layer.digest))) return Status::Ok();
-      return os::Rename(it->second, LayerDir(layer.digest));
+    RETURN_IF_ERROR(layers_.Do(diff_id, [&]() -> Status {
+      if (os::Exists(LayerDir(diff_id))) return Status::Ok();
+      return os::Rename(it->second, LayerDir(diff_id));
     }));
   }
   discard();  // what another pull published first
+  ADAPT_FAULT_POINT("image.import.after_publish");
   rec["size"] = total;
   RETURN_IF_ERROR(os::WriteFileAtomic(RefPath(key), rec.dump(), 0600));
   auto img = Lookup(key);

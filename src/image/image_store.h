@@ -1,8 +1,11 @@
 // ImageStore: images pulled from OCI registries, on disk under one root:
 //   blobs/sha256/<hex>   content-addressed blobs (manifests, configs, compressed layers),
 //                        each verified while it streams and published by rename
-//   layers/<hex>         each layer unpacked once (named by its blob digest), read-only,
-//                        shared by every image that has it
+//   layers/<hex>         each layer unpacked once, named by its diff id (the sha256 of its
+//                        uncompressed tar, checked before it is published), read-only,
+//                        shared by every image that has it, pulled or imported, whatever
+//                        the compression it came in (stores made before diff ids named
+//                        layers keep their older, blob-digest names in their refs)
 //   refs/<hex>.json      what a reference resolved to (named by the sha256 of the reference)
 //   tmp/                 partial downloads and unpacks; emptied at start-up
 // Blob and layer work is deduplicated across concurrent pulls.
@@ -79,7 +82,8 @@ class ImageStore {
   std::string RefPath(const std::string& reference) const;
   Status EnsureBlob(RegistryClient& client, const Descriptor& d,
                     const std::function<void(uint64_t)>& progress);
-  Status EnsureLayer(RegistryClient& client, const Descriptor& d,
+  // Downloads (unless the layer `diff_id` is here already), checks and unpacks the layer.
+  Status EnsureLayer(RegistryClient& client, const Descriptor& d, const std::string& diff_id,
                      const std::function<void(uint64_t)>& progress);
   Result<StoredImage> Publish(const std::string& key, const ArchiveImage& image);
   Status PutBlob(const std::string& digest, const std::string& content);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "image/archive_staging.h"
+#include "image/digest.h"
 #include "os/files.h"
 
 namespace adapt::image {
@@ -135,6 +136,34 @@ Status UnpackLayer(const std::string& archive_path, const std::string& dir, uint
     RETURN_IF_ERROR(os::MakeWhiteout(full));
   }
   return Status::Ok();
+}
+
+Result<std::string> UncompressedDigest(const std::string& archive_path, const std::string& what) {
+  std::unique_ptr<archive, ReadDeleter> in(archive_read_new());
+  archive_read_support_filter_gzip(in.get());
+  archive_read_support_filter_zstd(in.get());
+  // "raw": the decompressed bytes as one entry, whatever they hold.
+  archive_read_support_format_raw(in.get());
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument("image", what + " cannot be read: " + why);
+  };
+  if (archive_read_open_filename(in.get(), archive_path.c_str(), 1 << 16) != ARCHIVE_OK)
+    return bad(archive_error_string(in.get()) ? archive_error_string(in.get()) : "unreadable");
+  Sha256 hash;
+  archive_entry* entry = nullptr;
+  int r = archive_read_next_header(in.get(), &entry);
+  if (r == ARCHIVE_EOF) return hash.Digest();  // an empty file
+  if (r != ARCHIVE_OK)
+    return bad(archive_error_string(in.get()) ? archive_error_string(in.get()) : "bad header");
+  std::vector<char> buf(1 << 16);
+  while (true) {
+    la_ssize_t n = archive_read_data(in.get(), buf.data(), buf.size());
+    if (n == 0) break;
+    if (n < 0)
+      return bad(archive_error_string(in.get()) ? archive_error_string(in.get()) : "bad data");
+    hash.Update(buf.data(), static_cast<size_t>(n));
+  }
+  return hash.Digest();
 }
 
 }  // namespace adapt::image

@@ -18,4 +18,9 @@ namespace adapt::image {
 Status UnpackLayer(const std::string& archive_path, const std::string& dir, uint64_t max_bytes,
                    const std::string& what);
 
+// The sha256 of the layer's uncompressed tar stream ("sha256:<hex>"): its diff id, what
+// the image config's rootfs.diff_ids names it by. Layers are stored by diff id, so a layer
+// must be checked against it before it is published under that name.
+Result<std::string> UncompressedDigest(const std::string& archive_path, const std::string& what);
+
 }  // namespace adapt::image

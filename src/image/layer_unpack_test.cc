@@ -9,6 +9,7 @@
 
 #include <filesystem>
 
+#include "image/digest.h"
 #include "os/files.h"
 
 namespace adapt::image {
@@ -98,6 +99,20 @@ TEST_F(LayerUnpackTest, GzipAndZstdLayers) {
   fs::create_directories(dir_ / "out");
   ASSERT_TRUE(Unpack(Tar({{"b", 'f', "zst"}}, false, true)).ok());
   EXPECT_EQ(*os::ReadFile((dir_ / "out/b").string()), "zst");
+}
+
+TEST_F(LayerUnpackTest, DiffIdIsTheDigestOfTheUncompressedTarWhateverTheCompression) {
+  std::vector<Item> items = {{"a", 'f', "same content"}, {"d/", 'd', ""}};
+  auto plain = os::ReadFile(Tar(items));
+  ASSERT_TRUE(plain.ok());
+  std::string want = Sha256Of(*plain);
+  EXPECT_EQ(*UncompressedDigest(Tar(items), "layer x"), want);
+  auto gz = Tar(items, true);
+  EXPECT_NE(Sha256Of(*os::ReadFile(gz)), want);
+  EXPECT_EQ(*UncompressedDigest(gz, "layer x"), want);
+  EXPECT_EQ(*UncompressedDigest(Tar(items, false, true), "layer x"), want);
+  EXPECT_NE(*UncompressedDigest(Tar({{"a", 'f', "other content"}}, true), "layer x"), want);
+  EXPECT_FALSE(UncompressedDigest((dir_ / "missing").string(), "layer x").ok());
 }
 
 TEST_F(LayerUnpackTest, WhiteoutsBecomeOverlayWhiteoutsAndOpaqueDirectories) {

@@ -179,6 +179,17 @@ CREATE TABLE pool_members (
 );
 CREATE INDEX pool_members_by_key ON pool_members(pool_key, state, created_at);
 )sql"},
+      {11, R"sql(
+CREATE TABLE secrets (
+  org_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  ciphertext TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (org_id, name)
+);
+)sql"},
   };
   return kMigrations;
 }

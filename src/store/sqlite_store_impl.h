@@ -96,6 +96,10 @@ class SqliteStore : public Store {
                                                            const std::string& name) override;
   Status BeginDeleteVolume(const std::string& org_id, const std::string& id) override;
   Status DeleteVolume(const std::string& id) override;
+  Result<SecretRecord> PutSecret(const SecretRecord& secret) override;
+  Result<SecretRecord> GetSecret(const std::string& org_id, const std::string& name) override;
+  Result<std::vector<SecretRecord>> ListSecrets(const std::string& org_id) override;
+  Status DeleteSecret(const std::string& org_id, const std::string& name) override;
 
   Status PutPoolMember(const PoolMemberRecord& member) override;
   Result<std::vector<PoolMemberRecord>> ListPoolMembers() override;

@@ -175,6 +175,16 @@ class Store {
   // Takes the oldest ready member of `pool_key` out of the pool, in one transaction, so that
   // no two claims get the same one; nullopt when none is ready.
   virtual Result<std::optional<PoolMemberRecord>> ClaimPoolMember(const std::string& pool_key) = 0;
+
+  // Organization secrets. PutSecret creates the secret at version 1 or replaces its value
+  // with the next version, in one transaction, and returns what is stored now (`version`,
+  // `created_at` of the argument are ignored).
+  virtual Result<SecretRecord> PutSecret(const SecretRecord& secret) = 0;
+  // NotFound unless the organization has a secret of this name.
+  virtual Result<SecretRecord> GetSecret(const std::string& org_id, const std::string& name) = 0;
+  // By name.
+  virtual Result<std::vector<SecretRecord>> ListSecrets(const std::string& org_id) = 0;
+  virtual Status DeleteSecret(const std::string& org_id, const std::string& name) = 0;
 };
 
 // Opens (creating and migrating) the SQLite store at `path`.

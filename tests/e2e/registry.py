@@ -142,6 +142,9 @@ class Layout:
         with open(os.path.join(self.path, "oci-layout"), "w") as f:
             json.dump({"imageLayoutVersion": "1.0.0"}, f)
         self.layer_digests = []
+        # The layers' diff ids (sha256 of the uncompressed tars): adaptd's layer store names
+        # layers by these.
+        self.diff_ids = [sha256(l[1]) for l in layers]
         platforms = platforms or [("linux", "amd64")]
         descs = []
         for os_name, arch in platforms:

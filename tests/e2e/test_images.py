@@ -54,7 +54,7 @@ def test_pull_on_create_runs_with_config_whiteouts_and_ownership(admin, daemon, 
     again = admin.run(["/bin/cat", "/tag"], image=ref)
     assert again["status"] == "completed" and again["startup"]["stdout"] == "oci"
     assert registry.blob_gets(digest) == 1
-    assert os.path.isdir(os.path.join(store_dir(daemon), "layers", digest.split(":")[1]))
+    assert os.path.isdir(os.path.join(store_dir(daemon), "layers", layout.diff_ids[0].split(":")[1]))
 
 
 def test_docker_schema2_media_types_pull(admin, registry):
@@ -146,7 +146,7 @@ def test_corrupted_blob_fails_and_leaves_nothing(admin, daemon, registry):
     assert "failed verification" in end["startup"]["error"], end
     hexd = digest.split(":")[1]
     assert not os.path.exists(os.path.join(store_dir(daemon), "blobs/sha256", hexd))
-    assert not os.path.exists(os.path.join(store_dir(daemon), "layers", hexd))
+    assert not os.path.exists(os.path.join(store_dir(daemon), "layers", layout.diff_ids[0].split(":")[1]))
     assert os.listdir(os.path.join(store_dir(daemon), "tmp")) == []
 
 
@@ -162,7 +162,7 @@ def test_layer_escaping_its_directory_is_refused(admin, daemon, registry):
     assert end["status"] == "failed"
     assert "escapes the layer" in end["startup"]["error"], end
     assert not os.path.exists("/tmp/" + marker)
-    hexd = layout.layer_digests[0].split(":")[1]
+    hexd = layout.diff_ids[0].split(":")[1]
     assert not os.path.exists(os.path.join(store_dir(daemon), "layers", hexd))
 
 

@@ -35,10 +35,11 @@ def private_registry():
 
 
 def push(registry, name, tag_text=None, creds=None):
+    """Returns (reference, the layer's diff id, tag_text)."""
     tag_text = tag_text or uuid.uuid4().hex
     layout = reg.Layout([reg.layer(reg.busybox_base([("tag", "f", tag_text, 0)]))], CONFIG)
     try:
-        return registry.push(layout, name, creds=creds), layout.layer_digests[0], tag_text
+        return registry.push(layout, name, creds=creds), layout.diff_ids[0], tag_text
     finally:
         layout.close()
 
@@ -58,7 +59,7 @@ def wait_pulled(client, image_id, timeout=120):
 
 
 def test_pull_get_run_by_image_id_delete_and_gc(org, daemon, registry):
-    ref, layer_digest, text = push(registry, "api/app:1")
+    ref, diff_id, text = push(registry, "api/app:1")
     status, img = org.api("POST", "/v1/images", {"reference": ref})
     assert status == 202, img
     assert img["id"].startswith("img_") and img["reference"] == ref
@@ -81,7 +82,7 @@ def test_pull_get_run_by_image_id_delete_and_gc(org, daemon, registry):
     assert body["error"]["code"] == "conflict"
     org.delete(sbx["id"])
 
-    layer_dir = os.path.join(daemon.state_dir, "image-store/layers", layer_digest.split(":")[1])
+    layer_dir = os.path.join(daemon.state_dir, "image-store/layers", diff_id.split(":")[1])
     assert os.path.isdir(layer_dir)
     status, _ = org.api("DELETE", "/v1/images/" + img["id"])
     assert status == 204
@@ -148,6 +149,37 @@ def test_private_registry_basic_auth_and_credentials_never_echoed(org, private_r
     assert private_registry.password not in json.dumps(listing)
     end = org.run(["/bin/cat", "/tag"], imageId=got["id"])
     assert end["status"] == "completed" and end["startup"]["stdout"] == text
+
+
+def test_private_registry_password_from_an_organization_secret(daemon, org, private_registry):
+    """credentials.passwordSecret names an organization secret: the pull uses its value, which
+    no answer, record or log shows; a missing secret (or another organization's) is a 400."""
+    ref, _, text = push(private_registry, "private/secret-app:1", creds="alice:" + private_registry.password)
+    status, err = org.api("POST", "/v1/images", {"reference": ref, "credentials": {"username": "alice", "passwordSecret": "REGISTRY_PW"}})
+    assert status == 400 and err["error"]["field"] == "credentials.passwordSecret", err
+    for bad in ({"username": "alice", "password": "x", "passwordSecret": "REGISTRY_PW"},
+                {"username": "alice", "passwordSecret": 5}, {"username": "alice", "passwordSecret": "REGISTRY_PW", "x": 1}):
+        status, err = org.api("POST", "/v1/images", {"reference": ref, "credentials": bad})
+        assert status == 400, (bad, err)
+
+    status, secret = org.api("POST", "/v1/secrets", {"name": "REGISTRY_PW", "value": private_registry.password})
+    assert status == 201, secret
+    body = {"reference": ref, "credentials": {"username": "alice", "passwordSecret": "REGISTRY_PW"}}
+    status, img = org.api("POST", "/v1/images", body)
+    assert status == 202, img
+    op, got = wait_pulled(org, img["id"])
+    assert op["phase"] == "Completed", got
+    for answer in (img, got, org.api("GET", "/v1/images")[1]):
+        assert private_registry.password not in json.dumps(answer)
+    with open(daemon.log_path, "rb") as f:
+        assert private_registry.password.encode() not in f.read()
+    end = org.run(["/bin/cat", "/tag"], imageId=got["id"])
+    assert end["status"] == "completed" and end["startup"]["stdout"] == text
+
+    # Another organization cannot pull with it by name.
+    other = daemon.new_org()
+    status, err = other.api("POST", "/v1/images", body)
+    assert status == 400 and err["error"]["field"] == "credentials.passwordSecret", err
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import os
 import subprocess
 import tarfile
 import tempfile
+import time
 import uuid
 
 import pytest
@@ -33,12 +34,18 @@ def workdir():
 
 
 def push(registry, name, tag_text, platforms=None):
+    """Returns (reference, the layer's blob digest); DIFF_IDS[reference] is its diff id."""
     layout = reg.Layout([reg.layer(reg.busybox_base([("tag", "f", tag_text, 0)]))], CONFIG,
                         platforms=platforms)
     try:
-        return registry.push(layout, name, all_platforms=bool(platforms)), layout.layer_digests[0]
+        ref = registry.push(layout, name, all_platforms=bool(platforms))
+        DIFF_IDS[ref] = layout.diff_ids[0]
+        return ref, layout.layer_digests[0]
     finally:
         layout.close()
+
+
+DIFF_IDS = {}
 
 
 def skopeo_archive(ref, dest, all_platforms=False):
@@ -267,9 +274,126 @@ def test_import_shares_layers_with_pulled_images(org, daemon, registry, workdir)
     assert status == 201, img
     assert img["digest"] == org.api("GET", "/v1/images/" + pulled["id"])[1]["digest"]
     assert store_listing(daemon)["layers"] == layers, "the layer is stored once"
-    assert layer_digest.split(":")[1] in layers
+    assert DIFF_IDS[ref].split(":")[1] in layers
     # Deleting one keeps what the other uses.
     assert org.api("DELETE", "/v1/images/" + pulled["id"])[0] == 204
     end = org.run(["/bin/true"], imageId=img["id"])
     assert end["status"] == "completed", end
     assert org.api("DELETE", "/v1/images/" + img["id"])[0] == 204
+
+
+def wait_gone(path, timeout=30):
+    deadline = time.monotonic() + timeout
+    while os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not os.path.exists(path)
+
+
+def test_docker_save_archive_and_registry_pull_share_the_layer_by_diff_id(org, daemon, registry, workdir):
+    """A docker save archive holds the plain tar, the registry the gzip blob: stored once, by
+    diff id, whichever came first; the pull after the import downloads no layer at all."""
+    text = uuid.uuid4().hex
+    ref, blob_digest = push(registry, "imp/diffid:1", text)
+    diff_hex = DIFF_IDS[ref].split(":")[1]
+    assert blob_digest != DIFF_IDS[ref]
+    archive = os.path.join(workdir, "docker.tar")
+    skopeo_archive(ref, "docker-archive:%s:diffid/app:1" % archive)
+    status, imported = upload(org, archive)
+    assert status == 201, imported
+    layers = store_listing(daemon)["layers"]
+    assert diff_hex in layers
+
+    gets = registry.blob_gets(blob_digest)  # skopeo's own, making the archive
+    status, pulled = org.api("POST", "/v1/images", {"reference": ref})
+    assert status == 202, pulled
+    import test_images_api
+    op, pulled = test_images_api.wait_pulled(org, pulled["id"])
+    assert op["phase"] == "Completed", pulled
+    assert store_listing(daemon)["layers"] == layers, "the layer is stored once"
+    assert registry.blob_gets(blob_digest) == gets, "the layer was here already: nothing to download"
+
+    # GC stays right: deleting the import keeps the layer the pulled image uses, and the other
+    # way round once both are gone.
+    assert org.api("DELETE", "/v1/images/" + imported["id"])[0] == 204
+    end = org.run(["/bin/cat", "/tag"], imageId=pulled["id"])
+    assert end["status"] == "completed" and end["startup"]["stdout"] == text, end
+    assert diff_hex in store_listing(daemon)["layers"]
+    assert org.api("DELETE", "/v1/images/" + pulled["id"])[0] == 204
+    assert wait_gone(os.path.join(daemon.state_dir, "image-store/layers", diff_hex))
+
+
+def test_oci_layer_not_matching_its_diff_id_is_refused_and_leaves_nothing(org, daemon, workdir):
+    # The gzip blob holds one tar, the config names the diff id of another.
+    blob, _, media = reg.layer(reg.busybox_base([("tag", "f", "real", 0)]))
+    _, claimed, _ = reg.layer(reg.busybox_base([("tag", "f", "claimed-" + uuid.uuid4().hex, 0)]))
+    layout = reg.Layout([(blob, claimed, media)], CONFIG)
+    try:
+        archive = os.path.join(workdir, "lying.tar")
+        with tarfile.open(archive, "w") as t:
+            t.add(layout.path, arcname=".")
+        assert_rejected(org, daemon, archive, ["does not match the config's diff id", layout.diff_ids[0]])
+    finally:
+        layout.close()
+
+
+def _images_settled(daemon, client):
+    """After a restart: no import is left half-made."""
+    status, listing = client.api("GET", "/v1/images")
+    assert status == 200 and listing["images"] == [], listing
+    listed = store_listing(daemon)
+    assert listed["tmp"] == [] and listed["refs"] == [], listed
+    return listed
+
+
+@pytest.mark.parametrize("cut", ["sigkill-mid-upload", "crash-after-publish"])
+def test_adaptd_restarted_during_an_import_leaves_nothing_and_the_import_works_again(fresh_daemon, registry, workdir, cut):
+    d = fresh_daemon
+    org = d.new_org()
+    text = uuid.uuid4().hex
+    ref, _ = push(registry, "imp/restart-%s:1" % cut, text)
+    archive = os.path.join(workdir, "img.tar")
+    skopeo_archive(ref, "oci-archive:%s:v1" % archive)
+    before = store_listing(d)
+
+    if cut == "sigkill-mid-upload":
+        # Half the archive, then adaptd is SIGKILLed while it waits for the rest.
+        size = os.path.getsize(archive)
+        conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=60)
+        conn.putrequest("POST", "/v1/images/import")
+        conn.putheader("Authorization", "Bearer " + org.key)
+        conn.putheader("Content-Type", "application/x-tar")
+        conn.putheader("Content-Length", str(size))
+        conn.endheaders()
+        with open(archive, "rb") as f:
+            conn.send(f.read(size // 2))
+        deadline = time.monotonic() + 30
+        while not any(n.startswith("import") for n in os.listdir(os.path.join(d.state_dir, "image-store/tmp"))):
+            assert time.monotonic() < deadline, "the upload never reached the staging area"
+            time.sleep(0.05)
+        d.kill()
+        conn.close()
+    else:
+        # Blobs and layers published, the reference not yet: the daemon dies there.
+        d.stop()
+        os.environ["ADAPT_FAULT"] = "image.import.after_publish"
+        try:
+            d.start(port=d.port)
+        finally:
+            os.environ.pop("ADAPT_FAULT", None)
+        try:
+            upload(org, archive)
+        except (OSError, http.client.HTTPException):
+            pass
+        d.proc.wait(timeout=60)
+        assert d.proc.returncode == 86, d.log_tail()
+        assert DIFF_IDS[ref].split(":")[1] in store_listing(d)["layers"], "the crash came after publishing"
+
+    d.start(port=d.port)
+    after = _images_settled(d, org)
+    for sub in ("blobs/sha256", "layers"):
+        assert after[sub] == before[sub], (sub, before[sub], after[sub])
+
+    status, img = upload(org, archive)
+    assert status == 201, img
+    end = org.run(["/bin/cat", "/tag"], imageId=img["id"])
+    assert end["status"] == "completed" and end["startup"]["stdout"] == text, end

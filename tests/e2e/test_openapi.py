@@ -70,6 +70,10 @@ SERVED = {
     ("GET", "/v1/storage"),
     ("GET", "/v1/storage/{name}"),
     ("DELETE", "/v1/storage/{name}"),
+    ("POST", "/v1/secrets"),
+    ("GET", "/v1/secrets"),
+    ("GET", "/v1/secrets/{name}"),
+    ("DELETE", "/v1/secrets/{name}"),
     ("GET", "/v1/objects"),
     ("PUT", "/v1/objects/content"),
     ("GET", "/v1/objects/content"),
@@ -224,6 +228,9 @@ WALKED_ELSEWHERE = {
     ("POST", "/oauth/authorize"),
     ("POST", "/oauth/token"),
     ("POST", "/v1/images/import"),  # needs an image archive: tests/e2e/test_images_import.py
+    # {name} here is a storage name, not a secret name: tests/e2e/test_secrets.py walks them.
+    ("GET", "/v1/secrets/{name}"),
+    ("DELETE", "/v1/secrets/{name}"),
 }
 # Object storage and sites need objects, keys and signatures made first: test_objects.py and
 # test_sites.py walk them (with their error answers).
@@ -265,6 +272,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         ("POST", "/oauth/register"): {"redirect_uris": ["http://127.0.0.1:9/cb"]},
         ("POST", "/v1/images"): {"reference": "127.0.0.1:9/openapi/walk:2"},
         ("POST", "/v1/storage"): {"name": unique("openapi"), "sizeMiB": 64},
+        ("POST", "/v1/secrets"): {"name": "OPENAPI_WALK", "value": "walked"},
     }
     queries = {
         ("PUT", "/v1/sandboxes/{id}/files"): "?path=/tmp/openapi-file",

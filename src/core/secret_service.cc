@@ -1,0 +1,130 @@
+#include "core/secret_service.h"
+
+#include <set>
+
+#include "base/time.h"
+#include "core/sandbox_request.h"
+#include "core/secret_cipher.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+json View(const store::SecretRecord& r) {
+  return {{"name", r.name},
+          {"version", r.version},
+          {"createdAt", FormatRfc3339(r.created_at)},
+          {"updatedAt", FormatRfc3339(r.updated_at)}};
+}
+
+}  // namespace
+
+SecretService::SecretService(store::Store& store, std::string master_key)
+    : store_(store), master_key_(std::move(master_key)) {}
+
+Result<json> SecretService::Set(const std::string& org_id, const json& body, bool* created) {
+  if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
+  for (const auto& [key, _] : body.items()) {
+    if (key != "name" && key != "value") return InvalidArgument(key, "unknown field '" + key + "'");
+  }
+  if (!body.contains("name") || !body["name"].is_string())
+    return InvalidArgument("name", "name is required and must be a string");
+  std::string name = body["name"];
+  RETURN_IF_ERROR(ValidateSecretName(name, "name"));
+  if (!body.contains("value") || !body["value"].is_string())
+    return InvalidArgument("value", "value is required and must be a string");
+  const auto& value = body["value"].get_ref<const std::string&>();
+  if (value.size() > kMaxSecretValueBytes)
+    return InvalidArgument("value", "value must be at most 32 KiB");
+  if (value.find('\0') != std::string::npos)
+    return InvalidArgument("value", "value must not contain NUL bytes");
+
+  auto existing = store_.GetSecret(org_id, name);
+  if (!existing.ok() && existing.status().code() != Code::kNotFound) return existing.status();
+  if (!existing.ok()) {
+    ASSIGN_OR_RETURN(auto all, store_.ListSecrets(org_id));
+    if (all.size() >= kMaxSecretsPerOrg)
+      return Status(Code::kResourceExhausted,
+                    "the organization has " + std::to_string(kMaxSecretsPerOrg) +
+                        " secrets, the most allowed; delete one first",
+                    "name");
+  }
+  ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(master_key_, org_id));
+  store::SecretRecord r;
+  r.org_id = org_id;
+  r.name = name;
+  ASSIGN_OR_RETURN(r.ciphertext, SealSecret(key, name, value));
+  r.updated_at = NowMillis();
+  ASSIGN_OR_RETURN(store::SecretRecord saved, store_.PutSecret(r));
+  if (created) *created = saved.version == 1;
+  return View(saved);
+}
+
+Result<json> SecretService::Get(const std::string& org_id, const std::string& name) {
+  if (!ValidateSecretName(name, "name").ok()) return NotFound("secret '" + name + "' not found");
+  ASSIGN_OR_RETURN(store::SecretRecord r, store_.GetSecret(org_id, name));
+  return View(r);
+}
+
+Result<json> SecretService::List(const std::string& org_id) {
+  ASSIGN_OR_RETURN(auto all, store_.ListSecrets(org_id));
+  json items = json::array();
+  for (const auto& r : all) items.push_back(View(r));
+  return json{{"items", items}, {"nextCursor", nullptr}};
+}
+
+Status SecretService::Delete(const std::string& org_id, const std::string& name) {
+  if (!ValidateSecretName(name, "name").ok()) return NotFound("secret '" + name + "' not found");
+  return store_.DeleteSecret(org_id, name);
+}
+
+Result<std::string> SecretService::Open(const store::SecretRecord& r) {
+  ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(master_key_, r.org_id));
+  auto plain = OpenSecret(key, r.name, r.ciphertext);
+  if (!plain.ok()) return Internal("secret '" + r.name + "': " + plain.status().message());
+  return plain;
+}
+
+Result<std::vector<CapturedSecret>> SecretService::Capture(const std::string& org_id,
+                                                           const std::vector<std::string>& names,
+                                                           const std::string& field) {
+  std::vector<CapturedSecret> out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string f = field + "[" + std::to_string(i) + "]";
+    auto r = store_.GetSecret(org_id, names[i]);
+    if (!r.ok() && r.status().code() == Code::kNotFound)
+      return InvalidArgument(f, "secret '" + names[i] +
+                                    "' does not exist; create it with POST "
+                                    "/v1/secrets or adapt secret set");
+    if (!r.ok()) return r.status();
+    ASSIGN_OR_RETURN(std::string value, Open(*r));
+    out.push_back({r->name, r->version, std::move(value)});
+  }
+  return out;
+}
+
+Result<std::string> SecretService::Reveal(const std::string& org_id, const std::string& name,
+                                          const std::string& field) {
+  RETURN_IF_ERROR(ValidateSecretName(name, field));
+  auto r = store_.GetSecret(org_id, name);
+  if (!r.ok() && r.status().code() == Code::kNotFound)
+    return InvalidArgument(field, "secret '" + name + "' does not exist");
+  if (!r.ok()) return r.status();
+  return Open(*r);
+}
+
+Status AttachSecrets(SecretService* secrets, const std::string& org_id, CreateSandboxRequest& req) {
+  if (req.secrets.empty()) return Status::Ok();
+  if (!secrets) return Unsupported("secrets", "secrets are not supported on this host");
+  ASSIGN_OR_RETURN(auto captured, secrets->Capture(org_id, req.secrets, "secrets"));
+  json sources = json::array();
+  for (auto& c : captured) {
+    sources.push_back({{"name", c.name}, {"version", c.version}});
+    req.env[c.name] = std::move(c.value);
+  }
+  req.config["secrets"] = sources;
+  return Status::Ok();
+}
+
+}  // namespace adapt::core

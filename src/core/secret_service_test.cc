@@ -1,0 +1,125 @@
+// SecretService over a real SQLite store: values sealed at rest, never in views, versions,
+// per-organization keys, sandbox capture.
+#include "core/secret_service.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "base/ids.h"
+#include "core/sandbox_request.h"
+#include "core/secret_cipher.h"
+
+namespace adapt::core {
+namespace {
+
+using nlohmann::json;
+
+const std::string kMaster(32, 'k');
+
+TEST(SecretCipher, SealsAndOpensOnlyWithTheSameKeyAndName) {
+  auto key = DeriveSecretKey(kMaster, "org_a");
+  auto other = DeriveSecretKey(kMaster, "org_b");
+  ASSERT_TRUE(key.ok() && other.ok());
+  EXPECT_NE(*key, *other);
+  auto sealed = SealSecret(*key, "NAME", "hunter2-value");
+  ASSERT_TRUE(sealed.ok());
+  EXPECT_EQ(sealed->find("hunter2"), std::string::npos);
+  EXPECT_EQ(*OpenSecret(*key, "NAME", *sealed), "hunter2-value");
+  EXPECT_FALSE(OpenSecret(*other, "NAME", *sealed).ok());
+  EXPECT_FALSE(OpenSecret(*key, "OTHER", *sealed).ok());
+  std::string flipped = *sealed;
+  flipped[30] = flipped[30] == '0' ? '1' : '0';
+  EXPECT_FALSE(OpenSecret(*key, "NAME", flipped).ok());
+  EXPECT_NE(*SealSecret(*key, "NAME", "x"), *SealSecret(*key, "NAME", "x"));  // fresh nonces
+  EXPECT_EQ(*OpenSecret(*key, "E", *SealSecret(*key, "E", "")), "");
+}
+
+class SecretServiceTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/adapt-secrets-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto s = store::OpenSqliteStore(dir_ + "/adapt.db");
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(*s);
+    org_ = store_->CreateOrg({NewId("org"), "acme", false, 1000})->id;
+    other_ = store_->CreateOrg({NewId("org"), "other", false, 1000})->id;
+    service_ = std::make_unique<SecretService>(*store_, kMaster);
+  }
+  void TearDown() override {
+    service_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  std::string dir_, org_, other_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<SecretService> service_;
+};
+
+TEST_F(SecretServiceTest, SetMakesVersionsAndNeverShowsTheValue) {
+  bool created = false;
+  auto v1 = service_->Set(org_, {{"name", "API_TOKEN"}, {"value", "tok-one"}}, &created);
+  ASSERT_TRUE(v1.ok()) << v1.status().message();
+  EXPECT_TRUE(created);
+  EXPECT_EQ((*v1)["version"], 1);
+  auto v2 = service_->Set(org_, {{"name", "API_TOKEN"}, {"value", "tok-two"}}, &created);
+  ASSERT_TRUE(v2.ok());
+  EXPECT_FALSE(created);
+  EXPECT_EQ((*v2)["version"], 2);
+  std::string views = v1->dump() + v2->dump() + service_->List(org_)->dump() +
+                      service_->Get(org_, "API_TOKEN")->dump();
+  EXPECT_EQ(views.find("tok-"), std::string::npos) << views;
+  EXPECT_EQ((*service_->List(org_))["items"].size(), 1u);
+  // At rest: sealed.
+  auto row = store_->GetSecret(org_, "API_TOKEN");
+  ASSERT_TRUE(row.ok());
+  EXPECT_EQ(row->ciphertext.find("tok-two"), std::string::npos);
+  EXPECT_EQ(*service_->Reveal(org_, "API_TOKEN", "f"), "tok-two");
+}
+
+TEST_F(SecretServiceTest, BadInputIsRefusedWithItsField) {
+  auto field = [&](const json& body) {
+    auto r = service_->Set(org_, body);
+    return r.ok() ? std::string("ok") : r.status().field();
+  };
+  EXPECT_EQ(field({{"name", "bad-name"}, {"value", "x"}}), "name");
+  EXPECT_EQ(field({{"value", "x"}}), "name");
+  EXPECT_EQ(field({{"name", "A"}}), "value");
+  EXPECT_EQ(field({{"name", "A"}, {"value", 3}}), "value");
+  EXPECT_EQ(field({{"name", "A"}, {"value", std::string(32 * 1024 + 1, 'v')}}), "value");
+  EXPECT_EQ(field({{"name", "A"}, {"value", "x"}, {"extra", 1}}), "extra");
+  EXPECT_EQ((*service_->List(org_))["items"].size(), 0u);
+}
+
+TEST_F(SecretServiceTest, OrganizationsSeeOnlyTheirOwnSecrets) {
+  ASSERT_TRUE(service_->Set(org_, {{"name", "DB"}, {"value", "pw"}}).ok());
+  EXPECT_EQ(service_->Get(other_, "DB").status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->Delete(other_, "DB").code(), Code::kNotFound);
+  auto cap = service_->Capture(other_, {"DB"}, "secrets");
+  EXPECT_EQ(cap.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(cap.status().field(), "secrets[0]");
+  EXPECT_TRUE(service_->Delete(org_, "DB").ok());
+  EXPECT_EQ(service_->Get(org_, "DB").status().code(), Code::kNotFound);
+}
+
+TEST_F(SecretServiceTest, AttachSecretsCapturesVersionsAndOverridesLocalEnv) {
+  ASSERT_TRUE(service_->Set(org_, {{"name", "TOKEN"}, {"value", "v1"}}).ok());
+  ASSERT_TRUE(service_->Set(org_, {{"name", "TOKEN"}, {"value", "v2"}}).ok());
+  auto req = ParseCreateSandbox(
+      {{"env", {{"TOKEN", "local"}, {"MODE", "x"}}}, {"secrets", {"TOKEN"}}}, "debian:12");
+  ASSERT_TRUE(req.ok());
+  ASSERT_TRUE(AttachSecrets(service_.get(), org_, *req).ok());
+  EXPECT_EQ(req->env["TOKEN"], "v2");
+  EXPECT_EQ(req->env["MODE"], "x");
+  EXPECT_EQ(req->config["secrets"], json::array({{{"name", "TOKEN"}, {"version", 2}}}));
+  auto missing = ParseCreateSandbox({{"secrets", {"TOKEN", "NOPE"}}}, "debian:12");
+  Status st = AttachSecrets(service_.get(), org_, *missing);
+  EXPECT_EQ(st.field(), "secrets[1]");
+  EXPECT_EQ(AttachSecrets(nullptr, org_, *missing).code(), Code::kUnsupported);
+}
+
+}  // namespace
+}  // namespace adapt::core
