@@ -153,8 +153,7 @@ WarmPool::Claim WarmPool::Take(const json& config) {
     return {std::nullopt, "no warm pool for image " + config.value("image", "") + " with cpu " +
                               config["cpu"].dump() + ", memoryMiB " + config["memoryMiB"].dump() +
                               ", diskMiB " + config["diskMiB"].dump()};
-  bool none = config["network"].value("egress", "open") == "none";
-  if (!network_ && !none) return {std::nullopt, "the pool's sandboxes have no network"};
+  if (!network_) return {std::nullopt, "the pool's sandboxes have no network"};
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto claimed = store_.ClaimPoolMember(fit.key);
     if (!claimed.ok() || !claimed->has_value()) {
@@ -173,10 +172,7 @@ WarmPool::Claim WarmPool::Take(const json& config) {
       continue;
     }
     if (network_) {
-      // Egress none on a booted sandbox: its interface stays, every packet is dropped.
-      json policy =
-          none ? json{{"egress", "allowlist"}, {"allow", json::array()}} : config["network"];
-      Status st = network_->UpdatePolicy(id, policy);
+      Status st = network_->UpdatePolicy(id, config["network"]);
       if (!st.ok()) {
         Discard(id);
         return {std::nullopt,

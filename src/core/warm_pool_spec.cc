@@ -105,6 +105,9 @@ PoolFit FitForPool(const json& c) {
     return {"", "durable storage is mounted at /workspace at boot"};
   const json& n = c["network"];
   if (n.is_object()) {
+    // Seed 001: egress "none" has no guest network interface at all, and a member has one.
+    if (n.value("egress", "open") == "none")
+      return {"", "egress none means no network interface, and pooled sandboxes boot with one"};
     if (n.contains("dns") && !n["dns"].is_null())
       return {"", "network.dns is written to /etc/resolv.conf at boot"};
     if (n.contains("hostnames") && n["hostnames"].is_array() && !n["hostnames"].empty())

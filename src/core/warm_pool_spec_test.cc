@@ -54,11 +54,11 @@ TEST(PoolFitTest, DefaultCreateFitsTheDefaultPool) {
   PoolFit fit = FitForPool(Config(json::object()));
   EXPECT_EQ(fit.reason, "");
   EXPECT_EQ(fit.key, ParsePoolSpec("debian:12=1")->Key());
-  // env, labels, ttl and egress policies are applied on claim: same pool.
+  // env, labels, ttl and allowlist policies are applied on claim: same pool.
   PoolFit applied = FitForPool(Config({{"env", {{"A", "1"}}},
                                        {"labels", {{"team", "x"}}},
                                        {"ttlSeconds", 60},
-                                       {"network", {{"egress", "none"}}}}));
+                                       {"network", {{"egress", "allowlist"}}}}));
   EXPECT_EQ(applied.key, fit.key);
   PoolFit shaped = FitForPool(Config({{"cpu", 2}}));
   EXPECT_EQ(shaped.key, ParsePoolSpec("debian:12=1,cpu=2")->Key());
@@ -72,6 +72,9 @@ TEST(PoolFitTest, BootTimeSettingsSayWhy) {
   EXPECT_NE(durable.reason.find("durable"), std::string::npos);
   PoolFit dns = FitForPool(Config({{"network", {{"dns", "192.0.2.1"}}}}));
   EXPECT_NE(dns.reason.find("network.dns"), std::string::npos);
+  PoolFit none = FitForPool(Config({{"network", {{"egress", "none"}}}}));
+  EXPECT_EQ(none.key, "");
+  EXPECT_NE(none.reason.find("egress none"), std::string::npos);
 }
 
 }  // namespace

@@ -176,9 +176,9 @@ def test_network_policy_applies_after_claim(pooled, client):
     open_box = client.create({})
     assert open_box["pool"]["used"] is True
     assert probe(client, open_box["id"], 7001) == "OK pool-ok"
-    wait_ready(pooled, 2)
     none = client.create({"network": {"egress": "none"}})
-    assert none["pool"]["used"] is True and none["network"]["egress"] == "none"
+    assert none["pool"]["used"] is False and "egress none" in none["pool"]["reason"]
+    client.wait_for_status(none["id"], "running", 90)
     assert probe(client, none["id"], 7001).startswith("FAIL")
     wait_ready(pooled, 2)
     allow = client.create({"network": {"egress": "allowlist",
