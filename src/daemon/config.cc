@@ -41,6 +41,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.max_body_bytes = value;
       else if (key == "networkPool")
         c.network_pool = value;
+      else if (key == "networkPool6")
+        c.network_pool6 = value;
       else if (key == "dns")
         c.dns = value;
       else if (key == "networkName")
@@ -89,6 +91,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
       app.add_option("--libexec-dir", flags.libexec_dir, "where adapt-shim and adapt-pause are");
   auto* pool = app.add_option("--network-pool", flags.network_pool,
                               "IPv4 block for sandbox addresses [10.88.0.0/16]");
+  auto* pool6 = app.add_option("--network-pool6", flags.network_pool6,
+                               "unique-local /96 for sandbox IPv6 addresses, \"\" for none "
+                               "[fd61:6461:7074::/96]");
   auto* dns = app.add_option("--dns", flags.dns, "open mode's DNS resolver [1.1.1.1]");
   auto* net_name = app.add_option("--network-name", flags.network_name,
                                   "nftables table and netns prefix of this adaptd [adapt]");
@@ -129,6 +134,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   FromEnv("ADAPT_DEFAULT_IMAGE", c.default_image);
   FromEnv("ADAPT_RUNSC", c.runsc);
   FromEnv("ADAPT_NETWORK_POOL", c.network_pool);
+  FromEnv("ADAPT_NETWORK_POOL6", c.network_pool6);
   FromEnv("ADAPT_DNS", c.dns);
   FromEnv("ADAPT_NETWORK_NAME", c.network_name);
   FromEnv("ADAPT_INGRESS_HTTP", c.ingress_http);
@@ -148,6 +154,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (runsc->count()) c.runsc = flags.runsc;
   if (libexec->count()) c.libexec_dir = flags.libexec_dir;
   if (pool->count()) c.network_pool = flags.network_pool;
+  if (pool6->count()) c.network_pool6 = flags.network_pool6;
   if (dns->count()) c.dns = flags.dns;
   if (net_name->count()) c.network_name = flags.network_name;
   if (ingress_http->count()) c.ingress_http = flags.ingress_http;

@@ -33,6 +33,7 @@ struct DaemonConfig {
   // Sandbox networks: the IPv4 block their /30s come from (keep it clear of every network
   // the host uses), and the resolver of open mode unless a create names one.
   std::string network_pool = "10.88.0.0/16";
+  std::string network_pool6 = "fd61:6461:7074::/96";  // "": sandboxes get no IPv6
   std::string dns = "1.1.1.1";
   // adapt's nftables table (inet <name>) and the prefix of its network namespaces; give each
   // adaptd on one host its own name and a disjoint pool.

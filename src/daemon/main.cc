@@ -120,7 +120,8 @@ int Run(const DaemonConfig& config) {
   core::EventBus bus;
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
   net::NetworkManager network(**store, {config.network_pool, config.dns, config.state_dir,
-                                        config.network_name, storage_server.port()});
+                                        config.network_name, storage_server.port(),
+                                        config.network_pool6});
   if (Status st = network.Init(); !st.ok()) return Fail(st);
   // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
   if (Status st = os::MakeDirs(config.state_dir + "/storage", 0700); !st.ok()) return Fail(st);

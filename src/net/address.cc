@@ -72,7 +72,6 @@ bool IsBlockedDestination(const IpAddress& ip) {
   if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return true;  // fe80::/10
   if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return true;  // fec0::/10 (site-local)
   if (b[0] == 0xff) return true;                           // multicast
-  if (Prefix(b, {0x20, 0x01, 0x0d, 0xb8})) return true;    // documentation
   if (Prefix(b, {0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00})) return true;  // discard
   if (Prefix(b, {0x20, 0x02})) {  // 6to4 embeds an IPv4 address
     return Blocked4(V4(b.data() + 2));
@@ -89,8 +88,8 @@ const std::vector<std::string>& BlockedIpv4Ranges() {
 
 const std::vector<std::string>& BlockedIpv6Ranges() {
   static const std::vector<std::string> kRanges = {
-      "::/96",         "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64",
-      "2001:db8::/32", "fc00::/7",      "fe80::/10",    "fec0::/10",      "ff00::/8"};
+      "::/96",    "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64",
+      "fc00::/7", "fe80::/10",     "fec0::/10",    "ff00::/8"};
   return kRanges;
 }
 
@@ -133,6 +132,36 @@ bool AddressPool::Overlaps(const std::string& cidr) const {
   // Two blocks overlap when they agree on the shorter prefix.
   Range4 shorter{base_, std::min(len, len_)};
   return In4(V4(ip->bytes.data()), shorter);
+}
+
+Result<AddressPool6> AddressPool6::Parse(const std::string& prefix, const AddressPool& v4) {
+  auto bad = [&] {
+    return InvalidArgument("networkPool6", "the IPv6 network pool '" + prefix +
+                                               "' must be a unique-local /96 such as "
+                                               "fd61:6461:7074::/96");
+  };
+  auto slash = prefix.find('/');
+  if (slash == std::string::npos || prefix.substr(slash + 1) != "96") return bad();
+  auto ip = ParseIp(prefix.substr(0, slash));
+  if (!ip || !ip->v6 || (ip->bytes[0] & 0xfe) != 0xfc) return bad();
+  for (int i = 12; i < 16; ++i)
+    if (ip->bytes[i] != 0) return bad();
+  AddressPool6 p;
+  p.prefix_ = ip->bytes;
+  const std::string v4_cidr = v4.cidr();
+  const auto v4_slash = v4_cidr.find('/');
+  p.cidr_ = p.Embed(v4_cidr.substr(0, v4_slash)) + "/" +
+            std::to_string(96 + std::stoi(v4_cidr.substr(v4_slash + 1)));
+  return p;
+}
+
+std::string AddressPool6::Embed(const std::string& v4) const {
+  std::array<uint8_t, 16> b = prefix_;
+  auto ip = ParseIp(v4);
+  if (ip && !ip->v6) std::copy(ip->bytes.begin(), ip->bytes.begin() + 4, b.begin() + 12);
+  char buf[INET6_ADDRSTRLEN];
+  ::inet_ntop(AF_INET6, b.data(), buf, sizeof buf);
+  return buf;
 }
 
 std::string AddressPool::Nth(int64_t n) const {

@@ -51,4 +51,21 @@ class AddressPool {
   std::string cidr_;
 };
 
+// The IPv6 side of the pool: a unique-local /96 prefix with each address of the IPv4 pool
+// in its last 32 bits, so that a sandbox's IPv6 address mirrors its IPv4 one (its /30 is a
+// /126) and two adaptds with disjoint IPv4 pools have disjoint IPv6 ones too.
+class AddressPool6 {
+ public:
+  // `prefix` is "<ULA prefix>::/96" (inside fc00::/7).
+  static Result<AddressPool6> Parse(const std::string& prefix, const AddressPool& v4);
+  // The IPv6 address of the IPv4 pool address `v4`.
+  std::string Embed(const std::string& v4) const;
+  // The IPv6 block of the IPv4 pool: "<prefix>:<v4 base>/<96 + v4 length>".
+  std::string cidr() const { return cidr_; }
+
+ private:
+  std::array<uint8_t, 16> prefix_{};
+  std::string cidr_;
+};
+
 }  // namespace adapt::net

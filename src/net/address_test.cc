@@ -49,7 +49,9 @@ TEST(Address, PrivateAndHostRangesAreBlocked) {
 
 TEST(Address, PublicAddressesAreNot) {
   for (const char* a : {"1.1.1.1", "8.8.8.8", "172.32.0.1", "100.128.0.1", "198.51.100.7",
-                        "203.0.113.9", "2606:4700::1111", "2a00:1450::1"})
+                        "203.0.113.9", "2606:4700::1111", "2a00:1450::1",
+                        // documentation ranges: public like IPv4's (the e2e stand-in uses them)
+                        "2001:db8::10"})
     EXPECT_FALSE(Blocked(a)) << a;
 }
 
@@ -76,6 +78,19 @@ TEST(AddressPool, OverlapWithHostRoutes) {
   EXPECT_FALSE(p->Overlaps("192.0.2.0/24"));
   EXPECT_FALSE(p->Overlaps("default"));
   EXPECT_FALSE(p->Overlaps("fd00::/64"));
+}
+
+TEST(AddressPool6, EmbedsTheIpv4PoolInAUniqueLocal96) {
+  auto v4 = AddressPool::Parse("10.88.0.0/16");
+  ASSERT_TRUE(v4.ok());
+  auto p = AddressPool6::Parse("fd61:6461:7074::/96", *v4);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->cidr(), "fd61:6461:7074::a58:0/112");
+  EXPECT_EQ(p->Embed(v4->SandboxAddress(64)), "fd61:6461:7074::a58:102");
+  EXPECT_EQ(p->Embed(v4->HostAddress(0)), "fd61:6461:7074::a58:1");
+  for (const char* bad : {"fd61:6461:7074::/64", "2001:db8::/96", "fd61::1/96", "10.0.0.0/8",
+                          "fd61:6461:7074::", "x/96"})
+    EXPECT_FALSE(AddressPool6::Parse(bad, *v4).ok()) << bad;
 }
 
 }  // namespace

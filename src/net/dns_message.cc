@@ -1,5 +1,6 @@
 #include "net/dns_message.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace adapt::net {
@@ -99,6 +100,36 @@ std::optional<std::vector<DnsAddress>> ParseDnsAnswers(std::span<const uint8_t> 
     at += len;
   }
   return out;
+}
+
+bool DnsTruncated(std::span<const uint8_t> b) { return b.size() >= 12 && (b[2] & 0x02); }
+
+size_t DnsUdpLimit(std::span<const uint8_t> query, const DnsQuestion& q) {
+  // The OPT record follows the question: root name (0), type 41, class = payload size.
+  if (query.size() >= 12 && U16(query, 10) == 1 && q.end + 5 <= query.size() && query[q.end] == 0 &&
+      U16(query, q.end + 1) == 41)
+    return std::clamp<size_t>(U16(query, q.end + 3), 512, 4096);
+  return 512;
+}
+
+std::vector<uint8_t> DnsAddressReply(std::span<const uint8_t> query, const DnsQuestion& q,
+                                     const std::vector<DnsAddress>& answers, size_t limit) {
+  std::vector<uint8_t> r = DnsErrorReply(query, q, 0);
+  uint16_t count = 0;
+  for (const auto& a : answers) {
+    const bool fits_type = a.ip.v6 ? q.type == 28 : q.type == 1;
+    const size_t len = a.ip.v6 ? 16 : 4;
+    if (!fits_type || r.size() + 12 + len > limit || count == 0xFFFF) continue;
+    // The name is a pointer to the question's (offset 12).
+    r.insert(r.end(),
+             {0xC0, 12, 0, static_cast<uint8_t>(q.type), 0, 1, static_cast<uint8_t>(a.ttl >> 24),
+              static_cast<uint8_t>(a.ttl >> 16), static_cast<uint8_t>(a.ttl >> 8),
+              static_cast<uint8_t>(a.ttl), 0, static_cast<uint8_t>(len)});
+    r.insert(r.end(), a.ip.bytes.begin(), a.ip.bytes.begin() + static_cast<std::ptrdiff_t>(len));
+    ++count;
+  }
+  r[6] = static_cast<uint8_t>(count >> 8), r[7] = static_cast<uint8_t>(count);
+  return r;
 }
 
 }  // namespace adapt::net

@@ -22,6 +22,7 @@ struct DnsQuestion {
 };
 
 inline constexpr int kDnsServFail = 2;
+inline constexpr uint16_t kDnsTypeAaaa = 28;
 inline constexpr int kDnsNxDomain = 3;
 
 // A standard query with exactly one question (an EDNS OPT record may follow); nullopt for
@@ -40,5 +41,18 @@ struct DnsAddress {
 // response is malformed or not a response to that id.
 std::optional<std::vector<DnsAddress>> ParseDnsAnswers(std::span<const uint8_t> response,
                                                        uint16_t id);
+
+// Whether a response has the TC bit: the answer did not fit in the datagram.
+bool DnsTruncated(std::span<const uint8_t> response);
+
+// The largest UDP reply the client of `query` accepts: the payload size of its EDNS OPT
+// record (clamped to 512..4096), else 512 (RFC 1035).
+size_t DnsUdpLimit(std::span<const uint8_t> query, const DnsQuestion& q);
+
+// A reply to `query` with those `answers` of the question's type (A or AAAA) as records of
+// the question's name, as many as fit in `limit` bytes, never truncated: what the DNS proxy
+// sends when the full answer (fetched over TCP) is too big for the client's datagram.
+std::vector<uint8_t> DnsAddressReply(std::span<const uint8_t> query, const DnsQuestion& q,
+                                     const std::vector<DnsAddress>& answers, size_t limit);
 
 }  // namespace adapt::net

@@ -97,5 +97,48 @@ TEST(DnsMessage, TruncatedOrGarbledAnswersNeverReadOutOfBounds) {
   }
 }
 
+TEST(DnsMessage, UdpLimitIsTheEdnsSizeElse512) {
+  auto plain = Query("c.example.com");
+  auto q = ParseDnsQuery(plain);
+  ASSERT_TRUE(q);
+  EXPECT_EQ(DnsUdpLimit(plain, *q), 512u);
+  EXPECT_FALSE(DnsTruncated(plain));
+  auto edns = plain;
+  edns[11] = 1;  // one additional record: OPT, payload 1232
+  edns.insert(edns.end(), {0, 0, 41, 0x04, 0xD0, 0, 0, 0, 0, 0, 0});
+  q = ParseDnsQuery(edns);
+  ASSERT_TRUE(q);
+  EXPECT_EQ(DnsUdpLimit(edns, *q), 1232u);
+  edns[q->end + 3] = 0xFF, edns[q->end + 4] = 0xFF;
+  EXPECT_EQ(DnsUdpLimit(edns, *q), 4096u);
+  edns[q->end + 3] = 0, edns[q->end + 4] = 1;
+  EXPECT_EQ(DnsUdpLimit(edns, *q), 512u);
+}
+
+TEST(DnsMessage, AddressReplyHoldsWhatFitsOfTheQuestionsType) {
+  auto query = Query("d.example.com", 1, 0x0102);
+  auto q = ParseDnsQuery(query);
+  ASSERT_TRUE(q);
+  std::vector<DnsAddress> addresses;
+  for (int i = 0; i < 10; ++i) addresses.push_back({*ParseIp("192.0.2." + std::to_string(i)), 30});
+  addresses.push_back({*ParseIp("2001:db8::1"), 30});  // not an A record: left out
+  auto all = DnsAddressReply(query, *q, addresses, 512);
+  EXPECT_FALSE(DnsTruncated(all));
+  auto parsed = ParseDnsAnswers(all, 0x0102);
+  ASSERT_TRUE(parsed);
+  ASSERT_EQ(parsed->size(), 10u);
+  EXPECT_EQ((*parsed)[3].ip.text, "192.0.2.3");
+  EXPECT_EQ((*parsed)[3].ttl, 30u);
+  auto three = DnsAddressReply(query, *q, addresses, query.size() + 3 * 16 + 15);
+  parsed = ParseDnsAnswers(three, 0x0102);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->size(), 3u);
+  auto v6 = ParseDnsQuery(Query("d.example.com", 28, 0x0102));
+  parsed = ParseDnsAnswers(DnsAddressReply(query, *v6, addresses, 512), 0x0102);
+  ASSERT_TRUE(parsed);
+  ASSERT_EQ(parsed->size(), 1u);
+  EXPECT_EQ((*parsed)[0].ip.text, "2001:db8::1");
+}
+
 }  // namespace
 }  // namespace adapt::net

@@ -1,5 +1,6 @@
 #include "net/dns_proxy.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "base/log.h"
@@ -50,6 +51,9 @@ void DnsProxy::Handle(std::vector<uint8_t> query, udp::endpoint from) {
   if (!q) return;
   const bool listed = table_.Lists(source, q->name);
   if (!listed && !sandbox->all_names) return Reply(DnsErrorReply(query, *q, kDnsNxDomain), from);
+  // The SNI proxy takes IPv4 only: a listed name has no IPv6 address for the sandbox, so its
+  // clients connect over IPv4 at once instead of trying an address that is dropped.
+  if (listed && q->type == kDnsTypeAaaa) return Reply(DnsErrorReply(query, *q, 0), from);
   boost::system::error_code ec;
   auto upstream_ip = asio::ip::make_address(sandbox->upstream, ec);
   if (ec || in_flight_ >= kMaxInFlight) return Reply(DnsErrorReply(query, *q, kDnsServFail), from);
@@ -60,6 +64,7 @@ void DnsProxy::Handle(std::vector<uint8_t> query, udp::endpoint from) {
   x->client = from;
   x->source = source;
   x->listed = listed;
+  x->upstream = upstream_ip;
   // A fresh socket (a new random port) per query, connected: only the resolver's replies reach it.
   x->socket.open(upstream_ip.is_v4() ? udp::v4() : udp::v6(), ec);
   if (!ec) x->socket.connect({upstream_ip, 53}, ec);
@@ -78,11 +83,52 @@ void DnsProxy::AwaitAnswer(std::shared_ptr<Exchange> x) {
     if (x->done) return;
     if (ec) return Finish(x, {});
     std::span<const uint8_t> reply(x->buf.data(), n);
-    auto answers = ParseDnsAnswers(reply, x->question.id);
-    if (!answers) return AwaitAnswer(x);  // not the answer: keep waiting until the timeout
-    if (x->listed) table_.Record(x->source, x->question.name, *answers, NowMillis());
-    Finish(x, std::vector<uint8_t>(reply.begin(), reply.end()));
+    if (!ParseDnsAnswers(reply, x->question.id)) return AwaitAnswer(x);  // keep waiting
+    if (DnsTruncated(reply)) return AskOverTcp(x);
+    Answered(x, reply, false);
   });
+}
+
+void DnsProxy::AskOverTcp(std::shared_ptr<Exchange> x) {
+  boost::system::error_code ignored;
+  x->socket.close(ignored);
+  x->tcp.async_connect({x->upstream, 53}, [this, x](auto ec) {
+    if (x->done) return;
+    if (ec) return Finish(x, {});
+    // Two length bytes, then the query (RFC 1035 4.2.2).
+    auto out = std::make_shared<std::vector<uint8_t>>(x->query.size() + 2);
+    (*out)[0] = static_cast<uint8_t>(x->query.size() >> 8);
+    (*out)[1] = static_cast<uint8_t>(x->query.size());
+    std::copy(x->query.begin(), x->query.end(), out->begin() + 2);
+    asio::async_write(x->tcp, asio::buffer(*out), [this, x, out](auto ec, size_t) {
+      if (x->done) return;
+      if (ec) return Finish(x, {});
+      asio::async_read(x->tcp, asio::buffer(x->length), [this, x](auto ec, size_t) {
+        if (x->done) return;
+        if (ec) return Finish(x, {});
+        x->tcp_reply.resize(static_cast<size_t>(x->length[0] << 8 | x->length[1]));
+        asio::async_read(x->tcp, asio::buffer(x->tcp_reply), [this, x](auto ec, size_t) {
+          if (x->done) return;
+          if (ec || !ParseDnsAnswers(x->tcp_reply, x->question.id)) return Finish(x, {});
+          Answered(x, x->tcp_reply, true);
+        });
+      });
+    });
+  });
+}
+
+void DnsProxy::Answered(std::shared_ptr<Exchange> x, std::span<const uint8_t> reply,
+                        bool over_tcp) {
+  auto answers = ParseDnsAnswers(reply, x->question.id);
+  if (!answers) return Finish(x, {});
+  std::vector<uint8_t> out(reply.begin(), reply.end());
+  const size_t limit = DnsUdpLimit(x->query, x->question);
+  if (over_tcp && (out.size() > limit || DnsTruncated(out))) {
+    out = DnsAddressReply(x->query, x->question, *answers, limit);
+    answers = ParseDnsAnswers(out, x->question.id);  // what the sandbox gets: what it may use
+  }
+  if (x->listed && answers) table_.Record(x->source, x->question.name, *answers, NowMillis());
+  Finish(x, std::move(out));
 }
 
 void DnsProxy::Finish(std::shared_ptr<Exchange> x, std::vector<uint8_t> reply) {
@@ -92,6 +138,7 @@ void DnsProxy::Finish(std::shared_ptr<Exchange> x, std::vector<uint8_t> reply) {
   x->timer.cancel();
   boost::system::error_code ignored;
   x->socket.close(ignored);
+  x->tcp.close(ignored);
   Reply(reply.empty() ? DnsErrorReply(x->query, x->question, kDnsServFail) : std::move(reply),
         x->client);
 }

@@ -6,6 +6,12 @@
 // once. The sandbox is known by the datagram's source address (which the firewall ties to
 // its interface); anything else is dropped. Non-blocking, bounded: at most
 // kMaxInFlight upstream queries, each given up after kUpstreamTimeout (SERVFAIL).
+//
+// DNS over TCP: the sandbox never gets it (the firewall resets TCP to its gateway's port 53
+// at once, so a resolver fails fast rather than waiting). So that no sandbox resolver ever
+// needs it, the proxy never relays a truncated answer: when the resolver sets TC, the proxy
+// asks again over TCP itself and answers with the full reply if it fits the client's
+// datagram (512 bytes, or its EDNS size), else with as many of the addresses as fit.
 #pragma once
 
 // clang-format off
@@ -15,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "base/status.h"
@@ -39,8 +46,12 @@ class DnsProxy {
   void Reply(std::vector<uint8_t> bytes, boost::asio::ip::udp::endpoint to);
   // One query forwarded upstream.
   struct Exchange {
-    explicit Exchange(boost::asio::io_context& io) : socket(io), timer(io) {}
+    explicit Exchange(boost::asio::io_context& io) : socket(io), tcp(io), timer(io) {}
     boost::asio::ip::udp::socket socket;
+    boost::asio::ip::tcp::socket tcp;  // the retry of a truncated answer
+    boost::asio::ip::address upstream;
+    std::array<uint8_t, 2> length{};
+    std::vector<uint8_t> tcp_reply;
     boost::asio::steady_timer timer;
     std::array<uint8_t, 4096> buf{};
     std::vector<uint8_t> query;
@@ -51,6 +62,8 @@ class DnsProxy {
     bool done = false;
   };
   void AwaitAnswer(std::shared_ptr<Exchange> x);
+  void AskOverTcp(std::shared_ptr<Exchange> x);
+  void Answered(std::shared_ptr<Exchange> x, std::span<const uint8_t> reply, bool over_tcp);
   void Finish(std::shared_ptr<Exchange> x, std::vector<uint8_t> reply);
 
   boost::asio::io_context& io_;

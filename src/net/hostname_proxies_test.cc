@@ -4,6 +4,7 @@
 #include "net/hostname_proxies.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 // clang-format off
@@ -35,7 +36,16 @@ std::vector<uint8_t> Query(const std::string& name, uint16_t id) {
   return q;
 }
 
-// Answers every query with 198.51.100.7 (TTL 60) until a datagram shorter than a header.
+// The answer to `query` with 40 addresses, 198.51.100.1 to .40: more than 512 bytes.
+std::vector<uint8_t> BigAnswer(std::vector<uint8_t> r) {
+  r[2] = 0x81, r[3] = 0x80, r[7] = 40;
+  for (uint8_t i = 1; i <= 40; ++i)
+    r.insert(r.end(), {0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 198, 51, 100, i});
+  return r;
+}
+
+// Answers every query with 198.51.100.7 (TTL 60), except names starting with "big", which
+// get an empty truncated (TC) answer, until a datagram shorter than a header.
 void FakeResolver(udp::socket& s) {
   std::array<uint8_t, 512> buf;
   udp::endpoint peer;
@@ -44,9 +54,34 @@ void FakeResolver(udp::socket& s) {
     size_t n = s.receive_from(asio::buffer(buf), peer, 0, ec);
     if (ec || n < 12) return;  // a short datagram: the test is over
     std::vector<uint8_t> r(buf.begin(), buf.begin() + n);
+    if (r.size() > 13 && r[13] == 'b') {
+      r[2] = 0x83, r[3] = 0x80;  // QR, TC, RD; RA
+      s.send_to(asio::buffer(r), peer, 0, ec);
+      continue;
+    }
     r[2] = 0x81, r[3] = 0x80, r[7] = 1;
     r.insert(r.end(), {0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 198, 51, 100, 7});
     s.send_to(asio::buffer(r), peer, 0, ec);
+  }
+}
+
+// DNS over TCP: BigAnswer to every query, until a connection that sends nothing.
+void FakeTcpResolver(asio::ip::tcp::acceptor& acceptor) {
+  while (true) {
+    asio::ip::tcp::socket c(acceptor.get_executor());
+    boost::system::error_code ec;
+    acceptor.accept(c, ec);
+    if (ec) return;
+    std::array<uint8_t, 2> len;
+    asio::read(c, asio::buffer(len), ec);
+    if (ec) return;
+    std::vector<uint8_t> q(static_cast<size_t>(len[0] << 8 | len[1]));
+    asio::read(c, asio::buffer(q), ec);
+    auto r = BigAnswer(q);
+    std::vector<uint8_t> out = {static_cast<uint8_t>(r.size() >> 8),
+                                static_cast<uint8_t>(r.size())};
+    out.insert(out.end(), r.begin(), r.end());
+    asio::write(c, asio::buffer(out), ec);
   }
 }
 
@@ -58,9 +93,9 @@ std::vector<uint8_t> Ask(uint16_t port, const std::vector<uint8_t>& q, const cha
   timeval tv{1, 0};
   ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   std::array<uint8_t, 512> buf;
-  boost::system::error_code ec;
-  size_t n = s.receive(asio::buffer(buf), 0, ec);
-  if (ec) return {};
+  // A plain recv(): Asio's blocking receive would wait past SO_RCVTIMEO (it polls on EAGAIN).
+  ssize_t n = ::recv(s.native_handle(), buf.data(), buf.size(), 0);
+  if (n < 0) return {};
   return {buf.begin(), buf.begin() + n};
 }
 
@@ -91,6 +126,42 @@ TEST(HostnameProxies, DnsProxyResolvesListedNamesRecordsThemAndRefusesTheRest) {
   udp::socket stop(io, udp::v4());
   stop.send_to(asio::buffer("x", 1), udp::endpoint(asio::ip::make_address("127.0.0.77"), 53));
   fake.join();
+}
+
+TEST(HostnameProxies, ATruncatedAnswerIsAskedAgainOverTcpAndNeverRelayedTruncated) {
+  ASSERT_EQ(::geteuid(), 0u) << "the stand-in resolver binds port 53";
+  asio::io_context io;
+  const auto at = asio::ip::make_address("127.0.0.78");
+  udp::socket resolver(io, udp::endpoint(at, 53));
+  asio::ip::tcp::acceptor tcp_resolver(io, asio::ip::tcp::endpoint(at, 53));
+  std::thread fake([&] { FakeResolver(resolver); });
+  std::thread fake_tcp([&] { FakeTcpResolver(tcp_resolver); });
+  HostnameProxies proxies;
+  ASSERT_TRUE(proxies.Start().ok());
+  proxies.table().Put({"sbx_b", "127.0.0.1", {{"big.example.com", 443}}, "127.0.0.78", false});
+
+  auto query = Query("big.example.com", 0x0909);
+  auto reply = Ask(proxies.dns_port(), query, "127.0.0.1");
+  ASSERT_GE(reply.size(), 12u);
+  EXPECT_EQ(reply[2] & 0x02, 0) << "relayed with TC: the sandbox's resolver would try TCP";
+  EXPECT_LE(reply.size(), 512u);
+  auto answers = ParseDnsAnswers(reply, 0x0909);
+  ASSERT_TRUE(answers);
+  // The 40 addresses came over TCP; as many as fit a 512-byte datagram go to the sandbox.
+  EXPECT_EQ(answers->size(), (512 - query.size()) / 16);
+  EXPECT_EQ(answers->front().ip.text, "198.51.100.1");
+  EXPECT_EQ(proxies.table().Check("127.0.0.1", "big.example.com", "198.51.100.1", 443, 0), "");
+  // Only what the sandbox was given is recorded: the 40th address never reached it.
+  EXPECT_NE(proxies.table().Check("127.0.0.1", "big.example.com", "198.51.100.40", 443, 0), "");
+
+  proxies.Stop();
+  udp::socket stop(io, udp::v4());
+  stop.send_to(asio::buffer("x", 1), udp::endpoint(at, 53));
+  asio::ip::tcp::socket stop_tcp(io);
+  stop_tcp.connect({at, 53});
+  stop_tcp.close();
+  fake.join();
+  fake_tcp.join();
 }
 
 TEST(HostnameProxies, SniProxyClosesConnectionsItCannotPlace) {

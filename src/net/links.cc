@@ -32,7 +32,15 @@ Status CreateLinks(const LinkPlan& p) {
     RETURN_IF_ERROR(Ip({"-n", p.netns, "link", "set", "eth0", "up"}));
     RETURN_IF_ERROR(Ip({"-n", p.netns, "link", "set", "lo", "up"}));
     RETURN_IF_ERROR(Ip({"-n", p.netns, "route", "add", "default", "via", p.host_address}));
+    if (!p.sandbox_address6.empty()) {
+      RETURN_IF_ERROR(Ip({"-n", p.netns, "-6", "addr", "add", p.sandbox_address6 + "/126", "dev",
+                          "eth0", "nodad"}));
+      RETURN_IF_ERROR(Ip({"-n", p.netns, "-6", "route", "add", "default", "via", p.host_address6}));
+    }
     RETURN_IF_ERROR(Ip({"addr", "add", p.host_address + "/30", "dev", p.host_if}));
+    if (!p.host_address6.empty())
+      RETURN_IF_ERROR(
+          Ip({"-6", "addr", "add", p.host_address6 + "/126", "dev", p.host_if, "nodad"}));
     RETURN_IF_ERROR(Ip({"link", "set", p.host_if, "up"}));
   }
   return Status::Ok();
@@ -42,7 +50,13 @@ Status ReaddressSandboxSide(const LinkPlan& p) {
   RETURN_IF_ERROR(Ip({"-n", p.netns, "addr", "replace", p.sandbox_address + "/30", "dev", "eth0"}));
   RETURN_IF_ERROR(Ip({"-n", p.netns, "link", "set", "eth0", "up"}));
   RETURN_IF_ERROR(Ip({"-n", p.netns, "link", "set", "lo", "up"}));
-  return Ip({"-n", p.netns, "route", "replace", "default", "via", p.host_address});
+  RETURN_IF_ERROR(Ip({"-n", p.netns, "route", "replace", "default", "via", p.host_address}));
+  if (p.sandbox_address6.empty()) return Status::Ok();
+  // No duplicate address detection: the /126 is ours, and a tentative address would not
+  // be taken by runsc.
+  RETURN_IF_ERROR(Ip({"-n", p.netns, "-6", "addr", "replace", p.sandbox_address6 + "/126", "dev",
+                      "eth0", "nodad"}));
+  return Ip({"-n", p.netns, "-6", "route", "replace", "default", "via", p.host_address6});
 }
 
 Status RemoveLinks(const std::string& netns, const std::string& host_if) {
@@ -75,6 +89,10 @@ Result<std::vector<std::pair<std::string, std::string>>> HostRoutes() {
   return routes;
 }
 
-Status EnableForwarding() { return os::WriteExistingFile("/proc/sys/net/ipv4/ip_forward", "1\n"); }
+Status EnableForwarding(bool ipv6) {
+  RETURN_IF_ERROR(os::WriteExistingFile("/proc/sys/net/ipv4/ip_forward", "1\n"));
+  if (!ipv6) return Status::Ok();
+  return os::WriteExistingFile("/proc/sys/net/ipv6/conf/all/forwarding", "1\n");
+}
 
 }  // namespace adapt::net

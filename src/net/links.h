@@ -16,6 +16,9 @@ struct LinkPlan {
   std::string peer_if;          // sandbox end before it moves and becomes eth0
   std::string host_address;     // x.x.x.1
   std::string sandbox_address;  // x.x.x.2
+  // The IPv6 pair (a /126; see AddressPool6); empty: IPv4 only.
+  std::string host_address6;
+  std::string sandbox_address6;
 };
 
 std::string NetnsPath(const std::string& netns);
@@ -32,7 +35,7 @@ Status RemoveLinks(const std::string& netns, const std::string& host_if);
 bool LinkExists(const std::string& name);
 // The host's IPv4 routes (main table) as (destination, device) pairs; "default" included.
 Result<std::vector<std::pair<std::string, std::string>>> HostRoutes();
-// Turns IPv4 forwarding on (the host routes sandbox traffic).
-Status EnableForwarding();
+// Turns IPv4 forwarding on (the host routes sandbox traffic), and IPv6's when `ipv6`.
+Status EnableForwarding(bool ipv6);
 
 }  // namespace adapt::net

@@ -17,6 +17,8 @@ SandboxNet FromRecord(const store::NetworkRecord& r) {
   sb.slot = r.slot;
   sb.address = r.data.value("address", "");
   sb.host_address = r.data.value("hostAddress", "");
+  sb.address6 = r.data.value("address6", "");
+  sb.host_address6 = r.data.value("hostAddress6", "");
   auto& p = sb.policy;
   p.egress = r.data.value("egress", "open");
   p.dns = r.data.value("dns", "");
@@ -40,6 +42,8 @@ nlohmann::json ToData(const SandboxNet& sb) {
     hostnames.push_back({{"hostname", h.hostname}, {"port", h.port}});
   return {{"address", sb.address},
           {"hostAddress", sb.host_address},
+          {"address6", sb.address6},
+          {"hostAddress6", sb.host_address6},
           {"egress", sb.policy.egress},
           {"dns", sb.policy.dns},
           {"allow", allow},
@@ -81,7 +85,12 @@ Status NetworkManager::Init() {
                                                 "; choose another --network-pool");
   }
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/net", 0700));
-  RETURN_IF_ERROR(EnableForwarding().WithContext("enabling IPv4 forwarding for sandbox networks"));
+  if (!options_.pool6.empty()) {
+    ASSIGN_OR_RETURN(AddressPool6 pool6, AddressPool6::Parse(options_.pool6, *pool_));
+    pool6_ = pool6;
+  }
+  RETURN_IF_ERROR(EnableForwarding(pool6_.has_value())
+                      .WithContext("enabling IP forwarding for sandbox networks"));
   return proxies_.Start().WithContext("starting the TLS hostname proxies");
 }
 
@@ -122,11 +131,20 @@ Result<Attachment> NetworkManager::Attach(const std::string& id, const nlohmann:
     sb.slot = slot;
     sb.address = pool_->SandboxAddress(slot);
     sb.host_address = pool_->HostAddress(slot);
+    if (pool6_) {
+      sb.address6 = pool6_->Embed(sb.address);
+      sb.host_address6 = pool6_->Embed(sb.host_address);
+    }
     sb.policy = policy;
     RETURN_IF_ERROR(store_.PutNetwork({id, slot, ToData(sb), NowMillis()}));
   }
-  LinkPlan plan{NetnsName(options_.name, id), HostInterface(sb.address), PeerInterface(sb.address),
-                sb.host_address, sb.address};
+  LinkPlan plan{NetnsName(options_.name, id),
+                HostInterface(sb.address),
+                PeerInterface(sb.address),
+                sb.host_address,
+                sb.address,
+                sb.host_address6,
+                sb.address6};
   Status st = os::MakeDirs(options_.state_dir + "/net/" + id, 0700);
   if (st.ok()) st = os::WriteFileAtomic(ResolvConfPath(id), ResolvConf(sb), 0644);
   if (st.ok()) st = CreateLinks(plan);
@@ -145,7 +163,7 @@ Result<Attachment> NetworkManager::Attach(const std::string& id, const nlohmann:
     store_.DeleteNetwork(id);
     return st.WithContext("setting up the sandbox's network");
   }
-  return Attachment{NetnsPath(plan.netns), ResolvConfPath(id), sb.address};
+  return Attachment{NetnsPath(plan.netns), ResolvConfPath(id), sb.address, sb.address6};
 }
 
 Status NetworkManager::RemoveRecorded(const store::NetworkRecord& r) {
@@ -179,7 +197,8 @@ Status NetworkManager::Restore(const std::set<std::string>& live) {
     if (!live.count(r.sandbox_id)) continue;
     SandboxNet sb = FromRecord(r);
     Status st = CreateLinks({NetnsName(options_.name, sb.sandbox_id), HostInterface(sb.address),
-                             PeerInterface(sb.address), sb.host_address, sb.address});
+                             PeerInterface(sb.address), sb.host_address, sb.address,
+                             sb.host_address6, sb.address6});
     if (!st.ok())
       spdlog::warn("sandbox {}: re-making its network: {}", sb.sandbox_id, st.message());
     kept_ifs.insert(HostInterface(sb.address));

@@ -28,12 +28,16 @@ struct NetworkOptions {
   // adaptd on one host (with a disjoint pool).
   std::string name = "adapt";
   uint16_t storage_port = 0;  // the storage gateway's port, reachable from sandboxes
+  // The unique-local /96 the sandboxes' IPv6 addresses come from (AddressPool6); empty: no
+  // IPv6 in sandboxes.
+  std::string pool6 = "fd61:6461:7074::/96";
 };
 
 struct Attachment {
   std::string netns_path;   // the namespace runsc joins
   std::string resolv_conf;  // file to bind-mount at /etc/resolv.conf
   std::string address;      // the sandbox's IPv4 address
+  std::string address6;     // its IPv6 address; empty: none
 };
 
 class NetworkManager {
@@ -59,8 +63,9 @@ class NetworkManager {
   std::string ResolvConfPath(const std::string& id) const;
   Status RemoveRecorded(const store::NetworkRecord& record);
   RulesetScope Scope() const {
-    return {options_.name, pool_ ? pool_->cidr() : options_.pool, options_.storage_port,
-            proxies_.dns_port(), proxies_.sni_port()};
+    return {options_.name,         pool_ ? pool_->cidr() : options_.pool,
+            options_.storage_port, proxies_.dns_port(),
+            proxies_.sni_port(),   pool6_ ? pool6_->cidr() : ""};
   }
   // Tells the TLS hostname proxies about `sb` (or forgets it when it has no hostname rules).
   void Register(const SandboxNet& sb);
@@ -68,6 +73,7 @@ class NetworkManager {
   store::Store& store_;
   NetworkOptions options_;
   std::optional<AddressPool> pool_;
+  std::optional<AddressPool6> pool6_;
   HostnameProxies proxies_;
   std::mutex mu_;
 };

@@ -80,6 +80,7 @@ std::string FullRuleset(const RulesetScope& scope, const std::vector<SandboxNet>
   s += "add set " + t + " blocked6 { type ipv6_addr; flags interval; auto-merge; elements = { " +
        Join(BlockedIpv6Ranges()) + " }; }\n";
   s += "add map " + t + " sandboxes { type ifname : verdict; }\n";
+  s += "add set " + t + " ifs { type ifname; }\n";
   s += "add chain " + t + " from_sandbox\n";
   s += "add rule " + t + " from_sandbox iifname vmap @sandboxes\n";
   s += "add rule " + t + " from_sandbox drop\n";
@@ -87,9 +88,23 @@ std::string FullRuleset(const RulesetScope& scope, const std::vector<SandboxNet>
   s += "add rule " + t + " forward ip saddr " + pool + " jump from_sandbox\n";
   s += "add rule " + t + " forward ip daddr " + pool + " ct state established,related accept\n";
   s += "add rule " + t + " forward ip daddr " + pool + " drop\n";
+  const std::string& pool6 = scope.pool6;
+  if (!pool6.empty()) {
+    s += "add rule " + t + " forward ip6 saddr " + pool6 + " jump from_sandbox\n";
+    s += "add rule " + t + " forward ip6 daddr " + pool6 + " ct state established,related accept\n";
+    s += "add rule " + t + " forward ip6 daddr " + pool6 + " drop\n";
+  }
+  // Anything else from a sandbox's interface (a source outside the pool) goes nowhere.
+  s += "add rule " + t + " forward iifname @ifs drop\n";
   s += "add chain " + t + " input { type filter hook input priority filter; policy accept; }\n";
   // The host talking to itself through a pool address (its veth end) is not a sandbox.
   s += "add rule " + t + " input iifname \"lo\" accept\n";
+  // IPv6 into the host from a sandbox interface: neighbour discovery and replies only.
+  s += "add rule " + t +
+       " input iifname @ifs icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } accept\n";
+  s += "add rule " + t +
+       " input iifname @ifs meta nfproto ipv6 ct state established,related accept\n";
+  s += "add rule " + t + " input iifname @ifs meta nfproto ipv6 drop\n";
   s += "add rule " + t + " input ip saddr " + pool + " ct state established,related accept\n";
   if (scope.storage_port != 0)
     s += "add rule " + t + " input ip saddr " + pool + " ip daddr " + pool + " tcp dport " +
@@ -102,12 +117,20 @@ std::string FullRuleset(const RulesetScope& scope, const std::vector<SandboxNet>
     s += "add rule " + t + " input iifname . ip saddr @proxied udp dport " +
          std::to_string(scope.dns_proxy_port) + " accept\n";
     s += "add rule " + t + " input iifname . ip saddr @proxied tcp dport " +
-         std::to_string(scope.sni_proxy_port) + " accept\n";
+         std::to_string(scope.sni_proxy_port) +
+         " accept\n";  // DNS over TCP to the gateway is refused at once (the DNS proxy never hands
+                       // out a
+    // truncated answer, so a resolver has no reason to try; see dns_proxy.h).
+    s +=
+        "add rule " + t + " input iifname . ip saddr @proxied tcp dport 53 reject with tcp reset\n";
   }
   s += "add rule " + t + " input ip saddr " + pool + " drop\n";
   s += "add chain " + t +
        " postrouting { type nat hook postrouting priority srcnat; policy accept; }\n";
   s += "add rule " + t + " postrouting ip saddr " + pool + " ip daddr != " + pool + " masquerade\n";
+  if (!pool6.empty())
+    s += "add rule " + t + " postrouting ip6 saddr " + pool6 + " ip6 daddr != " + pool6 +
+         " masquerade\n";
   s += "add chain " + t +
        " prerouting { type nat hook prerouting priority dstnat; policy accept; }\n";
   s += "add rule " + t + " prerouting iifname vmap @proxied_nat\n";
@@ -139,6 +162,7 @@ std::string SandboxRules(const RulesetScope& scope, const SandboxNet& sb) {
   }
   s += "add element " + t + " sandboxes { \"" + HostInterface(sb.address) + "\" : jump " +
        sb.sandbox_id + " }\n";
+  s += "add element " + t + " ifs { \"" + HostInterface(sb.address) + "\" }\n";
   s += HostnameRules(scope, sb);
   return s;
 }
@@ -152,7 +176,8 @@ std::string RemoveSandboxRules(const RulesetScope& scope, const SandboxNet& sb) 
          sb.address + " }\n";
     s += "delete chain " + t + " " + NatChain(sb.sandbox_id) + "\n";
   }
-  return s + "delete element " + t + " sandboxes { \"" + HostInterface(sb.address) + "\" }\n" +
+  return s + "delete element " + t + " ifs { \"" + HostInterface(sb.address) + "\" }\n" +
+         "delete element " + t + " sandboxes { \"" + HostInterface(sb.address) + "\" }\n" +
          "delete chain " + t + " " + sb.sandbox_id + "\n";
 }
 

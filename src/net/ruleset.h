@@ -7,12 +7,19 @@
 //                 own chain; anything else from the pool is dropped; traffic to the pool is
 //                 accepted only as a reply.
 //   input:        a sandbox reaches nothing on the host (its addresses, adaptd's ports)
-//                 except replies to connections the host opened (endpoints).
+//                 except replies to connections the host opened (endpoints). For IPv6 this
+//                 is keyed on the sandbox interfaces (set `ifs`), so that link-local
+//                 addresses (fe80::, which every veth end has) reach nothing either; only
+//                 neighbour discovery passes.
+//   IPv6:         the same through the pool's IPv6 block (`pool6`): forward to the sandbox's
+//                 chain, whose blocked6 set holds fc00::/7 (so other sandboxes' and the
+//                 host's unique-local addresses), masquerade out.
 //   postrouting:  the pool is masqueraded behind the host's outgoing address.
 //   prerouting:   sandboxes with TLS hostname rules (`proxied_nat` map, keyed by interface)
 //                 jump to "nat_<sandbox id>": UDP 53 to their gateway goes to the DNS proxy,
 //                 TCP to their rules' ports (except destinations an IP rule allows) to the
-//                 SNI proxy; `input` accepts exactly that from the `proxied` interface+address.
+//                 SNI proxy; `input` accepts exactly that from the `proxied` interface+address,
+//                 and resets their TCP to port 53 (no DNS over TCP, see dns_proxy.h).
 //   <sandbox id>: the sandbox's policy: replies, its resolver, the blocked ranges (which
 //                 include the pool, so other sandboxes), then open's accept or the allowlist.
 #pragma once
@@ -35,6 +42,8 @@ struct RulesetScope {
   // The TLS hostname proxies' ports on the host (HostnameProxies); 0: not running.
   uint16_t dns_proxy_port = 0;
   uint16_t sni_proxy_port = 0;
+  // The IPv6 block of the pool (AddressPool6::cidr()); empty: sandboxes have no IPv6.
+  std::string pool6;
 };
 
 struct SandboxNet {
@@ -43,6 +52,8 @@ struct SandboxNet {
   std::string address;       // the sandbox's IPv4 address
   std::string host_address;  // the host end of its veth
   EgressPolicy policy;
+  std::string address6;       // its IPv6 address (empty: none)
+  std::string host_address6;  // the IPv6 address of the host end
 };
 
 // Interface names come from the sandbox's address ("ad"/"ap" and its 8 hex digits), so they

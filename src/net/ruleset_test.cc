@@ -23,7 +23,7 @@ SandboxNet Sandbox(const std::string& egress) {
 }
 
 TEST(Ruleset, FullRulesetReplacesOnlyAdaptsTableAndBlocksThePool) {
-  RulesetScope scope{"adapt", "10.88.0.0/16"};
+  RulesetScope scope{"adapt", "10.88.0.0/16", 0, 0, 0, ""};
   std::string s = FullRuleset(scope, {Sandbox("open")});
   EXPECT_EQ(s.rfind("add table inet adapt\ndelete table inet adapt\nadd table inet adapt\n", 0),
             0u);
@@ -48,9 +48,9 @@ TEST(Ruleset, FullRulesetReplacesOnlyAdaptsTableAndBlocksThePool) {
 }
 
 TEST(Ruleset, TheStorageGatewayPortIsTheOneHostPortSandboxesReach) {
-  RulesetScope none{"adapt", "10.88.0.0/16"};
+  RulesetScope none{"adapt", "10.88.0.0/16", 0, 0, 0, ""};
   EXPECT_EQ(FullRuleset(none, {}).find("dport"), std::string::npos);
-  RulesetScope scope{"adapt", "10.88.0.0/16", 8082};
+  RulesetScope scope{"adapt", "10.88.0.0/16", 8082, 0, 0, ""};
   std::string s = FullRuleset(scope, {Sandbox("none")});
   const std::string allow =
       "add rule inet adapt input ip saddr 10.88.0.0/16 ip daddr 10.88.0.0/16 tcp dport 8082 accept";
@@ -63,7 +63,7 @@ TEST(Ruleset, TheStorageGatewayPortIsTheOneHostPortSandboxesReach) {
 TEST(Ruleset, OpenBlocksRangesBeforeAccepting) {
   SandboxNet sb = Sandbox("open");
   sb.policy.dns = "1.1.1.1";
-  std::string s = SandboxRules({"adapt", "10.88.0.0/16"}, sb);
+  std::string s = SandboxRules({"adapt", "10.88.0.0/16", 0, 0, 0, ""}, sb);
   auto dns = s.find("ip daddr 1.1.1.1 udp dport 53 accept");
   auto blocked = s.find("ip daddr @blocked4 drop");
   auto blocked6 = s.find("ip6 daddr @blocked6 drop");
@@ -77,7 +77,7 @@ TEST(Ruleset, OpenBlocksRangesBeforeAccepting) {
 TEST(Ruleset, AllowlistAcceptsExactlyItsRulesThenDrops) {
   SandboxNet sb = Sandbox("allowlist");
   sb.policy.allow = {{"tcp", "1.1.1.1", 443}, {"udp", "2606:4700::1111", 53}};
-  std::string s = SandboxRules({"adapt", "10.88.0.0/16"}, sb);
+  std::string s = SandboxRules({"adapt", "10.88.0.0/16", 0, 0, 0, ""}, sb);
   EXPECT_TRUE(Has(s, "add rule inet adapt sbx_abc ip daddr 1.1.1.1 tcp dport 443 accept"));
   EXPECT_TRUE(Has(s, "add rule inet adapt sbx_abc ip6 daddr 2606:4700::1111 udp dport 53 accept"));
   EXPECT_TRUE(Has(s, "add rule inet adapt sbx_abc drop"));
@@ -103,14 +103,15 @@ TEST(Ruleset, TheKernelAcceptsTheRuleset) {
   allow.sandbox_id = "sbx_def";
   allow.address = "10.88.0.34";
   allow.policy.allow = {{"tcp", "1.1.1.1", 443}, {"udp", "2606:4700::1111", 53}};
-  Status st = CheckNft(FullRuleset({"adapt_dryrun", "10.88.0.0/16"}, {open, allow}));
+  Status st = CheckNft(FullRuleset({"adapt_dryrun", "10.88.0.0/16", 0, 0, 0, ""}, {open, allow}));
   EXPECT_TRUE(st.ok()) << st.message();
   EXPECT_FALSE(CheckNft("add rule inet adapt_dryrun nowhere bogus").ok());
 }
 
 TEST(Ruleset, RemovalDropsTheMapEntryBeforeTheChain) {
-  std::string s = RemoveSandboxRules({"t2", "10.89.0.0/16"}, Sandbox("open"));
+  std::string s = RemoveSandboxRules({"t2", "10.89.0.0/16", 0, 0, 0, ""}, Sandbox("open"));
   EXPECT_EQ(s,
+            "delete element inet t2 ifs { \"ad0a58001e\" }\n"
             "delete element inet t2 sandboxes { \"ad0a58001e\" }\n"
             "delete chain inet t2 sbx_abc\n");
 }
@@ -127,7 +128,7 @@ SandboxNet WithHostnames() {
 }
 
 TEST(Ruleset, HostnameRulesRedirectDnsAndTheirPortsToTheProxies) {
-  RulesetScope scope{"adapt", "10.88.0.0/16", 0, 5353, 7443};
+  RulesetScope scope{"adapt", "10.88.0.0/16", 0, 5353, 7443, ""};
   std::string s = SandboxRules(scope, WithHostnames());
   const std::string c = "add rule inet adapt nat_sbx_tls ";
   EXPECT_TRUE(Has(s, c + "ip daddr 10.88.0.37 udp dport 53 redirect to :5353"));
@@ -147,19 +148,65 @@ TEST(Ruleset, HostnameRulesRedirectDnsAndTheirPortsToTheProxies) {
       Has(full, "add rule inet adapt input iifname . ip saddr @proxied tcp dport 7443 accept"));
   EXPECT_LT(full.find("@proxied tcp dport 7443 accept"),
             full.find("input ip saddr 10.88.0.0/16 drop"));
+  // DNS over TCP to the gateway: reset at once, not left to time out.
+  EXPECT_TRUE(Has(full,
+                  "add rule inet adapt input iifname . ip saddr @proxied tcp dport 53 reject with "
+                  "tcp reset"));
+  EXPECT_LT(full.find("tcp dport 53 reject"), full.find("input ip saddr 10.88.0.0/16 drop"));
   // Without the proxies running nothing is redirected.
-  EXPECT_EQ(SandboxRules({"adapt", "10.88.0.0/16"}, WithHostnames()).find("redirect"),
+  EXPECT_EQ(SandboxRules({"adapt", "10.88.0.0/16", 0, 0, 0, ""}, WithHostnames()).find("redirect"),
             std::string::npos);
 }
 
 TEST(Ruleset, TheKernelAcceptsHostnameRulesAndTheirRemoval) {
   ASSERT_EQ(::geteuid(), 0u) << "checking rules with the kernel needs root";
-  RulesetScope scope{"adapt_dryrun2", "10.88.0.0/16", 0, 5353, 7443};
+  RulesetScope scope{"adapt_dryrun2", "10.88.0.0/16", 0, 5353, 7443, ""};
   Status st = CheckNft(FullRuleset(scope, {WithHostnames(), Sandbox("open")}));
   EXPECT_TRUE(st.ok()) << st.message();
   std::string removal = RemoveSandboxRules(scope, WithHostnames());
   EXPECT_LT(removal.find("delete element inet adapt_dryrun2 proxied_nat"),
             removal.find("delete chain inet adapt_dryrun2 nat_sbx_tls"));
+}
+
+TEST(Ruleset, Ipv6GoesThroughTheSameChainsAndNeverIntoTheHost) {
+  RulesetScope scope{"adapt", "10.88.0.0/16", 0, 0, 0, "fd61:6461:7074::a58:0/112"};
+  SandboxNet sb = Sandbox("allowlist");
+  sb.address6 = "fd61:6461:7074::a58:1e";
+  sb.host_address6 = "fd61:6461:7074::a58:1d";
+  sb.policy.allow = {{"tcp", "2001:db8::10", 80}};
+  std::string s = FullRuleset(scope, {sb});
+  const std::string p6 = "fd61:6461:7074::a58:0/112";
+  EXPECT_TRUE(Has(s, "add rule inet adapt forward ip6 saddr " + p6 + " jump from_sandbox"));
+  EXPECT_TRUE(Has(s, "add rule inet adapt forward ip6 daddr " + p6 + " drop"));
+  EXPECT_TRUE(Has(s, "add rule inet adapt postrouting ip6 saddr " + p6 + " ip6 daddr != " + p6 +
+                         " masquerade"));
+  // The sandbox's own ULA block is inside fc00::/7, which its chain drops (other sandboxes,
+  // the host's unique-local networks) before any accept.
+  EXPECT_NE(s.find("fc00::/7"), std::string::npos);
+  EXPECT_LT(s.find("add rule inet adapt sbx_abc ip6 daddr @blocked6 drop"),
+            s.find("add rule inet adapt sbx_abc ip6 daddr 2001:db8::10 tcp dport 80 accept"));
+  // Into the host over IPv6 (its ULA or any link-local address): neighbour discovery only.
+  EXPECT_TRUE(Has(s, "add element inet adapt ifs { \"ad0a58001e\" }"));
+  EXPECT_TRUE(Has(s, "add rule inet adapt input iifname @ifs meta nfproto ipv6 drop"));
+  EXPECT_LT(s.find("nd-neighbor-advert } accept"), s.find("@ifs meta nfproto ipv6 drop"));
+  // Nothing from a sandbox interface with a source outside the pool is forwarded.
+  EXPECT_LT(s.find("forward ip6 daddr " + p6 + " drop"), s.find("forward iifname @ifs drop"));
+  EXPECT_TRUE(
+      Has(RemoveSandboxRules(scope, sb), "delete element inet adapt ifs { \"ad0a58001e\" }"));
+  // Without an IPv6 pool no IPv6 forwarding rule exists, but the host is still closed.
+  std::string v4 = FullRuleset({"adapt", "10.88.0.0/16", 0, 0, 0, ""}, {sb});
+  EXPECT_EQ(v4.find("forward ip6"), std::string::npos);
+  EXPECT_TRUE(Has(v4, "add rule inet adapt input iifname @ifs meta nfproto ipv6 drop"));
+}
+
+TEST(Ruleset, TheKernelAcceptsIpv6Rules) {
+  ASSERT_EQ(::geteuid(), 0u) << "checking rules with the kernel needs root";
+  RulesetScope scope{
+      "adapt_dryrun3", "10.88.0.0/16", 8082, 5353, 7443, "fd61:6461:7074::a58:0/112"};
+  SandboxNet sb = Sandbox("open");
+  sb.address6 = "fd61:6461:7074::a58:1e";
+  Status st = CheckNft(FullRuleset(scope, {sb, WithHostnames()}));
+  EXPECT_TRUE(st.ok()) << st.message();
 }
 
 }  // namespace

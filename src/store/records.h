@@ -183,6 +183,8 @@ struct PoolMemberRecord {
   std::string pool_key;  // image and shape it was booted for (core/warm_pool.h)
   std::string state;     // booting | ready
   int64_t created_at = 0;
+};
+
 // An organization secret (/v1/secrets): only its current version is kept. `ciphertext` is
 // the value sealed by core/ (AES-256-GCM, hex); the plain value is never stored.
 struct SecretRecord {

@@ -2,12 +2,14 @@
 internet.
 
 The stand-in is a network namespace this test makes, holding documentation-range addresses
-(198.51.100.0/24 behind 203.0.113.0/30) that the host reaches only through an explicit route
-to it: an HTTP server, a TCP and a UDP echo, and two DNS servers. adaptd's resolver is the
+(198.51.100.0/24 behind 203.0.113.0/30, 2001:db8:100::/48 behind 2001:db8:ffff::/126) that the
+host reaches only through explicit routes to it: an HTTP server, TCP and UDP echoes (an IPv6
+one too), TLS servers and DNS servers. adaptd's resolver is the
 stand-in's. No other address is ever contacted. Each check is judged on a real answer, since a
 blocked TCP connect can look successful from inside a sandbox.
 """
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -26,6 +28,7 @@ TLS = "198.51.100.30"  # TLS on :443 (any name: answers "tls:<SNI>"), plain HTTP
 TLS2 = "198.51.100.31"  # the same TLS server on another address no name resolves to
 DNS = "198.51.100.53"  # answers svc.example.test -> HTTP
 DNS2 = "198.51.100.54"  # a second resolver, same answers
+ECHO6 = "2001:db8:100::20"  # IPv6 TCP echo on :7001 and :7003 (answers "tcp6-echo")
 NAME = "svc.example.test"
 BODY = "hello from the stand-in"
 
@@ -66,6 +69,9 @@ def dns(addr):
             labels.append(qd[i + 1:i + 1 + qd[i]].decode()); i += 1 + qd[i]
         name = ".".join(labels).lower()
         qtype = struct.unpack(">H", qd[end - 4:end - 2])[0]
+        if name == "big.example.test":  # too big for a datagram: truncated, ask over TCP
+            s.sendto(tid + b"\x83\x80" + struct.pack(">HHHH", 1, 0, 0, 0) + qd[:end], peer)
+            continue
         if name in NAMES and qtype == 1:
             ans = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 5, 4) + socket.inet_aton(NAMES[name])
             hdr = tid + b"\x81\x80" + struct.pack(">HHHH", 1, 1, 0, 0)
@@ -74,6 +80,28 @@ def dns(addr):
             rcode = b"\x81\x80" if name in NAMES else b"\x81\x83"
             hdr = tid + rcode + struct.pack(">HHHH", 1, 0, 0, 0)
         s.sendto(hdr + qd[:end] + ans, peer)
+
+def dns_tcp(addr):
+    """DNS over TCP: big.example.test has 40 addresses, TLS's first (more than 512 bytes)."""
+    srv = socket.create_server((addr, 53))
+    bound()
+    while True:
+        c, _ = srv.accept()
+        try:
+            c.settimeout(5)
+            n = struct.unpack(">H", c.recv(2))[0]
+            q = b""
+            while len(q) < n:
+                q += c.recv(n - len(q))
+            end = q[12:].index(b"\0") + 5
+            addrs = ["198.51.100.30"] + ["198.51.100.%d" % i for i in range(100, 139)]
+            ans = b"".join(b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 5, 4) + socket.inet_aton(a)
+                           for a in addrs)
+            r = q[:2] + b"\x81\x80" + struct.pack(">HHHH", 1, len(addrs), 0, 0) + q[12:12 + end] + ans
+            c.sendall(struct.pack(">H", len(r)) + r)
+        except Exception:
+            pass
+        c.close()
 
 def tls_server(addr, port, cert, key):
     """TLS on addr:port, one certificate for every name; answers with the server name the
@@ -90,7 +118,14 @@ def tls_server(addr, port, cert, key):
         try:
             c.settimeout(10)
             t = ctx.wrap_socket(c, server_side=True)
-            t.recv(4096)
+            req = t.recv(4096)
+            if req.startswith(b"GET /bytes/"):  # bench/egress's downloads
+                n = int(req.split()[1][7:])
+                t.sendall(b"HTTP/1.0 200 OK\r\n\r\n")
+                chunk = b"x" * 65536
+                while n > 0:
+                    t.sendall(chunk[:n])
+                    n -= len(chunk)
             t.sendall(b"HTTP/1.0 200 OK\r\n\r\ntls:" + (getattr(t, "seen", None) or "-").encode() + b"\n")
             t.close()
         except Exception:
@@ -124,13 +159,22 @@ def tcp_echo():
         c.sendall(b"tcp-echo\n")
         c.close()
 
-for target, args in [(dns, ("198.51.100.53",)), (dns, ("198.51.100.54",)), (udp_echo, (7000,)),
+def tcp6_echo(port):
+    srv = socket.create_server(("2001:db8:100::20", port), family=socket.AF_INET6)
+    bound()
+    while True:
+        c, _ = srv.accept()
+        c.sendall(b"tcp6-echo\n")
+        c.close()
+
+for target, args in [(dns, ("198.51.100.53",)), (dns, ("198.51.100.54",)),
+                     (dns_tcp, ("198.51.100.53",)), (udp_echo, (7000,)),
                      (udp_echo, (7002,)), (tcp_echo, ()),
                      (tls_server, ("198.51.100.30", 443, sys.argv[1], sys.argv[2])),
                      (tls_server, ("198.51.100.31", 443, sys.argv[1], sys.argv[2])),
-                     (plain_server, ("198.51.100.30", 8080))]:
+                     (plain_server, ("198.51.100.30", 8080)), (tcp6_echo, (7001,)), (tcp6_echo, (7003,))]:
     threading.Thread(target=target, args=args, daemon=True).start()
-for _ in range(8):
+for _ in range(11):
     pending.acquire()
 http_server = T(("198.51.100.10", 80), H)
 print("ready", flush=True)
@@ -212,8 +256,10 @@ def sh(*argv, check=True):
     return r
 
 
-@pytest.fixture(scope="module")
-def standin():
+@contextlib.contextmanager
+def standin_netns():
+    """The stand-in internet (see the module's docstring), torn down on exit; yields the
+    namespace's name. Also used by bench/egress."""
     tag = "%d" % (os.getpid() % 100000)
     ns, host_if, peer_if = "adapt-e2e-inet" + tag, "sinh" + tag, "sinp" + tag
     sh("ip", "netns", "add", ns)
@@ -229,6 +275,11 @@ def standin():
         for a in (HTTP, ECHO, DNS, DNS2, TLS, TLS2):
             sh("ip", "-n", ns, "addr", "add", a + "/32", "dev", "lo")
         sh("ip", "route", "add", "198.51.100.0/24", "via", "203.0.113.2", "dev", host_if)
+        # IPv6: 2001:db8:100::/48 behind 2001:db8:ffff::/126 (documentation ranges too).
+        sh("ip", "-6", "addr", "add", "2001:db8:ffff::1/126", "dev", host_if, "nodad")
+        sh("ip", "-n", ns, "-6", "addr", "add", "2001:db8:ffff::2/126", "dev", peer_if, "nodad")
+        sh("ip", "-n", ns, "-6", "addr", "add", ECHO6 + "/128", "dev", "lo")
+        sh("ip", "-6", "route", "add", "2001:db8:100::/48", "via", "2001:db8:ffff::2", "dev", host_if)
         script = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
         script.write(SERVERS)
         script.close()
@@ -244,8 +295,15 @@ def standin():
             proc.kill()
             proc.wait()
         sh("ip", "route", "del", "198.51.100.0/24", check=False)
+        sh("ip", "-6", "route", "del", "2001:db8:100::/48", check=False)
         sh("ip", "link", "del", host_if, check=False)
         sh("ip", "netns", "del", ns, check=False)
+
+
+@pytest.fixture(scope="module")
+def standin():
+    with standin_netns() as ns:
+        yield ns
 
 
 def start_network_daemon():

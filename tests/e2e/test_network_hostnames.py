@@ -102,7 +102,18 @@ def test_plain_ip_connections_and_plaintext_are_refused(client, box):
 def test_no_other_resolver_and_no_dns_over_tcp(client, box):
     assert probe(client, box, "dns(%r, %r)" % (DNS, GOOD)).startswith("FAIL")
     gw = gateway(client, box)
-    assert probe(client, box, "tcp(%r, 53, b'')" % gw).startswith("FAIL")
+    # Refused at once (a reset), not left to time out.
+    assert probe(client, box, "tcp(%r, 53, b'')" % gw) == "FAIL ConnectionRefusedError"
+    assert probe(client, box, "tcp(%r, 53, b'')" % DNS).startswith("FAIL")
+
+
+def test_a_truncated_answer_still_resolves_without_dns_over_tcp(client):
+    """The stand-in's resolver answers big.example.test truncated over UDP and in full (40
+    addresses) over TCP: the DNS proxy fetches it over TCP and hands the sandbox the addresses
+    that fit one datagram; the sandbox's resolver never needs TCP (which it cannot have)."""
+    sid = sandbox(client, {"egress": "allowlist", "hostnames": [{"hostname": "big.example.test", "port": 443}]})
+    assert probe(client, sid, "resolve('big.example.test')") == "OK " + TLS
+    assert probe(client, sid, "tls('big.example.test', 'big.example.test')") == "OK tls:big.example.test"
 
 
 def test_ip_rules_still_grant_access_on_their_own(client):
