@@ -8,6 +8,7 @@
 #include "api/errors.h"
 #include "api/object_stream.h"
 #include "api/request_parsing.h"
+#include "base/text.h"
 #include "base/time.h"
 #include "storage/object_key.h"
 
@@ -15,16 +16,6 @@ namespace adapt::api {
 namespace {
 
 using nlohmann::json;
-
-std::string HexEncode(const std::string& s) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
 
 Result<std::string> HexDecode(const std::string& s, const std::string& field) {
   auto val = [](char c) -> int {

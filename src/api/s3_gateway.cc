@@ -14,6 +14,7 @@
 #include "api/s3_xml.h"
 #include "base/ids.h"
 #include "base/markup.h"
+#include "base/text.h"
 #include "base/time.h"
 #include "storage/aws_chunked.h"
 #include "storage/object_key.h"
@@ -91,16 +92,6 @@ bool IsHex64(const std::string& s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
          });
-}
-
-std::string HexEncode(const std::string& s) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
 }
 
 std::string HexDecode(const std::string& s) {

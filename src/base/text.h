@@ -18,4 +18,7 @@ std::string SanitizeUtf8(std::string_view bytes);
 // Longer values are replaced first, so a value containing another is hidden whole.
 std::string Redact(std::string text, std::vector<std::string> secrets);
 
+// Lowercase hex of every byte.
+std::string HexEncode(std::string_view bytes);
+
 }  // namespace adapt

@@ -114,5 +114,10 @@ TEST(Redact, IsCaseSensitive) {
   EXPECT_EQ(Redact("Secret secret", {"secret"}), "Secret [REDACTED]");
 }
 
+TEST(HexEncodeTest, EveryByteAsTwoLowercaseDigits) {
+  EXPECT_EQ(HexEncode(""), "");
+  EXPECT_EQ(HexEncode(std::string("\x00\x7f\xff\x10", 4)), "007fff10");
+}
+
 }  // namespace
 }  // namespace adapt
