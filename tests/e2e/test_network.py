@@ -326,10 +326,10 @@ def client(netd):
     return netd.new_org()
 
 
-@pytest.fixture(scope="module")
-def host_server():
-    """A TCP server on every host address: what a sandbox must not reach."""
-    srv = socket.create_server(("0.0.0.0", 0))
+def serve_host_secret(family=socket.AF_INET):
+    """A TCP server on every host address of `family`, answering "host-secret": what a
+    sandbox must not reach. Yields its port."""
+    srv = socket.create_server(("::" if family == socket.AF_INET6 else "0.0.0.0", 0), family=family)
     port = srv.getsockname()[1]
 
     def serve():
@@ -344,6 +344,11 @@ def host_server():
     threading.Thread(target=serve, daemon=True).start()
     yield port
     srv.close()
+
+
+@pytest.fixture(scope="module")
+def host_server():
+    yield from serve_host_secret()
 
 
 def sandbox(client, network):

@@ -7,11 +7,11 @@ gateway and the link-local address of the sandbox's veth) and unlisted ports do 
 """
 
 import socket
-import threading
 
 import pytest
 
-from test_network import (ECHO6, client, netd, probe, sandbox, sandbox_address, sh, standin)  # noqa: F401
+from test_network import (ECHO6, client, netd, probe, sandbox, sandbox_address,  # noqa: F401
+                          serve_host_secret, sh, standin)
 
 POOL6 = "fd61:6461:7074::"
 
@@ -33,22 +33,7 @@ def open_box(client):
 
 @pytest.fixture(scope="module")
 def host_server6():
-    """A TCP server on every host IPv6 address: what a sandbox must not reach."""
-    srv = socket.create_server(("::", 0), family=socket.AF_INET6)
-    port = srv.getsockname()[1]
-
-    def serve():
-        while True:
-            try:
-                c, _ = srv.accept()
-            except OSError:
-                return
-            c.sendall(b"host-secret\n")
-            c.close()
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield port
-    srv.close()
+    yield from serve_host_secret(socket.AF_INET6)
 
 
 def test_open_sandbox_has_a_pool_address_and_reaches_ipv6_destinations(client, open_box):

@@ -4,90 +4,38 @@ network policy apply to the claimed sandbox, a request a booted sandbox cannot s
 before and says why, concurrent creates never share a sandbox, and a SIGKILLed adaptd restarted
 leaves nothing of the old members behind.
 
-Egress is checked against a stand-in this test makes: a network namespace holding 198.18.1.10
-(benchmark range) behind 198.18.0.0/30, reached only through a route to it.
+Egress is checked against test_network.py's stand-in internet (a network namespace this test
+makes, reached only through a route to it): its TCP echo and its plain HTTP server.
 """
 
 import os
 import sqlite3
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 
 import pytest
 
 import harness
+from test_network import ECHO, TLS, standin  # noqa: F401
 
-SERVER = "198.18.1.10"  # TCP on :7001 answers "pool-ok"; :7002 answers too (never allowed)
 POOL_WAIT = 120
 
-SERVERS = r'''
-import socket, threading
-def serve(port):
-    s = socket.create_server(("198.18.1.10", port))
-    ready.release()
-    while True:
-        c, _ = s.accept()
-        c.sendall(b"pool-ok\n")
-        c.close()
-ready = threading.Semaphore(0)
-for p in (7001, 7002):
-    threading.Thread(target=serve, args=(p,), daemon=True).start()
-for _ in range(2):
-    ready.acquire()
-print("ready", flush=True)
-threading.Event().wait()
-'''
-
+# Runs inside the sandbox: one TCP exchange, printing the answer's last line or why it failed.
 PROBE = r'''
 import socket
 try:
-    s = socket.create_connection(("198.18.1.10", %d), timeout=4)
-    print("OK " + s.recv(64).decode().strip())
+    s = socket.create_connection((%r, %d), timeout=4)
+    s.sendall(%r)
+    data = b""
+    while True:
+        d = s.recv(4096)
+        if not d:
+            break
+        data += d
+    print("OK " + data.decode(errors="replace").strip().splitlines()[-1])
 except Exception as e:
     print("FAIL " + type(e).__name__)
 '''
-
-
-def sh(*argv, check=True):
-    r = subprocess.run(list(argv), capture_output=True, text=True, timeout=60)
-    if check and r.returncode != 0:
-        raise AssertionError("%s -> %s: %s" % (" ".join(argv), r.returncode, r.stderr))
-    return r
-
-
-@pytest.fixture(scope="module")
-def standin():
-    tag = "%d" % (os.getpid() % 100000)
-    ns, host_if, peer_if = "adapt-e2e-pool" + tag, "wph" + tag, "wpp" + tag
-    sh("ip", "netns", "add", ns)
-    proc = None
-    try:
-        sh("ip", "link", "add", host_if, "type", "veth", "peer", "name", peer_if)
-        sh("ip", "link", "set", peer_if, "netns", ns)
-        sh("ip", "addr", "add", "198.18.0.1/30", "dev", host_if)
-        sh("ip", "link", "set", host_if, "up")
-        sh("ip", "-n", ns, "addr", "add", "198.18.0.2/30", "dev", peer_if)
-        sh("ip", "-n", ns, "link", "set", peer_if, "up")
-        sh("ip", "-n", ns, "link", "set", "lo", "up")
-        sh("ip", "-n", ns, "addr", "add", SERVER + "/32", "dev", "lo")
-        sh("ip", "route", "add", "198.18.1.0/24", "via", "198.18.0.2", "dev", host_if)
-        script = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
-        script.write(SERVERS)
-        script.close()
-        proc = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, script.name],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        assert proc.stdout.readline().strip() == "ready"
-        yield ns
-    finally:
-        if proc:
-            proc.kill()
-            proc.wait()
-        sh("ip", "route", "del", "198.18.1.0/24", check=False)
-        sh("ip", "link", "del", host_if, check=False)
-        sh("ip", "netns", "del", ns, check=False)
 
 
 def pool_members(d, state=None):
@@ -139,8 +87,11 @@ def run(client, sid, argv, **fields):
     return cmd
 
 
-def probe(client, sid, port):
-    return run(client, sid, ["python3", "-c", PROBE % port])["stdout"].strip()
+def probe(client, sid, host, port):
+    # The echo answers at once and closes (unread bytes would reset the connection); the plain
+    # HTTP server answers a request.
+    send = b"GET / HTTP/1.0\r\n\r\n" if port == 8080 else b""
+    return run(client, sid, ["python3", "-c", PROBE % (host, port, send)])["stdout"].strip()
 
 
 def test_create_claims_a_pooled_sandbox_with_its_settings_and_the_pool_refills(pooled, client):
@@ -175,17 +126,18 @@ def test_network_policy_applies_after_claim(pooled, client):
     wait_ready(pooled, 2)
     open_box = client.create({})
     assert open_box["pool"]["used"] is True
-    assert probe(client, open_box["id"], 7001) == "OK pool-ok"
+    assert probe(client, open_box["id"], ECHO, 7001) == "OK tcp-echo"
+    assert probe(client, open_box["id"], TLS, 8080) == "OK plain"
     none = client.create({"network": {"egress": "none"}})
     assert none["pool"]["used"] is False and "egress none" in none["pool"]["reason"]
     client.wait_for_status(none["id"], "running", 90)
-    assert probe(client, none["id"], 7001).startswith("FAIL")
+    assert probe(client, none["id"], ECHO, 7001).startswith("FAIL")
     wait_ready(pooled, 2)
     allow = client.create({"network": {"egress": "allowlist",
-                                       "allow": [{"protocol": "tcp", "address": SERVER, "port": 7001}]}})
+                                       "allow": [{"protocol": "tcp", "address": ECHO, "port": 7001}]}})
     assert allow["pool"]["used"] is True
-    assert probe(client, allow["id"], 7001) == "OK pool-ok"
-    assert probe(client, allow["id"], 7002).startswith("FAIL")
+    assert probe(client, allow["id"], ECHO, 7001) == "OK tcp-echo"
+    assert probe(client, allow["id"], TLS, 8080).startswith("FAIL")
     for s in (open_box, none, allow):
         client.delete(s["id"])
 
