@@ -1,12 +1,17 @@
 #include "core/warm_pool.h"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
+#include <chrono>
+#include <future>
 #include <map>
+#include <thread>
 
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "core/startup_plan.h"
+#include "runtime/agent_session.h"
 
 namespace adapt::core {
 namespace {
@@ -15,6 +20,15 @@ using nlohmann::json;
 
 // After a member fails to boot, refills wait this long (a broken image must not spin).
 constexpr int64_t kFailureBackoffMs = 10'000;
+// A refill starts once no claim has come for this long, or at the latest this long after it
+// was first wanted (a steady stream of claims must not keep the pools empty).
+constexpr int64_t kRefillQuietMs = 1'000;
+constexpr int64_t kRefillMaxDeferMs = 5'000;
+// How long a booted member's agent gets to connect and run its first process.
+constexpr auto kWarmUpWait = std::chrono::seconds(10);
+// A member whose teardown failed is tried again after this long.
+constexpr int64_t kTeardownRetryMs = 10'000;
+constexpr char kTeardownState[] = "teardown";
 
 }  // namespace
 
@@ -26,7 +40,8 @@ WarmPool::WarmPool(store::Store& store, runtime::Runtime& runtime, const ImageCa
       images_(images),
       network_(network),
       workers_(workers),
-      specs_(std::move(specs)) {}
+      specs_(std::move(specs)),
+      refill_timer_(workers.get_executor()) {}
 
 void WarmPool::TearDown(const std::string& id) {
   Status st = runtime_.Destroy(id, /*keep_disk=*/false);
@@ -35,11 +50,15 @@ void WarmPool::TearDown(const std::string& id) {
     Status nst = network_->Detach(id);
     if (!nst.ok()) spdlog::warn("warm pool member {}: removing its network: {}", id, nst.message());
   }
-  // The row goes last: until then a restart still knows to tear the member down.
-  if (st.ok()) store_.DeletePoolMember(id);
+  // The row goes last: until then a restart still knows to tear the member down. A failed
+  // teardown keeps it, counted in no pool, for a later try.
+  if (st.ok())
+    store_.DeletePoolMember(id);
+  else
+    store_.PutPoolMember({id, kTeardownState, kTeardownState, NowMillis()});
 }
 
-void WarmPool::Start() {
+void WarmPool::RemoveLeftovers() {
   auto left = store_.ListPoolMembers();
   if (left.ok()) {
     for (const auto& m : *left) {
@@ -47,9 +66,16 @@ void WarmPool::Start() {
       TearDown(m.id);
     }
   }
+}
+
+void WarmPool::StartFilling() {
   for (const auto& s : specs_)
     spdlog::info("warm pool: {} sandboxes of {} (cpu {}, memoryMiB {}, diskMiB {})", s.size,
                  s.image, s.cpu, s.memory_mib, s.disk_mib);
+  {
+    std::lock_guard lock(mu_);
+    filling_ = true;
+  }
   ScheduleRefill();
 }
 
@@ -57,6 +83,8 @@ void WarmPool::Shutdown() {
   {
     std::unique_lock lock(mu_);
     stopping_ = true;
+    // An armed refill runs at once, sees stopping_ and ends.
+    refill_timer_.cancel();
     idle_.wait(lock, [this] { return !refilling_; });
   }
   auto left = store_.ListPoolMembers();
@@ -66,21 +94,48 @@ void WarmPool::Shutdown() {
 
 void WarmPool::ScheduleRefill() {
   if (specs_.empty()) return;
-  {
-    std::lock_guard lock(mu_);
-    if (refilling_ || stopping_ || NowMillis() < failed_until_) return;
-    refilling_ = true;
-  }
-  boost::asio::post(workers_, [this] { Refill(); });
+  std::lock_guard lock(mu_);
+  if (!filling_ || refilling_ || stopping_) return;
+  refilling_ = true;
+  int64_t now = NowMillis();
+  wanted_since_ = now;
+  ArmRefill(std::max({int64_t{0}, failed_until_ - now, last_claim_ + kRefillQuietMs - now}));
+}
+
+void WarmPool::ArmRefill(int64_t delay_ms) {
+  // Called with mu_ held (the timer is not thread-safe); the handler runs on a worker.
+  refill_timer_.expires_after(std::chrono::milliseconds(delay_ms));
+  refill_timer_.async_wait([this](const boost::system::error_code&) { Refill(); });
 }
 
 void WarmPool::Refill() {
+  {
+    std::lock_guard lock(mu_);
+    int64_t now = NowMillis();
+    int64_t quiet_at = std::min(last_claim_ + kRefillQuietMs, wanted_since_ + kRefillMaxDeferMs);
+    if (!stopping_ && quiet_at > now) {
+      ArmRefill(quiet_at - now);  // a claim came meanwhile
+      return;
+    }
+    if (stopping_) {
+      refilling_ = false;
+      idle_.notify_all();
+      return;
+    }
+  }
   // One member per task: between boots the worker is free for API work.
   std::optional<PoolSpec> wanted;
   auto members = store_.ListPoolMembers();
   if (members.ok()) {
     std::map<std::string, int> have;
-    for (const auto& m : *members) ++have[m.pool_key];
+    for (const auto& m : *members) {
+      if (m.state != kTeardownState) {
+        ++have[m.pool_key];
+      } else if (m.created_at + kTeardownRetryMs < NowMillis()) {
+        spdlog::info("warm pool member {}: removing it again", m.id);
+        TearDown(m.id);
+      }
+    }
     for (const auto& s : specs_) {
       if (have[s.Key()] < s.size) {
         wanted = s;
@@ -97,9 +152,9 @@ void WarmPool::Refill() {
       TearDown(id);
       std::lock_guard lock(mu_);
       failed_until_ = NowMillis() + kFailureBackoffMs;
-    } else {
-      more = true;
     }
+    // After a failure too: the next try waits out the backoff.
+    more = true;
   }
   {
     std::lock_guard lock(mu_);
@@ -134,6 +189,7 @@ Status WarmPool::Boot(const PoolSpec& spec, const std::string& id) {
     req.spec.resolv_conf = attached.resolv_conf;
   }
   RETURN_IF_ERROR(runtime_.Launch(req));
+  WarmUp(id);
   ASSIGN_OR_RETURN(runtime::Observation obs, runtime_.Observe(id));
   if (!obs.monitor_alive || obs.state.phase != runtime::ShimPhase::kRunning)
     return Internal("the pooled sandbox stopped right after its boot");
@@ -142,6 +198,39 @@ Status WarmPool::Boot(const PoolSpec& spec, const std::string& id) {
     if (stopping_) return Status(Code::kUnavailable, "adaptd is stopping");
   }
   return store_.PutPoolMember({id, spec.Key(), "ready", NowMillis()});
+}
+
+void WarmPool::WarmUp(const std::string& id) {
+  auto until = std::chrono::steady_clock::now() + kWarmUpWait;
+  std::shared_ptr<runtime::AgentSession> agent;
+  while (!(agent = runtime_.Agent(id))) {
+    if (std::chrono::steady_clock::now() > until) {
+      spdlog::info("warm pool member {}: its agent did not connect; commands use runsc exec", id);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // A shell running a program: what a first command loads (linker, libc, sh) gets cached.
+  agent::SpawnRequest spawn;
+  spawn.argv = {"/bin/sh", "-c", "/bin/true"};
+  if (auto d = runtime_.GetExecDefaults(id); d.ok()) {
+    spawn.env = d->env;
+    spawn.cwd = d->cwd;
+    spawn.uid = d->uid;
+    spawn.gid = d->gid;
+  }
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> ended = done->get_future();
+  runtime::AgentCallbacks cb;
+  cb.output = [](int, std::string_view) {};
+  cb.exit = [done](const runtime::AgentExit&) { done->set_value(); };
+  auto channel = agent->Spawn(spawn, std::move(cb));
+  if (!channel.ok()) {
+    spdlog::info("warm pool member {}: warming it up: {}", id, channel.status().message());
+    return;
+  }
+  if (ended.wait_until(until) != std::future_status::ready)
+    spdlog::info("warm pool member {}: its first process did not end in time", id);
 }
 
 WarmPool::Claim WarmPool::Take(const json& config) {
@@ -163,6 +252,10 @@ WarmPool::Claim WarmPool::Take(const json& config) {
                                 : "the warm pool could not be read: " + claimed.status().message()};
     }
     std::string id = (*claimed)->id;
+    {
+      std::lock_guard lock(mu_);
+      last_claim_ = NowMillis();
+    }
     ScheduleRefill();
     // A member that died while waiting is useless: drop it and try the next.
     auto obs = runtime_.Observe(id);

@@ -2,12 +2,18 @@
 // create claims a ready one instead of booting (core/warm_pool_spec.h says which creates can).
 // Members belong to no organization: they live in the store's pool_members table, never in
 // sandboxes, until a claim (one store transaction) takes one out; the create then records it
-// as its sandbox, with the same id. Refills run on the worker pool one boot at a time.
+// as its sandbox, with the same id. Refills run on the worker pool one boot at a time, and
+// only once no claim has come for a moment: a boot takes both cores of a small host for a
+// second, which the sandbox just handed out needs for its first commands.
+// A member is ready once its agent has run a first process: the first command of a claimed
+// sandbox then finds the agent connected and the dynamic linker and libc already loaded.
 // A member is recorded before its boot; at start-up every member a previous run left is torn
-// down (a SIGKILLed adaptd cannot tell a half-booted member from a ready one cheaply).
+// down (a SIGKILLed adaptd cannot tell a half-booted member from a ready one cheaply). A
+// member whose teardown fails is kept as "teardown" (counted in no pool) and tried again.
 // Thread-safe.
 #pragma once
 
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <condition_variable>
 #include <mutex>
@@ -32,8 +38,11 @@ class WarmPool {
            std::vector<PoolSpec> specs);
 
   bool enabled() const { return !specs_.empty(); }
-  // Tears down what a previous run left, then starts filling the pools. Blocking (teardown).
-  void Start();
+  // Tears down what a previous run left. Blocking. Until StartFilling nothing is booted.
+  void RemoveLeftovers();
+  // Starts filling the pools in the background: once adaptd serves, so that a start-up that
+  // fails later leaves no member behind.
+  void StartFilling();
   // Stops refilling and tears every member down. Blocking.
   void Shutdown();
 
@@ -51,10 +60,15 @@ class WarmPool {
   size_t ReadyCount(const std::string& key);
 
  private:
+  // Queues a refill, to start once no claim has come for kRefillQuietMs.
   void ScheduleRefill();
+  void ArmRefill(int64_t delay_ms);
   void Refill();
   // Boots one member of `spec`; its row says ready afterwards.
   Status Boot(const PoolSpec& spec, const std::string& id);
+  // Runs a first process through the member's agent (best effort: without an agent,
+  // commands go through runsc exec).
+  void WarmUp(const std::string& id);
   void TearDown(const std::string& id);
 
   store::Store& store_;
@@ -65,9 +79,13 @@ class WarmPool {
   std::vector<PoolSpec> specs_;
   std::mutex mu_;
   std::condition_variable idle_;
-  bool refilling_ = false;  // a refill task is queued or booting
+  boost::asio::steady_timer refill_timer_;
+  bool filling_ = false;    // StartFilling was called
+  bool refilling_ = false;  // a refill is armed, queued or booting
   bool stopping_ = false;
   int64_t failed_until_ = 0;  // after a failed boot, no refill before this (ms)
+  int64_t last_claim_ = 0;    // ms
+  int64_t wanted_since_ = 0;  // when the armed refill was first wanted (ms)
 };
 
 }  // namespace adapt::core

@@ -20,18 +20,18 @@
 #include "core/warm_pool.h"
 #include "daemon/config.h"
 #include "daemon/paths.h"
-#include "net/ingress.h"
-#include "net/network_manager.h"
 #include "mcp/cors.h"
 #include "mcp/mcp_http.h"
 #include "mcp/oauth_server.h"
 #include "mcp/tools.h"
+#include "net/ingress.h"
+#include "net/network_manager.h"
 #include "os/files.h"
 #include "runtime/runsc_runtime.h"
-#include "storage/volume_key.h"
-#include "storage/volume_service.h"
 #include "storage/sandbox_attach.h"
 #include "storage/upload_sweeper.h"
+#include "storage/volume_key.h"
+#include "storage/volume_service.h"
 
 namespace adapt::daemon {
 namespace {
@@ -119,9 +119,9 @@ int Run(const DaemonConfig& config) {
   core::ImageCatalog images(config.images_dir, &image_store);
   core::EventBus bus;
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
-  net::NetworkManager network(**store, {config.network_pool, config.dns, config.state_dir,
-                                        config.network_name, storage_server.port(),
-                                        config.network_pool6});
+  net::NetworkManager network(
+      **store, {config.network_pool, config.dns, config.state_dir, config.network_name,
+                storage_server.port(), config.network_pool6});
   if (Status st = network.Init(); !st.ok()) return Fail(st);
   // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
   if (Status st = os::MakeDirs(config.state_dir + "/storage", 0700); !st.ok()) return Fail(st);
@@ -154,11 +154,11 @@ int Run(const DaemonConfig& config) {
   sandboxes.set_image_service(&image_service);
   sandboxes.set_volume_service(&volumes);
   // Warm pools: what a previous run left is torn down (after the reconciliation above, which
-  // already removed their runtime state and networks), then filled in the background.
+  // already removed their runtime state and networks); filling starts once the API serves.
   auto pool_specs = core::ParsePoolSpecs(config.warm_pools);
   if (!pool_specs.ok()) return Fail(pool_specs.status());
   core::WarmPool warm_pool(**store, runtime, images, &network, workers, *pool_specs);
-  warm_pool.Start();
+  warm_pool.RemoveLeftovers();
   sandboxes.set_warm_pool(&warm_pool);
   // Organization secrets, sealed with a key derived from the master key.
   core::SecretService secrets(**store, *master_key);
@@ -211,8 +211,8 @@ int Run(const DaemonConfig& config) {
   api::AddEnvironmentRoutes(router, images);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   mcp::ToolRegistry mcp_tools;
-  mcp::ToolServices tool_services{sandboxes, commands,    images,   files,
-                                  endpoints, &volumes,    &object_api, &attacher};
+  mcp::ToolServices tool_services{sandboxes, commands, images,      files,
+                                  endpoints, &volumes, &object_api, &attacher};
   mcp::RegisterTools(mcp_tools, tool_services);
   mcp::OAuthServer oauth(**store, auth, listen->host);
   oauth.AddRoutes(router);
@@ -243,6 +243,7 @@ int Run(const DaemonConfig& config) {
   api::HttpServer server(
       http, [&router](const api::HttpRequest& r) { return router.Handle(r); }, workers);
   if (Status st = server.Start(); !st.ok()) return Fail(st);
+  warm_pool.StartFilling();
 
   object_api.api_base = "http://" +
                         (listen->host == "0.0.0.0" ? std::string("127.0.0.1") : listen->host) +

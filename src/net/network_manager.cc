@@ -246,8 +246,10 @@ Status NetworkManager::UpdatePolicy(const std::string& id, const nlohmann::json&
     if (r.sandbox_id != id) continue;
     SandboxNet old = FromRecord(r), sb = old;
     sb.policy = policy;
-    RETURN_IF_ERROR(store_.DeleteNetwork(id));
-    RETURN_IF_ERROR(store_.PutNetwork({id, sb.slot, ToData(sb), r.created_at}));
+    // The same policy (a pooled sandbox claimed with the default one) needs no nft run.
+    nlohmann::json data = ToData(sb);
+    if (data == ToData(old)) return Status::Ok();
+    RETURN_IF_ERROR(store_.UpdateNetworkData(id, data));
     // One nft run: the old chain goes and the new one comes in a single transaction.
     RETURN_IF_ERROR(RunNft(RemoveSandboxRules(Scope(), old) + SandboxRules(Scope(), sb))
                         .WithContext("replacing the sandbox's egress rules"));
@@ -258,4 +260,3 @@ Status NetworkManager::UpdatePolicy(const std::string& id, const nlohmann::json&
 }
 
 }  // namespace adapt::net
-

@@ -53,6 +53,16 @@ Status SqliteStore::DeleteNetwork(const std::string& sandbox_id) {
   });
 }
 
+Status SqliteStore::UpdateNetworkData(const std::string& sandbox_id, const nlohmann::json& data) {
+  return Guard("updating a sandbox network", [&]() -> Status {
+    SQLite::Statement q(db_, "UPDATE sandbox_networks SET data = ? WHERE sandbox_id = ?");
+    q.bind(1, data.dump());
+    q.bind(2, sandbox_id);
+    if (q.exec() == 0) return NotFound("sandbox " + sandbox_id + " has no network");
+    return Status::Ok();
+  });
+}
+
 EndpointRecord SqliteStore::ReadEndpoint(SQLite::Statement& q) {
   EndpointRecord e;
   e.id = q.getColumn(0).getString();

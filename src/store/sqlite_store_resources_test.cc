@@ -79,6 +79,14 @@ TEST(SqliteStoreNetworks, AttachmentsAreRecordedUniqueBySlotAndSandboxAndSurvive
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].sandbox_id, "sbx_b");
   EXPECT_EQ((*all)[1].data["address"], "10.88.0.14");
+  // A policy change rewrites the data in place; the slot stays the sandbox's.
+  ASSERT_TRUE(
+      (*s)->UpdateNetworkData("sbx_a", {{"address", "10.88.0.14"}, {"egress", "none"}}).ok());
+  EXPECT_EQ((*s)->UpdateNetworkData("sbx_zz", {}).code(), Code::kNotFound);
+  all = (*s)->ListNetworks();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[1].slot, 3);
+  EXPECT_EQ((*all)[1].data["egress"], "none");
   ASSERT_TRUE((*s)->DeleteNetwork("sbx_a").ok());
   ASSERT_TRUE((*s)->DeleteNetwork("sbx_a").ok());
   EXPECT_EQ((*s)->ListNetworks()->size(), 1u);

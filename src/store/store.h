@@ -87,6 +87,8 @@ class Store {
   virtual Result<std::vector<NetworkRecord>> ListNetworks() = 0;
   // Forgets the sandbox's attachment; no error when there is none.
   virtual Status DeleteNetwork(const std::string& sandbox_id) = 0;
+  // Replaces the data of the sandbox's attachment (its slot stays); NotFound when it has none.
+  virtual Status UpdateNetworkData(const std::string& sandbox_id, const nlohmann::json& data) = 0;
   virtual Status PutEndpoint(const EndpointRecord& endpoint) = 0;
   // The organization's endpoints of `sandbox_id` (all of them when empty), oldest first.
   virtual Result<std::vector<EndpointRecord>> ListEndpoints(const std::string& org_id,

@@ -110,6 +110,8 @@ def test_create_claims_a_pooled_sandbox_with_its_settings_and_the_pool_refills(p
     # (The sandbox's env values are redacted from output: compare inside.)
     cmd = run(client, sbx["id"], ["sh", "-c", '[ "$GREETING" = hello-pool ] && echo seen; hostname'])
     assert cmd["stdout"].split() == ["seen", sbx["id"]], cmd
+    # A member is ready only once its agent is connected: the first command goes through it.
+    assert cmd["servedBy"] == "agent", cmd
     # A command's own env wins over the sandbox's.
     cmd = run(client, sbx["id"], ["sh", "-c", "echo $GREETING"], env={"GREETING": "own"})
     assert cmd["stdout"].strip() == "own"
