@@ -1,5 +1,5 @@
-// Network namespaces and veth links, made with iproute2's `ip` (run as a helper program:
-// simpler than raw netlink, and the set-up happens once per sandbox).
+// Network namespaces and veth links, made with iproute2's `ip -batch` (a helper program, two
+// runs per sandbox: simpler than raw netlink).
 #pragma once
 
 #include <string>
