@@ -1,6 +1,7 @@
 // /v1/orgs and their keys (admin only): translation to core::Auth.
 #include "api/errors.h"
 #include "api/request_parsing.h"
+#include "api/resource_responses.h"
 #include "api/routes.h"
 #include "base/time.h"
 
@@ -88,12 +89,7 @@ void AddOrgRoutes(Router& router, core::Auth& auth) {
              });
   router.Add("DELETE", "/v1/orgs/{id}/keys/{keyId}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               Status st = auth.DeleteKey(who, p.at("id"), p.at("keyId"));
-               if (!st.ok()) return ErrorResponse(st);
-               HttpResponse r;
-               r.status = 204;
-               r.content_type.clear();
-               return r;
+               return NoContentOrError(auth.DeleteKey(who, p.at("id"), p.at("keyId")));
              });
 }
 

@@ -1,6 +1,7 @@
 // /v1/storage: translation between HTTP and storage::VolumeService.
 #include "api/errors.h"
 #include "api/request_parsing.h"
+#include "api/resource_responses.h"
 #include "api/routes.h"
 
 namespace adapt::api {
@@ -10,21 +11,15 @@ void AddStorageRoutes(Router& router, storage::VolumeService& volumes) {
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto body = ParseJsonBody(req);
                if (!body.ok()) return ErrorResponse(body.status());
-               auto volume = volumes.Create(who.org_id, *body);
-               if (!volume.ok()) return ErrorResponse(volume.status());
-               return JsonResponse(201, *volume);
+               return JsonOrError(201, volumes.Create(who.org_id, *body));
              });
   router.Add("GET", "/v1/storage",
              [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto list = volumes.List(who.org_id);
-               if (!list.ok()) return ErrorResponse(list.status());
-               return JsonResponse(200, *list);
+               return JsonOrError(200, volumes.List(who.org_id));
              });
   router.Add("GET", "/v1/storage/{name}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               auto volume = volumes.Get(who.org_id, p.at("name"));
-               if (!volume.ok()) return ErrorResponse(volume.status());
-               return JsonResponse(200, *volume);
+               return JsonOrError(200, volumes.Get(who.org_id, p.at("name")));
              });
   // The confirmation comes as {"confirm": "<name>"} or ?confirm=<name>.
   router.Add("DELETE", "/v1/storage/{name}",
@@ -44,12 +39,7 @@ void AddStorageRoutes(Router& router, storage::VolumeService& volumes) {
                } else if (auto q = req.query.find("confirm"); q != req.query.end()) {
                  confirm = q->second;
                }
-               Status st = volumes.Delete(who.org_id, p.at("name"), confirm);
-               if (!st.ok()) return ErrorResponse(st);
-               HttpResponse r;
-               r.status = 204;
-               r.content_type.clear();
-               return r;
+               return NoContentOrError(volumes.Delete(who.org_id, p.at("name"), confirm));
              });
 }
 

@@ -35,9 +35,18 @@ struct CommandRunner::Running {
   bool agent_exited = false;
   runtime::AgentExit agent_exit;
   bool finished = false;  // the final record is in `record`
+  std::string lost_why;   // why it is lost, when known before Finish
 };
 
 namespace {
+
+// A command lost with its agent while its sandbox kept running (as far as anyone knows).
+// How long before its sandbox's death is known a lost command counts as lost with it: the
+// sandbox's monitor notices the death within a second or so of the agent's connection closing.
+constexpr auto kLostWithTheSandbox = std::chrono::seconds(30);
+
+constexpr char kAgentGone[] =
+    "the connection to the sandbox's agent was lost while the command ran; its outcome is unknown";
 
 // Appends to a stream's tail, keeping at least the latest kKeptBytesPerStream bytes while
 // bounding memory to twice that.
@@ -147,7 +156,14 @@ std::shared_ptr<CommandRunner::Running> CommandRunner::Register(store::CommandRe
 
 void CommandRunner::Unregister(const std::string& id) {
   std::lock_guard lock(mu_);
-  running_.erase(id);
+  auto it = running_.find(id);
+  if (it != running_.end()) {
+    std::string sandbox_id = it->second->record.sandbox_id;
+    running_.erase(it);
+    bool more = false;
+    for (const auto& [_, other] : running_) more = more || other->record.sandbox_id == sandbox_id;
+    if (!more) ended_.erase(sandbox_id);
+  }
   threads_ -= 1;
   changed_.notify_all();
 }
@@ -243,6 +259,10 @@ void CommandRunner::ReattachAndWatch(std::shared_ptr<Running> c, std::chrono::mi
     std::lock_guard lock(c->mu);
     c->agent_exit.lost = true;
     c->agent_exited = true;
+    c->lost_why = agent ? "adaptd restarted while the command ran and the sandbox's agent no "
+                          "longer runs it; its outcome is unknown"
+                        : "adaptd restarted while the command ran and the sandbox's agent did "
+                          "not connect again; its outcome is unknown";
   }
   Finish(*c);
 }
@@ -348,6 +368,15 @@ void CommandRunner::Watch(std::shared_ptr<Running> c) {
 
 void CommandRunner::Finish(Running& c) {
   if (!stopping_) {
+    bool lost = false;
+    if (c.via_agent) {
+      std::lock_guard lock(c.mu);
+      lost = c.agent_exit.lost;
+    }
+    // A lost command is written under mu_, so that SandboxEnded sees it either running here
+    // (then ended_ gives its reason now) or recorded in lost_ (then it writes it again).
+    std::unique_lock runner_lock(mu_, std::defer_lock);
+    if (lost) runner_lock.lock();
     std::unique_lock lock(c.mu);
     auto& d = c.record.data;
     std::string reason = c.kill_reason.empty() ? "exited" : c.kill_reason;
@@ -371,6 +400,14 @@ void CommandRunner::Finish(Running& c) {
     bool known = reason != "lost";
     d["exitCode"] = sig || !known ? nlohmann::json(nullptr) : nlohmann::json(code);
     d["signal"] = sig && known ? nlohmann::json(sig) : nlohmann::json(nullptr);
+    bool sandbox_end_unknown = false;
+    if (lost) {
+      auto ended = ended_.find(c.record.sandbox_id);
+      sandbox_end_unknown = ended == ended_.end();
+      d["error"] = !sandbox_end_unknown  ? ended->second
+                   : !c.lost_why.empty() ? c.lost_why
+                                         : std::string(kAgentGone);
+    }
     ApplyCommandOutput(c.out, c.err, c.truncated, c.secrets, d);
     store::CommandRecord record = c.record;
     c.finished = true;
@@ -378,9 +415,44 @@ void CommandRunner::Finish(Running& c) {
     lock.unlock();
     Status st = store_.PutCommand(record);
     if (!st.ok()) spdlog::error("command {}: {}", record.id, st.message());
+    if (sandbox_end_unknown) {
+      auto& lost_here = lost_[record.sandbox_id];
+      auto now = std::chrono::steady_clock::now();
+      std::erase_if(lost_here, [&](const Lost& l) { return now - l.at > kLostWithTheSandbox; });
+      lost_here.push_back({record.org_id, record.id, now});
+    }
+    if (runner_lock.owns_lock()) runner_lock.unlock();
     if (!c.via_agent) runtime_.ForgetExec(record.sandbox_id, c.process.tree_id);
   }
   Unregister(c.record.id);
+}
+
+void CommandRunner::SandboxEnded(const std::string& sandbox_id, const std::string& why,
+                                 bool on_its_own) {
+  std::vector<Lost> lost;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [_, c] : running_) {
+      if (c->record.sandbox_id == sandbox_id) {
+        ended_[sandbox_id] = why;
+        break;
+      }
+    }
+    if (auto it = lost_.find(sandbox_id); it != lost_.end()) {
+      lost = std::move(it->second);
+      lost_.erase(it);
+    }
+  }
+  if (!on_its_own) return;
+  auto now = std::chrono::steady_clock::now();
+  for (const auto& l : lost) {
+    if (now - l.at > kLostWithTheSandbox) continue;  // lost earlier, for another reason
+    auto record = store_.GetCommand(l.org_id, sandbox_id, l.id);
+    if (!record.ok()) continue;
+    record->data["error"] = why;
+    Status st = store_.PutCommand(*record);
+    if (!st.ok()) spdlog::error("command {}: {}", l.id, st.message());
+  }
 }
 
 std::optional<store::CommandRecord> CommandRunner::Snapshot(const std::string& id) {

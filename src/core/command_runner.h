@@ -69,6 +69,12 @@ class CommandRunner {
   bool WaitFor(const std::string& id, std::chrono::milliseconds timeout);
   // A tap on the command's output; nullptr when it does not run here.
   std::unique_ptr<Tap> Follow(const std::string& id);
+  // Says why sandbox `sandbox_id` ends (its `error`, or that it is deleted or stopped), once
+  // that is recorded and before its compute goes: its commands that end `lost` with its agent
+  // from now on carry `why` as their `error`. `on_its_own`: the sandbox already died (out of
+  // memory, its startup command ended...), so the commands lost in the moments before, when
+  // its agent went with it, are written again with `why` too.
+  void SandboxEnded(const std::string& sandbox_id, const std::string& why, bool on_its_own);
 
  private:
   std::shared_ptr<Running> Register(store::CommandRecord record, int timeout_seconds,
@@ -84,6 +90,15 @@ class CommandRunner {
   std::mutex mu_;
   std::condition_variable changed_;
   std::map<std::string, std::shared_ptr<Running>> running_;  // by command id
+  // Guarded by mu_. Sandbox id -> why it ended, while commands of it still run here.
+  std::map<std::string, std::string> ended_;
+  // Guarded by mu_. Sandbox id -> its commands recorded lost with the agent before the
+  // sandbox's end was known: SandboxEnded writes the recent ones again with its reason.
+  struct Lost {
+    std::string org_id, id;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::map<std::string, std::vector<Lost>> lost_;
   int threads_ = 0;
   std::atomic<bool> stopping_{false};
 };

@@ -41,10 +41,15 @@ void CommandService::Reconcile() {
         continue;
       }
     }
+    // Its sandbox's own error, when it ended of itself, says more than our restart does.
+    auto sandbox = store_.GetSandbox(c.org_id, c.sandbox_id);
     c.status = "lost";
     c.data["status"] = "lost";
     c.data["terminationReason"] = "lost";
     c.data["finishedAt"] = FormatRfc3339(NowMillis());
+    c.data["error"] = sandbox.ok() && !sandbox->error.empty()
+                          ? sandbox->error
+                          : "adaptd restarted while the command ran; its outcome is unknown";
     Status st = store_.PutCommand(c);
     if (!st.ok()) spdlog::error("command {}: {}", c.id, st.message());
   }
@@ -142,6 +147,7 @@ Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& 
             {"startedAt", FormatRfc3339(c.created_at)},
             {"finishedAt", nullptr},
             {"terminationReason", nullptr},
+            {"error", nullptr},
             {"servedBy", "runsc-exec"}};
   // The agent when it is connected; `runsc exec` when it is not, or cannot take the command.
   bool via_agent = false, recorded = false;
@@ -168,6 +174,7 @@ Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& 
         c.data["status"] = "failed";
         c.data["terminationReason"] = "failed";
         c.data["finishedAt"] = FormatRfc3339(NowMillis());
+        c.data["error"] = "starting the command: " + process.status().message();
         store_.PutCommand(c);
       }
       return process.status().WithContext("starting the command");

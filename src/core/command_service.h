@@ -51,6 +51,10 @@ class CommandService {
   // command that already ended is returned as it is.
   Result<nlohmann::json> Kill(const Principal& who, const std::string& sandbox_id,
                               const std::string& id);
+  // The sandbox ends (see CommandRunner::SandboxEnded): its lost commands say `why`.
+  void SandboxEnded(const std::string& sandbox_id, const std::string& why, bool on_its_own) {
+    runner_.SandboxEnded(sandbox_id, why, on_its_own);
+  }
 
  private:
   Result<agent::SpawnRequest> AgentSpawn(const runtime::ExecRequest& exec,

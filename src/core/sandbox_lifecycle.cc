@@ -18,6 +18,8 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kLive = {"provisioning", "running"};
+// Why a sandbox ended that has no error: its startup command ended (its commands with it).
+const std::string kStartupEnded = "the sandbox's startup command ended, and the sandbox with it";
 
 std::string SignalName(int sig) {
   const char* abbrev = sigabbrev_np(sig);
@@ -206,6 +208,7 @@ void SandboxLifecycle::RecordExit(store::SandboxRecord r, const runtime::Observa
     ApplyOutput(r, obs.output, r.result);
   }
   if (!Transition(r, {"running"}).ok()) return;
+  if (on_end_) on_end_(r.id, r.error.empty() ? kStartupEnded : r.error, true);
   Status st_destroy = Release(r.id, true);
   if (!st_destroy.ok())
     spdlog::warn("sandbox {}: releasing compute: {}", r.id, st_destroy.message());
@@ -244,6 +247,11 @@ Result<store::SandboxRecord> SandboxLifecycle::BeginDelete(const std::string& or
     }
     r.status = "deleting";
     Status st = Transition(r, {before});
+    if (st.ok() && on_end_ && (before == "provisioning" || before == "running"))
+      on_end_(id,
+              reason == "expired" ? "the sandbox expired (ttlSeconds) and was deleted"
+                                  : "the sandbox was deleted",
+              false);
     if (st.ok()) return r;
     if (st.code() != Code::kConflict) return st;
   }

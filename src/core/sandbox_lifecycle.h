@@ -48,6 +48,13 @@ class SandboxLifecycle {
   void SetReleaseHook(std::function<void(const std::string&)> hook) {
     on_release_ = std::move(hook);
   }
+  // Called with the sandbox's id and why it ends, in one sentence, once that is recorded and
+  // before its compute is released: it died (`on_its_own`: out of memory, its startup command
+  // ended...), or it is being deleted or stopped. Commands lost with it say why.
+  void SetEndHook(
+      std::function<void(const std::string& id, const std::string& why, bool on_its_own)> hook) {
+    on_end_ = std::move(hook);
+  }
   // Where durable sandboxes find their storage; without it they fail to provision.
   void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
   // Start-up reconciliation: adopt, finish, or tear down what the store and the runtime hold.
@@ -94,6 +101,7 @@ class SandboxLifecycle {
   net::NetworkManager* network_;
   storage::VolumeService* volumes_ = nullptr;
   std::function<void(const std::string&)> on_release_;
+  std::function<void(const std::string&, const std::string&, bool)> on_end_;
   std::mutex locks_mu_;
   std::map<std::string, std::weak_ptr<std::mutex>> locks_;
   // Sandbox id -> the failure Fail() could not store yet.

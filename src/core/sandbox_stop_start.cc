@@ -31,6 +31,7 @@ Result<store::SandboxRecord> SandboxLifecycle::Stop(const std::string& org_id,
 
 void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
   Hibernation h = ReadHibernation(r);
+  if (on_end_) on_end_(r.id, "the sandbox was stopped", false);
   // Endpoints stay (the ingress answers for a running sandbox only): the sandbox keeps its
   // network and address, so they work again after a start.
   if (h.workspace_kept && !h.restart) {

@@ -1,13 +1,11 @@
 #include "core/secret_cipher.h"
 
-#include <openssl/core_names.h>
 #include <openssl/evp.h>
-#include <openssl/kdf.h>
-#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include <memory>
 
+#include "base/hkdf.h"
 #include "storage/volume_key.h"
 
 namespace adapt::core {
@@ -25,25 +23,8 @@ const unsigned char* Bytes(const std::string& s) {
 }  // namespace
 
 Result<std::string> DeriveSecretKey(const std::string& master, const std::string& org_id) {
-  std::unique_ptr<EVP_KDF, decltype(&EVP_KDF_free)> kdf(EVP_KDF_fetch(nullptr, "HKDF", nullptr),
-                                                        &EVP_KDF_free);
-  if (!kdf) return Internal("OpenSSL has no HKDF");
-  std::unique_ptr<EVP_KDF_CTX, decltype(&EVP_KDF_CTX_free)> ctx(EVP_KDF_CTX_new(kdf.get()),
-                                                                &EVP_KDF_CTX_free);
-  if (!ctx) return Internal("cannot make an HKDF context");
-  std::string salt = "adapt-secrets-v1";
-  std::string info = "org:" + org_id;
-  char digest[] = "SHA512";
-  OSSL_PARAM params[] = {
-      OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
-      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, const_cast<char*>(master.data()),
-                                        master.size()),
-      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, salt.data(), salt.size()),
-      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, info.data(), info.size()),
-      OSSL_PARAM_construct_end()};
-  std::string key(kKeyBytes, '\0');
-  if (EVP_KDF_derive(ctx.get(), Bytes(key), key.size(), params) != 1)
-    return Internal("deriving the secrets key failed");
+  auto key = HkdfSha512(master, "adapt-secrets-v1", "org:" + org_id, kKeyBytes);
+  if (!key.ok()) return key.status().WithContext("deriving the secrets key");
   return key;
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "base/ids.h"
+#include "base/text.h"
 #include "core/sandbox_request.h"
 #include "core/secret_cipher.h"
 
@@ -17,6 +18,15 @@ namespace {
 using nlohmann::json;
 
 const std::string kMaster(32, 'k');
+
+// Pins the derivation: secrets sealed by earlier builds must keep opening. Expected value from
+// `openssl kdf -keylen 32 -kdfopt digest:SHA512 ... HKDF` (salt "adapt-secrets-v1", info
+// "org:org_a") and, independently, Python's hmac module.
+TEST(SecretCipher, DerivesAFixedHkdfSha512Key) {
+  auto key = DeriveSecretKey(kMaster, "org_a");
+  ASSERT_TRUE(key.ok());
+  EXPECT_EQ(HexEncode(*key), "e0a9aa8d1d907e197d75924383804880c9475567bd4820bc5b78c45882ba713f");
+}
 
 TEST(SecretCipher, SealsAndOpensOnlyWithTheSameKeyAndName) {
   auto key = DeriveSecretKey(kMaster, "org_a");

@@ -191,6 +191,10 @@ int Run(const DaemonConfig& config) {
   sites.SetPorts(ingress.http_port(), ingress.https_port());
   endpoints.OnRemoved([&ingress](const std::string& host) { ingress.Disconnect(host); });
   lifecycle.SetReleaseHook([&endpoints](const std::string& id) { endpoints.RemoveAll(id); });
+  // A command lost because its sandbox died, or was deleted or stopped, says why.
+  lifecycle.SetEndHook([&commands](const std::string& id, const std::string& why, bool own) {
+    commands.SandboxEnded(id, why, own);
+  });
   sandboxes.SetEndpointsView([&endpoints](const std::string& org, const std::string& id) {
     return endpoints.ViewsOf(org, id);
   });

@@ -1,10 +1,8 @@
 #include "storage/volume_key.h"
 
-#include <openssl/core_names.h>
-#include <openssl/kdf.h>
-#include <openssl/params.h>
 #include <openssl/rand.h>
 
+#include "base/hkdf.h"
 #include "os/files.h"
 #include "os/fscrypt.h"
 
@@ -61,25 +59,8 @@ Result<std::string> LoadMasterKey(const std::string& path, const std::string& en
 }
 
 Result<std::string> DeriveVolumeKey(const std::string& master, const std::string& volume_id) {
-  EVP_KDF* kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
-  if (!kdf) return Internal("OpenSSL has no HKDF");
-  EVP_KDF_CTX* ctx = EVP_KDF_CTX_new(kdf);
-  EVP_KDF_free(kdf);
-  if (!ctx) return Internal("cannot make an HKDF context");
-  std::string salt = "adapt-storage-v1";
-  std::string info = "volume:" + volume_id;
-  char digest[] = "SHA512";
-  OSSL_PARAM params[] = {
-      OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
-      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, const_cast<char*>(master.data()),
-                                        master.size()),
-      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, salt.data(), salt.size()),
-      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, info.data(), info.size()),
-      OSSL_PARAM_construct_end()};
-  std::string key(os::kFscryptKeyBytes, '\0');
-  int ok = EVP_KDF_derive(ctx, reinterpret_cast<unsigned char*>(key.data()), key.size(), params);
-  EVP_KDF_CTX_free(ctx);
-  if (ok != 1) return Internal("deriving a volume key failed");
+  auto key = HkdfSha512(master, "adapt-storage-v1", "volume:" + volume_id, os::kFscryptKeyBytes);
+  if (!key.ok()) return key.status().WithContext("deriving a volume key");
   return key;
 }
 

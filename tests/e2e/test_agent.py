@@ -224,6 +224,8 @@ def test_works_with_egress_none_and_falls_back_when_the_agent_dies(daemon):
     # the next commands go through runsc exec, and say so.
     killer = run(client, sid, command="kill -9 %s; sleep 1" % pids[0], waitSeconds=30)
     assert killer["status"] in ("lost", "exited"), killer
+    if killer["status"] == "lost":
+        assert "sandbox's agent was lost" in killer["error"], killer
     deadline = time.monotonic() + 20
     while True:
         cmd = run(client, sid, command="echo via; exit 2")
@@ -278,4 +280,5 @@ def test_a_command_the_agent_no_longer_runs_is_lost_after_a_restart(fresh_daemon
     assert status == 200, after
     done = poll(admin, sid, cmd["id"], timeout=60)
     assert done["status"] == "lost" and done["terminationReason"] == "lost", done
+    assert "adaptd restarted" in done["error"], done
     admin.delete(sid)

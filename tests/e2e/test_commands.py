@@ -29,7 +29,7 @@ def test_exit_code_stdout_and_stderr(box):
     assert cmd["exitCode"] == 3 and cmd["signal"] is None
     assert cmd["stdout"] == "out\n" and cmd["stderr"] == "err\n"
     assert cmd["truncated"] is False
-    assert cmd["terminationReason"] == "exited"
+    assert cmd["terminationReason"] == "exited" and cmd["error"] is None
     assert cmd["servedBy"] in ("agent", "runsc-exec")
     assert cmd["id"].startswith("cmd_") and cmd["sandboxId"] == sid
     assert cmd["startedAt"] and cmd["finishedAt"]
@@ -163,6 +163,7 @@ def test_command_running_when_adaptd_dies_is_lost_after_restart(fresh_daemon):
     status, after = admin.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
     assert status == 200, after
     assert after["status"] == "lost" and after["terminationReason"] == "lost", after
+    assert "adaptd restarted" in after["error"], after
     admin.delete(sid)
 
 

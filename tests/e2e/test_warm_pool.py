@@ -5,7 +5,8 @@ before and says why, concurrent creates never share a sandbox, and a SIGKILLed a
 leaves nothing of the old members behind.
 
 Egress is checked against test_network.py's stand-in internet (a network namespace this test
-makes, reached only through a route to it): its TCP echo and its plain HTTP server.
+makes, reached only through a route to it): its TCP echo and its plain HTTP server, probed with
+test_network.py's in-sandbox PROBE.
 """
 
 import os
@@ -16,26 +17,9 @@ import time
 import pytest
 
 import harness
-from test_network import ECHO, TLS, standin  # noqa: F401
+from test_network import ECHO, TLS, probe, standin  # noqa: F401
 
 POOL_WAIT = 120
-
-# Runs inside the sandbox: one TCP exchange, printing the answer's last line or why it failed.
-PROBE = r'''
-import socket
-try:
-    s = socket.create_connection((%r, %d), timeout=4)
-    s.sendall(%r)
-    data = b""
-    while True:
-        d = s.recv(4096)
-        if not d:
-            break
-        data += d
-    print("OK " + data.decode(errors="replace").strip().splitlines()[-1])
-except Exception as e:
-    print("FAIL " + type(e).__name__)
-'''
 
 
 def pool_members(d, state=None):
@@ -87,13 +71,6 @@ def run(client, sid, argv, **fields):
     return cmd
 
 
-def probe(client, sid, host, port):
-    # The echo answers at once and closes (unread bytes would reset the connection); the plain
-    # HTTP server answers a request.
-    send = b"GET / HTTP/1.0\r\n\r\n" if port == 8080 else b""
-    return run(client, sid, ["python3", "-c", PROBE % (host, port, send)])["stdout"].strip()
-
-
 def test_create_claims_a_pooled_sandbox_with_its_settings_and_the_pool_refills(pooled, client):
     members = wait_ready(pooled, 2)
     assert client.list_all() == [], "pool members are listed by nobody"
@@ -128,18 +105,19 @@ def test_network_policy_applies_after_claim(pooled, client):
     wait_ready(pooled, 2)
     open_box = client.create({})
     assert open_box["pool"]["used"] is True
-    assert probe(client, open_box["id"], ECHO, 7001) == "OK tcp-echo"
-    assert probe(client, open_box["id"], TLS, 8080) == "OK plain"
+    # The echo answers at once and closes (unread bytes would reset the connection): send nothing.
+    assert probe(client, open_box["id"], "tcp(%r, 7001, b'')" % ECHO) == "OK tcp-echo"
+    assert probe(client, open_box["id"], "tcp(%r, 8080)" % TLS) == "OK plain"
     none = client.create({"network": {"egress": "none"}})
     assert none["pool"]["used"] is False and "egress none" in none["pool"]["reason"]
     client.wait_for_status(none["id"], "running", 90)
-    assert probe(client, none["id"], ECHO, 7001).startswith("FAIL")
+    assert probe(client, none["id"], "tcp(%r, 7001, b'')" % ECHO).startswith("FAIL")
     wait_ready(pooled, 2)
     allow = client.create({"network": {"egress": "allowlist",
                                        "allow": [{"protocol": "tcp", "address": ECHO, "port": 7001}]}})
     assert allow["pool"]["used"] is True
-    assert probe(client, allow["id"], ECHO, 7001) == "OK tcp-echo"
-    assert probe(client, allow["id"], TLS, 8080).startswith("FAIL")
+    assert probe(client, allow["id"], "tcp(%r, 7001, b'')" % ECHO) == "OK tcp-echo"
+    assert probe(client, allow["id"], "tcp(%r, 8080)" % TLS).startswith("FAIL")
     for s in (open_box, none, allow):
         client.delete(s["id"])
 

@@ -4,7 +4,8 @@ Fork bomb, memory beyond memoryMiB, disk fill beyond diskMiB, descriptor exhaust
 flood and a CPU burn. After each: adaptd still answers, a neighbour sandbox still runs
 commands, the abusive sandbox's outcome is what the API says, and adaptd's own memory stayed
 flat through the flood. A sandbox that the kernel's OOM killer stops at memoryMiB says so in
-its `error` (and its startup result's `error`), not just "stopped unexpectedly".
+its `error` (and its startup result's `error`, and the `error` of the command it ran), not
+just "stopped unexpectedly".
 """
 
 import time
@@ -90,6 +91,9 @@ def test_memory_beyond_the_limit_is_refused_or_reported(daemon, neighbour):
     # 512 MiB written (every page touched), 4x the limit.
     cmd = command(daemon.admin, sid, "python3 -c 'x = b\"a\" * (512 << 20); print(\"allocated\", len(x))'; "
                   "echo rc=$?", timeout_s=120)
+    if cmd["status"] == "lost":
+        # Its sandbox died under it (the agent with it): the monitor records that at once.
+        daemon.admin.wait_for_status(sid, ("failed",), 60)
     sbx = end_state(daemon, sid)
     if sbx["status"] == "running":
         # The allocation failed inside the sandbox: not a success.
@@ -101,6 +105,12 @@ def test_memory_beyond_the_limit_is_refused_or_reported(daemon, neighbour):
         assert sbx["terminationReason"] == "failed", sbx
         assert "ran out of memory" in sbx["error"] and "128 MiB (memoryMiB)" in sbx["error"], sbx
         assert cmd["status"] != "exited" or cmd["exitCode"] != 0, brief(cmd)
+        # The command, lost with the sandbox's agent, carries the sandbox's reason: memory.
+        status, cmd = daemon.admin.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+        assert status == 200, cmd
+        assert cmd["servedBy"] == "agent", brief(cmd)
+        assert cmd["status"] == "lost" and cmd["terminationReason"] == "lost", brief(cmd)
+        assert "ran out of memory" in cmd["error"] and cmd["error"] == sbx["error"], brief(cmd)
     assert_host_fine(daemon, neighbour)
     daemon.admin.delete(sid)
 
