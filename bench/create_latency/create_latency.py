@@ -173,8 +173,10 @@ class AdaptSide:
             self.proc = subprocess.Popen(
                 [self.args.adaptd, "--listen", "127.0.0.1:%d" % port, "--state-dir", self.state_dir,
                  "--images-dir", self.args.images_dir, "--runsc", self.args.runsc,
-                 # Any free port for the storage gateway, so a second adaptd on the host is fine.
-                 "--storage-listen", "127.0.0.1:0", *self.extra_args],
+                 # Any free port for the storage gateway and ingress, so a second adaptd on the
+                 # host is fine.
+                 "--storage-listen", "127.0.0.1:0", "--ingress-http", "127.0.0.1:0",
+                 "--ingress-https", "127.0.0.1:0", *self.extra_args],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
         while not self.log_says("adaptd listening on"):

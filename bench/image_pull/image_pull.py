@@ -11,14 +11,15 @@ times each, from a cold store:
          ownership kept); both removed afterwards (not timed).
 And sandbox create latency (POST -> a command-mode /bin/true completed) of that image with its
 layers cached against a first create that pulls it.
-Prints the medians and the adapt/peer ratio; writes bench/results/image_pull.json.
+Prints the medians and the ratios as figures (bench/figures.py: pull + unpack against skopeo+umoci,
+create with cached layers against a first pull); writes them, beside every sample, to
+bench/results/image_pull.json.
 Needs root, a built tree, docker-registry, skopeo and umoci.
 """
 
 import argparse
 import gzip
 import io
-import json
 import os
 import shutil
 import statistics
@@ -32,6 +33,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 import harness  # noqa: E402
 import registry as reg  # noqa: E402
+sys.path.insert(0, os.path.join(REPO, "bench"))
+import figures  # noqa: E402
 
 
 def log(msg):
@@ -146,15 +149,16 @@ def main():
         w = statistics.median(warm)
         print("image: %d layers, %.1f MiB compressed, from a registry on loopback" %
               (args.layers, size / (1 << 20)))
-        print("%-34s %10s %16s %8s" % ("", "adapt", "skopeo+umoci", "ratio"))
-        print("%-34s %9.2fs %15.2fs %7.2fx" % ("pull + unpack (median of %d)" % args.runs, a, p, a / p))
-        print("%-34s %9.2fs %16s %8s" % ("create -> done, first pull", cold, "", ""))
-        print("%-34s %9.2fs %16s %7.2fx" % ("create -> done, layers cached", w, "", w / cold))
-        os.makedirs(os.path.dirname(args.out), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump({"layers": args.layers, "compressed_bytes": size, "adapt_s": adapt_s,
-                       "peer_s": peer_s, "ratio": a / p, "create_cold_s": cold,
-                       "create_warm_s": warm}, f, indent=2)
+        rows = [
+            figures.figure("image pull + unpack (median of %d)" % args.runs, "s", round(a, 2),
+                           "skopeo copy + umoci unpack", round(p, 2), "lower"),
+            figures.figure("create -> /bin/true done, layers cached (median of %d)" % args.runs, "s",
+                           round(w, 2), "the same create, first pull", round(cold, 2), "lower"),
+        ]
+        figures.print_table(rows)
+        figures.write_report(args.out, "image_pull", rows, {
+            "runs": args.runs, "layers": args.layers, "compressed_bytes": size, "adapt_s": adapt_s,
+            "peer_s": peer_s, "create_cold_s": cold, "create_warm_s": warm})
     finally:
         if daemon:
             daemon.delete_everything()
