@@ -42,6 +42,10 @@ void SandboxMonitor::Loop() {
   }
 }
 
+void SandboxMonitor::Wake(const std::string& id) {
+  Schedule(id, [this, id] { lifecycle_.CheckRunning(id); });
+}
+
 void SandboxMonitor::Schedule(const std::string& id, std::function<void()> fn) {
   {
     std::lock_guard lock(mu_);
@@ -58,8 +62,7 @@ void SandboxMonitor::Tick() {
   int64_t now = NowMillis();
   lifecycle_.RetryUnrecordedFailures();
   if (auto running = store_.ListSandboxesWithStatus({"running"}); running.ok()) {
-    for (const auto& r : *running)
-      Schedule(r.id, [this, id = r.id] { lifecycle_.CheckRunning(id); });
+    for (const auto& r : *running) Wake(r.id);
   }
   if (auto expired = store_.ListExpired(now); expired.ok()) {
     for (const auto& r : *expired) {

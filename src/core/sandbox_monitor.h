@@ -1,7 +1,8 @@
 // SandboxMonitor: the daemon's background loop. It notices running sandboxes whose
-// workload ended, deletes expired sandboxes (the TTL reaper: deadlines live in the store,
-// so expiry continues across restarts), retries unfinished deletions, and forgets
-// idempotency keys after 24 hours.
+// workload ended (at once when the runtime says so through Wake, else at its next poll),
+// deletes expired sandboxes (the TTL reaper: deadlines live in the store, so expiry
+// continues across restarts), retries unfinished deletions, and forgets idempotency keys
+// after 24 hours.
 #pragma once
 
 #include <atomic>
@@ -24,6 +25,8 @@ class SandboxMonitor {
 
   void Start();
   void Stop();
+  // Checks sandbox `id` now rather than at the next poll (the runtime heard its state change).
+  void Wake(const std::string& id);
 
  private:
   void Loop();

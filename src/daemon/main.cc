@@ -202,6 +202,12 @@ int Run(const DaemonConfig& config) {
                ingress.http_port(), config.ingress_domain, ingress.https_port());
   core::SandboxMonitor monitor(**store, lifecycle, sandboxes, workers);
   monitor.Start();
+  runtime.SetStateListener([&monitor](const std::string& id) { monitor.Wake(id); });
+  // Whichever way main ends, the runtime stops calling the monitor before it goes.
+  struct StopStateCalls {
+    runtime::Runtime& runtime;
+    ~StopStateCalls() { runtime.SetStateListener(nullptr); }
+  } stop_state_calls{runtime};
 
   api::Router router(auth);
   api::AddHealthRoutes(router);

@@ -44,7 +44,12 @@ bool HasRunscState(const std::string& state_dir, const std::string& id) {
 
 }  // namespace
 
-RunscRuntime::RunscRuntime(RunscOptions options) : options_(std::move(options)) {}
+RunscRuntime::RunscRuntime(RunscOptions options)
+    : options_(std::move(options)), watcher_(std::make_unique<StateWatcher>(kShimStateFile)) {}
+
+void RunscRuntime::SetStateListener(std::function<void(const std::string&)> listener) {
+  watcher_->SetListener(std::move(listener));
+}
 
 Status RunscRuntime::Init() {
   auto r = os::RunCommand({options_.runsc, "--version"});
@@ -118,6 +123,8 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   // A restarted sandbox's directory still holds its previous shim's final state, which
   // the wait below would take for this shim's.
   if (st.ok()) st = os::RemoveTree(dir + "/" + kShimStateFile);
+  // Before the shim runs: a workload that ends at once is heard too.
+  if (st.ok()) watcher_->Watch(id, dir);
   os::SpawnOptions detached;
   detached.new_session = true;
   Result<pid_t> pid =
@@ -146,6 +153,8 @@ Result<Observation> RunscRuntime::Observe(const std::string& id) {
   std::string dir = SandboxDir(id);
   Observation obs;
   ASSIGN_OR_RETURN(obs.state, ReadShimState(dir));
+  // Sandboxes adopted after a restart get their watch here.
+  if (obs.state.phase != ShimPhase::kExited) watcher_->Watch(id, dir);
   obs.monitor_alive = ShimAlive(obs.state, dir);
   auto output = os::ReadFile(dir + "/" + kShimOutputFile);
   if (output.ok()) {
@@ -157,6 +166,7 @@ Result<Observation> RunscRuntime::Observe(const std::string& id) {
 
 Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
   std::string dir = SandboxDir(id);
+  watcher_->Unwatch(id);
   if (options_.agents) options_.agents->Close(id);
   // runsc's global flags must match the ones the sandbox was created with.
   auto shim_config = ReadShimConfig(dir);

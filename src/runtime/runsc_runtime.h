@@ -2,10 +2,12 @@
 // Thread-safe: calls for different ids run concurrently; calls for one id must not.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "runtime/agent_hub.h"
 #include "runtime/runtime.h"
+#include "runtime/state_watcher.h"
 
 namespace adapt::runtime {
 
@@ -34,6 +36,7 @@ class RunscRuntime : public Runtime {
   Status KillExec(const std::string& sandbox_id, const std::string& tree_id) override;
   void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) override;
   std::shared_ptr<AgentSession> Agent(const std::string& sandbox_id) override;
+  void SetStateListener(std::function<void(const std::string&)> listener) override;
   Result<ExecDefaults> GetExecDefaults(const std::string& sandbox_id) override;
   Status Checkpoint(const std::string& sandbox_id) override;
   bool HasCheckpoint(const std::string& sandbox_id) override;
@@ -55,6 +58,7 @@ class RunscRuntime : public Runtime {
   RunscOptions options_;
   std::string version_;
   bool needs_netns_shim_ = true;
+  std::unique_ptr<StateWatcher> watcher_;
 };
 
 }  // namespace adapt::runtime

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -89,6 +90,10 @@ class Runtime {
   // The session of the sandbox's in-sandbox agent when it is connected; nullptr otherwise
   // (exec through Exec then).
   virtual std::shared_ptr<AgentSession> Agent(const std::string& /*sandbox_id*/) { return nullptr; }
+  // Calls `listener` (on a thread of the runtime's) when a sandbox's state may have changed,
+  // e.g. its workload ended: a hint to Observe it now. Callers still poll; nullptr stops
+  // the calls.
+  virtual void SetStateListener(std::function<void(const std::string& sandbox_id)> /*listener*/) {}
   // What Exec would inherit from the workload; a runtime without an agent need not say.
   virtual Result<ExecDefaults> GetExecDefaults(const std::string& sandbox_id) {
     return Status(Code::kUnsupported, "no exec defaults for sandbox " + sandbox_id);
