@@ -26,6 +26,23 @@ Status IpBatch(const std::string& netns, const std::vector<std::string>& lines) 
   return os::RunChecked(argv, options);
 }
 
+// The sandbox end's addresses, link state and default routes; `verb`: add or replace.
+std::vector<std::string> SandboxSide(const LinkPlan& p, const std::string& verb) {
+  std::vector<std::string> lines{
+      "addr " + verb + " " + p.sandbox_address + "/30 dev eth0",
+      "link set eth0 up",
+      "link set lo up",
+      "route " + verb + " default via " + p.host_address,
+  };
+  if (!p.sandbox_address6.empty()) {
+    // No duplicate address detection: the /126 is ours, and a tentative address would not
+    // be taken by runsc.
+    lines.push_back("addr " + verb + " " + p.sandbox_address6 + "/126 dev eth0 nodad");
+    lines.push_back("route " + verb + " default via " + p.host_address6);
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::string NetnsPath(const std::string& netns) { return "/run/netns/" + netns; }
@@ -48,34 +65,13 @@ Status CreateLinks(const LinkPlan& p) {
     host.push_back("addr add " + p.host_address6 + "/126 dev " + p.host_if + " nodad");
   host.push_back("link set " + p.host_if + " up");
   RETURN_IF_ERROR(IpBatch("", host).WithContext("creating the sandbox's veth pair"));
-  std::vector<std::string> inside{
-      "link set " + p.peer_if + " name eth0",
-      "addr add " + p.sandbox_address + "/30 dev eth0",
-      "link set eth0 up",
-      "link set lo up",
-      "route add default via " + p.host_address,
-  };
-  if (!p.sandbox_address6.empty()) {
-    inside.push_back("addr add " + p.sandbox_address6 + "/126 dev eth0 nodad");
-    inside.push_back("route add default via " + p.host_address6);
-  }
+  std::vector<std::string> inside{"link set " + p.peer_if + " name eth0"};
+  for (auto& line : SandboxSide(p, "add")) inside.push_back(std::move(line));
   return IpBatch(p.netns, inside).WithContext("addressing the sandbox's end of its veth");
 }
 
 Status ReaddressSandboxSide(const LinkPlan& p) {
-  std::vector<std::string> lines{
-      "addr replace " + p.sandbox_address + "/30 dev eth0",
-      "link set eth0 up",
-      "link set lo up",
-      "route replace default via " + p.host_address,
-  };
-  if (!p.sandbox_address6.empty()) {
-    // No duplicate address detection: the /126 is ours, and a tentative address would not
-    // be taken by runsc.
-    lines.push_back("addr replace " + p.sandbox_address6 + "/126 dev eth0 nodad");
-    lines.push_back("route replace default via " + p.host_address6);
-  }
-  return IpBatch(p.netns, lines);
+  return IpBatch(p.netns, SandboxSide(p, "replace"));
 }
 
 Status RemoveLinks(const std::string& netns, const std::string& host_if) {
