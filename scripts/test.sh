@@ -138,8 +138,10 @@ run_stage npm . tests/mcp/install.sh || true
 if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
   if python=$(pick_python); then
     # SIGTERM at the limit lets the e2e fixtures stop their adaptd and delete their sandboxes.
+    # --durations: the log names the slowest tests, so that the stage's time can be kept down.
     ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images \
-      run_stage e2e . timeout -s TERM -k 60 2400 "$python" -m pytest -q -p no:cacheprovider tests/e2e
+      run_stage e2e . timeout -s TERM -k 60 2400 "$python" -m pytest -q -p no:cacheprovider \
+      --durations=40 tests/e2e
     count_pytest e2e
   else
     skip_stage e2e "no python3 with pytest"
@@ -153,7 +155,8 @@ fi
 if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
   if python=$(pick_python); then
     ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images \
-      run_stage reliability . timeout -s TERM -k 60 900 "$python" -m pytest -q -p no:cacheprovider tests/reliability
+      run_stage reliability . timeout -s TERM -k 60 900 "$python" -m pytest -q -p no:cacheprovider \
+      --durations=20 tests/reliability
     count_pytest reliability
   else
     skip_stage reliability "no python3 with pytest"
