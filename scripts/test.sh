@@ -167,7 +167,7 @@ finish_shard() {
 # before). Most of their time is spent waiting (sandbox teardowns, restarts, expiries, CLI
 # start-up), not computing: measured on a 2-core machine with 8 files (155 tests), 293 s one
 # after the other, 212 s side by side, each process only 6-7% slower than alone; the stand-in
-# files (30 tests) beside 6 other files (50 tests) all passed, twice. Files that
+# files (30 tests) beside 6 other files (50 tests): all passed. Files that
 # share a host-global resource stay in one process, in order: the network stand-in of
 # test_network.py (`standin`: a netns, the 198.51.100.0/24 route) is used by the files of
 # e2e_shard0's first line. Its second line only balances the two shards (about 10 minutes
