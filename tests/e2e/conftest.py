@@ -99,8 +99,4 @@ def _delete_sandboxes_of_test(request):
     yield
     if d.proc is None or d.proc.poll() is not None:
         return
-    for client, sid in d.created[first:]:
-        try:
-            client.api("DELETE", "/v1/sandboxes/" + sid)
-        except Exception:
-            pass
+    harness.delete_concurrently(d.created[first:])

@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD_DIR = os.path.abspath(os.environ.get("ADAPT_BUILD_DIR", os.path.join(REPO, "build")))
@@ -178,6 +179,23 @@ class Client:
         )
 
 
+def delete_concurrently(targets):
+    """Sends DELETE for each (client, sandbox id) at once, from a few threads: a DELETE
+    answers when the teardown is done or after some seconds, so one after another they add
+    up. Returns, per target, whether the delete was accepted; never raises."""
+    def one(target):
+        client, sid = target
+        try:
+            return client.api("DELETE", "/v1/sandboxes/" + sid)[0] in (202, 204)
+        except Exception:
+            return False
+
+    if len(targets) <= 1:
+        return [one(t) for t in targets]
+    with ThreadPoolExecutor(max_workers=min(8, len(targets))) as pool:
+        return list(pool.map(one, targets))
+
+
 _daemon_count = [0]
 
 
@@ -189,7 +207,11 @@ class Daemon:
         # several can run side by side; `dns` never names a real resolver.
         n = _daemon_count[0] = _daemon_count[0] + 1
         self.network_name = "e2e%dx%d" % (os.getpid() % 100000, n)
-        self.network_pool = "10.%d.%d.0/20" % (100 + os.getpid() % 100, (n * 16) % 256)
+        # Two pytest processes of one run (scripts/test.sh, ADAPT_E2E_JOBS=2) set ADAPT_E2E_SHARD
+        # 0 and 1: their second octets differ in parity, so their pools never overlap.
+        shard = os.environ.get("ADAPT_E2E_SHARD")
+        octet = 100 + (os.getpid() % 100 if shard is None else (os.getpid() % 50) * 2 + int(shard) % 2)
+        self.network_pool = "10.%d.%d.0/20" % (octet, (n * 16) % 256)
         self.dns = "203.0.113.53"
         self.extra_args = list(extra_args or [])
         self.base = base_dir or tempfile.mkdtemp(prefix="adapt-e2e-", dir="/tmp")
@@ -271,7 +293,7 @@ class Daemon:
 
     def delete_everything(self, timeout=END_TIMEOUT):
         """Deletes every sandbox of every known key and waits for them to be deleted."""
-        pending = []
+        targets = []
         for client in self.clients:
             ids = set()
             try:
@@ -279,13 +301,8 @@ class Daemon:
             except Exception:  # the daemon may be broken; still try what we created
                 pass
             ids.update(i for c, i in self.created if c is client)
-            for sid in ids:
-                try:
-                    status, _ = client.api("DELETE", "/v1/sandboxes/" + sid)
-                    if status in (202, 204):
-                        pending.append((client, sid))
-                except Exception:
-                    pass
+            targets.extend((client, sid) for sid in sorted(ids))
+        pending = [t for t, ok in zip(targets, delete_concurrently(targets)) if ok]
         deadline = time.monotonic() + timeout
         for client, sid in pending:
             while time.monotonic() < deadline:

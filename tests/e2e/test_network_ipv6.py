@@ -10,8 +10,8 @@ import socket
 
 import pytest
 
-from test_network import (ECHO6, client, netd, probe, sandbox, sandbox_address,  # noqa: F401
-                          serve_host_secret, sh, standin)
+from test_network import (ECHO6, client, netd, probe, probe_many, sandbox,  # noqa: F401
+                          sandbox_address, serve_host_secret, sh, standin)
 
 POOL6 = "fd61:6461:7074::"
 
@@ -56,9 +56,11 @@ def host_link_local(client, sid):
 
 
 def test_open_sandbox_cannot_reach_the_host_over_ipv6(netd, client, open_box, host_server6):
+    calls = []
     for addr in (gateway6(client, open_box), host_link_local(client, open_box) + "%eth0", "::1"):
-        assert probe(client, open_box, "tcp(%r, %d, b'')" % (addr, host_server6)).startswith("FAIL"), addr
-        assert probe(client, open_box, "tcp(%r, %d)" % (addr, netd.port)).startswith("FAIL"), addr
+        calls += ["tcp(%r, %d, b'')" % (addr, host_server6), "tcp(%r, %d)" % (addr, netd.port)]
+    for call, line in zip(calls, probe_many(client, open_box, calls)):
+        assert line.startswith("FAIL"), (call, line)
     # The host itself does answer there: the refusals are adapt's.
     with socket.create_connection((gateway6(client, open_box), host_server6), timeout=5) as c:
         assert c.recv(64) == b"host-secret\n"

@@ -1,5 +1,7 @@
 """adaptd crashes and restarts: sandboxes survive, finished work is recorded, nothing leaks."""
 
+import json
+import os
 import time
 
 from harness import leftovers
@@ -13,6 +15,23 @@ def assert_nothing_left(daemon, ids):
     assert left["processes"] == [], "processes left: %r" % left["processes"]
 
 
+def wait_for_recorded_end(daemon, sid, timeout=60):
+    """Waits until the sandbox's shim (which outlives adaptd) has recorded that its workload
+    ended: the end happened while adaptd was away, and only the shim's files tell of it."""
+    path = os.path.join(daemon.state_dir, "sandboxes", sid, "shim-state.json")
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with open(path) as f:
+                state = json.load(f)
+        except (OSError, ValueError):
+            state = {}
+        if state.get("phase") == "exited":
+            return state
+        assert time.monotonic() < deadline, "the shim of %s recorded no end in %s s: %r" % (sid, timeout, state)
+        time.sleep(0.2)
+
+
 def test_restart_after_kill_adopts_running_sandboxes_and_records_finished_ones(fresh_daemon):
     d = fresh_daemon
     admin = d.admin
@@ -22,7 +41,8 @@ def test_restart_after_kill_adopts_running_sandboxes_and_records_finished_ones(f
     admin.wait_for_status(finisher, "running", 60)
 
     d.kill()
-    time.sleep(8)  # the startup command ends while adaptd is dead
+    # The startup command ends while adaptd is dead.
+    assert wait_for_recorded_end(d, finisher)["exitCode"] == 0
     d.start(port=d.port)
 
     end = admin.wait_end(finisher, 120)

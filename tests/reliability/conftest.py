@@ -1,7 +1,7 @@
 """Fixtures for the reliability suites: the e2e harness and fixtures (tests/e2e), reused.
 
 Environment as for tests/e2e (ADAPT_BUILD_DIR, ADAPT_IMAGES_DIR, ADAPT_E2E_KEEP), plus
-ADAPT_LEAK_CYCLES (test_leaks.py: create/delete cycles, default 10; the long run is 1000).
+ADAPT_LEAK_CYCLES (test_leaks.py: create/delete cycles, default 4; the long run is 1000).
 """
 
 import importlib.util

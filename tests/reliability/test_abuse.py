@@ -179,8 +179,9 @@ def test_stdout_flood_keeps_adaptd_memory_flat(daemon, neighbour):
 
 def test_cpu_burn_beyond_quota_stays_inside(daemon, neighbour):
     sid = abusive(daemon, cpu=1)
+    # 10 s: the spinners start within a second or two, and the checks below take a few more.
     burn = run_command(daemon.admin, sid, command="for i in 1 2 3 4; do (while :; do :; done) & done; wait",
-                       timeoutSeconds=15, waitSeconds=0)
+                       timeoutSeconds=10, waitSeconds=0)
     assert burn["status"] == "running", brief(burn)
     time.sleep(3)
     # While four spinners run against a one-CPU quota, the host and the neighbour answer.

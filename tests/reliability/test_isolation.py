@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from harness import poll_command, processes_mentioning, run_command
+from harness import delete_concurrently, poll_command, processes_mentioning, run_command
 
 
 def expected_flags(daemon, egress_none):
@@ -49,8 +49,7 @@ def pair(daemon):
     a_client.wait_for_status(a, "running", 120)
     b_client.wait_for_status(b, "running", 120)
     yield (a_client, a), (b_client, b)
-    a_client.api("DELETE", "/v1/sandboxes/" + a)
-    b_client.api("DELETE", "/v1/sandboxes/" + b)
+    delete_concurrently([(a_client, a), (b_client, b)])
 
 
 @pytest.mark.parametrize("which,egress_none", [(0, False), (1, True)], ids=["networked", "egress-none"])
