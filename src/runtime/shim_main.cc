@@ -52,7 +52,18 @@ struct Shim {
 
   void Publish() { WriteShimState(dir, state); }
 
-  void ForceDelete() { os::RunCommand(Runsc({"delete", "--force", config.container_id})); }
+  void ForceDelete() {
+    auto pid = os::Spawn(Runsc({"delete", "--force", config.container_id}), {});
+    if (!pid.ok()) return;
+    // Every child is reaped meanwhile: the gofer (ours, the shim being a subreaper) exits
+    // after the sandbox, and as a zombie it looks alive to `runsc delete`, which then waits
+    // 5 s for it to go.
+    for (;;) {
+      int ws = 0;
+      pid_t reaped = ::waitpid(-1, &ws, 0);
+      if (reaped == *pid || (reaped < 0 && errno != EINTR)) return;
+    }
+  }
 
   int LaunchFailed(std::string error) {
     while (!error.empty() && (error.back() == '\n' || error.back() == ' ')) error.pop_back();
