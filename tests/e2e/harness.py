@@ -498,6 +498,18 @@ def run_command(client, sid, expect=200, **body):
     return cmd
 
 
+def wait_for_agent(client, sid, timeout=30):
+    """Runs `true` until the agent serves it: the agent connects just after the start."""
+    deadline = time.monotonic() + timeout
+    while True:
+        cmd = run_command(client, sid, argv=["true"], waitSeconds=30)
+        if cmd["servedBy"] == "agent":
+            return
+        assert cmd["servedBy"] == "runsc-exec", cmd
+        assert time.monotonic() < deadline, "the agent never connected"
+        time.sleep(0.2)
+
+
 def poll_command(client, sid, cid, timeout=60):
     """Polls a command until it is no longer running; fails after `timeout` seconds."""
     deadline = time.monotonic() + timeout

@@ -9,24 +9,13 @@ import pytest
 from harness import EventStream
 from harness import poll_command as poll
 from harness import run_command as run
+from harness import wait_for_agent
 
 FIND_AGENT = (
     "for p in /proc/[0-9]*; do "
     "tr '\\000' ' ' < $p/cmdline 2>/dev/null | grep -q '^/.adapt/adapt-agent serve' "
     "&& echo ${p#/proc/}; done"
 )
-
-
-def wait_for_agent(client, sid, timeout=30):
-    """Runs `true` until the agent serves it: the agent connects just after the start."""
-    deadline = time.monotonic() + timeout
-    while True:
-        cmd = run(client, sid, argv=["true"])
-        if cmd["servedBy"] == "agent":
-            return
-        assert cmd["servedBy"] == "runsc-exec", cmd
-        assert time.monotonic() < deadline, "the agent never connected"
-        time.sleep(0.2)
 
 
 def interactive(client, body=None):

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from harness import poll_command
+from harness import poll_command, wait_for_agent
 
 
 def brief(cmd):
@@ -88,6 +88,8 @@ def test_fork_bomb_is_contained(daemon, neighbour):
 
 def test_memory_beyond_the_limit_is_refused_or_reported(daemon, neighbour):
     sid = abusive(daemon, memoryMiB=128)
+    # Through the agent, whose end with the sandbox is what the command's reason tells.
+    wait_for_agent(daemon.admin, sid)
     # 512 MiB written (every page touched), 4x the limit.
     cmd = command(daemon.admin, sid, "python3 -c 'x = b\"a\" * (512 << 20); print(\"allocated\", len(x))'; "
                   "echo rc=$?", timeout_s=120)
