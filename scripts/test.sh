@@ -31,14 +31,18 @@ run_stage() {
   note "$name: $*"
   (cd "$dir" && "$@") 2>&1 | tee "$logs/$name.log"
   rc=${PIPESTATUS[0]}
-  local took=$(( $(date +%s) - start ))
-  if [ "$rc" -eq 0 ]; then
-    stage_lines+=("$(printf '  %-12s ok (%ss)' "$name" "$took")")
-  else
-    stage_lines+=("$(printf '  %-12s FAILED, exit %s (%ss)' "$name" "$rc" "$took")")
-    failed_stages+=("$name")
-  fi
+  record_stage "$name" "$rc" "$(( $(date +%s) - start ))s"
   return "$rc"
+}
+
+# record_stage NAME RC TOOK: adds the stage's summary line ("ok (TOOK)" or FAILED).
+record_stage() {
+  if [ "$2" -eq 0 ]; then
+    stage_lines+=("$(printf '  %-12s ok (%s)' "$1" "$3")")
+  else
+    stage_lines+=("$(printf '  %-12s FAILED, exit %s (%s)' "$1" "$2" "$3")")
+    failed_stages+=("$1")
+  fi
 }
 
 skip_stage() {
@@ -109,13 +113,8 @@ note "image: scripts/build-image.sh build/images debian node gcc rust (in the ba
 cat "$logs/image.log"
 image_rc=$(cat "$logs/image.rc" 2>/dev/null || echo 1)
 image_took=$(( $(date +%s) - image_started ))
-if [ "$image_rc" -eq 0 ]; then
-  image_ok=1
-  stage_lines+=("$(printf '  %-12s ok (%ss, beside the builds)' image "$image_took")")
-else
-  stage_lines+=("$(printf '  %-12s FAILED, exit %s (%ss)' image "$image_rc" "$image_took")")
-  failed_stages+=(image)
-fi
+[ "$image_rc" -eq 0 ] && image_ok=1
+record_stage image "$image_rc" "${image_took}s, beside the builds"
 
 if [ "$asan_ok" -eq 1 ]; then
   run_stage unit-asan build-asan ctest --output-on-failure -L unit --timeout 300
@@ -154,12 +153,7 @@ finish_shard() {
   cat "$logs/$name.log"
   rc=$(cat "$logs/$name.rc" 2>/dev/null || echo 1)
   took=$(cat "$logs/$name.took" 2>/dev/null || echo "?")
-  if [ "$rc" -eq 0 ]; then
-    stage_lines+=("$(printf '  %-12s ok (%ss, beside the other e2e shard)' "$name" "$took")")
-  else
-    stage_lines+=("$(printf '  %-12s FAILED, exit %s (%ss)' "$name" "$rc" "$took")")
-    failed_stages+=("$name")
-  fi
+  record_stage "$name" "$rc" "${took}s, beside the other e2e shard"
   count_pytest "$name"
 }
 
