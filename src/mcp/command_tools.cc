@@ -27,6 +27,9 @@ json CommandSchema() {
             {"stdout", {{"type", "string"}}},
             {"stderr", {{"type", "string"}}},
             {"truncated", {{"type", "boolean"}, {"description", "only the latest 1 MiB was kept"}}},
+            {"error",
+             {{"type", json::array({"string", "null"})},
+              {"description", "why a lost command ended (its sandbox ran out of memory, ...)"}}},
             {"next_action", {{"type", "string"}}}}},
           {"required",
            json::array({"request_id", "sandbox_id", "status", "done", "stdout", "stderr"})}};
@@ -61,10 +64,15 @@ ToolResult Answer(const std::string& sandbox_id, const json& c) {
        c.contains("exitCode") && c["exitCode"].is_number_integer() ? c["exitCode"] : json(nullptr)},
       {"stdout", c.contains("stdout") && c["stdout"].is_string() ? c["stdout"] : ""},
       {"stderr", err},
-      {"truncated", c.value("truncated", false)}};
+      {"truncated", c.value("truncated", false)},
+      {"error", c.contains("error") && c["error"].is_string() ? c["error"] : json(nullptr)}};
   out["next_action"] = done ? "The command has ended; read stdout, stderr and exit_code."
                             : "Still running: call get_command_result with request_id " +
                                   request_id + " to poll it.";
+  if (status == "lost")
+    out["next_action"] = "The command was lost without an exit code: " +
+                         (out["error"].is_string() ? out["error"].get<std::string>()
+                                                   : std::string("its sandbox's agent went away"));
   return ToolResult::Ok(out);
 }
 

@@ -2,6 +2,7 @@
 TypeScript SDK client and by raw JSON-RPC where a client library would hide the detail."""
 
 import json
+import time
 
 import pytest
 
@@ -148,6 +149,33 @@ def test_tool_errors_are_results(org, daemon):
         assert result["isError"] is True, (name, result)
         assert words.lower() in result["content"][0]["text"].lower(), (name, result)
         assert "structuredContent" not in result
+
+
+def test_a_command_lost_with_its_sandbox_says_why(org, daemon):
+    # The sandbox (512 MiB) is OOM-killed under the command: get_command_result says so.
+    session, _ = initialize(daemon, org.key)
+
+    def call(name, args):
+        answer = rpc(daemon, org.key, session, "tools/call", {"name": name, "arguments": args})
+        assert answer["result"].get("isError") is not True, (name, answer)
+        return answer["result"]["structuredContent"]
+
+    sid = call("create_sandbox", {"memory_gib": 0.5})["sandbox_id"]
+    org.wait_for_status(sid, "running", 60)
+    harness.wait_for_agent(org, sid)
+    started = call("run_python", {"sandbox_id": sid, "wait_seconds": 0,
+                                  "code": "x = b'a' * (2 << 30)\nprint(len(x))"})
+    org.wait_for_status(sid, ("failed",), 120)
+    deadline = time.monotonic() + 60
+    while True:
+        result = call("get_command_result", {"request_id": started["request_id"]})
+        if result["done"] and "memory" in (result["error"] or ""):
+            break
+        assert time.monotonic() < deadline, result
+        time.sleep(0.5)
+    assert result["status"] == "lost" and result["exit_code"] is None, result
+    assert "ran out of memory" in result["error"], result
+    assert result["error"] in result["next_action"], result
 
 
 def test_progress_arrives_as_sse_before_the_result(org, daemon):
