@@ -2,6 +2,7 @@
 #include "api/command_stream.h"
 #include "api/errors.h"
 #include "api/request_parsing.h"
+#include "api/resource_responses.h"
 #include "api/routes.h"
 
 namespace adapt::api {
@@ -23,14 +24,12 @@ void AddCommandRoutes(Router& router, core::CommandService& commands) {
                list.limit = *limit;
                if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
                auto page = commands.List(who, p.at("id"), list);
-               if (!page.ok()) return ErrorResponse(page.status());
-               return JsonResponse(200, *page);
+               return JsonOrError(200, page);
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands/{cid}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto command = commands.Get(who, p.at("id"), p.at("cid"));
-               if (!command.ok()) return ErrorResponse(command.status());
-               return JsonResponse(200, *command);
+               return JsonOrError(200, command);
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands/{cid}/stream",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
@@ -45,8 +44,7 @@ void AddCommandRoutes(Router& router, core::CommandService& commands) {
   router.Add("DELETE", "/v1/sandboxes/{id}/commands/{cid}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto command = commands.Kill(who, p.at("id"), p.at("cid"));
-               if (!command.ok()) return ErrorResponse(command.status());
-               return JsonResponse(200, *command);
+               return JsonOrError(200, command);
              });
 }
 

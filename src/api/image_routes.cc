@@ -1,6 +1,7 @@
 // /v1/images and GET /v1/operations/{id}: translation between HTTP and core::ImageService.
 #include "api/errors.h"
 #include "api/request_parsing.h"
+#include "api/resource_responses.h"
 #include "api/routes.h"
 
 namespace adapt::api {
@@ -11,8 +12,7 @@ void AddImageRoutes(Router& router, core::ImageService& images) {
                auto body = ParseJsonBody(req);
                if (!body.ok()) return ErrorResponse(body.status());
                auto image = images.Pull(who, *body);
-               if (!image.ok()) return ErrorResponse(image.status());
-               return JsonResponse(202, *image);
+               return JsonOrError(202, image);
              });
   // The body is an image archive, read as it arrives (StreamsRequestBody).
   router.Add("POST", "/v1/images/import",
@@ -26,35 +26,26 @@ void AddImageRoutes(Router& router, core::ImageService& images) {
                auto image = images.Import(who, name, [body](char* buf, size_t n) -> long {
                  return body ? body->Read(buf, n) : 0;
                });
-               if (!image.ok()) return ErrorResponse(image.status());
-               return JsonResponse(201, *image);
+               return JsonOrError(201, image);
              });
   router.Add("GET", "/v1/images",
              [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
                auto list = images.List(who);
-               if (!list.ok()) return ErrorResponse(list.status());
-               return JsonResponse(200, *list);
+               return JsonOrError(200, list);
              });
   router.Add("GET", "/v1/images/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto image = images.Get(who, p.at("id"));
-               if (!image.ok()) return ErrorResponse(image.status());
-               return JsonResponse(200, *image);
+               return JsonOrError(200, image);
              });
   router.Add("DELETE", "/v1/images/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               Status st = images.Delete(who, p.at("id"));
-               if (!st.ok()) return ErrorResponse(st);
-               HttpResponse r;
-               r.status = 204;
-               r.content_type.clear();
-               return r;
+               return NoContentOrError(images.Delete(who, p.at("id")));
              });
   router.Add("GET", "/v1/operations/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto op = images.Operation(who, p.at("id"));
-               if (!op.ok()) return ErrorResponse(op.status());
-               return JsonResponse(200, *op);
+               return JsonOrError(200, op);
              });
 }
 

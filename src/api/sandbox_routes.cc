@@ -1,6 +1,7 @@
 // /v1/sandboxes: translation between HTTP and core::SandboxService, nothing more.
 #include "api/errors.h"
 #include "api/request_parsing.h"
+#include "api/resource_responses.h"
 #include "api/routes.h"
 
 namespace adapt::api {
@@ -13,8 +14,7 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
                std::optional<std::string> key;
                if (req.headers.count("idempotency-key")) key = req.Header("idempotency-key");
                auto created = sandboxes.Create(who, *body, key);
-               if (!created.ok()) return ErrorResponse(created.status());
-               return JsonResponse(201, *created);
+               return JsonOrError(201, created);
              });
   router.Add("GET", "/v1/sandboxes",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
@@ -25,25 +25,18 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
                if (req.query.count("query")) list.query = req.query.at("query");
                if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
                auto page = sandboxes.List(who, list);
-               if (!page.ok()) return ErrorResponse(page.status());
-               return JsonResponse(200, *page);
+               return JsonOrError(200, page);
              });
   router.Add("GET", "/v1/sandboxes/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto sandbox = sandboxes.Get(who, p.at("id"));
-               if (!sandbox.ok()) return ErrorResponse(sandbox.status());
-               return JsonResponse(200, *sandbox);
+               return JsonOrError(200, sandbox);
              });
   router.Add("DELETE", "/v1/sandboxes/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto outcome = sandboxes.Delete(who, p.at("id"));
                if (!outcome.ok()) return ErrorResponse(outcome.status());
-               if (outcome->done) {
-                 HttpResponse r;
-                 r.status = 204;
-                 r.content_type.clear();
-                 return r;
-               }
+               if (outcome->done) return NoContentOrError(Status::Ok());
                auto sandbox = sandboxes.Get(who, p.at("id"));
                return JsonResponse(202, sandbox.ok() ? *sandbox : nlohmann::json::object());
              });
@@ -59,16 +52,14 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
       [&, no_fields](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
         if (Status st = no_fields(req); !st.ok()) return ErrorResponse(st);
         auto sandbox = sandboxes.Stop(who, p.at("id"));
-        if (!sandbox.ok()) return ErrorResponse(sandbox.status());
-        return JsonResponse(200, *sandbox);
+        return JsonOrError(200, sandbox);
       });
   router.Add(
       "POST", "/v1/sandboxes/{id}/start",
       [&, no_fields](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
         if (Status st = no_fields(req); !st.ok()) return ErrorResponse(st);
         auto sandbox = sandboxes.Start(who, p.at("id"));
-        if (!sandbox.ok()) return ErrorResponse(sandbox.status());
-        return JsonResponse(202, *sandbox);
+        return JsonOrError(202, sandbox);
       });
 }
 
