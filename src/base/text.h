@@ -1,6 +1,7 @@
 // Text helpers for output that reaches JSON: UTF-8 repair and secret redaction.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,5 +21,7 @@ std::string Redact(std::string text, std::vector<std::string> secrets);
 
 // Lowercase hex of every byte.
 std::string HexEncode(std::string_view bytes);
+// The bytes of `hex` (either case); nullopt unless it is an even number of hex digits.
+std::optional<std::string> HexDecode(std::string_view hex);
 
 }  // namespace adapt

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "base/hkdf.h"
-#include "storage/volume_key.h"
+#include "base/text.h"
 
 namespace adapt::core {
 namespace {
@@ -51,13 +51,13 @@ Result<std::string> SealSecret(const std::string& key, const std::string& aad,
   std::string tag(kTagBytes, '\0');
   if (EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagBytes, Bytes(tag)) != 1)
     return Internal("sealing a secret failed");
-  return storage::ToHex(nonce + out + tag);
+  return HexEncode(nonce + out + tag);
 }
 
 Result<std::string> OpenSecret(const std::string& key, const std::string& aad,
                                const std::string& sealed) {
-  auto raw = storage::FromHex(sealed);
-  if (!raw.ok() || raw->size() < kNonceBytes + kTagBytes || key.size() != kKeyBytes)
+  auto raw = HexDecode(sealed);
+  if (!raw || raw->size() < kNonceBytes + kTagBytes || key.size() != kKeyBytes)
     return Internal("a stored secret is damaged");
   std::string nonce = raw->substr(0, kNonceBytes);
   std::string tag = raw->substr(raw->size() - kTagBytes);

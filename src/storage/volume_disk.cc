@@ -1,5 +1,6 @@
 #include "storage/volume_disk.h"
 
+#include "base/text.h"
 #include "os/files.h"
 #include "os/fscrypt.h"
 #include "storage/volume_key.h"
@@ -18,7 +19,7 @@ Result<std::string> OpenVolume(const VolumePaths& paths, const std::string& key,
     RETURN_IF_ERROR(os::MountLoopExt4(paths.image, paths.mount));
   }
   ASSIGN_OR_RETURN(std::string id, os::AddEncryptionKey(paths.mount, key));
-  std::string id_hex = ToHex(id);
+  std::string id_hex = HexEncode(id);
   if (!expected_identifier.empty() && id_hex != expected_identifier)
     return Status(Code::kUnavailable,
                   "the storage master key is not the one this storage was made with");

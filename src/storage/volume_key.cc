@@ -3,54 +3,27 @@
 #include <openssl/rand.h>
 
 #include "base/hkdf.h"
+#include "base/text.h"
 #include "os/files.h"
 #include "os/fscrypt.h"
 
 namespace adapt::storage {
 
-std::string ToHex(const std::string& bytes) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
-
-Result<std::string> FromHex(const std::string& hex) {
-  auto digit = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  if (hex.size() % 2 != 0) return InvalidArgument("", "hex text must have an even length");
-  std::string out;
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = digit(hex[i]), lo = digit(hex[i + 1]);
-    if (hi < 0 || lo < 0) return InvalidArgument("", "hex text holds a non-hex character");
-    out += static_cast<char>(hi * 16 + lo);
-  }
-  return out;
-}
-
 Result<std::string> LoadMasterKey(const std::string& path, const std::string& env_hex) {
   auto parse = [](std::string hex, const std::string& where) -> Result<std::string> {
     while (!hex.empty() && (hex.back() == '\n' || hex.back() == ' ')) hex.pop_back();
-    auto key = FromHex(hex);
-    if (!key.ok() || key->size() < kMasterKeyBytes)
+    auto key = HexDecode(hex);
+    if (!key || key->size() < kMasterKeyBytes)
       return InvalidArgument("", "the storage master key in " + where + " must be at least " +
                                      std::to_string(kMasterKeyBytes * 2) + " hex digits");
-    return key;
+    return *key;
   };
   if (!env_hex.empty()) return parse(env_hex, "ADAPT_STORAGE_MASTER_KEY");
   if (!os::Exists(path)) {
     std::string key(kMasterKeyBytes, '\0');
     if (RAND_bytes(reinterpret_cast<unsigned char*>(key.data()), static_cast<int>(key.size())) != 1)
       return Internal("cannot draw random bytes for the storage master key");
-    RETURN_IF_ERROR(os::WriteFileAtomic(path, ToHex(key) + "\n", 0600)
+    RETURN_IF_ERROR(os::WriteFileAtomic(path, HexEncode(key) + "\n", 0600)
                         .WithContext("writing the storage master key"));
     return key;
   }

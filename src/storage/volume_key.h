@@ -20,8 +20,4 @@ Result<std::string> LoadMasterKey(const std::string& path, const std::string& en
 // HKDF-SHA512(master, salt "adapt-storage-v1", info "volume:" + volume_id), 64 bytes.
 Result<std::string> DeriveVolumeKey(const std::string& master, const std::string& volume_id);
 
-// Lower-case hex; the inverse returns an error for anything but an even number of hex digits.
-std::string ToHex(const std::string& bytes);
-Result<std::string> FromHex(const std::string& hex);
-
 }  // namespace adapt::storage
