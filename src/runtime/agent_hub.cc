@@ -9,7 +9,8 @@
 
 namespace adapt::runtime {
 
-constexpr auto kFirstFrameWait = std::chrono::seconds(2);
+// Generous: a ptrace-platform sandbox on a loaded host can be slow to write its first frame.
+constexpr auto kFirstFrameWait = std::chrono::seconds(10);
 
 struct AgentHub::Listener {
   std::string sandbox_id;
@@ -102,25 +103,31 @@ void AgentHub::AcceptLoop(std::shared_ptr<Listener> l) {
       spdlog::warn("sandbox {}: agent socket: {}", l->sandbox_id, conn.status().message());
       return;
     }
-    // Only the agent connects here, and it speaks first at once: the wait is bounded.
-    agent::Frame first;
-    if (!ReadFirstFrame(conn->get(), first)) {
-      spdlog::warn("sandbox {}: a connection to the agent socket did not introduce itself",
-                   l->sandbox_id);
-      continue;
-    }
-    std::lock_guard lock(l->mu);
-    if (l->closed) return;
-    if (first.type == agent::FrameType::kData) {
-      // A data connection belongs to a spawn of the current session, with its token.
-      if (!l->session || !l->session->OfferData(first.channel, first.payload, std::move(*conn)))
-        spdlog::warn("sandbox {}: an unexpected data connection was dropped", l->sandbox_id);
-      continue;
-    }
-    if (l->session) l->session->Close();
-    l->session = std::make_shared<AgentSession>(l->sandbox_id, std::move(*conn));
-    l->session->Start(std::move(first));
+    // Each connection is heard on a thread of its own: an agent slowed down by a busy host
+    // (or a process of the sandbox that connects and says nothing) holds up no other.
+    std::thread([l, fd = std::move(*conn)]() mutable { Introduce(l, std::move(fd)); }).detach();
   }
+}
+
+void AgentHub::Introduce(std::shared_ptr<Listener> l, os::UniqueFd conn) {
+  // Only the agent connects here, and it speaks first at once: the wait is bounded.
+  agent::Frame first;
+  if (!ReadFirstFrame(conn.get(), first)) {
+    spdlog::warn("sandbox {}: a connection to the agent socket did not introduce itself",
+                 l->sandbox_id);
+    return;
+  }
+  std::lock_guard lock(l->mu);
+  if (l->closed) return;
+  if (first.type == agent::FrameType::kData) {
+    // A data connection belongs to a spawn of the current session, with its token.
+    if (!l->session || !l->session->OfferData(first.channel, first.payload, std::move(conn)))
+      spdlog::warn("sandbox {}: an unexpected data connection was dropped", l->sandbox_id);
+    return;
+  }
+  if (l->session) l->session->Close();
+  l->session = std::make_shared<AgentSession>(l->sandbox_id, std::move(conn));
+  l->session->Start(std::move(first));
 }
 
 void AgentHub::Close(const std::string& sandbox_id) {

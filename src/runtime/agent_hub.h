@@ -12,6 +12,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "os/unique_fd.h"
 #include "runtime/agent_session.h"
 
 namespace adapt::runtime {
@@ -33,6 +34,8 @@ class AgentHub {
  private:
   struct Listener;
   static void AcceptLoop(std::shared_ptr<Listener> listener);
+  // Reads a new connection's first frame and makes it the session or a spawn's data stream.
+  static void Introduce(std::shared_ptr<Listener> listener, os::UniqueFd conn);
 
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Listener>> listeners_;

@@ -115,6 +115,35 @@ def test_background_process_survives_its_command(box):
     run(client, sid, command="kill $(cat /tmp/agent-keep.pid)")
 
 
+def test_a_silent_connection_to_the_agent_socket_holds_up_nothing(daemon):
+    client = daemon.new_org()
+    sid = interactive(client)
+    # A process of the sandbox connects to the agent's socket and says nothing for 30 s.
+    silent = ("import socket, time\n"
+              "s = socket.socket(socket.AF_UNIX)\n"
+              "s.connect('/.adapt-session/agent.sock')\n"
+              "print('connected', flush=True)\n"
+              "time.sleep(30)\n")
+    started = run(client, sid, expect=202, argv=["python3", "-c", silent], waitSeconds=0)
+    deadline = time.monotonic() + 30
+    while "connected" not in poll_output(client, sid, started["id"]):
+        assert time.monotonic() < deadline, "the silent client never connected"
+        time.sleep(0.2)
+    # A file read needs a new connection from the agent (its data stream): it is heard at
+    # once, not after the silent one's wait, so the agent still serves it.
+    status, _, raw, headers = client.request(
+        "GET", "/v1/sandboxes/%s/files?path=/etc/os-release" % sid)
+    assert status == 200 and b"Debian" in raw, (status, raw)
+    assert headers.get("adapt-served-by") == "agent", headers
+    assert run(client, sid, argv=["true"])["servedBy"] == "agent"
+
+
+def poll_output(client, sid, cid):
+    status, cmd = client.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cid))
+    assert status == 200, cmd
+    return cmd["stdout"]
+
+
 def test_fifty_concurrent_commands(box):
     client, sid = box
     with concurrent.futures.ThreadPoolExecutor(50) as pool:
