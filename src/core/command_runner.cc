@@ -416,10 +416,14 @@ void CommandRunner::Finish(Running& c) {
     Status st = store_.PutCommand(record);
     if (!st.ok()) spdlog::error("command {}: {}", record.id, st.message());
     if (sandbox_end_unknown) {
-      auto& lost_here = lost_[record.sandbox_id];
+      // Losses older than the window are forgotten for every sandbox, so that sandboxes that
+      // lost a command and never ended leave nothing behind here.
       auto now = std::chrono::steady_clock::now();
-      std::erase_if(lost_here, [&](const Lost& l) { return now - l.at > kLostWithTheSandbox; });
-      lost_here.push_back({record.org_id, record.id, now});
+      for (auto it = lost_.begin(); it != lost_.end();) {
+        std::erase_if(it->second, [&](const Lost& l) { return now - l.at > kLostWithTheSandbox; });
+        it = it->second.empty() ? lost_.erase(it) : std::next(it);
+      }
+      lost_[record.sandbox_id].push_back({record.org_id, record.id, now});
     }
     if (runner_lock.owns_lock()) runner_lock.unlock();
     if (!c.via_agent) runtime_.ForgetExec(record.sandbox_id, c.process.tree_id);
