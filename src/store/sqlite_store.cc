@@ -270,8 +270,15 @@ Result<SandboxPage> SqliteStore::ListSandboxes(const std::string& org_id, const 
       std::string lowered;
       for (char c : query)
         lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      q.bind(i++, "%" + EscapeLike(lowered) + "%");
-      q.bind(i++, EscapeLike(query) + "%");
+      // Appended piece by piece: GCC 12 at -O3 reports a false -Werror=restrict inside
+      // `"%" + std::string&&` (the libstdc++ insert path it inlines), which broke Release builds.
+      std::string contains = "%";
+      contains += EscapeLike(lowered);
+      contains += '%';
+      std::string prefix = EscapeLike(query);
+      prefix += '%';
+      q.bind(i++, contains);
+      q.bind(i++, prefix);
     }
     q.bind(i++, limit + 1);
     SandboxPage page;
