@@ -70,7 +70,8 @@ scripts/build-release.sh build
 
 # Copy then rename, so a running adaptd keeps its (unlinked) binary and never sees a half-written one.
 install_binary() {
-  local src=$1 dst=$2/$(basename "$1")
+  local src=$1 dst
+  dst=$2/$(basename "$1")
   mkdir -p "$2"
   install -m 0755 "$src" "$dst.new"
   mv -f "$dst.new" "$dst"
@@ -147,13 +148,17 @@ start_in_background() {
 
 if [ "$service" = systemd ]; then start_with_systemd; else start_in_background; fi
 
+# A prefix outside the usual PATH needs it in the user's.
+path_line=
+case ":$PATH:" in *":$bin_dir:"*) ;; *) path_line="PATH=$bin_dir:\$PATH " ;; esac
+
 cat <<MSG
 
 adaptd listens on http://$listen
 admin API key:   $state_dir/admin.key (mode 0600)
 
 Use the CLI (README.md, "The two commands"):
-  export PATH=$bin_dir:\$PATH ADAPT_URL=http://$listen ADAPT_API_KEY=\$(cat $state_dir/admin.key)
+  export ${path_line}ADAPT_URL=http://$listen ADAPT_API_KEY=\$(cat $state_dir/admin.key)
   SANDBOX_ID=\$(adapt sandbox create --quiet --label name=research-worker)
   adapt sandbox exec "\$SANDBOX_ID" -- python3 -c 'print("hello")'
   adapt sandbox delete "\$SANDBOX_ID"
