@@ -120,13 +120,15 @@ Result<HttpResponse> ApiClient::Delete(const std::string& path) const {
   return Perform("DELETE", path, nullptr, {}, nullptr);
 }
 
-Result<HttpResponse> ApiClient::Stream(const std::string& path, const LineCallback& on_line) const {
-  return Perform("GET", path, nullptr, {}, &on_line);
+Result<HttpResponse> ApiClient::Stream(const std::string& path, const LineCallback& on_line,
+                                       const StreamOptions& options) const {
+  return Perform("GET", path, nullptr, options.headers, &on_line, options.max_time);
 }
 
 Result<HttpResponse> ApiClient::Perform(const char* method, const std::string& path,
                                         const std::string* body, const HeaderList& headers,
-                                        const LineCallback* on_line) const {
+                                        const LineCallback* on_line,
+                                        std::chrono::milliseconds max_time) const {
   CurlPtr curl(curl_easy_init(), &curl_easy_cleanup);
   if (!curl) return Internal("cannot initialise libcurl");
 
@@ -161,8 +163,12 @@ Result<HttpResponse> ApiClient::Perform(const char* method, const std::string& p
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
   }
 
+  if (max_time.count() > 0) curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(max_time.count()));
+
   CURLcode rc = curl_easy_perform(c);
   if (rc == CURLE_WRITE_ERROR && transfer.stopped_by_callback) rc = CURLE_OK;
+  const bool timed_out = rc == CURLE_OPERATION_TIMEDOUT && max_time.count() > 0;
+  if (timed_out) rc = CURLE_OK;
   if (rc != CURLE_OK) {
     std::string reason = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(rc);
     return Status(Code::kUnavailable, "cannot reach adaptd at " + base_url_ + ": " + reason);
@@ -175,6 +181,7 @@ Result<HttpResponse> ApiClient::Perform(const char* method, const std::string& p
   HttpResponse response;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   response.body = std::move(transfer.body);
+  response.timed_out = timed_out;
   return response;
 }
 

@@ -3,6 +3,7 @@
 // (including 4xx/5xx); only a failed exchange (no connection, reset, timeout) is an error.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,9 +18,17 @@ namespace adapt::cli {
 struct HttpResponse {
   long status = 0;
   std::string body;
+  bool timed_out = false;  // a Stream ended by its max_time (status is 0 if nothing came)
 };
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+struct StreamOptions {
+  HeaderList headers;  // e.g. Last-Event-ID
+  // When positive, the stream is closed after this long; that is an answer with timed_out
+  // set, not an error, because a quiet event stream is how "nothing happened yet" looks.
+  std::chrono::milliseconds max_time{0};
+};
 
 // Called with each line of an event stream, without its line ending. Return false to stop.
 using LineCallback = std::function<bool(std::string_view line)>;
@@ -44,11 +53,13 @@ class ApiClient {
   // GETs an event stream and feeds each line to `on_line` as it arrives, until the server
   // closes the stream or `on_line` returns false. For a status >= 400 the callback is not
   // called and the body is returned in the response instead.
-  Result<HttpResponse> Stream(const std::string& path, const LineCallback& on_line) const;
+  Result<HttpResponse> Stream(const std::string& path, const LineCallback& on_line,
+                              const StreamOptions& options = {}) const;
 
  private:
   Result<HttpResponse> Perform(const char* method, const std::string& path, const std::string* body,
-                               const HeaderList& headers, const LineCallback* on_line) const;
+                               const HeaderList& headers, const LineCallback* on_line,
+                               std::chrono::milliseconds max_time = {}) const;
 
   std::string base_url_;
   std::string api_key_;

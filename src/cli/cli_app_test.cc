@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -13,7 +14,9 @@ namespace adapt::cli {
 namespace {
 
 using nlohmann::json;
+using testing::CannedExchange;
 using testing::CannedResponse;
+using testing::OpenEventStream;
 using testing::RecordedRequest;
 using testing::TestHttpServer;
 
@@ -35,20 +38,136 @@ Outcome RunCli(const std::string& url, std::vector<std::string> args, const std:
   return {code, out.str(), err.str()};
 }
 
-TEST(AdaptCli, SeedCreateCommandSendsTheDocumentedBody) {
-  TestHttpServer server(CannedResponse(201, kSandbox));
+std::string RunningSandbox() {
+  json sandbox = json::parse(kSandbox);
+  sandbox["status"] = "running";
+  return sandbox.dump();
+}
+
+std::string StatusEvents(const std::vector<std::string>& statuses) {
+  std::string events;
+  int id = 0;
+  for (const std::string& status : statuses)
+    events += "id: " + std::to_string(++id) + "\nevent: status\ndata: " +
+              json({{"sandboxId", "sbx_1"}, {"status", status}}).dump() + "\n\n";
+  return events;
+}
+
+// POST answers provisioning; the CLI follows the sandbox's events, then reads it again.
+std::vector<CannedExchange> CreateThatBoots(const std::string& final_record) {
+  return {{CannedResponse(201, kSandbox)},
+          {CannedResponse(200, StatusEvents({"provisioning", "running"}), "text/event-stream")},
+          {CannedResponse(200, final_record)}};
+}
+
+TEST(AdaptCli, SeedCreateCommandSendsTheDocumentedBodyAndWaitsUntilItRuns) {
+  TestHttpServer server(CreateThatBoots(RunningSandbox()));
   Outcome outcome = RunCli(server.url(), {"sandbox", "create", "--cpu", "2", "--memory", "4096",
                                           "--disk", "8192", "--ttl", "3600", "--label",
                                           "name=research-worker", "--label", "project=research"});
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
-  RecordedRequest request = server.TakeRequest();
+  std::vector<RecordedRequest> requests = server.TakeRequests();
+  ASSERT_EQ(requests.size(), 3u);
+  RecordedRequest request = requests[0];
   EXPECT_EQ(request.method, "POST");
   EXPECT_EQ(request.target, "/v1/sandboxes");
   EXPECT_EQ(request.headers["authorization"], "Bearer adapt_test");
   EXPECT_EQ(json::parse(request.body), json::parse(R"({"cpu":2,"memoryMiB":4096,"diskMiB":8192,
       "ttlSeconds":3600,"labels":{"name":"research-worker","project":"research"}})"));
+  EXPECT_EQ(requests[1].target, "/v1/sandboxes/sbx_1/events");
+  EXPECT_EQ(requests[2].target, "/v1/sandboxes/sbx_1");
   EXPECT_NE(outcome.out.find("id:"), std::string::npos);
   EXPECT_NE(outcome.out.find("sbx_1"), std::string::npos);
+  EXPECT_NE(outcome.out.find("running"), std::string::npos) << outcome.out;
+  EXPECT_EQ(outcome.out.find("provisioning"), std::string::npos) << outcome.out;
+}
+
+TEST(AdaptCli, CreateNoWaitReturnsAtOnceWhileProvisioning) {
+  TestHttpServer server(CannedResponse(201, kSandbox));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "create", "--no-wait", "--json"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(json::parse(outcome.out)["status"], "provisioning");
+  EXPECT_EQ(server.TakeRequests().size(), 1u);
+}
+
+TEST(AdaptCli, CreateQuietPrintsOnlyTheIdOfTheRunningSandbox) {
+  TestHttpServer server(CreateThatBoots(RunningSandbox()));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "create", "--quiet"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(outcome.out, "sbx_1\n");
+  EXPECT_EQ(server.TakeRequests().size(), 3u);
+}
+
+TEST(AdaptCli, CreateWaitBoundsTheWaitAndSaysSoWhenItRunsOut) {
+  TestHttpServer server({{CannedResponse(201, kSandbox)},
+                         {OpenEventStream(StatusEvents({"provisioning"})), true},
+                         {CannedResponse(200, kSandbox)}});
+  auto started = std::chrono::steady_clock::now();
+  Outcome outcome = RunCli(server.url(), {"sandbox", "create", "-q", "--wait", "1"});
+  auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.out, "sbx_1\n");  // the id still reaches a script, for its cleanup
+  EXPECT_EQ(outcome.err,
+            "adapt: sandbox sbx_1 is still provisioning after 1 s; `adapt sandbox get sbx_1` "
+            "shows when it runs\n");
+  EXPECT_GE(took, std::chrono::milliseconds(900));
+  EXPECT_LT(took, std::chrono::seconds(10));
+}
+
+TEST(AdaptCli, CreateOfASandboxThatCouldNotStartExitsOneWithItsError) {
+  json failed = json::parse(kSandbox);
+  failed["status"] = "failed";
+  failed["error"] = "pulling nope:1: not found";
+  TestHttpServer server(CreateThatBoots(failed.dump()));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "create", "--image", "nope:1"});
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.err, "adapt: sandbox sbx_1 failed: pulling nope:1: not found\n");
+}
+
+TEST(AdaptCli, CreateOfAStartupCommandThatExitedNonZeroSucceeds) {
+  json ended = json::parse(kSandbox);
+  ended["status"] = "failed";
+  ended["startup"] = {{"mode", "command"}, {"argv", {"false"}}, {"exitCode", 1}};
+  TestHttpServer server(CreateThatBoots(ended.dump()));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "create", "--", "false"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_NE(outcome.out.find("exitCode"), std::string::npos) << outcome.out;
+}
+
+TEST(AdaptCli, CreateWaitAndNoWaitExcludeEachOther) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(testing::UnusedPort());
+  EXPECT_EQ(RunCli(url, {"sandbox", "create", "--wait", "5", "--no-wait"}).exit_code, 2);
+  EXPECT_EQ(RunCli(url, {"sandbox", "create", "--wait", "-1"}).exit_code, 2);
+}
+
+TEST(AdaptCli, ExecOnAProvisioningSandboxWaitsForItThenRuns) {
+  const std::string command_events =
+      "event: stdout\ndata: {\"data\":\"hi\\n\"}\n\n"
+      "event: result\ndata: {\"id\":\"cmd_1\",\"status\":\"exited\",\"exitCode\":3}\n\n";
+  TestHttpServer server(
+      {{CannedResponse(200, kSandbox)},
+       {CannedResponse(200, StatusEvents({"provisioning", "running"}), "text/event-stream")},
+       {CannedResponse(200, RunningSandbox())},
+       {CannedResponse(202, R"({"id":"cmd_1","status":"running"})")},
+       {CannedResponse(200, command_events, "text/event-stream")}});
+  Outcome outcome = RunCli(server.url(), {"sandbox", "exec", "sbx_1", "--", "echo", "hi"});
+  EXPECT_EQ(outcome.exit_code, 3) << outcome.err;
+  EXPECT_EQ(outcome.out, "hi\n");
+  std::vector<RecordedRequest> requests = server.TakeRequests();
+  ASSERT_EQ(requests.size(), 5u);
+  EXPECT_EQ(requests[1].target, "/v1/sandboxes/sbx_1/events");
+  EXPECT_EQ(requests[3].method, "POST");
+  EXPECT_EQ(requests[3].target, "/v1/sandboxes/sbx_1/commands");
+  EXPECT_EQ(requests[4].target, "/v1/sandboxes/sbx_1/commands/cmd_1/stream");
+}
+
+TEST(AdaptCli, LsOfAnUnknownSandboxSaysSoInOneLine) {
+  TestHttpServer server(CannedResponse(
+      404, R"({"error":{"code":"not_found","message":"sandbox sbx_9 not found"}})"));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "ls", "sbx_9", "/"});
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.err, "adapt: sandbox sbx_9 not found\n");
+  EXPECT_EQ(server.TakeRequests().size(), 1u);
 }
 
 TEST(AdaptCli, CreateReadsDataFromStdin) {
@@ -56,7 +175,7 @@ TEST(AdaptCli, CreateReadsDataFromStdin) {
   const std::string data =
       R"J({"image":"python:3.12-slim",
           "startup":{"mode":"command","argv":["python","-c","print('hello')"]}})J";
-  Outcome outcome = RunCli(server.url(), {"sandbox", "create", "--data", "-"}, data);
+  Outcome outcome = RunCli(server.url(), {"sandbox", "create", "--no-wait", "--data", "-"}, data);
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_EQ(json::parse(server.TakeRequest().body), json::parse(data));
 }
@@ -64,7 +183,7 @@ TEST(AdaptCli, CreateReadsDataFromStdin) {
 TEST(AdaptCli, CreateWithArgvIdempotencyKeyAndJsonOutput) {
   TestHttpServer server(CannedResponse(201, kSandbox));
   Outcome outcome =
-      RunCli(server.url(), {"sandbox", "create", "--image", "nginx:alpine", "--json",
+      RunCli(server.url(), {"sandbox", "create", "--no-wait", "--image", "nginx:alpine", "--json",
                             "--idempotency-key", "k-1", "--", "nginx", "-g", "daemon off;"});
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
   RecordedRequest request = server.TakeRequest();
@@ -77,7 +196,8 @@ TEST(AdaptCli, CreateWithArgvIdempotencyKeyAndJsonOutput) {
 TEST(AdaptCli, RunImageSendsImageStartup) {
   TestHttpServer server(CannedResponse(201, kSandbox));
   Outcome outcome =
-      RunCli(server.url(), {"sandbox", "create", "--image", "nginx:alpine", "--run-image"});
+      RunCli(server.url(),
+             {"sandbox", "create", "--no-wait", "--image", "nginx:alpine", "--run-image"});
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_EQ(json::parse(server.TakeRequest().body),
             json::parse(R"({"image":"nginx:alpine","startup":{"mode":"image"}})"));

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/sandbox_wait.h"
 
 namespace adapt::cli {
 namespace {
@@ -117,6 +118,7 @@ void AddSandboxExec(CLI::App& group, Invocation& invocation) {
       return Status::Ok();
     };
     invocation.run = [options, &invocation](const ApiClient& client, const Console& console) {
+      RETURN_IF_ERROR(AwaitProvisioned(client, options->sandbox_id));
       ASSIGN_OR_RETURN(nlohmann::json command,
                        JsonOrError(client.Post(CommandsPath(options->sandbox_id), options->body)));
       if (options->detach) {

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/file_transfer.h"
 #include "cli/output.h"
+#include "cli/sandbox_wait.h"
 
 namespace adapt::cli {
 namespace {
@@ -130,10 +131,12 @@ void AddSandboxFiles(CLI::App& group, Invocation& invocation) {
     };
     invocation.run = [cp](const ApiClient& client, const Console& console) -> Status {
       RemotePath remote;
-      if (ParseRemote(cp->destination, remote)) {
+      const bool upload = ParseRemote(cp->destination, remote);
+      if (!upload) ParseRemote(cp->source, remote);
+      RETURN_IF_ERROR(AwaitProvisioned(client, remote.sandbox_id));
+      if (upload) {
         RETURN_IF_ERROR(Upload(client, cp->source, remote));
       } else {
-        ParseRemote(cp->source, remote);
         RETURN_IF_ERROR(Download(client, remote, cp->destination));
       }
       console.out << "copied " << cp->source << " to " << cp->destination << "\n";
@@ -147,6 +150,7 @@ void AddSandboxFiles(CLI::App& group, Invocation& invocation) {
   list->add_option("path", ls->path, "directory (default: the working directory)");
   list->callback([ls, &invocation] {
     invocation.run = [ls, &invocation](const ApiClient& client, const Console& console) -> Status {
+      RETURN_IF_ERROR(AwaitProvisioned(client, ls->sandbox_id));
       ASSIGN_OR_RETURN(nlohmann::json page,
                        JsonOrError(client.Get(FilesPath(ls->sandbox_id, "files",
                                                         {{"path", ls->path}, {"list", "1"}}))));

@@ -1,4 +1,5 @@
 // adapt sandbox create | list | get | delete | events (stop | start: sandbox_power_commands.cc)
+#include <chrono>
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -8,6 +9,7 @@
 #include "cli/output.h"
 #include "cli/sandbox_request.h"
 #include "cli/sandbox_view.h"
+#include "cli/sandbox_wait.h"
 
 namespace adapt::cli {
 namespace {
@@ -37,8 +39,34 @@ struct CreateOptions {
   SandboxCreateFlags flags;
   std::string data_source;
   std::string idempotency_key;
+  int wait_seconds = static_cast<int>(kDefaultSandboxWait.count());
+  bool no_wait = false;
+  bool quiet = false;
   nlohmann::json body;  // built by prepare
 };
+
+std::string Member(const nlohmann::json& object, const char* name) {
+  if (!object.is_object()) return "";
+  auto it = object.find(name);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// Whether a create that waited got what it asked for. A startup command that ran and exited
+// non-zero did (the record says how it ended); a sandbox that could not start, stopped
+// unexpectedly or is still provisioning did not.
+Status CreateOutcome(const nlohmann::json& sandbox, int waited_seconds) {
+  const std::string id = Member(sandbox, "id");
+  const std::string status = SandboxStatus(sandbox);
+  const std::string error = Member(sandbox, "error");
+  if (status == "running" || status == "completed") return Status::Ok();
+  if (status == "failed" && error.empty()) return Status::Ok();
+  if (status == "failed") return Status(Code::kUnavailable, "sandbox " + id + " failed: " + error);
+  if (status == "provisioning")
+    return Status(Code::kUnavailable, "sandbox " + id + " is still provisioning after " +
+                                          std::to_string(waited_seconds) +
+                                          " s; `adapt sandbox get " + id + "` shows when it runs");
+  return Status(Code::kUnavailable, "sandbox " + id + " is " + status);
+}
 
 void AddCreate(CLI::App& group, Invocation& invocation) {
   auto options = std::make_shared<CreateOptions>();
@@ -76,6 +104,15 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
   create->footer("Startup command: adapt sandbox create [OPTIONS] -- ARGV...");
   create->add_option("--idempotency-key", options->idempotency_key, "retry-safe creation key")
       ->type_name("KEY");
+  CLI::Option* wait =
+      create
+          ->add_option("--wait", options->wait_seconds,
+                       "seconds to wait for it to leave provisioning (default 60)")
+          ->type_name("SECONDS")
+          ->check(CLI::Range(0, 3600));
+  create->add_flag("--no-wait", options->no_wait, "return at once, while it is provisioning")
+      ->excludes(wait);
+  create->add_flag("-q,--quiet", options->quiet, "print only the sandbox's id");
 
   create->callback([options, &invocation] {
     invocation.accepts_trailing_args = true;
@@ -95,8 +132,24 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
       if (!options->idempotency_key.empty()) {
         headers.emplace_back("Idempotency-Key", options->idempotency_key);
       }
-      return PrintSandbox(client.Post("/v1/sandboxes", options->body, headers), invocation.json,
-                          console);
+      ASSIGN_OR_RETURN(nlohmann::json sandbox,
+                       JsonOrError(client.Post("/v1/sandboxes", options->body, headers)));
+      // Until it leaves provisioning, a sandbox takes no commands or files: a script's next
+      // line (`adapt sandbox exec`) would fail, so the create waits unless told not to.
+      const int limit = options->no_wait ? 0 : options->wait_seconds;
+      Result<nlohmann::json> waited = WaitWhileProvisioning(client, Member(sandbox, "id"), sandbox,
+                                                            std::chrono::seconds(limit));
+      if (waited.ok()) sandbox = *waited;
+      if (options->quiet) {
+        console.out << Member(sandbox, "id") << "\n";
+      } else {
+        console.out << (invocation.json ? PrettyJson(sandbox) : DescribeSandbox(sandbox));
+      }
+      if (!waited.ok())
+        return Status(waited.status().code(), "sandbox " + Member(sandbox, "id") +
+                                                  " was created; waiting for it: " +
+                                                  waited.status().message());
+      return limit > 0 ? CreateOutcome(sandbox, limit) : Status::Ok();
     };
   });
 }

@@ -2,10 +2,10 @@
 #include <chrono>
 #include <memory>
 #include <ostream>
-#include <thread>
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/sandbox_wait.h"
 
 namespace adapt::cli {
 namespace {
@@ -57,12 +57,8 @@ void AddStart(CLI::App& group, Invocation& invocation) {
     invocation.run = [id, wait, &invocation](const ApiClient& client, const Console& console) {
       ASSIGN_OR_RETURN(nlohmann::json sandbox, JsonOrError(client.Post(SandboxPath(*id) + "/start",
                                                                        nlohmann::json::object())));
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(*wait);
-      while (Text(sandbox, "status") == "provisioning" &&
-             std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(250));
-        ASSIGN_OR_RETURN(sandbox, JsonOrError(client.Get(SandboxPath(*id))));
-      }
+      ASSIGN_OR_RETURN(sandbox,
+                       WaitWhileProvisioning(client, *id, sandbox, std::chrono::seconds(*wait)));
       if (invocation.json) {
         console.out << PrettyJson(sandbox);
       } else {

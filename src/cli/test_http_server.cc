@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -64,14 +65,24 @@ std::string CannedResponse(int status, const std::string& body, const std::strin
   return response + "Connection: close\r\n\r\n" + body;
 }
 
-TestHttpServer::TestHttpServer(std::string raw_response) : raw_response_(std::move(raw_response)) {
+std::string OpenEventStream(const std::string& first_events) {
+  // No Content-Length: the body lasts until the connection closes.
+  return "HTTP/1.1 200 Canned\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" +
+         first_events;
+}
+
+TestHttpServer::TestHttpServer(std::string raw_response)
+    : TestHttpServer(std::vector<CannedExchange>{{std::move(raw_response), false}}) {}
+
+TestHttpServer::TestHttpServer(std::vector<CannedExchange> exchanges)
+    : exchanges_(std::move(exchanges)) {
   listen_fd_ = BindLoopback(port_);
-  if (::listen(listen_fd_, 1) != 0) throw std::runtime_error("listen failed");
+  if (::listen(listen_fd_, 8) != 0) throw std::runtime_error("listen failed");
   thread_ = std::thread([this] { Serve(); });
 }
 
 TestHttpServer::~TestHttpServer() {
-  // Wakes a Serve() still blocked in accept() when the test never connected.
+  // Wakes a Serve() still blocked in accept() when the test made fewer requests.
   ::shutdown(listen_fd_, SHUT_RDWR);
   if (thread_.joinable()) thread_.join();
   ::close(listen_fd_);
@@ -80,13 +91,25 @@ TestHttpServer::~TestHttpServer() {
 std::string TestHttpServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
 RecordedRequest TestHttpServer::TakeRequest() {
+  std::vector<RecordedRequest> requests = TakeRequests();
+  return requests.empty() ? RecordedRequest{} : requests.front();
+}
+
+std::vector<RecordedRequest> TestHttpServer::TakeRequests() {
   if (thread_.joinable()) thread_.join();
-  return request_;
+  return requests_;
 }
 
 void TestHttpServer::Serve() {
+  for (const CannedExchange& exchange : exchanges_) {
+    if (!ServeOne(exchange)) return;
+  }
+}
+
+bool TestHttpServer::ServeOne(const CannedExchange& exchange) {
   int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-  if (fd < 0) return;
+  if (fd < 0) return false;
+  RecordedRequest request;
   std::string data;
   char buffer[4096];
   size_t head_end = std::string::npos;
@@ -97,19 +120,29 @@ void TestHttpServer::Serve() {
     if (n <= 0) break;
     data.append(buffer, static_cast<size_t>(n));
     if (head_end == std::string::npos && (head_end = data.find("\r\n\r\n")) != std::string::npos) {
-      request_ = ParseRequest(data.substr(0, head_end + 2));
-      auto length = request_.headers.find("content-length");
-      wanted = length == request_.headers.end() ? 0 : std::stoul(length->second);
+      request = ParseRequest(data.substr(0, head_end + 2));
+      auto length = request.headers.find("content-length");
+      wanted = length == request.headers.end() ? 0 : std::stoul(length->second);
     }
   }
-  if (head_end != std::string::npos) request_.body = data.substr(head_end + 4, wanted);
+  if (head_end != std::string::npos) request.body = data.substr(head_end + 4, wanted);
+  requests_.push_back(std::move(request));
+  const std::string& raw = exchange.raw_response;
   size_t sent = 0;
-  while (sent < raw_response_.size()) {
-    ssize_t n = ::write(fd, raw_response_.data() + sent, raw_response_.size() - sent);
+  while (sent < raw.size()) {
+    ssize_t n = ::write(fd, raw.data() + sent, raw.size() - sent);
     if (n <= 0) break;
     sent += static_cast<size_t>(n);
   }
+  if (exchange.hold_open) {
+    // Until the client hangs up (read() answers 0), or 30 s at most if it never does.
+    timeval limit{30, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    while (::read(fd, buffer, sizeof(buffer)) > 0) {
+    }
+  }
   ::close(fd);
+  return true;
 }
 
 int UnusedPort() {

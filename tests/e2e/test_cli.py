@@ -81,3 +81,46 @@ def test_bad_key_exits_nonzero_with_one_line(org):
 
 def test_unreachable_server_exits_nonzero_with_one_line(org):
     one_line_error(org.cli("sandbox", "list", env={"ADAPT_URL": "http://127.0.0.1:9"}))
+
+
+# --- waiting for a sandbox to leave provisioning ------------------------------------------------
+
+def test_create_waits_until_the_sandbox_runs_so_the_next_exec_works(org):
+    r = ok(org.cli("sandbox", "create", "--quiet", "--ttl", "600", "--label", "name=waits"))
+    sid = r.stdout.strip()
+    assert re.fullmatch(r"sbx_[A-Za-z0-9]+", sid), r.stdout
+    org.daemon.created.append((org, sid))
+    assert org.get(sid)["status"] == "running"
+    r = ok(org.cli("sandbox", "exec", sid, "--", "echo", "right after create"))
+    assert r.stdout == "right after create\n"
+
+
+def test_create_no_wait_returns_while_provisioning_and_exec_then_waits_for_it(org):
+    sbx = json.loads(ok(org.cli("sandbox", "create", "--no-wait", "--json", "--ttl", "600")).stdout)
+    org.daemon.created.append((org, sbx["id"]))
+    assert sbx["status"] == "provisioning"
+    # At once, while it boots: exec waits for it instead of failing with "is provisioning".
+    r = ok(org.cli("sandbox", "exec", sbx["id"], "--", "echo", "waited"))
+    assert r.stdout == "waited\n"
+
+
+def test_cp_and_ls_on_a_provisioning_sandbox_wait_for_it(org, tmp_path):
+    sbx = json.loads(ok(org.cli("sandbox", "create", "--no-wait", "--json", "--ttl", "600")).stdout)
+    org.daemon.created.append((org, sbx["id"]))
+    assert sbx["status"] == "provisioning"
+    local = tmp_path / "note.txt"
+    local.write_text("copied while it booted\n")
+    ok(org.cli("sandbox", "cp", str(local), sbx["id"] + ":/tmp/note.txt"))
+    assert "note.txt" in ok(org.cli("sandbox", "ls", sbx["id"], "/tmp")).stdout
+    assert org.get(sbx["id"])["status"] == "running"
+
+
+def test_create_of_a_sandbox_that_cannot_start_exits_one_with_its_error(org):
+    # A registry on loopback that nothing listens on: the pull fails while it provisions.
+    r = org.cli("sandbox", "create", "--quiet", "--image", "127.0.0.1:9/absent:1", "--ttl", "600")
+    sid = r.stdout.strip()
+    if sid:
+        org.daemon.created.append((org, sid))
+    line = one_line_error(r)
+    assert line.startswith("adapt: sandbox %s failed: " % sid), line
+    assert org.get(sid)["status"] == "failed"
