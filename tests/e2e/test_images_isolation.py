@@ -133,7 +133,7 @@ def workdir():
     shutil.rmtree(d, ignore_errors=True)
 
 
-@pytest.mark.parametrize("target", ["/etc/shadow", "../../../../../../etc/shadow"])
+@pytest.mark.parametrize("target", ["/etc/shadow", "../" * 24 + "etc/shadow"])
 def test_an_image_passwd_linking_to_the_hosts_shadow_reads_nothing_of_the_host(org, workdir, target):
     assert os.path.exists("/etc/shadow")
     archive = passwd_image(workdir, ("l", target), "root")

@@ -119,7 +119,7 @@ def test_an_allowed_registry_redirecting_to_a_loopback_port_not_allowed_is_refus
     for repo in ("redirect", "redirect-by-name"):
         before = len(inner.requests)
         error = failed_pull(client, "127.0.0.1:%d/%s/app:1" % (registry.port, repo))
-        assert "refused" in error and "127.0.0.1:%d" % inner.port in error, error
+        assert "refused" in error and ":%d" % inner.port in error, error
         assert len(inner.requests) == before, "the redirect was not followed"
     assert any(p.startswith("/v2/redirect/") for p in registry.requests), "the allowed registry was asked"
 
@@ -146,7 +146,7 @@ def test_other_spellings_of_the_hosts_own_addresses_are_refused(client, hosts):
     # the tests send nothing to addresses outside loopback.)
     _, inner = hosts
     for reference, why in (("0.0.0.0:%d/x:1" % inner.port, "unspecified"),
-                           ("[::ffff:127.0.0.1]:%d/x:1" % inner.port, "loopback")):
+                           ("[::ffff:7f00:1]:%d/x:1" % inner.port, "loopback")):
         before = len(inner.requests)
         error = failed_pull(client, reference)
         assert "refused" in error and why in error, (reference, error)
