@@ -15,6 +15,7 @@ import uuid
 import pytest
 
 import harness
+import registry as reg
 import test_images_api
 
 SECRET = "host-secret-" + uuid.uuid4().hex
@@ -61,13 +62,34 @@ class Server:
         self.httpd.server_close()
 
 
+def serve_layout(layout):
+    """Routes serving an OCI layout's image at /v2/good/app, its blobs by a redirect to
+    /storage/ on the same server (as registries send blobs to their storage)."""
+    import os
+
+    with open(os.path.join(layout.path, "index.json")) as f:
+        top = json.load(f)["manifests"][0]
+
+    def blob(hexd):
+        with open(os.path.join(layout.path, "blobs/sha256", hexd), "rb") as f:
+            return f.read()
+
+    return {
+        "/v2/good/app/manifests/": lambda h: (200, {"Content-Type": top["mediaType"]}, blob(top["digest"].split(":")[1])),
+        "/v2/good/app/blobs/sha256:": lambda h: (307, {"Location": "/storage/" + h.path.rsplit(":", 1)[1]}, b""),
+        "/storage/": lambda h: (200, {"Content-Type": "application/octet-stream"}, blob(h.path.rsplit("/", 1)[1])),
+    }
+
+
 @pytest.fixture(scope="module")
 def hosts():
     # What a pull must never reach: its answers carry the secret.
     inner = Server({"/": lambda h: (200, {"Content-Type": "application/json"},
                                      json.dumps({"token": SECRET, "secret": SECRET}).encode())})
     leak = {"errors": [{"code": "DENIED", "message": SECRET}]}
+    layout = reg.Layout([reg.layer(reg.busybox_base())], {"config": {"Cmd": ["/bin/true"], "Env": ["PATH=/bin"]}})
     registry = Server({
+        **serve_layout(layout),
         "/v2/redirect/": lambda h: (307, {"Location": "http://127.0.0.1:%d/latest/meta-data" % inner.port}, b""),
         "/v2/redirect-by-name/": lambda h: (302, {"Location": "http://localhost:%d/x" % inner.port}, b""),
         "/v2/realm/": lambda h: (401, {"WWW-Authenticate": 'Bearer realm="http://127.0.0.1:%d/token",service="s"' % inner.port}, b""),
@@ -78,6 +100,7 @@ def hosts():
     yield registry, inner
     registry.close()
     inner.close()
+    layout.close()
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +135,15 @@ def test_a_pull_from_a_loopback_registry_not_allowed_is_refused(client, hosts):
         assert "refused" in error and "--allow-registry" in error, (reference, error)
         assert "loopback" in error, (reference, error)
         assert len(inner.requests) == before, "nothing reached the host's service"
+
+
+def test_the_allowed_registry_is_pulled_from_redirects_within_it_included(client, hosts):
+    registry, _ = hosts
+    status, img = client.api("POST", "/v1/images", {"reference": "127.0.0.1:%d/good/app:1" % registry.port})
+    assert status == 202, img
+    op, img = test_images_api.wait_pulled(client, img["id"])
+    assert op["phase"] == "Completed", img
+    assert any(p.startswith("/storage/") for p in registry.requests), "blobs came by the redirect"
 
 
 def test_an_allowed_registry_redirecting_to_a_loopback_port_not_allowed_is_refused(client, hosts):
