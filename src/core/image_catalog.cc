@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "image/reference.h"
 #include "core/image_service.h"
+#include "image/reference.h"
 #include "os/file_in_root.h"
 #include "os/files.h"
 
@@ -59,8 +59,7 @@ std::string ImageCatalog::DirectoryName(const std::string& reference) {
   return out;
 }
 
-Result<Image> ImageCatalog::Resolve(const std::string& org_id,
-                                    const std::string& reference) const {
+Result<Image> ImageCatalog::Resolve(const std::string& org_id, const std::string& reference) const {
   std::string name = DirectoryName(reference);
   std::string base = dir_ + "/" + name;
   if (name.empty() || name[0] == '.' || !os::Exists(base + "/rootfs") ||

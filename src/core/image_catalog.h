@@ -26,7 +26,7 @@ struct Image {
   std::string reference;  // "debian:12"
   // A local image's root filesystem; for a pulled image, the topmost layer holding
   // /etc/passwd (where startup.user is looked up).
-  std::string rootfs;  // read on the host only through os/file_in_root.h
+  std::string rootfs;               // read on the host only through os/file_in_root.h
   std::vector<std::string> layers;  // a pulled image's layer directories, base first
   ImageConfig config;
 };

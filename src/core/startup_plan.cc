@@ -28,8 +28,8 @@ Result<std::vector<std::string>> FindEntry(const std::string& rootfs, const std:
   auto text = os::ReadFileInRoot(rootfs, file, kMaxAccountFileBytes);
   if (!text.ok() && text.status().code() == Code::kNotFound) return std::vector<std::string>{};
   if (!text.ok())
-    return InvalidArgument("image", "the image's " + file +
-                                        " is not a regular file of at most 1 MiB");
+    return InvalidArgument("image",
+                           "the image's " + file + " is not a regular file of at most 1 MiB");
   std::istringstream in(*text);
   std::string line;
   while (std::getline(in, line)) {

@@ -14,8 +14,8 @@
 namespace adapt::daemon {
 namespace {
 
-constexpr const char* kEnvNames[] = {"ADAPT_LISTEN",        "ADAPT_STATE_DIR", "ADAPT_IMAGES_DIR",
-                                     "ADAPT_DEFAULT_IMAGE", "ADAPT_RUNSC",     "ADAPT_WARM_POOLS",
+constexpr const char* kEnvNames[] = {"ADAPT_LISTEN",          "ADAPT_STATE_DIR", "ADAPT_IMAGES_DIR",
+                                     "ADAPT_DEFAULT_IMAGE",   "ADAPT_RUNSC",     "ADAPT_WARM_POOLS",
                                      "ADAPT_ALLOW_REGISTRIES"};
 
 class ConfigTest : public testing::Test {

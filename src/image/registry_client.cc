@@ -6,9 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
-#include <optional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "image/digest.h"

@@ -115,8 +115,9 @@ Result<RegistryDestinations> RegistryDestinations::Parse(const std::vector<std::
         if (port.empty()) return bad("the port is missing after ':'");
       }
     }
-    if (e.host.empty() || e.host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
-                                                    "WXYZ0123456789.-:") != std::string::npos)
+    if (e.host.empty() ||
+        e.host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+                                 "WXYZ0123456789.-:") != std::string::npos)
       return bad("the host is empty or has characters a host cannot have");
     if (!port.empty()) {
       if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
@@ -147,8 +148,8 @@ Status RegistryDestinations::Check(const std::string& host, int port,
   if (Allows(host, port) || (!ip.empty() && Allows(ip, ip_port))) return Status::Ok();
   std::string bare = Lower(host);
   if (bare.starts_with("[") && bare.ends_with("]")) bare = bare.substr(1, bare.size() - 2);
-  std::string where = (bare.find(':') != std::string::npos ? "[" + bare + "]" : bare) + ":" +
-                      std::to_string(port);
+  std::string where =
+      (bare.find(':') != std::string::npos ? "[" + bare + "]" : bare) + ":" + std::to_string(port);
   if (ip != bare) where += " (" + ip + ")";
   return Status(Code::kPermissionDenied,
                 "connecting to " + where + " was refused: it is a " + kind +

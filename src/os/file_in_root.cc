@@ -41,8 +41,7 @@ Result<UniqueFd> OpenInRoot(const std::string& root, const std::string& path) {
   UniqueFd file(fd);
   struct stat st;
   if (::fstat(file.get(), &st) != 0) return ErrnoStatus("inspecting " + what);
-  if (!S_ISREG(st.st_mode))
-    return Status(Code::kInvalidArgument, what + " is not a regular file");
+  if (!S_ISREG(st.st_mode)) return Status(Code::kInvalidArgument, what + " is not a regular file");
   return file;
 }
 
