@@ -120,7 +120,7 @@ Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& 
   }
   std::optional<std::pair<uint32_t, uint32_t>> user_ids;
   if (!req.user.empty()) {
-    ASSIGN_OR_RETURN(Image image, images_.Resolve(sandbox.config["image"]));
+    ASSIGN_OR_RETURN(Image image, images_.Resolve(sandbox.org_id, sandbox.config["image"]));
     ASSIGN_OR_RETURN(auto ids, ResolveUserIds(req.user, image.rootfs, "user"));
     exec.user = std::to_string(ids.first) + ":" + std::to_string(ids.second);
     user_ids = {static_cast<uint32_t>(ids.first), static_cast<uint32_t>(ids.second)};

@@ -35,7 +35,7 @@ std::string Unavailable(const Environment& e) {
 nlohmann::json ListEnvironments(const ImageCatalog& images) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& e : kEnvironments) {
-    bool available = images.Resolve(e.image).ok();
+    bool available = images.Resolve("", e.image).ok();
     list.push_back(
         {{"alias", e.alias},
          {"kind", "cpu"},
@@ -56,7 +56,7 @@ std::optional<Result<std::string>> ResolveEnvironment(const ImageCatalog& images
                                                       const std::string& name) {
   for (const auto& e : kEnvironments) {
     if (name != e.alias) continue;
-    if (!images.Resolve(e.image).ok())
+    if (!images.Resolve("", e.image).ok())
       return Result<std::string>(Unsupported("image", Unavailable(e)));
     return Result<std::string>(std::string(e.image));
   }

@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/image_service.h"
 #include "image/reference.h"
+#include "os/file_in_root.h"
 #include "os/files.h"
 
 namespace adapt::core {
@@ -31,7 +33,7 @@ ImageConfig ParseConfig(nlohmann::json j) {
 Image FromStored(const std::string& reference, const image::StoredImage& s) {
   Image image{reference, "", s.layer_dirs, ParseConfig(s.config)};
   for (auto it = s.layer_dirs.rbegin(); it != s.layer_dirs.rend(); ++it) {
-    if (os::Exists(*it + "/etc/passwd")) {
+    if (os::RegularFileInRoot(*it, "/etc/passwd")) {
       image.rootfs = *it;
       break;
     }
@@ -41,6 +43,11 @@ Image FromStored(const std::string& reference, const image::StoredImage& s) {
 }
 
 }  // namespace
+
+std::string ImageStoreKey(const std::string& org_id, const std::string& reference) {
+  if (reference.starts_with(kImportedImagePrefix)) return reference;
+  return org_id + "/" + reference;
+}
 
 std::string ImageCatalog::DirectoryName(const std::string& reference) {
   std::string out;
@@ -52,13 +59,16 @@ std::string ImageCatalog::DirectoryName(const std::string& reference) {
   return out;
 }
 
-Result<Image> ImageCatalog::Resolve(const std::string& reference) const {
+Result<Image> ImageCatalog::Resolve(const std::string& org_id, const std::string& reference) const {
   std::string name = DirectoryName(reference);
   std::string base = dir_ + "/" + name;
   if (name.empty() || name[0] == '.' || !os::Exists(base + "/rootfs") ||
       !os::Exists(base + "/config.json")) {
     if (store_) {
-      if (auto stored = store_->Lookup(reference)) return FromStored(reference, *stored);
+      if (org_id.empty())
+        return Status(Code::kNotFound, "image '" + reference + "' is not a local image", "image");
+      if (auto stored = store_->Lookup(ImageStoreKey(org_id, reference)))
+        return FromStored(reference, *stored);
       return Status(Code::kNotFound, "image '" + reference + "' has not been pulled", "image");
     }
     return Status(Code::kNotFound,
@@ -81,10 +91,14 @@ bool ImageCatalog::Pullable(const std::string& reference) const {
   return store_ && image::ParseReference(reference).ok();
 }
 
-Result<Image> ImageCatalog::ResolveOrPull(const std::string& reference) const {
-  auto found = Resolve(reference);
-  if (found.ok() || found.status().code() != Code::kNotFound || !store_) return found;
-  ASSIGN_OR_RETURN(image::StoredImage stored, store_->Pull(reference, {}));
+Result<Image> ImageCatalog::ResolveOrPull(const std::string& org_id,
+                                          const std::string& reference) const {
+  auto found = Resolve(org_id, reference);
+  if (found.ok() || found.status().code() != Code::kNotFound || !store_ || org_id.empty() ||
+      reference.starts_with(kImportedImagePrefix))
+    return found;
+  ASSIGN_OR_RETURN(image::StoredImage stored,
+                   store_->Pull(ImageStoreKey(org_id, reference), reference, {}));
   return FromStored(reference, stored);
 }
 

@@ -8,6 +8,7 @@
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "core/image_catalog.h"
 #include "core/secret_service.h"
 #include "image/reference.h"
 
@@ -42,6 +43,15 @@ void ImageService::Reconcile() {
     if (rec.status == "importing") {
       store_.DeleteImage(rec.org_id, rec.id);
       interrupted_import = true;
+      continue;
+    }
+    // Pulled before images were kept per organization (or collected since): what the
+    // record names is not this organization's to use; it must be pulled again.
+    if (rec.status == "ready" && rec.data.value("source", "") != "import" &&
+        !images_.Lookup(ImageStoreKey(rec.org_id, rec.reference))) {
+      rec.status = "failed";
+      rec.data["error"] = "the pulled image is no longer stored; pull it again";
+      store_.PutImage(rec);
       continue;
     }
     if (rec.status != "pulling") continue;
@@ -162,10 +172,11 @@ Result<json> ImageService::Import(const Principal& who, const std::string& name,
 
 void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
   std::string id = rec.id;
-  auto pulled = images_.Pull(rec.reference, creds, [this, id](uint64_t done, uint64_t total) {
-    std::lock_guard lock(mu_);
-    progress_[id] = {done, total};
-  });
+  auto pulled = images_.Pull(ImageStoreKey(rec.org_id, rec.reference), rec.reference, creds,
+                             [this, id](uint64_t done, uint64_t total) {
+                               std::lock_guard lock(mu_);
+                               progress_[id] = {done, total};
+                             });
   ADAPT_FAULT_POINT("image.pull.after_fetch");
   if (pulled.ok()) {
     rec.status = "ready";
@@ -275,10 +286,10 @@ void ImageService::CollectGarbage() {
     std::set<std::string> keep;
     ASSIGN_OR_RETURN(auto all, store_.ListImages(""));
     ASSIGN_OR_RETURN(auto live, store_.ListSandboxesWithStatus(kMounted));
-    for (const auto& rec : all) keep.insert(rec.reference);
+    for (const auto& rec : all) keep.insert(ImageStoreKey(rec.org_id, rec.reference));
     for (const auto& s : live)
       if (s.config.contains("image") && s.config["image"].is_string())
-        keep.insert(s.config["image"].get<std::string>());
+        keep.insert(ImageStoreKey(s.org_id, s.config["image"].get<std::string>()));
     return keep;
   });
   if (!removed.ok()) {  // unsure what is used: nothing was removed

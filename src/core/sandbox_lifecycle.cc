@@ -123,7 +123,7 @@ void SandboxLifecycle::Provision(const std::string& id) {
 
   // Pulls the image when it is not here yet; the sandbox stays provisioning meanwhile.
   ADAPT_FAULT_POINT("sandbox.provision.begin");
-  auto image = images_.ResolveOrPull(r.config["image"]);
+  auto image = images_.ResolveOrPull(r.org_id, r.config["image"]);
   ADAPT_FAULT_POINT("sandbox.provision.after_image");
   if (!image.ok()) return Fail(r, image.status().message(), {"provisioning"});
   auto process = PlanStartup(r.config["startup"], *image, r.env);

@@ -65,7 +65,7 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
     if (!env->ok()) return env->status();
     req.config["image"] = **env;
   }
-  auto image = images_.Resolve(req.config["image"]);
+  auto image = images_.Resolve(who.org_id, req.config["image"]);
   if (image.ok()) {
     RETURN_IF_ERROR(PlanStartup(req.config["startup"], *image, req.env).status());
   } else if (image.status().code() != Code::kNotFound) {

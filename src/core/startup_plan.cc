@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "core/sandbox_limits.h"
-#include "os/files.h"
+#include "os/file_in_root.h"
 
 namespace adapt::core {
 namespace {
@@ -16,12 +16,20 @@ bool IsNumber(const std::string& s) {
   return !s.empty() && s.size() < 10 && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-// Finds the entry whose field `column` is `value` in an /etc/passwd or /etc/group style
-// file; returns its fields, empty when there is none.
-std::vector<std::string> FindEntry(const std::string& file, const std::string& value,
-                                   size_t column = 0) {
-  auto text = os::ReadFile(file);
-  if (!text.ok()) return {};
+// The most of an image's /etc/passwd or /etc/group that is read.
+constexpr size_t kMaxAccountFileBytes = 1 << 20;
+
+// Finds the entry whose field `column` is `value` in the image's /etc/passwd or /etc/group
+// (`file`, resolved inside `rootfs`: the image's links cannot lead to the host's files);
+// returns its fields, empty when there is none. An error when the file is there but is not
+// a regular file of at most 1 MiB.
+Result<std::vector<std::string>> FindEntry(const std::string& rootfs, const std::string& file,
+                                           const std::string& value, size_t column = 0) {
+  auto text = os::ReadFileInRoot(rootfs, file, kMaxAccountFileBytes);
+  if (!text.ok() && text.status().code() == Code::kNotFound) return std::vector<std::string>{};
+  if (!text.ok())
+    return InvalidArgument("image",
+                           "the image's " + file + " is not a regular file of at most 1 MiB");
   std::istringstream in(*text);
   std::string line;
   while (std::getline(in, line)) {
@@ -31,7 +39,7 @@ std::vector<std::string> FindEntry(const std::string& file, const std::string& v
     while (std::getline(ls, f, ':')) fields.push_back(f);
     if (fields.size() >= 4 && fields[column] == value) return fields;
   }
-  return {};
+  return std::vector<std::string>{};
 }
 
 // Resolves "uid[:gid]" or "name[:group]" against the image's /etc/passwd and /etc/group.
@@ -50,11 +58,14 @@ Status ResolveUser(const std::string& user, const std::string& rootfs, runtime::
     p.uid = static_cast<uint32_t>(std::stoul(u));
     p.gid = p.uid;
     // A uid the image knows takes its primary group and home from there, as in docker.
-    auto entry = FindEntry(rootfs + "/etc/passwd", u, 2);
+    auto found = FindEntry(rootfs, "/etc/passwd", u, 2);
+    std::vector<std::string> entry = found.ok() ? *found : std::vector<std::string>{};
     if (!entry.empty() && IsNumber(entry[3])) p.gid = static_cast<uint32_t>(std::stoul(entry[3]));
     if (entry.size() >= 6) home = entry[5];
   } else {
-    auto entry = FindEntry(rootfs + "/etc/passwd", u);
+    auto found = FindEntry(rootfs, "/etc/passwd", u);
+    if (!found.ok()) return bad(found.status().message());
+    const auto& entry = *found;
     if (entry.empty()) return bad("no such user in the image");
     if (!IsNumber(entry[2]) || !IsNumber(entry[3]))
       return bad("the image's /etc/passwd entry is malformed");
@@ -66,7 +77,9 @@ Status ResolveUser(const std::string& user, const std::string& rootfs, runtime::
     if (IsNumber(g)) {
       p.gid = static_cast<uint32_t>(std::stoul(g));
     } else {
-      auto entry = FindEntry(rootfs + "/etc/group", g);
+      auto found = FindEntry(rootfs, "/etc/group", g);
+      if (!found.ok()) return bad(found.status().message());
+      const auto& entry = *found;
       if (entry.empty() || !IsNumber(entry[2])) return bad("no such group in the image");
       p.gid = static_cast<uint32_t>(std::stoul(entry[2]));
     }

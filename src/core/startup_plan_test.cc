@@ -1,6 +1,7 @@
 #include "core/startup_plan.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -203,6 +204,30 @@ TEST_F(StartupPlanTest, ImageWithoutPasswdRefusesNamesButTakesNumbers) {
   runtime::ProcessSpec p = MustPlan(Startup({{"argv", {"id"}}, {"user", "10:20"}}));
   EXPECT_EQ(p.uid, 10u);
   EXPECT_EQ(p.gid, 20u);
+}
+
+TEST_F(StartupPlanTest, APasswdLinkingOutOfTheImageReadsNothingOfTheHost) {
+  // The host's /etc/shadow has a "root" line whose third and fourth fields are numbers.
+  for (const char* target : {"/etc/shadow", "../../../../../../../etc/shadow", "/dev/zero"}) {
+    std::filesystem::remove(rootfs_ + "/etc/passwd");
+    std::filesystem::create_symlink(target, rootfs_ + "/etc/passwd");
+    auto p = PlanStartup(Startup({{"argv", {"id"}}, {"user", "root"}}), image_, {});
+    ASSERT_FALSE(p.ok()) << target;
+    EXPECT_NE(p.status().message().find("no such user in the image"), std::string::npos)
+        << p.status().message();
+    runtime::ProcessSpec numeric = MustPlan(Startup({{"argv", {"id"}}, {"user", "0"}}));
+    EXPECT_EQ(numeric.gid, 0u) << target;
+    EXPECT_EQ(EnvValue(numeric, "HOME"), "/root") << target;
+  }
+}
+
+TEST_F(StartupPlanTest, AFifoAsPasswdIsRefusedWithoutBlocking) {
+  std::filesystem::remove(rootfs_ + "/etc/passwd");
+  ASSERT_EQ(::mkfifo((rootfs_ + "/etc/passwd").c_str(), 0644), 0);
+  auto p = PlanStartup(Startup({{"argv", {"id"}}, {"user", "app"}}), image_, {});
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("not a regular file"), std::string::npos)
+      << p.status().message();
 }
 
 TEST_F(StartupPlanTest, NumericUidTakesItsGroupAndHomeFromTheImage) {

@@ -170,7 +170,7 @@ Status WarmPool::Boot(const PoolSpec& spec, const std::string& id) {
     std::lock_guard lock(mu_);
     if (stopping_) return Status(Code::kUnavailable, "adaptd is stopping");
   }
-  ASSIGN_OR_RETURN(Image image, images_.Resolve(spec.image));
+  ASSIGN_OR_RETURN(Image image, images_.Resolve("", spec.image));  // local images only
   ASSIGN_OR_RETURN(runtime::ProcessSpec process, PlanStartup(json(nullptr), image, {}));
   RETURN_IF_ERROR(store_.PutPoolMember({id, spec.Key(), "booting", NowMillis()}));
   runtime::LaunchRequest req;

@@ -120,6 +120,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* warm_pools = app.add_option(
       "--warm-pool", flags.warm_pools,
       "pre-booted sandboxes: IMAGE=N[,cpu=C][,memoryMiB=M][,diskMiB=D]; repeatable [none]");
+  auto* allow_registries = app.add_option(
+      "--allow-registry", flags.allowed_registries,
+      "HOST[:PORT] of a registry on a loopback or private address that pulls may reach; "
+      "repeatable [none]");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -171,6 +175,15 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
     return InvalidArgument("multipartMaxAgeSeconds",
                            "multipartMaxAgeSeconds must be between 1 and 2592000 (30 days)");
   if (warm_pools->count()) c.warm_pools = flags.warm_pools;
+  // ADAPT_ALLOW_REGISTRIES: HOST[:PORT] entries separated by ','.
+  std::string env_registries;
+  FromEnv("ADAPT_ALLOW_REGISTRIES", env_registries);
+  for (size_t i = 0; !env_registries.empty() && i != std::string::npos;) {
+    size_t comma = env_registries.find(',', i);
+    c.allowed_registries.push_back(env_registries.substr(i, comma - i));
+    i = comma == std::string::npos ? comma : comma + 1;
+  }
+  if (allow_registries->count()) c.allowed_registries = flags.allowed_registries;
   if (c.ingress_cert.empty() != c.ingress_key.empty())
     return InvalidArgument("ingressCert", "give both ingressCert and ingressKey, or neither");
   if (workers->count()) c.worker_threads = flags.worker_threads;

@@ -56,6 +56,9 @@ struct DaemonConfig {
   // Warm pools: "IMAGE=N[,cpu=C][,memoryMiB=M][,diskMiB=D]" each (core/warm_pool_spec.h);
   // none by default, so every create boots its sandbox.
   std::vector<std::string> warm_pools;
+  // Registries pulls may reach on loopback, link-local or private addresses, which they
+  // refuse otherwise: "HOST" (every port) or "HOST:PORT" (image/registry_destination.h).
+  std::vector<std::string> allowed_registries;
 };
 
 // Parses argv (and the environment and config file). Returns the config or a usage error;

@@ -14,8 +14,9 @@
 namespace adapt::daemon {
 namespace {
 
-constexpr const char* kEnvNames[] = {"ADAPT_LISTEN",        "ADAPT_STATE_DIR", "ADAPT_IMAGES_DIR",
-                                     "ADAPT_DEFAULT_IMAGE", "ADAPT_RUNSC",     "ADAPT_WARM_POOLS"};
+constexpr const char* kEnvNames[] = {"ADAPT_LISTEN",          "ADAPT_STATE_DIR", "ADAPT_IMAGES_DIR",
+                                     "ADAPT_DEFAULT_IMAGE",   "ADAPT_RUNSC",     "ADAPT_WARM_POOLS",
+                                     "ADAPT_ALLOW_REGISTRIES"};
 
 class ConfigTest : public testing::Test {
  protected:
@@ -123,6 +124,16 @@ TEST_F(ConfigTest, WarmPoolsAreOffByDefaultAndComeFromEnvOrRepeatedFlags) {
   EXPECT_EQ(MustLoad({}).warm_pools, std::vector<std::string>{"debian:12=2;debian:12=1,cpu=2"});
   DaemonConfig c = MustLoad({"--warm-pool", "debian:12=1", "--warm-pool", "alpine:3=2,cpu=2"});
   EXPECT_EQ(c.warm_pools, (std::vector<std::string>{"debian:12=1", "alpine:3=2,cpu=2"}));
+}
+
+TEST_F(ConfigTest, NoRegistryIsAllowedOnPrivateAddressesUnlessListed) {
+  EXPECT_TRUE(MustLoad({}).allowed_registries.empty());
+  ::setenv("ADAPT_ALLOW_REGISTRIES", "127.0.0.1,registry.internal:5000", 1);
+  EXPECT_EQ(MustLoad({}).allowed_registries,
+            (std::vector<std::string>{"127.0.0.1", "registry.internal:5000"}));
+  DaemonConfig c =
+      MustLoad({"--allow-registry", "127.0.0.1:5000", "--allow-registry", "[::1]:5000"});
+  EXPECT_EQ(c.allowed_registries, (std::vector<std::string>{"127.0.0.1:5000", "[::1]:5000"}));
 }
 
 TEST_F(ConfigTest, FlagEqualsFormWorks) {

@@ -114,7 +114,9 @@ int Run(const DaemonConfig& config) {
                runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed");
 
   // Images pulled from registries: blobs, unpacked layers and references (image/).
-  image::ImageStore image_store(config.state_dir + "/image-store");
+  auto registries = image::RegistryDestinations::Parse(config.allowed_registries);
+  if (!registries.ok()) return Fail(registries.status());
+  image::ImageStore image_store(config.state_dir + "/image-store", *registries);
   if (Status st = image_store.Init(); !st.ok()) return Fail(st);
   core::ImageCatalog images(config.images_dir, &image_store);
   core::EventBus bus;

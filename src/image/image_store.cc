@@ -64,10 +64,11 @@ Status UnpackChecked(const std::string& blob, const std::string& blob_digest,
 
 }  // namespace
 
-ImageStore::ImageStore(std::string root) : root_(std::move(root)) {}
+ImageStore::ImageStore(std::string root, RegistryDestinations destinations)
+    : root_(std::move(root)), destinations_(std::move(destinations)) {}
 
 Status ImageStore::Init() {
-  for (const char* sub : {"blobs/sha256", "layers", "refs"})
+  for (const char* sub : {"blobs/sha256", "layers", "refs", "proofs"})
     RETURN_IF_ERROR(os::MakeDirs(root_ + "/" + sub, 0700));
   // Partial downloads and unpacks of a pull that was interrupted.
   RETURN_IF_ERROR(os::RemoveTree(root_ + "/tmp"));
@@ -81,6 +82,33 @@ std::string ImageStore::LayerDir(const std::string& d) const { return root_ + "/
 std::string ImageStore::RefPath(const std::string& reference) const {
   return root_ + "/refs/" + Hex(Sha256Of(reference)) + ".json";
 }
+std::string ImageStore::ProofPath(const std::string& blob_digest) const {
+  return root_ + "/proofs/" + Hex(blob_digest);
+}
+
+bool ImageStore::Proven(const std::string& blob_digest, const std::string& diff_id) const {
+  // A plain tar's digest is its diff id; a compressed one was unpacked (or checked) once.
+  if (blob_digest == diff_id) return true;
+  auto proven = os::ReadFile(ProofPath(blob_digest));
+  return proven.ok() && *proven == diff_id;
+}
+
+Status ImageStore::CheckLayerBlob(const std::string& blob, const std::string& blob_digest,
+                                  const std::string& diff_id) {
+  if (Proven(blob_digest, diff_id)) return Status::Ok();
+  std::string what = "layer " + blob_digest;
+  ASSIGN_OR_RETURN(std::string got, UncompressedDigest(blob, what));
+  if (got != diff_id)
+    return InvalidArgument("image", what + " does not match the config's diff id " + diff_id +
+                                        " (its uncompressed content is " + got + ")");
+  return RecordProof(blob_digest, diff_id);
+}
+
+Status ImageStore::RecordProof(const std::string& blob_digest, const std::string& diff_id) {
+  if (blob_digest == diff_id) return Status::Ok();
+  return os::WriteFileAtomic(ProofPath(blob_digest), diff_id, 0600);
+}
+
 std::string ImageStore::TempPath(const std::string& name) {
   return root_ + "/tmp/" + name + "." + std::to_string(getpid()) + "." + std::to_string(tmp_seq_++);
 }
@@ -127,25 +155,34 @@ Status ImageStore::EnsureLayer(RegistryClient& client, const Descriptor& d,
                                const std::string& diff_id,
                                const std::function<void(uint64_t)>& progress) {
   return layers_.Do(diff_id, [&]() -> Status {
-    // Here already (pulled or imported in any compression): nothing to download.
-    if (os::Exists(LayerDir(diff_id))) return Status::Ok();
+    if (os::Exists(LayerDir(diff_id))) {
+      // Here already (pulled or imported, by anyone, in any compression): shared only once
+      // this blob is known to unpack to it, or an image whose config merely claims another
+      // image's diff id would be handed that image's layer.
+      if (Proven(d.digest, diff_id)) return Status::Ok();
+      RETURN_IF_ERROR(EnsureBlob(client, d, progress));
+      return CheckLayerBlob(BlobPath(d.digest), d.digest, diff_id);
+    }
     RETURN_IF_ERROR(EnsureBlob(client, d, progress));
     std::string tmp = TempPath("layer-" + Hex(diff_id));
     RETURN_IF_ERROR(os::MakeDirs(tmp, 0755));
     Status st = UnpackChecked(BlobPath(d.digest), d.digest, diff_id, tmp);
+    if (st.ok()) st = RecordProof(d.digest, diff_id);
     if (st.ok()) st = os::Rename(tmp, LayerDir(diff_id));
     if (!st.ok()) os::RemoveTree(tmp);
     return st;
   });
 }
 
-Result<StoredImage> ImageStore::Pull(const std::string& reference, const Credentials& creds,
-                                     const Progress& progress) {
+Result<StoredImage> ImageStore::Pull(const std::string& key, const std::string& reference,
+                                     const Credentials& creds, const Progress& progress) {
   ASSIGN_OR_RETURN(ImageReference ref, ParseReference(reference));
   std::shared_lock gc_lock(gc_mu_);
   std::vector<std::string> blobs;
-  Status st = pulls_.Do(reference, [&]() -> Status {
-    RegistryClient client(ref, creds);
+  // Concurrent pulls of one key share the work; of one reference under two keys (two
+  // organizations) they do not, each proving its own access to the manifest.
+  Status st = pulls_.Do(key, [&]() -> Status {
+    RegistryClient client(ref, creds, destinations_);
     client.set_backoff_ms(backoff_ms_);
     ASSIGN_OR_RETURN(FetchedManifest fetched, client.GetManifest(ref.ManifestRef()));
     ASSIGN_OR_RETURN(Manifest m, ParseManifest(fetched.body, fetched.content_type));
@@ -176,17 +213,17 @@ Result<StoredImage> ImageStore::Pull(const std::string& reference, const Credent
       if (progress) progress(done, total);
     }
     RETURN_IF_ERROR(PutBlob(fetched.digest, fetched.body));
-    json rec = {{"reference", reference}, {"digest", fetched.digest}, {"platform", platform},
-                {"size", total},          {"config", config},         {"layers", json::array()}};
+    json rec = {{"reference", key}, {"digest", fetched.digest}, {"platform", platform},
+                {"size", total},    {"config", config},         {"layers", json::array()}};
     for (const auto& id : diff_ids) rec["layers"].push_back(id);
     blobs.push_back(fetched.digest);
     blobs.push_back(m.config.digest);
     for (const auto& l : m.layers) blobs.push_back(l.digest);
     rec["blobs"] = blobs;
-    return os::WriteFileAtomic(RefPath(reference), rec.dump(), 0600);
+    return os::WriteFileAtomic(RefPath(key), rec.dump(), 0600);
   });
   if (!st.ok()) return st;
-  auto img = Lookup(reference);
+  auto img = Lookup(key);
   if (!img) return Internal("image '" + reference + "' vanished right after its pull");
   return *img;
 }
@@ -219,11 +256,30 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
   for (size_t i = 0; i < image.layers.size(); ++i) {
     const Descriptor& layer = image.layers[i];
     const std::string& diff_id = diff_ids[i];
-    if (os::Exists(LayerDir(diff_id)) || unpacked.count(diff_id)) continue;
+    const std::string& blob = image.blob_files.at(layer.digest);
+    if (unpacked.count(diff_id)) {
+      // The same diff id twice in one image: each blob must unpack to it.
+      Status st = CheckLayerBlob(blob, layer.digest, diff_id);
+      if (!st.ok()) {
+        discard();
+        return st;
+      }
+      continue;
+    }
+    if (os::Exists(LayerDir(diff_id))) {
+      // Stored already: shared only with a blob that unpacks to it (see EnsureLayer).
+      Status st = CheckLayerBlob(blob, layer.digest, diff_id);
+      if (!st.ok()) {
+        discard();
+        return st;
+      }
+      continue;
+    }
     std::string tmp = TempPath("layer-" + Hex(diff_id));
     unpacked[diff_id] = tmp;
     Status st = os::MakeDirs(tmp, 0755);
-    if (st.ok()) st = UnpackChecked(image.blob_files.at(layer.digest), layer.digest, diff_id, tmp);
+    if (st.ok()) st = UnpackChecked(blob, layer.digest, diff_id, tmp);
+    if (st.ok()) st = RecordProof(layer.digest, diff_id);
     if (!st.ok()) {
       discard();
       return st;
@@ -293,6 +349,9 @@ Result<std::vector<std::string>> ImageStore::CollectGarbage(const KeepFn& keep_f
     RETURN_IF_ERROR(os::RemoveTree(root_ + "/blobs/sha256/" + hex));
     removed.push_back("blob sha256:" + hex);
   }
+  // A proof stays true (it is about content), but is kept only while its blob is.
+  for (const auto& hex : os::ListDir(root_ + "/proofs"))
+    if (!used_blobs.count(hex)) RETURN_IF_ERROR(os::RemoveTree(root_ + "/proofs/" + hex));
   return removed;
 }
 

@@ -6,7 +6,11 @@
 //                        shared by every image that has it, pulled or imported, whatever
 //                        the compression it came in (stores made before diff ids named
 //                        layers keep their older, blob-digest names in their refs)
-//   refs/<hex>.json      what a reference resolved to (named by the sha256 of the reference)
+//   refs/<hex>.json      what a key (core: an organization's reference, or an import) resolved
+//                        to, named by the sha256 of the key
+//   proofs/<hex>         the diff id a compressed layer blob was found to unpack to: a layer
+//                        stored already is shared with a pull or import only through a blob
+//                        known to unpack to it
 //   tmp/                 partial downloads and unpacks; emptied at start-up
 // Blob and layer work is deduplicated across concurrent pulls.
 #pragma once
@@ -24,12 +28,13 @@
 #include "base/status.h"
 #include "image/image_archive.h"
 #include "image/registry_client.h"
+#include "image/registry_destination.h"
 #include "image/singleflight.h"
 
 namespace adapt::image {
 
 struct StoredImage {
-  std::string reference;                // as asked for
+  std::string reference;                // the key it is stored under
   std::string digest;                   // the image manifest's
   std::string platform;                 // "linux/amd64"
   uint64_t size = 0;                    // compressed layer bytes
@@ -39,19 +44,21 @@ struct StoredImage {
 
 class ImageStore {
  public:
-  explicit ImageStore(std::string root);
+  // Pulls connect only where `destinations` allows (registry_destination.h).
+  explicit ImageStore(std::string root, RegistryDestinations destinations = {});
 
   // Creates the directories and removes what an interrupted pull left in tmp/.
   Status Init();
 
-  // The image `reference` was last pulled as, when it is here.
-  std::optional<StoredImage> Lookup(const std::string& reference) const;
+  // The image last pulled or imported as `key`, when it is here.
+  std::optional<StoredImage> Lookup(const std::string& key) const;
 
-  // Pulls `reference` (reusing blobs and layers already here). `progress` gets
-  // (bytes downloaded, bytes in all layers).
+  // Pulls `reference` as `key`, fetching its manifest with `creds` (so each key proves its
+  // own access) and reusing blobs (by digest) and layers (by diff id, once proven) already
+  // here. `progress` gets (bytes downloaded, bytes in all layers).
   using Progress = std::function<void(uint64_t, uint64_t)>;
-  Result<StoredImage> Pull(const std::string& reference, const Credentials& creds,
-                           const Progress& progress = {});
+  Result<StoredImage> Pull(const std::string& key, const std::string& reference,
+                           const Credentials& creds, const Progress& progress = {});
 
   // Imports the image archive streamed from `source` (image_archive.h; `name` picks one of
   // several images) as `key`. The archive is staged under tmp/ and every blob checked, then
@@ -79,7 +86,14 @@ class ImageStore {
  private:
   std::string BlobPath(const std::string& digest) const;
   std::string LayerDir(const std::string& digest) const;
-  std::string RefPath(const std::string& reference) const;
+  std::string RefPath(const std::string& key) const;
+  std::string ProofPath(const std::string& blob_digest) const;
+  // Whether the layer blob `blob_digest` is known to unpack to `diff_id`.
+  bool Proven(const std::string& blob_digest, const std::string& diff_id) const;
+  // Checks (once, then remembered) that the layer blob at `blob` unpacks to `diff_id`.
+  Status CheckLayerBlob(const std::string& blob, const std::string& blob_digest,
+                        const std::string& diff_id);
+  Status RecordProof(const std::string& blob_digest, const std::string& diff_id);
   Status EnsureBlob(RegistryClient& client, const Descriptor& d,
                     const std::function<void(uint64_t)>& progress);
   // Downloads (unless the layer `diff_id` is here already), checks and unpacks the layer.
@@ -90,6 +104,7 @@ class ImageStore {
   std::string TempPath(const std::string& name);
 
   std::string root_;
+  RegistryDestinations destinations_;
   Singleflight blobs_, layers_, pulls_;
   std::shared_mutex gc_mu_;  // pulls shared, garbage collection exclusive
   std::atomic<uint64_t> downloads_{0};

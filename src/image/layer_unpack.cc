@@ -115,6 +115,7 @@ Status UnpackLayer(const std::string& archive_path, const std::string& dir, uint
     while (true) {
       auto end = rel.find('/', i);
       if (end == std::string::npos) return true;
+      // Appended piece by piece: GCC 12 sees a false -Werror=restrict in "/" + substr().
       p += '/';
       p.append(rel, i, end - i);
       if (std::filesystem::is_symlink(p, ec)) return false;

@@ -8,14 +8,17 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "image/digest.h"
+#include "os/socket.h"
 
 namespace adapt::image {
 namespace {
 
 constexpr int kAttempts = 4;
+constexpr int kMaxRedirects = 5;
 constexpr size_t kMaxManifestBytes = 4 << 20;
 
 const char* kManifestAccept =
@@ -36,7 +39,54 @@ struct Transfer {
   std::string* body = nullptr;
   std::map<std::string, std::string> headers;  // lower-case names, last response only
   bool overflow = false;
+  // Where the request goes, as its URL names it, and why a connection was refused.
+  const RegistryDestinations* destinations = nullptr;
+  std::string host;
+  int port = 0;
+  Status refused;
 };
+
+// libcurl's hook between resolving and connecting: the one place that sees the address a
+// request (a redirect's, the token realm's) would reach, whatever name led there.
+curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* a) {
+  auto* t = static_cast<Transfer*>(user);
+  Status st = t->destinations->Check(t->host, t->port, &a->addr);
+  if (!st.ok()) {
+    t->refused = st;
+    return CURL_SOCKET_BAD;
+  }
+  int fd = os::NewSocket(a->family, a->socktype, a->protocol);
+  return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
+
+struct UrlDeleter {
+  void operator()(CURLU* u) const { curl_url_cleanup(u); }
+};
+
+// The scheme, host and port of `url` (the port the scheme implies when none is given).
+struct Origin {
+  std::string scheme, host;
+  int port = 0;
+  bool operator==(const Origin&) const = default;
+};
+std::optional<Origin> OriginOf(const std::string& url) {
+  std::unique_ptr<CURLU, UrlDeleter> u(curl_url());
+  if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return std::nullopt;
+  Origin o;
+  auto part = [&](CURLUPart which, unsigned flags, std::string& out) {
+    char* v = nullptr;
+    if (curl_url_get(u.get(), which, &v, flags) != CURLUE_OK) return false;
+    out = v;
+    curl_free(v);
+    return true;
+  };
+  std::string port;
+  if (!part(CURLUPART_SCHEME, 0, o.scheme) || !part(CURLUPART_HOST, 0, o.host) ||
+      !part(CURLUPART_PORT, CURLU_DEFAULT_PORT, port))
+    return std::nullopt;
+  o.port = std::atoi(port.c_str());
+  return o;
+}
 
 size_t OnBody(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
@@ -106,19 +156,26 @@ bool Retryable(long status) { return status == 429 || status >= 500; }
 
 }  // namespace
 
-RegistryClient::RegistryClient(ImageReference ref, Credentials creds)
-    : ref_(std::move(ref)), creds_(std::move(creds)) {
+RegistryClient::RegistryClient(ImageReference ref, Credentials creds,
+                               const RegistryDestinations& destinations)
+    : ref_(std::move(ref)), creds_(std::move(creds)), destinations_(destinations) {
   static const bool init = [] { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }();
   (void)init;
 }
 
-Result<RegistryClient::Response> RegistryClient::Send(const std::string& url,
-                                                      const std::string& accept, const Sink& sink,
-                                                      bool with_auth) {
+Result<RegistryClient::Response> RegistryClient::SendOnce(const std::string& url,
+                                                          const std::string& accept,
+                                                          const Sink& sink, bool with_auth,
+                                                          std::string& redirect) {
+  redirect.clear();
+  auto origin = OriginOf(url);
+  if (!origin)
+    return Status(Code::kUnavailable,
+                  "registry " + ref_.registry + " sent a malformed address to follow");
   std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
   if (!curl) return Internal("curl_easy_init failed");
   Response r;
-  Transfer t{&sink, &r.body, {}, false};
+  Transfer t{&sink, &r.body, {}, false, &destinations_, origin->host, origin->port, Status::Ok()};
   std::unique_ptr<curl_slist, SlistDeleter> headers;
   auto add = [&](const std::string& h) {
     headers.reset(curl_slist_append(headers.release(), h.c_str()));
@@ -129,15 +186,15 @@ Result<RegistryClient::Response> RegistryClient::Send(const std::string& url,
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   if (with_auth && authorization_ == "Basic") {
-    // libcurl sends these to the first host only, never to a redirect's.
     curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
     curl_easy_setopt(c, CURLOPT_USERNAME, creds_.username.c_str());
     curl_easy_setopt(c, CURLOPT_PASSWORD, creds_.password.c_str());
   }
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+  // Redirects are followed by Send, which checks each one's origin for credentials.
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
+  curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &t);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
   // A stalled transfer (under 1 KiB/s for 60 s) is abandoned rather than waited on forever.
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
@@ -164,6 +221,7 @@ Result<RegistryClient::Response> RegistryClient::Send(const std::string& url,
   }
   CURLcode rc = curl_easy_perform(c);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  if (!t.refused.ok()) return t.refused;
   if (t.overflow)
     return InvalidArgument("image", "the registry's manifest at " + url + " is over 4 MiB");
   if (rc == CURLE_WRITE_ERROR && r.status == 200)
@@ -173,7 +231,28 @@ Result<RegistryClient::Response> RegistryClient::Send(const std::string& url,
                   "registry " + ref_.registry + " is unreachable (" + curl_easy_strerror(rc) + ")");
   r.content_type = t.headers["content-type"];
   r.www_authenticate = t.headers["www-authenticate"];
+  char* location = nullptr;
+  if (r.status >= 300 && r.status < 400 &&
+      curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location)
+    redirect = location;
   return r;
+}
+
+Result<RegistryClient::Response> RegistryClient::Send(const std::string& url,
+                                                      const std::string& accept, const Sink& sink,
+                                                      bool with_auth) {
+  auto first = OriginOf(url);
+  std::string current = url, next;
+  for (int hop = 0;; ++hop) {
+    // Credentials go to the origin asked first only, never to where it redirects.
+    bool same_origin = first && OriginOf(current) == first;
+    ASSIGN_OR_RETURN(Response r, SendOnce(current, accept, sink, with_auth && same_origin, next));
+    if (next.empty()) return r;
+    if (hop == kMaxRedirects)
+      return Status(Code::kUnavailable, "registry " + ref_.registry + " redirected more than " +
+                                            std::to_string(kMaxRedirects) + " times");
+    current = next;
+  }
 }
 
 Status RegistryClient::Authenticate(const std::string& challenge) {
@@ -187,9 +266,8 @@ Status RegistryClient::Authenticate(const std::string& challenge) {
     return Status::Ok();
   }
   if (scheme != "bearer" || params["realm"].empty())
-    return Status(Code::kUnauthenticated, "registry " + ref_.registry +
-                                              " asked for an unsupported authentication ('" +
-                                              challenge.substr(0, 80) + "')");
+    return Status(Code::kUnauthenticated,
+                  "registry " + ref_.registry + " asked for an unsupported authentication");
   std::string scope =
       params.count("scope") ? params["scope"] : "repository:" + ref_.repository + ":pull";
   std::string url = params["realm"];
@@ -254,15 +332,10 @@ Result<RegistryClient::Response> RegistryClient::SendWithAuth(const std::string&
 }
 
 Status RegistryClient::ErrorFor(const Response& r, const std::string& what) const {
-  std::string detail;
-  try {
-    auto j = nlohmann::json::parse(r.body);
-    if (j.contains("errors") && j["errors"].is_array() && !j["errors"].empty())
-      detail = j["errors"][0].value("code", "") + ": " + j["errors"][0].value("message", "");
-  } catch (const std::exception&) {
-  }
-  std::string msg = "registry " + ref_.registry + " answered HTTP " + std::to_string(r.status) +
-                    " for " + what + (detail.empty() ? "" : " (" + detail + ")");
+  // The registry's own words stay out of the error: a registry (or whatever a reference
+  // names) must not get text of its choosing into adaptd's answers.
+  std::string msg =
+      "registry " + ref_.registry + " answered HTTP " + std::to_string(r.status) + " for " + what;
   if (r.status == 404) return Status(Code::kNotFound, msg, "image");
   if (r.status == 401 || r.status == 403) return Status(Code::kUnauthenticated, msg, "image");
   return Status(Code::kUnavailable, msg, "image");

@@ -1,7 +1,10 @@
 // RegistryClient: the OCI Distribution API over libcurl, for one repository. Anonymous
 // access, bearer tokens from a WWW-Authenticate challenge (with the basic credentials when
-// given), basic auth, redirects to blob storage (credentials are not forwarded to another
-// host) and retries with backoff on transport errors, 429 and 5xx.
+// given), basic auth, redirects to blob storage (followed here, up to 5; credentials are not
+// forwarded to another origin) and retries with backoff on transport errors, 429 and 5xx.
+// Every connection, a redirect's and the token realm's included, is checked against
+// RegistryDestinations before it is opened. Errors name the registry and the HTTP status,
+// never what the registry's answer said.
 #pragma once
 
 #include <functional>
@@ -10,6 +13,7 @@
 #include "base/status.h"
 #include "image/manifest.h"
 #include "image/reference.h"
+#include "image/registry_destination.h"
 
 namespace adapt::image {
 
@@ -27,7 +31,8 @@ struct FetchedManifest {
 
 class RegistryClient {
  public:
-  RegistryClient(ImageReference ref, Credentials creds);
+  // `destinations` outlives the client.
+  RegistryClient(ImageReference ref, Credentials creds, const RegistryDestinations& destinations);
 
   // By tag or digest; a manifest fetched by digest is verified against it.
   Result<FetchedManifest> GetManifest(const std::string& tag_or_digest);
@@ -50,6 +55,9 @@ class RegistryClient {
   using Sink = std::function<bool(const char*, size_t)>;
   Result<Response> Send(const std::string& url, const std::string& accept, const Sink& sink,
                         bool with_auth);
+  // One request to `url`, no redirect followed; `redirect` gets a 3xx's absolute Location.
+  Result<Response> SendOnce(const std::string& url, const std::string& accept, const Sink& sink,
+                            bool with_auth, std::string& redirect);
   Result<Response> SendWithAuth(const std::string& url, const std::string& accept, const Sink& sink,
                                 const std::function<void()>& reset);
   Status Authenticate(const std::string& challenge);
@@ -57,6 +65,7 @@ class RegistryClient {
 
   ImageReference ref_;
   Credentials creds_;
+  const RegistryDestinations& destinations_;
   std::string authorization_;  // "Bearer ..." or "Basic ..." once a challenge was answered
   int backoff_ms_ = 500;
 };

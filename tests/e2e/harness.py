@@ -202,7 +202,7 @@ _daemon_count = [0]
 class Daemon:
     """A real adaptd with its own state directory, on a free loopback port."""
 
-    def __init__(self, base_dir=None, extra_args=None):
+    def __init__(self, base_dir=None, extra_args=None, allow_registries=("127.0.0.1",)):
         # Every adaptd of the tests gets its own nftables table and address pool, so that
         # several can run side by side; `dns` never names a real resolver.
         n = _daemon_count[0] = _daemon_count[0] + 1
@@ -214,6 +214,10 @@ class Daemon:
         self.network_pool = "10.%d.%d.0/20" % (octet, (n * 16) % 256)
         self.dns = "203.0.113.53"
         self.extra_args = list(extra_args or [])
+        # The test registries listen on loopback, which adaptd refuses to pull from unless
+        # allowed (test_images_ssrf.py allows one port only).
+        for host in allow_registries:
+            self.extra_args += ["--allow-registry", host]
         self.base = base_dir or tempfile.mkdtemp(prefix="adapt-e2e-", dir="/tmp")
         self.state_dir = os.path.join(self.base, "state")
         self.log_path = os.path.join(self.base, "adaptd.log")

@@ -291,7 +291,9 @@ def wait_gone(path, timeout=30):
 
 def test_docker_save_archive_and_registry_pull_share_the_layer_by_diff_id(org, daemon, registry, workdir):
     """A docker save archive holds the plain tar, the registry the gzip blob: stored once, by
-    diff id, whichever came first; the pull after the import downloads no layer at all."""
+    diff id, whichever came first. The pull after the import fetches the gzip blob once, to
+    prove it unpacks to the stored layer (a config merely naming a diff id gets nothing);
+    later pulls, by any organization, download no layer at all."""
     text = uuid.uuid4().hex
     ref, blob_digest = push(registry, "imp/diffid:1", text)
     diff_hex = DIFF_IDS[ref].split(":")[1]
@@ -310,7 +312,13 @@ def test_docker_save_archive_and_registry_pull_share_the_layer_by_diff_id(org, d
     op, pulled = test_images_api.wait_pulled(org, pulled["id"])
     assert op["phase"] == "Completed", pulled
     assert store_listing(daemon)["layers"] == layers, "the layer is stored once"
-    assert registry.blob_gets(blob_digest) == gets, "the layer was here already: nothing to download"
+    assert registry.blob_gets(blob_digest) == gets + 1, "fetched once, to check its diff id"
+    other = daemon.new_org()
+    status, again = other.api("POST", "/v1/images", {"reference": ref})
+    op, again = test_images_api.wait_pulled(other, again["id"])
+    assert op["phase"] == "Completed", again
+    assert registry.blob_gets(blob_digest) == gets + 1, "blob and proof here: nothing to download"
+    assert other.api("DELETE", "/v1/images/" + again["id"])[0] == 204
 
     # GC stays right: deleting the import keeps the layer the pulled image uses, and the other
     # way round once both are gone.

@@ -1,0 +1,79 @@
+#include "os/file_in_root.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "os/errno_status.h"
+#include "os/unique_fd.h"
+
+namespace adapt::os {
+namespace {
+
+// The regular file `path` names inside `root`, opened for reading; NotFound or
+// InvalidArgument (not a regular file) otherwise.
+Result<UniqueFd> OpenInRoot(const std::string& root, const std::string& path) {
+  UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir) return ErrnoStatus("opening " + root);
+  std::string rel = path;
+  while (rel.starts_with("/")) rel.erase(0, 1);
+  if (rel.empty()) rel = ".";
+  open_how how{};
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
+  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+  int fd;
+  do {
+    fd = static_cast<int>(::syscall(SYS_openat2, dir.get(), rel.c_str(), &how, sizeof(how)));
+  } while (fd < 0 && errno == EAGAIN);  // a rename raced the walk
+  std::string what = path + " in " + root;
+  if (fd < 0) {
+    int err = errno;
+    // A loop, or a path through a non-directory, names nothing.
+    if (err == ENOENT || err == ENOTDIR || err == ELOOP || err == EXDEV)
+      return Status(Code::kNotFound, what + " does not exist");
+    return ErrnoStatus("opening " + what, err);
+  }
+  UniqueFd file(fd);
+  struct stat st;
+  if (::fstat(file.get(), &st) != 0) return ErrnoStatus("inspecting " + what);
+  if (!S_ISREG(st.st_mode)) return Status(Code::kInvalidArgument, what + " is not a regular file");
+  return file;
+}
+
+}  // namespace
+
+Result<std::string> ReadFileInRoot(const std::string& root, const std::string& path,
+                                   size_t max_bytes) {
+  ASSIGN_OR_RETURN(UniqueFd file, OpenInRoot(root, path));
+  std::string what = path + " in " + root;
+  auto too_big = [&] {
+    return Status(Code::kInvalidArgument,
+                  what + " is larger than " + std::to_string(max_bytes) + " bytes");
+  };
+  struct stat st;
+  if (::fstat(file.get(), &st) != 0) return ErrnoStatus("inspecting " + what);
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) return too_big();
+  std::string out;
+  char buf[16384];
+  while (true) {
+    ssize_t n = ::read(file.get(), buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus("reading " + what);
+    if (n == 0) break;
+    // The file may grow after fstat: the bound holds for what is read, too.
+    if (out.size() + static_cast<size_t>(n) > max_bytes) return too_big();
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+bool RegularFileInRoot(const std::string& root, const std::string& path) {
+  return OpenInRoot(root, path).ok();
+}
+
+}  // namespace adapt::os

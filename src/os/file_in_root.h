@@ -1,0 +1,24 @@
+// Reading a file of an untrusted tree (an image's root filesystem or layer) from the host.
+// Every component of the path, symlinks included, resolves inside `root` as if `root` were
+// "/" (openat2 RESOLVE_IN_ROOT): an image's "etc/passwd -> /etc/shadow" names the image's
+// own etc/shadow, never the host's, and "../" stops at `root`. Only a regular file is read
+// (a FIFO, device or directory is refused without blocking), and at most `max_bytes` of it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "base/status.h"
+
+namespace adapt::os {
+
+// The content of `path` (relative to `root`, a leading '/' allowed). NotFound when it does
+// not resolve to anything inside `root`; InvalidArgument when it is not a regular file or
+// is larger than `max_bytes`. Thread-safe.
+Result<std::string> ReadFileInRoot(const std::string& root, const std::string& path,
+                                   size_t max_bytes);
+
+// Whether `path` resolves inside `root` to a regular file.
+bool RegularFileInRoot(const std::string& root, const std::string& path);
+
+}  // namespace adapt::os

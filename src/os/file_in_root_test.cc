@@ -1,0 +1,106 @@
+#include "os/file_in_root.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace adapt::os {
+namespace {
+
+class FileInRootTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/adapt-in-root-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    root_ = dir_ + "/root";
+    std::filesystem::create_directories(root_ + "/etc");
+    // A file beside the root that a "../" escape would reach.
+    Write(dir_ + "/outside", "host secret\n");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static void Write(const std::string& path, const std::string& text) {
+    std::ofstream(path) << text;
+  }
+  void Link(const std::string& target, const std::string& name) {
+    ASSERT_EQ(::symlink(target.c_str(), (root_ + "/" + name).c_str()), 0) << name;
+  }
+
+  std::string dir_, root_;
+};
+
+TEST_F(FileInRootTest, ReadsARegularFile) {
+  Write(root_ + "/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n");
+  auto text = ReadFileInRoot(root_, "/etc/passwd", 1 << 20);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(*text, "root:x:0:0:root:/root:/bin/sh\n");
+  EXPECT_TRUE(RegularFileInRoot(root_, "etc/passwd"));
+}
+
+TEST_F(FileInRootTest, AnAbsoluteSymlinkResolvesInsideTheRoot) {
+  Write(root_ + "/etc/real", "inside\n");
+  Link("/etc/real", "etc/passwd");
+  auto text = ReadFileInRoot(root_, "/etc/passwd", 1 << 20);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(*text, "inside\n");
+}
+
+TEST_F(FileInRootTest, ASymlinkToTheHostsShadowFileIsNotFollowedOutOfTheRoot) {
+  ASSERT_TRUE(std::filesystem::exists("/etc/shadow"));
+  Link("/etc/shadow", "etc/passwd");
+  auto text = ReadFileInRoot(root_, "/etc/passwd", 1 << 20);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), Code::kNotFound) << text.status().message();
+  EXPECT_FALSE(RegularFileInRoot(root_, "/etc/passwd"));
+}
+
+TEST_F(FileInRootTest, DotDotStopsAtTheRoot) {
+  Link("../../outside", "etc/passwd");
+  EXPECT_EQ(ReadFileInRoot(root_, "/etc/passwd", 1 << 20).status().code(), Code::kNotFound);
+  EXPECT_EQ(ReadFileInRoot(root_, "../outside", 1 << 20).status().code(), Code::kNotFound);
+  // "/outside" inside the root is the root's own, once there is one.
+  Write(root_ + "/outside", "mine\n");
+  EXPECT_EQ(*ReadFileInRoot(root_, "/etc/passwd", 1 << 20), "mine\n");
+}
+
+TEST_F(FileInRootTest, ASymlinkToDevZeroIsRefusedNotReadForever) {
+  Link("/dev/zero", "etc/passwd");
+  EXPECT_EQ(ReadFileInRoot(root_, "/etc/passwd", 1 << 20).status().code(), Code::kNotFound);
+  // Even a device inside the root is not read: only regular files are.
+  std::filesystem::create_directories(root_ + "/dev");
+  ASSERT_EQ(::mknod((root_ + "/dev/zero").c_str(), S_IFCHR | 0666, makedev(1, 5)), 0);
+  auto text = ReadFileInRoot(root_, "/etc/passwd", 1 << 20);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(text.status().message().find("not a regular file"), std::string::npos);
+}
+
+TEST_F(FileInRootTest, AFifoIsRefusedWithoutWaitingForAWriter) {
+  ASSERT_EQ(::mkfifo((root_ + "/etc/passwd").c_str(), 0644), 0);
+  auto text = ReadFileInRoot(root_, "/etc/passwd", 1 << 20);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), Code::kInvalidArgument);
+  EXPECT_FALSE(RegularFileInRoot(root_, "/etc/passwd"));
+}
+
+TEST_F(FileInRootTest, AFileOverTheLimitIsRefused) {
+  Write(root_ + "/etc/passwd", std::string(4097, 'x'));
+  auto text = ReadFileInRoot(root_, "/etc/passwd", 4096);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(ReadFileInRoot(root_, "/etc/passwd", 4097).ok());
+}
+
+TEST_F(FileInRootTest, ADirectoryIsNotAFile) {
+  EXPECT_EQ(ReadFileInRoot(root_, "/etc", 1 << 20).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(ReadFileInRoot(root_, "/etc/missing", 1 << 20).status().code(), Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace adapt::os
