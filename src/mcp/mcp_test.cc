@@ -73,6 +73,14 @@ TEST(OriginCheck, RefusesForeignOriginsAndHosts) {
   EXPECT_NE(open.Problem("adapt.example.com", "http://evil.example.com"), "");
 }
 
+TEST(OriginCheck, ANameThatStartsWith127IsNotLoopback) {
+  OriginCheck check("127.0.0.1");
+  EXPECT_NE(check.Problem("127.evil.example:8080", ""), "");
+  EXPECT_NE(check.Problem("127.0.0.1:8080", "http://127.evil.example"), "");
+  EXPECT_NE(check.Problem("127.0.0.1:8080", "http://127.0.0.1.evil.example:80"), "");
+  EXPECT_EQ(check.Problem("127.0.0.2:8080", "http://127.1.2.3:3000"), "");
+}
+
 TEST(SessionStore, BindsSessionsToTheirOrganization) {
   SessionStore sessions;
   std::string id = sessions.Create("org_a", "2025-11-25");
