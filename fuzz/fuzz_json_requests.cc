@@ -1,7 +1,8 @@
 // The JSON -> request mapping of the endpoints whose bodies are parsed by pure functions:
 // POST /v1/sandboxes (ParseCreateSandbox, and the egress policy the firewall derives from an
 // accepted request), POST .../commands (ParseRunCommand), list cursors, image references.
-// The first byte picks the target; the rest is the body. Exceptions (nlohmann's type errors
+// The first byte picks the target; the rest is the body, parsed as the server parses it
+// (ParseJson, with its depth limit). Exceptions (nlohmann's type errors
 // included) escaping a parser are bugs: bad input must be an error Status, never a 500.
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_parse.h"
 #include "core/command_request.h"
 #include "core/list_cursor.h"
 #include "core/sandbox_request.h"
@@ -22,9 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0] % 4) {
     case 0: {
-      json body = json::parse(text, nullptr, false);
-      if (body.is_discarded()) return 0;
-      auto req = adapt::core::ParseCreateSandbox(body, "debian:12");
+      auto body = adapt::ParseJson(text, "the request body");
+      if (!body.ok()) return 0;
+      auto req = adapt::core::ParseCreateSandbox(*body, "debian:12");
       if (req.ok()) {
         // An accepted request is stored and later applied: it must round-trip and map to
         // a policy without surprises.
@@ -37,9 +39,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 1: {
-      json body = json::parse(text, nullptr, false);
-      if (body.is_discarded()) return 0;
-      adapt::core::ParseRunCommand(body);
+      auto body = adapt::ParseJson(text, "the request body");
+      if (!body.ok()) return 0;
+      adapt::core::ParseRunCommand(*body);
       break;
     }
     case 2:

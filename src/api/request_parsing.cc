@@ -2,13 +2,14 @@
 
 #include <charconv>
 
+#include "base/json_parse.h"
+
 namespace adapt::api {
 
 Result<nlohmann::json> ParseJsonBody(const HttpRequest& request) {
   if (request.body.find_first_not_of(" \t\r\n") == std::string::npos)
     return nlohmann::json::object();
-  auto body = nlohmann::json::parse(request.body, nullptr, false);
-  if (body.is_discarded()) return InvalidArgument("", "the request body is not valid JSON");
+  ASSIGN_OR_RETURN(nlohmann::json body, ParseJson(request.body, "the request body"));
   if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
   return body;
 }

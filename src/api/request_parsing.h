@@ -8,7 +8,8 @@
 
 namespace adapt::api {
 
-// An empty body is {}; anything but a JSON object is a 400.
+// An empty body is {}; anything but a JSON object is a 400, and so is one nested deeper than
+// kMaxJsonDepth (base/json_parse.h), naming the member it was found in.
 Result<nlohmann::json> ParseJsonBody(const HttpRequest& request);
 
 // The integer query parameter `name`, `fallback` when absent; 400 when not an integer.

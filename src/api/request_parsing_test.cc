@@ -25,6 +25,19 @@ HttpRequest WithQuery(std::map<std::string, std::string> query) {
   return r;
 }
 
+TEST(ParseJsonBody, NestingPastSixtyFourLevelsIsA400NamingTheField) {
+  std::string deep =
+      R"({"cpu":1,"labels":)" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  auto r = ParseJsonBody(WithBody(deep));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(r.status().field(), "labels");
+  EXPECT_EQ(r.status().message(),
+            "the request body nests arrays and objects deeper than 64 levels, in labels");
+  std::string ok = R"({"labels":)" + std::string(63, '[') + std::string(63, ']') + "}";
+  EXPECT_TRUE(ParseJsonBody(WithBody(ok)).ok());
+}
+
 TEST(ParseJsonBody, EmptyOrBlankBodyIsAnEmptyObject) {
   for (const char* body : {"", " ", "\r\n\t "}) {
     auto r = ParseJsonBody(WithBody(body));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "base/json_parse.h"
 #include "base/log.h"
 #include "core/file_transport.h"
 #include "os/process.h"
@@ -278,7 +279,9 @@ Result<nlohmann::json> FileService::List(const Principal& who, const std::string
                                          const std::string& path, std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
   ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"list", path}, nullptr, served_by));
-  json items = json::parse(out, nullptr, false);
+  // The agent runs inside the sandbox: its reply is the tenant's text, depth-checked.
+  auto reply = ParseJson(out, "the reply");
+  json items = reply.ok() ? std::move(*reply) : json();
   if (!items.is_array()) return Internal("the file operation sent a malformed reply");
   return json{{"path", path}, {"items", items}};
 }
@@ -287,7 +290,8 @@ Result<nlohmann::json> FileService::Stat(const Principal& who, const std::string
                                          const std::string& path, std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
   ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"stat", path}, nullptr, served_by));
-  json st = json::parse(out, nullptr, false);
+  auto reply = ParseJson(out, "the reply");
+  json st = reply.ok() ? std::move(*reply) : json();
   if (!st.is_object()) return Internal("the file operation sent a malformed reply");
   return st;
 }

@@ -1,5 +1,6 @@
 #include "image/image_archive.h"
 
+#include "base/json_parse.h"
 #include "image/digest.h"
 #include "image/reference.h"
 #include "os/files.h"
@@ -28,8 +29,8 @@ Result<std::string> ReadSmall(const StagedFile& f, const std::string& what) {
 
 Result<json> ReadJson(const StagedFile& f, const std::string& what) {
   ASSIGN_OR_RETURN(std::string text, ReadSmall(f, what));
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) return Bad(what + " is not JSON");
+  auto j = ParseJson(text, what);
+  if (!j.ok()) return Bad(j.status().message());
   return j;
 }
 

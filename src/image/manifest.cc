@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_parse.h"
 #include "image/reference.h"
 
 namespace adapt::image {
@@ -38,13 +39,9 @@ uint64_t Manifest::TotalLayerBytes() const {
 }
 
 Result<Manifest> ParseManifest(const std::string& body, const std::string& content_type) {
-  json j;
-  try {
-    j = json::parse(body);
-  } catch (const std::exception& e) {
-    return InvalidArgument(
-        "manifest", std::string("the registry sent a manifest that is not JSON: ") + e.what());
-  }
+  auto parsed = ParseJson(body, "the manifest the registry sent");
+  if (!parsed.ok()) return InvalidArgument("manifest", parsed.status().message());
+  json j = std::move(*parsed);
   if (!j.is_object())
     return InvalidArgument("manifest", "the registry sent a manifest that is not an object");
   std::string type = j.value("mediaType", "");
@@ -98,8 +95,10 @@ Result<Descriptor> PickPlatform(const Manifest& index, const std::string& refere
 }
 
 Result<json> ParseImageConfig(const std::string& text, const std::string& what) {
-  json config = json::parse(text, nullptr, false);
-  if (config.is_discarded() || !config.is_object())
+  auto parsed = ParseJson(text, "the config of " + what);
+  if (!parsed.ok()) return InvalidArgument("image", parsed.status().message());
+  json config = std::move(*parsed);
+  if (!config.is_object())
     return InvalidArgument("image", "the config of " + what + " is not a JSON object");
   auto field = [&](const char* key, const char* dflt) {
     return config.contains(key) && config[key].is_string() ? config[key].get<std::string>()

@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include "base/loopback_host.h"
+
 namespace adapt::image {
 namespace {
 
@@ -17,7 +19,7 @@ bool IsLoopback(const std::string& registry) {
   } else if (auto colon = host.rfind(':'); colon != std::string::npos) {
     host = host.substr(0, colon);
   }
-  return host == "localhost" || host == "[::1]" || host.starts_with("127.");
+  return IsLoopbackHost(host);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "base/json_parse.h"
 #include "base/log.h"
 #include "mcp/cors.h"
 
@@ -106,10 +107,10 @@ std::optional<HttpResponse> McpHttp::Admit(const HttpRequest& req, core::Princip
 HttpResponse McpHttp::Post(const HttpRequest& req) {
   core::Principal who;
   if (auto refused = Admit(req, who)) return *refused;
-  json value = json::parse(req.body, nullptr, false);
-  if (value.is_discarded())
-    return JsonRpcResponse(400, RpcError(nullptr, rpc::kParseError, "the body is not JSON"));
-  Message m = Classify(value);
+  auto value = ParseJson(req.body, "the body");
+  if (!value.ok())
+    return JsonRpcResponse(400, RpcError(nullptr, rpc::kParseError, value.status().message()));
+  Message m = Classify(*value);
   if (m.kind == MessageKind::kInvalid)
     return JsonRpcResponse(400, RpcError(m.id, rpc::kInvalidRequest, m.problem));
 

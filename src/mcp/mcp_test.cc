@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "mcp/argument_check.h"
+#include "mcp/client_metadata.h"
 #include "mcp/json_rpc.h"
 #include "mcp/origin_check.h"
+#include "mcp/registration_limit.h"
 #include "mcp/session_store.h"
 #include "mcp/tool_registry.h"
 
@@ -71,6 +73,99 @@ TEST(OriginCheck, RefusesForeignOriginsAndHosts) {
   OriginCheck open("0.0.0.0");
   EXPECT_EQ(open.Problem("adapt.example.com", ""), "");
   EXPECT_NE(open.Problem("adapt.example.com", "http://evil.example.com"), "");
+}
+
+TEST(OriginCheck, ANameThatStartsWith127IsNotLoopback) {
+  OriginCheck check("127.0.0.1");
+  EXPECT_NE(check.Problem("127.evil.example:8080", ""), "");
+  EXPECT_NE(check.Problem("127.0.0.1:8080", "http://127.evil.example"), "");
+  EXPECT_NE(check.Problem("127.0.0.1:8080", "http://127.0.0.1.evil.example:80"), "");
+  EXPECT_EQ(check.Problem("127.0.0.2:8080", "http://127.1.2.3:3000"), "");
+}
+
+TEST(RegistrationLimit, TenAtOnceThenOneAMinutePerAddress) {
+  RegistrationLimit limit;
+  auto t0 = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(limit.Take("192.0.2.1", t0), 0) << i;
+  EXPECT_EQ(limit.Take("192.0.2.1", t0), 60);
+  EXPECT_EQ(limit.Take("192.0.2.1", t0 + std::chrono::seconds(30)), 30);
+  EXPECT_EQ(limit.Take("192.0.2.2", t0), 0);  // another address has its own bucket
+  EXPECT_EQ(limit.Take("192.0.2.1", t0 + std::chrono::seconds(61)), 0);
+  EXPECT_GT(limit.Take("192.0.2.1", t0 + std::chrono::seconds(61)), 0);
+}
+
+TEST(RegistrationLimit, AnIpv6SlashSixtyFourIsOneAddressAndMappedIpv4IsItsIpv4) {
+  RegistrationLimit limit({/*burst=*/2, std::chrono::seconds(60), /*max_addresses=*/100});
+  auto t0 = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  EXPECT_EQ(limit.Take("2001:db8:1:2::1", t0), 0);
+  EXPECT_EQ(limit.Take("2001:db8:1:2:ffff::9", t0), 0);
+  EXPECT_GT(limit.Take("2001:db8:1:2::7", t0), 0);
+  EXPECT_EQ(limit.Take("2001:db8:1:3::1", t0), 0);
+  EXPECT_EQ(limit.Take("::ffff:192.0.2.1", t0), 0);
+  EXPECT_EQ(limit.Take("192.0.2.1", t0), 0);
+  EXPECT_GT(limit.Take("::ffff:192.0.2.1", t0), 0);
+  EXPECT_EQ(limit.Take("::ffff:192.0.2.2", t0), 0);
+}
+
+TEST(RegistrationLimit, TrackedAddressesAreBounded) {
+  RegistrationLimit limit({/*burst=*/1, std::chrono::seconds(60), /*max_addresses=*/2});
+  auto t0 = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  EXPECT_EQ(limit.Take("192.0.2.1", t0), 0);
+  EXPECT_EQ(limit.Take("192.0.2.2", t0), 0);
+  EXPECT_GT(limit.Take("192.0.2.3", t0), 0);  // both buckets busy: a new address waits
+  // Once the first two refilled, they are forgotten and the new address gets a bucket.
+  EXPECT_EQ(limit.Take("192.0.2.3", t0 + std::chrono::seconds(61)), 0);
+}
+
+TEST(ClientMetadata, ADeepBodyIsRefusedNamingTheField) {
+  ClientMetadata client;
+  ClientMetadataError problem;
+  std::string deep =
+      R"({"redirect_uris":)" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  EXPECT_FALSE(ParseClientMetadata(deep, client, problem));
+  EXPECT_EQ(problem.error, "invalid_client_metadata");
+  EXPECT_EQ(problem.description,
+            "the body nests arrays and objects deeper than 64 levels, in redirect_uris");
+}
+
+TEST(ClientMetadata, HttpRedirectsOnlyToLoopbackAddresses) {
+  EXPECT_TRUE(AcceptableRedirect("http://127.0.0.1:9/cb"));
+  EXPECT_TRUE(AcceptableRedirect("http://localhost/cb"));
+  EXPECT_TRUE(AcceptableRedirect("http://[::1]:8/cb"));
+  EXPECT_FALSE(AcceptableRedirect("http://127.evil.example/cb"));
+  EXPECT_FALSE(AcceptableRedirect("http://127.0.0.1.evil.example:9/cb"));
+  EXPECT_TRUE(AcceptableRedirect("https://a.example/cb"));
+  EXPECT_TRUE(AcceptableRedirect("com.example.app:/cb"));
+  ClientMetadata client;
+  ClientMetadataError problem;
+  ASSERT_TRUE(ParseClientMetadata(
+      R"({"client_name":"x","redirect_uris":["http://127.0.0.1:9/cb"],"grant_types":["authorization_code"]})",
+      client, problem));
+  EXPECT_EQ(client.name, "x");
+  EXPECT_EQ(client.redirect_uris, std::vector<std::string>{"http://127.0.0.1:9/cb"});
+}
+
+TEST(SessionStore, OneOrganizationFillingItsSessionsEvictsOnlyItsOwn) {
+  SessionStore sessions(/*per_org=*/3, /*total=*/100);
+  std::string b = sessions.Create("org_b", "2025-11-25");
+  std::vector<std::string> a;
+  for (int i = 0; i < 10; ++i) a.push_back(sessions.Create("org_a", "2025-11-25"));
+  EXPECT_EQ(sessions.Touch(b, "org_b"), "2025-11-25");
+  // org_a keeps its three most recent sessions.
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(sessions.Touch(a[i], "org_a"), std::nullopt) << i;
+  for (int i = 7; i < 10; ++i) EXPECT_EQ(sessions.Touch(a[i], "org_a"), "2025-11-25") << i;
+}
+
+TEST(SessionStore, WhenAllAreFullTheLargestOrganizationGivesWay) {
+  SessionStore sessions(/*per_org=*/5, /*total=*/6);
+  std::string b = sessions.Create("org_b", "v");
+  std::vector<std::string> a;
+  for (int i = 0; i < 5; ++i) a.push_back(sessions.Create("org_a", "v"));
+  std::string c = sessions.Create("org_c", "v");
+  EXPECT_EQ(sessions.Touch(b, "org_b"), "v");
+  EXPECT_EQ(sessions.Touch(c, "org_c"), "v");
+  EXPECT_EQ(sessions.Touch(a[0], "org_a"), std::nullopt);
+  EXPECT_EQ(sessions.Touch(a[1], "org_a"), "v");
 }
 
 TEST(SessionStore, BindsSessionsToTheirOrganization) {

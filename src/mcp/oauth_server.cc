@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "base/markup.h"
 #include "base/time.h"
+#include "mcp/client_metadata.h"
 #include "mcp/mcp_http.h"
 #include "mcp/oauth_text.h"
 
@@ -32,6 +33,13 @@ HttpResponse Json(int status, const json& body) {
 
 HttpResponse OAuthError(int status, const std::string& error, const std::string& description) {
   return Json(status, {{"error", error}, {"error_description", description}});
+}
+
+// Registration refused for now: `error` temporarily_unavailable, with Retry-After.
+HttpResponse TryLater(int status, const std::string& description, int64_t retry_after_s) {
+  HttpResponse r = OAuthError(status, "temporarily_unavailable", description);
+  r.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
+  return r;
 }
 
 HttpResponse Html(int status, const std::string& body) {
@@ -60,24 +68,6 @@ HttpResponse Redirect(const std::string& location) {
 }
 
 std::string ResourceUrl(const HttpRequest& req) { return McpHttp::BaseUrl(req) + "/mcp"; }
-
-// A redirect URI a public client may register: https, http on loopback, or a private-use
-// scheme ("com.example.app:/cb") of a native app; never with a fragment.
-bool AcceptableRedirect(const std::string& uri) {
-  if (uri.empty() || uri.size() > 2000 || uri.find('#') != std::string::npos) return false;
-  for (char c : uri)
-    if (static_cast<unsigned char>(c) <= ' ' || c == '"' || c == '<' || c == '>') return false;
-  if (uri.rfind("https://", 0) == 0) return uri.size() > 8;
-  if (uri.rfind("http://", 0) == 0) {
-    std::string rest = uri.substr(7);
-    return IsLoopbackHost(HostPart(rest.substr(0, rest.find('/'))));
-  }
-  size_t colon = uri.find(':');
-  if (colon == std::string::npos || colon == 0) return false;
-  std::string scheme = uri.substr(0, colon);
-  return scheme.find('.') != std::string::npos &&
-         scheme.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.+-") == std::string::npos;
-}
 
 std::string Field(const std::map<std::string, std::string>& f, const std::string& k) {
   auto it = f.find(k);
@@ -149,37 +139,28 @@ HttpResponse OAuthServer::ServerMetadata(const HttpRequest& req) {
 }
 
 HttpResponse OAuthServer::Register(const HttpRequest& req) {
-  json body = json::parse(req.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object())
-    return OAuthError(400, "invalid_client_metadata", "the body must be a JSON object");
-  if (!body.contains("redirect_uris") || !body["redirect_uris"].is_array() ||
-      body["redirect_uris"].empty() || body["redirect_uris"].size() > 10)
-    return OAuthError(400, "invalid_redirect_uri", "redirect_uris must list 1 to 10 URIs");
+  if (int64_t wait = registration_limit_.Take(req.remote); wait > 0)
+    return TryLater(429,
+                    "too many client registrations from this address; try again in " +
+                        std::to_string(wait) + " s",
+                    wait);
+  ClientMetadata metadata;
+  ClientMetadataError problem;
+  if (!ParseClientMetadata(req.body, metadata, problem))
+    return OAuthError(400, problem.error, problem.description);
   store::OAuthClientRecord client;
-  for (const auto& uri : body["redirect_uris"]) {
-    if (!uri.is_string() || !AcceptableRedirect(uri))
-      return OAuthError(400, "invalid_redirect_uri",
-                        "each redirect URI must be https, http on a loopback address, or a "
-                        "private-use scheme, without a fragment: " +
-                            uri.dump());
-    client.redirect_uris.push_back(uri);
-  }
-  if (body.contains("client_name")) {
-    if (!body["client_name"].is_string() || body["client_name"].get<std::string>().size() > 200)
-      return OAuthError(400, "invalid_client_metadata",
-                        "client_name must be a string of at most 200 bytes");
-    client.name = body["client_name"];
-  }
-  if (body.contains("grant_types")) {
-    bool has_code = false;
-    for (const auto& g : body["grant_types"].is_array() ? body["grant_types"] : json::array())
-      has_code = has_code || g == "authorization_code";
-    if (!has_code)
-      return OAuthError(400, "invalid_client_metadata",
-                        "grant_types must include authorization_code");
-  }
+  client.name = std::move(metadata.name);
+  client.redirect_uris = std::move(metadata.redirect_uris);
   client.id = NewId("oac");
   client.created_at = NowMillis();
+  auto held =
+      store_.PruneOAuthClients(client.created_at - kUnusedClientLifetimeMs, client.created_at);
+  if (!held.ok()) return OAuthError(500, "server_error", held.status().message());
+  if (*held >= kMaxClients)
+    return TryLater(503,
+                    "this server holds as many OAuth clients as it allows (" +
+                        std::to_string(kMaxClients) + "); try again once unused ones expire",
+                    3600);
   if (Status st = store_.CreateOAuthClient(client); !st.ok())
     return OAuthError(500, "server_error", st.message());
   // Public clients only: whatever authentication method was asked for, it is "none".

@@ -4,6 +4,7 @@
 // only, the `resource` parameter (RFC 8707), `iss` in the authorization response (RFC 9207),
 // refresh-token rotation, and a consent page where the user signs in with an API key.
 // Tokens act for that key's organization, expire, and are stored only as SHA-256 hashes.
+// Registration is rate-limited per client address (RegistrationLimit) and bounded in total.
 #pragma once
 
 #include <string>
@@ -11,6 +12,7 @@
 #include "api/router.h"
 #include "core/auth.h"
 #include "mcp/origin_check.h"
+#include "mcp/registration_limit.h"
 #include "store/store.h"
 
 namespace adapt::mcp {
@@ -20,6 +22,11 @@ class OAuthServer {
   static constexpr int64_t kCodeLifetimeMs = 10 * 60 * 1000;
   static constexpr int64_t kAccessLifetimeMs = 60 * 60 * 1000;
   static constexpr int64_t kRefreshLifetimeMs = 30LL * 24 * 60 * 60 * 1000;
+  // /oauth/register is open to anyone, so what it stores is bounded: a client that holds no
+  // code or token a day after registering (it never completed an authorization, or all its
+  // tokens expired) is forgotten, and past kMaxClients registration waits until some are.
+  static constexpr int64_t kUnusedClientLifetimeMs = 24LL * 60 * 60 * 1000;
+  static constexpr int64_t kMaxClients = 10000;
 
   OAuthServer(store::Store& store, core::Auth& auth, std::string listen_host);
 
@@ -41,6 +48,7 @@ class OAuthServer {
   store::Store& store_;
   core::Auth& auth_;
   OriginCheck origins_;
+  RegistrationLimit registration_limit_;
 };
 
 }  // namespace adapt::mcp

@@ -23,10 +23,6 @@ std::string HostPart(const std::string& authority) {
   return a.substr(0, a.find(':'));
 }
 
-bool IsLoopbackHost(const std::string& host) {
-  return host == "localhost" || host == "[::1]" || host.rfind("127.", 0) == 0;
-}
-
 OriginCheck::OriginCheck(std::string listen_host)
     : listen_host_(HostPart(listen_host)), loopback_only_(IsLoopbackHost(HostPart(listen_host))) {}
 

@@ -4,19 +4,41 @@
 
 namespace adapt::mcp {
 
+SessionStore::SessionStore(size_t max_per_org, size_t max_total)
+    : max_per_org_(max_per_org), max_total_(max_total) {}
+
 std::string SessionStore::Create(const std::string& org_id, const std::string& protocol_version) {
   std::lock_guard lock(mu_);
   DropExpiredLocked();
-  if (sessions_.size() >= kMaxSessions) {
-    // Forget the least recently used session rather than refuse new clients.
-    auto oldest = sessions_.begin();
-    for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
-      if (it->second.last_used < oldest->second.last_used) oldest = it;
-    sessions_.erase(oldest);
+  // Forget least recently used sessions rather than refuse new clients; an organization at
+  // its cap gives up its own, and when everyone together is at the total cap, the largest
+  // organization gives way, so no one can push out the sessions of a smaller one.
+  if (per_org_[org_id] >= max_per_org_) EvictLocked(org_id);
+  if (sessions_.size() >= max_total_) {
+    auto largest = per_org_.begin();
+    for (auto it = per_org_.begin(); it != per_org_.end(); ++it)
+      if (it->second > largest->second) largest = it;
+    EvictLocked(largest->first);
   }
   std::string id = RandomToken(24);
   sessions_[id] = Session{org_id, protocol_version, std::chrono::steady_clock::now(), {}};
+  ++per_org_[org_id];
   return id;
+}
+
+void SessionStore::EvictLocked(const std::string& org_id) {
+  auto oldest = sessions_.end();
+  for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
+    if (it->second.org_id == org_id &&
+        (oldest == sessions_.end() || it->second.last_used < oldest->second.last_used))
+      oldest = it;
+  if (oldest != sessions_.end()) EraseLocked(oldest);
+}
+
+void SessionStore::EraseLocked(std::map<std::string, Session>::iterator it) {
+  auto count = per_org_.find(it->second.org_id);
+  if (count != per_org_.end() && --count->second == 0) per_org_.erase(count);
+  sessions_.erase(it);
 }
 
 std::optional<std::string> SessionStore::Touch(const std::string& id, const std::string& org_id) {
@@ -33,7 +55,7 @@ bool SessionStore::End(const std::string& id, const std::string& org_id) {
   auto it = sessions_.find(id);
   if (it == sessions_.end() || it->second.org_id != org_id) return false;
   for (auto& [_, flag] : it->second.calls) flag->store(true);
-  sessions_.erase(it);
+  EraseLocked(it);
   return true;
 }
 
@@ -63,10 +85,9 @@ void SessionStore::Cancel(const std::string& id, const std::string& request_key)
 void SessionStore::DropExpiredLocked() {
   auto now = std::chrono::steady_clock::now();
   for (auto it = sessions_.begin(); it != sessions_.end();) {
-    if (now - it->second.last_used > kIdleLimit && it->second.calls.empty())
-      it = sessions_.erase(it);
-    else
-      ++it;
+    auto next = std::next(it);
+    if (now - it->second.last_used > kIdleLimit && it->second.calls.empty()) EraseLocked(it);
+    it = next;
   }
 }
 

@@ -2,7 +2,9 @@
 // to the organization that initialized them, ended by DELETE or after an hour unused. Also
 // tracks each session's calls in flight so notifications/cancelled can stop them. In memory:
 // a restarted adaptd answers 404 and the client initializes again, as the spec intends.
-// Thread-safe.
+// Bounded per organization: an organization past its cap loses its own least recently used
+// session, never another's; the total cap is a backstop that takes from the organization
+// holding the most. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -18,7 +20,10 @@ namespace adapt::mcp {
 class SessionStore {
  public:
   static constexpr std::chrono::minutes kIdleLimit{60};
+  static constexpr size_t kMaxSessionsPerOrg = 1000;
   static constexpr size_t kMaxSessions = 10000;
+
+  explicit SessionStore(size_t max_per_org = kMaxSessionsPerOrg, size_t max_total = kMaxSessions);
 
   std::string Create(const std::string& org_id, const std::string& protocol_version);
   // The session's protocol version; nullopt when it is unknown, expired or another
@@ -41,9 +46,15 @@ class SessionStore {
     std::map<std::string, std::shared_ptr<std::atomic<bool>>> calls;
   };
   void DropExpiredLocked();
+  // Forgets the least recently used session of `org_id`.
+  void EvictLocked(const std::string& org_id);
+  void EraseLocked(std::map<std::string, Session>::iterator it);
 
+  const size_t max_per_org_;
+  const size_t max_total_;
   std::mutex mu_;
   std::map<std::string, Session> sessions_;
+  std::map<std::string, size_t> per_org_;  // sessions held by each organization
 };
 
 }  // namespace adapt::mcp

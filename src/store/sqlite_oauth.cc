@@ -37,6 +37,25 @@ Result<OAuthClientRecord> SqliteStore::GetOAuthClient(const std::string& id) {
       });
 }
 
+Result<int64_t> SqliteStore::PruneOAuthClients(int64_t registered_before, int64_t now) {
+  return Guard<Result<int64_t>>("forgetting unused OAuth clients", [&]() -> Result<int64_t> {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement purge(db_, "DELETE FROM oauth_grants WHERE expires_at <= ?");
+    purge.bind(1, now);
+    purge.exec();
+    SQLite::Statement q(db_,
+                        "DELETE FROM oauth_clients WHERE created_at < ? AND id NOT IN "
+                        "(SELECT client_id FROM oauth_grants)");
+    q.bind(1, registered_before);
+    q.exec();
+    SQLite::Statement count(db_, "SELECT COUNT(*) FROM oauth_clients");
+    count.executeStep();
+    int64_t left = count.getColumn(0).getInt64();
+    tx.commit();
+    return left;
+  });
+}
+
 Status SqliteStore::PutOAuthGrant(const OAuthGrantRecord& g) {
   return Guard("storing OAuth grant", [&]() -> Status {
     // Expired grants are useless: drop them while here.

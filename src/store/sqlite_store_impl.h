@@ -58,6 +58,7 @@ class SqliteStore : public Store {
   Result<std::vector<std::string>> DeleteEndpointsOfSandbox(const std::string& sandbox_id) override;
   Status CreateOAuthClient(const OAuthClientRecord& c) override;
   Result<OAuthClientRecord> GetOAuthClient(const std::string& id) override;
+  Result<int64_t> PruneOAuthClients(int64_t registered_before, int64_t now) override;
   Status PutOAuthGrant(const OAuthGrantRecord& g) override;
   Result<OAuthGrantRecord> FindOAuthGrant(const std::string& hash, const std::string& kind,
                                           int64_t now) override;

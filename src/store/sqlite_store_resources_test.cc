@@ -120,6 +120,26 @@ TEST_F(SqliteStoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
             Code::kNotFound);
 }
 
+TEST_F(SqliteStoreTest, OAuthClientsWithoutALiveGrantAreForgottenOnceOld) {
+  for (const char* id : {"oac_old_unused", "oac_old_used", "oac_old_lapsed", "oac_new"})
+    ASSERT_TRUE(store_
+                    ->CreateOAuthClient(
+                        {id, "a", {"https://a/cb"}, id == std::string("oac_new") ? 9000 : 1000})
+                    .ok());
+  for (auto [client, expires] : {std::pair{"oac_old_used", 50000}, {"oac_old_lapsed", 5000}}) {
+    OAuthGrantRecord g{Sha256Hex(client),        "refresh", client, org_.id, "key_1",
+                       nlohmann::json::object(), expires,   1000};
+    ASSERT_TRUE(store_->PutOAuthGrant(g).ok());
+  }
+  auto left = store_->PruneOAuthClients(/*registered_before=*/8000, /*now=*/10000);
+  ASSERT_TRUE(left.ok()) << left.status().message();
+  EXPECT_EQ(*left, 2);
+  EXPECT_FALSE(store_->GetOAuthClient("oac_old_unused").ok());
+  EXPECT_FALSE(store_->GetOAuthClient("oac_old_lapsed").ok());
+  EXPECT_TRUE(store_->GetOAuthClient("oac_old_used").ok());
+  EXPECT_TRUE(store_->GetOAuthClient("oac_new").ok());
+}
+
 TEST_F(SqliteStoreTest, DeletingAKeyDeletesItsOAuthGrantsAndOnlyInItsOrg) {
   ASSERT_TRUE(store_->CreateApiKey({"key_a", org_.id, "a", Sha256Hex("a"), false, 1000}).ok());
   ASSERT_TRUE(store_->CreateApiKey({"key_b", org_.id, "b", Sha256Hex("b"), false, 1001}).ok());

@@ -102,6 +102,10 @@ class Store {
       const std::string& sandbox_id) = 0;
   virtual Status CreateOAuthClient(const OAuthClientRecord& client) = 0;
   virtual Result<OAuthClientRecord> GetOAuthClient(const std::string& id) = 0;
+  // Deletes the clients registered before `registered_before` that hold no code or token
+  // unexpired at `now` (never authorized, or long unused), and expired grants; returns how
+  // many clients remain.
+  virtual Result<int64_t> PruneOAuthClients(int64_t registered_before, int64_t now) = 0;
   virtual Status PutOAuthGrant(const OAuthGrantRecord& grant) = 0;
   // NotFound when no unexpired grant of `kind` has this hash.
   virtual Result<OAuthGrantRecord> FindOAuthGrant(const std::string& hash, const std::string& kind,

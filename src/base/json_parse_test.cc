@@ -1,0 +1,64 @@
+#include "base/json_parse.h"
+
+#include <gtest/gtest.h>
+
+namespace adapt {
+namespace {
+
+std::string Nested(int depth) { return std::string(depth, '[') + "1" + std::string(depth, ']'); }
+
+TEST(ParseJson, SixtyFourLevelsAreAcceptedSixtyFiveAreNot) {
+  auto ok = ParseJson(Nested(64), "the body");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->dump(), Nested(64));
+  auto deep = ParseJson(Nested(65), "the body");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(deep.status().message(), "the body nests arrays and objects deeper than 64 levels");
+  EXPECT_EQ(deep.status().field(), "");
+}
+
+TEST(ParseJson, NamesTheTopLevelMemberTheNestingWasFoundIn) {
+  std::string body = R"({"name":"x","labels":{"a":)" + Nested(200) + "}}";
+  auto deep = ParseJson(body, "the request body");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().field(), "labels");
+  EXPECT_EQ(deep.status().message(),
+            "the request body nests arrays and objects deeper than 64 levels, in labels");
+  // Objects count as levels too.
+  std::string objects;
+  for (int i = 0; i < 70; ++i) objects += R"({"k":)";
+  objects += "1" + std::string(70, '}');
+  EXPECT_FALSE(ParseJson(objects, "x").ok());
+}
+
+TEST(ParseJson, TwoHundredThousandLevelsAreRefusedWithoutRecursion) {
+  // 400 KB, the body that once overflowed a worker's stack; unbalanced as well as balanced.
+  for (const std::string& text : {Nested(200000), std::string(400000, '[')}) {
+    auto deep = ParseJson(text, "the body");
+    ASSERT_FALSE(deep.ok());
+    EXPECT_NE(deep.status().message().find("deeper than 64"), std::string::npos);
+  }
+}
+
+TEST(ParseJson, ATighterLimitCanBeAsked) {
+  EXPECT_TRUE(ParseJson(R"({"a":[1]})", "x", 2).ok());
+  EXPECT_FALSE(ParseJson(R"({"a":[[1]]})", "x", 2).ok());
+}
+
+TEST(ParseJson, InvalidTextIsAnErrorAndValidTextRoundTrips) {
+  for (const char* bad : {"", "{", "[1,]", "{\"a\":1} x", "nul", "\"\\uZZZZ\""}) {
+    auto r = ParseJson(bad, "the body");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message(), "the body is not valid JSON") << bad;
+  }
+  auto r = ParseJson(R"({"a":[1,2,{"b":null}],"c":"d","e":1.5,"a2":true})", "x");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)["a"][2]["b"], nullptr);
+  EXPECT_EQ((*r)["c"], "d");
+  EXPECT_EQ(ParseJson("null", "x")->is_null(), true);
+  EXPECT_EQ(*ParseJson("3", "x"), 3);
+}
+
+}  // namespace
+}  // namespace adapt

@@ -1,0 +1,66 @@
+#include "mcp/registration_limit.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace adapt::mcp {
+namespace {
+
+// The bucket an address draws from: itself for IPv4 (mapped into IPv6 or not), its /64 for
+// IPv6.
+std::string BucketKey(const std::string& address) {
+  unsigned char a[16];
+  if (address.find(':') == std::string::npos || inet_pton(AF_INET6, address.c_str(), a) != 1)
+    return address;
+  static const unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (std::equal(a, a + 12, kMapped))
+    return std::to_string(a[12]) + "." + std::to_string(a[13]) + "." + std::to_string(a[14]) + "." +
+           std::to_string(a[15]);
+  static const char kHex[] = "0123456789abcdef";
+  std::string key;
+  for (int i = 0; i < 8; ++i) {
+    key += kHex[a[i] >> 4];
+    key += kHex[a[i] & 15];
+  }
+  return key + "::/64";
+}
+
+}  // namespace
+
+RegistrationLimit::RegistrationLimit(Options options) : options_(options) {}
+
+double RegistrationLimit::TokensAt(const Bucket& b,
+                                   std::chrono::steady_clock::time_point now) const {
+  double refilled =
+      std::chrono::duration<double>(now - b.at) / std::chrono::duration<double>(options_.refill);
+  return std::min<double>(options_.burst, b.tokens + std::max(0.0, refilled));
+}
+
+int64_t RegistrationLimit::Take(const std::string& address,
+                                std::chrono::steady_clock::time_point now) {
+  std::string key = BucketKey(address);
+  std::lock_guard lock(mu_);
+  auto it = buckets_.find(key);
+  if (it == buckets_.end()) {
+    if (buckets_.size() >= options_.max_addresses) {
+      // A full bucket says nothing a new one would not: drop those.
+      std::erase_if(buckets_,
+                    [&](const auto& kv) { return TokensAt(kv.second, now) >= options_.burst; });
+      if (buckets_.size() >= options_.max_addresses) return options_.refill.count();
+    }
+    it = buckets_.emplace(key, Bucket{static_cast<double>(options_.burst), now}).first;
+  }
+  Bucket& b = it->second;
+  b.tokens = TokensAt(b, now);
+  b.at = now;
+  if (b.tokens >= 1) {
+    b.tokens -= 1;
+    return 0;
+  }
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(
+                                  (1 - b.tokens) * static_cast<double>(options_.refill.count()))));
+}
+
+}  // namespace adapt::mcp
