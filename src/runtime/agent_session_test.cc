@@ -314,6 +314,9 @@ TEST_F(AgentSessionTest, AHelloWithoutTheAgentsKeyTakesNothingOver) {
   auto ch = session->Spawn(req, seen.Callbacks());
   ASSERT_TRUE(ch.ok());
   EXPECT_EQ(a.Read().type, FrameType::kSpawn);
+  // The channel ends while `seen` lives.
+  a.Send(FrameType::kExit, *ch, agent::EncodeInts({0, 0}));
+  EXPECT_TRUE(seen.WaitExit());
 }
 
 TEST_F(AgentSessionTest, EverySessionHandsTheAgentAFreshKey) {
