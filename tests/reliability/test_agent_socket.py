@@ -120,3 +120,51 @@ def test_the_session_mount_cannot_fill_the_hosts_state_filesystem(daemon):
     assert stat.S_IMODE(os.stat(session).st_mode) == 0o700
     assert run(client, sid, argv=["echo", "ok"])["servedBy"] == "agent"
     client.delete(sid)
+
+
+def read_key_file(daemon, sid):
+    with open(os.path.join(daemon.state_dir, "sandboxes", sid, "agent.key")) as f:
+        return f.read()
+
+
+def wait_key_settled(daemon, sid, timeout=20):
+    """The agent's key once the agent confirmed the last one handed over (a single line)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        key = read_key_file(daemon, sid)
+        if "\n" not in key:
+            return key
+        assert time.monotonic() < deadline, "the agent never confirmed its new key"
+        time.sleep(0.1)
+
+
+def test_a_restored_agent_is_handed_a_fresh_key(daemon):
+    client = daemon.new_org()
+    sid = client.create({"startupClass": "durable"})["id"]
+    client.wait_for_status(sid, "running", 120)
+    wait_for_agent(client, sid)
+    path = os.path.join(daemon.state_dir, "sandboxes", sid, "agent.key")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    booted = wait_key_settled(daemon, sid)
+    # The key is nowhere the workload can read it: not the agent's argv or environment.
+    agent = run(client, sid, command="for p in /proc/[0-9]*; do tr '\\000' ' ' < $p/cmdline "
+                "2>/dev/null | grep -q '^/.adapt/adapt-agent serve' && echo ${p#/proc/}; done")
+    pid = agent["stdout"].strip()
+    assert pid.isdigit(), agent
+    probe = run(client, sid, command="cat /proc/%s/environ /proc/%s/cmdline; "
+                "head -c 1 /proc/%s/mem; ls /proc/%s/fd" % (pid, pid, pid, pid))
+    assert booted not in probe["stdout"], probe
+    # Non-dumpable: its memory is closed to the sandbox's root (which lacks CAP_SYS_PTRACE).
+    assert "/proc/%s/mem' for reading: Permission denied" % pid in probe["stderr"], probe
+    status, body = client.api("POST", "/v1/sandboxes/%s/stop" % sid)
+    assert status == 200 and body["hibernation"]["processes"] == "saved", (status, body)
+    status, body = client.api("POST", "/v1/sandboxes/%s/start" % sid)
+    assert status == 202, (status, body)
+    client.wait_for_status(sid, "running", 120)
+    wait_for_agent(client, sid)
+    # The restored agent came back with the checkpointed key and was handed a fresh one.
+    restored = wait_key_settled(daemon, sid)
+    assert restored != booted and len(restored) >= 32
+    cmd = run(client, sid, argv=["echo", "back"])
+    assert cmd["servedBy"] == "agent" and cmd["stdout"] == "back\n", cmd
+    client.delete(sid)
