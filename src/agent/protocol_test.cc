@@ -85,7 +85,8 @@ TEST(AgentProtocol, HelloListsHeldProcesses) {
   std::string wire = EncodeHello("k3y", {{7, "cmd_a"}});
   EXPECT_FALSE(DecodeHello(wire.substr(0, wire.size() - 1), version, key, held));
   EXPECT_FALSE(DecodeHello(wire + "x", version, key, held));
-  EXPECT_FALSE(DecodeHello(EncodeHello(std::string(kMaxAgentKey + 1, 'k'), {}), version, key, held));
+  EXPECT_FALSE(
+      DecodeHello(EncodeHello(std::string(kMaxAgentKey + 1, 'k'), {}), version, key, held));
 }
 
 TEST(AgentProtocol, MalformedSpawnIsRejected) {

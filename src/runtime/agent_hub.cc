@@ -130,8 +130,7 @@ bool ReadFirstFrame(int fd, agent::Frame& out) {
 bool SameKey(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
   unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
   return diff == 0;
 }
 
@@ -193,8 +192,8 @@ void AgentHub::Introduce(std::shared_ptr<Listener> l, os::UniqueFd conn) {
   uint32_t version = 0;
   std::string key;
   std::vector<agent::HeldProcess> held;
-  bool decoded = agent::DecodeHello(first.payload, version, key, held) &&
-                 version == agent::kProtocolVersion;
+  bool decoded =
+      agent::DecodeHello(first.payload, version, key, held) && version == agent::kProtocolVersion;
   bool current = decoded && SameKey(key, l->key);
   bool handed = decoded && !l->next_key.empty() && SameKey(key, l->next_key);
   if (!current && !handed) {

@@ -66,8 +66,9 @@ Result<std::string> ExecProcessSpec(const std::string& dir, const ExecRequest& r
     if (!req.cwd.empty()) p["cwd"] = req.cwd;
     if (!req.user.empty()) {
       auto colon = req.user.find(':');
-      p["user"] = {{"uid", std::stoul(req.user.substr(0, colon))},
-                   {"gid", colon == std::string::npos ? 0ul : std::stoul(req.user.substr(colon + 1))}};
+      p["user"] = {
+          {"uid", std::stoul(req.user.substr(0, colon))},
+          {"gid", colon == std::string::npos ? 0ul : std::stoul(req.user.substr(colon + 1))}};
     }
     std::vector<std::string> env = p.value("env", std::vector<std::string>{});
     for (const auto& kv : req.env) {
@@ -295,8 +296,7 @@ void RunscRuntime::ResumeAgents() {
     if (!state.ok() || state->phase != ShimPhase::kRunning || !ShimAlive(*state, dir) ||
         !shim.ok() || shim->agent_argv.empty())
       continue;
-    Status st =
-        options_.agents->Listen(id, dir + "/session/agent.sock", dir + "/" + kAgentKeyFile);
+    Status st = options_.agents->Listen(id, dir + "/session/agent.sock", dir + "/" + kAgentKeyFile);
     if (!st.ok()) spdlog::warn("sandbox {}: no agent: {}", id, st.message());
   }
 }

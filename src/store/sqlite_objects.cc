@@ -325,7 +325,8 @@ Status SqliteStore::SetSandboxEnv(const std::string& org_id, const std::string& 
     cur.bind(1, id);
     cur.bind(2, org_id);
     if (!cur.executeStep()) return NotFound("sandbox " + id + " not found");
-    ASSIGN_OR_RETURN(EnvMap env, DecodeEnvColumn(sealer_, org_id, id, cur.getColumn(0).getString()));
+    ASSIGN_OR_RETURN(EnvMap env,
+                     DecodeEnvColumn(sealer_, org_id, id, cur.getColumn(0).getString()));
     for (const auto& [k, v] : vars) env[k] = v;
     ASSIGN_OR_RETURN(std::string column, EncodeEnvColumn(sealer_, org_id, id, env));
     SQLite::Statement q(db_, "UPDATE sandboxes SET env = ? WHERE id = ?");

@@ -387,9 +387,8 @@ Status SqliteStore::SetValueSealer(ValueSealer sealer) {
       if (!EnvColumnIsPlain(column)) continue;
       ASSIGN_OR_RETURN(EnvMap env, DecodeEnvColumn(sealer_, org, id, column));
       bool deleted = q.getColumn(2).getString() == "deleted";
-      if (deleted && std::all_of(env.begin(), env.end(), [](const auto& kv) {
-            return kv.second.empty();
-          }))
+      if (deleted &&
+          std::all_of(env.begin(), env.end(), [](const auto& kv) { return kv.second.empty(); }))
         continue;
       if (deleted) {
         updates.emplace_back(id, EnvNamesColumn(env));

@@ -396,10 +396,12 @@ namespace {
 // A stand-in for the daemon's AES-GCM sealer: reversible, bound to organization and aad.
 ValueSealer ToySealer() {
   ValueSealer s;
-  s.seal = [](const std::string& org, const std::string& aad, const std::string& plain)
-      -> Result<std::string> { return org + "|" + aad + "|" + std::string(plain.rbegin(), plain.rend()); };
-  s.open = [](const std::string& org, const std::string& aad, const std::string& sealed)
-      -> Result<std::string> {
+  s.seal = [](const std::string& org, const std::string& aad,
+              const std::string& plain) -> Result<std::string> {
+    return org + "|" + aad + "|" + std::string(plain.rbegin(), plain.rend());
+  };
+  s.open = [](const std::string& org, const std::string& aad,
+              const std::string& sealed) -> Result<std::string> {
     std::string prefix = org + "|" + aad + "|";
     if (sealed.rfind(prefix, 0) != 0) return Internal("does not open");
     std::string body = sealed.substr(prefix.size());
@@ -430,7 +432,8 @@ TEST_F(SqliteStoreTest, SandboxEnvironmentsAreSealedAtRestAndDroppedOnDelete) {
   SandboxRecord fresh = MustCreate(Sandbox(org_.id, "fresh"));
   EXPECT_EQ(EnvColumn(path_, fresh.id).find("secret-value"), std::string::npos);
   EXPECT_EQ(EnvColumn(path_, fresh.id).rfind("sealed:v1:", 0), 0u);
-  ASSERT_TRUE(store_->SetSandboxEnv(org_.id, fresh.id, {{"SANDBOX_STORAGE_TOKEN", "stk_x.y"}}).ok());
+  ASSERT_TRUE(
+      store_->SetSandboxEnv(org_.id, fresh.id, {{"SANDBOX_STORAGE_TOKEN", "stk_x.y"}}).ok());
   auto got = store_->GetSandbox(org_.id, fresh.id);
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_EQ(got->env.at("TOKEN"), "secret-value");
