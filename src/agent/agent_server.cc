@@ -59,7 +59,7 @@ struct Process {
 
 class Server {
  public:
-  explicit Server(std::string path) : path_(std::move(path)) {}
+  Server(std::string path, std::string key) : path_(std::move(path)), key_(std::move(key)) {}
 
   int Run() {
     int backoff_ms = 20;
@@ -158,12 +158,13 @@ class Server {
     std::vector<HeldProcess> held;
     for (const auto& p : procs_)
       if (!p.attached && p.channel != 0) held.push_back({p.channel, p.tag});
-    Queue(FrameType::kHello, 0, EncodeHello(held));
+    Queue(FrameType::kHello, 0, EncodeHello(key_, held));
     return true;
   }
 
   void Queue(FrameType type, uint32_t channel, std::string_view payload) {
-    if (sock_ < 0 || (channel == 0 && type != FrameType::kHello)) return;
+    if (sock_ < 0 || (channel == 0 && type != FrameType::kHello && type != FrameType::kRekey))
+      return;
     out_ += EncodeFrame(type, channel, payload);
   }
 
@@ -342,6 +343,12 @@ class Server {
         if (!p->exited) ::kill(p->pid, ints[0]);
         return;
       }
+      case FrameType::kRekey: {
+        if (f.channel != 0 || f.payload.empty() || f.payload.size() > kMaxAgentKey) return;
+        key_ = f.payload;
+        Queue(FrameType::kRekey, 0, "");
+        return;
+      }
       default:
         return;  // frames only the agent sends, or unknown: ignored
     }
@@ -446,6 +453,7 @@ class Server {
   }
 
   std::string path_;
+  std::string key_;  // proves to adaptd that this is its agent
   int sock_ = -1;
   FrameDecoder decoder_;
   std::string out_;
@@ -454,11 +462,35 @@ class Server {
   long session_started_ = 0;
 };
 
+// The key that adaptd's shim writes to the agent's stdin (then closes it), up to end of file.
+std::string ReadKey() {
+  std::string key;
+  char buf[kMaxAgentKey + 1];
+  for (;;) {
+    ssize_t n = ::read(0, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    key.append(buf, static_cast<size_t>(n));
+    if (key.size() > kMaxAgentKey) return "";
+  }
+  while (!key.empty() && (key.back() == '\n' || key.back() == '\r')) key.pop_back();
+  return key;
+}
+
 }  // namespace
 
 int Serve(const char* socket_path) {
+  // Before anything else: the sandbox's other processes (root too, which lacks
+  // CAP_SYS_PTRACE) may then not read this process's memory, environment or descriptors,
+  // where the key lives.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   if (std::strlen(socket_path) >= sizeof(sockaddr_un{}.sun_path)) {
     std::fprintf(stderr, "adapt-agent: socket path too long\n");
+    return 2;
+  }
+  std::string key = ReadKey();
+  if (key.empty()) {
+    std::fprintf(stderr, "adapt-agent: no key on stdin\n");
     return 2;
   }
   // Orphans of the commands (their background children) are reaped here, not left to the
@@ -479,7 +511,7 @@ int Serve(const char* socket_path) {
     ::dup2(devnull, 0), ::dup2(devnull, 1), ::dup2(devnull, 2);
     if (devnull > 2) ::close(devnull);
   }
-  Server server(socket_path);
+  Server server(socket_path, std::move(key));
   return server.Run();
 }
 

@@ -4,6 +4,8 @@
 // own session so a signal reaches its whole process tree, streaming their output back and
 // reporting their exit. When the connection drops (adaptd restarted) it reconnects with
 // backoff; commands of the old connection keep running, their output is discarded.
+// Its stdin holds its key (see AgentHub), which it reads to end of file before anything;
+// the process is made non-dumpable first, so the sandbox's other processes cannot read it.
 #pragma once
 
 namespace adapt::agent {

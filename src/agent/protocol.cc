@@ -55,7 +55,7 @@ struct Reader {
 
 bool KnownType(uint8_t t) {
   return t >= static_cast<uint8_t>(FrameType::kHello) &&
-         t <= static_cast<uint8_t>(FrameType::kAttach);
+         t <= static_cast<uint8_t>(FrameType::kRekey);
 }
 
 }  // namespace
@@ -126,9 +126,10 @@ bool DecodeSpawn(std::string_view payload, SpawnRequest& out) {
   return !r.bad && r.in.empty() && !out.argv.empty();
 }
 
-std::string EncodeHello(const std::vector<HeldProcess>& held) {
+std::string EncodeHello(std::string_view key, const std::vector<HeldProcess>& held) {
   std::string out;
   PutU32(out, kProtocolVersion);
+  PutString(out, key);
   PutU32(out, static_cast<uint32_t>(held.size()));
   for (const auto& h : held) {
     PutU32(out, h.channel);
@@ -137,10 +138,16 @@ std::string EncodeHello(const std::vector<HeldProcess>& held) {
   return out;
 }
 
-bool DecodeHello(std::string_view payload, uint32_t& version, std::vector<HeldProcess>& held) {
+bool DecodeHello(std::string_view payload, uint32_t& version, std::string& key,
+                 std::vector<HeldProcess>& held) {
   Reader r{payload};
   held.clear();
+  key.clear();
   version = r.U32();
+  // Older agents sent no key: their hello is the version and the held processes.
+  if (version != kProtocolVersion) return !r.bad;
+  key = r.String();
+  if (key.size() > kMaxAgentKey) return false;
   uint32_t n = r.U32();
   // Every entry takes at least 8 bytes: a count beyond that is a lie.
   if (r.bad || n > r.in.size() / 8) return false;

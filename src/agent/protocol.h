@@ -13,7 +13,10 @@
 namespace adapt::agent {
 
 // 2: spawns may carry a data token (file operations on a data connection of their own).
-inline constexpr uint32_t kProtocolVersion = 2;
+// 3: the hello carries the agent's key (the sandbox's processes cannot pose as the agent).
+inline constexpr uint32_t kProtocolVersion = 3;
+// The agent's key: random bytes adaptd makes per boot, at most this long.
+inline constexpr size_t kMaxAgentKey = 128;
 inline constexpr size_t kFrameHeaderSize = 9;
 // Larger payloads are a protocol error: both sides split data into chunks below this.
 inline constexpr size_t kMaxFramePayload = 1 << 20;
@@ -37,6 +40,11 @@ enum class FrameType : uint8_t {
   // in its hello): what the process wrote meanwhile follows, then its exit once it ends.
   // An agent that does not hold the channel answers kExit with an empty payload (lost).
   kAttach = 10,
+  // adaptd -> agent, channel 0: the agent's key from now on (for its next hellos); the agent
+  // answers kRekey with an empty payload once it holds it. Sent on every new session, so a
+  // restored sandbox's agent, which comes back with the key it was checkpointed with, gets
+  // a fresh one at once.
+  kRekey = 11,
 };
 
 struct Frame {
@@ -83,9 +91,11 @@ struct HeldProcess {
   std::string tag;
 };
 
-// The hello: the protocol version, then the processes held since the last connection.
-std::string EncodeHello(const std::vector<HeldProcess>& held);
-bool DecodeHello(std::string_view payload, uint32_t& version, std::vector<HeldProcess>& held);
+// The hello: the protocol version, the agent's key (which the adaptd that started the agent
+// handed it, see AgentHub), then the processes held since the last connection.
+std::string EncodeHello(std::string_view key, const std::vector<HeldProcess>& held);
+bool DecodeHello(std::string_view payload, uint32_t& version, std::string& key,
+                 std::vector<HeldProcess>& held);
 
 std::string EncodeSpawn(const SpawnRequest& request);
 bool DecodeSpawn(std::string_view payload, SpawnRequest& out);

@@ -74,15 +74,19 @@ TEST(AgentProtocol, SpawnRoundTrips) {
 
 TEST(AgentProtocol, HelloListsHeldProcesses) {
   uint32_t version = 0;
+  std::string key;
   std::vector<HeldProcess> held;
-  ASSERT_TRUE(DecodeHello(EncodeHello({{7, "cmd_a"}, {9, "cmd_b"}}), version, held));
+  ASSERT_TRUE(DecodeHello(EncodeHello("k3y", {{7, "cmd_a"}, {9, "cmd_b"}}), version, key, held));
   EXPECT_EQ(version, kProtocolVersion);
+  EXPECT_EQ(key, "k3y");
   ASSERT_EQ(held.size(), 2u);
   EXPECT_EQ(held[1].channel, 9u);
   EXPECT_EQ(held[1].tag, "cmd_b");
-  std::string wire = EncodeHello({{7, "cmd_a"}});
-  EXPECT_FALSE(DecodeHello(wire.substr(0, wire.size() - 1), version, held));
-  EXPECT_FALSE(DecodeHello(wire + "x", version, held));
+  std::string wire = EncodeHello("k3y", {{7, "cmd_a"}});
+  EXPECT_FALSE(DecodeHello(wire.substr(0, wire.size() - 1), version, key, held));
+  EXPECT_FALSE(DecodeHello(wire + "x", version, key, held));
+  EXPECT_FALSE(
+      DecodeHello(EncodeHello(std::string(kMaxAgentKey + 1, 'k'), {}), version, key, held));
 }
 
 TEST(AgentProtocol, MalformedSpawnIsRejected) {

@@ -80,4 +80,20 @@ Result<std::string> OpenSecret(const std::string& key, const std::string& aad,
   return out;
 }
 
+store::ValueSealer MakeValueSealer(std::string master) {
+  auto shared = std::make_shared<const std::string>(std::move(master));
+  store::ValueSealer sealer;
+  sealer.seal = [shared](const std::string& org_id, const std::string& aad,
+                         const std::string& plain) -> Result<std::string> {
+    ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(*shared, org_id));
+    return SealSecret(key, aad, plain);
+  };
+  sealer.open = [shared](const std::string& org_id, const std::string& aad,
+                         const std::string& sealed) -> Result<std::string> {
+    ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(*shared, org_id));
+    return OpenSecret(key, aad, sealed);
+  };
+  return sealer;
+}
+
 }  // namespace adapt::core

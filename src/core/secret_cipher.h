@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "store/value_sealer.h"
 
 namespace adapt::core {
 
@@ -19,5 +20,9 @@ Result<std::string> SealSecret(const std::string& key, const std::string& aad,
 // Internal error when `sealed` was not made by SealSecret with this key and aad.
 Result<std::string> OpenSecret(const std::string& key, const std::string& aad,
                                const std::string& sealed);
+
+// The store's sealer (sandboxes' environments): SealSecret under DeriveSecretKey(master,
+// org_id).
+store::ValueSealer MakeValueSealer(std::string master);
 
 }  // namespace adapt::core

@@ -17,6 +17,7 @@
 #include "base/fault_point.h"
 #include "base/log.h"
 #include "core/sandbox_monitor.h"
+#include "core/secret_cipher.h"
 #include "core/warm_pool.h"
 #include "daemon/config.h"
 #include "daemon/paths.h"
@@ -60,6 +61,14 @@ int Run(const DaemonConfig& config) {
 
   auto store = store::OpenSqliteStore(config.state_dir + "/adapt.db");
   if (!store.ok()) return Fail(store.status());
+  // Sandboxes' environments (captured secrets among them) are sealed under the master key,
+  // which is therefore loaded before any sandbox is read.
+  if (Status st = os::MakeDirs(config.state_dir + "/storage", 0700); !st.ok()) return Fail(st);
+  auto master_key =
+      storage::LoadMasterKey(config.state_dir + "/storage/master.key", g_storage_master_key_env);
+  if (!master_key.ok()) return Fail(master_key.status());
+  if (Status st = (*store)->SetValueSealer(core::MakeValueSealer(*master_key)); !st.ok())
+    return Fail(st);
   core::Auth auth(**store);
   std::string key_file = config.state_dir + "/admin.key";
   if (Status st = auth.Bootstrap(key_file); !st.ok()) return Fail(st);
@@ -126,10 +135,6 @@ int Run(const DaemonConfig& config) {
                 storage_server.port(), config.network_pool6});
   if (Status st = network.Init(); !st.ok()) return Fail(st);
   // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
-  if (Status st = os::MakeDirs(config.state_dir + "/storage", 0700); !st.ok()) return Fail(st);
-  auto master_key =
-      storage::LoadMasterKey(config.state_dir + "/storage/master.key", g_storage_master_key_env);
-  if (!master_key.ok()) return Fail(master_key.status());
   storage::VolumeService volumes(**store, {config.state_dir + "/storage/volumes", *master_key});
   if (Status st = volumes.Init(); !st.ok()) return Fail(st);
   volumes.Reconcile();

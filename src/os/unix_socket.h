@@ -8,8 +8,9 @@
 
 namespace adapt::os {
 
-// Binds and listens at `path` (a stale socket file there is replaced), with file mode
-// `mode`. The fd is close-on-exec and blocking.
+// Binds and listens at `path` (a stale socket file there is replaced), the file created
+// with mode `mode` (less the umask) from the start; no link at `path` or in place of its
+// directory is followed. The fd is close-on-exec and blocking.
 Result<UniqueFd> ListenUnix(const std::string& path, int mode);
 // Accepts one connection on a listening socket; the connection is close-on-exec.
 Result<UniqueFd> AcceptUnix(int listen_fd);

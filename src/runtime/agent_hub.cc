@@ -1,9 +1,13 @@
 #include "runtime/agent_hub.h"
 
 #include <chrono>
+#include <system_error>
 #include <thread>
+#include <vector>
 
+#include "base/ids.h"
 #include "base/log.h"
+#include "os/files.h"
 #include "os/process.h"
 #include "os/unix_socket.h"
 
@@ -15,9 +19,14 @@ constexpr auto kFirstFrameWait = std::chrono::seconds(10);
 struct AgentHub::Listener {
   std::string sandbox_id;
   std::string path;
+  std::string key_file;
+  std::string key;       // guarded by mu
+  std::string next_key;  // handed to the agent, not yet confirmed; guarded by mu
   os::UniqueFd fd;
   std::mutex mu;
   bool closed = false;                    // guarded by mu
+  int pending = 0;                        // connections in Introduce; guarded by mu
+  bool warned_full = false;               // guarded by mu
   std::shared_ptr<AgentSession> session;  // guarded by mu
 };
 
@@ -35,16 +44,43 @@ AgentHub::~AgentHub() {
   }
 }
 
-Status AgentHub::Listen(const std::string& sandbox_id, const std::string& socket_path) {
+namespace {
+
+// The key file's lines: the key, then the one being handed over (may be absent).
+Status ReadKeys(const std::string& key_file, std::string& key, std::string& next) {
+  ASSIGN_OR_RETURN(std::string text, os::ReadFile(key_file));
+  auto nl = text.find('\n');
+  key = text.substr(0, nl);
+  next = nl == std::string::npos ? "" : text.substr(nl + 1);
+  if (key.empty() || key.size() > agent::kMaxAgentKey || next.size() > agent::kMaxAgentKey)
+    return Internal("the agent key file " + key_file + " is malformed");
+  return Status::Ok();
+}
+
+// Written before the agent is sent the next key: after a crash either key is still taken.
+Status WriteKeys(const std::string& key_file, const std::string& key, const std::string& next) {
+  return os::WriteFileAtomic(key_file, next.empty() ? key : key + "\n" + next, 0600);
+}
+
+}  // namespace
+
+Status AgentHub::Listen(const std::string& sandbox_id, const std::string& socket_path,
+                        const std::string& key_file) {
   std::lock_guard lock(mu_);
   if (listeners_.count(sandbox_id)) return Status::Ok();
   auto l = std::make_shared<Listener>();
   l->sandbox_id = sandbox_id;
   l->path = socket_path;
-  // Only root inside the sandbox (the agent) may connect; the workload's user may not.
+  l->key_file = key_file;
+  RETURN_IF_ERROR(ReadKeys(key_file, l->key, l->next_key));
+  // Only root inside the sandbox may connect; the workload's user may not.
   ASSIGN_OR_RETURN(l->fd, os::ListenUnix(socket_path, 0600));
+  try {
+    std::thread([l] { AcceptLoop(l); }).detach();
+  } catch (const std::system_error& e) {
+    return Status(Code::kUnavailable, std::string("no thread for the agent socket: ") + e.what());
+  }
   listeners_[sandbox_id] = l;
-  std::thread([l] { AcceptLoop(l); }).detach();
   return Status::Ok();
 }
 
@@ -90,6 +126,14 @@ bool ReadFirstFrame(int fd, agent::Frame& out) {
   return ReadExactly(fd, out.payload.data(), len, deadline);
 }
 
+// Compares in time independent of where the strings differ.
+bool SameKey(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
 }  // namespace
 
 void AgentHub::AcceptLoop(std::shared_ptr<Listener> l) {
@@ -103,31 +147,86 @@ void AgentHub::AcceptLoop(std::shared_ptr<Listener> l) {
       spdlog::warn("sandbox {}: agent socket: {}", l->sandbox_id, conn.status().message());
       return;
     }
+    {
+      // A sandbox that floods its socket holds a few threads, not one per connection.
+      std::lock_guard lock(l->mu);
+      if (l->pending >= kMaxPendingConnections) {
+        if (!l->warned_full)
+          spdlog::warn("sandbox {}: too many connections to the agent socket; closing the extra",
+                       l->sandbox_id);
+        l->warned_full = true;
+        continue;  // the connection closes here
+      }
+      ++l->pending;
+    }
     // Each connection is heard on a thread of its own: an agent slowed down by a busy host
     // (or a process of the sandbox that connects and says nothing) holds up no other.
-    std::thread([l, fd = std::move(*conn)]() mutable { Introduce(l, std::move(fd)); }).detach();
+    try {
+      std::thread([l, fd = std::move(*conn)]() mutable { Introduce(l, std::move(fd)); }).detach();
+    } catch (const std::system_error& e) {
+      std::lock_guard lock(l->mu);
+      --l->pending;
+      spdlog::warn("sandbox {}: no thread for an agent connection: {}", l->sandbox_id, e.what());
+    }
   }
 }
 
 void AgentHub::Introduce(std::shared_ptr<Listener> l, os::UniqueFd conn) {
-  // Only the agent connects here, and it speaks first at once: the wait is bounded.
+  // The agent speaks first at once: the wait is bounded.
   agent::Frame first;
-  if (!ReadFirstFrame(conn.get(), first)) {
-    spdlog::warn("sandbox {}: a connection to the agent socket did not introduce itself",
-                 l->sandbox_id);
+  bool introduced = ReadFirstFrame(conn.get(), first);
+  std::lock_guard lock(l->mu);
+  --l->pending;
+  if (l->closed) return;
+  if (!introduced) {
+    spdlog::debug("sandbox {}: a connection to the agent socket did not introduce itself",
+                  l->sandbox_id);
     return;
   }
-  std::lock_guard lock(l->mu);
-  if (l->closed) return;
   if (first.type == agent::FrameType::kData) {
     // A data connection belongs to a spawn of the current session, with its token.
     if (!l->session || !l->session->OfferData(first.channel, first.payload, std::move(conn)))
-      spdlog::warn("sandbox {}: an unexpected data connection was dropped", l->sandbox_id);
+      spdlog::debug("sandbox {}: an unexpected data connection was dropped", l->sandbox_id);
     return;
   }
+  uint32_t version = 0;
+  std::string key;
+  std::vector<agent::HeldProcess> held;
+  bool decoded =
+      agent::DecodeHello(first.payload, version, key, held) && version == agent::kProtocolVersion;
+  bool current = decoded && SameKey(key, l->key);
+  bool handed = decoded && !l->next_key.empty() && SameKey(key, l->next_key);
+  if (!current && !handed) {
+    // Anything of the sandbox may connect here; only the agent holds the key.
+    spdlog::debug("sandbox {}: a hello without the agent's key was dropped", l->sandbox_id);
+    return;
+  }
+  if (handed) {
+    l->key = l->next_key;
+    l->next_key.clear();
+  }
   if (l->session) l->session->Close();
-  l->session = std::make_shared<AgentSession>(l->sandbox_id, std::move(conn));
-  l->session->Start(std::move(first));
+  auto session = std::make_shared<AgentSession>(l->sandbox_id, std::move(conn));
+  // A fresh key for the agent's next hellos: a restored sandbox's agent must not keep the
+  // one it was checkpointed with.
+  std::string next = RandomToken(32);
+  std::weak_ptr<Listener> weak = l;
+  session->SetRekeyed([weak, next] {
+    auto listener = weak.lock();
+    if (!listener) return;
+    std::lock_guard lock(listener->mu);
+    if (listener->next_key != next) return;
+    listener->key = next;
+    listener->next_key.clear();
+    Status st = WriteKeys(listener->key_file, listener->key, "");
+    if (!st.ok()) spdlog::warn("sandbox {}: {}", listener->sandbox_id, st.message());
+  });
+  if (!session->Start(std::move(first))) return;
+  l->session = session;
+  if (WriteKeys(l->key_file, l->key, next).ok()) {
+    l->next_key = next;
+    (void)session->Rekey(next);
+  }
 }
 
 void AgentHub::Close(const std::string& sandbox_id) {

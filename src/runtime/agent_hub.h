@@ -1,8 +1,12 @@
 // AgentHub: the host ends of the in-sandbox agents' channels. For each running sandbox
 // adaptd listens on a Unix socket of its own (<sandbox dir>/session/agent.sock, mounted
 // into that sandbox only), so an agent can only ever reach its own sandbox's session, and
-// the listener speaks nothing but the agent protocol. A new connection (the agent
-// reconnecting) replaces the previous one.
+// the listener speaks nothing but the agent protocol. The sandbox's root can connect too
+// (gVisor connects on behalf of any process of the sandbox, so peer credentials tell nothing):
+// only a hello carrying the agent's key, which adaptd hands the agent where the workload
+// cannot read it, becomes the session (replacing the previous one: the agent reconnecting).
+// Connections still to introduce themselves are capped per sandbox, and a thread that cannot
+// be started drops its connection, never the daemon.
 // Thread-safe.
 #pragma once
 
@@ -24,8 +28,16 @@ class AgentHub {
   AgentHub(const AgentHub&) = delete;
   AgentHub& operator=(const AgentHub&) = delete;
 
-  // Listens for the sandbox's agent at `socket_path` (idempotent).
-  Status Listen(const std::string& sandbox_id, const std::string& socket_path);
+  // At most this many connections of one sandbox wait to introduce themselves; more are
+  // closed at once.
+  static constexpr int kMaxPendingConnections = 8;
+
+  // Listens for the sandbox's agent at `socket_path` (idempotent). `key_file` holds the
+  // agent's key (then, on a second line, the one being handed over): only a hello with one
+  // of them is taken for the agent's. Every new session hands the agent a fresh key, which
+  // replaces the old one in `key_file` once the agent confirms it holds it.
+  Status Listen(const std::string& sandbox_id, const std::string& socket_path,
+                const std::string& key_file);
   // Stops listening and drops the sandbox's connection.
   void Close(const std::string& sandbox_id);
   // The sandbox's agent session when an agent is connected and ready; nullptr otherwise.

@@ -1,6 +1,7 @@
 #include "runtime/agent_session.h"
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -18,10 +19,17 @@ AgentSession::AgentSession(std::string sandbox_id, os::UniqueFd fd)
 
 AgentSession::~AgentSession() = default;
 
-void AgentSession::Start(Frame hello) {
-  std::thread([self = shared_from_this(), hello = std::move(hello)]() mutable {
-    self->ReadLoop(std::move(hello));
-  }).detach();
+bool AgentSession::Start(Frame hello) {
+  try {
+    std::thread([self = shared_from_this(), hello = std::move(hello)]() mutable {
+      self->ReadLoop(std::move(hello));
+    }).detach();
+    return true;
+  } catch (const std::system_error& e) {
+    spdlog::warn("sandbox {}: no thread for the agent's session: {}", sandbox_id_, e.what());
+    Close();
+    return false;
+  }
 }
 
 bool AgentSession::OfferData(uint32_t channel, std::string_view token, os::UniqueFd fd) {
@@ -115,6 +123,8 @@ Status AgentSession::Signal(uint32_t channel, int sig) {
   return Send(FrameType::kSignal, channel, agent::EncodeInts({sig}));
 }
 
+Status AgentSession::Rekey(const std::string& key) { return Send(FrameType::kRekey, 0, key); }
+
 void AgentSession::Close() {
   if (!closed_.exchange(true)) os::ShutdownSocket(fd_.get());
 }
@@ -153,8 +163,9 @@ void AgentSession::Deliver(const Frame& f) {
 
 bool AgentSession::HandleHello(const Frame& f) {
   uint32_t version = 0;
+  std::string key;  // checked by AgentHub already
   std::vector<agent::HeldProcess> held;
-  if (f.type == FrameType::kHello && agent::DecodeHello(f.payload, version, held) &&
+  if (f.type == FrameType::kHello && agent::DecodeHello(f.payload, version, key, held) &&
       version == agent::kProtocolVersion) {
     std::lock_guard lock(mu_);
     for (const auto& h : held) {
@@ -187,7 +198,11 @@ void AgentSession::ReadLoop(Frame hello) {
         bad = true;
         break;
       }
-      if (f.type != FrameType::kHello) Deliver(f);
+      if (f.type == FrameType::kRekey) {
+        if (rekeyed_) rekeyed_();
+      } else if (f.type != FrameType::kHello) {
+        Deliver(f);
+      }
     }
   }
   Close();

@@ -39,8 +39,9 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   ~AgentSession();
 
   // Starts the reader thread; `hello` is the connection's first frame, already read (see
-  // AgentHub), checked here like any later frame.
-  void Start(agent::Frame hello);
+  // AgentHub), checked here like any later frame. False (the connection dropped) when no
+  // thread could be started for it.
+  bool Start(agent::Frame hello);
   // True once the agent said hello and until the connection ends.
   bool Ready() const { return ready_ && !closed_; }
   // Starts a process; the callbacks get its output and exit. The stdin of a request with
@@ -51,6 +52,11 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   Status Signal(uint32_t channel, int sig);
   // Drops the connection; pending channels end as lost.
   void Close();
+  // Hands the agent `key` for its next hellos (agent::FrameType::kRekey).
+  Status Rekey(const std::string& key);
+  // Called (on the reader thread) when the agent confirms it holds the key of Rekey. Set
+  // before Start.
+  void SetRekeyed(std::function<void()> rekeyed) { rekeyed_ = std::move(rekeyed); }
 
   // Data connections (SpawnRequest::data_token): a spawn with a token expects the agent to
   // open a second connection announcing it. OfferData hands such a connection over (false:
@@ -88,6 +94,7 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   std::map<uint32_t, DataSlot> data_;            // guarded by mu_
   std::map<std::string, uint32_t> held_;         // tag -> channel, from the hello; mu_
   std::condition_variable data_cv_;
+  std::function<void()> rekeyed_;  // set before Start, then read by the reader only
 };
 
 }  // namespace adapt::runtime

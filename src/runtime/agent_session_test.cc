@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "agent/protocol.h"
 #include "os/files.h"
@@ -22,7 +23,17 @@ struct FakeAgent {
   os::UniqueFd fd;
   agent::FrameDecoder decoder;
 
+  std::string next_key;  // from the hub's kRekey
+
+  // The next frame; the hub's kRekey is noted (not confirmed) and skipped.
   agent::Frame Read() {
+    for (;;) {
+      agent::Frame f = ReadAny();
+      if (f.type != FrameType::kRekey) return f;
+      next_key = f.payload;
+    }
+  }
+  agent::Frame ReadAny() {
     agent::Frame f;
     char buf[4096];
     while (decoder.Pop(f) != agent::FrameDecoder::Next::kFrame) {
@@ -79,22 +90,26 @@ class AgentSessionTest : public ::testing::Test {
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
     path_ = dir_ + "/agent.sock";
-    ASSERT_TRUE(hub_.Listen("sbx_test", path_).ok());
+    key_file_ = dir_ + "/agent.key";
+    ASSERT_TRUE(os::WriteFileAtomic(key_file_, kKey, 0600).ok());
+    ASSERT_TRUE(hub_.Listen("sbx_test", path_, key_file_).ok());
   }
   void TearDown() override {
     hub_.Close("sbx_test");
     os::RemoveTree(dir_);
   }
+  static constexpr const char* kKey = "the-agent-key-0123456789";
   FakeAgent Connect(int32_t version = agent::kProtocolVersion,
-                    const std::vector<agent::HeldProcess>& held = {}) {
+                    const std::vector<agent::HeldProcess>& held = {},
+                    const std::string& key = kKey) {
     FakeAgent a;
     auto fd = os::ConnectUnix(path_);
     EXPECT_TRUE(fd.ok());
     a.fd = std::move(*fd);
-    // A hello is the version and the held processes (none: a zero count).
+    // A hello is the version, the key and the held processes (none: a zero count).
     a.Send(FrameType::kHello, 0,
            version == static_cast<int32_t>(agent::kProtocolVersion)
-               ? agent::EncodeHello(held)
+               ? agent::EncodeHello(key, held)
                : agent::EncodeInts({version, 0}));
     return a;
   }
@@ -114,7 +129,7 @@ class AgentSessionTest : public ::testing::Test {
   }
 
   AgentHub hub_;
-  std::string dir_, path_;
+  std::string dir_, path_, key_file_;
 };
 
 TEST_F(AgentSessionTest, MultiplexesCommandsAndReportsTheirExits) {
@@ -280,6 +295,72 @@ TEST_F(AgentSessionTest, AMisbehavingPeerIsDropped) {
   for (int i = 0; i < 500 && session->Ready(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_FALSE(session->Ready());
+}
+
+TEST_F(AgentSessionTest, AHelloWithoutTheAgentsKeyTakesNothingOver) {
+  FakeAgent a = Connect();
+  auto session = WaitSession();
+  ASSERT_NE(session, nullptr);
+  // The sandbox's root poses as the agent: with no key, a wrong one, an older protocol.
+  FakeAgent none = Connect(agent::kProtocolVersion, {}, "");
+  FakeAgent wrong = Connect(agent::kProtocolVersion, {}, "the-agent-key-0123456780");
+  FakeAgent older = Connect(2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(session->Ready());
+  EXPECT_EQ(hub_.Session("sbx_test"), session);
+  agent::SpawnRequest req;
+  req.argv = {"true"};
+  Seen seen;
+  auto ch = session->Spawn(req, seen.Callbacks());
+  ASSERT_TRUE(ch.ok());
+  EXPECT_EQ(a.Read().type, FrameType::kSpawn);
+  // The channel ends while `seen` lives.
+  a.Send(FrameType::kExit, *ch, agent::EncodeInts({0, 0}));
+  EXPECT_TRUE(seen.WaitExit());
+}
+
+TEST_F(AgentSessionTest, EverySessionHandsTheAgentAFreshKey) {
+  FakeAgent a = Connect();
+  auto session = WaitSession();
+  ASSERT_NE(session, nullptr);
+  agent::Frame rekey = a.ReadAny();
+  ASSERT_EQ(rekey.type, FrameType::kRekey);
+  ASSERT_GE(rekey.payload.size(), 32u);
+  EXPECT_NE(rekey.payload, kKey);
+  // Until the agent confirms, both keys are kept (a crash then loses neither).
+  EXPECT_EQ(*os::ReadFile(key_file_), std::string(kKey) + "\n" + rekey.payload);
+  a.Send(FrameType::kRekey, 0, "");
+  for (int i = 0; i < 500 && *os::ReadFile(key_file_) != rekey.payload; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(*os::ReadFile(key_file_), rekey.payload);
+  // The old key opens nothing any more; the new one does.
+  FakeAgent old = Connect(agent::kProtocolVersion, {}, kKey);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(hub_.Session("sbx_test"), session);
+  FakeAgent b = Connect(agent::kProtocolVersion, {}, rekey.payload);
+  for (int i = 0; i < 500 && hub_.Session("sbx_test") == session; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_NE(hub_.Session("sbx_test"), session);
+}
+
+TEST_F(AgentSessionTest, SilentConnectionsAreCappedAndTheAgentStillGetsIn) {
+  std::vector<os::UniqueFd> silent;
+  for (int i = 0; i < 200; ++i) {
+    auto fd = os::ConnectUnix(path_);
+    if (fd.ok()) silent.push_back(std::move(*fd));
+  }
+  // Beyond the cap the hub closes connections at once: they read end of file.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int closed = 0;
+  for (auto& fd : silent) {
+    auto ready = os::WaitReadable({fd.get()}, 0);
+    if (ready.ok() && (*ready)[0]) ++closed;
+  }
+  EXPECT_GE(closed, static_cast<int>(silent.size()) - AgentHub::kMaxPendingConnections - 16);
+  silent.clear();  // the pending ones end; the agent's hello is heard again
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  FakeAgent a = Connect();
+  EXPECT_NE(WaitSession(), nullptr);
 }
 
 }  // namespace

@@ -36,7 +36,10 @@ std::string RenderOciSpec(const SandboxSpec& s) {
     mounts.push_back({{"destination", kAgentSessionMount},
                       {"type", "bind"},
                       {"source", s.session_dir},
-                      {"options", {"rbind", "rw"}}});
+                      // Read-only: the agent connects to its socket there, and the sandbox
+                      // can neither fill the host's state filesystem through it nor put a
+                      // file or link where adaptd binds.
+                      {"options", {"rbind", "ro", "nosuid", "nodev", "noexec"}}});
   if (!s.workspace_dir.empty())
     mounts.push_back({{"destination", kWorkspaceMount},
                       {"type", "bind"},

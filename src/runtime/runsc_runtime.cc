@@ -42,6 +42,52 @@ bool HasRunscState(const std::string& state_dir, const std::string& id) {
   return false;
 }
 
+// The agent's key file: a fresh key for every boot. A restored sandbox's agent comes back
+// with the key it had (it lives in the checkpointed memory), so the file stays; the hub
+// gives that agent a fresh key as soon as it connects (see AgentHub).
+Status EnsureAgentKey(const std::string& dir, bool restore) {
+  std::string path = dir + "/" + kAgentKeyFile;
+  if (restore && os::Exists(path)) return Status::Ok();
+  return os::WriteFileAtomic(path, RandomToken(32), 0600);
+}
+
+// `runsc exec --process` reads the whole process from the file and inherits nothing from
+// the workload: it starts from the workload's own process (config.json: capabilities,
+// rlimits, cwd, user, environment) and applies the request.
+Result<std::string> ExecProcessSpec(const std::string& dir, const ExecRequest& req) {
+  ASSIGN_OR_RETURN(std::string text, os::ReadFile(dir + "/config.json"));
+  auto spec = nlohmann::json::parse(text, nullptr, false);
+  if (spec.is_discarded() || !spec.contains("process") || !spec["process"].is_object())
+    return Internal("sandbox " + req.sandbox_id + " has an unreadable config.json");
+  nlohmann::json p = spec["process"];
+  try {
+    p["terminal"] = false;
+    p["args"] = req.argv;
+    if (!req.cwd.empty()) p["cwd"] = req.cwd;
+    if (!req.user.empty()) {
+      auto colon = req.user.find(':');
+      p["user"] = {
+          {"uid", std::stoul(req.user.substr(0, colon))},
+          {"gid", colon == std::string::npos ? 0ul : std::stoul(req.user.substr(colon + 1))}};
+    }
+    std::vector<std::string> env = p.value("env", std::vector<std::string>{});
+    for (const auto& kv : req.env) {
+      std::string name = kv.substr(0, kv.find('='));
+      auto same = std::find_if(env.begin(), env.end(), [&](const std::string& e) {
+        return e.compare(0, name.size() + 1, name + "=") == 0;
+      });
+      if (same != env.end())
+        *same = kv;
+      else
+        env.push_back(kv);
+    }
+    p["env"] = env;
+  } catch (const std::exception& e) {
+    return InvalidArgument("user", std::string("not a uid:gid: ") + e.what());
+  }
+  return p.dump();
+}
+
 }  // namespace
 
 RunscRuntime::RunscRuntime(RunscOptions options)
@@ -102,7 +148,9 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
     // The socket exists before the sandbox starts, so the agent's first connect succeeds.
     std::string session = dir + "/session";
     Status listening = os::MakeDirs(session, 0700);
-    if (listening.ok()) listening = options_.agents->Listen(id, session + "/agent.sock");
+    if (listening.ok()) listening = EnsureAgentKey(dir, req.restore);
+    if (listening.ok())
+      listening = options_.agents->Listen(id, session + "/agent.sock", dir + "/" + kAgentKeyFile);
     if (listening.ok()) {
       spec.session_dir = session;
       agent_argv = {kAgentBinaryInSandbox, "serve", kAgentSocketInSandbox};
@@ -248,7 +296,7 @@ void RunscRuntime::ResumeAgents() {
     if (!state.ok() || state->phase != ShimPhase::kRunning || !ShimAlive(*state, dir) ||
         !shim.ok() || shim->agent_argv.empty())
       continue;
-    Status st = options_.agents->Listen(id, dir + "/session/agent.sock");
+    Status st = options_.agents->Listen(id, dir + "/session/agent.sock", dir + "/" + kAgentKeyFile);
     if (!st.ok()) spdlog::warn("sandbox {}: no agent: {}", id, st.message());
   }
 }
@@ -256,24 +304,18 @@ void RunscRuntime::ResumeAgents() {
 Result<ExecProcess> RunscRuntime::Exec(const ExecRequest& req) {
   std::string dir = SandboxDir(req.sandbox_id);
   ASSIGN_OR_RETURN(std::vector<std::string> argv, ExecPrefix(req.sandbox_id));
-  // Without --cwd/--user runsc exec runs as root in /; the workload's are the better default.
-  std::string cwd = req.cwd, user = req.user;
-  if (cwd.empty() || user.empty()) {
-    auto d = GetExecDefaults(req.sandbox_id);
-    if (d.ok()) {
-      if (cwd.empty()) cwd = d->cwd;
-      if (user.empty()) user = std::to_string(d->uid) + ":" + std::to_string(d->gid);
-    }
-  }
   ExecProcess proc;
   proc.tree_id = NewId("exec");
   std::string pid_file = dir + "/" + proc.tree_id + ".pid";
+  // The process is described in a file (0600, in the sandbox's 0700 directory), not on
+  // runsc's command line, which every host user reads in /proc: its environment may hold
+  // secrets. ForgetExec removes it.
+  std::string process_file = dir + "/" + proc.tree_id + ".process.json";
+  ASSIGN_OR_RETURN(std::string process, ExecProcessSpec(dir, req));
+  RETURN_IF_ERROR(os::WriteFileAtomic(process_file, process, 0600));
   argv.push_back("--internal-pid-file=" + pid_file);
-  if (!cwd.empty()) argv.push_back("--cwd=" + cwd);
-  if (!user.empty()) argv.push_back("--user=" + user);
-  for (const auto& kv : req.env) argv.push_back("--env=" + kv);
+  argv.push_back("--process=" + process_file);
   argv.push_back(req.sandbox_id);
-  argv.insert(argv.end(), req.argv.begin(), req.argv.end());
 
   ASSIGN_OR_RETURN(os::Pipe in, os::MakePipe());
   ASSIGN_OR_RETURN(os::Pipe out, os::MakePipe());
@@ -370,7 +412,9 @@ void RunscRuntime::DiscardCheckpoint(const std::string& id) {
 }
 
 void RunscRuntime::ForgetExec(const std::string& sandbox_id, const std::string& tree_id) {
-  if (IsValidId(tree_id, "exec")) os::RemoveTree(SandboxDir(sandbox_id) + "/" + tree_id + ".pid");
+  if (!IsValidId(tree_id, "exec")) return;
+  os::RemoveTree(SandboxDir(sandbox_id) + "/" + tree_id + ".pid");
+  os::RemoveTree(SandboxDir(sandbox_id) + "/" + tree_id + ".process.json");
 }
 
 }  // namespace adapt::runtime

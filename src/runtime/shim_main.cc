@@ -122,9 +122,26 @@ struct Shim {
                                   "--cap=CAP_SETPCAP",
                                   config.container_id};
     args.insert(args.end(), config.agent_argv.begin(), config.agent_argv.end());
+    // The agent's key reaches it on its stdin (a pipe runsc passes in), read and closed
+    // before it does anything: not in argv or the environment, where the sandbox sees them.
+    auto key = os::ReadFile(dir + "/" + kAgentKeyFile);
+    auto pipe = os::MakePipe();
+    if (!key.ok() || !pipe.ok()) {
+      std::fprintf(stderr, "adapt-shim: no key for the agent\n");
+      return;
+    }
     os::SpawnOptions opts;
+    opts.stdin_fd = pipe->read.get();
     auto pid = os::Spawn(Runsc(args), opts);
-    if (!pid.ok()) std::fprintf(stderr, "adapt-shim: %s\n", pid.status().message().c_str());
+    pipe->read.reset();
+    if (!pid.ok()) {
+      std::fprintf(stderr, "adapt-shim: %s\n", pid.status().message().c_str());
+      return;
+    }
+    // A key is a few dozen bytes: the pipe's buffer takes it without blocking.
+    // The file's first line (a second is a key the hub is handing over, see AgentHub).
+    Status sent = os::WriteAll(pipe->write.get(), key->substr(0, key->find('\n')));
+    if (!sent.ok()) std::fprintf(stderr, "adapt-shim: %s\n", sent.message().c_str());
   }
 
   // `runsc create` (the workload's stdio: the pipes) and `runsc start`. Returns the

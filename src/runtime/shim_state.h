@@ -47,6 +47,10 @@ struct ShimState {
 inline constexpr const char* kShimConfigFile = "shim-config.json";
 inline constexpr const char* kShimStateFile = "shim-state.json";
 inline constexpr const char* kShimOutputFile = "output.bin";
+// The agent's key (AgentHub): adaptd writes a fresh one for every boot (0600, in the
+// sandbox's 0700 directory, never mounted into the sandbox), the shim hands it to the agent
+// on its stdin; a second line is the key the hub is handing over to the agent.
+inline constexpr const char* kAgentKeyFile = "agent.key";
 
 Status WriteShimConfig(const std::string& sandbox_dir, const ShimConfig& config);
 Result<ShimConfig> ReadShimConfig(const std::string& sandbox_dir);

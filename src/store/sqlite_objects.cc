@@ -1,4 +1,5 @@
 // SqliteStore: object storage (objects, storage tokens) and static sites.
+#include "store/sandbox_env_column.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
@@ -324,11 +325,12 @@ Status SqliteStore::SetSandboxEnv(const std::string& org_id, const std::string& 
     cur.bind(1, id);
     cur.bind(2, org_id);
     if (!cur.executeStep()) return NotFound("sandbox " + id + " not found");
-    auto env = nlohmann::json::parse(cur.getColumn(0).getString(), nullptr, false);
-    if (!env.is_object()) env = nlohmann::json::object();
+    ASSIGN_OR_RETURN(EnvMap env,
+                     DecodeEnvColumn(sealer_, org_id, id, cur.getColumn(0).getString()));
     for (const auto& [k, v] : vars) env[k] = v;
+    ASSIGN_OR_RETURN(std::string column, EncodeEnvColumn(sealer_, org_id, id, env));
     SQLite::Statement q(db_, "UPDATE sandboxes SET env = ? WHERE id = ?");
-    q.bind(1, env.dump());
+    q.bind(1, column);
     q.bind(2, id);
     q.exec();
     tx.commit();

@@ -7,9 +7,11 @@
 #include <climits>
 #include <limits>
 #include <mutex>
+#include <stdexcept>
 
 #include "base/time.h"
 #include "store/migrations.h"
+#include "store/sandbox_env_column.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
@@ -47,14 +49,19 @@ void BindOptional(SQLite::Statement& q, int index, const std::optional<int64_t>&
   }
 }
 
-SandboxRecord ReadSandbox(SQLite::Statement& q) {
+}  // namespace
+
+// Throws (turned into a Status by Guard) when the environment does not open.
+SandboxRecord SqliteStore::ReadSandbox(SQLite::Statement& q) {
   SandboxRecord r;
   r.seq = q.getColumn(0).getInt64();
   r.id = q.getColumn(1).getString();
   r.org_id = q.getColumn(2).getString();
   r.status = q.getColumn(3).getString();
   r.config = json::parse(q.getColumn(4).getString());
-  r.env = json::parse(q.getColumn(5).getString()).get<std::map<std::string, std::string>>();
+  auto env = DecodeEnvColumn(sealer_, r.org_id, r.id, q.getColumn(5).getString());
+  if (!env.ok()) throw std::runtime_error(env.status().message());
+  r.env = std::move(*env);
   r.created_at = q.getColumn(6).getInt64();
   r.updated_at = q.getColumn(7).getInt64();
   r.expires_at = OptionalInt(q.getColumn(8));
@@ -64,6 +71,8 @@ SandboxRecord ReadSandbox(SQLite::Statement& q) {
   r.result = json::parse(q.getColumn(12).getString());
   return r;
 }
+
+namespace {
 
 std::string LabelName(const SandboxRecord& r) {
   if (r.config.contains("labels") && r.config["labels"].contains("name") &&
@@ -223,7 +232,9 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
     ins.bind(3, s.status);
     ins.bind(4, LabelName(s));
     ins.bind(5, s.config.dump());
-    ins.bind(6, json(s.env).dump());
+    auto env = EncodeEnvColumn(sealer_, s.org_id, s.id, s.env);
+    if (!env.ok()) return env.status();
+    ins.bind(6, *env);
     ins.bind(7, s.created_at);
     ins.bind(8, s.updated_at);
     BindOptional(ins, 9, s.expires_at);
@@ -344,6 +355,54 @@ Status SqliteStore::UpdateSandbox(const SandboxRecord& s,
     q.bind(8, s.id);
     q.exec();
     if (old_status != s.status) InsertEvent(s.org_id, s.id, s.status, s.updated_at);
+    if (s.status == "deleted") {
+      // The values (captured secrets among them) go with the sandbox; the names stay.
+      SQLite::Statement e(db_, "SELECT env FROM sandboxes WHERE id = ?");
+      e.bind(1, s.id);
+      if (e.executeStep()) {
+        auto env = DecodeEnvColumn(sealer_, s.org_id, s.id, e.getColumn(0).getString());
+        SQLite::Statement drop(db_, "UPDATE sandboxes SET env = ? WHERE id = ?");
+        drop.bind(1, EnvNamesColumn(env.ok() ? *env : EnvMap{}));
+        drop.bind(2, s.id);
+        drop.exec();
+      }
+    }
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
+Status SqliteStore::SetValueSealer(ValueSealer sealer) {
+  return Guard("sealing sandbox environments", [&]() -> Status {
+    sealer_ = std::move(sealer);
+    // Rows an older adaptd wrote hold values in plaintext: sealed now (a deleted sandbox's
+    // dropped), and SQLite overwrites the pages they leave.
+    db_.exec("PRAGMA secure_delete=ON");
+    SQLite::Transaction tx(db_);
+    SQLite::Statement q(db_, "SELECT id, org_id, status, env FROM sandboxes");
+    std::vector<std::pair<std::string, std::string>> updates;
+    while (q.executeStep()) {
+      std::string id = q.getColumn(0).getString(), org = q.getColumn(1).getString();
+      std::string column = q.getColumn(3).getString();
+      if (!EnvColumnIsPlain(column)) continue;
+      ASSIGN_OR_RETURN(EnvMap env, DecodeEnvColumn(sealer_, org, id, column));
+      bool deleted = q.getColumn(2).getString() == "deleted";
+      if (deleted &&
+          std::all_of(env.begin(), env.end(), [](const auto& kv) { return kv.second.empty(); }))
+        continue;
+      if (deleted) {
+        updates.emplace_back(id, EnvNamesColumn(env));
+      } else {
+        ASSIGN_OR_RETURN(std::string sealed, EncodeEnvColumn(sealer_, org, id, env));
+        updates.emplace_back(id, sealed);
+      }
+    }
+    for (const auto& [id, column] : updates) {
+      SQLite::Statement u(db_, "UPDATE sandboxes SET env = ? WHERE id = ?");
+      u.bind(1, column);
+      u.bind(2, id);
+      u.exec();
+    }
     tx.commit();
     return Status::Ok();
   });

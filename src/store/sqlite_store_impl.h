@@ -86,6 +86,7 @@ class SqliteStore : public Store {
   Result<SiteReleaseRecord> GetSiteRelease(const std::string& id) override;
   Result<std::vector<std::string>> DeleteSite(const std::string& org_id,
                                               const std::string& id) override;
+  Status SetValueSealer(ValueSealer sealer) override;
   Status SetSandboxEnv(const std::string& org_id, const std::string& id,
                        const std::map<std::string, std::string>& vars) override;
   Result<uint64_t> ObjectBytes(const std::string& org_id) override;
@@ -134,7 +135,9 @@ class SqliteStore : public Store {
   Result<SandboxRecord> GetLocked(const std::string& org_id, const std::string& id);
   void InsertEvent(const std::string& org_id, const std::string& id, const std::string& status,
                    int64_t at);
+  SandboxRecord ReadSandbox(SQLite::Statement& q);
   std::mutex mu_;
+  ValueSealer sealer_;  // guarded by mu_
   SQLite::Database db_;
 };
 

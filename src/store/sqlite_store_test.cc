@@ -389,3 +389,65 @@ TEST_F(SqliteStoreTest, ListSandboxesWithStatusSpansOrganizations) {
 
 }  // namespace
 }  // namespace adapt::store
+
+namespace adapt::store::testing_support {
+namespace {
+
+// A stand-in for the daemon's AES-GCM sealer: reversible, bound to organization and aad.
+ValueSealer ToySealer() {
+  ValueSealer s;
+  s.seal = [](const std::string& org, const std::string& aad,
+              const std::string& plain) -> Result<std::string> {
+    return org + "|" + aad + "|" + std::string(plain.rbegin(), plain.rend());
+  };
+  s.open = [](const std::string& org, const std::string& aad,
+              const std::string& sealed) -> Result<std::string> {
+    std::string prefix = org + "|" + aad + "|";
+    if (sealed.rfind(prefix, 0) != 0) return Internal("does not open");
+    std::string body = sealed.substr(prefix.size());
+    return std::string(body.rbegin(), body.rend());
+  };
+  return s;
+}
+
+std::string EnvColumn(const std::string& db_path, const std::string& id) {
+  SQLite::Database db(db_path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, "SELECT env FROM sandboxes WHERE id = ?");
+  q.bind(1, id);
+  return q.executeStep() ? q.getColumn(0).getString() : "";
+}
+
+TEST_F(SqliteStoreTest, SandboxEnvironmentsAreSealedAtRestAndDroppedOnDelete) {
+  // Written before the store had a sealer (an older adaptd): plaintext, sealed on SetValueSealer.
+  SandboxRecord old = MustCreate(Sandbox(org_.id, "old"));
+  SandboxRecord gone = MustCreate(Sandbox(org_.id, "gone"));
+  gone.status = "deleted";
+  ASSERT_TRUE(store_->UpdateSandbox(gone, {"provisioning"}).ok());
+  ASSERT_NE(EnvColumn(path_, old.id).find("secret-value"), std::string::npos);
+  ASSERT_TRUE(store_->SetValueSealer(ToySealer()).ok());
+  EXPECT_EQ(EnvColumn(path_, old.id).find("secret-value"), std::string::npos);
+  EXPECT_EQ(EnvColumn(path_, gone.id), R"({"MODE":"","TOKEN":""})");
+  EXPECT_EQ(store_->GetSandbox(org_.id, old.id)->env, old.env);
+
+  SandboxRecord fresh = MustCreate(Sandbox(org_.id, "fresh"));
+  EXPECT_EQ(EnvColumn(path_, fresh.id).find("secret-value"), std::string::npos);
+  EXPECT_EQ(EnvColumn(path_, fresh.id).rfind("sealed:v1:", 0), 0u);
+  ASSERT_TRUE(
+      store_->SetSandboxEnv(org_.id, fresh.id, {{"SANDBOX_STORAGE_TOKEN", "stk_x.y"}}).ok());
+  auto got = store_->GetSandbox(org_.id, fresh.id);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->env.at("TOKEN"), "secret-value");
+  EXPECT_EQ(got->env.at("SANDBOX_STORAGE_TOKEN"), "stk_x.y");
+  EXPECT_EQ(EnvColumn(path_, fresh.id).find("stk_x.y"), std::string::npos);
+
+  // Deleted: the names stay (environmentSources), the values go.
+  fresh.status = "deleted";
+  ASSERT_TRUE(store_->UpdateSandbox(fresh, {"provisioning"}).ok());
+  got = store_->GetSandbox(org_.id, fresh.id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->env, (std::map<std::string, std::string>{
+                          {"MODE", ""}, {"SANDBOX_STORAGE_TOKEN", ""}, {"TOKEN", ""}}));
+}
+
+}  // namespace
+}  // namespace adapt::store::testing_support

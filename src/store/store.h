@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "store/records.h"
+#include "store/value_sealer.h"
 
 namespace adapt::store {
 
@@ -163,7 +164,12 @@ class Store {
 
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
-  // Adds or replaces `vars` in the sandbox's env (UpdateSandbox leaves env alone); NotFound
+  // Seals sandboxes' environments from now on (none before: plaintext), and seals what was
+  // stored in plaintext before; a deleted sandbox's values are dropped, its names kept.
+  // Call once, before the first sandbox is read.
+  virtual Status SetValueSealer(ValueSealer sealer) = 0;
+  // Adds or replaces `vars` in the sandbox's env (UpdateSandbox leaves env alone, but a
+  // sandbox that becomes deleted drops its values and keeps the names); NotFound
   // unless the organization has the sandbox.
   virtual Status SetSandboxEnv(const std::string& org_id, const std::string& id,
                                const std::map<std::string, std::string>& vars) = 0;

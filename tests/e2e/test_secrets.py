@@ -4,7 +4,10 @@ secrets override image environment values and are supplied to startup before exe
 at creation", the 32 KiB startup environment, values redacted from output)."""
 
 import hashlib
+import json
 import os
+import sqlite3
+import time
 
 from harness import poll_command, run_command, unique
 
@@ -158,3 +161,78 @@ def test_cli_secret_set_ls_rm(org):
     assert done.returncode == 0, done.stderr
     done = org.cli("secret", "rm", "CLI_TOKEN")
     assert done.returncode != 0 and "not found" in done.stderr
+
+
+def db_bytes(daemon):
+    state = daemon.state_dir
+    data = b""
+    for name in os.listdir(state):
+        if name.startswith("adapt.db"):
+            with open(os.path.join(state, name), "rb") as f:
+                data += f.read()
+    return data
+
+
+def host_cmdlines_holding(value):
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if value.encode() in f.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def test_secret_values_are_sealed_at_rest_kept_off_command_lines_and_dropped_on_delete(daemon, org):
+    value = unique("rest-secret")
+    local = unique("local-value")
+    set_secret(org, "REST_TOKEN", value)
+    sbx = org.create({"secrets": ["REST_TOKEN"], "env": {"LOCAL_VALUE": local}})
+    sid = sbx["id"]
+    org.wait_for_status(sid, "running", 120)
+    # Neither the captured secret nor a local value sits in the store in plaintext.
+    raw = db_bytes(daemon)
+    assert value.encode() not in raw and local.encode() not in raw
+    # The bundle holding the startup environment is the host's only: 0600 in a 0700 dir.
+    bundle = os.path.join(daemon.state_dir, "sandboxes", sid)
+    assert os.stat(bundle).st_mode & 0o777 == 0o700
+    assert os.stat(os.path.join(bundle, "config.json")).st_mode & 0o777 == 0o600
+    # Through runsc exec (the agent gone), a command's environment is on no host command line.
+    pids = run_command(org, sid, command="for p in /proc/[0-9]*; do tr '\\000' ' ' < $p/cmdline "
+                       "2>/dev/null | grep -q '^/.adapt/adapt-agent serve' && echo ${p#/proc/}; "
+                       "done")["stdout"].split()
+    assert len(pids) == 1, pids
+    run_command(org, sid, command="kill -9 %s; sleep 1" % pids[0], waitSeconds=30)
+    deadline = time.monotonic() + 20
+    while True:
+        cmd = run_command(org, sid, expect=202, argv=["sleep", "4"], env={"CMD_TOKEN": value},
+                          waitSeconds=0)
+        if cmd["servedBy"] == "runsc-exec":
+            break
+        poll_command(org, sid, cmd["id"])
+        assert time.monotonic() < deadline, cmd
+        time.sleep(0.2)
+    seen = []
+    for _ in range(15):
+        seen += host_cmdlines_holding(value)
+        time.sleep(0.1)
+    done = poll_command(org, sid, cmd["id"])
+    assert done["exitCode"] == 0, done
+    assert seen == [], "the secret was on the command line of host pids %s" % seen
+    org.delete(sid)
+    assert not os.path.exists(bundle)
+    raw = db_bytes(daemon)
+    assert value.encode() not in raw and local.encode() not in raw
+    # Deleted, the sandbox keeps the names it had (environmentSources), not the values.
+    gone = org.get(sid)
+    assert {s["name"] for s in gone["environmentSources"]} == {"REST_TOKEN", "LOCAL_VALUE"}, gone
+    db = sqlite3.connect(os.path.join(daemon.state_dir, "adapt.db"))
+    try:
+        (env,) = db.execute("SELECT env FROM sandboxes WHERE id = ?", (sid,)).fetchone()
+    finally:
+        db.close()
+    assert json.loads(env) == {"REST_TOKEN": "", "LOCAL_VALUE": ""}, env
