@@ -110,8 +110,9 @@ int Run(const DaemonConfig& config) {
       {config.runsc, config.state_dir, helpers->shim, helpers->helpers_dir, "ptrace", &agents});
   if (Status st = runtime.Init(); !st.ok()) return Fail(st);
   if (*ArmedFaultPoints()) spdlog::warn("fault points armed (ADAPT_FAULT): {}", ArmedFaultPoints());
-  spdlog::info("runsc {} ({})", runtime.version(),
-               runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed");
+  spdlog::info("runsc {} ({}; {})", runtime.version(),
+               runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed",
+               runtime.statx_fix() ? "sandboxes get the statx fix" : "no statx fix needed");
 
   // Images pulled from registries: blobs, unpacked layers and references (image/).
   image::ImageStore image_store(config.state_dir + "/image-store");

@@ -144,3 +144,37 @@ def test_busybox_image_is_unharmed(admin, busybox_image):
     assert startup["exitCode"] == 0 and startup["stderr"] == "", startup
     # The image's own preload entry is still listed (once) whether or not adaptd adds its own.
     assert startup["stdout"] == "1\nbusybox-ok\n", startup
+
+
+# ---- the switch-off: a runsc that accepts AT_NO_AUTOMOUNT gets no preload ----
+
+FAKE_FIXED_RUNSC = """#!/bin/sh
+# runsc whose start-up probe (`runsc ... do .../adapt-statx.so`) reports that statx accepts
+# AT_NO_AUTOMOUNT, as a fixed release would; everything else is the real runsc.
+case "$*" in *" do "*adapt-statx.so) exit 0 ;; esac
+exec %s "$@"
+"""
+
+
+def test_a_runsc_that_accepts_the_flag_gets_no_preload(tmp_path):
+    import shutil
+
+    import harness
+
+    runsc = tmp_path / "runsc"
+    runsc.write_text(FAKE_FIXED_RUNSC % (shutil.which("runsc") or "/usr/bin/runsc"))
+    runsc.chmod(0o755)
+    d = harness.Daemon(extra_args=["--runsc", str(runsc)])
+    try:
+        d.start()
+        with open(d.log_path, errors="replace") as f:
+            assert "no statx fix needed" in f.read()
+        client = d.new_org()
+        # Python's os.stat uses fstatat, which this runsc serves without any fix.
+        script = "cat /etc/ld.so.preload 2>/dev/null; python3 -c 'import os; os.stat(\"/\")'; echo ok"
+        end = client.run(["/bin/sh", "-c", script])
+        assert end["status"] == "completed", end
+        assert end["startup"]["stdout"] == "ok\n", end["startup"]
+    finally:
+        harness.delete_concurrently(d.created)
+        d.close()
