@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # build-image.sh IMAGES_DIR [IMAGE...]
-# Builds adapt's local images from Debian 12 packages with mmdebstrap (minbase, plus a user
-# `sandbox` with uid/gid 1000), each into IMAGES_DIR/<dir>/{rootfs,config.json}:
-#   debian   "debian:12", the default image (python3), also the `python` environment
+# Builds adapt's local images from Debian 12 packages with mmdebstrap (minbase, the everyday
+# tools below, and a user `sandbox` with uid/gid 1000), each into IMAGES_DIR/<dir>/{rootfs,config.json}:
+#   debian   "debian:12", the default image (python3, pip, venv), also the `python` environment
 #   node     "adapt-env/node:debian12"    (nodejs)      the `node` environment
 #   gcc      "adapt-env/gcc:debian12"     (gcc, g++)    the `gcc` environment
 #   rust     "adapt-env/rust:debian12"    (rustc, cargo) the `rust` environment
 #   blender  "adapt-env/blender:debian12" (blender)     the `blender` environment (large)
-# Without IMAGE, builds debian. Idempotent: an image whose marker file exists is left alone.
+# Every image also holds the tools an assistant's first commands reach for (EVERYDAY below).
+# Without IMAGE, builds debian. Idempotent: an image whose marker file names the same package
+# list is left alone; one built from another list is rebuilt.
 # Each image is built in a temporary directory beside it and renamed into place once complete,
 # so a killed build leaves no half-made image behind (its leftovers are removed by the next run).
 set -euo pipefail
@@ -23,6 +25,8 @@ shift
 suite=bookworm
 mirror=${ADAPT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 marker=.adapt-image-complete
+# ps/free/top, HTTPS with the system's CA bundle, git, a pager, archives, file types, JSON.
+EVERYDAY=procps,ca-certificates,curl,git,less,unzip,zip,xz-utils,bzip2,file,jq
 
 for image in "$@"; do
   case $image in
@@ -61,11 +65,12 @@ remove_tree() {
   rm -rf --one-file-system "$dir"
 }
 
-# build_one NAME REFERENCE PACKAGES CHECK: builds one image, CHECK an executable it must have.
+# build_one NAME REFERENCE PACKAGES CHECK [HOOK]: builds one image, CHECK an executable it must
+# have, HOOK a further mmdebstrap customize hook.
 build_one() {
-local name=$1 reference=$2 packages=$3 check=$4
+local name=$1 reference=$2 packages=$EVERYDAY,$3 check=$4 hook=${5:-true}
 local final=$images_dir/$name
-if [ -f "$final/$marker" ]; then
+if grep -qxF "packages=$packages" "$final/$marker" 2>/dev/null; then
   echo "build-image: $final already built"
   return 0
 fi
@@ -85,6 +90,7 @@ local start=$(date +%s)
 if ! mmdebstrap --mode=root --variant=minbase --include="$packages" \
     --customize-hook='chroot "$1" groupadd --gid 1000 sandbox' \
     --customize-hook='chroot "$1" useradd --uid 1000 --gid 1000 --create-home --shell /bin/bash sandbox' \
+    --customize-hook="$hook" \
     "$suite" "$tmp/rootfs" "$mirror" >"$log" 2>&1; then
   echo "build-image: mmdebstrap failed; its last lines:" >&2
   tail -n 30 "$log" >&2
@@ -98,10 +104,11 @@ JSON
 # Sanity checks before the image is published.
 test -x "$tmp/rootfs/bin/bash"
 test -x "$tmp/rootfs$check"
+for tool in ps curl git less unzip; do test -x "$tmp/rootfs/usr/bin/$tool"; done
 grep -q '^sandbox:x:1000:1000:' "$tmp/rootfs/etc/passwd"
 
 chmod 0755 "$tmp"
-date -u +%Y-%m-%dT%H:%M:%SZ >"$tmp/$marker"
+{ date -u +%Y-%m-%dT%H:%M:%SZ; echo "packages=$packages"; } >"$tmp/$marker"
 sync -f "$tmp/$marker" 2>/dev/null || sync
 mv -T "$tmp" "$final"
 trap - EXIT
@@ -111,7 +118,10 @@ echo "build-image: built $reference in $(( $(date +%s) - start )) s, $(du -sm "$
 
 for image in "$@"; do
   case $image in
-    debian) build_one debian_12 debian:12 python3 /usr/bin/python3 ;;
+    # Debian marks its Python externally managed (PEP 668): in a sandbox, `pip install` into
+    # the system is what people expect, as in Docker's python images.
+    debian) build_one debian_12 debian:12 python3,python3-pip,python3-venv /usr/bin/pip3 \
+      'printf "[global]\nbreak-system-packages = true\n" >"$1/etc/pip.conf"' ;;
     node) build_one adapt-env_node_debian12 adapt-env/node:debian12 nodejs /usr/bin/node ;;
     gcc) build_one adapt-env_gcc_debian12 adapt-env/gcc:debian12 gcc,g++,libc6-dev /usr/bin/g++ ;;
     rust) build_one adapt-env_rust_debian12 adapt-env/rust:debian12 rustc,cargo /usr/bin/rustc ;;

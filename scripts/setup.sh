@@ -82,6 +82,7 @@ install_binary build/bin/adapt "$bin_dir"
 install_binary build/bin/adapt-shim "$libexec_dir"
 install_binary build/bin/adapt-pause "$libexec_dir"
 install_binary build/bin/adapt-agent "$libexec_dir"
+install_binary build/bin/adapt-statx.so "$libexec_dir"
 echo "setup: installed $bin_dir/adaptd, $bin_dir/adapt and their helpers in $libexec_dir"
 
 mkdir -p "$state_dir"

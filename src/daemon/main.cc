@@ -119,8 +119,9 @@ int Run(const DaemonConfig& config) {
       {config.runsc, config.state_dir, helpers->shim, helpers->helpers_dir, "ptrace", &agents});
   if (Status st = runtime.Init(); !st.ok()) return Fail(st);
   if (*ArmedFaultPoints()) spdlog::warn("fault points armed (ADAPT_FAULT): {}", ArmedFaultPoints());
-  spdlog::info("runsc {} ({})", runtime.version(),
-               runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed");
+  spdlog::info("runsc {} ({}; {})", runtime.version(),
+               runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed",
+               runtime.statx_fix() ? "sandboxes get the statx fix" : "no statx fix needed");
 
   // Images pulled from registries: blobs, unpacked layers and references (image/).
   auto registries = image::RegistryDestinations::Parse(config.allowed_registries);

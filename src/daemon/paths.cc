@@ -58,6 +58,16 @@ Result<Helpers> InstallHelpers(const DaemonConfig& config) {
     std::filesystem::rename(tmp, target, ec);
     if (ec) return Internal(std::string("installing ") + name + ": " + ec.message());
   }
+  // Optional: without it (an install from before it existed) sandboxes get no statx fix.
+  std::string statx = found + "/adapt-statx.so";
+  if (os::Exists(statx)) {
+    std::string target = h.helpers_dir + "/adapt-statx.so";
+    std::filesystem::copy_file(statx, target + ".new",
+                               std::filesystem::copy_options::overwrite_existing, ec);
+    if (!ec) std::filesystem::permissions(target + ".new", std::filesystem::perms(0755), ec);
+    if (!ec) std::filesystem::rename(target + ".new", target, ec);
+    if (ec) return Internal("installing adapt-statx.so: " + ec.message());
+  }
   return h;
 }
 

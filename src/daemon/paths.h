@@ -19,11 +19,13 @@ Result<ListenAddress> ParseListenAddress(const std::string& text);
 
 struct Helpers {
   std::string shim;         // adapt-shim, run on the host
-  std::string helpers_dir;  // holds adapt-pause and adapt-agent; mounted read-only into every sandbox
+  std::string helpers_dir;  // holds adapt-pause, adapt-agent (and adapt-statx.so); mounted
+                            // read-only into every sandbox
 };
 
-// Finds adapt-shim, adapt-pause and adapt-agent (libexec dir, beside adaptd, or ../libexec/adapt) and
-// copies adapt-pause and adapt-agent into <state>/helpers, which holds nothing else since every sandbox sees it.
+// Finds adapt-shim, adapt-pause and adapt-agent (libexec dir, beside adaptd, or ../libexec/adapt)
+// and copies adapt-pause, adapt-agent and, when there, adapt-statx.so into <state>/helpers, which
+// holds nothing else since every sandbox sees it.
 Result<Helpers> InstallHelpers(const DaemonConfig& config);
 
 }  // namespace adapt::daemon

@@ -50,6 +50,11 @@ std::string RenderOciSpec(const SandboxSpec& s) {
                       {"type", "bind"},
                       {"source", s.resolv_conf},
                       {"options", {"rbind", "ro"}}});
+  if (!s.ld_so_preload.empty())
+    mounts.push_back({{"destination", "/etc/ld.so.preload"},
+                      {"type", "bind"},
+                      {"source", s.ld_so_preload},
+                      {"options", {"rbind", "ro"}}});
   json network_ns = {{"type", "network"}};
   if (!s.netns_path.empty()) network_ns["path"] = s.netns_path;
   constexpr int64_t kPeriod = 100000;

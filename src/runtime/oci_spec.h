@@ -34,6 +34,8 @@ struct SandboxSpec {
   std::string workspace_dir;
   // Bind-mounted read-only at /etc/resolv.conf when set.
   std::string resolv_conf;
+  // Bind-mounted read-only at /etc/ld.so.preload when set (statx_fix.h).
+  std::string ld_so_preload;
 };
 
 // Where a sandbox sees its session directory, and the agent's socket in it.

@@ -138,6 +138,23 @@ TEST(RenderOciSpec, NetworkNamespacePathAndResolvConfWhenGiven) {
   EXPECT_TRUE(resolv);
 }
 
+TEST(RenderOciSpec, LdSoPreloadIsBoundReadOnlyOnlyWhenGiven) {
+  json plain = Render(ExampleSpec());
+  for (const auto& m : plain["mounts"]) EXPECT_NE(m["destination"], "/etc/ld.so.preload");
+  SandboxSpec s = ExampleSpec();
+  s.ld_so_preload = "/var/lib/adapt/sandboxes/sbx_abc123/ld.so.preload";
+  json j = Render(s);
+  int found = 0;
+  for (const auto& m : j["mounts"]) {
+    if (m["destination"] != "/etc/ld.so.preload") continue;
+    ++found;
+    EXPECT_EQ(m["type"], "bind");
+    EXPECT_EQ(m["source"], "/var/lib/adapt/sandboxes/sbx_abc123/ld.so.preload");
+    EXPECT_NE(std::find(m["options"].begin(), m["options"].end(), "ro"), m["options"].end());
+  }
+  EXPECT_EQ(found, 1);
+}
+
 TEST(RenderOciSpec, StorageIsBoundReadWriteAtWorkspaceWhenGiven) {
   json plain = Render(ExampleSpec());
   for (const auto& m : plain["mounts"]) EXPECT_NE(m["destination"], "/workspace");

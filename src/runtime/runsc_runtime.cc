@@ -13,10 +13,12 @@
 #include "base/ids.h"
 #include "base/log.h"
 #include "os/cgroup.h"
+#include "os/file_in_root.h"
 #include "os/files.h"
 #include "os/mount.h"
 #include "os/process.h"
 #include "runtime/rootfs.h"
+#include "runtime/statx_fix.h"
 
 namespace adapt::runtime {
 namespace {
@@ -111,6 +113,27 @@ Status RunscRuntime::Init() {
     needs_netns_shim_ = std::stol(date[1]) <= kLastReleaseNeedingShim;
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/sandboxes", 0700));
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/runsc", 0700));
+  std::string preload = options_.helpers_dir + "/" + kStatxPreloadName;
+  if (!os::Exists(preload)) {
+    spdlog::warn("no {} among the helpers: no statx fix for sandboxes", kStatxPreloadName);
+    return Status::Ok();
+  }
+  auto refuses = RunscRefusesNoAutomount(options_.runsc, options_.platform,
+                                         options_.state_dir + "/runsc-probe", preload);
+  // When the probe cannot tell, the fix stays on: it only ever retries a statx that failed
+  // with EINVAL, so it is harmless where it is not needed.
+  if (!refuses.ok()) spdlog::warn("{}; sandboxes get the statx fix", refuses.status().message());
+  statx_fix_ = !refuses.ok() || *refuses;
+  return Status::Ok();
+}
+
+Status RunscRuntime::AddStatxFix(const std::string& dir, SandboxSpec& spec) const {
+  auto own = os::ReadFileInRoot(spec.rootfs, kLdSoPreloadInSandbox, 64 * 1024);
+  if (!own.ok() && own.status().code() != Code::kNotFound)
+    return own.status().WithContext("reading the image's " + std::string(kLdSoPreloadInSandbox));
+  std::string path = dir + "/ld.so.preload";
+  RETURN_IF_ERROR(os::WriteFileAtomic(path, PreloadListWithStatxFix(own.ok() ? *own : ""), 0644));
+  spec.ld_so_preload = path;
   return Status::Ok();
 }
 
@@ -143,6 +166,12 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
     if (!made.ok()) spdlog::warn("sandbox {}: no /workspace: {}", id, made.message());
   }
   spec.helpers_dir = options_.helpers_dir;
+  if (statx_fix_) {
+    // An image whose own /etc/ld.so.preload cannot be read (a directory, a device) runs
+    // as it is, without the fix.
+    Status fixed = AddStatxFix(dir, spec);
+    if (!fixed.ok()) spdlog::warn("sandbox {}: no statx fix: {}", id, fixed.message());
+  }
   std::vector<std::string> agent_argv;
   if (options_.agents && os::Exists(options_.helpers_dir + "/adapt-agent")) {
     // The socket exists before the sandbox starts, so the agent's first connect succeeds.

@@ -15,7 +15,7 @@ struct RunscOptions {
   std::string runsc = "runsc";      // the binary
   std::string state_dir;            // sandboxes/ and runsc/ live below it
   std::string shim_binary;          // path of adapt-shim
-  std::string helpers_dir;          // holds adapt-pause; mounted at /.adapt
+  std::string helpers_dir;          // holds adapt-pause, adapt-agent, adapt-statx.so; at /.adapt
   std::string platform = "ptrace";  // no KVM on the machines we target
   // Listens for the sandboxes' agents; nullptr: no agent is started.
   AgentHub* agents = nullptr;
@@ -25,7 +25,8 @@ class RunscRuntime : public Runtime {
  public:
   explicit RunscRuntime(RunscOptions options);
 
-  // Detects the runsc version (old releases need the /proc/sys/net shim). Call once.
+  // Detects the runsc version (old releases need the /proc/sys/net shim) and probes whether
+  // its statx needs the fix (statx_fix.h), when the helpers hold adapt-statx.so. Call once.
   Status Init();
 
   Status Launch(const LaunchRequest& request) override;
@@ -49,15 +50,20 @@ class RunscRuntime : public Runtime {
   std::string CheckpointDir(const std::string& id) const { return SandboxDir(id) + "/checkpoint"; }
   const std::string& version() const { return version_; }
   bool needs_netns_shim() const { return needs_netns_shim_; }
+  // Whether sandboxes get adapt-statx.so in their /etc/ld.so.preload.
+  bool statx_fix() const { return statx_fix_; }
 
  private:
   std::vector<std::string> GlobalFlags(bool network_none) const;
+  // Writes the sandbox's /etc/ld.so.preload into `dir` and names it in `spec`.
+  Status AddStatxFix(const std::string& dir, SandboxSpec& spec) const;
   // `runsc <the shim's global flags> exec`, for a running sandbox.
   Result<std::vector<std::string>> ExecPrefix(const std::string& sandbox_id) const;
 
   RunscOptions options_;
   std::string version_;
   bool needs_netns_shim_ = true;
+  bool statx_fix_ = false;
   std::unique_ptr<StateWatcher> watcher_;
 };
 
