@@ -115,7 +115,8 @@ Status UnpackLayer(const std::string& archive_path, const std::string& dir, uint
     while (true) {
       auto end = rel.find('/', i);
       if (end == std::string::npos) return true;
-      p += "/" + rel.substr(i, end - i);
+      p += '/';
+      p.append(rel, i, end - i);
       if (std::filesystem::is_symlink(p, ec)) return false;
       i = end + 1;
     }

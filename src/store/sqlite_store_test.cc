@@ -174,7 +174,9 @@ TEST_F(SqliteStoreTest, PurgedIdempotencyKeysNoLongerReplay) {
 TEST_F(SqliteStoreTest, ListIsNewestFirstAndPagesCoverEverythingOnce) {
   std::vector<std::string> created;
   for (int i = 0; i < 10; ++i) {
-    created.push_back(MustCreate(Sandbox(org_.id, "s" + std::to_string(i))).id);
+    std::string name = "s";  // not "s" + to_string(i): GCC 12 -O3 false -Wrestrict
+    name += std::to_string(i);
+    created.push_back(MustCreate(Sandbox(org_.id, name)).id);
     MustCreate(Sandbox(other_org_.id, "noise"));
   }
   std::vector<std::string> newest_first(created.rbegin(), created.rend());
