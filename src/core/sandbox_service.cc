@@ -106,7 +106,7 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
       r.status = "running";
     }
   }
-  auto created = store_.CreateSandbox(r, idem);
+  auto created = store_.CreateSandbox(r, idem, max_per_org_);
   if (pooled && (!created.ok() || created->replayed)) pool_->Discard(*pooled);
   if (!created.ok()) return created.status();
   store::CreateOutcome outcome = *created;

@@ -67,6 +67,9 @@ class SandboxService {
   void set_image_service(ImageService* images) { image_service_ = images; }
   // Where sandbox create's `secrets` are looked up; without one, naming secrets is refused.
   void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
+  // The most sandboxes (not deleting, deleted or failed) an organization may have; a create
+  // past it is kResourceExhausted. 0: no cap. Set before serving.
+  void set_max_sandboxes_per_org(int max) { max_per_org_ = max; }
 
  private:
   std::function<nlohmann::json(const std::string&, const std::string&)> endpoints_view_;
@@ -80,6 +83,7 @@ class SandboxService {
   storage::VolumeService* volumes_ = nullptr;
   WarmPool* pool_ = nullptr;
   SecretService* secrets_ = nullptr;
+  int max_per_org_ = 0;
 };
 
 }  // namespace adapt::core

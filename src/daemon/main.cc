@@ -149,7 +149,9 @@ int Run(const DaemonConfig& config) {
   attacher.SetRestartHook([&sandboxes](const std::string& org, const std::string& id) {
     return sandboxes.Restart(org, id);
   });
+  sandboxes.set_max_sandboxes_per_org(config.max_sandboxes_per_org);
   core::ImageService image_service(**store, image_store, workers);
+  image_service.set_caps(config.max_images_per_org, config.max_imports_per_org);
   image_service.Reconcile();
   sandboxes.set_image_service(&image_service);
   sandboxes.set_volume_service(&volumes);
@@ -213,7 +215,7 @@ int Run(const DaemonConfig& config) {
   api::AddHealthRoutes(router);
   api::AddOrgRoutes(router, auth);
   api::AddSandboxRoutes(router, sandboxes);
-  api::AddCommandRoutes(router, commands);
+  api::AddCommandRoutes(router, commands, workers);
   api::AddEndpointRoutes(router, endpoints);
   api::AddImageRoutes(router, image_service);
   api::AddStorageRoutes(router, volumes);
@@ -221,6 +223,8 @@ int Run(const DaemonConfig& config) {
   api::AddEnvironmentRoutes(router, images);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   mcp::ToolRegistry mcp_tools;
+  // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
+  boost::asio::thread_pool mcp_calls(static_cast<size_t>(config.mcp_call_threads));
   mcp::ToolServices tool_services{sandboxes, commands, images,      files,
                                   endpoints, &volumes, &object_api, &attacher};
   mcp::RegisterTools(mcp_tools, tool_services);
@@ -236,7 +240,7 @@ int Run(const DaemonConfig& config) {
         }
         return auth.Authenticate(bearer);
       },
-      listen->host, workers);
+      listen->host, mcp_calls, config.mcp_call_threads);
   mcp::AddMcpRoutes(router, mcp_http);
   mcp::AddCorsPreflights(router, listen->host);
   api::AddFileRoutes(router, files);
