@@ -6,6 +6,7 @@
 #include "core/command_request.h"
 #include "core/list_cursor.h"
 #include "core/sandbox_view.h"
+#include "core/wake_signal.h"
 #include "core/startup_plan.h"
 
 namespace adapt::core {
@@ -104,6 +105,14 @@ Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& 
   ASSIGN_OR_RETURN(StartedCommand started, Start(who, sandbox_id, body));
   runner_.WaitFor(started.id, std::chrono::seconds(started.wait_seconds));
   return Outcome(who, sandbox_id, started.id);
+}
+
+void CommandService::AwaitEnd(const std::string& id,
+                              std::chrono::steady_clock::time_point until) {
+  auto signal = std::make_shared<WakeSignal>();
+  uint64_t token = runner_.WhenEnded(id, [signal] { signal->Fire(); });
+  signal->WaitUntil(until);
+  runner_.CancelWhenEnded(token);
 }
 
 Result<RunOutcome> CommandService::Outcome(const Principal& who, const std::string& sandbox_id,

@@ -56,6 +56,9 @@ class CommandService {
     return runner_.WhenEnded(id, std::move(fn));
   }
   void CancelWhenEnded(uint64_t token) { runner_.CancelWhenEnded(token); }
+  // Blocks until the command no longer runs here or `until` passes, for a caller waiting on
+  // a thread of its own (MCP tools).
+  void AwaitEnd(const std::string& id, std::chrono::steady_clock::time_point until);
   Result<nlohmann::json> Get(const Principal& who, const std::string& sandbox_id,
                              const std::string& id);
   Result<nlohmann::json> List(const Principal& who, const std::string& sandbox_id,

@@ -150,6 +150,7 @@ int Run(const DaemonConfig& config) {
     return sandboxes.Restart(org, id);
   });
   sandboxes.set_max_sandboxes_per_org(config.max_sandboxes_per_org);
+  sandboxes.set_event_bus(&bus);
   core::ImageService image_service(**store, image_store, workers);
   image_service.set_caps(config.max_images_per_org, config.max_imports_per_org);
   image_service.Reconcile();
