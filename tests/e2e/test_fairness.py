@@ -42,6 +42,14 @@ def small():
     close_daemon(d)
 
 
+@pytest.fixture(autouse=True)
+def _delete_sandboxes_on_small(small):
+    """The host runs few sandboxes at once: each test's go when it ends."""
+    first = len(small.created)
+    yield
+    harness.delete_concurrently(small.created[first:])
+
+
 @pytest.fixture(scope="module")
 def registry():
     r = reg.Registry()
