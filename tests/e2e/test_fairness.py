@@ -70,9 +70,9 @@ def timed(fn):
     return out, time.monotonic() - start
 
 
-def assert_others_served_promptly(daemon):
-    """A plain health check and another organization's list answer long before the waits end."""
-    other = daemon.new_org()
+def assert_others_served_promptly(other):
+    """A plain health check and another organization's list answer long before the waits end
+    (`other` is made before the waits start: making it needs the API too)."""
     (status, body), took = timed(lambda: other.api("GET", "/healthz", key=""))
     assert status == 200 and body["status"] == "ok", body
     assert took < WAIT / 3, "GET /healthz took %.1f s while requests waited" % took
@@ -82,7 +82,7 @@ def assert_others_served_promptly(daemon):
 
 
 def test_command_waits_hold_no_api_worker(small):
-    org = small.new_org()
+    org, other = small.new_org(), small.new_org()
     sid = running_sandbox(org)
     waits = 6  # three times the API workers
     started = time.monotonic()
@@ -92,7 +92,7 @@ def test_command_waits_hold_no_api_worker(small):
                    for _ in range(waits)]
         time.sleep(2)  # the waits are in
         assert not any(f.done() for f in futures), [f.result() for f in futures if f.done()]
-        assert_others_served_promptly(small)
+        assert_others_served_promptly(other)
         results = [f.result() for f in futures]
     # Each wait ran its course: 202 with the command still running, after about WAIT seconds.
     assert all(status == 202 and cmd["status"] == "running" for status, cmd in results), results
@@ -119,7 +119,7 @@ def mcp_call(daemon, key, session, name, arguments, id=7):
 
 
 def test_mcp_waits_hold_no_api_worker_and_are_bounded(small):
-    org = small.new_org()
+    org, other = small.new_org(), small.new_org()
     sid = running_sandbox(org)
     session, _ = mcp.initialize(small, org.key)
     args = {"sandbox_id": sid, "command": "sleep %d" % (WAIT + 5), "wait_seconds": WAIT}
@@ -128,7 +128,7 @@ def test_mcp_waits_hold_no_api_worker_and_are_bounded(small):
                    for i in range(MCP_CALLS)]
         time.sleep(2)
         assert not any(f.done() for f in futures), [f.result() for f in futures if f.done()]
-        assert_others_served_promptly(small)
+        assert_others_served_promptly(other)
         # Beyond the MCP bound, a call is refused at once with a clear 429 and Retry-After.
         (status, headers, text), took = timed(
             lambda: mcp_call(small, org.key, session, "run_command", args, id=99))
