@@ -105,7 +105,7 @@ def test_a_wait_answers_when_the_command_ends(small):
     (status, cmd), took = timed(lambda: org.api(
         "POST", "/v1/sandboxes/%s/commands" % sid,
         {"argv": ["sh", "-c", "sleep 1; echo done"], "waitSeconds": WAIT}))
-    assert status == 200 and cmd["status"] == "completed" and cmd["stdout"] == "done\n", cmd
+    assert status == 200 and cmd["status"] == "exited" and cmd["stdout"] == "done\n", cmd
     assert took < WAIT / 2, "the wait did not end with the command (%.1f s)" % took
     # waitSeconds 0 answers at once with the command running.
     status, cmd = org.api("POST", "/v1/sandboxes/%s/commands" % sid,
