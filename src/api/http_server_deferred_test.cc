@@ -17,11 +17,18 @@ class Parked : public DeferredResponse {
   void Start(Reply reply) override {
     std::lock_guard lock(mu_);
     reply_ = std::move(reply);
+    started_.notify_all();
+  }
+  // The connection runs Start on its strand a moment after the handler returned.
+  bool WaitStarted() {
+    std::unique_lock lock(mu_);
+    return started_.wait_for(lock, 5s, [&] { return reply_ != nullptr; });
   }
   void Expire() override { Answer(202, "expired"); }
   void Cancel() override { cancelled_ = true; }
 
   void Answer(int status, std::string body) {
+    ASSERT_TRUE(WaitStarted());
     Reply reply;
     {
       std::lock_guard lock(mu_);
@@ -37,20 +44,21 @@ class Parked : public DeferredResponse {
  private:
   const std::chrono::steady_clock::time_point deadline_;
   std::mutex mu_;
+  std::condition_variable started_;
   Reply reply_;
   std::atomic<bool> cancelled_{false};
 };
 
 class DeferredTest : public HttpServerTest {
  protected:
-  // /park parks its request (deadline `wait` ahead); anything else echoes.
+  // /park?i=N parks its request as parked_[N] (deadline `wait` ahead); the rest echo.
   void ServeParking(std::chrono::milliseconds wait) {
     Serve([this, wait](const HttpRequest& request) {
       if (request.path != "/park") return Echo(request);
       auto parked = std::make_shared<Parked>(std::chrono::steady_clock::now() + wait);
       {
         std::lock_guard lock(mu_);
-        parked_.push_back(parked);
+        parked_[std::stoi(request.query.at("i"))] = parked;
       }
       arrived_.notify_all();
       HttpResponse r;
@@ -58,15 +66,21 @@ class DeferredTest : public HttpServerTest {
       return r;
     });
   }
+  // The first n parked requests, once their connections started waiting for them.
   std::vector<std::shared_ptr<Parked>> WaitParked(size_t n) {
-    std::unique_lock lock(mu_);
-    arrived_.wait_for(lock, 5s, [&] { return parked_.size() >= n; });
-    return parked_;
+    std::vector<std::shared_ptr<Parked>> out;
+    {
+      std::unique_lock lock(mu_);
+      arrived_.wait_for(lock, 5s, [&] { return parked_.size() >= n; });
+      for (auto& [i, parked] : parked_) out.push_back(parked);
+    }
+    for (auto& parked : out) EXPECT_TRUE(parked->WaitStarted());
+    return out;
   }
 
   std::mutex mu_;
   std::condition_variable arrived_;
-  std::vector<std::shared_ptr<Parked>> parked_;
+  std::map<int, std::shared_ptr<Parked>> parked_;
 };
 
 TEST_F(DeferredTest, ParkedRequestsHoldNoWorkerAndGetTheirAnswerOnTheirConnection) {
@@ -75,7 +89,7 @@ TEST_F(DeferredTest, ParkedRequestsHoldNoWorkerAndGetTheirAnswerOnTheirConnectio
   std::vector<std::unique_ptr<Client>> waiting;
   for (int i = 0; i < 8; ++i) {
     waiting.push_back(std::make_unique<Client>(port()));
-    waiting.back()->Send("GET /park HTTP/1.1\r\nHost: x\r\n\r\n");
+    waiting.back()->Send("GET /park?i=" + std::to_string(i) + " HTTP/1.1\r\nHost: x\r\n\r\n");
   }
   auto parked = WaitParked(8);
   ASSERT_EQ(parked.size(), 8u);
@@ -103,7 +117,7 @@ TEST_F(DeferredTest, ParkedRequestsHoldNoWorkerAndGetTheirAnswerOnTheirConnectio
 TEST_F(DeferredTest, DeadlineExpiresTheWait) {
   ServeParking(200ms);
   Client client(port());
-  client.Send("GET /park HTTP/1.1\r\nHost: x\r\n\r\n");
+  client.Send("GET /park?i=0 HTTP/1.1\r\nHost: x\r\n\r\n");
   auto r = client.ReadResponse();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 202);
@@ -113,7 +127,7 @@ TEST_F(DeferredTest, DeadlineExpiresTheWait) {
 TEST_F(DeferredTest, StopCancelsParkedRequestsPromptly) {
   ServeParking(60s);
   Client client(port());
-  client.Send("GET /park HTTP/1.1\r\nHost: x\r\n\r\n");
+  client.Send("GET /park?i=0 HTTP/1.1\r\nHost: x\r\n\r\n");
   auto parked = WaitParked(1);
   ASSERT_EQ(parked.size(), 1u);
   auto start = std::chrono::steady_clock::now();
