@@ -83,7 +83,8 @@ ToolResult Follow(core::CommandService& commands, ToolContext& ctx, const std::s
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::seconds(seconds);
-  auto next_progress = start + std::chrono::seconds(1);
+  // The first report comes early: a short wait_seconds would otherwise report nothing.
+  auto next_progress = start + std::chrono::milliseconds(250);
   for (;;) {
     auto c = commands.Get(ctx.who, sandbox_id, id);
     if (!c.ok()) return ToolResult::Fail(FailureSentence(c.status()));
