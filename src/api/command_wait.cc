@@ -53,8 +53,8 @@ class CommandWait : public DeferredResponse, public std::enable_shared_from_this
   const core::Principal who_;
   const std::string sandbox_id_, command_id_;
   const std::chrono::steady_clock::time_point deadline_;
-  Reply reply_;                          // set by Start, before anything can call Answer
-  std::atomic<uint64_t> token_{0};       // WhenEnded's
+  Reply reply_;                     // set by Start, before anything can call Answer
+  std::atomic<uint64_t> token_{0};  // WhenEnded's
   std::atomic<bool> answered_{false};
 };
 

@@ -6,8 +6,8 @@
 #include "core/command_request.h"
 #include "core/list_cursor.h"
 #include "core/sandbox_view.h"
-#include "core/wake_signal.h"
 #include "core/startup_plan.h"
+#include "core/wake_signal.h"
 
 namespace adapt::core {
 namespace {
@@ -107,8 +107,7 @@ Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& 
   return Outcome(who, sandbox_id, started.id);
 }
 
-void CommandService::AwaitEnd(const std::string& id,
-                              std::chrono::steady_clock::time_point until) {
+void CommandService::AwaitEnd(const std::string& id, std::chrono::steady_clock::time_point until) {
   auto signal = std::make_shared<WakeSignal>();
   uint64_t token = runner_.WhenEnded(id, [signal] { signal->Fire(); });
   signal->WaitUntil(until);

@@ -13,9 +13,9 @@
 #include "core/sandbox_limits.h"
 #include "core/sandbox_request.h"
 #include "core/sandbox_view.h"
-#include "core/wake_signal.h"
 #include "core/secret_service.h"
 #include "core/startup_plan.h"
+#include "core/wake_signal.h"
 #include "core/warm_pool.h"
 #include "image/reference.h"
 

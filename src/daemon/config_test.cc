@@ -173,8 +173,8 @@ TEST_F(ConfigTest, PerOrganizationCapsAndMcpThreadsHaveDefaultsFlagsAndKeys) {
   EXPECT_EQ(c.max_images_per_org, 0);
   EXPECT_EQ(c.max_imports_per_org, 1);
   EXPECT_EQ(c.mcp_call_threads, 2);
-  EXPECT_EQ(MustLoad({"--config", WriteConfig(R"({"maxSandboxesPerOrg": 7})")}).max_sandboxes_per_org,
-            7);
+  EXPECT_EQ(
+      MustLoad({"--config", WriteConfig(R"({"maxSandboxesPerOrg": 7})")}).max_sandboxes_per_org, 7);
   auto bad = Load({"--max-sandboxes-per-org", "-1"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().field(), "maxSandboxesPerOrg");

@@ -7,8 +7,8 @@
 
 #include <atomic>
 #include <boost/asio/thread_pool.hpp>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 

@@ -96,12 +96,9 @@ Result<store::ObjectRecord> ObjectStore::Put(const std::string& org_id, const st
   return PutCounted(org_id, key, content_type, source, expected_sha256, "");
 }
 
-Result<store::ObjectRecord> ObjectStore::PutCounted(const std::string& org_id,
-                                                    const std::string& key,
-                                                    const std::string& content_type,
-                                                    const ObjectSource& source,
-                                                    const std::string& expected_sha256,
-                                                    const std::string& upload_id) {
+Result<store::ObjectRecord> ObjectStore::PutCounted(
+    const std::string& org_id, const std::string& key, const std::string& content_type,
+    const ObjectSource& source, const std::string& expected_sha256, const std::string& upload_id) {
   RETURN_IF_ERROR(ValidateObjectKey(key));
   RETURN_IF_ERROR(ValidateContentType(content_type));
   // Checked as the bytes arrive, so a write past the quota stops there, not after 5 GiB.

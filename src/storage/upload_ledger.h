@@ -60,8 +60,8 @@ class UploadLedger {
     std::map<int, uint64_t> parts;  // part number -> bytes
   };
   mutable std::mutex mu_;
-  std::map<std::string, uint64_t> held_;    // org id -> bytes
-  std::map<std::string, Upload> uploads_;   // upload id -> its parts
+  std::map<std::string, uint64_t> held_;   // org id -> bytes
+  std::map<std::string, Upload> uploads_;  // upload id -> its parts
 };
 
 }  // namespace adapt::storage
