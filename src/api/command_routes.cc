@@ -1,5 +1,6 @@
 // /v1/sandboxes/{id}/commands: translation between HTTP and core::CommandService.
 #include "api/command_stream.h"
+#include "api/command_wait.h"
 #include "api/errors.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
@@ -7,14 +8,20 @@
 
 namespace adapt::api {
 
-void AddCommandRoutes(Router& router, core::CommandService& commands) {
+void AddCommandRoutes(Router& router, core::CommandService& commands,
+                      boost::asio::thread_pool& workers) {
   router.Add("POST", "/v1/sandboxes/{id}/commands",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
                auto body = ParseJsonBody(req);
                if (!body.ok()) return ErrorResponse(body.status());
-               auto outcome = commands.Run(who, p.at("id"), *body);
-               if (!outcome.ok()) return ErrorResponse(outcome.status());
-               return JsonResponse(outcome->finished ? 200 : 202, outcome->command);
+               auto started = commands.Start(who, p.at("id"), *body);
+               if (!started.ok()) return ErrorResponse(started.status());
+               // The wait holds no worker: the answer comes when the command ends.
+               HttpResponse r;
+               r.deferred = MakeCommandWait(
+                   commands, workers, who, p.at("id"), started->id,
+                   std::chrono::steady_clock::now() + std::chrono::seconds(started->wait_seconds));
+               return r;
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {

@@ -3,6 +3,7 @@
 #include <array>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -116,6 +117,33 @@ class StreamedBody final : public RequestBody {
   long result_ = 0;
 };
 
+// Where a DeferredResponse's answer goes: to the connection's strand, once, while the
+// connection waits for it. Holds the connection until then. Thread-safe.
+template <typename Connection>
+class DeferredReplySlot {
+ public:
+  DeferredReplySlot(std::shared_ptr<Connection> connection, net::any_io_executor strand)
+      : connection_(std::move(connection)), strand_(std::move(strand)) {}
+  void Reply(HttpResponse response) {
+    std::lock_guard lock(mu_);
+    if (!connection_) return;
+    net::post(strand_, [c = std::move(connection_), r = std::move(response)]() mutable {
+      c->OnDeferredAnswer(std::move(r));
+    });
+  }
+  // Posts happen only before Close, which the connection calls before it ends: none can
+  // reach a destroyed io_context.
+  void Close() {
+    std::lock_guard lock(mu_);
+    connection_.reset();
+  }
+
+ private:
+  std::mutex mu_;
+  std::shared_ptr<Connection> connection_;
+  const net::any_io_executor strand_;
+};
+
 }  // namespace
 
 // Every member function runs on the connection's strand.
@@ -125,9 +153,11 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       : server_(server),
         stream_(std::move(socket)),
         strand_(stream_.get_executor()),
-        remote_(std::move(remote)) {}
+        remote_(std::move(remote)),
+        deferred_timer_(strand_) {}
 
   ~HttpConnection() {
+    if (reply_slot_) reply_slot_->Close();
     if (sink_) sink_->MarkClosed();
     // Only reached without EndStream when the io_context dropped our pending handlers.
     if (response_stream_) StopResponseStream();
@@ -321,8 +351,47 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       spdlog::error("http handler returned invalid status {}; answering 500", response.status);
       response = ServerErrorResponse(500, "internal", "internal error");
     }
+    if (response.deferred) return AwaitDeferred(std::move(response.deferred));
     if (response.stream) return WriteStreamHeader(std::move(response));
     WriteResponse(std::move(response), keep_alive_ && !server_.stopping);
+  }
+
+  // No worker waits for the answer: the deadline is a timer on the strand.
+  void AwaitDeferred(std::shared_ptr<DeferredResponse> deferred) {
+    deferred_ = std::move(deferred);
+    reply_slot_ = std::make_shared<DeferredReplySlot<HttpConnection>>(shared_from_this(), strand_);
+    deferred_timer_.expires_at(deferred_->deadline());
+    deferred_timer_.async_wait([self = shared_from_this()](error_code ec) {
+      if (ec || !self->deferred_) return;
+      RunLogged("DeferredResponse::Expire", [&] { self->deferred_->Expire(); });
+    });
+    bool started = false;
+    RunLogged("DeferredResponse::Start", [&] {
+      deferred_->Start([slot = reply_slot_](HttpResponse r) { slot->Reply(std::move(r)); });
+      started = true;
+    });
+    if (!started) reply_slot_->Reply(ServerErrorResponse(500, "internal", "internal error"));
+  }
+
+ public:
+  // On the strand, from DeferredReplySlot::Reply.
+  void OnDeferredAnswer(HttpResponse response) {
+    if (!deferred_) return;
+    deferred_.reset();
+    reply_slot_.reset();
+    deferred_timer_.cancel();
+    if (response.deferred) response = ServerErrorResponse(500, "internal", "internal error");
+    OnHandled(std::move(response));
+  }
+
+ private:
+  void CancelDeferred() {
+    if (!deferred_) return;
+    reply_slot_->Close();
+    reply_slot_.reset();
+    deferred_timer_.cancel();
+    auto deferred = std::move(deferred_);
+    RunLogged("DeferredResponse::Cancel", [&] { deferred->Cancel(); });
   }
 
   void WriteError(int status, const std::string& code, const std::string& message) {
@@ -370,6 +439,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   void CloseNow() {
     closed_ = true;
+    CancelDeferred();
     if (streaming_) return EndStream();
     stream_.close();
   }
@@ -473,6 +543,11 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   bool head_ = false;
   bool keep_alive_ = false;
   bool closed_ = false;
+
+  // While a DeferredResponse is awaited.
+  std::shared_ptr<DeferredResponse> deferred_;
+  std::shared_ptr<DeferredReplySlot<HttpConnection>> reply_slot_;
+  net::steady_timer deferred_timer_;
 
   std::shared_ptr<ResponseStream> response_stream_;
   std::shared_ptr<ConnectionSink> sink_;

@@ -2,6 +2,7 @@
 // so API handlers can be written and tested without a socket.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -71,6 +72,29 @@ class ResponseStream {
   virtual void Stop() = 0;
 };
 
+struct HttpResponse;
+
+// An answer that comes later, so that a request that waits (for a command's end, up to its
+// waitSeconds) holds no worker thread meanwhile: the handler returns at once, the connection
+// keeps the request open, and writes the answer when Start's `reply` is called. Nothing is
+// read from the connection meanwhile, so a client that leaves is noticed at the answer.
+class DeferredResponse {
+ public:
+  using Reply = std::function<void(HttpResponse)>;
+  virtual ~DeferredResponse() = default;
+  // When Expire is called if no answer came before.
+  virtual std::chrono::steady_clock::time_point deadline() const = 0;
+  // Called once, on an I/O thread; must not block. Call `reply` once, from any thread, with
+  // the answer; calls after the first, or after Cancel, do nothing.
+  virtual void Start(Reply reply) = 0;
+  // Called at most once, on an I/O thread, when the deadline passed without an answer; must
+  // not block, and must lead to a reply soon (work that blocks goes to a pool).
+  virtual void Expire() = 0;
+  // Called at most once, on an I/O thread, when the connection ends before the answer
+  // (server stopping); must not block. Stops whatever would call `reply`.
+  virtual void Cancel() = 0;
+};
+
 struct HttpResponse {
   int status = 200;                               // 200..599; anything else is answered 500
   std::string content_type = "application/json";  // omitted when empty
@@ -83,6 +107,8 @@ struct HttpResponse {
   std::shared_ptr<ResponseStream> stream;
   // With `stream`: the body's exact length, sent as Content-Length, when known.
   std::optional<uint64_t> stream_length;
+  // When set, everything else is ignored: the answer is the one `deferred` gives later.
+  std::shared_ptr<DeferredResponse> deferred;
 };
 
 // Runs on a worker thread, concurrently with other calls; may block. An exception becomes

@@ -19,7 +19,8 @@
 namespace adapt::api {
 
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
-void AddCommandRoutes(Router& router, core::CommandService& commands);
+void AddCommandRoutes(Router& router, core::CommandService& commands,
+                      boost::asio::thread_pool& workers);
 void AddOrgRoutes(Router& router, core::Auth& auth);
 // /v1/images and GET /v1/operations/{id} (image pulls).
 void AddImageRoutes(Router& router, core::ImageService& images);

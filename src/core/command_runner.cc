@@ -154,8 +154,42 @@ std::shared_ptr<CommandRunner::Running> CommandRunner::Register(store::CommandRe
   return c;
 }
 
-void CommandRunner::Unregister(const std::string& id) {
+uint64_t CommandRunner::WhenEnded(const std::string& id, std::function<void()> fn) {
+  {
+    std::lock_guard lock(mu_);
+    if (running_.count(id)) {
+      uint64_t token = next_token_++;
+      when_ended_.emplace(token, std::make_pair(id, std::move(fn)));
+      return token;
+    }
+  }
+  fn();
+  return 0;
+}
+
+void CommandRunner::CancelWhenEnded(uint64_t token) {
   std::lock_guard lock(mu_);
+  when_ended_.erase(token);
+}
+
+void CommandRunner::Unregister(const std::string& id) {
+  std::vector<std::function<void()>> ended;
+  // Called once the lock is released: a waiter may call back into the runner.
+  struct CallAfterUnlock {
+    std::vector<std::function<void()>>& fns;
+    ~CallAfterUnlock() {
+      for (auto& fn : fns) fn();
+    }
+  } call{ended};
+  std::lock_guard lock(mu_);
+  for (auto w = when_ended_.begin(); w != when_ended_.end();) {
+    if (w->second.first != id) {
+      ++w;
+      continue;
+    }
+    ended.push_back(std::move(w->second.second));
+    w = when_ended_.erase(w);
+  }
   auto it = running_.find(id);
   if (it != running_.end()) {
     std::string sandbox_id = it->second->record.sandbox_id;

@@ -7,6 +7,7 @@
 #include "core/list_cursor.h"
 #include "core/sandbox_view.h"
 #include "core/startup_plan.h"
+#include "core/wake_signal.h"
 
 namespace adapt::core {
 namespace {
@@ -101,6 +102,34 @@ Result<store::CommandRecord> CommandService::FindCommand(const Principal& who,
 
 Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& sandbox_id,
                                        const json& body) {
+  ASSIGN_OR_RETURN(StartedCommand started, Start(who, sandbox_id, body));
+  runner_.WaitFor(started.id, std::chrono::seconds(started.wait_seconds));
+  return Outcome(who, sandbox_id, started.id);
+}
+
+void CommandService::AwaitEnd(const std::string& id, std::chrono::steady_clock::time_point until) {
+  auto signal = std::make_shared<WakeSignal>();
+  uint64_t token = runner_.WhenEnded(id, [signal] { signal->Fire(); });
+  signal->WaitUntil(until);
+  runner_.CancelWhenEnded(token);
+}
+
+Result<RunOutcome> CommandService::Outcome(const Principal& who, const std::string& sandbox_id,
+                                           const std::string& id) {
+  RunOutcome outcome;
+  if (auto live = runner_.Snapshot(id)) {
+    outcome.command = live->data;
+    return outcome;
+  }
+  ASSIGN_OR_RETURN(store::CommandRecord done, store_.GetCommand(who.org_id, sandbox_id, id));
+  // "running" still: recorded by another adaptd's run and not taken over here.
+  outcome.finished = done.status != "running";
+  outcome.command = done.data;
+  return outcome;
+}
+
+Result<StartedCommand> CommandService::Start(const Principal& who, const std::string& sandbox_id,
+                                             const json& body) {
   ASSIGN_OR_RETURN(store::SandboxRecord sandbox, FindSandbox(who, sandbox_id));
   ASSIGN_OR_RETURN(RunCommandRequest req, ParseRunCommand(body));
   if (sandbox.status != "running")
@@ -188,16 +217,7 @@ Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& 
       return stored.WithContext("recording the command");
     }
   }
-  RunOutcome outcome;
-  outcome.finished = runner_.WaitFor(c.id, std::chrono::seconds(req.wait_seconds));
-  if (outcome.finished) {
-    ASSIGN_OR_RETURN(store::CommandRecord done, store_.GetCommand(who.org_id, sandbox_id, c.id));
-    outcome.command = done.data;
-  } else {
-    auto live = runner_.Snapshot(c.id);
-    outcome.command = live ? live->data : c.data;
-  }
-  return outcome;
+  return StartedCommand{c.id, req.wait_seconds};
 }
 
 Result<json> CommandService::Get(const Principal& who, const std::string& sandbox_id,

@@ -21,6 +21,11 @@ struct RunOutcome {
   nlohmann::json command;
 };
 
+struct StartedCommand {
+  std::string id;
+  int wait_seconds = 0;  // the request's waitSeconds
+};
+
 struct ListCommandsRequest {
   int limit = 50;
   std::string cursor;
@@ -38,6 +43,22 @@ class CommandService {
   // Conflict when the sandbox is not running.
   Result<RunOutcome> Run(const Principal& who, const std::string& sandbox_id,
                          const nlohmann::json& body);
+  // Run without the wait: validates `body` and starts the command. With WhenEnded and
+  // Outcome, a caller waits without holding a thread.
+  Result<StartedCommand> Start(const Principal& who, const std::string& sandbox_id,
+                               const nlohmann::json& body);
+  // The command now: finished (its final record) or running (its output so far). Reads the
+  // store: brief, but blocking.
+  Result<RunOutcome> Outcome(const Principal& who, const std::string& sandbox_id,
+                             const std::string& id);
+  // See CommandRunner::WhenEnded.
+  uint64_t WhenEnded(const std::string& id, std::function<void()> fn) {
+    return runner_.WhenEnded(id, std::move(fn));
+  }
+  void CancelWhenEnded(uint64_t token) { runner_.CancelWhenEnded(token); }
+  // Blocks until the command no longer runs here or `until` passes, for a caller waiting on
+  // a thread of its own (MCP tools).
+  void AwaitEnd(const std::string& id, std::chrono::steady_clock::time_point until);
   Result<nlohmann::json> Get(const Principal& who, const std::string& sandbox_id,
                              const std::string& id);
   Result<nlohmann::json> List(const Principal& who, const std::string& sandbox_id,

@@ -121,7 +121,7 @@ Result<json> ImageService::Pull(const Principal& who, const json& body) {
   rec.reference = reference;
   rec.status = "pulling";
   rec.created_at = NowMillis();
-  RETURN_IF_ERROR(store_.PutImage(rec));
+  RETURN_IF_ERROR(store_.InsertImageWithinCaps(rec, max_images_, max_in_progress_));
   ADAPT_FAULT_POINT("image.pull.after_row");
   {
     std::lock_guard lock(mu_);
@@ -145,7 +145,7 @@ Result<json> ImageService::Import(const Principal& who, const std::string& name,
   rec.created_at = NowMillis();
   // Written first: garbage collection keeps what the import publishes, and a restart
   // removes the record of an import it interrupted.
-  RETURN_IF_ERROR(store_.PutImage(rec));
+  RETURN_IF_ERROR(store_.InsertImageWithinCaps(rec, max_images_, max_in_progress_));
   auto imported = images_.ImportArchive(rec.reference, name, body);
   if (!imported.ok()) {
     store_.DeleteImage(rec.org_id, rec.id);

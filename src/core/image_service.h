@@ -52,6 +52,12 @@ class ImageService {
 
   // Where credentials.passwordSecret is looked up; without one it is refused.
   void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
+  // Per-organization caps (0: none): images, and pulls or imports in progress. A pull or an
+  // import past one is kResourceExhausted. Set before serving.
+  void set_caps(int max_images, int max_in_progress) {
+    max_images_ = max_images;
+    max_in_progress_ = max_in_progress;
+  }
 
  private:
   Result<image::Credentials> ParseCredentials(const std::string& org_id, const nlohmann::json& c);
@@ -64,6 +70,7 @@ class ImageService {
   std::mutex mu_;
   std::map<std::string, std::pair<uint64_t, uint64_t>> progress_;  // id -> (bytes, total)
   SecretService* secrets_ = nullptr;
+  int max_images_ = 0, max_in_progress_ = 0;
 };
 
 }  // namespace adapt::core

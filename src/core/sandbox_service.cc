@@ -15,6 +15,7 @@
 #include "core/sandbox_view.h"
 #include "core/secret_service.h"
 #include "core/startup_plan.h"
+#include "core/wake_signal.h"
 #include "core/warm_pool.h"
 #include "image/reference.h"
 
@@ -106,7 +107,7 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
       r.status = "running";
     }
   }
-  auto created = store_.CreateSandbox(r, idem);
+  auto created = store_.CreateSandbox(r, idem, max_per_org_);
   if (pooled && (!created.ok() || created->replayed)) pool_->Discard(*pooled);
   if (!created.ok()) return created.status();
   store::CreateOutcome outcome = *created;
@@ -116,6 +117,14 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
     boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
   }
   return SandboxToJson(outcome.sandbox);
+}
+
+void SandboxService::AwaitChange(std::chrono::steady_clock::time_point until) {
+  // Shared: the bus may call a listener just after Unsubscribe.
+  auto signal = std::make_shared<WakeSignal>();
+  uint64_t token = bus_ ? bus_->Subscribe([signal] { signal->Fire(); }) : 0;
+  signal->WaitUntil(until);
+  if (bus_) bus_->Unsubscribe(token);
 }
 
 Result<json> SandboxService::Get(const Principal& who, const std::string& id) {

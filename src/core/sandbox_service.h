@@ -3,12 +3,14 @@
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
+#include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "core/auth.h"
+#include "core/event_bus.h"
 #include "core/sandbox_lifecycle.h"
 
 namespace adapt::core {
@@ -67,6 +69,15 @@ class SandboxService {
   void set_image_service(ImageService* images) { image_service_ = images; }
   // Where sandbox create's `secrets` are looked up; without one, naming secrets is refused.
   void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
+  // The most sandboxes (not deleting, deleted or failed) an organization may have; a create
+  // past it is kResourceExhausted. 0: no cap. Set before serving.
+  void set_max_sandboxes_per_org(int max) { max_per_org_ = max; }
+  // Where recorded status changes are announced (for AwaitChange). Set before serving.
+  void set_event_bus(EventBus* bus) { bus_ = bus; }
+  // Blocks until a sandbox status change is recorded (any sandbox) or `until` passes, for a
+  // caller waiting on a thread of its own (MCP tools), which then looks again. REST waits
+  // hold no thread: they are deferred responses.
+  void AwaitChange(std::chrono::steady_clock::time_point until);
 
  private:
   std::function<nlohmann::json(const std::string&, const std::string&)> endpoints_view_;
@@ -80,6 +91,8 @@ class SandboxService {
   storage::VolumeService* volumes_ = nullptr;
   WarmPool* pool_ = nullptr;
   SecretService* secrets_ = nullptr;
+  int max_per_org_ = 0;
+  EventBus* bus_ = nullptr;
 };
 
 }  // namespace adapt::core

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "os/files.h"
 
@@ -57,6 +58,14 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.object_quota_bytes = value;
       else if (key == "multipartMaxAgeSeconds")
         c.multipart_max_age_seconds = value;
+      else if (key == "maxSandboxesPerOrg")
+        c.max_sandboxes_per_org = value;
+      else if (key == "maxImagesPerOrg")
+        c.max_images_per_org = value;
+      else if (key == "maxImportsPerOrg")
+        c.max_imports_per_org = value;
+      else if (key == "mcpCallThreads")
+        c.mcp_call_threads = value;
       else if (key == "ingressDomain")
         c.ingress_domain = value;
       else if (key == "ingressCert")
@@ -117,6 +126,14 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
                      "seconds before an unfinished multipart upload is removed [86400]");
   auto* workers =
       app.add_option("--worker-threads", flags.worker_threads, "threads for blocking work [8]");
+  auto* max_sandboxes = app.add_option("--max-sandboxes-per-org", flags.max_sandboxes_per_org,
+                                       "live sandboxes per organization, 0: no cap [50]");
+  auto* max_images = app.add_option("--max-images-per-org", flags.max_images_per_org,
+                                    "images per organization, 0: no cap [100]");
+  auto* max_imports = app.add_option("--max-imports-per-org", flags.max_imports_per_org,
+                                     "image pulls and imports in progress per organization [4]");
+  auto* mcp_threads = app.add_option("--mcp-call-threads", flags.mcp_call_threads,
+                                     "MCP tool calls running at once [16]");
   auto* warm_pools = app.add_option(
       "--warm-pool", flags.warm_pools,
       "pre-booted sandboxes: IMAGE=N[,cpu=C][,memoryMiB=M][,diskMiB=D]; repeatable [none]");
@@ -200,6 +217,18 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
       return InvalidArgument(
           "networkName", "networkName must be 1-32 letters, digits or '_', starting with a letter");
   }
+  if (max_sandboxes->count()) c.max_sandboxes_per_org = flags.max_sandboxes_per_org;
+  if (max_images->count()) c.max_images_per_org = flags.max_images_per_org;
+  if (max_imports->count()) c.max_imports_per_org = flags.max_imports_per_org;
+  if (mcp_threads->count()) c.mcp_call_threads = flags.mcp_call_threads;
+  for (auto [name, value] : {std::pair{"maxSandboxesPerOrg", c.max_sandboxes_per_org},
+                             {"maxImagesPerOrg", c.max_images_per_org},
+                             {"maxImportsPerOrg", c.max_imports_per_org}}) {
+    if (value < 0 || value > 1000000)
+      return InvalidArgument(name, std::string(name) + " must be between 0 and 1000000");
+  }
+  if (c.mcp_call_threads < 1 || c.mcp_call_threads > 1024)
+    return InvalidArgument("mcpCallThreads", "mcpCallThreads must be between 1 and 1024");
   if (c.worker_threads < 2 || c.worker_threads > 256)
     return InvalidArgument("worker-threads", "--worker-threads must be between 2 and 256");
   return c;

@@ -59,6 +59,15 @@ struct DaemonConfig {
   // Registries pulls may reach on loopback, link-local or private addresses, which they
   // refuse otherwise: "HOST" (every port) or "HOST:PORT" (image/registry_destination.h).
   std::vector<std::string> allowed_registries;
+  // Per-organization caps until accounts bring plans (0: no cap): sandboxes not deleted or
+  // failed (hibernated ones count), images, and image pulls or imports in progress. The
+  // create past a cap answers 429 and changes nothing.
+  int max_sandboxes_per_org = 50;
+  int max_images_per_org = 100;
+  int max_imports_per_org = 4;
+  // Threads running MCP tool calls, apart from the API workers, so that tool calls that wait
+  // (wait_for_sandbox, run_command) never hold those; a call beyond them answers 429.
+  int mcp_call_threads = 16;
 };
 
 // Parses argv (and the environment and config file). Returns the config or a usage error;

@@ -172,6 +172,26 @@ TEST_F(ConfigTest, EnvironmentOverridesTheFileAndFlagsOverrideBoth) {
   EXPECT_EQ(c.worker_threads, 3);
 }
 
+TEST_F(ConfigTest, PerOrganizationCapsAndMcpThreadsHaveDefaultsFlagsAndKeys) {
+  DaemonConfig d = MustLoad({});
+  EXPECT_EQ(d.max_sandboxes_per_org, 50);
+  EXPECT_EQ(d.max_images_per_org, 100);
+  EXPECT_EQ(d.max_imports_per_org, 4);
+  EXPECT_EQ(d.mcp_call_threads, 16);
+  DaemonConfig c = MustLoad({"--max-sandboxes-per-org", "3", "--max-images-per-org", "0",
+                             "--max-imports-per-org", "1", "--mcp-call-threads", "2"});
+  EXPECT_EQ(c.max_sandboxes_per_org, 3);
+  EXPECT_EQ(c.max_images_per_org, 0);
+  EXPECT_EQ(c.max_imports_per_org, 1);
+  EXPECT_EQ(c.mcp_call_threads, 2);
+  EXPECT_EQ(
+      MustLoad({"--config", WriteConfig(R"({"maxSandboxesPerOrg": 7})")}).max_sandboxes_per_org, 7);
+  auto bad = Load({"--max-sandboxes-per-org", "-1"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().field(), "maxSandboxesPerOrg");
+  EXPECT_FALSE(Load({"--mcp-call-threads", "0"}).ok());
+}
+
 TEST_F(ConfigTest, UnknownConfigKeyIsAnError) {
   auto c = Load({"--config", WriteConfig(R"({"listen": "127.0.0.1:1", "stateDirectory": "/x"})")});
   ASSERT_FALSE(c.ok());

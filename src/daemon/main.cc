@@ -157,7 +157,10 @@ int Run(const DaemonConfig& config) {
   attacher.SetRestartHook([&sandboxes](const std::string& org, const std::string& id) {
     return sandboxes.Restart(org, id);
   });
+  sandboxes.set_max_sandboxes_per_org(config.max_sandboxes_per_org);
+  sandboxes.set_event_bus(&bus);
   core::ImageService image_service(**store, image_store, workers);
+  image_service.set_caps(config.max_images_per_org, config.max_imports_per_org);
   image_service.Reconcile();
   sandboxes.set_image_service(&image_service);
   sandboxes.set_volume_service(&volumes);
@@ -221,7 +224,7 @@ int Run(const DaemonConfig& config) {
   api::AddHealthRoutes(router);
   api::AddOrgRoutes(router, auth);
   api::AddSandboxRoutes(router, sandboxes);
-  api::AddCommandRoutes(router, commands);
+  api::AddCommandRoutes(router, commands, workers);
   api::AddEndpointRoutes(router, endpoints);
   api::AddImageRoutes(router, image_service);
   api::AddStorageRoutes(router, volumes);
@@ -229,6 +232,8 @@ int Run(const DaemonConfig& config) {
   api::AddEnvironmentRoutes(router, images);
   api::AddEventRoutes(router, **store, bus, sandboxes, workers);
   mcp::ToolRegistry mcp_tools;
+  // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
+  boost::asio::thread_pool mcp_calls(static_cast<size_t>(config.mcp_call_threads));
   mcp::ToolServices tool_services{sandboxes, commands, images,      files,
                                   endpoints, &volumes, &object_api, &attacher};
   mcp::RegisterTools(mcp_tools, tool_services);
@@ -244,7 +249,7 @@ int Run(const DaemonConfig& config) {
         }
         return auth.Authenticate(bearer);
       },
-      listen->host, workers);
+      listen->host, mcp_calls, config.mcp_call_threads);
   mcp::AddMcpRoutes(router, mcp_http);
   mcp::AddCorsPreflights(router, listen->host);
   api::AddFileRoutes(router, files);

@@ -80,9 +80,11 @@ ToolResult Answer(const std::string& sandbox_id, const json& c) {
 // cancels the call.
 ToolResult Follow(core::CommandService& commands, ToolContext& ctx, const std::string& sandbox_id,
                   const std::string& id, int seconds, bool kill_on_cancel) {
-  auto start = std::chrono::steady_clock::now();
-  auto deadline = start + std::chrono::seconds(seconds);
-  int polls = 0;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::seconds(seconds);
+  // The first report comes early: a short wait_seconds would otherwise report nothing.
+  auto next_progress = start + std::chrono::milliseconds(250);
   for (;;) {
     auto c = commands.Get(ctx.who, sandbox_id, id);
     if (!c.ok()) return ToolResult::Fail(FailureSentence(c.status()));
@@ -92,13 +94,13 @@ ToolResult Follow(core::CommandService& commands, ToolContext& ctx, const std::s
       if (kill_on_cancel) (void)commands.Kill(ctx.who, sandbox_id, id);
       return ToolResult::Fail("The call was cancelled and command " + id + " was stopped.");
     }
-    ++polls;
-    if (polls % 8 == 0) {
-      double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      ctx.progress(elapsed, seconds, "command " + id + " is running");
+    if (Clock::now() >= next_progress) {
+      next_progress += std::chrono::seconds(1);
+      ctx.progress(std::chrono::duration<double>(Clock::now() - start).count(), seconds,
+                   "command " + id + " is running");
     }
-    PauseUnlessCancelled(ctx, polls < 10 ? 50 : 125);
+    // Wakes when the command ends; the tick is for cancellation and progress only.
+    commands.AwaitEnd(id, std::min(deadline, Clock::now() + std::chrono::milliseconds(250)));
   }
 }
 

@@ -36,15 +36,74 @@ std::string SseFrame(const json& message) {
          "\n\n";
 }
 
+// A call past McpHttp's bound is refused at once; a few seconds later one has likely ended.
+constexpr int kRetryAfterSeconds = 2;
+// A deferred call answers by then at the latest (tools wait at most about a minute).
+constexpr auto kCallDeadline = std::chrono::minutes(10);
+
+// Counts one running call until it goes.
+class CallSlot {
+ public:
+  explicit CallSlot(std::shared_ptr<std::atomic<int>> running) : running_(std::move(running)) {}
+  ~CallSlot() { running_->fetch_sub(1); }
+  CallSlot(const CallSlot&) = delete;
+  CallSlot& operator=(const CallSlot&) = delete;
+
+ private:
+  std::shared_ptr<std::atomic<int>> running_;
+};
+
+// One call answered as plain JSON once it ran on the calls pool.
+class DeferredCall : public api::DeferredResponse,
+                     public std::enable_shared_from_this<DeferredCall> {
+ public:
+  DeferredCall(std::function<json(ToolContext&)> run, ToolContext ctx,
+               std::shared_ptr<CallSlot> slot, boost::asio::thread_pool& calls)
+      : run_(std::move(run)), ctx_(std::move(ctx)), slot_(std::move(slot)), calls_(calls) {}
+
+  std::chrono::steady_clock::time_point deadline() const override { return deadline_; }
+  void Start(Reply reply) override {
+    reply_ = std::move(reply);
+    boost::asio::post(calls_, [self = shared_from_this()] {
+      json answer = self->run_(self->ctx_);
+      self->slot_.reset();
+      self->Finish(JsonRpcResponse(200, answer));
+    });
+  }
+  void Expire() override {
+    Finish(JsonRpcResponse(504, RpcError(nullptr, rpc::kInternalError, "the call took too long")));
+  }
+  // The server stops: the call runs on, and its answer goes nowhere.
+  void Cancel() override {}
+
+ private:
+  void Finish(HttpResponse r) {
+    if (!answered_.exchange(true)) reply_(std::move(r));
+  }
+
+  std::function<json(ToolContext&)> run_;
+  ToolContext ctx_;
+  std::shared_ptr<CallSlot> slot_;
+  boost::asio::thread_pool& calls_;
+  const std::chrono::steady_clock::time_point deadline_ =
+      std::chrono::steady_clock::now() + kCallDeadline;
+  Reply reply_;
+  std::atomic<bool> answered_{false};
+};
+
 // One tools/call answered as an SSE stream: progress notifications, then the result.
 class CallStream : public api::ResponseStream, public std::enable_shared_from_this<CallStream> {
  public:
   CallStream(std::function<json(ToolContext&)> run, ToolContext ctx, json token,
-             boost::asio::thread_pool& workers)
-      : run_(std::move(run)), ctx_(std::move(ctx)), token_(std::move(token)), workers_(workers) {}
+             std::shared_ptr<CallSlot> slot, boost::asio::thread_pool& calls)
+      : run_(std::move(run)),
+        ctx_(std::move(ctx)),
+        token_(std::move(token)),
+        slot_(std::move(slot)),
+        calls_(calls) {}
 
   void Start(std::shared_ptr<api::StreamSink> sink) override {
-    boost::asio::post(workers_, [self = shared_from_this(), sink] {
+    boost::asio::post(calls_, [self = shared_from_this(), sink] {
       self->ctx_.progress = [sink, token = self->token_](double progress,
                                                          std::optional<double> total,
                                                          const std::string& message) {
@@ -53,6 +112,7 @@ class CallStream : public api::ResponseStream, public std::enable_shared_from_th
         sink->Send(SseFrame(RpcNotification("notifications/progress", params)));
       };
       json answer = self->run_(self->ctx_);
+      self->slot_.reset();
       sink->Send(SseFrame(answer));
       sink->Close();
     });
@@ -64,17 +124,41 @@ class CallStream : public api::ResponseStream, public std::enable_shared_from_th
   std::function<json(ToolContext&)> run_;
   ToolContext ctx_;
   json token_;
-  boost::asio::thread_pool& workers_;
+  std::shared_ptr<CallSlot> slot_;
+  boost::asio::thread_pool& calls_;
+};
+
+// Gives the answer of a deferred call the CORS headers too.
+class CorsDeferred : public api::DeferredResponse {
+ public:
+  CorsDeferred(std::shared_ptr<api::DeferredResponse> inner, std::string origin)
+      : inner_(std::move(inner)), origin_(std::move(origin)) {}
+  std::chrono::steady_clock::time_point deadline() const override { return inner_->deadline(); }
+  void Start(Reply reply) override {
+    inner_->Start([reply = std::move(reply), origin = origin_](HttpResponse r) {
+      HttpRequest req;
+      req.headers["origin"] = origin;
+      AddMcpCorsHeaders(req, r);
+      reply(std::move(r));
+    });
+  }
+  void Expire() override { inner_->Expire(); }
+  void Cancel() override { inner_->Cancel(); }
+
+ private:
+  std::shared_ptr<api::DeferredResponse> inner_;
+  std::string origin_;
 };
 
 }  // namespace
 
 McpHttp::McpHttp(const ToolRegistry& tools, Authenticator authenticate, std::string listen_host,
-                 boost::asio::thread_pool& workers)
+                 boost::asio::thread_pool& calls, int max_calls)
     : server_(tools),
       authenticate_(std::move(authenticate)),
       origins_(std::move(listen_host)),
-      workers_(workers) {}
+      calls_(calls),
+      max_calls_(max_calls) {}
 
 std::string McpHttp::BaseUrl(const HttpRequest& req) {
   // Behind a TLS-terminating proxy the client used https; the proxy says so.
@@ -154,15 +238,26 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
     if (c.Cancelled()) return RpcError(request.id, rpc::kRequestCancelled, "request cancelled");
     return answer;
   };
-  json token = ProgressToken(request);
-  if (request.method == "tools/call" && !token.is_null()) {
-    HttpResponse r;
-    r.content_type = "text/event-stream";
-    r.headers.emplace_back("Cache-Control", "no-cache");
-    r.stream = std::make_shared<CallStream>(run, std::move(ctx), token, workers_);
+  if (running_->fetch_add(1) >= max_calls_) {
+    running_->fetch_sub(1);
+    HttpResponse r = JsonRpcResponse(
+        429, RpcError(request.id, rpc::kInternalError,
+                      "too many MCP tool calls are running on this server (" +
+                          std::to_string(max_calls_) + "); retry in a few seconds"));
+    r.headers.emplace_back("Retry-After", std::to_string(kRetryAfterSeconds));
     return r;
   }
-  return JsonRpcResponse(200, run(ctx));
+  auto slot = std::make_shared<CallSlot>(running_);
+  json token = ProgressToken(request);
+  HttpResponse r;
+  if (request.method == "tools/call" && !token.is_null()) {
+    r.content_type = "text/event-stream";
+    r.headers.emplace_back("Cache-Control", "no-cache");
+    r.stream = std::make_shared<CallStream>(run, std::move(ctx), token, std::move(slot), calls_);
+    return r;
+  }
+  r.deferred = std::make_shared<DeferredCall>(run, std::move(ctx), std::move(slot), calls_);
+  return r;
 }
 
 HttpResponse McpHttp::Delete(const HttpRequest& req) {
@@ -181,6 +276,8 @@ HttpResponse McpHttp::Delete(const HttpRequest& req) {
 void AddMcpRoutes(api::Router& router, McpHttp& mcp) {
   router.AddPublic("POST", "/mcp", [&mcp](const HttpRequest& req, const api::PathParams&) {
     HttpResponse r = mcp.Post(req);
+    if (r.deferred && !req.Header("origin").empty())
+      r.deferred = std::make_shared<CorsDeferred>(std::move(r.deferred), req.Header("origin"));
     AddMcpCorsHeaders(req, r);
     return r;
   });

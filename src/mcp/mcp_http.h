@@ -5,8 +5,10 @@
 // MCP-Protocol-Version.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/thread_pool.hpp>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -23,10 +25,15 @@ namespace adapt::mcp {
 // Turns a bearer credential (an API key or an OAuth access token) into a principal.
 using Authenticator = std::function<Result<core::Principal>(const std::string& bearer)>;
 
+// Requests that run tools (tools/call and the rest of Call) run on `calls`, a pool of
+// `max_calls` threads apart from the API workers: a tool that waits (wait_for_sandbox,
+// run_command) holds one of its threads, never an API worker, and the HTTP answer is
+// deferred meanwhile. With `max_calls` calls running, another is refused at once (429, with
+// Retry-After).
 class McpHttp {
  public:
   McpHttp(const ToolRegistry& tools, Authenticator authenticate, std::string listen_host,
-          boost::asio::thread_pool& workers);
+          boost::asio::thread_pool& calls, int max_calls);
 
   api::HttpResponse Post(const api::HttpRequest& req);
   api::HttpResponse Delete(const api::HttpRequest& req);
@@ -45,7 +52,9 @@ class McpHttp {
   McpServer server_;
   Authenticator authenticate_;
   OriginCheck origins_;
-  boost::asio::thread_pool& workers_;
+  boost::asio::thread_pool& calls_;
+  const int max_calls_;
+  std::shared_ptr<std::atomic<int>> running_ = std::make_shared<std::atomic<int>>(0);
   SessionStore sessions_;
 };
 

@@ -73,18 +73,24 @@ json Summary(const json& s) {
           {"next_action", NextAction(status)}};
 }
 
-// Polls the sandbox until it leaves "provisioning", `seconds` pass, or the call is cancelled.
+// Waits until the sandbox leaves "provisioning", `seconds` pass, or the call is cancelled.
+// Wakes on every recorded status change; the tick is for cancellation and progress only.
 Result<json> WaitReady(core::SandboxService& sandboxes, ToolContext& ctx, const std::string& id,
                        int seconds) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  int step = 0;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::seconds(seconds);
+  auto next_progress = start + std::chrono::seconds(1);
   for (;;) {
     ASSIGN_OR_RETURN(json s, sandboxes.Get(ctx.who, id));
-    if (s.value("status", "") != "provisioning" || std::chrono::steady_clock::now() >= deadline ||
-        ctx.Cancelled())
+    if (s.value("status", "") != "provisioning" || Clock::now() >= deadline || ctx.Cancelled())
       return s;
-    if (++step % 4 == 0) ctx.progress(step / 4.0, seconds, "sandbox " + id + " is still starting");
-    if (!PauseUnlessCancelled(ctx, 250)) return s;
+    if (Clock::now() >= next_progress) {
+      next_progress += std::chrono::seconds(1);
+      ctx.progress(std::chrono::duration<double>(Clock::now() - start).count(), seconds,
+                   "sandbox " + id + " is still starting");
+    }
+    sandboxes.AwaitChange(std::min(deadline, Clock::now() + std::chrono::milliseconds(250)));
   }
 }
 

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
-#include <thread>
 #include <utility>
 
 namespace adapt::mcp {
@@ -35,14 +33,6 @@ std::string FailureSentence(const Status& status) {
     s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
   if (!s.empty() && s.back() != '.') s += '.';
   return s;
-}
-
-bool PauseUnlessCancelled(const ToolContext& ctx, int ms) {
-  for (int waited = 0; waited < ms; waited += 50) {
-    if (ctx.Cancelled()) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(50, ms - waited)));
-  }
-  return !ctx.Cancelled();
 }
 
 }  // namespace adapt::mcp

@@ -51,7 +51,4 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services);
 // names replaced by the tool's argument names.
 std::string FailureSentence(const Status& status);
 
-// Sleeps up to `ms` in small steps; false when the call was cancelled meanwhile.
-bool PauseUnlessCancelled(const ToolContext& ctx, int ms);
-
 }  // namespace adapt::mcp

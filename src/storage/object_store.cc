@@ -47,19 +47,68 @@ Status ObjectStore::Init() {
   }
   if (removed) spdlog::info("object store: removed {} unreferenced blob files", removed);
   // An upload directory without its meta.json was cut short while being made: nobody has its id.
+  // The parts of the others count against their organization's quota.
   for (const auto& name : os::ListDir(root_ + "/uploads")) {
     const std::string dir = root_ + "/uploads/" + name;
-    if (!os::Exists(dir + "/meta.json")) (void)os::RemoveTree(dir);
+    if (!os::Exists(dir + "/meta.json")) {
+      (void)os::RemoveTree(dir);
+      continue;
+    }
+    auto text = os::ReadFile(dir + "/meta.json");
+    auto meta = nlohmann::json::parse(text.ok() ? *text : "", nullptr, false);
+    if (!meta.is_object() || !meta.contains("org") || !meta["org"].is_string()) continue;
+    ledger_.OpenUpload(meta["org"], name);
+    for (const auto& part : os::ListDir(dir)) {
+      if (part.size() != 5 || !std::all_of(part.begin(), part.end(), ::isdigit)) continue;
+      auto reader = os::FileReader::Open(dir + "/" + part);
+      if (reader.ok()) ledger_.AddPart(name, std::stoi(part), (*reader)->size());
+    }
   }
   return Status::Ok();
+}
+
+Result<uint64_t> ObjectStore::UsedBytes(const std::string& org_id) {
+  ASSIGN_OR_RETURN(uint64_t objects, store_.ObjectBytes(org_id));
+  return objects + ledger_.Held(org_id);
+}
+
+Result<uint64_t> ObjectStore::QuotaForObjects(const std::string& org_id, uint64_t own) const {
+  if (quota_bytes_ == 0) return uint64_t{0};
+  uint64_t held = ledger_.Held(org_id);
+  uint64_t others = held > own ? held - own : 0;
+  if (others >= quota_bytes_)
+    return Status(Code::kResourceExhausted,
+                  "object storage quota exceeded: the organization's unfinished uploads hold " +
+                      std::to_string(others) + " of its " + std::to_string(quota_bytes_) +
+                      " bytes");
+  return quota_bytes_ - others;
+}
+
+Result<uint64_t> ObjectStore::ObjectBytesIfLimited(const std::string& org_id) {
+  if (quota_bytes_ == 0) return uint64_t{0};
+  return store_.ObjectBytes(org_id);
 }
 
 Result<store::ObjectRecord> ObjectStore::Put(const std::string& org_id, const std::string& key,
                                              const std::string& content_type,
                                              const ObjectSource& source,
                                              const std::string& expected_sha256) {
+  return PutCounted(org_id, key, content_type, source, expected_sha256, "");
+}
+
+Result<store::ObjectRecord> ObjectStore::PutCounted(
+    const std::string& org_id, const std::string& key, const std::string& content_type,
+    const ObjectSource& source, const std::string& expected_sha256, const std::string& upload_id) {
   RETURN_IF_ERROR(ValidateObjectKey(key));
   RETURN_IF_ERROR(ValidateContentType(content_type));
+  // Checked as the bytes arrive, so a write past the quota stops there, not after 5 GiB.
+  ASSIGN_OR_RETURN(uint64_t objects, ObjectBytesIfLimited(org_id));
+  const uint64_t parts = upload_id.empty() ? 0 : ledger_.UploadBytes(upload_id);
+  uint64_t replaced = parts;
+  if (quota_bytes_ > 0) {
+    if (auto old = store_.GetObject(org_id, key); old.ok()) replaced += old->size;
+  }
+  UploadLedger::Reservation held(ledger_, org_id);
   std::string blob = NewBlobName();
   ASSIGN_OR_RETURN(auto writer, os::DurableFileWriter::Create(BlobPath(blob)));
   ObjectHasher hasher;
@@ -70,6 +119,7 @@ Result<store::ObjectRecord> ObjectStore::Put(const std::string& org_id, const st
     if (n == 0) break;
     if (writer->written() + static_cast<uint64_t>(n) > kMaxObjectBytes)
       return Status(Code::kPayloadTooLarge, "object " + key + " is larger than 5 GiB");
+    RETURN_IF_ERROR(held.Grow(static_cast<uint64_t>(n), objects, replaced, quota_bytes_));
     hasher.Update(buf.data(), static_cast<size_t>(n));
     RETURN_IF_ERROR(writer->Write(buf.data(), static_cast<size_t>(n)));
   }
@@ -85,7 +135,8 @@ Result<store::ObjectRecord> ObjectStore::Put(const std::string& org_id, const st
   rec.size = writer->written();
   rec.content_type = content_type.empty() ? "application/octet-stream" : content_type;
   rec.created_at = NowMillis();
-  auto old = store_.PutObjectWithinQuota(rec, quota_bytes_);
+  ASSIGN_OR_RETURN(uint64_t quota, QuotaForObjects(org_id, held.bytes() + parts));
+  auto old = store_.PutObjectWithinQuota(rec, quota);
   if (!old.ok()) {
     RemoveBlob(blob);
     return old.status();
@@ -180,6 +231,7 @@ Result<std::string> ObjectStore::CreateUpload(const std::string& org_id, const s
   nlohmann::json meta = {
       {"org", org_id}, {"key", key}, {"type", content_type}, {"created", NowMillis()}};
   RETURN_IF_ERROR(os::WriteFileAtomic(dir + "/meta.json", meta.dump(), 0600));
+  ledger_.OpenUpload(org_id, id);
   return id;
 }
 
@@ -202,6 +254,9 @@ Result<std::string> ObjectStore::PutPart(const std::string& org_id, const std::s
   if (part_number < 1 || part_number > kMaxParts)
     return InvalidArgument("partNumber", "partNumber must be 1..10000");
   ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
+  ASSIGN_OR_RETURN(uint64_t objects, ObjectBytesIfLimited(org_id));
+  const uint64_t replaced = ledger_.PartBytes(upload_id, part_number);
+  UploadLedger::Reservation held(ledger_, org_id);
   ASSIGN_OR_RETURN(auto writer, os::DurableFileWriter::Create(dir + "/" + PartName(part_number)));
   ObjectHasher hasher;
   std::vector<char> buf(kChunk);
@@ -211,18 +266,12 @@ Result<std::string> ObjectStore::PutPart(const std::string& org_id, const std::s
     if (n == 0) break;
     if (writer->written() + static_cast<uint64_t>(n) > kMaxObjectBytes)
       return Status(Code::kPayloadTooLarge, "a part is larger than 5 GiB");
+    RETURN_IF_ERROR(held.Grow(static_cast<uint64_t>(n), objects, replaced, quota_bytes_));
     hasher.Update(buf.data(), static_cast<size_t>(n));
     RETURN_IF_ERROR(writer->Write(buf.data(), static_cast<size_t>(n)));
   }
-  if (quota_bytes_ > 0) {
-    ASSIGN_OR_RETURN(uint64_t used, store_.ObjectBytes(org_id));
-    if (used + writer->written() > quota_bytes_)
-      return Status(Code::kResourceExhausted,
-                    "object storage quota exceeded: this part would take the organization's "
-                    "objects past " +
-                        std::to_string(quota_bytes_) + " bytes");
-  }
   RETURN_IF_ERROR(writer->Commit());
+  ledger_.KeepPart(held, upload_id, part_number);
   std::string sha, md5;
   hasher.Finish(sha, md5);
   // Kept beside the part for ListParts, which must not read the part again.
@@ -287,7 +336,7 @@ Result<store::ObjectRecord> ObjectStore::CompleteUpload(const std::string& org_i
       ++index;
     }
   };
-  auto rec = Put(org_id, key, type, source);
+  auto rec = PutCounted(org_id, key, type, source, "", upload_id);
   if (!failed.ok()) return failed;
   if (!rec.ok()) return rec.status();
   // S3's multipart ETag: MD5 of the parts' binary MD5s, then "-<count>".
@@ -295,16 +344,20 @@ Result<store::ObjectRecord> ObjectStore::CompleteUpload(const std::string& org_i
   for (size_t i = 0; i + 1 < md5s.size(); i += 2)
     binary.push_back(static_cast<char>(std::stoi(md5s.substr(i, 2), nullptr, 16)));
   rec->etag = Md5Hex(binary) + "-" + std::to_string(parts.size());
-  auto old = store_.PutObjectWithinQuota(*rec, quota_bytes_);
+  ASSIGN_OR_RETURN(uint64_t quota, QuotaForObjects(org_id, ledger_.UploadBytes(upload_id)));
+  auto old = store_.PutObjectWithinQuota(*rec, quota);
   if (!old.ok()) return old.status();
   (void)os::RemoveTree(dir);
+  ledger_.DropUpload(upload_id);
   return rec;
 }
 
 Status ObjectStore::AbortUpload(const std::string& org_id, const std::string& upload_id,
                                 const std::string& key) {
   ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
-  return os::RemoveTree(dir);
+  Status removed = os::RemoveTree(dir);
+  ledger_.DropUpload(upload_id);
+  return removed;
 }
 
 Result<std::vector<UploadedPart>> ObjectStore::ListParts(const std::string& org_id,
@@ -344,6 +397,7 @@ size_t ObjectStore::ExpireUploads(int64_t cutoff) {
     }
     if (meta["created"].get<int64_t>() >= cutoff) continue;
     if (os::RemoveTree(dir).ok()) ++removed;
+    ledger_.DropUpload(name);
   }
   if (removed) spdlog::info("object store: removed {} expired multipart uploads", removed);
   return removed;

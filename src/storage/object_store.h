@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "os/durable_file.h"
+#include "storage/upload_ledger.h"
 #include "store/store.h"
 
 namespace adapt::storage {
@@ -85,12 +86,14 @@ class ObjectStore {
   // returns how many went.
   size_t ExpireUploads(int64_t cutoff);
 
-  // The most bytes one organization's objects may hold (0: no limit). A Put or a completed
-  // upload past it is refused with kResourceExhausted and changes nothing; so is a part that
-  // would take the organization's objects past it on its own.
+  // The most bytes one organization's objects may hold (0: no limit), counting the parts of
+  // its unfinished uploads and its writes in progress. A Put, a part or a completed upload
+  // past it is refused with kResourceExhausted as soon as its bytes would pass it, and
+  // changes nothing.
   void SetQuotaBytes(uint64_t bytes) { quota_bytes_ = bytes; }
   uint64_t quota_bytes() const { return quota_bytes_; }
-  Result<uint64_t> UsedBytes(const std::string& org_id) { return store_.ObjectBytes(org_id); }
+  // What counts against the quota: stored objects, parts of unfinished uploads, writes.
+  Result<uint64_t> UsedBytes(const std::string& org_id);
 
   // Blobs for site releases: an independent copy, and reading one.
   Result<std::string> CopyBlob(const std::string& blob);
@@ -99,12 +102,25 @@ class ObjectStore {
 
  private:
   std::string BlobPath(const std::string& blob) const { return root_ + "/blobs/" + blob; }
+  // Put, for an object made of the parts of `upload_id` (or none): they are freed once it is
+  // stored, so they do not count twice.
+  Result<store::ObjectRecord> PutCounted(const std::string& org_id, const std::string& key,
+                                         const std::string& content_type,
+                                         const ObjectSource& source,
+                                         const std::string& expected_sha256,
+                                         const std::string& upload_id);
+  // The quota left for stored objects once what the organization holds in the ledger,
+  // besides `own` bytes, is set aside (0: no limit).
+  Result<uint64_t> QuotaForObjects(const std::string& org_id, uint64_t own) const;
+  // The organization's stored bytes (0 when there is no quota: nothing to check).
+  Result<uint64_t> ObjectBytesIfLimited(const std::string& org_id);
   Result<std::string> UploadDir(const std::string& org_id, const std::string& upload_id,
                                 const std::string& key);
 
   store::Store& store_;
   std::string root_;
   uint64_t quota_bytes_ = 0;
+  UploadLedger ledger_;
 };
 
 }  // namespace adapt::storage

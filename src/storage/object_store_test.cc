@@ -164,18 +164,41 @@ TEST_F(ObjectStoreTest, QuotaRefusesWhatWouldExceedItAndCountsReplacements) {
   EXPECT_TRUE(objects_->Put("org_a", "a", "", FromString("1234567890")).ok());
   EXPECT_TRUE(objects_->Put("org_b", "b", "", FromString("1234567890")).ok());
   EXPECT_EQ(*objects_->UsedBytes("org_a"), 10u);
-  // A completed multipart upload is held to it too.
-  ASSERT_TRUE(objects_->Delete("org_a", "a").ok());
+}
+
+TEST_F(ObjectStoreTest, UnfinishedUploadPartsCountAgainstTheQuotaUntilCompletedOrAborted) {
+  objects_->SetQuotaBytes(10);
   auto id = objects_->CreateUpload("org_a", "m", "");
   ASSERT_TRUE(id.ok());
   auto e1 = objects_->PutPart("org_a", *id, "m", 1, FromString("123456"));
-  auto e2 = objects_->PutPart("org_a", *id, "m", 2, FromString("123456"));
-  ASSERT_TRUE(e1.ok() && e2.ok());
-  auto done = objects_->CompleteUpload("org_a", *id, "m", {{1, *e1}, {2, *e2}});
-  EXPECT_EQ(done.status().code(), Code::kResourceExhausted);
+  ASSERT_TRUE(e1.ok());
+  EXPECT_EQ(*objects_->UsedBytes("org_a"), 6u);
+  EXPECT_EQ(objects_->PutPart("org_a", *id, "m", 2, FromString("123456")).status().code(),
+            Code::kResourceExhausted);
+  EXPECT_EQ(objects_->Put("org_a", "x", "", FromString("12345")).status().code(),
+            Code::kResourceExhausted);
+  EXPECT_EQ(*objects_->UsedBytes("org_a"), 6u);
+  EXPECT_EQ(*objects_->UsedBytes("org_b"), 0u);
+  // Replacing a part counts its new size only; completed, the parts are counted once.
+  e1 = objects_->PutPart("org_a", *id, "m", 1, FromString("1234567890"));
+  ASSERT_TRUE(e1.ok());
+  EXPECT_EQ(*objects_->UsedBytes("org_a"), 10u);
+  ASSERT_TRUE(objects_->CompleteUpload("org_a", *id, "m", {{1, *e1}}).ok());
+  EXPECT_EQ(*objects_->UsedBytes("org_a"), 10u);
+  ASSERT_TRUE(objects_->Delete("org_a", "m").ok());
+  // Aborting frees the parts; a restart counts the parts it finds.
+  auto id2 = objects_->CreateUpload("org_a", "n", "");
+  ASSERT_TRUE(id2.ok());
+  ASSERT_TRUE(objects_->PutPart("org_a", *id2, "n", 1, FromString("12345678")).ok());
+  ASSERT_TRUE(objects_->AbortUpload("org_a", *id2, "n").ok());
   EXPECT_EQ(*objects_->UsedBytes("org_a"), 0u);
+  auto id3 = objects_->CreateUpload("org_a", "o", "");
+  ASSERT_TRUE(objects_->PutPart("org_a", *id3, "o", 1, FromString("1234")).ok());
+  ObjectStore restarted(*store_, dir_ + "/objects");
+  ASSERT_TRUE(restarted.Init().ok());
+  EXPECT_EQ(*restarted.UsedBytes("org_a"), 4u);
   // A single part larger than the quota is refused as it arrives.
-  EXPECT_EQ(objects_->PutPart("org_a", *id, "m", 3, FromString("12345678901")).status().code(),
+  EXPECT_EQ(objects_->PutPart("org_a", *id3, "o", 2, FromString("12345678901")).status().code(),
             Code::kResourceExhausted);
 }
 

@@ -22,6 +22,43 @@ Status SqliteStore::PutImage(const ImageRecord& r) {
   });
 }
 
+Status SqliteStore::InsertImageWithinCaps(const ImageRecord& r, int max_images,
+                                          int max_in_progress) {
+  return Guard("saving image", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement count(db_,
+                            "SELECT COUNT(*), COALESCE(SUM(status IN ('pulling', 'importing')), 0) "
+                            "FROM images WHERE org_id = ?");
+    count.bind(1, r.org_id);
+    count.executeStep();
+    const int64_t images = count.getColumn(0).getInt64();
+    const int64_t in_progress = count.getColumn(1).getInt64();
+    count.reset();
+    if (max_images > 0 && images >= max_images)
+      return Status(Code::kResourceExhausted,
+                    "the organization already has " + std::to_string(max_images) +
+                        " images, the most it may have; delete one first");
+    const bool starts_work = r.status == "pulling" || r.status == "importing";
+    if (starts_work && max_in_progress > 0 && in_progress >= max_in_progress)
+      return Status(Code::kResourceExhausted,
+                    std::to_string(max_in_progress) +
+                        " image pulls or imports of the organization are already in progress, "
+                        "the most it may have; retry when one has ended");
+    SQLite::Statement q(db_,
+                        "INSERT INTO images(id, org_id, reference, status, data, created_at) "
+                        "VALUES (?,?,?,?,?,?)");
+    q.bind(1, r.id);
+    q.bind(2, r.org_id);
+    q.bind(3, r.reference);
+    q.bind(4, r.status);
+    q.bind(5, r.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    q.bind(6, r.created_at);
+    q.exec();
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
 Result<ImageRecord> SqliteStore::GetImage(const std::string& org_id, const std::string& id) {
   return Guard<Result<ImageRecord>>("reading image", [&]() -> Result<ImageRecord> {
     SQLite::Statement q(

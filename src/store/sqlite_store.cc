@@ -203,7 +203,8 @@ Status SqliteStore::DeleteApiKey(const std::string& org_id, const std::string& k
 }
 
 Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
-                                                 const std::optional<IdempotencyKey>& idem) {
+                                                 const std::optional<IdempotencyKey>& idem,
+                                                 int max_live) {
   return Guard<Result<CreateOutcome>>("creating sandbox", [&]() -> Result<CreateOutcome> {
     SQLite::Transaction tx(db_);
     if (idem) {
@@ -221,6 +222,18 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
         if (!earlier.ok()) return earlier.status();
         return CreateOutcome{*earlier, true};
       }
+    }
+    if (max_live > 0) {
+      // In the transaction that inserts: concurrent creates cannot both see room for one.
+      SQLite::Statement count(db_,
+                              "SELECT COUNT(*) FROM sandboxes WHERE org_id = ? AND status NOT IN "
+                              "('deleting', 'deleted', 'failed')");
+      count.bind(1, s.org_id);
+      count.executeStep();
+      if (count.getColumn(0).getInt64() >= max_live)
+        return Status(Code::kResourceExhausted,
+                      "the organization already has " + std::to_string(max_live) +
+                          " sandboxes, the most it may have; delete one first");
     }
     SQLite::Statement ins(
         db_,

@@ -28,7 +28,8 @@ class SqliteStore : public Store {
   Result<std::vector<ApiKeyRecord>> ListApiKeys(const std::string& org_id) override;
   Status DeleteApiKey(const std::string& org_id, const std::string& key_id) override;
   Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
-                                      const std::optional<IdempotencyKey>& idem) override;
+                                      const std::optional<IdempotencyKey>& idem,
+                                      int max_live) override;
   Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) override;
   Result<SandboxPage> ListSandboxes(const std::string& org_id, const std::string& query, int limit,
                                     std::optional<int64_t> before_seq) override;
@@ -65,6 +66,7 @@ class SqliteStore : public Store {
   Result<OAuthGrantRecord> TakeOAuthGrant(const std::string& hash, const std::string& kind,
                                           int64_t now) override;
   Status PutImage(const ImageRecord& r) override;
+  Status InsertImageWithinCaps(const ImageRecord& r, int max_images, int max_in_progress) override;
   Result<ImageRecord> GetImage(const std::string& org_id, const std::string& id) override;
   Result<std::vector<ImageRecord>> ListImages(const std::string& org_id) override;
   Status DeleteImage(const std::string& org_id, const std::string& id) override;

@@ -2,8 +2,11 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "base/ids.h"
 #include "store/sqlite_store_test_fixture.h"
@@ -170,6 +173,65 @@ TEST_F(SqliteStoreTest, DeletingAKeyDeletesItsOAuthGrantsAndOnlyInItsOrg) {
   EXPECT_TRUE(store_->FindOAuthGrant(Sha256Hex("token-key_b"), "access", 2000).ok());
   EXPECT_EQ(store_->DeleteApiKey(org_.id, "key_a").code(), Code::kNotFound);
   EXPECT_EQ(store_->ListApiKeys(org_.id)->size(), 1u);
+}
+
+}  // namespace
+}  // namespace adapt::store
+
+namespace adapt::store {
+namespace {
+
+TEST_F(SqliteStoreTest, SandboxCapCountsTheOrgsLiveSandboxesInTheInsertTransaction) {
+  SandboxRecord first = MustCreate(Sandbox(org_.id, "a"));
+  ASSERT_TRUE(store_->CreateSandbox(Sandbox(org_.id, "b"), std::nullopt, 2).ok());
+  auto over = store_->CreateSandbox(Sandbox(org_.id, "c"), std::nullopt, 2);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(over.status().message().find("2 sandboxes"), std::string::npos);
+  EXPECT_EQ(ListIds(org_.id, "").size(), 2u);
+  EXPECT_TRUE(store_->CreateSandbox(Sandbox(other_org_.id, "c"), std::nullopt, 2).ok());
+  // A failed sandbox no longer counts.
+  first.status = "failed";
+  ASSERT_TRUE(store_->UpdateSandbox(first, {"provisioning"}).ok());
+  EXPECT_TRUE(store_->CreateSandbox(Sandbox(org_.id, "c"), std::nullopt, 2).ok());
+
+  // Concurrent creates of a fresh organization stop at the cap.
+  OrgRecord busy = MustCreateOrg("busy");
+  std::atomic<int> created{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&] {
+      if (store_->CreateSandbox(Sandbox(busy.id, "x"), std::nullopt, 3).ok()) ++created;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(created.load(), 3);
+  EXPECT_EQ(ListIds(busy.id, "").size(), 3u);
+}
+
+TEST_F(SqliteStoreTest, ImageCapsCountTheOrgsImagesAndThoseInProgress) {
+  auto image = [&](const std::string& org_id, const std::string& status) {
+    ImageRecord r;
+    r.id = NewId("img");
+    r.org_id = org_id;
+    r.reference = "registry.example/app:" + r.id;
+    r.status = status;
+    r.created_at = 1000;
+    return r;
+  };
+  ASSERT_TRUE(store_->InsertImageWithinCaps(image(org_.id, "pulling"), 3, 1).ok());
+  auto busy = store_->InsertImageWithinCaps(image(org_.id, "importing"), 3, 1);
+  EXPECT_EQ(busy.code(), Code::kResourceExhausted);
+  EXPECT_NE(busy.message().find("in progress"), std::string::npos);
+  EXPECT_TRUE(store_->InsertImageWithinCaps(image(other_org_.id, "importing"), 3, 1).ok());
+  ASSERT_TRUE(store_->InsertImageWithinCaps(image(org_.id, "ready"), 3, 1).ok());
+  ASSERT_TRUE(store_->InsertImageWithinCaps(image(org_.id, "failed"), 3, 1).ok());
+  auto full = store_->InsertImageWithinCaps(image(org_.id, "ready"), 3, 0);
+  EXPECT_EQ(full.code(), Code::kResourceExhausted);
+  EXPECT_NE(full.message().find("3 images"), std::string::npos);
+  auto listed = store_->ListImages(org_.id);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->size(), 3u);
 }
 
 }  // namespace

@@ -48,8 +48,12 @@ class Store {
 
   // Inserts the sandbox and its first event. With an idempotency key already used by the
   // organization: the earlier sandbox (replayed) when the body hash matches, else Conflict.
+  // With `max_live` > 0, the organization's sandboxes not deleting, deleted or failed are
+  // counted in the same transaction: at `max_live` already, kResourceExhausted and nothing
+  // is written (a replay is still answered).
   virtual Result<CreateOutcome> CreateSandbox(const SandboxRecord& sandbox,
-                                              const std::optional<IdempotencyKey>& idem) = 0;
+                                              const std::optional<IdempotencyKey>& idem,
+                                              int max_live = 0) = 0;
   // `org_id` empty: any organization (for the daemon's own use).
   virtual Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) = 0;
   // Newest first, deleted sandboxes excluded. `query` matches part of labels.name (ignoring
@@ -116,6 +120,12 @@ class Store {
                                                   int64_t now) = 0;
   // Images (/v1/images). Put inserts or replaces. An empty org_id lists every org's.
   virtual Status PutImage(const ImageRecord& image) = 0;
+  // Inserts a new image record, counting in the same transaction the organization's images
+  // (at `max_images` already: kResourceExhausted) and, when `image` is in progress (pulling
+  // or importing), those in progress (at `max_in_progress`: kResourceExhausted); nothing is
+  // written then. 0 means no cap.
+  virtual Status InsertImageWithinCaps(const ImageRecord& image, int max_images,
+                                       int max_in_progress) = 0;
   virtual Result<ImageRecord> GetImage(const std::string& org_id, const std::string& id) = 0;
   virtual Result<std::vector<ImageRecord>> ListImages(const std::string& org_id) = 0;
   virtual Status DeleteImage(const std::string& org_id, const std::string& id) = 0;

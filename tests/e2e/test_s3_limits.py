@@ -126,6 +126,31 @@ def test_quota_refuses_what_would_exceed_it(limited, tmp_path):
     aws(tok, "s3", "cp", str(big), "s3://objects/q/c.bin")
 
 
+def test_unfinished_multipart_parts_count_against_the_quota(limited):
+    org = limited.new_org()
+    tok = storage_token(org)
+    status, body = gateway(tok, "POST", "/objects/mp/big.bin?uploads")
+    assert status == 200, body
+    upload = re.search(rb"<UploadId>([^<]+)</UploadId>", body).group(1).decode()
+    part = "/objects/mp/big.bin?partNumber=%d&uploadId=" + upload
+    assert gateway(tok, "PUT", part % 1, body=os.urandom(600000))[0] == 200
+    # The stored part is in the organization's usage...
+    assert org.api("GET", "/v1/objects")[1]["usage"]["usedBytes"] == 600000
+    # ...so a second part, or an object, past the quota is refused and stores nothing.
+    status, body = gateway(tok, "PUT", part % 2, body=os.urandom(600000))
+    assert status == 403 and b"QuotaExceeded" in body, body
+    status, err = put(org, "q/x.bin", os.urandom(600000))[:2]
+    assert status == 429 and err["error"]["code"] == "resource_exhausted", err
+    assert org.api("GET", "/v1/objects")[1]["usage"]["usedBytes"] == 600000
+    # Replacing a part counts its new size only.
+    assert gateway(tok, "PUT", part % 1, body=os.urandom(700000))[0] == 200
+    assert org.api("GET", "/v1/objects")[1]["usage"]["usedBytes"] == 700000
+    # Aborting frees it.
+    assert gateway(tok, "DELETE", "/objects/mp/big.bin?uploadId=" + upload)[0] == 204
+    assert org.api("GET", "/v1/objects")[1]["usage"]["usedBytes"] == 0
+    assert put(org, "q/x.bin", os.urandom(600000))[0] == 200
+
+
 def curl(url):
     p = subprocess.run(["curl", "-s", "-o", "-", "-w", "\n%{http_code}", url],
                        capture_output=True, timeout=60)
