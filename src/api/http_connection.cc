@@ -227,13 +227,13 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void ReadSomeBody() {
     if (parser_->is_done()) return Dispatch();
     StartBodyDeadline();
-    http::async_read_some(stream_, buffer_, *parser_,
-                          [self = shared_from_this(), started = Clock::now()](error_code ec,
-                                                                             size_t n) {
-                            if (self->EndBodyRead(started, n)) return self->BodyTooSlow();
-                            if (ec) return self->OnReadError(ec);
-                            self->ReadSomeBody();
-                          });
+    http::async_read_some(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this(), started = Clock::now()](error_code ec, size_t n) {
+          if (self->EndBodyRead(started, n)) return self->BodyTooSlow();
+          if (ec) return self->OnReadError(ec);
+          self->ReadSomeBody();
+        });
   }
 
   // Each body read waits at most what keeps the body at its minimum rate (UploadRate); the
@@ -255,7 +255,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   bool EndBodyRead(Clock::time_point started, size_t n) {
     body_timer_.cancel();
     ++body_reads_;
-    upload_->Record(n, std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started));
+    upload_->Record(n,
+                    std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started));
     return body_too_slow_ || upload_->TooSlow();
   }
 

@@ -15,8 +15,8 @@ struct ConnectionLimiter::Slot::State {
   std::string listener;
   ConnectionLimits limits;
   mutable std::mutex mu;
-  int total = 0;                                   // guarded by mu
-  std::unordered_map<std::string, int> by_client;  // guarded by mu; no zero entries
+  int total = 0;                                         // guarded by mu
+  std::unordered_map<std::string, int> by_client;        // guarded by mu; no zero entries
   std::chrono::steady_clock::time_point last_warning{};  // guarded by mu
 
   void Release(const std::string& client) {

@@ -208,8 +208,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (max_per_client->count()) c.max_connections_per_client = flags.max_connections_per_client;
   if (header_timeout->count()) c.header_timeout_seconds = flags.header_timeout_seconds;
   if (idle_timeout->count()) c.idle_timeout_seconds = flags.idle_timeout_seconds;
-  if (proxy_idle_timeout->count())
-    c.proxy_idle_timeout_seconds = flags.proxy_idle_timeout_seconds;
+  if (proxy_idle_timeout->count()) c.proxy_idle_timeout_seconds = flags.proxy_idle_timeout_seconds;
   if (min_upload_rate->count()) c.min_upload_bytes_per_second = flags.min_upload_bytes_per_second;
   if (upload_grace->count()) c.upload_grace_seconds = flags.upload_grace_seconds;
   if (c.max_connections < 0 || c.max_connections > 1'000'000)

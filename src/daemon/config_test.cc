@@ -228,9 +228,8 @@ TEST_F(ConfigTest, ConnectionLimitsHaveDefaultsFlagsAndFileKeys) {
   EXPECT_EQ(d.min_upload_bytes_per_second, 1024u);
   EXPECT_EQ(d.upload_grace_seconds, 10);
   DaemonConfig f = MustLoad({"--max-connections", "6", "--max-connections-per-client", "3",
-                             "--header-timeout", "2", "--idle-timeout", "4",
-                             "--proxy-idle-timeout", "30", "--min-upload-rate", "0",
-                             "--upload-grace", "5"});
+                             "--header-timeout", "2", "--idle-timeout", "4", "--proxy-idle-timeout",
+                             "30", "--min-upload-rate", "0", "--upload-grace", "5"});
   EXPECT_EQ(f.max_connections, 6);
   EXPECT_EQ(f.max_connections_per_client, 3);
   EXPECT_EQ(f.header_timeout_seconds, 2);
@@ -238,7 +237,8 @@ TEST_F(ConfigTest, ConnectionLimitsHaveDefaultsFlagsAndFileKeys) {
   EXPECT_EQ(f.proxy_idle_timeout_seconds, 30);
   EXPECT_EQ(f.min_upload_bytes_per_second, 0u);
   EXPECT_EQ(f.upload_grace_seconds, 5);
-  std::string path = WriteConfig(R"({"maxConnectionsPerClient": 1000, "headerTimeoutSeconds": 20})");
+  std::string path =
+      WriteConfig(R"({"maxConnectionsPerClient": 1000, "headerTimeoutSeconds": 20})");
   DaemonConfig j = MustLoad({"--config", path});
   EXPECT_EQ(j.max_connections_per_client, 1000);
   EXPECT_EQ(j.header_timeout_seconds, 20);

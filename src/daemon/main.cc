@@ -147,11 +147,10 @@ int Run(const DaemonConfig& config) {
   core::EventBus bus;
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
   net::NetworkManager network(
-      **store,
-      {config.network_pool, config.dns, config.state_dir, config.network_name,
-       storage_server.port(), config.network_pool6,
-       net::SniProxyLimits{{config.max_connections, config.max_connections_per_client},
-                           std::chrono::seconds(config.proxy_idle_timeout_seconds)}});
+      **store, {config.network_pool, config.dns, config.state_dir, config.network_name,
+                storage_server.port(), config.network_pool6,
+                net::SniProxyLimits{{config.max_connections, config.max_connections_per_client},
+                                    std::chrono::seconds(config.proxy_idle_timeout_seconds)}});
   if (Status st = network.Init(); !st.ok()) return Fail(st);
   // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
   if (Status st = os::MakeDirs(config.state_dir + "/storage", 0700); !st.ok()) return Fail(st);
@@ -208,8 +207,13 @@ int Run(const DaemonConfig& config) {
     cert = config.state_dir + "/ingress/cert.pem";
     cert_key = config.state_dir + "/ingress/key.pem";
   }
-  net::IngressServer ingress({ingress_http->host, ingress_http->port, ingress_https->port, cert,
-                              cert_key, config.ingress_domain, config.io_threads,
+  net::IngressServer ingress({ingress_http->host,
+                              ingress_http->port,
+                              ingress_https->port,
+                              cert,
+                              cert_key,
+                              config.ingress_domain,
+                              config.io_threads,
                               {config.max_connections, config.max_connections_per_client},
                               std::chrono::seconds(config.header_timeout_seconds),
                               std::chrono::seconds(config.proxy_idle_timeout_seconds)},

@@ -26,8 +26,7 @@ struct HostnameProxies::Impl {
   bool started = false;
 };
 
-HostnameProxies::HostnameProxies(SniProxyLimits limits)
-    : impl_(std::make_unique<Impl>(limits)) {}
+HostnameProxies::HostnameProxies(SniProxyLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
 
 HostnameProxies::~HostnameProxies() { Stop(); }
 

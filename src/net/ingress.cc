@@ -335,9 +335,9 @@ void IngressServer::Impl::Accept(bool tls) {
         if (ec == asio::error::operation_aborted) return;
         boost::system::error_code peer_ec;
         auto peer = ec ? tcp::endpoint() : socket.remote_endpoint(peer_ec);
-        auto slot = ec || peer_ec ? std::nullopt
-                                  : (tls ? https_limiter_ : http_limiter_)
-                                        .Admit(peer.address().to_string());
+        auto slot = ec || peer_ec
+                        ? std::nullopt
+                        : (tls ? https_limiter_ : http_limiter_).Admit(peer.address().to_string());
         if (slot && tls) {
           std::make_shared<Session<ssl::stream<tcp::socket>>>(*this, std::move(*slot),
                                                               std::move(socket), tls_)

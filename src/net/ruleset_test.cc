@@ -53,7 +53,8 @@ TEST(Ruleset, TheStorageGatewayPortIsTheOneHostPortSandboxesReach) {
   RulesetScope scope{"adapt", "10.88.0.0/16", 8082, 0, 0, ""};
   std::string s = FullRuleset(scope, {Sandbox("none")});
   const std::string allow =
-      "add rule inet adapt input iifname @ifs ip saddr 10.88.0.0/16 ip daddr 10.88.0.0/16 tcp dport "
+      "add rule inet adapt input iifname @ifs ip saddr 10.88.0.0/16 ip daddr 10.88.0.0/16 tcp "
+      "dport "
       "8082 accept";
   ASSERT_TRUE(Has(s, allow));
   // Before the drop, so it matters; only towards pool addresses (the veths' host ends).
