@@ -11,6 +11,7 @@ bounded in time; each one also checks that the API still answers.
 
 import json
 import re
+import resource
 import socket
 import ssl
 import time
@@ -37,7 +38,13 @@ def limited():
         "--max-connections", str(TOTAL), "--max-connections-per-client", str(PER_CLIENT),
         "--header-timeout", str(HEADER_TIMEOUT), "--idle-timeout", str(IDLE_TIMEOUT),
         "--min-upload-rate", str(MIN_RATE), "--upload-grace", str(GRACE)])
-    d.start()
+    # Started with the usual soft limit of 1024 open files, which adaptd must raise.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
+    try:
+        d.start()
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     yield d
     close_daemon(d)
 
@@ -282,3 +289,13 @@ def test_an_upload_above_the_minimum_rate_passes(limited):
     took, status, body = trickle(limited.port, head, size, b"y" * 300, 0.1)
     assert status == 200, (status, body)
     assert took >= 1.5
+
+
+def test_adaptd_raises_its_open_file_limit_and_logs_it(limited):
+    with open("/proc/%d/limits" % limited.proc.pid) as f:
+        line = next(l for l in f if l.startswith("Max open files"))
+    soft, hard = (int(x) for x in line.split()[3:5])
+    # Soft raised to hard; hard raised to 2^20 only where adaptd may (CAP_SYS_RESOURCE).
+    assert soft == hard >= resource.getrlimit(resource.RLIMIT_NOFILE)[1], line
+    with open(limited.log_path, encoding="utf-8", errors="replace") as f:
+        assert "open file limit: %d" % soft in f.read()
