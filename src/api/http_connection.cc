@@ -34,6 +34,8 @@ constexpr size_t kMaxQueuedStreamBytes = 8 << 20;
 // closing with unread data makes the kernel send a reset that can destroy the response.
 constexpr auto kLingerTimeout = std::chrono::seconds(2);
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+// What a kept-alive connection reads while it waits for the next request's first byte.
+constexpr size_t kFirstRead = 4096;
 
 // Stream code is not ours; an exception escaping into the io_context would skip cleanup.
 template <typename Fn>
@@ -148,12 +150,17 @@ class DeferredReplySlot {
 
 // Every member function runs on the connection's strand.
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+  using Clock = std::chrono::steady_clock;
+
  public:
-  HttpConnection(ServerContext& server, tcp::socket socket, std::string remote)
+  HttpConnection(ServerContext& server, tcp::socket socket, std::string remote,
+                 ConnectionLimiter::Slot slot)
       : server_(server),
         stream_(std::move(socket)),
         strand_(stream_.get_executor()),
         remote_(std::move(remote)),
+        slot_(std::move(slot)),
+        body_timer_(strand_),
         deferred_timer_(strand_) {}
 
   ~HttpConnection() {
@@ -197,7 +204,20 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     // there): a streamed route has none; the others get theirs in OnHeader. Not boost::none:
     // this Beast compares Content-Length > none as true.
     parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+    if (!kept_alive_ || buffer_.size() > 0) return ReadHead();
+    // Between requests: idle_timeout for the next one to start, then header_timeout for it.
     stream_.expires_after(server_.options.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(kFirstRead),
+                            [self = shared_from_this()](error_code ec, size_t n) {
+                              if (ec) return self->CloseNow();
+                              self->buffer_.commit(n);
+                              self->ReadHead();
+                            });
+  }
+
+  // The deadline covers the whole head: a client that trickles it a byte at a time is cut.
+  void ReadHead() {
+    stream_.expires_after(server_.options.header_timeout);
     http::async_read_header(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](error_code ec, size_t) { self->OnHeader(ec); });
@@ -205,6 +225,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   void OnHeader(error_code ec) {
     if (ec) return OnReadError(ec);
+    kept_alive_ = true;
     const auto& msg = parser_->get();
     version_ = msg.version() == 10 ? 10 : 11;
     head_ = msg.method() == http::verb::head;
@@ -228,12 +249,49 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   }
 
   void ReadBody() {
-    stream_.expires_after(server_.options.idle_timeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](error_code ec, size_t) {
-                       if (ec) return self->OnReadError(ec);
-                       self->Dispatch();
-                     });
+    upload_.emplace(server_.options.upload_rate);
+    ReadSomeBody();
+  }
+
+  void ReadSomeBody() {
+    if (parser_->is_done()) return Dispatch();
+    StartBodyDeadline();
+    http::async_read_some(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this(), started = Clock::now()](error_code ec, size_t n) {
+          if (self->EndBodyRead(started, n)) return self->BodyTooSlow();
+          if (ec) return self->OnReadError(ec);
+          self->ReadSomeBody();
+        });
+  }
+
+  // Each body read waits at most what keeps the body at its minimum rate (UploadRate); the
+  // timer cancels the read rather than closing the socket, so that the 408 can be written.
+  void StartBodyDeadline() {
+    stream_.expires_never();
+    body_too_slow_ = false;
+    body_timer_.expires_after(upload_->NextReadDeadline());
+    // A deadline that fired just as its read completed must not cut the next read.
+    body_timer_.async_wait([self = shared_from_this(), read = ++body_reads_](error_code ec) {
+      if (ec || read != self->body_reads_) return;
+      self->body_too_slow_ = true;
+      self->stream_.cancel();
+    });
+  }
+
+  // Records a body read that began at `started` and brought `n` bytes; true when the body
+  // is now too slow.
+  bool EndBodyRead(Clock::time_point started, size_t n) {
+    body_timer_.cancel();
+    ++body_reads_;
+    upload_->Record(n,
+                    std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started));
+    return body_too_slow_ || upload_->TooSlow();
+  }
+
+  void BodyTooSlow() {
+    spdlog::info("http: {}: {}", remote_, upload_->Why());
+    WriteError(408, "request_timeout", upload_->Why());
   }
 
   void OnReadError(error_code ec) {
@@ -282,6 +340,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     body_parser_.emplace(std::move(*parser_));
     parser_.reset();
     body_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+    upload_.emplace(server_.options.upload_rate);
     body_stream_ = std::make_shared<StreamedBody>(weak_from_this(), strand_);
     request->body_stream = body_stream_;
     RunHandler(std::move(*request));
@@ -309,16 +368,27 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     target.data = buf;
     target.size = n;
     target.more = true;
-    stream_.expires_after(server_.options.idle_timeout);
-    http::async_read(stream_, buffer_, *body_parser_,
-                     [self = shared_from_this(), n](error_code ec, size_t) {
-                       auto body = self->body_stream_;
-                       if (!body || !self->body_parser_) return;
-                       if (ec == http::error::need_buffer) ec = {};
-                       if (ec) return body->Deliver(-1);
-                       size_t got = n - self->body_parser_->get().body().size;
-                       body->Deliver(static_cast<long>(got));
-                     });
+    // Some bytes, not all n: a slow client is judged by its rate, not by a full buffer.
+    StartBodyDeadline();
+    http::async_read_some(
+        stream_, buffer_, *body_parser_,
+        [self = shared_from_this(), buf, n, started = Clock::now()](error_code ec, size_t used) {
+          auto body = self->body_stream_;
+          if (!body || !self->body_parser_) {
+            self->body_timer_.cancel();
+            return;
+          }
+          if (self->EndBodyRead(started, used)) {
+            self->streamed_body_too_slow_ = true;
+            return body->Deliver(-1);
+          }
+          if (ec == http::error::need_buffer) ec = {};
+          if (ec) return body->Deliver(-1);
+          size_t got = n - self->body_parser_->get().body().size;
+          // Only framing (a chunk header) was read: 0 would tell the reader the body ended.
+          if (got == 0 && !self->body_parser_->is_done()) return self->ReadBodyChunk(buf, n);
+          body->Deliver(static_cast<long>(got));
+        });
   }
 
  private:
@@ -347,6 +417,13 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       body_stream_.reset();
     }
     if (closed_) return;
+    if (streamed_body_too_slow_) {
+      // Whatever the handler made of the cut body, the client learns why.
+      spdlog::info("http: {}: {}", remote_, upload_->Why());
+      streamed_body_too_slow_ = false;
+      keep_alive_ = false;
+      response = ServerErrorResponse(408, "request_timeout", upload_->Why());
+    }
     if (response.status < 200 || response.status > 599) {
       spdlog::error("http handler returned invalid status {}; answering 500", response.status);
       response = ServerErrorResponse(500, "internal", "internal error");
@@ -440,6 +517,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void CloseNow() {
     closed_ = true;
     CancelDeferred();
+    body_timer_.cancel();  // it holds the connection
     if (streaming_) return EndStream();
     stream_.close();
   }
@@ -532,7 +610,14 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   beast::tcp_stream stream_;
   const net::any_io_executor strand_;
   const std::string remote_;
+  ConnectionLimiter::Slot slot_;
   beast::flat_buffer buffer_;
+  bool kept_alive_ = false;  // a request was read: the next one may take idle_timeout to start
+  std::optional<UploadRate> upload_;  // the body being read
+  net::steady_timer body_timer_;
+  uint64_t body_reads_ = 0;
+  bool body_too_slow_ = false;
+  bool streamed_body_too_slow_ = false;
   std::optional<http::request_parser<http::string_body>> parser_;
   // While a handler reads a streamed body.
   std::optional<http::request_parser<http::buffer_body>> body_parser_;
@@ -642,8 +727,15 @@ void ServerContext::CloseConnections() {
 void ServeConnection(ServerContext& server, tcp::socket socket) {
   error_code remote_ec;
   auto remote = socket.remote_endpoint(remote_ec);
-  auto connection = std::make_shared<HttpConnection>(
-      server, std::move(socket), remote_ec ? std::string() : remote.address().to_string());
+  std::string address = remote_ec ? std::string() : remote.address().to_string();
+  auto slot = server.limiter.Admit(address);
+  if (!slot) {
+    error_code ignored;
+    socket.close(ignored);
+    return;
+  }
+  auto connection =
+      std::make_shared<HttpConnection>(server, std::move(socket), address, std::move(*slot));
   if (server.Register(connection)) connection->Run();
 }
 

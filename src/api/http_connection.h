@@ -26,6 +26,7 @@ struct ServerContext {
       : options(std::move(opts)),
         handler(std::move(fn)),
         workers(pool),
+        limiter(options.name, options.limits),
         ioc(std::max(1, options.io_threads)) {}
 
   // Runs the handler; an exception is logged and becomes a 500. Thread-safe.
@@ -43,6 +44,7 @@ struct ServerContext {
   const HttpServerOptions options;
   const HttpHandler handler;
   boost::asio::thread_pool& workers;
+  ConnectionLimiter limiter;  // thread-safe
   std::mutex mu;
   std::atomic<bool> stopping{false};  // written under mu
   std::unordered_map<HttpConnection*, std::weak_ptr<HttpConnection>> connections;  // guarded by mu
@@ -51,7 +53,8 @@ struct ServerContext {
 };
 
 // Serves a freshly accepted `socket` until the client leaves or CloseConnections is
-// called; dropped at once when the server is already stopping. The socket's executor
+// called; dropped at once when the server is already stopping, or when the listener or the
+// client is at its connection limit (server.limiter). The socket's executor
 // must be a strand of `server.ioc`: the connection runs all its work on it.
 void ServeConnection(ServerContext& server, boost::asio::ip::tcp::socket socket);
 

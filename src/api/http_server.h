@@ -12,6 +12,8 @@
 #include <string_view>
 
 #include "api/http_types.h"
+#include "api/upload_rate.h"
+#include "base/connection_limiter.h"
 #include "base/status.h"
 
 namespace adapt::api {
@@ -21,7 +23,16 @@ struct HttpServerOptions {
   uint16_t port = 8080;                   // 0 picks a free port; see HttpServer::port()
   int io_threads = 2;                     // threads doing socket I/O (at least 1 is used)
   size_t max_body_bytes = 1 << 20;        // larger request bodies get 413 before being read
-  std::chrono::seconds idle_timeout{60};  // idle keep-alive connections are closed after it
+  std::string name = "API";               // names the listener in the log
+  // Connections beyond these (in all, or from one client address) are closed as accepted.
+  ConnectionLimits limits;
+  // A request head must arrive in full within header_timeout of the connection's start, or
+  // of its first byte on a kept-alive connection, which waits idle_timeout for that byte.
+  // A response that the client does not read for idle_timeout is abandoned.
+  std::chrono::seconds header_timeout{10};
+  std::chrono::seconds idle_timeout{60};
+  // Request bodies slower than this are cut with a 408 (streamed ones too).
+  UploadRateLimits upload_rate;
   // Requests for which this returns true (given the method and the raw path, without the
   // query) reach the handler as soon as their header is read, with HttpRequest::body_stream
   // to read a body of any size; max_body_bytes does not apply to them.
@@ -29,8 +40,10 @@ struct HttpServerOptions {
 };
 
 // Every connection is served on its own strand: one request at a time, keep-alive and
-// pipelining supported. Errors the server answers itself (400 malformed, 413 body too
-// large, 431 header over 64 KiB, 500 handler threw) use the API's JSON error shape.
+// pipelining supported. Errors the server answers itself (400 malformed, 408 body too slow,
+// 413 body too large, 431 header over 64 KiB, 500 handler threw) use the API's JSON error
+// shape. A head that misses its deadline, or a connection over the limits, is closed
+// without an answer.
 //
 // Thread-safety: Start, Stop and port may be called from any thread except the server's
 // own I/O threads and `workers` threads (Stop waits for both).

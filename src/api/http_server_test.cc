@@ -234,9 +234,9 @@ TEST_F(HttpServerTest, BlockingHandlerDoesNotStallOtherConnections) {
   EXPECT_EQ(slow_response->body, "GET /slow");
 }
 
-TEST_F(HttpServerTest, IdleConnectionIsClosedAfterTheTimeout) {
+TEST_F(HttpServerTest, ASilentConnectionIsClosedAtTheHeaderTimeout) {
   HttpServerOptions options;
-  options.idle_timeout = 1s;
+  options.header_timeout = 1s;
   Serve(Echo, options);
   Client client(port());
   auto start = std::chrono::steady_clock::now();

@@ -40,6 +40,20 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.worker_threads = value;
       else if (key == "maxBodyBytes")
         c.max_body_bytes = value;
+      else if (key == "maxConnections")
+        c.max_connections = value;
+      else if (key == "maxConnectionsPerClient")
+        c.max_connections_per_client = value;
+      else if (key == "headerTimeoutSeconds")
+        c.header_timeout_seconds = value;
+      else if (key == "idleTimeoutSeconds")
+        c.idle_timeout_seconds = value;
+      else if (key == "proxyIdleTimeoutSeconds")
+        c.proxy_idle_timeout_seconds = value;
+      else if (key == "minUploadBytesPerSecond")
+        c.min_upload_bytes_per_second = value;
+      else if (key == "uploadGraceSeconds")
+        c.upload_grace_seconds = value;
       else if (key == "networkPool")
         c.network_pool = value;
       else if (key == "networkPool6")
@@ -134,6 +148,25 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
                                      "image pulls and imports in progress per organization [4]");
   auto* mcp_threads = app.add_option("--mcp-call-threads", flags.mcp_call_threads,
                                      "MCP tool calls running at once [16]");
+  auto* max_connections =
+      app.add_option("--max-connections", flags.max_connections,
+                     "connections each listener holds at once, 0: no limit [4096]");
+  auto* max_per_client =
+      app.add_option("--max-connections-per-client", flags.max_connections_per_client,
+                     "connections one address may hold on each listener, 0: no limit [256]");
+  auto* header_timeout = app.add_option("--header-timeout", flags.header_timeout_seconds,
+                                        "seconds for a request head to arrive [10]");
+  auto* idle_timeout =
+      app.add_option("--idle-timeout", flags.idle_timeout_seconds,
+                     "seconds a kept-alive connection waits for its next request [60]");
+  auto* proxy_idle_timeout =
+      app.add_option("--proxy-idle-timeout", flags.proxy_idle_timeout_seconds,
+                     "seconds a proxied connection may carry nothing either way [900]");
+  auto* min_upload_rate =
+      app.add_option("--min-upload-rate", flags.min_upload_bytes_per_second,
+                     "bytes/s a request body must keep up after the grace, 0: none [1024]");
+  auto* upload_grace = app.add_option("--upload-grace", flags.upload_grace_seconds,
+                                      "seconds before the upload rate is judged [10]");
   auto* warm_pools = app.add_option(
       "--warm-pool", flags.warm_pools,
       "pre-booted sandboxes: IMAGE=N[,cpu=C][,memoryMiB=M][,diskMiB=D]; repeatable [none]");
@@ -201,6 +234,25 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
     i = comma == std::string::npos ? comma : comma + 1;
   }
   if (allow_registries->count()) c.allowed_registries = flags.allowed_registries;
+  if (max_connections->count()) c.max_connections = flags.max_connections;
+  if (max_per_client->count()) c.max_connections_per_client = flags.max_connections_per_client;
+  if (header_timeout->count()) c.header_timeout_seconds = flags.header_timeout_seconds;
+  if (idle_timeout->count()) c.idle_timeout_seconds = flags.idle_timeout_seconds;
+  if (proxy_idle_timeout->count()) c.proxy_idle_timeout_seconds = flags.proxy_idle_timeout_seconds;
+  if (min_upload_rate->count()) c.min_upload_bytes_per_second = flags.min_upload_bytes_per_second;
+  if (upload_grace->count()) c.upload_grace_seconds = flags.upload_grace_seconds;
+  if (c.max_connections < 0 || c.max_connections > 1'000'000)
+    return InvalidArgument("maxConnections", "maxConnections must be between 0 and 1000000");
+  if (c.max_connections_per_client < 0 || c.max_connections_per_client > 1'000'000)
+    return InvalidArgument("maxConnectionsPerClient",
+                           "maxConnectionsPerClient must be between 0 and 1000000");
+  for (auto [value, name] : {std::pair{c.header_timeout_seconds, "headerTimeoutSeconds"},
+                             std::pair{c.idle_timeout_seconds, "idleTimeoutSeconds"},
+                             std::pair{c.proxy_idle_timeout_seconds, "proxyIdleTimeoutSeconds"},
+                             std::pair{c.upload_grace_seconds, "uploadGraceSeconds"}}) {
+    if (value < 1 || value > 86400)
+      return InvalidArgument(name, std::string(name) + " must be between 1 and 86400");
+  }
   if (c.ingress_cert.empty() != c.ingress_key.empty())
     return InvalidArgument("ingressCert", "give both ingressCert and ingressKey, or neither");
   if (workers->count()) c.worker_threads = flags.worker_threads;

@@ -30,6 +30,26 @@ struct DaemonConfig {
   int worker_threads = 8;
   // Request bodies over this are refused with 413 before they are read.
   size_t max_body_bytes = 1 << 20;
+  // Connections, on each listener: the API, the storage gateway, the ingress (HTTP and HTTPS
+  // each) and the sandboxes' TLS hostname proxy. At most max_connections at once (0: no
+  // limit), at most max_connections_per_client from one address (for the TLS proxy: from one
+  // sandbox); a connection beyond either is closed as it is accepted. Behind a reverse proxy
+  // every API client has the proxy's address: raise the per-client cap there.
+  int max_connections = 4096;
+  int max_connections_per_client = 256;
+  // A request head (after the TLS handshake, on the HTTPS ingress) must arrive in full within
+  // header_timeout_seconds of the connection's start, or of its first byte on a kept-alive
+  // connection, which waits idle_timeout_seconds for that byte. A connection the ingress
+  // passes to a sandbox (and one the TLS proxy splices) is closed after
+  // proxy_idle_timeout_seconds without a byte either way.
+  int header_timeout_seconds = 10;
+  int idle_timeout_seconds = 60;
+  int proxy_idle_timeout_seconds = 900;
+  // A request body must arrive at min_upload_bytes_per_second at least, over the whole body
+  // so far, once upload_grace_seconds of waiting for it have passed (0: no minimum); a slower
+  // one is cut with a 408.
+  uint64_t min_upload_bytes_per_second = 1024;
+  int upload_grace_seconds = 10;
   // Sandbox networks: the IPv4 block their /30s come from (keep it clear of every network
   // the host uses), and the resolver of open mode unless a create names one.
   std::string network_pool = "10.88.0.0/16";

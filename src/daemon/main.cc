@@ -28,6 +28,7 @@
 #include "net/ingress.h"
 #include "net/network_manager.h"
 #include "os/files.h"
+#include "os/open_file_limit.h"
 #include "runtime/runsc_runtime.h"
 #include "storage/sandbox_attach.h"
 #include "storage/upload_sweeper.h"
@@ -45,7 +46,31 @@ int Fail(const Status& st) {
   return 1;
 }
 
+// The limits every HTTP listener of adaptd shares (the config's connection settings).
+api::HttpServerOptions HttpLimits(const DaemonConfig& config, std::string name) {
+  api::HttpServerOptions o;
+  o.name = std::move(name);
+  o.limits = {config.max_connections, config.max_connections_per_client};
+  o.header_timeout = std::chrono::seconds(config.header_timeout_seconds);
+  o.idle_timeout = std::chrono::seconds(config.idle_timeout_seconds);
+  o.upload_rate = {config.min_upload_bytes_per_second,
+                   std::chrono::seconds(config.upload_grace_seconds), o.idle_timeout};
+  return o;
+}
+
+// Every connection, sandbox disk and agent socket is a descriptor: the usual soft limit of
+// 1024 is a few hundred idle connections away.
+void RaiseOpenFileLimit() {
+  auto limit = os::RaiseOpenFileLimit(uint64_t{1} << 20);
+  if (!limit.ok()) return spdlog::warn("open file limit: {}", limit.status().message());
+  spdlog::info("open file limit: {} (hard {})", limit->soft, limit->hard);
+  if (limit->soft < 65536)
+    spdlog::warn("open file limit {} is low for adaptd: raise RLIMIT_NOFILE (LimitNOFILE=)",
+                 limit->soft);
+}
+
 int Run(const DaemonConfig& config) {
+  RaiseOpenFileLimit();
   auto listen = ParseListenAddress(config.listen);
   if (!listen.ok()) return Fail(listen.status());
   if (Status st = os::MakeDirs(config.state_dir, 0700); !st.ok()) return Fail(st);
@@ -89,7 +114,7 @@ int Run(const DaemonConfig& config) {
   boost::asio::thread_pool storage_workers(8);
   auto storage_listen = ParseListenAddress(config.storage_listen);
   if (!storage_listen.ok()) return Fail(storage_listen.status());
-  api::HttpServerOptions storage_http;
+  api::HttpServerOptions storage_http = HttpLimits(config, "storage gateway");
   storage_http.host = storage_listen->host;
   storage_http.port = storage_listen->port;
   storage_http.io_threads = 1;
@@ -105,7 +130,9 @@ int Run(const DaemonConfig& config) {
   attacher.SetGatewayPort(storage_server.port());
   spdlog::info("storage gateway on {}:{}", storage_listen->host, storage_server.port());
   // The static sites' origin: loopback only, reached through the ingress by hostname.
-  api::HttpServerOptions site_http;
+  // Its only client is the ingress (on loopback), which the ingress's own limits bound.
+  api::HttpServerOptions site_http = HttpLimits(config, "sites");
+  site_http.limits = {0, 0};
   site_http.host = "127.0.0.1";
   site_http.port = 0;
   site_http.io_threads = 1;
@@ -133,7 +160,9 @@ int Run(const DaemonConfig& config) {
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
   net::NetworkManager network(
       **store, {config.network_pool, config.dns, config.state_dir, config.network_name,
-                storage_server.port(), config.network_pool6});
+                storage_server.port(), config.network_pool6,
+                net::SniProxyLimits{{config.max_connections, config.max_connections_per_client},
+                                    std::chrono::seconds(config.proxy_idle_timeout_seconds)}});
   if (Status st = network.Init(); !st.ok()) return Fail(st);
   // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
   storage::VolumeService volumes(**store, {config.state_dir + "/storage/volumes", *master_key});
@@ -189,8 +218,16 @@ int Run(const DaemonConfig& config) {
     cert = config.state_dir + "/ingress/cert.pem";
     cert_key = config.state_dir + "/ingress/key.pem";
   }
-  net::IngressServer ingress({ingress_http->host, ingress_http->port, ingress_https->port, cert,
-                              cert_key, config.ingress_domain, config.io_threads},
+  net::IngressServer ingress({ingress_http->host,
+                              ingress_http->port,
+                              ingress_https->port,
+                              cert,
+                              cert_key,
+                              config.ingress_domain,
+                              config.io_threads,
+                              {config.max_connections, config.max_connections_per_client},
+                              std::chrono::seconds(config.header_timeout_seconds),
+                              std::chrono::seconds(config.proxy_idle_timeout_seconds)},
                              [&endpoints, &sites, &site_server](const std::string& host) {
                                auto backend = endpoints.Route(host);
                                if (!backend && sites.IsSiteHost(host))
@@ -255,7 +292,7 @@ int Run(const DaemonConfig& config) {
   api::AddFileRoutes(router, files);
   api::AddObjectRoutes(router, object_api);
   api::AddSiteRoutes(router, sites);
-  api::HttpServerOptions http;
+  api::HttpServerOptions http = HttpLimits(config, "API");
   http.host = listen->host;
   http.port = listen->port;
   http.io_threads = config.io_threads;

@@ -8,28 +8,30 @@
 #include <thread>
 
 #include "net/dns_proxy.h"
-#include "net/sni_proxy.h"
 
 namespace adapt::net {
 
 namespace asio = boost::asio;
 
 struct HostnameProxies::Impl {
+  explicit Impl(SniProxyLimits limits) : sni(io, table, host, limits) {}
   asio::io_context io;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work{
       asio::make_work_guard(io)};
   HostnameTable table;
+  HostAddressWatch host{io};
   DnsProxy dns{io, table};
-  SniProxy sni{io, table};
+  SniProxy sni;
   std::thread thread;
   bool started = false;
 };
 
-HostnameProxies::HostnameProxies() : impl_(std::make_unique<Impl>()) {}
+HostnameProxies::HostnameProxies(SniProxyLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
 
 HostnameProxies::~HostnameProxies() { Stop(); }
 
 Status HostnameProxies::Start() {
+  RETURN_IF_ERROR(impl_->host.Start());
   RETURN_IF_ERROR(impl_->dns.Start());
   RETURN_IF_ERROR(impl_->sni.Start());
   impl_->thread = std::thread([this] { impl_->io.run(); });
@@ -43,6 +45,7 @@ void HostnameProxies::Stop() {
   asio::post(impl_->io, [this] {
     impl_->dns.Stop();
     impl_->sni.Stop();
+    impl_->host.Stop();
   });
   impl_->work.reset();
   impl_->io.stop();

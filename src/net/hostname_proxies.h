@@ -8,15 +8,16 @@
 
 #include "base/status.h"
 #include "net/hostname_table.h"
+#include "net/sni_proxy.h"
 
 namespace adapt::net {
 
 class HostnameProxies {
  public:
-  HostnameProxies();
+  explicit HostnameProxies(SniProxyLimits limits = {});
   ~HostnameProxies();
-  // Binds both proxies to free ports (0.0.0.0; they answer only sandboxes in the table) and
-  // starts their thread.
+  // Binds both proxies to free ports (0.0.0.0; they answer only sandboxes in the table),
+  // reads the host's addresses and starts their thread.
   Status Start();
   void Stop();
   uint16_t dns_port() const;

@@ -72,7 +72,11 @@ class SessionBase {
 class IngressServer::Impl {
  public:
   Impl(IngressOptions o, Router r)
-      : options_(std::move(o)), route_(std::move(r)), tls_(ssl::context::tls_server) {}
+      : options_(std::move(o)),
+        route_(std::move(r)),
+        tls_(ssl::context::tls_server),
+        http_limiter_("ingress (HTTP)", options_.limits),
+        https_limiter_("ingress (HTTPS)", options_.limits) {}
 
   Status Start() {
     if (!options_.cert_file.empty()) {
@@ -137,6 +141,7 @@ class IngressServer::Impl {
 
   std::optional<IngressBackend> Route(const std::string& host) { return route_(host); }
   ssl::context& tls() { return tls_; }
+  const IngressOptions& options() const { return options_; }
 
  private:
   Status Listen(tcp::acceptor& acceptor, uint16_t port) {
@@ -165,8 +170,11 @@ class IngressServer::Impl {
   ssl::context tls_;
   tcp::acceptor http_{ioc_};
   tcp::acceptor https_{ioc_};
+  asio::steady_timer http_retry_{ioc_}, https_retry_{ioc_};
   uint16_t http_port_ = 0, https_port_ = 0;
   std::vector<std::thread> threads_;
+  // Their slots may outlive them: sessions are destroyed with ioc_.
+  ConnectionLimiter http_limiter_, https_limiter_;
   std::mutex mu_;
   std::map<std::string, std::vector<std::weak_ptr<SessionBase>>> sessions_;
 };
@@ -179,10 +187,19 @@ template <class Stream>
 class Session : public SessionBase, public std::enable_shared_from_this<Session<Stream>> {
  public:
   template <class... Args>
-  Session(IngressServer::Impl& owner, Args&&... args)
-      : owner_(owner), stream_(std::forward<Args>(args)...), backend_(stream_.get_executor()) {}
+  Session(IngressServer::Impl& owner, ConnectionLimiter::Slot slot, Args&&... args)
+      : owner_(owner),
+        slot_(std::move(slot)),
+        stream_(std::forward<Args>(args)...),
+        backend_(stream_.get_executor()),
+        timer_(stream_.get_executor()) {}
 
   void Start() {
+    // The handshake and the head together: a client that trickles either is cut here.
+    timer_.expires_after(owner_.options().header_timeout);
+    timer_.async_wait([self = this->shared_from_this()](boost::system::error_code ec) {
+      if (!ec && !self->pumping_) self->Close();
+    });
     if constexpr (std::is_same_v<Stream, tcp::socket>) {
       ReadHead();
     } else {
@@ -199,6 +216,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       boost::system::error_code ec;
       self->stream_.lowest_layer().close(ec);
       self->backend_.close(ec);
+      self->closed_ = true;
+      self->timer_.cancel();
     });
   }
 
@@ -236,6 +255,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       asio::async_write(self->backend_, asio::buffer(self->head_),
                         [self](boost::system::error_code ec, size_t) {
                           if (ec) return self->Close();
+                          self->pumping_ = true;
+                          self->last_active_ = std::chrono::steady_clock::now();
+                          self->WatchIdle();
                           self->ClientToBackend();
                           self->BackendToClient();
                         });
@@ -249,9 +271,21 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         [self = this->shared_from_this()](boost::system::error_code, size_t) { self->Close(); });
   }
 
+  // Closes the connection once nothing has moved either way for the idle timeout.
+  void WatchIdle() {
+    const auto idle = owner_.options().idle_timeout;
+    timer_.expires_at(last_active_ + idle);
+    timer_.async_wait([self = this->shared_from_this(), idle](boost::system::error_code ec) {
+      if (ec || self->closed_) return;
+      if (std::chrono::steady_clock::now() - self->last_active_ >= idle) return self->Close();
+      self->WatchIdle();
+    });
+  }
+
   void ClientToBackend() {
     stream_.async_read_some(asio::buffer(buf_), [self = this->shared_from_this()](
                                                     boost::system::error_code ec, size_t n) {
+      self->last_active_ = std::chrono::steady_clock::now();
       if (ec) {
         // The client finished sending; the response may still be on its way.
         boost::system::error_code ignored;
@@ -269,6 +303,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void BackendToClient() {
     backend_.async_read_some(asio::buffer(back_buf_), [self = this->shared_from_this()](
                                                           boost::system::error_code ec, size_t n) {
+      self->last_active_ = std::chrono::steady_clock::now();
       if (ec) return self->Close();
       asio::async_write(self->stream_, asio::buffer(self->back_buf_.data(), n),
                         [self](boost::system::error_code ec, size_t) {
@@ -279,8 +314,13 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   IngressServer::Impl& owner_;
+  ConnectionLimiter::Slot slot_;
   Stream stream_;
   tcp::socket backend_;
+  asio::steady_timer timer_;  // the head's deadline, then the idle timeout
+  std::chrono::steady_clock::time_point last_active_;
+  bool pumping_ = false;
+  bool closed_ = false;
   std::array<char, kChunk> buf_{};
   std::array<char, kChunk> back_buf_{};
   std::string head_, host_, reply_;
@@ -293,13 +333,30 @@ void IngressServer::Impl::Accept(bool tls) {
   acceptor.async_accept(
       asio::make_strand(ioc_), [this, tls](boost::system::error_code ec, tcp::socket socket) {
         if (ec == asio::error::operation_aborted) return;
-        if (!ec) {
-          if (tls) {
-            std::make_shared<Session<ssl::stream<tcp::socket>>>(*this, std::move(socket), tls_)
-                ->Start();
-          } else {
-            std::make_shared<Session<tcp::socket>>(*this, std::move(socket))->Start();
-          }
+        boost::system::error_code peer_ec;
+        auto peer = ec ? tcp::endpoint() : socket.remote_endpoint(peer_ec);
+        auto slot = ec || peer_ec
+                        ? std::nullopt
+                        : (tls ? https_limiter_ : http_limiter_).Admit(peer.address().to_string());
+        if (slot && tls) {
+          std::make_shared<Session<ssl::stream<tcp::socket>>>(*this, std::move(*slot),
+                                                              std::move(socket), tls_)
+              ->Start();
+        } else if (slot) {
+          std::make_shared<Session<tcp::socket>>(*this, std::move(*slot), std::move(socket))
+              ->Start();
+        } else if (!ec) {
+          boost::system::error_code ignored;
+          socket.close(ignored);
+        }
+        if (ec) {
+          // EMFILE and the like persist for a while; retrying at once would spin.
+          auto& retry = tls ? https_retry_ : http_retry_;
+          retry.expires_after(std::chrono::milliseconds(100));
+          retry.async_wait([this, tls](boost::system::error_code wait_ec) {
+            if (!wait_ec) Accept(tls);
+          });
+          return;
         }
         Accept(tls);
       });

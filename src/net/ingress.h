@@ -2,14 +2,21 @@
 // adaptd's ingress ports, routed by the Host header to a sandbox's address and port. After
 // the request head it is a byte pump in both directions, so streamed bodies and WebSocket
 // upgrades pass unchanged. An unknown or removed host is a 404 at once.
+//
+// Bounded: each listener holds at most `limits` connections (in all and per client address;
+// one beyond is closed as it is accepted), the request head (after the TLS handshake) must
+// arrive within `header_timeout` of the connection's start, and a connection passed to a
+// sandbox is closed after `idle_timeout` without a byte either way.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "base/connection_limiter.h"
 #include "base/status.h"
 
 namespace adapt::net {
@@ -27,6 +34,9 @@ struct IngressOptions {
   std::string key_file;
   std::string domain;  // the certificate names *.domain
   int threads = 2;
+  ConnectionLimits limits;  // per listener (HTTP and HTTPS each)
+  std::chrono::seconds header_timeout{10};
+  std::chrono::seconds idle_timeout{900};
 };
 
 class IngressServer {

@@ -64,7 +64,7 @@ std::string ResolvConf(const SandboxNet& sb) {
 }  // namespace
 
 NetworkManager::NetworkManager(store::Store& store, NetworkOptions options)
-    : store_(store), options_(std::move(options)) {}
+    : store_(store), options_(std::move(options)), proxies_(options_.proxy_limits) {}
 
 Status NetworkManager::Init() {
   ASSIGN_OR_RETURN(AddressPool pool, AddressPool::Parse(options_.pool));

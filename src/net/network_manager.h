@@ -31,6 +31,8 @@ struct NetworkOptions {
   // The unique-local /96 the sandboxes' IPv6 addresses come from (AddressPool6); empty: no
   // IPv6 in sandboxes.
   std::string pool6 = "fd61:6461:7074::/96";
+  // The TLS hostname proxy's connection limits (per client: per sandbox) and idle timeout.
+  SniProxyLimits proxy_limits;
 };
 
 struct Attachment {

@@ -107,8 +107,8 @@ std::string FullRuleset(const RulesetScope& scope, const std::vector<SandboxNet>
   s += "add rule " + t + " input iifname @ifs meta nfproto ipv6 drop\n";
   s += "add rule " + t + " input ip saddr " + pool + " ct state established,related accept\n";
   if (scope.storage_port != 0)
-    s += "add rule " + t + " input ip saddr " + pool + " ip daddr " + pool + " tcp dport " +
-         std::to_string(scope.storage_port) + " accept\n";
+    s += "add rule " + t + " input iifname @ifs ip saddr " + pool + " ip daddr " + pool +
+         " tcp dport " + std::to_string(scope.storage_port) + " accept\n";
   // TLS hostname rules: a sandbox reaches the two proxies (after prerouting's redirect) from
   // its own interface and address only.
   s += "add set " + t + " proxied { type ifname . ipv4_addr; }\n";
@@ -125,6 +125,8 @@ std::string FullRuleset(const RulesetScope& scope, const std::vector<SandboxNet>
         "add rule " + t + " input iifname . ip saddr @proxied tcp dport 53 reject with tcp reset\n";
   }
   s += "add rule " + t + " input ip saddr " + pool + " drop\n";
+  // A sandbox is known by its interface too, whatever source address it forges.
+  s += "add rule " + t + " input iifname @ifs drop\n";
   s += "add chain " + t +
        " postrouting { type nat hook postrouting priority srcnat; policy accept; }\n";
   s += "add rule " + t + " postrouting ip saddr " + pool + " ip daddr != " + pool + " masquerade\n";

@@ -7,10 +7,10 @@
 //                 own chain; anything else from the pool is dropped; traffic to the pool is
 //                 accepted only as a reply.
 //   input:        a sandbox reaches nothing on the host (its addresses, adaptd's ports)
-//                 except replies to connections the host opened (endpoints). For IPv6 this
-//                 is keyed on the sandbox interfaces (set `ifs`), so that link-local
-//                 addresses (fe80::, which every veth end has) reach nothing either; only
-//                 neighbour discovery passes.
+//                 except replies to connections the host opened (endpoints). Keyed on the
+//                 sandbox interfaces (set `ifs`) as well as on the pool, so that a forged
+//                 source outside the pool, or a link-local IPv6 address (fe80::, which every
+//                 veth end has), reaches nothing either; only neighbour discovery passes.
 //   IPv6:         the same through the pool's IPv6 block (`pool6`): forward to the sandbox's
 //                 chain, whose blocked6 set holds fc00::/7 (so other sandboxes' and the
 //                 host's unique-local addresses), masquerade out.

@@ -53,11 +53,31 @@ TEST(Ruleset, TheStorageGatewayPortIsTheOneHostPortSandboxesReach) {
   RulesetScope scope{"adapt", "10.88.0.0/16", 8082, 0, 0, ""};
   std::string s = FullRuleset(scope, {Sandbox("none")});
   const std::string allow =
-      "add rule inet adapt input ip saddr 10.88.0.0/16 ip daddr 10.88.0.0/16 tcp dport 8082 accept";
+      "add rule inet adapt input iifname @ifs ip saddr 10.88.0.0/16 ip daddr 10.88.0.0/16 tcp "
+      "dport "
+      "8082 accept";
   ASSERT_TRUE(Has(s, allow));
   // Before the drop, so it matters; only towards pool addresses (the veths' host ends).
   EXPECT_LT(s.find(allow), s.find("input ip saddr 10.88.0.0/16 drop"));
   EXPECT_EQ(s.find("dport 8082", s.find(allow) + allow.size()), std::string::npos);
+}
+
+TEST(Ruleset, AnythingElseFromASandboxInterfaceIsDroppedWhateverItsSource) {
+  // A sandbox that forges a source outside the pool is still known by its interface.
+  RulesetScope scope{"adapt", "10.88.0.0/16", 8082, 5353, 7443, ""};
+  SandboxNet sb = Sandbox("allowlist");
+  sb.policy.hostnames = {{"example.com", 443}};
+  std::string s = FullRuleset(scope, {sb});
+  const std::string drop = "add rule inet adapt input iifname @ifs drop";
+  ASSERT_TRUE(Has(s, drop));
+  // After every accept of the input chain: the proxies, the storage gateway and replies.
+  size_t input_accepts = 0;
+  for (size_t pos = 0; (pos = s.find("input ", pos)) != std::string::npos; ++pos) {
+    size_t end = s.find('\n', pos);
+    if (s.substr(pos, end - pos).ends_with(" accept")) input_accepts = pos;
+  }
+  EXPECT_LT(input_accepts, s.find(drop));
+  EXPECT_TRUE(Has(s, "add element inet adapt ifs { \"ad0a58001e\" }"));
 }
 
 TEST(Ruleset, OpenBlocksRangesBeforeAccepting) {

@@ -44,15 +44,12 @@ struct OriginalDestination {
 
 class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session> {
  public:
-  Session(SniProxy& proxy, tcp::socket client)
+  Session(SniProxy& proxy, tcp::socket client, ConnectionLimiter::Slot slot)
       : proxy_(proxy),
         client_(std::move(client)),
         server_(client_.get_executor()),
         timer_(client_.get_executor()),
-        connections_(proxy.connections_) {
-    ++*connections_;
-  }
-  ~Session() { --*connections_; }
+        slot_(std::move(slot)) {}
 
   void Start() {
     boost::system::error_code ec;
@@ -97,6 +94,10 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
         proxy_.table_.Check(source_, hello.server_name, destination_.address().to_string(),
                             destination_.port(), NowMillis());
     if (!why.empty()) return Refuse(why);
+    // The proxy connects from the host: a name that resolves to one of the host's own
+    // addresses would reach the host's services, which no sandbox may.
+    if (proxy_.host_.Contains(destination_.address().to_string()))
+      return Refuse(destination_.address().to_string() + " is an address of the host");
     sni_ = hello.server_name;
     timer_.expires_after(kConnectTimeout);
     timer_.async_wait([self = shared_from_this()](auto ec) {
@@ -109,9 +110,22 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
         if (ec) return self->Close();
         self->hello_.clear();
         self->hello_.shrink_to_fit();
+        self->last_active_ = std::chrono::steady_clock::now();
+        self->WatchIdle();
         self->Pump(self->client_, self->server_, self->up_, 0);
         self->Pump(self->server_, self->client_, self->down_, 1);
       });
+    });
+  }
+
+  // Closes the spliced connection once nothing has moved either way for the idle timeout.
+  void WatchIdle() {
+    timer_.expires_at(last_active_ + proxy_.idle_timeout_);
+    timer_.async_wait([self = shared_from_this()](auto ec) {
+      if (ec || self->closed_) return;
+      if (std::chrono::steady_clock::now() - self->last_active_ >= self->proxy_.idle_timeout_)
+        return self->Close();
+      self->WatchIdle();
     });
   }
 
@@ -120,6 +134,7 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
   void Pump(tcp::socket& from, tcp::socket& to, std::array<uint8_t, kPumpBuffer>& buf, int dir) {
     from.async_read_some(asio::buffer(buf),
                          [self = shared_from_this(), &from, &to, &buf, dir](auto ec, size_t n) {
+                           self->last_active_ = std::chrono::steady_clock::now();
                            if (ec) {
                              if (ec != asio::error::eof) return self->Close();
                              boost::system::error_code ignored;
@@ -159,13 +174,20 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
   tcp::endpoint destination_;
   std::vector<uint8_t> hello_;
   std::array<uint8_t, kPumpBuffer> up_{}, down_{};
-  std::shared_ptr<std::atomic<int>> connections_;
+  ConnectionLimiter::Slot slot_;
+  std::chrono::steady_clock::time_point last_active_;
   int finished_ = 0;
   bool closed_ = false;
 };
 
-SniProxy::SniProxy(asio::io_context& io, HostnameTable& table)
-    : io_(io), table_(table), acceptor_(io) {}
+SniProxy::SniProxy(asio::io_context& io, HostnameTable& table, const HostAddressWatch& host,
+                   SniProxyLimits limits)
+    : io_(io),
+      table_(table),
+      host_(host),
+      idle_timeout_(limits.idle_timeout),
+      acceptor_(io),
+      limiter_("TLS hostname proxy", limits.connections) {}
 
 Status SniProxy::Start(uint16_t port) {
   boost::system::error_code ec;
@@ -188,11 +210,15 @@ void SniProxy::Accept() {
   acceptor_.async_accept([this](auto ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
     if (!ec) {
-      if (*connections_ >= kMaxConnections) {
+      // Per sandbox: by the source address, which the firewall ties to its interface.
+      boost::system::error_code peer_ec;
+      auto peer = socket.remote_endpoint(peer_ec);
+      auto slot = peer_ec ? std::nullopt : limiter_.Admit(peer.address().to_string());
+      if (slot) {
+        std::make_shared<Session>(*this, std::move(socket), std::move(*slot))->Start();
+      } else {
         boost::system::error_code ignored;
         socket.close(ignored);
-      } else {
-        std::make_shared<Session>(*this, std::move(socket))->Start();
       }
     }
     Accept();

@@ -4,11 +4,12 @@
 // the connection to that destination only when its SNI is listed for that port and the
 // destination is an address the sandbox's DNS proxy returned for that name (HostnameTable).
 // Anything else (plaintext, no SNI, encrypted ClientHello, a server-speaks-first protocol
-// that never sends a ClientHello) is closed. Non-blocking with bounded buffers: at most
-// kMaxConnections at once, kHelloTimeout for the ClientHello, kConnectTimeout upstream.
+// that never sends a ClientHello) is closed, and so is a destination that is one of the
+// host's own addresses (HostAddressWatch). Non-blocking with bounded buffers: at most
+// `limits` connections (in all, and per sandbox), kHelloTimeout for the ClientHello,
+// kConnectTimeout upstream, and `idle_timeout` without a byte either way once spliced.
 #pragma once
 
-#include <atomic>
 // clang-format off
 #include <utility>  // before Asio: its awaitable.hpp uses std::exchange
 #include <boost/asio.hpp>
@@ -17,19 +18,26 @@
 #include <cstdint>
 #include <memory>
 
+#include "base/connection_limiter.h"
 #include "base/status.h"
+#include "net/host_address_watch.h"
 #include "net/hostname_table.h"
 
 namespace adapt::net {
 
+struct SniProxyLimits {
+  ConnectionLimits connections{1024, 256};  // per client: per sandbox
+  std::chrono::seconds idle_timeout{900};
+};
+
 class SniProxy {
  public:
-  static constexpr int kMaxConnections = 1024;
   static constexpr std::chrono::seconds kHelloTimeout{10};
   static constexpr std::chrono::seconds kConnectTimeout{10};
   static constexpr size_t kPumpBuffer = 16 * 1024;
 
-  SniProxy(boost::asio::io_context& io, HostnameTable& table);
+  SniProxy(boost::asio::io_context& io, HostnameTable& table, const HostAddressWatch& host,
+           SniProxyLimits limits);
   // Listens on 0.0.0.0:`port` (0: any free port).
   Status Start(uint16_t port = 0);
   uint16_t port() const { return port_; }
@@ -42,9 +50,11 @@ class SniProxy {
 
   boost::asio::io_context& io_;
   HostnameTable& table_;
+  const HostAddressWatch& host_;
+  const std::chrono::seconds idle_timeout_;
   boost::asio::ip::tcp::acceptor acceptor_;
-  // Shared with the sessions, which may outlive the proxy inside a stopped io_context.
-  std::shared_ptr<std::atomic<int>> connections_ = std::make_shared<std::atomic<int>>(0);
+  // Its slots may outlive the proxy inside a stopped io_context.
+  ConnectionLimiter limiter_;
   uint16_t port_ = 0;
 };
 

@@ -54,7 +54,9 @@ def bound():
     pending.release()
 
 NAMES = {"svc.example.test": "198.51.100.10", "good.example.test": "198.51.100.30",
-         "other.example.test": "198.51.100.30", "plain.example.test": "198.51.100.30"}
+         "other.example.test": "198.51.100.30", "plain.example.test": "198.51.100.30",
+         "host.example.test": "203.0.113.1",  # the host's end of the stand-in's link
+         "late.example.test": "192.0.2.77"}  # an address test_network_hostnames gives the host
 
 def dns(addr):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

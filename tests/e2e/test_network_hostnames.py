@@ -176,3 +176,100 @@ def test_sixty_four_hostnames_are_accepted(client):
     assert status == 201, body
     assert len(body["network"]["hostnames"]) == 64
     client.delete(body["id"])
+
+
+HOST_NAME = "host.example.test"  # the stand-in's DNS answers 203.0.113.1: a host address
+LATE_NAME = "late.example.test"  # 192.0.2.77: an address the host gets while adaptd runs
+LATE = "192.0.2.77"
+
+
+@pytest.fixture(scope="module")
+def host_tls(tmp_path_factory):
+    """A TLS server on every address of the host, answering "host-secret": what a sandbox's
+    hostname rules must not reach, whatever a listed name resolves to. Yields its port."""
+    import ssl
+    import threading
+    d = tmp_path_factory.mktemp("host-tls")
+    cert, key = str(d / "cert.pem"), str(d / "key.pem")
+    sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+       "/CN=" + HOST_NAME, "-keyout", key, "-out", cert)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv = socket.create_server(("0.0.0.0", 0))
+
+    def serve():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            try:
+                c.settimeout(5)
+                t = ctx.wrap_socket(c, server_side=True)
+                t.recv(4096)
+                t.sendall(b"HTTP/1.0 200 OK\r\n\r\nhost-secret\n")
+                t.close()
+            except Exception:
+                c.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield srv.getsockname()[1]
+    srv.close()
+
+
+def host_tls_answer(address, port):
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    with ctx.wrap_socket(socket.create_connection((address, port), timeout=5), server_hostname=HOST_NAME) as t:
+        t.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        return t.recv(4096)
+
+
+def test_a_listed_name_that_resolves_to_a_host_address_is_refused(client, host_tls, standin):
+    assert host_tls_answer("203.0.113.1", host_tls).strip().endswith(b"host-secret")
+    sid = sandbox(client, {"egress": "allowlist", "hostnames": [{"hostname": HOST_NAME, "port": host_tls},
+                                                                {"hostname": LATE_NAME, "port": host_tls}]})
+    assert probe(client, sid, "resolve(%r)" % HOST_NAME) == "OK 203.0.113.1"
+    assert probe(client, sid, "tls(%r, %r, %d)" % (HOST_NAME, HOST_NAME, host_tls)).startswith("FAIL")
+    # An address the host gets after adaptd started is one of its own too.
+    dev = sh("ip", "-o", "-4", "addr", "show", "to", "203.0.113.1/32").stdout.split()[1]
+    sh("ip", "addr", "add", LATE + "/32", "dev", dev)
+    try:
+        assert host_tls_answer(LATE, host_tls).strip().endswith(b"host-secret")
+        assert probe(client, sid, "resolve(%r)" % LATE_NAME) == "OK " + LATE
+        assert probe(client, sid, "tls(%r, %r, %d)" % (LATE_NAME, LATE_NAME, host_tls)).startswith("FAIL")
+    finally:
+        sh("ip", "addr", "del", LATE + "/32", "dev", dev, check=False)
+    # A listed name elsewhere still passes in the same sandbox: the refusals are the host's.
+    assert "host-secret" not in probe(client, sid, "tls(%r, %r)" % (GOOD, GOOD))
+
+
+SANDBOX_CONNECTIONS = 256  # adaptd's default --max-connections-per-client
+
+HOLD = r'''
+import socket, time
+def state(s, wait):
+    s.settimeout(wait)
+    try:
+        return "closed" if s.recv(1) == b"" else "data"
+    except socket.timeout:
+        return "open"
+    except OSError:
+        return "closed"
+held = [socket.create_connection((%r, 443), timeout=4) for _ in range(%d)]
+time.sleep(0.5)
+extra = socket.create_connection((%r, 443), timeout=4)
+print(state(extra, 3), state(held[0], 0.5), state(held[-1], 0.5))
+'''
+
+
+def test_a_sandbox_holds_at_most_its_cap_of_tls_proxy_connections(client):
+    sid = hostnames_box(client)
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid, {
+        "argv": ["python3", "-c", HOLD % (TLS, SANDBOX_CONNECTIONS, TLS)], "timeoutSeconds": 60})
+    assert status == 200 and cmd["exitCode"] == 0, cmd
+    # The one over the cap is closed at once; those under it wait for their ClientHello.
+    assert cmd["stdout"].split() == ["closed", "open", "open"], cmd
+    client.delete(sid)

@@ -193,3 +193,47 @@ def test_cpu_burn_beyond_quota_stays_inside(daemon, neighbour):
     assert done["exitCode"] != 0 or done["signal"], brief(done)
     assert end_state(daemon, sid)["status"] == "running"
     daemon.admin.delete(sid)
+
+
+FLOOD = r'''
+import socket, time
+me = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+me.connect(("198.51.100.10", 9))
+a = me.getsockname()[0].split(".")
+gateway = ".".join(a[:3] + [str(int(a[3]) - 1)])
+held = []
+for _ in range(%d):
+    try:
+        held.append(socket.create_connection((gateway, %d), timeout=4))
+    except OSError:
+        break
+time.sleep(1)
+def open_(s):
+    s.settimeout(0.01)
+    try:
+        return s.recv(1) != b""
+    except socket.timeout:
+        return True
+    except OSError:
+        return False
+print(len(held), sum(open_(s) for s in held))
+'''
+
+
+def test_a_connection_flood_to_the_storage_gateway_holds_only_its_cap(daemon, neighbour):
+    """Idle connections from one sandbox to the storage gateway (the one host port it
+    reaches): adaptd keeps --max-connections-per-client (256 by default) and closes the rest
+    at once, so the flood cannot use up its descriptors."""
+    status, tok = daemon.admin.api("POST", "/v1/storage-tokens", {})
+    assert status == 201, tok
+    port = int(tok["endpoint"].rsplit(":", 1)[1])
+    sid = daemon.admin.create({"network": {"egress": "allowlist"}, "labels": {"role": "abuse"}})["id"]
+    daemon.admin.wait_for_status(sid, "running", 120)
+    cmd = command(daemon.admin, sid, "python3 -c '%s'" % (FLOOD % (600, port)).replace("'", "'\\''"),
+                  timeout_s=120)
+    assert cmd["exitCode"] == 0, brief(cmd)
+    made, still_open = map(int, cmd["stdout"].split())
+    assert made == 600, brief(cmd)
+    assert still_open == 256, brief(cmd)
+    assert_host_fine(daemon, neighbour)
+    daemon.admin.delete(sid)

@@ -1,0 +1,91 @@
+// The ingress's bounds on loopback: a proxied connection that carries nothing is closed after
+// the idle timeout, one that stays busy is not. (Caps, head deadlines and TLS are in
+// tests/e2e/test_connection_limits.py.)
+#include "net/ingress.h"
+
+#include <gtest/gtest.h>
+
+// clang-format off
+#include <utility>  // before Asio: its awaitable.hpp uses std::exchange
+#include <boost/asio.hpp>
+// clang-format on
+#include <chrono>
+#include <thread>
+
+namespace adapt::net {
+namespace {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+class IngressIdleTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    backend_.open(tcp::v4());
+    backend_.bind({asio::ip::make_address("127.0.0.1"), 0});
+    backend_.listen();
+    IngressOptions options;
+    options.idle_timeout = 1s;
+    options.header_timeout = 5s;
+    const uint16_t port = backend_.local_endpoint().port();
+    ingress_ = std::make_unique<IngressServer>(options, [port](const std::string& host) {
+      return host == "app.test" ? std::optional<IngressBackend>({"127.0.0.1", port}) : std::nullopt;
+    });
+    ASSERT_TRUE(ingress_->Start().ok());
+  }
+
+  // A client through the ingress, and the backend's end of its connection.
+  void Connect(tcp::socket& client, tcp::socket& server) {
+    client.connect({asio::ip::make_address("127.0.0.1"), ingress_->http_port()});
+    std::string head = "GET / HTTP/1.1\r\nHost: app.test\r\n\r\n";
+    asio::write(client, asio::buffer(head));
+    backend_.accept(server);
+    std::string got(head.size(), '\0');
+    asio::read(server, asio::buffer(got));
+    ASSERT_EQ(got, head);
+  }
+
+  // Seconds until `s` reads end of file (or an error), -1 when it stays open for `limit`.
+  static double ClosedAfter(tcp::socket& s, std::chrono::milliseconds limit) {
+    auto start = Clock::now();
+    s.non_blocking(true);
+    while (Clock::now() - start < limit) {
+      char c;
+      boost::system::error_code ec;
+      s.read_some(asio::buffer(&c, 1), ec);
+      if (ec != asio::error::would_block)
+        return std::chrono::duration<double>(Clock::now() - start).count();
+      std::this_thread::sleep_for(20ms);
+    }
+    return -1;
+  }
+
+  asio::io_context io_;
+  tcp::acceptor backend_{io_};
+  std::unique_ptr<IngressServer> ingress_;
+};
+
+TEST_F(IngressIdleTest, AProxiedConnectionThatCarriesNothingIsClosedAfterTheIdleTimeout) {
+  tcp::socket client(io_), server(io_);
+  Connect(client, server);
+  double took = ClosedAfter(client, 4000ms);
+  EXPECT_GT(took, 0.8);
+  EXPECT_LT(took, 3.0);
+}
+
+TEST_F(IngressIdleTest, ABusyProxiedConnectionStaysOpenPastTheIdleTimeout) {
+  tcp::socket client(io_), server(io_);
+  Connect(client, server);
+  for (int i = 0; i < 8; ++i) {  // 2 s of traffic, a byte every 250 ms
+    std::this_thread::sleep_for(250ms);
+    asio::write(server, asio::buffer("x", 1));
+    char c;
+    asio::read(client, asio::buffer(&c, 1));
+  }
+  EXPECT_LT(ClosedAfter(client, 300ms), 0);
+}
+
+}  // namespace
+}  // namespace adapt::net
