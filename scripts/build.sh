@@ -12,5 +12,8 @@ case $build_dir in
   *) build_dir=$repo/$build_dir ;;
 esac
 
+# ccache hashes the compile commands with paths relative to the checkout, so that a clone in
+# another folder (CI's) reuses what an earlier build compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$repo}
 cmake -S "$repo" -B "$build_dir" "$@"
 cmake --build "$build_dir" -j "${JOBS:-2}"
