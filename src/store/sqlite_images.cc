@@ -5,18 +5,27 @@ namespace adapt::store {
 
 using nlohmann::json;
 
+namespace {
+
+// The six columns of an images row, in the order of every INSERT below.
+void BindImageRow(SQLite::Statement& q, const ImageRecord& r) {
+  q.bind(1, r.id);
+  q.bind(2, r.org_id);
+  q.bind(3, r.reference);
+  q.bind(4, r.status);
+  q.bind(5, r.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  q.bind(6, r.created_at);
+}
+
+}  // namespace
+
 Status SqliteStore::PutImage(const ImageRecord& r) {
   return Guard("saving image", [&]() -> Status {
     SQLite::Statement q(db_,
                         "INSERT INTO images(id, org_id, reference, status, data, created_at) "
                         "VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
                         "status = excluded.status, data = excluded.data");
-    q.bind(1, r.id);
-    q.bind(2, r.org_id);
-    q.bind(3, r.reference);
-    q.bind(4, r.status);
-    q.bind(5, r.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    q.bind(6, r.created_at);
+    BindImageRow(q, r);
     q.exec();
     return Status::Ok();
   });
@@ -47,12 +56,7 @@ Status SqliteStore::InsertImageWithinCaps(const ImageRecord& r, int max_images,
     SQLite::Statement q(db_,
                         "INSERT INTO images(id, org_id, reference, status, data, created_at) "
                         "VALUES (?,?,?,?,?,?)");
-    q.bind(1, r.id);
-    q.bind(2, r.org_id);
-    q.bind(3, r.reference);
-    q.bind(4, r.status);
-    q.bind(5, r.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    q.bind(6, r.created_at);
+    BindImageRow(q, r);
     q.exec();
     tx.commit();
     return Status::Ok();

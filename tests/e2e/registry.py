@@ -20,6 +20,22 @@ SKOPEO = shutil.which("skopeo") or "/usr/bin/skopeo"
 BUSYBOX = "/bin/busybox" if os.path.exists("/bin/busybox") else "/usr/bin/busybox"
 
 
+def private_registry():
+    """A Registry behind htpasswd basic auth with one user, alice; its password is .password
+    (the htpasswd file lives in the registry's own directory, removed by close())."""
+    import crypt
+    import uuid
+
+    password = "s3cret-" + uuid.uuid4().hex
+    htpasswd = tempfile.mktemp(prefix="adapt-htpasswd-", dir="/tmp")
+    with open(htpasswd, "w") as f:
+        f.write("alice:%s\n" % crypt.crypt(password, crypt.mksalt(crypt.METHOD_BLOWFISH)))
+    r = Registry("auth:\n  htpasswd:\n    realm: basic-realm\n    path: %s\n" % htpasswd)
+    r.password = password
+    r.cleanup_paths = [htpasswd]
+    return r
+
+
 def sha256(data):
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
@@ -86,6 +102,9 @@ class Registry:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         shutil.rmtree(self.base, ignore_errors=True)
+        for path in getattr(self, "cleanup_paths", []):
+            if os.path.exists(path):
+                os.unlink(path)
 
 
 def layer(entries, compress=True, zstd=False):

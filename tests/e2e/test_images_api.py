@@ -1,7 +1,6 @@
 """/v1/images against a real registry: pull as an operation, get, imageId, delete (409 while
 in use), garbage collection, organizations, and basic auth with credentials never echoed."""
 
-import crypt
 import json
 import os
 import time
@@ -23,15 +22,9 @@ def registry():
 
 @pytest.fixture(scope="module")
 def private_registry():
-    base_pw = "s3cret-" + uuid.uuid4().hex
-    path = "/tmp/adapt-htpasswd-" + uuid.uuid4().hex
-    with open(path, "w") as f:
-        f.write("alice:%s\n" % crypt.crypt(base_pw, crypt.mksalt(crypt.METHOD_BLOWFISH)))
-    r = reg.Registry("auth:\n  htpasswd:\n    realm: basic-realm\n    path: %s\n" % path)
-    r.password = base_pw
+    r = reg.private_registry()
     yield r
     r.close()
-    os.unlink(path)
 
 
 def push(registry, name, tag_text=None, creds=None):

@@ -4,7 +4,6 @@ pull, and prove access to, the manifest itself); a layer already stored under a 
 not handed to a pull whose blob does not unpack to it; an image's /etc/passwd that links out
 of the image (to the host's /etc/shadow, /dev/zero) reads nothing of the host."""
 
-import crypt
 import json
 import os
 import tarfile
@@ -29,15 +28,9 @@ def registry():
 
 @pytest.fixture(scope="module")
 def private_registry():
-    password = "s3cret-" + uuid.uuid4().hex
-    path = "/tmp/adapt-htpasswd-" + uuid.uuid4().hex
-    with open(path, "w") as f:
-        f.write("alice:%s\n" % crypt.crypt(password, crypt.mksalt(crypt.METHOD_BLOWFISH)))
-    r = reg.Registry("auth:\n  htpasswd:\n    realm: basic-realm\n    path: %s\n" % path)
-    r.password = password
+    r = reg.private_registry()
     yield r
     r.close()
-    os.unlink(path)
 
 
 def private_image(private_registry, name):
