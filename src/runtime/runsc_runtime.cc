@@ -161,8 +161,9 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   SandboxSpec spec = req.spec;
   spec.rootfs = RootfsPaths(dir).rootfs;
   // Without storage, /workspace lives in the sandbox's own writable layer and goes with it.
-  if (spec.workspace_dir.empty() && !os::Exists(spec.rootfs + kWorkspaceMount)) {
-    Status made = os::MakeDirs(spec.rootfs + kWorkspaceMount, 0777);
+  // The image may have made it a link: it is made inside the image's root, never the host's.
+  if (spec.workspace_dir.empty()) {
+    Status made = os::MakeDirsInRoot(spec.rootfs, kWorkspaceMount, 0777);
     if (!made.ok()) spdlog::warn("sandbox {}: no /workspace: {}", id, made.message());
   }
   spec.helpers_dir = options_.helpers_dir;
