@@ -100,10 +100,10 @@ std::string ImageManifest(const std::string& manifest_type, const std::string& l
 
 TEST(ManifestTest, ErrorsNeverQuoteTheRegistrysBytes) {
   ExpectNoEcho(ParseManifest("{\"" + kMarker + "\": [" + kMarker, "").status());
-  ExpectNoEcho(ParseManifest("{\"" + kMarker + "\":" + std::string(200, '[') +
-                                 std::string(200, ']') + "}",
-                             "")
-                   .status());
+  ExpectNoEcho(
+      ParseManifest("{\"" + kMarker + "\":" + std::string(200, '[') + std::string(200, ']') + "}",
+                    "")
+          .status());
   ExpectNoEcho(ParseManifest("{}", "application/" + kMarker).status());
   ExpectNoEcho(ParseManifest(ImageManifest("application/" + kMarker, kOciManifest), "").status());
   ExpectNoEcho(ParseManifest(ImageManifest(std::string(100000, 'a'), kOciManifest), "").status());
