@@ -179,16 +179,18 @@ Status ImageStore::EnsureBlob(RegistryClient& client, const std::string& owner, 
 Status ImageStore::EnsureLayer(RegistryClient& client, const std::string& owner,
                                const Descriptor& d, const std::string& diff_id,
                                const std::function<void(uint64_t)>& progress) {
-  return layers_.Do(diff_id, [&]() -> Status {
-    if (os::Exists(LayerDir(diff_id))) {
-      // Here already (pulled or imported, by anyone, in any compression): shared only once
-      // this blob is known to unpack to it, or an image whose config merely claims another
-      // image's diff id would be handed that image's layer; and only with an owner whose
-      // registry served this blob (EnsureBlob).
-      if (Proven(d.digest, diff_id) && HasAccess(owner, d.digest)) return Status::Ok();
-      RETURN_IF_ERROR(EnsureBlob(client, owner, d, progress));
-      return CheckLayerBlob(BlobPath(d.digest), d.digest, diff_id);
-    }
+  // The layer is here already (pulled or imported, by anyone, in any compression): shared
+  // only once this blob is known to unpack to it, or an image whose config merely claims
+  // another image's diff id would be handed that image's layer; and only with an owner whose
+  // registry served this blob (EnsureBlob).
+  auto reuse = [&]() -> Status {
+    if (Proven(d.digest, diff_id) && HasAccess(owner, d.digest)) return Status::Ok();
+    RETURN_IF_ERROR(EnsureBlob(client, owner, d, progress));
+    return CheckLayerBlob(BlobPath(d.digest), d.digest, diff_id);
+  };
+  bool unpacked = false;
+  RETURN_IF_ERROR(layers_.Do(diff_id, [&]() -> Status {
+    if (os::Exists(LayerDir(diff_id))) return reuse();
     RETURN_IF_ERROR(EnsureBlob(client, owner, d, progress));
     std::string tmp = TempPath("layer-" + Hex(diff_id));
     RETURN_IF_ERROR(os::MakeDirs(tmp, 0755));
@@ -196,8 +198,12 @@ Status ImageStore::EnsureLayer(RegistryClient& client, const std::string& owner,
     if (st.ok()) st = RecordProof(d.digest, diff_id);
     if (st.ok()) st = os::Rename(tmp, LayerDir(diff_id));
     if (!st.ok()) os::RemoveTree(tmp);
+    unpacked = st.ok();
     return st;
-  });
+  }));
+  // A concurrent pull of this diff id (another owner's, perhaps with another blob) may have
+  // done the work this call waited on: this pull's blob and owner are checked on their own.
+  return unpacked ? Status::Ok() : reuse();
 }
 
 Result<StoredImage> ImageStore::Pull(const std::string& key, const std::string& reference,
