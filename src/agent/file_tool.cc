@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,6 +66,45 @@ int Copy(int in, int out, bool* reading, uint64_t limit = UINT64_MAX) {
   }
 }
 
+// The temp file of the upload in progress, for OnUploadAbandoned. adaptd ends an upload whose
+// client went away with SIGTERM (SIGKILL only if that is ignored), its input still open so
+// that nothing partial is ever renamed into place; the temp file goes with the tool.
+char g_upload_temp[PATH_MAX];
+volatile sig_atomic_t g_upload_temp_set = 0;
+
+void OnUploadAbandoned(int) {
+  if (g_upload_temp_set) ::unlink(g_upload_temp);
+  ::_exit(kExitFailed);
+}
+
+void SetUploadSignals(bool block) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGTERM, SIGHUP, SIGINT}) sigaddset(&set, sig);
+  ::sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, nullptr);
+}
+
+// mkstemp's template `tmp`, made with the abandon handlers in place and the name where the
+// handler finds it (signals are held meanwhile, so no temp file exists unrecorded).
+int MakeUploadTemp(const std::string& tmp) {
+  if (tmp.size() >= sizeof(g_upload_temp)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = OnUploadAbandoned;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGHUP, SIGINT}) ::sigaction(sig, &sa, nullptr);
+  SetUploadSignals(true);
+  std::memcpy(g_upload_temp, tmp.c_str(), tmp.size() + 1);
+  int fd = ::mkstemp(g_upload_temp);
+  int err = errno;
+  g_upload_temp_set = fd >= 0;
+  SetUploadSignals(false);
+  errno = err;
+  return fd;
+}
+
 int Put(const std::string& path, const char* mode_text) {
   mode_t mode = 0644;
   struct stat st {};
@@ -77,14 +118,15 @@ int Put(const std::string& path, const char* mode_text) {
     if (!*mode_text || *end || m > 07777) return Fail(kExitUsage, "--mode must be octal");
     mode = static_cast<mode_t>(m);
   }
-  std::string tmp = DirName(path) + "/." + BaseName(path) + ".adapt-XXXXXX";
-  int fd = ::mkstemp(tmp.data());
+  int fd = MakeUploadTemp(DirName(path) + "/." + BaseName(path) + ".adapt-XXXXXX");
   if (fd < 0) return FailErrno(errno, "cannot create a file beside", path);
+  const std::string tmp = g_upload_temp;
   bool reading = false;
   int err = Copy(0, fd, &reading);
   if (err == 0 && ::fchmod(fd, mode) != 0) err = errno;
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err == 0) g_upload_temp_set = 0;
   if (err != 0) {
     ::unlink(tmp.c_str());
     return FailErrno(err, reading ? "reading the upload for" : "writing", path);

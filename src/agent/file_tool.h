@@ -1,7 +1,8 @@
 // The agent's one-shot file operations (`adapt-agent file <op> ...`), run by adaptd through
 // `runsc exec` inside the sandbox, so every path resolves in the sandbox's own filesystem
 // and can never reach the host's. Operations, with their stdin/stdout:
-//   put PATH [--mode OCTAL]      stdin -> PATH (a temp file beside it, renamed at the end)
+//   put PATH [--mode OCTAL]      stdin -> PATH (a temp file beside it, renamed at the end;
+//                                SIGTERM, HUP or INT before then removes it)
 //   get PATH [--header]          PATH -> stdout; --header first prints "<size>\n"
 //   list PATH                    JSON array of the entries of directory PATH (or PATH itself)
 //   stat PATH                    JSON object (name, type, size, mode, mtime[, linkTarget])

@@ -21,6 +21,9 @@ constexpr size_t kMaxStderrBytes = 64 * 1024;
 constexpr auto kDataWait = std::chrono::seconds(10);
 // The exit frame follows the end of the data stream at once.
 constexpr auto kExitWait = std::chrono::seconds(30);
+// An abandoned operation gets SIGTERM first, its input still open: an upload removes its
+// temp file and exits (agent/file_tool.h). SIGKILL follows when it has not within this.
+constexpr auto kTermGrace = std::chrono::seconds(5);
 
 class ExecFileOp final : public FileOp {
  public:
@@ -29,7 +32,9 @@ class ExecFileOp final : public FileOp {
 
   ~ExecFileOp() override {
     if (finished_) return;
-    Status st = runtime_.KillExec(sandbox_id_, process_.tree_id);
+    Status st = runtime_.SignalExec(sandbox_id_, process_.tree_id, SIGTERM);
+    if (!st.ok() || !ExitedWithin(kTermGrace))
+      st = runtime_.KillExec(sandbox_id_, process_.tree_id);
     if (!st.ok()) spdlog::warn("file operation in {}: {}", sandbox_id_, st.message());
     os::Signal(process_.pid, SIGKILL);
     (void)os::Wait(process_.pid);
@@ -62,6 +67,22 @@ class ExecFileOp final : public FileOp {
   }
 
  private:
+  // Whether runsc exec ended (its stderr reached end of file) within `wait`.
+  bool ExitedWithin(std::chrono::seconds wait) {
+    auto deadline = std::chrono::steady_clock::now() + wait;
+    std::vector<char> buf(8192);
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      auto ready = os::WaitReadable({process_.stderr_fd.get()}, static_cast<int>(left.count()));
+      if (!ready.ok()) return false;
+      if (!(*ready)[0]) continue;
+      auto n = os::ReadSome(process_.stderr_fd.get(), buf.data(), buf.size());
+      if (!n.ok() || *n == 0) return true;
+    }
+  }
+
   runtime::Runtime& runtime_;
   std::string sandbox_id_;
   runtime::ExecProcess process_;
@@ -91,6 +112,11 @@ struct AgentOpState {
     return cb;
   }
 
+  bool ExitedWithin(std::chrono::seconds wait) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, wait, [&] { return exited; });
+  }
+
   // The operation's outcome once it exited; kUnavailable when it did not within `wait`.
   Status Outcome(std::chrono::seconds wait) {
     std::unique_lock lock(mu);
@@ -117,10 +143,11 @@ class AgentFileOp final : public FileOp {
 
   ~AgentFileOp() override {
     if (finished_) return;
-    // SIGKILL to the tool's process group. The connection stays open until the tool is
-    // dead: an end of file before that would let an upload's tool rename a partial file
-    // into place.
-    Status st = session_->Signal(channel_, SIGKILL);
+    // SIGTERM, then SIGKILL, to the tool's process group. The connection stays open until
+    // the tool is dead: an end of file before that would let an upload's tool rename a
+    // partial file into place.
+    Status st = session_->Signal(channel_, SIGTERM);
+    if (!st.ok() || !state_->ExitedWithin(kTermGrace)) st = session_->Signal(channel_, SIGKILL);
     if (!st.ok()) spdlog::warn("file operation: {}", st.message());
     (void)state_->Outcome(kExitWait);
   }

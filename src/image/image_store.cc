@@ -68,7 +68,7 @@ ImageStore::ImageStore(std::string root, RegistryDestinations destinations)
     : root_(std::move(root)), destinations_(std::move(destinations)) {}
 
 Status ImageStore::Init() {
-  for (const char* sub : {"blobs/sha256", "layers", "refs", "proofs"})
+  for (const char* sub : {"blobs/sha256", "layers", "refs", "proofs", "access"})
     RETURN_IF_ERROR(os::MakeDirs(root_ + "/" + sub, 0700));
   // Partial downloads and unpacks of a pull that was interrupted.
   RETURN_IF_ERROR(os::RemoveTree(root_ + "/tmp"));
@@ -140,38 +140,70 @@ Status ImageStore::PutBlob(const std::string& digest, const std::string& content
   return os::WriteFileAtomic(BlobPath(digest), content, 0600);
 }
 
-Status ImageStore::EnsureBlob(RegistryClient& client, const Descriptor& d,
+std::string ImageStore::AccessPath(const std::string& owner, const std::string& blob_digest) const {
+  return root_ + "/access/" + Hex(blob_digest) + "/" + Hex(Sha256Of(owner));
+}
+
+bool ImageStore::HasAccess(const std::string& owner, const std::string& blob_digest) const {
+  return os::Exists(AccessPath(owner, blob_digest));
+}
+
+Status ImageStore::RecordAccess(const std::string& owner, const std::string& blob_digest) {
+  RETURN_IF_ERROR(os::MakeDirs(root_ + "/access/" + Hex(blob_digest), 0700));
+  return os::WriteFileAtomic(AccessPath(owner, blob_digest), "", 0600);
+}
+
+Status ImageStore::EnsureBlob(RegistryClient& client, const std::string& owner, const Descriptor& d,
                               const std::function<void(uint64_t)>& progress) {
-  return blobs_.Do(d.digest, [&]() -> Status {
+  bool fetched = false;
+  RETURN_IF_ERROR(blobs_.Do(d.digest, [&]() -> Status {
     if (os::Exists(BlobPath(d.digest))) return Status::Ok();
     std::string tmp = TempPath(Hex(d.digest));
     RETURN_IF_ERROR(client.GetBlob(d, tmp, progress));
     ++downloads_;
+    fetched = true;
     return os::Rename(tmp, BlobPath(d.digest));
-  });
+  }));
+  if (fetched) return RecordAccess(owner, d.digest);
+  if (HasAccess(owner, d.digest)) return Status::Ok();
+  // Here already, but fetched for another owner (or before owners were recorded): a digest
+  // named in a manifest proves nothing, since another organization's private layer is
+  // named by its digest just the same. The owner's registry must serve the bytes themselves.
+  Status served = client.VerifyBlob(d, progress);
+  if (!served.ok())
+    return served.WithContext("proving access to blob " + d.digest + " stored for another pull");
+  ++downloads_;
+  return RecordAccess(owner, d.digest);
 }
 
-Status ImageStore::EnsureLayer(RegistryClient& client, const Descriptor& d,
-                               const std::string& diff_id,
+Status ImageStore::EnsureLayer(RegistryClient& client, const std::string& owner,
+                               const Descriptor& d, const std::string& diff_id,
                                const std::function<void(uint64_t)>& progress) {
-  return layers_.Do(diff_id, [&]() -> Status {
-    if (os::Exists(LayerDir(diff_id))) {
-      // Here already (pulled or imported, by anyone, in any compression): shared only once
-      // this blob is known to unpack to it, or an image whose config merely claims another
-      // image's diff id would be handed that image's layer.
-      if (Proven(d.digest, diff_id)) return Status::Ok();
-      RETURN_IF_ERROR(EnsureBlob(client, d, progress));
-      return CheckLayerBlob(BlobPath(d.digest), d.digest, diff_id);
-    }
-    RETURN_IF_ERROR(EnsureBlob(client, d, progress));
+  // The layer is here already (pulled or imported, by anyone, in any compression): shared
+  // only once this blob is known to unpack to it, or an image whose config merely claims
+  // another image's diff id would be handed that image's layer; and only with an owner whose
+  // registry served this blob (EnsureBlob).
+  auto reuse = [&]() -> Status {
+    if (Proven(d.digest, diff_id) && HasAccess(owner, d.digest)) return Status::Ok();
+    RETURN_IF_ERROR(EnsureBlob(client, owner, d, progress));
+    return CheckLayerBlob(BlobPath(d.digest), d.digest, diff_id);
+  };
+  bool unpacked = false;
+  RETURN_IF_ERROR(layers_.Do(diff_id, [&]() -> Status {
+    if (os::Exists(LayerDir(diff_id))) return reuse();
+    RETURN_IF_ERROR(EnsureBlob(client, owner, d, progress));
     std::string tmp = TempPath("layer-" + Hex(diff_id));
     RETURN_IF_ERROR(os::MakeDirs(tmp, 0755));
     Status st = UnpackChecked(BlobPath(d.digest), d.digest, diff_id, tmp);
     if (st.ok()) st = RecordProof(d.digest, diff_id);
     if (st.ok()) st = os::Rename(tmp, LayerDir(diff_id));
     if (!st.ok()) os::RemoveTree(tmp);
+    unpacked = st.ok();
     return st;
-  });
+  }));
+  // A concurrent pull of this diff id (another owner's, perhaps with another blob) may have
+  // done the work this call waited on: this pull's blob and owner are checked on their own.
+  return unpacked ? Status::Ok() : reuse();
 }
 
 Result<StoredImage> ImageStore::Pull(const std::string& key, const std::string& reference,
@@ -181,6 +213,8 @@ Result<StoredImage> ImageStore::Pull(const std::string& key, const std::string& 
   std::vector<std::string> blobs;
   // Concurrent pulls of one key share the work; of one reference under two keys (two
   // organizations) they do not, each proving its own access to the manifest.
+  // Who pulls: the key's first component (core: the organization).
+  const std::string owner = key.substr(0, key.find('/'));
   Status st = pulls_.Do(key, [&]() -> Status {
     RegistryClient client(ref, creds, destinations_);
     client.set_backoff_ms(backoff_ms_);
@@ -196,7 +230,7 @@ Result<StoredImage> ImageStore::Pull(const std::string& key, const std::string& 
       if (m.is_index)
         return Unsupported("image", "image '" + reference + "' nests an index in an index");
     }
-    RETURN_IF_ERROR(EnsureBlob(client, m.config, {}));
+    RETURN_IF_ERROR(EnsureBlob(client, owner, m.config, {}));
     ASSIGN_OR_RETURN(std::string config_text, os::ReadFile(BlobPath(m.config.digest)));
     ASSIGN_OR_RETURN(json config, ParseImageConfig(config_text, "image '" + reference + "'"));
     ASSIGN_OR_RETURN(auto diff_ids, DiffIds(config, m.layers.size(), "image '" + reference + "'"));
@@ -205,7 +239,7 @@ Result<StoredImage> ImageStore::Pull(const std::string& key, const std::string& 
     for (size_t i = 0; i < m.layers.size(); ++i) {
       const Descriptor& layer = m.layers[i];
       uint64_t before = done;
-      RETURN_IF_ERROR(EnsureLayer(client, layer, diff_ids[i], [&](uint64_t n) {
+      RETURN_IF_ERROR(EnsureLayer(client, owner, layer, diff_ids[i], [&](uint64_t n) {
         std::lock_guard lock(progress_mu);
         if (progress) progress(before + n, total);
       }));
@@ -352,6 +386,9 @@ Result<std::vector<std::string>> ImageStore::CollectGarbage(const KeepFn& keep_f
   // A proof stays true (it is about content), but is kept only while its blob is.
   for (const auto& hex : os::ListDir(root_ + "/proofs"))
     if (!used_blobs.count(hex)) RETURN_IF_ERROR(os::RemoveTree(root_ + "/proofs/" + hex));
+  // Access goes with its blob too: a blob fetched again is fetched for whoever pulls it.
+  for (const auto& hex : os::ListDir(root_ + "/access"))
+    if (!used_blobs.count(hex)) RETURN_IF_ERROR(os::RemoveTree(root_ + "/access/" + hex));
   return removed;
 }
 

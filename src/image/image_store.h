@@ -11,6 +11,9 @@
 //   proofs/<hex>         the diff id a compressed layer blob was found to unpack to: a layer
 //                        stored already is shared with a pull or import only through a blob
 //                        known to unpack to it
+//   access/<hex>/<owner> that the owner (a pull key's first component: core's organization)
+//                        has had blob <hex> served by its own registry, with its own
+//                        credentials: a blob stored already is used for an owner only then
 //   tmp/                 partial downloads and unpacks; emptied at start-up
 // Blob and layer work is deduplicated across concurrent pulls.
 #pragma once
@@ -54,8 +57,9 @@ class ImageStore {
   std::optional<StoredImage> Lookup(const std::string& key) const;
 
   // Pulls `reference` as `key`, fetching its manifest with `creds` (so each key proves its
-  // own access) and reusing blobs (by digest) and layers (by diff id, once proven) already
-  // here. `progress` gets (bytes downloaded, bytes in all layers).
+  // own access) and reusing blobs (by digest, once the key's owner had its registry serve
+  // them) and layers (by diff id, once proven) already here. `progress` gets (bytes downloaded,
+  // bytes in all layers).
   using Progress = std::function<void(uint64_t, uint64_t)>;
   Result<StoredImage> Pull(const std::string& key, const std::string& reference,
                            const Credentials& creds, const Progress& progress = {});
@@ -94,11 +98,17 @@ class ImageStore {
   Status CheckLayerBlob(const std::string& blob, const std::string& blob_digest,
                         const std::string& diff_id);
   Status RecordProof(const std::string& blob_digest, const std::string& diff_id);
-  Status EnsureBlob(RegistryClient& client, const Descriptor& d,
+  std::string AccessPath(const std::string& owner, const std::string& blob_digest) const;
+  bool HasAccess(const std::string& owner, const std::string& blob_digest) const;
+  Status RecordAccess(const std::string& owner, const std::string& blob_digest);
+  // The blob on disk, and served to `owner` by its registry: downloaded when missing, or
+  // fetched once more (and only verified) when it was stored for another owner.
+  Status EnsureBlob(RegistryClient& client, const std::string& owner, const Descriptor& d,
                     const std::function<void(uint64_t)>& progress);
-  // Downloads (unless the layer `diff_id` is here already), checks and unpacks the layer.
-  Status EnsureLayer(RegistryClient& client, const Descriptor& d, const std::string& diff_id,
-                     const std::function<void(uint64_t)>& progress);
+  // Downloads (unless the layer `diff_id` is here already, and `owner` proved access to the
+  // blob), checks and unpacks the layer.
+  Status EnsureLayer(RegistryClient& client, const std::string& owner, const Descriptor& d,
+                     const std::string& diff_id, const std::function<void(uint64_t)>& progress);
   Result<StoredImage> Publish(const std::string& key, const ArchiveImage& image);
   Status PutBlob(const std::string& digest, const std::string& content);
   std::string TempPath(const std::string& name);

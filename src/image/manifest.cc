@@ -10,6 +10,24 @@ namespace {
 
 using nlohmann::json;
 
+// Registry text fit to appear in an error: a media type, os or architecture is named only
+// when it is a short run of token characters (issue 14, 3.4: errors never carry what the
+// registry wrote, which could be terminal escapes, markup or a lure for the reader).
+constexpr size_t kMaxNamedToken = 80;
+bool IsPrintableToken(const std::string& text) {
+  bool printable = !text.empty() && text.size() <= kMaxNamedToken;
+  for (char c : text) {
+    bool token = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '+' || c == '-' || c == '_' || c == '/';
+    printable = printable && token;
+  }
+  return printable;
+}
+
+std::string Named(const std::string& what, const std::string& text) {
+  return IsPrintableToken(text) ? what + " '" + text + "'" : "an unprintable " + what;
+}
+
 Result<Descriptor> ParseDescriptor(const json& j, const std::string& what) {
   if (!j.is_object() || !j.contains("digest") || !j["digest"].is_string() || !j.contains("size") ||
       !j["size"].is_number_unsigned())
@@ -19,13 +37,14 @@ Result<Descriptor> ParseDescriptor(const json& j, const std::string& what) {
   d.size = j["size"];
   d.media_type = j.value("mediaType", "");
   if (!IsSha256Digest(d.digest))
-    return InvalidArgument("manifest",
-                           "the manifest's " + what + " digest '" + d.digest + "' is not sha256");
+    return InvalidArgument("manifest", "the manifest's " + what + " digest is not sha256");
   if (j.contains("platform") && j["platform"].is_object()) {
     const auto& p = j["platform"];
-    d.platform = p.value("os", "") + "/" + p.value("architecture", "");
-    if (p.contains("variant") && p["variant"].is_string())
-      d.platform += "/" + p["variant"].get<std::string>();
+    auto field = [&](const char* key) {
+      return p.contains(key) && p[key].is_string() ? p[key].get<std::string>() : std::string();
+    };
+    d.platform = field("os") + "/" + field("architecture");
+    if (!field("variant").empty()) d.platform += "/" + field("variant");
   }
   return d;
 }
@@ -40,11 +59,17 @@ uint64_t Manifest::TotalLayerBytes() const {
 
 Result<Manifest> ParseManifest(const std::string& body, const std::string& content_type) {
   auto parsed = ParseJson(body, "the manifest the registry sent");
-  if (!parsed.ok()) return InvalidArgument("manifest", parsed.status().message());
+  // ParseJson's message may name a member: the registry's text.
+  if (!parsed.ok())
+    return InvalidArgument("manifest",
+                           "the manifest the registry sent is not valid JSON, or nests arrays and "
+                           "objects too deep");
   json j = std::move(*parsed);
   if (!j.is_object())
     return InvalidArgument("manifest", "the registry sent a manifest that is not an object");
-  std::string type = j.value("mediaType", "");
+  std::string type = j.contains("mediaType") && j["mediaType"].is_string()
+                         ? j["mediaType"].get<std::string>()
+                         : "";
   if (type.empty()) type = content_type.substr(0, content_type.find(';'));
   Manifest m;
   if (type == kOciIndex || type == kDockerManifestList ||
@@ -63,7 +88,7 @@ Result<Manifest> ParseManifest(const std::string& body, const std::string& conte
       return Unsupported("image",
                          "Docker schema 1 manifests are not supported; push the image again with a "
                          "current client");
-    return Unsupported("image", "manifest media type '" + type + "' is not supported");
+    return Unsupported("image", Named("manifest media type", type) + " is not supported");
   }
   if (!j.contains("config")) return InvalidArgument("manifest", "the manifest has no config");
   ASSIGN_OR_RETURN(m.config, ParseDescriptor(j["config"], "config"));
@@ -87,7 +112,8 @@ Result<Descriptor> PickPlatform(const Manifest& index, const std::string& refere
   for (const auto& d : index.manifests) {
     if (d.platform == "linux/amd64" || d.platform.starts_with("linux/amd64/")) return d;
     if (d.platform.empty() || d.platform == "unknown/unknown") continue;  // attestations
-    offered += (offered.empty() ? "" : ", ") + d.platform;
+    offered += (offered.empty() ? "" : ", ") +
+               (IsPrintableToken(d.platform) ? d.platform : std::string("an unprintable one"));
   }
   return Unsupported("image", "image '" + reference +
                                   "' has no linux/amd64 variant for this host; it offers " +
@@ -96,7 +122,9 @@ Result<Descriptor> PickPlatform(const Manifest& index, const std::string& refere
 
 Result<json> ParseImageConfig(const std::string& text, const std::string& what) {
   auto parsed = ParseJson(text, "the config of " + what);
-  if (!parsed.ok()) return InvalidArgument("image", parsed.status().message());
+  if (!parsed.ok())
+    return InvalidArgument("image", "the config of " + what +
+                                        " is not valid JSON, or nests arrays and objects too deep");
   json config = std::move(*parsed);
   if (!config.is_object())
     return InvalidArgument("image", "the config of " + what + " is not a JSON object");
@@ -106,8 +134,8 @@ Result<json> ParseImageConfig(const std::string& text, const std::string& what) 
   };
   std::string os_name = field("os", "linux"), arch = field("architecture", "amd64");
   if (os_name != "linux" || arch != "amd64")
-    return Unsupported("image",
-                       what + " is for " + os_name + "/" + arch + "; this host runs linux/amd64");
+    return Unsupported("image", what + " is for " + Named("platform", os_name + "/" + arch) +
+                                    "; this host runs linux/amd64");
   return config;
 }
 
@@ -118,9 +146,9 @@ Result<std::string> LayerCompression(const std::string& t) {
   if (t.ends_with("+zstd")) return std::string("zstd");
   if (t == "application/vnd.oci.image.layer.v1.tar" || t.empty()) return std::string("");
   if (t.find("foreign") != std::string::npos || t.find("nondistributable") != std::string::npos)
-    return Unsupported("image",
-                       "foreign (non-distributable) layers such as '" + t + "' are not supported");
-  return Unsupported("image", "layer media type '" + t + "' is not supported");
+    return Unsupported("image", "foreign (non-distributable) layers such as " +
+                                    Named("media type", t) + " are not supported");
+  return Unsupported("image", Named("layer media type", t) + " is not supported");
 }
 
 }  // namespace adapt::image

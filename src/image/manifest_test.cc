@@ -78,5 +78,60 @@ TEST(ManifestTest, RejectsBadDigestsSchema1AndOversizeImages) {
   EXPECT_NE(m.status().message().find("32 GiB"), std::string::npos);
 }
 
+// Issue 14, 3.4: a registry's bytes never reach an error (and so the API, logs, the CLI's
+// terminal). The marker stands for what a hostile registry would put there.
+const std::string kMarker = "MARKER\x1b[31m<b>";
+
+void ExpectNoEcho(const Status& st) {
+  EXPECT_FALSE(st.ok());
+  std::string shown = st.message().substr(0, 200);
+  EXPECT_EQ(st.message().find("MARKER"), std::string::npos) << shown;
+  EXPECT_EQ(st.message().find('\x1b'), std::string::npos) << shown;
+  EXPECT_LT(st.message().size(), 300u) << shown;
+}
+
+std::string ImageManifest(const std::string& manifest_type, const std::string& layer_type) {
+  nlohmann::json j = {{"schemaVersion", 2},
+                      {"mediaType", manifest_type},
+                      {"config", {{"digest", kA}, {"size", 1}}},
+                      {"layers", {{{"mediaType", layer_type}, {"digest", kB}, {"size", 2}}}}};
+  return j.dump();
+}
+
+TEST(ManifestTest, ErrorsNeverQuoteTheRegistrysBytes) {
+  ExpectNoEcho(ParseManifest("{\"" + kMarker + "\": [" + kMarker, "").status());
+  ExpectNoEcho(
+      ParseManifest("{\"" + kMarker + "\":" + std::string(200, '[') + std::string(200, ']') + "}",
+                    "")
+          .status());
+  ExpectNoEcho(ParseManifest("{}", "application/" + kMarker).status());
+  ExpectNoEcho(ParseManifest(ImageManifest("application/" + kMarker, kOciManifest), "").status());
+  ExpectNoEcho(ParseManifest(ImageManifest(std::string(100000, 'a'), kOciManifest), "").status());
+  ExpectNoEcho(ParseManifest(ImageManifest(kOciManifest, "application/" + kMarker), "").status());
+  ExpectNoEcho(ParseManifest(ImageManifest(kOciManifest, "foreign/" + kMarker), "").status());
+  ExpectNoEcho(ParseManifest(R"({"schemaVersion":2,"config":{"digest":")" + kMarker +
+                                 R"(","size":1},"layers":[]})",
+                             "")
+                   .status());
+  ExpectNoEcho(LayerCompression(std::string(100000, 'x')).status());
+  nlohmann::json config = {{"os", kMarker}, {"architecture", "amd64"}};
+  ExpectNoEcho(ParseImageConfig(config.dump(), "image 'x'").status());
+  nlohmann::json index = {
+      {"schemaVersion", 2},
+      {"mediaType", kOciIndex},
+      {"manifests",
+       {{{"digest", kA}, {"size", 1}, {"platform", {{"os", kMarker}, {"architecture", "x"}}}}}}};
+  auto m = ParseManifest(index.dump(), "");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ExpectNoEcho(PickPlatform(*m, "img:1").status());
+}
+
+TEST(ManifestTest, ErrorsStillNameAPrintableMediaType) {
+  auto st = ParseManifest(ImageManifest(kOciManifest, "application/vnd.example.layer+lz4"), "");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.status().message().find("'application/vnd.example.layer+lz4'"), std::string::npos)
+      << st.status().message();
+}
+
 }  // namespace
 }  // namespace adapt::image

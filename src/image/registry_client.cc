@@ -359,25 +359,26 @@ Status RegistryClient::GetBlob(const Descriptor& blob, const std::string& path,
   std::unique_ptr<Sha256> hash;
   uint64_t written = 0;
   bool too_big = false, write_failed = false;
+  const bool keep = !path.empty();  // else VerifyBlob: hashed, never written
   auto reset = [&] {
-    file.reset(fopen(path.c_str(), "wbe"));
+    if (keep) file.reset(fopen(path.c_str(), "wbe"));
     hash = std::make_unique<Sha256>();
     written = 0;
   };
   Sink sink = [&](const char* d, size_t n) {
-    if (!file) return write_failed = true, false;
+    if (keep && !file) return write_failed = true, false;
     if (written + n > blob.size) return too_big = true, false;
-    if (fwrite(d, 1, n, file.get()) != n) return write_failed = true, false;
+    if (keep && fwrite(d, 1, n, file.get()) != n) return write_failed = true, false;
     hash->Update(d, n);
     written += n;
     if (progress) progress(written);
     return true;
   };
   auto r = SendWithAuth(url, "", sink, reset);
-  bool flushed = file && fflush(file.get()) == 0 && fsync(fileno(file.get())) == 0;
+  bool flushed = !keep || (file && fflush(file.get()) == 0 && fsync(fileno(file.get())) == 0);
   file.reset();
   auto fail = [&](Status st) {
-    std::remove(path.c_str());
+    if (keep) std::remove(path.c_str());
     return st;
   };
   if (too_big)
@@ -395,6 +396,11 @@ Status RegistryClient::GetBlob(const Descriptor& blob, const std::string& path,
                                              std::to_string(written) + " bytes with digest " + got +
                                              ")"));
   return Status::Ok();
+}
+
+Status RegistryClient::VerifyBlob(const Descriptor& blob,
+                                  const std::function<void(uint64_t)>& progress) {
+  return GetBlob(blob, "", progress);
 }
 
 }  // namespace adapt::image

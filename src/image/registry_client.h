@@ -37,10 +37,16 @@ class RegistryClient {
   // By tag or digest; a manifest fetched by digest is verified against it.
   Result<FetchedManifest> GetManifest(const std::string& tag_or_digest);
 
-  // Streams the blob into `path` (created or truncated), hashing as it goes; a digest or
-  // size mismatch removes `path` and is an error. `progress` gets bytes written so far.
+  // Streams the blob into `path` (created or truncated; "" keeps nothing, see VerifyBlob), hashing
+  // as it goes; a digest or size mismatch removes `path` and is an error. `progress` gets bytes
+  // written so far.
   Status GetBlob(const Descriptor& blob, const std::string& path,
                  const std::function<void(uint64_t)>& progress = {});
+
+  // Fetches the blob and checks its digest and size like GetBlob, keeping nothing: proof
+  // that the registry serves these bytes to these credentials (a HEAD would only prove that
+  // the registry says so, and the registry may be the one asking).
+  Status VerifyBlob(const Descriptor& blob, const std::function<void(uint64_t)>& progress = {});
 
   // Backoff between attempts, in milliseconds (tests shorten it).
   void set_backoff_ms(int ms) { backoff_ms_ = ms; }

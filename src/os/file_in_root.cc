@@ -14,6 +14,20 @@
 namespace adapt::os {
 namespace {
 
+constexpr uint64_t kInRoot = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+
+// openat2 of `rel` under `dir` (the root), `flags`, every component resolved inside it.
+int OpenAt2InRoot(int dir, const std::string& rel, uint64_t flags) {
+  open_how how{};
+  how.flags = flags;
+  how.resolve = kInRoot;
+  int fd;
+  do {
+    fd = static_cast<int>(::syscall(SYS_openat2, dir, rel.c_str(), &how, sizeof(how)));
+  } while (fd < 0 && errno == EAGAIN);  // a rename raced the walk
+  return fd;
+}
+
 // The regular file `path` names inside `root`, opened for reading; NotFound or
 // InvalidArgument (not a regular file) otherwise.
 Result<UniqueFd> OpenInRoot(const std::string& root, const std::string& path) {
@@ -22,14 +36,8 @@ Result<UniqueFd> OpenInRoot(const std::string& root, const std::string& path) {
   std::string rel = path;
   while (rel.starts_with("/")) rel.erase(0, 1);
   if (rel.empty()) rel = ".";
-  open_how how{};
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
-  how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
-  int fd;
-  do {
-    fd = static_cast<int>(::syscall(SYS_openat2, dir.get(), rel.c_str(), &how, sizeof(how)));
-  } while (fd < 0 && errno == EAGAIN);  // a rename raced the walk
+  int fd = OpenAt2InRoot(dir.get(), rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   std::string what = path + " in " + root;
   if (fd < 0) {
     int err = errno;
@@ -74,6 +82,46 @@ Result<std::string> ReadFileInRoot(const std::string& root, const std::string& p
 
 bool RegularFileInRoot(const std::string& root, const std::string& path) {
   return OpenInRoot(root, path).ok();
+}
+
+Status MakeDirsInRoot(const std::string& root, const std::string& path, int mode) {
+  UniqueFd top(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!top) return ErrnoStatus("opening " + root);
+  UniqueFd parent(::dup(top.get()));
+  if (!parent) return ErrnoStatus("opening " + root);
+  std::string walked;  // the components so far, relative to `root`
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) slash = path.size();
+    std::string name = path.substr(pos, slash - pos);
+    pos = slash + 1;
+    if (name.empty() || name == ".") continue;
+    walked += (walked.empty() ? "" : "/") + name;
+    std::string what = "/" + walked + " in " + root;
+    constexpr uint64_t kDir = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    int fd = OpenAt2InRoot(top.get(), walked, kDir);
+    if (fd < 0 && errno == ENOENT) {
+      // `parent` is where the walk resolved the components before this one, inside root;
+      // mkdirat makes `name` there and never follows a link that `name` already is.
+      if (::mkdirat(parent.get(), name.c_str(), static_cast<mode_t>(mode)) == 0) {
+        UniqueFd made(
+            ::openat(parent.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (made) ::fchmod(made.get(), static_cast<mode_t>(mode));  // past the umask
+      } else if (errno != EEXIST) {
+        return ErrnoStatus("creating " + what);
+      }
+      fd = OpenAt2InRoot(top.get(), walked, kDir);
+    }
+    if (fd < 0) {
+      int err = errno;
+      if (err == ENOENT || err == ENOTDIR || err == ELOOP || err == EXDEV)
+        return Status(Code::kInvalidArgument, what + " exists and is not a directory");
+      return ErrnoStatus("opening " + what, err);
+    }
+    parent = UniqueFd(fd);
+  }
+  return Status::Ok();
 }
 
 }  // namespace adapt::os

@@ -1,5 +1,6 @@
-// Reading a file of an untrusted tree (an image's root filesystem or layer) from the host.
-// Every component of the path, symlinks included, resolves inside `root` as if `root` were
+// Reading a file of, or making a directory in, an untrusted tree (an image's root filesystem or
+// layer) from the host. Every component of the path, symlinks included, resolves inside `root` as
+// if `root` were
 // "/" (openat2 RESOLVE_IN_ROOT): an image's "etc/passwd -> /etc/shadow" names the image's
 // own etc/shadow, never the host's, and "../" stops at `root`. Only a regular file is read
 // (a FIFO, device or directory is refused without blocking), and at most `max_bytes` of it.
@@ -20,5 +21,12 @@ Result<std::string> ReadFileInRoot(const std::string& root, const std::string& p
 
 // Whether `path` resolves inside `root` to a regular file.
 bool RegularFileInRoot(const std::string& root, const std::string& path);
+
+// Makes directory `path` (relative to `root`) and its missing parents, like mkdir -p, each
+// step resolved inside `root` as above and created with mkdirat in the directory that step
+// resolved to: an image's "workspace -> /etc/x" never makes anything outside `root`. A
+// component that exists but is no directory (a dangling link included) is an error naming
+// it. Directories it creates get `mode`. Thread-safe.
+Status MakeDirsInRoot(const std::string& root, const std::string& path, int mode);
 
 }  // namespace adapt::os

@@ -102,5 +102,38 @@ TEST_F(FileInRootTest, ADirectoryIsNotAFile) {
   EXPECT_EQ(ReadFileInRoot(root_, "/etc/missing", 1 << 20).status().code(), Code::kNotFound);
 }
 
+TEST_F(FileInRootTest, MakeDirsMakesMissingDirectoriesWithTheMode) {
+  ASSERT_TRUE(MakeDirsInRoot(root_, "/workspace/a/b", 0777).ok());
+  struct stat st {};
+  ASSERT_EQ(::stat((root_ + "/workspace/a/b").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0777u);
+  EXPECT_TRUE(MakeDirsInRoot(root_, "/workspace/a/b", 0777).ok()) << "there already";
+}
+
+TEST_F(FileInRootTest, MakeDirsFollowsLinksOnlyInsideTheRoot) {
+  // Absolute and "../" links name paths inside the root.
+  Link("/etc", "abs");
+  Link("../../../../etc", "rel");
+  ASSERT_TRUE(MakeDirsInRoot(root_, "/abs/x", 0755).ok());
+  ASSERT_TRUE(MakeDirsInRoot(root_, "/rel/y", 0755).ok());
+  EXPECT_TRUE(std::filesystem::is_directory(root_ + "/etc/x"));
+  EXPECT_TRUE(std::filesystem::is_directory(root_ + "/etc/y"));
+  // A link to the host's directory (which the root does not have) makes nothing there.
+  Link(dir_, "host");
+  EXPECT_FALSE(MakeDirsInRoot(root_, "/host/z", 0755).ok());
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/z"));
+}
+
+TEST_F(FileInRootTest, MakeDirsRefusesADanglingLinkAndAFile) {
+  Link(dir_ + "/nowhere/x", "workspace");
+  Status st = MakeDirsInRoot(root_, "/workspace", 0777);
+  EXPECT_EQ(st.code(), Code::kInvalidArgument) << st.message();
+  EXPECT_NE(st.message().find("/workspace"), std::string::npos) << st.message();
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/nowhere"));
+  Write(root_ + "/file", "x");
+  EXPECT_FALSE(MakeDirsInRoot(root_, "/file/sub", 0755).ok());
+}
+
 }  // namespace
 }  // namespace adapt::os

@@ -161,8 +161,9 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   SandboxSpec spec = req.spec;
   spec.rootfs = RootfsPaths(dir).rootfs;
   // Without storage, /workspace lives in the sandbox's own writable layer and goes with it.
-  if (spec.workspace_dir.empty() && !os::Exists(spec.rootfs + kWorkspaceMount)) {
-    Status made = os::MakeDirs(spec.rootfs + kWorkspaceMount, 0777);
+  // The image may have made it a link: it is made inside the image's root, never the host's.
+  if (spec.workspace_dir.empty()) {
+    Status made = os::MakeDirsInRoot(spec.rootfs, kWorkspaceMount, 0777);
     if (!made.ok()) spdlog::warn("sandbox {}: no /workspace: {}", id, made.message());
   }
   spec.helpers_dir = options_.helpers_dir;
@@ -362,6 +363,16 @@ Result<ExecProcess> RunscRuntime::Exec(const ExecRequest& req) {
 }
 
 Status RunscRuntime::KillExec(const std::string& sandbox_id, const std::string& tree_id) {
+  return SendExecSignal(sandbox_id, tree_id, SIGKILL, true);
+}
+
+Status RunscRuntime::SignalExec(const std::string& sandbox_id, const std::string& tree_id,
+                                int signal) {
+  return SendExecSignal(sandbox_id, tree_id, signal, false);
+}
+
+Status RunscRuntime::SendExecSignal(const std::string& sandbox_id, const std::string& tree_id,
+                                    int signal, bool group) {
   if (!IsValidId(tree_id, "exec")) return InvalidArgument("tree_id", "not an exec id");
   std::string pid_file = SandboxDir(sandbox_id) + "/" + tree_id + ".pid";
   Result<std::string> text = NotFound("");
@@ -377,14 +388,16 @@ Status RunscRuntime::KillExec(const std::string& sandbox_id, const std::string& 
   ASSIGN_OR_RETURN(std::vector<std::string> argv, ExecPrefix(sandbox_id));
   // Every runsc exec process leads its own process group inside the sandbox; killing the
   // group reaches the children it started in the background.
-  argv.insert(argv.end(), {"--user=0:0", sandbox_id, "/bin/sh", "-c",
-                           "kill -9 -" + pid + " " + pid + " 2>/dev/null; true"});
+  std::string sig = std::to_string(signal);
+  argv.insert(argv.end(),
+              {"--user=0:0", sandbox_id, "/bin/sh", "-c",
+               "kill -" + sig + " " + (group ? "-" + pid + " " : "") + pid + " 2>/dev/null; true"});
   auto r = os::RunCommand(argv);
   if (!r.ok() || r->status.exit_code != 0) {
     ASSIGN_OR_RETURN(ShimConfig shim, ReadShimConfig(SandboxDir(sandbox_id)));
     std::vector<std::string> kill{shim.runsc};
     kill.insert(kill.end(), shim.global_flags.begin(), shim.global_flags.end());
-    kill.insert(kill.end(), {"kill", "--pid=" + pid, sandbox_id, "KILL"});
+    kill.insert(kill.end(), {"kill", "--pid=" + pid, sandbox_id, sig});
     RETURN_IF_ERROR(os::RunChecked(kill));
   }
   return Status::Ok();

@@ -35,6 +35,7 @@ class RunscRuntime : public Runtime {
   std::vector<std::string> List() override;
   Result<ExecProcess> Exec(const ExecRequest& request) override;
   Status KillExec(const std::string& sandbox_id, const std::string& tree_id) override;
+  Status SignalExec(const std::string& sandbox_id, const std::string& tree_id, int signal) override;
   void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) override;
   std::shared_ptr<AgentSession> Agent(const std::string& sandbox_id) override;
   void SetStateListener(std::function<void(const std::string&)> listener) override;
@@ -55,6 +56,9 @@ class RunscRuntime : public Runtime {
 
  private:
   std::vector<std::string> GlobalFlags(bool network_none) const;
+  // KillExec and SignalExec: `signal` to the exec's process, and to its group when `group`.
+  Status SendExecSignal(const std::string& sandbox_id, const std::string& tree_id, int signal,
+                        bool group);
   // Writes the sandbox's /etc/ld.so.preload into `dir` and names it in `spec`.
   Status AddStatxFix(const std::string& dir, SandboxSpec& spec) const;
   // `runsc <the shim's global flags> exec`, for a running sandbox.

@@ -83,6 +83,10 @@ class Runtime {
   // Kills the exec's process and every process in its group (its background children).
   // Blocking (a few hundred ms). Idempotent.
   virtual Status KillExec(const std::string& sandbox_id, const std::string& tree_id) = 0;
+  // Sends `signal` to the exec's process only (not its group), so it can clean up before it
+  // exits. Blocking, like KillExec. NotFound when the process has no recorded pid.
+  virtual Status SignalExec(const std::string& sandbox_id, const std::string& tree_id,
+                            int signal) = 0;
   // Drops what the runtime kept for a finished exec.
   virtual void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) = 0;
   // Ids of every sandbox the runtime has state for (directories and runsc containers).
