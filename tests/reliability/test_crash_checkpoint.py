@@ -136,7 +136,8 @@ def test_crash_during_stop(crash_daemon, point, processes):
     restart(d)
     sbx = settled(d.admin, sid, ("hibernated",))
     assert sbx["hibernation"]["workspace"] == "kept", sbx
-    assert sbx["hibernation"]["processes"] in processes, sbx
+    # The hibernation record first: its note says why processes were lost.
+    assert sbx["hibernation"]["processes"] in processes, (sbx["hibernation"], sbx)
     if sbx["hibernation"]["processes"] == "lost":
         assert sbx["hibernation"]["note"], "lost processes are explained: %r" % sbx
     start_and_check(d.admin, sid, pid, sbx["hibernation"]["processes"] == "saved")
