@@ -9,6 +9,23 @@
 
 namespace adapt::daemon {
 
+namespace {
+
+// Copies `src` to `target` (tmp + rename, mode 0755) unless `target` already holds the same
+// bytes. Running sandboxes see the helpers through a mount of this folder: replacing an
+// unchanged file would give it a new inode under them, and gVisor cannot checkpoint a process
+// that maps a file whose inode went away (a stop after an adaptd restart lost its processes).
+Status InstallHelper(const std::string& src, const std::string& target) {
+  auto wanted = os::ReadFile(src);
+  if (!wanted.ok()) return Internal("installing " + target + ": " + wanted.status().message());
+  if (auto current = os::ReadFile(target); current.ok() && *current == *wanted) return Status::Ok();
+  Status written = os::WriteFileAtomic(target, *wanted, 0755);
+  if (!written.ok()) return Internal("installing " + target + ": " + written.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<ListenAddress> ParseListenAddress(const std::string& text) {
   auto colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0)
@@ -48,26 +65,11 @@ Result<Helpers> InstallHelpers(const DaemonConfig& config) {
                   "../libexec/adapt; set --libexec-dir)");
   Helpers h{found + "/adapt-shim", config.state_dir + "/helpers"};
   RETURN_IF_ERROR(os::MakeDirs(h.helpers_dir, 0755));
-  for (const char* name : {"adapt-pause", "adapt-agent"}) {
-    std::string target = h.helpers_dir + "/" + name;
-    std::string tmp = target + ".new";
-    std::filesystem::copy_file(found + "/" + name, tmp,
-                               std::filesystem::copy_options::overwrite_existing, ec);
-    if (ec) return Internal(std::string("installing ") + name + ": " + ec.message());
-    std::filesystem::permissions(tmp, std::filesystem::perms(0755), ec);
-    std::filesystem::rename(tmp, target, ec);
-    if (ec) return Internal(std::string("installing ") + name + ": " + ec.message());
-  }
+  for (const char* name : {"adapt-pause", "adapt-agent"})
+    RETURN_IF_ERROR(InstallHelper(found + "/" + name, h.helpers_dir + "/" + name));
   // Optional: without it (an install from before it existed) sandboxes get no statx fix.
   std::string statx = found + "/adapt-statx.so";
-  if (os::Exists(statx)) {
-    std::string target = h.helpers_dir + "/adapt-statx.so";
-    std::filesystem::copy_file(statx, target + ".new",
-                               std::filesystem::copy_options::overwrite_existing, ec);
-    if (!ec) std::filesystem::permissions(target + ".new", std::filesystem::perms(0755), ec);
-    if (!ec) std::filesystem::rename(target + ".new", target, ec);
-    if (ec) return Internal("installing adapt-statx.so: " + ec.message());
-  }
+  if (os::Exists(statx)) RETURN_IF_ERROR(InstallHelper(statx, h.helpers_dir + "/adapt-statx.so"));
   return h;
 }
 

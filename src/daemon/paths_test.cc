@@ -107,6 +107,21 @@ TEST_F(InstallHelpersTest, ReinstallingReplacesAnOlderCopy) {
   EXPECT_EQ(os::ListDir(h->helpers_dir), (std::vector<std::string>{"adapt-agent", "adapt-pause"}));
 }
 
+TEST_F(InstallHelpersTest, AnUnchangedHelperKeepsItsInodeAcrossRestarts) {
+  // Running sandboxes map these files; a new inode under them breaks their checkpoint.
+  ASSERT_TRUE(InstallHelpers(config_).ok());
+  auto inode = [&](const char* name) {
+    struct stat st {};
+    EXPECT_EQ(::stat((config_.state_dir + "/helpers/" + name).c_str(), &st), 0) << name;
+    return st.st_ino;
+  };
+  ino_t agent = inode("adapt-agent"), pause = inode("adapt-pause");
+  ASSERT_TRUE(os::WriteFileAtomic(libexec_ + "/adapt-pause", "dummy pause v2", 0755).ok());
+  ASSERT_TRUE(InstallHelpers(config_).ok());
+  EXPECT_EQ(inode("adapt-agent"), agent) << "the same bytes were installed again";
+  EXPECT_NE(inode("adapt-pause"), pause) << "a changed helper is replaced";
+}
+
 TEST_F(InstallHelpersTest, LibexecDirWinsOverTheBinaryDirectory) {
   // build/bin (beside this test) has real helpers too; the configured directory comes first.
   auto h = InstallHelpers(config_);
