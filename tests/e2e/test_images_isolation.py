@@ -17,21 +17,8 @@ from harness import run_command
 import test_images_api
 from test_images_import import upload
 
-CONFIG = {"config": {"Cmd": ["/bin/cat", "/tag"], "Env": ["PATH=/bin"]}}
-
-
-@pytest.fixture(scope="module")
-def registry():
-    r = reg.Registry()
-    yield r
-    r.close()
-
-
-@pytest.fixture(scope="module")
-def private_registry():
-    r = reg.private_registry()
-    yield r
-    r.close()
+# The same registries and image config as test_images_api (module-scoped: one of each here).
+from test_images_api import CONFIG, private_registry, registry  # noqa: E402,F401
 
 
 def private_image(private_registry, name):
