@@ -1,7 +1,6 @@
 // adaptd: wires the modules together, reconciles what a previous run left, then serves.
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <boost/asio/thread_pool.hpp>
@@ -29,6 +28,7 @@
 #include "net/network_manager.h"
 #include "os/files.h"
 #include "os/open_file_limit.h"
+#include "os/process_lock.h"
 #include "runtime/runsc_runtime.h"
 #include "storage/sandbox_attach.h"
 #include "storage/upload_sweeper.h"
@@ -77,9 +77,10 @@ int Run(const DaemonConfig& config) {
 
   // One daemon per state directory: a second would fight the first over every sandbox.
   std::string lock_path = config.state_dir + "/adaptd.lock";
-  int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX | LOCK_NB) != 0)
+  auto lock = os::LockFileForProcess(lock_path);
+  if (!lock.ok() && lock.status().code() == Code::kUnavailable)
     return Fail(Status(Code::kUnavailable, "another adaptd is using " + config.state_dir));
+  if (!lock.ok()) return Fail(lock.status());
 
   auto helpers = InstallHelpers(config);
   if (!helpers.ok()) return Fail(helpers.status());

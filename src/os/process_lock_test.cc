@@ -1,0 +1,64 @@
+#include "os/process_lock.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace adapt::os {
+namespace {
+
+std::string ScratchLockPath() {
+  char dir[] = "/tmp/adapt-lock-XXXXXX";
+  EXPECT_NE(::mkdtemp(dir), nullptr);
+  return std::string(dir) + "/adaptd.lock";
+}
+
+// The holder locks the file, forks a child that sleeps without exec (as a process caught
+// between fork and exec does), reports that child's pid, and exits when told to.
+TEST(LockFileForProcess, IsRefusedWhileHeldAndFreedWhenTheHolderDiesEvenIfItsChildLives) {
+  std::string path = ScratchLockPath();
+  int to_parent[2], to_holder[2];
+  ASSERT_EQ(::pipe(to_parent), 0);
+  ASSERT_EQ(::pipe(to_holder), 0);
+  pid_t holder = ::fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    auto lock = LockFileForProcess(path);
+    if (!lock.ok()) ::_exit(2);
+    pid_t child = ::fork();
+    if (child == 0) {
+      ::sleep(30);
+      ::_exit(0);
+    }
+    if (::write(to_parent[1], &child, sizeof child) != sizeof child) ::_exit(3);
+    char go;
+    if (::read(to_holder[0], &go, 1) != 1) ::_exit(4);
+    ::_exit(0);
+  }
+  pid_t child = 0;
+  ASSERT_EQ(::read(to_parent[0], &child, sizeof child), static_cast<ssize_t>(sizeof child));
+
+  auto refused = LockFileForProcess(path);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kUnavailable) << refused.status().message();
+
+  ASSERT_EQ(::write(to_holder[1], "x", 1), 1);
+  int st = 0;
+  ASSERT_EQ(::waitpid(holder, &st, 0), holder);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
+  ASSERT_EQ(::kill(child, 0), 0) << "the holder's child should still be alive";
+
+  auto taken = LockFileForProcess(path);
+  EXPECT_TRUE(taken.ok()) << taken.status().message();
+
+  ::kill(child, SIGKILL);
+  ::waitpid(child, &st, 0);
+  for (int fd : {to_parent[0], to_parent[1], to_holder[0], to_holder[1]}) ::close(fd);
+}
+
+}  // namespace
+}  // namespace adapt::os
