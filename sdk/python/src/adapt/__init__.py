@@ -1,0 +1,29 @@
+"""adapt: the Python SDK for adapt's sandbox API (standard library only).
+
+    import adapt
+    with adapt.Sandbox.create(image="python:3.12-slim") as sb:
+        print(sb.commands.run("echo hello").stdout)
+"""
+
+from .client import Client
+from .commands import CommandHandle, Commands
+from .errors import (AdaptError, CommandFailed, Conflict, InternalError, InvalidArgument,
+                     MethodNotAllowed, NotFound, PayloadTooLarge, PermissionDenied, RateLimited,
+                     RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
+from .files import Files
+from .models import (CommandResult, Endpoint, FileEntry, FileList, FileWritten, Image, Network,
+                     Operation, SandboxInfo, Secret, Site, Startup, StatusEvent, Storage,
+                     StoredObject)
+from .sandbox import Sandbox, Sandboxes
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Client", "Sandbox", "Sandboxes", "Commands", "CommandHandle", "Files",
+    "AdaptError", "CommandFailed", "Conflict", "InternalError", "InvalidArgument",
+    "MethodNotAllowed", "NotFound", "PayloadTooLarge", "PermissionDenied", "RateLimited",
+    "RequestTimeout", "SandboxFailed", "Unauthenticated", "Unavailable", "Unsupported",
+    "CommandResult", "Endpoint", "FileEntry", "FileList", "FileWritten", "Image", "Network",
+    "Operation", "SandboxInfo", "Secret", "Site", "Startup", "StatusEvent", "Storage",
+    "StoredObject",
+]

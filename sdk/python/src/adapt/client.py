@@ -1,0 +1,33 @@
+"""The client: one adaptd URL and API key, and the organization's resources under it."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from ._transport import Transport
+from .resources import Images, Objects, Secrets, Sites, StorageVolumes
+from .sandbox import Sandboxes
+
+
+class Client:
+    """`Client()` reads ADAPT_URL and ADAPT_API_KEY; arguments override them. timeout: seconds
+    for each HTTP request (waits have their own); max_retries: for transient failures."""
+
+    def __init__(self, url: Optional[str] = None, api_key: Optional[str] = None,
+                 timeout: float = 60.0, max_retries: int = 4) -> None:
+        self.transport = Transport(url, api_key, timeout=timeout, max_retries=max_retries)
+        self.sandboxes = Sandboxes(self)
+        self.images = Images(self.transport)
+        self.secrets = Secrets(self.transport)
+        self.storage = StorageVolumes(self.transport)
+        self.objects = Objects(self.transport)
+        self.sites = Sites(self.transport)
+
+    @property
+    def url(self) -> str:
+        return self.transport.url
+
+    def environments(self) -> Dict[str, Any]:
+        """The environment aliases and image sources this adaptd accepts."""
+        result: Dict[str, Any] = self.transport.call("GET", "/v1/environments")
+        return result

@@ -1,0 +1,252 @@
+"""The API's objects (docs/openapi.yaml's components.schemas) as dataclasses.
+
+A field the API always sends and never nulls has a plain type; one it may null or omit is
+Optional. Attribute names are the wire names in snake_case (`memoryMiB` -> `memory_mib`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+
+@dataclass
+class Endpoint:
+    id: str
+    sandbox_id: str
+    port: int
+    hostname: str
+    url: str
+    http_url: str
+    created_at: str
+
+
+@dataclass
+class Network:
+    egress: str
+    allow: List[Dict[str, Any]]
+    dns: Optional[str]
+    hostnames: List[Dict[str, Any]]
+
+
+@dataclass
+class Startup:
+    """The startup configuration with its defaults, and its result once it ran."""
+    mode: str
+    argv: Optional[List[str]]
+    args: Optional[List[str]]
+    entrypoint: Optional[List[str]]
+    cwd: Optional[str]
+    user: Optional[str]
+    exit_code: Optional[int]
+    signal: Optional[str]
+    error: Optional[str]
+    started_at: Optional[str]
+    finished_at: Optional[str]
+    stdout: str
+    stderr: str
+    truncated: bool
+
+
+@dataclass
+class Hibernation:
+    stopped_at: str
+    workspace: str
+    processes: str
+    note: Optional[str]
+
+
+@dataclass
+class Pool:
+    used: bool
+    reason: Optional[str]
+
+
+@dataclass
+class EnvironmentSource:
+    name: str
+    source: str
+    version: Optional[int] = None
+
+
+@dataclass
+class SandboxInfo:
+    """A sandbox record as the API answers it (`Sandbox` wraps it with verbs)."""
+    id: str
+    status: str
+    created_at: str
+    updated_at: str
+    expires_at: Optional[str]
+    deleted_at: Optional[str]
+    cpu: int
+    memory_mib: int
+    disk_mib: int
+    ttl_seconds: Optional[int]
+    labels: Dict[str, str]
+    image: str
+    image_id: Optional[str]
+    network: Network
+    security_profile: str
+    startup_class: str
+    termination_reason: Optional[str]
+    error: Optional[str]
+    endpoints: List[Endpoint]
+    environment_names: List[str]
+    environment_sources: List[EnvironmentSource]
+    startup: Optional[Startup]
+    storage: Optional[str] = None
+    hibernation: Optional[Hibernation] = None
+    pool: Optional[Pool] = None
+    secrets: Optional[List[str]] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class CommandResult:
+    """A command: running (`status` "running") or ended, with its kept output."""
+    id: str
+    sandbox_id: str
+    status: str
+    argv: List[str]
+    exit_code: Optional[int]
+    signal: Optional[int]
+    stdout: str
+    stderr: str
+    truncated: bool
+    started_at: str
+    finished_at: Optional[str]
+    termination_reason: Optional[str]
+    served_by: str
+    cwd: Optional[str] = None
+    user: Optional[str] = None
+    timeout_seconds: Optional[int] = None
+    error: Optional[str] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def done(self) -> bool:
+        return self.status != "running"
+
+
+@dataclass
+class FileEntry:
+    name: str
+    type: str
+    size: int
+    mode: str
+    mtime: str
+    link_target: Optional[str] = None
+
+
+@dataclass
+class FileList:
+    path: str
+    items: List[FileEntry]
+
+
+@dataclass
+class FileWritten:
+    path: str
+    size: int
+
+
+@dataclass
+class StatusEvent:
+    sandbox_id: str
+    status: str
+    at: str
+    id: Optional[str] = None
+
+
+@dataclass
+class Progress:
+    bytes: int
+    total_bytes: int
+
+
+@dataclass
+class ImageOperation:
+    id: str
+    phase: str
+
+
+@dataclass
+class Image:
+    id: str
+    reference: Optional[str]
+    status: str
+    created_at: str
+    digest: Optional[str]
+    size: Optional[int]
+    platform: Optional[str]
+    error: Optional[str]
+    progress: Progress
+    operation: ImageOperation
+    source: Optional[str] = None
+    config: Optional[Dict[str, Any]] = None
+    sandboxes: Optional[List[str]] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class Operation:
+    id: str
+    kind: str
+    phase: str
+    progress: Progress
+    error: Optional[str]
+    image_id: Optional[str] = None
+
+
+@dataclass
+class Secret:
+    name: str
+    version: int
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class StorageAttachment:
+    sandbox_id: str
+    status: str
+
+
+@dataclass
+class Storage:
+    id: str
+    name: str
+    size_mib: int
+    used_bytes: Optional[int]
+    available_bytes: Optional[int]
+    status: str
+    default_: bool
+    encrypted: bool
+    mount_path: str
+    attachments: List[StorageAttachment]
+    created_at: str
+
+
+@dataclass
+class StoredObject:
+    key: str
+    size: int
+    sha256: str
+    etag: str
+    content_type: str
+    last_modified: str
+
+
+@dataclass
+class Site:
+    id: str
+    name: str
+    hostname: str
+    release_id: str
+    url: str
+    urls: List[str]
+    created_at: str
+    source: Optional[str] = None
+    files: Optional[int] = None
+    published_at: Optional[str] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)

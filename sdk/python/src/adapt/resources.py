@@ -1,0 +1,175 @@
+"""The organization's other resources: images, secrets, persistent storage, object storage
+and static sites."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Union
+
+from . import _model
+from .errors import AdaptError, RequestTimeout
+from .files import LocalPath, _save
+from .models import Image, Operation, Progress, Secret, Site, Storage, StoredObject
+from .pages import paginate
+
+if TYPE_CHECKING:
+    from ._transport import Transport
+
+ProgressCallback = Callable[[Progress], None]
+
+
+class Images:
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def pull(self, reference: str, *, username: Optional[str] = None, password: Optional[str] = None,
+             wait: bool = True, on_progress: Optional[ProgressCallback] = None,
+             timeout: float = 1800.0) -> Image:
+        """Pulls an image into the organization; wait: until it is ready (on_progress gets
+        its bytes so far), ImageFailed-style AdaptError when the pull fails."""
+        body: Dict[str, Any] = {"reference": reference}
+        if username is not None or password is not None:
+            body["credentials"] = {"username": username or "", "password": password or ""}
+        image = _model.from_json(Image, self._t.call("POST", "/v1/images", json_body=body))
+        return self.wait(image.id, on_progress, timeout) if wait else image
+
+    def import_archive(self, archive: Union[LocalPath, IO[bytes]], name: Optional[str] = None,
+                       wait: bool = True, on_progress: Optional[ProgressCallback] = None,
+                       timeout: float = 1800.0) -> Image:
+        """Imports an OCI layout or `docker save` archive (tar, gzip or zstd), streamed."""
+        with contextlib.ExitStack() as stack:
+            if isinstance(archive, (str, os.PathLike)):
+                body: IO[bytes] = stack.enter_context(open(archive, "rb"))
+            else:
+                body = archive
+            raw = self._t.call("POST", "/v1/images/import", query={"name": name}, body=body,
+                               headers={"Content-Type": "application/x-tar"})
+        image = _model.from_json(Image, raw)
+        return self.wait(image.id, on_progress, timeout) if wait else image
+
+    def wait(self, image_id: str, on_progress: Optional[ProgressCallback] = None,
+             timeout: float = 1800.0) -> Image:
+        deadline = time.monotonic() + timeout
+        while True:
+            image = self.get(image_id)
+            if on_progress is not None:
+                on_progress(image.progress)
+            if image.status == "ready":
+                return image
+            if image.status == "failed":
+                raise AdaptError("image %s failed: %s" % (image_id, image.error or "no error recorded"),
+                                 code="failed_precondition")
+            if time.monotonic() > deadline:
+                raise RequestTimeout("image %s is still %s after %s s" % (image_id, image.status, timeout),
+                                     code="request_timeout")
+            time.sleep(0.5)
+
+    def get(self, image_id: str) -> Image:
+        return _model.from_json(Image, self._t.call("GET", "/v1/images/" + image_id))
+
+    def list(self) -> List[Image]:
+        return [_model.from_json(Image, i) for i in self._t.call("GET", "/v1/images")["images"]]
+
+    def delete(self, image_id: str) -> None:
+        self._t.request("DELETE", "/v1/images/" + image_id).close()
+
+    def operation(self, operation_id: str) -> Operation:
+        return _model.from_json(Operation, self._t.call("GET", "/v1/operations/" + operation_id))
+
+
+class Secrets:
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def set(self, name: str, value: str) -> Secret:
+        """Creates the secret, or gives it a new version."""
+        return _model.from_json(Secret, self._t.call("POST", "/v1/secrets", json_body={"name": name, "value": value}))
+
+    def get(self, name: str) -> Secret:
+        return _model.from_json(Secret, self._t.call("GET", "/v1/secrets/" + name))
+
+    def list(self, page_size: int = 50) -> Iterator[Secret]:
+        return paginate(self._t, "/v1/secrets", Secret, page_size)
+
+    def delete(self, name: str) -> None:
+        self._t.request("DELETE", "/v1/secrets/" + name).close()
+
+
+class StorageVolumes:
+    """Persistent storage, mounted at /workspace of durable sandboxes."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def create(self, name: str, size_mib: Optional[int] = None) -> Storage:
+        body: Dict[str, Any] = {"name": name}
+        if size_mib is not None:
+            body["sizeMiB"] = size_mib
+        return _model.from_json(Storage, self._t.call("POST", "/v1/storage", json_body=body))
+
+    def get(self, name: str) -> Storage:
+        return _model.from_json(Storage, self._t.call("GET", "/v1/storage/" + name))
+
+    def list(self, page_size: int = 50) -> Iterator[Storage]:
+        return paginate(self._t, "/v1/storage", Storage, page_size)
+
+    def delete(self, name: str) -> None:
+        """Deletes the storage and its files (the API's confirmation is the name itself)."""
+        self._t.request("DELETE", "/v1/storage/" + name, json_body={"confirm": name}).close()
+
+
+class Objects:
+    """Object storage: keys and their bytes, streamed."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def put(self, key: str, data: Union[bytes, IO[bytes]], content_type: str = "application/octet-stream") -> StoredObject:
+        raw = self._t.call("PUT", "/v1/objects/content", query={"key": key}, body=data,
+                           headers={"Content-Type": content_type})
+        return _model.from_json(StoredObject, raw)
+
+    def get(self, key: str) -> bytes:
+        return self._t.request("GET", "/v1/objects/content", query={"key": key},
+                               headers={"Accept": "*/*"}).read()
+
+    def download(self, key: str, local_path: LocalPath) -> int:
+        resp = self._t.request("GET", "/v1/objects/content", query={"key": key}, headers={"Accept": "*/*"})
+        return _save(resp.iter_bytes(), local_path)
+
+    def delete(self, key: str) -> None:
+        self._t.request("DELETE", "/v1/objects/content", query={"key": key}).close()
+
+    def list(self, prefix: Optional[str] = None, page_size: int = 200) -> Iterator[StoredObject]:
+        cursor: Optional[str] = None
+        while True:
+            page = self._t.call("GET", "/v1/objects", query={"prefix": prefix, "limit": page_size, "cursor": cursor})
+            for o in page.get("objects", []):
+                yield _model.from_json(StoredObject, o)
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return
+
+
+class Sites:
+    """Static websites published from object storage."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def publish(self, source: str, name: Optional[str] = None) -> Site:
+        body: Dict[str, Any] = {"source": source}
+        if name is not None:
+            body["name"] = name
+        return _model.from_json(Site, self._t.call("POST", "/v1/sites", json_body=body))
+
+    def get(self, site_id: str) -> Site:
+        return _model.from_json(Site, self._t.call("GET", "/v1/sites/" + site_id))
+
+    def list(self) -> List[Site]:
+        return [_model.from_json(Site, s) for s in self._t.call("GET", "/v1/sites")["sites"]]
+
+    def delete(self, site_id: str) -> None:
+        self._t.request("DELETE", "/v1/sites/" + site_id).close()

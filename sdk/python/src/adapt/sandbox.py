@@ -1,0 +1,259 @@
+"""Sandboxes: `client.sandboxes` (create, get, list, delete) and the `Sandbox` handle, whose
+`commands`, `files` and `endpoints` act inside it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import time
+from typing import (TYPE_CHECKING, Any, Dict, Generator, Iterable, Iterator, List, Optional, Sequence,
+                    Type, Union)
+
+from . import _model
+from ._sse import parse_events
+from ._transport import new_idempotency_key
+from .commands import Commands, CommandLine
+from .errors import AdaptError, NotFound, RequestTimeout, SandboxFailed
+from .files import Files
+from .models import CommandResult, Endpoint, SandboxInfo, StatusEvent
+from .pages import paginate
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from ._transport import Transport
+    from .client import Client
+
+# Statuses after which a sandbox never becomes running again by itself.
+ENDED = ("completed", "failed", "unresolved", "deleting", "deleted", "unavailable")
+DEFAULT_CREATE_TIMEOUT = 300.0
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+
+
+class Endpoints:
+    """`sandbox.endpoints`: public hostnames for the sandbox's ports."""
+
+    def __init__(self, sandbox: "Sandbox") -> None:
+        self._sb = sandbox
+
+    def create(self, port: int) -> Endpoint:
+        raw = self._sb._t.call("POST", self._sb._path("/endpoints"), json_body={"port": port})
+        return _model.from_json(Endpoint, raw)
+
+    def list(self) -> List[Endpoint]:
+        raw = self._sb._t.call("GET", self._sb._path("/endpoints"))
+        return [_model.from_json(Endpoint, e) for e in raw["items"]]
+
+    def delete(self, endpoint_id: str) -> None:
+        self._sb._t.request("DELETE", self._sb._path("/endpoints/" + endpoint_id)).close()
+
+
+class Sandbox:
+    """A sandbox of the client's organization. `info` is its record as last read.
+
+    `with adapt.Sandbox.create() as sb:` deletes it when the block ends."""
+
+    def __init__(self, client: "Client", info: SandboxInfo) -> None:
+        self.client = client
+        self._t: "Transport" = client.transport
+        self.info = info
+        self.id = info.id
+        self.commands = Commands(self._t, self.id)
+        self.files = Files(self._t, self.id)
+        self.endpoints = Endpoints(self)
+
+    @classmethod
+    def create(cls: Type["Sandbox"], *, client: Optional["Client"] = None, **kwargs: Any) -> "Sandbox":
+        """Creates a sandbox with a client from ADAPT_URL / ADAPT_API_KEY (or `client`); the
+        arguments are those of `Sandboxes.create`."""
+        from .client import Client
+        return (client or Client()).sandboxes.create(**kwargs)
+
+    @classmethod
+    def connect(cls: Type["Sandbox"], sandbox_id: str, *, client: Optional["Client"] = None) -> "Sandbox":
+        """A handle for an existing sandbox (NotFound if the key's organization has none)."""
+        from .client import Client
+        return (client or Client()).sandboxes.get(sandbox_id)
+
+    def __repr__(self) -> str:
+        return "Sandbox(id=%r, status=%r)" % (self.id, self.info.status)
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional["TracebackType"]) -> None:
+        self.delete(wait=False)
+
+    def _path(self, suffix: str = "") -> str:
+        return "/v1/sandboxes/%s%s" % (self.id, suffix)
+
+    @property
+    def status(self) -> str:
+        return self.info.status
+
+    def refresh(self) -> SandboxInfo:
+        self.info = _model.from_json(SandboxInfo, self._t.call("GET", self._path()))
+        return self.info
+
+    def delete(self, wait: bool = True, timeout: float = DEFAULT_CREATE_TIMEOUT) -> None:
+        """Deletes the sandbox (repeating is safe); wait: until its record says `deleted`."""
+        resp = self._t.request("DELETE", self._path())
+        resp.close()
+        if resp.status == 202 and wait:
+            self.wait_until(("deleted",), timeout=timeout, fail_on_end=False)
+        elif resp.status == 204:
+            self.info.status = "deleted"
+
+    def stop(self) -> SandboxInfo:
+        """Stops (hibernates) a running sandbox; answers once it is `hibernated`."""
+        self.info = _model.from_json(SandboxInfo, self._t.call("POST", self._path("/stop"), json_body={}))
+        return self.info
+
+    def start(self, wait: bool = True, timeout: float = DEFAULT_CREATE_TIMEOUT) -> SandboxInfo:
+        """Starts a hibernated sandbox; wait: until it is running again."""
+        self.info = _model.from_json(SandboxInfo, self._t.call("POST", self._path("/start"), json_body={}))
+        if wait:
+            self.wait_until(("running",), timeout=timeout)
+        return self.info
+
+    def events(self, last_event_id: Optional[str] = None, timeout: Optional[float] = None) -> Generator[StatusEvent, None, None]:
+        """The sandbox's status events (SSE): its history from `provisioning`, then live. The
+        stream does not end by itself: stop iterating (or close the iterator) when done."""
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id:
+            headers["Last-Event-ID"] = last_event_id
+        resp = self._t.request("GET", self._path("/events"), headers=headers, timeout=timeout)
+        try:
+            for ev in parse_events(resp.readline):
+                if ev.event == "status":
+                    yield _status_event(ev.data, ev.id)
+        finally:
+            resp.close()
+
+    def wait_until(self, statuses: Sequence[str] = ("running",), timeout: float = DEFAULT_CREATE_TIMEOUT,
+                   fail_on_end: bool = True) -> SandboxInfo:
+        """Waits, on the sandbox's event stream, until its status is one of statuses, and
+        answers the record. SandboxFailed when it ends otherwise (fail_on_end), RequestTimeout
+        after timeout seconds."""
+        wanted = set(statuses)
+        deadline = time.monotonic() + timeout
+        last_id: Optional[str] = None
+        while True:
+            info = self.refresh()
+            if info.status in wanted:
+                return info
+            if fail_on_end and info.status in ENDED:
+                raise SandboxFailed("sandbox %s is %s, not %s: %s" % (
+                    self.id, info.status, "/".join(statuses),
+                    info.error or (info.startup.error if info.startup else None) or "no error recorded"),
+                    self.id, info.status)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RequestTimeout("sandbox %s is still %s after %s s (wanted %s)" % (
+                    self.id, info.status, timeout, "/".join(statuses)), code="request_timeout")
+            try:
+                with contextlib.closing(self.events(last_event_id=last_id, timeout=min(left, 30.0))) as evs:
+                    for ev in evs:
+                        last_id = ev.id or last_id
+                        if ev.status in wanted or ev.status in ENDED:
+                            break
+            except (socket.timeout, OSError):
+                pass  # no event for a while or the stream broke: re-read the record, go on
+
+    def run(self, cmd: CommandLine, **kwargs: Any) -> CommandResult:
+        """Shorthand for `commands.run`."""
+        return self.commands.run(cmd, **kwargs)
+
+    def run_python(self, code: str, **kwargs: Any) -> CommandResult:
+        return self.commands.run_python(code, **kwargs)
+
+
+def _status_event(data: str, event_id: Optional[str]) -> StatusEvent:
+    ev = _model.from_json(StatusEvent, json.loads(data))
+    ev.id = event_id
+    return ev
+
+
+class Sandboxes:
+    """`client.sandboxes`: the organization's sandboxes."""
+
+    def __init__(self, client: "Client") -> None:
+        self._client = client
+        self._t = client.transport
+
+    def create(self, *, image: Optional[str] = None, image_id: Optional[str] = None,
+               cpu: Optional[int] = None, memory_mib: Optional[int] = None, disk_mib: Optional[int] = None,
+               ttl_seconds: Union[int, None, _Unset] = UNSET, labels: Optional[Dict[str, str]] = None,
+               name: Optional[str] = None, env: Optional[Dict[str, str]] = None,
+               secrets: Optional[Iterable[str]] = None, network: Optional[Dict[str, Any]] = None,
+               startup: Optional[Dict[str, Any]] = None, security_profile: Optional[str] = None,
+               startup_class: Optional[str] = None, storage: Optional[str] = None,
+               extra: Optional[Dict[str, Any]] = None, wait: bool = True,
+               timeout: float = DEFAULT_CREATE_TIMEOUT, idempotency_key: Optional[str] = None) -> Sandbox:
+        """Creates a sandbox and, with wait (the default), waits until it runs (or, with a
+        startup command, has ended). ttl_seconds=None: no expiry. name: labels.name. The
+        request carries an Idempotency-Key (made here unless given), so a retry after a
+        dropped connection never makes a second sandbox."""
+        body: Dict[str, Any] = {}
+        fields = (("image", image), ("imageId", image_id), ("cpu", cpu), ("memoryMiB", memory_mib),
+                  ("diskMiB", disk_mib), ("env", env), ("network", network), ("startup", startup),
+                  ("securityProfile", security_profile), ("startupClass", startup_class),
+                  ("storage", storage))
+        for key, value in fields:
+            if value is not None:
+                body[key] = value
+        if not isinstance(ttl_seconds, _Unset):
+            body["ttlSeconds"] = ttl_seconds
+        if labels or name:
+            body["labels"] = dict(labels or {})
+            if name:
+                body["labels"]["name"] = name
+        if secrets is not None:
+            body["secrets"] = list(secrets)
+        body.update(extra or {})
+        raw = self._t.call("POST", "/v1/sandboxes", json_body=body,
+                           idempotency_key=idempotency_key or new_idempotency_key())
+        sb = Sandbox(self._client, _model.from_json(SandboxInfo, raw))
+        if wait:
+            targets = ("running", "completed") if startup and startup.get("mode") in ("command", "image") else ("running",)
+            sb.wait_until(targets, timeout=timeout)
+        return sb
+
+    def get(self, sandbox_id: str) -> Sandbox:
+        raw = self._t.call("GET", "/v1/sandboxes/" + sandbox_id)
+        return Sandbox(self._client, _model.from_json(SandboxInfo, raw))
+
+    def list(self, query: Optional[str] = None, page_size: int = 50) -> Iterator[Sandbox]:
+        """The organization's sandboxes, newest first, following nextCursor page by page.
+        query: part of labels.name (ignoring case) or the start of an id."""
+        for info in paginate(self._t, "/v1/sandboxes", SandboxInfo, page_size, {"query": query}):
+            yield Sandbox(self._client, info)
+
+    def delete(self, sandbox_id: str, wait: bool = True) -> None:
+        self.get(sandbox_id).delete(wait=wait)
+
+    def events(self, last_event_id: Optional[str] = None, timeout: Optional[float] = None) -> Iterator[StatusEvent]:
+        """Status events of every sandbox of the organization, from now on (or after
+        last_event_id). The stream does not end by itself."""
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id:
+            headers["Last-Event-ID"] = last_event_id
+        resp = self._t.request("GET", "/v1/events", headers=headers, timeout=timeout)
+        try:
+            for ev in parse_events(resp.readline):
+                if ev.event == "status":
+                    yield _status_event(ev.data, ev.id)
+        finally:
+            resp.close()
+
+
+__all__ = ["Sandbox", "Sandboxes", "Endpoints", "UNSET", "ENDED", "AdaptError", "NotFound"]

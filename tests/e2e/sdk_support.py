@@ -1,0 +1,90 @@
+"""Shared by the SDK tests: the Python SDK installed as a user installs it, and a loopback
+proxy that drops the first answer to a chosen request (to prove retries are idempotent)."""
+
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import threading
+
+from harness import REPO
+
+SDK_PY = os.path.join(REPO, "sdk", "python")
+SDK_TS = os.path.join(REPO, "sdk", "typescript")
+
+
+def pip_install_python_sdk(target):
+    """`pip install ./sdk/python` into target with no package index (the SDK's build backend
+    is in the standard library); answers the directory to put on sys.path."""
+    r = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-index", "--no-compile", "--quiet",
+         "--target", str(target), SDK_PY],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert r.returncode == 0, "pip install ./sdk/python failed:\n%s\n%s" % (r.stdout, r.stderr)
+    assert os.path.isfile(os.path.join(str(target), "adapt", "py.typed"))
+    return str(target)
+
+
+class DroppingProxy:
+    """An HTTP/1.1 proxy on 127.0.0.1 in front of adaptd. Each request is forwarded; the answer
+    to the first request that `drop(method, path)` selects is read from adaptd and then thrown
+    away with the connection closed, as a network cut after the server acted would."""
+
+    def __init__(self, upstream_port, drop):
+        self.upstream_port = upstream_port
+        self.drop = drop
+        self.dropped = 0
+        self.seen = []  # (method, path, headers) of every request
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.sock.close()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn):
+        with conn:
+            f = conn.makefile("rb")
+            line = f.readline().decode("latin-1")
+            if not line:
+                return
+            method, path, _ = line.split(" ", 2)
+            headers = {}
+            while True:
+                h = f.readline().decode("latin-1").rstrip("\r\n")
+                if not h:
+                    break
+                k, _, v = h.partition(":")
+                headers[k.strip().lower()] = v.strip()
+            body = f.read(int(headers.get("content-length", "0") or 0))
+            self.seen.append((method, path, headers))
+            up = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=120)
+            fwd = {k: v for k, v in headers.items() if k not in ("host", "connection", "content-length")}
+            up.request(method, path, body=body or None, headers=fwd)
+            resp = up.getresponse()
+            data = resp.read()
+            up.close()
+            if self.dropped == 0 and self.drop(method, path):
+                self.dropped += 1
+                conn.shutdown(socket.SHUT_RDWR)
+                return
+            out = ["HTTP/1.1 %d %s" % (resp.status, resp.reason)]
+            for k, v in resp.getheaders():
+                if k.lower() not in ("transfer-encoding", "content-length", "connection"):
+                    out.append("%s: %s" % (k, v))
+            out += ["Content-Length: %d" % len(data), "Connection: close", "", ""]
+            conn.sendall("\r\n".join(out).encode("latin-1") + data)

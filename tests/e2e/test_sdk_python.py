@@ -1,0 +1,207 @@
+"""The Python SDK (sdk/python, issue 23) against a real adaptd: installed with pip as a user
+would, then every test drives adaptd through it only."""
+
+import hashlib
+import os
+import sys
+import time
+import tracemalloc
+
+import pytest
+
+from harness import unique
+from sdk_support import DroppingProxy, pip_install_python_sdk
+
+MIB = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def adapt(tmp_path_factory):
+    path = pip_install_python_sdk(tmp_path_factory.mktemp("sdk-python"))
+    sys.path.insert(0, path)
+    for name in [m for m in sys.modules if m == "adapt" or m.startswith("adapt.")]:
+        del sys.modules[name]
+    import adapt as module
+    assert module.__file__.startswith(path), module.__file__
+    yield module
+    sys.path.remove(path)
+
+
+@pytest.fixture
+def client(adapt, daemon, org):
+    return adapt.Client(url=daemon.url, api_key=org.key)
+
+
+def test_create_from_the_environment_runs_commands_and_round_trips_files(adapt, daemon, org, monkeypatch):
+    monkeypatch.setenv("ADAPT_URL", daemon.url)
+    monkeypatch.setenv("ADAPT_API_KEY", org.key)
+    with adapt.Sandbox.create(name="sdk-py", cpu=1, memory_mib=512, labels={"team": "sdk"}) as sb:
+        assert sb.status == "running"
+        assert sb.info.memory_mib == 512 and sb.info.labels == {"name": "sdk-py", "team": "sdk"}
+        assert isinstance(sb.info.network, adapt.Network)
+        daemon.created.append((org, sb.id))
+
+        r = sb.commands.run(["echo", "hello"])
+        assert (r.exit_code, r.stdout, r.status) == (0, "hello\n", "exited")
+        r = sb.commands.run("echo out; echo err >&2; exit 3")
+        assert (r.exit_code, r.stdout, r.stderr) == (3, "out\n", "err\n")
+        with pytest.raises(adapt.CommandFailed, match="exited with 3"):
+            sb.commands.run("exit 3", check=True)
+
+        sb.files.mkdir("/tmp/sdk", parents=True)
+        written = sb.files.write("/tmp/sdk/note.txt", "from python", mode="0600")
+        assert (written.path, written.size) == ("/tmp/sdk/note.txt", 11)
+        assert sb.files.read_text("/tmp/sdk/note.txt") == "from python"
+        binary = bytes(range(256)) * 3
+        sb.files.write("/tmp/sdk/bin", binary)
+        assert sb.files.read("/tmp/sdk/bin") == binary
+        entries = {e.name: e for e in sb.files.list("/tmp/sdk")}
+        assert entries["note.txt"].type == "file" and entries["note.txt"].mode == "0600"
+        assert entries["bin"].size == len(binary)
+        assert sb.files.stat("/tmp/sdk/note.txt").size == 11
+        sb.files.remove("/tmp/sdk", recursive=True)
+        assert not sb.files.exists("/tmp/sdk")
+
+        r = sb.run_python("import sys; print(sys.version_info[0]); sys.exit(4)")
+        assert (r.exit_code, r.stdout) == (4, "3\n"), r
+        sid = sb.id
+    # Leaving the block deleted it.
+    status, body = org.api("GET", "/v1/sandboxes/" + sid)
+    assert status == 200 and body["status"] in ("deleting", "deleted"), body
+
+
+def test_output_streams_while_the_command_runs_and_a_long_one_is_waited(client, adapt):
+    sb = client.sandboxes.create()
+    chunks = []
+    r = sb.commands.run("echo first; sleep 3; echo second >&2; echo third",
+                        on_stdout=lambda t: chunks.append(("out", t, time.monotonic())),
+                        on_stderr=lambda t: chunks.append(("err", t, time.monotonic())))
+    ended = time.monotonic()
+    assert r.exit_code == 0 and r.stdout == "first\nthird\n" and r.stderr == "second\n"
+    assert "".join(t for k, t, _ in chunks if k == "out") == "first\nthird\n"
+    assert "".join(t for k, t, _ in chunks if k == "err") == "second\n"
+    assert ended - chunks[0][2] >= 2, "the first line arrived only when the command ended"
+
+    handle = sb.commands.start(["sh", "-c", "sleep 2; echo done"])
+    assert handle.result.status == "running" and handle.id.startswith("cmd_")
+    result = handle.wait()
+    assert (result.status, result.exit_code, result.stdout) == ("exited", 0, "done\n")
+
+    sleeper = sb.commands.start(["sleep", "600"])
+    killed = sleeper.kill()
+    assert killed.status == "killed" and killed.done
+    assert [c.id for c in sb.commands.list(page_size=1)][:3] == [sleeper.id, handle.id, r.id]
+    sb.delete()
+    assert sb.refresh().status == "deleted"
+
+
+def test_errors_are_typed_and_carry_the_field(client, adapt, daemon):
+    with pytest.raises(adapt.InvalidArgument) as e:
+        client.sandboxes.create(memory_mib=1)
+    assert e.value.field == "memoryMiB" and e.value.status == 400 and e.value.code == "invalid_argument"
+    assert "memoryMiB" in str(e.value)
+    with pytest.raises(adapt.InvalidArgument) as e:
+        client.sandboxes.create(labels={"platform.x": "y"})
+    assert e.value.field == "labels.platform.x"
+    assert list(client.sandboxes.list()) == [], "bad input created something"
+
+    other = adapt.Client(url=daemon.url, api_key=daemon.new_org().key)
+    theirs = other.sandboxes.create(wait=False)
+    daemon.created.append((daemon.admin, theirs.id))
+    with pytest.raises(adapt.NotFound) as e:
+        client.sandboxes.get(theirs.id)
+    assert e.value.status == 404 and e.value.code == "not_found"
+    handle = adapt.Sandbox(client, theirs.info)  # a handle forged around another org's id
+    for call in (lambda: handle.commands.run(["true"]), lambda: handle.files.read("/etc/hostname"),
+                 lambda: handle.delete()):
+        with pytest.raises(adapt.NotFound):
+            call()
+    assert other.sandboxes.get(theirs.id).status != "deleted"
+    other.sandboxes.delete(theirs.id)
+
+    with pytest.raises(adapt.Unauthenticated):
+        list(adapt.Client(url=daemon.url, api_key="adapt_wrong").sandboxes.list())
+    with pytest.raises(adapt.Unavailable):
+        adapt.Client(url="http://127.0.0.1:1", api_key="k", max_retries=0).sandboxes.get("sbx_x")
+
+
+def test_list_follows_next_cursor_across_pages(client):
+    created = [client.sandboxes.create(wait=False, name=unique("page")) for _ in range(3)]
+    listed = [s.id for s in client.sandboxes.list(page_size=2)]
+    assert listed == [s.id for s in reversed(created)]
+    assert [s.id for s in client.sandboxes.list(query=created[1].info.labels["name"])] == [created[1].id]
+    for s in created:
+        s.delete(wait=False)
+
+
+def test_a_create_whose_answer_was_cut_is_retried_with_its_key_and_makes_one_sandbox(adapt, daemon, org):
+    proxy = DroppingProxy(daemon.port, lambda m, p: m == "POST" and p == "/v1/sandboxes")
+    try:
+        client = adapt.Client(url=proxy.url, api_key=org.key)
+        sb = client.sandboxes.create(wait=False, name="retried")
+        daemon.created.append((org, sb.id))
+    finally:
+        proxy.close()
+    posts = [h for m, p, h in proxy.seen if m == "POST"]
+    assert proxy.dropped == 1 and len(posts) == 2
+    assert posts[0]["idempotency-key"] == posts[1]["idempotency-key"]
+    assert [s["id"] for s in org.list_all()] == [sb.id]
+
+
+def test_a_hundred_mib_streams_both_ways_with_flat_memory(client, tmp_path):
+    sb = client.sandboxes.create(disk_mib=1024)
+    src, dst = tmp_path / "up.bin", tmp_path / "down.bin"
+    digest = hashlib.sha256()
+    with open(src, "wb") as f:
+        block = os.urandom(MIB)
+        for i in range(100):
+            chunk = block[i:] + block[:i]
+            digest.update(chunk)
+            f.write(chunk)
+    tracemalloc.start()
+    try:
+        written = sb.files.upload(src, "/tmp/big.bin")
+
+        def chunks():  # a generator body goes out chunked, with no length known
+            with open(src, "rb") as f:
+                while True:
+                    b = f.read(MIB)
+                    if not b:
+                        return
+                    yield b
+        sb.files.write("/tmp/big2.bin", chunks())
+        got = sb.files.download("/tmp/big.bin", dst)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert written.size == 100 * MIB and got == 100 * MIB
+    assert peak < 16 * MIB, "the SDK held %d MiB of Python objects moving 100 MiB" % (peak // MIB)
+    h = hashlib.sha256()
+    with open(dst, "rb") as f:
+        for b in iter(lambda: f.read(MIB), b""):
+            h.update(b)
+    assert h.hexdigest() == digest.hexdigest()
+    remote = sb.commands.run("sha256sum /tmp/big.bin /tmp/big2.bin | cut -d' ' -f1 | uniq")
+    assert remote.stdout.split() == [digest.hexdigest()]
+    sb.delete()
+
+
+def test_archives_round_trip(client, tmp_path):
+    import io
+    import tarfile
+    sb = client.sandboxes.create()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in (("a.txt", b"alpha"), ("d/b.txt", b"beta")):
+            ti = tarfile.TarInfo(name)
+            ti.size = len(data)
+            tar.addfile(ti, io.BytesIO(data))
+    buf.seek(0)
+    sb.files.upload_archive(buf, "/tmp/tree")
+    assert sb.files.read("/tmp/tree/d/b.txt") == b"beta"
+    out = tmp_path / "tree.tar"
+    assert sb.files.download_archive("/tmp/tree", out) > 0
+    with tarfile.open(out) as tar:
+        names = {m.name.lstrip("./") for m in tar.getmembers() if m.isfile()}
+        assert names == {"a.txt", "d/b.txt"}
+    sb.delete()
