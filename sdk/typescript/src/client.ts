@@ -1,0 +1,34 @@
+// The client: one adaptd URL and API key, and the organization's resources under it.
+import { Images, Objects, Secrets, Sites, StorageVolumes } from "./resources.js";
+import { Sandboxes } from "./sandbox.js";
+import { Transport, type ClientOptions } from "./transport.js";
+
+/** `new Client()` reads ADAPT_URL and ADAPT_API_KEY; options override them. */
+export class Client {
+  readonly transport: Transport;
+  readonly sandboxes: Sandboxes;
+  readonly images: Images;
+  readonly secrets: Secrets;
+  readonly storage: StorageVolumes;
+  readonly objects: Objects;
+  readonly sites: Sites;
+
+  constructor(options: ClientOptions = {}) {
+    this.transport = new Transport(options);
+    this.sandboxes = new Sandboxes(this);
+    this.images = new Images(this.transport);
+    this.secrets = new Secrets(this.transport);
+    this.storage = new StorageVolumes(this.transport);
+    this.objects = new Objects(this.transport);
+    this.sites = new Sites(this.transport);
+  }
+
+  get url(): string {
+    return this.transport.url;
+  }
+
+  /** The environment aliases and image sources this adaptd accepts. */
+  environments(): Promise<Record<string, unknown>> {
+    return this.transport.call("GET", "/v1/environments");
+  }
+}

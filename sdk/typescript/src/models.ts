@@ -1,0 +1,222 @@
+// The API's objects (docs/openapi.yaml's components.schemas), with the wire names. A field the
+// API always sends is required; one it may omit is optional (`?`); `| null` where it may be
+// null. tests/e2e/test_sdk_models.py keeps these equal to the spec, names and types.
+
+export interface Endpoint {
+  id: string;
+  sandboxId: string;
+  port: number;
+  hostname: string;
+  url: string;
+  httpUrl: string;
+  createdAt: string;
+}
+
+export interface Network {
+  egress: string;
+  allow: Record<string, unknown>[];
+  dns: string | null;
+  hostnames: Record<string, unknown>[];
+}
+
+/** The startup configuration with its defaults, and its result once it ran. */
+export interface Startup {
+  mode: string;
+  argv: string[] | null;
+  args: string[] | null;
+  entrypoint: string[] | null;
+  cwd: string | null;
+  user: string | null;
+  exitCode: number | null;
+  signal: string | null;
+  error: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+}
+
+export interface Hibernation {
+  stoppedAt: string;
+  workspace: string;
+  processes: string;
+  note: string | null;
+}
+
+export interface Pool {
+  used: boolean;
+  reason: string | null;
+}
+
+export interface EnvironmentSource {
+  name: string;
+  source: string;
+  version?: number;
+}
+
+/** A sandbox record as the API answers it (`Sandbox` wraps it with verbs). */
+export interface SandboxInfo {
+  id: string;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+  deletedAt: string | null;
+  cpu: number;
+  memoryMiB: number;
+  diskMiB: number;
+  ttlSeconds: number | null;
+  labels: Record<string, string>;
+  image: string;
+  imageId: string | null;
+  network: Network;
+  securityProfile: string;
+  startupClass: string;
+  storage?: string | null;
+  terminationReason: string | null;
+  error: string | null;
+  endpoints: Endpoint[];
+  hibernation?: Hibernation | null;
+  pool?: Pool;
+  environmentNames: string[];
+  environmentSources: EnvironmentSource[];
+  secrets?: string[];
+  startup: Startup | null;
+}
+
+/** A command: running (`status` "running") or ended, with its kept output. */
+export interface CommandResult {
+  id: string;
+  sandboxId: string;
+  status: string;
+  argv: string[];
+  cwd?: string | null;
+  user?: string | null;
+  timeoutSeconds?: number;
+  exitCode: number | null;
+  signal: number | null;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  startedAt: string;
+  finishedAt: string | null;
+  terminationReason: string | null;
+  error?: string | null;
+  servedBy: string;
+}
+
+export interface FileEntry {
+  name: string;
+  type: string;
+  size: number;
+  mode: string;
+  mtime: string;
+  linkTarget?: string;
+}
+
+export interface FileList {
+  path: string;
+  items: FileEntry[];
+}
+
+export interface FileWritten {
+  path: string;
+  size: number;
+}
+
+export interface StatusEvent {
+  sandboxId: string;
+  status: string;
+  at: string;
+  /** The SSE `id:` of the frame (for Last-Event-ID), added by the SDK. */
+  id?: string;
+}
+
+export interface Progress {
+  bytes: number;
+  totalBytes: number;
+}
+
+export interface ImageOperation {
+  id: string;
+  phase: string;
+}
+
+export interface Image {
+  id: string;
+  reference: string | null;
+  source?: string;
+  status: string;
+  createdAt: string;
+  digest: string | null;
+  size: number | null;
+  platform: string | null;
+  error: string | null;
+  progress: Progress;
+  operation: ImageOperation;
+  config?: Record<string, unknown> | null;
+  sandboxes?: string[];
+}
+
+export interface Operation {
+  id: string;
+  kind: string;
+  phase: string;
+  progress: Progress;
+  imageId?: string;
+  error: string | null;
+}
+
+export interface Secret {
+  name: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StorageAttachment {
+  sandboxId: string;
+  status: string;
+}
+
+export interface Storage {
+  id: string;
+  name: string;
+  sizeMiB: number;
+  usedBytes: number | null;
+  availableBytes: number | null;
+  status: string;
+  default: boolean;
+  encrypted: boolean;
+  mountPath: string;
+  attachments: StorageAttachment[];
+  createdAt: string;
+}
+
+export interface StoredObject {
+  key: string;
+  size: number;
+  sha256: string;
+  etag: string;
+  contentType: string;
+  lastModified: string;
+}
+
+export interface Site {
+  id: string;
+  name: string;
+  hostname: string;
+  releaseId: string;
+  url: string;
+  urls: string[];
+  createdAt: string;
+  source?: string;
+  files?: number;
+  publishedAt?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}

@@ -1,0 +1,162 @@
+// The organization's other resources: images, secrets, persistent storage, object storage
+// and static sites.
+import { AdaptError, RequestTimeout } from "./errors.js";
+import { fileStream } from "./files.js";
+import type { Image, Operation, Progress, Secret, Site, Storage, StoredObject } from "./models.js";
+import { paginate } from "./pages.js";
+import type { Body, Transport } from "./transport.js";
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface ImageWaitOptions {
+  wait?: boolean;
+  onProgress?: (progress: Progress) => void;
+  timeoutMs?: number;
+}
+
+export class Images {
+  constructor(private readonly t: Transport) {}
+
+  /** Pulls an image into the organization; unless wait is false, waits until it is ready
+   * (onProgress gets its bytes so far). */
+  async pull(reference: string, options: ImageWaitOptions & { username?: string; password?: string } = {}): Promise<Image> {
+    const body: Record<string, unknown> = { reference };
+    if (options.username !== undefined || options.password !== undefined) {
+      body["credentials"] = { username: options.username ?? "", password: options.password ?? "" };
+    }
+    const image = await this.t.call<Image>("POST", "/v1/images", { json: body });
+    return options.wait === false ? image : this.wait(image.id, options);
+  }
+
+  /** Imports an OCI layout or `docker save` archive (tar, gzip or zstd) from a local file, streamed. */
+  async importArchive(localPath: string, options: ImageWaitOptions & { name?: string } = {}): Promise<Image> {
+    const body: Body = () => fileStream(localPath);
+    const image = await this.t.call<Image>("POST", "/v1/images/import", {
+      query: { name: options.name }, body, headers: { "Content-Type": "application/x-tar" },
+    });
+    return options.wait === false ? image : this.wait(image.id, options);
+  }
+
+  async wait(imageId: string, options: ImageWaitOptions = {}): Promise<Image> {
+    const timeoutMs = options.timeoutMs ?? 1_800_000;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const image = await this.get(imageId);
+      options.onProgress?.(image.progress);
+      if (image.status === "ready") return image;
+      if (image.status === "failed") throw new AdaptError(`image ${imageId} failed: ${image.error ?? "no error recorded"}`, { code: "failed_precondition" });
+      if (Date.now() > deadline) throw new RequestTimeout(`image ${imageId} is still ${image.status} after ${timeoutMs / 1000} s`, { code: "request_timeout" });
+      await sleep(500);
+    }
+  }
+
+  get(imageId: string): Promise<Image> {
+    return this.t.call<Image>("GET", `/v1/images/${imageId}`);
+  }
+
+  async list(): Promise<Image[]> {
+    return (await this.t.call<{ images: Image[] }>("GET", "/v1/images")).images;
+  }
+
+  async delete(imageId: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/images/${imageId}`);
+  }
+
+  operation(operationId: string): Promise<Operation> {
+    return this.t.call<Operation>("GET", `/v1/operations/${operationId}`);
+  }
+}
+
+export class Secrets {
+  constructor(private readonly t: Transport) {}
+
+  /** Creates the secret, or gives it a new version. */
+  set(name: string, value: string): Promise<Secret> {
+    return this.t.call<Secret>("POST", "/v1/secrets", { json: { name, value } });
+  }
+
+  get(name: string): Promise<Secret> {
+    return this.t.call<Secret>("GET", `/v1/secrets/${encodeURIComponent(name)}`);
+  }
+
+  list(pageSize = 50): AsyncGenerator<Secret> {
+    return paginate<Secret>(this.t, "/v1/secrets", pageSize);
+  }
+
+  async delete(name: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/secrets/${encodeURIComponent(name)}`);
+  }
+}
+
+/** Persistent storage, mounted at /workspace of durable sandboxes. */
+export class StorageVolumes {
+  constructor(private readonly t: Transport) {}
+
+  create(name: string, sizeMiB?: number): Promise<Storage> {
+    return this.t.call<Storage>("POST", "/v1/storage", { json: sizeMiB === undefined ? { name } : { name, sizeMiB } });
+  }
+
+  get(name: string): Promise<Storage> {
+    return this.t.call<Storage>("GET", `/v1/storage/${name}`);
+  }
+
+  list(pageSize = 50): AsyncGenerator<Storage> {
+    return paginate<Storage>(this.t, "/v1/storage", pageSize);
+  }
+
+  /** Deletes the storage and its files (the API's confirmation is the name itself). */
+  async delete(name: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/storage/${name}`, { json: { confirm: name } });
+  }
+}
+
+/** Object storage: keys and their bytes, streamed. */
+export class Objects {
+  constructor(private readonly t: Transport) {}
+
+  put(key: string, data: Body, contentType = "application/octet-stream"): Promise<StoredObject> {
+    return this.t.call<StoredObject>("PUT", "/v1/objects/content", { query: { key }, body: data, headers: { "Content-Type": contentType } });
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    const resp = await this.t.request("GET", "/v1/objects/content", { query: { key }, headers: { Accept: "*/*" } });
+    return new Uint8Array(await resp.arrayBuffer());
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.t.call("DELETE", "/v1/objects/content", { query: { key } });
+  }
+
+  async *list(options: { prefix?: string; pageSize?: number } = {}): AsyncGenerator<StoredObject> {
+    let cursor: string | null = null;
+    for (;;) {
+      const page: { objects: StoredObject[]; nextCursor: string | null } = await this.t.call("GET", "/v1/objects", {
+        query: { prefix: options.prefix, limit: options.pageSize ?? 200, cursor },
+      });
+      yield* page.objects;
+      cursor = page.nextCursor;
+      if (!cursor) return;
+    }
+  }
+}
+
+/** Static websites published from object storage. */
+export class Sites {
+  constructor(private readonly t: Transport) {}
+
+  publish(source: string, name?: string): Promise<Site> {
+    return this.t.call<Site>("POST", "/v1/sites", { json: name === undefined ? { source } : { source, name } });
+  }
+
+  get(siteId: string): Promise<Site> {
+    return this.t.call<Site>("GET", `/v1/sites/${siteId}`);
+  }
+
+  async list(): Promise<Site[]> {
+    return (await this.t.call<{ sites: Site[] }>("GET", "/v1/sites")).sites;
+  }
+
+  async delete(siteId: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/sites/${siteId}`);
+  }
+}

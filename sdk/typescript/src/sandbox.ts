@@ -1,0 +1,257 @@
+// Sandboxes: `client.sandboxes` (create, get, list, delete) and the `Sandbox` handle, whose
+// `commands`, `files` and `endpoints` act inside it.
+import type { Client } from "./client.js";
+import { CommandHandle, Commands, type RunOptions } from "./commands.js";
+import { RequestTimeout, SandboxFailed } from "./errors.js";
+import { Files } from "./files.js";
+import type { CommandResult, Endpoint, SandboxInfo, StatusEvent } from "./models.js";
+import { paginate } from "./pages.js";
+import { parseEvents } from "./sse.js";
+import { newIdempotencyKey, type Transport } from "./transport.js";
+
+/** Statuses after which a sandbox never becomes running again by itself. */
+export const ENDED = ["completed", "failed", "unresolved", "deleting", "deleted", "unavailable"];
+const DEFAULT_WAIT_MS = 300_000;
+
+export interface CreateSandboxOptions {
+  image?: string;
+  imageId?: string;
+  cpu?: number;
+  memoryMiB?: number;
+  diskMiB?: number;
+  /** Seconds; null: no expiry. */
+  ttlSeconds?: number | null;
+  labels?: Record<string, string>;
+  /** labels.name, the display name list's query matches. */
+  name?: string;
+  env?: Record<string, string>;
+  secrets?: string[];
+  network?: Record<string, unknown>;
+  startup?: { mode: "image" | "command"; [key: string]: unknown };
+  securityProfile?: "restricted" | "developer";
+  startupClass?: "durable" | "instant";
+  storage?: string;
+  /** More request fields, sent as they are. */
+  extra?: Record<string, unknown>;
+  /** Wait until it runs (or, with a startup command, has ended). Default true. */
+  wait?: boolean;
+  /** Milliseconds for that wait. Default 5 minutes. */
+  timeoutMs?: number;
+  /** Default: a new one, so that a retry after a dropped connection makes no second sandbox. */
+  idempotencyKey?: string;
+}
+
+export class Endpoints {
+  constructor(private readonly t: Transport, readonly sandboxId: string) {}
+
+  create(port: number): Promise<Endpoint> {
+    return this.t.call<Endpoint>("POST", `/v1/sandboxes/${this.sandboxId}/endpoints`, { json: { port } });
+  }
+
+  async list(): Promise<Endpoint[]> {
+    return (await this.t.call<{ items: Endpoint[] }>("GET", `/v1/sandboxes/${this.sandboxId}/endpoints`)).items;
+  }
+
+  async delete(endpointId: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/sandboxes/${this.sandboxId}/endpoints/${endpointId}`);
+  }
+}
+
+async function* statusEvents(t: Transport, path: string, lastEventId?: string, timeoutMs?: number, signal?: AbortSignal): AsyncGenerator<StatusEvent> {
+  const headers: Record<string, string> = { Accept: "text/event-stream" };
+  if (lastEventId) headers["Last-Event-ID"] = lastEventId;
+  const options: { headers: Record<string, string>; timeoutMs?: number } = { headers };
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  const resp = await t.request("GET", path, options);
+  if (!resp.body) return;
+  const body = resp.body;
+  const onAbort = () => void body.cancel().catch(() => undefined);
+  signal?.addEventListener("abort", onAbort);
+  try {
+    for await (const ev of parseEvents(body)) {
+      if (ev.event !== "status") continue;
+      const status = JSON.parse(ev.data) as StatusEvent;
+      if (ev.id !== undefined) status.id = ev.id;
+      yield status;
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** A sandbox of the client's organization. `info` is its record as last read. Use
+ * `await using sb = await Sandbox.create()` (or try/finally with `sb.delete()`) to delete it
+ * at the end of a block. */
+export class Sandbox {
+  readonly id: string;
+  readonly commands: Commands;
+  readonly files: Files;
+  readonly endpoints: Endpoints;
+  private readonly t: Transport;
+
+  constructor(readonly client: Client, public info: SandboxInfo) {
+    this.t = client.transport;
+    this.id = info.id;
+    this.commands = new Commands(this.t, this.id);
+    this.files = new Files(this.t, this.id);
+    this.endpoints = new Endpoints(this.t, this.id);
+  }
+
+  /** Creates a sandbox with a client from ADAPT_URL / ADAPT_API_KEY (or `client`). */
+  static async create(options: CreateSandboxOptions & { client?: Client } = {}): Promise<Sandbox> {
+    const { client, ...rest } = options;
+    const { Client: ClientClass } = await import("./client.js");
+    return (client ?? new ClientClass()).sandboxes.create(rest);
+  }
+
+  /** A handle for an existing sandbox (NotFound if the key's organization has none). */
+  static async connect(sandboxId: string, client?: Client): Promise<Sandbox> {
+    const { Client: ClientClass } = await import("./client.js");
+    return (client ?? new ClientClass()).sandboxes.get(sandboxId);
+  }
+
+  get status(): string {
+    return this.info.status;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.delete({ wait: false });
+  }
+
+  async refresh(): Promise<SandboxInfo> {
+    this.info = await this.t.call<SandboxInfo>("GET", `/v1/sandboxes/${this.id}`);
+    return this.info;
+  }
+
+  /** Deletes the sandbox (repeating is safe); wait: until its record says `deleted`. */
+  async delete(options: { wait?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    const resp = await this.t.request("DELETE", `/v1/sandboxes/${this.id}`);
+    await resp.body?.cancel();
+    if (resp.status === 202 && options.wait !== false) {
+      await this.waitUntil(["deleted"], { timeoutMs: options.timeoutMs ?? DEFAULT_WAIT_MS, failOnEnd: false });
+    } else if (resp.status === 204) {
+      this.info.status = "deleted";
+    }
+  }
+
+  /** Stops (hibernates) a running sandbox; answers once it is `hibernated`. */
+  async stop(): Promise<SandboxInfo> {
+    this.info = await this.t.call<SandboxInfo>("POST", `/v1/sandboxes/${this.id}/stop`, { json: {} });
+    return this.info;
+  }
+
+  /** Starts a hibernated sandbox; wait: until it is running again. */
+  async start(options: { wait?: boolean; timeoutMs?: number } = {}): Promise<SandboxInfo> {
+    this.info = await this.t.call<SandboxInfo>("POST", `/v1/sandboxes/${this.id}/start`, { json: {} });
+    if (options.wait !== false) await this.waitUntil(["running"], { timeoutMs: options.timeoutMs ?? DEFAULT_WAIT_MS });
+    return this.info;
+  }
+
+  /** The sandbox's status events (SSE): its history from `provisioning`, then live. The stream
+   * does not end by itself: break out of the loop (or abort `signal`) when done. */
+  events(options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<StatusEvent> {
+    return statusEvents(this.t, `/v1/sandboxes/${this.id}/events`, options.lastEventId, undefined, options.signal);
+  }
+
+  /** Waits, on the sandbox's event stream, until its status is one of statuses, and answers the
+   * record. SandboxFailed when it ends otherwise (failOnEnd), RequestTimeout after timeoutMs. */
+  async waitUntil(statuses: string[] = ["running"], options: { timeoutMs?: number; failOnEnd?: boolean } = {}): Promise<SandboxInfo> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+    const deadline = Date.now() + timeoutMs;
+    let lastId: string | undefined;
+    for (;;) {
+      const info = await this.refresh();
+      if (statuses.includes(info.status)) return info;
+      if (options.failOnEnd !== false && ENDED.includes(info.status)) {
+        const why = info.error ?? info.startup?.error ?? "no error recorded";
+        throw new SandboxFailed(`sandbox ${this.id} is ${info.status}, not ${statuses.join("/")}: ${why}`, this.id, info.status);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new RequestTimeout(`sandbox ${this.id} is still ${info.status} after ${timeoutMs / 1000} s (wanted ${statuses.join("/")})`, { code: "request_timeout" });
+      }
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), Math.min(left, 30_000));
+      try {
+        for await (const ev of statusEvents(this.t, `/v1/sandboxes/${this.id}/events`, lastId, Math.min(left, 30_000), controller.signal)) {
+          lastId = ev.id ?? lastId;
+          if (statuses.includes(ev.status) || ENDED.includes(ev.status)) break;
+        }
+      } catch {
+        // No event for a while, or the stream broke: re-read the record and go on.
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  }
+
+  /** Shorthand for `commands.run`. */
+  run(cmd: string | string[], options: RunOptions = {}): Promise<CommandResult> {
+    return this.commands.run(cmd, options);
+  }
+
+  runPython(code: string, options: RunOptions = {}): Promise<CommandResult> {
+    return this.commands.runPython(code, options);
+  }
+}
+
+/** `client.sandboxes`: the organization's sandboxes. */
+export class Sandboxes {
+  private readonly t: Transport;
+
+  constructor(private readonly client: Client) {
+    this.t = client.transport;
+  }
+
+  /** Creates a sandbox and, unless wait is false, waits until it runs (or, with a startup
+   * command, has ended). The request carries an Idempotency-Key. */
+  async create(options: CreateSandboxOptions = {}): Promise<Sandbox> {
+    const body: Record<string, unknown> = {};
+    const fields: [string, unknown][] = [
+      ["image", options.image], ["imageId", options.imageId], ["cpu", options.cpu],
+      ["memoryMiB", options.memoryMiB], ["diskMiB", options.diskMiB], ["env", options.env],
+      ["secrets", options.secrets], ["network", options.network], ["startup", options.startup],
+      ["securityProfile", options.securityProfile], ["startupClass", options.startupClass],
+      ["storage", options.storage],
+    ];
+    for (const [k, v] of fields) if (v !== undefined) body[k] = v;
+    if (options.ttlSeconds !== undefined) body["ttlSeconds"] = options.ttlSeconds;
+    if (options.labels || options.name) {
+      body["labels"] = { ...(options.labels ?? {}), ...(options.name ? { name: options.name } : {}) };
+    }
+    Object.assign(body, options.extra ?? {});
+    const info = await this.t.call<SandboxInfo>("POST", "/v1/sandboxes", {
+      json: body,
+      idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
+    });
+    const sb = new Sandbox(this.client, info);
+    if (options.wait !== false) {
+      const targets = options.startup ? ["running", "completed"] : ["running"];
+      await sb.waitUntil(targets, { timeoutMs: options.timeoutMs ?? DEFAULT_WAIT_MS });
+    }
+    return sb;
+  }
+
+  async get(sandboxId: string): Promise<Sandbox> {
+    return new Sandbox(this.client, await this.t.call<SandboxInfo>("GET", `/v1/sandboxes/${sandboxId}`));
+  }
+
+  /** The organization's sandboxes, newest first, following nextCursor page by page. query:
+   * part of labels.name (ignoring case) or the start of an id. */
+  async *list(options: { query?: string; pageSize?: number } = {}): AsyncGenerator<Sandbox> {
+    for await (const info of paginate<SandboxInfo>(this.t, "/v1/sandboxes", options.pageSize ?? 50, { query: options.query })) {
+      yield new Sandbox(this.client, info);
+    }
+  }
+
+  async delete(sandboxId: string, options: { wait?: boolean } = {}): Promise<void> {
+    await (await this.get(sandboxId)).delete(options);
+  }
+
+  /** Status events of every sandbox of the organization, from now on (or after lastEventId). */
+  events(options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<StatusEvent> {
+    return statusEvents(this.t, "/v1/events", options.lastEventId, undefined, options.signal);
+  }
+}
+
+export { CommandHandle };

@@ -1,0 +1,174 @@
+// The TypeScript SDK's e2e scenarios, run by tests/e2e/test_sdk_typescript.py with system
+// node: `node scenarios.mjs NAME`, ADAPT_URL and ADAPT_API_KEY set. Each prints one JSON line
+// of what it observed, which the pytest side asserts; an exception exits non-zero.
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, openSync, writeSync, closeSync } from "node:fs";
+
+import * as adapt from "../dist/index.js";
+
+const MIB = 1 << 20;
+const name = process.argv[2];
+const out = {};
+
+function errorInfo(e) {
+  return { cls: e?.constructor?.name, code: e?.code, field: e?.field ?? null, status: e?.status ?? null, message: String(e?.message) };
+}
+
+async function caught(fn) {
+  try {
+    await fn();
+    return { cls: null };
+  } catch (e) {
+    return errorInfo(e);
+  }
+}
+
+async function sha256File(path) {
+  const h = createHash("sha256");
+  for await (const chunk of createReadStream(path)) h.update(chunk);
+  return h.digest("hex");
+}
+
+const scenarios = {
+  async basic() {
+    const sb = await adapt.Sandbox.create({ name: "sdk-ts", memoryMiB: 512, labels: { team: "sdk" } });
+    try {
+      out.id = sb.id;
+      out.status = sb.status;
+      out.memoryMiB = sb.info.memoryMiB;
+      out.labels = sb.info.labels;
+      out.echo = await sb.commands.run(["echo", "hello"]);
+      out.shell = await sb.commands.run("echo out; echo err >&2; exit 3");
+      out.check = await caught(() => sb.commands.run("exit 3", { check: true }));
+      await sb.files.mkdir("/tmp/sdk", true);
+      out.written = await sb.files.write("/tmp/sdk/note.txt", "from typescript", "0600");
+      out.text = await sb.files.readText("/tmp/sdk/note.txt");
+      const binary = new Uint8Array(768).map((_, i) => i % 256);
+      await sb.files.write("/tmp/sdk/bin", binary);
+      out.binaryRoundTrip = Buffer.from(await sb.files.read("/tmp/sdk/bin")).equals(Buffer.from(binary));
+      out.entries = await sb.files.list("/tmp/sdk");
+      out.stat = await sb.files.stat("/tmp/sdk/note.txt");
+      await sb.files.remove("/tmp/sdk", true);
+      out.existsAfterRemove = await sb.files.exists("/tmp/sdk");
+      out.python = await sb.runPython("import sys; print(sys.version_info[0]); sys.exit(4)");
+    } finally {
+      await sb[Symbol.asyncDispose]();
+    }
+  },
+
+  async stream() {
+    const sb = await adapt.Sandbox.create();
+    const chunks = [];
+    const r = await sb.commands.run("echo first; sleep 3; echo second >&2; echo third", {
+      onStdout: (t) => chunks.push(["out", t, Date.now()]),
+      onStderr: (t) => chunks.push(["err", t, Date.now()]),
+    });
+    out.result = r;
+    out.firstChunkLeadMs = Date.now() - chunks[0][2];
+    out.streamedStdout = chunks.filter((c) => c[0] === "out").map((c) => c[1]).join("");
+    out.streamedStderr = chunks.filter((c) => c[0] === "err").map((c) => c[1]).join("");
+    const handle = await sb.commands.start(["sh", "-c", "sleep 2; echo done"]);
+    out.startedStatus = handle.result.status;
+    out.waited = await handle.wait();
+    const sleeper = await sb.commands.start(["sleep", "600"]);
+    out.killed = await sleeper.kill();
+    const listed = [];
+    for await (const c of sb.commands.list(1)) listed.push(c.id);
+    out.listed = listed.slice(0, 3);
+    out.expectedList = [sleeper.id, handle.id, r.id];
+    await sb.delete();
+    out.afterDelete = (await sb.refresh()).status;
+  },
+
+  async errors() {
+    const client = new adapt.Client();
+    out.memory = await caught(() => client.sandboxes.create({ memoryMiB: 1 }));
+    out.platformLabel = await caught(() => client.sandboxes.create({ labels: { "platform.x": "y" } }));
+    out.listed = [];
+    for await (const s of client.sandboxes.list()) out.listed.push(s.id);
+    const theirs = process.env.OTHER_SANDBOX_ID;
+    out.get = await caught(() => client.sandboxes.get(theirs));
+    const forged = new adapt.Sandbox(client, { id: theirs, status: "running" });
+    out.run = await caught(() => forged.commands.run(["true"]));
+    out.read = await caught(() => forged.files.read("/etc/hostname"));
+    out.delete = await caught(() => forged.delete());
+    out.badKey = await caught(async () => {
+      for await (const s of new adapt.Client({ apiKey: "adapt_wrong" }).sandboxes.list()) void s;
+    });
+    out.unreachable = await caught(() => new adapt.Client({ url: "http://127.0.0.1:1", apiKey: "k", maxRetries: 0 }).sandboxes.get("sbx_x"));
+    out.isAdaptError = (await caught(() => client.sandboxes.get(theirs))).cls === "NotFound";
+  },
+
+  async pages() {
+    const client = new adapt.Client();
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push(await client.sandboxes.create({ wait: false, name: `page-${i}-${process.pid}` }));
+    out.created = created.map((s) => s.id);
+    out.listed = [];
+    for await (const s of client.sandboxes.list({ pageSize: 2 })) out.listed.push(s.id);
+    out.queried = [];
+    for await (const s of client.sandboxes.list({ query: `page-1-${process.pid}` })) out.queried.push(s.id);
+    for (const s of created) await s.delete({ wait: false });
+  },
+
+  async retry() {
+    const sb = await new adapt.Client({ url: process.env.PROXY_URL }).sandboxes.create({ wait: false, name: "retried" });
+    out.id = sb.id;
+  },
+
+  async big() {
+    const sb = await adapt.Sandbox.create({ diskMiB: 1024 });
+    try {
+      const src = process.env.WORK_DIR + "/up.bin";
+      const dst = process.env.WORK_DIR + "/down.bin";
+      const block = randomBytes(MIB);
+      const fd = openSync(src, "w");
+      for (let i = 0; i < 100; i++) writeSync(fd, block);
+      closeSync(fd);
+      out.sha256 = await sha256File(src);
+      // RSS growth over each transfer, after a collection: a buffered 100 MiB would show.
+      const growth = {};
+      async function measured(label, fn) {
+        globalThis.gc?.();
+        const before = process.memoryUsage().rss;
+        let peak = before;
+        const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 10);
+        try {
+          return await fn();
+        } finally {
+          clearInterval(sampler);
+          growth[label] = (Math.max(peak, process.memoryUsage().rss) - before) / MIB;
+        }
+      }
+      out.written = await measured("upload", () => sb.files.upload(src, "/tmp/big.bin"));
+      async function* chunks() {
+        for await (const c of createReadStream(src, { highWaterMark: MIB })) yield c;
+      }
+      out.writtenChunked = await measured("chunked", () => sb.files.write("/tmp/big2.bin", chunks()));
+      out.downloaded = await measured("download", () => sb.files.download("/tmp/big.bin", dst));
+      out.rssGrowthMiB = growth;
+      out.downSha256 = await sha256File(dst);
+      out.remote = (await sb.commands.run("sha256sum /tmp/big.bin /tmp/big2.bin | cut -d' ' -f1 | uniq")).stdout.split(/\s+/).filter(Boolean);
+    } finally {
+      await sb.delete();
+    }
+  },
+
+  async archive() {
+    const sb = await adapt.Sandbox.create();
+    try {
+      await sb.files.uploadArchive(process.env.TAR_IN, "/tmp/tree");
+      out.beta = await sb.files.readText("/tmp/tree/d/b.txt");
+      out.bytes = await sb.files.downloadArchive("/tmp/tree", process.env.TAR_OUT);
+    } finally {
+      await sb.delete();
+    }
+  },
+};
+
+if (!scenarios[name]) {
+  console.error(`unknown scenario ${name}`);
+  process.exit(2);
+}
+await scenarios[name]();
+console.log(JSON.stringify(out));

@@ -1,0 +1,136 @@
+"""The TypeScript SDK (sdk/typescript, @adapt/sdk, issue 23) against a real adaptd: each test
+runs one scenario of sdk/typescript/test/scenarios.mjs with the system's node (the SDK
+targets Node >= 18 and its global fetch), then asserts what the scenario printed.
+
+sdk/typescript/install.sh (scripts/test.sh's npm stage) installs tsc and builds dist/; a
+dist/ older than src/ is rebuilt here."""
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+
+import pytest
+
+from sdk_support import SDK_TS, DroppingProxy
+
+SCENARIOS = os.path.join(SDK_TS, "test", "scenarios.mjs")
+NODE = shutil.which("node")
+
+
+@pytest.fixture(scope="module")
+def built():
+    assert NODE, "node is not installed (scripts/install-deps.sh)"
+    dist = os.path.join(SDK_TS, "dist", "index.js")
+    src = os.path.join(SDK_TS, "src")
+    newest = max(os.path.getmtime(os.path.join(src, f)) for f in os.listdir(src))
+    if not os.path.exists(dist) or os.path.getmtime(dist) < newest:
+        r = subprocess.run([os.path.join(SDK_TS, "install.sh")], capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, "sdk/typescript/install.sh failed:\n%s\n%s" % (r.stdout, r.stderr)
+    version = subprocess.run([NODE, "--version"], capture_output=True, text=True).stdout.strip()
+    assert int(version.lstrip("v").split(".")[0]) >= 18, version
+    return dist
+
+
+def scenario(name, daemon, client, timeout=600, **env):
+    e = dict(os.environ)
+    e.update({"ADAPT_URL": daemon.url, "ADAPT_API_KEY": client.key})
+    e.update({k: str(v) for k, v in env.items()})
+    r = subprocess.run([NODE, "--expose-gc", SCENARIOS, name], capture_output=True, text=True, timeout=timeout, env=e)
+    assert r.returncode == 0, "scenario %s failed (%s):\n%s\n%s" % (name, r.returncode, r.stdout, r.stderr)
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_create_from_the_environment_runs_commands_and_round_trips_files(built, daemon, org):
+    out = scenario("basic", daemon, org)
+    daemon.created.append((org, out["id"]))
+    assert out["status"] == "running" and out["memoryMiB"] == 512
+    assert out["labels"] == {"name": "sdk-ts", "team": "sdk"}
+    e = out["echo"]
+    assert (e["exitCode"], e["stdout"], e["status"]) == (0, "hello\n", "exited")
+    s = out["shell"]
+    assert (s["exitCode"], s["stdout"], s["stderr"]) == (3, "out\n", "err\n")
+    assert out["check"]["cls"] == "CommandFailed" and "exited with 3" in out["check"]["message"]
+    assert out["written"] == {"path": "/tmp/sdk/note.txt", "size": 15}
+    assert out["text"] == "from typescript" and out["binaryRoundTrip"] is True
+    entries = {x["name"]: x for x in out["entries"]}
+    assert entries["note.txt"]["type"] == "file" and entries["note.txt"]["mode"] == "0600"
+    assert entries["bin"]["size"] == 768 and out["stat"]["size"] == 15
+    assert out["existsAfterRemove"] is False
+    assert (out["python"]["exitCode"], out["python"]["stdout"]) == (4, "3\n")
+    # asyncDispose (`await using`) deleted it.
+    status, body = org.api("GET", "/v1/sandboxes/" + out["id"])
+    assert status == 200 and body["status"] in ("deleting", "deleted"), body
+
+
+def test_output_streams_while_the_command_runs_and_a_long_one_is_waited(built, daemon, org):
+    out = scenario("stream", daemon, org)
+    r = out["result"]
+    assert (r["exitCode"], r["stdout"], r["stderr"]) == (0, "first\nthird\n", "second\n")
+    assert out["streamedStdout"] == "first\nthird\n" and out["streamedStderr"] == "second\n"
+    assert out["firstChunkLeadMs"] >= 2000, "the first line arrived only when the command ended"
+    assert out["startedStatus"] == "running"
+    w = out["waited"]
+    assert (w["status"], w["exitCode"], w["stdout"]) == ("exited", 0, "done\n")
+    assert out["killed"]["status"] == "killed"
+    assert out["listed"] == out["expectedList"]
+    assert out["afterDelete"] == "deleted"
+
+
+def test_errors_are_typed_and_carry_the_field(built, daemon, org):
+    other = daemon.new_org()
+    theirs = other.create({})
+    out = scenario("errors", daemon, org, OTHER_SANDBOX_ID=theirs["id"])
+    m = out["memory"]
+    assert (m["cls"], m["field"], m["status"], m["code"]) == ("InvalidArgument", "memoryMiB", 400, "invalid_argument")
+    assert "memoryMiB" in m["message"]
+    assert out["platformLabel"]["field"] == "labels.platform.x"
+    assert out["listed"] == [], "bad input created something"
+    for key in ("get", "run", "read", "delete"):
+        assert (out[key]["cls"], out[key]["status"], out[key]["code"]) == ("NotFound", 404, "not_found"), (key, out[key])
+    assert other.get(theirs["id"])["status"] != "deleted"
+    assert out["badKey"]["cls"] == "Unauthenticated" and out["badKey"]["status"] == 401
+    assert out["unreachable"]["cls"] == "Unavailable"
+
+
+def test_list_follows_next_cursor_across_pages(built, daemon, org):
+    out = scenario("pages", daemon, org)
+    assert out["listed"] == list(reversed(out["created"]))
+    assert out["queried"] == [out["created"][1]]
+
+
+def test_a_create_whose_answer_was_cut_is_retried_with_its_key_and_makes_one_sandbox(built, daemon, org):
+    proxy = DroppingProxy(daemon.port, lambda m, p: m == "POST" and p == "/v1/sandboxes")
+    try:
+        out = scenario("retry", daemon, org, PROXY_URL=proxy.url)
+        daemon.created.append((org, out["id"]))
+    finally:
+        proxy.close()
+    posts = [h for m, p, h in proxy.seen if m == "POST"]
+    assert proxy.dropped == 1 and len(posts) == 2
+    assert posts[0]["idempotency-key"] == posts[1]["idempotency-key"]
+    assert [s["id"] for s in org.list_all()] == [out["id"]]
+
+
+def test_a_hundred_mib_streams_both_ways_with_flat_memory(built, daemon, org, tmp_path):
+    out = scenario("big", daemon, org, WORK_DIR=tmp_path)
+    assert out["written"]["size"] == 100 << 20 and out["writtenChunked"]["size"] == 100 << 20
+    assert out["downloaded"] == 100 << 20
+    assert out["downSha256"] == out["sha256"] and out["remote"] == [out["sha256"]]
+    # A few MiB of chunks in flight (about 4 measured); a buffered 100 MiB file would not fit.
+    assert max(out["rssGrowthMiB"].values()) < 24, out["rssGrowthMiB"]
+
+
+def test_archives_round_trip(built, daemon, org, tmp_path):
+    tar_in, tar_out = tmp_path / "in.tar", tmp_path / "out.tar"
+    with tarfile.open(tar_in, "w") as tar:
+        for name, data in (("a.txt", b"alpha"), ("d/b.txt", b"beta")):
+            ti = tarfile.TarInfo(name)
+            ti.size = len(data)
+            tar.addfile(ti, io.BytesIO(data))
+    out = scenario("archive", daemon, org, TAR_IN=tar_in, TAR_OUT=tar_out)
+    assert out["beta"] == "beta" and out["bytes"] > 0
+    with tarfile.open(tar_out) as tar:
+        assert {m.name.lstrip("./") for m in tar.getmembers() if m.isfile()} == {"a.txt", "d/b.txt"}
