@@ -149,6 +149,9 @@ fi
 # The MCP tests' npm clients, pinned by tests/mcp/package-lock.json; ~/.npm caches them, so
 # a rerun without the registry still installs.
 run_stage npm . tests/mcp/install.sh || true
+# The TypeScript SDK (sdk/typescript): tsc and @types/node pinned by its package-lock.json,
+# then dist/ built; its e2e tests (tests/e2e/test_sdk_typescript.py) run dist/ with node.
+run_stage npm-sdk . sdk/typescript/install.sh || true
 
 # start_shard NAME CMD...: runs CMD in the background, its output in $logs/NAME.log, its exit
 # status and seconds in $logs/NAME.rc and NAME.took; shard_pid is its pid.

@@ -1,0 +1,172 @@
+"""The SDKs' models (sdk/python/src/adapt/models.py, sdk/typescript/src/models.ts) are
+docs/openapi.yaml's schemas, names and types: a field the API answers that a model lacks, a
+field of another type, or a model field the API does not answer fails here. Also the Python
+SDK passes `mypy --strict` and the TypeScript SDK compiles with `tsc` (strict), so the types
+the models promise are the types the code uses. No adaptd needed."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from typing import Any, Dict, List, Optional, get_type_hints
+
+import pytest
+import yaml
+
+from harness import REPO
+from sdk_support import SDK_PY, SDK_TS
+
+sys.path.insert(0, os.path.join(SDK_PY, "src"))
+from adapt import _model, models  # noqa: E402
+
+SPEC = yaml.safe_load(open(os.path.join(REPO, "docs", "openapi.yaml")))
+SCHEMAS = SPEC["components"]["schemas"]
+
+# Spec schema (or inline object at "Schema.field") -> the SDKs' model name.
+MODELS = {
+    "Sandbox": "SandboxInfo", "Command": "CommandResult", "Endpoint": "Endpoint",
+    "Network": "Network", "Startup": "Startup", "FileEntry": "FileEntry", "FileList": "FileList",
+    "FileWritten": "FileWritten", "StatusEvent": "StatusEvent", "Progress": "Progress",
+    "Image": "Image", "Operation": "Operation", "Secret": "Secret", "Storage": "Storage",
+    "Object": "StoredObject", "Site": "Site",
+    "Sandbox.hibernation": "Hibernation", "Sandbox.pool": "Pool",
+    "Sandbox.environmentSources": "EnvironmentSource", "Image.operation": "ImageOperation",
+    "Storage.attachments": "StorageAttachment",
+}
+# Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
+SDK_ONLY = {("StatusEvent", "id")}
+
+
+def schema_of(name):
+    if "." not in name:
+        return SCHEMAS[name]
+    parent, field = name.split(".")
+    prop = SCHEMAS[parent]["properties"][field]
+    return prop.get("items", prop)
+
+
+def python_type(prop, where):
+    if "$ref" in prop:
+        return getattr(models, MODELS[prop["$ref"].split("/")[-1]])
+    t = prop.get("type")
+    if t == "array":
+        inner = prop.get("items", {})
+        if inner.get("type") == "object" and "properties" in inner:
+            return List[getattr(models, MODELS[where])]
+        return List[python_type(inner, where)]
+    if t == "object":
+        if "properties" in prop:
+            return getattr(models, MODELS[where])
+        ap = prop.get("additionalProperties")
+        if isinstance(ap, dict) and ap.get("type") == "string":
+            return Dict[str, str]
+        return Dict[str, Any]
+    return {"string": str, "integer": int, "boolean": bool, "number": float}[t]
+
+
+def ts_type(prop, where):
+    if "$ref" in prop:
+        return MODELS[prop["$ref"].split("/")[-1]]
+    t = prop.get("type")
+    if t == "array":
+        inner = prop.get("items", {})
+        if inner.get("type") == "object" and "properties" in inner:
+            return MODELS[where] + "[]"
+        return ts_type(inner, where) + "[]"
+    if t == "object":
+        if "properties" in prop:
+            return MODELS[where]
+        ap = prop.get("additionalProperties")
+        if isinstance(ap, dict) and ap.get("type") == "string":
+            return "Record<string, string>"
+        return "Record<string, unknown>"
+    return {"string": "string", "integer": "number", "boolean": "boolean", "number": "number"}[t]
+
+
+def nullable(prop):
+    if "$ref" in prop:
+        return bool(schema_of(prop["$ref"].split("/")[-1]).get("nullable"))
+    return bool(prop.get("nullable"))
+
+
+def ts_interfaces():
+    text = open(os.path.join(SDK_TS, "src", "models.ts")).read()
+    found = {}
+    for name, body in re.findall(r"export interface (\w+)(?:<\w+>)? \{(.*?)\n\}", text, re.S):
+        fields = {}
+        for fname, opt, ftype in re.findall(r"^\s+(\w+)(\?)?: ([^;]+);", body, re.M):
+            fields[fname] = (ftype.strip(), bool(opt))
+        found[name] = fields
+    return found
+
+
+@pytest.mark.parametrize("schema", sorted(MODELS))
+def test_python_model_has_the_spec_fields_and_types(schema):
+    spec = schema_of(schema)
+    cls = getattr(models, MODELS[schema])
+    hints = get_type_hints(cls)
+    fields = {_model.wire_name(n): n for n in hints if n != "extra"}
+    spec_props = spec["properties"]
+    missing = set(spec_props) - set(fields)
+    extra = set(fields) - set(spec_props) - {f for s, f in SDK_ONLY if s == schema}
+    assert not missing and not extra, "%s: missing %s, not in the spec %s" % (cls.__name__, sorted(missing), sorted(extra))
+    required = set(spec.get("required", []))
+    for wire, prop in spec_props.items():
+        want = python_type(prop, "%s.%s" % (schema, wire))
+        if nullable(prop) or wire not in required:
+            want = Optional[want]
+        assert hints[fields[wire]] == want, "%s.%s is %r, the spec says %r" % (
+            cls.__name__, fields[wire], hints[fields[wire]], want)
+
+
+@pytest.mark.parametrize("schema", sorted(MODELS))
+def test_typescript_model_has_the_spec_fields_and_types(schema):
+    spec = schema_of(schema)
+    name = MODELS[schema]
+    iface = ts_interfaces().get(name)
+    assert iface is not None, "sdk/typescript/src/models.ts has no interface " + name
+    spec_props = spec["properties"]
+    missing = set(spec_props) - set(iface)
+    extra = set(iface) - set(spec_props) - {f for s, f in SDK_ONLY if s == schema}
+    assert not missing and not extra, "%s: missing %s, not in the spec %s" % (name, sorted(missing), sorted(extra))
+    required = set(spec.get("required", []))
+    for wire, prop in spec_props.items():
+        want = ts_type(prop, "%s.%s" % (schema, wire))
+        if nullable(prop):
+            want += " | null"
+        got, optional = iface[wire]
+        assert (got, optional) == (want, wire not in required), "%s.%s is %s%s, the spec says %s%s" % (
+            name, wire, "?" if optional else "", got, "?" if wire not in required else "", want)
+
+
+def test_a_sandbox_record_parses_into_nested_models_and_keeps_unknown_fields():
+    raw = {_model.wire_name(f): None for f in get_type_hints(models.SandboxInfo) if f != "extra"}
+    raw.update({"id": "sbx_a", "status": "running", "memoryMiB": 1024, "labels": {"name": "x"},
+                "network": {"egress": "open", "allow": [], "dns": "1.1.1.1", "hostnames": []},
+                "endpoints": [{"id": "ep_1", "sandboxId": "sbx_a", "port": 80, "hostname": "h",
+                               "url": "u", "httpUrl": "hu", "createdAt": "t"}],
+                "environmentSources": [{"name": "K", "source": "secret", "version": 2}],
+                "futureField": 7})
+    info = _model.from_json(models.SandboxInfo, raw)
+    assert isinstance(info.network, models.Network) and info.network.dns == "1.1.1.1"
+    assert isinstance(info.endpoints[0], models.Endpoint) and info.endpoints[0].http_url == "hu"
+    assert isinstance(info.environment_sources[0], models.EnvironmentSource)
+    assert info.environment_sources[0].version == 2 and info.memory_mib == 1024
+    assert info.extra == {"futureField": 7}
+    assert _model.to_json(info.endpoints[0])["httpUrl"] == "hu"
+
+
+def test_the_python_sdk_passes_mypy_strict():
+    r = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "src/adapt"],
+                       cwd=SDK_PY, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "Success" in r.stdout, r.stdout + r.stderr
+
+
+def test_the_typescript_sdk_compiles_strict():
+    tsc = os.path.join(SDK_TS, "node_modules", ".bin", "tsc")
+    assert os.access(tsc, os.X_OK), "run sdk/typescript/install.sh (scripts/test.sh's npm-sdk stage)"
+    r = subprocess.run([tsc, "-p", "tsconfig.json", "--noEmit"], cwd=SDK_TS, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert shutil.which("node")
