@@ -88,3 +88,17 @@ class DroppingProxy:
                     out.append("%s: %s" % (k, v))
             out += ["Content-Length: %d" % len(data), "Connection: close", "", ""]
             conn.sendall("\r\n".join(out).encode("latin-1") + data)
+
+
+def readme_example(language):
+    """The ```language block of README.md's "SDKs" section, as a user would copy it."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        text = f.read()
+    section = text.split("\n## SDKs\n", 1)[1].split("\n## ", 1)[0]
+    fence = "```%s\n" % language
+    assert fence in section, "README's SDKs section has no %s example" % language
+    return section.split(fence, 1)[1].split("```", 1)[0]
+
+
+# What the README's examples print, in both languages.
+README_OUTPUT = "hello\nline 1\nline 2\nfrom {lang}\nrefused: timeoutSeconds\n"

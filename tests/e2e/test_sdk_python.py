@@ -3,6 +3,7 @@ would, then every test drives adaptd through it only."""
 
 import hashlib
 import os
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -10,14 +11,19 @@ import tracemalloc
 import pytest
 
 from harness import unique
-from sdk_support import DroppingProxy, pip_install_python_sdk
+from sdk_support import README_OUTPUT, DroppingProxy, pip_install_python_sdk, readme_example
 
 MIB = 1 << 20
 
 
 @pytest.fixture(scope="module")
-def adapt(tmp_path_factory):
-    path = pip_install_python_sdk(tmp_path_factory.mktemp("sdk-python"))
+def installed(tmp_path_factory):
+    return pip_install_python_sdk(tmp_path_factory.mktemp("sdk-python"))
+
+
+@pytest.fixture(scope="module")
+def adapt(installed):
+    path = installed
     sys.path.insert(0, path)
     for name in [m for m in sys.modules if m == "adapt" or m.startswith("adapt.")]:
         del sys.modules[name]
@@ -205,3 +211,12 @@ def test_archives_round_trip(client, tmp_path):
         names = {m.name.lstrip("./") for m in tar.getmembers() if m.isfile()}
         assert names == {"a.txt", "d/b.txt"}
     sb.delete()
+
+
+def test_the_readme_example_runs_as_written(installed, daemon, org):
+    env = dict(os.environ, ADAPT_URL=daemon.url, ADAPT_API_KEY=org.key, PYTHONPATH=installed)
+    r = subprocess.run([sys.executable, "-c", readme_example("python")], capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == README_OUTPUT.format(lang="python")
+    assert [s["status"] for s in org.list_all()] in ([], ["deleting"]), "the with block did not delete it"

@@ -14,7 +14,7 @@ import tarfile
 
 import pytest
 
-from sdk_support import SDK_TS, DroppingProxy
+from sdk_support import README_OUTPUT, SDK_TS, DroppingProxy, readme_example
 
 SCENARIOS = os.path.join(SDK_TS, "test", "scenarios.mjs")
 NODE = shutil.which("node")
@@ -134,3 +134,15 @@ def test_archives_round_trip(built, daemon, org, tmp_path):
     assert out["beta"] == "beta" and out["bytes"] > 0
     with tarfile.open(tar_out) as tar:
         assert {m.name.lstrip("./") for m in tar.getmembers() if m.isfile()} == {"a.txt", "d/b.txt"}
+
+
+def test_the_readme_example_runs_as_written(built, daemon, org, tmp_path):
+    # The example imports "@adapt/sdk" as an installed package would be: here, dist/.
+    code = readme_example("ts").replace('"@adapt/sdk"', json.dumps(built))
+    script = tmp_path / "readme.mjs"
+    script.write_text(code)
+    e = dict(os.environ, ADAPT_URL=daemon.url, ADAPT_API_KEY=org.key)
+    r = subprocess.run([NODE, str(script)], capture_output=True, text=True, timeout=300, env=e)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == README_OUTPUT.format(lang="typescript")
+    assert [s["status"] for s in org.list_all()] in ([], ["deleting"]), "finally did not delete it"
