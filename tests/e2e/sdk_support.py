@@ -30,11 +30,15 @@ def pip_install_python_sdk(target):
 class DroppingProxy:
     """An HTTP/1.1 proxy on 127.0.0.1 in front of adaptd. Each request is forwarded; the answer
     to the first request that `drop(method, path)` selects is read from adaptd and then thrown
-    away with the connection closed, as a network cut after the server acted would."""
+    away with the connection closed, as a network cut after the server acted would (or, with
+    `answer`, that request is answered by the proxy itself and never reaches adaptd)."""
 
-    def __init__(self, upstream_port, drop):
+    def __init__(self, upstream_port, drop, answer=None):
+        """answer: (status, headers) sent instead of forwarding the selected request (a 503,
+        a 429 with Retry-After), rather than cutting its answer."""
         self.upstream_port = upstream_port
         self.drop = drop
+        self.answer = answer
         self.dropped = 0
         self.seen = []  # (method, path, headers) of every request
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -72,6 +76,16 @@ class DroppingProxy:
                 headers[k.strip().lower()] = v.strip()
             body = f.read(int(headers.get("content-length", "0") or 0))
             self.seen.append((method, path, headers))
+            if self.answer and self.dropped == 0 and self.drop(method, path):
+                self.dropped += 1
+                status, extra = self.answer
+                code = {429: "resource_exhausted"}.get(status, "unavailable")
+                body = b'{"error": {"code": "%s", "message": "try again"}}' % code.encode()
+                head = ["HTTP/1.1 %d Fault" % status, "Content-Type: application/json",
+                        "Content-Length: %d" % len(body), "Connection: close"]
+                head += ["%s: %s" % kv for kv in extra.items()]
+                conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+                return
             up = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=120)
             fwd = {k: v for k, v in headers.items() if k not in ("host", "connection", "content-length")}
             up.request(method, path, body=body or None, headers=fwd)

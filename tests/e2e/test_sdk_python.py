@@ -220,3 +220,58 @@ def test_the_readme_example_runs_as_written(installed, daemon, org):
     assert r.returncode == 0, r.stderr
     assert r.stdout == README_OUTPUT.format(lang="python")
     assert [s["status"] for s in org.list_all()] in ([], ["deleting"]), "the with block did not delete it"
+
+
+@pytest.mark.parametrize("answer", [(503, {}), (429, {"Retry-After": "1"})], ids=["503", "429"])
+def test_a_transient_refusal_is_retried(adapt, daemon, org, answer):
+    proxy = DroppingProxy(daemon.port, lambda m, p: m == "GET", answer=answer)
+    try:
+        started = time.monotonic()
+        assert list(adapt.Client(url=proxy.url, api_key=org.key).sandboxes.list()) == []
+        took = time.monotonic() - started
+    finally:
+        proxy.close()
+    assert proxy.dropped == 1 and len(proxy.seen) == 2
+    if answer[0] == 429:
+        assert took >= 1, "Retry-After was not waited"
+    # max_retries=0: the refusal reaches the caller, typed.
+    proxy = DroppingProxy(daemon.port, lambda m, p: m == "GET", answer=answer)
+    try:
+        with pytest.raises(adapt.Unavailable if answer[0] == 503 else adapt.RateLimited) as e:
+            list(adapt.Client(url=proxy.url, api_key=org.key, max_retries=0).sandboxes.list())
+    finally:
+        proxy.close()
+    assert e.value.status == answer[0] and e.value.message == "try again"
+
+
+def test_secrets_objects_storage_and_endpoints(client, adapt):
+    name = "SDK_" + unique("s").replace("-", "_").upper()
+    assert client.secrets.set(name, "first-value").version == 1
+    assert client.secrets.set(name, "second-value").version == 2
+    assert client.secrets.get(name).version == 2
+    assert name in [s.name for s in client.secrets.list()]
+    client.secrets.delete(name)
+    with pytest.raises(adapt.NotFound):
+        client.secrets.get(name)
+
+    obj = client.objects.put("sdk/a.txt", b"object bytes", content_type="text/plain")
+    assert (obj.key, obj.size, obj.content_type) == ("sdk/a.txt", 12, "text/plain")
+    assert obj.sha256 == hashlib.sha256(b"object bytes").hexdigest()
+    assert client.objects.get("sdk/a.txt") == b"object bytes"
+    assert [o.key for o in client.objects.list(prefix="sdk/")] == ["sdk/a.txt"]
+    client.objects.delete("sdk/a.txt")
+    with pytest.raises(adapt.NotFound):
+        client.objects.get("sdk/a.txt")
+
+    assert any(s.default_ and s.name == "default" for s in client.storage.list())
+
+    sb = client.sandboxes.create()
+    ep = sb.endpoints.create(8000)
+    assert ep.port == 8000 and ep.sandbox_id == sb.id and ep.id.startswith("ep_")
+    assert [e.id for e in sb.endpoints.list()] == [ep.id]
+    sb.endpoints.delete(ep.id)
+    assert sb.endpoints.list() == []
+    with pytest.raises(adapt.InvalidArgument) as e:
+        sb.endpoints.create(0)
+    assert e.value.field == "port"
+    sb.delete()

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import tarfile
+import uuid
 
 import pytest
 
@@ -146,3 +147,39 @@ def test_the_readme_example_runs_as_written(built, daemon, org, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout == README_OUTPUT.format(lang="typescript")
     assert [s["status"] for s in org.list_all()] in ([], ["deleting"]), "finally did not delete it"
+
+
+@pytest.mark.parametrize("answer", [(503, {}), (429, {"Retry-After": "1"})], ids=["503", "429"])
+def test_a_transient_refusal_is_retried(built, daemon, org, answer):
+    proxy = DroppingProxy(daemon.port, lambda m, p: m == "GET", answer=answer)
+    try:
+        out = scenario("transient", daemon, org, PROXY_URL=proxy.url)
+    finally:
+        proxy.close()
+    assert out["listed"] == [] and proxy.dropped == 1 and len(proxy.seen) == 2
+    if answer[0] == 429:
+        assert out["tookMs"] >= 1000, "Retry-After was not waited"
+    proxy = DroppingProxy(daemon.port, lambda m, p: m == "GET", answer=answer)
+    try:
+        out = scenario("transientNoRetry", daemon, org, PROXY_URL=proxy.url)
+    finally:
+        proxy.close()
+    want = "Unavailable" if answer[0] == 503 else "RateLimited"
+    assert (out["error"]["cls"], out["error"]["status"]) == (want, answer[0])
+    assert out["error"]["message"] == "try again"
+
+
+def test_secrets_objects_storage_and_endpoints(built, daemon, org):
+    name = "SDK_TS_" + uuid.uuid4().hex[:8].upper()
+    out = scenario("resources", daemon, org, SECRET_NAME=name)
+    assert (out["v1"], out["v2"], out["got"]) == (1, 2, 2) and name in out["secretNames"]
+    assert out["secretAfterDelete"]["cls"] == "NotFound"
+    o = out["object"]
+    assert (o["key"], o["size"], o["contentType"]) == ("sdk/a.txt", 12, "text/plain")
+    assert out["objectText"] == "object bytes" and out["objectKeys"] == ["sdk/a.txt"]
+    assert out["objectAfterDelete"]["cls"] == "NotFound"
+    assert ["default", True] in out["storage"]
+    ep = out["endpoint"]
+    assert ep["port"] == 8000 and ep["id"].startswith("ep_") and out["endpointIds"] == [ep["id"]]
+    assert out["endpointsAfterDelete"] == []
+    assert (out["badPort"]["cls"], out["badPort"]["field"]) == ("InvalidArgument", "port")

@@ -154,6 +154,49 @@ const scenarios = {
     }
   },
 
+  async transient() {
+    const started = Date.now();
+    out.listed = [];
+    for await (const s of new adapt.Client({ url: process.env.PROXY_URL }).sandboxes.list()) out.listed.push(s.id);
+    out.tookMs = Date.now() - started;
+  },
+
+  async transientNoRetry() {
+    out.error = await caught(async () => {
+      for await (const s of new adapt.Client({ url: process.env.PROXY_URL, maxRetries: 0 }).sandboxes.list()) void s;
+    });
+  },
+
+  async resources() {
+    const client = new adapt.Client();
+    const name = process.env.SECRET_NAME;
+    out.v1 = (await client.secrets.set(name, "first-value")).version;
+    out.v2 = (await client.secrets.set(name, "second-value")).version;
+    out.got = (await client.secrets.get(name)).version;
+    out.secretNames = [];
+    for await (const s of client.secrets.list()) out.secretNames.push(s.name);
+    await client.secrets.delete(name);
+    out.secretAfterDelete = await caught(() => client.secrets.get(name));
+    out.object = await client.objects.put("sdk/a.txt", new TextEncoder().encode("object bytes"), "text/plain");
+    out.objectText = new TextDecoder().decode(await client.objects.get("sdk/a.txt"));
+    out.objectKeys = [];
+    for await (const o of client.objects.list({ prefix: "sdk/" })) out.objectKeys.push(o.key);
+    await client.objects.delete("sdk/a.txt");
+    out.objectAfterDelete = await caught(() => client.objects.get("sdk/a.txt"));
+    out.storage = [];
+    for await (const v of client.storage.list()) out.storage.push([v.name, v.default]);
+    const sb = await client.sandboxes.create();
+    try {
+      out.endpoint = await sb.endpoints.create(8000);
+      out.endpointIds = (await sb.endpoints.list()).map((e) => e.id);
+      await sb.endpoints.delete(out.endpoint.id);
+      out.endpointsAfterDelete = await sb.endpoints.list();
+      out.badPort = await caught(() => sb.endpoints.create(0));
+    } finally {
+      await sb.delete();
+    }
+  },
+
   async archive() {
     const sb = await adapt.Sandbox.create();
     try {
