@@ -2,7 +2,9 @@
 proxy that drops the first answer to a chosen request (to prove retries are idempotent)."""
 
 import http.client
+import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -12,6 +14,8 @@ from harness import REPO
 
 SDK_PY = os.path.join(REPO, "sdk", "python")
 SDK_TS = os.path.join(REPO, "sdk", "typescript")
+SCENARIOS = os.path.join(SDK_TS, "test", "scenarios.mjs")
+NODE = shutil.which("node")
 
 
 def pip_install_python_sdk(target):
@@ -116,3 +120,30 @@ def readme_example(language):
 
 # What the README's examples print, in both languages.
 README_OUTPUT = "hello\nline 1\nline 2\nfrom {lang}\nrefused: timeoutSeconds\n"
+
+
+def build_typescript_sdk():
+    """sdk/typescript/dist/index.js, current: sdk/typescript/install.sh (scripts/test.sh's
+    npm-sdk stage) installs tsc and builds dist/; a dist/ older than src/ is rebuilt here."""
+    assert NODE, "node is not installed (scripts/install-deps.sh)"
+    dist = os.path.join(SDK_TS, "dist", "index.js")
+    src = os.path.join(SDK_TS, "src")
+    newest = max(os.path.getmtime(os.path.join(src, f)) for f in os.listdir(src))
+    if not os.path.exists(dist) or os.path.getmtime(dist) < newest:
+        r = subprocess.run([os.path.join(SDK_TS, "install.sh")], capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, "sdk/typescript/install.sh failed:\n%s\n%s" % (r.stdout, r.stderr)
+    version = subprocess.run([NODE, "--version"], capture_output=True, text=True).stdout.strip()
+    assert int(version.lstrip("v").split(".")[0]) >= 18, version
+    return dist
+
+
+def scenario(name, daemon, client, timeout=600, **env):
+    """Runs scenario `name` of sdk/typescript/test/scenarios.mjs as client's key; answers the
+    JSON it printed."""
+    e = dict(os.environ)
+    e.update({"ADAPT_URL": daemon.url, "ADAPT_API_KEY": client.key})
+    e.update({k: str(v) for k, v in env.items()})
+    r = subprocess.run([NODE, "--expose-gc", SCENARIOS, name], capture_output=True, text=True,
+                       timeout=timeout, env=e)
+    assert r.returncode == 0, "scenario %s failed (%s):\n%s\n%s" % (name, r.returncode, r.stdout, r.stderr)
+    return json.loads(r.stdout.strip().splitlines()[-1])

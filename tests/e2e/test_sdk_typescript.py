@@ -1,47 +1,22 @@
 """The TypeScript SDK (sdk/typescript, @adapt/sdk, issue 23) against a real adaptd: each test
 runs one scenario of sdk/typescript/test/scenarios.mjs with the system's node (the SDK
-targets Node >= 18 and its global fetch), then asserts what the scenario printed.
-
-sdk/typescript/install.sh (scripts/test.sh's npm stage) installs tsc and builds dist/; a
-dist/ older than src/ is rebuilt here."""
+targets Node >= 18 and its global fetch), then asserts what the scenario printed."""
 
 import io
 import json
 import os
-import shutil
 import subprocess
 import tarfile
 import uuid
 
 import pytest
 
-from sdk_support import README_OUTPUT, SDK_TS, DroppingProxy, readme_example
-
-SCENARIOS = os.path.join(SDK_TS, "test", "scenarios.mjs")
-NODE = shutil.which("node")
+from sdk_support import NODE, README_OUTPUT, DroppingProxy, build_typescript_sdk, readme_example, scenario
 
 
 @pytest.fixture(scope="module")
 def built():
-    assert NODE, "node is not installed (scripts/install-deps.sh)"
-    dist = os.path.join(SDK_TS, "dist", "index.js")
-    src = os.path.join(SDK_TS, "src")
-    newest = max(os.path.getmtime(os.path.join(src, f)) for f in os.listdir(src))
-    if not os.path.exists(dist) or os.path.getmtime(dist) < newest:
-        r = subprocess.run([os.path.join(SDK_TS, "install.sh")], capture_output=True, text=True, timeout=600)
-        assert r.returncode == 0, "sdk/typescript/install.sh failed:\n%s\n%s" % (r.stdout, r.stderr)
-    version = subprocess.run([NODE, "--version"], capture_output=True, text=True).stdout.strip()
-    assert int(version.lstrip("v").split(".")[0]) >= 18, version
-    return dist
-
-
-def scenario(name, daemon, client, timeout=600, **env):
-    e = dict(os.environ)
-    e.update({"ADAPT_URL": daemon.url, "ADAPT_API_KEY": client.key})
-    e.update({k: str(v) for k, v in env.items()})
-    r = subprocess.run([NODE, "--expose-gc", SCENARIOS, name], capture_output=True, text=True, timeout=timeout, env=e)
-    assert r.returncode == 0, "scenario %s failed (%s):\n%s\n%s" % (name, r.returncode, r.stdout, r.stderr)
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    return build_typescript_sdk()
 
 
 def test_create_from_the_environment_runs_commands_and_round_trips_files(built, daemon, org):

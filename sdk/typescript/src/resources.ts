@@ -28,7 +28,8 @@ export class Images {
     return options.wait === false ? image : this.wait(image.id, options);
   }
 
-  /** Imports an OCI layout or `docker save` archive (tar, gzip or zstd) from a local file, streamed. */
+  /** Imports an OCI layout or `docker save` archive (tar, gzip or zstd) from a local file,
+   * streamed. name: which image of an archive holding several (its ref name or RepoTag). */
   async importArchive(localPath: string, options: ImageWaitOptions & { name?: string } = {}): Promise<Image> {
     const body: Body = () => fileStream(localPath);
     const image = await this.t.call<Image>("POST", "/v1/images/import", {

@@ -197,6 +197,27 @@ const scenarios = {
     }
   },
 
+  async images() {
+    const client = new adapt.Client();
+    const progress = [];
+    const pulled = await client.images.pull(process.env.REF, { onProgress: (p) => progress.push(p) });
+    out.pulled = pulled;
+    out.lastProgress = progress.at(-1);
+    out.progressCalls = progress.length;
+    const imported = await client.images.importArchive(process.env.ARCHIVE);
+    out.imported = imported;
+    out.listed = (await client.images.list()).map((i) => i.id);
+    out.runs = [];
+    for (const image of [pulled, imported]) {
+      const sb = await client.sandboxes.create({ imageId: image.id, startup: { mode: "image" } });
+      const info = await sb.waitUntil(["completed"]);
+      out.runs.push([info.status, info.startup?.stdout]);
+      await sb.delete();
+      await client.images.delete(image.id);
+    }
+    out.afterDelete = await caught(() => client.images.get(pulled.id));
+  },
+
   async archive() {
     const sb = await adapt.Sandbox.create();
     try {

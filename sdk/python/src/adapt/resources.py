@@ -38,7 +38,8 @@ class Images:
     def import_archive(self, archive: Union[LocalPath, IO[bytes]], name: Optional[str] = None,
                        wait: bool = True, on_progress: Optional[ProgressCallback] = None,
                        timeout: float = 1800.0) -> Image:
-        """Imports an OCI layout or `docker save` archive (tar, gzip or zstd), streamed."""
+        """Imports an OCI layout or `docker save` archive (tar, gzip or zstd), streamed. name:
+        which image of an archive holding several (its ref name or RepoTag)."""
         with contextlib.ExitStack() as stack:
             if isinstance(archive, (str, os.PathLike)):
                 body: IO[bytes] = stack.enter_context(open(archive, "rb"))
