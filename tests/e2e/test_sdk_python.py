@@ -275,3 +275,29 @@ def test_secrets_objects_storage_and_endpoints(client, adapt):
         sb.endpoints.create(0)
     assert e.value.field == "port"
     sb.delete()
+
+
+def test_events_stop_start_and_sites(client, adapt):
+    sb = client.sandboxes.create(startup_class="instant")
+    seen = []
+    for ev in sb.events():
+        seen.append(ev.status)
+        if ev.status == "running":
+            break
+    assert seen[0] == "provisioning" and seen[-1] == "running" and ev.sandbox_id == sb.id and ev.id
+    sb.files.write("/tmp/kept.txt", "x")
+    assert sb.stop().status == "hibernated" and sb.info.hibernation.workspace == "discarded"
+    with pytest.raises(adapt.Conflict):
+        sb.stop()
+    assert sb.start().status == "running"
+    assert sb.commands.run(["echo", "back"]).stdout == "back\n"
+    sb.delete()
+
+    client.objects.put("web/index.html", b"<h1>sdk</h1>", content_type="text/html")
+    site = client.sites.publish("web", name="sdk-site")
+    assert site.name == "sdk-site" and site.url.endswith("/index.html") and site.urls
+    assert [s.id for s in client.sites.list()] == [site.id]
+    assert client.sites.get(site.id).release_id == site.release_id
+    client.sites.delete(site.id)
+    with pytest.raises(adapt.NotFound):
+        client.sites.get(site.id)

@@ -158,3 +158,18 @@ def test_secrets_objects_storage_and_endpoints(built, daemon, org):
     assert ep["port"] == 8000 and ep["id"].startswith("ep_") and out["endpointIds"] == [ep["id"]]
     assert out["endpointsAfterDelete"] == []
     assert (out["badPort"]["cls"], out["badPort"]["field"]) == ("InvalidArgument", "port")
+
+
+def test_events_stop_start_and_sites(built, daemon, org):
+    out = scenario("lifecycle", daemon, org)
+    statuses = [e["status"] for e in out["events"]]
+    assert statuses[0] == "provisioning" and statuses[-1] == "running"
+    assert all(e["id"] for e in out["events"])
+    assert out["stopped"]["status"] == "hibernated"
+    assert out["stopped"]["hibernation"]["workspace"] == "discarded"
+    assert out["stopAgain"]["cls"] == "Conflict"
+    assert out["started"]["status"] == "running" and out["echo"] == "back\n"
+    site = out["site"]
+    assert site["name"] == "sdk-site" and site["url"].endswith("/index.html")
+    assert out["siteIds"] == [site["id"]] and out["siteRelease"] == site["releaseId"]
+    assert out["siteAfterDelete"]["cls"] == "NotFound"

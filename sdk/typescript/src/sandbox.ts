@@ -130,7 +130,7 @@ export class Sandbox {
     if (resp.status === 202 && options.wait !== false) {
       await this.waitUntil(["deleted"], { timeoutMs: options.timeoutMs ?? DEFAULT_WAIT_MS, failOnEnd: false });
     } else if (resp.status === 204) {
-      this.info.status = "deleted";
+      this.info = { ...this.info, status: "deleted" }; // records answered earlier stay as they were
     }
   }
 

@@ -218,6 +218,28 @@ const scenarios = {
     out.afterDelete = await caught(() => client.images.get(pulled.id));
   },
 
+  async lifecycle() {
+    const client = new adapt.Client();
+    const sb = await client.sandboxes.create({ startupClass: "instant" });
+    out.events = [];
+    for await (const ev of sb.events()) {
+      out.events.push(ev);
+      if (ev.status === "running") break;
+    }
+    out.stopped = await sb.stop();
+    out.stopAgain = await caught(() => sb.stop());
+    out.started = await sb.start();
+    out.echo = (await sb.commands.run(["echo", "back"])).stdout;
+    await sb.delete();
+    await client.objects.put("web/index.html", new TextEncoder().encode("<h1>sdk</h1>"), "text/html");
+    const site = await client.sites.publish("web", "sdk-site");
+    out.site = site;
+    out.siteIds = (await client.sites.list()).map((s) => s.id);
+    out.siteRelease = (await client.sites.get(site.id)).releaseId;
+    await client.sites.delete(site.id);
+    out.siteAfterDelete = await caught(() => client.sites.get(site.id));
+  },
+
   async archive() {
     const sb = await adapt.Sandbox.create();
     try {

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import socket
 import time
@@ -111,7 +112,8 @@ class Sandbox:
         if resp.status == 202 and wait:
             self.wait_until(("deleted",), timeout=timeout, fail_on_end=False)
         elif resp.status == 204:
-            self.info.status = "deleted"
+            # A new record: ones answered earlier stay as they were.
+            self.info = dataclasses.replace(self.info, status="deleted")
 
     def stop(self) -> SandboxInfo:
         """Stops (hibernates) a running sandbox; answers once it is `hibernated`."""
