@@ -97,6 +97,9 @@ def test_output_streams_while_the_command_runs_and_a_long_one_is_waited(client, 
     killed = sleeper.kill()
     assert killed.status == "killed" and killed.done
     assert [c.id for c in sb.commands.list(page_size=1)][:3] == [sleeper.id, handle.id, r.id]
+    # A command longer than the client's HTTP timeout: adaptd holds the POST up to waitSeconds.
+    short = adapt.Sandbox(adapt.Client(url=client.url, api_key=client.transport.api_key, timeout=3), sb.info)
+    assert short.commands.run("sleep 6; echo slow").stdout == "slow\n"
     sb.delete()
     assert sb.refresh().status == "deleted"
 

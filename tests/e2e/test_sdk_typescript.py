@@ -51,6 +51,7 @@ def test_output_streams_while_the_command_runs_and_a_long_one_is_waited(built, d
     w = out["waited"]
     assert (w["status"], w["exitCode"], w["stdout"]) == ("exited", 0, "done\n")
     assert out["killed"]["status"] == "killed"
+    assert out["slow"] == "slow\n"
     assert out["listed"] == out["expectedList"]
     assert out["afterDelete"] == "deleted"
 

@@ -125,7 +125,11 @@ export class Commands {
     if (options.stdin !== undefined) body["stdin"] = options.stdin;
     if (options.timeout !== undefined) body["timeoutSeconds"] = options.timeout;
     if (options.user !== undefined) body["user"] = options.user;
-    const result = await this.t.call<CommandResult>("POST", `/v1/sandboxes/${this.sandboxId}/commands`, { json: body });
+    // adaptd holds the answer up to waitSeconds: the request may take that much longer.
+    const result = await this.t.call<CommandResult>("POST", `/v1/sandboxes/${this.sandboxId}/commands`, {
+      json: body,
+      timeoutMs: this.t.timeoutMs + (options.waitSeconds ?? 0) * 1000,
+    });
     return new CommandHandle(this.t, this.sandboxId, result);
   }
 

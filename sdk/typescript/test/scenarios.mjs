@@ -76,6 +76,9 @@ const scenarios = {
     for await (const c of sb.commands.list(1)) listed.push(c.id);
     out.listed = listed.slice(0, 3);
     out.expectedList = [sleeper.id, handle.id, r.id];
+    // A command longer than the client's HTTP timeout: adaptd holds the POST up to waitSeconds.
+    const short = new adapt.Sandbox(new adapt.Client({ timeoutMs: 3000 }), sb.info);
+    out.slow = (await short.commands.run("sleep 6; echo slow")).stdout;
     await sb.delete();
     out.afterDelete = (await sb.refresh()).status;
   },

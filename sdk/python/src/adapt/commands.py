@@ -126,7 +126,9 @@ class Commands:
                            ("user", user)):
             if value is not None:
                 body[key] = value
-        data = self._t.call("POST", "/v1/sandboxes/%s/commands" % self.sandbox_id, json_body=body)
+        # adaptd holds the answer up to wait_seconds: the request may take that much longer.
+        data = self._t.call("POST", "/v1/sandboxes/%s/commands" % self.sandbox_id, json_body=body,
+                            timeout=self._t.timeout + wait_seconds)
         return CommandHandle(self._t, self.sandbox_id, _model.from_json(CommandResult, data))
 
     def run(self, cmd: CommandLine, *, cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None,
