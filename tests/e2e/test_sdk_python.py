@@ -266,7 +266,13 @@ def test_secrets_objects_storage_and_endpoints(client, adapt):
     with pytest.raises(adapt.NotFound):
         client.objects.get("sdk/a.txt")
 
-    assert any(s.default_ and s.name == "default" for s in client.storage.list())
+    vol = client.storage.create("sdk-notes", size_mib=64)
+    assert (vol.name, vol.size_mib, vol.status, vol.default_) == ("sdk-notes", 64, "ready", False)
+    assert client.storage.get("sdk-notes").id == vol.id
+    assert {("default", True), ("sdk-notes", False)} <= {(v.name, v.default_) for v in client.storage.list()}
+    client.storage.delete("sdk-notes")
+    with pytest.raises(adapt.NotFound):
+        client.storage.get("sdk-notes")
 
     sb = client.sandboxes.create()
     ep = sb.endpoints.create(8000)

@@ -154,7 +154,10 @@ def test_secrets_objects_storage_and_endpoints(built, daemon, org):
     assert (o["key"], o["size"], o["contentType"]) == ("sdk/a.txt", 12, "text/plain")
     assert out["objectText"] == "object bytes" and out["objectKeys"] == ["sdk/a.txt"]
     assert out["objectAfterDelete"]["cls"] == "NotFound"
-    assert ["default", True] in out["storage"]
+    v = out["volume"]
+    assert (v["name"], v["sizeMiB"], v["status"], v["default"]) == ("sdk-notes", 64, "ready", False)
+    assert out["volumeGot"] == v["id"] and out["volumeAfterDelete"]["cls"] == "NotFound"
+    assert ["default", True] in out["storage"] and ["sdk-notes", False] in out["storage"]
     ep = out["endpoint"]
     assert ep["port"] == 8000 and ep["id"].startswith("ep_") and out["endpointIds"] == [ep["id"]]
     assert out["endpointsAfterDelete"] == []

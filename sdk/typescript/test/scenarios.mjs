@@ -186,8 +186,12 @@ const scenarios = {
     for await (const o of client.objects.list({ prefix: "sdk/" })) out.objectKeys.push(o.key);
     await client.objects.delete("sdk/a.txt");
     out.objectAfterDelete = await caught(() => client.objects.get("sdk/a.txt"));
+    out.volume = await client.storage.create("sdk-notes", 64);
+    out.volumeGot = (await client.storage.get("sdk-notes")).id;
     out.storage = [];
     for await (const v of client.storage.list()) out.storage.push([v.name, v.default]);
+    await client.storage.delete("sdk-notes");
+    out.volumeAfterDelete = await caught(() => client.storage.get("sdk-notes"));
     const sb = await client.sandboxes.create();
     try {
       out.endpoint = await sb.endpoints.create(8000);
