@@ -310,3 +310,25 @@ def test_events_stop_start_and_sites(client, adapt):
     client.sites.delete(site.id)
     with pytest.raises(adapt.NotFound):
         client.sites.get(site.id)
+
+
+def test_organizations_and_keys_with_the_admin_key(adapt, daemon, org):
+    admin = adapt.Client(url=daemon.url, api_key=daemon.admin.key)
+    made = admin.orgs.create(unique("sdk-py"))
+    assert made.id.startswith("org_") and made.admin is False
+    assert made.id in [o.id for o in admin.orgs.list()]
+    key = admin.orgs.create_key(made.id, name="ci")
+    assert key.key.startswith("adapt_") and key.org_id == made.id and key.name == "ci"
+    theirs = adapt.Client(url=daemon.url, api_key=key.key)
+    assert list(theirs.sandboxes.list()) == []
+    assert [k.id for k in admin.orgs.list_keys(made.id)] == [key.id]
+    admin.orgs.delete_key(made.id, key.id)
+    with pytest.raises(adapt.Unauthenticated):
+        list(theirs.sandboxes.list())
+    with pytest.raises(adapt.Conflict) as e:
+        admin.orgs.create(made.name)
+    assert e.value.status == 409
+    # An ordinary organization's key may not make organizations.
+    with pytest.raises(adapt.PermissionDenied) as e:
+        adapt.Client(url=daemon.url, api_key=org.key).orgs.create(unique("nope"))
+    assert (e.value.status, e.value.code) == (403, "permission_denied")

@@ -177,3 +177,16 @@ def test_events_stop_start_and_sites(built, daemon, org):
     assert site["name"] == "sdk-site" and site["url"].endswith("/index.html")
     assert out["siteIds"] == [site["id"]] and out["siteRelease"] == site["releaseId"]
     assert out["siteAfterDelete"]["cls"] == "NotFound"
+
+
+def test_organizations_and_keys_with_the_admin_key(built, daemon):
+    name = "sdk-ts-" + uuid.uuid4().hex[:8]
+    out = scenario("orgs", daemon, daemon.admin, ORG_NAME=name)
+    made = out["made"]
+    assert made["id"].startswith("org_") and made["name"] == name and made["admin"] is False
+    assert made["id"] in out["orgIds"]
+    key = out["key"]
+    assert key["key"].startswith("adapt_") and key["orgId"] == made["id"] and key["name"] == "ci"
+    assert out["theirList"] == [] and out["keyIds"] == [key["id"]]
+    assert (out["afterDelete"]["cls"], out["afterDelete"]["status"]) == ("Unauthenticated", 401)
+    assert (out["again"]["cls"], out["again"]["status"]) == ("Conflict", 409)

@@ -1,5 +1,5 @@
 // The client: one adaptd URL and API key, and the organization's resources under it.
-import { Images, Objects, Secrets, Sites, StorageVolumes } from "./resources.js";
+import { Images, Objects, Orgs, Secrets, Sites, StorageVolumes } from "./resources.js";
 import { Sandboxes } from "./sandbox.js";
 import { Transport, type ClientOptions } from "./transport.js";
 
@@ -12,6 +12,7 @@ export class Client {
   readonly storage: StorageVolumes;
   readonly objects: Objects;
   readonly sites: Sites;
+  readonly orgs: Orgs;
 
   constructor(options: ClientOptions = {}) {
     this.transport = new Transport(options);
@@ -21,6 +22,7 @@ export class Client {
     this.storage = new StorageVolumes(this.transport);
     this.objects = new Objects(this.transport);
     this.sites = new Sites(this.transport);
+    this.orgs = new Orgs(this.transport);
   }
 
   get url(): string {

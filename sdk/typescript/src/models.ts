@@ -216,6 +216,30 @@ export interface Site {
   publishedAt?: string;
 }
 
+export interface Org {
+  id: string;
+  name: string;
+  admin: boolean;
+  createdAt: string;
+}
+
+export interface ApiKey {
+  id: string;
+  orgId: string;
+  name: string;
+  admin: boolean;
+  createdAt: string;
+}
+
+/** A key as made: `key` is its text, shown only this once. */
+export interface NewApiKey {
+  id: string;
+  orgId: string;
+  name: string;
+  key: string;
+  createdAt: string;
+}
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;

@@ -2,7 +2,7 @@
 // and static sites.
 import { AdaptError, RequestTimeout } from "./errors.js";
 import { fileStream } from "./files.js";
-import type { Image, Operation, Progress, Secret, Site, Storage, StoredObject } from "./models.js";
+import type { ApiKey, Image, NewApiKey, Operation, Org, Progress, Secret, Site, Storage, StoredObject } from "./models.js";
 import { paginate } from "./pages.js";
 import type { Body, Transport } from "./transport.js";
 
@@ -159,5 +159,30 @@ export class Sites {
 
   async delete(siteId: string): Promise<void> {
     await this.t.call("DELETE", `/v1/sites/${siteId}`);
+  }
+}
+
+/** Organizations and their API keys (the admin key's organization only). */
+export class Orgs {
+  constructor(private readonly t: Transport) {}
+
+  create(name: string): Promise<Org> {
+    return this.t.call<Org>("POST", "/v1/orgs", { json: { name } });
+  }
+
+  list(): AsyncGenerator<Org> {
+    return paginate<Org>(this.t, "/v1/orgs", 200);
+  }
+
+  createKey(orgId: string, name?: string): Promise<NewApiKey> {
+    return this.t.call<NewApiKey>("POST", `/v1/orgs/${orgId}/keys`, { json: name === undefined ? {} : { name } });
+  }
+
+  listKeys(orgId: string): AsyncGenerator<ApiKey> {
+    return paginate<ApiKey>(this.t, `/v1/orgs/${orgId}/keys`, 200);
+  }
+
+  async deleteKey(orgId: string, keyId: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/orgs/${orgId}/keys/${keyId}`);
   }
 }

@@ -247,6 +247,26 @@ const scenarios = {
     out.siteAfterDelete = await caught(() => client.sites.get(site.id));
   },
 
+  async orgs() {
+    const admin = new adapt.Client();
+    const made = await admin.orgs.create(process.env.ORG_NAME);
+    out.made = made;
+    out.orgIds = [];
+    for await (const o of admin.orgs.list()) out.orgIds.push(o.id);
+    const key = await admin.orgs.createKey(made.id, "ci");
+    out.key = key;
+    const theirs = new adapt.Client({ apiKey: key.key });
+    out.theirList = [];
+    for await (const s of theirs.sandboxes.list()) out.theirList.push(s.id);
+    out.keyIds = [];
+    for await (const k of admin.orgs.listKeys(made.id)) out.keyIds.push(k.id);
+    await admin.orgs.deleteKey(made.id, key.id);
+    out.afterDelete = await caught(async () => {
+      for await (const s of theirs.sandboxes.list()) void s;
+    });
+    out.again = await caught(() => admin.orgs.create(made.name));
+  },
+
   async archive() {
     const sb = await adapt.Sandbox.create();
     try {

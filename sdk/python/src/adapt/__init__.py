@@ -11,8 +11,8 @@ from .errors import (AdaptError, CommandFailed, Conflict, InternalError, Invalid
                      MethodNotAllowed, NotFound, PayloadTooLarge, PermissionDenied, RateLimited,
                      RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
-from .models import (CommandResult, Endpoint, FileEntry, FileList, FileWritten, Image, Network,
-                     Operation, SandboxInfo, Secret, Site, Startup, StatusEvent, Storage,
+from .models import (ApiKey, CommandResult, Endpoint, FileEntry, FileList, FileWritten, Image,
+                     Network, NewApiKey, Operation, Org, SandboxInfo, Secret, Site, Startup, StatusEvent, Storage,
                      StoredObject)
 from .sandbox import Sandbox, Sandboxes
 
@@ -23,7 +23,7 @@ __all__ = [
     "AdaptError", "CommandFailed", "Conflict", "InternalError", "InvalidArgument",
     "MethodNotAllowed", "NotFound", "PayloadTooLarge", "PermissionDenied", "RateLimited",
     "RequestTimeout", "SandboxFailed", "Unauthenticated", "Unavailable", "Unsupported",
-    "CommandResult", "Endpoint", "FileEntry", "FileList", "FileWritten", "Image", "Network",
+    "ApiKey", "NewApiKey", "Org", "CommandResult", "Endpoint", "FileEntry", "FileList", "FileWritten", "Image", "Network",
     "Operation", "SandboxInfo", "Secret", "Site", "Startup", "StatusEvent", "Storage",
     "StoredObject",
 ]

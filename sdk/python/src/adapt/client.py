@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from ._transport import Transport
-from .resources import Images, Objects, Secrets, Sites, StorageVolumes
+from .resources import Images, Objects, Orgs, Secrets, Sites, StorageVolumes
 from .sandbox import Sandboxes
 
 
@@ -22,6 +22,7 @@ class Client:
         self.storage = StorageVolumes(self.transport)
         self.objects = Objects(self.transport)
         self.sites = Sites(self.transport)
+        self.orgs = Orgs(self.transport)
 
     @property
     def url(self) -> str:

@@ -250,3 +250,30 @@ class Site:
     files: Optional[int] = None
     published_at: Optional[str] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class Org:
+    id: str
+    name: str
+    admin: bool
+    created_at: str
+
+
+@dataclass
+class ApiKey:
+    id: str
+    org_id: str
+    name: str
+    admin: bool
+    created_at: str
+
+
+@dataclass
+class NewApiKey:
+    """A key as made: `key` is its text, shown only this once."""
+    id: str
+    org_id: str
+    name: str
+    key: str
+    created_at: str

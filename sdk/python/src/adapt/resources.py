@@ -11,7 +11,8 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 from . import _model
 from .errors import AdaptError, RequestTimeout
 from .files import LocalPath, _save
-from .models import Image, Operation, Progress, Secret, Site, Storage, StoredObject
+from .models import (ApiKey, Image, NewApiKey, Operation, Org, Progress, Secret, Site, Storage,
+                     StoredObject)
 from .pages import paginate
 
 if TYPE_CHECKING:
@@ -174,3 +175,26 @@ class Sites:
 
     def delete(self, site_id: str) -> None:
         self._t.request("DELETE", "/v1/sites/" + site_id).close()
+
+
+class Orgs:
+    """Organizations and their API keys (the admin key's organization only)."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def create(self, name: str) -> Org:
+        return _model.from_json(Org, self._t.call("POST", "/v1/orgs", json_body={"name": name}))
+
+    def list(self) -> Iterator[Org]:
+        return paginate(self._t, "/v1/orgs", Org, 200)
+
+    def create_key(self, org_id: str, name: Optional[str] = None) -> NewApiKey:
+        body: Dict[str, Any] = {} if name is None else {"name": name}
+        return _model.from_json(NewApiKey, self._t.call("POST", "/v1/orgs/%s/keys" % org_id, json_body=body))
+
+    def list_keys(self, org_id: str) -> Iterator[ApiKey]:
+        return paginate(self._t, "/v1/orgs/%s/keys" % org_id, ApiKey, 200)
+
+    def delete_key(self, org_id: str, key_id: str) -> None:
+        self._t.request("DELETE", "/v1/orgs/%s/keys/%s" % (org_id, key_id)).close()
