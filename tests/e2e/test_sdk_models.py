@@ -30,7 +30,9 @@ MODELS = {
     "FileWritten": "FileWritten", "StatusEvent": "StatusEvent", "Progress": "Progress",
     "Image": "Image", "Operation": "Operation", "Secret": "Secret", "Storage": "Storage",
     "Object": "StoredObject", "Site": "Site", "Org": "Org", "ApiKey": "ApiKey",
-    "NewApiKey": "NewApiKey",
+    "NewApiKey": "NewApiKey", "ObjectLink": "ObjectLink", "StorageToken": "StorageToken",
+    "NewStorageToken": "NewStorageToken",
+    "POST /v1/sandboxes/{id}/object-storage": "ObjectStorageAttachment",
     "Sandbox.hibernation": "Hibernation", "Sandbox.pool": "Pool",
     "Sandbox.environmentSources": "EnvironmentSource", "Image.operation": "ImageOperation",
     "Storage.attachments": "StorageAttachment",
@@ -40,6 +42,11 @@ SDK_ONLY = {("StatusEvent", "id")}
 
 
 def schema_of(name):
+    if " " in name:  # an operation's inline answer
+        method, path = name.split(" ")
+        responses = SPEC["paths"][path][method.lower()]["responses"]
+        ok = next(v for k, v in responses.items() if k.startswith("2"))
+        return ok["content"]["application/json"]["schema"]
     if "." not in name:
         return SCHEMAS[name]
     parent, field = name.split(".")

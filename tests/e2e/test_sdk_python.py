@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+import urllib.request
 
 import pytest
 
@@ -262,6 +263,16 @@ def test_secrets_objects_storage_and_endpoints(client, adapt):
     assert obj.sha256 == hashlib.sha256(b"object bytes").hexdigest()
     assert client.objects.get("sdk/a.txt") == b"object bytes"
     assert [o.key for o in client.objects.list(prefix="sdk/")] == ["sdk/a.txt"]
+    link = client.objects.link("sdk/a.txt", ttl_seconds=60)
+    assert link.key == "sdk/a.txt" and link.size == 12
+    url = link.url if "://" in link.url else client.url + link.url
+    with urllib.request.urlopen(url, timeout=30) as r:  # no credentials: the link is the key
+        assert r.read() == b"object bytes"
+    token = client.objects.create_token(name="sdk", ttl_seconds=600)
+    assert token.bucket == "objects" and token.access_key_id and token.secret_access_key
+    assert [(t.id, t.revoked) for t in client.objects.list_tokens()] == [(token.id, False)]
+    client.objects.revoke_token(token.id)
+    assert [t.revoked for t in client.objects.list_tokens() if t.id == token.id] in ([True], [])
     client.objects.delete("sdk/a.txt")
     with pytest.raises(adapt.NotFound):
         client.objects.get("sdk/a.txt")
@@ -279,6 +290,12 @@ def test_secrets_objects_storage_and_endpoints(client, adapt):
     assert ep.port == 8000 and ep.sandbox_id == sb.id and ep.id.startswith("ep_")
     assert [e.id for e in sb.endpoints.list()] == [ep.id]
     sb.endpoints.delete(ep.id)
+    att = sb.attach_object_storage(ttl_seconds=600)
+    assert att.sandbox_id == sb.id and set(att.variables) >= {"SANDBOX_STORAGE_ENDPOINT", "SANDBOX_STORAGE_TOKEN"}
+    assert att.restarted is True and sb.status == "running"  # waited for the restart
+    # (every env value is redacted from output)
+    env = sb.commands.run("echo SANDBOX_STORAGE_ENDPOINT=$SANDBOX_STORAGE_ENDPOINT").stdout
+    assert env == "SANDBOX_STORAGE_ENDPOINT=[REDACTED]\n", env
     assert sb.endpoints.list() == []
     with pytest.raises(adapt.InvalidArgument) as e:
         sb.endpoints.create(0)

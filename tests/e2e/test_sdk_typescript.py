@@ -154,6 +154,14 @@ def test_secrets_objects_storage_and_endpoints(built, daemon, org):
     assert (o["key"], o["size"], o["contentType"]) == ("sdk/a.txt", 12, "text/plain")
     assert out["objectText"] == "object bytes" and out["objectKeys"] == ["sdk/a.txt"]
     assert out["objectAfterDelete"]["cls"] == "NotFound"
+    assert out["link"]["key"] == "sdk/a.txt" and out["linkText"] == "object bytes"
+    t = out["token"]
+    assert t["bucket"] == "objects" and t["accessKeyId"] and t["secretAccessKey"]
+    assert out["tokens"] == [[t["id"], False]] and out["tokensAfterRevoke"] in ([True], [])
+    att = out["attached"]
+    assert {"SANDBOX_STORAGE_ENDPOINT", "SANDBOX_STORAGE_TOKEN"} <= set(att["variables"])
+    assert att["restarted"] is True and out["statusAfterAttach"] == "running"
+    assert out["endpointVariable"] == "SANDBOX_STORAGE_ENDPOINT=[REDACTED]\n"
     v = out["volume"]
     assert (v["name"], v["sizeMiB"], v["status"], v["default"]) == ("sdk-notes", 64, "ready", False)
     assert out["volumeGot"] == v["id"] and out["volumeAfterDelete"]["cls"] == "NotFound"

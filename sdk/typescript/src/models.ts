@@ -240,6 +240,47 @@ export interface NewApiKey {
   createdAt: string;
 }
 
+/** A temporary read-only download link for one object; `url` needs no credentials. */
+export interface ObjectLink {
+  key: string;
+  url: string;
+  size: number;
+  expiresAt: string;
+}
+
+export interface StorageToken {
+  id: string;
+  name: string;
+  sandboxId?: string;
+  expiresAt: string;
+  createdAt: string;
+  revoked: boolean;
+}
+
+/** A storage token as made, with its secret (shown only this once). */
+export interface NewStorageToken {
+  id: string;
+  name?: string;
+  expiresAt: string;
+  createdAt?: string;
+  revoked?: boolean;
+  token: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  endpoint: string;
+  bucket: string;
+}
+
+/** A sandbox's storage token, in its environment as SANDBOX_STORAGE_ENDPOINT/_TOKEN. */
+export interface ObjectStorageAttachment {
+  sandboxId: string;
+  endpoint: string;
+  tokenId: string;
+  expiresAt: string;
+  restarted: boolean;
+  variables: string[];
+}
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;

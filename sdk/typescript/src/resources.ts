@@ -2,7 +2,9 @@
 // and static sites.
 import { AdaptError, RequestTimeout } from "./errors.js";
 import { fileStream } from "./files.js";
-import type { ApiKey, Image, NewApiKey, Operation, Org, Progress, Secret, Site, Storage, StoredObject } from "./models.js";
+import type {
+  ApiKey, Image, NewApiKey, NewStorageToken, ObjectLink, Operation, Org, Progress, Secret, Site, Storage, StorageToken, StoredObject,
+} from "./models.js";
 import { paginate } from "./pages.js";
 import type { Body, Transport } from "./transport.js";
 
@@ -126,6 +128,24 @@ export class Objects {
 
   async delete(key: string): Promise<void> {
     await this.t.call("DELETE", "/v1/objects/content", { query: { key } });
+  }
+
+  /** A download link for one object that needs no credentials, until it expires. */
+  link(key: string, ttlSeconds?: number): Promise<ObjectLink> {
+    return this.t.call<ObjectLink>("POST", "/v1/objects/url", { json: ttlSeconds === undefined ? { key } : { key, ttlSeconds } });
+  }
+
+  /** A storage token: S3 credentials for the storage gateway only, expiring, revocable. */
+  createToken(options: { name?: string; ttlSeconds?: number } = {}): Promise<NewStorageToken> {
+    return this.t.call<NewStorageToken>("POST", "/v1/storage-tokens", { json: options });
+  }
+
+  async listTokens(): Promise<StorageToken[]> {
+    return (await this.t.call<{ tokens: StorageToken[] }>("GET", "/v1/storage-tokens")).tokens;
+  }
+
+  async revokeToken(tokenId: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/storage-tokens/${tokenId}`);
   }
 
   async *list(options: { prefix?: string; pageSize?: number } = {}): AsyncGenerator<StoredObject> {

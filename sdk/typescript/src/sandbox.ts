@@ -4,7 +4,7 @@ import type { Client } from "./client.js";
 import { CommandHandle, Commands, type RunOptions } from "./commands.js";
 import { RequestTimeout, SandboxFailed } from "./errors.js";
 import { Files } from "./files.js";
-import type { CommandResult, Endpoint, SandboxInfo, StatusEvent } from "./models.js";
+import type { CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, StatusEvent } from "./models.js";
 import { paginate } from "./pages.js";
 import { parseEvents } from "./sse.js";
 import { newIdempotencyKey, type Transport } from "./transport.js";
@@ -183,6 +183,19 @@ export class Sandbox {
         clearTimeout(timer);
       }
     }
+  }
+
+  /** Gives the sandbox a storage token (its previous one revoked) in its environment as
+   * SANDBOX_STORAGE_ENDPOINT and SANDBOX_STORAGE_TOKEN. adaptd restarts the sandbox for it
+   * (`restarted`; its processes end); unless wait is false, until it runs again. */
+  async attachObjectStorage(options: { ttlSeconds?: number; wait?: boolean; timeoutMs?: number } = {}): Promise<ObjectStorageAttachment> {
+    const attachment = await this.t.call<ObjectStorageAttachment>("POST", `/v1/sandboxes/${this.id}/object-storage`, {
+      json: options.ttlSeconds === undefined ? {} : { ttlSeconds: options.ttlSeconds },
+    });
+    if (attachment.restarted && options.wait !== false) {
+      await this.waitUntil(["running"], { timeoutMs: options.timeoutMs ?? DEFAULT_WAIT_MS });
+    }
+    return attachment;
   }
 
   /** Shorthand for `commands.run`. */

@@ -184,6 +184,13 @@ const scenarios = {
     out.objectText = new TextDecoder().decode(await client.objects.get("sdk/a.txt"));
     out.objectKeys = [];
     for await (const o of client.objects.list({ prefix: "sdk/" })) out.objectKeys.push(o.key);
+    out.link = await client.objects.link("sdk/a.txt", 60);
+    const linkUrl = out.link.url.includes("://") ? out.link.url : client.url + out.link.url;
+    out.linkText = await (await fetch(linkUrl)).text();
+    out.token = await client.objects.createToken({ name: "sdk", ttlSeconds: 600 });
+    out.tokens = (await client.objects.listTokens()).map((t) => [t.id, t.revoked]);
+    await client.objects.revokeToken(out.token.id);
+    out.tokensAfterRevoke = (await client.objects.listTokens()).filter((t) => t.id === out.token.id).map((t) => t.revoked);
     await client.objects.delete("sdk/a.txt");
     out.objectAfterDelete = await caught(() => client.objects.get("sdk/a.txt"));
     out.volume = await client.storage.create("sdk-notes", 64);
@@ -197,6 +204,9 @@ const scenarios = {
       out.endpoint = await sb.endpoints.create(8000);
       out.endpointIds = (await sb.endpoints.list()).map((e) => e.id);
       await sb.endpoints.delete(out.endpoint.id);
+      out.attached = await sb.attachObjectStorage({ ttlSeconds: 600 });
+      out.statusAfterAttach = sb.status;
+      out.endpointVariable = (await sb.commands.run("echo SANDBOX_STORAGE_ENDPOINT=$SANDBOX_STORAGE_ENDPOINT")).stdout;
       out.endpointsAfterDelete = await sb.endpoints.list();
       out.badPort = await caught(() => sb.endpoints.create(0));
     } finally {

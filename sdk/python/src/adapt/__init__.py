@@ -12,8 +12,9 @@ from .errors import (AdaptError, CommandFailed, Conflict, InternalError, Invalid
                      RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
 from .models import (ApiKey, CommandResult, Endpoint, FileEntry, FileList, FileWritten, Image,
-                     Network, NewApiKey, Operation, Org, SandboxInfo, Secret, Site, Startup, StatusEvent, Storage,
-                     StoredObject)
+                     Network, NewApiKey, NewStorageToken, ObjectLink, ObjectStorageAttachment,
+                     Operation, Org, SandboxInfo, Secret, Site, Startup, StatusEvent, Storage,
+                     StorageToken, StoredObject)
 from .sandbox import Sandbox, Sandboxes
 
 __version__ = "0.1.0"
@@ -25,5 +26,5 @@ __all__ = [
     "RequestTimeout", "SandboxFailed", "Unauthenticated", "Unavailable", "Unsupported",
     "ApiKey", "NewApiKey", "Org", "CommandResult", "Endpoint", "FileEntry", "FileList", "FileWritten", "Image", "Network",
     "Operation", "SandboxInfo", "Secret", "Site", "Startup", "StatusEvent", "Storage",
-    "StoredObject",
+    "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
 ]

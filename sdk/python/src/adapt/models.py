@@ -277,3 +277,49 @@ class NewApiKey:
     name: str
     key: str
     created_at: str
+
+
+@dataclass
+class ObjectLink:
+    """A temporary read-only download link for one object; `url` needs no credentials."""
+    key: str
+    url: str
+    size: int
+    expires_at: str
+
+
+@dataclass
+class StorageToken:
+    id: str
+    name: str
+    expires_at: str
+    created_at: str
+    revoked: bool
+    sandbox_id: Optional[str] = None
+
+
+@dataclass
+class NewStorageToken:
+    """A storage token as made, with its secret (shown only this once): the storage gateway's
+    S3 credentials (`access_key_id`, `secret_access_key`, `endpoint`, `bucket`) or `token`."""
+    id: str
+    token: str
+    access_key_id: str
+    secret_access_key: str
+    endpoint: str
+    bucket: str
+    expires_at: str
+    name: Optional[str] = None
+    created_at: Optional[str] = None
+    revoked: Optional[bool] = None
+
+
+@dataclass
+class ObjectStorageAttachment:
+    """A sandbox's storage token, in its environment as SANDBOX_STORAGE_ENDPOINT/_TOKEN."""
+    sandbox_id: str
+    endpoint: str
+    token_id: str
+    expires_at: str
+    restarted: bool
+    variables: List[str]

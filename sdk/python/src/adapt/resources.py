@@ -11,8 +11,8 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 from . import _model
 from .errors import AdaptError, RequestTimeout
 from .files import LocalPath, _save
-from .models import (ApiKey, Image, NewApiKey, Operation, Org, Progress, Secret, Site, Storage,
-                     StoredObject)
+from .models import (ApiKey, Image, NewApiKey, NewStorageToken, ObjectLink, Operation, Org,
+                     Progress, Secret, Site, Storage, StorageToken, StoredObject)
 from .pages import paginate
 
 if TYPE_CHECKING:
@@ -143,6 +143,28 @@ class Objects:
 
     def delete(self, key: str) -> None:
         self._t.request("DELETE", "/v1/objects/content", query={"key": key}).close()
+
+    def link(self, key: str, ttl_seconds: Optional[int] = None) -> ObjectLink:
+        """A download link for one object that needs no credentials, until it expires."""
+        body: Dict[str, Any] = {"key": key}
+        if ttl_seconds is not None:
+            body["ttlSeconds"] = ttl_seconds
+        return _model.from_json(ObjectLink, self._t.call("POST", "/v1/objects/url", json_body=body))
+
+    def create_token(self, name: Optional[str] = None, ttl_seconds: Optional[int] = None) -> NewStorageToken:
+        """A storage token: S3 credentials for the storage gateway only, expiring, revocable."""
+        body: Dict[str, Any] = {}
+        if name is not None:
+            body["name"] = name
+        if ttl_seconds is not None:
+            body["ttlSeconds"] = ttl_seconds
+        return _model.from_json(NewStorageToken, self._t.call("POST", "/v1/storage-tokens", json_body=body))
+
+    def list_tokens(self) -> List[StorageToken]:
+        return [_model.from_json(StorageToken, t) for t in self._t.call("GET", "/v1/storage-tokens")["tokens"]]
+
+    def revoke_token(self, token_id: str) -> None:
+        self._t.request("DELETE", "/v1/storage-tokens/" + token_id).close()
 
     def list(self, prefix: Optional[str] = None, page_size: int = 200) -> Iterator[StoredObject]:
         cursor: Optional[str] = None

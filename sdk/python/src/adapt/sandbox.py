@@ -17,7 +17,7 @@ from ._transport import new_idempotency_key
 from .commands import Commands, CommandLine
 from .errors import AdaptError, NotFound, RequestTimeout, SandboxFailed
 from .files import Files
-from .models import CommandResult, Endpoint, SandboxInfo, StatusEvent
+from .models import CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, StatusEvent
 from .pages import paginate
 
 if TYPE_CHECKING:
@@ -170,6 +170,18 @@ class Sandbox:
                             break
             except (socket.timeout, OSError):
                 pass  # no event for a while or the stream broke: re-read the record, go on
+
+    def attach_object_storage(self, ttl_seconds: Optional[int] = None, wait: bool = True,
+                              timeout: float = DEFAULT_CREATE_TIMEOUT) -> ObjectStorageAttachment:
+        """Gives the sandbox a storage token (its previous one revoked) in its environment as
+        SANDBOX_STORAGE_ENDPOINT and SANDBOX_STORAGE_TOKEN. adaptd restarts the sandbox for it
+        (`restarted`; its processes end); wait: until it runs again."""
+        body: Dict[str, Any] = {} if ttl_seconds is None else {"ttlSeconds": ttl_seconds}
+        raw = self._t.call("POST", self._path("/object-storage"), json_body=body)
+        attachment = _model.from_json(ObjectStorageAttachment, raw)
+        if attachment.restarted and wait:
+            self.wait_until(("running",), timeout=timeout)
+        return attachment
 
     def run(self, cmd: CommandLine, **kwargs: Any) -> CommandResult:
         """Shorthand for `commands.run`."""
