@@ -178,3 +178,92 @@ def test_the_typescript_sdk_compiles_strict():
                        text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert shutil.which("node")
+
+
+# Every operation of the spec -> the SDK verb that calls it, as (class, Python method,
+# TypeScript method). A route added to the spec fails here until both SDKs have it.
+OPERATIONS = {
+    "getHealth": ("Client", "health", "health"),
+    "createOrg": ("Orgs", "create", "create"),
+    "listOrgs": ("Orgs", "list", "list"),
+    "createApiKey": ("Orgs", "create_key", "createKey"),
+    "listApiKeys": ("Orgs", "list_keys", "listKeys"),
+    "deleteApiKey": ("Orgs", "delete_key", "deleteKey"),
+    "createSandbox": ("Sandboxes", "create", "create"),
+    "listSandboxes": ("Sandboxes", "list", "list"),
+    "getSandbox": ("Sandboxes", "get", "get"),
+    "deleteSandbox": ("Sandbox", "delete", "delete"),
+    "stopSandbox": ("Sandbox", "stop", "stop"),
+    "startSandbox": ("Sandbox", "start", "start"),
+    "streamSandboxEvents": ("Sandbox", "events", "events"),
+    "streamEvents": ("Sandboxes", "events", "events"),
+    "createEndpoint": ("Endpoints", "create", "create"),
+    "listEndpoints": ("Endpoints", "list", "list"),
+    "deleteEndpoint": ("Endpoints", "delete", "delete"),
+    "runCommand": ("Commands", "start", "start"),
+    "listCommands": ("Commands", "list", "list"),
+    "getCommand": ("Commands", "get", "get"),
+    "killCommand": ("CommandHandle", "kill", "kill"),
+    "streamCommandOutput": ("CommandHandle", "wait", "wait"),
+    "uploadFile": ("Files", "write", "write"),
+    "downloadFile": ("Files", "read", "read"),
+    "removeFile": ("Files", "remove", "remove"),
+    "makeDirectory": ("Files", "mkdir", "mkdir"),
+    "downloadArchive": ("Files", "download_archive", "downloadArchive"),
+    "uploadArchive": ("Files", "upload_archive", "uploadArchive"),
+    "pullImage": ("Images", "pull", "pull"),
+    "listImages": ("Images", "list", "list"),
+    "importImage": ("Images", "import_archive", "importArchive"),
+    "getImage": ("Images", "get", "get"),
+    "deleteImage": ("Images", "delete", "delete"),
+    "getOperation": ("Images", "operation", "operation"),
+    "listEnvironments": ("Client", "environments", "environments"),
+    "createStorage": ("StorageVolumes", "create", "create"),
+    "listStorage": ("StorageVolumes", "list", "list"),
+    "getStorage": ("StorageVolumes", "get", "get"),
+    "deleteStorage": ("StorageVolumes", "delete", "delete"),
+    "setSecret": ("Secrets", "set", "set"),
+    "listSecrets": ("Secrets", "list", "list"),
+    "getSecret": ("Secrets", "get", "get"),
+    "deleteSecret": ("Secrets", "delete", "delete"),
+    "listObjects": ("Objects", "list", "list"),
+    "putObject": ("Objects", "put", "put"),
+    "getObject": ("Objects", "get", "get"),
+    "headObject": ("Objects", "exists", "exists"),
+    "deleteObject": ("Objects", "delete", "delete"),
+    "createObjectLink": ("Objects", "link", "link"),
+    "createStorageToken": ("Objects", "create_token", "createToken"),
+    "listStorageTokens": ("Objects", "list_tokens", "listTokens"),
+    "revokeStorageToken": ("Objects", "revoke_token", "revokeToken"),
+    "attachObjectStorage": ("Sandbox", "attach_object_storage", "attachObjectStorage"),
+    "publishSite": ("Sites", "publish", "publish"),
+    "listSites": ("Sites", "list", "list"),
+    "getSite": ("Sites", "get", "get"),
+    "deleteSite": ("Sites", "delete", "delete"),
+}
+# Not SDK verbs: a link's URL is used as it is (no credentials), and MCP with its OAuth is for
+# MCP clients.
+NOT_SDK = {"downloadObjectByLink", "postMcpMessage", "deleteMcpSession", "preflightMcp",
+           "getProtectedResourceMetadata", "getMcpProtectedResourceMetadata",
+           "getAuthorizationServerMetadata", "registerOAuthClient", "showOAuthConsent",
+           "submitOAuthConsent", "exchangeOAuthToken"}
+
+
+def ts_classes():
+    text = "".join(open(os.path.join(SDK_TS, "src", f)).read() for f in sorted(os.listdir(os.path.join(SDK_TS, "src"))))
+    return {m.group(1): m.group(2) for m in re.finditer(r"export class (\w+)[^{]*\{(.*?)\n\}", text, re.S)}
+
+
+def test_every_operation_of_the_spec_has_a_verb_in_both_sdks():
+    import adapt
+    from adapt import resources, sandbox
+    ops = {op["operationId"] for path in SPEC["paths"].values() for m, op in path.items() if m != "parameters"}
+    assert ops - NOT_SDK == set(OPERATIONS), "operations without an SDK verb: %s; verbs of no operation: %s" % (
+        sorted(ops - NOT_SDK - set(OPERATIONS)), sorted(set(OPERATIONS) - ops))
+    classes = ts_classes()
+    for op, (cls, py, ts) in sorted(OPERATIONS.items()):
+        owner = getattr(adapt, cls, None) or getattr(resources, cls, None) or getattr(sandbox, cls)
+        assert callable(getattr(owner, py, None)), "%s: Python %s.%s is missing" % (op, cls, py)
+        assert cls in classes, "%s: TypeScript has no class %s" % (op, cls)
+        assert re.search(r"^\s+(?:async \*?|\*)?%s\(" % ts, classes[cls], re.M), (
+            "%s: TypeScript %s.%s is missing" % (op, cls, ts))

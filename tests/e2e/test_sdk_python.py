@@ -262,6 +262,8 @@ def test_secrets_objects_storage_and_endpoints(client, adapt):
     assert (obj.key, obj.size, obj.content_type) == ("sdk/a.txt", 12, "text/plain")
     assert obj.sha256 == hashlib.sha256(b"object bytes").hexdigest()
     assert client.objects.get("sdk/a.txt") == b"object bytes"
+    assert client.objects.exists("sdk/a.txt") and not client.objects.exists("sdk/none.txt")
+    assert client.health() is True
     assert [o.key for o in client.objects.list(prefix="sdk/")] == ["sdk/a.txt"]
     link = client.objects.link("sdk/a.txt", ttl_seconds=60)
     assert link.key == "sdk/a.txt" and link.size == 12

@@ -145,9 +145,11 @@ def test_a_transient_refusal_is_retried(built, daemon, org, answer):
     assert out["error"]["message"] == "try again"
 
 
-def test_secrets_objects_storage_and_endpoints(built, daemon, org):
+def test_secrets_objects_storage_and_endpoints(built, daemon, org, tmp_path):
     name = "SDK_TS_" + uuid.uuid4().hex[:8].upper()
-    out = scenario("resources", daemon, org, SECRET_NAME=name)
+    out = scenario("resources", daemon, org, SECRET_NAME=name, WORK_DIR=tmp_path)
+    assert out["exists"] == [True, False] and out["health"] is True
+    assert out["downloadedBytes"] == 12 and (tmp_path / "obj.txt").read_bytes() == b"object bytes"
     assert (out["v1"], out["v2"], out["got"]) == (1, 2, 2) and name in out["secretNames"]
     assert out["secretAfterDelete"]["cls"] == "NotFound"
     o = out["object"]

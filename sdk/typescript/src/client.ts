@@ -29,6 +29,12 @@ export class Client {
     return this.transport.url;
   }
 
+  /** True when adaptd answers /healthz with status ok (no key needed). */
+  async health(): Promise<boolean> {
+    const data = await this.transport.call<{ status?: unknown } | undefined>("GET", "/healthz");
+    return data?.status === "ok";
+  }
+
   /** The environment aliases and image sources this adaptd accepts. */
   environments(): Promise<Record<string, unknown>> {
     return this.transport.call("GET", "/v1/environments");

@@ -67,7 +67,7 @@ function toBody(data: FileData): Body {
 }
 
 /** Writes a response body to localPath through a temporary file renamed over it once complete. */
-async function save(resp: Response, localPath: string): Promise<number> {
+export async function saveResponse(resp: Response, localPath: string): Promise<number> {
   const tmp = localPath + ".part";
   let n = 0;
   try {
@@ -123,7 +123,7 @@ export class Files {
   /** Streams a file of the sandbox into a local file; answers the bytes written. */
   async download(path: string, localPath: string): Promise<number> {
     const resp = await this.t.request("GET", this.path(), { query: { path }, headers: { Accept: "application/octet-stream" } });
-    return save(resp, localPath);
+    return saveResponse(resp, localPath);
   }
 
   /** A directory's entries (a file lists itself). */
@@ -157,7 +157,7 @@ export class Files {
   /** A tar of a file, or of a directory's contents, streamed into a local file. */
   async downloadArchive(path: string, localPath: string): Promise<number> {
     const resp = await this.t.request("GET", this.path("archive"), { query: { path }, headers: { Accept: "application/x-tar" } });
-    return save(resp, localPath);
+    return saveResponse(resp, localPath);
   }
 
   /** Extracts a tar (a local file's path, or bytes/a stream) under directory `path`. */

@@ -1,7 +1,7 @@
 // The organization's other resources: images, secrets, persistent storage, object storage
 // and static sites.
-import { AdaptError, RequestTimeout } from "./errors.js";
-import { fileStream } from "./files.js";
+import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
+import { fileStream, saveResponse } from "./files.js";
 import type {
   ApiKey, Image, NewApiKey, NewStorageToken, ObjectLink, Operation, Org, Progress, Secret, Site, Storage, StorageToken, StoredObject,
 } from "./models.js";
@@ -124,6 +124,23 @@ export class Objects {
   async get(key: string): Promise<Uint8Array> {
     const resp = await this.t.request("GET", "/v1/objects/content", { query: { key }, headers: { Accept: "*/*" } });
     return new Uint8Array(await resp.arrayBuffer());
+  }
+
+  /** Whether the object exists (a HEAD: no bytes move). */
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.t.request("HEAD", "/v1/objects/content", { query: { key } });
+      return true;
+    } catch (e) {
+      if (e instanceof NotFound) return false;
+      throw e;
+    }
+  }
+
+  /** Streams an object into a local file; answers the bytes written. */
+  async download(key: string, localPath: string): Promise<number> {
+    const resp = await this.t.request("GET", "/v1/objects/content", { query: { key }, headers: { Accept: "*/*" } });
+    return saveResponse(resp, localPath);
   }
 
   async delete(key: string): Promise<void> {

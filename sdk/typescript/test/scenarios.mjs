@@ -182,6 +182,9 @@ const scenarios = {
     out.secretAfterDelete = await caught(() => client.secrets.get(name));
     out.object = await client.objects.put("sdk/a.txt", new TextEncoder().encode("object bytes"), "text/plain");
     out.objectText = new TextDecoder().decode(await client.objects.get("sdk/a.txt"));
+    out.exists = [await client.objects.exists("sdk/a.txt"), await client.objects.exists("sdk/none.txt")];
+    out.downloadedBytes = await client.objects.download("sdk/a.txt", process.env.WORK_DIR + "/obj.txt");
+    out.health = await client.health();
     out.objectKeys = [];
     for await (const o of client.objects.list({ prefix: "sdk/" })) out.objectKeys.push(o.key);
     out.link = await client.objects.link("sdk/a.txt", 60);

@@ -28,6 +28,11 @@ class Client:
     def url(self) -> str:
         return self.transport.url
 
+    def health(self) -> bool:
+        """True when adaptd answers /healthz with status ok (no key needed)."""
+        data = self.transport.call("GET", "/healthz")
+        return isinstance(data, dict) and data.get("status") == "ok"
+
     def environments(self) -> Dict[str, Any]:
         """The environment aliases and image sources this adaptd accepts."""
         result: Dict[str, Any] = self.transport.call("GET", "/v1/environments")

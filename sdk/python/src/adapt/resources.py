@@ -9,7 +9,7 @@ import time
 from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Union
 
 from . import _model
-from .errors import AdaptError, RequestTimeout
+from .errors import AdaptError, NotFound, RequestTimeout
 from .files import LocalPath, _save
 from .models import (ApiKey, Image, NewApiKey, NewStorageToken, ObjectLink, Operation, Org,
                      Progress, Secret, Site, Storage, StorageToken, StoredObject)
@@ -136,6 +136,14 @@ class Objects:
     def get(self, key: str) -> bytes:
         return self._t.request("GET", "/v1/objects/content", query={"key": key},
                                headers={"Accept": "*/*"}).read()
+
+    def exists(self, key: str) -> bool:
+        """Whether the object exists (a HEAD: no bytes move)."""
+        try:
+            self._t.request("HEAD", "/v1/objects/content", query={"key": key}).close()
+            return True
+        except NotFound:
+            return False
 
     def download(self, key: str, local_path: LocalPath) -> int:
         resp = self._t.request("GET", "/v1/objects/content", query={"key": key}, headers={"Accept": "*/*"})
