@@ -45,9 +45,9 @@ class CoreTest : public testing::Test {
 
   // A sandbox record as a create writes it: `status`, the test image, the smallest shape, no
   // network. `startup`: a command sandbox (it ends with its startup command) rather than an
-  // interactive one.
-  store::SandboxRecord NewSandbox(const std::string& status = "provisioning",
-                                  bool startup = false) {
+  // interactive one. `durable`: startupClass durable (checkpointed at stop) rather than instant.
+  store::SandboxRecord NewSandbox(const std::string& status = "provisioning", bool startup = false,
+                                  bool durable = false) {
     store::SandboxRecord r;
     r.id = NewId("sbx");
     r.org_id = org_;
@@ -63,6 +63,7 @@ class CoreTest : public testing::Test {
       r.config["startup"] = {{"mode", "command"}, {"argv", nlohmann::json::array({"/bin/true"})},
                              {"args", nullptr},   {"entrypoint", nullptr},
                              {"cwd", nullptr},    {"user", nullptr}};
+    if (durable) r.config["startupClass"] = "durable";
     r.created_at = r.updated_at = NowMillis();
     return r;
   }
