@@ -32,7 +32,7 @@ constexpr char kTeardownState[] = "teardown";
 
 }  // namespace
 
-WarmPool::WarmPool(store::Store& store, runtime::Runtime& runtime, const ImageCatalog& images,
+WarmPool::WarmPool(store::PoolStore& store, runtime::Runtime& runtime, const ImageCatalog& images,
                    net::NetworkManager* network, boost::asio::thread_pool& workers,
                    std::vector<PoolSpec> specs)
     : store_(store),

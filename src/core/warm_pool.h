@@ -26,14 +26,14 @@
 #include "core/warm_pool_spec.h"
 #include "net/network_manager.h"
 #include "runtime/runtime.h"
-#include "store/store.h"
+#include "store/pool_store.h"
 
 namespace adapt::core {
 
 class WarmPool {
  public:
   // `network` null: members boot without a network and only egress "none" creates fit.
-  WarmPool(store::Store& store, runtime::Runtime& runtime, const ImageCatalog& images,
+  WarmPool(store::PoolStore& store, runtime::Runtime& runtime, const ImageCatalog& images,
            net::NetworkManager* network, boost::asio::thread_pool& workers,
            std::vector<PoolSpec> specs);
 
@@ -71,7 +71,7 @@ class WarmPool {
   void WarmUp(const std::string& id);
   void TearDown(const std::string& id);
 
-  store::Store& store_;
+  store::PoolStore& store_;  // members only: the pool never sees a sandbox row
   runtime::Runtime& runtime_;
   const ImageCatalog& images_;
   net::NetworkManager* network_;

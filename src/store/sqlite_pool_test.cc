@@ -1,4 +1,5 @@
-// SqliteStore's warm pool members: a claim takes one ready member of its pool, once.
+// The store's warm pool members (SQLite and MemoryStore): a claim takes one ready member of its
+// pool, once.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -8,12 +9,13 @@
 #include <set>
 #include <thread>
 
+#include "store/memory_store.h"
 #include "store/store.h"
 
 namespace adapt::store {
 namespace {
 
-class SqlitePoolTest : public testing::Test {
+class PoolStoreTest : public testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/adapt-pool-test.XXXXXX";
@@ -25,7 +27,12 @@ class SqlitePoolTest : public testing::Test {
     store_.reset();
     std::filesystem::remove_all(dir_);
   }
+  // GetParam(): MemoryStore, which has nothing to reopen and keeps its members.
   void Reopen() {
+    if (GetParam()) {
+      if (!store_) store_ = std::make_unique<MemoryStore>();
+      return;
+    }
     store_.reset();
     auto s = OpenSqliteStore(dir_ + "/adapt.db");
     ASSERT_TRUE(s.ok()) << s.status().message();
@@ -35,7 +42,7 @@ class SqlitePoolTest : public testing::Test {
   std::unique_ptr<Store> store_;
 };
 
-TEST_F(SqlitePoolTest, ClaimTakesOnlyReadyMembersOfItsPoolOldestFirst) {
+TEST_P(PoolStoreTest, ClaimTakesOnlyReadyMembersOfItsPoolOldestFirst) {
   ASSERT_TRUE(store_->PutPoolMember({"sbx_b", "k1", "ready", 20}).ok());
   ASSERT_TRUE(store_->PutPoolMember({"sbx_a", "k1", "ready", 10}).ok());
   ASSERT_TRUE(store_->PutPoolMember({"sbx_c", "k1", "booting", 5}).ok());
@@ -57,7 +64,7 @@ TEST_F(SqlitePoolTest, ClaimTakesOnlyReadyMembersOfItsPoolOldestFirst) {
   EXPECT_EQ((*left)[1].id, "sbx_c");
 }
 
-TEST_F(SqlitePoolTest, PutReplacesAndMembersSurviveReopen) {
+TEST_P(PoolStoreTest, PutReplacesAndMembersSurviveReopen) {
   ASSERT_TRUE(store_->PutPoolMember({"sbx_a", "k1", "booting", 10}).ok());
   ASSERT_TRUE(store_->PutPoolMember({"sbx_a", "k1", "ready", 10}).ok());
   Reopen();
@@ -69,7 +76,7 @@ TEST_F(SqlitePoolTest, PutReplacesAndMembersSurviveReopen) {
   EXPECT_TRUE(store_->ListPoolMembers()->empty());
 }
 
-TEST_F(SqlitePoolTest, ConcurrentClaimsNeverShareAMember) {
+TEST_P(PoolStoreTest, ConcurrentClaimsNeverShareAMember) {
   constexpr int kMembers = 40;
   for (int i = 0; i < kMembers; ++i)
     ASSERT_TRUE(store_->PutPoolMember({"sbx_" + std::to_string(i), "k", "ready", i}).ok());
@@ -91,6 +98,11 @@ TEST_F(SqlitePoolTest, ConcurrentClaimsNeverShareAMember) {
   EXPECT_EQ(got.size(), static_cast<size_t>(kMembers));
   EXPECT_EQ(std::set<std::string>(got.begin(), got.end()).size(), got.size());
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, PoolStoreTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Memory" : "Sqlite";
+                         });
 
 }  // namespace
 }  // namespace adapt::store

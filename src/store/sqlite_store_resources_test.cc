@@ -17,8 +17,9 @@ namespace {
 
 using nlohmann::json;
 using testing_support::SqliteStoreTest;
+using testing_support::StoreTest;
 
-TEST_F(SqliteStoreTest, CommandsAreUpdatedInPlaceListedNewestFirstAndScopedToTheOrg) {
+TEST_P(StoreTest, CommandsAreUpdatedInPlaceListedNewestFirstAndScopedToTheOrg) {
   SandboxRecord sbx = MustCreate(Sandbox(org_.id, "cmds"));
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) {
@@ -96,7 +97,7 @@ TEST(SqliteStoreNetworks, AttachmentsAreRecordedUniqueBySlotAndSandboxAndSurvive
   std::filesystem::remove_all(dir);
 }
 
-TEST_F(SqliteStoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
+TEST_P(StoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
   OAuthClientRecord client{"oac_1", "assistant", {"https://a.example.com/cb"}, 1000};
   ASSERT_TRUE(store_->CreateOAuthClient(client).ok());
   auto read = store_->GetOAuthClient("oac_1");
@@ -123,7 +124,7 @@ TEST_F(SqliteStoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
             Code::kNotFound);
 }
 
-TEST_F(SqliteStoreTest, OAuthClientsWithoutALiveGrantAreForgottenOnceOld) {
+TEST_P(StoreTest, OAuthClientsWithoutALiveGrantAreForgottenOnceOld) {
   for (const char* id : {"oac_old_unused", "oac_old_used", "oac_old_lapsed", "oac_new"})
     ASSERT_TRUE(store_
                     ->CreateOAuthClient(
@@ -143,7 +144,7 @@ TEST_F(SqliteStoreTest, OAuthClientsWithoutALiveGrantAreForgottenOnceOld) {
   EXPECT_TRUE(store_->GetOAuthClient("oac_new").ok());
 }
 
-TEST_F(SqliteStoreTest, DeletingAKeyDeletesItsOAuthGrantsAndOnlyInItsOrg) {
+TEST_P(StoreTest, DeletingAKeyDeletesItsOAuthGrantsAndOnlyInItsOrg) {
   ASSERT_TRUE(store_->CreateApiKey({"key_a", org_.id, "a", Sha256Hex("a"), false, 1000}).ok());
   ASSERT_TRUE(store_->CreateApiKey({"key_b", org_.id, "b", Sha256Hex("b"), false, 1001}).ok());
   ASSERT_TRUE(store_->CreateOAuthClient({"oac_1", "assistant", {"https://a/cb"}, 1000}).ok());
@@ -181,7 +182,7 @@ TEST_F(SqliteStoreTest, DeletingAKeyDeletesItsOAuthGrantsAndOnlyInItsOrg) {
 namespace adapt::store {
 namespace {
 
-TEST_F(SqliteStoreTest, SandboxCapCountsTheOrgsLiveSandboxesInTheInsertTransaction) {
+TEST_P(StoreTest, SandboxCapCountsTheOrgsLiveSandboxesInTheInsertTransaction) {
   SandboxRecord first = MustCreate(Sandbox(org_.id, "a"));
   ASSERT_TRUE(store_->CreateSandbox(Sandbox(org_.id, "b"), std::nullopt, 2).ok());
   auto over = store_->CreateSandbox(Sandbox(org_.id, "c"), std::nullopt, 2);
@@ -209,7 +210,7 @@ TEST_F(SqliteStoreTest, SandboxCapCountsTheOrgsLiveSandboxesInTheInsertTransacti
   EXPECT_EQ(ListIds(busy.id, "").size(), 3u);
 }
 
-TEST_F(SqliteStoreTest, ImageCapsCountTheOrgsImagesAndThoseInProgress) {
+TEST_P(StoreTest, ImageCapsCountTheOrgsImagesAndThoseInProgress) {
   auto image = [&](const std::string& org_id, const std::string& status) {
     ImageRecord r;
     r.id = NewId("img");

@@ -18,6 +18,7 @@ namespace {
 using nlohmann::json;
 
 using testing_support::SqliteStoreTest;
+using testing_support::StoreTest;
 
 TEST_F(SqliteStoreTest, MigrationsAreAppliedOnceAndReopeningKeepsData) {
   SandboxRecord r = MustCreate(Sandbox(org_.id, "kept"));
@@ -43,7 +44,7 @@ TEST_F(SqliteStoreTest, OpeningAPathThatCannotBeCreatedFails) {
   EXPECT_FALSE(s.ok());
 }
 
-TEST_F(SqliteStoreTest, OrgsAreCreatedFoundAndNamesAreUnique) {
+TEST_P(StoreTest, OrgsAreCreatedFoundAndNamesAreUnique) {
   auto byId = store_->GetOrg(org_.id);
   ASSERT_TRUE(byId.ok());
   EXPECT_EQ(byId->name, "acme");
@@ -62,7 +63,7 @@ TEST_F(SqliteStoreTest, OrgsAreCreatedFoundAndNamesAreUnique) {
   EXPECT_EQ(all->size(), 2u);
 }
 
-TEST_F(SqliteStoreTest, ApiKeysAreFoundByHashOnly) {
+TEST_P(StoreTest, ApiKeysAreFoundByHashOnly) {
   ApiKeyRecord key{NewId("key"), org_.id, "ci", Sha256Hex("adapt_text"), true, 1234};
   ASSERT_TRUE(store_->CreateApiKey(key).ok());
   auto found = store_->FindApiKey(Sha256Hex("adapt_text"));
@@ -76,12 +77,12 @@ TEST_F(SqliteStoreTest, ApiKeysAreFoundByHashOnly) {
   EXPECT_EQ(store_->FindApiKey("adapt_text").status().code(), Code::kNotFound);
 }
 
-TEST_F(SqliteStoreTest, ApiKeyForAnUnknownOrgIsRefused) {
+TEST_P(StoreTest, ApiKeyForAnUnknownOrgIsRefused) {
   EXPECT_FALSE(
       store_->CreateApiKey({NewId("key"), "org_missing", "x", Sha256Hex("k"), false, 1}).ok());
 }
 
-TEST_F(SqliteStoreTest, SandboxRecordRoundTripsEveryField) {
+TEST_P(StoreTest, SandboxRecordRoundTripsEveryField) {
   SandboxRecord r = Sandbox(org_.id, "round-trip");
   r.expires_at = std::nullopt;
   r.result = {{"exitCode", 0}, {"stdout", "hi"}};
@@ -105,14 +106,14 @@ TEST_F(SqliteStoreTest, SandboxRecordRoundTripsEveryField) {
   EXPECT_TRUE(got->termination_reason.empty());
 }
 
-TEST_F(SqliteStoreTest, AnotherOrgsSandboxIsNotFound) {
+TEST_P(StoreTest, AnotherOrgsSandboxIsNotFound) {
   SandboxRecord r = MustCreate(Sandbox(org_.id, "mine"));
   EXPECT_EQ(store_->GetSandbox(other_org_.id, r.id).status().code(), Code::kNotFound);
   EXPECT_TRUE(store_->GetSandbox(org_.id, r.id).ok());
   EXPECT_TRUE(ListIds(other_org_.id, "").empty());
 }
 
-TEST_F(SqliteStoreTest, IdempotencyKeyReplaysTheSameSandboxForTheSameBody) {
+TEST_P(StoreTest, IdempotencyKeyReplaysTheSameSandboxForTheSameBody) {
   SandboxRecord first = Sandbox(org_.id, "idem");
   IdempotencyKey key{"create-1", Sha256Hex("body-a")};
   auto a = store_->CreateSandbox(first, key);
@@ -129,7 +130,7 @@ TEST_F(SqliteStoreTest, IdempotencyKeyReplaysTheSameSandboxForTheSameBody) {
   EXPECT_EQ(EventStatuses(org_.id, "").size(), 1u) << "a replay records no event";
 }
 
-TEST_F(SqliteStoreTest, IdempotencyKeyWithADifferentBodyIsAConflict) {
+TEST_P(StoreTest, IdempotencyKeyWithADifferentBodyIsAConflict) {
   IdempotencyKey key{"create-1", Sha256Hex("body-a")};
   ASSERT_TRUE(store_->CreateSandbox(Sandbox(org_.id, "a"), key).ok());
   SandboxRecord other = Sandbox(org_.id, "b");
@@ -141,7 +142,7 @@ TEST_F(SqliteStoreTest, IdempotencyKeyWithADifferentBodyIsAConflict) {
   EXPECT_EQ(ListIds(org_.id, "").size(), 1u);
 }
 
-TEST_F(SqliteStoreTest, IdempotencyKeysAreScopedToTheOrganization) {
+TEST_P(StoreTest, IdempotencyKeysAreScopedToTheOrganization) {
   IdempotencyKey key{"shared-key", Sha256Hex("body")};
   auto a = store_->CreateSandbox(Sandbox(org_.id, "a"), key);
   auto b = store_->CreateSandbox(Sandbox(other_org_.id, "b"), key);
@@ -151,7 +152,7 @@ TEST_F(SqliteStoreTest, IdempotencyKeysAreScopedToTheOrganization) {
   EXPECT_EQ(b->sandbox.org_id, other_org_.id);
 }
 
-TEST_F(SqliteStoreTest, PurgedIdempotencyKeysNoLongerReplay) {
+TEST_P(StoreTest, PurgedIdempotencyKeysNoLongerReplay) {
   SandboxRecord old = Sandbox(org_.id, "old", /*at=*/1000);
   ASSERT_TRUE(store_->CreateSandbox(old, IdempotencyKey{"k-old", "h1"}).ok());
   SandboxRecord recent = Sandbox(org_.id, "recent", /*at=*/9000);
@@ -171,7 +172,7 @@ TEST_F(SqliteStoreTest, PurgedIdempotencyKeysNoLongerReplay) {
   EXPECT_EQ(again_new->sandbox.id, recent.id);
 }
 
-TEST_F(SqliteStoreTest, ListIsNewestFirstAndPagesCoverEverythingOnce) {
+TEST_P(StoreTest, ListIsNewestFirstAndPagesCoverEverythingOnce) {
   std::vector<std::string> created;
   for (int i = 0; i < 10; ++i) {
     std::string name = "s";  // not "s" + to_string(i): GCC 12 -O3 false -Wrestrict
@@ -200,7 +201,7 @@ TEST_F(SqliteStoreTest, ListIsNewestFirstAndPagesCoverEverythingOnce) {
   EXPECT_EQ(std::set<std::string>(paged.begin(), paged.end()).size(), paged.size());
 }
 
-TEST_F(SqliteStoreTest, ExactlyFullLastPageHasNoCursor) {
+TEST_P(StoreTest, ExactlyFullLastPageHasNoCursor) {
   for (int i = 0; i < 4; ++i) MustCreate(Sandbox(org_.id, "x"));
   auto first = store_->ListSandboxes(org_.id, "", 2, std::nullopt);
   ASSERT_TRUE(first.ok());
@@ -211,7 +212,7 @@ TEST_F(SqliteStoreTest, ExactlyFullLastPageHasNoCursor) {
   EXPECT_FALSE(second->next_seq.has_value());
 }
 
-TEST_F(SqliteStoreTest, QueryMatchesNameSubstringIgnoringCase) {
+TEST_P(StoreTest, QueryMatchesNameSubstringIgnoringCase) {
   SandboxRecord worker = MustCreate(Sandbox(org_.id, "Research-Worker"));
   SandboxRecord other = MustCreate(Sandbox(org_.id, "billing"));
   MustCreate(Sandbox(org_.id, ""));
@@ -222,7 +223,7 @@ TEST_F(SqliteStoreTest, QueryMatchesNameSubstringIgnoringCase) {
   EXPECT_TRUE(ListIds(org_.id, "nothing-like-it").empty());
 }
 
-TEST_F(SqliteStoreTest, QueryMatchesTheStartOfTheIdOnly) {
+TEST_P(StoreTest, QueryMatchesTheStartOfTheIdOnly) {
   SandboxRecord r = MustCreate(Sandbox(org_.id, "unrelated"));
   MustCreate(Sandbox(org_.id, "unrelated too"));
   EXPECT_EQ(ListIds(org_.id, r.id.substr(0, 12)), std::vector<std::string>{r.id});
@@ -231,7 +232,7 @@ TEST_F(SqliteStoreTest, QueryMatchesTheStartOfTheIdOnly) {
   EXPECT_TRUE(ListIds(org_.id, r.id.substr(6, 10)).empty());
 }
 
-TEST_F(SqliteStoreTest, LikeWildcardsInAQueryAreLiteral) {
+TEST_P(StoreTest, LikeWildcardsInAQueryAreLiteral) {
   SandboxRecord percent = MustCreate(Sandbox(org_.id, "100% done"));
   SandboxRecord underscore = MustCreate(Sandbox(org_.id, "snake_case"));
   SandboxRecord backslash = MustCreate(Sandbox(org_.id, "dir\\name"));
@@ -245,7 +246,7 @@ TEST_F(SqliteStoreTest, LikeWildcardsInAQueryAreLiteral) {
   EXPECT_EQ(ListIds(org_.id, "\\"), std::vector<std::string>{backslash.id});
 }
 
-TEST_F(SqliteStoreTest, DeletedSandboxesAreNotListedButStayReadable) {
+TEST_P(StoreTest, DeletedSandboxesAreNotListedButStayReadable) {
   SandboxRecord gone = MustCreate(Sandbox(org_.id, "gone"));
   SandboxRecord kept = MustCreate(Sandbox(org_.id, "kept"));
   gone.status = "deleted";
@@ -260,7 +261,7 @@ TEST_F(SqliteStoreTest, DeletedSandboxesAreNotListedButStayReadable) {
   EXPECT_EQ(read->deleted_at, 7000);
 }
 
-TEST_F(SqliteStoreTest, UpdateWithAnUnexpectedStatusIsAConflictAndChangesNothing) {
+TEST_P(StoreTest, UpdateWithAnUnexpectedStatusIsAConflictAndChangesNothing) {
   SandboxRecord r = MustCreate(Sandbox(org_.id, "s"));
   SandboxRecord change = r;
   change.status = "completed";
@@ -277,12 +278,12 @@ TEST_F(SqliteStoreTest, UpdateWithAnUnexpectedStatusIsAConflictAndChangesNothing
   EXPECT_EQ(EventStatuses(org_.id, r.id), std::vector<std::string>{"provisioning"});
 }
 
-TEST_F(SqliteStoreTest, UpdateOfAMissingSandboxIsNotFound) {
+TEST_P(StoreTest, UpdateOfAMissingSandboxIsNotFound) {
   SandboxRecord ghost = Sandbox(org_.id, "ghost");
   EXPECT_EQ(store_->UpdateSandbox(ghost, {"provisioning"}).code(), Code::kNotFound);
 }
 
-TEST_F(SqliteStoreTest, EventsAreRecordedOnStatusChangesOnly) {
+TEST_P(StoreTest, EventsAreRecordedOnStatusChangesOnly) {
   SandboxRecord r = MustCreate(Sandbox(org_.id, "s"));
   EXPECT_EQ(EventStatuses(org_.id, r.id), std::vector<std::string>{"provisioning"});
 
@@ -320,7 +321,7 @@ TEST_F(SqliteStoreTest, EventsAreRecordedOnStatusChangesOnly) {
   EXPECT_EQ(read->result, json({{"startedAt", 6000}}));
 }
 
-TEST_F(SqliteStoreTest, EventsAreListedPerOrganization) {
+TEST_P(StoreTest, EventsAreListedPerOrganization) {
   SandboxRecord mine = MustCreate(Sandbox(org_.id, "a"));
   MustCreate(Sandbox(other_org_.id, "b"));
   auto events = store_->ListEvents(org_.id, "", 0, 100);
@@ -329,7 +330,7 @@ TEST_F(SqliteStoreTest, EventsAreListedPerOrganization) {
   EXPECT_EQ((*events)[0].sandbox_id, mine.id);
 }
 
-TEST_F(SqliteStoreTest, LatestEventSeqFollowsTheNewestEvent) {
+TEST_P(StoreTest, LatestEventSeqFollowsTheNewestEvent) {
   auto empty = store_->LatestEventSeq();
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(*empty, 0);
@@ -346,7 +347,7 @@ TEST_F(SqliteStoreTest, LatestEventSeqFollowsTheNewestEvent) {
   EXPECT_TRUE(store_->ListEvents(org_.id, "", *latest, 100)->empty());
 }
 
-TEST_F(SqliteStoreTest, ListExpiredReturnsDueSandboxesNotBeingDeleted) {
+TEST_P(StoreTest, ListExpiredReturnsDueSandboxesNotBeingDeleted) {
   SandboxRecord due = Sandbox(org_.id, "due");
   due.expires_at = 10000;
   SandboxRecord exactly = Sandbox(org_.id, "exactly");
@@ -372,7 +373,7 @@ TEST_F(SqliteStoreTest, ListExpiredReturnsDueSandboxesNotBeingDeleted) {
   EXPECT_EQ(ids, (std::vector<std::string>{due.id, exactly.id}));
 }
 
-TEST_F(SqliteStoreTest, ListSandboxesWithStatusSpansOrganizations) {
+TEST_P(StoreTest, ListSandboxesWithStatusSpansOrganizations) {
   SandboxRecord a = MustCreate(Sandbox(org_.id, "a"));
   SandboxRecord b = MustCreate(Sandbox(other_org_.id, "b"));
   SandboxRecord c = MustCreate(Sandbox(org_.id, "c"));
@@ -448,6 +449,11 @@ TEST_F(SqliteStoreTest, SandboxEnvironmentsAreSealedAtRestAndDroppedOnDelete) {
   EXPECT_EQ(got->env, (std::map<std::string, std::string>{
                           {"MODE", ""}, {"SANDBOX_STORAGE_TOKEN", ""}, {"TOKEN", ""}}));
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
+                         testing::Values(testing_support::Backend::kSqlite,
+                                         testing_support::Backend::kMemory),
+                         testing_support::BackendName);
 
 }  // namespace
 }  // namespace adapt::store::testing_support

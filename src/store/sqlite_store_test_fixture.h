@@ -1,5 +1,7 @@
-// The SQLite store's test fixture: a fresh database in a temporary directory with two
-// organizations, shared by the store's test files.
+// The store tests' fixture: a fresh store with two organizations, shared by the store's test
+// files. StoreTest runs each test against both implementations, SQLite (a database in a
+// temporary directory) and MemoryStore, so the two keep one contract; SqliteStoreTest is for
+// what only SQLite has (migrations, sealing at rest).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,17 +9,29 @@
 
 #include <filesystem>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "base/ids.h"
+#include "store/memory_store.h"
 #include "store/store.h"
 
 namespace adapt::store::testing_support {
 
 using nlohmann::json;
 
-class SqliteStoreTest : public testing::Test {
+enum class Backend { kSqlite, kMemory };
+
+inline std::string BackendName(const testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::kSqlite ? "Sqlite" : "Memory";
+}
+
+inline void PrintTo(Backend b, std::ostream* os) {
+  *os << (b == Backend::kSqlite ? "SQLite" : "MemoryStore");
+}
+
+class StoreTestBase : public testing::Test {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/adapt-store-test.XXXXXX";
@@ -34,7 +48,12 @@ class SqliteStoreTest : public testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
+  // SQLite: closes and opens the database again. Memory: keeps the store (nothing to reopen).
   void Reopen() {
+    if (backend_ == Backend::kMemory) {
+      if (!store_) store_ = std::make_unique<MemoryStore>();
+      return;
+    }
     store_.reset();
     auto s = OpenSqliteStore(path_);
     ASSERT_TRUE(s.ok()) << s.status().message();
@@ -85,11 +104,24 @@ class SqliteStoreTest : public testing::Test {
     return out;
   }
 
+  Backend backend_ = Backend::kSqlite;
   std::string dir_;
   std::string path_;
   std::unique_ptr<Store> store_;
   OrgRecord org_;
   OrgRecord other_org_;
+};
+
+// SQLite only.
+class SqliteStoreTest : public StoreTestBase {};
+
+// Every backend: TEST_P(StoreTest, ...), instantiated once (sqlite_store_test.cc).
+class StoreTest : public StoreTestBase, public testing::WithParamInterface<Backend> {
+ protected:
+  void SetUp() override {
+    backend_ = GetParam();
+    StoreTestBase::SetUp();
+  }
 };
 
 }  // namespace adapt::store::testing_support

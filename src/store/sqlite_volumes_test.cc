@@ -1,11 +1,12 @@
-// SqliteStore's persistent storage volumes: unique names per organization, attachments
-// (sandboxes not yet ended that mount a volume) and the delete guard.
+// The store's persistent storage volumes (SQLite and MemoryStore): unique names per organization,
+// attachments (sandboxes not yet ended that mount a volume) and the delete guard.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 
 #include "base/ids.h"
+#include "store/memory_store.h"
 #include "store/store.h"
 
 namespace adapt::store {
@@ -13,15 +14,19 @@ namespace {
 
 using nlohmann::json;
 
-class SqliteVolumesTest : public testing::Test {
+class VolumeStoreTest : public testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/adapt-volumes-test.XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    auto s = OpenSqliteStore(dir_ + "/adapt.db");
-    ASSERT_TRUE(s.ok()) << s.status().message();
-    store_ = std::move(*s);
+    if (GetParam()) {
+      store_ = std::make_unique<MemoryStore>();
+    } else {
+      auto s = OpenSqliteStore(dir_ + "/adapt.db");
+      ASSERT_TRUE(s.ok()) << s.status().message();
+      store_ = std::move(*s);
+    }
     org_ = store_->CreateOrg({NewId("org"), "acme", false, 1000})->id;
     other_ = store_->CreateOrg({NewId("org"), "other", false, 1000})->id;
   }
@@ -58,7 +63,7 @@ class SqliteVolumesTest : public testing::Test {
   std::unique_ptr<Store> store_;
 };
 
-TEST_F(SqliteVolumesTest, NamesAreUniquePerOrganization) {
+TEST_P(VolumeStoreTest, NamesAreUniquePerOrganization) {
   VolumeRecord a = Volume(org_, "data");
   ASSERT_TRUE(store_->PutVolume(a).ok());
   EXPECT_EQ(store_->PutVolume(Volume(org_, "data")).code(), Code::kConflict);
@@ -74,7 +79,7 @@ TEST_F(SqliteVolumesTest, NamesAreUniquePerOrganization) {
   EXPECT_EQ(store_->ListVolumes("")->size(), 2u);
 }
 
-TEST_F(SqliteVolumesTest, DeleteIsRefusedWhileALiveSandboxMountsIt) {
+TEST_P(VolumeStoreTest, DeleteIsRefusedWhileALiveSandboxMountsIt) {
   VolumeRecord v = Volume(org_, "data");
   ASSERT_TRUE(store_->PutVolume(v).ok());
   Sandbox(org_, "data", "completed");  // ended: not an attachment
@@ -100,6 +105,11 @@ TEST_F(SqliteVolumesTest, DeleteIsRefusedWhileALiveSandboxMountsIt) {
   ASSERT_TRUE(store_->DeleteVolume(v.id).ok());
   EXPECT_EQ(store_->GetVolumeByName(org_, "data").status().code(), Code::kNotFound);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, VolumeStoreTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Memory" : "Sqlite";
+                         });
 
 }  // namespace
 }  // namespace adapt::store

@@ -1,0 +1,67 @@
+// SandboxService's verbs that take no request body, over a MemoryStore and a FakeRuntime:
+// delete, by the caller's organization only.
+#include "core/sandbox_service.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/thread_pool.hpp>
+
+#include "core/core_test_fixture.h"
+
+namespace adapt::core {
+namespace {
+
+class SandboxServiceTest : public testing_support::CoreTest {
+ protected:
+  void SetUp() override {
+    CoreTest::SetUp();
+    lifecycle_ = std::make_unique<SandboxLifecycle>(store_, runtime_, *images_, events_);
+    service_ = std::make_unique<SandboxService>(store_, runtime_, *lifecycle_, *images_, workers_,
+                                                testing_support::kTestImage);
+  }
+  void TearDown() override {
+    workers_.join();
+    CoreTest::TearDown();
+  }
+
+  Principal Caller() { return Principal{org_, "key_1", false}; }
+
+  boost::asio::thread_pool workers_{1};
+  std::unique_ptr<SandboxLifecycle> lifecycle_;
+  std::unique_ptr<SandboxService> service_;
+};
+
+TEST_F(SandboxServiceTest, DeletingARunningSandboxTearsItDownAndSaysDone) {
+  auto r = Insert(NewSandbox());
+  lifecycle_->Provision(r.id);
+  ASSERT_TRUE(runtime_.Running(r.id));
+  auto out = service_->Delete(Caller(), r.id);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->done);
+  EXPECT_EQ(StatusOf(r.id), "deleted");
+  EXPECT_EQ(Stored(r.id).termination_reason, "cancelled");
+  EXPECT_FALSE(runtime_.Has(r.id));
+}
+
+TEST_F(SandboxServiceTest, DeletingTwiceIsDoneBothTimes) {
+  auto r = Insert(NewSandbox());
+  lifecycle_->Provision(r.id);
+  ASSERT_TRUE(service_->Delete(Caller(), r.id).ok());
+  auto again = service_->Delete(Caller(), r.id);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_TRUE(again->done);
+  EXPECT_EQ(runtime_.CountCalls(runtime::FakeRuntime::Op::kDestroy, r.id), 1);
+}
+
+TEST_F(SandboxServiceTest, AnotherOrganizationsOrAMalformedIdIsNotFoundAndNothingChanges) {
+  auto r = Insert(NewSandbox());
+  lifecycle_->Provision(r.id);
+  Principal stranger{"org_other", "key_2", false};
+  EXPECT_EQ(service_->Delete(stranger, r.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->Delete(Caller(), "../" + r.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(StatusOf(r.id), "running");
+  EXPECT_TRUE(runtime_.Running(r.id));
+}
+
+}  // namespace
+}  // namespace adapt::core

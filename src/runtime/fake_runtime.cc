@@ -1,0 +1,191 @@
+#include "runtime/fake_runtime.h"
+
+#include <algorithm>
+#include <csignal>
+
+#include "base/time.h"
+
+namespace adapt::runtime {
+
+std::optional<Status> FakeRuntime::TakeFailureLocked(Op op) {
+  auto it = failures_.find(op);
+  if (it == failures_.end() || it->second.empty()) return std::nullopt;
+  Status st = it->second.front();
+  it->second.pop_front();
+  return st;
+}
+
+Status FakeRuntime::Launch(const LaunchRequest& request) {
+  std::lock_guard lock(mu_);
+  const std::string& id = request.spec.id;
+  calls_.push_back({Op::kLaunch, id, false, request.restore});
+  if (auto failure = TakeFailureLocked(Op::kLaunch)) return *failure;
+  Sandbox& s = sandboxes_[id];
+  s.request = request;
+  s.state = ShimState{};
+  s.state.phase = ShimPhase::kRunning;
+  s.state.started_at = NowMillis();
+  s.monitor_alive = true;
+  s.released = false;
+  return Status::Ok();
+}
+
+Result<Observation> FakeRuntime::Observe(const std::string& id) {
+  std::lock_guard lock(mu_);
+  calls_.push_back({Op::kObserve, id, false, false});
+  if (auto failure = TakeFailureLocked(Op::kObserve)) return *failure;
+  auto it = sandboxes_.find(id);
+  if (it == sandboxes_.end()) return NotFound("sandbox " + id + " has no runtime state");
+  Observation obs;
+  obs.state = it->second.state;
+  obs.monitor_alive = it->second.monitor_alive;
+  return obs;
+}
+
+Status FakeRuntime::Destroy(const std::string& id, bool keep_disk) {
+  std::lock_guard lock(mu_);
+  calls_.push_back({Op::kDestroy, id, keep_disk, false});
+  if (auto failure = TakeFailureLocked(Op::kDestroy)) return *failure;
+  auto it = sandboxes_.find(id);
+  if (it == sandboxes_.end()) return Status::Ok();  // idempotent, as the real one
+  if (!keep_disk) {
+    sandboxes_.erase(it);
+    return Status::Ok();
+  }
+  Sandbox& s = it->second;
+  // The real runtime kills the sandbox; its shim records the kill as the exit.
+  if (s.state.phase == ShimPhase::kRunning || s.state.phase == ShimPhase::kStarting) {
+    s.state.phase = ShimPhase::kExited;
+    s.state.signal = SIGKILL;
+    s.state.finished_at = NowMillis();
+  }
+  s.monitor_alive = false;
+  s.released = true;
+  return Status::Ok();
+}
+
+Result<ExecProcess> FakeRuntime::Exec(const ExecRequest& request) {
+  std::lock_guard lock(mu_);
+  calls_.push_back({Op::kExec, request.sandbox_id, false, false});
+  if (auto failure = TakeFailureLocked(Op::kExec)) return *failure;
+  return Status(Code::kUnsupported, "the fake runtime starts no processes");
+}
+
+Status FakeRuntime::KillExec(const std::string& sandbox_id, const std::string& /*tree_id*/) {
+  std::lock_guard lock(mu_);
+  calls_.push_back({Op::kKillExec, sandbox_id, false, false});
+  if (auto failure = TakeFailureLocked(Op::kKillExec)) return *failure;
+  return Status::Ok();
+}
+
+Status FakeRuntime::SignalExec(const std::string& /*sandbox_id*/, const std::string& tree_id,
+                               int /*signal*/) {
+  return NotFound("exec " + tree_id + " has no recorded pid");
+}
+
+void FakeRuntime::ForgetExec(const std::string& /*sandbox_id*/, const std::string& /*tree_id*/) {}
+
+std::vector<std::string> FakeRuntime::List() {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> ids;
+  for (const auto& [id, _] : sandboxes_) ids.push_back(id);
+  return ids;
+}
+
+Status FakeRuntime::Checkpoint(const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  calls_.push_back({Op::kCheckpoint, sandbox_id, false, false});
+  if (auto failure = TakeFailureLocked(Op::kCheckpoint)) return *failure;
+  auto it = sandboxes_.find(sandbox_id);
+  if (it == sandboxes_.end() || !it->second.monitor_alive)
+    return Status(Code::kConflict, "sandbox " + sandbox_id + " is not running");
+  it->second.checkpoint = true;
+  it->second.state.phase = ShimPhase::kExited;
+  it->second.monitor_alive = false;
+  return Status::Ok();
+}
+
+bool FakeRuntime::HasCheckpoint(const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  auto it = sandboxes_.find(sandbox_id);
+  return it != sandboxes_.end() && it->second.checkpoint;
+}
+
+void FakeRuntime::DiscardCheckpoint(const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  auto it = sandboxes_.find(sandbox_id);
+  if (it != sandboxes_.end()) it->second.checkpoint = false;
+}
+
+void FakeRuntime::FailNext(Op op, Status status) {
+  std::lock_guard lock(mu_);
+  failures_[op].push_back(std::move(status));
+}
+
+void FakeRuntime::AddRunning(const std::string& id) {
+  std::lock_guard lock(mu_);
+  Sandbox& s = sandboxes_[id];
+  s.state = ShimState{};
+  s.state.phase = ShimPhase::kRunning;
+  s.state.started_at = NowMillis();
+  s.monitor_alive = true;
+  s.released = false;
+}
+
+void FakeRuntime::AddStopped(const std::string& id) {
+  std::lock_guard lock(mu_);
+  Sandbox& s = sandboxes_[id];
+  s.state = ShimState{};
+  s.state.phase = ShimPhase::kStarting;
+  s.monitor_alive = false;
+}
+
+void FakeRuntime::Exit(const std::string& id, int exit_code, std::optional<int> signal,
+                       bool oom_killed) {
+  std::lock_guard lock(mu_);
+  Sandbox& s = sandboxes_[id];
+  s.state.phase = ShimPhase::kExited;
+  s.state.exit_code = signal ? std::nullopt : std::optional<int>(exit_code);
+  s.state.signal = signal;
+  s.state.oom_killed = oom_killed;
+  s.state.finished_at = NowMillis();
+  s.monitor_alive = false;
+}
+
+void FakeRuntime::LoseMonitor(const std::string& id) {
+  std::lock_guard lock(mu_);
+  sandboxes_[id].monitor_alive = false;
+}
+
+std::vector<FakeRuntime::Call> FakeRuntime::calls() {
+  std::lock_guard lock(mu_);
+  return calls_;
+}
+
+int FakeRuntime::CountCalls(Op op, const std::string& id) {
+  std::lock_guard lock(mu_);
+  return static_cast<int>(std::count_if(calls_.begin(), calls_.end(), [&](const Call& c) {
+    return c.op == op && (id.empty() || c.sandbox_id == id);
+  }));
+}
+
+bool FakeRuntime::Has(const std::string& id) {
+  std::lock_guard lock(mu_);
+  return sandboxes_.count(id) > 0;
+}
+
+bool FakeRuntime::Running(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = sandboxes_.find(id);
+  return it != sandboxes_.end() && !it->second.released && it->second.monitor_alive &&
+         it->second.state.phase == ShimPhase::kRunning;
+}
+
+std::optional<FakeRuntime::Sandbox> FakeRuntime::Get(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = sandboxes_.find(id);
+  if (it == sandboxes_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace adapt::runtime

@@ -1,0 +1,85 @@
+// FakeRuntime: a Runtime that boots nothing, for unit tests of the core. It keeps what a real
+// runtime would know of each sandbox (its shim state, whether its monitor lives, its disk and
+// checkpoint), records every call, and lets a test script outcomes: fail the next call of a
+// kind, make a sandbox exit or its monitor vanish, or leave sandboxes behind as a crashed
+// adaptd would. Exec starts no process (Unsupported unless a test scripts a failure).
+// Thread-safe: the core calls it from worker threads.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime.h"
+
+namespace adapt::runtime {
+
+class FakeRuntime : public Runtime {
+ public:
+  enum class Op { kLaunch, kObserve, kDestroy, kExec, kKillExec, kCheckpoint };
+
+  struct Call {
+    Op op;
+    std::string sandbox_id;
+    bool keep_disk = false;  // Destroy's argument
+    bool restore = false;    // Launch's request
+  };
+
+  // What the fake holds of one sandbox: present from its launch until a Destroy without
+  // keep_disk (its files, as the real runtime's sandbox directory).
+  struct Sandbox {
+    ShimState state;
+    bool monitor_alive = false;
+    bool released = false;  // Destroy(keep_disk) ran: only the disk is left
+    bool checkpoint = false;
+    LaunchRequest request;  // the last launch
+  };
+
+  Status Launch(const LaunchRequest& request) override;
+  Result<Observation> Observe(const std::string& id) override;
+  Status Destroy(const std::string& id, bool keep_disk) override;
+  Result<ExecProcess> Exec(const ExecRequest& request) override;
+  Status KillExec(const std::string& sandbox_id, const std::string& tree_id) override;
+  Status SignalExec(const std::string& sandbox_id, const std::string& tree_id, int signal) override;
+  void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) override;
+  std::vector<std::string> List() override;
+  Status Checkpoint(const std::string& sandbox_id) override;
+  bool HasCheckpoint(const std::string& sandbox_id) override;
+  void DiscardCheckpoint(const std::string& sandbox_id) override;
+
+  // Scripting. The next call of `op` (any sandbox) returns `status` and changes nothing.
+  void FailNext(Op op, Status status);
+  // The sandbox runs, as if a previous adaptd had launched it (its shim outlived adaptd).
+  void AddRunning(const std::string& id);
+  // The sandbox's files are here but nothing runs (a crash mid-launch, or an ended sandbox).
+  void AddStopped(const std::string& id);
+  // The workload ends with `exit_code` (or is killed by `signal`); the monitor then exits.
+  void Exit(const std::string& id, int exit_code, std::optional<int> signal = std::nullopt,
+            bool oom_killed = false);
+  // The shim vanishes without writing an exit status (SIGKILLed, host reboot).
+  void LoseMonitor(const std::string& id);
+
+  // Inspection.
+  std::vector<Call> calls();
+  // How many calls of `op` were made for sandbox `id` (any sandbox when empty).
+  int CountCalls(Op op, const std::string& id = "");
+  // The runtime has files of the sandbox (it was launched and not destroyed without its disk).
+  bool Has(const std::string& id);
+  // Launched, workload running, monitor alive, not destroyed.
+  bool Running(const std::string& id);
+  std::optional<Sandbox> Get(const std::string& id);
+
+ private:
+  // Pops the scripted failure of `op`, if any. REQUIRES: mu_ held.
+  std::optional<Status> TakeFailureLocked(Op op);
+
+  std::mutex mu_;
+  std::map<std::string, Sandbox> sandboxes_;
+  std::map<Op, std::deque<Status>> failures_;
+  std::vector<Call> calls_;
+};
+
+}  // namespace adapt::runtime

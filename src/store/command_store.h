@@ -1,0 +1,37 @@
+// CommandStore: commands run in sandboxes. One domain of Store (store/store.h): a service that
+// needs only this domain depends on this interface, and a test can give it a MemoryStore. Every
+// method is one transaction; implementations are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/records.h"
+
+namespace adapt::store {
+
+struct CommandPage {
+  std::vector<CommandRecord> items;
+  std::optional<int64_t> next_seq;
+};
+
+class CommandStore {
+ public:
+  virtual ~CommandStore() = default;
+
+  // Inserts the command, or replaces the stored one with the same id (status changes).
+  virtual Status PutCommand(const CommandRecord& command) = 0;
+  // NotFound unless the command belongs to this organization's sandbox.
+  virtual Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,
+                                           const std::string& id) = 0;
+  // Newest first.
+  virtual Result<CommandPage> ListCommands(const std::string& org_id, const std::string& sandbox_id,
+                                           int limit, std::optional<int64_t> before_seq) = 0;
+  // Commands with status `status`, oldest first (the daemon's reconciliation).
+  virtual Result<std::vector<CommandRecord>> ListCommandsWithStatus(const std::string& status) = 0;
+};
+
+}  // namespace adapt::store

@@ -1,0 +1,27 @@
+// EventStore: sandbox status events, written by SandboxStore with each status change. One domain of
+// Store (store/store.h): a service that needs only this domain depends on this interface, and a
+// test can give it a MemoryStore. Every method is one transaction; implementations are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/records.h"
+
+namespace adapt::store {
+
+class EventStore {
+ public:
+  virtual ~EventStore() = default;
+
+  // Events after `after_seq`, oldest first; `sandbox_id` empty: all of the organization's.
+  virtual Result<std::vector<EventRecord>> ListEvents(const std::string& org_id,
+                                                      const std::string& sandbox_id,
+                                                      int64_t after_seq, int limit) = 0;
+  // The newest event's sequence number (0 when none): where a live stream starts.
+  virtual Result<int64_t> LatestEventSeq() = 0;
+};
+
+}  // namespace adapt::store

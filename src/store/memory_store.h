@@ -1,0 +1,171 @@
+// MemoryStore: the Store held in memory, for unit tests of the core (sandbox lifecycle, warm
+// pool, commands) that must run in milliseconds without a database file. It keeps the
+// contracts of store.h that callers rely on: every method is one atomic step under one lock
+// (the transaction), ids and names are unique where SQLite's schema makes them so, a status
+// change writes its event, idempotency keys replay, caps and quotas are counted in the step
+// that inserts. The store tests run against it and SQLite alike (store_contract_test.cc).
+// Environments are kept in plaintext (nothing is at rest); a deleted sandbox's values are
+// dropped as in SQLite. A test can make writes fail (a full disk, a lost database) with
+// FailWrites. Thread-safe.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+
+namespace adapt::store {
+
+class MemoryStore : public Store {
+ public:
+  // Fault injection: every write (a call that would change something) returns `fault` and
+  // changes nothing until FailWrites(std::nullopt). Reads still answer.
+  void FailWrites(std::optional<Status> fault) {
+    std::lock_guard lock(mu_);
+    write_fault_ = std::move(fault);
+  }
+
+  Result<OrgRecord> CreateOrg(const OrgRecord& org) override;
+  Result<OrgRecord> GetOrg(const std::string& id) override;
+  Result<OrgRecord> FindOrgByName(const std::string& name) override;
+  Result<std::vector<OrgRecord>> ListOrgs() override;
+  Status CreateApiKey(const ApiKeyRecord& k) override;
+  Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) override;
+  Result<std::vector<ApiKeyRecord>> ListApiKeys(const std::string& org_id) override;
+  Status DeleteApiKey(const std::string& org_id, const std::string& key_id) override;
+
+  Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
+                                      const std::optional<IdempotencyKey>& idem,
+                                      int max_live = 0) override;
+  Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) override;
+  Result<SandboxPage> ListSandboxes(const std::string& org_id, const std::string& query, int limit,
+                                    std::optional<int64_t> before_seq) override;
+  Result<std::vector<SandboxRecord>> ListSandboxesWithStatus(
+      const std::vector<std::string>& statuses) override;
+  Result<std::vector<SandboxRecord>> ListExpired(int64_t now) override;
+  Status UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected) override;
+  Status PurgeIdempotencyKeys(int64_t before) override;
+  Status SetValueSealer(ValueSealer sealer) override;
+  Status SetSandboxEnv(const std::string& org_id, const std::string& id,
+                       const std::map<std::string, std::string>& vars) override;
+
+  Result<std::vector<EventRecord>> ListEvents(const std::string& org_id,
+                                              const std::string& sandbox_id, int64_t after_seq,
+                                              int limit) override;
+  Result<int64_t> LatestEventSeq() override;
+
+  Status PutCommand(const CommandRecord& c) override;
+  Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,
+                                   const std::string& id) override;
+  Result<CommandPage> ListCommands(const std::string& org_id, const std::string& sandbox_id,
+                                   int limit, std::optional<int64_t> before_seq) override;
+  Result<std::vector<CommandRecord>> ListCommandsWithStatus(const std::string& status) override;
+
+  Status PutNetwork(const NetworkRecord& n) override;
+  Result<std::vector<NetworkRecord>> ListNetworks() override;
+  Status DeleteNetwork(const std::string& sandbox_id) override;
+  Status UpdateNetworkData(const std::string& sandbox_id, const nlohmann::json& data) override;
+
+  Status PutEndpoint(const EndpointRecord& e) override;
+  Result<std::vector<EndpointRecord>> ListEndpoints(const std::string& org_id,
+                                                    const std::string& sandbox_id) override;
+  Result<EndpointRecord> FindEndpointByHostname(const std::string& hostname) override;
+  Status DeleteEndpoint(const std::string& org_id, const std::string& id) override;
+  Result<std::vector<std::string>> DeleteEndpointsOfSandbox(const std::string& sandbox_id) override;
+
+  Status CreateOAuthClient(const OAuthClientRecord& c) override;
+  Result<OAuthClientRecord> GetOAuthClient(const std::string& id) override;
+  Result<int64_t> PruneOAuthClients(int64_t registered_before, int64_t now) override;
+  Status PutOAuthGrant(const OAuthGrantRecord& g) override;
+  Result<OAuthGrantRecord> FindOAuthGrant(const std::string& hash, const std::string& kind,
+                                          int64_t now) override;
+  Result<OAuthGrantRecord> TakeOAuthGrant(const std::string& hash, const std::string& kind,
+                                          int64_t now) override;
+
+  Status PutImage(const ImageRecord& r) override;
+  Status InsertImageWithinCaps(const ImageRecord& r, int max_images, int max_in_progress) override;
+  Result<ImageRecord> GetImage(const std::string& org_id, const std::string& id) override;
+  Result<std::vector<ImageRecord>> ListImages(const std::string& org_id) override;
+  Status DeleteImage(const std::string& org_id, const std::string& id) override;
+
+  Status PutVolume(const VolumeRecord& v) override;
+  Result<VolumeRecord> GetVolumeByName(const std::string& org_id, const std::string& name) override;
+  Result<std::vector<VolumeRecord>> ListVolumes(const std::string& org_id) override;
+  Result<std::vector<SandboxRecord>> ListVolumeAttachments(const std::string& org_id,
+                                                           const std::string& name) override;
+  Status BeginDeleteVolume(const std::string& org_id, const std::string& id) override;
+  Status DeleteVolume(const std::string& id) override;
+
+  Result<std::string> PutObject(const ObjectRecord& o) override;
+  Result<std::string> PutObjectWithinQuota(const ObjectRecord& o, uint64_t quota_bytes) override;
+  Result<ObjectRecord> GetObject(const std::string& org_id, const std::string& key) override;
+  Result<std::vector<ObjectRecord>> ListObjects(const std::string& org_id, const std::string& after,
+                                                size_t limit) override;
+  Result<std::string> DeleteObject(const std::string& org_id, const std::string& key) override;
+  Result<std::vector<std::string>> ListReferencedBlobs() override;
+  Result<uint64_t> ObjectBytes(const std::string& org_id) override;
+
+  Status PutStorageToken(const StorageTokenRecord& t) override;
+  Result<StorageTokenRecord> GetStorageToken(const std::string& id) override;
+  Result<std::vector<StorageTokenRecord>> ListStorageTokens(const std::string& org_id) override;
+  Status RevokeStorageToken(const std::string& org_id, const std::string& id, int64_t now) override;
+
+  Status PutSite(const SiteRecord& site, const SiteReleaseRecord* new_release) override;
+  Result<SiteRecord> GetSite(const std::string& org_id, const std::string& id) override;
+  Result<SiteRecord> FindSiteByHostname(const std::string& hostname) override;
+  Result<std::vector<SiteRecord>> ListSites(const std::string& org_id) override;
+  Result<SiteReleaseRecord> GetSiteRelease(const std::string& id) override;
+  Result<std::vector<std::string>> DeleteSite(const std::string& org_id,
+                                              const std::string& id) override;
+
+  Status PutPoolMember(const PoolMemberRecord& member) override;
+  Result<std::vector<PoolMemberRecord>> ListPoolMembers() override;
+  Status DeletePoolMember(const std::string& id) override;
+  Result<std::optional<PoolMemberRecord>> ClaimPoolMember(const std::string& pool_key) override;
+
+  Result<SecretRecord> PutSecret(const SecretRecord& secret) override;
+  Result<SecretRecord> GetSecret(const std::string& org_id, const std::string& name) override;
+  Result<std::vector<SecretRecord>> ListSecrets(const std::string& org_id) override;
+  Status DeleteSecret(const std::string& org_id, const std::string& name) override;
+
+ private:
+  struct IdempotencyEntry {
+    std::string body_hash;
+    std::string sandbox_id;
+    int64_t created_at = 0;
+  };
+
+  std::optional<Status> WriteFaultLocked() const { return write_fault_; }
+  void InsertEventLocked(const std::string& org_id, const std::string& id,
+                         const std::string& status, int64_t at);
+  std::vector<SandboxRecord> AttachmentsLocked(const std::string& org_id, const std::string& name);
+  SandboxRecord* FindSandboxLocked(const std::string& id);
+
+  std::mutex mu_;
+  int64_t next_seq_ = 1;  // one counter for every table: only the order within one matters
+  std::vector<OrgRecord> orgs_;
+  std::vector<ApiKeyRecord> keys_;
+  std::vector<SandboxRecord> sandboxes_;                                         // by seq
+  std::map<std::pair<std::string, std::string>, IdempotencyEntry> idempotency_;  // (org, key)
+  std::vector<EventRecord> events_;                                              // by seq
+  std::vector<CommandRecord> commands_;                                          // by seq
+  std::map<std::string, NetworkRecord> networks_;                                // by sandbox
+  std::vector<EndpointRecord> endpoints_;
+  std::vector<OAuthClientRecord> oauth_clients_;
+  std::map<std::string, OAuthGrantRecord> oauth_grants_;                 // by hash
+  std::vector<ImageRecord> images_;                                      // insertion order
+  std::vector<VolumeRecord> volumes_;                                    // insertion order
+  std::map<std::pair<std::string, std::string>, ObjectRecord> objects_;  // (org, key)
+  std::vector<StorageTokenRecord> tokens_;
+  std::vector<SiteRecord> sites_;  // insertion order
+  std::map<std::string, SiteReleaseRecord> releases_;
+  std::vector<PoolMemberRecord> pool_;
+  std::map<std::pair<std::string, std::string>, SecretRecord> secrets_;  // (org, name)
+  ValueSealer sealer_;
+  std::optional<Status> write_fault_;
+};
+
+}  // namespace adapt::store

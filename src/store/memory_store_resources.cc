@@ -1,0 +1,568 @@
+// MemoryStore: networks, endpoints, OAuth, images, volumes, objects, storage tokens, sites,
+// warm pool members and secrets.
+#include <algorithm>
+
+#include "store/memory_store.h"
+
+namespace adapt::store {
+namespace {
+
+template <typename T, typename Pred>
+T* FindIf(std::vector<T>& v, Pred pred) {
+  auto it = std::find_if(v.begin(), v.end(), pred);
+  return it == v.end() ? nullptr : &*it;
+}
+
+void BlobsOf(const nlohmann::json& files, std::vector<std::string>& out) {
+  if (!files.is_object()) return;
+  for (const auto& [_, f] : files.items())
+    if (f.contains("blob") && f["blob"].is_string()) out.push_back(f["blob"].get<std::string>());
+}
+
+}  // namespace
+
+Status MemoryStore::PutNetwork(const NetworkRecord& n) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  for (const auto& [id, other] : networks_)
+    if (id == n.sandbox_id || other.slot == n.slot)
+      return Conflict("network slot " + std::to_string(n.slot) + " or sandbox " + n.sandbox_id +
+                      " is taken");
+  networks_[n.sandbox_id] = n;
+  return Status::Ok();
+}
+
+Result<std::vector<NetworkRecord>> MemoryStore::ListNetworks() {
+  std::lock_guard lock(mu_);
+  std::vector<NetworkRecord> out;
+  for (const auto& [_, n] : networks_) out.push_back(n);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.slot < b.slot; });
+  return out;
+}
+
+Status MemoryStore::DeleteNetwork(const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  networks_.erase(sandbox_id);
+  return Status::Ok();
+}
+
+Status MemoryStore::UpdateNetworkData(const std::string& sandbox_id, const nlohmann::json& data) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto it = networks_.find(sandbox_id);
+  if (it == networks_.end()) return NotFound("sandbox " + sandbox_id + " has no network");
+  it->second.data = data;
+  return Status::Ok();
+}
+
+Status MemoryStore::PutEndpoint(const EndpointRecord& e) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  for (const auto& other : endpoints_)
+    if (other.id == e.id || other.hostname == e.hostname)
+      return Internal("saving endpoint: " + e.hostname + " is taken");
+  endpoints_.push_back(e);
+  return Status::Ok();
+}
+
+Result<std::vector<EndpointRecord>> MemoryStore::ListEndpoints(const std::string& org_id,
+                                                               const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  std::vector<EndpointRecord> out;
+  for (const auto& e : endpoints_)
+    if (e.org_id == org_id && (sandbox_id.empty() || e.sandbox_id == sandbox_id)) out.push_back(e);
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.created_at != b.created_at ? a.created_at < b.created_at : a.id < b.id;
+  });
+  return out;
+}
+
+Result<EndpointRecord> MemoryStore::FindEndpointByHostname(const std::string& hostname) {
+  std::lock_guard lock(mu_);
+  for (const auto& e : endpoints_)
+    if (e.hostname == hostname) return e;
+  return NotFound("no endpoint named " + hostname);
+}
+
+Status MemoryStore::DeleteEndpoint(const std::string& org_id, const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  if (std::erase_if(endpoints_, [&](const auto& e) { return e.id == id && e.org_id == org_id; }) ==
+      0)
+    return NotFound("endpoint " + id + " not found");
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> MemoryStore::DeleteEndpointsOfSandbox(
+    const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  std::vector<std::string> hosts;
+  for (const auto& e : endpoints_)
+    if (e.sandbox_id == sandbox_id) hosts.push_back(e.hostname);
+  std::erase_if(endpoints_, [&](const auto& e) { return e.sandbox_id == sandbox_id; });
+  return hosts;
+}
+
+Status MemoryStore::CreateOAuthClient(const OAuthClientRecord& c) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  if (FindIf(oauth_clients_, [&](const auto& o) { return o.id == c.id; }))
+    return Internal("registering OAuth client: id " + c.id + " is taken");
+  oauth_clients_.push_back(c);
+  return Status::Ok();
+}
+
+Result<OAuthClientRecord> MemoryStore::GetOAuthClient(const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto* c = FindIf(oauth_clients_, [&](const auto& o) { return o.id == id; })) return *c;
+  return NotFound("unknown OAuth client " + id);
+}
+
+Result<int64_t> MemoryStore::PruneOAuthClients(int64_t registered_before, int64_t now) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  std::erase_if(oauth_grants_, [&](const auto& kv) { return kv.second.expires_at <= now; });
+  std::erase_if(oauth_clients_, [&](const OAuthClientRecord& c) {
+    return c.created_at < registered_before &&
+           std::none_of(oauth_grants_.begin(), oauth_grants_.end(),
+                        [&](const auto& kv) { return kv.second.client_id == c.id; });
+  });
+  return static_cast<int64_t>(oauth_clients_.size());
+}
+
+Status MemoryStore::PutOAuthGrant(const OAuthGrantRecord& g) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  // Expired grants are useless: dropped while here, as SQLite does.
+  std::erase_if(oauth_grants_, [&](const auto& kv) { return kv.second.expires_at < g.created_at; });
+  if (!FindIf(oauth_clients_, [&](const auto& c) { return c.id == g.client_id; }))
+    return Internal("storing OAuth grant: client " + g.client_id + " does not exist");
+  if (!oauth_grants_.emplace(g.hash, g).second)
+    return Internal("storing OAuth grant: the hash is taken");
+  return Status::Ok();
+}
+
+Result<OAuthGrantRecord> MemoryStore::FindOAuthGrant(const std::string& hash,
+                                                     const std::string& kind, int64_t now) {
+  std::lock_guard lock(mu_);
+  auto it = oauth_grants_.find(hash);
+  if (it == oauth_grants_.end() || it->second.kind != kind || it->second.expires_at <= now)
+    return NotFound("unknown or expired OAuth " + kind);
+  return it->second;
+}
+
+Result<OAuthGrantRecord> MemoryStore::TakeOAuthGrant(const std::string& hash,
+                                                     const std::string& kind, int64_t now) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto it = oauth_grants_.find(hash);
+  if (it == oauth_grants_.end() || it->second.kind != kind || it->second.expires_at <= now)
+    return NotFound("unknown or expired OAuth " + kind);
+  OAuthGrantRecord g = it->second;
+  oauth_grants_.erase(it);
+  return g;
+}
+
+Status MemoryStore::PutImage(const ImageRecord& r) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  if (auto* stored = FindIf(images_, [&](const auto& i) { return i.id == r.id; })) {
+    stored->status = r.status;
+    stored->data = r.data;
+  } else {
+    images_.push_back(r);
+  }
+  return Status::Ok();
+}
+
+Status MemoryStore::InsertImageWithinCaps(const ImageRecord& r, int max_images,
+                                          int max_in_progress) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  int images = 0, in_progress = 0;
+  for (const auto& i : images_) {
+    if (i.org_id != r.org_id) continue;
+    ++images;
+    if (i.status == "pulling" || i.status == "importing") ++in_progress;
+  }
+  if (max_images > 0 && images >= max_images)
+    return Status(Code::kResourceExhausted, "the organization already has " +
+                                                std::to_string(max_images) +
+                                                " images, the most it may have; delete one first");
+  const bool starts_work = r.status == "pulling" || r.status == "importing";
+  if (starts_work && max_in_progress > 0 && in_progress >= max_in_progress)
+    return Status(Code::kResourceExhausted,
+                  std::to_string(max_in_progress) +
+                      " image pulls or imports of the organization are already in progress, "
+                      "the most it may have; retry when one has ended");
+  if (FindIf(images_, [&](const auto& i) { return i.id == r.id; }))
+    return Internal("saving image: id " + r.id + " is taken");
+  images_.push_back(r);
+  return Status::Ok();
+}
+
+Result<ImageRecord> MemoryStore::GetImage(const std::string& org_id, const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto* i = FindIf(images_, [&](const auto& i) { return i.id == id && i.org_id == org_id; }))
+    return *i;
+  return NotFound("image " + id + " not found");
+}
+
+Result<std::vector<ImageRecord>> MemoryStore::ListImages(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  std::vector<ImageRecord> out;
+  for (const auto& i : images_)
+    if (org_id.empty() || i.org_id == org_id) out.push_back(i);
+  return out;
+}
+
+Status MemoryStore::DeleteImage(const std::string& org_id, const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  if (std::erase_if(images_, [&](const auto& i) { return i.id == id && i.org_id == org_id; }) == 0)
+    return NotFound("image " + id + " not found");
+  return Status::Ok();
+}
+
+Status MemoryStore::PutVolume(const VolumeRecord& v) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  if (FindIf(volumes_, [&](const auto& o) {
+        return o.org_id == v.org_id && o.name == v.name && o.id != v.id;
+      }))
+    return Conflict("storage '" + v.name + "' already exists");
+  if (auto* stored = FindIf(volumes_, [&](const auto& o) { return o.id == v.id; })) {
+    stored->status = v.status;
+    stored->data = v.data;
+  } else {
+    volumes_.push_back(v);
+  }
+  return Status::Ok();
+}
+
+Result<VolumeRecord> MemoryStore::GetVolumeByName(const std::string& org_id,
+                                                  const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (auto* v =
+          FindIf(volumes_, [&](const auto& v) { return v.org_id == org_id && v.name == name; }))
+    return *v;
+  return NotFound("storage '" + name + "' not found");
+}
+
+Result<std::vector<VolumeRecord>> MemoryStore::ListVolumes(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  std::vector<VolumeRecord> out;
+  for (const auto& v : volumes_)
+    if (org_id.empty() || v.org_id == org_id) out.push_back(v);
+  return out;
+}
+
+std::vector<SandboxRecord> MemoryStore::AttachmentsLocked(const std::string& org_id,
+                                                          const std::string& name) {
+  std::vector<SandboxRecord> out;
+  for (const auto& s : sandboxes_) {
+    if (s.org_id != org_id || s.status == "completed" || s.status == "failed" ||
+        s.status == "deleted")
+      continue;
+    if (!s.config.is_object() || !s.config.contains("storage") || s.config["storage"] != name)
+      continue;
+    // The fields SQLite's attachment query reads.
+    SandboxRecord r;
+    r.id = s.id;
+    r.org_id = org_id;
+    r.status = s.status;
+    r.created_at = s.created_at;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Result<std::vector<SandboxRecord>> MemoryStore::ListVolumeAttachments(const std::string& org_id,
+                                                                      const std::string& name) {
+  std::lock_guard lock(mu_);
+  return AttachmentsLocked(org_id, name);
+}
+
+Status MemoryStore::BeginDeleteVolume(const std::string& org_id, const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto* v = FindIf(volumes_, [&](const auto& v) { return v.id == id && v.org_id == org_id; });
+  if (!v) return NotFound("storage " + id + " not found");
+  if (v->status == "deleting") return Status::Ok();
+  if (v->status != "ready") return Conflict("storage '" + v->name + "' is " + v->status);
+  auto users = AttachmentsLocked(org_id, v->name);
+  if (!users.empty()) {
+    std::string ids;
+    for (const auto& u : users) ids += (ids.empty() ? "" : ", ") + u.id;
+    return Conflict("storage '" + v->name + "' is in use by sandbox " + ids +
+                    "; delete those sandboxes first");
+  }
+  v->status = "deleting";
+  return Status::Ok();
+}
+
+Status MemoryStore::DeleteVolume(const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  std::erase_if(volumes_, [&](const auto& v) { return v.id == id; });
+  return Status::Ok();
+}
+
+Result<std::string> MemoryStore::PutObject(const ObjectRecord& o) {
+  return PutObjectWithinQuota(o, 0);
+}
+
+Result<std::string> MemoryStore::PutObjectWithinQuota(const ObjectRecord& o, uint64_t quota_bytes) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  std::string old;
+  uint64_t old_size = 0;
+  auto it = objects_.find({o.org_id, o.key});
+  if (it != objects_.end()) {
+    old = it->second.blob;
+    old_size = it->second.size;
+  }
+  if (quota_bytes > 0) {
+    uint64_t used = 0;
+    for (const auto& [k, stored] : objects_)
+      if (k.first == o.org_id) used += stored.size;
+    // Replacing an object frees its old bytes.
+    if (used - old_size + o.size > quota_bytes)
+      return Status(Code::kResourceExhausted,
+                    "object storage quota exceeded: the organization's objects would hold " +
+                        std::to_string(used - old_size + o.size) + " bytes, the limit is " +
+                        std::to_string(quota_bytes));
+  }
+  objects_[{o.org_id, o.key}] = o;
+  return old;
+}
+
+Result<ObjectRecord> MemoryStore::GetObject(const std::string& org_id, const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto it = objects_.find({org_id, key});
+  if (it == objects_.end()) return NotFound("object " + key + " not found");
+  return it->second;
+}
+
+Result<std::vector<ObjectRecord>> MemoryStore::ListObjects(const std::string& org_id,
+                                                           const std::string& after, size_t limit) {
+  std::lock_guard lock(mu_);
+  std::vector<ObjectRecord> out;
+  // The map orders (org, key) pairs with std::string's byte order, as SQLite's BINARY does.
+  for (auto it = objects_.upper_bound({org_id, after});
+       it != objects_.end() && it->first.first == org_id && out.size() < limit; ++it)
+    out.push_back(it->second);
+  return out;
+}
+
+Result<std::string> MemoryStore::DeleteObject(const std::string& org_id, const std::string& key) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto it = objects_.find({org_id, key});
+  if (it == objects_.end()) return NotFound("object " + key + " not found");
+  std::string blob = it->second.blob;
+  objects_.erase(it);
+  return blob;
+}
+
+Result<std::vector<std::string>> MemoryStore::ListReferencedBlobs() {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [_, o] : objects_) out.push_back(o.blob);
+  for (const auto& [_, r] : releases_) BlobsOf(r.files, out);
+  return out;
+}
+
+Result<uint64_t> MemoryStore::ObjectBytes(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  uint64_t used = 0;
+  for (const auto& [k, o] : objects_)
+    if (k.first == org_id) used += o.size;
+  return used;
+}
+
+Status MemoryStore::PutStorageToken(const StorageTokenRecord& t) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  if (FindIf(tokens_, [&](const auto& o) { return o.id == t.id; }))
+    return Internal("saving storage token: id " + t.id + " is taken");
+  tokens_.push_back(t);
+  return Status::Ok();
+}
+
+Result<StorageTokenRecord> MemoryStore::GetStorageToken(const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto* t = FindIf(tokens_, [&](const auto& t) { return t.id == id; })) return *t;
+  return NotFound("storage token " + id + " not found");
+}
+
+Result<std::vector<StorageTokenRecord>> MemoryStore::ListStorageTokens(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  std::vector<StorageTokenRecord> out;
+  for (const auto& t : tokens_)
+    if (t.org_id == org_id) out.push_back(t);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.created_at < b.created_at; });
+  return out;
+}
+
+Status MemoryStore::RevokeStorageToken(const std::string& org_id, const std::string& id,
+                                       int64_t now) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto* t = FindIf(tokens_, [&](const auto& t) { return t.id == id && t.org_id == org_id; });
+  if (!t) return NotFound("storage token " + id + " not found");
+  if (t->revoked_at == 0) t->revoked_at = now;
+  return Status::Ok();
+}
+
+Status MemoryStore::PutSite(const SiteRecord& s, const SiteReleaseRecord* release) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto* stored = FindIf(sites_, [&](const auto& o) { return o.id == s.id; });
+  if (!stored && FindIf(sites_, [&](const auto& o) {
+        return o.hostname == s.hostname || (o.org_id == s.org_id && o.name == s.name);
+      }))
+    return Internal("saving site: " + s.name + " or " + s.hostname + " is taken");
+  if (release) {
+    if (releases_.count(release->id))
+      return Internal("saving site: release " + release->id + " exists");
+    releases_[release->id] = *release;
+  }
+  if (stored) {
+    stored->release_id = s.release_id;
+  } else {
+    sites_.push_back(s);
+  }
+  return Status::Ok();
+}
+
+Result<SiteRecord> MemoryStore::GetSite(const std::string& org_id, const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto* s = FindIf(sites_, [&](const auto& s) {
+        return s.org_id == org_id && (s.id == id || s.name == id);
+      }))
+    return *s;
+  return NotFound("site " + id + " not found");
+}
+
+Result<SiteRecord> MemoryStore::FindSiteByHostname(const std::string& hostname) {
+  std::lock_guard lock(mu_);
+  if (auto* s = FindIf(sites_, [&](const auto& s) { return s.hostname == hostname; })) return *s;
+  return NotFound("no site has the hostname " + hostname);
+}
+
+Result<std::vector<SiteRecord>> MemoryStore::ListSites(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  std::vector<SiteRecord> out;
+  for (const auto& s : sites_)
+    if (s.org_id == org_id) out.push_back(s);
+  return out;
+}
+
+Result<SiteReleaseRecord> MemoryStore::GetSiteRelease(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = releases_.find(id);
+  if (it == releases_.end()) return NotFound("site release " + id + " not found");
+  return it->second;
+}
+
+Result<std::vector<std::string>> MemoryStore::DeleteSite(const std::string& org_id,
+                                                         const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  if (std::erase_if(sites_, [&](const auto& s) { return s.org_id == org_id && s.id == id; }) == 0)
+    return NotFound("site " + id + " not found");
+  std::vector<std::string> blobs;
+  for (auto it = releases_.begin(); it != releases_.end();) {
+    if (it->second.site_id == id) {
+      BlobsOf(it->second.files, blobs);
+      it = releases_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return blobs;
+}
+
+Status MemoryStore::PutPoolMember(const PoolMemberRecord& member) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  std::erase_if(pool_, [&](const auto& m) { return m.id == member.id; });
+  pool_.push_back(member);
+  return Status::Ok();
+}
+
+Result<std::vector<PoolMemberRecord>> MemoryStore::ListPoolMembers() {
+  std::lock_guard lock(mu_);
+  std::vector<PoolMemberRecord> out = pool_;
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.created_at != b.created_at ? a.created_at < b.created_at : a.id < b.id;
+  });
+  return out;
+}
+
+Status MemoryStore::DeletePoolMember(const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  std::erase_if(pool_, [&](const auto& m) { return m.id == id; });
+  return Status::Ok();
+}
+
+Result<std::optional<PoolMemberRecord>> MemoryStore::ClaimPoolMember(const std::string& pool_key) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto best = pool_.end();
+  for (auto it = pool_.begin(); it != pool_.end(); ++it) {
+    if (it->pool_key != pool_key || it->state != "ready") continue;
+    if (best == pool_.end() || it->created_at < best->created_at ||
+        (it->created_at == best->created_at && it->id < best->id))
+      best = it;
+  }
+  if (best == pool_.end()) return std::optional<PoolMemberRecord>();
+  PoolMemberRecord m = *best;
+  pool_.erase(best);
+  return std::optional<PoolMemberRecord>(m);
+}
+
+Result<SecretRecord> MemoryStore::PutSecret(const SecretRecord& s) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto it = secrets_.find({s.org_id, s.name});
+  if (it == secrets_.end()) {
+    SecretRecord row = s;
+    row.version = 1;
+    secrets_[{s.org_id, s.name}] = row;
+    return row;
+  }
+  it->second.version += 1;
+  it->second.ciphertext = s.ciphertext;
+  it->second.updated_at = s.updated_at;
+  return it->second;
+}
+
+Result<SecretRecord> MemoryStore::GetSecret(const std::string& org_id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto it = secrets_.find({org_id, name});
+  if (it == secrets_.end()) return NotFound("secret '" + name + "' not found");
+  return it->second;
+}
+
+Result<std::vector<SecretRecord>> MemoryStore::ListSecrets(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  std::vector<SecretRecord> out;
+  for (const auto& [k, s] : secrets_)
+    if (k.first == org_id) out.push_back(s);
+  return out;
+}
+
+Status MemoryStore::DeleteSecret(const std::string& org_id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  if (secrets_.erase({org_id, name}) == 0) return NotFound("secret '" + name + "' not found");
+  return Status::Ok();
+}
+
+}  // namespace adapt::store

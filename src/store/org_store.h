@@ -1,0 +1,34 @@
+// OrgStore: organizations and their API keys. One domain of Store (store/store.h): a service that
+// needs only this domain depends on this interface, and a test can give it a MemoryStore. Every
+// method is one transaction; implementations are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/records.h"
+
+namespace adapt::store {
+
+class OrgStore {
+ public:
+  virtual ~OrgStore() = default;
+
+  virtual Result<OrgRecord> CreateOrg(const OrgRecord& org) = 0;
+  virtual Result<OrgRecord> GetOrg(const std::string& id) = 0;
+  virtual Result<OrgRecord> FindOrgByName(const std::string& name) = 0;
+  virtual Result<std::vector<OrgRecord>> ListOrgs() = 0;
+
+  virtual Status CreateApiKey(const ApiKeyRecord& key) = 0;
+  // NotFound when no key has this hash.
+  virtual Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) = 0;
+  // The organization's keys, oldest first.
+  virtual Result<std::vector<ApiKeyRecord>> ListApiKeys(const std::string& org_id) = 0;
+  // Deletes the key and, in the same transaction, every OAuth grant made with it, so no token
+  // outlives the key it was issued for. NotFound when the org has no such key.
+  virtual Status DeleteApiKey(const std::string& org_id, const std::string& key_id) = 0;
+};
+
+}  // namespace adapt::store

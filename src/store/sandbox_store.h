@@ -1,0 +1,68 @@
+// SandboxStore: sandbox rows (each status change written with its event, see EventStore),
+// idempotency keys and sealed environments. One domain of Store (store/store.h): a service that
+// needs only this domain depends on this interface, and a test can give it a MemoryStore. Every
+// method is one transaction; implementations are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/records.h"
+#include "store/value_sealer.h"
+
+namespace adapt::store {
+
+struct SandboxPage {
+  std::vector<SandboxRecord> items;
+  std::optional<int64_t> next_seq;  // pass back as `before_seq` for the next page
+};
+
+struct CreateOutcome {
+  SandboxRecord sandbox;
+  bool replayed = false;  // an earlier request with the same idempotency key made it
+};
+
+class SandboxStore {
+ public:
+  virtual ~SandboxStore() = default;
+
+  // Inserts the sandbox and its first event. With an idempotency key already used by the
+  // organization: the earlier sandbox (replayed) when the body hash matches, else Conflict.
+  // With `max_live` > 0, the organization's sandboxes not deleting, deleted or failed are
+  // counted in the same transaction: at `max_live` already, kResourceExhausted and nothing
+  // is written (a replay is still answered).
+  virtual Result<CreateOutcome> CreateSandbox(const SandboxRecord& sandbox,
+                                              const std::optional<IdempotencyKey>& idem,
+                                              int max_live = 0) = 0;
+  // `org_id` empty: any organization (for the daemon's own use).
+  virtual Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) = 0;
+  // Newest first, deleted sandboxes excluded. `query` matches part of labels.name (ignoring
+  // case) or the start of the id.
+  virtual Result<SandboxPage> ListSandboxes(const std::string& org_id, const std::string& query,
+                                            int limit, std::optional<int64_t> before_seq) = 0;
+  virtual Result<std::vector<SandboxRecord>> ListSandboxesWithStatus(
+      const std::vector<std::string>& statuses) = 0;
+  // Sandboxes not yet deleting/deleted whose expiry is at or before `now`.
+  virtual Result<std::vector<SandboxRecord>> ListExpired(int64_t now) = 0;
+  // Writes `sandbox` when its stored status is one of `expected_statuses` (Conflict
+  // otherwise), and records an event when the status changes.
+  virtual Status UpdateSandbox(const SandboxRecord& sandbox,
+                               const std::vector<std::string>& expected_statuses) = 0;
+  // Forgets idempotency keys created before `before`.
+  virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
+  // Seals sandboxes' environments from now on (none before: plaintext), and seals what was
+  // stored in plaintext before; a deleted sandbox's values are dropped, its names kept.
+  // Call once, before the first sandbox is read.
+  virtual Status SetValueSealer(ValueSealer sealer) = 0;
+  // Adds or replaces `vars` in the sandbox's env (UpdateSandbox leaves env alone, but a
+  // sandbox that becomes deleted drops its values and keeps the names); NotFound
+  // unless the organization has the sandbox.
+  virtual Status SetSandboxEnv(const std::string& org_id, const std::string& id,
+                               const std::map<std::string, std::string>& vars) = 0;
+};
+
+}  // namespace adapt::store
