@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   adapt::api::PercentDecode(in, false);
 
   http::request_parser<http::string_body> parser;
-  parser.header_limit(16 * 1024);  // http_connection.cc's kMaxHeaderBytes
+  parser.header_limit(16 * 1024);  // http_connection_internal.h's kMaxHeaderBytes
   parser.body_limit(1024 * 1024);
   parser.eager(true);
   boost::beast::error_code ec;

@@ -22,6 +22,8 @@ packages=(
   libarchive-dev libzstd-dev docker-registry skopeo busybox-static python3-cryptography zstd
   # libFuzzer harnesses (fuzz/): clang with its fuzzer and sanitizer runtimes
   clang libclang-rt-14-dev
+  # scripts/format-check.sh (the root .clang-format)
+  clang-format
   # object storage: real S3 clients against the storage gateway (tests/e2e/test_objects.py)
   awscli rclone
   # bench/image_pull's peer (skopeo copy + umoci unpack)

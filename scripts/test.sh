@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh: everything CI checks, from a fresh Debian 12 machine (as root).
-#   1. packages (scripts/install-deps.sh)
+#   1. packages (scripts/install-deps.sh), then the formatting of every source
+#      (scripts/format-check.sh: clang-format and the root .clang-format)
 #   2. build/ (Release: scripts/build-release.sh, exactly what setup.sh builds and installs) and
 #      build-asan/ (ASan + UBSan)
 #   3. the default image and the node/gcc/rust environment images into build/images (cached
@@ -95,6 +96,7 @@ pick_python() {
 started=$(date +%s)
 
 run_stage deps . scripts/install-deps.sh || true
+run_stage format . scripts/format-check.sh || true
 
 build_ok=0
 asan_ok=0

@@ -17,7 +17,7 @@
 
 namespace adapt::api {
 
-class HttpConnection;  // Defined in http_connection.cc.
+class HttpConnection;  // Defined in http_connection_internal.h.
 
 // What every connection shares with the server. The server owns it and must keep it
 // alive until `ioc` has stopped running: connections hold a reference to it.

@@ -123,22 +123,28 @@ void AddObjectHeaders(HttpResponse& r, const store::ObjectRecord& o) {
   r.headers.emplace_back("x-amz-meta-sha256", o.sha256);
 }
 
-}  // namespace
-
-HttpResponse StorageGateway::Handle(const HttpRequest& req) {
-  // Who: a SigV4-signed request or a bearer storage token.
-  std::string auth = req.Header("authorization");
-  std::string payload_hash = req.Header("x-amz-content-sha256");
+// Who sent a request, and how its body is to be read.
+struct Caller {
   Result<store::StorageTokenRecord> token = Status(Code::kUnauthenticated, "");
   // Set for a SigV4 header signature: what an aws-chunked body's chunks chain from.
   std::optional<storage::SigV4Authorization> signed_by;
+  std::string payload_hash;  // x-amz-content-sha256; cleared for a presigned URL
+};
+
+// A SigV4-signed request (header or presigned URL) or a bearer storage token; the refusal when
+// it is none of them or does not verify.
+std::optional<HttpResponse> Authenticate(const HttpRequest& req, storage::StorageTokens& tokens,
+                                         Caller& caller) {
+  std::string auth = req.Header("authorization");
+  caller.payload_hash = req.Header("x-amz-content-sha256");
+  auto& token = caller.token;
   const int64_t now = NowMillis() / 1000;
   if (Has(req, "X-Amz-Algorithm") || Has(req, "X-Amz-Signature")) {
     // Presigned URL (`aws s3 presign`): the signature is in the query; the body is unsigned.
     auto parsed = storage::ParseSigV4Query(req.query);
     if (!parsed.ok())
       return S3Error(400, "AuthorizationQueryParametersError", parsed.status().message());
-    token = api_.tokens.Active(parsed->access_key);
+    token = tokens.Active(parsed->access_key);
     if (!token.ok())
       return S3Error(
           403, "InvalidAccessKeyId",
@@ -152,16 +158,16 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
                      "Request has expired: the presigned URL is no longer valid");
     storage::SigV4Request sreq{req.method,         req.path,         RawQuery(req), &req.headers,
                                "UNSIGNED-PAYLOAD", parsed->amz_date, true};
-    std::string want = storage::SigV4Signature(*parsed, sreq, api_.tokens.SecretOf(token->id));
+    std::string want = storage::SigV4Signature(*parsed, sreq, tokens.SecretOf(token->id));
     if (!storage::ConstantTimeEquals(want, parsed->signature))
       return S3Error(403, "SignatureDoesNotMatch",
                      "the presigned URL's signature does not match the storage token's secret");
-    payload_hash.clear();
+    caller.payload_hash.clear();
   } else if (auth.rfind("AWS4-HMAC-SHA256", 0) == 0) {
     auto parsed = storage::ParseSigV4Authorization(auth);
     if (!parsed.ok())
       return S3Error(400, "AuthorizationHeaderMalformed", parsed.status().message());
-    token = api_.tokens.Active(parsed->access_key);
+    token = tokens.Active(parsed->access_key);
     if (!token.ok())
       return S3Error(
           403, "InvalidAccessKeyId",
@@ -170,24 +176,345 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
     if (at < 0) return S3Error(403, "AccessDenied", "x-amz-date is missing or malformed");
     if (std::llabs(at - now) > kMaxSkewSeconds)
       return S3Error(403, "RequestTimeTooSkewed", "x-amz-date is more than 15 minutes off");
-    storage::SigV4Request sreq{req.method, req.path, RawQuery(req), &req.headers,
-                               payload_hash.empty() ? "UNSIGNED-PAYLOAD" : payload_hash};
-    std::string want = storage::SigV4Signature(*parsed, sreq, api_.tokens.SecretOf(token->id));
+    storage::SigV4Request sreq{
+        req.method, req.path, RawQuery(req), &req.headers,
+        caller.payload_hash.empty() ? "UNSIGNED-PAYLOAD" : caller.payload_hash};
+    std::string want = storage::SigV4Signature(*parsed, sreq, tokens.SecretOf(token->id));
     if (!storage::ConstantTimeEquals(want, parsed->signature))
       return S3Error(403, "SignatureDoesNotMatch",
                      "the request signature does not match the storage token's secret");
-    signed_by = *parsed;
+    caller.signed_by = *parsed;
   } else if (auth.rfind("Bearer ", 0) == 0) {
-    token = api_.tokens.VerifyBearer(auth.substr(7));
+    token = tokens.VerifyBearer(auth.substr(7));
     if (!token.ok()) return S3Error(403, "AccessDenied", token.status().message());
   } else {
     return S3Error(403, "AccessDenied",
                    "sign the request with a storage token (SigV4) or send it as a bearer token");
   }
+  return std::nullopt;
+}
+
+// One S3 call on the bucket or on one of its objects, its caller authenticated.
+struct S3Call {
+  const HttpRequest& req;
+  storage::ObjectStore& objects;
+  const std::string& org;
+  const std::string& key;               // empty for a call on the bucket
+  storage::AwsChunkedDecoder* chunked;  // an aws-chunked body, checked as it streams; or null
+  const std::string& expected_sha;      // the body's declared SHA-256 (hex), or empty
+};
+
+HttpResponse ListBuckets(const std::string& org) {
+  return Xml(200, std::string("<ListAllMyBucketsResult><Owner><ID>") + EscapeMarkup(org) +
+                      "</ID></Owner><Buckets><Bucket><Name>" + kGatewayBucket +
+                      "</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate></Bucket>"
+                      "</Buckets></ListAllMyBucketsResult>");
+}
+
+// POST /objects?delete.
+HttpResponse DeleteObjects(const S3Call& c) {
+  std::string out = "<DeleteResult>";
+  for (const auto& k : XmlElements(c.req.body, "Key")) {
+    Status st = c.objects.Delete(c.org, k);
+    if (st.ok() || st.code() == Code::kNotFound)
+      out += "<Deleted><Key>" + EscapeMarkup(k) + "</Key></Deleted>";
+    else
+      out += "<Error><Key>" + EscapeMarkup(k) + "</Key><Code>InvalidArgument</Code><Message>" +
+             EscapeMarkup(st.message()) + "</Message></Error>";
+  }
+  return Xml(200, out + "</DeleteResult>");
+}
+
+// ListObjectsV2 (list-type=2) or V1.
+HttpResponse ListObjects(const S3Call& c) {
+  const HttpRequest& req = c.req;
+  const bool v2 = Q(req, "list-type") == "2";
+  const bool url = Q(req, "encoding-type") == "url";
+  auto enc = [url](const std::string& s) {
+    return EscapeMarkup(url ? storage::AwsUriEncode(s, true) : s);
+  };
+  int max_keys = 1000;
+  if (Has(req, "max-keys")) {
+    try {
+      max_keys = std::stoi(Q(req, "max-keys"));
+    } catch (...) {
+      return S3Error(400, "InvalidArgument", "max-keys must be an integer");
+    }
+    if (max_keys < 0) return S3Error(400, "InvalidArgument", "max-keys must not be negative");
+    max_keys = std::min(max_keys, 1000);
+  }
+  std::string prefix = Q(req, "prefix"), delimiter = Q(req, "delimiter");
+  std::string after = v2 ? (Has(req, "continuation-token") ? HexDecode(Q(req, "continuation-token"))
+                                                           : Q(req, "start-after"))
+                         : Q(req, "marker");
+  // A V1 NextMarker that is a rolled-up prefix: continue after everything under it.
+  if (!v2 && !delimiter.empty() && after.size() >= delimiter.size() &&
+      after.compare(after.size() - delimiter.size(), delimiter.size(), delimiter) == 0)
+    after += "\xff";
+  storage::ObjectListing list;
+  if (max_keys > 0) {
+    auto got = c.objects.List(c.org, prefix, delimiter, after, static_cast<size_t>(max_keys));
+    if (!got.ok()) return FromStatus(got.status(), prefix);
+    list = std::move(*got);
+  }
+  std::ostringstream x;
+  x << (v2 ? "<ListBucketResult>" : "<ListBucketResult>") << "<Name>" << kGatewayBucket
+    << "</Name><Prefix>" << enc(prefix) << "</Prefix>";
+  if (!delimiter.empty()) x << "<Delimiter>" << enc(delimiter) << "</Delimiter>";
+  x << "<MaxKeys>" << max_keys << "</MaxKeys>";
+  if (url) x << "<EncodingType>url</EncodingType>";
+  x << "<IsTruncated>" << (list.truncated ? "true" : "false") << "</IsTruncated>";
+  if (v2) {
+    x << "<KeyCount>" << list.objects.size() + list.common_prefixes.size() << "</KeyCount>";
+    if (Has(req, "continuation-token"))
+      x << "<ContinuationToken>" << EscapeMarkup(Q(req, "continuation-token"))
+        << "</ContinuationToken>";
+    if (list.truncated)
+      x << "<NextContinuationToken>" << HexEncode(list.next_after) << "</NextContinuationToken>";
+    if (Has(req, "start-after"))
+      x << "<StartAfter>" << enc(Q(req, "start-after")) << "</StartAfter>";
+  } else {
+    x << "<Marker>" << enc(Q(req, "marker")) << "</Marker>";
+    if (list.truncated) {
+      std::string next = list.next_after;
+      if (!next.empty() && next.back() == '\xff') next.pop_back();
+      x << "<NextMarker>" << enc(next) << "</NextMarker>";
+    }
+  }
+  for (const auto& o : list.objects) {
+    x << "<Contents><Key>" << enc(o.key) << "</Key><LastModified>" << FormatRfc3339(o.created_at)
+      << "</LastModified><ETag>&quot;" << o.etag << "&quot;</ETag><Size>" << o.size
+      << "</Size><StorageClass>STANDARD</StorageClass>"
+      << "</Contents>";
+  }
+  for (const auto& p : list.common_prefixes)
+    x << "<CommonPrefixes><Prefix>" << enc(p) << "</Prefix></CommonPrefixes>";
+  x << "</ListBucketResult>";
+  return Xml(200, x.str());
+}
+
+// The calls on the bucket itself.
+HttpResponse BucketCall(const S3Call& c) {
+  const std::string& m = c.req.method;
+  if (m == "HEAD" || m == "PUT") return Empty(200);  // exists, and is the caller's
+  if (m == "POST" && Has(c.req, "delete")) return DeleteObjects(c);
+  if (m != "GET") return S3Error(405, "MethodNotAllowed", "not supported on a bucket");
+  if (Has(c.req, "location")) return Xml(200, "<LocationConstraint>us-east-1</LocationConstraint>");
+  if (Has(c.req, "uploads"))
+    return Xml(200, std::string("<ListMultipartUploadsResult><Bucket>") + kGatewayBucket +
+                        "</Bucket><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>");
+  return ListObjects(c);
+}
+
+// PUT /objects/<key>?uploadId=...&partNumber=...
+HttpResponse UploadPart(const S3Call& c) {
+  size_t off = 0;
+  int part = 0;
+  try {
+    part = std::stoi(Q(c.req, "partNumber"));
+  } catch (...) {
+    return S3Error(400, "InvalidArgument", "partNumber must be an integer 1..10000");
+  }
+  auto etag = c.objects.PutPart(c.org, Q(c.req, "uploadId"), c.key, part,
+                                c.chunked ? c.chunked->Source() : BodySource(c.req, off));
+  if (c.chunked && !c.chunked->status().ok()) return ChunkedError(c.chunked->status(), c.key);
+  if (!etag.ok()) return FromStatus(etag.status(), c.key, "NoSuchUpload");
+  HttpResponse r = Empty(200);
+  r.headers.emplace_back("ETag", "\"" + *etag + "\"");
+  return r;
+}
+
+// PUT /objects/<key> with x-amz-copy-source.
+HttpResponse CopyObject(const S3Call& c) {
+  std::string src = c.req.Header("x-amz-copy-source");
+  // "/objects/key" or "objects/key", URL-encoded.
+  std::string decoded;
+  for (size_t i = 0; i < src.size(); ++i) {
+    if (src[i] == '%' && i + 2 < src.size()) {
+      decoded.push_back(static_cast<char>(std::stoi(src.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      decoded.push_back(src[i]);
+    }
+  }
+  if (!decoded.empty() && decoded.front() == '/') decoded.erase(0, 1);
+  std::string prefix = std::string(kGatewayBucket) + "/";
+  if (decoded.compare(0, prefix.size(), prefix) != 0)
+    return S3Error(404, "NoSuchBucket", "copies work within the bucket objects only");
+  auto rec = c.objects.Copy(c.org, decoded.substr(prefix.size()), c.key);
+  if (!rec.ok()) return FromStatus(rec.status(), c.key);
+  return Xml(200, "<CopyObjectResult><LastModified>" + FormatRfc3339(rec->created_at) +
+                      "</LastModified><ETag>&quot;" + rec->etag +
+                      "&quot;</ETag></CopyObjectResult>");
+}
+
+HttpResponse PutObject(const S3Call& c) {
+  size_t off = 0;
+  auto rec = c.objects.Put(c.org, c.key, c.req.Header("content-type"),
+                           c.chunked ? c.chunked->Source() : BodySource(c.req, off),
+                           c.req.body_stream ? c.expected_sha : "");
+  if (c.chunked && !c.chunked->status().ok()) return ChunkedError(c.chunked->status(), c.key);
+  if (!rec.ok()) {
+    if (rec.status().field() == "x-amz-content-sha256")
+      return S3Error(400, "XAmzContentSHA256Mismatch", rec.status().message(), c.key);
+    return FromStatus(rec.status(), c.key);
+  }
+  HttpResponse r = Empty(200);
+  r.headers.emplace_back("ETag", "\"" + rec->etag + "\"");
+  return r;
+}
+
+// POST /objects/<key>?uploads.
+HttpResponse CreateMultipartUpload(const S3Call& c) {
+  auto id = c.objects.CreateUpload(c.org, c.key, c.req.Header("content-type"));
+  if (!id.ok()) return FromStatus(id.status(), c.key);
+  return Xml(200, std::string("<InitiateMultipartUploadResult><Bucket>") + kGatewayBucket +
+                      "</Bucket><Key>" + EscapeMarkup(c.key) + "</Key><UploadId>" + *id +
+                      "</UploadId></InitiateMultipartUploadResult>");
+}
+
+// POST /objects/<key>?uploadId=...
+HttpResponse CompleteMultipartUpload(const S3Call& c) {
+  std::vector<storage::CompletedPart> parts;
+  for (const auto& p : XmlElements(c.req.body, "Part")) {
+    storage::CompletedPart cp;
+    auto numbers = XmlElements(p, "PartNumber");
+    auto etags = XmlElements(p, "ETag");
+    if (numbers.size() != 1 || etags.size() != 1)
+      return S3Error(400, "MalformedXML", "each Part needs one PartNumber and one ETag");
+    try {
+      cp.number = std::stoi(numbers[0]);
+    } catch (...) {
+      return S3Error(400, "MalformedXML", "PartNumber must be an integer");
+    }
+    cp.etag = etags[0];
+    cp.etag.erase(std::remove(cp.etag.begin(), cp.etag.end(), '"'), cp.etag.end());
+    parts.push_back(cp);
+  }
+  auto rec = c.objects.CompleteUpload(c.org, Q(c.req, "uploadId"), c.key, parts);
+  if (!rec.ok()) {
+    if (rec.status().code() == Code::kInvalidArgument)
+      return S3Error(400, "InvalidPart", rec.status().message(), c.key);
+    return FromStatus(rec.status(), c.key, "NoSuchUpload");
+  }
+  return Xml(200, std::string("<CompleteMultipartUploadResult><Bucket>") + kGatewayBucket +
+                      "</Bucket><Key>" + EscapeMarkup(c.key) + "</Key><ETag>&quot;" + rec->etag +
+                      "&quot;</ETag></CompleteMultipartUploadResult>");
+}
+
+// DELETE /objects/<key>?uploadId=...
+HttpResponse AbortMultipartUpload(const S3Call& c) {
+  Status st = c.objects.AbortUpload(c.org, Q(c.req, "uploadId"), c.key);
+  if (!st.ok()) return FromStatus(st, c.key, "NoSuchUpload");
+  return Empty(204);
+}
+
+HttpResponse DeleteObject(const S3Call& c) {
+  Status st = c.objects.Delete(c.org, c.key);
+  if (!st.ok() && st.code() != Code::kNotFound) return FromStatus(st, c.key);
+  return Empty(204);
+}
+
+// GET /objects/<key>?uploadId=...
+HttpResponse ListParts(const S3Call& c) {
+  const HttpRequest& req = c.req;
+  auto parts = c.objects.ListParts(c.org, Q(req, "uploadId"), c.key);
+  if (!parts.ok()) return FromStatus(parts.status(), c.key, "NoSuchUpload");
+  // Every part in one page (at most 10,000 small elements); part-number-marker is honoured.
+  int marker = 0;
+  if (Has(req, "part-number-marker")) {
+    try {
+      marker = std::stoi(Q(req, "part-number-marker"));
+    } catch (...) {
+      return S3Error(400, "InvalidArgument", "part-number-marker must be an integer");
+    }
+  }
+  std::ostringstream x;
+  x << "<ListPartsResult><Bucket>" << kGatewayBucket << "</Bucket><Key>" << EscapeMarkup(c.key)
+    << "</Key><UploadId>" << EscapeMarkup(Q(req, "uploadId")) << "</UploadId>"
+    << "<PartNumberMarker>" << marker << "</PartNumberMarker><MaxParts>10000</MaxParts>"
+    << "<IsTruncated>false</IsTruncated><StorageClass>STANDARD</StorageClass>";
+  const std::string now_text = FormatRfc3339(NowMillis());
+  for (const auto& p : *parts) {
+    if (p.number <= marker) continue;
+    x << "<Part><PartNumber>" << p.number << "</PartNumber><LastModified>" << now_text
+      << "</LastModified><ETag>&quot;" << p.etag << "&quot;</ETag><Size>" << p.size
+      << "</Size></Part>";
+  }
+  x << "</ListPartsResult>";
+  return Xml(200, x.str());
+}
+
+// GET or HEAD /objects/<key>, with one byte range at most.
+HttpResponse GetObject(const S3Call& c) {
+  const std::string& key = c.key;
+  auto opened = c.objects.Open(c.org, key);
+  if (!opened.ok()) return FromStatus(opened.status(), key);
+  auto& [rec, reader] = *opened;
+  uint64_t begin = 0, length = rec.size;
+  int status = 200;
+  std::string range = c.req.Header("range");
+  if (range.rfind("bytes=", 0) == 0 && range.find(',') == std::string::npos) {
+    std::string spec = range.substr(6);
+    size_t dash = spec.find('-');
+    try {
+      if (dash == 0) {
+        uint64_t n = std::stoull(spec.substr(1));
+        n = std::min<uint64_t>(n, rec.size);
+        begin = rec.size - n;
+        length = n;
+      } else if (dash != std::string::npos) {
+        begin = std::stoull(spec.substr(0, dash));
+        uint64_t last = dash + 1 < spec.size() ? std::stoull(spec.substr(dash + 1)) : rec.size - 1;
+        if (begin >= rec.size || last < begin)
+          return S3Error(416, "InvalidRange", "the range is outside the object", key);
+        last = std::min<uint64_t>(last, rec.size - 1);
+        length = last - begin + 1;
+      }
+      status = 206;
+    } catch (...) {
+      begin = 0;
+      length = rec.size;
+    }
+  }
+  if (begin) {
+    if (Status st = reader->Seek(begin); !st.ok()) return FromStatus(st, key);
+  }
+  HttpResponse r = StreamFileResponse(std::move(reader), length, rec.content_type, status);
+  AddObjectHeaders(r, rec);
+  if (status == 206)
+    r.headers.emplace_back("Content-Range", "bytes " + std::to_string(begin) + "-" +
+                                                std::to_string(begin + length - 1) + "/" +
+                                                std::to_string(rec.size));
+  return r;
+}
+
+// The calls on one object, by method and query.
+HttpResponse ObjectCall(const S3Call& c) {
+  const std::string& m = c.req.method;
+  if (m == "PUT" && Has(c.req, "uploadId")) return UploadPart(c);
+  if (m == "PUT" && !c.req.Header("x-amz-copy-source").empty()) return CopyObject(c);
+  if (m == "PUT") return PutObject(c);
+  if (m == "POST" && Has(c.req, "uploads")) return CreateMultipartUpload(c);
+  if (m == "POST" && Has(c.req, "uploadId")) return CompleteMultipartUpload(c);
+  if (m == "DELETE" && Has(c.req, "uploadId")) return AbortMultipartUpload(c);
+  if (m == "DELETE") return DeleteObject(c);
+  if (m == "GET" && Has(c.req, "uploadId")) return ListParts(c);
+  if (m == "GET" || m == "HEAD") return GetObject(c);
+  return S3Error(405, "MethodNotAllowed", "method " + m + " is not supported on an object");
+}
+
+}  // namespace
+
+HttpResponse StorageGateway::Handle(const HttpRequest& req) {
+  Caller caller;
+  if (auto refused = Authenticate(req, api_.tokens, caller)) return std::move(*refused);
+  const auto& token = caller.token;
+  std::string& payload_hash = caller.payload_hash;
   // aws-chunked: the body's chunks are decoded and each chunk's signature checked as it streams.
   std::unique_ptr<storage::AwsChunkedDecoder> chunked;
   if (payload_hash == storage::kStreamingPayload) {
-    if (!signed_by)
+    if (!caller.signed_by)
       return S3Error(400, "InvalidRequest", "an aws-chunked body needs a SigV4 header signature");
     size_t raw_off = 0;
     auto raw = [&req, raw_off](char* buf, size_t n) mutable -> long {
@@ -198,7 +525,7 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
       return static_cast<long>(take);
     };
     chunked = std::make_unique<storage::AwsChunkedDecoder>(
-        raw, *signed_by, api_.tokens.SecretOf(token->id), req.Header("x-amz-date"));
+        raw, *caller.signed_by, api_.tokens.SecretOf(token->id), req.Header("x-amz-date"));
     payload_hash.clear();
   } else if (payload_hash.rfind("STREAMING-", 0) == 0) {
     return S3Error(501, "NotImplemented",
@@ -214,273 +541,19 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
   size_t slash = rest.find('/');
   std::string bucket = rest.substr(0, slash);
   std::string key = slash == std::string::npos ? "" : rest.substr(slash + 1);
-  const std::string& m = req.method;
 
   if (bucket.empty()) {
-    if (m != "GET") return S3Error(405, "MethodNotAllowed", "only GET lists buckets");
-    return Xml(200, std::string("<ListAllMyBucketsResult><Owner><ID>") + EscapeMarkup(org) +
-                        "</ID></Owner><Buckets><Bucket><Name>" + kGatewayBucket +
-                        "</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate></Bucket>"
-                        "</Buckets></ListAllMyBucketsResult>");
+    if (req.method != "GET") return S3Error(405, "MethodNotAllowed", "only GET lists buckets");
+    return ListBuckets(org);
   }
   if (bucket != kGatewayBucket)
     return S3Error(404, "NoSuchBucket",
                    "the only bucket is \"" + std::string(kGatewayBucket) + "\"", bucket);
-
-  if (key.empty()) {
-    if (m == "HEAD" || m == "PUT") return Empty(200);  // exists, and is the caller's
-    if (m == "POST" && Has(req, "delete")) {
-      std::string out = "<DeleteResult>";
-      for (const auto& k : XmlElements(req.body, "Key")) {
-        Status st = api_.objects.Delete(org, k);
-        if (st.ok() || st.code() == Code::kNotFound)
-          out += "<Deleted><Key>" + EscapeMarkup(k) + "</Key></Deleted>";
-        else
-          out += "<Error><Key>" + EscapeMarkup(k) + "</Key><Code>InvalidArgument</Code><Message>" +
-                 EscapeMarkup(st.message()) + "</Message></Error>";
-      }
-      return Xml(200, out + "</DeleteResult>");
-    }
-    if (m != "GET") return S3Error(405, "MethodNotAllowed", "not supported on a bucket");
-    if (Has(req, "location")) return Xml(200, "<LocationConstraint>us-east-1</LocationConstraint>");
-    if (Has(req, "uploads"))
-      return Xml(200, std::string("<ListMultipartUploadsResult><Bucket>") + kGatewayBucket +
-                          "</Bucket><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>");
-    // ListObjectsV2 (list-type=2) or V1.
-    const bool v2 = Q(req, "list-type") == "2";
-    const bool url = Q(req, "encoding-type") == "url";
-    auto enc = [url](const std::string& s) {
-      return EscapeMarkup(url ? storage::AwsUriEncode(s, true) : s);
-    };
-    int max_keys = 1000;
-    if (Has(req, "max-keys")) {
-      try {
-        max_keys = std::stoi(Q(req, "max-keys"));
-      } catch (...) {
-        return S3Error(400, "InvalidArgument", "max-keys must be an integer");
-      }
-      if (max_keys < 0) return S3Error(400, "InvalidArgument", "max-keys must not be negative");
-      max_keys = std::min(max_keys, 1000);
-    }
-    std::string prefix = Q(req, "prefix"), delimiter = Q(req, "delimiter");
-    std::string after =
-        v2 ? (Has(req, "continuation-token") ? HexDecode(Q(req, "continuation-token"))
-                                             : Q(req, "start-after"))
-           : Q(req, "marker");
-    // A V1 NextMarker that is a rolled-up prefix: continue after everything under it.
-    if (!v2 && !delimiter.empty() && after.size() >= delimiter.size() &&
-        after.compare(after.size() - delimiter.size(), delimiter.size(), delimiter) == 0)
-      after += "\xff";
-    storage::ObjectListing list;
-    if (max_keys > 0) {
-      auto got = api_.objects.List(org, prefix, delimiter, after, static_cast<size_t>(max_keys));
-      if (!got.ok()) return FromStatus(got.status(), prefix);
-      list = std::move(*got);
-    }
-    std::ostringstream x;
-    x << (v2 ? "<ListBucketResult>" : "<ListBucketResult>") << "<Name>" << kGatewayBucket
-      << "</Name><Prefix>" << enc(prefix) << "</Prefix>";
-    if (!delimiter.empty()) x << "<Delimiter>" << enc(delimiter) << "</Delimiter>";
-    x << "<MaxKeys>" << max_keys << "</MaxKeys>";
-    if (url) x << "<EncodingType>url</EncodingType>";
-    x << "<IsTruncated>" << (list.truncated ? "true" : "false") << "</IsTruncated>";
-    if (v2) {
-      x << "<KeyCount>" << list.objects.size() + list.common_prefixes.size() << "</KeyCount>";
-      if (Has(req, "continuation-token"))
-        x << "<ContinuationToken>" << EscapeMarkup(Q(req, "continuation-token"))
-          << "</ContinuationToken>";
-      if (list.truncated)
-        x << "<NextContinuationToken>" << HexEncode(list.next_after) << "</NextContinuationToken>";
-      if (Has(req, "start-after"))
-        x << "<StartAfter>" << enc(Q(req, "start-after")) << "</StartAfter>";
-    } else {
-      x << "<Marker>" << enc(Q(req, "marker")) << "</Marker>";
-      if (list.truncated) {
-        std::string next = list.next_after;
-        if (!next.empty() && next.back() == '\xff') next.pop_back();
-        x << "<NextMarker>" << enc(next) << "</NextMarker>";
-      }
-    }
-    for (const auto& o : list.objects) {
-      x << "<Contents><Key>" << enc(o.key) << "</Key><LastModified>" << FormatRfc3339(o.created_at)
-        << "</LastModified><ETag>&quot;" << o.etag << "&quot;</ETag><Size>" << o.size
-        << "</Size><StorageClass>STANDARD</StorageClass>"
-        << "</Contents>";
-    }
-    for (const auto& p : list.common_prefixes)
-      x << "<CommonPrefixes><Prefix>" << enc(p) << "</Prefix></CommonPrefixes>";
-    x << "</ListBucketResult>";
-    return Xml(200, x.str());
-  }
-
+  const S3Call call{req, api_.objects, org, key, chunked.get(), expected_sha};
+  if (key.empty()) return BucketCall(call);
   if (Status st = storage::ValidateObjectKey(key); !st.ok())
     return S3Error(400, "InvalidArgument", st.message(), key);
-  size_t off = 0;
-  if (m == "PUT" && Has(req, "uploadId")) {
-    int part = 0;
-    try {
-      part = std::stoi(Q(req, "partNumber"));
-    } catch (...) {
-      return S3Error(400, "InvalidArgument", "partNumber must be an integer 1..10000");
-    }
-    auto etag = api_.objects.PutPart(org, Q(req, "uploadId"), key, part,
-                                     chunked ? chunked->Source() : BodySource(req, off));
-    if (chunked && !chunked->status().ok()) return ChunkedError(chunked->status(), key);
-    if (!etag.ok()) return FromStatus(etag.status(), key, "NoSuchUpload");
-    HttpResponse r = Empty(200);
-    r.headers.emplace_back("ETag", "\"" + *etag + "\"");
-    return r;
-  }
-  if (m == "PUT" && !req.Header("x-amz-copy-source").empty()) {
-    std::string src = req.Header("x-amz-copy-source");
-    // "/objects/key" or "objects/key", URL-encoded.
-    std::string decoded;
-    for (size_t i = 0; i < src.size(); ++i) {
-      if (src[i] == '%' && i + 2 < src.size()) {
-        decoded.push_back(static_cast<char>(std::stoi(src.substr(i + 1, 2), nullptr, 16)));
-        i += 2;
-      } else {
-        decoded.push_back(src[i]);
-      }
-    }
-    if (!decoded.empty() && decoded.front() == '/') decoded.erase(0, 1);
-    std::string prefix = std::string(kGatewayBucket) + "/";
-    if (decoded.compare(0, prefix.size(), prefix) != 0)
-      return S3Error(404, "NoSuchBucket", "copies work within the bucket objects only");
-    auto rec = api_.objects.Copy(org, decoded.substr(prefix.size()), key);
-    if (!rec.ok()) return FromStatus(rec.status(), key);
-    return Xml(200, "<CopyObjectResult><LastModified>" + FormatRfc3339(rec->created_at) +
-                        "</LastModified><ETag>&quot;" + rec->etag +
-                        "&quot;</ETag></CopyObjectResult>");
-  }
-  if (m == "PUT") {
-    auto rec = api_.objects.Put(org, key, req.Header("content-type"),
-                                chunked ? chunked->Source() : BodySource(req, off),
-                                req.body_stream ? expected_sha : "");
-    if (chunked && !chunked->status().ok()) return ChunkedError(chunked->status(), key);
-    if (!rec.ok()) {
-      if (rec.status().field() == "x-amz-content-sha256")
-        return S3Error(400, "XAmzContentSHA256Mismatch", rec.status().message(), key);
-      return FromStatus(rec.status(), key);
-    }
-    HttpResponse r = Empty(200);
-    r.headers.emplace_back("ETag", "\"" + rec->etag + "\"");
-    return r;
-  }
-  if (m == "POST" && Has(req, "uploads")) {
-    auto id = api_.objects.CreateUpload(org, key, req.Header("content-type"));
-    if (!id.ok()) return FromStatus(id.status(), key);
-    return Xml(200, std::string("<InitiateMultipartUploadResult><Bucket>") + kGatewayBucket +
-                        "</Bucket><Key>" + EscapeMarkup(key) + "</Key><UploadId>" + *id +
-                        "</UploadId></InitiateMultipartUploadResult>");
-  }
-  if (m == "POST" && Has(req, "uploadId")) {
-    std::vector<storage::CompletedPart> parts;
-    for (const auto& p : XmlElements(req.body, "Part")) {
-      storage::CompletedPart cp;
-      auto numbers = XmlElements(p, "PartNumber");
-      auto etags = XmlElements(p, "ETag");
-      if (numbers.size() != 1 || etags.size() != 1)
-        return S3Error(400, "MalformedXML", "each Part needs one PartNumber and one ETag");
-      try {
-        cp.number = std::stoi(numbers[0]);
-      } catch (...) {
-        return S3Error(400, "MalformedXML", "PartNumber must be an integer");
-      }
-      cp.etag = etags[0];
-      cp.etag.erase(std::remove(cp.etag.begin(), cp.etag.end(), '"'), cp.etag.end());
-      parts.push_back(cp);
-    }
-    auto rec = api_.objects.CompleteUpload(org, Q(req, "uploadId"), key, parts);
-    if (!rec.ok()) {
-      if (rec.status().code() == Code::kInvalidArgument)
-        return S3Error(400, "InvalidPart", rec.status().message(), key);
-      return FromStatus(rec.status(), key, "NoSuchUpload");
-    }
-    return Xml(200, std::string("<CompleteMultipartUploadResult><Bucket>") + kGatewayBucket +
-                        "</Bucket><Key>" + EscapeMarkup(key) + "</Key><ETag>&quot;" + rec->etag +
-                        "&quot;</ETag></CompleteMultipartUploadResult>");
-  }
-  if (m == "DELETE" && Has(req, "uploadId")) {
-    Status st = api_.objects.AbortUpload(org, Q(req, "uploadId"), key);
-    if (!st.ok()) return FromStatus(st, key, "NoSuchUpload");
-    return Empty(204);
-  }
-  if (m == "DELETE") {
-    Status st = api_.objects.Delete(org, key);
-    if (!st.ok() && st.code() != Code::kNotFound) return FromStatus(st, key);
-    return Empty(204);
-  }
-  if (m == "GET" && Has(req, "uploadId")) {
-    auto parts = api_.objects.ListParts(org, Q(req, "uploadId"), key);
-    if (!parts.ok()) return FromStatus(parts.status(), key, "NoSuchUpload");
-    // Every part in one page (at most 10,000 small elements); part-number-marker is honoured.
-    int marker = 0;
-    if (Has(req, "part-number-marker")) {
-      try {
-        marker = std::stoi(Q(req, "part-number-marker"));
-      } catch (...) {
-        return S3Error(400, "InvalidArgument", "part-number-marker must be an integer");
-      }
-    }
-    std::ostringstream x;
-    x << "<ListPartsResult><Bucket>" << kGatewayBucket << "</Bucket><Key>" << EscapeMarkup(key)
-      << "</Key><UploadId>" << EscapeMarkup(Q(req, "uploadId")) << "</UploadId>"
-      << "<PartNumberMarker>" << marker << "</PartNumberMarker><MaxParts>10000</MaxParts>"
-      << "<IsTruncated>false</IsTruncated><StorageClass>STANDARD</StorageClass>";
-    const std::string now_text = FormatRfc3339(NowMillis());
-    for (const auto& p : *parts) {
-      if (p.number <= marker) continue;
-      x << "<Part><PartNumber>" << p.number << "</PartNumber><LastModified>" << now_text
-        << "</LastModified><ETag>&quot;" << p.etag << "&quot;</ETag><Size>" << p.size
-        << "</Size></Part>";
-    }
-    x << "</ListPartsResult>";
-    return Xml(200, x.str());
-  }
-  if (m == "GET" || m == "HEAD") {
-    auto opened = api_.objects.Open(org, key);
-    if (!opened.ok()) return FromStatus(opened.status(), key);
-    auto& [rec, reader] = *opened;
-    uint64_t begin = 0, length = rec.size;
-    int status = 200;
-    std::string range = req.Header("range");
-    if (range.rfind("bytes=", 0) == 0 && range.find(',') == std::string::npos) {
-      std::string spec = range.substr(6);
-      size_t dash = spec.find('-');
-      try {
-        if (dash == 0) {
-          uint64_t n = std::stoull(spec.substr(1));
-          n = std::min<uint64_t>(n, rec.size);
-          begin = rec.size - n;
-          length = n;
-        } else if (dash != std::string::npos) {
-          begin = std::stoull(spec.substr(0, dash));
-          uint64_t last =
-              dash + 1 < spec.size() ? std::stoull(spec.substr(dash + 1)) : rec.size - 1;
-          if (begin >= rec.size || last < begin)
-            return S3Error(416, "InvalidRange", "the range is outside the object", key);
-          last = std::min<uint64_t>(last, rec.size - 1);
-          length = last - begin + 1;
-        }
-        status = 206;
-      } catch (...) {
-        begin = 0;
-        length = rec.size;
-      }
-    }
-    if (begin) {
-      if (Status st = reader->Seek(begin); !st.ok()) return FromStatus(st, key);
-    }
-    HttpResponse r = StreamFileResponse(std::move(reader), length, rec.content_type, status);
-    AddObjectHeaders(r, rec);
-    if (status == 206)
-      r.headers.emplace_back("Content-Range", "bytes " + std::to_string(begin) + "-" +
-                                                  std::to_string(begin + length - 1) + "/" +
-                                                  std::to_string(rec.size));
-    return r;
-  }
-  return S3Error(405, "MethodNotAllowed", "method " + m + " is not supported on an object");
+  return ObjectCall(call);
 }
 
 }  // namespace adapt::api

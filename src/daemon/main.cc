@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "api/http_server.h"
@@ -69,274 +71,391 @@ void RaiseOpenFileLimit() {
                  limit->soft);
 }
 
-int Run(const DaemonConfig& config) {
-  RaiseOpenFileLimit();
-  auto listen = ParseListenAddress(config.listen);
-  if (!listen.ok()) return Fail(listen.status());
-  if (Status st = os::MakeDirs(config.state_dir, 0700); !st.ok()) return Fail(st);
+// adaptd's parts, in the order they start. Members are destroyed in reverse, so each part
+// goes before the parts it uses; Start's steps fill them one after the other, and a step that
+// fails leaves the later ones empty.
+class Daemon {
+ public:
+  explicit Daemon(const DaemonConfig& config) : config_(config) {}
 
-  // One daemon per state directory: a second would fight the first over every sandbox.
-  std::string lock_path = config.state_dir + "/adaptd.lock";
-  auto lock = os::LockFileForProcess(lock_path);
-  if (!lock.ok() && lock.status().code() == Code::kUnavailable)
-    return Fail(Status(Code::kUnavailable, "another adaptd is using " + config.state_dir));
-  if (!lock.ok()) return Fail(lock.status());
+  // The start-up checklist: each step returns its failure, which ends adaptd.
+  Status Start() {
+    RETURN_IF_ERROR(TakeStateDirectory());
+    RETURN_IF_ERROR(OpenStore());
+    RETURN_IF_ERROR(StartObjectStorage());
+    RETURN_IF_ERROR(StartRuntime());
+    RETURN_IF_ERROR(OpenImages());
+    RETURN_IF_ERROR(ReconcileSandboxes());
+    RETURN_IF_ERROR(StartServices());
+    RETURN_IF_ERROR(StartIngress());
+    StartMonitor();
+    return StartApi();
+  }
 
-  auto helpers = InstallHelpers(config);
-  if (!helpers.ok()) return Fail(helpers.status());
+  // Serves until SIGTERM or SIGINT, then stops what serves; sandboxes keep running.
+  void ServeUntilStopSignal() {
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    spdlog::info("stopping on signal {}; sandboxes keep running", sig);
+    size_t streams = api::RunningStreamThreads();
+    server_->Stop();
+    monitor_->Stop();
+    warm_pool_->Shutdown();
+    ingress_->Stop();
+    storage_server_->Stop();
+    site_server_->Stop();
+    // The servers closed every connection, which ends each stream's pump; wait for them
+    // before the services they read from go.
+    if (streams)
+      spdlog::info("stopping: waiting for the {} response stream(s) that were open", streams);
+    if (!api::WaitForStreamThreads(std::chrono::seconds(10)))
+      spdlog::warn("stopping: {} response streams still running", api::RunningStreamThreads());
+    upload_sweeper_->Stop();
+    workers_->join();
+    storage_workers_->join();
+    volumes_->Shutdown();
+  }
 
-  auto store = store::OpenSqliteStore(config.state_dir + "/adapt.db");
-  if (!store.ok()) return Fail(store.status());
-  // Sandboxes' environments (captured secrets among them) are sealed under the master key,
-  // which is therefore loaded before any sandbox is read.
-  if (Status st = os::MakeDirs(config.state_dir + "/storage", 0700); !st.ok()) return Fail(st);
-  auto master_key =
-      storage::LoadMasterKey(config.state_dir + "/storage/master.key", g_storage_master_key_env);
-  if (!master_key.ok()) return Fail(master_key.status());
-  if (Status st = (*store)->SetValueSealer(core::MakeValueSealer(*master_key)); !st.ok())
-    return Fail(st);
-  core::Auth auth(**store);
-  std::string key_file = config.state_dir + "/admin.key";
-  if (Status st = auth.Bootstrap(key_file); !st.ok()) return Fail(st);
+ private:
+  Status TakeStateDirectory() {
+    ASSIGN_OR_RETURN(listen_, ParseListenAddress(config_.listen));
+    RETURN_IF_ERROR(os::MakeDirs(config_.state_dir, 0700));
+
+    // One daemon per state directory: a second would fight the first over every sandbox.
+    std::string lock_path = config_.state_dir + "/adaptd.lock";
+    auto lock = os::LockFileForProcess(lock_path);
+    if (!lock.ok() && lock.status().code() == Code::kUnavailable)
+      return Status(Code::kUnavailable, "another adaptd is using " + config_.state_dir);
+    if (!lock.ok()) return lock.status();
+    lock_ = std::move(*lock);
+
+    ASSIGN_OR_RETURN(helpers_, InstallHelpers(config_));
+    return Status::Ok();
+  }
+
+  Status OpenStore() {
+    ASSIGN_OR_RETURN(store_, store::OpenSqliteStore(config_.state_dir + "/adapt.db"));
+    // Sandboxes' environments (captured secrets among them) are sealed under the master key,
+    // which is therefore loaded before any sandbox is read.
+    RETURN_IF_ERROR(os::MakeDirs(config_.state_dir + "/storage", 0700));
+    ASSIGN_OR_RETURN(master_key_, storage::LoadMasterKey(config_.state_dir + "/storage/master.key",
+                                                         g_storage_master_key_env));
+    RETURN_IF_ERROR(store_->SetValueSealer(core::MakeValueSealer(master_key_)));
+    auth_.emplace(*store_);
+    key_file_ = config_.state_dir + "/admin.key";
+    return auth_->Bootstrap(key_file_);
+  }
 
   // Object storage (storage/): blobs under <state>/objects, tokens signed with storage.key,
   // and the storage gateway on its own listener, up before the network rules that name its port.
-  storage::StorageTokens storage_tokens(**store, config.state_dir + "/storage.key");
-  if (Status st = storage_tokens.Init(); !st.ok()) return Fail(st);
-  storage::ObjectStore object_store(**store, config.state_dir + "/objects");
-  if (Status st = object_store.Init(); !st.ok()) return Fail(st);
-  object_store.SetQuotaBytes(config.object_quota_bytes);
-  storage::UploadSweeper upload_sweeper(object_store, config.multipart_max_age_seconds);
-  upload_sweeper.Start();
-  storage::SiteService sites(**store, object_store, config.ingress_domain);
-  storage::SandboxStorageAttacher attacher(**store, storage_tokens);
-  api::ObjectApi object_api{object_store, storage_tokens, sites, 0, "", &attacher};
-  api::StorageGateway gateway(object_api);
-  boost::asio::thread_pool storage_workers(8);
-  auto storage_listen = ParseListenAddress(config.storage_listen);
-  if (!storage_listen.ok()) return Fail(storage_listen.status());
-  api::HttpServerOptions storage_http = HttpLimits(config, "storage gateway");
-  storage_http.host = storage_listen->host;
-  storage_http.port = storage_listen->port;
-  storage_http.io_threads = 1;
-  storage_http.max_body_bytes = 4 << 20;  // XML bodies; object bodies stream
-  storage_http.stream_request_body = [](std::string_view method, std::string_view) {
-    return method == "PUT";
-  };
-  api::HttpServer storage_server(
-      storage_http, [&gateway](const api::HttpRequest& r) { return gateway.Handle(r); },
-      storage_workers);
-  if (Status st = storage_server.Start(); !st.ok()) return Fail(st);
-  object_api.gateway_port = storage_server.port();
-  attacher.SetGatewayPort(storage_server.port());
-  spdlog::info("storage gateway on {}:{}", storage_listen->host, storage_server.port());
-  // The static sites' origin: loopback only, reached through the ingress by hostname.
-  // Its only client is the ingress (on loopback), which the ingress's own limits bound.
-  api::HttpServerOptions site_http = HttpLimits(config, "sites");
-  site_http.limits = {0, 0};
-  site_http.host = "127.0.0.1";
-  site_http.port = 0;
-  site_http.io_threads = 1;
-  api::HttpServer site_server(
-      site_http, [&sites](const api::HttpRequest& r) { return api::ServeSite(sites, r); },
-      storage_workers);
-  if (Status st = site_server.Start(); !st.ok()) return Fail(st);
+  Status StartObjectStorage() {
+    storage_tokens_.emplace(*store_, config_.state_dir + "/storage.key");
+    RETURN_IF_ERROR(storage_tokens_->Init());
+    object_store_.emplace(*store_, config_.state_dir + "/objects");
+    RETURN_IF_ERROR(object_store_->Init());
+    object_store_->SetQuotaBytes(config_.object_quota_bytes);
+    upload_sweeper_.emplace(*object_store_, config_.multipart_max_age_seconds);
+    upload_sweeper_->Start();
+    sites_.emplace(*store_, *object_store_, config_.ingress_domain);
+    attacher_.emplace(*store_, *storage_tokens_);
+    object_api_.emplace(
+        api::ObjectApi{*object_store_, *storage_tokens_, *sites_, 0, "", &*attacher_});
+    gateway_.emplace(*object_api_);
+    storage_workers_.emplace(8);
+    ASSIGN_OR_RETURN(ListenAddress storage_listen, ParseListenAddress(config_.storage_listen));
+    api::HttpServerOptions storage_http = HttpLimits(config_, "storage gateway");
+    storage_http.host = storage_listen.host;
+    storage_http.port = storage_listen.port;
+    storage_http.io_threads = 1;
+    storage_http.max_body_bytes = 4 << 20;  // XML bodies; object bodies stream
+    storage_http.stream_request_body = [](std::string_view method, std::string_view) {
+      return method == "PUT";
+    };
+    storage_server_.emplace(
+        storage_http,
+        [gateway = &*gateway_](const api::HttpRequest& r) { return gateway->Handle(r); },
+        *storage_workers_);
+    RETURN_IF_ERROR(storage_server_->Start());
+    object_api_->gateway_port = storage_server_->port();
+    attacher_->SetGatewayPort(storage_server_->port());
+    spdlog::info("storage gateway on {}:{}", storage_listen.host, storage_server_->port());
+    // The static sites' origin: loopback only, reached through the ingress by hostname.
+    // Its only client is the ingress (on loopback), which the ingress's own limits bound.
+    api::HttpServerOptions site_http = HttpLimits(config_, "sites");
+    site_http.limits = {0, 0};
+    site_http.host = "127.0.0.1";
+    site_http.port = 0;
+    site_http.io_threads = 1;
+    site_server_.emplace(
+        site_http,
+        [sites = &*sites_](const api::HttpRequest& r) { return api::ServeSite(*sites, r); },
+        *storage_workers_);
+    return site_server_->Start();
+  }
 
-  runtime::AgentHub agents;
-  runtime::RunscRuntime runtime(
-      {config.runsc, config.state_dir, helpers->shim, helpers->helpers_dir, "ptrace", &agents});
-  if (Status st = runtime.Init(); !st.ok()) return Fail(st);
-  if (*ArmedFaultPoints()) spdlog::warn("fault points armed (ADAPT_FAULT): {}", ArmedFaultPoints());
-  spdlog::info("runsc {} ({}; {})", runtime.version(),
-               runtime.needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed",
-               runtime.statx_fix() ? "sandboxes get the statx fix" : "no statx fix needed");
+  Status StartRuntime() {
+    agents_.emplace();
+    runtime_.emplace(runtime::RunscOptions{config_.runsc, config_.state_dir, helpers_.shim,
+                                           helpers_.helpers_dir, "ptrace", &*agents_});
+    RETURN_IF_ERROR(runtime_->Init());
+    if (*ArmedFaultPoints())
+      spdlog::warn("fault points armed (ADAPT_FAULT): {}", ArmedFaultPoints());
+    spdlog::info("runsc {} ({}; {})", runtime_->version(),
+                 runtime_->needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed",
+                 runtime_->statx_fix() ? "sandboxes get the statx fix" : "no statx fix needed");
+    return Status::Ok();
+  }
 
   // Images pulled from registries: blobs, unpacked layers and references (image/).
-  auto registries = image::RegistryDestinations::Parse(config.allowed_registries);
-  if (!registries.ok()) return Fail(registries.status());
-  image::ImageStore image_store(config.state_dir + "/image-store", *registries);
-  if (Status st = image_store.Init(); !st.ok()) return Fail(st);
-  core::ImageCatalog images(config.images_dir, &image_store);
-  core::EventBus bus;
-  boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
-  net::NetworkManager network(
-      **store, {config.network_pool, config.dns, config.state_dir, config.network_name,
-                storage_server.port(), config.network_pool6,
-                net::SniProxyLimits{{config.max_connections, config.max_connections_per_client},
-                                    std::chrono::seconds(config.proxy_idle_timeout_seconds)}});
-  if (Status st = network.Init(); !st.ok()) return Fail(st);
-  // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
-  storage::VolumeService volumes(**store, {config.state_dir + "/storage/volumes", *master_key});
-  if (Status st = volumes.Init(); !st.ok()) return Fail(st);
-  volumes.Reconcile();
-  core::SandboxLifecycle lifecycle(**store, runtime, images, bus, &network);
-  lifecycle.set_volume_service(&volumes);
-  lifecycle.Reconcile();
-  runtime.ResumeAgents();
-  // Before the API answers: the rules of every live sandbox are back, the rest is gone.
-  // A hibernated sandbox keeps its network for its restore.
-  {
+  Status OpenImages() {
+    ASSIGN_OR_RETURN(auto registries,
+                     image::RegistryDestinations::Parse(config_.allowed_registries));
+    image_store_.emplace(config_.state_dir + "/image-store", std::move(registries));
+    RETURN_IF_ERROR(image_store_->Init());
+    images_.emplace(config_.images_dir, &*image_store_);
+    return Status::Ok();
+  }
+
+  // What a previous run left: networks, volumes, sandboxes and their agents.
+  Status ReconcileSandboxes() {
+    bus_.emplace();
+    workers_.emplace(static_cast<size_t>(config_.worker_threads));
+    network_.emplace(
+        *store_,
+        net::NetworkOptions{
+            config_.network_pool, config_.dns, config_.state_dir, config_.network_name,
+            storage_server_->port(), config_.network_pool6,
+            net::SniProxyLimits{{config_.max_connections, config_.max_connections_per_client},
+                                std::chrono::seconds(config_.proxy_idle_timeout_seconds)}});
+    RETURN_IF_ERROR(network_->Init());
+    // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
+    volumes_.emplace(*store_,
+                     storage::VolumeOptions{config_.state_dir + "/storage/volumes", master_key_});
+    RETURN_IF_ERROR(volumes_->Init());
+    volumes_->Reconcile();
+    lifecycle_.emplace(*store_, *runtime_, *images_, *bus_, &*network_);
+    lifecycle_->set_volume_service(&*volumes_);
+    lifecycle_->Reconcile();
+    runtime_->ResumeAgents();
+    // Before the API answers: the rules of every live sandbox are back, the rest is gone.
+    // A hibernated sandbox keeps its network for its restore.
     std::set<std::string> live;
-    auto running = (*store)->ListSandboxesWithStatus({"provisioning", "running", "hibernated"});
-    if (!running.ok()) return Fail(running.status());
-    for (const auto& r : *running) live.insert(r.id);
-    if (Status st = network.Restore(live); !st.ok()) return Fail(st);
+    ASSIGN_OR_RETURN(auto running,
+                     store_->ListSandboxesWithStatus({"provisioning", "running", "hibernated"}));
+    for (const auto& r : running) live.insert(r.id);
+    return network_->Restore(live);
   }
-  core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers,
-                                 config.default_image);
-  attacher.SetRestartHook([&sandboxes](const std::string& org, const std::string& id) {
-    return sandboxes.Restart(org, id);
-  });
-  sandboxes.set_max_sandboxes_per_org(config.max_sandboxes_per_org);
-  sandboxes.set_event_bus(&bus);
-  core::ImageService image_service(**store, image_store, workers);
-  image_service.set_caps(config.max_images_per_org, config.max_imports_per_org);
-  image_service.Reconcile();
-  sandboxes.set_image_service(&image_service);
-  sandboxes.set_volume_service(&volumes);
-  // Warm pools: what a previous run left is torn down (after the reconciliation above, which
-  // already removed their runtime state and networks); filling starts once the API serves.
-  auto pool_specs = core::ParsePoolSpecs(config.warm_pools);
-  if (!pool_specs.ok()) return Fail(pool_specs.status());
-  core::WarmPool warm_pool(**store, runtime, images, &network, workers, *pool_specs);
-  warm_pool.RemoveLeftovers();
-  sandboxes.set_warm_pool(&warm_pool);
-  // Organization secrets, sealed with a key derived from the master key.
-  core::SecretService secrets(**store, *master_key);
-  sandboxes.set_secret_service(&secrets);
-  image_service.set_secret_service(&secrets);
-  core::CommandService commands(**store, runtime, images);
-  core::FileService files(**store, runtime);
-  commands.Reconcile();
-  core::EndpointService endpoints(**store, network, {config.ingress_domain});
-  auto ingress_http = ParseListenAddress(config.ingress_http);
-  if (!ingress_http.ok()) return Fail(ingress_http.status());
-  auto ingress_https = ParseListenAddress(config.ingress_https);
-  if (!ingress_https.ok()) return Fail(ingress_https.status());
-  std::string cert = config.ingress_cert, cert_key = config.ingress_key;
-  if (cert.empty()) {
-    if (Status st = os::MakeDirs(config.state_dir + "/ingress", 0700); !st.ok()) return Fail(st);
-    cert = config.state_dir + "/ingress/cert.pem";
-    cert_key = config.state_dir + "/ingress/key.pem";
+
+  // The core's services, over the reconciled state.
+  Status StartServices() {
+    sandboxes_.emplace(*store_, *runtime_, *lifecycle_, *images_, *workers_, config_.default_image);
+    attacher_->SetRestartHook(
+        [sandboxes = &*sandboxes_](const std::string& org, const std::string& id) {
+          return sandboxes->Restart(org, id);
+        });
+    sandboxes_->set_max_sandboxes_per_org(config_.max_sandboxes_per_org);
+    sandboxes_->set_event_bus(&*bus_);
+    image_service_.emplace(*store_, *image_store_, *workers_);
+    image_service_->set_caps(config_.max_images_per_org, config_.max_imports_per_org);
+    image_service_->Reconcile();
+    sandboxes_->set_image_service(&*image_service_);
+    sandboxes_->set_volume_service(&*volumes_);
+    // Warm pools: what a previous run left is torn down (after the reconciliation above, which
+    // already removed their runtime state and networks); filling starts once the API serves.
+    ASSIGN_OR_RETURN(auto pool_specs, core::ParsePoolSpecs(config_.warm_pools));
+    warm_pool_.emplace(*store_, *runtime_, *images_, &*network_, *workers_, std::move(pool_specs));
+    warm_pool_->RemoveLeftovers();
+    sandboxes_->set_warm_pool(&*warm_pool_);
+    // Organization secrets, sealed with a key derived from the master key.
+    secrets_.emplace(*store_, master_key_);
+    sandboxes_->set_secret_service(&*secrets_);
+    image_service_->set_secret_service(&*secrets_);
+    commands_.emplace(*store_, *runtime_, *images_);
+    files_.emplace(*store_, *runtime_);
+    commands_->Reconcile();
+    endpoints_.emplace(*store_, *network_, core::EndpointOptions{config_.ingress_domain});
+    return Status::Ok();
   }
-  net::IngressServer ingress({ingress_http->host,
-                              ingress_http->port,
-                              ingress_https->port,
-                              cert,
-                              cert_key,
-                              config.ingress_domain,
-                              config.io_threads,
-                              {config.max_connections, config.max_connections_per_client},
-                              std::chrono::seconds(config.header_timeout_seconds),
-                              std::chrono::seconds(config.proxy_idle_timeout_seconds)},
-                             [&endpoints, &sites, &site_server](const std::string& host) {
-                               auto backend = endpoints.Route(host);
-                               if (!backend && sites.IsSiteHost(host))
-                                 backend = net::IngressBackend{"127.0.0.1", site_server.port()};
-                               return backend;
-                             });
-  if (Status st = ingress.Start(); !st.ok()) return Fail(st);
-  endpoints.SetPorts(ingress.http_port(), ingress.https_port());
-  sites.SetPorts(ingress.http_port(), ingress.https_port());
-  endpoints.OnRemoved([&ingress](const std::string& host) { ingress.Disconnect(host); });
-  lifecycle.SetReleaseHook([&endpoints](const std::string& id) { endpoints.RemoveAll(id); });
-  // A command lost because its sandbox died, or was deleted or stopped, says why.
-  lifecycle.SetEndHook([&commands](const std::string& id, const std::string& why, bool own) {
-    commands.SandboxEnded(id, why, own);
-  });
-  sandboxes.SetEndpointsView([&endpoints](const std::string& org, const std::string& id) {
-    return endpoints.ViewsOf(org, id);
-  });
-  spdlog::info("endpoints: http://*.{}:{} and https://*.{}:{}", config.ingress_domain,
-               ingress.http_port(), config.ingress_domain, ingress.https_port());
-  core::SandboxMonitor monitor(**store, lifecycle, sandboxes, workers);
-  monitor.Start();
-  runtime.SetStateListener([&monitor](const std::string& id) { monitor.Wake(id); });
-  // Whichever way main ends, the runtime stops calling the monitor before it goes.
+
+  // The ingress: endpoint hostnames to sandbox ports, site hostnames to the sites' origin.
+  Status StartIngress() {
+    ASSIGN_OR_RETURN(ListenAddress ingress_http, ParseListenAddress(config_.ingress_http));
+    ASSIGN_OR_RETURN(ListenAddress ingress_https, ParseListenAddress(config_.ingress_https));
+    std::string cert = config_.ingress_cert, cert_key = config_.ingress_key;
+    if (cert.empty()) {
+      RETURN_IF_ERROR(os::MakeDirs(config_.state_dir + "/ingress", 0700));
+      cert = config_.state_dir + "/ingress/cert.pem";
+      cert_key = config_.state_dir + "/ingress/key.pem";
+    }
+    ingress_.emplace(
+        net::IngressOptions{ingress_http.host,
+                            ingress_http.port,
+                            ingress_https.port,
+                            cert,
+                            cert_key,
+                            config_.ingress_domain,
+                            config_.io_threads,
+                            {config_.max_connections, config_.max_connections_per_client},
+                            std::chrono::seconds(config_.header_timeout_seconds),
+                            std::chrono::seconds(config_.proxy_idle_timeout_seconds)},
+        [endpoints = &*endpoints_, sites = &*sites_,
+         site_server = &*site_server_](const std::string& host) {
+          auto backend = endpoints->Route(host);
+          if (!backend && sites->IsSiteHost(host))
+            backend = net::IngressBackend{"127.0.0.1", site_server->port()};
+          return backend;
+        });
+    RETURN_IF_ERROR(ingress_->Start());
+    endpoints_->SetPorts(ingress_->http_port(), ingress_->https_port());
+    sites_->SetPorts(ingress_->http_port(), ingress_->https_port());
+    endpoints_->OnRemoved(
+        [ingress = &*ingress_](const std::string& host) { ingress->Disconnect(host); });
+    lifecycle_->SetReleaseHook(
+        [endpoints = &*endpoints_](const std::string& id) { endpoints->RemoveAll(id); });
+    // A command lost because its sandbox died, or was deleted or stopped, says why.
+    lifecycle_->SetEndHook(
+        [commands = &*commands_](const std::string& id, const std::string& why, bool own) {
+          commands->SandboxEnded(id, why, own);
+        });
+    sandboxes_->SetEndpointsView(
+        [endpoints = &*endpoints_](const std::string& org, const std::string& id) {
+          return endpoints->ViewsOf(org, id);
+        });
+    spdlog::info("endpoints: http://*.{}:{} and https://*.{}:{}", config_.ingress_domain,
+                 ingress_->http_port(), config_.ingress_domain, ingress_->https_port());
+    return Status::Ok();
+  }
+
+  void StartMonitor() {
+    monitor_.emplace(*store_, *lifecycle_, *sandboxes_, *workers_);
+    monitor_->Start();
+    runtime_->SetStateListener(
+        [monitor = &*monitor_](const std::string& id) { monitor->Wake(id); });
+    // Whichever way adaptd ends, the runtime stops calling the monitor before it goes.
+    stop_state_calls_.emplace(*runtime_);
+  }
+
+  // The REST API and MCP on the main listener; once it serves, warm pools fill.
+  Status StartApi() {
+    router_.emplace(*auth_);
+    api::AddHealthRoutes(*router_);
+    api::AddOrgRoutes(*router_, *auth_);
+    api::AddSandboxRoutes(*router_, *sandboxes_);
+    api::AddCommandRoutes(*router_, *commands_, *workers_);
+    api::AddEndpointRoutes(*router_, *endpoints_);
+    api::AddImageRoutes(*router_, *image_service_);
+    api::AddStorageRoutes(*router_, *volumes_);
+    api::AddSecretRoutes(*router_, *secrets_);
+    api::AddEnvironmentRoutes(*router_, *images_);
+    api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);
+    mcp_tools_.emplace();
+    // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
+    mcp_calls_.emplace(static_cast<size_t>(config_.mcp_call_threads));
+    tool_services_.emplace(mcp::ToolServices{*sandboxes_, *commands_, *images_, *files_,
+                                             *endpoints_, &*volumes_, &*object_api_, &*attacher_});
+    mcp::RegisterTools(*mcp_tools_, *tool_services_);
+    oauth_.emplace(*store_, *auth_, listen_.host);
+    oauth_->AddRoutes(*router_);
+    mcp_http_.emplace(
+        *mcp_tools_,
+        [auth = &*auth_, oauth = &*oauth_](const std::string& bearer) {
+          // OAuth access tokens are good for /mcp only; API keys everywhere.
+          if (mcp::OAuthServer::LooksLikeAccessToken(bearer)) {
+            auto who = oauth->VerifyAccessToken(bearer);
+            if (who.ok()) return who;
+          }
+          return auth->Authenticate(bearer);
+        },
+        listen_.host, *mcp_calls_, config_.mcp_call_threads);
+    mcp::AddMcpRoutes(*router_, *mcp_http_);
+    mcp::AddCorsPreflights(*router_, listen_.host);
+    api::AddFileRoutes(*router_, *files_);
+    api::AddObjectRoutes(*router_, *object_api_);
+    api::AddSiteRoutes(*router_, *sites_);
+    api::HttpServerOptions http = HttpLimits(config_, "API");
+    http.host = listen_.host;
+    http.port = listen_.port;
+    http.io_threads = config_.io_threads;
+    http.max_body_bytes = config_.max_body_bytes;
+    http.stream_request_body = [](std::string_view method, std::string_view path) {
+      return api::StreamsRequestBody(method, path) || api::StreamsObjectBody(method, path);
+    };
+    server_.emplace(
+        http, [router = &*router_](const api::HttpRequest& r) { return router->Handle(r); },
+        *workers_);
+    RETURN_IF_ERROR(server_->Start());
+    warm_pool_->StartFilling();
+
+    object_api_->api_base = "http://" +
+                            (listen_.host == "0.0.0.0" ? std::string("127.0.0.1") : listen_.host) +
+                            ":" + std::to_string(server_->port());
+    std::printf("adaptd listening on http://%s:%u (admin key: %s)\n", listen_.host.c_str(),
+                server_->port(), key_file_.c_str());
+    std::fflush(stdout);
+    return Status::Ok();
+  }
+
   struct StopStateCalls {
-    runtime::Runtime& runtime;
+    explicit StopStateCalls(runtime::Runtime& r) : runtime(r) {}
     ~StopStateCalls() { runtime.SetStateListener(nullptr); }
-  } stop_state_calls{runtime};
-
-  api::Router router(auth);
-  api::AddHealthRoutes(router);
-  api::AddOrgRoutes(router, auth);
-  api::AddSandboxRoutes(router, sandboxes);
-  api::AddCommandRoutes(router, commands, workers);
-  api::AddEndpointRoutes(router, endpoints);
-  api::AddImageRoutes(router, image_service);
-  api::AddStorageRoutes(router, volumes);
-  api::AddSecretRoutes(router, secrets);
-  api::AddEnvironmentRoutes(router, images);
-  api::AddEventRoutes(router, **store, bus, sandboxes, workers);
-  mcp::ToolRegistry mcp_tools;
-  // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
-  boost::asio::thread_pool mcp_calls(static_cast<size_t>(config.mcp_call_threads));
-  mcp::ToolServices tool_services{sandboxes, commands, images,      files,
-                                  endpoints, &volumes, &object_api, &attacher};
-  mcp::RegisterTools(mcp_tools, tool_services);
-  mcp::OAuthServer oauth(**store, auth, listen->host);
-  oauth.AddRoutes(router);
-  mcp::McpHttp mcp_http(
-      mcp_tools,
-      [&auth, &oauth](const std::string& bearer) {
-        // OAuth access tokens are good for /mcp only; API keys everywhere.
-        if (mcp::OAuthServer::LooksLikeAccessToken(bearer)) {
-          auto who = oauth.VerifyAccessToken(bearer);
-          if (who.ok()) return who;
-        }
-        return auth.Authenticate(bearer);
-      },
-      listen->host, mcp_calls, config.mcp_call_threads);
-  mcp::AddMcpRoutes(router, mcp_http);
-  mcp::AddCorsPreflights(router, listen->host);
-  api::AddFileRoutes(router, files);
-  api::AddObjectRoutes(router, object_api);
-  api::AddSiteRoutes(router, sites);
-  api::HttpServerOptions http = HttpLimits(config, "API");
-  http.host = listen->host;
-  http.port = listen->port;
-  http.io_threads = config.io_threads;
-  http.max_body_bytes = config.max_body_bytes;
-  http.stream_request_body = [](std::string_view method, std::string_view path) {
-    return api::StreamsRequestBody(method, path) || api::StreamsObjectBody(method, path);
+    runtime::Runtime& runtime;
   };
-  api::HttpServer server(
-      http, [&router](const api::HttpRequest& r) { return router.Handle(r); }, workers);
-  if (Status st = server.Start(); !st.ok()) return Fail(st);
-  warm_pool.StartFilling();
 
-  object_api.api_base = "http://" +
-                        (listen->host == "0.0.0.0" ? std::string("127.0.0.1") : listen->host) +
-                        ":" + std::to_string(server.port());
-  std::printf("adaptd listening on http://%s:%u (admin key: %s)\n", listen->host.c_str(),
-              server.port(), key_file.c_str());
-  std::fflush(stdout);
+  const DaemonConfig& config_;
+  ListenAddress listen_;
+  os::UniqueFd lock_;
+  Helpers helpers_;
+  std::unique_ptr<store::Store> store_;
+  std::string master_key_;
+  std::optional<core::Auth> auth_;
+  std::string key_file_;
+  std::optional<storage::StorageTokens> storage_tokens_;
+  std::optional<storage::ObjectStore> object_store_;
+  std::optional<storage::UploadSweeper> upload_sweeper_;
+  std::optional<storage::SiteService> sites_;
+  std::optional<storage::SandboxStorageAttacher> attacher_;
+  std::optional<api::ObjectApi> object_api_;
+  std::optional<api::StorageGateway> gateway_;
+  std::optional<boost::asio::thread_pool> storage_workers_;
+  std::optional<api::HttpServer> storage_server_;
+  std::optional<api::HttpServer> site_server_;
+  std::optional<runtime::AgentHub> agents_;
+  std::optional<runtime::RunscRuntime> runtime_;
+  std::optional<image::ImageStore> image_store_;
+  std::optional<core::ImageCatalog> images_;
+  std::optional<core::EventBus> bus_;
+  std::optional<boost::asio::thread_pool> workers_;
+  std::optional<net::NetworkManager> network_;
+  std::optional<storage::VolumeService> volumes_;
+  std::optional<core::SandboxLifecycle> lifecycle_;
+  std::optional<core::SandboxService> sandboxes_;
+  std::optional<core::ImageService> image_service_;
+  std::optional<core::WarmPool> warm_pool_;
+  std::optional<core::SecretService> secrets_;
+  std::optional<core::CommandService> commands_;
+  std::optional<core::FileService> files_;
+  std::optional<core::EndpointService> endpoints_;
+  std::optional<net::IngressServer> ingress_;
+  std::optional<core::SandboxMonitor> monitor_;
+  std::optional<StopStateCalls> stop_state_calls_;
+  std::optional<api::Router> router_;
+  std::optional<mcp::ToolRegistry> mcp_tools_;
+  std::optional<boost::asio::thread_pool> mcp_calls_;
+  std::optional<mcp::ToolServices> tool_services_;
+  std::optional<mcp::OAuthServer> oauth_;
+  std::optional<mcp::McpHttp> mcp_http_;
+  std::optional<api::HttpServer> server_;
+};
 
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
-  spdlog::info("stopping on signal {}; sandboxes keep running", sig);
-  size_t streams = api::RunningStreamThreads();
-  server.Stop();
-  monitor.Stop();
-  warm_pool.Shutdown();
-  ingress.Stop();
-  storage_server.Stop();
-  site_server.Stop();
-  // The servers closed every connection, which ends each stream's pump; wait for them
-  // before the services they read from go.
-  if (streams)
-    spdlog::info("stopping: waiting for the {} response stream(s) that were open", streams);
-  if (!api::WaitForStreamThreads(std::chrono::seconds(10)))
-    spdlog::warn("stopping: {} response streams still running", api::RunningStreamThreads());
-  upload_sweeper.Stop();
-  workers.join();
-  storage_workers.join();
-  volumes.Shutdown();
+int Run(const DaemonConfig& config) {
+  RaiseOpenFileLimit();
+  Daemon daemon(config);
+  if (Status st = daemon.Start(); !st.ok()) return Fail(st);
+  daemon.ServeUntilStopSignal();
   return 0;
 }
 
