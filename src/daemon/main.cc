@@ -245,7 +245,7 @@ int Run(const DaemonConfig& config) {
     commands.SandboxEnded(id, why, own);
   });
   sandboxes.SetEndpointsView([&endpoints](const std::string& org, const std::string& id) {
-    return endpoints.ViewsOf(org, id);
+    return endpoints.EndpointsOf(org, id);
   });
   spdlog::info("endpoints: http://*.{}:{} and https://*.{}:{}", config.ingress_domain,
                ingress.http_port(), config.ingress_domain, ingress.https_port());

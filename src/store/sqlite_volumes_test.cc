@@ -41,12 +41,13 @@ class SqliteVolumesTest : public testing::Test {
     return v;
   }
 
-  std::string Sandbox(const std::string& org, const json& storage, const std::string& status) {
+  std::string Sandbox(const std::string& org, const std::optional<std::string>& storage,
+                      const std::string& status) {
     SandboxRecord r;
     r.id = NewId("sbx");
     r.org_id = org;
     r.status = "provisioning";
-    r.config = {{"storage", storage}};
+    r.config.storage = storage;
     r.created_at = r.updated_at = 2000;
     EXPECT_TRUE(store_->CreateSandbox(r, std::nullopt).ok());
     r.status = status;
@@ -79,7 +80,7 @@ TEST_F(SqliteVolumesTest, DeleteIsRefusedWhileALiveSandboxMountsIt) {
   ASSERT_TRUE(store_->PutVolume(v).ok());
   Sandbox(org_, "data", "completed");  // ended: not an attachment
   Sandbox(org_, "other", "running");
-  Sandbox(org_, nullptr, "running");
+  Sandbox(org_, std::nullopt, "running");
   Sandbox(other_, "data", "running");  // another organization's "data"
   EXPECT_TRUE(store_->ListVolumeAttachments(org_, "data")->empty());
   std::string user = Sandbox(org_, "data", "running");
