@@ -1,9 +1,9 @@
 // create_sandbox, create_gpu_sandbox, get_sandbox, list_sandboxes, wait_for_sandbox and
 // delete_sandbox over core::SandboxService. Results use seed 000's snake_case words.
 #include <chrono>
-#include <cmath>
 
 #include "base/time.h"
+#include "mcp/sandbox_arguments.h"
 #include "mcp/sandbox_summary.h"
 #include "mcp/tools.h"
 
@@ -131,29 +131,6 @@ json CreateInputSchema(bool gpu) {
   return schema;
 }
 
-// MCP's names for the core's fields: memory in GiB (the input schema bounds it to the core's
-// range), the name label as `name`.
-const core::FieldNames& McpSandboxFields() {
-  static const core::FieldNames kNames({{"memory_mib", "memory_gib"}, {"labels.name", "name"}});
-  return kNames;
-}
-
-// The arguments have passed CreateInputSchema's checks (types, bounds).
-core::CreateSandbox CreateFromArguments(const json& args) {
-  core::CreateSandbox req;
-  if (args.contains("image")) req.image = args["image"].get<std::string>();
-  if (args.contains("memory_gib"))
-    req.memory_mib = static_cast<int64_t>(std::llround(args["memory_gib"].get<double>() * 1024));
-  if (args.contains("cpu")) req.cpu = args["cpu"].get<int64_t>();
-  if (args.contains("security_profile"))
-    req.security_profile = args["security_profile"].get<std::string>();
-  if (args.contains("startup_class")) req.startup_class = args["startup_class"].get<std::string>();
-  if (args.contains("ttl_seconds")) req.ttl_seconds = args["ttl_seconds"].get<int64_t>();
-  if (args.contains("storage")) req.storage = args["storage"].get<std::string>();
-  if (args.contains("name")) req.labels["name"] = args["name"].get<std::string>();
-  return req;
-}
-
 }  // namespace
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
@@ -166,8 +143,8 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
        "is false, call wait_for_sandbox until it is true.",
        CreateInputSchema(false), SandboxSchema(), ToolAnnotations{false, true, false, false},
        [&sandboxes](ToolContext& ctx, const json& args) {
-         auto created =
-             sandboxes.Create(ctx.who, CreateFromArguments(args), std::nullopt, McpSandboxFields());
+         auto created = sandboxes.Create(ctx.who, CreateSandboxFromArguments(args), std::nullopt,
+                                         McpSandboxFields());
          if (!created.ok()) return ToolResult::Fail(FailureSentence(created.status()));
          auto s = WaitReady(sandboxes, ctx, created->id, 10);
          return ToolResult::Ok(Summary(s.ok() ? *s : *created));
