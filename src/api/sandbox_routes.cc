@@ -3,19 +3,26 @@
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
+#include "api/sandbox_json.h"
+#include "base/ids.h"
 
 namespace adapt::api {
 
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
-  router.Add("POST", "/v1/sandboxes",
-             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-               auto body = ParseJsonBody(req);
-               if (!body.ok()) return ErrorResponse(body.status());
-               std::optional<std::string> key;
-               if (req.headers.count("idempotency-key")) key = req.Header("idempotency-key");
-               auto created = sandboxes.Create(who, *body, key);
-               return JsonOrError(201, created);
-             });
+  router.Add(
+      "POST", "/v1/sandboxes",
+      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+        auto body = ParseJsonBody(req);
+        if (!body.ok()) return ErrorResponse(body.status());
+        auto create = CreateSandboxFromJson(*body);
+        if (!create.ok()) return ErrorResponse(create.status());
+        std::optional<core::IdempotencyRequest> key;
+        if (req.headers.count("idempotency-key"))
+          key = core::IdempotencyRequest{req.Header("idempotency-key"), Sha256Hex(body->dump())};
+        auto created = sandboxes.Create(who, *create, key, RestSandboxFields());
+        if (!created.ok()) return ErrorResponse(created.status());
+        return JsonResponse(201, SandboxToJson(*created));
+      });
   router.Add("GET", "/v1/sandboxes",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto limit = QueryInt(req, "limit", 50);
@@ -25,12 +32,14 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
                if (req.query.count("query")) list.query = req.query.at("query");
                if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
                auto page = sandboxes.List(who, list);
-               return JsonOrError(200, page);
+               if (!page.ok()) return ErrorResponse(page.status());
+               return JsonResponse(200, SandboxPageToJson(*page));
              });
   router.Add("GET", "/v1/sandboxes/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto sandbox = sandboxes.Get(who, p.at("id"));
-               return JsonOrError(200, sandbox);
+               if (!sandbox.ok()) return ErrorResponse(sandbox.status());
+               return JsonResponse(200, SandboxToJson(*sandbox));
              });
   router.Add("DELETE", "/v1/sandboxes/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
@@ -38,7 +47,8 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
                if (!outcome.ok()) return ErrorResponse(outcome.status());
                if (outcome->done) return NoContentOrError(Status::Ok());
                auto sandbox = sandboxes.Get(who, p.at("id"));
-               return JsonResponse(202, sandbox.ok() ? *sandbox : nlohmann::json::object());
+               return JsonResponse(
+                   202, sandbox.ok() ? SandboxToJson(*sandbox) : nlohmann::json::object());
              });
   // Stop and start take no fields; an empty body or {} is accepted.
   auto no_fields = [](const HttpRequest& req) -> Status {
@@ -52,14 +62,16 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
       [&, no_fields](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
         if (Status st = no_fields(req); !st.ok()) return ErrorResponse(st);
         auto sandbox = sandboxes.Stop(who, p.at("id"));
-        return JsonOrError(200, sandbox);
+        if (!sandbox.ok()) return ErrorResponse(sandbox.status());
+        return JsonResponse(200, SandboxToJson(*sandbox));
       });
   router.Add(
       "POST", "/v1/sandboxes/{id}/start",
       [&, no_fields](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
         if (Status st = no_fields(req); !st.ok()) return ErrorResponse(st);
         auto sandbox = sandboxes.Start(who, p.at("id"));
-        return JsonOrError(202, sandbox);
+        if (!sandbox.ok()) return ErrorResponse(sandbox.status());
+        return JsonResponse(202, SandboxToJson(*sandbox));
       });
 }
 

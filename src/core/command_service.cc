@@ -142,14 +142,14 @@ Result<StartedCommand> CommandService::Start(const Principal& who, const std::st
   for (const auto& [k, v] : req.env) exec.env.push_back(k + "=" + v);
   // attach_sandbox_object_storage's variables reach every command started after the attach.
   // A sandbox taken from a warm pool was booted before its env was known: all of it, here.
-  bool pooled = sandbox.config.contains("pool") && sandbox.config["pool"].value("used", false);
+  bool pooled = sandbox.config.pool && sandbox.config.pool->used;
   for (const auto& [k, v] : sandbox.env) {
     if ((pooled || k.rfind("SANDBOX_STORAGE_", 0) == 0) && !req.env.count(k))
       exec.env.push_back(k + "=" + v);
   }
   std::optional<std::pair<uint32_t, uint32_t>> user_ids;
   if (!req.user.empty()) {
-    ASSIGN_OR_RETURN(Image image, images_.Resolve(sandbox.org_id, sandbox.config["image"]));
+    ASSIGN_OR_RETURN(Image image, images_.Resolve(sandbox.org_id, sandbox.config.image));
     ASSIGN_OR_RETURN(auto ids, ResolveUserIds(req.user, image.rootfs, "user"));
     exec.user = std::to_string(ids.first) + ":" + std::to_string(ids.second);
     user_ids = {static_cast<uint32_t>(ids.first), static_cast<uint32_t>(ids.second)};

@@ -40,7 +40,7 @@ Result<json> EndpointService::Create(const Principal& who, const std::string& sa
   if (!body.contains("port") || !body["port"].is_number_integer() ||
       body["port"].get<int64_t>() < 1 || body["port"].get<int64_t>() > 65535)
     return InvalidArgument("port", "port must be an integer from 1 to 65535");
-  if (sandbox.config["network"].value("egress", "open") == "none")
+  if (sandbox.config.network.egress == "none")
     return Conflict("sandbox " + sandbox_id +
                     " has network egress \"none\": it has no network interface, so no endpoints");
   if (sandbox.status != "running" && sandbox.status != "provisioning")
@@ -99,12 +99,25 @@ std::optional<net::IngressBackend> EndpointService::Route(const std::string& hos
   return net::IngressBackend{*address, static_cast<uint16_t>(e->port)};
 }
 
-json EndpointService::ViewsOf(const std::string& org_id, const std::string& sandbox_id) {
-  json items = json::array();
+SandboxEndpoint EndpointService::Typed(const store::EndpointRecord& e) const {
+  return {e.id,
+          e.sandbox_id,
+          e.port,
+          e.hostname,
+          "https://" + e.hostname +
+              (options_.https_port == 443 ? "" : ":" + std::to_string(options_.https_port)),
+          "http://" + e.hostname +
+              (options_.http_port == 80 ? "" : ":" + std::to_string(options_.http_port)),
+          e.created_at};
+}
+
+std::vector<SandboxEndpoint> EndpointService::EndpointsOf(const std::string& org_id,
+                                                          const std::string& sandbox_id) {
+  std::vector<SandboxEndpoint> out;
   auto records = store_.ListEndpoints(org_id, sandbox_id);
   if (records.ok())
-    for (const auto& e : *records) items.push_back(View(e));
-  return items;
+    for (const auto& e : *records) out.push_back(Typed(e));
+  return out;
 }
 
 }  // namespace adapt::core

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/auth.h"
+#include "core/sandbox_endpoint.h"
 #include "net/ingress.h"
 #include "net/network_manager.h"
 #include "store/store.h"
@@ -39,10 +40,12 @@ class EndpointService {
   // The ingress's lookup.
   std::optional<net::IngressBackend> Route(const std::string& host);
   // The sandbox view's `endpoints`.
-  nlohmann::json ViewsOf(const std::string& org_id, const std::string& sandbox_id);
+  std::vector<SandboxEndpoint> EndpointsOf(const std::string& org_id,
+                                           const std::string& sandbox_id);
 
  private:
   nlohmann::json View(const store::EndpointRecord& e) const;
+  SandboxEndpoint Typed(const store::EndpointRecord& e) const;
 
   store::Store& store_;
   net::NetworkManager& network_;

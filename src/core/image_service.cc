@@ -226,9 +226,7 @@ json ImageService::View(const store::ImageRecord& rec, bool detail) {
     if (live.ok()) {
       for (const auto& s : *live) {
         if (s.org_id != rec.org_id) continue;
-        if (s.config.value("imageId", json(nullptr)) == rec.id ||
-            (s.config.contains("image") && s.config["image"] == rec.reference))
-          users.push_back(s.id);
+        if (s.config.image_id == rec.id || s.config.image == rec.reference) users.push_back(s.id);
       }
     }
     v["sandboxes"] = users;
@@ -288,8 +286,7 @@ void ImageService::CollectGarbage() {
     ASSIGN_OR_RETURN(auto live, store_.ListSandboxesWithStatus(kMounted));
     for (const auto& rec : all) keep.insert(ImageStoreKey(rec.org_id, rec.reference));
     for (const auto& s : live)
-      if (s.config.contains("image") && s.config["image"].is_string())
-        keep.insert(ImageStoreKey(s.org_id, s.config["image"].get<std::string>()));
+      if (!s.config.image.empty()) keep.insert(ImageStoreKey(s.org_id, s.config.image));
     return keep;
   });
   if (!removed.ok()) {  // unsure what is used: nothing was removed

@@ -21,4 +21,9 @@ nlohmann::json FormatListCursor(const std::optional<int64_t>& next_seq) {
   return next_seq ? nlohmann::json("c" + std::to_string(*next_seq)) : nlohmann::json(nullptr);
 }
 
+std::optional<std::string> NextListCursor(const std::optional<int64_t>& next_seq) {
+  if (!next_seq) return std::nullopt;
+  return "c" + std::to_string(*next_seq);
+}
+
 }  // namespace adapt::core

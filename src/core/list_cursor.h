@@ -15,5 +15,7 @@ Result<std::optional<int64_t>> ParseListCursor(const std::string& cursor);
 
 // The wire value of nextCursor: a string, or null when there is no next page.
 nlohmann::json FormatListCursor(const std::optional<int64_t>& next_seq);
+// The same cursor for a typed page: unset on the last page.
+std::optional<std::string> NextListCursor(const std::optional<int64_t>& next_seq);
 
 }  // namespace adapt::core

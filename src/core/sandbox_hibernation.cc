@@ -1,13 +1,7 @@
 #include "core/sandbox_hibernation.h"
 
-#include "base/time.h"
-
 namespace adapt::core {
 namespace {
-
-using nlohmann::json;
-
-constexpr const char* kKey = "hibernation";
 
 const char* PhaseName(HibernationPhase p) {
   switch (p) {
@@ -32,35 +26,28 @@ HibernationPhase ParsePhase(const std::string& s) {
 
 }  // namespace
 
-bool KeepsWorkspace(const store::SandboxRecord& r) {
-  return r.config.is_object() && r.config.value("startupClass", "instant") == "durable";
-}
+bool KeepsWorkspace(const store::SandboxRecord& r) { return r.config.startup_class == "durable"; }
 
 Hibernation ReadHibernation(const store::SandboxRecord& r) {
   Hibernation h;
-  if (!r.result.is_object() || !r.result.contains(kKey) || !r.result[kKey].is_object()) return h;
-  const json& j = r.result[kKey];
-  h.phase = ParsePhase(j.value("phase", ""));
-  h.workspace_kept = j.value("workspaceKept", false);
-  h.processes_saved = j.value("processesSaved", false);
-  h.stopped_at = j.value("stoppedAt", int64_t{0});
-  h.note = j.value("note", "");
-  h.restart = j.value("restart", false);
+  if (!r.result.hibernation) return h;
+  const store::HibernationState& j = *r.result.hibernation;
+  h.phase = ParsePhase(j.phase);
+  h.workspace_kept = j.workspace_kept;
+  h.processes_saved = j.processes_saved;
+  h.stopped_at = j.stopped_at;
+  h.note = j.note;
+  h.restart = j.restart;
   return h;
 }
 
 void WriteHibernation(store::SandboxRecord& r, const Hibernation& h) {
-  if (!r.result.is_object()) r.result = json::object();
   if (h.phase == HibernationPhase::kNone) {
-    r.result.erase(kKey);
+    r.result.hibernation.reset();
     return;
   }
-  r.result[kKey] = {{"phase", PhaseName(h.phase)},
-                    {"workspaceKept", h.workspace_kept},
-                    {"processesSaved", h.processes_saved},
-                    {"stoppedAt", h.stopped_at},
-                    {"note", h.note},
-                    {"restart", h.restart}};
+  r.result.hibernation = store::HibernationState{
+      PhaseName(h.phase), h.workspace_kept, h.processes_saved, h.stopped_at, h.note, h.restart};
 }
 
 Status CheckStoppable(const store::SandboxRecord& r) {
@@ -81,17 +68,15 @@ Status CheckStartable(const store::SandboxRecord& r) {
                   "; only a stopped (hibernated) sandbox can be started");
 }
 
-json HibernationView(const store::SandboxRecord& r) {
+std::optional<HibernationSummary> HibernationOf(const store::SandboxRecord& r) {
   Hibernation h = ReadHibernation(r);
-  if (h.phase == HibernationPhase::kNone) return nullptr;
+  if (h.phase == HibernationPhase::kNone) return std::nullopt;
   const char* processes = !h.workspace_kept ? "discarded" : (h.processes_saved ? "saved" : "lost");
   // While stopping, whether the checkpoint succeeds is not known yet.
   if (h.phase == HibernationPhase::kStopping && h.workspace_kept && !h.restart)
     processes = "saving";
-  return {{"stoppedAt", FormatRfc3339(h.stopped_at)},
-          {"workspace", h.workspace_kept ? "kept" : "discarded"},
-          {"processes", processes},
-          {"note", h.note.empty() ? json(nullptr) : json(h.note)}};
+  return HibernationSummary{h.stopped_at, h.workspace_kept ? "kept" : "discarded", processes,
+                            h.note.empty() ? std::nullopt : std::optional<std::string>(h.note)};
 }
 
 }  // namespace adapt::core

@@ -1,4 +1,4 @@
-// The stop/start state of a sandbox, kept in its record (result["hibernation"]) so that a
+// The stop/start state of a sandbox, kept in its record (result.hibernation) so that a
 // restarted adaptd knows how far a stop or start got.
 //
 //   running --stop--> hibernated (phase stopping) --compute released--> hibernated (stopped)
@@ -9,7 +9,7 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
@@ -40,9 +40,17 @@ Status CheckStoppable(const store::SandboxRecord& r);
 // Conflict naming the status unless a start may begin (hibernated, stop finished).
 Status CheckStartable(const store::SandboxRecord& r);
 
-// The wire form (API.md `hibernation`): null unless the sandbox is hibernated or starting.
-//   {"stoppedAt", "workspace": "kept"|"discarded", "processes": "saved"|"lost"|"discarded",
-//    "note"}
-nlohmann::json HibernationView(const store::SandboxRecord& r);
+// What a stop kept (API.md `hibernation`).
+struct HibernationSummary {
+  int64_t stopped_at = 0;  // ms since epoch
+  std::string workspace;   // "kept" or "discarded"
+  std::string processes;   // "saved", "saving", "lost" or "discarded"
+  std::optional<std::string> note;
+
+  bool operator==(const HibernationSummary&) const = default;
+};
+
+// Unset unless the sandbox is hibernated or starting.
+std::optional<HibernationSummary> HibernationOf(const store::SandboxRecord& r);
 
 }  // namespace adapt::core

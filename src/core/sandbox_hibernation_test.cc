@@ -5,23 +5,18 @@
 namespace adapt::core {
 namespace {
 
-using nlohmann::json;
-
 store::SandboxRecord Record(const std::string& status, const std::string& startup_class) {
   store::SandboxRecord r;
   r.id = "sbx_abcdefghijklmnopqrst";
   r.status = status;
-  r.config = {{"startupClass", startup_class}, {"startup", nullptr}};
-  r.result = {{"startedAt", "2026-01-01T00:00:00Z"}};
+  r.config.startup_class = startup_class;
+  r.result.started_at = "2026-01-01T00:00:00Z";
   return r;
 }
 
 TEST(Hibernation, OnlyDurableKeepsItsWorkspace) {
   EXPECT_TRUE(KeepsWorkspace(Record("running", "durable")));
   EXPECT_FALSE(KeepsWorkspace(Record("running", "instant")));
-  store::SandboxRecord odd = Record("running", "instant");
-  odd.config = nullptr;
-  EXPECT_FALSE(KeepsWorkspace(odd));
 }
 
 TEST(Hibernation, RoundTripsThroughTheRecordAndKeepsOtherResultFields) {
@@ -38,17 +33,16 @@ TEST(Hibernation, RoundTripsThroughTheRecordAndKeepsOtherResultFields) {
   EXPECT_TRUE(back.workspace_kept);
   EXPECT_TRUE(back.processes_saved);
   EXPECT_EQ(back.stopped_at, 1700000000000);
-  EXPECT_EQ(r.result["startedAt"], "2026-01-01T00:00:00Z");
+  EXPECT_EQ(r.result.started_at, "2026-01-01T00:00:00Z");
   WriteHibernation(r, Hibernation{});
-  EXPECT_FALSE(r.result.contains("hibernation"));
-  EXPECT_EQ(r.result["startedAt"], "2026-01-01T00:00:00Z");
+  EXPECT_FALSE(r.result.hibernation.has_value());
+  EXPECT_EQ(r.result.started_at, "2026-01-01T00:00:00Z");
 }
 
-TEST(Hibernation, MalformedStateReadsAsNone) {
+TEST(Hibernation, AnUnknownPhaseReadsAsNone) {
   store::SandboxRecord r = Record("hibernated", "durable");
-  r.result["hibernation"] = "stopped";
-  EXPECT_EQ(ReadHibernation(r).phase, HibernationPhase::kNone);
-  r.result = json::array();
+  r.result.hibernation = store::HibernationState{};
+  r.result.hibernation->phase = "asleep";
   EXPECT_EQ(ReadHibernation(r).phase, HibernationPhase::kNone);
 }
 
@@ -84,31 +78,32 @@ TEST(Hibernation, OnlyAStoppedSandboxStarts) {
 
 TEST(Hibernation, ViewSaysWhatWasKept) {
   store::SandboxRecord r = Record("running", "durable");
-  EXPECT_TRUE(HibernationView(r).is_null());
+  EXPECT_FALSE(HibernationOf(r).has_value());
   Hibernation h;
   h.phase = HibernationPhase::kStopped;
   h.workspace_kept = true;
   h.processes_saved = true;
   h.stopped_at = 1700000000000;
   WriteHibernation(r, h);
-  json v = HibernationView(r);
-  EXPECT_EQ(v["workspace"], "kept");
-  EXPECT_EQ(v["processes"], "saved");
-  EXPECT_EQ(v["stoppedAt"], "2023-11-14T22:13:20.000Z");
-  EXPECT_TRUE(v["note"].is_null());
+  auto v = HibernationOf(r);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->workspace, "kept");
+  EXPECT_EQ(v->processes, "saved");
+  EXPECT_EQ(v->stopped_at, 1700000000000);
+  EXPECT_FALSE(v->note.has_value());
   h.processes_saved = false;
   h.note = "the processes could not be saved";
   WriteHibernation(r, h);
-  EXPECT_EQ(HibernationView(r)["processes"], "lost");
-  EXPECT_EQ(HibernationView(r)["note"], "the processes could not be saved");
+  EXPECT_EQ(HibernationOf(r)->processes, "lost");
+  EXPECT_EQ(HibernationOf(r)->note, "the processes could not be saved");
   h.phase = HibernationPhase::kStopping;
   WriteHibernation(r, h);
-  EXPECT_EQ(HibernationView(r)["processes"], "saving");
+  EXPECT_EQ(HibernationOf(r)->processes, "saving");
   h = Hibernation{};
   h.phase = HibernationPhase::kStopped;
   WriteHibernation(r, h);
-  EXPECT_EQ(HibernationView(r)["workspace"], "discarded");
-  EXPECT_EQ(HibernationView(r)["processes"], "discarded");
+  EXPECT_EQ(HibernationOf(r)->workspace, "discarded");
+  EXPECT_EQ(HibernationOf(r)->processes, "discarded");
 }
 
 }  // namespace

@@ -15,8 +15,6 @@
 namespace adapt::core {
 namespace {
 
-using nlohmann::json;
-
 const std::vector<std::string> kLive = {"provisioning", "running"};
 // Why a sandbox ended that has no error: its startup command ended (its commands with it).
 const std::string kStartupEnded = "the sandbox's startup command ended, and the sandbox with it";
@@ -28,9 +26,7 @@ std::string SignalName(int sig) {
 
 // Why a sandbox that the kernel's out-of-memory killer stopped ended, in one sentence.
 std::string OutOfMemoryError(const store::SandboxRecord& r, const runtime::ShimState& st) {
-  std::string limit = r.config.is_object() && r.config.contains("memoryMiB")
-                          ? " of " + r.config["memoryMiB"].dump() + " MiB (memoryMiB)"
-                          : "";
+  std::string limit = " of " + std::to_string(r.config.memory_mib) + " MiB (memoryMiB)";
   return "the sandbox ran out of memory: it reached its memory limit" + limit +
          " and the out-of-memory killer stopped it" +
          (st.signal ? " (" + SignalName(*st.signal) + ")" : std::string());
@@ -81,9 +77,9 @@ void SandboxLifecycle::Fail(store::SandboxRecord r, const std::string& error,
   r.status = "failed";
   r.error = error;
   if (r.termination_reason.empty()) r.termination_reason = "failed";
-  if (!r.config["startup"].is_null()) {
-    r.result["error"] = error;
-    if (!r.result.contains("finishedAt")) r.result["finishedAt"] = FormatRfc3339(NowMillis());
+  if (r.config.startup) {
+    r.result.error = error;
+    if (!r.result.finished_at) r.result.finished_at = FormatRfc3339(NowMillis());
   }
   Status st = Transition(r, expected);
   std::lock_guard lock(locks_mu_);
@@ -123,34 +119,34 @@ void SandboxLifecycle::Provision(const std::string& id) {
 
   // Pulls the image when it is not here yet; the sandbox stays provisioning meanwhile.
   ADAPT_FAULT_POINT("sandbox.provision.begin");
-  auto image = images_.ResolveOrPull(r.org_id, r.config["image"]);
+  auto image = images_.ResolveOrPull(r.org_id, r.config.image);
   ADAPT_FAULT_POINT("sandbox.provision.after_image");
   if (!image.ok()) return Fail(r, image.status().message(), {"provisioning"});
-  auto process = PlanStartup(r.config["startup"], *image, r.env);
+  auto process = PlanStartup(r.config.startup, *image, r.env);
   if (!process.ok()) return Fail(r, process.status().message(), {"provisioning"});
 
   runtime::LaunchRequest req;
   req.spec.id = r.id;
   req.spec.process = *process;
-  req.spec.cpu = r.config["cpu"].get<int>();
-  req.spec.memory_mib = r.config["memoryMiB"].get<uint64_t>();
+  req.spec.cpu = r.config.cpu;
+  req.spec.memory_mib = static_cast<uint64_t>(r.config.memory_mib);
   req.spec.hostname = r.id;
   req.image_rootfs = image->rootfs;
   req.image_layers = image->layers;
-  req.disk_mib = r.config["diskMiB"].get<uint64_t>();
-  req.network_none = r.config["network"]["egress"] == "none";
+  req.disk_mib = static_cast<uint64_t>(r.config.disk_mib);
+  req.network_none = r.config.network.egress == "none";
   // A durable sandbox's storage is bound at /workspace (an instant one gets a disposable one).
-  if (r.config.contains("storage") && r.config["storage"].is_string()) {
+  if (r.config.storage) {
     if (!volumes_)
       return Fail(r, "persistent storage is not available on this host", {"provisioning"});
-    auto workspace = volumes_->Attach(r.org_id, r.config["storage"]);
+    auto workspace = volumes_->Attach(r.org_id, *r.config.storage);
     if (!workspace.ok()) return Fail(r, workspace.status().message(), {"provisioning"});
     req.spec.workspace_dir = *workspace;
   }
   if (!req.network_none) {
     if (!network_)
       return Fail(r, "sandbox networking is not available on this host", {"provisioning"});
-    auto attached = network_->Attach(r.id, r.config["network"]);
+    auto attached = network_->Attach(r.id, r.config.network);
     if (!attached.ok()) {
       network_->Detach(r.id);
       return Fail(r, attached.status().message(), {"provisioning"});
@@ -172,7 +168,7 @@ void SandboxLifecycle::Provision(const std::string& id) {
     return Fail(r, obs.status().message(), {"provisioning"});
   }
   r.status = "running";
-  if (!r.config["startup"].is_null()) r.result["startedAt"] = FormatRfc3339(obs->state.started_at);
+  if (r.config.startup) r.result.started_at = FormatRfc3339(obs->state.started_at);
   if (starting) WriteHibernation(r, Hibernation{});
   if (!Transition(r, {"provisioning"}).ok()) return;  // deleted meanwhile: delete tears down
   ADAPT_FAULT_POINT("sandbox.provision.after_running");
@@ -183,7 +179,7 @@ void SandboxLifecycle::Provision(const std::string& id) {
 
 void SandboxLifecycle::RecordExit(store::SandboxRecord r, const runtime::Observation& obs) {
   const auto& st = obs.state;
-  bool interactive = r.config["startup"].is_null();
+  bool interactive = !r.config.startup;
   int64_t finished = st.finished_at ? st.finished_at : NowMillis();
   if (st.phase != runtime::ShimPhase::kExited) {
     r.status = "failed";
@@ -201,10 +197,10 @@ void SandboxLifecycle::RecordExit(store::SandboxRecord r, const runtime::Observa
     r.error = OutOfMemoryError(r, st);
   r.termination_reason = r.status == "completed" ? "completed" : "failed";
   if (!interactive) {
-    r.result["exitCode"] = st.exit_code ? json(*st.exit_code) : json(nullptr);
-    r.result["signal"] = st.signal ? json(SignalName(*st.signal)) : json(nullptr);
-    r.result["finishedAt"] = FormatRfc3339(finished);
-    if (!r.error.empty()) r.result["error"] = r.error;
+    r.result.exit_code = st.exit_code ? std::optional<int64_t>(*st.exit_code) : std::nullopt;
+    r.result.signal = st.signal ? std::optional<std::string>(SignalName(*st.signal)) : std::nullopt;
+    r.result.finished_at = FormatRfc3339(finished);
+    if (!r.error.empty()) r.result.error = r.error;
     ApplyOutput(r, obs.output, r.result);
   }
   if (!Transition(r, {"running"}).ok()) return;
@@ -238,11 +234,10 @@ Result<store::SandboxRecord> SandboxLifecycle::BeginDelete(const std::string& or
     if (before == "provisioning" || before == "running" || before == "hibernated") {
       if (r.termination_reason.empty() || before != "provisioning") r.termination_reason = reason;
       // Keep what the workload printed: the record outlives the sandbox.
-      if (before == "running" && !r.config["startup"].is_null()) {
+      if (before == "running" && r.config.startup) {
         auto obs = runtime_.Observe(id);
         if (obs.ok()) ApplyOutput(r, obs->output, r.result);
-        if (!r.result.contains("finishedAt") || r.result["finishedAt"].is_null())
-          r.result["finishedAt"] = FormatRfc3339(NowMillis());
+        if (!r.result.finished_at) r.result.finished_at = FormatRfc3339(NowMillis());
       }
     }
     r.status = "deleting";
@@ -296,8 +291,7 @@ void SandboxLifecycle::Reconcile() {
       if (alive && obs->state.phase == runtime::ShimPhase::kRunning) {
         store::SandboxRecord next = r;
         next.status = "running";
-        if (!r.config["startup"].is_null())
-          next.result["startedAt"] = FormatRfc3339(obs->state.started_at);
+        if (r.config.startup) next.result.started_at = FormatRfc3339(obs->state.started_at);
         Transition(next, {"provisioning"});
         spdlog::info("sandbox {}: adopted after restart", r.id);
       } else {

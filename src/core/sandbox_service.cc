@@ -11,8 +11,6 @@
 #include "core/image_service.h"
 #include "core/list_cursor.h"
 #include "core/sandbox_limits.h"
-#include "core/sandbox_request.h"
-#include "core/sandbox_view.h"
 #include "core/secret_service.h"
 #include "core/startup_plan.h"
 #include "core/wake_signal.h"
@@ -21,8 +19,6 @@
 
 namespace adapt::core {
 namespace {
-
-using nlohmann::json;
 
 // How long DELETE waits for the teardown before answering 202.
 constexpr auto kDeleteWait = std::chrono::seconds(8);
@@ -39,69 +35,70 @@ SandboxService::SandboxService(store::Store& store, runtime::Runtime& runtime,
       workers_(workers),
       default_image_(std::move(default_image)) {}
 
-Result<json> SandboxService::Create(const Principal& who, const json& body,
-                                    const std::optional<std::string>& idempotency_key) {
-  if (idempotency_key &&
-      (idempotency_key->empty() || idempotency_key->size() > limits::kMaxIdempotencyKeyBytes))
+Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox& create,
+                                       const std::optional<IdempotencyRequest>& idempotency,
+                                       const FieldNames& names) {
+  if (idempotency &&
+      (idempotency->key.empty() || idempotency->key.size() > limits::kMaxIdempotencyKeyBytes))
     return InvalidArgument("Idempotency-Key", "Idempotency-Key must be 1 to 255 characters");
-  ASSIGN_OR_RETURN(CreateSandboxRequest req, ParseCreateSandbox(body, default_image_));
+  ASSIGN_OR_RETURN(NewSandbox req, ValidateCreateSandbox(create, default_image_, names));
   RETURN_IF_ERROR(AttachSecrets(secrets_, who.org_id, req));
+  SandboxConfig& config = req.config;
   // Resolve the image and the startup plan now, so that a request that cannot start is a
   // 400 and creates nothing. An image not here yet is pulled while the sandbox is
   // provisioning; its startup plan is checked once its config is known.
-  if (req.config["imageId"].is_string()) {
+  if (config.image_id) {
     if (!image_service_)
-      return Unsupported("imageId", "prepared images (imageId) are not supported on this host");
-    ASSIGN_OR_RETURN(req.config["image"],
-                     image_service_->ReferenceOf(who.org_id, req.config["imageId"]));
-  } else if (req.config["image"].get<std::string>().starts_with(kImportedImagePrefix)) {
-    // Imported images are private to their organization: reachable by imageId only.
+      return Unsupported(names("image_id"), "prepared images (" + names("image_id") +
+                                                ") are not supported on this host");
+    ASSIGN_OR_RETURN(config.image, image_service_->ReferenceOf(who.org_id, *config.image_id));
+  } else if (config.image.starts_with(kImportedImagePrefix)) {
+    // Imported images are private to their organization: reachable by image_id only.
     return Status(Code::kNotFound,
-                  "image '" + req.config["image"].get<std::string>() +
-                      "' not found; use imageId for an imported image",
-                  "image");
+                  "image '" + config.image + "' not found; use " + names("image_id") +
+                      " for an imported image",
+                  names("image"));
   }
   // An environment alias (seed 000: python, node, ...) stands for its image.
-  if (auto env = ResolveEnvironment(images_, req.config["image"])) {
+  if (auto env = ResolveEnvironment(images_, config.image)) {
     if (!env->ok()) return env->status();
-    req.config["image"] = **env;
+    config.image = **env;
   }
-  auto image = images_.Resolve(who.org_id, req.config["image"]);
+  auto image = images_.Resolve(who.org_id, config.image);
   if (image.ok()) {
-    RETURN_IF_ERROR(PlanStartup(req.config["startup"], *image, req.env).status());
+    RETURN_IF_ERROR(PlanStartup(config.startup, *image, req.env).status());
   } else if (image.status().code() != Code::kNotFound) {
     return image.status();
-  } else if (!images_.Pullable(req.config["image"])) {
+  } else if (!images_.Pullable(config.image)) {
     // A name that is neither here nor a valid registry reference: say what is wrong with it.
-    auto ref = image::ParseReference(req.config["image"]);
+    auto ref = image::ParseReference(config.image);
     return ref.ok() ? image.status() : ref.status();
   }
 
-  if (req.config["storage"].is_string()) {
+  if (config.storage) {
     if (!volumes_)
-      return Unsupported("startupClass", "persistent storage is not available on this host");
-    RETURN_IF_ERROR(volumes_->CheckUsable(who.org_id, req.config["storage"]));
+      return Unsupported(names("startup_class"),
+                         "persistent storage is not available on this host");
+    RETURN_IF_ERROR(volumes_->CheckUsable(who.org_id, *config.storage));
   }
 
   store::SandboxRecord r;
   r.id = NewId("sbx");
   r.org_id = who.org_id;
   r.status = "provisioning";
-  r.config = req.config;
+  r.config = config;
   r.env = req.env;
   r.created_at = r.updated_at = NowMillis();
-  if (!req.config["ttlSeconds"].is_null())
-    r.expires_at = r.created_at + req.config["ttlSeconds"].get<int64_t>() * 1000;
+  if (config.ttl_seconds) r.expires_at = r.created_at + *config.ttl_seconds * 1000;
   std::optional<store::IdempotencyKey> idem;
-  if (idempotency_key) idem = store::IdempotencyKey{*idempotency_key, Sha256Hex(body.dump())};
+  if (idempotency) idem = store::IdempotencyKey{idempotency->key, idempotency->fingerprint};
   // A warm pool member, when one fits: the sandbox is running as soon as it is recorded.
   std::optional<std::string> pooled;
   if (pool_ && pool_->enabled()) {
     WarmPool::Claim claim = image.ok() ? pool_->Take(r.config)
                                        : WarmPool::Claim{std::nullopt, "the image is not local yet"};
     pooled = claim.id;
-    r.config["pool"] = {{"used", pooled.has_value()},
-                        {"reason", pooled ? json(nullptr) : json(claim.reason)}};
+    r.config.pool = store::PoolUseConfig{pooled.has_value(), pooled ? "" : claim.reason};
     if (pooled) {
       r.id = *pooled;
       r.status = "running";
@@ -116,7 +113,7 @@ Result<json> SandboxService::Create(const Principal& who, const json& body,
     std::string id = r.id;
     boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
   }
-  return SandboxToJson(outcome.sandbox);
+  return ViewOf(outcome.sandbox);
 }
 
 void SandboxService::AwaitChange(std::chrono::steady_clock::time_point until) {
@@ -127,19 +124,19 @@ void SandboxService::AwaitChange(std::chrono::steady_clock::time_point until) {
   if (bus_) bus_->Unsubscribe(token);
 }
 
-Result<json> SandboxService::Get(const Principal& who, const std::string& id) {
+Result<Sandbox> SandboxService::Get(const Principal& who, const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(who.org_id, id));
-  json view = SandboxToJson(r);
-  if (r.status == "running" && !r.config["startup"].is_null()) {
+  Sandbox view = ViewOf(r);
+  if (r.status == "running" && r.config.startup) {
     auto obs = runtime_.Observe(id);
-    if (obs.ok()) view = SandboxToJson(r, &obs->output);
+    if (obs.ok()) view = ViewOf(r, &obs->output);
   }
-  if (endpoints_view_) view["endpoints"] = endpoints_view_(r.org_id, r.id);
+  if (endpoints_view_) view.endpoints = endpoints_view_(r.org_id, r.id);
   return view;
 }
 
-Result<json> SandboxService::List(const Principal& who, const ListSandboxesRequest& req) {
+Result<SandboxPage> SandboxService::List(const Principal& who, const ListSandboxesRequest& req) {
   if (req.limit < 1 || req.limit > 200)
     return InvalidArgument("limit", "limit must be between 1 and 200");
   if (req.query.size() > 256)
@@ -147,9 +144,10 @@ Result<json> SandboxService::List(const Principal& who, const ListSandboxesReque
   ASSIGN_OR_RETURN(auto before, ParseListCursor(req.cursor));
   ASSIGN_OR_RETURN(store::SandboxPage page,
                    store_.ListSandboxes(who.org_id, req.query, req.limit, before));
-  json items = json::array();
-  for (const auto& r : page.items) items.push_back(SandboxToJson(r));
-  return json{{"items", items}, {"nextCursor", FormatListCursor(page.next_seq)}};
+  SandboxPage out;
+  for (const auto& r : page.items) out.items.push_back(ViewOf(r));
+  out.next_cursor = NextListCursor(page.next_seq);
+  return out;
 }
 
 Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::string& id) {
@@ -168,13 +166,13 @@ Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::st
   return DeleteOutcome{after.ok() && after->status == "deleted"};
 }
 
-Result<json> SandboxService::Stop(const Principal& who, const std::string& id) {
+Result<Sandbox> SandboxService::Stop(const Principal& who, const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
   RETURN_IF_ERROR(lifecycle_.Stop(who.org_id, id).status());
   return Get(who, id);
 }
 
-Result<json> SandboxService::Start(const Principal& who, const std::string& id) {
+Result<Sandbox> SandboxService::Start(const Principal& who, const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
   RETURN_IF_ERROR(lifecycle_.BeginStart(who.org_id, id).status());
   boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });

@@ -5,13 +5,16 @@
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/auth.h"
 #include "core/event_bus.h"
+#include "core/field_names.h"
 #include "core/sandbox_lifecycle.h"
+#include "core/sandbox_request.h"
+#include "core/sandbox_view.h"
 
 namespace adapt::core {
 
@@ -19,6 +22,13 @@ struct ListSandboxesRequest {
   std::string query;
   int limit = 50;
   std::string cursor;
+};
+
+// A create's Idempotency-Key and the caller's fingerprint of the request as it was sent: a
+// repeat with the same fingerprint returns the first sandbox, another one is a conflict.
+struct IdempotencyRequest {
+  std::string key;
+  std::string fingerprint;
 };
 
 struct DeleteOutcome {
@@ -35,16 +45,18 @@ class SandboxService {
                  const ImageCatalog& images, boost::asio::thread_pool& workers,
                  std::string default_image);
 
-  // Validates `body`, records the sandbox and starts provisioning it in the background.
-  // With `idempotency_key`, a repeat of the same body returns the first sandbox.
-  Result<nlohmann::json> Create(const Principal& who, const nlohmann::json& body,
-                                const std::optional<std::string>& idempotency_key);
-  Result<nlohmann::json> Get(const Principal& who, const std::string& id);
-  // Fills the single-sandbox view's `endpoints` (org id, sandbox id -> array).
-  void SetEndpointsView(std::function<nlohmann::json(const std::string&, const std::string&)> fn) {
+  // Validates `req` (errors name fields as `names` says), records the sandbox and starts
+  // provisioning it in the background.
+  Result<Sandbox> Create(const Principal& who, const CreateSandbox& req,
+                         const std::optional<IdempotencyRequest>& idempotency,
+                         const FieldNames& names = {});
+  Result<Sandbox> Get(const Principal& who, const std::string& id);
+  // Fills the single-sandbox view's `endpoints` (org id, sandbox id -> endpoints).
+  void SetEndpointsView(
+      std::function<std::vector<SandboxEndpoint>(const std::string&, const std::string&)> fn) {
     endpoints_view_ = std::move(fn);
   }
-  Result<nlohmann::json> List(const Principal& who, const ListSandboxesRequest& req);
+  Result<SandboxPage> List(const Principal& who, const ListSandboxesRequest& req);
   Result<DeleteOutcome> Delete(const Principal& who, const std::string& id);
 
   // Deletes `id` on behalf of the daemon (expiry); returns at once.
@@ -52,9 +64,9 @@ class SandboxService {
 
   // Stops a running sandbox (seed 000 stop_sandbox): a durable one is checkpointed, an
   // instant one's workspace is discarded. Returns the hibernated sandbox. Blocking.
-  Result<nlohmann::json> Stop(const Principal& who, const std::string& id);
+  Result<Sandbox> Stop(const Principal& who, const std::string& id);
   // Starts a hibernated sandbox in the background; returns it provisioning.
-  Result<nlohmann::json> Start(const Principal& who, const std::string& id);
+  Result<Sandbox> Start(const Principal& who, const std::string& id);
   // Restarts a running sandbox once, so that its processes start again with the sandbox's
   // current environment (attach_sandbox_object_storage): stop without a checkpoint, then
   // start. False when the sandbox is not running (its next start picks the environment up).
@@ -80,7 +92,8 @@ class SandboxService {
   void AwaitChange(std::chrono::steady_clock::time_point until);
 
  private:
-  std::function<nlohmann::json(const std::string&, const std::string&)> endpoints_view_;
+  std::function<std::vector<SandboxEndpoint>(const std::string&, const std::string&)>
+      endpoints_view_;
   store::Store& store_;
   runtime::Runtime& runtime_;
   SandboxLifecycle& lifecycle_;

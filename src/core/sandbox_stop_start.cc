@@ -110,9 +110,9 @@ void SandboxLifecycle::ReconcileHibernation(const store::SandboxRecord& r, bool 
       store::SandboxRecord next = r;
       next.status = "running";
       WriteHibernation(next, Hibernation{});
-      if (!r.config["startup"].is_null())
+      if (r.config.startup)
         if (auto obs = runtime_.Observe(r.id); obs.ok())
-          next.result["startedAt"] = FormatRfc3339(obs->state.started_at);
+          next.result.started_at = FormatRfc3339(obs->state.started_at);
       if (Transition(next, {"provisioning"}).ok()) runtime_.DiscardCheckpoint(r.id);
       spdlog::info("sandbox {}: start finished after restart", r.id);
       return;

@@ -114,16 +114,14 @@ Result<std::string> SecretService::Reveal(const std::string& org_id, const std::
   return Open(*r);
 }
 
-Status AttachSecrets(SecretService* secrets, const std::string& org_id, CreateSandboxRequest& req) {
+Status AttachSecrets(SecretService* secrets, const std::string& org_id, NewSandbox& req) {
   if (req.secrets.empty()) return Status::Ok();
   if (!secrets) return Unsupported("secrets", "secrets are not supported on this host");
   ASSIGN_OR_RETURN(auto captured, secrets->Capture(org_id, req.secrets, "secrets"));
-  json sources = json::array();
   for (auto& c : captured) {
-    sources.push_back({{"name", c.name}, {"version", c.version}});
+    req.config.secrets.push_back({c.name, c.version});
     req.env[c.name] = std::move(c.value);
   }
-  req.config["secrets"] = sources;
   return Status::Ok();
 }
 

@@ -54,13 +54,13 @@ class SecretService {
   std::string master_key_;
 };
 
-struct CreateSandboxRequest;
+struct NewSandbox;
 
 // Sandbox create's `secrets`: captures each named secret's current value and version into
 // `req`: the values join req.env, overriding a local env variable of the same name (an
-// attached secret is the organization's word on that variable), and req.config["secrets"]
+// attached secret is the organization's word on that variable), and req.config.secrets
 // records [{name, version}] for environmentSources. Without a service, naming secrets is
 // Unsupported.
-Status AttachSecrets(SecretService* secrets, const std::string& org_id, CreateSandboxRequest& req);
+Status AttachSecrets(SecretService* secrets, const std::string& org_id, NewSandbox& req);
 
 }  // namespace adapt::core

@@ -118,14 +118,19 @@ TEST_F(SecretServiceTest, OrganizationsSeeOnlyTheirOwnSecrets) {
 TEST_F(SecretServiceTest, AttachSecretsCapturesVersionsAndOverridesLocalEnv) {
   ASSERT_TRUE(service_->Set(org_, {{"name", "TOKEN"}, {"value", "v1"}}).ok());
   ASSERT_TRUE(service_->Set(org_, {{"name", "TOKEN"}, {"value", "v2"}}).ok());
-  auto req = ParseCreateSandbox(
-      {{"env", {{"TOKEN", "local"}, {"MODE", "x"}}}, {"secrets", {"TOKEN"}}}, "debian:12");
+  CreateSandbox create;
+  create.env = {{"TOKEN", "local"}, {"MODE", "x"}};
+  create.secrets = {"TOKEN"};
+  auto req = ValidateCreateSandbox(create, "debian:12");
   ASSERT_TRUE(req.ok());
   ASSERT_TRUE(AttachSecrets(service_.get(), org_, *req).ok());
   EXPECT_EQ(req->env["TOKEN"], "v2");
   EXPECT_EQ(req->env["MODE"], "x");
-  EXPECT_EQ(req->config["secrets"], json::array({{{"name", "TOKEN"}, {"version", 2}}}));
-  auto missing = ParseCreateSandbox({{"secrets", {"TOKEN", "NOPE"}}}, "debian:12");
+  EXPECT_EQ(req->config.secrets, (std::vector<store::AttachedSecretConfig>{{"TOKEN", 2}}));
+  CreateSandbox two;
+  two.secrets = {"TOKEN", "NOPE"};
+  auto missing = ValidateCreateSandbox(two, "debian:12");
+  ASSERT_TRUE(missing.ok());
   Status st = AttachSecrets(service_.get(), org_, *missing);
   EXPECT_EQ(st.field(), "secrets[1]");
   EXPECT_EQ(AttachSecrets(nullptr, org_, *missing).code(), Code::kUnsupported);

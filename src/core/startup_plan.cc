@@ -8,8 +8,6 @@
 namespace adapt::core {
 namespace {
 
-using nlohmann::json;
-
 constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 bool IsNumber(const std::string& s) {
@@ -87,8 +85,6 @@ Status ResolveUser(const std::string& user, const std::string& rootfs, runtime::
   return Status::Ok();
 }
 
-std::vector<std::string> Strings(const json& v) { return v.get<std::vector<std::string>>(); }
-
 }  // namespace
 
 Result<std::pair<uint32_t, uint32_t>> ResolveUserIds(const std::string& user,
@@ -100,21 +96,21 @@ Result<std::pair<uint32_t, uint32_t>> ResolveUserIds(const std::string& user,
   return std::make_pair(p.uid, p.gid);
 }
 
-Result<runtime::ProcessSpec> PlanStartup(const json& startup, const Image& image,
+Result<runtime::ProcessSpec> PlanStartup(const std::optional<store::StartupConfig>& startup,
+                                         const Image& image,
                                          const std::map<std::string, std::string>& env) {
   runtime::ProcessSpec p;
   const ImageConfig& ic = image.config;
-  if (startup.is_null()) {
+  if (!startup) {
     p.argv = {kPauseBinary};
-  } else if (startup["mode"] == "command") {
-    p.argv = Strings(startup["argv"]);
+  } else if (startup->mode == "command") {
+    p.argv = startup->argv.value_or(std::vector<std::string>{});
   } else {
-    bool has_entrypoint = !startup["entrypoint"].is_null();
-    std::vector<std::string> entrypoint =
-        has_entrypoint ? Strings(startup["entrypoint"]) : ic.entrypoint;
+    bool has_entrypoint = startup->entrypoint.has_value();
+    std::vector<std::string> entrypoint = has_entrypoint ? *startup->entrypoint : ic.entrypoint;
     std::vector<std::string> cmd;
-    if (!startup["args"].is_null()) {
-      cmd = Strings(startup["args"]);
+    if (startup->args) {
+      cmd = *startup->args;
     } else if (!has_entrypoint) {
       cmd = ic.cmd;
     }
@@ -126,12 +122,9 @@ Result<runtime::ProcessSpec> PlanStartup(const json& startup, const Image& image
           "nothing to run: the image has no ENTRYPOINT or CMD left after startup's overrides");
   }
 
-  bool interactive = startup.is_null();
-  std::string cwd =
-      interactive || startup["cwd"].is_null() ? "" : startup["cwd"].get<std::string>();
+  std::string cwd = startup && startup->cwd ? *startup->cwd : "";
   p.cwd = !cwd.empty() ? cwd : (!ic.working_dir.empty() ? ic.working_dir : "/");
-  std::string user =
-      interactive || startup["user"].is_null() ? ic.user : startup["user"].get<std::string>();
+  std::string user = startup && startup->user ? *startup->user : ic.user;
   std::string home;
   RETURN_IF_ERROR(ResolveUser(user, image.rootfs, p, home));
 

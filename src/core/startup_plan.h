@@ -7,12 +7,13 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
 #include "core/image_catalog.h"
 #include "runtime/oci_spec.h"
+#include "store/sandbox_config.h"
 
 namespace adapt::core {
 
@@ -25,8 +26,9 @@ Result<std::pair<uint32_t, uint32_t>> ResolveUserIds(const std::string& user,
                                                      const std::string& rootfs,
                                                      const std::string& field);
 
-// `startup` is the normalized startup config (null: interactive).
-Result<runtime::ProcessSpec> PlanStartup(const nlohmann::json& startup, const Image& image,
+// `startup` is the validated startup config (unset: interactive).
+Result<runtime::ProcessSpec> PlanStartup(const std::optional<store::StartupConfig>& startup,
+                                         const Image& image,
                                          const std::map<std::string, std::string>& env);
 
 }  // namespace adapt::core

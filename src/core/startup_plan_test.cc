@@ -44,17 +44,29 @@ class StartupPlanTest : public testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(rootfs_); }
 
-  // The startup block as ParseCreateSandbox normalizes it.
-  static json Startup(const json& raw) {
-    auto r = ParseCreateSandbox({{"startup", raw}}, "test:1");
+  // The startup block as ValidateCreateSandbox normalizes it (written here as REST's JSON).
+  static std::optional<StartupConfig> Startup(const json& raw) {
+    StartupRequest s;
+    if (raw.contains("mode")) s.mode = raw["mode"].get<std::string>();
+    for (auto [key, list] :
+         {std::pair{"argv", &s.argv}, {"args", &s.args}, {"entrypoint", &s.entrypoint}}) {
+      if (!raw.contains(key)) continue;
+      list->given = true;
+      list->items = raw[key].get<std::vector<std::string>>();
+    }
+    if (raw.contains("cwd")) s.cwd = raw["cwd"].get<std::string>();
+    if (raw.contains("user")) s.user = raw["user"].get<std::string>();
+    CreateSandbox create;
+    create.startup = s;
+    auto r = ValidateCreateSandbox(create, "test:1");
     EXPECT_TRUE(r.ok()) << raw.dump() << ": " << r.status().message();
-    return r.ok() ? r->config["startup"] : json();
+    return r.ok() ? r->config.startup : std::nullopt;
   }
 
-  runtime::ProcessSpec MustPlan(const json& startup,
+  runtime::ProcessSpec MustPlan(const std::optional<StartupConfig>& startup,
                                 const std::map<std::string, std::string>& env = {}) {
     auto p = PlanStartup(startup, image_, env);
-    EXPECT_TRUE(p.ok()) << startup.dump() << ": " << p.status().message();
+    EXPECT_TRUE(p.ok()) << p.status().message();
     return p.ok() ? *p : runtime::ProcessSpec{};
   }
 
@@ -131,7 +143,7 @@ TEST_F(StartupPlanTest, CommandModeRunsArgvLiterally) {
 }
 
 TEST_F(StartupPlanTest, InteractiveRunsAdaptPause) {
-  runtime::ProcessSpec p = MustPlan(nullptr);
+  runtime::ProcessSpec p = MustPlan(std::nullopt);
   EXPECT_EQ(p.argv, Argv{"/.adapt/adapt-pause"});
   EXPECT_EQ(p.argv[0], kPauseBinary);
 }
@@ -151,7 +163,7 @@ TEST_F(StartupPlanTest, UserIsInheritedFromTheImage) {
   EXPECT_EQ(p.gid, 1000u);
   EXPECT_EQ(EnvValue(p, "HOME"), "/home/app");
   // The interactive sandbox runs as the image's user as well.
-  EXPECT_EQ(MustPlan(nullptr).uid, 1000u);
+  EXPECT_EQ(MustPlan(std::nullopt).uid, 1000u);
 }
 
 TEST_F(StartupPlanTest, NoUserAnywhereIsRoot) {

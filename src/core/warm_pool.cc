@@ -171,7 +171,7 @@ Status WarmPool::Boot(const PoolSpec& spec, const std::string& id) {
     if (stopping_) return Status(Code::kUnavailable, "adaptd is stopping");
   }
   ASSIGN_OR_RETURN(Image image, images_.Resolve("", spec.image));  // local images only
-  ASSIGN_OR_RETURN(runtime::ProcessSpec process, PlanStartup(json(nullptr), image, {}));
+  ASSIGN_OR_RETURN(runtime::ProcessSpec process, PlanStartup(std::nullopt, image, {}));
   RETURN_IF_ERROR(store_.PutPoolMember({id, spec.Key(), "booting", NowMillis()}));
   runtime::LaunchRequest req;
   req.spec.id = id;
@@ -233,15 +233,16 @@ void WarmPool::WarmUp(const std::string& id) {
     spdlog::info("warm pool member {}: its first process did not end in time", id);
 }
 
-WarmPool::Claim WarmPool::Take(const json& config) {
+WarmPool::Claim WarmPool::Take(const store::SandboxConfig& config) {
   PoolFit fit = FitForPool(config);
   if (!fit.reason.empty()) return {std::nullopt, fit.reason};
   bool known = false;
   for (const auto& s : specs_) known = known || s.Key() == fit.key;
   if (!known)
-    return {std::nullopt, "no warm pool for image " + config.value("image", "") + " with cpu " +
-                              config["cpu"].dump() + ", memoryMiB " + config["memoryMiB"].dump() +
-                              ", diskMiB " + config["diskMiB"].dump()};
+    return {std::nullopt, "no warm pool for image " + config.image + " with cpu " +
+                              std::to_string(config.cpu) + ", memoryMiB " +
+                              std::to_string(config.memory_mib) + ", diskMiB " +
+                              std::to_string(config.disk_mib)};
   if (!network_) return {std::nullopt, "the pool's sandboxes have no network"};
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto claimed = store_.ClaimPoolMember(fit.key);
@@ -265,7 +266,7 @@ WarmPool::Claim WarmPool::Take(const json& config) {
       continue;
     }
     if (network_) {
-      Status st = network_->UpdatePolicy(id, config["network"]);
+      Status st = network_->UpdatePolicy(id, config.network);
       if (!st.ok()) {
         Discard(id);
         return {std::nullopt,

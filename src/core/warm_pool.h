@@ -52,7 +52,7 @@ class WarmPool {
   };
   // Claims a ready member for a create whose normalized config is `config`, with the
   // create's network policy installed. The caller records it as a running sandbox.
-  Claim Take(const nlohmann::json& config);
+  Claim Take(const store::SandboxConfig& config);
   // A claimed member the caller did not record after all: torn down (and replaced).
   void Discard(const std::string& id);
 

@@ -8,8 +8,6 @@
 namespace adapt::core {
 namespace {
 
-using nlohmann::json;
-
 Result<int64_t> ParseNumber(const std::string& text, const std::string& what, int64_t min,
                             int64_t max) {
   int64_t v = 0;
@@ -97,33 +95,26 @@ Result<std::vector<PoolSpec>> ParsePoolSpecs(const std::vector<std::string>& tex
   return out;
 }
 
-PoolFit FitForPool(const json& c) {
-  if (!c["startup"].is_null())
+PoolFit FitForPool(const store::SandboxConfig& c) {
+  if (c.startup)
     return {"", "a startup command runs as the sandbox's workload, which is chosen at boot"};
-  if (c.value("startupClass", "instant") == "durable" ||
-      (c.contains("storage") && !c["storage"].is_null()))
+  if (c.startup_class == "durable" || c.storage)
     return {"", "durable storage is mounted at /workspace at boot"};
-  const json& n = c["network"];
-  if (n.is_object()) {
-    // Seed 001: egress "none" has no guest network interface at all, and a member has one.
-    if (n.value("egress", "open") == "none")
-      return {"", "egress none means no network interface, and pooled sandboxes boot with one"};
-    if (n.contains("dns") && !n["dns"].is_null())
-      return {"", "network.dns is written to /etc/resolv.conf at boot"};
-    if (n.contains("hostnames") && n["hostnames"].is_array() && !n["hostnames"].empty())
-      return {"", "network.hostnames needs its DNS proxy in /etc/resolv.conf at boot"};
-  }
+  const store::NetworkConfig& n = c.network;
+  // Seed 001: egress "none" has no guest network interface at all, and a member has one.
+  if (n.egress == "none")
+    return {"", "egress none means no network interface, and pooled sandboxes boot with one"};
+  if (n.dns) return {"", "network.dns is written to /etc/resolv.conf at boot"};
+  if (!n.hostnames.empty())
+    return {"", "network.hostnames needs its DNS proxy in /etc/resolv.conf at boot"};
   PoolSpec shape;
-  shape.image = c.value("image", "");
-  shape.cpu = c.value("cpu", int64_t{0});
-  shape.memory_mib = c.value("memoryMiB", int64_t{0});
-  shape.disk_mib = c.value("diskMiB", int64_t{0});
+  shape.image = c.image;
+  shape.cpu = c.cpu;
+  shape.memory_mib = c.memory_mib;
+  shape.disk_mib = c.disk_mib;
   return {shape.Key(), ""};
 }
 
-json PoolMemberNetwork() {
-  return {
-      {"egress", "open"}, {"allow", json::array()}, {"dns", nullptr}, {"hostnames", json::array()}};
-}
+store::NetworkConfig PoolMemberNetwork() { return store::NetworkConfig{}; }
 
 }  // namespace adapt::core

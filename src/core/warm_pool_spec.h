@@ -5,12 +5,12 @@
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
+#include "store/sandbox_config.h"
 
 namespace adapt::core {
 
@@ -30,15 +30,15 @@ Result<PoolSpec> ParsePoolSpec(const std::string& text);
 // are refused.
 Result<std::vector<PoolSpec>> ParsePoolSpecs(const std::vector<std::string>& texts);
 
-// The pool key a create's normalized config would claim from, or why a booted sandbox cannot
+// The pool key a create's validated config would claim from, or why a booted sandbox cannot
 // take it (a startup command, durable storage, a resolver chosen at boot).
 struct PoolFit {
   std::string key;     // set when the request can use a pooled sandbox
   std::string reason;  // set otherwise
 };
-PoolFit FitForPool(const nlohmann::json& config);
+PoolFit FitForPool(const store::SandboxConfig& config);
 
 // The network of a pool member as booted (egress open, the default resolver).
-nlohmann::json PoolMemberNetwork();
+store::NetworkConfig PoolMemberNetwork();
 
 }  // namespace adapt::core

@@ -8,12 +8,17 @@
 namespace adapt::core {
 namespace {
 
-using nlohmann::json;
+template <typename F>
+CreateSandbox With(F set) {
+  CreateSandbox req;
+  set(req);
+  return req;
+}
 
-json Config(const json& body) {
-  auto req = ParseCreateSandbox(body, "debian:12");
+SandboxConfig Config(const CreateSandbox& create) {
+  auto req = ValidateCreateSandbox(create, "debian:12");
   EXPECT_TRUE(req.ok()) << req.status().message();
-  return req->config;
+  return req.ok() ? req->config : SandboxConfig{};
 }
 
 TEST(PoolSpecTest, ParsesImageSizeAndShapeWithCreateDefaults) {
@@ -51,28 +56,33 @@ TEST(PoolSpecTest, ListsSplitOnSemicolonsDropEmptyPoolsAndRefuseDuplicates) {
 }
 
 TEST(PoolFitTest, DefaultCreateFitsTheDefaultPool) {
-  PoolFit fit = FitForPool(Config(json::object()));
+  PoolFit fit = FitForPool(Config({}));
   EXPECT_EQ(fit.reason, "");
   EXPECT_EQ(fit.key, ParsePoolSpec("debian:12=1")->Key());
   // env, labels, ttl and allowlist policies are applied on claim: same pool.
-  PoolFit applied = FitForPool(Config({{"env", {{"A", "1"}}},
-                                       {"labels", {{"team", "x"}}},
-                                       {"ttlSeconds", 60},
-                                       {"network", {{"egress", "allowlist"}}}}));
+  CreateSandbox applied_create;
+  applied_create.env = {{"A", "1"}};
+  applied_create.labels = {{"team", "x"}};
+  applied_create.ttl_seconds = 60;
+  applied_create.network.emplace().egress = "allowlist";
+  PoolFit applied = FitForPool(Config(applied_create));
   EXPECT_EQ(applied.key, fit.key);
-  PoolFit shaped = FitForPool(Config({{"cpu", 2}}));
+  PoolFit shaped = FitForPool(Config(With([](auto& r) { r.cpu = 2; })));
   EXPECT_EQ(shaped.key, ParsePoolSpec("debian:12=1,cpu=2")->Key());
 }
 
 TEST(PoolFitTest, BootTimeSettingsSayWhy) {
-  PoolFit startup = FitForPool(Config({{"startup", {{"mode", "command"}, {"argv", {"true"}}}}}));
+  PoolFit startup = FitForPool(Config(With([](auto& r) {
+    r.startup.emplace().mode = "command";
+    r.startup->argv = {true, std::vector<std::string>{"true"}};
+  })));
   EXPECT_EQ(startup.key, "");
   EXPECT_NE(startup.reason.find("startup"), std::string::npos);
-  PoolFit durable = FitForPool(Config({{"startupClass", "durable"}}));
+  PoolFit durable = FitForPool(Config(With([](auto& r) { r.startup_class = "durable"; })));
   EXPECT_NE(durable.reason.find("durable"), std::string::npos);
-  PoolFit dns = FitForPool(Config({{"network", {{"dns", "192.0.2.1"}}}}));
+  PoolFit dns = FitForPool(Config(With([](auto& r) { r.network.emplace().dns = "192.0.2.1"; })));
   EXPECT_NE(dns.reason.find("network.dns"), std::string::npos);
-  PoolFit none = FitForPool(Config({{"network", {{"egress", "none"}}}}));
+  PoolFit none = FitForPool(Config(With([](auto& r) { r.network.emplace().egress = "none"; })));
   EXPECT_EQ(none.key, "");
   EXPECT_NE(none.reason.find("egress none"), std::string::npos);
 }

@@ -323,7 +323,7 @@ class Daemon {
         });
     sandboxes_->SetEndpointsView(
         [endpoints = &*endpoints_](const std::string& org, const std::string& id) {
-          return endpoints->ViewsOf(org, id);
+          return endpoints->EndpointsOf(org, id);
         });
     spdlog::info("endpoints: http://*.{}:{} and https://*.{}:{}", config_.ingress_domain,
                  ingress_->http_port(), config_.ingress_domain, ingress_->https_port());

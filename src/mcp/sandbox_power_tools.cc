@@ -25,11 +25,11 @@ json StoppedSchema() {
   return schema;
 }
 
-json Stopped(const json& sandbox) {
+json Stopped(const core::Sandbox& sandbox) {
   json out = SandboxSummary(sandbox);
-  const json h = sandbox.value("hibernation", json());
-  out["workspace"] = h.is_object() ? h.value("workspace", json()) : json();
-  out["processes"] = h.is_object() ? h.value("processes", json()) : json();
+  const auto& h = sandbox.hibernation;
+  out["workspace"] = h ? json(h->workspace) : json();
+  out["processes"] = h ? json(h->processes) : json();
   return out;
 }
 

@@ -1,5 +1,5 @@
-// What the sandbox tools share with tools in other files (sandbox_power_tools.cc): the
-// snake_case summary of a sandbox, its output schema, the sandbox_id argument, and the
+// What the sandbox tools share with tools in other files (sandbox_power_tools.cc): MCP's
+// snake_case summary of a core::Sandbox, its output schema, the sandbox_id argument, and the
 // brief wait for a starting sandbox. Defined in sandbox_tools.cc.
 #pragma once
 
@@ -11,11 +11,11 @@
 
 namespace adapt::mcp {
 
-nlohmann::json SandboxSummary(const nlohmann::json& sandbox);
+nlohmann::json SandboxSummary(const core::Sandbox& sandbox);
 nlohmann::json SandboxSummarySchema();
 nlohmann::json SandboxIdArgumentSchema();
 // Polls until the sandbox leaves provisioning, `seconds` pass, or the call is cancelled.
-Result<nlohmann::json> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
-                                           const std::string& id, int seconds);
+Result<core::Sandbox> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
+                                          const std::string& id, int seconds);
 
 }  // namespace adapt::mcp

@@ -1,8 +1,9 @@
 // create_sandbox, create_gpu_sandbox, get_sandbox, list_sandboxes, wait_for_sandbox and
 // delete_sandbox over core::SandboxService. Results use seed 000's snake_case words.
 #include <chrono>
-#include <cmath>
 
+#include "base/time.h"
+#include "mcp/sandbox_arguments.h"
 #include "mcp/sandbox_summary.h"
 #include "mcp/tools.h"
 
@@ -50,41 +51,36 @@ std::string NextAction(const std::string& status) {
          "and create a new one.";
 }
 
-json Summary(const json& s) {
-  std::string status = s.value("status", "");
-  const json& labels =
-      s.contains("labels") && s["labels"].is_object() ? s["labels"] : json::object();
-  auto text = [&](const char* key) {
-    return s.contains(key) && s[key].is_string() ? s[key] : json(nullptr);
-  };
-  return {{"sandbox_id", s.value("id", "")},
-          {"status", status},
-          {"ready", status == "running"},
-          {"image", text("image")},
-          {"cpu", s.value("cpu", 1)},
-          {"memory_gib", s.value("memoryMiB", 0) / 1024.0},
-          {"security_profile", s.value("securityProfile", "")},
-          {"startup_class", s.value("startupClass", "")},
-          {"name", labels.contains("name") ? labels["name"] : json(nullptr)},
-          {"created_at", s.value("createdAt", "")},
-          {"expires_at", text("expiresAt")},
-          {"error", text("error")},
-          {"termination_reason", text("terminationReason")},
-          {"next_action", NextAction(status)}};
+json Summary(const core::Sandbox& s) {
+  auto text = [](const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); };
+  auto name = s.config.labels.find("name");
+  return {{"sandbox_id", s.id},
+          {"status", s.status},
+          {"ready", s.status == "running"},
+          {"image", s.config.image.empty() ? json(nullptr) : json(s.config.image)},
+          {"cpu", s.config.cpu},
+          {"memory_gib", static_cast<double>(s.config.memory_mib) / 1024.0},
+          {"security_profile", s.config.security_profile},
+          {"startup_class", s.config.startup_class},
+          {"name", name == s.config.labels.end() ? json(nullptr) : json(name->second)},
+          {"created_at", FormatRfc3339(s.created_at)},
+          {"expires_at", s.expires_at ? json(FormatRfc3339(*s.expires_at)) : json(nullptr)},
+          {"error", text(s.error)},
+          {"termination_reason", text(s.termination_reason)},
+          {"next_action", NextAction(s.status)}};
 }
 
 // Waits until the sandbox leaves "provisioning", `seconds` pass, or the call is cancelled.
 // Wakes on every recorded status change; the tick is for cancellation and progress only.
-Result<json> WaitReady(core::SandboxService& sandboxes, ToolContext& ctx, const std::string& id,
-                       int seconds) {
+Result<core::Sandbox> WaitReady(core::SandboxService& sandboxes, ToolContext& ctx,
+                                const std::string& id, int seconds) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::seconds(seconds);
   auto next_progress = start + std::chrono::seconds(1);
   for (;;) {
-    ASSIGN_OR_RETURN(json s, sandboxes.Get(ctx.who, id));
-    if (s.value("status", "") != "provisioning" || Clock::now() >= deadline || ctx.Cancelled())
-      return s;
+    ASSIGN_OR_RETURN(core::Sandbox s, sandboxes.Get(ctx.who, id));
+    if (s.status != "provisioning" || Clock::now() >= deadline || ctx.Cancelled()) return s;
     if (Clock::now() >= next_progress) {
       next_progress += std::chrono::seconds(1);
       ctx.progress(std::chrono::duration<double>(Clock::now() - start).count(), seconds,
@@ -135,20 +131,6 @@ json CreateInputSchema(bool gpu) {
   return schema;
 }
 
-json CreateBody(const json& args) {
-  json body = json::object();
-  if (args.contains("image")) body["image"] = args["image"];
-  if (args.contains("memory_gib"))
-    body["memoryMiB"] = static_cast<int64_t>(std::llround(args["memory_gib"].get<double>() * 1024));
-  if (args.contains("cpu")) body["cpu"] = args["cpu"];
-  if (args.contains("security_profile")) body["securityProfile"] = args["security_profile"];
-  if (args.contains("startup_class")) body["startupClass"] = args["startup_class"];
-  if (args.contains("ttl_seconds")) body["ttlSeconds"] = args["ttl_seconds"];
-  if (args.contains("storage")) body["storage"] = args["storage"];
-  if (args.contains("name")) body["labels"] = {{"name", args["name"]}};
-  return body;
-}
-
 }  // namespace
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
@@ -161,9 +143,10 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
        "is false, call wait_for_sandbox until it is true.",
        CreateInputSchema(false), SandboxSchema(), ToolAnnotations{false, true, false, false},
        [&sandboxes](ToolContext& ctx, const json& args) {
-         auto created = sandboxes.Create(ctx.who, CreateBody(args), std::nullopt);
+         auto created = sandboxes.Create(ctx.who, CreateSandboxFromArguments(args), std::nullopt,
+                                         McpSandboxFields());
          if (!created.ok()) return ToolResult::Fail(FailureSentence(created.status()));
-         auto s = WaitReady(sandboxes, ctx, (*created)["id"], 10);
+         auto s = WaitReady(sandboxes, ctx, created->id, 10);
          return ToolResult::Ok(Summary(s.ok() ? *s : *created));
        }});
 
@@ -220,9 +203,8 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
                   auto page = sandboxes.List(ctx.who, req);
                   if (!page.ok()) return ToolResult::Fail(FailureSentence(page.status()));
                   json items = json::array();
-                  for (const auto& s : (*page)["items"]) items.push_back(Summary(s));
-                  json next =
-                      (*page).contains("nextCursor") ? (*page)["nextCursor"] : json(nullptr);
+                  for (const auto& s : page->items) items.push_back(Summary(s));
+                  json next = page->next_cursor ? json(*page->next_cursor) : json(nullptr);
                   return ToolResult::Ok({{"sandboxes", items}, {"next_cursor", next}});
                 }});
 
@@ -270,18 +252,18 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
          auto outcome = sandboxes.Delete(ctx.who, id);
          if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
          auto s = sandboxes.Get(ctx.who, id);
-         std::string status = s.ok() ? s->value("status", "deleting") : "deleted";
+         std::string status = s.ok() ? s->status : "deleted";
          return ToolResult::Ok({{"sandbox_id", id},
                                 {"status", status},
                                 {"deleted", outcome->done || status == "deleted"}});
        }});
 }
 
-json SandboxSummary(const json& sandbox) { return Summary(sandbox); }
+json SandboxSummary(const core::Sandbox& sandbox) { return Summary(sandbox); }
 json SandboxSummarySchema() { return SandboxSchema(); }
 json SandboxIdArgumentSchema() { return kSandboxId; }
-Result<json> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
-                                 const std::string& id, int seconds) {
+Result<core::Sandbox> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
+                                          const std::string& id, int seconds) {
   return WaitReady(sandboxes, ctx, id, seconds);
 }
 

@@ -165,11 +165,11 @@ void AddStorageTools(ToolRegistry& registry, const ToolServices& services) {
                                    "' to delete its compute.");
          auto before = sandboxes.Get(ctx.who, id);
          if (!before.ok()) return ToolResult::Fail(FailureSentence(before.status()));
-         json kept = before->contains("storage") ? (*before)["storage"] : json(nullptr);
+         json kept = before->config.storage ? json(*before->config.storage) : json(nullptr);
          auto outcome = sandboxes.Delete(ctx.who, id);
          if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
          auto s = sandboxes.Get(ctx.who, id);
-         std::string status = s.ok() ? s->value("status", "deleting") : "deleted";
+         std::string status = s.ok() ? s->status : "deleted";
          return ToolResult::Ok({{"sandbox_id", id},
                                 {"status", status},
                                 {"deleted", outcome->done || status == "deleted"},

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <utility>
 
 namespace adapt::mcp {
 
@@ -18,15 +17,9 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
 }
 
 std::string FailureSentence(const Status& status) {
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"memoryMiB", "memory_gib"},       {"securityProfile", "security_profile"},
-      {"startupClass", "startup_class"}, {"timeoutSeconds", "timeout_seconds"},
-      {"waitSeconds", "wait_seconds"},   {"ttlSeconds", "ttl_seconds"},
-      {"labels.name", "name"},           {"stdin", "code"}};
+  // The message already names fields as the tool does: each tool maps its own arguments and
+  // tells the core its names (McpSandboxFields in sandbox_tools.cc).
   std::string s = status.message();
-  for (const auto& [from, to] : kNames)
-    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + 1))
-      s.replace(at, std::string(from).size(), to);
   // Capitalize a leading plain word, never an argument name or an id.
   std::string first = s.substr(0, s.find(' '));
   if (!s.empty() && first.find_first_of("_0123456789'") == std::string::npos)

@@ -47,8 +47,8 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services);
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);
 
-// The sentence a model reads for a failed core call: the message, with the REST field
-// names replaced by the tool's argument names.
+// The sentence a model reads for a failed core call: its message as one capitalized
+// sentence. Fields are already named as the tool names them (the tool's mapper told the core).
 std::string FailureSentence(const Status& status);
 
 }  // namespace adapt::mcp

@@ -107,10 +107,11 @@ std::string NetworkManager::ResolvConfPath(const std::string& id) const {
   return options_.state_dir + "/net/" + id + "/resolv.conf";
 }
 
-Result<Attachment> NetworkManager::Attach(const std::string& id, const nlohmann::json& network) {
+Result<Attachment> NetworkManager::Attach(const std::string& id,
+                                          const store::NetworkConfig& network) {
   std::lock_guard lock(mu_);
   if (!pool_) return Internal("the network manager was not initialised");
-  ASSIGN_OR_RETURN(EgressPolicy policy, PolicyFromJson(network, options_.dns));
+  ASSIGN_OR_RETURN(EgressPolicy policy, PolicyFor(network, options_.dns));
   ASSIGN_OR_RETURN(auto records, store_.ListNetworks());
   SandboxNet sb;
   bool recorded = false;
@@ -237,10 +238,10 @@ std::optional<std::string> NetworkManager::AddressOf(const std::string& id) {
   return std::nullopt;
 }
 
-Status NetworkManager::UpdatePolicy(const std::string& id, const nlohmann::json& network) {
+Status NetworkManager::UpdatePolicy(const std::string& id, const store::NetworkConfig& network) {
   std::lock_guard lock(mu_);
   if (!pool_) return Internal("the network manager was not initialised");
-  ASSIGN_OR_RETURN(EgressPolicy policy, PolicyFromJson(network, options_.dns));
+  ASSIGN_OR_RETURN(EgressPolicy policy, PolicyFor(network, options_.dns));
   ASSIGN_OR_RETURN(auto records, store_.ListNetworks());
   for (const auto& r : records) {
     if (r.sandbox_id != id) continue;

@@ -47,11 +47,11 @@ class NetworkManager {
   NetworkManager(store::Store& store, NetworkOptions options);
   // Checks the pool, turns on IPv4 forwarding and starts the TLS hostname proxies.
   Status Init();
-  // Makes (or re-uses) the network of sandbox `id` under its stored `network` object.
-  Result<Attachment> Attach(const std::string& id, const nlohmann::json& network);
+  // Makes (or re-uses) the network of sandbox `id` under its `network` settings.
+  Result<Attachment> Attach(const std::string& id, const store::NetworkConfig& network);
   // Replaces the egress policy (nftables chain) of sandbox `id`, whose network exists and may
   // be in use: a warm pool member claimed by a create. resolv.conf is left as it was booted.
-  Status UpdatePolicy(const std::string& id, const nlohmann::json& network);
+  Status UpdatePolicy(const std::string& id, const store::NetworkConfig& network);
   // Removes everything of sandbox `id`'s network; idempotent.
   Status Detach(const std::string& id);
   // Start-up: rebuilds the table with the chains of `live` sandboxes (re-making their links

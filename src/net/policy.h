@@ -1,12 +1,12 @@
-// A sandbox's egress policy as the firewall applies it, read from the sandbox's stored
-// `network` object (see core/sandbox_request.cc for its validation).
+// A sandbox's egress policy as the firewall applies it, made from the sandbox's network as
+// created (store::NetworkConfig; core/sandbox_request.cc validates it).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
+#include "store/sandbox_config.h"
 
 namespace adapt::net {
 
@@ -32,7 +32,8 @@ struct EgressPolicy {
   bool dns_all_names = false;  // network.dns was set too: every name resolves (seed 001)
 };
 
-// `network` as stored; `default_dns` fills open mode's resolver when the request named none.
-Result<EgressPolicy> PolicyFromJson(const nlohmann::json& network, const std::string& default_dns);
+// `default_dns` fills open mode's resolver when the create named none. Egress "none" has no
+// network, so no policy: InvalidArgument.
+Result<EgressPolicy> PolicyFor(const store::NetworkConfig& network, const std::string& default_dns);
 
 }  // namespace adapt::net

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "store/sandbox_config.h"
+
 namespace adapt::store {
 
 struct OrgRecord {
@@ -31,15 +33,15 @@ struct SandboxRecord {
   std::string id;
   std::string org_id;
   std::string status;
-  nlohmann::json config;                   // the create request with defaults filled in
+  SandboxConfig config;                    // the create request with defaults filled in
   std::map<std::string, std::string> env;  // values: never leave the daemon
   int64_t created_at = 0;
   int64_t updated_at = 0;
   std::optional<int64_t> expires_at;
   std::optional<int64_t> deleted_at;
-  std::string termination_reason;                    // empty while none
-  std::string error;                                 // empty while none
-  nlohmann::json result = nlohmann::json::object();  // startup result fields
+  std::string termination_reason;  // empty while none
+  std::string error;               // empty while none
+  SandboxResult result;            // startup outcome, hibernation
 };
 
 struct EventRecord {

@@ -11,6 +11,7 @@
 
 #include "base/time.h"
 #include "store/migrations.h"
+#include "store/sandbox_config_codec.h"
 #include "store/sandbox_env_column.h"
 #include "store/sqlite_store_impl.h"
 
@@ -58,7 +59,7 @@ SandboxRecord SqliteStore::ReadSandbox(SQLite::Statement& q) {
   r.id = q.getColumn(1).getString();
   r.org_id = q.getColumn(2).getString();
   r.status = q.getColumn(3).getString();
-  r.config = json::parse(q.getColumn(4).getString());
+  r.config = DecodeSandboxConfig(q.getColumn(4).getString());
   auto env = DecodeEnvColumn(sealer_, r.org_id, r.id, q.getColumn(5).getString());
   if (!env.ok()) throw std::runtime_error(env.status().message());
   r.env = std::move(*env);
@@ -68,17 +69,15 @@ SandboxRecord SqliteStore::ReadSandbox(SQLite::Statement& q) {
   r.deleted_at = OptionalInt(q.getColumn(9));
   r.termination_reason = q.getColumn(10).getString();
   r.error = q.getColumn(11).getString();
-  r.result = json::parse(q.getColumn(12).getString());
+  r.result = DecodeSandboxResult(q.getColumn(12).getString());
   return r;
 }
 
 namespace {
 
 std::string LabelName(const SandboxRecord& r) {
-  if (r.config.contains("labels") && r.config["labels"].contains("name") &&
-      r.config["labels"]["name"].is_string())
-    return r.config["labels"]["name"].get<std::string>();
-  return "";
+  auto name = r.config.labels.find("name");
+  return name == r.config.labels.end() ? "" : name->second;
 }
 
 // LIKE patterns treat % and _ specially: escape them so a query matches literally.
@@ -244,7 +243,7 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
     ins.bind(2, s.org_id);
     ins.bind(3, s.status);
     ins.bind(4, LabelName(s));
-    ins.bind(5, s.config.dump());
+    ins.bind(5, EncodeSandboxConfig(s.config));
     auto env = EncodeEnvColumn(sealer_, s.org_id, s.id, s.env);
     if (!env.ok()) return env.status();
     ins.bind(6, *env);
@@ -254,7 +253,7 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
     BindOptional(ins, 10, s.deleted_at);
     ins.bind(11, s.termination_reason);
     ins.bind(12, s.error);
-    ins.bind(13, s.result.dump());
+    ins.bind(13, EncodeSandboxResult(s.result));
     ins.exec();
     if (idem) {
       SQLite::Statement k(db_,
@@ -364,7 +363,7 @@ Status SqliteStore::UpdateSandbox(const SandboxRecord& s,
     BindOptional(q, 4, s.deleted_at);
     q.bind(5, s.termination_reason);
     q.bind(6, s.error);
-    q.bind(7, s.result.dump());
+    q.bind(7, EncodeSandboxResult(s.result));
     q.bind(8, s.id);
     q.exec();
     if (old_status != s.status) InsertEvent(s.org_id, s.id, s.status, s.updated_at);

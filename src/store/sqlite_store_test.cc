@@ -85,7 +85,19 @@ TEST_P(StoreTest, ApiKeyForAnUnknownOrgIsRefused) {
 TEST_P(StoreTest, SandboxRecordRoundTripsEveryField) {
   SandboxRecord r = Sandbox(org_.id, "round-trip");
   r.expires_at = std::nullopt;
-  r.result = {{"exitCode", 0}, {"stdout", "hi"}};
+  r.config.ttl_seconds = 60;
+  r.config.image_id = "img_1";
+  r.config.network = {
+      "allowlist", {{"tcp", "1.1.1.1", 443}}, "9.9.9.9", {{"api.example.com", 443}}};
+  r.config.startup = StartupConfig{
+      "command", std::vector<std::string>{"sh", "-c", "x"}, {}, {}, "/tmp", "1000:1000"};
+  r.config.storage = "default";
+  r.config.startup_class = "durable";
+  r.config.secrets = {{"TOKEN", 3}};
+  r.config.pool = PoolUseConfig{false, "the warm pool was empty"};
+  r.result.exit_code = 0;
+  r.result.stdout_text = "hi";
+  r.result.hibernation = HibernationState{"stopped", true, true, 5, "note", false};
   r.error = "none really";
   auto out = store_->CreateSandbox(r, std::nullopt);
   ASSERT_TRUE(out.ok());
@@ -287,7 +299,7 @@ TEST_P(StoreTest, EventsAreRecordedOnStatusChangesOnly) {
   SandboxRecord r = MustCreate(Sandbox(org_.id, "s"));
   EXPECT_EQ(EventStatuses(org_.id, r.id), std::vector<std::string>{"provisioning"});
 
-  r.result = {{"startedAt", 6000}};
+  r.result.started_at = "1970-01-01T00:00:06Z";
   r.updated_at = 6000;
   ASSERT_TRUE(store_->UpdateSandbox(r, {"provisioning"}).ok());
   EXPECT_EQ(EventStatuses(org_.id, r.id), std::vector<std::string>{"provisioning"});
@@ -318,7 +330,7 @@ TEST_P(StoreTest, EventsAreRecordedOnStatusChangesOnly) {
   auto read = store_->GetSandbox(org_.id, r.id);
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(read->termination_reason, "completed");
-  EXPECT_EQ(read->result, json({{"startedAt", 6000}}));
+  EXPECT_EQ(read->result.started_at, "1970-01-01T00:00:06Z");
 }
 
 TEST_P(StoreTest, EventsAreListedPerOrganization) {

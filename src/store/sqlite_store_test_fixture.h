@@ -71,7 +71,8 @@ class StoreTestBase : public testing::Test {
     r.id = NewId("sbx");
     r.org_id = org_id;
     r.status = "provisioning";
-    r.config = {{"cpu", 2}, {"labels", name.empty() ? json::object() : json{{"name", name}}}};
+    r.config.cpu = 2;
+    if (!name.empty()) r.config.labels["name"] = name;
     r.env = {{"TOKEN", "secret-value"}, {"MODE", "test"}};
     r.created_at = at;
     r.updated_at = at;

@@ -46,12 +46,13 @@ class VolumeStoreTest : public testing::TestWithParam<bool> {
     return v;
   }
 
-  std::string Sandbox(const std::string& org, const json& storage, const std::string& status) {
+  std::string Sandbox(const std::string& org, const std::optional<std::string>& storage,
+                      const std::string& status) {
     SandboxRecord r;
     r.id = NewId("sbx");
     r.org_id = org;
     r.status = "provisioning";
-    r.config = {{"storage", storage}};
+    r.config.storage = storage;
     r.created_at = r.updated_at = 2000;
     EXPECT_TRUE(store_->CreateSandbox(r, std::nullopt).ok());
     r.status = status;
@@ -84,7 +85,7 @@ TEST_P(VolumeStoreTest, DeleteIsRefusedWhileALiveSandboxMountsIt) {
   ASSERT_TRUE(store_->PutVolume(v).ok());
   Sandbox(org_, "data", "completed");  // ended: not an attachment
   Sandbox(org_, "other", "running");
-  Sandbox(org_, nullptr, "running");
+  Sandbox(org_, std::nullopt, "running");
   Sandbox(other_, "data", "running");  // another organization's "data"
   EXPECT_TRUE(store_->ListVolumeAttachments(org_, "data")->empty());
   std::string user = Sandbox(org_, "data", "running");
