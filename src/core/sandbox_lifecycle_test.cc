@@ -76,12 +76,11 @@ TEST_F(SandboxLifecycleTest, AFailureTheStoreCouldNotRecordIsWrittenOnceItCan) {
 }
 
 TEST_F(SandboxLifecycleTest, AnUnknownImageFailsTheSandboxWithoutLaunching) {
-  auto r = NewSandbox();
-  r.config["image"] = "no-such-image";
-  r = Insert(r);
+  auto r = Insert(NewSandbox());
+  std::filesystem::remove_all(dir_ + "/images");  // the image is gone from this host
   lifecycle_->Provision(r.id);
   EXPECT_EQ(StatusOf(r.id), "failed");
-  EXPECT_NE(Stored(r.id).error.find("no-such-image"), std::string::npos);
+  EXPECT_NE(Stored(r.id).error.find(testing_support::kTestImage), std::string::npos);
   EXPECT_EQ(runtime_.CountCalls(Op::kLaunch), 0);
 }
 

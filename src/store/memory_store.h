@@ -3,7 +3,7 @@
 // contracts of store.h that callers rely on: every method is one atomic step under one lock
 // (the transaction), ids and names are unique where SQLite's schema makes them so, a status
 // change writes its event, idempotency keys replay, caps and quotas are counted in the step
-// that inserts. The store tests run against it and SQLite alike (store_contract_test.cc).
+// that inserts. The store tests run against it and SQLite alike (StoreTest/Memory and /Sqlite).
 // Environments are kept in plaintext (nothing is at rest); a deleted sandbox's values are
 // dropped as in SQLite. A test can make writes fail (a full disk, a lost database) with
 // FailWrites. Thread-safe.
