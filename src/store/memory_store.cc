@@ -17,10 +17,8 @@ std::string Lower(const std::string& s) {
 
 // The sandbox's labels.name, which a list query matches (SQLite keeps it in a column).
 std::string LabelName(const SandboxRecord& r) {
-  if (r.config.is_object() && r.config.contains("labels") && r.config["labels"].is_object() &&
-      r.config["labels"].contains("name") && r.config["labels"]["name"].is_string())
-    return r.config["labels"]["name"].get<std::string>();
-  return "";
+  auto name = r.config.labels.find("name");
+  return name == r.config.labels.end() ? "" : name->second;
 }
 
 bool Contains(const std::vector<std::string>& v, const std::string& s) {

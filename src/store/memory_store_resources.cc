@@ -266,8 +266,7 @@ std::vector<SandboxRecord> MemoryStore::AttachmentsLocked(const std::string& org
     if (s.org_id != org_id || s.status == "completed" || s.status == "failed" ||
         s.status == "deleted")
       continue;
-    if (!s.config.is_object() || !s.config.contains("storage") || s.config["storage"] != name)
-      continue;
+    if (s.config.storage != name) continue;
     // The fields SQLite's attachment query reads.
     SandboxRecord r;
     r.id = s.id;
