@@ -1,5 +1,5 @@
-// /v1/objects and /v1/storage-tokens: translation between HTTP and storage::ObjectStore /
-// StorageTokens. Uploads stream (StreamsObjectBody), downloads stream from the blob.
+// /v1/objects and /v1/storage-tokens: translation between HTTP and core::ObjectService /
+// storage::StorageTokens. Uploads stream (StreamsObjectBody), downloads stream from the blob.
 #include "api/object_routes.h"
 
 #include <algorithm>
@@ -102,7 +102,7 @@ bool StreamsObjectBody(std::string_view method, std::string_view path) {
   return method == "PUT" && path == "/v1/objects/content";
 }
 
-void AddObjectRoutes(Router& router, ObjectApi& api) {
+void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& service) {
   router.Add(
       "GET", "/v1/objects",
       [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
@@ -116,18 +116,19 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
           return ErrorResponse(InvalidArgument("limit", "limit must be 1..1000"));
         auto after = HexDecode(Query(req, "cursor"), "cursor");
         if (!after.ok()) return ErrorResponse(after.status());
-        auto list = api.objects.List(who.org_id, Query(req, "prefix"), Query(req, "delimiter"),
-                                     *after, static_cast<size_t>(*limit));
+        auto list = service.List(who, {Query(req, "prefix"), Query(req, "delimiter"), *after,
+                                       static_cast<size_t>(*limit)});
         if (!list.ok()) return ErrorResponse(list.status());
         json items = json::array();
         for (const auto& o : list->objects) items.push_back(ObjectJson(o));
         json out = {{"objects", items}, {"commonPrefixes", list->common_prefixes}};
         out["nextCursor"] = list->truncated ? json(HexEncode(list->next_after)) : json();
         // The organization's use of its object storage quota (null: no limit).
-        auto used = api.objects.UsedBytes(who.org_id);
-        if (!used.ok()) return ErrorResponse(used.status());
-        const uint64_t quota = api.objects.quota_bytes();
-        out["usage"] = {{"usedBytes", *used}, {"quotaBytes", quota > 0 ? json(quota) : json()}};
+        auto usage = service.Usage(who);
+        if (!usage.ok()) return ErrorResponse(usage.status());
+        out["usage"] = {
+            {"usedBytes", usage->used_bytes},
+            {"quotaBytes", usage->quota_bytes > 0 ? json(usage->quota_bytes) : json()}};
         return JsonResponse(200, out);
       });
   router.Add("PUT", "/v1/objects/content",
@@ -137,7 +138,7 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
                auto body = req.body_stream;
                const std::string& inline_body = req.body;
                size_t off = 0;
-               auto rec = api.objects.Put(who.org_id, *key, req.Header("content-type"),
+               auto rec = service.Put(who, *key, req.Header("content-type"),
                                           [&](char* buf, size_t n) -> long {
                                             if (body) return body->Read(buf, n);
                                             size_t take = std::min(n, inline_body.size() - off);
@@ -151,7 +152,7 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
   auto get = [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
     auto key = QueryKey(req);
     if (!key.ok()) return ErrorResponse(key.status());
-    auto opened = api.objects.Open(who.org_id, *key);
+    auto opened = service.Open(who, *key);
     if (!opened.ok()) return ErrorResponse(opened.status());
     auto& [rec, reader] = *opened;
     HttpResponse r = StreamFileResponse(std::move(reader), rec.size, rec.content_type);
@@ -165,7 +166,7 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto key = QueryKey(req);
                if (!key.ok()) return ErrorResponse(key.status());
-               Status st = api.objects.Delete(who.org_id, *key);
+               Status st = service.Delete(who, *key);
                if (!st.ok()) return ErrorResponse(st);
                return NoContent();
              });
@@ -182,17 +183,14 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
                auto ttl =
                    TtlField(*body, storage::kDefaultUrlTtlSeconds, storage::kMaxUrlTtlSeconds);
                if (!ttl.ok()) return ErrorResponse(ttl.status());
-               auto rec = api.objects.Head(who.org_id, key);
-               if (!rec.ok()) return ErrorResponse(rec.status());
-               int64_t expires = NowMillis() / 1000 + *ttl;
                std::string host = req.Header("host");
-               std::string url = "http://" + (host.empty() ? "127.0.0.1" : host) +
-                                 "/v1/objects/download?" +
-                                 api.tokens.SignDownload(who.org_id, key, expires);
+               auto link = service.Link(
+                   who, {key, *ttl, "http://" + (host.empty() ? "127.0.0.1" : host)});
+               if (!link.ok()) return ErrorResponse(link.status());
                return JsonResponse(200, {{"key", key},
-                                         {"url", url},
-                                         {"size", rec->size},
-                                         {"expiresAt", FormatRfc3339(expires * 1000)}});
+                                         {"url", link->url},
+                                         {"size", link->object.size},
+                                         {"expiresAt", FormatRfc3339(link->expires_at_ms)}});
              });
   router.AddPublic("GET", "/v1/objects/download", [&](const HttpRequest& req, const PathParams&) {
     std::string org = Query(req, "org"), key = Query(req, "key");
@@ -202,9 +200,7 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
     } catch (...) {
       return ErrorResponse(Status(Code::kUnauthenticated, "the download link is not valid"));
     }
-    Status st = api.tokens.VerifyDownload(org, key, expires, Query(req, "signature"));
-    if (!st.ok()) return ErrorResponse(st);
-    auto opened = api.objects.Open(org, key);
+    auto opened = service.OpenByLink({org, key, expires, Query(req, "signature")});
     if (!opened.ok()) return ErrorResponse(opened.status());
     auto& [rec, reader] = *opened;
     HttpResponse r = StreamFileResponse(std::move(reader), rec.size, rec.content_type);
@@ -256,15 +252,14 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
         if (Status st = CheckFields(*body, {"ttlSeconds"}); !st.ok()) return ErrorResponse(st);
         auto ttl = TtlField(*body, storage::kDefaultTokenTtlSeconds, storage::kMaxTokenTtlSeconds);
         if (!ttl.ok()) return ErrorResponse(ttl.status());
-        if (!api.attacher) return ErrorResponse(Internal("object storage is not wired"));
-        auto r = api.attacher->Attach(who.org_id, p.at("id"), *ttl);
+        auto r = service.AttachToSandbox(who, p.at("id"), *ttl);
         if (!r.ok()) return ErrorResponse(r.status());
         return JsonResponse(
             200,
             {{"sandboxId", r->sandbox_id},
              {"endpoint", r->endpoint},
              {"tokenId", r->token_id},
-             {"expiresAt", r->expires_at},
+             {"expiresAt", FormatRfc3339(r->expires_at_ms)},
              {"restarted", r->restarted},
              {"variables", json::array({"SANDBOX_STORAGE_ENDPOINT", "SANDBOX_STORAGE_TOKEN"})}});
       });

@@ -15,6 +15,7 @@
 #include "api/stream_threads.h"
 #include "base/fault_point.h"
 #include "base/log.h"
+#include "core/object_service.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
 #include "core/warm_pool.h"
@@ -30,7 +31,6 @@
 #include "os/open_file_limit.h"
 #include "os/process_lock.h"
 #include "runtime/runsc_runtime.h"
-#include "storage/sandbox_attach.h"
 #include "storage/upload_sweeper.h"
 #include "storage/volume_key.h"
 #include "storage/volume_service.h"
@@ -56,6 +56,15 @@ api::HttpServerOptions HttpLimits(const DaemonConfig& config, std::string name) 
   o.upload_rate = {config.min_upload_bytes_per_second,
                    std::chrono::seconds(config.upload_grace_seconds), o.idle_timeout};
   return o;
+}
+
+// The MCP module's routes (/mcp, OAuth, preflights) on the API's router.
+void AddPublicRoutes(api::Router& router, const mcp::HttpRoutes& routes) {
+  for (const auto& route : routes)
+    router.AddPublic(route.method, route.path,
+                     [handle = route.handle](const api::HttpRequest& req, const api::PathParams&) {
+                       return handle(req);
+                     });
 }
 
 // Every connection, sandbox disk and agent socket is a descriptor: the usual soft limit of
@@ -109,8 +118,7 @@ int Run(const DaemonConfig& config) {
   storage::UploadSweeper upload_sweeper(object_store, config.multipart_max_age_seconds);
   upload_sweeper.Start();
   storage::SiteService sites(**store, object_store, config.ingress_domain);
-  storage::SandboxStorageAttacher attacher(**store, storage_tokens);
-  api::ObjectApi object_api{object_store, storage_tokens, sites, 0, "", &attacher};
+  api::ObjectApi object_api{object_store, storage_tokens, sites, 0};
   api::StorageGateway gateway(object_api);
   boost::asio::thread_pool storage_workers(8);
   auto storage_listen = ParseListenAddress(config.storage_listen);
@@ -128,7 +136,6 @@ int Run(const DaemonConfig& config) {
       storage_workers);
   if (Status st = storage_server.Start(); !st.ok()) return Fail(st);
   object_api.gateway_port = storage_server.port();
-  attacher.SetGatewayPort(storage_server.port());
   spdlog::info("storage gateway on {}:{}", storage_listen->host, storage_server.port());
   // The static sites' origin: loopback only, reached through the ingress by hostname.
   // Its only client is the ingress (on loopback), which the ingress's own limits bound.
@@ -184,9 +191,6 @@ int Run(const DaemonConfig& config) {
   }
   core::SandboxService sandboxes(**store, runtime, lifecycle, images, workers,
                                  config.default_image);
-  attacher.SetRestartHook([&sandboxes](const std::string& org, const std::string& id) {
-    return sandboxes.Restart(org, id);
-  });
   sandboxes.set_max_sandboxes_per_org(config.max_sandboxes_per_org);
   sandboxes.set_event_bus(&bus);
   core::ImageService image_service(**store, image_store, workers);
@@ -207,6 +211,8 @@ int Run(const DaemonConfig& config) {
   image_service.set_secret_service(&secrets);
   core::CommandService commands(**store, runtime, images);
   core::FileService files(**store, runtime);
+  core::ObjectService objects(**store, object_store, storage_tokens, files, sandboxes);
+  objects.SetGatewayPort(storage_server.port());
   commands.Reconcile();
   core::EndpointService endpoints(**store, network, {config.ingress_domain});
   auto ingress_http = ParseListenAddress(config.ingress_http);
@@ -272,11 +278,11 @@ int Run(const DaemonConfig& config) {
   mcp::ToolRegistry mcp_tools;
   // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
   boost::asio::thread_pool mcp_calls(static_cast<size_t>(config.mcp_call_threads));
-  mcp::ToolServices tool_services{sandboxes, commands, images,      files,
-                                  endpoints, &volumes, &object_api, &attacher};
+  mcp::ToolServices tool_services{sandboxes, commands,  images,   files,
+                                  endpoints, &volumes, &objects, &sites};
   mcp::RegisterTools(mcp_tools, tool_services);
   mcp::OAuthServer oauth(**store, auth, listen->host);
-  oauth.AddRoutes(router);
+  AddPublicRoutes(router, oauth.Routes());
   mcp::McpHttp mcp_http(
       mcp_tools,
       [&auth, &oauth](const std::string& bearer) {
@@ -288,10 +294,10 @@ int Run(const DaemonConfig& config) {
         return auth.Authenticate(bearer);
       },
       listen->host, mcp_calls, config.mcp_call_threads);
-  mcp::AddMcpRoutes(router, mcp_http);
-  mcp::AddCorsPreflights(router, listen->host);
+  AddPublicRoutes(router, mcp::McpRoutes(mcp_http));
+  AddPublicRoutes(router, mcp::CorsPreflights(listen->host));
   api::AddFileRoutes(router, files);
-  api::AddObjectRoutes(router, object_api);
+  api::AddObjectRoutes(router, object_api, objects);
   api::AddSiteRoutes(router, sites);
   api::HttpServerOptions http = HttpLimits(config, "API");
   http.host = listen->host;
@@ -306,9 +312,10 @@ int Run(const DaemonConfig& config) {
   if (Status st = server.Start(); !st.ok()) return Fail(st);
   warm_pool.StartFilling();
 
-  object_api.api_base = "http://" +
-                        (listen->host == "0.0.0.0" ? std::string("127.0.0.1") : listen->host) +
-                        ":" + std::to_string(server.port());
+  // Links made outside a request (MCP's) point at the API's own address.
+  objects.SetApiBase("http://" +
+                     (listen->host == "0.0.0.0" ? std::string("127.0.0.1") : listen->host) + ":" +
+                     std::to_string(server.port()));
   std::printf("adaptd listening on http://%s:%u (admin key: %s)\n", listen->host.c_str(),
               server.port(), key_file.c_str());
   std::fflush(stdout);
