@@ -178,6 +178,7 @@ void AddObjectCommands(CLI::App& app, Invocation& invocation) {
   group->require_subcommand(1);
   AddObjectLs(*group, invocation);
   AddObjectTransfer(*group, invocation);
+  AddArtifactCommands(*group, invocation);
 }
 
 void AddSiteCommands(CLI::App& app, Invocation& invocation) {

@@ -87,6 +87,8 @@ SERVED = {
     ("GET", "/v1/storage-tokens"),
     ("DELETE", "/v1/storage-tokens/{id}"),
     ("POST", "/v1/sandboxes/{id}/object-storage"),
+    ("GET", "/v1/sandboxes/{id}/artifacts"),
+    ("POST", "/v1/sandboxes/{id}/artifacts"),
     ("POST", "/v1/sites"),
     ("GET", "/v1/sites"),
     ("GET", "/v1/sites/{id}"),
@@ -241,6 +243,7 @@ WALKED_ELSEWHERE |= {
     ("HEAD", "/v1/objects/content"), ("DELETE", "/v1/objects/content"), ("POST", "/v1/objects/url"),
     ("GET", "/v1/objects/download"), ("POST", "/v1/storage-tokens"), ("GET", "/v1/storage-tokens"),
     ("DELETE", "/v1/storage-tokens/{id}"), ("POST", "/v1/sandboxes/{id}/object-storage"),
+    ("GET", "/v1/sandboxes/{id}/artifacts"), ("POST", "/v1/sandboxes/{id}/artifacts"),
     ("POST", "/v1/sites"), ("GET", "/v1/sites"), ("GET", "/v1/sites/{id}"), ("DELETE", "/v1/sites/{id}"),
 }
 
