@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "api/errors.h"
-#include "api/object_stream.h"
+#include "api/download_stream.h"
 #include "api/request_parsing.h"
 #include "base/text.h"
 #include "base/time.h"
