@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "api/errors.h"
 #include "api/download_stream.h"
+#include "api/errors.h"
 #include "api/request_parsing.h"
 #include "base/text.h"
 #include "base/time.h"

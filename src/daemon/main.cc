@@ -278,7 +278,7 @@ int Run(const DaemonConfig& config) {
   mcp::ToolRegistry mcp_tools;
   // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
   boost::asio::thread_pool mcp_calls(static_cast<size_t>(config.mcp_call_threads));
-  mcp::ToolServices tool_services{sandboxes, commands,  images,   files,
+  mcp::ToolServices tool_services{sandboxes, commands, images,   files,
                                   endpoints, &volumes, &objects, &sites};
   mcp::RegisterTools(mcp_tools, tool_services);
   mcp::OAuthServer oauth(**store, auth, listen->host);

@@ -25,8 +25,8 @@ struct ToolServices {
   core::FileService& files;
   core::EndpointService& endpoints;
   storage::VolumeService* volumes = nullptr;  // null: no persistent storage tools
-  core::ObjectService* objects = nullptr;  // null: no object storage tools (object_tools.cc)
-  storage::SiteService* sites = nullptr;   // null: no publish_static_website
+  core::ObjectService* objects = nullptr;     // null: no object storage tools (object_tools.cc)
+  storage::SiteService* sites = nullptr;      // null: no publish_static_website
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
