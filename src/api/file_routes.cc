@@ -2,57 +2,16 @@
 // Uploads read the request body as it arrives (StreamsRequestBody) and downloads stream the
 // agent's output, so neither holds a file in memory.
 #include <atomic>
-#include <thread>
-#include <vector>
 
+#include "api/download_stream.h"
 #include "api/errors.h"
 #include "api/request_parsing.h"
 #include "api/routes.h"
-#include "api/stream_threads.h"
-#include "base/log.h"
 
 namespace adapt::api {
 namespace {
 
 using nlohmann::json;
-
-constexpr size_t kChunk = 256 * 1024;
-// Bytes a download may have queued for a slow client before the producer waits.
-constexpr size_t kMaxQueued = 4 << 20;
-
-// Moves a FileReader's bytes to the client on a thread of its own (Start must not block).
-class DownloadStream : public ResponseStream, public std::enable_shared_from_this<DownloadStream> {
- public:
-  explicit DownloadStream(std::unique_ptr<core::FileReader> reader) : reader_(std::move(reader)) {}
-
-  void Start(std::shared_ptr<StreamSink> sink) override {
-    StartStreamThread([self = shared_from_this(), sink = std::move(sink)] { self->Pump(*sink); });
-  }
-  // The pump notices through the sink, which is closed by now.
-  void Stop() override {}
-
- private:
-  void Pump(StreamSink& sink) {
-    std::vector<char> buf(kChunk);
-    for (;;) {
-      if (!sink.WaitForRoom(kMaxQueued)) return;  // the client left: the reader kills the agent
-      long n = reader_->Read(buf.data(), buf.size());
-      if (n < 0) {
-        spdlog::warn("download: reading from the sandbox failed");
-        break;
-      }
-      if (n == 0) {
-        Status st = reader_->Finish();
-        if (!st.ok()) spdlog::warn("download: {}", st.message());
-        break;
-      }
-      if (!sink.Send(std::string(buf.data(), static_cast<size_t>(n)))) return;
-    }
-    sink.Close();
-  }
-
-  std::unique_ptr<core::FileReader> reader_;
-};
 
 // Which path served a file operation: the agent's session or runsc exec (as commands'
 // servedBy says).
@@ -63,12 +22,15 @@ HttpResponse Served(HttpResponse r, const std::string& served_by) {
   return r;
 }
 
+// Streams the agent's output; dropping the reader early (the client left) kills the agent.
 HttpResponse Download(std::unique_ptr<core::FileReader> reader, const std::string& type) {
-  HttpResponse r;
-  r.headers.emplace_back(kServedByHeader, reader->served_by());
-  r.content_type = type;
-  r.stream_length = reader->size();
-  r.stream = std::make_shared<DownloadStream>(std::move(reader));
+  std::shared_ptr<core::FileReader> agent = std::move(reader);
+  const std::string served_by = agent->served_by();
+  HttpResponse r = StreamDownload(
+      {[agent](char* buf, size_t n) { return agent->Read(buf, n); },
+       [agent] { return agent->Finish(); }, agent->size(), "download from a sandbox"},
+      type);
+  r.headers.emplace_back(kServedByHeader, served_by);
   return r;
 }
 

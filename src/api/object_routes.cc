@@ -1,12 +1,12 @@
-// /v1/objects and /v1/storage-tokens: translation between HTTP and storage::ObjectStore /
-// StorageTokens. Uploads stream (StreamsObjectBody), downloads stream from the blob.
+// /v1/objects and /v1/storage-tokens: translation between HTTP and core::ObjectService /
+// storage::StorageTokens. Uploads stream (StreamsObjectBody), downloads stream from the blob.
 #include "api/object_routes.h"
 
 #include <algorithm>
 #include <cctype>
 
+#include "api/download_stream.h"
 #include "api/errors.h"
-#include "api/object_stream.h"
 #include "api/request_parsing.h"
 #include "base/text.h"
 #include "base/time.h"
@@ -80,6 +80,12 @@ Result<int64_t> TtlField(const json& body, int64_t fallback, int64_t max) {
   return v.get<int64_t>();
 }
 
+// The core names the workspace file `workspace_path`; this API calls it `path`.
+Status RestField(const Status& st) {
+  if (st.field() != "workspace_path") return st;
+  return Status(st.code(), st.message(), "path");
+}
+
 HttpResponse NoContent() {
   HttpResponse r;
   r.status = 204;
@@ -102,34 +108,34 @@ bool StreamsObjectBody(std::string_view method, std::string_view path) {
   return method == "PUT" && path == "/v1/objects/content";
 }
 
-void AddObjectRoutes(Router& router, ObjectApi& api) {
-  router.Add(
-      "GET", "/v1/objects",
-      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-        for (const auto& [k, _] : req.query) {
-          if (k != "prefix" && k != "delimiter" && k != "cursor" && k != "limit")
-            return ErrorResponse(InvalidArgument(k, "unknown query parameter " + k));
-        }
-        auto limit = QueryInt(req, "limit", 100);
-        if (!limit.ok()) return ErrorResponse(limit.status());
-        if (*limit < 1 || *limit > 1000)
-          return ErrorResponse(InvalidArgument("limit", "limit must be 1..1000"));
-        auto after = HexDecode(Query(req, "cursor"), "cursor");
-        if (!after.ok()) return ErrorResponse(after.status());
-        auto list = api.objects.List(who.org_id, Query(req, "prefix"), Query(req, "delimiter"),
-                                     *after, static_cast<size_t>(*limit));
-        if (!list.ok()) return ErrorResponse(list.status());
-        json items = json::array();
-        for (const auto& o : list->objects) items.push_back(ObjectJson(o));
-        json out = {{"objects", items}, {"commonPrefixes", list->common_prefixes}};
-        out["nextCursor"] = list->truncated ? json(HexEncode(list->next_after)) : json();
-        // The organization's use of its object storage quota (null: no limit).
-        auto used = api.objects.UsedBytes(who.org_id);
-        if (!used.ok()) return ErrorResponse(used.status());
-        const uint64_t quota = api.objects.quota_bytes();
-        out["usage"] = {{"usedBytes", *used}, {"quotaBytes", quota > 0 ? json(quota) : json()}};
-        return JsonResponse(200, out);
-      });
+void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& service) {
+  router.Add("GET", "/v1/objects",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               for (const auto& [k, _] : req.query) {
+                 if (k != "prefix" && k != "delimiter" && k != "cursor" && k != "limit")
+                   return ErrorResponse(InvalidArgument(k, "unknown query parameter " + k));
+               }
+               auto limit = QueryInt(req, "limit", 100);
+               if (!limit.ok()) return ErrorResponse(limit.status());
+               if (*limit < 1 || *limit > 1000)
+                 return ErrorResponse(InvalidArgument("limit", "limit must be 1..1000"));
+               auto after = HexDecode(Query(req, "cursor"), "cursor");
+               if (!after.ok()) return ErrorResponse(after.status());
+               auto list = service.List(who, {Query(req, "prefix"), Query(req, "delimiter"), *after,
+                                              static_cast<size_t>(*limit)});
+               if (!list.ok()) return ErrorResponse(list.status());
+               json items = json::array();
+               for (const auto& o : list->objects) items.push_back(ObjectJson(o));
+               json out = {{"objects", items}, {"commonPrefixes", list->common_prefixes}};
+               out["nextCursor"] = list->truncated ? json(HexEncode(list->next_after)) : json();
+               // The organization's use of its object storage quota (null: no limit).
+               auto usage = service.Usage(who);
+               if (!usage.ok()) return ErrorResponse(usage.status());
+               out["usage"] = {
+                   {"usedBytes", usage->used_bytes},
+                   {"quotaBytes", usage->quota_bytes > 0 ? json(usage->quota_bytes) : json()}};
+               return JsonResponse(200, out);
+             });
   router.Add("PUT", "/v1/objects/content",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto key = QueryKey(req);
@@ -137,21 +143,21 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
                auto body = req.body_stream;
                const std::string& inline_body = req.body;
                size_t off = 0;
-               auto rec = api.objects.Put(who.org_id, *key, req.Header("content-type"),
-                                          [&](char* buf, size_t n) -> long {
-                                            if (body) return body->Read(buf, n);
-                                            size_t take = std::min(n, inline_body.size() - off);
-                                            std::copy_n(inline_body.data() + off, take, buf);
-                                            off += take;
-                                            return static_cast<long>(take);
-                                          });
+               auto rec = service.Put(who, *key, req.Header("content-type"),
+                                      [&](char* buf, size_t n) -> long {
+                                        if (body) return body->Read(buf, n);
+                                        size_t take = std::min(n, inline_body.size() - off);
+                                        std::copy_n(inline_body.data() + off, take, buf);
+                                        off += take;
+                                        return static_cast<long>(take);
+                                      });
                if (!rec.ok()) return ErrorResponse(rec.status());
                return JsonResponse(200, ObjectJson(*rec));
              });
   auto get = [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
     auto key = QueryKey(req);
     if (!key.ok()) return ErrorResponse(key.status());
-    auto opened = api.objects.Open(who.org_id, *key);
+    auto opened = service.Open(who, *key);
     if (!opened.ok()) return ErrorResponse(opened.status());
     auto& [rec, reader] = *opened;
     HttpResponse r = StreamFileResponse(std::move(reader), rec.size, rec.content_type);
@@ -165,35 +171,31 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto key = QueryKey(req);
                if (!key.ok()) return ErrorResponse(key.status());
-               Status st = api.objects.Delete(who.org_id, *key);
+               Status st = service.Delete(who, *key);
                if (!st.ok()) return ErrorResponse(st);
                return NoContent();
              });
-  router.Add("POST", "/v1/objects/url",
-             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-               auto body = ParseJsonBody(req);
-               if (!body.ok()) return ErrorResponse(body.status());
-               if (Status st = CheckFields(*body, {"key", "ttlSeconds"}); !st.ok())
-                 return ErrorResponse(st);
-               if (!body->contains("key") || !(*body)["key"].is_string())
-                 return ErrorResponse(InvalidArgument("key", "key must be a string"));
-               std::string key = (*body)["key"].get<std::string>();
-               if (Status st = storage::ValidateObjectKey(key); !st.ok()) return ErrorResponse(st);
-               auto ttl =
-                   TtlField(*body, storage::kDefaultUrlTtlSeconds, storage::kMaxUrlTtlSeconds);
-               if (!ttl.ok()) return ErrorResponse(ttl.status());
-               auto rec = api.objects.Head(who.org_id, key);
-               if (!rec.ok()) return ErrorResponse(rec.status());
-               int64_t expires = NowMillis() / 1000 + *ttl;
-               std::string host = req.Header("host");
-               std::string url = "http://" + (host.empty() ? "127.0.0.1" : host) +
-                                 "/v1/objects/download?" +
-                                 api.tokens.SignDownload(who.org_id, key, expires);
-               return JsonResponse(200, {{"key", key},
-                                         {"url", url},
-                                         {"size", rec->size},
-                                         {"expiresAt", FormatRfc3339(expires * 1000)}});
-             });
+  router.Add(
+      "POST", "/v1/objects/url",
+      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+        auto body = ParseJsonBody(req);
+        if (!body.ok()) return ErrorResponse(body.status());
+        if (Status st = CheckFields(*body, {"key", "ttlSeconds"}); !st.ok())
+          return ErrorResponse(st);
+        if (!body->contains("key") || !(*body)["key"].is_string())
+          return ErrorResponse(InvalidArgument("key", "key must be a string"));
+        std::string key = (*body)["key"].get<std::string>();
+        if (Status st = storage::ValidateObjectKey(key); !st.ok()) return ErrorResponse(st);
+        auto ttl = TtlField(*body, storage::kDefaultUrlTtlSeconds, storage::kMaxUrlTtlSeconds);
+        if (!ttl.ok()) return ErrorResponse(ttl.status());
+        std::string host = req.Header("host");
+        auto link = service.Link(who, {key, *ttl, "http://" + (host.empty() ? "127.0.0.1" : host)});
+        if (!link.ok()) return ErrorResponse(link.status());
+        return JsonResponse(200, {{"key", key},
+                                  {"url", link->url},
+                                  {"size", link->object.size},
+                                  {"expiresAt", FormatRfc3339(link->expires_at_ms)}});
+      });
   router.AddPublic("GET", "/v1/objects/download", [&](const HttpRequest& req, const PathParams&) {
     std::string org = Query(req, "org"), key = Query(req, "key");
     int64_t expires = 0;
@@ -202,9 +204,7 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
     } catch (...) {
       return ErrorResponse(Status(Code::kUnauthenticated, "the download link is not valid"));
     }
-    Status st = api.tokens.VerifyDownload(org, key, expires, Query(req, "signature"));
-    if (!st.ok()) return ErrorResponse(st);
-    auto opened = api.objects.Open(org, key);
+    auto opened = service.OpenByLink({org, key, expires, Query(req, "signature")});
     if (!opened.ok()) return ErrorResponse(opened.status());
     auto& [rec, reader] = *opened;
     HttpResponse r = StreamFileResponse(std::move(reader), rec.size, rec.content_type);
@@ -256,17 +256,57 @@ void AddObjectRoutes(Router& router, ObjectApi& api) {
         if (Status st = CheckFields(*body, {"ttlSeconds"}); !st.ok()) return ErrorResponse(st);
         auto ttl = TtlField(*body, storage::kDefaultTokenTtlSeconds, storage::kMaxTokenTtlSeconds);
         if (!ttl.ok()) return ErrorResponse(ttl.status());
-        if (!api.attacher) return ErrorResponse(Internal("object storage is not wired"));
-        auto r = api.attacher->Attach(who.org_id, p.at("id"), *ttl);
+        auto r = service.AttachToSandbox(who, p.at("id"), *ttl);
         if (!r.ok()) return ErrorResponse(r.status());
         return JsonResponse(
             200,
             {{"sandboxId", r->sandbox_id},
              {"endpoint", r->endpoint},
              {"tokenId", r->token_id},
-             {"expiresAt", r->expires_at},
+             {"expiresAt", FormatRfc3339(r->expires_at_ms)},
              {"restarted", r->restarted},
              {"variables", json::array({"SANDBOX_STORAGE_ENDPOINT", "SANDBOX_STORAGE_TOKEN"})}});
+      });
+  // A sandbox's artifacts (MCP's list_object_artifacts and download_workspace_artifact).
+  router.Add("GET", "/v1/sandboxes/{id}/artifacts",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto list = service.ListArtifacts(who, p.at("id"));
+               if (!list.ok()) return ErrorResponse(list.status());
+               json items = json::array();
+               for (const auto& o : list->objects) items.push_back(ObjectJson(o));
+               return JsonResponse(200, {{"sandboxId", list->sandbox_id},
+                                         {"prefix", list->prefix},
+                                         {"objects", items},
+                                         {"truncated", list->truncated}});
+             });
+  router.Add(
+      "POST", "/v1/sandboxes/{id}/artifacts",
+      [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+        auto body = ParseJsonBody(req);
+        if (!body.ok()) return ErrorResponse(body.status());
+        if (Status st = CheckFields(*body, {"path", "key", "ttlSeconds"}); !st.ok())
+          return ErrorResponse(st);
+        if (!body->contains("path") || !(*body)["path"].is_string())
+          return ErrorResponse(InvalidArgument("path", "path must be a string"));
+        std::string key;
+        if (body->contains("key")) {
+          if (!(*body)["key"].is_string())
+            return ErrorResponse(InvalidArgument("key", "key must be a string"));
+          key = (*body)["key"].get<std::string>();
+        }
+        auto ttl = TtlField(*body, storage::kDefaultUrlTtlSeconds, storage::kMaxUrlTtlSeconds);
+        if (!ttl.ok()) return ErrorResponse(ttl.status());
+        auto saved =
+            service.CopyFromWorkspace(who, {p.at("id"), (*body)["path"].get<std::string>(), key});
+        if (!saved.ok()) return ErrorResponse(RestField(saved.status()));
+        std::string host = req.Header("host");
+        auto link =
+            service.Link(who, {saved->key, *ttl, "http://" + (host.empty() ? "127.0.0.1" : host)});
+        if (!link.ok()) return ErrorResponse(link.status());
+        json out = ObjectJson(link->object);
+        out["url"] = link->url;
+        out["expiresAt"] = FormatRfc3339(link->expires_at_ms);
+        return JsonResponse(201, out);
       });
   router.Add("DELETE", "/v1/storage-tokens/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

@@ -8,23 +8,23 @@
 
 #include "api/http_types.h"
 #include "api/router.h"
+#include "core/object_service.h"
 #include "storage/object_store.h"
-#include "storage/sandbox_attach.h"
 #include "storage/site_service.h"
 #include "storage/storage_tokens.h"
 
 namespace adapt::api {
 
+// What the storage gateway (the S3 protocol) and the storage-token routes use directly.
 struct ObjectApi {
   storage::ObjectStore& objects;
   storage::StorageTokens& tokens;
   storage::SiteService& sites;
   uint16_t gateway_port = 0;  // set once the gateway listens
-  std::string api_base;  // "http://host:port" of the REST API, for links made outside a request
-  storage::SandboxStorageAttacher* attacher = nullptr;  // POST /v1/sandboxes/{id}/object-storage
 };
 
-void AddObjectRoutes(Router& router, ObjectApi& api);
+// /v1/objects over core::ObjectService; /v1/storage-tokens over `api.tokens`.
+void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& service);
 void AddSiteRoutes(Router& router, storage::SiteService& sites);
 // For HttpServerOptions::stream_request_body: PUT /v1/objects/content.
 bool StreamsObjectBody(std::string_view method, std::string_view path);

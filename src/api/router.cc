@@ -1,7 +1,5 @@
 #include "api/router.h"
 
-#include <strings.h>
-
 #include <sstream>
 
 #include "api/errors.h"
@@ -20,14 +18,6 @@ std::vector<std::string> Split(const std::string& path) {
 }
 
 }  // namespace
-
-std::string BearerKey(const HttpRequest& request) {
-  std::string h = request.Header("authorization");
-  static constexpr std::string_view kPrefix = "Bearer ";
-  if (h.size() <= kPrefix.size()) return "";
-  if (strncasecmp(h.c_str(), kPrefix.data(), kPrefix.size()) != 0) return "";
-  return h.substr(kPrefix.size());
-}
 
 void Router::Add(const std::string& method, const std::string& pattern, AuthedHandler handler) {
   routes_.push_back({method, Split(pattern), std::move(handler), nullptr});

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "api/bearer_credential.h"
 #include "api/http_types.h"
 #include "core/auth.h"
 
@@ -39,8 +40,5 @@ class Router {
   core::Auth& auth_;
   std::vector<Route> routes_;
 };
-
-// The bearer key of a request, "" when none.
-std::string BearerKey(const HttpRequest& request);
 
 }  // namespace adapt::api

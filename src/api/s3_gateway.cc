@@ -9,8 +9,8 @@
 #include <optional>
 #include <sstream>
 
+#include "api/download_stream.h"
 #include "api/object_routes.h"
-#include "api/object_stream.h"
 #include "api/s3_xml.h"
 #include "base/ids.h"
 #include "base/markup.h"

@@ -222,17 +222,17 @@ json HibernationToJson(const std::optional<core::HibernationSummary>& h) {
           {"note", Text(h->note)}};
 }
 
-json EndpointToJson(const core::SandboxEndpoint& e) {
+}  // namespace
+
+json EndpointJson(const core::Endpoint& e) {
   return {{"id", e.id},
           {"sandboxId", e.sandbox_id},
           {"port", e.port},
           {"hostname", e.hostname},
           {"url", e.url},
           {"httpUrl", e.http_url},
-          {"createdAt", FormatRfc3339(e.created_at)}};
+          {"createdAt", FormatRfc3339(e.created_at_ms)}};
 }
-
-}  // namespace
 
 const core::FieldNames& RestSandboxFields() {
   static const core::FieldNames kNames({{"memory_mib", "memoryMiB"},
@@ -303,7 +303,7 @@ json SandboxToJson(const core::Sandbox& s) {
   json labels = json::object();
   for (const auto& [k, v] : c.labels) labels[k] = v;
   json endpoints = json::array();
-  for (const auto& e : s.endpoints) endpoints.push_back(EndpointToJson(e));
+  for (const auto& e : s.endpoints) endpoints.push_back(EndpointJson(e));
   json out = {
       {"id", s.id},
       {"status", s.status},

@@ -21,5 +21,7 @@ Result<core::CreateSandbox> CreateSandboxFromJson(const nlohmann::json& body);
 nlohmann::json SandboxToJson(const core::Sandbox& s);
 // {"items": [...], "nextCursor": ...}
 nlohmann::json SandboxPageToJson(const core::SandboxPage& page);
+// An endpoint as REST shows it, in the sandbox view and under /endpoints.
+nlohmann::json EndpointJson(const core::Endpoint& e);
 
 }  // namespace adapt::api

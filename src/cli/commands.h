@@ -65,6 +65,8 @@ void AddSecretCommands(CLI::App& app, Invocation& invocation);
 void AddMcpCommand(CLI::App& app, Invocation& invocation);
 // "object" (ls, get, put, rm, url) and "site" (publish, ls, rm): object_commands.cc.
 void AddObjectCommands(CLI::App& app, Invocation& invocation);
+// adapt object artifacts|save|attach (artifact_commands.cc), under `adapt object`.
+void AddArtifactCommands(CLI::App& group, Invocation& invocation);
 void AddSiteCommands(CLI::App& app, Invocation& invocation);
 
 }  // namespace adapt::cli

@@ -1,4 +1,4 @@
-// adapt sandbox expose | endpoint ls | endpoint rm
+// adapt sandbox expose | endpoint ls [SANDBOX_ID] | endpoint rm SANDBOX_ID (ENDPOINT_ID | --port N)
 #include <memory>
 #include <ostream>
 
@@ -48,11 +48,14 @@ void AddEndpointCommands(CLI::App& app, Invocation& invocation) {
   CLI::App* group = app.add_subcommand("endpoint", "List and remove sandbox endpoints");
   group->require_subcommand(1);
   auto sandbox_id = std::make_shared<std::string>();
-  CLI::App* ls = group->add_subcommand("ls", "List a sandbox's endpoints: adapt endpoint ls ID");
-  ls->add_option("sandbox_id", *sandbox_id, "sandbox id")->required();
+  CLI::App* ls = group->add_subcommand(
+      "ls", "List a sandbox's endpoints, or every endpoint: adapt endpoint ls [ID]");
+  ls->add_option("sandbox_id", *sandbox_id, "sandbox id (none: every sandbox's)");
   ls->callback([sandbox_id, &invocation] {
     invocation.run = [sandbox_id, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(EndpointsPath(*sandbox_id))));
+      ASSIGN_OR_RETURN(nlohmann::json page,
+                       JsonOrError(client.Get(sandbox_id->empty() ? "/v1/endpoints"
+                                                                  : EndpointsPath(*sandbox_id))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
@@ -65,14 +68,36 @@ void AddEndpointCommands(CLI::App& app, Invocation& invocation) {
   });
   struct Ids {
     std::string sandbox_id, id;
+    int port = 0;
   };
   auto ids = std::make_shared<Ids>();
-  CLI::App* rm =
-      group->add_subcommand("rm", "Remove an endpoint: adapt endpoint rm SANDBOX_ID ENDPOINT_ID");
+  CLI::App* rm = group->add_subcommand(
+      "rm",
+      "Remove an endpoint, or every endpoint to a port: adapt endpoint rm SANDBOX_ID "
+      "(ENDPOINT_ID | --port PORT)");
   rm->add_option("sandbox_id", ids->sandbox_id, "sandbox id")->required();
-  rm->add_option("endpoint_id", ids->id, "endpoint id")->required();
-  rm->callback([ids, &invocation] {
-    invocation.run = [ids](const ApiClient& client, const Console& console) {
+  CLI::Option* id = rm->add_option("endpoint_id", ids->id, "endpoint id");
+  CLI::Option* port = rm->add_option("--port", ids->port, "every endpoint to this port");
+  id->excludes(port);
+  port->excludes(id);
+  rm->callback([ids, port, &invocation] {
+    const bool by_port = port->count() > 0;
+    invocation.run = [ids, by_port, &invocation](const ApiClient& client,
+                                                 const Console& console) -> Status {
+      if (!by_port && ids->id.empty())
+        return InvalidArgument("endpoint_id", "name an ENDPOINT_ID or --port PORT");
+      if (by_port) {
+        ASSIGN_OR_RETURN(nlohmann::json body,
+                         JsonOrError(client.Delete(EndpointsPath(ids->sandbox_id) +
+                                                   "?port=" + std::to_string(ids->port))));
+        if (invocation.json) {
+          console.out << PrettyJson(body);
+          return Status::Ok();
+        }
+        for (const auto& removed : body["removed"])
+          console.out << "removed " << removed.get<std::string>() << "\n";
+        return Status::Ok();
+      }
       RETURN_IF_ERROR(JsonOrError(client.Delete(EndpointsPath(ids->sandbox_id) + "/" +
                                                 EscapeUrlComponent(ids->id)))
                           .status());

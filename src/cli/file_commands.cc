@@ -66,22 +66,6 @@ Status Upload(const ApiClient& client, const std::string& local, const RemotePat
       in.get(), static_cast<long long>(size), "application/octet-stream"));
 }
 
-Status DownloadTo(const ApiClient& client, const std::string& path, const std::string& local) {
-  std::string part = local + ".adapt-part";
-  FilePtr out(std::fopen(part.c_str(), "wb"), &std::fclose);
-  if (!out) return Status(Code::kInvalidArgument, "cannot write " + local);
-  Status st = CheckAnswer(GetStream(client, path, out.get()));
-  if (std::fclose(out.release()) != 0 && st.ok()) st = Internal("writing " + local + " failed");
-  std::error_code ec;
-  if (!st.ok()) {
-    fs::remove(part, ec);
-    return st;
-  }
-  fs::rename(part, local, ec);
-  if (ec) return Internal("cannot write " + local + ": " + ec.message());
-  return Status::Ok();
-}
-
 Status Download(const ApiClient& client, const RemotePath& remote, const std::string& local) {
   ASSIGN_OR_RETURN(nlohmann::json info,
                    JsonOrError(client.Get(FilesPath(remote.sandbox_id, "files",
@@ -97,7 +81,8 @@ Status Download(const ApiClient& client, const RemotePath& remote, const std::st
   }
   std::string target = local;
   if (fs::is_directory(local, ec)) target = (fs::path(local) / info.value("name", "file")).string();
-  return DownloadTo(client, FilesPath(remote.sandbox_id, "files", {{"path", remote.path}}), target);
+  return DownloadToFile(client, FilesPath(remote.sandbox_id, "files", {{"path", remote.path}}),
+                        target);
 }
 
 struct CpOptions {

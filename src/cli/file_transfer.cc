@@ -113,6 +113,23 @@ Result<HttpResponse> GetStream(const ApiClient& client, const std::string& path,
   return Perform(client, "GET", path, nullptr, 0, "", out);
 }
 
+Status DownloadToFile(const ApiClient& client, const std::string& path, const std::string& local) {
+  std::string part = local + ".adapt-part";
+  std::unique_ptr<FILE, decltype(&std::fclose)> out(std::fopen(part.c_str(), "wb"), &std::fclose);
+  if (!out) return Status(Code::kInvalidArgument, "cannot write " + local);
+  auto answer = GetStream(client, path, out.get());
+  Status st = answer.ok() ? ErrorFromResponse(*answer) : answer.status();
+  if (std::fclose(out.release()) != 0 && st.ok()) st = Internal("writing " + local + " failed");
+  std::error_code ec;
+  if (!st.ok()) {
+    fs::remove(part, ec);
+    return st;
+  }
+  fs::rename(part, local, ec);
+  if (ec) return Internal("cannot write " + local + ": " + ec.message());
+  return Status::Ok();
+}
+
 Status WriteDirectoryTar(const std::string& dir, FILE* out) {
   std::unique_ptr<struct archive, decltype(&archive_write_free)> a(archive_write_new(),
                                                                    &archive_write_free);

@@ -20,6 +20,10 @@ Result<HttpResponse> PostStream(const ApiClient& client, const std::string& path
 // GETs `path` into `out` when the status is below 400; an error answer's body is returned
 // in the response instead.
 Result<HttpResponse> GetStream(const ApiClient& client, const std::string& path, FILE* out);
+// GETs `path` into the file `local` (`adapt sandbox cp`, `adapt object get`): written as
+// `<local>.adapt-part` and renamed at the end, so a failed download leaves nothing behind;
+// the server's error otherwise.
+Status DownloadToFile(const ApiClient& client, const std::string& path, const std::string& local);
 
 // Writes a tar of the contents of directory `dir` into `out` (entries relative to `dir`).
 Status WriteDirectoryTar(const std::string& dir, FILE* out);

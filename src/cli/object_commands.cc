@@ -125,18 +125,7 @@ void AddObjectTransfer(CLI::App& group, Invocation& invocation) {
         while ((n = std::fread(buf, 1, sizeof buf, tmp.get())) > 0) console.out.write(buf, n);
         return Status::Ok();
       }
-      std::string part = local + ".adapt-part";
-      FilePtr out(std::fopen(part.c_str(), "wb"), &std::fclose);
-      if (!out) return Status(Code::kInvalidArgument, "cannot write " + local);
-      Status st = CheckAnswer(GetStream(client, ContentPath(get_args->first), out.get()));
-      if (std::fclose(out.release()) != 0 && st.ok()) st = Internal("writing " + local + " failed");
-      std::error_code ec;
-      if (!st.ok()) {
-        fs::remove(part, ec);
-        return st;
-      }
-      fs::rename(part, local, ec);
-      if (ec) return Internal("cannot write " + local + ": " + ec.message());
+      RETURN_IF_ERROR(DownloadToFile(client, ContentPath(get_args->first), local));
       console.out << "downloaded " << get_args->first << " to " << local << "\n";
       return Status::Ok();
     };
@@ -178,6 +167,7 @@ void AddObjectCommands(CLI::App& app, Invocation& invocation) {
   group->require_subcommand(1);
   AddObjectLs(*group, invocation);
   AddObjectTransfer(*group, invocation);
+  AddArtifactCommands(*group, invocation);
 }
 
 void AddSiteCommands(CLI::App& app, Invocation& invocation) {

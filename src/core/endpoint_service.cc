@@ -16,29 +16,25 @@ void EndpointService::SetPorts(uint16_t http_port, uint16_t https_port) {
   options_.https_port = https_port;
 }
 
-json EndpointService::View(const store::EndpointRecord& e) const {
-  json v = {
-      {"id", e.id},
-      {"sandboxId", e.sandbox_id},
-      {"port", e.port},
-      {"hostname", e.hostname},
-      {"url", "https://" + e.hostname +
-                  (options_.https_port == 443 ? "" : ":" + std::to_string(options_.https_port))},
-      {"httpUrl", "http://" + e.hostname +
-                      (options_.http_port == 80 ? "" : ":" + std::to_string(options_.http_port))},
-      {"createdAt", FormatRfc3339(e.created_at)}};
+Endpoint EndpointService::View(const store::EndpointRecord& e) const {
+  Endpoint v;
+  v.id = e.id;
+  v.sandbox_id = e.sandbox_id;
+  v.port = e.port;
+  v.hostname = e.hostname;
+  v.url = "https://" + e.hostname +
+          (options_.https_port == 443 ? "" : ":" + std::to_string(options_.https_port));
+  v.http_url = "http://" + e.hostname +
+               (options_.http_port == 80 ? "" : ":" + std::to_string(options_.http_port));
+  v.created_at_ms = e.created_at;
   return v;
 }
 
-Result<json> EndpointService::Create(const Principal& who, const std::string& sandbox_id,
-                                     const json& body) {
+Result<Endpoint> EndpointService::Create(const Principal& who, const std::string& sandbox_id,
+                                         const CreateEndpoint& request) {
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
   ASSIGN_OR_RETURN(store::SandboxRecord sandbox, store_.GetSandbox(who.org_id, sandbox_id));
-  if (!body.is_object()) return InvalidArgument("", "the body must be a JSON object {\"port\": N}");
-  for (const auto& [k, _] : body.items())
-    if (k != "port") return InvalidArgument(k, "unknown field '" + k + "'");
-  if (!body.contains("port") || !body["port"].is_number_integer() ||
-      body["port"].get<int64_t>() < 1 || body["port"].get<int64_t>() > 65535)
+  if (request.port < 1 || request.port > 65535)
     return InvalidArgument("port", "port must be an integer from 1 to 65535");
   if (sandbox.config.network.egress == "none")
     return Conflict("sandbox " + sandbox_id +
@@ -50,22 +46,23 @@ Result<json> EndpointService::Create(const Principal& who, const std::string& sa
   e.id = NewId("ep");
   e.org_id = who.org_id;
   e.sandbox_id = sandbox_id;
-  e.port = body["port"].get<int>();
+  e.port = static_cast<int>(request.port);
   e.hostname = NewId("h").substr(2) + "." + options_.domain;  // 20 base32 characters
   e.created_at = NowMillis();
   RETURN_IF_ERROR(store_.PutEndpoint(e));
   return View(e);
 }
 
-Result<json> EndpointService::List(const Principal& who, const std::string& sandbox_id) {
+Result<std::vector<Endpoint>> EndpointService::List(const Principal& who,
+                                                    const std::string& sandbox_id) {
   if (!sandbox_id.empty()) {
     if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
     RETURN_IF_ERROR(store_.GetSandbox(who.org_id, sandbox_id).status());
   }
   ASSIGN_OR_RETURN(auto records, store_.ListEndpoints(who.org_id, sandbox_id));
-  json items = json::array();
+  std::vector<Endpoint> items;
   for (const auto& e : records) items.push_back(View(e));
-  return json{{"items", items}};
+  return items;
 }
 
 Status EndpointService::Delete(const Principal& who, const std::string& sandbox_id,
@@ -81,6 +78,20 @@ Status EndpointService::Delete(const Principal& who, const std::string& sandbox_
     return Status::Ok();
   }
   return NotFound("endpoint " + id + " not found");
+}
+
+Result<std::vector<std::string>> EndpointService::Remove(const Principal& who,
+                                                         const RemoveEndpoints& request) {
+  if (!request.id && !request.port) return InvalidArgument("port", "name an endpoint id or a port");
+  ASSIGN_OR_RETURN(auto listed, List(who, request.sandbox_id));
+  std::vector<std::string> removed;
+  for (const auto& e : listed) {
+    if (request.id ? e.id != *request.id : e.port != *request.port) continue;
+    Status st = Delete(who, request.sandbox_id, e.id);
+    if (!st.ok() && st.code() != Code::kNotFound) return st;  // NotFound: removed meanwhile
+    removed.push_back(e.id);
+  }
+  return removed;
 }
 
 void EndpointService::RemoveAll(const std::string& sandbox_id) {
@@ -99,24 +110,12 @@ std::optional<net::IngressBackend> EndpointService::Route(const std::string& hos
   return net::IngressBackend{*address, static_cast<uint16_t>(e->port)};
 }
 
-SandboxEndpoint EndpointService::Typed(const store::EndpointRecord& e) const {
-  return {e.id,
-          e.sandbox_id,
-          e.port,
-          e.hostname,
-          "https://" + e.hostname +
-              (options_.https_port == 443 ? "" : ":" + std::to_string(options_.https_port)),
-          "http://" + e.hostname +
-              (options_.http_port == 80 ? "" : ":" + std::to_string(options_.http_port)),
-          e.created_at};
-}
-
-std::vector<SandboxEndpoint> EndpointService::EndpointsOf(const std::string& org_id,
-                                                          const std::string& sandbox_id) {
-  std::vector<SandboxEndpoint> out;
+std::vector<Endpoint> EndpointService::EndpointsOf(const std::string& org_id,
+                                                   const std::string& sandbox_id) {
+  std::vector<Endpoint> out;
   auto records = store_.ListEndpoints(org_id, sandbox_id);
   if (records.ok())
-    for (const auto& e : *records) out.push_back(Typed(e));
+    for (const auto& e : *records) out.push_back(View(e));
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/auth.h"
 #include "core/sandbox_endpoint.h"
@@ -23,6 +24,17 @@ struct EndpointOptions {
   uint16_t https_port = 0;
 };
 
+struct CreateEndpoint {
+  int64_t port = 0;  // 1..65535 inside the sandbox
+};
+
+// Which routes of a sandbox to remove: the one with `id`, or every route to `port`.
+struct RemoveEndpoints {
+  std::string sandbox_id;
+  std::optional<std::string> id;
+  std::optional<int64_t> port;
+};
+
 class EndpointService {
  public:
   EndpointService(store::Store& store, net::NetworkManager& network, EndpointOptions options);
@@ -30,22 +42,25 @@ class EndpointService {
   void OnRemoved(std::function<void(const std::string&)> fn) { on_removed_ = std::move(fn); }
   void SetPorts(uint16_t http_port, uint16_t https_port);
 
-  // POST {port}: 404 unknown sandbox, 409 when it is not running or has egress "none".
-  Result<nlohmann::json> Create(const Principal& who, const std::string& sandbox_id,
-                                const nlohmann::json& body);
-  Result<nlohmann::json> List(const Principal& who, const std::string& sandbox_id);
+  // NotFound for an unknown sandbox, Conflict when it is not running or has egress "none".
+  Result<Endpoint> Create(const Principal& who, const std::string& sandbox_id,
+                          const CreateEndpoint& request);
+  // The sandbox's routes; an empty `sandbox_id`: every route of the organization.
+  Result<std::vector<Endpoint>> List(const Principal& who, const std::string& sandbox_id);
+  // NotFound when the sandbox or the route does not exist.
   Status Delete(const Principal& who, const std::string& sandbox_id, const std::string& id);
+  // Removes the routes that match and returns their ids; none matching is no error (removing a
+  // route that is already gone succeeds). InvalidArgument when neither id nor port is named.
+  Result<std::vector<std::string>> Remove(const Principal& who, const RemoveEndpoints& request);
   // Removes every route to the sandbox (it ended or is being deleted).
   void RemoveAll(const std::string& sandbox_id);
   // The ingress's lookup.
   std::optional<net::IngressBackend> Route(const std::string& host);
   // The sandbox view's `endpoints`.
-  std::vector<SandboxEndpoint> EndpointsOf(const std::string& org_id,
-                                           const std::string& sandbox_id);
+  std::vector<Endpoint> EndpointsOf(const std::string& org_id, const std::string& sandbox_id);
 
  private:
-  nlohmann::json View(const store::EndpointRecord& e) const;
-  SandboxEndpoint Typed(const store::EndpointRecord& e) const;
+  Endpoint View(const store::EndpointRecord& e) const;
 
   store::Store& store_;
   net::NetworkManager& network_;

@@ -1,4 +1,5 @@
-// A public route to a sandbox port, as the sandbox view shows it (EndpointService makes them).
+// A public route to a sandbox port, as every edge shows it (EndpointService makes them; the
+// sandbox view lists its own).
 #pragma once
 
 #include <cstdint>
@@ -6,14 +7,14 @@
 
 namespace adapt::core {
 
-struct SandboxEndpoint {
+struct Endpoint {
   std::string id;
   std::string sandbox_id;
   int port = 0;
   std::string hostname;
-  std::string url;       // https://hostname[:port]
-  std::string http_url;  // http://hostname[:port]
-  int64_t created_at = 0;
+  std::string url;       // https://<hostname>[:port]
+  std::string http_url;  // http://<hostname>[:port]
+  int64_t created_at_ms = 0;
 };
 
 }  // namespace adapt::core

@@ -53,7 +53,7 @@ class SandboxService {
   Result<Sandbox> Get(const Principal& who, const std::string& id);
   // Fills the single-sandbox view's `endpoints` (org id, sandbox id -> endpoints).
   void SetEndpointsView(
-      std::function<std::vector<SandboxEndpoint>(const std::string&, const std::string&)> fn) {
+      std::function<std::vector<Endpoint>(const std::string&, const std::string&)> fn) {
     endpoints_view_ = std::move(fn);
   }
   Result<SandboxPage> List(const Principal& who, const ListSandboxesRequest& req);
@@ -92,7 +92,7 @@ class SandboxService {
   void AwaitChange(std::chrono::steady_clock::time_point until);
 
  private:
-  std::function<std::vector<SandboxEndpoint>(const std::string&, const std::string&)>
+  std::function<std::vector<Endpoint>(const std::string&, const std::string&)>
       endpoints_view_;
   store::Store& store_;
   runtime::Runtime& runtime_;

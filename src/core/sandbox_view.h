@@ -46,7 +46,7 @@ struct Sandbox {
   SandboxConfig config;  // cpu, memory, image, network, labels, attached secrets, ...
   std::optional<std::string> termination_reason;
   std::optional<std::string> error;
-  std::vector<SandboxEndpoint> endpoints;
+  std::vector<Endpoint> endpoints;
   std::optional<HibernationSummary> hibernation;  // set while hibernated or starting
   std::vector<EnvironmentSource> environment;     // names only, in name order
   std::optional<StartupView> startup;             // unset: an interactive sandbox

@@ -17,6 +17,7 @@
 #include "api/stream_threads.h"
 #include "base/fault_point.h"
 #include "base/log.h"
+#include "core/object_service.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
 #include "core/warm_pool.h"
@@ -32,7 +33,6 @@
 #include "os/open_file_limit.h"
 #include "os/process_lock.h"
 #include "runtime/runsc_runtime.h"
-#include "storage/sandbox_attach.h"
 #include "storage/upload_sweeper.h"
 #include "storage/volume_key.h"
 #include "storage/volume_service.h"
@@ -58,6 +58,15 @@ api::HttpServerOptions HttpLimits(const DaemonConfig& config, std::string name) 
   o.upload_rate = {config.min_upload_bytes_per_second,
                    std::chrono::seconds(config.upload_grace_seconds), o.idle_timeout};
   return o;
+}
+
+// The MCP module's routes (/mcp, OAuth, preflights) on the API's router.
+void AddPublicRoutes(api::Router& router, const mcp::HttpRoutes& routes) {
+  for (const auto& route : routes)
+    router.AddPublic(route.method, route.path,
+                     [handle = route.handle](const api::HttpRequest& req, const api::PathParams&) {
+                       return handle(req);
+                     });
 }
 
 // Every connection, sandbox disk and agent socket is a descriptor: the usual soft limit of
@@ -161,9 +170,7 @@ class Daemon {
     upload_sweeper_.emplace(*object_store_, config_.multipart_max_age_seconds);
     upload_sweeper_->Start();
     sites_.emplace(*store_, *object_store_, config_.ingress_domain);
-    attacher_.emplace(*store_, *storage_tokens_);
-    object_api_.emplace(
-        api::ObjectApi{*object_store_, *storage_tokens_, *sites_, 0, "", &*attacher_});
+    object_api_.emplace(api::ObjectApi{*object_store_, *storage_tokens_, *sites_, 0});
     gateway_.emplace(*object_api_);
     storage_workers_.emplace(8);
     ASSIGN_OR_RETURN(ListenAddress storage_listen, ParseListenAddress(config_.storage_listen));
@@ -181,7 +188,6 @@ class Daemon {
         *storage_workers_);
     RETURN_IF_ERROR(storage_server_->Start());
     object_api_->gateway_port = storage_server_->port();
-    attacher_->SetGatewayPort(storage_server_->port());
     spdlog::info("storage gateway on {}:{}", storage_listen.host, storage_server_->port());
     // The static sites' origin: loopback only, reached through the ingress by hostname.
     // Its only client is the ingress (on loopback), which the ingress's own limits bound.
@@ -253,10 +259,6 @@ class Daemon {
   // The core's services, over the reconciled state.
   Status StartServices() {
     sandboxes_.emplace(*store_, *runtime_, *lifecycle_, *images_, *workers_, config_.default_image);
-    attacher_->SetRestartHook(
-        [sandboxes = &*sandboxes_](const std::string& org, const std::string& id) {
-          return sandboxes->Restart(org, id);
-        });
     sandboxes_->set_max_sandboxes_per_org(config_.max_sandboxes_per_org);
     sandboxes_->set_event_bus(&*bus_);
     image_service_.emplace(*store_, *image_store_, *workers_);
@@ -276,6 +278,8 @@ class Daemon {
     image_service_->set_secret_service(&*secrets_);
     commands_.emplace(*store_, *runtime_, *images_);
     files_.emplace(*store_, *runtime_);
+    objects_.emplace(*store_, *object_store_, *storage_tokens_, *files_, *sandboxes_);
+    objects_->SetGatewayPort(storage_server_->port());
     commands_->Reconcile();
     endpoints_.emplace(*store_, *network_, core::EndpointOptions{config_.ingress_domain});
     return Status::Ok();
@@ -356,10 +360,10 @@ class Daemon {
     // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
     mcp_calls_.emplace(static_cast<size_t>(config_.mcp_call_threads));
     tool_services_.emplace(mcp::ToolServices{*sandboxes_, *commands_, *images_, *files_,
-                                             *endpoints_, &*volumes_, &*object_api_, &*attacher_});
+                                             *endpoints_, &*volumes_, &*objects_, &*sites_});
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
     oauth_.emplace(*store_, *auth_, listen_.host);
-    oauth_->AddRoutes(*router_);
+    AddPublicRoutes(*router_, oauth_->Routes());
     mcp_http_.emplace(
         *mcp_tools_,
         [auth = &*auth_, oauth = &*oauth_](const std::string& bearer) {
@@ -371,10 +375,10 @@ class Daemon {
           return auth->Authenticate(bearer);
         },
         listen_.host, *mcp_calls_, config_.mcp_call_threads);
-    mcp::AddMcpRoutes(*router_, *mcp_http_);
-    mcp::AddCorsPreflights(*router_, listen_.host);
+    AddPublicRoutes(*router_, mcp::McpRoutes(*mcp_http_));
+    AddPublicRoutes(*router_, mcp::CorsPreflights(listen_.host));
     api::AddFileRoutes(*router_, *files_);
-    api::AddObjectRoutes(*router_, *object_api_);
+    api::AddObjectRoutes(*router_, *object_api_, *objects_);
     api::AddSiteRoutes(*router_, *sites_);
     api::HttpServerOptions http = HttpLimits(config_, "API");
     http.host = listen_.host;
@@ -390,9 +394,10 @@ class Daemon {
     RETURN_IF_ERROR(server_->Start());
     warm_pool_->StartFilling();
 
-    object_api_->api_base = "http://" +
-                            (listen_.host == "0.0.0.0" ? std::string("127.0.0.1") : listen_.host) +
-                            ":" + std::to_string(server_->port());
+    // Links made outside a request (MCP's) point at the API's own address.
+    objects_->SetApiBase("http://" +
+                         (listen_.host == "0.0.0.0" ? std::string("127.0.0.1") : listen_.host) +
+                         ":" + std::to_string(server_->port()));
     std::printf("adaptd listening on http://%s:%u (admin key: %s)\n", listen_.host.c_str(),
                 server_->port(), key_file_.c_str());
     std::fflush(stdout);
@@ -417,7 +422,6 @@ class Daemon {
   std::optional<storage::ObjectStore> object_store_;
   std::optional<storage::UploadSweeper> upload_sweeper_;
   std::optional<storage::SiteService> sites_;
-  std::optional<storage::SandboxStorageAttacher> attacher_;
   std::optional<api::ObjectApi> object_api_;
   std::optional<api::StorageGateway> gateway_;
   std::optional<boost::asio::thread_pool> storage_workers_;
@@ -438,6 +442,7 @@ class Daemon {
   std::optional<core::SecretService> secrets_;
   std::optional<core::CommandService> commands_;
   std::optional<core::FileService> files_;
+  std::optional<core::ObjectService> objects_;
   std::optional<core::EndpointService> endpoints_;
   std::optional<net::IngressServer> ingress_;
   std::optional<core::SandboxMonitor> monitor_;

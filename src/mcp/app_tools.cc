@@ -2,6 +2,7 @@
 // a temporary public route to one port of a running sandbox, removed without stopping or
 // changing the sandbox (seed 000). Production copies (deploy_sandbox_app) do not exist yet,
 // so list_public_apps lists the temporary previews only.
+#include "base/time.h"
 #include "mcp/tools.h"
 
 namespace adapt::mcp {
@@ -22,14 +23,14 @@ json AppSchema() {
           {"required", json::array({"app_id", "sandbox_id", "port", "url", "kind"})}};
 }
 
-json App(const json& endpoint) {
-  return {{"app_id", endpoint.value("id", "")},
-          {"sandbox_id", endpoint.value("sandboxId", "")},
-          {"port", endpoint.value("port", 0)},
-          {"url", endpoint.value("url", "")},
-          {"http_url", endpoint.value("httpUrl", "")},
+json App(const core::Endpoint& endpoint) {
+  return {{"app_id", endpoint.id},
+          {"sandbox_id", endpoint.sandbox_id},
+          {"port", endpoint.port},
+          {"url", endpoint.url},
+          {"http_url", endpoint.http_url},
           {"kind", "preview"},
-          {"created_at", endpoint.value("createdAt", "")}};
+          {"created_at", FormatRfc3339(endpoint.created_at_ms)}};
 }
 
 const json kSandboxId = {{"type", "string"}, {"minLength", 1}, {"maxLength", 100}};
@@ -54,7 +55,7 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services) {
                 ToolAnnotations{false, true, false, true},
                 [&endpoints](ToolContext& ctx, const json& args) {
                   auto made = endpoints.Create(ctx.who, args["sandbox_id"].get<std::string>(),
-                                               {{"port", args["port"]}});
+                                               {args["port"].get<int64_t>()});
                   if (!made.ok()) return ToolResult::Fail(FailureSentence(made.status()));
                   return ToolResult::Ok(App(*made));
                 }});
@@ -81,19 +82,14 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services) {
          std::string sandbox_id = args["sandbox_id"];
          if (!args.contains("app_id") && !args.contains("port"))
            return ToolResult::Fail("Name the route to remove with app_id or port.");
-         auto listed = endpoints.List(ctx.who, sandbox_id);
-         if (!listed.ok()) return ToolResult::Fail(FailureSentence(listed.status()));
-         json removed = json::array();
-         for (const auto& e : (*listed)["items"]) {
-           bool match = args.contains("app_id") ? e.value("id", "") == args["app_id"]
-                                                : e.value("port", 0) == args["port"];
-           if (!match) continue;
-           Status st = endpoints.Delete(ctx.who, sandbox_id, e.value("id", ""));
-           if (!st.ok() && st.code() != Code::kNotFound)
-             return ToolResult::Fail(FailureSentence(st));
-           removed.push_back(e.value("id", ""));
-         }
-         return ToolResult::Ok({{"sandbox_id", sandbox_id}, {"removed", removed}});
+         core::RemoveEndpoints request{sandbox_id, std::nullopt, std::nullopt};
+         if (args.contains("app_id"))
+           request.id = args["app_id"].get<std::string>();
+         else
+           request.port = args["port"].get<int64_t>();
+         auto removed = endpoints.Remove(ctx.who, request);
+         if (!removed.ok()) return ToolResult::Fail(FailureSentence(removed.status()));
+         return ToolResult::Ok({{"sandbox_id", sandbox_id}, {"removed", *removed}});
        }});
 
   registry.Add(
@@ -110,7 +106,7 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services) {
          auto listed = endpoints.List(ctx.who, "");
          if (!listed.ok()) return ToolResult::Fail(FailureSentence(listed.status()));
          json apps = json::array();
-         for (const auto& e : (*listed)["items"]) apps.push_back(App(e));
+         for (const auto& e : *listed) apps.push_back(App(e));
          return ToolResult::Ok({{"apps", apps}});
        }});
 }

@@ -35,28 +35,29 @@ HttpResponse Preflight(const std::string& origin, const char* methods, const cha
 
 }  // namespace
 
-void AddCorsPreflights(api::Router& router, const std::string& listen_host) {
-  router.AddPublic(
-      "OPTIONS", "/mcp",
-      [check = OriginCheck(listen_host)](const HttpRequest& req, const api::PathParams&) {
-        std::string problem = check.Problem(req.Header("host"), req.Header("origin"));
-        if (!problem.empty()) {
-          HttpResponse r;
-          r.status = 403;
-          r.body = nlohmann::json{{"error", {{"code", "permission_denied"}, {"message", problem}}}}
-                       .dump();
-          return r;
-        }
-        return Preflight(req.Header("origin"), "POST, GET, DELETE, OPTIONS",
-                         "Authorization, Content-Type, Accept, Mcp-Session-Id, "
-                         "MCP-Protocol-Version, Last-Event-ID");
-      });
+HttpRoutes CorsPreflights(const std::string& listen_host) {
+  HttpRoutes routes;
+  routes.push_back(
+      {"OPTIONS", "/mcp", [check = OriginCheck(listen_host)](const HttpRequest& req) {
+         std::string problem = check.Problem(req.Header("host"), req.Header("origin"));
+         if (!problem.empty()) {
+           HttpResponse r;
+           r.status = 403;
+           r.body = nlohmann::json{{"error", {{"code", "permission_denied"}, {"message", problem}}}}
+                        .dump();
+           return r;
+         }
+         return Preflight(req.Header("origin"), "POST, GET, DELETE, OPTIONS",
+                          "Authorization, Content-Type, Accept, Mcp-Session-Id, "
+                          "MCP-Protocol-Version, Last-Event-ID");
+       }});
   for (const char* path : kOAuthPaths) {
-    router.AddPublic("OPTIONS", path, [](const HttpRequest&, const api::PathParams&) {
-      return Preflight("*", "GET, POST, OPTIONS",
-                       "Authorization, Content-Type, MCP-Protocol-Version");
-    });
+    routes.push_back({"OPTIONS", path, [](const HttpRequest&) {
+                        return Preflight("*", "GET, POST, OPTIONS",
+                                         "Authorization, Content-Type, MCP-Protocol-Version");
+                      }});
   }
+  return routes;
 }
 
 void AddMcpCorsHeaders(const HttpRequest& req, HttpResponse& response) {

@@ -7,14 +7,14 @@
 #include <string>
 
 #include "api/http_types.h"
-#include "api/router.h"
+#include "mcp/http_routes.h"
 
 namespace adapt::mcp {
 
 // OPTIONS for /mcp and every OAuth path. /mcp's preflight passes the same Origin and Host
 // check as /mcp itself (403 otherwise: DNS-rebinding protection stays); the OAuth endpoints
 // are public metadata and token exchanges, open to any origin as OAuth clients expect.
-void AddCorsPreflights(api::Router& router, const std::string& listen_host);
+HttpRoutes CorsPreflights(const std::string& listen_host);
 
 // The headers a browser needs to read a /mcp answer: the allowed origin, and the response
 // headers a client reads (Mcp-Session-Id, WWW-Authenticate).

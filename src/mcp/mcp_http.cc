@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "api/bearer_credential.h"
 #include "base/json_parse.h"
 #include "base/log.h"
 #include "mcp/cors.h"
@@ -273,19 +274,22 @@ HttpResponse McpHttp::Delete(const HttpRequest& req) {
   return r;
 }
 
-void AddMcpRoutes(api::Router& router, McpHttp& mcp) {
-  router.AddPublic("POST", "/mcp", [&mcp](const HttpRequest& req, const api::PathParams&) {
-    HttpResponse r = mcp.Post(req);
-    if (r.deferred && !req.Header("origin").empty())
-      r.deferred = std::make_shared<CorsDeferred>(std::move(r.deferred), req.Header("origin"));
-    AddMcpCorsHeaders(req, r);
-    return r;
-  });
-  router.AddPublic("DELETE", "/mcp", [&mcp](const HttpRequest& req, const api::PathParams&) {
-    HttpResponse r = mcp.Delete(req);
-    AddMcpCorsHeaders(req, r);
-    return r;
-  });
+HttpRoutes McpRoutes(McpHttp& mcp) {
+  HttpRoutes routes;
+  routes.push_back({"POST", "/mcp", [&mcp](const HttpRequest& req) {
+                      HttpResponse r = mcp.Post(req);
+                      if (r.deferred && !req.Header("origin").empty())
+                        r.deferred = std::make_shared<CorsDeferred>(std::move(r.deferred),
+                                                                    req.Header("origin"));
+                      AddMcpCorsHeaders(req, r);
+                      return r;
+                    }});
+  routes.push_back({"DELETE", "/mcp", [&mcp](const HttpRequest& req) {
+                      HttpResponse r = mcp.Delete(req);
+                      AddMcpCorsHeaders(req, r);
+                      return r;
+                    }});
+  return routes;
 }
 
 }  // namespace adapt::mcp

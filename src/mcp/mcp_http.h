@@ -12,9 +12,10 @@
 #include <optional>
 #include <string>
 
-#include "api/router.h"
+#include "api/http_types.h"
 #include "base/status.h"
 #include "core/auth.h"
+#include "mcp/http_routes.h"
 #include "mcp/mcp_server.h"
 #include "mcp/origin_check.h"
 #include "mcp/session_store.h"
@@ -58,6 +59,7 @@ class McpHttp {
   SessionStore sessions_;
 };
 
-void AddMcpRoutes(api::Router& router, McpHttp& mcp);
+// POST and DELETE /mcp, with the CORS headers a browser client reads.
+HttpRoutes McpRoutes(McpHttp& mcp);
 
 }  // namespace adapt::mcp

@@ -2,7 +2,6 @@
 
 #include <tuple>
 
-#include "api/errors.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/markup.h"
@@ -296,12 +295,12 @@ HttpResponse OAuthServer::Token(const HttpRequest& req) {
                     "grant_type must be authorization_code or refresh_token");
 }
 
-void OAuthServer::AddRoutes(api::Router& router) {
-  auto open = [&router, this](const char* method, const char* path,
+HttpRoutes OAuthServer::Routes() {
+  HttpRoutes routes;
+  auto open = [&routes, this](const char* method, const char* path,
                               HttpResponse (OAuthServer::*fn)(const HttpRequest&)) {
-    router.AddPublic(method, path, [this, fn](const HttpRequest& req, const api::PathParams&) {
-      return (this->*fn)(req);
-    });
+    routes.push_back(
+        {method, path, [this, fn](const HttpRequest& req) { return (this->*fn)(req); }});
   };
   open("GET", "/.well-known/oauth-protected-resource", &OAuthServer::ResourceMetadata);
   open("GET", "/.well-known/oauth-protected-resource/mcp", &OAuthServer::ResourceMetadata);
@@ -310,6 +309,7 @@ void OAuthServer::AddRoutes(api::Router& router) {
   open("GET", "/oauth/authorize", &OAuthServer::Authorize);
   open("POST", "/oauth/authorize", &OAuthServer::Authorize);
   open("POST", "/oauth/token", &OAuthServer::Token);
+  return routes;
 }
 
 }  // namespace adapt::mcp

@@ -9,8 +9,9 @@
 
 #include <string>
 
-#include "api/router.h"
+#include "api/http_types.h"
 #include "core/auth.h"
+#include "mcp/http_routes.h"
 #include "mcp/origin_check.h"
 #include "mcp/registration_limit.h"
 #include "store/store.h"
@@ -35,7 +36,8 @@ class OAuthServer {
   // The principal an unexpired access token acts for; Unauthenticated otherwise.
   Result<core::Principal> VerifyAccessToken(const std::string& token);
 
-  void AddRoutes(api::Router& router);
+  // Its endpoints (metadata, registration, authorization, token), for the API's router.
+  HttpRoutes Routes();
 
  private:
   api::HttpResponse ResourceMetadata(const api::HttpRequest& req);

@@ -1,12 +1,12 @@
 // Object storage tools (seed 000): the organization's private object directory, per-sandbox
 // artifacts under artifacts/<sandbox id>/, copies of workspace files, temporary read-only
-// download links for exactly one object, sandbox attachment, and static websites.
-#include "api/object_routes.h"
+// download links for exactly one object, sandbox attachment (all core::ObjectService verbs),
+// and static websites.
 #include "base/text.h"
 #include "base/time.h"
 #include "mcp/tools.h"
 #include "storage/object_key.h"
-#include "storage/sandbox_attach.h"
+#include "storage/storage_tokens.h"
 #include "storage/workspace_copy.h"
 
 namespace adapt::mcp {
@@ -64,92 +64,34 @@ json LinkSchema() {
           {"required", json::array({"key", "name", "size", "download_url", "expires_at"})}};
 }
 
-json Link(api::ObjectApi& api, const std::string& org, const store::ObjectRecord& o, int64_t ttl) {
-  int64_t expires = NowMillis() / 1000 + ttl;
-  return {{"key", o.key},
-          {"name", o.key.substr(o.key.rfind('/') + 1)},
-          {"size", o.size},
-          {"content_type", o.content_type},
-          {"download_url",
-           api.api_base + "/v1/objects/download?" + api.tokens.SignDownload(org, o.key, expires)},
-          {"expires_at", FormatRfc3339(expires * 1000)}};
+json Link(const core::DownloadLink& link) {
+  return {{"key", link.object.key},   {"name", link.name},
+          {"size", link.object.size}, {"content_type", link.object.content_type},
+          {"download_url", link.url}, {"expires_at", FormatRfc3339(link.expires_at_ms)}};
 }
 
-Result<std::string> ReadText(api::ObjectApi& api, const std::string& org, const std::string& key,
-                             size_t max_bytes) {
-  ASSIGN_OR_RETURN(auto opened, api.objects.Open(org, key));
-  if (opened.first.size > max_bytes)
-    return Status(Code::kPayloadTooLarge,
-                  "object " + key + " is " + std::to_string(opened.first.size) +
-                      " bytes, more than max_bytes " + std::to_string(max_bytes));
-  std::string text(opened.first.size, '\0');
-  size_t got = 0;
-  while (got < text.size()) {
-    long n = opened.second->Read(text.data() + got, text.size() - got);
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  text.resize(got);
-  if (text.find('\0') != std::string::npos || SanitizeUtf8(text) != text)
-    return InvalidArgument("key", "object " + key + " is not UTF-8 text");
-  return text;
+ToolResult LinkResult(core::ObjectService& objects, const core::Principal& who,
+                      const std::string& key, const json& args) {
+  auto link =
+      objects.Link(who, {key, args.value("ttl_seconds", storage::kDefaultUrlTtlSeconds), ""});
+  if (!link.ok()) return ToolResult::Fail(FailureSentence(link.status()));
+  return ToolResult::Ok(Link(*link));
 }
 
-// read_object_storage_text and read_object_text_artifact: the bounded text of one object.
-ToolResult TextResult(api::ObjectApi& api, const std::string& org, const std::string& key,
-                      const json& args) {
-  auto text =
-      ReadText(api, org, key, static_cast<size_t>(args.value("max_bytes", kDefaultTextBytes)));
+size_t MaxBytes(const json& args) {
+  return static_cast<size_t>(args.value("max_bytes", kDefaultTextBytes));
+}
+
+ToolResult TextResult(const Result<core::ObjectText>& text) {
   if (!text.ok()) return ToolResult::Fail(FailureSentence(text.status()));
-  return ToolResult::Ok({{"key", key}, {"text", *text}, {"bytes", text->size()}});
+  return ToolResult::Ok({{"key", text->key}, {"text", text->text}, {"bytes", text->text.size()}});
 }
-
-// Copies a workspace file of a running sandbox into `key`, refusing secrets.
-Result<store::ObjectRecord> CopyWorkspaceFile(const ToolServices& s, const core::Principal& who,
-                                              const std::string& sandbox_id,
-                                              const std::string& workspace_path,
-                                              const std::string& key) {
-  ASSIGN_OR_RETURN(std::string path, storage::WorkspacePath(workspace_path));
-  if (storage::LooksLikeSecretPath(path))
-    return InvalidArgument("workspace_path", path +
-                                                 " looks like a credential file (keys, tokens, "
-                                                 ".env); it is not copied to object storage");
-  RETURN_IF_ERROR(storage::ValidateObjectKey(key));
-  ASSIGN_OR_RETURN(auto reader, s.files.Download(who, sandbox_id, path));
-  if (reader->size() && *reader->size() > storage::kMaxWorkspaceCopyBytes)
-    return Status(Code::kPayloadTooLarge, path + " is larger than 100 MiB");
-  storage::SecretScanner scanner;
-  uint64_t total = 0;
-  bool too_big = false;
-  auto rec = s.objects->objects.Put(who.org_id, key, storage::ContentTypeFor(path),
-                                    [&](char* buf, size_t n) -> long {
-                                      long got = reader->Read(buf, n);
-                                      if (got <= 0) return got;
-                                      total += static_cast<uint64_t>(got);
-                                      if (total > storage::kMaxWorkspaceCopyBytes) {
-                                        too_big = true;
-                                        return -1;
-                                      }
-                                      if (!scanner.Feed(buf, static_cast<size_t>(got))) return -1;
-                                      return got;
-                                    });
-  if (scanner.found())
-    return InvalidArgument("workspace_path", path +
-                                                 " looks like it holds a secret (a private key or "
-                                                 "token); it is not copied to object storage");
-  if (too_big) return Status(Code::kPayloadTooLarge, path + " is larger than 100 MiB");
-  RETURN_IF_ERROR(reader->Finish());
-  return rec;
-}
-
-std::string BaseName(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
 }  // namespace
 
 void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
   if (!services.objects) return;
-  api::ObjectApi& api = *services.objects;
-  const ToolServices s = services;
+  core::ObjectService& objects = *services.objects;
 
   registry.Add(
       {"list_object_storage",
@@ -170,7 +112,7 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
           {"next_cursor", {{"type", json::array({"string", "null"})}}}}},
         {"required", json::array({"prefix", "objects", "directories", "next_cursor"})}},
        ToolAnnotations{true, false, true, false},
-       [&api](ToolContext& ctx, const json& args) {
+       [&objects](ToolContext& ctx, const json& args) {
          std::string prefix = args.value("prefix", "");
          std::string after;
          std::string cursor = args.value("cursor", "");
@@ -181,8 +123,8 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
              return ToolResult::Fail("The cursor is not valid; list again without it.");
            }
          }
-         auto list = api.objects.List(ctx.who.org_id, prefix, "/", after,
-                                      static_cast<size_t>(args.value("limit", 200)));
+         auto list = objects.List(
+             ctx.who, {prefix, "/", after, static_cast<size_t>(args.value("limit", 200))});
          if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
          json objects = json::array();
          for (const auto& o : list->objects) objects.push_back(ObjectView(o));
@@ -218,9 +160,9 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                  {"additionalProperties", false}},
                 text_output,
                 ToolAnnotations{true, false, true, false},
-                [&api](ToolContext& ctx, const json& args) {
-                  std::string key = args["key"];
-                  return TextResult(api, ctx.who.org_id, key, args);
+                [&objects](ToolContext& ctx, const json& args) {
+                  return TextResult(
+                      objects.ReadText(ctx.who, args["key"].get<std::string>(), MaxBytes(args)));
                 }});
 
   registry.Add(
@@ -241,17 +183,13 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
           {"truncated", {{"type", "boolean"}}}}},
         {"required", json::array({"sandbox_id", "prefix", "artifacts", "truncated"})}},
        ToolAnnotations{true, false, true, false},
-       [&api, s](ToolContext& ctx, const json& args) {
-         std::string id = args["sandbox_id"];
-         if (auto sb = s.sandboxes.Get(ctx.who, id); !sb.ok())
-           return ToolResult::Fail(FailureSentence(sb.status()));
-         std::string prefix = storage::ArtifactPrefix(id);
-         auto list = api.objects.List(ctx.who.org_id, prefix, "", "", 1000);
+       [&objects](ToolContext& ctx, const json& args) {
+         auto list = objects.ListArtifacts(ctx.who, args["sandbox_id"].get<std::string>());
          if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
          json items = json::array();
          for (const auto& o : list->objects) items.push_back(ObjectView(o));
-         return ToolResult::Ok({{"sandbox_id", id},
-                                {"prefix", prefix},
+         return ToolResult::Ok({{"sandbox_id", list->sandbox_id},
+                                {"prefix", list->prefix},
                                 {"artifacts", items},
                                 {"truncated", list->truncated}});
        }});
@@ -267,14 +205,10 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
         {"additionalProperties", false}},
        text_output,
        ToolAnnotations{true, false, true, false},
-       [&api, s](ToolContext& ctx, const json& args) {
-         std::string id = args["sandbox_id"];
-         if (auto sb = s.sandboxes.Get(ctx.who, id); !sb.ok())
-           return ToolResult::Fail(FailureSentence(sb.status()));
-         std::string prefix = storage::ArtifactPrefix(id);
-         std::string name = args["name"];
-         std::string key = name.rfind(prefix, 0) == 0 ? name : prefix + name;
-         return TextResult(api, ctx.who.org_id, key, args);
+       [&objects](ToolContext& ctx, const json& args) {
+         return TextResult(objects.ReadArtifactText(ctx.who, args["sandbox_id"].get<std::string>(),
+                                                    args["name"].get<std::string>(),
+                                                    MaxBytes(args)));
        }});
 
   registry.Add(
@@ -294,13 +228,12 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
         {"additionalProperties", false}},
        LinkSchema(),
        ToolAnnotations{false, true, true, false},
-       [&api, s](ToolContext& ctx, const json& args) {
-         std::string id = args["sandbox_id"];
-         std::string path = args["workspace_path"];
-         std::string key = args.value("key", storage::ArtifactPrefix(id) + BaseName(path));
-         auto rec = CopyWorkspaceFile(s, ctx.who, id, path, key);
+       [&objects](ToolContext& ctx, const json& args) {
+         auto rec = objects.CopyFromWorkspace(
+             ctx.who, {args["sandbox_id"].get<std::string>(),
+                       args["workspace_path"].get<std::string>(), args.value("key", "")});
          if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
-         return ToolResult::Ok(Link(api, ctx.who.org_id, *rec, args.value("ttl_seconds", 3600)));
+         return LinkResult(objects, ctx.who, rec->key, args);
        }});
 
   registry.Add(
@@ -316,13 +249,12 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
         {"additionalProperties", false}},
        LinkSchema(),
        ToolAnnotations{false, true, true, false},
-       [&api, s](ToolContext& ctx, const json& args) {
-         std::string id = args["sandbox_id"];
-         std::string path = args["workspace_path"];
+       [&objects](ToolContext& ctx, const json& args) {
          auto rec =
-             CopyWorkspaceFile(s, ctx.who, id, path, storage::ArtifactPrefix(id) + BaseName(path));
+             objects.CopyFromWorkspace(ctx.who, {args["sandbox_id"].get<std::string>(),
+                                                 args["workspace_path"].get<std::string>(), ""});
          if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
-         return ToolResult::Ok(Link(api, ctx.who.org_id, *rec, args.value("ttl_seconds", 3600)));
+         return LinkResult(objects, ctx.who, rec->key, args);
        }});
 
   registry.Add({"download_object_artifact",
@@ -335,54 +267,51 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                  {"additionalProperties", false}},
                 LinkSchema(),
                 ToolAnnotations{true, false, false, false},
-                [&api](ToolContext& ctx, const json& args) {
-                  auto rec = api.objects.Head(ctx.who.org_id, args["key"].get<std::string>());
-                  if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
-                  return ToolResult::Ok(
-                      Link(api, ctx.who.org_id, *rec, args.value("ttl_seconds", 3600)));
+                [&objects](ToolContext& ctx, const json& args) {
+                  return LinkResult(objects, ctx.who, args["key"].get<std::string>(), args);
                 }});
 
-  if (s.attacher) {
-    storage::SandboxStorageAttacher& attacher = *s.attacher;
-    registry.Add(
-        {"attach_sandbox_object_storage",
-         "Attach object storage to a sandbox",
-         "Gives a sandbox access to the user's private object storage: adds the storage gateway "
-         "address and an expiring, storage-only token (S3-compatible, bucket \"objects\") to its "
-         "environment as SANDBOX_STORAGE_ENDPOINT and SANDBOX_STORAGE_TOKEN. Commands started "
-         "afterwards see them. No cloud or infrastructure credentials are placed in the sandbox.",
-         {{"type", "object"},
-          {"properties",
-           {{"sandbox_id", kSandboxId},
-            {"ttl_seconds",
-             {{"type", "integer"}, {"minimum", 60}, {"maximum", storage::kMaxTokenTtlSeconds}}}}},
-          {"required", json::array({"sandbox_id"})},
-          {"additionalProperties", false}},
-         {{"type", "object"},
-          {"properties",
-           {{"sandbox_id", {{"type", "string"}}},
-            {"endpoint", {{"type", "string"}}},
-            {"token_id", {{"type", "string"}}},
-            {"expires_at", {{"type", "string"}}},
-            {"restarted", {{"type", "boolean"}}},
-            {"variables", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
-          {"required", json::array({"sandbox_id", "endpoint", "token_id", "expires_at", "restarted",
-                                    "variables"})}},
-         ToolAnnotations{false, true, false, false},
-         [&attacher](ToolContext& ctx, const json& args) {
-           auto r = attacher.Attach(ctx.who.org_id, args["sandbox_id"].get<std::string>(),
-                                    args.value("ttl_seconds", storage::kDefaultTokenTtlSeconds));
-           if (!r.ok()) return ToolResult::Fail(FailureSentence(r.status()));
-           return ToolResult::Ok(
-               {{"sandbox_id", r->sandbox_id},
-                {"endpoint", r->endpoint},
-                {"token_id", r->token_id},
-                {"expires_at", r->expires_at},
-                {"restarted", r->restarted},
-                {"variables", json::array({"SANDBOX_STORAGE_ENDPOINT", "SANDBOX_STORAGE_TOKEN"})}});
-         }});
-  }
+  registry.Add(
+      {"attach_sandbox_object_storage",
+       "Attach object storage to a sandbox",
+       "Gives a sandbox access to the user's private object storage: adds the storage gateway "
+       "address and an expiring, storage-only token (S3-compatible, bucket \"objects\") to its "
+       "environment as SANDBOX_STORAGE_ENDPOINT and SANDBOX_STORAGE_TOKEN. Commands started "
+       "afterwards see them. No cloud or infrastructure credentials are placed in the sandbox.",
+       {{"type", "object"},
+        {"properties",
+         {{"sandbox_id", kSandboxId},
+          {"ttl_seconds",
+           {{"type", "integer"}, {"minimum", 60}, {"maximum", storage::kMaxTokenTtlSeconds}}}}},
+        {"required", json::array({"sandbox_id"})},
+        {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties",
+         {{"sandbox_id", {{"type", "string"}}},
+          {"endpoint", {{"type", "string"}}},
+          {"token_id", {{"type", "string"}}},
+          {"expires_at", {{"type", "string"}}},
+          {"restarted", {{"type", "boolean"}}},
+          {"variables", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+        {"required", json::array({"sandbox_id", "endpoint", "token_id", "expires_at", "restarted",
+                                  "variables"})}},
+       ToolAnnotations{false, true, false, false},
+       [&objects](ToolContext& ctx, const json& args) {
+         auto r =
+             objects.AttachToSandbox(ctx.who, args["sandbox_id"].get<std::string>(),
+                                     args.value("ttl_seconds", storage::kDefaultTokenTtlSeconds));
+         if (!r.ok()) return ToolResult::Fail(FailureSentence(r.status()));
+         return ToolResult::Ok(
+             {{"sandbox_id", r->sandbox_id},
+              {"endpoint", r->endpoint},
+              {"token_id", r->token_id},
+              {"expires_at", FormatRfc3339(r->expires_at_ms)},
+              {"restarted", r->restarted},
+              {"variables", json::array({"SANDBOX_STORAGE_ENDPOINT", "SANDBOX_STORAGE_TOKEN"})}});
+       }});
 
+  if (!services.sites) return;
+  storage::SiteService& sites = *services.sites;
   registry.Add(
       {"publish_static_website",
        "Publish a static website",
@@ -409,9 +338,9 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
           {"files", {{"type", "integer"}}}}},
         {"required", json::array({"site_id", "name", "release_id", "url", "urls"})}},
        ToolAnnotations{false, true, false, true},
-       [&api](ToolContext& ctx, const json& args) {
-         auto site = api.sites.Publish(ctx.who.org_id, args["source"].get<std::string>(),
-                                       args.value("name", ""));
+       [&sites](ToolContext& ctx, const json& args) {
+         auto site = sites.Publish(ctx.who.org_id, args["source"].get<std::string>(),
+                                   args.value("name", ""));
          if (!site.ok()) return ToolResult::Fail(FailureSentence(site.status()));
          return ToolResult::Ok({{"site_id", (*site)["id"]},
                                 {"name", (*site)["name"]},

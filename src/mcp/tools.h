@@ -10,16 +10,11 @@
 #include "core/endpoint_service.h"
 #include "core/file_service.h"
 #include "core/image_catalog.h"
+#include "core/object_service.h"
 #include "core/sandbox_service.h"
 #include "mcp/tool_registry.h"
+#include "storage/site_service.h"
 #include "storage/volume_service.h"
-
-namespace adapt::api {
-struct ObjectApi;
-}
-namespace adapt::storage {
-class SandboxStorageAttacher;
-}
 
 namespace adapt::mcp {
 
@@ -30,8 +25,8 @@ struct ToolServices {
   core::FileService& files;
   core::EndpointService& endpoints;
   storage::VolumeService* volumes = nullptr;  // null: no persistent storage tools
-  api::ObjectApi* objects = nullptr;  // object storage and sites (object_tools.cc)
-  storage::SandboxStorageAttacher* attacher = nullptr;
+  core::ObjectService* objects = nullptr;     // null: no object storage tools (object_tools.cc)
+  storage::SiteService* sites = nullptr;      // null: no publish_static_website
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);

@@ -214,3 +214,46 @@ def test_cli_expose_ls_rm(client):
     assert r.returncode == 0, r.stderr
     r = client.cli("endpoint", "ls", sid)
     assert ep["id"] not in r.stdout
+
+
+def test_every_endpoint_of_the_organization_and_removal_by_port(d, client):
+    sid = running(client)
+    start_server(client, sid)
+    a, b, c = expose(client, sid, 8000), expose(client, sid, 8000), expose(client, sid, 9000)
+    status, listed = client.api("GET", "/v1/endpoints")
+    assert status == 200 and {a["id"], b["id"], c["id"]} <= {e["id"] for e in listed["items"]}
+    assert all(e["sandboxId"] and e["url"] for e in listed["items"])
+    other = d.new_org()
+    assert other.api("GET", "/v1/endpoints") == (200, {"items": []})
+    assert other.api("DELETE", "/v1/sandboxes/%s/endpoints?port=8000" % sid)[0] == 404
+    for query, field in [("", "port"), ("?port=0", "port"), ("?port=65536", "port"),
+                         ("?port=x", "port"), ("?port=80&x=1", "x")]:
+        status, body = client.api("DELETE", "/v1/sandboxes/%s/endpoints%s" % (sid, query))
+        assert status == 400 and body["error"]["field"] == field, (query, body)
+    assert get(a)[0] == 200
+    status, body = client.api("DELETE", "/v1/sandboxes/%s/endpoints?port=8000" % sid)
+    assert status == 200 and body["sandboxId"] == sid
+    assert sorted(body["removed"]) == sorted([a["id"], b["id"]])
+    assert get(a)[0] == 404 and get(b)[0] == 404
+    # The route to the other port stays (nothing listens there: the ingress answers 502, not 404).
+    assert get(c)[0] == 502
+    assert [e["id"] for e in client.api("GET", "/v1/sandboxes/%s/endpoints" % sid)[1]["items"]] == [c["id"]]
+    # Removing what is already gone succeeds and removes nothing.
+    assert client.api("DELETE", "/v1/sandboxes/%s/endpoints?port=8000" % sid) == \
+        (200, {"sandboxId": sid, "removed": []})
+    client.delete(sid)
+
+
+def test_cli_lists_every_endpoint_and_removes_by_port(client):
+    sid = running(client)
+    ep = expose(client, sid, 8000)
+    r = client.cli("endpoint", "ls")
+    assert r.returncode == 0 and ep["id"] in r.stdout and ep["url"] in r.stdout, (r.stdout, r.stderr)
+    r = client.cli("endpoint", "rm", sid)
+    assert r.returncode != 0 and "ENDPOINT_ID or --port" in r.stderr, (r.stdout, r.stderr)
+    r = client.cli("endpoint", "rm", sid, "--port", "8000")
+    assert r.returncode == 0 and r.stdout == "removed %s\n" % ep["id"], (r.stdout, r.stderr)
+    r = client.cli("--json", "endpoint", "rm", sid, "--port", "8000")
+    assert r.returncode == 0 and '"removed": []' in r.stdout, (r.stdout, r.stderr)
+    assert client.api("GET", "/v1/sandboxes/%s/endpoints" % sid)[1]["items"] == []
+    client.delete(sid)

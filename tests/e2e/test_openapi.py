@@ -40,6 +40,8 @@ SERVED = {
     ("POST", "/v1/sandboxes/{id}/endpoints"),
     ("GET", "/v1/sandboxes/{id}/endpoints"),
     ("DELETE", "/v1/sandboxes/{id}/endpoints/{eid}"),
+    ("GET", "/v1/endpoints"),
+    ("DELETE", "/v1/sandboxes/{id}/endpoints"),
     ("GET", "/v1/events"),
     ("PUT", "/v1/sandboxes/{id}/files"),
     ("GET", "/v1/sandboxes/{id}/files"),
@@ -85,6 +87,8 @@ SERVED = {
     ("GET", "/v1/storage-tokens"),
     ("DELETE", "/v1/storage-tokens/{id}"),
     ("POST", "/v1/sandboxes/{id}/object-storage"),
+    ("GET", "/v1/sandboxes/{id}/artifacts"),
+    ("POST", "/v1/sandboxes/{id}/artifacts"),
     ("POST", "/v1/sites"),
     ("GET", "/v1/sites"),
     ("GET", "/v1/sites/{id}"),
@@ -239,6 +243,7 @@ WALKED_ELSEWHERE |= {
     ("HEAD", "/v1/objects/content"), ("DELETE", "/v1/objects/content"), ("POST", "/v1/objects/url"),
     ("GET", "/v1/objects/download"), ("POST", "/v1/storage-tokens"), ("GET", "/v1/storage-tokens"),
     ("DELETE", "/v1/storage-tokens/{id}"), ("POST", "/v1/sandboxes/{id}/object-storage"),
+    ("GET", "/v1/sandboxes/{id}/artifacts"), ("POST", "/v1/sandboxes/{id}/artifacts"),
     ("POST", "/v1/sites"), ("GET", "/v1/sites"), ("GET", "/v1/sites/{id}"), ("DELETE", "/v1/sites/{id}"),
 }
 
@@ -281,6 +286,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         ("GET", "/v1/sandboxes/{id}/archive"): "?path=/etc/hostname",
         ("PUT", "/v1/sandboxes/{id}/archive"): "?path=/tmp/openapi-tree",
         ("DELETE", "/v1/storage/{name}"): "?confirm=" + storage,
+        ("DELETE", "/v1/sandboxes/{id}/endpoints"): "?port=8001",
     }
     # Deleting last, so the other operations see the sandbox alive.
     ops = sorted(operations(spec), key=lambda o: (o[0] == "DELETE", o[1] == "/v1/sandboxes/{id}"))

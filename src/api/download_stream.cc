@@ -1,0 +1,78 @@
+#include "api/download_stream.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "api/stream_threads.h"
+#include "base/log.h"
+
+namespace adapt::api {
+namespace {
+
+constexpr size_t kChunk = 256 * 1024;
+// Bytes a download may have queued for a slow client before the pump waits.
+constexpr size_t kMaxQueued = 4 << 20;
+
+class DownloadStream : public ResponseStream, public std::enable_shared_from_this<DownloadStream> {
+ public:
+  explicit DownloadStream(DownloadSource source) : source_(std::move(source)) {}
+
+  // Start must not block: the pump runs on a thread of its own.
+  void Start(std::shared_ptr<StreamSink> sink) override {
+    StartStreamThread([self = shared_from_this(), sink = std::move(sink)] { self->Pump(*sink); });
+  }
+  // The pump notices through the sink, which is closed by now.
+  void Stop() override {}
+
+ private:
+  void Pump(StreamSink& sink) {
+    std::vector<char> buf(kChunk);
+    for (;;) {
+      // The client left: dropping the source ends it (a sandbox agent is killed).
+      if (!sink.WaitForRoom(kMaxQueued)) return;
+      long n = source_.read(buf.data(), buf.size());
+      if (n < 0) {
+        spdlog::warn("{}: reading the source failed", source_.what);
+        break;  // the client sees a short body
+      }
+      if (n == 0) {
+        if (source_.finish) {
+          Status st = source_.finish();
+          if (!st.ok()) spdlog::warn("{}: {}", source_.what, st.message());
+        }
+        break;
+      }
+      if (!sink.Send(std::string(buf.data(), static_cast<size_t>(n)))) return;
+    }
+    sink.Close();
+  }
+
+  DownloadSource source_;
+};
+
+}  // namespace
+
+HttpResponse StreamDownload(DownloadSource source, const std::string& content_type, int status) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = content_type;
+  r.stream_length = source.length;
+  r.stream = std::make_shared<DownloadStream>(std::move(source));
+  return r;
+}
+
+HttpResponse StreamFileResponse(std::unique_ptr<os::FileReader> reader, uint64_t length,
+                                const std::string& content_type, int status) {
+  // At most `length` bytes: a range of a blob ends before the file does. A file cut short
+  // underneath ends the body short.
+  auto read = [file = std::shared_ptr<os::FileReader>(std::move(reader)), left = length](
+                  char* buf, size_t n) mutable -> long {
+    if (left == 0) return 0;
+    long got = file->Read(buf, static_cast<size_t>(std::min<uint64_t>(n, left)));
+    if (got > 0) left -= static_cast<uint64_t>(got);
+    return std::max(got, 0L);
+  };
+  return StreamDownload({std::move(read), nullptr, length, "download"}, content_type, status);
+}
+
+}  // namespace adapt::api

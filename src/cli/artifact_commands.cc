@@ -1,0 +1,101 @@
+// adapt object artifacts|save|attach: a sandbox's artifacts (objects under
+// artifacts/<sandbox id>/), copying a workspace file into object storage with a download link,
+// and attaching object storage to a sandbox. The same verbs as MCP's artifact tools.
+#include <memory>
+#include <ostream>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+
+namespace adapt::cli {
+namespace {
+
+std::string SandboxPath(const std::string& sandbox_id, const std::string& what) {
+  return "/v1/sandboxes/" + EscapeUrlComponent(sandbox_id) + "/" + what;
+}
+
+}  // namespace
+
+void AddArtifactCommands(CLI::App& group, Invocation& invocation) {
+  auto list_id = std::make_shared<std::string>();
+  CLI::App* artifacts = group.add_subcommand(
+      "artifacts", "List a sandbox's artifacts: adapt object artifacts SANDBOX_ID");
+  artifacts->add_option("sandbox_id", *list_id, "sandbox id")->required();
+  artifacts->callback([list_id, &invocation] {
+    invocation.run = [list_id, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(nlohmann::json page,
+                       JsonOrError(client.Get(SandboxPath(*list_id, "artifacts"))));
+      if (invocation.json) {
+        console.out << PrettyJson(page);
+        return Status::Ok();
+      }
+      std::vector<TableRow> rows;
+      for (const auto& o : page["objects"])
+        rows.push_back({JsonCell(o.value("key", nlohmann::json())),
+                        JsonCell(o.value("size", nlohmann::json())),
+                        JsonCell(o.value("lastModified", nlohmann::json()))});
+      console.out << FormatTable({"KEY", "SIZE", "LAST MODIFIED"}, rows);
+      return Status::Ok();
+    };
+  });
+
+  struct SaveArgs {
+    std::string sandbox_id, path, key;
+    int64_t ttl = 3600;
+  };
+  auto save_args = std::make_shared<SaveArgs>();
+  CLI::App* save = group.add_subcommand(
+      "save",
+      "Copy a workspace file into object storage and print a download link: adapt object save "
+      "SANDBOX_ID PATH [--key KEY] [--ttl S]");
+  save->add_option("sandbox_id", save_args->sandbox_id, "sandbox id")->required();
+  save->add_option("path", save_args->path, "relative to /workspace, or under /workspace")
+      ->required();
+  save->add_option("--key", save_args->key, "object key [artifacts/SANDBOX_ID/FILE NAME]");
+  save->add_option("--ttl", save_args->ttl, "seconds the link is valid [3600]");
+  save->callback([save_args, &invocation] {
+    invocation.run = [save_args, &invocation](const ApiClient& client, const Console& console) {
+      nlohmann::json body = {{"path", save_args->path}, {"ttlSeconds", save_args->ttl}};
+      if (!save_args->key.empty()) body["key"] = save_args->key;
+      ASSIGN_OR_RETURN(
+          nlohmann::json saved,
+          JsonOrError(client.Post(SandboxPath(save_args->sandbox_id, "artifacts"), body)));
+      if (invocation.json)
+        console.out << PrettyJson(saved);
+      else
+        console.out << "saved " << saved.value("key", "") << "\n" << saved.value("url", "") << "\n";
+      return Status::Ok();
+    };
+  });
+
+  struct AttachArgs {
+    std::string sandbox_id;
+    int64_t ttl = 24 * 3600;
+  };
+  auto attach_args = std::make_shared<AttachArgs>();
+  CLI::App* attach = group.add_subcommand(
+      "attach",
+      "Give a sandbox a storage token and the gateway's address (SANDBOX_STORAGE_ENDPOINT, "
+      "SANDBOX_STORAGE_TOKEN): adapt object attach SANDBOX_ID [--ttl S]");
+  attach->add_option("sandbox_id", attach_args->sandbox_id, "sandbox id")->required();
+  attach->add_option("--ttl", attach_args->ttl, "seconds the token is valid [86400]");
+  attach->callback([attach_args, &invocation] {
+    invocation.run = [attach_args, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(
+          nlohmann::json attached,
+          JsonOrError(client.Post(SandboxPath(attach_args->sandbox_id, "object-storage"),
+                                  {{"ttlSeconds", attach_args->ttl}})));
+      if (invocation.json) {
+        console.out << PrettyJson(attached);
+        return Status::Ok();
+      }
+      console.out << "attached object storage to " << attach_args->sandbox_id << " at "
+                  << attached.value("endpoint", "") << " (token " << attached.value("tokenId", "")
+                  << ", until " << attached.value("expiresAt", "")
+                  << (attached.value("restarted", false) ? "; restarted" : "") << ")\n";
+      return Status::Ok();
+    };
+  });
+}
+
+}  // namespace adapt::cli

@@ -1,0 +1,148 @@
+// Object storage as core verbs: each organization's private objects (list, read as text,
+// write, delete), temporary signed download links, a sandbox's artifacts (copies of its
+// workspace files, refused when they look like secrets) and attaching the storage gateway to
+// a sandbox. REST (api/object_routes.cc), MCP (mcp/object_tools.cc) and the CLI (through
+// REST) translate into these; the S3 gateway speaks to storage::ObjectStore itself.
+// Thread-safe: every verb may run on any worker.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "base/status.h"
+#include "core/auth.h"
+#include "core/file_service.h"
+#include "core/sandbox_service.h"
+#include "os/durable_file.h"
+#include "storage/object_store.h"
+#include "storage/storage_tokens.h"
+#include "store/store.h"
+
+namespace adapt::core {
+
+struct ListObjects {
+  std::string prefix;
+  std::string delimiter;  // "/": keys sharing a "/"-ended part after the prefix roll up
+  std::string after;      // list keys after this one (the previous page's next_after)
+  size_t limit = 100;     // 1..1000
+};
+
+// The organization's use of its object storage quota.
+struct ObjectUsage {
+  uint64_t used_bytes = 0;
+  uint64_t quota_bytes = 0;  // 0: no limit
+};
+
+struct ObjectText {
+  std::string key;
+  std::string text;  // UTF-8, whole
+};
+
+struct DownloadLink {
+  store::ObjectRecord object;
+  std::string name;  // the last segment of the key
+  std::string url;   // <base>/v1/objects/download?<signed query>
+  int64_t expires_at_ms = 0;
+};
+
+struct MakeDownloadLink {
+  std::string key;
+  int64_t ttl_seconds = storage::kDefaultUrlTtlSeconds;  // 1..kMaxUrlTtlSeconds
+  // The origin the link is reached at ("http://host:port"); empty: the API's own address.
+  std::string base_url;
+};
+
+// What a signed download link carries (its query parameters).
+struct SignedDownload {
+  std::string org_id;
+  std::string key;
+  int64_t expires_at = 0;  // seconds since the epoch
+  std::string signature;
+};
+
+// Copies one workspace file of a running sandbox into object storage.
+struct CopyWorkspaceFile {
+  std::string sandbox_id;
+  std::string workspace_path;  // relative to /workspace, or an absolute /workspace path
+  std::string key;             // empty: artifacts/<sandbox id>/<file name>
+};
+
+struct SandboxArtifacts {
+  std::string sandbox_id;
+  std::string prefix;  // artifacts/<sandbox id>/
+  std::vector<store::ObjectRecord> objects;
+  bool truncated = false;  // more than the first 1000
+};
+
+struct ObjectStorageAttachment {
+  std::string sandbox_id;
+  std::string endpoint;  // SANDBOX_STORAGE_ENDPOINT
+  std::string token_id;
+  int64_t expires_at_ms = 0;
+  bool restarted = false;  // a running sandbox restarts once so that its first process sees them
+};
+
+// The environment variables an attachment sets.
+constexpr const char* kStorageEndpointVariable = "SANDBOX_STORAGE_ENDPOINT";
+constexpr const char* kStorageTokenVariable = "SANDBOX_STORAGE_TOKEN";
+
+class ObjectService {
+ public:
+  ObjectService(store::Store& store, storage::ObjectStore& objects, storage::StorageTokens& tokens,
+                FileService& files, SandboxService& sandboxes);
+  // Set once their listeners are up, before any verb runs.
+  void SetGatewayPort(uint16_t port) { gateway_port_ = port; }
+  void SetApiBase(std::string base_url) { api_base_ = std::move(base_url); }
+
+  Result<storage::ObjectListing> List(const Principal& who, const ListObjects& request);
+  Result<ObjectUsage> Usage(const Principal& who);
+  Result<store::ObjectRecord> Head(const Principal& who, const std::string& key);
+  Result<std::pair<store::ObjectRecord, std::unique_ptr<os::FileReader>>> Open(
+      const Principal& who, const std::string& key);
+  Result<store::ObjectRecord> Put(const Principal& who, const std::string& key,
+                                  const std::string& content_type,
+                                  const storage::ObjectSource& source);
+  Status Delete(const Principal& who, const std::string& key);
+  // The whole object as text: PayloadTooLarge past `max_bytes`, InvalidArgument (key) when it
+  // is not UTF-8 text.
+  Result<ObjectText> ReadText(const Principal& who, const std::string& key, size_t max_bytes);
+  // A read-only link to exactly one existing object, until it expires.
+  Result<DownloadLink> Link(const Principal& who, const MakeDownloadLink& request);
+
+  // The object a signed link names: Unauthenticated when the signature is wrong,
+  // PermissionDenied when it expired.
+  Result<std::pair<store::ObjectRecord, std::unique_ptr<os::FileReader>>> OpenByLink(
+      const SignedDownload& link);
+
+  // The objects under artifacts/<sandbox id>/ (the first 1000), for a sandbox of the caller's.
+  Result<SandboxArtifacts> ListArtifacts(const Principal& who, const std::string& sandbox_id);
+  // An artifact's text: `name` relative to artifacts/<sandbox id>/, or its full key.
+  Result<ObjectText> ReadArtifactText(const Principal& who, const std::string& sandbox_id,
+                                      const std::string& name, size_t max_bytes);
+  // Refused (InvalidArgument, workspace_path) when the path or content looks like a
+  // credential; PayloadTooLarge past 100 MiB. Nothing is stored when refused.
+  Result<store::ObjectRecord> CopyFromWorkspace(const Principal& who,
+                                                const CopyWorkspaceFile& request);
+
+  // Gives a provisioning or running sandbox an expiring, storage-only token and the gateway's
+  // address (at the host end of its veth) in its environment; the sandbox's earlier tokens are
+  // revoked. Conflict when it is in another state or has no network.
+  Result<ObjectStorageAttachment> AttachToSandbox(const Principal& who,
+                                                  const std::string& sandbox_id,
+                                                  int64_t ttl_seconds);
+
+ private:
+  Status CheckSandbox(const Principal& who, const std::string& sandbox_id);
+
+  store::Store& store_;
+  storage::ObjectStore& objects_;
+  storage::StorageTokens& tokens_;
+  FileService& files_;
+  SandboxService& sandboxes_;
+  uint16_t gateway_port_ = 0;
+  std::string api_base_;
+};
+
+}  // namespace adapt::core
