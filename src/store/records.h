@@ -72,13 +72,20 @@ struct NetworkRecord {
   int64_t created_at = 0;
 };
 
-// An image an organization pulled or imported (/v1/images); `data` holds the rest.
+// An image an organization pulled or imported (/v1/images).
 struct ImageRecord {
   std::string id;
   std::string org_id;
   std::string reference;
-  std::string status;  // "pulling", "ready", "failed"
-  nlohmann::json data = nlohmann::json::object();
+  std::string status;  // "pulling", "importing", "ready", "failed"
+  bool imported = false;
+  std::string import_name;    // the name the archive gave an import ("" none)
+  std::string import_format;  // the archive's format
+  std::string digest;         // "" until ready
+  std::optional<int64_t> size;
+  std::string platform;
+  std::string config_json;  // the image config's `config` object as JSON text ("" none)
+  std::string error;        // why it failed ("" none)
   int64_t created_at = 0;
 };
 

@@ -235,4 +235,45 @@ TEST_F(SqliteStoreTest, ImageCapsCountTheOrgsImagesAndThoseInProgress) {
 }
 
 }  // namespace
+TEST_F(SqliteStoreTest, ImageFieldsSurviveTheRoundTrip) {
+  ImageRecord r;
+  r.id = NewId("img");
+  r.org_id = org_.id;
+  r.reference = "import:" + r.id;
+  r.status = "ready";
+  r.imported = true;
+  r.import_name = "app:1";
+  r.import_format = "oci";
+  r.digest = "sha256:abc";
+  r.size = 1234;
+  r.platform = "linux/amd64";
+  r.config_json = R"({"Cmd":["/bin/cat"]})";
+  r.created_at = 1000;
+  ASSERT_TRUE(store_->PutImage(r).ok());
+  auto got = store_->GetImage(org_.id, r.id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(got->imported);
+  EXPECT_EQ(got->import_name, "app:1");
+  EXPECT_EQ(got->import_format, "oci");
+  EXPECT_EQ(got->digest, "sha256:abc");
+  EXPECT_EQ(got->size, 1234);
+  EXPECT_EQ(got->platform, "linux/amd64");
+  EXPECT_EQ(got->config_json, r.config_json);
+  EXPECT_EQ(got->error, "");
+
+  r = ImageRecord();
+  r.id = NewId("img");
+  r.org_id = org_.id;
+  r.reference = "a/b:1";
+  r.status = "failed";
+  r.error = "401 from registry";
+  ASSERT_TRUE(store_->PutImage(r).ok());
+  got = store_->GetImage(org_.id, r.id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_FALSE(got->imported);
+  EXPECT_FALSE(got->size.has_value());
+  EXPECT_EQ(got->config_json, "");
+  EXPECT_EQ(got->error, "401 from registry");
+}
+
 }  // namespace adapt::store
