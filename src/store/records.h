@@ -127,14 +127,14 @@ struct OAuthGrantRecord {
 
 // A persistent storage volume (/v1/storage): an encrypted ext4 image owned by one organization,
 // unique by (org_id, name). `status`: "creating" (written before the image is made),
-// "ready", "deleting" (written before the image is removed). `data` is owned by storage/.
+// "ready", "deleting" (written before the image is removed).
 struct VolumeRecord {
   std::string id;
   std::string org_id;
   std::string name;
   int64_t size_mib = 0;
   std::string status;
-  nlohmann::json data = nlohmann::json::object();
+  std::string key_identifier;  // hex; the LUKS key's identifier, "" until first opened
   int64_t created_at = 0;
 };
 
