@@ -120,7 +120,9 @@ struct OAuthGrantRecord {
   std::string client_id;
   std::string org_id;
   std::string key_id;
-  nlohmann::json data = nlohmann::json::object();  // redirect_uri, code_challenge, resource
+  std::string redirect_uri;    // codes: where the code was sent
+  std::string code_challenge;  // codes: PKCE S256 challenge
+  std::string resource;        // the MCP resource URL it is for
   int64_t expires_at = 0;
   int64_t created_at = 0;
 };

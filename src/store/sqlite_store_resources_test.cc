@@ -109,7 +109,9 @@ TEST_F(SqliteStoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
                         "oac_1",
                         org_.id,
                         "key_1",
-                        {{"redirect_uri", "https://a.example.com/cb"}},
+                        "https://a.example.com/cb",
+                        "challenge",
+                        "https://adapt.example.com/mcp",
                         5000,
                         1000};
   ASSERT_TRUE(store_->PutOAuthGrant(code).ok());
@@ -118,7 +120,9 @@ TEST_F(SqliteStoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
   auto taken = store_->TakeOAuthGrant(Sha256Hex("code"), "code", 2000);
   ASSERT_TRUE(taken.ok());
   EXPECT_EQ(taken->org_id, org_.id);
-  EXPECT_EQ(taken->data["redirect_uri"], "https://a.example.com/cb");
+  EXPECT_EQ(taken->redirect_uri, "https://a.example.com/cb");
+  EXPECT_EQ(taken->code_challenge, "challenge");
+  EXPECT_EQ(taken->resource, "https://adapt.example.com/mcp");
   EXPECT_EQ(store_->TakeOAuthGrant(Sha256Hex("code"), "code", 2000).status().code(),
             Code::kNotFound);
 }
@@ -130,8 +134,8 @@ TEST_F(SqliteStoreTest, OAuthClientsWithoutALiveGrantAreForgottenOnceOld) {
                         {id, "a", {"https://a/cb"}, id == std::string("oac_new") ? 9000 : 1000})
                     .ok());
   for (auto [client, expires] : {std::pair{"oac_old_used", 50000}, {"oac_old_lapsed", 5000}}) {
-    OAuthGrantRecord g{Sha256Hex(client),        "refresh", client, org_.id, "key_1",
-                       nlohmann::json::object(), expires,   1000};
+    OAuthGrantRecord g{Sha256Hex(client), "refresh", client, org_.id, "key_1", "", "", "",
+                       expires,           1000};
     ASSERT_TRUE(store_->PutOAuthGrant(g).ok());
   }
   auto left = store_->PruneOAuthClients(/*registered_before=*/8000, /*now=*/10000);
@@ -153,7 +157,9 @@ TEST_F(SqliteStoreTest, DeletingAKeyDeletesItsOAuthGrantsAndOnlyInItsOrg) {
                        "oac_1",
                        org_.id,
                        key,
-                       nlohmann::json::object(),
+                       "",
+                       "",
+                       "",
                        9000,
                        1000};
     ASSERT_TRUE(store_->PutOAuthGrant(g).ok());
@@ -234,7 +240,6 @@ TEST_F(SqliteStoreTest, ImageCapsCountTheOrgsImagesAndThoseInProgress) {
   EXPECT_EQ(listed->size(), 3u);
 }
 
-}  // namespace
 TEST_F(SqliteStoreTest, ImageFieldsSurviveTheRoundTrip) {
   ImageRecord r;
   r.id = NewId("img");
@@ -276,4 +281,5 @@ TEST_F(SqliteStoreTest, ImageFieldsSurviveTheRoundTrip) {
   EXPECT_EQ(got->error, "401 from registry");
 }
 
+}  // namespace
 }  // namespace adapt::store
