@@ -7,7 +7,19 @@ namespace adapt::api {
 void AddEnvironmentRoutes(Router& router, const core::ImageCatalog& catalog) {
   router.Add("GET", "/v1/environments",
              [&](const HttpRequest&, const PathParams&, const core::Principal&) {
-               return JsonResponse(200, core::ListEnvironments(catalog));
+               using nlohmann::json;
+               core::EnvironmentCatalog envs = core::ListEnvironments(catalog);
+               json list = json::array();
+               for (const auto& e : envs.environments)
+                 list.push_back({{"alias", e.alias},
+                                 {"kind", e.kind},
+                                 {"description", e.description},
+                                 {"image", e.image},
+                                 {"available", e.available},
+                                 {"reason", e.reason ? json(*e.reason) : json(nullptr)}});
+               return JsonResponse(200, {{"environments", list},
+                                         {"imageSources", envs.image_sources},
+                                         {"developerPublicImages", envs.developer_public_images}});
              });
 }
 

@@ -17,6 +17,14 @@ using nlohmann::json;
 // servedBy says).
 constexpr const char* kServedByHeader = "Adapt-Served-By";
 
+// {name, type, size, mode, mtime, linkTarget?}, as docs/openapi.yaml describes a file entry.
+nlohmann::json FileEntryJson(const core::FileEntry& e) {
+  nlohmann::json v = {
+      {"name", e.name}, {"type", e.type}, {"size", e.size}, {"mode", e.mode}, {"mtime", e.mtime}};
+  if (e.link_target) v["linkTarget"] = *e.link_target;
+  return v;
+}
+
 HttpResponse Served(HttpResponse r, const std::string& served_by) {
   if (!served_by.empty()) r.headers.emplace_back(kServedByHeader, served_by);
   return r;
@@ -99,14 +107,18 @@ void AddFileRoutes(Router& router, core::FileService& files) {
                if (!stat.ok()) return ErrorResponse(stat.status());
                std::string served;
                if (*list) {
-                 auto items = files.List(who, p.at("id"), *path, &served);
-                 if (!items.ok()) return ErrorResponse(items.status());
-                 return Served(JsonResponse(200, *items), served);
+                 auto listing = files.List(who, p.at("id"), *path, &served);
+                 if (!listing.ok()) return ErrorResponse(listing.status());
+                 nlohmann::json items = nlohmann::json::array();
+                 for (const auto& e : listing->items) items.push_back(FileEntryJson(e));
+                 return Served(
+                     JsonResponse(200, {{"path", listing->path}, {"items", std::move(items)}}),
+                     served);
                }
                if (*stat) {
                  auto info = files.Stat(who, p.at("id"), *path, &served);
                  if (!info.ok()) return ErrorResponse(info.status());
-                 return Served(JsonResponse(200, *info), served);
+                 return Served(JsonResponse(200, FileEntryJson(*info)), served);
                }
                auto reader = files.Download(who, p.at("id"), *path);
                if (!reader.ok()) return ErrorResponse(reader.status());

@@ -3,8 +3,33 @@
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
+#include "base/time.h"
 
 namespace adapt::api {
+namespace {
+
+using nlohmann::json;
+
+// POST /v1/secrets: {"name", "value"}, both strings.
+Result<core::SetSecret> ParseSecretSet(const json& body) {
+  for (const auto& [key, _] : body.items()) {
+    if (key != "name" && key != "value") return InvalidArgument(key, "unknown field '" + key + "'");
+  }
+  if (!body.contains("name") || !body["name"].is_string())
+    return InvalidArgument("name", "name is required and must be a string");
+  if (!body.contains("value") || !body["value"].is_string())
+    return InvalidArgument("value", "value is required and must be a string");
+  return core::SetSecret{body["name"], body["value"]};
+}
+
+json SecretJson(const core::Secret& s) {
+  return {{"name", s.name},
+          {"version", s.version},
+          {"createdAt", FormatRfc3339(s.created_at)},
+          {"updatedAt", FormatRfc3339(s.updated_at)}};
+}
+
+}  // namespace
 
 void AddSecretRoutes(Router& router, core::SecretService& secrets) {
   // Creates the secret (201) or stores its next version (200).
@@ -12,17 +37,25 @@ void AddSecretRoutes(Router& router, core::SecretService& secrets) {
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto body = ParseJsonBody(req);
                if (!body.ok()) return ErrorResponse(body.status());
-               bool created = false;
-               auto secret = secrets.Set(who.org_id, *body, &created);
-               return JsonOrError(created ? 201 : 200, secret);
+               auto request = ParseSecretSet(*body);
+               if (!request.ok()) return ErrorResponse(request.status());
+               auto saved = secrets.Set(who.org_id, *request);
+               if (!saved.ok()) return ErrorResponse(saved.status());
+               return JsonResponse(saved->created ? 201 : 200, SecretJson(saved->secret));
              });
   router.Add("GET", "/v1/secrets",
              [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               return JsonOrError(200, secrets.List(who.org_id));
+               auto list = secrets.List(who.org_id);
+               if (!list.ok()) return ErrorResponse(list.status());
+               json items = json::array();
+               for (const auto& s : list->items) items.push_back(SecretJson(s));
+               return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
              });
   router.Add("GET", "/v1/secrets/{name}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               return JsonOrError(200, secrets.Get(who.org_id, p.at("name")));
+               auto secret = secrets.Get(who.org_id, p.at("name"));
+               if (!secret.ok()) return ErrorResponse(secret.status());
+               return JsonResponse(200, SecretJson(*secret));
              });
   router.Add("DELETE", "/v1/secrets/{name}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <thread>
 
+#include "base/key_value.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/sandbox_wait.h"
@@ -24,10 +25,9 @@ std::string CommandPath(const std::string& sandbox_id, const std::string& id) {
 Result<nlohmann::json> EnvObject(const std::vector<std::string>& pairs) {
   nlohmann::json env = nlohmann::json::object();
   for (const auto& kv : pairs) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return Status(Code::kInvalidArgument, "--env wants KEY=VALUE, got '" + kv + "'");
-    env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    auto pair = SplitKeyValue(kv);
+    if (!pair) return Status(Code::kInvalidArgument, "--env wants KEY=VALUE, got '" + kv + "'");
+    env[pair->first] = pair->second;
   }
   return env;
 }

@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "base/archive_path.h"
+
 namespace adapt::cli {
 namespace {
 
@@ -190,14 +192,10 @@ Status WriteDirectoryTar(const std::string& dir, FILE* out) {
   return Status::Ok();
 }
 
-// Archive names with ".." or a leading "/" would land outside the target.
-bool IsSafeName(const std::string& name) {
-  fs::path p(name);
-  if (p.is_absolute()) return false;
-  for (const auto& part : p) {
-    if (part == "..") return false;
-  }
-  return true;
+// Archive names with ".." or a leading "/" would land outside the target; `clean` is the
+// name relative to it.
+bool IsSafeName(const std::string& name, std::string& clean) {
+  return !name.starts_with("/") && CleanArchivePath(name, clean);
 }
 
 Status ExtractTar(FILE* in, const std::string& dir_arg) {
@@ -221,12 +219,13 @@ Status ExtractTar(FILE* in, const std::string& dir_arg) {
   while ((r = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK) {
     std::string name = archive_entry_pathname(e);
     const char* hard_link = archive_entry_hardlink(e);
-    if (!IsSafeName(name) || (hard_link && !IsSafeName(hard_link)))
+    std::string clean_name, clean_link;
+    if (!IsSafeName(name, clean_name) || (hard_link && !IsSafeName(hard_link, clean_link)))
       return Internal("the archive entry " + name + " would land outside " + dir_arg);
-    std::string target = (fs::path(dir) / name).string();
+    std::string target = (fs::path(dir) / clean_name).string();
     archive_entry_set_pathname(e, target.c_str());
     if (hard_link) {
-      std::string h = (fs::path(dir) / hard_link).string();
+      std::string h = (fs::path(dir) / clean_link).string();
       archive_entry_set_hardlink(e, h.c_str());
     }
     if (archive_write_header(disk.get(), e) != ARCHIVE_OK)

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdint>
 
+#include "base/key_value.h"
+
 namespace adapt::cli {
 namespace {
 
@@ -46,11 +48,9 @@ nlohmann::json& ObjectMember(nlohmann::json& body, const char* name) {
 
 Result<std::pair<std::string, std::string>> ParseKeyValue(std::string_view flag,
                                                           std::string_view text) {
-  const size_t equals = text.find('=');
-  if (equals == std::string_view::npos || equals == 0) {
-    return UsageError(flag, "expected KEY=VALUE, got '" + std::string(text) + "'");
-  }
-  return std::pair(std::string(text.substr(0, equals)), std::string(text.substr(equals + 1)));
+  auto pair = SplitKeyValue(text);
+  if (!pair) return UsageError(flag, "expected KEY=VALUE, got '" + std::string(text) + "'");
+  return *std::move(pair);
 }
 
 Result<nlohmann::json> ParseDataDocument(std::string_view text, std::string_view source) {

@@ -5,7 +5,7 @@
 namespace adapt::core {
 namespace {
 
-struct Environment {
+struct Alias {
   const char* alias;
   const char* description;
   const char* image;  // a local image (scripts/build-image.sh) or any reference
@@ -16,7 +16,7 @@ struct Environment {
 // Debian-package images (nodejs; gcc/g++; rustc/cargo; blender) built by
 // scripts/build-image.sh (setup.sh builds all five); a deployment with registry access can
 // point an alias at any reference instead.
-const std::vector<Environment> kEnvironments = {
+const std::vector<Alias> kEnvironments = {
     {"python", "Python 3 (Debian 12 python3)", "debian:12", "debian"},
     {"node", "Node.js (Debian 12 nodejs)", "adapt-env/node:debian12", "node"},
     {"gcc", "GCC and G++ (Debian 12 gcc, g++)", "adapt-env/gcc:debian12", "gcc"},
@@ -24,7 +24,7 @@ const std::vector<Environment> kEnvironments = {
     {"blender", "Blender (Debian 12 blender)", "adapt-env/blender:debian12", "blender"},
 };
 
-std::string Unavailable(const Environment& e) {
+std::string Unavailable(const Alias& e) {
   return std::string("the image ") + e.image + " of environment '" + e.alias +
          "' is not built on this host (scripts/build-image.sh IMAGES_DIR " + e.build +
          " builds it)";
@@ -32,24 +32,19 @@ std::string Unavailable(const Environment& e) {
 
 }  // namespace
 
-nlohmann::json ListEnvironments(const ImageCatalog& images) {
-  nlohmann::json list = nlohmann::json::array();
+EnvironmentCatalog ListEnvironments(const ImageCatalog& images) {
+  EnvironmentCatalog catalog;
   for (const auto& e : kEnvironments) {
     bool available = images.Resolve("", e.image).ok();
-    list.push_back(
-        {{"alias", e.alias},
-         {"kind", "cpu"},
-         {"description", e.description},
-         {"image", e.image},
-         {"available", available},
-         {"reason", available ? nlohmann::json(nullptr) : nlohmann::json(Unavailable(e))}});
+    catalog.environments.push_back(
+        {e.alias, "cpu", e.description, e.image, available,
+         available ? std::nullopt : std::optional<std::string>(Unavailable(e))});
   }
-  return {{"environments", list},
-          {"imageSources",
-           {"an environment alias above",
-            "any image reference pulled from an OCI registry this host can reach",
-            "an image of the organization's /v1/images by imageId"}},
-          {"developerPublicImages", false}};
+  catalog.image_sources = {"an environment alias above",
+                           "any image reference pulled from an OCI registry this host can reach",
+                           "an image of the organization's /v1/images by imageId"};
+  catalog.developer_public_images = false;
+  return catalog;
 }
 
 std::optional<Result<std::string>> ResolveEnvironment(const ImageCatalog& images,

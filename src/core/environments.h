@@ -3,17 +3,31 @@
 // available when its image is on this host; `image: "<alias>"` on create resolves to it.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "core/image_catalog.h"
 
 namespace adapt::core {
 
-// GET /v1/environments.
-nlohmann::json ListEnvironments(const ImageCatalog& images);
+struct Environment {
+  std::string alias;  // what create accepts as `image`
+  std::string kind;   // "cpu"
+  std::string description;
+  std::string image;
+  bool available = false;
+  std::optional<std::string> reason;  // why it is not available
+};
+
+struct EnvironmentCatalog {
+  std::vector<Environment> environments;
+  std::vector<std::string> image_sources;  // the other images sandbox creation accepts
+  bool developer_public_images = false;
+};
+
+EnvironmentCatalog ListEnvironments(const ImageCatalog& images);
 
 // The image an alias stands for; nullopt when `name` is not an alias; Unsupported when the
 // alias's image is not available on this host.

@@ -37,6 +37,27 @@ enum AgentExit {
   kNoSpace = 10,
 };
 
+Status MalformedReply() { return Internal("the file operation sent a malformed reply"); }
+
+// {name, type, size, mode, mtime, linkTarget?}: agent/file_util.cc's StatJson.
+Result<FileEntry> EntryOf(const json& e) {
+  auto text = [&](const char* key) { return e.contains(key) && e[key].is_string(); };
+  if (!e.is_object() || !text("name") || !text("type") || !text("mode") || !text("mtime") ||
+      !e.contains("size") || !e["size"].is_number_integer())
+    return MalformedReply();
+  FileEntry entry;
+  entry.name = e["name"];
+  entry.type = e["type"];
+  entry.size = e["size"].get<int64_t>();
+  entry.mode = e["mode"];
+  entry.mtime = e["mtime"];
+  if (e.contains("linkTarget")) {
+    if (!text("linkTarget")) return MalformedReply();
+    entry.link_target = e["linkTarget"].get<std::string>();
+  }
+  return entry;
+}
+
 // Reads `fd` to its end (at most `limit` bytes kept; more is an error).
 Result<std::string> ReadAll(int fd, size_t limit) {
   std::string out;
@@ -275,25 +296,38 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
       std::move(started.process), head.substr(nl + 1), std::stoull(digits)));
 }
 
-Result<nlohmann::json> FileService::List(const Principal& who, const std::string& sandbox_id,
-                                         const std::string& path, std::string* served_by) {
+Result<FileListing> FileService::List(const Principal& who, const std::string& sandbox_id,
+                                      const std::string& path, std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
   ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"list", path}, nullptr, served_by));
-  // The agent runs inside the sandbox: its reply is the tenant's text, depth-checked.
-  auto reply = ParseJson(out, "the reply");
-  json items = reply.ok() ? std::move(*reply) : json();
-  if (!items.is_array()) return Internal("the file operation sent a malformed reply");
-  return json{{"path", path}, {"items", items}};
+  ASSIGN_OR_RETURN(auto items, ParseListReply(out));
+  return FileListing{path, std::move(items)};
 }
 
-Result<nlohmann::json> FileService::Stat(const Principal& who, const std::string& sandbox_id,
-                                         const std::string& path, std::string* served_by) {
+Result<FileEntry> FileService::Stat(const Principal& who, const std::string& sandbox_id,
+                                    const std::string& path, std::string* served_by) {
   RETURN_IF_ERROR(ValidateFilePath(path));
   ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"stat", path}, nullptr, served_by));
-  auto reply = ParseJson(out, "the reply");
-  json st = reply.ok() ? std::move(*reply) : json();
-  if (!st.is_object()) return Internal("the file operation sent a malformed reply");
-  return st;
+  return ParseStatReply(out);
+}
+
+// The agent runs inside the sandbox: its reply is the tenant's text, depth-checked.
+Result<std::vector<FileEntry>> ParseListReply(const std::string& reply) {
+  auto parsed = ParseJson(reply, "the reply");
+  if (!parsed.ok() || !parsed->is_array()) return MalformedReply();
+  std::vector<FileEntry> items;
+  items.reserve(parsed->size());
+  for (const auto& e : *parsed) {
+    ASSIGN_OR_RETURN(FileEntry entry, EntryOf(e));
+    items.push_back(std::move(entry));
+  }
+  return items;
+}
+
+Result<FileEntry> ParseStatReply(const std::string& reply) {
+  auto parsed = ParseJson(reply, "the reply");
+  if (!parsed.ok()) return MalformedReply();
+  return EntryOf(*parsed);
 }
 
 Status FileService::Remove(const Principal& who, const std::string& sandbox_id,

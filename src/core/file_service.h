@@ -15,9 +15,9 @@
 
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/auth.h"
 #include "runtime/runtime.h"
@@ -30,6 +30,21 @@ class FileOp;  // core/file_transport.h
 constexpr size_t kMaxPathBytes = 4096;
 // Where the agent is mounted in every sandbox (runtime: <state>/helpers, read-only).
 constexpr const char* kAgentPath = "/.adapt/adapt-agent";
+
+// One file as the agent's stat sees it.
+struct FileEntry {
+  std::string name;
+  std::string type;                        // "file", "dir", "symlink", "other"
+  int64_t size = 0;                        // bytes
+  std::string mode;                        // four octal digits, "0644"
+  std::string mtime;                       // RFC 3339, UTC
+  std::optional<std::string> link_target;  // symlinks only
+};
+
+struct FileListing {
+  std::string path;
+  std::vector<FileEntry> items;
+};
 
 // Fills up to n bytes; returns the count, 0 at the end, -1 when the source failed.
 using ByteSource = std::function<long(char* buf, size_t n)>;
@@ -61,11 +76,11 @@ class FileService {
   // Opens `path` for reading; file errors are reported here, before any byte moves.
   Result<std::unique_ptr<FileReader>> Download(const Principal& who, const std::string& sandbox_id,
                                                const std::string& path);
-  // The entries of a directory (or the file itself): [{name, type, size, mode, mtime}].
-  Result<nlohmann::json> List(const Principal& who, const std::string& sandbox_id,
-                              const std::string& path, std::string* served_by = nullptr);
-  Result<nlohmann::json> Stat(const Principal& who, const std::string& sandbox_id,
-                              const std::string& path, std::string* served_by = nullptr);
+  // The entries of a directory (or the file itself).
+  Result<FileListing> List(const Principal& who, const std::string& sandbox_id,
+                           const std::string& path, std::string* served_by = nullptr);
+  Result<FileEntry> Stat(const Principal& who, const std::string& sandbox_id,
+                         const std::string& path, std::string* served_by = nullptr);
   Status Remove(const Principal& who, const std::string& sandbox_id, const std::string& path,
                 bool recursive, std::string* served_by = nullptr);
   Status MakeDir(const Principal& who, const std::string& sandbox_id, const std::string& path,
@@ -101,6 +116,11 @@ class FileService {
 
 // Checks a path given by a client: non-empty, no NUL, at most kMaxPathBytes.
 Status ValidateFilePath(const std::string& path, const std::string& field = "path");
+// The agent's reply to `file list` (a JSON array of entries) and to `file stat` (one entry
+// {name, type, size, mode, mtime, linkTarget?}): the text of a process inside the sandbox, so
+// anything else is Internal ("malformed reply"), never trusted.
+Result<std::vector<FileEntry>> ParseListReply(const std::string& reply);
+Result<FileEntry> ParseStatReply(const std::string& reply);
 // The Status for an agent's exit code and the last line of its stderr.
 Status FileErrorFor(int exit_code, const std::string& stderr_text);
 

@@ -34,5 +34,39 @@ TEST(FileErrors, AgentExitCodesBecomeApiErrors) {
   EXPECT_NE(FileErrorFor(1, "").message().find("exit 1"), std::string::npos);
 }
 
+TEST(FileReplies, AgentEntriesBecomeTypedEntries) {
+  auto items = ParseListReply(
+      R"([{"name":"a.txt","type":"file","size":12,"mode":"0644","mtime":"2026-01-02T03:04:05Z"},)"
+      R"({"name":"l","type":"symlink","size":3,"mode":"0777","mtime":"2026-01-02T03:04:05Z",)"
+      R"("linkTarget":"a.txt"}])");
+  ASSERT_TRUE(items.ok()) << items.status().message();
+  ASSERT_EQ(items->size(), 2u);
+  EXPECT_EQ((*items)[0].name, "a.txt");
+  EXPECT_EQ((*items)[0].size, 12);
+  EXPECT_EQ((*items)[0].mode, "0644");
+  EXPECT_FALSE((*items)[0].link_target.has_value());
+  EXPECT_EQ((*items)[1].link_target, "a.txt");
+  auto stat = ParseStatReply(
+      R"({"name":"d","type":"dir","size":4096,"mode":"0755","mtime":"2026-01-02T03:04:05Z"})");
+  ASSERT_TRUE(stat.ok());
+  EXPECT_EQ(stat->type, "dir");
+}
+
+TEST(FileReplies, AnythingElseIsAMalformedReply) {
+  for (const char* reply :
+       {"", "nope", "{}", R"({"name":"a"})", R"([{"name":1}])",
+        R"({"name":"a","type":"file","size":"12","mode":"0644","mtime":"x"})",
+        R"({"name":"a","type":"file","size":1,"mode":"0644","mtime":"x","linkTarget":5})"}) {
+    auto stat = ParseStatReply(reply);
+    auto list = ParseListReply(std::string("[") + reply + "]");
+    EXPECT_EQ(stat.status().code(), Code::kInternal) << reply;
+    if (std::string(reply) != "") {
+      EXPECT_EQ(list.status().code(), Code::kInternal) << reply;
+    }
+  }
+  EXPECT_EQ(ParseListReply("{}").status().code(), Code::kInternal);
+  EXPECT_TRUE(ParseListReply("[]").ok());
+}
+
 }  // namespace
 }  // namespace adapt::core

@@ -15,12 +15,16 @@
 namespace adapt::core {
 namespace {
 
-using nlohmann::json;
-
 // A hibernated sandbox boots from (or restores onto) its image's layers at start.
 const std::vector<std::string> kLive = {"provisioning", "running", "hibernated"};
 // A deleting sandbox may still have the image's layers mounted.
 const std::vector<std::string> kMounted = {"provisioning", "running", "deleting", "hibernated"};
+
+// The image config's `config` object (User, Env, Cmd, ...) as JSON text.
+std::string ConfigText(const image::StoredImage& image) {
+  return image.config.value("config", nlohmann::json::object())
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::string PhaseOf(const std::string& status) {
   if (status == "ready") return "Completed";
@@ -47,16 +51,16 @@ void ImageService::Reconcile() {
     }
     // Pulled before images were kept per organization (or collected since): what the
     // record names is not this organization's to use; it must be pulled again.
-    if (rec.status == "ready" && rec.data.value("source", "") != "import" &&
+    if (rec.status == "ready" && !rec.imported &&
         !images_.Lookup(ImageStoreKey(rec.org_id, rec.reference))) {
       rec.status = "failed";
-      rec.data["error"] = "the pulled image is no longer stored; pull it again";
+      rec.error = "the pulled image is no longer stored; pull it again";
       store_.PutImage(rec);
       continue;
     }
     if (rec.status != "pulling") continue;
     rec.status = "failed";
-    rec.data["error"] = "the pull was interrupted by a restart of adaptd; pull again";
+    rec.error = "the pull was interrupted by a restart of adaptd; pull again";
     store_.PutImage(rec);
   }
   // An import cut short after publishing some blobs, layers or its reference: nothing refers
@@ -64,61 +68,38 @@ void ImageService::Reconcile() {
   if (interrupted_import) CollectGarbage();
 }
 
-// {"username", "password"} (used for this pull only) or {"username", "passwordSecret"}: the
-// password is the named organization secret's current value. Neither is ever stored or shown.
-Result<image::Credentials> ImageService::ParseCredentials(const std::string& org_id,
-                                                          const json& c) {
-  constexpr const char* kShape =
-      "credentials must be {\"username\": string, \"password\": string} or "
-      "{\"username\": string, \"passwordSecret\": secret name}";
-  if (!c.is_object()) return InvalidArgument("credentials", kShape);
-  for (const auto& [key, _] : c.items()) {
-    if (key != "username" && key != "password" && key != "passwordSecret")
-      return InvalidArgument("credentials." + key, "unknown field 'credentials." + key + "'");
-  }
-  if (!c.contains("username") || !c["username"].is_string())
-    return InvalidArgument("credentials.username", kShape);
-  bool has_password = c.contains("password"), has_secret = c.contains("passwordSecret");
-  if (has_password == has_secret)
-    return InvalidArgument("credentials", "credentials take one of password and passwordSecret");
+// The password is given (used for this pull only) or the named organization secret's current
+// value. Neither is ever stored or shown.
+Result<image::Credentials> ImageService::ResolveCredentials(const std::string& org_id,
+                                                            const RegistryCredentials& c) {
+  if (c.password.has_value() == c.password_secret.has_value())
+    return InvalidArgument("credentials",
+                           "credentials take one of a password and a password secret");
   image::Credentials creds;
-  creds.username = c["username"];
-  if (has_password) {
-    if (!c["password"].is_string()) return InvalidArgument("credentials.password", kShape);
-    creds.password = c["password"];
+  creds.username = c.username;
+  if (c.password) {
+    creds.password = *c.password;
   } else {
-    if (!c["passwordSecret"].is_string())
-      return InvalidArgument("credentials.passwordSecret", kShape);
     if (!secrets_)
-      return Unsupported("credentials.passwordSecret", "secrets are not supported on this host");
+      return Unsupported("credentials.password_secret", "secrets are not supported on this host");
     ASSIGN_OR_RETURN(creds.password,
-                     secrets_->Reveal(org_id, c["passwordSecret"].get<std::string>(),
-                                      "credentials.passwordSecret"));
+                     secrets_->Reveal(org_id, *c.password_secret, "credentials.password_secret"));
   }
   if (creds.username.size() > 1024 || creds.password.size() > 8192)
     return InvalidArgument("credentials", "credentials are too long");
   return creds;
 }
 
-Result<json> ImageService::Pull(const Principal& who, const json& body) {
-  if (!body.is_object()) return InvalidArgument("body", "the request body must be a JSON object");
-  for (const auto& [key, value] : body.items()) {
-    if (key != "reference" && key != "credentials")
-      return InvalidArgument(key, "unknown field '" + key + "'");
-  }
-  if (!body.contains("reference") || !body["reference"].is_string())
-    return InvalidArgument(
-        "reference", "reference must be an image reference such as \"registry.example.com/app:1\"");
-  std::string reference = body["reference"];
-  RETURN_IF_ERROR(image::ParseReference(reference, "reference").status());
+Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& request) {
+  RETURN_IF_ERROR(image::ParseReference(request.reference, "reference").status());
   image::Credentials creds;
-  if (body.contains("credentials") && !body["credentials"].is_null()) {
-    ASSIGN_OR_RETURN(creds, ParseCredentials(who.org_id, body["credentials"]));
+  if (request.credentials) {
+    ASSIGN_OR_RETURN(creds, ResolveCredentials(who.org_id, *request.credentials));
   }
   store::ImageRecord rec;
   rec.id = NewId("img");
   rec.org_id = who.org_id;
-  rec.reference = reference;
+  rec.reference = request.reference;
   rec.status = "pulling";
   rec.created_at = NowMillis();
   RETURN_IF_ERROR(store_.InsertImageWithinCaps(rec, max_images_, max_in_progress_));
@@ -131,8 +112,8 @@ Result<json> ImageService::Pull(const Principal& who, const json& body) {
   return View(rec, false);
 }
 
-Result<json> ImageService::Import(const Principal& who, const std::string& name,
-                                  const image::ByteSource& body) {
+Result<ImageView> ImageService::Import(const Principal& who, const std::string& name,
+                                       const image::ByteSource& body) {
   if (name.size() > 255 ||
       std::any_of(name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
     return InvalidArgument("name", "name must be at most 255 printable characters");
@@ -141,7 +122,7 @@ Result<json> ImageService::Import(const Principal& who, const std::string& name,
   rec.org_id = who.org_id;
   rec.reference = kImportedImagePrefix + rec.id;
   rec.status = "importing";
-  rec.data = {{"source", "import"}};
+  rec.imported = true;
   rec.created_at = NowMillis();
   // Written first: garbage collection keeps what the import publishes, and a restart
   // removes the record of an import it interrupted.
@@ -154,13 +135,12 @@ Result<json> ImageService::Import(const Principal& who, const std::string& name,
     return imported.status();
   }
   rec.status = "ready";
-  rec.data = {{"source", "import"},
-              {"format", imported->format},
-              {"name", imported->name.empty() ? json(nullptr) : json(imported->name)},
-              {"digest", imported->image.digest},
-              {"size", imported->image.size},
-              {"platform", imported->image.platform},
-              {"config", imported->image.config.value("config", json::object())}};
+  rec.import_format = imported->format;
+  rec.import_name = imported->name;
+  rec.digest = imported->image.digest;
+  rec.size = imported->image.size;
+  rec.platform = imported->image.platform;
+  rec.config_json = ConfigText(imported->image);
   // Deleted during the upload: do not bring the record back.
   if (!store_.GetImage(rec.org_id, rec.id).ok()) {
     boost::asio::post(workers_, [this] { CollectGarbage(); });
@@ -180,14 +160,14 @@ void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
   ADAPT_FAULT_POINT("image.pull.after_fetch");
   if (pulled.ok()) {
     rec.status = "ready";
-    rec.data = {{"digest", pulled->digest},
-                {"size", pulled->size},
-                {"platform", pulled->platform},
-                {"config", pulled->config.value("config", json::object())}};
+    rec.digest = pulled->digest;
+    rec.size = pulled->size;
+    rec.platform = pulled->platform;
+    rec.config_json = ConfigText(*pulled);
   } else {
     spdlog::warn("pulling image {} ({}) failed: {}", rec.reference, id, pulled.status().message());
     rec.status = "failed";
-    rec.data = {{"error", pulled.status().message()}};
+    rec.error = pulled.status().message();
   }
   // Deleted meanwhile: do not bring the record back, and collect what the pull brought.
   bool deleted = !store_.GetImage(rec.org_id, id).ok();
@@ -200,69 +180,75 @@ void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
   if (deleted) CollectGarbage();
 }
 
-json ImageService::View(const store::ImageRecord& rec, bool detail) {
-  bool imported = rec.data.value("source", "") == "import";
-  json v = {{"id", rec.id},
-            {"source", imported ? "import" : "pull"},
-            // An imported image's reference is the name its archive gave it, if any.
-            {"reference", imported ? rec.data.value("name", json(nullptr)) : json(rec.reference)},
-            {"status", rec.status},
-            {"createdAt", FormatRfc3339(rec.created_at)}};
-  for (const char* k : {"digest", "size", "platform", "error"})
-    v[k] = rec.data.contains(k) ? rec.data[k] : json(nullptr);
-  json progress = {{"bytes", rec.status == "ready" ? rec.data.value("size", 0) : 0},
-                   {"totalBytes", rec.status == "ready" ? rec.data.value("size", 0) : 0}};
+ImageView ImageService::View(const store::ImageRecord& rec, bool detail) {
+  auto present = [](const std::string& s) {
+    return s.empty() ? std::nullopt : std::optional<std::string>(s);
+  };
+  ImageView v;
+  v.id = rec.id;
+  v.source = rec.imported ? "import" : "pull";
+  // An imported image's reference is the name its archive gave it, if any.
+  v.reference = rec.imported ? present(rec.import_name) : std::optional(rec.reference);
+  v.status = rec.status;
+  v.created_at = rec.created_at;
+  v.digest = present(rec.digest);
+  v.size = rec.size;
+  v.platform = present(rec.platform);
+  v.error = present(rec.error);
+  if (rec.status == "ready") {
+    uint64_t size = static_cast<uint64_t>(rec.size.value_or(0));
+    v.progress = {size, size};
+  }
   {
     std::lock_guard lock(mu_);
     if (auto it = progress_.find(rec.id); it != progress_.end())
-      progress = {{"bytes", it->second.first}, {"totalBytes", it->second.second}};
+      v.progress = {it->second.first, it->second.second};
   }
-  v["progress"] = progress;
-  v["operation"] = {{"id", rec.id}, {"phase", PhaseOf(rec.status)}};
+  v.operation = {rec.id, PhaseOf(rec.status)};
   if (detail) {
-    v["config"] = rec.data.contains("config") ? rec.data["config"] : json(nullptr);
-    json users = json::array();
+    v.detailed = true;
+    v.config_json = rec.config_json;
     auto live = store_.ListSandboxesWithStatus(kLive);
     if (live.ok()) {
       for (const auto& s : *live) {
         if (s.org_id != rec.org_id) continue;
-        if (s.config.image_id == rec.id || s.config.image == rec.reference) users.push_back(s.id);
+        if (s.config.image_id == rec.id || s.config.image == rec.reference)
+          v.sandboxes.push_back(s.id);
       }
     }
-    v["sandboxes"] = users;
   }
   return v;
 }
 
-Result<json> ImageService::Get(const Principal& who, const std::string& id) {
+Result<ImageView> ImageService::Get(const Principal& who, const std::string& id) {
   ASSIGN_OR_RETURN(store::ImageRecord rec, store_.GetImage(who.org_id, id));
   return View(rec, true);
 }
 
-Result<json> ImageService::List(const Principal& who) {
+Result<ImageList> ImageService::List(const Principal& who) {
   ASSIGN_OR_RETURN(auto all, store_.ListImages(who.org_id));
-  json items = json::array();
-  for (const auto& rec : all) items.push_back(View(rec, false));
-  return json{{"images", items}};
+  ImageList list;
+  for (const auto& rec : all) list.images.push_back(View(rec, false));
+  return list;
 }
 
-Result<json> ImageService::Operation(const Principal& who, const std::string& id) {
+Result<ImageOperation> ImageService::Operation(const Principal& who, const std::string& id) {
   ASSIGN_OR_RETURN(store::ImageRecord rec, store_.GetImage(who.org_id, id));
-  json v = View(rec, false);
-  return json{{"id", rec.id},
-              {"kind", rec.data.value("source", "") == "import" ? "image.import" : "image.pull"},
-              {"phase", PhaseOf(rec.status)},
-              {"progress", v["progress"]},
-              {"imageId", rec.id},
-              {"error", v["error"]}};
+  ImageView v = View(rec, false);
+  return ImageOperation{.id = rec.id,
+                        .kind = rec.imported ? "image.import" : "image.pull",
+                        .phase = PhaseOf(rec.status),
+                        .progress = v.progress,
+                        .image_id = rec.id,
+                        .error = v.error};
 }
 
 Status ImageService::Delete(const Principal& who, const std::string& id) {
   ASSIGN_OR_RETURN(store::ImageRecord rec, store_.GetImage(who.org_id, id));
-  json v = View(rec, true);
-  if (!v["sandboxes"].empty())
-    return Conflict("image " + id + " is in use by sandbox " +
-                    v["sandboxes"][0].get<std::string>() + "; delete the sandboxes using it first");
+  ImageView v = View(rec, true);
+  if (!v.sandboxes.empty())
+    return Conflict("image " + id + " is in use by sandbox " + v.sandboxes[0] +
+                    "; delete the sandboxes using it first");
   // A pull in progress finishes in the background and is then collected.
   RETURN_IF_ERROR(store_.DeleteImage(who.org_id, id));
   boost::asio::post(workers_, [this] { CollectGarbage(); });

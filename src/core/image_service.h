@@ -10,10 +10,10 @@
 #include <boost/asio/thread_pool.hpp>
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/auth.h"
+#include "core/image_types.h"
 #include "image/image_store.h"
 #include "store/store.h"
 
@@ -32,17 +32,18 @@ class ImageService {
   // Pulls a previous adaptd left unfinished are marked failed. Call once, before serving.
   void Reconcile();
 
-  Result<nlohmann::json> Pull(const Principal& who, const nlohmann::json& body);
+  // Starts pulling `request.reference` (the image is "pulling" until "ready" or "failed").
+  Result<ImageView> Pull(const Principal& who, const PullImage& request);
   // Imports an OCI image layout or `docker save` archive streamed from `body` (see
   // image/image_archive.h); `name` picks one image of several and is shown as its reference.
   // Synchronous: the image is ready when this returns; a bad archive leaves nothing behind.
-  Result<nlohmann::json> Import(const Principal& who, const std::string& name,
-                                const image::ByteSource& body);
-  Result<nlohmann::json> Get(const Principal& who, const std::string& id);
-  Result<nlohmann::json> List(const Principal& who);
+  Result<ImageView> Import(const Principal& who, const std::string& name,
+                           const image::ByteSource& body);
+  Result<ImageView> Get(const Principal& who, const std::string& id);
+  Result<ImageList> List(const Principal& who);
   Status Delete(const Principal& who, const std::string& id);
-  // GET /v1/operations/{id} for a pull: its phase (Pending, Running, Completed, Failed).
-  Result<nlohmann::json> Operation(const Principal& who, const std::string& id);
+  // A pull or import as an operation: its phase (Running, Completed, Failed).
+  Result<ImageOperation> Operation(const Principal& who, const std::string& id);
 
   // The reference of this organization's ready image `id` (sandbox create's imageId).
   Result<std::string> ReferenceOf(const std::string& org_id, const std::string& id);
@@ -50,7 +51,7 @@ class ImageService {
   // Removes what no image record and no live sandbox uses.
   void CollectGarbage();
 
-  // Where credentials.passwordSecret is looked up; without one it is refused.
+  // Where credentials.password_secret is looked up; without one it is refused.
   void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
   // Per-organization caps (0: none): images, and pulls or imports in progress. A pull or an
   // import past one is kResourceExhausted. Set before serving.
@@ -60,9 +61,10 @@ class ImageService {
   }
 
  private:
-  Result<image::Credentials> ParseCredentials(const std::string& org_id, const nlohmann::json& c);
+  Result<image::Credentials> ResolveCredentials(const std::string& org_id,
+                                                const RegistryCredentials& c);
   void RunPull(store::ImageRecord rec, image::Credentials creds);
-  nlohmann::json View(const store::ImageRecord& rec, bool detail);
+  ImageView View(const store::ImageRecord& rec, bool detail);
 
   store::Store& store_;
   image::ImageStore& images_;

@@ -9,13 +9,8 @@
 namespace adapt::core {
 namespace {
 
-using nlohmann::json;
-
-json View(const store::SecretRecord& r) {
-  return {{"name", r.name},
-          {"version", r.version},
-          {"createdAt", FormatRfc3339(r.created_at)},
-          {"updatedAt", FormatRfc3339(r.updated_at)}};
+Secret View(const store::SecretRecord& r) {
+  return {r.name, r.version, r.created_at, r.updated_at};
 }
 
 }  // namespace
@@ -23,18 +18,10 @@ json View(const store::SecretRecord& r) {
 SecretService::SecretService(store::Store& store, std::string master_key)
     : store_(store), master_key_(std::move(master_key)) {}
 
-Result<json> SecretService::Set(const std::string& org_id, const json& body, bool* created) {
-  if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
-  for (const auto& [key, _] : body.items()) {
-    if (key != "name" && key != "value") return InvalidArgument(key, "unknown field '" + key + "'");
-  }
-  if (!body.contains("name") || !body["name"].is_string())
-    return InvalidArgument("name", "name is required and must be a string");
-  std::string name = body["name"];
+Result<SavedSecret> SecretService::Set(const std::string& org_id, const SetSecret& request) {
+  const std::string& name = request.name;
   RETURN_IF_ERROR(ValidateSecretName(name, "name"));
-  if (!body.contains("value") || !body["value"].is_string())
-    return InvalidArgument("value", "value is required and must be a string");
-  const auto& value = body["value"].get_ref<const std::string&>();
+  const std::string& value = request.value;
   if (value.size() > kMaxSecretValueBytes)
     return InvalidArgument("value", "value must be at most 32 KiB");
   if (value.find('\0') != std::string::npos)
@@ -57,21 +44,20 @@ Result<json> SecretService::Set(const std::string& org_id, const json& body, boo
   ASSIGN_OR_RETURN(r.ciphertext, SealSecret(key, name, value));
   r.updated_at = NowMillis();
   ASSIGN_OR_RETURN(store::SecretRecord saved, store_.PutSecret(r));
-  if (created) *created = saved.version == 1;
-  return View(saved);
+  return SavedSecret{View(saved), saved.version == 1};
 }
 
-Result<json> SecretService::Get(const std::string& org_id, const std::string& name) {
+Result<Secret> SecretService::Get(const std::string& org_id, const std::string& name) {
   if (!ValidateSecretName(name, "name").ok()) return NotFound("secret '" + name + "' not found");
   ASSIGN_OR_RETURN(store::SecretRecord r, store_.GetSecret(org_id, name));
   return View(r);
 }
 
-Result<json> SecretService::List(const std::string& org_id) {
+Result<SecretList> SecretService::List(const std::string& org_id) {
   ASSIGN_OR_RETURN(auto all, store_.ListSecrets(org_id));
-  json items = json::array();
-  for (const auto& r : all) items.push_back(View(r));
-  return json{{"items", items}, {"nextCursor", nullptr}};
+  SecretList list;
+  for (const auto& r : all) list.items.push_back(View(r));
+  return list;
 }
 
 Status SecretService::Delete(const std::string& org_id, const std::string& name) {

@@ -5,7 +5,6 @@
 // Capture); image pulls read registry passwords from them (Reveal). Thread-safe.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -19,6 +18,28 @@ namespace adapt::core {
 inline constexpr size_t kMaxSecretValueBytes = 32 * 1024;
 inline constexpr size_t kMaxSecretsPerOrg = 500;
 
+struct SetSecret {
+  std::string name;   // an environment variable name (core/secret_name.h)
+  std::string value;  // at most kMaxSecretValueBytes, no NUL
+};
+
+// What the API shows of a secret: never its value.
+struct Secret {
+  std::string name;
+  int64_t version = 0;
+  int64_t created_at = 0;  // ms since the epoch
+  int64_t updated_at = 0;
+};
+
+struct SavedSecret {
+  Secret secret;
+  bool created = false;  // version 1: the name was new
+};
+
+struct SecretList {
+  std::vector<Secret> items;
+};
+
 struct CapturedSecret {
   std::string name;
   int64_t version = 0;
@@ -30,12 +51,10 @@ class SecretService {
   // `master_key`: adaptd's master key (storage::LoadMasterKey).
   SecretService(store::Store& store, std::string master_key);
 
-  // POST /v1/secrets {name, value}: creates version 1 or the next version. `created` says
-  // which. Returns the secret's view.
-  Result<nlohmann::json> Set(const std::string& org_id, const nlohmann::json& body,
-                             bool* created = nullptr);
-  Result<nlohmann::json> Get(const std::string& org_id, const std::string& name);
-  Result<nlohmann::json> List(const std::string& org_id);
+  // Creates version 1 or the next version; errors name the field ("name", "value").
+  Result<SavedSecret> Set(const std::string& org_id, const SetSecret& request);
+  Result<Secret> Get(const std::string& org_id, const std::string& name);
+  Result<SecretList> List(const std::string& org_id);
   Status Delete(const std::string& org_id, const std::string& name);
 
   // The current value and version of each named secret, for a sandbox being created. An

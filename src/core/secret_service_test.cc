@@ -70,19 +70,18 @@ class SecretServiceTest : public testing::Test {
 };
 
 TEST_F(SecretServiceTest, SetMakesVersionsAndNeverShowsTheValue) {
-  bool created = false;
-  auto v1 = service_->Set(org_, {{"name", "API_TOKEN"}, {"value", "tok-one"}}, &created);
+  auto v1 = service_->Set(org_, {"API_TOKEN", "tok-one"});
   ASSERT_TRUE(v1.ok()) << v1.status().message();
-  EXPECT_TRUE(created);
-  EXPECT_EQ((*v1)["version"], 1);
-  auto v2 = service_->Set(org_, {{"name", "API_TOKEN"}, {"value", "tok-two"}}, &created);
+  EXPECT_TRUE(v1->created);
+  EXPECT_EQ(v1->secret.version, 1);
+  auto v2 = service_->Set(org_, {"API_TOKEN", "tok-two"});
   ASSERT_TRUE(v2.ok());
-  EXPECT_FALSE(created);
-  EXPECT_EQ((*v2)["version"], 2);
-  std::string views = v1->dump() + v2->dump() + service_->List(org_)->dump() +
-                      service_->Get(org_, "API_TOKEN")->dump();
-  EXPECT_EQ(views.find("tok-"), std::string::npos) << views;
-  EXPECT_EQ((*service_->List(org_))["items"].size(), 1u);
+  EXPECT_FALSE(v2->created);
+  EXPECT_EQ(v2->secret.version, 2);
+  EXPECT_EQ(v2->secret.name, "API_TOKEN");
+  EXPECT_GE(v2->secret.updated_at, v2->secret.created_at);
+  ASSERT_EQ(service_->List(org_)->items.size(), 1u);
+  EXPECT_EQ(service_->Get(org_, "API_TOKEN")->version, 2);
   // At rest: sealed.
   auto row = store_->GetSecret(org_, "API_TOKEN");
   ASSERT_TRUE(row.ok());
@@ -91,21 +90,20 @@ TEST_F(SecretServiceTest, SetMakesVersionsAndNeverShowsTheValue) {
 }
 
 TEST_F(SecretServiceTest, BadInputIsRefusedWithItsField) {
-  auto field = [&](const json& body) {
-    auto r = service_->Set(org_, body);
+  auto field = [&](const SetSecret& request) {
+    auto r = service_->Set(org_, request);
     return r.ok() ? std::string("ok") : r.status().field();
   };
-  EXPECT_EQ(field({{"name", "bad-name"}, {"value", "x"}}), "name");
-  EXPECT_EQ(field({{"value", "x"}}), "name");
-  EXPECT_EQ(field({{"name", "A"}}), "value");
-  EXPECT_EQ(field({{"name", "A"}, {"value", 3}}), "value");
-  EXPECT_EQ(field({{"name", "A"}, {"value", std::string(32 * 1024 + 1, 'v')}}), "value");
-  EXPECT_EQ(field({{"name", "A"}, {"value", "x"}, {"extra", 1}}), "extra");
-  EXPECT_EQ((*service_->List(org_))["items"].size(), 0u);
+  EXPECT_EQ(field({"bad-name", "x"}), "name");
+  EXPECT_EQ(field({"", "x"}), "name");
+  EXPECT_EQ(field({"A", std::string(32 * 1024 + 1, 'v')}), "value");
+  EXPECT_EQ(field({"A", std::string("a\0b", 3)}), "value");
+  EXPECT_EQ(field({"A", std::string(32 * 1024, 'v')}), "ok");
+  EXPECT_EQ(service_->List(org_)->items.size(), 1u);
 }
 
 TEST_F(SecretServiceTest, OrganizationsSeeOnlyTheirOwnSecrets) {
-  ASSERT_TRUE(service_->Set(org_, {{"name", "DB"}, {"value", "pw"}}).ok());
+  ASSERT_TRUE(service_->Set(org_, {"DB", "pw"}).ok());
   EXPECT_EQ(service_->Get(other_, "DB").status().code(), Code::kNotFound);
   EXPECT_EQ(service_->Delete(other_, "DB").code(), Code::kNotFound);
   auto cap = service_->Capture(other_, {"DB"}, "secrets");
@@ -116,8 +114,8 @@ TEST_F(SecretServiceTest, OrganizationsSeeOnlyTheirOwnSecrets) {
 }
 
 TEST_F(SecretServiceTest, AttachSecretsCapturesVersionsAndOverridesLocalEnv) {
-  ASSERT_TRUE(service_->Set(org_, {{"name", "TOKEN"}, {"value", "v1"}}).ok());
-  ASSERT_TRUE(service_->Set(org_, {{"name", "TOKEN"}, {"value", "v2"}}).ok());
+  ASSERT_TRUE(service_->Set(org_, {"TOKEN", "v1"}).ok());
+  ASSERT_TRUE(service_->Set(org_, {"TOKEN", "v2"}).ok());
   CreateSandbox create;
   create.env = {{"TOKEN", "local"}, {"MODE", "x"}};
   create.secrets = {"TOKEN"};

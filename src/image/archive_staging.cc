@@ -75,21 +75,6 @@ bool ResolveLink(const std::string& link_path, const std::string& target, std::s
 
 }  // namespace
 
-bool CleanArchivePath(const std::string& raw, std::string& out) {
-  out.clear();
-  size_t i = 0;
-  while (i <= raw.size()) {
-    auto end = raw.find('/', i);
-    if (end == std::string::npos) end = raw.size();
-    std::string comp = raw.substr(i, end - i);
-    i = end + 1;
-    if (comp.empty() || comp == ".") continue;
-    if (comp == "..") return false;
-    out += (out.empty() ? "" : "/") + comp;
-  }
-  return true;
-}
-
 const StagedFile* StagedArchive::Find(const std::string& name) const {
   std::string path;
   if (!CleanArchivePath(name, path)) return nullptr;

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "base/archive_path.h"  // CleanArchivePath
 #include "base/status.h"
 
 namespace adapt::image {
@@ -37,8 +38,5 @@ struct StagedArchive {
 // holds what was staged, for the caller to remove.
 Result<StagedArchive> StageArchive(const ByteSource& source, const std::string& dir,
                                    uint64_t max_bytes);
-
-// "./a//b/" -> "a/b"; false for a path with "..".
-bool CleanArchivePath(const std::string& raw, std::string& out);
 
 }  // namespace adapt::image

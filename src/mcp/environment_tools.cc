@@ -9,12 +9,19 @@ namespace {
 
 using nlohmann::json;
 
-// GET /v1/environments in the tools' snake_case.
 json Environments(const core::ImageCatalog& images) {
-  json rest = core::ListEnvironments(images);
-  return {{"environments", rest["environments"]},
-          {"image_sources", rest["imageSources"]},
-          {"developer_public_images", rest["developerPublicImages"]}};
+  core::EnvironmentCatalog catalog = core::ListEnvironments(images);
+  json list = json::array();
+  for (const auto& e : catalog.environments)
+    list.push_back({{"alias", e.alias},
+                    {"kind", e.kind},
+                    {"description", e.description},
+                    {"image", e.image},
+                    {"available", e.available},
+                    {"reason", e.reason ? json(*e.reason) : json(nullptr)}});
+  return {{"environments", list},
+          {"image_sources", catalog.image_sources},
+          {"developer_public_images", catalog.developer_public_images}};
 }
 
 }  // namespace

@@ -229,9 +229,9 @@ HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
   grant.key_id = who->key_id;
   grant.created_at = NowMillis();
   grant.expires_at = grant.created_at + kCodeLifetimeMs;
-  grant.data = {{"redirect_uri", redirect},
-                {"code_challenge", challenge},
-                {"resource", resource.empty() ? ResourceUrl(req) : resource}};
+  grant.redirect_uri = redirect;
+  grant.code_challenge = challenge;
+  grant.resource = resource.empty() ? ResourceUrl(req) : resource;
   if (Status st = store_.PutOAuthGrant(grant); !st.ok())
     return Html(500, "<h1>Error</h1><p>" + EscapeMarkup(st.message()) + "</p>");
   spdlog::info("OAuth: organization {} authorized client {}", who->org_id, client->id);
@@ -251,7 +251,8 @@ HttpResponse OAuthServer::IssueTokens(const store::OAuthGrantRecord& from) {
     g.kind = kind;
     g.created_at = now;
     g.expires_at = now + lifetime;
-    g.data = {{"resource", from.data.value("resource", "")}};
+    g.redirect_uri.clear();
+    g.code_challenge.clear();
     if (Status st = store_.PutOAuthGrant(g); !st.ok())
       return OAuthError(500, "server_error", st.message());
   }
@@ -271,15 +272,15 @@ HttpResponse OAuthServer::Token(const HttpRequest& req) {
     if (!code.ok()) return OAuthError(400, "invalid_grant", "the code is unknown, used or expired");
     if (code->client_id != client_id)
       return OAuthError(400, "invalid_grant", "the code was issued to another client");
-    if (code->data.value("redirect_uri", "") != Field(f, "redirect_uri"))
+    if (code->redirect_uri != Field(f, "redirect_uri"))
       return OAuthError(400, "invalid_grant",
                         "redirect_uri does not match the authorization request");
     std::string verifier = Field(f, "code_verifier");
     if (verifier.size() < 43 || verifier.size() > 128 ||
-        S256Challenge(verifier) != code->data.value("code_challenge", ""))
+        S256Challenge(verifier) != code->code_challenge)
       return OAuthError(400, "invalid_grant", "code_verifier does not match the code_challenge");
     std::string resource = Field(f, "resource");
-    if (!resource.empty() && resource != code->data.value("resource", ""))
+    if (!resource.empty() && resource != code->resource)
       return OAuthError(400, "invalid_target", "resource differs from the authorization request");
     return IssueTokens(*code);
   }

@@ -3,6 +3,7 @@
 // workspaces that durable sandboxes mount at /workspace.
 #include <cmath>
 
+#include "base/time.h"
 #include "mcp/tools.h"
 
 namespace adapt::mcp {
@@ -33,20 +34,28 @@ json StorageSchema() {
       {"required", json::array({"name", "size_mib", "status", "default", "attachments"})}};
 }
 
-json Storage(const json& v) {
+json Storage(const storage::Volume& v) {
   json attachments = json::array();
-  for (const auto& a : v.value("attachments", json::array()))
-    attachments.push_back(
-        {{"sandbox_id", a.value("sandboxId", "")}, {"status", a.value("status", "")}});
-  return {{"name", v.value("name", "")},
-          {"size_mib", v.value("sizeMiB", 0)},
-          {"used_bytes", v.contains("usedBytes") ? v["usedBytes"] : json(nullptr)},
-          {"status", v.value("status", "")},
-          {"default", v.value("default", false)},
-          {"encrypted", v.value("encrypted", true)},
-          {"mount_path", v.value("mountPath", "/workspace")},
+  for (const auto& a : v.attachments)
+    attachments.push_back({{"sandbox_id", a.sandbox_id}, {"status", a.status}});
+  return {{"name", v.name},
+          {"size_mib", v.size_mib},
+          {"used_bytes", v.used_bytes ? json(*v.used_bytes) : json(nullptr)},
+          {"status", v.status},
+          {"default", v.is_default},
+          {"encrypted", v.encrypted},
+          {"mount_path", v.mount_path},
           {"attachments", attachments},
-          {"created_at", v.value("createdAt", "")}};
+          {"created_at", FormatRfc3339(v.created_at)}};
+}
+
+// The storage layer names the size `size_mib`; this tool takes size_gib.
+Status StorageErrorInToolTerms(const Status& status) {
+  if (status.field() == "size_mib")
+    return InvalidArgument(
+        "size_gib", "size_gib must be between " + std::to_string(storage::limits::kSizeMiBMin) +
+                        " MiB and " + std::to_string(storage::limits::kSizeMiBMax / 1024) + " GiB");
+  return status;
 }
 
 const json kName = {{"type", "string"},
@@ -80,12 +89,14 @@ void AddStorageTools(ToolRegistry& registry, const ToolServices& services) {
        StorageSchema(),
        ToolAnnotations{false, true, false, false},
        [&volumes](ToolContext& ctx, const json& args) {
-         json body = {{"name", args["name"]}};
+         storage::CreateVolumeRequest request;
+         request.name = args["name"];
          if (args.contains("size_gib"))
-           body["sizeMiB"] =
+           request.size_mib =
                static_cast<int64_t>(std::llround(args["size_gib"].get<double>() * 1024));
-         auto made = volumes.Create(ctx.who.org_id, body);
-         if (!made.ok()) return ToolResult::Fail(FailureSentence(made.status()));
+         auto made = volumes.Create(ctx.who.org_id, request);
+         if (!made.ok())
+           return ToolResult::Fail(FailureSentence(StorageErrorInToolTerms(made.status())));
          return ToolResult::Ok(Storage(*made));
        }});
 
@@ -103,7 +114,7 @@ void AddStorageTools(ToolRegistry& registry, const ToolServices& services) {
          auto list = volumes.List(ctx.who.org_id);
          if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
          json items = json::array();
-         for (const auto& v : (*list)["items"]) items.push_back(Storage(v));
+         for (const auto& v : list->items) items.push_back(Storage(v));
          return ToolResult::Ok({{"storage", items}});
        }});
 

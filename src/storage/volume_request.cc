@@ -2,8 +2,6 @@
 
 namespace adapt::storage {
 
-using nlohmann::json;
-
 Status ValidateVolumeName(const std::string& name, const std::string& field) {
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
   bool ok = !name.empty() && name.size() <= limits::kNameMaxBytes && alnum(name.front()) &&
@@ -16,28 +14,15 @@ Status ValidateVolumeName(const std::string& name, const std::string& field) {
   return Status::Ok();
 }
 
-Result<CreateVolumeRequest> ParseCreateVolume(const json& body) {
-  if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
-  for (const auto& [key, _] : body.items()) {
-    if (key != "name" && key != "sizeMiB")
-      return InvalidArgument(key, "unknown field '" + key + "'");
-  }
-  CreateVolumeRequest req;
-  if (!body.contains("name") || !body["name"].is_string())
-    return InvalidArgument("name", "name is required: the storage's name");
-  req.name = body["name"];
-  RETURN_IF_ERROR(ValidateVolumeName(req.name));
-  if (body.contains("sizeMiB") && !body["sizeMiB"].is_null()) {
-    const json& size = body["sizeMiB"];
-    bool in_range = size.is_number_integer() && size.get<int64_t>() >= limits::kSizeMiBMin &&
-                    size.get<int64_t>() <= limits::kSizeMiBMax;
-    if (!in_range)
-      return InvalidArgument("sizeMiB", "sizeMiB must be an integer between " +
-                                            std::to_string(limits::kSizeMiBMin) + " and " +
-                                            std::to_string(limits::kSizeMiBMax));
-    req.size_mib = size.get<int64_t>();
-  }
-  return req;
+Result<CreateVolumeRequest> CheckCreateVolume(CreateVolumeRequest request) {
+  RETURN_IF_ERROR(ValidateVolumeName(request.name));
+  int64_t size = request.size_mib.value_or(limits::kSizeMiBDefault);
+  if (size < limits::kSizeMiBMin || size > limits::kSizeMiBMax)
+    return InvalidArgument("size_mib", "size_mib must be between " +
+                                           std::to_string(limits::kSizeMiBMin) + " and " +
+                                           std::to_string(limits::kSizeMiBMax) + " MiB");
+  request.size_mib = size;
+  return request;
 }
 
 Status CheckDeleteConfirmation(const std::string& name, const std::string& confirm) {

@@ -1,9 +1,11 @@
-// Validating persistent storage requests: names, sizes, delete confirmations.
+// Persistent storage's typed requests and views, and their validation: names, sizes, delete
+// confirmations. Errors name fields as these structs do (`size_mib`); api/ and mcp/ map them.
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -25,15 +27,38 @@ inline constexpr size_t kVolumesPerOrg = 32;
 
 struct CreateVolumeRequest {
   std::string name;
-  int64_t size_mib = limits::kSizeMiBDefault;
+  std::optional<int64_t> size_mib;  // kSizeMiBDefault when absent
+};
+
+struct VolumeAttachment {
+  std::string sandbox_id;
+  std::string status;
+};
+
+struct Volume {
+  std::string id;
+  std::string name;
+  int64_t size_mib = 0;
+  std::optional<uint64_t> used_bytes, available_bytes;  // unknown while it cannot be read
+  std::string status;
+  bool is_default = false;
+  bool encrypted = true;
+  std::string mount_path;  // where a durable sandbox sees it
+  std::vector<VolumeAttachment> attachments;
+  int64_t created_at = 0;  // ms since the epoch
+};
+
+struct VolumeList {
+  std::vector<Volume> items;
 };
 
 // A name is 1..63 of [a-z0-9-], starting and ending with a letter or digit (a DNS label), so
 // it is safe in paths, URLs and command lines. `field` names the field in the error.
 Status ValidateVolumeName(const std::string& name, const std::string& field = "name");
 
-// POST /v1/storage: {"name": "...", "sizeMiB": 2048}.
-Result<CreateVolumeRequest> ParseCreateVolume(const nlohmann::json& body);
+// Checks the name and the size (field "size_mib": kSizeMiBMin..kSizeMiBMax) and fills the
+// default size.
+Result<CreateVolumeRequest> CheckCreateVolume(CreateVolumeRequest request);
 
 // DELETE /v1/storage/{name}: the confirmation must be exactly the name.
 Status CheckDeleteConfirmation(const std::string& name, const std::string& confirm);

@@ -12,8 +12,6 @@
 
 namespace adapt::storage {
 
-using nlohmann::json;
-
 VolumeService::VolumeService(store::Store& store, VolumeOptions options)
     : store_(store), options_(std::move(options)) {}
 
@@ -99,11 +97,11 @@ Result<store::VolumeRecord> VolumeService::MakeLocked(const std::string& org_id,
 
 Status VolumeService::OpenLocked(store::VolumeRecord& v) {
   ASSIGN_OR_RETURN(std::string key, DeriveVolumeKey(options_.master_key, v.id));
-  std::string expected = v.data.value("keyIdentifier", "");
+  std::string expected = v.key_identifier;
   auto id = OpenVolume(PathsOf(v.id), key, expected);
   std::fill(key.begin(), key.end(), '\0');
   if (!id.ok()) return id.status();
-  if (expected.empty()) v.data["keyIdentifier"] = *id;
+  if (expected.empty()) v.key_identifier = *id;
   return Status::Ok();
 }
 
@@ -113,44 +111,45 @@ void VolumeService::RemoveLocked(const store::VolumeRecord& v) {
   if (!st.ok()) spdlog::error("storage {}: removing: {}", v.id, st.message());
 }
 
-json VolumeService::View(const store::VolumeRecord& v) {
-  json attachments = json::array();
-  auto users = store_.ListVolumeAttachments(v.org_id, v.name);
-  if (users.ok())
-    for (const auto& u : *users) attachments.push_back({{"sandboxId", u.id}, {"status", u.status}});
-  auto usage = VolumeUsage(PathsOf(v.id));
-  return {{"id", v.id},
-          {"name", v.name},
-          {"sizeMiB", v.size_mib},
-          {"usedBytes", usage.ok() ? json(usage->used_bytes) : json(nullptr)},
-          {"availableBytes", usage.ok() ? json(usage->avail_bytes) : json(nullptr)},
-          {"status", v.status},
-          {"default", v.name == kDefaultVolumeName},
-          {"encrypted", true},
-          {"mountPath", "/workspace"},
-          {"attachments", attachments},
-          {"createdAt", FormatRfc3339(v.created_at)}};
+Volume VolumeService::View(const store::VolumeRecord& v) {
+  Volume out;
+  out.id = v.id;
+  out.name = v.name;
+  out.size_mib = v.size_mib;
+  if (auto usage = VolumeUsage(PathsOf(v.id)); usage.ok()) {
+    out.used_bytes = usage->used_bytes;
+    out.available_bytes = usage->avail_bytes;
+  }
+  out.status = v.status;
+  out.is_default = v.name == kDefaultVolumeName;
+  out.encrypted = true;
+  out.mount_path = "/workspace";
+  if (auto users = store_.ListVolumeAttachments(v.org_id, v.name); users.ok())
+    for (const auto& u : *users) out.attachments.push_back({u.id, u.status});
+  out.created_at = v.created_at;
+  return out;
 }
 
-Result<json> VolumeService::Create(const std::string& org_id, const json& body) {
-  ASSIGN_OR_RETURN(CreateVolumeRequest req, ParseCreateVolume(body));
+Result<Volume> VolumeService::Create(const std::string& org_id,
+                                     const CreateVolumeRequest& request) {
+  ASSIGN_OR_RETURN(CreateVolumeRequest req, CheckCreateVolume(request));
   std::lock_guard lock(mu_);
   auto existing = store_.GetVolumeByName(org_id, req.name);
   if (existing.ok()) return Conflict("storage '" + req.name + "' already exists");
-  ASSIGN_OR_RETURN(store::VolumeRecord v, MakeLocked(org_id, req.name, req.size_mib));
+  ASSIGN_OR_RETURN(store::VolumeRecord v, MakeLocked(org_id, req.name, *req.size_mib));
   return View(v);
 }
 
-Result<json> VolumeService::List(const std::string& org_id) {
+Result<VolumeList> VolumeService::List(const std::string& org_id) {
   std::lock_guard lock(mu_);
   RETURN_IF_ERROR(FindLocked(org_id, kDefaultVolumeName).status());
   ASSIGN_OR_RETURN(auto all, store_.ListVolumes(org_id));
-  json items = json::array();
-  for (const auto& v : all) items.push_back(View(v));
-  return json{{"items", items}, {"nextCursor", nullptr}};
+  VolumeList list;
+  for (const auto& v : all) list.items.push_back(View(v));
+  return list;
 }
 
-Result<json> VolumeService::Get(const std::string& org_id, const std::string& name) {
+Result<Volume> VolumeService::Get(const std::string& org_id, const std::string& name) {
   if (!ValidateVolumeName(name).ok()) return NotFound("storage '" + name + "' not found");
   std::lock_guard lock(mu_);
   ASSIGN_OR_RETURN(store::VolumeRecord v, FindLocked(org_id, name));

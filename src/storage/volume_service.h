@@ -5,11 +5,11 @@
 #pragma once
 
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "base/status.h"
 #include "storage/volume_disk.h"
+#include "storage/volume_request.h"
 #include "store/store.h"
 
 namespace adapt::storage {
@@ -32,11 +32,11 @@ class VolumeService {
   // sandboxes that outlive adaptd; the next start opens them all again).
   void Shutdown();
 
-  // POST /v1/storage. Conflict when the name is taken, ResourceExhausted past the limit.
-  Result<nlohmann::json> Create(const std::string& org_id, const nlohmann::json& body);
+  // Conflict when the name is taken, ResourceExhausted past the limit.
+  Result<Volume> Create(const std::string& org_id, const CreateVolumeRequest& request);
   // The organization's volumes, oldest first; the default volume is made on first use.
-  Result<nlohmann::json> List(const std::string& org_id);
-  Result<nlohmann::json> Get(const std::string& org_id, const std::string& name);
+  Result<VolumeList> List(const std::string& org_id);
+  Result<Volume> Get(const std::string& org_id, const std::string& name);
   // Permanently deletes `name` when `confirm` is exactly it, it is not the default volume
   // and no sandbox uses it.
   Status Delete(const std::string& org_id, const std::string& name, const std::string& confirm);
@@ -54,7 +54,7 @@ class VolumeService {
                                          int64_t size_mib);
   Status OpenLocked(store::VolumeRecord& v);
   void RemoveLocked(const store::VolumeRecord& v);
-  nlohmann::json View(const store::VolumeRecord& v);
+  Volume View(const store::VolumeRecord& v);
   VolumePaths PathsOf(const std::string& id) const { return VolumePaths(options_.root, id); }
 
   store::Store& store_;

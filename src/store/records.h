@@ -74,13 +74,20 @@ struct NetworkRecord {
   int64_t created_at = 0;
 };
 
-// An image an organization pulled or imported (/v1/images); `data` holds the rest.
+// An image an organization pulled or imported (/v1/images).
 struct ImageRecord {
   std::string id;
   std::string org_id;
   std::string reference;
-  std::string status;  // "pulling", "ready", "failed"
-  nlohmann::json data = nlohmann::json::object();
+  std::string status;  // "pulling", "importing", "ready", "failed"
+  bool imported = false;
+  std::string import_name;    // the name the archive gave an import ("" none)
+  std::string import_format;  // the archive's format
+  std::string digest;         // "" until ready
+  std::optional<int64_t> size;
+  std::string platform;
+  std::string config_json;  // the image config's `config` object as JSON text ("" none)
+  std::string error;        // why it failed ("" none)
   int64_t created_at = 0;
 };
 
@@ -115,21 +122,23 @@ struct OAuthGrantRecord {
   std::string client_id;
   std::string org_id;
   std::string key_id;
-  nlohmann::json data = nlohmann::json::object();  // redirect_uri, code_challenge, resource
+  std::string redirect_uri;    // codes: where the code was sent
+  std::string code_challenge;  // codes: PKCE S256 challenge
+  std::string resource;        // the MCP resource URL it is for
   int64_t expires_at = 0;
   int64_t created_at = 0;
 };
 
 // A persistent storage volume (/v1/storage): an encrypted ext4 image owned by one organization,
 // unique by (org_id, name). `status`: "creating" (written before the image is made),
-// "ready", "deleting" (written before the image is removed). `data` is owned by storage/.
+// "ready", "deleting" (written before the image is removed).
 struct VolumeRecord {
   std::string id;
   std::string org_id;
   std::string name;
   int64_t size_mib = 0;
   std::string status;
-  nlohmann::json data = nlohmann::json::object();
+  std::string key_identifier;  // hex; the LUKS key's identifier, "" until first opened
   int64_t created_at = 0;
 };
 

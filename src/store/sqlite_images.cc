@@ -7,13 +7,50 @@ using nlohmann::json;
 
 namespace {
 
+// The `data` column: a JSON object of the fields without a column of their own, in the shape
+// earlier versions wrote (source, format, name, digest, size, platform, config, error).
+std::string EncodeImageData(const ImageRecord& r) {
+  json d = json::object();
+  if (r.imported) {
+    d["source"] = "import";
+    if (!r.import_format.empty()) d["format"] = r.import_format;
+    d["name"] = r.import_name.empty() ? json(nullptr) : json(r.import_name);
+  }
+  if (!r.digest.empty()) d["digest"] = r.digest;
+  if (r.size) d["size"] = *r.size;
+  if (!r.platform.empty()) d["platform"] = r.platform;
+  if (!r.config_json.empty()) {
+    json config = json::parse(r.config_json, nullptr, false);
+    if (!config.is_discarded()) d["config"] = config;
+  }
+  if (!r.error.empty()) d["error"] = r.error;
+  return d.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void DecodeImageData(const std::string& text, ImageRecord& r) {
+  json d = json::parse(text, nullptr, false);
+  if (!d.is_object()) return;
+  auto str = [&](const char* key) {
+    return d.contains(key) && d[key].is_string() ? d[key].get<std::string>() : std::string();
+  };
+  r.imported = str("source") == "import";
+  r.import_format = str("format");
+  r.import_name = str("name");
+  r.digest = str("digest");
+  if (d.contains("size") && d["size"].is_number_integer()) r.size = d["size"].get<int64_t>();
+  r.platform = str("platform");
+  if (d.contains("config"))
+    r.config_json = d["config"].dump(-1, ' ', false, json::error_handler_t::replace);
+  r.error = str("error");
+}
+
 // The six columns of an images row, in the order of every INSERT below.
 void BindImageRow(SQLite::Statement& q, const ImageRecord& r) {
   q.bind(1, r.id);
   q.bind(2, r.org_id);
   q.bind(3, r.reference);
   q.bind(4, r.status);
-  q.bind(5, r.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  q.bind(5, EncodeImageData(r));
   q.bind(6, r.created_at);
 }
 
@@ -103,8 +140,7 @@ ImageRecord SqliteStore::ReadImage(SQLite::Statement& q) {
   r.org_id = q.getColumn(1).getString();
   r.reference = q.getColumn(2).getString();
   r.status = q.getColumn(3).getString();
-  r.data = nlohmann::json::parse(q.getColumn(4).getString(), nullptr, false);
-  if (r.data.is_discarded()) r.data = nlohmann::json::object();
+  DecodeImageData(q.getColumn(4).getString(), r);
   r.created_at = q.getColumn(5).getInt64();
   return r;
 }

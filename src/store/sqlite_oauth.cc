@@ -70,7 +70,12 @@ Status SqliteStore::PutOAuthGrant(const OAuthGrantRecord& g) {
     q.bind(3, g.client_id);
     q.bind(4, g.org_id);
     q.bind(5, g.key_id);
-    q.bind(6, g.data.dump());
+    // The `data` column is a JSON object, as earlier versions wrote it.
+    nlohmann::json data = nlohmann::json::object();
+    if (!g.redirect_uri.empty()) data["redirect_uri"] = g.redirect_uri;
+    if (!g.code_challenge.empty()) data["code_challenge"] = g.code_challenge;
+    data["resource"] = g.resource;
+    q.bind(6, data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     q.bind(7, g.expires_at);
     q.bind(8, g.created_at);
     q.exec();
@@ -114,7 +119,15 @@ Result<OAuthGrantRecord> SqliteStore::ReadGrantLocked(const std::string& hash,
   g.client_id = q.getColumn(2).getString();
   g.org_id = q.getColumn(3).getString();
   g.key_id = q.getColumn(4).getString();
-  g.data = nlohmann::json::parse(q.getColumn(5).getString());
+  auto data = nlohmann::json::parse(q.getColumn(5).getString(), nullptr, false);
+  auto text = [&](const char* key) {
+    return data.is_object() && data.contains(key) && data[key].is_string()
+               ? data[key].get<std::string>()
+               : std::string();
+  };
+  g.redirect_uri = text("redirect_uri");
+  g.code_challenge = text("code_challenge");
+  g.resource = text("resource");
   g.expires_at = q.getColumn(6).getInt64();
   g.created_at = q.getColumn(7).getInt64();
   return g;

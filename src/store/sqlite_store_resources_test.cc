@@ -110,7 +110,9 @@ TEST_P(StoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
                         "oac_1",
                         org_.id,
                         "key_1",
-                        {{"redirect_uri", "https://a.example.com/cb"}},
+                        "https://a.example.com/cb",
+                        "challenge",
+                        "https://adapt.example.com/mcp",
                         5000,
                         1000};
   ASSERT_TRUE(store_->PutOAuthGrant(code).ok());
@@ -119,7 +121,9 @@ TEST_P(StoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {
   auto taken = store_->TakeOAuthGrant(Sha256Hex("code"), "code", 2000);
   ASSERT_TRUE(taken.ok());
   EXPECT_EQ(taken->org_id, org_.id);
-  EXPECT_EQ(taken->data["redirect_uri"], "https://a.example.com/cb");
+  EXPECT_EQ(taken->redirect_uri, "https://a.example.com/cb");
+  EXPECT_EQ(taken->code_challenge, "challenge");
+  EXPECT_EQ(taken->resource, "https://adapt.example.com/mcp");
   EXPECT_EQ(store_->TakeOAuthGrant(Sha256Hex("code"), "code", 2000).status().code(),
             Code::kNotFound);
 }
@@ -131,8 +135,8 @@ TEST_P(StoreTest, OAuthClientsWithoutALiveGrantAreForgottenOnceOld) {
                         {id, "a", {"https://a/cb"}, id == std::string("oac_new") ? 9000 : 1000})
                     .ok());
   for (auto [client, expires] : {std::pair{"oac_old_used", 50000}, {"oac_old_lapsed", 5000}}) {
-    OAuthGrantRecord g{Sha256Hex(client),        "refresh", client, org_.id, "key_1",
-                       nlohmann::json::object(), expires,   1000};
+    OAuthGrantRecord g{Sha256Hex(client), "refresh", client, org_.id, "key_1", "", "", "",
+                       expires,           1000};
     ASSERT_TRUE(store_->PutOAuthGrant(g).ok());
   }
   auto left = store_->PruneOAuthClients(/*registered_before=*/8000, /*now=*/10000);
@@ -154,7 +158,9 @@ TEST_P(StoreTest, DeletingAKeyDeletesItsOAuthGrantsAndOnlyInItsOrg) {
                        "oac_1",
                        org_.id,
                        key,
-                       nlohmann::json::object(),
+                       "",
+                       "",
+                       "",
                        9000,
                        1000};
     ASSERT_TRUE(store_->PutOAuthGrant(g).ok());
@@ -233,6 +239,47 @@ TEST_P(StoreTest, ImageCapsCountTheOrgsImagesAndThoseInProgress) {
   auto listed = store_->ListImages(org_.id);
   ASSERT_TRUE(listed.ok());
   EXPECT_EQ(listed->size(), 3u);
+}
+
+TEST_F(SqliteStoreTest, ImageFieldsSurviveTheRoundTrip) {
+  ImageRecord r;
+  r.id = NewId("img");
+  r.org_id = org_.id;
+  r.reference = "import:" + r.id;
+  r.status = "ready";
+  r.imported = true;
+  r.import_name = "app:1";
+  r.import_format = "oci";
+  r.digest = "sha256:abc";
+  r.size = 1234;
+  r.platform = "linux/amd64";
+  r.config_json = R"({"Cmd":["/bin/cat"]})";
+  r.created_at = 1000;
+  ASSERT_TRUE(store_->PutImage(r).ok());
+  auto got = store_->GetImage(org_.id, r.id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(got->imported);
+  EXPECT_EQ(got->import_name, "app:1");
+  EXPECT_EQ(got->import_format, "oci");
+  EXPECT_EQ(got->digest, "sha256:abc");
+  EXPECT_EQ(got->size, 1234);
+  EXPECT_EQ(got->platform, "linux/amd64");
+  EXPECT_EQ(got->config_json, r.config_json);
+  EXPECT_EQ(got->error, "");
+
+  r = ImageRecord();
+  r.id = NewId("img");
+  r.org_id = org_.id;
+  r.reference = "a/b:1";
+  r.status = "failed";
+  r.error = "401 from registry";
+  ASSERT_TRUE(store_->PutImage(r).ok());
+  got = store_->GetImage(org_.id, r.id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_FALSE(got->imported);
+  EXPECT_FALSE(got->size.has_value());
+  EXPECT_EQ(got->config_json, "");
+  EXPECT_EQ(got->error, "401 from registry");
 }
 
 }  // namespace

@@ -25,7 +25,10 @@ Status SqliteStore::PutVolume(const VolumeRecord& v) {
     q.bind(3, v.name);
     q.bind(4, v.size_mib);
     q.bind(5, v.status);
-    q.bind(6, v.data.dump());
+    // The `data` column is a JSON object, as earlier versions wrote it.
+    nlohmann::json data = nlohmann::json::object();
+    if (!v.key_identifier.empty()) data["keyIdentifier"] = v.key_identifier;
+    q.bind(6, data.dump());
     q.bind(7, v.created_at);
     q.exec();
     tx.commit();
@@ -127,8 +130,9 @@ VolumeRecord SqliteStore::ReadVolume(SQLite::Statement& q) {
   v.name = q.getColumn(2).getString();
   v.size_mib = q.getColumn(3).getInt64();
   v.status = q.getColumn(4).getString();
-  v.data = nlohmann::json::parse(q.getColumn(5).getString(), nullptr, false);
-  if (v.data.is_discarded()) v.data = nlohmann::json::object();
+  auto data = nlohmann::json::parse(q.getColumn(5).getString(), nullptr, false);
+  if (data.is_object() && data.contains("keyIdentifier") && data["keyIdentifier"].is_string())
+    v.key_identifier = data["keyIdentifier"];
   v.created_at = q.getColumn(6).getInt64();
   return v;
 }

@@ -69,12 +69,12 @@ TEST_P(VolumeStoreTest, NamesAreUniquePerOrganization) {
   ASSERT_TRUE(store_->PutVolume(a).ok());
   EXPECT_EQ(store_->PutVolume(Volume(org_, "data")).code(), Code::kConflict);
   EXPECT_TRUE(store_->PutVolume(Volume(other_, "data")).ok());
-  a.data["keyIdentifier"] = "00ff";
+  a.key_identifier = "00ff";
   ASSERT_TRUE(store_->PutVolume(a).ok());
   auto got = store_->GetVolumeByName(org_, "data");
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(got->id, a.id);
-  EXPECT_EQ(got->data["keyIdentifier"], "00ff");
+  EXPECT_EQ(got->key_identifier, "00ff");
   EXPECT_EQ(store_->GetVolumeByName(org_, "nope").status().code(), Code::kNotFound);
   EXPECT_EQ(store_->ListVolumes(org_)->size(), 1u);
   EXPECT_EQ(store_->ListVolumes("")->size(), 2u);
