@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
+#include "core/waiter.h"
 #include "core/warm_pool.h"
 #include "daemon/config.h"
 #include "daemon/paths.h"
@@ -159,6 +160,8 @@ int Run(const DaemonConfig& config) {
   core::ImageCatalog images(config.images_dir, &image_store);
   core::EventBus bus;
   boost::asio::thread_pool workers(static_cast<size_t>(config.worker_threads));
+  // Every wait (waitSeconds, MCP's waits) parks here, on the workers' timers, holding no thread.
+  core::Waiter waiter(bus, workers);
   net::NetworkManager network(
       **store, {config.network_pool, config.dns, config.state_dir, config.network_name,
                 storage_server.port(), config.network_pool6,
@@ -188,7 +191,7 @@ int Run(const DaemonConfig& config) {
     return sandboxes.Restart(org, id);
   });
   sandboxes.set_max_sandboxes_per_org(config.max_sandboxes_per_org);
-  sandboxes.set_event_bus(&bus);
+  sandboxes.set_waiter(&waiter);
   core::ImageService image_service(**store, image_store, workers);
   image_service.set_caps(config.max_images_per_org, config.max_imports_per_org);
   image_service.Reconcile();
@@ -206,6 +209,7 @@ int Run(const DaemonConfig& config) {
   sandboxes.set_secret_service(&secrets);
   image_service.set_secret_service(&secrets);
   core::CommandService commands(**store, runtime, images);
+  commands.set_waiter(&bus, &waiter);
   core::FileService files(**store, runtime);
   commands.Reconcile();
   core::EndpointService endpoints(**store, network, {config.ingress_domain});
@@ -334,6 +338,7 @@ int Run(const DaemonConfig& config) {
   if (!api::WaitForStreamThreads(std::chrono::seconds(10)))
     spdlog::warn("stopping: {} response streams still running", api::RunningStreamThreads());
   upload_sweeper.Stop();
+  waiter.Shutdown();  // its timers would keep the workers busy until their deadlines
   workers.join();
   storage_workers.join();
   volumes.Shutdown();
