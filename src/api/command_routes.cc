@@ -15,7 +15,9 @@ void AddCommandRoutes(Router& router, core::CommandService& commands,
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
                auto body = ParseJsonBody(req);
                if (!body.ok()) return ErrorResponse(body.status());
-               auto started = commands.Start(who, p.at("id"), *body);
+               auto command = ParseRunCommand(*body);
+               if (!command.ok()) return ErrorResponse(command.status());
+               auto started = commands.Start(who, p.at("id"), std::move(*command));
                if (!started.ok()) return ErrorResponse(started.status());
                // The wait holds no worker: the answer comes when the command ends.
                HttpResponse r;

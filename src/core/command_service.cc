@@ -126,9 +126,9 @@ Result<RunOutcome> CommandService::Outcome(const Principal& who, const std::stri
 }
 
 Result<StartedCommand> CommandService::Start(const Principal& who, const std::string& sandbox_id,
-                                             const json& body) {
+                                             RunCommandRequest req) {
   ASSIGN_OR_RETURN(store::SandboxRecord sandbox, FindSandbox(who, sandbox_id));
-  ASSIGN_OR_RETURN(RunCommandRequest req, ParseRunCommand(body));
+  RETURN_IF_ERROR(ValidateRunCommand(req));
   return StartCommand(who, std::move(sandbox), std::move(req));
 }
 

@@ -26,7 +26,7 @@ struct RunOutcome {
 
 struct StartedCommand {
   std::string id;
-  int wait_seconds = 0;  // the request's waitSeconds
+  int wait_seconds = 0;  // the request's
 };
 
 struct ListCommandsRequest {
@@ -42,10 +42,10 @@ class CommandService {
   // was its child and died with it. Call once, before serving.
   void Reconcile();
 
-  // Validates `body` and starts the command; the caller waits for its waitSeconds with
-  // AwaitEnd, then reads Outcome. Conflict when the sandbox is not running.
+  // Validates `req` (ValidateRunCommand) and starts the command; the caller waits for its
+  // wait_seconds with AwaitEnd, then reads Outcome. Conflict when the sandbox is not running.
   Result<StartedCommand> Start(const Principal& who, const std::string& sandbox_id,
-                               const nlohmann::json& body);
+                               RunCommandRequest req);
   // Checks `python` and starts it, as Start does (REST's /python, MCP's run_python).
   Result<StartedCommand> StartPython(const Principal& who, const std::string& sandbox_id,
                                      const RunPython& python);

@@ -100,12 +100,15 @@ void Follow(core::CommandService& commands, ToolContext& ctx, const std::string&
   cancelled->OnSet([wait] { wait.Cancel(); });
 }
 
-void Start(core::CommandService& commands, ToolContext& ctx, const json& args, json body,
+void Start(core::CommandService& commands, ToolContext& ctx, const json& args,
            ToolReply reply) {
   std::string sandbox_id = args["sandbox_id"];
-  body["waitSeconds"] = 0;
-  if (args.contains("timeout_seconds")) body["timeoutSeconds"] = args["timeout_seconds"];
-  auto started = commands.Start(ctx.who, sandbox_id, body);
+  core::RunCommandRequest command;
+  command.argv = {"/bin/sh", "-c", args["command"].get<std::string>()};
+  command.cwd = args.value("cwd", "");
+  command.timeout_seconds = args.value("timeout_seconds", command.timeout_seconds);
+  command.wait_seconds = 0;  // the wait is Follow's, which reports progress
+  auto started = commands.Start(ctx.who, sandbox_id, std::move(command));
   if (!started.ok()) return reply(ToolResult::Fail(FailureSentence(started.status())));
   Follow(commands, ctx, sandbox_id, started->id, args.value("wait_seconds", 10), true,
          std::move(reply));
@@ -164,9 +167,7 @@ void AddCommandTools(ToolRegistry& registry, const ToolServices& services) {
                 "get_command_result while it keeps running.",
                 run_schema, CommandSchema(), ToolAnnotations{false, true, false, true}, nullptr,
                 [&commands](ToolContext& ctx, const json& args, ToolReply reply) {
-                  json body = {{"command", args["command"]}};
-                  if (args.contains("cwd")) body["cwd"] = args["cwd"];
-                  Start(commands, ctx, args, body, std::move(reply));
+                  Start(commands, ctx, args, std::move(reply));
                 }});
 
   registry.Add({"run_python", "Run Python",
