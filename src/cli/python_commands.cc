@@ -62,10 +62,9 @@ void AddSandboxPython(CLI::App& group, Invocation& invocation) {
     invocation.run = [options, &invocation](const ApiClient& client, const Console& console) {
       RETURN_IF_ERROR(AwaitProvisioned(client, options->sandbox_id));
       ASSIGN_OR_RETURN(nlohmann::json command,
-                       JsonOrError(client.Post("/v1/sandboxes/" +
-                                                   EscapeUrlComponent(options->sandbox_id) +
-                                                   "/python",
-                                               options->body)));
+                       JsonOrError(client.Post(
+                           "/v1/sandboxes/" + EscapeUrlComponent(options->sandbox_id) + "/python",
+                           options->body)));
       std::string path = CommandPath(options->sandbox_id, command.value("id", ""));
       if (invocation.json) {
         ASSIGN_OR_RETURN(command, WaitDone(client, path));

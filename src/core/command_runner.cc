@@ -167,8 +167,7 @@ void CommandRunner::Unregister(const std::string& id) {
       std::string sandbox_id = it->second->record.sandbox_id;
       running_.erase(it);
       bool more = false;
-      for (const auto& [_, other] : running_)
-        more = more || other->record.sandbox_id == sandbox_id;
+      for (const auto& [_, other] : running_) more = more || other->record.sandbox_id == sandbox_id;
       if (!more) ended_.erase(sandbox_id);
     }
     threads_ -= 1;

@@ -106,9 +106,9 @@ Waiter::Handle CommandService::AwaitEnd(const std::string& id, Waiter::Clock::ti
     done(Waiter::End::kCancelled);
     return {};
   }
-  return waiter_->Start({Change::Kind::kCommandEnded, id}, deadline,
-                        [this, id] { return !runner_.IsRunning(id); }, std::move(done),
-                        std::move(ticks));
+  return waiter_->Start(
+      {Change::Kind::kCommandEnded, id}, deadline, [this, id] { return !runner_.IsRunning(id); },
+      std::move(done), std::move(ticks));
 }
 
 Result<RunOutcome> CommandService::Outcome(const Principal& who, const std::string& sandbox_id,

@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "core/auth.h"
-#include "core/command_runner.h"
 #include "core/command_request.h"
+#include "core/command_runner.h"
 #include "core/image_catalog.h"
 #include "core/python_command.h"
 #include "core/waiter.h"

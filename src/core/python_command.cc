@@ -34,9 +34,9 @@ bool PythonMissing(const nlohmann::json& command) {
       (*argv)[2] != kPythonScript)
     return false;
   auto err = command.find("stderr");
-  return command.value("status", "") != "running" && command.value("exitCode", nlohmann::json()) == 127 &&
-         err != command.end() && err->is_string() &&
-         err->get<std::string>().find(kPythonMissing) != std::string::npos;
+  return command.value("status", "") != "running" &&
+         command.value("exitCode", nlohmann::json()) == 127 && err != command.end() &&
+         err->is_string() && err->get<std::string>().find(kPythonMissing) != std::string::npos;
 }
 
 }  // namespace adapt::core

@@ -11,8 +11,8 @@
 
 #include "core/auth.h"
 #include "core/event_bus.h"
-#include "core/waiter.h"
 #include "core/sandbox_lifecycle.h"
+#include "core/waiter.h"
 
 namespace adapt::core {
 

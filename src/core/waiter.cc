@@ -10,9 +10,7 @@
 namespace adapt::core {
 namespace {
 
-std::string KeyOf(const Change& c) {
-  return std::to_string(static_cast<int>(c.kind)) + ":" + c.id;
-}
+std::string KeyOf(const Change& c) { return std::to_string(static_cast<int>(c.kind)) + ":" + c.id; }
 
 }  // namespace
 
@@ -76,8 +74,10 @@ class Waiter::Wait : public std::enable_shared_from_this<Wait> {
         checking_ = false;
         bool give_up = !registered_;  // a wait past the cap ends after its first check
         lock.unlock();
-        if (ready) Finish(End::kReady);
-        else if (give_up) Finish(End::kDeadline);
+        if (ready)
+          Finish(End::kReady);
+        else if (give_up)
+          Finish(End::kDeadline);
         return;
       }
       again_ = false;

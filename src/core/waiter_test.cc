@@ -31,8 +31,9 @@ TEST(Waiter, EndsReadyWhenASignalMakesTheCheckTrue) {
   Waiter waiter(bus, pool);
   std::atomic<bool> ended{false};
   Outcome outcome;
-  waiter.Start(CommandEnded("cmd_a"), Waiter::Clock::now() + 30s, [&] { return ended.load(); },
-               outcome.Done());
+  waiter.Start(
+      CommandEnded("cmd_a"), Waiter::Clock::now() + 30s, [&] { return ended.load(); },
+      outcome.Done());
   std::this_thread::sleep_for(50ms);
   EXPECT_FALSE(outcome.Ended());
   ended = true;
@@ -49,7 +50,8 @@ TEST(Waiter, EndsAtItsDeadlineWhenNothingSignals) {
   Waiter waiter(bus, pool);
   Outcome outcome;
   auto start = Waiter::Clock::now();
-  waiter.Start(CommandEnded("cmd_a"), start + 200ms, [] { return false; }, outcome.Done());
+  waiter.Start(
+      CommandEnded("cmd_a"), start + 200ms, [] { return false; }, outcome.Done());
   ASSERT_EQ(outcome.future.wait_for(5s), std::future_status::ready);
   EXPECT_EQ(outcome.future.get(), End::kDeadline);
   EXPECT_GE(Waiter::Clock::now() - start, 200ms);
@@ -61,8 +63,8 @@ TEST(Waiter, ACheckTrueAlreadyEndsTheWaitWithoutASignal) {
   EventBus bus;
   Waiter waiter(bus, pool);
   Outcome outcome;
-  waiter.Start(CommandEnded("cmd_a"), Waiter::Clock::now() + 30s, [] { return true; },
-               outcome.Done());
+  waiter.Start(
+      CommandEnded("cmd_a"), Waiter::Clock::now() + 30s, [] { return true; }, outcome.Done());
   ASSERT_EQ(outcome.future.wait_for(5s), std::future_status::ready);
   EXPECT_EQ(outcome.future.get(), End::kReady);
   pool.join();
@@ -74,10 +76,13 @@ TEST(Waiter, SignalsOfOtherChangesDoNotRunTheCheck) {
   Waiter waiter(bus, pool);
   std::atomic<int> checks{0};
   Outcome outcome;
-  auto handle = waiter.Start(CommandEnded("cmd_a"), Waiter::Clock::now() + 30s, [&] {
-    ++checks;
-    return false;
-  }, outcome.Done());
+  auto handle = waiter.Start(
+      CommandEnded("cmd_a"), Waiter::Clock::now() + 30s,
+      [&] {
+        ++checks;
+        return false;
+      },
+      outcome.Done());
   std::this_thread::sleep_for(50ms);
   bus.Notify(CommandEnded("cmd_b"));
   bus.Notify({Change::Kind::kSandboxStatus, "cmd_a"});
@@ -99,11 +104,15 @@ TEST(Waiter, ThousandsOfWaitsHoldNoThreadOfAOneThreadPool) {
   std::atomic<bool> ended{false};
   std::atomic<int> ready{0}, others{0};
   for (int i = 0; i < kWaits; ++i)
-    waiter.Start(CommandEnded("cmd_" + std::to_string(i % 10)), Waiter::Clock::now() + 60s,
-                 [&] { return ended.load(); }, [&](End how) {
-                   if (how == End::kReady) ++ready;
-                   else ++others;
-                 });
+    waiter.Start(
+        CommandEnded("cmd_" + std::to_string(i % 10)), Waiter::Clock::now() + 60s,
+        [&] { return ended.load(); },
+        [&](End how) {
+          if (how == End::kReady)
+            ++ready;
+          else
+            ++others;
+        });
   // The pool's one thread is free while they all wait: other work runs at once.
   std::promise<void> ran;
   boost::asio::post(pool, [&] { ran.set_value(); });
@@ -123,7 +132,8 @@ TEST(Waiter, ShutdownEndsEveryWaitSoThePoolCanBeJoined) {
   EventBus bus;
   Waiter waiter(bus, pool);
   Outcome a, b;
-  waiter.Start(CommandEnded("cmd_a"), Waiter::Clock::now() + 600s, [] { return false; }, a.Done());
+  waiter.Start(
+      CommandEnded("cmd_a"), Waiter::Clock::now() + 600s, [] { return false; }, a.Done());
   waiter.Start({Change::Kind::kSandboxStatus, "sbx_a"}, Waiter::Clock::now() + 600s,
                [] { return false; }, b.Done(), {10ms, 10ms, [] {}});
   std::this_thread::sleep_for(50ms);
@@ -134,8 +144,8 @@ TEST(Waiter, ShutdownEndsEveryWaitSoThePoolCanBeJoined) {
   EXPECT_EQ(a.future.get(), End::kCancelled);
   EXPECT_EQ(b.future.get(), End::kCancelled);
   Outcome late;
-  waiter.Start(CommandEnded("cmd_c"), Waiter::Clock::now() + 600s, [] { return false; },
-               late.Done());
+  waiter.Start(
+      CommandEnded("cmd_c"), Waiter::Clock::now() + 600s, [] { return false; }, late.Done());
   EXPECT_EQ(waiter.size(), 0u);
 }
 
@@ -144,12 +154,12 @@ TEST(Waiter, PastTheCapAWaitEndsAfterItsFirstCheck) {
   EventBus bus;
   Waiter waiter(bus, pool, /*max_waits=*/1);
   Outcome first, second, third;
-  auto handle = waiter.Start(CommandEnded("cmd_a"), Waiter::Clock::now() + 30s,
-                             [] { return false; }, first.Done());
-  waiter.Start(CommandEnded("cmd_b"), Waiter::Clock::now() + 30s, [] { return false; },
-               second.Done());
-  waiter.Start(CommandEnded("cmd_c"), Waiter::Clock::now() + 30s, [] { return true; },
-               third.Done());
+  auto handle = waiter.Start(
+      CommandEnded("cmd_a"), Waiter::Clock::now() + 30s, [] { return false; }, first.Done());
+  waiter.Start(
+      CommandEnded("cmd_b"), Waiter::Clock::now() + 30s, [] { return false; }, second.Done());
+  waiter.Start(
+      CommandEnded("cmd_c"), Waiter::Clock::now() + 30s, [] { return true; }, third.Done());
   EXPECT_EQ(second.future.get(), End::kDeadline);  // the state now, as a wait of 0 s
   EXPECT_EQ(third.future.get(), End::kReady);
   EXPECT_FALSE(first.Ended());

@@ -76,8 +76,7 @@ void Follow(core::CommandService& commands, ToolContext& ctx, const std::string&
   // Checked before waiting: another organization's command is not found, not waited on.
   auto now = commands.Get(ctx.who, sandbox_id, id);
   if (!now.ok()) return reply(ToolResult::Fail(FailureSentence(now.status())));
-  if (now->value("status", "") != "running" || seconds == 0)
-    return reply(Answer(sandbox_id, *now));
+  if (now->value("status", "") != "running" || seconds == 0) return reply(Answer(sandbox_id, *now));
   // The first report comes early: a short wait_seconds would otherwise report nothing.
   core::Waiter::Ticks ticks{std::chrono::milliseconds(250), std::chrono::seconds(1),
                             [progress = ctx.progress, start, seconds, id] {
@@ -100,8 +99,7 @@ void Follow(core::CommandService& commands, ToolContext& ctx, const std::string&
   cancelled->OnSet([wait] { wait.Cancel(); });
 }
 
-void Start(core::CommandService& commands, ToolContext& ctx, const json& args,
-           ToolReply reply) {
+void Start(core::CommandService& commands, ToolContext& ctx, const json& args, ToolReply reply) {
   std::string sandbox_id = args["sandbox_id"];
   core::RunCommandRequest command;
   command.argv = {"/bin/sh", "-c", args["command"].get<std::string>()};

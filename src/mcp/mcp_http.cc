@@ -70,8 +70,7 @@ class DeferredCall : public api::DeferredResponse,
   void Start(Reply reply) override {
     reply_ = std::move(reply);
     boost::asio::post(calls_, [self = shared_from_this()] {
-      self->run_(self->ctx_,
-                 [self](json answer) { self->Finish(JsonRpcResponse(200, answer)); });
+      self->run_(self->ctx_, [self](json answer) { self->Finish(JsonRpcResponse(200, answer)); });
       self->slot_.reset();
     });
   }
@@ -237,15 +236,16 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
   std::string key = request.id.dump();
   // Registered when the work starts, so a stream whose client left before it began leaves
   // nothing behind in the session.
-  CallRun run = [this, request, session_id, key](ToolContext& c,
-                                                std::function<void(json)> done) {
+  CallRun run = [this, request, session_id, key](ToolContext& c, std::function<void(json)> done) {
     c.cancelled = sessions_.BeginCall(session_id, key);
-    server_.Answer(request, c, [this, session_id, key, id = request.id, cancelled = c.cancelled,
-                                done = std::move(done)](json answer) {
-      sessions_.EndCall(session_id, key);
-      if (cancelled->IsSet()) answer = RpcError(id, rpc::kRequestCancelled, "request cancelled");
-      done(std::move(answer));
-    });
+    server_.Answer(request, c,
+                   [this, session_id, key, id = request.id, cancelled = c.cancelled,
+                    done = std::move(done)](json answer) {
+                     sessions_.EndCall(session_id, key);
+                     if (cancelled->IsSet())
+                       answer = RpcError(id, rpc::kRequestCancelled, "request cancelled");
+                     done(std::move(answer));
+                   });
   };
   if (running_->fetch_add(1) >= max_calls_) {
     running_->fetch_sub(1);

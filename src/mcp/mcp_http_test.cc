@@ -66,11 +66,11 @@ class McpHttpBound : public ::testing::Test {
     http_ = std::make_unique<McpHttp>(
         tools_, [](const std::string&) { return Result<core::Principal>(core::Principal{}); },
         "127.0.0.1", pool_, 1);
-    api::HttpResponse init = http_->Post(
-        McpRequest({{"jsonrpc", "2.0"},
-                    {"id", 1},
-                    {"method", "initialize"},
-                    {"params", {{"protocolVersion", "2025-11-25"}}}}));
+    api::HttpResponse init =
+        http_->Post(McpRequest({{"jsonrpc", "2.0"},
+                                {"id", 1},
+                                {"method", "initialize"},
+                                {"params", {{"protocolVersion", "2025-11-25"}}}}));
     ASSERT_EQ(init.status, 200) << init.body;
     for (const auto& [k, v] : init.headers)
       if (k == "Mcp-Session-Id") session_ = v;

@@ -33,8 +33,7 @@ class SessionStore {
   bool End(const std::string& id, const std::string& org_id);
 
   // Registers the call `request_key` (the JSON of its id) and returns its cancel signal.
-  std::shared_ptr<CancelSignal> BeginCall(const std::string& id,
-                                               const std::string& request_key);
+  std::shared_ptr<CancelSignal> BeginCall(const std::string& id, const std::string& request_key);
   void EndCall(const std::string& id, const std::string& request_key);
   // Sets the cancel signal of a call in flight; unknown calls are ignored, as the spec says.
   void Cancel(const std::string& id, const std::string& request_key);
