@@ -1,4 +1,5 @@
-// /v1/sandboxes/{id}/commands: translation between HTTP and core::CommandService.
+// /v1/sandboxes/{id}/commands and /python: translation between HTTP and core::CommandService.
+#include "api/command_mapping.h"
 #include "api/command_stream.h"
 #include "api/command_wait.h"
 #include "api/errors.h"
@@ -14,13 +15,30 @@ void AddCommandRoutes(Router& router, core::CommandService& commands,
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
                auto body = ParseJsonBody(req);
                if (!body.ok()) return ErrorResponse(body.status());
-               auto started = commands.Start(who, p.at("id"), *body);
+               auto command = ParseRunCommand(*body);
+               if (!command.ok()) return ErrorResponse(command.status());
+               auto started = commands.Start(who, p.at("id"), std::move(*command));
                if (!started.ok()) return ErrorResponse(started.status());
                // The wait holds no worker: the answer comes when the command ends.
                HttpResponse r;
                r.deferred = MakeCommandWait(
                    commands, workers, who, p.at("id"), started->id,
                    std::chrono::steady_clock::now() + std::chrono::seconds(started->wait_seconds));
+               return r;
+             });
+  router.Add("POST", "/v1/sandboxes/{id}/python",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               auto python = ParseRunPython(*body);
+               if (!python.ok()) return ErrorResponse(python.status());
+               auto started = commands.StartPython(who, p.at("id"), *python);
+               if (!started.ok()) return ErrorResponse(started.status());
+               HttpResponse r;
+               r.deferred = MakeCommandWait(
+                   commands, workers, who, p.at("id"), started->id,
+                   std::chrono::steady_clock::now() + std::chrono::seconds(started->wait_seconds),
+                   /*python=*/true);
                return r;
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands",

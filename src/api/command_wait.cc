@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <boost/asio/post.hpp>
+#include <mutex>
 
 #include "api/errors.h"
 #include "api/resource_responses.h"
@@ -13,27 +14,32 @@ class CommandWait : public DeferredResponse, public std::enable_shared_from_this
  public:
   CommandWait(core::CommandService& commands, boost::asio::thread_pool& workers,
               core::Principal who, std::string sandbox_id, std::string command_id,
-              std::chrono::steady_clock::time_point deadline)
+              std::chrono::steady_clock::time_point deadline, bool python)
       : commands_(commands),
         workers_(workers),
         who_(std::move(who)),
         sandbox_id_(std::move(sandbox_id)),
         command_id_(std::move(command_id)),
-        deadline_(deadline) {}
+        deadline_(deadline),
+        python_(python) {}
 
   std::chrono::steady_clock::time_point deadline() const override { return deadline_; }
 
   void Start(Reply reply) override {
     reply_ = std::move(reply);
     std::weak_ptr<CommandWait> weak = weak_from_this();
-    token_ = commands_.WhenEnded(command_id_, [weak] {
+    auto handle = commands_.AwaitEnd(command_id_, deadline_, [weak](core::Waiter::End how) {
+      if (how == core::Waiter::End::kCancelled) return;  // Cancel: nobody reads the answer
       if (auto self = weak.lock()) self->Answer();
     });
+    std::lock_guard lock(mu_);
+    wait_ = std::move(handle);
   }
   void Expire() override { Answer(); }
   void Cancel() override {
     answered_ = true;
-    commands_.CancelWhenEnded(token_);
+    std::lock_guard lock(mu_);
+    wait_.Cancel();
   }
 
  private:
@@ -41,8 +47,13 @@ class CommandWait : public DeferredResponse, public std::enable_shared_from_this
   void Answer() {
     if (answered_.exchange(true)) return;
     boost::asio::post(workers_, [self = shared_from_this()] {
-      self->commands_.CancelWhenEnded(self->token_);
-      auto outcome = self->commands_.Outcome(self->who_, self->sandbox_id_, self->command_id_);
+      {
+        std::lock_guard lock(self->mu_);
+        self->wait_.Cancel();
+      }
+      CommandWait& w = *self;
+      auto outcome = w.python_ ? w.commands_.PythonOutcome(w.who_, w.sandbox_id_, w.command_id_)
+                               : w.commands_.Outcome(w.who_, w.sandbox_id_, w.command_id_);
       if (!outcome.ok()) return self->reply_(ErrorResponse(outcome.status()));
       self->reply_(JsonResponse(outcome->finished ? 200 : 202, outcome->command));
     });
@@ -53,8 +64,10 @@ class CommandWait : public DeferredResponse, public std::enable_shared_from_this
   const core::Principal who_;
   const std::string sandbox_id_, command_id_;
   const std::chrono::steady_clock::time_point deadline_;
-  Reply reply_;                     // set by Start, before anything can call Answer
-  std::atomic<uint64_t> token_{0};  // WhenEnded's
+  const bool python_;
+  Reply reply_;  // set by Start, before anything can call Answer
+  std::mutex mu_;
+  core::Waiter::Handle wait_;  // guarded by mu_
   std::atomic<bool> answered_{false};
 };
 
@@ -64,9 +77,10 @@ std::shared_ptr<DeferredResponse> MakeCommandWait(core::CommandService& commands
                                                   boost::asio::thread_pool& workers,
                                                   core::Principal who, std::string sandbox_id,
                                                   std::string command_id,
-                                                  std::chrono::steady_clock::time_point deadline) {
+                                                  std::chrono::steady_clock::time_point deadline,
+                                                  bool python) {
   return std::make_shared<CommandWait>(commands, workers, std::move(who), std::move(sandbox_id),
-                                       std::move(command_id), deadline);
+                                       std::move(command_id), deadline, python);
 }
 
 }  // namespace adapt::api

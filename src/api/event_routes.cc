@@ -30,7 +30,8 @@ class StatusEventStream : public ResponseStream,
       sink_ = std::move(sink);
     }
     std::weak_ptr<StatusEventStream> weak = shared_from_this();
-    token_ = bus_.Subscribe([weak, &workers = workers_] {
+    token_ = bus_.Subscribe([weak, &workers = workers_, id = sandbox_id_](const core::Change& c) {
+      if (c.kind != core::Change::Kind::kSandboxStatus || (!id.empty() && c.id != id)) return;
       if (auto self = weak.lock()) boost::asio::post(workers, [self] { self->Pump(); });
     });
     boost::asio::post(workers_, [self = shared_from_this()] { self->Pump(); });

@@ -3,23 +3,15 @@
 #include <iostream>
 #include <memory>
 #include <ostream>
-#include <thread>
 
 #include "base/key_value.h"
+#include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/sandbox_wait.h"
 
 namespace adapt::cli {
 namespace {
-
-std::string CommandsPath(const std::string& sandbox_id) {
-  return "/v1/sandboxes/" + EscapeUrlComponent(sandbox_id) + "/commands";
-}
-
-std::string CommandPath(const std::string& sandbox_id, const std::string& id) {
-  return CommandsPath(sandbox_id) + "/" + EscapeUrlComponent(id);
-}
 
 // Splits KEY=VALUE flags into an object.
 Result<nlohmann::json> EnvObject(const std::vector<std::string>& pairs) {
@@ -30,54 +22,6 @@ Result<nlohmann::json> EnvObject(const std::vector<std::string>& pairs) {
     env[pair->first] = pair->second;
   }
   return env;
-}
-
-// The exit status `adapt sandbox exec` takes from a finished command, as a shell would.
-int ExitCodeOf(const nlohmann::json& command) {
-  if (command["exitCode"].is_number_integer()) return command["exitCode"].get<int>();
-  if (command["signal"].is_number_integer()) return 128 + command["signal"].get<int>();
-  return 1;
-}
-
-// Follows the command's output stream (SSE), writing stdout and stderr as they come;
-// returns the final record from the stream's "result" event.
-Result<nlohmann::json> StreamOutput(const ApiClient& client, const std::string& path,
-                                    const Console& console, bool print) {
-  std::string event;
-  nlohmann::json result;
-  auto on_line = [&](std::string_view line) {
-    if (line.rfind("event: ", 0) == 0) {
-      event = std::string(line.substr(7));
-    } else if (line.rfind("data: ", 0) == 0) {
-      auto data = nlohmann::json::parse(line.substr(6), nullptr, false);
-      if (data.is_discarded()) return true;
-      if (event == "result") {
-        result = data;
-        return false;
-      }
-      if (print && event == "stdout") console.out << data.value("data", "") << std::flush;
-      if (print && event == "stderr") std::cerr << data.value("data", "") << std::flush;
-    }
-    return true;
-  };
-  auto response = client.Stream(path + "/stream", on_line);
-  if (!response.ok()) return response.status();
-  if (response->status >= 400) return JsonOrError(response);
-  if (result.is_null()) {
-    // The stream broke before the end: the record says where the command stands.
-    return JsonOrError(client.Get(path));
-  }
-  return result;
-}
-
-// Polls until the command no longer runs.
-Result<nlohmann::json> WaitDone(const ApiClient& client, const std::string& path) {
-  ASSIGN_OR_RETURN(nlohmann::json command, JsonOrError(client.Get(path)));
-  while (command.value("status", "") == "running") {
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    ASSIGN_OR_RETURN(command, JsonOrError(client.Get(path)));
-  }
-  return command;
 }
 
 struct ExecOptions {

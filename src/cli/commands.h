@@ -47,6 +47,8 @@ void AddKeyCommands(CLI::App& app, Invocation& invocation);
 // "command" (get, kill); AddSandboxExec adds `exec` to the "sandbox" group.
 void AddCommandCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExec(CLI::App& sandbox_group, Invocation& invocation);
+// `python` in the "sandbox" group (python_commands.cc).
+void AddSandboxPython(CLI::App& sandbox_group, Invocation& invocation);
 // `cp` and `ls` in the "sandbox" group (file_commands.cc).
 void AddSandboxFiles(CLI::App& sandbox_group, Invocation& invocation);
 // "endpoint" (ls, rm); AddSandboxExpose adds `expose` to the "sandbox" group.

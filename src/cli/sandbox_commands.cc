@@ -254,6 +254,7 @@ void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
   AddDelete(*group, invocation);
   AddEvents(*group, invocation);
   AddSandboxExec(*group, invocation);
+  AddSandboxPython(*group, invocation);
   AddSandboxFiles(*group, invocation);
   AddSandboxExpose(*group, invocation);
   AddSandboxStopStart(*group, invocation);

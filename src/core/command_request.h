@@ -1,9 +1,8 @@
-// Parsing and validating POST /v1/sandboxes/{id}/commands; the first problem found is
-// returned with the field it is about.
+// A command to run in a sandbox, as the core takes it (REST's /commands and /python, MCP's
+// run_command and run_python map to it), and its validation, naming fields as here.
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -21,6 +20,8 @@ struct RunCommandRequest {
   int wait_seconds = 10;
 };
 
-Result<RunCommandRequest> ParseRunCommand(const nlohmann::json& body);
+// The first problem of `req`, naming its field (argv, cwd, env, stdin, user, timeout_seconds,
+// wait_seconds); OK when there is none.
+Status ValidateRunCommand(const RunCommandRequest& req);
 
 }  // namespace adapt::core

@@ -154,52 +154,27 @@ std::shared_ptr<CommandRunner::Running> CommandRunner::Register(store::CommandRe
   return c;
 }
 
-uint64_t CommandRunner::WhenEnded(const std::string& id, std::function<void()> fn) {
-  {
-    std::lock_guard lock(mu_);
-    if (running_.count(id)) {
-      uint64_t token = next_token_++;
-      when_ended_.emplace(token, std::make_pair(id, std::move(fn)));
-      return token;
-    }
-  }
-  fn();
-  return 0;
-}
-
-void CommandRunner::CancelWhenEnded(uint64_t token) {
+bool CommandRunner::IsRunning(const std::string& id) {
   std::lock_guard lock(mu_);
-  when_ended_.erase(token);
+  return running_.count(id) > 0;
 }
 
 void CommandRunner::Unregister(const std::string& id) {
-  std::vector<std::function<void()>> ended;
-  // Called once the lock is released: a waiter may call back into the runner.
-  struct CallAfterUnlock {
-    std::vector<std::function<void()>>& fns;
-    ~CallAfterUnlock() {
-      for (auto& fn : fns) fn();
+  {
+    std::lock_guard lock(mu_);
+    auto it = running_.find(id);
+    if (it != running_.end()) {
+      std::string sandbox_id = it->second->record.sandbox_id;
+      running_.erase(it);
+      bool more = false;
+      for (const auto& [_, other] : running_) more = more || other->record.sandbox_id == sandbox_id;
+      if (!more) ended_.erase(sandbox_id);
     }
-  } call{ended};
-  std::lock_guard lock(mu_);
-  for (auto w = when_ended_.begin(); w != when_ended_.end();) {
-    if (w->second.first != id) {
-      ++w;
-      continue;
-    }
-    ended.push_back(std::move(w->second.second));
-    w = when_ended_.erase(w);
+    threads_ -= 1;
+    changed_.notify_all();
   }
-  auto it = running_.find(id);
-  if (it != running_.end()) {
-    std::string sandbox_id = it->second->record.sandbox_id;
-    running_.erase(it);
-    bool more = false;
-    for (const auto& [_, other] : running_) more = more || other->record.sandbox_id == sandbox_id;
-    if (!more) ended_.erase(sandbox_id);
-  }
-  threads_ -= 1;
-  changed_.notify_all();
+  // Once the lock is released: a waiter's check calls back into the runner.
+  if (bus_) bus_->Notify({Change::Kind::kCommandEnded, id});
 }
 
 void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess process,

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agent/protocol.h"
+#include "core/event_bus.h"
 #include "runtime/runtime.h"
 #include "store/store.h"
 
@@ -68,11 +69,11 @@ class CommandRunner {
   bool Kill(const std::string& id);
   // Waits until the command no longer runs here, at most `timeout`; true when it ended.
   bool WaitFor(const std::string& id, std::chrono::milliseconds timeout);
-  // Calls `fn` once when command `id` no longer runs here: from the thread that ends it, or at
-  // once on this thread when it does not run now. `fn` must not block. Returns a token for
-  // CancelWhenEnded, after which `fn` is not called (unless it is being called).
-  uint64_t WhenEnded(const std::string& id, std::function<void()> fn);
-  void CancelWhenEnded(uint64_t token);
+  // True while command `id` runs here.
+  bool IsRunning(const std::string& id);
+  // Where a command's end is announced (Change::kCommandEnded), for the Waiter. Set before
+  // starting commands.
+  void set_event_bus(EventBus* bus) { bus_ = bus; }
   // A tap on the command's output; nullptr when it does not run here.
   std::unique_ptr<Tap> Follow(const std::string& id);
   // Says why sandbox `sandbox_id` ends (its `error`, or that it is deleted or stopped), once
@@ -105,9 +106,7 @@ class CommandRunner {
     std::chrono::steady_clock::time_point at;
   };
   std::map<std::string, std::vector<Lost>> lost_;
-  // Guarded by mu_. Token -> (command id, what WhenEnded calls).
-  std::map<uint64_t, std::pair<std::string, std::function<void()>>> when_ended_;
-  uint64_t next_token_ = 1;
+  EventBus* bus_ = nullptr;
   int threads_ = 0;
   std::atomic<bool> stopping_{false};
 };

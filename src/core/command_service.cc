@@ -5,9 +5,9 @@
 #include "base/time.h"
 #include "core/command_request.h"
 #include "core/list_cursor.h"
+#include "core/python_command.h"
 #include "core/sandbox_view.h"
 #include "core/startup_plan.h"
-#include "core/wake_signal.h"
 
 namespace adapt::core {
 namespace {
@@ -100,18 +100,15 @@ Result<store::CommandRecord> CommandService::FindCommand(const Principal& who,
   return c;
 }
 
-Result<RunOutcome> CommandService::Run(const Principal& who, const std::string& sandbox_id,
-                                       const json& body) {
-  ASSIGN_OR_RETURN(StartedCommand started, Start(who, sandbox_id, body));
-  runner_.WaitFor(started.id, std::chrono::seconds(started.wait_seconds));
-  return Outcome(who, sandbox_id, started.id);
-}
-
-void CommandService::AwaitEnd(const std::string& id, std::chrono::steady_clock::time_point until) {
-  auto signal = std::make_shared<WakeSignal>();
-  uint64_t token = runner_.WhenEnded(id, [signal] { signal->Fire(); });
-  signal->WaitUntil(until);
-  runner_.CancelWhenEnded(token);
+Waiter::Handle CommandService::AwaitEnd(const std::string& id, Waiter::Clock::time_point deadline,
+                                        Waiter::Done done, Waiter::Ticks ticks) {
+  if (!waiter_) {
+    done(Waiter::End::kCancelled);
+    return {};
+  }
+  return waiter_->Start(
+      {Change::Kind::kCommandEnded, id}, deadline, [this, id] { return !runner_.IsRunning(id); },
+      std::move(done), std::move(ticks));
 }
 
 Result<RunOutcome> CommandService::Outcome(const Principal& who, const std::string& sandbox_id,
@@ -129,9 +126,33 @@ Result<RunOutcome> CommandService::Outcome(const Principal& who, const std::stri
 }
 
 Result<StartedCommand> CommandService::Start(const Principal& who, const std::string& sandbox_id,
-                                             const json& body) {
+                                             RunCommandRequest req) {
   ASSIGN_OR_RETURN(store::SandboxRecord sandbox, FindSandbox(who, sandbox_id));
-  ASSIGN_OR_RETURN(RunCommandRequest req, ParseRunCommand(body));
+  RETURN_IF_ERROR(ValidateRunCommand(req));
+  return StartCommand(who, std::move(sandbox), std::move(req));
+}
+
+Result<StartedCommand> CommandService::StartPython(const Principal& who,
+                                                   const std::string& sandbox_id,
+                                                   const RunPython& python) {
+  ASSIGN_OR_RETURN(store::SandboxRecord sandbox, FindSandbox(who, sandbox_id));
+  ASSIGN_OR_RETURN(RunCommandRequest req, PythonCommand(python));
+  return StartCommand(who, std::move(sandbox), std::move(req));
+}
+
+Result<RunOutcome> CommandService::PythonOutcome(const Principal& who,
+                                                 const std::string& sandbox_id,
+                                                 const std::string& id) {
+  ASSIGN_OR_RETURN(RunOutcome outcome, Outcome(who, sandbox_id, id));
+  if (outcome.finished && PythonMissing(outcome.command))
+    return Status(Code::kUnsupported, "the image of sandbox " + sandbox_id + " has no python3");
+  return outcome;
+}
+
+Result<StartedCommand> CommandService::StartCommand(const Principal& who,
+                                                    store::SandboxRecord sandbox,
+                                                    RunCommandRequest req) {
+  const std::string& sandbox_id = sandbox.id;
   if (sandbox.status != "running")
     return Conflict("sandbox " + sandbox_id + " is " + sandbox.status +
                     "; commands run only in a running sandbox");

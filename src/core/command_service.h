@@ -9,8 +9,11 @@
 #include <utility>
 
 #include "core/auth.h"
+#include "core/command_request.h"
 #include "core/command_runner.h"
 #include "core/image_catalog.h"
+#include "core/python_command.h"
+#include "core/waiter.h"
 #include "runtime/runtime.h"
 #include "store/store.h"
 
@@ -23,7 +26,7 @@ struct RunOutcome {
 
 struct StartedCommand {
   std::string id;
-  int wait_seconds = 0;  // the request's waitSeconds
+  int wait_seconds = 0;  // the request's
 };
 
 struct ListCommandsRequest {
@@ -39,26 +42,31 @@ class CommandService {
   // was its child and died with it. Call once, before serving.
   void Reconcile();
 
-  // Validates `body`, starts the command and waits up to its waitSeconds for it to end.
-  // Conflict when the sandbox is not running.
-  Result<RunOutcome> Run(const Principal& who, const std::string& sandbox_id,
-                         const nlohmann::json& body);
-  // Run without the wait: validates `body` and starts the command. With WhenEnded and
-  // Outcome, a caller waits without holding a thread.
+  // Validates `req` (ValidateRunCommand) and starts the command; the caller waits for its
+  // wait_seconds with AwaitEnd, then reads Outcome. Conflict when the sandbox is not running.
   Result<StartedCommand> Start(const Principal& who, const std::string& sandbox_id,
-                               const nlohmann::json& body);
+                               RunCommandRequest req);
+  // Checks `python` and starts it, as Start does (REST's /python, MCP's run_python).
+  Result<StartedCommand> StartPython(const Principal& who, const std::string& sandbox_id,
+                                     const RunPython& python);
+  // Outcome for a Python run: kUnsupported, naming the sandbox, when it ended because its image
+  // has no python3.
+  Result<RunOutcome> PythonOutcome(const Principal& who, const std::string& sandbox_id,
+                                   const std::string& id);
   // The command now: finished (its final record) or running (its output so far). Reads the
   // store: brief, but blocking.
   Result<RunOutcome> Outcome(const Principal& who, const std::string& sandbox_id,
                              const std::string& id);
-  // See CommandRunner::WhenEnded.
-  uint64_t WhenEnded(const std::string& id, std::function<void()> fn) {
-    return runner_.WhenEnded(id, std::move(fn));
+  // Calls `done` once command `id` no longer runs here, or at `deadline`, holding no thread
+  // meanwhile (see Waiter); `ticks` report progress while it waits. Without a waiter
+  // (set_waiter), `done` runs at once, on this thread, with kCancelled.
+  Waiter::Handle AwaitEnd(const std::string& id, Waiter::Clock::time_point deadline,
+                          Waiter::Done done, Waiter::Ticks ticks = {});
+  // Where commands' ends are announced (`bus`) and waited on (`waiter`). Set before serving.
+  void set_waiter(EventBus* bus, Waiter* waiter) {
+    runner_.set_event_bus(bus);
+    waiter_ = waiter;
   }
-  void CancelWhenEnded(uint64_t token) { runner_.CancelWhenEnded(token); }
-  // Blocks until the command no longer runs here or `until` passes, for a caller waiting on
-  // a thread of its own (MCP tools).
-  void AwaitEnd(const std::string& id, std::chrono::steady_clock::time_point until);
   Result<nlohmann::json> Get(const Principal& who, const std::string& sandbox_id,
                              const std::string& id);
   Result<nlohmann::json> List(const Principal& who, const std::string& sandbox_id,
@@ -80,6 +88,8 @@ class CommandService {
  private:
   Result<agent::SpawnRequest> AgentSpawn(const runtime::ExecRequest& exec,
                                          std::optional<std::pair<uint32_t, uint32_t>> user);
+  Result<StartedCommand> StartCommand(const Principal& who, store::SandboxRecord sandbox,
+                                      RunCommandRequest req);
   Result<store::SandboxRecord> FindSandbox(const Principal& who, const std::string& id);
   Result<store::CommandRecord> FindCommand(const Principal& who, const std::string& sandbox_id,
                                            const std::string& id);
@@ -88,6 +98,7 @@ class CommandService {
   runtime::Runtime& runtime_;
   const ImageCatalog& images_;
   CommandRunner runner_;
+  Waiter* waiter_ = nullptr;
 };
 
 }  // namespace adapt::core

@@ -16,13 +16,13 @@ void EventBus::Unsubscribe(uint64_t token) {
   listeners_.erase(token);
 }
 
-void EventBus::Notify() {
+void EventBus::Notify(const Change& change) {
   std::vector<Listener> copy;
   {
     std::lock_guard lock(mu_);
     for (const auto& [_, l] : listeners_) copy.push_back(l);
   }
-  for (const auto& l : copy) l();
+  for (const auto& l : copy) l(change);
 }
 
 }  // namespace adapt::core

@@ -1,24 +1,32 @@
-// EventBus: wakes the event streams when the store has recorded a status change. The events
-// themselves live in the store (so a client can resume after Last-Event-ID); the bus only
-// says "look again". Thread-safe.
+// EventBus: says that something the store recorded changed: a sandbox's status, or a command's
+// end. The events themselves live in the store (so a client can resume after Last-Event-ID);
+// the bus only says "look again", naming what changed so a listener can ignore the rest.
+// Thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <string>
 
 namespace adapt::core {
 
+struct Change {
+  enum class Kind { kSandboxStatus, kCommandEnded };
+  Kind kind = Kind::kSandboxStatus;
+  std::string id;  // the sandbox's or the command's
+};
+
 class EventBus {
  public:
-  using Listener = std::function<void()>;
+  using Listener = std::function<void(const Change&)>;
 
   // Returns a token for Unsubscribe. `listener` must not block: it is called from the
-  // thread that wrote the change.
+  // thread that wrote the change. It may still be called once just after Unsubscribe.
   uint64_t Subscribe(Listener listener);
   void Unsubscribe(uint64_t token);
-  void Notify();
+  void Notify(const Change& change);
 
  private:
   std::mutex mu_;

@@ -67,7 +67,7 @@ Status SandboxLifecycle::Transition(const store::SandboxRecord& next,
   store::SandboxRecord r = next;
   r.updated_at = NowMillis();
   RETURN_IF_ERROR(store_.UpdateSandbox(r, expected));
-  events_.Notify();
+  events_.Notify({Change::Kind::kSandboxStatus, r.id});
   return Status::Ok();
 }
 

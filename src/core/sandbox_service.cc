@@ -13,7 +13,6 @@
 #include "core/sandbox_limits.h"
 #include "core/secret_service.h"
 #include "core/startup_plan.h"
-#include "core/wake_signal.h"
 #include "core/warm_pool.h"
 #include "image/reference.h"
 
@@ -114,14 +113,6 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
     boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
   }
   return ViewOf(outcome.sandbox);
-}
-
-void SandboxService::AwaitChange(std::chrono::steady_clock::time_point until) {
-  // Shared: the bus may call a listener just after Unsubscribe.
-  auto signal = std::make_shared<WakeSignal>();
-  uint64_t token = bus_ ? bus_->Subscribe([signal] { signal->Fire(); }) : 0;
-  signal->WaitUntil(until);
-  if (bus_) bus_->Unsubscribe(token);
 }
 
 Result<Sandbox> SandboxService::Get(const Principal& who, const std::string& id) {

@@ -15,6 +15,7 @@
 #include "core/sandbox_lifecycle.h"
 #include "core/sandbox_request.h"
 #include "core/sandbox_view.h"
+#include "core/waiter.h"
 
 namespace adapt::core {
 
@@ -84,12 +85,15 @@ class SandboxService {
   // The most sandboxes (not deleting, deleted or failed) an organization may have; a create
   // past it is kResourceExhausted. 0: no cap. Set before serving.
   void set_max_sandboxes_per_org(int max) { max_per_org_ = max; }
-  // Where recorded status changes are announced (for AwaitChange). Set before serving.
-  void set_event_bus(EventBus* bus) { bus_ = bus; }
-  // Blocks until a sandbox status change is recorded (any sandbox) or `until` passes, for a
-  // caller waiting on a thread of its own (MCP tools), which then looks again. REST waits
-  // hold no thread: they are deferred responses.
-  void AwaitChange(std::chrono::steady_clock::time_point until);
+  // Where waits on sandboxes park (AwaitSettled). Set before serving.
+  void set_waiter(Waiter* waiter) { waiter_ = waiter; }
+  // Calls `done` once sandbox `id` of `who` is no longer provisioning (or is not found), or
+  // at `deadline`, holding no thread meanwhile; `ticks` report progress while it waits.
+  // Without a waiter, `done` runs at once, on this thread, with kCancelled.
+  // (sandbox_await.cc)
+  Waiter::Handle AwaitSettled(const Principal& who, const std::string& id,
+                              Waiter::Clock::time_point deadline, Waiter::Done done,
+                              Waiter::Ticks ticks = {});
 
  private:
   std::function<std::vector<Endpoint>(const std::string&, const std::string&)>
@@ -105,7 +109,7 @@ class SandboxService {
   WarmPool* pool_ = nullptr;
   SecretService* secrets_ = nullptr;
   int max_per_org_ = 0;
-  EventBus* bus_ = nullptr;
+  Waiter* waiter_ = nullptr;
 };
 
 }  // namespace adapt::core

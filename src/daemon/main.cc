@@ -20,6 +20,7 @@
 #include "core/object_service.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
+#include "core/waiter.h"
 #include "core/warm_pool.h"
 #include "daemon/config.h"
 #include "daemon/paths.h"
@@ -124,6 +125,7 @@ class Daemon {
     if (!api::WaitForStreamThreads(std::chrono::seconds(10)))
       spdlog::warn("stopping: {} response streams still running", api::RunningStreamThreads());
     upload_sweeper_->Stop();
+    waiter_->Shutdown();  // its timers would keep the workers busy until their deadlines
     workers_->join();
     storage_workers_->join();
     volumes_->Shutdown();
@@ -230,6 +232,8 @@ class Daemon {
   Status ReconcileSandboxes() {
     bus_.emplace();
     workers_.emplace(static_cast<size_t>(config_.worker_threads));
+    // Every wait (waitSeconds, MCP's waits) parks here, on the workers' timers, holding no thread.
+    waiter_.emplace(*bus_, *workers_);
     network_.emplace(
         *store_,
         net::NetworkOptions{
@@ -260,7 +264,7 @@ class Daemon {
   Status StartServices() {
     sandboxes_.emplace(*store_, *runtime_, *lifecycle_, *images_, *workers_, config_.default_image);
     sandboxes_->set_max_sandboxes_per_org(config_.max_sandboxes_per_org);
-    sandboxes_->set_event_bus(&*bus_);
+    sandboxes_->set_waiter(&*waiter_);
     image_service_.emplace(*store_, *image_store_, *workers_);
     image_service_->set_caps(config_.max_images_per_org, config_.max_imports_per_org);
     image_service_->Reconcile();
@@ -277,6 +281,7 @@ class Daemon {
     sandboxes_->set_secret_service(&*secrets_);
     image_service_->set_secret_service(&*secrets_);
     commands_.emplace(*store_, *runtime_, *images_);
+    commands_->set_waiter(&*bus_, &*waiter_);
     files_.emplace(*store_, *runtime_);
     objects_.emplace(*store_, *object_store_, *storage_tokens_, *files_, *sandboxes_);
     objects_->SetGatewayPort(storage_server_->port());
@@ -433,6 +438,7 @@ class Daemon {
   std::optional<core::ImageCatalog> images_;
   std::optional<core::EventBus> bus_;
   std::optional<boost::asio::thread_pool> workers_;
+  std::optional<core::Waiter> waiter_;
   std::optional<net::NetworkManager> network_;
   std::optional<storage::VolumeService> volumes_;
   std::optional<core::SandboxLifecycle> lifecycle_;

@@ -2,17 +2,13 @@
 // outlives the call's wait keeps running; its request_id polls it without running it again.
 #include <chrono>
 
+#include "core/python_command.h"
 #include "mcp/tools.h"
 
 namespace adapt::mcp {
 namespace {
 
 using nlohmann::json;
-
-// run_python's shell: says so on stderr (and exits 127) when the image has no python3.
-constexpr char kPythonMissing[] = "adapt: python3 is not installed in this image";
-const std::string kPythonScript = std::string("command -v python3 >/dev/null 2>&1 || { echo '") +
-                                  kPythonMissing + "' >&2; exit 127; }; exec python3 -";
 
 json CommandSchema() {
   const json nullable_int = {{"type", json::array({"integer", "null"})}};
@@ -39,18 +35,12 @@ std::string RequestId(const std::string& sandbox_id, const std::string& command_
   return sandbox_id + "/" + command_id;
 }
 
-bool IsPython(const json& command) {
-  return command.contains("argv") && command["argv"].is_array() && command["argv"].size() == 3 &&
-         command["argv"][2] == kPythonScript;
-}
-
 ToolResult Answer(const std::string& sandbox_id, const json& c) {
   std::string status = c.value("status", "running");
   bool done = status != "running";
   std::string err =
       c.contains("stderr") && c["stderr"].is_string() ? c["stderr"].get<std::string>() : "";
-  if (done && IsPython(c) && c.value("exitCode", json()) == 127 &&
-      err.find(kPythonMissing) != std::string::npos)
+  if (core::PythonMissing(c))
     return ToolResult::Fail("The image of sandbox " + sandbox_id +
                             " has no python3; use run_command, or create a sandbox from an image "
                             "with Python (see list_sandbox_environments).");
@@ -76,42 +66,63 @@ ToolResult Answer(const std::string& sandbox_id, const json& c) {
   return ToolResult::Ok(out);
 }
 
-// Waits up to `seconds` for the command to end, reporting progress; kills it when the client
-// cancels the call.
-ToolResult Follow(core::CommandService& commands, ToolContext& ctx, const std::string& sandbox_id,
-                  const std::string& id, int seconds, bool kill_on_cancel) {
+// Answers once the command ended or `seconds` passed, reporting progress meanwhile, through
+// `reply`; the wait parks on the core's Waiter and holds no thread. When the client cancels
+// the call, the command is killed (`kill_on_cancel`) and the call ends.
+void Follow(core::CommandService& commands, ToolContext& ctx, const std::string& sandbox_id,
+            const std::string& id, int seconds, bool kill_on_cancel, ToolReply reply) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  const auto deadline = start + std::chrono::seconds(seconds);
+  // Checked before waiting: another organization's command is not found, not waited on.
+  auto now = commands.Get(ctx.who, sandbox_id, id);
+  if (!now.ok()) return reply(ToolResult::Fail(FailureSentence(now.status())));
+  if (now->value("status", "") != "running" || seconds == 0) return reply(Answer(sandbox_id, *now));
   // The first report comes early: a short wait_seconds would otherwise report nothing.
-  auto next_progress = start + std::chrono::milliseconds(250);
-  for (;;) {
-    auto c = commands.Get(ctx.who, sandbox_id, id);
-    if (!c.ok()) return ToolResult::Fail(FailureSentence(c.status()));
-    if (c->value("status", "") != "running" || std::chrono::steady_clock::now() >= deadline)
-      return Answer(sandbox_id, *c);
-    if (ctx.Cancelled()) {
-      if (kill_on_cancel) (void)commands.Kill(ctx.who, sandbox_id, id);
-      return ToolResult::Fail("The call was cancelled and command " + id + " was stopped.");
+  core::Waiter::Ticks ticks{std::chrono::milliseconds(250), std::chrono::seconds(1),
+                            [progress = ctx.progress, start, seconds, id] {
+                              progress(std::chrono::duration<double>(Clock::now() - start).count(),
+                                       seconds, "command " + id + " is running");
+                            }};
+  auto cancelled = ctx.cancelled;
+  auto ended = [&commands, who = ctx.who, sandbox_id, id, kill_on_cancel, cancelled,
+                reply](core::Waiter::End) {
+    if (cancelled->IsSet()) {
+      if (kill_on_cancel) (void)commands.Kill(who, sandbox_id, id);
+      return reply(ToolResult::Fail("The call was cancelled and command " + id + " was stopped."));
     }
-    if (Clock::now() >= next_progress) {
-      next_progress += std::chrono::seconds(1);
-      ctx.progress(std::chrono::duration<double>(Clock::now() - start).count(), seconds,
-                   "command " + id + " is running");
-    }
-    // Wakes when the command ends; the tick is for cancellation and progress only.
-    commands.AwaitEnd(id, std::min(deadline, Clock::now() + std::chrono::milliseconds(250)));
-  }
+    auto c = commands.Get(who, sandbox_id, id);
+    if (!c.ok()) return reply(ToolResult::Fail(FailureSentence(c.status())));
+    reply(Answer(sandbox_id, *c));
+  };
+  auto wait = commands.AwaitEnd(id, start + std::chrono::seconds(seconds), std::move(ended),
+                                std::move(ticks));
+  cancelled->OnSet([wait] { wait.Cancel(); });
 }
 
-ToolResult Start(core::CommandService& commands, ToolContext& ctx, const json& args, json body) {
+void Start(core::CommandService& commands, ToolContext& ctx, const json& args, ToolReply reply) {
   std::string sandbox_id = args["sandbox_id"];
-  body["waitSeconds"] = 0;
-  if (args.contains("timeout_seconds")) body["timeoutSeconds"] = args["timeout_seconds"];
-  auto outcome = commands.Run(ctx.who, sandbox_id, body);
-  if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
-  return Follow(commands, ctx, sandbox_id, outcome->command.value("id", ""),
-                args.value("wait_seconds", 10), true);
+  core::RunCommandRequest command;
+  command.argv = {"/bin/sh", "-c", args["command"].get<std::string>()};
+  command.cwd = args.value("cwd", "");
+  command.timeout_seconds = args.value("timeout_seconds", command.timeout_seconds);
+  command.wait_seconds = 0;  // the wait is Follow's, which reports progress
+  auto started = commands.Start(ctx.who, sandbox_id, std::move(command));
+  if (!started.ok()) return reply(ToolResult::Fail(FailureSentence(started.status())));
+  Follow(commands, ctx, sandbox_id, started->id, args.value("wait_seconds", 10), true,
+         std::move(reply));
+}
+
+void StartPython(core::CommandService& commands, ToolContext& ctx, const json& args,
+                 ToolReply reply) {
+  std::string sandbox_id = args["sandbox_id"];
+  core::RunPython python;
+  python.code = args["code"];
+  python.timeout_seconds = args.value("timeout_seconds", python.timeout_seconds);
+  python.wait_seconds = 0;  // the wait is Follow's, which reports progress
+  auto started = commands.StartPython(ctx.who, sandbox_id, python);
+  if (!started.ok()) return reply(ToolResult::Fail(FailureSentence(started.status())));
+  Follow(commands, ctx, sandbox_id, started->id, args.value("wait_seconds", 10), true,
+         std::move(reply));
 }
 
 json RunSchema(const char* what, const char* text_description) {
@@ -152,11 +163,9 @@ void AddCommandTools(ToolRegistry& registry, const ToolServices& services) {
                 "Runs a shell command in a running sandbox and returns its output and exit code "
                 "when it ends within wait_seconds; otherwise returns a request_id to poll with "
                 "get_command_result while it keeps running.",
-                run_schema, CommandSchema(), ToolAnnotations{false, true, false, true},
-                [&commands](ToolContext& ctx, const json& args) {
-                  json body = {{"command", args["command"]}};
-                  if (args.contains("cwd")) body["cwd"] = args["cwd"];
-                  return Start(commands, ctx, args, body);
+                run_schema, CommandSchema(), ToolAnnotations{false, true, false, true}, nullptr,
+                [&commands](ToolContext& ctx, const json& args, ToolReply reply) {
+                  Start(commands, ctx, args, std::move(reply));
                 }});
 
   registry.Add({"run_python", "Run Python",
@@ -164,10 +173,9 @@ void AddCommandTools(ToolRegistry& registry, const ToolServices& services) {
                 "it ends within wait_seconds; otherwise returns a request_id to poll with "
                 "get_command_result.",
                 RunSchema("code", "the Python program, passed on standard input"), CommandSchema(),
-                ToolAnnotations{false, true, false, true},
-                [&commands](ToolContext& ctx, const json& args) {
-                  json body = {{"command", kPythonScript}, {"stdin", args["code"]}};
-                  return Start(commands, ctx, args, body);
+                ToolAnnotations{false, true, false, true}, nullptr,
+                [&commands](ToolContext& ctx, const json& args, ToolReply reply) {
+                  StartPython(commands, ctx, args, std::move(reply));
                 }});
 
   registry.Add(
@@ -187,14 +195,15 @@ void AddCommandTools(ToolRegistry& registry, const ToolServices& services) {
         {"additionalProperties", false}},
        CommandSchema(),
        ToolAnnotations{true, false, true, true},
-       [&commands](ToolContext& ctx, const json& args) {
+       nullptr,
+       [&commands](ToolContext& ctx, const json& args, ToolReply reply) {
          std::string request_id = args["request_id"];
          size_t slash = request_id.find('/');
          if (slash == std::string::npos || slash == 0 || slash + 1 == request_id.size())
-           return ToolResult::Fail("request_id " + request_id +
-                                   " is not one that run_command or run_python returned.");
-         return Follow(commands, ctx, request_id.substr(0, slash), request_id.substr(slash + 1),
-                       args.value("wait_seconds", 0), false);
+           return reply(ToolResult::Fail("request_id " + request_id +
+                                         " is not one that run_command or run_python returned."));
+         Follow(commands, ctx, request_id.substr(0, slash), request_id.substr(slash + 1),
+                args.value("wait_seconds", 0), false, std::move(reply));
        }});
 }
 

@@ -54,21 +54,25 @@ class CallSlot {
   std::shared_ptr<std::atomic<int>> running_;
 };
 
-// One call answered as plain JSON once it ran on the calls pool.
+// Runs one call: calls its second argument once with the JSON-RPC answer, before returning or
+// later (a tool that waits).
+using CallRun = std::function<void(ToolContext&, std::function<void(json)>)>;
+
+// One call answered as plain JSON once it ran on the calls pool. A tool that waits gives its
+// pool thread (and its slot) back when it parks, and answers when its wait ends.
 class DeferredCall : public api::DeferredResponse,
                      public std::enable_shared_from_this<DeferredCall> {
  public:
-  DeferredCall(std::function<json(ToolContext&)> run, ToolContext ctx,
-               std::shared_ptr<CallSlot> slot, boost::asio::thread_pool& calls)
+  DeferredCall(CallRun run, ToolContext ctx, std::shared_ptr<CallSlot> slot,
+               boost::asio::thread_pool& calls)
       : run_(std::move(run)), ctx_(std::move(ctx)), slot_(std::move(slot)), calls_(calls) {}
 
   std::chrono::steady_clock::time_point deadline() const override { return deadline_; }
   void Start(Reply reply) override {
     reply_ = std::move(reply);
     boost::asio::post(calls_, [self = shared_from_this()] {
-      json answer = self->run_(self->ctx_);
+      self->run_(self->ctx_, [self](json answer) { self->Finish(JsonRpcResponse(200, answer)); });
       self->slot_.reset();
-      self->Finish(JsonRpcResponse(200, answer));
     });
   }
   void Expire() override {
@@ -82,7 +86,7 @@ class DeferredCall : public api::DeferredResponse,
     if (!answered_.exchange(true)) reply_(std::move(r));
   }
 
-  std::function<json(ToolContext&)> run_;
+  CallRun run_;
   ToolContext ctx_;
   std::shared_ptr<CallSlot> slot_;
   boost::asio::thread_pool& calls_;
@@ -95,8 +99,8 @@ class DeferredCall : public api::DeferredResponse,
 // One tools/call answered as an SSE stream: progress notifications, then the result.
 class CallStream : public api::ResponseStream, public std::enable_shared_from_this<CallStream> {
  public:
-  CallStream(std::function<json(ToolContext&)> run, ToolContext ctx, json token,
-             std::shared_ptr<CallSlot> slot, boost::asio::thread_pool& calls)
+  CallStream(CallRun run, ToolContext ctx, json token, std::shared_ptr<CallSlot> slot,
+             boost::asio::thread_pool& calls)
       : run_(std::move(run)),
         ctx_(std::move(ctx)),
         token_(std::move(token)),
@@ -112,17 +116,18 @@ class CallStream : public api::ResponseStream, public std::enable_shared_from_th
         if (total) params["total"] = *total;
         sink->Send(SseFrame(RpcNotification("notifications/progress", params)));
       };
-      json answer = self->run_(self->ctx_);
+      self->run_(self->ctx_, [self, sink](json answer) {
+        sink->Send(SseFrame(answer));
+        sink->Close();
+      });
       self->slot_.reset();
-      sink->Send(SseFrame(answer));
-      sink->Close();
     });
   }
   // A dropped connection is not a cancellation (the spec says so): the call runs on.
   void Stop() override {}
 
  private:
-  std::function<json(ToolContext&)> run_;
+  CallRun run_;
   ToolContext ctx_;
   json token_;
   std::shared_ptr<CallSlot> slot_;
@@ -232,12 +237,16 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
   std::string key = request.id.dump();
   // Registered when the work starts, so a stream whose client left before it began leaves
   // nothing behind in the session.
-  auto run = [this, request, session_id, key](ToolContext& c) {
+  CallRun run = [this, request, session_id, key](ToolContext& c, std::function<void(json)> done) {
     c.cancelled = sessions_.BeginCall(session_id, key);
-    json answer = server_.Answer(request, c);
-    sessions_.EndCall(session_id, key);
-    if (c.Cancelled()) return RpcError(request.id, rpc::kRequestCancelled, "request cancelled");
-    return answer;
+    server_.Answer(request, c,
+                   [this, session_id, key, id = request.id, cancelled = c.cancelled,
+                    done = std::move(done)](json answer) {
+                     sessions_.EndCall(session_id, key);
+                     if (cancelled->IsSet())
+                       answer = RpcError(id, rpc::kRequestCancelled, "request cancelled");
+                     done(std::move(answer));
+                   });
   };
   if (running_->fetch_add(1) >= max_calls_) {
     running_->fetch_sub(1);

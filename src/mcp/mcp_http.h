@@ -27,10 +27,10 @@ namespace adapt::mcp {
 using Authenticator = std::function<Result<core::Principal>(const std::string& bearer)>;
 
 // Requests that run tools (tools/call and the rest of Call) run on `calls`, a pool of
-// `max_calls` threads apart from the API workers: a tool that waits (wait_for_sandbox,
-// run_command) holds one of its threads, never an API worker, and the HTTP answer is
-// deferred meanwhile. With `max_calls` calls running, another is refused at once (429, with
-// Retry-After).
+// `max_calls` threads apart from the API workers, and the HTTP answer is deferred meanwhile.
+// A tool that waits (wait_for_sandbox, run_command) gives its thread back while it waits
+// (Tool::run_later): waits do not count against the bound. With `max_calls` calls running on
+// the pool, another is refused at once (429, with Retry-After).
 class McpHttp {
  public:
   McpHttp(const ToolRegistry& tools, Authenticator authenticate, std::string listen_host,

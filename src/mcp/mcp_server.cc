@@ -1,6 +1,8 @@
 #include "mcp/mcp_server.h"
 
+#include <atomic>
 #include <exception>
+#include <memory>
 
 #include "base/log.h"
 #include "mcp/argument_check.h"
@@ -45,13 +47,14 @@ json McpServer::Initialize(const Message& request, std::string& negotiated) cons
         "with get_command_result, and delete it with delete_sandbox when done."}});
 }
 
-json McpServer::Answer(const Message& request, ToolContext& ctx) const {
-  if (request.method == "ping") return RpcResult(request.id, json::object());
-  if (request.method == "tools/list") return ListTools(request);
-  if (request.method == "tools/call") return CallTool(request, ctx);
+void McpServer::Answer(const Message& request, ToolContext& ctx,
+                       std::function<void(json)> answer) const {
+  if (request.method == "tools/call") return CallTool(request, ctx, std::move(answer));
+  if (request.method == "ping") return answer(RpcResult(request.id, json::object()));
+  if (request.method == "tools/list") return answer(ListTools(request));
   if (request.method == "initialize")
-    return RpcError(request.id, rpc::kInvalidRequest, "the session is already initialized");
-  return RpcError(request.id, rpc::kMethodNotFound, "method not found: " + request.method);
+    return answer(RpcError(request.id, rpc::kInvalidRequest, "the session is already initialized"));
+  answer(RpcError(request.id, rpc::kMethodNotFound, "method not found: " + request.method));
 }
 
 json McpServer::ListTools(const Message& request) const {
@@ -70,29 +73,48 @@ json McpServer::ListTools(const Message& request) const {
   return RpcResult(request.id, result);
 }
 
-json McpServer::CallTool(const Message& request, ToolContext& ctx) const {
+void McpServer::CallTool(const Message& request, ToolContext& ctx,
+                         std::function<void(json)> answer) const {
   auto name = request.params.find("name");
   if (name == request.params.end() || !name->is_string())
-    return RpcError(request.id, rpc::kInvalidParams, "tools/call needs params.name");
+    return answer(RpcError(request.id, rpc::kInvalidParams, "tools/call needs params.name"));
   const Tool* tool = tools_.Find(*name);
   if (!tool)
-    return RpcError(request.id, rpc::kInvalidParams, "unknown tool: " + name->get<std::string>());
+    return answer(
+        RpcError(request.id, rpc::kInvalidParams, "unknown tool: " + name->get<std::string>()));
   json args = request.params.value("arguments", json::object());
   if (args.is_null()) args = json::object();
-  ToolResult result;
-  if (std::string problem = CheckArguments(tool->input_schema, args); !problem.empty()) {
-    result = ToolResult::Fail(problem);
-  } else {
+  auto reply = [id = request.id, answer](const ToolResult& result) {
+    answer(RpcResult(id, ToolResultToJson(result)));
+  };
+  if (std::string problem = CheckArguments(tool->input_schema, args); !problem.empty())
+    return reply(ToolResult::Fail(problem));
+  const auto unexpected = [&tool](const std::exception& e) {
+    spdlog::error("MCP tool {} failed: {}", tool->name, e.what());
+    return ToolResult::Fail(
+        "The tool failed unexpectedly; try again, and report it if it "
+        "keeps failing.");
+  };
+  if (tool->run_later) {
+    // Answered once: by the tool, or here when it threw before it could.
+    auto once = std::make_shared<std::atomic<bool>>(false);
+    ToolReply later = [reply, once](ToolResult result) {
+      if (!once->exchange(true)) reply(result);
+    };
     try {
-      result = tool->run(ctx, args);
+      tool->run_later(ctx, args, later);
     } catch (const std::exception& e) {
-      spdlog::error("MCP tool {} failed: {}", tool->name, e.what());
-      result = ToolResult::Fail(
-          "The tool failed unexpectedly; try again, and report it if it "
-          "keeps failing.");
+      later(unexpected(e));
     }
+    return;
   }
-  return RpcResult(request.id, ToolResultToJson(result));
+  ToolResult result;
+  try {
+    result = tool->run(ctx, args);
+  } catch (const std::exception& e) {
+    result = unexpected(e);
+  }
+  reply(result);
 }
 
 }  // namespace adapt::mcp

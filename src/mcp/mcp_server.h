@@ -3,6 +3,7 @@
 // streams and authentication.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,12 +28,16 @@ class McpServer {
   // The initialize result; `negotiated` receives the protocol version the session speaks:
   // the client's when served here, else the newest. A JSON-RPC error for bad params.
   nlohmann::json Initialize(const Message& request, std::string& negotiated) const;
-  // Answers any other request. Thread-safe; tools/call may block for as long as the tool runs.
-  nlohmann::json Answer(const Message& request, ToolContext& ctx) const;
+  // Answers any other request through `answer`, called once: before Answer returns, or later,
+  // from any thread, for a tool that waits (Tool::run_later). Thread-safe; tools/call may block
+  // for as long as a tool's `run` runs. `ctx` must stay valid until `answer` was called.
+  void Answer(const Message& request, ToolContext& ctx,
+              std::function<void(nlohmann::json)> answer) const;
 
  private:
   nlohmann::json ListTools(const Message& request) const;
-  nlohmann::json CallTool(const Message& request, ToolContext& ctx) const;
+  void CallTool(const Message& request, ToolContext& ctx,
+                std::function<void(nlohmann::json)> answer) const;
 
   const ToolRegistry& tools_;
 };

@@ -174,8 +174,11 @@ TEST(SessionStore, BindsSessionsToTheirOrganization) {
   EXPECT_EQ(sessions.Touch(id, "org_a"), "2025-11-25");
   EXPECT_EQ(sessions.Touch(id, "org_b"), std::nullopt);
   auto flag = sessions.BeginCall(id, "7");
+  bool told = false;
+  flag->OnSet([&told] { told = true; });
   sessions.Cancel(id, "7");
-  EXPECT_TRUE(flag->load());
+  EXPECT_TRUE(flag->IsSet());
+  EXPECT_TRUE(told);
   EXPECT_FALSE(sessions.End(id, "org_b"));
   EXPECT_TRUE(sessions.End(id, "org_a"));
   EXPECT_EQ(sessions.Touch(id, "org_a"), std::nullopt);

@@ -1,8 +1,9 @@
 // What the sandbox tools share with tools in other files (sandbox_power_tools.cc): MCP's
 // snake_case summary of a core::Sandbox, its output schema, the sandbox_id argument, and the
-// brief wait for a starting sandbox. Defined in sandbox_tools.cc.
+// wait for a starting sandbox. Defined in sandbox_tools.cc and sandbox_wait.cc.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -14,8 +15,14 @@ namespace adapt::mcp {
 nlohmann::json SandboxSummary(const core::Sandbox& sandbox);
 nlohmann::json SandboxSummarySchema();
 nlohmann::json SandboxIdArgumentSchema();
-// Polls until the sandbox leaves provisioning, `seconds` pass, or the call is cancelled.
+// Calls `done` once with the sandbox (core::Sandbox) when it leaves provisioning, `seconds`
+// pass, or the call is cancelled; holds no thread meanwhile (sandbox_wait.cc).
+void WaitForSandboxReadyLater(core::SandboxService& sandboxes, ToolContext& ctx,
+                              const std::string& id, int seconds,
+                              std::function<void(Result<core::Sandbox>)> done);
+// The same wait on the caller's thread, for the brief waits of create_sandbox and
+// start_sandbox.
 Result<core::Sandbox> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
-                                          const std::string& id, int seconds);
+                                           const std::string& id, int seconds);
 
 }  // namespace adapt::mcp

@@ -70,24 +70,9 @@ json Summary(const core::Sandbox& s) {
           {"next_action", NextAction(s.status)}};
 }
 
-// Waits until the sandbox leaves "provisioning", `seconds` pass, or the call is cancelled.
-// Wakes on every recorded status change; the tick is for cancellation and progress only.
 Result<core::Sandbox> WaitReady(core::SandboxService& sandboxes, ToolContext& ctx,
                                 const std::string& id, int seconds) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const auto deadline = start + std::chrono::seconds(seconds);
-  auto next_progress = start + std::chrono::seconds(1);
-  for (;;) {
-    ASSIGN_OR_RETURN(core::Sandbox s, sandboxes.Get(ctx.who, id));
-    if (s.status != "provisioning" || Clock::now() >= deadline || ctx.Cancelled()) return s;
-    if (Clock::now() >= next_progress) {
-      next_progress += std::chrono::seconds(1);
-      ctx.progress(std::chrono::duration<double>(Clock::now() - start).count(), seconds,
-                   "sandbox " + id + " is still starting");
-    }
-    sandboxes.AwaitChange(std::min(deadline, Clock::now() + std::chrono::milliseconds(250)));
-  }
+  return WaitForSandboxReady(sandboxes, ctx, id, seconds);
 }
 
 json CreateInputSchema(bool gpu) {
@@ -225,10 +210,15 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
         {"additionalProperties", false}},
        SandboxSchema(),
        ToolAnnotations{true, false, true, false},
-       [&sandboxes](ToolContext& ctx, const json& args) {
-         auto s = WaitReady(sandboxes, ctx, args["sandbox_id"], args.value("timeout_seconds", 40));
-         if (!s.ok()) return ToolResult::Fail(FailureSentence(s.status()));
-         return ToolResult::Ok(Summary(*s));
+       nullptr,
+       [&sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
+         // Answers when the wait ends, holding no thread meanwhile.
+         WaitForSandboxReadyLater(sandboxes, ctx, args["sandbox_id"],
+                                  args.value("timeout_seconds", 40), [reply](Result<core::Sandbox> s) {
+                                    if (!s.ok())
+                                      return reply(ToolResult::Fail(FailureSentence(s.status())));
+                                    reply(ToolResult::Ok(Summary(*s)));
+                                  });
        }});
 
   registry.Add(
@@ -262,9 +252,5 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
 json SandboxSummary(const core::Sandbox& sandbox) { return Summary(sandbox); }
 json SandboxSummarySchema() { return SandboxSchema(); }
 json SandboxIdArgumentSchema() { return kSandboxId; }
-Result<core::Sandbox> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
-                                          const std::string& id, int seconds) {
-  return WaitReady(sandboxes, ctx, id, seconds);
-}
 
 }  // namespace adapt::mcp

@@ -1,5 +1,7 @@
 #include "mcp/session_store.h"
 
+#include <vector>
+
 #include "base/ids.h"
 
 namespace adapt::mcp {
@@ -51,17 +53,21 @@ std::optional<std::string> SessionStore::Touch(const std::string& id, const std:
 }
 
 bool SessionStore::End(const std::string& id, const std::string& org_id) {
-  std::lock_guard lock(mu_);
-  auto it = sessions_.find(id);
-  if (it == sessions_.end() || it->second.org_id != org_id) return false;
-  for (auto& [_, flag] : it->second.calls) flag->store(true);
-  EraseLocked(it);
+  std::vector<std::shared_ptr<CancelSignal>> calls;
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end() || it->second.org_id != org_id) return false;
+    for (auto& [_, signal] : it->second.calls) calls.push_back(signal);
+    EraseLocked(it);
+  }
+  for (auto& signal : calls) signal->Set();
   return true;
 }
 
-std::shared_ptr<std::atomic<bool>> SessionStore::BeginCall(const std::string& id,
-                                                           const std::string& request_key) {
-  auto flag = std::make_shared<std::atomic<bool>>(false);
+std::shared_ptr<CancelSignal> SessionStore::BeginCall(const std::string& id,
+                                                      const std::string& request_key) {
+  auto flag = std::make_shared<CancelSignal>();
   std::lock_guard lock(mu_);
   auto it = sessions_.find(id);
   if (it != sessions_.end()) it->second.calls[request_key] = flag;
@@ -75,11 +81,16 @@ void SessionStore::EndCall(const std::string& id, const std::string& request_key
 }
 
 void SessionStore::Cancel(const std::string& id, const std::string& request_key) {
-  std::lock_guard lock(mu_);
-  auto it = sessions_.find(id);
-  if (it == sessions_.end()) return;
-  auto call = it->second.calls.find(request_key);
-  if (call != it->second.calls.end()) call->second->store(true);
+  std::shared_ptr<CancelSignal> signal;
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end()) return;
+    auto call = it->second.calls.find(request_key);
+    if (call != it->second.calls.end()) signal = call->second;
+  }
+  // Unlocked: what a waiting call registered runs now.
+  if (signal) signal->Set();
 }
 
 void SessionStore::DropExpiredLocked() {

@@ -7,13 +7,14 @@
 // holding the most. Thread-safe.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+
+#include "mcp/cancel_signal.h"
 
 namespace adapt::mcp {
 
@@ -31,11 +32,10 @@ class SessionStore {
   std::optional<std::string> Touch(const std::string& id, const std::string& org_id);
   bool End(const std::string& id, const std::string& org_id);
 
-  // Registers the call `request_key` (the JSON of its id) and returns its cancel flag.
-  std::shared_ptr<std::atomic<bool>> BeginCall(const std::string& id,
-                                               const std::string& request_key);
+  // Registers the call `request_key` (the JSON of its id) and returns its cancel signal.
+  std::shared_ptr<CancelSignal> BeginCall(const std::string& id, const std::string& request_key);
   void EndCall(const std::string& id, const std::string& request_key);
-  // Sets the cancel flag of a call in flight; unknown calls are ignored, as the spec says.
+  // Sets the cancel signal of a call in flight; unknown calls are ignored, as the spec says.
   void Cancel(const std::string& id, const std::string& request_key);
 
  private:
@@ -43,7 +43,7 @@ class SessionStore {
     std::string org_id;
     std::string protocol_version;
     std::chrono::steady_clock::time_point last_used;
-    std::map<std::string, std::shared_ptr<std::atomic<bool>>> calls;
+    std::map<std::string, std::shared_ptr<CancelSignal>> calls;
   };
   void DropExpiredLocked();
   // Forgets the least recently used session of `org_id`.

@@ -2,7 +2,6 @@
 // Tools translate into the core's typed verbs; they never call adaptd over HTTP.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "core/auth.h"
+#include "mcp/cancel_signal.h"
 
 namespace adapt::mcp {
 
@@ -17,12 +17,12 @@ namespace adapt::mcp {
 struct ToolContext {
   core::Principal who;
   // Set when the client sent notifications/cancelled for this call: stop the work.
-  std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<CancelSignal> cancelled = std::make_shared<CancelSignal>();
   // Reports progress when the client asked for it (a progressToken); a no-op otherwise.
   std::function<void(double progress, std::optional<double> total, const std::string& message)>
       progress = [](double, std::optional<double>, const std::string&) {};
 
-  bool Cancelled() const { return cancelled->load(); }
+  bool Cancelled() const { return cancelled->IsSet(); }
 };
 
 // A tool's answer: structured content on success, one actionable sentence on failure.
@@ -34,6 +34,9 @@ struct ToolResult {
   static ToolResult Ok(nlohmann::json structured) { return {false, std::move(structured), ""}; }
   static ToolResult Fail(std::string sentence) { return {true, nullptr, std::move(sentence)}; }
 };
+
+// How a tool that answers later (Tool::run_later) gives its answer: once, from any thread.
+using ToolReply = std::function<void(ToolResult)>;
 
 struct ToolAnnotations {
   bool read_only = false;
@@ -50,6 +53,12 @@ struct Tool {
   nlohmann::json output_schema;
   ToolAnnotations annotations;
   std::function<ToolResult(ToolContext&, const nlohmann::json& arguments)> run;
+  // Set instead of `run` by a tool that waits (wait_for_sandbox, run_command): it returns at
+  // once and calls `reply` when done, holding no thread meanwhile (its wait parks on the
+  // core's Waiter). `ctx` stays valid until `reply` was called; a closure that may run after
+  // that copies what it needs from it.
+  std::function<void(ToolContext&, const nlohmann::json& arguments, ToolReply reply)> run_later =
+      nullptr;
 };
 
 // The tools/list entry of `tool`.

@@ -118,24 +118,46 @@ def mcp_call(daemon, key, session, name, arguments, id=7):
                              "params": {"name": name, "arguments": arguments}}, key, session)
 
 
-def test_mcp_waits_hold_no_api_worker_and_are_bounded(small):
+def test_mcp_waits_hold_no_thread_so_more_than_the_call_threads_wait_at_once(small):
+    """run_command and wait_for_sandbox park on the core's waiter: more waits than
+    --mcp-call-threads are in at once, and other MCP calls (and REST) are still served at once."""
     org, other = small.new_org(), small.new_org()
     sid = running_sandbox(org)
     session, _ = mcp.initialize(small, org.key)
     args = {"sandbox_id": sid, "command": "sleep %d" % (WAIT + 5), "wait_seconds": WAIT}
-    with ThreadPoolExecutor(MCP_CALLS) as pool:
-        futures = [pool.submit(mcp_call, small, org.key, session, "run_command", args, id=10 + i)
-                   for i in range(MCP_CALLS)]
+    waits = 3 * MCP_CALLS
+    with ThreadPoolExecutor(waits + 2) as pool:
+        futures = []
+        for i in range(waits):
+            # A call holds one of the MCP_CALLS slots only until its wait begins.
+            futures.append(pool.submit(mcp_call, small, org.key, session, "run_command", args,
+                                       id=10 + i))
+            time.sleep(0.5)
+        # A sandbox that starts now: wait_for_sandbox waits on it beside the command waits.
+        starting = org.create({})["id"]
+        ready = pool.submit(mcp_call, small, org.key, session, "wait_for_sandbox",
+                            {"sandbox_id": starting, "timeout_seconds": WAIT}, id=98)
         time.sleep(2)
         assert not any(f.done() for f in futures), [f.result() for f in futures if f.done()]
         assert_others_served_promptly(other)
-        # Beyond the MCP bound, a call is refused at once with a clear 429 and Retry-After.
-        (status, headers, text), took = timed(
-            lambda: mcp_call(small, org.key, session, "run_command", args, id=99))
-        assert status == 429, (status, text)
-        assert int(headers["retry-after"]) >= 1, headers
-        assert "tool calls" in json.loads(text)["error"]["message"], text
+        # Other MCP calls, past the bound of calls running at once, answer at once.
+        for i in range(MCP_CALLS + 1):
+            (status, _, text), took = timed(lambda: mcp_call(
+                small, org.key, session, "run_command",
+                {"sandbox_id": sid, "command": "echo quick", "wait_seconds": WAIT}, id=200 + i))
+            assert status == 200, (status, text)
+            out = json.loads(text)["result"]["structuredContent"]
+            assert out["status"] == "exited" and out["stdout"] == "quick\n", out
+            assert took < WAIT / 3, "run_command took %.1f s while MCP calls waited" % took
+        (status, _, text), took = timed(
+            lambda: mcp_call(small, org.key, session, "get_sandbox", {"sandbox_id": sid}, id=99))
+        assert status == 200 and json.loads(text)["result"]["structuredContent"]["ready"], text
         assert took < WAIT / 3
+        # The sandbox wait ended with the sandbox's start, not with the command waits.
+        status, _, text = ready.result(timeout=WAIT)
+        assert status == 200, text
+        assert json.loads(text)["result"]["structuredContent"]["ready"] is True, text
+        assert not any(f.done() for f in futures), [f.result() for f in futures if f.done()]
         for f in futures:
             status, _, text = f.result()
             assert status == 200, text

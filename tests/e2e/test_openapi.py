@@ -37,6 +37,7 @@ SERVED = {
     ("GET", "/v1/sandboxes/{id}/commands/{cid}"),
     ("DELETE", "/v1/sandboxes/{id}/commands/{cid}"),
     ("GET", "/v1/sandboxes/{id}/commands/{cid}/stream"),
+    ("POST", "/v1/sandboxes/{id}/python"),
     ("POST", "/v1/sandboxes/{id}/endpoints"),
     ("GET", "/v1/sandboxes/{id}/endpoints"),
     ("DELETE", "/v1/sandboxes/{id}/endpoints/{eid}"),
@@ -269,6 +270,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
     assert status == 201, endpoint
     bodies = {
         ("POST", "/v1/sandboxes/{id}/commands"): {"argv": ["true"]},
+        ("POST", "/v1/sandboxes/{id}/python"): {"code": "print(1)"},
         ("POST", "/v1/sandboxes/{id}/endpoints"): {"port": 8001},
         ("POST", "/v1/orgs"): {"name": unique("openapi")},
         ("POST", "/v1/orgs/{id}/keys"): {"name": "openapi"},

@@ -1,0 +1,91 @@
+#include "api/command_mapping.h"
+
+#include <set>
+#include <string>
+
+namespace adapt::api {
+
+namespace {
+
+using nlohmann::json;
+
+Result<int> RestInt(const json& body, const char* key, int fallback, int lo, int hi) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return fallback;
+  if (!it->is_number_integer() || it->get<int64_t>() < lo || it->get<int64_t>() > hi)
+    return InvalidArgument(key, std::string(key) + " must be an integer between " +
+                                    std::to_string(lo) + " and " + std::to_string(hi));
+  return static_cast<int>(it->get<int64_t>());
+}
+
+Result<std::string> RestString(const json& body, const char* key) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return std::string();
+  if (!it->is_string()) return InvalidArgument(key, std::string(key) + " must be a string");
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+Result<core::RunPython> ParseRunPython(const json& body) {
+  static const std::set<std::string> kKnown = {"code", "timeoutSeconds", "waitSeconds"};
+  if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
+  for (const auto& [key, _] : body.items())
+    if (!kKnown.count(key)) return InvalidArgument(key, "unknown field '" + key + "'");
+  core::RunPython req;
+  auto code = body.find("code");
+  if (code == body.end() || !code->is_string())
+    return InvalidArgument("code", "code must be a string: the Python program to run");
+  req.code = code->get<std::string>();
+  ASSIGN_OR_RETURN(req.timeout_seconds,
+                   RestInt(body, "timeoutSeconds", req.timeout_seconds, 1, 86400));
+  ASSIGN_OR_RETURN(req.wait_seconds, RestInt(body, "waitSeconds", req.wait_seconds, 0, 60));
+  return req;
+}
+
+Result<core::RunCommandRequest> ParseRunCommand(const json& body) {
+  static const std::set<std::string> kKnown = {"argv",  "command",        "cwd",         "env",
+                                               "stdin", "timeoutSeconds", "waitSeconds", "user"};
+  if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
+  for (const auto& [key, _] : body.items()) {
+    if (!kKnown.count(key)) return InvalidArgument(key, "unknown field '" + key + "'");
+  }
+  core::RunCommandRequest req;
+  bool has_argv = body.contains("argv") && !body["argv"].is_null();
+  bool has_command = body.contains("command") && !body["command"].is_null();
+  if (has_argv == has_command)
+    return InvalidArgument(has_argv ? "command" : "argv",
+                           "give exactly one of argv (a program and its arguments) or command "
+                           "(a shell command line)");
+  if (has_argv) {
+    const json& a = body["argv"];
+    if (!a.is_array() || a.empty())
+      return InvalidArgument("argv", "argv must be a non-empty array of strings");
+    for (const auto& v : a) {
+      if (!v.is_string()) return InvalidArgument("argv", "argv must be an array of strings");
+      req.argv.push_back(v.get<std::string>());
+    }
+  } else {
+    ASSIGN_OR_RETURN(std::string command, RestString(body, "command"));
+    if (command.empty()) return InvalidArgument("command", "command must not be empty");
+    req.argv = {"/bin/sh", "-c", command};
+  }
+  ASSIGN_OR_RETURN(req.cwd, RestString(body, "cwd"));
+  ASSIGN_OR_RETURN(req.stdin_data, RestString(body, "stdin"));
+  ASSIGN_OR_RETURN(req.user, RestString(body, "user"));
+  ASSIGN_OR_RETURN(req.timeout_seconds, RestInt(body, "timeoutSeconds", 600, 1, 86400));
+  ASSIGN_OR_RETURN(req.wait_seconds, RestInt(body, "waitSeconds", 10, 0, 60));
+  if (body.contains("env") && !body["env"].is_null()) {
+    const json& e = body["env"];
+    if (!e.is_object()) return InvalidArgument("env", "env must be an object of strings");
+    for (const auto& [k, v] : e.items()) {
+      if (!v.is_string()) return InvalidArgument("env", "env." + k + " must be a string");
+      req.env[k] = v.get<std::string>();
+    }
+  }
+  // What the values may be (sizes, paths, names) is the core's to say, in the same words.
+  RETURN_IF_ERROR(core::ValidateRunCommand(req));
+  return req;
+}
+
+}  // namespace adapt::api

@@ -1,0 +1,143 @@
+// McpHttp's bound on tool calls: a call running on the calls pool holds a slot, a tool that
+// waits (run_later) gives it back while it waits.
+#include "mcp/mcp_http.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <mutex>
+#include <vector>
+
+namespace adapt::mcp {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+api::HttpRequest McpRequest(const json& message, const std::string& session = "") {
+  api::HttpRequest r;
+  r.method = "POST";
+  r.path = "/mcp";
+  r.headers["host"] = "127.0.0.1:8080";
+  r.headers["authorization"] = "Bearer key";
+  if (!session.empty()) r.headers["mcp-session-id"] = session;
+  r.body = message.dump();
+  return r;
+}
+
+json Call(int id, const std::string& tool) {
+  return {{"jsonrpc", "2.0"},
+          {"id", id},
+          {"method", "tools/call"},
+          {"params", {{"name", tool}, {"arguments", json::object()}}}};
+}
+
+// Starts a deferred answer; its future gets the response.
+std::future<api::HttpResponse> Begin(const api::HttpResponse& r) {
+  auto promise = std::make_shared<std::promise<api::HttpResponse>>();
+  auto future = promise->get_future();
+  if (!r.deferred) {
+    promise->set_value(r);
+    return future;
+  }
+  r.deferred->Start([promise](api::HttpResponse answer) { promise->set_value(answer); });
+  return future;
+}
+
+class McpHttpBound : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Tool blocking;
+    blocking.name = "blocking";
+    blocking.input_schema = {{"type", "object"}};
+    blocking.run = [this](ToolContext&, const json&) {
+      release_.wait();
+      return ToolResult::Ok({{"done", true}});
+    };
+    tools_.Add(blocking);
+    Tool waiting;
+    waiting.name = "waiting";
+    waiting.input_schema = {{"type", "object"}};
+    waiting.run_later = [this](ToolContext&, const json&, ToolReply reply) {
+      std::lock_guard lock(mu_);
+      replies_.push_back(std::move(reply));
+    };
+    tools_.Add(waiting);
+    http_ = std::make_unique<McpHttp>(
+        tools_, [](const std::string&) { return Result<core::Principal>(core::Principal{}); },
+        "127.0.0.1", pool_, 1);
+    api::HttpResponse init =
+        http_->Post(McpRequest({{"jsonrpc", "2.0"},
+                                {"id", 1},
+                                {"method", "initialize"},
+                                {"params", {{"protocolVersion", "2025-11-25"}}}}));
+    ASSERT_EQ(init.status, 200) << init.body;
+    for (const auto& [k, v] : init.headers)
+      if (k == "Mcp-Session-Id") session_ = v;
+    ASSERT_FALSE(session_.empty());
+  }
+  void TearDown() override {
+    released_.set_value();
+    pool_.join();
+  }
+
+  size_t Waiting() {
+    std::lock_guard lock(mu_);
+    return replies_.size();
+  }
+
+  boost::asio::thread_pool pool_{1};
+  ToolRegistry tools_;
+  std::unique_ptr<McpHttp> http_;
+  std::string session_;
+  std::promise<void> released_;
+  std::shared_future<void> release_ = released_.get_future().share();
+  std::mutex mu_;
+  std::vector<ToolReply> replies_;
+};
+
+TEST_F(McpHttpBound, ToolsThatWaitHoldNoSlotAndAnswerWhenTheirWaitEnds) {
+  std::vector<std::future<api::HttpResponse>> answers;
+  for (int i = 0; i < 20; ++i) {
+    // The one slot is busy only while a call's first part runs: the next gets in right after.
+    api::HttpResponse r;
+    for (int tries = 0; tries < 1000; ++tries) {
+      r = http_->Post(McpRequest(Call(10 + i, "waiting"), session_));
+      if (r.status != 429) break;
+      std::this_thread::sleep_for(2ms);
+    }
+    ASSERT_TRUE(r.deferred) << r.status << " " << r.body;
+    answers.push_back(Begin(r));
+    for (int tries = 0; tries < 1000 && Waiting() < static_cast<size_t>(i + 1); ++tries)
+      std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_EQ(Waiting(), 20u);  // twenty waits in, with one call thread and a bound of one
+  for (auto& a : answers) EXPECT_EQ(a.wait_for(0s), std::future_status::timeout);
+  {
+    std::lock_guard lock(mu_);
+    for (auto& reply : replies_) reply(ToolResult::Ok({{"waited", true}}));
+  }
+  for (auto& a : answers) {
+    ASSERT_EQ(a.wait_for(5s), std::future_status::ready);
+    api::HttpResponse r = a.get();
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(json::parse(r.body)["result"]["structuredContent"]["waited"], true) << r.body;
+  }
+}
+
+TEST_F(McpHttpBound, ACallPastTheBoundOfRunningCallsIsRefusedWithRetryAfter) {
+  auto first = Begin(http_->Post(McpRequest(Call(10, "blocking"), session_)));
+  api::HttpResponse second = http_->Post(McpRequest(Call(11, "blocking"), session_));
+  EXPECT_EQ(second.status, 429);
+  EXPECT_NE(second.body.find("too many MCP tool calls"), std::string::npos) << second.body;
+  bool retry_after = false;
+  for (const auto& [k, v] : second.headers) retry_after = retry_after || k == "Retry-After";
+  EXPECT_TRUE(retry_after);
+  released_.set_value();
+  ASSERT_EQ(first.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(first.get().status, 200);
+  released_ = std::promise<void>();  // TearDown sets it again
+}
+
+}  // namespace
+}  // namespace adapt::mcp
