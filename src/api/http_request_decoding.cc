@@ -1,9 +1,10 @@
 #include "api/http_request_decoding.h"
 
 #include <cctype>
-#include <charconv>
 #include <map>
 #include <utility>
+
+#include "base/percent.h"
 
 namespace adapt::api {
 namespace {
@@ -12,6 +13,13 @@ namespace beast = boost::beast;
 namespace http = boost::beast::http;
 
 std::string ToString(beast::string_view s) { return std::string(s.data(), s.size()); }
+
+// nullopt on a broken escape and on NUL, which no later layer should have to consider.
+std::optional<std::string> DecodeComponent(std::string_view in, PlusSign plus) {
+  auto out = PercentDecode(in, plus);
+  if (!out || out->find('\0') != std::string::npos) return std::nullopt;
+  return out;
+}
 
 // "a=1&b=2": pairs without '=' get an empty value, empty pairs are skipped, and the first
 // of repeated keys wins. False on a broken escape.
@@ -22,9 +30,9 @@ bool DecodeQuery(std::string_view rest, std::map<std::string, std::string>& quer
     rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
     if (pair.empty()) continue;
     const size_t eq = pair.find('=');
-    auto key = PercentDecode(pair.substr(0, eq), true);
-    auto value = PercentDecode(
-        eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), true);
+    auto key = DecodeComponent(pair.substr(0, eq), PlusSign::kSpace);
+    auto value = DecodeComponent(
+        eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), PlusSign::kSpace);
     if (!key || !value) return false;
     query.emplace(std::move(*key), std::move(*value));
   }
@@ -33,35 +41,13 @@ bool DecodeQuery(std::string_view rest, std::map<std::string, std::string>& quer
 
 }  // namespace
 
-std::optional<std::string> PercentDecode(std::string_view in, bool plus_is_space) {
-  std::string out;
-  out.reserve(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c == '%') {
-      const char* digits = in.data() + i + 1;
-      unsigned value = 0;
-      if (i + 2 >= in.size()) return std::nullopt;
-      auto [end, err] = std::from_chars(digits, digits + 2, value, 16);
-      if (err != std::errc() || end != digits + 2) return std::nullopt;
-      c = static_cast<char>(value);
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      c = ' ';
-    }
-    if (c == '\0') return std::nullopt;
-    out.push_back(c);
-  }
-  return out;
-}
-
 std::optional<HttpRequest> ToHttpRequest(const http::request_header<>& msg,
                                          const std::string& remote) {
   std::string_view target(msg.target().data(), msg.target().size());
   if (target.empty() || target.front() != '/') return std::nullopt;
   HttpRequest request;
   const size_t question = target.find('?');
-  auto path = PercentDecode(target.substr(0, question), false);
+  auto path = DecodeComponent(target.substr(0, question), PlusSign::kLiteral);
   if (!path) return std::nullopt;
   request.path = std::move(*path);
   request.target = std::string(target);

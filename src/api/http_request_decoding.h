@@ -12,10 +12,6 @@
 
 namespace adapt::api {
 
-// Decodes %XX escapes, and '+' as a space when `plus_is_space` (query strings).
-// nullopt on a broken escape and on NUL, which no later layer should have to consider.
-std::optional<std::string> PercentDecode(std::string_view in, bool plus_is_space);
-
 // Only origin-form targets ("/path?query") are accepted; nullopt means the request is
 // malformed (400). Takes the body out of `msg` on success; `remote` is the peer's address.
 std::optional<HttpRequest> ToHttpRequest(

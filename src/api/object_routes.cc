@@ -8,7 +8,7 @@
 #include "api/download_stream.h"
 #include "api/errors.h"
 #include "api/request_parsing.h"
-#include "base/text.h"
+#include "base/hex.h"
 #include "base/time.h"
 #include "storage/object_key.h"
 
@@ -17,20 +17,11 @@ namespace {
 
 using nlohmann::json;
 
-Result<std::string> HexDecode(const std::string& s, const std::string& field) {
-  auto val = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  };
-  if (s.size() % 2 || s.size() > 4200) return InvalidArgument(field, field + " is not valid");
-  std::string out;
-  for (size_t i = 0; i < s.size(); i += 2) {
-    int hi = val(s[i]), lo = val(s[i + 1]);
-    if (hi < 0 || lo < 0) return InvalidArgument(field, field + " is not valid");
-    out.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return out;
+// A listing cursor: the hex of the last key listed.
+Result<std::string> DecodeCursor(const std::string& s, const std::string& field) {
+  auto out = s.size() > 4200 ? std::nullopt : HexDecode(s);
+  if (!out) return InvalidArgument(field, field + " is not valid");
+  return *out;
 }
 
 json ObjectJson(const store::ObjectRecord& o) {
@@ -119,7 +110,7 @@ void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& servic
                if (!limit.ok()) return ErrorResponse(limit.status());
                if (*limit < 1 || *limit > 1000)
                  return ErrorResponse(InvalidArgument("limit", "limit must be 1..1000"));
-               auto after = HexDecode(Query(req, "cursor"), "cursor");
+               auto after = DecodeCursor(Query(req, "cursor"), "cursor");
                if (!after.ok()) return ErrorResponse(after.status());
                auto list = service.List(who, {Query(req, "prefix"), Query(req, "delimiter"), *after,
                                               static_cast<size_t>(*limit)});

@@ -12,9 +12,10 @@
 #include "api/download_stream.h"
 #include "api/object_routes.h"
 #include "api/s3_xml.h"
+#include "base/hex.h"
 #include "base/ids.h"
 #include "base/markup.h"
-#include "base/text.h"
+#include "base/percent.h"
 #include "base/time.h"
 #include "storage/aws_chunked.h"
 #include "storage/object_key.h"
@@ -92,18 +93,6 @@ bool IsHex64(const std::string& s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
          });
-}
-
-std::string HexDecode(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i + 1 < s.size(); i += 2) {
-    try {
-      out.push_back(static_cast<char>(std::stoi(s.substr(i, 2), nullptr, 16)));
-    } catch (...) {
-      return "";
-    }
-  }
-  return out;
 }
 
 storage::ObjectSource BodySource(const HttpRequest& req, size_t& off) {
@@ -231,7 +220,7 @@ HttpResponse ListObjects(const S3Call& c) {
   const bool v2 = Q(req, "list-type") == "2";
   const bool url = Q(req, "encoding-type") == "url";
   auto enc = [url](const std::string& s) {
-    return EscapeMarkup(url ? storage::AwsUriEncode(s, true) : s);
+    return EscapeMarkup(url ? PercentEncode(s, true) : s);
   };
   int max_keys = 1000;
   if (Has(req, "max-keys")) {
@@ -244,7 +233,7 @@ HttpResponse ListObjects(const S3Call& c) {
     max_keys = std::min(max_keys, 1000);
   }
   std::string prefix = Q(req, "prefix"), delimiter = Q(req, "delimiter");
-  std::string after = v2 ? (Has(req, "continuation-token") ? HexDecode(Q(req, "continuation-token"))
+  std::string after = v2 ? (Has(req, "continuation-token") ? HexDecode(Q(req, "continuation-token")).value_or("")
                                                            : Q(req, "start-after"))
                          : Q(req, "marker");
   // A V1 NextMarker that is a rolled-up prefix: continue after everything under it.
@@ -328,15 +317,10 @@ HttpResponse UploadPart(const S3Call& c) {
 HttpResponse CopyObject(const S3Call& c) {
   std::string src = c.req.Header("x-amz-copy-source");
   // "/objects/key" or "objects/key", URL-encoded.
-  std::string decoded;
-  for (size_t i = 0; i < src.size(); ++i) {
-    if (src[i] == '%' && i + 2 < src.size()) {
-      decoded.push_back(static_cast<char>(std::stoi(src.substr(i + 1, 2), nullptr, 16)));
-      i += 2;
-    } else {
-      decoded.push_back(src[i]);
-    }
-  }
+  auto copy_source = PercentDecode(src, PlusSign::kLiteral);
+  if (!copy_source)
+    return S3Error(400, "InvalidArgument", "x-amz-copy-source has a broken % escape");
+  std::string decoded = std::move(*copy_source);
   if (!decoded.empty() && decoded.front() == '/') decoded.erase(0, 1);
   std::string prefix = std::string(kGatewayBucket) + "/";
   if (decoded.compare(0, prefix.size(), prefix) != 0)

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "base/text.h"
+#include "base/hex.h"
 
 namespace adapt {
 namespace {

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "base/hex.h"
+
 namespace adapt {
 namespace {
 
@@ -57,13 +59,7 @@ bool IsValidId(std::string_view id, std::string_view prefix) {
 std::string Sha256Hex(std::string_view data) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : digest) {
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
-  }
-  return out;
+  return HexEncode(digest, sizeof digest);
 }
 
 }  // namespace adapt

@@ -24,7 +24,9 @@ enum class Code {
   kInternal,           // a bug or an OS failure
 };
 
-class Status {
+// [[nodiscard]]: a Status dropped on the floor is a lost error. Handle it, or discard it with
+// IgnoreError (base/ignore_error.h) and say why.
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Code code, std::string message, std::string field = {})
@@ -59,12 +61,16 @@ inline Status Unsupported(std::string field, std::string message) {
   return Status(Code::kUnsupported, std::move(message), std::move(field));
 }
 
-// Result<T> holds either a value or a non-OK Status.
+// Result<T> holds either a value or a non-OK Status. Built from an OK Status (a bug: there is
+// no value to hold) it holds an Internal error that says so, in every build type, so that the
+// caller fails cleanly instead of reading a value that is not there.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) {}  // NOLINT
+  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status)                      // NOLINT
+      : v_(status.ok() ? Internal("a Result was built from an OK Status, without a value")
+                       : std::move(status)) {}
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   const Status& status() const {

@@ -52,6 +52,20 @@ TEST(Result, HoldsAValue) {
   EXPECT_EQ(r.value(), 42);
 }
 
+TEST(Result, BuiltFromAnOkStatusHoldsAnInternalErrorNotAValue) {
+  Result<int> r = Status::Ok();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInternal);
+  EXPECT_NE(r.status().message().find("OK Status"), std::string::npos);
+}
+
+TEST(Result, BuiltFromAnErrorKeepsIt) {
+  Result<int> r = NotFound("no such sandbox");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kNotFound);
+  EXPECT_EQ(r.status().message(), "no such sandbox");
+}
+
 TEST(Result, StatusOfAValueIsOk) {
   Result<std::string> r = std::string("v");
   EXPECT_TRUE(r.status().ok());

@@ -1,7 +1,6 @@
 // Text helpers for output that reaches JSON: UTF-8 repair and secret redaction.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,10 +17,5 @@ std::string SanitizeUtf8(std::string_view bytes);
 // Replaces every occurrence of each non-empty value in `secrets` with "[REDACTED]".
 // Longer values are replaced first, so a value containing another is hidden whole.
 std::string Redact(std::string text, std::vector<std::string> secrets);
-
-// Lowercase hex of every byte.
-std::string HexEncode(std::string_view bytes);
-// The bytes of `hex` (either case); nullopt unless it is an even number of hex digits.
-std::optional<std::string> HexDecode(std::string_view hex);
 
 }  // namespace adapt

@@ -114,21 +114,5 @@ TEST(Redact, IsCaseSensitive) {
   EXPECT_EQ(Redact("Secret secret", {"secret"}), "Secret [REDACTED]");
 }
 
-TEST(HexEncodeTest, EveryByteAsTwoLowercaseDigits) {
-  EXPECT_EQ(HexEncode(""), "");
-  EXPECT_EQ(HexEncode(std::string("\x00\x7f\xff\x10", 4)), "007fff10");
-}
-
-TEST(HexDecodeTest, TakesEitherCaseAndRefusesAnythingButPairsOfDigits) {
-  std::string bytes;
-  for (int i = 0; i < 256; ++i) bytes += static_cast<char>(i);
-  EXPECT_EQ(HexDecode(HexEncode(bytes)), bytes);
-  EXPECT_EQ(HexDecode("00fFaB"), std::string("\x00\xff\xab", 3));
-  EXPECT_EQ(HexDecode(""), std::string());
-  EXPECT_FALSE(HexDecode("abc").has_value());
-  EXPECT_FALSE(HexDecode("zz").has_value());
-  EXPECT_FALSE(HexDecode("0g").has_value());
-}
-
 }  // namespace
 }  // namespace adapt

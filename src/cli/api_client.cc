@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include "base/percent.h"
+
 namespace adapt::cli {
 namespace {
 
@@ -211,20 +213,7 @@ Result<nlohmann::json> JsonOrError(const Result<HttpResponse>& response) {
   return parsed;
 }
 
-std::string EscapeUrlComponent(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string escaped;
-  for (unsigned char ch : text) {
-    const bool alphanumeric =
-        (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
-    if (alphanumeric || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
-      escaped.push_back(static_cast<char>(ch));
-    } else {
-      escaped += {'%', kHex[ch >> 4], kHex[ch & 0xF]};
-    }
-  }
-  return escaped;
-}
+std::string EscapeUrlComponent(std::string_view text) { return PercentEncode(text); }
 
 std::string QueryString(const std::vector<std::pair<std::string, std::string>>& params) {
   std::string query;

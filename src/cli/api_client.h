@@ -73,7 +73,7 @@ Status ErrorFromResponse(const HttpResponse& response);
 Result<nlohmann::json> JsonOrError(const Result<HttpResponse>& response);
 
 // Percent-encodes everything but RFC 3986 unreserved characters, for a path segment or
-// a query value.
+// a query value (base's PercentEncode, under the name the CLI's commands use).
 std::string EscapeUrlComponent(std::string_view text);
 
 // "?k1=v1&k2=v2" with escaped values, skipping empty values; "" when nothing remains.

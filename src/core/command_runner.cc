@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/text.h"
 #include "base/time.h"
@@ -135,7 +136,7 @@ CommandRunner::~CommandRunner() {
       std::lock_guard clock(c->mu);
       c->cv.notify_all();
     } else {
-      os::Signal(c->process.pid, SIGKILL);
+      IgnoreError(os::Signal(c->process.pid, SIGKILL), "the process may have just exited");
     }
   }
   changed_.wait(lock, [&] { return threads_ == 0; });
@@ -188,7 +189,7 @@ void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess proc
     in->reset();
   } else {
     std::thread([in, data = std::move(stdin_data)] {
-      os::WriteAll(in->get(), data);
+      IgnoreError(os::WriteAll(in->get(), data), "the command closed its stdin early");
       in->reset();
     }).detach();
   }
@@ -224,7 +225,8 @@ Status CommandRunner::StartViaAgent(store::CommandRecord record,
   }
   if (spawn.has_stdin) {
     // Failure means the connection dropped: the exit callback reports the command lost.
-    if (agent->SendStdin(*channel, stdin_data).ok()) agent->SendStdin(*channel, "");
+    if (agent->SendStdin(*channel, stdin_data).ok())
+      IgnoreError(agent->SendStdin(*channel, ""), "the exit callback reports a lost command");
   }
   std::thread([this, c] { WatchAgent(c); }).detach();
   return Status::Ok();
@@ -364,13 +366,14 @@ void CommandRunner::Watch(std::shared_ptr<Running> c) {
       Status st = runtime_.KillExec(c->record.sandbox_id, c->process.tree_id);
       if (!st.ok()) {
         spdlog::warn("command {}: {}", c->record.id, st.message());
-        os::Signal(c->process.pid, SIGKILL);
+        IgnoreError(os::Signal(c->process.pid, SIGKILL), "the process may have just exited");
       }
     }
     if (!exited && fds[0]->get() < 0 && fds[1]->get() < 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (!c->exited) os::Signal(c->process.pid, SIGKILL);
+  if (!c->exited)
+    IgnoreError(os::Signal(c->process.pid, SIGKILL), "the process may have just exited");
   waiter.join();
   Finish(*c);
 }

@@ -225,7 +225,10 @@ Result<StartedCommand> CommandService::StartCommand(const Principal& who,
         c.data["terminationReason"] = "failed";
         c.data["finishedAt"] = FormatRfc3339(NowMillis());
         c.data["error"] = "starting the command: " + process.status().message();
-        store_.PutCommand(c);
+        // The start error is the answer either way; a record left "running" is failed by the
+        // next reconciliation, so a failed write is logged, not returned.
+        if (Status st = store_.PutCommand(c); !st.ok())
+          spdlog::warn("command {}: recording that it failed to start: {}", c.id, st.message());
       }
       return process.status().WithContext("starting the command");
     }

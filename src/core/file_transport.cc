@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "base/ids.h"
+#include "base/ignore_error.h"
 #include "base/log.h"
 #include "core/file_service.h"
 #include "os/process.h"
@@ -36,7 +37,7 @@ class ExecFileOp final : public FileOp {
     if (!st.ok() || !ExitedWithin(kTermGrace))
       st = runtime_.KillExec(sandbox_id_, process_.tree_id);
     if (!st.ok()) spdlog::warn("file operation in {}: {}", sandbox_id_, st.message());
-    os::Signal(process_.pid, SIGKILL);
+    IgnoreError(os::Signal(process_.pid, SIGKILL), "the process may have just exited");
     (void)os::Wait(process_.pid);
     runtime_.ForgetExec(sandbox_id_, process_.tree_id);
   }

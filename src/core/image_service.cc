@@ -6,6 +6,7 @@
 
 #include "base/fault_point.h"
 #include "base/ids.h"
+#include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "core/image_catalog.h"
@@ -45,7 +46,7 @@ void ImageService::Reconcile() {
   for (auto rec : *all) {
     // An upload cannot be resumed; its staged files went with tmp/ at start-up.
     if (rec.status == "importing") {
-      store_.DeleteImage(rec.org_id, rec.id);
+      WarnIfError(store_.DeleteImage(rec.org_id, rec.id), "removing interrupted import " + rec.id);
       interrupted_import = true;
       continue;
     }
@@ -55,13 +56,13 @@ void ImageService::Reconcile() {
         !images_.Lookup(ImageStoreKey(rec.org_id, rec.reference))) {
       rec.status = "failed";
       rec.error = "the pulled image is no longer stored; pull it again";
-      store_.PutImage(rec);
+      WarnIfError(store_.PutImage(rec), "marking image " + rec.id + " failed");
       continue;
     }
     if (rec.status != "pulling") continue;
     rec.status = "failed";
     rec.error = "the pull was interrupted by a restart of adaptd; pull again";
-    store_.PutImage(rec);
+    WarnIfError(store_.PutImage(rec), "marking interrupted pull " + rec.id + " failed");
   }
   // An import cut short after publishing some blobs, layers or its reference: nothing refers
   // to them now, so they go before the API answers.
@@ -129,7 +130,8 @@ Result<ImageView> ImageService::Import(const Principal& who, const std::string& 
   RETURN_IF_ERROR(store_.InsertImageWithinCaps(rec, max_images_, max_in_progress_));
   auto imported = images_.ImportArchive(rec.reference, name, body);
   if (!imported.ok()) {
-    store_.DeleteImage(rec.org_id, rec.id);
+    // The import error is the answer; a record left "importing" goes at the next start-up.
+    WarnIfError(store_.DeleteImage(rec.org_id, rec.id), "removing failed import " + rec.id);
     if (imported.status().code() == Code::kInternal)  // maybe published in part
       boost::asio::post(workers_, [this] { CollectGarbage(); });
     return imported.status();
@@ -171,7 +173,7 @@ void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
   }
   // Deleted meanwhile: do not bring the record back, and collect what the pull brought.
   bool deleted = !store_.GetImage(rec.org_id, id).ok();
-  if (!deleted) store_.PutImage(rec);
+  if (!deleted) WarnIfError(store_.PutImage(rec), "recording the pull of image " + id);
   ADAPT_FAULT_POINT("image.pull.after_record");
   {
     std::lock_guard lock(mu_);

@@ -6,6 +6,7 @@
 
 #include "base/fault_point.h"
 #include "base/ids.h"
+#include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "core/sandbox_hibernation.h"
@@ -148,7 +149,7 @@ void SandboxLifecycle::Provision(const std::string& id) {
       return Fail(r, "sandbox networking is not available on this host", {"provisioning"});
     auto attached = network_->Attach(r.id, r.config.network);
     if (!attached.ok()) {
-      network_->Detach(r.id);
+      IgnoreError(network_->Detach(r.id), "undoing a failed attach, whose error is reported");
       return Fail(r, attached.status().message(), {"provisioning"});
     }
     ADAPT_FAULT_POINT("sandbox.provision.after_network");
@@ -159,12 +160,12 @@ void SandboxLifecycle::Provision(const std::string& id) {
   Status launched = LaunchOrRestore(r, req);
   ADAPT_FAULT_POINT("sandbox.provision.after_launch");
   if (!launched.ok()) {
-    Release(id, true);
+    WarnIfError(Release(id, true), "sandbox " + id + ": releasing after a failed launch");
     return Fail(r, launched.message(), {"provisioning"});
   }
   auto obs = runtime_.Observe(id);
   if (!obs.ok()) {
-    Release(id, true);
+    WarnIfError(Release(id, true), "sandbox " + id + ": releasing after a failed launch");
     return Fail(r, obs.status().message(), {"provisioning"});
   }
   r.status = "running";
@@ -269,7 +270,8 @@ void SandboxLifecycle::FinishDelete(const std::string& id) {
   ADAPT_FAULT_POINT("sandbox.delete.after_release");
   r.status = "deleted";
   r.deleted_at = NowMillis();
-  Transition(r, {"deleting"});
+  // Not recorded: it stays deleting, and the monitor's retry finishes it.
+  WarnIfError(Transition(r, {"deleting"}), "sandbox " + id + ": recording its deletion");
 }
 
 void SandboxLifecycle::Reconcile() {
@@ -292,10 +294,10 @@ void SandboxLifecycle::Reconcile() {
         store::SandboxRecord next = r;
         next.status = "running";
         if (r.config.startup) next.result.started_at = FormatRfc3339(obs->state.started_at);
-        Transition(next, {"provisioning"});
+        WarnIfError(Transition(next, {"provisioning"}), "sandbox " + r.id + ": adopting it");
         spdlog::info("sandbox {}: adopted after restart", r.id);
       } else {
-        Release(r.id, true);
+        WarnIfError(Release(r.id, true), "sandbox " + r.id + ": releasing it after a restart");
         Fail(r, "adaptd restarted while the sandbox was being provisioned", {"provisioning"});
       }
     } else if (r.status == "running") {
@@ -305,7 +307,7 @@ void SandboxLifecycle::Reconcile() {
       FinishDelete(r.id);
     } else {
       // Ended sandboxes keep only their disk: release anything a crash left behind.
-      Release(r.id, true);
+      WarnIfError(Release(r.id, true), "sandbox " + r.id + ": releasing leftovers");
     }
   }
   for (const auto& id : runtime_.List()) {
@@ -313,7 +315,7 @@ void SandboxLifecycle::Reconcile() {
     auto rec = store_.GetSandbox("", id);
     if (rec.ok() && rec->status != "deleted") continue;
     spdlog::info("sandbox {}: removing leftovers", id);
-    Release(id, false);
+    WarnIfError(Release(id, false), "sandbox " + id + ": removing leftovers");
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/time.h"
 
@@ -78,7 +79,8 @@ void SandboxMonitor::Tick() {
           Schedule(r.id, [this, id = r.id] { lifecycle_.FinishDelete(id); });
       }
     }
-    store_.PurgeIdempotencyKeys(now - kIdempotencyKeyLifetimeMs);
+    WarnIfError(store_.PurgeIdempotencyKeys(now - kIdempotencyKeyLifetimeMs),
+                "purging old idempotency keys (retried at the next purge)");
     last_purge_ = now;
   }
 }

@@ -1,5 +1,6 @@
 // SandboxLifecycle's stop and start (see sandbox_hibernation.h for the states).
 #include "base/fault_point.h"
+#include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "core/sandbox_hibernation.h"
@@ -59,7 +60,7 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
   ADAPT_FAULT_POINT("sandbox.stop.after_release");
   h.phase = HibernationPhase::kStopped;
   WriteHibernation(r, h);
-  Transition(r, {"hibernated"});
+  WarnIfError(Transition(r, {"hibernated"}), "sandbox " + r.id + ": recording that it stopped");
 }
 
 Result<store::SandboxRecord> SandboxLifecycle::BeginStart(const std::string& org_id,
@@ -85,7 +86,8 @@ Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::Launc
     Status st = obs.ok() ? Status::Ok() : obs.status();
     if (obs.ok() && obs->state.phase == runtime::ShimPhase::kLaunchFailed)
       st = Internal(obs->state.error);
-    if (!st.ok()) runtime_.Destroy(r.id, true);
+    if (!st.ok())
+      IgnoreError(runtime_.Destroy(r.id, true), "undoing a failed start, whose error is reported");
     return st;
   };
   Hibernation h = ReadHibernation(r);
@@ -124,7 +126,7 @@ void SandboxLifecycle::ReconcileHibernation(const store::SandboxRecord& r, bool 
     next.status = "hibernated";
     h.phase = HibernationPhase::kStopped;
     WriteHibernation(next, h);
-    Transition(next, {"provisioning"});
+    WarnIfError(Transition(next, {"provisioning"}), "sandbox " + r.id + ": undoing its start");
     spdlog::info("sandbox {}: interrupted start undone; it is stopped", r.id);
     return;
   }

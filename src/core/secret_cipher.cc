@@ -5,8 +5,8 @@
 
 #include <memory>
 
+#include "base/hex.h"
 #include "base/hkdf.h"
-#include "base/text.h"
 
 namespace adapt::core {
 namespace {

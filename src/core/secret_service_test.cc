@@ -7,8 +7,8 @@
 
 #include <filesystem>
 
+#include "base/hex.h"
 #include "base/ids.h"
-#include "base/text.h"
 #include "core/sandbox_request.h"
 #include "core/secret_cipher.h"
 

@@ -52,10 +52,9 @@ void WarmPool::TearDown(const std::string& id) {
   }
   // The row goes last: until then a restart still knows to tear the member down. A failed
   // teardown keeps it, counted in no pool, for a later try.
-  if (st.ok())
-    store_.DeletePoolMember(id);
-  else
-    store_.PutPoolMember({id, kTeardownState, kTeardownState, NowMillis()});
+  Status row = st.ok() ? store_.DeletePoolMember(id)
+                       : store_.PutPoolMember({id, kTeardownState, kTeardownState, NowMillis()});
+  if (!row.ok()) spdlog::warn("warm pool member {}: updating its row: {}", id, row.message());
 }
 
 void WarmPool::RemoveLeftovers() {
@@ -280,7 +279,10 @@ WarmPool::Claim WarmPool::Take(const store::SandboxConfig& config) {
 
 void WarmPool::Discard(const std::string& id) {
   // Claimed members have no row any more; record one so that a crash mid-teardown is seen.
-  store_.PutPoolMember({id, "discarded", "booting", NowMillis()});
+  // Without the marker a crash mid-teardown leaves the sandbox unknown to the reconciler.
+  if (Status st = store_.PutPoolMember({id, "discarded", "booting", NowMillis()}); !st.ok())
+    spdlog::warn("warm pool member {}: recording the crash marker before teardown: {}", id,
+                 st.message());
   boost::asio::post(workers_, [this, id] {
     TearDown(id);
     ScheduleRefill();

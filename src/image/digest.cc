@@ -2,6 +2,8 @@
 
 #include <openssl/evp.h>
 
+#include "base/hex.h"
+
 namespace adapt::image {
 
 struct Sha256::Impl {
@@ -20,13 +22,7 @@ std::string Sha256::Digest() {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_DigestFinal_ex(impl_->ctx, md, &len);
-  static const char* hex = "0123456789abcdef";
-  std::string out = "sha256:";
-  for (unsigned i = 0; i < len; ++i) {
-    out += hex[md[i] >> 4];
-    out += hex[md[i] & 15];
-  }
-  return out;
+  return "sha256:" + HexEncode(md, len);
 }
 
 std::string Sha256Of(const std::string& data) {

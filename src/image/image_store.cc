@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "base/fault_point.h"
+#include "base/ignore_error.h"
 #include "image/digest.h"
 #include "image/layer_unpack.h"
 #include "image/reference.h"
@@ -197,7 +198,7 @@ Status ImageStore::EnsureLayer(RegistryClient& client, const std::string& owner,
     Status st = UnpackChecked(BlobPath(d.digest), d.digest, diff_id, tmp);
     if (st.ok()) st = RecordProof(d.digest, diff_id);
     if (st.ok()) st = os::Rename(tmp, LayerDir(diff_id));
-    if (!st.ok()) os::RemoveTree(tmp);
+    if (!st.ok()) IgnoreError(os::RemoveTree(tmp), "tmp/ is swept at start-up");
     unpacked = st.ok();
     return st;
   }));
@@ -274,7 +275,7 @@ Result<ImageStore::Imported> ImageStore::ImportArchive(const std::string& key,
     ASSIGN_OR_RETURN(StoredImage stored, Publish(key, image));
     return Imported{stored, image.format, image.name};
   }();
-  os::RemoveTree(dir);
+  IgnoreError(os::RemoveTree(dir), "tmp/ is swept at start-up");
   return imported;
 }
 
@@ -285,7 +286,8 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
   // Unpack the layers not here yet, each into tmp/, before publishing anything.
   std::map<std::string, std::string> unpacked;  // diff id -> tmp dir
   auto discard = [&] {
-    for (const auto& [_, dir] : unpacked) os::RemoveTree(dir);
+    for (const auto& [_, dir] : unpacked)
+      IgnoreError(os::RemoveTree(dir), "tmp/ is swept at start-up");
   };
   for (size_t i = 0; i < image.layers.size(); ++i) {
     const Descriptor& layer = image.layers[i];

@@ -168,7 +168,7 @@ TEST_F(LayerUnpackTest, WhiteoutThroughASymlinkIsRefused) {
 }
 
 TEST_F(LayerUnpackTest, NotATarIsAClearError) {
-  os::WriteFileAtomic((dir_ / "junk").string(), std::string(2000, 'j'));
+  ASSERT_TRUE(os::WriteFileAtomic((dir_ / "junk").string(), std::string(2000, 'j')).ok());
   auto st = UnpackLayer((dir_ / "junk").string(), (dir_ / "out").string(), 1 << 30, "layer x");
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("layer x cannot be unpacked"), std::string::npos);

@@ -8,7 +8,6 @@ namespace adapt::mcp {
 
 // application/x-www-form-urlencoded to fields ('+' is a space; the first of repeats wins).
 std::map<std::string, std::string> DecodeForm(const std::string& body);
-std::string EncodeFormValue(const std::string& text);
 // BASE64URL(SHA256(verifier)) without padding: the S256 code challenge.
 std::string S256Challenge(const std::string& verifier);
 // `uri` with `params` appended as query parameters.

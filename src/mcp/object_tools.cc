@@ -2,6 +2,7 @@
 // artifacts under artifacts/<sandbox id>/, copies of workspace files, temporary read-only
 // download links for exactly one object, sandbox attachment (all core::ObjectService verbs),
 // and static websites.
+#include "base/hex.h"
 #include "base/text.h"
 #include "base/time.h"
 #include "mcp/tools.h"
@@ -114,30 +115,15 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
        ToolAnnotations{true, false, true, false},
        [&objects](ToolContext& ctx, const json& args) {
          std::string prefix = args.value("prefix", "");
-         std::string after;
-         std::string cursor = args.value("cursor", "");
-         for (size_t i = 0; i + 1 < cursor.size(); i += 2) {
-           try {
-             after.push_back(static_cast<char>(std::stoi(cursor.substr(i, 2), nullptr, 16)));
-           } catch (...) {
-             return ToolResult::Fail("The cursor is not valid; list again without it.");
-           }
-         }
+         auto after = HexDecode(args.value("cursor", ""));
+         if (!after) return ToolResult::Fail("The cursor is not valid; list again without it.");
          auto list = objects.List(
-             ctx.who, {prefix, "/", after, static_cast<size_t>(args.value("limit", 200))});
+             ctx.who, {prefix, "/", *after, static_cast<size_t>(args.value("limit", 200))});
          if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
          json objects = json::array();
          for (const auto& o : list->objects) objects.push_back(ObjectView(o));
          json next;
-         if (list->truncated) {
-           static const char* kHex = "0123456789abcdef";
-           std::string hex;
-           for (unsigned char c : list->next_after) {
-             hex.push_back(kHex[c >> 4]);
-             hex.push_back(kHex[c & 15]);
-           }
-           next = hex;
-         }
+         if (list->truncated) next = HexEncode(list->next_after);
          return ToolResult::Ok({{"prefix", prefix},
                                 {"objects", objects},
                                 {"directories", list->common_prefixes},

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/hex.h"
+
 namespace adapt::mcp {
 namespace {
 
@@ -18,13 +20,7 @@ std::string BucketKey(const std::string& address) {
   if (std::equal(a, a + 12, kMapped))
     return std::to_string(a[12]) + "." + std::to_string(a[13]) + "." + std::to_string(a[14]) + "." +
            std::to_string(a[15]);
-  static const char kHex[] = "0123456789abcdef";
-  std::string key;
-  for (int i = 0; i < 8; ++i) {
-    key += kHex[a[i] >> 4];
-    key += kHex[a[i] & 15];
-  }
-  return key + "::/64";
+  return HexEncode(a, 8) + "::/64";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "net/network_manager.h"
 
+#include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "net/links.h"
@@ -154,14 +155,18 @@ Result<Attachment> NetworkManager::Attach(const std::string& id,
   if (st.ok()) {
     // A re-attach replaces the chain rather than adding its rules twice.
     if (ListNft("chain inet " + options_.name + " " + id).ok())
-      RunNft(RemoveSandboxRules(Scope(), sb));
+      IgnoreError(RunNft(RemoveSandboxRules(Scope(), sb)), "adding the rules below reports errors");
     st = RunNft(SandboxRules(Scope(), sb));
   }
   if (st.ok()) Register(sb);
   if (!st.ok()) {
-    RemoveLinks(plan.netns, plan.host_if);
-    os::RemoveTree(options_.state_dir + "/net/" + id);
-    store_.DeleteNetwork(id);
+    // Undoing a failed set-up, whose error is the one reported; the reconciler removes what
+    // is left, but a record that stays would hold the address.
+    IgnoreError(RemoveLinks(plan.netns, plan.host_if), "undoing a failed network set-up");
+    IgnoreError(os::RemoveTree(options_.state_dir + "/net/" + id), "undoing a failed set-up");
+    if (Status del = store_.DeleteNetwork(id); !del.ok())
+      spdlog::warn("sandbox {}: the network record stays after a failed set-up: {}", id,
+                   del.message());
     return st.WithContext("setting up the sandbox's network");
   }
   return Attachment{NetnsPath(plan.netns), ResolvConfPath(id), sb.address, sb.address6};
@@ -184,7 +189,7 @@ Status NetworkManager::Detach(const std::string& id) {
   for (const auto& r : records)
     if (r.sandbox_id == id) return RemoveRecorded(r).WithContext("removing the sandbox's network");
   // Nothing recorded: only leftovers of a set-up that never got recorded could remain.
-  RemoveLinks(NetnsName(options_.name, id), "");
+  IgnoreError(RemoveLinks(NetnsName(options_.name, id), ""), "leftovers only, if any");
   return Status::Ok();
 }
 
@@ -219,13 +224,15 @@ Status NetworkManager::Restore(const std::set<std::string>& live) {
   // of veths whose address is in this pool.
   const std::string prefix = options_.name + "-sbx_";
   for (const auto& ns : os::ListDir("/run/netns")) {
-    if (ns.rfind(prefix, 0) == 0 && !kept_ns.count(ns)) RemoveLinks(ns, "");
+    if (ns.rfind(prefix, 0) == 0 && !kept_ns.count(ns))
+      IgnoreError(RemoveLinks(ns, ""), "a leftover; the next reconciliation tries again");
   }
   std::set<std::string> ours;
   for (int64_t slot = 0; slot < pool_->slots(); ++slot)
     ours.insert(HostInterface(pool_->SandboxAddress(slot)));
   for (const auto& link : os::ListDir("/sys/class/net")) {
-    if (ours.count(link) && !kept_ifs.count(link)) RemoveLinks("", link);
+    if (ours.count(link) && !kept_ifs.count(link))
+      IgnoreError(RemoveLinks("", link), "a leftover; the next reconciliation tries again");
   }
   return Status::Ok();
 }

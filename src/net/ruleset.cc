@@ -1,8 +1,8 @@
 #include "net/ruleset.h"
 
-#include <cstdio>
 #include <set>
 
+#include "base/hex.h"
 #include "net/address.h"
 
 namespace adapt::net {
@@ -21,10 +21,7 @@ std::string Family(const std::string& address) {
 std::string Hex(const std::string& address) {
   auto ip = ParseIp(address);
   if (!ip || ip->v6) return "00000000";
-  char buf[9];
-  std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x", ip->bytes[0], ip->bytes[1], ip->bytes[2],
-                ip->bytes[3]);
-  return buf;
+  return HexEncode(ip->bytes.data(), 4);
 }
 
 std::string NatChain(const std::string& sandbox_id) { return "nat_" + sandbox_id; }

@@ -96,7 +96,7 @@ class AgentSessionTest : public ::testing::Test {
   }
   void TearDown() override {
     hub_.Close("sbx_test");
-    os::RemoveTree(dir_);
+    (void)os::RemoveTree(dir_);  // best effort: teardown
   }
   static constexpr const char* kKey = "the-agent-key-0123456789";
   FakeAgent Connect(int32_t version = agent::kProtocolVersion,

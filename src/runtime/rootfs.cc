@@ -1,5 +1,6 @@
 #include "runtime/rootfs.h"
 
+#include "base/ignore_error.h"
 #include "os/files.h"
 #include "os/mount.h"
 
@@ -27,7 +28,8 @@ Status MountRootfs(const std::string& sandbox_dir, const std::vector<std::string
   if (st.ok())
     st = os::MountOverlay(lower, p.disk_mount + "/upper", p.disk_mount + "/work", p.rootfs);
   if (!st.ok()) {
-    UnmountRootfs(sandbox_dir);
+    IgnoreError(UnmountRootfs(sandbox_dir),
+                "undoing a failed mount; its error is the one reported");
     return st;
   }
   return Status::Ok();

@@ -11,6 +11,7 @@
 
 #include "base/fault_point.h"
 #include "base/ids.h"
+#include "base/ignore_error.h"
 #include "base/log.h"
 #include "os/cgroup.h"
 #include "os/file_in_root.h"
@@ -209,12 +210,14 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
       st.ok() ? os::Spawn({options_.shim_binary, dir}, detached) : Result<pid_t>(st);
   if (!pid.ok()) {
     if (options_.agents) options_.agents->Close(id);
-    UnmountRootfs(dir);
+    IgnoreError(UnmountRootfs(dir), "undoing a failed start; the spawn error is the one reported");
     return pid.status().WithContext("starting the sandbox monitor");
   }
   ADAPT_FAULT_POINT("runtime.launch.after_spawn");
   // The shim is our child until we exit; reap it so it leaves no zombie.
-  std::thread([p = *pid] { os::Wait(p); }).detach();
+  std::thread([p = *pid] {
+    IgnoreError(os::Wait(p), "reaping only; the shim state says how it ended");
+  }).detach();
 
   auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
   while (std::chrono::steady_clock::now() < deadline) {
@@ -223,7 +226,7 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
     if (state.ok() && !ShimAlive(*state, dir)) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  Destroy(id, true);
+  IgnoreError(Destroy(id, true), "undoing a start that timed out, which is the error reported");
   return Internal("the sandbox did not start within 2 minutes");
 }
 
@@ -258,16 +261,18 @@ Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
     // it to stop. The shim then records the exit and runs `runsc delete` itself.
     auto pid = static_cast<pid_t>(state->sandbox_pid);
     if (pid > 0 && os::ProcessMatches(pid, "runsc-sandbox") && os::ProcessMatches(pid, id)) {
-      os::Signal(pid, SIGKILL);
+      IgnoreError(os::Signal(pid, SIGKILL), "the process may be gone; the wait below decides");
     } else {
-      os::RunCommand(del);
+      IgnoreError(os::RunCommand(del), "the wait below decides whether the sandbox stopped");
     }
     for (int i = 0; i < 200 && ShimAlive(*state, dir); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (ShimAlive(*state, dir)) os::Signal(static_cast<pid_t>(state->shim_pid), SIGKILL);
+    if (ShimAlive(*state, dir))
+      IgnoreError(os::Signal(static_cast<pid_t>(state->shim_pid), SIGKILL), "last resort");
   }
   ADAPT_FAULT_POINT("runtime.destroy.after_kill");
-  if (HasRunscState(options_.state_dir, id)) os::RunCommand(del);
+  if (HasRunscState(options_.state_dir, id))
+    IgnoreError(os::RunCommand(del), "runsc's own state; the unmount below is what must succeed");
   RETURN_IF_ERROR(UnmountRootfs(dir));
   ADAPT_FAULT_POINT("runtime.destroy.after_unmount");
   Status cg = os::RemoveSandboxCgroup(id);
@@ -430,7 +435,7 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
   auto r = os::RunCommand(argv);
   if (!r.ok()) return r.status().WithContext("checkpointing sandbox " + id);
   if (r->status.signaled() || r->status.exit_code != 0) {
-    os::RemoveTree(partial);
+    IgnoreError(os::RemoveTree(partial), "a later checkpoint replaces the partial image");
     std::string out = r->output;
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     return Internal("checkpointing sandbox " + id + " failed: " + out);
@@ -449,14 +454,17 @@ bool RunscRuntime::HasCheckpoint(const std::string& id) {
 }
 
 void RunscRuntime::DiscardCheckpoint(const std::string& id) {
-  os::RemoveTree(CheckpointDir(id));
-  os::RemoveTree(CheckpointDir(id) + ".partial");
+  // A leftover image is overwritten by the next checkpoint.
+  IgnoreError(os::RemoveTree(CheckpointDir(id)), "discarding a checkpoint");
+  IgnoreError(os::RemoveTree(CheckpointDir(id) + ".partial"), "discarding a checkpoint");
 }
 
 void RunscRuntime::ForgetExec(const std::string& sandbox_id, const std::string& tree_id) {
   if (!IsValidId(tree_id, "exec")) return;
-  os::RemoveTree(SandboxDir(sandbox_id) + "/" + tree_id + ".pid");
-  os::RemoveTree(SandboxDir(sandbox_id) + "/" + tree_id + ".process.json");
+  IgnoreError(os::RemoveTree(SandboxDir(sandbox_id) + "/" + tree_id + ".pid"),
+              "forgetting an exec");
+  IgnoreError(os::RemoveTree(SandboxDir(sandbox_id) + "/" + tree_id + ".process.json"),
+              "forgetting an exec");
 }
 
 }  // namespace adapt::runtime

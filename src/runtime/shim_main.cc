@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <string>
 
+#include "base/ignore_error.h"
 #include "base/time.h"
 #include "os/cgroup.h"
 #include "os/files.h"
@@ -45,12 +46,16 @@ struct Shim {
   }
 
   void PersistOutput() {
-    os::WriteFileAtomic(dir + "/" + kShimOutputFile, ring.Serialize(), 0600);
+    IgnoreError(os::WriteFileAtomic(dir + "/" + kShimOutputFile, ring.Serialize(), 0600),
+                "the output is persisted again at the next flush");
     ring_dirty = false;
     last_persist = NowMillis();
   }
 
-  void Publish() { WriteShimState(dir, state); }
+  void Publish() {
+    IgnoreError(WriteShimState(dir, state),
+                "the shim has no one to tell; adaptd sees a stale state");
+  }
 
   void ForceDelete() {
     auto pid = os::Spawn(Runsc({"delete", "--force", config.container_id}), {});
@@ -186,7 +191,7 @@ struct Shim {
     opts.stderr_fd = err_w;
     opts.hide_proc_sys_net = config.hide_proc_sys_net;
     std::string log = dir + "/restore.log";
-    os::RemoveTree(log);
+    IgnoreError(os::RemoveTree(log), "runsc overwrites an old log");
     auto restore = os::Spawn(
         Runsc({"restore", "--detach", "--bundle", config.bundle, "--pid-file", pid_file,
                "--image-path", config.restore_image, "--user-log", log, config.container_id}),

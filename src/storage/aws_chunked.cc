@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "base/hex.h"
 #include "base/ids.h"
 #include "storage/storage_tokens.h"
 
@@ -60,7 +61,7 @@ bool AwsChunkedDecoder::FinishChunk() {
   hash_->Finish(sha, md5);
   const std::string to_sign = "AWS4-HMAC-SHA256-PAYLOAD\n" + amz_date_ + "\n" + scope_ + "\n" +
                               previous_signature_ + "\n" + Sha256Hex("") + "\n" + sha;
-  const std::string want = HexOf(HmacSha256(signing_key_, to_sign));
+  const std::string want = HexEncode(HmacSha256(signing_key_, to_sign));
   if (!ConstantTimeEquals(want, chunk_signature_)) return false;
   previous_signature_ = chunk_signature_;
   return true;

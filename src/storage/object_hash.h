@@ -21,9 +21,7 @@ class ObjectHasher {
 
 // Hex MD5 of `data` (bytes, not hex).
 std::string Md5Hex(const std::string& data);
-std::string HexOf(const unsigned char* bytes, size_t n);
 // Raw HMAC-SHA256 of `data` under `key` (SigV4, signed references).
 std::string HmacSha256(const std::string& key, const std::string& data);
-std::string HexOf(const std::string& bytes);
 
 }  // namespace adapt::storage

@@ -1,33 +1,10 @@
 #include "storage/object_key.h"
 
+#include "base/percent.h"
 #include "base/text.h"
 
 namespace adapt::storage {
 namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// One more round of percent-decoding: what a careless client or proxy would make of the key.
-std::string PercentDecodeOnce(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      int hi = HexValue(s[i + 1]), lo = HexValue(s[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(s[i]);
-  }
-  return out;
-}
 
 // Segments split on '/' (and '\\', which some clients treat as a separator).
 Status CheckSegments(std::string_view key, bool allow_trailing_slash, const std::string& field,
@@ -64,7 +41,8 @@ Status CheckText(std::string_view key, bool allow_trailing_slash, const std::str
   }
   std::string shown = "\"" + std::string(key.substr(0, 64)) + (key.size() > 64 ? "...\"" : "\"");
   RETURN_IF_ERROR(CheckSegments(key, allow_trailing_slash, field, shown));
-  std::string decoded = PercentDecodeOnce(key);
+  // One more round of percent-decoding: what a careless client or proxy would make of the key.
+  std::string decoded = PercentDecodeLenient(key, PlusSign::kLiteral);
   if (decoded != key) {
     for (char ch : decoded) {
       if (ch == '\\' || ch == '\0')

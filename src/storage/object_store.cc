@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "base/hex.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -339,11 +340,9 @@ Result<store::ObjectRecord> ObjectStore::CompleteUpload(const std::string& org_i
   auto rec = PutCounted(org_id, key, type, source, "", upload_id);
   if (!failed.ok()) return failed;
   if (!rec.ok()) return rec.status();
-  // S3's multipart ETag: MD5 of the parts' binary MD5s, then "-<count>".
-  std::string binary;
-  for (size_t i = 0; i + 1 < md5s.size(); i += 2)
-    binary.push_back(static_cast<char>(std::stoi(md5s.substr(i, 2), nullptr, 16)));
-  rec->etag = Md5Hex(binary) + "-" + std::to_string(parts.size());
+  // S3's multipart ETag: MD5 of the parts' binary MD5s, then "-<count>". The hex is our own
+  // ObjectHasher's, so it always decodes.
+  rec->etag = Md5Hex(HexDecode(md5s).value_or("")) + "-" + std::to_string(parts.size());
   ASSIGN_OR_RETURN(uint64_t quota, QuotaForObjects(org_id, ledger_.UploadBytes(upload_id)));
   auto old = store_.PutObjectWithinQuota(*rec, quota);
   if (!old.ok()) return old.status();

@@ -7,7 +7,9 @@
 #include <sstream>
 #include <vector>
 
+#include "base/hex.h"
 #include "base/ids.h"
+#include "base/percent.h"
 #include "storage/object_hash.h"
 
 namespace adapt::storage {
@@ -31,25 +33,8 @@ std::string Trim(std::string s) {
   return out;
 }
 
-int Hex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string Decode(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && Hex(s[i + 1]) >= 0 && Hex(s[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(Hex(s[i + 1]) * 16 + Hex(s[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
+// SigV4 decodes a query name or value leniently, and '+' stands for itself, not a space.
+std::string Decode(const std::string& s) { return PercentDecodeLenient(s, PlusSign::kLiteral); }
 
 std::string CanonicalQuery(const std::string& raw, bool presigned) {
   std::vector<std::pair<std::string, std::string>> params;
@@ -61,7 +46,7 @@ std::string CanonicalQuery(const std::string& raw, bool presigned) {
     std::string k = eq == std::string::npos ? item : item.substr(0, eq);
     std::string v = eq == std::string::npos ? "" : item.substr(eq + 1);
     if (presigned && Decode(k) == "X-Amz-Signature") continue;
-    params.emplace_back(AwsUriEncode(Decode(k), false), AwsUriEncode(Decode(v), false));
+    params.emplace_back(PercentEncode(Decode(k)), PercentEncode(Decode(v)));
   }
   std::sort(params.begin(), params.end());
   std::string out;
@@ -72,21 +57,6 @@ std::string CanonicalQuery(const std::string& raw, bool presigned) {
 std::string Sha256OfText(const std::string& s) { return Sha256Hex(s); }
 
 }  // namespace
-
-std::string AwsUriEncode(const std::string& s, bool keep_slash) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
 
 Result<SigV4Authorization> ParseSigV4Authorization(const std::string& header) {
   static const std::string kAlg = "AWS4-HMAC-SHA256 ";
@@ -128,7 +98,7 @@ std::string SigV4Signature(const SigV4Authorization& auth, const SigV4Request& r
     auto it = r.headers->find(name);
     canonical_headers += name + ":" + (it == r.headers->end() ? "" : Trim(it->second)) + "\n";
   }
-  std::string canonical = r.method + "\n" + AwsUriEncode(r.path, true) + "\n" +
+  std::string canonical = r.method + "\n" + PercentEncode(r.path, true) + "\n" +
                           CanonicalQuery(r.raw_query, r.presigned) + "\n" + canonical_headers +
                           "\n" + auth.signed_headers + "\n" + r.payload_hash;
   std::string amz_date = r.amz_date;
@@ -138,7 +108,7 @@ std::string SigV4Signature(const SigV4Authorization& auth, const SigV4Request& r
   }
   std::string to_sign =
       "AWS4-HMAC-SHA256\n" + amz_date + "\n" + SigV4Scope(auth) + "\n" + Sha256OfText(canonical);
-  return HexOf(HmacSha256(SigV4SigningKey(auth, secret), to_sign));
+  return HexEncode(HmacSha256(SigV4SigningKey(auth, secret), to_sign));
 }
 
 std::string SigV4Scope(const SigV4Authorization& auth) {

@@ -48,8 +48,6 @@ std::string SigV4Signature(const SigV4Authorization& auth, const SigV4Request& r
 std::string SigV4Scope(const SigV4Authorization& auth);
 // The raw signing key: HMAC chain of the secret over date, region, service, "aws4_request".
 std::string SigV4SigningKey(const SigV4Authorization& auth, const std::string& secret);
-// S3's URI encoding: everything but A-Z a-z 0-9 - _ . ~ (and '/' when `keep_slash`).
-std::string AwsUriEncode(const std::string& s, bool keep_slash);
 // Seconds since the epoch of an x-amz-date "20130524T000000Z"; -1 when malformed.
 int64_t ParseAmzDate(const std::string& text);
 

@@ -1,29 +1,14 @@
 #include "storage/storage_tokens.h"
 
-#include <cctype>
-
+#include "base/hex.h"
 #include "base/ids.h"
+#include "base/percent.h"
 #include "base/time.h"
 #include "os/files.h"
 #include "storage/object_hash.h"
 
 namespace adapt::storage {
 namespace {
-
-std::string UrlEncode(const std::string& s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
 
 Status Unauthenticated() {
   return Status(Code::kUnauthenticated, "the storage token is unknown, expired or revoked");
@@ -49,7 +34,7 @@ Status StorageTokens::Init() {
 }
 
 std::string StorageTokens::SecretOf(const std::string& id) const {
-  return HexOf(HmacSha256(key_, "storage-token\n" + id)).substr(0, 40);
+  return HexEncode(HmacSha256(key_, "storage-token\n" + id)).substr(0, 40);
 }
 
 Result<NewStorageToken> StorageTokens::Create(const std::string& org_id, const std::string& name,
@@ -98,15 +83,15 @@ Result<store::StorageTokenRecord> StorageTokens::VerifyBearer(const std::string&
 
 std::string StorageTokens::SignDownload(const std::string& org_id, const std::string& key,
                                         int64_t expires_at) const {
-  std::string sig = HexOf(
+  std::string sig = HexEncode(
       HmacSha256(key_, "download\n" + org_id + "\n" + key + "\n" + std::to_string(expires_at)));
-  return "org=" + UrlEncode(org_id) + "&key=" + UrlEncode(key) +
+  return "org=" + PercentEncode(org_id) + "&key=" + PercentEncode(key) +
          "&expires=" + std::to_string(expires_at) + "&signature=" + sig;
 }
 
 Status StorageTokens::VerifyDownload(const std::string& org_id, const std::string& key,
                                      int64_t expires_at, const std::string& signature) const {
-  std::string want = HexOf(
+  std::string want = HexEncode(
       HmacSha256(key_, "download\n" + org_id + "\n" + key + "\n" + std::to_string(expires_at)));
   if (!ConstantTimeEquals(want, signature))
     return Status(Code::kUnauthenticated, "the download link's signature is not valid");

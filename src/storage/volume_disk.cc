@@ -1,6 +1,6 @@
 #include "storage/volume_disk.h"
 
-#include "base/text.h"
+#include "base/hex.h"
 #include "os/files.h"
 #include "os/fscrypt.h"
 #include "storage/volume_key.h"

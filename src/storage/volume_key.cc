@@ -2,8 +2,8 @@
 
 #include <openssl/rand.h>
 
+#include "base/hex.h"
 #include "base/hkdf.h"
-#include "base/text.h"
 #include "os/files.h"
 #include "os/fscrypt.h"
 

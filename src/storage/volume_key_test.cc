@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "base/text.h"
+#include "base/hex.h"
 #include "os/files.h"
 
 namespace adapt::storage {
