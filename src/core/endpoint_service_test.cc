@@ -41,7 +41,7 @@ class EndpointServiceTest : public testing::Test {
     r.id = NewId("sbx");
     r.org_id = org_.org_id;
     r.status = status;
-    r.config = {{"network", {{"egress", "open"}}}};
+    r.config.network.egress = "open";
     r.created_at = r.updated_at = NowMillis();
     EXPECT_TRUE(store_->CreateSandbox(r, std::nullopt).ok());
     return r.id;

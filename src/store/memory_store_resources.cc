@@ -169,8 +169,12 @@ Status MemoryStore::PutImage(const ImageRecord& r) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
   if (auto* stored = FindIf(images_, [&](const auto& i) { return i.id == r.id; })) {
-    stored->status = r.status;
-    stored->data = r.data;
+    // As SQLite's upsert: the id, organization, reference and creation time stay.
+    ImageRecord next = r;
+    next.org_id = stored->org_id;
+    next.reference = stored->reference;
+    next.created_at = stored->created_at;
+    *stored = std::move(next);
   } else {
     images_.push_back(r);
   }
@@ -235,7 +239,7 @@ Status MemoryStore::PutVolume(const VolumeRecord& v) {
     return Conflict("storage '" + v.name + "' already exists");
   if (auto* stored = FindIf(volumes_, [&](const auto& o) { return o.id == v.id; })) {
     stored->status = v.status;
-    stored->data = v.data;
+    stored->key_identifier = v.key_identifier;
   } else {
     volumes_.push_back(v);
   }
