@@ -6,9 +6,8 @@
 // included) escaping a parser are bugs: bad input must be an error Status, never a 500.
 #include <cstddef>
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "base/json_parse.h"
 #include "core/command_request.h"

@@ -19,11 +19,11 @@
 namespace adapt::api {
 
 struct HttpServerOptions {
-  std::string host = "127.0.0.1";         // address or name to listen on
-  uint16_t port = 8080;                   // 0 picks a free port; see HttpServer::port()
-  int io_threads = 2;                     // threads doing socket I/O (at least 1 is used)
-  size_t max_body_bytes = 1 << 20;        // larger request bodies get 413 before being read
-  std::string name = "API";               // names the listener in the log
+  std::string host = "127.0.0.1";   // address or name to listen on
+  uint16_t port = 8080;             // 0 picks a free port; see HttpServer::port()
+  int io_threads = 2;               // threads doing socket I/O (at least 1 is used)
+  size_t max_body_bytes = 1 << 20;  // larger request bodies get 413 before being read
+  std::string name = "API";         // names the listener in the log
   // Connections beyond these (in all, or from one client address) are closed as accepted.
   ConnectionLimits limits;
   // A request head must arrive in full within header_timeout of the connection's start, or

@@ -219,9 +219,7 @@ HttpResponse ListObjects(const S3Call& c) {
   const HttpRequest& req = c.req;
   const bool v2 = Q(req, "list-type") == "2";
   const bool url = Q(req, "encoding-type") == "url";
-  auto enc = [url](const std::string& s) {
-    return EscapeMarkup(url ? PercentEncode(s, true) : s);
-  };
+  auto enc = [url](const std::string& s) { return EscapeMarkup(url ? PercentEncode(s, true) : s); };
   int max_keys = 1000;
   if (Has(req, "max-keys")) {
     try {
@@ -233,9 +231,10 @@ HttpResponse ListObjects(const S3Call& c) {
     max_keys = std::min(max_keys, 1000);
   }
   std::string prefix = Q(req, "prefix"), delimiter = Q(req, "delimiter");
-  std::string after = v2 ? (Has(req, "continuation-token") ? HexDecode(Q(req, "continuation-token")).value_or("")
-                                                           : Q(req, "start-after"))
-                         : Q(req, "marker");
+  std::string after =
+      v2 ? (Has(req, "continuation-token") ? HexDecode(Q(req, "continuation-token")).value_or("")
+                                           : Q(req, "start-after"))
+         : Q(req, "marker");
   // A V1 NextMarker that is a rolled-up prefix: continue after everything under it.
   if (!v2 && !delimiter.empty() && after.size() >= delimiter.size() &&
       after.compare(after.size() - delimiter.size(), delimiter.size(), delimiter) == 0)

@@ -165,7 +165,8 @@ Result<HttpResponse> ApiClient::Perform(const char* method, const std::string& p
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
   }
 
-  if (max_time.count() > 0) curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(max_time.count()));
+  if (max_time.count() > 0)
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(max_time.count()));
 
   CURLcode rc = curl_easy_perform(c);
   if (rc == CURLE_WRITE_ERROR && transfer.stopped_by_callback) rc = CURLE_OK;

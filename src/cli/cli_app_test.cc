@@ -162,8 +162,8 @@ TEST(AdaptCli, ExecOnAProvisioningSandboxWaitsForItThenRuns) {
 }
 
 TEST(AdaptCli, LsOfAnUnknownSandboxSaysSoInOneLine) {
-  TestHttpServer server(CannedResponse(
-      404, R"({"error":{"code":"not_found","message":"sandbox sbx_9 not found"}})"));
+  TestHttpServer server(
+      CannedResponse(404, R"({"error":{"code":"not_found","message":"sandbox sbx_9 not found"}})"));
   Outcome outcome = RunCli(server.url(), {"sandbox", "ls", "sbx_9", "/"});
   EXPECT_EQ(outcome.exit_code, 1);
   EXPECT_EQ(outcome.err, "adapt: sandbox sbx_9 not found\n");
@@ -195,9 +195,8 @@ TEST(AdaptCli, CreateWithArgvIdempotencyKeyAndJsonOutput) {
 
 TEST(AdaptCli, RunImageSendsImageStartup) {
   TestHttpServer server(CannedResponse(201, kSandbox));
-  Outcome outcome =
-      RunCli(server.url(),
-             {"sandbox", "create", "--no-wait", "--image", "nginx:alpine", "--run-image"});
+  Outcome outcome = RunCli(
+      server.url(), {"sandbox", "create", "--no-wait", "--image", "nginx:alpine", "--run-image"});
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_EQ(json::parse(server.TakeRequest().body),
             json::parse(R"({"image":"nginx:alpine","startup":{"mode":"image"}})"));

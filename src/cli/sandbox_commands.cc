@@ -104,12 +104,11 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
   create->footer("Startup command: adapt sandbox create [OPTIONS] -- ARGV...");
   create->add_option("--idempotency-key", options->idempotency_key, "retry-safe creation key")
       ->type_name("KEY");
-  CLI::Option* wait =
-      create
-          ->add_option("--wait", options->wait_seconds,
-                       "seconds to wait for it to leave provisioning (default 60)")
-          ->type_name("SECONDS")
-          ->check(CLI::Range(0, 3600));
+  CLI::Option* wait = create
+                          ->add_option("--wait", options->wait_seconds,
+                                       "seconds to wait for it to leave provisioning (default 60)")
+                          ->type_name("SECONDS")
+                          ->check(CLI::Range(0, 3600));
   create->add_flag("--no-wait", options->no_wait, "return at once, while it is provisioning")
       ->excludes(wait);
   create->add_flag("-q,--quiet", options->quiet, "print only the sandbox's id");
@@ -146,9 +145,9 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
         console.out << (invocation.json ? PrettyJson(sandbox) : DescribeSandbox(sandbox));
       }
       if (!waited.ok())
-        return Status(waited.status().code(), "sandbox " + Member(sandbox, "id") +
-                                                  " was created; waiting for it: " +
-                                                  waited.status().message());
+        return Status(waited.status().code(),
+                      "sandbox " + Member(sandbox, "id") +
+                          " was created; waiting for it: " + waited.status().message());
       return limit > 0 ? CreateOutcome(sandbox, limit) : Status::Ok();
     };
   });

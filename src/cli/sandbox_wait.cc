@@ -15,8 +15,8 @@ std::string SandboxPath(const std::string& id) { return "/v1/sandboxes/" + Escap
 // earlier life (running, then stopped and started again) can end it too: the caller reads the
 // record to be sure, and resumes after `last_event_id` instead of replaying again.
 // True when an event said the sandbox left provisioning.
-Result<bool> FollowUntilChange(const ApiClient& client, const std::string& id, Clock::time_point deadline,
-                         std::string& last_event_id) {
+Result<bool> FollowUntilChange(const ApiClient& client, const std::string& id,
+                               Clock::time_point deadline, std::string& last_event_id) {
   bool changed = false;
   auto on_line = [&](std::string_view line) {
     if (line.starts_with("id:")) {
@@ -33,9 +33,9 @@ Result<bool> FollowUntilChange(const ApiClient& client, const std::string& id, C
   };
   StreamOptions options;
   if (!last_event_id.empty()) options.headers.emplace_back("Last-Event-ID", last_event_id);
-  options.max_time = std::max(std::chrono::milliseconds(1),
-                              std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  deadline - Clock::now()));
+  options.max_time =
+      std::max(std::chrono::milliseconds(1),
+               std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
   Result<HttpResponse> response = client.Stream(SandboxPath(id) + "/events", on_line, options);
   if (!response.ok()) return response.status();
   if (!response->timed_out) RETURN_IF_ERROR(ErrorFromResponse(*response));

@@ -18,8 +18,9 @@ using testing::TestHttpServer;
 const json kProvisioning = {{"id", "sbx_1"}, {"status", "provisioning"}};
 
 std::string Event(int id, const std::string& status) {
-  return "id: " + std::to_string(id) + "\nevent: status\ndata: " +
-         json({{"sandboxId", "sbx_1"}, {"status", status}}).dump() + "\n\n";
+  return "id: " + std::to_string(id) +
+         "\nevent: status\ndata: " + json({{"sandboxId", "sbx_1"}, {"status", status}}).dump() +
+         "\n\n";
 }
 
 CannedExchange Record(const std::string& status, const std::string& error = "") {
@@ -52,8 +53,8 @@ TEST(WaitWhileProvisioning, ZeroSecondsReturnsTheRecordAsGiven) {
 }
 
 TEST(WaitWhileProvisioning, FollowsTheSandboxsEventsUntilItRunsThenReadsIt) {
-  TestHttpServer server({ClosedStream(Event(1, "provisioning") + Event(2, "running")),
-                         Record("running")});
+  TestHttpServer server(
+      {ClosedStream(Event(1, "provisioning") + Event(2, "running")), Record("running")});
   ApiClient client(server.url(), "k");
   Result<json> sandbox =
       WaitWhileProvisioning(client, "sbx_1", kProvisioning, std::chrono::seconds(60));
@@ -69,8 +70,8 @@ TEST(WaitWhileProvisioning, FollowsTheSandboxsEventsUntilItRunsThenReadsIt) {
 }
 
 TEST(WaitWhileProvisioning, AnEndStatusEndsTheWaitToo) {
-  TestHttpServer server({ClosedStream(Event(1, "provisioning") + Event(2, "completed")),
-                         Record("completed")});
+  TestHttpServer server(
+      {ClosedStream(Event(1, "provisioning") + Event(2, "completed")), Record("completed")});
   ApiClient client(server.url(), "k");
   Result<json> sandbox =
       WaitWhileProvisioning(client, "sbx_1", kProvisioning, std::chrono::seconds(60));
@@ -111,8 +112,8 @@ TEST(WaitWhileProvisioning, GivesUpAtTheLimitWithTheLatestRecord) {
 }
 
 TEST(WaitWhileProvisioning, AnErrorAnswerIsTheError) {
-  TestHttpServer server(CannedResponse(
-      404, R"({"error":{"code":"not_found","message":"sandbox sbx_1 not found"}})"));
+  TestHttpServer server(
+      CannedResponse(404, R"({"error":{"code":"not_found","message":"sandbox sbx_1 not found"}})"));
   ApiClient client(server.url(), "k");
   Result<json> sandbox =
       WaitWhileProvisioning(client, "sbx_1", kProvisioning, std::chrono::seconds(60));

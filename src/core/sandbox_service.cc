@@ -94,8 +94,9 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
   // A warm pool member, when one fits: the sandbox is running as soon as it is recorded.
   std::optional<std::string> pooled;
   if (pool_ && pool_->enabled()) {
-    WarmPool::Claim claim = image.ok() ? pool_->Take(r.config)
-                                       : WarmPool::Claim{std::nullopt, "the image is not local yet"};
+    WarmPool::Claim claim = image.ok()
+                                ? pool_->Take(r.config)
+                                : WarmPool::Claim{std::nullopt, "the image is not local yet"};
     pooled = claim.id;
     r.config.pool = store::PoolUseConfig{pooled.has_value(), pooled ? "" : claim.reason};
     if (pooled) {

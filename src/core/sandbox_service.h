@@ -96,8 +96,7 @@ class SandboxService {
                               Waiter::Ticks ticks = {});
 
  private:
-  std::function<std::vector<Endpoint>(const std::string&, const std::string&)>
-      endpoints_view_;
+  std::function<std::vector<Endpoint>(const std::string&, const std::string&)> endpoints_view_;
   store::Store& store_;
   runtime::Runtime& runtime_;
   SandboxLifecycle& lifecycle_;

@@ -60,9 +60,10 @@ Result<Helpers> InstallHelpers(const DaemonConfig& config) {
     }
   }
   if (found.empty())
-    return Status(Code::kUnavailable,
-                  "cannot find adapt-shim, adapt-pause and adapt-agent (looked beside adaptd and in "
-                  "../libexec/adapt; set --libexec-dir)");
+    return Status(
+        Code::kUnavailable,
+        "cannot find adapt-shim, adapt-pause and adapt-agent (looked beside adaptd and in "
+        "../libexec/adapt; set --libexec-dir)");
   Helpers h{found + "/adapt-shim", config.state_dir + "/helpers"};
   RETURN_IF_ERROR(os::MakeDirs(h.helpers_dir, 0755));
   for (const char* name : {"adapt-pause", "adapt-agent"})

@@ -23,14 +23,14 @@ TEST(CreateSandboxFromArguments, ConvertsGibToMibAndNameToALabel) {
 }
 
 TEST(CreateSandboxFromArguments, CoreErrorsNameTheToolsArguments) {
-  auto long_name = core::ValidateCreateSandbox(
-      CreateSandboxFromArguments({{"name", std::string(300, 'n')}}), "debian:12",
-      McpSandboxFields());
+  auto long_name =
+      core::ValidateCreateSandbox(CreateSandboxFromArguments({{"name", std::string(300, 'n')}}),
+                                  "debian:12", McpSandboxFields());
   ASSERT_FALSE(long_name.ok());
   EXPECT_EQ(long_name.status().field(), "name");
   auto instant = core::ValidateCreateSandbox(
-      CreateSandboxFromArguments({{"startup_class", "instant"}, {"storage", "data"}}),
-      "debian:12", McpSandboxFields());
+      CreateSandboxFromArguments({{"startup_class", "instant"}, {"storage", "data"}}), "debian:12",
+      McpSandboxFields());
   ASSERT_FALSE(instant.ok());
   std::string sentence = FailureSentence(instant.status());
   EXPECT_NE(sentence.find("use startup_class durable"), std::string::npos) << sentence;

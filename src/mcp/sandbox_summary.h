@@ -23,6 +23,6 @@ void WaitForSandboxReadyLater(core::SandboxService& sandboxes, ToolContext& ctx,
 // The same wait on the caller's thread, for the brief waits of create_sandbox and
 // start_sandbox.
 Result<core::Sandbox> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
-                                           const std::string& id, int seconds);
+                                          const std::string& id, int seconds);
 
 }  // namespace adapt::mcp

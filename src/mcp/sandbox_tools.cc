@@ -214,7 +214,8 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
        [&sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
          // Answers when the wait ends, holding no thread meanwhile.
          WaitForSandboxReadyLater(sandboxes, ctx, args["sandbox_id"],
-                                  args.value("timeout_seconds", 40), [reply](Result<core::Sandbox> s) {
+                                  args.value("timeout_seconds", 40),
+                                  [reply](Result<core::Sandbox> s) {
                                     if (!s.ok())
                                       return reply(ToolResult::Fail(FailureSentence(s.status())));
                                     reply(ToolResult::Ok(Summary(*s)));

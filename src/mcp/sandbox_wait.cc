@@ -27,7 +27,7 @@ void WaitForSandboxReadyLater(core::SandboxService& sandboxes, ToolContext& ctx,
 }
 
 Result<core::Sandbox> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
-                                           const std::string& id, int seconds) {
+                                          const std::string& id, int seconds) {
   auto answer = std::make_shared<std::promise<Result<core::Sandbox>>>();
   auto future = answer->get_future();
   WaitForSandboxReadyLater(sandboxes, ctx, id, seconds,

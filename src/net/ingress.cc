@@ -330,36 +330,35 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
 void IngressServer::Impl::Accept(bool tls) {
   tcp::acceptor& acceptor = tls ? https_ : http_;
-  acceptor.async_accept(
-      asio::make_strand(ioc_), [this, tls](boost::system::error_code ec, tcp::socket socket) {
-        if (ec == asio::error::operation_aborted) return;
-        boost::system::error_code peer_ec;
-        auto peer = ec ? tcp::endpoint() : socket.remote_endpoint(peer_ec);
-        auto slot = ec || peer_ec
-                        ? std::nullopt
-                        : (tls ? https_limiter_ : http_limiter_).Admit(peer.address().to_string());
-        if (slot && tls) {
-          std::make_shared<Session<ssl::stream<tcp::socket>>>(*this, std::move(*slot),
-                                                              std::move(socket), tls_)
-              ->Start();
-        } else if (slot) {
-          std::make_shared<Session<tcp::socket>>(*this, std::move(*slot), std::move(socket))
-              ->Start();
-        } else if (!ec) {
-          boost::system::error_code ignored;
-          socket.close(ignored);
-        }
-        if (ec) {
-          // EMFILE and the like persist for a while; retrying at once would spin.
-          auto& retry = tls ? https_retry_ : http_retry_;
-          retry.expires_after(std::chrono::milliseconds(100));
-          retry.async_wait([this, tls](boost::system::error_code wait_ec) {
-            if (!wait_ec) Accept(tls);
-          });
-          return;
-        }
-        Accept(tls);
+  acceptor.async_accept(asio::make_strand(ioc_), [this, tls](boost::system::error_code ec,
+                                                             tcp::socket socket) {
+    if (ec == asio::error::operation_aborted) return;
+    boost::system::error_code peer_ec;
+    auto peer = ec ? tcp::endpoint() : socket.remote_endpoint(peer_ec);
+    auto slot = ec || peer_ec
+                    ? std::nullopt
+                    : (tls ? https_limiter_ : http_limiter_).Admit(peer.address().to_string());
+    if (slot && tls) {
+      std::make_shared<Session<ssl::stream<tcp::socket>>>(*this, std::move(*slot),
+                                                          std::move(socket), tls_)
+          ->Start();
+    } else if (slot) {
+      std::make_shared<Session<tcp::socket>>(*this, std::move(*slot), std::move(socket))->Start();
+    } else if (!ec) {
+      boost::system::error_code ignored;
+      socket.close(ignored);
+    }
+    if (ec) {
+      // EMFILE and the like persist for a while; retrying at once would spin.
+      auto& retry = tls ? https_retry_ : http_retry_;
+      retry.expires_after(std::chrono::milliseconds(100));
+      retry.async_wait([this, tls](boost::system::error_code wait_ec) {
+        if (!wait_ec) Accept(tls);
       });
+      return;
+    }
+    Accept(tls);
+  });
 }
 
 IngressServer::IngressServer(IngressOptions options, Router route)
