@@ -52,18 +52,18 @@ class CoreTest : public testing::Test {
     r.id = NewId("sbx");
     r.org_id = org_;
     r.status = status;
-    r.config = {{"image", kTestImage},
-                {"cpu", 1},
-                {"memoryMiB", 512},
-                {"diskMiB", 1024},
-                {"network", {{"egress", "none"}}},
-                {"startup", nullptr}};
-    // As the create request's normalization writes it: every field present.
-    if (startup)
-      r.config["startup"] = {{"mode", "command"}, {"argv", nlohmann::json::array({"/bin/true"})},
-                             {"args", nullptr},   {"entrypoint", nullptr},
-                             {"cwd", nullptr},    {"user", nullptr}};
-    if (durable) r.config["startupClass"] = "durable";
+    r.config.image = kTestImage;
+    r.config.cpu = 1;
+    r.config.memory_mib = 512;
+    r.config.disk_mib = 1024;
+    r.config.network.egress = "none";
+    if (startup) {
+      store::StartupConfig command;
+      command.mode = "command";
+      command.argv = std::vector<std::string>{"/bin/true"};
+      r.config.startup = command;
+    }
+    if (durable) r.config.startup_class = "durable";
     r.created_at = r.updated_at = NowMillis();
     return r;
   }
