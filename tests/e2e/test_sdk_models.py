@@ -33,6 +33,7 @@ MODELS = {
     "NewApiKey": "NewApiKey", "ObjectLink": "ObjectLink", "StorageToken": "StorageToken",
     "NewStorageToken": "NewStorageToken",
     "POST /v1/sandboxes/{id}/object-storage": "ObjectStorageAttachment",
+    "POST /v1/sandboxes/{id}/artifacts": "Artifact", "GET /v1/sandboxes/{id}/artifacts": "ArtifactList",
     "Sandbox.hibernation": "Hibernation", "Sandbox.pool": "Pool",
     "Sandbox.environmentSources": "EnvironmentSource", "Image.operation": "ImageOperation",
     "Storage.attachments": "StorageAttachment",
@@ -41,12 +42,24 @@ MODELS = {
 SDK_ONLY = {("StatusEvent", "id")}
 
 
+def merged(schema):
+    """An allOf of objects as the one object it describes (its properties and required)."""
+    if "allOf" not in schema:
+        return schema
+    out = {"type": "object", "properties": {}, "required": []}
+    for part in schema["allOf"]:
+        part = merged(SCHEMAS[part["$ref"].split("/")[-1]] if "$ref" in part else part)
+        out["properties"].update(part.get("properties", {}))
+        out["required"] += part.get("required", [])
+    return out
+
+
 def schema_of(name):
     if " " in name:  # an operation's inline answer
         method, path = name.split(" ")
         responses = SPEC["paths"][path][method.lower()]["responses"]
         ok = next(v for k, v in responses.items() if k.startswith("2"))
-        return ok["content"]["application/json"]["schema"]
+        return merged(ok["content"]["application/json"]["schema"])
     if "." not in name:
         return SCHEMAS[name]
     parent, field = name.split(".")
@@ -200,9 +213,12 @@ OPERATIONS = {
     "createEndpoint": ("Endpoints", "create", "create"),
     "listEndpoints": ("Endpoints", "list", "list"),
     "deleteEndpoint": ("Endpoints", "delete", "delete"),
+    "deleteEndpointsByPort": ("Endpoints", "delete_by_port", "deleteByPort"),
+    "listAllEndpoints": ("Sandboxes", "endpoints", "endpoints"),
     "runCommand": ("Commands", "start", "start"),
     "listCommands": ("Commands", "list", "list"),
     "getCommand": ("Commands", "get", "get"),
+    "runPython": ("Commands", "run_python", "runPython"),
     "killCommand": ("CommandHandle", "kill", "kill"),
     "streamCommandOutput": ("CommandHandle", "wait", "wait"),
     "uploadFile": ("Files", "write", "write"),
@@ -236,6 +252,8 @@ OPERATIONS = {
     "listStorageTokens": ("Objects", "list_tokens", "listTokens"),
     "revokeStorageToken": ("Objects", "revoke_token", "revokeToken"),
     "attachObjectStorage": ("Sandbox", "attach_object_storage", "attachObjectStorage"),
+    "saveArtifact": ("Artifacts", "save", "save"),
+    "listArtifacts": ("Artifacts", "list", "list"),
     "publishSite": ("Sites", "publish", "publish"),
     "listSites": ("Sites", "list", "list"),
     "getSite": ("Sites", "get", "get"),

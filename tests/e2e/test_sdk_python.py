@@ -305,6 +305,57 @@ def test_secrets_objects_storage_and_endpoints(client, adapt):
     sb.delete()
 
 
+def test_endpoints_by_port_artifacts_and_python_on_its_route(client, adapt):
+    sb = client.sandboxes.create()
+    a, b, c = sb.endpoints.create(8000), sb.endpoints.create(8000), sb.endpoints.create(9000)
+    every = client.sandboxes.endpoints()  # the organization's, oldest first
+    assert [e.id for e in every] == [a.id, b.id, c.id]
+    assert all(isinstance(e, adapt.Endpoint) and e.sandbox_id == sb.id for e in every)
+    assert sorted(sb.endpoints.delete_by_port(8000)) == sorted([a.id, b.id])
+    assert [e.id for e in sb.endpoints.list()] == [c.id]
+    assert sb.endpoints.delete_by_port(8000) == []  # none left is no error
+    with pytest.raises(adapt.InvalidArgument) as e:
+        sb.endpoints.delete_by_port(0)
+    assert e.value.field == "port"
+    assert [x.id for x in client.sandboxes.endpoints()] == [c.id]
+
+    sb.commands.run("mkdir -p /workspace/out && printf 'report\\n' > /workspace/out/report.txt"
+                    " && printf x > /workspace/.env", check=True)
+    art = sb.artifacts.save("out/report.txt", ttl_seconds=60)
+    assert isinstance(art, adapt.Artifact) and (art.key, art.size) == ("artifacts/%s/report.txt" % sb.id, 7)
+    assert art.sha256 == hashlib.sha256(b"report\n").hexdigest() and art.expires_at
+    with urllib.request.urlopen(art.url, timeout=30) as r:  # no credentials: the link is the key
+        assert r.read() == b"report\n"
+    mine = sb.artifacts.save("/workspace/out/report.txt", key="sdk/mine.txt")
+    assert mine.key == "sdk/mine.txt" and client.objects.get("sdk/mine.txt") == b"report\n"
+    with pytest.raises(adapt.InvalidArgument) as e:
+        sb.artifacts.save(".env")  # looks like a credential: refused, nothing stored
+    assert e.value.field == "path"
+    listed = sb.artifacts.list()
+    assert (listed.sandbox_id, listed.prefix, listed.truncated) == (sb.id, "artifacts/%s/" % sb.id, False)
+    assert [o.key for o in listed.objects] == [art.key] and isinstance(listed.objects[0], adapt.StoredObject)
+
+    r = sb.run_python("import sys; print(6 * 7); sys.exit(3)")
+    assert (r.status, r.exit_code, r.stdout) == ("exited", 3, "42\n"), r
+    assert sb.commands.get(r.id).result.stdout == "42\n"
+    chunks = []
+    r = sb.run_python("print('a', flush=True)\nimport time\ntime.sleep(1)\nprint('b')",
+                      on_stdout=chunks.append, timeout=30)
+    assert (r.exit_code, r.stdout, "".join(chunks)) == (0, "a\nb\n", "a\nb\n"), r
+    with pytest.raises(adapt.CommandFailed, match="python exited with 2"):
+        sb.run_python("raise SystemExit(2)", check=True)
+    assert sb.run_python("import os; print(os.getcwd())", cwd="/tmp").stdout == "/tmp\n"
+    # No python3 on the sandbox's PATH: what an image without Python looks like to the run.
+    nopy = client.sandboxes.create(env={"PATH": "/tmp/nopy"})
+    with pytest.raises(adapt.Unsupported) as e:
+        nopy.run_python("print(1)")
+    assert e.value.status == 422 and "python3" in e.value.message and nopy.id in e.value.message
+    streamed = nopy.run_python("print(1)", on_stderr=lambda t: None)  # answered before the end
+    assert (streamed.exit_code, streamed.stderr) == (127, adapt.commands.PYTHON_MISSING + "\n"), streamed
+    nopy.delete(wait=False)
+    sb.delete()
+
+
 def test_events_stop_start_and_sites(client, adapt):
     sb = client.sandboxes.create(startup_class="instant")
     seen = []

@@ -174,6 +174,32 @@ def test_secrets_objects_storage_and_endpoints(built, daemon, org, tmp_path):
     assert (out["badPort"]["cls"], out["badPort"]["field"]) == ("InvalidArgument", "port")
 
 
+def test_endpoints_by_port_artifacts_and_python_on_its_route(built, daemon, org):
+    out = scenario("extras", daemon, org)
+    a, b, c = out["endpointIds"]
+    assert [e["id"] for e in out["every"]] == [a, b, c]  # the organization's, oldest first
+    assert sorted(out["removed"]) == sorted([a, b]) and out["left"] == [c] and out["removedAgain"] == []
+    assert (out["badPort"]["cls"], out["badPort"]["field"]) == ("InvalidArgument", "port")
+    art = out["artifact"]
+    assert art["key"].startswith("artifacts/sbx_") and art["key"].endswith("/report.txt")
+    assert art["size"] == 7 and art["expiresAt"] and out["artifactText"] == "report\n"
+    assert out["mine"]["key"] == "sdk/mine.txt" and out["mineText"] == "report\n"
+    assert (out["credential"]["cls"], out["credential"]["field"]) == ("InvalidArgument", "path")
+    listed = out["artifacts"]
+    assert listed["prefix"] == "artifacts/%s/" % listed["sandboxId"] and listed["truncated"] is False
+    assert [o["key"] for o in listed["objects"]] == [art["key"]]
+    p = out["python"]
+    assert (p["status"], p["exitCode"], p["stdout"]) == ("exited", 3, "42\n") and out["pythonById"] == "42\n"
+    s = out["pythonStreamed"]
+    assert (s["exitCode"], s["stdout"], out["pythonChunks"]) == (0, "a\nb\n", "a\nb\n")
+    assert out["pythonCheck"]["cls"] == "CommandFailed" and "python exited with 2" in out["pythonCheck"]["message"]
+    assert out["pythonCwd"] == "/tmp\n"
+    n = out["noPython"]
+    assert (n["cls"], n["status"]) == ("Unsupported", 422) and "python3" in n["message"] and out["nopyId"] in n["message"]
+    ns = out["noPythonStreamed"]
+    assert (ns["exitCode"], ns["stderr"]) == (127, out["pythonMissing"] + "\n"), ns
+
+
 def test_events_stop_start_and_sites(built, daemon, org):
     out = scenario("lifecycle", daemon, org)
     statuses = [e["status"] for e in out["events"]]

@@ -30,7 +30,8 @@ export interface WaitOptions {
   timeoutMs?: number;
 }
 
-/** run_python's shell, as the MCP tool runs it: a clear error when the image has no python3. */
+/** What a python run's stderr says when the image has no python3 (adaptd's words); the shell
+ * below says the same for runPython with cwd, env or user, which POST .../python lacks. */
 export const PYTHON_MISSING = "adapt: python3 is not installed in this image";
 const PYTHON_SCRIPT = `command -v python3 >/dev/null 2>&1 || { echo '${PYTHON_MISSING}' >&2; exit 127; }; exec python3 -`;
 
@@ -110,6 +111,12 @@ export class CommandHandle {
   }
 }
 
+/** run()'s check: CommandFailed on a non-zero exit. */
+function checkExit(what: string, result: CommandResult): void {
+  if (result.exitCode === 0) return;
+  throw new CommandFailed(`${what} exited with ${result.exitCode ?? result.status}: ${(result.stderr || result.error || "").trim().slice(-500)}`, { code: "command_failed" });
+}
+
 /** `sandbox.commands`: processes run beside the sandbox's workload. */
 export class Commands {
   constructor(private readonly t: Transport, readonly sandboxId: string) {}
@@ -143,16 +150,33 @@ export class Commands {
     if (onStdout) waitOptions.onStdout = onStdout;
     if (onStderr) waitOptions.onStderr = onStderr;
     const result = await handle.wait(waitOptions);
-    if (check && result.exitCode !== 0) {
-      const what = typeof cmd === "string" ? cmd : cmd.join(" ");
-      throw new CommandFailed(`${what} exited with ${result.exitCode ?? result.status}: ${(result.stderr || result.error || "").trim().slice(-500)}`, { code: "command_failed" });
-    }
+    if (check) checkExit(typeof cmd === "string" ? cmd : cmd.join(" "), result);
     return result;
   }
 
-  /** Runs Python code with the image's python3 (exit 127 and a clear stderr without one). */
-  runPython(code: string, options: RunOptions = {}): Promise<CommandResult> {
-    return this.run(["/bin/sh", "-c", PYTHON_SCRIPT], { ...options, stdin: code });
+  /** Runs Python code with the image's python3 (the program on its standard input) to its end,
+   * as run() does: POST .../python, the verb of MCP's run_python and `adapt sandbox python`.
+   * An image without python3 throws Unsupported; when output streams (callbacks), the answer
+   * comes before the end, so the result says it instead: exit code 127 and PYTHON_MISSING on
+   * stderr. cwd, env or user: run as a command, which has them (stdin is the code). */
+  async runPython(code: string, options: RunOptions = {}): Promise<CommandResult> {
+    const { onStdout, onStderr, check, cwd, env, user, timeout } = options;
+    if (cwd !== undefined || env !== undefined || user !== undefined) {
+      return this.run(["/bin/sh", "-c", PYTHON_SCRIPT], { ...options, stdin: code });
+    }
+    const waitSeconds = onStdout !== undefined || onStderr !== undefined ? 0 : 60;
+    const body: Record<string, unknown> = { code, waitSeconds };
+    if (timeout !== undefined) body["timeoutSeconds"] = timeout;
+    const started = await this.t.call<CommandResult>("POST", `/v1/sandboxes/${this.sandboxId}/python`, {
+      json: body,
+      timeoutMs: this.t.timeoutMs + waitSeconds * 1000,
+    });
+    const waitOptions: WaitOptions = {};
+    if (onStdout) waitOptions.onStdout = onStdout;
+    if (onStderr) waitOptions.onStderr = onStderr;
+    const result = await new CommandHandle(this.t, this.sandboxId, started).wait(waitOptions);
+    if (check) checkExit("python", result);
+    return result;
   }
 
   async get(commandId: string): Promise<CommandHandle> {

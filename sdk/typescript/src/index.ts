@@ -8,6 +8,6 @@ export { Files } from "./files.js";
 export type { FileData } from "./files.js";
 export type * from "./models.js";
 export { Images, Objects, Orgs, Secrets, Sites, StorageVolumes } from "./resources.js";
-export { ENDED, Endpoints, Sandbox, Sandboxes } from "./sandbox.js";
+export { Artifacts, ENDED, Endpoints, Sandbox, Sandboxes } from "./sandbox.js";
 export type { CreateSandboxOptions } from "./sandbox.js";
 export type { Body, ClientOptions } from "./transport.js";

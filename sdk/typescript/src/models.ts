@@ -203,6 +203,28 @@ export interface StoredObject {
   lastModified: string;
 }
 
+/** A workspace file copied into object storage, with a temporary read-only download link to
+ * exactly that object (`url` needs no credentials until `expiresAt`). */
+export interface Artifact {
+  key: string;
+  size: number;
+  sha256: string;
+  etag: string;
+  contentType: string;
+  lastModified: string;
+  url: string;
+  expiresAt: string;
+}
+
+/** A sandbox's artifacts, the objects under `prefix` (artifacts/<sandbox id>/): the first 1000
+ * in key order, `truncated` when there are more. */
+export interface ArtifactList {
+  sandboxId: string;
+  prefix: string;
+  objects: StoredObject[];
+  truncated: boolean;
+}
+
 export interface Site {
   id: string;
   name: string;

@@ -1,10 +1,10 @@
 // Sandboxes: `client.sandboxes` (create, get, list, delete) and the `Sandbox` handle, whose
-// `commands`, `files` and `endpoints` act inside it.
+// `commands`, `files`, `endpoints` and `artifacts` act inside it.
 import type { Client } from "./client.js";
 import { CommandHandle, Commands, type RunOptions } from "./commands.js";
 import { RequestTimeout, SandboxFailed } from "./errors.js";
 import { Files } from "./files.js";
-import type { CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, StatusEvent } from "./models.js";
+import type { Artifact, ArtifactList, CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, StatusEvent } from "./models.js";
 import { paginate } from "./pages.js";
 import { parseEvents } from "./sse.js";
 import { newIdempotencyKey, type Transport } from "./transport.js";
@@ -55,6 +55,33 @@ export class Endpoints {
   async delete(endpointId: string): Promise<void> {
     await this.t.call("DELETE", `/v1/sandboxes/${this.sandboxId}/endpoints/${endpointId}`);
   }
+
+  /** Removes every endpoint to port (their routes go at once; the sandbox runs on) and answers
+   * the ids removed: none is no error. */
+  async deleteByPort(port: number): Promise<string[]> {
+    const path = `/v1/sandboxes/${this.sandboxId}/endpoints`;
+    return (await this.t.call<{ removed: string[] }>("DELETE", path, { query: { port } })).removed;
+  }
+}
+
+/** `sandbox.artifacts`: workspace files copied into object storage, under
+ * artifacts/<sandbox id>/ unless given another key. */
+export class Artifacts {
+  constructor(private readonly t: Transport, readonly sandboxId: string) {}
+
+  /** Copies one workspace file (relative to /workspace, at most 100 MiB) to object storage and
+   * answers the object with a download link valid ttlSeconds (default an hour). A file that
+   * looks like a credential is refused (InvalidArgument, field `path`). */
+  save(path: string, options: { key?: string; ttlSeconds?: number } = {}): Promise<Artifact> {
+    const body: Record<string, unknown> = { path };
+    if (options.key !== undefined) body["key"] = options.key;
+    if (options.ttlSeconds !== undefined) body["ttlSeconds"] = options.ttlSeconds;
+    return this.t.call<Artifact>("POST", `/v1/sandboxes/${this.sandboxId}/artifacts`, { json: body });
+  }
+
+  list(): Promise<ArtifactList> {
+    return this.t.call<ArtifactList>("GET", `/v1/sandboxes/${this.sandboxId}/artifacts`);
+  }
 }
 
 async function* statusEvents(t: Transport, path: string, lastEventId?: string, timeoutMs?: number, signal?: AbortSignal): AsyncGenerator<StatusEvent> {
@@ -87,6 +114,7 @@ export class Sandbox {
   readonly commands: Commands;
   readonly files: Files;
   readonly endpoints: Endpoints;
+  readonly artifacts: Artifacts;
   private readonly t: Transport;
 
   constructor(readonly client: Client, public info: SandboxInfo) {
@@ -95,6 +123,7 @@ export class Sandbox {
     this.commands = new Commands(this.t, this.id);
     this.files = new Files(this.t, this.id);
     this.endpoints = new Endpoints(this.t, this.id);
+    this.artifacts = new Artifacts(this.t, this.id);
   }
 
   /** Creates a sandbox with a client from ADAPT_URL / ADAPT_API_KEY (or `client`). */
@@ -259,6 +288,11 @@ export class Sandboxes {
 
   async delete(sandboxId: string, options: { wait?: boolean } = {}): Promise<void> {
     await (await this.get(sandboxId)).delete(options);
+  }
+
+  /** Every endpoint of the organization's sandboxes, oldest first. */
+  async endpoints(): Promise<Endpoint[]> {
+    return (await this.t.call<{ items: Endpoint[] }>("GET", "/v1/endpoints")).items;
   }
 
   /** Status events of every sandbox of the organization, from now on (or after lastEventId). */

@@ -217,6 +217,48 @@ const scenarios = {
     }
   },
 
+  async extras() {
+    const client = new adapt.Client();
+    const sb = await client.sandboxes.create();
+    try {
+      const made = [await sb.endpoints.create(8000), await sb.endpoints.create(8000), await sb.endpoints.create(9000)];
+      out.endpointIds = made.map((e) => e.id);
+      out.every = await client.sandboxes.endpoints();
+      out.removed = await sb.endpoints.deleteByPort(8000);
+      out.left = (await sb.endpoints.list()).map((e) => e.id);
+      out.removedAgain = await sb.endpoints.deleteByPort(8000);
+      out.badPort = await caught(() => sb.endpoints.deleteByPort(0));
+      await sb.commands.run("mkdir -p /workspace/out && printf 'report\\n' > /workspace/out/report.txt && printf x > /workspace/.env", { check: true });
+      out.artifact = await sb.artifacts.save("out/report.txt", { ttlSeconds: 60 });
+      out.artifactText = await (await fetch(out.artifact.url)).text();
+      out.mine = await sb.artifacts.save("/workspace/out/report.txt", { key: "sdk/mine.txt" });
+      out.mineText = new TextDecoder().decode(await client.objects.get("sdk/mine.txt"));
+      out.credential = await caught(() => sb.artifacts.save(".env"));
+      out.artifacts = await sb.artifacts.list();
+      out.python = await sb.runPython("import sys; print(6 * 7); sys.exit(3)");
+      out.pythonById = (await sb.commands.get(out.python.id)).result.stdout;
+      const chunks = [];
+      out.pythonStreamed = await sb.runPython("print('a', flush=True)\nimport time\ntime.sleep(1)\nprint('b')", {
+        onStdout: (t) => chunks.push(t), timeout: 30,
+      });
+      out.pythonChunks = chunks.join("");
+      out.pythonCheck = await caught(() => sb.runPython("raise SystemExit(2)", { check: true }));
+      out.pythonCwd = (await sb.runPython("import os; print(os.getcwd())", { cwd: "/tmp" })).stdout;
+    } finally {
+      await sb.delete();
+    }
+    // No python3 on the sandbox's PATH: what an image without Python looks like to the run.
+    const nopy = await client.sandboxes.create({ env: { PATH: "/tmp/nopy" } });
+    try {
+      out.nopyId = nopy.id;
+      out.noPython = await caught(() => nopy.runPython("print(1)"));
+      out.noPythonStreamed = await nopy.runPython("print(1)", { onStderr: () => undefined });
+      out.pythonMissing = adapt.PYTHON_MISSING;
+    } finally {
+      await nopy.delete({ wait: false });
+    }
+  },
+
   async images() {
     const client = new adapt.Client();
     const progress = [];

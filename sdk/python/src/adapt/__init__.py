@@ -11,10 +11,10 @@ from .errors import (AdaptError, CommandFailed, Conflict, InternalError, Invalid
                      MethodNotAllowed, NotFound, PayloadTooLarge, PermissionDenied, RateLimited,
                      RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
-from .models import (ApiKey, CommandResult, Endpoint, FileEntry, FileList, FileWritten, Image,
-                     Network, NewApiKey, NewStorageToken, ObjectLink, ObjectStorageAttachment,
-                     Operation, Org, SandboxInfo, Secret, Site, Startup, StatusEvent, Storage,
-                     StorageToken, StoredObject)
+from .models import (ApiKey, Artifact, ArtifactList, CommandResult, Endpoint, FileEntry, FileList,
+                     FileWritten, Image, Network, NewApiKey, NewStorageToken, ObjectLink,
+                     ObjectStorageAttachment, Operation, Org, SandboxInfo, Secret, Site, Startup,
+                     StatusEvent, Storage, StorageToken, StoredObject)
 from .sandbox import Sandbox, Sandboxes
 
 __version__ = "0.1.0"
@@ -27,4 +27,5 @@ __all__ = [
     "ApiKey", "NewApiKey", "Org", "CommandResult", "Endpoint", "FileEntry", "FileList", "FileWritten", "Image", "Network",
     "Operation", "SandboxInfo", "Secret", "Site", "Startup", "StatusEvent", "Storage",
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
+    "Artifact", "ArtifactList",
 ]

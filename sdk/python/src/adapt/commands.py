@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 OutputCallback = Callable[[str], None]
 CommandLine = Union[str, Sequence[str]]
 
-# run_python's shell, as the MCP tool runs it: a clear error when the image has no python3.
+# What a python run's stderr says when the image has no python3 (adaptd's words); the shell
+# below says the same for run_python with cwd, env or user, which POST .../python lacks.
 PYTHON_MISSING = "adapt: python3 is not installed in this image"
 _PYTHON_SCRIPT = ("command -v python3 >/dev/null 2>&1 || { echo '%s' >&2; exit 127; }; "
                   "exec python3 -" % PYTHON_MISSING)
@@ -105,6 +106,14 @@ def _model_text(data: str) -> str:
     return str(_json(data).get("data", ""))
 
 
+def _check(what: str, result: CommandResult) -> None:
+    """run()'s check=True: CommandFailed on a non-zero exit."""
+    if result.exit_code != 0:
+        raise CommandFailed("%s exited with %s: %s" % (
+            what, result.exit_code if result.exit_code is not None else result.status,
+            (result.stderr or result.error or "").strip()[-500:]), code="command_failed")
+
+
 class Commands:
     """`sandbox.commands`: processes run beside the sandbox's workload."""
 
@@ -141,16 +150,33 @@ class Commands:
         handle = self.start(cmd, cwd=cwd, env=env, stdin=stdin, timeout=timeout, user=user,
                             wait_seconds=0 if streaming else 60)
         result = handle.wait(on_stdout, on_stderr)
-        if check and result.exit_code != 0:
-            raise CommandFailed("%s exited with %s: %s" % (
-                cmd if isinstance(cmd, str) else " ".join(cmd),
-                result.exit_code if result.exit_code is not None else result.status,
-                (result.stderr or result.error or "").strip()[-500:]), code="command_failed")
+        if check:
+            _check(cmd if isinstance(cmd, str) else " ".join(cmd), result)
         return result
 
-    def run_python(self, code: str, **kwargs: Any) -> CommandResult:
-        """Runs Python code with the image's python3 (exit 127 and a clear stderr without one)."""
-        return self.run(["/bin/sh", "-c", _PYTHON_SCRIPT], stdin=code, **kwargs)
+    def run_python(self, code: str, *, cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None,
+                   timeout: Optional[int] = None, user: Optional[str] = None,
+                   on_stdout: Optional[OutputCallback] = None, on_stderr: Optional[OutputCallback] = None,
+                   check: bool = False) -> CommandResult:
+        """Runs Python code with the image's python3 (the program on its standard input) to its
+        end, as run() does: POST .../python, the verb of MCP's run_python and `adapt sandbox
+        python`. An image without python3 raises Unsupported; when output streams (callbacks),
+        the answer comes before the end, so the result says it instead: exit code 127 and
+        PYTHON_MISSING on stderr. cwd, env or user: run as a command, which has them."""
+        if cwd is not None or env is not None or user is not None:
+            return self.run(["/bin/sh", "-c", _PYTHON_SCRIPT], stdin=code, cwd=cwd, env=env, timeout=timeout,
+                            user=user, on_stdout=on_stdout, on_stderr=on_stderr, check=check)
+        wait_seconds = 0 if on_stdout is not None or on_stderr is not None else 60
+        body: Dict[str, Any] = {"code": code, "waitSeconds": wait_seconds}
+        if timeout is not None:
+            body["timeoutSeconds"] = timeout
+        data = self._t.call("POST", "/v1/sandboxes/%s/python" % self.sandbox_id, json_body=body,
+                            timeout=self._t.timeout + wait_seconds)
+        handle = CommandHandle(self._t, self.sandbox_id, _model.from_json(CommandResult, data))
+        result = handle.wait(on_stdout, on_stderr)
+        if check:
+            _check("python", result)
+        return result
 
     def get(self, command_id: str) -> CommandHandle:
         data = self._t.call("GET", "/v1/sandboxes/%s/commands/%s" % (self.sandbox_id, command_id))

@@ -238,6 +238,30 @@ class StoredObject:
 
 
 @dataclass
+class Artifact:
+    """A workspace file copied into object storage, with a temporary read-only download link
+    to exactly that object (`url` needs no credentials until `expires_at`)."""
+    key: str
+    size: int
+    sha256: str
+    etag: str
+    content_type: str
+    last_modified: str
+    url: str
+    expires_at: str
+
+
+@dataclass
+class ArtifactList:
+    """A sandbox's artifacts, the objects under `prefix` (artifacts/<sandbox id>/): the first
+    1000 in key order, `truncated` when there are more."""
+    sandbox_id: str
+    prefix: str
+    objects: List[StoredObject]
+    truncated: bool
+
+
+@dataclass
 class Site:
     id: str
     name: str

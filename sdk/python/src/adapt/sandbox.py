@@ -1,5 +1,5 @@
 """Sandboxes: `client.sandboxes` (create, get, list, delete) and the `Sandbox` handle, whose
-`commands`, `files` and `endpoints` act inside it."""
+`commands`, `files`, `endpoints` and `artifacts` act inside it."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from ._transport import new_idempotency_key
 from .commands import Commands, CommandLine
 from .errors import AdaptError, NotFound, RequestTimeout, SandboxFailed
 from .files import Files
-from .models import CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, StatusEvent
+from .models import (Artifact, ArtifactList, CommandResult, Endpoint, ObjectStorageAttachment,
+                     SandboxInfo, StatusEvent)
 from .pages import paginate
 
 if TYPE_CHECKING:
@@ -56,6 +57,34 @@ class Endpoints:
     def delete(self, endpoint_id: str) -> None:
         self._sb._t.request("DELETE", self._sb._path("/endpoints/" + endpoint_id)).close()
 
+    def delete_by_port(self, port: int) -> List[str]:
+        """Removes every endpoint to port (their routes go at once; the sandbox runs on) and
+        answers the ids removed: none is no error."""
+        raw = self._sb._t.call("DELETE", self._sb._path("/endpoints"), query={"port": port})
+        return [str(e) for e in raw["removed"]]
+
+
+class Artifacts:
+    """`sandbox.artifacts`: workspace files copied into object storage, under
+    artifacts/<sandbox id>/ unless given another key."""
+
+    def __init__(self, sandbox: "Sandbox") -> None:
+        self._sb = sandbox
+
+    def save(self, path: str, key: Optional[str] = None, ttl_seconds: Optional[int] = None) -> Artifact:
+        """Copies one workspace file (relative to /workspace, at most 100 MiB) to object
+        storage and answers the object with a download link valid ttl_seconds (default an
+        hour). A file that looks like a credential is refused (InvalidArgument, field `path`)."""
+        body: Dict[str, Any] = {"path": path}
+        if key is not None:
+            body["key"] = key
+        if ttl_seconds is not None:
+            body["ttlSeconds"] = ttl_seconds
+        return _model.from_json(Artifact, self._sb._t.call("POST", self._sb._path("/artifacts"), json_body=body))
+
+    def list(self) -> ArtifactList:
+        return _model.from_json(ArtifactList, self._sb._t.call("GET", self._sb._path("/artifacts")))
+
 
 class Sandbox:
     """A sandbox of the client's organization. `info` is its record as last read.
@@ -70,6 +99,7 @@ class Sandbox:
         self.commands = Commands(self._t, self.id)
         self.files = Files(self._t, self.id)
         self.endpoints = Endpoints(self)
+        self.artifacts = Artifacts(self)
 
     @classmethod
     def create(cls: Type["Sandbox"], *, client: Optional["Client"] = None, **kwargs: Any) -> "Sandbox":
@@ -255,6 +285,10 @@ class Sandboxes:
     def delete(self, sandbox_id: str, wait: bool = True) -> None:
         self.get(sandbox_id).delete(wait=wait)
 
+    def endpoints(self) -> List[Endpoint]:
+        """Every endpoint of the organization's sandboxes, oldest first."""
+        return [_model.from_json(Endpoint, e) for e in self._t.call("GET", "/v1/endpoints")["items"]]
+
     def events(self, last_event_id: Optional[str] = None, timeout: Optional[float] = None) -> Iterator[StatusEvent]:
         """Status events of every sandbox of the organization, from now on (or after
         last_event_id). The stream does not end by itself."""
@@ -270,4 +304,4 @@ class Sandboxes:
             resp.close()
 
 
-__all__ = ["Sandbox", "Sandboxes", "Endpoints", "UNSET", "ENDED", "AdaptError", "NotFound"]
+__all__ = ["Sandbox", "Sandboxes", "Endpoints", "Artifacts", "UNSET", "ENDED", "AdaptError", "NotFound"]
