@@ -26,12 +26,16 @@ def installed(tmp_path_factory):
 def adapt(installed):
     path = installed
     sys.path.insert(0, path)
-    for name in [m for m in sys.modules if m == "adapt" or m.startswith("adapt.")]:
-        del sys.modules[name]
+    # The source tree's modules (test_sdk_models imports them) come back afterwards: typing's
+    # hints resolve through sys.modules, so a leftover installed copy would confuse them.
+    before = {m: sys.modules.pop(m) for m in list(sys.modules) if m == "adapt" or m.startswith("adapt.")}
     import adapt as module
     assert module.__file__.startswith(path), module.__file__
     yield module
     sys.path.remove(path)
+    for name in [m for m in sys.modules if m == "adapt" or m.startswith("adapt.")]:
+        del sys.modules[name]
+    sys.modules.update(before)
 
 
 @pytest.fixture
