@@ -69,18 +69,7 @@ void AddSandboxExec(CLI::App& group, Invocation& invocation) {
         console.out << (invocation.json ? PrettyJson(command) : command.value("id", "") + "\n");
         return Status::Ok();
       }
-      std::string path = CommandPath(options->sandbox_id, command.value("id", ""));
-      if (invocation.json) {
-        ASSIGN_OR_RETURN(command, WaitDone(client, path));
-        console.out << PrettyJson(command);
-      } else {
-        // Output as it comes; what ran before the stream opened is replayed first.
-        ASSIGN_OR_RETURN(command, StreamOutput(client, path, console, true));
-        if (command.value("status", "") != "exited")
-          std::cerr << "adapt: command " << command.value("status", "") << "\n";
-      }
-      invocation.exit_code = ExitCodeOf(command);
-      return Status::Ok();
+      return FinishCommand(client, console, invocation, options->sandbox_id, command, "command");
     };
   });
 }

@@ -17,6 +17,24 @@ std::string CommandPath(const std::string& sandbox_id, const std::string& id) {
   return CommandsPath(sandbox_id) + "/" + EscapeUrlComponent(id);
 }
 
+Status FinishCommand(const ApiClient& client, const Console& console, Invocation& invocation,
+                     const std::string& sandbox_id, const nlohmann::json& started,
+                     const std::string& what) {
+  std::string path = CommandPath(sandbox_id, started.value("id", ""));
+  nlohmann::json command;
+  if (invocation.json) {
+    ASSIGN_OR_RETURN(command, WaitDone(client, path));
+    console.out << PrettyJson(command);
+  } else {
+    // Output as it comes; what ran before the stream opened is replayed first.
+    ASSIGN_OR_RETURN(command, StreamOutput(client, path, console, true));
+    if (command.value("status", "") != "exited")
+      std::cerr << "adapt: " << what << " " << command.value("status", "") << "\n";
+  }
+  invocation.exit_code = ExitCodeOf(command);
+  return Status::Ok();
+}
+
 int ExitCodeOf(const nlohmann::json& command) {
   if (command["exitCode"].is_number_integer()) return command["exitCode"].get<int>();
   if (command["signal"].is_number_integer()) return 128 + command["signal"].get<int>();

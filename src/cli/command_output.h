@@ -26,4 +26,11 @@ Result<nlohmann::json> StreamOutput(const ApiClient& client, const std::string& 
 // Waits until the command at `path` no longer runs; returns its record.
 Result<nlohmann::json> WaitDone(const ApiClient& client, const std::string& path);
 
+// Follows a started command (`started`, the POST's answer) to its end: prints its final record
+// with --json, else its output as it comes and, when it did not exit, "adapt: <what> <status>"
+// on stderr; the CLI's exit status becomes the command's.
+Status FinishCommand(const ApiClient& client, const Console& console, Invocation& invocation,
+                     const std::string& sandbox_id, const nlohmann::json& started,
+                     const std::string& what);
+
 }  // namespace adapt::cli

@@ -65,17 +65,7 @@ void AddSandboxPython(CLI::App& group, Invocation& invocation) {
                        JsonOrError(client.Post(
                            "/v1/sandboxes/" + EscapeUrlComponent(options->sandbox_id) + "/python",
                            options->body)));
-      std::string path = CommandPath(options->sandbox_id, command.value("id", ""));
-      if (invocation.json) {
-        ASSIGN_OR_RETURN(command, WaitDone(client, path));
-        console.out << PrettyJson(command);
-      } else {
-        ASSIGN_OR_RETURN(command, StreamOutput(client, path, console, true));
-        if (command.value("status", "") != "exited")
-          std::cerr << "adapt: python " << command.value("status", "") << "\n";
-      }
-      invocation.exit_code = ExitCodeOf(command);
-      return Status::Ok();
+      return FinishCommand(client, console, invocation, options->sandbox_id, command, "python");
     };
   });
 }
