@@ -6,21 +6,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import uuid
 
 import pytest
 
 import registry as reg
 from sdk_support import SDK_PY, build_typescript_sdk, scenario
-
-CONFIG = {"config": {"Cmd": ["/bin/cat", "/tag"], "Env": ["PATH=/bin"]}}
-
-
-@pytest.fixture(scope="module")
-def registry():
-    r = reg.Registry()
-    yield r
-    r.close()
+from test_images_api import push, registry  # noqa: F401 (a fixture)
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +28,8 @@ def adapt():
 
 def pushed(registry, name):
     """A one-layer busybox image whose CMD prints its tag text; (reference, tag text)."""
-    text = uuid.uuid4().hex
-    layout = reg.Layout([reg.layer(reg.busybox_base([("tag", "f", text, 0)]))], CONFIG)
-    try:
-        return registry.push(layout, name), text
-    finally:
-        layout.close()
+    ref, _, text = push(registry, name)
+    return ref, text
 
 
 def archive_of(ref, directory):
