@@ -263,7 +263,8 @@ Result<json> CommandService::List(const Principal& who, const std::string& sandb
     auto live = c.status == "running" ? runner_.Snapshot(c.id) : std::nullopt;
     items.push_back(live ? live->data : c.data);
   }
-  return json{{"items", items}, {"nextCursor", FormatListCursor(page.next_seq)}};
+  auto next = NextListCursor(page.next_seq);
+  return json{{"items", items}, {"nextCursor", next ? json(*next) : json(nullptr)}};
 }
 
 Result<std::unique_ptr<CommandRunner::Tap>> CommandService::Follow(const Principal& who,

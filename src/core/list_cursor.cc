@@ -17,10 +17,6 @@ Result<std::optional<int64_t>> ParseListCursor(const std::string& cursor) {
   return std::optional<int64_t>(seq);
 }
 
-nlohmann::json FormatListCursor(const std::optional<int64_t>& next_seq) {
-  return next_seq ? nlohmann::json("c" + std::to_string(*next_seq)) : nlohmann::json(nullptr);
-}
-
 std::optional<std::string> NextListCursor(const std::optional<int64_t>& next_seq) {
   if (!next_seq) return std::nullopt;
   return "c" + std::to_string(*next_seq);

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -13,9 +12,7 @@ namespace adapt::core {
 // Empty: the first page. Anything this server did not issue is a 400 on field "cursor".
 Result<std::optional<int64_t>> ParseListCursor(const std::string& cursor);
 
-// The wire value of nextCursor: a string, or null when there is no next page.
-nlohmann::json FormatListCursor(const std::optional<int64_t>& next_seq);
-// The same cursor for a typed page: unset on the last page.
+// The cursor of the next page: unset on the last page.
 std::optional<std::string> NextListCursor(const std::optional<int64_t>& next_seq);
 
 }  // namespace adapt::core
