@@ -204,16 +204,19 @@ int RemoveContents(int fd, const std::string& path) {
     std::string full = path + "/" + name;
     struct stat st {};
     if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    // An entry that goes away meanwhile (another process in the sandbox removed it) is what
+    // was wanted: as `rm -rf`, it is no error.
     if (S_ISDIR(st.st_mode)) {
       int sub = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0 && errno == ENOENT) continue;
       if (sub < 0) return FailErrno(errno, "cannot open", full);
       rc = RemoveContents(sub, full);
       if (rc != kExitOk) break;
-      if (::unlinkat(fd, name.c_str(), AT_REMOVEDIR) != 0) {
+      if (::unlinkat(fd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
         rc = FailErrno(errno, "cannot remove", full);
         break;
       }
-    } else if (::unlinkat(fd, name.c_str(), 0) != 0) {
+    } else if (::unlinkat(fd, name.c_str(), 0) != 0 && errno != ENOENT) {
       rc = FailErrno(errno, "cannot remove", full);
       break;
     }
