@@ -5,7 +5,6 @@
 
 namespace adapt::core {
 
-using nlohmann::json;
 
 EndpointService::EndpointService(store::Store& store, net::NetworkManager& network,
                                  EndpointOptions options)

@@ -16,7 +16,6 @@
 namespace adapt::core {
 namespace {
 
-using nlohmann::json;
 
 // After a member fails to boot, refills wait this long (a broken image must not spin).
 constexpr int64_t kFailureBackoffMs = 10'000;

@@ -17,7 +17,6 @@
 #include <boost/asio/thread_pool.hpp>
 #include <condition_variable>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
