@@ -5,7 +5,6 @@
 
 namespace adapt::core {
 
-
 EndpointService::EndpointService(store::Store& store, net::NetworkManager& network,
                                  EndpointOptions options)
     : store_(store), network_(network), options_(std::move(options)) {}

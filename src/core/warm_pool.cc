@@ -16,7 +16,6 @@
 namespace adapt::core {
 namespace {
 
-
 // After a member fails to boot, refills wait this long (a broken image must not spin).
 constexpr int64_t kFailureBackoffMs = 10'000;
 // A refill starts once no claim has come for this long, or at the latest this long after it
