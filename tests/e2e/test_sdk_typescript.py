@@ -96,8 +96,10 @@ def test_a_hundred_mib_streams_both_ways_with_flat_memory(built, daemon, org, tm
     assert out["written"]["size"] == 100 << 20 and out["writtenChunked"]["size"] == 100 << 20
     assert out["downloaded"] == 100 << 20
     assert out["downSha256"] == out["sha256"] and out["remote"] == [out["sha256"]]
-    # A few MiB of chunks in flight (about 4 measured); a buffered 100 MiB file would not fit.
-    assert max(out["rssGrowthMiB"].values()) < 24, out["rssGrowthMiB"]
+    # A few MiB of chunks in flight (about 4 measured on a quiet machine; up to 26 seen on a busy
+    # CI machine, where garbage waits longer for the collector). A buffered 100 MiB file would
+    # show at least 100, so half of it still tells streaming from buffering.
+    assert max(out["rssGrowthMiB"].values()) < 50, out["rssGrowthMiB"]
 
 
 def test_archives_round_trip(built, daemon, org, tmp_path):
