@@ -190,6 +190,9 @@ CREATE TABLE secrets (
   PRIMARY KEY (org_id, name)
 );
 )sql"},
+      {12, R"sql(
+ALTER TABLE orgs ADD COLUMN registered INTEGER NOT NULL DEFAULT 1;
+)sql"},
   };
   return kMigrations;
 }

@@ -17,6 +17,9 @@ struct OrgRecord {
   std::string name;
   bool is_admin = false;
   int64_t created_at = 0;
+  // False for an organization a person signed up for until it registers (register_user);
+  // operator-made organizations are registered when created.
+  bool registered = true;
 };
 
 struct ApiKeyRecord {

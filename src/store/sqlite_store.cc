@@ -119,29 +119,31 @@ Result<OrgRecord> SqliteStore::CreateOrg(const OrgRecord& org) {
     SQLite::Statement exists(db_, "SELECT 1 FROM orgs WHERE name = ?");
     exists.bind(1, org.name);
     if (exists.executeStep()) return Conflict("an organization named '" + org.name + "' exists");
-    SQLite::Statement q(db_, "INSERT INTO orgs(id, name, is_admin, created_at) VALUES (?,?,?,?)");
+    SQLite::Statement q(
+        db_, "INSERT INTO orgs(id, name, is_admin, created_at, registered) VALUES (?,?,?,?,?)");
     q.bind(1, org.id);
     q.bind(2, org.name);
     q.bind(3, org.is_admin ? 1 : 0);
     q.bind(4, org.created_at);
+    q.bind(5, org.registered ? 1 : 0);
     q.exec();
     return org;
   });
 }
 
 Result<OrgRecord> SqliteStore::GetOrg(const std::string& id) {
-  return FindOrg("SELECT id, name, is_admin, created_at FROM orgs WHERE id = ?", id);
+  return FindOrg("SELECT id, name, is_admin, created_at, registered FROM orgs WHERE id = ?", id);
 }
 
 Result<OrgRecord> SqliteStore::FindOrgByName(const std::string& name) {
-  return FindOrg("SELECT id, name, is_admin, created_at FROM orgs WHERE name = ?", name);
+  return FindOrg("SELECT id, name, is_admin, created_at, registered FROM orgs WHERE name = ?", name);
 }
 
 Result<std::vector<OrgRecord>> SqliteStore::ListOrgs() {
   return Guard<Result<std::vector<OrgRecord>>>(
       "listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
         SQLite::Statement q(
-            db_, "SELECT id, name, is_admin, created_at FROM orgs ORDER BY created_at DESC, id");
+            db_, "SELECT id, name, is_admin, created_at, registered FROM orgs ORDER BY created_at DESC, id");
         std::vector<OrgRecord> out;
         while (q.executeStep()) out.push_back(ReadOrg(q));
         return out;
@@ -464,7 +466,7 @@ Status SqliteStore::PurgeIdempotencyKeys(int64_t before) {
 
 OrgRecord SqliteStore::ReadOrg(SQLite::Statement& q) {
   return {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt() != 0,
-          q.getColumn(3).getInt64()};
+          q.getColumn(3).getInt64(), q.getColumn(4).getInt() != 0};
 }
 
 Result<OrgRecord> SqliteStore::FindOrg(const char* sql, const std::string& arg) {

@@ -58,9 +58,16 @@ TEST_P(StoreTest, OrgsAreCreatedFoundAndNamesAreUnique) {
   EXPECT_EQ(store_->GetOrg("org_missing").status().code(), Code::kNotFound);
   EXPECT_EQ(store_->FindOrgByName("missing").status().code(), Code::kNotFound);
 
+  EXPECT_TRUE(byId->registered);
+  auto signedUp = store_->CreateOrg({NewId("org"), "signed-up", false, 3000, false});
+  ASSERT_TRUE(signedUp.ok());
+  auto read = store_->FindOrgByName("signed-up");
+  ASSERT_TRUE(read.ok());
+  EXPECT_FALSE(read->registered);
+
   auto all = store_->ListOrgs();
   ASSERT_TRUE(all.ok());
-  EXPECT_EQ(all->size(), 2u);
+  EXPECT_EQ(all->size(), 3u);  // the fixture's two and signed-up
 }
 
 TEST_P(StoreTest, ApiKeysAreFoundByHashOnly) {
