@@ -136,18 +136,20 @@ Result<OrgRecord> SqliteStore::GetOrg(const std::string& id) {
 }
 
 Result<OrgRecord> SqliteStore::FindOrgByName(const std::string& name) {
-  return FindOrg("SELECT id, name, is_admin, created_at, registered FROM orgs WHERE name = ?", name);
+  return FindOrg("SELECT id, name, is_admin, created_at, registered FROM orgs WHERE name = ?",
+                 name);
 }
 
 Result<std::vector<OrgRecord>> SqliteStore::ListOrgs() {
-  return Guard<Result<std::vector<OrgRecord>>>(
-      "listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
-        SQLite::Statement q(
-            db_, "SELECT id, name, is_admin, created_at, registered FROM orgs ORDER BY created_at DESC, id");
-        std::vector<OrgRecord> out;
-        while (q.executeStep()) out.push_back(ReadOrg(q));
-        return out;
-      });
+  return Guard<Result<
+      std::vector<OrgRecord>>>("listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
+    SQLite::Statement q(
+        db_,
+        "SELECT id, name, is_admin, created_at, registered FROM orgs ORDER BY created_at DESC, id");
+    std::vector<OrgRecord> out;
+    while (q.executeStep()) out.push_back(ReadOrg(q));
+    return out;
+  });
 }
 
 Status SqliteStore::CreateApiKey(const ApiKeyRecord& k) {
