@@ -3,6 +3,8 @@
 #include <set>
 #include <string>
 
+#include "base/time.h"
+
 namespace adapt::api {
 
 namespace {
@@ -24,6 +26,10 @@ Result<std::string> RestString(const json& body, const char* key) {
   if (!it->is_string()) return InvalidArgument(key, std::string(key) + " must be a string");
   return it->get<std::string>();
 }
+
+json RestTextOrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json RestIntOrNull(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
 
 }  // namespace
 
@@ -86,6 +92,33 @@ Result<core::RunCommandRequest> ParseRunCommand(const json& body) {
   // What the values may be (sizes, paths, names) is the core's to say, in the same words.
   RETURN_IF_ERROR(core::ValidateRunCommand(req));
   return req;
+}
+
+json CommandToJson(const core::Command& c) {
+  return {{"id", c.id},
+          {"sandboxId", c.sandbox_id},
+          {"status", c.status},
+          {"argv", c.argv},
+          {"cwd", RestTextOrNull(c.cwd)},
+          {"user", RestTextOrNull(c.user)},
+          {"timeoutSeconds", c.timeout_seconds},
+          {"exitCode", RestIntOrNull(c.exit_code)},
+          {"signal", RestIntOrNull(c.signal)},
+          {"stdout", c.stdout_text},
+          {"stderr", c.stderr_text},
+          {"truncated", c.truncated},
+          {"startedAt", FormatRfc3339(c.started_at)},
+          {"finishedAt", c.finished_at ? json(FormatRfc3339(*c.finished_at)) : json(nullptr)},
+          {"terminationReason", RestTextOrNull(c.termination_reason)},
+          {"error", RestTextOrNull(c.error)},
+          {"servedBy", c.served_by}};
+}
+
+json CommandPageToJson(const core::CommandPage& page) {
+  json items = json::array();
+  for (const auto& c : page.items) items.push_back(CommandToJson(c));
+  return {{"items", items},
+          {"nextCursor", page.next_cursor ? json(*page.next_cursor) : json(nullptr)}};
 }
 
 }  // namespace adapt::api

@@ -98,5 +98,58 @@ TEST(ParseRunCommand, ChecksCwdEnvStdinAndUser) {
   EXPECT_EQ(r->user, "1000:1000");
 }
 
+TEST(CommandToJson, ARunningCommandHasEveryWireFieldWithNullsForWhatIsNotKnownYet) {
+  core::Command c;
+  c.id = "cmd_1";
+  c.sandbox_id = "sbx_1";
+  c.status = "running";
+  c.argv = {"sleep", "9"};
+  c.timeout_seconds = 30;
+  c.stdout_text = "so far";
+  c.started_at = 1795980600123;
+  c.served_by = "agent";
+  EXPECT_EQ(CommandToJson(c), json::parse(R"({"id":"cmd_1","sandboxId":"sbx_1","status":"running",
+    "argv":["sleep","9"],"cwd":null,"user":null,"timeoutSeconds":30,"exitCode":null,
+    "signal":null,"stdout":"so far","stderr":"","truncated":false,
+    "startedAt":"2026-11-29T19:30:00.123Z","finishedAt":null,"terminationReason":null,
+    "error":null,"servedBy":"agent"})"));
+}
+
+TEST(CommandToJson, AnEndedCommandShowsHowItEnded) {
+  core::Command c;
+  c.id = "cmd_1";
+  c.status = "killed";
+  c.cwd = "/w";
+  c.user = "1000";
+  c.signal = 9;
+  c.truncated = true;
+  c.finished_at = 1795980601000;
+  c.termination_reason = "killed";
+  json j = CommandToJson(c);
+  EXPECT_EQ(j["cwd"], "/w");
+  EXPECT_EQ(j["user"], "1000");
+  EXPECT_TRUE(j["exitCode"].is_null());
+  EXPECT_EQ(j["signal"], 9);
+  EXPECT_EQ(j["truncated"], true);
+  EXPECT_EQ(j["finishedAt"], "2026-11-29T19:30:01.000Z");
+  EXPECT_EQ(j["terminationReason"], "killed");
+  c.exit_code = 0;
+  c.signal.reset();
+  c.error = "lost";
+  j = CommandToJson(c);
+  EXPECT_EQ(j["exitCode"], 0);
+  EXPECT_EQ(j["error"], "lost");
+}
+
+TEST(CommandPageToJson, ItemsAndTheNextCursor) {
+  core::CommandPage page;
+  page.items.resize(2);
+  page.items[0].id = "cmd_2";
+  EXPECT_EQ(CommandPageToJson(page)["items"][0]["id"], "cmd_2");
+  EXPECT_TRUE(CommandPageToJson(page)["nextCursor"].is_null());
+  page.next_cursor = "c1";
+  EXPECT_EQ(CommandPageToJson(page)["nextCursor"], "c1");
+}
+
 }  // namespace
 }  // namespace adapt::api

@@ -23,7 +23,8 @@ void AddCommandRoutes(Router& router, core::CommandService& commands,
                HttpResponse r;
                r.deferred = MakeCommandWait(
                    commands, workers, who, p.at("id"), started->id,
-                   std::chrono::steady_clock::now() + std::chrono::seconds(started->wait_seconds));
+                   std::chrono::steady_clock::now() + std::chrono::seconds(started->wait_seconds),
+                   CommandWaitKind::kRun);
                return r;
              });
   router.Add("POST", "/v1/sandboxes/{id}/python",
@@ -38,7 +39,7 @@ void AddCommandRoutes(Router& router, core::CommandService& commands,
                r.deferred = MakeCommandWait(
                    commands, workers, who, p.at("id"), started->id,
                    std::chrono::steady_clock::now() + std::chrono::seconds(started->wait_seconds),
-                   /*python=*/true);
+                   CommandWaitKind::kPython);
                return r;
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands",
@@ -49,12 +50,14 @@ void AddCommandRoutes(Router& router, core::CommandService& commands,
                list.limit = *limit;
                if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
                auto page = commands.List(who, p.at("id"), list);
-               return JsonOrError(200, page);
+               if (!page.ok()) return ErrorResponse(page.status());
+               return JsonResponse(200, CommandPageToJson(*page));
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands/{cid}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto command = commands.Get(who, p.at("id"), p.at("cid"));
-               return JsonOrError(200, command);
+               if (!command.ok()) return ErrorResponse(command.status());
+               return JsonResponse(200, CommandToJson(*command));
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands/{cid}/stream",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
@@ -68,8 +71,16 @@ void AddCommandRoutes(Router& router, core::CommandService& commands,
              });
   router.Add("DELETE", "/v1/sandboxes/{id}/commands/{cid}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               auto command = commands.Kill(who, p.at("id"), p.at("cid"));
-               return JsonOrError(200, command);
+               auto killed = commands.Kill(who, p.at("id"), p.at("cid"));
+               if (!killed.ok()) return ErrorResponse(killed.status());
+               if (killed->finished) return JsonResponse(200, CommandToJson(killed->command));
+               // The wait for the end holds no worker: the answer comes when the command ends.
+               HttpResponse r;
+               r.deferred = MakeCommandWait(
+                   commands, workers, who, p.at("id"), p.at("cid"),
+                   std::chrono::steady_clock::now() + core::CommandService::kKillWait,
+                   CommandWaitKind::kKill);
+               return r;
              });
 }
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <thread>
 
+#include "api/command_mapping.h"
 #include "api/stream_threads.h"
 
 namespace adapt::api {
@@ -52,15 +53,14 @@ class CommandOutputStream : public ResponseStream,
       }
       if (stopped_) return;
       auto done = commands_.Get(who_, sandbox_id_, id_);
-      if (done.ok()) sink.Send(Event("result", *done));
+      if (done.ok()) sink.Send(Event("result", CommandToJson(*done)));
     } else {
       // Ended before we looked: replay what its record kept.
       auto done = commands_.Get(who_, sandbox_id_, id_);
       if (done.ok()) {
-        const json& c = *done;
-        if (c.value("stdout", "") != "") sink.Send(Event("stdout", {{"data", c["stdout"]}}));
-        if (c.value("stderr", "") != "") sink.Send(Event("stderr", {{"data", c["stderr"]}}));
-        sink.Send(Event("result", c));
+        if (!done->stdout_text.empty()) sink.Send(Event("stdout", {{"data", done->stdout_text}}));
+        if (!done->stderr_text.empty()) sink.Send(Event("stderr", {{"data", done->stderr_text}}));
+        sink.Send(Event("result", CommandToJson(*done)));
       }
     }
     sink.Close();

@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <mutex>
 
+#include "api/command_mapping.h"
 #include "api/errors.h"
 #include "api/resource_responses.h"
 
@@ -14,14 +15,14 @@ class CommandWait : public DeferredResponse, public std::enable_shared_from_this
  public:
   CommandWait(core::CommandService& commands, boost::asio::thread_pool& workers,
               core::Principal who, std::string sandbox_id, std::string command_id,
-              std::chrono::steady_clock::time_point deadline, bool python)
+              std::chrono::steady_clock::time_point deadline, CommandWaitKind kind)
       : commands_(commands),
         workers_(workers),
         who_(std::move(who)),
         sandbox_id_(std::move(sandbox_id)),
         command_id_(std::move(command_id)),
         deadline_(deadline),
-        python_(python) {}
+        kind_(kind) {}
 
   std::chrono::steady_clock::time_point deadline() const override { return deadline_; }
 
@@ -52,10 +53,12 @@ class CommandWait : public DeferredResponse, public std::enable_shared_from_this
         self->wait_.Cancel();
       }
       CommandWait& w = *self;
-      auto outcome = w.python_ ? w.commands_.PythonOutcome(w.who_, w.sandbox_id_, w.command_id_)
-                               : w.commands_.Outcome(w.who_, w.sandbox_id_, w.command_id_);
+      auto outcome = w.kind_ == CommandWaitKind::kPython
+                         ? w.commands_.PythonOutcome(w.who_, w.sandbox_id_, w.command_id_)
+                         : w.commands_.Outcome(w.who_, w.sandbox_id_, w.command_id_);
       if (!outcome.ok()) return self->reply_(ErrorResponse(outcome.status()));
-      self->reply_(JsonResponse(outcome->finished ? 200 : 202, outcome->command));
+      bool ok = outcome->finished || w.kind_ == CommandWaitKind::kKill;
+      self->reply_(JsonResponse(ok ? 200 : 202, CommandToJson(outcome->command)));
     });
   }
 
@@ -64,7 +67,7 @@ class CommandWait : public DeferredResponse, public std::enable_shared_from_this
   const core::Principal who_;
   const std::string sandbox_id_, command_id_;
   const std::chrono::steady_clock::time_point deadline_;
-  const bool python_;
+  const CommandWaitKind kind_;
   Reply reply_;  // set by Start, before anything can call Answer
   std::mutex mu_;
   core::Waiter::Handle wait_;  // guarded by mu_
@@ -78,9 +81,9 @@ std::shared_ptr<DeferredResponse> MakeCommandWait(core::CommandService& commands
                                                   core::Principal who, std::string sandbox_id,
                                                   std::string command_id,
                                                   std::chrono::steady_clock::time_point deadline,
-                                                  bool python) {
+                                                  CommandWaitKind kind) {
   return std::make_shared<CommandWait>(commands, workers, std::move(who), std::move(sandbox_id),
-                                       std::move(command_id), deadline, python);
+                                       std::move(command_id), deadline, kind);
 }
 
 }  // namespace adapt::api

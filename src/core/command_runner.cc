@@ -96,11 +96,11 @@ void HoldBackPartialUtf8(std::string& text, std::string& carry) {
 }  // namespace
 
 void ApplyCommandOutput(const std::string& out, const std::string& err, bool truncated,
-                        const std::vector<std::string>& secrets, nlohmann::json& data) {
+                        const std::vector<std::string>& secrets, store::CommandRecord& record) {
   std::string o = Tail(out, truncated), e = Tail(err, truncated);
-  data["stdout"] = Redact(SanitizeUtf8(o), secrets);
-  data["stderr"] = Redact(SanitizeUtf8(e), secrets);
-  data["truncated"] = truncated;
+  record.stdout_text = Redact(SanitizeUtf8(o), secrets);
+  record.stderr_text = Redact(SanitizeUtf8(e), secrets);
+  record.truncated = truncated;
 }
 
 CommandRunner::Tap::Tap(std::shared_ptr<Running> command) : c_(std::move(command)) {}
@@ -234,7 +234,7 @@ Status CommandRunner::StartViaAgent(store::CommandRecord record,
 
 void CommandRunner::Reattach(store::CommandRecord record, std::vector<std::string> secrets,
                              std::chrono::milliseconds wait) {
-  int64_t timeout_ms = record.data.value("timeoutSeconds", 600) * int64_t{1000};
+  int64_t timeout_ms = record.timeout_seconds * int64_t{1000};
   int64_t left_ms = std::max<int64_t>(0, record.created_at + timeout_ms - NowMillis());
   auto c = Register(std::move(record), 0, std::move(secrets));
   c->via_agent = true;
@@ -390,7 +390,7 @@ void CommandRunner::Finish(Running& c) {
     std::unique_lock runner_lock(mu_, std::defer_lock);
     if (lost) runner_lock.lock();
     std::unique_lock lock(c.mu);
-    auto& d = c.record.data;
+    store::CommandRecord& r = c.record;
     std::string reason = c.kill_reason.empty() ? "exited" : c.kill_reason;
     int code = -1, sig = 0;
     if (c.via_agent) {
@@ -405,22 +405,21 @@ void CommandRunner::Finish(Running& c) {
       if (!sig && !c.kill_reason.empty() && e.exit_code > 128 && e.exit_code < 128 + 65)
         sig = e.exit_code - 128;
     }
-    c.record.status = reason;
-    d["status"] = reason;
-    d["terminationReason"] = reason;
-    d["finishedAt"] = FormatRfc3339(NowMillis());
+    r.status = reason;
+    r.termination_reason = reason;
+    r.finished_at = NowMillis();
     bool known = reason != "lost";
-    d["exitCode"] = sig || !known ? nlohmann::json(nullptr) : nlohmann::json(code);
-    d["signal"] = sig && known ? nlohmann::json(sig) : nlohmann::json(nullptr);
+    r.exit_code = sig || !known ? std::nullopt : std::optional<int>(code);
+    r.signal = sig && known ? std::optional<int>(sig) : std::nullopt;
     bool sandbox_end_unknown = false;
     if (lost) {
-      auto ended = ended_.find(c.record.sandbox_id);
+      auto ended = ended_.find(r.sandbox_id);
       sandbox_end_unknown = ended == ended_.end();
-      d["error"] = !sandbox_end_unknown  ? ended->second
-                   : !c.lost_why.empty() ? c.lost_why
-                                         : std::string(kAgentGone);
+      r.error = !sandbox_end_unknown  ? ended->second
+                : !c.lost_why.empty() ? c.lost_why
+                                      : std::string(kAgentGone);
     }
-    ApplyCommandOutput(c.out, c.err, c.truncated, c.secrets, d);
+    ApplyCommandOutput(c.out, c.err, c.truncated, c.secrets, r);
     store::CommandRecord record = c.record;
     c.finished = true;
     c.cv.notify_all();
@@ -465,7 +464,7 @@ void CommandRunner::SandboxEnded(const std::string& sandbox_id, const std::strin
     if (now - l.at > kLostWithTheSandbox) continue;  // lost earlier, for another reason
     auto record = store_.GetCommand(l.org_id, sandbox_id, l.id);
     if (!record.ok()) continue;
-    record->data["error"] = why;
+    record->error = why;
     Status st = store_.PutCommand(*record);
     if (!st.ok()) spdlog::error("command {}: {}", l.id, st.message());
   }
@@ -481,7 +480,7 @@ std::optional<store::CommandRecord> CommandRunner::Snapshot(const std::string& i
   }
   std::lock_guard lock(c->mu);
   store::CommandRecord r = c->record;
-  ApplyCommandOutput(c->out, c->err, c->truncated, c->secrets, r.data);
+  ApplyCommandOutput(c->out, c->err, c->truncated, c->secrets, r);
   return r;
 }
 
@@ -497,11 +496,6 @@ bool CommandRunner::Kill(const std::string& id) {
   if (c->kill_reason.empty()) c->kill_reason = "killed";
   c->cv.notify_all();
   return true;
-}
-
-bool CommandRunner::WaitFor(const std::string& id, std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mu_);
-  return changed_.wait_for(lock, timeout, [&] { return !running_.count(id); });
 }
 
 std::unique_ptr<CommandRunner::Tap> CommandRunner::Follow(const std::string& id) {

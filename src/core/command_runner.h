@@ -67,8 +67,6 @@ class CommandRunner {
   std::optional<store::CommandRecord> Snapshot(const std::string& id);
   // Kills the command's process tree; false when it does not run here.
   bool Kill(const std::string& id);
-  // Waits until the command no longer runs here, at most `timeout`; true when it ended.
-  bool WaitFor(const std::string& id, std::chrono::milliseconds timeout);
   // True while command `id` runs here.
   bool IsRunning(const std::string& id);
   // Where a command's end is announced (Change::kCommandEnded), for the Waiter. Set before
@@ -111,8 +109,9 @@ class CommandRunner {
   std::atomic<bool> stopping_{false};
 };
 
-// Fills stdout, stderr and truncated of a command's wire object from raw output.
+// Fills a command's stdout, stderr and truncated from raw output: the latest
+// kKeptBytesPerStream of each stream, made valid UTF-8, `secrets` redacted.
 void ApplyCommandOutput(const std::string& out, const std::string& err, bool truncated,
-                        const std::vector<std::string>& secrets, nlohmann::json& data);
+                        const std::vector<std::string>& secrets, store::CommandRecord& record);
 
 }  // namespace adapt::core

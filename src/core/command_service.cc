@@ -12,10 +12,6 @@
 namespace adapt::core {
 namespace {
 
-using nlohmann::json;
-
-// How long DELETE waits for a killed command to end.
-constexpr auto kKillWait = std::chrono::seconds(10);
 // How long a command of the previous adaptd waits for its sandbox's agent to reconnect.
 constexpr auto kReattachWait = std::chrono::seconds(20);
 
@@ -34,7 +30,7 @@ void CommandService::Reconcile() {
   size_t reattached = 0;
   for (auto& c : *running) {
     // Served by the agent: it kept the process (and its output) while adaptd was away.
-    if (c.data.value("servedBy", "") == "agent") {
+    if (c.served_by == "agent") {
       auto sandbox = store_.GetSandbox(c.org_id, c.sandbox_id);
       if (sandbox.ok() && sandbox->status == "running") {
         runner_.Reattach(c, RedactionValues(*sandbox), kReattachWait);
@@ -45,12 +41,11 @@ void CommandService::Reconcile() {
     // Its sandbox's own error, when it ended of itself, says more than our restart does.
     auto sandbox = store_.GetSandbox(c.org_id, c.sandbox_id);
     c.status = "lost";
-    c.data["status"] = "lost";
-    c.data["terminationReason"] = "lost";
-    c.data["finishedAt"] = FormatRfc3339(NowMillis());
-    c.data["error"] = sandbox.ok() && !sandbox->error.empty()
-                          ? sandbox->error
-                          : "adaptd restarted while the command ran; its outcome is unknown";
+    c.termination_reason = "lost";
+    c.finished_at = NowMillis();
+    c.error = sandbox.ok() && !sandbox->error.empty()
+                  ? sandbox->error
+                  : "adaptd restarted while the command ran; its outcome is unknown";
     Status st = store_.PutCommand(c);
     if (!st.ok()) spdlog::error("command {}: {}", c.id, st.message());
   }
@@ -115,13 +110,13 @@ Result<RunOutcome> CommandService::Outcome(const Principal& who, const std::stri
                                            const std::string& id) {
   RunOutcome outcome;
   if (auto live = runner_.Snapshot(id)) {
-    outcome.command = live->data;
+    outcome.command = ViewOf(*live);
     return outcome;
   }
   ASSIGN_OR_RETURN(store::CommandRecord done, store_.GetCommand(who.org_id, sandbox_id, id));
   // "running" still: recorded by another adaptd's run and not taken over here.
-  outcome.finished = done.status != "running";
-  outcome.command = done.data;
+  outcome.command = ViewOf(done);
+  outcome.finished = !outcome.command.running();
   return outcome;
 }
 
@@ -182,29 +177,17 @@ Result<StartedCommand> CommandService::StartCommand(const Principal& who,
   c.sandbox_id = sandbox_id;
   c.status = "running";
   c.created_at = NowMillis();
-  c.data = {{"id", c.id},
-            {"sandboxId", sandbox_id},
-            {"status", "running"},
-            {"argv", req.argv},
-            {"cwd", req.cwd.empty() ? json(nullptr) : json(req.cwd)},
-            {"user", req.user.empty() ? json(nullptr) : json(req.user)},
-            {"timeoutSeconds", req.timeout_seconds},
-            {"exitCode", nullptr},
-            {"signal", nullptr},
-            {"stdout", ""},
-            {"stderr", ""},
-            {"truncated", false},
-            {"startedAt", FormatRfc3339(c.created_at)},
-            {"finishedAt", nullptr},
-            {"terminationReason", nullptr},
-            {"error", nullptr},
-            {"servedBy", "runsc-exec"}};
+  c.argv = req.argv;
+  c.cwd = req.cwd;
+  c.user = req.user;
+  c.timeout_seconds = req.timeout_seconds;
+  c.served_by = "runsc-exec";
   // The agent when it is connected; `runsc exec` when it is not, or cannot take the command.
   bool via_agent = false, recorded = false;
   if (auto agent = runtime_.Agent(sandbox_id)) {
     auto spawn = AgentSpawn(exec, user_ids);
     if (spawn.ok()) {
-      c.data["servedBy"] = "agent";
+      c.served_by = "agent";
       RETURN_IF_ERROR(store_.PutCommand(c).WithContext("recording the command"));
       recorded = true;
       Status st = runner_.StartViaAgent(c, agent, std::move(*spawn), req.stdin_data,
@@ -213,7 +196,7 @@ Result<StartedCommand> CommandService::StartCommand(const Principal& who,
       if (!via_agent)
         spdlog::info("command {}: the agent could not take it: {}", c.id, st.message());
     }
-    c.data["servedBy"] = via_agent ? "agent" : "runsc-exec";
+    c.served_by = via_agent ? "agent" : "runsc-exec";
   }
   if (!via_agent) {
     auto process = runtime_.Exec(exec);
@@ -221,10 +204,9 @@ Result<StartedCommand> CommandService::StartCommand(const Principal& who,
       if (recorded) {
         // Recorded above for the agent: the record must not stay "running".
         c.status = "failed";
-        c.data["status"] = "failed";
-        c.data["terminationReason"] = "failed";
-        c.data["finishedAt"] = FormatRfc3339(NowMillis());
-        c.data["error"] = "starting the command: " + process.status().message();
+        c.termination_reason = "failed";
+        c.finished_at = NowMillis();
+        c.error = "starting the command: " + process.status().message();
         // The start error is the answer either way; a record left "running" is failed by the
         // next reconciliation, so a failed write is logged, not returned.
         if (Status st = store_.PutCommand(c); !st.ok())
@@ -244,27 +226,27 @@ Result<StartedCommand> CommandService::StartCommand(const Principal& who,
   return StartedCommand{c.id, req.wait_seconds};
 }
 
-Result<json> CommandService::Get(const Principal& who, const std::string& sandbox_id,
-                                 const std::string& id) {
+Result<Command> CommandService::Get(const Principal& who, const std::string& sandbox_id,
+                                    const std::string& id) {
   ASSIGN_OR_RETURN(store::CommandRecord c, FindCommand(who, sandbox_id, id));
-  return c.data;
+  return ViewOf(c);
 }
 
-Result<json> CommandService::List(const Principal& who, const std::string& sandbox_id,
-                                  const ListCommandsRequest& req) {
+Result<CommandPage> CommandService::List(const Principal& who, const std::string& sandbox_id,
+                                         const ListCommandsRequest& req) {
   if (req.limit < 1 || req.limit > 200)
     return InvalidArgument("limit", "limit must be between 1 and 200");
   ASSIGN_OR_RETURN(auto before, ParseListCursor(req.cursor));
   RETURN_IF_ERROR(FindSandbox(who, sandbox_id).status());
   ASSIGN_OR_RETURN(store::CommandPage page,
                    store_.ListCommands(who.org_id, sandbox_id, req.limit, before));
-  json items = json::array();
+  CommandPage out;
   for (const auto& c : page.items) {
     auto live = c.status == "running" ? runner_.Snapshot(c.id) : std::nullopt;
-    items.push_back(live ? live->data : c.data);
+    out.items.push_back(ViewOf(live ? *live : c));
   }
-  auto next = NextListCursor(page.next_seq);
-  return json{{"items", items}, {"nextCursor", next ? json(*next) : json(nullptr)}};
+  out.next_cursor = NextListCursor(page.next_seq);
+  return out;
 }
 
 Result<std::unique_ptr<CommandRunner::Tap>> CommandService::Follow(const Principal& who,
@@ -274,14 +256,15 @@ Result<std::unique_ptr<CommandRunner::Tap>> CommandService::Follow(const Princip
   return runner_.Follow(id);
 }
 
-Result<json> CommandService::Kill(const Principal& who, const std::string& sandbox_id,
-                                  const std::string& id) {
+Result<RunOutcome> CommandService::Kill(const Principal& who, const std::string& sandbox_id,
+                                        const std::string& id) {
   ASSIGN_OR_RETURN(store::CommandRecord c, FindCommand(who, sandbox_id, id));
-  if (c.status != "running") return c.data;
-  runner_.Kill(id);  // false: it just ended
-  runner_.WaitFor(id, kKillWait);
-  ASSIGN_OR_RETURN(c, FindCommand(who, sandbox_id, id));
-  return c.data;
+  RunOutcome outcome;
+  outcome.command = ViewOf(c);
+  outcome.finished = !outcome.command.running();
+  // False: it just ended, or it is another adaptd's run; AwaitEnd then ends at once.
+  if (!outcome.finished) runner_.Kill(id);
+  return outcome;
 }
 
 }  // namespace adapt::core

@@ -3,7 +3,7 @@
 // into these. Thread-safe.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +11,7 @@
 #include "core/auth.h"
 #include "core/command_request.h"
 #include "core/command_runner.h"
+#include "core/command_view.h"
 #include "core/image_catalog.h"
 #include "core/python_command.h"
 #include "core/waiter.h"
@@ -20,8 +21,8 @@
 namespace adapt::core {
 
 struct RunOutcome {
-  bool finished = false;  // false: still running after waitSeconds (HTTP 202)
-  nlohmann::json command;
+  bool finished = false;  // false: still running (after waitSeconds: HTTP 202)
+  Command command;
 };
 
 struct StartedCommand {
@@ -36,6 +37,9 @@ struct ListCommandsRequest {
 
 class CommandService {
  public:
+  // How long a kill waits for its command to end before answering with it as it is.
+  static constexpr std::chrono::seconds kKillWait{10};
+
   CommandService(store::Store& store, runtime::Runtime& runtime, const ImageCatalog& images);
 
   // Marks the commands a previous adaptd left running as "lost": their runsc exec process
@@ -67,19 +71,21 @@ class CommandService {
     runner_.set_event_bus(bus);
     waiter_ = waiter;
   }
-  Result<nlohmann::json> Get(const Principal& who, const std::string& sandbox_id,
-                             const std::string& id);
-  Result<nlohmann::json> List(const Principal& who, const std::string& sandbox_id,
-                              const ListCommandsRequest& req);
+  // NotFound for an id of another organization or sandbox.
+  Result<Command> Get(const Principal& who, const std::string& sandbox_id, const std::string& id);
+  // Newest first.
+  Result<CommandPage> List(const Principal& who, const std::string& sandbox_id,
+                           const ListCommandsRequest& req);
   // Validates the ids, then a tap on the command's output; a null tap when it does not
   // run (any more): its kept output is then in Get's record.
   Result<std::unique_ptr<CommandRunner::Tap>> Follow(const Principal& who,
                                                      const std::string& sandbox_id,
                                                      const std::string& id);
-  // Kills the command's process tree and returns it once it ended (status "killed"); a
-  // command that already ended is returned as it is.
-  Result<nlohmann::json> Kill(const Principal& who, const std::string& sandbox_id,
-                              const std::string& id);
+  // Has the command's process tree killed, and returns at once. A command that already
+  // ended is returned as it is (finished); else the caller waits for its end with AwaitEnd,
+  // at most kKillWait, holding no thread, then reads it with Outcome (status "killed").
+  Result<RunOutcome> Kill(const Principal& who, const std::string& sandbox_id,
+                          const std::string& id);
   // The sandbox ends (see CommandRunner::SandboxEnded): its lost commands say `why`.
   void SandboxEnded(const std::string& sandbox_id, const std::string& why, bool on_its_own) {
     runner_.SandboxEnded(sandbox_id, why, on_its_own);

@@ -1,16 +1,101 @@
-// CommandService's start-up reconciliation over a MemoryStore and a FakeRuntime: the commands
-// a previous adaptd left running are lost with it (their runsc exec process was its child).
+// CommandService over a MemoryStore and a FakeRuntime whose exec runs the command as a host
+// process: its verbs (Start, Get, List, Kill, AwaitEnd) and what they record, and the start-up
+// reconciliation (the commands a previous adaptd left running are lost with it).
 #include "core/command_service.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+
+#include <boost/asio/thread_pool.hpp>
+#include <future>
 
 #include "core/core_test_fixture.h"
+#include "os/process.h"
 
 namespace adapt::core {
 namespace {
 
+using namespace std::chrono_literals;
+using Op = runtime::FakeRuntime::Op;
+
+// A FakeRuntime whose exec starts `argv` on the host, its stdio on pipes, and whose KillExec
+// kills it: the runner reads, times and kills a real process, in milliseconds.
+class HostExecRuntime : public runtime::FakeRuntime {
+ public:
+  Result<runtime::ExecProcess> Exec(const runtime::ExecRequest& request) override {
+    RETURN_IF_ERROR(FakeRuntime::Exec(request).status().code() == Code::kUnsupported
+                        ? Status::Ok()
+                        : Status(Code::kUnavailable, "exec failed as scripted"));
+    last_exec_ = request;
+    ASSIGN_OR_RETURN(os::Pipe in, os::MakePipe());
+    ASSIGN_OR_RETURN(os::Pipe out, os::MakePipe());
+    ASSIGN_OR_RETURN(os::Pipe err, os::MakePipe());
+    os::SpawnOptions o;
+    o.stdin_fd = in.read.get();
+    o.stdout_fd = out.write.get();
+    o.stderr_fd = err.write.get();
+    ASSIGN_OR_RETURN(pid_t pid, os::Spawn(request.argv, o));
+    runtime::ExecProcess p;
+    p.pid = pid;
+    p.stdin_fd = std::move(in.write);
+    p.stdout_fd = std::move(out.read);
+    p.stderr_fd = std::move(err.read);
+    p.tree_id = std::to_string(pid);
+    return p;
+  }
+  Status KillExec(const std::string& sandbox_id, const std::string& tree_id) override {
+    RETURN_IF_ERROR(FakeRuntime::KillExec(sandbox_id, tree_id));
+    return os::Signal(std::stoi(tree_id), SIGKILL);
+  }
+
+  runtime::ExecRequest last_exec_;
+};
+
 class CommandServiceTest : public testing_support::CoreTest {
  protected:
+  void SetUp() override {
+    CoreTest::SetUp();
+    waiter_ = std::make_unique<Waiter>(events_, workers_);
+    service_ = std::make_unique<CommandService>(store_, exec_, *images_);
+    service_->set_waiter(&events_, waiter_.get());
+  }
+  void TearDown() override {
+    service_.reset();  // kills what still runs
+    waiter_->Shutdown();
+    workers_.join();
+    CoreTest::TearDown();
+  }
+
+  Principal Caller() { return Principal{org_, "key_1", false}; }
+
+  RunCommandRequest Shell(const std::string& line) {
+    RunCommandRequest req;
+    req.argv = {"/bin/sh", "-c", line};
+    return req;
+  }
+
+  std::string Started(const std::string& sandbox_id, RunCommandRequest req) {
+    auto started = service_->Start(Caller(), sandbox_id, std::move(req));
+    EXPECT_TRUE(started.ok()) << started.status().message();
+    return started.ok() ? started->id : "";
+  }
+
+  // Parks on the command's end as REST and MCP do, and blocks the test until it is over.
+  Waiter::End AwaitEnd(const std::string& id, std::chrono::milliseconds within = 10s) {
+    std::promise<Waiter::End> ended;
+    service_->AwaitEnd(id, Waiter::Clock::now() + within,
+                       [&ended](Waiter::End how) { ended.set_value(how); });
+    return ended.get_future().get();
+  }
+
+  Command Finished(const std::string& sandbox_id, const std::string& id) {
+    EXPECT_EQ(AwaitEnd(id), Waiter::End::kReady);
+    auto outcome = service_->Outcome(Caller(), sandbox_id, id);
+    EXPECT_TRUE(outcome.ok()) << outcome.status().message();
+    EXPECT_TRUE(outcome.ok() && outcome->finished);
+    return outcome.ok() ? outcome->command : Command{};
+  }
+
   // A command as the service records it while it runs, served by `served_by`.
   store::CommandRecord RunningCommand(const std::string& sandbox_id,
                                       const std::string& served_by = "runsc-exec") {
@@ -19,28 +104,230 @@ class CommandServiceTest : public testing_support::CoreTest {
     c.org_id = org_;
     c.sandbox_id = sandbox_id;
     c.status = "running";
-    c.data = {{"id", c.id}, {"status", "running"}, {"servedBy", served_by}};
+    c.argv = {"sleep", "60"};
+    c.served_by = served_by;
     c.created_at = NowMillis();
     EXPECT_TRUE(store_.PutCommand(c).ok());
     return c;
   }
 
-  store::CommandRecord StoredCommand(const store::CommandRecord& c) {
-    auto got = store_.GetCommand(c.org_id, c.sandbox_id, c.id);
+  store::CommandRecord StoredCommand(const std::string& sandbox_id, const std::string& id) {
+    auto got = store_.GetCommand(org_, sandbox_id, id);
     EXPECT_TRUE(got.ok()) << got.status().message();
     return got.ok() ? *got : store::CommandRecord{};
   }
+
+  HostExecRuntime exec_;
+  boost::asio::thread_pool workers_{2};
+  std::unique_ptr<Waiter> waiter_;
+  std::unique_ptr<CommandService> service_;
 };
+
+TEST_F(CommandServiceTest, ACommandRunsThenItsEndAndOutputAreRecorded) {
+  auto sandbox = Insert(NewSandbox("running"));
+  RunCommandRequest req = Shell("echo out; echo err >&2; exit 3");
+  req.cwd = "/tmp";
+  req.env = {{"GREETING", "hi"}};
+  req.timeout_seconds = 30;
+  std::string id = Started(sandbox.id, req);
+  EXPECT_EQ(exec_.last_exec_.cwd, "/tmp");
+  EXPECT_EQ(exec_.last_exec_.env, (std::vector<std::string>{"GREETING=hi"}));
+
+  Command c = Finished(sandbox.id, id);
+  EXPECT_EQ(c.id, id);
+  EXPECT_EQ(c.sandbox_id, sandbox.id);
+  EXPECT_EQ(c.status, "exited");
+  EXPECT_EQ(c.termination_reason, "exited");
+  EXPECT_EQ(c.exit_code, 3);
+  EXPECT_FALSE(c.signal.has_value());
+  EXPECT_EQ(c.stdout_text, "out\n");
+  EXPECT_EQ(c.stderr_text, "err\n");
+  EXPECT_FALSE(c.truncated);
+  EXPECT_EQ(c.argv, req.argv);
+  EXPECT_EQ(c.cwd, "/tmp");
+  EXPECT_EQ(c.timeout_seconds, 30);
+  EXPECT_EQ(c.served_by, "runsc-exec");
+  ASSERT_TRUE(c.finished_at.has_value());
+  EXPECT_GE(*c.finished_at, c.started_at);
+
+  auto stored = StoredCommand(sandbox.id, id);
+  EXPECT_EQ(stored.status, "exited");
+  EXPECT_EQ(stored.exit_code, 3);
+  EXPECT_EQ(stored.stdout_text, "out\n");
+  auto got = service_->Get(Caller(), sandbox.id, id);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->status, "exited");
+  EXPECT_EQ(got->stderr_text, "err\n");
+}
+
+TEST_F(CommandServiceTest, WhileItRunsGetShowsTheOutputSoFar) {
+  auto sandbox = Insert(NewSandbox("running"));
+  std::string id = Started(sandbox.id, Shell("echo early; sleep 30"));
+  Command c;
+  for (int i = 0; i < 200 && c.stdout_text.empty(); ++i) {
+    std::this_thread::sleep_for(10ms);
+    auto got = service_->Get(Caller(), sandbox.id, id);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    c = *got;
+  }
+  EXPECT_EQ(c.status, "running");
+  EXPECT_EQ(c.stdout_text, "early\n");
+  EXPECT_FALSE(c.exit_code.has_value());
+  EXPECT_FALSE(c.finished_at.has_value());
+  EXPECT_EQ(StoredCommand(sandbox.id, id).status, "running");
+  auto outcome = service_->Outcome(Caller(), sandbox.id, id);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_FALSE(outcome->finished);
+  EXPECT_EQ(AwaitEnd(id, 50ms), Waiter::End::kDeadline);
+}
+
+TEST_F(CommandServiceTest, OnlyTheLatestMebibyteOfEachStreamIsKeptAndSecretsAreRedacted) {
+  auto r = NewSandbox("running");
+  r.env = {{"TOKEN", "hunter22"}};
+  auto sandbox = Insert(r);
+  std::string id =
+      Started(sandbox.id, Shell("head -c 3000000 /dev/zero | tr '\\0' a; echo hunter22 >&2"));
+  Command c = Finished(sandbox.id, id);
+  EXPECT_EQ(c.stdout_text.size(), CommandRunner::kKeptBytesPerStream);
+  EXPECT_EQ(c.stdout_text.find_first_not_of('a'), std::string::npos);
+  EXPECT_TRUE(c.truncated);
+  EXPECT_EQ(c.stderr_text, "[REDACTED]\n");
+  EXPECT_TRUE(StoredCommand(sandbox.id, id).truncated);
+}
+
+TEST_F(CommandServiceTest, KillEndsARunningCommandWithoutWaitingForIt) {
+  auto sandbox = Insert(NewSandbox("running"));
+  RunCommandRequest req;
+  req.argv = {"sleep", "30"};
+  std::string id = Started(sandbox.id, req);
+  auto start = std::chrono::steady_clock::now();
+  auto killed = service_->Kill(Caller(), sandbox.id, id);
+  ASSERT_TRUE(killed.ok()) << killed.status().message();
+  EXPECT_FALSE(killed->finished);
+  EXPECT_EQ(killed->command.status, "running");
+  EXPECT_EQ(AwaitEnd(id, CommandService::kKillWait), Waiter::End::kReady);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  auto outcome = service_->Outcome(Caller(), sandbox.id, id);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->finished);
+  EXPECT_EQ(outcome->command.status, "killed");
+  EXPECT_EQ(outcome->command.termination_reason, "killed");
+  EXPECT_EQ(outcome->command.signal, SIGKILL);
+  EXPECT_FALSE(outcome->command.exit_code.has_value());
+  EXPECT_EQ(StoredCommand(sandbox.id, id).status, "killed");
+  EXPECT_EQ(exec_.CountCalls(Op::kKillExec, sandbox.id), 1);
+}
+
+TEST_F(CommandServiceTest, KillingAFinishedCommandReturnsItAsItIs) {
+  auto sandbox = Insert(NewSandbox("running"));
+  std::string id = Started(sandbox.id, Shell("echo done"));
+  Finished(sandbox.id, id);
+  auto killed = service_->Kill(Caller(), sandbox.id, id);
+  ASSERT_TRUE(killed.ok()) << killed.status().message();
+  EXPECT_TRUE(killed->finished);
+  EXPECT_EQ(killed->command.status, "exited");
+  EXPECT_EQ(killed->command.exit_code, 0);
+  EXPECT_EQ(killed->command.stdout_text, "done\n");
+  EXPECT_EQ(exec_.CountCalls(Op::kKillExec), 0);
+  EXPECT_EQ(StoredCommand(sandbox.id, id).status, "exited");
+}
+
+TEST_F(CommandServiceTest, TheTimeoutKillsTheCommand) {
+  auto sandbox = Insert(NewSandbox("running"));
+  RunCommandRequest req;
+  req.argv = {"sleep", "30"};
+  req.timeout_seconds = 1;
+  std::string id = Started(sandbox.id, req);
+  Command c = Finished(sandbox.id, id);
+  EXPECT_EQ(c.status, "timeout");
+  EXPECT_EQ(c.signal, SIGKILL);
+}
+
+TEST_F(CommandServiceTest, AnotherOrganizationsOrSandboxsCommandIsNotFound) {
+  auto sandbox = Insert(NewSandbox("running"));
+  auto other_sandbox = Insert(NewSandbox("running"));
+  RunCommandRequest req;
+  req.argv = {"sleep", "30"};
+  std::string id = Started(sandbox.id, req);
+  Principal stranger{"org_other", "key_2", false};
+  EXPECT_EQ(service_->Get(stranger, sandbox.id, id).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->Kill(stranger, sandbox.id, id).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->List(stranger, sandbox.id, {}).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->Follow(stranger, sandbox.id, id).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->Start(stranger, sandbox.id, Shell("true")).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->Get(Caller(), other_sandbox.id, id).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->Kill(Caller(), other_sandbox.id, id).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->Get(Caller(), sandbox.id, "cmd_nope").status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->Get(Caller(), sandbox.id, "../x").status().code(), Code::kNotFound);
+  // None of that touched it.
+  EXPECT_EQ(exec_.CountCalls(Op::kKillExec), 0);
+  auto got = service_->Get(Caller(), sandbox.id, id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->status, "running");
+}
+
+TEST_F(CommandServiceTest, ListIsNewestFirstInPagesWithTheLiveOutputOfRunningCommands) {
+  auto sandbox = Insert(NewSandbox("running"));
+  std::vector<std::string> ids;
+  for (const char* line : {"echo 1", "echo 2", "echo 3"}) {
+    ids.push_back(Started(sandbox.id, Shell(line)));
+    Finished(sandbox.id, ids.back());
+  }
+  ListCommandsRequest first;
+  first.limit = 2;
+  auto page = service_->List(Caller(), sandbox.id, first);
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  ASSERT_EQ(page->items.size(), 2u);
+  EXPECT_EQ(page->items[0].id, ids[2]);
+  EXPECT_EQ(page->items[0].stdout_text, "3\n");
+  EXPECT_EQ(page->items[1].id, ids[1]);
+  ASSERT_TRUE(page->next_cursor.has_value());
+  ListCommandsRequest next = first;
+  next.cursor = *page->next_cursor;
+  auto rest = service_->List(Caller(), sandbox.id, next);
+  ASSERT_TRUE(rest.ok()) << rest.status().message();
+  ASSERT_EQ(rest->items.size(), 1u);
+  EXPECT_EQ(rest->items[0].id, ids[0]);
+  EXPECT_FALSE(rest->next_cursor.has_value());
+
+  ListCommandsRequest bad;
+  bad.limit = 0;
+  EXPECT_EQ(service_->List(Caller(), sandbox.id, bad).status().field(), "limit");
+}
+
+TEST_F(CommandServiceTest, CommandsRunOnlyInARunningSandboxAndAreValidatedFirst) {
+  auto stopped = Insert(NewSandbox("stopped"));
+  EXPECT_EQ(service_->Start(Caller(), stopped.id, Shell("true")).status().code(), Code::kConflict);
+  auto sandbox = Insert(NewSandbox("running"));
+  RunCommandRequest bad = Shell("true");
+  bad.cwd = "relative";
+  EXPECT_EQ(service_->Start(Caller(), sandbox.id, bad).status().field(), "cwd");
+  EXPECT_EQ(exec_.CountCalls(Op::kExec), 0);
+  auto page = service_->List(Caller(), sandbox.id, {});
+  ASSERT_TRUE(page.ok());
+  EXPECT_TRUE(page->items.empty());
+}
+
+TEST_F(CommandServiceTest, AnExecThatFailsToStartRecordsNothing) {
+  auto sandbox = Insert(NewSandbox("running"));
+  exec_.FailNext(Op::kExec, Status(Code::kUnavailable, "runsc exec failed"));
+  auto started = service_->Start(Caller(), sandbox.id, Shell("true"));
+  EXPECT_FALSE(started.ok());
+  auto page = service_->List(Caller(), sandbox.id, {});
+  ASSERT_TRUE(page.ok());
+  EXPECT_TRUE(page->items.empty());
+}
 
 TEST_F(CommandServiceTest, ReconcileMarksCommandsLeftRunningLost) {
   auto sandbox = Insert(NewSandbox("running"));
   auto c = RunningCommand(sandbox.id);
-  CommandService service(store_, runtime_, *images_);
-  service.Reconcile();
-  auto stored = StoredCommand(c);
+  service_->Reconcile();
+  auto stored = StoredCommand(sandbox.id, c.id);
   EXPECT_EQ(stored.status, "lost");
-  EXPECT_EQ(stored.data.value("error", ""),
-            "adaptd restarted while the command ran; its outcome is unknown");
+  EXPECT_EQ(stored.termination_reason, "lost");
+  EXPECT_TRUE(stored.finished_at.has_value());
+  EXPECT_EQ(stored.error, "adaptd restarted while the command ran; its outcome is unknown");
+  EXPECT_EQ(stored.argv, c.argv);
   auto running = store_.ListCommandsWithStatus("running");
   ASSERT_TRUE(running.ok());
   EXPECT_TRUE(running->empty());
@@ -53,21 +340,20 @@ TEST_F(CommandServiceTest, ALostCommandOfASandboxThatFailedSaysWhyTheSandboxEnde
   r.error = "the sandbox ran out of memory";
   ASSERT_TRUE(store_.UpdateSandbox(r, {"provisioning"}).ok());
   auto c = RunningCommand(r.id);
-  CommandService service(store_, runtime_, *images_);
-  service.Reconcile();
-  EXPECT_EQ(StoredCommand(c).status, "lost");
-  EXPECT_EQ(StoredCommand(c).data.value("error", ""), "the sandbox ran out of memory");
+  service_->Reconcile();
+  EXPECT_EQ(StoredCommand(r.id, c.id).status, "lost");
+  EXPECT_EQ(StoredCommand(r.id, c.id).error, "the sandbox ran out of memory");
 }
 
 TEST_F(CommandServiceTest, ReconcileLeavesEndedCommandsAlone) {
   auto sandbox = Insert(NewSandbox("running"));
   auto c = RunningCommand(sandbox.id);
-  c.status = "finished";
-  c.data["status"] = "finished";
+  c.status = "exited";
+  c.exit_code = 0;
   ASSERT_TRUE(store_.PutCommand(c).ok());
-  CommandService service(store_, runtime_, *images_);
-  service.Reconcile();
-  EXPECT_EQ(StoredCommand(c).status, "finished");
+  service_->Reconcile();
+  EXPECT_EQ(StoredCommand(sandbox.id, c.id).status, "exited");
+  EXPECT_EQ(StoredCommand(sandbox.id, c.id).error, "");
 }
 
 }  // namespace

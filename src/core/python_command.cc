@@ -28,15 +28,9 @@ Result<RunCommandRequest> PythonCommand(const RunPython& req) {
   return command;
 }
 
-bool PythonMissing(const nlohmann::json& command) {
-  auto argv = command.find("argv");
-  if (argv == command.end() || !argv->is_array() || argv->size() != 3 ||
-      (*argv)[2] != kPythonScript)
-    return false;
-  auto err = command.find("stderr");
-  return command.value("status", "") != "running" &&
-         command.value("exitCode", nlohmann::json()) == 127 && err != command.end() &&
-         err->is_string() && err->get<std::string>().find(kPythonMissing) != std::string::npos;
+bool PythonMissing(const Command& command) {
+  return command.argv.size() == 3 && command.argv[2] == kPythonScript && !command.running() &&
+         command.exit_code == 127 && command.stderr_text.find(kPythonMissing) != std::string::npos;
 }
 
 }  // namespace adapt::core

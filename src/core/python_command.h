@@ -3,11 +3,11 @@
 // python3 apart from a program that failed.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "base/status.h"
 #include "core/command_request.h"
+#include "core/command_view.h"
 
 namespace adapt::core {
 
@@ -21,8 +21,7 @@ struct RunPython {
 // command that runs it.
 Result<RunCommandRequest> PythonCommand(const RunPython& req);
 
-// True when `command` (a command's wire object) is a Python run that ended because the image
-// has no python3.
-bool PythonMissing(const nlohmann::json& command);
+// True when `command` is a Python run that ended because the image has no python3.
+bool PythonMissing(const Command& command);
 
 }  // namespace adapt::core

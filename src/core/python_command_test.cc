@@ -5,8 +5,6 @@
 namespace adapt::core {
 namespace {
 
-using nlohmann::json;
-
 TEST(PythonCommand, FeedsTheCodeToPython3OnStdin) {
   auto command = PythonCommand({"print(1)", 30, 5});
   ASSERT_TRUE(command.ok()) << command.status().message();
@@ -28,20 +26,21 @@ TEST(PythonCommand, ErrorsNameTheCoreFields) {
 TEST(PythonMissing, OnlyAPythonRunThatFoundNoPython3) {
   auto command = PythonCommand({"print(1)", 30, 5});
   ASSERT_TRUE(command.ok());
-  json missing = {{"argv", command->argv},
-                  {"status", "exited"},
-                  {"exitCode", 127},
-                  {"stderr", "adapt: python3 is not installed in this image\n"}};
+  Command missing;
+  missing.argv = command->argv;
+  missing.status = "exited";
+  missing.exit_code = 127;
+  missing.stderr_text = "adapt: python3 is not installed in this image\n";
   EXPECT_TRUE(PythonMissing(missing));
-  json failed = missing;
-  failed["exitCode"] = 1;
+  Command failed = missing;
+  failed.exit_code = 1;
   EXPECT_FALSE(PythonMissing(failed));
-  json other = missing;
-  other["argv"] = json::array({"/bin/sh", "-c", "exit 127"});
+  Command other = missing;
+  other.argv = {"/bin/sh", "-c", "exit 127"};
   EXPECT_FALSE(PythonMissing(other));
-  json running = missing;
-  running["status"] = "running";
-  running["exitCode"] = nullptr;
+  Command running = missing;
+  running.status = "running";
+  running.exit_code.reset();
   EXPECT_FALSE(PythonMissing(running));
 }
 

@@ -35,35 +35,42 @@ std::string RequestId(const std::string& sandbox_id, const std::string& command_
   return sandbox_id + "/" + command_id;
 }
 
-ToolResult Answer(const std::string& sandbox_id, const json& c) {
-  std::string status = c.value("status", "running");
-  bool done = status != "running";
-  std::string err =
-      c.contains("stderr") && c["stderr"].is_string() ? c["stderr"].get<std::string>() : "";
+ToolResult Answer(const std::string& sandbox_id, const core::Command& c) {
   if (core::PythonMissing(c))
     return ToolResult::Fail("The image of sandbox " + sandbox_id +
                             " has no python3; use run_command, or create a sandbox from an image "
                             "with Python (see list_sandbox_environments).");
-  std::string request_id = RequestId(sandbox_id, c.value("id", ""));
-  json out = {
-      {"request_id", request_id},
-      {"sandbox_id", sandbox_id},
-      {"status", status},
-      {"done", done},
-      {"exit_code",
-       c.contains("exitCode") && c["exitCode"].is_number_integer() ? c["exitCode"] : json(nullptr)},
-      {"stdout", c.contains("stdout") && c["stdout"].is_string() ? c["stdout"] : ""},
-      {"stderr", err},
-      {"truncated", c.value("truncated", false)},
-      {"error", c.contains("error") && c["error"].is_string() ? c["error"] : json(nullptr)}};
+  bool done = !c.running();
+  std::string request_id = RequestId(sandbox_id, c.id);
+  json out = {{"request_id", request_id},
+              {"sandbox_id", sandbox_id},
+              {"status", c.status},
+              {"done", done},
+              {"exit_code", c.exit_code ? json(*c.exit_code) : json(nullptr)},
+              {"stdout", c.stdout_text},
+              {"stderr", c.stderr_text},
+              {"truncated", c.truncated},
+              {"error", c.error.empty() ? json(nullptr) : json(c.error)}};
   out["next_action"] = done ? "The command has ended; read stdout, stderr and exit_code."
                             : "Still running: call get_command_result with request_id " +
                                   request_id + " to poll it.";
-  if (status == "lost")
+  if (c.status == "lost")
     out["next_action"] = "The command was lost without an exit code: " +
-                         (out["error"].is_string() ? out["error"].get<std::string>()
-                                                   : std::string("its sandbox's agent went away"));
+                         (c.error.empty() ? std::string("its sandbox's agent went away") : c.error);
   return ToolResult::Ok(out);
+}
+
+// Kills the command of a cancelled call and replies once it ended (or after the core's
+// kKillWait), holding no thread meanwhile.
+void KillAndReply(core::CommandService& commands, const core::Principal& who,
+                  const std::string& sandbox_id, const std::string& id, ToolReply reply) {
+  auto stopped = [id, reply](core::Waiter::End) {
+    reply(ToolResult::Fail("The call was cancelled and command " + id + " was stopped."));
+  };
+  auto killed = commands.Kill(who, sandbox_id, id);
+  if (!killed.ok() || killed->finished) return stopped(core::Waiter::End::kReady);
+  commands.AwaitEnd(id, std::chrono::steady_clock::now() + core::CommandService::kKillWait,
+                    std::move(stopped));
 }
 
 // Answers once the command ended or `seconds` passed, reporting progress meanwhile, through
@@ -76,7 +83,7 @@ void Follow(core::CommandService& commands, ToolContext& ctx, const std::string&
   // Checked before waiting: another organization's command is not found, not waited on.
   auto now = commands.Get(ctx.who, sandbox_id, id);
   if (!now.ok()) return reply(ToolResult::Fail(FailureSentence(now.status())));
-  if (now->value("status", "") != "running" || seconds == 0) return reply(Answer(sandbox_id, *now));
+  if (!now->running() || seconds == 0) return reply(Answer(sandbox_id, *now));
   // The first report comes early: a short wait_seconds would otherwise report nothing.
   core::Waiter::Ticks ticks{std::chrono::milliseconds(250), std::chrono::seconds(1),
                             [progress = ctx.progress, start, seconds, id] {
@@ -87,7 +94,7 @@ void Follow(core::CommandService& commands, ToolContext& ctx, const std::string&
   auto ended = [&commands, who = ctx.who, sandbox_id, id, kill_on_cancel, cancelled,
                 reply](core::Waiter::End) {
     if (cancelled->IsSet()) {
-      if (kill_on_cancel) (void)commands.Kill(who, sandbox_id, id);
+      if (kill_on_cancel) return KillAndReply(commands, who, sandbox_id, id, reply);
       return reply(ToolResult::Fail("The call was cancelled and command " + id + " was stopped."));
     }
     auto c = commands.Get(who, sandbox_id, id);

@@ -275,9 +275,13 @@ Status MemoryStore::PutCommand(const CommandRecord& c) {
   if (auto fault = WriteFaultLocked()) return *fault;
   for (auto& stored : commands_) {
     if (stored.id == c.id) {
-      // As SQLite's upsert: only the status and the data change.
-      stored.status = c.status;
-      stored.data = c.data;
+      // As SQLite's upsert: everything but the row's identity and creation changes.
+      CommandRecord row = c;
+      row.seq = stored.seq;
+      row.org_id = stored.org_id;
+      row.sandbox_id = stored.sandbox_id;
+      row.created_at = stored.created_at;
+      stored = std::move(row);
       return Status::Ok();
     }
   }

@@ -55,16 +55,29 @@ struct EventRecord {
   int64_t at = 0;
 };
 
-// A command run in a sandbox. `data` is its wire object (argv, cwd, exit status, output, ...),
-// owned by core/; the columns the store queries on are kept beside it.
+// A command run in a sandbox: what was asked, and once it ended, how. The SQLite store keeps
+// the columns it queries on (id, org, sandbox, status, created_at) beside one JSON column for
+// the rest (store/command_record_codec.h).
 struct CommandRecord {
   int64_t seq = 0;
   std::string id;
   std::string org_id;
   std::string sandbox_id;
-  std::string status;
-  nlohmann::json data = nlohmann::json::object();
-  int64_t created_at = 0;
+  std::string status;  // running, exited, timeout, killed, lost or failed (to start)
+  std::vector<std::string> argv;
+  std::string cwd;   // empty: the sandbox's
+  std::string user;  // as the request gave it; empty: the sandbox's
+  int timeout_seconds = 600;
+  std::optional<int> exit_code;  // unset while running, when signalled, or lost
+  std::optional<int> signal;     // the signal that ended it
+  std::string stdout_text;       // the latest 1 MiB of each stream, redacted, valid UTF-8
+  std::string stderr_text;
+  bool truncated = false;  // earlier output was dropped
+  int64_t created_at = 0;  // ms since the epoch; also when it started
+  std::optional<int64_t> finished_at;
+  std::string termination_reason;        // empty while running
+  std::string error;                     // empty while none
+  std::string served_by = "runsc-exec";  // or "agent"
 };
 
 // A sandbox's network attachment: written before its namespace, links and rules are made,

@@ -1,9 +1,8 @@
 // SqliteStore: Commands: records of processes run in sandboxes.
+#include "store/command_record_codec.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
-
-using nlohmann::json;
 
 Status SqliteStore::PutCommand(const CommandRecord& c) {
   return Guard("saving command", [&]() -> Status {
@@ -15,7 +14,7 @@ Status SqliteStore::PutCommand(const CommandRecord& c) {
     q.bind(2, c.org_id);
     q.bind(3, c.sandbox_id);
     q.bind(4, c.status);
-    q.bind(5, c.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    q.bind(5, EncodeCommandData(c));
     q.bind(6, c.created_at);
     q.exec();
     return Status::Ok();
@@ -76,8 +75,7 @@ CommandRecord SqliteStore::ReadCommand(SQLite::Statement& q) {
   c.org_id = q.getColumn(2).getString();
   c.sandbox_id = q.getColumn(3).getString();
   c.status = q.getColumn(4).getString();
-  c.data = nlohmann::json::parse(q.getColumn(5).getString(), nullptr, false);
-  if (c.data.is_discarded()) c.data = nlohmann::json::object();
+  DecodeCommandData(q.getColumn(5).getString(), c);
   c.created_at = q.getColumn(6).getInt64();
   return c;
 }

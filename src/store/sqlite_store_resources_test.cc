@@ -28,7 +28,7 @@ TEST_P(StoreTest, CommandsAreUpdatedInPlaceListedNewestFirstAndScopedToTheOrg) {
     c.org_id = org_.id;
     c.sandbox_id = sbx.id;
     c.status = "running";
-    c.data = {{"id", c.id}, {"n", i}};
+    c.argv = {"echo", std::to_string(i)};
     c.created_at = 1000 + i;
     ASSERT_TRUE(store_->PutCommand(c).ok());
     ids.push_back(c.id);
@@ -36,14 +36,17 @@ TEST_P(StoreTest, CommandsAreUpdatedInPlaceListedNewestFirstAndScopedToTheOrg) {
   auto first = store_->GetCommand(org_.id, sbx.id, ids[0]);
   ASSERT_TRUE(first.ok()) << first.status().message();
   first->status = "exited";
-  first->data["stdout"] = "done";
+  first->stdout_text = "done";
+  first->exit_code = 0;
   ASSERT_TRUE(store_->PutCommand(*first).ok());
   Reopen();
 
   auto got = store_->GetCommand(org_.id, sbx.id, ids[0]);
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(got->status, "exited");
-  EXPECT_EQ(got->data["stdout"], "done");
+  EXPECT_EQ(got->stdout_text, "done");
+  EXPECT_EQ(got->exit_code, 0);
+  EXPECT_EQ(got->argv, (std::vector<std::string>{"echo", "0"}));
   EXPECT_EQ(store_->GetCommand(other_org_.id, sbx.id, ids[0]).status().code(), Code::kNotFound);
 
   auto page = store_->ListCommands(org_.id, sbx.id, 2, std::nullopt);
