@@ -242,3 +242,28 @@ def test_an_instant_sandboxs_installs_are_gone_after_stop_and_start(org, mirror)
     assert org.get(sid)["securityProfile"] == "developer"
     cmd = run(org, sid, command="dpkg -s adapt-hello; test -e /usr/bin/adapt-hello")
     assert cmd["exitCode"] != 0 and "not installed" in cmd["stderr"], cmd
+
+
+def test_file_operations_follow_the_profile(org, mirror):
+    """The agent writes files as root with the workload's capabilities: developer's
+    DAC_OVERRIDE reaches another user's private directory, restricted's root does not, and
+    restricted's package database is read-only to file writes too."""
+    for profile in ("developer", "restricted"):
+        sid = sandbox(org, profile)
+        made = run(org, sid, command="mkdir -m 700 -p /srv/private && chown 65534 /srv/private")
+        assert made["exitCode"] == 0, made
+        status, _, _, _ = org.request(
+            "PUT", "/v1/sandboxes/%s/files?path=/srv/private/note" % sid, raw=b"hello",
+            headers={"Content-Type": "application/octet-stream"})
+        written = run(org, sid, command="cat /srv/private/note")
+        if profile == "developer":
+            assert status in (200, 201, 204), status
+            assert written["stdout"] == "hello", written
+        else:
+            assert 400 <= status < 500, status
+            assert written["exitCode"] != 0, written
+            status, _, _, _ = org.request(
+                "PUT", "/v1/sandboxes/%s/files?path=/var/lib/dpkg/planted" % sid, raw=b"x",
+                headers={"Content-Type": "application/octet-stream"})
+            assert 400 <= status < 500, status
+            assert run(org, sid, command="test -e /var/lib/dpkg/planted")["exitCode"] != 0
