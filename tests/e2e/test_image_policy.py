@@ -132,9 +132,14 @@ def test_rest_and_cli_follow_the_assistant_rule_when_the_operator_says_so(strict
     p = org.cli("sandbox", "create", "--image", images["other"])
     assert p.returncode != 0 and RULE in p.stderr, (p.returncode, p.stdout, p.stderr)
     # Trusted sources, aliases and developer's public images still pass.
-    for fields in ({"image": images["trusted"]}, {"image": "python"},
-                   {"image": images["other"], "securityProfile": "developer"}):
+    for fields in ({"image": images["trusted"]}, {"image": "python"}):
         sid = org.create(fields)["id"]
         org.wait_for_status(sid, "running", 120)
+    p = org.cli("sandbox", "create", "--image", images["other"], "--security-profile",
+                "developer", "--json")
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    created = json.loads(p.stdout)
+    assert created["securityProfile"] == "developer", created
+    org.wait_for_status(created["id"], "running", 120)
     status, listed = org.api("GET", "/v1/sandboxes")
     assert status == 200 and len(listed["items"]) == 3, json.dumps(listed)[:2000]
