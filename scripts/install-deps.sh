@@ -26,6 +26,8 @@ packages=(
   clang-format
   # object storage: real S3 clients against the storage gateway (tests/e2e/test_objects.py)
   awscli rclone
+  # security profiles: the test's Debian-format repository (dpkg-deb, dpkg-scanpackages)
+  dpkg-dev
   # bench/image_pull's peer (skopeo copy + umoci unpack)
   umoci
 )

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace adapt::agent {
@@ -28,11 +29,16 @@ void CloseBoth(int p[2]) {
   ::_exit(code);
 }
 
-// The agent holds CAP_SETUID, CAP_SETGID and CAP_SETPCAP only to start commands as their
-// users; a command run as root gets the workload's capabilities, not those. (A command run
-// as another user loses every capability in setuid.)
+std::vector<int>& DroppedForRoot() {
+  static std::vector<int> caps = {CAP_SETUID, CAP_SETGID, CAP_SETPCAP};
+  return caps;
+}
+
+// The agent holds CAP_SETUID, CAP_SETGID and CAP_SETPCAP to start commands as their users;
+// a command run as root gets the workload's capabilities, not those the workload lacks. (A
+// command run as another user loses every capability in setuid.)
 bool DropUserSwitchCaps() {
-  const int extra[] = {CAP_SETUID, CAP_SETGID, CAP_SETPCAP};
+  const std::vector<int>& extra = DroppedForRoot();
   for (int cap : extra) {
     if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return false;
   }
@@ -49,6 +55,8 @@ bool DropUserSwitchCaps() {
 }
 
 }  // namespace
+
+void SetCapsDroppedForRoot(std::vector<int> caps) { DroppedForRoot() = std::move(caps); }
 
 bool LaunchProcess(const SpawnRequest& req, LaunchedProcess& out, int data_fd) {
   int in[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};

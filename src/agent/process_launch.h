@@ -3,6 +3,8 @@
 
 #include <sys/types.h>
 
+#include <vector>
+
 #include "agent/protocol.h"
 
 namespace adapt::agent {
@@ -13,6 +15,11 @@ struct LaunchedProcess {
   int stdout_fd = -1;
   int stderr_fd = -1;
 };
+
+// The capabilities (numbers) a command run as root gives up: the agent's user-switching ones
+// (CAP_SETUID, CAP_SETGID, CAP_SETPCAP by default) that the workload does not hold, so that
+// such a command has exactly the workload's set. Call before the first launch.
+void SetCapsDroppedForRoot(std::vector<int> caps);
 
 // Forks and executes `request` in a new session (so that its process group is the
 // command's tree), as its uid:gid, in its cwd, with its environment. Failures after the

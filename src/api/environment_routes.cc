@@ -4,11 +4,12 @@
 
 namespace adapt::api {
 
-void AddEnvironmentRoutes(Router& router, const core::ImageCatalog& catalog) {
+void AddEnvironmentRoutes(Router& router, const core::ImageCatalog& catalog,
+                          const core::ImagePolicy& policy) {
   router.Add("GET", "/v1/environments",
-             [&](const HttpRequest&, const PathParams&, const core::Principal&) {
+             [&catalog, &policy](const HttpRequest&, const PathParams&, const core::Principal&) {
                using nlohmann::json;
-               core::EnvironmentCatalog envs = core::ListEnvironments(catalog);
+               core::EnvironmentCatalog envs = core::ListEnvironments(catalog, policy);
                json list = json::array();
                for (const auto& e : envs.environments)
                  list.push_back({{"alias", e.alias},
@@ -19,7 +20,9 @@ void AddEnvironmentRoutes(Router& router, const core::ImageCatalog& catalog) {
                                  {"reason", e.reason ? json(*e.reason) : json(nullptr)}});
                return JsonResponse(200, {{"environments", list},
                                          {"imageSources", envs.image_sources},
-                                         {"developerPublicImages", envs.developer_public_images}});
+                                         {"developerPublicImages", envs.developer_public_images},
+                                         {"trustedImageSources", envs.trusted_image_sources},
+                                         {"imagePolicy", envs.image_policy}});
              });
 }
 

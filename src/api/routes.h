@@ -25,7 +25,8 @@ void AddOrgRoutes(Router& router, core::Auth& auth);
 // /v1/images and GET /v1/operations/{id} (image pulls).
 void AddImageRoutes(Router& router, core::ImageService& images);
 // GET /v1/environments.
-void AddEnvironmentRoutes(Router& router, const core::ImageCatalog& catalog);
+void AddEnvironmentRoutes(Router& router, const core::ImageCatalog& catalog,
+                          const core::ImagePolicy& policy);
 void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
                     core::SandboxService& sandboxes, boost::asio::thread_pool& workers);
 void AddFileRoutes(Router& router, core::FileService& files);

@@ -386,7 +386,7 @@ TEST(CreateSandboxFromJson, SecretsAreNamesListedOnce) {
 }
 
 TEST(CreateSandboxFromJson, SecurityProfileAndStartupClass) {
-  ExpectRefused({{"securityProfile", "developer"}}, Code::kUnsupported, "securityProfile");
+  EXPECT_EQ(MustParseConfig({{"securityProfile", "developer"}})["securityProfile"], "developer");
   ExpectInvalid({{"securityProfile", "root"}}, "securityProfile");
   EXPECT_EQ(MustParseConfig({{"securityProfile", "restricted"}})["securityProfile"], "restricted");
   EXPECT_EQ(MustParseConfig({{"startupClass", "durable"}})["startupClass"], "durable");

@@ -99,6 +99,10 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
       ->add_option("--startup-class", flags.startup_class,
                    "durable keeps the encrypted workspace, instant gets a disposable one")
       ->type_name("durable|instant");
+  create
+      ->add_option("--security-profile", flags.security_profile,
+                   "developer permits apt-get with the package-manager capabilities")
+      ->type_name("restricted|developer");
   create->add_option("--data", options->data_source, "JSON request body from FILE, or - for stdin")
       ->type_name("FILE|-");
   create->footer("Startup command: adapt sandbox create [OPTIONS] -- ARGV...");

@@ -94,6 +94,13 @@ Result<nlohmann::json> BuildCreateBody(const SandboxCreateFlags& flags,
     }
     body["startupClass"] = flags.startup_class;
   }
+  if (!flags.security_profile.empty()) {
+    if (flags.security_profile != "restricted" && flags.security_profile != "developer") {
+      return UsageError("--security-profile",
+                        "expected restricted or developer, got '" + flags.security_profile + "'");
+    }
+    body["securityProfile"] = flags.security_profile;
+  }
 
   if (flags.run_image && flags.command) {
     return UsageError("--run-image", "cannot be combined with a command after --");

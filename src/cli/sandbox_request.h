@@ -24,8 +24,9 @@ struct SandboxCreateFlags {
   std::string image;
   bool run_image = false;
   std::string egress;
-  std::string storage;        // persistent storage name, mounted at /workspace
-  std::string startup_class;  // "durable" or "instant"
+  std::string storage;           // persistent storage name, mounted at /workspace
+  std::string startup_class;     // "durable" or "instant"
+  std::string security_profile;  // "restricted" or "developer"
   // The startup argv given after "--"; nullopt when there was no "--".
   std::optional<std::vector<std::string>> command;
 };
@@ -40,7 +41,8 @@ Result<nlohmann::json> ParseDataDocument(std::string_view text, std::string_view
 
 // Starts from `data` (the --data object, or null) and sets over it each field a flag gives:
 // cpu, memoryMiB, diskMiB, ttlSeconds (null for "none"), labels and env (merged key by key),
-// image (dropping imageId), network.egress, storage, startupClass, and startup {"mode":"image"} for
+// image (dropping imageId), network.egress, storage, startupClass, securityProfile, and startup
+// {"mode":"image"} for
 // --run-image or
 // {"mode":"command","argv":[...]} for a command. Other fields of `data` pass through.
 // Errors are kInvalidArgument and name the flag.

@@ -154,6 +154,17 @@ TEST(BuildCreateBody, UnknownStartupClassIsAnErrorNamingTheFlag) {
   EXPECT_EQ(body.status().message(), "--startup-class: expected durable or instant, got 'fast'");
 }
 
+TEST(BuildCreateBody, SecurityProfileSetsItsFieldAndRefusesOthers) {
+  SandboxCreateFlags flags;
+  flags.security_profile = "developer";
+  EXPECT_EQ(MustBuild(flags, nullptr)["securityProfile"], "developer");
+  flags.security_profile = "root";
+  Result<json> body = BuildCreateBody(flags);
+  ASSERT_FALSE(body.ok());
+  EXPECT_EQ(body.status().message(),
+            "--security-profile: expected restricted or developer, got 'root'");
+}
+
 TEST(ParseDataDocument, RejectsInvalidJsonAndNonObjects) {
   EXPECT_TRUE(ParseDataDocument(R"({"cpu":1})", "stdin").ok());
   Result<json> invalid = ParseDataDocument("{cpu", "stdin");

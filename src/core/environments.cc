@@ -32,7 +32,8 @@ std::string Unavailable(const Alias& e) {
 
 }  // namespace
 
-EnvironmentCatalog ListEnvironments(const ImageCatalog& images) {
+EnvironmentCatalog ListEnvironments(const ImageCatalog& images, const ImagePolicy& policy,
+                                    RequestSurface surface) {
   EnvironmentCatalog catalog;
   for (const auto& e : kEnvironments) {
     bool available = images.Resolve("", e.image).ok();
@@ -40,11 +41,38 @@ EnvironmentCatalog ListEnvironments(const ImageCatalog& images) {
         {e.alias, "cpu", e.description, e.image, available,
          available ? std::nullopt : std::optional<std::string>(Unavailable(e))});
   }
-  catalog.image_sources = {"an environment alias above",
-                           "any image reference pulled from an OCI registry this host can reach",
-                           "an image of the organization's /v1/images by imageId"};
-  catalog.developer_public_images = false;
+  catalog.trusted_image_sources = policy.SourceNames();
+  catalog.developer_public_images = policy.developer_public_images();
+  catalog.image_policy = policy.api_policy();
+  std::string trusted;
+  for (const auto& s : catalog.trusted_image_sources) trusted += (trusted.empty() ? "" : ", ") + s;
+  catalog.image_sources = {"an environment alias above"};
+  if (surface == RequestSurface::kApi && policy.api_policy() == "open") {
+    catalog.image_sources.push_back(
+        "any image reference pulled from an OCI registry this host can reach");
+    catalog.image_sources.push_back("an image of the organization's /v1/images by imageId");
+    return catalog;
+  }
+  catalog.image_sources.push_back("an image reference from a trusted source: " + trusted);
+  if (policy.developer_public_images())
+    catalog.image_sources.push_back("with security profile developer: any public image reference");
+  if (surface == RequestSurface::kApi)
+    catalog.image_sources.push_back(
+        "an image of the organization's /v1/images by imageId, when pulled from a trusted "
+        "source");
   return catalog;
+}
+
+bool IsEnvironmentAlias(const std::string& name) {
+  for (const auto& e : kEnvironments)
+    if (name == e.alias) return true;
+  return false;
+}
+
+std::vector<std::string> EnvironmentImages() {
+  std::vector<std::string> out;
+  for (const auto& e : kEnvironments) out.push_back(e.image);
+  return out;
 }
 
 std::optional<Result<std::string>> ResolveEnvironment(const ImageCatalog& images,

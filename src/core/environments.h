@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "core/image_catalog.h"
+#include "core/image_policy.h"
 
 namespace adapt::core {
 
@@ -25,9 +26,19 @@ struct EnvironmentCatalog {
   std::vector<Environment> environments;
   std::vector<std::string> image_sources;  // the other images sandbox creation accepts
   bool developer_public_images = false;
+  std::vector<std::string> trusted_image_sources;  // ImagePolicy::SourceNames()
+  std::string image_policy = "open";               // what the REST API follows
 };
 
-EnvironmentCatalog ListEnvironments(const ImageCatalog& images);
+// The aliases and the image sources `surface` accepts under `policy`.
+EnvironmentCatalog ListEnvironments(const ImageCatalog& images, const ImagePolicy& policy = {},
+                                    RequestSurface surface = RequestSurface::kApi);
+
+// Whether `name` is an alias (python, node, ...).
+bool IsEnvironmentAlias(const std::string& name);
+
+// The images the aliases stand for (trusted whatever the policy's sources).
+std::vector<std::string> EnvironmentImages();
 
 // The image an alias stands for; nullopt when `name` is not an alias; Unsupported when the
 // alias's image is not available on this host.

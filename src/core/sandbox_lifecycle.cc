@@ -132,6 +132,7 @@ void SandboxLifecycle::Provision(const std::string& id) {
   req.spec.cpu = r.config.cpu;
   req.spec.memory_mib = static_cast<uint64_t>(r.config.memory_mib);
   req.spec.hostname = r.id;
+  req.spec.security_profile = r.config.security_profile;
   req.image_rootfs = image->rootfs;
   req.image_layers = image->layers;
   req.disk_mib = static_cast<uint64_t>(r.config.disk_mib);

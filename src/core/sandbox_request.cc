@@ -303,9 +303,8 @@ Result<NewSandbox> ValidateCreateSandbox(const CreateSandbox& req, const std::st
   RETURN_IF_ERROR(CheckSecrets(req.secrets, names));
   out.secrets = req.secrets;
   if (req.gpu) return Unsupported(names("gpu"), "no GPU types are available on this host");
-  ASSIGN_OR_RETURN(c.security_profile,
-                   Choice(req.security_profile, names("security_profile"),
-                          {"restricted", "developer"}, "restricted", {"developer"}));
+  ASSIGN_OR_RETURN(c.security_profile, Choice(req.security_profile, names("security_profile"),
+                                              {"restricted", "developer"}, "restricted", {}));
   if (req.storage) RETURN_IF_ERROR(storage::ValidateVolumeName(*req.storage, names("storage")));
   ASSIGN_OR_RETURN(c.startup_class, Choice(req.startup_class, names("startup_class"),
                                            {"durable", "instant"}, "instant", {}));

@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "core/field_names.h"
+#include "core/image_policy.h"
 #include "store/sandbox_config.h"
 
 namespace adapt::core {
@@ -71,6 +72,8 @@ struct CreateSandbox {
   std::optional<std::string> security_profile;
   std::optional<std::string> startup_class;
   std::optional<std::string> storage;
+  // Which edge asks (the image policy differs): set by the edge, never by its caller's JSON.
+  RequestSurface surface = RequestSurface::kApi;
 };
 
 // A create that passed validation: the config as it will be stored, and the env apart

@@ -58,6 +58,15 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
                       " for an imported image",
                   names("image"));
   }
+  // The image policy judges what was asked for: an alias or the default image is the
+  // operator's choice, anything else is judged by its reference (an imageId by the
+  // reference it was pulled as).
+  bool chosen_by_operator = !create.image_id && (!create.image || IsEnvironmentAlias(config.image));
+  if (!chosen_by_operator) {
+    static const ImagePolicy kDefaultPolicy;
+    RETURN_IF_ERROR((policy_ ? *policy_ : kDefaultPolicy)
+                        .Check(config.image, config.security_profile, create.surface, names));
+  }
   // An environment alias (seed 000: python, node, ...) stands for its image.
   if (auto env = ResolveEnvironment(images_, config.image)) {
     if (!env->ok()) return env->status();

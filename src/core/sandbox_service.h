@@ -78,6 +78,8 @@ class SandboxService {
   // Where creates claim pre-booted sandboxes; without one, every create boots.
   void set_warm_pool(WarmPool* pool) { pool_ = pool; }
 
+  // Which images creates accept (image_policy.h); without one, the default policy.
+  void set_image_policy(const ImagePolicy* policy) { policy_ = policy; }
   // Where imageId is resolved; without one, imageId is refused as unsupported.
   void set_image_service(ImageService* images) { image_service_ = images; }
   // Where sandbox create's `secrets` are looked up; without one, naming secrets is refused.
@@ -104,6 +106,7 @@ class SandboxService {
   boost::asio::thread_pool& workers_;
   std::string default_image_;
   ImageService* image_service_ = nullptr;
+  const ImagePolicy* policy_ = nullptr;
   storage::VolumeService* volumes_ = nullptr;
   WarmPool* pool_ = nullptr;
   SecretService* secrets_ = nullptr;

@@ -100,6 +100,8 @@ PoolFit FitForPool(const store::SandboxConfig& c) {
     return {"", "a startup command runs as the sandbox's workload, which is chosen at boot"};
   if (c.startup_class == "durable" || c.storage)
     return {"", "durable storage is mounted at /workspace at boot"};
+  if (c.security_profile != "restricted")
+    return {"", "pooled sandboxes boot with the restricted profile's capabilities"};
   const store::NetworkConfig& n = c.network;
   // Seed 001: egress "none" has no guest network interface at all, and a member has one.
   if (n.egress == "none")

@@ -85,6 +85,9 @@ TEST(PoolFitTest, BootTimeSettingsSayWhy) {
   PoolFit none = FitForPool(Config(With([](auto& r) { r.network.emplace().egress = "none"; })));
   EXPECT_EQ(none.key, "");
   EXPECT_NE(none.reason.find("egress none"), std::string::npos);
+  PoolFit developer = FitForPool(Config(With([](auto& r) { r.security_profile = "developer"; })));
+  EXPECT_EQ(developer.key, "");
+  EXPECT_NE(developer.reason.find("restricted"), std::string::npos);
 }
 
 }  // namespace

@@ -86,6 +86,12 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.ingress_cert = value;
       else if (key == "ingressKey")
         c.ingress_key = value;
+      else if (key == "trustedImageSources")
+        c.trusted_image_sources = value.get<std::vector<std::string>>();
+      else if (key == "developerPublicImages")
+        c.developer_public_images = value.get<bool>();
+      else if (key == "imagePolicy")
+        c.image_policy = value;
       else
         return InvalidArgument(key, path + ": unknown setting '" + key + "'");
     }
@@ -174,6 +180,17 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
       "--allow-registry", flags.allowed_registries,
       "HOST[:PORT] of a registry on a loopback or private address that pulls may reach; "
       "repeatable [none]");
+  auto* trusted = app.add_option(
+      "--trusted-image-source", flags.trusted_image_sources,
+      "an image source the assistant's sandboxes may use: REGISTRY/*, [REGISTRY/]PREFIX/* or "
+      "[REGISTRY/]REPOSITORY; repeatable [docker.io/library/*]");
+  auto* public_images =
+      app.add_option("--developer-public-images", flags.developer_public_images,
+                     "the assistant's developer sandboxes also take any public image [false]");
+  auto* image_policy =
+      app.add_option("--image-policy", flags.image_policy,
+                     "assistant: the REST API follows the trusted sources too; open: any "
+                     "image [open]");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -234,6 +251,24 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
     i = comma == std::string::npos ? comma : comma + 1;
   }
   if (allow_registries->count()) c.allowed_registries = flags.allowed_registries;
+  // ADAPT_TRUSTED_IMAGE_SOURCES: sources separated by ','.
+  std::string env_sources;
+  FromEnv("ADAPT_TRUSTED_IMAGE_SOURCES", env_sources);
+  if (!env_sources.empty()) c.trusted_image_sources.clear();
+  for (size_t i = 0; !env_sources.empty() && i != std::string::npos;) {
+    size_t comma = env_sources.find(',', i);
+    c.trusted_image_sources.push_back(env_sources.substr(i, comma - i));
+    i = comma == std::string::npos ? comma : comma + 1;
+  }
+  std::string env_public;
+  FromEnv("ADAPT_DEVELOPER_PUBLIC_IMAGES", env_public);
+  if (!env_public.empty()) c.developer_public_images = env_public == "true" || env_public == "1";
+  FromEnv("ADAPT_IMAGE_POLICY", c.image_policy);
+  if (trusted->count()) c.trusted_image_sources = flags.trusted_image_sources;
+  if (public_images->count()) c.developer_public_images = flags.developer_public_images;
+  if (image_policy->count()) c.image_policy = flags.image_policy;
+  if (c.image_policy != "assistant" && c.image_policy != "open")
+    return InvalidArgument("imagePolicy", "imagePolicy must be \"assistant\" or \"open\"");
   if (max_connections->count()) c.max_connections = flags.max_connections;
   if (max_per_client->count()) c.max_connections_per_client = flags.max_connections_per_client;
   if (header_timeout->count()) c.header_timeout_seconds = flags.header_timeout_seconds;

@@ -79,6 +79,14 @@ struct DaemonConfig {
   // Registries pulls may reach on loopback, link-local or private addresses, which they
   // refuse otherwise: "HOST" (every port) or "HOST:PORT" (image/registry_destination.h).
   std::vector<std::string> allowed_registries;
+  // Trusted image sources (core/image_policy.h): what the assistant's (MCP) sandboxes may
+  // start from besides the environment aliases: "REGISTRY/*", "[REGISTRY/]PREFIX/*" or
+  // "[REGISTRY/]REPOSITORY". developer_public_images: the assistant's developer sandboxes
+  // also take any public image. image_policy "assistant" holds the REST API to the same
+  // rule; "open" (seed 001) lets it create from any image.
+  std::vector<std::string> trusted_image_sources = {"docker.io/library/*"};
+  bool developer_public_images = false;
+  std::string image_policy = "open";
   // Per-organization caps until accounts bring plans (0: no cap): sandboxes not deleted or
   // failed (hibernated ones count), images, and image pulls or imports in progress. The
   // create past a cap answers 429 and changes nothing.

@@ -14,9 +14,16 @@
 namespace adapt::daemon {
 namespace {
 
-constexpr const char* kEnvNames[] = {"ADAPT_LISTEN",          "ADAPT_STATE_DIR", "ADAPT_IMAGES_DIR",
-                                     "ADAPT_DEFAULT_IMAGE",   "ADAPT_RUNSC",     "ADAPT_WARM_POOLS",
-                                     "ADAPT_ALLOW_REGISTRIES"};
+constexpr const char* kEnvNames[] = {"ADAPT_LISTEN",
+                                     "ADAPT_STATE_DIR",
+                                     "ADAPT_IMAGES_DIR",
+                                     "ADAPT_DEFAULT_IMAGE",
+                                     "ADAPT_RUNSC",
+                                     "ADAPT_WARM_POOLS",
+                                     "ADAPT_ALLOW_REGISTRIES",
+                                     "ADAPT_TRUSTED_IMAGE_SOURCES",
+                                     "ADAPT_DEVELOPER_PUBLIC_IMAGES",
+                                     "ADAPT_IMAGE_POLICY"};
 
 class ConfigTest : public testing::Test {
  protected:
@@ -134,6 +141,32 @@ TEST_F(ConfigTest, NoRegistryIsAllowedOnPrivateAddressesUnlessListed) {
   DaemonConfig c =
       MustLoad({"--allow-registry", "127.0.0.1:5000", "--allow-registry", "[::1]:5000"});
   EXPECT_EQ(c.allowed_registries, (std::vector<std::string>{"127.0.0.1:5000", "[::1]:5000"}));
+}
+
+TEST_F(ConfigTest, TrustedImageSourcesDefaultToOfficialImagesWithPublicImagesOffAndRestOpen) {
+  DaemonConfig d = MustLoad({});
+  EXPECT_EQ(d.trusted_image_sources, std::vector<std::string>{"docker.io/library/*"});
+  EXPECT_FALSE(d.developer_public_images);
+  EXPECT_EQ(d.image_policy, "open");
+  ::setenv("ADAPT_TRUSTED_IMAGE_SOURCES", "ghcr.io/acme/*,mathworks/matlab", 1);
+  ::setenv("ADAPT_DEVELOPER_PUBLIC_IMAGES", "true", 1);
+  DaemonConfig e = MustLoad({});
+  EXPECT_EQ(e.trusted_image_sources,
+            (std::vector<std::string>{"ghcr.io/acme/*", "mathworks/matlab"}));
+  EXPECT_TRUE(e.developer_public_images);
+  DaemonConfig f = MustLoad({"--trusted-image-source", "quay.io/*", "--developer-public-images",
+                             "false", "--image-policy", "assistant"});
+  EXPECT_EQ(f.trusted_image_sources, std::vector<std::string>{"quay.io/*"});
+  EXPECT_FALSE(f.developer_public_images);
+  EXPECT_EQ(f.image_policy, "assistant");
+  ::unsetenv("ADAPT_TRUSTED_IMAGE_SOURCES");  // the environment wins over the file
+  ::unsetenv("ADAPT_DEVELOPER_PUBLIC_IMAGES");
+  DaemonConfig g = MustLoad({"--config", WriteConfig(R"({"trustedImageSources": ["a.io/*"],
+      "developerPublicImages": true, "imagePolicy": "assistant"})")});
+  EXPECT_EQ(g.trusted_image_sources, std::vector<std::string>{"a.io/*"});
+  EXPECT_TRUE(g.developer_public_images);
+  EXPECT_EQ(g.image_policy, "assistant");
+  EXPECT_FALSE(Load({"--image-policy", "closed"}).ok());
 }
 
 TEST_F(ConfigTest, FlagEqualsFormWorks) {

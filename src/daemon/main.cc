@@ -17,6 +17,8 @@
 #include "api/stream_threads.h"
 #include "base/fault_point.h"
 #include "base/log.h"
+#include "core/environments.h"
+#include "core/image_policy.h"
 #include "core/object_service.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
@@ -269,6 +271,13 @@ class Daemon {
     image_service_->set_caps(config_.max_images_per_org, config_.max_imports_per_org);
     image_service_->Reconcile();
     sandboxes_->set_image_service(&*image_service_);
+    std::vector<std::string> operator_images = core::EnvironmentImages();
+    operator_images.push_back(config_.default_image);
+    ASSIGN_OR_RETURN(image_policy_, core::ImagePolicy::Make(
+                                        {config_.trusted_image_sources,
+                                         config_.developer_public_images, config_.image_policy},
+                                        operator_images));
+    sandboxes_->set_image_policy(&*image_policy_);
     sandboxes_->set_volume_service(&*volumes_);
     // Warm pools: what a previous run left is torn down (after the reconciliation above, which
     // already removed their runtime state and networks); filling starts once the API serves.
@@ -359,13 +368,14 @@ class Daemon {
     api::AddImageRoutes(*router_, *image_service_);
     api::AddStorageRoutes(*router_, *volumes_);
     api::AddSecretRoutes(*router_, *secrets_);
-    api::AddEnvironmentRoutes(*router_, *images_);
+    api::AddEnvironmentRoutes(*router_, *images_, *image_policy_);
     api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);
     mcp_tools_.emplace();
     // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
     mcp_calls_.emplace(static_cast<size_t>(config_.mcp_call_threads));
     tool_services_.emplace(mcp::ToolServices{*sandboxes_, *commands_, *images_, *files_,
-                                             *endpoints_, &*volumes_, &*objects_, &*sites_});
+                                             *endpoints_, &*volumes_, &*objects_, &*sites_,
+                                             &*image_policy_});
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
     oauth_.emplace(*store_, *auth_, listen_.host);
     AddPublicRoutes(*router_, oauth_->Routes());
@@ -442,6 +452,7 @@ class Daemon {
   std::optional<net::NetworkManager> network_;
   std::optional<storage::VolumeService> volumes_;
   std::optional<core::SandboxLifecycle> lifecycle_;
+  std::optional<core::ImagePolicy> image_policy_;
   std::optional<core::SandboxService> sandboxes_;
   std::optional<core::ImageService> image_service_;
   std::optional<core::WarmPool> warm_pool_;

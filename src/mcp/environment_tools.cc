@@ -9,8 +9,9 @@ namespace {
 
 using nlohmann::json;
 
-json Environments(const core::ImageCatalog& images) {
-  core::EnvironmentCatalog catalog = core::ListEnvironments(images);
+json Environments(const core::ImageCatalog& images, const core::ImagePolicy& policy) {
+  core::EnvironmentCatalog catalog =
+      core::ListEnvironments(images, policy, core::RequestSurface::kAssistant);
   json list = json::array();
   for (const auto& e : catalog.environments)
     list.push_back({{"alias", e.alias},
@@ -21,13 +22,16 @@ json Environments(const core::ImageCatalog& images) {
                     {"reason", e.reason ? json(*e.reason) : json(nullptr)}});
   return {{"environments", list},
           {"image_sources", catalog.image_sources},
-          {"developer_public_images", catalog.developer_public_images}};
+          {"developer_public_images", catalog.developer_public_images},
+          {"trusted_image_sources", catalog.trusted_image_sources}};
 }
 
 }  // namespace
 
 void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services) {
   const core::ImageCatalog& images = services.images;
+  static const core::ImagePolicy kDefaultPolicy;
+  const core::ImagePolicy& policy = services.image_policy ? *services.image_policy : kDefaultPolicy;
 
   registry.Add(
       {"list_sandbox_environments",
@@ -51,10 +55,13 @@ void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services) {
                 {"reason", {{"type", json::array({"string", "null"})}}}}},
               {"required", json::array({"alias", "image", "kind", "available"})}}}}},
           {"image_sources", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-          {"developer_public_images", {{"type", "boolean"}}}}},
+          {"developer_public_images", {{"type", "boolean"}}},
+          {"trusted_image_sources", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
         {"required", json::array({"environments", "image_sources", "developer_public_images"})}},
        ToolAnnotations{true, false, true, false},
-       [&images](ToolContext&, const json&) { return ToolResult::Ok(Environments(images)); }});
+       [&images, &policy](ToolContext&, const json&) {
+         return ToolResult::Ok(Environments(images, policy));
+       }});
 
   registry.Add(
       {"list_gpu_types",

@@ -13,6 +13,7 @@ const core::FieldNames& McpSandboxFields() {
 
 core::CreateSandbox CreateSandboxFromArguments(const nlohmann::json& args) {
   core::CreateSandbox req;
+  req.surface = core::RequestSurface::kAssistant;  // seed 000's image rule (image_policy.h)
   if (args.contains("image")) req.image = args["image"].get<std::string>();
   if (args.contains("memory_gib"))
     req.memory_mib = static_cast<int64_t>(std::llround(args["memory_gib"].get<double>() * 1024));

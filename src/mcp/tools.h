@@ -27,6 +27,8 @@ struct ToolServices {
   storage::VolumeService* volumes = nullptr;  // null: no persistent storage tools
   core::ObjectService* objects = nullptr;     // null: no object storage tools (object_tools.cc)
   storage::SiteService* sites = nullptr;      // null: no publish_static_website
+  // What list_sandbox_environments reports of the image policy; null: the default policy.
+  const core::ImagePolicy* image_policy = nullptr;
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);

@@ -84,6 +84,24 @@ bool RegularFileInRoot(const std::string& root, const std::string& path) {
   return OpenInRoot(root, path).ok();
 }
 
+bool PlainDirectoryInRoot(const std::string& root, const std::string& path) {
+  UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir) return false;
+  std::string rel = path;
+  while (rel.starts_with("/")) rel.erase(0, 1);
+  if (rel.empty()) return false;
+  open_how how{};
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = kInRoot | RESOLVE_NO_SYMLINKS;
+  int fd;
+  do {
+    fd = static_cast<int>(::syscall(SYS_openat2, dir.get(), rel.c_str(), &how, sizeof(how)));
+  } while (fd < 0 && errno == EAGAIN);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
 Status MakeDirsInRoot(const std::string& root, const std::string& path, int mode) {
   UniqueFd top(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!top) return ErrnoStatus("opening " + root);

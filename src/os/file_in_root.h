@@ -22,6 +22,11 @@ Result<std::string> ReadFileInRoot(const std::string& root, const std::string& p
 // Whether `path` resolves inside `root` to a regular file.
 bool RegularFileInRoot(const std::string& root, const std::string& path);
 
+// Whether `path` is a directory inside `root` reached through directories only (no component
+// is a symbolic link), so that the host path root + path names that very directory (a bind
+// mount's source).
+bool PlainDirectoryInRoot(const std::string& root, const std::string& path);
+
 // Makes directory `path` (relative to `root`) and its missing parents, like mkdir -p, each
 // step resolved inside `root` as above and created with mkdirat in the directory that step
 // resolved to: an image's "workspace -> /etc/x" never makes anything outside `root`. A

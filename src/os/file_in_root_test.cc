@@ -125,6 +125,20 @@ TEST_F(FileInRootTest, MakeDirsFollowsLinksOnlyInsideTheRoot) {
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/z"));
 }
 
+TEST_F(FileInRootTest, APlainDirectoryHasNoLinkOnItsWay) {
+  std::filesystem::create_directories(root_ + "/var/lib/dpkg");
+  EXPECT_TRUE(PlainDirectoryInRoot(root_, "/var/lib/dpkg"));
+  EXPECT_FALSE(PlainDirectoryInRoot(root_, "/var/lib/rpm"));
+  Write(root_ + "/var/lib/file", "x");
+  EXPECT_FALSE(PlainDirectoryInRoot(root_, "/var/lib/file"));
+  // A link, even one to a directory inside the root, would make root + path another place.
+  Link("/etc", "link");
+  EXPECT_FALSE(PlainDirectoryInRoot(root_, "/link"));
+  std::filesystem::create_directories(root_ + "/lib");
+  Link("/var/lib", "lib/apk");
+  EXPECT_FALSE(PlainDirectoryInRoot(root_, "/lib/apk/dpkg"));
+}
+
 TEST_F(FileInRootTest, MakeDirsRefusesADanglingLinkAndAFile) {
   Link(dir_ + "/nowhere/x", "workspace");
   Status st = MakeDirsInRoot(root_, "/workspace", 0777);

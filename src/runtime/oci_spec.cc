@@ -3,13 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "os/cgroup.h"
+#include "runtime/security_profile.h"
 
 namespace adapt::runtime {
 
 std::string RenderOciSpec(const SandboxSpec& s) {
   using nlohmann::json;
-  // The restricted profile: the small capability set runsc itself proposes.
-  json caps = json::array({"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"});
+  json caps = ProfileCapabilities(s.security_profile);
   json process = {
       {"terminal", false},
       {"user", {{"uid", s.process.uid}, {"gid", s.process.gid}}},
@@ -32,6 +32,11 @@ std::string RenderOciSpec(const SandboxSpec& s) {
        {"source", s.helpers_dir},
        {"options", {"rbind", "ro"}}},
   });
+  for (const auto& dir : s.read_only_dirs)
+    mounts.push_back({{"destination", dir},
+                      {"type", "bind"},
+                      {"source", s.rootfs + dir},
+                      {"options", {"rbind", "ro", "nosuid", "nodev"}}});
   if (!s.session_dir.empty())
     mounts.push_back({{"destination", kAgentSessionMount},
                       {"type", "bind"},

@@ -23,6 +23,11 @@ struct SandboxSpec {
   // Empty: no agent.
   std::string session_dir;
   ProcessSpec process;
+  // "restricted" or "developer" (security_profile.h): the process's capabilities.
+  std::string security_profile = "restricted";
+  // Directories of the rootfs bound read-only over themselves (the package databases of a
+  // restricted sandbox); each must be a plain directory of `rootfs`, links refused.
+  std::vector<std::string> read_only_dirs;
   int cpu = 1;
   uint64_t memory_mib = 1024;
   int64_t pids_limit = 4096;

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace adapt::runtime {
 namespace {
@@ -61,6 +63,48 @@ TEST(RenderOciSpec, NoNewPrivilegesAndASmallCapabilitySet) {
       EXPECT_NE(c, "CAP_SYS_PTRACE") << set;
     }
   }
+}
+
+std::set<std::string> Caps(const SandboxSpec& s, const char* set) {
+  std::set<std::string> out;
+  json spec = Render(s);
+  for (const auto& c : spec["process"]["capabilities"][set]) out.insert(c.get<std::string>());
+  return out;
+}
+
+TEST(RenderOciSpec, RestrictedRunsARootMasterThatDropsToItsWorkerButNoPackageManager) {
+  std::set<std::string> want = {"CAP_AUDIT_WRITE", "CAP_KILL",   "CAP_NET_BIND_SERVICE",
+                                "CAP_CHOWN",       "CAP_SETUID", "CAP_SETGID"};
+  for (const char* set : {"bounding", "effective", "inheritable", "permitted"})
+    EXPECT_EQ(Caps(ExampleSpec(), set), want) << set;
+}
+
+TEST(RenderOciSpec, DeveloperAddsExactlyThePackageManagerSet) {
+  SandboxSpec s = ExampleSpec();
+  s.security_profile = "developer";
+  std::set<std::string> want = {
+      "CAP_AUDIT_WRITE", "CAP_KILL",         "CAP_NET_BIND_SERVICE", "CAP_CHOWN",  "CAP_SETUID",
+      "CAP_SETGID",      "CAP_DAC_OVERRIDE", "CAP_FOWNER",           "CAP_FSETID", "CAP_SETFCAP"};
+  for (const char* set : {"bounding", "effective", "inheritable", "permitted"}) {
+    std::set<std::string> caps = Caps(s, set);
+    EXPECT_EQ(caps, want) << set;
+    for (const char* never : {"CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_SYS_ADMIN", "CAP_SYS_PTRACE"})
+      EXPECT_EQ(caps.count(never), 0u) << never;
+  }
+}
+
+TEST(RenderOciSpec, ReadOnlyDirsAreBoundOverThemselvesFromTheRootfs) {
+  SandboxSpec s = ExampleSpec();
+  s.read_only_dirs = {"/var/lib/dpkg"};
+  const json* found = nullptr;
+  json mounts = Render(s)["mounts"];
+  for (const auto& m : mounts)
+    if (m["destination"] == "/var/lib/dpkg") found = &m;
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ((*found)["source"], s.rootfs + "/var/lib/dpkg");
+  EXPECT_EQ((*found)["type"], "bind");
+  EXPECT_NE(std::find((*found)["options"].begin(), (*found)["options"].end(), "ro"),
+            (*found)["options"].end());
 }
 
 TEST(RenderOciSpec, CgroupsPathIsBelowAdapt) {

@@ -19,6 +19,7 @@
 #include "os/mount.h"
 #include "os/process.h"
 #include "runtime/rootfs.h"
+#include "runtime/security_profile.h"
 #include "runtime/statx_fix.h"
 
 namespace adapt::runtime {
@@ -52,6 +53,27 @@ Status EnsureAgentKey(const std::string& dir, bool restore) {
   std::string path = dir + "/" + kAgentKeyFile;
   if (restore && os::Exists(path)) return Status::Ok();
   return os::WriteFileAtomic(path, RandomToken(32), 0600);
+}
+
+// What switching to a command's user takes: the agent holds these beside the workload's
+// capabilities, and gives a root command only those the workload has.
+const std::vector<std::pair<std::string, int>> kUserSwitchCaps = {
+    {"CAP_SETGID", 6}, {"CAP_SETUID", 7}, {"CAP_SETPCAP", 8}};
+
+std::vector<std::string> AgentCaps(const std::vector<std::string>& workload) {
+  std::vector<std::string> caps = workload;
+  for (const auto& [name, number] : kUserSwitchCaps)
+    if (std::find(caps.begin(), caps.end(), name) == caps.end()) caps.push_back(name);
+  return caps;
+}
+
+// "--drop-caps=N,...": the capability numbers a root command must not keep.
+std::string AgentDropCapsFlag(const std::vector<std::string>& workload) {
+  std::string list;
+  for (const auto& [name, number] : kUserSwitchCaps)
+    if (std::find(workload.begin(), workload.end(), name) == workload.end())
+      list += (list.empty() ? "" : ",") + std::to_string(number);
+  return "--drop-caps=" + list;
 }
 
 // `runsc exec --process` reads the whole process from the file and inherits nothing from
@@ -168,6 +190,11 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
     if (!made.ok()) spdlog::warn("sandbox {}: no /workspace: {}", id, made.message());
   }
   spec.helpers_dir = options_.helpers_dir;
+  // Only a plain directory is bound: a link there would name a path of the host.
+  if (spec.security_profile != kDeveloperProfile) {
+    for (const auto& db : PackageDatabaseDirs())
+      if (os::PlainDirectoryInRoot(spec.rootfs, db)) spec.read_only_dirs.push_back(db);
+  }
   if (statx_fix_) {
     // An image whose own /etc/ld.so.preload cannot be read (a directory, a device) runs
     // as it is, without the fix.
@@ -184,7 +211,8 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
       listening = options_.agents->Listen(id, session + "/agent.sock", dir + "/" + kAgentKeyFile);
     if (listening.ok()) {
       spec.session_dir = session;
-      agent_argv = {kAgentBinaryInSandbox, "serve", kAgentSocketInSandbox};
+      agent_argv = {kAgentBinaryInSandbox, "serve", kAgentSocketInSandbox,
+                    AgentDropCapsFlag(ProfileCapabilities(spec.security_profile))};
     } else {
       spdlog::warn("sandbox {}: no agent: {}", id, listening.message());
     }
@@ -196,7 +224,8 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
                   dir,
                   needs_netns_shim_ && !req.network_none,
                   agent_argv,
-                  req.restore ? CheckpointDir(id) : std::string()};
+                  req.restore ? CheckpointDir(id) : std::string(),
+                  AgentCaps(ProfileCapabilities(spec.security_profile))};
   if (req.restore && !HasCheckpoint(id)) st = NotFound("sandbox " + id + " has no checkpoint");
   if (st.ok()) st = WriteShimConfig(dir, shim);
   // A restarted sandbox's directory still holds its previous shim's final state, which

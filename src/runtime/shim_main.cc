@@ -116,16 +116,13 @@ struct Shim {
     if (config.agent_argv.empty()) return;
     // The workload's capabilities, plus what switching to a command's user takes; the
     // agent drops the extra ones in every command it starts.
-    std::vector<std::string> args{"exec",
-                                  "--user=0:0",
-                                  "--cwd=/",
-                                  "--cap=CAP_AUDIT_WRITE",
-                                  "--cap=CAP_KILL",
-                                  "--cap=CAP_NET_BIND_SERVICE",
-                                  "--cap=CAP_SETUID",
-                                  "--cap=CAP_SETGID",
-                                  "--cap=CAP_SETPCAP",
-                                  config.container_id};
+    std::vector<std::string> caps = config.agent_caps;
+    if (caps.empty())
+      caps = {"CAP_AUDIT_WRITE", "CAP_KILL",   "CAP_NET_BIND_SERVICE",
+              "CAP_SETUID",      "CAP_SETGID", "CAP_SETPCAP"};
+    std::vector<std::string> args{"exec", "--user=0:0", "--cwd=/"};
+    for (const auto& cap : caps) args.push_back("--cap=" + cap);
+    args.push_back(config.container_id);
     args.insert(args.end(), config.agent_argv.begin(), config.agent_argv.end());
     // The agent's key reaches it on its stdin (a pipe runsc passes in), read and closed
     // before it does anything: not in argv or the environment, where the sandbox sees them.

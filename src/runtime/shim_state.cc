@@ -39,6 +39,7 @@ Status WriteShimConfig(const std::string& dir, const ShimConfig& c) {
             {"bundle", c.bundle},
             {"hideProcSysNet", c.hide_proc_sys_net},
             {"agentArgv", c.agent_argv},
+            {"agentCaps", c.agent_caps},
             {"restoreImage", c.restore_image}};
   return os::WriteFileAtomic(dir + "/" + kShimConfigFile, j.dump(), 0600);
 }
@@ -54,6 +55,7 @@ Result<ShimConfig> ReadShimConfig(const std::string& dir) {
     c.bundle = j.at("bundle");
     c.hide_proc_sys_net = j.value("hideProcSysNet", false);
     c.agent_argv = j.value("agentArgv", std::vector<std::string>{});
+    c.agent_caps = j.value("agentCaps", std::vector<std::string>{});
     c.restore_image = j.value("restoreImage", "");
     return c;
   } catch (const std::exception& e) {

@@ -25,6 +25,9 @@ struct ShimConfig {
   // Non-empty: `runsc restore` from this checkpoint image directory instead of create +
   // start. The restored sandbox holds its agent already, so none is started.
   std::string restore_image;
+  // The agent's capabilities ("CAP_..."): the workload's plus what switching to a command's
+  // user takes. Empty (a config written before profiles): the restricted set of then.
+  std::vector<std::string> agent_caps;
 };
 
 enum class ShimPhase { kStarting, kRunning, kExited, kLaunchFailed };

@@ -83,9 +83,11 @@ def run_node(args, timeout=600, env=None):
                           timeout=timeout, env=full_env)
 
 
-def sdk(daemon, client, mode, scenario):
-    """Runs sdk_client.mjs; returns its report."""
-    p = run_node(["sdk_client.mjs", mode, daemon.url, client.key, harness.ADAPT, scenario])
+def sdk(daemon, client, mode, scenario, calls=None):
+    """Runs sdk_client.mjs; returns its report. `calls` ([tool, arguments] pairs) are what the
+    "calls" scenario makes."""
+    env = {"ADAPT_MCP_CALLS": json.dumps(calls or [])}
+    p = run_node(["sdk_client.mjs", mode, daemon.url, client.key, harness.ADAPT, scenario], env=env)
     assert p.returncode == 0, "sdk_client.mjs %s %s failed (%s):\n%s\n%s" % (
         mode, scenario, p.returncode, p.stdout[-3000:], p.stderr[-5000:])
     return json.loads(p.stdout.strip().splitlines()[-1])

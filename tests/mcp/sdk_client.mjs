@@ -2,7 +2,7 @@
 // or over stdio (`adapt mcp`), and prints one JSON report on stdout for the pytest side.
 // Usage: node sdk_client.mjs http|stdio URL KEY ADAPT_BINARY SCENARIO
 //   SCENARIO: tools (initialize + every page of tools/list), flow (a sandbox's life),
-//             cancel (cancel a running call)
+//             cancel (cancel a running call), calls (the calls listed in ADAPT_MCP_CALLS)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -115,6 +115,12 @@ if (scenario === "flow") {
   await call("delete_persistent_storage", { name: "mcp-flow-data", confirm: "mcp-flow-data" });
   await call("delete_sandbox_keep_storage", { sandbox_id: id, confirm: id });
   await call("delete_sandbox", { sandbox_id: id });
+}
+
+if (scenario === "calls") {
+  // ADAPT_MCP_CALLS: a JSON list of [tool, arguments], called in order (the tests check the
+  // report's calls).
+  for (const [name, args] of JSON.parse(process.env.ADAPT_MCP_CALLS || "[]")) await call(name, args);
 }
 
 if (scenario === "cancel") {
