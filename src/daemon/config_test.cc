@@ -14,9 +14,9 @@
 namespace adapt::daemon {
 namespace {
 
-constexpr const char* kEnvNames[] = {"ADAPT_LISTEN",          "ADAPT_STATE_DIR", "ADAPT_IMAGES_DIR",
-                                     "ADAPT_DEFAULT_IMAGE",   "ADAPT_RUNSC",     "ADAPT_WARM_POOLS",
-                                     "ADAPT_ALLOW_REGISTRIES"};
+constexpr const char* kEnvNames[] = {
+    "ADAPT_LISTEN", "ADAPT_STATE_DIR",  "ADAPT_IMAGES_DIR",       "ADAPT_DEFAULT_IMAGE",
+    "ADAPT_RUNSC",  "ADAPT_WARM_POOLS", "ADAPT_ALLOW_REGISTRIES", "ADAPT_ALLOW_SIGNUP"};
 
 class ConfigTest : public testing::Test {
  protected:
@@ -134,6 +134,13 @@ TEST_F(ConfigTest, NoRegistryIsAllowedOnPrivateAddressesUnlessListed) {
   DaemonConfig c =
       MustLoad({"--allow-registry", "127.0.0.1:5000", "--allow-registry", "[::1]:5000"});
   EXPECT_EQ(c.allowed_registries, (std::vector<std::string>{"127.0.0.1:5000", "[::1]:5000"}));
+}
+
+TEST_F(ConfigTest, SignUpIsOffUnlessTheOperatorTurnsItOn) {
+  EXPECT_FALSE(MustLoad({}).allow_signup);
+  EXPECT_TRUE(MustLoad({"--allow-signup"}).allow_signup);
+  ::setenv("ADAPT_ALLOW_SIGNUP", "1", 1);
+  EXPECT_TRUE(MustLoad({}).allow_signup);
 }
 
 TEST_F(ConfigTest, FlagEqualsFormWorks) {

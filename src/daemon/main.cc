@@ -353,6 +353,8 @@ class Daemon {
     router_.emplace(*auth_);
     api::AddHealthRoutes(*router_);
     api::AddOrgRoutes(*router_, *auth_);
+    users_.emplace(*store_);
+    api::AddUserRoutes(*router_, *users_);
     api::AddSandboxRoutes(*router_, *sandboxes_);
     api::AddCommandRoutes(*router_, *commands_, *workers_);
     api::AddEndpointRoutes(*router_, *endpoints_);
@@ -367,7 +369,7 @@ class Daemon {
     tool_services_.emplace(mcp::ToolServices{*sandboxes_, *commands_, *images_, *files_,
                                              *endpoints_, &*volumes_, &*objects_, &*sites_});
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
-    oauth_.emplace(*store_, *auth_, listen_.host);
+    oauth_.emplace(*store_, *auth_, *users_, listen_.host, config_.allow_signup);
     AddPublicRoutes(*router_, oauth_->Routes());
     mcp_http_.emplace(
         *mcp_tools_,
@@ -422,6 +424,7 @@ class Daemon {
   std::unique_ptr<store::Store> store_;
   std::string master_key_;
   std::optional<core::Auth> auth_;
+  std::optional<core::Users> users_;
   std::string key_file_;
   std::optional<storage::StorageTokens> storage_tokens_;
   std::optional<storage::ObjectStore> object_store_;
