@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "api/errors.h"
+#include "core/registration_gate.h"
 
 namespace adapt::api {
 namespace {
@@ -15,6 +16,11 @@ std::vector<std::string> Split(const std::string& path) {
     if (!seg.empty()) out.push_back(seg);
   }
   return out;
+}
+
+// /v1/account and below: the account's own routes, registration among them.
+bool IsAccountPath(const std::vector<std::string>& path) {
+  return path.size() >= 2 && path[0] == "v1" && path[1] == "account";
 }
 
 }  // namespace
@@ -58,6 +64,12 @@ HttpResponse Router::Handle(const HttpRequest& request) const {
     if (route.open) return route.open(request, params);
     auto who = auth_.Authenticate(BearerKey(request));
     if (!who.ok()) return ErrorResponse(who.status());
+    // An account that signed up and has not registered may read and register, nothing else.
+    if (request.method != "GET" && request.method != "HEAD" && !IsAccountPath(path)) {
+      if (Status st = core::RequireRegistered(*who, "call POST /v1/account/register first");
+          !st.ok())
+        return ErrorResponse(st);
+    }
     return route.authed(request, params, *who);
   }
   if (path_known) {

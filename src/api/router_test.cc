@@ -203,5 +203,28 @@ TEST_F(RouterTest, AdminKeyFromBootstrapIsAnAdminPrincipal) {
   EXPECT_EQ(Body(r)["admin"], true);
 }
 
+TEST_F(RouterTest, AnUnregisteredAccountMayReadAndRegisterButNotChangeAnything) {
+  auto org = store_->CreateOrg({NewId("org"), "signed-up", false, NowMillis(), false});
+  ASSERT_TRUE(org.ok());
+  std::string key = "adapt_" + RandomToken(40);
+  ASSERT_TRUE(
+      store_->CreateApiKey({NewId("key"), org->id, "k", Sha256Hex(key), false, NowMillis()}).ok());
+  router_->Add("POST", "/v1/account/register",
+               [](const HttpRequest&, const PathParams&, const core::Principal&) {
+                 HttpResponse r;
+                 r.body = "{}";
+                 return r;
+               });
+
+  EXPECT_EQ(router_->Handle(Request("GET", "/v1/sandboxes/sbx_1", key)).status, 200);
+  EXPECT_EQ(router_->Handle(Request("POST", "/v1/account/register", key)).status, 200);
+  HttpResponse refused = router_->Handle(Request("DELETE", "/v1/sandboxes/sbx_1", key));
+  ExpectApiError(refused, 403, "permission_denied");
+  EXPECT_EQ(Body(refused)["error"]["message"],
+            "this account is not registered yet: call POST /v1/account/register first");
+  // An operator-made organization is registered from the start.
+  EXPECT_EQ(router_->Handle(Request("DELETE", "/v1/sandboxes/sbx_1", key_)).status, 204);
+}
+
 }  // namespace
 }  // namespace adapt::api

@@ -13,6 +13,7 @@
 #include "core/image_service.h"
 #include "core/sandbox_service.h"
 #include "core/secret_service.h"
+#include "core/users.h"
 #include "storage/volume_service.h"
 #include "store/store.h"
 
@@ -22,6 +23,8 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
 void AddCommandRoutes(Router& router, core::CommandService& commands,
                       boost::asio::thread_pool& workers);
 void AddOrgRoutes(Router& router, core::Auth& auth);
+// POST /v1/orgs/{id}/users and GET /v1/users (admin key).
+void AddUserRoutes(Router& router, core::Users& users);
 // /v1/images and GET /v1/operations/{id} (image pulls).
 void AddImageRoutes(Router& router, core::ImageService& images);
 // GET /v1/environments.

@@ -43,6 +43,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddSandboxCommands(app, invocation);
   AddOrgCommands(app, invocation);
   AddKeyCommands(app, invocation);
+  AddUserCommands(app, invocation);
   AddCommandCommands(app, invocation);
   AddEndpointCommands(app, invocation);
   AddStorageCommands(app, invocation);

@@ -314,5 +314,45 @@ TEST(AdaptCli, OrgListPrintsATable) {
   EXPECT_EQ(outcome.out, "ID     NAME   CREATED\norg_1  admin  t1\n");
 }
 
+TEST(AdaptCli, UserAddPrintsTheChosenPasswordOnceOrSendsTheOneOnStdin) {
+  {
+    TestHttpServer server(CannedResponse(
+        201, R"({"id":"usr_1","orgId":"org_1","email":"ada@example.com","createdAt":"t",)"
+             R"("password":"chosen-by-adaptd"})"));
+    Outcome outcome = RunCli(server.url(), {"user", "add", "org_1", "Ada@Example.com"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+    RecordedRequest request = server.TakeRequest();
+    EXPECT_EQ(request.target, "/v1/orgs/org_1/users");
+    EXPECT_EQ(json::parse(request.body), json({{"email", "Ada@Example.com"}}));
+    EXPECT_NE(outcome.out.find("password: chosen-by-adaptd\n"), std::string::npos) << outcome.out;
+  }
+  TestHttpServer server(CannedResponse(
+      201,
+      R"({"id":"usr_2","orgId":"org_1","email":"bea@example.com","createdAt":"t","password":null})"));
+  Outcome outcome =
+      RunCli(server.url(), {"user", "add", "org_1", "bea@example.com", "--password-stdin"},
+             "a long password\n");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(json::parse(server.TakeRequest().body),
+            json({{"email", "bea@example.com"}, {"password", "a long password"}}));
+  EXPECT_EQ(outcome.out.find("password:"), std::string::npos) << outcome.out;
+  Outcome empty =
+      RunCli(server.url(), {"user", "add", "org_1", "c@example.com", "--password-stdin"}, "");
+  EXPECT_NE(empty.exit_code, 0);
+  EXPECT_NE(empty.err.find("read no password"), std::string::npos) << empty.err;
+}
+
+TEST(AdaptCli, UserListPrintsATableAndFiltersByOrganization) {
+  TestHttpServer server(CannedResponse(
+      200,
+      R"({"items":[{"id":"usr_1","orgId":"org_1","email":"ada@example.com","createdAt":"t1"}],)"
+      R"("nextCursor":null})"));
+  Outcome outcome = RunCli(server.url(), {"user", "ls", "--org", "org_1"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(server.TakeRequest().target, "/v1/users?orgId=org_1");
+  EXPECT_EQ(outcome.out,
+            "ID     EMAIL            ORG    CREATED\nusr_1  ada@example.com  org_1  t1\n");
+}
+
 }  // namespace
 }  // namespace adapt::cli

@@ -44,6 +44,7 @@ struct Invocation {
 void AddSandboxCommands(CLI::App& app, Invocation& invocation);
 void AddOrgCommands(CLI::App& app, Invocation& invocation);
 void AddKeyCommands(CLI::App& app, Invocation& invocation);
+void AddUserCommands(CLI::App& app, Invocation& invocation);
 // "command" (get, kill); AddSandboxExec adds `exec` to the "sandbox" group.
 void AddCommandCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExec(CLI::App& sandbox_group, Invocation& invocation);

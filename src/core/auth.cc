@@ -46,7 +46,8 @@ Result<Principal> Auth::Authenticate(const std::string& bearer_key) {
       return Status(Code::kUnauthenticated, "invalid API key");
     return key.status();
   }
-  return Principal{key->org_id, key->id, key->is_admin};
+  ASSIGN_OR_RETURN(auto org, store_.GetOrg(key->org_id));
+  return Principal{key->org_id, key->id, key->is_admin, org.registered};
 }
 
 Result<store::OrgRecord> Auth::CreateOrg(const Principal& who, const std::string& name) {

@@ -11,8 +11,11 @@ namespace adapt::core {
 
 struct Principal {
   std::string org_id;
-  std::string key_id;
+  std::string key_id;  // the API key's id, or the user's for a user's OAuth grant
   bool is_admin = false;
+  // False while the organization is a sign-up that has not called register_user: then only
+  // reads and registering are allowed (RequireRegistered, core/registration_gate.h).
+  bool registered = true;
 };
 
 struct NewApiKey {
@@ -28,7 +31,8 @@ class Auth {
   // `key_file` (mode 0600). Does nothing when the admin organization exists.
   Status Bootstrap(const std::string& key_file);
 
-  // Unauthenticated for a missing or unknown key.
+  // Unauthenticated for a missing or unknown key. The Principal says whether its organization
+  // is registered.
   Result<Principal> Authenticate(const std::string& bearer_key);
 
   Result<store::OrgRecord> CreateOrg(const Principal& who, const std::string& name);

@@ -80,6 +80,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.max_imports_per_org = value;
       else if (key == "mcpCallThreads")
         c.mcp_call_threads = value;
+      else if (key == "allowSignup")
+        c.allow_signup = value;
       else if (key == "ingressDomain")
         c.ingress_domain = value;
       else if (key == "ingressCert")
@@ -191,6 +193,8 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
       app.add_option("--image-policy", flags.image_policy,
                      "assistant: the REST API follows the trusted sources too; open: any "
                      "image [open]");
+  auto* allow_signup = app.add_flag("--allow-signup", flags.allow_signup,
+                                    "let anyone create an account on the OAuth sign-in page [off]");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -269,6 +273,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (image_policy->count()) c.image_policy = flags.image_policy;
   if (c.image_policy != "assistant" && c.image_policy != "open")
     return InvalidArgument("imagePolicy", "imagePolicy must be \"assistant\" or \"open\"");
+  if (const char* v = std::getenv("ADAPT_ALLOW_SIGNUP"); v && *v)
+    c.allow_signup = std::string(v) == "1" || std::string(v) == "true";
+  if (allow_signup->count()) c.allow_signup = flags.allow_signup;
   if (max_connections->count()) c.max_connections = flags.max_connections;
   if (max_per_client->count()) c.max_connections_per_client = flags.max_connections_per_client;
   if (header_timeout->count()) c.header_timeout_seconds = flags.header_timeout_seconds;

@@ -96,6 +96,10 @@ struct DaemonConfig {
   // Threads running MCP tool calls, apart from the API workers, so that tool calls that wait
   // (wait_for_sandbox, run_command) never hold those; a call beyond them answers 429.
   int mcp_call_threads = 16;
+  // Whether the OAuth authorize page offers "create an account" to anyone who reaches it:
+  // each sign-up makes a new organization, unregistered until register_user. Off by default;
+  // then only the operator adds users (`adapt user add`).
+  bool allow_signup = false;
 };
 
 // Parses argv (and the environment and config file). Returns the config or a usage error;

@@ -23,7 +23,8 @@ constexpr const char* kEnvNames[] = {"ADAPT_LISTEN",
                                      "ADAPT_ALLOW_REGISTRIES",
                                      "ADAPT_TRUSTED_IMAGE_SOURCES",
                                      "ADAPT_DEVELOPER_PUBLIC_IMAGES",
-                                     "ADAPT_IMAGE_POLICY"};
+                                     "ADAPT_IMAGE_POLICY",
+                                     "ADAPT_ALLOW_SIGNUP"};
 
 class ConfigTest : public testing::Test {
  protected:
@@ -167,6 +168,13 @@ TEST_F(ConfigTest, TrustedImageSourcesDefaultToOfficialImagesWithPublicImagesOff
   EXPECT_TRUE(g.developer_public_images);
   EXPECT_EQ(g.image_policy, "assistant");
   EXPECT_FALSE(Load({"--image-policy", "closed"}).ok());
+}
+
+TEST_F(ConfigTest, SignUpIsOffUnlessTheOperatorTurnsItOn) {
+  EXPECT_FALSE(MustLoad({}).allow_signup);
+  EXPECT_TRUE(MustLoad({"--allow-signup"}).allow_signup);
+  ::setenv("ADAPT_ALLOW_SIGNUP", "1", 1);
+  EXPECT_TRUE(MustLoad({}).allow_signup);
 }
 
 TEST_F(ConfigTest, FlagEqualsFormWorks) {

@@ -362,6 +362,8 @@ class Daemon {
     router_.emplace(*auth_);
     api::AddHealthRoutes(*router_);
     api::AddOrgRoutes(*router_, *auth_);
+    users_.emplace(*store_);
+    api::AddUserRoutes(*router_, *users_);
     api::AddSandboxRoutes(*router_, *sandboxes_);
     api::AddCommandRoutes(*router_, *commands_, *workers_);
     api::AddEndpointRoutes(*router_, *endpoints_);
@@ -377,7 +379,7 @@ class Daemon {
                                              *endpoints_, &*volumes_, &*objects_, &*sites_,
                                              &*image_policy_});
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
-    oauth_.emplace(*store_, *auth_, listen_.host);
+    oauth_.emplace(*store_, *auth_, *users_, listen_.host, config_.allow_signup);
     AddPublicRoutes(*router_, oauth_->Routes());
     mcp_http_.emplace(
         *mcp_tools_,
@@ -432,6 +434,7 @@ class Daemon {
   std::unique_ptr<store::Store> store_;
   std::string master_key_;
   std::optional<core::Auth> auth_;
+  std::optional<core::Users> users_;
   std::string key_file_;
   std::optional<storage::StorageTokens> storage_tokens_;
   std::optional<storage::ObjectStore> object_store_;

@@ -5,11 +5,20 @@
 #include <memory>
 
 #include "base/log.h"
+#include "core/registration_gate.h"
 #include "mcp/argument_check.h"
+#include "mcp/tools.h"
 
 namespace adapt::mcp {
 
 using nlohmann::json;
+
+namespace {
+
+// The tool that registers a signed-up account: the one write an unregistered account may make.
+constexpr char kRegisterTool[] = "register_user";
+
+}  // namespace
 
 const std::vector<std::string>& SupportedProtocolVersions() {
   static const std::vector<std::string> kVersions = {"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -87,6 +96,11 @@ void McpServer::CallTool(const Message& request, ToolContext& ctx,
   auto reply = [id = request.id, answer](const ToolResult& result) {
     answer(RpcResult(id, ToolResultToJson(result)));
   };
+  // An account that signed up and has not registered may read and register, nothing else.
+  if (!tool->annotations.read_only && tool->name != kRegisterTool) {
+    if (Status st = core::RequireRegistered(ctx.who, "call register_user first"); !st.ok())
+      return reply(ToolResult::Fail(FailureSentence(st)));
+  }
   if (std::string problem = CheckArguments(tool->input_schema, args); !problem.empty())
     return reply(ToolResult::Fail(problem));
   const auto unexpected = [&tool](const std::exception& e) {

@@ -3,6 +3,7 @@
 #include "mcp/argument_check.h"
 #include "mcp/client_metadata.h"
 #include "mcp/json_rpc.h"
+#include "mcp/mcp_server.h"
 #include "mcp/origin_check.h"
 #include "mcp/registration_limit.h"
 #include "mcp/session_store.h"
@@ -60,6 +61,45 @@ TEST(ToolRegistry, PagesWithOpaqueCursors) {
   EXPECT_EQ(seen.size(), 12u);
   EXPECT_FALSE(registry.List("tools:99").ok());
   EXPECT_FALSE(registry.List("garbage").ok());
+}
+
+// Calls `name` as `who` and returns the tools/call result.
+json CallAs(const McpServer& server, const std::string& name, const core::Principal& who) {
+  Message call = Classify(
+      {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", name}}}});
+  ToolContext ctx;
+  ctx.who = who;
+  json out;
+  server.Answer(call, ctx, [&out](json answer) { out = std::move(answer); });
+  return out["result"];
+}
+
+TEST(McpServer, AnUnregisteredAccountMayCallReadOnlyToolsAndRegisterButNothingElse) {
+  ToolRegistry registry;
+  int runs = 0;
+  auto ok = [&runs](ToolContext&, const json&) {
+    ++runs;
+    return ToolResult::Ok({{"ok", true}});
+  };
+  const json kNoArguments = {{"type", "object"}};
+  registry.Add(
+      {"create_thing", "", "", kNoArguments, {}, ToolAnnotations{false, true, false, false}, ok});
+  registry.Add(
+      {"list_things", "", "", kNoArguments, {}, ToolAnnotations{true, false, true, false}, ok});
+  registry.Add(
+      {"register_user", "", "", kNoArguments, {}, ToolAnnotations{false, false, true, false}, ok});
+  McpServer server(registry);
+  core::Principal unregistered{"org_new", "usr_1", false, false};
+
+  json refused = CallAs(server, "create_thing", unregistered);
+  EXPECT_TRUE(refused["isError"]);
+  EXPECT_EQ(refused["content"][0]["text"],
+            "This account is not registered yet: call register_user first.");
+  EXPECT_EQ(runs, 0);
+  EXPECT_FALSE(CallAs(server, "list_things", unregistered)["isError"]);
+  EXPECT_FALSE(CallAs(server, "register_user", unregistered)["isError"]);
+  EXPECT_FALSE(CallAs(server, "create_thing", {"org_ops", "key_1", false, true})["isError"]);
+  EXPECT_EQ(runs, 3);
 }
 
 TEST(OriginCheck, RefusesForeignOriginsAndHosts) {

@@ -52,7 +52,7 @@ HttpResponse Html(int status, const std::string& body) {
   r.body =
       "<!doctype html><html><head><meta charset=\"utf-8\"><title>adapt: connect an "
       "assistant</title><style>body{font-family:sans-serif;max-width:34em;margin:3em auto}"
-      "input[type=password]{width:100%}</style></head><body>" +
+      "input{display:block;width:100%}</style></head><body>" +
       body + "</body></html>";
   return r;
 }
@@ -73,8 +73,7 @@ std::string Field(const std::map<std::string, std::string>& f, const std::string
   return it == f.end() ? "" : it->second;
 }
 
-std::string ConsentForm(const std::map<std::string, std::string>& params,
-                        const store::OAuthClientRecord& client, const std::string& problem) {
+std::string HiddenFields(const std::map<std::string, std::string>& params) {
   std::string hidden;
   for (const char* k : {"response_type", "client_id", "redirect_uri", "code_challenge",
                         "code_challenge_method", "state", "resource", "scope"}) {
@@ -82,27 +81,68 @@ std::string ConsentForm(const std::map<std::string, std::string>& params,
     hidden += "<input type=\"hidden\" name=\"" + std::string(k) + "\" value=\"" +
               EscapeMarkup(params.at(k)) + "\">";
   }
+  return hidden;
+}
+
+// One form per way in: a user's email and password, a new account (when the operator allows
+// sign-up), or an API key. Each carries the authorization request in hidden fields.
+std::string ConsentForm(const std::map<std::string, std::string>& params,
+                        const store::OAuthClientRecord& client, bool allow_signup,
+                        const std::string& problem) {
+  std::string hidden = HiddenFields(params);
   std::string name = client.name.empty() ? client.id : client.name;
-  return "<h1>Connect " + EscapeMarkup(name) + " to adapt</h1><p>" + EscapeMarkup(name) +
-         " asks to create sandboxes and run code in them for your organization. It will "
-         "redirect to <code>" +
-         EscapeMarkup(Field(params, "redirect_uri")) +
-         "</code>. Sign in with an API key of the "
-         "organization to allow it; access expires and can be refused now.</p>" +
-         (problem.empty()
-              ? ""
-              : "<p role=\"alert\"><strong>" + EscapeMarkup(problem) + "</strong></p>") +
-         "<form method=\"post\" action=\"/oauth/authorize\">" + hidden +
-         "<label>API key <input type=\"password\" name=\"api_key\" autocomplete=\"off\" "
-         "required></label><p><button type=\"submit\" name=\"action\" value=\"allow\">Allow"
-         "</button> <button type=\"submit\" name=\"action\" value=\"deny\" formnovalidate>Deny"
-         "</button></p></form>";
+  std::string email = EscapeMarkup(Field(params, "email"));
+  std::string page =
+      "<h1>Connect " + EscapeMarkup(name) + " to adapt</h1><p>" + EscapeMarkup(name) +
+      " asks to create sandboxes and run code in them for your organization. It will "
+      "redirect to <code>" +
+      EscapeMarkup(Field(params, "redirect_uri")) +
+      "</code>. Sign in to allow it; access expires and can be refused now.</p>" +
+      (problem.empty() ? ""
+                       : "<p role=\"alert\"><strong>" + EscapeMarkup(problem) + "</strong></p>") +
+      "<h2>Sign in</h2><form method=\"post\" action=\"/oauth/authorize\">" + hidden +
+      "<label>Email <input type=\"email\" name=\"email\" autocomplete=\"username\" value=\"" +
+      email +
+      "\" required></label><label>Password <input type=\"password\" name=\"password\" "
+      "autocomplete=\"current-password\" required></label><p><button type=\"submit\" "
+      "name=\"action\" value=\"sign_in\">Sign in and allow</button></p></form>";
+  if (allow_signup)
+    page += "<h2>Create an account</h2><form method=\"post\" action=\"/oauth/authorize\">" +
+            hidden +
+            "<label>Email <input type=\"email\" name=\"email\" autocomplete=\"username\" "
+            "required></label><label>Password (10 characters or more) <input "
+            "type=\"password\" name=\"password\" autocomplete=\"new-password\" minlength=\"10\" "
+            "required></label><p><button type=\"submit\" name=\"action\" value=\"sign_up\">"
+            "Create the account and allow</button></p></form>";
+  page += "<h2>Or use an API key</h2><form method=\"post\" action=\"/oauth/authorize\">" + hidden +
+          "<label>API key <input type=\"password\" name=\"api_key\" autocomplete=\"off\" "
+          "required></label><p><button type=\"submit\" name=\"action\" value=\"allow\">Allow"
+          "</button> <button type=\"submit\" name=\"action\" value=\"deny\" formnovalidate>Deny"
+          "</button></p></form>";
+  return page;
+}
+
+std::string FirstUpper(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
+// The email a sign-in is counted under: normalized when it is an address, as typed otherwise.
+std::string LimitKey(const std::string& email) {
+  auto normalized = core::NormalizeEmail(email);
+  return normalized.ok() ? *normalized : email.substr(0, 256);
 }
 
 }  // namespace
 
-OAuthServer::OAuthServer(store::Store& store, core::Auth& auth, std::string listen_host)
-    : store_(store), auth_(auth), origins_(std::move(listen_host)) {}
+OAuthServer::OAuthServer(store::Store& store, core::Auth& auth, core::Users& users,
+                         std::string listen_host, bool allow_signup)
+    : store_(store),
+      auth_(auth),
+      users_(users),
+      allow_signup_(allow_signup),
+      origins_(std::move(listen_host)),
+      signup_limit_(RegistrationLimit::Options{3, std::chrono::seconds(20 * 60), 10000}) {}
 
 bool OAuthServer::LooksLikeAccessToken(const std::string& bearer) {
   return bearer.rfind(kAccessPrefix, 0) == 0;
@@ -111,7 +151,8 @@ bool OAuthServer::LooksLikeAccessToken(const std::string& bearer) {
 Result<core::Principal> OAuthServer::VerifyAccessToken(const std::string& token) {
   auto grant = store_.FindOAuthGrant(Sha256Hex(token), "access", NowMillis());
   if (!grant.ok()) return Status(Code::kUnauthenticated, "unknown or expired access token");
-  return core::Principal{grant->org_id, grant->key_id, false};
+  ASSIGN_OR_RETURN(auto org, store_.GetOrg(grant->org_id));
+  return core::Principal{grant->org_id, grant->key_id, false, org.registered};
 }
 
 HttpResponse OAuthServer::ResourceMetadata(const HttpRequest& req) {
@@ -212,14 +253,56 @@ HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
   std::string scope = Field(params, "scope");
   if (!scope.empty() && scope != "mcp") return fail("invalid_scope", "the only scope is mcp");
 
-  if (!submit) return Html(200, ConsentForm(params, *client, ""));
-  if (Field(params, "action") == "deny") return fail("access_denied", "the user refused");
-  auto who = auth_.Authenticate(Field(params, "api_key"));
-  if (!who.ok()) {
-    HttpResponse r =
-        Html(401, ConsentForm(params, *client, "That API key is not valid; try again."));
+  if (!submit) return Html(200, ConsentForm(params, *client, allow_signup_, ""));
+  std::string action = Field(params, "action");
+  if (action == "deny") return fail("access_denied", "the user refused");
+  auto again = [&](int status, const std::string& problem) {
+    return Html(status, ConsentForm(params, *client, allow_signup_, problem));
+  };
+  Result<core::Principal> who = Status(Code::kInternal, "no way to sign in was chosen");
+  if (action == "sign_in") {
+    std::string email = Field(params, "email");
+    if (int64_t wait = sign_in_limit_.WaitSeconds(LimitKey(email), req.remote); wait > 0) {
+      HttpResponse r = again(429, "Too many failed sign-ins; try again in " +
+                                      std::to_string((wait + 59) / 60) + " minutes.");
+      r.headers.emplace_back("Retry-After", std::to_string(wait));
+      return r;
+    }
+    who = users_.SignIn(email, Field(params, "password"));
+    if (!who.ok() && who.status().code() == Code::kUnauthenticated) {
+      sign_in_limit_.Failed(LimitKey(email), req.remote);
+      return again(401, "That email and password do not match an account; try again.");
+    }
+  } else if (action == "sign_up") {
+    if (!allow_signup_)
+      return again(403, "This server does not let anyone create an account; ask its operator.");
+    if (int64_t wait = signup_limit_.Take(req.remote); wait > 0) {
+      HttpResponse r =
+          again(429, "Too many accounts were created from this address; try again in " +
+                         std::to_string((wait + 59) / 60) + " minutes.");
+      r.headers.emplace_back("Retry-After", std::to_string(wait));
+      return r;
+    }
+    std::string email = Field(params, "email");
+    who = users_.SignUp(email, Field(params, "password"));
+    if (!who.ok() && who.status().code() == Code::kConflict)
+      // Probing for accounts this way counts like a failed sign-in.
+      sign_in_limit_.Failed(LimitKey(email), req.remote);
+    if (!who.ok() &&
+        (who.status().code() == Code::kInvalidArgument || who.status().code() == Code::kConflict))
+      return again(who.status().code() == Code::kConflict ? 409 : 400,
+                   FirstUpper(who.status().message()) + ".");
+  } else {
+    who = auth_.Authenticate(Field(params, "api_key"));
+    if (!who.ok()) return again(401, "That API key is not valid; try again.");
+  }
+  if (!who.ok() && who.status().code() == Code::kUnavailable) {
+    HttpResponse r = again(503, FirstUpper(who.status().message()) + ".");
+    r.headers.emplace_back("Retry-After", "1");
     return r;
   }
+  if (!who.ok())
+    return Html(500, "<h1>Error</h1><p>" + EscapeMarkup(who.status().message()) + "</p>");
   std::string code = kCodePrefix + RandomToken(32);
   store::OAuthGrantRecord grant;
   grant.hash = Sha256Hex(code);
@@ -234,7 +317,8 @@ HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
   grant.resource = resource.empty() ? ResourceUrl(req) : resource;
   if (Status st = store_.PutOAuthGrant(grant); !st.ok())
     return Html(500, "<h1>Error</h1><p>" + EscapeMarkup(st.message()) + "</p>");
-  spdlog::info("OAuth: organization {} authorized client {}", who->org_id, client->id);
+  spdlog::info("OAuth: organization {} ({}) authorized client {}", who->org_id, who->key_id,
+               client->id);
   std::map<std::string, std::string> q = {{"code", code}, {"iss", iss}};
   if (params.count("state")) q["state"] = params["state"];
   return Redirect(WithQuery(redirect, q));

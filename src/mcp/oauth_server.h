@@ -2,18 +2,23 @@
 // protected-resource metadata (RFC 9728), authorization-server metadata (RFC 8414), dynamic
 // client registration (RFC 7591, public clients), the authorization-code grant with PKCE S256
 // only, the `resource` parameter (RFC 8707), `iss` in the authorization response (RFC 9207),
-// refresh-token rotation, and a consent page where the user signs in with an API key.
-// Tokens act for that key's organization, expire, and are stored only as SHA-256 hashes.
-// Registration is rate-limited per client address (RegistrationLimit) and bounded in total.
+// refresh-token rotation, and a consent page where the person signs in: as a user (email and
+// password, core::Users; failures rate-limited per email and per address by SignInLimit), by
+// creating an account when the operator allows sign-up (a new, unregistered organization;
+// rate-limited per address), or with an API key. Tokens act for that user's or key's
+// organization, expire, and are stored only as SHA-256 hashes. Registration is rate-limited
+// per client address (RegistrationLimit) and bounded in total.
 #pragma once
 
 #include <string>
 
 #include "api/http_types.h"
 #include "core/auth.h"
+#include "core/users.h"
 #include "mcp/http_routes.h"
 #include "mcp/origin_check.h"
 #include "mcp/registration_limit.h"
+#include "mcp/sign_in_limit.h"
 #include "store/store.h"
 
 namespace adapt::mcp {
@@ -29,7 +34,9 @@ class OAuthServer {
   static constexpr int64_t kUnusedClientLifetimeMs = 24LL * 60 * 60 * 1000;
   static constexpr int64_t kMaxClients = 10000;
 
-  OAuthServer(store::Store& store, core::Auth& auth, std::string listen_host);
+  // `allow_signup`: the consent page offers "create an account" (adaptd --allow-signup).
+  OAuthServer(store::Store& store, core::Auth& auth, core::Users& users, std::string listen_host,
+              bool allow_signup);
 
   // True for text shaped like our access tokens.
   static bool LooksLikeAccessToken(const std::string& bearer);
@@ -49,8 +56,12 @@ class OAuthServer {
 
   store::Store& store_;
   core::Auth& auth_;
+  core::Users& users_;
+  const bool allow_signup_;
   OriginCheck origins_;
   RegistrationLimit registration_limit_;
+  SignInLimit sign_in_limit_;
+  RegistrationLimit signup_limit_;  // accounts created per address
 };
 
 }  // namespace adapt::mcp

@@ -1,29 +1,11 @@
 #include "mcp/registration_limit.h"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <cmath>
 
-#include "base/hex.h"
+#include "mcp/address_key.h"
 
 namespace adapt::mcp {
-namespace {
-
-// The bucket an address draws from: itself for IPv4 (mapped into IPv6 or not), its /64 for
-// IPv6.
-std::string BucketKey(const std::string& address) {
-  unsigned char a[16];
-  if (address.find(':') == std::string::npos || inet_pton(AF_INET6, address.c_str(), a) != 1)
-    return address;
-  static const unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-  if (std::equal(a, a + 12, kMapped))
-    return std::to_string(a[12]) + "." + std::to_string(a[13]) + "." + std::to_string(a[14]) + "." +
-           std::to_string(a[15]);
-  return HexEncode(a, 8) + "::/64";
-}
-
-}  // namespace
 
 RegistrationLimit::RegistrationLimit(Options options) : options_(options) {}
 
@@ -36,7 +18,7 @@ double RegistrationLimit::TokensAt(const Bucket& b,
 
 int64_t RegistrationLimit::Take(const std::string& address,
                                 std::chrono::steady_clock::time_point now) {
-  std::string key = BucketKey(address);
+  std::string key = AddressKey(address);
   std::lock_guard lock(mu_);
   auto it = buckets_.find(key);
   if (it == buckets_.end()) {

@@ -130,6 +130,10 @@ class MemoryStore : public Store {
   Result<SecretRecord> GetSecret(const std::string& org_id, const std::string& name) override;
   Result<std::vector<SecretRecord>> ListSecrets(const std::string& org_id) override;
   Status DeleteSecret(const std::string& org_id, const std::string& name) override;
+  Status CreateUser(const UserRecord& user) override;
+  Status CreateOrgWithUser(const OrgRecord& org, const UserRecord& user) override;
+  Result<UserRecord> FindUserByEmail(const std::string& email) override;
+  Result<std::vector<UserRecord>> ListUsers(const std::string& org_id) override;
 
  private:
   struct IdempotencyEntry {
@@ -164,6 +168,7 @@ class MemoryStore : public Store {
   std::map<std::string, SiteReleaseRecord> releases_;
   std::vector<PoolMemberRecord> pool_;
   std::map<std::pair<std::string, std::string>, SecretRecord> secrets_;  // (org, name)
+  std::vector<UserRecord> users_;                                        // insertion order
   ValueSealer sealer_;
   std::optional<Status> write_fault_;
 };

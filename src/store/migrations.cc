@@ -193,6 +193,16 @@ CREATE TABLE secrets (
       {12, R"sql(
 ALTER TABLE orgs ADD COLUMN registered INTEGER NOT NULL DEFAULT 1;
 )sql"},
+      {13, R"sql(
+CREATE TABLE users (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  email TEXT NOT NULL UNIQUE,
+  password_hash TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX users_by_org ON users(org_id, created_at);
+)sql"},
   };
   return kMigrations;
 }

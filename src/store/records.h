@@ -31,6 +31,17 @@ struct ApiKeyRecord {
   int64_t created_at = 0;
 };
 
+// A person who signs in to an organization (the OAuth authorize page) with email and password.
+// `email` is normalized (core/user_email.h) and unique across organizations, so that a sign-in
+// names one user; `password_hash` is the KDF's self-describing text (core/password_hash.h).
+struct UserRecord {
+  std::string id;
+  std::string org_id;
+  std::string email;
+  std::string password_hash;
+  int64_t created_at = 0;
+};
+
 struct SandboxRecord {
   int64_t seq = 0;  // insertion order: lists and cursors use it
   std::string id;

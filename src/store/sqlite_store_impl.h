@@ -27,6 +27,10 @@ class SqliteStore : public Store {
   Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) override;
   Result<std::vector<ApiKeyRecord>> ListApiKeys(const std::string& org_id) override;
   Status DeleteApiKey(const std::string& org_id, const std::string& key_id) override;
+  Status CreateUser(const UserRecord& user) override;
+  Status CreateOrgWithUser(const OrgRecord& org, const UserRecord& user) override;
+  Result<UserRecord> FindUserByEmail(const std::string& email) override;
+  Result<std::vector<UserRecord>> ListUsers(const std::string& org_id) override;
   Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
                                       const std::optional<IdempotencyKey>& idem,
                                       int max_live) override;

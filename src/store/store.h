@@ -23,6 +23,7 @@
 #include "store/secret_store.h"
 #include "store/site_store.h"
 #include "store/storage_token_store.h"
+#include "store/user_store.h"
 #include "store/value_sealer.h"
 #include "store/volume_store.h"
 
@@ -41,7 +42,8 @@ class Store : public OrgStore,
               public StorageTokenStore,
               public SiteStore,
               public PoolStore,
-              public SecretStore {
+              public SecretStore,
+              public UserStore {
  public:
   ~Store() override = default;
 };

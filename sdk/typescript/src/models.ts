@@ -262,6 +262,23 @@ export interface NewApiKey {
   createdAt: string;
 }
 
+/** A person who signs in to an organization on the OAuth page (never the password). */
+export interface User {
+  id: string;
+  orgId: string;
+  email: string;
+  createdAt: string;
+}
+
+/** A user as added: `password` is the one adaptd chose (shown only this once), or null. */
+export interface NewUser {
+  id: string;
+  orgId: string;
+  email: string;
+  createdAt: string;
+  password: string | null;
+}
+
 /** A temporary read-only download link for one object; `url` needs no credentials. */
 export interface ObjectLink {
   key: string;

@@ -3,7 +3,8 @@
 import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
-  ApiKey, Image, NewApiKey, NewStorageToken, ObjectLink, Operation, Org, Progress, Secret, Site, Storage, StorageToken, StoredObject,
+  ApiKey, Image, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Progress, Secret, Site, Storage, StorageToken,
+  StoredObject, User,
 } from "./models.js";
 import { paginate } from "./pages.js";
 import type { Body, Transport } from "./transport.js";
@@ -221,5 +222,20 @@ export class Orgs {
 
   async deleteKey(orgId: string, keyId: string): Promise<void> {
     await this.t.call("DELETE", `/v1/orgs/${orgId}/keys/${keyId}`);
+  }
+
+  /** Adds a user who signs in on the OAuth page; without `password`, adaptd chooses one. */
+  createUser(orgId: string, email: string, password?: string): Promise<NewUser> {
+    return this.t.call<NewUser>("POST", `/v1/orgs/${orgId}/users`, {
+      json: password === undefined ? { email } : { email, password },
+    });
+  }
+
+  /** Every organization's users, or `orgId`'s. */
+  async listUsers(orgId?: string): Promise<User[]> {
+    const page = await this.t.call<{ items: User[] }>("GET", "/v1/users", {
+      query: orgId === undefined ? {} : { orgId },
+    });
+    return page.items;
   }
 }

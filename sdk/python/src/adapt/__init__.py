@@ -14,7 +14,7 @@ from .files import Files
 from .models import (ApiKey, Artifact, ArtifactList, CommandResult, Endpoint, FileEntry, FileList,
                      FileWritten, Image, Network, NewApiKey, NewStorageToken, ObjectLink,
                      ObjectStorageAttachment, Operation, Org, SandboxInfo, Secret, Site, Startup,
-                     StatusEvent, Storage, StorageToken, StoredObject)
+                     StatusEvent, Storage, StorageToken, StoredObject, User, NewUser)
 from .sandbox import Sandbox, Sandboxes
 
 __version__ = "0.1.0"
@@ -27,5 +27,5 @@ __all__ = [
     "ApiKey", "NewApiKey", "Org", "CommandResult", "Endpoint", "FileEntry", "FileList", "FileWritten", "Image", "Network",
     "Operation", "SandboxInfo", "Secret", "Site", "Startup", "StatusEvent", "Storage",
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
-    "Artifact", "ArtifactList",
+    "Artifact", "ArtifactList", "User", "NewUser",
 ]

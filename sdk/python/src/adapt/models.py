@@ -304,6 +304,25 @@ class NewApiKey:
 
 
 @dataclass
+class User:
+    """A person who signs in to an organization on the OAuth page (never the password)."""
+    id: str
+    org_id: str
+    email: str
+    created_at: str
+
+
+@dataclass
+class NewUser:
+    """A user as added: `password` is the one adaptd chose (shown only this once), or None."""
+    id: str
+    org_id: str
+    email: str
+    created_at: str
+    password: Optional[str]
+
+
+@dataclass
 class ObjectLink:
     """A temporary read-only download link for one object; `url` needs no credentials."""
     key: str

@@ -11,8 +11,8 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 from . import _model
 from .errors import AdaptError, NotFound, RequestTimeout
 from .files import LocalPath, _save
-from .models import (ApiKey, Image, NewApiKey, NewStorageToken, ObjectLink, Operation, Org,
-                     Progress, Secret, Site, Storage, StorageToken, StoredObject)
+from .models import (ApiKey, Image, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org,
+                     Progress, Secret, Site, Storage, StorageToken, StoredObject, User)
 from .pages import paginate
 
 if TYPE_CHECKING:
@@ -228,3 +228,16 @@ class Orgs:
 
     def delete_key(self, org_id: str, key_id: str) -> None:
         self._t.request("DELETE", "/v1/orgs/%s/keys/%s" % (org_id, key_id)).close()
+
+    def create_user(self, org_id: str, email: str, password: Optional[str] = None) -> NewUser:
+        """Adds a user who signs in on the OAuth page; without `password`, adaptd chooses one."""
+        body: Dict[str, Any] = {"email": email}
+        if password is not None:
+            body["password"] = password
+        return _model.from_json(NewUser, self._t.call("POST", "/v1/orgs/%s/users" % org_id, json_body=body))
+
+    def list_users(self, org_id: Optional[str] = None) -> List[User]:
+        """Every organization's users, or `org_id`'s."""
+        query: Dict[str, Any] = {} if org_id is None else {"orgId": org_id}
+        page = self._t.call("GET", "/v1/users", query=query)
+        return [_model.from_json(User, u) for u in page["items"]]

@@ -1,0 +1,68 @@
+// /v1/orgs/{id}/users and /v1/users (admin only): translation to core::Users.
+#include "api/errors.h"
+#include "api/request_parsing.h"
+#include "api/routes.h"
+#include "base/time.h"
+
+namespace adapt::api {
+namespace {
+
+using nlohmann::json;
+
+// Never the password hash: it stays in the store.
+json UserJson(const store::UserRecord& u) {
+  return {{"id", u.id},
+          {"orgId", u.org_id},
+          {"email", u.email},
+          {"createdAt", FormatRfc3339(u.created_at)}};
+}
+
+Result<std::string> StringField(const json& body, const char* field, bool required) {
+  if (!body.contains(field) || body[field].is_null()) {
+    if (required) return InvalidArgument(field, std::string(field) + " is required");
+    return std::string();
+  }
+  if (!body[field].is_string())
+    return InvalidArgument(field, std::string(field) + " must be a string");
+  return body[field].get<std::string>();
+}
+
+}  // namespace
+
+void AddUserRoutes(Router& router, core::Users& users) {
+  router.Add("POST", "/v1/orgs/{id}/users",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               for (const auto& [key, _] : body->items())
+                 if (key != "email" && key != "password")
+                   return ErrorResponse(InvalidArgument(key, "unknown field '" + key + "'"));
+               auto email = StringField(*body, "email", true);
+               if (!email.ok()) return ErrorResponse(email.status());
+               auto password = StringField(*body, "password", false);
+               if (!password.ok()) return ErrorResponse(password.status());
+               if (body->contains("password") && password->empty())
+                 return ErrorResponse(InvalidArgument(
+                     "password", "password must be at least 10 characters; omit it to get one"));
+               auto added = users.Add(who, p.at("id"), *email, *password);
+               if (!added.ok()) return ErrorResponse(added.status());
+               json out = UserJson(added->record);
+               out["password"] = added->password.empty() ? json(nullptr) : json(added->password);
+               return JsonResponse(201, out);
+             });
+  router.Add(
+      "GET", "/v1/users",
+      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+        for (const auto& [key, _] : req.query)
+          if (key != "orgId")
+            return ErrorResponse(InvalidArgument(key, "unknown query parameter '" + key + "'"));
+        auto org = req.query.find("orgId");
+        auto list = users.List(who, org == req.query.end() ? "" : org->second);
+        if (!list.ok()) return ErrorResponse(list.status());
+        json items = json::array();
+        for (const auto& u : *list) items.push_back(UserJson(u));
+        return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+      });
+}
+
+}  // namespace adapt::api

@@ -1,0 +1,92 @@
+// SqliteStore: the users who sign in to organizations.
+#include "store/sqlite_store_impl.h"
+
+namespace adapt::store {
+namespace {
+
+constexpr const char* kUserColumns = "id, org_id, email, password_hash, created_at";
+
+UserRecord ReadUser(SQLite::Statement& q) {
+  UserRecord r;
+  r.id = q.getColumn(0).getString();
+  r.org_id = q.getColumn(1).getString();
+  r.email = q.getColumn(2).getString();
+  r.password_hash = q.getColumn(3).getString();
+  r.created_at = q.getColumn(4).getInt64();
+  return r;
+}
+
+// Inserts `user` inside the caller's transaction; Conflict for a taken email.
+Status InsertUser(SQLite::Database& db, const UserRecord& user) {
+  SQLite::Statement taken(db, "SELECT 1 FROM users WHERE email = ?");
+  taken.bind(1, user.email);
+  if (taken.executeStep()) return Conflict("a user with this email exists");
+  SQLite::Statement q(db,
+                      std::string("INSERT INTO users(") + kUserColumns + ") VALUES (?,?,?,?,?)");
+  q.bind(1, user.id);
+  q.bind(2, user.org_id);
+  q.bind(3, user.email);
+  q.bind(4, user.password_hash);
+  q.bind(5, user.created_at);
+  q.exec();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status SqliteStore::CreateUser(const UserRecord& user) {
+  return Guard("creating user", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement org(db_, "SELECT 1 FROM orgs WHERE id = ?");
+    org.bind(1, user.org_id);
+    if (!org.executeStep()) return NotFound("organization " + user.org_id + " not found");
+    RETURN_IF_ERROR(InsertUser(db_, user));
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
+Status SqliteStore::CreateOrgWithUser(const OrgRecord& org, const UserRecord& user) {
+  return Guard("creating organization and user", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement exists(db_, "SELECT 1 FROM orgs WHERE name = ?");
+    exists.bind(1, org.name);
+    if (exists.executeStep()) return Conflict("an organization named '" + org.name + "' exists");
+    SQLite::Statement q(
+        db_, "INSERT INTO orgs(id, name, is_admin, created_at, registered) VALUES (?,?,?,?,?)");
+    q.bind(1, org.id);
+    q.bind(2, org.name);
+    q.bind(3, org.is_admin ? 1 : 0);
+    q.bind(4, org.created_at);
+    q.bind(5, org.registered ? 1 : 0);
+    q.exec();
+    RETURN_IF_ERROR(InsertUser(db_, user));
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
+Result<UserRecord> SqliteStore::FindUserByEmail(const std::string& email) {
+  return Guard<Result<UserRecord>>("finding user", [&]() -> Result<UserRecord> {
+    SQLite::Statement q(db_, std::string("SELECT ") + kUserColumns + " FROM users WHERE email = ?");
+    q.bind(1, email);
+    if (!q.executeStep()) return NotFound("no user with this email");
+    return ReadUser(q);
+  });
+}
+
+Result<std::vector<UserRecord>> SqliteStore::ListUsers(const std::string& org_id) {
+  return Guard<Result<std::vector<UserRecord>>>(
+      "listing users", [&]() -> Result<std::vector<UserRecord>> {
+        SQLite::Statement q(db_, std::string("SELECT ") + kUserColumns +
+                                     " FROM users WHERE ? = '' OR org_id = ? "
+                                     "ORDER BY created_at, id");
+        q.bind(1, org_id);
+        q.bind(2, org_id);
+        std::vector<UserRecord> out;
+        while (q.executeStep()) out.push_back(ReadUser(q));
+        return out;
+      });
+}
+
+}  // namespace adapt::store
