@@ -11,6 +11,7 @@
 #include "core/event_bus.h"
 #include "core/file_service.h"
 #include "core/image_service.h"
+#include "core/operation_service.h"
 #include "core/sandbox_service.h"
 #include "core/secret_service.h"
 #include "storage/volume_service.h"
@@ -22,8 +23,10 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
 void AddCommandRoutes(Router& router, core::CommandService& commands,
                       boost::asio::thread_pool& workers);
 void AddOrgRoutes(Router& router, core::Auth& auth);
-// /v1/images and GET /v1/operations/{id} (image pulls).
+// /v1/images.
 void AddImageRoutes(Router& router, core::ImageService& images);
+// GET /v1/operations/{id}: sandbox checkpoints and restores, image pulls and imports.
+void AddOperationRoutes(Router& router, core::OperationService& operations);
 // GET /v1/environments.
 void AddEnvironmentRoutes(Router& router, const core::ImageCatalog& catalog);
 void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,

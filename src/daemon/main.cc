@@ -18,6 +18,7 @@
 #include "base/fault_point.h"
 #include "base/log.h"
 #include "core/object_service.h"
+#include "core/operation_service.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
 #include "core/waiter.h"
@@ -269,6 +270,7 @@ class Daemon {
     image_service_->set_caps(config_.max_images_per_org, config_.max_imports_per_org);
     image_service_->Reconcile();
     sandboxes_->set_image_service(&*image_service_);
+    operations_.emplace(*store_, &*image_service_);
     sandboxes_->set_volume_service(&*volumes_);
     // Warm pools: what a previous run left is torn down (after the reconciliation above, which
     // already removed their runtime state and networks); filling starts once the API serves.
@@ -357,6 +359,7 @@ class Daemon {
     api::AddCommandRoutes(*router_, *commands_, *workers_);
     api::AddEndpointRoutes(*router_, *endpoints_);
     api::AddImageRoutes(*router_, *image_service_);
+    api::AddOperationRoutes(*router_, *operations_);
     api::AddStorageRoutes(*router_, *volumes_);
     api::AddSecretRoutes(*router_, *secrets_);
     api::AddEnvironmentRoutes(*router_, *images_);
@@ -365,7 +368,8 @@ class Daemon {
     // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
     mcp_calls_.emplace(static_cast<size_t>(config_.mcp_call_threads));
     tool_services_.emplace(mcp::ToolServices{*sandboxes_, *commands_, *images_, *files_,
-                                             *endpoints_, &*volumes_, &*objects_, &*sites_});
+                                             *endpoints_, &*volumes_, &*objects_, &*sites_,
+                                             &*operations_});
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
     oauth_.emplace(*store_, *auth_, listen_.host);
     AddPublicRoutes(*router_, oauth_->Routes());
@@ -444,6 +448,7 @@ class Daemon {
   std::optional<core::SandboxLifecycle> lifecycle_;
   std::optional<core::SandboxService> sandboxes_;
   std::optional<core::ImageService> image_service_;
+  std::optional<core::OperationService> operations_;
   std::optional<core::WarmPool> warm_pool_;
   std::optional<core::SecretService> secrets_;
   std::optional<core::CommandService> commands_;

@@ -11,6 +11,7 @@
 #include "core/file_service.h"
 #include "core/image_catalog.h"
 #include "core/object_service.h"
+#include "core/operation_service.h"
 #include "core/sandbox_service.h"
 #include "mcp/tool_registry.h"
 #include "storage/site_service.h"
@@ -24,9 +25,10 @@ struct ToolServices {
   const core::ImageCatalog& images;  // what list_sandbox_environments reports
   core::FileService& files;
   core::EndpointService& endpoints;
-  storage::VolumeService* volumes = nullptr;  // null: no persistent storage tools
-  core::ObjectService* objects = nullptr;     // null: no object storage tools (object_tools.cc)
-  storage::SiteService* sites = nullptr;      // null: no publish_static_website
+  storage::VolumeService* volumes = nullptr;     // null: no persistent storage tools
+  core::ObjectService* objects = nullptr;        // null: no object storage tools (object_tools.cc)
+  storage::SiteService* sites = nullptr;         // null: no publish_static_website
+  core::OperationService* operations = nullptr;  // null: no get_checkpoint_operation
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);

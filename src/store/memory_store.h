@@ -131,6 +131,11 @@ class MemoryStore : public Store {
   Result<std::vector<SecretRecord>> ListSecrets(const std::string& org_id) override;
   Status DeleteSecret(const std::string& org_id, const std::string& name) override;
 
+  Status PutOperation(const OperationRecord& op) override;
+  Result<OperationRecord> GetOperation(const std::string& org_id, const std::string& id) override;
+  Result<std::vector<OperationRecord>> ListOpenOperations(const std::string& sandbox_id) override;
+  Result<std::vector<OperationRecord>> ListAllOpenOperations() override;
+
  private:
   struct IdempotencyEntry {
     std::string body_hash;
@@ -164,6 +169,7 @@ class MemoryStore : public Store {
   std::map<std::string, SiteReleaseRecord> releases_;
   std::vector<PoolMemberRecord> pool_;
   std::map<std::pair<std::string, std::string>, SecretRecord> secrets_;  // (org, name)
+  std::vector<OperationRecord> operations_;                              // insertion order
   ValueSealer sealer_;
   std::optional<Status> write_fault_;
 };

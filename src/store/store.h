@@ -16,6 +16,7 @@
 #include "store/network_store.h"
 #include "store/oauth_store.h"
 #include "store/object_record_store.h"
+#include "store/operation_store.h"
 #include "store/org_store.h"
 #include "store/pool_store.h"
 #include "store/records.h"
@@ -41,7 +42,8 @@ class Store : public OrgStore,
               public StorageTokenStore,
               public SiteStore,
               public PoolStore,
-              public SecretStore {
+              public SecretStore,
+              public OperationStore {
  public:
   ~Store() override = default;
 };
