@@ -9,7 +9,7 @@ import re
 import time
 
 from harness import run_command as run
-from mcp_support import sdk
+from mcp_support import initialize, rpc, sdk
 
 from test_agent import wait_for_agent
 
@@ -186,3 +186,24 @@ def test_mcp_stop_start_and_get_checkpoint_operation_through_the_sdk(org, daemon
         assert status == 404, (status, body)
     finally:
         org.api("DELETE", "/v1/sandboxes/" + sid)
+
+
+def test_mcp_get_checkpoint_operation_refuses_other_tenants_images_and_bad_ids(org, daemon):
+    sid = running_sandbox(org, {})
+    status, stopped = org.api("POST", "/v1/sandboxes/%s/stop" % sid)
+    assert status == 200, stopped
+    other = daemon.new_org()
+    session, _ = initialize(daemon, other.key)
+    for op_id in (stopped["operationId"], "op_doesnotexist0000000", "../../etc/passwd"):
+        answer = rpc(daemon, other.key, session, "tools/call",
+                     {"name": "get_checkpoint_operation", "arguments": {"operation_id": op_id}})
+        result = answer["result"]
+        assert result["isError"] is True and "not found" in result["content"][0]["text"], (op_id, result)
+    answer = rpc(daemon, other.key, session, "tools/call",
+                 {"name": "get_checkpoint_operation", "arguments": {"operation_id": "x" * 65}})
+    assert answer.get("error") or answer["result"]["isError"], answer
+    # Its own organization reads it.
+    session, _ = initialize(daemon, org.key)
+    answer = rpc(daemon, org.key, session, "tools/call",
+                 {"name": "get_checkpoint_operation", "arguments": {"operation_id": stopped["operationId"]}})
+    assert answer["result"]["structuredContent"]["phase"] == "Completed", answer
