@@ -253,9 +253,9 @@ def test_imports_in_progress_are_capped(small, registry):
 
 
 def test_mcp_create_sandbox_waits_briefly_without_holding_a_call_thread():
-    """create_sandbox waits ~10 s for its sandbox (start_sandbox the same way); that wait parks on the core's waiter
-    (Tool::run_later), so twice as many creates as --mcp-call-threads wait side by side
-    and other MCP calls are answered meanwhile. The sandboxes stay provisioning: their image
+    """create_sandbox waits ~10 s for its sandbox (start_sandbox the same way); that wait
+    parks on the core's waiter (Tool::run_later), so twice as many creates as
+    --mcp-call-threads wait side by side and other MCP calls are answered meanwhile. The sandboxes stay provisioning: their image
     comes from a loopback "registry" that accepts connections and never answers."""
     stall = socket.create_server(("127.0.0.1", 0))
     port = stall.getsockname()[1]
