@@ -1,4 +1,4 @@
-// /v1/images and GET /v1/operations/{id}: translation between HTTP and core::ImageService.
+// /v1/images: translation between HTTP and core::ImageService.
 #include "api/errors.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
@@ -140,17 +140,6 @@ void AddImageRoutes(Router& router, core::ImageService& images) {
   router.Add("DELETE", "/v1/images/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                return NoContentOrError(images.Delete(who, p.at("id")));
-             });
-  router.Add("GET", "/v1/operations/{id}",
-             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               auto op = images.Operation(who, p.at("id"));
-               if (!op.ok()) return ErrorResponse(op.status());
-               return JsonResponse(200, {{"id", op->id},
-                                         {"kind", op->kind},
-                                         {"phase", op->phase},
-                                         {"progress", ProgressJson(op->progress)},
-                                         {"imageId", op->image_id},
-                                         {"error", ImageNullable(op->error)}});
              });
 }
 

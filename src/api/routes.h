@@ -11,6 +11,7 @@
 #include "core/event_bus.h"
 #include "core/file_service.h"
 #include "core/image_service.h"
+#include "core/operation_service.h"
 #include "core/sandbox_service.h"
 #include "core/secret_service.h"
 #include "core/users.h"
@@ -25,8 +26,10 @@ void AddCommandRoutes(Router& router, core::CommandService& commands,
 void AddOrgRoutes(Router& router, core::Auth& auth);
 // POST /v1/orgs/{id}/users and GET /v1/users (admin key).
 void AddUserRoutes(Router& router, core::Users& users);
-// /v1/images and GET /v1/operations/{id} (image pulls).
+// /v1/images.
 void AddImageRoutes(Router& router, core::ImageService& images);
+// GET /v1/operations/{id}: sandbox checkpoints and restores, image pulls and imports.
+void AddOperationRoutes(Router& router, core::OperationService& operations);
 // GET /v1/environments.
 void AddEnvironmentRoutes(Router& router, const core::ImageCatalog& catalog,
                           const core::ImagePolicy& policy);

@@ -7,6 +7,16 @@
 #include "base/ids.h"
 
 namespace adapt::api {
+namespace {
+
+// A stop's or start's answer: the sandbox, and beside it the operation to poll.
+nlohmann::json PowerChangeToJson(const core::PowerChange& change) {
+  nlohmann::json out = SandboxToJson(change.sandbox);
+  out["operationId"] = change.operation_id;
+  return out;
+}
+
+}  // namespace
 
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
   router.Add(
@@ -61,17 +71,17 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
       "POST", "/v1/sandboxes/{id}/stop",
       [&, no_fields](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
         if (Status st = no_fields(req); !st.ok()) return ErrorResponse(st);
-        auto sandbox = sandboxes.Stop(who, p.at("id"));
-        if (!sandbox.ok()) return ErrorResponse(sandbox.status());
-        return JsonResponse(200, SandboxToJson(*sandbox));
+        auto stopped = sandboxes.Stop(who, p.at("id"));
+        if (!stopped.ok()) return ErrorResponse(stopped.status());
+        return JsonResponse(200, PowerChangeToJson(*stopped));
       });
   router.Add(
       "POST", "/v1/sandboxes/{id}/start",
       [&, no_fields](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
         if (Status st = no_fields(req); !st.ok()) return ErrorResponse(st);
-        auto sandbox = sandboxes.Start(who, p.at("id"));
-        if (!sandbox.ok()) return ErrorResponse(sandbox.status());
-        return JsonResponse(202, SandboxToJson(*sandbox));
+        auto started = sandboxes.Start(who, p.at("id"));
+        if (!started.ok()) return ErrorResponse(started.status());
+        return JsonResponse(202, PowerChangeToJson(*started));
       });
 }
 

@@ -50,6 +50,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddObjectCommands(app, invocation);
   AddSiteCommands(app, invocation);
   AddImageCommands(app, invocation);
+  AddOperationCommands(app, invocation);
   AddEnvCommands(app, invocation);
   AddSecretCommands(app, invocation);
   AddMcpCommand(app, invocation);

@@ -61,6 +61,8 @@ void AddSandboxStopStart(CLI::App& sandbox_group, Invocation& invocation);
 void AddStorageCommands(CLI::App& app, Invocation& invocation);
 // "image" (pull, import, ls, get, rm) and "env" (ls).
 void AddImageCommands(CLI::App& app, Invocation& invocation);
+// "op" (get): checkpoints, restores and image pulls (operation_commands.cc).
+void AddOperationCommands(CLI::App& app, Invocation& invocation);
 void AddEnvCommands(CLI::App& app, Invocation& invocation);
 // adapt secret set|ls|rm (secret_commands.cc).
 void AddSecretCommands(CLI::App& app, Invocation& invocation);

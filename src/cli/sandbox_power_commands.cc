@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/operation_wait.h"
 #include "cli/output.h"
 #include "cli/sandbox_wait.h"
 
@@ -28,20 +29,30 @@ std::string StoppedSummary(const nlohmann::json& sandbox) {
 
 void AddStop(CLI::App& group, Invocation& invocation) {
   auto id = std::make_shared<std::string>();
+  auto wait = std::make_shared<bool>(false);
   CLI::App* stop = group.add_subcommand(
       "stop",
       "Stop a running sandbox: durable ones are checkpointed, instant ones lose their files");
   stop->add_option("id", *id, "sandbox id")->required();
-  stop->callback([id, &invocation] {
-    invocation.run = [id, &invocation](const ApiClient& client, const Console& console) {
+  stop->add_flag("--wait", *wait,
+                 "wait for the checkpoint operation to finish; exit 1 when it failed");
+  stop->callback([id, wait, &invocation] {
+    invocation.run = [id, wait, &invocation](const ApiClient& client, const Console& console) {
       ASSIGN_OR_RETURN(nlohmann::json sandbox, JsonOrError(client.Post(SandboxPath(*id) + "/stop",
                                                                        nlohmann::json::object())));
+      nlohmann::json op;
+      std::string op_id = Text(sandbox, "operationId");
+      if (*wait && !op_id.empty()) {
+        ASSIGN_OR_RETURN(op, WaitForOperation(client, op_id, std::chrono::seconds(3600)));
+      }
       if (invocation.json) {
-        console.out << PrettyJson(sandbox);
+        console.out << PrettyJson(
+            op.is_null() ? sandbox : nlohmann::json{{"sandbox", sandbox}, {"operation", op}});
       } else {
         console.out << "stopped " << *id << " (" << StoppedSummary(sandbox) << ")\n";
+        if (!op.is_null()) console.out << OperationSummary(op) << "\n";
       }
-      return Status::Ok();
+      return op.is_null() ? Status::Ok() : OperationOutcome(op);
     };
   });
 }

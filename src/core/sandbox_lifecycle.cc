@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "core/sandbox_hibernation.h"
+#include "core/sandbox_operations.h"
 #include "core/sandbox_view.h"
 #include "core/startup_plan.h"
 
@@ -83,6 +84,8 @@ void SandboxLifecycle::Fail(store::SandboxRecord r, const std::string& error,
     if (!r.result.finished_at) r.result.finished_at = FormatRfc3339(NowMillis());
   }
   Status st = Transition(r, expected);
+  // A start that failed fails its restore operation.
+  SettleSandboxOperations(store_, store_, r.id, 0);
   std::lock_guard lock(locks_mu_);
   if (st.ok() || st.code() == Code::kConflict || st.code() == Code::kNotFound) {
     unrecorded_.erase(r.id);
@@ -175,7 +178,10 @@ void SandboxLifecycle::Provision(const std::string& id) {
   if (!Transition(r, {"provisioning"}).ok()) return;  // deleted meanwhile: delete tears down
   ADAPT_FAULT_POINT("sandbox.provision.after_running");
   // Restored: the checkpoint has served; a later stop writes a new one.
-  if (starting) runtime_.DiscardCheckpoint(id);
+  if (starting) {
+    SettleSandboxOperations(store_, store_, id, runtime_.CheckpointBytes(id));
+    runtime_.DiscardCheckpoint(id);
+  }
   if (obs->state.phase == runtime::ShimPhase::kExited) RecordExit(r, *obs);
 }
 
@@ -273,6 +279,7 @@ void SandboxLifecycle::FinishDelete(const std::string& id) {
   r.deleted_at = NowMillis();
   // Not recorded: it stays deleting, and the monitor's retry finishes it.
   WarnIfError(Transition(r, {"deleting"}), "sandbox " + id + ": recording its deletion");
+  SettleSandboxOperations(store_, store_, id, 0);
 }
 
 void SandboxLifecycle::Reconcile() {
@@ -317,6 +324,15 @@ void SandboxLifecycle::Reconcile() {
     if (rec.ok() && rec->status != "deleted") continue;
     spdlog::info("sandbox {}: removing leftovers", id);
     WarnIfError(Release(id, false), "sandbox " + id + ": removing leftovers");
+  }
+  // Every stop and start is finished or undone by now: their operations say which. This also
+  // fails an operation whose transition a crash kept from being written.
+  auto open = store_.ListAllOpenOperations();
+  if (!open.ok()) return spdlog::error("reconciling operations: {}", open.status().message());
+  std::set<std::string> settled;
+  for (const auto& op : *open) {
+    if (!settled.insert(op.sandbox_id).second) continue;
+    SettleSandboxOperations(store_, store_, op.sandbox_id, runtime_.CheckpointBytes(op.sandbox_id));
   }
 }
 

@@ -68,11 +68,15 @@ class SandboxLifecycle {
   // endpoints, keeps its network. Conflict unless running. Blocking (seconds).
   // `restart`: the processes end without a checkpoint (a durable sandbox keeps its files), so
   // the start that follows boots afresh with the sandbox's current environment.
+  // Unless `restart`, the stop is a checkpoint operation (sandbox_operations.h), whose id goes
+  // to `operation_id`; it is finished when the stop is.
   Result<store::SandboxRecord> Stop(const std::string& org_id, const std::string& id,
-                                    bool restart = false);
+                                    bool restart = false, std::string* operation_id = nullptr);
   // hibernated -> provisioning; Provision() then restores (or boots) it. Conflict unless
-  // hibernated.
-  Result<store::SandboxRecord> BeginStart(const std::string& org_id, const std::string& id);
+  // hibernated. With `operation_id`, the start is a restore operation (Pending, Running once
+  // Provision launches it, then Completed or Failed), whose id goes there.
+  Result<store::SandboxRecord> BeginStart(const std::string& org_id, const std::string& id,
+                                          std::string* operation_id = nullptr);
 
   // Writes the transition and wakes event streams. Conflict when the stored status is not
   // one of `expected`.

@@ -167,17 +167,21 @@ Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::st
   return DeleteOutcome{after.ok() && after->status == "deleted"};
 }
 
-Result<Sandbox> SandboxService::Stop(const Principal& who, const std::string& id) {
+Result<PowerChange> SandboxService::Stop(const Principal& who, const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
-  RETURN_IF_ERROR(lifecycle_.Stop(who.org_id, id).status());
-  return Get(who, id);
+  PowerChange out;
+  RETURN_IF_ERROR(lifecycle_.Stop(who.org_id, id, false, &out.operation_id).status());
+  ASSIGN_OR_RETURN(out.sandbox, Get(who, id));
+  return out;
 }
 
-Result<Sandbox> SandboxService::Start(const Principal& who, const std::string& id) {
+Result<PowerChange> SandboxService::Start(const Principal& who, const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
-  RETURN_IF_ERROR(lifecycle_.BeginStart(who.org_id, id).status());
+  PowerChange out;
+  RETURN_IF_ERROR(lifecycle_.BeginStart(who.org_id, id, &out.operation_id).status());
   boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
-  return Get(who, id);
+  ASSIGN_OR_RETURN(out.sandbox, Get(who, id));
+  return out;
 }
 
 Result<bool> SandboxService::Restart(const std::string& org_id, const std::string& id) {

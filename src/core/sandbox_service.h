@@ -32,6 +32,13 @@ struct IdempotencyRequest {
   std::string fingerprint;
 };
 
+// A stop's or start's answer: the sandbox, and the checkpoint or restore operation that
+// GET /v1/operations/{id} follows (core/operation_service.h).
+struct PowerChange {
+  Sandbox sandbox;
+  std::string operation_id;
+};
+
 struct DeleteOutcome {
   bool done = false;  // false: cleanup continues in the background (HTTP 202)
 };
@@ -64,10 +71,13 @@ class SandboxService {
   void Expire(const std::string& id);
 
   // Stops a running sandbox (seed 000 stop_sandbox): a durable one is checkpointed, an
-  // instant one's workspace is discarded. Returns the hibernated sandbox. Blocking.
-  Result<Sandbox> Stop(const Principal& who, const std::string& id);
-  // Starts a hibernated sandbox in the background; returns it provisioning.
-  Result<Sandbox> Start(const Principal& who, const std::string& id);
+  // instant one's workspace is discarded. Returns the hibernated sandbox and its checkpoint
+  // operation (finished: Completed, or Failed when the processes could not be saved).
+  // Blocking.
+  Result<PowerChange> Stop(const Principal& who, const std::string& id);
+  // Starts a hibernated sandbox in the background; returns it provisioning, and its restore
+  // operation (Pending or Running).
+  Result<PowerChange> Start(const Principal& who, const std::string& id);
   // Restarts a running sandbox once, so that its processes start again with the sandbox's
   // current environment (attach_sandbox_object_storage): stop without a checkpoint, then
   // start. False when the sandbox is not running (its next start picks the environment up).

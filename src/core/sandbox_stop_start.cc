@@ -3,13 +3,16 @@
 #include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "core/operation.h"
 #include "core/sandbox_hibernation.h"
 #include "core/sandbox_lifecycle.h"
+#include "core/sandbox_operations.h"
 
 namespace adapt::core {
 
 Result<store::SandboxRecord> SandboxLifecycle::Stop(const std::string& org_id,
-                                                    const std::string& id, bool restart) {
+                                                    const std::string& id, bool restart,
+                                                    std::string* operation_id) {
   auto lock = LockFor(id);
   std::lock_guard guard(*lock);
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
@@ -24,6 +27,14 @@ Result<store::SandboxRecord> SandboxLifecycle::Stop(const std::string& org_id,
   if (restart) h.note = "restarted to pick up a new environment; the processes ended";
   r.status = "hibernated";
   WriteHibernation(r, h);
+  // The operation is written before the transition: a crash between the two leaves an open
+  // operation of a running sandbox, which reconciliation fails with that reason.
+  if (!restart) {
+    ASSIGN_OR_RETURN(std::string op,
+                     BeginSandboxOperation(store_, org_id, id, kCheckpointOperation, "Running"));
+    if (operation_id) *operation_id = op;
+    ADAPT_FAULT_POINT("sandbox.stop.after_operation");
+  }
   RETURN_IF_ERROR(Transition(r, {"running"}));
   ADAPT_FAULT_POINT("sandbox.stop.after_stopping");
   FinishStop(r);
@@ -61,10 +72,12 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
   h.phase = HibernationPhase::kStopped;
   WriteHibernation(r, h);
   WarnIfError(Transition(r, {"hibernated"}), "sandbox " + r.id + ": recording that it stopped");
+  SettleSandboxOperations(store_, store_, r.id, runtime_.CheckpointBytes(r.id));
 }
 
 Result<store::SandboxRecord> SandboxLifecycle::BeginStart(const std::string& org_id,
-                                                          const std::string& id) {
+                                                          const std::string& id,
+                                                          std::string* operation_id) {
   auto lock = LockFor(id);
   std::lock_guard guard(*lock);
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
@@ -74,6 +87,12 @@ Result<store::SandboxRecord> SandboxLifecycle::BeginStart(const std::string& org
   WriteHibernation(r, h);
   r.status = "provisioning";
   r.error.clear();
+  // Before the transition, as a stop's (a crash between them is reconciled the same way).
+  if (operation_id) {
+    ASSIGN_OR_RETURN(*operation_id, BeginSandboxOperation(store_, org_id, id, kRestoreOperation,
+                                                          "Pending", runtime_.CheckpointBytes(id)));
+    ADAPT_FAULT_POINT("sandbox.start.after_operation");
+  }
   RETURN_IF_ERROR(Transition(r, {"hibernated"}));
   ADAPT_FAULT_POINT("sandbox.start.after_starting");
   return r;
@@ -91,6 +110,8 @@ Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::Launc
     return st;
   };
   Hibernation h = ReadHibernation(r);
+  if (h.phase == HibernationPhase::kStarting)
+    MarkSandboxOperationsRunning(store_, r.id, kRestoreOperation);
   if (h.phase == HibernationPhase::kStarting && h.workspace_kept && runtime_.HasCheckpoint(r.id)) {
     req.restore = true;
     Status restored = launch();
@@ -98,6 +119,9 @@ Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::Launc
     if (restored.ok()) return restored;
     // The files are on the disk still: booting from them beats leaving the sandbox stuck.
     spdlog::warn("sandbox {}: {}; booting it afresh from its disk", r.id, restored.message());
+    FailSandboxOperations(store_, r.id, kRestoreOperation,
+                          "the checkpoint could not be restored (" + restored.message() +
+                              "); the sandbox boots afresh from its disk, its processes lost");
     runtime_.DiscardCheckpoint(r.id);
     req.restore = false;
   }

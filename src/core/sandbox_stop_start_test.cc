@@ -5,6 +5,7 @@
 #include "core/core_test_fixture.h"
 #include "core/sandbox_hibernation.h"
 #include "core/sandbox_lifecycle.h"
+#include "core/sandbox_operations.h"
 
 namespace adapt::core {
 namespace {
@@ -124,6 +125,97 @@ TEST_F(SandboxStopStartTest, ReconcileFinishesAStartWhoseSandboxRuns) {
   lifecycle_->Reconcile();
   EXPECT_EQ(StatusOf(r.id), "running");
   EXPECT_EQ(PhaseOf(r.id), HibernationPhase::kNone);
+}
+
+TEST_F(SandboxStopStartTest, AStopIsACheckpointOperationAndAStartARestoreOperation) {
+  auto r = Running(/*durable=*/true);
+  std::string checkpoint;
+  ASSERT_TRUE(lifecycle_->Stop(org_, r.id, false, &checkpoint).ok());
+  auto op = store_.GetOperation(org_, checkpoint);
+  ASSERT_TRUE(op.ok()) << op.status().message();
+  EXPECT_EQ(op->kind, "checkpoint");
+  EXPECT_EQ(op->sandbox_id, r.id);
+  EXPECT_EQ(op->phase, "Completed");
+  EXPECT_NE(op->finished_at, 0);
+
+  std::string restore;
+  ASSERT_TRUE(lifecycle_->BeginStart(org_, r.id, &restore).ok());
+  EXPECT_EQ(store_.GetOperation(org_, restore)->phase, "Pending");
+  lifecycle_->Provision(r.id);
+  op = store_.GetOperation(org_, restore);
+  ASSERT_TRUE(op.ok());
+  EXPECT_EQ(op->kind, "restore");
+  EXPECT_EQ(op->phase, "Completed");
+  EXPECT_TRUE(op->error.empty());
+}
+
+TEST_F(SandboxStopStartTest, AFailedCheckpointIsAFailedOperationWithTheHibernationNote) {
+  auto r = Running(/*durable=*/true);
+  runtime_.FailNext(Op::kCheckpoint, Internal("encoding error at object tcp.endpoint"));
+  std::string checkpoint;
+  ASSERT_TRUE(lifecycle_->Stop(org_, r.id, false, &checkpoint).ok());
+  auto op = store_.GetOperation(org_, checkpoint);
+  ASSERT_TRUE(op.ok());
+  EXPECT_EQ(op->phase, "Failed");
+  EXPECT_EQ(op->error, ReadHibernation(Stored(r.id)).note);
+  EXPECT_NE(op->error.find("tcp.endpoint"), std::string::npos);
+}
+
+TEST_F(SandboxStopStartTest, ARestoreThatFallsBackToAFreshBootIsAFailedOperation) {
+  auto r = Running(/*durable=*/true);
+  ASSERT_TRUE(lifecycle_->Stop(org_, r.id).ok());
+  std::string restore;
+  ASSERT_TRUE(lifecycle_->BeginStart(org_, r.id, &restore).ok());
+  runtime_.FailNext(Op::kLaunch, Internal("runsc restore: bad image"));
+  lifecycle_->Provision(r.id);
+  EXPECT_EQ(StatusOf(r.id), "running");
+  auto op = store_.GetOperation(org_, restore);
+  ASSERT_TRUE(op.ok());
+  EXPECT_EQ(op->phase, "Failed");
+  EXPECT_NE(op->error.find("bad image"), std::string::npos);
+  EXPECT_NE(op->error.find("afresh"), std::string::npos);
+}
+
+TEST_F(SandboxStopStartTest, ReconcileFailsOperationsWhoseTransitionACrashKeptFromBeingWritten) {
+  auto running = Running(/*durable=*/true);
+  auto stopped = Running(/*durable=*/true);
+  ASSERT_TRUE(lifecycle_->Stop(org_, stopped.id).ok());
+  // Operations written just before a crash, their transitions not.
+  auto checkpoint = BeginSandboxOperation(store_, org_, running.id, "checkpoint", "Running");
+  auto restore = BeginSandboxOperation(store_, org_, stopped.id, "restore", "Pending");
+  ASSERT_TRUE(checkpoint.ok() && restore.ok());
+  lifecycle_->Reconcile();
+  EXPECT_EQ(StatusOf(running.id), "running");
+  EXPECT_EQ(StatusOf(stopped.id), "hibernated");
+  auto op = store_.GetOperation(org_, *checkpoint);
+  EXPECT_EQ(op->phase, "Failed");
+  EXPECT_NE(op->error.find("still running"), std::string::npos);
+  op = store_.GetOperation(org_, *restore);
+  EXPECT_EQ(op->phase, "Failed");
+  EXPECT_NE(op->error.find("hibernated"), std::string::npos);
+}
+
+TEST_F(SandboxStopStartTest, ReconcileSettlesTheOperationsOfAnInterruptedStopAndStart) {
+  auto stopping = Running(/*durable=*/true);
+  auto starting = Running(/*durable=*/true);
+  ASSERT_TRUE(lifecycle_->Stop(org_, starting.id).ok());
+  std::string restore;
+  ASSERT_TRUE(lifecycle_->BeginStart(org_, starting.id, &restore).ok());
+  // A stop written (phase stopping, its operation Running) whose checkpoint never ran.
+  auto checkpoint = BeginSandboxOperation(store_, org_, stopping.id, "checkpoint", "Running");
+  ASSERT_TRUE(checkpoint.ok());
+  auto next = Stored(stopping.id);
+  next.status = "hibernated";
+  Hibernation h;
+  h.phase = HibernationPhase::kStopping;
+  h.workspace_kept = true;
+  WriteHibernation(next, h);
+  ASSERT_TRUE(lifecycle_->Transition(next, {"running"}).ok());
+
+  lifecycle_->Reconcile();
+  EXPECT_EQ(store_.GetOperation(org_, *checkpoint)->phase, "Completed");  // finished now
+  EXPECT_EQ(store_.GetOperation(org_, restore)->phase, "Failed");         // undone
+  EXPECT_TRUE(store_.ListAllOpenOperations()->empty());
 }
 
 }  // namespace

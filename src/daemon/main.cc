@@ -20,6 +20,7 @@
 #include "core/environments.h"
 #include "core/image_policy.h"
 #include "core/object_service.h"
+#include "core/operation_service.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
 #include "core/waiter.h"
@@ -278,6 +279,7 @@ class Daemon {
                                          config_.developer_public_images, config_.image_policy},
                                         operator_images));
     sandboxes_->set_image_policy(&*image_policy_);
+    operations_.emplace(*store_, &*image_service_);
     sandboxes_->set_volume_service(&*volumes_);
     // Warm pools: what a previous run left is torn down (after the reconciliation above, which
     // already removed their runtime state and networks); filling starts once the API serves.
@@ -368,6 +370,7 @@ class Daemon {
     api::AddCommandRoutes(*router_, *commands_, *workers_);
     api::AddEndpointRoutes(*router_, *endpoints_);
     api::AddImageRoutes(*router_, *image_service_);
+    api::AddOperationRoutes(*router_, *operations_);
     api::AddStorageRoutes(*router_, *volumes_);
     api::AddSecretRoutes(*router_, *secrets_);
     api::AddEnvironmentRoutes(*router_, *images_, *image_policy_);
@@ -377,7 +380,7 @@ class Daemon {
     mcp_calls_.emplace(static_cast<size_t>(config_.mcp_call_threads));
     tool_services_.emplace(mcp::ToolServices{*sandboxes_, *commands_, *images_, *files_,
                                              *endpoints_, &*volumes_, &*objects_, &*sites_,
-                                             &*image_policy_});
+                                             &*image_policy_, &*operations_});
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
     oauth_.emplace(*store_, *auth_, *users_, listen_.host, config_.allow_signup);
     AddPublicRoutes(*router_, oauth_->Routes());
@@ -458,6 +461,7 @@ class Daemon {
   std::optional<core::ImagePolicy> image_policy_;
   std::optional<core::SandboxService> sandboxes_;
   std::optional<core::ImageService> image_service_;
+  std::optional<core::OperationService> operations_;
   std::optional<core::WarmPool> warm_pool_;
   std::optional<core::SecretService> secrets_;
   std::optional<core::CommandService> commands_;

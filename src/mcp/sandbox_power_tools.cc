@@ -1,4 +1,8 @@
-// stop_sandbox and start_sandbox over core::SandboxService (Stop, Start).
+// stop_sandbox and start_sandbox over core::SandboxService (Stop, Start), and
+// get_checkpoint_operation over core::OperationService: the checkpoint or restore each of
+// them began.
+#include "base/time.h"
+#include "core/operation.h"
 #include "mcp/sandbox_summary.h"
 #include "mcp/tools.h"
 
@@ -6,6 +10,20 @@ namespace adapt::mcp {
 namespace {
 
 using nlohmann::json;
+
+const json kOperationId = {
+    {"type", "string"},
+    {"maxLength", 64},
+    {"description", "the operation_id that stop_sandbox or start_sandbox returned"}};
+
+// A schema with the operation that get_checkpoint_operation follows.
+json WithOperation(json schema) {
+  schema["properties"]["operation_id"] = {
+      {"type", "string"},
+      {"description",
+       "the checkpoint (stop) or restore (start) operation; get_checkpoint_operation polls it"}};
+  return schema;
+}
 
 json SandboxIdInput() {
   return {{"type", "object"},
@@ -25,12 +43,57 @@ json StoppedSchema() {
   return schema;
 }
 
-json Stopped(const core::Sandbox& sandbox) {
-  json out = SandboxSummary(sandbox);
-  const auto& h = sandbox.hibernation;
+json Stopped(const core::PowerChange& stopped) {
+  json out = SandboxSummary(stopped.sandbox);
+  const auto& h = stopped.sandbox.hibernation;
   out["workspace"] = h ? json(h->workspace) : json();
   out["processes"] = h ? json(h->processes) : json();
+  out["operation_id"] = stopped.operation_id;
   return out;
+}
+
+json OperationSchema() {
+  const json nullable_string = {{"type", json::array({"string", "null"})}};
+  return {{"type", "object"},
+          {"properties",
+           {{"operation_id", {{"type", "string"}}},
+            {"kind", {{"type", "string"}, {"enum", json::array({"checkpoint", "restore"})}}},
+            {"sandbox_id", {{"type", "string"}}},
+            {"phase",
+             {{"type", "string"},
+              {"enum", json::array({"Pending", "Running", "Completed", "Failed"})}}},
+            {"progress_bytes",
+             {{"type", "integer"}, {"description", "bytes of the checkpoint image so far"}}},
+            {"error", nullable_string},
+            {"started_at", nullable_string},
+            {"finished_at", nullable_string},
+            {"next_action", {{"type", "string"}}}}},
+          {"required",
+           json::array({"operation_id", "kind", "sandbox_id", "phase", "error", "next_action"})}};
+}
+
+std::string NextOperationAction(const core::Operation& op) {
+  if (op.phase == "Completed")
+    return op.kind == core::kRestoreOperation
+               ? "The sandbox is restored; call wait_for_sandbox if it is not ready yet."
+               : "The sandbox is stopped with its processes saved; start_sandbox resumes it.";
+  if (op.phase == "Failed") return "Read error: it says what happened and where the sandbox is.";
+  return "Call get_checkpoint_operation again with this operation_id.";
+}
+
+json OperationSummary(const core::Operation& op) {
+  auto time = [](const std::optional<int64_t>& t) {
+    return t ? json(FormatRfc3339(*t)) : json(nullptr);
+  };
+  return {{"operation_id", op.id},
+          {"kind", op.kind},
+          {"sandbox_id", op.sandbox_id.value_or("")},
+          {"phase", op.phase},
+          {"progress_bytes", op.bytes},
+          {"error", op.error ? json(*op.error) : json(nullptr)},
+          {"started_at", time(op.started_at)},
+          {"finished_at", time(op.finished_at)},
+          {"next_action", NextOperationAction(op)}};
 }
 
 }  // namespace
@@ -43,7 +106,7 @@ void AddSandboxPowerTools(ToolRegistry& registry, const ToolServices& services) 
        "Stops a running sandbox's compute. A durable sandbox is saved to disk, processes and "
        "files included, and start_sandbox resumes it; an instant sandbox's workspace files are "
        "discarded on purpose, and it starts again fresh from its image.",
-       SandboxIdInput(), StoppedSchema(), ToolAnnotations{false, true, false, false},
+       SandboxIdInput(), WithOperation(StoppedSchema()), ToolAnnotations{false, true, false, false},
        [&sandboxes](ToolContext& ctx, const json& args) {
          auto s = sandboxes.Stop(ctx.who, args["sandbox_id"]);
          if (!s.ok()) return ToolResult::Fail(FailureSentence(s.status()));
@@ -54,13 +117,40 @@ void AddSandboxPowerTools(ToolRegistry& registry, const ToolServices& services) 
       {"start_sandbox", "Start a stopped sandbox",
        "Starts a stopped (hibernated) sandbox and waits a few seconds for it. When ready is "
        "false, call wait_for_sandbox until it is true.",
-       SandboxIdInput(), SandboxSummarySchema(), ToolAnnotations{false, true, false, false},
-       [&sandboxes](ToolContext& ctx, const json& args) {
+       SandboxIdInput(), WithOperation(SandboxSummarySchema()),
+       ToolAnnotations{false, true, false, false}, nullptr,
+       [&sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
          std::string id = args["sandbox_id"];
          auto started = sandboxes.Start(ctx.who, id);
-         if (!started.ok()) return ToolResult::Fail(FailureSentence(started.status()));
-         auto s = WaitForSandboxReady(sandboxes, ctx, id, 10);
-         return ToolResult::Ok(SandboxSummary(s.ok() ? *s : *started));
+         if (!started.ok()) return reply(ToolResult::Fail(FailureSentence(started.status())));
+         // The brief wait for it answers later, holding no thread meanwhile.
+         WaitForSandboxReadyLater(sandboxes, ctx, id, 10,
+                                  [reply, started = *started](Result<core::Sandbox> s) {
+                                    json out = SandboxSummary(s.ok() ? *s : started.sandbox);
+                                    out["operation_id"] = started.operation_id;
+                                    reply(ToolResult::Ok(out));
+                                  });
+       }});
+
+  if (!services.operations) return;
+  core::OperationService& operations = *services.operations;
+  registry.Add(
+      {"get_checkpoint_operation",
+       "Get a checkpoint or restore operation",
+       "Poll an asynchronous checkpoint or restore request until phase is Completed or Failed.",
+       {{"type", "object"},
+        {"properties", {{"operation_id", kOperationId}}},
+        {"required", json::array({"operation_id"})},
+        {"additionalProperties", false}},
+       OperationSchema(),
+       ToolAnnotations{true, false, true, false},
+       [&operations](ToolContext& ctx, const json& args) {
+         std::string id = args["operation_id"];
+         auto op = operations.Get(ctx.who, id);
+         // Only a sandbox's operations are this tool's: an image pull's id is not one.
+         if (op.ok() && !op->sandbox_id) op = NotFound("operation " + id + " not found");
+         if (!op.ok()) return ToolResult::Fail(FailureSentence(op.status()));
+         return ToolResult::Ok(OperationSummary(*op));
        }});
 }
 

@@ -20,9 +20,5 @@ nlohmann::json SandboxIdArgumentSchema();
 void WaitForSandboxReadyLater(core::SandboxService& sandboxes, ToolContext& ctx,
                               const std::string& id, int seconds,
                               std::function<void(Result<core::Sandbox>)> done);
-// The same wait on the caller's thread, for the brief waits of create_sandbox and
-// start_sandbox.
-Result<core::Sandbox> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
-                                          const std::string& id, int seconds);
 
 }  // namespace adapt::mcp

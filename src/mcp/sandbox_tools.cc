@@ -70,11 +70,6 @@ json Summary(const core::Sandbox& s) {
           {"next_action", NextAction(s.status)}};
 }
 
-Result<core::Sandbox> WaitReady(core::SandboxService& sandboxes, ToolContext& ctx,
-                                const std::string& id, int seconds) {
-  return WaitForSandboxReady(sandboxes, ctx, id, seconds);
-}
-
 json CreateInputSchema(bool gpu) {
   json props = {
       {"image",
@@ -127,12 +122,15 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
        "list_sandbox_environments reports, then waits a few seconds for it to start. When ready "
        "is false, call wait_for_sandbox until it is true.",
        CreateInputSchema(false), SandboxSchema(), ToolAnnotations{false, true, false, false},
-       [&sandboxes](ToolContext& ctx, const json& args) {
+       nullptr, [&sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
          auto created = sandboxes.Create(ctx.who, CreateSandboxFromArguments(args), std::nullopt,
                                          McpSandboxFields());
-         if (!created.ok()) return ToolResult::Fail(FailureSentence(created.status()));
-         auto s = WaitReady(sandboxes, ctx, created->id, 10);
-         return ToolResult::Ok(Summary(s.ok() ? *s : *created));
+         if (!created.ok()) return reply(ToolResult::Fail(FailureSentence(created.status())));
+         // The brief wait for it to boot answers later, holding no thread meanwhile.
+         WaitForSandboxReadyLater(sandboxes, ctx, created->id, 10,
+                                  [reply, created = *created](Result<core::Sandbox> s) {
+                                    reply(ToolResult::Ok(Summary(s.ok() ? *s : created)));
+                                  });
        }});
 
   registry.Add({"create_gpu_sandbox", "Create a GPU sandbox",

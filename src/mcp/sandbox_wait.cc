@@ -3,7 +3,6 @@
 // sandbox's status changes, reports progress each second, and ends early when the client
 // cancels the call.
 #include <chrono>
-#include <future>
 
 #include "mcp/sandbox_summary.h"
 
@@ -24,15 +23,6 @@ void WaitForSandboxReadyLater(core::SandboxService& sandboxes, ToolContext& ctx,
       [&sandboxes, who = ctx.who, id, done](core::Waiter::End) { done(sandboxes.Get(who, id)); },
       std::move(ticks));
   ctx.cancelled->OnSet([wait] { wait.Cancel(); });
-}
-
-Result<core::Sandbox> WaitForSandboxReady(core::SandboxService& sandboxes, ToolContext& ctx,
-                                          const std::string& id, int seconds) {
-  auto answer = std::make_shared<std::promise<Result<core::Sandbox>>>();
-  auto future = answer->get_future();
-  WaitForSandboxReadyLater(sandboxes, ctx, id, seconds,
-                           [answer](Result<core::Sandbox> s) { answer->set_value(std::move(s)); });
-  return future.get();
 }
 
 }  // namespace adapt::mcp

@@ -11,6 +11,7 @@
 #include "core/file_service.h"
 #include "core/image_catalog.h"
 #include "core/object_service.h"
+#include "core/operation_service.h"
 #include "core/sandbox_service.h"
 #include "mcp/tool_registry.h"
 #include "storage/site_service.h"
@@ -29,6 +30,7 @@ struct ToolServices {
   storage::SiteService* sites = nullptr;      // null: no publish_static_website
   // What list_sandbox_environments reports of the image policy; null: the default policy.
   const core::ImagePolicy* image_policy = nullptr;
+  core::OperationService* operations = nullptr;  // null: no get_checkpoint_operation
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);

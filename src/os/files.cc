@@ -76,6 +76,20 @@ Status RemoveTree(const std::string& path) {
   return Status::Ok();
 }
 
+uint64_t TreeBytes(const std::string& dir) {
+  std::error_code ec;
+  uint64_t total = 0;
+  for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec)) {
+      uintmax_t n = it->file_size(size_ec);
+      if (!size_ec) total += n;
+    }
+  }
+  return total;
+}
+
 bool Exists(const std::string& path) {
   struct stat st;
   return ::lstat(path.c_str(), &st) == 0;

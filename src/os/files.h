@@ -1,6 +1,7 @@
 // Files and directories: durable writes are tmp + fsync + rename.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ Status MakeDirs(const std::string& path, int mode = 0755);
 // Removes `path` and everything below it; does not cross into mounted filesystems.
 Status RemoveTree(const std::string& path);
 bool Exists(const std::string& path);
+// The bytes of the regular files below `dir` (0 when it does not exist or cannot be read).
+uint64_t TreeBytes(const std::string& dir);
 // Names of the entries of `dir` (no "." or ".."), sorted; empty when it does not exist.
 std::vector<std::string> ListDir(const std::string& dir);
 // Creates a sparse file of `bytes` bytes.

@@ -93,6 +93,15 @@ TEST_F(FilesTest, ListDirOfAMissingDirectoryIsEmpty) {
   EXPECT_TRUE(ListDir(dir_ + "/missing").empty());
 }
 
+TEST_F(FilesTest, TreeBytesAddsUpTheFilesBelowADirectory) {
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/a", std::string(1000, 'a')).ok());
+  ASSERT_TRUE(MakeDirs(dir_ + "/sub/deeper").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/sub/deeper/b", std::string(24, 'b')).ok());
+  EXPECT_EQ(TreeBytes(dir_), 1024u);
+  EXPECT_EQ(TreeBytes(dir_ + "/sub"), 24u);
+  EXPECT_EQ(TreeBytes(dir_ + "/missing"), 0u);
+}
+
 TEST_F(FilesTest, MakeDirsCreatesParentsWithModeAndIsIdempotent) {
   std::string path = dir_ + "/x/y/z";
   ASSERT_TRUE(MakeDirs(path, 0700).ok());

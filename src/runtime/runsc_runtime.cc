@@ -18,6 +18,7 @@
 #include "os/files.h"
 #include "os/mount.h"
 #include "os/process.h"
+#include "runtime/checkpoint_refusal.h"
 #include "runtime/rootfs.h"
 #include "runtime/security_profile.h"
 #include "runtime/statx_fix.h"
@@ -450,6 +451,9 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
   RETURN_IF_ERROR(os::RemoveTree(partial));
   RETURN_IF_ERROR(os::MakeDirs(partial, 0700));
   ADAPT_FAULT_POINT("runtime.checkpoint.begin");
+  std::vector<std::string> argv{shim.runsc};
+  argv.insert(argv.end(), shim.global_flags.begin(), shim.global_flags.end());
+  argv.insert(argv.end(), {"checkpoint", "--image-path=" + partial, id});
   // The agent's connection is closed first: the agent then waits to reconnect, which it
   // does to the listener that Launch makes when the sandbox is restored.
   if (options_.agents) {
@@ -458,15 +462,15 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
     // connected host socket would restore a dead connection.
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
-  std::vector<std::string> argv{shim.runsc};
-  argv.insert(argv.end(), shim.global_flags.begin(), shim.global_flags.end());
-  argv.insert(argv.end(), {"checkpoint", "--image-path=" + partial, id});
   auto r = os::RunCommand(argv);
   if (!r.ok()) return r.status().WithContext("checkpointing sandbox " + id);
   if (r->status.signaled() || r->status.exit_code != 0) {
     IgnoreError(os::RemoveTree(partial), "a later checkpoint replaces the partial image");
     std::string out = r->output;
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+    // A refusal is not retried: this runsc tears the sandbox down when its save fails.
+    if (auto refusal = ParseCheckpointRefusal(out))
+      return Status(Code::kUnsupported, refusal->sentence);
     return Internal("checkpointing sandbox " + id + " failed: " + out);
   }
   ADAPT_FAULT_POINT("runtime.checkpoint.after_runsc");
@@ -480,6 +484,10 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
 
 bool RunscRuntime::HasCheckpoint(const std::string& id) {
   return os::Exists(CheckpointDir(id) + "/checkpoint.img");
+}
+
+uint64_t RunscRuntime::CheckpointBytes(const std::string& id) {
+  return os::TreeBytes(CheckpointDir(id)) + os::TreeBytes(CheckpointDir(id) + ".partial");
 }
 
 void RunscRuntime::DiscardCheckpoint(const std::string& id) {

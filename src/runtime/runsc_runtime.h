@@ -42,6 +42,7 @@ class RunscRuntime : public Runtime {
   Result<ExecDefaults> GetExecDefaults(const std::string& sandbox_id) override;
   Status Checkpoint(const std::string& sandbox_id) override;
   bool HasCheckpoint(const std::string& sandbox_id) override;
+  uint64_t CheckpointBytes(const std::string& sandbox_id) override;
   void DiscardCheckpoint(const std::string& sandbox_id) override;
   // Listens again for the agents of the sandboxes still running (after an adaptd restart).
   void ResumeAgents();

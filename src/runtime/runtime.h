@@ -109,6 +109,8 @@ class Runtime {
   }
   // Whether a complete checkpoint of the sandbox is on disk.
   virtual bool HasCheckpoint(const std::string& /*sandbox_id*/) { return false; }
+  // The size of the sandbox's checkpoint on disk, complete or being written (0: none).
+  virtual uint64_t CheckpointBytes(const std::string& /*sandbox_id*/) { return 0; }
   // Removes the sandbox's checkpoint (after a restore, or when it cannot be used).
   virtual void DiscardCheckpoint(const std::string& /*sandbox_id*/) {}
 };

@@ -135,6 +135,11 @@ class MemoryStore : public Store {
   Result<UserRecord> FindUserByEmail(const std::string& email) override;
   Result<std::vector<UserRecord>> ListUsers(const std::string& org_id) override;
 
+  Status PutOperation(const OperationRecord& op) override;
+  Result<OperationRecord> GetOperation(const std::string& org_id, const std::string& id) override;
+  Result<std::vector<OperationRecord>> ListOpenOperations(const std::string& sandbox_id) override;
+  Result<std::vector<OperationRecord>> ListAllOpenOperations() override;
+
  private:
   struct IdempotencyEntry {
     std::string body_hash;
@@ -169,6 +174,7 @@ class MemoryStore : public Store {
   std::vector<PoolMemberRecord> pool_;
   std::map<std::pair<std::string, std::string>, SecretRecord> secrets_;  // (org, name)
   std::vector<UserRecord> users_;                                        // insertion order
+  std::vector<OperationRecord> operations_;                              // insertion order
   ValueSealer sealer_;
   std::optional<Status> write_fault_;
 };

@@ -568,4 +568,52 @@ Status MemoryStore::DeleteSecret(const std::string& org_id, const std::string& n
   return Status::Ok();
 }
 
+namespace {
+
+bool IsOpen(const OperationRecord& op) { return op.phase == "Pending" || op.phase == "Running"; }
+
+}  // namespace
+
+Status MemoryStore::PutOperation(const OperationRecord& op) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  for (auto& row : operations_) {
+    if (row.id != op.id) continue;
+    // As SQLite's upsert: who, what and when it began stay as first written.
+    row.phase = op.phase;
+    row.bytes = op.bytes;
+    row.total_bytes = op.total_bytes;
+    row.error = op.error;
+    row.finished_at = op.finished_at;
+    return Status::Ok();
+  }
+  operations_.push_back(op);
+  return Status::Ok();
+}
+
+Result<OperationRecord> MemoryStore::GetOperation(const std::string& org_id,
+                                                  const std::string& id) {
+  std::lock_guard lock(mu_);
+  for (const auto& op : operations_)
+    if (op.org_id == org_id && op.id == id) return op;
+  return NotFound("operation " + id + " not found");
+}
+
+Result<std::vector<OperationRecord>> MemoryStore::ListOpenOperations(
+    const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  std::vector<OperationRecord> out;
+  for (const auto& op : operations_)
+    if (op.sandbox_id == sandbox_id && IsOpen(op)) out.push_back(op);
+  return out;
+}
+
+Result<std::vector<OperationRecord>> MemoryStore::ListAllOpenOperations() {
+  std::lock_guard lock(mu_);
+  std::vector<OperationRecord> out;
+  for (const auto& op : operations_)
+    if (IsOpen(op)) out.push_back(op);
+  return out;
+}
+
 }  // namespace adapt::store

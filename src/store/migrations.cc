@@ -203,6 +203,22 @@ CREATE TABLE users (
 );
 CREATE INDEX users_by_org ON users(org_id, created_at);
 )sql"},
+      {14, R"sql(
+CREATE TABLE operations (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  sandbox_id TEXT NOT NULL,
+  phase TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  total_bytes INTEGER NOT NULL,
+  error TEXT NOT NULL,
+  started_at INTEGER NOT NULL,
+  finished_at INTEGER NOT NULL
+);
+CREATE INDEX operations_open_by_sandbox ON operations(sandbox_id, phase);
+)sql"},
   };
   return kMigrations;
 }

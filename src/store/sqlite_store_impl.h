@@ -110,6 +110,11 @@ class SqliteStore : public Store {
   Result<std::vector<SecretRecord>> ListSecrets(const std::string& org_id) override;
   Status DeleteSecret(const std::string& org_id, const std::string& name) override;
 
+  Status PutOperation(const OperationRecord& op) override;
+  Result<OperationRecord> GetOperation(const std::string& org_id, const std::string& id) override;
+  Result<std::vector<OperationRecord>> ListOpenOperations(const std::string& sandbox_id) override;
+  Result<std::vector<OperationRecord>> ListAllOpenOperations() override;
+
   Status PutPoolMember(const PoolMemberRecord& member) override;
   Result<std::vector<PoolMemberRecord>> ListPoolMembers() override;
   Status DeletePoolMember(const std::string& id) override;

@@ -285,5 +285,52 @@ TEST_F(SqliteStoreTest, ImageFieldsSurviveTheRoundTrip) {
   EXPECT_EQ(got->error, "401 from registry");
 }
 
+TEST_P(StoreTest, OperationsAreScopedToTheOrgUpdatedInPlaceAndListedWhileOpen) {
+  OperationRecord op;
+  op.id = NewId("op");
+  op.org_id = org_.id;
+  op.kind = "checkpoint";
+  op.sandbox_id = "sbx_a";
+  op.phase = "Running";
+  op.started_at = 1000;
+  ASSERT_TRUE(store_->PutOperation(op).ok());
+  OperationRecord other = op;
+  other.id = NewId("op");
+  other.org_id = other_org_.id;
+  other.sandbox_id = "sbx_b";
+  other.phase = "Pending";
+  ASSERT_TRUE(store_->PutOperation(other).ok());
+
+  EXPECT_EQ(store_->GetOperation(other_org_.id, op.id).status().code(), Code::kNotFound);
+  auto open = store_->ListOpenOperations("sbx_a");
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 1u);
+  EXPECT_EQ((*open)[0].id, op.id);
+  auto all = store_->ListAllOpenOperations();
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 2u);
+
+  op.phase = "Failed";
+  op.error = "runsc checkpoint failed";
+  op.bytes = 42;
+  op.total_bytes = 42;
+  op.finished_at = 2000;
+  op.kind = "restore";  // ignored: an operation's kind never changes
+  ASSERT_TRUE(store_->PutOperation(op).ok());
+  Reopen();
+  auto got = store_->GetOperation(org_.id, op.id);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->kind, "checkpoint");
+  EXPECT_EQ(got->sandbox_id, "sbx_a");
+  EXPECT_EQ(got->phase, "Failed");
+  EXPECT_EQ(got->error, "runsc checkpoint failed");
+  EXPECT_EQ(got->bytes, 42u);
+  EXPECT_EQ(got->started_at, 1000);
+  EXPECT_EQ(got->finished_at, 2000);
+  open = store_->ListOpenOperations("sbx_a");
+  ASSERT_TRUE(open.ok());
+  EXPECT_TRUE(open->empty());
+}
+
 }  // namespace
 }  // namespace adapt::store

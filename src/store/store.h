@@ -16,6 +16,7 @@
 #include "store/network_store.h"
 #include "store/oauth_store.h"
 #include "store/object_record_store.h"
+#include "store/operation_store.h"
 #include "store/org_store.h"
 #include "store/pool_store.h"
 #include "store/records.h"
@@ -43,7 +44,8 @@ class Store : public OrgStore,
               public SiteStore,
               public PoolStore,
               public SecretStore,
-              public UserStore {
+              public UserStore,
+              public OperationStore {
  public:
   ~Store() override = default;
 };

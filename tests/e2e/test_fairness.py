@@ -250,3 +250,55 @@ def test_imports_in_progress_are_capped(small, registry):
     status, img = org.api("POST", "/v1/images", {"reference": push(registry, "cap/imp:2")})
     assert status == 202, img
     wait_settled(org)
+
+
+def test_mcp_create_sandbox_waits_briefly_without_holding_a_call_thread():
+    """create_sandbox waits ~10 s for its sandbox (start_sandbox the same way); that wait
+    parks on the core's waiter (Tool::run_later), so twice as many creates as
+    --mcp-call-threads wait side by side and other MCP calls are answered meanwhile. The sandboxes stay provisioning: their image
+    comes from a loopback "registry" that accepts connections and never answers."""
+    stall = socket.create_server(("127.0.0.1", 0))
+    port = stall.getsockname()[1]
+    held = []
+    stall.settimeout(0.2)
+    d = harness.Daemon(extra_args=["--mcp-call-threads", "2", "--worker-threads", "16"])
+    d.start()
+    try:
+        orgs = [d.new_org() for _ in range(2)]
+        sessions = [mcp.initialize(d, o.key)[0] for o in orgs]
+        calls = 2 * 2  # twice --mcp-call-threads
+        with ThreadPoolExecutor(calls + 1) as pool:
+            started = time.monotonic()
+            futures = []
+            for i in range(calls):
+                # A call holds one of the call threads only until its wait begins.
+                futures.append(pool.submit(timed, lambda i=i: mcp_call(
+                    d, orgs[i % 2].key, sessions[i % 2], "create_sandbox",
+                    {"image": "127.0.0.1:%d/stall/app:1" % port}, id=10 + i)))
+                time.sleep(0.5)
+            # Accept the pulls' connections and hold them unanswered.
+            while time.monotonic() - started < 4:
+                try:
+                    held.append(stall.accept()[0])
+                except OSError:
+                    pass
+            assert not any(f.done() for f in futures), [f.result() for f in futures if f.done()]
+            (status, _, text), took = timed(lambda: mcp_call(
+                d, orgs[0].key, sessions[0], "list_sandboxes", {}, id=99))
+            assert status == 200, text
+            assert took < 3, "list_sandboxes took %.1f s while creates waited" % took
+            listed = json.loads(text)["result"]["structuredContent"]["sandboxes"]
+            assert [s["status"] for s in listed] == ["provisioning"] * 2, listed
+            for f in futures:
+                (status, _, text), took = f.result(timeout=60)
+                assert status == 200, text
+                out = json.loads(text)["result"]["structuredContent"]
+                assert out["status"] == "provisioning" and out["ready"] is False, out
+                # Each waited its own ~10 s; none queued behind another's wait (that would be
+                # 20 s and more with two call threads).
+                assert 8 < took < 17, "create_sandbox took %.1f s" % took
+    finally:
+        for c in held:
+            c.close()
+        stall.close()
+        close_daemon(d)

@@ -13,7 +13,7 @@ EXPECTED_TOOLS = {
     "create_sandbox", "create_gpu_sandbox", "get_sandbox", "list_sandboxes", "wait_for_sandbox",
     "delete_sandbox", "list_sandbox_environments", "list_gpu_types", "run_command", "run_python",
     "get_command_result", "read_workspace_file", "expose_sandbox_app", "disable_sandbox_app",
-    "list_public_apps", "stop_sandbox", "start_sandbox",
+    "list_public_apps", "stop_sandbox", "start_sandbox", "get_checkpoint_operation",
     "list_public_apps",
     "create_persistent_storage", "list_persistent_storage", "delete_persistent_storage",
     "delete_sandbox_keep_storage",
@@ -23,7 +23,7 @@ EXPECTED_TOOLS = {
 }
 READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_environments",
              "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps",
-             "list_persistent_storage",
+             "list_persistent_storage", "get_checkpoint_operation",
              "list_object_storage", "read_object_storage_text", "list_object_artifacts",
              "read_object_text_artifact", "download_object_artifact"}
 
@@ -275,7 +275,10 @@ def test_sdk_full_flow(org, daemon, mode):
         assert apps[2] == []
         stopped = by_name["stop_sandbox"][0]["structuredContent"]
         assert (stopped["status"], stopped["workspace"]) == ("hibernated", "discarded")
+        assert by_name["get_checkpoint_operation"][0]["structuredContent"]["operation_id"] == stopped["operation_id"]
+        assert by_name["get_checkpoint_operation"][0]["structuredContent"]["phase"] == "Completed"
         assert by_name["start_sandbox"][0]["structuredContent"]["status"] in ("provisioning", "running")
+        assert by_name["start_sandbox"][0]["structuredContent"]["operation_id"].startswith("op_")
         kept = by_name["delete_sandbox_keep_storage"][0]
         assert not kept["isError"] and kept["structuredContent"]["kept_storage"] is None
         deleted = by_name["delete_sandbox"]

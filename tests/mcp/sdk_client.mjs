@@ -2,7 +2,8 @@
 // or over stdio (`adapt mcp`), and prints one JSON report on stdout for the pytest side.
 // Usage: node sdk_client.mjs http|stdio URL KEY ADAPT_BINARY SCENARIO
 //   SCENARIO: tools (initialize + every page of tools/list), flow (a sandbox's life),
-//             cancel (cancel a running call), calls (the calls listed in ADAPT_MCP_CALLS)
+//             cancel (cancel a running call), calls (the calls listed in ADAPT_MCP_CALLS),
+//             checkpoint (stop, start and their operations)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -107,7 +108,8 @@ if (scenario === "flow") {
   await call("save_workspace_file_to_object_storage", { sandbox_id: id, workspace_path: "index.html", key: "mcp-site/index.html" });
   await call("publish_static_website", { source: "mcp-site" });
   await call("attach_sandbox_object_storage", { sandbox_id: id });
-  await call("stop_sandbox", { sandbox_id: id });
+  const stopped = await call("stop_sandbox", { sandbox_id: id });
+  await call("get_checkpoint_operation", { operation_id: stopped.structuredContent?.operation_id ?? "none" });
   await call("start_sandbox", { sandbox_id: id });
   await call("create_persistent_storage", { name: "mcp-flow-data", size_gib: 0.125 });
   await call("list_persistent_storage", {});
@@ -121,6 +123,31 @@ if (scenario === "calls") {
   // ADAPT_MCP_CALLS: a JSON list of [tool, arguments], called in order (the tests check the
   // report's calls).
   for (const [name, args] of JSON.parse(process.env.ADAPT_MCP_CALLS || "[]")) await call(name, args);
+}
+
+if (scenario === "checkpoint") {
+  // A durable sandbox stopped and started, each operation polled until it is finished.
+  const created = await call("create_sandbox", { image: "debian:12", startup_class: "durable", name: "mcp-checkpoint" });
+  const id = created.structuredContent.sandbox_id;
+  report.sandbox_id = id;
+  let ready = created.structuredContent.ready;
+  for (let i = 0; i < 5 && !ready; i++)
+    ready = (await call("wait_for_sandbox", { sandbox_id: id })).structuredContent.ready;
+  await call("get_checkpoint_operation", { operation_id: "op_doesnotexist0000000" });
+  const poll = async (opId) => {
+    for (let i = 0; i < 600; i++) {
+      const op = await call("get_checkpoint_operation", { operation_id: opId });
+      if (op.isError || ["Completed", "Failed"].includes(op.structuredContent.phase)) return op;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  const stopped = await call("stop_sandbox", { sandbox_id: id });
+  await poll(stopped.structuredContent.operation_id);
+  const started = await call("start_sandbox", { sandbox_id: id });
+  await poll(started.structuredContent.operation_id);
+  ready = false;
+  for (let i = 0; i < 5 && !ready; i++)
+    ready = (await call("wait_for_sandbox", { sandbox_id: id })).structuredContent.ready;
 }
 
 if (scenario === "cancel") {

@@ -7,9 +7,14 @@ process, adaptd started with ADAPT_FAULT=<point>, the stop or start driven until
 at the point, adaptd restarted unarmed. Then the sandbox is stopped (hibernated, its stop
 finished: a start is accepted) or running, never stuck stopping or starting; its files are
 there after a start, and its processes too when the record says they were saved; once it is
-deleted the host holds nothing more than before (leaks.py).
+deleted the host holds nothing more than before (leaks.py). The stop's checkpoint operation and
+the start's restore operation are finished by then (GET /v1/operations/{id}): Completed when the
+work was done, Failed with a reason otherwise, never left Pending or Running; a crash between
+writing the operation and the transition it announces leaves the sandbox as it was.
 """
 
+import os
+import sqlite3
 import time
 
 import pytest
@@ -55,6 +60,25 @@ START_POINTS = [
 
 # A background loop whose pid must survive a checkpoint and restore.
 BACKGROUND = "nohup sh -c 'while true; do sleep 0.2; done' >/dev/null 2>&1 & echo $!"
+
+
+def operation_of(d, client, sid, kind):
+    """The sandbox's latest operation of `kind`, read back through the API. Its id is found in
+    adapt.db: the crash cut the answer that would have carried it."""
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(d.state_dir, "adapt.db"), uri=True)
+    try:
+        row = db.execute("SELECT id FROM operations WHERE sandbox_id = ? AND kind = ? "
+                         "ORDER BY seq DESC LIMIT 1", (sid, kind)).fetchone()
+    finally:
+        db.close()
+    assert row, "no %s operation recorded for %s" % (kind, sid)
+    status, op = client.api("GET", "/v1/operations/" + row[0])
+    assert status == 200, (status, op)
+    assert op["phase"] in ("Completed", "Failed"), "left %s after the restart: %r" % (op["phase"], op)
+    assert op["finishedAt"], op
+    if op["phase"] == "Failed":
+        assert op["error"], "a failed operation says why: %r" % op
+    return op
 
 
 @pytest.fixture(scope="module")
@@ -140,6 +164,9 @@ def test_crash_during_stop(crash_daemon, point, processes):
     assert sbx["hibernation"]["processes"] in processes, (sbx["hibernation"], sbx)
     if sbx["hibernation"]["processes"] == "lost":
         assert sbx["hibernation"]["note"], "lost processes are explained: %r" % sbx
+    op = operation_of(d, d.admin, sid, "checkpoint")
+    want = "Completed" if sbx["hibernation"]["processes"] == "saved" else "Failed"
+    assert op["phase"] == want, (op, sbx["hibernation"])
     start_and_check(d.admin, sid, pid, sbx["hibernation"]["processes"] == "saved")
     d.admin.delete(sid)
     assert_no_leaks(d, before, [sid])
@@ -158,11 +185,61 @@ def test_crash_during_start(crash_daemon, point, settles):
     wait_for_crash(d, point)
     restart(d)
     sbx = settled(d.admin, sid, settles)
+    op = operation_of(d, d.admin, sid, "restore")
     if sbx["status"] == "hibernated":
         # Undone: stopped as before, the checkpoint kept, so the processes come back.
         assert sbx["hibernation"]["processes"] == "saved", sbx
+        assert op["phase"] == "Failed" and "hibernated" in op["error"], op
         start_and_check(d.admin, sid, pid, True)
     else:
+        assert op["phase"] == "Completed", op
         check_running(d.admin, sid, pid, True)
+    d.admin.delete(sid)
+    assert_no_leaks(d, before, [sid])
+
+
+def test_crash_after_the_checkpoint_operation_is_written_leaves_the_sandbox_running(crash_daemon):
+    """sandbox.stop.after_operation: the operation is written, the stop is not: the sandbox
+    was never touched, so it runs on, and the operation is Failed saying so."""
+    d = crash_daemon
+    point = "sandbox.stop.after_operation"
+    restart(d)
+    before = leaks.snapshot(d)
+    restart(d, point)
+    sid, pid = durable_sandbox(d.admin, point)
+    try_api(d.admin, "POST", "/v1/sandboxes/%s/stop" % sid)
+    wait_for_crash(d, point)
+    restart(d)
+    sbx = settled(d.admin, sid, ("running",))
+    assert sbx["hibernation"] is None, sbx
+    op = operation_of(d, d.admin, sid, "checkpoint")
+    assert op["phase"] == "Failed" and "still running" in op["error"], op
+    check_running(d.admin, sid, pid, True)
+    # The sandbox stops normally afterwards, with an operation of its own.
+    status, body = d.admin.api("POST", "/v1/sandboxes/%s/stop" % sid)
+    assert status == 200 and body["operationId"] != op["id"], (status, body)
+    d.admin.delete(sid)
+    assert_no_leaks(d, before, [sid])
+
+
+def test_crash_after_the_restore_operation_is_written_leaves_the_sandbox_hibernated(crash_daemon):
+    """sandbox.start.after_operation: the operation is written, the start is not: the sandbox
+    is still stopped with its checkpoint, and the operation is Failed saying so."""
+    d = crash_daemon
+    point = "sandbox.start.after_operation"
+    restart(d)
+    before = leaks.snapshot(d)
+    sid, pid = durable_sandbox(d.admin, point)
+    status, body = d.admin.api("POST", "/v1/sandboxes/%s/stop" % sid)
+    assert status == 200 and body["hibernation"]["processes"] == "saved", (status, body)
+    restart(d, point)
+    try_api(d.admin, "POST", "/v1/sandboxes/%s/start" % sid)
+    wait_for_crash(d, point)
+    restart(d)
+    sbx = settled(d.admin, sid, ("hibernated",))
+    assert sbx["hibernation"]["processes"] == "saved", sbx
+    op = operation_of(d, d.admin, sid, "restore")
+    assert op["phase"] == "Failed" and "hibernated" in op["error"], op
+    start_and_check(d.admin, sid, pid, True)
     d.admin.delete(sid)
     assert_no_leaks(d, before, [sid])

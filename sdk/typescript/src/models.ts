@@ -79,6 +79,7 @@ export interface SandboxInfo {
   endpoints: Endpoint[];
   hibernation?: Hibernation | null;
   pool?: Pool;
+  operationId?: string;
   environmentNames: string[];
   environmentSources: EnvironmentSource[];
   secrets?: string[];
@@ -165,7 +166,10 @@ export interface Operation {
   phase: string;
   progress: Progress;
   imageId?: string;
+  sandboxId?: string;
   error: string | null;
+  startedAt?: string | null;
+  finishedAt?: string | null;
 }
 
 export interface Secret {

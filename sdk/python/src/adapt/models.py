@@ -97,6 +97,7 @@ class SandboxInfo:
     storage: Optional[str] = None
     hibernation: Optional[Hibernation] = None
     pool: Optional[Pool] = None
+    operation_id: Optional[str] = None
     secrets: Optional[List[str]] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -196,6 +197,9 @@ class Operation:
     progress: Progress
     error: Optional[str]
     image_id: Optional[str] = None
+    sandbox_id: Optional[str] = None
+    started_at: Optional[str] = None
+    finished_at: Optional[str] = None
 
 
 @dataclass

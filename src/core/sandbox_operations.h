@@ -1,0 +1,34 @@
+// The records of a sandbox's checkpoint and restore operations, written by SandboxLifecycle
+// beside the transitions they describe. An operation is finished from the state its
+// sandbox settled in (SettleSandboxOperations), so that whatever ended the work (its own end,
+// a failure, a delete, or a restart of adaptd and reconciliation) finishes the operation too:
+// none stays Pending or Running once its sandbox has left the stop or start.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "store/operation_store.h"
+#include "store/sandbox_store.h"
+
+namespace adapt::core {
+
+// Records a new operation of `kind` on sandbox `sandbox_id` in `phase` and returns its id.
+Result<std::string> BeginSandboxOperation(store::OperationStore& ops, const std::string& org_id,
+                                          const std::string& sandbox_id, const std::string& kind,
+                                          const std::string& phase, uint64_t total_bytes = 0);
+// Moves the sandbox's open operations of `kind` to Running.
+void MarkSandboxOperationsRunning(store::OperationStore& ops, const std::string& sandbox_id,
+                                  const std::string& kind);
+// Fails the sandbox's open operations of `kind` with `error` (one sentence).
+void FailSandboxOperations(store::OperationStore& ops, const std::string& sandbox_id,
+                           const std::string& kind, const std::string& error);
+// Finishes the sandbox's open operations that its current record settles: a checkpoint once
+// the stop has finished (Completed when the processes were saved, or there were none to save;
+// Failed with the hibernation's note otherwise), a restore once the sandbox is no longer
+// starting (Completed when it runs). An operation whose sandbox is still stopping or starting
+// stays open. `checkpoint_bytes`: the checkpoint's size on disk, the progress of both.
+void SettleSandboxOperations(store::OperationStore& ops, store::SandboxStore& sandboxes,
+                             const std::string& sandbox_id, uint64_t checkpoint_bytes);
+
+}  // namespace adapt::core
