@@ -43,10 +43,8 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services) {
 
   registry.Add({"expose_sandbox_app",
                 "Expose a sandbox app",
-                "Publishes one port of a running sandbox on a random public HTTPS hostname (and "
-                "plain HTTP), without stopping the sandbox. Anyone with the URL can reach it "
-                "until disable_sandbox_app removes it or the sandbox ends. Not available for "
-                "sandboxes created without networking.",
+                "Temporarily expose one port of a running sandbox through a random public HTTPS "
+                "hostname.",
                 {{"type", "object"},
                  {"properties", {{"sandbox_id", kSandboxId}, {"port", kPort}}},
                  {"required", json::array({"sandbox_id", "port"})},
@@ -60,43 +58,41 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services) {
                   return ToolResult::Ok(App(*made));
                 }});
 
-  registry.Add(
-      {"disable_sandbox_app",
-       "Disable a sandbox app",
-       "Removes a temporary public route (by app_id, or every route to port) without stopping "
-       "or modifying the sandbox. Removing a route that is already gone succeeds.",
-       {{"type", "object"},
-        {"properties",
-         {{"sandbox_id", kSandboxId},
-          {"app_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 100}}},
-          {"port", kPort}}},
-        {"required", json::array({"sandbox_id"})},
-        {"additionalProperties", false}},
-       {{"type", "object"},
-        {"properties",
-         {{"sandbox_id", {{"type", "string"}}},
-          {"removed", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
-        {"required", json::array({"sandbox_id", "removed"})}},
-       ToolAnnotations{false, true, true, true},
-       [&endpoints](ToolContext& ctx, const json& args) {
-         std::string sandbox_id = args["sandbox_id"];
-         if (!args.contains("app_id") && !args.contains("port"))
-           return ToolResult::Fail("Name the route to remove with app_id or port.");
-         core::RemoveEndpoints request{sandbox_id, std::nullopt, std::nullopt};
-         if (args.contains("app_id"))
-           request.id = args["app_id"].get<std::string>();
-         else
-           request.port = args["port"].get<int64_t>();
-         auto removed = endpoints.Remove(ctx.who, request);
-         if (!removed.ok()) return ToolResult::Fail(FailureSentence(removed.status()));
-         return ToolResult::Ok({{"sandbox_id", sandbox_id}, {"removed", *removed}});
-       }});
+  registry.Add({"disable_sandbox_app",
+                "Disable a sandbox app",
+                "Remove a temporary public route without stopping or modifying the development "
+                "sandbox.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"sandbox_id", kSandboxId},
+                   {"app_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 100}}},
+                   {"port", kPort}}},
+                 {"required", json::array({"sandbox_id"})},
+                 {"additionalProperties", false}},
+                {{"type", "object"},
+                 {"properties",
+                  {{"sandbox_id", {{"type", "string"}}},
+                   {"removed", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+                 {"required", json::array({"sandbox_id", "removed"})}},
+                ToolAnnotations{false, true, true, true},
+                [&endpoints](ToolContext& ctx, const json& args) {
+                  std::string sandbox_id = args["sandbox_id"];
+                  if (!args.contains("app_id") && !args.contains("port"))
+                    return ToolResult::Fail("Name the route to remove with app_id or port.");
+                  core::RemoveEndpoints request{sandbox_id, std::nullopt, std::nullopt};
+                  if (args.contains("app_id"))
+                    request.id = args["app_id"].get<std::string>();
+                  else
+                    request.port = args["port"].get<int64_t>();
+                  auto removed = endpoints.Remove(ctx.who, request);
+                  if (!removed.ok()) return ToolResult::Fail(FailureSentence(removed.status()));
+                  return ToolResult::Ok({{"sandbox_id", sandbox_id}, {"removed", *removed}});
+                }});
 
   registry.Add(
       {"list_public_apps",
        "List public apps",
-       "Lists the temporary public routes (previews) of this account's sandboxes, with "
-       "their URLs.",
+       "List temporary previews and production copies owned by the authenticated user.",
        {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}},
        {{"type", "object"},
         {"properties", {{"apps", {{"type", "array"}, {"items", AppSchema()}}}}},

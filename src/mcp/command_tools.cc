@@ -167,17 +167,15 @@ void AddCommandTools(ToolRegistry& registry, const ToolServices& services) {
   run_schema["properties"]["cwd"] = {
       {"type", "string"}, {"maxLength", 4096}, {"description", "working directory"}};
   registry.Add({"run_command", "Run a command",
-                "Runs a shell command in a running sandbox and returns its output and exit code "
-                "when it ends within wait_seconds; otherwise returns a request_id to poll with "
-                "get_command_result while it keeps running.",
+                "Run a command. Long commands return a request_id that can be polled with "
+                "get_command_result.",
                 run_schema, CommandSchema(), ToolAnnotations{false, true, false, true}, nullptr,
                 [&commands](ToolContext& ctx, const json& args, ToolReply reply) {
                   Start(commands, ctx, args, std::move(reply));
                 }});
 
   registry.Add({"run_python", "Run Python",
-                "Runs Python code with python3 in a running sandbox and returns its output when "
-                "it ends within wait_seconds; otherwise returns a request_id to poll with "
+                "Run Python. Long commands return a request_id that can be polled with "
                 "get_command_result.",
                 RunSchema("code", "the Python program, passed on standard input"), CommandSchema(),
                 ToolAnnotations{false, true, false, true}, nullptr,
@@ -185,33 +183,32 @@ void AddCommandTools(ToolRegistry& registry, const ToolServices& services) {
                   StartPython(commands, ctx, args, std::move(reply));
                 }});
 
-  registry.Add(
-      {"get_command_result",
-       "Get a command's result",
-       "Returns the output so far of a command that run_command or run_python started, without "
-       "running it again; waits up to wait_seconds for it to end.",
-       {{"type", "object"},
-        {"properties",
-         {{"request_id",
-           {{"type", "string"},
-            {"minLength", 1},
-            {"maxLength", 300},
-            {"description", "the request_id run_command or run_python returned"}}},
-          {"wait_seconds", {{"type", "integer"}, {"minimum", 0}, {"maximum", 60}}}}},
-        {"required", json::array({"request_id"})},
-        {"additionalProperties", false}},
-       CommandSchema(),
-       ToolAnnotations{true, false, true, true},
-       nullptr,
-       [&commands](ToolContext& ctx, const json& args, ToolReply reply) {
-         std::string request_id = args["request_id"];
-         size_t slash = request_id.find('/');
-         if (slash == std::string::npos || slash == 0 || slash + 1 == request_id.size())
-           return reply(ToolResult::Fail("request_id " + request_id +
+  registry.Add({"get_command_result",
+                "Get a command's result",
+                "Poll a long-running run_command or run_python request without replaying it.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"request_id",
+                    {{"type", "string"},
+                     {"minLength", 1},
+                     {"maxLength", 300},
+                     {"description", "the request_id run_command or run_python returned"}}},
+                   {"wait_seconds", {{"type", "integer"}, {"minimum", 0}, {"maximum", 60}}}}},
+                 {"required", json::array({"request_id"})},
+                 {"additionalProperties", false}},
+                CommandSchema(),
+                ToolAnnotations{true, false, true, true},
+                nullptr,
+                [&commands](ToolContext& ctx, const json& args, ToolReply reply) {
+                  std::string request_id = args["request_id"];
+                  size_t slash = request_id.find('/');
+                  if (slash == std::string::npos || slash == 0 || slash + 1 == request_id.size())
+                    return reply(
+                        ToolResult::Fail("request_id " + request_id +
                                          " is not one that run_command or run_python returned."));
-         Follow(commands, ctx, request_id.substr(0, slash), request_id.substr(slash + 1),
-                args.value("wait_seconds", 0), false, std::move(reply));
-       }});
+                  Follow(commands, ctx, request_id.substr(0, slash), request_id.substr(slash + 1),
+                         args.value("wait_seconds", 0), false, std::move(reply));
+                }});
 }
 
 }  // namespace adapt::mcp

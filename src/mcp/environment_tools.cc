@@ -36,9 +36,11 @@ void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services) {
   registry.Add(
       {"list_sandbox_environments",
        "List sandbox environments",
-       "Lists the environment aliases (python, node, gcc, rust, blender) that create_sandbox "
-       "accepts as image, whether each is available on this node, and which other image "
-       "sources are accepted.",
+       "List environment aliases and the image sources accepted by sandbox creation. "
+       "Pass an alias, or any image reference from a trusted source (for example "
+       "\"python:3.13-slim\" or \"mathworks/matlab:r2026b\"), as image to create_sandbox"
+       " or create_gpu_sandbox. When developer_public_images is true, "
+       "security_profile=developer also accepts any public image.",
        {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}},
        {{"type", "object"},
         {"properties",
@@ -66,8 +68,9 @@ void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services) {
   registry.Add(
       {"list_gpu_types",
        "List GPU types",
-       "Lists the GPU models and memory sizes new GPU sandboxes can use. This node has none, so "
-       "the list is empty and explanation says why.",
+       "List GPU models and memory sizes available for new GPU sandboxes. The response "
+       "intentionally describes GPU capabilities without exposing backing "
+       "infrastructure.",
        {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}},
        {{"type", "object"},
         {"properties",

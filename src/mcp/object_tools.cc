@@ -94,41 +94,41 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
   if (!services.objects) return;
   core::ObjectService& objects = *services.objects;
 
-  registry.Add(
-      {"list_object_storage",
-       "List object storage",
-       "Lists the user's private object directory: objects and sub-directories directly under "
-       "prefix (empty: the top). Pass next_cursor back as cursor for the next page.",
-       {{"type", "object"},
-        {"properties",
-         {{"prefix", {{"type", "string"}, {"maxLength", 1024}}},
-          {"cursor", {{"type", "string"}, {"maxLength", 4200}}},
-          {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}}},
-        {"additionalProperties", false}},
-       {{"type", "object"},
-        {"properties",
-         {{"prefix", {{"type", "string"}}},
-          {"objects", {{"type", "array"}, {"items", ObjectSchema()}}},
-          {"directories", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-          {"next_cursor", {{"type", json::array({"string", "null"})}}}}},
-        {"required", json::array({"prefix", "objects", "directories", "next_cursor"})}},
-       ToolAnnotations{true, false, true, false},
-       [&objects](ToolContext& ctx, const json& args) {
-         std::string prefix = args.value("prefix", "");
-         auto after = HexDecode(args.value("cursor", ""));
-         if (!after) return ToolResult::Fail("The cursor is not valid; list again without it.");
-         auto list = objects.List(
-             ctx.who, {prefix, "/", *after, static_cast<size_t>(args.value("limit", 200))});
-         if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
-         json objects = json::array();
-         for (const auto& o : list->objects) objects.push_back(ObjectView(o));
-         json next;
-         if (list->truncated) next = HexEncode(list->next_after);
-         return ToolResult::Ok({{"prefix", prefix},
-                                {"objects", objects},
-                                {"directories", list->common_prefixes},
-                                {"next_cursor", next}});
-       }});
+  registry.Add({"list_object_storage",
+                "List object storage",
+                "List the authenticated user's private object directory.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"prefix", {{"type", "string"}, {"maxLength", 1024}}},
+                   {"cursor", {{"type", "string"}, {"maxLength", 4200}}},
+                   {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}}},
+                 {"additionalProperties", false}},
+                {{"type", "object"},
+                 {"properties",
+                  {{"prefix", {{"type", "string"}}},
+                   {"objects", {{"type", "array"}, {"items", ObjectSchema()}}},
+                   {"directories", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                   {"next_cursor", {{"type", json::array({"string", "null"})}}}}},
+                 {"required", json::array({"prefix", "objects", "directories", "next_cursor"})}},
+                ToolAnnotations{true, false, true, false},
+                [&objects](ToolContext& ctx, const json& args) {
+                  std::string prefix = args.value("prefix", "");
+                  auto after = HexDecode(args.value("cursor", ""));
+                  if (!after)
+                    return ToolResult::Fail("The cursor is not valid; list again without it.");
+                  auto list = objects.List(
+                      ctx.who,
+                      {prefix, "/", *after, static_cast<size_t>(args.value("limit", 200))});
+                  if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
+                  json objects = json::array();
+                  for (const auto& o : list->objects) objects.push_back(ObjectView(o));
+                  json next;
+                  if (list->truncated) next = HexEncode(list->next_after);
+                  return ToolResult::Ok({{"prefix", prefix},
+                                         {"objects", objects},
+                                         {"directories", list->common_prefixes},
+                                         {"next_cursor", next}});
+                }});
 
   auto text_output = json{{"type", "object"},
                           {"properties",
@@ -138,8 +138,8 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                           {"required", json::array({"key", "text", "bytes"})}};
   registry.Add({"read_object_storage_text",
                 "Read an object as text",
-                "Reads a UTF-8 object from the user's private object directory. Binary objects "
-                "and objects larger than max_bytes are refused rather than returned in part.",
+                "Read a bounded UTF-8 object from the authenticated user's private object "
+                "directory.",
                 {{"type", "object"},
                  {"properties", {{"key", kKey}, {"max_bytes", kMaxBytes}}},
                  {"required", json::array({"key"})},
@@ -151,40 +151,36 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                       objects.ReadText(ctx.who, args["key"].get<std::string>(), MaxBytes(args)));
                 }});
 
-  registry.Add(
-      {"list_object_artifacts",
-       "List a sandbox's artifacts",
-       "Lists this sandbox's artifacts: the objects under artifacts/<sandbox_id>/ in the user's "
-       "object storage (saved with save_workspace_file_to_object_storage or "
-       "download_workspace_artifact).",
-       {{"type", "object"},
-        {"properties", {{"sandbox_id", kSandboxId}}},
-        {"required", json::array({"sandbox_id"})},
-        {"additionalProperties", false}},
-       {{"type", "object"},
-        {"properties",
-         {{"sandbox_id", {{"type", "string"}}},
-          {"prefix", {{"type", "string"}}},
-          {"artifacts", {{"type", "array"}, {"items", ObjectSchema()}}},
-          {"truncated", {{"type", "boolean"}}}}},
-        {"required", json::array({"sandbox_id", "prefix", "artifacts", "truncated"})}},
-       ToolAnnotations{true, false, true, false},
-       [&objects](ToolContext& ctx, const json& args) {
-         auto list = objects.ListArtifacts(ctx.who, args["sandbox_id"].get<std::string>());
-         if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
-         json items = json::array();
-         for (const auto& o : list->objects) items.push_back(ObjectView(o));
-         return ToolResult::Ok({{"sandbox_id", list->sandbox_id},
-                                {"prefix", list->prefix},
-                                {"artifacts", items},
-                                {"truncated", list->truncated}});
-       }});
+  registry.Add({"list_object_artifacts",
+                "List a sandbox's artifacts",
+                "List this sandbox's artifacts in tenant-scoped object storage.",
+                {{"type", "object"},
+                 {"properties", {{"sandbox_id", kSandboxId}}},
+                 {"required", json::array({"sandbox_id"})},
+                 {"additionalProperties", false}},
+                {{"type", "object"},
+                 {"properties",
+                  {{"sandbox_id", {{"type", "string"}}},
+                   {"prefix", {{"type", "string"}}},
+                   {"artifacts", {{"type", "array"}, {"items", ObjectSchema()}}},
+                   {"truncated", {{"type", "boolean"}}}}},
+                 {"required", json::array({"sandbox_id", "prefix", "artifacts", "truncated"})}},
+                ToolAnnotations{true, false, true, false},
+                [&objects](ToolContext& ctx, const json& args) {
+                  auto list = objects.ListArtifacts(ctx.who, args["sandbox_id"].get<std::string>());
+                  if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
+                  json items = json::array();
+                  for (const auto& o : list->objects) items.push_back(ObjectView(o));
+                  return ToolResult::Ok({{"sandbox_id", list->sandbox_id},
+                                         {"prefix", list->prefix},
+                                         {"artifacts", items},
+                                         {"truncated", list->truncated}});
+                }});
 
   registry.Add(
       {"read_object_text_artifact",
        "Read a sandbox artifact as text",
-       "Reads a UTF-8 artifact of this sandbox (name relative to artifacts/<sandbox_id>/, "
-       "or its full key) from the user's object storage, up to max_bytes.",
+       "Read a UTF-8 artifact from this user's server-enforced object directory.",
        {{"type", "object"},
         {"properties", {{"sandbox_id", kSandboxId}, {"name", kKey}, {"max_bytes", kMaxBytes}}},
         {"required", json::array({"sandbox_id", "name"})},
@@ -197,37 +193,38 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                                                     MaxBytes(args)));
        }});
 
-  registry.Add(
-      {"save_workspace_file_to_object_storage",
-       "Save a workspace file to object storage",
-       "Copies one bounded (100 MiB), non-secret file of a running sandbox's workspace to object "
-       "storage (default key artifacts/<sandbox_id>/<file name>) and returns a temporary, "
-       "read-only download link to it. Files that look like credentials (private keys, tokens, "
-       ".env) are refused.",
-       {{"type", "object"},
-        {"properties",
-         {{"sandbox_id", kSandboxId},
-          {"workspace_path", kWorkspacePath},
-          {"key", kKey},
-          {"ttl_seconds", kTtl}}},
-        {"required", json::array({"sandbox_id", "workspace_path"})},
-        {"additionalProperties", false}},
-       LinkSchema(),
-       ToolAnnotations{false, true, true, false},
-       [&objects](ToolContext& ctx, const json& args) {
-         auto rec = objects.CopyFromWorkspace(
-             ctx.who, {args["sandbox_id"].get<std::string>(),
-                       args["workspace_path"].get<std::string>(), args.value("key", "")});
-         if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
-         return LinkResult(objects, ctx.who, rec->key, args);
-       }});
+  registry.Add({"save_workspace_file_to_object_storage",
+                "Save a workspace file to object storage",
+                "Copy a bounded non-secret file to object storage and return it to ChatGPT. "
+                "workspace_path may be relative to /workspace or an absolute /workspace path. The"
+                " returned temporary, read-only file reference avoids requiring a second download"
+                " tool call. Never copy credentials or tokens.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"sandbox_id", kSandboxId},
+                   {"workspace_path", kWorkspacePath},
+                   {"key", kKey},
+                   {"ttl_seconds", kTtl}}},
+                 {"required", json::array({"sandbox_id", "workspace_path"})},
+                 {"additionalProperties", false}},
+                LinkSchema(),
+                ToolAnnotations{false, true, true, false},
+                [&objects](ToolContext& ctx, const json& args) {
+                  auto rec = objects.CopyFromWorkspace(
+                      ctx.who, {args["sandbox_id"].get<std::string>(),
+                                args["workspace_path"].get<std::string>(), args.value("key", "")});
+                  if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
+                  return LinkResult(objects, ctx.who, rec->key, args);
+                }});
 
   registry.Add(
       {"download_workspace_artifact",
        "Download a workspace file",
-       "Returns a workspace file as a downloadable artifact in one step: the file is copied to "
-       "artifacts/<sandbox_id>/ in object storage and exposed through a temporary, read-only "
-       "link to exactly that object. No credentials or base64 are returned.",
+       "Return a workspace file as a downloadable ChatGPT artifact in one operation. Use"
+       " this when the user asks to receive a generated file. workspace_path may be "
+       "relative to /workspace or an absolute /workspace path. The file is copied to "
+       "tenant-isolated object storage and exposed through a temporary, read-only "
+       "reference; sandbox credentials and raw base64 are never returned.",
        {{"type", "object"},
         {"properties",
          {{"sandbox_id", kSandboxId}, {"workspace_path", kWorkspacePath}, {"ttl_seconds", kTtl}}},
@@ -245,8 +242,11 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
 
   registry.Add({"download_object_artifact",
                 "Download an object",
-                "Returns one object of the user's object storage as a temporary, read-only "
-                "download link that grants access to exactly that object until it expires.",
+                "Return one tenant-scoped object as an MCP file reference that ChatGPT can "
+                "download. Use this after list_object_artifacts or "
+                "save_workspace_file_to_object_storage when the user asks to receive a generated "
+                "file in the conversation. The reference grants temporary read-only access to "
+                "exactly one object.",
                 {{"type", "object"},
                  {"properties", {{"key", kKey}, {"ttl_seconds", kTtl}}},
                  {"required", json::array({"key"})},
@@ -260,10 +260,12 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
   registry.Add(
       {"attach_sandbox_object_storage",
        "Attach object storage to a sandbox",
-       "Gives a sandbox access to the user's private object storage: adds the storage gateway "
-       "address and an expiring, storage-only token (S3-compatible, bucket \"objects\") to its "
-       "environment as SANDBOX_STORAGE_ENDPOINT and SANDBOX_STORAGE_TOKEN. Commands started "
-       "afterwards see them. No cloud or infrastructure credentials are placed in the sandbox.",
+       "Give an existing sandbox access to the user's private object storage. Adds the "
+       "storage gateway address and an expiring, storage-only token to the sandbox "
+       "environment (SANDBOX_STORAGE_ENDPOINT and SANDBOX_STORAGE_TOKEN). A running "
+       "sandbox restarts once to pick them up, which ends its running processes; an "
+       "instant sandbox also loses the files in its disposable workspace. No cloud or "
+       "infrastructure credentials are placed in the sandbox.",
        {{"type", "object"},
         {"properties",
          {{"sandbox_id", kSandboxId},
@@ -298,43 +300,42 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
 
   if (!services.sites) return;
   storage::SiteService& sites = *services.sites;
-  registry.Add(
-      {"publish_static_website",
-       "Publish a static website",
-       "Publishes an object directory (prefix) as an immutable public static website release: "
-       "the files are copied, so later changes to the source do not change the release. The "
-       "source must contain index.html. Publishing again under the same name makes a new "
-       "release at the same hostname. Returned URLs always include index.html.",
-       {{"type", "object"},
-        {"properties",
-         {{"source",
-           {{"type", "string"},
-            {"maxLength", 1024},
-            {"description", "object prefix holding index.html"}}},
-          {"name", {{"type", "string"}, {"minLength", 1}, {"maxLength", 40}}}}},
-        {"required", json::array({"source"})},
-        {"additionalProperties", false}},
-       {{"type", "object"},
-        {"properties",
-         {{"site_id", {{"type", "string"}}},
-          {"name", {{"type", "string"}}},
-          {"release_id", {{"type", "string"}}},
-          {"url", {{"type", "string"}}},
-          {"urls", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-          {"files", {{"type", "integer"}}}}},
-        {"required", json::array({"site_id", "name", "release_id", "url", "urls"})}},
-       ToolAnnotations{false, true, false, true},
-       [&sites](ToolContext& ctx, const json& args) {
-         auto site = sites.Publish(ctx.who.org_id, args["source"].get<std::string>(),
-                                   args.value("name", ""));
-         if (!site.ok()) return ToolResult::Fail(FailureSentence(site.status()));
-         return ToolResult::Ok({{"site_id", (*site)["id"]},
-                                {"name", (*site)["name"]},
-                                {"release_id", (*site)["releaseId"]},
-                                {"url", (*site)["url"]},
-                                {"urls", (*site)["urls"]},
-                                {"files", site->value("files", 0)}});
-       }});
+  registry.Add({"publish_static_website",
+                "Publish a static website",
+                "Publish an object directory as an immutable public static website release. The "
+                "source must contain index.html. Publishing copies only this tenant's bounded "
+                "source directory to a separate private origin. Returned URLs always include "
+                "index.html.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"source",
+                    {{"type", "string"},
+                     {"maxLength", 1024},
+                     {"description", "object prefix holding index.html"}}},
+                   {"name", {{"type", "string"}, {"minLength", 1}, {"maxLength", 40}}}}},
+                 {"required", json::array({"source"})},
+                 {"additionalProperties", false}},
+                {{"type", "object"},
+                 {"properties",
+                  {{"site_id", {{"type", "string"}}},
+                   {"name", {{"type", "string"}}},
+                   {"release_id", {{"type", "string"}}},
+                   {"url", {{"type", "string"}}},
+                   {"urls", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                   {"files", {{"type", "integer"}}}}},
+                 {"required", json::array({"site_id", "name", "release_id", "url", "urls"})}},
+                ToolAnnotations{false, true, false, true},
+                [&sites](ToolContext& ctx, const json& args) {
+                  auto site = sites.Publish(ctx.who.org_id, args["source"].get<std::string>(),
+                                            args.value("name", ""));
+                  if (!site.ok()) return ToolResult::Fail(FailureSentence(site.status()));
+                  return ToolResult::Ok({{"site_id", (*site)["id"]},
+                                         {"name", (*site)["name"]},
+                                         {"release_id", (*site)["releaseId"]},
+                                         {"url", (*site)["url"]},
+                                         {"urls", (*site)["urls"]},
+                                         {"files", site->value("files", 0)}});
+                }});
 }
 
 }  // namespace adapt::mcp

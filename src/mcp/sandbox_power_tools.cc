@@ -101,57 +101,55 @@ json OperationSummary(const core::Operation& op) {
 void AddSandboxPowerTools(ToolRegistry& registry, const ToolServices& services) {
   core::SandboxService& sandboxes = services.sandboxes;
 
-  registry.Add(
-      {"stop_sandbox", "Stop a sandbox",
-       "Stops a running sandbox's compute. A durable sandbox is saved to disk, processes and "
-       "files included, and start_sandbox resumes it; an instant sandbox's workspace files are "
-       "discarded on purpose, and it starts again fresh from its image.",
-       SandboxIdInput(), WithOperation(StoppedSchema()), ToolAnnotations{false, true, false, false},
-       [&sandboxes](ToolContext& ctx, const json& args) {
-         auto s = sandboxes.Stop(ctx.who, args["sandbox_id"]);
-         if (!s.ok()) return ToolResult::Fail(FailureSentence(s.status()));
-         return ToolResult::Ok(Stopped(*s));
-       }});
+  registry.Add({"stop_sandbox", "Stop a sandbox",
+                "Stop compute. Instant workspace data is intentionally discarded.",
+                SandboxIdInput(), WithOperation(StoppedSchema()),
+                ToolAnnotations{false, true, false, false},
+                [&sandboxes](ToolContext& ctx, const json& args) {
+                  auto s = sandboxes.Stop(ctx.who, args["sandbox_id"]);
+                  if (!s.ok()) return ToolResult::Fail(FailureSentence(s.status()));
+                  return ToolResult::Ok(Stopped(*s));
+                }});
 
-  registry.Add(
-      {"start_sandbox", "Start a stopped sandbox",
-       "Starts a stopped (hibernated) sandbox and waits a few seconds for it. When ready is "
-       "false, call wait_for_sandbox until it is true.",
-       SandboxIdInput(), WithOperation(SandboxSummarySchema()),
-       ToolAnnotations{false, true, false, false}, nullptr,
-       [&sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
-         std::string id = args["sandbox_id"];
-         auto started = sandboxes.Start(ctx.who, id);
-         if (!started.ok()) return reply(ToolResult::Fail(FailureSentence(started.status())));
-         // The brief wait for it answers later, holding no thread meanwhile.
-         WaitForSandboxReadyLater(sandboxes, ctx, id, 10,
-                                  [reply, started = *started](Result<core::Sandbox> s) {
-                                    json out = SandboxSummary(s.ok() ? *s : started.sandbox);
-                                    out["operation_id"] = started.operation_id;
-                                    reply(ToolResult::Ok(out));
-                                  });
-       }});
+  registry.Add({"start_sandbox", "Start a stopped sandbox",
+                "Start a stopped sandbox, waiting briefly for it. If ready is false, call "
+                "wait_for_sandbox until it is.",
+                SandboxIdInput(), WithOperation(SandboxSummarySchema()),
+                ToolAnnotations{false, true, false, false}, nullptr,
+                [&sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
+                  std::string id = args["sandbox_id"];
+                  auto started = sandboxes.Start(ctx.who, id);
+                  if (!started.ok())
+                    return reply(ToolResult::Fail(FailureSentence(started.status())));
+                  // The brief wait for it answers later, holding no thread meanwhile.
+                  WaitForSandboxReadyLater(
+                      sandboxes, ctx, id, 10, [reply, started = *started](Result<core::Sandbox> s) {
+                        json out = SandboxSummary(s.ok() ? *s : started.sandbox);
+                        out["operation_id"] = started.operation_id;
+                        reply(ToolResult::Ok(out));
+                      });
+                }});
 
   if (!services.operations) return;
   core::OperationService& operations = *services.operations;
-  registry.Add(
-      {"get_checkpoint_operation",
-       "Get a checkpoint or restore operation",
-       "Poll an asynchronous checkpoint or restore request until phase is Completed or Failed.",
-       {{"type", "object"},
-        {"properties", {{"operation_id", kOperationId}}},
-        {"required", json::array({"operation_id"})},
-        {"additionalProperties", false}},
-       OperationSchema(),
-       ToolAnnotations{true, false, true, false},
-       [&operations](ToolContext& ctx, const json& args) {
-         std::string id = args["operation_id"];
-         auto op = operations.Get(ctx.who, id);
-         // Only a sandbox's operations are this tool's: an image pull's id is not one.
-         if (op.ok() && !op->sandbox_id) op = NotFound("operation " + id + " not found");
-         if (!op.ok()) return ToolResult::Fail(FailureSentence(op.status()));
-         return ToolResult::Ok(OperationSummary(*op));
-       }});
+  registry.Add({"get_checkpoint_operation",
+                "Get a checkpoint or restore operation",
+                "Poll an asynchronous checkpoint or restore request until phase is Completed or "
+                "Failed.",
+                {{"type", "object"},
+                 {"properties", {{"operation_id", kOperationId}}},
+                 {"required", json::array({"operation_id"})},
+                 {"additionalProperties", false}},
+                OperationSchema(),
+                ToolAnnotations{true, false, true, false},
+                [&operations](ToolContext& ctx, const json& args) {
+                  std::string id = args["operation_id"];
+                  auto op = operations.Get(ctx.who, id);
+                  // Only a sandbox's operations are this tool's: an image pull's id is not one.
+                  if (op.ok() && !op->sandbox_id) op = NotFound("operation " + id + " not found");
+                  if (!op.ok()) return ToolResult::Fail(FailureSentence(op.status()));
+                  return ToolResult::Ok(OperationSummary(*op));
+                }});
 }
 
 }  // namespace adapt::mcp

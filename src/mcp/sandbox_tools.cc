@@ -116,26 +116,46 @@ json CreateInputSchema(bool gpu) {
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
   core::SandboxService& sandboxes = services.sandboxes;
 
-  registry.Add(
-      {"create_sandbox", "Create a sandbox",
-       "Creates an isolated CPU sandbox (its own user-space kernel) from an image alias that "
-       "list_sandbox_environments reports, then waits a few seconds for it to start. When ready "
-       "is false, call wait_for_sandbox until it is true.",
-       CreateInputSchema(false), SandboxSchema(), ToolAnnotations{false, true, false, false},
-       nullptr, [&sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
-         auto created = sandboxes.Create(ctx.who, CreateSandboxFromArguments(args), std::nullopt,
-                                         McpSandboxFields());
-         if (!created.ok()) return reply(ToolResult::Fail(FailureSentence(created.status())));
-         // The brief wait for it to boot answers later, holding no thread meanwhile.
-         WaitForSandboxReadyLater(sandboxes, ctx, created->id, 10,
-                                  [reply, created = *created](Result<core::Sandbox> s) {
-                                    reply(ToolResult::Ok(Summary(s.ok() ? *s : created)));
-                                  });
-       }});
+  registry.Add({"create_sandbox", "Create a sandbox",
+                "Create a CPU sandbox using an administrator-approved environment image. Call "
+                "list_sandbox_environments, then set image to an advertised CPU alias. Use "
+                "restricted by default, or developer to permit apt-get with a limited capability "
+                "set; when developer_public_images is listed as true, developer also accepts any "
+                "public container image. Runtime system-package installs are ephemeral. Set "
+                "memory_gib to reserve more memory; it is a fixed reservation, not a burst "
+                "ceiling. startup_class=durable keeps the current encrypted persistent workspace."
+                " startup_class=instant uses a disposable workspace on platform-selected "
+                "capacity, with no persistent attachment, checkpoint, automatic object save, or "
+                "automatic restart after infrastructure loss. Scheduled jobs can recreate it and "
+                "retry infrastructure failures. Use the provided tenant-scoped object storage "
+                "gateway explicitly for any files that must survive. Creation waits briefly; if "
+                "ready is false, call wait_for_sandbox until it is true.",
+                CreateInputSchema(false), SandboxSchema(),
+                ToolAnnotations{false, true, false, false}, nullptr,
+                [&sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
+                  auto created = sandboxes.Create(ctx.who, CreateSandboxFromArguments(args),
+                                                  std::nullopt, McpSandboxFields());
+                  if (!created.ok())
+                    return reply(ToolResult::Fail(FailureSentence(created.status())));
+                  // The brief wait for it to boot answers later, holding no thread meanwhile.
+                  WaitForSandboxReadyLater(sandboxes, ctx, created->id, 10,
+                                           [reply, created = *created](Result<core::Sandbox> s) {
+                                             reply(ToolResult::Ok(Summary(s.ok() ? *s : created)));
+                                           });
+                }});
 
   registry.Add({"create_gpu_sandbox", "Create a GPU sandbox",
-                "Would create a sandbox with one GPU of gpu_type. This node has no GPUs, so the "
-                "call always fails; use create_sandbox for a CPU sandbox instead.",
+                "Create an isolated one-GPU ATL sandbox. Call list_gpu_types and "
+                "list_sandbox_environments first, then select gpu_type and a GPU image alias. "
+                "This waits briefly, but GPU capacity can take several minutes to schedule when "
+                "autoscaling starts from zero. If ready is false, keep calling wait_for_sandbox "
+                "until it is true, then use run_python to verify torch.cuda or run_command with "
+                "nvidia-smi. Use security_profile=developer when apt-get must install system "
+                "packages; it adds only the package-manager capability set, and accepts any "
+                "public image when developer_public_images is true. l4-3gb requires "
+                "startup_class=instant and uses disposable storage with no checkpoint, automatic "
+                "save, or restart after capacity loss. Lower-cost interruptible capacity is "
+                "preferred with standard-capacity fallback.",
                 CreateInputSchema(true), SandboxSchema(),
                 ToolAnnotations{false, true, false, false}, [](ToolContext&, const json&) {
                   return ToolResult::Fail(
@@ -145,8 +165,8 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
 
   registry.Add({"get_sandbox",
                 "Get a sandbox",
-                "Returns one sandbox's state now, without waiting. To wait for it to start, "
-                "call wait_for_sandbox.",
+                "Inspect one sandbox without waiting. To wait for startup, call wait_for_sandbox "
+                "instead.",
                 {{"type", "object"},
                  {"properties", {{"sandbox_id", kSandboxId}}},
                  {"required", json::array({"sandbox_id"})},
@@ -161,8 +181,7 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
 
   registry.Add({"list_sandboxes",
                 "List sandboxes",
-                "Lists this account's sandboxes, newest first, with their lifecycle state. Pass "
-                "next_cursor back as cursor for the next page.",
+                "List this user's ATL sandboxes and their lifecycle state.",
                 {{"type", "object"},
                  {"properties",
                   {{"query",
@@ -191,40 +210,40 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
                   return ToolResult::Ok({{"sandboxes", items}, {"next_cursor", next}});
                 }});
 
-  registry.Add(
-      {"wait_for_sandbox",
-       "Wait for a sandbox",
-       "Waits up to about 40 seconds for a starting sandbox to become ready. When ready is still "
-       "false, follow next_action: calling it again keeps waiting.",
-       {{"type", "object"},
-        {"properties",
-         {{"sandbox_id", kSandboxId},
-          {"timeout_seconds",
-           {{"type", "integer"},
-            {"minimum", 1},
-            {"maximum", 40},
-            {"description", "how long to wait at most (default 40)"}}}}},
-        {"required", json::array({"sandbox_id"})},
-        {"additionalProperties", false}},
-       SandboxSchema(),
-       ToolAnnotations{true, false, true, false},
-       nullptr,
-       [&sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
-         // Answers when the wait ends, holding no thread meanwhile.
-         WaitForSandboxReadyLater(sandboxes, ctx, args["sandbox_id"],
-                                  args.value("timeout_seconds", 40),
-                                  [reply](Result<core::Sandbox> s) {
-                                    if (!s.ok())
-                                      return reply(ToolResult::Fail(FailureSentence(s.status())));
-                                    reply(ToolResult::Ok(Summary(*s)));
-                                  });
-       }});
+  registry.Add({"wait_for_sandbox",
+                "Wait for a sandbox",
+                "Wait up to about 40 seconds for a starting sandbox to become ready. Use this "
+                "after create or start returns ready=false. While the sandbox is still starting "
+                "it returns ready=false with a next_action, and calling it again continues "
+                "waiting. A GPU sandbox can take up to 10 minutes to start, which is expected "
+                "rather than a failure.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"sandbox_id", kSandboxId},
+                   {"timeout_seconds",
+                    {{"type", "integer"},
+                     {"minimum", 1},
+                     {"maximum", 40},
+                     {"description", "how long to wait at most (default 40)"}}}}},
+                 {"required", json::array({"sandbox_id"})},
+                 {"additionalProperties", false}},
+                SandboxSchema(),
+                ToolAnnotations{true, false, true, false},
+                nullptr,
+                [&sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
+                  // Answers when the wait ends, holding no thread meanwhile.
+                  WaitForSandboxReadyLater(
+                      sandboxes, ctx, args["sandbox_id"], args.value("timeout_seconds", 40),
+                      [reply](Result<core::Sandbox> s) {
+                        if (!s.ok()) return reply(ToolResult::Fail(FailureSentence(s.status())));
+                        reply(ToolResult::Ok(Summary(*s)));
+                      });
+                }});
 
   registry.Add(
       {"delete_sandbox",
        "Delete a sandbox",
-       "Deletes a sandbox: its processes stop and its disposable workspace is discarded. "
-       "Deleting a deleted sandbox again is harmless.",
+       "Delete sandbox compute. Instant workspace data is discarded with its Pod.",
        {{"type", "object"},
         {"properties", {{"sandbox_id", kSandboxId}}},
         {"required", json::array({"sandbox_id"})},

@@ -70,41 +70,38 @@ void AddStorageTools(ToolRegistry& registry, const ToolServices& services) {
   storage::VolumeService& volumes = *services.volumes;
   core::SandboxService& sandboxes = services.sandboxes;
 
-  registry.Add(
-      {"create_persistent_storage",
-       "Create persistent storage",
-       "Creates encrypted persistent storage owned by this account. A sandbox created with "
-       "startup_class=durable and this storage mounts it at /workspace; its files survive the "
-       "sandbox. The size is a hard limit.",
-       {{"type", "object"},
-        {"properties",
-         {{"name", kName},
-          {"size_gib",
-           {{"type", "number"},
-            {"minimum", 0.0625},
-            {"maximum", 128},
-            {"description", "capacity in GiB (default 2)"}}}}},
-        {"required", json::array({"name"})},
-        {"additionalProperties", false}},
-       StorageSchema(),
-       ToolAnnotations{false, true, false, false},
-       [&volumes](ToolContext& ctx, const json& args) {
-         storage::CreateVolumeRequest request;
-         request.name = args["name"];
-         if (args.contains("size_gib"))
-           request.size_mib =
-               static_cast<int64_t>(std::llround(args["size_gib"].get<double>() * 1024));
-         auto made = volumes.Create(ctx.who.org_id, request);
-         if (!made.ok())
-           return ToolResult::Fail(FailureSentence(StorageErrorInToolTerms(made.status())));
-         return ToolResult::Ok(Storage(*made));
-       }});
+  registry.Add({"create_persistent_storage",
+                "Create persistent storage",
+                "Create encrypted persistent storage owned by the authenticated user.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"name", kName},
+                   {"size_gib",
+                    {{"type", "number"},
+                     {"minimum", 0.0625},
+                     {"maximum", 128},
+                     {"description", "capacity in GiB (default 2)"}}}}},
+                 {"required", json::array({"name"})},
+                 {"additionalProperties", false}},
+                StorageSchema(),
+                ToolAnnotations{false, true, false, false},
+                [&volumes](ToolContext& ctx, const json& args) {
+                  storage::CreateVolumeRequest request;
+                  request.name = args["name"];
+                  if (args.contains("size_gib"))
+                    request.size_mib =
+                        static_cast<int64_t>(std::llround(args["size_gib"].get<double>() * 1024));
+                  auto made = volumes.Create(ctx.who.org_id, request);
+                  if (!made.ok())
+                    return ToolResult::Fail(
+                        FailureSentence(StorageErrorInToolTerms(made.status())));
+                  return ToolResult::Ok(Storage(*made));
+                }});
 
   registry.Add(
       {"list_persistent_storage",
        "List persistent storage",
-       "Lists this account's persistent storage (the default one included) with size, "
-       "use and the sandboxes attached to each.",
+       "List only the authenticated user's persistent storage and attachment state.",
        {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}},
        {{"type", "object"},
         {"properties", {{"storage", {{"type", "array"}, {"items", StorageSchema()}}}}},
@@ -121,9 +118,8 @@ void AddStorageTools(ToolRegistry& registry, const ToolServices& services) {
   registry.Add(
       {"delete_persistent_storage",
        "Delete persistent storage",
-       "Permanently deletes named persistent storage and every file in it. Set confirm to "
-       "exactly the storage's name. The default storage cannot be deleted, and storage a "
-       "sandbox still uses is refused: delete those sandboxes first.",
+       "Permanently delete named persistent storage after exact confirmation; default "
+       "storage cannot be deleted.",
        {{"type", "object"},
         {"properties",
          {{"name", kName},
@@ -144,48 +140,50 @@ void AddStorageTools(ToolRegistry& registry, const ToolServices& services) {
          return ToolResult::Ok({{"name", name}, {"deleted", true}});
        }});
 
-  registry.Add(
-      {"delete_sandbox_keep_storage",
-       "Delete a sandbox, keep its storage",
-       "Deletes a sandbox's compute (its processes stop) after confirmation, keeping its "
-       "persistent storage and object storage. Set confirm to exactly the sandbox_id. Another "
-       "durable sandbox can mount the kept storage later.",
-       {{"type", "object"},
-        {"properties",
-         {{"sandbox_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}},
-          {"confirm",
-           {{"type", "string"},
-            {"maxLength", 128},
-            {"description", "exactly the sandbox_id, to confirm the deletion"}}}}},
-        {"required", json::array({"sandbox_id", "confirm"})},
-        {"additionalProperties", false}},
-       {{"type", "object"},
-        {"properties",
-         {{"sandbox_id", {{"type", "string"}}},
-          {"status", {{"type", "string"}}},
-          {"deleted", {{"type", "boolean"}, {"description", "false: cleanup still runs"}}},
-          {"kept_storage",
-           {{"type", json::array({"string", "null"})},
-            {"description", "the persistent storage it mounted, kept"}}}}},
-        {"required", json::array({"sandbox_id", "status", "deleted", "kept_storage"})}},
-       ToolAnnotations{false, true, true, false},
-       [&sandboxes](ToolContext& ctx, const json& args) {
-         std::string id = args["sandbox_id"];
-         if (args["confirm"] != id)
-           return ToolResult::Fail("Set confirm to exactly the sandbox_id '" + id +
-                                   "' to delete its compute.");
-         auto before = sandboxes.Get(ctx.who, id);
-         if (!before.ok()) return ToolResult::Fail(FailureSentence(before.status()));
-         json kept = before->config.storage ? json(*before->config.storage) : json(nullptr);
-         auto outcome = sandboxes.Delete(ctx.who, id);
-         if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
-         auto s = sandboxes.Get(ctx.who, id);
-         std::string status = s.ok() ? s->status : "deleted";
-         return ToolResult::Ok({{"sandbox_id", id},
-                                {"status", status},
-                                {"deleted", outcome->done || status == "deleted"},
-                                {"kept_storage", kept}});
-       }});
+  registry.Add({"delete_sandbox_keep_storage",
+                "Delete a sandbox, keep its storage",
+                "Delete sandbox compute after confirmation while retaining independently managed "
+                "persistent and object storage. Sandboxes can share named tenant storage, "
+                "including the default workspace. Delete non-default storage only with "
+                "delete_persistent_storage after all sandbox references have been removed. "
+                "Default storage is never deleted.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"sandbox_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}},
+                   {"confirm",
+                    {{"type", "string"},
+                     {"maxLength", 128},
+                     {"description", "exactly the sandbox_id, to confirm the deletion"}}}}},
+                 {"required", json::array({"sandbox_id", "confirm"})},
+                 {"additionalProperties", false}},
+                {{"type", "object"},
+                 {"properties",
+                  {{"sandbox_id", {{"type", "string"}}},
+                   {"status", {{"type", "string"}}},
+                   {"deleted", {{"type", "boolean"}, {"description", "false: cleanup still runs"}}},
+                   {"kept_storage",
+                    {{"type", json::array({"string", "null"})},
+                     {"description", "the persistent storage it mounted, kept"}}}}},
+                 {"required", json::array({"sandbox_id", "status", "deleted", "kept_storage"})}},
+                ToolAnnotations{false, true, true, false},
+                [&sandboxes](ToolContext& ctx, const json& args) {
+                  std::string id = args["sandbox_id"];
+                  if (args["confirm"] != id)
+                    return ToolResult::Fail("Set confirm to exactly the sandbox_id '" + id +
+                                            "' to delete its compute.");
+                  auto before = sandboxes.Get(ctx.who, id);
+                  if (!before.ok()) return ToolResult::Fail(FailureSentence(before.status()));
+                  json kept =
+                      before->config.storage ? json(*before->config.storage) : json(nullptr);
+                  auto outcome = sandboxes.Delete(ctx.who, id);
+                  if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
+                  auto s = sandboxes.Get(ctx.who, id);
+                  std::string status = s.ok() ? s->status : "deleted";
+                  return ToolResult::Ok({{"sandbox_id", id},
+                                         {"status", status},
+                                         {"deleted", outcome->done || status == "deleted"},
+                                         {"kept_storage", kept}});
+                }});
 }
 
 }  // namespace adapt::mcp

@@ -2,6 +2,7 @@
 TypeScript SDK client and by raw JSON-RPC where a client library would hide the detail."""
 
 import json
+import os
 import time
 
 import pytest
@@ -21,6 +22,13 @@ EXPECTED_TOOLS = {
     "list_object_artifacts", "read_object_text_artifact", "save_workspace_file_to_object_storage",
     "download_object_artifact", "download_workspace_artifact", "publish_static_website",
 }
+
+
+def seed_tools():
+    with open(os.path.join(os.path.dirname(__file__), "seed_000_tools.json")) as f:
+        return json.load(f)["tools"]
+
+
 READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_environments",
              "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps",
              "list_persistent_storage", "get_checkpoint_operation",
@@ -210,8 +218,11 @@ def test_sdk_lists_every_tool_with_schemas(org, daemon, mode):
     assert report["pages"] > 1
     tools = {t["name"]: t for t in report["tools"]}
     assert set(tools) == EXPECTED_TOOLS
+    seed = seed_tools()
     for name, t in tools.items():
-        assert t["description"] and t["inputSchema"]["type"] == "object"
+        # Seed 000's words are the contract: each tool's description is the seed's, verbatim.
+        assert t["description"] == seed[name], name
+        assert t["inputSchema"]["type"] == "object"
         assert "properties" in t["outputSchema"]
         assert t["annotations"]["destructiveHint"] is (name not in READ_ONLY)
 
