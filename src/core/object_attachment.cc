@@ -21,7 +21,7 @@ Result<ObjectStorageAttachment> ObjectService::AttachToSandbox(const Principal& 
   std::string host_address;
   ASSIGN_OR_RETURN(auto networks, store_.ListNetworks());
   for (const auto& n : networks) {
-    if (n.sandbox_id == sandbox_id) host_address = n.data.value("hostAddress", "");
+    if (n.sandbox_id == sandbox_id) host_address = n.host_address;
   }
   if (host_address.empty())
     return Conflict("sandbox " + sandbox_id +

@@ -325,15 +325,15 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
         {"required", json::array({"site_id", "name", "release_id", "url", "urls"})}},
        ToolAnnotations{false, true, false, true},
        [&sites](ToolContext& ctx, const json& args) {
-         auto site = sites.Publish(ctx.who.org_id, args["source"].get<std::string>(),
-                                   args.value("name", ""));
+         auto site = sites.Publish(ctx.who.org_id,
+                                   {args["source"].get<std::string>(), args.value("name", "")});
          if (!site.ok()) return ToolResult::Fail(FailureSentence(site.status()));
-         return ToolResult::Ok({{"site_id", (*site)["id"]},
-                                {"name", (*site)["name"]},
-                                {"release_id", (*site)["releaseId"]},
-                                {"url", (*site)["url"]},
-                                {"urls", (*site)["urls"]},
-                                {"files", site->value("files", 0)}});
+         return ToolResult::Ok({{"site_id", site->id},
+                                {"name", site->name},
+                                {"release_id", site->release_id},
+                                {"url", site->url},
+                                {"urls", site->urls},
+                                {"files", site->release ? site->release->files : 0}});
        }});
 }
 
