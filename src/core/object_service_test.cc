@@ -58,7 +58,8 @@ class ObjectServiceTest : public testing_support::CoreTest {
     lifecycle_ = std::make_unique<SandboxLifecycle>(store_, runtime_, *images_, events_);
     sandboxes_ = std::make_unique<SandboxService>(store_, runtime_, *lifecycle_, *images_, workers_,
                                                   testing_support::kTestImage);
-    service_ = std::make_unique<ObjectService>(store_, *objects_, *tokens_, *files_, *sandboxes_);
+    service_ =
+        std::make_unique<ObjectService>(store_, store_, *objects_, *tokens_, *files_, *sandboxes_);
     service_->SetGatewayPort(9000);
     service_->SetApiBase("http://127.0.0.1:8080");
   }
