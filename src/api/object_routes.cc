@@ -1,5 +1,6 @@
-// /v1/objects and /v1/storage-tokens: translation between HTTP and core::ObjectService /
-// storage::StorageTokens. Uploads stream (StreamsObjectBody), downloads stream from the blob.
+// /v1/objects, /v1/storage-tokens and /v1/sites: translation between HTTP and
+// core::ObjectService / storage::StorageTokens / storage::SiteService (typed in, typed out;
+// the JSON is made here). Uploads stream (StreamsObjectBody), downloads stream from the blob.
 #include "api/object_routes.h"
 
 #include <algorithm>
@@ -40,6 +41,22 @@ json TokenJson(const store::StorageTokenRecord& t) {
             {"createdAt", FormatRfc3339(t.created_at)},
             {"revoked", t.revoked_at != 0}};
   if (!t.sandbox_id.empty()) j["sandboxId"] = t.sandbox_id;
+  return j;
+}
+
+json SiteJson(const storage::Site& s) {
+  json j = {{"id", s.id},
+            {"name", s.name},
+            {"hostname", s.hostname},
+            {"releaseId", s.release_id},
+            {"url", s.url},
+            {"urls", s.urls},
+            {"createdAt", FormatRfc3339(s.created_at_ms)}};
+  if (s.release) {
+    j["source"] = s.release->source;
+    j["files"] = s.release->files;
+    j["publishedAt"] = FormatRfc3339(s.release->published_at_ms);
+  }
   return j;
 }
 
@@ -316,27 +333,29 @@ void AddSiteRoutes(Router& router, storage::SiteService& sites) {
                  return ErrorResponse(st);
                if (!body->contains("source") || !(*body)["source"].is_string())
                  return ErrorResponse(InvalidArgument("source", "source must be a string"));
-               std::string name;
+               storage::PublishSite publish{(*body)["source"].get<std::string>(), ""};
                if (body->contains("name")) {
                  if (!(*body)["name"].is_string())
                    return ErrorResponse(InvalidArgument("name", "name must be a string"));
-                 name = (*body)["name"].get<std::string>();
+                 publish.name = (*body)["name"].get<std::string>();
                }
-               auto site = sites.Publish(who.org_id, (*body)["source"].get<std::string>(), name);
+               auto site = sites.Publish(who.org_id, publish);
                if (!site.ok()) return ErrorResponse(site.status());
-               return JsonResponse(201, *site);
+               return JsonResponse(201, SiteJson(*site));
              });
   router.Add("GET", "/v1/sites",
              [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
                auto list = sites.List(who.org_id);
                if (!list.ok()) return ErrorResponse(list.status());
-               return JsonResponse(200, {{"sites", *list}});
+               json out = json::array();
+               for (const auto& s : *list) out.push_back(SiteJson(s));
+               return JsonResponse(200, {{"sites", out}});
              });
   router.Add("GET", "/v1/sites/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto site = sites.Get(who.org_id, p.at("id"));
                if (!site.ok()) return ErrorResponse(site.status());
-               return JsonResponse(200, *site);
+               return JsonResponse(200, SiteJson(*site));
              });
   router.Add("DELETE", "/v1/sites/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

@@ -5,9 +5,12 @@
 
 namespace adapt::core {
 
-EndpointService::EndpointService(store::Store& store, net::NetworkManager& network,
-                                 EndpointOptions options)
-    : store_(store), network_(network), options_(std::move(options)) {}
+EndpointService::EndpointService(store::SandboxStore& sandboxes, store::EndpointStore& endpoints,
+                                 net::NetworkManager& network, EndpointOptions options)
+    : sandboxes_(sandboxes),
+      endpoints_(endpoints),
+      network_(network),
+      options_(std::move(options)) {}
 
 void EndpointService::SetPorts(uint16_t http_port, uint16_t https_port) {
   options_.http_port = http_port;
@@ -31,7 +34,7 @@ Endpoint EndpointService::View(const store::EndpointRecord& e) const {
 Result<Endpoint> EndpointService::Create(const Principal& who, const std::string& sandbox_id,
                                          const CreateEndpoint& request) {
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
-  ASSIGN_OR_RETURN(store::SandboxRecord sandbox, store_.GetSandbox(who.org_id, sandbox_id));
+  ASSIGN_OR_RETURN(store::SandboxRecord sandbox, sandboxes_.GetSandbox(who.org_id, sandbox_id));
   if (request.port < 1 || request.port > 65535)
     return InvalidArgument("port", "port must be an integer from 1 to 65535");
   if (sandbox.config.network.egress == "none")
@@ -47,7 +50,7 @@ Result<Endpoint> EndpointService::Create(const Principal& who, const std::string
   e.port = static_cast<int>(request.port);
   e.hostname = NewId("h").substr(2) + "." + options_.domain;  // 20 base32 characters
   e.created_at = NowMillis();
-  RETURN_IF_ERROR(store_.PutEndpoint(e));
+  RETURN_IF_ERROR(endpoints_.PutEndpoint(e));
   return View(e);
 }
 
@@ -55,9 +58,9 @@ Result<std::vector<Endpoint>> EndpointService::List(const Principal& who,
                                                     const std::string& sandbox_id) {
   if (!sandbox_id.empty()) {
     if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
-    RETURN_IF_ERROR(store_.GetSandbox(who.org_id, sandbox_id).status());
+    RETURN_IF_ERROR(sandboxes_.GetSandbox(who.org_id, sandbox_id).status());
   }
-  ASSIGN_OR_RETURN(auto records, store_.ListEndpoints(who.org_id, sandbox_id));
+  ASSIGN_OR_RETURN(auto records, endpoints_.ListEndpoints(who.org_id, sandbox_id));
   std::vector<Endpoint> items;
   for (const auto& e : records) items.push_back(View(e));
   return items;
@@ -66,12 +69,12 @@ Result<std::vector<Endpoint>> EndpointService::List(const Principal& who,
 Status EndpointService::Delete(const Principal& who, const std::string& sandbox_id,
                                const std::string& id) {
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
-  RETURN_IF_ERROR(store_.GetSandbox(who.org_id, sandbox_id).status());
+  RETURN_IF_ERROR(sandboxes_.GetSandbox(who.org_id, sandbox_id).status());
   if (!IsValidId(id, "ep")) return NotFound("endpoint " + id + " not found");
-  ASSIGN_OR_RETURN(auto records, store_.ListEndpoints(who.org_id, sandbox_id));
+  ASSIGN_OR_RETURN(auto records, endpoints_.ListEndpoints(who.org_id, sandbox_id));
   for (const auto& e : records) {
     if (e.id != id) continue;
-    RETURN_IF_ERROR(store_.DeleteEndpoint(who.org_id, id));
+    RETURN_IF_ERROR(endpoints_.DeleteEndpoint(who.org_id, id));
     if (on_removed_) on_removed_(e.hostname);
     return Status::Ok();
   }
@@ -93,15 +96,15 @@ Result<std::vector<std::string>> EndpointService::Remove(const Principal& who,
 }
 
 void EndpointService::RemoveAll(const std::string& sandbox_id) {
-  auto hosts = store_.DeleteEndpointsOfSandbox(sandbox_id);
+  auto hosts = endpoints_.DeleteEndpointsOfSandbox(sandbox_id);
   if (hosts.ok() && on_removed_)
     for (const auto& h : *hosts) on_removed_(h);
 }
 
 std::optional<net::IngressBackend> EndpointService::Route(const std::string& host) {
-  auto e = store_.FindEndpointByHostname(host);
+  auto e = endpoints_.FindEndpointByHostname(host);
   if (!e.ok()) return std::nullopt;
-  auto sandbox = store_.GetSandbox("", e->sandbox_id);
+  auto sandbox = sandboxes_.GetSandbox("", e->sandbox_id);
   if (!sandbox.ok() || sandbox->status != "running") return std::nullopt;
   auto address = network_.AddressOf(e->sandbox_id);
   if (!address || address->empty()) return std::nullopt;
@@ -111,7 +114,7 @@ std::optional<net::IngressBackend> EndpointService::Route(const std::string& hos
 std::vector<Endpoint> EndpointService::EndpointsOf(const std::string& org_id,
                                                    const std::string& sandbox_id) {
   std::vector<Endpoint> out;
-  auto records = store_.ListEndpoints(org_id, sandbox_id);
+  auto records = endpoints_.ListEndpoints(org_id, sandbox_id);
   if (records.ok())
     for (const auto& e : *records) out.push_back(View(e));
   return out;

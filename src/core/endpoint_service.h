@@ -13,7 +13,8 @@
 #include "core/sandbox_endpoint.h"
 #include "net/ingress.h"
 #include "net/network_manager.h"
-#include "store/store.h"
+#include "store/endpoint_store.h"
+#include "store/sandbox_store.h"
 
 namespace adapt::core {
 
@@ -36,7 +37,8 @@ struct RemoveEndpoints {
 
 class EndpointService {
  public:
-  EndpointService(store::Store& store, net::NetworkManager& network, EndpointOptions options);
+  EndpointService(store::SandboxStore& sandboxes, store::EndpointStore& endpoints,
+                  net::NetworkManager& network, EndpointOptions options);
   // Called with a hostname whose route went away (to close its open connections).
   void OnRemoved(std::function<void(const std::string&)> fn) { on_removed_ = std::move(fn); }
   void SetPorts(uint16_t http_port, uint16_t https_port);
@@ -61,7 +63,8 @@ class EndpointService {
  private:
   Endpoint View(const store::EndpointRecord& e) const;
 
-  store::Store& store_;
+  store::SandboxStore& sandboxes_;
+  store::EndpointStore& endpoints_;
   net::NetworkManager& network_;
   EndpointOptions options_;
   std::function<void(const std::string&)> on_removed_;

@@ -10,6 +10,7 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "store/store.h"
 
 namespace adapt::core {
 namespace {
@@ -26,7 +27,7 @@ class EndpointServiceTest : public testing::Test {
     org_ = {store_->CreateOrg({NewId("org"), "acme", false, 1000})->id, "", false};
     other_ = {store_->CreateOrg({NewId("org"), "other", false, 1000})->id, "", false};
     network_ = std::make_unique<net::NetworkManager>(*store_, net::NetworkOptions{});
-    service_ = std::make_unique<EndpointService>(*store_, *network_, EndpointOptions{});
+    service_ = std::make_unique<EndpointService>(*store_, *store_, *network_, EndpointOptions{});
     service_->SetPorts(8080, 443);
     sandbox_ = Sandbox("running");
   }

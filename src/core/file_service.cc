@@ -200,7 +200,7 @@ Status FileErrorFor(int exit_code, const std::string& stderr_text) {
   }
 }
 
-FileService::FileService(store::Store& store, runtime::Runtime& runtime)
+FileService::FileService(store::SandboxStore& store, runtime::Runtime& runtime)
     : store_(store), runtime_(runtime) {}
 
 Result<FileService::Started> FileService::Start(const Principal& who, const std::string& sandbox_id,

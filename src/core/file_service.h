@@ -21,7 +21,7 @@
 
 #include "core/auth.h"
 #include "runtime/runtime.h"
-#include "store/store.h"
+#include "store/sandbox_store.h"
 
 namespace adapt::core {
 
@@ -66,7 +66,7 @@ class FileReader {
 
 class FileService {
  public:
-  FileService(store::Store& store, runtime::Runtime& runtime);
+  FileService(store::SandboxStore& store, runtime::Runtime& runtime);
 
   // Writes `source` to `path` (replaced as a whole: a temp file renamed at the end). A source
   // that fails leaves the old file in place. `mode` is octal text, empty: keep or 0644.
@@ -110,7 +110,7 @@ class FileService {
                                std::vector<std::string> args, const ByteSource* source,
                                std::string* served_by);
 
-  store::Store& store_;
+  store::SandboxStore& store_;
   runtime::Runtime& runtime_;
 };
 

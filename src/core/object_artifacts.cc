@@ -10,7 +10,7 @@ namespace adapt::core {
 
 Status ObjectService::CheckSandbox(const Principal& who, const std::string& sandbox_id) {
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
-  return store_.GetSandbox(who.org_id, sandbox_id).status();
+  return sandbox_records_.GetSandbox(who.org_id, sandbox_id).status();
 }
 
 Result<SandboxArtifacts> ObjectService::ListArtifacts(const Principal& who,

@@ -14,14 +14,14 @@ Result<ObjectStorageAttachment> ObjectService::AttachToSandbox(const Principal& 
                                               std::to_string(storage::kMaxTokenTtlSeconds));
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
   const std::string& org_id = who.org_id;
-  ASSIGN_OR_RETURN(store::SandboxRecord sandbox, store_.GetSandbox(org_id, sandbox_id));
+  ASSIGN_OR_RETURN(store::SandboxRecord sandbox, sandbox_records_.GetSandbox(org_id, sandbox_id));
   if (sandbox.status != "running" && sandbox.status != "provisioning")
     return Conflict("sandbox " + sandbox_id + " is " + sandbox.status +
                     "; object storage attaches to a provisioning or running sandbox");
   std::string host_address;
-  ASSIGN_OR_RETURN(auto networks, store_.ListNetworks());
+  ASSIGN_OR_RETURN(auto networks, networks_.ListNetworks());
   for (const auto& n : networks) {
-    if (n.sandbox_id == sandbox_id) host_address = n.data.value("hostAddress", "");
+    if (n.sandbox_id == sandbox_id) host_address = n.host_address;
   }
   if (host_address.empty())
     return Conflict("sandbox " + sandbox_id +
@@ -33,7 +33,7 @@ Result<ObjectStorageAttachment> ObjectService::AttachToSandbox(const Principal& 
   out.endpoint = "http://" + host_address + ":" + std::to_string(gateway_port_);
   out.token_id = token.record.id;
   out.expires_at_ms = token.record.expires_at;
-  if (Status st = store_.SetSandboxEnv(
+  if (Status st = sandbox_records_.SetSandboxEnv(
           org_id, sandbox_id,
           {{kStorageEndpointVariable, out.endpoint}, {kStorageTokenVariable, token.token}});
       !st.ok()) {

@@ -8,10 +8,15 @@
 
 namespace adapt::core {
 
-ObjectService::ObjectService(store::Store& store, storage::ObjectStore& objects,
-                             storage::StorageTokens& tokens, FileService& files,
-                             SandboxService& sandboxes)
-    : store_(store), objects_(objects), tokens_(tokens), files_(files), sandboxes_(sandboxes) {}
+ObjectService::ObjectService(store::SandboxStore& sandbox_records, store::NetworkStore& networks,
+                             storage::ObjectStore& objects, storage::StorageTokens& tokens,
+                             FileService& files, SandboxService& sandboxes)
+    : sandbox_records_(sandbox_records),
+      networks_(networks),
+      objects_(objects),
+      tokens_(tokens),
+      files_(files),
+      sandboxes_(sandboxes) {}
 
 Result<storage::ObjectListing> ObjectService::List(const Principal& who,
                                                    const ListObjects& request) {

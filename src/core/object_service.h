@@ -18,7 +18,8 @@
 #include "os/durable_file.h"
 #include "storage/object_store.h"
 #include "storage/storage_tokens.h"
-#include "store/store.h"
+#include "store/network_store.h"
+#include "store/sandbox_store.h"
 
 namespace adapt::core {
 
@@ -90,8 +91,9 @@ constexpr const char* kStorageTokenVariable = "SANDBOX_STORAGE_TOKEN";
 
 class ObjectService {
  public:
-  ObjectService(store::Store& store, storage::ObjectStore& objects, storage::StorageTokens& tokens,
-                FileService& files, SandboxService& sandboxes);
+  ObjectService(store::SandboxStore& sandbox_records, store::NetworkStore& networks,
+                storage::ObjectStore& objects, storage::StorageTokens& tokens, FileService& files,
+                SandboxService& sandboxes);
   // Set once their listeners are up, before any verb runs.
   void SetGatewayPort(uint16_t port) { gateway_port_ = port; }
   void SetApiBase(std::string base_url) { api_base_ = std::move(base_url); }
@@ -136,7 +138,8 @@ class ObjectService {
  private:
   Status CheckSandbox(const Principal& who, const std::string& sandbox_id);
 
-  store::Store& store_;
+  store::SandboxStore& sandbox_records_;
+  store::NetworkStore& networks_;
   storage::ObjectStore& objects_;
   storage::StorageTokens& tokens_;
   FileService& files_;

@@ -15,7 +15,7 @@ Secret View(const store::SecretRecord& r) {
 
 }  // namespace
 
-SecretService::SecretService(store::Store& store, std::string master_key)
+SecretService::SecretService(store::SecretStore& store, std::string master_key)
     : store_(store), master_key_(std::move(master_key)) {}
 
 Result<SavedSecret> SecretService::Set(const std::string& org_id, const SetSecret& request) {

@@ -10,7 +10,7 @@
 
 #include "base/status.h"
 #include "core/secret_name.h"
-#include "store/store.h"
+#include "store/secret_store.h"
 
 namespace adapt::core {
 
@@ -49,7 +49,7 @@ struct CapturedSecret {
 class SecretService {
  public:
   // `master_key`: adaptd's master key (storage::LoadMasterKey).
-  SecretService(store::Store& store, std::string master_key);
+  SecretService(store::SecretStore& store, std::string master_key);
 
   // Creates version 1 or the next version; errors name the field ("name", "value").
   Result<SavedSecret> Set(const std::string& org_id, const SetSecret& request);
@@ -69,7 +69,7 @@ class SecretService {
  private:
   Result<std::string> Open(const store::SecretRecord& r);
 
-  store::Store& store_;
+  store::SecretStore& store_;
   std::string master_key_;
 };
 

@@ -11,6 +11,7 @@
 #include "base/ids.h"
 #include "core/sandbox_request.h"
 #include "core/secret_cipher.h"
+#include "store/store.h"
 
 namespace adapt::core {
 namespace {

@@ -294,10 +294,10 @@ class Daemon {
     commands_.emplace(*store_, *runtime_, *images_);
     commands_->set_waiter(&*bus_, &*waiter_);
     files_.emplace(*store_, *runtime_);
-    objects_.emplace(*store_, *object_store_, *storage_tokens_, *files_, *sandboxes_);
+    objects_.emplace(*store_, *store_, *object_store_, *storage_tokens_, *files_, *sandboxes_);
     objects_->SetGatewayPort(storage_server_->port());
     commands_->Reconcile();
-    endpoints_.emplace(*store_, *network_, core::EndpointOptions{config_.ingress_domain});
+    endpoints_.emplace(*store_, *store_, *network_, core::EndpointOptions{config_.ingress_domain});
     return Status::Ok();
   }
 

@@ -16,41 +16,43 @@ SandboxNet FromRecord(const store::NetworkRecord& r) {
   SandboxNet sb;
   sb.sandbox_id = r.sandbox_id;
   sb.slot = r.slot;
-  sb.address = r.data.value("address", "");
-  sb.host_address = r.data.value("hostAddress", "");
-  sb.address6 = r.data.value("address6", "");
-  sb.host_address6 = r.data.value("hostAddress6", "");
-  auto& p = sb.policy;
-  p.egress = r.data.value("egress", "open");
-  p.dns = r.data.value("dns", "");
-  if (r.data.contains("allow"))
-    for (const auto& a : r.data["allow"])
-      p.allow.push_back({a.value("protocol", "tcp"), a.value("address", ""), a.value("port", 0)});
-  if (r.data.contains("hostnames"))
-    for (const auto& h : r.data["hostnames"])
-      p.hostnames.push_back({h.value("hostname", ""), h.value("port", 0)});
-  p.dns_upstream = r.data.value("dnsUpstream", "");
-  p.dns_all_names = r.data.value("dnsAllNames", false);
+  sb.address = r.address;
+  sb.host_address = r.host_address;
+  sb.address6 = r.address6;
+  sb.host_address6 = r.host_address6;
+  const store::NetworkPolicyRecord& from = r.policy;
+  EgressPolicy& p = sb.policy;
+  p.egress = from.egress;
+  p.dns = from.dns;
+  for (const auto& a : from.allow) p.allow.push_back({a.protocol, a.address, a.port});
+  for (const auto& h : from.hostnames) p.hostnames.push_back({h.hostname, h.port});
+  p.dns_upstream = from.dns_upstream;
+  p.dns_all_names = from.dns_all_names;
   return sb;
 }
 
-nlohmann::json ToData(const SandboxNet& sb) {
-  nlohmann::json allow = nlohmann::json::array();
-  for (const auto& a : sb.policy.allow)
-    allow.push_back({{"protocol", a.protocol}, {"address", a.address}, {"port", a.port}});
-  nlohmann::json hostnames = nlohmann::json::array();
-  for (const auto& h : sb.policy.hostnames)
-    hostnames.push_back({{"hostname", h.hostname}, {"port", h.port}});
-  return {{"address", sb.address},
-          {"hostAddress", sb.host_address},
-          {"address6", sb.address6},
-          {"hostAddress6", sb.host_address6},
-          {"egress", sb.policy.egress},
-          {"dns", sb.policy.dns},
-          {"allow", allow},
-          {"hostnames", hostnames},
-          {"dnsUpstream", sb.policy.dns_upstream},
-          {"dnsAllNames", sb.policy.dns_all_names}};
+store::NetworkPolicyRecord PolicyRecord(const EgressPolicy& p) {
+  store::NetworkPolicyRecord out;
+  out.egress = p.egress;
+  out.dns = p.dns;
+  for (const auto& a : p.allow) out.allow.push_back({a.protocol, a.address, a.port});
+  for (const auto& h : p.hostnames) out.hostnames.push_back({h.hostname, h.port});
+  out.dns_upstream = p.dns_upstream;
+  out.dns_all_names = p.dns_all_names;
+  return out;
+}
+
+store::NetworkRecord ToRecord(const SandboxNet& sb, int64_t created_at) {
+  store::NetworkRecord r;
+  r.sandbox_id = sb.sandbox_id;
+  r.slot = sb.slot;
+  r.address = sb.address;
+  r.host_address = sb.host_address;
+  r.address6 = sb.address6;
+  r.host_address6 = sb.host_address6;
+  r.policy = PolicyRecord(sb.policy);
+  r.created_at = created_at;
+  return r;
 }
 
 std::string ResolvConf(const SandboxNet& sb) {
@@ -64,7 +66,7 @@ std::string ResolvConf(const SandboxNet& sb) {
 
 }  // namespace
 
-NetworkManager::NetworkManager(store::Store& store, NetworkOptions options)
+NetworkManager::NetworkManager(store::NetworkStore& store, NetworkOptions options)
     : store_(store), options_(std::move(options)), proxies_(options_.proxy_limits) {}
 
 Status NetworkManager::Init() {
@@ -138,7 +140,7 @@ Result<Attachment> NetworkManager::Attach(const std::string& id,
       sb.host_address6 = pool6_->Embed(sb.host_address);
     }
     sb.policy = policy;
-    RETURN_IF_ERROR(store_.PutNetwork({id, slot, ToData(sb), NowMillis()}));
+    RETURN_IF_ERROR(store_.PutNetwork(ToRecord(sb, NowMillis())));
   }
   LinkPlan plan{NetnsName(options_.name, id),
                 HostInterface(sb.address),
@@ -241,7 +243,7 @@ std::optional<std::string> NetworkManager::AddressOf(const std::string& id) {
   auto records = store_.ListNetworks();
   if (!records.ok()) return std::nullopt;
   for (const auto& r : *records)
-    if (r.sandbox_id == id) return r.data.value("address", "");
+    if (r.sandbox_id == id) return r.address;
   return std::nullopt;
 }
 
@@ -255,9 +257,9 @@ Status NetworkManager::UpdatePolicy(const std::string& id, const store::NetworkC
     SandboxNet old = FromRecord(r), sb = old;
     sb.policy = policy;
     // The same policy (a pooled sandbox claimed with the default one) needs no nft run.
-    nlohmann::json data = ToData(sb);
-    if (data == ToData(old)) return Status::Ok();
-    RETURN_IF_ERROR(store_.UpdateNetworkData(id, data));
+    store::NetworkPolicyRecord stored = PolicyRecord(policy);
+    if (stored == r.policy) return Status::Ok();
+    RETURN_IF_ERROR(store_.UpdateNetworkPolicy(id, stored));
     // One nft run: the old chain goes and the new one comes in a single transaction.
     RETURN_IF_ERROR(RunNft(RemoveSandboxRules(Scope(), old) + SandboxRules(Scope(), sb))
                         .WithContext("replacing the sandbox's egress rules"));

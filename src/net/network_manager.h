@@ -7,7 +7,6 @@
 #pragma once
 
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,7 +15,7 @@
 #include "net/address.h"
 #include "net/hostname_proxies.h"
 #include "net/ruleset.h"
-#include "store/store.h"
+#include "store/network_store.h"
 
 namespace adapt::net {
 
@@ -44,7 +43,7 @@ struct Attachment {
 
 class NetworkManager {
  public:
-  NetworkManager(store::Store& store, NetworkOptions options);
+  NetworkManager(store::NetworkStore& store, NetworkOptions options);
   // Checks the pool, turns on IPv4 forwarding and starts the TLS hostname proxies.
   Status Init();
   // Makes (or re-uses) the network of sandbox `id` under its `network` settings.
@@ -72,7 +71,7 @@ class NetworkManager {
   // Tells the TLS hostname proxies about `sb` (or forgets it when it has no hostname rules).
   void Register(const SandboxNet& sb);
 
-  store::Store& store_;
+  store::NetworkStore& store_;
   NetworkOptions options_;
   std::optional<AddressPool> pool_;
   std::optional<AddressPool6> pool6_;

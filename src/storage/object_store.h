@@ -15,7 +15,7 @@
 #include "base/status.h"
 #include "os/durable_file.h"
 #include "storage/upload_ledger.h"
-#include "store/store.h"
+#include "store/object_record_store.h"
 
 namespace adapt::storage {
 
@@ -46,7 +46,8 @@ struct CompletedPart {
 
 class ObjectStore {
  public:
-  ObjectStore(store::Store& store, std::string root) : store_(store), root_(std::move(root)) {}
+  ObjectStore(store::ObjectRecordStore& store, std::string root)
+      : store_(store), root_(std::move(root)) {}
 
   // Creates the directories and removes what a crash left (temporary and unreferenced blobs).
   Status Init();
@@ -117,7 +118,7 @@ class ObjectStore {
   Result<std::string> UploadDir(const std::string& org_id, const std::string& upload_id,
                                 const std::string& key);
 
-  store::Store& store_;
+  store::ObjectRecordStore& store_;
   std::string root_;
   uint64_t quota_bytes_ = 0;
   UploadLedger ledger_;

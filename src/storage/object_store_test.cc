@@ -7,6 +7,7 @@
 
 #include "os/files.h"
 #include "storage/storage_tokens.h"
+#include "store/store.h"
 
 namespace adapt::storage {
 namespace {

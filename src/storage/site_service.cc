@@ -23,36 +23,32 @@ Status ValidateSiteName(const std::string& name) {
 
 }  // namespace
 
-nlohmann::json SiteService::View(const store::SiteRecord& s,
-                                 const store::SiteReleaseRecord* release) {
+Site SiteService::View(const store::SiteRecord& s, const store::SiteReleaseRecord* release) {
   std::string http = "http://" + s.hostname +
                      (http_port_ && http_port_ != 80 ? ":" + std::to_string(http_port_) : "") +
                      "/index.html";
   std::string https = "https://" + s.hostname +
                       (https_port_ && https_port_ != 443 ? ":" + std::to_string(https_port_) : "") +
                       "/index.html";
-  nlohmann::json v = {{"id", s.id},
-                      {"name", s.name},
-                      {"hostname", s.hostname},
-                      {"releaseId", s.release_id},
-                      {"url", https},
-                      {"urls", {https, http}},
-                      {"createdAt", FormatRfc3339(s.created_at)}};
-  if (release) {
-    v["source"] = release->source_prefix;
-    v["files"] = release->files.size();
-    v["publishedAt"] = FormatRfc3339(release->created_at);
-  }
+  Site v;
+  v.id = s.id;
+  v.name = s.name;
+  v.hostname = s.hostname;
+  v.release_id = s.release_id;
+  v.url = https;
+  v.urls = {https, http};
+  v.created_at_ms = s.created_at;
+  if (release)
+    v.release = SiteReleaseView{release->source_prefix, release->files.size(), release->created_at};
   return v;
 }
 
-Result<nlohmann::json> SiteService::Publish(const std::string& org_id, const std::string& source,
-                                            const std::string& name) {
-  std::string prefix = source;
+Result<Site> SiteService::Publish(const std::string& org_id, const PublishSite& request) {
+  std::string prefix = request.source;
   while (!prefix.empty() && prefix.front() == '/') prefix.erase(0, 1);
   if (!prefix.empty() && prefix.back() != '/') prefix += "/";
   if (!prefix.empty()) RETURN_IF_ERROR(ValidateObjectPrefix(prefix, "source"));
-  std::string site_name = name.empty() ? "site" : name;
+  std::string site_name = request.name.empty() ? "site" : request.name;
   RETURN_IF_ERROR(ValidateSiteName(site_name));
   // Bounded: at most kMaxSiteFiles objects and kMaxSiteBytes under the prefix.
   std::vector<store::ObjectRecord> files;
@@ -113,8 +109,7 @@ Result<nlohmann::json> SiteService::Publish(const std::string& org_id, const std
       return blob.status();
     }
     copied.push_back(*blob);
-    release.files[o.key.substr(prefix.size())] = {
-        {"blob", *blob}, {"size", o.size}, {"type", o.content_type}, {"sha256", o.sha256}};
+    release.files[o.key.substr(prefix.size())] = {*blob, o.size, o.content_type, o.sha256};
   }
   site.release_id = release.id;
   if (Status st = store_.PutSite(site, &release); !st.ok()) {
@@ -124,9 +119,9 @@ Result<nlohmann::json> SiteService::Publish(const std::string& org_id, const std
   return View(site, &release);
 }
 
-Result<std::vector<nlohmann::json>> SiteService::List(const std::string& org_id) {
+Result<std::vector<Site>> SiteService::List(const std::string& org_id) {
   ASSIGN_OR_RETURN(auto sites, store_.ListSites(org_id));
-  std::vector<nlohmann::json> out;
+  std::vector<Site> out;
   for (const auto& s : sites) {
     auto rel = store_.GetSiteRelease(s.release_id);
     out.push_back(View(s, rel.ok() ? &*rel : nullptr));
@@ -134,7 +129,7 @@ Result<std::vector<nlohmann::json>> SiteService::List(const std::string& org_id)
   return out;
 }
 
-Result<nlohmann::json> SiteService::Get(const std::string& org_id, const std::string& id) {
+Result<Site> SiteService::Get(const std::string& org_id, const std::string& id) {
   ASSIGN_OR_RETURN(auto s, store_.GetSite(org_id, id));
   auto rel = store_.GetSiteRelease(s.release_id);
   return View(s, rel.ok() ? &*rel : nullptr);
@@ -164,9 +159,9 @@ Result<SiteFile> SiteService::Serve(const std::string& host, const std::string& 
     if (it == release.files.end()) return NotFound("no file " + path + " on this site");
   }
   SiteFile f;
-  f.content_type = it->value("type", "application/octet-stream");
-  f.size = it->value("size", uint64_t{0});
-  ASSIGN_OR_RETURN(f.reader, objects_.OpenBlob(it->value("blob", "")));
+  f.content_type = it->second.content_type;
+  f.size = it->second.size;
+  ASSIGN_OR_RETURN(f.reader, objects_.OpenBlob(it->second.blob));
   return f;
 }
 

@@ -4,14 +4,13 @@
 #pragma once
 
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
 #include "storage/object_store.h"
-#include "store/store.h"
+#include "store/site_store.h"
 
 namespace adapt::storage {
 
@@ -24,9 +23,33 @@ struct SiteFile {
   std::unique_ptr<os::FileReader> reader;
 };
 
+// What to publish: errors name the fields `source` and `name`.
+struct PublishSite {
+  std::string source;  // an object prefix holding index.html; "" or "/": the root
+  std::string name;    // "": "site"
+};
+
+// The release a site serves.
+struct SiteReleaseView {
+  std::string source;  // the object prefix it copied, with its trailing '/'
+  size_t files = 0;
+  int64_t published_at_ms = 0;
+};
+
+struct Site {
+  std::string id;
+  std::string name;
+  std::string hostname;
+  std::string release_id;
+  std::string url;                // https, ending in /index.html
+  std::vector<std::string> urls;  // https, then http
+  int64_t created_at_ms = 0;
+  std::optional<SiteReleaseView> release;  // unset when its release cannot be read
+};
+
 class SiteService {
  public:
-  SiteService(store::Store& store, ObjectStore& objects, std::string domain)
+  SiteService(store::SiteStore& store, ObjectStore& objects, std::string domain)
       : store_(store), objects_(objects), domain_(std::move(domain)) {}
   // The ingress ports, for the URLs (0: left out).
   void SetPorts(uint16_t http, uint16_t https) {
@@ -35,19 +58,18 @@ class SiteService {
   }
 
   // Publishes `source` (an object prefix) as a new release of site `name` (made when new).
-  Result<nlohmann::json> Publish(const std::string& org_id, const std::string& source,
-                                 const std::string& name);
-  Result<std::vector<nlohmann::json>> List(const std::string& org_id);
-  Result<nlohmann::json> Get(const std::string& org_id, const std::string& id);
+  Result<Site> Publish(const std::string& org_id, const PublishSite& request);
+  Result<std::vector<Site>> List(const std::string& org_id);
+  Result<Site> Get(const std::string& org_id, const std::string& id);
   Status Delete(const std::string& org_id, const std::string& id);
   // The file at `path` of the site served at `host` (index.html for a directory).
   Result<SiteFile> Serve(const std::string& host, const std::string& path);
   bool IsSiteHost(const std::string& host);
 
  private:
-  nlohmann::json View(const store::SiteRecord& site, const store::SiteReleaseRecord* release);
+  Site View(const store::SiteRecord& site, const store::SiteReleaseRecord* release);
 
-  store::Store& store_;
+  store::SiteStore& store_;
   ObjectStore& objects_;
   std::string domain_;
   uint16_t http_port_ = 0, https_port_ = 0;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "store/store.h"
+#include "store/storage_token_store.h"
 
 namespace adapt::storage {
 
@@ -26,7 +26,7 @@ struct NewStorageToken {
 
 class StorageTokens {
  public:
-  StorageTokens(store::Store& store, std::string key_file)
+  StorageTokens(store::StorageTokenStore& store, std::string key_file)
       : store_(store), key_file_(std::move(key_file)) {}
   // Reads the key, making it on first start.
   Status Init();
@@ -51,7 +51,7 @@ class StorageTokens {
                         const std::string& signature) const;
 
  private:
-  store::Store& store_;
+  store::StorageTokenStore& store_;
   std::string key_file_;
   std::string key_;
 };

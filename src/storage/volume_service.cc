@@ -12,7 +12,7 @@
 
 namespace adapt::storage {
 
-VolumeService::VolumeService(store::Store& store, VolumeOptions options)
+VolumeService::VolumeService(store::VolumeStore& store, VolumeOptions options)
     : store_(store), options_(std::move(options)) {}
 
 Status VolumeService::Init() { return os::MakeDirs(options_.root, 0700); }

@@ -10,7 +10,7 @@
 #include "base/status.h"
 #include "storage/volume_disk.h"
 #include "storage/volume_request.h"
-#include "store/store.h"
+#include "store/volume_store.h"
 
 namespace adapt::storage {
 
@@ -21,7 +21,7 @@ struct VolumeOptions {
 
 class VolumeService {
  public:
-  VolumeService(store::Store& store, VolumeOptions options);
+  VolumeService(store::VolumeStore& store, VolumeOptions options);
 
   Status Init();
   // Remounts every ready volume (re-adding its key) and removes half-made or half-deleted
@@ -57,7 +57,7 @@ class VolumeService {
   Volume View(const store::VolumeRecord& v);
   VolumePaths PathsOf(const std::string& id) const { return VolumePaths(options_.root, id); }
 
-  store::Store& store_;
+  store::VolumeStore& store_;
   VolumeOptions options_;
   std::mutex mu_;
 };

@@ -13,10 +13,9 @@ T* FindIf(std::vector<T>& v, Pred pred) {
   return it == v.end() ? nullptr : &*it;
 }
 
-void BlobsOf(const nlohmann::json& files, std::vector<std::string>& out) {
-  if (!files.is_object()) return;
-  for (const auto& [_, f] : files.items())
-    if (f.contains("blob") && f["blob"].is_string()) out.push_back(f["blob"].get<std::string>());
+void BlobsOf(const std::map<std::string, SiteFileRecord>& files, std::vector<std::string>& out) {
+  for (const auto& [_, f] : files)
+    if (!f.blob.empty()) out.push_back(f.blob);
 }
 
 }  // namespace
@@ -47,12 +46,13 @@ Status MemoryStore::DeleteNetwork(const std::string& sandbox_id) {
   return Status::Ok();
 }
 
-Status MemoryStore::UpdateNetworkData(const std::string& sandbox_id, const nlohmann::json& data) {
+Status MemoryStore::UpdateNetworkPolicy(const std::string& sandbox_id,
+                                        const NetworkPolicyRecord& policy) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
   auto it = networks_.find(sandbox_id);
   if (it == networks_.end()) return NotFound("sandbox " + sandbox_id + " has no network");
-  it->second.data = data;
+  it->second.policy = policy;
   return Status::Ok();
 }
 

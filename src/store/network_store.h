@@ -22,8 +22,10 @@ class NetworkStore {
   virtual Result<std::vector<NetworkRecord>> ListNetworks() = 0;
   // Forgets the sandbox's attachment; no error when there is none.
   virtual Status DeleteNetwork(const std::string& sandbox_id) = 0;
-  // Replaces the data of the sandbox's attachment (its slot stays); NotFound when it has none.
-  virtual Status UpdateNetworkData(const std::string& sandbox_id, const nlohmann::json& data) = 0;
+  // Replaces the egress policy of the sandbox's attachment (its slot and addresses stay);
+  // NotFound when it has none.
+  virtual Status UpdateNetworkPolicy(const std::string& sandbox_id,
+                                     const NetworkPolicyRecord& policy) = 0;
 };
 
 }  // namespace adapt::store

@@ -91,13 +91,30 @@ struct CommandRecord {
   std::string served_by = "runsc-exec";  // or "agent"
 };
 
+// The egress policy a sandbox's network was made with, as the firewall applies it (net/policy.h
+// gives it its meaning; egress "none" has no network, so never a record).
+struct NetworkPolicyRecord {
+  std::string egress = "open";  // "open" or "allowlist"
+  std::vector<AllowRuleConfig> allow;
+  std::string dns;  // the resolver the sandbox may query directly; empty: none
+  std::vector<HostnameRuleConfig> hostnames;
+  std::string dns_upstream;  // hostname rules: where adapt's DNS proxy asks
+  bool dns_all_names = false;
+
+  bool operator==(const NetworkPolicyRecord&) const = default;
+};
+
 // A sandbox's network attachment: written before its namespace, links and rules are made,
 // so that a restarted adaptd can re-check or remove them. `slot` picks the address block in
-// the pool and the interface names; `data` (address, gateway, policy) is owned by net/.
+// the pool and the interface names; the addresses and the policy are net/'s.
 struct NetworkRecord {
   std::string sandbox_id;
   int64_t slot = 0;
-  nlohmann::json data = nlohmann::json::object();
+  std::string address;        // the sandbox's IPv4 address
+  std::string host_address;   // the host end of its veth
+  std::string address6;       // its IPv6 address; empty: none
+  std::string host_address6;  // the host end's IPv6 address
+  NetworkPolicyRecord policy;
   int64_t created_at = 0;
 };
 
@@ -204,13 +221,23 @@ struct SiteRecord {
   int64_t created_at = 0;
 };
 
-// An immutable copy of an object prefix: files maps a path to {blob, size, type, sha256}.
+// One file of a site release: its own copy of the object's bytes.
+struct SiteFileRecord {
+  std::string blob;  // in the object store's blob directory
+  uint64_t size = 0;
+  std::string content_type;
+  std::string sha256;  // hex
+
+  bool operator==(const SiteFileRecord&) const = default;
+};
+
+// An immutable copy of an object prefix: `files` by their path below the prefix.
 struct SiteReleaseRecord {
   std::string id;
   std::string site_id;
   std::string org_id;
   std::string source_prefix;
-  nlohmann::json files = nlohmann::json::object();
+  std::map<std::string, SiteFileRecord> files;
   int64_t created_at = 0;
 };
 

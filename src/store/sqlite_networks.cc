@@ -1,9 +1,8 @@
 // SqliteStore: Sandbox networks and the endpoints exposed on them.
+#include "store/network_data_codec.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
-
-using nlohmann::json;
 
 Status SqliteStore::PutNetwork(const NetworkRecord& n) {
   return Guard("recording a sandbox network", [&]() -> Status {
@@ -18,7 +17,7 @@ Status SqliteStore::PutNetwork(const NetworkRecord& n) {
         db_, "INSERT INTO sandbox_networks(sandbox_id, slot, data, created_at) VALUES (?,?,?,?)");
     q.bind(1, n.sandbox_id);
     q.bind(2, n.slot);
-    q.bind(3, n.data.dump());
+    q.bind(3, EncodeNetworkData(n));
     q.bind(4, n.created_at);
     q.exec();
     return Status::Ok();
@@ -35,8 +34,7 @@ Result<std::vector<NetworkRecord>> SqliteStore::ListNetworks() {
           NetworkRecord n;
           n.sandbox_id = q.getColumn(0).getString();
           n.slot = q.getColumn(1).getInt64();
-          n.data = nlohmann::json::parse(q.getColumn(2).getString(), nullptr, false);
-          if (n.data.is_discarded()) n.data = nlohmann::json::object();
+          DecodeNetworkData(q.getColumn(2).getString(), n);
           n.created_at = q.getColumn(3).getInt64();
           out.push_back(std::move(n));
         }
@@ -53,12 +51,21 @@ Status SqliteStore::DeleteNetwork(const std::string& sandbox_id) {
   });
 }
 
-Status SqliteStore::UpdateNetworkData(const std::string& sandbox_id, const nlohmann::json& data) {
+Status SqliteStore::UpdateNetworkPolicy(const std::string& sandbox_id,
+                                        const NetworkPolicyRecord& policy) {
   return Guard("updating a sandbox network", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement cur(db_, "SELECT data FROM sandbox_networks WHERE sandbox_id = ?");
+    cur.bind(1, sandbox_id);
+    if (!cur.executeStep()) return NotFound("sandbox " + sandbox_id + " has no network");
+    NetworkRecord n;
+    DecodeNetworkData(cur.getColumn(0).getString(), n);
+    n.policy = policy;
     SQLite::Statement q(db_, "UPDATE sandbox_networks SET data = ? WHERE sandbox_id = ?");
-    q.bind(1, data.dump());
+    q.bind(1, EncodeNetworkData(n));
     q.bind(2, sandbox_id);
-    if (q.exec() == 0) return NotFound("sandbox " + sandbox_id + " has no network");
+    q.exec();
+    tx.commit();
     return Status::Ok();
   });
 }

@@ -1,5 +1,6 @@
 // SqliteStore: object storage (objects, storage tokens) and static sites.
 #include "store/sandbox_env_column.h"
+#include "store/site_files_codec.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
@@ -47,12 +48,9 @@ SiteRecord ReadSite(SQLite::Statement& q) {
   return r;
 }
 
-void BlobsOf(const std::string& files_json, std::vector<std::string>& out) {
-  auto files = nlohmann::json::parse(files_json, nullptr, false);
-  if (!files.is_object()) return;
-  for (const auto& [_, f] : files.items()) {
-    if (f.contains("blob") && f["blob"].is_string()) out.push_back(f["blob"].get<std::string>());
-  }
+void BlobsOf(const std::string& files_column, std::vector<std::string>& out) {
+  for (const auto& [_, f] : DecodeSiteFiles(files_column))
+    if (!f.blob.empty()) out.push_back(f.blob);
 }
 
 }  // namespace
@@ -226,7 +224,7 @@ Status SqliteStore::PutSite(const SiteRecord& s, const SiteReleaseRecord* releas
       r.bind(2, release->site_id);
       r.bind(3, release->org_id);
       r.bind(4, release->source_prefix);
-      r.bind(5, release->files.dump());
+      r.bind(5, EncodeSiteFiles(release->files));
       r.bind(6, release->created_at);
       r.exec();
     }
@@ -292,8 +290,7 @@ Result<SiteReleaseRecord> SqliteStore::GetSiteRelease(const std::string& id) {
         r.site_id = q.getColumn(1).getString();
         r.org_id = q.getColumn(2).getString();
         r.source_prefix = q.getColumn(3).getString();
-        r.files = nlohmann::json::parse(q.getColumn(4).getString(), nullptr, false);
-        if (!r.files.is_object()) r.files = nlohmann::json::object();
+        r.files = DecodeSiteFiles(q.getColumn(4).getString());
         r.created_at = q.getColumn(5).getInt64();
         return r;
       });

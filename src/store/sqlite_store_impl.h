@@ -54,7 +54,8 @@ class SqliteStore : public Store {
   Status PutNetwork(const NetworkRecord& n) override;
   Result<std::vector<NetworkRecord>> ListNetworks() override;
   Status DeleteNetwork(const std::string& sandbox_id) override;
-  Status UpdateNetworkData(const std::string& sandbox_id, const nlohmann::json& data) override;
+  Status UpdateNetworkPolicy(const std::string& sandbox_id,
+                             const NetworkPolicyRecord& policy) override;
   Status PutEndpoint(const EndpointRecord& e) override;
   Result<std::vector<EndpointRecord>> ListEndpoints(const std::string& org_id,
                                                     const std::string& sandbox_id) override;

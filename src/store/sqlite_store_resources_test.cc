@@ -1,7 +1,8 @@
-// The SQLite store's per-resource tables: commands, networks, OAuth grants and API keys.
+// The SQLite store's per-resource tables: commands, networks, sites, OAuth grants and API keys.
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <string>
@@ -66,37 +67,157 @@ TEST_P(StoreTest, CommandsAreUpdatedInPlaceListedNewestFirstAndScopedToTheOrg) {
   EXPECT_EQ(running->size(), 2u);
 }
 
-TEST(SqliteStoreNetworks, AttachmentsAreRecordedUniqueBySlotAndSandboxAndSurviveReopening) {
+NetworkRecord Network(const std::string& sandbox_id, int64_t slot) {
+  NetworkRecord n;
+  n.sandbox_id = sandbox_id;
+  n.slot = slot;
+  n.address = "10.88.0." + std::to_string(slot * 4 + 2);
+  n.host_address = "10.88.0." + std::to_string(slot * 4 + 1);
+  n.created_at = 1 + slot;
+  return n;
+}
+
+TEST_P(StoreTest, NetworksAreUniqueBySlotAndSandboxAndTheirPolicyIsReplacedInPlace) {
+  NetworkRecord a = Network("sbx_a", 3);
+  a.address6 = "fd61:6461:7074::a58:e";
+  a.host_address6 = "fd61:6461:7074::a58:d";
+  a.policy.egress = "allowlist";
+  a.policy.allow = {{"udp", "1.1.1.1", 53}};
+  a.policy.hostnames = {{"api.example.com", 443}};
+  a.policy.dns_upstream = "9.9.9.9";
+  a.policy.dns_all_names = true;
+  ASSERT_TRUE(store_->PutNetwork(a).ok());
+  EXPECT_EQ(store_->PutNetwork(Network("sbx_b", 3)).code(), Code::kConflict);
+  EXPECT_EQ(store_->PutNetwork(Network("sbx_a", 4)).code(), Code::kConflict);
+  ASSERT_TRUE(store_->PutNetwork(Network("sbx_b", 1)).ok());
+  auto all = store_->ListNetworks();
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].sandbox_id, "sbx_b");
+  const NetworkRecord& read = (*all)[1];
+  EXPECT_EQ(read.slot, 3);
+  EXPECT_EQ(read.address, a.address);
+  EXPECT_EQ(read.host_address, a.host_address);
+  EXPECT_EQ(read.address6, a.address6);
+  EXPECT_EQ(read.host_address6, a.host_address6);
+  EXPECT_EQ(read.policy, a.policy);
+  EXPECT_EQ(read.created_at, a.created_at);
+
+  NetworkPolicyRecord open;
+  open.dns = "1.1.1.1";
+  ASSERT_TRUE(store_->UpdateNetworkPolicy("sbx_a", open).ok());
+  EXPECT_EQ(store_->UpdateNetworkPolicy("sbx_zz", open).code(), Code::kNotFound);
+  all = store_->ListNetworks();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[1].slot, 3);
+  EXPECT_EQ((*all)[1].address6, a.address6);
+  EXPECT_EQ((*all)[1].policy, open);
+  ASSERT_TRUE(store_->DeleteNetwork("sbx_a").ok());
+  ASSERT_TRUE(store_->DeleteNetwork("sbx_a").ok());
+  EXPECT_EQ(store_->ListNetworks()->size(), 1u);
+}
+
+TEST(SqliteStoreNetworks, AttachmentsSurviveReopening) {
   char tmpl[] = "/tmp/adapt-store-net.XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   std::string dir = tmpl;
+  NetworkRecord a = Network("sbx_a", 3);
+  a.policy.egress = "allowlist";
+  a.policy.allow = {{"tcp", "10.0.0.1", 443}};
   {
     auto s = OpenSqliteStore(dir + "/adapt.db");
     ASSERT_TRUE(s.ok()) << s.status().message();
-    NetworkRecord a{"sbx_a", 3, {{"address", "10.88.0.14"}}, 1};
     ASSERT_TRUE((*s)->PutNetwork(a).ok());
-    EXPECT_EQ((*s)->PutNetwork({"sbx_b", 3, {}, 2}).code(), Code::kConflict);
-    EXPECT_EQ((*s)->PutNetwork({"sbx_a", 4, {}, 2}).code(), Code::kConflict);
-    ASSERT_TRUE((*s)->PutNetwork({"sbx_b", 1, {}, 2}).ok());
   }
   auto s = OpenSqliteStore(dir + "/adapt.db");
   ASSERT_TRUE(s.ok());
   auto all = (*s)->ListNetworks();
   ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].address, a.address);
+  EXPECT_EQ((*all)[0].policy, a.policy);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SqliteStoreNetworks, RowsWrittenBeforeTheRecordWasTypedReadBackTheSame) {
+  char tmpl[] = "/tmp/adapt-store-net.XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  ASSERT_TRUE(OpenSqliteStore(dir + "/adapt.db").ok());
+  {
+    // As net/ wrote the data column when the record held JSON.
+    SQLite::Database db(dir + "/adapt.db", SQLite::OPEN_READWRITE);
+    db.exec(R"(INSERT INTO sandbox_networks(sandbox_id, slot, data, created_at) VALUES
+      ('sbx_old', 5, '{"address":"10.88.0.22","hostAddress":"10.88.0.21","address6":"",
+      "hostAddress6":"","egress":"allowlist","dns":"","allow":[{"protocol":"udp",
+      "address":"1.1.1.1","port":53}],"hostnames":[{"hostname":"pypi.org","port":443}],
+      "dnsUpstream":"1.1.1.1","dnsAllNames":false}', 7),
+      ('sbx_bad', 6, 'not json', 8))");
+  }
+  auto s = OpenSqliteStore(dir + "/adapt.db");
+  ASSERT_TRUE(s.ok());
+  auto all = (*s)->ListNetworks();
+  ASSERT_TRUE(all.ok()) << all.status().message();
   ASSERT_EQ(all->size(), 2u);
-  EXPECT_EQ((*all)[0].sandbox_id, "sbx_b");
-  EXPECT_EQ((*all)[1].data["address"], "10.88.0.14");
-  // A policy change rewrites the data in place; the slot stays the sandbox's.
-  ASSERT_TRUE(
-      (*s)->UpdateNetworkData("sbx_a", {{"address", "10.88.0.14"}, {"egress", "none"}}).ok());
-  EXPECT_EQ((*s)->UpdateNetworkData("sbx_zz", {}).code(), Code::kNotFound);
-  all = (*s)->ListNetworks();
-  ASSERT_EQ(all->size(), 2u);
-  EXPECT_EQ((*all)[1].slot, 3);
-  EXPECT_EQ((*all)[1].data["egress"], "none");
-  ASSERT_TRUE((*s)->DeleteNetwork("sbx_a").ok());
-  ASSERT_TRUE((*s)->DeleteNetwork("sbx_a").ok());
-  EXPECT_EQ((*s)->ListNetworks()->size(), 1u);
+  const NetworkRecord& old = (*all)[0];
+  EXPECT_EQ(old.sandbox_id, "sbx_old");
+  EXPECT_EQ(old.address, "10.88.0.22");
+  EXPECT_EQ(old.host_address, "10.88.0.21");
+  EXPECT_EQ(old.address6, "");
+  EXPECT_EQ(old.policy.egress, "allowlist");
+  EXPECT_EQ(old.policy.allow, (std::vector<AllowRuleConfig>{{"udp", "1.1.1.1", 53}}));
+  EXPECT_EQ(old.policy.hostnames, (std::vector<HostnameRuleConfig>{{"pypi.org", 443}}));
+  EXPECT_EQ(old.policy.dns_upstream, "1.1.1.1");
+  EXPECT_EQ(old.created_at, 7);
+  // Unreadable data keeps the slot (so it is removed at start-up) with an open policy.
+  EXPECT_EQ((*all)[1].sandbox_id, "sbx_bad");
+  EXPECT_EQ((*all)[1].address, "");
+  EXPECT_EQ((*all)[1].policy, NetworkPolicyRecord{});
+  std::filesystem::remove_all(dir);
+}
+
+TEST_P(StoreTest, SiteReleasesKeepTheirFilesAndDeletingASiteGivesBackTheirBlobs) {
+  SiteRecord site{NewId("site"), org_.id, "docs", "docs-1.example.test", "", 10};
+  SiteReleaseRecord release{NewId("rel"), site.id, org_.id, "web/", {}, 11};
+  release.files["index.html"] = {"blob_a", 12, "text/html", "ab12"};
+  release.files["css/site.css"] = {"blob_b", 0, "text/css", "cd34"};
+  site.release_id = release.id;
+  ASSERT_TRUE(store_->PutSite(site, &release).ok());
+  auto read = store_->GetSiteRelease(release.id);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->source_prefix, "web/");
+  EXPECT_EQ(read->files, release.files);
+  auto blobs = store_->ListReferencedBlobs();
+  ASSERT_TRUE(blobs.ok());
+  EXPECT_EQ(std::count(blobs->begin(), blobs->end(), "blob_b"), 1);
+  EXPECT_EQ(store_->DeleteSite("org_other", site.id).status().code(), Code::kNotFound);
+  auto freed = store_->DeleteSite(org_.id, site.id);
+  ASSERT_TRUE(freed.ok()) << freed.status().message();
+  std::sort(freed->begin(), freed->end());
+  EXPECT_EQ(*freed, (std::vector<std::string>{"blob_a", "blob_b"}));
+  EXPECT_EQ(store_->GetSiteRelease(release.id).status().code(), Code::kNotFound);
+}
+
+TEST(SqliteStoreSites, ReleasesWrittenBeforeTheRecordWasTypedReadBackTheSame) {
+  char tmpl[] = "/tmp/adapt-store-site.XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  ASSERT_TRUE(OpenSqliteStore(dir + "/adapt.db").ok());
+  {
+    SQLite::Database db(dir + "/adapt.db", SQLite::OPEN_READWRITE);
+    db.exec(R"(INSERT INTO site_releases(id, site_id, org_id, source_prefix, files, created_at)
+      VALUES ('rel_old', 'site_old', 'org_x', 'www/', '{"index.html":{"blob":"b1","size":5,
+      "type":"text/html","sha256":"aa"},"raw":{"blob":"b2","size":3}}', 9))");
+  }
+  auto s = OpenSqliteStore(dir + "/adapt.db");
+  ASSERT_TRUE(s.ok());
+  auto r = (*s)->GetSiteRelease("rel_old");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->files.size(), 2u);
+  EXPECT_EQ(r->files.at("index.html"), (SiteFileRecord{"b1", 5, "text/html", "aa"}));
+  // A file without a type is served as bytes, as before.
+  EXPECT_EQ(r->files.at("raw").content_type, "application/octet-stream");
+  EXPECT_EQ(r->files.at("raw").size, 3u);
   std::filesystem::remove_all(dir);
 }
 

@@ -28,6 +28,14 @@ def test_site_serves_its_release_and_keeps_it(org, daemon):
     status, site = org.api("POST", "/v1/sites", {"source": "web", "name": "demo"})
     assert status == 201, site
     assert site["url"].endswith("/index.html") and all(u.endswith("/index.html") for u in site["urls"])
+    # The whole wire object: the site, and the release it serves.
+    assert set(site) == {"id", "name", "hostname", "releaseId", "url", "urls", "createdAt",
+                         "source", "files", "publishedAt"}, site
+    assert site["id"].startswith("site_") and site["releaseId"].startswith("rel_")
+    assert (site["name"], site["source"], site["files"]) == ("demo", "web/", 2)
+    assert site["hostname"].startswith("demo-") and site["url"] == site["urls"][0]
+    assert site["url"].startswith("https://" + site["hostname"])
+    assert site["createdAt"].endswith("Z") and site["publishedAt"].endswith("Z")
     http_url = [u for u in site["urls"] if u.startswith("http://")][0]
     assert fetch(http_url)[:2] == (200, b"<h1>v1</h1>")
     status, body, ctype = fetch(http_url, "/css/site.css")
@@ -46,8 +54,12 @@ def test_site_serves_its_release_and_keeps_it(org, daemon):
     assert again["releaseId"] != site["releaseId"]
     assert fetch(http_url)[1] == b"<h1>v2</h1>"
     assert fetch(http_url, "/css/site.css")[0] == 404
+    assert (again["files"], again["createdAt"]) == (1, site["createdAt"])
     status, listed = org.api("GET", "/v1/sites")
     assert [s["id"] for s in listed["sites"]] == [site["id"]]
+    assert listed["sites"][0]["releaseId"] == again["releaseId"] and listed["sites"][0]["files"] == 1
+    status, read = org.api("GET", "/v1/sites/" + site["id"])
+    assert status == 200 and read == listed["sites"][0], read
     # Other organizations: 404.
     other = daemon.new_org()
     assert other.api("GET", "/v1/sites/" + site["id"])[0] == 404

@@ -1,0 +1,248 @@
+// ObjectService over a MemoryStore, the filesystem object store in a temporary directory and a
+// FakeRuntime: objects per organization (list, text, signed links), a sandbox's artifacts, the
+// workspace copy's refusals (the copy itself needs a running workload: tests/e2e), and
+// attaching the storage gateway to a sandbox.
+#include "core/object_service.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <future>
+#include <map>
+
+#include "base/percent.h"
+#include "core/core_test_fixture.h"
+
+namespace adapt::core {
+namespace {
+
+using runtime::FakeRuntime;
+
+storage::ObjectSource FromString(const std::string& s) {
+  auto off = std::make_shared<size_t>(0);
+  return [s, off](char* buf, size_t n) -> long {
+    size_t take = std::min(n, s.size() - *off);
+    std::copy_n(s.data() + *off, take, buf);
+    *off += take;
+    return static_cast<long>(take);
+  };
+}
+
+// The query parameters of a signed link.
+std::map<std::string, std::string> QueryOf(const std::string& url) {
+  std::map<std::string, std::string> out;
+  std::string q = url.substr(url.find('?') + 1);
+  size_t start = 0;
+  while (start <= q.size()) {
+    size_t amp = q.find('&', start);
+    std::string part = q.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
+    size_t eq = part.find('=');
+    out[part.substr(0, eq)] = PercentDecode(part.substr(eq + 1), PlusSign::kSpace).value_or("");
+    if (amp == std::string::npos) break;
+    start = amp + 1;
+  }
+  return out;
+}
+
+class ObjectServiceTest : public testing_support::CoreTest {
+ protected:
+  void SetUp() override {
+    CoreTest::SetUp();
+    objects_ = std::make_unique<storage::ObjectStore>(store_, dir_ + "/objects");
+    ASSERT_TRUE(objects_->Init().ok());
+    tokens_ = std::make_unique<storage::StorageTokens>(store_, dir_ + "/storage.key");
+    ASSERT_TRUE(tokens_->Init().ok());
+    files_ = std::make_unique<FileService>(store_, runtime_);
+    lifecycle_ = std::make_unique<SandboxLifecycle>(store_, runtime_, *images_, events_);
+    sandboxes_ = std::make_unique<SandboxService>(store_, runtime_, *lifecycle_, *images_, workers_,
+                                                  testing_support::kTestImage);
+    service_ =
+        std::make_unique<ObjectService>(store_, store_, *objects_, *tokens_, *files_, *sandboxes_);
+    service_->SetGatewayPort(9000);
+    service_->SetApiBase("http://127.0.0.1:8080");
+  }
+  void TearDown() override {
+    workers_.join();
+    CoreTest::TearDown();
+  }
+
+  Principal Caller() { return Principal{org_, "key_1", false}; }
+  Principal Stranger() { return Principal{"org_other", "key_2", false}; }
+
+  void PutObject(const std::string& key, const std::string& text, const Principal& who) {
+    auto r = service_->Put(who, key, "text/plain", FromString(text));
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+
+  void Drain() {
+    std::promise<void> done;
+    boost::asio::post(workers_, [&done] { done.set_value(); });
+    done.get_future().wait();
+  }
+
+  // A sandbox of the caller's with a recorded network whose host end is 10.88.0.1.
+  store::SandboxRecord WithNetwork(const std::string& status) {
+    store::SandboxRecord r = Insert(NewSandbox(status));
+    store::NetworkRecord n;
+    n.sandbox_id = r.id;
+    n.slot = 0;
+    n.address = "10.88.0.2";
+    n.host_address = "10.88.0.1";
+    EXPECT_TRUE(store_.PutNetwork(n).ok());
+    return r;
+  }
+
+  boost::asio::thread_pool workers_{1};
+  std::unique_ptr<storage::ObjectStore> objects_;
+  std::unique_ptr<storage::StorageTokens> tokens_;
+  std::unique_ptr<FileService> files_;
+  std::unique_ptr<SandboxLifecycle> lifecycle_;
+  std::unique_ptr<SandboxService> sandboxes_;
+  std::unique_ptr<ObjectService> service_;
+};
+
+TEST_F(ObjectServiceTest, ListingSeesOnlyTheCallersObjectsAndRollsUpByDelimiter) {
+  PutObject("docs/a.txt", "a", Caller());
+  PutObject("docs/sub/b.txt", "b", Caller());
+  PutObject("docs/c.txt", "c", Stranger());
+  auto list = service_->List(Caller(), {"docs/", "/", "", 100});
+  ASSERT_TRUE(list.ok()) << list.status().message();
+  ASSERT_EQ(list->objects.size(), 1u);
+  EXPECT_EQ(list->objects[0].key, "docs/a.txt");
+  EXPECT_EQ(list->common_prefixes, (std::vector<std::string>{"docs/sub/"}));
+  auto bad = service_->List(Caller(), {"", "", "", 0});
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(bad.status().field(), "limit");
+}
+
+TEST_F(ObjectServiceTest, ReadTextReturnsTextAndRefusesBinaryTooLargeAndOthersObjects) {
+  PutObject("notes.md", "# hello\n", Caller());
+  PutObject("blob.bin", std::string("\x00\x01\xff", 3), Caller());
+  auto text = service_->ReadText(Caller(), "notes.md", 1024);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(text->text, "# hello\n");
+  EXPECT_EQ(service_->ReadText(Caller(), "notes.md", 4).status().code(), Code::kPayloadTooLarge);
+  auto binary = service_->ReadText(Caller(), "blob.bin", 1024);
+  EXPECT_EQ(binary.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(binary.status().field(), "key");
+  EXPECT_EQ(service_->ReadText(Stranger(), "notes.md", 1024).status().code(), Code::kNotFound);
+}
+
+TEST_F(ObjectServiceTest, ASignedLinkOpensExactlyItsObjectAndATamperedOneNothing) {
+  PutObject("out/report.txt", "report", Caller());
+  auto link = service_->Link(Caller(), {"out/report.txt", 600, ""});
+  ASSERT_TRUE(link.ok()) << link.status().message();
+  EXPECT_EQ(link->name, "report.txt");
+  EXPECT_EQ(link->url.rfind("http://127.0.0.1:8080/v1/objects/download?", 0), 0u) << link->url;
+  EXPECT_GT(link->expires_at_ms, NowMillis());
+  auto q = QueryOf(link->url);
+  SignedDownload signed_link{q["org"], q["key"], std::stoll(q["expires"]), q["signature"]};
+  auto opened = service_->OpenByLink(signed_link);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  EXPECT_EQ(opened->first.key, "out/report.txt");
+  signed_link.key = "out/other.txt";
+  EXPECT_EQ(service_->OpenByLink(signed_link).status().code(), Code::kUnauthenticated);
+
+  auto bad_ttl = service_->Link(Caller(), {"out/report.txt", 0, ""});
+  EXPECT_EQ(bad_ttl.status().field(), "ttl_seconds");
+  EXPECT_EQ(service_->Link(Stranger(), {"out/report.txt", 600, ""}).status().code(),
+            Code::kNotFound);
+  EXPECT_EQ(service_->Link(Caller(), {"out/missing.txt", 600, ""}).status().code(),
+            Code::kNotFound);
+}
+
+TEST_F(ObjectServiceTest, ArtifactsAreTheSandboxsPrefixAndOnlyForItsOrganization) {
+  store::SandboxRecord sbx = Insert(NewSandbox("running"));
+  std::string prefix = "artifacts/" + sbx.id + "/";
+  PutObject(prefix + "result.csv", "a,b\n", Caller());
+  PutObject("artifacts/sbx_other/x.csv", "x", Caller());
+  auto list = service_->ListArtifacts(Caller(), sbx.id);
+  ASSERT_TRUE(list.ok()) << list.status().message();
+  EXPECT_EQ(list->prefix, prefix);
+  ASSERT_EQ(list->objects.size(), 1u);
+  EXPECT_EQ(list->objects[0].key, prefix + "result.csv");
+  auto text = service_->ReadArtifactText(Caller(), sbx.id, "result.csv", 1024);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(text->text, "a,b\n");
+  EXPECT_EQ(service_->ListArtifacts(Stranger(), sbx.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->ReadArtifactText(Stranger(), sbx.id, "result.csv", 1024).status().code(),
+            Code::kNotFound);
+  EXPECT_EQ(service_->ListArtifacts(Caller(), "../" + sbx.id).status().code(), Code::kNotFound);
+}
+
+TEST_F(ObjectServiceTest, AWorkspaceCopyThatLooksLikeACredentialOrCannotBeReadStoresNothing) {
+  store::SandboxRecord sbx = Insert(NewSandbox("running"));
+  auto secret = service_->CopyFromWorkspace(Caller(), {sbx.id, "/workspace/.env", ""});
+  EXPECT_EQ(secret.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(secret.status().field(), "workspace_path");
+  auto key = service_->CopyFromWorkspace(Caller(), {sbx.id, "/workspace/id_rsa", ""});
+  EXPECT_EQ(key.status().field(), "workspace_path");
+  EXPECT_EQ(runtime_.CountCalls(FakeRuntime::Op::kExec), 0);
+  // Another organization's sandbox is not found; the runtime is never asked.
+  EXPECT_EQ(service_->CopyFromWorkspace(Stranger(), {sbx.id, "out.txt", ""}).status().code(),
+            Code::kNotFound);
+  EXPECT_EQ(runtime_.CountCalls(FakeRuntime::Op::kExec), 0);
+  // The runtime cannot read the file: the error is the runtime's, and nothing is stored.
+  EXPECT_FALSE(service_->CopyFromWorkspace(Caller(), {sbx.id, "out.txt", ""}).ok());
+  auto list = service_->List(Caller(), {"", "", "", 100});
+  ASSERT_TRUE(list.ok());
+  EXPECT_TRUE(list->objects.empty());
+}
+
+TEST_F(ObjectServiceTest, AttachingGivesTheSandboxTheGatewayAndOneLiveToken) {
+  store::SandboxRecord sbx = WithNetwork("provisioning");
+  auto first = service_->AttachToSandbox(Caller(), sbx.id, 3600);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->endpoint, "http://10.88.0.1:9000");
+  EXPECT_FALSE(first->restarted);  // provisioning: its first boot sees the variables
+  std::map<std::string, std::string> env = Stored(sbx.id).env;
+  EXPECT_EQ(env[kStorageEndpointVariable], "http://10.88.0.1:9000");
+  EXPECT_EQ(env[kStorageTokenVariable].rfind(first->token_id + ".", 0), 0u);
+
+  auto second = service_->AttachToSandbox(Caller(), sbx.id, 3600);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  auto tokens = tokens_->List(org_);
+  ASSERT_TRUE(tokens.ok());
+  int live = 0;
+  for (const auto& t : *tokens) {
+    if (t.sandbox_id != sbx.id) continue;
+    if (t.revoked_at == 0) {
+      ++live;
+      EXPECT_EQ(t.id, second->token_id);
+    }
+  }
+  EXPECT_EQ(live, 1);
+}
+
+TEST_F(ObjectServiceTest, AttachingToARunningSandboxRestartsItOnce) {
+  store::SandboxRecord sbx = WithNetwork("provisioning");
+  lifecycle_->Provision(sbx.id);
+  ASSERT_EQ(StatusOf(sbx.id), "running");
+  auto out = service_->AttachToSandbox(Caller(), sbx.id, 3600);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->restarted);
+  Drain();
+  EXPECT_EQ(StatusOf(sbx.id), "running");
+  EXPECT_EQ(runtime_.CountCalls(FakeRuntime::Op::kLaunch, sbx.id), 2);
+  EXPECT_EQ(Stored(sbx.id).env[kStorageEndpointVariable], "http://10.88.0.1:9000");
+}
+
+TEST_F(ObjectServiceTest, AttachingIsRefusedForEndedSandboxesNoNetworkBadTtlAndOthersSandboxes) {
+  store::SandboxRecord ended = WithNetwork("failed");
+  EXPECT_EQ(service_->AttachToSandbox(Caller(), ended.id, 3600).status().code(), Code::kConflict);
+  store::SandboxRecord offline = Insert(NewSandbox("provisioning"));
+  auto no_net = service_->AttachToSandbox(Caller(), offline.id, 3600);
+  EXPECT_EQ(no_net.status().code(), Code::kConflict);
+  EXPECT_NE(no_net.status().message().find("no network"), std::string::npos);
+  EXPECT_EQ(service_->AttachToSandbox(Caller(), offline.id, 0).status().field(), "ttl_seconds");
+  EXPECT_EQ(service_->AttachToSandbox(Stranger(), ended.id, 3600).status().code(), Code::kNotFound);
+  auto tokens = tokens_->List(org_);
+  ASSERT_TRUE(tokens.ok());
+  EXPECT_TRUE(tokens->empty());
+  EXPECT_TRUE(Stored(offline.id).env.empty());
+}
+
+}  // namespace
+}  // namespace adapt::core
