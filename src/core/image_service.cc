@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "base/fault_point.h"

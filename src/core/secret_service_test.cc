@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "base/hex.h"
 #include "base/ids.h"

@@ -1,5 +1,7 @@
 #include "image/image_archive.h"
 
+#include <nlohmann/json.hpp>
+
 #include "base/json_parse.h"
 #include "image/digest.h"
 #include "image/reference.h"

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "base/fault_point.h"
 #include "base/ignore_error.h"

@@ -300,43 +300,42 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
 
   if (!services.sites) return;
   storage::SiteService& sites = *services.sites;
-  registry.Add(
-      {"publish_static_website",
-       "Publish a static website",
+  registry.Add({"publish_static_website",
+                "Publish a static website",
                 "Publish an object directory as an immutable public static website release. The "
                 "source must contain index.html. Publishing copies only this tenant's bounded "
                 "source directory to a separate private origin. Returned URLs always include "
                 "index.html.",
-       {{"type", "object"},
-        {"properties",
-         {{"source",
-           {{"type", "string"},
-            {"maxLength", 1024},
-            {"description", "object prefix holding index.html"}}},
-          {"name", {{"type", "string"}, {"minLength", 1}, {"maxLength", 40}}}}},
-        {"required", json::array({"source"})},
-        {"additionalProperties", false}},
-       {{"type", "object"},
-        {"properties",
-         {{"site_id", {{"type", "string"}}},
-          {"name", {{"type", "string"}}},
-          {"release_id", {{"type", "string"}}},
-          {"url", {{"type", "string"}}},
-          {"urls", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-          {"files", {{"type", "integer"}}}}},
-        {"required", json::array({"site_id", "name", "release_id", "url", "urls"})}},
-       ToolAnnotations{false, true, false, true},
-       [&sites](ToolContext& ctx, const json& args) {
-         auto site = sites.Publish(ctx.who.org_id,
-                                   {args["source"].get<std::string>(), args.value("name", "")});
-         if (!site.ok()) return ToolResult::Fail(FailureSentence(site.status()));
-         return ToolResult::Ok({{"site_id", site->id},
-                                {"name", site->name},
-                                {"release_id", site->release_id},
-                                {"url", site->url},
-                                {"urls", site->urls},
-                                {"files", site->release ? site->release->files : 0}});
-       }});
+                {{"type", "object"},
+                 {"properties",
+                  {{"source",
+                    {{"type", "string"},
+                     {"maxLength", 1024},
+                     {"description", "object prefix holding index.html"}}},
+                   {"name", {{"type", "string"}, {"minLength", 1}, {"maxLength", 40}}}}},
+                 {"required", json::array({"source"})},
+                 {"additionalProperties", false}},
+                {{"type", "object"},
+                 {"properties",
+                  {{"site_id", {{"type", "string"}}},
+                   {"name", {{"type", "string"}}},
+                   {"release_id", {{"type", "string"}}},
+                   {"url", {{"type", "string"}}},
+                   {"urls", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                   {"files", {{"type", "integer"}}}}},
+                 {"required", json::array({"site_id", "name", "release_id", "url", "urls"})}},
+                ToolAnnotations{false, true, false, true},
+                [&sites](ToolContext& ctx, const json& args) {
+                  auto site = sites.Publish(
+                      ctx.who.org_id, {args["source"].get<std::string>(), args.value("name", "")});
+                  if (!site.ok()) return ToolResult::Fail(FailureSentence(site.status()));
+                  return ToolResult::Ok({{"site_id", site->id},
+                                         {"name", site->name},
+                                         {"release_id", site->release_id},
+                                         {"url", site->url},
+                                         {"urls", site->urls},
+                                         {"files", site->release ? site->release->files : 0}});
+                }});
 }
 
 }  // namespace adapt::mcp

@@ -1,4 +1,6 @@
 // SqliteStore: Images pulled or imported by an organization.
+#include <nlohmann/json.hpp>
+
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {

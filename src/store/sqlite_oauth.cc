@@ -1,5 +1,7 @@
 // SqliteStore: OAuth clients and grants (codes, access and refresh tokens) of the MCP authorization
 // server.
+#include <nlohmann/json.hpp>
+
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {

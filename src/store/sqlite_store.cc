@@ -7,6 +7,7 @@
 #include <climits>
 #include <limits>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "base/time.h"

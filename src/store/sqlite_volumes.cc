@@ -1,4 +1,6 @@
 // SqliteStore: persistent storage volumes and the sandboxes attached to them.
+#include <nlohmann/json.hpp>
+
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "base/ids.h"
 #include "store/memory_store.h"
