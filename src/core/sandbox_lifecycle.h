@@ -71,12 +71,15 @@ class SandboxLifecycle {
   Result<store::SandboxRecord> Stop(const std::string& org_id, const std::string& id,
                                     bool restart = false);
   // hibernated -> provisioning; Provision() then restores (or boots) it. Conflict unless
-  // hibernated.
-  Result<store::SandboxRecord> BeginStart(const std::string& org_id, const std::string& id);
+  // hibernated; ResourceExhausted when its cpus or memory would pass `limits` (the plan's),
+  // checked in the transaction that writes the start.
+  Result<store::SandboxRecord> BeginStart(const std::string& org_id, const std::string& id,
+                                          const store::SandboxLimits& limits = {});
 
   // Writes the transition and wakes event streams. Conflict when the stored status is not
   // one of `expected`.
-  Status Transition(const store::SandboxRecord& next, const std::vector<std::string>& expected);
+  Status Transition(const store::SandboxRecord& next, const std::vector<std::string>& expected,
+                    const store::SandboxLimits& limits = {});
 
  private:
   std::shared_ptr<std::mutex> LockFor(const std::string& id);

@@ -64,7 +64,8 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
 }
 
 Result<store::SandboxRecord> SandboxLifecycle::BeginStart(const std::string& org_id,
-                                                          const std::string& id) {
+                                                          const std::string& id,
+                                                          const store::SandboxLimits& limits) {
   auto lock = LockFor(id);
   std::lock_guard guard(*lock);
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
@@ -74,7 +75,7 @@ Result<store::SandboxRecord> SandboxLifecycle::BeginStart(const std::string& org
   WriteHibernation(r, h);
   r.status = "provisioning";
   r.error.clear();
-  RETURN_IF_ERROR(Transition(r, {"hibernated"}));
+  RETURN_IF_ERROR(Transition(r, {"hibernated"}, limits));
   ADAPT_FAULT_POINT("sandbox.start.after_starting");
   return r;
 }

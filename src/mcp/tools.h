@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "core/account_service.h"
 #include "core/command_service.h"
 #include "core/endpoint_service.h"
 #include "core/file_service.h"
@@ -27,6 +28,7 @@ struct ToolServices {
   storage::VolumeService* volumes = nullptr;  // null: no persistent storage tools
   core::ObjectService* objects = nullptr;     // null: no object storage tools (object_tools.cc)
   storage::SiteService* sites = nullptr;      // null: no publish_static_website
+  core::AccountService* accounts = nullptr;   // null: no register_user, get_billing_account
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -38,6 +40,8 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services);
 void AddSandboxPowerTools(ToolRegistry& registry, const ToolServices& services);
 void AddStorageTools(ToolRegistry& registry, const ToolServices& services);
 void AddObjectTools(ToolRegistry& registry, const ToolServices& services);
+// register_user, get_billing_account.
+void AddAccountTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

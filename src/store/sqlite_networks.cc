@@ -1,4 +1,5 @@
 // SqliteStore: Sandbox networks and the endpoints exposed on them.
+#include "store/sandbox_limit_check.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
@@ -74,8 +75,15 @@ EndpointRecord SqliteStore::ReadEndpoint(SQLite::Statement& q) {
   return e;
 }
 
-Status SqliteStore::PutEndpoint(const EndpointRecord& e) {
+Status SqliteStore::PutEndpoint(const EndpointRecord& e, std::optional<int64_t> max_endpoints) {
   return Guard("saving endpoint", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    if (max_endpoints) {
+      SQLite::Statement count(db_, "SELECT COUNT(*) FROM endpoints WHERE org_id = ?");
+      count.bind(1, e.org_id);
+      count.executeStep();
+      RETURN_IF_ERROR(CheckEndpointLimit(*max_endpoints, count.getColumn(0).getInt64()));
+    }
     SQLite::Statement q(db_,
                         "INSERT INTO endpoints(id, org_id, sandbox_id, port, hostname, "
                         "created_at) VALUES (?,?,?,?,?,?)");
@@ -86,6 +94,7 @@ Status SqliteStore::PutEndpoint(const EndpointRecord& e) {
     q.bind(5, e.hostname);
     q.bind(6, e.created_at);
     q.exec();
+    tx.commit();
     return Status::Ok();
   });
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "store/account_store.h"
 #include "store/command_store.h"
 #include "store/endpoint_store.h"
 #include "store/event_store.h"
@@ -41,7 +42,8 @@ class Store : public OrgStore,
               public StorageTokenStore,
               public SiteStore,
               public PoolStore,
-              public SecretStore {
+              public SecretStore,
+              public AccountStore {
  public:
   ~Store() override = default;
 };

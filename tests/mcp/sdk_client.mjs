@@ -56,6 +56,8 @@ async function call(name, args, options = {}) {
 }
 
 if (scenario === "flow") {
+  await call("register_user", {});
+  await call("get_billing_account", {});
   await call("list_sandbox_environments", {});
   await call("list_gpu_types", {});
   await call("create_gpu_sandbox", { gpu_type: "l4-3gb" });
@@ -115,6 +117,14 @@ if (scenario === "flow") {
   await call("delete_persistent_storage", { name: "mcp-flow-data", confirm: "mcp-flow-data" });
   await call("delete_sandbox_keep_storage", { sandbox_id: id, confirm: id });
   await call("delete_sandbox", { sandbox_id: id });
+}
+
+if (scenario === "account") {
+  report.before = await call("get_billing_account", {});
+  report.first = await call("register_user", {});
+  report.second = await call("register_user", {});
+  report.after = await call("get_billing_account", {});
+  report.refused = await call("create_sandbox", { image: "debian:12", name: "over-the-limit" });
 }
 
 if (scenario === "cancel") {
