@@ -41,6 +41,10 @@ Status ValidatePlan(const store::PlanRecord& p) {
   for (const auto& [field, value] : limits)
     if (*value && **value < 0)
       return InvalidArgument(field, std::string(field) + " must be 0 or more (null: no limit)");
+  // Object storage's quota counts 0 as "none": a plan cannot forbid objects by it.
+  if (p.object_storage_gib == 0)
+    return InvalidArgument("object_storage_gib",
+                           "object_storage_gib must be 1 or more (null: no limit)");
   const std::pair<const char*, int64_t> prices[] = {
       {"cpu_second_nanos", p.cpu_second_nanos},
       {"memory_gib_second_nanos", p.memory_gib_second_nanos},

@@ -307,6 +307,11 @@ class Daemon {
     RETURN_IF_ERROR(accounts_->LoadPlans(plans).WithContext("loading plans"));
     accounts_->set_volume_service(&*volumes_);
     sandboxes_->set_account_service(&*accounts_);
+    object_store_->SetOrgQuota([this](const std::string& org_id) -> std::optional<uint64_t> {
+      auto plan = accounts_->PlanOf(org_id);
+      if (!plan.ok() || !plan->object_storage_gib) return std::nullopt;
+      return static_cast<uint64_t>(*plan->object_storage_gib) << 30;
+    });
     volumes_->set_storage_limit(
         [this](const std::string& org_id) -> Result<std::optional<int64_t>> {
           ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_->PlanOf(org_id));

@@ -242,6 +242,15 @@ def test_persistent_storage_limit(acct):
     assert org.api("GET", "/v1/storage/three")[0] == 404
 
 
+def test_object_storage_limit_is_the_organizations_quota(acct):
+    org = org_on_plan(acct, "one-gib-objects", {"objectStorageGiB": 1})
+    status, page = org.api("GET", "/v1/objects")
+    assert status == 200, page
+    assert page["usage"]["quotaBytes"] == 1 << 30, page  # the daemon-wide one is 50 GiB
+    status, err = acct.admin.api("PUT", "/v1/plans/no-objects", {"limits": {"objectStorageGiB": 0}})
+    assert status == 400 and err["error"]["field"] == "limits.objectStorageGiB", err
+
+
 def test_endpoints_limit(acct):
     org = org_on_plan(acct, "one-endpoint", {"endpoints": 1})
     sbx = org.create(SMALL)
