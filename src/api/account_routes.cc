@@ -69,6 +69,14 @@ void AddAccountRoutes(Router& router, core::AccountService& accounts) {
                if (Status st = OnlyAccountFields(*body, {}); !st.ok()) return ErrorResponse(st);
                return AccountOrError(accounts.Register(who));
              });
+  router.Add("GET", "/v1/account/ledger",
+             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
+               auto entries = accounts.Ledger(who);
+               if (!entries.ok()) return ErrorResponse(entries.status());
+               json items = json::array();
+               for (const auto& e : *entries) items.push_back(LedgerEntryToJson(e));
+               return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+             });
   router.Add("GET", "/v1/plans",
              [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
                auto plans = accounts.ListPlans(who);

@@ -37,7 +37,7 @@ void AddEndpointRoutes(Router& router, core::EndpointService& endpoints);
 void AddStorageRoutes(Router& router, storage::VolumeService& volumes);
 // GET /healthz, without a key.
 void AddHealthRoutes(Router& router);
-// /v1/account, /v1/plans, /v1/orgs/{id}/plan and /v1/orgs/{id}/credits (accounts and plans).
+// /v1/account[/ledger], /v1/plans, /v1/orgs/{id}/plan and /v1/orgs/{id}/credits.
 void AddAccountRoutes(Router& router, core::AccountService& accounts);
 // /v1/secrets (organization secrets; values go in, never out).
 void AddSecretRoutes(Router& router, core::SecretService& secrets);

@@ -83,9 +83,29 @@ void AddAccount(CLI::App& app, Invocation& invocation) {
       return Status::Ok();
     };
   };
+  CLI::App* ledger = account->add_subcommand("ledger", "List this account's ledger entries");
   reg->callback([show] { show(true); });
-  account->callback([show, reg] {
-    if (!reg->parsed()) show(false);
+  ledger->callback([&invocation] {
+    invocation.run = [&invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get("/v1/account/ledger")));
+      if (invocation.json) {
+        console.out << PrettyJson(page);
+        return Status::Ok();
+      }
+      std::vector<TableRow> rows;
+      for (const json& e : page.value("items", json::array())) {
+        std::string amount;
+        if (e.contains("amountNanos") && e["amountNanos"].is_number_integer())
+          amount = FormatNanoAmount(e["amountNanos"].get<int64_t>());
+        rows.push_back({Cell(e, "createdAt"), Cell(e, "kind"), amount, Cell(e, "reason"),
+                        Cell(e, "expiresAt"), Cell(e, "id")});
+      }
+      console.out << FormatTable({"CREATED", "KIND", "AMOUNT", "REASON", "EXPIRES", "ID"}, rows);
+      return Status::Ok();
+    };
+  });
+  account->callback([show, reg, ledger] {
+    if (!reg->parsed() && !ledger->parsed()) show(false);
   });
 }
 

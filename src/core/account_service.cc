@@ -145,6 +145,10 @@ Result<Account> AccountService::Register(const Principal& who) {
   return ViewOf(org, account);
 }
 
+Result<std::vector<store::LedgerEntryRecord>> AccountService::Ledger(const Principal& who) {
+  return store_.ListLedger(who.org_id);
+}
+
 Result<std::vector<store::PlanRecord>> AccountService::ListPlans(const Principal& who) {
   RETURN_IF_ERROR(RequireAdmin(who));
   return store_.ListPlans();

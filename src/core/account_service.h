@@ -66,6 +66,8 @@ class AccountService {
   // register_user: accepts the terms, makes the billing account on the default plan and the
   // `default` storage, marks the organization registered. Idempotent: the same account again.
   Result<Account> Register(const Principal& who);
+  // The caller's ledger (credits; usage once metering lands), oldest first.
+  Result<std::vector<store::LedgerEntryRecord>> Ledger(const Principal& who);
 
   // Admin key only.
   Result<std::vector<store::PlanRecord>> ListPlans(const Principal& who);

@@ -171,6 +171,13 @@ def test_credits_make_the_balance_and_retries_do_not_count_twice(acct):
                                 "expiresInDays": 30})
     assert status == 201
     assert org.api("GET", "/v1/account")[1]["balanceNanos"] == 13_500_000_000
+    status, ledger = org.api("GET", "/v1/account/ledger")
+    assert status == 200, ledger
+    assert [(e["amountNanos"], e["reason"]) for e in ledger["items"]] == [
+        (12_500_000_000, "welcome grant"), (1_000_000_000, "trial")], ledger
+    assert ledger["items"][0]["expiresAt"] is None and ledger["items"][1]["expiresAt"]
+    # Another organization's ledger is its own (empty), never this one's.
+    assert acct.new_org().api("GET", "/v1/account/ledger")[1]["items"] == []
     for bad, field in (({"amountNanos": 0, "reason": "x"}, "amountNanos"),
                        ({"amountNanos": -5, "reason": "x"}, "amountNanos"),
                        ({"amountNanos": 1.5, "reason": "x"}, "amountNanos"),
@@ -312,6 +319,8 @@ def test_cli_account_plans_and_credit(acct):
     assert "12.50" in p.stdout, p.stdout
     p = org.cli("account")
     assert "cli-plan" in p.stdout and "12.50" in p.stdout, p.stdout
+    p = org.cli("account", "ledger")
+    assert p.returncode == 0 and "cli grant" in p.stdout and "12.50" in p.stdout, p.stdout
     # Bad input: a usage error, nothing sent.
     p = admin.cli("admin", "credit", org.org_id, "1.2.3", "--reason", "x")
     assert p.returncode == 2 and "amount" in p.stderr, (p.returncode, p.stderr)

@@ -262,6 +262,7 @@ OPERATIONS = {
     "deleteSite": ("Sites", "delete", "delete"),
     "getAccount": ("Accounts", "get", "get"),
     "registerAccount": ("Accounts", "register", "register"),
+    "listLedger": ("Accounts", "ledger", "ledger"),
     "listPlans": ("Plans", "list", "list"),
     "getPlan": ("Plans", "get", "get"),
     "putPlan": ("Plans", "put", "put"),

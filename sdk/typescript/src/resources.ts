@@ -249,6 +249,11 @@ export class Accounts {
     return this.t.call<Account>("GET", "/v1/account");
   }
 
+  /** The account's ledger entries, oldest first. */
+  ledger(): AsyncGenerator<LedgerEntry> {
+    return paginate<LedgerEntry>(this.t, "/v1/account/ledger", 200);
+  }
+
   /** Accepts the operator's terms and makes the account ready; idempotent. */
   register(): Promise<Account> {
     return this.t.call<Account>("POST", "/v1/account/register", { json: {} });

@@ -256,6 +256,10 @@ class Accounts:
     def get(self) -> Account:
         return _model.from_json(Account, self._t.call("GET", "/v1/account"))
 
+    def ledger(self) -> Iterator[LedgerEntry]:
+        """The account's ledger entries, oldest first."""
+        return paginate(self._t, "/v1/account/ledger", LedgerEntry, 200)
+
     def register(self) -> Account:
         """Accepts the operator's terms and makes the account ready; idempotent."""
         return _model.from_json(Account, self._t.call("POST", "/v1/account/register", json_body={}))
