@@ -5,6 +5,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "api/router.h"
+#include "core/account_service.h"
 #include "core/command_service.h"
 #include "core/endpoint_service.h"
 #include "core/environments.h"
@@ -43,6 +44,8 @@ void AddEndpointRoutes(Router& router, core::EndpointService& endpoints);
 void AddStorageRoutes(Router& router, storage::VolumeService& volumes);
 // GET /healthz, without a key.
 void AddHealthRoutes(Router& router);
+// /v1/account[/ledger], /v1/plans, /v1/orgs/{id}/plan and /v1/orgs/{id}/credits.
+void AddAccountRoutes(Router& router, core::AccountService& accounts);
 // /v1/secrets (organization secrets; values go in, never out).
 void AddSecretRoutes(Router& router, core::SecretService& secrets);
 

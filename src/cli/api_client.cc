@@ -118,6 +118,11 @@ Result<HttpResponse> ApiClient::Post(const std::string& path, const nlohmann::js
   return Perform("POST", path, &text, headers, nullptr);
 }
 
+Result<HttpResponse> ApiClient::Put(const std::string& path, const nlohmann::json& body) const {
+  std::string text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return Perform("PUT", path, &text, {}, nullptr);
+}
+
 Result<HttpResponse> ApiClient::Delete(const std::string& path) const {
   return Perform("DELETE", path, nullptr, {}, nullptr);
 }

@@ -48,6 +48,7 @@ class ApiClient {
   Result<HttpResponse> Get(const std::string& path) const;
   Result<HttpResponse> Post(const std::string& path, const nlohmann::json& body,
                             const HeaderList& headers = {}) const;
+  Result<HttpResponse> Put(const std::string& path, const nlohmann::json& body) const;
   Result<HttpResponse> Delete(const std::string& path) const;
 
   // GETs an event stream and feeds each line to `on_line` as it arrives, until the server

@@ -53,6 +53,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddOperationCommands(app, invocation);
   AddEnvCommands(app, invocation);
   AddSecretCommands(app, invocation);
+  AddAccountCommands(app, invocation);
   AddMcpCommand(app, invocation);
 
   std::reverse(args.begin(), args.end());  // CLI11's vector overload wants them reversed

@@ -73,5 +73,7 @@ void AddObjectCommands(CLI::App& app, Invocation& invocation);
 // adapt object artifacts|save|attach (artifact_commands.cc), under `adapt object`.
 void AddArtifactCommands(CLI::App& group, Invocation& invocation);
 void AddSiteCommands(CLI::App& app, Invocation& invocation);
+// "account" ([register]) and "admin" (plan ls|get|set|assign, credit): account_commands.cc.
+void AddAccountCommands(CLI::App& app, Invocation& invocation);
 
 }  // namespace adapt::cli

@@ -50,7 +50,12 @@ Result<Endpoint> EndpointService::Create(const Principal& who, const std::string
   e.port = static_cast<int>(request.port);
   e.hostname = NewId("h").substr(2) + "." + options_.domain;  // 20 base32 characters
   e.created_at = NowMillis();
-  RETURN_IF_ERROR(endpoints_.PutEndpoint(e));
+  std::optional<int64_t> max_endpoints;
+  if (accounts_) {
+    ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_->PlanOf(who.org_id));
+    max_endpoints = plan.endpoints;
+  }
+  RETURN_IF_ERROR(endpoints_.PutEndpoint(e, max_endpoints));
   return View(e);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/account_service.h"
 #include "core/auth.h"
 #include "core/sandbox_endpoint.h"
 #include "net/ingress.h"
@@ -42,6 +43,9 @@ class EndpointService {
   // Called with a hostname whose route went away (to close its open connections).
   void OnRemoved(std::function<void(const std::string&)> fn) { on_removed_ = std::move(fn); }
   void SetPorts(uint16_t http_port, uint16_t https_port);
+  // Where Create finds the organization's plan limit on endpoints (checked in the transaction
+  // that records one); without one, none applies.
+  void set_account_service(AccountService* accounts) { accounts_ = accounts; }
 
   // NotFound for an unknown sandbox, Conflict when it is not running or has egress "none".
   Result<Endpoint> Create(const Principal& who, const std::string& sandbox_id,
@@ -65,6 +69,7 @@ class EndpointService {
 
   store::SandboxStore& sandboxes_;
   store::EndpointStore& endpoints_;
+  AccountService* accounts_ = nullptr;
   net::NetworkManager& network_;
   EndpointOptions options_;
   std::function<void(const std::string&)> on_removed_;

@@ -27,7 +27,7 @@ Result<storage::ObjectListing> ObjectService::List(const Principal& who,
 
 Result<ObjectUsage> ObjectService::Usage(const Principal& who) {
   ASSIGN_OR_RETURN(uint64_t used, objects_.UsedBytes(who.org_id));
-  return ObjectUsage{used, objects_.quota_bytes()};
+  return ObjectUsage{used, objects_.QuotaOf(who.org_id)};
 }
 
 Result<store::ObjectRecord> ObjectService::Head(const Principal& who, const std::string& key) {

@@ -65,10 +65,11 @@ std::shared_ptr<std::mutex> SandboxLifecycle::LockFor(const std::string& id) {
 }
 
 Status SandboxLifecycle::Transition(const store::SandboxRecord& next,
-                                    const std::vector<std::string>& expected) {
+                                    const std::vector<std::string>& expected,
+                                    const store::SandboxLimits& limits) {
   store::SandboxRecord r = next;
   r.updated_at = NowMillis();
-  RETURN_IF_ERROR(store_.UpdateSandbox(r, expected));
+  RETURN_IF_ERROR(store_.UpdateSandbox(r, expected, limits));
   events_.Notify({Change::Kind::kSandboxStatus, r.id});
   return Status::Ok();
 }

@@ -73,14 +73,18 @@ class SandboxLifecycle {
   Result<store::SandboxRecord> Stop(const std::string& org_id, const std::string& id,
                                     bool restart = false, std::string* operation_id = nullptr);
   // hibernated -> provisioning; Provision() then restores (or boots) it. Conflict unless
-  // hibernated. With `operation_id`, the start is a restore operation (Pending, Running once
-  // Provision launches it, then Completed or Failed), whose id goes there.
+  // hibernated; ResourceExhausted when its cpus or memory would pass `limits` (the plan's),
+  // checked in the transaction that writes the start. With `operation_id`, the start is a
+  // restore operation (Pending, Running once Provision launches it, then Completed or Failed),
+  // whose id goes there.
   Result<store::SandboxRecord> BeginStart(const std::string& org_id, const std::string& id,
+                                          const store::SandboxLimits& limits = {},
                                           std::string* operation_id = nullptr);
 
   // Writes the transition and wakes event streams. Conflict when the stored status is not
   // one of `expected`.
-  Status Transition(const store::SandboxRecord& next, const std::vector<std::string>& expected);
+  Status Transition(const store::SandboxRecord& next, const std::vector<std::string>& expected,
+                    const store::SandboxLimits& limits = {});
 
  private:
   std::shared_ptr<std::mutex> LockFor(const std::string& id);

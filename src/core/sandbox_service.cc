@@ -41,8 +41,13 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
       (idempotency->key.empty() || idempotency->key.size() > limits::kMaxIdempotencyKeyBytes))
     return InvalidArgument("Idempotency-Key", "Idempotency-Key must be 1 to 255 characters");
   ASSIGN_OR_RETURN(NewSandbox req, ValidateCreateSandbox(create, default_image_, names));
-  RETURN_IF_ERROR(AttachSecrets(secrets_, who.org_id, req));
   SandboxConfig& config = req.config;
+  std::optional<store::PlanRecord> plan;
+  ASSIGN_OR_RETURN(store::SandboxLimits limits, LimitsOf(who.org_id, &plan));
+  if (plan && plan->max_run_seconds &&
+      (!config.ttl_seconds || *config.ttl_seconds > *plan->max_run_seconds))
+    return RunTimeRefusal(*plan->max_run_seconds, names("ttl_seconds"));
+  RETURN_IF_ERROR(AttachSecrets(secrets_, who.org_id, req));
   // Resolve the image and the startup plan now, so that a request that cannot start is a
   // 400 and creates nothing. An image not here yet is pulled while the sandbox is
   // provisioning; its startup plan is checked once its config is known.
@@ -113,7 +118,7 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
       r.status = "running";
     }
   }
-  auto created = store_.CreateSandbox(r, idem, max_per_org_);
+  auto created = store_.CreateSandbox(r, idem, limits);
   if (pooled && (!created.ok() || created->replayed)) pool_->Discard(*pooled);
   if (!created.ok()) return created.status();
   store::CreateOutcome outcome = *created;
@@ -178,7 +183,8 @@ Result<PowerChange> SandboxService::Stop(const Principal& who, const std::string
 Result<PowerChange> SandboxService::Start(const Principal& who, const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
   PowerChange out;
-  RETURN_IF_ERROR(lifecycle_.BeginStart(who.org_id, id, &out.operation_id).status());
+  ASSIGN_OR_RETURN(store::SandboxLimits limits, LimitsOf(who.org_id));
+  RETURN_IF_ERROR(lifecycle_.BeginStart(who.org_id, id, limits, &out.operation_id).status());
   boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
   ASSIGN_OR_RETURN(out.sandbox, Get(who, id));
   return out;
@@ -193,6 +199,19 @@ Result<bool> SandboxService::Restart(const std::string& org_id, const std::strin
   RETURN_IF_ERROR(lifecycle_.BeginStart(org_id, id).status());
   boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
   return true;
+}
+
+Result<store::SandboxLimits> SandboxService::LimitsOf(const std::string& org_id,
+                                                      std::optional<store::PlanRecord>* plan) {
+  store::SandboxLimits limits;
+  if (!accounts_) {
+    if (max_per_org_ > 0) limits.sandboxes = max_per_org_;
+    return limits;
+  }
+  ASSIGN_OR_RETURN(store::PlanRecord found, accounts_->PlanOf(org_id));
+  limits = accounts_->SandboxLimitsOf(found);
+  if (plan) *plan = std::move(found);
+  return limits;
 }
 
 void SandboxService::Expire(const std::string& id) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/account_service.h"
 #include "core/auth.h"
 #include "core/event_bus.h"
 #include "core/field_names.h"
@@ -95,8 +96,12 @@ class SandboxService {
   // Where sandbox create's `secrets` are looked up; without one, naming secrets is refused.
   void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
   // The most sandboxes (not deleting, deleted or failed) an organization may have; a create
-  // past it is kResourceExhausted. 0: no cap. Set before serving.
+  // past it is kResourceExhausted. 0: no cap. Set before serving. With an account service,
+  // that service folds it into each plan's limits instead.
   void set_max_sandboxes_per_org(int max) { max_per_org_ = max; }
+  // Where creates and starts find the organization's plan limits (checked in the transaction
+  // that records them); without one, only the cap above applies.
+  void set_account_service(AccountService* accounts) { accounts_ = accounts; }
   // Where waits on sandboxes park (AwaitSettled). Set before serving.
   void set_waiter(Waiter* waiter) { waiter_ = waiter; }
   // Calls `done` once sandbox `id` of `who` is no longer provisioning (or is not found), or
@@ -121,7 +126,12 @@ class SandboxService {
   WarmPool* pool_ = nullptr;
   SecretService* secrets_ = nullptr;
   int max_per_org_ = 0;
+  AccountService* accounts_ = nullptr;
   Waiter* waiter_ = nullptr;
+
+  // The limits that apply to `org_id`'s sandboxes now.
+  Result<store::SandboxLimits> LimitsOf(const std::string& org_id,
+                                        std::optional<store::PlanRecord>* plan = nullptr);
 };
 
 }  // namespace adapt::core

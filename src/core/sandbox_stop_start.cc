@@ -77,6 +77,7 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
 
 Result<store::SandboxRecord> SandboxLifecycle::BeginStart(const std::string& org_id,
                                                           const std::string& id,
+                                                          const store::SandboxLimits& limits,
                                                           std::string* operation_id) {
   auto lock = LockFor(id);
   std::lock_guard guard(*lock);
@@ -93,7 +94,7 @@ Result<store::SandboxRecord> SandboxLifecycle::BeginStart(const std::string& org
                                                           "Pending", runtime_.CheckpointBytes(id)));
     ADAPT_FAULT_POINT("sandbox.start.after_operation");
   }
-  RETURN_IF_ERROR(Transition(r, {"hibernated"}));
+  RETURN_IF_ERROR(Transition(r, {"hibernated"}, limits));
   ADAPT_FAULT_POINT("sandbox.start.after_starting");
   return r;
 }

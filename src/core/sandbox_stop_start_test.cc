@@ -139,7 +139,7 @@ TEST_F(SandboxStopStartTest, AStopIsACheckpointOperationAndAStartARestoreOperati
   EXPECT_NE(op->finished_at, 0);
 
   std::string restore;
-  ASSERT_TRUE(lifecycle_->BeginStart(org_, r.id, &restore).ok());
+  ASSERT_TRUE(lifecycle_->BeginStart(org_, r.id, {}, &restore).ok());
   EXPECT_EQ(store_.GetOperation(org_, restore)->phase, "Pending");
   lifecycle_->Provision(r.id);
   op = store_.GetOperation(org_, restore);
@@ -165,7 +165,7 @@ TEST_F(SandboxStopStartTest, ARestoreThatFallsBackToAFreshBootIsAFailedOperation
   auto r = Running(/*durable=*/true);
   ASSERT_TRUE(lifecycle_->Stop(org_, r.id).ok());
   std::string restore;
-  ASSERT_TRUE(lifecycle_->BeginStart(org_, r.id, &restore).ok());
+  ASSERT_TRUE(lifecycle_->BeginStart(org_, r.id, {}, &restore).ok());
   runtime_.FailNext(Op::kLaunch, Internal("runsc restore: bad image"));
   lifecycle_->Provision(r.id);
   EXPECT_EQ(StatusOf(r.id), "running");
@@ -200,7 +200,7 @@ TEST_F(SandboxStopStartTest, ReconcileSettlesTheOperationsOfAnInterruptedStopAnd
   auto starting = Running(/*durable=*/true);
   ASSERT_TRUE(lifecycle_->Stop(org_, starting.id).ok());
   std::string restore;
-  ASSERT_TRUE(lifecycle_->BeginStart(org_, starting.id, &restore).ok());
+  ASSERT_TRUE(lifecycle_->BeginStart(org_, starting.id, {}, &restore).ok());
   // A stop written (phase stopping, its operation Running) whose checkpoint never ran.
   auto checkpoint = BeginSandboxOperation(store_, org_, stopping.id, "checkpoint", "Running");
   ASSERT_TRUE(checkpoint.ok());

@@ -94,6 +94,10 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.developer_public_images = value.get<bool>();
       else if (key == "imagePolicy")
         c.image_policy = value;
+      else if (key == "plansFile")
+        c.plans_file = value;
+      else if (key == "termsVersion")
+        c.terms_version = value;
       else
         return InvalidArgument(key, path + ": unknown setting '" + key + "'");
     }
@@ -154,6 +158,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
                                     "images per organization, 0: no cap [100]");
   auto* max_imports = app.add_option("--max-imports-per-org", flags.max_imports_per_org,
                                      "image pulls and imports in progress per organization [4]");
+  auto* plans_file = app.add_option("--plans-file", flags.plans_file,
+                                    "JSON file of plans ({\"plans\": [...]}) [none]");
+  auto* terms_version = app.add_option("--terms-version", flags.terms_version,
+                                       "terms version register_user accepts [1]");
   auto* mcp_threads = app.add_option("--mcp-call-threads", flags.mcp_call_threads,
                                      "MCP tool calls running at once [16]");
   auto* max_connections =
@@ -218,6 +226,8 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   FromEnv("ADAPT_INGRESS_CERT", c.ingress_cert);
   FromEnv("ADAPT_INGRESS_KEY", c.ingress_key);
   FromEnv("ADAPT_STORAGE_LISTEN", c.storage_listen);
+  FromEnv("ADAPT_PLANS_FILE", c.plans_file);
+  FromEnv("ADAPT_TERMS_VERSION", c.terms_version);
   // ADAPT_WARM_POOLS: specs separated by ';' (each spec uses ',' itself).
   std::string env_pools;
   FromEnv("ADAPT_WARM_POOLS", env_pools);
@@ -312,6 +322,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
           "networkName", "networkName must be 1-32 letters, digits or '_', starting with a letter");
   }
   if (max_sandboxes->count()) c.max_sandboxes_per_org = flags.max_sandboxes_per_org;
+  if (plans_file->count()) c.plans_file = flags.plans_file;
+  if (terms_version->count()) c.terms_version = flags.terms_version;
+  if (c.terms_version.empty() || c.terms_version.size() > 64)
+    return InvalidArgument("termsVersion", "termsVersion must be 1 to 64 characters");
   if (max_images->count()) c.max_images_per_org = flags.max_images_per_org;
   if (max_imports->count()) c.max_imports_per_org = flags.max_imports_per_org;
   if (mcp_threads->count()) c.mcp_call_threads = flags.mcp_call_threads;

@@ -90,9 +90,16 @@ struct DaemonConfig {
   // Per-organization caps until accounts bring plans (0: no cap): sandboxes not deleted or
   // failed (hibernated ones count), images, and image pulls or imports in progress. The
   // create past a cap answers 429 and changes nothing.
+  // With plans (core/account_service.h) this stays a cap beside every plan's own, and the
+  // built-in default plan is sized from it.
   int max_sandboxes_per_org = 50;
   int max_images_per_org = 100;
   int max_imports_per_org = 4;
+  // Accounts: the operator's plans (JSON {"plans": [...]}, README "Accounts, plans and
+  // limits"; empty: the built-in default plan only) and the terms version register_user
+  // accepts.
+  std::string plans_file;
+  std::string terms_version = "1";
   // Threads running MCP tool calls, apart from the API workers, so that tool calls that wait
   // (wait_for_sandbox, run_command) never hold those; a call beyond them answers 429.
   int mcp_call_threads = 16;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "api/account_json.h"
 #include "api/http_server.h"
 #include "api/object_routes.h"
 #include "api/routes.h"
@@ -268,6 +269,7 @@ class Daemon {
     sandboxes_.emplace(*store_, *runtime_, *lifecycle_, *images_, *workers_, config_.default_image);
     sandboxes_->set_max_sandboxes_per_org(config_.max_sandboxes_per_org);
     sandboxes_->set_waiter(&*waiter_);
+    RETURN_IF_ERROR(StartAccounts());
     image_service_.emplace(*store_, *image_store_, *workers_);
     image_service_->set_caps(config_.max_images_per_org, config_.max_imports_per_org);
     image_service_->Reconcile();
@@ -298,6 +300,34 @@ class Daemon {
     objects_->SetGatewayPort(storage_server_->port());
     commands_->Reconcile();
     endpoints_.emplace(*store_, *store_, *network_, core::EndpointOptions{config_.ingress_domain});
+    endpoints_->set_account_service(&*accounts_);
+    return Status::Ok();
+  }
+
+  // Plans (the built-in default, then --plans-file) and the limits every service checks.
+  Status StartAccounts() {
+    accounts_.emplace(*store_,
+                      core::AccountOptions{config_.terms_version, config_.max_sandboxes_per_org});
+    std::vector<store::PlanRecord> plans;
+    if (!config_.plans_file.empty()) {
+      ASSIGN_OR_RETURN(std::string text, os::ReadFile(config_.plans_file));
+      auto parsed = api::PlansFileFromJson(text);
+      if (!parsed.ok()) return parsed.status().WithContext(config_.plans_file);
+      plans = std::move(*parsed);
+    }
+    RETURN_IF_ERROR(accounts_->LoadPlans(plans).WithContext("loading plans"));
+    accounts_->set_volume_service(&*volumes_);
+    sandboxes_->set_account_service(&*accounts_);
+    object_store_->SetOrgQuota([this](const std::string& org_id) -> std::optional<uint64_t> {
+      auto plan = accounts_->PlanOf(org_id);
+      if (!plan.ok() || !plan->object_storage_gib) return std::nullopt;
+      return static_cast<uint64_t>(*plan->object_storage_gib) << 30;
+    });
+    volumes_->set_storage_limit(
+        [this](const std::string& org_id) -> Result<std::optional<int64_t>> {
+          ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_->PlanOf(org_id));
+          return plan.persistent_storage_gib;
+        });
     return Status::Ok();
   }
 
@@ -373,6 +403,7 @@ class Daemon {
     api::AddOperationRoutes(*router_, *operations_);
     api::AddStorageRoutes(*router_, *volumes_);
     api::AddSecretRoutes(*router_, *secrets_);
+    api::AddAccountRoutes(*router_, *accounts_);
     api::AddEnvironmentRoutes(*router_, *images_, *image_policy_);
     api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);
     mcp_tools_.emplace();
@@ -381,6 +412,7 @@ class Daemon {
     tool_services_.emplace(mcp::ToolServices{*sandboxes_, *commands_, *images_, *files_,
                                              *endpoints_, &*volumes_, &*objects_, &*sites_,
                                              &*image_policy_, &*operations_});
+    tool_services_->accounts = &*accounts_;
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
     oauth_.emplace(*store_, *auth_, *users_, listen_.host, config_.allow_signup);
     AddPublicRoutes(*router_, oauth_->Routes());
@@ -457,6 +489,7 @@ class Daemon {
   std::optional<core::Waiter> waiter_;
   std::optional<net::NetworkManager> network_;
   std::optional<storage::VolumeService> volumes_;
+  std::optional<core::AccountService> accounts_;
   std::optional<core::SandboxLifecycle> lifecycle_;
   std::optional<core::ImagePolicy> image_policy_;
   std::optional<core::SandboxService> sandboxes_;

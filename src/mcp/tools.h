@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "core/account_service.h"
 #include "core/command_service.h"
 #include "core/endpoint_service.h"
 #include "core/file_service.h"
@@ -31,6 +32,7 @@ struct ToolServices {
   // What list_sandbox_environments reports of the image policy; null: the default policy.
   const core::ImagePolicy* image_policy = nullptr;
   core::OperationService* operations = nullptr;  // null: no get_checkpoint_operation
+  core::AccountService* accounts = nullptr;  // null: no register_user, get_billing_account
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -42,6 +44,8 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services);
 void AddSandboxPowerTools(ToolRegistry& registry, const ToolServices& services);
 void AddStorageTools(ToolRegistry& registry, const ToolServices& services);
 void AddObjectTools(ToolRegistry& registry, const ToolServices& services);
+// register_user, get_billing_account.
+void AddAccountTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

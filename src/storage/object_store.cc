@@ -74,20 +74,29 @@ Result<uint64_t> ObjectStore::UsedBytes(const std::string& org_id) {
   return objects + ledger_.Held(org_id);
 }
 
+uint64_t ObjectStore::QuotaOf(const std::string& org_id) const {
+  uint64_t quota = quota_bytes_;
+  if (org_quota_) {
+    std::optional<uint64_t> own = org_quota_(org_id);
+    if (own && *own > 0 && (quota == 0 || *own < quota)) quota = *own;
+  }
+  return quota;
+}
+
 Result<uint64_t> ObjectStore::QuotaForObjects(const std::string& org_id, uint64_t own) const {
-  if (quota_bytes_ == 0) return uint64_t{0};
+  const uint64_t quota = QuotaOf(org_id);
+  if (quota == 0) return uint64_t{0};
   uint64_t held = ledger_.Held(org_id);
   uint64_t others = held > own ? held - own : 0;
-  if (others >= quota_bytes_)
+  if (others >= quota)
     return Status(Code::kResourceExhausted,
                   "object storage quota exceeded: the organization's unfinished uploads hold " +
-                      std::to_string(others) + " of its " + std::to_string(quota_bytes_) +
-                      " bytes");
-  return quota_bytes_ - others;
+                      std::to_string(others) + " of its " + std::to_string(quota) + " bytes");
+  return quota - others;
 }
 
 Result<uint64_t> ObjectStore::ObjectBytesIfLimited(const std::string& org_id) {
-  if (quota_bytes_ == 0) return uint64_t{0};
+  if (QuotaOf(org_id) == 0) return uint64_t{0};
   return store_.ObjectBytes(org_id);
 }
 
@@ -104,10 +113,11 @@ Result<store::ObjectRecord> ObjectStore::PutCounted(
   RETURN_IF_ERROR(ValidateObjectKey(key));
   RETURN_IF_ERROR(ValidateContentType(content_type));
   // Checked as the bytes arrive, so a write past the quota stops there, not after 5 GiB.
+  const uint64_t quota = QuotaOf(org_id);
   ASSIGN_OR_RETURN(uint64_t objects, ObjectBytesIfLimited(org_id));
   const uint64_t parts = upload_id.empty() ? 0 : ledger_.UploadBytes(upload_id);
   uint64_t replaced = parts;
-  if (quota_bytes_ > 0) {
+  if (quota > 0) {
     if (auto old = store_.GetObject(org_id, key); old.ok()) replaced += old->size;
   }
   UploadLedger::Reservation held(ledger_, org_id);
@@ -121,7 +131,7 @@ Result<store::ObjectRecord> ObjectStore::PutCounted(
     if (n == 0) break;
     if (writer->written() + static_cast<uint64_t>(n) > kMaxObjectBytes)
       return Status(Code::kPayloadTooLarge, "object " + key + " is larger than 5 GiB");
-    RETURN_IF_ERROR(held.Grow(static_cast<uint64_t>(n), objects, replaced, quota_bytes_));
+    RETURN_IF_ERROR(held.Grow(static_cast<uint64_t>(n), objects, replaced, quota));
     hasher.Update(buf.data(), static_cast<size_t>(n));
     RETURN_IF_ERROR(writer->Write(buf.data(), static_cast<size_t>(n)));
   }
@@ -137,8 +147,8 @@ Result<store::ObjectRecord> ObjectStore::PutCounted(
   rec.size = writer->written();
   rec.content_type = content_type.empty() ? "application/octet-stream" : content_type;
   rec.created_at = NowMillis();
-  ASSIGN_OR_RETURN(uint64_t quota, QuotaForObjects(org_id, held.bytes() + parts));
-  auto old = store_.PutObjectWithinQuota(rec, quota);
+  ASSIGN_OR_RETURN(uint64_t left, QuotaForObjects(org_id, held.bytes() + parts));
+  auto old = store_.PutObjectWithinQuota(rec, left);
   if (!old.ok()) {
     RemoveBlob(blob);
     return old.status();
@@ -256,6 +266,7 @@ Result<std::string> ObjectStore::PutPart(const std::string& org_id, const std::s
   if (part_number < 1 || part_number > kMaxParts)
     return InvalidArgument("partNumber", "partNumber must be 1..10000");
   ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
+  const uint64_t quota = QuotaOf(org_id);
   ASSIGN_OR_RETURN(uint64_t objects, ObjectBytesIfLimited(org_id));
   const uint64_t replaced = ledger_.PartBytes(upload_id, part_number);
   UploadLedger::Reservation held(ledger_, org_id);
@@ -268,7 +279,7 @@ Result<std::string> ObjectStore::PutPart(const std::string& org_id, const std::s
     if (n == 0) break;
     if (writer->written() + static_cast<uint64_t>(n) > kMaxObjectBytes)
       return Status(Code::kPayloadTooLarge, "a part is larger than 5 GiB");
-    RETURN_IF_ERROR(held.Grow(static_cast<uint64_t>(n), objects, replaced, quota_bytes_));
+    RETURN_IF_ERROR(held.Grow(static_cast<uint64_t>(n), objects, replaced, quota));
     hasher.Update(buf.data(), static_cast<size_t>(n));
     RETURN_IF_ERROR(writer->Write(buf.data(), static_cast<size_t>(n)));
   }

@@ -93,6 +93,12 @@ class ObjectStore {
   // changes nothing.
   void SetQuotaBytes(uint64_t bytes) { quota_bytes_ = bytes; }
   uint64_t quota_bytes() const { return quota_bytes_; }
+  // An organization's own limit in bytes (its plan's; nullopt: none), asked at each write;
+  // the smaller of it and the quota above applies. Set before serving.
+  using OrgQuota = std::function<std::optional<uint64_t>(const std::string& org_id)>;
+  void SetOrgQuota(OrgQuota quota) { org_quota_ = std::move(quota); }
+  // The quota that applies to `org_id` now (0: no limit).
+  uint64_t QuotaOf(const std::string& org_id) const;
   // What counts against the quota: stored objects, parts of unfinished uploads, writes.
   Result<uint64_t> UsedBytes(const std::string& org_id);
 
@@ -121,6 +127,7 @@ class ObjectStore {
   store::ObjectRecordStore& store_;
   std::string root_;
   uint64_t quota_bytes_ = 0;
+  OrgQuota org_quota_;
   UploadLedger ledger_;
 };
 

@@ -167,6 +167,32 @@ TEST_F(ObjectStoreTest, QuotaRefusesWhatWouldExceedItAndCountsReplacements) {
   EXPECT_EQ(*objects_->UsedBytes("org_a"), 10u);
 }
 
+TEST_F(ObjectStoreTest, AnOrganizationsOwnQuotaAppliesWhenItIsTheSmaller) {
+  objects_->SetQuotaBytes(10);
+  objects_->SetOrgQuota([](const std::string& org) -> std::optional<uint64_t> {
+    if (org == "org_small") return 4;
+    if (org == "org_big") return 100;
+    return std::nullopt;
+  });
+  EXPECT_EQ(objects_->QuotaOf("org_small"), 4u);
+  EXPECT_EQ(objects_->QuotaOf("org_big"), 10u);
+  EXPECT_EQ(objects_->QuotaOf("org_other"), 10u);
+  ASSERT_TRUE(objects_->Put("org_small", "a", "", FromString("1234")).ok());
+  EXPECT_EQ(objects_->Put("org_small", "b", "", FromString("1")).status().code(),
+            Code::kResourceExhausted);
+  auto id = objects_->CreateUpload("org_small", "m", "");
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(objects_->PutPart("org_small", *id, "m", 1, FromString("1")).status().code(),
+            Code::kResourceExhausted);
+  EXPECT_TRUE(objects_->Put("org_big", "b", "", FromString("1234567890")).ok());
+  EXPECT_EQ(objects_->Put("org_big", "c", "", FromString("1")).status().code(),
+            Code::kResourceExhausted);
+  // Without a daemon-wide quota, the organization's own one still applies.
+  objects_->SetQuotaBytes(0);
+  EXPECT_EQ(objects_->QuotaOf("org_small"), 4u);
+  EXPECT_EQ(objects_->QuotaOf("org_other"), 0u);
+}
+
 TEST_F(ObjectStoreTest, UnfinishedUploadPartsCountAgainstTheQuotaUntilCompletedOrAborted) {
   objects_->SetQuotaBytes(10);
   auto id = objects_->CreateUpload("org_a", "m", "");

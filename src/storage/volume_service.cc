@@ -78,8 +78,12 @@ Result<store::VolumeRecord> VolumeService::MakeLocked(const std::string& org_id,
   v.size_mib = size_mib;
   v.status = "creating";
   v.created_at = NowMillis();
+  std::optional<int64_t> max_gib;
+  if (storage_limit_) {
+    ASSIGN_OR_RETURN(max_gib, storage_limit_(org_id));
+  }
   // Recorded first: a crash from here on leaves a record the next start cleans up.
-  RETURN_IF_ERROR(store_.PutVolume(v));
+  RETURN_IF_ERROR(store_.PutVolume(v, max_gib));
   Status st = CreateVolumeImage(PathsOf(v.id), static_cast<uint64_t>(size_mib));
   if (st.ok()) st = OpenLocked(v);
   if (st.ok()) {

@@ -4,7 +4,9 @@
 // Thread-safe; calls block on mkfs/mount (call from a worker thread).
 #pragma once
 
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
@@ -31,6 +33,12 @@ class VolumeService {
   // At a clean stop: unmounts the volumes no sandbox uses (the others stay mounted for the
   // sandboxes that outlive adaptd; the next start opens them all again).
   void Shutdown();
+
+  // The GiB of persistent storage an organization's plan allows (nullopt: no limit), asked
+  // each time a volume is made and checked in the transaction that records it. Set before
+  // serving; without it, no plan limit applies.
+  using StorageLimit = std::function<Result<std::optional<int64_t>>(const std::string& org_id)>;
+  void set_storage_limit(StorageLimit limit) { storage_limit_ = std::move(limit); }
 
   // Conflict when the name is taken, ResourceExhausted past the limit.
   Result<Volume> Create(const std::string& org_id, const CreateVolumeRequest& request);
@@ -59,6 +67,7 @@ class VolumeService {
 
   store::VolumeStore& store_;
   VolumeOptions options_;
+  StorageLimit storage_limit_;
   std::mutex mu_;
 };
 

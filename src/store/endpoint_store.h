@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,10 @@ class EndpointStore {
  public:
   virtual ~EndpointStore() = default;
 
-  virtual Status PutEndpoint(const EndpointRecord& endpoint) = 0;
+  // With `max_endpoints`, refused (kResourceExhausted, nothing written) when the organization
+  // already has that many, counted in the same transaction.
+  virtual Status PutEndpoint(const EndpointRecord& endpoint,
+                             std::optional<int64_t> max_endpoints = std::nullopt) = 0;
   // The organization's endpoints of `sandbox_id` (all of them when empty), oldest first.
   virtual Result<std::vector<EndpointRecord>> ListEndpoints(const std::string& org_id,
                                                             const std::string& sandbox_id) = 0;

@@ -110,6 +110,18 @@ SandboxRecord* MemoryStore::FindSandboxLocked(const std::string& id) {
   return nullptr;
 }
 
+LiveTotals MemoryStore::CountLiveLocked(const std::string& org_id, const std::string& except_id) {
+  LiveTotals t;
+  for (const auto& r : sandboxes_) {
+    if (r.org_id != org_id || r.id == except_id || !CountsAsLive(r.status)) continue;
+    ++t.sandboxes;
+    if (!UsesCompute(r.status)) continue;
+    t.cpu += r.config.cpu;
+    t.memory_mib += r.config.memory_mib;
+  }
+  return t;
+}
+
 void MemoryStore::InsertEventLocked(const std::string& org_id, const std::string& id,
                                     const std::string& status, int64_t at) {
   events_.push_back({next_seq_++, org_id, id, status, at});
@@ -117,7 +129,7 @@ void MemoryStore::InsertEventLocked(const std::string& org_id, const std::string
 
 Result<CreateOutcome> MemoryStore::CreateSandbox(const SandboxRecord& s,
                                                  const std::optional<IdempotencyKey>& idem,
-                                                 int max_live) {
+                                                 const SandboxLimits& limits) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
   if (idem) {
@@ -132,15 +144,8 @@ Result<CreateOutcome> MemoryStore::CreateSandbox(const SandboxRecord& s,
       return CreateOutcome{*earlier, true};
     }
   }
-  if (max_live > 0) {
-    int64_t live = std::count_if(sandboxes_.begin(), sandboxes_.end(), [&](const auto& r) {
-      return r.org_id == s.org_id && !Contains({"deleting", "deleted", "failed"}, r.status);
-    });
-    if (live >= max_live)
-      return Status(Code::kResourceExhausted,
-                    "the organization already has " + std::to_string(max_live) +
-                        " sandboxes, the most it may have; delete one first");
-  }
+  if (HasAny(limits))
+    RETURN_IF_ERROR(CheckSandboxLimits(limits, CountLiveLocked(s.org_id, ""), s.config, true));
   if (std::none_of(orgs_.begin(), orgs_.end(),
                    [&](const OrgRecord& o) { return o.id == s.org_id; }))
     return Internal("creating sandbox: organization " + s.org_id + " does not exist");
@@ -204,13 +209,16 @@ Result<std::vector<SandboxRecord>> MemoryStore::ListExpired(int64_t now) {
   return out;
 }
 
-Status MemoryStore::UpdateSandbox(const SandboxRecord& s,
-                                  const std::vector<std::string>& expected) {
+Status MemoryStore::UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected,
+                                  const SandboxLimits& limits) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
   SandboxRecord* r = FindSandboxLocked(s.id);
   if (!r) return NotFound("sandbox " + s.id + " not found");
   if (!Contains(expected, r->status)) return Conflict("sandbox " + s.id + " is " + r->status);
+  if (HasAny(limits) && UsesCompute(s.status) && !UsesCompute(r->status))
+    RETURN_IF_ERROR(
+        CheckSandboxLimits(limits, CountLiveLocked(r->org_id, r->id), r->config, false));
   std::string old_status = r->status;
   // The columns SQLite's UPDATE writes; id, org, config, env and created_at stay.
   r->status = s.status;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "store/sandbox_limit_check.h"
 #include "store/store.h"
 
 namespace adapt::store {
@@ -39,14 +40,15 @@ class MemoryStore : public Store {
 
   Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
                                       const std::optional<IdempotencyKey>& idem,
-                                      int max_live = 0) override;
+                                      const SandboxLimits& limits = {}) override;
   Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) override;
   Result<SandboxPage> ListSandboxes(const std::string& org_id, const std::string& query, int limit,
                                     std::optional<int64_t> before_seq) override;
   Result<std::vector<SandboxRecord>> ListSandboxesWithStatus(
       const std::vector<std::string>& statuses) override;
   Result<std::vector<SandboxRecord>> ListExpired(int64_t now) override;
-  Status UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected) override;
+  Status UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected,
+                       const SandboxLimits& limits = {}) override;
   Status PurgeIdempotencyKeys(int64_t before) override;
   Status SetValueSealer(ValueSealer sealer) override;
   Status SetSandboxEnv(const std::string& org_id, const std::string& id,
@@ -70,7 +72,8 @@ class MemoryStore : public Store {
   Status UpdateNetworkPolicy(const std::string& sandbox_id,
                              const NetworkPolicyRecord& policy) override;
 
-  Status PutEndpoint(const EndpointRecord& e) override;
+  Status PutEndpoint(const EndpointRecord& e,
+                     std::optional<int64_t> max_endpoints = std::nullopt) override;
   Result<std::vector<EndpointRecord>> ListEndpoints(const std::string& org_id,
                                                     const std::string& sandbox_id) override;
   Result<EndpointRecord> FindEndpointByHostname(const std::string& hostname) override;
@@ -92,7 +95,7 @@ class MemoryStore : public Store {
   Result<std::vector<ImageRecord>> ListImages(const std::string& org_id) override;
   Status DeleteImage(const std::string& org_id, const std::string& id) override;
 
-  Status PutVolume(const VolumeRecord& v) override;
+  Status PutVolume(const VolumeRecord& v, std::optional<int64_t> max_gib = std::nullopt) override;
   Result<VolumeRecord> GetVolumeByName(const std::string& org_id, const std::string& name) override;
   Result<std::vector<VolumeRecord>> ListVolumes(const std::string& org_id) override;
   Result<std::vector<SandboxRecord>> ListVolumeAttachments(const std::string& org_id,
@@ -141,6 +144,18 @@ class MemoryStore : public Store {
   Result<std::vector<OperationRecord>> ListOpenOperations(const std::string& sandbox_id) override;
   Result<std::vector<OperationRecord>> ListAllOpenOperations() override;
 
+  Status PutPlan(const PlanRecord& plan) override;
+  Result<bool> InsertPlanIfAbsent(const PlanRecord& plan) override;
+  Result<PlanRecord> GetPlan(const std::string& id) override;
+  Result<std::vector<PlanRecord>> ListPlans() override;
+  Result<BillingAccountRecord> GetBillingAccount(const std::string& org_id) override;
+  Result<BillingAccountRecord> EnsureBillingAccount(const BillingAccountRecord& account) override;
+  Status SetAccountPlan(const std::string& org_id, const std::string& plan_id) override;
+  Result<LedgerEntryRecord> AppendLedgerEntry(const LedgerEntryRecord& entry) override;
+  Result<std::vector<LedgerEntryRecord>> ListLedger(const std::string& org_id) override;
+  Result<int64_t> Balance(const std::string& org_id, int64_t now) override;
+  Result<OrgUsageRecord> GetOrgUsage(const std::string& org_id) override;
+
  private:
   struct IdempotencyEntry {
     std::string body_hash;
@@ -153,6 +168,7 @@ class MemoryStore : public Store {
                          const std::string& status, int64_t at);
   std::vector<SandboxRecord> AttachmentsLocked(const std::string& org_id, const std::string& name);
   SandboxRecord* FindSandboxLocked(const std::string& id);
+  LiveTotals CountLiveLocked(const std::string& org_id, const std::string& except_id);
 
   std::mutex mu_;
   int64_t next_seq_ = 1;  // one counter for every table: only the order within one matters
@@ -176,6 +192,9 @@ class MemoryStore : public Store {
   std::map<std::pair<std::string, std::string>, SecretRecord> secrets_;  // (org, name)
   std::vector<UserRecord> users_;                                        // insertion order
   std::vector<OperationRecord> operations_;                              // insertion order
+  std::map<std::string, PlanRecord> plans_;                              // by id
+  std::map<std::string, BillingAccountRecord> accounts_;                 // by org
+  std::vector<LedgerEntryRecord> ledger_;                                // appended
   ValueSealer sealer_;
   std::optional<Status> write_fault_;
 };

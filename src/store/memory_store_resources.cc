@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "store/memory_store.h"
+#include "store/sandbox_limit_check.h"
 
 namespace adapt::store {
 namespace {
@@ -56,9 +57,14 @@ Status MemoryStore::UpdateNetworkPolicy(const std::string& sandbox_id,
   return Status::Ok();
 }
 
-Status MemoryStore::PutEndpoint(const EndpointRecord& e) {
+Status MemoryStore::PutEndpoint(const EndpointRecord& e, std::optional<int64_t> max_endpoints) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
+  if (max_endpoints)
+    RETURN_IF_ERROR(CheckEndpointLimit(
+        *max_endpoints,
+        std::count_if(endpoints_.begin(), endpoints_.end(),
+                      [&](const EndpointRecord& o) { return o.org_id == e.org_id; })));
   for (const auto& other : endpoints_)
     if (other.id == e.id || other.hostname == e.hostname)
       return Internal("saving endpoint: " + e.hostname + " is taken");
@@ -230,7 +236,7 @@ Status MemoryStore::DeleteImage(const std::string& org_id, const std::string& id
   return Status::Ok();
 }
 
-Status MemoryStore::PutVolume(const VolumeRecord& v) {
+Status MemoryStore::PutVolume(const VolumeRecord& v, std::optional<int64_t> max_gib) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
   if (FindIf(volumes_, [&](const auto& o) {
@@ -241,6 +247,12 @@ Status MemoryStore::PutVolume(const VolumeRecord& v) {
     stored->status = v.status;
     stored->key_identifier = v.key_identifier;
   } else {
+    if (max_gib) {
+      int64_t used = 0;
+      for (const auto& o : volumes_)
+        if (o.org_id == v.org_id) used += o.size_mib;
+      RETURN_IF_ERROR(CheckStorageLimit(*max_gib, used, v.size_mib));
+    }
     volumes_.push_back(v);
   }
   return Status::Ok();

@@ -219,6 +219,44 @@ CREATE TABLE operations (
 );
 CREATE INDEX operations_open_by_sandbox ON operations(sandbox_id, phase);
 )sql"},
+      {15, R"sql(
+CREATE TABLE plans (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  concurrent_sandboxes INTEGER,
+  cpu INTEGER,
+  memory_mib INTEGER,
+  max_run_seconds INTEGER,
+  persistent_storage_gib INTEGER,
+  object_storage_gib INTEGER,
+  gpus INTEGER,
+  automations INTEGER,
+  queued_jobs INTEGER,
+  endpoints INTEGER,
+  cpu_second_nanos INTEGER NOT NULL,
+  memory_gib_second_nanos INTEGER NOT NULL,
+  storage_gib_month_nanos INTEGER NOT NULL,
+  gpu_second_nanos INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE billing_accounts (
+  org_id TEXT PRIMARY KEY REFERENCES orgs(id),
+  plan_id TEXT NOT NULL REFERENCES plans(id),
+  terms_version TEXT NOT NULL,
+  registered_at INTEGER NOT NULL
+);
+CREATE TABLE ledger (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL REFERENCES orgs(id),
+  kind TEXT NOT NULL,
+  amount_nanos INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  expires_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX ledger_by_org ON ledger(org_id, seq);
+)sql"},
   };
   return kMigrations;
 }

@@ -21,6 +21,14 @@ struct SandboxPage {
   std::optional<int64_t> next_seq;  // pass back as `before_seq` for the next page
 };
 
+// Limits an organization's plan puts on its sandboxes, checked in the transaction that records
+// a sandbox (create) or its start, so concurrent requests cannot overshoot. Unset: no limit.
+struct SandboxLimits {
+  std::optional<int64_t> sandboxes;   // not deleting, deleted or failed
+  std::optional<int64_t> cpu;         // total of the provisioning and running ones
+  std::optional<int64_t> memory_mib;  // likewise
+};
+
 struct CreateOutcome {
   SandboxRecord sandbox;
   bool replayed = false;  // an earlier request with the same idempotency key made it
@@ -32,12 +40,11 @@ class SandboxStore {
 
   // Inserts the sandbox and its first event. With an idempotency key already used by the
   // organization: the earlier sandbox (replayed) when the body hash matches, else Conflict.
-  // With `max_live` > 0, the organization's sandboxes not deleting, deleted or failed are
-  // counted in the same transaction: at `max_live` already, kResourceExhausted and nothing
-  // is written (a replay is still answered).
+  // `limits` are counted in the same transaction: past one, kResourceExhausted naming the
+  // limit, its value and what to do, and nothing is written (a replay is still answered).
   virtual Result<CreateOutcome> CreateSandbox(const SandboxRecord& sandbox,
                                               const std::optional<IdempotencyKey>& idem,
-                                              int max_live = 0) = 0;
+                                              const SandboxLimits& limits = {}) = 0;
   // `org_id` empty: any organization (for the daemon's own use).
   virtual Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) = 0;
   // Newest first, deleted sandboxes excluded. `query` matches part of labels.name (ignoring
@@ -49,9 +56,12 @@ class SandboxStore {
   // Sandboxes not yet deleting/deleted whose expiry is at or before `now`.
   virtual Result<std::vector<SandboxRecord>> ListExpired(int64_t now) = 0;
   // Writes `sandbox` when its stored status is one of `expected_statuses` (Conflict
-  // otherwise), and records an event when the status changes.
+  // otherwise), and records an event when the status changes. When it moves the sandbox from
+  // a status without compute into provisioning or running (a start), `limits.cpu` and
+  // `limits.memory_mib` are checked in the same transaction (kResourceExhausted past one).
   virtual Status UpdateSandbox(const SandboxRecord& sandbox,
-                               const std::vector<std::string>& expected_statuses) = 0;
+                               const std::vector<std::string>& expected_statuses,
+                               const SandboxLimits& limits = {}) = 0;
   // Forgets idempotency keys created before `before`.
   virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
   // Seals sandboxes' environments from now on (none before: plaintext), and seals what was

@@ -1,5 +1,6 @@
 // SqliteStore: Sandbox networks and the endpoints exposed on them.
 #include "store/network_data_codec.h"
+#include "store/sandbox_limit_check.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
@@ -81,8 +82,15 @@ EndpointRecord SqliteStore::ReadEndpoint(SQLite::Statement& q) {
   return e;
 }
 
-Status SqliteStore::PutEndpoint(const EndpointRecord& e) {
+Status SqliteStore::PutEndpoint(const EndpointRecord& e, std::optional<int64_t> max_endpoints) {
   return Guard("saving endpoint", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    if (max_endpoints) {
+      SQLite::Statement count(db_, "SELECT COUNT(*) FROM endpoints WHERE org_id = ?");
+      count.bind(1, e.org_id);
+      count.executeStep();
+      RETURN_IF_ERROR(CheckEndpointLimit(*max_endpoints, count.getColumn(0).getInt64()));
+    }
     SQLite::Statement q(db_,
                         "INSERT INTO endpoints(id, org_id, sandbox_id, port, hostname, "
                         "created_at) VALUES (?,?,?,?,?,?)");
@@ -93,6 +101,7 @@ Status SqliteStore::PutEndpoint(const EndpointRecord& e) {
     q.bind(5, e.hostname);
     q.bind(6, e.created_at);
     q.exec();
+    tx.commit();
     return Status::Ok();
   });
 }

@@ -14,6 +14,7 @@
 #include "store/migrations.h"
 #include "store/sandbox_config_codec.h"
 #include "store/sandbox_env_column.h"
+#include "store/sandbox_limit_check.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
@@ -89,6 +90,25 @@ std::string EscapeLike(const std::string& s) {
     out += c;
   }
   return out;
+}
+
+// The organization's live sandboxes, but `except_id`; call inside the transaction that writes.
+LiveTotals CountLive(SQLite::Database& db, const std::string& org_id,
+                     const std::string& except_id) {
+  SQLite::Statement q(db,
+                      "SELECT status, config FROM sandboxes WHERE org_id = ? AND id != ? AND "
+                      "status NOT IN ('deleting', 'deleted', 'failed')");
+  q.bind(1, org_id);
+  q.bind(2, except_id);
+  LiveTotals t;
+  while (q.executeStep()) {
+    ++t.sandboxes;
+    if (!UsesCompute(q.getColumn(0).getString())) continue;
+    SandboxConfig c = DecodeSandboxConfig(q.getColumn(1).getString());
+    t.cpu += c.cpu;
+    t.memory_mib += c.memory_mib;
+  }
+  return t;
 }
 
 }  // namespace
@@ -208,7 +228,7 @@ Status SqliteStore::DeleteApiKey(const std::string& org_id, const std::string& k
 
 Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
                                                  const std::optional<IdempotencyKey>& idem,
-                                                 int max_live) {
+                                                 const SandboxLimits& limits) {
   return Guard<Result<CreateOutcome>>("creating sandbox", [&]() -> Result<CreateOutcome> {
     SQLite::Transaction tx(db_);
     if (idem) {
@@ -227,17 +247,9 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
         return CreateOutcome{*earlier, true};
       }
     }
-    if (max_live > 0) {
+    if (HasAny(limits)) {
       // In the transaction that inserts: concurrent creates cannot both see room for one.
-      SQLite::Statement count(db_,
-                              "SELECT COUNT(*) FROM sandboxes WHERE org_id = ? AND status NOT IN "
-                              "('deleting', 'deleted', 'failed')");
-      count.bind(1, s.org_id);
-      count.executeStep();
-      if (count.getColumn(0).getInt64() >= max_live)
-        return Status(Code::kResourceExhausted,
-                      "the organization already has " + std::to_string(max_live) +
-                          " sandboxes, the most it may have; delete one first");
+      RETURN_IF_ERROR(CheckSandboxLimits(limits, CountLive(db_, s.org_id, ""), s.config, true));
     }
     SQLite::Statement ins(
         db_,
@@ -348,8 +360,8 @@ Result<std::vector<SandboxRecord>> SqliteStore::ListExpired(int64_t now) {
       });
 }
 
-Status SqliteStore::UpdateSandbox(const SandboxRecord& s,
-                                  const std::vector<std::string>& expected) {
+Status SqliteStore::UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected,
+                                  const SandboxLimits& limits) {
   return Guard("updating sandbox", [&]() -> Status {
     SQLite::Transaction tx(db_);
     SQLite::Statement cur(db_, "SELECT status FROM sandboxes WHERE id = ?");
@@ -358,6 +370,8 @@ Status SqliteStore::UpdateSandbox(const SandboxRecord& s,
     std::string old_status = cur.getColumn(0).getString();
     if (std::find(expected.begin(), expected.end(), old_status) == expected.end())
       return Conflict("sandbox " + s.id + " is " + old_status);
+    if (HasAny(limits) && UsesCompute(s.status) && !UsesCompute(old_status))
+      RETURN_IF_ERROR(CheckSandboxLimits(limits, CountLive(db_, s.org_id, s.id), s.config, false));
     SQLite::Statement q(
         db_,
         "UPDATE sandboxes SET status = ?, updated_at = ?, expires_at = ?, "

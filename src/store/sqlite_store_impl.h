@@ -33,14 +33,15 @@ class SqliteStore : public Store {
   Result<std::vector<UserRecord>> ListUsers(const std::string& org_id) override;
   Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
                                       const std::optional<IdempotencyKey>& idem,
-                                      int max_live) override;
+                                      const SandboxLimits& limits) override;
   Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) override;
   Result<SandboxPage> ListSandboxes(const std::string& org_id, const std::string& query, int limit,
                                     std::optional<int64_t> before_seq) override;
   Result<std::vector<SandboxRecord>> ListSandboxesWithStatus(
       const std::vector<std::string>& statuses) override;
   Result<std::vector<SandboxRecord>> ListExpired(int64_t now) override;
-  Status UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected) override;
+  Status UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected,
+                       const SandboxLimits& limits) override;
   Result<std::vector<EventRecord>> ListEvents(const std::string& org_id,
                                               const std::string& sandbox_id, int64_t after_seq,
                                               int limit) override;
@@ -56,7 +57,7 @@ class SqliteStore : public Store {
   Status DeleteNetwork(const std::string& sandbox_id) override;
   Status UpdateNetworkPolicy(const std::string& sandbox_id,
                              const NetworkPolicyRecord& policy) override;
-  Status PutEndpoint(const EndpointRecord& e) override;
+  Status PutEndpoint(const EndpointRecord& e, std::optional<int64_t> max_endpoints) override;
   Result<std::vector<EndpointRecord>> ListEndpoints(const std::string& org_id,
                                                     const std::string& sandbox_id) override;
   Result<EndpointRecord> FindEndpointByHostname(const std::string& hostname) override;
@@ -99,7 +100,7 @@ class SqliteStore : public Store {
   Result<uint64_t> ObjectBytes(const std::string& org_id) override;
   Result<std::string> PutObjectWithinQuota(const ObjectRecord& o, uint64_t quota_bytes) override;
 
-  Status PutVolume(const VolumeRecord& v) override;
+  Status PutVolume(const VolumeRecord& v, std::optional<int64_t> max_gib) override;
   Result<VolumeRecord> GetVolumeByName(const std::string& org_id, const std::string& name) override;
   Result<std::vector<VolumeRecord>> ListVolumes(const std::string& org_id) override;
   Result<std::vector<SandboxRecord>> ListVolumeAttachments(const std::string& org_id,
@@ -120,6 +121,18 @@ class SqliteStore : public Store {
   Result<std::vector<PoolMemberRecord>> ListPoolMembers() override;
   Status DeletePoolMember(const std::string& id) override;
   Result<std::optional<PoolMemberRecord>> ClaimPoolMember(const std::string& pool_key) override;
+
+  Status PutPlan(const PlanRecord& plan) override;
+  Result<bool> InsertPlanIfAbsent(const PlanRecord& plan) override;
+  Result<PlanRecord> GetPlan(const std::string& id) override;
+  Result<std::vector<PlanRecord>> ListPlans() override;
+  Result<BillingAccountRecord> GetBillingAccount(const std::string& org_id) override;
+  Result<BillingAccountRecord> EnsureBillingAccount(const BillingAccountRecord& account) override;
+  Status SetAccountPlan(const std::string& org_id, const std::string& plan_id) override;
+  Result<LedgerEntryRecord> AppendLedgerEntry(const LedgerEntryRecord& entry) override;
+  Result<std::vector<LedgerEntryRecord>> ListLedger(const std::string& org_id) override;
+  Result<int64_t> Balance(const std::string& org_id, int64_t now) override;
+  Result<OrgUsageRecord> GetOrgUsage(const std::string& org_id) override;
 
  private:
   static ImageRecord ReadImage(SQLite::Statement& q);

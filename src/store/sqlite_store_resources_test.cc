@@ -315,17 +315,22 @@ namespace {
 
 TEST_P(StoreTest, SandboxCapCountsTheOrgsLiveSandboxesInTheInsertTransaction) {
   SandboxRecord first = MustCreate(Sandbox(org_.id, "a"));
-  ASSERT_TRUE(store_->CreateSandbox(Sandbox(org_.id, "b"), std::nullopt, 2).ok());
-  auto over = store_->CreateSandbox(Sandbox(org_.id, "c"), std::nullopt, 2);
+  ASSERT_TRUE(
+      store_->CreateSandbox(Sandbox(org_.id, "b"), std::nullopt, testing_support::Limits(2)).ok());
+  auto over =
+      store_->CreateSandbox(Sandbox(org_.id, "c"), std::nullopt, testing_support::Limits(2));
   ASSERT_FALSE(over.ok());
   EXPECT_EQ(over.status().code(), Code::kResourceExhausted);
   EXPECT_NE(over.status().message().find("2 sandboxes"), std::string::npos);
   EXPECT_EQ(ListIds(org_.id, "").size(), 2u);
-  EXPECT_TRUE(store_->CreateSandbox(Sandbox(other_org_.id, "c"), std::nullopt, 2).ok());
+  EXPECT_TRUE(
+      store_->CreateSandbox(Sandbox(other_org_.id, "c"), std::nullopt, testing_support::Limits(2))
+          .ok());
   // A failed sandbox no longer counts.
   first.status = "failed";
   ASSERT_TRUE(store_->UpdateSandbox(first, {"provisioning"}).ok());
-  EXPECT_TRUE(store_->CreateSandbox(Sandbox(org_.id, "c"), std::nullopt, 2).ok());
+  EXPECT_TRUE(
+      store_->CreateSandbox(Sandbox(org_.id, "c"), std::nullopt, testing_support::Limits(2)).ok());
 
   // Concurrent creates of a fresh organization stop at the cap.
   OrgRecord busy = MustCreateOrg("busy");
@@ -333,7 +338,9 @@ TEST_P(StoreTest, SandboxCapCountsTheOrgsLiveSandboxesInTheInsertTransaction) {
   std::vector<std::thread> threads;
   for (int i = 0; i < 8; ++i) {
     threads.emplace_back([&] {
-      if (store_->CreateSandbox(Sandbox(busy.id, "x"), std::nullopt, 3).ok()) ++created;
+      if (store_->CreateSandbox(Sandbox(busy.id, "x"), std::nullopt, testing_support::Limits(3))
+              .ok())
+        ++created;
     });
   }
   for (auto& t : threads) t.join();

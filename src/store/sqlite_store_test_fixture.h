@@ -24,6 +24,15 @@ using nlohmann::json;
 
 enum class Backend { kSqlite, kMemory };
 
+inline SandboxLimits Limits(std::optional<int64_t> sandboxes, std::optional<int64_t> cpu = {},
+                            std::optional<int64_t> memory_mib = {}) {
+  SandboxLimits l;
+  l.sandboxes = sandboxes;
+  l.cpu = cpu;
+  l.memory_mib = memory_mib;
+  return l;
+}
+
 inline std::string BackendName(const testing::TestParamInfo<Backend>& info) {
   return info.param == Backend::kSqlite ? "Sqlite" : "Memory";
 }

@@ -1,6 +1,7 @@
 // SqliteStore: persistent storage volumes and the sandboxes attached to them.
 #include <nlohmann/json.hpp>
 
+#include "store/sandbox_limit_check.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
@@ -10,7 +11,7 @@ constexpr const char* kVolumeColumns = "id, org_id, name, size_mib, status, data
 
 }  // namespace
 
-Status SqliteStore::PutVolume(const VolumeRecord& v) {
+Status SqliteStore::PutVolume(const VolumeRecord& v, std::optional<int64_t> max_gib) {
   return Guard("saving storage volume", [&]() -> Status {
     SQLite::Transaction tx(db_);
     SQLite::Statement same(db_, "SELECT id FROM volumes WHERE org_id = ? AND name = ?");
@@ -18,6 +19,16 @@ Status SqliteStore::PutVolume(const VolumeRecord& v) {
     same.bind(2, v.name);
     if (same.executeStep() && same.getColumn(0).getString() != v.id)
       return Conflict("storage '" + v.name + "' already exists");
+    if (max_gib) {
+      SQLite::Statement used(db_,
+                             "SELECT COALESCE(SUM(size_mib), 0), "
+                             "COALESCE(SUM(id = ?), 0) FROM volumes WHERE org_id = ?");
+      used.bind(1, v.id);
+      used.bind(2, v.org_id);
+      used.executeStep();
+      if (used.getColumn(1).getInt64() == 0)
+        RETURN_IF_ERROR(CheckStorageLimit(*max_gib, used.getColumn(0).getInt64(), v.size_mib));
+    }
     SQLite::Statement q(db_,
                         "INSERT INTO volumes(id, org_id, name, size_mib, status, data, created_at) "
                         "VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "store/account_store.h"
 #include "store/command_store.h"
 #include "store/endpoint_store.h"
 #include "store/event_store.h"
@@ -45,7 +46,8 @@ class Store : public OrgStore,
               public PoolStore,
               public SecretStore,
               public UserStore,
-              public OperationStore {
+              public OperationStore,
+              public AccountStore {
  public:
   ~Store() override = default;
 };

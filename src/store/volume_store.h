@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,10 @@ class VolumeStore {
 
   // Persistent storage volumes. PutVolume inserts or replaces by id; Conflict when the
   // organization has another volume of that name.
-  virtual Status PutVolume(const VolumeRecord& volume) = 0;
+  // With `max_gib`, a volume not stored yet is refused (kResourceExhausted, nothing written)
+  // when the organization's volumes would then allocate more, counted in the same transaction.
+  virtual Status PutVolume(const VolumeRecord& volume,
+                           std::optional<int64_t> max_gib = std::nullopt) = 0;
   // NotFound unless the organization has a volume of this name.
   virtual Result<VolumeRecord> GetVolumeByName(const std::string& org_id,
                                                const std::string& name) = 0;

@@ -21,6 +21,7 @@ EXPECTED_TOOLS = {
     "attach_sandbox_object_storage", "list_object_storage", "read_object_storage_text",
     "list_object_artifacts", "read_object_text_artifact", "save_workspace_file_to_object_storage",
     "download_object_artifact", "download_workspace_artifact", "publish_static_website",
+    "register_user", "get_billing_account",
 }
 
 
@@ -33,7 +34,7 @@ READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_
              "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps",
              "list_persistent_storage", "get_checkpoint_operation",
              "list_object_storage", "read_object_storage_text", "list_object_artifacts",
-             "read_object_text_artifact", "download_object_artifact"}
+             "read_object_text_artifact", "download_object_artifact", "get_billing_account"}
 
 
 # --- transport, raw -------------------------------------------------------------------------

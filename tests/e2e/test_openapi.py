@@ -261,7 +261,10 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
     status, image = admin.api("POST", "/v1/images", {"reference": "127.0.0.1:9/openapi/walk:1"})
     assert status == 202, image
     params = {"/v1/orgs/{id}": org["id"], "/v1/sandboxes/{id}": sandbox["id"],
+              "/v1/plans/{id}": "openapi-walk",
               "/v1/images/{id}": image["id"], "/v1/operations/{id}": image["id"]}
+    status, plan = admin.api("PUT", "/v1/plans/openapi-walk", {"limits": {"cpu": 64}})
+    assert status == 200, plan
     storage = unique("openapi")
     status, volume = admin.api("POST", "/v1/storage", {"name": storage, "sizeMiB": 64})
     assert status == 201, volume
@@ -283,6 +286,9 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         ("POST", "/v1/images"): {"reference": "127.0.0.1:9/openapi/walk:2"},
         ("POST", "/v1/storage"): {"name": unique("openapi"), "sizeMiB": 64},
         ("POST", "/v1/secrets"): {"name": "OPENAPI_WALK", "value": "walked"},
+        ("PUT", "/v1/plans/{id}"): {"name": "OpenAPI walk", "limits": {"cpu": 64}},
+        ("PUT", "/v1/orgs/{id}/plan"): {"planId": "default"},
+        ("POST", "/v1/orgs/{id}/credits"): {"amountNanos": 1, "reason": "openapi walk"},
     }
     queries = {
         ("PUT", "/v1/sandboxes/{id}/files"): "?path=/tmp/openapi-file",

@@ -37,6 +37,8 @@ MODELS = {
     "Sandbox.hibernation": "Hibernation", "Sandbox.pool": "Pool",
     "Sandbox.environmentSources": "EnvironmentSource", "Image.operation": "ImageOperation",
     "Storage.attachments": "StorageAttachment",
+    "Account": "Account", "AccountUsage": "AccountUsage", "Plan": "Plan",
+    "PlanLimits": "PlanLimits", "PlanPrices": "PlanPrices", "LedgerEntry": "LedgerEntry",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
 SDK_ONLY = {("StatusEvent", "id")}
@@ -260,6 +262,14 @@ OPERATIONS = {
     "listSites": ("Sites", "list", "list"),
     "getSite": ("Sites", "get", "get"),
     "deleteSite": ("Sites", "delete", "delete"),
+    "getAccount": ("Accounts", "get", "get"),
+    "registerAccount": ("Accounts", "register", "register"),
+    "listLedger": ("Accounts", "ledger", "ledger"),
+    "listPlans": ("Plans", "list", "list"),
+    "getPlan": ("Plans", "get", "get"),
+    "putPlan": ("Plans", "put", "put"),
+    "setOrgPlan": ("Orgs", "set_plan", "setPlan"),
+    "addCredit": ("Orgs", "add_credit", "addCredit"),
 }
 # Not SDK verbs: a link's URL is used as it is (no credentials), and MCP with its OAuth is for
 # MCP clients.

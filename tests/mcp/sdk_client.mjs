@@ -57,6 +57,8 @@ async function call(name, args, options = {}) {
 }
 
 if (scenario === "flow") {
+  await call("register_user", {});
+  await call("get_billing_account", {});
   await call("list_sandbox_environments", {});
   await call("list_gpu_types", {});
   await call("create_gpu_sandbox", { gpu_type: "l4-3gb" });
@@ -148,6 +150,14 @@ if (scenario === "checkpoint") {
   ready = false;
   for (let i = 0; i < 5 && !ready; i++)
     ready = (await call("wait_for_sandbox", { sandbox_id: id })).structuredContent.ready;
+}
+
+if (scenario === "account") {
+  report.before = await call("get_billing_account", {});
+  report.first = await call("register_user", {});
+  report.second = await call("register_user", {});
+  report.after = await call("get_billing_account", {});
+  report.refused = await call("create_sandbox", { image: "debian:12", name: "over-the-limit" });
 }
 
 if (scenario === "cancel") {

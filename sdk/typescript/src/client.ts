@@ -1,5 +1,5 @@
 // The client: one adaptd URL and API key, and the organization's resources under it.
-import { Images, Objects, Orgs, Secrets, Sites, StorageVolumes } from "./resources.js";
+import { Accounts, Images, Objects, Orgs, Plans, Secrets, Sites, StorageVolumes } from "./resources.js";
 import { Sandboxes } from "./sandbox.js";
 import { Transport, type ClientOptions } from "./transport.js";
 
@@ -13,6 +13,8 @@ export class Client {
   readonly objects: Objects;
   readonly sites: Sites;
   readonly orgs: Orgs;
+  readonly account: Accounts;
+  readonly plans: Plans;
 
   constructor(options: ClientOptions = {}) {
     this.transport = new Transport(options);
@@ -23,6 +25,8 @@ export class Client {
     this.objects = new Objects(this.transport);
     this.sites = new Sites(this.transport);
     this.orgs = new Orgs(this.transport);
+    this.account = new Accounts(this.transport);
+    this.plans = new Plans(this.transport);
   }
 
   get url(): string {

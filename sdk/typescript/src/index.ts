@@ -7,7 +7,7 @@ export * from "./errors.js";
 export { Files } from "./files.js";
 export type { FileData } from "./files.js";
 export type * from "./models.js";
-export { Images, Objects, Orgs, Secrets, Sites, StorageVolumes } from "./resources.js";
+export { Accounts, Images, Objects, Orgs, Plans, Secrets, Sites, StorageVolumes } from "./resources.js";
 export { Artifacts, ENDED, Endpoints, Sandbox, Sandboxes } from "./sandbox.js";
 export type { CreateSandboxOptions } from "./sandbox.js";
 export type { Body, ClientOptions } from "./transport.js";

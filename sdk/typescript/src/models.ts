@@ -328,3 +328,65 @@ export interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
+
+/** A plan's limits; null: no limit. */
+export interface PlanLimits {
+  concurrentSandboxes: number | null;
+  cpu: number | null;
+  memoryMiB: number | null;
+  maxRunSeconds: number | null;
+  persistentStorageGiB: number | null;
+  objectStorageGiB: number | null;
+  gpus: number | null;
+  automations: number | null;
+  queuedJobs: number | null;
+  endpoints: number | null;
+}
+
+/** Prices in nano-units (1e-9 of the currency unit). */
+export interface PlanPrices {
+  cpuSecondNanos: number;
+  memoryGiBSecondNanos: number;
+  storageGiBMonthNanos: number;
+  gpuSecondNanos: number;
+}
+
+export interface Plan {
+  id: string;
+  name: string;
+  limits: PlanLimits;
+  prices: PlanPrices;
+  updatedAt: string | null;
+}
+
+export interface AccountUsage {
+  sandboxes: number;
+  runningSandboxes: number;
+  cpu: number;
+  memoryMiB: number;
+  persistentStorageMiB: number;
+  objectStorageBytes: number;
+  endpoints: number;
+}
+
+/** The caller's organization as an account: plan, usage now and prepaid balance. */
+export interface Account {
+  orgId: string;
+  orgName: string;
+  registered: boolean;
+  termsVersion: string | null;
+  registeredAt: string | null;
+  plan: Plan;
+  usage: AccountUsage;
+  balanceNanos: number;
+}
+
+export interface LedgerEntry {
+  id: string;
+  orgId: string;
+  kind: string;
+  amountNanos: number;
+  reason: string;
+  expiresAt: string | null;
+  createdAt: string;
+}

@@ -3,8 +3,8 @@
 import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
-  ApiKey, Image, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Progress, Secret, Site, Storage, StorageToken,
-  StoredObject, User,
+  Account, ApiKey, Image, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
+  PlanLimits, PlanPrices, Progress, Secret, Site, Storage, StorageToken, StoredObject, User,
 } from "./models.js";
 import { paginate } from "./pages.js";
 import type { Body, Transport } from "./transport.js";
@@ -237,5 +237,62 @@ export class Orgs {
       query: orgId === undefined ? {} : { orgId },
     });
     return page.items;
+  }
+
+  /** Puts the organization on a plan; answers its account. */
+  setPlan(orgId: string, planId: string): Promise<Account> {
+    return this.t.call<Account>("PUT", `/v1/orgs/${orgId}/plan`, { json: { planId } });
+  }
+
+  /** Appends a credit to the organization's ledger; a retry with the same `id` adds nothing. */
+  addCredit(
+    orgId: string,
+    amountNanos: number,
+    reason: string,
+    options: { expiresInDays?: number; id?: string } = {},
+  ): Promise<LedgerEntry> {
+    return this.t.call<LedgerEntry>("POST", `/v1/orgs/${orgId}/credits`, {
+      json: { amountNanos, reason, ...options },
+    });
+  }
+}
+
+/** The caller's own account: plan, limits, usage and balance. */
+export class Accounts {
+  constructor(private readonly t: Transport) {}
+
+  get(): Promise<Account> {
+    return this.t.call<Account>("GET", "/v1/account");
+  }
+
+  /** The account's ledger entries, oldest first. */
+  ledger(): AsyncGenerator<LedgerEntry> {
+    return paginate<LedgerEntry>(this.t, "/v1/account/ledger", 200);
+  }
+
+  /** Accepts the operator's terms and makes the account ready; idempotent. */
+  register(): Promise<Account> {
+    return this.t.call<Account>("POST", "/v1/account/register", { json: {} });
+  }
+}
+
+/** Plans: limits and prices (admin key). */
+export class Plans {
+  constructor(private readonly t: Transport) {}
+
+  list(): AsyncGenerator<Plan> {
+    return paginate<Plan>(this.t, "/v1/plans", 200);
+  }
+
+  get(planId: string): Promise<Plan> {
+    return this.t.call<Plan>("GET", `/v1/plans/${planId}`);
+  }
+
+  /** Creates or replaces the plan; a limit left out or null is no limit. */
+  put(
+    planId: string,
+    plan: { name?: string; limits?: Partial<PlanLimits>; prices?: Partial<PlanPrices> } = {},
+  ): Promise<Plan> {
+    return this.t.call<Plan>("PUT", `/v1/plans/${planId}`, { json: plan });
   }
 }

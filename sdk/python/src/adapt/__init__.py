@@ -11,7 +11,8 @@ from .errors import (AdaptError, CommandFailed, Conflict, InternalError, Invalid
                      MethodNotAllowed, NotFound, PayloadTooLarge, PermissionDenied, RateLimited,
                      RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
-from .models import (ApiKey, Artifact, ArtifactList, CommandResult, Endpoint, FileEntry, FileList,
+from .models import (Account, AccountUsage, ApiKey, Artifact, LedgerEntry, Plan, PlanLimits,
+                     PlanPrices, ArtifactList, CommandResult, Endpoint, FileEntry, FileList,
                      FileWritten, Image, Network, NewApiKey, NewStorageToken, ObjectLink,
                      ObjectStorageAttachment, Operation, Org, SandboxInfo, Secret, Site, Startup,
                      StatusEvent, Storage, StorageToken, StoredObject, User, NewUser)
@@ -27,5 +28,6 @@ __all__ = [
     "ApiKey", "NewApiKey", "Org", "CommandResult", "Endpoint", "FileEntry", "FileList", "FileWritten", "Image", "Network",
     "Operation", "SandboxInfo", "Secret", "Site", "Startup", "StatusEvent", "Storage",
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
-    "Artifact", "ArtifactList", "User", "NewUser",
+    "Artifact", "ArtifactList", "User", "NewUser", "Account", "AccountUsage", "LedgerEntry", "Plan",
+    "PlanLimits", "PlanPrices",
 ]

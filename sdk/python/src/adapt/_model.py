@@ -14,7 +14,12 @@ from typing import Any, Dict, List, Type, TypeVar, Union, get_args, get_origin, 
 T = TypeVar("T")
 
 _OVERRIDES: Dict[str, str] = {"memory_mib": "memoryMiB", "disk_mib": "diskMiB",
-                              "size_mib": "sizeMiB"}
+                              "size_mib": "sizeMiB",
+                              "persistent_storage_gib": "persistentStorageGiB",
+                              "object_storage_gib": "objectStorageGiB",
+                              "persistent_storage_mib": "persistentStorageMiB",
+                              "memory_gib_second_nanos": "memoryGiBSecondNanos",
+                              "storage_gib_month_nanos": "storageGiBMonthNanos"}
 
 
 def wire_name(field_name: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from ._transport import Transport
-from .resources import Images, Objects, Orgs, Secrets, Sites, StorageVolumes
+from .resources import Accounts, Images, Objects, Orgs, Plans, Secrets, Sites, StorageVolumes
 from .sandbox import Sandboxes
 
 
@@ -23,6 +23,8 @@ class Client:
         self.objects = Objects(self.transport)
         self.sites = Sites(self.transport)
         self.orgs = Orgs(self.transport)
+        self.account = Accounts(self.transport)
+        self.plans = Plans(self.transport)
 
     @property
     def url(self) -> str:

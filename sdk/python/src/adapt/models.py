@@ -370,3 +370,71 @@ class ObjectStorageAttachment:
     expires_at: str
     restarted: bool
     variables: List[str]
+
+
+@dataclass
+class PlanLimits:
+    """A plan's limits; None: no limit."""
+    concurrent_sandboxes: Optional[int]
+    cpu: Optional[int]
+    memory_mib: Optional[int]
+    max_run_seconds: Optional[int]
+    persistent_storage_gib: Optional[int]
+    object_storage_gib: Optional[int]
+    gpus: Optional[int]
+    automations: Optional[int]
+    queued_jobs: Optional[int]
+    endpoints: Optional[int]
+
+
+@dataclass
+class PlanPrices:
+    """Prices in nano-units (1e-9 of the currency unit)."""
+    cpu_second_nanos: int
+    memory_gib_second_nanos: int
+    storage_gib_month_nanos: int
+    gpu_second_nanos: int
+
+
+@dataclass
+class Plan:
+    id: str
+    name: str
+    limits: PlanLimits
+    prices: PlanPrices
+    updated_at: Optional[str]
+
+
+@dataclass
+class AccountUsage:
+    sandboxes: int
+    running_sandboxes: int
+    cpu: int
+    memory_mib: int
+    persistent_storage_mib: int
+    object_storage_bytes: int
+    endpoints: int
+
+
+@dataclass
+class Account:
+    """The caller's organization as an account: plan, usage now and prepaid balance."""
+    org_id: str
+    org_name: str
+    registered: bool
+    terms_version: Optional[str]
+    registered_at: Optional[str]
+    plan: Plan
+    usage: AccountUsage
+    balance_nanos: int
+
+
+@dataclass
+class LedgerEntry:
+    id: str
+    org_id: str
+    kind: str
+    amount_nanos: int
+    reason: str
+    expires_at: Optional[str]
+    created_at: str

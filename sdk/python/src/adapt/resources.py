@@ -11,8 +11,9 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 from . import _model
 from .errors import AdaptError, NotFound, RequestTimeout
 from .files import LocalPath, _save
-from .models import (ApiKey, Image, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org,
-                     Progress, Secret, Site, Storage, StorageToken, StoredObject, User)
+from .models import (Account, ApiKey, Image, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
+                     ObjectLink, Operation, Org, Plan, Progress, Secret, Site, Storage, StorageToken,
+                     StoredObject, User)
 from .pages import paginate
 
 if TYPE_CHECKING:
@@ -241,3 +242,65 @@ class Orgs:
         query: Dict[str, Any] = {} if org_id is None else {"orgId": org_id}
         page = self._t.call("GET", "/v1/users", query=query)
         return [_model.from_json(User, u) for u in page["items"]]
+
+    def set_plan(self, org_id: str, plan_id: str) -> Account:
+        """Puts the organization on a plan; answers its account."""
+        return _model.from_json(Account, self._t.call("PUT", "/v1/orgs/%s/plan" % org_id,
+                                                      json_body={"planId": plan_id}))
+
+    def add_credit(self, org_id: str, amount_nanos: int, reason: str, *,
+                   expires_in_days: Optional[int] = None, entry_id: Optional[str] = None) -> LedgerEntry:
+        """Appends a credit to the organization's ledger; a retry with the same entry_id adds
+        nothing."""
+        body: Dict[str, Any] = {"amountNanos": amount_nanos, "reason": reason}
+        if expires_in_days is not None:
+            body["expiresInDays"] = expires_in_days
+        if entry_id is not None:
+            body["id"] = entry_id
+        return _model.from_json(LedgerEntry, self._t.call("POST", "/v1/orgs/%s/credits" % org_id,
+                                                          json_body=body))
+
+
+class Accounts:
+    """The caller's own account: plan, limits, usage and balance."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def get(self) -> Account:
+        return _model.from_json(Account, self._t.call("GET", "/v1/account"))
+
+    def ledger(self) -> Iterator[LedgerEntry]:
+        """The account's ledger entries, oldest first."""
+        return paginate(self._t, "/v1/account/ledger", LedgerEntry, 200)
+
+    def register(self) -> Account:
+        """Accepts the operator's terms and makes the account ready; idempotent."""
+        return _model.from_json(Account, self._t.call("POST", "/v1/account/register", json_body={}))
+
+
+class Plans:
+    """Plans: limits and prices (admin key)."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def list(self) -> Iterator[Plan]:
+        return paginate(self._t, "/v1/plans", Plan, 200)
+
+    def get(self, plan_id: str) -> Plan:
+        return _model.from_json(Plan, self._t.call("GET", "/v1/plans/" + plan_id))
+
+    def put(self, plan_id: str, *, name: Optional[str] = None,
+            limits: Optional[Dict[str, Optional[int]]] = None,
+            prices: Optional[Dict[str, int]] = None) -> Plan:
+        """Creates or replaces the plan; limits and prices use the API's names
+        (`concurrentSandboxes`, `cpuSecondNanos`); a limit left out or None is no limit."""
+        body: Dict[str, Any] = {}
+        if name is not None:
+            body["name"] = name
+        if limits is not None:
+            body["limits"] = limits
+        if prices is not None:
+            body["prices"] = prices
+        return _model.from_json(Plan, self._t.call("PUT", "/v1/plans/" + plan_id, json_body=body))

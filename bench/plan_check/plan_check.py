@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""The cost of plan limits on the create path (issue 16): POST /v1/sandboxes answered (201),
+for an organization whose plan sets every sandbox limit (concurrent sandboxes, cpu, memory:
+counted in the transaction that inserts the row) against one whose plan sets none (nothing
+counted). One adaptd, started with --max-sandboxes-per-org 0 so that the second organization
+has no limit at all; both hold the same number of live sandboxes (--live, default 10) while the
+samples are taken, so the count has rows to read. Samples alternate between the two, one
+create at a time (each a /bin/true startup command that completes at once and still counts),
+all deleted at the end, untimed. Reports p50/p95 and the ratio of the
+p50s (the check should be within noise), and writes bench/results/plan_check.json.
+
+Standard library only. Needs root, build/bin/adaptd and build/images/debian_12.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "create_latency"))
+sys.path.insert(0, os.path.dirname(HERE))
+import create_latency as cl  # noqa: E402
+import figures  # noqa: E402
+
+BODY = {"cpu": 1, "memoryMiB": 128, "ttlSeconds": 600,
+        "startup": {"mode": "command", "argv": ["/bin/true"]}}
+LIMITED = {"concurrentSandboxes": 1000, "cpu": 100000, "memoryMiB": 100000000}
+
+
+def org_on_plan(admin, name, limits):
+    status, plan = admin.call("PUT", "/v1/plans/" + name, {"name": name, "limits": limits})
+    if status != 200:
+        raise cl.BenchError("PUT /v1/plans/%s -> %s %r" % (name, status, plan))
+    status, org = admin.call("POST", "/v1/orgs", {"name": "%s-%d" % (name, os.getpid())})
+    if status != 201:
+        raise cl.BenchError("POST /v1/orgs -> %s %r" % (status, org))
+    status, key = admin.call("POST", "/v1/orgs/%s/keys" % org["id"], {"name": "bench"})
+    if status != 201:
+        raise cl.BenchError("POST keys -> %s %r" % (status, key))
+    status, account = admin.call("PUT", "/v1/orgs/%s/plan" % org["id"], {"planId": name})
+    if status != 200:
+        raise cl.BenchError("PUT plan -> %s %r" % (status, account))
+    return cl.AdaptClient(admin.url, key["key"])
+
+
+def create(client):
+    start = time.monotonic()
+    status, sbx = client.call("POST", "/v1/sandboxes", BODY)
+    took = time.monotonic() - start
+    if status != 201:
+        raise cl.BenchError("POST /v1/sandboxes -> %s %r" % (status, sbx))
+    return sbx["id"], took
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=20, help="samples per side")
+    parser.add_argument("--live", type=int, default=10, help="live sandboxes each org holds")
+    cl.add_daemon_args(parser, "plan_check")
+    args = cl.absolute_daemon_paths(parser.parse_args())
+    workdir = tempfile.mkdtemp(prefix="adapt-bench-plan-")
+    side = cl.AdaptSide(args, workdir)
+    side.extra_args = ["--max-sandboxes-per-org", "0"]
+    side.start()
+    clients = {}
+    owned = []  # (client, sandbox id): only its own organization's key deletes a sandbox
+    try:
+        clients = {"with plan limits": org_on_plan(side.client, "bench-limited", LIMITED),
+                   "without": org_on_plan(side.client, "bench-unlimited", {})}
+        for client in clients.values():
+            for _ in range(args.live):
+                sid, _ = create(client)
+                owned.append((client, sid))
+        samples = {name: [] for name in clients}
+        for _ in range(args.n):
+            for name, client in clients.items():
+                sid, took = create(client)
+                samples[name].append(took)
+                owned.append((client, sid))
+        with_check = cl.summarize(samples["with plan limits"])
+        without = cl.summarize(samples["without"])
+        rows = [figures.figure("create answered, p50", "ms", with_check["p50_ms"],
+                               "same, plan without limits", without["p50_ms"], "lower"),
+                figures.figure("create answered, p95", "ms", with_check["p95_ms"],
+                               "same, plan without limits", without["p95_ms"], "lower")]
+        figures.print_table(rows)
+        figures.write_report(args.out, "plan_check", rows,
+                             {"with_limits": with_check, "without": without, "live": args.live})
+    finally:
+        for client, sid in owned:
+            client.call("DELETE", "/v1/sandboxes/" + sid)
+        deadline = time.monotonic() + cl.STEP_TIMEOUT_S
+        for client, sid in owned:
+            while time.monotonic() < deadline:
+                status, sbx = client.call("GET", "/v1/sandboxes/" + sid)
+                if status != 200 or sbx["status"] == "deleted":
+                    break
+                time.sleep(0.1)
+        side.close()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except cl.BenchError as e:
+        cl.log("plan_check: %s" % e)
+        sys.exit(1)

@@ -1,0 +1,101 @@
+// Accounts, plans and limits (issue 16). An organization is the account: it has a billing
+// account (plan, accepted terms, registered-at) and a ledger of credits (usage later). Plans
+// are data (admin API, the operator's --plans-file, a built-in default); the services that
+// record something ask PlanOf() for the limits and hand them to the store, which checks them in
+// the transaction that records it. Thread-safe (the store is).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "core/auth.h"
+#include "store/store.h"
+
+namespace adapt::storage {
+class VolumeService;
+}
+
+namespace adapt::core {
+
+// The plan every organization starts on; its id and the built-in values are in the README
+// ("Accounts, plans and limits").
+inline constexpr const char* kDefaultPlanId = "default";
+
+struct AccountOptions {
+  std::string terms_version = "1";  // --terms-version: what register_user accepts
+  int max_sandboxes_per_org = 50;   // --max-sandboxes-per-org: a cap beside every plan's
+};
+
+struct Account {
+  std::string org_id;
+  std::string org_name;
+  bool registered = false;
+  std::string terms_version;  // empty until registered
+  int64_t registered_at = 0;  // millis; 0 until registered
+  store::PlanRecord plan;
+  store::OrgUsageRecord usage;
+  int64_t balance_nanos = 0;
+};
+
+struct AddCredit {
+  std::string org_id;
+  int64_t amount_nanos = 0;
+  std::string reason;
+  std::optional<int64_t> expires_at;  // millis
+  std::string id;                     // idempotency: a retry with the same id adds nothing
+};
+
+class AccountService {
+ public:
+  AccountService(store::Store& store, AccountOptions options);
+
+  // The built-in default plan (the README documents its values).
+  static store::PlanRecord BuiltInDefaultPlan(int max_sandboxes_per_org);
+  // Writes the built-in default plan unless a plan has its id, then `operator_plans` (the
+  // --plans-file), each replacing the stored one. Run once before serving.
+  Status LoadPlans(const std::vector<store::PlanRecord>& operator_plans);
+  // Where registration makes the organization's `default` storage; without it, none is made.
+  void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
+
+  // The caller's account. A registered organization without a billing account yet (made by
+  // an operator) gets one on the default plan now.
+  Result<Account> Get(const Principal& who);
+  // register_user: accepts the terms, makes the billing account on the default plan and the
+  // `default` storage, marks the organization registered. Idempotent: the same account again.
+  Result<Account> Register(const Principal& who);
+  // The caller's ledger (credits; usage once metering lands), oldest first.
+  Result<std::vector<store::LedgerEntryRecord>> Ledger(const Principal& who);
+
+  // Admin key only.
+  Result<std::vector<store::PlanRecord>> ListPlans(const Principal& who);
+  Result<store::PlanRecord> GetPlan(const Principal& who, const std::string& id);
+  Result<store::PlanRecord> PutPlan(const Principal& who, store::PlanRecord plan);
+  Result<Account> SetOrgPlan(const Principal& who, const std::string& org_id,
+                             const std::string& plan_id);
+  Result<store::LedgerEntryRecord> Credit(const Principal& who, AddCredit credit);
+
+  // The plan whose limits apply to `org_id` now: its account's, else the default.
+  Result<store::PlanRecord> PlanOf(const std::string& org_id);
+  // The plan's sandbox limits with the daemon-wide --max-sandboxes-per-org cap folded in.
+  store::SandboxLimits SandboxLimitsOf(const store::PlanRecord& plan) const;
+
+ private:
+  Result<store::BillingAccountRecord> AccountRecordOf(const store::OrgRecord& org);
+  Result<Account> ViewOf(const store::OrgRecord& org, const store::BillingAccountRecord& account);
+
+  store::Store& store_;
+  AccountOptions options_;
+  storage::VolumeService* volumes_ = nullptr;
+};
+
+// Checks a plan's id, name and values (limits and prices not negative); field names as the
+// store's (`cpu`, `memory_mib`, ...).
+Status ValidatePlan(const store::PlanRecord& plan);
+
+// The refusal for a sandbox asking to run longer than the plan allows (or for ever).
+Status RunTimeRefusal(int64_t max_run_seconds, const std::string& ttl_field);
+
+}  // namespace adapt::core
