@@ -131,6 +131,23 @@ class MemoryStore : public Store {
   Result<std::vector<SecretRecord>> ListSecrets(const std::string& org_id) override;
   Status DeleteSecret(const std::string& org_id, const std::string& name) override;
 
+  Result<JobSubmitOutcome> CreateJob(const JobRecord& job) override;
+  Result<JobRecord> GetJob(const std::string& org_id, const std::string& id) override;
+  Result<JobPage> ListJobs(const std::string& org_id, int limit,
+                           std::optional<int64_t> before_seq) override;
+  Result<std::vector<JobRecord>> ListJobsWithStatus(
+      const std::vector<std::string>& statuses) override;
+  Status UpdateJob(const JobRecord& job, const std::vector<std::string>& expected) override;
+  Status DeleteJob(const std::string& org_id, const std::string& id,
+                   const std::vector<std::string>& deletable) override;
+  Status PutRun(const RunRecord& run) override;
+  Result<RunRecord> GetRun(const std::string& org_id, const std::string& id) override;
+  Result<RunPage> ListRuns(const std::string& org_id, const RunFilter& filter, int limit,
+                           std::optional<int64_t> before_seq) override;
+  Result<std::vector<RunRecord>> ListRunsWithStatus(
+      const std::vector<std::string>& statuses) override;
+  Result<int64_t> PruneRuns(int64_t ended_before, int keep) override;
+
  private:
   struct IdempotencyEntry {
     std::string body_hash;
@@ -164,6 +181,8 @@ class MemoryStore : public Store {
   std::map<std::string, SiteReleaseRecord> releases_;
   std::vector<PoolMemberRecord> pool_;
   std::map<std::pair<std::string, std::string>, SecretRecord> secrets_;  // (org, name)
+  std::vector<JobRecord> jobs_;                                          // by seq
+  std::vector<RunRecord> runs_;                                          // by seq
   ValueSealer sealer_;
   std::optional<Status> write_fault_;
 };

@@ -13,6 +13,7 @@
 #include "store/endpoint_store.h"
 #include "store/event_store.h"
 #include "store/image_record_store.h"
+#include "store/job_store.h"
 #include "store/network_store.h"
 #include "store/oauth_store.h"
 #include "store/object_record_store.h"
@@ -41,7 +42,8 @@ class Store : public OrgStore,
               public StorageTokenStore,
               public SiteStore,
               public PoolStore,
-              public SecretStore {
+              public SecretStore,
+              public JobStore {
  public:
   ~Store() override = default;
 };
