@@ -11,6 +11,7 @@
 #include "core/event_bus.h"
 #include "core/file_service.h"
 #include "core/image_service.h"
+#include "core/job_service.h"
 #include "core/sandbox_service.h"
 #include "core/secret_service.h"
 #include "storage/volume_service.h"
@@ -38,5 +39,7 @@ void AddStorageRoutes(Router& router, storage::VolumeService& volumes);
 void AddHealthRoutes(Router& router);
 // /v1/secrets (organization secrets; values go in, never out).
 void AddSecretRoutes(Router& router, core::SecretService& secrets);
+// /v1/jobs and /v1/runs (one-shot jobs and their runs).
+void AddJobRoutes(Router& router, core::JobService& jobs);
 
 }  // namespace adapt::api

@@ -17,7 +17,9 @@
 #include "api/stream_threads.h"
 #include "base/fault_point.h"
 #include "base/log.h"
+#include "core/job_service.h"
 #include "core/object_service.h"
+#include "core/sandbox_job_attempts.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
 #include "core/waiter.h"
@@ -125,6 +127,8 @@ class Daemon {
     if (!api::WaitForStreamThreads(std::chrono::seconds(10)))
       spdlog::warn("stopping: {} response streams still running", api::RunningStreamThreads());
     upload_sweeper_->Stop();
+    // Attempts in flight stay recorded as they are: the next adaptd's Recover ends them.
+    job_attempts_->Shutdown();
     waiter_->Shutdown();  // its timers would keep the workers busy until their deadlines
     workers_->join();
     storage_workers_->join();
@@ -286,6 +290,8 @@ class Daemon {
     objects_.emplace(*store_, *object_store_, *storage_tokens_, *files_, *sandboxes_);
     objects_->SetGatewayPort(storage_server_->port());
     commands_->Reconcile();
+    job_attempts_.emplace(*sandboxes_, *commands_, *workers_);
+    jobs_.emplace(*store_, *job_attempts_, config_.default_image, config_.job_concurrency_per_org);
     endpoints_.emplace(*store_, *network_, core::EndpointOptions{config_.ingress_domain});
     return Status::Ok();
   }
@@ -359,13 +365,15 @@ class Daemon {
     api::AddImageRoutes(*router_, *image_service_);
     api::AddStorageRoutes(*router_, *volumes_);
     api::AddSecretRoutes(*router_, *secrets_);
+    api::AddJobRoutes(*router_, *jobs_);
     api::AddEnvironmentRoutes(*router_, *images_);
     api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);
     mcp_tools_.emplace();
     // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
     mcp_calls_.emplace(static_cast<size_t>(config_.mcp_call_threads));
     tool_services_.emplace(mcp::ToolServices{*sandboxes_, *commands_, *images_, *files_,
-                                             *endpoints_, &*volumes_, &*objects_, &*sites_});
+                                             *endpoints_, &*volumes_, &*objects_, &*sites_,
+                                             &*jobs_});
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
     oauth_.emplace(*store_, *auth_, listen_.host);
     AddPublicRoutes(*router_, oauth_->Routes());
@@ -398,6 +406,8 @@ class Daemon {
         *workers_);
     RETURN_IF_ERROR(server_->Start());
     warm_pool_->StartFilling();
+    // Runs a previous adaptd left executing end infrastructure_failed; the queue resumes.
+    jobs_->Recover();
 
     // Links made outside a request (MCP's) point at the API's own address.
     objects_->SetApiBase("http://" +
@@ -447,6 +457,8 @@ class Daemon {
   std::optional<core::WarmPool> warm_pool_;
   std::optional<core::SecretService> secrets_;
   std::optional<core::CommandService> commands_;
+  std::optional<core::SandboxJobAttempts> job_attempts_;
+  std::optional<core::JobService> jobs_;
   std::optional<core::FileService> files_;
   std::optional<core::ObjectService> objects_;
   std::optional<core::EndpointService> endpoints_;

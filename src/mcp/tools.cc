@@ -14,6 +14,7 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
   AddSandboxPowerTools(registry, services);
   AddStorageTools(registry, services);
   AddObjectTools(registry, services);
+  AddJobTools(registry, services);
 }
 
 std::string FailureSentence(const Status& status) {

@@ -10,6 +10,7 @@
 #include "core/endpoint_service.h"
 #include "core/file_service.h"
 #include "core/image_catalog.h"
+#include "core/job_service.h"
 #include "core/object_service.h"
 #include "core/sandbox_service.h"
 #include "mcp/tool_registry.h"
@@ -27,6 +28,7 @@ struct ToolServices {
   storage::VolumeService* volumes = nullptr;  // null: no persistent storage tools
   core::ObjectService* objects = nullptr;     // null: no object storage tools (object_tools.cc)
   storage::SiteService* sites = nullptr;      // null: no publish_static_website
+  core::JobService* jobs = nullptr;           // null: no job and run tools (job_tools.cc)
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -38,6 +40,9 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services);
 void AddSandboxPowerTools(ToolRegistry& registry, const ToolServices& services);
 void AddStorageTools(ToolRegistry& registry, const ToolServices& services);
 void AddObjectTools(ToolRegistry& registry, const ToolServices& services);
+// submit_sandbox_job, list_sandbox_jobs, cancel_sandbox_job, delete_sandbox_job,
+// list_automation_runs, get_automation_run, cancel_automation_run.
+void AddJobTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

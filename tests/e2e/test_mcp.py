@@ -20,12 +20,15 @@ EXPECTED_TOOLS = {
     "attach_sandbox_object_storage", "list_object_storage", "read_object_storage_text",
     "list_object_artifacts", "read_object_text_artifact", "save_workspace_file_to_object_storage",
     "download_object_artifact", "download_workspace_artifact", "publish_static_website",
+    "submit_sandbox_job", "list_sandbox_jobs", "cancel_sandbox_job", "delete_sandbox_job",
+    "list_automation_runs", "get_automation_run", "cancel_automation_run",
 }
 READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_environments",
              "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps",
              "list_persistent_storage",
              "list_object_storage", "read_object_storage_text", "list_object_artifacts",
-             "read_object_text_artifact", "download_object_artifact"}
+             "read_object_text_artifact", "download_object_artifact",
+             "list_sandbox_jobs", "list_automation_runs", "get_automation_run"}
 
 
 # --- transport, raw -------------------------------------------------------------------------

@@ -36,7 +36,7 @@ MODELS = {
     "POST /v1/sandboxes/{id}/artifacts": "Artifact", "GET /v1/sandboxes/{id}/artifacts": "ArtifactList",
     "Sandbox.hibernation": "Hibernation", "Sandbox.pool": "Pool",
     "Sandbox.environmentSources": "EnvironmentSource", "Image.operation": "ImageOperation",
-    "Storage.attachments": "StorageAttachment",
+    "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
 SDK_ONLY = {("StatusEvent", "id")}
@@ -258,6 +258,14 @@ OPERATIONS = {
     "listSites": ("Sites", "list", "list"),
     "getSite": ("Sites", "get", "get"),
     "deleteSite": ("Sites", "delete", "delete"),
+    "submitJob": ("Jobs", "submit", "submit"),
+    "listJobs": ("Jobs", "list", "list"),
+    "getJob": ("Jobs", "get", "get"),
+    "cancelJob": ("Jobs", "cancel", "cancel"),
+    "deleteJob": ("Jobs", "delete", "delete"),
+    "listRuns": ("Runs", "list", "list"),
+    "getRun": ("Runs", "get", "get"),
+    "cancelRun": ("Runs", "cancel", "cancel"),
 }
 # Not SDK verbs: a link's URL is used as it is (no credentials), and MCP with its OAuth is for
 # MCP clients.

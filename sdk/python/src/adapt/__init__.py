@@ -12,8 +12,8 @@ from .errors import (AdaptError, CommandFailed, Conflict, InternalError, Invalid
                      RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
 from .models import (ApiKey, Artifact, ArtifactList, CommandResult, Endpoint, FileEntry, FileList,
-                     FileWritten, Image, Network, NewApiKey, NewStorageToken, ObjectLink,
-                     ObjectStorageAttachment, Operation, Org, SandboxInfo, Secret, Site, Startup,
+                     FileWritten, Image, Job, Network, NewApiKey, NewStorageToken, ObjectLink,
+                     ObjectStorageAttachment, Operation, Org, Run, SandboxInfo, Secret, Site, Startup,
                      StatusEvent, Storage, StorageToken, StoredObject)
 from .sandbox import Sandbox, Sandboxes
 
@@ -27,5 +27,5 @@ __all__ = [
     "ApiKey", "NewApiKey", "Org", "CommandResult", "Endpoint", "FileEntry", "FileList", "FileWritten", "Image", "Network",
     "Operation", "SandboxInfo", "Secret", "Site", "Startup", "StatusEvent", "Storage",
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
-    "Artifact", "ArtifactList",
+    "Artifact", "ArtifactList", "Job", "Run",
 ]
