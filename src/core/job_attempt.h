@@ -46,8 +46,9 @@ class JobAttempts {
   // another thread, after the attempt's sandbox is gone (or deletion is under way).
   virtual void Start(const store::JobRecord& job, const store::RunRecord& run, Progress progress,
                      Done done) = 0;
-  // Asks attempt `run_id` to end (its command's process group gets SIGTERM, then SIGKILL
-  // after a grace period); its `done` then says kCancelled. False when it does not run here.
+  // Asks attempt `run_id` to end (its command's process group is killed, as CommandService's
+  // Kill does; a sandbox still starting is not used); its `done` then says kCancelled. False
+  // when it does not run here.
   virtual bool Cancel(const std::string& run_id) = 0;
   // A sandbox a previous adaptd made for an attempt it did not see end: deleted, best effort.
   virtual void Abandon(const std::string& org_id, const std::string& sandbox_id) = 0;

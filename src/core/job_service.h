@@ -84,7 +84,7 @@ class JobService {
   // Newest first.
   Result<RunPage> ListRuns(const Principal& who, const ListRunsRequest& req);
   Result<Run> GetRun(const Principal& who, const std::string& id);
-  // Best effort: asks the run's command to end (SIGTERM, then SIGKILL after a grace period);
+  // Best effort: asks the run's command to end (its process group is killed);
   // the run then ends cancelled and its job is not retried. Returns the run as it is now; a
   // run that already ended is returned unchanged.
   Result<Run> CancelRun(const Principal& who, const std::string& id);

@@ -5,6 +5,7 @@ infrastructure failures retried in a fresh sandbox, the per-organization queue, 
 delete rules, other organizations' ids, idempotent submits, the MCP tools through the official
 SDK client, and a restart of adaptd in the middle of a job."""
 
+import json
 import os
 import time
 
@@ -255,3 +256,31 @@ def test_a_restarted_adaptd_records_the_interrupted_run_and_retries_the_job(fres
     # The interrupted attempt's sandbox does not outlive it.
     wait_sandbox_gone(admin, first["sandboxId"])
     assert d.stop() == 0, d.log_tail()
+
+
+def test_the_cli_submits_lists_and_shows_jobs_and_runs(daemon, org):
+    key = unique("cli-job")
+    p = org.cli("--json", "job", "submit", "--memory", "512", "--egress", "none", "--env", "GREETING=hi",
+                "--idempotency-key", key, "--", "sh", "-c", "echo $GREETING-$ADAPT_JOB_ATTEMPT")
+    assert p.returncode == 0, p.stderr
+    job = json.loads(p.stdout)
+    assert job["memoryMiB"] == 512 and job["egress"] == "none" and job["envNames"] == ["GREETING"]
+    again = org.cli("--json", "job", "submit", "--memory", "512", "--egress", "none", "--env",
+                    "GREETING=hi", "--idempotency-key", key, "--", "sh", "-c",
+                    "echo $GREETING-$ADAPT_JOB_ATTEMPT")
+    assert again.returncode == 0 and json.loads(again.stdout)["id"] == job["id"], again.stderr
+    done = wait_job(org, job["id"])
+    assert done["status"] == "succeeded", done
+    p = org.cli("job", "ls")
+    assert p.returncode == 0 and job["id"] in p.stdout and "succeeded" in p.stdout, p.stdout
+    p = org.cli("run", "ls", "--job", job["id"])
+    assert p.returncode == 0 and done["lastRunId"] in p.stdout and "manual" in p.stdout, p.stdout
+    p = org.cli("run", "get", done["lastRunId"])
+    assert p.returncode == 0 and json.loads(p.stdout)["stdout"] == "hi-1\n", p.stdout
+    p = org.cli("job", "cancel", job["id"])
+    assert p.returncode == 1 and "already ended" in p.stderr, (p.stdout, p.stderr)
+    p = org.cli("job", "submit", "--max-attempts", "11", "--", "true")
+    assert p.returncode == 1 and "maxAttempts" in p.stderr, p.stderr
+    p = org.cli("job", "rm", job["id"])
+    assert p.returncode == 0 and "deleted" in p.stdout, p.stderr
+    assert org.api("GET", "/v1/jobs/" + job["id"])[0] == 404

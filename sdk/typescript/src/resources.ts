@@ -150,7 +150,7 @@ export class Runs {
     return this.t.call<Run>("GET", `/v1/runs/${encodeURIComponent(runId)}`);
   }
 
-  /** Best effort: the command gets SIGTERM, then SIGKILL; the run ends cancelled. */
+  /** Best effort: the command's process group is killed; the run ends cancelled. */
   cancel(runId: string): Promise<Run> {
     return this.t.call<Run>("POST", `/v1/runs/${encodeURIComponent(runId)}/cancel`);
   }

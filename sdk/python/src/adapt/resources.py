@@ -244,7 +244,7 @@ class Runs:
         return _model.from_json(Run, self._t.call("GET", "/v1/runs/" + run_id))
 
     def cancel(self, run_id: str) -> Run:
-        """Best effort: the command gets SIGTERM, then SIGKILL; the run ends cancelled."""
+        """Best effort: the command's process group is killed; the run ends cancelled."""
         return _model.from_json(Run, self._t.call("POST", "/v1/runs/" + run_id + "/cancel"))
 
 
