@@ -12,6 +12,7 @@
 #include "core/event_bus.h"
 #include "core/file_service.h"
 #include "core/image_service.h"
+#include "core/job_service.h"
 #include "core/operation_service.h"
 #include "core/sandbox_service.h"
 #include "core/secret_service.h"
@@ -48,5 +49,7 @@ void AddHealthRoutes(Router& router);
 void AddAccountRoutes(Router& router, core::AccountService& accounts);
 // /v1/secrets (organization secrets; values go in, never out).
 void AddSecretRoutes(Router& router, core::SecretService& secrets);
+// /v1/jobs and /v1/runs (one-shot jobs and their runs).
+void AddJobRoutes(Router& router, core::JobService& jobs);
 
 }  // namespace adapt::api

@@ -54,6 +54,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddEnvCommands(app, invocation);
   AddSecretCommands(app, invocation);
   AddAccountCommands(app, invocation);
+  AddJobCommands(app, invocation);
   AddMcpCommand(app, invocation);
 
   std::reverse(args.begin(), args.end());  // CLI11's vector overload wants them reversed

@@ -59,6 +59,8 @@ void AddSandboxExpose(CLI::App& sandbox_group, Invocation& invocation);
 void AddSandboxStopStart(CLI::App& sandbox_group, Invocation& invocation);
 // "storage" (create, ls, rm): persistent storage.
 void AddStorageCommands(CLI::App& app, Invocation& invocation);
+// "job" (submit, ls, cancel, rm) and "run" (ls, get, cancel): one-shot jobs and their runs.
+void AddJobCommands(CLI::App& app, Invocation& invocation);
 // "image" (pull, import, ls, get, rm) and "env" (ls).
 void AddImageCommands(CLI::App& app, Invocation& invocation);
 // "op" (get): checkpoints, restores and image pulls (operation_commands.cc).

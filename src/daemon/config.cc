@@ -78,6 +78,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.max_images_per_org = value;
       else if (key == "maxImportsPerOrg")
         c.max_imports_per_org = value;
+      else if (key == "jobConcurrencyPerOrg")
+        c.job_concurrency_per_org = value;
       else if (key == "mcpCallThreads")
         c.mcp_call_threads = value;
       else if (key == "allowSignup")
@@ -162,6 +164,8 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
                                     "JSON file of plans ({\"plans\": [...]}) [none]");
   auto* terms_version = app.add_option("--terms-version", flags.terms_version,
                                        "terms version register_user accepts [1]");
+  auto* job_concurrency = app.add_option("--job-concurrency-per-org", flags.job_concurrency_per_org,
+                                         "one-shot jobs running at once per organization [4]");
   auto* mcp_threads = app.add_option("--mcp-call-threads", flags.mcp_call_threads,
                                      "MCP tool calls running at once [16]");
   auto* max_connections =
@@ -329,6 +333,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (max_images->count()) c.max_images_per_org = flags.max_images_per_org;
   if (max_imports->count()) c.max_imports_per_org = flags.max_imports_per_org;
   if (mcp_threads->count()) c.mcp_call_threads = flags.mcp_call_threads;
+  if (job_concurrency->count()) c.job_concurrency_per_org = flags.job_concurrency_per_org;
+  if (c.job_concurrency_per_org < 1 || c.job_concurrency_per_org > 1000)
+    return InvalidArgument("jobConcurrencyPerOrg",
+                           "jobConcurrencyPerOrg must be between 1 and 1000");
   for (auto [name, value] : {std::pair{"maxSandboxesPerOrg", c.max_sandboxes_per_org},
                              {"maxImagesPerOrg", c.max_images_per_org},
                              {"maxImportsPerOrg", c.max_imports_per_org}}) {

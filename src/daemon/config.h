@@ -100,6 +100,8 @@ struct DaemonConfig {
   // accepts.
   std::string plans_file;
   std::string terms_version = "1";
+  // One-shot jobs running at once per organization; later ones queue in submission order.
+  int job_concurrency_per_org = 4;
   // Threads running MCP tool calls, apart from the API workers, so that tool calls that wait
   // (wait_for_sandbox, run_command) never hold those; a call beyond them answers 429.
   int mcp_call_threads = 16;

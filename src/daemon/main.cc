@@ -20,8 +20,10 @@
 #include "base/log.h"
 #include "core/environments.h"
 #include "core/image_policy.h"
+#include "core/job_service.h"
 #include "core/object_service.h"
 #include "core/operation_service.h"
+#include "core/sandbox_job_attempts.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
 #include "core/waiter.h"
@@ -129,6 +131,8 @@ class Daemon {
     if (!api::WaitForStreamThreads(std::chrono::seconds(10)))
       spdlog::warn("stopping: {} response streams still running", api::RunningStreamThreads());
     upload_sweeper_->Stop();
+    // Attempts in flight stay recorded as they are: the next adaptd's Recover ends them.
+    job_attempts_->Shutdown();
     waiter_->Shutdown();  // its timers would keep the workers busy until their deadlines
     workers_->join();
     storage_workers_->join();
@@ -299,6 +303,8 @@ class Daemon {
     objects_.emplace(*store_, *store_, *object_store_, *storage_tokens_, *files_, *sandboxes_);
     objects_->SetGatewayPort(storage_server_->port());
     commands_->Reconcile();
+    job_attempts_.emplace(*sandboxes_, *commands_, *workers_);
+    jobs_.emplace(*store_, *job_attempts_, config_.default_image, config_.job_concurrency_per_org);
     endpoints_.emplace(*store_, *store_, *network_, core::EndpointOptions{config_.ingress_domain});
     endpoints_->set_account_service(&*accounts_);
     return Status::Ok();
@@ -405,6 +411,7 @@ class Daemon {
     api::AddSecretRoutes(*router_, *secrets_);
     api::AddAccountRoutes(*router_, *accounts_);
     api::AddEnvironmentRoutes(*router_, *images_, *image_policy_);
+    api::AddJobRoutes(*router_, *jobs_);
     api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);
     mcp_tools_.emplace();
     // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
@@ -413,6 +420,7 @@ class Daemon {
                                              *endpoints_, &*volumes_, &*objects_, &*sites_,
                                              &*image_policy_, &*operations_});
     tool_services_->accounts = &*accounts_;
+    tool_services_->jobs = &*jobs_;
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
     oauth_.emplace(*store_, *auth_, *users_, listen_.host, config_.allow_signup);
     AddPublicRoutes(*router_, oauth_->Routes());
@@ -445,6 +453,8 @@ class Daemon {
         *workers_);
     RETURN_IF_ERROR(server_->Start());
     warm_pool_->StartFilling();
+    // Runs a previous adaptd left executing end infrastructure_failed; the queue resumes.
+    jobs_->Recover();
 
     // Links made outside a request (MCP's) point at the API's own address.
     objects_->SetApiBase("http://" +
@@ -498,6 +508,8 @@ class Daemon {
   std::optional<core::WarmPool> warm_pool_;
   std::optional<core::SecretService> secrets_;
   std::optional<core::CommandService> commands_;
+  std::optional<core::SandboxJobAttempts> job_attempts_;
+  std::optional<core::JobService> jobs_;
   std::optional<core::FileService> files_;
   std::optional<core::ObjectService> objects_;
   std::optional<core::EndpointService> endpoints_;

@@ -15,6 +15,7 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
   AddStorageTools(registry, services);
   AddObjectTools(registry, services);
   AddAccountTools(registry, services);
+  AddJobTools(registry, services);
 }
 
 std::string FailureSentence(const Status& status) {

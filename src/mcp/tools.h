@@ -11,6 +11,7 @@
 #include "core/endpoint_service.h"
 #include "core/file_service.h"
 #include "core/image_catalog.h"
+#include "core/job_service.h"
 #include "core/object_service.h"
 #include "core/operation_service.h"
 #include "core/sandbox_service.h"
@@ -33,6 +34,7 @@ struct ToolServices {
   const core::ImagePolicy* image_policy = nullptr;
   core::OperationService* operations = nullptr;  // null: no get_checkpoint_operation
   core::AccountService* accounts = nullptr;  // null: no register_user, get_billing_account
+  core::JobService* jobs = nullptr;           // null: no job and run tools (job_tools.cc)
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -46,6 +48,9 @@ void AddStorageTools(ToolRegistry& registry, const ToolServices& services);
 void AddObjectTools(ToolRegistry& registry, const ToolServices& services);
 // register_user, get_billing_account.
 void AddAccountTools(ToolRegistry& registry, const ToolServices& services);
+// submit_sandbox_job, list_sandbox_jobs, cancel_sandbox_job, delete_sandbox_job,
+// list_automation_runs, get_automation_run, cancel_automation_run.
+void AddJobTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

@@ -156,6 +156,23 @@ class MemoryStore : public Store {
   Result<int64_t> Balance(const std::string& org_id, int64_t now) override;
   Result<OrgUsageRecord> GetOrgUsage(const std::string& org_id) override;
 
+  Result<JobSubmitOutcome> CreateJob(const JobRecord& job) override;
+  Result<JobRecord> GetJob(const std::string& org_id, const std::string& id) override;
+  Result<JobPage> ListJobs(const std::string& org_id, int limit,
+                           std::optional<int64_t> before_seq) override;
+  Result<std::vector<JobRecord>> ListJobsWithStatus(
+      const std::vector<std::string>& statuses) override;
+  Status UpdateJob(const JobRecord& job, const std::vector<std::string>& expected) override;
+  Status DeleteJob(const std::string& org_id, const std::string& id,
+                   const std::vector<std::string>& deletable) override;
+  Status PutRun(const RunRecord& run) override;
+  Result<RunRecord> GetRun(const std::string& org_id, const std::string& id) override;
+  Result<RunPage> ListRuns(const std::string& org_id, const RunFilter& filter, int limit,
+                           std::optional<int64_t> before_seq) override;
+  Result<std::vector<RunRecord>> ListRunsWithStatus(
+      const std::vector<std::string>& statuses) override;
+  Result<int64_t> PruneRuns(int64_t ended_before, int keep) override;
+
  private:
   struct IdempotencyEntry {
     std::string body_hash;
@@ -195,6 +212,8 @@ class MemoryStore : public Store {
   std::map<std::string, PlanRecord> plans_;                              // by id
   std::map<std::string, BillingAccountRecord> accounts_;                 // by org
   std::vector<LedgerEntryRecord> ledger_;                                // appended
+  std::vector<JobRecord> jobs_;                                          // by seq
+  std::vector<RunRecord> runs_;                                          // by seq
   ValueSealer sealer_;
   std::optional<Status> write_fault_;
 };

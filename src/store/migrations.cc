@@ -257,6 +257,52 @@ CREATE TABLE ledger (
 );
 CREATE INDEX ledger_by_org ON ledger(org_id, seq);
 )sql"},
+      {16, R"sql(
+CREATE TABLE jobs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  env TEXT NOT NULL,
+  max_attempts INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,
+  last_run_id TEXT NOT NULL,
+  exit_code INTEGER,
+  error TEXT NOT NULL,
+  idempotency_key TEXT,
+  fingerprint TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  finished_at INTEGER NOT NULL,
+  UNIQUE (org_id, idempotency_key)
+);
+CREATE INDEX jobs_by_status ON jobs(status, seq);
+CREATE TABLE runs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  job_id TEXT NOT NULL,
+  automation_id TEXT NOT NULL,
+  trigger TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  sandbox_id TEXT NOT NULL,
+  command_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  exit_code INTEGER,
+  error TEXT NOT NULL,
+  stdout_text TEXT NOT NULL,
+  stderr_text TEXT NOT NULL,
+  stdout_truncated INTEGER NOT NULL,
+  stderr_truncated INTEGER NOT NULL,
+  scheduled_at INTEGER NOT NULL,
+  started_at INTEGER NOT NULL,
+  ended_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX runs_by_org ON runs(org_id, seq);
+CREATE INDEX runs_by_status ON runs(status);
+)sql"},
   };
   return kMigrations;
 }

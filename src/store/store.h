@@ -14,6 +14,7 @@
 #include "store/endpoint_store.h"
 #include "store/event_store.h"
 #include "store/image_record_store.h"
+#include "store/job_store.h"
 #include "store/network_store.h"
 #include "store/oauth_store.h"
 #include "store/object_record_store.h"
@@ -47,7 +48,8 @@ class Store : public OrgStore,
               public SecretStore,
               public UserStore,
               public OperationStore,
-              public AccountStore {
+              public AccountStore,
+              public JobStore {
  public:
   ~Store() override = default;
 };

@@ -22,6 +22,8 @@ EXPECTED_TOOLS = {
     "list_object_artifacts", "read_object_text_artifact", "save_workspace_file_to_object_storage",
     "download_object_artifact", "download_workspace_artifact", "publish_static_website",
     "register_user", "get_billing_account",
+    "submit_sandbox_job", "list_sandbox_jobs", "cancel_sandbox_job", "delete_sandbox_job",
+    "list_automation_runs", "get_automation_run", "cancel_automation_run",
 }
 
 
@@ -34,7 +36,8 @@ READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_
              "list_gpu_types", "get_command_result", "read_workspace_file", "list_public_apps",
              "list_persistent_storage", "get_checkpoint_operation",
              "list_object_storage", "read_object_storage_text", "list_object_artifacts",
-             "read_object_text_artifact", "download_object_artifact", "get_billing_account"}
+             "read_object_text_artifact", "download_object_artifact", "get_billing_account",
+             "list_sandbox_jobs", "list_automation_runs", "get_automation_run"}
 
 
 # --- transport, raw -------------------------------------------------------------------------

@@ -96,6 +96,14 @@ SERVED = {
     ("GET", "/v1/sites"),
     ("GET", "/v1/sites/{id}"),
     ("DELETE", "/v1/sites/{id}"),
+    ("POST", "/v1/jobs"),
+    ("GET", "/v1/jobs"),
+    ("GET", "/v1/jobs/{id}"),
+    ("DELETE", "/v1/jobs/{id}"),
+    ("POST", "/v1/jobs/{id}/cancel"),
+    ("GET", "/v1/runs"),
+    ("GET", "/v1/runs/{id}"),
+    ("POST", "/v1/runs/{id}/cancel"),
 }
 
 
@@ -248,6 +256,12 @@ WALKED_ELSEWHERE |= {
     ("DELETE", "/v1/storage-tokens/{id}"), ("POST", "/v1/sandboxes/{id}/object-storage"),
     ("GET", "/v1/sandboxes/{id}/artifacts"), ("POST", "/v1/sandboxes/{id}/artifacts"),
     ("POST", "/v1/sites"), ("GET", "/v1/sites"), ("GET", "/v1/sites/{id}"), ("DELETE", "/v1/sites/{id}"),
+}
+# Jobs need a queued job, an ended one and a run: test_jobs.py walks them against the spec.
+WALKED_ELSEWHERE |= {
+    ("POST", "/v1/jobs"), ("GET", "/v1/jobs"), ("GET", "/v1/jobs/{id}"), ("DELETE", "/v1/jobs/{id}"),
+    ("POST", "/v1/jobs/{id}/cancel"), ("GET", "/v1/runs"), ("GET", "/v1/runs/{id}"),
+    ("POST", "/v1/runs/{id}/cancel"),
 }
 
 

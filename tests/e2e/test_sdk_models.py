@@ -39,6 +39,7 @@ MODELS = {
     "Storage.attachments": "StorageAttachment",
     "Account": "Account", "AccountUsage": "AccountUsage", "Plan": "Plan",
     "PlanLimits": "PlanLimits", "PlanPrices": "PlanPrices", "LedgerEntry": "LedgerEntry",
+    "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
 SDK_ONLY = {("StatusEvent", "id")}
@@ -270,6 +271,14 @@ OPERATIONS = {
     "putPlan": ("Plans", "put", "put"),
     "setOrgPlan": ("Orgs", "set_plan", "setPlan"),
     "addCredit": ("Orgs", "add_credit", "addCredit"),
+    "submitJob": ("Jobs", "submit", "submit"),
+    "listJobs": ("Jobs", "list", "list"),
+    "getJob": ("Jobs", "get", "get"),
+    "cancelJob": ("Jobs", "cancel", "cancel"),
+    "deleteJob": ("Jobs", "delete", "delete"),
+    "listRuns": ("Runs", "list", "list"),
+    "getRun": ("Runs", "get", "get"),
+    "cancelRun": ("Runs", "cancel", "cancel"),
 }
 # Not SDK verbs: a link's URL is used as it is (no credentials), and MCP with its OAuth is for
 # MCP clients.

@@ -56,6 +56,46 @@ async function call(name, args, options = {}) {
   return entry;
 }
 
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const ENDED = ["succeeded", "failed", "cancelled", "infrastructure_failed"];
+
+// Polls list_automation_runs until the job's newest run ended; returns that run.
+async function awaitRun(jobId) {
+  for (let i = 0; i < 360; i++) {
+    const runs = (await call("list_automation_runs", { job_id: jobId })).structuredContent?.runs ?? [];
+    if (runs.length && ENDED.includes(runs[0].status)) return runs[0];
+    await sleep(500);
+  }
+  return undefined;
+}
+
+// Polls list_sandbox_jobs until the job ended (its run is recorded just before it).
+async function awaitJob(jobId) {
+  for (let i = 0; i < 60; i++) {
+    const jobs = (await call("list_sandbox_jobs", {})).structuredContent?.jobs ?? [];
+    const job = jobs.find((j) => j.job_id === jobId);
+    if (job && ENDED.includes(job.status)) return job;
+    await sleep(250);
+  }
+  return undefined;
+}
+
+if (scenario === "jobs") {
+  const args = { command: "echo from-mcp $ADAPT_JOB_ATTEMPT", egress: "none", idempotency_key: "mcp-job" };
+  const job = await call("submit_sandbox_job", args);
+  const jobId = job.structuredContent?.job_id ?? "job_none";
+  await call("submit_sandbox_job", args);
+  const run = await awaitRun(jobId);
+  await awaitJob(jobId);
+  await call("get_automation_run", { run_id: run?.run_id ?? "run_none" });
+  await call("list_sandbox_jobs", {});
+  await call("cancel_sandbox_job", { job_id: jobId });
+  await call("cancel_automation_run", { run_id: run?.run_id ?? "run_none" });
+  await call("get_automation_run", { run_id: "run_doesnotexist" });
+  await call("delete_sandbox_job", { job_id: jobId });
+}
+
 if (scenario === "flow") {
   await call("register_user", {});
   await call("get_billing_account", {});
@@ -117,6 +157,24 @@ if (scenario === "flow") {
   await call("list_persistent_storage", {});
   await call("delete_persistent_storage", { name: "mcp-flow-data", confirm: "wrong" });
   await call("delete_persistent_storage", { name: "mcp-flow-data", confirm: "mcp-flow-data" });
+  // Jobs: four sleepers take the organization's slots, so a fifth waits and can be cancelled.
+  const sleepers = [];
+  for (let i = 0; i < 4; i++)
+    sleepers.push((await call("submit_sandbox_job", { command: "sleep 60", egress: "none" })).structuredContent?.job_id);
+  const queued = (await call("submit_sandbox_job", { command: "true" })).structuredContent?.job_id ?? "job_none";
+  await call("cancel_sandbox_job", { job_id: queued });
+  await call("list_sandbox_jobs", {});
+  await call("delete_sandbox_job", { job_id: queued });
+  for (const sleeper of sleepers) {
+    let runId;
+    for (let i = 0; i < 60 && !runId; i++) {
+      const runs = (await call("list_automation_runs", { job_id: sleeper })).structuredContent?.runs ?? [];
+      runId = runs[0]?.run_id;
+      if (!runId) await sleep(250);
+    }
+    await call("cancel_automation_run", { run_id: runId ?? "run_none" });
+    await call("get_automation_run", { run_id: runId ?? "run_none" });
+  }
   await call("delete_sandbox_keep_storage", { sandbox_id: id, confirm: id });
   await call("delete_sandbox", { sandbox_id: id });
 }

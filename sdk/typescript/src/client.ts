@@ -1,5 +1,5 @@
 // The client: one adaptd URL and API key, and the organization's resources under it.
-import { Accounts, Images, Objects, Orgs, Plans, Secrets, Sites, StorageVolumes } from "./resources.js";
+import { Accounts, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
 import { Sandboxes } from "./sandbox.js";
 import { Transport, type ClientOptions } from "./transport.js";
 
@@ -9,6 +9,8 @@ export class Client {
   readonly sandboxes: Sandboxes;
   readonly images: Images;
   readonly secrets: Secrets;
+  readonly jobs: Jobs;
+  readonly runs: Runs;
   readonly storage: StorageVolumes;
   readonly objects: Objects;
   readonly sites: Sites;
@@ -21,6 +23,8 @@ export class Client {
     this.sandboxes = new Sandboxes(this);
     this.images = new Images(this.transport);
     this.secrets = new Secrets(this.transport);
+    this.jobs = new Jobs(this.transport);
+    this.runs = new Runs(this.transport);
     this.storage = new StorageVolumes(this.transport);
     this.objects = new Objects(this.transport);
     this.sites = new Sites(this.transport);

@@ -179,6 +179,52 @@ export interface Secret {
   updatedAt: string;
 }
 
+/** A one-shot job: a command run once in a fresh instant sandbox. */
+export interface Job {
+  id: string;
+  status: string;
+  image: string;
+  cpu: number;
+  memoryMiB: number;
+  diskMiB: number;
+  envNames: string[];
+  secrets: string[];
+  egress: string;
+  argv: string[];
+  cwd: string | null;
+  timeoutSeconds: number;
+  maxAttempts: number;
+  attempts: number;
+  lastRunId: string | null;
+  exitCode: number | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+/** One execution of a job and its bounded output. */
+export interface Run {
+  id: string;
+  jobId: string | null;
+  automationId: string | null;
+  trigger: string;
+  attempt: number;
+  status: string;
+  sandboxId: string | null;
+  commandId: string | null;
+  exitCode: number | null;
+  error: string | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  scheduledAt: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  createdAt: string;
+}
+
 export interface StorageAttachment {
   sandboxId: string;
   status: string;

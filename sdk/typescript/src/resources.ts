@@ -3,8 +3,8 @@
 import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
-  Account, ApiKey, Image, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
-  PlanLimits, PlanPrices, Progress, Secret, Site, Storage, StorageToken, StoredObject, User,
+  Account, ApiKey, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
+  PlanLimits, PlanPrices, Progress, Run, Secret, Site, Storage, StorageToken, StoredObject, User,
 } from "./models.js";
 import { paginate } from "./pages.js";
 import type { Body, Transport } from "./transport.js";
@@ -89,6 +89,71 @@ export class Secrets {
 
   async delete(name: string): Promise<void> {
     await this.t.call("DELETE", `/v1/secrets/${encodeURIComponent(name)}`);
+  }
+}
+
+export interface SubmitJobOptions {
+  argv?: string[];
+  command?: string;
+  image?: string;
+  cpu?: number;
+  memoryMiB?: number;
+  env?: Record<string, string>;
+  secrets?: string[];
+  egress?: string;
+  cwd?: string;
+  timeoutSeconds?: number;
+  maxAttempts?: number;
+  /** The same key returns the same job again. */
+  idempotencyKey?: string;
+}
+
+/** One-shot jobs: a command run once in a fresh instant sandbox, retried only after
+ * infrastructure failures (a non-zero exit is the command's result). */
+export class Jobs {
+  constructor(private readonly t: Transport) {}
+
+  submit(options: SubmitJobOptions): Promise<Job> {
+    const { idempotencyKey, egress, ...rest } = options;
+    const json: Record<string, unknown> = { ...rest };
+    if (egress !== undefined) json["network"] = { egress };
+    return this.t.call<Job>("POST", "/v1/jobs", { json, idempotencyKey });
+  }
+
+  get(jobId: string): Promise<Job> {
+    return this.t.call<Job>("GET", `/v1/jobs/${encodeURIComponent(jobId)}`);
+  }
+
+  list(pageSize = 50): AsyncGenerator<Job> {
+    return paginate<Job>(this.t, "/v1/jobs", pageSize);
+  }
+
+  /** Keeps a queued job from starting (a running attempt is cancelled by its run). */
+  cancel(jobId: string): Promise<Job> {
+    return this.t.call<Job>("POST", `/v1/jobs/${encodeURIComponent(jobId)}/cancel`);
+  }
+
+  /** Deletes an ended job's record; its runs expire on their own. */
+  async delete(jobId: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/jobs/${encodeURIComponent(jobId)}`);
+  }
+}
+
+/** The runs of jobs: status, exit code and the latest 64 KiB of output. */
+export class Runs {
+  constructor(private readonly t: Transport) {}
+
+  list(jobId?: string, pageSize = 50): AsyncGenerator<Run> {
+    return paginate<Run>(this.t, "/v1/runs", pageSize, jobId ? { jobId } : {});
+  }
+
+  get(runId: string): Promise<Run> {
+    return this.t.call<Run>("GET", `/v1/runs/${encodeURIComponent(runId)}`);
+  }
+
+  /** Best effort: the command's process group is killed; the run ends cancelled. */
+  cancel(runId: string): Promise<Run> {
+    return this.t.call<Run>("POST", `/v1/runs/${encodeURIComponent(runId)}/cancel`);
   }
 }
 

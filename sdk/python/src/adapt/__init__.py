@@ -11,11 +11,11 @@ from .errors import (AdaptError, CommandFailed, Conflict, InternalError, Invalid
                      MethodNotAllowed, NotFound, PayloadTooLarge, PermissionDenied, RateLimited,
                      RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
-from .models import (Account, AccountUsage, ApiKey, Artifact, LedgerEntry, Plan, PlanLimits,
-                     PlanPrices, ArtifactList, CommandResult, Endpoint, FileEntry, FileList,
-                     FileWritten, Image, Network, NewApiKey, NewStorageToken, ObjectLink,
-                     ObjectStorageAttachment, Operation, Org, SandboxInfo, Secret, Site, Startup,
-                     StatusEvent, Storage, StorageToken, StoredObject, User, NewUser)
+from .models import (Account, AccountUsage, ApiKey, Artifact, ArtifactList, CommandResult, Endpoint,
+                     FileEntry, FileList, FileWritten, Image, Job, LedgerEntry, Network, NewApiKey,
+                     NewStorageToken, NewUser, ObjectLink, ObjectStorageAttachment, Operation, Org,
+                     Plan, PlanLimits, PlanPrices, Run, SandboxInfo, Secret, Site, Startup,
+                     StatusEvent, Storage, StorageToken, StoredObject, User)
 from .sandbox import Sandbox, Sandboxes
 
 __version__ = "0.1.0"
@@ -30,4 +30,5 @@ __all__ = [
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
     "Artifact", "ArtifactList", "User", "NewUser", "Account", "AccountUsage", "LedgerEntry", "Plan",
     "PlanLimits", "PlanPrices",
+    "Job", "Run",
 ]

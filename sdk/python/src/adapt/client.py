@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from ._transport import Transport
-from .resources import Accounts, Images, Objects, Orgs, Plans, Secrets, Sites, StorageVolumes
+from .resources import (Accounts, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites,
+                        StorageVolumes)
 from .sandbox import Sandboxes
 
 
@@ -19,6 +20,8 @@ class Client:
         self.sandboxes = Sandboxes(self)
         self.images = Images(self.transport)
         self.secrets = Secrets(self.transport)
+        self.jobs = Jobs(self.transport)
+        self.runs = Runs(self.transport)
         self.storage = StorageVolumes(self.transport)
         self.objects = Objects(self.transport)
         self.sites = Sites(self.transport)

@@ -211,6 +211,55 @@ class Secret:
 
 
 @dataclass
+class Job:
+    """A one-shot job: a command run once in a fresh instant sandbox (retried on
+    infrastructure failures only)."""
+    id: str
+    status: str
+    image: str
+    cpu: int
+    memory_mib: int
+    disk_mib: int
+    env_names: List[str]
+    secrets: List[str]
+    egress: str
+    argv: List[str]
+    cwd: Optional[str]
+    timeout_seconds: int
+    max_attempts: int
+    attempts: int
+    last_run_id: Optional[str]
+    exit_code: Optional[int]
+    error: Optional[str]
+    created_at: str
+    updated_at: str
+    finished_at: Optional[str]
+
+
+@dataclass
+class Run:
+    """One execution of a job (or, later, an automation) and its bounded output."""
+    id: str
+    job_id: Optional[str]
+    automation_id: Optional[str]
+    trigger: str
+    attempt: int
+    status: str
+    sandbox_id: Optional[str]
+    command_id: Optional[str]
+    exit_code: Optional[int]
+    error: Optional[str]
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    scheduled_at: Optional[str]
+    started_at: Optional[str]
+    ended_at: Optional[str]
+    created_at: str
+
+
+@dataclass
 class StorageAttachment:
     sandbox_id: str
     status: str

@@ -11,9 +11,9 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 from . import _model
 from .errors import AdaptError, NotFound, RequestTimeout
 from .files import LocalPath, _save
-from .models import (Account, ApiKey, Image, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
-                     ObjectLink, Operation, Org, Plan, Progress, Secret, Site, Storage, StorageToken,
-                     StoredObject, User)
+from .models import (Account, ApiKey, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
+                     ObjectLink, Operation, Org, Plan, Progress, Run, Secret, Site, Storage,
+                     StorageToken, StoredObject, User)
 from .pages import paginate
 
 if TYPE_CHECKING:
@@ -184,6 +184,69 @@ class Objects:
             cursor = page.get("nextCursor")
             if not cursor:
                 return
+
+
+class Jobs:
+    """One-shot jobs: a command run once in a fresh instant sandbox, retried only after
+    infrastructure failures (a non-zero exit is the command's result)."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def submit(self, argv: Optional[List[str]] = None, *, command: Optional[str] = None,
+               image: Optional[str] = None, cpu: Optional[int] = None,
+               memory_mib: Optional[int] = None, env: Optional[Dict[str, str]] = None,
+               secrets: Optional[List[str]] = None, egress: Optional[str] = None,
+               cwd: Optional[str] = None, timeout_seconds: Optional[int] = None,
+               max_attempts: Optional[int] = None,
+               idempotency_key: Optional[str] = None) -> Job:
+        """Queues the job; the same idempotency_key returns the same job again."""
+        body: Dict[str, Any] = {}
+        if argv is not None:
+            body["argv"] = argv
+        if command is not None:
+            body["command"] = command
+        for key, value in (("image", image), ("cpu", cpu), ("memoryMiB", memory_mib),
+                           ("env", env), ("secrets", secrets), ("cwd", cwd),
+                           ("timeoutSeconds", timeout_seconds), ("maxAttempts", max_attempts)):
+            if value is not None:
+                body[key] = value
+        if egress is not None:
+            body["network"] = {"egress": egress}
+        return _model.from_json(Job, self._t.call("POST", "/v1/jobs", json_body=body,
+                                                  idempotency_key=idempotency_key))
+
+    def get(self, job_id: str) -> Job:
+        return _model.from_json(Job, self._t.call("GET", "/v1/jobs/" + job_id))
+
+    def list(self, page_size: int = 50) -> Iterator[Job]:
+        return paginate(self._t, "/v1/jobs", Job, page_size)
+
+    def cancel(self, job_id: str) -> Job:
+        """Keeps a queued job from starting (a running attempt is cancelled by its run)."""
+        return _model.from_json(Job, self._t.call("POST", "/v1/jobs/" + job_id + "/cancel"))
+
+    def delete(self, job_id: str) -> None:
+        """Deletes an ended job's record; its runs expire on their own."""
+        self._t.request("DELETE", "/v1/jobs/" + job_id).close()
+
+
+class Runs:
+    """The runs of jobs: status, exit code and the latest 64 KiB of output."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def list(self, job_id: Optional[str] = None, page_size: int = 50) -> Iterator[Run]:
+        query = {"jobId": job_id} if job_id else None
+        return paginate(self._t, "/v1/runs", Run, page_size, query)
+
+    def get(self, run_id: str) -> Run:
+        return _model.from_json(Run, self._t.call("GET", "/v1/runs/" + run_id))
+
+    def cancel(self, run_id: str) -> Run:
+        """Best effort: the command's process group is killed; the run ends cancelled."""
+        return _model.from_json(Run, self._t.call("POST", "/v1/runs/" + run_id + "/cancel"))
 
 
 class Sites:

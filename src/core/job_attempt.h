@@ -1,0 +1,63 @@
+// JobAttempts: runs one attempt of a one-shot job (a fresh sandbox, the command, the sandbox
+// deleted) for JobService, which decides what an attempt's end means (retry or not). The
+// daemon's is SandboxJobAttempts (core/sandbox_job_attempts.h); unit tests script a fake one.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "store/job_store.h"
+
+namespace adapt::core {
+
+// How an attempt ended.
+struct AttemptEnd {
+  enum class Kind {
+    kExited,          // the command ran and ended (exit_code, or signalled): the application's
+    kTimedOut,        // the command ran past the job's timeout: the application's
+    kRefused,         // the sandbox or command was refused (bad image, unknown secret): final
+    kQuota,           // a limit of the organization refused the sandbox (skipped_quota)
+    kCancelled,       // cancel_automation_run asked for it
+    kInfrastructure,  // the sandbox could not start or died under the command: retried
+  };
+  Kind kind = Kind::kInfrastructure;
+  std::optional<int> exit_code;
+  std::string error;
+  std::string sandbox_id;
+  std::string command_id;
+  std::string stdout_text;  // the latest 64 KiB, valid UTF-8, secrets redacted
+  std::string stderr_text;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+};
+
+class JobAttempts {
+ public:
+  // What an attempt tells as it goes: the sandbox it made, then the command it started.
+  struct Progress {
+    std::function<void(const std::string& sandbox_id)> sandbox;
+    std::function<void(const std::string& command_id)> command;
+  };
+  using Done = std::function<void(AttemptEnd)>;
+
+  virtual ~JobAttempts() = default;
+  // Starts attempt `run` of `job` and returns at once; `done` is called exactly once, on
+  // another thread, after the attempt's sandbox is gone (or deletion is under way).
+  virtual void Start(const store::JobRecord& job, const store::RunRecord& run, Progress progress,
+                     Done done) = 0;
+  // Asks attempt `run_id` to end (its command's process group is killed, as CommandService's
+  // Kill does; a sandbox still starting is not used); its `done` then says kCancelled. False
+  // when it does not run here.
+  virtual bool Cancel(const std::string& run_id) = 0;
+  // A sandbox a previous adaptd made for an attempt it did not see end: deleted, best effort.
+  virtual void Abandon(const std::string& org_id, const std::string& sandbox_id) = 0;
+};
+
+// The latest `limit` bytes of `text` (valid UTF-8), cut at a character boundary; `truncated`
+// becomes true when something was dropped.
+std::string LatestBytes(const std::string& text, size_t limit, bool& truncated);
+
+inline constexpr size_t kRunOutputBytes = 64 * 1024;
+
+}  // namespace adapt::core
