@@ -33,8 +33,8 @@ struct ToolServices {
   // What list_sandbox_environments reports of the image policy; null: the default policy.
   const core::ImagePolicy* image_policy = nullptr;
   core::OperationService* operations = nullptr;  // null: no get_checkpoint_operation
-  core::AccountService* accounts = nullptr;  // null: no register_user, get_billing_account
-  core::JobService* jobs = nullptr;           // null: no job and run tools (job_tools.cc)
+  core::AccountService* accounts = nullptr;      // null: no register_user, get_billing_account
+  core::JobService* jobs = nullptr;              // null: no job and run tools (job_tools.cc)
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
