@@ -7,29 +7,16 @@
 #include <boost/asio/thread_pool.hpp>
 #include <future>
 
-#include "core/core_test_fixture.h"
 #include "core/sandbox_service.h"
+#include "core/sandbox_service_fixture.h"
 
 namespace adapt::core {
 namespace {
 
 using runtime::FakeRuntime;
 
-class SandboxCreateTest : public testing_support::CoreTest {
+class SandboxCreateTest : public testing_support::SandboxServiceFixture {
  protected:
-  void SetUp() override {
-    CoreTest::SetUp();
-    lifecycle_ = std::make_unique<SandboxLifecycle>(store_, runtime_, *images_, events_);
-    service_ = std::make_unique<SandboxService>(store_, runtime_, *lifecycle_, *images_, workers_,
-                                                testing_support::kTestImage);
-  }
-  void TearDown() override {
-    workers_.join();
-    CoreTest::TearDown();
-  }
-
-  Principal Caller() { return Principal{org_, "key_1", false}; }
-
   // The smallest request that boots here: the test image, no network (no NetworkManager).
   CreateSandbox Request() {
     CreateSandbox req;
@@ -45,10 +32,6 @@ class SandboxCreateTest : public testing_support::CoreTest {
     boost::asio::post(workers_, [&done] { done.set_value(); });
     done.get_future().wait();
   }
-
-  boost::asio::thread_pool workers_{1};
-  std::unique_ptr<SandboxLifecycle> lifecycle_;
-  std::unique_ptr<SandboxService> service_;
 };
 
 TEST_F(SandboxCreateTest, ACreateIsRecordedProvisioningAndTheWorkerBringsItToRunning) {

@@ -4,32 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/asio/thread_pool.hpp>
-
-#include "core/core_test_fixture.h"
+#include "core/sandbox_service_fixture.h"
 
 namespace adapt::core {
 namespace {
 
-class SandboxServiceTest : public testing_support::CoreTest {
- protected:
-  void SetUp() override {
-    CoreTest::SetUp();
-    lifecycle_ = std::make_unique<SandboxLifecycle>(store_, runtime_, *images_, events_);
-    service_ = std::make_unique<SandboxService>(store_, runtime_, *lifecycle_, *images_, workers_,
-                                                testing_support::kTestImage);
-  }
-  void TearDown() override {
-    workers_.join();
-    CoreTest::TearDown();
-  }
-
-  Principal Caller() { return Principal{org_, "key_1", false}; }
-
-  boost::asio::thread_pool workers_{1};
-  std::unique_ptr<SandboxLifecycle> lifecycle_;
-  std::unique_ptr<SandboxService> service_;
-};
+class SandboxServiceTest : public testing_support::SandboxServiceFixture {};
 
 TEST_F(SandboxServiceTest, TheAssistantsCreateOfAnUntrustedImageIsRefusedAndRecordsNothing) {
   CreateSandbox req;

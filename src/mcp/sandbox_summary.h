@@ -15,6 +15,10 @@ namespace adapt::mcp {
 nlohmann::json SandboxSummary(const core::Sandbox& sandbox);
 nlohmann::json SandboxSummarySchema();
 nlohmann::json SandboxIdArgumentSchema();
+// Deletes the sandbox and answers delete_sandbox's {sandbox_id, status, deleted} (deleted
+// false: cleanup still runs), or the failure sentence.
+ToolResult DeleteSandboxAnswer(core::SandboxService& sandboxes, ToolContext& ctx,
+                               const std::string& id);
 // Calls `done` once with the sandbox (core::Sandbox) when it leaves provisioning, `seconds`
 // pass, or the call is cancelled; holds no thread meanwhile (sandbox_wait.cc).
 void WaitForSandboxReadyLater(core::SandboxService& sandboxes, ToolContext& ctx,

@@ -256,19 +256,22 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
         {"required", json::array({"sandbox_id", "status", "deleted"})}},
        ToolAnnotations{false, true, true, false},
        [&sandboxes](ToolContext& ctx, const json& args) {
-         std::string id = args["sandbox_id"];
-         auto outcome = sandboxes.Delete(ctx.who, id);
-         if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
-         auto s = sandboxes.Get(ctx.who, id);
-         std::string status = s.ok() ? s->status : "deleted";
-         return ToolResult::Ok({{"sandbox_id", id},
-                                {"status", status},
-                                {"deleted", outcome->done || status == "deleted"}});
+         return DeleteSandboxAnswer(sandboxes, ctx, args["sandbox_id"].get<std::string>());
        }});
 }
 
 json SandboxSummary(const core::Sandbox& sandbox) { return Summary(sandbox); }
 json SandboxSummarySchema() { return SandboxSchema(); }
 json SandboxIdArgumentSchema() { return kSandboxId; }
+
+ToolResult DeleteSandboxAnswer(core::SandboxService& sandboxes, ToolContext& ctx,
+                               const std::string& id) {
+  auto outcome = sandboxes.Delete(ctx.who, id);
+  if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
+  auto s = sandboxes.Get(ctx.who, id);
+  std::string status = s.ok() ? s->status : "deleted";
+  return ToolResult::Ok(
+      {{"sandbox_id", id}, {"status", status}, {"deleted", outcome->done || status == "deleted"}});
+}
 
 }  // namespace adapt::mcp

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/time.h"
+#include "mcp/sandbox_summary.h"
 #include "mcp/tools.h"
 
 namespace adapt::mcp {
@@ -175,14 +176,9 @@ void AddStorageTools(ToolRegistry& registry, const ToolServices& services) {
                   if (!before.ok()) return ToolResult::Fail(FailureSentence(before.status()));
                   json kept =
                       before->config.storage ? json(*before->config.storage) : json(nullptr);
-                  auto outcome = sandboxes.Delete(ctx.who, id);
-                  if (!outcome.ok()) return ToolResult::Fail(FailureSentence(outcome.status()));
-                  auto s = sandboxes.Get(ctx.who, id);
-                  std::string status = s.ok() ? s->status : "deleted";
-                  return ToolResult::Ok({{"sandbox_id", id},
-                                         {"status", status},
-                                         {"deleted", outcome->done || status == "deleted"},
-                                         {"kept_storage", kept}});
+                  ToolResult answer = DeleteSandboxAnswer(sandboxes, ctx, id);
+                  if (!answer.is_error) answer.structured["kept_storage"] = kept;
+                  return answer;
                 }});
 }
 

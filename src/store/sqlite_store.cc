@@ -137,19 +137,24 @@ Status SqliteStore::Init() {
 
 Result<OrgRecord> SqliteStore::CreateOrg(const OrgRecord& org) {
   return Guard<Result<OrgRecord>>("creating organization", [&]() -> Result<OrgRecord> {
-    SQLite::Statement exists(db_, "SELECT 1 FROM orgs WHERE name = ?");
-    exists.bind(1, org.name);
-    if (exists.executeStep()) return Conflict("an organization named '" + org.name + "' exists");
-    SQLite::Statement q(
-        db_, "INSERT INTO orgs(id, name, is_admin, created_at, registered) VALUES (?,?,?,?,?)");
-    q.bind(1, org.id);
-    q.bind(2, org.name);
-    q.bind(3, org.is_admin ? 1 : 0);
-    q.bind(4, org.created_at);
-    q.bind(5, org.registered ? 1 : 0);
-    q.exec();
+    RETURN_IF_ERROR(InsertOrg(db_, org));
     return org;
   });
+}
+
+Status SqliteStore::InsertOrg(SQLite::Database& db, const OrgRecord& org) {
+  SQLite::Statement exists(db, "SELECT 1 FROM orgs WHERE name = ?");
+  exists.bind(1, org.name);
+  if (exists.executeStep()) return Conflict("an organization named '" + org.name + "' exists");
+  SQLite::Statement q(
+      db, "INSERT INTO orgs(id, name, is_admin, created_at, registered) VALUES (?,?,?,?,?)");
+  q.bind(1, org.id);
+  q.bind(2, org.name);
+  q.bind(3, org.is_admin ? 1 : 0);
+  q.bind(4, org.created_at);
+  q.bind(5, org.registered ? 1 : 0);
+  q.exec();
+  return Status::Ok();
 }
 
 Result<OrgRecord> SqliteStore::GetOrg(const std::string& id) {

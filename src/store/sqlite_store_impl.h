@@ -174,6 +174,8 @@ class SqliteStore : public Store {
       "seq, id, org_id, sandbox_id, status, data, created_at";
   static CommandRecord ReadCommand(SQLite::Statement& q);
   static OrgRecord ReadOrg(SQLite::Statement& q);
+  // Inserts the organization (Conflict when its name is taken), inside the caller's transaction.
+  static Status InsertOrg(SQLite::Database& db, const OrgRecord& org);
   Result<OrgRecord> FindOrg(const char* sql, const std::string& arg);
   Result<SandboxRecord> GetLocked(const std::string& org_id, const std::string& id);
   void InsertEvent(const std::string& org_id, const std::string& id, const std::string& status,

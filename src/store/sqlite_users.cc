@@ -49,17 +49,7 @@ Status SqliteStore::CreateUser(const UserRecord& user) {
 Status SqliteStore::CreateOrgWithUser(const OrgRecord& org, const UserRecord& user) {
   return Guard("creating organization and user", [&]() -> Status {
     SQLite::Transaction tx(db_);
-    SQLite::Statement exists(db_, "SELECT 1 FROM orgs WHERE name = ?");
-    exists.bind(1, org.name);
-    if (exists.executeStep()) return Conflict("an organization named '" + org.name + "' exists");
-    SQLite::Statement q(
-        db_, "INSERT INTO orgs(id, name, is_admin, created_at, registered) VALUES (?,?,?,?,?)");
-    q.bind(1, org.id);
-    q.bind(2, org.name);
-    q.bind(3, org.is_admin ? 1 : 0);
-    q.bind(4, org.created_at);
-    q.bind(5, org.registered ? 1 : 0);
-    q.exec();
+    RETURN_IF_ERROR(InsertOrg(db_, org));
     RETURN_IF_ERROR(InsertUser(db_, user));
     tx.commit();
     return Status::Ok();

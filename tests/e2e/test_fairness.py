@@ -261,7 +261,9 @@ def test_mcp_create_sandbox_waits_briefly_without_holding_a_call_thread():
     port = stall.getsockname()[1]
     held = []
     stall.settimeout(0.2)
-    d = harness.Daemon(extra_args=["--mcp-call-threads", "2", "--worker-threads", "16"])
+    # The assistant's create takes trusted sources only: the stalling "registry" is made one.
+    d = harness.Daemon(extra_args=["--mcp-call-threads", "2", "--worker-threads", "16",
+                                   "--trusted-image-source", "127.0.0.1:%d/*" % port])
     d.start()
     try:
         orgs = [d.new_org() for _ in range(2)]

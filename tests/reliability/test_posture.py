@@ -27,6 +27,11 @@ HOST_BACKED = {
     "/.adapt-session": "the agent's socket, on a mount the sandbox cannot fill",
     "/etc/resolv.conf": "the DNS proxy's address, read-only",
     "/etc/ld.so.preload": "names the statx shim, read-only",
+    # The restricted profile: the image's own package database, bound read-only over itself
+    # from the sandbox's rootfs (so dpkg/apt-get cannot install; README "Security profiles").
+    "/var/lib/dpkg": "the image's package database, read-only (restricted profile)",
+    "/var/lib/rpm": "the image's package database, read-only (restricted profile)",
+    "/lib/apk/db": "the image's package database, read-only (restricted profile)",
 }
 
 
