@@ -59,10 +59,11 @@ def netd():
 
 def hold(client, sid, script):
     """Runs `script` in the background in the sandbox and waits until it printed ready;
-    returns its pid."""
+    returns its pid. The bound (60 s) only ends a hang: a loaded machine may take seconds to
+    start python3 and reach the stand-in host."""
     cmd = run(client, sid, command="cat > /root/hold.py <<'EOF'\n%s\nEOF\n"
               "nohup python3 /root/hold.py > /root/hold.log 2>&1 & echo $!; "
-              "for i in $(seq 100); do grep -q ready /root/hold.log && exit 0; sleep 0.1; done; "
+              "for i in $(seq 600); do grep -q ready /root/hold.log && exit 0; sleep 0.1; done; "
               "cat /root/hold.log; exit 1" % script)
     assert cmd["exitCode"] == 0, cmd
     return cmd["stdout"].split()[0]
