@@ -23,6 +23,12 @@ METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 SERVED = {
     ("GET", "/healthz"),
     ("POST", "/v1/orgs"),
+    ("POST", "/v1/apps"),
+    ("GET", "/v1/apps"),
+    ("GET", "/v1/apps/{id}"),
+    ("DELETE", "/v1/apps/{id}"),
+    ("POST", "/v1/apps/{id}/scale"),
+    ("GET", "/v1/apps/{id}/releases"),
     ("GET", "/v1/orgs"),
     ("POST", "/v1/orgs/{id}/keys"),
     ("GET", "/v1/orgs/{id}/keys"),

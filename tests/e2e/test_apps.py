@@ -1,0 +1,203 @@
+"""Deployed apps (issue 20): a build in the source sandbox, a packaged release, replicas behind
+one hostname of the ingress, scaling, deletion, and the MCP tools through the official SDK
+client. Only loopback (the ingress) and the replicas' own addresses (in namespaces adaptd
+made) are contacted."""
+
+import http.client
+import time
+import urllib.parse
+
+import pytest
+
+import harness
+from mcp_support import sdk
+
+START = ("python3 -c \"import uuid; open('whoami.txt', 'w').write(str(uuid.uuid4()))\" && "
+         "exec python3 -m http.server 8000")
+
+
+@pytest.fixture(scope="module")
+def d():
+    daemon = harness.Daemon()
+    daemon.start()
+    yield daemon
+    left = daemon.close()
+    assert not left["netns"], left
+
+
+@pytest.fixture(scope="module")
+def client(d):
+    return d.new_org()
+
+
+def running(client):
+    sbx = client.create({})
+    client.wait_for_status(sbx["id"], "running", 90)
+    return sbx["id"]
+
+
+def sh(client, sid, command):
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid,
+                             {"command": command, "timeoutSeconds": 60})
+    assert status == 200 and cmd["exitCode"] == 0, cmd
+    return cmd["stdout"]
+
+
+def fetch(app, path="/", retry=(502, 503), timeout=30):
+    """A request to the ingress on loopback with the app's Host."""
+    port = urllib.parse.urlsplit(app["httpUrl"]).port
+    deadline = time.monotonic() + timeout
+    while True:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.putrequest("GET", path, skip_host=True)
+            conn.putheader("Host", app["hostname"])
+            conn.endheaders()
+            r = conn.getresponse()
+            status, data = r.status, r.read().decode()
+        finally:
+            conn.close()
+        if status not in retry or time.monotonic() > deadline:
+            return status, data
+        time.sleep(0.5)
+
+
+def wait_ready(client, app_id, n, timeout=120):
+    deadline = time.monotonic() + timeout
+    while True:
+        status, app = client.api("GET", "/v1/apps/" + app_id)
+        assert status == 200, app
+        if app["readyReplicas"] == n and len(app["replicaSandboxes"]) == n:
+            return app
+        assert time.monotonic() < deadline, app
+        time.sleep(0.5)
+
+
+def replicas_seen(app, tries=18):
+    seen = set()
+    for _ in range(tries):
+        status, body = fetch(app, "/whoami.txt")
+        assert status == 200, body
+        seen.add(body)
+    return seen
+
+
+def deploy(client, sid, expect=201, **fields):
+    body = {"sandboxId": sid, "name": "web", "sourcePath": "/workspace/site",
+            "buildCommand": "echo built-by-build > built.txt", "startCommand": START,
+            "port": 8000}
+    body.update(fields)
+    status, app = client.api("POST", "/v1/apps", body)
+    assert status == expect, app
+    return app
+
+
+def test_deploy_fetch_scale_and_delete_leave_the_source_untouched(d, client):
+    sid = running(client)
+    sh(client, sid, "mkdir -p /workspace/site && echo hello > /workspace/site/index.html && "
+                    "ln -s index.html /workspace/site/alias.html")
+    app = deploy(client, sid)
+    assert app["id"].startswith("app_") and app["hostname"].startswith("web-"), app
+    assert app["hostname"].endswith(".adapt.localhost"), app
+    assert app["replicas"] == 1 and app["readyReplicas"] == 1, app
+    release = app["release"]
+    assert release["buildExitCode"] == 0 and len(release["sha256"]) == 64, release
+    assert release["sourcePath"] == "/workspace/site" and release["port"] == 8000, release
+    assert fetch(app, "/built.txt") == (200, "built-by-build\n")
+    assert fetch(app, "/alias.html") == (200, "hello\n")
+    # The replicas are sandboxes of their own: restricted, no expiry, labelled with the app.
+    replica = client.get(app["replicaSandboxes"][0]["sandboxId"])
+    assert replica["id"] != sid and replica["securityProfile"] == "restricted", replica
+    assert replica["labels"]["adapt-app"] == app["id"] and replica["expiresAt"] is None, replica
+
+    for wanted in (3, 0, 2):
+        status, scaled = client.api("POST", "/v1/apps/%s/scale" % app["id"], {"replicas": wanted})
+        assert status == 200 and scaled["replicas"] == wanted, scaled
+        now = wait_ready(client, app["id"], wanted)
+        if wanted:
+            assert len(replicas_seen(now)) == wanted, "requests did not spread over the replicas"
+        else:
+            assert fetch(now, "/built.txt", retry=())[0] == 503
+    gone = [r["sandboxId"] for r in now["replicaSandboxes"]]
+
+    status, releases = client.api("GET", "/v1/apps/%s/releases" % app["id"])
+    assert status == 200 and [r["id"] for r in releases["items"]] == [app["releaseId"]], releases
+    status, listed = client.api("GET", "/v1/apps")
+    assert status == 200 and [a["id"] for a in listed["items"]] == [app["id"]], listed
+
+    assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
+    assert client.api("GET", "/v1/apps/" + app["id"])[0] == 404
+    assert fetch(app, "/built.txt", retry=())[0] == 404
+    for r in gone:
+        client.wait_for_status(r, "deleted", 60)
+    assert client.get(sid)["status"] == "running"
+    assert sh(client, sid, "cat /workspace/site/built.txt /workspace/site/index.html") == \
+        "built-by-build\nhello\n"
+    client.delete(sid)
+
+
+def test_a_failed_build_or_an_escaping_symlink_deploys_nothing(client):
+    sid = running(client)
+    sh(client, sid, "mkdir -p /workspace/site && echo hi > /workspace/site/index.html")
+    app = deploy(client, sid, expect=400, buildCommand="echo boom-output; exit 3")
+    assert app["error"]["field"] == "buildCommand", app
+    assert "exited with code 3" in app["error"]["message"], app
+    assert "boom-output" in app["error"]["message"], app
+    for link in ("/etc/passwd", "../../etc/passwd"):
+        sh(client, sid, "ln -sfn %s /workspace/site/leak" % link)
+        app = deploy(client, sid, expect=400, buildCommand=None)
+        assert app["error"]["field"] == "sourcePath", app
+        assert "symlink pointing outside" in app["error"]["message"], app
+    assert client.api("GET", "/v1/apps")[1]["items"] == []
+    client.delete(sid)
+
+
+def test_bad_input_and_other_organizations_ids(d, client):
+    sid = running(client)
+    sh(client, sid, "mkdir -p /workspace/site && echo hi > /workspace/site/index.html")
+    for fields, field in (({"port": 0}, "port"), ({"replicas": 11}, "replicas"),
+                          ({"sourcePath": "relative"}, "sourcePath"), ({"startCommand": ""}, "startCommand"),
+                          ({"name": "Bad Name"}, "name"), ({"color": "red"}, "color")):
+        body = deploy(client, sid, expect=400, **fields)
+        assert body["error"]["field"] == field, body
+    other = d.new_org()
+    assert deploy(other, sid, expect=404)["error"]["code"] == "not_found"
+    app = deploy(client, sid, buildCommand=None)
+    for method, path, body in (("GET", "", None), ("POST", "/scale", {"replicas": 2}),
+                               ("GET", "/releases", None), ("DELETE", "", None)):
+        status, answer = other.api(method, "/v1/apps/" + app["id"] + path, body)
+        assert status == 404, (method, path, answer)
+    assert client.api("POST", "/v1/apps/%s/scale" % app["id"], {"replicas": 11})[0] == 400
+    assert client.api("GET", "/v1/apps/app_nosuchapp")[0] == 404
+    assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
+    client.delete(sid)
+
+
+def test_the_mcp_tools_through_the_sdk_client(d, client):
+    sid = running(client)
+    sh(client, sid, "mkdir -p /workspace/site && echo hi > /workspace/site/index.html")
+    calls = [["deploy_sandbox_app", {"sandbox_id": sid, "name": "mcpweb", "source_path": "/workspace/site",
+                                     "build_command": "echo mcp-built > built.txt",
+                                     "start_command": START, "port": 8000}],
+             ["list_public_apps", {}]]
+    report = sdk(d, client, "http", "calls", calls)
+    deployed, listed = report["calls"]
+    assert not deployed["isError"] and deployed["schemaValid"], deployed
+    app = deployed["structuredContent"]
+    assert app["replicas"] == 1 and app["ready_replicas"] == 1 and app["build_exit_code"] == 0, app
+    assert not listed["isError"] and listed["schemaValid"], listed
+    kinds = [(a["app_id"], a["kind"]) for a in listed["structuredContent"]["apps"]]
+    assert (app["app_id"], "production") in kinds, kinds
+    rest = client.api("GET", "/v1/apps/" + app["app_id"])[1]
+    assert fetch(rest, "/built.txt") == (200, "mcp-built\n")
+
+    report = sdk(d, client, "http", "calls", [
+        ["scale_deployed_app", {"app_id": app["app_id"], "replicas": 0}],
+        ["delete_deployed_app", {"app_id": app["app_id"]}],
+        ["delete_deployed_app", {"app_id": app["app_id"]}]])
+    scaled, deleted, again = report["calls"]
+    assert not scaled["isError"] and scaled["structuredContent"]["replicas"] == 0, scaled
+    assert not deleted["isError"] and deleted["structuredContent"]["deleted"] is True, deleted
+    assert again["isError"], again
+    assert client.get(sid)["status"] == "running"
+    client.delete(sid)
