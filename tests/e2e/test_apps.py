@@ -4,13 +4,19 @@ client. Only loopback (the ingress) and the replicas' own addresses (in namespac
 made) are contacted."""
 
 import http.client
+import os
 import time
 import urllib.parse
 
 import pytest
+import yaml
 
 import harness
+from harness import REPO
 from mcp_support import sdk
+from test_openapi import assert_matches, schema
+
+SPEC = yaml.safe_load(open(os.path.join(REPO, "docs", "openapi.yaml")))
 
 START = ("python3 -c \"import uuid; open('whoami.txt', 'w').write(str(uuid.uuid4()))\" && "
          "exec python3 -m http.server 8000")
@@ -97,6 +103,7 @@ def test_deploy_fetch_scale_and_delete_leave_the_source_untouched(d, client):
     sh(client, sid, "mkdir -p /workspace/site && echo hello > /workspace/site/index.html && "
                     "ln -s index.html /workspace/site/alias.html")
     app = deploy(client, sid)
+    assert_matches(SPEC, schema(SPEC, "App"), app)
     assert app["id"].startswith("app_") and app["hostname"].startswith("web-"), app
     assert app["hostname"].endswith(".adapt.localhost"), app
     assert app["replicas"] == 1 and app["readyReplicas"] == 1, app
@@ -113,6 +120,7 @@ def test_deploy_fetch_scale_and_delete_leave_the_source_untouched(d, client):
     for wanted in (3, 0, 2):
         status, scaled = client.api("POST", "/v1/apps/%s/scale" % app["id"], {"replicas": wanted})
         assert status == 200 and scaled["replicas"] == wanted, scaled
+        assert_matches(SPEC, schema(SPEC, "App"), scaled)
         now = wait_ready(client, app["id"], wanted)
         if wanted:
             assert len(replicas_seen(now)) == wanted, "requests did not spread over the replicas"
@@ -122,8 +130,10 @@ def test_deploy_fetch_scale_and_delete_leave_the_source_untouched(d, client):
 
     status, releases = client.api("GET", "/v1/apps/%s/releases" % app["id"])
     assert status == 200 and [r["id"] for r in releases["items"]] == [app["releaseId"]], releases
+    assert_matches(SPEC, schema(SPEC, "AppRelease"), releases["items"][0])
     status, listed = client.api("GET", "/v1/apps")
     assert status == 200 and [a["id"] for a in listed["items"]] == [app["id"]], listed
+    assert_matches(SPEC, schema(SPEC, "App"), listed["items"][0])
 
     assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
     assert client.api("GET", "/v1/apps/" + app["id"])[0] == 404
@@ -160,6 +170,7 @@ def test_bad_input_and_other_organizations_ids(d, client):
                           ({"name": "Bad Name"}, "name"), ({"color": "red"}, "color")):
         body = deploy(client, sid, expect=400, **fields)
         assert body["error"]["field"] == field, body
+        assert_matches(SPEC, schema(SPEC, "Error"), body)
     other = d.new_org()
     assert deploy(other, sid, expect=404)["error"]["code"] == "not_found"
     app = deploy(client, sid, buildCommand=None)

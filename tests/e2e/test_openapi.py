@@ -263,6 +263,12 @@ WALKED_ELSEWHERE |= {
     ("GET", "/v1/sandboxes/{id}/artifacts"), ("POST", "/v1/sandboxes/{id}/artifacts"),
     ("POST", "/v1/sites"), ("GET", "/v1/sites"), ("GET", "/v1/sites/{id}"), ("DELETE", "/v1/sites/{id}"),
 }
+# Apps need a source sandbox with files and a deploy that starts replicas: test_apps.py walks
+# them against the spec.
+WALKED_ELSEWHERE |= {
+    ("POST", "/v1/apps"), ("GET", "/v1/apps"), ("GET", "/v1/apps/{id}"), ("DELETE", "/v1/apps/{id}"),
+    ("POST", "/v1/apps/{id}/scale"), ("GET", "/v1/apps/{id}/releases"),
+}
 # Jobs need a queued job, an ended one and a run: test_jobs.py walks them against the spec.
 WALKED_ELSEWHERE |= {
     ("POST", "/v1/jobs"), ("GET", "/v1/jobs"), ("GET", "/v1/jobs/{id}"), ("DELETE", "/v1/jobs/{id}"),
