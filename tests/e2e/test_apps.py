@@ -212,3 +212,33 @@ def test_the_mcp_tools_through_the_sdk_client(d, client):
     assert again["isError"], again
     assert client.get(sid)["status"] == "running"
     client.delete(sid)
+
+
+# argv NUL-separated: only the server's own command line has "-m" and "http.server" apart.
+KILL_SERVER = ("python3 -c \"import os; [os.kill(int(p), 9) for p in os.listdir('/proc') if p.isdigit() "
+               "and b'-m\\x00http.server' in open('/proc/%s/cmdline' % p, 'rb').read()]\"")
+
+
+def test_a_replica_whose_app_dies_is_replaced_while_the_url_answers(client):
+    sid = running(client)
+    sh(client, sid, "mkdir -p /workspace/site && echo hi > /workspace/site/index.html")
+    app = deploy(client, sid, name="heal", buildCommand=None, replicas=2)
+    app = wait_ready(client, app["id"], 2)
+    victim = app["replicaSandboxes"][0]["sandboxId"]
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % victim,
+                             {"command": KILL_SERVER, "timeoutSeconds": 30})
+    assert status in (200, 202), cmd
+    client.wait_for_status(victim, ["completed", "failed", "deleting", "deleted"], 60)
+    # The other replica serves meanwhile (a refused connection falls through to it).
+    assert fetch(app, "/index.html", retry=()) == (200, "hi\n")
+    deadline = time.monotonic() + 120
+    while True:
+        now = client.api("GET", "/v1/apps/" + app["id"])[1]
+        ids = [r["sandboxId"] for r in now["replicaSandboxes"] if r["state"] == "ready"]
+        if len(ids) == 2 and victim not in ids:
+            break
+        assert time.monotonic() < deadline, now
+        time.sleep(1)
+    assert len(replicas_seen(now)) == 2
+    assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
+    client.delete(sid)
