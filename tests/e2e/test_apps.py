@@ -4,6 +4,7 @@ client. Only loopback (the ingress) and the replicas' own addresses (in namespac
 made) are contacted."""
 
 import http.client
+import json
 import os
 import time
 import urllib.parse
@@ -240,5 +241,70 @@ def test_a_replica_whose_app_dies_is_replaced_while_the_url_answers(client):
         assert time.monotonic() < deadline, now
         time.sleep(1)
     assert len(replicas_seen(now)) == 2
+    assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
+    client.delete(sid)
+
+
+def test_the_cli_deploys_lists_scales_and_removes_an_app(client):
+    sid = running(client)
+    sh(client, sid, "mkdir -p /workspace/site && echo cli > /workspace/site/index.html")
+    p = client.cli("app", "deploy", sid, "--name", "cliweb", "--source", "/workspace/site",
+                   "--build", "echo cli-built > built.txt", "--start", START, "--port", "8000",
+                   "--env", "GREETING=hi")
+    assert p.returncode == 0, p.stderr
+    assert "1/1 ready" in p.stdout and "build exit code" in p.stdout, p.stdout
+    p = client.cli("--json", "app", "ls")
+    assert p.returncode == 0, p.stderr
+    [app] = [a for a in json.loads(p.stdout)["items"] if a["name"] == "cliweb"]
+    assert fetch(app, "/built.txt") == (200, "cli-built\n")
+    p = client.cli("app", "scale", app["id"], "2")
+    assert p.returncode == 0 and "/2 ready" in p.stdout, p.stdout + p.stderr
+    p = client.cli("app", "get", app["id"])
+    assert p.returncode == 0 and json.loads(p.stdout)["replicas"] == 2, p.stdout
+    p = client.cli("app", "scale", app["id"], "11")
+    assert p.returncode != 0 and "replicas must be from 0 to 10" in p.stderr, p.stderr
+    p = client.cli("app", "rm", app["id"])
+    assert p.returncode == 0 and "deleted " + app["id"] in p.stdout, p.stdout
+    assert client.cli("app", "get", app["id"]).returncode != 0
+    client.delete(sid)
+
+
+def test_a_redeploy_rolls_over_without_dropping_requests_and_a_broken_one_rolls_back(client):
+    import threading
+    sid = running(client)
+    sh(client, sid, "mkdir -p /workspace/site && echo v1 > /workspace/site/index.html")
+    app = deploy(client, sid, name="roll", buildCommand=None, replicas=2)
+    first = app["releaseId"]
+    answers, stop = [], threading.Event()
+
+    def load():
+        while not stop.is_set():
+            answers.append(fetch(app, "/index.html", retry=()))
+            time.sleep(0.05)
+
+    loader = threading.Thread(target=load)
+    loader.start()
+    try:
+        sh(client, sid, "echo v2 > /workspace/site/index.html")
+        again = deploy(client, sid, name="roll", buildCommand=None, replicas=2)
+        assert again["id"] == app["id"] and again["releaseId"] != first, again
+        time.sleep(1)
+        # A release whose app never listens: the deploy fails and the app keeps serving v2.
+        broken = deploy(client, sid, expect=503, name="roll", buildCommand=None, replicas=1,
+                        startCommand="sleep 1; exit 7")
+        assert "keeps release " + again["releaseId"] in broken["error"]["message"], broken
+        assert "exit code 7" in broken["error"]["message"], broken
+        time.sleep(1)
+    finally:
+        stop.set()
+        loader.join()
+    bad = [a for a in answers if a[0] != 200]
+    assert not bad, bad[:5]
+    bodies = [a[1] for a in answers]
+    assert bodies[0] == "v1\n" and bodies[-1] == "v2\n", (bodies[0], bodies[-1])
+    now = client.api("GET", "/v1/apps/" + app["id"])[1]
+    assert now["releaseId"] == again["releaseId"] and now["readyReplicas"] == 2, now
+    releases = client.api("GET", "/v1/apps/%s/releases" % app["id"])[1]["items"]
+    assert len(releases) == 3, releases
     assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
     client.delete(sid)
