@@ -55,6 +55,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddSecretCommands(app, invocation);
   AddAccountCommands(app, invocation);
   AddJobCommands(app, invocation);
+  AddAppCommands(app, invocation);
   AddMcpCommand(app, invocation);
 
   std::reverse(args.begin(), args.end());  // CLI11's vector overload wants them reversed

@@ -18,6 +18,7 @@
 #include "api/stream_threads.h"
 #include "base/fault_point.h"
 #include "base/log.h"
+#include "core/app_service.h"
 #include "core/environments.h"
 #include "core/image_policy.h"
 #include "core/job_service.h"
@@ -131,6 +132,7 @@ class Daemon {
     if (!api::WaitForStreamThreads(std::chrono::seconds(10)))
       spdlog::warn("stopping: {} response streams still running", api::RunningStreamThreads());
     upload_sweeper_->Stop();
+    apps_->Stop();
     // Attempts in flight stay recorded as they are: the next adaptd's Recover ends them.
     job_attempts_->Shutdown();
     waiter_->Shutdown();  // its timers would keep the workers busy until their deadlines
@@ -307,6 +309,8 @@ class Daemon {
     jobs_.emplace(*store_, *job_attempts_, config_.default_image, config_.job_concurrency_per_org);
     endpoints_.emplace(*store_, *store_, *network_, core::EndpointOptions{config_.ingress_domain});
     endpoints_->set_account_service(&*accounts_);
+    apps_.emplace(*store_, *sandboxes_, *commands_, *files_, *object_store_, *network_,
+                  core::AppOptions{config_.ingress_domain});
     return Status::Ok();
   }
 
@@ -358,16 +362,20 @@ class Daemon {
                             {config_.max_connections, config_.max_connections_per_client},
                             std::chrono::seconds(config_.header_timeout_seconds),
                             std::chrono::seconds(config_.proxy_idle_timeout_seconds)},
-        [endpoints = &*endpoints_, sites = &*sites_,
+        [endpoints = &*endpoints_, sites = &*sites_, apps = &*apps_,
          site_server = &*site_server_](const std::string& host) {
           auto backend = endpoints->Route(host);
+          if (!backend) backend = apps->Route(host);
           if (!backend && sites->IsSiteHost(host))
-            backend = net::IngressBackend{"127.0.0.1", site_server->port()};
+            backend = net::IngressBackend{"127.0.0.1", site_server->port(), {}};
           return backend;
         });
     RETURN_IF_ERROR(ingress_->Start());
     endpoints_->SetPorts(ingress_->http_port(), ingress_->https_port());
     sites_->SetPorts(ingress_->http_port(), ingress_->https_port());
+    apps_->SetPorts(ingress_->http_port(), ingress_->https_port());
+    apps_->OnRemoved(
+        [ingress = &*ingress_](const std::string& host) { ingress->Disconnect(host); });
     endpoints_->OnRemoved(
         [ingress = &*ingress_](const std::string& host) { ingress->Disconnect(host); });
     lifecycle_->SetReleaseHook(
@@ -412,6 +420,7 @@ class Daemon {
     api::AddAccountRoutes(*router_, *accounts_);
     api::AddEnvironmentRoutes(*router_, *images_, *image_policy_);
     api::AddJobRoutes(*router_, *jobs_);
+    api::AddAppRoutes(*router_, *apps_);
     api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);
     mcp_tools_.emplace();
     // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
@@ -421,6 +430,7 @@ class Daemon {
                                              &*image_policy_, &*operations_});
     tool_services_->accounts = &*accounts_;
     tool_services_->jobs = &*jobs_;
+    tool_services_->apps = &*apps_;
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
     oauth_.emplace(*store_, *auth_, *users_, listen_.host, config_.allow_signup);
     AddPublicRoutes(*router_, oauth_->Routes());
@@ -455,6 +465,8 @@ class Daemon {
     warm_pool_->StartFilling();
     // Runs a previous adaptd left executing end infrastructure_failed; the queue resumes.
     jobs_->Recover();
+    // Apps' replicas: ended ones replaced, cut-short deliveries redone, orphans deleted.
+    apps_->Start();
 
     // Links made outside a request (MCP's) point at the API's own address.
     objects_->SetApiBase("http://" +
@@ -513,6 +525,7 @@ class Daemon {
   std::optional<core::FileService> files_;
   std::optional<core::ObjectService> objects_;
   std::optional<core::EndpointService> endpoints_;
+  std::optional<core::AppService> apps_;
   std::optional<net::IngressServer> ingress_;
   std::optional<core::SandboxMonitor> monitor_;
   std::optional<StopStateCalls> stop_state_calls_;

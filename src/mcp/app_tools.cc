@@ -1,7 +1,7 @@
 // expose_sandbox_app, disable_sandbox_app and list_public_apps over core::EndpointService:
 // a temporary public route to one port of a running sandbox, removed without stopping or
-// changing the sandbox (seed 000). Production copies (deploy_sandbox_app) do not exist yet,
-// so list_public_apps lists the temporary previews only.
+// changing the sandbox (seed 000). list_public_apps lists them beside the production copies
+// (deploy_sandbox_app, deployed_app_tools.cc).
 #include "base/time.h"
 #include "mcp/tools.h"
 
@@ -18,7 +18,10 @@ json AppSchema() {
             {"port", {{"type", "integer"}}},
             {"url", {{"type", "string"}}},
             {"http_url", {{"type", "string"}}},
-            {"kind", {{"type", "string"}, {"enum", json::array({"preview"})}}},
+            {"kind", {{"type", "string"}, {"enum", json::array({"preview", "production"})}}},
+            {"name", {{"type", "string"}}},
+            {"replicas", {{"type", "integer"}}},
+            {"ready_replicas", {{"type", "integer"}}},
             {"created_at", {{"type", "string"}}}}},
           {"required", json::array({"app_id", "sandbox_id", "port", "url", "kind"})}};
 }
@@ -98,11 +101,28 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services) {
         {"properties", {{"apps", {{"type", "array"}, {"items", AppSchema()}}}}},
         {"required", json::array({"apps"})}},
        ToolAnnotations{true, false, true, false},
-       [&endpoints](ToolContext& ctx, const json&) {
+       [&endpoints, deployed = services.apps](ToolContext& ctx, const json&) {
          auto listed = endpoints.List(ctx.who, "");
          if (!listed.ok()) return ToolResult::Fail(FailureSentence(listed.status()));
          json apps = json::array();
          for (const auto& e : *listed) apps.push_back(App(e));
+         if (deployed) {
+           auto production = deployed->List(ctx.who);
+           if (!production.ok()) return ToolResult::Fail(FailureSentence(production.status()));
+           for (const auto& a : *production) {
+             json d = DeployedAppJson(a);
+             apps.push_back({{"app_id", a.id},
+                             {"sandbox_id", a.source_sandbox_id},
+                             {"port", d.value("port", 0)},
+                             {"url", a.url},
+                             {"http_url", a.http_url},
+                             {"kind", "production"},
+                             {"name", a.name},
+                             {"replicas", a.replicas},
+                             {"ready_replicas", a.ready_replicas},
+                             {"created_at", FormatRfc3339(a.created_at_ms)}});
+           }
+         }
          return ToolResult::Ok({{"apps", apps}});
        }});
 }

@@ -7,6 +7,7 @@
 
 #include "base/status.h"
 #include "core/account_service.h"
+#include "core/app_service.h"
 #include "core/command_service.h"
 #include "core/endpoint_service.h"
 #include "core/file_service.h"
@@ -35,6 +36,7 @@ struct ToolServices {
   core::OperationService* operations = nullptr;  // null: no get_checkpoint_operation
   core::AccountService* accounts = nullptr;      // null: no register_user, get_billing_account
   core::JobService* jobs = nullptr;              // null: no job and run tools (job_tools.cc)
+  core::AppService* apps = nullptr;  // null: no deployed app tools (deployed_app_tools.cc)
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -51,6 +53,10 @@ void AddAccountTools(ToolRegistry& registry, const ToolServices& services);
 // submit_sandbox_job, list_sandbox_jobs, cancel_sandbox_job, delete_sandbox_job,
 // list_automation_runs, get_automation_run, cancel_automation_run.
 void AddJobTools(ToolRegistry& registry, const ToolServices& services);
+// deploy_sandbox_app, scale_deployed_app, delete_deployed_app.
+void AddDeployedAppTools(ToolRegistry& registry, const ToolServices& services);
+// A deployed app as the tools show it (list_public_apps too).
+nlohmann::json DeployedAppJson(const core::App& app);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

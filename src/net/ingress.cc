@@ -243,11 +243,26 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (!backend)
       return Reply(ErrorReply(404, "Not Found", "not_found",
                               "no endpoint named '" + host_.substr(0, 255) + "'"));
+    if (backend->address.empty())
+      return Reply(ErrorReply(503, "Service Unavailable", "unavailable",
+                              "nothing is serving '" + host_.substr(0, 255) + "' now"));
     owner_.Register(host_, this->shared_from_this());
+    backends_.push_back({backend->address, backend->port, {}});
+    for (auto& b : backend->fallbacks) backends_.push_back({b.address, b.port, {}});
+    Connect(0);
+  }
+
+  // Tries backends_[i], then the next one when it refuses.
+  void Connect(size_t i) {
     boost::system::error_code ec;
-    tcp::endpoint ep(asio::ip::make_address(backend->address, ec), backend->port);
+    tcp::endpoint ep(asio::ip::make_address(backends_[i].address, ec), backends_[i].port);
     if (ec) return Reply(ErrorReply(502, "Bad Gateway", "unavailable", "bad backend address"));
-    backend_.async_connect(ep, [self = this->shared_from_this()](boost::system::error_code ec) {
+    backend_.async_connect(ep, [self = this->shared_from_this(), i](boost::system::error_code ec) {
+      if (ec && i + 1 < self->backends_.size() && !self->closed_) {
+        boost::system::error_code ignored;
+        self->backend_.close(ignored);
+        return self->Connect(i + 1);
+      }
       if (ec)
         return self->Reply(
             ErrorReply(502, "Bad Gateway", "unavailable",
@@ -324,6 +339,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   std::array<char, kChunk> buf_{};
   std::array<char, kChunk> back_buf_{};
   std::string head_, host_, reply_;
+  std::vector<IngressBackend> backends_;
 };
 
 }  // namespace

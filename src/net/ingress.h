@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/connection_limiter.h"
 #include "base/status.h"
@@ -22,8 +23,10 @@
 namespace adapt::net {
 
 struct IngressBackend {
-  std::string address;
+  std::string address;  // empty: the host is known but nothing serves it now (a 503)
   uint16_t port = 0;
+  // Tried in order when the backend refuses the connection (a deployed app's other replicas).
+  std::vector<IngressBackend> fallbacks;
 };
 
 struct IngressOptions {

@@ -435,6 +435,29 @@ Result<std::unique_ptr<os::FileReader>> ObjectStore::OpenBlob(const std::string&
   return os::FileReader::Open(BlobPath(blob));
 }
 
+Result<std::string> ObjectStore::PutBlob(const ObjectSource& source, uint64_t max_bytes,
+                                         std::string* sha256, uint64_t* size) {
+  std::string blob = NewBlobName();
+  ASSIGN_OR_RETURN(auto writer, os::DurableFileWriter::Create(BlobPath(blob)));
+  ObjectHasher hasher;
+  std::vector<char> buf(kChunk);
+  for (;;) {
+    long n = source(buf.data(), buf.size());
+    if (n < 0) return Internal("the blob's source failed");
+    if (n == 0) break;
+    if (writer->written() + static_cast<uint64_t>(n) > max_bytes)
+      return Status(Code::kPayloadTooLarge,
+                    "larger than " + std::to_string(max_bytes >> 20) + " MiB");
+    hasher.Update(buf.data(), static_cast<size_t>(n));
+    RETURN_IF_ERROR(writer->Write(buf.data(), static_cast<size_t>(n)));
+  }
+  std::string md5;
+  hasher.Finish(*sha256, md5);
+  *size = writer->written();
+  RETURN_IF_ERROR(writer->Commit());
+  return blob;
+}
+
 void ObjectStore::RemoveBlob(const std::string& blob) {
   if (!IsBlobName(blob)) return;
   Status st = os::RemoveFile(BlobPath(blob));

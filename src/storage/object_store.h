@@ -102,10 +102,14 @@ class ObjectStore {
   // What counts against the quota: stored objects, parts of unfinished uploads, writes.
   Result<uint64_t> UsedBytes(const std::string& org_id);
 
-  // Blobs for site releases: an independent copy, and reading one.
+  // Blobs for site and app releases: an independent copy, and reading one.
   Result<std::string> CopyBlob(const std::string& blob);
   Result<std::unique_ptr<os::FileReader>> OpenBlob(const std::string& blob);
   void RemoveBlob(const std::string& blob);
+  // A new blob (outside every organization's keys) from `source`: kPayloadTooLarge, nothing
+  // kept, past `max_bytes`. Returns its name, with its hex SHA-256 and size in the arguments.
+  Result<std::string> PutBlob(const ObjectSource& source, uint64_t max_bytes, std::string* sha256,
+                              uint64_t* size);
 
  private:
   std::string BlobPath(const std::string& blob) const { return root_ + "/blobs/" + blob; }

@@ -173,6 +173,19 @@ class MemoryStore : public Store {
       const std::vector<std::string>& statuses) override;
   Result<int64_t> PruneRuns(int64_t ended_before, int keep) override;
 
+  Status PutApp(const AppRecord& app) override;
+  Result<AppRecord> GetApp(const std::string& org_id, const std::string& id) override;
+  Result<AppRecord> FindAppByHostname(const std::string& hostname) override;
+  Result<std::vector<AppRecord>> ListApps(const std::string& org_id) override;
+  Result<std::vector<std::string>> DeleteApp(const std::string& org_id,
+                                             const std::string& id) override;
+  Status PutAppRelease(const AppReleaseRecord& release) override;
+  Result<AppReleaseRecord> GetAppRelease(const std::string& app_id, const std::string& id) override;
+  Result<std::vector<AppReleaseRecord>> ListAppReleases(const std::string& app_id) override;
+  Status PutAppReplica(const AppReplicaRecord& replica) override;
+  Status DeleteAppReplica(const std::string& sandbox_id) override;
+  Result<std::vector<AppReplicaRecord>> ListAppReplicas(const std::string& app_id) override;
+
  private:
   struct IdempotencyEntry {
     std::string body_hash;
@@ -205,6 +218,9 @@ class MemoryStore : public Store {
   std::vector<StorageTokenRecord> tokens_;
   std::vector<SiteRecord> sites_;  // insertion order
   std::map<std::string, SiteReleaseRecord> releases_;
+  std::vector<AppRecord> apps_;                 // insertion order
+  std::vector<AppReleaseRecord> app_releases_;  // insertion order
+  std::vector<AppReplicaRecord> app_replicas_;  // insertion order
   std::vector<PoolMemberRecord> pool_;
   std::map<std::pair<std::string, std::string>, SecretRecord> secrets_;  // (org, name)
   std::vector<UserRecord> users_;                                        // insertion order

@@ -76,6 +76,7 @@ Result<std::vector<std::string>> MemoryStore::ListReferencedBlobs() {
   std::vector<std::string> out;
   for (const auto& [_, o] : objects_) out.push_back(o.blob);
   for (const auto& [_, r] : releases_) BlobsOf(r.files, out);
+  for (const auto& r : app_releases_) out.push_back(r.blob);
   return out;
 }
 

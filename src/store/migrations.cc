@@ -303,6 +303,49 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_org ON runs(org_id, seq);
 CREATE INDEX runs_by_status ON runs(status);
 )sql"},
+      {17, R"sql(
+CREATE TABLE apps (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  hostname TEXT NOT NULL UNIQUE,
+  source_sandbox_id TEXT NOT NULL,
+  release_id TEXT NOT NULL,
+  replicas INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX apps_by_org ON apps(org_id, created_at);
+CREATE TABLE app_releases (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  app_id TEXT NOT NULL,
+  org_id TEXT NOT NULL,
+  blob TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  source_path TEXT NOT NULL,
+  build_command TEXT NOT NULL,
+  build_path TEXT NOT NULL,
+  build_exit_code INTEGER,
+  build_output TEXT NOT NULL,
+  start_command TEXT NOT NULL,
+  port INTEGER NOT NULL,
+  env TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX app_releases_by_app ON app_releases(app_id, seq);
+CREATE TABLE app_replicas (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  sandbox_id TEXT NOT NULL UNIQUE,
+  app_id TEXT NOT NULL,
+  org_id TEXT NOT NULL,
+  release_id TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX app_replicas_by_app ON app_replicas(app_id, seq);
+)sql"},
   };
   return kMigrations;
 }

@@ -156,6 +156,8 @@ Result<std::vector<std::string>> SqliteStore::ListReferencedBlobs() {
         while (q.executeStep()) out.push_back(q.getColumn(0).getString());
         SQLite::Statement r(db_, "SELECT files FROM site_releases");
         while (r.executeStep()) BlobsOf(r.getColumn(0).getString(), out);
+        SQLite::Statement a(db_, "SELECT blob FROM app_releases");
+        while (a.executeStep()) out.push_back(a.getColumn(0).getString());
         return out;
       });
 }

@@ -150,7 +150,21 @@ class SqliteStore : public Store {
       const std::vector<std::string>& statuses) override;
   Result<int64_t> PruneRuns(int64_t ended_before, int keep) override;
 
+  Status PutApp(const AppRecord& app) override;
+  Result<AppRecord> GetApp(const std::string& org_id, const std::string& id) override;
+  Result<AppRecord> FindAppByHostname(const std::string& hostname) override;
+  Result<std::vector<AppRecord>> ListApps(const std::string& org_id) override;
+  Result<std::vector<std::string>> DeleteApp(const std::string& org_id,
+                                             const std::string& id) override;
+  Status PutAppRelease(const AppReleaseRecord& release) override;
+  Result<AppReleaseRecord> GetAppRelease(const std::string& app_id, const std::string& id) override;
+  Result<std::vector<AppReleaseRecord>> ListAppReleases(const std::string& app_id) override;
+  Status PutAppReplica(const AppReplicaRecord& replica) override;
+  Status DeleteAppReplica(const std::string& sandbox_id) override;
+  Result<std::vector<AppReplicaRecord>> ListAppReplicas(const std::string& app_id) override;
+
  private:
+  AppReleaseRecord ReadAppRelease(SQLite::Statement& q);
   JobRecord ReadJob(SQLite::Statement& q);
   Result<JobRecord> GetJobLocked(const std::string& org_id, const std::string& id);
   static ImageRecord ReadImage(SQLite::Statement& q);

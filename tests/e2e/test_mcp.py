@@ -24,6 +24,7 @@ EXPECTED_TOOLS = {
     "register_user", "get_billing_account",
     "submit_sandbox_job", "list_sandbox_jobs", "cancel_sandbox_job", "delete_sandbox_job",
     "list_automation_runs", "get_automation_run", "cancel_automation_run",
+    "deploy_sandbox_app", "scale_deployed_app", "delete_deployed_app",
 }
 
 

@@ -23,6 +23,12 @@ METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 SERVED = {
     ("GET", "/healthz"),
     ("POST", "/v1/orgs"),
+    ("POST", "/v1/apps"),
+    ("GET", "/v1/apps"),
+    ("GET", "/v1/apps/{id}"),
+    ("DELETE", "/v1/apps/{id}"),
+    ("POST", "/v1/apps/{id}/scale"),
+    ("GET", "/v1/apps/{id}/releases"),
     ("GET", "/v1/orgs"),
     ("POST", "/v1/orgs/{id}/keys"),
     ("GET", "/v1/orgs/{id}/keys"),
@@ -256,6 +262,12 @@ WALKED_ELSEWHERE |= {
     ("DELETE", "/v1/storage-tokens/{id}"), ("POST", "/v1/sandboxes/{id}/object-storage"),
     ("GET", "/v1/sandboxes/{id}/artifacts"), ("POST", "/v1/sandboxes/{id}/artifacts"),
     ("POST", "/v1/sites"), ("GET", "/v1/sites"), ("GET", "/v1/sites/{id}"), ("DELETE", "/v1/sites/{id}"),
+}
+# Apps need a source sandbox with files and a deploy that starts replicas: test_apps.py walks
+# them against the spec.
+WALKED_ELSEWHERE |= {
+    ("POST", "/v1/apps"), ("GET", "/v1/apps"), ("GET", "/v1/apps/{id}"), ("DELETE", "/v1/apps/{id}"),
+    ("POST", "/v1/apps/{id}/scale"), ("GET", "/v1/apps/{id}/releases"),
 }
 # Jobs need a queued job, an ended one and a run: test_jobs.py walks them against the spec.
 WALKED_ELSEWHERE |= {

@@ -40,6 +40,7 @@ MODELS = {
     "Account": "Account", "AccountUsage": "AccountUsage", "Plan": "Plan",
     "PlanLimits": "PlanLimits", "PlanPrices": "PlanPrices", "LedgerEntry": "LedgerEntry",
     "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
+    "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
 SDK_ONLY = {("StatusEvent", "id")}
@@ -274,6 +275,12 @@ OPERATIONS = {
     "submitJob": ("Jobs", "submit", "submit"),
     "listJobs": ("Jobs", "list", "list"),
     "getJob": ("Jobs", "get", "get"),
+    "deployApp": ("Apps", "deploy", "deploy"),
+    "listApps": ("Apps", "list", "list"),
+    "getApp": ("Apps", "get", "get"),
+    "scaleApp": ("Apps", "scale", "scale"),
+    "deleteApp": ("Apps", "delete", "delete"),
+    "listAppReleases": ("Apps", "releases", "releases"),
     "cancelJob": ("Jobs", "cancel", "cancel"),
     "deleteJob": ("Jobs", "delete", "delete"),
     "listRuns": ("Runs", "list", "list"),

@@ -149,6 +149,15 @@ if (scenario === "flow") {
   await call("download_object_artifact", { key: `artifacts/${id}/mcp-report.txt` });
   await call("save_workspace_file_to_object_storage", { sandbox_id: id, workspace_path: "index.html", key: "mcp-site/index.html" });
   await call("publish_static_website", { source: "mcp-site" });
+  // A production copy of /workspace: built, deployed, listed, scaled to none and deleted.
+  const deployed = await call("deploy_sandbox_app", {
+    sandbox_id: id, name: "mcp-flow", source_path: "/workspace", build_command: "echo built > built.txt",
+    start_command: "exec python3 -m http.server 8000", port: 8000,
+  });
+  const deployedId = deployed.structuredContent?.app_id ?? "app_none";
+  await call("list_public_apps", {});
+  await call("scale_deployed_app", { app_id: deployedId, replicas: 0 });
+  await call("delete_deployed_app", { app_id: deployedId });
   await call("attach_sandbox_object_storage", { sandbox_id: id });
   const stopped = await call("stop_sandbox", { sandbox_id: id });
   await call("get_checkpoint_operation", { operation_id: stopped.structuredContent?.operation_id ?? "none" });

@@ -1,5 +1,5 @@
 // The client: one adaptd URL and API key, and the organization's resources under it.
-import { Accounts, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
+import { Accounts, Apps, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
 import { Sandboxes } from "./sandbox.js";
 import { Transport, type ClientOptions } from "./transport.js";
 
@@ -10,6 +10,7 @@ export class Client {
   readonly images: Images;
   readonly secrets: Secrets;
   readonly jobs: Jobs;
+  readonly apps: Apps;
   readonly runs: Runs;
   readonly storage: StorageVolumes;
   readonly objects: Objects;
@@ -24,6 +25,7 @@ export class Client {
     this.images = new Images(this.transport);
     this.secrets = new Secrets(this.transport);
     this.jobs = new Jobs(this.transport);
+    this.apps = new Apps(this.transport);
     this.runs = new Runs(this.transport);
     this.storage = new StorageVolumes(this.transport);
     this.objects = new Objects(this.transport);

@@ -179,6 +179,44 @@ export interface Secret {
   updatedAt: string;
 }
 
+/** An immutable package of a deployed app's sourcePath, with its build's outcome. */
+export interface AppRelease {
+  id: string;
+  sha256: string;
+  sizeBytes: number;
+  sourcePath: string;
+  buildCommand: string | null;
+  buildPath: string;
+  buildExitCode: number | null;
+  buildOutput: string;
+  startCommand: string;
+  port: number;
+  createdAt: string;
+}
+
+export interface AppReplica {
+  sandboxId: string;
+  releaseId: string;
+  state: string;
+}
+
+/** A deployed app: replicas of a release behind one public hostname. */
+export interface App {
+  id: string;
+  name: string;
+  hostname: string;
+  url: string;
+  httpUrl: string;
+  sourceSandboxId: string;
+  releaseId: string;
+  replicas: number;
+  readyReplicas: number;
+  replicaSandboxes: AppReplica[];
+  release: AppRelease | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** A one-shot job: a command run once in a fresh instant sandbox. */
 export interface Job {
   id: string;

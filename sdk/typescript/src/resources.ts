@@ -3,7 +3,7 @@
 import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
-  Account, ApiKey, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
+  Account, ApiKey, App, AppRelease, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
   PlanLimits, PlanPrices, Progress, Run, Secret, Site, Storage, StorageToken, StoredObject, User,
 } from "./models.js";
 import { paginate } from "./pages.js";
@@ -106,6 +106,50 @@ export interface SubmitJobOptions {
   maxAttempts?: number;
   /** The same key returns the same job again. */
   idempotencyKey?: string;
+}
+
+export interface DeployAppOptions {
+  sandboxId: string;
+  startCommand: string;
+  port: number;
+  name?: string;
+  sourcePath?: string;
+  buildCommand?: string;
+  buildPath?: string;
+  replicas?: number;
+  env?: Record<string, string>;
+}
+
+/** Deployed apps: a production copy of a sandbox's files on replicas behind one URL. */
+export class Apps {
+  constructor(private readonly t: Transport) {}
+
+  /** Builds (optionally), packages and starts the app; answers once a replica serves. */
+  deploy(options: DeployAppOptions): Promise<App> {
+    return this.t.call<App>("POST", "/v1/apps", { json: { ...options } });
+  }
+
+  async list(): Promise<App[]> {
+    return (await this.t.call<{ items: App[] }>("GET", "/v1/apps")).items;
+  }
+
+  get(appId: string): Promise<App> {
+    return this.t.call<App>("GET", `/v1/apps/${encodeURIComponent(appId)}`);
+  }
+
+  scale(appId: string, replicas: number): Promise<App> {
+    return this.t.call<App>("POST", `/v1/apps/${encodeURIComponent(appId)}/scale`, { json: { replicas } });
+  }
+
+  async releases(appId: string): Promise<AppRelease[]> {
+    const page = await this.t.call<{ items: AppRelease[] }>("GET", `/v1/apps/${encodeURIComponent(appId)}/releases`);
+    return page.items;
+  }
+
+  /** Deletes the replicas, the route and the releases; the source sandbox stays. */
+  async delete(appId: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/apps/${encodeURIComponent(appId)}`);
+  }
 }
 
 /** One-shot jobs: a command run once in a fresh instant sandbox, retried only after

@@ -211,6 +211,47 @@ class Secret:
 
 
 @dataclass
+class AppRelease:
+    """An immutable package of a deployed app's source_path, with its build's outcome."""
+    id: str
+    sha256: str
+    size_bytes: int
+    source_path: str
+    build_command: Optional[str]
+    build_path: str
+    build_exit_code: Optional[int]
+    build_output: str
+    start_command: str
+    port: int
+    created_at: str
+
+
+@dataclass
+class AppReplica:
+    sandbox_id: str
+    release_id: str
+    state: str
+
+
+@dataclass
+class App:
+    """A deployed app: replicas of a release behind one public hostname."""
+    id: str
+    name: str
+    hostname: str
+    url: str
+    http_url: str
+    source_sandbox_id: str
+    release_id: str
+    replicas: int
+    ready_replicas: int
+    replica_sandboxes: List[AppReplica]
+    release: Optional[AppRelease]
+    created_at: str
+    updated_at: str
+
+
+@dataclass
 class Job:
     """A one-shot job: a command run once in a fresh instant sandbox (retried on
     infrastructure failures only)."""

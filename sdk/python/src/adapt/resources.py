@@ -11,7 +11,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 from . import _model
 from .errors import AdaptError, NotFound, RequestTimeout
 from .files import LocalPath, _save
-from .models import (Account, ApiKey, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
+from .models import (Account, ApiKey, App, AppRelease, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
                      ObjectLink, Operation, Org, Plan, Progress, Run, Secret, Site, Storage,
                      StorageToken, StoredObject, User)
 from .pages import paginate
@@ -184,6 +184,43 @@ class Objects:
             cursor = page.get("nextCursor")
             if not cursor:
                 return
+
+
+class Apps:
+    """Deployed apps: a production copy of a sandbox's files on replicas behind one URL."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def deploy(self, sandbox_id: str, start_command: str, port: int, *, name: Optional[str] = None,
+               source_path: Optional[str] = None, build_command: Optional[str] = None,
+               build_path: Optional[str] = None, replicas: Optional[int] = None,
+               env: Optional[Dict[str, str]] = None) -> App:
+        """Builds (optionally), packages and starts the app; answers once a replica serves."""
+        body: Dict[str, Any] = {"sandboxId": sandbox_id, "startCommand": start_command, "port": port}
+        for key, value in (("name", name), ("sourcePath", source_path), ("buildCommand", build_command),
+                           ("buildPath", build_path), ("replicas", replicas), ("env", env)):
+            if value is not None:
+                body[key] = value
+        return _model.from_json(App, self._t.call("POST", "/v1/apps", json_body=body))
+
+    def list(self) -> List[App]:
+        return [_model.from_json(App, a) for a in self._t.call("GET", "/v1/apps")["items"]]
+
+    def get(self, app_id: str) -> App:
+        return _model.from_json(App, self._t.call("GET", "/v1/apps/" + app_id))
+
+    def scale(self, app_id: str, replicas: int) -> App:
+        return _model.from_json(App, self._t.call("POST", "/v1/apps/" + app_id + "/scale",
+                                                  json_body={"replicas": replicas}))
+
+    def releases(self, app_id: str) -> List[AppRelease]:
+        page = self._t.call("GET", "/v1/apps/" + app_id + "/releases")
+        return [_model.from_json(AppRelease, r) for r in page["items"]]
+
+    def delete(self, app_id: str) -> None:
+        """Deletes the replicas, the route and the releases; the source sandbox stays."""
+        self._t.request("DELETE", "/v1/apps/" + app_id).close()
 
 
 class Jobs:

@@ -1,0 +1,117 @@
+#include "api/app_json.h"
+
+#include <set>
+
+#include "base/time.h"
+
+namespace adapt::api {
+namespace {
+
+using json = nlohmann::json;
+
+Status StringField(const json& body, const char* field, std::string& out) {
+  if (!body.contains(field) || body[field].is_null()) return Status::Ok();
+  if (!body[field].is_string())
+    return InvalidArgument(field, std::string(field) + " must be a string");
+  out = body[field].get<std::string>();
+  return Status::Ok();
+}
+
+Status IntField(const json& body, const char* field, int64_t& out) {
+  if (!body.contains(field) || body[field].is_null()) return Status::Ok();
+  if (!body[field].is_number_integer())
+    return InvalidArgument(field, std::string(field) + " must be an integer");
+  out = body[field].get<int64_t>();
+  return Status::Ok();
+}
+
+}  // namespace
+
+const core::FieldNames& RestAppFields() {
+  static const core::FieldNames kNames({{"sandbox_id", "sandboxId"},
+                                        {"source_path", "sourcePath"},
+                                        {"build_command", "buildCommand"},
+                                        {"build_path", "buildPath"},
+                                        {"build_timeout_seconds", "buildTimeoutSeconds"},
+                                        {"start_command", "startCommand"}});
+  return kNames;
+}
+
+Result<core::DeployApp> DeployAppFromJson(const json& body) {
+  if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
+  static const std::set<std::string> kFields = {
+      "sandboxId",           "name",         "sourcePath", "buildCommand", "buildPath",
+      "buildTimeoutSeconds", "startCommand", "port",       "replicas",     "env"};
+  for (const auto& [key, _] : body.items())
+    if (!kFields.count(key)) return InvalidArgument(key, "unknown field '" + key + "'");
+  core::DeployApp req;
+  RETURN_IF_ERROR(StringField(body, "sandboxId", req.sandbox_id));
+  if (req.sandbox_id.empty()) return InvalidArgument("sandboxId", "sandboxId is required");
+  RETURN_IF_ERROR(StringField(body, "name", req.name));
+  RETURN_IF_ERROR(StringField(body, "sourcePath", req.source_path));
+  RETURN_IF_ERROR(StringField(body, "buildCommand", req.build_command));
+  RETURN_IF_ERROR(StringField(body, "buildPath", req.build_path));
+  RETURN_IF_ERROR(StringField(body, "startCommand", req.start_command));
+  int64_t timeout = req.build_timeout_seconds;
+  RETURN_IF_ERROR(IntField(body, "buildTimeoutSeconds", timeout));
+  if (timeout < 1 || timeout > 3600)
+    return InvalidArgument("buildTimeoutSeconds", "buildTimeoutSeconds must be from 1 to 3600");
+  req.build_timeout_seconds = static_cast<int>(timeout);
+  if (!body.contains("port")) return InvalidArgument("port", "port is required");
+  RETURN_IF_ERROR(IntField(body, "port", req.port));
+  RETURN_IF_ERROR(IntField(body, "replicas", req.replicas));
+  if (body.contains("env") && !body["env"].is_null()) {
+    if (!body["env"].is_object())
+      return InvalidArgument("env", "env must be an object of string values");
+    for (const auto& [k, v] : body["env"].items()) {
+      if (!v.is_string()) return InvalidArgument("env." + k, "env values must be strings");
+      req.env[k] = v.get<std::string>();
+    }
+  }
+  return req;
+}
+
+Result<int64_t> ScaleFromJson(const json& body) {
+  if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
+  for (const auto& [key, _] : body.items())
+    if (key != "replicas") return InvalidArgument(key, "unknown field '" + key + "'");
+  if (!body.contains("replicas") || !body["replicas"].is_number_integer())
+    return InvalidArgument("replicas", "replicas must be an integer");
+  return body["replicas"].get<int64_t>();
+}
+
+json AppReleaseToJson(const core::AppReleaseView& r) {
+  return {{"id", r.id},
+          {"sha256", r.sha256},
+          {"sizeBytes", r.size},
+          {"sourcePath", r.source_path},
+          {"buildCommand", r.build_command.empty() ? json(nullptr) : json(r.build_command)},
+          {"buildPath", r.build_path},
+          {"buildExitCode", r.build_exit_code ? json(*r.build_exit_code) : json(nullptr)},
+          {"buildOutput", r.build_output},
+          {"startCommand", r.start_command},
+          {"port", r.port},
+          {"createdAt", FormatRfc3339(r.created_at_ms)}};
+}
+
+json AppToJson(const core::App& a) {
+  json replicas = json::array();
+  for (const auto& r : a.replica_list)
+    replicas.push_back(
+        {{"sandboxId", r.sandbox_id}, {"releaseId", r.release_id}, {"state", r.state}});
+  return {{"id", a.id},
+          {"name", a.name},
+          {"hostname", a.hostname},
+          {"url", a.url},
+          {"httpUrl", a.http_url},
+          {"sourceSandboxId", a.source_sandbox_id},
+          {"releaseId", a.release_id},
+          {"replicas", a.replicas},
+          {"readyReplicas", a.ready_replicas},
+          {"replicaSandboxes", replicas},
+          {"release", a.release ? AppReleaseToJson(*a.release) : json(nullptr)},
+          {"createdAt", FormatRfc3339(a.created_at_ms)},
+          {"updatedAt", FormatRfc3339(a.updated_at_ms)}};
+}
+
+}  // namespace adapt::api

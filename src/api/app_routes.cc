@@ -1,0 +1,60 @@
+// /v1/apps: translation between HTTP and core::AppService, nothing more.
+#include "api/app_json.h"
+#include "api/errors.h"
+#include "api/request_parsing.h"
+#include "api/resource_responses.h"
+#include "api/routes.h"
+
+namespace adapt::api {
+
+void AddAppRoutes(Router& router, core::AppService& apps) {
+  // Blocking: the build, the packaging and the first replica's start (bounded).
+  router.Add("POST", "/v1/apps",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               auto deploy = DeployAppFromJson(*body);
+               if (!deploy.ok()) return ErrorResponse(deploy.status());
+               auto app = apps.Deploy(who, *deploy, RestAppFields());
+               if (!app.ok()) return ErrorResponse(app.status());
+               return JsonResponse(201, AppToJson(*app));
+             });
+  router.Add("GET", "/v1/apps",
+             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
+               auto list = apps.List(who);
+               if (!list.ok()) return ErrorResponse(list.status());
+               nlohmann::json items = nlohmann::json::array();
+               for (const auto& a : *list) items.push_back(AppToJson(a));
+               return JsonResponse(200, {{"items", items}});
+             });
+  router.Add("GET", "/v1/apps/{id}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto app = apps.Get(who, p.at("id"));
+               if (!app.ok()) return ErrorResponse(app.status());
+               return JsonResponse(200, AppToJson(*app));
+             });
+  router.Add("POST", "/v1/apps/{id}/scale",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               auto replicas = ScaleFromJson(*body);
+               if (!replicas.ok()) return ErrorResponse(replicas.status());
+               auto app = apps.Scale(who, p.at("id"), *replicas, RestAppFields());
+               if (!app.ok()) return ErrorResponse(app.status());
+               return JsonResponse(200, AppToJson(*app));
+             });
+  router.Add("GET", "/v1/apps/{id}/releases",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto releases = apps.Releases(who, p.at("id"));
+               if (!releases.ok()) return ErrorResponse(releases.status());
+               nlohmann::json items = nlohmann::json::array();
+               for (const auto& r : *releases) items.push_back(AppReleaseToJson(r));
+               return JsonResponse(200, {{"items", items}});
+             });
+  router.Add("DELETE", "/v1/apps/{id}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               return NoContentOrError(apps.Delete(who, p.at("id")));
+             });
+}
+
+}  // namespace adapt::api

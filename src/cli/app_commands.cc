@@ -1,0 +1,151 @@
+// adapt app deploy|ls|get|scale|rm: deployed apps (/v1/apps).
+#include <memory>
+#include <ostream>
+
+#include "base/key_value.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+
+namespace adapt::cli {
+namespace {
+
+using nlohmann::json;
+
+void PrintApp(const json& app, const Console& console) {
+  json release = app.value("release", json());
+  console.out << FormatFields(
+      {{"id", JsonCell(app.value("id", json()))},
+       {"name", JsonCell(app.value("name", json()))},
+       {"url", JsonCell(app.value("url", json()))},
+       {"replicas", JsonCell(app.value("readyReplicas", json())) + "/" +
+                        JsonCell(app.value("replicas", json())) + " ready"},
+       {"release", JsonCell(app.value("releaseId", json()))},
+       {"build exit code",
+        release.is_object() ? JsonCell(release.value("buildExitCode", json())) : "-"}});
+}
+
+void AddDeploy(CLI::App& group, Invocation& invocation) {
+  struct Options {
+    std::string sandbox, name, source, build, build_path, start;
+    int64_t port = 0;
+    int64_t replicas = 1;
+    std::vector<std::string> env;
+    json body;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* deploy = group.add_subcommand(
+      "deploy", "Publish a sandbox's files as an app on replicas behind one public URL");
+  deploy->add_option("sandbox", o->sandbox, "the running source sandbox")->required();
+  deploy->add_option("--start", o->start, "the command that serves, run from /workspace")
+      ->required();
+  deploy->add_option("--port", o->port, "where the start command listens")->required();
+  deploy->add_option("--name", o->name, "a-z, 0-9 and '-' (default: app)");
+  deploy->add_option("--source", o->source, "the path packaged (default: /workspace)");
+  deploy->add_option("--build", o->build, "a build command run in the source sandbox first");
+  deploy->add_option("--build-path", o->build_path, "where the build runs (default: --source)");
+  deploy->add_option("--replicas", o->replicas, "replicas (0-10, default 1)");
+  deploy->add_option("--env", o->env, "environment variable of the app, repeatable")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  deploy->callback([o, &invocation] {
+    invocation.prepare = [o](const Console&) -> Status {
+      json& body = o->body;
+      body = {{"sandboxId", o->sandbox},
+              {"startCommand", o->start},
+              {"port", o->port},
+              {"replicas", o->replicas}};
+      if (!o->name.empty()) body["name"] = o->name;
+      if (!o->source.empty()) body["sourcePath"] = o->source;
+      if (!o->build.empty()) body["buildCommand"] = o->build;
+      if (!o->build_path.empty()) body["buildPath"] = o->build_path;
+      if (!o->env.empty()) {
+        json env = json::object();
+        for (const auto& kv : o->env) {
+          auto pair = SplitKeyValue(kv);
+          if (!pair)
+            return Status(Code::kInvalidArgument, "--env wants KEY=VALUE, got '" + kv + "'");
+          env[pair->first] = pair->second;
+        }
+        body["env"] = env;
+      }
+      return Status::Ok();
+    };
+    invocation.run = [o, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(json app, JsonOrError(client.Post("/v1/apps", o->body)));
+      if (invocation.json) {
+        console.out << PrettyJson(app);
+      } else {
+        PrintApp(app, console);
+      }
+      return Status::Ok();
+    };
+  });
+}
+
+void AddList(CLI::App& group, Invocation& invocation) {
+  CLI::App* ls = group.add_subcommand("ls", "List the organization's deployed apps");
+  ls->callback([&invocation] {
+    invocation.run = [&invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get("/v1/apps")));
+      if (invocation.json) {
+        console.out << PrettyJson(page);
+        return Status::Ok();
+      }
+      std::vector<TableRow> rows;
+      for (const auto& a : page.value("items", json::array()))
+        rows.push_back({JsonCell(a.value("id", json())), JsonCell(a.value("name", json())),
+                        JsonCell(a.value("readyReplicas", json())) + "/" +
+                            JsonCell(a.value("replicas", json())),
+                        JsonCell(a.value("url", json()))});
+      console.out << FormatTable({"ID", "NAME", "READY", "URL"}, rows);
+      return Status::Ok();
+    };
+  });
+}
+
+void AddVerb(CLI::App& group, Invocation& invocation, const std::string& verb) {
+  auto id = std::make_shared<std::string>();
+  auto replicas = std::make_shared<int64_t>(0);
+  const char* help = verb == "get"     ? "Show one deployed app"
+                     : verb == "scale" ? "Set the number of replicas (0-10), applied at once"
+                                       : "Delete an app's replicas, route and releases (the "
+                                         "source sandbox stays)";
+  CLI::App* sub = group.add_subcommand(verb, help);
+  sub->add_option("id", *id, "app id")->required();
+  if (verb == "scale") sub->add_option("replicas", *replicas, "replicas wanted")->required();
+  sub->callback([id, replicas, verb, &invocation] {
+    invocation.run = [id, replicas, verb, &invocation](const ApiClient& client,
+                                                       const Console& console) {
+      std::string path = "/v1/apps/" + EscapeUrlComponent(*id);
+      if (verb == "rm") {
+        RETURN_IF_ERROR(JsonOrError(client.Delete(path)).status());
+        console.out << "deleted " << *id << "\n";
+        return Status::Ok();
+      }
+      ASSIGN_OR_RETURN(
+          json app,
+          JsonOrError(verb == "scale" ? client.Post(path + "/scale", json{{"replicas", *replicas}})
+                                      : client.Get(path)));
+      if (invocation.json || verb == "get") {
+        console.out << PrettyJson(app);
+      } else {
+        PrintApp(app, console);
+      }
+      return Status::Ok();
+    };
+  });
+}
+
+}  // namespace
+
+void AddAppCommands(CLI::App& app, Invocation& invocation) {
+  CLI::App* apps = app.add_subcommand("app", "Deploy apps from sandboxes behind public URLs");
+  apps->require_subcommand(1);
+  AddDeploy(*apps, invocation);
+  AddList(*apps, invocation);
+  AddVerb(*apps, invocation, "get");
+  AddVerb(*apps, invocation, "scale");
+  AddVerb(*apps, invocation, "rm");
+}
+
+}  // namespace adapt::cli

@@ -1,0 +1,175 @@
+// AppService: deployed apps (issue 20, seed 000's deploy_sandbox_app, scale_deployed_app,
+// delete_deployed_app). A deploy optionally runs a build command in the running source
+// sandbox, packages source_path (a tar made by the agent in the sandbox: symlinks kept as
+// links, refused when they point outside the path) into an immutable, content-addressed
+// release blob of the object store, and starts replicas: new restricted instant sandboxes
+// from the source's image with no TTL, each receiving the release into its disposable
+// /workspace before its start command runs. One hostname per app under the ingress domain is
+// balanced round robin over the ready replicas.
+//
+// Replicas are recorded with their app (and labelled `adapt-app`) as soon as their sandbox
+// exists; Reconcile, at start-up and then every few seconds, replaces replicas whose sandbox
+// ended, finishes deliveries a restart cut short, deletes sandboxes labelled for an app that
+// does not know them, and tops up to the wanted count. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <boost/asio/thread_pool.hpp>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/auth.h"
+#include "core/command_service.h"
+#include "core/field_names.h"
+#include "core/file_service.h"
+#include "core/sandbox_service.h"
+#include "net/ingress.h"
+#include "net/network_manager.h"
+#include "storage/object_store.h"
+#include "store/store.h"
+
+namespace adapt::core {
+
+struct AppOptions {
+  std::string domain = "adapt.localhost";  // hostnames are <name>-<random>.<domain>
+  uint16_t http_port = 0;                  // for the URLs shown
+  uint16_t https_port = 0;
+  int max_replicas = 10;
+  uint64_t max_release_bytes = 256ull << 20;
+  // How long a deploy waits for its first replica to accept connections.
+  std::chrono::seconds ready_wait{120};
+  // How often replicas are checked (ended ones replaced).
+  std::chrono::seconds reconcile_every{5};
+};
+
+// A deploy: errors name the fields as here (the edges map their own names).
+struct DeployApp {
+  std::string sandbox_id;
+  std::string name;                        // "": "app"; a-z, 0-9, '-', at most 30
+  std::string source_path = "/workspace";  // absolute
+  std::string build_command;               // "": no build
+  std::string build_path;                  // "": source_path
+  int build_timeout_seconds = 600;
+  std::string start_command;  // run by /bin/sh -c from /workspace
+  int64_t port = 0;           // 1..65535, where the app listens
+  int64_t replicas = 1;       // 0..max_replicas
+  std::map<std::string, std::string> env;
+};
+
+struct AppReleaseView {
+  std::string id;
+  std::string sha256;
+  uint64_t size = 0;
+  std::string source_path;
+  std::string build_command;
+  std::string build_path;
+  std::optional<int> build_exit_code;
+  std::string build_output;
+  std::string start_command;
+  int port = 0;
+  int64_t created_at_ms = 0;
+};
+
+struct AppReplicaView {
+  std::string sandbox_id;
+  std::string release_id;
+  std::string state;  // "starting" or "ready"
+};
+
+struct App {
+  std::string id;
+  std::string name;
+  std::string hostname;
+  std::string url;       // https
+  std::string http_url;  // http
+  std::string source_sandbox_id;
+  std::string release_id;
+  int replicas = 0;        // wanted
+  int ready_replicas = 0;  // serving now
+  std::vector<AppReplicaView> replica_list;
+  std::optional<AppReleaseView> release;
+  int64_t created_at_ms = 0;
+  int64_t updated_at_ms = 0;
+};
+
+class AppService {
+ public:
+  AppService(store::Store& store, SandboxService& sandboxes, CommandService& commands,
+             FileService& files, storage::ObjectStore& objects, net::NetworkManager& network,
+             AppOptions options);
+  ~AppService();
+  void SetPorts(uint16_t http_port, uint16_t https_port);
+  // Called with a hostname whose route went away (to close its open connections).
+  void OnRemoved(std::function<void(const std::string&)> fn) { on_removed_ = std::move(fn); }
+
+  // Deploys a new app, or a new release of the organization's app of that name (its new
+  // replicas serve before the old ones go; when none becomes ready the app keeps its release
+  // and the error says why). Blocking: waits for the build and for the first replica to
+  // accept connections (AppOptions::ready_wait). NotFound for another organization's source,
+  // Conflict when it is not running or has egress "none", InvalidArgument for bad fields or a
+  // failed build (its exit code and output in the message), kPayloadTooLarge past the size.
+  Result<App> Deploy(const Principal& who, const DeployApp& request, const FieldNames& names = {});
+  Result<std::vector<App>> List(const Principal& who);
+  Result<App> Get(const Principal& who, const std::string& id);
+  // Sets the wanted replica count; new replicas start at once, extra ones are deleted.
+  Result<App> Scale(const Principal& who, const std::string& id, int64_t replicas,
+                    const FieldNames& names = {});
+  // Deletes the replicas, the route and the releases; the source sandbox is untouched.
+  Status Delete(const Principal& who, const std::string& id);
+  Result<std::vector<AppReleaseView>> Releases(const Principal& who, const std::string& id);
+  // The ingress's lookup: the next ready replica, the others as fallbacks.
+  std::optional<net::IngressBackend> Route(const std::string& host);
+
+  // Brings every app to its wanted replicas (see above) and starts doing so every
+  // reconcile_every. Call once, after the sandboxes were reconciled.
+  void Start();
+  void Stop();
+
+ private:
+  App View(const store::AppRecord& app);
+  Status CheckDeploy(const DeployApp& request, const FieldNames& names) const;
+  Result<store::AppReleaseRecord> Package(const Principal& who, const store::SandboxRecord& source,
+                                          const DeployApp& request, const FieldNames& names);
+  Status Build(const Principal& who, const DeployApp& request, store::AppReleaseRecord& release,
+               const FieldNames& names);
+  // Creates one replica sandbox of `release` and delivers the release in the background.
+  Result<std::string> StartReplica(const store::AppRecord& app,
+                                   const store::AppReleaseRecord& release);
+  void Deliver(store::AppReplicaRecord replica);
+  void RemoveReplica(const store::AppReplicaRecord& replica);
+  // True once a replica of `release_id` is ready, false at the deadline.
+  bool AwaitReady(const std::string& app_id, const std::string& release_id,
+                  std::chrono::steady_clock::time_point deadline);
+  void ReconcileApp(const store::AppRecord& app);
+  void ReconcileAll();
+  std::string LastOutput(const std::string& org_id, const std::string& sandbox_id);
+
+  store::Store& store_;
+  SandboxService& sandboxes_;
+  CommandService& commands_;
+  FileService& files_;
+  storage::ObjectStore& objects_;
+  net::NetworkManager& network_;
+  // Deliveries block (a sandbox's start, the release's upload, the port's first answer): their
+  // own threads, so that the daemon's workers, which run the waits' ends, are never all held.
+  boost::asio::thread_pool deliveries_{8};
+  AppOptions options_;
+  std::function<void(const std::string&)> on_removed_;
+  std::mutex mu_;
+  std::condition_variable changed_;                // a replica's state changed
+  std::map<std::string, uint64_t> next_;           // guarded by mu_: round robin, by app
+  std::map<std::string, std::string> delivering_;  // guarded by mu_: sandbox id -> app id
+  std::set<std::string> deploying_;                // guarded by mu_: app ids
+  std::mutex app_mu_;                              // one deploy, scale or reconcile at a time
+  bool stopping_ = false;                          // guarded by mu_
+  std::thread reconciler_;
+};
+
+}  // namespace adapt::core

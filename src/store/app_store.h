@@ -1,0 +1,86 @@
+// AppStore: deployed apps (issue 20), their immutable releases and the replica sandboxes that
+// serve them. One domain of Store (store/store.h). Every method is one transaction;
+// implementations are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace adapt::store {
+
+// A production copy of a sandbox's files: a stable hostname balanced over `replicas` sandboxes
+// running its current release.
+struct AppRecord {
+  std::string id;
+  std::string org_id;
+  std::string name;
+  std::string hostname;
+  std::string source_sandbox_id;
+  std::string release_id;  // the release replicas run
+  int replicas = 1;        // desired
+  int64_t created_at = 0;
+  int64_t updated_at = 0;
+};
+
+// One packaged source: a tar of source_path in the object store's blob directory, named by
+// its SHA-256, with how it was built and how it starts. Never changed once written.
+struct AppReleaseRecord {
+  std::string id;
+  std::string app_id;
+  std::string org_id;
+  std::string blob;
+  std::string sha256;  // hex, of the tar
+  uint64_t size = 0;
+  std::string source_path;
+  std::string build_command;  // empty: none
+  std::string build_path;
+  std::optional<int> build_exit_code;
+  std::string build_output;  // the build's stdout then stderr, bounded
+  std::string start_command;
+  int port = 0;
+  std::map<std::string, std::string> env;  // sealed at rest like a sandbox's
+  int64_t created_at = 0;
+};
+
+// A sandbox serving an app. Written as soon as the sandbox exists, so that a restart finds it.
+struct AppReplicaRecord {
+  std::string sandbox_id;
+  std::string app_id;
+  std::string org_id;
+  std::string release_id;
+  std::string state = "starting";  // "starting" (fetching the release, app booting), "ready"
+  int64_t created_at = 0;
+};
+
+class AppStore {
+ public:
+  virtual ~AppStore() = default;
+
+  // Inserts or replaces the app (Conflict when another app has its hostname).
+  virtual Status PutApp(const AppRecord& app) = 0;
+  // NotFound unless the organization ("" : any) has it.
+  virtual Result<AppRecord> GetApp(const std::string& org_id, const std::string& id) = 0;
+  virtual Result<AppRecord> FindAppByHostname(const std::string& hostname) = 0;
+  // The organization's apps ("": every organization's), oldest first.
+  virtual Result<std::vector<AppRecord>> ListApps(const std::string& org_id) = 0;
+  // Deletes the app with its releases and replica rows; returns the releases' blobs.
+  virtual Result<std::vector<std::string>> DeleteApp(const std::string& org_id,
+                                                     const std::string& id) = 0;
+  virtual Status PutAppRelease(const AppReleaseRecord& release) = 0;
+  virtual Result<AppReleaseRecord> GetAppRelease(const std::string& app_id,
+                                                 const std::string& id) = 0;
+  // Newest first.
+  virtual Result<std::vector<AppReleaseRecord>> ListAppReleases(const std::string& app_id) = 0;
+  // Inserts or replaces the replica (by sandbox id).
+  virtual Status PutAppReplica(const AppReplicaRecord& replica) = 0;
+  virtual Status DeleteAppReplica(const std::string& sandbox_id) = 0;
+  // The app's replicas ("": every app's), oldest first.
+  virtual Result<std::vector<AppReplicaRecord>> ListAppReplicas(const std::string& app_id) = 0;
+};
+
+}  // namespace adapt::store

@@ -1,0 +1,84 @@
+// AppStore's contract (store/app_store.h), against SQLite and MemoryStore alike.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "base/ids.h"
+#include "store/sqlite_store_test_fixture.h"
+
+namespace adapt::store {
+namespace {
+
+using testing_support::StoreTest;
+
+AppRecord App(const std::string& org_id, const std::string& hostname) {
+  AppRecord a;
+  a.id = NewId("app");
+  a.org_id = org_id;
+  a.name = "web";
+  a.hostname = hostname;
+  a.source_sandbox_id = NewId("sbx");
+  a.release_id = NewId("rel");
+  a.replicas = 2;
+  a.created_at = a.updated_at = 1000;
+  return a;
+}
+
+AppReleaseRecord Release(const AppRecord& app) {
+  AppReleaseRecord r;
+  r.id = app.release_id;
+  r.app_id = app.id;
+  r.org_id = app.org_id;
+  r.blob = "blob-" + app.id;
+  r.sha256 = std::string(64, 'a');
+  r.size = 10240;
+  r.source_path = "/workspace/site";
+  r.build_command = "make";
+  r.build_path = "/workspace";
+  r.build_exit_code = 0;
+  r.build_output = "built\n";
+  r.start_command = "python3 -m http.server 8000";
+  r.port = 8000;
+  r.env = {{"TOKEN", "app-secret-value"}};
+  r.created_at = 1000;
+  return r;
+}
+
+TEST_P(StoreTest, AppsReleasesAndReplicasRoundTripAndStayInTheirOrganization) {
+  AppRecord a = App(org_.id, "web-abc.example");
+  ASSERT_TRUE(store_->PutApp(a).ok());
+  ASSERT_TRUE(store_->PutAppRelease(Release(a)).ok());
+  AppReplicaRecord rep{"sbx_one", a.id, org_.id, a.release_id, "starting", 1001};
+  ASSERT_TRUE(store_->PutAppReplica(rep).ok());
+  rep.state = "ready";
+  ASSERT_TRUE(store_->PutAppReplica(rep).ok());
+  Reopen();
+  auto got = store_->GetApp(org_.id, a.id);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->hostname, "web-abc.example");
+  EXPECT_EQ(got->replicas, 2);
+  EXPECT_EQ(store_->GetApp(other_org_.id, a.id).status().code(), Code::kNotFound);
+  EXPECT_TRUE(store_->ListApps(other_org_.id)->empty());
+  EXPECT_EQ(store_->FindAppByHostname("web-abc.example")->id, a.id);
+  auto release = store_->GetAppRelease(a.id, a.release_id);
+  ASSERT_TRUE(release.ok()) << release.status().message();
+  EXPECT_EQ(release->env.at("TOKEN"), "app-secret-value");
+  EXPECT_EQ(release->build_exit_code, 0);
+  EXPECT_EQ(release->port, 8000);
+  auto replicas = store_->ListAppReplicas(a.id);
+  ASSERT_EQ(replicas->size(), 1u);
+  EXPECT_EQ((*replicas)[0].state, "ready");
+  auto blobs = store_->ListReferencedBlobs();
+  EXPECT_NE(std::find(blobs->begin(), blobs->end(), "blob-" + a.id), blobs->end());
+
+  EXPECT_EQ(store_->PutApp(App(org_.id, "web-abc.example")).code(), Code::kConflict);
+  EXPECT_EQ(store_->DeleteApp(other_org_.id, a.id).status().code(), Code::kNotFound);
+  auto deleted = store_->DeleteApp(org_.id, a.id);
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_EQ(*deleted, std::vector<std::string>{"blob-" + a.id});
+  EXPECT_TRUE(store_->ListAppReplicas(a.id)->empty());
+  EXPECT_TRUE(store_->ListAppReleases(a.id)->empty());
+}
+
+}  // namespace
+}  // namespace adapt::store

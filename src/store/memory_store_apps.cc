@@ -1,0 +1,113 @@
+// MemoryStore: deployed apps, with the contract of store/app_store.h.
+#include <algorithm>
+
+#include "store/memory_store.h"
+
+namespace adapt::store {
+
+Status MemoryStore::PutApp(const AppRecord& app) {
+  std::lock_guard lock(mu_);
+  for (const auto& a : apps_)
+    if (a.hostname == app.hostname && a.id != app.id)
+      return Conflict("hostname " + app.hostname + " is taken");
+  for (auto& a : apps_) {
+    if (a.id != app.id) continue;
+    a.release_id = app.release_id;
+    a.replicas = app.replicas;
+    a.updated_at = app.updated_at;
+    return Status::Ok();
+  }
+  apps_.push_back(app);
+  return Status::Ok();
+}
+
+Result<AppRecord> MemoryStore::GetApp(const std::string& org_id, const std::string& id) {
+  std::lock_guard lock(mu_);
+  for (const auto& a : apps_)
+    if (a.id == id && (org_id.empty() || a.org_id == org_id)) return a;
+  return NotFound("app " + id + " not found");
+}
+
+Result<AppRecord> MemoryStore::FindAppByHostname(const std::string& hostname) {
+  std::lock_guard lock(mu_);
+  for (const auto& a : apps_)
+    if (a.hostname == hostname) return a;
+  return NotFound("no app has hostname " + hostname);
+}
+
+Result<std::vector<AppRecord>> MemoryStore::ListApps(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  std::vector<AppRecord> out;
+  for (const auto& a : apps_)
+    if (org_id.empty() || a.org_id == org_id) out.push_back(a);
+  return out;
+}
+
+Result<std::vector<std::string>> MemoryStore::DeleteApp(const std::string& org_id,
+                                                        const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = std::find_if(apps_.begin(), apps_.end(), [&](const AppRecord& a) {
+    return a.id == id && (org_id.empty() || a.org_id == org_id);
+  });
+  if (it == apps_.end()) return NotFound("app " + id + " not found");
+  apps_.erase(it);
+  std::vector<std::string> blobs;
+  for (const auto& r : app_releases_)
+    if (r.app_id == id) blobs.push_back(r.blob);
+  std::erase_if(app_releases_, [&](const AppReleaseRecord& r) { return r.app_id == id; });
+  std::erase_if(app_replicas_, [&](const AppReplicaRecord& r) { return r.app_id == id; });
+  return blobs;
+}
+
+Status MemoryStore::PutAppRelease(const AppReleaseRecord& release) {
+  std::lock_guard lock(mu_);
+  for (const auto& r : app_releases_)
+    if (r.id == release.id) return Conflict("release " + release.id + " exists");
+  app_releases_.push_back(release);
+  return Status::Ok();
+}
+
+Result<AppReleaseRecord> MemoryStore::GetAppRelease(const std::string& app_id,
+                                                    const std::string& id) {
+  std::lock_guard lock(mu_);
+  for (const auto& r : app_releases_)
+    if (r.id == id && r.app_id == app_id) return r;
+  return NotFound("release " + id + " not found");
+}
+
+Result<std::vector<AppReleaseRecord>> MemoryStore::ListAppReleases(const std::string& app_id) {
+  std::lock_guard lock(mu_);
+  std::vector<AppReleaseRecord> out;
+  for (auto it = app_releases_.rbegin(); it != app_releases_.rend(); ++it)
+    if (it->app_id == app_id) out.push_back(*it);
+  return out;
+}
+
+Status MemoryStore::PutAppReplica(const AppReplicaRecord& replica) {
+  std::lock_guard lock(mu_);
+  for (auto& r : app_replicas_) {
+    if (r.sandbox_id != replica.sandbox_id) continue;
+    r.release_id = replica.release_id;
+    r.state = replica.state;
+    return Status::Ok();
+  }
+  app_replicas_.push_back(replica);
+  return Status::Ok();
+}
+
+Status MemoryStore::DeleteAppReplica(const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  std::erase_if(app_replicas_,
+                [&](const AppReplicaRecord& r) { return r.sandbox_id == sandbox_id; });
+  return Status::Ok();
+}
+
+Result<std::vector<AppReplicaRecord>> MemoryStore::ListAppReplicas(const std::string& app_id) {
+  std::lock_guard lock(mu_);
+  std::vector<AppReplicaRecord> out;
+  for (const auto& r : app_replicas_)
+    if (app_id.empty() || r.app_id == app_id) out.push_back(r);
+  return out;
+}
+
+}  // namespace adapt::store
