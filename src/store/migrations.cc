@@ -303,6 +303,16 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_org ON runs(org_id, seq);
 CREATE INDEX runs_by_status ON runs(status);
 )sql"},
+      {17, R"sql(
+CREATE TABLE databases (
+  org_id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL,
+  sealed_password TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+)sql"},
   };
   return kMigrations;
 }
