@@ -16,6 +16,8 @@ packages=(
   python3 python3-pytest python3-yaml
   # the Python SDK (sdk/python): installed with pip in its tests, checked by mypy --strict
   python3-pip python3-mypy
+  # per-account PostgreSQL (src/database): the server adaptd supervises, its client tools, libpq
+  postgresql-15 postgresql-client-15 libpq-dev
   # sandbox networks (src/net): libnftables, and nft/ip for tests and inspection
   libnftables-dev nftables
   # images: layer unpacking (gzip, zstd), and a real registry plus a pusher for the image tests

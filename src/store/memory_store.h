@@ -172,6 +172,9 @@ class MemoryStore : public Store {
   Result<std::vector<RunRecord>> ListRunsWithStatus(
       const std::vector<std::string>& statuses) override;
   Result<int64_t> PruneRuns(int64_t ended_before, int keep) override;
+  Status PutDatabase(const DatabaseRecord& record) override;
+  Result<DatabaseRecord> GetDatabase(const std::string& org_id) override;
+  Result<std::vector<DatabaseRecord>> ListDatabases() override;
 
   Status PutApp(const AppRecord& app) override;
   Result<AppRecord> GetApp(const std::string& org_id, const std::string& id) override;
@@ -223,6 +226,7 @@ class MemoryStore : public Store {
   std::vector<AppReplicaRecord> app_replicas_;  // insertion order
   std::vector<PoolMemberRecord> pool_;
   std::map<std::pair<std::string, std::string>, SecretRecord> secrets_;  // (org, name)
+  std::map<std::string, DatabaseRecord> databases_;                      // by org
   std::vector<UserRecord> users_;                                        // insertion order
   std::vector<OperationRecord> operations_;                              // insertion order
   std::map<std::string, PlanRecord> plans_;                              // by id

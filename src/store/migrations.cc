@@ -346,6 +346,16 @@ CREATE TABLE app_replicas (
 );
 CREATE INDEX app_replicas_by_app ON app_replicas(app_id, seq);
 )sql"},
+      {18, R"sql(
+CREATE TABLE databases (
+  org_id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL,
+  sealed_password TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+)sql"},
   };
   return kMigrations;
 }

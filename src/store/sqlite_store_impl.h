@@ -149,6 +149,9 @@ class SqliteStore : public Store {
   Result<std::vector<RunRecord>> ListRunsWithStatus(
       const std::vector<std::string>& statuses) override;
   Result<int64_t> PruneRuns(int64_t ended_before, int keep) override;
+  Status PutDatabase(const DatabaseRecord& record) override;
+  Result<DatabaseRecord> GetDatabase(const std::string& org_id) override;
+  Result<std::vector<DatabaseRecord>> ListDatabases() override;
 
   Status PutApp(const AppRecord& app) override;
   Result<AppRecord> GetApp(const std::string& org_id, const std::string& id) override;

@@ -12,6 +12,7 @@
 #include "store/account_store.h"
 #include "store/app_store.h"
 #include "store/command_store.h"
+#include "store/database_store.h"
 #include "store/endpoint_store.h"
 #include "store/event_store.h"
 #include "store/image_record_store.h"
@@ -51,7 +52,8 @@ class Store : public OrgStore,
               public OperationStore,
               public AccountStore,
               public JobStore,
-              public AppStore {
+              public AppStore,
+              public DatabaseStore {
  public:
   ~Store() override = default;
 };

@@ -1,0 +1,191 @@
+#include "database/postgres_server.h"
+
+#include <chrono>
+
+#include "base/ids.h"
+#include "base/log.h"
+#include "os/files.h"
+#include "os/process.h"
+
+namespace adapt::database {
+namespace {
+
+// Ours, rewritten at every start: the superuser only through peer authentication (root and
+// the server's OS user), every tenant role only into its own database (`sameuser`) with a
+// SCRAM password. Nothing over TCP: the server has no TCP listener.
+constexpr const char* kHba =
+    "# Written by adaptd at every start; edits are lost.\n"
+    "local all postgres peer map=adapt\n"
+    "local sameuser all scram-sha-256\n";
+constexpr const char* kIdent =
+    "# Written by adaptd at every start; edits are lost.\n"
+    "adapt root postgres\n"
+    "adapt postgres postgres\n";
+
+}  // namespace
+
+PostgresServer::PostgresServer(PostgresOptions options) : options_(std::move(options)) {
+  if (options_.view_dir.empty())
+    options_.view_dir = "/run/adapt-postgres/" + Sha256Hex(options_.root).substr(0, 16);
+}
+
+PostgresServer::~PostgresServer() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (supervisor_.joinable()) supervisor_.join();
+}
+
+std::string PostgresServer::AdminConnectionString(const std::string& database) const {
+  return "host=" + SocketDir() + " port=" + std::to_string(options_.port) +
+         " user=postgres dbname=" + database + " connect_timeout=10";
+}
+
+Status PostgresServer::RunAsServer(const std::vector<std::string>& argv, const std::string& what) {
+  // sh -c 'mount --bind ROOT VIEW && exec "$@"': the bind mount lives and dies with this
+  // namespace (and the postmaster pg_ctl leaves running in it).
+  std::vector<std::string> cmd = {"unshare",
+                                  "--mount",
+                                  "--propagation",
+                                  "private",
+                                  "--",
+                                  "/bin/sh",
+                                  "-c",
+                                  "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
+                                  "adapt-postgres",
+                                  options_.root,
+                                  options_.view_dir,
+                                  "setpriv",
+                                  "--reuid=" + options_.os_user,
+                                  "--regid=" + options_.os_user,
+                                  "--init-groups",
+                                  "--"};
+  cmd.insert(cmd.end(), argv.begin(), argv.end());
+  os::SpawnOptions spawn;
+  spawn.new_session = true;  // the postmaster must not get adaptd's terminal signals
+  ASSIGN_OR_RETURN(os::CommandResult result, os::RunCommand(cmd, spawn));
+  if (result.status.signaled() || result.status.exit_code != 0) {
+    std::string out = result.output;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    if (auto nl = out.rfind('\n'); nl != std::string::npos) out = out.substr(nl + 1);
+    return Status(Code::kUnavailable, what + " failed: " + out);
+  }
+  return Status::Ok();
+}
+
+Status PostgresServer::Initialize() {
+  if (os::ReadFile(DataDir() + "/PG_VERSION").ok()) return Status::Ok();
+  RETURN_IF_ERROR(os::MakeDirs(options_.root, 0700));
+  RETURN_IF_ERROR(os::MakeDirs(options_.view_dir, 0755));
+  RETURN_IF_ERROR(
+      os::RunChecked({"chown", options_.os_user + ":" + options_.os_user, options_.root}));
+  // A half-made cluster (a crash inside initdb) is made again from nothing.
+  RETURN_IF_ERROR(os::RemoveTree(DataDir()));
+  RETURN_IF_ERROR(
+      RunAsServer({options_.bin_dir + "/initdb", "--pgdata", options_.view_dir + "/data",
+                   "--username", "postgres", "--encoding", "UTF8", "--locale", "C.UTF-8",
+                   "--auth-local", "peer", "--auth-host", "reject"},
+                  "initdb"));
+  std::string conf = *os::ReadFile(DataDir() + "/postgresql.conf");
+  conf += "\ninclude 'adapt.conf'\n";
+  return os::WriteFileAtomic(DataDir() + "/postgresql.conf", conf, 0644);
+}
+
+Status PostgresServer::WriteConfiguration() {
+  RETURN_IF_ERROR(os::MakeDirs(options_.view_dir, 0755));
+  RETURN_IF_ERROR(os::MakeDirs(options_.root + "/run", 0700));
+  RETURN_IF_ERROR(
+      os::RunChecked({"chown", options_.os_user + ":" + options_.os_user, options_.root + "/run"}));
+  std::string conf =
+      "# Written by adaptd at every start; edits are lost.\n"
+      "listen_addresses = ''\n"
+      "unix_socket_directories = '" +
+      options_.view_dir + "/run'\n" + "port = " + std::to_string(options_.port) +
+      "\n"
+      "password_encryption = 'scram-sha-256'\n"
+      "max_connections = 300\n"
+      "shared_buffers = 64MB\n"
+      "log_connections = off\n"
+      "log_statement = 'none'\n";
+  RETURN_IF_ERROR(os::WriteFileAtomic(DataDir() + "/adapt.conf", conf, 0644));
+  RETURN_IF_ERROR(os::WriteFileAtomic(DataDir() + "/pg_hba.conf", kHba, 0644));
+  return os::WriteFileAtomic(DataDir() + "/pg_ident.conf", kIdent, 0644);
+}
+
+bool PostgresServer::PostmasterAlive() const {
+  auto pid_file = os::ReadFile(DataDir() + "/postmaster.pid");
+  if (!pid_file.ok()) return false;
+  pid_t pid = static_cast<pid_t>(std::atoi(pid_file->c_str()));
+  return os::ProcessMatches(pid, options_.bin_dir + "/postgres");
+}
+
+Status PostgresServer::StartPostmaster() {
+  if (PostmasterAlive()) return Status::Ok();
+  RETURN_IF_ERROR(WriteConfiguration());
+  return RunAsServer(
+      {options_.bin_dir + "/pg_ctl", "--pgdata", options_.view_dir + "/data", "--log",
+       options_.view_dir + "/postgres.log", "--wait", "--timeout", "60", "--silent", "start"},
+      "starting PostgreSQL");
+}
+
+Status PostgresServer::Start() {
+  std::lock_guard lock(mu_);
+  if (started_) return Status::Ok();
+  auto installed = os::RunCommand({"test", "-x", options_.bin_dir + "/postgres"});
+  if (!installed.ok() || installed->status.exit_code != 0)
+    return Status(Code::kUnavailable, "PostgreSQL is not installed (no " + options_.bin_dir +
+                                          "/postgres); install postgresql-15");
+  if (Status st = Initialize(); !st.ok())
+    return Status(Code::kUnavailable,
+                  "making the PostgreSQL cluster in " + options_.root + ": " + st.message());
+  if (PostmasterAlive()) {
+    spdlog::info("PostgreSQL: reusing the running server in {}", options_.root);
+  } else if (Status st = StartPostmaster(); !st.ok()) {
+    return Status(Code::kUnavailable, st.message() + " (log: " + options_.root + "/postgres.log)");
+  }
+  started_ = true;
+  stopping_ = false;
+  alive_ = true;
+  supervisor_ = std::thread([this] { Supervise(); });
+  return Status::Ok();
+}
+
+void PostgresServer::Supervise() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    wake_.wait_for(lock, std::chrono::seconds(1));
+    if (stopping_) break;
+    alive_ = PostmasterAlive();
+    if (alive_) continue;
+    spdlog::warn("PostgreSQL: the server in {} is gone; starting it again", options_.root);
+    Status st = StartPostmaster();
+    alive_ = st.ok();
+    if (!st.ok()) spdlog::error("PostgreSQL: {}", st.message());
+  }
+}
+
+Status PostgresServer::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (!started_) return Status::Ok();
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (supervisor_.joinable()) supervisor_.join();
+  std::lock_guard lock(mu_);
+  started_ = false;
+  alive_ = false;
+  if (!PostmasterAlive()) return Status::Ok();
+  return RunAsServer({options_.bin_dir + "/pg_ctl", "--pgdata", options_.view_dir + "/data",
+                      "--mode", "fast", "--wait", "--silent", "stop"},
+                     "stopping PostgreSQL");
+}
+
+bool PostgresServer::running() const {
+  std::lock_guard lock(mu_);
+  return started_ && alive_;
+}
+
+}  // namespace adapt::database

@@ -1,0 +1,81 @@
+// PostgresServer: the PostgreSQL cluster adaptd runs for its organizations' databases (issue
+// 19), under <state>/postgres: data/ (the cluster, made by initdb on first start), run/ (its
+// Unix socket, the only way in: listen_addresses is empty, no TCP at all) and postgres.log.
+//
+// PostgreSQL refuses to run as root, so every server command runs as an unprivileged OS user
+// (Debian's `postgres`) through setpriv. That user cannot search adaptd's 0700 state
+// directory, so each command runs in a private mount namespace where the cluster's directory
+// is bind-mounted at a path it can reach (`view_dir`, under /run); nothing of the state
+// directory changes mode. The server is started with pg_ctl, so it outlives adaptd: after a
+// kill -9, Start() finds the running postmaster (postmaster.pid) and reuses it.
+//
+// A supervisor thread checks the postmaster every second and starts it again when it has
+// died. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+
+namespace adapt::database {
+
+struct PostgresOptions {
+  std::string bin_dir = "/usr/lib/postgresql/15/bin";  // initdb, pg_ctl, postgres
+  std::string root;                                    // <state>/postgres
+  std::string os_user = "postgres";                    // the server's OS user
+  // Where the server sees `root` (its mount namespace's bind mount); empty: /run/adapt-postgres/
+  // <a digest of root>, so two adaptds on one host never share one.
+  std::string view_dir;
+  uint16_t port = 5432;  // names the socket file only
+};
+
+class PostgresServer {
+ public:
+  explicit PostgresServer(PostgresOptions options);
+  // Stops the supervisor; the server itself keeps running (Stop() stops it).
+  ~PostgresServer();
+  PostgresServer(const PostgresServer&) = delete;
+  PostgresServer& operator=(const PostgresServer&) = delete;
+
+  // Makes the cluster on first use, then reuses a running postmaster or starts one and waits
+  // until it accepts connections; starts the supervisor. Idempotent.
+  Status Start();
+  // Stops the supervisor and the server (fast shutdown: sessions are ended).
+  Status Stop();
+  // True once Start() succeeded and the postmaster was alive at the supervisor's last look.
+  bool running() const;
+  // The server's major version ("15"), from its binaries.
+  const std::string& version() const { return version_; }
+  // libpq connection string of the superuser over the Unix socket (peer authentication: only
+  // root and the server's OS user can use it).
+  std::string AdminConnectionString(const std::string& database = "postgres") const;
+  // The directory of the server's socket, as the host sees it.
+  std::string SocketDir() const { return options_.root + "/run"; }
+  uint16_t port() const { return options_.port; }
+
+ private:
+  std::string DataDir() const { return options_.root + "/data"; }
+  Status Initialize();
+  Status WriteConfiguration();
+  Status StartPostmaster();
+  bool PostmasterAlive() const;
+  // Runs argv as the server's OS user in the mount namespace that shows `root` at view_dir.
+  Status RunAsServer(const std::vector<std::string>& argv, const std::string& what);
+  void Supervise();
+
+  PostgresOptions options_;
+  std::string version_ = "15";
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  bool started_ = false;
+  bool stopping_ = false;
+  bool alive_ = false;
+  std::thread supervisor_;
+};
+
+}  // namespace adapt::database
