@@ -18,6 +18,7 @@
 #include "api/stream_threads.h"
 #include "base/fault_point.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "core/environments.h"
 #include "core/image_policy.h"
 #include "core/job_service.h"
@@ -30,6 +31,7 @@
 #include "core/warm_pool.h"
 #include "daemon/config.h"
 #include "daemon/paths.h"
+#include "dashboard/dashboard_routes.h"
 #include "mcp/cors.h"
 #include "mcp/mcp_http.h"
 #include "mcp/oauth_server.h"
@@ -402,6 +404,8 @@ class Daemon {
     api::AddOrgRoutes(*router_, *auth_);
     users_.emplace(*store_);
     api::AddUserRoutes(*router_, *users_);
+    dashboard_sessions_.emplace(*store_, *auth_, *users_, [] { return NowMillis(); });
+    dashboard::AddDashboardRoutes(*router_, *dashboard_sessions_);
     api::AddSandboxRoutes(*router_, *sandboxes_);
     api::AddCommandRoutes(*router_, *commands_, *workers_);
     api::AddEndpointRoutes(*router_, *endpoints_);
@@ -480,6 +484,7 @@ class Daemon {
   std::string master_key_;
   std::optional<core::Auth> auth_;
   std::optional<core::Users> users_;
+  std::optional<dashboard::DashboardSessions> dashboard_sessions_;
   std::string key_file_;
   std::optional<storage::StorageTokens> storage_tokens_;
   std::optional<storage::ObjectStore> object_store_;
