@@ -12,7 +12,9 @@ struct EmbeddedAsset {
   const char* name;  // file name in web/dist, e.g. "app.js"
   const unsigned char* data;
   size_t size;
-  const char* sha256;  // lower-case hex of the content: the ETag
+  const char* sha256;         // lower-case hex of the content: the ETag
+  const unsigned char* gzip;  // the content gzip-compressed (at build time)
+  size_t gzip_size;
 };
 
 // Every file of web/dist, sorted by name. Defined in the generated dashboard_assets_data.cc.

@@ -25,13 +25,20 @@ void AddPageHeaders(HttpResponse& r) {
   r.headers.emplace_back("Referrer-Policy", "no-referrer");
 }
 
+bool AcceptsGzip(const HttpRequest& req) {
+  return req.Header("accept-encoding").find("gzip") != std::string::npos;
+}
+
 HttpResponse ServeAsset(const HttpRequest& req, std::string_view name) {
   const EmbeddedAsset* asset = FindAsset(name);
   if (!asset) return api::ErrorResponse(NotFound("no such dashboard file: " + std::string(name)));
-  std::string etag = "\"" + std::string(asset->sha256).substr(0, 32) + "\"";
+  bool gzip = AcceptsGzip(req) && asset->gzip_size < asset->size;
+  // Each encoding is its own representation, with its own tag.
+  std::string etag = "\"" + std::string(asset->sha256).substr(0, 32) + (gzip ? "-gzip" : "") + "\"";
   HttpResponse r;
   AddPageHeaders(r);
   r.headers.emplace_back("ETag", etag);
+  r.headers.emplace_back("Vary", "Accept-Encoding");
   // Revalidated each time: a new adaptd serves its own bundle at once.
   r.headers.emplace_back("Cache-Control", "no-cache");
   if (req.Header("if-none-match") == etag) {
@@ -40,7 +47,12 @@ HttpResponse ServeAsset(const HttpRequest& req, std::string_view name) {
     return r;
   }
   r.content_type = ContentTypeFor(asset->name);
-  r.body.assign(reinterpret_cast<const char*>(asset->data), asset->size);
+  if (gzip) {
+    r.headers.emplace_back("Content-Encoding", "gzip");
+    r.body.assign(reinterpret_cast<const char*>(asset->gzip), asset->gzip_size);
+  } else {
+    r.body.assign(reinterpret_cast<const char*>(asset->data), asset->size);
+  }
   return r;
 }
 

@@ -152,6 +152,23 @@ TEST_F(DashboardRoutesTest, TheIndexIsServedWithAStrictPolicyAndAnEtag) {
   EXPECT_TRUE(cached.body.empty());
 }
 
+TEST_F(DashboardRoutesTest, ABrowserThatAcceptsGzipGetsTheCompressedBundle) {
+  const EmbeddedAsset* bundle = FindAsset("app.js");
+  ASSERT_NE(bundle, nullptr);
+  ASSERT_LT(bundle->gzip_size, bundle->size / 2);
+  HttpRequest req = Request("GET", "/assets/app.js");
+  req.headers["accept-encoding"] = "gzip, deflate, br";
+  HttpResponse r = router_.Handle(req);
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(HeaderOf(r, "Content-Encoding"), "gzip");
+  EXPECT_EQ(HeaderOf(r, "Vary"), "Accept-Encoding");
+  EXPECT_EQ(r.body.size(), bundle->gzip_size);
+  EXPECT_EQ(r.body.substr(0, 2), "\x1f\x8b");
+  HttpResponse plain = router_.Handle(Request("GET", "/assets/app.js"));
+  EXPECT_TRUE(HeaderOf(plain, "Content-Encoding").empty());
+  EXPECT_NE(HeaderOf(plain, "ETag"), HeaderOf(r, "ETag"));
+}
+
 TEST_F(DashboardRoutesTest, EveryEmbeddedFileHasItsContentTypeAndUnknownOnesAre404) {
   for (const auto& asset : EmbeddedAssets()) {
     HttpResponse r = router_.Handle(Request("GET", std::string("/assets/") + asset.name));

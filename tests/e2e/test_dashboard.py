@@ -3,6 +3,7 @@ cookie and the CSRF rule for the API, and, in Debian's chromium driven by playwr
 (tests/e2e/dashboard/dashboard.mjs), signing in, the live sandboxes table, the creation form,
 commands, files, stop/start, delete, other organizations, sessions that end and XSS attempts.
 Screenshots land in $ADAPT_E2E_ARTIFACTS (default: the test's tmp directory)."""
+import gzip
 import http.client
 import json
 import os
@@ -49,6 +50,8 @@ def test_the_dashboard_is_served_with_a_strict_policy_and_an_etag(daemon):
     assert headers["content-type"] == "text/javascript; charset=utf-8"
     status, _, body = raw(daemon, "GET", "/assets/app.js", headers={"If-None-Match": headers["etag"]})
     assert status == 304 and body == b""
+    status, headers, body = raw(daemon, "GET", "/assets/app.js", headers={"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["content-encoding"] == "gzip" and gzip.decompress(body) == bundle
     assert raw(daemon, "GET", "/assets/missing.js")[0] == 404
 
 
@@ -86,12 +89,18 @@ def test_the_dashboard_in_a_browser(daemon, org, tmp_path):
     xss = org.create({"labels": {"name": XSS_NAME, "note": "<b>bold</b>"},
                       "startup": {"mode": "command", "argv": ["/bin/sh", "-c", "printf '%s'" % printed]}})
     org.wait_for_status(xss["id"], ["completed"])
+    secret_name, secret_value = "DASHBOARD_TOKEN", "s3cr3t-" + harness.unique("v")
+    status, body = org.api("POST", "/v1/secrets", {"name": secret_name, "value": secret_value})
+    assert status in (200, 201), body
+    status, keys = org.api("GET", "/v1/orgs/%s/keys" % org.org_id)
+    assert status == 200 and len(keys["items"]) == 1, keys
     artifacts = os.environ.get("ADAPT_E2E_ARTIFACTS") or str(tmp_path / "screenshots")
     os.makedirs(artifacts, exist_ok=True)
     form_name = harness.unique("from-form")
     env = dict(os.environ, ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, EMAIL=email,
                PASSWORD=PASSWORD, API_KEY=org.key, XSS_NAME=XSS_NAME, XSS_ID=xss["id"],
-               OTHER_ID=hidden["id"], FORM_NAME=form_name)
+               OTHER_ID=hidden["id"], FORM_NAME=form_name, SECRET_NAME=secret_name,
+               SECRET_VALUE=secret_value, ORG_ID=org.org_id, KEY_ID=keys["items"][0]["id"])
     run = subprocess.run(["node", SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     print(run.stdout)
     assert run.returncode == 0 and "ALL STEPS PASSED" in run.stdout, run.stdout + run.stderr
@@ -104,5 +113,6 @@ def test_the_dashboard_in_a_browser(daemon, org, tmp_path):
     assert made["network"]["allow"] == [{"protocol": "tcp", "address": "1.1.1.1", "port": 443}]
     assert made["network"]["dns"] == "1.1.1.1"
     assert other.get(hidden["id"])["status"] == "running"
-    for name in ("sandboxes", "sandbox", "create-form", "sandboxes-360-dark"):
+    for name in ("sandboxes", "sandbox", "create-form", "sandboxes-360-dark", "secrets", "images",
+                 "storage", "jobs", "account", "keys"):
         assert os.path.getsize(os.path.join(artifacts, name + ".png")) > 1000

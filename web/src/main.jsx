@@ -5,11 +5,33 @@ import { closeEvents } from './events.js';
 import { SignIn } from './pages/sign_in.jsx';
 import { Sandboxes } from './pages/sandboxes.jsx';
 import { Sandbox } from './pages/sandbox.jsx';
+import { Images, Jobs, Keys, Secrets, Storage } from './pages/resources.jsx';
+import { Account } from './pages/account.jsx';
 
-// #/ is the sandboxes table, #/sandboxes/<id> one sandbox.
+const PAGES = [
+  ['sandboxes', 'Sandboxes'], ['images', 'Images'], ['storage', 'Storage'], ['secrets', 'Secrets'],
+  ['jobs', 'Jobs'], ['keys', 'API keys'], ['account', 'Account'],
+];
+
+// #/ is the sandboxes table, #/sandboxes/<id> one sandbox, #/<page> the others.
 function route() {
   const m = /^#\/sandboxes\/([A-Za-z0-9_]+)$/.exec(location.hash);
-  return m ? { page: 'sandbox', id: m[1] } : { page: 'sandboxes' };
+  if (m) return { page: 'sandbox', id: m[1] };
+  const page = location.hash.replace(/^#\//, '');
+  return { page: PAGES.some(([p]) => p === page) ? page : 'sandboxes' };
+}
+
+function Page({ where, session }) {
+  switch (where.page) {
+    case 'sandbox': return <Sandbox id={where.id} key={where.id} />;
+    case 'images': return <Images />;
+    case 'storage': return <Storage />;
+    case 'secrets': return <Secrets />;
+    case 'jobs': return <Jobs />;
+    case 'keys': return <Keys orgId={session.orgId} />;
+    case 'account': return <Account />;
+    default: return <Sandboxes />;
+  }
 }
 
 function App() {
@@ -47,11 +69,18 @@ function App() {
     <>
       <header class="top">
         <a href="#/" class="brand">adapt</a>
-        <nav aria-label="Main"><a href="#/" aria-current={where.page === 'sandboxes' ? 'page' : undefined}>Sandboxes</a></nav>
+        <nav aria-label="Main">
+          {PAGES.map(([page, title]) => (
+            <a href={page === 'sandboxes' ? '#/' : `#/${page}`}
+              aria-current={where.page === page || (page === 'sandboxes' && where.page === 'sandbox') ? 'page' : undefined}>
+              {title}
+            </a>
+          ))}
+        </nav>
         <span class="org mono" title="Organization">{session.orgId}</span>
         <button onClick={signOut}>Sign out</button>
       </header>
-      {where.page === 'sandbox' ? <Sandbox id={where.id} key={where.id} /> : <Sandboxes />}
+      <Page where={where} session={session} />
     </>
   );
 }

@@ -124,6 +124,9 @@ try {
   await page.getByText(/Exit code 0/).waitFor({ timeout: SLOW });
   await page.locator('pre[data-stream="stderr"]', { hasText: 'to-stderr' }).waitFor();
 
+  step("the sandbox's events timeline shows it turning running");
+  await page.locator('ol.timeline .status-running').first().waitFor();
+
   step('a file uploads, lists and downloads');
   await page.locator('#upload-file').setInputFiles({
     name: 'hello.txt', mimeType: 'text/plain', buffer: Buffer.from('uploaded through the dashboard\n'),
@@ -136,6 +139,15 @@ try {
   ]);
   assert.equal(readFileSync(await download.path(), 'utf8'), 'uploaded through the dashboard\n');
   await shot(page, 'sandbox');
+
+  step('a directory is made and a file deleted after confirming');
+  await page.getByLabel('New directory in /tmp', { exact: true }).fill('made-here');
+  await page.getByRole('button', { name: 'Create directory', exact: true }).click();
+  await page.getByRole('button', { name: 'made-here/', exact: true }).waitFor();
+  page.once('dialog', (d) => d.accept());
+  await page.getByRole('button', { name: 'Delete hello.txt', exact: true }).click();
+  await page.getByText('Deleted hello.txt.').waitFor();
+  await page.getByRole('link', { name: 'hello.txt', exact: true }).waitFor({ state: 'detached' });
 
   step('stop and start from the table');
   await page.getByRole('link', { name: 'Sandboxes' }).first().click();
@@ -158,6 +170,23 @@ try {
   assert.equal(await page.locator('main img').count(), 0);
   await noScriptRan(page);
   await page.getByText('Exit code').waitFor();
+
+  step('the other pages: secrets by name and version only, images, storage, jobs, the account, keys');
+  await page.getByRole('link', { name: 'Secrets', exact: true }).click();
+  await page.getByRole('cell', { name: env('SECRET_NAME') }).waitFor();
+  assert.equal((await page.content()).includes(env('SECRET_VALUE')), false, 'a secret value is on the page');
+  await shot(page, 'secrets');
+  for (const [link, heading] of [['Images', 'Images'], ['Storage', 'Storage'], ['Jobs', 'Jobs'], ['Account', 'Account']]) {
+    await page.getByRole('link', { name: link, exact: true }).click();
+    await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+    await page.locator('main table, main .empty:not(:has-text("Loading"))').first().waitFor();
+    assert.equal(await page.getByRole('alert').count(), 0, `${link} shows an error`);
+    await shot(page, link.toLowerCase());
+  }
+  await page.locator('main').getByText(env('ORG_ID')).waitFor();
+  await page.getByRole('link', { name: 'API keys', exact: true }).click();
+  await page.locator('main').getByRole('cell', { name: env('KEY_ID'), exact: true }).waitFor();
+  await shot(page, 'keys');
 
   step('a revoked session returns to sign-in');
   const revoke = await fetch(`${URL_}/dashboard/session`, {

@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, sandboxPath } from '../api.js';
-import { watchEvents } from '../events.js';
 import { bytes, displayName, memory, ttlLeft, when } from '../format.js';
 import { Empty, ErrorNote, StatusBadge } from '../components.jsx';
 
@@ -98,6 +97,7 @@ function Files({ id, running }) {
   const [list, setList] = useState(null);
   const [error, setError] = useState(null);
   const [note, setNote] = useState('');
+  const [newDir, setNewDir] = useState('');
   const upload = useRef(null);
   const files = (path, q) => `${sandboxPath(id)}/files?path=${encodeURIComponent(path)}${q}`;
 
@@ -122,6 +122,33 @@ function Files({ id, running }) {
     }
   }
 
+  async function mkdir(e) {
+    e.preventDefault();
+    setError(null);
+    try {
+      await api('POST', `${sandboxPath(id)}/files/mkdir`, { path: joinPath(dir, newDir) });
+      setNote(`Created ${newDir}/.`);
+      setNewDir('');
+      load(dir);
+    } catch (err) {
+      setError(err);
+    }
+  }
+
+  async function remove(entry) {
+    const path = joinPath(dir, entry.name);
+    const tree = entry.type === 'dir';
+    if (!confirm(tree ? `Delete the directory ${path} and everything in it?` : `Delete ${path}?`)) return;
+    setError(null);
+    try {
+      await api('DELETE', files(path, tree ? '&recursive=1' : ''));
+      setNote(`Deleted ${entry.name}.`);
+      load(dir);
+    } catch (err) {
+      setError(err);
+    }
+  }
+
   if (!running) return <Empty>Files can be read while the sandbox is running.</Empty>;
   return (
     <div>
@@ -136,7 +163,7 @@ function Files({ id, running }) {
       {list && list.items.length > 0 && (
         <div class="table-wrap">
           <table class="files">
-            <thead><tr><th>Name</th><th>Size</th><th>Mode</th><th>Modified</th></tr></thead>
+            <thead><tr><th>Name</th><th>Size</th><th>Mode</th><th>Modified</th><th><span class="sr-only">Actions</span></th></tr></thead>
             <tbody>
               {list.items.map((f) => (
                 <tr key={f.name}>
@@ -150,12 +177,20 @@ function Files({ id, running }) {
                   <td data-label="Size">{f.type === 'file' ? bytes(f.size) : ''}</td>
                   <td data-label="Mode" class="mono">{f.mode}</td>
                   <td data-label="Modified">{when(f.mtime)}</td>
+                  <td>
+                    <button class="danger" onClick={() => remove(f)} aria-label={`Delete ${f.name}`}>Delete</button>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
+      <form class="inline" onSubmit={mkdir} aria-label="Create a directory">
+        <label for="new-dir">New directory in {dir}</label>
+        <input id="new-dir" class="mono" value={newDir} required onInput={(e) => setNewDir(e.currentTarget.value)} />
+        <button type="submit">Create directory</button>
+      </form>
       <form class="inline" onSubmit={send} aria-label="Upload a file">
         <label for="upload-file">Upload to {dir}</label>
         <input id="upload-file" type="file" ref={upload} />
@@ -166,17 +201,47 @@ function Files({ id, running }) {
   );
 }
 
+function Endpoints({ endpoints }) {
+  if (!endpoints || endpoints.length === 0) return <Empty>No endpoints. Expose a port with adapt endpoint create.</Empty>;
+  return (
+    <ul class="plain">
+      {endpoints.map((e) => (
+        <li key={e.id}>
+          port {e.port}: <a href={e.url} rel="noreferrer" target="_blank">{e.url}</a>
+          {e.httpUrl && e.httpUrl !== e.url && <> (<a href={e.httpUrl} rel="noreferrer" target="_blank">{e.httpUrl}</a>)</>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+// The sandbox's status changes, oldest first: its own event stream replays them from the
+// start, then follows; each one also reloads the record (startup result included).
+function useSandboxEvents(id, onEvent) {
+  const [events, setEvents] = useState([]);
+  useEffect(() => {
+    setEvents([]);
+    const source = new EventSource(`${sandboxPath(id)}/events`);
+    source.addEventListener('status', (e) => {
+      try {
+        const event = JSON.parse(e.data);
+        setEvents((old) => [...old, event]);
+        onEvent(event);
+      } catch (err) {
+        // not ours
+      }
+    });
+    return () => source.close();
+  }, [id]);
+  return events;
+}
+
 export function Sandbox({ id }) {
   const [sandbox, setSandbox] = useState(null);
   const [error, setError] = useState(null);
-
-  useEffect(() => {
-    const load = () => api('GET', sandboxPath(id)).then(setSandbox, setError);
-    load();
-    return watchEvents((kind, event) => {
-      if (kind === 'open' || event.sandboxId === id) load();
-    });
-  }, [id]);
+  const load = () => api('GET', sandboxPath(id)).then(setSandbox, setError);
+  useEffect(() => { load(); }, [id]);
+  const events = useSandboxEvents(id, load);
 
   if (error && !sandbox) return <main><a href="#/">← Sandboxes</a><ErrorNote error={error} /></main>;
   if (!sandbox) return <main><p class="empty">Loading…</p></main>;
@@ -222,6 +287,20 @@ export function Sandbox({ id }) {
         <h2 id="run-h">Run a command</h2>
         {!running && <p class="notice">Commands run while the sandbox is running.</p>}
         <RunCommand id={s.id} disabled={!running} />
+      </section>
+      <section aria-labelledby="endpoints-h">
+        <h2 id="endpoints-h">Endpoints</h2>
+        <Endpoints endpoints={s.endpoints} />
+      </section>
+      <section aria-labelledby="events-h">
+        <h2 id="events-h">Events</h2>
+        {events.length === 0 ? <Empty>No status changes yet.</Empty> : (
+          <ol class="timeline">
+            {events.map((e) => (
+              <li><StatusBadge status={e.status} /> <time dateTime={e.at}>{when(e.at)}</time></li>
+            ))}
+          </ol>
+        )}
       </section>
       <section aria-labelledby="files-h">
         <h2 id="files-h">Files</h2>
