@@ -92,6 +92,8 @@ def test_the_dashboard_in_a_browser(daemon, org, tmp_path):
     secret_name, secret_value = "DASHBOARD_TOKEN", "s3cr3t-" + harness.unique("v")
     status, body = org.api("POST", "/v1/secrets", {"name": secret_name, "value": secret_value})
     assert status in (200, 201), body
+    status, _, body, _ = org.request("PUT", "/v1/objects/content?key=reports/a.txt", raw=b"kept in a folder")
+    assert status in (200, 201), body
     status, keys = org.api("GET", "/v1/orgs/%s/keys" % org.org_id)
     assert status == 200 and len(keys["items"]) == 1, keys
     artifacts = os.environ.get("ADAPT_E2E_ARTIFACTS") or str(tmp_path / "screenshots")
@@ -114,5 +116,5 @@ def test_the_dashboard_in_a_browser(daemon, org, tmp_path):
     assert made["network"]["dns"] == "1.1.1.1"
     assert other.get(hidden["id"])["status"] == "running"
     for name in ("sandboxes", "sandbox", "create-form", "sandboxes-360-dark", "secrets", "images",
-                 "storage", "jobs", "account", "keys"):
+                 "storage", "jobs", "account", "keys", "objects"):
         assert os.path.getsize(os.path.join(artifacts, name + ".png")) > 1000

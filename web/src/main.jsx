@@ -7,9 +7,11 @@ import { Sandboxes } from './pages/sandboxes.jsx';
 import { Sandbox } from './pages/sandbox.jsx';
 import { Images, Jobs, Keys, Secrets, Storage } from './pages/resources.jsx';
 import { Account } from './pages/account.jsx';
+import { Objects } from './pages/objects.jsx';
 
 const PAGES = [
-  ['sandboxes', 'Sandboxes'], ['images', 'Images'], ['storage', 'Storage'], ['secrets', 'Secrets'],
+  ['sandboxes', 'Sandboxes'], ['images', 'Images'], ['storage', 'Storage'], ['objects', 'Objects'],
+  ['secrets', 'Secrets'],
   ['jobs', 'Jobs'], ['keys', 'API keys'], ['account', 'Account'],
 ];
 
@@ -26,6 +28,7 @@ function Page({ where, session }) {
     case 'sandbox': return <Sandbox id={where.id} key={where.id} />;
     case 'images': return <Images />;
     case 'storage': return <Storage />;
+    case 'objects': return <Objects />;
     case 'secrets': return <Secrets />;
     case 'jobs': return <Jobs />;
     case 'keys': return <Keys orgId={session.orgId} />;

@@ -184,6 +184,24 @@ try {
     await shot(page, link.toLowerCase());
   }
   await page.locator('main').getByText(env('ORG_ID')).waitFor();
+
+  step('objects: a folder opens, an upload lists, a signed link downloads, a delete removes');
+  await page.getByRole('link', { name: 'Objects', exact: true }).click();
+  await page.getByRole('button', { name: 'reports/', exact: true }).click();
+  await page.getByRole('link', { name: 'a.txt', exact: true }).waitFor();
+  await page.locator('#object-file').setInputFiles({
+    name: 'obj.txt', mimeType: 'text/plain', buffer: Buffer.from('an object from the dashboard'),
+  });
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await page.getByRole('link', { name: 'obj.txt', exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Link to reports/obj.txt', exact: true }).click();
+  const signed = await page.locator('#object-link').inputValue();
+  const fetched = await fetch(signed);
+  assert.equal(await fetched.text(), 'an object from the dashboard');
+  await shot(page, 'objects');
+  page.once('dialog', (d) => d.accept());
+  await page.getByRole('button', { name: 'Delete reports/obj.txt', exact: true }).click();
+  await page.getByRole('link', { name: 'obj.txt', exact: true }).waitFor({ state: 'detached' });
   await page.getByRole('link', { name: 'API keys', exact: true }).click();
   await page.locator('main').getByRole('cell', { name: env('KEY_ID'), exact: true }).waitFor();
   await shot(page, 'keys');
