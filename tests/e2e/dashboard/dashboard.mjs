@@ -83,7 +83,13 @@ try {
   step('the form checks the API limits before sending');
   await page.evaluate(() => { window.__sameDocument = true; });
   await page.getByRole('button', { name: 'New sandbox', exact: true }).click();
-  await page.getByLabel('Name', { exact: true }).fill(FORM_NAME);
+  await page.keyboard.press('Escape');
+  await page.getByRole('form', { name: 'Create a sandbox' }).waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'New sandbox', exact: true }).click();
+  // The dialog opens with the focus in Name: typing goes there.
+  await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'f-name');
+  await page.keyboard.type(FORM_NAME);
+  assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), FORM_NAME);
   await page.getByLabel('CPU', { exact: true }).fill('33');
   await page.getByLabel('Restricted destinations', { exact: true }).check();
   await page.getByLabel('Allowed destinations', { exact: true }).fill('tcp 1.1.1.1 99999');
@@ -158,6 +164,9 @@ try {
   await row.locator('.status-running').waitFor({ timeout: SLOW });
 
   step('delete asks first, then the row disappears');
+  await row.getByRole('button', { name: /^Delete/ }).click();
+  await page.keyboard.press('Escape');
+  await row.getByRole('button', { name: 'Confirm delete', exact: true }).waitFor({ state: 'detached' });
   await row.getByRole('button', { name: /^Delete/ }).click();
   await row.getByRole('button', { name: 'Cancel', exact: true }).click();
   await row.getByRole('button', { name: /^Delete/ }).click();

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { buildCreateRequest, DEFAULTS, LIMITS } from '../create_request.js';
 import { ErrorNote, Field } from '../components.jsx';
@@ -10,6 +10,13 @@ export function CreateSandbox({ onCreated, onCancel }) {
   const [errors, setErrors] = useState({});
   const [failure, setFailure] = useState(null);
   const [busy, setBusy] = useState(false);
+  const [environments, setEnvironments] = useState([]);
+  const nameInput = useRef(null);
+  useEffect(() => nameInput.current.focus(), []);
+  useEffect(() => {
+    // Suggestions only: the API still decides what an image may be.
+    api('GET', '/v1/environments').then((e) => setEnvironments(e.environments.filter((x) => x.available)), () => {});
+  }, []);
   const set = (field) => (e) => {
     const t = e.currentTarget;
     setForm({ ...form, [field]: t.type === 'checkbox' ? t.checked : t.value });
@@ -49,14 +56,18 @@ export function CreateSandbox({ onCreated, onCancel }) {
   }
 
   return (
-    <form class="panel create" onSubmit={submit} aria-label="Create a sandbox">
+    <form class="panel create" onSubmit={submit} aria-label="Create a sandbox"
+      onKeyDown={(e) => { if (e.key === 'Escape') onCancel(); }}>
       <h2>Create a sandbox</h2>
       <div class="grid">
         <Field label="Name" id="f-name" error={errors.name} hint="Shown as the sandbox's name (labels.name).">
-          <input id="f-name" value={form.name} onInput={set('name')} maxLength={256} />
+          <input id="f-name" value={form.name} onInput={set('name')} maxLength={256} ref={nameInput} />
         </Field>
         <Field label="Image" id="f-image" error={errors.image} hint="Empty: adaptd's default image.">
-          <input id="f-image" value={form.image} onInput={set('image')} placeholder="debian:12" />
+          <input id="f-image" value={form.image} onInput={set('image')} placeholder="debian:12" list="f-image-environments" />
+          <datalist id="f-image-environments">
+            {environments.map((e) => <option value={e.alias}>{e.description}</option>)}
+          </datalist>
         </Field>
         {number('cpu', 'CPU', `${LIMITS.cpu[0]}–${LIMITS.cpu[1]} CPUs`)}
         {number('memoryMiB', 'Memory (MiB)', '128–65,536 MiB')}

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, sandboxPath } from '../api.js';
 import { watchEvents } from '../events.js';
 import { age, displayName, memory, STATUSES, ttlLeft } from '../format.js';
@@ -31,6 +31,9 @@ function matches(sandbox, text, status) {
 function RowActions({ sandbox, onError }) {
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
+  const cancel = useRef(null);
+  // The confirmation takes the focus, so Enter or Escape answers it from the keyboard.
+  useEffect(() => { if (confirming && cancel.current) cancel.current.focus(); }, [confirming]);
   const act = async (method, suffix) => {
     setBusy(true);
     try {
@@ -45,10 +48,11 @@ function RowActions({ sandbox, onError }) {
   const label = displayName(sandbox) || sandbox.id;
   if (confirming) {
     return (
-      <span class="confirm" role="group" aria-label={`Delete ${label}?`}>
+      <span class="confirm" role="group" aria-label={`Delete ${label}?`}
+        onKeyDown={(e) => { if (e.key === 'Escape') setConfirming(false); }}>
         <span>Delete?</span>
         <button class="danger" disabled={busy} onClick={() => act('DELETE', '')}>Confirm delete</button>
-        <button onClick={() => setConfirming(false)} autofocus>Cancel</button>
+        <button onClick={() => setConfirming(false)} ref={cancel}>Cancel</button>
       </span>
     );
   }
