@@ -51,5 +51,7 @@ void AddAccountRoutes(Router& router, core::AccountService& accounts);
 void AddSecretRoutes(Router& router, core::SecretService& secrets);
 // /v1/jobs and /v1/runs (one-shot jobs and their runs).
 void AddJobRoutes(Router& router, core::JobService& jobs);
+// GET /v1/sandboxes/{id}/stats.
+void AddStatsRoutes(Router& router, core::SandboxService& sandboxes);
 
 }  // namespace adapt::api

@@ -416,6 +416,7 @@ class Daemon {
     api::AddAccountRoutes(*router_, *accounts_);
     api::AddEnvironmentRoutes(*router_, *images_, *image_policy_);
     api::AddJobRoutes(*router_, *jobs_);
+    api::AddStatsRoutes(*router_, *sandboxes_);
     api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);
     mcp_tools_.emplace();
     // MCP tool calls run apart from the API workers, so that tools that wait never hold those.

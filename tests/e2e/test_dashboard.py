@@ -14,6 +14,10 @@ import harness
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WEB = os.path.join(REPO, "web")
 SCRIPT = os.path.join(os.path.dirname(__file__), "dashboard", "dashboard.mjs")
+# playwright-core needs Node 20 or later; Debian 12's is 18, so the Node 22 that the MCP tests
+# pin (tests/mcp/install.sh) runs the script when it is there.
+PINNED_NODE = os.path.join(REPO, "tests", "mcp", "node_modules", ".bin", "node")
+NODE = PINNED_NODE if os.access(PINNED_NODE, os.X_OK) else "node"
 PASSWORD = "a dashboard password"
 XSS_NAME = '<img src=x onerror="window.__xss=1">"><script>window.__xss=2</script>'
 
@@ -103,7 +107,7 @@ def test_the_dashboard_in_a_browser(daemon, org, tmp_path):
                PASSWORD=PASSWORD, API_KEY=org.key, XSS_NAME=XSS_NAME, XSS_ID=xss["id"],
                OTHER_ID=hidden["id"], FORM_NAME=form_name, SECRET_NAME=secret_name,
                SECRET_VALUE=secret_value, ORG_ID=org.org_id, KEY_ID=keys["items"][0]["id"])
-    run = subprocess.run(["node", SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    run = subprocess.run([NODE, SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     print(run.stdout)
     assert run.returncode == 0 and "ALL STEPS PASSED" in run.stdout, run.stdout + run.stderr
     # What the browser did, as the API sees it: the form's sandbox had the form's settings and

@@ -41,6 +41,7 @@ async function signInWithPassword(page, password) {
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
+let current = null;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/lib/chromium/chromium',
   args: ['--no-sandbox'],
@@ -48,6 +49,7 @@ const browser = await chromium.launch({
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   const page = await context.newPage();
+  current = page;
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error' && !/401|403|404/.test(m.text())) errors.push(m.text()); });
@@ -129,6 +131,10 @@ try {
   await page.locator('pre[data-stream="stdout"]', { hasText: 'dashboard-42' }).waitFor({ timeout: SLOW });
   await page.getByText(/Exit code 0/).waitFor({ timeout: SLOW });
   await page.locator('pre[data-stream="stderr"]', { hasText: 'to-stderr' }).waitFor();
+
+  step('CPU and memory are charted from the stats of the running sandbox');
+  await page.locator('.stats-now', { hasText: /CPU [0-9.]+% of 1 CPU · memory [0-9.]+ MiB of 512 MiB/ }).waitFor({ timeout: 20_000 });
+  assert.equal(await page.locator('figure.chart canvas').count(), 2);
 
   step("the sandbox's events timeline shows it turning running");
   await page.locator('ol.timeline .status-running').first().waitFor();
@@ -256,6 +262,10 @@ try {
 
   assert.deepEqual(errors, [], 'the page reported errors');
   console.log('ALL STEPS PASSED');
+} catch (e) {
+  // What the page showed when the step failed, beside the other screenshots.
+  if (current) await shot(current, 'failure').catch(() => {});
+  throw e;
 } finally {
   await browser.close();
 }

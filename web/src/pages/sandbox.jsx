@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, sandboxPath } from '../api.js';
 import { bytes, displayName, memory, ttlLeft, when } from '../format.js';
 import { Empty, ErrorNote, StatusBadge } from '../components.jsx';
+import { StatsCharts } from './stats_charts.jsx';
 
 function Startup({ startup }) {
   if (!startup) return <Empty>No startup command: an interactive sandbox.</Empty>;
@@ -279,6 +280,12 @@ export function Sandbox({ id }) {
           {s.error && <><dt>Error</dt><dd>{s.error}</dd></>}
         </dl>
       </section>
+      {running && (
+        <section aria-labelledby="stats-h">
+          <h2 id="stats-h">CPU and memory</h2>
+          <StatsCharts id={s.id} />
+        </section>
+      )}
       <section aria-labelledby="startup-h">
         <h2 id="startup-h">Startup</h2>
         <Startup startup={s.startup} />
