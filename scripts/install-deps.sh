@@ -14,6 +14,8 @@ packages=(
   runsc mmdebstrap e2fsprogs iproute2 util-linux procps ca-certificates curl
   # end-to-end tests
   python3 python3-pytest python3-yaml
+  # the dashboard's browser tests (tests/e2e/test_dashboard.py: playwright-core drives it)
+  chromium
   # the Python SDK (sdk/python): installed with pip in its tests, checked by mypy --strict
   python3-pip python3-mypy
   # per-account PostgreSQL (src/database): the server adaptd supervises, its client tools, libpq

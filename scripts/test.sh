@@ -154,6 +154,11 @@ run_stage npm . tests/mcp/install.sh || true
 # The TypeScript SDK (sdk/typescript): tsc and @types/node pinned by its package-lock.json,
 # then dist/ built; its e2e tests (tests/e2e/test_sdk_typescript.py) run dist/ with node.
 run_stage npm-sdk . sdk/typescript/install.sh || true
+# The dashboard (web/): preact, esbuild and playwright-core pinned by its package-lock.json;
+# then the committed bundle (web/dist, what adaptd embeds) must be what web/src builds to, and
+# the frontend's own unit tests (web/test, node's test runner) pass.
+run_stage npm-web . web/install.sh && run_stage web-bundle . web/build.sh --check || true
+run_stage web-unit . node --test web/test/ || true
 
 # start_shard NAME CMD...: runs CMD in the background, its output in $logs/NAME.log, its exit
 # status and seconds in $logs/NAME.rc and NAME.took; shard_pid is its pid.

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "api/errors.h"
+#include "api/request_cookie.h"
 #include "core/registration_gate.h"
 
 namespace adapt::api {
@@ -34,6 +35,24 @@ void Router::AddPublic(const std::string& method, const std::string& pattern,
   routes_.push_back({method, Split(pattern), nullptr, std::move(handler)});
 }
 
+void Router::SetSessionCookie(std::string cookie_name, SessionLookup lookup) {
+  session_cookie_ = std::move(cookie_name);
+  session_lookup_ = std::move(lookup);
+}
+
+Result<core::Principal> Router::Authenticate(const HttpRequest& request) const {
+  std::string key = BearerKey(request);
+  if (!key.empty() || !session_lookup_) return auth_.Authenticate(key);
+  std::string token = CookieValue(request, session_cookie_);
+  if (token.empty()) return auth_.Authenticate(key);
+  ASSIGN_OR_RETURN(auto who, session_lookup_(token));
+  if (request.method != "GET" && request.method != "HEAD" && request.Header("x-adapt-csrf") != "1")
+    return Status(Code::kPermissionDenied,
+                  "a request signed in with the dashboard's cookie that changes something must "
+                  "send the header X-Adapt-CSRF: 1");
+  return who;
+}
+
 bool Router::Match(const Route& route, const std::vector<std::string>& path, PathParams& params) {
   if (route.segments.size() != path.size()) return false;
   PathParams found;
@@ -62,7 +81,7 @@ HttpResponse Router::Handle(const HttpRequest& request) const {
       continue;
     }
     if (route.open) return route.open(request, params);
-    auto who = auth_.Authenticate(BearerKey(request));
+    auto who = Authenticate(request);
     if (!who.ok()) return ErrorResponse(who.status());
     // An account that signed up and has not registered may read and register, nothing else.
     if (request.method != "GET" && request.method != "HEAD" && !IsAccountPath(path)) {

@@ -28,6 +28,12 @@ class Router {
   void AddPublic(const std::string& method, const std::string& pattern, PublicHandler handler);
   HttpResponse Handle(const HttpRequest& request) const;
 
+  // Lets a request without a bearer key sign in with the dashboard's session cookie
+  // `cookie_name`. Such a request that is not a GET or HEAD must also send `X-Adapt-CSRF: 1`, a
+  // header another site's page cannot add (it would need a CORS preflight /v1 never allows).
+  using SessionLookup = std::function<Result<core::Principal>(const std::string& token)>;
+  void SetSessionCookie(std::string cookie_name, SessionLookup lookup);
+
  private:
   struct Route {
     std::string method;
@@ -37,8 +43,12 @@ class Router {
   };
   static bool Match(const Route& route, const std::vector<std::string>& path, PathParams& params);
 
+  Result<core::Principal> Authenticate(const HttpRequest& request) const;
+
   core::Auth& auth_;
   std::vector<Route> routes_;
+  std::string session_cookie_;
+  SessionLookup session_lookup_;
 };
 
 }  // namespace adapt::api

@@ -54,5 +54,7 @@ void AddSecretRoutes(Router& router, core::SecretService& secrets);
 void AddJobRoutes(Router& router, core::JobService& jobs);
 // /v1/apps: deployed apps (app_routes.cc).
 void AddAppRoutes(Router& router, core::AppService& apps);
+// GET /v1/sandboxes/{id}/stats.
+void AddStatsRoutes(Router& router, core::SandboxService& sandboxes);
 
 }  // namespace adapt::api

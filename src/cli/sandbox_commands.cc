@@ -261,6 +261,7 @@ void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
   AddSandboxFiles(*group, invocation);
   AddSandboxExpose(*group, invocation);
   AddSandboxStopStart(*group, invocation);
+  AddSandboxStats(*group, invocation);
 }
 
 }  // namespace adapt::cli

@@ -18,6 +18,7 @@
 #include "api/stream_threads.h"
 #include "base/fault_point.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "core/app_service.h"
 #include "core/environments.h"
 #include "core/image_policy.h"
@@ -31,6 +32,7 @@
 #include "core/warm_pool.h"
 #include "daemon/config.h"
 #include "daemon/paths.h"
+#include "dashboard/dashboard_routes.h"
 #include "mcp/cors.h"
 #include "mcp/mcp_http.h"
 #include "mcp/oauth_server.h"
@@ -410,6 +412,8 @@ class Daemon {
     api::AddOrgRoutes(*router_, *auth_);
     users_.emplace(*store_);
     api::AddUserRoutes(*router_, *users_);
+    dashboard_sessions_.emplace(*store_, *auth_, *users_, [] { return NowMillis(); });
+    dashboard::AddDashboardRoutes(*router_, *dashboard_sessions_);
     api::AddSandboxRoutes(*router_, *sandboxes_);
     api::AddCommandRoutes(*router_, *commands_, *workers_);
     api::AddEndpointRoutes(*router_, *endpoints_);
@@ -421,6 +425,7 @@ class Daemon {
     api::AddEnvironmentRoutes(*router_, *images_, *image_policy_);
     api::AddJobRoutes(*router_, *jobs_);
     api::AddAppRoutes(*router_, *apps_);
+    api::AddStatsRoutes(*router_, *sandboxes_);
     api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);
     mcp_tools_.emplace();
     // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
@@ -492,6 +497,7 @@ class Daemon {
   std::string master_key_;
   std::optional<core::Auth> auth_;
   std::optional<core::Users> users_;
+  std::optional<dashboard::DashboardSessions> dashboard_sessions_;
   std::string key_file_;
   std::optional<storage::StorageTokens> storage_tokens_;
   std::optional<storage::ObjectStore> object_store_;

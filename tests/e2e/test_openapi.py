@@ -76,6 +76,7 @@ SERVED = {
     ("GET", "/v1/environments"),
     ("POST", "/v1/sandboxes/{id}/stop"),
     ("POST", "/v1/sandboxes/{id}/start"),
+    ("GET", "/v1/sandboxes/{id}/stats"),
     ("OPTIONS", "/mcp"),
     ("POST", "/v1/storage"),
     ("GET", "/v1/storage"),

@@ -213,6 +213,7 @@ OPERATIONS = {
     "getSandbox": ("Sandboxes", "get", "get"),
     "deleteSandbox": ("Sandbox", "delete", "delete"),
     "stopSandbox": ("Sandbox", "stop", "stop"),
+    "getSandboxStats": ("Sandbox", "stats", "stats"),
     "startSandbox": ("Sandbox", "start", "start"),
     "streamSandboxEvents": ("Sandbox", "events", "events"),
     "streamEvents": ("Sandboxes", "events", "events"),

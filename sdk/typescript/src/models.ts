@@ -474,3 +474,14 @@ export interface LedgerEntry {
   expiresAt: string | null;
   createdAt: string;
 }
+
+/** GET /v1/sandboxes/{id}/stats: a running sandbox's CPU time and memory now. */
+export interface SandboxStats {
+  sandboxId: string;
+  at: string;
+  cpu: number;
+  memoryMiB: number;
+  cpuUsageUsec: number;
+  memoryBytes: number;
+  pids: number;
+}

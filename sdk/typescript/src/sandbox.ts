@@ -4,7 +4,7 @@ import type { Client } from "./client.js";
 import { CommandHandle, Commands, type RunOptions } from "./commands.js";
 import { RequestTimeout, SandboxFailed } from "./errors.js";
 import { Files } from "./files.js";
-import type { Artifact, ArtifactList, CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, StatusEvent } from "./models.js";
+import type { Artifact, ArtifactList, CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, SandboxStats, StatusEvent } from "./models.js";
 import { paginate } from "./pages.js";
 import { parseEvents } from "./sse.js";
 import { newIdempotencyKey, type Transport } from "./transport.js";
@@ -164,6 +164,11 @@ export class Sandbox {
   }
 
   /** Stops (hibernates) a running sandbox; answers once it is `hibernated`. */
+  /** CPU time and memory of the running sandbox now; 409 unless it is running. */
+  async stats(): Promise<SandboxStats> {
+    return this.t.call<SandboxStats>("GET", `/v1/sandboxes/${this.id}/stats`);
+  }
+
   async stop(): Promise<SandboxInfo> {
     this.info = await this.t.call<SandboxInfo>("POST", `/v1/sandboxes/${this.id}/stop`, { json: {} });
     return this.info;

@@ -145,6 +145,12 @@ class Sandbox:
             # A new record: ones answered earlier stay as they were.
             self.info = dataclasses.replace(self.info, status="deleted")
 
+    def stats(self) -> Dict[str, Any]:
+        """CPU time and memory of the running sandbox now (sandboxId, at, cpu, memoryMiB,
+        cpuUsageUsec, memoryBytes, pids); 409 unless it is running."""
+        result: Dict[str, Any] = self._t.call("GET", self._path("/stats"))
+        return result
+
     def stop(self) -> SandboxInfo:
         """Stops (hibernates) a running sandbox; answers once it is `hibernated`."""
         self.info = _model.from_json(SandboxInfo, self._t.call("POST", self._path("/stop"), json_body={}))

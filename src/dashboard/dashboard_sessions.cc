@@ -1,0 +1,76 @@
+#include "dashboard/dashboard_sessions.h"
+
+#include "base/ids.h"
+
+namespace adapt::dashboard {
+namespace {
+
+Status SignedOut() {
+  return Status(Code::kUnauthenticated, "the dashboard session ended: sign in again");
+}
+
+}  // namespace
+
+DashboardSessions::DashboardSessions(store::Store& store, core::Auth& auth, core::Users& users,
+                                     std::function<int64_t()> now)
+    : store_(store), auth_(auth), users_(users), now_(std::move(now)) {}
+
+Result<OpenedSession> DashboardSessions::SignInWithKey(const std::string& key) {
+  ASSIGN_OR_RETURN(auto who, auth_.Authenticate(key));
+  return Open(who, Sha256Hex(key));
+}
+
+Result<OpenedSession> DashboardSessions::SignInWithPassword(const std::string& email,
+                                                            const std::string& password) {
+  ASSIGN_OR_RETURN(auto who, users_.SignIn(email, password));
+  return Open(who, "");
+}
+
+Result<OpenedSession> DashboardSessions::Open(core::Principal who, std::string key_hash) {
+  who.is_admin = false;
+  int64_t now = now_();
+  OpenedSession opened{RandomToken(32), now + kLifetimeMillis, who};
+  std::lock_guard lock(mu_);
+  if (sessions_.size() >= kMaxSessions) {
+    std::erase_if(sessions_, [now](const auto& s) { return s.second.expires_at <= now; });
+    if (sessions_.size() >= kMaxSessions)
+      return Status(Code::kResourceExhausted,
+                    "too many dashboard sessions are open: try again later");
+  }
+  sessions_[Sha256Hex(opened.token)] = {who, std::move(key_hash), opened.expires_at};
+  return opened;
+}
+
+Result<core::Principal> DashboardSessions::Find(const std::string& token) {
+  if (token.empty()) return SignedOut();
+  std::string hash = Sha256Hex(token);
+  Session session;
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(hash);
+    if (it == sessions_.end()) return SignedOut();
+    if (it->second.expires_at <= now_()) {
+      sessions_.erase(it);
+      return SignedOut();
+    }
+    session = it->second;
+  }
+  if (!session.key_hash.empty()) {
+    auto key = store_.FindApiKey(session.key_hash);
+    if (!key.ok()) {
+      if (key.status().code() != Code::kNotFound) return key.status();
+      SignOut(token);
+      return SignedOut();
+    }
+  }
+  ASSIGN_OR_RETURN(auto org, store_.GetOrg(session.who.org_id));
+  session.who.registered = org.registered;
+  return session.who;
+}
+
+void DashboardSessions::SignOut(const std::string& token) {
+  std::lock_guard lock(mu_);
+  sessions_.erase(Sha256Hex(token));
+}
+
+}  // namespace adapt::dashboard

@@ -1,0 +1,66 @@
+#include "dashboard/dashboard_sessions.h"
+
+#include "dashboard/dashboard_test_support.h"
+
+namespace adapt::dashboard {
+namespace {
+
+using DashboardSessionsTest = DashboardFixture;
+
+TEST_F(DashboardSessionsTest, AKeySessionActsForItsOrganizationAndNeverAsAdmin) {
+  auto opened = sessions_.SignInWithKey(key_);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  EXPECT_GE(opened->token.size(), 40u);
+  auto who = sessions_.Find(opened->token);
+  ASSERT_TRUE(who.ok());
+  EXPECT_EQ(who->org_id, "org_acme");
+  EXPECT_FALSE(who->is_admin);
+}
+
+TEST_F(DashboardSessionsTest, AWrongKeyOrPasswordOpensNothing) {
+  EXPECT_EQ(sessions_.SignInWithKey("adapt_nope").status().code(), Code::kUnauthenticated);
+  EXPECT_EQ(sessions_.SignInWithPassword("ada@example.com", "not the password").status().code(),
+            Code::kUnauthenticated);
+  EXPECT_EQ(sessions_.SignInWithPassword("eve@example.com", "a long password").status().code(),
+            Code::kUnauthenticated);
+}
+
+TEST_F(DashboardSessionsTest, APasswordSessionIsTheUsersOrganization) {
+  auto opened = sessions_.SignInWithPassword("Ada@Example.com", "a long password");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  EXPECT_EQ(sessions_.Find(opened->token)->org_id, "org_acme");
+}
+
+TEST_F(DashboardSessionsTest, ASessionExpiresAfterItsLifetime) {
+  auto opened = sessions_.SignInWithKey(key_);
+  ASSERT_TRUE(opened.ok());
+  now_ += DashboardSessions::kLifetimeMillis - 1;
+  EXPECT_TRUE(sessions_.Find(opened->token).ok());
+  now_ += 1;
+  EXPECT_EQ(sessions_.Find(opened->token).status().code(), Code::kUnauthenticated);
+}
+
+TEST_F(DashboardSessionsTest, SigningOutEndsOnlyThatSession) {
+  auto first = sessions_.SignInWithKey(key_);
+  auto second = sessions_.SignInWithKey(key_);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_NE(first->token, second->token);
+  sessions_.SignOut(first->token);
+  EXPECT_EQ(sessions_.Find(first->token).status().code(), Code::kUnauthenticated);
+  EXPECT_TRUE(sessions_.Find(second->token).ok());
+}
+
+TEST_F(DashboardSessionsTest, DeletingTheKeyEndsItsSessions) {
+  auto opened = sessions_.SignInWithKey(key_);
+  ASSERT_TRUE(opened.ok());
+  ASSERT_TRUE(store_.DeleteApiKey("org_acme", key_id_).ok());
+  EXPECT_EQ(sessions_.Find(opened->token).status().code(), Code::kUnauthenticated);
+}
+
+TEST_F(DashboardSessionsTest, AnUnknownOrEmptyTokenIsSignedOut) {
+  EXPECT_EQ(sessions_.Find("").status().code(), Code::kUnauthenticated);
+  EXPECT_EQ(sessions_.Find("made-up").status().code(), Code::kUnauthenticated);
+}
+
+}  // namespace
+}  // namespace adapt::dashboard

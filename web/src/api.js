@@ -1,0 +1,52 @@
+// The dashboard's one way to the API: same origin, the session cookie, and the header the API
+// asks of cookie requests that change something (X-Adapt-CSRF). Errors arrive as the API's
+// sentence (API.md's error format) in an ApiError.
+
+export class ApiError extends Error {
+  constructor(status, code, message, field) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.field = field;
+  }
+}
+
+let signedOut = () => {};
+
+// `handler` runs when the API answers 401: the session expired or was revoked.
+export function onSignedOut(handler) {
+  signedOut = handler;
+}
+
+export async function api(method, path, body, { quiet401 = false } = {}) {
+  const headers = { 'X-Adapt-CSRF': '1' };
+  let payload;
+  if (body instanceof Blob) {
+    payload = body;
+    headers['Content-Type'] = 'application/octet-stream';
+  } else if (body !== undefined) {
+    payload = JSON.stringify(body);
+    headers['Content-Type'] = 'application/json';
+  }
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
+  } catch (e) {
+    throw new ApiError(0, 'unreachable', 'adaptd could not be reached: ' + e.message);
+  }
+  if (res.status === 401 && !quiet401) signedOut();
+  if (!res.ok) {
+    let error = {};
+    try {
+      error = (await res.json()).error || {};
+    } catch (e) {
+      // not the API's error format: the status says enough
+    }
+    throw new ApiError(res.status, error.code, error.message || `HTTP ${res.status}`, error.field);
+  }
+  if (res.status === 204) return null;
+  const type = res.headers.get('content-type') || '';
+  return type.includes('json') ? res.json() : res.text();
+}
+
+export const sandboxPath = (id) => `/v1/sandboxes/${encodeURIComponent(id)}`;

@@ -1,0 +1,50 @@
+// The organization's status events (GET /v1/events, Server-Sent Events): one EventSource for
+// the page, shared by every view. The browser reconnects with Last-Event-ID by itself; when the
+// stream opens (again), listeners are told to reload their lists, so that nothing said while
+// it was down is missed (list, then watch).
+import { api } from './api.js';
+
+const listeners = new Set();
+let source = null;
+let retry = null;
+
+function notify(kind, data) {
+  for (const listener of listeners) listener(kind, data);
+}
+
+function open() {
+  source = new EventSource('/v1/events');
+  source.addEventListener('open', () => notify('open'));
+  source.addEventListener('status', (e) => {
+    try {
+      notify('status', JSON.parse(e.data));
+    } catch (err) {
+      // a frame that is not JSON is not ours to show
+    }
+  });
+  source.addEventListener('error', () => {
+    if (source.readyState !== EventSource.CLOSED) return;
+    // Refused (401, or adaptd restarted): ask whether the session is still good; api() tells
+    // the page when it is not, else try again shortly.
+    source = null;
+    api('GET', '/dashboard/session').then(
+      () => { retry = setTimeout(open, 2000); },
+      () => {},
+    );
+  });
+}
+
+// Calls `listener(kind, data)` for 'open' and 'status' ({sandboxId, status, at}); returns the
+// function that stops it.
+export function watchEvents(listener) {
+  listeners.add(listener);
+  if (!source && !retry) open();
+  return () => listeners.delete(listener);
+}
+
+export function closeEvents() {
+  clearTimeout(retry);
+  retry = null;
+  if (source) source.close();
+  source = null;
+}

@@ -1,0 +1,35 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { Empty, ErrorNote } from '../components.jsx';
+
+// A page that is one table of a list API: `columns` are [{label, cell(item)}]; `items(answer)`
+// picks the rows out of the answer. A new resource's page is a call of this.
+export function ResourceList({ title, path, items = (a) => a.items, columns, empty, intro, children, reloadKey }) {
+  const [rows, setRows] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    api('GET', path).then((answer) => setRows(items(answer)), setError);
+  }, [path, reloadKey]);
+  return (
+    <main>
+      <div class="toolbar"><h1>{title}</h1></div>
+      {intro && <p class="notice">{intro}</p>}
+      {children}
+      <ErrorNote error={error} />
+      {rows === null && !error && <p class="empty">Loading…</p>}
+      {rows !== null && rows.length === 0 && <Empty>{empty}</Empty>}
+      {rows !== null && rows.length > 0 && (
+        <div class="table-wrap">
+          <table class="resources">
+            <thead><tr>{columns.map((c) => <th>{c.label}</th>)}</tr></thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr>{columns.map((c) => <td data-label={c.label}>{c.cell(row)}</td>)}</tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,95 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { bytes, memory, when } from '../format.js';
+import { ErrorNote, StatusBadge } from '../components.jsx';
+import { ResourceList } from './resource_list.jsx';
+
+const mono = (text) => <span class="mono">{text}</span>;
+
+export function Images() {
+  return (
+    <ResourceList title="Images" path="/v1/images" items={(a) => a.images}
+      empty="No images yet. Pull or import one with adapt image, or create a sandbox from a registry image."
+      columns={[
+        { label: 'Reference', cell: (i) => mono(i.reference) },
+        { label: 'ID', cell: (i) => mono(i.id) },
+        { label: 'Status', cell: (i) => <StatusBadge status={i.status} /> },
+        { label: 'Size', cell: (i) => (i.size ? bytes(i.size) : '—') },
+        { label: 'Platform', cell: (i) => i.platform || '—' },
+        { label: 'Created', cell: (i) => when(i.createdAt) },
+      ]} />
+  );
+}
+
+export function Storage() {
+  return (
+    <ResourceList title="Storage" path="/v1/storage"
+      empty="No persistent storage yet. A durable sandbox makes the default one."
+      columns={[
+        { label: 'Name', cell: (v) => v.name },
+        { label: 'Size', cell: (v) => memory(v.sizeMiB) },
+        { label: 'Used', cell: (v) => (v.usedBytes == null ? 'not mounted' : bytes(v.usedBytes)) },
+        { label: 'Status', cell: (v) => <StatusBadge status={v.status} /> },
+        { label: 'Attached to', cell: (v) => mono((v.attachments || []).map((a) => a.sandboxId).join(', ') || '—') },
+        { label: 'Created', cell: (v) => when(v.createdAt) },
+      ]} />
+  );
+}
+
+export function Secrets() {
+  return (
+    <ResourceList title="Secrets" path="/v1/secrets"
+      intro="Names and versions only: values go in through the API or the CLI and never come out."
+      empty="No secrets yet. Add one with adapt secret set."
+      columns={[
+        { label: 'Name', cell: (s) => mono(s.name) },
+        { label: 'Version', cell: (s) => s.version },
+        { label: 'Updated', cell: (s) => when(s.updatedAt) },
+      ]} />
+  );
+}
+
+export function Jobs() {
+  return (
+    <ResourceList title="Jobs" path="/v1/jobs?limit=100"
+      empty="No jobs yet. Submit one with adapt job run."
+      columns={[
+        { label: 'ID', cell: (j) => mono(j.id) },
+        { label: 'Status', cell: (j) => <StatusBadge status={j.status} /> },
+        { label: 'Command', cell: (j) => mono((j.argv || []).join(' ')) },
+        { label: 'Image', cell: (j) => mono(j.image) },
+        { label: 'Attempts', cell: (j) => `${j.attempts} of ${j.maxAttempts}` },
+        { label: 'Exit code', cell: (j) => j.exitCode ?? '—' },
+        { label: 'Created', cell: (j) => when(j.createdAt) },
+      ]} />
+  );
+}
+
+// The organization's API keys (names and ids; a key's text is shown only when the operator
+// makes it). Deleting one ends the programs and dashboard sessions that use it.
+export function Keys({ orgId }) {
+  const [error, setError] = useState(null);
+  const [reloadKey, setReloadKey] = useState(0);
+  const path = `/v1/orgs/${encodeURIComponent(orgId)}/keys`;
+  async function remove(key) {
+    if (!confirm(`Delete the key ${key.name || key.id}? Programs using it stop working.`)) return;
+    try {
+      await api('DELETE', `${path}/${encodeURIComponent(key.id)}`);
+      setReloadKey(reloadKey + 1);
+    } catch (err) {
+      setError(err);
+    }
+  }
+  return (
+    <ResourceList title="API keys" path={path} reloadKey={reloadKey} empty="No keys."
+      intro="The operator makes keys (adapt org key create); here you can see and delete them."
+      columns={[
+        { label: 'Name', cell: (k) => k.name },
+        { label: 'ID', cell: (k) => mono(k.id) },
+        { label: 'Created', cell: (k) => when(k.createdAt) },
+        { label: 'Actions', cell: (k) => <button class="danger" onClick={() => remove(k)} aria-label={`Delete key ${k.name || k.id}`}>Delete</button> },
+      ]}>
+      <ErrorNote error={error} />
+    </ResourceList>
+  );
+}
