@@ -7,10 +7,12 @@ Timing: every assertion on when the stop came is a lower bound that holds by con
 waits for the stop itself are generous upper bounds, not races."""
 
 import datetime
+import json
 import time
 
 from harness import run_command, wait_for_agent
 
+import test_network_endpoints as endpoints
 from test_files import get, put
 from test_stop_start import out, running_sandbox, start
 
@@ -49,6 +51,14 @@ def test_idle_timeout_is_validated_and_shown_in_the_record(org):
     assert plain["idleTimeoutSeconds"] is None
     null = org.create({"idleTimeoutSeconds": None})
     assert null["idleTimeoutSeconds"] is None
+    p = org.cli("sandbox", "create", "--idle-timeout", "900", "--json")
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    created = json.loads(p.stdout)
+    org.daemon.created.append((org, created["id"]))
+    assert created["idleTimeoutSeconds"] == 900, created
+    p = org.cli("sandbox", "create", "--idle-timeout", "5")
+    assert p.returncode != 0 and "idleTimeoutSeconds must be between 10 and 86400" in p.stderr, (
+        p.stdout, p.stderr)
 
 
 def test_instant_sandbox_is_stopped_once_idle_and_a_running_command_keeps_it_up(org):
@@ -101,3 +111,34 @@ def test_durable_sandbox_is_checkpointed_once_idle_and_file_transfers_count_as_u
     org.wait_for_status(sid, "running", 120)
     wait_for_agent(org, sid)
     assert out(org, sid, "kill -0 %s && cat /root/kept.txt" % pid)["stdout"] == "kept\n"
+
+
+def test_ingress_connections_count_as_use(org):
+    sid = running_sandbox(org, {"idleTimeoutSeconds": TIMEOUT})
+    endpoints.start_server(org, sid)
+    ep = endpoints.expose(org, sid)
+    last_use = now_ms()
+    until = time.monotonic() + TIMEOUT + 6
+    while time.monotonic() < until:
+        last_use = now_ms()
+        status, _ = endpoints.get(ep)
+        assert status == 200, status
+        assert org.get(sid)["status"] == "running"
+        time.sleep(2)
+    h = wait_hibernated(org, sid)["hibernation"]
+    assert millis(h["stoppedAt"]) - last_use >= TIMEOUT * 1000, (h, last_use)
+
+
+# adaptd does not persist last use: a restart counts every running sandbox as used when it
+# comes back, so a sandbox left idle while adaptd was down is not hibernated at start-up.
+def test_a_restart_of_adaptd_counts_as_use_rather_than_hibernating_at_once(fresh_daemon):
+    d = fresh_daemon
+    admin = d.admin
+    sid = running_sandbox(admin, {"idleTimeoutSeconds": TIMEOUT})
+    d.stop()
+    time.sleep(TIMEOUT + 2)  # longer than its timeout without adaptd
+    restarted = now_ms()
+    d.start(port=d.port)
+    h = wait_hibernated(admin, sid)["hibernation"]
+    assert "idleTimeoutSeconds" in h["note"], h
+    assert millis(h["stoppedAt"]) - restarted >= TIMEOUT * 1000, (h, restarted)
