@@ -238,6 +238,7 @@ const core::FieldNames& RestSandboxFields() {
   static const core::FieldNames kNames({{"memory_mib", "memoryMiB"},
                                         {"disk_mib", "diskMiB"},
                                         {"ttl_seconds", "ttlSeconds"},
+                                        {"idle_timeout_seconds", "idleTimeoutSeconds"},
                                         {"image_id", "imageId"},
                                         {"security_profile", "securityProfile"},
                                         {"startup_class", "startupClass"}});
@@ -246,11 +247,12 @@ const core::FieldNames& RestSandboxFields() {
 
 Result<core::CreateSandbox> CreateSandboxFromJson(const json& body) {
   if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
-  RETURN_IF_ERROR(CheckKnownFields(
-      body,
-      {"cpu", "memoryMiB", "diskMiB", "ttlSeconds", "labels", "image", "imageId", "network",
-       "startup", "env", "secrets", "gpu", "securityProfile", "startupClass", "storage"},
-      ""));
+  RETURN_IF_ERROR(
+      CheckKnownFields(body,
+                       {"cpu", "memoryMiB", "diskMiB", "ttlSeconds", "labels", "image", "imageId",
+                        "network", "startup", "env", "secrets", "gpu", "securityProfile",
+                        "startupClass", "storage", "idleTimeoutSeconds"},
+                       ""));
   core::CreateSandbox req;
   ASSIGN_OR_RETURN(req.cpu, OptionalInteger(body, "cpu"));
   ASSIGN_OR_RETURN(req.memory_mib, OptionalInteger(body, "memoryMiB"));
@@ -259,6 +261,9 @@ Result<core::CreateSandbox> CreateSandboxFromJson(const json& body) {
     req.no_expiry = true;
   } else {
     ASSIGN_OR_RETURN(req.ttl_seconds, OptionalInteger(body, "ttlSeconds"));
+  }
+  if (!(body.contains("idleTimeoutSeconds") && body["idleTimeoutSeconds"].is_null())) {
+    ASSIGN_OR_RETURN(req.idle_timeout_seconds, OptionalInteger(body, "idleTimeoutSeconds"));
   }
   ASSIGN_OR_RETURN(req.labels, StringMap(body, "labels", "labels must be an object of strings",
                                          "label values must be strings"));
@@ -315,6 +320,9 @@ json SandboxToJson(const core::Sandbox& s) {
       {"memoryMiB", c.memory_mib},
       {"diskMiB", c.disk_mib},
       {"ttlSeconds", c.ttl_seconds ? json(*c.ttl_seconds) : json(nullptr)},
+      // Hibernated after this many seconds without use; null: never.
+      {"idleTimeoutSeconds",
+       c.idle_timeout_seconds ? json(*c.idle_timeout_seconds) : json(nullptr)},
       {"labels", labels},
       {"image", c.image},
       {"imageId", Text(c.image_id)},

@@ -80,6 +80,10 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
       ->type_name("MiB");
   create->add_option("--ttl", flags.ttl, "lifetime in seconds, or none (default 3600)")
       ->type_name("SECONDS|none");
+  create
+      ->add_option("--idle-timeout", flags.idle_timeout,
+                   "hibernate it after this many seconds unused (default never)")
+      ->type_name("SECONDS");
   // allow_extra_args(false): each --label takes one value, so repeats are how to give more.
   create->add_option("--label", flags.labels, "label, repeatable")
       ->type_name("KEY=VALUE")

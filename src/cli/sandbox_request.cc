@@ -79,6 +79,7 @@ Result<nlohmann::json> BuildCreateBody(const SandboxCreateFlags& flags,
   } else {
     RETURN_IF_ERROR(SetInteger(body, "ttlSeconds", "--ttl", flags.ttl));
   }
+  RETURN_IF_ERROR(SetInteger(body, "idleTimeoutSeconds", "--idle-timeout", flags.idle_timeout));
   RETURN_IF_ERROR(MergePairs(body, "labels", "--label", flags.labels));
   RETURN_IF_ERROR(MergePairs(body, "env", "--env", flags.env));
   if (!flags.image.empty()) {

@@ -19,6 +19,7 @@ struct SandboxCreateFlags {
   std::string memory_mib;
   std::string disk_mib;
   std::string ttl;                  // seconds, or "none" for no expiry
+  std::string idle_timeout;         // seconds unused before it hibernates
   std::vector<std::string> labels;  // KEY=VALUE each
   std::vector<std::string> env;     // KEY=VALUE each
   std::string image;
@@ -40,8 +41,9 @@ Result<std::pair<std::string, std::string>> ParseKeyValue(std::string_view flag,
 Result<nlohmann::json> ParseDataDocument(std::string_view text, std::string_view source);
 
 // Starts from `data` (the --data object, or null) and sets over it each field a flag gives:
-// cpu, memoryMiB, diskMiB, ttlSeconds (null for "none"), labels and env (merged key by key),
-// image (dropping imageId), network.egress, storage, startupClass, securityProfile, and startup
+// cpu, memoryMiB, diskMiB, ttlSeconds (null for "none"), idleTimeoutSeconds, labels and env (merged
+// key by key), image (dropping imageId), network.egress, storage, startupClass, securityProfile,
+// and startup
 // {"mode":"image"} for
 // --run-image or
 // {"mode":"command","argv":[...]} for a command. Other fields of `data` pass through.

@@ -51,6 +51,14 @@ TEST(BuildCreateBody, OutOfRangeNumbersPassThroughForTheServerToJudge) {
   EXPECT_EQ(body["ttlSeconds"], -5);
 }
 
+TEST(BuildCreateBody, IdleTimeoutIsIdleTimeoutSeconds) {
+  SandboxCreateFlags flags;
+  flags.idle_timeout = "900";
+  json body = MustBuild(flags);
+  EXPECT_EQ(body["idleTimeoutSeconds"], 900);
+  EXPECT_FALSE(MustBuild(SandboxCreateFlags{}).contains("idleTimeoutSeconds"));
+}
+
 TEST(BuildCreateBody, NonIntegerIsAUsageErrorNamingTheFlag) {
   SandboxCreateFlags flags;
   flags.memory_mib = "4G";

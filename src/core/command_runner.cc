@@ -37,6 +37,7 @@ struct CommandRunner::Running {
   runtime::AgentExit agent_exit;
   bool finished = false;  // the final record is in `record`
   std::string lost_why;   // why it is lost, when known before Finish
+  ActivityHold busy;      // its sandbox is in use while it runs (idle_tracker.h)
 };
 
 namespace {
@@ -149,6 +150,7 @@ std::shared_ptr<CommandRunner::Running> CommandRunner::Register(store::CommandRe
   c->record = std::move(record);
   c->secrets = std::move(secrets);
   c->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  c->busy = ActivityHold(activity_, c->record.sandbox_id);
   std::lock_guard lock(mu_);
   running_[c->record.id] = c;
   threads_ += 1;
@@ -161,10 +163,12 @@ bool CommandRunner::IsRunning(const std::string& id) {
 }
 
 void CommandRunner::Unregister(const std::string& id) {
+  ActivityHold ended;  // released once the lock is
   {
     std::lock_guard lock(mu_);
     auto it = running_.find(id);
     if (it != running_.end()) {
+      ended = std::move(it->second->busy);
       std::string sandbox_id = it->second->record.sandbox_id;
       running_.erase(it);
       bool more = false;

@@ -19,6 +19,7 @@
 
 #include "agent/protocol.h"
 #include "core/event_bus.h"
+#include "core/sandbox_activity.h"
 #include "runtime/runtime.h"
 #include "store/store.h"
 
@@ -72,6 +73,8 @@ class CommandRunner {
   // Where a command's end is announced (Change::kCommandEnded), for the Waiter. Set before
   // starting commands.
   void set_event_bus(EventBus* bus) { bus_ = bus; }
+  // Where a running command marks its sandbox in use. Set before starting commands.
+  void set_activity(SandboxActivity* activity) { activity_ = activity; }
   // A tap on the command's output; nullptr when it does not run here.
   std::unique_ptr<Tap> Follow(const std::string& id);
   // Says why sandbox `sandbox_id` ends (its `error`, or that it is deleted or stopped), once
@@ -105,6 +108,7 @@ class CommandRunner {
   };
   std::map<std::string, std::vector<Lost>> lost_;
   EventBus* bus_ = nullptr;
+  SandboxActivity* activity_ = nullptr;
   int threads_ = 0;
   std::atomic<bool> stopping_{false};
 };

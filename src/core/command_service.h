@@ -71,6 +71,8 @@ class CommandService {
     runner_.set_event_bus(bus);
     waiter_ = waiter;
   }
+  // Where running commands mark their sandbox in use (idle_tracker.h). Set before serving.
+  void set_activity(SandboxActivity* activity) { runner_.set_activity(activity); }
   // NotFound for an id of another organization or sandbox.
   Result<Command> Get(const Principal& who, const std::string& sandbox_id, const std::string& id);
   // Newest first.

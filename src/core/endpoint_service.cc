@@ -113,6 +113,7 @@ std::optional<net::IngressBackend> EndpointService::Route(const std::string& hos
   if (!sandbox.ok() || sandbox->status != "running") return std::nullopt;
   auto address = network_.AddressOf(e->sandbox_id);
   if (!address || address->empty()) return std::nullopt;
+  if (activity_) activity_->Touch(e->sandbox_id);
   return net::IngressBackend{*address, static_cast<uint16_t>(e->port), {}};
 }
 

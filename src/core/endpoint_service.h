@@ -11,6 +11,7 @@
 
 #include "core/account_service.h"
 #include "core/auth.h"
+#include "core/sandbox_activity.h"
 #include "core/sandbox_endpoint.h"
 #include "net/ingress.h"
 #include "net/network_manager.h"
@@ -46,6 +47,8 @@ class EndpointService {
   // Where Create finds the organization's plan limit on endpoints (checked in the transaction
   // that records one); without one, none applies.
   void set_account_service(AccountService* accounts) { accounts_ = accounts; }
+  // Where a routed connection marks its sandbox used (idle_tracker.h). Set before serving.
+  void set_activity(SandboxActivity* activity) { activity_ = activity; }
 
   // NotFound for an unknown sandbox, Conflict when it is not running or has egress "none".
   Result<Endpoint> Create(const Principal& who, const std::string& sandbox_id,
@@ -70,6 +73,7 @@ class EndpointService {
   store::SandboxStore& sandboxes_;
   store::EndpointStore& endpoints_;
   AccountService* accounts_ = nullptr;
+  SandboxActivity* activity_ = nullptr;
   net::NetworkManager& network_;
   EndpointOptions options_;
   std::function<void(const std::string&)> on_removed_;

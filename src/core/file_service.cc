@@ -27,6 +27,23 @@ constexpr size_t kChunk = 256 * 1024;
 constexpr size_t kMaxReplyBytes = 64 << 20;
 
 // Exit codes of `adapt-agent file` (agent/file_util.h is the agent's side of the contract).
+// A file operation that keeps its sandbox in use until it is destroyed (a download ends when
+// its reader is).
+class BusyFileOp : public FileOp {
+ public:
+  BusyFileOp(std::unique_ptr<FileOp> op, ActivityHold busy)
+      : op_(std::move(op)), busy_(std::move(busy)) {}
+  int input_fd() const override { return op_->input_fd(); }
+  int output_fd() const override { return op_->output_fd(); }
+  void CloseInput() override { op_->CloseInput(); }
+  Status Finish() override { return op_->Finish(); }
+  const char* served_by() const override { return op_->served_by(); }
+
+ private:
+  std::unique_ptr<FileOp> op_;
+  ActivityHold busy_;
+};
+
 enum AgentExit {
   kNotFound = 3,
   kBadTarget = 4,
@@ -211,15 +228,19 @@ Result<FileService::Started> FileService::Start(const Principal& who, const std:
   if (sandbox.status != "running")
     return Conflict("sandbox " + sandbox_id + " is " + sandbox.status +
                     "; files are available only while it runs");
+  auto busy = [&](std::unique_ptr<FileOp> op) {
+    return Started{
+        std::make_unique<BusyFileOp>(std::move(op), ActivityHold(activity_, sandbox_id))};
+  };
   if (auto agent = runtime_.Agent(sandbox_id)) {
     auto op = StartViaAgent(agent, sandbox_id, args);
-    if (op.ok()) return Started{std::move(*op)};
+    if (op.ok()) return busy(std::move(*op));
     if (op.status().code() != Code::kUnavailable) return op.status();
     spdlog::info("sandbox {}: file operation through runsc exec: {}", sandbox_id,
                  op.status().message());
   }
   ASSIGN_OR_RETURN(auto op, StartExecFileOp(runtime_, sandbox_id, args));
-  return Started{std::move(op)};
+  return busy(std::move(op));
 }
 
 Result<std::unique_ptr<FileOp>> FileService::StartViaAgent(

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/auth.h"
+#include "core/sandbox_activity.h"
 #include "runtime/runtime.h"
 #include "store/sandbox_store.h"
 
@@ -67,6 +68,9 @@ class FileReader {
 class FileService {
  public:
   FileService(store::SandboxStore& store, runtime::Runtime& runtime);
+  // Where a transfer marks its sandbox in use while it runs (idle_tracker.h). Set before
+  // serving.
+  void set_activity(SandboxActivity* activity) { activity_ = activity; }
 
   // Writes `source` to `path` (replaced as a whole: a temp file renamed at the end). A source
   // that fails leaves the old file in place. `mode` is octal text, empty: keep or 0644.
@@ -112,6 +116,7 @@ class FileService {
 
   store::SandboxStore& store_;
   runtime::Runtime& runtime_;
+  SandboxActivity* activity_ = nullptr;
 };
 
 // Checks a path given by a client: non-empty, no NUL, at most kMaxPathBytes.

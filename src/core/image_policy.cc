@@ -159,6 +159,27 @@ Status ImagePolicy::Check(const std::string& reference, const std::string& profi
                 field);
 }
 
+Status ImagePolicy::CheckPull(const std::string& reference, const std::string& field) const {
+  if (api_policy_ == "open") return Status::Ok();
+  RETURN_IF_ERROR(image::ParseReference(reference, field).status());
+  if (Trusted(reference) || developer_public_images_) return Status::Ok();
+  return Status(Code::kPermissionDenied,
+                "image '" + reference +
+                    "' is refused by the trusted image sources rule (image policy "
+                    "\"assistant\"): images are pulled from trusted sources only (" +
+                    Joined(SourceNames()) + "); developer_public_images is off on this host",
+                field);
+}
+
+Status ImagePolicy::CheckImport() const {
+  if (api_policy_ == "open") return Status::Ok();
+  return Status(Code::kPermissionDenied,
+                "imports are refused by the trusted image sources rule (image policy "
+                "\"assistant\"): an imported image is not from a trusted source, so no sandbox "
+                "could be created from it",
+                "");
+}
+
 std::vector<std::string> ImagePolicy::SourceNames() const {
   std::vector<std::string> out;
   for (const auto& s : sources_) out.push_back(s.ToString());

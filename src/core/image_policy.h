@@ -62,6 +62,15 @@ class ImagePolicy {
   Status Check(const std::string& reference, const std::string& profile, RequestSurface surface,
                const FieldNames& names = {}) const;
 
+  // Whether the REST API may pull `reference` (POST /v1/images). Under the "assistant" api
+  // policy only what some sandbox could be created from: a trusted source, or any image when
+  // developer_public_images is on (a developer sandbox may use it; creates still judge each
+  // use by its reference). PermissionDenied naming `field` and the rule otherwise.
+  Status CheckPull(const std::string& reference, const std::string& field = "reference") const;
+  // Whether the REST API may import an archive: an imported image is no trusted source, so
+  // under the "assistant" api policy no sandbox could use it. PermissionDenied otherwise.
+  Status CheckImport() const;
+
   // Whether `reference` comes from a trusted source.
   bool Trusted(const std::string& reference) const;
 

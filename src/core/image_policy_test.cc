@@ -113,6 +113,23 @@ TEST(ImagePolicy, TheApiIsOpenUnlessTheOperatorAppliesTheAssistantRule) {
   EXPECT_TRUE(closed.Check("python:3", "restricted", RequestSurface::kApi).ok());
 }
 
+TEST(ImagePolicy, PullsAndImportsFollowTheApiPolicy) {
+  ImagePolicy open;
+  EXPECT_TRUE(open.CheckPull("ghcr.io/acme/app:1").ok());
+  EXPECT_TRUE(open.CheckImport().ok());
+  ImagePolicy closed = MustMake({{"docker.io/library/*"}, false, "assistant"});
+  Status st = closed.CheckPull("ghcr.io/acme/app:1");
+  EXPECT_EQ(st.code(), Code::kPermissionDenied);
+  EXPECT_EQ(st.field(), "reference");
+  EXPECT_NE(st.message().find("trusted image sources rule"), std::string::npos);
+  EXPECT_TRUE(closed.CheckPull("python:3").ok());
+  EXPECT_EQ(closed.CheckImport().code(), Code::kPermissionDenied);
+  // With public images on, a developer sandbox could use any image: it may be pulled.
+  ImagePolicy public_on = MustMake({{"docker.io/library/*"}, true, "assistant"});
+  EXPECT_TRUE(public_on.CheckPull("ghcr.io/acme/app:1").ok());
+  EXPECT_EQ(public_on.CheckImport().code(), Code::kPermissionDenied);
+}
+
 TEST(ImagePolicy, MalformedSettingsAreRefusedNamingThem) {
   auto bad_source = ImagePolicy::Make({{"docker.io/lib*"}});
   ASSERT_FALSE(bad_source.ok());

@@ -94,6 +94,7 @@ Result<image::Credentials> ImageService::ResolveCredentials(const std::string& o
 
 Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& request) {
   RETURN_IF_ERROR(image::ParseReference(request.reference, "reference").status());
+  if (policy_) RETURN_IF_ERROR(policy_->CheckPull(request.reference));
   image::Credentials creds;
   if (request.credentials) {
     ASSIGN_OR_RETURN(creds, ResolveCredentials(who.org_id, *request.credentials));
@@ -119,6 +120,7 @@ Result<ImageView> ImageService::Import(const Principal& who, const std::string& 
   if (name.size() > 255 ||
       std::any_of(name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
     return InvalidArgument("name", "name must be at most 255 printable characters");
+  if (policy_) RETURN_IF_ERROR(policy_->CheckImport());
   store::ImageRecord rec;
   rec.id = NewId("img");
   rec.org_id = who.org_id;

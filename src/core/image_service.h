@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/auth.h"
+#include "core/image_policy.h"
 #include "core/image_types.h"
 #include "image/image_store.h"
 #include "store/store.h"
@@ -51,6 +52,8 @@ class ImageService {
   // Removes what no image record and no live sandbox uses.
   void CollectGarbage();
 
+  // Which pulls and imports the REST API accepts (image_policy.h); without one, all.
+  void set_image_policy(const ImagePolicy* policy) { policy_ = policy; }
   // Where credentials.password_secret is looked up; without one it is refused.
   void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
   // Per-organization caps (0: none): images, and pulls or imports in progress. A pull or an
@@ -68,6 +71,7 @@ class ImageService {
 
   store::Store& store_;
   image::ImageStore& images_;
+  const ImagePolicy* policy_ = nullptr;
   boost::asio::thread_pool& workers_;
   std::mutex mu_;
   std::map<std::string, std::pair<uint64_t, uint64_t>> progress_;  // id -> (bytes, total)

@@ -69,9 +69,11 @@ class SandboxLifecycle {
   // `restart`: the processes end without a checkpoint (a durable sandbox keeps its files), so
   // the start that follows boots afresh with the sandbox's current environment.
   // Unless `restart`, the stop is a checkpoint operation (sandbox_operations.h), whose id goes
-  // to `operation_id`; it is finished when the stop is.
+  // to `operation_id`; it is finished when the stop is. `reason`, when given, is the
+  // hibernation's note (why adaptd stopped it, e.g. idleness).
   Result<store::SandboxRecord> Stop(const std::string& org_id, const std::string& id,
-                                    bool restart = false, std::string* operation_id = nullptr);
+                                    bool restart = false, std::string* operation_id = nullptr,
+                                    const std::string& reason = {});
   // hibernated -> provisioning; Provision() then restores (or boots) it. Conflict unless
   // hibernated; ResourceExhausted when its cpus or memory would pass `limits` (the plan's),
   // checked in the transaction that writes the start. With `operation_id`, the start is a

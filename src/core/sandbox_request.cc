@@ -280,6 +280,12 @@ Result<NewSandbox> ValidateCreateSandbox(const CreateSandbox& req, const std::st
                      IntegerIn(req.ttl_seconds, names("ttl_seconds"), limits::kTtlSecondsMin,
                                limits::kTtlSecondsMax, limits::kTtlSecondsDefault));
   }
+  if (req.idle_timeout_seconds) {
+    ASSIGN_OR_RETURN(c.idle_timeout_seconds,
+                     IntegerIn(req.idle_timeout_seconds, names("idle_timeout_seconds"),
+                               limits::kIdleTimeoutSecondsMin, limits::kIdleTimeoutSecondsMax,
+                               limits::kIdleTimeoutSecondsMin));
+  }
   RETURN_IF_ERROR(CheckLabels(req.labels, names));
   c.labels = req.labels;
 

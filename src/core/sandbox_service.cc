@@ -6,6 +6,7 @@
 
 #include "base/fault_point.h"
 #include "base/ids.h"
+#include "base/log.h"
 #include "base/time.h"
 #include "core/environments.h"
 #include "core/image_service.h"
@@ -212,6 +213,19 @@ Result<store::SandboxLimits> SandboxService::LimitsOf(const std::string& org_id,
   limits = accounts_->SandboxLimitsOf(found);
   if (plan) *plan = std::move(found);
   return limits;
+}
+
+void SandboxService::HibernateIdle(const std::string& id, int64_t idle_ms) {
+  auto r = store_.GetSandbox("", id);
+  if (!r.ok() || r->status != "running") return;
+  std::string reason = "hibernated after " + std::to_string(idle_ms / 1000) +
+                       " s without a command, file transfer or ingress request "
+                       "(idleTimeoutSeconds " +
+                       std::to_string(r->config.idle_timeout_seconds.value_or(0)) + ")";
+  std::string operation_id;
+  auto stopped = lifecycle_.Stop(r->org_id, id, false, &operation_id, reason);
+  if (!stopped.ok() && stopped.status().code() != Code::kConflict)
+    spdlog::warn("sandbox {}: hibernating it after idleness: {}", id, stopped.status().message());
 }
 
 void SandboxService::Expire(const std::string& id) {

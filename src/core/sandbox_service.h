@@ -83,6 +83,10 @@ class SandboxService {
   // current environment (attach_sandbox_object_storage): stop without a checkpoint, then
   // start. False when the sandbox is not running (its next start picks the environment up).
   Result<bool> Restart(const std::string& org_id, const std::string& id);
+  // Hibernates running sandbox `id` on behalf of the daemon after `idle_ms` without use
+  // (idle_tracker.h): the stop above, its note saying why. Blocking; nothing when it no
+  // longer runs.
+  void HibernateIdle(const std::string& id, int64_t idle_ms);
   // Where a durable sandbox's storage is checked; without it, durable sandboxes are refused.
   void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
 

@@ -12,7 +12,8 @@ namespace adapt::core {
 
 Result<store::SandboxRecord> SandboxLifecycle::Stop(const std::string& org_id,
                                                     const std::string& id, bool restart,
-                                                    std::string* operation_id) {
+                                                    std::string* operation_id,
+                                                    const std::string& reason) {
   auto lock = LockFor(id);
   std::lock_guard guard(*lock);
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
@@ -24,6 +25,7 @@ Result<store::SandboxRecord> SandboxLifecycle::Stop(const std::string& org_id,
   h.workspace_kept = KeepsWorkspace(r);
   h.stopped_at = NowMillis();
   h.restart = restart;
+  h.note = reason;
   if (restart) h.note = "restarted to pick up a new environment; the processes ended";
   r.status = "hibernated";
   WriteHibernation(r, h);
@@ -55,8 +57,8 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
       h.processes_saved = saved.ok();
       if (!saved.ok()) {
         spdlog::warn("sandbox {}: {}", r.id, saved.message());
-        h.note = "the processes could not be saved (" + saved.message() +
-                 "); the files are kept and a start boots the sandbox afresh";
+        h.note = (h.note.empty() ? "" : h.note + "; ") + "the processes could not be saved (" +
+                 saved.message() + "); the files are kept and a start boots the sandbox afresh";
       }
     }
   }

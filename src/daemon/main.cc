@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include "base/time.h"
 #include "core/app_service.h"
 #include "core/environments.h"
+#include "core/idle_tracker.h"
 #include "core/image_policy.h"
 #include "core/job_service.h"
 #include "core/object_service.h"
@@ -123,6 +125,7 @@ class Daemon {
     size_t streams = api::RunningStreamThreads();
     server_->Stop();
     monitor_->Stop();
+    idle_->Stop();
     warm_pool_->Shutdown();
     ingress_->Stop();
     storage_server_->Stop();
@@ -289,6 +292,7 @@ class Daemon {
                                          config_.developer_public_images, config_.image_policy},
                                         operator_images));
     sandboxes_->set_image_policy(&*image_policy_);
+    image_service_->set_image_policy(&*image_policy_);
     operations_.emplace(*store_, &*image_service_);
     sandboxes_->set_volume_service(&*volumes_);
     // Warm pools: what a previous run left is torn down (after the reconciliation above, which
@@ -403,6 +407,26 @@ class Daemon {
         [monitor = &*monitor_](const std::string& id) { monitor->Wake(id); });
     // Whichever way adaptd ends, the runtime stops calling the monitor before it goes.
     stop_state_calls_.emplace(*runtime_);
+    StartIdleTracker();
+  }
+
+  // Idle hibernation (idleTimeoutSeconds): commands, file transfers and ingress connections
+  // mark their sandbox used; every status change and, now, every running sandbox is looked at.
+  void StartIdleTracker() {
+    idle_.emplace(*store_, [workers = &*workers_, sandboxes = &*sandboxes_](const std::string& id,
+                                                                            int64_t idle_ms) {
+      boost::asio::post(*workers,
+                        [sandboxes, id, idle_ms] { sandboxes->HibernateIdle(id, idle_ms); });
+    });
+    commands_->set_activity(&*idle_);
+    files_->set_activity(&*idle_);
+    endpoints_->set_activity(&*idle_);
+    idle_changes_.emplace(*bus_, [idle = &*idle_](const core::Change& change) {
+      if (change.kind == core::Change::Kind::kSandboxStatus) idle->Refresh(change.id);
+    });
+    if (auto running = store_->ListSandboxesWithStatus({"running"}); running.ok())
+      for (const auto& r : *running) idle_->Refresh(r.id);
+    idle_->Start();
   }
 
   // The REST API and MCP on the main listener; once it serves, warm pools fill.
@@ -483,6 +507,15 @@ class Daemon {
     return Status::Ok();
   }
 
+  // A bus subscription, ended before what it calls goes.
+  struct Subscription {
+    Subscription(core::EventBus& bus, core::EventBus::Listener listener)
+        : bus(bus), token(bus.Subscribe(std::move(listener))) {}
+    ~Subscription() { bus.Unsubscribe(token); }
+    core::EventBus& bus;
+    uint64_t token;
+  };
+
   struct StopStateCalls {
     explicit StopStateCalls(runtime::Runtime& r) : runtime(r) {}
     ~StopStateCalls() { runtime.SetStateListener(nullptr); }
@@ -535,6 +568,8 @@ class Daemon {
   std::optional<net::IngressServer> ingress_;
   std::optional<core::SandboxMonitor> monitor_;
   std::optional<StopStateCalls> stop_state_calls_;
+  std::optional<core::IdleTracker> idle_;
+  std::optional<Subscription> idle_changes_;
   std::optional<api::Router> router_;
   std::optional<mcp::ToolRegistry> mcp_tools_;
   std::optional<boost::asio::thread_pool> mcp_calls_;

@@ -81,6 +81,8 @@ struct SandboxConfig {
   std::optional<std::string> storage;     // durable: the volume mounted at /workspace
   std::vector<AttachedSecretConfig> secrets;
   std::optional<PoolUseConfig> pool;  // set when adaptd has warm pools
+  // Hibernated after this many seconds without use (core/idle_tracker.h); unset: never.
+  std::optional<int64_t> idle_timeout_seconds;
 
   bool operator==(const SandboxConfig&) const = default;
 };

@@ -95,6 +95,7 @@ std::string EncodeSandboxConfig(const SandboxConfig& c) {
             {"startupClass", c.startup_class},
             {"storage", OptionalText(c.storage)},
             {"secrets", secrets}};
+  if (c.idle_timeout_seconds) j["idleTimeoutSeconds"] = *c.idle_timeout_seconds;
   if (c.pool)
     j["pool"] = {{"used", c.pool->used},
                  {"reason", c.pool->used ? json(nullptr) : json(c.pool->reason)}};
@@ -123,6 +124,8 @@ SandboxConfig DecodeSandboxConfig(const std::string& text) {
   if (j.contains("secrets") && j["secrets"].is_array())
     for (const auto& s : j["secrets"])
       if (s.is_object()) c.secrets.push_back({s.value("name", ""), s.value("version", int64_t{0})});
+  if (j.contains("idleTimeoutSeconds") && j["idleTimeoutSeconds"].is_number_integer())
+    c.idle_timeout_seconds = j["idleTimeoutSeconds"].get<int64_t>();
   if (j.contains("pool") && j["pool"].is_object()) {
     const json& p = j["pool"];
     c.pool = PoolUseConfig{p.value("used", false), p.contains("reason") && p["reason"].is_string()

@@ -143,3 +143,37 @@ def test_rest_and_cli_follow_the_assistant_rule_when_the_operator_says_so(strict
     org.wait_for_status(created["id"], "running", 120)
     status, listed = org.api("GET", "/v1/sandboxes")
     assert status == 200 and len(listed["items"]) == 3, json.dumps(listed)[:2000]
+
+
+@pytest.fixture(scope="module")
+def assistant_daemon(images):
+    """The assistant's rule applied to REST, public images off."""
+    d = start_daemon(images, "--image-policy", "assistant")
+    yield d
+    d.close()
+
+
+def test_pulls_and_imports_follow_the_assistant_rule_when_the_operator_says_so(
+        assistant_daemon, strict_daemon, default_daemon, images):
+    org = assistant_daemon.new_org()
+    status, body = org.api("POST", "/v1/images", {"reference": images["other"]})
+    assert status == 403, (status, body)
+    assert body["error"]["code"] == "permission_denied", body
+    assert body["error"]["field"] == "reference", body
+    assert RULE in body["error"]["message"] and 'image policy "assistant"' in body["error"]["message"]
+    # Refused before anything was recorded.
+    assert org.api("GET", "/v1/images")[1]["images"] == []
+    p = org.cli("image", "pull", images["other"])
+    assert p.returncode != 0 and RULE in p.stderr, (p.returncode, p.stdout, p.stderr)
+    status, body = org.api("POST", "/v1/images/import", raw=b"not an archive",
+                           headers={"Content-Type": "application/x-tar"})
+    assert status == 403 and RULE in body["error"]["message"], (status, body)
+    # A trusted source is pulled as before.
+    status, body = org.api("POST", "/v1/images", {"reference": images["trusted"]})
+    assert status == 202, (status, body)
+    # With developer_public_images on, a developer sandbox could use any image: pulled.
+    status, body = strict_daemon.new_org().api("POST", "/v1/images", {"reference": images["other"]})
+    assert status == 202, (status, body)
+    # The default REST policy is open.
+    status, body = default_daemon.new_org().api("POST", "/v1/images", {"reference": images["other"]})
+    assert status == 202, (status, body)

@@ -67,6 +67,7 @@ export interface SandboxInfo {
   memoryMiB: number;
   diskMiB: number;
   ttlSeconds: number | null;
+  idleTimeoutSeconds?: number | null;
   labels: Record<string, string>;
   image: string;
   imageId: string | null;

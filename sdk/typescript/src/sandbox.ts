@@ -31,6 +31,8 @@ export interface CreateSandboxOptions {
   securityProfile?: "restricted" | "developer";
   startupClass?: "durable" | "instant";
   storage?: string;
+  /** Hibernate it after this many seconds unused (10 to 86400). */
+  idleTimeoutSeconds?: number;
   /** More request fields, sent as they are. */
   extra?: Record<string, unknown>;
   /** Wait until it runs (or, with a startup command, has ended). Default true. */
@@ -259,7 +261,7 @@ export class Sandboxes {
       ["memoryMiB", options.memoryMiB], ["diskMiB", options.diskMiB], ["env", options.env],
       ["secrets", options.secrets], ["network", options.network], ["startup", options.startup],
       ["securityProfile", options.securityProfile], ["startupClass", options.startupClass],
-      ["storage", options.storage],
+      ["storage", options.storage], ["idleTimeoutSeconds", options.idleTimeoutSeconds],
     ];
     for (const [k, v] of fields) if (v !== undefined) body[k] = v;
     if (options.ttlSeconds !== undefined) body["ttlSeconds"] = options.ttlSeconds;

@@ -97,6 +97,7 @@ class SandboxInfo:
     storage: Optional[str] = None
     hibernation: Optional[Hibernation] = None
     pool: Optional[Pool] = None
+    idle_timeout_seconds: Optional[int] = None
     operation_id: Optional[str] = None
     secrets: Optional[List[str]] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)

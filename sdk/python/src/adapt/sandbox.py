@@ -247,17 +247,19 @@ class Sandboxes:
                secrets: Optional[Iterable[str]] = None, network: Optional[Dict[str, Any]] = None,
                startup: Optional[Dict[str, Any]] = None, security_profile: Optional[str] = None,
                startup_class: Optional[str] = None, storage: Optional[str] = None,
+               idle_timeout_seconds: Optional[int] = None,
                extra: Optional[Dict[str, Any]] = None, wait: bool = True,
                timeout: float = DEFAULT_CREATE_TIMEOUT, idempotency_key: Optional[str] = None) -> Sandbox:
         """Creates a sandbox and, with wait (the default), waits until it runs (or, with a
-        startup command, has ended). ttl_seconds=None: no expiry. name: labels.name. The
+        startup command, has ended). ttl_seconds=None: no expiry. idle_timeout_seconds:
+        hibernate it after that long unused. name: labels.name. The
         request carries an Idempotency-Key (made here unless given), so a retry after a
         dropped connection never makes a second sandbox."""
         body: Dict[str, Any] = {}
         fields = (("image", image), ("imageId", image_id), ("cpu", cpu), ("memoryMiB", memory_mib),
                   ("diskMiB", disk_mib), ("env", env), ("network", network), ("startup", startup),
                   ("securityProfile", security_profile), ("startupClass", startup_class),
-                  ("storage", storage))
+                  ("storage", storage), ("idleTimeoutSeconds", idle_timeout_seconds))
         for key, value in fields:
             if value is not None:
                 body[key] = value

@@ -1,0 +1,138 @@
+#include "core/idle_tracker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "base/log.h"
+#include "base/time.h"
+
+namespace adapt::core {
+
+IdleTracker::IdleTracker(store::SandboxStore& store, OnIdle on_idle, Clock clock)
+    : store_(store), on_idle_(std::move(on_idle)), clock_(std::move(clock)) {}
+
+IdleTracker::~IdleTracker() { Stop(); }
+
+int64_t IdleTracker::Now() const { return clock_ ? clock_() : NowMillis(); }
+
+void IdleTracker::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void IdleTracker::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void IdleTracker::Loop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    woken_ = false;
+    lock.unlock();
+    std::optional<int64_t> next = RunDue();
+    lock.lock();
+    auto woken = [this] { return stopping_ || woken_; };
+    if (!next) {
+      wake_.wait(lock, woken);
+    } else {
+      // Wall-clock deadlines, as the store's times are; a clock step only moves a check.
+      wake_.wait_until(lock, adapt::Clock::time_point(std::chrono::milliseconds(*next)), woken);
+    }
+  }
+}
+
+void IdleTracker::Refresh(const std::string& id) {
+  {
+    std::lock_guard lock(mu_);
+    pending_.insert(id);
+    woken_ = true;
+  }
+  wake_.notify_all();
+}
+
+void IdleTracker::Touch(const std::string& id) {
+  int64_t now = Now();
+  std::lock_guard lock(mu_);
+  auto it = watched_.find(id);
+  if (it != watched_.end()) it->second.last_ms = std::max(it->second.last_ms, now);
+}
+
+void IdleTracker::Begin(const std::string& id) {
+  Touch(id);
+  std::lock_guard lock(mu_);
+  busy_[id] += 1;
+}
+
+void IdleTracker::End(const std::string& id) {
+  Touch(id);
+  {
+    std::lock_guard lock(mu_);
+    auto it = busy_.find(id);
+    if (it != busy_.end() && --it->second <= 0) busy_.erase(it);
+    // Its deadline counts again from now: the thread may be sleeping without one.
+    woken_ = true;
+  }
+  wake_.notify_all();
+}
+
+std::optional<int64_t> IdleTracker::RunDue() {
+  std::set<std::string> pending;
+  {
+    std::lock_guard lock(mu_);
+    pending.swap(pending_);
+  }
+  for (const auto& id : pending) {
+    // The store is read without the lock: activity is never held up by it.
+    auto r = store_.GetSandbox("", id);
+    bool watch = r.ok() && r->status == "running" && r->config.idle_timeout_seconds;
+    int64_t now = Now();
+    std::lock_guard lock(mu_);
+    if (!watch) {
+      watched_.erase(id);
+      continue;
+    }
+    auto [it, added] = watched_.try_emplace(id, Watched{0, now});
+    it->second.timeout_ms = *r->config.idle_timeout_seconds * 1000;
+    // A sandbox that (re)started counts as used when it did.
+    it->second.last_ms = std::max(it->second.last_ms, std::min(r->updated_at, now));
+  }
+  std::vector<std::pair<std::string, int64_t>> due;
+  std::optional<int64_t> next;
+  {
+    int64_t now = Now();
+    std::lock_guard lock(mu_);
+    for (auto it = watched_.begin(); it != watched_.end();) {
+      if (busy_.count(it->first)) {
+        ++it;
+        continue;
+      }
+      int64_t deadline = it->second.last_ms + it->second.timeout_ms;
+      if (deadline <= now) {
+        due.emplace_back(it->first, now - it->second.last_ms);
+        it = watched_.erase(it);
+        continue;
+      }
+      next = next ? std::min(*next, deadline) : deadline;
+      ++it;
+    }
+  }
+  for (const auto& [id, idle_ms] : due) {
+    spdlog::info("sandbox {}: idle for {} s, hibernating it", id, idle_ms / 1000);
+    on_idle_(id, idle_ms);
+  }
+  return next;
+}
+
+std::optional<int64_t> IdleTracker::LastActivity(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = watched_.find(id);
+  if (it == watched_.end()) return std::nullopt;
+  return it->second.last_ms;
+}
+
+}  // namespace adapt::core
