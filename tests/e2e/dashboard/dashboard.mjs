@@ -85,6 +85,7 @@ try {
   step('the form checks the API limits before sending');
   await page.evaluate(() => { window.__sameDocument = true; });
   await page.getByRole('button', { name: 'New sandbox', exact: true }).click();
+  await page.getByRole('form', { name: 'Create a sandbox' }).waitFor();
   await page.keyboard.press('Escape');
   await page.getByRole('form', { name: 'Create a sandbox' }).waitFor({ state: 'detached' });
   await page.getByRole('button', { name: 'New sandbox', exact: true }).click();
@@ -171,6 +172,7 @@ try {
 
   step('delete asks first, then the row disappears');
   await row.getByRole('button', { name: /^Delete/ }).click();
+  await row.getByRole('button', { name: 'Confirm delete', exact: true }).waitFor();
   await page.keyboard.press('Escape');
   await row.getByRole('button', { name: 'Confirm delete', exact: true }).waitFor({ state: 'detached' });
   await row.getByRole('button', { name: /^Delete/ }).click();

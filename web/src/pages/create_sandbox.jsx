@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { buildCreateRequest, DEFAULTS, LIMITS } from '../create_request.js';
 import { ErrorNote, Field } from '../components.jsx';
@@ -12,7 +12,14 @@ export function CreateSandbox({ onCreated, onCancel }) {
   const [busy, setBusy] = useState(false);
   const [environments, setEnvironments] = useState([]);
   const nameInput = useRef(null);
-  useEffect(() => nameInput.current.focus(), []);
+  // Before paint: the dialog is never shown without the focus in it and Escape working.
+  useLayoutEffect(() => {
+    nameInput.current.focus();
+    // Escape closes the dialog wherever the focus is.
+    const onKey = (e) => { if (e.key === 'Escape') onCancel(); };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
   useEffect(() => {
     // Suggestions only: the API still decides what an image may be.
     api('GET', '/v1/environments').then((e) => setEnvironments(e.environments.filter((x) => x.available)), () => {});
@@ -56,8 +63,7 @@ export function CreateSandbox({ onCreated, onCancel }) {
   }
 
   return (
-    <form class="panel create" onSubmit={submit} aria-label="Create a sandbox"
-      onKeyDown={(e) => { if (e.key === 'Escape') onCancel(); }}>
+    <form class="panel create" onSubmit={submit} aria-label="Create a sandbox">
       <h2>Create a sandbox</h2>
       <div class="grid">
         <Field label="Name" id="f-name" error={errors.name} hint="Shown as the sandbox's name (labels.name).">

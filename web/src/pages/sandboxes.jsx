@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, sandboxPath } from '../api.js';
 import { watchEvents } from '../events.js';
 import { age, displayName, memory, STATUSES, ttlLeft } from '../format.js';
@@ -33,7 +33,7 @@ function RowActions({ sandbox, onError }) {
   const [busy, setBusy] = useState(false);
   const cancel = useRef(null);
   // The confirmation takes the focus, so Enter or Escape answers it from the keyboard.
-  useEffect(() => { if (confirming && cancel.current) cancel.current.focus(); }, [confirming]);
+  useLayoutEffect(() => { if (confirming && cancel.current) cancel.current.focus(); }, [confirming]);
   const act = async (method, suffix) => {
     setBusy(true);
     try {
