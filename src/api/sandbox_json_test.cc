@@ -106,6 +106,15 @@ TEST(CreateSandboxFromJson, LimitsMustBeIntegers) {
   ExpectInvalid(json::parse(R"({"cpu": 2.0})"), "cpu");
 }
 
+TEST(CreateSandboxFromJson, IdleTimeoutIsOptionalAndBounded) {
+  EXPECT_TRUE(MustParseConfig(json::object())["idleTimeoutSeconds"].is_null());
+  EXPECT_TRUE(MustParseConfig({{"idleTimeoutSeconds", nullptr}})["idleTimeoutSeconds"].is_null());
+  EXPECT_EQ(MustParseConfig({{"idleTimeoutSeconds", 10}})["idleTimeoutSeconds"], 10);
+  EXPECT_EQ(MustParseConfig({{"idleTimeoutSeconds", 86400}})["idleTimeoutSeconds"], 86400);
+  for (const json& bad : {json(9), json(86401), json(-1), json(1.5), json("60"), json(true)})
+    ExpectInvalid({{"idleTimeoutSeconds", bad}}, "idleTimeoutSeconds");
+}
+
 TEST(CreateSandboxFromJson, EmptyBodyGetsEveryDefault) {
   auto r = Parse(json::object());
   ASSERT_TRUE(r.ok()) << r.status().message();

@@ -45,6 +45,15 @@ TEST(SandboxConfigCodec, ReadsARowWrittenBeforeTheRecordsWereTyped) {
   EXPECT_EQ(DecodeSandboxConfig(EncodeSandboxConfig(c)), c);
 }
 
+TEST(SandboxConfigCodec, TheIdleTimeoutRoundTripsAndOlderRowsHaveNone) {
+  EXPECT_FALSE(DecodeSandboxConfig(kLegacyConfig).idle_timeout_seconds.has_value());
+  SandboxConfig c;
+  c.idle_timeout_seconds = 900;
+  SandboxConfig back = DecodeSandboxConfig(EncodeSandboxConfig(c));
+  EXPECT_EQ(back.idle_timeout_seconds, 900);
+  EXPECT_EQ(back, c);
+}
+
 TEST(SandboxConfigCodec, AnInteractiveSandboxHasNoStartup) {
   SandboxConfig c = DecodeSandboxConfig(R"({"startup":null,"cpu":1})");
   EXPECT_FALSE(c.startup.has_value());

@@ -11,6 +11,7 @@ import json
 import time
 
 from harness import run_command, wait_for_agent
+from mcp_support import sdk
 
 import test_network_endpoints as endpoints
 from test_files import get, put
@@ -56,6 +57,11 @@ def test_idle_timeout_is_validated_and_shown_in_the_record(org):
     created = json.loads(p.stdout)
     org.daemon.created.append((org, created["id"]))
     assert created["idleTimeoutSeconds"] == 900, created
+    # MCP's get_sandbox shows it too (in its own vocabulary).
+    report = sdk(org.daemon, org, "http", "calls", [["get_sandbox", {"sandbox_id": sbx["id"]}],
+                                                    ["get_sandbox", {"sandbox_id": plain["id"]}]])
+    got = [c["structuredContent"] for c in report["calls"]]
+    assert got[0]["idle_timeout_seconds"] == 600 and got[1]["idle_timeout_seconds"] is None, got
     p = org.cli("sandbox", "create", "--idle-timeout", "5")
     assert p.returncode != 0 and "idleTimeoutSeconds must be between 10 and 86400" in p.stderr, (
         p.stdout, p.stderr)
