@@ -6,6 +6,7 @@
 
 #include "api/router.h"
 #include "core/account_service.h"
+#include "core/automation_service.h"
 #include "core/command_service.h"
 #include "core/endpoint_service.h"
 #include "core/environments.h"
@@ -51,5 +52,7 @@ void AddAccountRoutes(Router& router, core::AccountService& accounts);
 void AddSecretRoutes(Router& router, core::SecretService& secrets);
 // /v1/jobs and /v1/runs (one-shot jobs and their runs).
 void AddJobRoutes(Router& router, core::JobService& jobs);
+// /v1/automations (schedules; their runs are read through /v1/runs).
+void AddAutomationRoutes(Router& router, core::AutomationService& automations);
 
 }  // namespace adapt::api

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "cli/automation_commands.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 
@@ -55,6 +56,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddSecretCommands(app, invocation);
   AddAccountCommands(app, invocation);
   AddJobCommands(app, invocation);
+  AddAutomationCommands(app, invocation);
   AddMcpCommand(app, invocation);
 
   std::reverse(args.begin(), args.end());  // CLI11's vector overload wants them reversed

@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "store/account_store.h"
+#include "store/automation_store.h"
 #include "store/command_store.h"
 #include "store/endpoint_store.h"
 #include "store/event_store.h"
@@ -49,7 +50,8 @@ class Store : public OrgStore,
               public UserStore,
               public OperationStore,
               public AccountStore,
-              public JobStore {
+              public JobStore,
+              public AutomationStore {
  public:
   ~Store() override = default;
 };

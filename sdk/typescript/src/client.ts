@@ -1,4 +1,5 @@
 // The client: one adaptd URL and API key, and the organization's resources under it.
+import { Automations } from "./automations.js";
 import { Accounts, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
 import { Sandboxes } from "./sandbox.js";
 import { Transport, type ClientOptions } from "./transport.js";
@@ -11,6 +12,7 @@ export class Client {
   readonly secrets: Secrets;
   readonly jobs: Jobs;
   readonly runs: Runs;
+  readonly automations: Automations;
   readonly storage: StorageVolumes;
   readonly objects: Objects;
   readonly sites: Sites;
@@ -25,6 +27,7 @@ export class Client {
     this.secrets = new Secrets(this.transport);
     this.jobs = new Jobs(this.transport);
     this.runs = new Runs(this.transport);
+    this.automations = new Automations(this.transport);
     this.storage = new StorageVolumes(this.transport);
     this.objects = new Objects(this.transport);
     this.sites = new Sites(this.transport);
