@@ -85,7 +85,11 @@ def test_an_interval_schedule_runs_in_its_sandbox_and_delete_leaves_the_sandbox(
 
     status, manual = org.api("POST", "/v1/automations/%s/trigger" % a["id"])
     assert status == 202 and manual["trigger"] == "manual", (status, manual)
-    assert org.api("GET", "/v1/automations")[1]["items"][0]["id"] == a["id"]
+    assert_matches(SPEC, schema(SPEC, "Run"), manual)
+    status, listed = org.api("GET", "/v1/automations")
+    assert status == 200 and [x["id"] for x in listed["items"]] == [a["id"]], listed
+    for x in listed["items"]:
+        assert_matches(SPEC, schema(SPEC, "Automation"), x)
 
     status, _ = org.api("DELETE", "/v1/automations/" + a["id"])
     assert status == 204
@@ -134,6 +138,7 @@ def test_a_stale_version_is_refused_and_changes_nothing(daemon, org):
     status, off = org.api("POST", "/v1/automations/%s/disable" % a["id"],
                           headers={"If-Match": '"1"'})
     assert status == 200 and not off["enabled"] and off["version"] == 2 and off["nextRuns"] == []
+    assert_matches(SPEC, schema(SPEC, "Automation"), off)
     status, err = org.api("POST", "/v1/automations/%s/enable" % a["id"], headers={"If-Match": "1"})
     assert status == 409, (status, err)
     assert_matches(SPEC, schema(SPEC, "Error"), err)
@@ -143,6 +148,7 @@ def test_a_stale_version_is_refused_and_changes_nothing(daemon, org):
     assert status == 400 and err["error"]["field"] == "If-Match", (status, err)
     status, on = org.api("POST", "/v1/automations/%s/enable" % a["id"], headers={"If-Match": "2"})
     assert status == 200 and on["enabled"] and on["version"] == 3 and len(on["nextRuns"]) == 5
+    assert_matches(SPEC, schema(SPEC, "Automation"), on)
 
 
 def test_another_organizations_ids_are_not_found(daemon, org):
