@@ -278,7 +278,8 @@ void AutomationService::RunEnded(const store::AutomationRecord& a, const std::st
   }
   run.status = AutomationRunStatus(end);
   run.exit_code = end.exit_code;
-  run.error = end.error;
+  // A catch_up run keeps the note of the slots it covers unless its end has more to say.
+  if (!end.error.empty() || run.trigger != "catch_up") run.error = end.error;
   if (!end.command_id.empty()) run.command_id = end.command_id;
   run.stdout_text = LatestBytes(end.stdout_text, kRunOutputBytes, end.stdout_truncated);
   run.stderr_text = LatestBytes(end.stderr_text, kRunOutputBytes, end.stderr_truncated);

@@ -170,6 +170,10 @@ TEST_F(AutomationServiceTest, SlotsMissedWhileDownCollapseIntoOneCatchUpAndOlder
   EXPECT_NE(runs[1].error.find("59 slot(s)"), std::string::npos) << runs[1].error;
   EXPECT_EQ(runs[0].trigger, "catch_up");
   EXPECT_EQ(runs[0].scheduled_at, 1'000'000 + 120 * 60'000);
+  runner_.End(0, AttemptEnd::Kind::kExited, 0);
+  auto ended = store_.GetRun(org_.org_id, runs[0].id);
+  EXPECT_EQ(ended->status, "succeeded");
+  EXPECT_NE(ended->error.find("catches up 61 slot(s)"), std::string::npos) << ended->error;
   EXPECT_GT(service_.Get(org_, a.id)->next_due_at, now_);
 }
 

@@ -299,3 +299,26 @@ def test_the_cli_creates_pauses_triggers_and_deletes_automations(daemon, org):
     assert p.returncode == 0 and "deleted" in p.stdout, p.stderr
     assert org.api("GET", "/v1/automations/" + a["id"])[0] == 404
     assert org.get(sid)["status"] == "running"
+
+
+def test_slots_missed_while_adaptd_was_down_run_once_as_a_catch_up(fresh_daemon):
+    d = fresh_daemon
+    admin = d.admin
+    sid = running_sandbox(admin)
+    a = create(admin, {"sandboxId": sid, "intervalSeconds": 1, "command": "echo caught-up",
+                       "overlap": "allow"})
+    wait_until("a first run", lambda: runs_of(admin, a["id"]))
+    d.kill()
+    time.sleep(4)
+    d.start(port=d.port)
+    admin.wait_for_status(sid, "running", 60)
+    run = wait_until("a catch_up run that ended", lambda: next(
+        (r for r in runs_of(admin, a["id"])
+         if r["trigger"] == "catch_up" and r["status"] == "succeeded"), None), timeout=60)
+    # One run stands for the slots missed during the downtime (four or more), and says so.
+    assert run["stdout"] == "caught-up\n", run
+    covered = int(run["error"].split("catches up ")[1].split(" ")[0])
+    assert covered >= 3, run
+    status, _ = admin.api("POST", "/v1/automations/%s/disable" % a["id"])
+    assert status == 200
+    assert d.stop() == 0, d.log_tail()
