@@ -12,6 +12,8 @@ packages=(
   libarchive-dev
   # run sandboxes and build images
   runsc mmdebstrap e2fsprogs iproute2 util-linux procps ca-certificates curl
+  # cron schedules' IANA time zones (/usr/share/zoneinfo, read by core/time_zone.cc)
+  tzdata
   # end-to-end tests
   python3 python3-pytest python3-yaml
   # the dashboard's browser tests (tests/e2e/test_dashboard.py: playwright-core drives it)

@@ -58,6 +58,8 @@ void AddJobRoutes(Router& router, core::JobService& jobs) {
                core::ListRunsRequest list;
                list.limit = *limit;
                if (req.query.count("jobId")) list.job_id = req.query.at("jobId");
+               if (req.query.count("automationId"))
+                 list.automation_id = req.query.at("automationId");
                if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
                auto page = jobs.ListRuns(who, list);
                if (!page.ok()) return ErrorResponse(page.status());

@@ -7,6 +7,7 @@
 #include "api/router.h"
 #include "core/account_service.h"
 #include "core/app_service.h"
+#include "core/automation_service.h"
 #include "core/command_service.h"
 #include "core/endpoint_service.h"
 #include "core/environments.h"
@@ -56,5 +57,7 @@ void AddJobRoutes(Router& router, core::JobService& jobs);
 void AddAppRoutes(Router& router, core::AppService& apps);
 // GET /v1/sandboxes/{id}/stats.
 void AddStatsRoutes(Router& router, core::SandboxService& sandboxes);
+// /v1/automations (schedules; their runs are read through /v1/runs).
+void AddAutomationRoutes(Router& router, core::AutomationService& automations);
 
 }  // namespace adapt::api

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "cli/automation_commands.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 
@@ -56,6 +57,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddAccountCommands(app, invocation);
   AddJobCommands(app, invocation);
   AddAppCommands(app, invocation);
+  AddAutomationCommands(app, invocation);
   AddMcpCommand(app, invocation);
 
   std::reverse(args.begin(), args.end());  // CLI11's vector overload wants them reversed

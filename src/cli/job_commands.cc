@@ -151,16 +151,18 @@ void AddJobVerb(CLI::App& group, Invocation& invocation, const std::string& verb
 
 void AddRunList(CLI::App& group, Invocation& invocation) {
   struct Options {
-    std::string job, cursor;
+    std::string job, automation, cursor;
   };
   auto o = std::make_shared<Options>();
   CLI::App* ls = group.add_subcommand("ls", "List runs, newest first");
   ls->add_option("--job", o->job, "only this job's runs");
+  ls->add_option("--automation", o->automation, "only this automation's runs");
   ls->add_option("--cursor", o->cursor, "the next page, as the previous one printed");
   ls->callback([o, &invocation] {
     invocation.run = [o, &invocation](const ApiClient& client, const Console& console) {
       std::vector<std::pair<std::string, std::string>> params;
       if (!o->job.empty()) params.push_back({"jobId", o->job});
+      if (!o->automation.empty()) params.push_back({"automationId", o->automation});
       if (!o->cursor.empty()) params.push_back({"cursor", o->cursor});
       ASSIGN_OR_RETURN(
           json page,

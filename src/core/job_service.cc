@@ -66,6 +66,8 @@ void JobService::Recover() {
     spdlog::error("jobs: listing runs to recover: {}", runs.status().message());
   } else {
     for (auto run : *runs) {
+      // An automation's run is recovered by AutomationService, and its sandbox is the target.
+      if (!run.automation_id.empty()) continue;
       run.status = "infrastructure_failed";
       run.error = "adaptd restarted while the run was executing";
       run.ended_at = now;
@@ -185,6 +187,10 @@ Result<Run> JobService::GetRun(const Principal& who, const std::string& id) {
 Result<Run> JobService::CancelRun(const Principal& who, const std::string& id) {
   ASSIGN_OR_RETURN(store::RunRecord run, store_.GetRun(who.org_id, id));
   if (RunEnded(run)) return run;
+  if (!run.automation_id.empty()) {
+    if (automation_cancel_) automation_cancel_(id);
+    return store_.GetRun(who.org_id, id);
+  }
   {
     std::lock_guard lock(mu_);
     cancel_requested_.insert(id);

@@ -60,6 +60,10 @@ class JobService {
 
   // Set before serving.
   void set_run_admission(RunAdmission admission) { admission_ = std::move(admission); }
+  // Where cancel_automation_run goes for a run of an automation (AutomationService::CancelRun).
+  void set_automation_cancel(std::function<bool(const std::string& run_id)> cancel) {
+    automation_cancel_ = std::move(cancel);
+  }
 
   // Call once, before serving: what a previous adaptd left executing becomes
   // infrastructure_failed (its sandbox deleted), its job requeued while attempts remain; then
@@ -104,6 +108,7 @@ class JobService {
   std::string default_image_;
   int concurrency_per_org_;
   RunAdmission admission_;
+  std::function<bool(const std::string&)> automation_cancel_;
   std::mutex mu_;
   bool pumping_ = false;                                 // guarded by mu_
   bool pump_again_ = false;                              // guarded by mu_

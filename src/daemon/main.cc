@@ -21,12 +21,14 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "core/app_service.h"
+#include "core/automation_service.h"
 #include "core/environments.h"
 #include "core/idle_tracker.h"
 #include "core/image_policy.h"
 #include "core/job_service.h"
 #include "core/object_service.h"
 #include "core/operation_service.h"
+#include "core/sandbox_automation_runner.h"
 #include "core/sandbox_job_attempts.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
@@ -140,6 +142,10 @@ class Daemon {
     apps_->Stop();
     // Attempts in flight stay recorded as they are: the next adaptd's Recover ends them.
     job_attempts_->Shutdown();
+    if (automations_) {
+      automation_runner_->Shutdown();
+      automations_->Shutdown();
+    }
     waiter_->Shutdown();  // its timers would keep the workers busy until their deadlines
     workers_->join();
     storage_workers_->join();
@@ -313,6 +319,23 @@ class Daemon {
     commands_->Reconcile();
     job_attempts_.emplace(*sandboxes_, *commands_, *workers_);
     jobs_.emplace(*store_, *job_attempts_, config_.default_image, config_.job_concurrency_per_org);
+    automation_runner_.emplace(*sandboxes_, *commands_, *workers_);
+    automations_.emplace(*store_, *store_, *automation_runner_);
+    automations_->set_plan_limit([this](const std::string& org_id) -> std::optional<int64_t> {
+      auto plan = accounts_->PlanOf(org_id);
+      return plan.ok() ? plan->automations : std::nullopt;
+    });
+    jobs_->set_automation_cancel(
+        [this](const std::string& run_id) { return automations_->CancelRun(run_id); });
+    // A deleted target pauses its automations (they never run against nothing).
+    bus_->Subscribe([this](const core::Change& change) {
+      if (change.kind != core::Change::Kind::kSandboxStatus) return;
+      boost::asio::post(*workers_, [this, id = change.id] {
+        auto sandbox = store_->GetSandbox("", id);
+        if (sandbox.ok() && sandbox->status != "deleting" && sandbox->status != "deleted") return;
+        automations_->TargetGone(id, "its sandbox '" + id + "' was deleted");
+      });
+    });
     endpoints_.emplace(*store_, *store_, *network_, core::EndpointOptions{config_.ingress_domain});
     endpoints_->set_account_service(&*accounts_);
     apps_.emplace(*store_, *sandboxes_, *commands_, *files_, *object_store_, *network_,
@@ -450,6 +473,7 @@ class Daemon {
     api::AddJobRoutes(*router_, *jobs_);
     api::AddAppRoutes(*router_, *apps_);
     api::AddStatsRoutes(*router_, *sandboxes_);
+    api::AddAutomationRoutes(*router_, *automations_);
     api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);
     mcp_tools_.emplace();
     // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
@@ -460,6 +484,7 @@ class Daemon {
     tool_services_->accounts = &*accounts_;
     tool_services_->jobs = &*jobs_;
     tool_services_->apps = &*apps_;
+    tool_services_->automations = &*automations_;
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
     oauth_.emplace(*store_, *auth_, *users_, listen_.host, config_.allow_signup);
     AddPublicRoutes(*router_, oauth_->Routes());
@@ -496,6 +521,7 @@ class Daemon {
     jobs_->Recover();
     // Apps' replicas: ended ones replaced, cut-short deliveries redone, orphans deleted.
     apps_->Start();
+    automations_->Start();
 
     // Links made outside a request (MCP's) point at the API's own address.
     objects_->SetApiBase("http://" +
@@ -561,6 +587,8 @@ class Daemon {
   std::optional<core::CommandService> commands_;
   std::optional<core::SandboxJobAttempts> job_attempts_;
   std::optional<core::JobService> jobs_;
+  std::optional<core::SandboxAutomationRunner> automation_runner_;
+  std::optional<core::AutomationService> automations_;
   std::optional<core::FileService> files_;
   std::optional<core::ObjectService> objects_;
   std::optional<core::EndpointService> endpoints_;

@@ -72,7 +72,8 @@ json AutomationRunSchema() {
             {"status",
              {{"type", "string"},
               {"description",
-               "queued, starting, running, succeeded, failed, cancelled, skipped_quota or "
+               "queued, starting, running, succeeded, failed, cancelled, skipped_overlap, "
+               "skipped_quota, missed or "
                "infrastructure_failed"}}},
             {"sandbox_id", kJobNullableString},
             {"exit_code", kJobNullableInteger},
@@ -276,7 +277,7 @@ void AddJobTools(ToolRegistry& registry, const ToolServices& services) {
       {"list_automation_runs",
        "List runs",
        "List bounded execution history for the authenticated tenant.",
-       PageArguments({{"job_id", kJobOrRunId}}),
+       PageArguments({{"job_id", kJobOrRunId}, {"automation_id", kJobOrRunId}}),
        {{"type", "object"},
         {"properties",
          {{"runs", {{"type", "array"}, {"items", AutomationRunSchema()}}},
@@ -286,6 +287,7 @@ void AddJobTools(ToolRegistry& registry, const ToolServices& services) {
        [&jobs](ToolContext& ctx, const json& args) {
          core::ListRunsRequest req;
          req.job_id = args.value("job_id", "");
+         req.automation_id = args.value("automation_id", "");
          req.limit = args.value("limit", 50);
          req.cursor = args.value("cursor", "");
          auto page = jobs.ListRuns(ctx.who, req);

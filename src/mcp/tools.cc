@@ -17,6 +17,7 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
   AddAccountTools(registry, services);
   AddJobTools(registry, services);
   AddDeployedAppTools(registry, services);
+  AddAutomationTools(registry, services);
 }
 
 std::string FailureSentence(const Status& status) {

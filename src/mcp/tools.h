@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "core/account_service.h"
 #include "core/app_service.h"
+#include "core/automation_service.h"
 #include "core/command_service.h"
 #include "core/endpoint_service.h"
 #include "core/file_service.h"
@@ -37,6 +38,8 @@ struct ToolServices {
   core::AccountService* accounts = nullptr;      // null: no register_user, get_billing_account
   core::JobService* jobs = nullptr;              // null: no job and run tools (job_tools.cc)
   core::AppService* apps = nullptr;  // null: no deployed app tools (deployed_app_tools.cc)
+  // null: no automation tools (automation_tools.cc).
+  core::AutomationService* automations = nullptr;
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -57,6 +60,9 @@ void AddJobTools(ToolRegistry& registry, const ToolServices& services);
 void AddDeployedAppTools(ToolRegistry& registry, const ToolServices& services);
 // A deployed app as the tools show it (list_public_apps too).
 nlohmann::json DeployedAppJson(const core::App& app);
+// create_sandbox_automation, list_sandbox_automations, set_sandbox_automation_enabled,
+// delete_sandbox_automation.
+void AddAutomationTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

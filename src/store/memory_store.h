@@ -189,6 +189,21 @@ class MemoryStore : public Store {
   Status DeleteAppReplica(const std::string& sandbox_id) override;
   Result<std::vector<AppReplicaRecord>> ListAppReplicas(const std::string& app_id) override;
 
+  Status CreateAutomation(const AutomationRecord& a, int max_per_org) override;
+  Result<AutomationRecord> GetAutomation(const std::string& org_id, const std::string& id) override;
+  Result<std::vector<AutomationRecord>> ListAutomations(const std::string& org_id) override;
+  Status UpdateAutomation(const AutomationRecord& a, int64_t expected_version) override;
+  Status DeleteAutomation(const std::string& org_id, const std::string& id) override;
+  Result<std::optional<int64_t>> NextAutomationDue() override;
+  Result<std::vector<AutomationRecord>> ListDueAutomations(int64_t now, int limit) override;
+  Status ClaimAutomationSlot(const std::string& id, int64_t expected_due, int64_t next_due,
+                             const std::vector<RunRecord>& runs) override;
+  Result<AutomationRecord> RecordAutomationOutcome(const std::string& id, bool failed,
+                                                   int pause_after, const std::string& reason,
+                                                   int64_t now) override;
+  Result<int> PauseAutomationsOfSandbox(const std::string& sandbox_id, const std::string& reason,
+                                        int64_t now) override;
+
  private:
   struct IdempotencyEntry {
     std::string body_hash;
@@ -234,6 +249,7 @@ class MemoryStore : public Store {
   std::vector<LedgerEntryRecord> ledger_;                                // appended
   std::vector<JobRecord> jobs_;                                          // by seq
   std::vector<RunRecord> runs_;                                          // by seq
+  std::vector<AutomationRecord> automations_;                            // by creation
   ValueSealer sealer_;
   std::optional<Status> write_fault_;
 };

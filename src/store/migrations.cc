@@ -356,6 +356,30 @@ CREATE TABLE databases (
   updated_at INTEGER NOT NULL
 );
 )sql"},
+      {19, R"sql(
+CREATE TABLE automations (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  sandbox_id TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  env TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  paused_reason TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  consecutive_failures INTEGER NOT NULL,
+  next_due_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX automations_by_org ON automations(org_id, seq);
+CREATE INDEX automations_by_sandbox ON automations(sandbox_id);
+CREATE INDEX automations_due ON automations(enabled, next_due_at);
+CREATE UNIQUE INDEX runs_one_per_slot ON runs(automation_id, scheduled_at)
+  WHERE automation_id != '' AND trigger IN ('schedule', 'catch_up');
+)sql"},
   };
   return kMigrations;
 }

@@ -247,40 +247,44 @@ Status SqliteStore::DeleteJob(const std::string& org_id, const std::string& id,
   });
 }
 
+void SqliteStore::UpsertRun(SQLite::Database& db, const RunRecord& r) {
+  SQLite::Statement q(
+      db,
+      "INSERT INTO runs(id, org_id, job_id, automation_id, trigger, attempt, sandbox_id, "
+      "command_id, status, exit_code, error, stdout_text, stderr_text, stdout_truncated, "
+      "stderr_truncated, scheduled_at, started_at, ended_at, created_at) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+      "sandbox_id = excluded.sandbox_id, command_id = excluded.command_id, "
+      "status = excluded.status, exit_code = excluded.exit_code, error = excluded.error, "
+      "stdout_text = excluded.stdout_text, stderr_text = excluded.stderr_text, "
+      "stdout_truncated = excluded.stdout_truncated, "
+      "stderr_truncated = excluded.stderr_truncated, started_at = excluded.started_at, "
+      "ended_at = excluded.ended_at");
+  q.bind(1, r.id);
+  q.bind(2, r.org_id);
+  q.bind(3, r.job_id);
+  q.bind(4, r.automation_id);
+  q.bind(5, r.trigger);
+  q.bind(6, r.attempt);
+  q.bind(7, r.sandbox_id);
+  q.bind(8, r.command_id);
+  q.bind(9, r.status);
+  BindNullableInt(q, 10, r.exit_code);
+  q.bind(11, r.error);
+  q.bind(12, r.stdout_text);
+  q.bind(13, r.stderr_text);
+  q.bind(14, r.stdout_truncated ? 1 : 0);
+  q.bind(15, r.stderr_truncated ? 1 : 0);
+  q.bind(16, r.scheduled_at);
+  q.bind(17, r.started_at);
+  q.bind(18, r.ended_at);
+  q.bind(19, r.created_at);
+  q.exec();
+}
+
 Status SqliteStore::PutRun(const RunRecord& r) {
   return Guard("saving run", [&]() -> Status {
-    SQLite::Statement q(
-        db_,
-        "INSERT INTO runs(id, org_id, job_id, automation_id, trigger, attempt, sandbox_id, "
-        "command_id, status, exit_code, error, stdout_text, stderr_text, stdout_truncated, "
-        "stderr_truncated, scheduled_at, started_at, ended_at, created_at) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
-        "sandbox_id = excluded.sandbox_id, command_id = excluded.command_id, "
-        "status = excluded.status, exit_code = excluded.exit_code, error = excluded.error, "
-        "stdout_text = excluded.stdout_text, stderr_text = excluded.stderr_text, "
-        "stdout_truncated = excluded.stdout_truncated, "
-        "stderr_truncated = excluded.stderr_truncated, started_at = excluded.started_at, "
-        "ended_at = excluded.ended_at");
-    q.bind(1, r.id);
-    q.bind(2, r.org_id);
-    q.bind(3, r.job_id);
-    q.bind(4, r.automation_id);
-    q.bind(5, r.trigger);
-    q.bind(6, r.attempt);
-    q.bind(7, r.sandbox_id);
-    q.bind(8, r.command_id);
-    q.bind(9, r.status);
-    BindNullableInt(q, 10, r.exit_code);
-    q.bind(11, r.error);
-    q.bind(12, r.stdout_text);
-    q.bind(13, r.stderr_text);
-    q.bind(14, r.stdout_truncated ? 1 : 0);
-    q.bind(15, r.stderr_truncated ? 1 : 0);
-    q.bind(16, r.scheduled_at);
-    q.bind(17, r.started_at);
-    q.bind(18, r.ended_at);
-    q.bind(19, r.created_at);
-    q.exec();
+    UpsertRun(db_, r);
     return Status::Ok();
   });
 }

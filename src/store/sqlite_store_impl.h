@@ -166,8 +166,27 @@ class SqliteStore : public Store {
   Status DeleteAppReplica(const std::string& sandbox_id) override;
   Result<std::vector<AppReplicaRecord>> ListAppReplicas(const std::string& app_id) override;
 
+  Status CreateAutomation(const AutomationRecord& a, int max_per_org) override;
+  Result<AutomationRecord> GetAutomation(const std::string& org_id, const std::string& id) override;
+  Result<std::vector<AutomationRecord>> ListAutomations(const std::string& org_id) override;
+  Status UpdateAutomation(const AutomationRecord& a, int64_t expected_version) override;
+  Status DeleteAutomation(const std::string& org_id, const std::string& id) override;
+  Result<std::optional<int64_t>> NextAutomationDue() override;
+  Result<std::vector<AutomationRecord>> ListDueAutomations(int64_t now, int limit) override;
+  Status ClaimAutomationSlot(const std::string& id, int64_t expected_due, int64_t next_due,
+                             const std::vector<RunRecord>& runs) override;
+  Result<AutomationRecord> RecordAutomationOutcome(const std::string& id, bool failed,
+                                                   int pause_after, const std::string& reason,
+                                                   int64_t now) override;
+  Result<int> PauseAutomationsOfSandbox(const std::string& sandbox_id, const std::string& reason,
+                                        int64_t now) override;
+
  private:
   AppReleaseRecord ReadAppRelease(SQLite::Statement& q);
+  // Inserts the run, or updates the stored one with its id, inside the caller's transaction.
+  static void UpsertRun(SQLite::Database& db, const RunRecord& r);
+  AutomationRecord ReadAutomation(SQLite::Statement& q);
+  Result<AutomationRecord> GetAutomationLocked(const std::string& org_id, const std::string& id);
   JobRecord ReadJob(SQLite::Statement& q);
   Result<JobRecord> GetJobLocked(const std::string& org_id, const std::string& id);
   static ImageRecord ReadImage(SQLite::Statement& q);

@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "store/account_store.h"
 #include "store/app_store.h"
+#include "store/automation_store.h"
 #include "store/command_store.h"
 #include "store/database_store.h"
 #include "store/endpoint_store.h"
@@ -53,7 +54,8 @@ class Store : public OrgStore,
               public AccountStore,
               public JobStore,
               public AppStore,
-              public DatabaseStore {
+              public DatabaseStore,
+              public AutomationStore {
  public:
   ~Store() override = default;
 };

@@ -25,6 +25,8 @@ EXPECTED_TOOLS = {
     "submit_sandbox_job", "list_sandbox_jobs", "cancel_sandbox_job", "delete_sandbox_job",
     "list_automation_runs", "get_automation_run", "cancel_automation_run",
     "deploy_sandbox_app", "scale_deployed_app", "delete_deployed_app",
+    "create_sandbox_automation", "list_sandbox_automations", "set_sandbox_automation_enabled",
+    "delete_sandbox_automation",
 }
 
 
@@ -38,7 +40,8 @@ READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_
              "list_persistent_storage", "get_checkpoint_operation",
              "list_object_storage", "read_object_storage_text", "list_object_artifacts",
              "read_object_text_artifact", "download_object_artifact", "get_billing_account",
-             "list_sandbox_jobs", "list_automation_runs", "get_automation_run"}
+             "list_sandbox_jobs", "list_automation_runs", "get_automation_run",
+             "list_sandbox_automations"}
 
 
 # --- transport, raw -------------------------------------------------------------------------

@@ -111,6 +111,13 @@ SERVED = {
     ("GET", "/v1/runs"),
     ("GET", "/v1/runs/{id}"),
     ("POST", "/v1/runs/{id}/cancel"),
+    ("POST", "/v1/automations"),
+    ("GET", "/v1/automations"),
+    ("GET", "/v1/automations/{id}"),
+    ("DELETE", "/v1/automations/{id}"),
+    ("POST", "/v1/automations/{id}/enable"),
+    ("POST", "/v1/automations/{id}/disable"),
+    ("POST", "/v1/automations/{id}/trigger"),
 }
 
 
@@ -275,6 +282,13 @@ WALKED_ELSEWHERE |= {
     ("POST", "/v1/jobs"), ("GET", "/v1/jobs"), ("GET", "/v1/jobs/{id}"), ("DELETE", "/v1/jobs/{id}"),
     ("POST", "/v1/jobs/{id}/cancel"), ("GET", "/v1/runs"), ("GET", "/v1/runs/{id}"),
     ("POST", "/v1/runs/{id}/cancel"),
+}
+# Automations need a running sandbox of the caller: test_automations.py walks them against the
+# spec.
+WALKED_ELSEWHERE |= {
+    ("POST", "/v1/automations"), ("GET", "/v1/automations"), ("GET", "/v1/automations/{id}"),
+    ("DELETE", "/v1/automations/{id}"), ("POST", "/v1/automations/{id}/enable"),
+    ("POST", "/v1/automations/{id}/disable"), ("POST", "/v1/automations/{id}/trigger"),
 }
 
 

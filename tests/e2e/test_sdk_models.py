@@ -41,6 +41,7 @@ MODELS = {
     "PlanLimits": "PlanLimits", "PlanPrices": "PlanPrices", "LedgerEntry": "LedgerEntry",
     "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
+    "Automation": "Automation",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
 SDK_ONLY = {("StatusEvent", "id")}
@@ -287,6 +288,13 @@ OPERATIONS = {
     "listRuns": ("Runs", "list", "list"),
     "getRun": ("Runs", "get", "get"),
     "cancelRun": ("Runs", "cancel", "cancel"),
+    "createAutomation": ("Automations", "create", "create"),
+    "listAutomations": ("Automations", "list", "list"),
+    "getAutomation": ("Automations", "get", "get"),
+    "enableAutomation": ("Automations", "enable", "enable"),
+    "disableAutomation": ("Automations", "disable", "disable"),
+    "triggerAutomation": ("Automations", "trigger", "trigger"),
+    "deleteAutomation": ("Automations", "delete", "delete"),
 }
 # Not SDK verbs: a link's URL is used as it is (no credentials), and MCP with its OAuth is for
 # MCP clients.

@@ -184,6 +184,12 @@ if (scenario === "flow") {
     await call("cancel_automation_run", { run_id: runId ?? "run_none" });
     await call("get_automation_run", { run_id: runId ?? "run_none" });
   }
+  // Automations: a schedule on the flow's sandbox, paused with the version it answered, deleted.
+  const automation = (await call("create_sandbox_automation", { sandbox_id: id, command: "true", interval_seconds: 3600 })).structuredContent;
+  const automationId = automation?.automation_id ?? "aut_none";
+  await call("list_sandbox_automations", {});
+  await call("set_sandbox_automation_enabled", { automation_id: automationId, enabled: false, version: automation?.version ?? 1 });
+  await call("delete_sandbox_automation", { automation_id: automationId });
   await call("delete_sandbox_keep_storage", { sandbox_id: id, confirm: id });
   await call("delete_sandbox", { sandbox_id: id });
 }

@@ -1,4 +1,5 @@
 // The client: one adaptd URL and API key, and the organization's resources under it.
+import { Automations } from "./automations.js";
 import { Accounts, Apps, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
 import { Sandboxes } from "./sandbox.js";
 import { Transport, type ClientOptions } from "./transport.js";
@@ -12,6 +13,7 @@ export class Client {
   readonly jobs: Jobs;
   readonly apps: Apps;
   readonly runs: Runs;
+  readonly automations: Automations;
   readonly storage: StorageVolumes;
   readonly objects: Objects;
   readonly sites: Sites;
@@ -27,6 +29,7 @@ export class Client {
     this.jobs = new Jobs(this.transport);
     this.apps = new Apps(this.transport);
     this.runs = new Runs(this.transport);
+    this.automations = new Automations(this.transport);
     this.storage = new StorageVolumes(this.transport);
     this.objects = new Objects(this.transport);
     this.sites = new Sites(this.transport);

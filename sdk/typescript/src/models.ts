@@ -264,6 +264,31 @@ export interface Run {
   createdAt: string;
 }
 
+/** A schedule: a command run in a sandbox of the organization every interval or at the slots
+ * of a cron expression (in an IANA time zone). */
+export interface Automation {
+  id: string;
+  name: string;
+  kind: string;
+  sandboxId: string;
+  argv: string[];
+  cwd: string | null;
+  envNames: string[];
+  timeoutSeconds: number;
+  intervalSeconds: number | null;
+  cron: string | null;
+  timeZone: string;
+  overlap: string;
+  catchUpSeconds: number;
+  enabled: boolean;
+  pausedReason: string | null;
+  version: number;
+  consecutiveFailures: number;
+  nextRuns: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface StorageAttachment {
   sandboxId: string;
   status: string;

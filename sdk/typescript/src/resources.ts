@@ -187,8 +187,11 @@ export class Jobs {
 export class Runs {
   constructor(private readonly t: Transport) {}
 
-  list(jobId?: string, pageSize = 50): AsyncGenerator<Run> {
-    return paginate<Run>(this.t, "/v1/runs", pageSize, jobId ? { jobId } : {});
+  list(jobId?: string, pageSize = 50, automationId?: string): AsyncGenerator<Run> {
+    const query: Record<string, string> = {};
+    if (jobId) query["jobId"] = jobId;
+    if (automationId) query["automationId"] = automationId;
+    return paginate<Run>(this.t, "/v1/runs", pageSize, query);
   }
 
   get(runId: string): Promise<Run> {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from ._transport import Transport
+from .automations import Automations
 from .resources import (Accounts, Apps, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites,
                         StorageVolumes)
 from .sandbox import Sandboxes
@@ -23,6 +24,7 @@ class Client:
         self.jobs = Jobs(self.transport)
         self.apps = Apps(self.transport)
         self.runs = Runs(self.transport)
+        self.automations = Automations(self.transport)
         self.storage = StorageVolumes(self.transport)
         self.objects = Objects(self.transport)
         self.sites = Sites(self.transport)

@@ -302,6 +302,32 @@ class Run:
 
 
 @dataclass
+class Automation:
+    """A schedule: a command run in a sandbox of the organization every interval or at the
+    slots of a cron expression (in an IANA time zone)."""
+    id: str
+    name: str
+    kind: str
+    sandbox_id: str
+    argv: List[str]
+    cwd: Optional[str]
+    env_names: List[str]
+    timeout_seconds: int
+    interval_seconds: Optional[int]
+    cron: Optional[str]
+    time_zone: str
+    overlap: str
+    catch_up_seconds: int
+    enabled: bool
+    paused_reason: Optional[str]
+    version: int
+    consecutive_failures: int
+    next_runs: List[str]
+    created_at: str
+    updated_at: str
+
+
+@dataclass
 class StorageAttachment:
     sandbox_id: str
     status: str

@@ -274,8 +274,11 @@ class Runs:
     def __init__(self, transport: "Transport") -> None:
         self._t = transport
 
-    def list(self, job_id: Optional[str] = None, page_size: int = 50) -> Iterator[Run]:
+    def list(self, job_id: Optional[str] = None, page_size: int = 50,
+             automation_id: Optional[str] = None) -> Iterator[Run]:
         query = {"jobId": job_id} if job_id else None
+        if automation_id:
+            query = dict(query or {}, automationId=automation_id)
         return paginate(self._t, "/v1/runs", Run, page_size, query)
 
     def get(self, run_id: str) -> Run:

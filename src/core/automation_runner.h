@@ -1,0 +1,31 @@
+// AutomationRunner: executes one run of a schedule against its target sandbox for
+// AutomationService, which decides what the run's end means (auto-pause, pause on a lost
+// target). The daemon's is SandboxAutomationRunner (core/sandbox_automation_runner.h); unit
+// tests script a fake one.
+#pragma once
+
+#include <string>
+
+#include "core/job_attempt.h"
+#include "store/automation_store.h"
+
+namespace adapt::core {
+
+class AutomationRunner {
+ public:
+  virtual ~AutomationRunner() = default;
+  // OK when `sandbox_id` is a sandbox of `org_id` a schedule may target (kNotFound otherwise).
+  virtual Status CheckTarget(const std::string& org_id, const std::string& sandbox_id) = 0;
+  // Starts run `run` of `automation` and returns at once; `done` is called exactly once, on
+  // another thread. A target that is hibernated is started first and stopped again after the
+  // command. kRefused with the error "target not found" when the target is gone.
+  virtual void Start(const store::AutomationRecord& automation, const store::RunRecord& run,
+                     JobAttempts::Progress progress, JobAttempts::Done done) = 0;
+  // Asks run `run_id` to end (its command's process group is killed); false when it does not
+  // run here.
+  virtual bool Cancel(const std::string& run_id) = 0;
+};
+
+inline constexpr const char* kTargetNotFound = "target not found";
+
+}  // namespace adapt::core

@@ -1,0 +1,471 @@
+#include "core/automation_service.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "base/ids.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "core/command_request.h"
+
+namespace adapt::core {
+namespace {
+
+const std::vector<std::string> kAutomationRunsExecuting = {"queued", "starting", "running"};
+constexpr int kNextRunsShown = 5;
+constexpr int kDuePerPass = 200;
+constexpr int64_t kMaxCatchUpSeconds = 7 * 24 * 3600;
+constexpr int kKeptRunsPerAutomation = 100;
+constexpr int64_t kAutomationRunRetentionMillis = 30LL * 24 * 3600 * 1000;
+// Counting missed cron slots stops here: the missed run then says "at least".
+constexpr int kMissedCountCap = 100000;
+// A slot the scheduler reaches this late is late, not missed, whatever the catch-up window.
+constexpr int64_t kLateGraceMillis = 60'000;
+
+std::string AutomationRunStatus(const AttemptEnd& end) {
+  switch (end.kind) {
+    case AttemptEnd::Kind::kExited:
+      return end.exit_code == 0 ? "succeeded" : "failed";
+    case AttemptEnd::Kind::kTimedOut:
+    case AttemptEnd::Kind::kRefused:
+      return "failed";
+    case AttemptEnd::Kind::kQuota:
+      return "skipped_quota";
+    case AttemptEnd::Kind::kCancelled:
+      return "cancelled";
+    case AttemptEnd::Kind::kInfrastructure:
+      return "infrastructure_failed";
+  }
+  return "failed";
+}
+
+Status WithFieldNamed(const Status& st, const FieldNames& names) {
+  std::string field = names(st.field());
+  std::string message = st.message();
+  if (!st.field().empty() && message.rfind(st.field(), 0) == 0)
+    message = field + message.substr(st.field().size());
+  return Status(st.code(), message, field);
+}
+
+store::RunRecord NewAutomationRun(const store::AutomationRecord& a, const std::string& trigger,
+                                  int64_t scheduled_at, int64_t now) {
+  store::RunRecord r;
+  r.id = NewId("run");
+  r.org_id = a.org_id;
+  r.automation_id = a.id;
+  r.trigger = trigger;
+  r.sandbox_id = a.sandbox_id;
+  r.status = "starting";
+  r.scheduled_at = scheduled_at;
+  r.created_at = r.started_at = now;
+  return r;
+}
+
+}  // namespace
+
+AutomationService::AutomationService(store::AutomationStore& automations, store::JobStore& runs,
+                                     AutomationRunner& runner, Clock clock)
+    : automations_(automations), runs_(runs), runner_(runner), clock_(std::move(clock)) {}
+
+AutomationService::~AutomationService() { Shutdown(); }
+
+int64_t AutomationService::Now() const { return clock_ ? clock_() : NowMillis(); }
+
+Automation AutomationService::ViewOf(const store::AutomationRecord& a) const {
+  Automation view;
+  static_cast<store::AutomationRecord&>(view) = a;
+  for (auto& [name, value] : view.env) value.clear();
+  if (a.enabled) {
+    auto schedule = AutomationSchedule::Of(a.interval_seconds, a.cron, a.time_zone, a.created_at);
+    if (schedule.ok()) {
+      view.next_runs.push_back(a.next_due_at);
+      for (int64_t t : schedule->Next(a.next_due_at, kNextRunsShown - 1))
+        view.next_runs.push_back(t);
+    }
+  }
+  return view;
+}
+
+Result<Automation> AutomationService::Create(const Principal& who,
+                                             const CreateAutomationRequest& req,
+                                             const FieldNames& names) {
+  if (req.name.size() > 128)
+    return InvalidArgument(names("name"), names("name") + " must be at most 128 bytes");
+  if (req.sandbox_id.empty())
+    return InvalidArgument(names("sandbox_id"), names("sandbox_id") + " is required");
+  int64_t timeout = req.timeout_seconds.value_or(600);
+  if (timeout < 1 || timeout > 86400) {
+    return InvalidArgument(names("timeout_seconds"),
+                           names("timeout_seconds") + " must be between 1 and 86400");
+  }
+  RunCommandRequest command;
+  command.argv = req.argv;
+  command.cwd = req.cwd;
+  command.env = req.env;
+  command.timeout_seconds = static_cast<int>(timeout);
+  command.wait_seconds = 0;
+  if (Status st = ValidateRunCommand(command); !st.ok()) return WithFieldNamed(st, names);
+  if (req.interval_seconds && *req.interval_seconds < 1) {
+    return InvalidArgument(names("interval_seconds"),
+                           names("interval_seconds") + " must be at least 1");
+  }
+  std::string overlap = req.overlap.empty() ? "skip" : req.overlap;
+  if (overlap != "skip" && overlap != "allow" && overlap != "cancel_previous") {
+    return InvalidArgument(names("overlap"),
+                           names("overlap") + " must be skip, allow or cancel_previous");
+  }
+  int64_t catch_up = req.catch_up_seconds.value_or(3600);
+  if (catch_up < 0 || catch_up > kMaxCatchUpSeconds) {
+    return InvalidArgument(names("catch_up_seconds"),
+                           names("catch_up_seconds") + " must be between 0 and 604800");
+  }
+  if (!req.time_zone.empty() && req.interval_seconds) {
+    return InvalidArgument(names("time_zone"),
+                           names("time_zone") + " applies to " + names("cron") + " only");
+  }
+  int64_t now = Now();
+  ASSIGN_OR_RETURN(AutomationSchedule schedule,
+                   AutomationSchedule::Of(req.interval_seconds.value_or(0), req.cron, req.time_zone,
+                                          now, names));
+  auto first = schedule.NextAfter(now);
+  if (!first) return InvalidArgument(names("cron"), names("cron") + " never matches a date");
+  if (Status st = runner_.CheckTarget(who.org_id, req.sandbox_id); !st.ok()) {
+    if (st.code() == Code::kNotFound) return NotFound("sandbox '" + req.sandbox_id + "' not found");
+    return st;
+  }
+
+  store::AutomationRecord a;
+  a.id = NewId("aut");
+  a.org_id = who.org_id;
+  a.name = req.name.empty() ? a.id : req.name;
+  a.sandbox_id = req.sandbox_id;
+  a.argv = req.argv;
+  a.cwd = req.cwd;
+  a.env = req.env;
+  a.timeout_seconds = static_cast<int>(timeout);
+  a.interval_seconds = req.interval_seconds.value_or(0);
+  a.cron = a.interval_seconds ? "" : req.cron;
+  a.time_zone = a.interval_seconds ? "UTC" : (req.time_zone.empty() ? "UTC" : req.time_zone);
+  a.overlap = overlap;
+  a.catch_up_seconds = catch_up;
+  a.next_due_at = *first;
+  a.created_at = a.updated_at = now;
+  int64_t limit = kMaxPerOrg;
+  if (plan_limit_)
+    if (auto plan = plan_limit_(who.org_id)) limit = std::clamp<int64_t>(*plan, 0, kMaxPerOrg);
+  RETURN_IF_ERROR(automations_.CreateAutomation(a, static_cast<int>(limit)));
+  Wake();
+  return ViewOf(a);
+}
+
+Result<std::vector<Automation>> AutomationService::List(const Principal& who) {
+  ASSIGN_OR_RETURN(std::vector<store::AutomationRecord> all,
+                   automations_.ListAutomations(who.org_id));
+  std::vector<Automation> out;
+  for (const auto& a : all) out.push_back(ViewOf(a));
+  return out;
+}
+
+Result<Automation> AutomationService::Get(const Principal& who, const std::string& id) {
+  ASSIGN_OR_RETURN(store::AutomationRecord a, automations_.GetAutomation(who.org_id, id));
+  return ViewOf(a);
+}
+
+Result<Automation> AutomationService::SetEnabled(const Principal& who, const std::string& id,
+                                                 bool enabled, std::optional<int64_t> version) {
+  ASSIGN_OR_RETURN(store::AutomationRecord a, automations_.GetAutomation(who.org_id, id));
+  if (version && *version != a.version) {
+    return Conflict("automation '" + id + "' is at version " + std::to_string(a.version) +
+                    ", not " + std::to_string(*version) + ": read it again");
+  }
+  int64_t now = Now();
+  int64_t read_version = a.version;
+  if (enabled && !a.enabled) {
+    if (Status st = runner_.CheckTarget(a.org_id, a.sandbox_id); !st.ok()) {
+      return Conflict("automation '" + id + "' cannot resume: its sandbox '" + a.sandbox_id +
+                      "' is gone");
+    }
+    ASSIGN_OR_RETURN(AutomationSchedule schedule,
+                     AutomationSchedule::Of(a.interval_seconds, a.cron, a.time_zone, a.created_at));
+    auto next = schedule.NextAfter(now);
+    if (!next) return Conflict("automation '" + id + "' has no slot left");
+    a.next_due_at = *next;
+    a.consecutive_failures = 0;
+  }
+  a.enabled = enabled;
+  a.paused_reason.clear();
+  a.updated_at = now;
+  Status st = automations_.UpdateAutomation(a, read_version);
+  if (st.code() == Code::kConflict) {
+    return Conflict("automation '" + id + "' changed since version " +
+                    std::to_string(read_version) + " was read: read it again");
+  }
+  RETURN_IF_ERROR(st);
+  a.version = read_version + 1;
+  Wake();
+  return ViewOf(a);
+}
+
+Status AutomationService::Delete(const Principal& who, const std::string& id) {
+  RETURN_IF_ERROR(automations_.DeleteAutomation(who.org_id, id));
+  Wake();
+  return Status::Ok();
+}
+
+Result<Run> AutomationService::Trigger(const Principal& who, const std::string& id) {
+  ASSIGN_OR_RETURN(store::AutomationRecord a, automations_.GetAutomation(who.org_id, id));
+  int64_t now = Now();
+  store::RunRecord run = NewAutomationRun(a, "manual", now, now);
+  bool start = MayStart(a, run);
+  RETURN_IF_ERROR(runs_.PutRun(run));
+  if (start) Launch(a, run);
+  return runs_.GetRun(who.org_id, run.id);
+}
+
+bool AutomationService::MayStart(const store::AutomationRecord& a, store::RunRecord& run) {
+  std::vector<std::string> to_cancel;
+  {
+    std::lock_guard lock(mu_);
+    auto it = executing_.find(a.id);
+    if (it == executing_.end() || it->second.empty() || a.overlap == "allow") return true;
+    if (a.overlap == "skip") {
+      run.status = "skipped_overlap";
+      run.error = "a run of this automation was still executing";
+      run.ended_at = run.started_at;
+      return false;
+    }
+    to_cancel.assign(it->second.begin(), it->second.end());
+    for (const auto& id : to_cancel) cancel_requested_.insert(id);
+  }
+  for (const auto& id : to_cancel) runner_.Cancel(id);
+  return true;
+}
+
+void AutomationService::Launch(const store::AutomationRecord& a, store::RunRecord run) {
+  {
+    std::lock_guard lock(mu_);
+    active_[run.id] = run;
+    executing_[a.id].insert(run.id);
+  }
+  std::string run_id = run.id;
+  JobAttempts::Progress progress;
+  progress.command = [this, run_id](const std::string& command_id) {
+    std::lock_guard lock(mu_);
+    auto it = active_.find(run_id);
+    if (it == active_.end()) return;
+    it->second.command_id = command_id;
+    it->second.status = "running";
+    if (Status st = runs_.PutRun(it->second); !st.ok())
+      spdlog::error("automations: recording run {}: {}", run_id, st.message());
+  };
+  runner_.Start(a, run, std::move(progress),
+                [this, a, run_id](AttemptEnd end) { RunEnded(a, run_id, std::move(end)); });
+}
+
+void AutomationService::RunEnded(const store::AutomationRecord& a, const std::string& run_id,
+                                 AttemptEnd end) {
+  store::RunRecord run;
+  int64_t now = Now();
+  {
+    std::lock_guard lock(mu_);
+    auto it = active_.find(run_id);
+    if (it == active_.end()) return;
+    run = it->second;
+    active_.erase(it);
+    if (cancel_requested_.erase(run_id) &&
+        (end.kind != AttemptEnd::Kind::kExited || !end.exit_code))
+      end.kind = AttemptEnd::Kind::kCancelled;
+  }
+  run.status = AutomationRunStatus(end);
+  run.exit_code = end.exit_code;
+  // A catch_up run keeps the note of the slots it covers unless its end has more to say.
+  if (!end.error.empty() || run.trigger != "catch_up") run.error = end.error;
+  if (!end.command_id.empty()) run.command_id = end.command_id;
+  run.stdout_text = LatestBytes(end.stdout_text, kRunOutputBytes, end.stdout_truncated);
+  run.stderr_text = LatestBytes(end.stderr_text, kRunOutputBytes, end.stderr_truncated);
+  run.stdout_truncated = end.stdout_truncated;
+  run.stderr_truncated = end.stderr_truncated;
+  run.ended_at = now;
+  if (Status st = runs_.PutRun(run); !st.ok())
+    spdlog::error("automations: recording run {}: {}", run.id, st.message());
+
+  if (end.kind == AttemptEnd::Kind::kRefused && end.error == kTargetNotFound) {
+    TargetGone(a.sandbox_id, "its sandbox '" + a.sandbox_id + "' no longer exists");
+  } else if (end.kind != AttemptEnd::Kind::kCancelled && end.kind != AttemptEnd::Kind::kQuota) {
+    bool failed = run.status != "succeeded";
+    auto after = automations_.RecordAutomationOutcome(
+        a.id, failed, kPauseAfterFailures,
+        "paused after " + std::to_string(kPauseAfterFailures) + " consecutive failed runs", now);
+    if (!after.ok() && after.status().code() != Code::kNotFound)
+      spdlog::error("automations: recording {}'s run: {}", a.id, after.status().message());
+  }
+  if (auto pruned = runs_.PruneRuns(now - kAutomationRunRetentionMillis, kKeptRunsPerAutomation);
+      !pruned.ok())
+    spdlog::error("automations: pruning runs: {}", pruned.status().message());
+  // Only now does the automation stop executing: a slot due meanwhile met the overlap policy,
+  // and one after an automatic pause is not claimed at all.
+  std::lock_guard lock(mu_);
+  auto it = executing_.find(a.id);
+  if (it != executing_.end() && it->second.erase(run_id) && it->second.empty())
+    executing_.erase(it);
+}
+
+void AutomationService::TargetGone(const std::string& sandbox_id, const std::string& why) {
+  auto paused = automations_.PauseAutomationsOfSandbox(sandbox_id, why, Now());
+  if (!paused.ok()) spdlog::error("automations: pausing: {}", paused.status().message());
+}
+
+bool AutomationService::CancelRun(const std::string& run_id) {
+  {
+    std::lock_guard lock(mu_);
+    if (!active_.count(run_id)) return false;
+    cancel_requested_.insert(run_id);
+  }
+  if (runner_.Cancel(run_id)) return true;
+  std::lock_guard lock(mu_);
+  cancel_requested_.erase(run_id);
+  return false;
+}
+
+void AutomationService::Tick(int64_t now) {
+  auto due = automations_.ListDueAutomations(now, kDuePerPass);
+  if (!due.ok()) {
+    spdlog::error("automations: reading due slots: {}", due.status().message());
+    return;
+  }
+  for (const auto& a : *due) Fire(a, now);
+}
+
+void AutomationService::Fire(const store::AutomationRecord& a, int64_t now) {
+  auto schedule = AutomationSchedule::Of(a.interval_seconds, a.cron, a.time_zone, a.created_at);
+  if (!schedule.ok()) {
+    // Paused alone (the zone file went away): its slots cannot be computed.
+    auto paused = automations_.RecordAutomationOutcome(
+        a.id, true, 1, "its schedule can no longer be read: " + schedule.status().message(), now);
+    if (!paused.ok()) spdlog::error("automations: pausing {}: {}", a.id, paused.status().message());
+    return;
+  }
+  std::vector<store::RunRecord> records;
+  int64_t window_start = now - a.catch_up_seconds * 1000 - kLateGraceMillis;
+  int64_t slot = a.next_due_at;
+  // Slots older than the catch-up window: one missed run says which.
+  if (slot < window_start) {
+    int64_t first = slot, last = slot, count = 0;
+    while (slot < window_start && count < kMissedCountCap) {
+      last = slot;
+      ++count;
+      auto next = schedule->NextAfter(slot);
+      if (!next) break;
+      slot = *next;
+    }
+    if (slot < window_start) {
+      auto next = schedule->NextAfter(window_start - 1);
+      slot = next ? *next : INT64_MAX;
+    }
+    store::RunRecord missed = NewAutomationRun(a, "schedule", first, now);
+    missed.status = "missed";
+    missed.error = std::string(count >= kMissedCountCap ? "at least " : "") +
+                   std::to_string(count) + " slot(s) from " + FormatRfc3339(first) + " to " +
+                   FormatRfc3339(last) + " were missed: adaptd was not running";
+    missed.started_at = 0;
+    missed.ended_at = now;
+    records.push_back(missed);
+  }
+  // Slots inside the window: the latest stands for them all.
+  int64_t latest = 0, covered = 0;
+  while (slot <= now) {
+    latest = slot;
+    ++covered;
+    auto next = schedule->NextAfter(slot);
+    slot = next ? *next : INT64_MAX;
+    if (covered > kMissedCountCap) {
+      auto jump = schedule->NextAfter(now);
+      slot = jump ? *jump : INT64_MAX;
+    }
+  }
+  int64_t next_due = slot;
+  bool start = false;
+  store::RunRecord run;
+  if (covered > 0) {
+    run = NewAutomationRun(a, covered > 1 ? "catch_up" : "schedule", latest, now);
+    if (covered > 1)
+      run.error = "catches up " + std::to_string(covered) + " slot(s) missed since " +
+                  FormatRfc3339(a.next_due_at < window_start ? window_start : a.next_due_at);
+    start = MayStart(a, run);
+    records.push_back(run);
+  }
+  Status st = automations_.ClaimAutomationSlot(a.id, a.next_due_at, next_due, records);
+  if (!st.ok()) {
+    if (st.code() != Code::kConflict)
+      spdlog::error("automations: claiming {}'s slot: {}", a.id, st.message());
+    return;
+  }
+  if (start) Launch(a, run);
+}
+
+void AutomationService::Start() {
+  int64_t now = Now();
+  auto runs = runs_.ListRunsWithStatus(kAutomationRunsExecuting);
+  if (!runs.ok()) {
+    spdlog::error("automations: listing runs to recover: {}", runs.status().message());
+  } else {
+    for (auto run : *runs) {
+      if (run.automation_id.empty()) continue;
+      run.status = "infrastructure_failed";
+      run.error = "adaptd restarted while the run was executing; it is not retried";
+      run.ended_at = now;
+      if (Status st = runs_.PutRun(run); !st.ok())
+        spdlog::error("automations: recording run {}: {}", run.id, st.message());
+    }
+  }
+  std::lock_guard lock(mu_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void AutomationService::Shutdown() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+void AutomationService::Wake() {
+  {
+    std::lock_guard lock(mu_);
+    woken_ = true;
+  }
+  wake_.notify_all();
+}
+
+void AutomationService::Loop() {
+  std::optional<int64_t> last_due;
+  for (;;) {
+    auto next = automations_.NextAutomationDue();
+    int64_t now = Now();
+    // Without an automation, or when the store cannot say, an hour (a change wakes it sooner).
+    int64_t wait_ms = 3600 * 1000;
+    if (next.ok() && next->has_value()) {
+      wait_ms = std::max<int64_t>(0, **next - now);
+      // The same slot still due after a pass (the store refused its claim): not a busy loop.
+      if (wait_ms == 0 && last_due == **next) wait_ms = 1000;
+      last_due = **next;
+    }
+    {
+      std::unique_lock lock(mu_);
+      if (stopping_) return;
+      if (wait_ms > 0 && !woken_) {
+        wake_.wait_for(lock, std::chrono::milliseconds(wait_ms),
+                       [this] { return stopping_ || woken_; });
+      }
+      if (stopping_) return;
+      woken_ = false;
+    }
+    Tick(Now());
+  }
+}
+
+}  // namespace adapt::core

@@ -1,0 +1,126 @@
+// AutomationService: an organization's schedules (seed 000's create_sandbox_automation,
+// list_sandbox_automations, set_sandbox_automation_enabled, delete_sandbox_automation) and the
+// scheduler that fires them. REST, MCP and the CLI only translate into these verbs. Runs are
+// rows of JobStore's runs table, read and cancelled through JobService.
+//
+// The scheduler sleeps until the earliest next_due_at of an enabled automation (an index), or
+// until a change wakes it; then each due automation's slot is claimed in one transaction that
+// moves next_due_at and records the slot's run (unique per slot), so a slot fires at most once.
+// Slots missed while adaptd was down: those inside the catch-up window collapse into one
+// catch_up run, older ones are recorded as one missed run. Overlap: skip (default) records
+// skipped_overlap while a run of the automation executes; allow starts another;
+// cancel_previous cancels the executing one first. Runs are never retried: a non-zero exit is
+// the application's result, and a run cut by an infrastructure failure ends
+// infrastructure_failed. After kPauseAfterFailures consecutive failed runs the automation is
+// paused with that reason; deleting its target pauses it too. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/auth.h"
+#include "core/automation_runner.h"
+#include "core/automation_schedule.h"
+#include "core/field_names.h"
+#include "core/job_view.h"
+#include "store/automation_store.h"
+#include "store/job_store.h"
+
+namespace adapt::core {
+
+struct CreateAutomationRequest {
+  std::string name;  // empty: the id
+  std::string sandbox_id;
+  std::vector<std::string> argv;  // an edge turns a shell string into {"/bin/sh", "-c", it}
+  std::string cwd;
+  std::map<std::string, std::string> env;
+  std::optional<int64_t> timeout_seconds;   // 1..86400, default 600
+  std::optional<int64_t> interval_seconds;  // >= 1; or cron
+  std::string cron;
+  std::string time_zone;                    // empty: UTC
+  std::string overlap;                      // empty: skip
+  std::optional<int64_t> catch_up_seconds;  // 0..604800, default 3600
+};
+
+// What callers see: the record with env values removed, and the next slots.
+struct Automation : store::AutomationRecord {
+  std::vector<int64_t> next_runs;  // ms; the next five while enabled
+};
+
+class AutomationService {
+ public:
+  static constexpr int kMaxPerOrg = 100;
+  static constexpr int kPauseAfterFailures = 5;
+  using Clock = std::function<int64_t()>;  // ms since the epoch
+
+  AutomationService(store::AutomationStore& automations, store::JobStore& runs,
+                    AutomationRunner& runner, Clock clock = {});
+  ~AutomationService();
+
+  // Where the organization's plan limit on automations comes from (nullopt: kMaxPerOrg; a
+  // plan never raises it past kMaxPerOrg). Set before serving.
+  void set_plan_limit(std::function<std::optional<int64_t>(const std::string& org_id)> limit) {
+    plan_limit_ = std::move(limit);
+  }
+
+  Result<Automation> Create(const Principal& who, const CreateAutomationRequest& req,
+                            const FieldNames& names = {});
+  Result<std::vector<Automation>> List(const Principal& who);
+  Result<Automation> Get(const Principal& who, const std::string& id);
+  // Pauses or resumes; with `version`, only if the automation is still at it (kConflict and
+  // nothing changes otherwise). A resume schedules from now on (missed slots are not caught up).
+  Result<Automation> SetEnabled(const Principal& who, const std::string& id, bool enabled,
+                                std::optional<int64_t> version);
+  // Deletes the automation, never its sandbox; its runs expire on their own.
+  Status Delete(const Principal& who, const std::string& id);
+  // A manual run now; the schedule does not shift. The overlap policy applies.
+  Result<Run> Trigger(const Principal& who, const std::string& id);
+
+  // Runs of automations a previous adaptd left executing end infrastructure_failed (not
+  // retried); then the scheduler thread starts. Call once, before serving.
+  void Start();
+  // Stops the scheduler thread; runs in flight report nothing more.
+  void Shutdown();
+  // One scheduler pass at `now` (ms): fires every due slot. The thread calls it; tests too.
+  void Tick(int64_t now);
+  // The target sandbox was deleted or expired: its automations are paused with that reason.
+  void TargetGone(const std::string& sandbox_id, const std::string& why);
+  // cancel_automation_run for a run of an automation (JobService asks): false when it does
+  // not execute here.
+  bool CancelRun(const std::string& run_id);
+
+ private:
+  int64_t Now() const;
+  Automation ViewOf(const store::AutomationRecord& a) const;
+  void Fire(const store::AutomationRecord& a, int64_t now);
+  // Records nothing: applies the overlap policy to `run` (skipped_overlap) or cancels the
+  // executing runs (cancel_previous). False when the run must not start.
+  bool MayStart(const store::AutomationRecord& a, store::RunRecord& run);
+  void Launch(const store::AutomationRecord& a, store::RunRecord run);
+  void RunEnded(const store::AutomationRecord& a, const std::string& run_id, AttemptEnd end);
+  void Loop();
+  void Wake();
+
+  store::AutomationStore& automations_;
+  store::JobStore& runs_;
+  AutomationRunner& runner_;
+  Clock clock_;
+  std::function<std::optional<int64_t>(const std::string&)> plan_limit_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;                                   // guarded by mu_
+  bool woken_ = false;                                      // guarded by mu_
+  std::map<std::string, store::RunRecord> active_;          // guarded by mu_; by run id
+  std::map<std::string, std::set<std::string>> executing_;  // guarded by mu_; automation -> runs
+  std::set<std::string> cancel_requested_;                  // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace adapt::core

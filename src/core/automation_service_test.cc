@@ -1,0 +1,244 @@
+// AutomationService's scheduling decisions over a MemoryStore, a fake clock and a runner the
+// test scripts: when a slot fires, what overlap, catch-up, failures and versions do.
+#include "core/automation_service.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/time.h"
+#include "store/memory_store.h"
+
+namespace adapt::core {
+namespace {
+
+class ScriptedRunner : public AutomationRunner {
+ public:
+  struct Started {
+    store::AutomationRecord automation;
+    store::RunRecord run;
+    JobAttempts::Done done;
+    bool ended = false;
+  };
+
+  Status CheckTarget(const std::string& org_id, const std::string& sandbox_id) override {
+    if (org_id == target_org && sandbox_id == target) return Status::Ok();
+    return NotFound("sandbox '" + sandbox_id + "' not found");
+  }
+  void Start(const store::AutomationRecord& a, const store::RunRecord& run, JobAttempts::Progress,
+             JobAttempts::Done done) override {
+    started.push_back({a, run, std::move(done)});
+  }
+  bool Cancel(const std::string& run_id) override {
+    for (auto& s : started)
+      if (s.run.id == run_id && !s.ended) {
+        cancelled.push_back(run_id);
+        return true;
+      }
+    return false;
+  }
+  void End(size_t i, AttemptEnd::Kind kind, std::optional<int> exit_code = std::nullopt,
+           std::string error = "") {
+    ASSERT_LT(i, started.size());
+    ASSERT_FALSE(started[i].ended);
+    started[i].ended = true;
+    AttemptEnd end;
+    end.kind = kind;
+    end.exit_code = exit_code;
+    end.error = std::move(error);
+    started[i].done(std::move(end));
+  }
+
+  std::string target_org, target = "sbx_target";
+  std::vector<Started> started;
+  std::vector<std::string> cancelled;
+};
+
+class AutomationServiceTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    org_.org_id = store_.CreateOrg({NewId("org"), "acme", false, NowMillis()})->id;
+    other_.org_id = store_.CreateOrg({NewId("org"), "other", false, NowMillis()})->id;
+    runner_.target_org = org_.org_id;
+  }
+
+  Automation MustCreate(int64_t interval = 2, std::string overlap = "") {
+    CreateAutomationRequest req;
+    req.sandbox_id = "sbx_target";
+    req.argv = {"/bin/sh", "-c", "date"};
+    req.interval_seconds = interval;
+    req.overlap = std::move(overlap);
+    auto a = service_.Create(org_, req);
+    EXPECT_TRUE(a.ok()) << a.status().message();
+    return *a;
+  }
+  std::vector<store::RunRecord> Runs(const std::string& automation_id) {
+    auto page = store_.ListRuns(org_.org_id, {"", automation_id}, 200, std::nullopt);
+    return page.ok() ? page->items : std::vector<store::RunRecord>{};  // newest first
+  }
+
+  int64_t now_ = 1'000'000;
+  store::MemoryStore store_;
+  ScriptedRunner runner_;
+  AutomationService service_{store_, store_, runner_, [this] { return now_; }};
+  Principal org_, other_;
+};
+
+TEST_F(AutomationServiceTest, CreateAnswersTheNextFiveRunTimes) {
+  Automation a = MustCreate(2);
+  EXPECT_EQ(a.next_runs,
+            (std::vector<int64_t>{1'002'000, 1'004'000, 1'006'000, 1'008'000, 1'010'000}));
+  EXPECT_EQ(a.version, 1);
+  EXPECT_TRUE(a.enabled);
+}
+
+TEST_F(AutomationServiceTest, BadSchedulesAndTargetsAreRefusedAndNothingIsStored) {
+  CreateAutomationRequest req;
+  req.sandbox_id = "sbx_target";
+  req.argv = {"true"};
+  req.interval_seconds = 0;
+  EXPECT_EQ(service_.Create(org_, req).status().field(), "interval_seconds");
+  req.interval_seconds.reset();
+  req.cron = "TZ=UTC * * * * *";
+  EXPECT_EQ(service_.Create(org_, req).status().field(), "cron");
+  req.cron = "0 9 * * *";
+  req.time_zone = "Nowhere/City";
+  EXPECT_EQ(service_.Create(org_, req).status().field(), "time_zone");
+  req.time_zone = "Europe/Berlin";
+  req.sandbox_id = "sbx_someone_elses";
+  EXPECT_EQ(service_.Create(org_, req).status().code(), Code::kNotFound);
+  req.sandbox_id = "sbx_target";
+  EXPECT_EQ(service_.Create(other_, req).status().code(), Code::kNotFound);
+  EXPECT_TRUE(service_.List(org_)->empty());
+  EXPECT_TRUE(service_.Create(org_, req).ok());
+}
+
+TEST_F(AutomationServiceTest, ADueSlotFiresOnceAndTheNextIsScheduled) {
+  Automation a = MustCreate(2);
+  service_.Tick(now_ + 1'999);
+  EXPECT_TRUE(runner_.started.empty());
+  now_ += 2'000;
+  service_.Tick(now_);
+  service_.Tick(now_);  // a second pass over the same instant claims nothing
+  ASSERT_EQ(runner_.started.size(), 1u);
+  EXPECT_EQ(runner_.started[0].run.trigger, "schedule");
+  EXPECT_EQ(runner_.started[0].run.scheduled_at, 1'002'000);
+  EXPECT_EQ(service_.Get(org_, a.id)->next_due_at, 1'004'000);
+  runner_.End(0, AttemptEnd::Kind::kExited, 0);
+  EXPECT_EQ(Runs(a.id).at(0).status, "succeeded");
+}
+
+TEST_F(AutomationServiceTest, OverlapSkipRecordsTheSlotSkipped) {
+  Automation a = MustCreate(2);
+  now_ += 2'000;
+  service_.Tick(now_);
+  now_ += 2'000;
+  service_.Tick(now_);
+  ASSERT_EQ(runner_.started.size(), 1u);
+  auto runs = Runs(a.id);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].status, "skipped_overlap");
+  EXPECT_EQ(runs[0].scheduled_at, 1'004'000);
+}
+
+TEST_F(AutomationServiceTest, OverlapCancelPreviousCancelsTheExecutingRun) {
+  Automation a = MustCreate(2, "cancel_previous");
+  now_ += 2'000;
+  service_.Tick(now_);
+  now_ += 2'000;
+  service_.Tick(now_);
+  ASSERT_EQ(runner_.started.size(), 2u);
+  EXPECT_EQ(runner_.cancelled, std::vector<std::string>{runner_.started[0].run.id});
+  runner_.End(0, AttemptEnd::Kind::kCancelled);
+  EXPECT_EQ(store_.GetRun(org_.org_id, runner_.started[0].run.id)->status, "cancelled");
+}
+
+TEST_F(AutomationServiceTest, SlotsMissedWhileDownCollapseIntoOneCatchUpAndOlderOnesAreMissed) {
+  Automation a = MustCreate(60);
+  // Down for two hours: the window (an hour, and a minute's grace) holds 61 slots, the time
+  // before it 59 more.
+  now_ += 2 * 3600 * 1000 + 30'000;
+  service_.Tick(now_);
+  ASSERT_EQ(runner_.started.size(), 1u);
+  EXPECT_EQ(runner_.started[0].run.trigger, "catch_up");
+  auto runs = Runs(a.id);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].status, "missed");
+  EXPECT_EQ(runs[1].scheduled_at, 1'060'000);
+  EXPECT_NE(runs[1].error.find("59 slot(s)"), std::string::npos) << runs[1].error;
+  EXPECT_EQ(runs[0].trigger, "catch_up");
+  EXPECT_EQ(runs[0].scheduled_at, 1'000'000 + 120 * 60'000);
+  runner_.End(0, AttemptEnd::Kind::kExited, 0);
+  auto ended = store_.GetRun(org_.org_id, runs[0].id);
+  EXPECT_EQ(ended->status, "succeeded");
+  EXPECT_NE(ended->error.find("catches up 61 slot(s)"), std::string::npos) << ended->error;
+  EXPECT_GT(service_.Get(org_, a.id)->next_due_at, now_);
+}
+
+TEST_F(AutomationServiceTest, ANonZeroExitIsNotRetriedAndFiveFailuresPause) {
+  Automation a = MustCreate(1);
+  for (int i = 0; i < 5; ++i) {
+    now_ += 1'000;
+    service_.Tick(now_);
+    ASSERT_EQ(runner_.started.size(), static_cast<size_t>(i + 1));
+    runner_.End(i, AttemptEnd::Kind::kExited, 3);
+  }
+  Automation after = *service_.Get(org_, a.id);
+  EXPECT_FALSE(after.enabled);
+  EXPECT_NE(after.paused_reason.find("5 consecutive failed runs"), std::string::npos);
+  EXPECT_EQ(after.version, 2);
+  now_ += 10'000;
+  service_.Tick(now_);
+  EXPECT_EQ(runner_.started.size(), 5u);
+  for (const auto& r : Runs(a.id)) EXPECT_EQ(r.trigger, "schedule");
+}
+
+TEST_F(AutomationServiceTest, AStaleVersionChangesNothing) {
+  Automation a = MustCreate(2);
+  auto paused = service_.SetEnabled(org_, a.id, false, 1);
+  ASSERT_TRUE(paused.ok()) << paused.status().message();
+  EXPECT_EQ(paused->version, 2);
+  EXPECT_EQ(service_.SetEnabled(org_, a.id, true, 1).status().code(), Code::kConflict);
+  EXPECT_FALSE(service_.Get(org_, a.id)->enabled);
+  EXPECT_EQ(service_.SetEnabled(other_, a.id, true, 2).status().code(), Code::kNotFound);
+  now_ += 60'000;
+  service_.Tick(now_);
+  EXPECT_TRUE(runner_.started.empty());
+  auto resumed = service_.SetEnabled(org_, a.id, true, 2);
+  ASSERT_TRUE(resumed.ok());
+  EXPECT_GT(resumed->next_due_at, now_);
+}
+
+TEST_F(AutomationServiceTest, ALostTargetPausesItsAutomations) {
+  Automation a = MustCreate(2);
+  now_ += 2'000;
+  service_.Tick(now_);
+  runner_.End(0, AttemptEnd::Kind::kRefused, std::nullopt, kTargetNotFound);
+  Automation after = *service_.Get(org_, a.id);
+  EXPECT_FALSE(after.enabled);
+  EXPECT_NE(after.paused_reason.find("sbx_target"), std::string::npos);
+}
+
+TEST_F(AutomationServiceTest, TriggerRunsNowWithoutShiftingTheSchedule) {
+  Automation a = MustCreate(2);
+  auto run = service_.Trigger(org_, a.id);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->trigger, "manual");
+  EXPECT_EQ(service_.Get(org_, a.id)->next_due_at, 1'002'000);
+  EXPECT_EQ(service_.Trigger(other_, a.id).status().code(), Code::kNotFound);
+  EXPECT_TRUE(service_.CancelRun(run->id));
+  runner_.End(0, AttemptEnd::Kind::kCancelled);
+  EXPECT_EQ(store_.GetRun(org_.org_id, run->id)->status, "cancelled");
+}
+
+TEST_F(AutomationServiceTest, DeleteLeavesRunsAndOtherOrganizationsGetNotFound) {
+  Automation a = MustCreate(2);
+  EXPECT_EQ(service_.Delete(other_, a.id).code(), Code::kNotFound);
+  ASSERT_TRUE(service_.Delete(org_, a.id).ok());
+  EXPECT_EQ(service_.Get(org_, a.id).status().code(), Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace adapt::core

@@ -1,0 +1,228 @@
+#include "core/sandbox_automation_runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+
+#include "base/ignore_error.h"
+
+namespace adapt::core {
+
+struct SandboxAutomationRunner::Execution {
+  Principal who;
+  store::AutomationRecord automation;
+  store::RunRecord run;
+  JobAttempts::Progress progress;
+  JobAttempts::Done done;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  bool started_target = false;  // this run started the hibernated target
+  std::mutex mu;
+  std::string command_id;  // guarded by mu
+  bool cancelled = false;  // guarded by mu
+};
+
+SandboxAutomationRunner::SandboxAutomationRunner(SandboxService& sandboxes,
+                                                 CommandService& commands,
+                                                 boost::asio::thread_pool& workers)
+    : sandboxes_(sandboxes), commands_(commands), workers_(workers) {}
+
+Status SandboxAutomationRunner::CheckTarget(const std::string& org_id,
+                                            const std::string& sandbox_id) {
+  Principal who;
+  who.org_id = org_id;
+  auto sandbox = sandboxes_.Get(who, sandbox_id);
+  if (!sandbox.ok()) return sandbox.status();
+  if (sandbox->status == "deleting" || sandbox->status == "deleted")
+    return NotFound("sandbox '" + sandbox_id + "' not found");
+  return Status::Ok();
+}
+
+void SandboxAutomationRunner::Start(const store::AutomationRecord& automation,
+                                    const store::RunRecord& run, JobAttempts::Progress progress,
+                                    JobAttempts::Done done) {
+  auto e = std::make_shared<Execution>();
+  e->who.org_id = automation.org_id;
+  e->automation = automation;
+  e->run = run;
+  e->progress = std::move(progress);
+  e->done = std::move(done);
+  {
+    std::lock_guard lock(mu_);
+    runs_[run.id] = e;
+  }
+  boost::asio::post(workers_, [this, e] { Begin(e); });
+}
+
+void SandboxAutomationRunner::Begin(std::shared_ptr<Execution> e) {
+  if (stopping_) return;
+  const std::string& id = e->automation.sandbox_id;
+  auto sandbox = sandboxes_.Get(e->who, id);
+  if (!sandbox.ok() || sandbox->status == "deleting" || sandbox->status == "deleted") {
+    AttemptEnd end;
+    end.kind = sandbox.ok() || sandbox.status().code() == Code::kNotFound
+                   ? AttemptEnd::Kind::kRefused
+                   : AttemptEnd::Kind::kInfrastructure;
+    end.error = end.kind == AttemptEnd::Kind::kRefused
+                    ? std::string(kTargetNotFound)
+                    : "reading the target sandbox: " + sandbox.status().message();
+    Finish(e, std::move(end));
+    return;
+  }
+  if (sandbox->status == "running") {
+    RunCommand(e);
+    return;
+  }
+  if (sandbox->status == "hibernated") {
+    auto started = sandboxes_.Start(e->who, id);
+    if (!started.ok()) {
+      AttemptEnd end;
+      end.kind = started.status().code() == Code::kResourceExhausted
+                     ? AttemptEnd::Kind::kQuota
+                     : AttemptEnd::Kind::kInfrastructure;
+      end.error = "starting the hibernated target: " + started.status().message();
+      Finish(e, std::move(end));
+      return;
+    }
+    e->started_target = true;
+  }
+  sandboxes_.AwaitSettled(e->who, id, Waiter::Clock::now() + kStartWait,
+                          [this, e](Waiter::End) { TargetSettled(e); });
+}
+
+void SandboxAutomationRunner::TargetSettled(std::shared_ptr<Execution> e) {
+  if (stopping_) return;
+  auto sandbox = sandboxes_.Get(e->who, e->automation.sandbox_id);
+  if (!sandbox.ok() || sandbox->status != "running") {
+    AttemptEnd end;
+    end.error = "the target sandbox did not become ready" +
+                (sandbox.ok() ? " (" + sandbox->status + ")" : ": " + sandbox.status().message());
+    Finish(e, std::move(end));
+    return;
+  }
+  RunCommand(e);
+}
+
+void SandboxAutomationRunner::RunCommand(std::shared_ptr<Execution> e) {
+  {
+    std::lock_guard lock(e->mu);
+    if (e->cancelled) {
+      AttemptEnd end;
+      end.kind = AttemptEnd::Kind::kCancelled;
+      end.error = "cancelled before its command started";
+      Finish(e, std::move(end));
+      return;
+    }
+  }
+  RunCommandRequest command;
+  command.argv = e->automation.argv;
+  command.cwd = e->automation.cwd;
+  command.env = e->automation.env;
+  command.timeout_seconds = e->automation.timeout_seconds;
+  command.wait_seconds = 0;
+  auto started = commands_.Start(e->who, e->automation.sandbox_id, std::move(command));
+  if (!started.ok()) {
+    AttemptEnd end;
+    end.kind = started.status().code() == Code::kInvalidArgument
+                   ? AttemptEnd::Kind::kRefused
+                   : AttemptEnd::Kind::kInfrastructure;
+    end.error = "starting the command: " + started.status().message();
+    Finish(e, std::move(end));
+    return;
+  }
+  bool cancelled = false;
+  {
+    std::lock_guard lock(e->mu);
+    e->command_id = started->id;
+    cancelled = e->cancelled;
+  }
+  if (e->progress.command) e->progress.command(started->id);
+  if (cancelled)
+    IgnoreError(commands_.Kill(e->who, e->automation.sandbox_id, started->id), "cancel");
+  auto deadline = Waiter::Clock::now() + std::chrono::seconds(e->automation.timeout_seconds + 60);
+  commands_.AwaitEnd(started->id, deadline, [this, e](Waiter::End) { CommandEnded(e); });
+}
+
+void SandboxAutomationRunner::CommandEnded(std::shared_ptr<Execution> e) {
+  if (stopping_) return;
+  std::string command_id;
+  bool cancelled = false;
+  {
+    std::lock_guard lock(e->mu);
+    command_id = e->command_id;
+    cancelled = e->cancelled;
+  }
+  AttemptEnd end;
+  end.command_id = command_id;
+  auto outcome = commands_.Outcome(e->who, e->automation.sandbox_id, command_id);
+  if (!outcome.ok()) {
+    end.error = "reading the command: " + outcome.status().message();
+    Finish(e, std::move(end));
+    return;
+  }
+  const Command& c = outcome->command;
+  end.stdout_text = c.stdout_text;
+  end.stderr_text = c.stderr_text;
+  end.stdout_truncated = end.stderr_truncated = c.truncated;
+  end.exit_code = c.exit_code;
+  if (cancelled) {
+    end.kind = AttemptEnd::Kind::kCancelled;
+    end.exit_code.reset();
+    end.error = "cancelled";
+  } else if (c.status == "exited") {
+    end.kind = AttemptEnd::Kind::kExited;
+    if (c.signal) end.error = "the command was killed by signal " + std::to_string(*c.signal);
+  } else if (c.status == "timeout") {
+    end.kind = AttemptEnd::Kind::kTimedOut;
+    end.exit_code.reset();
+    end.error = "the command ran past its timeout of " +
+                std::to_string(e->automation.timeout_seconds) + " seconds";
+  } else if (c.status == "failed") {
+    end.kind = AttemptEnd::Kind::kRefused;
+    end.error = "the command did not start: " + c.error;
+  } else {
+    end.kind = AttemptEnd::Kind::kInfrastructure;
+    end.exit_code.reset();
+    end.error = !c.error.empty() ? c.error : "the command ended " + c.status;
+  }
+  Finish(e, std::move(end));
+}
+
+void SandboxAutomationRunner::Finish(std::shared_ptr<Execution> e, AttemptEnd end) {
+  {
+    std::lock_guard lock(mu_);
+    runs_.erase(e->run.id);
+  }
+  boost::asio::post(workers_, [this, e, end = std::move(end)]() mutable {
+    if (stopping_) return;
+    if (e->started_target) {
+      // Stopped again: the schedule woke it, the schedule puts it back to sleep.
+      auto stopped = sandboxes_.Stop(e->who, e->automation.sandbox_id);
+      if (!stopped.ok() && stopped.status().code() != Code::kNotFound)
+        spdlog::warn("automation {}: stopping sandbox {} again: {}", e->automation.id,
+                     e->automation.sandbox_id, stopped.status().message());
+    }
+    e->done(std::move(end));
+  });
+}
+
+bool SandboxAutomationRunner::Cancel(const std::string& run_id) {
+  std::shared_ptr<Execution> e;
+  {
+    std::lock_guard lock(mu_);
+    auto it = runs_.find(run_id);
+    if (it == runs_.end()) return false;
+    e = it->second;
+  }
+  std::string command_id;
+  {
+    std::lock_guard lock(e->mu);
+    e->cancelled = true;
+    command_id = e->command_id;
+  }
+  if (!command_id.empty())
+    IgnoreError(commands_.Kill(e->who, e->automation.sandbox_id, command_id),
+                "the command may have ended");
+  return true;
+}
+
+}  // namespace adapt::core

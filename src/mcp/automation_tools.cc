@@ -1,0 +1,215 @@
+// create_sandbox_automation, list_sandbox_automations, set_sandbox_automation_enabled and
+// delete_sandbox_automation over core::AutomationService (seed 000; the descriptions are the
+// seed's words). Their runs are read with list_automation_runs (job_tools.cc). MCP's names:
+// snake_case.
+#include "base/time.h"
+#include "mcp/tools.h"
+
+namespace adapt::mcp {
+namespace {
+
+using nlohmann::json;
+
+const json kAutomationNullableString = {{"type", json::array({"string", "null"})}};
+const json kAutomationId = {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}};
+
+const core::FieldNames& McpAutomationFields() {
+  static const core::FieldNames kNames(std::map<std::string, std::string>{{"argv", "command"}});
+  return kNames;
+}
+
+json AutomationSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"automation_id", {{"type", "string"}}},
+            {"name", {{"type", "string"}}},
+            {"kind", {{"type", "string"}}},
+            {"sandbox_id", {{"type", "string"}}},
+            {"command", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+            {"interval_seconds", {{"type", json::array({"integer", "null"})}}},
+            {"cron", kAutomationNullableString},
+            {"time_zone", {{"type", "string"}}},
+            {"overlap", {{"type", "string"}}},
+            {"enabled", {{"type", "boolean"}}},
+            {"paused_reason", kAutomationNullableString},
+            {"version",
+             {{"type", "integer"}, {"description", "pass it to set_sandbox_automation_enabled"}}},
+            {"next_runs",
+             {{"type", "array"},
+              {"items", {{"type", "string"}}},
+              {"description", "the next five run times (RFC 3339, UTC) while enabled"}}}}},
+          {"required", json::array({"automation_id", "sandbox_id", "enabled", "version"})}};
+}
+
+json AutomationJson(const core::Automation& a) {
+  json next = json::array();
+  for (int64_t t : a.next_runs) next.push_back(FormatRfc3339(t));
+  return {{"automation_id", a.id},
+          {"name", a.name},
+          {"kind", a.kind},
+          {"sandbox_id", a.sandbox_id},
+          {"command", a.argv},
+          {"interval_seconds", a.interval_seconds ? json(a.interval_seconds) : json(nullptr)},
+          {"cron", a.cron.empty() ? json(nullptr) : json(a.cron)},
+          {"time_zone", a.time_zone},
+          {"overlap", a.overlap},
+          {"enabled", a.enabled},
+          {"paused_reason", a.paused_reason.empty() ? json(nullptr) : json(a.paused_reason)},
+          {"version", a.version},
+          {"next_runs", next}};
+}
+
+json CreateAutomationSchema() {
+  return {
+      {"type", "object"},
+      {"properties",
+       {{"kind",
+         {{"type", "string"},
+          {"enum", json::array({"schedule"})},
+          {"description", "schedule (default); desired-state controllers are not available yet"}}},
+        {"sandbox_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}},
+        {"name", {{"type", "string"}, {"maxLength", 128}}},
+        {"command",
+         {{"type", "string"},
+          {"minLength", 1},
+          {"maxLength", 131072},
+          {"description", "a shell command, run with /bin/sh -c in the sandbox"}}},
+        {"cwd", {{"type", "string"}, {"maxLength", 4096}}},
+        {"env", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}},
+        {"timeout_seconds", {{"type", "integer"}, {"minimum", 1}, {"maximum", 86400}}},
+        {"interval_seconds",
+         {{"type", "integer"},
+          {"minimum", 1},
+          {"description", "run every this many seconds; or give cron"}}},
+        {"cron",
+         {{"type", "string"},
+          {"maxLength", 256},
+          {"description",
+           "5-field cron (minute hour day-of-month month day-of-week) read in time_zone"}}},
+        {"time_zone",
+         {{"type", "string"},
+          {"maxLength", 64},
+          {"description",
+           "IANA time zone of cron (default UTC); a local time skipped by daylight saving "
+           "runs at the next valid instant, a repeated hour runs once"}}},
+        {"overlap",
+         {{"type", "string"},
+          {"enum", json::array({"skip", "allow", "cancel_previous"})},
+          {"description",
+           "while a run still executes: skip the slot (default), run another, "
+           "or cancel the executing one"}}},
+        {"catch_up_seconds",
+         {{"type", "integer"},
+          {"minimum", 0},
+          {"maximum", 604800},
+          {"description",
+           "after downtime, slots missed within this window run once (default 3600)"}}}}},
+      {"required", json::array({"sandbox_id", "command"})},
+      {"additionalProperties", false}};
+}
+
+Result<core::CreateAutomationRequest> CreateAutomationFromArguments(const json& args) {
+  core::CreateAutomationRequest req;
+  req.sandbox_id = args["sandbox_id"].get<std::string>();
+  req.name = args.value("name", "");
+  req.argv = {"/bin/sh", "-c", args["command"].get<std::string>()};
+  req.cwd = args.value("cwd", "");
+  if (args.contains("env"))
+    for (const auto& [k, v] : args["env"].items()) req.env[k] = v.get<std::string>();
+  if (args.contains("timeout_seconds"))
+    req.timeout_seconds = args["timeout_seconds"].get<int64_t>();
+  if (args.contains("interval_seconds"))
+    req.interval_seconds = args["interval_seconds"].get<int64_t>();
+  req.cron = args.value("cron", "");
+  req.time_zone = args.value("time_zone", "");
+  req.overlap = args.value("overlap", "");
+  if (args.contains("catch_up_seconds"))
+    req.catch_up_seconds = args["catch_up_seconds"].get<int64_t>();
+  return req;
+}
+
+}  // namespace
+
+void AddAutomationTools(ToolRegistry& registry, const ToolServices& services) {
+  if (!services.automations) return;
+  core::AutomationService& automations = *services.automations;
+
+  registry.Add(
+      {"create_sandbox_automation", "Create an automation",
+       "Create a restricted SandboxSchedule or desired-state SandboxController. Exec schedules "
+       "may start a stopped sandbox, wait for readiness, and clean it up after the run. Durable "
+       "sandboxes retain persistent storage; instant sandboxes delete their disposable runtime. "
+       "Instant exec schedules retry infrastructure failures in a fresh sandbox up to "
+       "max_attempts. Nonzero command exits are application results and are not retried. "
+       "Infrastructure placement, identity, storage, network, and security fields are not "
+       "accepted.",
+       CreateAutomationSchema(), AutomationSchema(), ToolAnnotations{false, true, false, false},
+       [&automations](ToolContext& ctx, const json& args) {
+         auto req = CreateAutomationFromArguments(args);
+         if (!req.ok()) return ToolResult::Fail(FailureSentence(req.status()));
+         auto a = automations.Create(ctx.who, *req, McpAutomationFields());
+         if (!a.ok()) return ToolResult::Fail(FailureSentence(a.status()));
+         return ToolResult::Ok(AutomationJson(*a));
+       }});
+
+  registry.Add(
+      {"list_sandbox_automations",
+       "List automations",
+       "List only the authenticated tenant's virtual schedules and controllers.",
+       {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties", {{"automations", {{"type", "array"}, {"items", AutomationSchema()}}}}},
+        {"required", json::array({"automations"})}},
+       ToolAnnotations{true, false, true, false},
+       [&automations](ToolContext& ctx, const json&) {
+         auto all = automations.List(ctx.who);
+         if (!all.ok()) return ToolResult::Fail(FailureSentence(all.status()));
+         json items = json::array();
+         for (const auto& a : *all) items.push_back(AutomationJson(a));
+         return ToolResult::Ok({{"automations", items}});
+       }});
+
+  registry.Add({"set_sandbox_automation_enabled",
+                "Pause or resume an automation",
+                "Pause or resume one tenant-owned automation using optimistic concurrency.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"automation_id", kAutomationId},
+                   {"enabled", {{"type", "boolean"}}},
+                   {"version",
+                    {{"type", "integer"},
+                     {"minimum", 1},
+                     {"description",
+                      "the version last read; a stale one is refused and nothing changes"}}}}},
+                 {"required", json::array({"automation_id", "enabled", "version"})},
+                 {"additionalProperties", false}},
+                AutomationSchema(),
+                ToolAnnotations{false, true, true, false},
+                [&automations](ToolContext& ctx, const json& args) {
+                  auto a = automations.SetEnabled(ctx.who, args["automation_id"], args["enabled"],
+                                                  args["version"].get<int64_t>());
+                  if (!a.ok()) return ToolResult::Fail(FailureSentence(a.status()));
+                  return ToolResult::Ok(AutomationJson(*a));
+                }});
+
+  registry.Add({"delete_sandbox_automation",
+                "Delete an automation",
+                "Delete one tenant-owned virtual automation without deleting its sandbox.",
+                {{"type", "object"},
+                 {"properties", {{"automation_id", kAutomationId}}},
+                 {"required", json::array({"automation_id"})},
+                 {"additionalProperties", false}},
+                {{"type", "object"},
+                 {"properties",
+                  {{"automation_id", {{"type", "string"}}}, {"deleted", {{"type", "boolean"}}}}},
+                 {"required", json::array({"automation_id", "deleted"})}},
+                ToolAnnotations{false, true, true, false},
+                [&automations](ToolContext& ctx, const json& args) {
+                  std::string id = args["automation_id"];
+                  Status st = automations.Delete(ctx.who, id);
+                  if (!st.ok()) return ToolResult::Fail(FailureSentence(st));
+                  return ToolResult::Ok({{"automation_id", id}, {"deleted", true}});
+                }});
+}
+
+}  // namespace adapt::mcp

@@ -1,0 +1,151 @@
+// MemoryStore: automations, with the contract of store/automation_store.h.
+#include <algorithm>
+
+#include "store/memory_store.h"
+
+namespace adapt::store {
+
+Status MemoryStore::CreateAutomation(const AutomationRecord& a, int max_per_org) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  int count = 0;
+  for (const auto& x : automations_) {
+    if (x.id == a.id) return Conflict("automation '" + a.id + "' already exists");
+    if (x.org_id == a.org_id) ++count;
+  }
+  if (count >= max_per_org) {
+    return Status(
+        Code::kResourceExhausted,
+        "the organization already has " + std::to_string(max_per_org) + " automations, its limit");
+  }
+  automations_.push_back(a);
+  return Status::Ok();
+}
+
+Result<AutomationRecord> MemoryStore::GetAutomation(const std::string& org_id,
+                                                    const std::string& id) {
+  std::lock_guard lock(mu_);
+  for (const auto& a : automations_)
+    if (a.id == id && (org_id.empty() || a.org_id == org_id)) return a;
+  return NotFound("automation '" + id + "' not found");
+}
+
+Result<std::vector<AutomationRecord>> MemoryStore::ListAutomations(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  std::vector<AutomationRecord> out;
+  for (const auto& a : automations_)
+    if (a.org_id == org_id) out.push_back(a);
+  return out;
+}
+
+Status MemoryStore::UpdateAutomation(const AutomationRecord& a, int64_t expected_version) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  for (auto& x : automations_) {
+    if (x.id != a.id) continue;
+    if (x.version != expected_version) {
+      return Conflict("automation '" + a.id + "' changed since version " +
+                      std::to_string(expected_version) + " was read");
+    }
+    x.enabled = a.enabled;
+    x.paused_reason = a.paused_reason;
+    x.consecutive_failures = a.consecutive_failures;
+    x.next_due_at = a.next_due_at;
+    x.updated_at = a.updated_at;
+    x.version = expected_version + 1;
+    return Status::Ok();
+  }
+  return NotFound("automation '" + a.id + "' not found");
+}
+
+Status MemoryStore::DeleteAutomation(const std::string& org_id, const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  for (auto it = automations_.begin(); it != automations_.end(); ++it) {
+    if (it->id != id || it->org_id != org_id) continue;
+    automations_.erase(it);
+    return Status::Ok();
+  }
+  return NotFound("automation '" + id + "' not found");
+}
+
+Result<std::optional<int64_t>> MemoryStore::NextAutomationDue() {
+  std::lock_guard lock(mu_);
+  std::optional<int64_t> next;
+  for (const auto& a : automations_)
+    if (a.enabled && (!next || a.next_due_at < *next)) next = a.next_due_at;
+  return next;
+}
+
+Result<std::vector<AutomationRecord>> MemoryStore::ListDueAutomations(int64_t now, int limit) {
+  std::lock_guard lock(mu_);
+  std::vector<AutomationRecord> out;
+  for (const auto& a : automations_)
+    if (a.enabled && a.next_due_at <= now) out.push_back(a);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& x, const auto& y) { return x.next_due_at < y.next_due_at; });
+  if (static_cast<int>(out.size()) > limit) out.resize(limit);
+  return out;
+}
+
+Status MemoryStore::ClaimAutomationSlot(const std::string& id, int64_t expected_due,
+                                        int64_t next_due, const std::vector<RunRecord>& runs) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto a = std::find_if(automations_.begin(), automations_.end(),
+                        [&](const AutomationRecord& x) { return x.id == id; });
+  if (a == automations_.end() || !a->enabled || a->next_due_at != expected_due)
+    return Conflict("automation '" + id + "' slot was claimed or paused");
+  for (const auto& r : runs) {
+    for (const auto& x : runs_) {
+      if (x.automation_id == r.automation_id && x.scheduled_at == r.scheduled_at &&
+          (x.trigger == "schedule" || x.trigger == "catch_up"))
+        return Conflict("automation '" + id + "' slot already fired");
+    }
+  }
+  a->next_due_at = next_due;
+  for (const auto& r : runs) {
+    RunRecord row = r;
+    row.seq = next_seq_++;
+    runs_.push_back(row);
+  }
+  return Status::Ok();
+}
+
+Result<AutomationRecord> MemoryStore::RecordAutomationOutcome(const std::string& id, bool failed,
+                                                              int pause_after,
+                                                              const std::string& reason,
+                                                              int64_t now) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  for (auto& a : automations_) {
+    if (a.id != id) continue;
+    a.consecutive_failures = failed ? a.consecutive_failures + 1 : 0;
+    if (failed && a.enabled && a.consecutive_failures >= pause_after) {
+      a.enabled = false;
+      a.paused_reason = reason;
+      a.version++;
+      a.updated_at = now;
+    }
+    return a;
+  }
+  return NotFound("automation '" + id + "' not found");
+}
+
+Result<int> MemoryStore::PauseAutomationsOfSandbox(const std::string& sandbox_id,
+                                                   const std::string& reason, int64_t now) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  int n = 0;
+  for (auto& a : automations_) {
+    if (a.sandbox_id != sandbox_id || !a.enabled) continue;
+    a.enabled = false;
+    a.paused_reason = reason;
+    a.version++;
+    a.updated_at = now;
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace adapt::store
