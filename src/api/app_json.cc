@@ -33,7 +33,8 @@ const core::FieldNames& RestAppFields() {
                                         {"build_command", "buildCommand"},
                                         {"build_path", "buildPath"},
                                         {"build_timeout_seconds", "buildTimeoutSeconds"},
-                                        {"start_command", "startCommand"}});
+                                        {"start_command", "startCommand"},
+                                        {"release_id", "releaseId"}});
   return kNames;
 }
 
@@ -69,6 +70,15 @@ Result<core::DeployApp> DeployAppFromJson(const json& body) {
     }
   }
   return req;
+}
+
+Result<std::string> RollbackFromJson(const json& body) {
+  if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
+  for (const auto& [key, _] : body.items())
+    if (key != "releaseId") return InvalidArgument(key, "unknown field '" + key + "'");
+  std::string release;
+  RETURN_IF_ERROR(StringField(body, "releaseId", release));
+  return release;
 }
 
 Result<int64_t> ScaleFromJson(const json& body) {

@@ -15,6 +15,8 @@ const core::FieldNames& RestAppFields();
 // POST /v1/apps: sandboxId, startCommand and port; name, sourcePath, buildCommand, buildPath,
 // buildTimeoutSeconds, replicas and env optional.
 Result<core::DeployApp> DeployAppFromJson(const nlohmann::json& body);
+// POST /v1/apps/{id}/rollback: {"releaseId": "rel_..."} or {} (the release before).
+Result<std::string> RollbackFromJson(const nlohmann::json& body);
 // POST /v1/apps/{id}/scale: {"replicas": n}.
 Result<int64_t> ScaleFromJson(const nlohmann::json& body);
 nlohmann::json AppToJson(const core::App& app);

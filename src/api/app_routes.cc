@@ -43,6 +43,17 @@ void AddAppRoutes(Router& router, core::AppService& apps) {
                if (!app.ok()) return ErrorResponse(app.status());
                return JsonResponse(200, AppToJson(*app));
              });
+  // Blocking like a deploy: the release's replicas start before the others go.
+  router.Add("POST", "/v1/apps/{id}/rollback",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               auto release = RollbackFromJson(*body);
+               if (!release.ok()) return ErrorResponse(release.status());
+               auto app = apps.Rollback(who, p.at("id"), *release, RestAppFields());
+               if (!app.ok()) return ErrorResponse(app.status());
+               return JsonResponse(200, AppToJson(*app));
+             });
   router.Add("GET", "/v1/apps/{id}/releases",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto releases = apps.Releases(who, p.at("id"));

@@ -1,4 +1,4 @@
-// adapt app deploy|ls|get|scale|rm: deployed apps (/v1/apps).
+// adapt app deploy|ls|get|scale|rollback|rm: deployed apps (/v1/apps).
 #include <memory>
 #include <ostream>
 
@@ -106,16 +106,20 @@ void AddList(CLI::App& group, Invocation& invocation) {
 void AddVerb(CLI::App& group, Invocation& invocation, const std::string& verb) {
   auto id = std::make_shared<std::string>();
   auto replicas = std::make_shared<int64_t>(0);
+  auto release = std::make_shared<std::string>();
   const char* help = verb == "get"     ? "Show one deployed app"
                      : verb == "scale" ? "Set the number of replicas (0-10), applied at once"
-                                       : "Delete an app's replicas, route and releases (the "
-                                         "source sandbox stays)";
+                     : verb == "rollback"
+                         ? "Serve an earlier release again (default: the one before)"
+                         : "Delete an app's replicas, route and releases (the source sandbox "
+                           "stays)";
   CLI::App* sub = group.add_subcommand(verb, help);
   sub->add_option("id", *id, "app id")->required();
   if (verb == "scale") sub->add_option("replicas", *replicas, "replicas wanted")->required();
-  sub->callback([id, replicas, verb, &invocation] {
-    invocation.run = [id, replicas, verb, &invocation](const ApiClient& client,
-                                                       const Console& console) {
+  if (verb == "rollback") sub->add_option("release", *release, "release id (rel_...)");
+  sub->callback([id, replicas, release, verb, &invocation] {
+    invocation.run = [id, replicas, release, verb, &invocation](const ApiClient& client,
+                                                                const Console& console) {
       std::string path = "/v1/apps/" + EscapeUrlComponent(*id);
       if (verb == "rm") {
         RETURN_IF_ERROR(JsonOrError(client.Delete(path)).status());
@@ -145,6 +149,7 @@ void AddAppCommands(CLI::App& app, Invocation& invocation) {
   AddList(*apps, invocation);
   AddVerb(*apps, invocation, "get");
   AddVerb(*apps, invocation, "scale");
+  AddVerb(*apps, invocation, "rollback");
   AddVerb(*apps, invocation, "rm");
 }
 

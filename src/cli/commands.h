@@ -63,7 +63,7 @@ void AddSandboxStats(CLI::App& sandbox_group, Invocation& invocation);
 void AddStorageCommands(CLI::App& app, Invocation& invocation);
 // "job" (submit, ls, cancel, rm) and "run" (ls, get, cancel): one-shot jobs and their runs.
 void AddJobCommands(CLI::App& app, Invocation& invocation);
-// adapt app deploy|ls|get|scale|rm (app_commands.cc).
+// adapt app deploy|ls|get|scale|rollback|rm (app_commands.cc).
 void AddAppCommands(CLI::App& app, Invocation& invocation);
 // "image" (pull, import, ls, get, rm) and "env" (ls).
 void AddImageCommands(CLI::App& app, Invocation& invocation);

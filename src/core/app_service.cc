@@ -261,12 +261,17 @@ Result<App> AppService::Deploy(const Principal& who, const DeployApp& req, const
       return st;
     }
   }
-  // The reconciler leaves the app alone until this deploy ends.
+  app.replicas = static_cast<int>(req.replicas);
+  return Rollout(who, app, existing.has_value(), release);
+}
+
+Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool existing,
+                                const store::AppReleaseRecord& release) {
+  // The reconciler leaves the app alone until this rollout ends.
   {
     std::lock_guard lock(mu_);
-    if (deploying_.count(app.id)) {
+    if (deploying_.count(app.id))
       return Conflict("app " + app.name + " is being deployed; try again once that ends");
-    }
     deploying_.insert(app.id);
   }
   struct Deploying {
@@ -277,8 +282,7 @@ Result<App> AppService::Deploy(const Principal& who, const DeployApp& req, const
       self->deploying_.erase(id);
     }
   } deploying{this, app.id};
-  const std::string previous = existing ? existing->release_id : "";
-  app.replicas = static_cast<int>(req.replicas);
+  const std::string previous = app.release_id;
   app.updated_at = NowMillis();
   if (!existing) {
     app.release_id = release.id;
@@ -308,16 +312,16 @@ Result<App> AppService::Deploy(const Principal& who, const DeployApp& req, const
     std::string why = LastOutput(app.org_id, started.front());
     discard(started);
     if (!existing) {
-      return Status(Code::kUnavailable, "no replica of app " + name +
+      return Status(Code::kUnavailable, "no replica of app " + app.name +
                                             " accepted connections on port " +
-                                            std::to_string(req.port) + " within " +
+                                            std::to_string(release.port) + " within " +
                                             std::to_string(options_.ready_wait.count()) +
                                             " seconds; nothing was deployed" + why);
     }
-    return Status(Code::kUnavailable,
-                  "no replica of the new release accepted connections on port " +
-                      std::to_string(req.port) + "; app " + name + " keeps release " + previous +
-                      why);
+    return Status(Code::kUnavailable, "no replica of release " + release.id +
+                                          " accepted connections on port " +
+                                          std::to_string(release.port) + "; app " + app.name +
+                                          " keeps release " + previous + why);
   }
   if (existing) {
     // The new release serves: the old replicas go.
@@ -332,20 +336,51 @@ Result<App> AppService::Deploy(const Principal& who, const DeployApp& req, const
   return View(saved);
 }
 
+Result<App> AppService::Rollback(const Principal& who, const std::string& id,
+                                 const std::string& release_id, const FieldNames& n) {
+  RETURN_IF_ERROR(RequireRegistered(who, "roll an app back"));
+  if (!IsValidId(id, "app")) return NotFound("app " + id + " not found");
+  ASSIGN_OR_RETURN(auto app, store_.GetApp(who.org_id, id));
+  ASSIGN_OR_RETURN(auto releases, store_.ListAppReleases(app.id));
+  std::optional<store::AppReleaseRecord> target;
+  bool after_current = false;  // releases are newest first
+  for (const auto& r : releases) {
+    if (release_id.empty() ? after_current : r.id == release_id) {
+      target = r;
+      break;
+    }
+    after_current = after_current || r.id == app.release_id;
+  }
+  if (!target)
+    return release_id.empty()
+               ? Conflict("app " + app.name + " has no release before " + app.release_id)
+               : InvalidArgument(n("release_id"),
+                                 "app " + app.name + " has no release " + release_id.substr(0, 64));
+  if (target->id == app.release_id) return View(app);
+  return Rollout(who, app, true, *target);
+}
+
 Result<std::string> AppService::StartReplica(const store::AppRecord& app,
                                              const store::AppReleaseRecord& release) {
-  ASSIGN_OR_RETURN(store::SandboxRecord source,
-                   store_.GetSandbox(app.org_id, app.source_sandbox_id));
+  // Replicas copy the source sandbox's image, size and network; once it is gone, a replica's.
+  std::optional<store::SandboxRecord> source;
+  if (auto s = store_.GetSandbox(app.org_id, app.source_sandbox_id); s.ok()) source = *s;
+  if (auto replicas = store_.ListAppReplicas(app.id); !source && replicas.ok())
+    for (const auto& r : *replicas)
+      if (auto s = store_.GetSandbox(app.org_id, r.sandbox_id); s.ok() && !source) source = *s;
+  if (!source)
+    return Conflict("app " + app.name + "'s source sandbox " + app.source_sandbox_id +
+                    " is gone and no replica is left to copy; deploy it again");
   Principal who;
   who.org_id = app.org_id;
   CreateSandbox req;
-  if (source.config.image_id) {
-    req.image_id = source.config.image_id;
+  if (source->config.image_id) {
+    req.image_id = source->config.image_id;
   } else {
-    req.image = source.config.image;
+    req.image = source->config.image;
   }
-  req.cpu = source.config.cpu;
-  req.memory_mib = source.config.memory_mib;
+  req.cpu = source->config.cpu;
+  req.memory_mib = source->config.memory_mib;
   req.no_expiry = true;
   req.security_profile = "restricted";
   req.startup_class = "instant";
@@ -353,16 +388,17 @@ Result<std::string> AppService::StartReplica(const store::AppRecord& app,
   req.env = release.env;
   req.env["PORT"] = std::to_string(release.port);
   NetworkRequest network;
-  network.egress = source.config.network.egress;
-  if (source.config.network.egress == "allowlist") {
+  network.egress = source->config.network.egress;
+  if (source->config.network.egress == "allowlist") {
     std::vector<AllowRuleRequest> allow;
-    for (const auto& r : source.config.network.allow)
+    for (const auto& r : source->config.network.allow)
       allow.push_back({r.protocol, r.address, r.port});
     network.allow = allow;
     std::vector<HostnameRuleRequest> hostnames;
-    for (const auto& h : source.config.network.hostnames) hostnames.push_back({h.hostname, h.port});
+    for (const auto& h : source->config.network.hostnames)
+      hostnames.push_back({h.hostname, h.port});
     network.hostnames = hostnames;
-    network.dns = source.config.network.dns;
+    network.dns = source->config.network.dns;
   }
   req.network = network;
   StartupRequest startup;
@@ -594,6 +630,11 @@ void AppService::ReconcileApp(const store::AppRecord& app) {
     if (!s.ok() || !Live(s->status)) {
       spdlog::info("app {}: replica {} ended ({}); replacing it", app.id, r.sandbox_id,
                    s.ok() ? s->status : s.status().message());
+      RemoveReplica(r);
+      continue;
+    }
+    if (r.release_id != app.release_id) {
+      // A rollout a restart cut short: the app's recorded release is the one that serves.
       RemoveReplica(r);
       continue;
     }

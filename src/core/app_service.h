@@ -124,6 +124,10 @@ class AppService {
   // Deletes the replicas, the route and the releases; the source sandbox is untouched.
   Status Delete(const Principal& who, const std::string& id);
   Result<std::vector<AppReleaseView>> Releases(const Principal& who, const std::string& id);
+  // Serves `release_id` again ("": the release before the current one) the way a redeploy
+  // does: its replicas start, then the others go; none ready: the app stays as it was.
+  Result<App> Rollback(const Principal& who, const std::string& id, const std::string& release_id,
+                       const FieldNames& names = {});
   // The ingress's lookup: the next ready replica, the others as fallbacks.
   std::optional<net::IngressBackend> Route(const std::string& host);
 
@@ -139,6 +143,10 @@ class AppService {
                                           const DeployApp& request, const FieldNames& names);
   Status Build(const Principal& who, const DeployApp& request, store::AppReleaseRecord& release,
                const FieldNames& names);
+  // Starts `app.replicas` replicas of `release` and waits for one to be ready; then an
+  // `existing` app's other replicas go (none ready: they stay, and a new app is removed).
+  Result<App> Rollout(const Principal& who, store::AppRecord app, bool existing,
+                      const store::AppReleaseRecord& release);
   // Creates one replica sandbox of `release` and delivers the release in the background.
   Result<std::string> StartReplica(const store::AppRecord& app,
                                    const store::AppReleaseRecord& release);

@@ -176,7 +176,8 @@ def test_bad_input_and_other_organizations_ids(d, client):
     assert deploy(other, sid, expect=404)["error"]["code"] == "not_found"
     app = deploy(client, sid, buildCommand=None)
     for method, path, body in (("GET", "", None), ("POST", "/scale", {"replicas": 2}),
-                               ("GET", "/releases", None), ("DELETE", "", None)):
+                               ("GET", "/releases", None), ("POST", "/rollback", {}),
+                               ("DELETE", "", None)):
         status, answer = other.api(method, "/v1/apps/" + app["id"] + path, body)
         assert status == 404, (method, path, answer)
     assert client.api("POST", "/v1/apps/%s/scale" % app["id"], {"replicas": 11})[0] == 400
@@ -306,5 +307,18 @@ def test_a_redeploy_rolls_over_without_dropping_requests_and_a_broken_one_rolls_
     assert now["releaseId"] == again["releaseId"] and now["readyReplicas"] == 2, now
     releases = client.api("GET", "/v1/apps/%s/releases" % app["id"])[1]["items"]
     assert len(releases) == 3, releases
+
+    status, back = client.api("POST", "/v1/apps/%s/rollback" % app["id"], {"releaseId": first})
+    assert status == 200 and back["releaseId"] == first, back
+    assert_matches(SPEC, schema(SPEC, "App"), back)
+    assert fetch(app, "/index.html", retry=()) == (200, "v1\n")
+    status, err = client.api("POST", "/v1/apps/%s/rollback" % app["id"], {"releaseId": "rel_nosuch"})
+    assert status == 400 and err["error"]["field"] == "releaseId", err
+    status, err = client.api("POST", "/v1/apps/%s/rollback" % app["id"], {})
+    assert status == 409 and "has no release before" in err["error"]["message"], err
+    status, back = client.api("POST", "/v1/apps/%s/rollback" % app["id"],
+                              {"releaseId": again["releaseId"]})
+    assert status == 200 and back["releaseId"] == again["releaseId"], back
+    assert fetch(app, "/index.html", retry=()) == (200, "v2\n")
     assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
     client.delete(sid)

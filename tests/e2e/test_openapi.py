@@ -28,6 +28,7 @@ SERVED = {
     ("GET", "/v1/apps/{id}"),
     ("DELETE", "/v1/apps/{id}"),
     ("POST", "/v1/apps/{id}/scale"),
+    ("POST", "/v1/apps/{id}/rollback"),
     ("GET", "/v1/apps/{id}/releases"),
     ("GET", "/v1/orgs"),
     ("POST", "/v1/orgs/{id}/keys"),
@@ -276,6 +277,7 @@ WALKED_ELSEWHERE |= {
 WALKED_ELSEWHERE |= {
     ("POST", "/v1/apps"), ("GET", "/v1/apps"), ("GET", "/v1/apps/{id}"), ("DELETE", "/v1/apps/{id}"),
     ("POST", "/v1/apps/{id}/scale"), ("GET", "/v1/apps/{id}/releases"),
+    ("POST", "/v1/apps/{id}/rollback"),
 }
 # Jobs need a queued job, an ended one and a run: test_jobs.py walks them against the spec.
 WALKED_ELSEWHERE |= {

@@ -281,6 +281,7 @@ OPERATIONS = {
     "listApps": ("Apps", "list", "list"),
     "getApp": ("Apps", "get", "get"),
     "scaleApp": ("Apps", "scale", "scale"),
+    "rollbackApp": ("Apps", "rollback", "rollback"),
     "deleteApp": ("Apps", "delete", "delete"),
     "listAppReleases": ("Apps", "releases", "releases"),
     "cancelJob": ("Jobs", "cancel", "cancel"),

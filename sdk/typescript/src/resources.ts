@@ -141,6 +141,12 @@ export class Apps {
     return this.t.call<App>("POST", `/v1/apps/${encodeURIComponent(appId)}/scale`, { json: { replicas } });
   }
 
+  /** Serves an earlier release again (default: the one before the current one). */
+  rollback(appId: string, releaseId?: string): Promise<App> {
+    const json = releaseId === undefined ? {} : { releaseId };
+    return this.t.call<App>("POST", `/v1/apps/${encodeURIComponent(appId)}/rollback`, { json });
+  }
+
   async releases(appId: string): Promise<AppRelease[]> {
     const page = await this.t.call<{ items: AppRelease[] }>("GET", `/v1/apps/${encodeURIComponent(appId)}/releases`);
     return page.items;

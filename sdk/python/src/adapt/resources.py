@@ -214,6 +214,12 @@ class Apps:
         return _model.from_json(App, self._t.call("POST", "/v1/apps/" + app_id + "/scale",
                                                   json_body={"replicas": replicas}))
 
+    def rollback(self, app_id: str, release_id: Optional[str] = None) -> App:
+        """Serves an earlier release again (default: the one before the current one)."""
+        body: Dict[str, Any] = {} if release_id is None else {"releaseId": release_id}
+        return _model.from_json(App, self._t.call("POST", "/v1/apps/" + app_id + "/rollback",
+                                                  json_body=body))
+
     def releases(self, app_id: str) -> List[AppRelease]:
         page = self._t.call("GET", "/v1/apps/" + app_id + "/releases")
         return [_model.from_json(AppRelease, r) for r in page["items"]]
