@@ -7,6 +7,7 @@
 #include "api/router.h"
 #include "core/account_service.h"
 #include "core/command_service.h"
+#include "core/database_service.h"
 #include "core/endpoint_service.h"
 #include "core/environments.h"
 #include "core/event_bus.h"
@@ -51,5 +52,7 @@ void AddAccountRoutes(Router& router, core::AccountService& accounts);
 void AddSecretRoutes(Router& router, core::SecretService& secrets);
 // /v1/jobs and /v1/runs (one-shot jobs and their runs).
 void AddJobRoutes(Router& router, core::JobService& jobs);
+// /v1/database[/rotate] (the organization's PostgreSQL database; never its host or password).
+void AddDatabaseRoutes(Router& router, core::DatabaseService& databases);
 
 }  // namespace adapt::api

@@ -246,11 +246,11 @@ const core::FieldNames& RestSandboxFields() {
 
 Result<core::CreateSandbox> CreateSandboxFromJson(const json& body) {
   if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
-  RETURN_IF_ERROR(CheckKnownFields(
-      body,
-      {"cpu", "memoryMiB", "diskMiB", "ttlSeconds", "labels", "image", "imageId", "network",
-       "startup", "env", "secrets", "gpu", "securityProfile", "startupClass", "storage"},
-      ""));
+  RETURN_IF_ERROR(CheckKnownFields(body,
+                                   {"cpu", "memoryMiB", "diskMiB", "ttlSeconds", "labels", "image",
+                                    "imageId", "network", "startup", "env", "secrets", "gpu",
+                                    "securityProfile", "startupClass", "storage", "database"},
+                                   ""));
   core::CreateSandbox req;
   ASSIGN_OR_RETURN(req.cpu, OptionalInteger(body, "cpu"));
   ASSIGN_OR_RETURN(req.memory_mib, OptionalInteger(body, "memoryMiB"));
@@ -295,6 +295,11 @@ Result<core::CreateSandbox> CreateSandboxFromJson(const json& body) {
                                   "startupClass must be one of durable, instant"));
   ASSIGN_OR_RETURN(req.storage, OptionalString(body, "storage", "storage",
                                                "storage must be the name of persistent storage"));
+  if (Given(body, "database")) {
+    if (!body["database"].is_boolean())
+      return InvalidArgument("database", "database must be true or false");
+    req.database = body["database"].get<bool>();
+  }
   return req;
 }
 

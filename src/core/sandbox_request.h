@@ -72,6 +72,7 @@ struct CreateSandbox {
   std::optional<std::string> security_profile;
   std::optional<std::string> startup_class;
   std::optional<std::string> storage;
+  bool database = false;  // the organization's database in the environment (needs a network)
   // Which edge asks (the image policy differs): set by the edge, never by its caller's JSON.
   RequestSurface surface = RequestSurface::kApi;
 };

@@ -16,6 +16,7 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
   AddObjectTools(registry, services);
   AddAccountTools(registry, services);
   AddJobTools(registry, services);
+  AddDatabaseTools(registry, services);
 }
 
 std::string FailureSentence(const Status& status) {

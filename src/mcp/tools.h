@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "core/account_service.h"
 #include "core/command_service.h"
+#include "core/database_service.h"
 #include "core/endpoint_service.h"
 #include "core/file_service.h"
 #include "core/image_catalog.h"
@@ -35,6 +36,7 @@ struct ToolServices {
   core::OperationService* operations = nullptr;  // null: no get_checkpoint_operation
   core::AccountService* accounts = nullptr;      // null: no register_user, get_billing_account
   core::JobService* jobs = nullptr;              // null: no job and run tools (job_tools.cc)
+  core::DatabaseService* databases = nullptr;    // null: no get_user_database
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -51,6 +53,8 @@ void AddAccountTools(ToolRegistry& registry, const ToolServices& services);
 // submit_sandbox_job, list_sandbox_jobs, cancel_sandbox_job, delete_sandbox_job,
 // list_automation_runs, get_automation_run, cancel_automation_run.
 void AddJobTools(ToolRegistry& registry, const ToolServices& services);
+// get_user_database.
+void AddDatabaseTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

@@ -81,6 +81,9 @@ struct SandboxConfig {
   std::optional<std::string> storage;     // durable: the volume mounted at /workspace
   std::vector<AttachedSecretConfig> secrets;
   std::optional<PoolUseConfig> pool;  // set when adaptd has warm pools
+  // The organization's PostgreSQL database in its environment (DATABASE_URL, PG*), set at
+  // each provisioning (core/database_service.h).
+  bool database = false;
 
   bool operator==(const SandboxConfig&) const = default;
 };

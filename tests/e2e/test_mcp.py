@@ -24,6 +24,7 @@ EXPECTED_TOOLS = {
     "register_user", "get_billing_account",
     "submit_sandbox_job", "list_sandbox_jobs", "cancel_sandbox_job", "delete_sandbox_job",
     "list_automation_runs", "get_automation_run", "cancel_automation_run",
+    "get_user_database",
 }
 
 
@@ -37,7 +38,8 @@ READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_
              "list_persistent_storage", "get_checkpoint_operation",
              "list_object_storage", "read_object_storage_text", "list_object_artifacts",
              "read_object_text_artifact", "download_object_artifact", "get_billing_account",
-             "list_sandbox_jobs", "list_automation_runs", "get_automation_run"}
+             "list_sandbox_jobs", "list_automation_runs", "get_automation_run",
+             "get_user_database"}
 
 
 # --- transport, raw -------------------------------------------------------------------------

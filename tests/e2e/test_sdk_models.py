@@ -40,6 +40,7 @@ MODELS = {
     "Account": "Account", "AccountUsage": "AccountUsage", "Plan": "Plan",
     "PlanLimits": "PlanLimits", "PlanPrices": "PlanPrices", "LedgerEntry": "LedgerEntry",
     "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
+    "Database": "Database",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
 SDK_ONLY = {("StatusEvent", "id")}
@@ -279,6 +280,9 @@ OPERATIONS = {
     "listRuns": ("Runs", "list", "list"),
     "getRun": ("Runs", "get", "get"),
     "cancelRun": ("Runs", "cancel", "cancel"),
+    "getDatabase": ("Databases", "get", "get"),
+    "createDatabase": ("Databases", "create", "create"),
+    "rotateDatabasePassword": ("Databases", "rotate", "rotate"),
 }
 # Not SDK verbs: a link's URL is used as it is (no credentials), and MCP with its OAuth is for
 # MCP clients.

@@ -1,5 +1,5 @@
 // The client: one adaptd URL and API key, and the organization's resources under it.
-import { Accounts, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
+import { Accounts, Databases, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
 import { Sandboxes } from "./sandbox.js";
 import { Transport, type ClientOptions } from "./transport.js";
 
@@ -9,6 +9,7 @@ export class Client {
   readonly sandboxes: Sandboxes;
   readonly images: Images;
   readonly secrets: Secrets;
+  readonly database: Databases;
   readonly jobs: Jobs;
   readonly runs: Runs;
   readonly storage: StorageVolumes;
@@ -23,6 +24,7 @@ export class Client {
     this.sandboxes = new Sandboxes(this);
     this.images = new Images(this.transport);
     this.secrets = new Secrets(this.transport);
+    this.database = new Databases(this.transport);
     this.jobs = new Jobs(this.transport);
     this.runs = new Runs(this.transport);
     this.storage = new StorageVolumes(this.transport);

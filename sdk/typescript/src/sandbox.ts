@@ -31,6 +31,8 @@ export interface CreateSandboxOptions {
   securityProfile?: "restricted" | "developer";
   startupClass?: "durable" | "instant";
   storage?: string;
+  /** The organization's database in the environment (DATABASE_URL, PG*). */
+  database?: boolean;
   /** More request fields, sent as they are. */
   extra?: Record<string, unknown>;
   /** Wait until it runs (or, with a startup command, has ended). Default true. */
@@ -255,6 +257,7 @@ export class Sandboxes {
       ["secrets", options.secrets], ["network", options.network], ["startup", options.startup],
       ["securityProfile", options.securityProfile], ["startupClass", options.startupClass],
       ["storage", options.storage],
+      ["database", options.database],
     ];
     for (const [k, v] of fields) if (v !== undefined) body[k] = v;
     if (options.ttlSeconds !== undefined) body["ttlSeconds"] = options.ttlSeconds;

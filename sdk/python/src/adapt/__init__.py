@@ -11,7 +11,7 @@ from .errors import (AdaptError, CommandFailed, Conflict, InternalError, Invalid
                      MethodNotAllowed, NotFound, PayloadTooLarge, PermissionDenied, RateLimited,
                      RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
-from .models import (Account, AccountUsage, ApiKey, Artifact, ArtifactList, CommandResult, Endpoint,
+from .models import (Account, AccountUsage, ApiKey, Artifact, ArtifactList, CommandResult, Database, Endpoint,
                      FileEntry, FileList, FileWritten, Image, Job, LedgerEntry, Network, NewApiKey,
                      NewStorageToken, NewUser, ObjectLink, ObjectStorageAttachment, Operation, Org,
                      Plan, PlanLimits, PlanPrices, Run, SandboxInfo, Secret, Site, Startup,
@@ -30,5 +30,5 @@ __all__ = [
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
     "Artifact", "ArtifactList", "User", "NewUser", "Account", "AccountUsage", "LedgerEntry", "Plan",
     "PlanLimits", "PlanPrices",
-    "Job", "Run",
+    "Job", "Run", "Database",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from ._transport import Transport
-from .resources import (Accounts, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites,
+from .resources import (Accounts, Databases, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites,
                         StorageVolumes)
 from .sandbox import Sandboxes
 
@@ -20,6 +20,7 @@ class Client:
         self.sandboxes = Sandboxes(self)
         self.images = Images(self.transport)
         self.secrets = Secrets(self.transport)
+        self.database = Databases(self.transport)
         self.jobs = Jobs(self.transport)
         self.runs = Runs(self.transport)
         self.storage = StorageVolumes(self.transport)

@@ -241,7 +241,7 @@ class Sandboxes:
                secrets: Optional[Iterable[str]] = None, network: Optional[Dict[str, Any]] = None,
                startup: Optional[Dict[str, Any]] = None, security_profile: Optional[str] = None,
                startup_class: Optional[str] = None, storage: Optional[str] = None,
-               extra: Optional[Dict[str, Any]] = None, wait: bool = True,
+               database: Optional[bool] = None, extra: Optional[Dict[str, Any]] = None, wait: bool = True,
                timeout: float = DEFAULT_CREATE_TIMEOUT, idempotency_key: Optional[str] = None) -> Sandbox:
         """Creates a sandbox and, with wait (the default), waits until it runs (or, with a
         startup command, has ended). ttl_seconds=None: no expiry. name: labels.name. The
@@ -251,7 +251,7 @@ class Sandboxes:
         fields = (("image", image), ("imageId", image_id), ("cpu", cpu), ("memoryMiB", memory_mib),
                   ("diskMiB", disk_mib), ("env", env), ("network", network), ("startup", startup),
                   ("securityProfile", security_profile), ("startupClass", startup_class),
-                  ("storage", storage))
+                  ("storage", storage), ("database", database))
         for key, value in fields:
             if value is not None:
                 body[key] = value
