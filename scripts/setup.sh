@@ -18,6 +18,7 @@
 #   ADAPT_LISTEN=127.0.0.1:8080       --listen (the REST API)
 #   ADAPT_INGRESS_HTTP, ADAPT_INGRESS_HTTPS   --ingress-http/--ingress-https (endpoints)
 #   ADAPT_STORAGE_LISTEN              --storage-listen (the S3-compatible storage gateway)
+#   ADAPT_DATABASE_LISTEN             --database-listen (the sandboxes' PostgreSQL proxy)
 #   ADAPT_NETWORK_NAME                --network-name (nftables table and netns prefix)
 #   ADAPT_NETWORK_POOL, ADAPT_NETWORK_POOL6   --network-pool/--network-pool6 (addresses)
 #   ADAPT_DNS                         --dns
@@ -60,6 +61,7 @@ add_flag() {
 add_flag --ingress-http ADAPT_INGRESS_HTTP
 add_flag --ingress-https ADAPT_INGRESS_HTTPS
 add_flag --storage-listen ADAPT_STORAGE_LISTEN
+add_flag --database-listen ADAPT_DATABASE_LISTEN
 add_flag --network-name ADAPT_NETWORK_NAME
 add_flag --network-pool ADAPT_NETWORK_POOL
 add_flag --network-pool6 ADAPT_NETWORK_POOL6

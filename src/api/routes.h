@@ -9,6 +9,7 @@
 #include "core/app_service.h"
 #include "core/automation_service.h"
 #include "core/command_service.h"
+#include "core/database_service.h"
 #include "core/endpoint_service.h"
 #include "core/environments.h"
 #include "core/event_bus.h"
@@ -59,5 +60,7 @@ void AddAppRoutes(Router& router, core::AppService& apps);
 void AddStatsRoutes(Router& router, core::SandboxService& sandboxes);
 // /v1/automations (schedules; their runs are read through /v1/runs).
 void AddAutomationRoutes(Router& router, core::AutomationService& automations);
+// /v1/database[/rotate] (the organization's PostgreSQL database; never its host or password).
+void AddDatabaseRoutes(Router& router, core::DatabaseService& databases);
 
 }  // namespace adapt::api

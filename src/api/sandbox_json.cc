@@ -251,7 +251,7 @@ Result<core::CreateSandbox> CreateSandboxFromJson(const json& body) {
       CheckKnownFields(body,
                        {"cpu", "memoryMiB", "diskMiB", "ttlSeconds", "labels", "image", "imageId",
                         "network", "startup", "env", "secrets", "gpu", "securityProfile",
-                        "startupClass", "storage", "idleTimeoutSeconds"},
+                        "startupClass", "storage", "idleTimeoutSeconds", "database"},
                        ""));
   core::CreateSandbox req;
   ASSIGN_OR_RETURN(req.cpu, OptionalInteger(body, "cpu"));
@@ -300,6 +300,11 @@ Result<core::CreateSandbox> CreateSandboxFromJson(const json& body) {
                                   "startupClass must be one of durable, instant"));
   ASSIGN_OR_RETURN(req.storage, OptionalString(body, "storage", "storage",
                                                "storage must be the name of persistent storage"));
+  if (Given(body, "database")) {
+    if (!body["database"].is_boolean())
+      return InvalidArgument("database", "database must be true or false");
+    req.database = body["database"].get<bool>();
+  }
   return req;
 }
 

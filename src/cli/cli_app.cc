@@ -54,6 +54,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddOperationCommands(app, invocation);
   AddEnvCommands(app, invocation);
   AddSecretCommands(app, invocation);
+  AddDatabaseCommands(app, invocation);
   AddAccountCommands(app, invocation);
   AddJobCommands(app, invocation);
   AddAppCommands(app, invocation);

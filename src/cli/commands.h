@@ -72,6 +72,8 @@ void AddOperationCommands(CLI::App& app, Invocation& invocation);
 void AddEnvCommands(CLI::App& app, Invocation& invocation);
 // adapt secret set|ls|rm (secret_commands.cc).
 void AddSecretCommands(CLI::App& app, Invocation& invocation);
+// adapt db status|create|rotate (database_commands.cc).
+void AddDatabaseCommands(CLI::App& app, Invocation& invocation);
 // "mcp": the MCP server on stdio, a proxy to adaptd's /mcp.
 void AddMcpCommand(CLI::App& app, Invocation& invocation);
 // "object" (ls, get, put, rm, url) and "site" (publish, ls, rm): object_commands.cc.

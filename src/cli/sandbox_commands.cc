@@ -93,6 +93,8 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
       ->allow_extra_args(false);
   create->add_option("--image", flags.image, "OCI image reference")->type_name("REF");
   create->add_flag("--run-image", flags.run_image, "run the image's ENTRYPOINT and CMD");
+  create->add_flag("--database", flags.database,
+                   "the organization's PostgreSQL database in DATABASE_URL and PG*");
   create->add_option("--egress", flags.egress, "network egress: none, open or allowlist")
       ->type_name("MODE");
   create

@@ -88,6 +88,7 @@ Result<nlohmann::json> BuildCreateBody(const SandboxCreateFlags& flags,
   }
   if (!flags.egress.empty()) ObjectMember(body, "network")["egress"] = flags.egress;
   if (!flags.storage.empty()) body["storage"] = flags.storage;
+  if (flags.database) body["database"] = true;
   if (!flags.startup_class.empty()) {
     if (flags.startup_class != "durable" && flags.startup_class != "instant") {
       return UsageError("--startup-class",

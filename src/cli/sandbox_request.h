@@ -28,6 +28,7 @@ struct SandboxCreateFlags {
   std::string storage;           // persistent storage name, mounted at /workspace
   std::string startup_class;     // "durable" or "instant"
   std::string security_profile;  // "restricted" or "developer"
+  bool database = false;         // the organization's database in the environment
   // The startup argv given after "--"; nullopt when there was no "--".
   std::optional<std::vector<std::string>> command;
 };

@@ -115,6 +115,21 @@ void SandboxLifecycle::RetryUnrecordedFailures() {
   }
 }
 
+Status SandboxLifecycle::AddDatabaseEnvironment(store::SandboxRecord& r) {
+  if (!database_env_) return Unsupported("database", "databases are not available on this host");
+  std::string gateway;
+  ASSIGN_OR_RETURN(auto networks, store_.ListNetworks());
+  for (const auto& n : networks) {
+    if (n.sandbox_id == r.id) gateway = n.host_address;
+  }
+  if (gateway.empty()) return Internal("sandbox " + r.id + " has no recorded network");
+  auto vars = database_env_(r.org_id, gateway);
+  if (!vars.ok()) return vars.status();
+  RETURN_IF_ERROR(store_.SetSandboxEnv(r.org_id, r.id, *vars));
+  for (const auto& [k, v] : *vars) r.env[k] = v;
+  return Status::Ok();
+}
+
 void SandboxLifecycle::Provision(const std::string& id) {
   auto lock = LockFor(id);
   std::lock_guard guard(*lock);
@@ -160,6 +175,19 @@ void SandboxLifecycle::Provision(const std::string& id) {
     ADAPT_FAULT_POINT("sandbox.provision.after_network");
     req.spec.netns_path = attached->netns_path;
     req.spec.resolv_conf = attached->resolv_conf;
+    if (r.config.database) {
+      // At every provisioning: the gateway address is this network's.
+      Status st = AddDatabaseEnvironment(r);
+      if (st.ok()) {
+        process = PlanStartup(r.config.startup, *image, r.env);
+        if (!process.ok()) st = process.status();
+      }
+      if (!st.ok()) {
+        IgnoreError(network_->Detach(r.id), "undoing an attach, whose sandbox fails");
+        return Fail(r, st.message(), {"provisioning"});
+      }
+      req.spec.process = *process;
+    }
   }
   bool starting = ReadHibernation(r).phase == HibernationPhase::kStarting;
   Status launched = LaunchOrRestore(r, req);

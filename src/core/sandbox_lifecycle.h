@@ -57,6 +57,12 @@ class SandboxLifecycle {
   }
   // Where durable sandboxes find their storage; without it they fail to provision.
   void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
+  // The variables that give a sandbox of `org_id` its organization's database, reached at
+  // `gateway` (its veth's host end); without it a sandbox created with "database": true fails
+  // to provision.
+  using DatabaseEnvironment = std::function<Result<std::map<std::string, std::string>>(
+      const std::string& org_id, const std::string& gateway)>;
+  void set_database_environment(DatabaseEnvironment fn) { database_env_ = std::move(fn); }
   // Start-up reconciliation: adopt, finish, or tear down what the store and the runtime hold.
   void Reconcile();
   // Writes again the failures that could not be stored (a full disk): until then such a
@@ -89,6 +95,8 @@ class SandboxLifecycle {
                     const store::SandboxLimits& limits = {});
 
  private:
+  // Puts the organization's database variables into `r`'s stored and in-memory env.
+  Status AddDatabaseEnvironment(store::SandboxRecord& r);
   std::shared_ptr<std::mutex> LockFor(const std::string& id);
   void Fail(store::SandboxRecord r, const std::string& error,
             const std::vector<std::string>& expected);
@@ -110,6 +118,7 @@ class SandboxLifecycle {
   EventBus& events_;
   net::NetworkManager* network_;
   storage::VolumeService* volumes_ = nullptr;
+  DatabaseEnvironment database_env_;
   std::function<void(const std::string&)> on_release_;
   std::function<void(const std::string&, const std::string&, bool)> on_end_;
   std::mutex locks_mu_;

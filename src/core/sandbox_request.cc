@@ -312,6 +312,13 @@ Result<NewSandbox> ValidateCreateSandbox(const CreateSandbox& req, const std::st
   ASSIGN_OR_RETURN(c.security_profile, Choice(req.security_profile, names("security_profile"),
                                               {"restricted", "developer"}, "restricted", {}));
   if (req.storage) RETURN_IF_ERROR(storage::ValidateVolumeName(*req.storage, names("storage")));
+  // The database is reached through the sandbox's own network interface, which egress "none"
+  // does not have.
+  if (req.database && c.network.egress == "none")
+    return InvalidArgument(names("database"),
+                           "a sandbox with egress \"none\" has no network, so it cannot reach "
+                           "the database");
+  c.database = req.database;
   ASSIGN_OR_RETURN(c.startup_class, Choice(req.startup_class, names("startup_class"),
                                            {"durable", "instant"}, "instant", {}));
   // Naming storage asks for a durable sandbox unless startup_class says otherwise.

@@ -73,6 +73,7 @@ struct CreateSandbox {
   std::optional<std::string> startup_class;
   std::optional<std::string> storage;
   std::optional<int64_t> idle_timeout_seconds;  // unset: never hibernated for idleness
+  bool database = false;  // the organization's database in the environment (needs a network)
   // Which edge asks (the image policy differs): set by the edge, never by its caller's JSON.
   RequestSurface surface = RequestSurface::kApi;
 };

@@ -109,9 +109,11 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
   // A warm pool member, when one fits: the sandbox is running as soon as it is recorded.
   std::optional<std::string> pooled;
   if (pool_ && pool_->enabled()) {
-    WarmPool::Claim claim = image.ok()
-                                ? pool_->Take(r.config)
-                                : WarmPool::Claim{std::nullopt, "the image is not local yet"};
+    // A pool member is already running: its environment has no database variables.
+    WarmPool::Claim claim =
+        r.config.database ? WarmPool::Claim{std::nullopt, "the sandbox asks for the database"}
+        : image.ok()      ? pool_->Take(r.config)
+                          : WarmPool::Claim{std::nullopt, "the image is not local yet"};
     pooled = claim.id;
     r.config.pool = store::PoolUseConfig{pooled.has_value(), pooled ? "" : claim.reason};
     if (pooled) {

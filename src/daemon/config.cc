@@ -68,6 +68,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.ingress_https = value;
       else if (key == "storageListen")
         c.storage_listen = value;
+      else if (key == "databaseListen")
+        c.database_listen = value;
       else if (key == "objectQuotaBytes")
         c.object_quota_bytes = value;
       else if (key == "multipartMaxAgeSeconds")
@@ -147,6 +149,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* storage_listen =
       app.add_option("--storage-listen", flags.storage_listen,
                      "HOST:PORT of the storage gateway (S3-compatible) [0.0.0.0:8082]");
+  auto* database_listen =
+      app.add_option("--database-listen", flags.database_listen,
+                     "HOST:PORT of the sandboxes' database proxy [0.0.0.0:5433]");
   auto* object_quota = app.add_option("--object-quota-bytes", flags.object_quota_bytes,
                                       "object storage per organization, 0: no limit [50 GiB]");
   auto* multipart_age =
@@ -230,6 +235,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   FromEnv("ADAPT_INGRESS_CERT", c.ingress_cert);
   FromEnv("ADAPT_INGRESS_KEY", c.ingress_key);
   FromEnv("ADAPT_STORAGE_LISTEN", c.storage_listen);
+  FromEnv("ADAPT_DATABASE_LISTEN", c.database_listen);
   FromEnv("ADAPT_PLANS_FILE", c.plans_file);
   FromEnv("ADAPT_TERMS_VERSION", c.terms_version);
   // ADAPT_WARM_POOLS: specs separated by ';' (each spec uses ',' itself).
@@ -252,6 +258,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (ingress_cert->count()) c.ingress_cert = flags.ingress_cert;
   if (ingress_key->count()) c.ingress_key = flags.ingress_key;
   if (storage_listen->count()) c.storage_listen = flags.storage_listen;
+  if (database_listen->count()) c.database_listen = flags.database_listen;
   if (const char* v = std::getenv("ADAPT_OBJECT_QUOTA_BYTES"); v && *v)
     c.object_quota_bytes = std::strtoull(v, nullptr, 10);
   if (object_quota->count()) c.object_quota_bytes = flags.object_quota_bytes;

@@ -69,6 +69,10 @@ struct DaemonConfig {
   // The storage gateway (S3-compatible + bearer form): its own listener, on every address by
   // default so that sandboxes reach it at their gateway address (port 0 picks a free one).
   std::string storage_listen = "0.0.0.0:8082";
+  // The database proxy (net/database_proxy.h): sandboxes created with "database": true reach
+  // their organization's PostgreSQL database at their gateway on this port. A port in use
+  // falls back to a free one (logged). The server itself runs under <state_dir>/postgres.
+  std::string database_listen = "0.0.0.0:5433";
   // Object storage: the most bytes one organization's objects may hold (0: no limit), and the
   // age after which an unfinished multipart upload and its parts are removed.
   uint64_t object_quota_bytes = 50ull << 30;

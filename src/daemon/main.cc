@@ -18,10 +18,13 @@
 #include "api/routes.h"
 #include "api/stream_threads.h"
 #include "base/fault_point.h"
+#include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "core/app_service.h"
 #include "core/automation_service.h"
+#include "core/database_access.h"
+#include "core/database_service.h"
 #include "core/environments.h"
 #include "core/idle_tracker.h"
 #include "core/image_policy.h"
@@ -37,10 +40,12 @@
 #include "daemon/config.h"
 #include "daemon/paths.h"
 #include "dashboard/dashboard_routes.h"
+#include "database/postgres_server.h"
 #include "mcp/cors.h"
 #include "mcp/mcp_http.h"
 #include "mcp/oauth_server.h"
 #include "mcp/tools.h"
+#include "net/database_proxy.h"
 #include "net/ingress.h"
 #include "net/network_manager.h"
 #include "os/files.h"
@@ -150,6 +155,8 @@ class Daemon {
     workers_->join();
     storage_workers_->join();
     volumes_->Shutdown();
+    database_proxy_->Stop();
+    WarnIfError(postgres_->Stop(), "stopping the organizations' PostgreSQL server");
   }
 
  private:
@@ -250,18 +257,45 @@ class Daemon {
   }
 
   // What a previous run left: networks, volumes, sandboxes and their agents.
+  // The organizations' PostgreSQL server (made on first use; a cluster made before is started
+  // now, or the server a killed adaptd left running is reused) and the sandboxes' proxy to it.
+  Status StartDatabase() {
+    database::PostgresOptions options;
+    options.root = config_.state_dir + "/postgres";
+    postgres_.emplace(options);
+    if (os::ReadFile(options.root + "/data/PG_VERSION").ok())
+      WarnIfError(postgres_->Start(), "starting the organizations' PostgreSQL server");
+    databases_.emplace(*store_, &*postgres_, master_key_);
+    ASSIGN_OR_RETURN(ListenAddress listen, ParseListenAddress(config_.database_listen));
+    database_proxy_.emplace(
+        [store = store_.get()](const std::string& address) {
+          return core::DatabaseForAddress(*store, *store, address);
+        },
+        postgres_->SocketDir() + "/.s.PGSQL." + std::to_string(postgres_->port()),
+        ConnectionLimits{config_.max_connections, config_.max_connections_per_client});
+    RETURN_IF_ERROR(database_proxy_->Start(listen.host, listen.port));
+    databases_->SetProxyPort(database_proxy_->port());
+    spdlog::info("database proxy on {}:{}", listen.host, database_proxy_->port());
+    return Status::Ok();
+  }
+
   Status ReconcileSandboxes() {
     bus_.emplace();
     workers_.emplace(static_cast<size_t>(config_.worker_threads));
     // Every wait (waitSeconds, MCP's waits) parks here, on the workers' timers, holding no thread.
     waiter_.emplace(*bus_, *workers_);
-    network_.emplace(
-        *store_,
-        net::NetworkOptions{
-            config_.network_pool, config_.dns, config_.state_dir, config_.network_name,
-            storage_server_->port(), config_.network_pool6,
-            net::SniProxyLimits{{config_.max_connections, config_.max_connections_per_client},
-                                std::chrono::seconds(config_.proxy_idle_timeout_seconds)}});
+    RETURN_IF_ERROR(StartDatabase());
+    net::NetworkOptions network_options{
+        config_.network_pool,
+        config_.dns,
+        config_.state_dir,
+        config_.network_name,
+        storage_server_->port(),
+        config_.network_pool6,
+        net::SniProxyLimits{{config_.max_connections, config_.max_connections_per_client},
+                            std::chrono::seconds(config_.proxy_idle_timeout_seconds)}};
+    network_options.database_port = database_proxy_->port();
+    network_.emplace(*store_, network_options);
     RETURN_IF_ERROR(network_->Init());
     // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
     volumes_.emplace(*store_,
@@ -270,6 +304,12 @@ class Daemon {
     volumes_->Reconcile();
     lifecycle_.emplace(*store_, *runtime_, *images_, *bus_, &*network_);
     lifecycle_->set_volume_service(&*volumes_);
+    lifecycle_->set_database_environment(
+        [this](const std::string& org_id,
+               const std::string& gateway) -> Result<std::map<std::string, std::string>> {
+          ASSIGN_OR_RETURN(core::DatabaseCredentials credentials, databases_->Credentials(org_id));
+          return core::DatabaseEnvironment(credentials, gateway);
+        });
     lifecycle_->Reconcile();
     runtime_->ResumeAgents();
     // Before the API answers: the rules of every live sandbox are back, the rest is gone.
@@ -474,6 +514,7 @@ class Daemon {
     api::AddAppRoutes(*router_, *apps_);
     api::AddStatsRoutes(*router_, *sandboxes_);
     api::AddAutomationRoutes(*router_, *automations_);
+    api::AddDatabaseRoutes(*router_, *databases_);
     api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);
     mcp_tools_.emplace();
     // MCP tool calls run apart from the API workers, so that tools that wait never hold those.
@@ -485,6 +526,7 @@ class Daemon {
     tool_services_->jobs = &*jobs_;
     tool_services_->apps = &*apps_;
     tool_services_->automations = &*automations_;
+    tool_services_->databases = &*databases_;
     mcp::RegisterTools(*mcp_tools_, *tool_services_);
     oauth_.emplace(*store_, *auth_, *users_, listen_.host, config_.allow_signup);
     AddPublicRoutes(*router_, oauth_->Routes());
@@ -574,6 +616,9 @@ class Daemon {
   std::optional<core::EventBus> bus_;
   std::optional<boost::asio::thread_pool> workers_;
   std::optional<core::Waiter> waiter_;
+  std::optional<database::PostgresServer> postgres_;
+  std::optional<core::DatabaseService> databases_;
+  std::optional<net::DatabaseProxy> database_proxy_;
   std::optional<net::NetworkManager> network_;
   std::optional<storage::VolumeService> volumes_;
   std::optional<core::AccountService> accounts_;

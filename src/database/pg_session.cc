@@ -46,7 +46,10 @@ static UniqueResult Run(PGconn* conn, const std::string& sql,
 }
 
 Status PgSession::Execute(const std::string& sql, const std::vector<std::string>& params) {
-  UniqueResult r = Run(connection_->conn, sql, params);
+  // Without parameters, the simple protocol: CREATE DATABASE refuses the extended one's
+  // implicit transaction.
+  UniqueResult r = params.empty() ? UniqueResult(PQexec(connection_->conn, sql.c_str()))
+                                  : Run(connection_->conn, sql, params);
   ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
     return Status(Code::kInternal, "PostgreSQL: " + LastError(connection_->conn));

@@ -177,10 +177,14 @@ Status PostgresServer::Stop() {
   std::lock_guard lock(mu_);
   started_ = false;
   alive_ = false;
-  if (!PostmasterAlive()) return Status::Ok();
-  return RunAsServer({options_.bin_dir + "/pg_ctl", "--pgdata", options_.view_dir + "/data",
-                      "--mode", "fast", "--wait", "--silent", "stop"},
-                     "stopping PostgreSQL");
+  if (PostmasterAlive()) {
+    RETURN_IF_ERROR(
+        RunAsServer({options_.bin_dir + "/pg_ctl", "--pgdata", options_.view_dir + "/data",
+                     "--mode", "fast", "--wait", "--silent", "stop"},
+                    "stopping PostgreSQL"));
+  }
+  // Only a mount point inside the server's namespaces, which are gone with it.
+  return os::RemoveTree(options_.view_dir);
 }
 
 bool PostgresServer::running() const {

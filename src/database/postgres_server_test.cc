@@ -75,6 +75,7 @@ TEST_F(PostgresServerTest, StartsRestartsAfterItsPostmasterDiesAndIsReusedByTheN
   session->reset();
   ASSERT_TRUE(next.Stop().ok());
   EXPECT_FALSE(os::ProcessMatches(left, "postgres"));
+  EXPECT_FALSE(os::ReadFile(dir_ + "/postgres/data/postmaster.pid").ok());
 }
 
 TEST(PgSessionTest, AnUnreachableServerIsUnavailable) {

@@ -18,6 +18,7 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
   AddJobTools(registry, services);
   AddDeployedAppTools(registry, services);
   AddAutomationTools(registry, services);
+  AddDatabaseTools(registry, services);
 }
 
 std::string FailureSentence(const Status& status) {

@@ -10,6 +10,7 @@
 #include "core/app_service.h"
 #include "core/automation_service.h"
 #include "core/command_service.h"
+#include "core/database_service.h"
 #include "core/endpoint_service.h"
 #include "core/file_service.h"
 #include "core/image_catalog.h"
@@ -40,6 +41,7 @@ struct ToolServices {
   core::AppService* apps = nullptr;  // null: no deployed app tools (deployed_app_tools.cc)
   // null: no automation tools (automation_tools.cc).
   core::AutomationService* automations = nullptr;
+  core::DatabaseService* databases = nullptr;    // null: no get_user_database
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);
@@ -63,6 +65,8 @@ nlohmann::json DeployedAppJson(const core::App& app);
 // create_sandbox_automation, list_sandbox_automations, set_sandbox_automation_enabled,
 // delete_sandbox_automation.
 void AddAutomationTools(ToolRegistry& registry, const ToolServices& services);
+// get_user_database.
+void AddDatabaseTools(ToolRegistry& registry, const ToolServices& services);
 
 // Every tool this build serves.
 void RegisterTools(ToolRegistry& registry, const ToolServices& services);

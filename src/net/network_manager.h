@@ -32,6 +32,7 @@ struct NetworkOptions {
   std::string pool6 = "fd61:6461:7074::/96";
   // The TLS hostname proxy's connection limits (per client: per sandbox) and idle timeout.
   SniProxyLimits proxy_limits;
+  uint16_t database_port = 0;  // the database proxy's port, reachable from sandboxes
 };
 
 struct Attachment {
@@ -64,9 +65,11 @@ class NetworkManager {
   std::string ResolvConfPath(const std::string& id) const;
   Status RemoveRecorded(const store::NetworkRecord& record);
   RulesetScope Scope() const {
-    return {options_.name,         pool_ ? pool_->cidr() : options_.pool,
-            options_.storage_port, proxies_.dns_port(),
-            proxies_.sni_port(),   pool6_ ? pool6_->cidr() : ""};
+    RulesetScope scope{options_.name,         pool_ ? pool_->cidr() : options_.pool,
+                       options_.storage_port, proxies_.dns_port(),
+                       proxies_.sni_port(),   pool6_ ? pool6_->cidr() : ""};
+    scope.database_port = options_.database_port;
+    return scope;
   }
   // Tells the TLS hostname proxies about `sb` (or forgets it when it has no hostname rules).
   void Register(const SandboxNet& sb);

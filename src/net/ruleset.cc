@@ -106,6 +106,9 @@ std::string FullRuleset(const RulesetScope& scope, const std::vector<SandboxNet>
   if (scope.storage_port != 0)
     s += "add rule " + t + " input iifname @ifs ip saddr " + pool + " ip daddr " + pool +
          " tcp dport " + std::to_string(scope.storage_port) + " accept\n";
+  if (scope.database_port != 0)
+    s += "add rule " + t + " input iifname @ifs ip saddr " + pool + " ip daddr " + pool +
+         " tcp dport " + std::to_string(scope.database_port) + " accept\n";
   // TLS hostname rules: a sandbox reaches the two proxies (after prerouting's redirect) from
   // its own interface and address only.
   s += "add set " + t + " proxied { type ifname . ipv4_addr; }\n";

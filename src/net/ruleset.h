@@ -44,6 +44,9 @@ struct RulesetScope {
   uint16_t sni_proxy_port = 0;
   // The IPv6 block of the pool (AddressPool6::cidr()); empty: sandboxes have no IPv6.
   std::string pool6;
+  // The database proxy's TCP port (DatabaseProxy; 0: none): reachable the same way. The
+  // proxy itself decides which sandbox may open which database.
+  uint16_t database_port = 0;
 };
 
 struct SandboxNet {

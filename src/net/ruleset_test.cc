@@ -62,6 +62,18 @@ TEST(Ruleset, TheStorageGatewayPortIsTheOneHostPortSandboxesReach) {
   EXPECT_EQ(s.find("dport 8082", s.find(allow) + allow.size()), std::string::npos);
 }
 
+TEST(Ruleset, TheDatabaseProxyPortIsReachedFromSandboxesAtTheirGatewayOnly) {
+  RulesetScope scope{"adapt", "10.88.0.0/16", 8082, 0, 0, ""};
+  scope.database_port = 5433;
+  std::string s = FullRuleset(scope, {Sandbox("none")});
+  const std::string allow =
+      "add rule inet adapt input iifname @ifs ip saddr 10.88.0.0/16 ip daddr 10.88.0.0/16 tcp "
+      "dport 5433 accept";
+  ASSERT_TRUE(Has(s, allow));
+  EXPECT_LT(s.find(allow), s.find("input ip saddr 10.88.0.0/16 drop"));
+  EXPECT_EQ(s.find("dport 5433", s.find(allow) + allow.size()), std::string::npos);
+}
+
 TEST(Ruleset, AnythingElseFromASandboxInterfaceIsDroppedWhateverItsSource) {
   // A sandbox that forges a source outside the pool is still known by its interface.
   RulesetScope scope{"adapt", "10.88.0.0/16", 8082, 5353, 7443, ""};

@@ -83,6 +83,9 @@ struct SandboxConfig {
   std::optional<PoolUseConfig> pool;  // set when adaptd has warm pools
   // Hibernated after this many seconds without use (core/idle_tracker.h); unset: never.
   std::optional<int64_t> idle_timeout_seconds;
+  // The organization's PostgreSQL database in its environment (DATABASE_URL, PG*), set at
+  // each provisioning (core/database_service.h).
+  bool database = false;
 
   bool operator==(const SandboxConfig&) const = default;
 };

@@ -96,6 +96,7 @@ std::string EncodeSandboxConfig(const SandboxConfig& c) {
             {"storage", OptionalText(c.storage)},
             {"secrets", secrets}};
   if (c.idle_timeout_seconds) j["idleTimeoutSeconds"] = *c.idle_timeout_seconds;
+  if (c.database) j["database"] = true;
   if (c.pool)
     j["pool"] = {{"used", c.pool->used},
                  {"reason", c.pool->used ? json(nullptr) : json(c.pool->reason)}};
@@ -121,6 +122,7 @@ SandboxConfig DecodeSandboxConfig(const std::string& text) {
   c.security_profile = j.value("securityProfile", "restricted");
   c.startup_class = j.value("startupClass", "instant");
   c.storage = ReadText(j, "storage");
+  c.database = j.value("database", false);
   if (j.contains("secrets") && j["secrets"].is_array())
     for (const auto& s : j["secrets"])
       if (s.is_object()) c.secrets.push_back({s.value("name", ""), s.value("version", int64_t{0})});

@@ -27,6 +27,7 @@ EXPECTED_TOOLS = {
     "deploy_sandbox_app", "scale_deployed_app", "delete_deployed_app",
     "create_sandbox_automation", "list_sandbox_automations", "set_sandbox_automation_enabled",
     "delete_sandbox_automation",
+    "get_user_database",
 }
 
 
@@ -41,7 +42,7 @@ READ_ONLY = {"get_sandbox", "list_sandboxes", "wait_for_sandbox", "list_sandbox_
              "list_object_storage", "read_object_storage_text", "list_object_artifacts",
              "read_object_text_artifact", "download_object_artifact", "get_billing_account",
              "list_sandbox_jobs", "list_automation_runs", "get_automation_run",
-             "list_sandbox_automations"}
+             "list_sandbox_automations", "get_user_database"}
 
 
 # --- transport, raw -------------------------------------------------------------------------

@@ -42,6 +42,7 @@ MODELS = {
     "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
     "Automation": "Automation",
+    "Database": "Database",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
 SDK_ONLY = {("StatusEvent", "id")}
@@ -296,6 +297,9 @@ OPERATIONS = {
     "disableAutomation": ("Automations", "disable", "disable"),
     "triggerAutomation": ("Automations", "trigger", "trigger"),
     "deleteAutomation": ("Automations", "delete", "delete"),
+    "getDatabase": ("Databases", "get", "get"),
+    "createDatabase": ("Databases", "create", "create"),
+    "rotateDatabasePassword": ("Databases", "rotate", "rotate"),
 }
 # Not SDK verbs: a link's URL is used as it is (no credentials), and MCP with its OAuth is for
 # MCP clients.

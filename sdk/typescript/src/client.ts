@@ -1,6 +1,6 @@
 // The client: one adaptd URL and API key, and the organization's resources under it.
 import { Automations } from "./automations.js";
-import { Accounts, Apps, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
+import { Accounts, Apps, Databases, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
 import { Sandboxes } from "./sandbox.js";
 import { Transport, type ClientOptions } from "./transport.js";
 
@@ -10,6 +10,7 @@ export class Client {
   readonly sandboxes: Sandboxes;
   readonly images: Images;
   readonly secrets: Secrets;
+  readonly database: Databases;
   readonly jobs: Jobs;
   readonly apps: Apps;
   readonly runs: Runs;
@@ -26,6 +27,7 @@ export class Client {
     this.sandboxes = new Sandboxes(this);
     this.images = new Images(this.transport);
     this.secrets = new Secrets(this.transport);
+    this.database = new Databases(this.transport);
     this.jobs = new Jobs(this.transport);
     this.apps = new Apps(this.transport);
     this.runs = new Runs(this.transport);

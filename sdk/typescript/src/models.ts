@@ -173,6 +173,17 @@ export interface Operation {
   finishedAt?: string | null;
 }
 
+/** The organization's PostgreSQL database: never its host or password. */
+export interface Database {
+  status: string;
+  postgresVersion: string | null;
+  sizeBytes: number;
+  quotaBytes: number;
+  connections: number;
+  connectionLimit: number;
+  createdAt: string | null;
+}
+
 export interface Secret {
   name: string;
   version: number;

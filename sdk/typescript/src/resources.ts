@@ -3,7 +3,7 @@
 import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
-  Account, ApiKey, App, AppRelease, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
+  Account, ApiKey, App, AppRelease, Database, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
   PlanLimits, PlanPrices, Progress, Run, Secret, Site, Storage, StorageToken, StoredObject, User,
 } from "./models.js";
 import { paginate } from "./pages.js";
@@ -89,6 +89,26 @@ export class Secrets {
 
   async delete(name: string): Promise<void> {
     await this.t.call("DELETE", `/v1/secrets/${encodeURIComponent(name)}`);
+  }
+}
+
+/** The organization's PostgreSQL database; a sandbox created with `database: true` gets its
+ * host and password in its environment, no answer here does. */
+export class Databases {
+  constructor(private readonly t: Transport) {}
+
+  get(): Promise<Database> {
+    return this.t.call<Database>("GET", "/v1/database");
+  }
+
+  /** Makes the database (idempotent). */
+  create(): Promise<Database> {
+    return this.t.call<Database>("POST", "/v1/database", { json: {} });
+  }
+
+  /** A new password; sandboxes created afterwards get it. */
+  rotate(): Promise<Database> {
+    return this.t.call<Database>("POST", "/v1/database/rotate", { json: {} });
   }
 }
 

@@ -33,6 +33,8 @@ export interface CreateSandboxOptions {
   storage?: string;
   /** Hibernate it after this many seconds unused (10 to 86400). */
   idleTimeoutSeconds?: number;
+  /** The organization's database in the environment (DATABASE_URL, PG*). */
+  database?: boolean;
   /** More request fields, sent as they are. */
   extra?: Record<string, unknown>;
   /** Wait until it runs (or, with a startup command, has ended). Default true. */
@@ -262,6 +264,8 @@ export class Sandboxes {
       ["secrets", options.secrets], ["network", options.network], ["startup", options.startup],
       ["securityProfile", options.securityProfile], ["startupClass", options.startupClass],
       ["storage", options.storage], ["idleTimeoutSeconds", options.idleTimeoutSeconds],
+      ["storage", options.storage],
+      ["database", options.database],
     ];
     for (const [k, v] of fields) if (v !== undefined) body[k] = v;
     if (options.ttlSeconds !== undefined) body["ttlSeconds"] = options.ttlSeconds;

@@ -6,7 +6,7 @@ from typing import Any, Dict, Optional
 
 from ._transport import Transport
 from .automations import Automations
-from .resources import (Accounts, Apps, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites,
+from .resources import (Accounts, Apps, Databases, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites,
                         StorageVolumes)
 from .sandbox import Sandboxes
 
@@ -21,6 +21,7 @@ class Client:
         self.sandboxes = Sandboxes(self)
         self.images = Images(self.transport)
         self.secrets = Secrets(self.transport)
+        self.database = Databases(self.transport)
         self.jobs = Jobs(self.transport)
         self.apps = Apps(self.transport)
         self.runs = Runs(self.transport)

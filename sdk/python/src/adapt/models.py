@@ -204,6 +204,18 @@ class Operation:
 
 
 @dataclass
+class Database:
+    """The organization's PostgreSQL database: never its host or password."""
+    status: str
+    postgres_version: Optional[str]
+    size_bytes: int
+    quota_bytes: int
+    connections: int
+    connection_limit: int
+    created_at: Optional[str]
+
+
+@dataclass
 class Secret:
     name: str
     version: int

@@ -11,7 +11,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 from . import _model
 from .errors import AdaptError, NotFound, RequestTimeout
 from .files import LocalPath, _save
-from .models import (Account, ApiKey, App, AppRelease, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
+from .models import (Account, ApiKey, App, AppRelease, Database, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
                      ObjectLink, Operation, Org, Plan, Progress, Run, Secret, Site, Storage,
                      StorageToken, StoredObject, User)
 from .pages import paginate
@@ -98,6 +98,25 @@ class Secrets:
 
     def delete(self, name: str) -> None:
         self._t.request("DELETE", "/v1/secrets/" + name).close()
+
+
+class Databases:
+    """The organization's PostgreSQL database. No answer holds its host or password: a sandbox
+    created with database=True gets those in its environment (DATABASE_URL, PG*)."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def get(self) -> Database:
+        return _model.from_json(Database, self._t.call("GET", "/v1/database"))
+
+    def create(self) -> Database:
+        """Makes the database (idempotent)."""
+        return _model.from_json(Database, self._t.call("POST", "/v1/database", json_body={}))
+
+    def rotate(self) -> Database:
+        """A new password; sandboxes created afterwards get it."""
+        return _model.from_json(Database, self._t.call("POST", "/v1/database/rotate", json_body={}))
 
 
 class StorageVolumes:

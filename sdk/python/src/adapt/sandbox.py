@@ -247,7 +247,7 @@ class Sandboxes:
                secrets: Optional[Iterable[str]] = None, network: Optional[Dict[str, Any]] = None,
                startup: Optional[Dict[str, Any]] = None, security_profile: Optional[str] = None,
                startup_class: Optional[str] = None, storage: Optional[str] = None,
-               idle_timeout_seconds: Optional[int] = None,
+               idle_timeout_seconds: Optional[int] = None, database: Optional[bool] = None,
                extra: Optional[Dict[str, Any]] = None, wait: bool = True,
                timeout: float = DEFAULT_CREATE_TIMEOUT, idempotency_key: Optional[str] = None) -> Sandbox:
         """Creates a sandbox and, with wait (the default), waits until it runs (or, with a
@@ -259,7 +259,8 @@ class Sandboxes:
         fields = (("image", image), ("imageId", image_id), ("cpu", cpu), ("memoryMiB", memory_mib),
                   ("diskMiB", disk_mib), ("env", env), ("network", network), ("startup", startup),
                   ("securityProfile", security_profile), ("startupClass", startup_class),
-                  ("storage", storage), ("idleTimeoutSeconds", idle_timeout_seconds))
+                  ("storage", storage), ("idleTimeoutSeconds", idle_timeout_seconds),
+                  ("database", database))
         for key, value in fields:
             if value is not None:
                 body[key] = value

@@ -1,0 +1,171 @@
+#include "core/database_service.h"
+
+#include "base/ids.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "core/secret_cipher.h"
+#include "database/pg_session.h"
+
+namespace adapt::core {
+namespace {
+
+// A literal for the statements that take none as a parameter (ALTER ROLE ... PASSWORD).
+std::string QuoteLiteral(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string PasswordAad(const std::string& name) { return "database:" + name; }
+
+}  // namespace
+
+std::string DatabaseName(const std::string& org_id) {
+  bool plain = !org_id.empty() && org_id.size() <= 50;
+  for (char c : org_id) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) plain = false;
+  }
+  return "adapt_" + (plain ? org_id : Sha256Hex(org_id).substr(0, 32));
+}
+
+DatabaseService::DatabaseService(store::DatabaseStore& store, database::PostgresServer* server,
+                                 std::string master_key, DatabaseLimits limits)
+    : store_(store), server_(server), master_key_(std::move(master_key)), limits_(limits) {}
+
+DatabaseView DatabaseService::Unavailable(const std::optional<store::DatabaseRecord>& r) const {
+  DatabaseView v;
+  v.status = "unavailable";
+  v.quota_bytes = limits_.quota_bytes;
+  v.connection_limit = limits_.connection_limit;
+  if (r) v.created_at = r->created_at;
+  return v;
+}
+
+Result<std::string> DatabaseService::OpenPassword(const store::DatabaseRecord& r) {
+  ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(master_key_, r.org_id));
+  return OpenSecret(key, PasswordAad(r.name), r.sealed_password);
+}
+
+Status DatabaseService::Provision(const store::DatabaseRecord& r, const std::string& password) {
+  if (!server_) return Status(Code::kUnavailable, "this adaptd has no PostgreSQL server");
+  RETURN_IF_ERROR(server_->Start());
+  ASSIGN_OR_RETURN(auto pg, database::PgSession::Open(server_->AdminConnectionString()));
+  const std::string role = pg->QuoteIdentifier(r.name);
+  ASSIGN_OR_RETURN(std::string verifier, pg->EncryptPassword(r.name, password));
+  ASSIGN_OR_RETURN(auto role_exists,
+                   pg->QueryValue("SELECT 1 FROM pg_roles WHERE rolname = $1", {r.name}));
+  const std::string attributes =
+      " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT "
+      "CONNECTION LIMIT " +
+      std::to_string(limits_.connection_limit) + " PASSWORD " + QuoteLiteral(verifier);
+  RETURN_IF_ERROR(pg->Execute((role_exists ? "ALTER ROLE " : "CREATE ROLE ") + role + attributes));
+  // Defaults a session may SET otherwise; temp_file_limit is superuser-only, so it binds.
+  RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + role + " SET statement_timeout = " +
+                              std::to_string(limits_.statement_timeout_ms)));
+  RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + role + " SET idle_in_transaction_session_timeout = " +
+                              std::to_string(limits_.idle_in_transaction_timeout_ms)));
+  RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + role + " SET temp_file_limit = " +
+                              std::to_string(limits_.temp_file_limit_kib)));
+  ASSIGN_OR_RETURN(auto db_exists,
+                   pg->QueryValue("SELECT 1 FROM pg_database WHERE datname = $1", {r.name}));
+  if (!db_exists) RETURN_IF_ERROR(pg->Execute("CREATE DATABASE " + role + " OWNER " + role));
+  RETURN_IF_ERROR(pg->Execute("REVOKE ALL ON DATABASE " + role + " FROM PUBLIC"));
+  // No tenant reaches the server's own databases either (pg_hba's sameuser already refuses).
+  RETURN_IF_ERROR(pg->Execute("REVOKE CONNECT, TEMPORARY ON DATABASE postgres FROM PUBLIC"));
+  return Status::Ok();
+}
+
+Result<store::DatabaseRecord> DatabaseService::Ensure(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  auto existing = store_.GetDatabase(org_id);
+  if (existing.ok() && existing->status != "provisioning") return *existing;
+  if (!existing.ok() && existing.status().code() != Code::kNotFound) return existing.status();
+  store::DatabaseRecord r;
+  std::string password;
+  if (existing.ok()) {
+    r = *existing;
+    ASSIGN_OR_RETURN(password, OpenPassword(r));
+  } else {
+    r.org_id = org_id;
+    r.name = DatabaseName(org_id);
+    r.status = "provisioning";
+    r.created_at = r.updated_at = NowMillis();
+    password = RandomToken(24);
+    ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(master_key_, org_id));
+    ASSIGN_OR_RETURN(r.sealed_password, SealSecret(key, PasswordAad(r.name), password));
+    // Recorded first, so that a crash mid-way is finished by the next call (every step of
+    // Provision is idempotent).
+    RETURN_IF_ERROR(store_.PutDatabase(r));
+  }
+  if (Status st = Provision(r, password); !st.ok())
+    return Status(Code::kUnavailable, "making the organization's database: " + st.message());
+  r.status = "ready";
+  r.updated_at = NowMillis();
+  RETURN_IF_ERROR(store_.PutDatabase(r));
+  spdlog::info("database {} of {} is ready", r.name, org_id);
+  return r;
+}
+
+Result<DatabaseView> DatabaseService::Describe(const Principal& who) {
+  DatabaseView v;
+  v.quota_bytes = limits_.quota_bytes;
+  v.connection_limit = limits_.connection_limit;
+  auto record = store_.GetDatabase(who.org_id);
+  if (!record.ok()) {
+    if (record.status().code() != Code::kNotFound) return record.status();
+    if (!server_) return Unavailable(std::nullopt);
+    v.status = "not_created";
+    v.version = server_->version();
+    return v;
+  }
+  v.created_at = record->created_at;
+  v.status = record->status;
+  if (!server_ || !server_->Start().ok()) return Unavailable(*record);
+  auto pg = database::PgSession::Open(server_->AdminConnectionString());
+  if (!pg.ok()) return Unavailable(*record);
+  v.version = (*pg)->ServerVersion();
+  if (record->status == "provisioning") return v;
+  auto size = (*pg)->QueryValue("SELECT pg_database_size($1)", {record->name});
+  auto connections = (*pg)->QueryValue(
+      "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client "
+      "backend'",
+      {record->name});
+  if (!size.ok() || !connections.ok() || !*size || !*connections) return Unavailable(*record);
+  v.size_bytes = std::stoll(**size);
+  v.connections = std::stoll(**connections);
+  v.status = v.size_bytes > v.quota_bytes ? "over_quota" : "ready";
+  return v;
+}
+
+Result<DatabaseView> DatabaseService::Create(const Principal& who) {
+  RETURN_IF_ERROR(Ensure(who.org_id).status());
+  return Describe(who);
+}
+
+Result<DatabaseCredentials> DatabaseService::Credentials(const std::string& org_id) {
+  ASSIGN_OR_RETURN(store::DatabaseRecord r, Ensure(org_id));
+  ASSIGN_OR_RETURN(std::string password, OpenPassword(r));
+  return DatabaseCredentials{r.name, password, proxy_port_};
+}
+
+Result<DatabaseView> DatabaseService::RotatePassword(const Principal& who) {
+  ASSIGN_OR_RETURN(store::DatabaseRecord r, Ensure(who.org_id));
+  {
+    std::lock_guard lock(mu_);
+    std::string password = RandomToken(24);
+    ASSIGN_OR_RETURN(auto pg, database::PgSession::Open(server_->AdminConnectionString()));
+    ASSIGN_OR_RETURN(std::string verifier, pg->EncryptPassword(r.name, password));
+    RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + pg->QuoteIdentifier(r.name) + " PASSWORD " +
+                                QuoteLiteral(verifier)));
+    ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(master_key_, r.org_id));
+    ASSIGN_OR_RETURN(r.sealed_password, SealSecret(key, PasswordAad(r.name), password));
+    r.updated_at = NowMillis();
+    RETURN_IF_ERROR(store_.PutDatabase(r));
+  }
+  return Describe(who);
+}
+
+}  // namespace adapt::core

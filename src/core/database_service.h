@@ -1,0 +1,87 @@
+// DatabaseService: each organization's PostgreSQL database (issue 19) on adaptd's own server
+// (database::PostgresServer). One database and one owner role per organization, both named
+// DatabaseName(org_id), made on first use: the role is NOSUPERUSER NOCREATEDB NOCREATEROLE
+// with a connection limit, binding temp_file_limit and default statement and idle-in-
+// transaction timeouts; CONNECT on the database is revoked from PUBLIC. The role's password is
+// random, kept sealed in the store (core/secret_cipher.h) and handed only to the
+// organization's sandboxes that ask for the database (Credentials); no view carries it, nor the
+// server's host. The one verb behind GET /v1/database, get_user_database and `adapt db status`.
+// Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "core/auth.h"
+#include "database/postgres_server.h"
+#include "store/database_store.h"
+
+namespace adapt::core {
+
+// Per organization until plans carry them.
+struct DatabaseLimits {
+  int64_t quota_bytes = 1024LL * 1024 * 1024;
+  int64_t connection_limit = 20;
+  int64_t statement_timeout_ms = 60'000;             // a default: a session may SET it
+  int64_t idle_in_transaction_timeout_ms = 300'000;  // a default: a session may SET it
+  int64_t temp_file_limit_kib = 1024 * 1024;         // binding: superuser-only setting
+};
+
+// What an organization may see of its database: no host, no password.
+struct DatabaseView {
+  std::string status;   // not_created, provisioning, ready, over_quota, unavailable
+  std::string version;  // the server's version ("15.8"); empty when unknown
+  int64_t size_bytes = 0;
+  int64_t quota_bytes = 0;
+  int64_t connections = 0;
+  int64_t connection_limit = 0;
+  int64_t created_at = 0;  // ms since the epoch; 0: not created
+};
+
+// What a sandbox of the organization gets (its environment, redacted from its output).
+struct DatabaseCredentials {
+  std::string name;  // database and role
+  std::string password;
+  uint16_t port = 0;  // the proxy's port at the sandbox's gateway
+};
+
+// "adapt_" + the organization's id (ids are [a-z0-9_]), a valid unquoted PostgreSQL name.
+std::string DatabaseName(const std::string& org_id);
+
+class DatabaseService {
+ public:
+  // `server`: null where adaptd has no PostgreSQL (every status is then unavailable).
+  // `master_key`: adaptd's master key (storage::LoadMasterKey), which seals the passwords.
+  DatabaseService(store::DatabaseStore& store, database::PostgresServer* server,
+                  std::string master_key, DatabaseLimits limits = {});
+
+  // The organization's database as it is now; not_created until Create or first use.
+  Result<DatabaseView> Describe(const Principal& who);
+  // Makes the organization's database (idempotent: a made one is described).
+  Result<DatabaseView> Create(const Principal& who);
+  // The database's credentials for one of the organization's sandboxes, made on first use.
+  Result<DatabaseCredentials> Credentials(const std::string& org_id);
+  // A new password (sessions already open keep going); sandboxes created later get it.
+  Result<DatabaseView> RotatePassword(const Principal& who);
+  // The proxy's port sandboxes reach at their gateway (set once it listens).
+  void SetProxyPort(uint16_t port) { proxy_port_ = port; }
+
+ private:
+  Result<store::DatabaseRecord> Ensure(const std::string& org_id);
+  Status Provision(const store::DatabaseRecord& record, const std::string& password);
+  Result<std::string> OpenPassword(const store::DatabaseRecord& record);
+  Result<store::DatabaseRecord> SetPassword(store::DatabaseRecord record);
+  DatabaseView Unavailable(const std::optional<store::DatabaseRecord>& record) const;
+
+  store::DatabaseStore& store_;
+  database::PostgresServer* server_;
+  const std::string master_key_;
+  const DatabaseLimits limits_;
+  uint16_t proxy_port_ = 0;
+  std::mutex mu_;  // one provisioning at a time
+};
+
+}  // namespace adapt::core

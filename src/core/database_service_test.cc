@@ -1,0 +1,52 @@
+// DatabaseService without a server (its SQL runs against the real one in
+// tests/e2e/test_database.py): the views it gives, and DatabaseName's rule.
+#include "core/database_service.h"
+
+#include <gtest/gtest.h>
+
+#include "core/database_access.h"
+#include "store/memory_store.h"
+
+namespace adapt::core {
+namespace {
+
+TEST(DatabaseServiceTest, WithoutAServerEveryDatabaseIsUnavailableAndCreatingFailsClearly) {
+  store::MemoryStore store;
+  DatabaseService service(store, nullptr, std::string(64, 'k'));
+  Principal who{"org_abc", "key_1"};
+  auto view = service.Describe(who);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(view->status, "unavailable");
+  EXPECT_GT(view->quota_bytes, 0);
+  auto created = service.Create(who);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), Code::kUnavailable);
+  // The attempt is recorded (provisioning, its password sealed), so a later one finishes it.
+  auto record = store.GetDatabase("org_abc");
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->status, "provisioning");
+  EXPECT_EQ(record->name, "adapt_org_abc");
+  EXPECT_FALSE(record->sealed_password.empty());
+}
+
+TEST(DatabaseServiceTest, NamesArePlainPostgresIdentifiersWhateverTheOrganizationId) {
+  EXPECT_EQ(DatabaseName("org_x2"), "adapt_org_x2");
+  std::string odd = DatabaseName("Org\"; DROP");
+  EXPECT_EQ(odd.rfind("adapt_", 0), 0u);
+  EXPECT_EQ(odd.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_"), std::string::npos);
+  EXPECT_LE(DatabaseName(std::string(200, 'a')).size(), 63u);
+}
+
+TEST(DatabaseServiceTest, TheEnvironmentPointsAtTheGatewayAndCarriesTheCredentials) {
+  auto env = DatabaseEnvironment({"adapt_org_a", "pw-123_x", 5433}, "10.88.0.1");
+  EXPECT_EQ(env.at("DATABASE_URL"),
+            "postgresql://adapt_org_a:pw-123_x@10.88.0.1:5433/adapt_org_a?sslmode=disable");
+  EXPECT_EQ(env.at("PGHOST"), "10.88.0.1");
+  EXPECT_EQ(env.at("PGPORT"), "5433");
+  EXPECT_EQ(env.at("PGUSER"), "adapt_org_a");
+  EXPECT_EQ(env.at("PGDATABASE"), "adapt_org_a");
+  EXPECT_EQ(env.at("PGPASSWORD"), "pw-123_x");
+}
+
+}  // namespace
+}  // namespace adapt::core

@@ -1,0 +1,211 @@
+#include "net/database_proxy.h"
+
+#include <array>
+#include <memory>
+
+#include "base/log.h"
+#include "net/pg_startup.h"
+
+namespace adapt::net {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using unix_socket = asio::local::stream_protocol::socket;
+
+class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy::Session> {
+ public:
+  Session(DatabaseProxy& proxy, tcp::socket client, ConnectionLimiter::Slot slot,
+          std::string source)
+      : proxy_(proxy),
+        client_(std::move(client)),
+        server_(client_.get_executor()),
+        timer_(client_.get_executor()),
+        slot_(std::move(slot)),
+        source_(std::move(source)) {}
+
+  void Start() {
+    allowed_ = proxy_.lookup_(source_);
+    timer_.expires_after(kStartupTimeout);
+    timer_.async_wait([self = shared_from_this()](auto ec) {
+      if (!ec && !self->spliced_) self->Close();
+    });
+    ReadStartup();
+  }
+
+ private:
+  void ReadStartup() {
+    size_t have = startup_.size();
+    startup_.resize(kMaxStartupBytes);
+    client_.async_read_some(asio::buffer(startup_.data() + have, startup_.size() - have),
+                            [self = shared_from_this(), have](auto ec, size_t n) {
+                              self->startup_.resize(have + n);
+                              if (ec) return self->Close();
+                              self->OnStartupBytes();
+                            });
+  }
+
+  void OnStartupBytes() {
+    StartupMessage m = ParseStartup(startup_);
+    switch (m.kind) {
+      case StartupKind::kNeedMore:
+        if (startup_.size() >= kMaxStartupBytes) return Close();
+        return ReadStartup();
+      case StartupKind::kInvalid:
+        return Refuse("08P01", m.error);
+      case StartupKind::kCancel:
+        return Refuse("0A000", "query cancellation is not supported through adapt");
+      case StartupKind::kSslRequest:
+      case StartupKind::kGssEncRequest: {
+        // No encryption inside the host: "N", then the client sends its StartupMessage.
+        if (++encryption_requests_ > 2) return Close();
+        startup_.erase(0, m.length);
+        asio::async_write(client_, asio::buffer("N", 1),
+                          [self = shared_from_this()](auto ec, size_t) {
+                            if (ec) return self->Close();
+                            if (!self->startup_.empty()) return self->OnStartupBytes();
+                            self->ReadStartup();
+                          });
+        return;
+      }
+      case StartupKind::kStartup:
+        return Decide(m);
+    }
+  }
+
+  void Decide(const StartupMessage& m) {
+    if (!allowed_)
+      return Refuse("28000",
+                    "this address may not use a database (only sandboxes created with "
+                    "\"database\": true reach their organization's)");
+    if (m.user != *allowed_ || m.database != *allowed_)
+      return Refuse("28000", "this sandbox may only open database \"" + *allowed_ +
+                                 "\" as user \"" + *allowed_ + "\"");
+    server_.async_connect(
+        asio::local::stream_protocol::endpoint(proxy_.socket_path_),
+        [self = shared_from_this()](auto ec) {
+          if (ec) return self->Refuse("57P03", "the database is not available");
+          asio::async_write(self->server_, asio::buffer(self->startup_), [self](auto ec, size_t) {
+            if (ec) return self->Close();
+            self->spliced_ = true;
+            self->timer_.cancel();
+            self->startup_.clear();
+            self->Pump(self->client_, self->server_, self->up_);
+            self->Pump(self->server_, self->client_, self->down_);
+          });
+        });
+  }
+
+  // Copies `from` to `to` until EOF, then half-closes `to`; the session ends when both
+  // directions have (or at the first error).
+  template <class From, class To>
+  void Pump(From& from, To& to, std::array<uint8_t, kPumpBuffer>& buf) {
+    from.async_read_some(asio::buffer(buf), [self = shared_from_this(), &from, &to, &buf](
+                                                auto ec, size_t n) {
+      if (ec) {
+        if (ec != asio::error::eof) return self->Close();
+        boost::system::error_code ignored;
+        to.shutdown(asio::socket_base::shutdown_send, ignored);
+        if (++self->finished_ == 2) self->Close();
+        return;
+      }
+      asio::async_write(to, asio::buffer(buf.data(), n), [self, &from, &to, &buf](auto ec, size_t) {
+        if (ec) return self->Close();
+        self->Pump(from, to, buf);
+      });
+    });
+  }
+
+  void Refuse(const std::string& code, const std::string& why) {
+    if (closed_) return;
+    spdlog::info("database proxy: refused {}: {}", source_, why);
+    auto message = std::make_shared<std::string>(PgErrorResponse(code, why));
+    asio::async_write(client_, asio::buffer(*message),
+                      [self = shared_from_this(), message](auto, size_t) { self->Close(); });
+  }
+
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    boost::system::error_code ignored;
+    timer_.cancel();
+    client_.close(ignored);
+    server_.close(ignored);
+  }
+
+  DatabaseProxy& proxy_;
+  tcp::socket client_;
+  unix_socket server_;
+  asio::steady_timer timer_;
+  ConnectionLimiter::Slot slot_;
+  std::string source_;
+  std::optional<std::string> allowed_;
+  std::string startup_;
+  std::array<uint8_t, kPumpBuffer> up_{}, down_{};
+  int encryption_requests_ = 0;
+  int finished_ = 0;
+  bool spliced_ = false;
+  bool closed_ = false;
+};
+
+DatabaseProxy::DatabaseProxy(DatabaseLookup lookup, std::string socket_path,
+                             ConnectionLimits limits)
+    : lookup_(std::move(lookup)),
+      socket_path_(std::move(socket_path)),
+      acceptor_(io_),
+      limiter_("database proxy", limits) {}
+
+DatabaseProxy::~DatabaseProxy() { Stop(); }
+
+Status DatabaseProxy::Start(const std::string& host, uint16_t port) {
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(host, ec);
+  if (ec) return InvalidArgument("database_listen", "'" + host + "' is not an IP address");
+  for (uint16_t try_port : {port, uint16_t{0}}) {
+    ec.clear();
+    if (acceptor_.is_open()) acceptor_.close(ec);
+    acceptor_.open(address.is_v4() ? tcp::v4() : tcp::v6(), ec);
+    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor_.bind({address, try_port}, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (!ec) break;
+    if (try_port == 0 || ec != asio::error::address_in_use)
+      return Internal("listening for the database proxy: " + ec.message());
+    spdlog::warn("database proxy: port {} is in use; listening on a free port instead", port);
+  }
+  port_ = acceptor_.local_endpoint().port();
+  Accept();
+  thread_ = std::thread([this] { io_.run(); });
+  return Status::Ok();
+}
+
+void DatabaseProxy::Stop() {
+  asio::post(io_, [this] {
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+  });
+  io_.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void DatabaseProxy::Accept() {
+  acceptor_.async_accept([this](auto ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (!ec) {
+      boost::system::error_code peer_ec;
+      auto peer = socket.remote_endpoint(peer_ec);
+      std::string source = peer_ec ? "" : peer.address().to_string();
+      if (peer.address().is_v6() && peer.address().to_v6().is_v4_mapped())
+        source = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.address().to_v6()).to_string();
+      auto slot = source.empty() ? std::nullopt : limiter_.Admit(source);
+      if (slot) {
+        std::make_shared<Session>(*this, std::move(socket), std::move(*slot), source)->Start();
+      } else {
+        boost::system::error_code ignored;
+        socket.close(ignored);
+      }
+    }
+    Accept();
+  });
+}
+
+}  // namespace adapt::net

@@ -1,0 +1,59 @@
+// DatabaseProxy: how a sandbox reaches its organization's PostgreSQL database. adaptd's
+// PostgreSQL server has no TCP listener; this proxy listens on the host (0.0.0.0:port) and
+// nftables lets a sandbox reach that port only at its own gateway (ruleset.h,
+// database_port). For each connection the proxy asks `lookup` which database the peer's
+// address may open (a running sandbox created with "database": true: its organization's), reads
+// the client's StartupMessage (net/pg_startup.h) and splices it to the server's Unix socket
+// only when both its user and its database are that one; anything else gets a FATAL error
+// before a byte reaches the server. So another organization's sandbox, or any other address,
+// cannot open a session even with the password; the server's own pg_hba then checks the
+// password (scram-sha-256, `sameuser`). SSL is refused ("N"): the hop is inside the host.
+// On an I/O thread of its own; at most `limits` connections (per sandbox: per address).
+#pragma once
+
+// clang-format off
+#include <utility>  // before Asio: its awaitable.hpp uses std::exchange
+#include <boost/asio.hpp>
+// clang-format on
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "base/connection_limiter.h"
+#include "base/status.h"
+
+namespace adapt::net {
+
+// The database a peer address may open, or nullopt.
+using DatabaseLookup = std::function<std::optional<std::string>(const std::string& address)>;
+
+class DatabaseProxy {
+ public:
+  static constexpr std::chrono::seconds kStartupTimeout{10};
+  static constexpr size_t kPumpBuffer = 16 * 1024;
+
+  // `socket_path`: the server's Unix socket (<dir>/.s.PGSQL.<port>).
+  DatabaseProxy(DatabaseLookup lookup, std::string socket_path, ConnectionLimits limits);
+  ~DatabaseProxy();
+  // Listens on `host`:`port`; a port in use falls back to any free one (logged).
+  Status Start(const std::string& host, uint16_t port);
+  uint16_t port() const { return port_; }
+  void Stop();
+
+  class Session;  // one proxied connection (database_proxy.cc)
+
+ private:
+  void Accept();
+
+  DatabaseLookup lookup_;
+  const std::string socket_path_;
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  ConnectionLimiter limiter_;
+  std::thread thread_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace adapt::net
