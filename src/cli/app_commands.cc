@@ -126,10 +126,13 @@ void AddVerb(CLI::App& group, Invocation& invocation, const std::string& verb) {
         console.out << "deleted " << *id << "\n";
         return Status::Ok();
       }
+      json rollback = json::object();
+      if (!release->empty()) rollback["releaseId"] = *release;
       ASSIGN_OR_RETURN(
           json app,
           JsonOrError(verb == "scale" ? client.Post(path + "/scale", json{{"replicas", *replicas}})
-                                      : client.Get(path)));
+                      : verb == "rollback" ? client.Post(path + "/rollback", rollback)
+                                           : client.Get(path)));
       if (invocation.json || verb == "get") {
         console.out << PrettyJson(app);
       } else {

@@ -316,9 +316,10 @@ def test_a_redeploy_rolls_over_without_dropping_requests_and_a_broken_one_rolls_
     assert status == 400 and err["error"]["field"] == "releaseId", err
     status, err = client.api("POST", "/v1/apps/%s/rollback" % app["id"], {})
     assert status == 409 and "has no release before" in err["error"]["message"], err
-    status, back = client.api("POST", "/v1/apps/%s/rollback" % app["id"],
-                              {"releaseId": again["releaseId"]})
-    assert status == 200 and back["releaseId"] == again["releaseId"], back
+    p = client.cli("app", "rollback", app["id"])  # the CLI says the same
+    assert p.returncode != 0 and "has no release before" in p.stderr, p.stdout + p.stderr
+    p = client.cli("app", "rollback", app["id"], again["releaseId"])
+    assert p.returncode == 0 and again["releaseId"] in p.stdout, p.stdout + p.stderr
     assert fetch(app, "/index.html", retry=()) == (200, "v2\n")
     assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
     client.delete(sid)
