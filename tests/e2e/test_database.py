@@ -184,3 +184,16 @@ def test_adaptd_killed_with_9_finds_the_server_and_the_data(own_daemon):
     fresh = interactive(org)
     cmd = sql(org, fresh, "SELECT v FROM kept")
     assert cmd["exitCode"] == 0 and cmd["stdout"].strip() == row, cmd
+
+
+def test_adapt_db_status_and_create_through_the_cli(org):
+    import json
+    r = org.cli("db", "status", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["status"] == "not_created"
+    r = org.cli("db", "create")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"status\s+ready", r.stdout), r.stdout
+    assert re.search(r"postgres\s+15\.", r.stdout), r.stdout
+    r = org.cli("db", "nonsense")
+    assert r.returncode != 0 and r.stderr.strip()
