@@ -39,6 +39,7 @@ MODELS = {
     "Storage.attachments": "StorageAttachment",
     "Account": "Account", "AccountUsage": "AccountUsage", "Plan": "Plan",
     "PlanLimits": "PlanLimits", "PlanPrices": "PlanPrices", "LedgerEntry": "LedgerEntry",
+    "AccountAlert": "AccountAlert", "UsageTotal": "UsageTotal", "UsageReport": "UsageReport",
     "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
@@ -266,6 +267,8 @@ OPERATIONS = {
     "getAccount": ("Accounts", "get", "get"),
     "registerAccount": ("Accounts", "register", "register"),
     "listLedger": ("Accounts", "ledger", "ledger"),
+    "getAccountUsage": ("Accounts", "usage", "usage"),
+    "getMetrics": ("Client", "metrics", "metrics"),
     "listPlans": ("Plans", "list", "list"),
     "getPlan": ("Plans", "get", "get"),
     "putPlan": ("Plans", "put", "put"),

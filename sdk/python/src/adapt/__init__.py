@@ -8,14 +8,15 @@
 from .client import Client
 from .commands import CommandHandle, Commands
 from .errors import (AdaptError, CommandFailed, Conflict, InternalError, InvalidArgument,
-                     MethodNotAllowed, NotFound, PayloadTooLarge, PermissionDenied, RateLimited,
-                     RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
+                     MethodNotAllowed, NotFound, PayloadTooLarge, PaymentRequired, PermissionDenied,
+                     RateLimited, RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
-from .models import (Account, AccountUsage, ApiKey, Artifact, ArtifactList, CommandResult, Endpoint,
+from .models import (Account, AccountAlert, AccountUsage, ApiKey, Artifact, ArtifactList, CommandResult, Endpoint,
                      FileEntry, FileList, FileWritten, Image, Job, LedgerEntry, Network, NewApiKey,
                      NewStorageToken, NewUser, ObjectLink, ObjectStorageAttachment, Operation, Org,
                      Plan, PlanLimits, PlanPrices, Run, SandboxInfo, Secret, Site, Startup,
-                     StatusEvent, Storage, StorageToken, StoredObject, User)
+                     StatusEvent, Storage, StorageToken, StoredObject, UsageReport, UsageTotal,
+                     User)
 from .sandbox import Sandbox, Sandboxes
 
 __version__ = "0.1.0"
@@ -29,6 +30,6 @@ __all__ = [
     "Operation", "SandboxInfo", "Secret", "Site", "Startup", "StatusEvent", "Storage",
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
     "Artifact", "ArtifactList", "User", "NewUser", "Account", "AccountUsage", "LedgerEntry", "Plan",
-    "PlanLimits", "PlanPrices",
+    "PlanLimits", "PlanPrices", "PaymentRequired", "AccountAlert", "UsageReport", "UsageTotal",
     "Job", "Run",
 ]
