@@ -177,17 +177,62 @@ json AccountToJson(const core::Account& a) {
             {"persistentStorageMiB", u.persistent_storage_mib},
             {"objectStorageBytes", u.object_storage_bytes},
             {"endpoints", u.endpoints}}},
-          {"balanceNanos", a.balance_nanos}};
+          {"balanceNanos", a.balance_nanos},
+          {"creditsNanos", a.credits_nanos},
+          {"usageNanos", a.usage_nanos},
+          {"alerts", AlertsToJson(a.alerts)}};
+}
+
+json AlertsToJson(const std::vector<store::AccountAlertRecord>& alerts) {
+  json out = json::array();
+  for (const auto& a : alerts)
+    out.push_back({{"kind", a.kind},
+                   {"creditsNanos", a.credits_nanos},
+                   {"usageNanos", a.usage_nanos},
+                   {"at", FormatRfc3339(a.at)}});
+  return out;
+}
+
+json UsageTotalToJson(const store::UsageTotalRecord& u) {
+  json out = {{"cpuMilliseconds", u.cpu_millis},
+              {"memoryMiBMilliseconds", u.memory_mib_millis},
+              {"storageMiBMilliseconds", u.storage_mib_millis},
+              {"amountNanos", u.amount_nanos},
+              {"entries", u.entries}};
+  if (!u.subject_id.empty()) {
+    out["subjectKind"] = u.subject_kind;
+    out["subjectId"] = u.subject_id;
+    out["jobId"] = u.job_id.empty() ? json(nullptr) : json(u.job_id);
+  }
+  return out;
+}
+
+json AccountUsageToJson(const core::AccountUsage& usage) {
+  json items = json::array();
+  for (const auto& u : usage.items) items.push_back(UsageTotalToJson(u));
+  return {{"from", FormatRfc3339(usage.from)},
+          {"to", FormatRfc3339(usage.to)},
+          {"items", items},
+          {"total", UsageTotalToJson(usage.total)}};
 }
 
 json LedgerEntryToJson(const store::LedgerEntryRecord& e) {
-  return {{"id", e.id},
-          {"orgId", e.org_id},
-          {"kind", e.kind},
-          {"amountNanos", e.amount_nanos},
-          {"reason", e.reason},
-          {"expiresAt", e.expires_at ? json(FormatRfc3339(*e.expires_at)) : json(nullptr)},
-          {"createdAt", FormatRfc3339(e.created_at)}};
+  json out = {{"id", e.id},
+              {"orgId", e.org_id},
+              {"kind", e.kind},
+              {"amountNanos", e.amount_nanos},
+              {"reason", e.reason},
+              {"expiresAt", e.expires_at ? json(FormatRfc3339(*e.expires_at)) : json(nullptr)},
+              {"createdAt", FormatRfc3339(e.created_at)}};
+  if (e.kind != "usage") return out;
+  out["subjectKind"] = e.subject_kind;
+  out["subjectId"] = e.subject_id;
+  out["periodStart"] = FormatRfc3339(e.period_start);
+  out["periodEnd"] = FormatRfc3339(e.period_end);
+  out["cpuMilliseconds"] = e.cpu_millis;
+  out["memoryMiBMilliseconds"] = e.memory_mib_millis;
+  out["storageMiBMilliseconds"] = e.storage_mib_millis;
+  return out;
 }
 
 }  // namespace adapt::api

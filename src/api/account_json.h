@@ -18,6 +18,9 @@ Result<store::PlanRecord> PlanFromJson(const nlohmann::json& body, const std::st
 Result<std::vector<store::PlanRecord>> PlansFileFromJson(const std::string& text);
 
 nlohmann::json AccountToJson(const core::Account& account);
+// Usage entries add their subject, period and quantities.
 nlohmann::json LedgerEntryToJson(const store::LedgerEntryRecord& entry);
+nlohmann::json AlertsToJson(const std::vector<store::AccountAlertRecord>& alerts);
+nlohmann::json AccountUsageToJson(const core::AccountUsage& usage);
 
 }  // namespace adapt::api

@@ -1,5 +1,9 @@
 // /v1/account (the caller's own), /v1/plans and an organization's plan and credits (admin
 // key): translation to core::AccountService.
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+
 #include "api/account_json.h"
 #include "api/errors.h"
 #include "api/request_parsing.h"
@@ -55,6 +59,110 @@ Result<core::AddCredit> CreditFromJson(const json& body, const std::string& org_
   return c;
 }
 
+// `name` as RFC 3339 UTC ("2026-12-01T00:00:00Z", fractions of a second allowed) or a date
+// ("2026-12-01", its midnight UTC); `fallback` when absent.
+Result<int64_t> TimeQuery(const HttpRequest& req, const std::string& name, int64_t fallback) {
+  auto it = req.query.find(name);
+  if (it == req.query.end() || it->second.empty()) return fallback;
+  const std::string& text = it->second;
+  auto bad = [&] {
+    return InvalidArgument(name, name +
+                                     " must be a UTC time like 2026-12-01T00:00:00Z or a date "
+                                     "like 2026-12-01");
+  };
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) != 3 || consumed != 10)
+    return bad();
+  int64_t millis = 0;
+  if (text.size() > 10) {
+    int more = 0;
+    if (std::sscanf(text.c_str() + 10, "T%2d:%2d:%2d%n", &h, &mi, &s, &more) != 3 || more != 9)
+      return bad();
+    size_t i = 19;
+    if (i < text.size() && text[i] == '.') {
+      int64_t scale = 100;
+      for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+        millis += (text[i] - '0') * scale;
+        scale /= 10;
+      }
+    }
+    if (i + 1 != text.size() || text[i] != 'Z') return bad();
+  }
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return bad();
+  struct tm tm {};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  return static_cast<int64_t>(timegm(&tm)) * 1000 + millis;
+}
+
+int64_t StartOfMonth(int64_t now) {
+  time_t secs = static_cast<time_t>(now / 1000);
+  struct tm tm {};
+  gmtime_r(&secs, &tm);
+  tm.tm_mday = 1;
+  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+  return static_cast<int64_t>(timegm(&tm)) * 1000;
+}
+
+// One CSV field: quoted when it holds a separator, a quote or a line break; text that a
+// spreadsheet would run as a formula gets a leading apostrophe.
+std::string CsvField(std::string value) {
+  if (!value.empty() && (value[0] == '=' || value[0] == '+' || value[0] == '-' || value[0] == '@' ||
+                         value[0] == '\t' || value[0] == '\r'))
+    value.insert(value.begin(), '\'');
+  if (value.find_first_of(",\"\r\n") == std::string::npos) return value;
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The ledger for an external billing system: one entry per line (JSON lines) or row (CSV),
+// each with its id, which a system like Lago or Stripe Meters deduplicates on.
+HttpResponse LedgerExport(const std::vector<store::LedgerEntryRecord>& entries,
+                          const std::string& format) {
+  HttpResponse r;
+  r.status = 200;
+  if (format == "jsonl") {
+    r.content_type = "application/x-ndjson";
+    for (const auto& e : entries)
+      r.body += LedgerEntryToJson(e).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    return r;
+  }
+  r.content_type = "text/csv; charset=utf-8";
+  r.body =
+      "id,orgId,kind,amountNanos,reason,expiresAt,createdAt,subjectKind,subjectId,periodStart,"
+      "periodEnd,cpuMilliseconds,memoryMiBMilliseconds,storageMiBMilliseconds\r\n";
+  for (const auto& e : entries) {
+    bool usage = e.kind == "usage";
+    auto when = [&](int64_t at) { return usage ? FormatRfc3339(at) : std::string(); };
+    auto count = [&](int64_t n) { return usage ? std::to_string(n) : std::string(); };
+    std::vector<std::string> row = {e.id,
+                                    e.org_id,
+                                    e.kind,
+                                    std::to_string(e.amount_nanos),
+                                    e.reason,
+                                    e.expires_at ? FormatRfc3339(*e.expires_at) : "",
+                                    FormatRfc3339(e.created_at),
+                                    e.subject_kind,
+                                    e.subject_id,
+                                    when(e.period_start),
+                                    when(e.period_end),
+                                    count(e.cpu_millis),
+                                    count(e.memory_mib_millis),
+                                    count(e.storage_mib_millis)};
+    for (size_t i = 0; i < row.size(); ++i) r.body += (i ? "," : "") + CsvField(row[i]);
+    r.body += "\r\n";
+  }
+  return r;
+}
+
 }  // namespace
 
 void AddAccountRoutes(Router& router, core::AccountService& accounts) {
@@ -69,13 +177,30 @@ void AddAccountRoutes(Router& router, core::AccountService& accounts) {
                if (Status st = OnlyAccountFields(*body, {}); !st.ok()) return ErrorResponse(st);
                return AccountOrError(accounts.Register(who));
              });
-  router.Add("GET", "/v1/account/ledger",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto entries = accounts.Ledger(who);
-               if (!entries.ok()) return ErrorResponse(entries.status());
-               json items = json::array();
-               for (const auto& e : *entries) items.push_back(LedgerEntryToJson(e));
-               return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+  router.Add(
+      "GET", "/v1/account/ledger",
+      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+        auto format = req.query.find("format");
+        std::string f = format == req.query.end() ? "json" : format->second;
+        if (f != "json" && f != "jsonl" && f != "csv")
+          return ErrorResponse(InvalidArgument("format", "format must be json, jsonl or csv"));
+        auto entries = accounts.Ledger(who);
+        if (!entries.ok()) return ErrorResponse(entries.status());
+        if (f != "json") return LedgerExport(*entries, f);
+        json items = json::array();
+        for (const auto& e : *entries) items.push_back(LedgerEntryToJson(e));
+        return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+      });
+  router.Add("GET", "/v1/account/usage",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               int64_t now = NowMillis();
+               auto from = TimeQuery(req, "from", StartOfMonth(now));
+               if (!from.ok()) return ErrorResponse(from.status());
+               auto to = TimeQuery(req, "to", now + 1);
+               if (!to.ok()) return ErrorResponse(to.status());
+               auto usage = accounts.Usage(who, *from, *to);
+               if (!usage.ok()) return ErrorResponse(usage.status());
+               return JsonResponse(200, AccountUsageToJson(*usage));
              });
   router.Add("GET", "/v1/plans",
              [&](const HttpRequest&, const PathParams&, const core::Principal& who) {

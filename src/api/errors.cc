@@ -24,6 +24,8 @@ int HttpStatusFor(Code code) {
       return 422;
     case Code::kResourceExhausted:
       return 429;
+    case Code::kPaymentRequired:
+      return 402;
     case Code::kUnavailable:
       return 503;
     case Code::kInternal:
@@ -52,6 +54,8 @@ const char* ErrorCodeName(Code code) {
       return "unsupported";
     case Code::kResourceExhausted:
       return "resource_exhausted";
+    case Code::kPaymentRequired:
+      return "payment_required";
     case Code::kUnavailable:
       return "unavailable";
     case Code::kInternal:

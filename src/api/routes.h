@@ -48,8 +48,10 @@ void AddEndpointRoutes(Router& router, core::EndpointService& endpoints);
 void AddStorageRoutes(Router& router, storage::VolumeService& volumes);
 // GET /healthz, without a key.
 void AddHealthRoutes(Router& router);
-// /v1/account[/ledger], /v1/plans, /v1/orgs/{id}/plan and /v1/orgs/{id}/credits.
+// /v1/account[/ledger|/usage], /v1/plans, /v1/orgs/{id}/plan and /v1/orgs/{id}/credits.
 void AddAccountRoutes(Router& router, core::AccountService& accounts);
+// GET /metrics (admin key): Prometheus text format.
+void AddMetricsRoutes(Router& router, core::AccountService& accounts);
 // /v1/secrets (organization secrets; values go in, never out).
 void AddSecretRoutes(Router& router, core::SecretService& secrets);
 // /v1/jobs and /v1/runs (one-shot jobs and their runs).

@@ -50,6 +50,7 @@ HttpResponse FromStatus(const Status& st, const std::string& resource,
     case Code::kPermissionDenied:
       return S3Error(403, "AccessDenied", st.message(), resource);
     case Code::kResourceExhausted:
+    case Code::kPaymentRequired:
       // 403, not 429 or 503: S3 clients retry those, and a full quota stays full.
       return S3Error(403, "QuotaExceeded", st.message(), resource);
     default:

@@ -20,6 +20,7 @@ enum class Code {
   kPayloadTooLarge,    // request body over the limit
   kUnsupported,        // a valid value this deployment cannot honour (yet)
   kResourceExhausted,  // quota or capacity
+  kPaymentRequired,    // the organization's prepaid balance is used up
   kUnavailable,        // try again later
   kInternal,           // a bug or an OS failure
 };

@@ -1,4 +1,5 @@
-// adapt account [register]: the caller's plan, limits, usage and balance.
+// adapt account [register|ledger|usage]: the caller's plan, limits, usage and balance, its
+// ledger (or the export as JSON lines / CSV) and its metered usage per sandbox, job and volume.
 // adapt admin plan ls|get|set|assign, adapt admin credit (admin key; adaptd answers 403 to
 // other keys).
 #include <fstream>
@@ -8,6 +9,7 @@
 
 #include "base/json_parse.h"
 #include "base/nano_amount.h"
+#include "base/percent.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 
@@ -39,6 +41,14 @@ std::string DescribePlan(const json& plan) {
   return FormatFields(fields);
 }
 
+// "balance_80 at 2026-12-01T10:00:00.000Z, ..." (newest first), or "none".
+std::string Alerts(const json& a) {
+  std::string out;
+  for (const json& alert : a.value("alerts", json::array()))
+    out += (out.empty() ? "" : ", ") + Cell(alert, "kind") + " at " + Cell(alert, "at");
+  return out.empty() ? "none" : out;
+}
+
 std::string DescribeAccount(const json& a) {
   const json plan = a.value("plan", json::object());
   const json limits = plan.is_object() ? plan.value("limits", json::object()) : json::object();
@@ -65,7 +75,8 @@ std::string DescribeAccount(const json& a) {
         used("objectStorageBytes") + " (limit GiB: " + LimitCell(limits, "objectStorageGiB") + ")"},
        {"endpoints", of("endpoints", "endpoints")},
        {"gpus", LimitCell(limits, "gpus")},
-       {"balance", balance}});
+       {"balance", balance},
+       {"alerts", Alerts(a)}});
 }
 
 void AddAccount(CLI::App& app, Invocation& invocation) {
@@ -84,9 +95,57 @@ void AddAccount(CLI::App& app, Invocation& invocation) {
     };
   };
   CLI::App* ledger = account->add_subcommand("ledger", "List this account's ledger entries");
+  auto format = std::make_shared<std::string>("table");
+  ledger
+      ->add_option("--format", *format,
+                   "table, jsonl or csv (the export for a billing system) [table]")
+      ->check(CLI::IsMember({"table", "jsonl", "csv"}));
+  CLI::App* usage = account->add_subcommand(
+      "usage", "Show usage per sandbox, job and volume (from the start of this month)");
+  auto range = std::make_shared<std::pair<std::string, std::string>>();
+  usage->add_option("--from", range->first, "UTC time or date, e.g. 2026-12-01 [this month]");
+  usage->add_option("--to", range->second, "UTC time or date [now]");
   reg->callback([show] { show(true); });
-  ledger->callback([&invocation] {
-    invocation.run = [&invocation](const ApiClient& client, const Console& console) {
+  usage->callback([range, &invocation] {
+    invocation.run = [range, &invocation](const ApiClient& client, const Console& console) {
+      std::string query;
+      if (!range->first.empty()) query += "from=" + PercentEncode(range->first);
+      if (!range->second.empty())
+        query += (query.empty() ? "" : "&") + std::string("to=") + PercentEncode(range->second);
+      ASSIGN_OR_RETURN(json u, JsonOrError(client.Get("/v1/account/usage" +
+                                                      (query.empty() ? "" : "?" + query))));
+      if (invocation.json) {
+        console.out << PrettyJson(u);
+        return Status::Ok();
+      }
+      std::vector<TableRow> rows;
+      auto add = [&](const json& item, const std::string& what, const std::string& job) {
+        std::string amount;
+        if (item.contains("amountNanos") && item["amountNanos"].is_number_integer())
+          amount = FormatNanoAmount(item["amountNanos"].get<int64_t>());
+        rows.push_back({what, job, Cell(item, "cpuMilliseconds"),
+                        Cell(item, "memoryMiBMilliseconds"), Cell(item, "storageMiBMilliseconds"),
+                        amount});
+      };
+      for (const json& item : u.value("items", json::array()))
+        add(item, Cell(item, "subjectKind") + " " + Cell(item, "subjectId"),
+            item.value("jobId", json()).is_string() ? item["jobId"].get<std::string>() : "");
+      add(u.value("total", json::object()), "total", "");
+      console.out << "from " << Cell(u, "from") << " to " << Cell(u, "to") << "\n"
+                  << FormatTable(
+                         {"SUBJECT", "JOB", "CPU_MS", "MEMORY_MIB_MS", "STORAGE_MIB_MS", "AMOUNT"},
+                         rows);
+      return Status::Ok();
+    };
+  });
+  ledger->callback([format, &invocation] {
+    invocation.run = [format, &invocation](const ApiClient& client, const Console& console) {
+      if (*format != "table") {
+        ASSIGN_OR_RETURN(HttpResponse r, client.Get("/v1/account/ledger?format=" + *format));
+        RETURN_IF_ERROR(ErrorFromResponse(r));
+        console.out << r.body;
+        return Status::Ok();
+      }
       ASSIGN_OR_RETURN(json page, JsonOrError(client.Get("/v1/account/ledger")));
       if (invocation.json) {
         console.out << PrettyJson(page);
@@ -104,8 +163,8 @@ void AddAccount(CLI::App& app, Invocation& invocation) {
       return Status::Ok();
     };
   });
-  account->callback([show, reg, ledger] {
-    if (!reg->parsed() && !ledger->parsed()) show(false);
+  account->callback([show, reg, ledger, usage] {
+    if (!reg->parsed() && !ledger->parsed() && !usage->parsed()) show(false);
   });
 }
 

@@ -80,6 +80,8 @@ Code CodeForHttpStatus(long status) {
       return Code::kUnsupported;
     case 429:
       return Code::kResourceExhausted;
+    case 402:
+      return Code::kPaymentRequired;
     case 503:
       return Code::kUnavailable;
     default:

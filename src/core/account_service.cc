@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "base/ids.h"
+#include "base/nano_amount.h"
 #include "base/time.h"
+#include "core/usage_arithmetic.h"
 #include "storage/volume_request.h"
 #include "storage/volume_service.h"
 
@@ -11,6 +13,7 @@ namespace adapt::core {
 namespace {
 
 constexpr size_t kMaxReasonBytes = 256;
+constexpr int kAlertsShown = 10;
 
 Status RequireAdmin(const Principal& who) {
   if (!who.is_admin) return Status(Code::kPermissionDenied, "this action needs the admin key");
@@ -111,8 +114,17 @@ Result<Account> AccountService::ViewOf(const store::OrgRecord& org,
   a.registered_at = account.registered_at;
   ASSIGN_OR_RETURN(a.plan, store_.GetPlan(account.plan_id));
   ASSIGN_OR_RETURN(a.usage, store_.GetOrgUsage(org.id));
-  ASSIGN_OR_RETURN(a.balance_nanos, store_.Balance(org.id, NowMillis()));
+  RETURN_IF_ERROR(FillBalance(a));
   return a;
+}
+
+Status AccountService::FillBalance(Account& a) {
+  ASSIGN_OR_RETURN(store::LedgerTotalsRecord totals, store_.LedgerTotals(a.org_id, NowMillis()));
+  a.credits_nanos = totals.credits_nanos;
+  a.usage_nanos = totals.usage_nanos;
+  a.balance_nanos = totals.credits_nanos - totals.usage_nanos;
+  ASSIGN_OR_RETURN(a.alerts, store_.ListAccountAlerts(a.org_id, kAlertsShown));
+  return Status::Ok();
 }
 
 Result<Account> AccountService::Get(const Principal& who) {
@@ -126,7 +138,7 @@ Result<Account> AccountService::Get(const Principal& who) {
   a.org_name = org.name;
   ASSIGN_OR_RETURN(a.plan, store_.GetPlan(kDefaultPlanId));
   ASSIGN_OR_RETURN(a.usage, store_.GetOrgUsage(org.id));
-  ASSIGN_OR_RETURN(a.balance_nanos, store_.Balance(org.id, NowMillis()));
+  RETURN_IF_ERROR(FillBalance(a));
   return a;
 }
 
@@ -147,6 +159,33 @@ Result<Account> AccountService::Register(const Principal& who) {
 
 Result<std::vector<store::LedgerEntryRecord>> AccountService::Ledger(const Principal& who) {
   return store_.ListLedger(who.org_id);
+}
+
+Result<AccountUsage> AccountService::Usage(const Principal& who, int64_t from, int64_t to) {
+  if (to <= from) return InvalidArgument("to", "to must be after from");
+  AccountUsage out;
+  out.from = from;
+  out.to = to;
+  ASSIGN_OR_RETURN(out.items, store_.UsageBetween(who.org_id, from, to));
+  for (const auto& u : out.items) {
+    out.total.cpu_millis += u.cpu_millis;
+    out.total.memory_mib_millis += u.memory_mib_millis;
+    out.total.storage_mib_millis += u.storage_mib_millis;
+    out.total.amount_nanos += u.amount_nanos;
+    out.total.entries += u.entries;
+  }
+  return out;
+}
+
+Status AccountService::RequireBalance(const std::string& org_id, const store::PlanRecord& plan) {
+  if (!PlanHasPrices(plan)) return Status::Ok();
+  ASSIGN_OR_RETURN(int64_t balance, store_.Balance(org_id, NowMillis()));
+  if (balance > 0) return Status::Ok();
+  return Status(Code::kPaymentRequired,
+                "the organization's prepaid balance is " + FormatNanoAmount(balance) +
+                    " (credits minus usage), so nothing can be created or started; ask the "
+                    "operator for a top-up (adapt admin credit " +
+                    org_id + " AMOUNT --reason ...) and try again");
 }
 
 Result<std::vector<store::PlanRecord>> AccountService::ListPlans(const Principal& who) {

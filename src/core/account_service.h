@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,19 @@ struct Account {
   store::PlanRecord plan;
   store::OrgUsageRecord usage;
   int64_t balance_nanos = 0;
+  int64_t credits_nanos = 0;  // credits not expired
+  int64_t usage_nanos = 0;    // what metering has charged, all time
+  // The latest few balance alerts, newest first.
+  std::vector<store::AccountAlertRecord> alerts;
+};
+
+// GET /v1/account/usage: the usage entries whose period starts in [from, to), per sandbox
+// (with the job it ran for) and per volume.
+struct AccountUsage {
+  int64_t from = 0;
+  int64_t to = 0;
+  std::vector<store::UsageTotalRecord> items;
+  store::UsageTotalRecord total;  // every item summed (no subject)
 };
 
 struct AddCredit {
@@ -46,6 +60,20 @@ struct AddCredit {
   std::string reason;
   std::optional<int64_t> expires_at;  // millis
   std::string id;                     // idempotency: a retry with the same id adds nothing
+};
+
+// GET /metrics (admin key): one organization's numbers.
+struct OrgMetrics {
+  std::string org_id;
+  store::PlanRecord plan;
+  int64_t credits_nanos = 0;
+  int64_t usage_nanos = 0;
+  store::UsageTotalRecord used;  // all time, every subject summed
+};
+
+struct MetricsSnapshot {
+  std::vector<OrgMetrics> orgs;
+  std::map<std::pair<std::string, std::string>, int64_t> sandboxes;  // (org, status) -> count
 };
 
 class AccountService {
@@ -66,8 +94,13 @@ class AccountService {
   // register_user: accepts the terms, makes the billing account on the default plan and the
   // `default` storage, marks the organization registered. Idempotent: the same account again.
   Result<Account> Register(const Principal& who);
-  // The caller's ledger (credits; usage once metering lands), oldest first.
+  // The caller's ledger (credits and usage), oldest first.
   Result<std::vector<store::LedgerEntryRecord>> Ledger(const Principal& who);
+  // The caller's usage in [from, to) (millis); InvalidArgument when `to` is not after `from`.
+  Result<AccountUsage> Usage(const Principal& who, int64_t from, int64_t to);
+  // kPaymentRequired when `plan` has prices and the organization's balance is 0 or less:
+  // what creates and starts of compute check first.
+  Status RequireBalance(const std::string& org_id, const store::PlanRecord& plan);
 
   // Admin key only.
   Result<std::vector<store::PlanRecord>> ListPlans(const Principal& who);
@@ -76,6 +109,8 @@ class AccountService {
   Result<Account> SetOrgPlan(const Principal& who, const std::string& org_id,
                              const std::string& plan_id);
   Result<store::LedgerEntryRecord> Credit(const Principal& who, AddCredit credit);
+  // Every organization's balance, usage and plan, and sandboxes by status (account_metrics.cc).
+  Result<MetricsSnapshot> Metrics(const Principal& who);
 
   // The plan whose limits apply to `org_id` now: its account's, else the default.
   Result<store::PlanRecord> PlanOf(const std::string& org_id);
@@ -85,6 +120,8 @@ class AccountService {
  private:
   Result<store::BillingAccountRecord> AccountRecordOf(const store::OrgRecord& org);
   Result<Account> ViewOf(const store::OrgRecord& org, const store::BillingAccountRecord& account);
+  // Credits, usage, balance and alerts of `a.org_id`.
+  Status FillBalance(Account& a);
 
   store::Store& store_;
   AccountOptions options_;

@@ -20,6 +20,7 @@ AttemptEnd::Kind KindOfRefusal(const Status& st) {
     case Code::kPayloadTooLarge:
       return AttemptEnd::Kind::kRefused;
     case Code::kResourceExhausted:
+    case Code::kPaymentRequired:
       return AttemptEnd::Kind::kQuota;
     default:
       return AttemptEnd::Kind::kInfrastructure;

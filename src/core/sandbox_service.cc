@@ -212,6 +212,7 @@ Result<store::SandboxLimits> SandboxService::LimitsOf(const std::string& org_id,
     return limits;
   }
   ASSIGN_OR_RETURN(store::PlanRecord found, accounts_->PlanOf(org_id));
+  RETURN_IF_ERROR(accounts_->RequireBalance(org_id, found));
   limits = accounts_->SandboxLimitsOf(found);
   if (plan) *plan = std::move(found);
   return limits;

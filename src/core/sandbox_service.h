@@ -133,7 +133,8 @@ class SandboxService {
   AccountService* accounts_ = nullptr;
   Waiter* waiter_ = nullptr;
 
-  // The limits that apply to `org_id`'s sandboxes now.
+  // The limits that apply to `org_id`'s sandboxes now; kPaymentRequired when its plan has
+  // prices and its balance is used up.
   Result<store::SandboxLimits> LimitsOf(const std::string& org_id,
                                         std::optional<store::PlanRecord>* plan = nullptr);
 };

@@ -102,6 +102,10 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.plans_file = value;
       else if (key == "termsVersion")
         c.terms_version = value;
+      else if (key == "meteringIntervalSeconds")
+        c.metering_interval_seconds = value;
+      else if (key == "storageMeteringIntervalSeconds")
+        c.storage_metering_interval_seconds = value;
       else
         return InvalidArgument(key, path + ": unknown setting '" + key + "'");
     }
@@ -169,6 +173,11 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
                                     "JSON file of plans ({\"plans\": [...]}) [none]");
   auto* terms_version = app.add_option("--terms-version", flags.terms_version,
                                        "terms version register_user accepts [1]");
+  auto* metering = app.add_option("--metering-interval-seconds", flags.metering_interval_seconds,
+                                  "seconds between usage entries of running sandboxes, 1-30 [30]");
+  auto* storage_metering =
+      app.add_option("--storage-metering-interval-seconds", flags.storage_metering_interval_seconds,
+                     "seconds each volume's storage usage entry covers, 1-86400 [3600]");
   auto* job_concurrency = app.add_option("--job-concurrency-per-org", flags.job_concurrency_per_org,
                                          "one-shot jobs running at once per organization [4]");
   auto* mcp_threads = app.add_option("--mcp-call-threads", flags.mcp_call_threads,
@@ -340,6 +349,15 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (max_images->count()) c.max_images_per_org = flags.max_images_per_org;
   if (max_imports->count()) c.max_imports_per_org = flags.max_imports_per_org;
   if (mcp_threads->count()) c.mcp_call_threads = flags.mcp_call_threads;
+  if (metering->count()) c.metering_interval_seconds = flags.metering_interval_seconds;
+  if (storage_metering->count())
+    c.storage_metering_interval_seconds = flags.storage_metering_interval_seconds;
+  if (c.metering_interval_seconds < 1 || c.metering_interval_seconds > 30)
+    return InvalidArgument("meteringIntervalSeconds",
+                           "meteringIntervalSeconds must be between 1 and 30");
+  if (c.storage_metering_interval_seconds < 1 || c.storage_metering_interval_seconds > 86400)
+    return InvalidArgument("storageMeteringIntervalSeconds",
+                           "storageMeteringIntervalSeconds must be between 1 and 86400");
   if (job_concurrency->count()) c.job_concurrency_per_org = flags.job_concurrency_per_org;
   if (c.job_concurrency_per_org < 1 || c.job_concurrency_per_org > 1000)
     return InvalidArgument("jobConcurrencyPerOrg",

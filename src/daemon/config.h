@@ -104,6 +104,11 @@ struct DaemonConfig {
   // accepts.
   std::string plans_file;
   std::string terms_version = "1";
+  // Metering (core/usage_meter.h): seconds between passes that write compute usage into the
+  // ledger (at most 30 so that a crash loses nothing older), and at least how long a volume's
+  // storage entry covers.
+  int metering_interval_seconds = 30;
+  int storage_metering_interval_seconds = 3600;
   // One-shot jobs running at once per organization; later ones queue in submission order.
   int job_concurrency_per_org = 4;
   // Threads running MCP tool calls, apart from the API workers, so that tool calls that wait

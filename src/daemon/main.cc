@@ -35,6 +35,7 @@
 #include "core/sandbox_job_attempts.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
+#include "core/usage_meter.h"
 #include "core/waiter.h"
 #include "core/warm_pool.h"
 #include "daemon/config.h"
@@ -133,6 +134,7 @@ class Daemon {
     server_->Stop();
     monitor_->Stop();
     idle_->Stop();
+    meter_->Stop();
     warm_pool_->Shutdown();
     ingress_->Stop();
     storage_server_->Stop();
@@ -466,6 +468,17 @@ class Daemon {
   void StartMonitor() {
     monitor_.emplace(*store_, *lifecycle_, *sandboxes_, *workers_);
     monitor_->Start();
+    // Metering: usage into the ledger while it runs; a used-up balance on a priced plan stops
+    // the organization's running sandboxes as stop_sandbox does (durable ones hibernate).
+    meter_.emplace(*store_, *accounts_,
+                   core::MeteringOptions{config_.metering_interval_seconds,
+                                         config_.storage_metering_interval_seconds},
+                   [sandboxes = &*sandboxes_](const std::string& org_id, const std::string& id) {
+                     core::Principal who{org_id, "metering", false, true};
+                     WarnIfError(sandboxes->Stop(who, id).status(),
+                                 "stopping " + id + " (balance used up)");
+                   });
+    meter_->Start();
     runtime_->SetStateListener(
         [monitor = &*monitor_](const std::string& id) { monitor->Wake(id); });
     // Whichever way adaptd ends, the runtime stops calling the monitor before it goes.
@@ -509,6 +522,7 @@ class Daemon {
     api::AddStorageRoutes(*router_, *volumes_);
     api::AddSecretRoutes(*router_, *secrets_);
     api::AddAccountRoutes(*router_, *accounts_);
+    api::AddMetricsRoutes(*router_, *accounts_);
     api::AddEnvironmentRoutes(*router_, *images_, *image_policy_);
     api::AddJobRoutes(*router_, *jobs_);
     api::AddAppRoutes(*router_, *apps_);
@@ -640,6 +654,7 @@ class Daemon {
   std::optional<core::AppService> apps_;
   std::optional<net::IngressServer> ingress_;
   std::optional<core::SandboxMonitor> monitor_;
+  std::optional<core::UsageMeter> meter_;
   std::optional<StopStateCalls> stop_state_calls_;
   std::optional<core::IdleTracker> idle_;
   std::optional<Subscription> idle_changes_;

@@ -16,6 +16,14 @@ json GiB(const std::optional<int64_t>& mib) {
   return mib ? json(static_cast<double>(*mib) / 1024.0) : json(nullptr);
 }
 
+// The 80% / 100% of credits used alerts, newest first.
+json Alerts(const core::Account& a) {
+  json out = json::array();
+  for (const auto& alert : a.alerts)
+    out.push_back({{"kind", alert.kind}, {"at", FormatRfc3339(alert.at)}});
+  return out;
+}
+
 json AccountJson(const core::Account& a) {
   const store::PlanRecord& p = a.plan;
   const store::OrgUsageRecord& u = a.usage;
@@ -46,7 +54,10 @@ json AccountJson(const core::Account& a) {
         {"object_storage_bytes", u.object_storage_bytes},
         {"endpoints", u.endpoints}}},
       {"balance", FormatNanoAmount(a.balance_nanos)},
-      {"balance_nanos", a.balance_nanos}};
+      {"balance_nanos", a.balance_nanos},
+      {"credits_nanos", a.credits_nanos},
+      {"usage_nanos", a.usage_nanos},
+      {"alerts", Alerts(a)}};
 }
 
 json AccountSchema() {
@@ -74,7 +85,15 @@ json AccountSchema() {
             {"balance",
              {{"type", "string"},
               {"description", "prepaid compute balance, a decimal amount of the currency"}}},
-            {"balance_nanos", {{"type", "integer"}}}}},
+            {"balance_nanos", {{"type", "integer"}}},
+            {"credits_nanos",
+             {{"type", "integer"}, {"description", "unexpired credits, in nano-units"}}},
+            {"usage_nanos",
+             {{"type", "integer"}, {"description", "metered usage charged, in nano-units"}}},
+            {"alerts",
+             {{"type", "array"},
+              {"description", "balance_80 / balance_100: 80% / 100% of the credits used"},
+              {"items", {{"type", "object"}}}}}}},
           {"required", json::array({"account_id", "registered", "plan", "limits", "usage",
                                     "balance", "balance_nanos"})}};
 }

@@ -1,7 +1,7 @@
-// AccountStore: plans, each organization's billing account, and its ledger (credits now; usage
-// entries when metering lands). One domain of Store (store/store.h). Every method is one
-// transaction; implementations are thread-safe. Money is integer nano-units (1e-9 of the
-// operator's currency unit): no floating point anywhere.
+// AccountStore: plans, each organization's billing account, and its ledger (credits, and the
+// usage entries metering writes: store/usage_store.h). One domain of Store (store/store.h). Every
+// method is one transaction; implementations are thread-safe. Money is integer nano-units (1e-9 of
+// the operator's currency unit): no floating point anywhere.
 #pragma once
 
 #include <cstdint>
@@ -47,11 +47,20 @@ struct BillingAccountRecord {
 struct LedgerEntryRecord {
   std::string id;
   std::string org_id;
-  std::string kind;          // "credit" (later: "usage")
-  int64_t amount_nanos = 0;  // credit: positive; usage: what it cost
+  std::string kind;          // "credit" or "usage"
+  int64_t amount_nanos = 0;  // credit: positive; usage: what it cost (0 or more)
   std::string reason;
   std::optional<int64_t> expires_at;  // a credit that lapses (millis); unset: never
   int64_t created_at = 0;
+  // Usage only: what was used, by what, over [period_start, period_end) (millis). Quantities
+  // are exact integers: cpus x milliseconds, MiB x milliseconds.
+  std::string subject_kind;  // "sandbox" or "volume"
+  std::string subject_id;
+  int64_t period_start = 0;
+  int64_t period_end = 0;
+  int64_t cpu_millis = 0;
+  int64_t memory_mib_millis = 0;
+  int64_t storage_mib_millis = 0;
 };
 
 // What an organization holds now, counted in one read.

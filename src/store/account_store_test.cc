@@ -2,6 +2,7 @@
 // endpoints are recorded; against both backends.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -14,6 +15,20 @@ namespace adapt::store {
 namespace {
 
 using testing_support::StoreTest;
+
+LedgerEntryRecord Entry(const std::string& id, const std::string& org_id, const std::string& kind,
+                        int64_t nanos, const std::string& reason, std::optional<int64_t> expires_at,
+                        int64_t created_at) {
+  LedgerEntryRecord e;
+  e.id = id;
+  e.org_id = org_id;
+  e.kind = kind;
+  e.amount_nanos = nanos;
+  e.reason = reason;
+  e.expires_at = expires_at;
+  e.created_at = created_at;
+  return e;
+}
 
 PlanRecord SmallPlan(const std::string& id) {
   PlanRecord p;
@@ -80,15 +95,16 @@ TEST_P(StoreTest, EnsureBillingAccountIsIdempotentAndKeepsTheFirstAccount) {
 }
 
 TEST_P(StoreTest, LedgerAppendsAreIdempotentAndTheBalanceDropsExpiredCredits) {
-  LedgerEntryRecord grant{"led_1", org_.id, "credit", 5'000'000'000, "welcome", std::nullopt, 10};
+  LedgerEntryRecord grant =
+      Entry("led_1", org_.id, "credit", 5'000'000'000, "welcome", std::nullopt, 10);
   ASSERT_TRUE(store_->AppendLedgerEntry(grant).ok());
   // A retry with the same id is the first entry, not a second credit.
   auto replay = store_->AppendLedgerEntry(grant);
   ASSERT_TRUE(replay.ok());
   EXPECT_EQ(replay->reason, "welcome");
-  LedgerEntryRecord lapsing{"led_2", org_.id, "credit", 2'000'000'000, "trial", 1000, 20};
+  LedgerEntryRecord lapsing = Entry("led_2", org_.id, "credit", 2'000'000'000, "trial", 1000, 20);
   ASSERT_TRUE(store_->AppendLedgerEntry(lapsing).ok());
-  LedgerEntryRecord used{"led_3", org_.id, "usage", 500'000'000, "cpu", std::nullopt, 30};
+  LedgerEntryRecord used = Entry("led_3", org_.id, "usage", 500'000'000, "cpu", std::nullopt, 30);
   ASSERT_TRUE(store_->AppendLedgerEntry(used).ok());
   EXPECT_EQ(*store_->Balance(org_.id, 999), 6'500'000'000);
   EXPECT_EQ(*store_->Balance(org_.id, 1000), 4'500'000'000);
@@ -101,6 +117,92 @@ TEST_P(StoreTest, LedgerAppendsAreIdempotentAndTheBalanceDropsExpiredCredits) {
   other.id = "led_4";
   other.org_id = "org_missing";
   EXPECT_EQ(store_->AppendLedgerEntry(other).status().code(), Code::kNotFound);
+}
+
+LedgerEntryRecord UsageEntry(const std::string& org_id, const std::string& subject, int64_t from,
+                             int64_t to, int64_t nanos) {
+  LedgerEntryRecord e = Entry("use_" + subject + "_" + std::to_string(from), org_id, "usage", nanos,
+                              "compute", std::nullopt, to);
+  e.subject_kind = "sandbox";
+  e.subject_id = subject;
+  e.period_start = from;
+  e.period_end = to;
+  e.cpu_millis = 2 * (to - from);
+  e.memory_mib_millis = 1024 * (to - from);
+  return e;
+}
+
+TEST_P(StoreTest, UsageEntriesKeepTheirPeriodAndSumPerSubject) {
+  EXPECT_EQ(*store_->MeteredUntil("sbx_a"), 0);
+  ASSERT_TRUE(store_->AppendLedgerEntry(UsageEntry(org_.id, "sbx_a", 1000, 31000, 70)).ok());
+  ASSERT_TRUE(store_->AppendLedgerEntry(UsageEntry(org_.id, "sbx_a", 31000, 61000, 70)).ok());
+  ASSERT_TRUE(store_->AppendLedgerEntry(UsageEntry(org_.id, "sbx_b", 5000, 6000, 1)).ok());
+  // The same period again is the first entry: nothing is charged twice.
+  ASSERT_TRUE(store_->AppendLedgerEntry(UsageEntry(org_.id, "sbx_a", 31000, 61000, 70)).ok());
+  EXPECT_EQ(*store_->MeteredUntil("sbx_a"), 61000);
+  auto listed = *store_->ListLedger(org_.id);
+  ASSERT_EQ(listed.size(), 3u);
+  EXPECT_EQ(listed[1].period_start, 31000);
+  EXPECT_EQ(listed[1].cpu_millis, 60000);
+  EXPECT_EQ(listed[1].subject_kind, "sandbox");
+  auto totals = *store_->LedgerTotals(org_.id, 0);
+  EXPECT_EQ(totals.usage_nanos, 141);
+  EXPECT_EQ(totals.credits_nanos, 0);
+  auto sums = *store_->UsageBetween(org_.id, 0, 40000);
+  ASSERT_EQ(sums.size(), 2u);
+  EXPECT_EQ(sums[0].subject_id, "sbx_a");
+  EXPECT_EQ(sums[0].entries, 2);
+  EXPECT_EQ(sums[0].amount_nanos, 140);
+  EXPECT_EQ(sums[0].cpu_millis, 120000);
+  EXPECT_EQ(sums[1].subject_id, "sbx_b");
+  EXPECT_EQ(store_->UsageBetween(org_.id, 31001, 40000)->size(), 0u);
+  EXPECT_TRUE(store_->UsageBetween(other_org_.id, 0, 1'000'000)->empty());
+  ASSERT_TRUE(store_->SetMeterThrough(61000).ok());
+  EXPECT_EQ(*store_->MeterThrough(), 61000);
+}
+
+TEST_P(StoreTest, AccountAlertsAreRecordedOncePerCreditsTotal) {
+  AccountAlertRecord a{0, org_.id, "balance_80", 1000, 800, 5};
+  EXPECT_TRUE(*store_->RecordAccountAlert(a));
+  EXPECT_FALSE(*store_->RecordAccountAlert(a));
+  a.credits_nanos = 2000;  // after a top-up
+  a.usage_nanos = 1600;
+  EXPECT_TRUE(*store_->RecordAccountAlert(a));
+  auto listed = *store_->ListAccountAlerts(org_.id, 10);
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].credits_nanos, 2000);  // newest first
+  EXPECT_EQ(store_->ListAccountAlerts(org_.id, 1)->size(), 1u);
+  EXPECT_TRUE(store_->ListAccountAlerts(other_org_.id, 10)->empty());
+}
+
+TEST_P(StoreTest, SandboxesToMeterAreThoseWithComputeOrARecentChange) {
+  SandboxRecord a = Sandbox(org_.id, "a", 1000);  // provisioning
+  ASSERT_TRUE(store_->CreateSandbox(a, std::nullopt).ok());
+  SandboxRecord b = Sandbox(org_.id, "b", 1000);
+  ASSERT_TRUE(store_->CreateSandbox(b, std::nullopt).ok());
+  b.status = "hibernated";
+  b.updated_at = 2000;
+  ASSERT_TRUE(store_->UpdateSandbox(b, {"provisioning"}).ok());
+  auto ids = [&](int64_t since) {
+    std::vector<std::string> out;
+    auto found = store_->SandboxesToMeter(since);
+    EXPECT_TRUE(found.ok());
+    if (found.ok())
+      for (const auto& s : *found) out.push_back(s.id);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  std::vector<std::string> both = {a.id, b.id};
+  std::sort(both.begin(), both.end());
+  EXPECT_EQ(ids(1500), both);
+  EXPECT_EQ(ids(2001), std::vector<std::string>{a.id});
+  auto events = *store_->SandboxEvents(b.id);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].status, "hibernated");
+  EXPECT_EQ(events[1].at, 2000);
+  auto counts = *store_->CountSandboxesByStatus();
+  EXPECT_EQ((counts[{org_.id, "provisioning"}]), 1);
+  EXPECT_EQ((counts[{org_.id, "hibernated"}]), 1);
 }
 
 TEST_P(StoreTest, CpuAndMemoryLimitsCountOnlyProvisioningAndRunningSandboxes) {

@@ -155,6 +155,18 @@ class MemoryStore : public Store {
   Result<std::vector<LedgerEntryRecord>> ListLedger(const std::string& org_id) override;
   Result<int64_t> Balance(const std::string& org_id, int64_t now) override;
   Result<OrgUsageRecord> GetOrgUsage(const std::string& org_id) override;
+  Result<int64_t> MeteredUntil(const std::string& subject_id) override;
+  Result<int64_t> MeterThrough() override;
+  Status SetMeterThrough(int64_t at) override;
+  Result<std::vector<SandboxRecord>> SandboxesToMeter(int64_t since) override;
+  Result<std::vector<EventRecord>> SandboxEvents(const std::string& sandbox_id) override;
+  Result<LedgerTotalsRecord> LedgerTotals(const std::string& org_id, int64_t now) override;
+  Result<std::vector<UsageTotalRecord>> UsageBetween(const std::string& org_id, int64_t from,
+                                                     int64_t to) override;
+  Result<bool> RecordAccountAlert(const AccountAlertRecord& alert) override;
+  Result<std::vector<AccountAlertRecord>> ListAccountAlerts(const std::string& org_id,
+                                                            int limit) override;
+  Result<std::map<std::pair<std::string, std::string>, int64_t>> CountSandboxesByStatus() override;
 
   Result<JobSubmitOutcome> CreateJob(const JobRecord& job) override;
   Result<JobRecord> GetJob(const std::string& org_id, const std::string& id) override;
@@ -250,6 +262,8 @@ class MemoryStore : public Store {
   std::vector<JobRecord> jobs_;                                          // by seq
   std::vector<RunRecord> runs_;                                          // by seq
   std::vector<AutomationRecord> automations_;                            // by creation
+  std::vector<AccountAlertRecord> alerts_;
+  int64_t meter_through_ = 0;
   ValueSealer sealer_;
   std::optional<Status> write_fault_;
 };

@@ -380,6 +380,32 @@ CREATE INDEX automations_due ON automations(enabled, next_due_at);
 CREATE UNIQUE INDEX runs_one_per_slot ON runs(automation_id, scheduled_at)
   WHERE automation_id != '' AND trigger IN ('schedule', 'catch_up');
 )sql"},
+      {20, R"sql(
+ALTER TABLE ledger ADD COLUMN subject_kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE ledger ADD COLUMN subject_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE ledger ADD COLUMN period_start INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ledger ADD COLUMN period_end INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ledger ADD COLUMN cpu_millis INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ledger ADD COLUMN memory_mib_millis INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ledger ADD COLUMN storage_mib_millis INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX ledger_by_subject ON ledger(subject_id, period_end);
+CREATE INDEX events_by_time ON events(at);
+CREATE INDEX events_by_sandbox ON events(sandbox_id, seq);
+CREATE INDEX runs_by_sandbox ON runs(sandbox_id);
+CREATE TABLE meter_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  through INTEGER NOT NULL
+);
+CREATE TABLE account_alerts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  org_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  credits_nanos INTEGER NOT NULL,
+  usage_nanos INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  UNIQUE (org_id, kind, credits_nanos)
+);
+)sql"},
   };
   return kMigrations;
 }

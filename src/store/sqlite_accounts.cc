@@ -11,7 +11,8 @@ constexpr const char* kPlanColumns =
     "object_storage_gib, gpus, automations, queued_jobs, endpoints, cpu_second_nanos, "
     "memory_gib_second_nanos, storage_gib_month_nanos, gpu_second_nanos, updated_at";
 constexpr const char* kLedgerColumns =
-    "id, org_id, kind, amount_nanos, reason, expires_at, created_at";
+    "id, org_id, kind, amount_nanos, reason, expires_at, created_at, subject_kind, subject_id, "
+    "period_start, period_end, cpu_millis, memory_mib_millis, storage_mib_millis";
 
 std::optional<int64_t> LimitColumn(const SQLite::Column& c) {
   if (c.isNull()) return std::nullopt;
@@ -76,6 +77,13 @@ LedgerEntryRecord ReadLedgerEntry(SQLite::Statement& q) {
   e.reason = q.getColumn(4).getString();
   e.expires_at = LimitColumn(q.getColumn(5));
   e.created_at = q.getColumn(6).getInt64();
+  e.subject_kind = q.getColumn(7).getString();
+  e.subject_id = q.getColumn(8).getString();
+  e.period_start = q.getColumn(9).getInt64();
+  e.period_end = q.getColumn(10).getInt64();
+  e.cpu_millis = q.getColumn(11).getInt64();
+  e.memory_mib_millis = q.getColumn(12).getInt64();
+  e.storage_mib_millis = q.getColumn(13).getInt64();
   return e;
 }
 
@@ -197,8 +205,8 @@ Result<LedgerEntryRecord> SqliteStore::AppendLedgerEntry(const LedgerEntryRecord
           return earlier;
         }
         if (!OrgExists(db_, e.org_id)) return NotFound("organization " + e.org_id + " not found");
-        SQLite::Statement q(
-            db_, std::string("INSERT INTO ledger(") + kLedgerColumns + ") VALUES (?,?,?,?,?,?,?)");
+        SQLite::Statement q(db_, std::string("INSERT INTO ledger(") + kLedgerColumns +
+                                     ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         q.bind(1, e.id);
         q.bind(2, e.org_id);
         q.bind(3, e.kind);
@@ -206,6 +214,13 @@ Result<LedgerEntryRecord> SqliteStore::AppendLedgerEntry(const LedgerEntryRecord
         q.bind(5, e.reason);
         BindLimit(q, 6, e.expires_at);
         q.bind(7, e.created_at);
+        q.bind(8, e.subject_kind);
+        q.bind(9, e.subject_id);
+        q.bind(10, e.period_start);
+        q.bind(11, e.period_end);
+        q.bind(12, e.cpu_millis);
+        q.bind(13, e.memory_mib_millis);
+        q.bind(14, e.storage_mib_millis);
         q.exec();
         tx.commit();
         return e;

@@ -29,6 +29,7 @@
 #include "store/secret_store.h"
 #include "store/site_store.h"
 #include "store/storage_token_store.h"
+#include "store/usage_store.h"
 #include "store/user_store.h"
 #include "store/value_sealer.h"
 #include "store/volume_store.h"
@@ -52,6 +53,7 @@ class Store : public OrgStore,
               public UserStore,
               public OperationStore,
               public AccountStore,
+              public UsageStore,
               public JobStore,
               public AppStore,
               public DatabaseStore,

@@ -50,6 +50,12 @@ export class Client {
     return data?.status === "ok";
   }
 
+  /** Prometheus text metrics: balances, usage, limits and sandboxes (admin key). */
+  async metrics(): Promise<string> {
+    const resp = await this.transport.request("GET", "/metrics", { headers: { Accept: "text/plain" } });
+    return resp.text();
+  }
+
   /** The environment aliases and image sources this adaptd accepts. */
   environments(): Promise<Record<string, unknown>> {
     return this.transport.call("GET", "/v1/environments");

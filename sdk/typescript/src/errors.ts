@@ -33,6 +33,8 @@ export class RequestTimeout extends AdaptError {}
 /** 422: a value adaptd understands but does not support here. */
 export class Unsupported extends AdaptError {}
 /** 429: a quota or limit; `retryAfter` is the server's hint in seconds, when given. */
+/** 402: the organization's plan has prices and its prepaid balance is used up. */
+export class PaymentRequired extends AdaptError {}
 export class RateLimited extends AdaptError {
   retryAfter: number | undefined;
 }
@@ -61,12 +63,13 @@ const BY_CODE: Record<string, ErrorClass> = {
   request_timeout: RequestTimeout,
   unsupported: Unsupported,
   resource_exhausted: RateLimited,
+  payment_required: PaymentRequired,
   unavailable: Unavailable,
   internal: InternalError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {
-  400: InvalidArgument, 401: Unauthenticated, 403: PermissionDenied, 404: NotFound,
+  400: InvalidArgument, 401: Unauthenticated, 402: PaymentRequired, 403: PermissionDenied, 404: NotFound,
   405: MethodNotAllowed, 408: RequestTimeout, 409: Conflict, 412: Conflict,
   413: PayloadTooLarge, 422: Unsupported, 429: RateLimited, 500: InternalError,
   502: Unavailable, 503: Unavailable, 504: Unavailable,

@@ -491,6 +491,14 @@ export interface AccountUsage {
 }
 
 /** The caller's organization as an account: plan, usage now and prepaid balance. */
+/** Emitted once when usage reaches 80% / 100% of the credits it is measured against. */
+export interface AccountAlert {
+  kind: string;
+  creditsNanos: number;
+  usageNanos: number;
+  at: string;
+}
+
 export interface Account {
   orgId: string;
   orgName: string;
@@ -500,6 +508,28 @@ export interface Account {
   plan: Plan;
   usage: AccountUsage;
   balanceNanos: number;
+  creditsNanos: number;
+  usageNanos: number;
+  alerts: AccountAlert[];
+}
+
+/** Metered usage of one sandbox or volume (or of all: no subject) over a range. */
+export interface UsageTotal {
+  subjectKind?: string;
+  subjectId?: string;
+  jobId?: string | null;
+  cpuMilliseconds: number;
+  memoryMiBMilliseconds: number;
+  storageMiBMilliseconds: number;
+  amountNanos: number;
+  entries: number;
+}
+
+export interface UsageReport {
+  from: string;
+  to: string;
+  items: UsageTotal[];
+  total: UsageTotal;
 }
 
 export interface LedgerEntry {
@@ -510,6 +540,13 @@ export interface LedgerEntry {
   reason: string;
   expiresAt: string | null;
   createdAt: string;
+  subjectKind?: string;
+  subjectId?: string;
+  periodStart?: string;
+  periodEnd?: string;
+  cpuMilliseconds?: number;
+  memoryMiBMilliseconds?: number;
+  storageMiBMilliseconds?: number;
 }
 
 /** GET /v1/sandboxes/{id}/stats: a running sandbox's CPU time and memory now. */

@@ -4,7 +4,7 @@ import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
   Account, ApiKey, App, AppRelease, Database, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
-  PlanLimits, PlanPrices, Progress, Run, Secret, Site, Storage, StorageToken, StoredObject, User,
+  PlanLimits, PlanPrices, Progress, Run, Secret, Site, Storage, StorageToken, StoredObject, UsageReport, User,
 } from "./models.js";
 import { paginate } from "./pages.js";
 import type { Body, Transport } from "./transport.js";
@@ -406,6 +406,18 @@ export class Accounts {
   /** The account's ledger entries, oldest first. */
   ledger(): AsyncGenerator<LedgerEntry> {
     return paginate<LedgerEntry>(this.t, "/v1/account/ledger", 200);
+  }
+
+  /** The ledger as JSON lines (`jsonl`) or CSV (`csv`), for an external billing system. */
+  async exportLedger(format: "jsonl" | "csv" = "jsonl"): Promise<string> {
+    const resp = await this.t.request("GET", "/v1/account/ledger", { query: { format } });
+    return resp.text();
+  }
+
+  /** Metered usage per sandbox (with its job) and volume, of the entries whose period starts
+   * in [from, to): RFC 3339 UTC times or dates; default this month. */
+  usage(options: { from?: string; to?: string } = {}): Promise<UsageReport> {
+    return this.t.call<UsageReport>("GET", "/v1/account/usage", { query: { from: options.from, to: options.to } });
   }
 
   /** Accepts the operator's terms and makes the account ready; idempotent. */

@@ -9,14 +9,15 @@ from .automations import Automations
 from .client import Client
 from .commands import CommandHandle, Commands
 from .errors import (AdaptError, CommandFailed, Conflict, InternalError, InvalidArgument,
-                     MethodNotAllowed, NotFound, PayloadTooLarge, PermissionDenied, RateLimited,
-                     RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
+                     MethodNotAllowed, NotFound, PayloadTooLarge, PaymentRequired, PermissionDenied,
+                     RateLimited, RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
-from .models import (Account, Automation, AccountUsage, ApiKey, Artifact, ArtifactList, CommandResult, Database, Endpoint,
+from .models import (Account, AccountAlert, Automation, AccountUsage, ApiKey, Artifact, ArtifactList, CommandResult, Database, Endpoint,
                      FileEntry, FileList, FileWritten, Image, Job, App, AppRelease, AppReplica, LedgerEntry, Network, NewApiKey,
                      NewStorageToken, NewUser, ObjectLink, ObjectStorageAttachment, Operation, Org,
                      Plan, PlanLimits, PlanPrices, Run, SandboxInfo, Secret, Site, Startup,
-                     StatusEvent, Storage, StorageToken, StoredObject, User)
+                     StatusEvent, Storage, StorageToken, StoredObject, UsageReport, UsageTotal,
+                     User)
 from .sandbox import Sandbox, Sandboxes
 
 __version__ = "0.1.0"
@@ -30,6 +31,6 @@ __all__ = [
     "Operation", "SandboxInfo", "Secret", "Site", "Startup", "StatusEvent", "Storage",
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
     "Artifact", "ArtifactList", "User", "NewUser", "Account", "AccountUsage", "LedgerEntry", "Plan",
-    "PlanLimits", "PlanPrices",
+    "PlanLimits", "PlanPrices", "PaymentRequired", "AccountAlert", "UsageReport", "UsageTotal",
     "Job", "Run", "App", "AppRelease", "AppReplica", "Automation", "Automations", "Database",
 ]

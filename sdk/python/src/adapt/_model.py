@@ -19,7 +19,9 @@ _OVERRIDES: Dict[str, str] = {"memory_mib": "memoryMiB", "disk_mib": "diskMiB",
                               "object_storage_gib": "objectStorageGiB",
                               "persistent_storage_mib": "persistentStorageMiB",
                               "memory_gib_second_nanos": "memoryGiBSecondNanos",
-                              "storage_gib_month_nanos": "storageGiBMonthNanos"}
+                              "storage_gib_month_nanos": "storageGiBMonthNanos",
+                              "memory_mib_milliseconds": "memoryMiBMilliseconds",
+                              "storage_mib_milliseconds": "storageMiBMilliseconds"}
 
 
 def wire_name(field_name: str) -> str:

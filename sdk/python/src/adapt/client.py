@@ -42,6 +42,10 @@ class Client:
         data = self.transport.call("GET", "/healthz")
         return isinstance(data, dict) and data.get("status") == "ok"
 
+    def metrics(self) -> str:
+        """Prometheus text metrics: balances, usage, limits and sandboxes (admin key)."""
+        return self.transport.request("GET", "/metrics", headers={"Accept": "text/plain"}).read().decode()
+
     def environments(self) -> Dict[str, Any]:
         """The environment aliases and image sources this adaptd accepts."""
         result: Dict[str, Any] = self.transport.call("GET", "/v1/environments")

@@ -63,6 +63,10 @@ class Unsupported(AdaptError):
     """422: a value adaptd understands but does not support here."""
 
 
+class PaymentRequired(AdaptError):
+    """402: the organization's plan has prices and its prepaid balance is used up."""
+
+
 class RateLimited(AdaptError):
     """429: a quota or limit; `retry_after` is the server's hint in seconds, when given."""
 
@@ -92,12 +96,13 @@ _BY_CODE: Dict[str, Type[AdaptError]] = {
     "request_timeout": RequestTimeout,
     "unsupported": Unsupported,
     "resource_exhausted": RateLimited,
+    "payment_required": PaymentRequired,
     "unavailable": Unavailable,
     "internal": InternalError,
 }
 
 _BY_STATUS: Dict[int, Type[AdaptError]] = {
-    400: InvalidArgument, 401: Unauthenticated, 403: PermissionDenied, 404: NotFound,
+    400: InvalidArgument, 401: Unauthenticated, 402: PaymentRequired, 403: PermissionDenied, 404: NotFound,
     405: MethodNotAllowed, 408: RequestTimeout, 409: Conflict, 412: Conflict,
     413: PayloadTooLarge, 422: Unsupported, 429: RateLimited, 500: InternalError,
     502: Unavailable, 503: Unavailable, 504: Unavailable,

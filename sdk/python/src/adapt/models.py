@@ -546,6 +546,15 @@ class AccountUsage:
 
 
 @dataclass
+class AccountAlert:
+    """Emitted once when usage reaches 80% / 100% of the credits it is measured against."""
+    kind: str
+    credits_nanos: int
+    usage_nanos: int
+    at: str
+
+
+@dataclass
 class Account:
     """The caller's organization as an account: plan, usage now and prepaid balance."""
     org_id: str
@@ -556,6 +565,30 @@ class Account:
     plan: Plan
     usage: AccountUsage
     balance_nanos: int
+    credits_nanos: int
+    usage_nanos: int
+    alerts: List[AccountAlert]
+
+
+@dataclass
+class UsageTotal:
+    """Metered usage of one sandbox or volume (or of all: no subject) over a range."""
+    cpu_milliseconds: int
+    memory_mib_milliseconds: int
+    storage_mib_milliseconds: int
+    amount_nanos: int
+    entries: int
+    subject_kind: Optional[str] = None
+    subject_id: Optional[str] = None
+    job_id: Optional[str] = None
+
+
+@dataclass
+class UsageReport:
+    from_: str
+    to: str
+    items: List[UsageTotal]
+    total: UsageTotal
 
 
 @dataclass
@@ -567,3 +600,10 @@ class LedgerEntry:
     reason: str
     expires_at: Optional[str]
     created_at: str
+    subject_kind: Optional[str] = None
+    subject_id: Optional[str] = None
+    period_start: Optional[str] = None
+    period_end: Optional[str] = None
+    cpu_milliseconds: Optional[int] = None
+    memory_mib_milliseconds: Optional[int] = None
+    storage_mib_milliseconds: Optional[int] = None

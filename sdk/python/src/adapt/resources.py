@@ -13,7 +13,7 @@ from .errors import AdaptError, NotFound, RequestTimeout
 from .files import LocalPath, _save
 from .models import (Account, ApiKey, App, AppRelease, Database, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
                      ObjectLink, Operation, Org, Plan, Progress, Run, Secret, Site, Storage,
-                     StorageToken, StoredObject, User)
+                     StorageToken, StoredObject, UsageReport, User)
 from .pages import paginate
 
 if TYPE_CHECKING:
@@ -401,6 +401,16 @@ class Accounts:
     def ledger(self) -> Iterator[LedgerEntry]:
         """The account's ledger entries, oldest first."""
         return paginate(self._t, "/v1/account/ledger", LedgerEntry, 200)
+
+    def export_ledger(self, format: str = "jsonl") -> str:
+        """The ledger as JSON lines (`jsonl`) or CSV (`csv`), for an external billing system."""
+        return self._t.request("GET", "/v1/account/ledger", query={"format": format}).read().decode()
+
+    def usage(self, start: Optional[str] = None, end: Optional[str] = None) -> UsageReport:
+        """Metered usage per sandbox (with its job) and volume, of the entries whose period
+        starts in [start, end): RFC 3339 UTC times or dates; default this month."""
+        return _model.from_json(UsageReport, self._t.call("GET", "/v1/account/usage",
+                                                          query={"from": start, "to": end}))
 
     def register(self) -> Account:
         """Accepts the operator's terms and makes the account ready; idempotent."""

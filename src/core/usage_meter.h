@@ -1,0 +1,70 @@
+// UsageMeter: writes what compute and storage are used into the ledger while they are used
+// (issue 16), and acts on what is left. Every pass:
+//  - each sandbox that held compute since its last usage entry gets one entry covering
+//    [end of its last entry, now): cpus and MiB reserved x the milliseconds it was
+//    provisioning or running, read from its status events, so time it ran while adaptd was
+//    down is charged after the restart, and an entry's id (sandbox id + period start) makes a
+//    retry or a crash between the write and the next pass charge nothing twice;
+//  - each volume gets an entry once `storage_interval` has passed since its last;
+//  - each organization touched whose plan has prices: an alert at 80% and at 100% of its
+//    credits used (once per credits total), and at a balance of 0 or less its running
+//    sandboxes are stopped through `stop` (a durable one hibernates with its checkpoint).
+// One background thread; Stop (or the destructor) joins it.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "base/status.h"
+#include "core/account_service.h"
+#include "store/store.h"
+
+namespace adapt::core {
+
+struct MeteringOptions {
+  int interval_seconds = 30;            // --metering-interval-seconds: between passes
+  int storage_interval_seconds = 3600;  // --storage-metering-interval-seconds: per volume entry
+};
+
+class UsageMeter {
+ public:
+  // Stops running sandbox `sandbox_id` of `org_id` because the balance is used up. Blocking.
+  using StopCompute = std::function<void(const std::string& org_id, const std::string& sandbox_id)>;
+
+  UsageMeter(store::Store& store, AccountService& accounts, MeteringOptions options,
+             StopCompute stop);
+  ~UsageMeter();
+
+  // A pass at once (what ran while adaptd was down), then one every interval.
+  void Start();
+  void Stop();
+
+  // One pass as of `now` (millis). Errors of single entries are logged and retried by the
+  // next pass; the first one is returned.
+  Status MeterOnce(int64_t now);
+
+ private:
+  Status MeterSandbox(const store::SandboxRecord& sandbox, int64_t now,
+                      std::set<std::string>& touched);
+  Status MeterVolume(const store::VolumeRecord& volume, int64_t now,
+                     std::set<std::string>& touched);
+  Status Settle(const std::string& org_id, int64_t now,
+                const std::vector<store::SandboxRecord>& running);
+  void Loop();
+
+  store::Store& store_;
+  AccountService& accounts_;
+  MeteringOptions options_;
+  StopCompute stop_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+};
+
+}  // namespace adapt::core

@@ -1,0 +1,156 @@
+// SqliteStore: metering's marks, usage sums, account alerts and counts (usage_store.h).
+#include "store/sqlite_store_impl.h"
+
+namespace adapt::store {
+
+Result<int64_t> SqliteStore::MeteredUntil(const std::string& subject_id) {
+  return Guard<Result<int64_t>>("reading the meter", [&]() -> Result<int64_t> {
+    SQLite::Statement q(db_,
+                        "SELECT COALESCE(MAX(period_end), 0) FROM ledger WHERE subject_id = ? "
+                        "AND kind = 'usage'");
+    q.bind(1, subject_id);
+    q.executeStep();
+    return q.getColumn(0).getInt64();
+  });
+}
+
+Result<int64_t> SqliteStore::MeterThrough() {
+  return Guard<Result<int64_t>>("reading the meter", [&]() -> Result<int64_t> {
+    SQLite::Statement q(db_, "SELECT through FROM meter_state WHERE id = 1");
+    if (!q.executeStep()) return int64_t{0};
+    return q.getColumn(0).getInt64();
+  });
+}
+
+Status SqliteStore::SetMeterThrough(int64_t at) {
+  return Guard("saving the meter", [&]() -> Status {
+    SQLite::Statement q(db_, "INSERT OR REPLACE INTO meter_state(id, through) VALUES (1, ?)");
+    q.bind(1, at);
+    q.exec();
+    return Status::Ok();
+  });
+}
+
+Result<std::vector<SandboxRecord>> SqliteStore::SandboxesToMeter(int64_t since) {
+  return Guard<Result<std::vector<SandboxRecord>>>(
+      "listing sandboxes to meter", [&]() -> Result<std::vector<SandboxRecord>> {
+        SQLite::Transaction tx(db_);
+        SQLite::Statement q(db_,
+                            "SELECT id FROM sandboxes WHERE status IN ('provisioning', 'running') "
+                            "UNION SELECT sandbox_id FROM events WHERE at >= ?");
+        q.bind(1, since);
+        std::vector<std::string> ids;
+        while (q.executeStep()) ids.push_back(q.getColumn(0).getString());
+        std::vector<SandboxRecord> out;
+        for (const auto& id : ids) {
+          auto r = GetLocked("", id);
+          if (r.ok()) out.push_back(std::move(*r));
+        }
+        tx.commit();
+        return out;
+      });
+}
+
+Result<std::vector<EventRecord>> SqliteStore::SandboxEvents(const std::string& sandbox_id) {
+  return Guard<Result<std::vector<EventRecord>>>(
+      "listing events", [&]() -> Result<std::vector<EventRecord>> {
+        SQLite::Statement q(db_,
+                            "SELECT seq, org_id, sandbox_id, status, at FROM events "
+                            "WHERE sandbox_id = ? ORDER BY seq");
+        q.bind(1, sandbox_id);
+        std::vector<EventRecord> out;
+        while (q.executeStep())
+          out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
+                         q.getColumn(2).getString(), q.getColumn(3).getString(),
+                         q.getColumn(4).getInt64()});
+        return out;
+      });
+}
+
+Result<LedgerTotalsRecord> SqliteStore::LedgerTotals(const std::string& org_id, int64_t now) {
+  return Guard<Result<LedgerTotalsRecord>>(
+      "reading the ledger", [&]() -> Result<LedgerTotalsRecord> {
+        SQLite::Statement q(
+            db_,
+            "SELECT COALESCE(SUM(CASE WHEN kind = 'credit' AND (expires_at IS NULL OR "
+            "expires_at > ?) THEN amount_nanos ELSE 0 END), 0), COALESCE(SUM(CASE WHEN kind "
+            "!= 'credit' THEN amount_nanos ELSE 0 END), 0) FROM ledger WHERE org_id = ?");
+        q.bind(1, now);
+        q.bind(2, org_id);
+        q.executeStep();
+        return LedgerTotalsRecord{q.getColumn(0).getInt64(), q.getColumn(1).getInt64()};
+      });
+}
+
+Result<std::vector<UsageTotalRecord>> SqliteStore::UsageBetween(const std::string& org_id,
+                                                                int64_t from, int64_t to) {
+  return Guard<Result<std::vector<UsageTotalRecord>>>(
+      "summing usage", [&]() -> Result<std::vector<UsageTotalRecord>> {
+        SQLite::Statement q(
+            db_,
+            "SELECT l.subject_kind, l.subject_id, COALESCE((SELECT r.job_id FROM runs r WHERE "
+            "r.sandbox_id = l.subject_id AND r.org_id = l.org_id LIMIT 1), ''), "
+            "SUM(l.cpu_millis), SUM(l.memory_mib_millis), SUM(l.storage_mib_millis), "
+            "SUM(l.amount_nanos), COUNT(*) FROM ledger l WHERE l.org_id = ? AND l.kind = "
+            "'usage' AND l.period_start >= ? AND l.period_start < ? GROUP BY l.subject_kind, "
+            "l.subject_id ORDER BY MIN(l.seq)");
+        q.bind(1, org_id);
+        q.bind(2, from);
+        q.bind(3, to);
+        std::vector<UsageTotalRecord> out;
+        while (q.executeStep())
+          out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(),
+                         q.getColumn(2).getString(), q.getColumn(3).getInt64(),
+                         q.getColumn(4).getInt64(), q.getColumn(5).getInt64(),
+                         q.getColumn(6).getInt64(), q.getColumn(7).getInt64()});
+        return out;
+      });
+}
+
+Result<bool> SqliteStore::RecordAccountAlert(const AccountAlertRecord& a) {
+  return Guard<Result<bool>>("recording an account alert", [&]() -> Result<bool> {
+    SQLite::Statement q(db_,
+                        "INSERT OR IGNORE INTO account_alerts(org_id, kind, credits_nanos, "
+                        "usage_nanos, at) VALUES (?,?,?,?,?)");
+    q.bind(1, a.org_id);
+    q.bind(2, a.kind);
+    q.bind(3, a.credits_nanos);
+    q.bind(4, a.usage_nanos);
+    q.bind(5, a.at);
+    return q.exec() > 0;
+  });
+}
+
+Result<std::vector<AccountAlertRecord>> SqliteStore::ListAccountAlerts(const std::string& org_id,
+                                                                       int limit) {
+  return Guard<Result<std::vector<AccountAlertRecord>>>(
+      "listing account alerts", [&]() -> Result<std::vector<AccountAlertRecord>> {
+        SQLite::Statement q(db_,
+                            "SELECT seq, org_id, kind, credits_nanos, usage_nanos, at FROM "
+                            "account_alerts WHERE org_id = ? ORDER BY seq DESC LIMIT ?");
+        q.bind(1, org_id);
+        q.bind(2, limit);
+        std::vector<AccountAlertRecord> out;
+        while (q.executeStep())
+          out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
+                         q.getColumn(2).getString(), q.getColumn(3).getInt64(),
+                         q.getColumn(4).getInt64(), q.getColumn(5).getInt64()});
+        return out;
+      });
+}
+
+Result<std::map<std::pair<std::string, std::string>, int64_t>>
+SqliteStore::CountSandboxesByStatus() {
+  using Counts = std::map<std::pair<std::string, std::string>, int64_t>;
+  return Guard<Result<Counts>>("counting sandboxes", [&]() -> Result<Counts> {
+    SQLite::Statement q(db_,
+                        "SELECT org_id, status, COUNT(*) FROM sandboxes WHERE status != "
+                        "'deleted' GROUP BY org_id, status");
+    Counts out;
+    while (q.executeStep())
+      out[{q.getColumn(0).getString(), q.getColumn(1).getString()}] = q.getColumn(2).getInt64();
+    return out;
+  });
+}
+
+}  // namespace adapt::store
