@@ -41,7 +41,7 @@ struct ToolServices {
   core::AppService* apps = nullptr;  // null: no deployed app tools (deployed_app_tools.cc)
   // null: no automation tools (automation_tools.cc).
   core::AutomationService* automations = nullptr;
-  core::DatabaseService* databases = nullptr;    // null: no get_user_database
+  core::DatabaseService* databases = nullptr;  // null: no get_user_database
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);

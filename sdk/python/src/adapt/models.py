@@ -9,6 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+# The account's models live in account_models.py; they are this module's too.
+from .account_models import (  # noqa: F401
+    PlanLimits as PlanLimits,
+    PlanPrices as PlanPrices,
+    Plan as Plan,
+    AccountUsage as AccountUsage,
+    AccountAlert as AccountAlert,
+    Account as Account,
+    UsageTotal as UsageTotal,
+    UsageReport as UsageReport,
+    LedgerEntry as LedgerEntry)
+
 
 @dataclass
 class Endpoint:
@@ -499,111 +511,3 @@ class ObjectStorageAttachment:
     expires_at: str
     restarted: bool
     variables: List[str]
-
-
-@dataclass
-class PlanLimits:
-    """A plan's limits; None: no limit."""
-    concurrent_sandboxes: Optional[int]
-    cpu: Optional[int]
-    memory_mib: Optional[int]
-    max_run_seconds: Optional[int]
-    persistent_storage_gib: Optional[int]
-    object_storage_gib: Optional[int]
-    gpus: Optional[int]
-    automations: Optional[int]
-    queued_jobs: Optional[int]
-    endpoints: Optional[int]
-
-
-@dataclass
-class PlanPrices:
-    """Prices in nano-units (1e-9 of the currency unit)."""
-    cpu_second_nanos: int
-    memory_gib_second_nanos: int
-    storage_gib_month_nanos: int
-    gpu_second_nanos: int
-
-
-@dataclass
-class Plan:
-    id: str
-    name: str
-    limits: PlanLimits
-    prices: PlanPrices
-    updated_at: Optional[str]
-
-
-@dataclass
-class AccountUsage:
-    sandboxes: int
-    running_sandboxes: int
-    cpu: int
-    memory_mib: int
-    persistent_storage_mib: int
-    object_storage_bytes: int
-    endpoints: int
-
-
-@dataclass
-class AccountAlert:
-    """Emitted once when usage reaches 80% / 100% of the credits it is measured against."""
-    kind: str
-    credits_nanos: int
-    usage_nanos: int
-    at: str
-
-
-@dataclass
-class Account:
-    """The caller's organization as an account: plan, usage now and prepaid balance."""
-    org_id: str
-    org_name: str
-    registered: bool
-    terms_version: Optional[str]
-    registered_at: Optional[str]
-    plan: Plan
-    usage: AccountUsage
-    balance_nanos: int
-    credits_nanos: int
-    usage_nanos: int
-    alerts: List[AccountAlert]
-
-
-@dataclass
-class UsageTotal:
-    """Metered usage of one sandbox or volume (or of all: no subject) over a range."""
-    cpu_milliseconds: int
-    memory_mib_milliseconds: int
-    storage_mib_milliseconds: int
-    amount_nanos: int
-    entries: int
-    subject_kind: Optional[str] = None
-    subject_id: Optional[str] = None
-    job_id: Optional[str] = None
-
-
-@dataclass
-class UsageReport:
-    from_: str
-    to: str
-    items: List[UsageTotal]
-    total: UsageTotal
-
-
-@dataclass
-class LedgerEntry:
-    id: str
-    org_id: str
-    kind: str
-    amount_nanos: int
-    reason: str
-    expires_at: Optional[str]
-    created_at: str
-    subject_kind: Optional[str] = None
-    subject_id: Optional[str] = None
-    period_start: Optional[str] = None
-    period_end: Optional[str] = None
-    cpu_milliseconds: Optional[int] = None
-    memory_mib_milliseconds: Optional[int] = None
-    storage_mib_milliseconds: Optional[int] = None

@@ -1,0 +1,23 @@
+// What app_service.cc and app_replicas.cc share: the label that marks replicas and a wait
+// that blocks its thread (deploys and deliveries run on their own threads).
+#pragma once
+
+#include <future>
+#include <memory>
+
+#include "core/waiter.h"
+
+namespace adapt::core::app_internal {
+
+inline constexpr const char* kAppLabel = "adapt-app";
+
+// Waits for a callback-style wait to end, on this thread.
+template <typename Start>
+void Block(Start start) {
+  auto done = std::make_shared<std::promise<void>>();
+  auto ended = done->get_future();
+  start([done](Waiter::End) { done->set_value(); });
+  ended.wait();
+}
+
+}  // namespace adapt::core::app_internal

@@ -1,0 +1,228 @@
+// adaptd's start up to its reconciled state, and its stop.
+#include <signal.h>
+
+#include <set>
+
+#include "daemon/daemon.h"
+#include "os/files.h"
+
+namespace adapt::daemon {
+
+// The limits every HTTP listener of adaptd shares (the config's connection settings).
+api::HttpServerOptions HttpLimits(const DaemonConfig& config, std::string name) {
+  api::HttpServerOptions o;
+  o.name = std::move(name);
+  o.limits = {config.max_connections, config.max_connections_per_client};
+  o.header_timeout = std::chrono::seconds(config.header_timeout_seconds);
+  o.idle_timeout = std::chrono::seconds(config.idle_timeout_seconds);
+  o.upload_rate = {config.min_upload_bytes_per_second,
+                   std::chrono::seconds(config.upload_grace_seconds), o.idle_timeout};
+  return o;
+}
+
+Status Daemon::Start() {
+  RETURN_IF_ERROR(TakeStateDirectory());
+  RETURN_IF_ERROR(OpenStore());
+  RETURN_IF_ERROR(StartObjectStorage());
+  RETURN_IF_ERROR(StartRuntime());
+  RETURN_IF_ERROR(OpenImages());
+  RETURN_IF_ERROR(ReconcileSandboxes());
+  RETURN_IF_ERROR(StartServices());
+  RETURN_IF_ERROR(StartIngress());
+  StartMonitor();
+  return StartApi();
+}
+
+void Daemon::ServeUntilStopSignal() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  spdlog::info("stopping on signal {}; sandboxes keep running", sig);
+  size_t streams = api::RunningStreamThreads();
+  server_->Stop();
+  monitor_->Stop();
+  idle_->Stop();
+  meter_->Stop();
+  warm_pool_->Shutdown();
+  ingress_->Stop();
+  storage_server_->Stop();
+  site_server_->Stop();
+  // The servers closed every connection, which ends each stream's pump; wait for them
+  // before the services they read from go.
+  if (streams)
+    spdlog::info("stopping: waiting for the {} response stream(s) that were open", streams);
+  if (!api::WaitForStreamThreads(std::chrono::seconds(10)))
+    spdlog::warn("stopping: {} response streams still running", api::RunningStreamThreads());
+  upload_sweeper_->Stop();
+  apps_->Stop();
+  // Attempts in flight stay recorded as they are: the next adaptd's Recover ends them.
+  job_attempts_->Shutdown();
+  if (automations_) {
+    automation_runner_->Shutdown();
+    automations_->Shutdown();
+  }
+  waiter_->Shutdown();  // its timers would keep the workers busy until their deadlines
+  workers_->join();
+  storage_workers_->join();
+  volumes_->Shutdown();
+  database_proxy_->Stop();
+  WarnIfError(postgres_->Stop(), "stopping the organizations' PostgreSQL server");
+}
+
+Status Daemon::TakeStateDirectory() {
+  ASSIGN_OR_RETURN(listen_, ParseListenAddress(config_.listen));
+  RETURN_IF_ERROR(os::MakeDirs(config_.state_dir, 0700));
+
+  // One daemon per state directory: a second would fight the first over every sandbox.
+  std::string lock_path = config_.state_dir + "/adaptd.lock";
+  auto lock = os::LockFileForProcess(lock_path);
+  if (!lock.ok() && lock.status().code() == Code::kUnavailable)
+    return Status(Code::kUnavailable, "another adaptd is using " + config_.state_dir);
+  if (!lock.ok()) return lock.status();
+  lock_ = std::move(*lock);
+
+  ASSIGN_OR_RETURN(helpers_, InstallHelpers(config_));
+  return Status::Ok();
+}
+
+Status Daemon::OpenStore() {
+  ASSIGN_OR_RETURN(store_, store::OpenSqliteStore(config_.state_dir + "/adapt.db"));
+  // Sandboxes' environments (captured secrets among them) are sealed under the master key,
+  // which is therefore loaded before any sandbox is read.
+  RETURN_IF_ERROR(os::MakeDirs(config_.state_dir + "/storage", 0700));
+  ASSIGN_OR_RETURN(master_key_, storage::LoadMasterKey(config_.state_dir + "/storage/master.key",
+                                                       storage_master_key_env_));
+  RETURN_IF_ERROR(store_->SetValueSealer(core::MakeValueSealer(master_key_)));
+  auth_.emplace(*store_);
+  key_file_ = config_.state_dir + "/admin.key";
+  return auth_->Bootstrap(key_file_);
+}
+
+Status Daemon::StartObjectStorage() {
+  storage_tokens_.emplace(*store_, config_.state_dir + "/storage.key");
+  RETURN_IF_ERROR(storage_tokens_->Init());
+  object_store_.emplace(*store_, config_.state_dir + "/objects");
+  RETURN_IF_ERROR(object_store_->Init());
+  object_store_->SetQuotaBytes(config_.object_quota_bytes);
+  upload_sweeper_.emplace(*object_store_, config_.multipart_max_age_seconds);
+  upload_sweeper_->Start();
+  sites_.emplace(*store_, *object_store_, config_.ingress_domain);
+  object_api_.emplace(api::ObjectApi{*object_store_, *storage_tokens_, *sites_, 0});
+  gateway_.emplace(*object_api_);
+  storage_workers_.emplace(8);
+  ASSIGN_OR_RETURN(ListenAddress storage_listen, ParseListenAddress(config_.storage_listen));
+  api::HttpServerOptions storage_http = HttpLimits(config_, "storage gateway");
+  storage_http.host = storage_listen.host;
+  storage_http.port = storage_listen.port;
+  storage_http.io_threads = 1;
+  storage_http.max_body_bytes = 4 << 20;  // XML bodies; object bodies stream
+  storage_http.stream_request_body = [](std::string_view method, std::string_view) {
+    return method == "PUT";
+  };
+  storage_server_.emplace(
+      storage_http,
+      [gateway = &*gateway_](const api::HttpRequest& r) { return gateway->Handle(r); },
+      *storage_workers_);
+  RETURN_IF_ERROR(storage_server_->Start());
+  object_api_->gateway_port = storage_server_->port();
+  spdlog::info("storage gateway on {}:{}", storage_listen.host, storage_server_->port());
+  // The static sites' origin: loopback only, reached through the ingress by hostname.
+  // Its only client is the ingress (on loopback), which the ingress's own limits bound.
+  api::HttpServerOptions site_http = HttpLimits(config_, "sites");
+  site_http.limits = {0, 0};
+  site_http.host = "127.0.0.1";
+  site_http.port = 0;
+  site_http.io_threads = 1;
+  site_server_.emplace(
+      site_http,
+      [sites = &*sites_](const api::HttpRequest& r) { return api::ServeSite(*sites, r); },
+      *storage_workers_);
+  return site_server_->Start();
+}
+
+Status Daemon::StartRuntime() {
+  agents_.emplace();
+  runtime_.emplace(runtime::RunscOptions{config_.runsc, config_.state_dir, helpers_.shim,
+                                         helpers_.helpers_dir, "ptrace", &*agents_});
+  RETURN_IF_ERROR(runtime_->Init());
+  if (*ArmedFaultPoints()) spdlog::warn("fault points armed (ADAPT_FAULT): {}", ArmedFaultPoints());
+  spdlog::info("runsc {} ({}; {})", runtime_->version(),
+               runtime_->needs_netns_shim() ? "with the /proc/sys/net shim" : "no shim needed",
+               runtime_->statx_fix() ? "sandboxes get the statx fix" : "no statx fix needed");
+  return Status::Ok();
+}
+
+Status Daemon::OpenImages() {
+  ASSIGN_OR_RETURN(auto registries, image::RegistryDestinations::Parse(config_.allowed_registries));
+  image_store_.emplace(config_.state_dir + "/image-store", std::move(registries));
+  RETURN_IF_ERROR(image_store_->Init());
+  images_.emplace(config_.images_dir, &*image_store_);
+  return Status::Ok();
+}
+
+Status Daemon::StartDatabase() {
+  database::PostgresOptions options;
+  options.root = config_.state_dir + "/postgres";
+  postgres_.emplace(options);
+  if (os::ReadFile(options.root + "/data/PG_VERSION").ok())
+    WarnIfError(postgres_->Start(), "starting the organizations' PostgreSQL server");
+  databases_.emplace(*store_, &*postgres_, master_key_);
+  ASSIGN_OR_RETURN(ListenAddress listen, ParseListenAddress(config_.database_listen));
+  database_proxy_.emplace(
+      [store = store_.get()](const std::string& address) {
+        return core::DatabaseForAddress(*store, *store, address);
+      },
+      postgres_->SocketDir() + "/.s.PGSQL." + std::to_string(postgres_->port()),
+      ConnectionLimits{config_.max_connections, config_.max_connections_per_client});
+  RETURN_IF_ERROR(database_proxy_->Start(listen.host, listen.port));
+  databases_->SetProxyPort(database_proxy_->port());
+  spdlog::info("database proxy on {}:{}", listen.host, database_proxy_->port());
+  return Status::Ok();
+}
+
+Status Daemon::ReconcileSandboxes() {
+  bus_.emplace();
+  workers_.emplace(static_cast<size_t>(config_.worker_threads));
+  // Every wait (waitSeconds, MCP's waits) parks here, on the workers' timers, holding no thread.
+  waiter_.emplace(*bus_, *workers_);
+  RETURN_IF_ERROR(StartDatabase());
+  net::NetworkOptions network_options{
+      config_.network_pool,
+      config_.dns,
+      config_.state_dir,
+      config_.network_name,
+      storage_server_->port(),
+      config_.network_pool6,
+      net::SniProxyLimits{{config_.max_connections, config_.max_connections_per_client},
+                          std::chrono::seconds(config_.proxy_idle_timeout_seconds)}};
+  network_options.database_port = database_proxy_->port();
+  network_.emplace(*store_, network_options);
+  RETURN_IF_ERROR(network_->Init());
+  // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
+  volumes_.emplace(*store_,
+                   storage::VolumeOptions{config_.state_dir + "/storage/volumes", master_key_});
+  RETURN_IF_ERROR(volumes_->Init());
+  volumes_->Reconcile();
+  lifecycle_.emplace(*store_, *runtime_, *images_, *bus_, &*network_);
+  lifecycle_->set_volume_service(&*volumes_);
+  lifecycle_->set_database_environment(
+      [this](const std::string& org_id,
+             const std::string& gateway) -> Result<std::map<std::string, std::string>> {
+        ASSIGN_OR_RETURN(core::DatabaseCredentials credentials, databases_->Credentials(org_id));
+        return core::DatabaseEnvironment(credentials, gateway);
+      });
+  lifecycle_->Reconcile();
+  runtime_->ResumeAgents();
+  // Before the API answers: the rules of every live sandbox are back, the rest is gone.
+  // A hibernated sandbox keeps its network for its restore.
+  std::set<std::string> live;
+  ASSIGN_OR_RETURN(auto running,
+                   store_->ListSandboxesWithStatus({"provisioning", "running", "hibernated"}));
+  for (const auto& r : running) live.insert(r.id);
+  return network_->Restore(live);
+}
+
+}  // namespace adapt::daemon
