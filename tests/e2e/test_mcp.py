@@ -252,6 +252,9 @@ def test_sdk_full_flow(org, daemon, mode):
         # Every tool that can succeed here returned structuredContent its outputSchema accepts.
         validated = {c["name"] for c in calls if not c["isError"] and c["schemaValid"]}
         assert validated == EXPECTED_TOOLS - {"create_gpu_sandbox"}, validated
+        database = by_name["get_user_database"][0]["structuredContent"]
+        assert database["status"] == "not_created", database
+        assert not {"host", "password", "url"} & set(database), database
         envs = by_name["list_sandbox_environments"][0]["structuredContent"]["environments"]
         by_alias = {e["alias"]: e for e in envs}
         assert set(by_alias) == {"python", "node", "gcc", "rust", "blender"}

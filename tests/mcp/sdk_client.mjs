@@ -99,6 +99,7 @@ if (scenario === "jobs") {
 if (scenario === "flow") {
   await call("register_user", {});
   await call("get_billing_account", {});
+  await call("get_user_database", {});  // not_created: a status, never a host or password
   await call("list_sandbox_environments", {});
   await call("list_gpu_types", {});
   await call("create_gpu_sandbox", { gpu_type: "l4-3gb" });

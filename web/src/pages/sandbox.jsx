@@ -146,7 +146,11 @@ function Files({ id, running }) {
       setNote(`Deleted ${entry.name}.`);
       load(dir);
     } catch (err) {
-      setError(err);
+      // Already gone (another process removed it, or a retried request did): what was wanted,
+      // as with `rm -f`; the listing is read again either way.
+      if (err.status === 404) setNote(`Deleted ${entry.name}.`);
+      else setError(err);
+      load(dir);
     }
   }
 
