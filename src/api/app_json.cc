@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "api/request_parsing.h"
 #include "base/time.h"
 
 namespace adapt::api {
@@ -9,19 +10,16 @@ namespace {
 
 using json = nlohmann::json;
 
+// The member when given; `out` keeps its default when absent.
 Status StringField(const json& body, const char* field, std::string& out) {
-  if (!body.contains(field) || body[field].is_null()) return Status::Ok();
-  if (!body[field].is_string())
-    return InvalidArgument(field, std::string(field) + " must be a string");
-  out = body[field].get<std::string>();
+  ASSIGN_OR_RETURN(std::string value, OptionalStringField(body, field));
+  if (body.contains(field) && !body[field].is_null()) out = std::move(value);
   return Status::Ok();
 }
 
 Status IntField(const json& body, const char* field, int64_t& out) {
-  if (!body.contains(field) || body[field].is_null()) return Status::Ok();
-  if (!body[field].is_number_integer())
-    return InvalidArgument(field, std::string(field) + " must be an integer");
-  out = body[field].get<int64_t>();
+  ASSIGN_OR_RETURN(std::optional<int64_t> value, OptionalIntField(body, field));
+  if (value) out = *value;
   return Status::Ok();
 }
 

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "api/request_parsing.h"
 #include "base/time.h"
 
 namespace adapt::api {
@@ -12,20 +13,6 @@ using nlohmann::json;
 const std::set<std::string> kAutomationFields = {
     "name",           "sandboxId",       "command", "argv",     "cwd",     "env",
     "timeoutSeconds", "intervalSeconds", "cron",    "timeZone", "overlap", "catchUpSeconds"};
-
-Result<std::optional<int64_t>> AutomationIntField(const json& body, const char* field) {
-  if (!body.contains(field) || body[field].is_null()) return std::optional<int64_t>();
-  if (!body[field].is_number_integer())
-    return InvalidArgument(field, std::string(field) + " must be an integer");
-  return std::optional<int64_t>(body[field].get<int64_t>());
-}
-
-Result<std::string> AutomationStringField(const json& body, const char* field) {
-  if (!body.contains(field) || body[field].is_null()) return std::string();
-  if (!body[field].is_string())
-    return InvalidArgument(field, std::string(field) + " must be a string");
-  return body[field].get<std::string>();
-}
 
 }  // namespace
 
@@ -43,25 +30,10 @@ Result<core::CreateAutomationRequest> CreateAutomationFromJson(const json& body)
   for (const auto& [key, value] : body.items())
     if (!kAutomationFields.count(key)) return InvalidArgument(key, "unknown field '" + key + "'");
   core::CreateAutomationRequest req;
-  ASSIGN_OR_RETURN(req.name, AutomationStringField(body, "name"));
-  ASSIGN_OR_RETURN(req.sandbox_id, AutomationStringField(body, "sandboxId"));
-  bool has_command = body.contains("command") && !body["command"].is_null();
-  bool has_argv = body.contains("argv") && !body["argv"].is_null();
-  if (has_command == has_argv)
-    return InvalidArgument("command", "give exactly one of command (a shell string) or argv");
-  if (has_command) {
-    if (!body["command"].is_string() || body["command"].get<std::string>().empty())
-      return InvalidArgument("command", "command must be a non-empty shell string");
-    req.argv = {"/bin/sh", "-c", body["command"].get<std::string>()};
-  } else {
-    if (!body["argv"].is_array())
-      return InvalidArgument("argv", "argv must be an array of strings");
-    for (const auto& a : body["argv"]) {
-      if (!a.is_string()) return InvalidArgument("argv", "argv must be an array of strings");
-      req.argv.push_back(a.get<std::string>());
-    }
-  }
-  ASSIGN_OR_RETURN(req.cwd, AutomationStringField(body, "cwd"));
+  ASSIGN_OR_RETURN(req.name, OptionalStringField(body, "name"));
+  ASSIGN_OR_RETURN(req.sandbox_id, OptionalStringField(body, "sandboxId"));
+  ASSIGN_OR_RETURN(req.argv, CommandArgvFromJson(body));
+  ASSIGN_OR_RETURN(req.cwd, OptionalStringField(body, "cwd"));
   if (body.contains("env") && !body["env"].is_null()) {
     if (!body["env"].is_object()) return InvalidArgument("env", "env must be an object of strings");
     for (const auto& [k, v] : body["env"].items()) {
@@ -69,12 +41,12 @@ Result<core::CreateAutomationRequest> CreateAutomationFromJson(const json& body)
       req.env[k] = v.get<std::string>();
     }
   }
-  ASSIGN_OR_RETURN(req.timeout_seconds, AutomationIntField(body, "timeoutSeconds"));
-  ASSIGN_OR_RETURN(req.interval_seconds, AutomationIntField(body, "intervalSeconds"));
-  ASSIGN_OR_RETURN(req.cron, AutomationStringField(body, "cron"));
-  ASSIGN_OR_RETURN(req.time_zone, AutomationStringField(body, "timeZone"));
-  ASSIGN_OR_RETURN(req.overlap, AutomationStringField(body, "overlap"));
-  ASSIGN_OR_RETURN(req.catch_up_seconds, AutomationIntField(body, "catchUpSeconds"));
+  ASSIGN_OR_RETURN(req.timeout_seconds, OptionalIntField(body, "timeoutSeconds"));
+  ASSIGN_OR_RETURN(req.interval_seconds, OptionalIntField(body, "intervalSeconds"));
+  ASSIGN_OR_RETURN(req.cron, OptionalStringField(body, "cron"));
+  ASSIGN_OR_RETURN(req.time_zone, OptionalStringField(body, "timeZone"));
+  ASSIGN_OR_RETURN(req.overlap, OptionalStringField(body, "overlap"));
+  ASSIGN_OR_RETURN(req.catch_up_seconds, OptionalIntField(body, "catchUpSeconds"));
   return req;
 }
 

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "api/request_parsing.h"
 #include "api/sandbox_json.h"
 #include "base/time.h"
 
@@ -14,13 +15,6 @@ const std::set<std::string> kSandboxFields = {"image", "cpu",     "memoryMiB", "
                                               "env",   "secrets", "network"};
 const std::set<std::string> kCommandFields = {"command", "argv", "cwd", "timeoutSeconds",
                                               "maxAttempts"};
-
-Result<std::optional<int64_t>> OptionalInt(const json& body, const char* field) {
-  if (!body.contains(field) || body[field].is_null()) return std::optional<int64_t>();
-  if (!body[field].is_number_integer())
-    return InvalidArgument(field, std::string(field) + " must be an integer");
-  return std::optional<int64_t>(body[field].get<int64_t>());
-}
 
 json OptionalIntJson(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
 
@@ -50,28 +44,13 @@ Result<core::SubmitJob> SubmitJobFromJson(const json& body) {
   }
   core::SubmitJob req;
   ASSIGN_OR_RETURN(req.sandbox, CreateSandboxFromJson(sandbox));
-  bool has_command = body.contains("command") && !body["command"].is_null();
-  bool has_argv = body.contains("argv") && !body["argv"].is_null();
-  if (has_command == has_argv)
-    return InvalidArgument("command", "give exactly one of command (a shell string) or argv");
-  if (has_command) {
-    if (!body["command"].is_string() || body["command"].get<std::string>().empty())
-      return InvalidArgument("command", "command must be a non-empty shell string");
-    req.argv = {"/bin/sh", "-c", body["command"].get<std::string>()};
-  } else {
-    if (!body["argv"].is_array())
-      return InvalidArgument("argv", "argv must be an array of strings");
-    for (const auto& a : body["argv"]) {
-      if (!a.is_string()) return InvalidArgument("argv", "argv must be an array of strings");
-      req.argv.push_back(a.get<std::string>());
-    }
-  }
+  ASSIGN_OR_RETURN(req.argv, CommandArgvFromJson(body));
   if (body.contains("cwd") && !body["cwd"].is_null()) {
     if (!body["cwd"].is_string()) return InvalidArgument("cwd", "cwd must be a string");
     req.cwd = body["cwd"].get<std::string>();
   }
-  ASSIGN_OR_RETURN(req.timeout_seconds, OptionalInt(body, "timeoutSeconds"));
-  ASSIGN_OR_RETURN(req.max_attempts, OptionalInt(body, "maxAttempts"));
+  ASSIGN_OR_RETURN(req.timeout_seconds, OptionalIntField(body, "timeoutSeconds"));
+  ASSIGN_OR_RETURN(req.max_attempts, OptionalIntField(body, "maxAttempts"));
   return req;
 }
 

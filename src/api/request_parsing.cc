@@ -25,4 +25,38 @@ Result<int> QueryInt(const HttpRequest& request, const std::string& name, int fa
   return value;
 }
 
+Result<std::string> OptionalStringField(const nlohmann::json& body, const char* field) {
+  auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return std::string();
+  if (!it->is_string()) return InvalidArgument(field, std::string(field) + " must be a string");
+  return it->get<std::string>();
+}
+
+Result<std::optional<int64_t>> OptionalIntField(const nlohmann::json& body, const char* field) {
+  auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return std::optional<int64_t>();
+  if (!it->is_number_integer())
+    return InvalidArgument(field, std::string(field) + " must be an integer");
+  return std::optional<int64_t>(it->get<int64_t>());
+}
+
+Result<std::vector<std::string>> CommandArgvFromJson(const nlohmann::json& body) {
+  bool has_command = body.contains("command") && !body["command"].is_null();
+  bool has_argv = body.contains("argv") && !body["argv"].is_null();
+  if (has_command == has_argv)
+    return InvalidArgument("command", "give exactly one of command (a shell string) or argv");
+  if (has_command) {
+    if (!body["command"].is_string() || body["command"].get<std::string>().empty())
+      return InvalidArgument("command", "command must be a non-empty shell string");
+    return std::vector<std::string>{"/bin/sh", "-c", body["command"].get<std::string>()};
+  }
+  if (!body["argv"].is_array()) return InvalidArgument("argv", "argv must be an array of strings");
+  std::vector<std::string> argv;
+  for (const auto& a : body["argv"]) {
+    if (!a.is_string()) return InvalidArgument("argv", "argv must be an array of strings");
+    argv.push_back(a.get<std::string>());
+  }
+  return argv;
+}
+
 }  // namespace adapt::api

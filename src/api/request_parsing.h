@@ -2,6 +2,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "api/http_types.h"
 #include "base/status.h"
@@ -14,5 +17,13 @@ Result<nlohmann::json> ParseJsonBody(const HttpRequest& request);
 
 // The integer query parameter `name`, `fallback` when absent; 400 when not an integer.
 Result<int> QueryInt(const HttpRequest& request, const std::string& name, int fallback);
+
+// Body member `field`: absent or null is empty / nullopt; any other type is a 400 naming it.
+Result<std::string> OptionalStringField(const nlohmann::json& body, const char* field);
+Result<std::optional<int64_t>> OptionalIntField(const nlohmann::json& body, const char* field);
+
+// A command given as exactly one of `command` (a shell string, run with /bin/sh -c) or `argv`
+// (an array of strings), as jobs and automations take it.
+Result<std::vector<std::string>> CommandArgvFromJson(const nlohmann::json& body);
 
 }  // namespace adapt::api
