@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include "api/request_parsing.h"
 #include "base/time.h"
 
 namespace adapt::api {
@@ -18,13 +19,6 @@ Result<int> RestInt(const json& body, const char* key, int fallback, int lo, int
     return InvalidArgument(key, std::string(key) + " must be an integer between " +
                                     std::to_string(lo) + " and " + std::to_string(hi));
   return static_cast<int>(it->get<int64_t>());
-}
-
-Result<std::string> RestString(const json& body, const char* key) {
-  auto it = body.find(key);
-  if (it == body.end() || it->is_null()) return std::string();
-  if (!it->is_string()) return InvalidArgument(key, std::string(key) + " must be a string");
-  return it->get<std::string>();
 }
 
 json RestTextOrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
@@ -57,28 +51,10 @@ Result<core::RunCommandRequest> ParseRunCommand(const json& body) {
     if (!kKnown.count(key)) return InvalidArgument(key, "unknown field '" + key + "'");
   }
   core::RunCommandRequest req;
-  bool has_argv = body.contains("argv") && !body["argv"].is_null();
-  bool has_command = body.contains("command") && !body["command"].is_null();
-  if (has_argv == has_command)
-    return InvalidArgument(has_argv ? "command" : "argv",
-                           "give exactly one of argv (a program and its arguments) or command "
-                           "(a shell command line)");
-  if (has_argv) {
-    const json& a = body["argv"];
-    if (!a.is_array() || a.empty())
-      return InvalidArgument("argv", "argv must be a non-empty array of strings");
-    for (const auto& v : a) {
-      if (!v.is_string()) return InvalidArgument("argv", "argv must be an array of strings");
-      req.argv.push_back(v.get<std::string>());
-    }
-  } else {
-    ASSIGN_OR_RETURN(std::string command, RestString(body, "command"));
-    if (command.empty()) return InvalidArgument("command", "command must not be empty");
-    req.argv = {"/bin/sh", "-c", command};
-  }
-  ASSIGN_OR_RETURN(req.cwd, RestString(body, "cwd"));
-  ASSIGN_OR_RETURN(req.stdin_data, RestString(body, "stdin"));
-  ASSIGN_OR_RETURN(req.user, RestString(body, "user"));
+  ASSIGN_OR_RETURN(req.argv, CommandArgvFromJson(body));
+  ASSIGN_OR_RETURN(req.cwd, OptionalStringField(body, "cwd"));
+  ASSIGN_OR_RETURN(req.stdin_data, OptionalStringField(body, "stdin"));
+  ASSIGN_OR_RETURN(req.user, OptionalStringField(body, "user"));
   ASSIGN_OR_RETURN(req.timeout_seconds, RestInt(body, "timeoutSeconds", 600, 1, 86400));
   ASSIGN_OR_RETURN(req.wait_seconds, RestInt(body, "waitSeconds", 10, 0, 60));
   if (body.contains("env") && !body["env"].is_null()) {

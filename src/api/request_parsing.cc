@@ -44,17 +44,21 @@ Result<std::vector<std::string>> CommandArgvFromJson(const nlohmann::json& body)
   bool has_command = body.contains("command") && !body["command"].is_null();
   bool has_argv = body.contains("argv") && !body["argv"].is_null();
   if (has_command == has_argv)
-    return InvalidArgument("command", "give exactly one of command (a shell string) or argv");
+    return InvalidArgument(has_argv ? "command" : "argv",
+                           "give exactly one of argv (a program and its arguments) or command "
+                           "(a shell command line)");
   if (has_command) {
     if (!body["command"].is_string() || body["command"].get<std::string>().empty())
       return InvalidArgument("command", "command must be a non-empty shell string");
     return std::vector<std::string>{"/bin/sh", "-c", body["command"].get<std::string>()};
   }
-  if (!body["argv"].is_array()) return InvalidArgument("argv", "argv must be an array of strings");
+  const nlohmann::json& a = body["argv"];
+  if (!a.is_array() || a.empty())
+    return InvalidArgument("argv", "argv must be a non-empty array of strings");
   std::vector<std::string> argv;
-  for (const auto& a : body["argv"]) {
-    if (!a.is_string()) return InvalidArgument("argv", "argv must be an array of strings");
-    argv.push_back(a.get<std::string>());
+  for (const auto& v : a) {
+    if (!v.is_string()) return InvalidArgument("argv", "argv must be an array of strings");
+    argv.push_back(v.get<std::string>());
   }
   return argv;
 }
