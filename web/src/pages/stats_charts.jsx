@@ -6,8 +6,8 @@ import { ErrorNote } from '../components.jsx';
 const SAMPLE_MS = 3000;
 const KEEP = 60;
 
-// One small line chart (uPlot) of `values` over `times` (seconds).
-function Chart({ title, times, values, unit }) {
+// One small line chart (uPlot) of `values` over `times` (seconds), the last `span` seconds.
+export function Chart({ title, times, values, unit, span = (KEEP * SAMPLE_MS) / 1000 }) {
   const box = useRef(null);
   const plot = useRef(null);
   useEffect(() => {
@@ -18,8 +18,8 @@ function Chart({ title, times, values, unit }) {
       legend: { show: false },
       series: [{}, { label: title, stroke: color, width: 2, fill: `${color}22` }],
       axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', size: 56, values: (u, v) => v.map((x) => `${x}${unit}`) }],
-      // The last three minutes, however few samples there are yet.
-      scales: { x: { time: true, range: (u, min, max) => [max - (KEEP * SAMPLE_MS) / 1000, max] }, y: { range: (u, min, max) => [0, Math.max(max * 1.2, 1)] } },
+      // The whole span (for stats, the last three minutes), however few samples there are yet.
+      scales: { x: { time: true, range: (u, min, max) => [max - span, max] }, y: { range: (u, min, max) => [0, Math.max(max * 1.2, 1)] } },
     }, [[], []], box.current);
     return () => plot.current.destroy();
   }, []);
