@@ -145,6 +145,8 @@ def test_the_automations_apps_database_and_account_pages_in_a_browser(daemon, tm
     status, automation = org.api("POST", "/v1/automations", {"sandboxId": sid, "name": name,
                                                              "intervalSeconds": 3600, "command": "echo report"})
     assert status == 201, automation
+    status, _, body, _ = org.request("PUT", "/v1/objects/content?key=site-src/index.html", raw=b"<h1>a site</h1>")
+    assert status in (200, 201), body
     # The usage chart has something to show once metering (every 30 s) charged the sandbox.
     deadline = time.monotonic() + 90
     while org.api("GET", "/v1/account/usage")[1]["total"]["cpuMilliseconds"] == 0:
@@ -153,7 +155,8 @@ def test_the_automations_apps_database_and_account_pages_in_a_browser(daemon, tm
     artifacts = os.environ.get("ADAPT_E2E_ARTIFACTS") or str(tmp_path / "screenshots")
     os.makedirs(artifacts, exist_ok=True)
     env = dict(os.environ, ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, API_KEY=org.key,
-               AUTOMATION_NAME=name, APP_NAME=app["name"], APP_URL=app["httpUrl"], RELEASE_ID=app["releaseId"])
+               AUTOMATION_NAME=name, APP_NAME=app["name"], APP_URL=app["httpUrl"], RELEASE_ID=app["releaseId"],
+               SITE_SOURCE="site-src/")
     run = subprocess.run([NODE, PAGES_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     print(run.stdout)
     assert run.returncode == 0 and "ALL STEPS PASSED" in run.stdout, run.stdout + run.stderr
@@ -163,5 +166,6 @@ def test_the_automations_apps_database_and_account_pages_in_a_browser(daemon, tm
     assert [r["trigger"] for r in runs] == ["manual"], runs
     assert org.api("GET", "/v1/apps/" + app["id"])[0] == 404
     assert org.api("GET", "/v1/database")[1]["status"] == "ready"
-    for shot in ("automations", "apps", "database", "account-usage"):
+    assert org.api("GET", "/v1/sites")[1]["sites"] == []
+    for shot in ("automations", "apps", "database", "sites", "account-usage"):
         assert os.path.getsize(os.path.join(artifacts, shot + ".png")) > 1000

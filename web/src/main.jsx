@@ -11,9 +11,11 @@ import { Objects } from './pages/objects.jsx';
 import { Automations } from './pages/automations.jsx';
 import { Apps } from './pages/apps.jsx';
 import { Database } from './pages/database.jsx';
+import { Sites } from './pages/sites.jsx';
 
 const PAGES = [
   ['sandboxes', 'Sandboxes'], ['images', 'Images'], ['storage', 'Storage'], ['objects', 'Objects'],
+  ['sites', 'Sites'],
   ['secrets', 'Secrets'],
   ['jobs', 'Jobs'], ['automations', 'Automations'], ['apps', 'Apps'], ['database', 'Database'], ['keys', 'API keys'], ['account', 'Account'],
 ];
@@ -32,6 +34,7 @@ function Page({ where, session }) {
     case 'images': return <Images />;
     case 'storage': return <Storage />;
     case 'objects': return <Objects />;
+    case 'sites': return <Sites />;
     case 'secrets': return <Secrets />;
     case 'jobs': return <Jobs />;
     case 'automations': return <Automations />;

@@ -1,4 +1,4 @@
-// The dashboard's automations, apps, database and account pages in Debian's chromium,
+// The dashboard's automations, apps, database, sites and account pages in Debian's chromium,
 // headless, driven by playwright-core against the adaptd that tests/e2e/test_dashboard.py
 // started, with an automation and an app it made. Every step asserts what a person would see;
 // the first failure ends the run (exit 1). Screenshots go to $ARTIFACTS.
@@ -32,7 +32,7 @@ try {
   page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error' && !/401|403|404/.test(m.text())) errors.push(m.text()); });
+  page.on('console', (m) => { if (m.type() === 'error' && !/400|401|403|404/.test(m.text())) errors.push(m.text()); });
   page.on('dialog', (d) => d.accept());
   const main = page.locator('main');
 
@@ -88,6 +88,22 @@ try {
   await main.getByText('The password was changed.', { exact: false }).waitFor({ timeout: SLOW });
   assert.equal((await page.content()).includes('password='), false);
   await shot(page, 'database');
+
+  step('sites: a bad source is refused in words, a prefix with index.html publishes, delete');
+  await page.getByRole('link', { name: 'Sites', exact: true }).click();
+  await main.getByText('No sites yet.', { exact: false }).waitFor();
+  await page.getByLabel('Source (object prefix)', { exact: true }).fill('nothing-here/');
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  await page.getByRole('alert').filter({ hasText: 'index.html' }).waitFor();
+  await page.getByLabel('Source (object prefix)', { exact: true }).fill(env('SITE_SOURCE'));
+  await page.getByLabel('Name', { exact: true }).fill('dashsite');
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  await main.getByRole('cell', { name: 'dashsite', exact: true }).waitFor();
+  await main.getByRole('link', { name: /^https?:\/\/dashsite-.*\/index\.html$/ }).waitFor();
+  assert.equal(await page.getByRole('alert').count(), 0, 'the error stays after a publish');
+  await shot(page, 'sites');
+  await page.getByRole('button', { name: 'Delete site dashsite', exact: true }).click();
+  await main.getByText('No sites yet.', { exact: false }).waitFor();
 
   step('account: usage over time as two charts');
   await page.getByRole('link', { name: 'Account', exact: true }).click();
