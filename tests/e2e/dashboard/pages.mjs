@@ -118,6 +118,25 @@ try {
   }
   await shot(page, 'account-usage');
 
+  step('at 360 px in dark mode the new pages read without sideways scrolling');
+  const phone = await browser.newContext({ viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
+  const phonePage = await phone.newPage();
+  await phonePage.goto(URL_ + '/');
+  await phonePage.getByRole('button', { name: 'Use an API key', exact: true }).click();
+  await phonePage.getByLabel('API key', { exact: true }).fill(env('API_KEY'));
+  await phonePage.keyboard.press('Enter');
+  await phonePage.getByRole('heading', { name: 'Sandboxes' }).waitFor();
+  for (const [hash, heading] of [['automations', 'Automations'], ['apps', 'Apps'], ['sites', 'Sites'],
+    ['database', 'Database'], ['account', 'Usage over time']]) {
+    await phonePage.goto(`${URL_}/#/${hash}`);
+    await phonePage.getByRole('heading', { name: heading, exact: true }).waitFor();
+    await phonePage.locator('main table, main .empty:not(:has-text("Loading")), main dl, main canvas').first().waitFor();
+    const width = await phonePage.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 360, `#/${hash} is ${width} px wide at 360`);
+  }
+  await shot(phonePage, 'account-360-dark');
+  await phone.close();
+
   assert.deepEqual(errors, [], 'the page reported errors');
   console.log('ALL STEPS PASSED');
 } catch (e) {

@@ -29,8 +29,8 @@ function UsageChart() {
         Last {DAYS} days (UTC): {(sum / 3.6e6).toFixed(3)} CPU-hours, charged {amount(days.reduce((n, d) => n + d.amountNanos, 0))}.
       </p>
       <div class="charts">
-        <Chart title="CPU-hours per day" times={times} values={days.map((d) => d.cpuMilliseconds / 3.6e6)} unit="" span={DAYS * 86400} />
-        <Chart title="Memory GiB-hours per day" times={times} values={days.map((d) => d.memoryMiBMilliseconds / 1024 / 3.6e6)} unit="" span={DAYS * 86400} />
+        <Chart title="CPU-hours per day" times={times} values={days.map((d) => d.cpuMilliseconds / 3.6e6)} unit="" span={DAYS * 86400} floor={0.01} />
+        <Chart title="Memory GiB-hours per day" times={times} values={days.map((d) => d.memoryMiBMilliseconds / 1024 / 3.6e6)} unit="" span={DAYS * 86400} floor={0.01} />
       </div>
     </>
   );
