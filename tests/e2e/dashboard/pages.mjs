@@ -55,6 +55,9 @@ try {
   await page.getByRole('button', { name: `Run now ${AUTOMATION}`, exact: true }).click();
   await page.getByRole('heading', { name: `Runs of ${AUTOMATION}` }).waitFor();
   await main.getByRole('cell', { name: 'manual', exact: true }).waitFor();
+  // The run's row follows it to its end without a reload, with its output.
+  await main.locator('section .status-succeeded').waitFor({ timeout: SLOW });
+  await main.locator('section pre.cell-output', { hasText: 'report' }).waitFor();
   await shot(page, 'automations');
   await page.getByRole('button', { name: `Delete ${AUTOMATION}`, exact: true }).click();
   await main.getByText('No automations yet.').waitFor();

@@ -57,7 +57,33 @@ export function Automations() {
     }
   }
   const toggle = (a) => act('POST', path(a, a.enabled ? '/disable' : '/enable'), { headers: { 'If-Match': String(a.version) } });
-  const runNow = async (a) => { await act('POST', path(a, '/trigger')); setShown(a); };
+  // A manual run ends on its own; there are no run events yet, so its row is read again every
+  // 2 s until it has ended (at most 10 minutes), then the lists once more.
+  async function follow(run) {
+    for (let i = 0; i < 300; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      let now;
+      try {
+        now = await api('GET', `/v1/runs/${encodeURIComponent(run.id)}`);
+      } catch (err) {
+        return;
+      }
+      if (now.status !== run.status) reload();
+      if (now.endedAt) return;
+      run = now;
+    }
+  }
+  async function runNow(a) {
+    setError(null);
+    setShown(a);
+    try {
+      const run = await api('POST', path(a, '/trigger'));
+      reload();
+      follow(run);
+    } catch (err) {
+      setError(err);
+    }
+  }
   const remove = (a) => {
     if (!confirm(`Delete the automation ${a.name}? Its schedule stops; past runs stay listed.`)) return;
     if (shown && shown.id === a.id) setShown(null);
