@@ -1,9 +1,14 @@
 // Server-Sent Events of sandbox status changes. Events come from the store, so a client
-// that reconnects with Last-Event-ID misses nothing; the bus only says when to look.
+// that reconnects with Last-Event-ID misses nothing; the bus only says when to look. An idle
+// stream carries a comment every kHeartbeatInterval, so that clients and proxies can tell a
+// quiet stream from a dead connection.
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <mutex>
 
 #include "api/errors.h"
+#include "api/event_resume.h"
 #include "api/routes.h"
 #include "base/time.h"
 
@@ -12,22 +17,30 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::chrono::seconds kHeartbeatInterval{15};
+
 class StatusEventStream : public ResponseStream,
                           public std::enable_shared_from_this<StatusEventStream> {
  public:
   StatusEventStream(store::Store& store, core::EventBus& bus, boost::asio::thread_pool& workers,
-                    std::string org_id, std::string sandbox_id, int64_t after)
+                    std::string org_id, std::string sandbox_id, int64_t after,
+                    std::string reset_reason = "")
       : store_(store),
         bus_(bus),
         workers_(workers),
+        heartbeat_(workers),
         org_id_(std::move(org_id)),
         sandbox_id_(std::move(sandbox_id)),
+        reset_reason_(std::move(reset_reason)),
         last_seq_(after) {}
 
   void Start(std::shared_ptr<StreamSink> sink) override {
     {
       std::lock_guard lock(sink_mu_);
       sink_ = std::move(sink);
+      // A comment at once: a client that lists after the stream opens (list, then watch)
+      // knows when to list without waiting for the first event or heartbeat.
+      sink_->Send(": open\n\n");
     }
     std::weak_ptr<StatusEventStream> weak = shared_from_this();
     token_ = bus_.Subscribe([weak, &workers = workers_, id = sandbox_id_](const core::Change& c) {
@@ -35,6 +48,7 @@ class StatusEventStream : public ResponseStream,
       if (auto self = weak.lock()) boost::asio::post(workers, [self] { self->Pump(); });
     });
     boost::asio::post(workers_, [self = shared_from_this()] { self->Pump(); });
+    ArmHeartbeat();
   }
 
   // Runs on an I/O thread: takes only the short sink lock, never the pump's.
@@ -54,6 +68,14 @@ class StatusEventStream : public ResponseStream,
       sink = sink_;
     }
     if (!sink) return;
+    if (!reset_reason_.empty()) {
+      // First, before any event: the client's resume point is not kept (event_resume.h).
+      json data = {{"reason", reset_reason_}, {"lastEventId", last_seq_}};
+      if (!sink->Send("id: " + std::to_string(last_seq_) + "\nevent: reset\ndata: " + data.dump() +
+                      "\n\n"))
+        return;
+      reset_reason_.clear();
+    }
     for (;;) {
       auto events = store_.ListEvents(org_id_, sandbox_id_, last_seq_, 100);
       if (!events.ok() || events->empty()) return;
@@ -68,12 +90,37 @@ class StatusEventStream : public ResponseStream,
     }
   }
 
+  // The timer lives on the workers; its handler holds only a weak link, so a stopped stream
+  // is freed with its timer (which cancels the wait) and nothing is sent after Stop.
+  void ArmHeartbeat() {
+    heartbeat_.expires_after(kHeartbeatInterval);
+    std::weak_ptr<StatusEventStream> weak = shared_from_this();
+    heartbeat_.async_wait([weak](const boost::system::error_code& error) {
+      if (error) return;
+      auto self = weak.lock();
+      if (!self || !self->SendHeartbeat()) return;
+      self->ArmHeartbeat();
+    });
+  }
+
+  bool SendHeartbeat() {
+    std::lock_guard pumping(pump_mu_);  // never between an event's lines
+    std::shared_ptr<StreamSink> sink;
+    {
+      std::lock_guard lock(sink_mu_);
+      sink = sink_;
+    }
+    return sink && sink->Send(": heartbeat\n\n");
+  }
+
   store::Store& store_;
   core::EventBus& bus_;
   boost::asio::thread_pool& workers_;
+  boost::asio::steady_timer heartbeat_;  // touched by Start and then only by its own handler
   std::string org_id_;
   std::string sandbox_id_;
-  std::mutex pump_mu_;  // one Pump at a time; guards last_seq_
+  std::mutex pump_mu_;  // one Pump at a time; guards last_seq_ and reset_reason_
+  std::string reset_reason_;
   std::mutex sink_mu_;
   std::shared_ptr<StreamSink> sink_;
   int64_t last_seq_;
@@ -103,10 +150,17 @@ void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto latest = store.LatestEventSeq();
                if (!latest.ok()) return ErrorResponse(latest.status());
-               auto after = LastEventId(req, *latest);
-               if (!after.ok()) return ErrorResponse(after.status());
+               auto requested = LastEventId(req, *latest);
+               if (!requested.ok()) return ErrorResponse(requested.status());
+               int pending = 0;
+               if (*requested < *latest) {
+                 auto behind = store.ListEvents(who.org_id, "", *requested, kEventReplayLimit + 1);
+                 if (!behind.ok()) return ErrorResponse(behind.status());
+                 pending = static_cast<int>(behind->size());
+               }
+               EventResume resume = ResumeEvents(*requested, *latest, pending);
                return Stream(std::make_shared<StatusEventStream>(store, bus, workers, who.org_id,
-                                                                 "", *after));
+                                                                 "", resume.after, resume.reason));
              });
   router.Add("GET", "/v1/sandboxes/{id}/events",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {

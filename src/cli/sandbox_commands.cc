@@ -1,4 +1,5 @@
-// adapt sandbox create | list | get | delete | events (stop | start: sandbox_power_commands.cc)
+// adapt sandbox create | list [--watch] | get | delete | events (stop | start:
+// sandbox_power_commands.cc)
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -10,6 +11,7 @@
 #include "cli/sandbox_request.h"
 #include "cli/sandbox_view.h"
 #include "cli/sandbox_wait.h"
+#include "cli/sandbox_watch.h"
 
 namespace adapt::cli {
 namespace {
@@ -167,6 +169,7 @@ struct ListOptions {
   std::string limit;
   std::string query;
   std::string cursor;
+  bool watch = false;
 };
 
 void AddList(CLI::App& group, Invocation& invocation) {
@@ -175,23 +178,31 @@ void AddList(CLI::App& group, Invocation& invocation) {
   list->add_option("--limit", options->limit, "page size, 1-200 (default 50)");
   list->add_option("--query", options->query, "part of labels.name, or the start of an id");
   list->add_option("--cursor", options->cursor, "nextCursor of the previous page");
+  list->add_flag("--watch", options->watch,
+                 "then follow the organization's events, a line each, until interrupted");
   list->callback([options, &invocation] {
     invocation.run = [options, &invocation](const ApiClient& client, const Console& console) {
       const std::string path = "/v1/sandboxes" + QueryString({{"limit", options->limit},
                                                               {"query", options->query},
                                                               {"cursor", options->cursor}});
-      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(path)));
-      if (invocation.json) {
-        console.out << PrettyJson(page);
+      auto print_list = [&]() -> Status {
+        ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(path)));
+        if (invocation.json) {
+          // One line when watching, so that every line of the output is one JSON value.
+          console.out << (options->watch ? page.dump() + "\n" : PrettyJson(page)) << std::flush;
+          return Status::Ok();
+        }
+        std::vector<TableRow> rows;
+        if (page.contains("items") && page["items"].is_array()) {
+          for (const nlohmann::json& sandbox : page["items"])
+            rows.push_back(SandboxTableRow(sandbox));
+        }
+        console.out << FormatTable(SandboxTableHeader(), rows) << FormatNextCursor(page)
+                    << std::flush;
         return Status::Ok();
-      }
-      std::vector<TableRow> rows;
-      if (page.contains("items") && page["items"].is_array()) {
-        for (const nlohmann::json& sandbox : page["items"])
-          rows.push_back(SandboxTableRow(sandbox));
-      }
-      console.out << FormatTable(SandboxTableHeader(), rows) << FormatNextCursor(page);
-      return Status::Ok();
+      };
+      if (options->watch) return WatchSandboxes(client, console, invocation.json, print_list);
+      return print_list();
     };
   });
 }

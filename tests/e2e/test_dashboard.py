@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import subprocess
+import time
 
 import harness
 
@@ -122,3 +123,49 @@ def test_the_dashboard_in_a_browser(daemon, org, tmp_path):
     for name in ("sandboxes", "sandbox", "create-form", "sandboxes-360-dark", "secrets", "images",
                  "storage", "jobs", "account", "keys", "objects"):
         assert os.path.getsize(os.path.join(artifacts, name + ".png")) > 1000
+
+
+PAGES_SCRIPT = os.path.join(os.path.dirname(__file__), "dashboard", "pages.mjs")
+APP_START = "exec python3 -m http.server 8000"
+
+
+def test_the_automations_apps_database_and_account_pages_in_a_browser(daemon, tmp_path):
+    assert os.path.isdir(os.path.join(WEB, "node_modules", "playwright-core")), "run web/install.sh first"
+    org = daemon.new_org()
+    sbx = org.create({})
+    sid = org.wait_for_status(sbx["id"], "running", 90)["id"]
+    status, cmd = org.api("POST", "/v1/sandboxes/%s/commands" % sid,
+                          {"command": "mkdir -p /workspace/site && echo hi > /workspace/site/index.html",
+                           "timeoutSeconds": 60})
+    assert status == 200 and cmd["exitCode"] == 0, cmd
+    status, app = org.api("POST", "/v1/apps", {"sandboxId": sid, "name": "dash-web", "sourcePath": "/workspace/site",
+                                               "startCommand": APP_START, "port": 8000})
+    assert status == 201 and app["readyReplicas"] == 1, app
+    name = harness.unique("report")
+    status, automation = org.api("POST", "/v1/automations", {"sandboxId": sid, "name": name,
+                                                             "intervalSeconds": 3600, "command": "echo report"})
+    assert status == 201, automation
+    status, _, body, _ = org.request("PUT", "/v1/objects/content?key=site-src/index.html", raw=b"<h1>a site</h1>")
+    assert status in (200, 201), body
+    # The usage chart has something to show once metering (every 30 s) charged the sandbox.
+    deadline = time.monotonic() + 90
+    while org.api("GET", "/v1/account/usage")[1]["total"]["cpuMilliseconds"] == 0:
+        assert time.monotonic() < deadline, "no usage metered in 90 s"
+        time.sleep(2)
+    artifacts = os.environ.get("ADAPT_E2E_ARTIFACTS") or str(tmp_path / "screenshots")
+    os.makedirs(artifacts, exist_ok=True)
+    env = dict(os.environ, ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, API_KEY=org.key,
+               AUTOMATION_NAME=name, APP_NAME=app["name"], APP_URL=app["httpUrl"], RELEASE_ID=app["releaseId"],
+               SITE_SOURCE="site-src/")
+    run = subprocess.run([NODE, PAGES_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    print(run.stdout)
+    assert run.returncode == 0 and "ALL STEPS PASSED" in run.stdout, run.stdout + run.stderr
+    # What the browser did, as the API sees it.
+    assert org.api("GET", "/v1/automations/" + automation["id"])[0] == 404
+    runs = org.api("GET", "/v1/runs?automationId=" + automation["id"])[1]["items"]
+    assert [r["trigger"] for r in runs] == ["manual"], runs
+    assert org.api("GET", "/v1/apps/" + app["id"])[0] == 404
+    assert org.api("GET", "/v1/database")[1]["status"] == "ready"
+    assert org.api("GET", "/v1/sites")[1]["sites"] == []
+    for shot in ("automations", "apps", "database", "sites", "account-usage", "account-360-dark"):
+        assert os.path.getsize(os.path.join(artifacts, shot + ".png")) > 1000

@@ -360,6 +360,13 @@ def test_endpoints_by_port_artifacts_and_python_on_its_route(client, adapt):
     sb.delete()
 
 
+def test_org_events_raise_events_reset_when_the_resume_point_is_not_kept(client, adapt):
+    with pytest.raises(adapt.EventsReset) as e:
+        next(client.sandboxes.events(last_event_id="999999999999", timeout=30))
+    assert e.value.code == "events_reset" and "newer than any event" in e.value.message
+    assert 0 <= int(e.value.last_event_id) < 999999999999
+
+
 def test_events_stop_start_and_sites(client, adapt):
     sb = client.sandboxes.create(startup_class="instant")
     seen = []

@@ -217,6 +217,15 @@ def test_events_stop_start_and_sites(built, daemon, org):
     assert out["siteAfterDelete"]["cls"] == "NotFound"
 
 
+def test_org_events_throw_events_reset_when_the_resume_point_is_not_kept(built, daemon, org):
+    out = scenario("eventsReset", daemon, org, timeout=60)
+    assert "event" not in out, out
+    reset = out["reset"]
+    assert reset["cls"] == "EventsReset" and reset["code"] == "events_reset", reset
+    assert "newer than any event" in reset["message"], reset
+    assert 0 <= int(reset["lastEventId"]) < 999999999999, reset
+
+
 def test_organizations_and_keys_with_the_admin_key(built, daemon):
     name = "sdk-ts-" + uuid.uuid4().hex[:8]
     out = scenario("orgs", daemon, daemon.admin, ORG_NAME=name)

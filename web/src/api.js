@@ -18,8 +18,9 @@ export function onSignedOut(handler) {
   signedOut = handler;
 }
 
-export async function api(method, path, body, { quiet401 = false } = {}) {
-  const headers = { 'X-Adapt-CSRF': '1' };
+// `headers`: more request headers (If-Match).
+export async function api(method, path, body, { quiet401 = false, headers: extra = {} } = {}) {
+  const headers = { ...extra, 'X-Adapt-CSRF': '1' };
   let payload;
   if (body instanceof Blob) {
     payload = body;

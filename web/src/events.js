@@ -1,7 +1,8 @@
 // The organization's status events (GET /v1/events, Server-Sent Events): one EventSource for
 // the page, shared by every view. The browser reconnects with Last-Event-ID by itself; when the
 // stream opens (again), listeners are told to reload their lists, so that nothing said while
-// it was down is missed (list, then watch).
+// it was down is missed (list, then watch); so are they on a 'reset' event, which adaptd sends
+// when the point the browser resumes from is no longer kept.
 import { api } from './api.js';
 
 const listeners = new Set();
@@ -15,13 +16,15 @@ function notify(kind, data) {
 function open() {
   source = new EventSource('/v1/events');
   source.addEventListener('open', () => notify('open'));
-  source.addEventListener('status', (e) => {
-    try {
-      notify('status', JSON.parse(e.data));
-    } catch (err) {
-      // a frame that is not JSON is not ours to show
-    }
-  });
+  for (const kind of ['status', 'reset']) {
+    source.addEventListener(kind, (e) => {
+      try {
+        notify(kind, JSON.parse(e.data));
+      } catch (err) {
+        // a frame that is not JSON is not ours to show
+      }
+    });
+  }
   source.addEventListener('error', () => {
     if (source.readyState !== EventSource.CLOSED) return;
     // Refused (401, or adaptd restarted): ask whether the session is still good; api() tells
@@ -34,7 +37,8 @@ function open() {
   });
 }
 
-// Calls `listener(kind, data)` for 'open' and 'status' ({sandboxId, status, at}); returns the
+// Calls `listener(kind, data)` for 'open', 'status' ({sandboxId, status, at}) and 'reset'
+// ({reason, lastEventId}); returns the
 // function that stops it.
 export function watchEvents(listener) {
   listeners.add(listener);

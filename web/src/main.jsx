@@ -8,11 +8,16 @@ import { Sandbox } from './pages/sandbox.jsx';
 import { Images, Jobs, Keys, Secrets, Storage } from './pages/resources.jsx';
 import { Account } from './pages/account.jsx';
 import { Objects } from './pages/objects.jsx';
+import { Automations } from './pages/automations.jsx';
+import { Apps } from './pages/apps.jsx';
+import { Database } from './pages/database.jsx';
+import { Sites } from './pages/sites.jsx';
 
 const PAGES = [
   ['sandboxes', 'Sandboxes'], ['images', 'Images'], ['storage', 'Storage'], ['objects', 'Objects'],
+  ['sites', 'Sites'],
   ['secrets', 'Secrets'],
-  ['jobs', 'Jobs'], ['keys', 'API keys'], ['account', 'Account'],
+  ['jobs', 'Jobs'], ['automations', 'Automations'], ['apps', 'Apps'], ['database', 'Database'], ['keys', 'API keys'], ['account', 'Account'],
 ];
 
 // #/ is the sandboxes table, #/sandboxes/<id> one sandbox, #/<page> the others.
@@ -29,8 +34,12 @@ function Page({ where, session }) {
     case 'images': return <Images />;
     case 'storage': return <Storage />;
     case 'objects': return <Objects />;
+    case 'sites': return <Sites />;
     case 'secrets': return <Secrets />;
     case 'jobs': return <Jobs />;
+    case 'automations': return <Automations />;
+    case 'apps': return <Apps />;
+    case 'database': return <Database />;
     case 'keys': return <Keys orgId={session.orgId} />;
     case 'account': return <Account />;
     default: return <Sandboxes />;

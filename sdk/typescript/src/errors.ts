@@ -50,6 +50,15 @@ export class SandboxFailed extends AdaptError {
   }
 }
 
+/** The organization's event stream did not keep the `lastEventId` asked for (more than 1000
+ * events behind, or from another database): events were missed. List again, then follow again
+ * from `lastEventId`, the server's newest event. */
+export class EventsReset extends AdaptError {
+  constructor(message: string, readonly lastEventId: string) {
+    super(message, { code: "events_reset" });
+  }
+}
+
 type ErrorClass = new (message: string, options: { code?: string; field?: string | undefined; status?: number | undefined }) => AdaptError;
 
 const BY_CODE: Record<string, ErrorClass> = {

@@ -2,7 +2,7 @@
 // `commands`, `files`, `endpoints` and `artifacts` act inside it.
 import type { Client } from "./client.js";
 import { CommandHandle, Commands, type RunOptions } from "./commands.js";
-import { RequestTimeout, SandboxFailed } from "./errors.js";
+import { EventsReset, RequestTimeout, SandboxFailed } from "./errors.js";
 import { Files } from "./files.js";
 import type { Artifact, ArtifactList, CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, SandboxStats, StatusEvent } from "./models.js";
 import { paginate } from "./pages.js";
@@ -100,6 +100,10 @@ async function* statusEvents(t: Transport, path: string, lastEventId?: string, t
   signal?.addEventListener("abort", onAbort);
   try {
     for await (const ev of parseEvents(body)) {
+      if (ev.event === "reset") {
+        const reset = JSON.parse(ev.data) as { reason?: string; lastEventId?: number };
+        throw new EventsReset(reset.reason ?? "events were missed", String(reset.lastEventId ?? ev.id ?? ""));
+      }
       if (ev.event !== "status") continue;
       const status = JSON.parse(ev.data) as StatusEvent;
       if (ev.id !== undefined) status.id = ev.id;
@@ -306,7 +310,9 @@ export class Sandboxes {
     return (await this.t.call<{ items: Endpoint[] }>("GET", "/v1/endpoints")).items;
   }
 
-  /** Status events of every sandbox of the organization, from now on (or after lastEventId). */
+  /** Status events of every sandbox of the organization, from now on (or after lastEventId).
+   * Throws EventsReset when the server no longer keeps lastEventId (events were missed): list
+   * again, then follow again from its lastEventId. */
   events(options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<StatusEvent> {
     return statusEvents(this.t, "/v1/events", options.lastEventId, undefined, options.signal);
   }

@@ -302,6 +302,15 @@ const scenarios = {
     out.siteAfterDelete = await caught(() => client.sites.get(site.id));
   },
 
+  async eventsReset() {
+    const client = new adapt.Client();
+    try {
+      for await (const ev of client.sandboxes.events({ lastEventId: "999999999999" })) out.event = ev;
+    } catch (e) {
+      out.reset = { ...errorInfo(e), lastEventId: e.lastEventId };
+    }
+  },
+
   async orgs() {
     const admin = new adapt.Client();
     const made = await admin.orgs.create(process.env.ORG_NAME);

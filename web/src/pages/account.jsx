@@ -2,8 +2,39 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { bytes, memory, when } from '../format.js';
 import { ErrorNote } from '../components.jsx';
+import { Chart } from './stats_charts.jsx';
 
 const amount = (nanos) => (nanos / 1e9).toFixed(2);
+const DAYS = 14;
+const DAY_MS = 86400000;
+
+// Usage per day over the last DAYS days, one GET /v1/account/usage per day (its totals).
+function UsageChart() {
+  const [days, setDays] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    const starts = Array.from({ length: DAYS }, (_, i) => today - (DAYS - 1 - i) * DAY_MS);
+    const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    Promise.all(starts.map((from) => api('GET', `/v1/account/usage?from=${iso(from)}&to=${iso(from + DAY_MS)}`)
+      .then((u) => ({ t: from / 1000, ...u.total })))).then(setDays, setError);
+  }, []);
+  if (error) return <ErrorNote error={error} />;
+  if (!days) return <p class="empty">Loading usage…</p>;
+  const times = days.map((d) => d.t);
+  const sum = days.reduce((n, d) => n + d.cpuMilliseconds, 0);
+  return (
+    <>
+      <p class="stats-now" role="status">
+        Last {DAYS} days (UTC): {(sum / 3.6e6).toFixed(3)} CPU-hours, charged {amount(days.reduce((n, d) => n + d.amountNanos, 0))}.
+      </p>
+      <div class="charts">
+        <Chart title="CPU-hours per day" times={times} values={days.map((d) => d.cpuMilliseconds / 3.6e6)} unit="" span={DAYS * 86400} floor={0.01} />
+        <Chart title="Memory GiB-hours per day" times={times} values={days.map((d) => d.memoryMiBMilliseconds / 1024 / 3.6e6)} unit="" span={DAYS * 86400} floor={0.01} />
+      </div>
+    </>
+  );
+}
 
 // Usage against the plan's limits, and the balance.
 export function Account() {
@@ -44,6 +75,8 @@ export function Account() {
           </tbody>
         </table>
       </div>
+      <h2>Usage over time</h2>
+      <UsageChart />
     </main>
   );
 }

@@ -3,16 +3,18 @@ import { api } from '../api.js';
 import { Empty, ErrorNote } from '../components.jsx';
 
 // A page that is one table of a list API: `columns` are [{label, cell(item)}]; `items(answer)`
-// picks the rows out of the answer. A new resource's page is a call of this.
-export function ResourceList({ title, path, items = (a) => a.items, columns, empty, intro, children, reloadKey }) {
+// picks the rows out of the answer. A new resource's page is a call of this. `section`: a part
+// of another page (an h2 in a section, not the page's main); `after`: shown below the table.
+export function ResourceList({ title, path, items = (a) => a.items, columns, empty, intro, children, reloadKey, section, after }) {
   const [rows, setRows] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
     api('GET', path).then((answer) => setRows(items(answer)), setError);
   }, [path, reloadKey]);
+  const Box = section ? 'section' : 'main';
   return (
-    <main>
-      <div class="toolbar"><h1>{title}</h1></div>
+    <Box>
+      <div class="toolbar">{section ? <h2>{title}</h2> : <h1>{title}</h1>}</div>
       {intro && <p class="notice">{intro}</p>}
       {children}
       <ErrorNote error={error} />
@@ -30,6 +32,7 @@ export function ResourceList({ title, path, items = (a) => a.items, columns, emp
           </table>
         </div>
       )}
-    </main>
+      {after}
+    </Box>
   );
 }

@@ -91,8 +91,10 @@ export function Sandboxes() {
     const reload = () => listAll().then(setItems, setError);
     reload();
     const stop = watchEvents((kind, event) => {
-      if (kind === 'open') {
+      if (kind === 'open' || kind === 'reset') {
         reload();
+      } else if (kind !== 'status') {
+        // not a sandbox's change
       } else if (event.status === 'deleted') {
         remove(event.sandboxId);
       } else {

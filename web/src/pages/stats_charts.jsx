@@ -6,20 +6,27 @@ import { ErrorNote } from '../components.jsx';
 const SAMPLE_MS = 3000;
 const KEEP = 60;
 
-// One small line chart (uPlot) of `values` over `times` (seconds).
-function Chart({ title, times, values, unit }) {
+// The width inside the box's padding: a canvas as wide as clientWidth would overflow it.
+function contentWidth(box) {
+  const style = getComputedStyle(box);
+  return box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+}
+
+// One small line chart (uPlot) of `values` over `times` (seconds), the last `span` seconds.
+// `floor`: the least top of the y axis, so that a flat line of small values stays readable.
+export function Chart({ title, times, values, unit, span = (KEEP * SAMPLE_MS) / 1000, floor = 1 }) {
   const box = useRef(null);
   const plot = useRef(null);
   useEffect(() => {
     const color = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#2457c5';
     plot.current = new uPlot({
-      width: Math.min(box.current.clientWidth || 320, 560),
+      width: Math.min(contentWidth(box.current) || 320, 560),
       height: 140,
       legend: { show: false },
       series: [{}, { label: title, stroke: color, width: 2, fill: `${color}22` }],
       axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', size: 56, values: (u, v) => v.map((x) => `${x}${unit}`) }],
-      // The last three minutes, however few samples there are yet.
-      scales: { x: { time: true, range: (u, min, max) => [max - (KEEP * SAMPLE_MS) / 1000, max] }, y: { range: (u, min, max) => [0, Math.max(max * 1.2, 1)] } },
+      // The whole span (for stats, the last three minutes), however few samples there are yet.
+      scales: { x: { time: true, range: (u, min, max) => [max - span, max] }, y: { range: (u, min, max) => [0, Math.max(max * 1.2, floor)] } },
     }, [[], []], box.current);
     return () => plot.current.destroy();
   }, []);

@@ -8,7 +8,7 @@
 from .automations import Automations
 from .client import Client
 from .commands import CommandHandle, Commands
-from .errors import (AdaptError, CommandFailed, Conflict, InternalError, InvalidArgument,
+from .errors import (AdaptError, CommandFailed, Conflict, EventsReset, InternalError, InvalidArgument,
                      MethodNotAllowed, NotFound, PayloadTooLarge, PaymentRequired, PermissionDenied,
                      RateLimited, RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Client", "Sandbox", "Sandboxes", "Commands", "CommandHandle", "Files",
-    "AdaptError", "CommandFailed", "Conflict", "InternalError", "InvalidArgument",
+    "AdaptError", "CommandFailed", "Conflict", "EventsReset", "InternalError", "InvalidArgument",
     "MethodNotAllowed", "NotFound", "PayloadTooLarge", "PermissionDenied", "RateLimited",
     "RequestTimeout", "SandboxFailed", "Unauthenticated", "Unavailable", "Unsupported",
     "ApiKey", "NewApiKey", "Org", "CommandResult", "Endpoint", "FileEntry", "FileList", "FileWritten", "Image", "Network",

@@ -139,3 +139,13 @@ class SandboxFailed(AdaptError):
         super().__init__(message, code="failed_precondition")
         self.sandbox_id = sandbox_id
         self.sandbox_status = status
+
+
+class EventsReset(AdaptError):
+    """The organization's event stream did not keep the `last_event_id` asked for (more than
+    1000 events behind, or from another database): events were missed. List again, then
+    follow again from `last_event_id`, the server's newest event."""
+
+    def __init__(self, message: str, last_event_id: str) -> None:
+        super().__init__(message, code="events_reset")
+        self.last_event_id = last_event_id

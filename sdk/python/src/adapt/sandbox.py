@@ -15,7 +15,7 @@ from . import _model
 from ._sse import parse_events
 from ._transport import new_idempotency_key
 from .commands import Commands, CommandLine
-from .errors import AdaptError, NotFound, RequestTimeout, SandboxFailed
+from .errors import AdaptError, EventsReset, NotFound, RequestTimeout, SandboxFailed
 from .files import Files
 from .models import (Artifact, ArtifactList, CommandResult, Endpoint, ObjectStorageAttachment,
                      SandboxInfo, StatusEvent)
@@ -300,7 +300,9 @@ class Sandboxes:
 
     def events(self, last_event_id: Optional[str] = None, timeout: Optional[float] = None) -> Iterator[StatusEvent]:
         """Status events of every sandbox of the organization, from now on (or after
-        last_event_id). The stream does not end by itself."""
+        last_event_id). The stream does not end by itself. EventsReset when the server no
+        longer keeps last_event_id (events were missed): list again, then follow again from
+        its last_event_id."""
         headers = {"Accept": "text/event-stream"}
         if last_event_id:
             headers["Last-Event-ID"] = last_event_id
@@ -309,6 +311,10 @@ class Sandboxes:
             for ev in parse_events(resp.readline):
                 if ev.event == "status":
                     yield _status_event(ev.data, ev.id)
+                elif ev.event == "reset":
+                    reset = json.loads(ev.data)
+                    raise EventsReset(str(reset.get("reason", "events were missed")),
+                                      str(reset.get("lastEventId", ev.id or "")))
         finally:
             resp.close()
 

@@ -1,0 +1,36 @@
+#include "api/event_resume.h"
+
+#include <gtest/gtest.h>
+
+namespace adapt::api {
+namespace {
+
+TEST(ResumeEvents, AKeptPointResumesRightAfterIt) {
+  EventResume r = ResumeEvents(40, 50, 10);
+  EXPECT_FALSE(r.reset);
+  EXPECT_EQ(r.after, 40);
+  EXPECT_TRUE(r.reason.empty());
+}
+
+TEST(ResumeEvents, TheLimitItselfIsStillReplayed) {
+  EventResume r = ResumeEvents(1, 5000, kEventReplayLimit);
+  EXPECT_FALSE(r.reset);
+  EXPECT_EQ(r.after, 1);
+}
+
+TEST(ResumeEvents, FurtherBehindThanTheLimitResetsToNow) {
+  EventResume r = ResumeEvents(1, 5000, kEventReplayLimit + 1);
+  EXPECT_TRUE(r.reset);
+  EXPECT_EQ(r.after, 5000);
+  EXPECT_NE(r.reason.find("older than what the stream replays"), std::string::npos);
+}
+
+TEST(ResumeEvents, AnIdThisStoreNeverSentResetsToNow) {
+  EventResume r = ResumeEvents(900, 50, 0);
+  EXPECT_TRUE(r.reset);
+  EXPECT_EQ(r.after, 50);
+  EXPECT_NE(r.reason.find("newer than any event"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace adapt::api
