@@ -306,7 +306,7 @@ def test_each_limit_alerts_at_80_and_100_percent_once_per_crossing(metered):
 
     # Back under both re-arms them: the next crossing alerts again.
     for name in ("big", "rest"):
-        assert org.api("DELETE", "/v1/storage/" + name)[0] in (200, 202, 204)
+        assert org.api("DELETE", "/v1/storage/%s?confirm=%s" % (name, name))[0] in (200, 202, 204)
     time.sleep(2.5)
     assert org.api("POST", "/v1/storage", {"name": "again", "sizeMiB": 900})[0] == 201
     wait_until("the second 80% alert", lambda: len(limit_alerts()) == 3)
