@@ -8,6 +8,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr size_t kAlertsShown = 10;
+
 struct LimitField {
   const char* wire;
   std::optional<int64_t> store::PlanRecord::*member;
@@ -180,16 +182,23 @@ json AccountToJson(const core::Account& a) {
           {"balanceNanos", a.balance_nanos},
           {"creditsNanos", a.credits_nanos},
           {"usageNanos", a.usage_nanos},
-          {"alerts", AlertsToJson(a.alerts)}};
+          {"alerts", AlertsToJson(a)}};
 }
 
-json AlertsToJson(const std::vector<store::AccountAlertRecord>& alerts) {
+json AlertsToJson(const core::Account& account) {
   json out = json::array();
-  for (const auto& a : alerts)
-    out.push_back({{"kind", a.kind},
-                   {"creditsNanos", a.credits_nanos},
-                   {"usageNanos", a.usage_nanos},
-                   {"at", FormatRfc3339(a.at)}});
+  for (const auto& a : core::AlertsNewestFirst(account, kAlertsShown)) {
+    json alert = {{"kind", a.kind}, {"at", FormatRfc3339(a.at)}};
+    if (a.balance) {
+      alert["creditsNanos"] = a.balance->credits_nanos;
+      alert["usageNanos"] = a.balance->usage_nanos;
+    } else {
+      alert["limit"] = WireField(a.limit->limit).substr(std::string_view("limits.").size());
+      alert["limitValue"] = a.limit->limit_value;
+      alert["used"] = a.limit->used;
+    }
+    out.push_back(std::move(alert));
+  }
   return out;
 }
 
@@ -203,6 +212,7 @@ json UsageTotalToJson(const store::UsageTotalRecord& u) {
     out["subjectKind"] = u.subject_kind;
     out["subjectId"] = u.subject_id;
     out["jobId"] = u.job_id.empty() ? json(nullptr) : json(u.job_id);
+    out["runId"] = u.run_id.empty() ? json(nullptr) : json(u.run_id);
   }
   return out;
 }

@@ -20,7 +20,9 @@ Result<std::vector<store::PlanRecord>> PlansFileFromJson(const std::string& text
 nlohmann::json AccountToJson(const core::Account& account);
 // Usage entries add their subject, period and quantities.
 nlohmann::json LedgerEntryToJson(const store::LedgerEntryRecord& entry);
-nlohmann::json AlertsToJson(const std::vector<store::AccountAlertRecord>& alerts);
+// The balance and limit alerts, newest first: a limit's in the plan's units (`limitValue`;
+// `used` in MiB for persistentStorageGiB, bytes for objectStorageGiB).
+nlohmann::json AlertsToJson(const core::Account& account);
 nlohmann::json AccountUsageToJson(const core::AccountUsage& usage);
 
 }  // namespace adapt::api

@@ -123,6 +123,8 @@ std::string CsvField(std::string value) {
   return out + "\"";
 }
 
+constexpr int kMaxExportPage = 10000;
+
 // The ledger for an external billing system: one entry per line (JSON lines) or row (CSV),
 // each with its id, which a system like Lago or Stripe Meters deduplicates on.
 HttpResponse LedgerExport(const std::vector<store::LedgerEntryRecord>& entries,
@@ -184,12 +186,29 @@ void AddAccountRoutes(Router& router, core::AccountService& accounts) {
         std::string f = format == req.query.end() ? "json" : format->second;
         if (f != "json" && f != "jsonl" && f != "csv")
           return ErrorResponse(InvalidArgument("format", "format must be json, jsonl or csv"));
-        auto entries = accounts.Ledger(who);
-        if (!entries.ok()) return ErrorResponse(entries.status());
-        if (f != "json") return LedgerExport(*entries, f);
+        // A JSON page holds 1-200 entries (50 unless asked); an export is the whole ledger
+        // unless `limit` (1-10000) asks for a page, whose next cursor is in X-Next-Cursor.
+        bool exporting = f != "json";
+        int most = exporting ? kMaxExportPage : 200;
+        auto limit = QueryInt(req, "limit", exporting ? 0 : 50);
+        if (!limit.ok()) return ErrorResponse(limit.status());
+        if ((!exporting || req.query.count("limit")) && (*limit < 1 || *limit > most))
+          return ErrorResponse(InvalidArgument("limit", "limit must be between 1 and " +
+                                                            std::to_string(most) +
+                                                            (exporting ? " for an export" : "")));
+        auto cursor = req.query.find("cursor");
+        auto page = accounts.Ledger(who, cursor == req.query.end() ? "" : cursor->second, *limit);
+        if (!page.ok()) return ErrorResponse(page.status());
+        if (exporting) {
+          HttpResponse r = LedgerExport(page->items, f);
+          if (page->next_cursor) r.headers.emplace_back("X-Next-Cursor", *page->next_cursor);
+          return r;
+        }
         json items = json::array();
-        for (const auto& e : *entries) items.push_back(LedgerEntryToJson(e));
-        return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+        for (const auto& e : page->items) items.push_back(LedgerEntryToJson(e));
+        return JsonResponse(
+            200, {{"items", items},
+                  {"nextCursor", page->next_cursor ? json(*page->next_cursor) : json(nullptr)}});
       });
   router.Add("GET", "/v1/account/usage",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {

@@ -1,4 +1,5 @@
-// /v1/orgs/{id}/users and /v1/users (admin only): translation to core::Users.
+// /v1/orgs/{id}/users and /v1/users (admin only), DELETE /v1/users/{id} and
+// PUT /v1/users/{id}/password (core::Users says who may): translation to core::Users.
 #include "api/errors.h"
 #include "api/request_parsing.h"
 #include "api/routes.h"
@@ -63,6 +64,23 @@ void AddUserRoutes(Router& router, core::Users& users) {
         for (const auto& u : *list) items.push_back(UserJson(u));
         return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
       });
+  router.Add("DELETE", "/v1/users/{id}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               return NoContentOrError(users.Delete(who, p.at("id")).status());
+             });
+  router.Add("PUT", "/v1/users/{id}/password",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               for (const auto& [key, _] : body->items())
+                 if (key != "password" && key != "currentPassword")
+                   return ErrorResponse(InvalidArgument(key, "unknown field '" + key + "'"));
+               auto password = StringField(*body, "password", true);
+               if (!password.ok()) return ErrorResponse(password.status());
+               auto current = StringField(*body, "currentPassword", false);
+               if (!current.ok()) return ErrorResponse(current.status());
+               return NoContentOrError(users.ChangePassword(who, p.at("id"), *password, *current));
+             });
 }
 
 }  // namespace adapt::api

@@ -101,7 +101,7 @@ void AddAccount(CLI::App& app, Invocation& invocation) {
                    "table, jsonl or csv (the export for a billing system) [table]")
       ->check(CLI::IsMember({"table", "jsonl", "csv"}));
   CLI::App* usage = account->add_subcommand(
-      "usage", "Show usage per sandbox, job and volume (from the start of this month)");
+      "usage", "Show usage per sandbox, job, run and volume (from the start of this month)");
   auto range = std::make_shared<std::pair<std::string, std::string>>();
   usage->add_option("--from", range->first, "UTC time or date, e.g. 2026-12-01 [this month]");
   usage->add_option("--to", range->second, "UTC time or date [now]");
@@ -119,22 +119,24 @@ void AddAccount(CLI::App& app, Invocation& invocation) {
         return Status::Ok();
       }
       std::vector<TableRow> rows;
-      auto add = [&](const json& item, const std::string& what, const std::string& job) {
+      auto text = [](const json& item, const char* key) {
+        return item.value(key, json()).is_string() ? item[key].get<std::string>() : "";
+      };
+      auto add = [&](const json& item, const std::string& what) {
         std::string amount;
         if (item.contains("amountNanos") && item["amountNanos"].is_number_integer())
           amount = FormatNanoAmount(item["amountNanos"].get<int64_t>());
-        rows.push_back({what, job, Cell(item, "cpuMilliseconds"),
-                        Cell(item, "memoryMiBMilliseconds"), Cell(item, "storageMiBMilliseconds"),
-                        amount});
+        rows.push_back({what, text(item, "jobId"), text(item, "runId"),
+                        Cell(item, "cpuMilliseconds"), Cell(item, "memoryMiBMilliseconds"),
+                        Cell(item, "storageMiBMilliseconds"), amount});
       };
       for (const json& item : u.value("items", json::array()))
-        add(item, Cell(item, "subjectKind") + " " + Cell(item, "subjectId"),
-            item.value("jobId", json()).is_string() ? item["jobId"].get<std::string>() : "");
-      add(u.value("total", json::object()), "total", "");
+        add(item, Cell(item, "subjectKind") + " " + Cell(item, "subjectId"));
+      add(u.value("total", json::object()), "total");
       console.out << "from " << Cell(u, "from") << " to " << Cell(u, "to") << "\n"
-                  << FormatTable(
-                         {"SUBJECT", "JOB", "CPU_MS", "MEMORY_MIB_MS", "STORAGE_MIB_MS", "AMOUNT"},
-                         rows);
+                  << FormatTable({"SUBJECT", "JOB", "RUN", "CPU_MS", "MEMORY_MIB_MS",
+                                  "STORAGE_MIB_MS", "AMOUNT"},
+                                 rows);
       return Status::Ok();
     };
   });
@@ -146,7 +148,19 @@ void AddAccount(CLI::App& app, Invocation& invocation) {
         console.out << r.body;
         return Status::Ok();
       }
-      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get("/v1/account/ledger")));
+      // Every page, oldest first, as one list.
+      json page = {{"items", json::array()}, {"nextCursor", nullptr}};
+      std::string cursor;
+      do {
+        ASSIGN_OR_RETURN(
+            json next,
+            JsonOrError(client.Get("/v1/account/ledger" +
+                                   QueryString({{"limit", "200"}, {"cursor", cursor}}))));
+        for (json& e : next.value("items", json::array())) page["items"].push_back(std::move(e));
+        cursor = next.value("nextCursor", json()).is_string()
+                     ? next["nextCursor"].get<std::string>()
+                     : "";
+      } while (!cursor.empty());
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();

@@ -1,4 +1,5 @@
-// adapt user add|ls: the people who sign in to organizations on the OAuth page (admin key).
+// adapt user add|ls|rm|passwd: the people who sign in to organizations on the OAuth page
+// (admin key; rm also with the organization's own key).
 #include <memory>
 #include <ostream>
 
@@ -72,6 +73,40 @@ void AddList(CLI::App& group, Invocation& invocation) {
   });
 }
 
+void AddRemove(CLI::App& group, Invocation& invocation) {
+  auto user_id = std::make_shared<std::string>();
+  CLI::App* rm = group.add_subcommand(
+      "rm", "Delete a user and end its sign-ins (never an organization's last user)");
+  rm->add_option("USER", *user_id, "user id (usr_...)")->required();
+  rm->callback([user_id, &invocation] {
+    invocation.run = [user_id](const ApiClient& client, const Console& console) {
+      RETURN_IF_ERROR(
+          JsonOrError(client.Delete("/v1/users/" + EscapeUrlComponent(*user_id))).status());
+      console.out << "deleted user " << *user_id << "\n";
+      return Status::Ok();
+    };
+  });
+}
+
+void AddPassword(CLI::App& group, Invocation& invocation) {
+  auto user_id = std::make_shared<std::string>();
+  CLI::App* passwd = group.add_subcommand(
+      "passwd", "Set a user's password, read from stdin, and end its sign-ins (admin key)");
+  passwd->add_option("USER", *user_id, "user id (usr_...)")->required();
+  passwd->callback([user_id, &invocation] {
+    invocation.run = [user_id](const ApiClient& client, const Console& console) {
+      std::string password;
+      std::getline(console.in, password);
+      if (!password.empty() && password.back() == '\r') password.pop_back();
+      if (password.empty()) return InvalidArgument("password", "read no password from stdin");
+      const std::string path = "/v1/users/" + EscapeUrlComponent(*user_id) + "/password";
+      RETURN_IF_ERROR(JsonOrError(client.Put(path, {{"password", password}})).status());
+      console.out << "changed the password of " << *user_id << "\n";
+      return Status::Ok();
+    };
+  });
+}
+
 }  // namespace
 
 void AddUserCommands(CLI::App& app, Invocation& invocation) {
@@ -80,6 +115,8 @@ void AddUserCommands(CLI::App& app, Invocation& invocation) {
   group->require_subcommand(1);
   AddAdd(*group, invocation);
   AddList(*group, invocation);
+  AddRemove(*group, invocation);
+  AddPassword(*group, invocation);
 }
 
 }  // namespace adapt::cli

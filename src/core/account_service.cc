@@ -5,6 +5,7 @@
 #include "base/ids.h"
 #include "base/nano_amount.h"
 #include "base/time.h"
+#include "core/list_cursor.h"
 #include "core/usage_arithmetic.h"
 #include "storage/volume_request.h"
 #include "storage/volume_service.h"
@@ -67,6 +68,28 @@ Status RunTimeRefusal(int64_t max_run_seconds, const std::string& ttl_field) {
                 ttl_field);
 }
 
+Status GpuLimitRefusal(const store::PlanRecord& plan, int64_t in_use, int64_t adding,
+                       const std::string& field) {
+  if (!plan.gpus || in_use + adding <= *plan.gpus) return Status::Ok();
+  return Status(Code::kResourceExhausted,
+                "the plan allows " + std::to_string(*plan.gpus) +
+                    " GPUs (limit gpus = " + std::to_string(*plan.gpus) + "); " +
+                    std::to_string(in_use) + " are in use and this sandbox needs " +
+                    std::to_string(adding) + "; ask the operator for a larger plan",
+                field);
+}
+
+std::vector<AccountAlertView> AlertsNewestFirst(const Account& account, size_t most) {
+  std::vector<AccountAlertView> out;
+  for (const auto& a : account.alerts) out.push_back({a.kind, a.at, &a, nullptr});
+  for (const auto& a : account.limit_alerts)
+    out.push_back({"limit_" + std::to_string(a.percent), a.at, nullptr, &a});
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& x, const auto& y) { return x.at > y.at; });
+  if (out.size() > most) out.resize(most);
+  return out;
+}
+
 AccountService::AccountService(store::Store& store, AccountOptions options)
     : store_(store), options_(std::move(options)) {}
 
@@ -124,6 +147,7 @@ Status AccountService::FillBalance(Account& a) {
   a.usage_nanos = totals.usage_nanos;
   a.balance_nanos = totals.credits_nanos - totals.usage_nanos;
   ASSIGN_OR_RETURN(a.alerts, store_.ListAccountAlerts(a.org_id, kAlertsShown));
+  ASSIGN_OR_RETURN(a.limit_alerts, store_.ListLimitAlerts(a.org_id, kAlertsShown));
   return Status::Ok();
 }
 
@@ -157,8 +181,18 @@ Result<Account> AccountService::Register(const Principal& who) {
   return ViewOf(org, account);
 }
 
-Result<std::vector<store::LedgerEntryRecord>> AccountService::Ledger(const Principal& who) {
-  return store_.ListLedger(who.org_id);
+Result<LedgerPage> AccountService::Ledger(const Principal& who, const std::string& cursor,
+                                          int64_t limit) {
+  if (limit < 0) return InvalidArgument("limit", "limit must be 1 or more");
+  ASSIGN_OR_RETURN(std::optional<int64_t> after, ParseListCursor(cursor));
+  LedgerPage page;
+  // One more than asked for says whether there is a next page.
+  ASSIGN_OR_RETURN(page.items, store_.ListLedger(who.org_id, after, limit ? limit + 1 : 0));
+  if (limit && static_cast<int64_t>(page.items.size()) > limit) {
+    page.items.pop_back();
+    page.next_cursor = NextListCursor(page.items.back().seq);
+  }
+  return page;
 }
 
 Result<AccountUsage> AccountService::Usage(const Principal& who, int64_t from, int64_t to) {

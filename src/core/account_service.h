@@ -43,6 +43,18 @@ struct Account {
   int64_t usage_nanos = 0;    // what metering has charged, all time
   // The latest few balance alerts, newest first.
   std::vector<store::AccountAlertRecord> alerts;
+  // The latest few plan limit alerts (80% / 100% of a limit, once per crossing), newest first.
+  std::vector<store::LimitAlertRecord> limit_alerts;
+};
+
+// One alert of an Account, a balance's or a limit's (exactly one of the two is set; both point
+// into the Account, which must outlive the view). `kind`: "balance_80", "balance_100",
+// "limit_80" or "limit_100" (the limit's name is in `limit`).
+struct AccountAlertView {
+  std::string kind;
+  int64_t at = 0;
+  const store::AccountAlertRecord* balance = nullptr;
+  const store::LimitAlertRecord* limit = nullptr;
 };
 
 // GET /v1/account/usage: the usage entries whose period starts in [from, to), per sandbox
@@ -52,6 +64,11 @@ struct AccountUsage {
   int64_t to = 0;
   std::vector<store::UsageTotalRecord> items;
   store::UsageTotalRecord total;  // every item summed (no subject)
+};
+
+struct LedgerPage {
+  std::vector<store::LedgerEntryRecord> items;
+  std::optional<std::string> next_cursor;  // unset on the last page
 };
 
 struct AddCredit {
@@ -94,8 +111,9 @@ class AccountService {
   // register_user: accepts the terms, makes the billing account on the default plan and the
   // `default` storage, marks the organization registered. Idempotent: the same account again.
   Result<Account> Register(const Principal& who);
-  // The caller's ledger (credits and usage), oldest first.
-  Result<std::vector<store::LedgerEntryRecord>> Ledger(const Principal& who);
+  // A page of the caller's ledger (credits and usage), oldest first, after `cursor` (a
+  // list cursor this server issued; empty: the start). `limit` 0 reads to the end.
+  Result<LedgerPage> Ledger(const Principal& who, const std::string& cursor, int64_t limit);
   // The caller's usage in [from, to) (millis); InvalidArgument when `to` is not after `from`.
   Result<AccountUsage> Usage(const Principal& who, int64_t from, int64_t to);
   // kPaymentRequired when `plan` has prices and the organization's balance is 0 or less:
@@ -128,9 +146,17 @@ class AccountService {
   storage::VolumeService* volumes_ = nullptr;
 };
 
+// The account's balance and limit alerts together, newest first, at most `most`.
+std::vector<AccountAlertView> AlertsNewestFirst(const Account& account, size_t most);
+
 // Checks a plan's id, name and values (limits and prices not negative); field names as the
 // store's (`cpu`, `memory_mib`, ...).
 Status ValidatePlan(const store::PlanRecord& plan);
+
+// OK when `adding` more GPUs beside `in_use` fit the plan's gpus limit (none: no limit), else
+// kResourceExhausted naming the limit, its value and what to do, about `field`.
+Status GpuLimitRefusal(const store::PlanRecord& plan, int64_t in_use, int64_t adding,
+                       const std::string& field);
 
 // The refusal for a sandbox asking to run longer than the plan allows (or for ever).
 Status RunTimeRefusal(int64_t max_run_seconds, const std::string& ttl_field);

@@ -116,7 +116,11 @@ Result<JobSubmission> JobService::Submit(const Principal& who, const SubmitJob& 
     job.fingerprint = idempotency->fingerprint;
   }
   job.created_at = job.updated_at = NowMillis();
-  ASSIGN_OR_RETURN(store::JobSubmitOutcome out, store_.CreateJob(job));
+  std::optional<int64_t> max_queued;
+  if (queued_limit_) {
+    ASSIGN_OR_RETURN(max_queued, queued_limit_(who.org_id));
+  }
+  ASSIGN_OR_RETURN(store::JobSubmitOutcome out, store_.CreateJob(job, max_queued));
   if (!out.replayed) Pump();
   // Read again: the queue may have started it already.
   auto now = store_.GetJob(who.org_id, out.job.id);

@@ -60,6 +60,10 @@ class JobService {
 
   // Set before serving.
   void set_run_admission(RunAdmission admission) { admission_ = std::move(admission); }
+  // The organization's queued_jobs limit (its plan's); none when unset. Set before serving.
+  void set_queued_limit(std::function<Result<std::optional<int64_t>>(const std::string&)> f) {
+    queued_limit_ = std::move(f);
+  }
   // Where cancel_automation_run goes for a run of an automation (AutomationService::CancelRun).
   void set_automation_cancel(std::function<bool(const std::string& run_id)> cancel) {
     automation_cancel_ = std::move(cancel);
@@ -108,6 +112,7 @@ class JobService {
   std::string default_image_;
   int concurrency_per_org_;
   RunAdmission admission_;
+  std::function<Result<std::optional<int64_t>>(const std::string&)> queued_limit_;
   std::function<bool(const std::string&)> automation_cancel_;
   std::mutex mu_;
   bool pumping_ = false;                                 // guarded by mu_

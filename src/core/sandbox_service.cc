@@ -41,6 +41,15 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
   if (idempotency &&
       (idempotency->key.empty() || idempotency->key.size() > limits::kMaxIdempotencyKeyBytes))
     return InvalidArgument("Idempotency-Key", "Idempotency-Key must be 1 to 255 characters");
+  if (create.gpu) {
+    // What is wrong with the request first, then the plan's gpus limit, then this host's
+    // lack of GPUs (ValidateCreateSandbox below): the plan is shown and enforced honestly
+    // even though no GPU sandbox can run here.
+    CreateSandbox without_gpu = create;
+    without_gpu.gpu = false;
+    RETURN_IF_ERROR(ValidateCreateSandbox(without_gpu, default_image_, names).status());
+    RETURN_IF_ERROR(CheckGpuLimit(who, names));
+  }
   ASSIGN_OR_RETURN(NewSandbox req, ValidateCreateSandbox(create, default_image_, names));
   SandboxConfig& config = req.config;
   std::optional<store::PlanRecord> plan;
@@ -202,6 +211,15 @@ Result<bool> SandboxService::Restart(const std::string& org_id, const std::strin
   RETURN_IF_ERROR(lifecycle_.BeginStart(org_id, id).status());
   boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
   return true;
+}
+
+Status SandboxService::CheckGpuLimit(const Principal& who, const FieldNames& names) {
+  if (!accounts_) return Status::Ok();
+  ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_->PlanOf(who.org_id));
+  RETURN_IF_ERROR(accounts_->RequireBalance(who.org_id, plan));
+  // No sandbox here ever holds a GPU, so none are in use and one more fits unless the
+  // limit is 0.
+  return GpuLimitRefusal(plan, 0, 1, names("gpu"));
 }
 
 Result<store::SandboxLimits> SandboxService::LimitsOf(const std::string& org_id,

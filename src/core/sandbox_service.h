@@ -54,6 +54,11 @@ class SandboxService {
                  const ImageCatalog& images, boost::asio::thread_pool& workers,
                  std::string default_image);
 
+  // The plan's gpus limit for one more GPU sandbox (and the balance, as a create checks it):
+  // kResourceExhausted naming `gpus` when it does not fit. create_gpu_sandbox asks this
+  // before it says this host has no GPUs.
+  Status CheckGpuLimit(const Principal& who, const FieldNames& names = {});
+
   // Validates `req` (errors name fields as `names` says), records the sandbox and starts
   // provisioning it in the background.
   Result<Sandbox> Create(const Principal& who, const CreateSandbox& req,

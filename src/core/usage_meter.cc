@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "base/nano_amount.h"
 #include "base/time.h"
+#include "core/limit_alerts.h"
 #include "core/usage_arithmetic.h"
 
 namespace adapt::core {
@@ -72,6 +73,9 @@ Status UsageMeter::MeterOnce(int64_t now) {
   for (const auto& v : volumes)
     Keep(first, MeterVolume(v, now, touched).WithContext("volume " + v.id));
   for (const auto& org : touched) Keep(first, Settle(org, now, running[org]));
+  ASSIGN_OR_RETURN(std::vector<store::OrgRecord> orgs, store_.ListOrgs());
+  for (const auto& org : orgs)
+    Keep(first, WatchLimits(org.id, now).WithContext("limits of organization " + org.id));
   if (first.ok()) RETURN_IF_ERROR(store_.SetMeterThrough(now));
   return first;
 }
@@ -124,6 +128,18 @@ Status UsageMeter::MeterVolume(const store::VolumeRecord& volume, int64_t now,
   e.created_at = now;
   RETURN_IF_ERROR(store_.AppendLedgerEntry(e).status());
   touched.insert(volume.org_id);
+  return Status::Ok();
+}
+
+Status UsageMeter::WatchLimits(const std::string& org_id, int64_t now) {
+  ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_.PlanOf(org_id));
+  ASSIGN_OR_RETURN(store::OrgUsageRecord usage, store_.GetOrgUsage(org_id));
+  auto observed = LimitObservations(plan, accounts_.SandboxLimitsOf(plan), usage, now);
+  if (observed.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(auto recorded, store_.ObserveLimits(org_id, observed));
+  for (const auto& a : recorded)
+    spdlog::info("organization {} has reached {}% of its {} limit ({} of {})", org_id, a.percent,
+                 a.limit, a.used, a.limit_value);
   return Status::Ok();
 }
 

@@ -8,7 +8,8 @@
 //  - each volume gets an entry once `storage_interval` has passed since its last;
 //  - each organization touched whose plan has prices: an alert at 80% and at 100% of its
 //    credits used (once per credits total), and at a balance of 0 or less its running
-//    sandboxes are stopped through `stop` (a durable one hibernates with its checkpoint).
+//    sandboxes are stopped through `stop` (a durable one hibernates with its checkpoint);
+//  - every organization: an alert at 80% and at 100% of each plan limit, once per crossing.
 // One background thread; Stop (or the destructor) joins it.
 #pragma once
 
@@ -53,6 +54,9 @@ class UsageMeter {
                       std::set<std::string>& touched);
   Status MeterVolume(const store::VolumeRecord& volume, int64_t now,
                      std::set<std::string>& touched);
+  // Observes the organization's usage against each limit of its plan: an alert at 80% and at
+  // 100% of each, once per crossing (core/limit_alerts.h).
+  Status WatchLimits(const std::string& org_id, int64_t now);
   Status Settle(const std::string& org_id, int64_t now,
                 const std::vector<store::SandboxRecord>& running);
   void Loop();

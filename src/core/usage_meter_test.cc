@@ -201,5 +201,30 @@ TEST_F(UsageMeterTest, UsageBetweenSumsPerSubject) {
   EXPECT_FALSE(accounts_.Usage(Principal{"org_a", "key", false}, kT0, kT0).ok());
 }
 
+TEST_F(UsageMeterTest, EachPlanLimitAlertsAt80And100PercentOncePerCrossing) {
+  store::PlanRecord small = AccountService::BuiltInDefaultPlan(50);
+  small.id = "small";
+  small.cpu = 5;
+  ASSERT_TRUE(store_.PutPlan(small).ok());
+  ASSERT_TRUE(store_.EnsureBillingAccount({"org_a", "small", "1", kT0}).ok());
+  Run("sbx_a", kT0);  // 2 of 5 cpus
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 1000).ok());
+  EXPECT_TRUE(store_.ListLimitAlerts("org_a", 10)->empty());
+  Run("sbx_b", kT0 + 1000);  // 4 of 5: 80%
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 2000).ok());
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 3000).ok());
+  auto alerts = *store_.ListLimitAlerts("org_a", 10);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].limit, "cpu");
+  EXPECT_EQ(alerts[0].percent, 80);
+  EXPECT_EQ(alerts[0].used, 4);
+  EXPECT_EQ(alerts[0].limit_value, 5);
+  SetStatus("sbx_b", "hibernated", kT0 + 3500);  // 2 of 5: re-armed
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 4000).ok());
+  SetStatus("sbx_b", "running", kT0 + 4500);
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 5000).ok());
+  EXPECT_EQ(store_.ListLimitAlerts("org_a", 10)->size(), 2u);
+}
+
 }  // namespace
 }  // namespace adapt::core

@@ -111,6 +111,34 @@ Result<std::vector<store::UserRecord>> Users::List(const Principal& who,
   return store_.ListUsers(org_id);
 }
 
+Result<store::UserRecord> Users::Delete(const Principal& who, const std::string& id) {
+  ASSIGN_OR_RETURN(store::UserRecord user, store_.GetUser(id));
+  if (!who.is_admin && user.org_id != who.org_id) return NotFound("user '" + id + "' not found");
+  return store_.DeleteUser(id);
+}
+
+Status Users::ChangePassword(const Principal& who, const std::string& id,
+                             const std::string& password, const std::string& current_password) {
+  ASSIGN_OR_RETURN(store::UserRecord user, store_.GetUser(id));
+  if (!who.is_admin && user.org_id != who.org_id) return NotFound("user '" + id + "' not found");
+  if (!who.is_admin && who.key_id != id)
+    return Status(Code::kPermissionDenied,
+                  "only the user itself or the admin key may change a user's password");
+  RETURN_IF_ERROR(CheckPassword(password));
+  if (!who.is_admin) {
+    if (current_password.empty())
+      return InvalidArgument("currentPassword",
+                             "currentPassword is required to change your own password");
+    HashSlot slot(hashing_);
+    if (!slot.held()) return Busy();
+    if (!VerifyPassword(current_password, user.password_hash))
+      return Status(Code::kPermissionDenied, "currentPassword is not this user's password",
+                    "currentPassword");
+  }
+  ASSIGN_OR_RETURN(std::string hash, Hash(password));
+  return store_.SetUserPassword(id, hash);
+}
+
 Result<Principal> Users::SignIn(const std::string& email, const std::string& password) {
   HashSlot slot(hashing_);
   if (!slot.held()) return Busy();

@@ -41,6 +41,17 @@ class Users {
   // Admin only; every organization's users when `org_id` is empty.
   Result<std::vector<store::UserRecord>> List(const Principal& who, const std::string& org_id);
 
+  // Deletes a user and ends what it signed in with (its OAuth grants; dashboard sessions
+  // read the user again). The admin key may delete any user, a caller of the user's own
+  // organization (every user of an organization is an owner of it) its organization's; another
+  // organization's id is NotFound. Conflict for the organization's last user.
+  Result<store::UserRecord> Delete(const Principal& who, const std::string& id);
+  // Sets a user's password and ends its OAuth grants. The admin key needs no
+  // `current_password`; the user itself must give it (PermissionDenied when wrong); another
+  // caller of its organization is PermissionDenied, another organization's NotFound.
+  Status ChangePassword(const Principal& who, const std::string& id, const std::string& password,
+                        const std::string& current_password);
+
   // The Principal of the user with this email and password. An unknown email and a wrong
   // password answer the same Unauthenticated sentence after the same work (a hash is checked
   // either way), so the answer does not tell which emails have accounts.

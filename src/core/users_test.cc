@@ -88,5 +88,41 @@ TEST_F(UsersTest, SignUpMakesAnUnregisteredOrganizationWithItsFirstUser) {
   EXPECT_EQ(store_.ListOrgs()->size(), 3u);  // the fixture's two and the sign-up
 }
 
+TEST_F(UsersTest, AUserIsDeletedByTheAdminOrItsOwnOrganizationButNeverTheLastOne) {
+  auto ada = users_.Add(kAdmin, "org_acme", "ada@example.com", "");
+  auto bob = users_.Add(kAdmin, "org_acme", "bob@example.com", "");
+  ASSERT_TRUE(ada.ok() && bob.ok());
+  Principal other{"org_other", "key_2", false};
+  EXPECT_EQ(users_.Delete(other, ada->record.id).status().code(), Code::kNotFound);
+  Principal bob_signed_in{"org_acme", bob->record.id, false};
+  ASSERT_TRUE(users_.Delete(bob_signed_in, ada->record.id).ok());
+  EXPECT_EQ(users_.SignIn("ada@example.com", ada->password).status().code(),
+            Code::kUnauthenticated);
+  EXPECT_EQ(users_.Delete(kAdmin, bob->record.id).status().code(), Code::kConflict);
+  EXPECT_EQ(users_.Delete(kAdmin, "usr_missing").status().code(), Code::kNotFound);
+}
+
+TEST_F(UsersTest, APasswordIsChangedByTheAdminOrByTheUserWithItsCurrentOne) {
+  auto ada = users_.Add(kAdmin, "org_acme", "ada@example.com", "");
+  auto bob = users_.Add(kAdmin, "org_acme", "bob@example.com", "");
+  ASSERT_TRUE(ada.ok() && bob.ok());
+  const std::string id = ada->record.id;
+  Principal self{"org_acme", id, false};
+  Principal colleague{"org_acme", bob->record.id, false};
+  Principal other{"org_other", "key_2", false};
+  EXPECT_EQ(users_.ChangePassword(other, id, "new-password-1", "").code(), Code::kNotFound);
+  EXPECT_EQ(users_.ChangePassword(colleague, id, "new-password-1", ada->password).code(),
+            Code::kPermissionDenied);
+  EXPECT_EQ(users_.ChangePassword(self, id, "new-password-1", "").field(), "currentPassword");
+  EXPECT_EQ(users_.ChangePassword(self, id, "new-password-1", "wrong-password").code(),
+            Code::kPermissionDenied);
+  EXPECT_EQ(users_.ChangePassword(self, id, "short", ada->password).field(), "password");
+  ASSERT_TRUE(users_.ChangePassword(self, id, "new-password-1", ada->password).ok());
+  EXPECT_FALSE(users_.SignIn("ada@example.com", ada->password).ok());
+  EXPECT_TRUE(users_.SignIn("ada@example.com", "new-password-1").ok());
+  ASSERT_TRUE(users_.ChangePassword(kAdmin, id, "new-password-2", "").ok());
+  EXPECT_TRUE(users_.SignIn("ada@example.com", "new-password-2").ok());
+}
+
 }  // namespace
 }  // namespace adapt::core

@@ -60,6 +60,10 @@ Status Daemon::StartServices() {
     auto plan = accounts_->PlanOf(org_id);
     return plan.ok() ? plan->automations : std::nullopt;
   });
+  jobs_->set_queued_limit([this](const std::string& org_id) -> Result<std::optional<int64_t>> {
+    ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_->PlanOf(org_id));
+    return plan.queued_jobs;
+  });
   jobs_->set_automation_cancel(
       [this](const std::string& run_id) { return automations_->CancelRun(run_id); });
   // A deleted target pauses its automations (they never run against nothing).

@@ -23,10 +23,12 @@ Result<OpenedSession> DashboardSessions::SignInWithKey(const std::string& key) {
 Result<OpenedSession> DashboardSessions::SignInWithPassword(const std::string& email,
                                                             const std::string& password) {
   ASSIGN_OR_RETURN(auto who, users_.SignIn(email, password));
-  return Open(who, "");
+  ASSIGN_OR_RETURN(store::UserRecord user, store_.GetUser(who.key_id));
+  return Open(who, "", user.password_hash);
 }
 
-Result<OpenedSession> DashboardSessions::Open(core::Principal who, std::string key_hash) {
+Result<OpenedSession> DashboardSessions::Open(core::Principal who, std::string key_hash,
+                                              std::string password_hash) {
   who.is_admin = false;
   int64_t now = now_();
   OpenedSession opened{RandomToken(32), now + kLifetimeMillis, who};
@@ -37,7 +39,8 @@ Result<OpenedSession> DashboardSessions::Open(core::Principal who, std::string k
       return Status(Code::kResourceExhausted,
                     "too many dashboard sessions are open: try again later");
   }
-  sessions_[Sha256Hex(opened.token)] = {who, std::move(key_hash), opened.expires_at};
+  sessions_[Sha256Hex(opened.token)] = {who, std::move(key_hash), std::move(password_hash),
+                                        opened.expires_at};
   return opened;
 }
 
@@ -59,6 +62,14 @@ Result<core::Principal> DashboardSessions::Find(const std::string& token) {
     auto key = store_.FindApiKey(session.key_hash);
     if (!key.ok()) {
       if (key.status().code() != Code::kNotFound) return key.status();
+      SignOut(token);
+      return SignedOut();
+    }
+  } else {
+    // A deleted user, or one whose password changed, is signed out of every session.
+    auto user = store_.GetUser(session.who.key_id);
+    if (!user.ok() && user.status().code() != Code::kNotFound) return user.status();
+    if (!user.ok() || user->password_hash != session.password_hash) {
       SignOut(token);
       return SignedOut();
     }

@@ -47,10 +47,12 @@ class DashboardSessions {
  private:
   struct Session {
     core::Principal who;
-    std::string key_hash;  // set for a session opened with an API key
+    std::string key_hash;       // set for a session opened with an API key
+    std::string password_hash;  // the user's at sign-in, for one opened with a password
     int64_t expires_at = 0;
   };
-  Result<OpenedSession> Open(core::Principal who, std::string key_hash);
+  Result<OpenedSession> Open(core::Principal who, std::string key_hash,
+                             std::string password_hash = "");
 
   store::Store& store_;
   core::Auth& auth_;

@@ -16,11 +16,18 @@ json GiB(const std::optional<int64_t>& mib) {
   return mib ? json(static_cast<double>(*mib) / 1024.0) : json(nullptr);
 }
 
-// The 80% / 100% of credits used alerts, newest first.
+// The 80% / 100% of credits used and of each limit alerts, newest first.
 json Alerts(const core::Account& a) {
   json out = json::array();
-  for (const auto& alert : a.alerts)
-    out.push_back({{"kind", alert.kind}, {"at", FormatRfc3339(alert.at)}});
+  for (const auto& alert : core::AlertsNewestFirst(a, 10)) {
+    json one = {{"kind", alert.kind}, {"at", FormatRfc3339(alert.at)}};
+    if (alert.limit) {
+      one["limit"] = alert.limit->limit;
+      one["limit_value"] = alert.limit->limit_value;
+      one["used"] = alert.limit->used;
+    }
+    out.push_back(std::move(one));
+  }
   return out;
 }
 
@@ -92,7 +99,9 @@ json AccountSchema() {
              {{"type", "integer"}, {"description", "metered usage charged, in nano-units"}}},
             {"alerts",
              {{"type", "array"},
-              {"description", "balance_80 / balance_100: 80% / 100% of the credits used"},
+              {"description",
+               "balance_80 / balance_100: 80% / 100% of the credits used; limit_80 / "
+               "limit_100: of the plan limit named in `limit`"},
               {"items", {{"type", "object"}}}}}}},
           {"required", json::array({"account_id", "registered", "plan", "limits", "usage",
                                     "balance", "balance_nanos"})}};

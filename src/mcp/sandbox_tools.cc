@@ -162,7 +162,11 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
                 "save, or restart after capacity loss. Lower-cost interruptible capacity is "
                 "preferred with standard-capacity fallback.",
                 CreateInputSchema(true), SandboxSchema(),
-                ToolAnnotations{false, true, false, false}, [](ToolContext&, const json&) {
+                ToolAnnotations{false, true, false, false},
+                [&sandboxes](ToolContext& ctx, const json&) {
+                  // The plan's gpus limit is enforced even though this host has none.
+                  Status allowed = sandboxes.CheckGpuLimit(ctx.who, McpSandboxFields());
+                  if (!allowed.ok()) return ToolResult::Fail(FailureSentence(allowed));
                   return ToolResult::Fail(
                       "This node has no GPUs (list_gpu_types is empty); create a CPU sandbox "
                       "with create_sandbox instead.");

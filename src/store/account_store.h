@@ -45,6 +45,7 @@ struct BillingAccountRecord {
 // One ledger line. Append-only: an entry is never changed or removed. `id` makes appends
 // idempotent (a retry with the same id is answered with the first entry).
 struct LedgerEntryRecord {
+  int64_t seq = 0;  // append order, set by the store when listed: cursors use it
   std::string id;
   std::string org_id;
   std::string kind;          // "credit" or "usage"
@@ -72,6 +73,8 @@ struct OrgUsageRecord {
   int64_t persistent_storage_mib = 0;  // sum of volume sizes
   int64_t object_storage_bytes = 0;
   int64_t endpoints = 0;
+  int64_t queued_jobs = 0;
+  int64_t automations = 0;
 };
 
 class AccountStore {
@@ -101,8 +104,11 @@ class AccountStore {
   // Appends the entry; an entry with the same id already there is returned instead (replayed,
   // Conflict when it differs in organization, kind or amount). NotFound for an unknown org.
   virtual Result<LedgerEntryRecord> AppendLedgerEntry(const LedgerEntryRecord& entry) = 0;
-  // Oldest first.
-  virtual Result<std::vector<LedgerEntryRecord>> ListLedger(const std::string& org_id) = 0;
+  // Oldest first: the entries appended after `after_seq` (every one when unset), at most
+  // `limit` of them (0: no limit).
+  virtual Result<std::vector<LedgerEntryRecord>> ListLedger(
+      const std::string& org_id, std::optional<int64_t> after_seq = std::nullopt,
+      int64_t limit = 0) = 0;
   // Credits not expired at `now` minus usage, in nano-units.
   virtual Result<int64_t> Balance(const std::string& org_id, int64_t now) = 0;
 

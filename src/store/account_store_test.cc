@@ -119,6 +119,31 @@ TEST_P(StoreTest, LedgerAppendsAreIdempotentAndTheBalanceDropsExpiredCredits) {
   EXPECT_EQ(store_->AppendLedgerEntry(other).status().code(), Code::kNotFound);
 }
 
+TEST_P(StoreTest, TheLedgerIsReadInPagesAfterASequenceNumberPerOrganization) {
+  for (int i = 1; i <= 5; ++i) {
+    const std::string id = "led_p" + std::to_string(i);
+    ASSERT_TRUE(
+        store_->AppendLedgerEntry(Entry(id, org_.id, "credit", i, "top-up", std::nullopt, i)).ok());
+    if (i == 2) {
+      ASSERT_TRUE(store_
+                      ->AppendLedgerEntry(
+                          Entry("led_other", other_org_.id, "credit", 9, "x", std::nullopt, i))
+                      .ok());
+    }
+  }
+  auto first = *store_->ListLedger(org_.id, std::nullopt, 2);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].id, "led_p1");
+  EXPECT_LT(first[0].seq, first[1].seq);
+  auto second = *store_->ListLedger(org_.id, first.back().seq, 2);
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_EQ(second[0].id, "led_p3");  // the other organization's entry between is not here
+  auto rest = *store_->ListLedger(org_.id, second.back().seq, 0);
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].id, "led_p5");
+  EXPECT_TRUE(store_->ListLedger(org_.id, rest.back().seq, 2)->empty());
+}
+
 LedgerEntryRecord UsageEntry(const std::string& org_id, const std::string& subject, int64_t from,
                              int64_t to, int64_t nanos) {
   LedgerEntryRecord e = Entry("use_" + subject + "_" + std::to_string(from), org_id, "usage", nanos,
@@ -157,6 +182,26 @@ TEST_P(StoreTest, UsageEntriesKeepTheirPeriodAndSumPerSubject) {
   EXPECT_EQ(sums[1].subject_id, "sbx_b");
   EXPECT_EQ(store_->UsageBetween(org_.id, 31001, 40000)->size(), 0u);
   EXPECT_TRUE(store_->UsageBetween(other_org_.id, 0, 1'000'000)->empty());
+  // A job run's sandbox is that run's; an automation run's target sandbox is no one run's.
+  RunRecord job_run;
+  job_run.id = "run_job";
+  job_run.org_id = org_.id;
+  job_run.job_id = "job_1";
+  job_run.trigger = "manual";
+  job_run.status = "succeeded";
+  job_run.sandbox_id = "sbx_a";
+  ASSERT_TRUE(store_->PutRun(job_run).ok());
+  RunRecord scheduled = job_run;
+  scheduled.id = "run_auto";
+  scheduled.job_id = "";
+  scheduled.automation_id = "aut_1";
+  scheduled.trigger = "schedule";
+  scheduled.sandbox_id = "sbx_b";
+  ASSERT_TRUE(store_->PutRun(scheduled).ok());
+  sums = *store_->UsageBetween(org_.id, 0, 40000);
+  EXPECT_EQ(sums[0].job_id, "job_1");
+  EXPECT_EQ(sums[0].run_id, "run_job");
+  EXPECT_EQ(sums[1].run_id, "");
   ASSERT_TRUE(store_->SetMeterThrough(61000).ok());
   EXPECT_EQ(*store_->MeterThrough(), 61000);
 }
@@ -173,6 +218,35 @@ TEST_P(StoreTest, AccountAlertsAreRecordedOncePerCreditsTotal) {
   EXPECT_EQ(listed[0].credits_nanos, 2000);  // newest first
   EXPECT_EQ(store_->ListAccountAlerts(org_.id, 1)->size(), 1u);
   EXPECT_TRUE(store_->ListAccountAlerts(other_org_.id, 10)->empty());
+}
+
+TEST_P(StoreTest, LimitAlertsAreRecordedOncePerCrossing) {
+  auto observe = [&](int64_t used, int64_t at) {
+    std::vector<LimitAlertRecord> now = {{0, "", "cpu", 80, 10, used, at},
+                                         {0, "", "cpu", 100, 10, used, at}};
+    return *store_->ObserveLimits(org_.id, now);
+  };
+  EXPECT_TRUE(observe(7, 1).empty());
+  auto crossed = observe(8, 2);
+  ASSERT_EQ(crossed.size(), 1u);
+  EXPECT_EQ(crossed[0].percent, 80);
+  EXPECT_EQ(crossed[0].used, 8);
+  EXPECT_TRUE(observe(9, 3).empty());    // still over 80%: the same crossing
+  ASSERT_EQ(observe(10, 4).size(), 1u);  // 100%
+  EXPECT_TRUE(observe(10, 5).empty());
+  Reopen();  // where each stands is kept
+  EXPECT_TRUE(observe(10, 6).empty());
+  EXPECT_TRUE(observe(2, 7).empty());  // back under both: re-armed
+  EXPECT_EQ(observe(8, 8).size(), 1u);
+  auto listed = *store_->ListLimitAlerts(org_.id, 10);
+  ASSERT_EQ(listed.size(), 3u);
+  EXPECT_EQ(listed[0].at, 8);  // newest first
+  EXPECT_EQ(listed[1].percent, 100);
+  EXPECT_EQ(listed[1].limit, "cpu");
+  EXPECT_EQ(listed[1].limit_value, 10);
+  EXPECT_EQ(listed[1].org_id, org_.id);
+  EXPECT_TRUE(store_->ListLimitAlerts(other_org_.id, 10)->empty());
+  EXPECT_EQ(store_->ListLimitAlerts(org_.id, 1)->size(), 1u);
 }
 
 TEST_P(StoreTest, SandboxesToMeterAreThoseWithComputeOrARecentChange) {

@@ -100,7 +100,10 @@ class JobStore {
 
   // Inserts `job`. With an idempotency key already used by the organization, returns that job
   // (replayed) when the fingerprints match, else Conflict; nothing is inserted either way.
-  virtual Result<JobSubmitOutcome> CreateJob(const JobRecord& job) = 0;
+  // With `max_queued`, kResourceExhausted (nothing inserted) when the organization already
+  // has that many queued jobs, counted in the same transaction as the insert.
+  virtual Result<JobSubmitOutcome> CreateJob(const JobRecord& job,
+                                             std::optional<int64_t> max_queued = std::nullopt) = 0;
   // NotFound unless the job belongs to the organization ("": any organization).
   virtual Result<JobRecord> GetJob(const std::string& org_id, const std::string& id) = 0;
   // Newest first.

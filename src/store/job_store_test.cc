@@ -93,6 +93,25 @@ TEST_P(StoreTest, AnIdempotencyKeyReplaysTheSameSubmitAndRefusesAnotherPerOrgani
   EXPECT_EQ(store_->ListJobs(org_.id, 10, std::nullopt)->items.size(), 1u);
 }
 
+TEST_P(StoreTest, TheQueuedJobsLimitIsCountedPerOrganizationInTheInsert) {
+  ASSERT_TRUE(store_->CreateJob(Job(org_.id), 2).ok());
+  JobRecord replayed = Job(org_.id, "key-q");
+  ASSERT_TRUE(store_->CreateJob(replayed, 2).ok());
+  // A replay inserts nothing, so the limit does not refuse it.
+  EXPECT_TRUE(store_->CreateJob(Job(org_.id, "key-q"), 2).ok());
+  auto over = store_->CreateJob(Job(org_.id), 2);
+  ASSERT_EQ(over.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(over.status().message().find("limit queued_jobs = 2"), std::string::npos);
+  EXPECT_EQ(store_->ListJobs(org_.id, 10, std::nullopt)->items.size(), 2u);
+  // Another organization's queue is its own; a job that left the queue frees its place.
+  EXPECT_TRUE(store_->CreateJob(Job(other_org_.id), 2).ok());
+  JobRecord started = *store_->GetJob(org_.id, replayed.id);
+  started.status = "running";
+  ASSERT_TRUE(store_->UpdateJob(started, {"queued"}).ok());
+  EXPECT_TRUE(store_->CreateJob(Job(org_.id), 2).ok());
+  EXPECT_EQ(store_->CreateJob(Job(org_.id), 0).status().code(), Code::kResourceExhausted);
+}
+
 TEST_P(StoreTest, JobsQueueOldestFirstListNewestFirstAndUpdateOnlyFromTheExpectedStatus) {
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) {

@@ -12,7 +12,9 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "store/sandbox_limit_check.h"
@@ -138,6 +140,9 @@ class MemoryStore : public Store {
   Status CreateOrgWithUser(const OrgRecord& org, const UserRecord& user) override;
   Result<UserRecord> FindUserByEmail(const std::string& email) override;
   Result<std::vector<UserRecord>> ListUsers(const std::string& org_id) override;
+  Result<UserRecord> GetUser(const std::string& id) override;
+  Result<UserRecord> DeleteUser(const std::string& id) override;
+  Status SetUserPassword(const std::string& id, const std::string& password_hash) override;
 
   Status PutOperation(const OperationRecord& op) override;
   Result<OperationRecord> GetOperation(const std::string& org_id, const std::string& id) override;
@@ -152,7 +157,9 @@ class MemoryStore : public Store {
   Result<BillingAccountRecord> EnsureBillingAccount(const BillingAccountRecord& account) override;
   Status SetAccountPlan(const std::string& org_id, const std::string& plan_id) override;
   Result<LedgerEntryRecord> AppendLedgerEntry(const LedgerEntryRecord& entry) override;
-  Result<std::vector<LedgerEntryRecord>> ListLedger(const std::string& org_id) override;
+  Result<std::vector<LedgerEntryRecord>> ListLedger(const std::string& org_id,
+                                                    std::optional<int64_t> after_seq = {},
+                                                    int64_t limit = 0) override;
   Result<int64_t> Balance(const std::string& org_id, int64_t now) override;
   Result<OrgUsageRecord> GetOrgUsage(const std::string& org_id) override;
   Result<int64_t> MeteredUntil(const std::string& subject_id) override;
@@ -163,12 +170,17 @@ class MemoryStore : public Store {
   Result<LedgerTotalsRecord> LedgerTotals(const std::string& org_id, int64_t now) override;
   Result<std::vector<UsageTotalRecord>> UsageBetween(const std::string& org_id, int64_t from,
                                                      int64_t to) override;
+  Result<std::vector<LimitAlertRecord>> ObserveLimits(
+      const std::string& org_id, const std::vector<LimitAlertRecord>& observed) override;
+  Result<std::vector<LimitAlertRecord>> ListLimitAlerts(const std::string& org_id,
+                                                        int limit) override;
   Result<bool> RecordAccountAlert(const AccountAlertRecord& alert) override;
   Result<std::vector<AccountAlertRecord>> ListAccountAlerts(const std::string& org_id,
                                                             int limit) override;
   Result<std::map<std::pair<std::string, std::string>, int64_t>> CountSandboxesByStatus() override;
 
-  Result<JobSubmitOutcome> CreateJob(const JobRecord& job) override;
+  Result<JobSubmitOutcome> CreateJob(const JobRecord& job,
+                                     std::optional<int64_t> max_queued) override;
   Result<JobRecord> GetJob(const std::string& org_id, const std::string& id) override;
   Result<JobPage> ListJobs(const std::string& org_id, int limit,
                            std::optional<int64_t> before_seq) override;
@@ -224,6 +236,8 @@ class MemoryStore : public Store {
   };
 
   std::optional<Status> WriteFaultLocked() const { return write_fault_; }
+  // Drops the OAuth grants made by `key_id` (a deleted user's, or one whose password changed).
+  void DropGrantsOfLocked(const std::string& key_id);
   void InsertEventLocked(const std::string& org_id, const std::string& id,
                          const std::string& status, int64_t at);
   std::vector<SandboxRecord> AttachmentsLocked(const std::string& org_id, const std::string& name);
@@ -263,6 +277,8 @@ class MemoryStore : public Store {
   std::vector<RunRecord> runs_;                                          // by seq
   std::vector<AutomationRecord> automations_;                            // by creation
   std::vector<AccountAlertRecord> alerts_;
+  std::vector<LimitAlertRecord> limit_alerts_;
+  std::set<std::tuple<std::string, std::string, int>> limits_reached_;  // (org, limit, percent)
   int64_t meter_through_ = 0;
   ValueSealer sealer_;
   std::optional<Status> write_fault_;

@@ -81,11 +81,19 @@ Result<LedgerEntryRecord> MemoryStore::AppendLedgerEntry(const LedgerEntryRecord
   return e;
 }
 
-Result<std::vector<LedgerEntryRecord>> MemoryStore::ListLedger(const std::string& org_id) {
+Result<std::vector<LedgerEntryRecord>> MemoryStore::ListLedger(const std::string& org_id,
+                                                               std::optional<int64_t> after_seq,
+                                                               int64_t limit) {
   std::lock_guard lock(mu_);
   std::vector<LedgerEntryRecord> out;
-  for (const auto& e : ledger_)
-    if (e.org_id == org_id) out.push_back(e);
+  for (size_t i = 0; i < ledger_.size(); ++i) {
+    const auto& e = ledger_[i];
+    int64_t seq = static_cast<int64_t>(i) + 1;
+    if (e.org_id != org_id || (after_seq && seq <= *after_seq)) continue;
+    if (limit > 0 && static_cast<int64_t>(out.size()) == limit) break;
+    out.push_back(e);
+    out.back().seq = seq;
+  }
   return out;
 }
 
@@ -117,6 +125,8 @@ Result<OrgUsageRecord> MemoryStore::GetOrgUsage(const std::string& org_id) {
     if (o.org_id == org_id) u.object_storage_bytes += static_cast<int64_t>(o.size);
   for (const auto& e : endpoints_)
     if (e.org_id == org_id) ++u.endpoints;
+  for (const auto& j : jobs_) u.queued_jobs += j.org_id == org_id && j.status == "queued";
+  for (const auto& a : automations_) u.automations += a.org_id == org_id;
   return u;
 }
 

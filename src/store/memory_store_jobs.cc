@@ -29,7 +29,8 @@ Page NewestFirst(const std::vector<Row>& rows, int limit, std::optional<int64_t>
 
 }  // namespace
 
-Result<JobSubmitOutcome> MemoryStore::CreateJob(const JobRecord& job) {
+Result<JobSubmitOutcome> MemoryStore::CreateJob(const JobRecord& job,
+                                                std::optional<int64_t> max_queued) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
   if (!job.idempotency_key.empty()) {
@@ -44,6 +45,11 @@ Result<JobSubmitOutcome> MemoryStore::CreateJob(const JobRecord& job) {
   }
   for (const auto& j : jobs_)
     if (j.id == job.id) return Conflict("job '" + job.id + "' already exists");
+  if (max_queued) {
+    int64_t queued = 0;
+    for (const auto& j : jobs_) queued += j.org_id == job.org_id && j.status == "queued";
+    RETURN_IF_ERROR(CheckQueuedJobsLimit(*max_queued, queued));
+  }
   JobRecord row = job;
   row.seq = next_seq_++;
   jobs_.push_back(row);

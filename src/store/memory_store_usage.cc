@@ -77,6 +77,11 @@ Result<std::vector<UsageTotalRecord>> MemoryStore::UsageBetween(const std::strin
           u.job_id = r.job_id;
           break;
         }
+      for (const auto& r : runs_)
+        if (r.org_id == org_id && r.sandbox_id == e.subject_id && !r.job_id.empty()) {
+          u.run_id = r.id;
+          break;
+        }
       it = out.insert(out.end(), u);
     }
     it->cpu_millis += e.cpu_millis;
@@ -106,6 +111,36 @@ Result<std::vector<AccountAlertRecord>> MemoryStore::ListAccountAlerts(const std
   std::vector<AccountAlertRecord> out;
   for (auto it = alerts_.rbegin(); it != alerts_.rend() && static_cast<int>(out.size()) < limit;
        ++it)
+    if (it->org_id == org_id) out.push_back(*it);
+  return out;
+}
+
+Result<std::vector<LimitAlertRecord>> MemoryStore::ObserveLimits(
+    const std::string& org_id, const std::vector<LimitAlertRecord>& observed) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  std::vector<LimitAlertRecord> recorded;
+  for (LimitAlertRecord a : observed) {
+    auto key = std::make_tuple(org_id, a.limit, a.percent);
+    if (!LimitReached(a)) {
+      limits_reached_.erase(key);
+      continue;
+    }
+    if (!limits_reached_.insert(key).second) continue;
+    a.org_id = org_id;
+    a.seq = next_seq_++;
+    limit_alerts_.push_back(a);
+    recorded.push_back(a);
+  }
+  return recorded;
+}
+
+Result<std::vector<LimitAlertRecord>> MemoryStore::ListLimitAlerts(const std::string& org_id,
+                                                                   int limit) {
+  std::lock_guard lock(mu_);
+  std::vector<LimitAlertRecord> out;
+  for (auto it = limit_alerts_.rbegin();
+       it != limit_alerts_.rend() && static_cast<int>(out.size()) < limit; ++it)
     if (it->org_id == org_id) out.push_back(*it);
   return out;
 }

@@ -46,4 +46,42 @@ Result<std::vector<UserRecord>> MemoryStore::ListUsers(const std::string& org_id
   return out;
 }
 
+Result<UserRecord> MemoryStore::GetUser(const std::string& id) {
+  std::lock_guard lock(mu_);
+  for (const auto& u : users_)
+    if (u.id == id) return u;
+  return NotFound("user '" + id + "' not found");
+}
+
+void MemoryStore::DropGrantsOfLocked(const std::string& key_id) {
+  std::erase_if(oauth_grants_, [&](const auto& g) { return g.second.key_id == key_id; });
+}
+
+Result<UserRecord> MemoryStore::DeleteUser(const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto it = std::find_if(users_.begin(), users_.end(), [&](const auto& u) { return u.id == id; });
+  if (it == users_.end()) return NotFound("user '" + id + "' not found");
+  UserRecord user = *it;
+  if (std::count_if(users_.begin(), users_.end(),
+                    [&](const auto& u) { return u.org_id == user.org_id; }) <= 1)
+    return Conflict("user '" + id + "' is the last user of organization '" + user.org_id +
+                    "', its owner; add another user first");
+  users_.erase(it);
+  DropGrantsOfLocked(id);
+  return user;
+}
+
+Status MemoryStore::SetUserPassword(const std::string& id, const std::string& password_hash) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  for (auto& u : users_) {
+    if (u.id != id) continue;
+    u.password_hash = password_hash;
+    DropGrantsOfLocked(id);
+    return Status::Ok();
+  }
+  return NotFound("user '" + id + "' not found");
+}
+
 }  // namespace adapt::store

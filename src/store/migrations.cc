@@ -406,6 +406,24 @@ CREATE TABLE account_alerts (
   UNIQUE (org_id, kind, credits_nanos)
 );
 )sql"},
+      {21, R"sql(
+CREATE TABLE limit_alerts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  org_id TEXT NOT NULL,
+  limit_name TEXT NOT NULL,
+  percent INTEGER NOT NULL,
+  limit_value INTEGER NOT NULL,
+  used INTEGER NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE INDEX limit_alerts_by_org ON limit_alerts(org_id, seq);
+CREATE TABLE limits_reached (
+  org_id TEXT NOT NULL,
+  limit_name TEXT NOT NULL,
+  percent INTEGER NOT NULL,
+  PRIMARY KEY (org_id, limit_name, percent)
+);
+)sql"},
   };
   return kMigrations;
 }

@@ -56,4 +56,11 @@ Status CheckEndpointLimit(int64_t limit, int64_t count) {
                 "); remove one first, or " + kLargerPlan);
 }
 
+Status CheckQueuedJobsLimit(int64_t limit, int64_t queued) {
+  if (queued < limit) return Status::Ok();
+  return Refuse("the organization already has " + std::to_string(queued) +
+                " queued jobs, the most it may have (limit queued_jobs = " + std::to_string(limit) +
+                "); wait for them to start, cancel one, or " + kLargerPlan);
+}
+
 }  // namespace adapt::store

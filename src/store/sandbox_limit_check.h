@@ -29,6 +29,8 @@ Status CheckSandboxLimits(const SandboxLimits& limits, const LiveTotals& now,
 // endpoint beside `count`.
 Status CheckStorageLimit(int64_t limit_gib, int64_t used_mib, int64_t adding_mib);
 Status CheckEndpointLimit(int64_t limit, int64_t count);
+// A new queued job beside `queued` ones.
+Status CheckQueuedJobsLimit(int64_t limit, int64_t queued);
 
 inline bool HasAny(const SandboxLimits& l) { return l.sandboxes || l.cpu || l.memory_mib; }
 

@@ -227,14 +227,22 @@ Result<LedgerEntryRecord> SqliteStore::AppendLedgerEntry(const LedgerEntryRecord
       });
 }
 
-Result<std::vector<LedgerEntryRecord>> SqliteStore::ListLedger(const std::string& org_id) {
+Result<std::vector<LedgerEntryRecord>> SqliteStore::ListLedger(const std::string& org_id,
+                                                               std::optional<int64_t> after_seq,
+                                                               int64_t limit) {
   return Guard<Result<std::vector<LedgerEntryRecord>>>(
       "reading the ledger", [&]() -> Result<std::vector<LedgerEntryRecord>> {
         SQLite::Statement q(db_, std::string("SELECT ") + kLedgerColumns +
-                                     " FROM ledger WHERE org_id = ? ORDER BY seq");
+                                     ", seq FROM ledger WHERE org_id = ? AND seq > ? "
+                                     "ORDER BY seq LIMIT ?");
         q.bind(1, org_id);
+        q.bind(2, after_seq.value_or(0));
+        q.bind(3, limit > 0 ? limit : int64_t{-1});
         std::vector<LedgerEntryRecord> out;
-        while (q.executeStep()) out.push_back(ReadLedgerEntry(q));
+        while (q.executeStep()) {
+          out.push_back(ReadLedgerEntry(q));
+          out.back().seq = q.getColumn(14).getInt64();
+        }
         return out;
       });
 }
@@ -278,6 +286,8 @@ Result<OrgUsageRecord> SqliteStore::GetOrgUsage(const std::string& org_id) {
         sum("SELECT COALESCE(SUM(size_mib), 0) FROM volumes WHERE org_id = ?");
     u.object_storage_bytes = sum("SELECT COALESCE(SUM(size), 0) FROM objects WHERE org_id = ?");
     u.endpoints = sum("SELECT COUNT(*) FROM endpoints WHERE org_id = ?");
+    u.queued_jobs = sum("SELECT COUNT(*) FROM jobs WHERE org_id = ? AND status = 'queued'");
+    u.automations = sum("SELECT COUNT(*) FROM automations WHERE org_id = ?");
     tx.commit();
     return u;
   });

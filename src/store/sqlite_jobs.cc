@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/sandbox_env_column.h"
+#include "store/sandbox_limit_check.h"
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
@@ -119,7 +120,8 @@ Result<JobRecord> SqliteStore::GetJobLocked(const std::string& org_id, const std
   return ReadJob(q);
 }
 
-Result<JobSubmitOutcome> SqliteStore::CreateJob(const JobRecord& job) {
+Result<JobSubmitOutcome> SqliteStore::CreateJob(const JobRecord& job,
+                                                std::optional<int64_t> max_queued) {
   return Guard<Result<JobSubmitOutcome>>("saving job", [&]() -> Result<JobSubmitOutcome> {
     SQLite::Transaction tx(db_);
     if (!job.idempotency_key.empty()) {
@@ -134,6 +136,12 @@ Result<JobSubmitOutcome> SqliteStore::CreateJob(const JobRecord& job) {
         }
         return JobSubmitOutcome{std::move(earlier), true};
       }
+    }
+    if (max_queued) {
+      SQLite::Statement n(db_, "SELECT COUNT(*) FROM jobs WHERE org_id = ? AND status = 'queued'");
+      n.bind(1, job.org_id);
+      n.executeStep();
+      RETURN_IF_ERROR(CheckQueuedJobsLimit(*max_queued, n.getColumn(0).getInt64()));
     }
     ASSIGN_OR_RETURN(std::string env, EncodeEnvColumn(sealer_, job.org_id, job.id, job.spec.env));
     SQLite::Statement ins(

@@ -31,6 +31,9 @@ class SqliteStore : public Store {
   Status CreateOrgWithUser(const OrgRecord& org, const UserRecord& user) override;
   Result<UserRecord> FindUserByEmail(const std::string& email) override;
   Result<std::vector<UserRecord>> ListUsers(const std::string& org_id) override;
+  Result<UserRecord> GetUser(const std::string& id) override;
+  Result<UserRecord> DeleteUser(const std::string& id) override;
+  Status SetUserPassword(const std::string& id, const std::string& password_hash) override;
   Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
                                       const std::optional<IdempotencyKey>& idem,
                                       const SandboxLimits& limits) override;
@@ -130,7 +133,9 @@ class SqliteStore : public Store {
   Result<BillingAccountRecord> EnsureBillingAccount(const BillingAccountRecord& account) override;
   Status SetAccountPlan(const std::string& org_id, const std::string& plan_id) override;
   Result<LedgerEntryRecord> AppendLedgerEntry(const LedgerEntryRecord& entry) override;
-  Result<std::vector<LedgerEntryRecord>> ListLedger(const std::string& org_id) override;
+  Result<std::vector<LedgerEntryRecord>> ListLedger(const std::string& org_id,
+                                                    std::optional<int64_t> after_seq = {},
+                                                    int64_t limit = 0) override;
   Result<int64_t> Balance(const std::string& org_id, int64_t now) override;
   Result<OrgUsageRecord> GetOrgUsage(const std::string& org_id) override;
   Result<int64_t> MeteredUntil(const std::string& subject_id) override;
@@ -141,11 +146,16 @@ class SqliteStore : public Store {
   Result<LedgerTotalsRecord> LedgerTotals(const std::string& org_id, int64_t now) override;
   Result<std::vector<UsageTotalRecord>> UsageBetween(const std::string& org_id, int64_t from,
                                                      int64_t to) override;
+  Result<std::vector<LimitAlertRecord>> ObserveLimits(
+      const std::string& org_id, const std::vector<LimitAlertRecord>& observed) override;
+  Result<std::vector<LimitAlertRecord>> ListLimitAlerts(const std::string& org_id,
+                                                        int limit) override;
   Result<bool> RecordAccountAlert(const AccountAlertRecord& alert) override;
   Result<std::vector<AccountAlertRecord>> ListAccountAlerts(const std::string& org_id,
                                                             int limit) override;
   Result<std::map<std::pair<std::string, std::string>, int64_t>> CountSandboxesByStatus() override;
-  Result<JobSubmitOutcome> CreateJob(const JobRecord& job) override;
+  Result<JobSubmitOutcome> CreateJob(const JobRecord& job,
+                                     std::optional<int64_t> max_queued) override;
   Result<JobRecord> GetJob(const std::string& org_id, const std::string& id) override;
   Result<JobPage> ListJobs(const std::string& org_id, int limit,
                            std::optional<int64_t> before_seq) override;

@@ -91,18 +91,28 @@ Result<std::vector<UsageTotalRecord>> SqliteStore::UsageBetween(const std::strin
             "SELECT l.subject_kind, l.subject_id, COALESCE((SELECT r.job_id FROM runs r WHERE "
             "r.sandbox_id = l.subject_id AND r.org_id = l.org_id LIMIT 1), ''), "
             "SUM(l.cpu_millis), SUM(l.memory_mib_millis), SUM(l.storage_mib_millis), "
-            "SUM(l.amount_nanos), COUNT(*) FROM ledger l WHERE l.org_id = ? AND l.kind = "
+            "SUM(l.amount_nanos), COUNT(*), COALESCE((SELECT r.id FROM runs r WHERE "
+            "r.sandbox_id = l.subject_id AND r.org_id = l.org_id AND r.job_id != '' LIMIT 1), "
+            "'') FROM ledger l WHERE l.org_id = ? AND l.kind = "
             "'usage' AND l.period_start >= ? AND l.period_start < ? GROUP BY l.subject_kind, "
             "l.subject_id ORDER BY MIN(l.seq)");
         q.bind(1, org_id);
         q.bind(2, from);
         q.bind(3, to);
         std::vector<UsageTotalRecord> out;
-        while (q.executeStep())
-          out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(),
-                         q.getColumn(2).getString(), q.getColumn(3).getInt64(),
-                         q.getColumn(4).getInt64(), q.getColumn(5).getInt64(),
-                         q.getColumn(6).getInt64(), q.getColumn(7).getInt64()});
+        while (q.executeStep()) {
+          UsageTotalRecord u;
+          u.subject_kind = q.getColumn(0).getString();
+          u.subject_id = q.getColumn(1).getString();
+          u.job_id = q.getColumn(2).getString();
+          u.cpu_millis = q.getColumn(3).getInt64();
+          u.memory_mib_millis = q.getColumn(4).getInt64();
+          u.storage_mib_millis = q.getColumn(5).getInt64();
+          u.amount_nanos = q.getColumn(6).getInt64();
+          u.entries = q.getColumn(7).getInt64();
+          u.run_id = q.getColumn(8).getString();
+          out.push_back(std::move(u));
+        }
         return out;
       });
 }
@@ -137,6 +147,66 @@ Result<std::vector<AccountAlertRecord>> SqliteStore::ListAccountAlerts(const std
                          q.getColumn(4).getInt64(), q.getColumn(5).getInt64()});
         return out;
       });
+}
+
+Result<std::vector<LimitAlertRecord>> SqliteStore::ObserveLimits(
+    const std::string& org_id, const std::vector<LimitAlertRecord>& observed) {
+  using Alerts = std::vector<LimitAlertRecord>;
+  return Guard<Result<Alerts>>("recording limit alerts", [&]() -> Result<Alerts> {
+    SQLite::Transaction tx(db_);
+    Alerts recorded;
+    for (LimitAlertRecord a : observed) {
+      if (!LimitReached(a)) {
+        SQLite::Statement under(
+            db_, "DELETE FROM limits_reached WHERE org_id = ? AND limit_name = ? AND percent = ?");
+        under.bind(1, org_id);
+        under.bind(2, a.limit);
+        under.bind(3, a.percent);
+        under.exec();
+        continue;
+      }
+      SQLite::Statement reached(db_,
+                                "INSERT OR IGNORE INTO limits_reached(org_id, limit_name, "
+                                "percent) VALUES (?,?,?)");
+      reached.bind(1, org_id);
+      reached.bind(2, a.limit);
+      reached.bind(3, a.percent);
+      if (reached.exec() == 0) continue;  // reached already at the last observation
+      SQLite::Statement q(db_,
+                          "INSERT INTO limit_alerts(org_id, limit_name, percent, limit_value, "
+                          "used, at) VALUES (?,?,?,?,?,?)");
+      q.bind(1, org_id);
+      q.bind(2, a.limit);
+      q.bind(3, a.percent);
+      q.bind(4, a.limit_value);
+      q.bind(5, a.used);
+      q.bind(6, a.at);
+      q.exec();
+      a.org_id = org_id;
+      a.seq = db_.getLastInsertRowid();
+      recorded.push_back(a);
+    }
+    tx.commit();
+    return recorded;
+  });
+}
+
+Result<std::vector<LimitAlertRecord>> SqliteStore::ListLimitAlerts(const std::string& org_id,
+                                                                   int limit) {
+  using Alerts = std::vector<LimitAlertRecord>;
+  return Guard<Result<Alerts>>("listing limit alerts", [&]() -> Result<Alerts> {
+    SQLite::Statement q(db_,
+                        "SELECT seq, org_id, limit_name, percent, limit_value, used, at FROM "
+                        "limit_alerts WHERE org_id = ? ORDER BY seq DESC LIMIT ?");
+    q.bind(1, org_id);
+    q.bind(2, limit);
+    Alerts out;
+    while (q.executeStep())
+      out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
+                     q.getColumn(2).getString(), q.getColumn(3).getInt(), q.getColumn(4).getInt64(),
+                     q.getColumn(5).getInt64(), q.getColumn(6).getInt64()});
+    return out;
+  });
 }
 
 Result<std::map<std::pair<std::string, std::string>, int64_t>>

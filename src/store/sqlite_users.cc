@@ -79,4 +79,52 @@ Result<std::vector<UserRecord>> SqliteStore::ListUsers(const std::string& org_id
       });
 }
 
+Result<UserRecord> SqliteStore::GetUser(const std::string& id) {
+  return Guard<Result<UserRecord>>("reading user", [&]() -> Result<UserRecord> {
+    SQLite::Statement q(db_, std::string("SELECT ") + kUserColumns + " FROM users WHERE id = ?");
+    q.bind(1, id);
+    if (!q.executeStep()) return NotFound("user '" + id + "' not found");
+    return ReadUser(q);
+  });
+}
+
+Result<UserRecord> SqliteStore::DeleteUser(const std::string& id) {
+  return Guard<Result<UserRecord>>("deleting user", [&]() -> Result<UserRecord> {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement q(db_, std::string("SELECT ") + kUserColumns + " FROM users WHERE id = ?");
+    q.bind(1, id);
+    if (!q.executeStep()) return NotFound("user '" + id + "' not found");
+    UserRecord user = ReadUser(q);
+    SQLite::Statement n(db_, "SELECT COUNT(*) FROM users WHERE org_id = ?");
+    n.bind(1, user.org_id);
+    n.executeStep();
+    if (n.getColumn(0).getInt64() <= 1)
+      return Conflict("user '" + id + "' is the last user of organization '" + user.org_id +
+                      "', its owner; add another user first");
+    SQLite::Statement del(db_, "DELETE FROM users WHERE id = ?");
+    del.bind(1, id);
+    del.exec();
+    SQLite::Statement grants(db_, "DELETE FROM oauth_grants WHERE key_id = ?");
+    grants.bind(1, id);
+    grants.exec();
+    tx.commit();
+    return user;
+  });
+}
+
+Status SqliteStore::SetUserPassword(const std::string& id, const std::string& password_hash) {
+  return Guard("changing password", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    SQLite::Statement q(db_, "UPDATE users SET password_hash = ? WHERE id = ?");
+    q.bind(1, password_hash);
+    q.bind(2, id);
+    if (q.exec() == 0) return NotFound("user '" + id + "' not found");
+    SQLite::Statement grants(db_, "DELETE FROM oauth_grants WHERE key_id = ?");
+    grants.bind(1, id);
+    grants.exec();
+    tx.commit();
+    return Status::Ok();
+  });
+}
+
 }  // namespace adapt::store

@@ -33,6 +33,9 @@ struct UsageTotalRecord {
   int64_t storage_mib_millis = 0;
   int64_t amount_nanos = 0;
   int64_t entries = 0;
+  // The job run the sandbox was made for (a job's attempt gets a fresh sandbox, so its
+  // usage is the run's); empty for other subjects.
+  std::string run_id;
 };
 
 // Emitted once per (organization, kind, credits it was measured against): a top-up changes
@@ -45,6 +48,24 @@ struct AccountAlertRecord {
   int64_t usage_nanos = 0;
   int64_t at = 0;
 };
+
+// A plan limit's 80% or 100% reached: one alert per crossing (going back under the threshold
+// re-arms it).
+struct LimitAlertRecord {
+  int64_t seq = 0;
+  std::string org_id;
+  std::string limit;  // the plan limit's name: "concurrent_sandboxes", "cpu", "memory_mib", ...
+  int percent = 0;    // 80 or 100
+  int64_t limit_value = 0;
+  int64_t used = 0;  // in the limit's unit (MiB for persistent_storage_gib's GiB, bytes for
+                     // object_storage_gib's)
+  int64_t at = 0;
+};
+
+// Whether `a.used` has reached `a.percent`% of `a.limit_value` (compared in 128 bits).
+inline bool LimitReached(const LimitAlertRecord& a) {
+  return __int128{a.used} * 100 >= __int128{a.limit_value} * a.percent;
+}
 
 class UsageStore {
  public:
@@ -73,6 +94,15 @@ class UsageStore {
   // Newest first, at most `limit`.
   virtual Result<std::vector<AccountAlertRecord>> ListAccountAlerts(const std::string& org_id,
                                                                     int limit) = 0;
+  // One organization's limits as observed now (`limit_value`, `used`, `percent`, `at` set):
+  // each whose `used` reached `percent`% of `limit_value` while its (limit, percent) was
+  // under it at the previous observation (or never observed) is recorded as an alert; where
+  // each stands is remembered either way. Returns the alerts recorded. One transaction.
+  virtual Result<std::vector<LimitAlertRecord>> ObserveLimits(
+      const std::string& org_id, const std::vector<LimitAlertRecord>& observed) = 0;
+  // Newest first, at most `limit`.
+  virtual Result<std::vector<LimitAlertRecord>> ListLimitAlerts(const std::string& org_id,
+                                                                int limit) = 0;
   // Sandboxes that are not deleted, counted per (organization, status).
   virtual Result<std::map<std::pair<std::string, std::string>, int64_t>>
   CountSandboxesByStatus() = 0;

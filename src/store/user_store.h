@@ -25,6 +25,15 @@ class UserStore {
   virtual Result<UserRecord> FindUserByEmail(const std::string& email) = 0;
   // The organization's users, oldest first; every organization's when `org_id` is empty.
   virtual Result<std::vector<UserRecord>> ListUsers(const std::string& org_id) = 0;
+  // NotFound unless a user has this id.
+  virtual Result<UserRecord> GetUser(const std::string& id) = 0;
+  // Deletes the user and every OAuth grant it made (key_id = its id) in one transaction,
+  // returning what it was. NotFound for an unknown id; Conflict when it is its organization's
+  // last user (the organization would have no one left to sign in as its owner).
+  virtual Result<UserRecord> DeleteUser(const std::string& id) = 0;
+  // Replaces the user's password hash and deletes its OAuth grants (signed in again with the
+  // new password) in one transaction. NotFound for an unknown id.
+  virtual Status SetUserPassword(const std::string& id, const std::string& password_hash) = 0;
 };
 
 }  // namespace adapt::store

@@ -41,6 +41,50 @@ TEST_P(StoreTest, UsersAreListedPerOrganizationOldestFirstOrAllTogether) {
   EXPECT_EQ(all->size(), 3u);
 }
 
+OAuthGrantRecord GrantOf(const UserRecord& user, const std::string& hash) {
+  OAuthGrantRecord g;
+  g.hash = hash;
+  g.kind = "access";
+  g.client_id = "client-1";
+  g.org_id = user.org_id;
+  g.key_id = user.id;
+  g.expires_at = 1LL << 50;
+  g.created_at = 1000;
+  return g;
+}
+
+TEST_P(StoreTest, DeletingAUserRevokesItsGrantsButNeverTheOrganizationsLastUser) {
+  UserRecord ada = User(org_.id, "ada@example.com", 1000);
+  UserRecord bob = User(org_.id, "bob@example.com", 2000);
+  ASSERT_TRUE(store_->CreateUser(ada).ok());
+  ASSERT_TRUE(store_->CreateUser(bob).ok());
+  ASSERT_TRUE(store_->CreateOAuthClient({"client-1", "a", {"https://a/cb"}, 1000}).ok());
+  ASSERT_TRUE(store_->PutOAuthGrant(GrantOf(ada, "hash-ada")).ok());
+  ASSERT_TRUE(store_->PutOAuthGrant(GrantOf(bob, "hash-bob")).ok());
+  auto deleted = store_->DeleteUser(ada.id);
+  ASSERT_TRUE(deleted.ok()) << deleted.status().message();
+  EXPECT_EQ(deleted->email, "ada@example.com");
+  EXPECT_EQ(store_->GetUser(ada.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->FindOAuthGrant("hash-ada", "access", 2000).status().code(), Code::kNotFound);
+  EXPECT_TRUE(store_->FindOAuthGrant("hash-bob", "access", 2000).ok());
+  Status last = store_->DeleteUser(bob.id).status();
+  EXPECT_EQ(last.code(), Code::kConflict);
+  EXPECT_NE(last.message().find("last user"), std::string::npos);
+  EXPECT_TRUE(store_->GetUser(bob.id).ok());
+  EXPECT_EQ(store_->DeleteUser(ada.id).status().code(), Code::kNotFound);
+}
+
+TEST_P(StoreTest, ChangingAPasswordReplacesTheHashAndRevokesTheUsersGrants) {
+  UserRecord ada = User(org_.id, "ada@example.com", 1000);
+  ASSERT_TRUE(store_->CreateUser(ada).ok());
+  ASSERT_TRUE(store_->CreateOAuthClient({"client-1", "a", {"https://a/cb"}, 1000}).ok());
+  ASSERT_TRUE(store_->PutOAuthGrant(GrantOf(ada, "hash-ada")).ok());
+  ASSERT_TRUE(store_->SetUserPassword(ada.id, "scrypt$new").ok());
+  EXPECT_EQ(store_->GetUser(ada.id)->password_hash, "scrypt$new");
+  EXPECT_EQ(store_->FindOAuthGrant("hash-ada", "access", 2000).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->SetUserPassword("usr_missing", "scrypt$x").code(), Code::kNotFound);
+}
+
 TEST_P(StoreTest, SignUpMakesTheOrganizationAndItsUserTogetherOrNeither) {
   ASSERT_TRUE(store_->CreateUser(User(org_.id, "taken@example.com", 1000)).ok());
   OrgRecord fresh{NewId("org"), "fresh", false, 2000, false};

@@ -189,6 +189,44 @@ def test_credits_make_the_balance_and_retries_do_not_count_twice(acct):
     assert org.api("GET", "/v1/account")[1]["balanceNanos"] == 13_500_000_000
 
 
+def test_the_ledger_pages_with_limit_and_cursor_in_json_and_in_the_exports(acct):
+    org = acct.new_org()
+    for i in range(5):
+        status, _ = acct.admin.api("POST", "/v1/orgs/%s/credits" % org.org_id,
+                                   {"amountNanos": i + 1, "reason": "grant %d" % i})
+        assert status == 201
+    acct.new_org()  # another organization's entries never show here
+    seen, cursor, pages = [], None, 0
+    while True:
+        status, page = org.api("GET", "/v1/account/ledger?limit=2" + ("&cursor=" + cursor if cursor else ""))
+        assert status == 200 and len(page["items"]) <= 2, page
+        seen += [e["reason"] for e in page["items"]]
+        pages += 1
+        cursor = page["nextCursor"]
+        if not cursor:
+            break
+    assert seen == ["grant %d" % i for i in range(5)] and pages == 3, (seen, pages)
+    assert len(org.api("GET", "/v1/account/ledger")[1]["items"]) == 5  # 50 by default
+
+    # The exports page the same way, the next cursor in X-Next-Cursor; without limit, all.
+    status, _, body, headers = org.request("GET", "/v1/account/ledger?format=jsonl&limit=3")
+    lines = [json.loads(line) for line in body.decode().splitlines()]
+    assert status == 200 and [e["reason"] for e in lines] == ["grant 0", "grant 1", "grant 2"]
+    nxt = headers.get("x-next-cursor")
+    assert nxt, headers
+    status, _, body, headers = org.request("GET", "/v1/account/ledger?format=csv&limit=3&cursor=" + nxt)
+    rows = body.decode().strip().split("\r\n")
+    assert status == 200 and len(rows) == 3 and "grant 3" in rows[1] and "grant 4" in rows[2], rows
+    assert "x-next-cursor" not in headers
+    status, _, body, headers = org.request("GET", "/v1/account/ledger?format=jsonl")
+    assert len(body.decode().splitlines()) == 5 and "x-next-cursor" not in headers
+
+    for query, field in (("limit=0", "limit"), ("limit=201", "limit"), ("limit=two", "limit"),
+                         ("format=csv&limit=0", "limit"), ("cursor=made-up", "cursor")):
+        status, err = org.api("GET", "/v1/account/ledger?" + query)
+        assert status == 400 and err["error"]["field"] == field, (query, status, err)
+
+
 # --- limits, each refused at exactly its value ---------------------------------------------
 
 def test_concurrent_sandboxes_limit(acct):
@@ -269,6 +307,69 @@ def test_endpoints_limit(acct):
     assert len(org.api("GET", "/v1/endpoints")[1]["items"]) == 1
     status, account = org.api("GET", "/v1/account")
     assert account["usage"]["endpoints"] == 1 and account["usage"]["runningSandboxes"] == 1
+
+
+def test_queued_jobs_limit_refuses_a_submit_at_exactly_its_value(plans_file):
+    # One job runs at a time here, so the ones after it stay queued and can be counted.
+    d = harness.Daemon(extra_args=["--plans-file", plans_file, "--job-concurrency-per-org", "1"])
+    d.start()
+    try:
+        org = org_on_plan(d, "two-queued", {"queuedJobs": 2})
+        sleep = {"command": "sleep 120", "network": {"egress": "none"}, "cpu": 1, "memoryMiB": 128}
+        status, running = org.api("POST", "/v1/jobs", sleep)
+        assert status == 201, running
+        waiting = []
+        for _ in range(2):
+            status, job = org.api("POST", "/v1/jobs", {"command": "echo later"})
+            assert status == 201 and job["status"] == "queued", job
+            waiting.append(job)
+        status, err = org.api("POST", "/v1/jobs", {"command": "echo one-too-many"})
+        refused(status, err, "limit queued_jobs = 2")
+        assert len(org.api("GET", "/v1/jobs")[1]["items"]) == 3
+        session, _ = mcp.initialize(d, org.key)
+        result = mcp.rpc(d, org.key, session, "tools/call",
+                         {"name": "submit_sandbox_job", "arguments": {"command": "echo mcp"}})["result"]
+        assert result["isError"], result
+        assert "limit queued_jobs = 2" in result["content"][0]["text"], result
+        cli = org.cli("job", "submit", "--", "echo", "cli")
+        assert cli.returncode != 0 and "limit queued_jobs = 2" in cli.stderr, (cli.stdout, cli.stderr)
+        # Another organization's queue does not count; a cancelled job frees its place.
+        other = org_on_plan(d, "two-queued", {"queuedJobs": 2})
+        assert other.api("POST", "/v1/jobs", {"command": "echo other"})[0] == 201
+        assert org.api("POST", "/v1/jobs/%s/cancel" % waiting[0]["id"])[0] == 200
+        status, job = org.api("POST", "/v1/jobs", {"command": "echo fits-again"})
+        assert status == 201, job
+        for job in [running, waiting[1], job]:
+            org.api("POST", "/v1/jobs/%s/cancel" % job["id"])
+    finally:
+        d.delete_everything()
+        close_daemon(d)
+
+
+def test_gpus_limit_is_enforced_before_this_host_says_it_has_no_gpus(acct):
+    gpu = dict(SMALL, gpu={"type": "l4-3gb"})
+    org = org_on_plan(acct, "no-gpus", {"gpus": 0})
+    status, err = org.api("POST", "/v1/sandboxes", gpu)
+    refused(status, err, "limit gpus = 0")
+    assert err["error"]["field"] == "gpu", err
+    session, _ = mcp.initialize(acct, org.key)
+    result = mcp.rpc(acct, org.key, session, "tools/call",
+                     {"name": "create_gpu_sandbox", "arguments": {"gpu_type": "l4-3gb"}})["result"]
+    assert result["isError"] and "limit gpus = 0" in result["content"][0]["text"], result
+    # Bad input is still a 400 first, and nothing is made.
+    status, err = org.api("POST", "/v1/sandboxes", dict(gpu, cpu=0))
+    assert status == 400 and err["error"]["field"] == "cpu", err
+    # Within the limit, the answer is this host's: it has no GPUs (none is faked).
+    allowed = org_on_plan(acct, "one-gpu", {"gpus": 1})
+    status, err = allowed.api("POST", "/v1/sandboxes", gpu)
+    assert status != 429 and "no GPU" in err["error"]["message"], (status, err)
+    session, _ = mcp.initialize(acct, allowed.key)
+    result = mcp.rpc(acct, allowed.key, session, "tools/call",
+                     {"name": "create_gpu_sandbox", "arguments": {"gpu_type": "l4-3gb"}})["result"]
+    assert result["isError"] and "This node has no GPUs" in result["content"][0]["text"], result
+    status, account = allowed.api("GET", "/v1/account")
+    assert account["plan"]["limits"]["gpus"] == 1, account
+    assert org.list_all() == [] and allowed.list_all() == []
 
 
 def test_fifty_concurrent_creates_against_a_limit_of_ten_make_exactly_ten(acct):

@@ -47,11 +47,17 @@ def _delete_sandboxes_on_metered(metered):
 
 
 def ledger(client):
-    status, page = client.api("GET", "/v1/account/ledger")
-    assert status == 200, (status, page)
-    for e in page["items"]:
-        assert_matches(SPEC, schema(SPEC, "LedgerEntry"), e)
-    return page["items"]
+    items, cursor = [], None
+    while True:
+        path = "/v1/account/ledger?limit=200" + ("&cursor=" + cursor if cursor else "")
+        status, page = client.api("GET", path)
+        assert status == 200, (status, page)
+        for e in page["items"]:
+            assert_matches(SPEC, schema(SPEC, "LedgerEntry"), e)
+        items += page["items"]
+        cursor = page["nextCursor"]
+        if not cursor:
+            return items
 
 
 def usage_of(client, sid):
@@ -273,3 +279,66 @@ def test_metrics_need_the_admin_key_and_parse(metered):
     limit = samples[("adapt_plan_limit", (("limit", "concurrent_sandboxes"), mine,
                                           ("plan", "default")))]
     assert int(limit) > 0
+
+
+def test_each_limit_alerts_at_80_and_100_percent_once_per_crossing(metered):
+    status, _ = metered.admin.api("PUT", "/v1/plans/one-gib-volumes",
+                                  {"name": "one-gib-volumes", "limits": {"persistentStorageGiB": 1}})
+    assert status == 200
+    org = metered.new_org()
+    assert metered.admin.api("PUT", "/v1/orgs/%s/plan" % org.org_id, {"planId": "one-gib-volumes"})[0] == 200
+
+    def limit_alerts():
+        status, account = org.api("GET", "/v1/account")
+        assert status == 200, account
+        for a in account["alerts"]:
+            assert_matches(SPEC, schema(SPEC, "AccountAlert"), a)
+        return [(a["kind"], a["limitValue"], a["used"]) for a in account["alerts"]
+                if a["kind"].startswith("limit_") and a["limit"] == "persistentStorageGiB"]
+
+    assert org.api("POST", "/v1/storage", {"name": "big", "sizeMiB": 820})[0] == 201  # 80.1%
+    wait_until("the 80% alert", lambda: limit_alerts() == [("limit_80", 1024, 820)])
+    time.sleep(2.5)  # more passes: the same crossing alerts once
+    assert limit_alerts() == [("limit_80", 1024, 820)]
+    assert org.api("POST", "/v1/storage", {"name": "rest", "sizeMiB": 204})[0] == 201  # 100%
+    wait_until("the 100% alert", lambda: len(limit_alerts()) == 2)
+    assert limit_alerts()[0] == ("limit_100", 1024, 1024)  # newest first
+
+    # Back under both re-arms them: the next crossing alerts again.
+    for name in ("big", "rest"):
+        assert org.api("DELETE", "/v1/storage/%s?confirm=%s" % (name, name))[0] in (200, 202, 204)
+    time.sleep(2.5)
+    assert org.api("POST", "/v1/storage", {"name": "again", "sizeMiB": 900})[0] == 201
+    wait_until("the second 80% alert", lambda: len(limit_alerts()) == 3)
+    assert limit_alerts()[0] == ("limit_80", 1024, 900)
+
+    # Another organization's account shows none of them; MCP shows them too.
+    assert metered.new_org().api("GET", "/v1/account")[1]["alerts"] == []
+    session, _ = mcp.initialize(metered, org.key)
+    result = mcp.rpc(metered, org.key, session, "tools/call",
+                     {"name": "get_billing_account", "arguments": {}})["result"]
+    alerts = [a for a in result["structuredContent"]["alerts"] if a["kind"] == "limit_80"]
+    assert alerts and alerts[0]["limit"] == "persistent_storage_gib" and alerts[0]["used"] == 900, result
+
+
+def test_a_job_runs_usage_is_split_out_per_run(metered):
+    org = metered.new_org()
+    job = submit(org, {"command": "sleep 4", "network": {"egress": "none"}, "cpu": 1, "memoryMiB": 128})
+    run_ = wait_run(org, job["id"], lambda r: r["status"] == "running" and r["sandboxId"])
+
+    def item():
+        status, report = org.api("GET", "/v1/account/usage")
+        assert status == 200, report
+        assert_matches(SPEC, schema(SPEC, "UsageReport"), report)
+        found = [i for i in report["items"] if i.get("subjectId") == run_["sandboxId"]]
+        return found[0] if found else None
+
+    got = wait_until("the run's usage", item)
+    assert got["jobId"] == job["id"] and got["runId"] == run_["id"] and got["cpuMilliseconds"] > 0, got
+    cli = org.cli("account", "usage")
+    assert cli.returncode == 0 and run_["id"] in cli.stdout, (cli.stdout, cli.stderr)
+    # A sandbox no job made has no run.
+    sid = running(org, SMALL)
+    wait_until("the sandbox's usage", lambda: usage_of(org, sid))
+    status, report = org.api("GET", "/v1/account/usage")
+    assert [i["runId"] for i in report["items"] if i.get("subjectId") == sid] == [None]

@@ -36,6 +36,8 @@ SERVED = {
     ("DELETE", "/v1/orgs/{id}/keys/{keyId}"),
     ("POST", "/v1/orgs/{id}/users"),
     ("GET", "/v1/users"),
+    ("DELETE", "/v1/users/{id}"),
+    ("PUT", "/v1/users/{id}/password"),
     ("POST", "/v1/sandboxes"),
     ("GET", "/v1/sandboxes"),
     ("GET", "/v1/sandboxes/{id}"),
@@ -303,7 +305,15 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
     # An image pull from a registry that is not there: a real id whose pull fails soon.
     status, image = admin.api("POST", "/v1/images", {"reference": "127.0.0.1:9/openapi/walk:1"})
     assert status == 202, image
+    # Two users, so that deleting one does not leave the organization without any.
+    users = []
+    for _ in range(2):
+        status, user = admin.api("POST", "/v1/orgs/%s/users" % org["id"],
+                                 {"email": unique("walk") + "@example.com"})
+        assert status == 201, user
+        users.append(user)
     params = {"/v1/orgs/{id}": org["id"], "/v1/sandboxes/{id}": sandbox["id"],
+              "/v1/users/{id}": users[0]["id"],
               "/v1/plans/{id}": "openapi-walk",
               "/v1/images/{id}": image["id"], "/v1/operations/{id}": image["id"]}
     status, plan = admin.api("PUT", "/v1/plans/openapi-walk", {"limits": {"cpu": 64}})
@@ -332,6 +342,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         ("PUT", "/v1/plans/{id}"): {"name": "OpenAPI walk", "limits": {"cpu": 64}},
         ("PUT", "/v1/orgs/{id}/plan"): {"planId": "default"},
         ("POST", "/v1/orgs/{id}/credits"): {"amountNanos": 1, "reason": "openapi walk"},
+        ("PUT", "/v1/users/{id}/password"): {"password": "an openapi walk password"},
     }
     queries = {
         ("PUT", "/v1/sandboxes/{id}/files"): "?path=/tmp/openapi-file",

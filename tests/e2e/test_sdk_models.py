@@ -211,6 +211,8 @@ OPERATIONS = {
     "deleteApiKey": ("Orgs", "delete_key", "deleteKey"),
     "createUser": ("Orgs", "create_user", "createUser"),
     "listUsers": ("Orgs", "list_users", "listUsers"),
+    "deleteUser": ("Orgs", "delete_user", "deleteUser"),
+    "setUserPassword": ("Orgs", "set_user_password", "setUserPassword"),
     "createSandbox": ("Sandboxes", "create", "create"),
     "listSandboxes": ("Sandboxes", "list", "list"),
     "getSandbox": ("Sandboxes", "get", "get"),

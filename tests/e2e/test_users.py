@@ -4,6 +4,7 @@ failed sign-ins are rate-limited per email and per address, and with --allow-sig
 creates an account: a new organization that stays unregistered, so tools and routes that create
 or run something refuse it with one clear sentence until register_user."""
 
+import http.client
 import json
 import re
 import urllib.parse
@@ -12,7 +13,7 @@ import pytest
 
 import harness
 from conftest import close_daemon
-from mcp_support import initialize, rpc
+from mcp_support import LATEST, initialize, post, rpc
 from test_mcp_oauth import discover, form, http_call, path_of, pkce, register
 
 PASSWORD = "correct horse battery staple"
@@ -247,3 +248,111 @@ def test_sign_up_makes_an_unregistered_account_that_may_only_read(signup_daemon)
     token3 = third.token(third.sign_in(users[0]["email"], PASSWORD))
     result = call_tool(d, token3, "create_persistent_storage", {"name": "data", "size_gib": 0.0625})
     assert result["isError"] is False, result
+
+
+def raw(daemon, method, path, body=None, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", daemon.port, timeout=30)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def mcp_post_status(daemon, token):
+    """The HTTP status /mcp answers an initialize with this bearer token."""
+    return post(daemon, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                         "params": {"protocolVersion": LATEST, "capabilities": {},
+                                    "clientInfo": {"name": "pytest", "version": "1"}}}, token)[0]
+
+
+def dashboard(daemon, method, path, token=None, body=None):
+    """A request as the dashboard sends it: its session cookie and the CSRF header."""
+    headers = {"Content-Type": "application/json", "X-Adapt-CSRF": "1"}
+    if token:
+        headers["Cookie"] = "adapt_session=" + token
+    status, headers, data = raw(daemon, method, path, None if body is None else json.dumps(body), headers)
+    return status, headers, json.loads(data) if data else None
+
+
+def dashboard_sign_in(daemon, email, password):
+    status, headers, body = dashboard(daemon, "POST", "/dashboard/session",
+                                      body={"email": email, "password": password})
+    assert status == 200, body
+    return headers["set-cookie"].split(";")[0].split("=", 1)[1]
+
+
+def test_a_deleted_user_is_signed_out_everywhere_and_the_last_user_stays(daemon, org):
+    first = add_user(daemon, org.org_id, harness.unique("first") + "@example.com")
+    leaving = harness.unique("leaving") + "@example.com"
+    user = add_user(daemon, org.org_id, leaving)
+    auth = Authorization(daemon)
+    token = auth.token(auth.sign_in(leaving, PASSWORD))
+    session = dashboard_sign_in(daemon, leaving, PASSWORD)
+    assert call_tool(daemon, token, "list_sandboxes")["isError"] is False
+    assert dashboard(daemon, "GET", "/v1/sandboxes", session)[0] == 200
+
+    # Another organization, and bad ids, reach nothing and change nothing.
+    other = daemon.new_org()
+    status, err = other.api("DELETE", "/v1/users/" + user["id"])
+    assert status == 404 and err["error"]["code"] == "not_found", err
+    assert other.api("DELETE", "/v1/users/usr_nope")[0] == 404
+    assert other.api("DELETE", "/v1/users/" + "x" * 300)[0] in (400, 404)
+
+    # The organization's own key deletes it: its grant and its dashboard session end at once.
+    status, _ = org.api("DELETE", "/v1/users/" + user["id"])
+    assert status == 204
+    assert mcp_post_status(daemon, token) == 401
+    assert dashboard(daemon, "GET", "/v1/sandboxes", session)[0] == 401
+    assert auth.sign_in(leaving, PASSWORD)[0] == 401
+    assert user["id"] not in json.dumps(daemon.admin.api("GET", "/v1/users?orgId=" + org.org_id)[1])
+
+    # The last user of an organization is its owner: refused with a clear 409, through the CLI too.
+    status, err = daemon.admin.api("DELETE", "/v1/users/" + first["id"])
+    assert status == 409 and "last user" in err["error"]["message"], err
+    out = daemon.admin.cli("user", "rm", first["id"])
+    assert out.returncode != 0 and "last user" in out.stderr, (out.stdout, out.stderr)
+    extra = add_user(daemon, org.org_id, harness.unique("extra") + "@example.com")
+    out = daemon.admin.cli("user", "rm", extra["id"])
+    assert out.returncode == 0 and extra["id"] in out.stdout, out.stderr
+
+
+def test_a_password_change_needs_the_current_one_and_ends_the_old_sign_ins(daemon, org):
+    email = harness.unique("ada") + "@example.com"
+    user = add_user(daemon, org.org_id, email)
+    colleague = add_user(daemon, org.org_id, harness.unique("bob") + "@example.com")
+    path = "/v1/users/%s/password" % user["id"]
+    auth = Authorization(daemon)
+    token = auth.token(auth.sign_in(email, PASSWORD))
+    session = dashboard_sign_in(daemon, email, PASSWORD)
+
+    # The organization's key, a colleague and another organization cannot set it; bad input is a 400.
+    assert org.api("PUT", path, {"password": "x" * 12})[0] == 403
+    bob = dashboard_sign_in(daemon, colleague["email"], PASSWORD)
+    assert dashboard(daemon, "PUT", path, bob, {"password": "x" * 12, "currentPassword": PASSWORD})[0] == 403
+    assert daemon.new_org().api("PUT", path, {"password": "x" * 12})[0] == 404
+    status, _, err = dashboard(daemon, "PUT", path, session, {"password": "new password 1"})
+    assert status == 400 and err["error"]["field"] == "currentPassword", err
+    status, _, err = dashboard(daemon, "PUT", path, session, {"password": "short", "currentPassword": PASSWORD})
+    assert status == 400 and err["error"]["field"] == "password", err
+    status, _, err = dashboard(daemon, "PUT", path, session, {"password": "new password 1", "currentPassword": "wrong one!!"})
+    assert status == 403, err
+    status, _, err = dashboard(daemon, "PUT", path, session, {"password": "new password 1", "extra": 1})
+    assert status == 400 and err["error"]["field"] == "extra", err
+    assert auth.sign_in(email, PASSWORD)[0] == 302  # nothing changed yet
+
+    # The user itself, with its current password: every earlier sign-in ends.
+    status, _, err = dashboard(daemon, "PUT", path, session, {"password": "new password 1", "currentPassword": PASSWORD})
+    assert status == 204, err
+    assert dashboard(daemon, "GET", "/v1/sandboxes", session)[0] == 401
+    assert mcp_post_status(daemon, token) == 401
+    assert auth.sign_in(email, PASSWORD)[0] == 401
+    assert auth.sign_in(email, "new password 1")[0] == 302
+
+    # The operator sets it without the old one (CLI reads it from stdin).
+    out = daemon.admin.cli("user", "passwd", user["id"], input="new password 2\n")
+    assert out.returncode == 0, out.stderr
+    assert auth.sign_in(email, "new password 2")[0] == 302
+    out = daemon.admin.cli("user", "passwd", "usr_missing", input="new password 3\n")
+    assert out.returncode != 0 and "not found" in out.stderr

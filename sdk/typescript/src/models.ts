@@ -492,10 +492,14 @@ export interface AccountUsage {
 
 /** The caller's organization as an account: plan, usage now and prepaid balance. */
 /** Emitted once when usage reaches 80% / 100% of the credits it is measured against. */
+/** 80% / 100% of the credits (balance_80 / balance_100) or of a plan limit (limit_80 / limit_100). */
 export interface AccountAlert {
   kind: string;
-  creditsNanos: number;
-  usageNanos: number;
+  creditsNanos?: number;
+  usageNanos?: number;
+  limit?: string;
+  limitValue?: number;
+  used?: number;
   at: string;
 }
 
@@ -518,6 +522,7 @@ export interface UsageTotal {
   subjectKind?: string;
   subjectId?: string;
   jobId?: string | null;
+  runId?: string | null;
   cpuMilliseconds: number;
   memoryMiBMilliseconds: number;
   storageMiBMilliseconds: number;

@@ -377,6 +377,18 @@ export class Orgs {
     return page.items;
   }
 
+  /** Deletes a user and ends its sign-ins; never an organization's last user (409). */
+  async deleteUser(userId: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/users/${userId}`);
+  }
+
+  /** Sets a user's password (the user itself gives `currentPassword`) and ends its earlier sign-ins. */
+  async setUserPassword(userId: string, password: string, currentPassword?: string): Promise<void> {
+    await this.t.call("PUT", `/v1/users/${userId}/password`, {
+      json: currentPassword === undefined ? { password } : { password, currentPassword },
+    });
+  }
+
   /** Puts the organization on a plan; answers its account. */
   setPlan(orgId: string, planId: string): Promise<Account> {
     return this.t.call<Account>("PUT", `/v1/orgs/${orgId}/plan`, { json: { planId } });

@@ -53,11 +53,15 @@ class AccountUsage:
 
 @dataclass
 class AccountAlert:
-    """Emitted once when usage reaches 80% / 100% of the credits it is measured against."""
+    """Emitted once when usage reaches 80% / 100% of the credits it is measured against
+    (balance_80 / balance_100), or of a plan limit (limit_80 / limit_100, once per crossing)."""
     kind: str
-    credits_nanos: int
-    usage_nanos: int
     at: str
+    credits_nanos: Optional[int] = None
+    usage_nanos: Optional[int] = None
+    limit: Optional[str] = None
+    limit_value: Optional[int] = None
+    used: Optional[int] = None
 
 
 @dataclass
@@ -87,6 +91,7 @@ class UsageTotal:
     subject_kind: Optional[str] = None
     subject_id: Optional[str] = None
     job_id: Optional[str] = None
+    run_id: Optional[str] = None
 
 
 @dataclass

@@ -371,6 +371,19 @@ class Orgs:
         page = self._t.call("GET", "/v1/users", query=query)
         return [_model.from_json(User, u) for u in page["items"]]
 
+    def delete_user(self, user_id: str) -> None:
+        """Deletes a user and ends its sign-ins; never an organization's last user (409)."""
+        self._t.request("DELETE", "/v1/users/%s" % user_id).close()
+
+    def set_user_password(self, user_id: str, password: str,
+                          current_password: Optional[str] = None) -> None:
+        """Sets a user's password (the user itself gives `current_password`) and ends its
+        earlier sign-ins."""
+        body: Dict[str, Any] = {"password": password}
+        if current_password is not None:
+            body["currentPassword"] = current_password
+        self._t.request("PUT", "/v1/users/%s/password" % user_id, json_body=body).close()
+
     def set_plan(self, org_id: str, plan_id: str) -> Account:
         """Puts the organization on a plan; answers its account."""
         return _model.from_json(Account, self._t.call("PUT", "/v1/orgs/%s/plan" % org_id,
