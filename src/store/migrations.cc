@@ -406,6 +406,10 @@ CREATE TABLE account_alerts (
   UNIQUE (org_id, kind, credits_nanos)
 );
 )sql"},
+      {21, R"sql(
+ALTER TABLE plans ADD COLUMN database_mib INTEGER;
+ALTER TABLE plans ADD COLUMN database_connections INTEGER;
+)sql"},
   };
   return kMigrations;
 }
