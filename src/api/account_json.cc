@@ -25,7 +25,9 @@ constexpr LimitField kLimits[] = {
     {"gpus", &store::PlanRecord::gpus},
     {"automations", &store::PlanRecord::automations},
     {"queuedJobs", &store::PlanRecord::queued_jobs},
-    {"endpoints", &store::PlanRecord::endpoints}};
+    {"endpoints", &store::PlanRecord::endpoints},
+    {"databaseMiB", &store::PlanRecord::database_mib},
+    {"databaseConnections", &store::PlanRecord::database_connections}};
 
 struct PriceField {
   const char* wire;
@@ -51,6 +53,8 @@ std::string WireField(const std::string& field) {
       {"automations", "limits.automations"},
       {"queued_jobs", "limits.queuedJobs"},
       {"endpoints", "limits.endpoints"},
+      {"database_mib", "limits.databaseMiB"},
+      {"database_connections", "limits.databaseConnections"},
       {"cpu_second_nanos", "prices.cpuSecondNanos"},
       {"memory_gib_second_nanos", "prices.memoryGiBSecondNanos"},
       {"storage_gib_month_nanos", "prices.storageGiBMonthNanos"},

@@ -1,6 +1,8 @@
 // /v1/database: translation between HTTP and core::DatabaseService. No answer ever holds the
 // database's host or password (sandboxes created with "database": true get those).
 #include "api/errors.h"
+#include "api/request_parsing.h"
+#include "api/resource_responses.h"
 #include "api/routes.h"
 #include "base/time.h"
 
@@ -17,6 +19,14 @@ json DatabaseJson(const core::DatabaseView& d) {
           {"connections", d.connections},
           {"connectionLimit", d.connection_limit},
           {"createdAt", d.created_at ? json(FormatRfc3339(d.created_at)) : json(nullptr)}};
+}
+
+json DumpJson(const core::DatabaseDump& d) {
+  return {{"bucket", d.bucket},
+          {"key", d.key},
+          {"sizeBytes", d.size_bytes},
+          {"sha256", d.sha256},
+          {"createdAt", FormatRfc3339(d.created_at)}};
 }
 
 }  // namespace
@@ -41,6 +51,33 @@ void AddDatabaseRoutes(Router& router, core::DatabaseService& databases) {
                auto view = databases.RotatePassword(who);
                if (!view.ok()) return ErrorResponse(view.status());
                return JsonResponse(200, DatabaseJson(*view));
+             });
+  // A pg_dump custom-format archive into the organization's object storage.
+  router.Add("POST", "/v1/database/dump",
+             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
+               auto dump = databases.Dump(who);
+               if (!dump.ok()) return ErrorResponse(dump.status());
+               return JsonResponse(201, DumpJson(*dump));
+             });
+  // The confirmation comes as {"confirm": "<org id>"} or ?confirm=<org id>, as storage's.
+  router.Add("DELETE", "/v1/database",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               for (const auto& [key, _] : body->items()) {
+                 if (key != "confirm")
+                   return ErrorResponse(InvalidArgument(key, "unknown field '" + key + "'"));
+               }
+               std::string confirm;
+               if (body->contains("confirm")) {
+                 if (!(*body)["confirm"].is_string())
+                   return ErrorResponse(InvalidArgument(
+                       "confirm", "confirm must be the organization's id, as a string"));
+                 confirm = (*body)["confirm"];
+               } else if (auto q = req.query.find("confirm"); q != req.query.end()) {
+                 confirm = q->second;
+               }
+               return NoContentOrError(databases.Delete(who, confirm));
              });
 }
 

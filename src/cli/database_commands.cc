@@ -1,5 +1,6 @@
-// adapt db status|create|rotate: the organization's PostgreSQL database. No command prints its
-// host or password; sandboxes created with --database (REST "database": true) get those.
+// adapt db status|create|rotate|dump|delete: the organization's PostgreSQL database. No command
+// prints its host or password; sandboxes created with --database (REST "database": true) get those.
+#include <memory>
 #include <ostream>
 
 #include "cli/commands.h"
@@ -39,6 +40,39 @@ void AddVerb(CLI::App& group, Invocation& invocation, const char* name, const ch
   });
 }
 
+void AddDump(CLI::App& group, Invocation& invocation) {
+  CLI::App* verb = group.add_subcommand(
+      "dump", "Write a pg_dump archive (-Fc) of the database into the organization's objects");
+  verb->callback([&invocation] {
+    invocation.run = [&invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(json dump, JsonOrError(client.Post("/v1/database/dump", json::object())));
+      if (invocation.json) {
+        console.out << PrettyJson(dump);
+        return Status::Ok();
+      }
+      console.out << "dumped to " << dump.value("bucket", "") << "/" << dump.value("key", "")
+                  << " (" << JsonCell(dump.value("sizeBytes", json())) << " bytes)\n";
+      return Status::Ok();
+    };
+  });
+}
+
+void AddDelete(CLI::App& group, Invocation& invocation) {
+  auto confirm = std::make_shared<std::string>();
+  CLI::App* verb = group.add_subcommand(
+      "delete", "Delete the database and its data: adapt db delete --confirm ORG_ID");
+  verb->add_option("--confirm", *confirm, "the organization's id, to confirm");
+  verb->callback([&invocation, confirm] {
+    invocation.run = [confirm](const ApiClient& client, const Console& console) {
+      RETURN_IF_ERROR(
+          JsonOrError(client.Delete("/v1/database?confirm=" + EscapeUrlComponent(*confirm)))
+              .status());
+      console.out << "deleted the organization's database\n";
+      return Status::Ok();
+    };
+  });
+}
+
 }  // namespace
 
 void AddDatabaseCommands(CLI::App& app, Invocation& invocation) {
@@ -52,6 +86,8 @@ void AddDatabaseCommands(CLI::App& app, Invocation& invocation) {
   AddVerb(*group, invocation, "rotate",
           "Give the database a new password (sandboxes created later get it)", "POST",
           "/v1/database/rotate");
+  AddDump(*group, invocation);
+  AddDelete(*group, invocation);
 }
 
 }  // namespace adapt::cli

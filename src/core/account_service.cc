@@ -41,7 +41,9 @@ Status ValidatePlan(const store::PlanRecord& p) {
       {"gpus", &p.gpus},
       {"automations", &p.automations},
       {"queued_jobs", &p.queued_jobs},
-      {"endpoints", &p.endpoints}};
+      {"endpoints", &p.endpoints},
+      {"database_mib", &p.database_mib},
+      {"database_connections", &p.database_connections}};
   for (const auto& [field, value] : limits)
     if (*value && **value < 0)
       return InvalidArgument(field, std::string(field) + " must be 0 or more (null: no limit)");

@@ -35,12 +35,20 @@ DatabaseService::DatabaseService(store::DatabaseStore& store, database::Postgres
                                  std::string master_key, DatabaseLimits limits)
     : store_(store), server_(server), master_key_(std::move(master_key)), limits_(limits) {}
 
-DatabaseView DatabaseService::Unavailable(const std::optional<store::DatabaseRecord>& r) const {
+DatabaseService::~DatabaseService() { StopQuotaChecks(); }
+
+DatabaseLimits DatabaseService::LimitsOf(const std::string& org_id) const {
+  return limits_of_ ? limits_of_(org_id) : limits_;
+}
+
+DatabaseView DatabaseService::Unavailable(const std::string& org_id,
+                                          const std::optional<store::DatabaseRecord>& r) const {
   DatabaseView v;
   v.status = "unavailable";
-  v.quota_bytes = limits_.quota_bytes;
-  v.connection_limit = limits_.connection_limit;
   if (r) v.created_at = r->created_at;
+  DatabaseLimits limits = LimitsOf(org_id);
+  v.quota_bytes = limits.quota_bytes;
+  v.connection_limit = limits.connection_limit;
   return v;
 }
 
@@ -60,7 +68,7 @@ Status DatabaseService::Provision(const store::DatabaseRecord& r, const std::str
   const std::string attributes =
       " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS INHERIT "
       "CONNECTION LIMIT " +
-      std::to_string(limits_.connection_limit) + " PASSWORD " + QuoteLiteral(verifier);
+      std::to_string(LimitsOf(r.org_id).connection_limit) + " PASSWORD " + QuoteLiteral(verifier);
   RETURN_IF_ERROR(pg->Execute((role_exists ? "ALTER ROLE " : "CREATE ROLE ") + role + attributes));
   // Defaults a session may SET otherwise; temp_file_limit is superuser-only, so it binds.
   RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + role + " SET statement_timeout = " +
@@ -110,33 +118,41 @@ Result<store::DatabaseRecord> DatabaseService::Ensure(const std::string& org_id)
 }
 
 Result<DatabaseView> DatabaseService::Describe(const Principal& who) {
+  DatabaseLimits limits = LimitsOf(who.org_id);
   DatabaseView v;
-  v.quota_bytes = limits_.quota_bytes;
-  v.connection_limit = limits_.connection_limit;
+  v.quota_bytes = limits.quota_bytes;
+  v.connection_limit = limits.connection_limit;
   auto record = store_.GetDatabase(who.org_id);
   if (!record.ok()) {
     if (record.status().code() != Code::kNotFound) return record.status();
-    if (!server_) return Unavailable(std::nullopt);
+    if (!server_) return Unavailable(who.org_id, std::nullopt);
     v.status = "not_created";
     v.version = server_->version();
     return v;
   }
   v.created_at = record->created_at;
   v.status = record->status;
-  if (!server_ || !server_->Start().ok()) return Unavailable(*record);
+  if (!server_ || !server_->Start().ok()) return Unavailable(who.org_id, *record);
+  if (record->status != "provisioning") {
+    // On demand: a quota the plan changed, or a size that changed, takes effect now.
+    std::lock_guard lock(mu_);
+    auto checked = CheckQuotaLocked(*record, &v.size_bytes);
+    if (!checked.ok()) {
+      spdlog::warn("database of {}: {}", who.org_id, checked.status().message());
+      return Unavailable(who.org_id, *record);
+    }
+    v.status = checked->status;
+  }
   auto pg = database::PgSession::Open(server_->AdminConnectionString());
-  if (!pg.ok()) return Unavailable(*record);
+  if (!pg.ok()) return Unavailable(who.org_id, *record);
   v.version = (*pg)->ServerVersion();
   if (record->status == "provisioning") return v;
-  auto size = (*pg)->QueryValue("SELECT pg_database_size($1)", {record->name});
   auto connections = (*pg)->QueryValue(
       "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client "
       "backend'",
       {record->name});
-  if (!size.ok() || !connections.ok() || !*size || !*connections) return Unavailable(*record);
-  v.size_bytes = std::stoll(**size);
+  if (!connections.ok() || !*connections) return Unavailable(who.org_id, *record);
   v.connections = std::stoll(**connections);
-  v.status = v.size_bytes > v.quota_bytes ? "over_quota" : "ready";
   return v;
 }
 
@@ -156,6 +172,7 @@ Result<DatabaseView> DatabaseService::RotatePassword(const Principal& who) {
   {
     std::lock_guard lock(mu_);
     std::string password = RandomToken(24);
+    if (!server_) return Status(Code::kUnavailable, "this adaptd has no PostgreSQL server");
     ASSIGN_OR_RETURN(auto pg, database::PgSession::Open(server_->AdminConnectionString()));
     ASSIGN_OR_RETURN(std::string verifier, pg->EncryptPassword(r.name, password));
     RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + pg->QuoteIdentifier(r.name) + " PASSWORD " +

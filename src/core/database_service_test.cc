@@ -29,6 +29,35 @@ TEST(DatabaseServiceTest, WithoutAServerEveryDatabaseIsUnavailableAndCreatingFai
   EXPECT_FALSE(record->sealed_password.empty());
 }
 
+TEST(DatabaseServiceTest, DeletingNeedsTheOrganizationsExactIdAndDumpingNeedsADatabase) {
+  store::MemoryStore store;
+  DatabaseService service(store, nullptr, std::string(64, 'k'));
+  Principal who{"org_abc", "key_1"};
+  EXPECT_EQ(service.Delete(who, "org_abc").code(), Code::kNotFound);
+  ASSERT_FALSE(service.Create(who).ok());  // recorded as provisioning
+  for (const char* wrong : {"", "ORG_ABC", "org_abc ", "org_other"}) {
+    Status st = service.Delete(who, wrong);
+    EXPECT_EQ(st.code(), Code::kInvalidArgument) << wrong;
+    EXPECT_EQ(st.field(), "confirm");
+  }
+  EXPECT_TRUE(store.GetDatabase("org_abc").ok()) << "a refused delete removed the row";
+  EXPECT_EQ(service.Delete(who, "org_abc").code(), Code::kUnavailable);  // no server here
+  EXPECT_EQ(service.Dump(who).status().code(), Code::kUnavailable);
+  EXPECT_EQ(service.Delete(Principal{"org_none", "key_2"}, "org_none").code(), Code::kNotFound);
+}
+
+TEST(DatabaseServiceTest, ThePlansLimitsReplaceTheDefaults) {
+  store::MemoryStore store;
+  DatabaseService service(store, nullptr, std::string(64, 'k'));
+  service.set_limits([&](const std::string& org_id) {
+    DatabaseLimits l = service.defaults();
+    if (org_id == "org_big") l.quota_bytes = 5LL << 30;
+    return l;
+  });
+  EXPECT_EQ(service.Describe(Principal{"org_big", "k"})->quota_bytes, 5LL << 30);
+  EXPECT_EQ(service.Describe(Principal{"org_small", "k"})->quota_bytes, 1LL << 30);
+}
+
 TEST(DatabaseServiceTest, NamesArePlainPostgresIdentifiersWhateverTheOrganizationId) {
   EXPECT_EQ(DatabaseName("org_x2"), "adapt_org_x2");
   std::string odd = DatabaseName("Org\"; DROP");

@@ -106,6 +106,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.metering_interval_seconds = value;
       else if (key == "storageMeteringIntervalSeconds")
         c.storage_metering_interval_seconds = value;
+      else if (key == "databaseQuotaIntervalSeconds")
+        c.database_quota_interval_seconds = value;
       else
         return InvalidArgument(key, path + ": unknown setting '" + key + "'");
     }
@@ -178,6 +180,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* storage_metering =
       app.add_option("--storage-metering-interval-seconds", flags.storage_metering_interval_seconds,
                      "seconds each volume's storage usage entry covers, 1-86400 [3600]");
+  auto* database_quota =
+      app.add_option("--database-quota-interval-seconds", flags.database_quota_interval_seconds,
+                     "seconds between checks of the databases' size quotas, 1-3600 [30]");
   auto* job_concurrency = app.add_option("--job-concurrency-per-org", flags.job_concurrency_per_org,
                                          "one-shot jobs running at once per organization [4]");
   auto* mcp_threads = app.add_option("--mcp-call-threads", flags.mcp_call_threads,
@@ -358,6 +363,11 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (c.storage_metering_interval_seconds < 1 || c.storage_metering_interval_seconds > 86400)
     return InvalidArgument("storageMeteringIntervalSeconds",
                            "storageMeteringIntervalSeconds must be between 1 and 86400");
+  if (database_quota->count())
+    c.database_quota_interval_seconds = flags.database_quota_interval_seconds;
+  if (c.database_quota_interval_seconds < 1 || c.database_quota_interval_seconds > 3600)
+    return InvalidArgument("databaseQuotaIntervalSeconds",
+                           "databaseQuotaIntervalSeconds must be between 1 and 3600");
   if (job_concurrency->count()) c.job_concurrency_per_org = flags.job_concurrency_per_org;
   if (c.job_concurrency_per_org < 1 || c.job_concurrency_per_org > 1000)
     return InvalidArgument("jobConcurrencyPerOrg",

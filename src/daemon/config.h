@@ -73,6 +73,8 @@ struct DaemonConfig {
   // their organization's PostgreSQL database at their gateway on this port. A port in use
   // falls back to a free one (logged). The server itself runs under <state_dir>/postgres.
   std::string database_listen = "0.0.0.0:5433";
+  // Seconds between checks of every database's size against its plan's quota (1-3600).
+  int database_quota_interval_seconds = 30;
   // Object storage: the most bytes one organization's objects may hold (0: no limit), and the
   // age after which an unfinished multipart upload and its parts are removed.
   uint64_t object_quota_bytes = 50ull << 30;

@@ -290,6 +290,17 @@ TEST_F(ConfigTest, ObjectQuotaAndMultipartAgeFromFlagsAndFile) {
     EXPECT_FALSE(Load({"--multipart-max-age", bad}).ok()) << bad;
 }
 
+TEST_F(ConfigTest, TheDatabaseQuotaIntervalHasADefaultAFlagAKeyAndARange) {
+  EXPECT_EQ(MustLoad({}).database_quota_interval_seconds, 30);
+  EXPECT_EQ(MustLoad({"--database-quota-interval-seconds", "1"}).database_quota_interval_seconds,
+            1);
+  EXPECT_EQ(MustLoad({"--config", WriteConfig(R"({"databaseQuotaIntervalSeconds": 3600})")})
+                .database_quota_interval_seconds,
+            3600);
+  for (const char* bad : {"0", "-1", "3601", "x"})
+    EXPECT_FALSE(Load({"--database-quota-interval-seconds", bad}).ok()) << bad;
+}
+
 TEST_F(ConfigTest, ConnectionLimitsHaveDefaultsFlagsAndFileKeys) {
   DaemonConfig d = MustLoad({});
   EXPECT_EQ(d.max_connections, 4096);

@@ -104,6 +104,15 @@ Status Daemon::StartAccounts() {
     ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_->PlanOf(org_id));
     return plan.persistent_storage_gib;
   });
+  // A plan without database limits leaves DatabaseLimits' defaults.
+  databases_->set_limits([this](const std::string& org_id) {
+    core::DatabaseLimits limits = databases_->defaults();
+    auto plan = accounts_->PlanOf(org_id);
+    if (plan.ok() && plan->database_mib) limits.quota_bytes = *plan->database_mib << 20;
+    if (plan.ok() && plan->database_connections)
+      limits.connection_limit = *plan->database_connections;
+    return limits;
+  });
   return Status::Ok();
 }
 
@@ -172,6 +181,8 @@ void Daemon::StartMonitor() {
                                "stopping " + id + " (balance used up)");
                  });
   meter_->Start();
+  databases_->set_object_store(&*object_store_);
+  databases_->StartQuotaChecks(std::chrono::seconds(config_.database_quota_interval_seconds));
   runtime_->SetStateListener([monitor = &*monitor_](const std::string& id) { monitor->Wake(id); });
   // Whichever way adaptd ends, the runtime stops calling the monitor before it goes.
   stop_state_calls_.emplace(*runtime_);

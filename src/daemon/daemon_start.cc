@@ -68,6 +68,7 @@ void Daemon::ServeUntilStopSignal() {
   workers_->join();
   storage_workers_->join();
   volumes_->Shutdown();
+  databases_->StopQuotaChecks();
   database_proxy_->Stop();
   WarnIfError(postgres_->Stop(), "stopping the organizations' PostgreSQL server");
 }

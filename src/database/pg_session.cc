@@ -66,6 +66,17 @@ Result<std::optional<std::string>> PgSession::QueryValue(const std::string& sql,
   return std::optional<std::string>(PQgetvalue(r.get(), 0, 0));
 }
 
+Result<std::vector<std::string>> PgSession::QueryColumn(const std::string& sql,
+                                                        const std::vector<std::string>& params) {
+  UniqueResult r = Run(connection_->conn, sql, params);
+  if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK)
+    return Status(Code::kInternal, "PostgreSQL: " + LastError(connection_->conn));
+  std::vector<std::string> out;
+  if (PQnfields(r.get()) == 0) return out;
+  for (int i = 0; i < PQntuples(r.get()); ++i) out.push_back(PQgetvalue(r.get(), i, 0));
+  return out;
+}
+
 std::string PgSession::QuoteIdentifier(const std::string& name) {
   std::string out = "\"";
   for (char c : name) {

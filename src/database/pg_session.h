@@ -26,6 +26,9 @@ class PgSession {
   // The first column of the first row; nullopt when there is no row or it is NULL.
   Result<std::optional<std::string>> QueryValue(const std::string& sql,
                                                 const std::vector<std::string>& params = {});
+  // The first column of every row (NULLs as empty strings).
+  Result<std::vector<std::string>> QueryColumn(const std::string& sql,
+                                               const std::vector<std::string>& params = {});
   // "name" with embedded quotes doubled.
   std::string QuoteIdentifier(const std::string& name);
   // The SCRAM-SHA-256 verifier of `password` for `role`, made here, so that the password

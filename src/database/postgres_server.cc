@@ -43,6 +43,19 @@ std::string PostgresServer::AdminConnectionString(const std::string& database) c
          " user=postgres dbname=" + database + " connect_timeout=10";
 }
 
+Status PostgresServer::Dump(const std::string& database, const std::string& path) const {
+  auto result = os::RunCommand({options_.bin_dir + "/pg_dump", "--format=custom", "--file=" + path,
+                                "--dbname=" + AdminConnectionString(database)});
+  if (!result.ok()) return result.status().WithContext("running pg_dump");
+  if (result->status.signaled() || result->status.exit_code != 0) {
+    std::string out = result->output;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    if (auto nl = out.rfind('\n'); nl != std::string::npos) out = out.substr(nl + 1);
+    return Status(Code::kInternal, "pg_dump failed: " + out);
+  }
+  return Status::Ok();
+}
+
 Status PostgresServer::RunAsServer(const std::vector<std::string>& argv, const std::string& what) {
   // sh -c 'mount --bind ROOT VIEW && exec "$@"': the bind mount lives and dies with this
   // namespace (and the postmaster pg_ctl leaves running in it).

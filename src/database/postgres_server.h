@@ -54,6 +54,11 @@ class PostgresServer {
   // libpq connection string of the superuser over the Unix socket (peer authentication: only
   // root and the server's OS user can use it).
   std::string AdminConnectionString(const std::string& database = "postgres") const;
+  // Writes a pg_dump custom-format archive (-Fc) of `database` to `path` (a host path), as
+  // the superuser over the Unix socket.
+  Status Dump(const std::string& database, const std::string& path) const;
+  // Where dumps are written before they are stored (0700, root's).
+  std::string ScratchDir() const { return options_.root + "/scratch"; }
   // The directory of the server's socket, as the host sees it.
   std::string SocketDir() const { return options_.root + "/run"; }
   uint16_t port() const { return options_.port; }

@@ -47,10 +47,15 @@ TEST_P(StoreTest, PlansArePutReplacedAndListedByIdWithUnsetLimitsKeptUnset) {
   PlanRecord big = SmallPlan("big");
   big.concurrent_sandboxes.reset();
   big.gpus = 0;
+  big.database_mib = 2048;
+  big.database_connections = 7;
   ASSERT_TRUE(store_->PutPlan(big).ok());
   auto got = store_->GetPlan("big");
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_FALSE(got->concurrent_sandboxes.has_value());
+  EXPECT_EQ(got->database_mib, 2048);
+  EXPECT_EQ(got->database_connections, 7);
+  EXPECT_FALSE(store_->GetPlan("small")->database_mib.has_value());
   EXPECT_EQ(got->gpus, 0);
   EXPECT_EQ(got->cpu_second_nanos, 10000);
   big.cpu = 64;

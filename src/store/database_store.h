@@ -31,6 +31,8 @@ class DatabaseStore {
   virtual Result<DatabaseRecord> GetDatabase(const std::string& org_id) = 0;
   // Every organization's, by org_id (the quota check's rounds).
   virtual Result<std::vector<DatabaseRecord>> ListDatabases() = 0;
+  // Removes the organization's row; NotFound when there is none.
+  virtual Status DeleteDatabase(const std::string& org_id) = 0;
 };
 
 }  // namespace adapt::store

@@ -39,5 +39,17 @@ TEST_P(StoreTest, ADatabaseRowRoundTripsKeepsItsCreationTimeAndIsScopedToItsOrga
   EXPECT_EQ(all->size(), 2u);
 }
 
+TEST_P(StoreTest, DeletingADatabaseRowRemovesOnlyThatOrganizationsAndTwiceIsNotFound) {
+  ASSERT_TRUE(store_->PutDatabase(Database(org_.id, "ready")).ok());
+  ASSERT_TRUE(store_->PutDatabase(Database(other_org_.id, "over_quota")).ok());
+  ASSERT_TRUE(store_->DeleteDatabase(org_.id).ok());
+  EXPECT_EQ(store_->GetDatabase(org_.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(store_->DeleteDatabase(org_.id).code(), Code::kNotFound);
+  Reopen();
+  auto kept = store_->GetDatabase(other_org_.id);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_EQ(kept->status, "over_quota");
+}
+
 }  // namespace
 }  // namespace adapt::store

@@ -199,6 +199,7 @@ class MemoryStore : public Store {
   Status PutDatabase(const DatabaseRecord& record) override;
   Result<DatabaseRecord> GetDatabase(const std::string& org_id) override;
   Result<std::vector<DatabaseRecord>> ListDatabases() override;
+  Status DeleteDatabase(const std::string& org_id) override;
 
   Status PutApp(const AppRecord& app) override;
   Result<AppRecord> GetApp(const std::string& org_id, const std::string& id) override;

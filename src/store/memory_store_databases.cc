@@ -26,4 +26,10 @@ Result<std::vector<DatabaseRecord>> MemoryStore::ListDatabases() {
   return out;
 }
 
+Status MemoryStore::DeleteDatabase(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  if (databases_.erase(org_id) == 0) return NotFound("the organization has no database");
+  return Status::Ok();
+}
+
 }  // namespace adapt::store

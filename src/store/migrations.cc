@@ -424,6 +424,10 @@ CREATE TABLE limits_reached (
   PRIMARY KEY (org_id, limit_name, percent)
 );
 )sql"},
+      {22, R"sql(
+ALTER TABLE plans ADD COLUMN database_mib INTEGER;
+ALTER TABLE plans ADD COLUMN database_connections INTEGER;
+)sql"},
   };
   return kMigrations;
 }

@@ -61,4 +61,13 @@ Result<std::vector<DatabaseRecord>> SqliteStore::ListDatabases() {
       });
 }
 
+Status SqliteStore::DeleteDatabase(const std::string& org_id) {
+  return Guard("deleting the organization's database", [&]() -> Status {
+    SQLite::Statement q(db_, "DELETE FROM databases WHERE org_id = ?");
+    q.bind(1, org_id);
+    if (q.exec() == 0) return NotFound("the organization has no database");
+    return Status::Ok();
+  });
+}
+
 }  // namespace adapt::store

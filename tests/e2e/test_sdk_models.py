@@ -43,7 +43,7 @@ MODELS = {
     "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
     "Automation": "Automation",
-    "Database": "Database",
+    "Database": "Database", "DatabaseDump": "DatabaseDump",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
 SDK_ONLY = {("StatusEvent", "id")}
@@ -305,6 +305,8 @@ OPERATIONS = {
     "getDatabase": ("Databases", "get", "get"),
     "createDatabase": ("Databases", "create", "create"),
     "rotateDatabasePassword": ("Databases", "rotate", "rotate"),
+    "dumpDatabase": ("Databases", "dump", "dump"),
+    "deleteDatabase": ("Databases", "delete", "delete"),
 }
 # Not SDK verbs: a link's URL is used as it is (no credentials), and MCP with its OAuth is for
 # MCP clients.

@@ -184,6 +184,15 @@ export interface Database {
   createdAt: string | null;
 }
 
+/** A pg_dump archive of the database, stored as one of the organization's objects. */
+export interface DatabaseDump {
+  bucket: string;
+  key: string;
+  sizeBytes: number;
+  sha256: string;
+  createdAt: string;
+}
+
 export interface Secret {
   name: string;
   version: number;
@@ -462,6 +471,8 @@ export interface PlanLimits {
   automations: number | null;
   queuedJobs: number | null;
   endpoints: number | null;
+  databaseMiB: number | null;
+  databaseConnections: number | null;
 }
 
 /** Prices in nano-units (1e-9 of the currency unit). */

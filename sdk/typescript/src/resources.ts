@@ -3,7 +3,7 @@
 import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
-  Account, ApiKey, App, AppRelease, Database, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
+  Account, ApiKey, App, AppRelease, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
   PlanLimits, PlanPrices, Progress, Run, Secret, Site, Storage, StorageToken, StoredObject, UsageReport, User,
 } from "./models.js";
 import { paginate } from "./pages.js";
@@ -109,6 +109,16 @@ export class Databases {
   /** A new password; sandboxes created afterwards get it. */
   rotate(): Promise<Database> {
     return this.t.call<Database>("POST", "/v1/database/rotate", { json: {} });
+  }
+
+  /** A pg_dump -Fc archive into the organization's objects (key database-dumps/...). */
+  dump(): Promise<DatabaseDump> {
+    return this.t.call<DatabaseDump>("POST", "/v1/database/dump", { json: {} });
+  }
+
+  /** Deletes the database and its data; `confirm` must be the organization's id. */
+  async delete(confirm: string): Promise<void> {
+    await this.t.call("DELETE", "/v1/database", { json: { confirm } });
   }
 }
 

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Type, TypeVar, Union, get_args, get_origin, 
 T = TypeVar("T")
 
 _OVERRIDES: Dict[str, str] = {"memory_mib": "memoryMiB", "disk_mib": "diskMiB",
-                              "size_mib": "sizeMiB",
+                              "size_mib": "sizeMiB", "database_mib": "databaseMiB",
                               "persistent_storage_gib": "persistentStorageGiB",
                               "object_storage_gib": "objectStorageGiB",
                               "persistent_storage_mib": "persistentStorageMiB",

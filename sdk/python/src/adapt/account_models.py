@@ -20,6 +20,8 @@ class PlanLimits:
     automations: Optional[int]
     queued_jobs: Optional[int]
     endpoints: Optional[int]
+    database_mib: Optional[int]
+    database_connections: Optional[int]
 
 
 @dataclass

@@ -228,6 +228,16 @@ class Database:
 
 
 @dataclass
+class DatabaseDump:
+    """A pg_dump archive of the database, stored as one of the organization's objects."""
+    bucket: str
+    key: str
+    size_bytes: int
+    sha256: str
+    created_at: str
+
+
+@dataclass
 class Secret:
     name: str
     version: int

@@ -11,7 +11,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 from . import _model
 from .errors import AdaptError, NotFound, RequestTimeout
 from .files import LocalPath, _save
-from .models import (Account, ApiKey, App, AppRelease, Database, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
+from .models import (Account, ApiKey, App, AppRelease, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
                      ObjectLink, Operation, Org, Plan, Progress, Run, Secret, Site, Storage,
                      StorageToken, StoredObject, UsageReport, User)
 from .pages import paginate
@@ -117,6 +117,14 @@ class Databases:
     def rotate(self) -> Database:
         """A new password; sandboxes created afterwards get it."""
         return _model.from_json(Database, self._t.call("POST", "/v1/database/rotate", json_body={}))
+
+    def dump(self) -> DatabaseDump:
+        """A pg_dump -Fc archive into the organization's objects (key database-dumps/...)."""
+        return _model.from_json(DatabaseDump, self._t.call("POST", "/v1/database/dump", json_body={}))
+
+    def delete(self, confirm: str) -> None:
+        """Deletes the database and its data; `confirm` must be the organization's id."""
+        self._t.request("DELETE", "/v1/database", json_body={"confirm": confirm}).close()
 
 
 class StorageVolumes:
