@@ -23,7 +23,8 @@ constexpr LimitField kLimits[] = {
     {"gpus", &store::PlanRecord::gpus},
     {"automations", &store::PlanRecord::automations},
     {"queuedJobs", &store::PlanRecord::queued_jobs},
-    {"endpoints", &store::PlanRecord::endpoints}};
+    {"endpoints", &store::PlanRecord::endpoints},
+    {"appReplicas", &store::PlanRecord::app_replicas}};
 
 struct PriceField {
   const char* wire;
@@ -49,6 +50,7 @@ std::string WireField(const std::string& field) {
       {"automations", "limits.automations"},
       {"queued_jobs", "limits.queuedJobs"},
       {"endpoints", "limits.endpoints"},
+      {"app_replicas", "limits.appReplicas"},
       {"cpu_second_nanos", "prices.cpuSecondNanos"},
       {"memory_gib_second_nanos", "prices.memoryGiBSecondNanos"},
       {"storage_gib_month_nanos", "prices.storageGiBMonthNanos"},

@@ -47,9 +47,12 @@ TEST_P(StoreTest, PlansArePutReplacedAndListedByIdWithUnsetLimitsKeptUnset) {
   PlanRecord big = SmallPlan("big");
   big.concurrent_sandboxes.reset();
   big.gpus = 0;
+  big.app_replicas = 4;
   ASSERT_TRUE(store_->PutPlan(big).ok());
   auto got = store_->GetPlan("big");
   ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->app_replicas, 4);
+  EXPECT_FALSE(store_->GetPlan("small")->app_replicas.has_value());
   EXPECT_FALSE(got->concurrent_sandboxes.has_value());
   EXPECT_EQ(got->gpus, 0);
   EXPECT_EQ(got->cpu_second_nanos, 10000);

@@ -406,6 +406,15 @@ CREATE TABLE account_alerts (
   UNIQUE (org_id, kind, credits_nanos)
 );
 )sql"},
+      {21, R"sql(
+ALTER TABLE app_releases ADD COLUMN readiness_path TEXT NOT NULL DEFAULT '';
+ALTER TABLE app_releases ADD COLUMN readiness_timeout_seconds INTEGER NOT NULL DEFAULT 120;
+ALTER TABLE plans ADD COLUMN app_replicas INTEGER;
+UPDATE plans SET app_replicas = 10 WHERE id = 'default';
+ALTER TABLE events ADD COLUMN app_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE events ADD COLUMN replica_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE events ADD COLUMN message TEXT NOT NULL DEFAULT '';
+)sql"},
   };
   return kMigrations;
 }

@@ -20,6 +20,7 @@ class PlanLimits:
     automations: Optional[int]
     queued_jobs: Optional[int]
     endpoints: Optional[int]
+    app_replicas: Optional[int]
 
 
 @dataclass
