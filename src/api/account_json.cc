@@ -27,7 +27,8 @@ constexpr LimitField kLimits[] = {
     {"queuedJobs", &store::PlanRecord::queued_jobs},
     {"endpoints", &store::PlanRecord::endpoints},
     {"databaseMiB", &store::PlanRecord::database_mib},
-    {"databaseConnections", &store::PlanRecord::database_connections}};
+    {"databaseConnections", &store::PlanRecord::database_connections},
+    {"appReplicas", &store::PlanRecord::app_replicas}};
 
 struct PriceField {
   const char* wire;
@@ -55,6 +56,7 @@ std::string WireField(const std::string& field) {
       {"endpoints", "limits.endpoints"},
       {"database_mib", "limits.databaseMiB"},
       {"database_connections", "limits.databaseConnections"},
+      {"app_replicas", "limits.appReplicas"},
       {"cpu_second_nanos", "prices.cpuSecondNanos"},
       {"memory_gib_second_nanos", "prices.memoryGiBSecondNanos"},
       {"storage_gib_month_nanos", "prices.storageGiBMonthNanos"},

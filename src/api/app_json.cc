@@ -32,15 +32,19 @@ const core::FieldNames& RestAppFields() {
                                         {"build_path", "buildPath"},
                                         {"build_timeout_seconds", "buildTimeoutSeconds"},
                                         {"start_command", "startCommand"},
-                                        {"release_id", "releaseId"}});
+                                        {"release_id", "releaseId"},
+                                        {"readiness_path", "readinessPath"},
+                                        {"readiness_timeout_seconds", "readinessTimeoutSeconds"}});
   return kNames;
 }
 
 Result<core::DeployApp> DeployAppFromJson(const json& body) {
   if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
   static const std::set<std::string> kFields = {
-      "sandboxId",           "name",         "sourcePath", "buildCommand", "buildPath",
-      "buildTimeoutSeconds", "startCommand", "port",       "replicas",     "env"};
+      "sandboxId",    "name",          "sourcePath",
+      "buildCommand", "buildPath",     "buildTimeoutSeconds",
+      "startCommand", "port",          "replicas",
+      "env",          "readinessPath", "readinessTimeoutSeconds"};
   for (const auto& [key, _] : body.items())
     if (!kFields.count(key)) return InvalidArgument(key, "unknown field '" + key + "'");
   core::DeployApp req;
@@ -59,6 +63,8 @@ Result<core::DeployApp> DeployAppFromJson(const json& body) {
   if (!body.contains("port")) return InvalidArgument("port", "port is required");
   RETURN_IF_ERROR(IntField(body, "port", req.port));
   RETURN_IF_ERROR(IntField(body, "replicas", req.replicas));
+  RETURN_IF_ERROR(StringField(body, "readinessPath", req.readiness_path));
+  RETURN_IF_ERROR(IntField(body, "readinessTimeoutSeconds", req.readiness_timeout_seconds));
   if (body.contains("env") && !body["env"].is_null()) {
     if (!body["env"].is_object())
       return InvalidArgument("env", "env must be an object of string values");
@@ -99,7 +105,19 @@ json AppReleaseToJson(const core::AppReleaseView& r) {
           {"buildOutput", r.build_output},
           {"startCommand", r.start_command},
           {"port", r.port},
+          {"readinessPath", r.readiness_path.empty() ? json(nullptr) : json(r.readiness_path)},
+          {"readinessTimeoutSeconds", r.readiness_timeout_seconds},
           {"createdAt", FormatRfc3339(r.created_at_ms)}};
+}
+
+json AppReplicaLogToJson(const core::AppReplicaLog& l) {
+  return {{"sandboxId", l.sandbox_id},
+          {"releaseId", l.release_id},
+          {"state", l.state},
+          {"stdout", l.stdout_text},
+          {"stderr", l.stderr_text},
+          {"truncated", l.truncated},
+          {"exitCode", l.exit_code ? json(*l.exit_code) : json(nullptr)}};
 }
 
 json AppToJson(const core::App& a) {
@@ -116,6 +134,9 @@ json AppToJson(const core::App& a) {
           {"releaseId", a.release_id},
           {"replicas", a.replicas},
           {"readyReplicas", a.ready_replicas},
+          {"status", a.status},
+          {"statusMessage", a.status_message.empty() ? json(nullptr) : json(a.status_message)},
+          {"restarts", a.restarts},
           {"replicaSandboxes", replicas},
           {"release", a.release ? AppReleaseToJson(*a.release) : json(nullptr)},
           {"createdAt", FormatRfc3339(a.created_at_ms)},

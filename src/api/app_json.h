@@ -13,7 +13,7 @@ namespace adapt::api {
 // REST's names for the core's fields (sourcePath, startCommand, ...).
 const core::FieldNames& RestAppFields();
 // POST /v1/apps: sandboxId, startCommand and port; name, sourcePath, buildCommand, buildPath,
-// buildTimeoutSeconds, replicas and env optional.
+// buildTimeoutSeconds, replicas, env, readinessPath and readinessTimeoutSeconds optional.
 Result<core::DeployApp> DeployAppFromJson(const nlohmann::json& body);
 // POST /v1/apps/{id}/rollback: {"releaseId": "rel_..."} or {} (the release before).
 Result<std::string> RollbackFromJson(const nlohmann::json& body);
@@ -21,5 +21,6 @@ Result<std::string> RollbackFromJson(const nlohmann::json& body);
 Result<int64_t> ScaleFromJson(const nlohmann::json& body);
 nlohmann::json AppToJson(const core::App& app);
 nlohmann::json AppReleaseToJson(const core::AppReleaseView& release);
+nlohmann::json AppReplicaLogToJson(const core::AppReplicaLog& log);
 
 }  // namespace adapt::api

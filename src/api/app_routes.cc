@@ -62,6 +62,14 @@ void AddAppRoutes(Router& router, core::AppService& apps) {
                for (const auto& r : *releases) items.push_back(AppReleaseToJson(r));
                return JsonResponse(200, {{"items", items}});
              });
+  router.Add("GET", "/v1/apps/{id}/logs",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto logs = apps.Logs(who, p.at("id"));
+               if (!logs.ok()) return ErrorResponse(logs.status());
+               nlohmann::json items = nlohmann::json::array();
+               for (const auto& l : *logs) items.push_back(AppReplicaLogToJson(l));
+               return JsonResponse(200, {{"items", items}});
+             });
   router.Add("DELETE", "/v1/apps/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                return NoContentOrError(apps.Delete(who, p.at("id")));

@@ -1,7 +1,8 @@
-// Server-Sent Events of sandbox status changes. Events come from the store, so a client
-// that reconnects with Last-Event-ID misses nothing; the bus only says when to look. An idle
-// stream carries a comment every kHeartbeatInterval, so that clients and proxies can tell a
-// quiet stream from a dead connection.
+// Server-Sent Events of sandbox status changes (`event: status`) and, on the organization's
+// stream, deployed apps' events (`event: app`). Events come from the store, so a client that
+// reconnects with Last-Event-ID misses nothing; the bus only says when to look. An idle stream
+// carries a comment every kHeartbeatInterval, so that clients and proxies can tell a quiet
+// stream from a dead connection.
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
@@ -44,7 +45,10 @@ class StatusEventStream : public ResponseStream,
     }
     std::weak_ptr<StatusEventStream> weak = shared_from_this();
     token_ = bus_.Subscribe([weak, &workers = workers_, id = sandbox_id_](const core::Change& c) {
-      if (c.kind != core::Change::Kind::kSandboxStatus || (!id.empty() && c.id != id)) return;
+      bool wanted = c.kind == core::Change::Kind::kSandboxStatus
+                        ? id.empty() || c.id == id
+                        : c.kind == core::Change::Kind::kAppEvent && id.empty();
+      if (!wanted) return;
       if (auto self = weak.lock()) boost::asio::post(workers, [self] { self->Pump(); });
     });
     boost::asio::post(workers_, [self = shared_from_this()] { self->Pump(); });
@@ -82,8 +86,17 @@ class StatusEventStream : public ResponseStream,
       for (const auto& e : *events) {
         json data = {
             {"sandboxId", e.sandbox_id}, {"status", e.status}, {"at", FormatRfc3339(e.at)}};
+        const char* kind = "status";
+        if (!e.app_id.empty()) {
+          kind = "app";
+          data = {{"appId", e.app_id},
+                  {"type", e.status},
+                  {"replicaId", e.replica_id.empty() ? json(nullptr) : json(e.replica_id)},
+                  {"message", e.message},
+                  {"at", FormatRfc3339(e.at)}};
+        }
         std::string frame =
-            "id: " + std::to_string(e.seq) + "\nevent: status\ndata: " + data.dump() + "\n\n";
+            "id: " + std::to_string(e.seq) + "\nevent: " + kind + "\ndata: " + data.dump() + "\n\n";
         if (!sink->Send(std::move(frame))) return;
         last_seq_ = e.seq;
       }

@@ -98,7 +98,8 @@ HttpResponse Render(const core::MetricsSnapshot& m) {
         {"gpus", p.gpus},
         {"automations", p.automations},
         {"queued_jobs", p.queued_jobs},
-        {"endpoints", p.endpoints}};
+        {"endpoints", p.endpoints},
+        {"app_replicas", p.app_replicas}};
     for (const auto& [limit, value] : limits)
       if (value)
         out.Sample("adapt_plan_limit",

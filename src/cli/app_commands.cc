@@ -1,4 +1,4 @@
-// adapt app deploy|ls|get|scale|rollback|rm: deployed apps (/v1/apps).
+// adapt app deploy|ls|get|scale|rollback|rm|logs: deployed apps (/v1/apps).
 #include <memory>
 #include <ostream>
 
@@ -19,6 +19,10 @@ void PrintApp(const json& app, const Console& console) {
        {"url", JsonCell(app.value("url", json()))},
        {"replicas", JsonCell(app.value("readyReplicas", json())) + "/" +
                         JsonCell(app.value("replicas", json())) + " ready"},
+       {"status", JsonCell(app.value("status", json())) +
+                      (app.value("statusMessage", json()).is_string()
+                           ? ": " + app["statusMessage"].get<std::string>()
+                           : "")},
        {"release", JsonCell(app.value("releaseId", json()))},
        {"build exit code",
         release.is_object() ? JsonCell(release.value("buildExitCode", json())) : "-"}});
@@ -26,9 +30,10 @@ void PrintApp(const json& app, const Console& console) {
 
 void AddDeploy(CLI::App& group, Invocation& invocation) {
   struct Options {
-    std::string sandbox, name, source, build, build_path, start;
+    std::string sandbox, name, source, build, build_path, start, readiness_path;
     int64_t port = 0;
     int64_t replicas = 1;
+    int64_t readiness_timeout = 0;
     std::vector<std::string> env;
     json body;
   };
@@ -43,7 +48,11 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
   deploy->add_option("--source", o->source, "the path packaged (default: /workspace)");
   deploy->add_option("--build", o->build, "a build command run in the source sandbox first");
   deploy->add_option("--build-path", o->build_path, "where the build runs (default: --source)");
-  deploy->add_option("--replicas", o->replicas, "replicas (0-10, default 1)");
+  deploy->add_option("--replicas", o->replicas, "replicas (default 1; the plan caps it)");
+  deploy->add_option("--readiness-path", o->readiness_path,
+                     "a replica serves once a GET of it answers 2xx/3xx (default: a TCP connect)");
+  deploy->add_option("--readiness-timeout", o->readiness_timeout,
+                     "seconds a replica may take to become ready (1-600, default 120)");
   deploy->add_option("--env", o->env, "environment variable of the app, repeatable")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
@@ -58,6 +67,8 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
       if (!o->source.empty()) body["sourcePath"] = o->source;
       if (!o->build.empty()) body["buildCommand"] = o->build;
       if (!o->build_path.empty()) body["buildPath"] = o->build_path;
+      if (!o->readiness_path.empty()) body["readinessPath"] = o->readiness_path;
+      if (o->readiness_timeout != 0) body["readinessTimeoutSeconds"] = o->readiness_timeout;
       if (!o->env.empty()) {
         json env = json::object();
         for (const auto& kv : o->env) {
@@ -143,6 +154,34 @@ void AddVerb(CLI::App& group, Invocation& invocation, const std::string& verb) {
   });
 }
 
+void AddLogs(CLI::App& group, Invocation& invocation) {
+  auto id = std::make_shared<std::string>();
+  CLI::App* logs = group.add_subcommand(
+      "logs", "Show the latest output of each replica (and of the last one that failed)");
+  logs->add_option("id", *id, "app id")->required();
+  logs->callback([id, &invocation] {
+    invocation.run = [id, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(json page,
+                       JsonOrError(client.Get("/v1/apps/" + EscapeUrlComponent(*id) + "/logs")));
+      if (invocation.json) {
+        console.out << PrettyJson(page);
+        return Status::Ok();
+      }
+      for (const auto& r : page.value("items", json::array())) {
+        console.out << "== " << JsonCell(r.value("sandboxId", json())) << " ("
+                    << JsonCell(r.value("state", json())) << ", release "
+                    << JsonCell(r.value("releaseId", json())) << ") ==\n";
+        for (const char* stream : {"stdout", "stderr"}) {
+          std::string text = r.value(stream, "");
+          console.out << text;
+          if (!text.empty() && text.back() != '\n') console.out << "\n";
+        }
+      }
+      return Status::Ok();
+    };
+  });
+}
+
 }  // namespace
 
 void AddAppCommands(CLI::App& app, Invocation& invocation) {
@@ -154,6 +193,7 @@ void AddAppCommands(CLI::App& app, Invocation& invocation) {
   AddVerb(*apps, invocation, "scale");
   AddVerb(*apps, invocation, "rollback");
   AddVerb(*apps, invocation, "rm");
+  AddLogs(*apps, invocation);
 }
 
 }  // namespace adapt::cli

@@ -43,7 +43,8 @@ Status ValidatePlan(const store::PlanRecord& p) {
       {"queued_jobs", &p.queued_jobs},
       {"endpoints", &p.endpoints},
       {"database_mib", &p.database_mib},
-      {"database_connections", &p.database_connections}};
+      {"database_connections", &p.database_connections},
+      {"app_replicas", &p.app_replicas}};
   for (const auto& [field, value] : limits)
     if (*value && **value < 0)
       return InvalidArgument(field, std::string(field) + " must be 0 or more (null: no limit)");
@@ -106,6 +107,7 @@ store::PlanRecord AccountService::BuiltInDefaultPlan(int max_sandboxes_per_org) 
     p.cpu = int64_t{max_sandboxes_per_org} * 32;
     p.memory_mib = int64_t{max_sandboxes_per_org} * 65536;
   }
+  p.app_replicas = 10;  // issue 20: "default maximum 10"
   p.updated_at = NowMillis();
   return p;
 }

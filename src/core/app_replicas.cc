@@ -2,6 +2,7 @@
 // ingress's route over the ready ones.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <set>
 
@@ -23,6 +24,37 @@ constexpr const char* kReadyMarker = "/tmp/.adapt-release-ready";
 bool Live(const std::string& status) { return status == "provisioning" || status == "running"; }
 
 }  // namespace
+
+std::chrono::seconds ReplicaRestartDelay(int failures) {
+  if (failures <= 0) return std::chrono::seconds(0);
+  return std::chrono::seconds(failures >= 6 ? 60 : std::min(60, 2 << (failures - 1)));
+}
+
+void AppService::Emit(const std::string& org_id, const std::string& app_id, const std::string& type,
+                      const std::string& replica_id, const std::string& message) {
+  store::EventRecord e;
+  e.org_id = org_id;
+  e.status = type;
+  e.at = NowMillis();
+  e.app_id = app_id;
+  e.replica_id = replica_id;
+  e.message = message.size() > 2000 ? message.substr(0, 2000) : message;
+  if (Status st = store_.AppendAppEvent(e); !st.ok()) {
+    spdlog::warn("app {}: recording event {}: {}", app_id, type, st.message());
+    return;
+  }
+  if (bus_) bus_->Notify({Change::Kind::kAppEvent, app_id});
+}
+
+void AppService::NoteFailure(const store::AppReplicaRecord& replica, const std::string& why) {
+  Emit(replica.org_id, replica.app_id, "replica.failed", replica.sandbox_id, why);
+  std::lock_guard lock(mu_);
+  Trouble& t = trouble_[replica.app_id];
+  ++t.failures;
+  t.why = "replica " + replica.sandbox_id + " " + why;
+  t.replica = replica;
+  t.retry_at = std::chrono::steady_clock::now() + ReplicaRestartDelay(t.failures);
+}
 
 Result<std::string> AppService::StartReplica(const store::AppRecord& app,
                                              const store::AppReleaseRecord& release) {
@@ -100,7 +132,14 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
       std::lock_guard lock(mu_);
       delivering_.erase(replica.sandbox_id);
     }
-    if (!ok) spdlog::warn("app {}: replica {}: {}", replica.app_id, replica.sandbox_id, why);
+    if (!ok) {
+      spdlog::warn("app {}: replica {}: {}", replica.app_id, replica.sandbox_id, why);
+      // A replica removed meanwhile (scaled down, the app deleted) did not fail.
+      bool known = false;
+      if (auto replicas = store_.ListAppReplicas(replica.app_id); replicas.ok())
+        for (const auto& r : *replicas) known = known || r.sandbox_id == replica.sandbox_id;
+      if (known) NoteFailure(replica, why);
+    }
     changed_.notify_all();
   };
   Block([&](Waiter::Done done) {
@@ -120,29 +159,60 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
   Status mark = files_.Upload(who, replica.sandbox_id, kReadyMarker, "0644",
                               [](char*, size_t) -> long { return 0; });
   if (!mark.ok()) return finish(false, "starting the app: " + mark.message());
-  auto deadline = std::chrono::steady_clock::now() + options_.ready_wait;
-  while (std::chrono::steady_clock::now() < deadline) {
+  // The readiness timeout runs from the app's start (the release is in place now).
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(release->readiness_timeout_seconds);
+  const auto port = static_cast<uint16_t>(release->port);
+  std::string failure = "did not answer";
+  for (;;) {
     {
       std::lock_guard lock(mu_);
       if (stopping_) return finish(false, "adaptd is stopping");
     }
     auto now = store_.GetSandbox(replica.org_id, replica.sandbox_id);
-    if (!now.ok() || now->status != "running") return finish(false, "ended while starting");
+    if (!now.ok() || now->status != "running")
+      return finish(false, "ended while starting" +
+                               (now.ok() && now->result.exit_code
+                                    ? " with exit code " + std::to_string(*now->result.exit_code)
+                                    : std::string()));
     auto address = network_.AddressOf(replica.sandbox_id);
-    if (address && !address->empty() &&
-        net::PortAccepts(*address, static_cast<uint16_t>(release->port),
-                         std::chrono::milliseconds(500))) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    const auto bound =
+        std::clamp(left, std::chrono::milliseconds(100), std::chrono::milliseconds(1000));
+    if (!address || address->empty()) {
+      failure = "has no network address";
+    } else if (release->readiness_path.empty()) {
+      failure = net::PortAccepts(*address, port, bound) ? "" : "did not accept connections";
+    } else {
+      failure = net::HttpReadinessFailure(*address, port, release->readiness_path,
+                                          *address + ":" + std::to_string(port), bound);
+    }
+    if (failure.empty()) {
       replica.state = "ready";
       // Only while the replica is still the app's (a scale down may have removed it).
       bool known = false;
       if (auto replicas = store_.ListAppReplicas(replica.app_id); replicas.ok())
         for (const auto& r : *replicas) known = known || r.sandbox_id == replica.sandbox_id;
       if (known) IgnoreError(store_.PutAppReplica(replica), "the next reconcile retries");
+      {
+        std::lock_guard lock(mu_);
+        trouble_.erase(replica.app_id);
+      }
+      if (known)
+        Emit(replica.org_id, replica.app_id, "replica.ready", replica.sandbox_id,
+             "release " + replica.release_id);
       return finish(true, "");
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
-  finish(false, "its port " + std::to_string(release->port) + " did not accept connections");
+  const std::string check =
+      release->readiness_path.empty()
+          ? "its port " + std::to_string(port)
+          : "GET " + release->readiness_path + " on port " + std::to_string(port);
+  finish(false, check + " " + failure + " (not ready within " +
+                    std::to_string(release->readiness_timeout_seconds) + " s)");
 }
 
 bool AppService::AwaitReady(const std::string& app_id, const std::string& release_id,
@@ -183,10 +253,56 @@ void AppService::RemoveReplica(const store::AppReplicaRecord& replica) {
   Principal who;
   who.org_id = replica.org_id;
   IgnoreError(store_.DeleteAppReplica(replica.sandbox_id), "the reconciler finds it again");
+  {
+    std::lock_guard lock(mu_);
+    open_.erase(replica.sandbox_id);
+  }
   auto deleted = sandboxes_.Delete(who, replica.sandbox_id);
   if (!deleted.ok() && deleted.status().code() != Code::kNotFound)
     spdlog::warn("app {}: deleting replica {}: {}", replica.app_id, replica.sandbox_id,
                  deleted.status().message());
+}
+
+Result<std::vector<AppReplicaLog>> AppService::Logs(const Principal& who, const std::string& id) {
+  constexpr size_t kMaxLogBytes = 64 * 1024;
+  if (!IsValidId(id, "app")) return NotFound("app " + id + " not found");
+  ASSIGN_OR_RETURN(auto app, store_.GetApp(who.org_id, id));
+  ASSIGN_OR_RETURN(auto replicas, store_.ListAppReplicas(app.id));
+  std::vector<std::pair<store::AppReplicaRecord, std::string>> wanted;
+  for (const auto& r : replicas) wanted.push_back({r, r.state});
+  {
+    std::lock_guard lock(mu_);
+    if (auto t = trouble_.find(app.id); t != trouble_.end()) {
+      bool listed = false;
+      for (const auto& r : replicas)
+        listed = listed || r.sandbox_id == t->second.replica.sandbox_id;
+      if (!listed) wanted.push_back({t->second.replica, "failed"});
+    }
+  }
+  auto tail = [&](const std::string& text, bool& truncated) {
+    if (text.size() <= kMaxLogBytes) return text;
+    truncated = true;
+    size_t from = text.size() - kMaxLogBytes;
+    while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) ++from;
+    return text.substr(from);
+  };
+  std::vector<AppReplicaLog> out;
+  for (const auto& [r, state] : wanted) {
+    auto sandbox = sandboxes_.Get(who, r.sandbox_id);
+    if (!sandbox.ok()) continue;  // gone meanwhile
+    AppReplicaLog log;
+    log.sandbox_id = r.sandbox_id;
+    log.release_id = r.release_id;
+    log.state = state;
+    if (sandbox->startup) {
+      log.truncated = sandbox->startup->truncated;
+      log.stdout_text = tail(sandbox->startup->stdout_text, log.truncated);
+      log.stderr_text = tail(sandbox->startup->stderr_text, log.truncated);
+      log.exit_code = sandbox->startup->exit_code;
+    }
+    out.push_back(std::move(log));
+  }
+  return out;
 }
 
 std::optional<net::IngressBackend> AppService::Route(const std::string& host) {
@@ -196,6 +312,7 @@ std::optional<net::IngressBackend> AppService::Route(const std::string& host) {
   auto replicas = store_.ListAppReplicas(app->id);
   if (!release.ok() || !replicas.ok()) return std::nullopt;
   std::vector<net::IngressBackend> ready;
+  std::vector<std::shared_ptr<std::atomic<int>>> open;
   for (const auto& r : *replicas) {
     if (r.state != "ready") continue;
     auto address = network_.AddressOf(r.sandbox_id);
@@ -203,21 +320,40 @@ std::optional<net::IngressBackend> AppService::Route(const std::string& host) {
     int port = release->port;
     if (r.release_id != release->id)
       if (auto other = store_.GetAppRelease(app->id, r.release_id); other.ok()) port = other->port;
-    ready.push_back({*address, static_cast<uint16_t>(port), {}});
+    std::shared_ptr<std::atomic<int>> count;
+    {
+      std::lock_guard lock(mu_);
+      auto& c = open_[r.sandbox_id];
+      if (!c) c = std::make_shared<std::atomic<int>>(0);
+      count = c;
+    }
+    // The connection counts against this replica while the ingress holds what this returns.
+    auto acquire = [count]() -> std::shared_ptr<void> {
+      ++*count;
+      return std::shared_ptr<void>(count.get(), [count](void*) { --*count; });
+    };
+    ready.push_back({*address, static_cast<uint16_t>(port), {}, acquire});
+    open.push_back(count);
   }
   if (ready.empty()) return net::IngressBackend{};  // known, nothing serving: a 503
-  uint64_t first;
+  uint64_t start;
   {
     std::lock_guard lock(mu_);
-    first = next_[app->id]++;
+    start = next_[app->id]++;
   }
-  net::IngressBackend out = ready[first % ready.size()];
-  for (size_t i = 1; i < ready.size(); ++i)
-    out.fallbacks.push_back(ready[(first + i) % ready.size()]);
+  // Least open connections; among equals, round robin from `start`.
+  size_t best = start % ready.size();
+  for (size_t k = 1; k < ready.size(); ++k) {
+    size_t i = (start + k) % ready.size();
+    if (open[i]->load() < open[best]->load()) best = i;
+  }
+  net::IngressBackend out = ready[best];
+  for (size_t k = 1; k < ready.size(); ++k)
+    out.fallbacks.push_back(ready[(best + k) % ready.size()]);
   return out;
 }
 
-void AppService::ReconcileApp(const store::AppRecord& app) {
+void AppService::ReconcileApp(const store::AppRecord& app, bool at_once) {
   Principal who;
   who.org_id = app.org_id;
   auto replicas = store_.ListAppReplicas(app.id);
@@ -231,8 +367,11 @@ void AppService::ReconcileApp(const store::AppRecord& app) {
       busy = delivering_.count(r.sandbox_id) > 0;
     }
     if (!s.ok() || !Live(s->status)) {
-      spdlog::info("app {}: replica {} ended ({}); replacing it", app.id, r.sandbox_id,
-                   s.ok() ? s->status : s.status().message());
+      std::string why = s.ok() ? s->status : s.status().message();
+      if (s.ok() && s->result.exit_code)
+        why += " with exit code " + std::to_string(*s->result.exit_code);
+      spdlog::info("app {}: replica {} ended ({}); replacing it", app.id, r.sandbox_id, why);
+      if (r.release_id == app.release_id) NoteFailure(r, why);
       RemoveReplica(r);
       continue;
     }
@@ -258,6 +397,11 @@ void AppService::ReconcileApp(const store::AppRecord& app) {
   }
   auto release = store_.GetAppRelease(app.id, app.release_id);
   if (!release.ok()) return;
+  if (!at_once) {
+    std::lock_guard lock(mu_);
+    auto t = trouble_.find(app.id);
+    if (t != trouble_.end() && std::chrono::steady_clock::now() < t->second.retry_at) return;
+  }
   for (int i = static_cast<int>(live.size()); i < app.replicas; ++i) {
     auto id = StartReplica(app, *release);
     if (!id.ok()) {

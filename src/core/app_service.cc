@@ -31,6 +31,22 @@ Status CheckName(const std::string& name) {
   return Status::Ok();
 }
 
+AppReleaseView ReleaseView(const store::AppReleaseRecord& r) {
+  return {r.id,
+          r.sha256,
+          r.size,
+          r.source_path,
+          r.build_command,
+          r.build_path,
+          r.build_exit_code,
+          r.build_output,
+          r.start_command,
+          r.port,
+          r.created_at,
+          r.readiness_path,
+          r.readiness_timeout_seconds};
+}
+
 Status CheckAbsolute(const std::string& path, const std::string& field) {
   if (path.empty() || path.front() != '/')
     return InvalidArgument(field, field + " must be an absolute path");
@@ -78,11 +94,27 @@ App AppService::View(const store::AppRecord& a) {
       if (r.state == "ready") ++v.ready_replicas;
     }
   }
-  if (auto r = store_.GetAppRelease(a.id, a.release_id); r.ok())
-    v.release = AppReleaseView{
-        r->id,         r->sha256,          r->size,         r->source_path,   r->build_command,
-        r->build_path, r->build_exit_code, r->build_output, r->start_command, r->port,
-        r->created_at};
+  if (auto r = store_.GetAppRelease(a.id, a.release_id); r.ok()) v.release = ReleaseView(*r);
+  std::optional<Trouble> trouble;
+  {
+    std::lock_guard lock(mu_);
+    if (auto t = trouble_.find(a.id); t != trouble_.end()) trouble = t->second;
+  }
+  if (trouble) v.restarts = trouble->failures;
+  if (a.replicas == 0) {
+    v.status = "stopped";
+  } else if (v.ready_replicas >= a.replicas) {
+    v.status = "ready";
+  } else if (trouble) {
+    v.status = "failing";
+    auto wait = std::chrono::duration_cast<std::chrono::seconds>(trouble->retry_at -
+                                                                 std::chrono::steady_clock::now());
+    v.status_message = trouble->why + "; " + std::to_string(trouble->failures) +
+                       " failed in a row, the next starts " +
+                       (wait.count() > 0 ? "in " + std::to_string(wait.count()) + " s" : "now");
+  } else {
+    v.status = "starting";
+  }
   return v;
 }
 
@@ -102,6 +134,18 @@ Status AppService::CheckDeploy(const DeployApp& req, const FieldNames& n) const 
   if (req.build_timeout_seconds < 1 || req.build_timeout_seconds > 3600)
     return InvalidArgument("build_timeout_seconds",
                            n("build_timeout_seconds") + " must be from 1 to 3600");
+  if (!req.readiness_path.empty()) {
+    bool ok = req.readiness_path.front() == '/' && req.readiness_path.size() <= 1024;
+    for (unsigned char c : req.readiness_path) ok = ok && c > 0x20 && c < 0x7f;
+    if (!ok)
+      return InvalidArgument(n("readiness_path"),
+                             n("readiness_path") +
+                                 " must start with '/' and be at most 1024 printable ASCII "
+                                 "characters without spaces");
+  }
+  if (req.readiness_timeout_seconds < 1 || req.readiness_timeout_seconds > 600)
+    return InvalidArgument(n("readiness_timeout_seconds"),
+                           n("readiness_timeout_seconds") + " must be from 1 to 600");
   if (req.env.size() > 64)
     return InvalidArgument(n("env"), "at most 64 " + n("env") + " variables are allowed");
   for (const auto& [k, v] : req.env) {
@@ -115,6 +159,19 @@ Status AppService::CheckDeploy(const DeployApp& req, const FieldNames& n) const 
       return InvalidArgument(n("env") + "." + k, "env values must be at most 32 KiB, without NUL");
   }
   return Status::Ok();
+}
+
+Status AppService::CheckReplicaLimit(const std::string& org_id, int64_t replicas,
+                                     const FieldNames& n) const {
+  if (!accounts_) return Status::Ok();
+  ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_->PlanOf(org_id));
+  if (!plan.app_replicas || replicas <= *plan.app_replicas) return Status::Ok();
+  return Status(
+      Code::kResourceExhausted,
+      "the plan allows " + std::to_string(*plan.app_replicas) +
+          " replicas per app (limit app_replicas = " + std::to_string(*plan.app_replicas) +
+          "); ask for fewer " + n("replicas") + ", or ask the operator for a larger plan",
+      n("replicas"));
 }
 
 Status AppService::Build(const Principal& who, const DeployApp& req,
@@ -161,6 +218,8 @@ Result<store::AppReleaseRecord> AppService::Package(const Principal& who,
   release.start_command = req.start_command;
   release.port = static_cast<int>(req.port);
   release.env = req.env;
+  release.readiness_path = req.readiness_path;
+  release.readiness_timeout_seconds = static_cast<int>(req.readiness_timeout_seconds);
   release.created_at = NowMillis();
   RETURN_IF_ERROR(Build(who, req, release, n));
   auto archive = files_.ArchiveGet(who, source.id, req.source_path);
@@ -200,6 +259,7 @@ Result<store::AppReleaseRecord> AppService::Package(const Principal& who,
 Result<App> AppService::Deploy(const Principal& who, const DeployApp& req, const FieldNames& n) {
   RETURN_IF_ERROR(RequireRegistered(who, "deploy an app"));
   RETURN_IF_ERROR(CheckDeploy(req, n));
+  RETURN_IF_ERROR(CheckReplicaLimit(who.org_id, req.replicas, n));
   if (!IsValidId(req.sandbox_id, "sbx"))
     return NotFound("sandbox " + req.sandbox_id + " not found");
   ASSIGN_OR_RETURN(store::SandboxRecord source, store_.GetSandbox(who.org_id, req.sandbox_id));
@@ -236,7 +296,9 @@ Result<App> AppService::Deploy(const Principal& who, const DeployApp& req, const
   if (auto old = store_.ListAppReleases(app.id); old.ok()) {
     for (const auto& r : *old) {
       if (r.sha256 == release.sha256 && r.start_command == release.start_command &&
-          r.port == release.port && r.env == release.env) {
+          r.port == release.port && r.env == release.env &&
+          r.readiness_path == release.readiness_path &&
+          r.readiness_timeout_seconds == release.readiness_timeout_seconds) {
         objects_.RemoveBlob(release.blob);
         release = r;
         break;
@@ -295,20 +357,33 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
     }
     started.push_back(*id);
   }
-  if (!started.empty() &&
-      !AwaitReady(app.id, release.id, std::chrono::steady_clock::now() + options_.ready_wait)) {
-    std::string why = LastOutput(app.org_id, started.front());
-    discard(started);
-    if (!existing) {
-      return Status(Code::kUnavailable, "no replica of app " + app.name +
-                                            " accepted connections on port " +
-                                            std::to_string(release.port) + " within " +
-                                            std::to_string(options_.ready_wait.count()) +
-                                            " seconds; nothing was deployed" + why);
+  const auto deadline = std::chrono::steady_clock::now() + options_.ready_wait +
+                        std::chrono::seconds(release.readiness_timeout_seconds);
+  if (!started.empty() && !AwaitReady(app.id, release.id, deadline)) {
+    std::string why;
+    {
+      std::lock_guard lock(mu_);
+      // The failures were this release's: the app's serving replicas are not in trouble.
+      if (auto t = trouble_.find(app.id); t != trouble_.end()) why = " (" + t->second.why + ")";
+      trouble_.erase(app.id);
     }
-    return Status(Code::kUnavailable, "no replica of release " + release.id +
-                                          " accepted connections on port " +
-                                          std::to_string(release.port) + "; app " + app.name +
+    why += LastOutput(app.org_id, started.front());
+    discard(started);
+    const std::string check = release.readiness_path.empty()
+                                  ? "accepted connections on port " + std::to_string(release.port)
+                                  : "answered GET " + release.readiness_path + " on port " +
+                                        std::to_string(release.port) + " with 2xx or 3xx";
+    Emit(app.org_id, app.id, "app.deploy_failed", "",
+         "release " + release.id + ": no replica " + check + why);
+    if (!existing) {
+      return Status(Code::kUnavailable, "no replica of app " + app.name + " " + check + " within " +
+                                            std::to_string(release.readiness_timeout_seconds) +
+                                            " seconds of its start; nothing was deployed" + why);
+    }
+    return Status(Code::kUnavailable, "no replica of release " + release.id + " " + check +
+                                          " within " +
+                                          std::to_string(release.readiness_timeout_seconds) +
+                                          " seconds of its start; app " + app.name +
                                           " keeps release " + previous + why);
   }
   if (existing) {
@@ -321,6 +396,8 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
         if (r.release_id != release.id) RemoveReplica(r);
   }
   ASSIGN_OR_RETURN(auto saved, store_.GetApp(who.org_id, app.id));
+  Emit(app.org_id, app.id, "app.deployed", "",
+       "release " + release.id + " serving, " + std::to_string(app.replicas) + " replicas wanted");
   return View(saved);
 }
 
@@ -371,6 +448,7 @@ Result<App> AppService::Scale(const Principal& who, const std::string& id, int64
   {
     std::lock_guard lock(app_mu_);
     ASSIGN_OR_RETURN(auto app, store_.GetApp(who.org_id, id));
+    RETURN_IF_ERROR(CheckReplicaLimit(who.org_id, replicas, n));
     {
       std::lock_guard l(mu_);
       if (deploying_.count(app.id))
@@ -379,7 +457,8 @@ Result<App> AppService::Scale(const Principal& who, const std::string& id, int64
     app.replicas = static_cast<int>(replicas);
     app.updated_at = NowMillis();
     RETURN_IF_ERROR(store_.PutApp(app));
-    ReconcileApp(app);
+    Emit(app.org_id, app.id, "app.scaled", "", std::to_string(replicas) + " replicas wanted");
+    ReconcileApp(app, /*at_once=*/true);
   }
   return Get(who, id);
 }
@@ -393,7 +472,13 @@ Status AppService::Delete(const Principal& who, const std::string& id) {
   ASSIGN_OR_RETURN(auto blobs, store_.DeleteApp(who.org_id, app.id));
   for (const auto& r : replicas) RemoveReplica(r);
   for (const auto& b : blobs) objects_.RemoveBlob(b);
+  {
+    std::lock_guard l(mu_);
+    trouble_.erase(app.id);
+    next_.erase(app.id);
+  }
   if (on_removed_) on_removed_(app.hostname);
+  Emit(app.org_id, app.id, "app.deleted", "", "app " + app.name + " deleted");
   return Status::Ok();
 }
 
@@ -403,9 +488,7 @@ Result<std::vector<AppReleaseView>> AppService::Releases(const Principal& who,
   ASSIGN_OR_RETURN(auto app, store_.GetApp(who.org_id, id));
   ASSIGN_OR_RETURN(auto releases, store_.ListAppReleases(app.id));
   std::vector<AppReleaseView> out;
-  for (const auto& r : releases)
-    out.push_back({r.id, r.sha256, r.size, r.source_path, r.build_command, r.build_path,
-                   r.build_exit_code, r.build_output, r.start_command, r.port, r.created_at});
+  for (const auto& r : releases) out.push_back(ReleaseView(r));
   return out;
 }
 

@@ -4,8 +4,12 @@
 // links, refused when they point outside the path) into an immutable, content-addressed
 // release blob of the object store, and starts replicas: new restricted instant sandboxes
 // from the source's image with no TTL, each receiving the release into its disposable
-// /workspace before its start command runs. One hostname per app under the ingress domain is
-// balanced round robin over the ready replicas.
+// /workspace before its start command runs. A replica takes traffic once its readiness check
+// passes (an HTTP GET of the release's readiness path answering 2xx or 3xx, or its port
+// accepting a connection) within the release's readiness timeout; one that never does, or
+// that ends, is replaced after a backoff that grows with each failure in a row, and the app's
+// status says why. One hostname per app under the ingress domain is balanced over the ready
+// replicas: the one with the fewest open connections, round robin among equals.
 //
 // Replicas are recorded with their app (and labelled `adapt-app`) as soon as their sandbox
 // exists; Reconcile, at start-up and then every few seconds, replaces replicas whose sandbox
@@ -15,6 +19,7 @@
 
 #include <atomic>
 #include <boost/asio/thread_pool.hpp>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -25,8 +30,10 @@
 #include <thread>
 #include <vector>
 
+#include "core/account_service.h"
 #include "core/auth.h"
 #include "core/command_service.h"
+#include "core/event_bus.h"
 #include "core/field_names.h"
 #include "core/file_service.h"
 #include "core/sandbox_service.h"
@@ -41,9 +48,12 @@ struct AppOptions {
   std::string domain = "adapt.localhost";  // hostnames are <name>-<random>.<domain>
   uint16_t http_port = 0;                  // for the URLs shown
   uint16_t https_port = 0;
-  int max_replicas = 10;
+  // The most replicas an app may ask for (400 beyond); the plan's app_replicas limit (429
+  // beyond) is usually lower.
+  int max_replicas = 100;
   uint64_t max_release_bytes = 256ull << 20;
-  // How long a deploy waits for its first replica to accept connections.
+  // How long a deploy waits for its first replica to boot and receive its release; the
+  // release's readiness timeout is added.
   std::chrono::seconds ready_wait{120};
   // How often replicas are checked (ended ones replaced).
   std::chrono::seconds reconcile_every{5};
@@ -61,6 +71,8 @@ struct DeployApp {
   int64_t port = 0;           // 1..65535, where the app listens
   int64_t replicas = 1;       // 0..max_replicas
   std::map<std::string, std::string> env;
+  std::string readiness_path;               // "": a TCP connect; else "/..." answering 2xx or 3xx
+  int64_t readiness_timeout_seconds = 120;  // 1..600, from the app's start
 };
 
 struct AppReleaseView {
@@ -75,12 +87,29 @@ struct AppReleaseView {
   std::string start_command;
   int port = 0;
   int64_t created_at_ms = 0;
+  std::string readiness_path;
+  int readiness_timeout_seconds = 0;
 };
+
+// The wait before a replica is started again after `failures` failures in a row (a replica
+// that never became ready, or ended): 2 s, doubling, at most 60 s.
+std::chrono::seconds ReplicaRestartDelay(int failures);
 
 struct AppReplicaView {
   std::string sandbox_id;
   std::string release_id;
   std::string state;  // "starting" or "ready"
+};
+
+// GET /v1/apps/{id}/logs: one replica's latest output.
+struct AppReplicaLog {
+  std::string sandbox_id;
+  std::string release_id;
+  std::string state;  // "starting", "ready", or "failed" (the last replica that failed)
+  std::string stdout_text;
+  std::string stderr_text;
+  bool truncated = false;
+  std::optional<int64_t> exit_code;
 };
 
 struct App {
@@ -93,6 +122,11 @@ struct App {
   std::string release_id;
   int replicas = 0;        // wanted
   int ready_replicas = 0;  // serving now
+  // "ready" (every wanted replica serves), "starting", "failing" (a replica failed since the
+  // last became ready; status_message says why) or "stopped" (0 wanted).
+  std::string status;
+  std::string status_message;
+  int restarts = 0;  // replicas that failed in a row, since one was last ready
   std::vector<AppReplicaView> replica_list;
   std::optional<AppReleaseView> release;
   int64_t created_at_ms = 0;
@@ -106,6 +140,10 @@ class AppService {
              AppOptions options);
   ~AppService();
   void SetPorts(uint16_t http_port, uint16_t https_port);
+  // Where the plan's app_replicas limit comes from; without it, only max_replicas applies.
+  void set_account_service(AccountService* accounts) { accounts_ = accounts; }
+  // Where app events are announced (they are recorded in the store's event stream).
+  void set_event_bus(EventBus* bus) { bus_ = bus; }
   // Called with a hostname whose route went away (to close its open connections).
   void OnRemoved(std::function<void(const std::string&)> fn) { on_removed_ = std::move(fn); }
 
@@ -124,6 +162,9 @@ class AppService {
   // Deletes the replicas, the route and the releases; the source sandbox is untouched.
   Status Delete(const Principal& who, const std::string& id);
   Result<std::vector<AppReleaseView>> Releases(const Principal& who, const std::string& id);
+  // Each replica's latest output (the last 64 KiB of each stream, env values redacted),
+  // oldest first, then the last replica that failed while the app is failing.
+  Result<std::vector<AppReplicaLog>> Logs(const Principal& who, const std::string& id);
   // Serves `release_id` again ("": the release before the current one) the way a redeploy
   // does: its replicas start, then the others go; none ready: the app stays as it was.
   Result<App> Rollback(const Principal& who, const std::string& id, const std::string& release_id,
@@ -139,6 +180,9 @@ class AppService {
  private:
   App View(const store::AppRecord& app);
   Status CheckDeploy(const DeployApp& request, const FieldNames& names) const;
+  // kResourceExhausted when `replicas` is past the organization's plan's app_replicas.
+  Status CheckReplicaLimit(const std::string& org_id, int64_t replicas,
+                           const FieldNames& names) const;
   Result<store::AppReleaseRecord> Package(const Principal& who, const store::SandboxRecord& source,
                                           const DeployApp& request, const FieldNames& names);
   Status Build(const Principal& who, const DeployApp& request, store::AppReleaseRecord& release,
@@ -155,7 +199,16 @@ class AppService {
   // True once a replica of `release_id` is ready, false at the deadline.
   bool AwaitReady(const std::string& app_id, const std::string& release_id,
                   std::chrono::steady_clock::time_point deadline);
-  void ReconcileApp(const store::AppRecord& app);
+  // `at_once`: replicas start now, not after the failure backoff (a scale asked for them).
+  void ReconcileApp(const store::AppRecord& app, bool at_once = false);
+  // A replica of `app_id` failed (never ready, or ended): counted for the backoff and the
+  // app's status.
+  void NoteFailure(const store::AppReplicaRecord& replica, const std::string& why);
+  // Records an event of the app in its organization's event stream (`/v1/events`, `event:
+  // app`): "app.deployed", "app.deploy_failed", "app.scaled", "app.deleted", "replica.ready",
+  // "replica.failed". Best effort: a failed write is logged.
+  void Emit(const std::string& org_id, const std::string& app_id, const std::string& type,
+            const std::string& replica_id, const std::string& message);
   void ReconcileAll();
   std::string LastOutput(const std::string& org_id, const std::string& sandbox_id);
 
@@ -169,10 +222,21 @@ class AppService {
   // own threads, so that the daemon's workers, which run the waits' ends, are never all held.
   boost::asio::thread_pool deliveries_{8};
   AppOptions options_;
+  AccountService* accounts_ = nullptr;
+  EventBus* bus_ = nullptr;
   std::function<void(const std::string&)> on_removed_;
   std::mutex mu_;
-  std::condition_variable changed_;                // a replica's state changed
-  std::map<std::string, uint64_t> next_;           // guarded by mu_: round robin, by app
+  std::condition_variable changed_;       // a replica's state changed
+  std::map<std::string, uint64_t> next_;  // guarded by mu_: round robin, by app
+  // Guarded by mu_: each replica's open connections through the ingress, by sandbox id.
+  std::map<std::string, std::shared_ptr<std::atomic<int>>> open_;
+  struct Trouble {
+    int failures = 0;
+    std::chrono::steady_clock::time_point retry_at;
+    std::string why;
+    store::AppReplicaRecord replica;  // the one that failed last
+  };
+  std::map<std::string, Trouble> trouble_;         // guarded by mu_: by app id
   std::map<std::string, std::string> delivering_;  // guarded by mu_: sandbox id -> app id
   std::set<std::string> deploying_;                // guarded by mu_: app ids
   std::mutex app_mu_;                              // one deploy, scale or reconcile at a time

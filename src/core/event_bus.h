@@ -13,9 +13,9 @@
 namespace adapt::core {
 
 struct Change {
-  enum class Kind { kSandboxStatus, kCommandEnded };
+  enum class Kind { kSandboxStatus, kCommandEnded, kAppEvent };
   Kind kind = Kind::kSandboxStatus;
-  std::string id;  // the sandbox's or the command's
+  std::string id;  // the sandbox's, the command's or the app's
 };
 
 class EventBus {

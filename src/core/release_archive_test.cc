@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "agent/tar_format.h"
+#include "core/app_service.h"
 
 namespace adapt::core {
 namespace {
@@ -64,3 +65,14 @@ TEST(FirstEscapingEntry, ATruncatedArchiveIsRefused) {
 
 }  // namespace
 }  // namespace adapt::core
+
+// Beside the release's checks: how long a failing app's next replica waits.
+TEST(ReplicaRestartDelay, DoublesFromTwoSecondsUpToAMinute) {
+  using std::chrono::seconds;
+  EXPECT_EQ(adapt::core::ReplicaRestartDelay(0), seconds(0));
+  EXPECT_EQ(adapt::core::ReplicaRestartDelay(1), seconds(2));
+  EXPECT_EQ(adapt::core::ReplicaRestartDelay(2), seconds(4));
+  EXPECT_EQ(adapt::core::ReplicaRestartDelay(5), seconds(32));
+  EXPECT_EQ(adapt::core::ReplicaRestartDelay(6), seconds(60));
+  EXPECT_EQ(adapt::core::ReplicaRestartDelay(1000), seconds(60));
+}

@@ -79,6 +79,8 @@ Status Daemon::StartServices() {
   endpoints_->set_account_service(&*accounts_);
   apps_.emplace(*store_, *sandboxes_, *commands_, *files_, *object_store_, *network_,
                 core::AppOptions{config_.ingress_domain});
+  apps_->set_account_service(&*accounts_);
+  apps_->set_event_bus(&*bus_);
   return Status::Ok();
 }
 
@@ -141,7 +143,7 @@ Status Daemon::StartIngress() {
         auto backend = endpoints->Route(host);
         if (!backend) backend = apps->Route(host);
         if (!backend && sites->IsSiteHost(host))
-          backend = net::IngressBackend{"127.0.0.1", site_server->port(), {}};
+          backend = net::IngressBackend{"127.0.0.1", site_server->port(), {}, {}};
         return backend;
       });
   RETURN_IF_ERROR(ingress_->Start());

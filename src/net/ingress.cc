@@ -216,6 +216,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       boost::system::error_code ec;
       self->stream_.lowest_layer().close(ec);
       self->backend_.close(ec);
+      self->hold_.reset();  // the backend's count drops now, not when the last handler ends
       self->closed_ = true;
       self->timer_.cancel();
     });
@@ -247,13 +248,15 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       return Reply(ErrorReply(503, "Service Unavailable", "unavailable",
                               "nothing is serving '" + host_.substr(0, 255) + "' now"));
     owner_.Register(host_, this->shared_from_this());
-    backends_.push_back({backend->address, backend->port, {}});
-    for (auto& b : backend->fallbacks) backends_.push_back({b.address, b.port, {}});
+    backends_.push_back({backend->address, backend->port, {}, backend->acquire});
+    for (auto& b : backend->fallbacks) backends_.push_back({b.address, b.port, {}, b.acquire});
     Connect(0);
   }
 
   // Tries backends_[i], then the next one when it refuses.
   void Connect(size_t i) {
+    hold_.reset();
+    if (backends_[i].acquire) hold_ = backends_[i].acquire();
     boost::system::error_code ec;
     tcp::endpoint ep(asio::ip::make_address(backends_[i].address, ec), backends_[i].port);
     if (ec) return Reply(ErrorReply(502, "Bad Gateway", "unavailable", "bad backend address"));
@@ -340,6 +343,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   std::array<char, kChunk> back_buf_{};
   std::string head_, host_, reply_;
   std::vector<IngressBackend> backends_;
+  std::shared_ptr<void> hold_;  // the backend's count of open connections, while this is one
 };
 
 }  // namespace

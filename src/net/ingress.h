@@ -27,6 +27,9 @@ struct IngressBackend {
   uint16_t port = 0;
   // Tried in order when the backend refuses the connection (a deployed app's other replicas).
   std::vector<IngressBackend> fallbacks;
+  // Called as the connection is given to this backend; what it returns is held until the
+  // connection closes (a deployed app counts its replicas' open connections so). May be empty.
+  std::function<std::shared_ptr<void>()> acquire;
 };
 
 struct IngressOptions {

@@ -31,7 +31,7 @@ class IngressIdleTest : public testing::Test {
     options.header_timeout = 5s;
     const uint16_t port = backend_.local_endpoint().port();
     ingress_ = std::make_unique<IngressServer>(options, [port](const std::string& host) {
-      return host == "app.test" ? std::optional<IngressBackend>({"127.0.0.1", port, {}})
+      return host == "app.test" ? std::optional<IngressBackend>({"127.0.0.1", port, {}, {}})
                                 : std::nullopt;
     });
     ASSERT_TRUE(ingress_->Start().ok());

@@ -49,9 +49,12 @@ TEST_P(StoreTest, PlansArePutReplacedAndListedByIdWithUnsetLimitsKeptUnset) {
   big.gpus = 0;
   big.database_mib = 2048;
   big.database_connections = 7;
+  big.app_replicas = 4;
   ASSERT_TRUE(store_->PutPlan(big).ok());
   auto got = store_->GetPlan("big");
   ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->app_replicas, 4);
+  EXPECT_FALSE(store_->GetPlan("small")->app_replicas.has_value());
   EXPECT_FALSE(got->concurrent_sandboxes.has_value());
   EXPECT_EQ(got->database_mib, 2048);
   EXPECT_EQ(got->database_connections, 7);

@@ -40,6 +40,8 @@ AppReleaseRecord Release(const AppRecord& app) {
   r.start_command = "python3 -m http.server 8000";
   r.port = 8000;
   r.env = {{"TOKEN", "app-secret-value"}};
+  r.readiness_path = "/healthz";
+  r.readiness_timeout_seconds = 30;
   r.created_at = 1000;
   return r;
 }
@@ -65,6 +67,8 @@ TEST_P(StoreTest, AppsReleasesAndReplicasRoundTripAndStayInTheirOrganization) {
   EXPECT_EQ(release->env.at("TOKEN"), "app-secret-value");
   EXPECT_EQ(release->build_exit_code, 0);
   EXPECT_EQ(release->port, 8000);
+  EXPECT_EQ(release->readiness_path, "/healthz");
+  EXPECT_EQ(release->readiness_timeout_seconds, 30);
   auto replicas = store_->ListAppReplicas(a.id);
   ASSERT_EQ(replicas->size(), 1u);
   EXPECT_EQ((*replicas)[0].state, "ready");
@@ -78,6 +82,31 @@ TEST_P(StoreTest, AppsReleasesAndReplicasRoundTripAndStayInTheirOrganization) {
   EXPECT_EQ(*deleted, std::vector<std::string>{"blob-" + a.id});
   EXPECT_TRUE(store_->ListAppReplicas(a.id)->empty());
   EXPECT_TRUE(store_->ListAppReleases(a.id)->empty());
+}
+
+TEST_P(StoreTest, AppEventsJoinTheOrganizationsStreamButNoSandboxesOwn) {
+  EventRecord e;
+  e.org_id = org_.id;
+  e.status = "replica.failed";
+  e.at = 2000;
+  e.app_id = "app_one";
+  e.replica_id = "sbx_replica";
+  e.message = "GET /healthz answered 503";
+  ASSERT_TRUE(store_->AppendAppEvent(e).ok());
+  Reopen();
+  auto events = store_->ListEvents(org_.id, "", 0, 100);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  ASSERT_EQ(events->size(), 1u);
+  const EventRecord& got = events->front();
+  EXPECT_GT(got.seq, 0);
+  EXPECT_EQ(got.sandbox_id, "");
+  EXPECT_EQ(got.status, "replica.failed");
+  EXPECT_EQ(got.app_id, "app_one");
+  EXPECT_EQ(got.replica_id, "sbx_replica");
+  EXPECT_EQ(got.message, "GET /healthz answered 503");
+  EXPECT_EQ(*store_->LatestEventSeq(), got.seq);
+  EXPECT_TRUE(store_->ListEvents(other_org_.id, "", 0, 100)->empty());
+  EXPECT_TRUE(store_->ListEvents(org_.id, "sbx_replica", 0, 100)->empty());
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// EventStore: sandbox status events, written by SandboxStore with each status change. One domain of
+// EventStore: sandbox status events, written by SandboxStore with each status change, and
+// deployed apps' events. One domain of
 // Store (store/store.h): a service that needs only this domain depends on this interface, and a
 // test can give it a MemoryStore. Every method is one transaction; implementations are thread-safe.
 #pragma once
@@ -22,6 +23,8 @@ class EventStore {
                                                       int64_t after_seq, int limit) = 0;
   // The newest event's sequence number (0 when none): where a live stream starts.
   virtual Result<int64_t> LatestEventSeq() = 0;
+  // Appends a deployed app's event (`e.app_id` set, `e.sandbox_id` empty); seq is assigned.
+  virtual Status AppendAppEvent(const EventRecord& e) = 0;
 };
 
 }  // namespace adapt::store

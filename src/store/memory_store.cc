@@ -273,6 +273,16 @@ Result<std::vector<EventRecord>> MemoryStore::ListEvents(const std::string& org_
   return out;
 }
 
+Status MemoryStore::AppendAppEvent(const EventRecord& e) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  EventRecord row = e;
+  row.seq = next_seq_++;
+  row.sandbox_id.clear();
+  events_.push_back(std::move(row));
+  return Status::Ok();
+}
+
 Result<int64_t> MemoryStore::LatestEventSeq() {
   std::lock_guard lock(mu_);
   return events_.empty() ? int64_t{0} : events_.back().seq;

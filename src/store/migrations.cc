@@ -428,6 +428,15 @@ CREATE TABLE limits_reached (
 ALTER TABLE plans ADD COLUMN database_mib INTEGER;
 ALTER TABLE plans ADD COLUMN database_connections INTEGER;
 )sql"},
+      {23, R"sql(
+ALTER TABLE app_releases ADD COLUMN readiness_path TEXT NOT NULL DEFAULT '';
+ALTER TABLE app_releases ADD COLUMN readiness_timeout_seconds INTEGER NOT NULL DEFAULT 120;
+ALTER TABLE plans ADD COLUMN app_replicas INTEGER;
+UPDATE plans SET app_replicas = 10 WHERE id = 'default';
+ALTER TABLE events ADD COLUMN app_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE events ADD COLUMN replica_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE events ADD COLUMN message TEXT NOT NULL DEFAULT '';
+)sql"},
   };
   return kMigrations;
 }

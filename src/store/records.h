@@ -63,6 +63,11 @@ struct EventRecord {
   std::string sandbox_id;
   std::string status;
   int64_t at = 0;
+  // A deployed app's event (issue 20) rather than a sandbox's status: sandbox_id is empty,
+  // status is the event's type ("replica.ready", ...), replica_id the replica it is about.
+  std::string app_id = {};
+  std::string replica_id = {};
+  std::string message = {};
 };
 
 // A command run in a sandbox: what was asked, and once it ended, how. The SQLite store keeps

@@ -10,7 +10,7 @@ constexpr const char* kPlanColumns =
     "id, name, concurrent_sandboxes, cpu, memory_mib, max_run_seconds, persistent_storage_gib, "
     "object_storage_gib, gpus, automations, queued_jobs, endpoints, cpu_second_nanos, "
     "memory_gib_second_nanos, storage_gib_month_nanos, gpu_second_nanos, updated_at, database_mib, "
-    "database_connections";
+    "database_connections, app_replicas";
 constexpr const char* kLedgerColumns =
     "id, org_id, kind, amount_nanos, reason, expires_at, created_at, subject_kind, subject_id, "
     "period_start, period_end, cpu_millis, memory_mib_millis, storage_mib_millis";
@@ -48,6 +48,7 @@ PlanRecord ReadPlan(SQLite::Statement& q) {
   p.updated_at = q.getColumn(16).getInt64();
   p.database_mib = LimitColumn(q.getColumn(17));
   p.database_connections = LimitColumn(q.getColumn(18));
+  p.app_replicas = LimitColumn(q.getColumn(19));
   return p;
 }
 
@@ -71,6 +72,7 @@ void BindPlan(SQLite::Statement& q, const PlanRecord& p) {
   q.bind(17, p.updated_at);
   BindLimit(q, 18, p.database_mib);
   BindLimit(q, 19, p.database_connections);
+  BindLimit(q, 20, p.app_replicas);
 }
 
 LedgerEntryRecord ReadLedgerEntry(SQLite::Statement& q) {
@@ -109,7 +111,7 @@ bool PlanExists(SQLite::Database& db, const std::string& plan_id) {
 Status SqliteStore::PutPlan(const PlanRecord& plan) {
   return Guard("saving plan", [&]() -> Status {
     SQLite::Statement q(db_, std::string("INSERT OR REPLACE INTO plans(") + kPlanColumns +
-                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     BindPlan(q, plan);
     q.exec();
     return Status::Ok();
@@ -119,7 +121,7 @@ Status SqliteStore::PutPlan(const PlanRecord& plan) {
 Result<bool> SqliteStore::InsertPlanIfAbsent(const PlanRecord& plan) {
   return Guard<Result<bool>>("saving plan", [&]() -> Result<bool> {
     SQLite::Statement q(db_, std::string("INSERT OR IGNORE INTO plans(") + kPlanColumns +
-                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     BindPlan(q, plan);
     return q.exec() > 0;
   });

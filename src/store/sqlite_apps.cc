@@ -10,7 +10,8 @@ constexpr const char* kAppColumns =
     "id, org_id, name, hostname, source_sandbox_id, release_id, replicas, created_at, updated_at";
 constexpr const char* kReleaseColumns =
     "id, app_id, org_id, blob, sha256, size, source_path, build_command, build_path, "
-    "build_exit_code, build_output, start_command, port, env, created_at";
+    "build_exit_code, build_output, start_command, port, env, created_at, readiness_path, "
+    "readiness_timeout_seconds";
 constexpr const char* kReplicaColumns = "sandbox_id, app_id, org_id, release_id, state, created_at";
 
 AppRecord ReadApp(SQLite::Statement& q) {
@@ -59,6 +60,8 @@ AppReleaseRecord SqliteStore::ReadAppRelease(SQLite::Statement& q) {
   if (!env.ok()) throw std::runtime_error(env.status().message());
   r.env = std::move(*env);
   r.created_at = q.getColumn(14).getInt64();
+  r.readiness_path = q.getColumn(15).getString();
+  r.readiness_timeout_seconds = q.getColumn(16).getInt();
   return r;
 }
 
@@ -151,7 +154,7 @@ Status SqliteStore::PutAppRelease(const AppReleaseRecord& r) {
   return Guard("saving app release", [&]() -> Status {
     ASSIGN_OR_RETURN(std::string env, EncodeEnvColumn(sealer_, r.org_id, r.id, r.env));
     SQLite::Statement q(db_, std::string("INSERT INTO app_releases(") + kReleaseColumns +
-                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     q.bind(1, r.id);
     q.bind(2, r.app_id);
     q.bind(3, r.org_id);
@@ -171,6 +174,8 @@ Status SqliteStore::PutAppRelease(const AppReleaseRecord& r) {
     q.bind(13, r.port);
     q.bind(14, env);
     q.bind(15, r.created_at);
+    q.bind(16, r.readiness_path);
+    q.bind(17, r.readiness_timeout_seconds);
     q.exec();
     return Status::Ok();
   });

@@ -450,7 +450,8 @@ Result<std::vector<EventRecord>> SqliteStore::ListEvents(const std::string& org_
   return Guard<Result<std::vector<EventRecord>>>(
       "listing events", [&]() -> Result<std::vector<EventRecord>> {
         std::string sql =
-            "SELECT seq, org_id, sandbox_id, status, at FROM events WHERE org_id = ? AND seq > ?";
+            "SELECT seq, org_id, sandbox_id, status, at, app_id, replica_id, message FROM events "
+            "WHERE org_id = ? AND seq > ?";
         if (!sandbox_id.empty()) sql += " AND sandbox_id = ?";
         sql += " ORDER BY seq LIMIT ?";
         SQLite::Statement q(db_, sql);
@@ -464,9 +465,28 @@ Result<std::vector<EventRecord>> SqliteStore::ListEvents(const std::string& org_
           out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
                          q.getColumn(2).getString(), q.getColumn(3).getString(),
                          q.getColumn(4).getInt64()});
+          out.back().app_id = q.getColumn(5).getString();
+          out.back().replica_id = q.getColumn(6).getString();
+          out.back().message = q.getColumn(7).getString();
         }
         return out;
       });
+}
+
+Status SqliteStore::AppendAppEvent(const EventRecord& e) {
+  return Guard("saving app event", [&]() -> Status {
+    SQLite::Statement q(db_,
+                        "INSERT INTO events(org_id, sandbox_id, status, at, app_id, replica_id, "
+                        "message) VALUES (?,'',?,?,?,?,?)");
+    q.bind(1, e.org_id);
+    q.bind(2, e.status);
+    q.bind(3, e.at);
+    q.bind(4, e.app_id);
+    q.bind(5, e.replica_id);
+    q.bind(6, e.message);
+    q.exec();
+    return Status::Ok();
+  });
 }
 
 Result<int64_t> SqliteStore::LatestEventSeq() {

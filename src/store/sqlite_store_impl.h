@@ -49,6 +49,7 @@ class SqliteStore : public Store {
                                               const std::string& sandbox_id, int64_t after_seq,
                                               int limit) override;
   Result<int64_t> LatestEventSeq() override;
+  Status AppendAppEvent(const EventRecord& e) override;
   Status PutCommand(const CommandRecord& c) override;
   Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,
                                    const std::string& id) override;

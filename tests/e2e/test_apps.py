@@ -166,7 +166,8 @@ def test_a_failed_build_or_an_escaping_symlink_deploys_nothing(client):
 def test_bad_input_and_other_organizations_ids(d, client):
     sid = running(client)
     sh(client, sid, "mkdir -p /workspace/site && echo hi > /workspace/site/index.html")
-    for fields, field in (({"port": 0}, "port"), ({"replicas": 11}, "replicas"),
+    for fields, field in (({"port": 0}, "port"), ({"replicas": -1}, "replicas"),
+                          ({"replicas": 101}, "replicas"),
                           ({"sourcePath": "relative"}, "sourcePath"), ({"startCommand": ""}, "startCommand"),
                           ({"name": "Bad Name"}, "name"), ({"color": "red"}, "color")):
         body = deploy(client, sid, expect=400, **fields)
@@ -180,7 +181,8 @@ def test_bad_input_and_other_organizations_ids(d, client):
                                ("DELETE", "", None)):
         status, answer = other.api(method, "/v1/apps/" + app["id"] + path, body)
         assert status == 404, (method, path, answer)
-    assert client.api("POST", "/v1/apps/%s/scale" % app["id"], {"replicas": 11})[0] == 400
+    assert client.api("POST", "/v1/apps/%s/scale" % app["id"], {"replicas": -1})[0] == 400
+    assert client.api("POST", "/v1/apps/%s/scale" % app["id"], {"replicas": 11})[0] == 429
     assert client.api("GET", "/v1/apps/app_nosuchapp")[0] == 404
     assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
     client.delete(sid)
@@ -263,7 +265,7 @@ def test_the_cli_deploys_lists_scales_and_removes_an_app(client):
     p = client.cli("app", "get", app["id"])
     assert p.returncode == 0 and json.loads(p.stdout)["replicas"] == 2, p.stdout
     p = client.cli("app", "scale", app["id"], "11")
-    assert p.returncode != 0 and "replicas must be from 0 to 10" in p.stderr, p.stderr
+    assert p.returncode != 0 and "limit app_replicas = 10" in p.stderr, p.stderr
     p = client.cli("app", "rm", app["id"])
     assert p.returncode == 0 and "deleted " + app["id"] in p.stdout, p.stdout
     assert client.cli("app", "get", app["id"]).returncode != 0

@@ -30,6 +30,7 @@ SERVED = {
     ("POST", "/v1/apps/{id}/scale"),
     ("POST", "/v1/apps/{id}/rollback"),
     ("GET", "/v1/apps/{id}/releases"),
+    ("GET", "/v1/apps/{id}/logs"),
     ("GET", "/v1/orgs"),
     ("POST", "/v1/orgs/{id}/keys"),
     ("GET", "/v1/orgs/{id}/keys"),
@@ -274,12 +275,12 @@ WALKED_ELSEWHERE |= {
     ("GET", "/v1/sandboxes/{id}/artifacts"), ("POST", "/v1/sandboxes/{id}/artifacts"),
     ("POST", "/v1/sites"), ("GET", "/v1/sites"), ("GET", "/v1/sites/{id}"), ("DELETE", "/v1/sites/{id}"),
 }
-# Apps need a source sandbox with files and a deploy that starts replicas: test_apps.py walks
-# them against the spec.
+# Apps need a source sandbox with files and a deploy that starts replicas: test_apps.py and
+# test_apps_readiness.py walk them against the spec.
 WALKED_ELSEWHERE |= {
     ("POST", "/v1/apps"), ("GET", "/v1/apps"), ("GET", "/v1/apps/{id}"), ("DELETE", "/v1/apps/{id}"),
     ("POST", "/v1/apps/{id}/scale"), ("GET", "/v1/apps/{id}/releases"),
-    ("POST", "/v1/apps/{id}/rollback"),
+    ("POST", "/v1/apps/{id}/rollback"), ("GET", "/v1/apps/{id}/logs"),
 }
 # Jobs need a queued job, an ended one and a run: test_jobs.py walks them against the spec.
 WALKED_ELSEWHERE |= {

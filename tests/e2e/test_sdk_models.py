@@ -42,6 +42,7 @@ MODELS = {
     "AccountAlert": "AccountAlert", "UsageTotal": "UsageTotal", "UsageReport": "UsageReport",
     "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
+    "AppReplicaLog": "AppReplicaLog",
     "Automation": "Automation",
     "Database": "Database", "DatabaseDump": "DatabaseDump",
 }
@@ -290,6 +291,7 @@ OPERATIONS = {
     "rollbackApp": ("Apps", "rollback", "rollback"),
     "deleteApp": ("Apps", "delete", "delete"),
     "listAppReleases": ("Apps", "releases", "releases"),
+    "getAppLogs": ("Apps", "logs", "logs"),
     "cancelJob": ("Jobs", "cancel", "cancel"),
     "deleteJob": ("Jobs", "delete", "delete"),
     "listRuns": ("Runs", "list", "list"),

@@ -212,6 +212,8 @@ export interface AppRelease {
   buildOutput: string;
   startCommand: string;
   port: number;
+  readinessPath: string | null;
+  readinessTimeoutSeconds: number;
   createdAt: string;
 }
 
@@ -219,6 +221,17 @@ export interface AppReplica {
   sandboxId: string;
   releaseId: string;
   state: string;
+}
+
+/** The latest output of one replica of a deployed app (bounded). */
+export interface AppReplicaLog {
+  sandboxId: string;
+  releaseId: string;
+  state: string;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  exitCode: number | null;
 }
 
 /** A deployed app: replicas of a release behind one public hostname. */
@@ -232,6 +245,9 @@ export interface App {
   releaseId: string;
   replicas: number;
   readyReplicas: number;
+  status: string;
+  statusMessage: string | null;
+  restarts: number;
   replicaSandboxes: AppReplica[];
   release: AppRelease | null;
   createdAt: string;
@@ -473,6 +489,7 @@ export interface PlanLimits {
   endpoints: number | null;
   databaseMiB: number | null;
   databaseConnections: number | null;
+  appReplicas: number | null;
 }
 
 /** Prices in nano-units (1e-9 of the currency unit). */

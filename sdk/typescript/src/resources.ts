@@ -3,7 +3,7 @@
 import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
-  Account, ApiKey, App, AppRelease, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
+  Account, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
   PlanLimits, PlanPrices, Progress, Run, Secret, Site, Storage, StorageToken, StoredObject, UsageReport, User,
 } from "./models.js";
 import { paginate } from "./pages.js";
@@ -148,6 +148,9 @@ export interface DeployAppOptions {
   buildPath?: string;
   replicas?: number;
   env?: Record<string, string>;
+  /** A GET of it must answer 2xx or 3xx for a replica to be ready; unset, a TCP connect. */
+  readinessPath?: string;
+  readinessTimeoutSeconds?: number;
 }
 
 /** Deployed apps: a production copy of a sandbox's files on replicas behind one URL. */
@@ -179,6 +182,12 @@ export class Apps {
 
   async releases(appId: string): Promise<AppRelease[]> {
     const page = await this.t.call<{ items: AppRelease[] }>("GET", `/v1/apps/${encodeURIComponent(appId)}/releases`);
+    return page.items;
+  }
+
+  /** Each replica's latest output (bounded), and the last failed replica's. */
+  async logs(appId: string): Promise<AppReplicaLog[]> {
+    const page = await this.t.call<{ items: AppReplicaLog[] }>("GET", `/v1/apps/${encodeURIComponent(appId)}/logs`);
     return page.items;
   }
 

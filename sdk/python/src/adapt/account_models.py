@@ -22,6 +22,7 @@ class PlanLimits:
     endpoints: Optional[int]
     database_mib: Optional[int]
     database_connections: Optional[int]
+    app_replicas: Optional[int]
 
 
 @dataclass

@@ -258,6 +258,8 @@ class AppRelease:
     build_output: str
     start_command: str
     port: int
+    readiness_path: Optional[str]
+    readiness_timeout_seconds: int
     created_at: str
 
 
@@ -266,6 +268,18 @@ class AppReplica:
     sandbox_id: str
     release_id: str
     state: str
+
+
+@dataclass
+class AppReplicaLog:
+    """The latest output of one replica of a deployed app (bounded)."""
+    sandbox_id: str
+    release_id: str
+    state: str
+    stdout: str
+    stderr: str
+    truncated: bool
+    exit_code: Optional[int]
 
 
 @dataclass
@@ -280,6 +294,9 @@ class App:
     release_id: str
     replicas: int
     ready_replicas: int
+    status: str
+    status_message: Optional[str]
+    restarts: int
     replica_sandboxes: List[AppReplica]
     release: Optional[AppRelease]
     created_at: str

@@ -11,7 +11,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 from . import _model
 from .errors import AdaptError, NotFound, RequestTimeout
 from .files import LocalPath, _save
-from .models import (Account, ApiKey, App, AppRelease, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
+from .models import (Account, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
                      ObjectLink, Operation, Org, Plan, Progress, Run, Secret, Site, Storage,
                      StorageToken, StoredObject, UsageReport, User)
 from .pages import paginate
@@ -222,11 +222,15 @@ class Apps:
     def deploy(self, sandbox_id: str, start_command: str, port: int, *, name: Optional[str] = None,
                source_path: Optional[str] = None, build_command: Optional[str] = None,
                build_path: Optional[str] = None, replicas: Optional[int] = None,
-               env: Optional[Dict[str, str]] = None) -> App:
-        """Builds (optionally), packages and starts the app; answers once a replica serves."""
+               env: Optional[Dict[str, str]] = None, readiness_path: Optional[str] = None,
+               readiness_timeout_seconds: Optional[int] = None) -> App:
+        """Builds (optionally), packages and starts the app; answers once a replica is ready
+        (readiness_path answers 2xx or 3xx, or without it the port accepts connections)."""
         body: Dict[str, Any] = {"sandboxId": sandbox_id, "startCommand": start_command, "port": port}
         for key, value in (("name", name), ("sourcePath", source_path), ("buildCommand", build_command),
-                           ("buildPath", build_path), ("replicas", replicas), ("env", env)):
+                           ("buildPath", build_path), ("replicas", replicas), ("env", env),
+                           ("readinessPath", readiness_path),
+                           ("readinessTimeoutSeconds", readiness_timeout_seconds)):
             if value is not None:
                 body[key] = value
         return _model.from_json(App, self._t.call("POST", "/v1/apps", json_body=body))
@@ -250,6 +254,11 @@ class Apps:
     def releases(self, app_id: str) -> List[AppRelease]:
         page = self._t.call("GET", "/v1/apps/" + app_id + "/releases")
         return [_model.from_json(AppRelease, r) for r in page["items"]]
+
+    def logs(self, app_id: str) -> List[AppReplicaLog]:
+        """Each replica's latest output (bounded), and the last failed replica's."""
+        page = self._t.call("GET", "/v1/apps/" + app_id + "/logs")
+        return [_model.from_json(AppReplicaLog, r) for r in page["items"]]
 
     def delete(self, app_id: str) -> None:
         """Deletes the replicas, the route and the releases; the source sandbox stays."""
