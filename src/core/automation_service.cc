@@ -216,10 +216,21 @@ Result<Run> AutomationService::Trigger(const Principal& who, const std::string& 
   ASSIGN_OR_RETURN(store::AutomationRecord a, automations_.GetAutomation(who.org_id, id));
   int64_t now = Now();
   store::RunRecord run = NewAutomationRun(a, "manual", now, now);
-  bool start = MayStart(a, run);
+  bool start = Admitted(a, run) && MayStart(a, run);
   RETURN_IF_ERROR(runs_.PutRun(run));
   if (start) Launch(a, run);
   return runs_.GetRun(who.org_id, run.id);
+}
+
+bool AutomationService::Admitted(const store::AutomationRecord& a, store::RunRecord& run) {
+  if (!admission_) return true;
+  Status admitted = admission_(a.org_id);
+  if (admitted.code() != Code::kPaymentRequired && admitted.code() != Code::kResourceExhausted)
+    return true;
+  run.status = "skipped_quota";
+  run.error = admitted.message();
+  run.ended_at = run.started_at;
+  return false;
 }
 
 bool AutomationService::MayStart(const store::AutomationRecord& a, store::RunRecord& run) {
@@ -391,7 +402,7 @@ void AutomationService::Fire(const store::AutomationRecord& a, int64_t now) {
     if (covered > 1)
       run.error = "catches up " + std::to_string(covered) + " slot(s) missed since " +
                   FormatRfc3339(a.next_due_at < window_start ? window_start : a.next_due_at);
-    start = MayStart(a, run);
+    start = Admitted(a, run) && MayStart(a, run);
     records.push_back(run);
   }
   Status st = automations_.ClaimAutomationSlot(a.id, a.next_due_at, next_due, records);

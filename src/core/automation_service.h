@@ -69,6 +69,12 @@ class AutomationService {
   void set_plan_limit(std::function<std::optional<int64_t>(const std::string& org_id)> limit) {
     plan_limit_ = std::move(limit);
   }
+  // Whether the organization may start a run now (the accounts' balance stop): kPaymentRequired
+  // or kResourceExhausted records the run skipped_quota instead of starting it, as JobService's
+  // admission does; anything else starts it. Set before serving.
+  void set_run_admission(std::function<Status(const std::string& org_id)> admission) {
+    admission_ = std::move(admission);
+  }
 
   Result<Automation> Create(const Principal& who, const CreateAutomationRequest& req,
                             const FieldNames& names = {});
@@ -103,6 +109,8 @@ class AutomationService {
   // Records nothing: applies the overlap policy to `run` (skipped_overlap) or cancels the
   // executing runs (cancel_previous). False when the run must not start.
   bool MayStart(const store::AutomationRecord& a, store::RunRecord& run);
+  // False, with `run` made skipped_quota, when the admission refuses it.
+  bool Admitted(const store::AutomationRecord& a, store::RunRecord& run);
   void Launch(const store::AutomationRecord& a, store::RunRecord run);
   void RunEnded(const store::AutomationRecord& a, const std::string& run_id, AttemptEnd end);
   void Loop();
@@ -113,6 +121,7 @@ class AutomationService {
   AutomationRunner& runner_;
   Clock clock_;
   std::function<std::optional<int64_t>(const std::string&)> plan_limit_;
+  std::function<Status(const std::string&)> admission_;
   std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;                                   // guarded by mu_

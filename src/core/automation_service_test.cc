@@ -233,6 +233,41 @@ TEST_F(AutomationServiceTest, TriggerRunsNowWithoutShiftingTheSchedule) {
   EXPECT_EQ(store_.GetRun(org_.org_id, run->id)->status, "cancelled");
 }
 
+TEST_F(AutomationServiceTest, AUsedUpBalanceSkipsRunsAsQuotaWithoutCountingFailures) {
+  bool broke = true;
+  service_.set_run_admission([&](const std::string& org_id) {
+    EXPECT_EQ(org_id, org_.org_id);
+    if (!broke) return Status::Ok();
+    return Status(Code::kPaymentRequired, "the organization's prepaid balance is 0");
+  });
+  Automation a = MustCreate(1);
+  for (int i = 0; i < 6; ++i) {
+    now_ += 1'000;
+    service_.Tick(now_);
+  }
+  auto manual = service_.Trigger(org_, a.id);
+  ASSERT_TRUE(manual.ok()) << manual.status().message();
+  EXPECT_EQ(manual->status, "skipped_quota");
+  EXPECT_TRUE(runner_.started.empty());
+  auto runs = Runs(a.id);
+  ASSERT_EQ(runs.size(), 7u);
+  for (const auto& r : runs) {
+    EXPECT_EQ(r.status, "skipped_quota");
+    EXPECT_NE(r.error.find("balance"), std::string::npos) << r.error;
+    EXPECT_GT(r.ended_at, 0);
+  }
+  // Six skipped slots are not six failures: the automation stays enabled and runs once paid.
+  Automation after = *service_.Get(org_, a.id);
+  EXPECT_TRUE(after.enabled);
+  EXPECT_EQ(after.consecutive_failures, 0);
+  broke = false;
+  now_ += 1'000;
+  service_.Tick(now_);
+  ASSERT_EQ(runner_.started.size(), 1u);
+  runner_.End(0, AttemptEnd::Kind::kExited, 0);
+  EXPECT_EQ(Runs(a.id).at(0).status, "succeeded");
+}
+
 TEST_F(AutomationServiceTest, DeleteLeavesRunsAndOtherOrganizationsGetNotFound) {
   Automation a = MustCreate(2);
   EXPECT_EQ(service_.Delete(other_, a.id).code(), Code::kNotFound);

@@ -76,7 +76,8 @@ void SandboxAutomationRunner::Begin(std::shared_ptr<Execution> e) {
     auto started = sandboxes_.Start(e->who, id);
     if (!started.ok()) {
       AttemptEnd end;
-      end.kind = started.status().code() == Code::kResourceExhausted
+      Code code = started.status().code();
+      end.kind = code == Code::kResourceExhausted || code == Code::kPaymentRequired
                      ? AttemptEnd::Kind::kQuota
                      : AttemptEnd::Kind::kInfrastructure;
       end.error = "starting the hibernated target: " + started.status().message();

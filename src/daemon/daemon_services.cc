@@ -60,6 +60,12 @@ Status Daemon::StartServices() {
     auto plan = accounts_->PlanOf(org_id);
     return plan.ok() ? plan->automations : std::nullopt;
   });
+  // The balance stop: at a used-up balance on a priced plan a run is skipped_quota.
+  automations_->set_run_admission([this](const std::string& org_id) {
+    auto plan = accounts_->PlanOf(org_id);
+    if (!plan.ok()) return plan.status();
+    return accounts_->RequireBalance(org_id, *plan);
+  });
   jobs_->set_automation_cancel(
       [this](const std::string& run_id) { return automations_->CancelRun(run_id); });
   // A deleted target pauses its automations (they never run against nothing).
