@@ -291,6 +291,7 @@ export interface Automation {
   timeZone: string;
   overlap: string;
   catchUpSeconds: number;
+  maxAttempts: number;
   enabled: boolean;
   pausedReason: string | null;
   version: number;
