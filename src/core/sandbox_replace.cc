@@ -50,9 +50,10 @@ Result<Sandbox> SandboxService::Replace(const std::string& org_id, const std::st
     return Conflict("sandbox '" + id + "' is durable: its storage cannot move to a fresh sandbox");
   }
   CreateSandbox req;
-  // Its deadline stays where it was: a replacement does not extend the sandbox's TTL.
+  // Its deadline stays where it was: a replacement does not extend the sandbox's TTL. A second
+  // is kept back for the create itself, whose clock reading comes later than this one.
   if (old.expires_at) {
-    int64_t left = (*old.expires_at - NowMillis()) / 1000;
+    int64_t left = (*old.expires_at - NowMillis() - 1000) / 1000;
     if (left < 1) return NotFound("sandbox '" + id + "' expired");
     req.ttl_seconds = left;
   } else {
