@@ -11,8 +11,9 @@ namespace {
 using nlohmann::json;
 
 const std::set<std::string> kAutomationFields = {
-    "name",           "sandboxId",       "command", "argv",     "cwd",     "env",
-    "timeoutSeconds", "intervalSeconds", "cron",    "timeZone", "overlap", "catchUpSeconds"};
+    "name",    "sandboxId",      "command",         "argv", "cwd",
+    "env",     "timeoutSeconds", "intervalSeconds", "cron", "timeZone",
+    "overlap", "catchUpSeconds", "maxAttempts"};
 
 }  // namespace
 
@@ -21,7 +22,8 @@ const core::FieldNames& RestAutomationFields() {
                                         {"timeout_seconds", "timeoutSeconds"},
                                         {"interval_seconds", "intervalSeconds"},
                                         {"time_zone", "timeZone"},
-                                        {"catch_up_seconds", "catchUpSeconds"}});
+                                        {"catch_up_seconds", "catchUpSeconds"},
+                                        {"max_attempts", "maxAttempts"}});
   return kNames;
 }
 
@@ -47,6 +49,7 @@ Result<core::CreateAutomationRequest> CreateAutomationFromJson(const json& body)
   ASSIGN_OR_RETURN(req.time_zone, OptionalStringField(body, "timeZone"));
   ASSIGN_OR_RETURN(req.overlap, OptionalStringField(body, "overlap"));
   ASSIGN_OR_RETURN(req.catch_up_seconds, OptionalIntField(body, "catchUpSeconds"));
+  ASSIGN_OR_RETURN(req.max_attempts, OptionalIntField(body, "maxAttempts"));
   return req;
 }
 
@@ -68,6 +71,7 @@ json AutomationToJson(const core::Automation& a) {
           {"timeZone", a.time_zone},
           {"overlap", a.overlap},
           {"catchUpSeconds", a.catch_up_seconds},
+          {"maxAttempts", a.max_attempts},
           {"enabled", a.enabled},
           {"pausedReason", a.paused_reason.empty() ? json(nullptr) : json(a.paused_reason)},
           {"version", a.version},

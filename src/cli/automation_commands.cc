@@ -19,6 +19,7 @@ struct CreateAutomationOptions {
   int64_t every = 0;
   int64_t timeout = 0;
   int64_t catch_up = -1;
+  int64_t max_attempts = 0;
   json body;
 };
 
@@ -63,6 +64,11 @@ void AddAutomationCreate(CLI::App& group, Invocation& invocation) {
       ->add_option("--catch-up", o->catch_up,
                    "after downtime, slots missed within SECONDS run once (default 3600)")
       ->type_name("SECONDS");
+  create
+      ->add_option("--max-attempts", o->max_attempts,
+                   "attempts of one slot on an instant sandbox, retried in a fresh sandbox "
+                   "after an infrastructure failure (1-10, default 3)")
+      ->type_name("N");
   create->callback([o, &invocation] {
     invocation.accepts_trailing_args = true;
     invocation.prepare = [o, &invocation](const Console&) -> Status {
@@ -78,6 +84,7 @@ void AddAutomationCreate(CLI::App& group, Invocation& invocation) {
       if (o->timeout) body["timeoutSeconds"] = o->timeout;
       if (!o->overlap.empty()) body["overlap"] = o->overlap;
       if (o->catch_up >= 0) body["catchUpSeconds"] = o->catch_up;
+      if (o->max_attempts) body["maxAttempts"] = o->max_attempts;
       if (!o->env.empty()) {
         json env = json::object();
         for (const auto& kv : o->env) {

@@ -14,7 +14,8 @@ namespace adapt::core {
 class AutomationRunner {
  public:
   virtual ~AutomationRunner() = default;
-  // OK when `sandbox_id` is a sandbox of `org_id` a schedule may target (kNotFound otherwise).
+  // OK when `sandbox_id` is a sandbox of `org_id` a schedule may target (kNotFound otherwise:
+  // also while it is being deleted). An empty `org_id`: of any organization.
   virtual Status CheckTarget(const std::string& org_id, const std::string& sandbox_id) = 0;
   // Starts run `run` of `automation` and returns at once; `done` is called exactly once, on
   // another thread. A target that is hibernated is started first and stopped again after the
@@ -24,6 +25,12 @@ class AutomationRunner {
   // Asks run `run_id` to end (its command's process group is killed); false when it does not
   // run here.
   virtual bool Cancel(const std::string& run_id) = 0;
+  // For a retry after an infrastructure failure: a fresh sandbox with the settings of instant
+  // target `sandbox_id` (its TTL's deadline kept), whose id is returned. kConflict for a
+  // durable target (its storage cannot move), kNotFound for one deleted or expired.
+  virtual Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id) = 0;
+  // The target a replacement took over from: deleted, best effort.
+  virtual void Discard(const std::string& org_id, const std::string& sandbox_id) = 0;
 };
 
 inline constexpr const char* kTargetNotFound = "target not found";

@@ -18,9 +18,37 @@ bool ParseCronNumber(const std::string& s, int& out) {
   return true;
 }
 
-// One field's values in [lo, hi] into `bits`; false on a malformed field.
+// Names a field accepts instead of numbers (month and day-of-week), three letters each,
+// matched without regard to case; `first` is the value of names[0].
+struct CronNames {
+  std::vector<std::string> names;
+  int first = 0;
+};
+
+const CronNames kMonthNames{
+    {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"}, 1};
+const CronNames kWeekdayNames{{"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"}, 0};
+const CronNames kNoNames{};
+
+bool ParseCronValue(const std::string& s, const CronNames& names, int& out) {
+  if (ParseCronNumber(s, out)) return true;
+  if (s.size() != 3) return false;
+  std::string upper;
+  for (char c : s) upper += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  for (size_t i = 0; i < names.names.size(); ++i) {
+    if (names.names[i] == upper) {
+      out = names.first + static_cast<int>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+// One field's values in [lo, hi] into `bits`; false on a malformed field. Steps are numbers;
+// values and range ends may be `names`.
 template <size_t N>
-bool ParseCronField(const std::string& text, int lo, int hi, std::bitset<N>& bits, bool& any) {
+bool ParseCronField(const std::string& text, int lo, int hi, const CronNames& names,
+                    std::bitset<N>& bits, bool& any) {
   any = text == "*";
   std::stringstream parts(text);
   std::string part;
@@ -33,11 +61,11 @@ bool ParseCronField(const std::string& text, int lo, int hi, std::bitset<N>& bit
     int first = lo, last = hi;
     if (part != "*") {
       if (auto dash = part.find('-'); dash != std::string::npos) {
-        if (!ParseCronNumber(part.substr(0, dash), first) ||
-            !ParseCronNumber(part.substr(dash + 1), last))
+        if (!ParseCronValue(part.substr(0, dash), names, first) ||
+            !ParseCronValue(part.substr(dash + 1), names, last))
           return false;
       } else {
-        if (!ParseCronNumber(part, first)) return false;
+        if (!ParseCronValue(part, names, first)) return false;
         last = first;
         if (step > 1) last = hi;  // "5/15": from 5 to the end
       }
@@ -46,6 +74,18 @@ bool ParseCronField(const std::string& text, int lo, int hi, std::bitset<N>& bit
     for (int v = first; v <= last; v += step) bits.set(v);
   }
   return !text.empty() && text.back() != ',';
+}
+
+// The five fields an @ shortcut stands for, as in Vixie cron; empty for an unknown one.
+std::string CronShortcut(const std::string& word) {
+  std::string lower;
+  for (char c : word) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "@yearly" || lower == "@annually") return "0 0 1 1 *";
+  if (lower == "@monthly") return "0 0 1 * *";
+  if (lower == "@weekly") return "0 0 * * 0";
+  if (lower == "@daily" || lower == "@midnight") return "0 0 * * *";
+  if (lower == "@hourly") return "0 * * * *";
+  return "";
 }
 
 }  // namespace
@@ -59,6 +99,15 @@ Result<CronExpression> CronExpression::Parse(const std::string& text, const std:
   std::stringstream in(text);
   std::vector<std::string> fields;
   for (std::string f; in >> f;) fields.push_back(f);
+  if (!fields.empty() && fields[0].front() == '@') {
+    std::string expanded = fields.size() == 1 ? CronShortcut(fields[0]) : "";
+    if (expanded.empty()) {
+      return InvalidArgument(field, field + " '" + text +
+                                        "' is not a known shortcut: use @yearly, @annually, "
+                                        "@monthly, @weekly, @daily, @midnight or @hourly");
+    }
+    return Parse(expanded, field);
+  }
   if (fields.size() != 5) {
     return InvalidArgument(field, field +
                                       " must have five fields: minute hour day-of-month month "
@@ -67,16 +116,20 @@ Result<CronExpression> CronExpression::Parse(const std::string& text, const std:
   CronExpression c;
   bool any = false;
   std::bitset<8> weekdays;
-  if (!ParseCronField(fields[0], 0, 59, c.minutes_, any))
+  if (!ParseCronField(fields[0], 0, 59, kNoNames, c.minutes_, any))
     return InvalidArgument(field, field + "'s minute field '" + fields[0] + "' is not valid");
-  if (!ParseCronField(fields[1], 0, 23, c.hours_, any))
+  if (!ParseCronField(fields[1], 0, 23, kNoNames, c.hours_, any))
     return InvalidArgument(field, field + "'s hour field '" + fields[1] + "' is not valid");
-  if (!ParseCronField(fields[2], 1, 31, c.days_, c.days_any_))
+  if (!ParseCronField(fields[2], 1, 31, kNoNames, c.days_, c.days_any_))
     return InvalidArgument(field, field + "'s day-of-month field '" + fields[2] + "' is not valid");
-  if (!ParseCronField(fields[3], 1, 12, c.months_, any))
-    return InvalidArgument(field, field + "'s month field '" + fields[3] + "' is not valid");
-  if (!ParseCronField(fields[4], 0, 7, weekdays, c.weekdays_any_))
-    return InvalidArgument(field, field + "'s day-of-week field '" + fields[4] + "' is not valid");
+  if (!ParseCronField(fields[3], 1, 12, kMonthNames, c.months_, any)) {
+    return InvalidArgument(
+        field, field + "'s month field '" + fields[3] + "' is not valid (1-12 or JAN-DEC)");
+  }
+  if (!ParseCronField(fields[4], 0, 7, kWeekdayNames, weekdays, c.weekdays_any_)) {
+    return InvalidArgument(
+        field, field + "'s day-of-week field '" + fields[4] + "' is not valid (0-7 or SUN-SAT)");
+  }
   for (int d = 0; d < 7; ++d) c.weekdays_[d] = weekdays[d] || (d == 0 && weekdays[7]);
   return c;
 }

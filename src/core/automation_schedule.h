@@ -1,7 +1,9 @@
 // AutomationSchedule: when an automation's slots fall. Either a fixed interval (>= 1 s,
 // slots at anchor + k * interval) or a 5-field cron expression (minute hour day-of-month month
-// day-of-week; *, lists, ranges and steps; day-of-month and day-of-week both restricted: either
-// matches, as in Vixie cron) read in an IANA time zone (default UTC).
+// day-of-week; *, lists, ranges and steps; month names JAN-DEC and weekday names SUN-SAT in any
+// case; day-of-month and day-of-week both restricted: either matches, as in Vixie cron) or one of
+// Vixie cron's shortcuts (@yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly),
+// read in an IANA time zone (default UTC).
 //
 // Daylight saving: a local time that does not exist (inside a spring-forward gap) runs at the
 // next valid instant, the end of the gap; slots of one gap collapse into that one instant. A
@@ -25,8 +27,9 @@ inline constexpr int64_t kMaxIntervalSeconds = 366LL * 24 * 3600;
 
 class CronExpression {
  public:
-  // kInvalidArgument naming `field` for anything but five valid fields; `TZ=` or `CRON_TZ=`
-  // inside the expression is refused (the zone is its own field).
+  // kInvalidArgument naming `field` for anything but five valid fields or a known shortcut
+  // (@reboot is not one: a schedule has no boot); `TZ=` or `CRON_TZ=` inside the expression is
+  // refused (the zone is its own field).
   static Result<CronExpression> Parse(const std::string& text, const std::string& field = "cron");
   // The first slot strictly after `after` (UTC seconds) in `zone`; nullopt when none comes
   // within 30 years (an impossible date such as 31 February).

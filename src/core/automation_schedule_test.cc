@@ -60,6 +60,60 @@ TEST(CronExpression, MalformedExpressionsAreRefusedNamingTheField) {
   }
 }
 
+TEST(CronExpression, MonthAndWeekdayNamesInAnyCaseInRangesAndLists) {
+  // mon-FRI equals 1-5; 2026-01-02 is a Friday.
+  auto names = Cron("0 9 * * mon-FRI");
+  EXPECT_EQ(names.NextAfter(Utc(2026, 1, 2, 10, 0), TimeZone::Utc()), Utc(2026, 1, 5, 9, 0));
+  // Sundays and Wednesdays of March and December only, a list of names in both fields.
+  auto lists = Cron("0 0 * Mar,dec Sun,wed");
+  // 2026-03-01 is a Sunday; after it comes Wednesday the 4th.
+  EXPECT_EQ(lists.NextAfter(Utc(2026, 2, 1, 0, 0), TimeZone::Utc()), Utc(2026, 3, 1, 0, 0));
+  EXPECT_EQ(lists.NextAfter(Utc(2026, 3, 1, 0, 0), TimeZone::Utc()), Utc(2026, 3, 4, 0, 0));
+  // After March's last Wednesday (the 25th) and Sunday (the 29th): December's first Wednesday.
+  EXPECT_EQ(lists.NextAfter(Utc(2026, 3, 29, 0, 0), TimeZone::Utc()), Utc(2026, 12, 2, 0, 0));
+  // A range of months with a step: JAN-DEC/6 is January and July.
+  auto stepped = Cron("0 0 1 JAN-DEC/6 *");
+  EXPECT_EQ(stepped.NextAfter(Utc(2026, 1, 1, 0, 0), TimeZone::Utc()), Utc(2026, 7, 1, 0, 0));
+  EXPECT_EQ(stepped.NextAfter(Utc(2026, 7, 1, 0, 0), TimeZone::Utc()), Utc(2027, 1, 1, 0, 0));
+}
+
+TEST(CronExpression, NamesOutsideTheirFieldOrMisspelledAreRefused) {
+  // Weekday names in the month field and month names in the day-of-week field, names in
+  // minute, hour and day-of-month, a name as a step, a backwards range, a misspelling.
+  for (const char* bad :
+       {"0 0 * MON *", "0 0 * * JAN", "JAN 0 * * *", "0 MON * * *", "0 0 SUN * *", "0 0 * */JAN *",
+        "0 0 * * FRI-MON", "0 0 * * Monday", "0 0 * JANUARY *", "0 0 * * M"}) {
+    auto c = CronExpression::Parse(bad, "cron");
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.status().field(), "cron") << bad;
+  }
+  auto month = CronExpression::Parse("0 0 * * JAN", "cron");
+  EXPECT_NE(month.status().message().find("SUN-SAT"), std::string::npos);
+}
+
+TEST(CronExpression, ShortcutsStandForTheirFiveFields) {
+  int64_t from = Utc(2026, 5, 13, 10, 30);  // a Wednesday
+  auto utc = TimeZone::Utc();
+  EXPECT_EQ(Cron("@yearly").NextAfter(from, utc), Utc(2027, 1, 1, 0, 0));
+  EXPECT_EQ(Cron("@ANNUALLY").NextAfter(from, utc), Utc(2027, 1, 1, 0, 0));
+  EXPECT_EQ(Cron("@monthly").NextAfter(from, utc), Utc(2026, 6, 1, 0, 0));
+  EXPECT_EQ(Cron("@weekly").NextAfter(from, utc), Utc(2026, 5, 17, 0, 0));  // Sunday
+  EXPECT_EQ(Cron("@daily").NextAfter(from, utc), Utc(2026, 5, 14, 0, 0));
+  EXPECT_EQ(Cron(" @Midnight ").NextAfter(from, utc), Utc(2026, 5, 14, 0, 0));
+  EXPECT_EQ(Cron("@hourly").NextAfter(from, utc), Utc(2026, 5, 13, 11, 0));
+  // A shortcut reads in the schedule's zone like any expression: midnight in Tokyo.
+  EXPECT_EQ(Cron("@daily").NextAfter(from, Zone("Asia/Tokyo")), Utc(2026, 5, 13, 15, 0));
+}
+
+TEST(CronExpression, UnknownShortcutsAreRefusedNamingTheKnownOnes) {
+  for (const char* bad : {"@reboot", "@every 5m", "@daily 1", "@", "@minutely"}) {
+    auto c = CronExpression::Parse(bad, "cron");
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.status().field(), "cron") << bad;
+    EXPECT_NE(c.status().message().find("@hourly"), std::string::npos) << bad;
+  }
+}
+
 TEST(CronExpression, TimeZoneInsideTheExpressionIsRefused) {
   auto c = CronExpression::Parse("TZ=Europe/Berlin 0 9 * * *");
   ASSERT_FALSE(c.ok());

@@ -1,6 +1,7 @@
 #include "core/automation_service.h"
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
 #include <chrono>
 
 #include "base/ids.h"
@@ -114,6 +115,12 @@ Result<Automation> AutomationService::Create(const Principal& who,
     return InvalidArgument(names("overlap"),
                            names("overlap") + " must be skip, allow or cancel_previous");
   }
+  int64_t max_attempts = req.max_attempts.value_or(kDefaultMaxAttempts);
+  if (max_attempts < 1 || max_attempts > kMaxAttempts) {
+    return InvalidArgument(
+        names("max_attempts"),
+        names("max_attempts") + " must be between 1 and " + std::to_string(kMaxAttempts));
+  }
   int64_t catch_up = req.catch_up_seconds.value_or(3600);
   if (catch_up < 0 || catch_up > kMaxCatchUpSeconds) {
     return InvalidArgument(names("catch_up_seconds"),
@@ -148,6 +155,7 @@ Result<Automation> AutomationService::Create(const Principal& who,
   a.time_zone = a.interval_seconds ? "UTC" : (req.time_zone.empty() ? "UTC" : req.time_zone);
   a.overlap = overlap;
   a.catch_up_seconds = catch_up;
+  a.max_attempts = static_cast<int>(max_attempts);
   a.next_due_at = *first;
   a.created_at = a.updated_at = now;
   int64_t limit = kMaxPerOrg;
@@ -216,10 +224,21 @@ Result<Run> AutomationService::Trigger(const Principal& who, const std::string& 
   ASSIGN_OR_RETURN(store::AutomationRecord a, automations_.GetAutomation(who.org_id, id));
   int64_t now = Now();
   store::RunRecord run = NewAutomationRun(a, "manual", now, now);
-  bool start = MayStart(a, run);
+  bool start = Admitted(a, run) && MayStart(a, run);
   RETURN_IF_ERROR(runs_.PutRun(run));
   if (start) Launch(a, run);
   return runs_.GetRun(who.org_id, run.id);
+}
+
+bool AutomationService::Admitted(const store::AutomationRecord& a, store::RunRecord& run) {
+  if (!admission_) return true;
+  Status admitted = admission_(a.org_id);
+  if (admitted.code() != Code::kPaymentRequired && admitted.code() != Code::kResourceExhausted)
+    return true;
+  run.status = "skipped_quota";
+  run.error = admitted.message();
+  run.ended_at = run.started_at;
+  return false;
 }
 
 bool AutomationService::MayStart(const store::AutomationRecord& a, store::RunRecord& run) {
@@ -290,7 +309,10 @@ void AutomationService::RunEnded(const store::AutomationRecord& a, const std::st
     spdlog::error("automations: recording run {}: {}", run.id, st.message());
 
   if (end.kind == AttemptEnd::Kind::kRefused && end.error == kTargetNotFound) {
-    TargetGone(a.sandbox_id, "its sandbox '" + a.sandbox_id + "' no longer exists");
+    TargetGone(run.sandbox_id, "its sandbox '" + run.sandbox_id + "' no longer exists");
+  } else if (end.kind == AttemptEnd::Kind::kInfrastructure && run.attempt < a.max_attempts &&
+             Retry(a, run, now)) {
+    // The slot's outcome is its last attempt's.
   } else if (end.kind != AttemptEnd::Kind::kCancelled && end.kind != AttemptEnd::Kind::kQuota) {
     bool failed = run.status != "succeeded";
     auto after = automations_.RecordAutomationOutcome(
@@ -310,9 +332,64 @@ void AutomationService::RunEnded(const store::AutomationRecord& a, const std::st
     executing_.erase(it);
 }
 
+bool AutomationService::Retry(const store::AutomationRecord& a, const store::RunRecord& failed,
+                              int64_t now) {
+  store::AutomationRecord current;
+  {
+    std::lock_guard replacing(replace_mu_);
+    auto read = automations_.GetAutomation(a.org_id, a.id);
+    if (!read.ok() || !read->enabled) return false;
+    current = *read;
+    // Unless another run already replaced the target (then it retries there).
+    if (current.sandbox_id == failed.sandbox_id) {
+      auto fresh = runner_.Replace(a.org_id, failed.sandbox_id);
+      if (!fresh.ok()) {
+        if (fresh.status().code() == Code::kNotFound)
+          TargetGone(failed.sandbox_id, "its sandbox '" + failed.sandbox_id +
+                                            "' is gone: " + fresh.status().message());
+        else if (fresh.status().code() != Code::kConflict)
+          spdlog::warn("automations: {} not retried: {}", a.id, fresh.status().message());
+        return false;
+      }
+      auto moved = automations_.FollowReplacedSandbox(failed.sandbox_id, *fresh, now);
+      if (!moved.ok()) {
+        spdlog::error("automations: following sandbox {}: {}", *fresh, moved.status().message());
+        runner_.Discard(a.org_id, *fresh);
+        return false;
+      }
+      runner_.Discard(a.org_id, failed.sandbox_id);
+      current.sandbox_id = *fresh;
+      current.version++;
+      current.updated_at = now;
+    }
+  }
+  store::RunRecord retry = NewAutomationRun(current, "retry", failed.scheduled_at, now);
+  retry.attempt = failed.attempt + 1;
+  bool start = Admitted(current, retry);
+  if (Status st = runs_.PutRun(retry); !st.ok()) {
+    spdlog::error("automations: recording run {}: {}", retry.id, st.message());
+    return false;
+  }
+  if (start) Launch(current, retry);
+  Wake();
+  return true;
+}
+
 void AutomationService::TargetGone(const std::string& sandbox_id, const std::string& why) {
   auto paused = automations_.PauseAutomationsOfSandbox(sandbox_id, why, Now());
   if (!paused.ok()) spdlog::error("automations: pausing: {}", paused.status().message());
+}
+
+void AutomationService::WatchTargets(EventBus& bus, boost::asio::thread_pool& workers) {
+  bus_ = &bus;
+  bus_token_ = bus.Subscribe([this, &workers](const Change& change) {
+    if (change.kind != Change::Kind::kSandboxStatus) return;
+    boost::asio::post(workers, [this, id = change.id] {
+      // Any organization's: the id names one sandbox, whose automations are its own.
+      if (runner_.CheckTarget("", id).code() != Code::kNotFound) return;
+      TargetGone(id, "its sandbox '" + id + "' was deleted");
+    });
+  });
 }
 
 bool AutomationService::CancelRun(const std::string& run_id) {
@@ -391,7 +468,7 @@ void AutomationService::Fire(const store::AutomationRecord& a, int64_t now) {
     if (covered > 1)
       run.error = "catches up " + std::to_string(covered) + " slot(s) missed since " +
                   FormatRfc3339(a.next_due_at < window_start ? window_start : a.next_due_at);
-    start = MayStart(a, run);
+    start = Admitted(a, run) && MayStart(a, run);
     records.push_back(run);
   }
   Status st = automations_.ClaimAutomationSlot(a.id, a.next_due_at, next_due, records);
@@ -425,6 +502,8 @@ void AutomationService::Start() {
 }
 
 void AutomationService::Shutdown() {
+  if (bus_) bus_->Unsubscribe(bus_token_);
+  bus_ = nullptr;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;

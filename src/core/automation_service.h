@@ -9,12 +9,16 @@
 // Slots missed while adaptd was down: those inside the catch-up window collapse into one
 // catch_up run, older ones are recorded as one missed run. Overlap: skip (default) records
 // skipped_overlap while a run of the automation executes; allow starts another;
-// cancel_previous cancels the executing one first. Runs are never retried: a non-zero exit is
-// the application's result, and a run cut by an infrastructure failure ends
-// infrastructure_failed. After kPauseAfterFailures consecutive failed runs the automation is
-// paused with that reason; deleting its target pauses it too. Thread-safe.
+// cancel_previous cancels the executing one first. A non-zero exit is the application's result
+// and never retried. A run cut by an infrastructure failure ends infrastructure_failed; on an
+// instant target the slot is then retried (trigger retry, the next attempt) in a fresh sandbox
+// with the target's settings until max_attempts were made, and the automations of the old
+// target follow the new one (sandboxId changes, version goes up). After kPauseAfterFailures
+// consecutive failed slots the automation is paused with that reason; deleting its target
+// pauses it too. Thread-safe.
 #pragma once
 
+#include <boost/asio/thread_pool.hpp>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -28,6 +32,7 @@
 #include "core/auth.h"
 #include "core/automation_runner.h"
 #include "core/automation_schedule.h"
+#include "core/event_bus.h"
 #include "core/field_names.h"
 #include "core/job_view.h"
 #include "store/automation_store.h"
@@ -47,6 +52,7 @@ struct CreateAutomationRequest {
   std::string time_zone;                    // empty: UTC
   std::string overlap;                      // empty: skip
   std::optional<int64_t> catch_up_seconds;  // 0..604800, default 3600
+  std::optional<int64_t> max_attempts;      // 1..10, default 3
 };
 
 // What callers see: the record with env values removed, and the next slots.
@@ -58,6 +64,8 @@ class AutomationService {
  public:
   static constexpr int kMaxPerOrg = 100;
   static constexpr int kPauseAfterFailures = 5;
+  static constexpr int kDefaultMaxAttempts = 3;
+  static constexpr int kMaxAttempts = 10;
   using Clock = std::function<int64_t()>;  // ms since the epoch
 
   AutomationService(store::AutomationStore& automations, store::JobStore& runs,
@@ -68,6 +76,12 @@ class AutomationService {
   // plan never raises it past kMaxPerOrg). Set before serving.
   void set_plan_limit(std::function<std::optional<int64_t>(const std::string& org_id)> limit) {
     plan_limit_ = std::move(limit);
+  }
+  // Whether the organization may start a run now (the accounts' balance stop): kPaymentRequired
+  // or kResourceExhausted records the run skipped_quota instead of starting it, as JobService's
+  // admission does; anything else starts it. Set before serving.
+  void set_run_admission(std::function<Status(const std::string& org_id)> admission) {
+    admission_ = std::move(admission);
   }
 
   Result<Automation> Create(const Principal& who, const CreateAutomationRequest& req,
@@ -92,6 +106,10 @@ class AutomationService {
   void Tick(int64_t now);
   // The target sandbox was deleted or expired: its automations are paused with that reason.
   void TargetGone(const std::string& sandbox_id, const std::string& why);
+  // Listens to sandbox status changes on `bus`: a target deleted (or expired) pauses its
+  // automations (they never run against nothing). The check runs on `workers`, not on the
+  // thread that wrote the change. Call once, before serving; Shutdown stops listening.
+  void WatchTargets(EventBus& bus, boost::asio::thread_pool& workers);
   // cancel_automation_run for a run of an automation (JobService asks): false when it does
   // not execute here.
   bool CancelRun(const std::string& run_id);
@@ -103,8 +121,14 @@ class AutomationService {
   // Records nothing: applies the overlap policy to `run` (skipped_overlap) or cancels the
   // executing runs (cancel_previous). False when the run must not start.
   bool MayStart(const store::AutomationRecord& a, store::RunRecord& run);
+  // False, with `run` made skipped_quota, when the admission refuses it.
+  bool Admitted(const store::AutomationRecord& a, store::RunRecord& run);
   void Launch(const store::AutomationRecord& a, store::RunRecord run);
   void RunEnded(const store::AutomationRecord& a, const std::string& run_id, AttemptEnd end);
+  // After `failed` ended infrastructure_failed: its next attempt in a fresh sandbox, which the
+  // automations of the old target follow. False when none is made (durable or lost target,
+  // automation paused or deleted meanwhile).
+  bool Retry(const store::AutomationRecord& a, const store::RunRecord& failed, int64_t now);
   void Loop();
   void Wake();
 
@@ -113,13 +137,19 @@ class AutomationService {
   AutomationRunner& runner_;
   Clock clock_;
   std::function<std::optional<int64_t>(const std::string&)> plan_limit_;
+  std::function<Status(const std::string&)> admission_;
   std::mutex mu_;
+  // Held while a retry reads its automation's target and replaces it: two runs that failed on
+  // one target make one replacement.
+  std::mutex replace_mu_;
   std::condition_variable wake_;
   bool stopping_ = false;                                   // guarded by mu_
   bool woken_ = false;                                      // guarded by mu_
   std::map<std::string, store::RunRecord> active_;          // guarded by mu_; by run id
   std::map<std::string, std::set<std::string>> executing_;  // guarded by mu_; automation -> runs
   std::set<std::string> cancel_requested_;                  // guarded by mu_
+  EventBus* bus_ = nullptr;                                 // set by WatchTargets
+  uint64_t bus_token_ = 0;
   std::thread thread_;
 };
 

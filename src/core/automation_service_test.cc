@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/thread_pool.hpp>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,8 @@ class ScriptedRunner : public AutomationRunner {
   };
 
   Status CheckTarget(const std::string& org_id, const std::string& sandbox_id) override {
-    if (org_id == target_org && sandbox_id == target) return Status::Ok();
+    // An empty org_id: any organization's (the deleted-target watch asks so).
+    if ((org_id.empty() || org_id == target_org) && sandbox_id == target) return Status::Ok();
     return NotFound("sandbox '" + sandbox_id + "' not found");
   }
   void Start(const store::AutomationRecord& a, const store::RunRecord& run, JobAttempts::Progress,
@@ -39,6 +41,16 @@ class ScriptedRunner : public AutomationRunner {
       }
     return false;
   }
+  Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id) override {
+    if (org_id != target_org || sandbox_id != target) return NotFound("sandbox gone");
+    if (durable) return Conflict("sandbox '" + sandbox_id + "' is durable");
+    replaced.push_back(sandbox_id);
+    target = "sbx_fresh" + std::to_string(replaced.size());
+    return target;
+  }
+  void Discard(const std::string&, const std::string& sandbox_id) override {
+    discarded.push_back(sandbox_id);
+  }
   void End(size_t i, AttemptEnd::Kind kind, std::optional<int> exit_code = std::nullopt,
            std::string error = "") {
     ASSERT_LT(i, started.size());
@@ -48,12 +60,16 @@ class ScriptedRunner : public AutomationRunner {
     end.kind = kind;
     end.exit_code = exit_code;
     end.error = std::move(error);
-    started[i].done(std::move(end));
+    // Moved out first: a retry's Start appends to `started` while `done` runs.
+    auto done = std::move(started[i].done);
+    done(std::move(end));
   }
 
   std::string target_org, target = "sbx_target";
   std::vector<Started> started;
   std::vector<std::string> cancelled;
+  std::vector<std::string> replaced, discarded;
+  bool durable = false;
 };
 
 class AutomationServiceTest : public testing::Test {
@@ -231,6 +247,158 @@ TEST_F(AutomationServiceTest, TriggerRunsNowWithoutShiftingTheSchedule) {
   EXPECT_TRUE(service_.CancelRun(run->id));
   runner_.End(0, AttemptEnd::Kind::kCancelled);
   EXPECT_EQ(store_.GetRun(org_.org_id, run->id)->status, "cancelled");
+}
+
+TEST_F(AutomationServiceTest, AUsedUpBalanceSkipsRunsAsQuotaWithoutCountingFailures) {
+  bool broke = true;
+  service_.set_run_admission([&](const std::string& org_id) {
+    EXPECT_EQ(org_id, org_.org_id);
+    if (!broke) return Status::Ok();
+    return Status(Code::kPaymentRequired, "the organization's prepaid balance is 0");
+  });
+  Automation a = MustCreate(1);
+  for (int i = 0; i < 6; ++i) {
+    now_ += 1'000;
+    service_.Tick(now_);
+  }
+  auto manual = service_.Trigger(org_, a.id);
+  ASSERT_TRUE(manual.ok()) << manual.status().message();
+  EXPECT_EQ(manual->status, "skipped_quota");
+  EXPECT_TRUE(runner_.started.empty());
+  auto runs = Runs(a.id);
+  ASSERT_EQ(runs.size(), 7u);
+  for (const auto& r : runs) {
+    EXPECT_EQ(r.status, "skipped_quota");
+    EXPECT_NE(r.error.find("balance"), std::string::npos) << r.error;
+    EXPECT_GT(r.ended_at, 0);
+  }
+  // Six skipped slots are not six failures: the automation stays enabled and runs once paid.
+  Automation after = *service_.Get(org_, a.id);
+  EXPECT_TRUE(after.enabled);
+  EXPECT_EQ(after.consecutive_failures, 0);
+  broke = false;
+  now_ += 1'000;
+  service_.Tick(now_);
+  ASSERT_EQ(runner_.started.size(), 1u);
+  runner_.End(0, AttemptEnd::Kind::kExited, 0);
+  EXPECT_EQ(Runs(a.id).at(0).status, "succeeded");
+}
+
+TEST_F(AutomationServiceTest, AnInfrastructureFailureRetriesInAFreshSandboxTheAutomationFollows) {
+  Automation a = MustCreate(60);
+  now_ += 60'000;
+  service_.Tick(now_);
+  ASSERT_EQ(runner_.started.size(), 1u);
+  runner_.End(0, AttemptEnd::Kind::kInfrastructure, std::nullopt, "the sandbox died");
+  // Attempt 2 runs at once in a replacement, for the same slot; the old target is discarded.
+  ASSERT_EQ(runner_.started.size(), 2u);
+  EXPECT_EQ(runner_.replaced, std::vector<std::string>{"sbx_target"});
+  EXPECT_EQ(runner_.discarded, std::vector<std::string>{"sbx_target"});
+  const store::RunRecord& retry = runner_.started[1].run;
+  EXPECT_EQ(retry.trigger, "retry");
+  EXPECT_EQ(retry.attempt, 2);
+  EXPECT_EQ(retry.sandbox_id, "sbx_fresh1");
+  EXPECT_EQ(retry.scheduled_at, runner_.started[0].run.scheduled_at);
+  EXPECT_EQ(runner_.started[1].automation.sandbox_id, "sbx_fresh1");
+  Automation moved = *service_.Get(org_, a.id);
+  EXPECT_EQ(moved.sandbox_id, "sbx_fresh1");
+  EXPECT_EQ(moved.version, 2);
+  EXPECT_TRUE(moved.enabled);
+  runner_.End(1, AttemptEnd::Kind::kExited, 0);
+  auto runs = Runs(a.id);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].status, "infrastructure_failed");
+  EXPECT_EQ(runs[1].sandbox_id, "sbx_target");
+  EXPECT_EQ(runs[1].attempt, 1);
+  EXPECT_EQ(runs[0].status, "succeeded");
+  EXPECT_EQ(runs[0].attempt, 2);
+  EXPECT_EQ(service_.Get(org_, a.id)->consecutive_failures, 0);
+  // The next slot runs in the new sandbox.
+  now_ += 60'000;
+  service_.Tick(now_);
+  ASSERT_EQ(runner_.started.size(), 3u);
+  EXPECT_EQ(runner_.started[2].run.sandbox_id, "sbx_fresh1");
+  EXPECT_EQ(runner_.started[2].run.attempt, 1);
+}
+
+TEST_F(AutomationServiceTest, RetriesStopAtMaxAttemptsAndCountAsOneFailedSlot) {
+  CreateAutomationRequest req;
+  req.sandbox_id = "sbx_target";
+  req.argv = {"true"};
+  req.interval_seconds = 60;
+  req.max_attempts = 2;
+  Automation a = *service_.Create(org_, req);
+  EXPECT_EQ(a.max_attempts, 2);
+  now_ += 60'000;
+  service_.Tick(now_);
+  runner_.End(0, AttemptEnd::Kind::kInfrastructure);
+  ASSERT_EQ(runner_.started.size(), 2u);
+  runner_.End(1, AttemptEnd::Kind::kInfrastructure);
+  EXPECT_EQ(runner_.started.size(), 2u);
+  auto runs = Runs(a.id);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].status, "infrastructure_failed");
+  EXPECT_EQ(runs[0].attempt, 2);
+  EXPECT_EQ(service_.Get(org_, a.id)->consecutive_failures, 1);
+  // Out of range: refused, naming the field.
+  for (int64_t bad : {0, 11}) {
+    req.max_attempts = bad;
+    EXPECT_EQ(service_.Create(org_, req).status().field(), "max_attempts") << bad;
+  }
+}
+
+TEST_F(AutomationServiceTest, ANonZeroExitOrADurableTargetIsNotRetried) {
+  Automation a = MustCreate(60);
+  now_ += 60'000;
+  service_.Tick(now_);
+  runner_.End(0, AttemptEnd::Kind::kExited, 3);
+  runner_.durable = true;
+  now_ += 60'000;
+  service_.Tick(now_);
+  ASSERT_EQ(runner_.started.size(), 2u);
+  runner_.End(1, AttemptEnd::Kind::kInfrastructure);
+  EXPECT_EQ(runner_.started.size(), 2u);
+  EXPECT_TRUE(runner_.replaced.empty());
+  EXPECT_EQ(service_.Get(org_, a.id)->sandbox_id, "sbx_target");
+  EXPECT_EQ(service_.Get(org_, a.id)->consecutive_failures, 2);
+}
+
+TEST_F(AutomationServiceTest, TwoRunsFailingOnOneTargetMakeOneReplacement) {
+  Automation a = MustCreate(60, "allow");
+  Automation b = MustCreate(60, "allow");
+  now_ += 60'000;
+  service_.Tick(now_);
+  ASSERT_EQ(runner_.started.size(), 2u);
+  runner_.End(0, AttemptEnd::Kind::kInfrastructure);
+  runner_.End(1, AttemptEnd::Kind::kInfrastructure);
+  ASSERT_EQ(runner_.started.size(), 4u);
+  EXPECT_EQ(runner_.replaced.size(), 1u);
+  EXPECT_EQ(runner_.started[2].run.sandbox_id, "sbx_fresh1");
+  EXPECT_EQ(runner_.started[3].run.sandbox_id, "sbx_fresh1");
+  EXPECT_EQ(service_.Get(org_, a.id)->sandbox_id, "sbx_fresh1");
+  EXPECT_EQ(service_.Get(org_, b.id)->sandbox_id, "sbx_fresh1");
+}
+
+TEST_F(AutomationServiceTest, ADeletedTargetSeenOnTheBusPausesOnlyItsAutomations) {
+  Automation gone = MustCreate(60);
+  runner_.target = "sbx_kept";
+  CreateAutomationRequest req;
+  req.sandbox_id = "sbx_kept";
+  req.argv = {"true"};
+  req.interval_seconds = 60;
+  Automation kept = *service_.Create(org_, req);
+  EventBus bus;
+  boost::asio::thread_pool workers(1);
+  service_.WatchTargets(bus, workers);
+  bus.Notify({Change::Kind::kSandboxStatus, "sbx_target"});
+  bus.Notify({Change::Kind::kSandboxStatus, "sbx_kept"});
+  workers.join();
+  Automation paused = *service_.Get(org_, gone.id);
+  EXPECT_FALSE(paused.enabled);
+  EXPECT_NE(paused.paused_reason.find("'sbx_target' was deleted"), std::string::npos)
+      << paused.paused_reason;
+  EXPECT_TRUE(service_.Get(org_, kept.id)->enabled);
+  service_.Shutdown();
 }
 
 TEST_F(AutomationServiceTest, DeleteLeavesRunsAndOtherOrganizationsGetNotFound) {

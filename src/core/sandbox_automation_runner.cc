@@ -76,7 +76,8 @@ void SandboxAutomationRunner::Begin(std::shared_ptr<Execution> e) {
     auto started = sandboxes_.Start(e->who, id);
     if (!started.ok()) {
       AttemptEnd end;
-      end.kind = started.status().code() == Code::kResourceExhausted
+      Code code = started.status().code();
+      end.kind = code == Code::kResourceExhausted || code == Code::kPaymentRequired
                      ? AttemptEnd::Kind::kQuota
                      : AttemptEnd::Kind::kInfrastructure;
       end.error = "starting the hibernated target: " + started.status().message();
@@ -203,6 +204,21 @@ void SandboxAutomationRunner::Finish(std::shared_ptr<Execution> e, AttemptEnd en
     }
     e->done(std::move(end));
   });
+}
+
+Result<std::string> SandboxAutomationRunner::Replace(const std::string& org_id,
+                                                     const std::string& sandbox_id) {
+  ASSIGN_OR_RETURN(Sandbox fresh, sandboxes_.Replace(org_id, sandbox_id));
+  return fresh.id;
+}
+
+void SandboxAutomationRunner::Discard(const std::string& org_id, const std::string& sandbox_id) {
+  Principal who;
+  who.org_id = org_id;
+  auto deleted = sandboxes_.Delete(who, sandbox_id);
+  if (!deleted.ok() && deleted.status().code() != Code::kNotFound)
+    spdlog::warn("automations: deleting replaced sandbox {}: {}", sandbox_id,
+                 deleted.status().message());
 }
 
 bool SandboxAutomationRunner::Cancel(const std::string& run_id) {

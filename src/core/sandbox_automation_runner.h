@@ -30,6 +30,8 @@ class SandboxAutomationRunner : public AutomationRunner {
   void Start(const store::AutomationRecord& automation, const store::RunRecord& run,
              JobAttempts::Progress progress, JobAttempts::Done done) override;
   bool Cancel(const std::string& run_id) override;
+  Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id) override;
+  void Discard(const std::string& org_id, const std::string& sandbox_id) override;
   // adaptd stops: runs in flight report nothing more.
   void Shutdown() { stopping_ = true; }
 

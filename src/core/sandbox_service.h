@@ -73,6 +73,11 @@ class SandboxService {
   Result<SandboxPage> List(const Principal& who, const ListSandboxesRequest& req);
   Result<DeleteOutcome> Delete(const Principal& who, const std::string& id);
 
+  // A fresh instant sandbox with the settings, env and secrets of `id` and its expiry time (not
+  // a new TTL), created as Create does (limits, balance); for an automation's retry after an
+  // infrastructure failure (sandbox_replace.cc). kConflict for a durable sandbox, kNotFound
+  // for one deleted or expired. `id` itself is left as it is.
+  Result<Sandbox> Replace(const std::string& org_id, const std::string& id);
   // Deletes `id` on behalf of the daemon (expiry); returns at once.
   void Expire(const std::string& id);
 

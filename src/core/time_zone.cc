@@ -1,13 +1,18 @@
 #include "core/time_zone.h"
 
 #include <algorithm>
+#include <chrono>
 
+#include "core/posix_tz_rule.h"
 #include "os/files.h"
 
 namespace adapt::core {
 namespace {
 
 constexpr const char* kZoneInfo = "/usr/share/zoneinfo/";
+// The footer's rule is written out as transitions up to this year: further than any schedule
+// looks ahead (cron searches 30 years), and a few hundred entries per zone.
+constexpr int kRuleLastYear = 2500;
 
 bool ValidZoneName(const std::string& name) {
   if (name.empty() || name.size() > 64 || name.front() == '/' || name.front() == '.') return false;
@@ -108,7 +113,34 @@ Result<TimeZone> TimeZone::Parse(const std::string& name, const std::string& tzi
     z.transitions_.push_back(times[i]);
     z.offsets_.push_back(type_offsets[index[i]]);
   }
+  if (version >= 2) {
+    r.Skip(c.chars + c.leap * 12 + c.isstd + c.isut);
+    if (!r.ok || r.pos >= tzif.size() || tzif[r.pos] != '\n')
+      return InvalidArgument("", "TZif file has no footer");
+    size_t end = tzif.find('\n', r.pos + 1);
+    if (end == std::string::npos) return InvalidArgument("", "TZif file's footer is not ended");
+    std::string footer = tzif.substr(r.pos + 1, end - r.pos - 1);
+    if (!footer.empty()) {
+      auto rule = PosixTzRule::Parse(footer);
+      if (!rule.ok()) return InvalidArgument("", "TZif footer: " + rule.status().message());
+      z.ExtendWith(*rule);
+    }
+  }
   return z;
+}
+
+void TimeZone::ExtendWith(const PosixTzRule& rule) {
+  if (!rule.has_dst()) return;
+  using namespace std::chrono;
+  int64_t last = transitions_.empty() ? 0 : transitions_.back();
+  int first_year = static_cast<int>(year_month_day{sys_days{days{last / 86400}}}.year());
+  for (int y = first_year; y <= kRuleLastYear; ++y) {
+    for (auto [at, offset] : rule.TransitionsIn(y)) {
+      if (!transitions_.empty() && at <= transitions_.back()) continue;
+      transitions_.push_back(at);
+      offsets_.push_back(offset);
+    }
+  }
 }
 
 int32_t TimeZone::OffsetAt(int64_t utc) const {

@@ -1,8 +1,9 @@
 // TimeZone: an IANA zone's UTC offsets, read from the system's TZif files
 // (/usr/share/zoneinfo, RFC 8536), because libstdc++ 12 has no chrono time zone database.
 // Used by cron schedules (core/automation_schedule.h) to map local wall-clock times to instants.
-// Past the file's last transition (2037 in Debian's "fat" files) the last offset holds; the
-// POSIX rule in the file's footer is not read. Immutable, so thread-safe.
+// Past the file's last transition (2037 in Debian's "fat" files, earlier in "slim" ones) the
+// POSIX rule in the file's footer (core/posix_tz_rule.h) gives the daylight-saving changes, up to
+// the year 2500. Immutable, so thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,8 @@
 #include "base/status.h"
 
 namespace adapt::core {
+
+class PosixTzRule;
 
 class TimeZone {
  public:
@@ -32,6 +35,9 @@ class TimeZone {
   int64_t GapEnd(int64_t local) const;
 
  private:
+  // Appends the rule's changes after the last transition.
+  void ExtendWith(const PosixTzRule& rule);
+
   std::string name_;
   int32_t initial_offset_ = 0;
   std::vector<int64_t> transitions_;  // UTC seconds, ascending

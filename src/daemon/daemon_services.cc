@@ -64,17 +64,15 @@ Status Daemon::StartServices() {
     ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_->PlanOf(org_id));
     return plan.queued_jobs;
   });
+  // The balance stop: at a used-up balance on a priced plan a run is skipped_quota.
+  automations_->set_run_admission([this](const std::string& org_id) {
+    auto plan = accounts_->PlanOf(org_id);
+    if (!plan.ok()) return plan.status();
+    return accounts_->RequireBalance(org_id, *plan);
+  });
   jobs_->set_automation_cancel(
       [this](const std::string& run_id) { return automations_->CancelRun(run_id); });
-  // A deleted target pauses its automations (they never run against nothing).
-  bus_->Subscribe([this](const core::Change& change) {
-    if (change.kind != core::Change::Kind::kSandboxStatus) return;
-    boost::asio::post(*workers_, [this, id = change.id] {
-      auto sandbox = store_->GetSandbox("", id);
-      if (sandbox.ok() && sandbox->status != "deleting" && sandbox->status != "deleted") return;
-      automations_->TargetGone(id, "its sandbox '" + id + "' was deleted");
-    });
-  });
+  automations_->WatchTargets(*bus_, *workers_);
   endpoints_.emplace(*store_, *store_, *network_, core::EndpointOptions{config_.ingress_domain});
   endpoints_->set_account_service(&*accounts_);
   apps_.emplace(*store_, *sandboxes_, *commands_, *files_, *object_store_, *network_,

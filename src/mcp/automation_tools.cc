@@ -30,6 +30,7 @@ json AutomationSchema() {
             {"cron", kAutomationNullableString},
             {"time_zone", {{"type", "string"}}},
             {"overlap", {{"type", "string"}}},
+            {"max_attempts", {{"type", "integer"}}},
             {"enabled", {{"type", "boolean"}}},
             {"paused_reason", kAutomationNullableString},
             {"version",
@@ -53,6 +54,7 @@ json AutomationJson(const core::Automation& a) {
           {"cron", a.cron.empty() ? json(nullptr) : json(a.cron)},
           {"time_zone", a.time_zone},
           {"overlap", a.overlap},
+          {"max_attempts", a.max_attempts},
           {"enabled", a.enabled},
           {"paused_reason", a.paused_reason.empty() ? json(nullptr) : json(a.paused_reason)},
           {"version", a.version},
@@ -103,7 +105,14 @@ json CreateAutomationSchema() {
           {"minimum", 0},
           {"maximum", 604800},
           {"description",
-           "after downtime, slots missed within this window run once (default 3600)"}}}}},
+           "after downtime, slots missed within this window run once (default 3600)"}}},
+        {"max_attempts",
+         {{"type", "integer"},
+          {"minimum", 1},
+          {"maximum", 10},
+          {"description",
+           "attempts of one slot on an instant sandbox (default 3): an infrastructure failure "
+           "retries in a fresh sandbox, which can run the command a second time"}}}}},
       {"required", json::array({"sandbox_id", "command"})},
       {"additionalProperties", false}};
 }
@@ -125,6 +134,7 @@ Result<core::CreateAutomationRequest> CreateAutomationFromArguments(const json& 
   req.overlap = args.value("overlap", "");
   if (args.contains("catch_up_seconds"))
     req.catch_up_seconds = args["catch_up_seconds"].get<int64_t>();
+  if (args.contains("max_attempts")) req.max_attempts = args["max_attempts"].get<int64_t>();
   return req;
 }
 

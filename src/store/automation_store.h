@@ -32,6 +32,9 @@ struct AutomationRecord {
   std::string time_zone = "UTC";
   std::string overlap = "skip";  // skip, allow, cancel_previous
   int64_t catch_up_seconds = 3600;
+  // Attempts of one slot on an instant target: an infrastructure failure retries in a fresh
+  // sandbox until this many were made.
+  int max_attempts = 3;
   bool enabled = true;
   std::string paused_reason;  // why it was paused by adaptd (empty: by its owner, or running)
   int64_t version = 1;        // bumped by every change its owner can see
@@ -77,6 +80,11 @@ class AutomationStore {
   // returns how many.
   virtual Result<int> PauseAutomationsOfSandbox(const std::string& sandbox_id,
                                                 const std::string& reason, int64_t now) = 0;
+  // Automations targeting sandbox `from` target `to` instead (an instant target replaced by a
+  // fresh sandbox after an infrastructure failure), each one's version one more; returns how
+  // many.
+  virtual Result<int> FollowReplacedSandbox(const std::string& from, const std::string& to,
+                                            int64_t now) = 0;
 };
 
 }  // namespace adapt::store

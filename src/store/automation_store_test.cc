@@ -26,6 +26,7 @@ AutomationRecord Automation(const std::string& org_id, int64_t due = 10'000) {
   a.time_zone = "Europe/Berlin";
   a.overlap = "allow";
   a.catch_up_seconds = 120;
+  a.max_attempts = 5;
   a.next_due_at = due;
   a.created_at = a.updated_at = 1000;
   return a;
@@ -55,6 +56,7 @@ TEST_P(StoreTest, AutomationRoundTripsEveryFieldAndIsScopedToItsOrganization) {
   EXPECT_EQ(got->time_zone, "Europe/Berlin");
   EXPECT_EQ(got->overlap, "allow");
   EXPECT_EQ(got->catch_up_seconds, 120);
+  EXPECT_EQ(got->max_attempts, 5);
   EXPECT_EQ(got->timeout_seconds, 30);
   EXPECT_EQ(got->next_due_at, 10'000);
   EXPECT_EQ(got->version, 1);
@@ -130,6 +132,24 @@ TEST_P(StoreTest, AutomationsOfADeletedSandboxArePaused) {
   EXPECT_FALSE(store_->GetAutomation(org_.id, a.id)->enabled);
   EXPECT_EQ(store_->GetAutomation(org_.id, a.id)->paused_reason, "its sandbox was deleted");
   EXPECT_TRUE(store_->GetAutomation(org_.id, b.id)->enabled);
+}
+
+TEST_P(StoreTest, AutomationsFollowTheirReplacedSandboxWithANewVersion) {
+  AutomationRecord a = Automation(org_.id), b = Automation(org_.id), c = Automation(org_.id);
+  c.sandbox_id = "sbx_other";
+  for (const auto& x : {a, b, c}) ASSERT_TRUE(store_->CreateAutomation(x, 100).ok());
+  EXPECT_EQ(*store_->FollowReplacedSandbox("sbx_target", "sbx_fresh", 9), 2);
+  Reopen();
+  for (const auto& id : {a.id, b.id}) {
+    auto got = store_->GetAutomation(org_.id, id);
+    EXPECT_EQ(got->sandbox_id, "sbx_fresh");
+    EXPECT_EQ(got->version, 2);
+    EXPECT_EQ(got->updated_at, 9);
+  }
+  EXPECT_EQ(store_->GetAutomation(org_.id, c.id)->sandbox_id, "sbx_other");
+  EXPECT_EQ(store_->GetAutomation(org_.id, c.id)->version, 1);
+  // A deleted target then pauses the automations under their new target only.
+  EXPECT_EQ(*store_->PauseAutomationsOfSandbox("sbx_target", "gone", 10), 0);
 }
 
 }  // namespace

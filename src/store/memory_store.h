@@ -229,6 +229,8 @@ class MemoryStore : public Store {
                                                    int64_t now) override;
   Result<int> PauseAutomationsOfSandbox(const std::string& sandbox_id, const std::string& reason,
                                         int64_t now) override;
+  Result<int> FollowReplacedSandbox(const std::string& from, const std::string& to,
+                                    int64_t now) override;
 
  private:
   struct IdempotencyEntry {

@@ -148,4 +148,19 @@ Result<int> MemoryStore::PauseAutomationsOfSandbox(const std::string& sandbox_id
   return n;
 }
 
+Result<int> MemoryStore::FollowReplacedSandbox(const std::string& from, const std::string& to,
+                                               int64_t now) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  int n = 0;
+  for (auto& a : automations_) {
+    if (a.sandbox_id != from) continue;
+    a.sandbox_id = to;
+    a.version++;
+    a.updated_at = now;
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace adapt::store

@@ -20,7 +20,8 @@ std::string EncodeSpec(const AutomationRecord& a) {
                       {"cron", a.cron},
                       {"timeZone", a.time_zone},
                       {"overlap", a.overlap},
-                      {"catchUpSeconds", a.catch_up_seconds}};
+                      {"catchUpSeconds", a.catch_up_seconds},
+                      {"maxAttempts", a.max_attempts}};
   return j.dump();
 }
 
@@ -35,6 +36,8 @@ void DecodeSpec(const std::string& text, AutomationRecord& a) {
   a.time_zone = j.at("timeZone").get<std::string>();
   a.overlap = j.at("overlap").get<std::string>();
   a.catch_up_seconds = j.at("catchUpSeconds").get<int64_t>();
+  // Rows written before retries existed have none: the default.
+  a.max_attempts = j.value("maxAttempts", 3);
 }
 
 }  // namespace
@@ -240,6 +243,19 @@ Result<int> SqliteStore::PauseAutomationsOfSandbox(const std::string& sandbox_id
     q.bind(1, reason);
     q.bind(2, now);
     q.bind(3, sandbox_id);
+    return q.exec();
+  });
+}
+
+Result<int> SqliteStore::FollowReplacedSandbox(const std::string& from, const std::string& to,
+                                               int64_t now) {
+  return Guard<Result<int>>("moving automations to the replacing sandbox", [&]() -> Result<int> {
+    SQLite::Statement q(db_,
+                        "UPDATE automations SET sandbox_id = ?, version = version + 1, "
+                        "updated_at = ? WHERE sandbox_id = ?");
+    q.bind(1, to);
+    q.bind(2, now);
+    q.bind(3, from);
     return q.exec();
   });
 }

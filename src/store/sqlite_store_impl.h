@@ -204,6 +204,8 @@ class SqliteStore : public Store {
                                                    int64_t now) override;
   Result<int> PauseAutomationsOfSandbox(const std::string& sandbox_id, const std::string& reason,
                                         int64_t now) override;
+  Result<int> FollowReplacedSandbox(const std::string& from, const std::string& to,
+                                    int64_t now) override;
 
  private:
   AppReleaseRecord ReadAppRelease(SQLite::Statement& q);

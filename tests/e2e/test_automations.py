@@ -7,12 +7,14 @@ MCP tools through the official SDK client, and the CLI."""
 
 import json
 import os
+import subprocess
 import time
 from datetime import datetime
 
 import pytest
 import yaml
 
+import harness
 from harness import REPO
 from mcp_support import sdk
 from test_openapi import assert_matches, schema
@@ -188,6 +190,12 @@ def test_another_organizations_ids_are_not_found(daemon, org):
     ({"sandboxId": "SBX", "intervalSeconds": 1, "command": "true", "overlap": "queue"}, "overlap"),
     ({"sandboxId": "SBX", "intervalSeconds": 1, "command": "true", "image": "x"}, "image"),
     ({"sandboxId": "SBX", "intervalSeconds": 1}, "command"),
+    ({"sandboxId": "SBX", "intervalSeconds": 1, "command": "true", "maxAttempts": 0},
+     "maxAttempts"),
+    ({"sandboxId": "SBX", "intervalSeconds": 1, "command": "true", "maxAttempts": 11},
+     "maxAttempts"),
+    ({"sandboxId": "SBX", "cron": "0 9 * * Monday", "command": "true"}, "cron"),
+    ({"sandboxId": "SBX", "cron": "@reboot", "command": "true"}, "cron"),
 ])
 def test_bad_input_is_refused_naming_the_field_and_creates_nothing(daemon, org, body, field):
     sid = running_sandbox(org)
@@ -220,6 +228,58 @@ def test_deleting_the_target_pauses_its_automations(daemon, org):
     assert "was deleted" in paused["pausedReason"] and sid in paused["pausedReason"], paused
     status, err = org.api("POST", "/v1/automations/%s/enable" % a["id"])
     assert status == 409 and "gone" in err["error"]["message"], (status, err)
+
+
+def test_month_and_weekday_names_and_shortcuts_are_read(daemon, org):
+    sid = running_sandbox(org)
+    a = create(org, {"sandboxId": sid, "cron": "0 6 * jan-DEC Sat,sun", "command": "true"})
+    for t in a["nextRuns"]:
+        d = datetime.fromisoformat(t.replace("Z", "+00:00"))
+        assert (d.hour, d.minute) == (6, 0) and d.weekday() >= 5, a["nextRuns"]
+    hourly = create(org, {"sandboxId": sid, "cron": "@hourly", "command": "true"})
+    times = [parse_time(t) for t in hourly["nextRuns"]]
+    assert all(t % 3600 == 0 for t in times) and all(b - x == 3600 for x, b in zip(times, times[1:]))
+
+
+def test_an_instant_target_killed_under_its_command_is_retried_in_a_fresh_sandbox(daemon, org):
+    sid = running_sandbox(org)
+    # Only the first sandbox has /tmp/hang: its attempt hangs until killed, the retry's does not.
+    out = harness.run_command(org, sid, command="touch /tmp/hang")
+    assert out["exitCode"] == 0, out
+    a = create(org, {"sandboxId": sid, "intervalSeconds": 3600, "maxAttempts": 2,
+                     "env": {"WHO": "automation"},
+                     "command": "if [ -e /tmp/hang ]; then sleep 600; fi; echo retried by $WHO"})
+    assert a["maxAttempts"] == 2, a
+    status, first = org.api("POST", "/v1/automations/%s/trigger" % a["id"])
+    assert status == 202, (status, first)
+
+    def run(rid):
+        status, r = org.api("GET", "/v1/runs/" + rid)
+        assert status == 200, (status, r)
+        assert_matches(SPEC, schema(SPEC, "Run"), r)
+        return r
+
+    wait_until("the first attempt running", lambda: run(first["id"])["status"] == "running")
+    killed = subprocess.run([harness.RUNSC, "--root", harness.runsc_root(daemon.state_dir),
+                             "kill", sid, "KILL"], capture_output=True, text=True, timeout=60)
+    assert killed.returncode == 0, killed.stderr
+    failed = wait_until("the first attempt cut", lambda: (
+        lambda r: r if r["status"] == "infrastructure_failed" else None)(run(first["id"])))
+    assert failed["attempt"] == 1 and failed["sandboxId"] == sid, failed
+    retry = wait_until("the retry succeeded", lambda: [
+        r for r in runs_of(org, a["id"]) if r["trigger"] == "retry" and r["status"] == "succeeded"])
+    assert len(retry) == 1, retry
+    retry = retry[0]
+    fresh = retry["sandboxId"]
+    assert retry["attempt"] == 2 and fresh != sid, retry
+    assert retry["stdout"] == "retried by automation\n", retry
+    # The automation follows the fresh sandbox; the killed one is deleted.
+    after = automation(org, a["id"])
+    assert after["sandboxId"] == fresh and after["enabled"] and after["version"] == 2, after
+    assert org.api("GET", "/v1/sandboxes/" + fresh)[1]["status"] == "running"
+    wait_until("the killed target deleted", lambda: org.api("GET", "/v1/sandboxes/" + sid)[0] == 404
+               or org.api("GET", "/v1/sandboxes/" + sid)[1].get("status") == "deleted", timeout=60)
+    org.delete(fresh)
 
 
 @pytest.mark.parametrize("mode", ["http"])

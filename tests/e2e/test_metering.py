@@ -247,6 +247,37 @@ def test_an_empty_balance_refuses_creates_and_starts_and_hibernates_what_runs(me
     assert out["stdout"] == "kept\n", out
 
 
+def test_an_empty_balance_skips_automation_runs_as_quota_without_pausing(metered):
+    put_priced_plan(metered, "metered", 1_000_000)
+    org = metered.new_org()
+    sid = running(org, SMALL)  # on the free default plan
+    status, a = org.api("POST", "/v1/automations",
+                        {"sandboxId": sid, "intervalSeconds": 1, "command": "echo paid"})
+    assert status == 201, (status, a)
+
+    def runs():
+        status, page = org.api("GET", "/v1/runs?limit=200&automationId=" + a["id"])
+        assert status == 200, page
+        return page["items"]
+
+    wait_until("a run that succeeds", lambda: [r for r in runs() if r["status"] == "succeeded"])
+    # The plan becomes priced with nothing credited: the next slots are skipped for the quota.
+    status, account = metered.admin.api("PUT", "/v1/orgs/%s/plan" % org.org_id,
+                                        {"planId": "metered"})
+    assert status == 200 and account["balanceNanos"] <= 0, account
+    skipped = wait_until("two skipped_quota runs", lambda: (
+        lambda s: s if len(s) >= 2 else None)([r for r in runs() if r["status"] == "skipped_quota"]))
+    for r in skipped:
+        assert "balance" in r["error"] and r.get("exitCode") is None, r
+    # A manual run is refused the same way; skipped runs are not failures, nothing pauses.
+    status, manual = org.api("POST", "/v1/automations/%s/trigger" % a["id"])
+    assert status == 202 and manual["status"] == "skipped_quota", (status, manual)
+    status, after = org.api("GET", "/v1/automations/" + a["id"])
+    assert status == 200 and after["enabled"] and after["pausedReason"] is None, after
+    status, _ = org.api("DELETE", "/v1/automations/" + a["id"])
+    assert status == 204
+
+
 def parse_metrics(text):
     samples = {}
     for line in text.splitlines():

@@ -18,6 +18,8 @@ export interface CreateAutomationOptions {
   timeoutSeconds?: number;
   overlap?: "skip" | "allow" | "cancel_previous";
   catchUpSeconds?: number;
+  /** Attempts of one slot on an instant target (1-10, default 3). */
+  maxAttempts?: number;
 }
 
 export class Automations {

@@ -316,6 +316,7 @@ export interface Automation {
   timeZone: string;
   overlap: string;
   catchUpSeconds: number;
+  maxAttempts: number;
   enabled: boolean;
   pausedReason: string | null;
   version: number;

@@ -22,7 +22,8 @@ class Automations:
                name: Optional[str] = None, cwd: Optional[str] = None,
                env: Optional[Dict[str, str]] = None, timeout_seconds: Optional[int] = None,
                overlap: Optional[str] = None,
-               catch_up_seconds: Optional[int] = None) -> Automation:
+               catch_up_seconds: Optional[int] = None,
+               max_attempts: Optional[int] = None) -> Automation:
         """Schedules the command (argv, or a shell `command`) every interval_seconds or at
         the slots of cron in time_zone; the answer lists the next five run times."""
         body: Dict[str, Any] = {"sandboxId": sandbox_id}
@@ -30,7 +31,8 @@ class Automations:
                            ("intervalSeconds", interval_seconds), ("cron", cron),
                            ("timeZone", time_zone), ("name", name), ("cwd", cwd), ("env", env),
                            ("timeoutSeconds", timeout_seconds), ("overlap", overlap),
-                           ("catchUpSeconds", catch_up_seconds)):
+                           ("catchUpSeconds", catch_up_seconds),
+                           ("maxAttempts", max_attempts)):
             if value is not None:
                 body[key] = value
         return _model.from_json(Automation, self._t.call("POST", "/v1/automations", json_body=body))

@@ -369,6 +369,7 @@ class Automation:
     time_zone: str
     overlap: str
     catch_up_seconds: int
+    max_attempts: int
     enabled: bool
     paused_reason: Optional[str]
     version: int
