@@ -135,6 +135,25 @@ Result<ImageView> ImageService::Commit(const Principal& who, const std::string& 
   return View(rec, false);
 }
 
+std::optional<Result<std::string>> ImageService::SavedReference(const std::string& org_id,
+                                                                const std::string& name) {
+  // Saved names never hold '/', so a registry reference ("docker.io/x") is not looked up.
+  if (name.empty() || name.find('/') != std::string::npos) return std::nullopt;
+  std::string wanted = name.find(':') == std::string::npos ? name + ":latest" : name;
+  auto all = store_.ListImages(org_id);
+  if (!all.ok()) return Result<std::string>(all.status());
+  for (const auto& rec : *all) {
+    if (rec.import_format != kCommitFormat || rec.import_name != wanted || rec.status == "failed")
+      continue;
+    if (rec.status != "ready")
+      return Result<std::string>(Status(
+          Code::kConflict, "image " + wanted + " (" + rec.id + ") is " + rec.status + ", not ready",
+          "image"));
+    return Result<std::string>(rec.reference);
+  }
+  return std::nullopt;
+}
+
 void ImageService::RunCommit(store::ImageRecord rec, std::string sandbox_id,
                              image::ImageStore::CommitBase base, nlohmann::json config) {
   auto committed = images_.Commit(rec.reference, base, config, [&](const std::string& dir) {

@@ -21,6 +21,13 @@ class ImageCommitServiceTest : public testing_support::SandboxServiceFixture {
     SandboxServiceFixture::SetUp();
     image_store_ = std::make_unique<image::ImageStore>(dir_ + "/store");
     ASSERT_TRUE(image_store_->Init().ok());
+    // Sandboxes made from saved images boot from the image store, as adaptd's do.
+    service_.reset();
+    lifecycle_.reset();
+    images_ = std::make_unique<ImageCatalog>(dir_ + "/images", image_store_.get());
+    lifecycle_ = std::make_unique<SandboxLifecycle>(store_, runtime_, *images_, events_);
+    service_ = std::make_unique<SandboxService>(store_, runtime_, *lifecycle_, *images_, workers_,
+                                                testing_support::kTestImage);
     images_service_ = std::make_unique<ImageService>(store_, *image_store_, workers_);
     images_service_->set_commit_source(lifecycle_.get(), images_.get());
   }
@@ -137,6 +144,33 @@ TEST_F(ImageCommitServiceTest, ARestartFailsAnInterruptedCommit) {
   EXPECT_EQ(op->kind, "image.commit");
   EXPECT_EQ(op->phase, "Failed");
   EXPECT_NE(op->error.value_or("").find("interrupted"), std::string::npos);
+}
+
+TEST_F(ImageCommitServiceTest, ASavedImageIsFoundByItsNameWithLatestByDefault) {
+  service_->set_image_service(images_service_.get());
+  std::string sid = Running();
+  auto saved = images_service_->Commit(Caller(), sid, {"my-env", std::nullopt});
+  ASSERT_TRUE(saved.ok());
+  auto early = images_service_->SavedReference(org_, "my-env");
+  ASSERT_TRUE(early.has_value());
+  Drain();
+  for (std::string name : std::vector<std::string>{"my-env", "my-env:latest"}) {
+    auto found = images_service_->SavedReference(org_, name);
+    ASSERT_TRUE(found.has_value() && found->ok()) << name;
+    EXPECT_EQ(**found, kImportedImagePrefix + saved->id);
+  }
+  EXPECT_FALSE(images_service_->SavedReference(org_, "my-env:v2").has_value());
+  EXPECT_FALSE(images_service_->SavedReference("org_other", "my-env").has_value());
+  EXPECT_FALSE(images_service_->SavedReference(org_, "docker.io/my-env").has_value());
+
+  CreateSandbox req;
+  req.image = "my-env";
+  req.network = NetworkRequest{};
+  req.network->egress = "none";
+  auto created = service_->Create(Caller(), req, std::nullopt);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  Drain();
+  EXPECT_EQ(Stored(created->id).config.image, kImportedImagePrefix + saved->id);
 }
 
 }  // namespace

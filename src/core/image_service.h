@@ -11,6 +11,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -57,6 +58,11 @@ class ImageService {
   // A pull, import or commit as an operation: its phase (Running, Completed, Failed).
   Result<ImageOperation> Operation(const Principal& who, const std::string& id);
 
+  // The reference of the image the organization saved from a sandbox as `name` ("name:tag", or
+  // "name" for "name:latest"), when it has one: Conflict unless it is ready. nullopt when no
+  // saved image has that name (the name is then an ordinary reference).
+  std::optional<Result<std::string>> SavedReference(const std::string& org_id,
+                                                    const std::string& name);
   // The reference of this organization's ready image `id` (sandbox create's imageId).
   Result<std::string> ReferenceOf(const std::string& org_id, const std::string& id);
 

@@ -89,6 +89,13 @@ def test_running_sandbox_committed_then_a_new_sandbox_reads_its_files(org):
 
     made = running_sandbox(org, {"imageId": image["id"]})
     assert out(org, made, CHECK) == "prepared\nv1\nonly\n"
+    # By its name too; the name is the organization's only.
+    by_name = running_sandbox(org, {"image": "prepared:v1"})
+    assert out(org, by_name, CHECK) == "prepared\nv1\nonly\n"
+    assert org.get(by_name)["image"] == "import:" + image["id"]
+    status, err = org.daemon.new_org().api("POST", "/v1/sandboxes", {"image": "prepared:v1"})
+    assert status in (201, 400, 404) and (status != 201 or err["image"] != "import:" + image["id"]), err
+    org.delete(by_name)
     # The sandbox it came from is unchanged and still runs; the base image is untouched.
     assert out(org, sid, CHECK) == "prepared\nv1\nonly\n"
     plain = running_sandbox(org, {})
