@@ -20,7 +20,10 @@ Status RunscRuntime::ExportWritableLayer(const std::string& id, const std::strin
     ASSIGN_OR_RETURN(std::vector<std::string> prefix, ExecPrefix(id));
     Status synced = Status::Ok();
     for (const char* program : {kAgentBinaryInSandbox, "sync"}) {
-      std::vector<std::string> argv = prefix;
+      // Bounded: the sandbox is held (no stop, start or delete) while this runs, and a hung
+      // sandbox must not hold it for ever.
+      std::vector<std::string> argv{"timeout", "--kill-after=5", "120"};
+      argv.insert(argv.end(), prefix.begin(), prefix.end());
       argv.insert(argv.end(), {"--user=0:0", id, program});
       if (program == kAgentBinaryInSandbox) argv.push_back("sync");
       synced = os::RunChecked(argv);
