@@ -1,6 +1,9 @@
 // adapt-agent: runs inside a sandbox. `adapt-agent file <op> ...` performs one file
-// operation and exits; `adapt-agent serve SOCKET` is the long-running agent that runs
-// commands for adaptd (see agent_server.h).
+// operation and exits; `adapt-agent sync` writes back the sandbox kernel's cached file data
+// (before adaptd copies the writable layer: a commit); `adapt-agent serve SOCKET` is the
+// long-running agent that runs commands for adaptd (see agent_server.h).
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +17,10 @@
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "file") == 0)
     return adapt::agent::RunFileTool(argc - 2, argv + 2);
+  if (argc == 2 && std::strcmp(argv[1], "sync") == 0) {
+    ::sync();
+    return 0;
+  }
   if ((argc == 3 || argc == 4) && std::strcmp(argv[1], "serve") == 0) {
     // --drop-caps=N,...: what a root command gives up (process_launch.h); absent: the
     // user-switching capabilities.
@@ -38,6 +45,7 @@ int main(int argc, char** argv) {
     }
     return adapt::agent::Serve(argv[2]);
   }
-  std::fprintf(stderr, "usage: adapt-agent file <op> ... | adapt-agent serve SOCKET\n");
+  std::fprintf(stderr,
+               "usage: adapt-agent file <op> ... | adapt-agent sync | adapt-agent serve SOCKET\n");
   return 2;
 }

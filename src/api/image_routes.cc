@@ -1,4 +1,5 @@
-// /v1/images: translation between HTTP and core::ImageService.
+// /v1/images and POST /v1/sandboxes/{id}/image (a sandbox saved as an image): translation
+// between HTTP and core::ImageService.
 #include "api/errors.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
@@ -65,6 +66,20 @@ Result<core::PullImage> ParsePull(const json& body) {
   return pull;
 }
 
+// POST /v1/sandboxes/{id}/image: {"name", "tag"?}.
+Result<core::CommitImage> ParseCommit(const json& body) {
+  for (const auto& [key, value] : body.items()) {
+    if (key != "name" && key != "tag") return InvalidArgument(key, "unknown field '" + key + "'");
+  }
+  if (!body.contains("name") || !body["name"].is_string())
+    return InvalidArgument("name", "name is required: the image's name, such as \"my-env\"");
+  core::CommitImage commit;
+  commit.name = body["name"];
+  ASSIGN_OR_RETURN(std::string tag, OptionalStringField(body, "tag"));
+  if (body.contains("tag") && !body["tag"].is_null()) commit.tag = tag;
+  return commit;
+}
+
 template <typename T>
 json ImageNullable(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
@@ -124,6 +139,14 @@ void AddImageRoutes(Router& router, core::ImageService& images) {
                  return body ? body->Read(buf, n) : 0;
                });
                return JsonOrError(201, ImageOrError(std::move(image)));
+             });
+  router.Add("POST", "/v1/sandboxes/{id}/image",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               auto commit = ParseCommit(*body);
+               if (!commit.ok()) return ErrorResponse(commit.status());
+               return JsonOrError(202, ImageOrError(images.Commit(who, p.at("id"), *commit)));
              });
   router.Add("GET", "/v1/images",
              [&](const HttpRequest&, const PathParams&, const core::Principal& who) {

@@ -1,4 +1,4 @@
-// adapt sandbox stop | start
+// adapt sandbox stop | start | commit
 #include <chrono>
 #include <memory>
 #include <ostream>
@@ -85,11 +85,52 @@ void AddStart(CLI::App& group, Invocation& invocation) {
   });
 }
 
+// adapt sandbox commit ID --name N [--tag T] [--wait]: POST /v1/sandboxes/{id}/image, whose
+// operation is the new image's id.
+void AddCommit(CLI::App& group, Invocation& invocation) {
+  auto id = std::make_shared<std::string>();
+  auto name = std::make_shared<std::string>();
+  auto tag = std::make_shared<std::string>();
+  auto wait = std::make_shared<bool>(false);
+  CLI::App* commit = group.add_subcommand(
+      "commit",
+      "Save a sandbox's filesystem as an image of the organization (running, or stopped durable)");
+  commit->add_option("id", *id, "sandbox id")->required();
+  commit->add_option("--name", *name, "the image's name (lower-case letters, digits, '-')")
+      ->required();
+  commit->add_option("--tag", *tag, "the image's tag (default latest)");
+  commit->add_flag("--wait", *wait, "wait for the image to be saved; exit 1 when it failed");
+  commit->callback([id, name, tag, wait, &invocation] {
+    invocation.run = [id, name, tag, wait, &invocation](const ApiClient& client,
+                                                        const Console& console) {
+      nlohmann::json body = {{"name", *name}};
+      if (!tag->empty()) body["tag"] = *tag;
+      ASSIGN_OR_RETURN(nlohmann::json image,
+                       JsonOrError(client.Post(SandboxPath(*id) + "/image", body)));
+      nlohmann::json op;
+      if (*wait) {
+        ASSIGN_OR_RETURN(op,
+                         WaitForOperation(client, Text(image, "id"), std::chrono::seconds(3600)));
+      }
+      if (invocation.json) {
+        console.out << PrettyJson(
+            op.is_null() ? image : nlohmann::json{{"image", image}, {"operation", op}});
+      } else {
+        console.out << "saving " << *id << " as image " << Text(image, "id") << " ("
+                    << Text(image, "reference") << ")\n";
+        if (!op.is_null()) console.out << OperationSummary(op) << "\n";
+      }
+      return op.is_null() ? Status::Ok() : OperationOutcome(op);
+    };
+  });
+}
+
 }  // namespace
 
 void AddSandboxStopStart(CLI::App& sandbox_group, Invocation& invocation) {
   AddStop(sandbox_group, invocation);
   AddStart(sandbox_group, invocation);
+  AddCommit(sandbox_group, invocation);
 }
 
 }  // namespace adapt::cli

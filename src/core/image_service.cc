@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "core/image_catalog.h"
+#include "core/image_commit.h"
 #include "core/secret_service.h"
 #include "image/reference.h"
 
@@ -58,6 +59,14 @@ void ImageService::Reconcile() {
       rec.status = "failed";
       rec.error = "the pulled image is no longer stored; pull it again";
       WarnIfError(store_.PutImage(rec), "marking image " + rec.id + " failed");
+      continue;
+    }
+    // A commit cannot be resumed either: failed, and its layer (if published) collected.
+    if (rec.status == "committing") {
+      rec.status = "failed";
+      rec.error = "the commit was interrupted by a restart of adaptd; save the sandbox again";
+      WarnIfError(store_.PutImage(rec), "marking interrupted commit " + rec.id + " failed");
+      interrupted_import = true;
       continue;
     }
     if (rec.status != "pulling") continue;
@@ -191,7 +200,7 @@ ImageView ImageService::View(const store::ImageRecord& rec, bool detail) {
   };
   ImageView v;
   v.id = rec.id;
-  v.source = rec.imported ? "import" : "pull";
+  v.source = rec.import_format == kCommitFormat ? "commit" : rec.imported ? "import" : "pull";
   // An imported image's reference is the name its archive gave it, if any.
   v.reference = rec.imported ? present(rec.import_name) : std::optional(rec.reference);
   v.status = rec.status;
@@ -241,7 +250,9 @@ Result<ImageOperation> ImageService::Operation(const Principal& who, const std::
   ASSIGN_OR_RETURN(store::ImageRecord rec, store_.GetImage(who.org_id, id));
   ImageView v = View(rec, false);
   return ImageOperation{.id = rec.id,
-                        .kind = rec.imported ? "image.import" : "image.pull",
+                        .kind = rec.import_format == kCommitFormat ? "image.commit"
+                                : rec.imported                     ? "image.import"
+                                                                   : "image.pull",
                         .phase = PhaseOf(rec.status),
                         .progress = v.progress,
                         .image_id = rec.id,
@@ -275,7 +286,11 @@ void ImageService::CollectGarbage() {
     std::set<std::string> keep;
     ASSIGN_OR_RETURN(auto all, store_.ListImages(""));
     ASSIGN_OR_RETURN(auto live, store_.ListSandboxesWithStatus(kMounted));
-    for (const auto& rec : all) keep.insert(ImageStoreKey(rec.org_id, rec.reference));
+    for (const auto& rec : all) {
+      // A failed commit keeps its record (to say why) but nothing on disk.
+      if (rec.import_format == kCommitFormat && rec.status == "failed") continue;
+      keep.insert(ImageStoreKey(rec.org_id, rec.reference));
+    }
     for (const auto& s : live)
       if (!s.config.image.empty()) keep.insert(ImageStoreKey(s.org_id, s.config.image));
     return keep;

@@ -4,12 +4,15 @@
 // size, platform, config, the sandboxes using it) and deletes them (Conflict while a live
 // sandbox uses one); deleting collects the blobs and layers nothing uses any more. Registry
 // credentials (a password, or the name of an organization secret holding it) serve the pull
-// and are never stored or echoed. Thread-safe.
+// and are never stored or echoed. A sandbox's filesystem is saved as an image by Commit
+// (image_commit.h). Thread-safe.
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "core/auth.h"
@@ -21,6 +24,8 @@
 namespace adapt::core {
 
 class SecretService;
+class SandboxLifecycle;
+class ImageCatalog;
 
 // The image-store key of an imported image: "import:<image id>". Only imageId reaches it;
 // sandbox create refuses it as `image`, so another organization cannot name it.
@@ -43,9 +48,21 @@ class ImageService {
   Result<ImageView> Get(const Principal& who, const std::string& id);
   Result<ImageList> List(const Principal& who);
   Status Delete(const Principal& who, const std::string& id);
-  // A pull or import as an operation: its phase (Running, Completed, Failed).
+  // Saves sandbox `sandbox_id`'s writable layer as a new image on top of the sandbox's image
+  // (an operation like a pull: the image is "committing" until "ready" or "failed"); see
+  // image_commit.h for which sandboxes can be saved. NotFound for another organization's
+  // sandbox; InvalidArgument for a bad name or tag; Conflict when the organization has an
+  // image of that name and tag, or the sandbox cannot be saved now.
+  Result<ImageView> Commit(const Principal& who, const std::string& sandbox_id,
+                           const CommitImage& request);
+  // A pull, import or commit as an operation: its phase (Running, Completed, Failed).
   Result<ImageOperation> Operation(const Principal& who, const std::string& id);
 
+  // The reference of the image the organization saved from a sandbox as `name` ("name:tag", or
+  // "name" for "name:latest"), when it has one: Conflict unless it is ready. nullopt when no
+  // saved image has that name (the name is then an ordinary reference).
+  std::optional<Result<std::string>> SavedReference(const std::string& org_id,
+                                                    const std::string& name);
   // The reference of this organization's ready image `id` (sandbox create's imageId).
   Result<std::string> ReferenceOf(const std::string& org_id, const std::string& id);
 
@@ -56,6 +73,12 @@ class ImageService {
   void set_image_policy(const ImagePolicy* policy) { policy_ = policy; }
   // Where credentials.password_secret is looked up; without one it is refused.
   void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
+  // Where Commit finds sandboxes' writable layers and their images; without them commits
+  // are refused. Set before serving.
+  void set_commit_source(SandboxLifecycle* lifecycle, const ImageCatalog* catalog) {
+    lifecycle_ = lifecycle;
+    catalog_ = catalog;
+  }
   // Per-organization caps (0: none): images, and pulls or imports in progress. A pull or an
   // import past one is kResourceExhausted. Set before serving.
   void set_caps(int max_images, int max_in_progress) {
@@ -67,6 +90,8 @@ class ImageService {
   Result<image::Credentials> ResolveCredentials(const std::string& org_id,
                                                 const RegistryCredentials& c);
   void RunPull(store::ImageRecord rec, image::Credentials creds);
+  void RunCommit(store::ImageRecord rec, std::string sandbox_id, image::ImageStore::CommitBase base,
+                 nlohmann::json config);
   ImageView View(const store::ImageRecord& rec, bool detail);
 
   store::Store& store_;
@@ -76,6 +101,9 @@ class ImageService {
   std::mutex mu_;
   std::map<std::string, std::pair<uint64_t, uint64_t>> progress_;  // id -> (bytes, total)
   SecretService* secrets_ = nullptr;
+  SandboxLifecycle* lifecycle_ = nullptr;
+  const ImageCatalog* catalog_ = nullptr;
+  std::set<std::string> committing_;  // sandboxes being saved now; guarded by mu_
   int max_images_ = 0, max_in_progress_ = 0;
 };
 

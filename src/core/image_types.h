@@ -22,6 +22,13 @@ struct PullImage {
   std::optional<RegistryCredentials> credentials;
 };
 
+// A sandbox's filesystem saved as an image (a commit): its name and tag ("latest" when
+// none) are how the organization's image list shows it ("name:tag"), unique there.
+struct CommitImage {
+  std::string name;
+  std::optional<std::string> tag;
+};
+
 struct ImageProgress {
   uint64_t bytes = 0;
   uint64_t total_bytes = 0;
@@ -35,9 +42,9 @@ struct ImagePhase {
 
 struct ImageView {
   std::string id;
-  std::string source;                    // "pull" or "import"
-  std::optional<std::string> reference;  // an import's archive name, if it had one
-  std::string status;                    // "pulling", "importing", "ready", "failed"
+  std::string source;                    // "pull", "import" or "commit"
+  std::optional<std::string> reference;  // an import's archive name, a commit's "name:tag"
+  std::string status;                    // "pulling", "importing", "committing", "ready", "failed"
   int64_t created_at = 0;                // ms since the epoch
   std::optional<std::string> digest, platform, error;
   std::optional<int64_t> size;  // bytes
@@ -58,7 +65,7 @@ struct ImageList {
 // GET /v1/operations/{id} for a pull or import.
 struct ImageOperation {
   std::string id;
-  std::string kind;   // "image.pull" or "image.import"
+  std::string kind;   // "image.pull", "image.import" or "image.commit"
   std::string phase;  // "Running", "Completed", "Failed"
   ImageProgress progress;
   std::string image_id;

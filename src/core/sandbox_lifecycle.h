@@ -89,6 +89,12 @@ class SandboxLifecycle {
                                           const store::SandboxLimits& limits = {},
                                           std::string* operation_id = nullptr);
 
+  // Copies the sandbox's writable layer to `dest` (runtime.h ExportWritableLayer) while
+  // holding the sandbox, so no stop, start or delete runs meanwhile. Conflict unless
+  // CheckCommittable (image_commit.h) allows it; NotFound for another organization's sandbox.
+  Status ExportWritableLayer(const std::string& org_id, const std::string& id,
+                             const std::string& dest);
+
   // Writes the transition and wakes event streams. Conflict when the stored status is not
   // one of `expected`.
   Status Transition(const store::SandboxRecord& next, const std::vector<std::string>& expected,

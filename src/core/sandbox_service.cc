@@ -73,6 +73,15 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
                       " for an imported image",
                   names("image"));
   }
+  // An image the organization saved from a sandbox is found by its name ("my-env:v1"); an
+  // environment alias and the default image stay the operator's.
+  if (create.image && !config.image_id && image_service_ && !IsEnvironmentAlias(config.image)) {
+    if (auto saved = image_service_->SavedReference(who.org_id, config.image)) {
+      if (!saved->ok())
+        return Status(saved->status().code(), saved->status().message(), names("image"));
+      config.image = **saved;
+    }
+  }
   // The image policy judges what was asked for: an alias or the default image is the
   // operator's choice, anything else is judged by its reference (an imageId by the
   // reference it was pulled as).

@@ -25,6 +25,7 @@ Status Daemon::StartServices() {
   image_service_.emplace(*store_, *image_store_, *workers_);
   image_service_->set_caps(config_.max_images_per_org, config_.max_imports_per_org);
   image_service_->Reconcile();
+  image_service_->set_commit_source(&*lifecycle_, &*images_);
   sandboxes_->set_image_service(&*image_service_);
   std::vector<std::string> operator_images = core::EnvironmentImages();
   operator_images.push_back(config_.default_image);

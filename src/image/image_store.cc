@@ -12,6 +12,7 @@
 #include "image/layer_unpack.h"
 #include "image/reference.h"
 #include "os/files.h"
+#include "os/tree_copy.h"
 
 namespace adapt::image {
 namespace {
@@ -126,6 +127,12 @@ std::optional<StoredImage> ImageStore::Lookup(const std::string& reference) cons
     img.platform = j.at("platform");
     img.size = j.at("size");
     img.config = j.at("config");
+    // A commit on a local image: the operator's root filesystem is its base layer.
+    if (j.contains("local_base")) {
+      std::string base = j.at("local_base");
+      if (!os::Exists(base)) return std::nullopt;
+      img.layer_dirs.push_back(base);
+    }
     for (const auto& l : j.at("layers")) {
       std::string dir = LayerDir(l.get<std::string>());
       if (!os::Exists(dir)) return std::nullopt;  // collected since: pull again
@@ -355,6 +362,50 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
   RETURN_IF_ERROR(os::WriteFileAtomic(RefPath(key), rec.dump(), 0600));
   auto img = Lookup(key);
   if (!img) return Internal("imported image '" + key + "' vanished right after its import");
+  return *img;
+}
+
+Result<StoredImage> ImageStore::Commit(const std::string& key, const CommitBase& base,
+                                       const json& config, const FillLayer& fill) {
+  std::shared_lock gc_lock(gc_mu_);
+  json rec = {{"reference", key},
+              {"platform", "linux/amd64"},
+              {"config", config},
+              {"layers", json::array()},
+              {"blobs", json::array()}};
+  if (!base.key.empty()) {
+    // The base's layers and blobs are named again, so they stay while this image does.
+    auto text = os::ReadFile(RefPath(base.key));
+    json base_rec = text.ok() ? json::parse(*text, nullptr, false) : json();
+    if (!base_rec.is_object() || !base_rec.contains("layers") || !Lookup(base.key))
+      return Status(Code::kConflict, "the sandbox's image is no longer stored", "image");
+    rec["layers"] = base_rec["layers"];
+    rec["blobs"] = base_rec.value("blobs", json::array());
+    if (base_rec.contains("local_base")) rec["local_base"] = base_rec["local_base"];
+  } else if (!base.local_rootfs.empty()) {
+    if (base.local_rootfs.find_first_of(":,") != std::string::npos)
+      return Internal("local image path " + base.local_rootfs + " cannot be an overlay layer");
+    rec["local_base"] = base.local_rootfs;
+  } else {
+    return Internal("a commit needs a base image");
+  }
+  std::string layer = "commit:" + Hex(Sha256Of(key));
+  std::string tmp = TempPath("commit");
+  Status st = fill(tmp);
+  uint64_t bytes = st.ok() ? os::TreeBytesNoFollow(tmp) : 0;
+  ADAPT_FAULT_POINT("image.commit.after_copy");
+  if (st.ok()) st = os::Rename(tmp, LayerDir(layer));
+  if (!st.ok()) {
+    IgnoreError(os::RemoveTree(tmp), "tmp/ is swept at start-up");
+    return st;
+  }
+  ADAPT_FAULT_POINT("image.commit.after_layer");
+  rec["layers"].push_back(layer);
+  rec["size"] = bytes;
+  rec["digest"] = Sha256Of(rec["layers"].dump() + rec.value("local_base", "") + config.dump());
+  RETURN_IF_ERROR(os::WriteFileAtomic(RefPath(key), rec.dump(), 0600));
+  auto img = Lookup(key);
+  if (!img) return Internal("committed image '" + key + "' vanished right after its commit");
   return *img;
 }
 

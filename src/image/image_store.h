@@ -8,6 +8,8 @@
 //                        layers keep their older, blob-digest names in their refs)
 //   refs/<hex>.json      what a key (core: an organization's reference, or an import) resolved
 //                        to, named by the sha256 of the key
+//   layers/<hex> of a commit: a sandbox's writable layer saved as an image (Commit), named by
+//                        the sha256 of its image's key (it has no tar, so no diff id)
 //   proofs/<hex>         the diff id a compressed layer blob was found to unpack to: a layer
 //                        stored already is shared with a pull or import only through a blob
 //                        known to unpack to it
@@ -75,6 +77,21 @@ class ImageStore {
   };
   Result<Imported> ImportArchive(const std::string& key, const std::string& name,
                                  const ByteSource& source);
+
+  // Stores as `key` the image `base` with one more layer on top: `fill(dir)` makes `dir` (a
+  // path that does not exist yet) an overlay-format directory (whiteouts as 0/0 character
+  // devices, opaque directories by xattr). `base` is a stored key (its layers are shared, not
+  // copied) or a local image's root filesystem outside the store (never collected: the
+  // operator's). `config` is the image config the new image shows. The layer is made in tmp/
+  // and published by rename before the reference is written atomically: a crash leaves no
+  // reference (tmp/ is swept at start-up, an unreferenced layer is collected).
+  struct CommitBase {
+    std::string key;           // a stored image's key, or
+    std::string local_rootfs;  // a local image's root filesystem
+  };
+  using FillLayer = std::function<Status(const std::string& dir)>;
+  Result<StoredImage> Commit(const std::string& key, const CommitBase& base,
+                             const nlohmann::json& config, const FillLayer& fill);
 
   // Forgets every reference not in `keep()`, then removes the blobs and layers no remaining
   // reference uses. Waits for pulls and imports in progress and holds new ones off, and only

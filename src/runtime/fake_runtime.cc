@@ -4,6 +4,7 @@
 #include <csignal>
 
 #include "base/time.h"
+#include "os/files.h"
 
 namespace adapt::runtime {
 
@@ -115,6 +116,18 @@ void FakeRuntime::DiscardCheckpoint(const std::string& sandbox_id) {
   std::lock_guard lock(mu_);
   auto it = sandboxes_.find(sandbox_id);
   if (it != sandboxes_.end()) it->second.checkpoint = false;
+}
+
+Status FakeRuntime::ExportWritableLayer(const std::string& sandbox_id, const std::string& dest) {
+  {
+    std::lock_guard lock(mu_);
+    calls_.push_back({Op::kExportLayer, sandbox_id, false, false});
+    if (auto failure = TakeFailureLocked(Op::kExportLayer)) return *failure;
+    if (!sandboxes_.count(sandbox_id))
+      return Status(Code::kConflict, "sandbox " + sandbox_id + " has no writable layer");
+  }
+  RETURN_IF_ERROR(os::MakeDirs(dest, 0755));
+  return os::WriteFileAtomic(dest + "/fake-layer", sandbox_id, 0644);
 }
 
 void FakeRuntime::FailNext(Op op, Status status) {

@@ -19,7 +19,7 @@ namespace adapt::runtime {
 
 class FakeRuntime : public Runtime {
  public:
-  enum class Op { kLaunch, kObserve, kDestroy, kExec, kKillExec, kCheckpoint };
+  enum class Op { kLaunch, kObserve, kDestroy, kExec, kKillExec, kCheckpoint, kExportLayer };
 
   struct Call {
     Op op;
@@ -49,6 +49,8 @@ class FakeRuntime : public Runtime {
   Status Checkpoint(const std::string& sandbox_id) override;
   bool HasCheckpoint(const std::string& sandbox_id) override;
   void DiscardCheckpoint(const std::string& sandbox_id) override;
+  // Writes `dest`/fake-layer, holding the sandbox's id, when the sandbox has files here.
+  Status ExportWritableLayer(const std::string& sandbox_id, const std::string& dest) override;
 
   // Scripting. The next call of `op` (any sandbox) returns `status` and changes nothing.
   void FailNext(Op op, Status status);

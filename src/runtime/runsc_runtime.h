@@ -44,6 +44,7 @@ class RunscRuntime : public Runtime {
   bool HasCheckpoint(const std::string& sandbox_id) override;
   uint64_t CheckpointBytes(const std::string& sandbox_id) override;
   void DiscardCheckpoint(const std::string& sandbox_id) override;
+  Status ExportWritableLayer(const std::string& sandbox_id, const std::string& dest) override;
   // Listens again for the agents of the sandboxes still running (after an adaptd restart).
   void ResumeAgents();
 

@@ -113,6 +113,14 @@ class Runtime {
   virtual uint64_t CheckpointBytes(const std::string& /*sandbox_id*/) { return 0; }
   // Removes the sandbox's checkpoint (after a restore, or when it cannot be used).
   virtual void DiscardCheckpoint(const std::string& /*sandbox_id*/) {}
+  // Copies the sandbox's writable layer (overlay format: whiteouts as 0/0 character devices)
+  // to `dest`, which must not exist yet. A running sandbox first has its kernel write back
+  // what it cached; a stopped one's kept disk is mounted for the copy. The caller keeps the
+  // sandbox from starting, stopping or being deleted meanwhile. Blocking.
+  virtual Status ExportWritableLayer(const std::string& sandbox_id, const std::string& /*dest*/) {
+    return Status(Code::kUnsupported,
+                  "sandbox " + sandbox_id + " cannot be saved as an image here");
+  }
 };
 
 }  // namespace adapt::runtime

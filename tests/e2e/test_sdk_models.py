@@ -241,6 +241,7 @@ OPERATIONS = {
     "downloadArchive": ("Files", "download_archive", "downloadArchive"),
     "uploadArchive": ("Files", "upload_archive", "uploadArchive"),
     "pullImage": ("Images", "pull", "pull"),
+    "commitSandbox": ("Images", "commit", "commit"),
     "listImages": ("Images", "list", "list"),
     "importImage": ("Images", "import_archive", "importArchive"),
     "getImage": ("Images", "get", "get"),

@@ -41,6 +41,16 @@ export class Images {
     return options.wait === false ? image : this.wait(image.id, options);
   }
 
+  /** Saves a sandbox's filesystem (running, or stopped durable) as an image of the organization,
+   * `name:tag` (tag "latest" when absent); unless wait is false, waits until it is ready. Create
+   * sandboxes from it with `imageId`. */
+  async commit(sandboxId: string, name: string, options: ImageWaitOptions & { tag?: string } = {}): Promise<Image> {
+    const body: Record<string, unknown> = { name };
+    if (options.tag !== undefined) body["tag"] = options.tag;
+    const image = await this.t.call<Image>("POST", `/v1/sandboxes/${encodeURIComponent(sandboxId)}/image`, { json: body });
+    return options.wait === false ? image : this.wait(image.id, options);
+  }
+
   async wait(imageId: string, options: ImageWaitOptions = {}): Promise<Image> {
     const timeoutMs = options.timeoutMs ?? 1_800_000;
     const deadline = Date.now() + timeoutMs;

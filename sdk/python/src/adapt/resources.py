@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+import urllib.parse
 from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Union
 
 from . import _model
@@ -35,6 +36,18 @@ class Images:
         if username is not None or password is not None:
             body["credentials"] = {"username": username or "", "password": password or ""}
         image = _model.from_json(Image, self._t.call("POST", "/v1/images", json_body=body))
+        return self.wait(image.id, on_progress, timeout) if wait else image
+
+    def commit(self, sandbox_id: str, name: str, *, tag: Optional[str] = None, wait: bool = True,
+               on_progress: Optional[ProgressCallback] = None, timeout: float = 1800.0) -> Image:
+        """Saves a sandbox's filesystem (running, or stopped durable) as an image of the
+        organization, name:tag (tag "latest" when None); wait: until it is ready. Create
+        sandboxes from it with image_id."""
+        body: Dict[str, Any] = {"name": name}
+        if tag is not None:
+            body["tag"] = tag
+        path = "/v1/sandboxes/" + urllib.parse.quote(sandbox_id, safe="") + "/image"
+        image = _model.from_json(Image, self._t.call("POST", path, json_body=body))
         return self.wait(image.id, on_progress, timeout) if wait else image
 
     def import_archive(self, archive: Union[LocalPath, IO[bytes]], name: Optional[str] = None,
