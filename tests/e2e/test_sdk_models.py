@@ -43,7 +43,7 @@ MODELS = {
     "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
     "Automation": "Automation",
-    "Database": "Database",
+    "Database": "Database", "Checkpoint": "Checkpoint",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
 SDK_ONLY = {("StatusEvent", "id")}
@@ -218,6 +218,10 @@ OPERATIONS = {
     "stopSandbox": ("Sandbox", "stop", "stop"),
     "getSandboxStats": ("Sandbox", "stats", "stats"),
     "startSandbox": ("Sandbox", "start", "start"),
+    "createCheckpoint": ("Sandbox", "create_checkpoint", "createCheckpoint"),
+    "listCheckpoints": ("Sandbox", "list_checkpoints", "listCheckpoints"),
+    "deleteCheckpoint": ("Sandbox", "delete_checkpoint", "deleteCheckpoint"),
+    "restoreCheckpoint": ("Sandbox", "restore_checkpoint", "restoreCheckpoint"),
     "streamSandboxEvents": ("Sandbox", "events", "events"),
     "streamEvents": ("Sandboxes", "events", "events"),
     "createEndpoint": ("Endpoints", "create", "create"),
