@@ -9,8 +9,24 @@ import json
 import os
 import threading
 
+import yaml
+
+from harness import REPO
 from harness import run_command as run
 from harness import wait_for_agent
+from test_openapi import assert_matches, schema
+
+SPEC = yaml.safe_load(open(os.path.join(REPO, "docs", "openapi.yaml")))
+PATHS = {"POST checkpoints": ("/v1/sandboxes/{id}/checkpoints", "post"),
+         "GET checkpoints": ("/v1/sandboxes/{id}/checkpoints", "get"),
+         "DELETE": ("/v1/sandboxes/{id}/checkpoints/{name}", "delete"),
+         "restore": ("/v1/sandboxes/{id}/checkpoints/{name}/restore", "post")}
+
+
+def documented(which, status):
+    """Each answer's status is one the spec gives for its route."""
+    path, method = PATHS[which]
+    assert str(status) in SPEC["paths"][path][method]["responses"], (which, status)
 
 
 # A process whose state lives in its memory (v), changed through /root/set and written out
@@ -47,6 +63,9 @@ def checkpoints_path(sid, name=None):
 def take(client, sid, name, expect=201):
     status, body = client.api("POST", checkpoints_path(sid), {"name": name})
     assert status == expect, (status, body)
+    documented("POST checkpoints", status)
+    if status == 201:
+        assert_matches(SPEC, schema(SPEC, "Checkpoint"), body)
     return body
 
 
@@ -79,9 +98,14 @@ def test_restore_in_place_brings_memory_and_files_back(org):
 
     status, listed = org.api("GET", checkpoints_path(sid))
     assert status == 200 and [c["name"] for c in listed["items"]] == ["before-change"], listed
+    documented("GET checkpoints", status)
+    for c in listed["items"]:
+        assert_matches(SPEC, schema(SPEC, "Checkpoint"), c)
 
     status, restored = org.api("POST", checkpoints_path(sid, "before-change") + "/restore")
     assert status == 200, (status, restored)
+    documented("restore", status)
+    assert_matches(SPEC, schema(SPEC, "Sandbox"), restored)
     assert restored["status"] == "running" and restored["id"] == sid, restored
     op = operation(org, restored["operationId"])
     assert op["kind"] == "restore" and op["phase"] == "Completed", op
@@ -93,8 +117,10 @@ def test_restore_in_place_brings_memory_and_files_back(org):
     # Kept for another roll back until deleted; deleting twice is a 404.
     status, body = org.api("DELETE", checkpoints_path(sid, "before-change"))
     assert status == 204, (status, body)
+    documented("DELETE", status)
     status, body = org.api("DELETE", checkpoints_path(sid, "before-change"))
     assert status == 404, (status, body)
+    documented("DELETE", status)
     status, listed = org.api("GET", checkpoints_path(sid))
     assert listed["items"] == [], listed
 
@@ -111,12 +137,14 @@ def test_other_tenants_bad_names_and_states_are_refused_and_change_nothing(org, 
                                ("POST", checkpoints_path("nonsense"), {"name": "x"})):
         status, answer = other.api(method, path, body)
         assert status == 404, (method, path, status, answer)
+        assert_matches(SPEC, schema(SPEC, "Error"), answer)
     status, listed = org.api("GET", checkpoints_path(sid))
     assert [c["name"] for c in listed["items"]] == ["mine"], listed
 
     for bad in ("Upper", "-dash", "dash-", "a" * 64, "../up", "dot.dot", "", None, 7):
         status, body = org.api("POST", checkpoints_path(sid), {"name": bad})
         assert status == 400 and body["error"]["field"] == "name", (bad, status, body)
+        documented("POST checkpoints", status)
     status, body = org.api("POST", checkpoints_path(sid), {"name": "ok", "keep": True})
     assert status == 400 and body["error"]["field"] == "keep", body
     status, body = org.api("DELETE", checkpoints_path(sid, "Bad_Name"))
@@ -124,6 +152,7 @@ def test_other_tenants_bad_names_and_states_are_refused_and_change_nothing(org, 
     take(org, sid, "mine", expect=409)
     status, body = org.api("POST", checkpoints_path(sid, "never-taken") + "/restore")
     assert status == 404, (status, body)
+    documented("restore", status)
     status, listed = org.api("GET", checkpoints_path(sid))
     assert [c["name"] for c in listed["items"]] == ["mine"], listed
     assert org.get(sid)["status"] == "running"
@@ -133,6 +162,10 @@ def test_other_tenants_bad_names_and_states_are_refused_and_change_nothing(org, 
     org.wait_for_status(instant, "running", 120)
     status, body = org.api("POST", checkpoints_path(instant), {"name": "x"})
     assert status == 409 and "durable" in body["error"]["message"], body
+    documented("POST checkpoints", status)
+    status, body = org.api("POST", checkpoints_path(instant, "x") + "/restore")
+    assert status == 409 and "durable" in body["error"]["message"], body
+    documented("restore", status)
     status, body = org.api("POST", "/v1/sandboxes/%s/stop" % sid)
     assert status == 200, body
     status, body = org.api("POST", checkpoints_path(sid), {"name": "x"})
