@@ -229,3 +229,21 @@ def test_kill_mid_checkpoint_leaves_the_sandbox_running_or_failed(fresh_daemon):
     if sbx["status"] == "running":
         wait_for_agent(admin, sid)
         assert out(admin, sid, "cat /root/crash.txt") == "survived\n"
+
+
+def test_checkpoints_count_against_the_persistent_storage_limit(daemon):
+    # A plan whose 2 GiB of persistent storage the org's default volume (2048 MiB) fills.
+    status, plan = daemon.admin.api("PUT", "/v1/plans/checkpoint-tight",
+                                    {"name": "checkpoint-tight", "limits": {"persistentStorageGiB": 2}})
+    assert status == 200, plan
+    org = daemon.new_org()
+    sid = running_sandbox(org)
+    status, account = daemon.admin.api("PUT", "/v1/orgs/%s/plan" % org.org_id,
+                                       {"planId": "checkpoint-tight"})
+    assert status == 200, account
+    body = take(org, sid, "too-much", expect=429)
+    assert body["error"]["code"] == "resource_exhausted", body
+    assert "2 GiB persistent storage limit" in body["error"]["message"], body
+    status, listed = org.api("GET", checkpoints_path(sid))
+    assert status == 200 and listed["items"] == [], listed
+    assert org.get(sid)["status"] == "running"
