@@ -247,3 +247,34 @@ def test_checkpoints_count_against_the_persistent_storage_limit(daemon):
     status, listed = org.api("GET", checkpoints_path(sid))
     assert status == 200 and listed["items"] == [], listed
     assert org.get(sid)["status"] == "running"
+
+
+def test_kill_mid_roll_back_leaves_the_sandbox_running_or_failed(fresh_daemon):
+    d = fresh_daemon
+    admin = d.admin
+    sid = running_sandbox(admin)
+    out(admin, sid, "echo kept > /root/crash.txt")
+    take(admin, sid, "base")
+    # adaptd dies after the checkpoint's disk was put back, before the sandbox was restored.
+    d.kill()
+    os.environ["ADAPT_FAULT"] = "sandbox.rollback.after_reinstate"
+    try:
+        d.start(port=d.port)
+    finally:
+        os.environ.pop("ADAPT_FAULT", None)
+
+    def restore_in_background():
+        try:
+            admin.api("POST", checkpoints_path(sid, "base") + "/restore")
+        except OSError:
+            pass  # adaptd dies under it
+
+    threading.Thread(target=restore_in_background, daemon=True).start()
+    d.proc.wait(timeout=120)
+    assert d.proc.returncode == 86, d.log_tail()
+    d.start(port=d.port)
+    sbx = admin.get(sid)
+    assert sbx["status"] in ("running", "failed"), sbx
+    # The checkpoint is still kept whole, for a sandbox that runs again.
+    status, listed = admin.api("GET", checkpoints_path(sid))
+    assert status == 200 and [c["name"] for c in listed["items"]] == ["base"], listed
