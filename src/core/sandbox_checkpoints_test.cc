@@ -127,13 +127,29 @@ TEST_F(SandboxCheckpointsTest, RestoringAnUnknownNameIsNotFoundAndTheSandboxRuns
   EXPECT_TRUE(runtime_.Running(r.id));
 }
 
-TEST_F(SandboxCheckpointsTest, ACrashAfterRunscCheckpointedLeavesTheSandboxFailedNotStuck) {
+TEST_F(SandboxCheckpointsTest, ACrashAfterRunscCheckpointedResumesTheSandboxFromTheImage) {
   auto r = Running();
   // What a kill of adaptd between runsc checkpoint and the relaunch leaves: an open
-  // checkpoint operation and a sandbox recorded running whose compute is gone.
+  // checkpoint operation and a sandbox recorded running whose compute is gone, its image kept.
   auto op = BeginSandboxOperation(store_, org_, r.id, kCheckpointOperation, "Running");
   ASSERT_TRUE(op.ok());
   ASSERT_TRUE(runtime_.Checkpoint(r.id).ok());
+  lifecycle_->Reconcile();
+  EXPECT_EQ(StatusOf(r.id), "running");
+  EXPECT_TRUE(runtime_.Running(r.id));
+  EXPECT_TRUE(runtime_.Get(r.id)->request.restore);
+  EXPECT_FALSE(runtime_.HasCheckpoint(r.id));
+  auto record = OperationOf(*op);
+  EXPECT_EQ(record.phase, "Failed");
+  EXPECT_NE(record.error.find("interrupted"), std::string::npos);
+}
+
+TEST_F(SandboxCheckpointsTest, ACrashWithTheComputeGoneAndNoImageLeavesTheSandboxFailed) {
+  auto r = Running();
+  // A roll back killed after it stopped the sandbox, before the checkpoint was put back.
+  auto op = BeginSandboxOperation(store_, org_, r.id, kRestoreOperation, "Running");
+  ASSERT_TRUE(op.ok());
+  ASSERT_TRUE(runtime_.Destroy(r.id, true).ok());
   lifecycle_->Reconcile();
   EXPECT_EQ(StatusOf(r.id), "failed");
   auto record = OperationOf(*op);

@@ -342,6 +342,17 @@ void SandboxLifecycle::Reconcile() {
         WarnIfError(Release(r.id, true), "sandbox " + r.id + ": releasing it after a restart");
         Fail(r, "adaptd restarted while the sandbox was being provisioned", {"provisioning"});
       }
+    } else if (r.status == "running" && !alive && KeepsWorkspace(r) &&
+               runtime_.HasCheckpoint(r.id)) {
+      // A named checkpoint or roll back was interrupted between runsc and the relaunch: the
+      // image on disk is the sandbox's (sandbox_checkpoints.cc), so it resumes from it.
+      auto lock = LockFor(r.id);
+      std::lock_guard guard(*lock);
+      // What the crash left mounted goes first (the disk is mounted until the release).
+      WarnIfError(runtime_.Destroy(r.id, true), "sandbox " + r.id + ": releasing leftovers");
+      std::string lost = Relaunch(r);
+      spdlog::info("sandbox {}: relaunched from its checkpoint after restart{}", r.id,
+                   lost.empty() ? "" : " (" + lost + ")");
     } else if (r.status == "running") {
       CheckRunning(r.id);
       if (alive) spdlog::info("sandbox {}: adopted after restart", r.id);

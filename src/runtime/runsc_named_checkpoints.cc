@@ -3,11 +3,14 @@
 // <name>.partial and renamed when complete, so a crash never leaves a half checkpoint that
 // passes for a whole one. They live in the sandbox's directory and go with it.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "base/ignore_error.h"
 #include "base/time.h"
 #include "os/files.h"
+#include "os/loop_device.h"
 #include "os/sparse_copy.h"
 #include "runtime/rootfs.h"
 #include "runtime/runsc_runtime.h"
@@ -23,6 +26,18 @@ Status CheckName(const std::string& name) {
   bool ok = !name.empty() && name.size() <= 63 && name.front() != '-' && name.back() != '-';
   for (char c : name) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
   if (!ok) return InvalidArgument("name", "checkpoint name '" + name + "' is not a DNS label");
+  return Status::Ok();
+}
+
+// Waits until no loop device is backed by the sandbox's disk: the processes that held its
+// mount (runsc's, in their own mount namespaces) are gone and its writes are in the file, so
+// a copy of it is whole and a replacement is what the next mount sees.
+Status AwaitDiskReleased(const std::string& disk) {
+  for (int i = 0; i < 600 && os::LoopDeviceBacks(disk); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (os::LoopDeviceBacks(disk))
+    return Status(Code::kUnavailable,
+                  "the sandbox's disk is still in use 30 s after its processes were stopped");
   return Status::Ok();
 }
 
@@ -44,7 +59,8 @@ Status RunscRuntime::KeepCheckpoint(const std::string& id, const std::string& na
   std::string partial = final_dir + kPartialSuffix;
   RETURN_IF_ERROR(os::RemoveTree(partial));
   RETURN_IF_ERROR(os::MakeDirs(partial, 0700));
-  Status st = CopyFlatDir(CheckpointDir(id), partial + "/image");
+  Status st = AwaitDiskReleased(RootfsPaths(SandboxDir(id)).disk_image);
+  if (st.ok()) st = CopyFlatDir(CheckpointDir(id), partial + "/image");
   if (st.ok())
     st = os::CopySparseFile(RootfsPaths(SandboxDir(id)).disk_image, partial + "/disk.img");
   // The agent in the saved memory holds the key the file names now; the file moves on with
@@ -71,7 +87,8 @@ Status RunscRuntime::ReinstateCheckpoint(const std::string& id, const std::strin
   // whole or not at all; the image last, since its presence is what a restore looks for.
   std::string disk = RootfsPaths(SandboxDir(id)).disk_image;
   DiscardCheckpoint(id);
-  Status st = os::CopySparseFile(kept + "/disk.img", disk + ".reinstating");
+  Status st = AwaitDiskReleased(disk);
+  if (st.ok()) st = os::CopySparseFile(kept + "/disk.img", disk + ".reinstating");
   if (st.ok()) st = os::Rename(disk + ".reinstating", disk);
   std::string key = SandboxDir(id) + "/" + kAgentKeyFile;
   if (st.ok() && os::Exists(kept + "/" + kAgentKeyFile)) {
