@@ -8,6 +8,7 @@
 #include "core/account_service.h"
 #include "core/app_service.h"
 #include "core/automation_service.h"
+#include "core/checkpoint_service.h"
 #include "core/command_service.h"
 #include "core/database_service.h"
 #include "core/endpoint_service.h"
@@ -26,6 +27,8 @@
 namespace adapt::api {
 
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
+// /v1/sandboxes/{id}/checkpoints (named checkpoints, restore in place).
+void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints);
 void AddCommandRoutes(Router& router, core::CommandService& commands,
                       boost::asio::thread_pool& workers);
 void AddOrgRoutes(Router& router, core::Auth& auth);

@@ -57,6 +57,8 @@ void AddEndpointCommands(CLI::App& app, Invocation& invocation);
 void AddSandboxExpose(CLI::App& sandbox_group, Invocation& invocation);
 // `stop` and `start` in the "sandbox" group (sandbox_power_commands.cc).
 void AddSandboxStopStart(CLI::App& sandbox_group, Invocation& invocation);
+// `checkpoint` (create, list, delete, restore) in the "sandbox" group (checkpoint_commands.cc).
+void AddSandboxCheckpoints(CLI::App& sandbox_group, Invocation& invocation);
 // `stats` in the "sandbox" group (sandbox_stats_command.cc).
 void AddSandboxStats(CLI::App& sandbox_group, Invocation& invocation);
 // "storage" (create, ls, rm): persistent storage.

@@ -278,6 +278,7 @@ void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
   AddSandboxFiles(*group, invocation);
   AddSandboxExpose(*group, invocation);
   AddSandboxStopStart(*group, invocation);
+  AddSandboxCheckpoints(*group, invocation);
   AddSandboxStats(*group, invocation);
 }
 

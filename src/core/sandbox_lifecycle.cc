@@ -130,20 +130,12 @@ Status SandboxLifecycle::AddDatabaseEnvironment(store::SandboxRecord& r) {
   return Status::Ok();
 }
 
-void SandboxLifecycle::Provision(const std::string& id) {
-  auto lock = LockFor(id);
-  std::lock_guard guard(*lock);
-  auto rec = store_.GetSandbox("", id);
-  if (!rec.ok() || rec->status != "provisioning") return;
-  store::SandboxRecord r = *rec;
-
-  // Pulls the image when it is not here yet; the sandbox stays provisioning meanwhile.
-  ADAPT_FAULT_POINT("sandbox.provision.begin");
+Result<runtime::LaunchRequest> SandboxLifecycle::PrepareLaunch(store::SandboxRecord& r) {
   auto image = images_.ResolveOrPull(r.org_id, r.config.image);
   ADAPT_FAULT_POINT("sandbox.provision.after_image");
-  if (!image.ok()) return Fail(r, image.status().message(), {"provisioning"});
+  if (!image.ok()) return image.status();
   auto process = PlanStartup(r.config.startup, *image, r.env);
-  if (!process.ok()) return Fail(r, process.status().message(), {"provisioning"});
+  if (!process.ok()) return process.status();
 
   runtime::LaunchRequest req;
   req.spec.id = r.id;
@@ -158,19 +150,17 @@ void SandboxLifecycle::Provision(const std::string& id) {
   req.network_none = r.config.network.egress == "none";
   // A durable sandbox's storage is bound at /workspace (an instant one gets a disposable one).
   if (r.config.storage) {
-    if (!volumes_)
-      return Fail(r, "persistent storage is not available on this host", {"provisioning"});
+    if (!volumes_) return Internal("persistent storage is not available on this host");
     auto workspace = volumes_->Attach(r.org_id, *r.config.storage);
-    if (!workspace.ok()) return Fail(r, workspace.status().message(), {"provisioning"});
+    if (!workspace.ok()) return workspace.status();
     req.spec.workspace_dir = *workspace;
   }
   if (!req.network_none) {
-    if (!network_)
-      return Fail(r, "sandbox networking is not available on this host", {"provisioning"});
+    if (!network_) return Internal("sandbox networking is not available on this host");
     auto attached = network_->Attach(r.id, r.config.network);
     if (!attached.ok()) {
       IgnoreError(network_->Detach(r.id), "undoing a failed attach, whose error is reported");
-      return Fail(r, attached.status().message(), {"provisioning"});
+      return attached.status();
     }
     ADAPT_FAULT_POINT("sandbox.provision.after_network");
     req.spec.netns_path = attached->netns_path;
@@ -184,11 +174,26 @@ void SandboxLifecycle::Provision(const std::string& id) {
       }
       if (!st.ok()) {
         IgnoreError(network_->Detach(r.id), "undoing an attach, whose sandbox fails");
-        return Fail(r, st.message(), {"provisioning"});
+        return st;
       }
       req.spec.process = *process;
     }
   }
+  return req;
+}
+
+void SandboxLifecycle::Provision(const std::string& id) {
+  auto lock = LockFor(id);
+  std::lock_guard guard(*lock);
+  auto rec = store_.GetSandbox("", id);
+  if (!rec.ok() || rec->status != "provisioning") return;
+  store::SandboxRecord r = *rec;
+
+  // Pulls the image when it is not here yet; the sandbox stays provisioning meanwhile.
+  ADAPT_FAULT_POINT("sandbox.provision.begin");
+  auto prepared = PrepareLaunch(r);
+  if (!prepared.ok()) return Fail(r, prepared.status().message(), {"provisioning"});
+  runtime::LaunchRequest req = std::move(*prepared);
   bool starting = ReadHibernation(r).phase == HibernationPhase::kStarting;
   Status launched = LaunchOrRestore(r, req);
   ADAPT_FAULT_POINT("sandbox.provision.after_launch");
@@ -337,6 +342,17 @@ void SandboxLifecycle::Reconcile() {
         WarnIfError(Release(r.id, true), "sandbox " + r.id + ": releasing it after a restart");
         Fail(r, "adaptd restarted while the sandbox was being provisioned", {"provisioning"});
       }
+    } else if (r.status == "running" && !alive && KeepsWorkspace(r) &&
+               runtime_.HasCheckpoint(r.id)) {
+      // A named checkpoint or roll back was interrupted between runsc and the relaunch: the
+      // image on disk is the sandbox's (sandbox_checkpoints.cc), so it resumes from it.
+      auto lock = LockFor(r.id);
+      std::lock_guard guard(*lock);
+      // What the crash left mounted goes first (the disk is mounted until the release).
+      WarnIfError(runtime_.Destroy(r.id, true), "sandbox " + r.id + ": releasing leftovers");
+      std::string lost = Relaunch(r);
+      spdlog::info("sandbox {}: relaunched from its checkpoint after restart{}", r.id,
+                   lost.empty() ? "" : " (" + lost + ")");
     } else if (r.status == "running") {
       CheckRunning(r.id);
       if (alive) spdlog::info("sandbox {}: adopted after restart", r.id);

@@ -94,6 +94,24 @@ class SandboxLifecycle {
   // CheckCommittable (image_commit.h) allows it; NotFound for another organization's sandbox.
   Status ExportWritableLayer(const std::string& org_id, const std::string& id,
                              const std::string& dest);
+  // Named checkpoints of a running durable sandbox (sandbox_checkpoints.cc). Each holds the
+  // sandbox's lock throughout and records an operation (checkpoint or restore, id to
+  // `operation_id`) that is finished when it returns. The sandbox is running again at the
+  // end, or failed when even a fresh boot from its disk failed; a kill of adaptd midway
+  // leaves it running or failed after reconciliation. Conflict unless running; NotFound for
+  // another organization's sandbox. Blocking (seconds: runsc, and a copy of the disk).
+  // Saves processes, memory and disk as `name` and resumes the sandbox. When runsc cannot
+  // save it (its processes are then gone) the sandbox boots afresh from its disk and the
+  // error says so; nothing is kept.
+  Status TakeNamedCheckpoint(const std::string& org_id, const std::string& id,
+                             const std::string& name, std::string* operation_id);
+  // Rolls the sandbox back to checkpoint `name`: its processes, memory and disk as they were
+  // then. When the restore fails, the sandbox boots afresh from the checkpoint's disk and the
+  // operation is Failed with why (the answer is still the sandbox). NotFound when not kept.
+  Result<store::SandboxRecord> RestoreNamedCheckpoint(const std::string& org_id,
+                                                      const std::string& id,
+                                                      const std::string& name,
+                                                      std::string* operation_id);
 
   // Writes the transition and wakes event streams. Conflict when the stored status is not
   // one of `expected`.
@@ -107,6 +125,14 @@ class SandboxLifecycle {
   void Fail(store::SandboxRecord r, const std::string& error,
             const std::vector<std::string>& expected);
   void RecordExit(store::SandboxRecord r, const runtime::Observation& obs);
+  // The launch request of sandbox `r` (image, startup, storage, network; the network is made
+  // or re-used). Adds the database variables to `r` when it asks for them.
+  Result<runtime::LaunchRequest> PrepareLaunch(store::SandboxRecord& r);
+  // Launches a running sandbox again after its compute was released: from its checkpoint
+  // when it has one, else (or when that fails) afresh from its disk. Fails the sandbox when
+  // neither works. Returns why the processes could not be restored (empty: restored).
+  // REQUIRES: the sandbox's lock held.
+  std::string Relaunch(store::SandboxRecord r);
   // Stops the sandbox's compute (runtime.Destroy) and removes its network.
   Status Release(const std::string& id, bool keep_disk);
   // The side effects of a stop recorded as phase stopping, then phase stopped. Called with

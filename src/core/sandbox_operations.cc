@@ -36,8 +36,7 @@ std::optional<std::string> CheckpointOutcome(const store::SandboxRecord& r) {
   }
   if (r.status == "running")
     return std::string(
-        "the stop was interrupted before it began (adaptd restarted); the "
-        "sandbox is still running");
+        "the checkpoint was interrupted (adaptd restarted); the sandbox is still running");
   return "the sandbox is " + r.status;
 }
 
@@ -88,6 +87,13 @@ void FailSandboxOperations(store::OperationStore& ops, const std::string& sandbo
   if (!open.ok()) return spdlog::warn("sandbox {}: {}", sandbox_id, open.status().message());
   for (const auto& op : *open)
     if (op.kind == kind) Finish(ops, op, error, 0);
+}
+
+void FinishSandboxOperation(store::OperationStore& ops, const std::string& org_id,
+                            const std::string& id, const std::string& error, uint64_t bytes) {
+  auto op = ops.GetOperation(org_id, id);
+  if (!op.ok()) return spdlog::warn("operation {}: {}", id, op.status().message());
+  Finish(ops, *op, error, bytes);
 }
 
 void SettleSandboxOperations(store::OperationStore& ops, store::SandboxStore& sandboxes,

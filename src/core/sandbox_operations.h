@@ -23,6 +23,11 @@ void MarkSandboxOperationsRunning(store::OperationStore& ops, const std::string&
 // Fails the sandbox's open operations of `kind` with `error` (one sentence).
 void FailSandboxOperations(store::OperationStore& ops, const std::string& sandbox_id,
                            const std::string& kind, const std::string& error);
+// Finishes operation `id` of `org_id`: Completed with `bytes` when `error` is empty, else
+// Failed with it. For the operations whose work ends within the call that began them (a
+// named checkpoint, a roll back).
+void FinishSandboxOperation(store::OperationStore& ops, const std::string& org_id,
+                            const std::string& id, const std::string& error, uint64_t bytes);
 // Finishes the sandbox's open operations that its current record settles: a checkpoint once
 // the stop has finished (Completed when the processes were saved, or there were none to save;
 // Failed with the hibernation's note otherwise), a restore once the sandbox is no longer

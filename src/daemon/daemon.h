@@ -152,6 +152,7 @@ class Daemon {
   std::optional<core::SandboxService> sandboxes_;
   std::optional<core::ImageService> image_service_;
   std::optional<core::OperationService> operations_;
+  std::optional<core::CheckpointService> checkpoints_;
   std::optional<core::WarmPool> warm_pool_;
   std::optional<core::SecretService> secrets_;
   std::optional<core::CommandService> commands_;

@@ -36,6 +36,13 @@ Status Daemon::StartServices() {
   sandboxes_->set_image_policy(&*image_policy_);
   image_service_->set_image_policy(&*image_policy_);
   operations_.emplace(*store_, &*image_service_);
+  checkpoints_.emplace(*store_, *runtime_, *lifecycle_, *sandboxes_);
+  // Checkpoints count against the persistent storage limit, with the volumes.
+  checkpoints_->set_storage_limit(
+      [this](const std::string& org_id) -> Result<std::optional<int64_t>> {
+        ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_->PlanOf(org_id));
+        return plan.persistent_storage_gib;
+      });
   sandboxes_->set_volume_service(&*volumes_);
   // Warm pools: what a previous run left is torn down (after the reconciliation above, which
   // already removed their runtime state and networks); filling starts once the API serves.
@@ -216,6 +223,7 @@ Status Daemon::StartApi() {
   dashboard_sessions_.emplace(*store_, *auth_, *users_, [] { return NowMillis(); });
   dashboard::AddDashboardRoutes(*router_, *dashboard_sessions_);
   api::AddSandboxRoutes(*router_, *sandboxes_);
+  api::AddCheckpointRoutes(*router_, *checkpoints_);
   api::AddCommandRoutes(*router_, *commands_, *workers_);
   api::AddEndpointRoutes(*router_, *endpoints_);
   api::AddImageRoutes(*router_, *image_service_);

@@ -15,6 +15,7 @@
 
 #include "os/errno_status.h"
 #include "os/files.h"
+#include "os/loop_device.h"
 #include "os/process.h"
 #include "os/unique_fd.h"
 
@@ -103,6 +104,8 @@ static std::string ExistingLoopFor(const std::string& image) {
   }
   return "";
 }
+
+bool LoopDeviceBacks(const std::string& image) { return !ExistingLoopFor(image).empty(); }
 
 Status MountLoopExt4(const std::string& image, const std::string& target) {
   if (std::string dev = ExistingLoopFor(image); !dev.empty()) {

@@ -130,6 +130,59 @@ Status FakeRuntime::ExportWritableLayer(const std::string& sandbox_id, const std
   return os::WriteFileAtomic(dest + "/fake-layer", sandbox_id, 0644);
 }
 
+Status FakeRuntime::KeepCheckpoint(const std::string& sandbox_id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  calls_.push_back({Op::kKeepCheckpoint, sandbox_id, false, false});
+  if (auto failure = TakeFailureLocked(Op::kKeepCheckpoint)) return *failure;
+  auto it = sandboxes_.find(sandbox_id);
+  if (it == sandboxes_.end() || !it->second.checkpoint)
+    return NotFound("sandbox " + sandbox_id + " has no checkpoint to keep");
+  for (const auto& c : it->second.named)
+    if (c.name == name) return Conflict("checkpoint '" + name + "' exists");
+  it->second.named.push_back({name, named_bytes_, static_cast<int64_t>(it->second.named.size())});
+  return Status::Ok();
+}
+
+Status FakeRuntime::ReinstateCheckpoint(const std::string& sandbox_id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  calls_.push_back({Op::kReinstateCheckpoint, sandbox_id, false, false});
+  if (auto failure = TakeFailureLocked(Op::kReinstateCheckpoint)) return *failure;
+  auto it = sandboxes_.find(sandbox_id);
+  if (it != sandboxes_.end())
+    for (const auto& c : it->second.named)
+      if (c.name == name) {
+        it->second.checkpoint = true;
+        it->second.reinstated = name;
+        return Status::Ok();
+      }
+  return NotFound("sandbox " + sandbox_id + " has no checkpoint '" + name + "'");
+}
+
+Status FakeRuntime::DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto it = sandboxes_.find(sandbox_id);
+  if (it != sandboxes_.end()) {
+    auto& named = it->second.named;
+    for (auto c = named.begin(); c != named.end(); ++c)
+      if (c->name == name) {
+        named.erase(c);
+        return Status::Ok();
+      }
+  }
+  return NotFound("sandbox " + sandbox_id + " has no checkpoint '" + name + "'");
+}
+
+std::vector<NamedCheckpoint> FakeRuntime::ListNamedCheckpoints(const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  auto it = sandboxes_.find(sandbox_id);
+  return it == sandboxes_.end() ? std::vector<NamedCheckpoint>{} : it->second.named;
+}
+
+void FakeRuntime::SetNamedCheckpointBytes(uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  named_bytes_ = bytes;
+}
+
 void FakeRuntime::FailNext(Op op, Status status) {
   std::lock_guard lock(mu_);
   failures_[op].push_back(std::move(status));

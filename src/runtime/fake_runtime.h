@@ -19,7 +19,17 @@ namespace adapt::runtime {
 
 class FakeRuntime : public Runtime {
  public:
-  enum class Op { kLaunch, kObserve, kDestroy, kExec, kKillExec, kCheckpoint, kExportLayer };
+  enum class Op {
+    kLaunch,
+    kObserve,
+    kDestroy,
+    kExec,
+    kKillExec,
+    kCheckpoint,
+    kKeepCheckpoint,
+    kReinstateCheckpoint,
+    kExportLayer
+  };
 
   struct Call {
     Op op;
@@ -35,7 +45,9 @@ class FakeRuntime : public Runtime {
     bool monitor_alive = false;
     bool released = false;  // Destroy(keep_disk) ran: only the disk is left
     bool checkpoint = false;
-    LaunchRequest request;  // the last launch
+    LaunchRequest request;               // the last launch
+    std::vector<NamedCheckpoint> named;  // kept checkpoints, oldest first
+    std::string reinstated;              // the named checkpoint last reinstated
   };
 
   Status Launch(const LaunchRequest& request) override;
@@ -51,6 +63,12 @@ class FakeRuntime : public Runtime {
   void DiscardCheckpoint(const std::string& sandbox_id) override;
   // Writes `dest`/fake-layer, holding the sandbox's id, when the sandbox has files here.
   Status ExportWritableLayer(const std::string& sandbox_id, const std::string& dest) override;
+  Status KeepCheckpoint(const std::string& sandbox_id, const std::string& name) override;
+  Status ReinstateCheckpoint(const std::string& sandbox_id, const std::string& name) override;
+  Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) override;
+  std::vector<NamedCheckpoint> ListNamedCheckpoints(const std::string& sandbox_id) override;
+  // What KeepCheckpoint says a kept checkpoint occupies.
+  void SetNamedCheckpointBytes(uint64_t bytes);
 
   // Scripting. The next call of `op` (any sandbox) returns `status` and changes nothing.
   void FailNext(Op op, Status status);
@@ -82,6 +100,7 @@ class FakeRuntime : public Runtime {
   std::map<std::string, Sandbox> sandboxes_;
   std::map<Op, std::deque<Status>> failures_;
   std::vector<Call> calls_;
+  uint64_t named_bytes_ = 1 << 20;
 };
 
 }  // namespace adapt::runtime

@@ -45,6 +45,11 @@ class RunscRuntime : public Runtime {
   uint64_t CheckpointBytes(const std::string& sandbox_id) override;
   void DiscardCheckpoint(const std::string& sandbox_id) override;
   Status ExportWritableLayer(const std::string& sandbox_id, const std::string& dest) override;
+  // runsc_named_checkpoints.cc
+  Status KeepCheckpoint(const std::string& sandbox_id, const std::string& name) override;
+  Status ReinstateCheckpoint(const std::string& sandbox_id, const std::string& name) override;
+  Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) override;
+  std::vector<NamedCheckpoint> ListNamedCheckpoints(const std::string& sandbox_id) override;
   // Listens again for the agents of the sandboxes still running (after an adaptd restart).
   void ResumeAgents();
 

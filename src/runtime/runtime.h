@@ -32,6 +32,13 @@ struct LaunchRequest {
   bool restore = false;
 };
 
+// A checkpoint kept under a name beside the sandbox: its processes, memory and disk.
+struct NamedCheckpoint {
+  std::string name;
+  uint64_t bytes = 0;      // what it occupies on disk
+  int64_t created_at = 0;  // ms since the epoch
+};
+
 // What the runtime knows of a sandbox right now.
 struct Observation {
   ShimState state;
@@ -120,6 +127,28 @@ class Runtime {
   virtual Status ExportWritableLayer(const std::string& sandbox_id, const std::string& /*dest*/) {
     return Status(Code::kUnsupported,
                   "sandbox " + sandbox_id + " cannot be saved as an image here");
+  }
+
+  // Named checkpoints (a sandbox's own, removed with its files). `name` is a DNS label
+  // (InvalidArgument otherwise: it becomes a path). Blocking (copies the disk).
+  // Keeps a copy of the checkpoint Checkpoint() left and of the sandbox's disk as `name`.
+  // REQUIRES: the compute released since that checkpoint (Destroy with keep_disk), so the disk
+  // is unmounted and quiet. Conflict when `name` is kept; nothing is left on failure.
+  virtual Status KeepCheckpoint(const std::string& sandbox_id, const std::string& /*name*/) {
+    return Status(Code::kUnsupported, "sandbox " + sandbox_id + " cannot keep checkpoints here");
+  }
+  // Makes named checkpoint `name` the sandbox's checkpoint and disk again, so that a Launch
+  // with `restore` resumes it. REQUIRES: the compute released. NotFound when not kept.
+  virtual Status ReinstateCheckpoint(const std::string& sandbox_id, const std::string& /*name*/) {
+    return Status(Code::kUnsupported, "sandbox " + sandbox_id + " cannot keep checkpoints here");
+  }
+  // NotFound when not kept.
+  virtual Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& /*name*/) {
+    return NotFound("sandbox " + sandbox_id + " has no such checkpoint");
+  }
+  // Oldest first.
+  virtual std::vector<NamedCheckpoint> ListNamedCheckpoints(const std::string& /*sandbox_id*/) {
+    return {};
   }
 };
 

@@ -289,6 +289,13 @@ WALKED_ELSEWHERE |= {
     ("POST", "/v1/jobs/{id}/cancel"), ("GET", "/v1/runs"), ("GET", "/v1/runs/{id}"),
     ("POST", "/v1/runs/{id}/cancel"),
 }
+# Named checkpoints need a running durable sandbox: test_named_checkpoints.py walks them against
+# the spec.
+WALKED_ELSEWHERE |= {
+    ("POST", "/v1/sandboxes/{id}/checkpoints"), ("GET", "/v1/sandboxes/{id}/checkpoints"),
+    ("DELETE", "/v1/sandboxes/{id}/checkpoints/{name}"),
+    ("POST", "/v1/sandboxes/{id}/checkpoints/{name}/restore"),
+}
 # Automations need a running sandbox of the caller: test_automations.py walks them against the
 # spec.
 WALKED_ELSEWHERE |= {

@@ -44,7 +44,7 @@ MODELS = {
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
     "AppReplicaLog": "AppReplicaLog",
     "Automation": "Automation",
-    "Database": "Database", "DatabaseDump": "DatabaseDump",
+    "Database": "Database", "DatabaseDump": "DatabaseDump", "Checkpoint": "Checkpoint",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
 SDK_ONLY = {("StatusEvent", "id")}
@@ -221,6 +221,10 @@ OPERATIONS = {
     "stopSandbox": ("Sandbox", "stop", "stop"),
     "getSandboxStats": ("Sandbox", "stats", "stats"),
     "startSandbox": ("Sandbox", "start", "start"),
+    "createCheckpoint": ("Sandbox", "create_checkpoint", "createCheckpoint"),
+    "listCheckpoints": ("Sandbox", "list_checkpoints", "listCheckpoints"),
+    "deleteCheckpoint": ("Sandbox", "delete_checkpoint", "deleteCheckpoint"),
+    "restoreCheckpoint": ("Sandbox", "restore_checkpoint", "restoreCheckpoint"),
     "streamSandboxEvents": ("Sandbox", "events", "events"),
     "streamEvents": ("Sandboxes", "events", "events"),
     "createEndpoint": ("Endpoints", "create", "create"),

@@ -161,6 +161,15 @@ export interface Image {
   sandboxes?: string[];
 }
 
+/** A named checkpoint of a running durable sandbox: processes, memory and disk. */
+export interface Checkpoint {
+  name: string;
+  sandboxId: string;
+  sizeBytes: number;
+  createdAt: string | null;
+  operationId?: string;
+}
+
 export interface Operation {
   id: string;
   kind: string;

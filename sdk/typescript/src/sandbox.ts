@@ -4,7 +4,7 @@ import type { Client } from "./client.js";
 import { CommandHandle, Commands, type RunOptions } from "./commands.js";
 import { EventsReset, RequestTimeout, SandboxFailed } from "./errors.js";
 import { Files } from "./files.js";
-import type { Artifact, ArtifactList, CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, SandboxStats, StatusEvent } from "./models.js";
+import type { Artifact, ArtifactList, Checkpoint, CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, SandboxStats, StatusEvent } from "./models.js";
 import { paginate } from "./pages.js";
 import { parseEvents } from "./sse.js";
 import { newIdempotencyKey, type Transport } from "./transport.js";
@@ -179,6 +179,28 @@ export class Sandbox {
 
   async stop(): Promise<SandboxInfo> {
     this.info = await this.t.call<SandboxInfo>("POST", `/v1/sandboxes/${this.id}/stop`, { json: {} });
+    return this.info;
+  }
+
+  /** Saves the running durable sandbox's processes, memory and disk as `name`; it keeps
+   * running. The answer carries its checkpoint operation (`operationId`). */
+  async createCheckpoint(name: string): Promise<Checkpoint> {
+    return this.t.call<Checkpoint>("POST", `/v1/sandboxes/${this.id}/checkpoints`, { json: { name } });
+  }
+
+  /** The sandbox's checkpoints, oldest first. */
+  async listCheckpoints(): Promise<Checkpoint[]> {
+    return (await this.t.call<{ items: Checkpoint[] }>("GET", `/v1/sandboxes/${this.id}/checkpoints`)).items;
+  }
+
+  async deleteCheckpoint(name: string): Promise<void> {
+    const resp = await this.t.request("DELETE", `/v1/sandboxes/${this.id}/checkpoints/${encodeURIComponent(name)}`);
+    await resp.body?.cancel();
+  }
+
+  /** Rolls the running sandbox back to checkpoint `name` (processes, memory, files). */
+  async restoreCheckpoint(name: string): Promise<SandboxInfo> {
+    this.info = await this.t.call<SandboxInfo>("POST", `/v1/sandboxes/${this.id}/checkpoints/${encodeURIComponent(name)}/restore`, { json: {} });
     return this.info;
   }
 

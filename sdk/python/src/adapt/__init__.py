@@ -12,7 +12,7 @@ from .errors import (AdaptError, CommandFailed, Conflict, EventsReset, InternalE
                      MethodNotAllowed, NotFound, PayloadTooLarge, PaymentRequired, PermissionDenied,
                      RateLimited, RequestTimeout, SandboxFailed, Unauthenticated, Unavailable, Unsupported)
 from .files import Files
-from .models import (Account, AccountAlert, Automation, AccountUsage, ApiKey, Artifact, ArtifactList, CommandResult, Database, DatabaseDump, Endpoint,
+from .models import (Account, AccountAlert, Automation, AccountUsage, ApiKey, Artifact, ArtifactList, Checkpoint, CommandResult, Database, DatabaseDump, Endpoint,
                      FileEntry, FileList, FileWritten, Image, Job, App, AppRelease, AppReplica, AppReplicaLog, LedgerEntry, Network, NewApiKey,
                      NewStorageToken, NewUser, ObjectLink, ObjectStorageAttachment, Operation, Org,
                      Plan, PlanLimits, PlanPrices, Run, SandboxInfo, Secret, Site, Startup,
@@ -30,7 +30,7 @@ __all__ = [
     "ApiKey", "NewApiKey", "Org", "CommandResult", "Endpoint", "FileEntry", "FileList", "FileWritten", "Image", "Network",
     "Operation", "SandboxInfo", "Secret", "Site", "Startup", "StatusEvent", "Storage",
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
-    "Artifact", "ArtifactList", "User", "NewUser", "Account", "AccountUsage", "LedgerEntry", "Plan",
+    "Artifact", "ArtifactList", "Checkpoint", "User", "NewUser", "Account", "AccountUsage", "LedgerEntry", "Plan",
     "PlanLimits", "PlanPrices", "PaymentRequired", "AccountAlert", "UsageReport", "UsageTotal",
     "Job", "Run", "App", "AppRelease", "AppReplica", "AppReplicaLog", "Automation", "Automations", "Database", "DatabaseDump",
 ]

@@ -203,6 +203,16 @@ class Image:
 
 
 @dataclass
+class Checkpoint:
+    """A named checkpoint of a running durable sandbox: processes, memory and disk."""
+    name: str
+    sandbox_id: str
+    size_bytes: int
+    created_at: Optional[str]
+    operation_id: Optional[str] = None
+
+
+@dataclass
 class Operation:
     id: str
     kind: str

@@ -17,7 +17,8 @@ from ._transport import new_idempotency_key
 from .commands import Commands, CommandLine
 from .errors import AdaptError, EventsReset, NotFound, RequestTimeout, SandboxFailed
 from .files import Files
-from .models import (Artifact, ArtifactList, CommandResult, Endpoint, ObjectStorageAttachment,
+from .models import (Artifact, ArtifactList, Checkpoint, CommandResult, Endpoint,
+                     ObjectStorageAttachment,
                      SandboxInfo, StatusEvent)
 from .pages import paginate
 
@@ -154,6 +155,26 @@ class Sandbox:
     def stop(self) -> SandboxInfo:
         """Stops (hibernates) a running sandbox; answers once it is `hibernated`."""
         self.info = _model.from_json(SandboxInfo, self._t.call("POST", self._path("/stop"), json_body={}))
+        return self.info
+
+    def create_checkpoint(self, name: str) -> Checkpoint:
+        """Saves the running durable sandbox's processes, memory and disk as `name`; it keeps
+        running. The answer carries its checkpoint operation (`operation_id`)."""
+        raw = self._t.call("POST", self._path("/checkpoints"), json_body={"name": name})
+        return _model.from_json(Checkpoint, raw)
+
+    def list_checkpoints(self) -> List[Checkpoint]:
+        """The sandbox's checkpoints, oldest first."""
+        raw = self._t.call("GET", self._path("/checkpoints"))
+        return [_model.from_json(Checkpoint, c) for c in raw["items"]]
+
+    def delete_checkpoint(self, name: str) -> None:
+        self._t.request("DELETE", self._path("/checkpoints/" + name)).close()
+
+    def restore_checkpoint(self, name: str) -> SandboxInfo:
+        """Rolls the running sandbox back to checkpoint `name` (processes, memory, files)."""
+        self.info = _model.from_json(
+            SandboxInfo, self._t.call("POST", self._path("/checkpoints/" + name + "/restore"), json_body={}))
         return self.info
 
     def start(self, wait: bool = True, timeout: float = DEFAULT_CREATE_TIMEOUT) -> SandboxInfo:

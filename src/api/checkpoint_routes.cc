@@ -1,0 +1,65 @@
+// /v1/sandboxes/{id}/checkpoints: translation between HTTP and core::CheckpointService.
+#include "api/errors.h"
+#include "api/request_parsing.h"
+#include "api/resource_responses.h"
+#include "api/routes.h"
+#include "api/sandbox_json.h"
+#include "base/time.h"
+
+namespace adapt::api {
+namespace {
+
+nlohmann::json CheckpointToJson(const core::Checkpoint& c) {
+  return {{"name", c.name},
+          {"sandboxId", c.sandbox_id},
+          {"sizeBytes", c.size_bytes},
+          {"createdAt", c.created_at > 0 ? nlohmann::json(FormatRfc3339(c.created_at))
+                                         : nlohmann::json(nullptr)}};
+}
+
+}  // namespace
+
+void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints) {
+  router.Add("POST", "/v1/sandboxes/{id}/checkpoints",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               for (const auto& [key, value] : body->items())
+                 if (key != "name")
+                   return ErrorResponse(InvalidArgument(key, "unknown field " + key));
+               auto name = OptionalStringField(*body, "name");
+               if (!name.ok()) return ErrorResponse(name.status());
+               auto taken = checkpoints.Take(who, p.at("id"), *name);
+               if (!taken.ok()) return ErrorResponse(taken.status());
+               nlohmann::json out = CheckpointToJson(taken->checkpoint);
+               out["operationId"] = taken->operation_id;
+               return JsonResponse(201, out);
+             });
+  router.Add("GET", "/v1/sandboxes/{id}/checkpoints",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               auto list = checkpoints.List(who, p.at("id"));
+               if (!list.ok()) return ErrorResponse(list.status());
+               nlohmann::json items = nlohmann::json::array();
+               for (const auto& c : *list) items.push_back(CheckpointToJson(c));
+               return JsonResponse(200, {{"items", items}});
+             });
+  router.Add("DELETE", "/v1/sandboxes/{id}/checkpoints/{name}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               return NoContentOrError(checkpoints.Delete(who, p.at("id"), p.at("name")));
+             });
+  router.Add("POST", "/v1/sandboxes/{id}/checkpoints/{name}/restore",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               if (!body->empty())
+                 return ErrorResponse(
+                     InvalidArgument(body->begin().key(), "unknown field " + body->begin().key()));
+               auto restored = checkpoints.Restore(who, p.at("id"), p.at("name"));
+               if (!restored.ok()) return ErrorResponse(restored.status());
+               nlohmann::json out = SandboxToJson(restored->sandbox);
+               out["operationId"] = restored->operation_id;
+               return JsonResponse(200, out);
+             });
+}
+
+}  // namespace adapt::api

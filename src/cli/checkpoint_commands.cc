@@ -1,0 +1,119 @@
+// adapt sandbox checkpoint create | list | delete | restore (named checkpoints).
+#include <memory>
+#include <ostream>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+
+namespace adapt::cli {
+namespace {
+
+std::string CheckpointsPath(const std::string& id) {
+  return "/v1/sandboxes/" + EscapeUrlComponent(id) + "/checkpoints";
+}
+
+std::string Text(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+std::string Number(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].dump() : "";
+}
+
+struct Args {
+  std::string id;
+  std::string name;
+};
+
+CLI::App* WithIdAndName(CLI::App* cmd, Args& args) {
+  cmd->add_option("id", args.id, "sandbox id")->required();
+  cmd->add_option("name", args.name, "checkpoint name (lower-case letters, digits, '-')")
+      ->required();
+  return cmd;
+}
+
+}  // namespace
+
+void AddSandboxCheckpoints(CLI::App& sandbox_group, Invocation& invocation) {
+  CLI::App* group = sandbox_group.add_subcommand(
+      "checkpoint", "Named checkpoints of a running durable sandbox: take, list, delete, restore");
+  group->require_subcommand(1);
+
+  auto create_args = std::make_shared<Args>();
+  WithIdAndName(group->add_subcommand("create",
+                                      "Save the sandbox's processes, memory and files under a "
+                                      "name; it keeps running"),
+                *create_args)
+      ->callback([create_args, &invocation] {
+        invocation.run = [create_args, &invocation](const ApiClient& client,
+                                                    const Console& console) {
+          ASSIGN_OR_RETURN(nlohmann::json c,
+                           JsonOrError(client.Post(CheckpointsPath(create_args->id),
+                                                   {{"name", create_args->name}})));
+          if (invocation.json)
+            console.out << PrettyJson(c);
+          else
+            console.out << "checkpoint " << Text(c, "name") << " of " << create_args->id << " ("
+                        << Number(c, "sizeBytes") << " bytes, operation " << Text(c, "operationId")
+                        << ")\n";
+          return Status::Ok();
+        };
+      });
+
+  auto list_id = std::make_shared<std::string>();
+  CLI::App* list = group->add_subcommand("list", "List the sandbox's checkpoints, oldest first");
+  list->alias("ls");
+  list->add_option("id", *list_id, "sandbox id")->required();
+  list->callback([list_id, &invocation] {
+    invocation.run = [list_id, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(CheckpointsPath(*list_id))));
+      if (invocation.json) {
+        console.out << PrettyJson(page);
+        return Status::Ok();
+      }
+      std::vector<TableRow> rows;
+      for (const auto& c : page.value("items", nlohmann::json::array()))
+        rows.push_back({Text(c, "name"), Number(c, "sizeBytes"), Text(c, "createdAt")});
+      console.out << FormatTable({"NAME", "BYTES", "CREATED"}, rows);
+      return Status::Ok();
+    };
+  });
+
+  auto delete_args = std::make_shared<Args>();
+  WithIdAndName(group->add_subcommand("delete", "Delete a checkpoint"), *delete_args)->alias("rm");
+  group->get_subcommand("delete")->callback([delete_args, &invocation] {
+    invocation.run = [delete_args](const ApiClient& client, const Console& console) {
+      RETURN_IF_ERROR(JsonOrError(client.Delete(CheckpointsPath(delete_args->id) + "/" +
+                                                EscapeUrlComponent(delete_args->name)))
+                          .status());
+      console.out << "deleted checkpoint " << delete_args->name << " of " << delete_args->id
+                  << "\n";
+      return Status::Ok();
+    };
+  });
+
+  auto restore_args = std::make_shared<Args>();
+  WithIdAndName(group->add_subcommand("restore",
+                                      "Roll the running sandbox back to a checkpoint: its "
+                                      "processes, memory and files as they were"),
+                *restore_args)
+      ->callback([restore_args, &invocation] {
+        invocation.run = [restore_args, &invocation](const ApiClient& client,
+                                                     const Console& console) {
+          ASSIGN_OR_RETURN(
+              nlohmann::json sandbox,
+              JsonOrError(client.Post(CheckpointsPath(restore_args->id) + "/" +
+                                          EscapeUrlComponent(restore_args->name) + "/restore",
+                                      nlohmann::json::object())));
+          if (invocation.json)
+            console.out << PrettyJson(sandbox);
+          else
+            console.out << "restored " << restore_args->id << " to checkpoint "
+                        << restore_args->name << " (" << Text(sandbox, "status") << ", operation "
+                        << Text(sandbox, "operationId") << ")\n";
+          return Status::Ok();
+        };
+      });
+}
+
+}  // namespace adapt::cli

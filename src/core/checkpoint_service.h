@@ -1,0 +1,78 @@
+// CheckpointService: named checkpoints of a running durable sandbox (POST/GET/DELETE
+// /v1/sandboxes/{id}/checkpoints, restore in place). The checkpoints live beside the sandbox
+// (Runtime::KeepCheckpoint) and go with it; what they occupy counts against the
+// organization's persistent storage limit with its volumes. Another organization's sandbox
+// is NotFound before anything is touched. Thread-safe; Take and Restore block (seconds).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/auth.h"
+#include "core/sandbox_service.h"
+
+namespace adapt::core {
+
+// How many checkpoints one sandbox may keep.
+inline constexpr size_t kMaxCheckpointsPerSandbox = 8;
+
+struct Checkpoint {
+  std::string name;
+  std::string sandbox_id;
+  uint64_t size_bytes = 0;  // on disk: memory image and a sparse copy of the disk
+  int64_t created_at = 0;   // ms since the epoch
+};
+
+struct CheckpointTaken {
+  Checkpoint checkpoint;
+  std::string operation_id;  // its checkpoint operation, Completed
+};
+
+class CheckpointService {
+ public:
+  // The organization's persistent storage limit in GiB (nullopt: none), as volumes have it.
+  using StorageLimit = std::function<Result<std::optional<int64_t>>(const std::string& org_id)>;
+
+  CheckpointService(store::Store& store, runtime::Runtime& runtime, SandboxLifecycle& lifecycle,
+                    SandboxService& sandboxes)
+      : store_(store), runtime_(runtime), lifecycle_(lifecycle), sandboxes_(sandboxes) {}
+  void set_storage_limit(StorageLimit limit) { storage_limit_ = std::move(limit); }
+
+  // Saves the running sandbox's processes, memory and disk as `name`; the sandbox keeps
+  // running. InvalidArgument (field "name") for a name that is not a DNS label; Conflict when
+  // the name is taken or the sandbox cannot be checkpointed (see SandboxLifecycle);
+  // ResourceExhausted past kMaxCheckpointsPerSandbox or the storage limit (a checkpoint that
+  // ends past it is deleted again).
+  Result<CheckpointTaken> Take(const Principal& who, const std::string& sandbox_id,
+                               const std::string& name);
+  // Oldest first.
+  Result<std::vector<Checkpoint>> List(const Principal& who, const std::string& sandbox_id);
+  Status Delete(const Principal& who, const std::string& sandbox_id, const std::string& name);
+  // Rolls the running sandbox back to `name` (its processes, memory and files as they were);
+  // the answer is the sandbox and the restore operation (Failed when the processes could not
+  // be restored and the sandbox booted afresh from the checkpoint's disk).
+  Result<PowerChange> Restore(const Principal& who, const std::string& sandbox_id,
+                              const std::string& name);
+
+  // What the organization's checkpoints occupy, in bytes.
+  uint64_t OrgCheckpointBytes(const std::string& org_id);
+
+ private:
+  // The sandbox record of `who`'s organization, NotFound otherwise; checks the name.
+  Result<store::SandboxRecord> Owned(const Principal& who, const std::string& sandbox_id,
+                                     const std::string& name);
+  // ResourceExhausted when the organization's volumes and checkpoints pass its limit
+  // (`or_equal`: reaching it counts as passing, for the check before a new checkpoint).
+  Status CheckStorage(const std::string& org_id, bool or_equal);
+
+  store::Store& store_;
+  runtime::Runtime& runtime_;
+  SandboxLifecycle& lifecycle_;
+  SandboxService& sandboxes_;
+  StorageLimit storage_limit_;
+};
+
+}  // namespace adapt::core

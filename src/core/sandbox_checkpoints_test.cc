@@ -1,0 +1,161 @@
+// SandboxLifecycle's named checkpoints over a MemoryStore and a FakeRuntime: taking one keeps
+// the sandbox running (restored from the checkpoint it just took), rolling back reinstates
+// the kept one, and a failure or a crash leaves the sandbox running or failed, never stuck.
+#include <gtest/gtest.h>
+
+#include "core/core_test_fixture.h"
+#include "core/operation.h"
+#include "core/sandbox_lifecycle.h"
+#include "core/sandbox_operations.h"
+
+namespace adapt::core {
+namespace {
+
+using Op = runtime::FakeRuntime::Op;
+
+class SandboxCheckpointsTest : public testing_support::CoreTest {
+ protected:
+  void SetUp() override {
+    CoreTest::SetUp();
+    lifecycle_ = std::make_unique<SandboxLifecycle>(store_, runtime_, *images_, events_);
+  }
+
+  store::SandboxRecord Running(bool durable = true) {
+    auto r = Insert(NewSandbox("provisioning", false, durable));
+    lifecycle_->Provision(r.id);
+    EXPECT_EQ(StatusOf(r.id), "running");
+    return r;
+  }
+
+  store::OperationRecord OperationOf(const std::string& id) {
+    auto op = store_.GetOperation(org_, id);
+    EXPECT_TRUE(op.ok()) << op.status().message();
+    return op.ok() ? *op : store::OperationRecord{};
+  }
+
+  std::unique_ptr<SandboxLifecycle> lifecycle_;
+};
+
+TEST_F(SandboxCheckpointsTest, TakingACheckpointKeepsItAndTheSandboxRunsOnFromIt) {
+  auto r = Running();
+  std::string op;
+  ASSERT_TRUE(lifecycle_->TakeNamedCheckpoint(org_, r.id, "before-upgrade", &op).ok());
+  EXPECT_EQ(StatusOf(r.id), "running");
+  EXPECT_TRUE(runtime_.Running(r.id));
+  EXPECT_TRUE(runtime_.Get(r.id)->request.restore);  // resumed from the checkpoint
+  EXPECT_FALSE(runtime_.HasCheckpoint(r.id));        // only the named copy stays
+  auto kept = runtime_.ListNamedCheckpoints(r.id);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].name, "before-upgrade");
+  auto record = OperationOf(op);
+  EXPECT_EQ(record.kind, kCheckpointOperation);
+  EXPECT_EQ(record.phase, "Completed");
+  EXPECT_EQ(record.bytes, kept[0].bytes);
+}
+
+TEST_F(SandboxCheckpointsTest, ARefusedCheckpointKeepsNothingAndBootsTheSandboxFromItsDisk) {
+  auto r = Running();
+  runtime_.FailNext(Op::kCheckpoint, Status(Code::kUnsupported, "a TCP connection is open"));
+  std::string op;
+  Status st = lifecycle_->TakeNamedCheckpoint(org_, r.id, "one", &op);
+  EXPECT_EQ(st.code(), Code::kUnsupported);
+  EXPECT_NE(st.message().find("a TCP connection is open"), std::string::npos);
+  EXPECT_NE(st.message().find("booted afresh"), std::string::npos);
+  EXPECT_EQ(StatusOf(r.id), "running");
+  EXPECT_FALSE(runtime_.Get(r.id)->request.restore);
+  EXPECT_TRUE(runtime_.ListNamedCheckpoints(r.id).empty());
+  EXPECT_EQ(OperationOf(op).phase, "Failed");
+}
+
+TEST_F(SandboxCheckpointsTest, RestoringRollsBackToTheKeptCheckpoint) {
+  auto r = Running();
+  ASSERT_TRUE(lifecycle_->TakeNamedCheckpoint(org_, r.id, "one", nullptr).ok());
+  int launches = runtime_.CountCalls(Op::kLaunch, r.id);
+  std::string op;
+  auto restored = lifecycle_->RestoreNamedCheckpoint(org_, r.id, "one", &op);
+  ASSERT_TRUE(restored.ok()) << restored.status().message();
+  EXPECT_EQ(restored->status, "running");
+  EXPECT_EQ(runtime_.Get(r.id)->reinstated, "one");
+  EXPECT_EQ(runtime_.CountCalls(Op::kLaunch, r.id), launches + 1);
+  EXPECT_TRUE(runtime_.Get(r.id)->request.restore);
+  EXPECT_EQ(runtime_.ListNamedCheckpoints(r.id).size(), 1u);  // still kept for another time
+  auto record = OperationOf(op);
+  EXPECT_EQ(record.kind, kRestoreOperation);
+  EXPECT_EQ(record.phase, "Completed");
+}
+
+TEST_F(SandboxCheckpointsTest, AFailedRestoreBootsAfreshAndTheOperationSaysSo) {
+  auto r = Running();
+  ASSERT_TRUE(lifecycle_->TakeNamedCheckpoint(org_, r.id, "one", nullptr).ok());
+  runtime_.FailNext(Op::kLaunch, Internal("restore refused"));
+  std::string op;
+  auto restored = lifecycle_->RestoreNamedCheckpoint(org_, r.id, "one", &op);
+  ASSERT_TRUE(restored.ok()) << restored.status().message();
+  EXPECT_EQ(restored->status, "running");
+  EXPECT_FALSE(runtime_.Get(r.id)->request.restore);
+  auto record = OperationOf(op);
+  EXPECT_EQ(record.phase, "Failed");
+  EXPECT_NE(record.error.find("restore refused"), std::string::npos);
+}
+
+TEST_F(SandboxCheckpointsTest, AnotherOrganizationsSandboxIsNotFoundAndUntouched) {
+  auto r = Running();
+  int calls = static_cast<int>(runtime_.calls().size());
+  std::string op;
+  EXPECT_EQ(lifecycle_->TakeNamedCheckpoint("org_other", r.id, "one", &op).code(), Code::kNotFound);
+  EXPECT_EQ(lifecycle_->RestoreNamedCheckpoint("org_other", r.id, "one", &op).status().code(),
+            Code::kNotFound);
+  EXPECT_EQ(static_cast<int>(runtime_.calls().size()), calls);
+  EXPECT_TRUE(op.empty());
+}
+
+TEST_F(SandboxCheckpointsTest, OnlyARunningDurableSandboxHasCheckpoints) {
+  auto instant = Running(/*durable=*/false);
+  EXPECT_EQ(lifecycle_->TakeNamedCheckpoint(org_, instant.id, "one", nullptr).code(),
+            Code::kConflict);
+  auto durable = Running();
+  ASSERT_TRUE(lifecycle_->Stop(org_, durable.id).ok());
+  EXPECT_EQ(lifecycle_->TakeNamedCheckpoint(org_, durable.id, "one", nullptr).code(),
+            Code::kConflict);
+  EXPECT_EQ(runtime_.CountCalls(Op::kKeepCheckpoint), 0);
+}
+
+TEST_F(SandboxCheckpointsTest, RestoringAnUnknownNameIsNotFoundAndTheSandboxRunsOn) {
+  auto r = Running();
+  auto restored = lifecycle_->RestoreNamedCheckpoint(org_, r.id, "never-taken", nullptr);
+  EXPECT_EQ(restored.status().code(), Code::kNotFound);
+  EXPECT_TRUE(runtime_.Running(r.id));
+}
+
+TEST_F(SandboxCheckpointsTest, ACrashAfterRunscCheckpointedResumesTheSandboxFromTheImage) {
+  auto r = Running();
+  // What a kill of adaptd between runsc checkpoint and the relaunch leaves: an open
+  // checkpoint operation and a sandbox recorded running whose compute is gone, its image kept.
+  auto op = BeginSandboxOperation(store_, org_, r.id, kCheckpointOperation, "Running");
+  ASSERT_TRUE(op.ok());
+  ASSERT_TRUE(runtime_.Checkpoint(r.id).ok());
+  lifecycle_->Reconcile();
+  EXPECT_EQ(StatusOf(r.id), "running");
+  EXPECT_TRUE(runtime_.Running(r.id));
+  EXPECT_TRUE(runtime_.Get(r.id)->request.restore);
+  EXPECT_FALSE(runtime_.HasCheckpoint(r.id));
+  auto record = OperationOf(*op);
+  EXPECT_EQ(record.phase, "Failed");
+  EXPECT_NE(record.error.find("interrupted"), std::string::npos);
+}
+
+TEST_F(SandboxCheckpointsTest, ACrashWithTheComputeGoneAndNoImageLeavesTheSandboxFailed) {
+  auto r = Running();
+  // A roll back killed after it stopped the sandbox, before the checkpoint was put back.
+  auto op = BeginSandboxOperation(store_, org_, r.id, kRestoreOperation, "Running");
+  ASSERT_TRUE(op.ok());
+  ASSERT_TRUE(runtime_.Destroy(r.id, true).ok());
+  lifecycle_->Reconcile();
+  EXPECT_EQ(StatusOf(r.id), "failed");
+  auto record = OperationOf(*op);
+  EXPECT_EQ(record.phase, "Failed");
+  EXPECT_FALSE(record.error.empty());
+}
+
+}  // namespace
+}  // namespace adapt::core

@@ -1,0 +1,63 @@
+#include "os/sparse_copy.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "os/files.h"
+
+namespace adapt::os {
+namespace {
+
+constexpr off_t kSize = 64 << 20;
+
+class SparseCopyTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/adapt-sparse-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // A 64 MiB file holding two small runs of data, holes elsewhere.
+  void WriteSparse(const std::string& path) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::ftruncate(fd, kSize), 0);
+    ASSERT_EQ(::pwrite(fd, "head", 4, 0), 4);
+    ASSERT_EQ(::pwrite(fd, "middle", 6, 32 << 20), 6);
+    ::close(fd);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(SparseCopyTest, TheCopyHasTheSameBytesAndKeepsTheHoles) {
+  WriteSparse(dir_ + "/disk.img");
+  ASSERT_TRUE(CopySparseFile(dir_ + "/disk.img", dir_ + "/copy.img").ok());
+  auto original = ReadFile(dir_ + "/disk.img");
+  auto copy = ReadFile(dir_ + "/copy.img");
+  ASSERT_TRUE(original.ok() && copy.ok());
+  EXPECT_EQ(copy->size(), static_cast<size_t>(kSize));
+  EXPECT_TRUE(*original == *copy);
+  EXPECT_EQ(copy->substr(32 << 20, 6), "middle");
+  // Allocated, not apparent: a few blocks of the 64 MiB.
+  EXPECT_LT(AllocatedBytes(dir_ + "/copy.img"), 1u << 20);
+  EXPECT_GT(AllocatedBytes(dir_ + "/copy.img"), 0u);
+  EXPECT_EQ(AllocatedBytes(dir_), AllocatedBytes(dir_ + "/copy.img") * 2);
+}
+
+TEST_F(SparseCopyTest, AMissingSourceIsAnErrorNamingIt) {
+  Status st = CopySparseFile(dir_ + "/absent.img", dir_ + "/copy.img");
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("absent.img"), std::string::npos);
+  EXPECT_EQ(AllocatedBytes(dir_ + "/absent.img"), 0u);
+}
+
+}  // namespace
+}  // namespace adapt::os
