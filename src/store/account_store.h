@@ -30,7 +30,7 @@ struct PlanRecord {
   std::optional<int64_t> endpoints;
   std::optional<int64_t> database_mib;          // the organization's PostgreSQL database size
   std::optional<int64_t> database_connections;  // its owner role's connection limit
-  std::optional<int64_t> app_replicas;  // replicas of one deployed app
+  std::optional<int64_t> app_replicas;          // replicas of one deployed app
   int64_t cpu_second_nanos = 0;
   int64_t memory_gib_second_nanos = 0;
   int64_t storage_gib_month_nanos = 0;

@@ -120,7 +120,8 @@ def nullable(prop):
 
 
 def ts_interfaces():
-    text = open(os.path.join(SDK_TS, "src", "models.ts")).read()
+    text = "".join(open(os.path.join(SDK_TS, "src", f)).read()
+                   for f in ("models.ts", "account_models.ts"))
     found = {}
     for name, body in re.findall(r"export interface (\w+)(?:<\w+>)? \{(.*?)\n\}", text, re.S):
         fields = {}
