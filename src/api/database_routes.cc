@@ -62,22 +62,9 @@ void AddDatabaseRoutes(Router& router, core::DatabaseService& databases) {
   // The confirmation comes as {"confirm": "<org id>"} or ?confirm=<org id>, as storage's.
   router.Add("DELETE", "/v1/database",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-               auto body = ParseJsonBody(req);
-               if (!body.ok()) return ErrorResponse(body.status());
-               for (const auto& [key, _] : body->items()) {
-                 if (key != "confirm")
-                   return ErrorResponse(InvalidArgument(key, "unknown field '" + key + "'"));
-               }
-               std::string confirm;
-               if (body->contains("confirm")) {
-                 if (!(*body)["confirm"].is_string())
-                   return ErrorResponse(InvalidArgument(
-                       "confirm", "confirm must be the organization's id, as a string"));
-                 confirm = (*body)["confirm"];
-               } else if (auto q = req.query.find("confirm"); q != req.query.end()) {
-                 confirm = q->second;
-               }
-               return NoContentOrError(databases.Delete(who, confirm));
+               auto confirm = DeleteConfirmation(req, "the organization's id");
+               if (!confirm.ok()) return ErrorResponse(confirm.status());
+               return NoContentOrError(databases.Delete(who, *confirm));
              });
 }
 

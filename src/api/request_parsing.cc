@@ -44,7 +44,7 @@ Result<std::vector<std::string>> CommandArgvFromJson(const nlohmann::json& body)
   bool has_command = body.contains("command") && !body["command"].is_null();
   bool has_argv = body.contains("argv") && !body["argv"].is_null();
   if (has_command == has_argv)
-    return InvalidArgument(has_argv ? "command" : "argv",
+    return InvalidArgument("command",
                            "give exactly one of argv (a program and its arguments) or command "
                            "(a shell command line)");
   if (has_command) {
@@ -61,6 +61,20 @@ Result<std::vector<std::string>> CommandArgvFromJson(const nlohmann::json& body)
     argv.push_back(v.get<std::string>());
   }
   return argv;
+}
+
+Result<std::string> DeleteConfirmation(const HttpRequest& request, const std::string& what) {
+  ASSIGN_OR_RETURN(nlohmann::json body, ParseJsonBody(request));
+  for (const auto& [key, _] : body.items()) {
+    if (key != "confirm") return InvalidArgument(key, "unknown field '" + key + "'");
+  }
+  if (body.contains("confirm")) {
+    if (!body["confirm"].is_string())
+      return InvalidArgument("confirm", "confirm must be " + what + ", as a string");
+    return body["confirm"].get<std::string>();
+  }
+  if (auto q = request.query.find("confirm"); q != request.query.end()) return q->second;
+  return std::string();
 }
 
 }  // namespace adapt::api

@@ -26,4 +26,9 @@ Result<std::optional<int64_t>> OptionalIntField(const nlohmann::json& body, cons
 // (an array of strings), as jobs and automations take it.
 Result<std::vector<std::string>> CommandArgvFromJson(const nlohmann::json& body);
 
+// The confirmation a destructive delete asks for: {"confirm": "..."} as the only body member,
+// or ?confirm=...; empty when neither is given (the core says what was expected). `what`
+// names what it must be in the error for a non-string ("the storage's name").
+Result<std::string> DeleteConfirmation(const HttpRequest& request, const std::string& what);
+
 }  // namespace adapt::api

@@ -91,5 +91,21 @@ TEST(QueryInt, RejectsAnythingButAWholeInteger) {
   }
 }
 
+TEST(DeleteConfirmation, ComesFromTheBodyOrTheQueryAndIsEmptyWithoutEither) {
+  EXPECT_EQ(*DeleteConfirmation(WithBody(R"({"confirm":"data"})"), "the name"), "data");
+  EXPECT_EQ(*DeleteConfirmation(WithQuery({{"confirm", "data"}}), "the name"), "data");
+  EXPECT_EQ(*DeleteConfirmation(WithBody(""), "the name"), "");
+}
+
+TEST(DeleteConfirmation, OtherMembersAndNonStringsAreRefusedNamingTheField) {
+  auto other = DeleteConfirmation(WithBody(R"({"confirm":"data","force":true})"), "the name");
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().field(), "force");
+  auto number = DeleteConfirmation(WithBody(R"({"confirm":7})"), "the storage's name");
+  ASSERT_FALSE(number.ok());
+  EXPECT_EQ(number.status().field(), "confirm");
+  EXPECT_NE(number.status().message().find("the storage's name"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace adapt::api

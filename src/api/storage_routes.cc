@@ -89,22 +89,9 @@ void AddStorageRoutes(Router& router, storage::VolumeService& volumes) {
   // The confirmation comes as {"confirm": "<name>"} or ?confirm=<name>.
   router.Add("DELETE", "/v1/storage/{name}",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
-               auto body = ParseJsonBody(req);
-               if (!body.ok()) return ErrorResponse(body.status());
-               for (const auto& [key, _] : body->items()) {
-                 if (key != "confirm")
-                   return ErrorResponse(InvalidArgument(key, "unknown field '" + key + "'"));
-               }
-               std::string confirm;
-               if (body->contains("confirm")) {
-                 if (!(*body)["confirm"].is_string())
-                   return ErrorResponse(InvalidArgument(
-                       "confirm", "confirm must be the storage's name, as a string"));
-                 confirm = (*body)["confirm"];
-               } else if (auto q = req.query.find("confirm"); q != req.query.end()) {
-                 confirm = q->second;
-               }
-               return NoContentOrError(volumes.Delete(who.org_id, p.at("name"), confirm));
+               auto confirm = DeleteConfirmation(req, "the storage's name");
+               if (!confirm.ok()) return ErrorResponse(confirm.status());
+               return NoContentOrError(volumes.Delete(who.org_id, p.at("name"), *confirm));
              });
 }
 

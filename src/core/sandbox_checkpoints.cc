@@ -28,16 +28,7 @@ Status CheckCheckpointable(const store::SandboxRecord& r) {
 }  // namespace
 
 std::string SandboxLifecycle::Relaunch(store::SandboxRecord r) {
-  auto launch = [&](runtime::LaunchRequest req) -> Status {
-    RETURN_IF_ERROR(runtime_.Launch(req));
-    auto obs = runtime_.Observe(r.id);
-    Status st = obs.ok() ? Status::Ok() : obs.status();
-    if (obs.ok() && obs->state.phase == runtime::ShimPhase::kLaunchFailed)
-      st = Internal(obs->state.error);
-    if (!st.ok())
-      IgnoreError(runtime_.Destroy(r.id, true), "undoing a failed launch, whose error is reported");
-    return st;
-  };
+  auto launch = [&](const runtime::LaunchRequest& req) { return LaunchChecked(r.id, req); };
   auto prepared = PrepareLaunch(r);
   Status st = prepared.status();
   std::string lost;

@@ -138,6 +138,9 @@ class SandboxLifecycle {
   // The side effects of a stop recorded as phase stopping, then phase stopped. Called with
   // the sandbox's lock held (also by Reconcile).
   void FinishStop(store::SandboxRecord r);
+  // Launches sandbox `id` from `req` and checks that it came up; a failed launch is destroyed
+  // again (its disk kept), so the caller can try otherwise. Blocking.
+  Status LaunchChecked(const std::string& id, const runtime::LaunchRequest& req);
   // Launches a provisioning sandbox: restores its checkpoint when it is starting from one
   // (falling back to a fresh boot from its disk), else boots it.
   Status LaunchOrRestore(store::SandboxRecord& r, runtime::LaunchRequest& req);

@@ -101,17 +101,19 @@ Result<store::SandboxRecord> SandboxLifecycle::BeginStart(const std::string& org
   return r;
 }
 
+Status SandboxLifecycle::LaunchChecked(const std::string& id, const runtime::LaunchRequest& req) {
+  RETURN_IF_ERROR(runtime_.Launch(req));
+  auto obs = runtime_.Observe(id);
+  Status st = obs.ok() ? Status::Ok() : obs.status();
+  if (obs.ok() && obs->state.phase == runtime::ShimPhase::kLaunchFailed)
+    st = Internal(obs->state.error);
+  if (!st.ok())
+    IgnoreError(runtime_.Destroy(id, true), "undoing a failed launch, whose error is reported");
+  return st;
+}
+
 Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::LaunchRequest& req) {
-  auto launch = [&]() -> Status {
-    RETURN_IF_ERROR(runtime_.Launch(req));
-    auto obs = runtime_.Observe(r.id);
-    Status st = obs.ok() ? Status::Ok() : obs.status();
-    if (obs.ok() && obs->state.phase == runtime::ShimPhase::kLaunchFailed)
-      st = Internal(obs->state.error);
-    if (!st.ok())
-      IgnoreError(runtime_.Destroy(r.id, true), "undoing a failed start, whose error is reported");
-    return st;
-  };
+  auto launch = [&]() { return LaunchChecked(r.id, req); };
   Hibernation h = ReadHibernation(r);
   if (h.phase == HibernationPhase::kStarting)
     MarkSandboxOperationsRunning(store_, r.id, kRestoreOperation);

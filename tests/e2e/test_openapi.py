@@ -361,6 +361,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         ("GET", "/v1/sandboxes/{id}/archive"): "?path=/etc/hostname",
         ("PUT", "/v1/sandboxes/{id}/archive"): "?path=/tmp/openapi-tree",
         ("DELETE", "/v1/storage/{name}"): "?confirm=" + storage,
+        ("DELETE", "/v1/database"): "?confirm=" + admin.api("GET", "/v1/account")[1]["orgId"],
         ("DELETE", "/v1/sandboxes/{id}/endpoints"): "?port=8001",
     }
     # Deleting last, so the other operations see the sandbox alive.
