@@ -162,9 +162,11 @@ TEST_F(CommandServiceTest, ACommandRunsThenItsEndAndOutputAreRecorded) {
 
 TEST_F(CommandServiceTest, WhileItRunsGetShowsTheOutputSoFar) {
   auto sandbox = Insert(NewSandbox("running"));
-  std::string id = Started(sandbox.id, Shell("echo early; sleep 30"));
+  std::string id = Started(sandbox.id, Shell("echo early; sleep 60"));
   Command c;
-  for (int i = 0; i < 200 && c.stdout_text.empty(); ++i) {
+  // A hang guard, well below the sleep: a loaded machine (ASan, parallel tests) can take
+  // seconds to run the shell.
+  for (int i = 0; i < 3000 && c.stdout_text.empty(); ++i) {
     std::this_thread::sleep_for(10ms);
     auto got = service_->Get(Caller(), sandbox.id, id);
     ASSERT_TRUE(got.ok()) << got.status().message();
