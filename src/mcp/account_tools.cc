@@ -53,7 +53,8 @@ json AccountJson(const core::Account& a) {
         {"queued_jobs", Limit(p.queued_jobs)},
         {"endpoints", Limit(p.endpoints)},
         {"database_mib", Limit(p.database_mib)},
-        {"database_connections", Limit(p.database_connections)}}},
+        {"database_connections", Limit(p.database_connections)},
+        {"app_replicas", Limit(p.app_replicas)}}},
       {"usage",
        {{"sandboxes", u.sandboxes},
         {"running_sandboxes", u.running_sandboxes},
@@ -72,9 +73,10 @@ json AccountJson(const core::Account& a) {
 json AccountSchema() {
   json limit = {{"type", json::array({"number", "null"})}, {"description", "null: no limit"}};
   json limits = json::object();
-  for (const char* name : {"concurrent_sandboxes", "cpu", "memory_gib", "max_run_seconds",
-                           "persistent_storage_gib", "object_storage_gib", "gpus", "automations",
-                           "queued_jobs", "endpoints", "database_mib", "database_connections"})
+  for (const char* name :
+       {"concurrent_sandboxes", "cpu", "memory_gib", "max_run_seconds", "persistent_storage_gib",
+        "object_storage_gib", "gpus", "automations", "queued_jobs", "endpoints", "database_mib",
+        "database_connections", "app_replicas"})
     limits[name] = limit;
   json usage = json::object();
   for (const char* name : {"sandboxes", "running_sandboxes", "cpu", "memory_gib",

@@ -436,7 +436,7 @@ def test_cli_account_plans_and_credit(acct):
 
 
 def test_mcp_register_user_and_get_billing_account_through_the_sdk(acct):
-    org = org_on_plan(acct, "no-sandboxes", {"concurrentSandboxes": 0})
+    org = org_on_plan(acct, "no-sandboxes", {"concurrentSandboxes": 0, "appReplicas": 3})
     report = mcp.sdk(acct, org, "http", "account")
     for name in ("before", "first", "second", "after"):
         call = report[name]
@@ -448,6 +448,7 @@ def test_mcp_register_user_and_get_billing_account_through_the_sdk(acct):
     assert first["account_id"] == org.org_id
     after = report["after"]["structuredContent"]
     assert after["plan"]["id"] == "no-sandboxes" and after["limits"]["concurrent_sandboxes"] == 0
+    assert after["limits"]["app_replicas"] == 3
     assert after["balance"] == "0.00" and after["balance_nanos"] == 0
     refusal = report["refused"]
     assert refusal["isError"], refusal
