@@ -100,7 +100,7 @@ Result<ImageView> ImageService::Commit(const Principal& who, const std::string& 
     from.local_rootfs = base->rootfs;
   else
     from.key = ImageStoreKey(who.org_id, sandbox.config.image);
-  nlohmann::json config = ConfigOf(*base, images_, from.key);
+  from.config = ConfigOf(*base, images_, from.key);
 
   store::ImageRecord rec;
   rec.id = NewId("img");
@@ -129,9 +129,7 @@ Result<ImageView> ImageService::Commit(const Principal& who, const std::string& 
     progress_[rec.id] = {0, 0};
   }
   ADAPT_FAULT_POINT("image.commit.after_row");
-  boost::asio::post(workers_, [this, rec, sandbox_id, from, config] {
-    RunCommit(rec, sandbox_id, from, config);
-  });
+  boost::asio::post(workers_, [this, rec, sandbox_id, from] { RunCommit(rec, sandbox_id, from); });
   return View(rec, false);
 }
 
@@ -155,8 +153,8 @@ std::optional<Result<std::string>> ImageService::SavedReference(const std::strin
 }
 
 void ImageService::RunCommit(store::ImageRecord rec, std::string sandbox_id,
-                             image::ImageStore::CommitBase base, nlohmann::json config) {
-  auto committed = images_.Commit(rec.reference, base, config, [&](const std::string& dir) {
+                             image::ImageStore::CommitBase base) {
+  auto committed = images_.Commit(rec.reference, base, [&](const std::string& dir) {
     return lifecycle_->ExportWritableLayer(rec.org_id, sandbox_id, dir);
   });
   if (committed.ok()) {

@@ -90,8 +90,8 @@ class ImageService {
   Result<image::Credentials> ResolveCredentials(const std::string& org_id,
                                                 const RegistryCredentials& c);
   void RunPull(store::ImageRecord rec, image::Credentials creds);
-  void RunCommit(store::ImageRecord rec, std::string sandbox_id, image::ImageStore::CommitBase base,
-                 nlohmann::json config);
+  void RunCommit(store::ImageRecord rec, std::string sandbox_id,
+                 image::ImageStore::CommitBase base);
   ImageView View(const store::ImageRecord& rec, bool detail);
 
   store::Store& store_;

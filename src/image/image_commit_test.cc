@@ -53,8 +53,9 @@ class ImageCommitTest : public ::testing::Test {
 };
 
 TEST_F(ImageCommitTest, ALayerOnALocalImageIsStoredAboveItsRootfs) {
-  ImageStore::CommitBase base{.key = "", .local_rootfs = (dir_ / "local").string()};
-  auto image = store_->Commit("import:img_a", base, config_, Layer("kept.txt", "twelve bytes"));
+  ImageStore::CommitBase base{
+      .key = "", .local_rootfs = (dir_ / "local").string(), .config = config_};
+  auto image = store_->Commit("import:img_a", base, Layer("kept.txt", "twelve bytes"));
   ASSERT_TRUE(image.ok()) << image.status().message();
   ASSERT_EQ(image->layer_dirs.size(), 2u);
   EXPECT_EQ(image->layer_dirs[0], (dir_ / "local").string());
@@ -72,10 +73,11 @@ TEST_F(ImageCommitTest, ALayerOnALocalImageIsStoredAboveItsRootfs) {
 }
 
 TEST_F(ImageCommitTest, AChainSharesLayersAndCollectionKeepsWhatARemainingImageUses) {
-  ImageStore::CommitBase local{.key = "", .local_rootfs = (dir_ / "local").string()};
-  ASSERT_TRUE(store_->Commit("import:img_a", local, config_, Layer("a", "a")).ok());
-  ImageStore::CommitBase on_a{.key = "import:img_a", .local_rootfs = ""};
-  auto b = store_->Commit("import:img_b", on_a, config_, Layer("b", "b"));
+  ImageStore::CommitBase local{
+      .key = "", .local_rootfs = (dir_ / "local").string(), .config = config_};
+  ASSERT_TRUE(store_->Commit("import:img_a", local, Layer("a", "a")).ok());
+  ImageStore::CommitBase on_a{.key = "import:img_a", .local_rootfs = "", .config = config_};
+  auto b = store_->Commit("import:img_b", on_a, Layer("b", "b"));
   ASSERT_TRUE(b.ok()) << b.status().message();
   ASSERT_EQ(b->layer_dirs.size(), 3u);
   EXPECT_EQ(b->layer_dirs[0], (dir_ / "local").string());
@@ -95,8 +97,9 @@ TEST_F(ImageCommitTest, AChainSharesLayersAndCollectionKeepsWhatARemainingImageU
 }
 
 TEST_F(ImageCommitTest, AFailedCopyLeavesNoReferenceLayerOrTemporaryFiles) {
-  ImageStore::CommitBase local{.key = "", .local_rootfs = (dir_ / "local").string()};
-  auto failed = store_->Commit("import:img_a", local, config_, [](const std::string& dir) {
+  ImageStore::CommitBase local{
+      .key = "", .local_rootfs = (dir_ / "local").string(), .config = config_};
+  auto failed = store_->Commit("import:img_a", local, [](const std::string& dir) {
     // Part of the copy made, then the sandbox went away.
     RETURN_IF_ERROR(os::MakeDirs(dir, 0755));
     RETURN_IF_ERROR(os::WriteFileAtomic(dir + "/half", "x"));
@@ -111,8 +114,8 @@ TEST_F(ImageCommitTest, AFailedCopyLeavesNoReferenceLayerOrTemporaryFiles) {
 
 TEST_F(ImageCommitTest, ABaseNoLongerStoredIsAConflictAndCopiesNothing) {
   bool filled = false;
-  ImageStore::CommitBase gone{.key = "import:img_gone", .local_rootfs = ""};
-  auto failed = store_->Commit("import:img_b", gone, config_, [&](const std::string&) {
+  ImageStore::CommitBase gone{.key = "import:img_gone", .local_rootfs = "", .config = config_};
+  auto failed = store_->Commit("import:img_b", gone, [&](const std::string&) {
     filled = true;
     return Status::Ok();
   });

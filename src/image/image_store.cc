@@ -366,7 +366,8 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
 }
 
 Result<StoredImage> ImageStore::Commit(const std::string& key, const CommitBase& base,
-                                       const json& config, const FillLayer& fill) {
+                                       const FillLayer& fill) {
+  const json& config = base.config;
   std::shared_lock gc_lock(gc_mu_);
   json rec = {{"reference", key},
               {"platform", "linux/amd64"},

@@ -82,16 +82,16 @@ class ImageStore {
   // path that does not exist yet) an overlay-format directory (whiteouts as 0/0 character
   // devices, opaque directories by xattr). `base` is a stored key (its layers are shared, not
   // copied) or a local image's root filesystem outside the store (never collected: the
-  // operator's). `config` is the image config the new image shows. The layer is made in tmp/
+  // operator's); `base.config` is the image config the new image shows. The layer is made in tmp/
   // and published by rename before the reference is written atomically: a crash leaves no
   // reference (tmp/ is swept at start-up, an unreferenced layer is collected).
   struct CommitBase {
     std::string key;           // a stored image's key, or
     std::string local_rootfs;  // a local image's root filesystem
+    nlohmann::json config;     // the new image's config blob (the base's, kept)
   };
   using FillLayer = std::function<Status(const std::string& dir)>;
-  Result<StoredImage> Commit(const std::string& key, const CommitBase& base,
-                             const nlohmann::json& config, const FillLayer& fill);
+  Result<StoredImage> Commit(const std::string& key, const CommitBase& base, const FillLayer& fill);
 
   // Forgets every reference not in `keep()`, then removes the blobs and layers no remaining
   // reference uses. Waits for pulls and imports in progress and holds new ones off, and only
