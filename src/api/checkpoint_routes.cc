@@ -14,7 +14,10 @@ nlohmann::json CheckpointToJson(const core::Checkpoint& c) {
           {"sandboxId", c.sandbox_id},
           {"sizeBytes", c.size_bytes},
           {"createdAt", c.created_at > 0 ? nlohmann::json(FormatRfc3339(c.created_at))
-                                         : nlohmann::json(nullptr)}};
+                                         : nlohmann::json(nullptr)},
+          {"keep", c.keep},
+          {"runscVersion", c.runsc_version},
+          {"platform", c.platform}};
 }
 
 }  // namespace
@@ -25,11 +28,17 @@ void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints) {
                auto body = ParseJsonBody(req);
                if (!body.ok()) return ErrorResponse(body.status());
                for (const auto& [key, value] : body->items())
-                 if (key != "name")
+                 if (key != "name" && key != "keep")
                    return ErrorResponse(InvalidArgument(key, "unknown field " + key));
                auto name = OptionalStringField(*body, "name");
                if (!name.ok()) return ErrorResponse(name.status());
-               auto taken = checkpoints.Take(who, p.at("id"), *name);
+               bool keep = false;
+               if (body->contains("keep")) {
+                 if (!(*body)["keep"].is_boolean())
+                   return ErrorResponse(InvalidArgument("keep", "keep must be true or false"));
+                 keep = (*body)["keep"].get<bool>();
+               }
+               auto taken = checkpoints.Take(who, p.at("id"), *name, keep);
                if (!taken.ok()) return ErrorResponse(taken.status());
                nlohmann::json out = CheckpointToJson(taken->checkpoint);
                out["operationId"] = taken->operation_id;

@@ -241,8 +241,35 @@ const core::FieldNames& RestSandboxFields() {
                                         {"idle_timeout_seconds", "idleTimeoutSeconds"},
                                         {"image_id", "imageId"},
                                         {"security_profile", "securityProfile"},
-                                        {"startup_class", "startupClass"}});
+                                        {"startup_class", "startupClass"},
+                                        {"from_checkpoint", "fromCheckpoint"}});
   return kNames;
+}
+
+Result<core::ForkSandbox> ForkSandboxFromJson(const json& body) {
+  if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
+  // A fork takes every other setting from its checkpoint's sandbox.
+  for (const auto& [key, _] : body.items())
+    if (key != "fromCheckpoint" && key != "ttlSeconds" && key != "labels")
+      return InvalidArgument(key, key +
+                                      " cannot be given with fromCheckpoint: a fork has the "
+                                      "settings of its checkpoint's sandbox (only ttlSeconds and "
+                                      "labels may differ)");
+  core::ForkSandbox req;
+  if (!body["fromCheckpoint"].is_string())
+    return InvalidArgument("fromCheckpoint",
+                           "fromCheckpoint must be a string \"<sandboxId>/<checkpoint name>\"");
+  req.from_checkpoint = body["fromCheckpoint"].get<std::string>();
+  if (body.contains("ttlSeconds") && body["ttlSeconds"].is_null()) {
+    req.no_expiry = true;
+  } else {
+    ASSIGN_OR_RETURN(req.ttl_seconds, OptionalInteger(body, "ttlSeconds"));
+  }
+  if (Given(body, "labels")) {
+    ASSIGN_OR_RETURN(req.labels, StringMap(body, "labels", "labels must be an object of strings",
+                                           "label values must be strings"));
+  }
+  return req;
 }
 
 Result<core::CreateSandbox> CreateSandboxFromJson(const json& body) {

@@ -17,6 +17,8 @@ namespace adapt::api {
 const core::FieldNames& RestSandboxFields();
 
 Result<core::CreateSandbox> CreateSandboxFromJson(const nlohmann::json& body);
+// POST /v1/sandboxes with "fromCheckpoint": a fork (only ttlSeconds and labels beside it).
+Result<core::ForkSandbox> ForkSandboxFromJson(const nlohmann::json& body);
 
 nlohmann::json SandboxToJson(const core::Sandbox& s);
 // {"items": [...], "nextCursor": ...}

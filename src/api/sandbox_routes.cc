@@ -24,11 +24,18 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
       [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
         auto body = ParseJsonBody(req);
         if (!body.ok()) return ErrorResponse(body.status());
-        auto create = CreateSandboxFromJson(*body);
-        if (!create.ok()) return ErrorResponse(create.status());
         std::optional<core::IdempotencyRequest> key;
         if (req.headers.count("idempotency-key"))
           key = core::IdempotencyRequest{req.Header("idempotency-key"), Sha256Hex(body->dump())};
+        if (body->is_object() && body->contains("fromCheckpoint")) {
+          auto fork = ForkSandboxFromJson(*body);
+          if (!fork.ok()) return ErrorResponse(fork.status());
+          auto forked = sandboxes.Fork(who, *fork, key, RestSandboxFields());
+          if (!forked.ok()) return ErrorResponse(forked.status());
+          return JsonResponse(201, PowerChangeToJson(*forked));
+        }
+        auto create = CreateSandboxFromJson(*body);
+        if (!create.ok()) return ErrorResponse(create.status());
         auto created = sandboxes.Create(who, *create, key, RestSandboxFields());
         if (!created.ok()) return ErrorResponse(created.status());
         return JsonResponse(201, SandboxToJson(*created));

@@ -23,6 +23,7 @@ std::string Number(const nlohmann::json& j, const char* key) {
 struct Args {
   std::string id;
   std::string name;
+  bool keep = false;  // create: outlive the sandbox's deletion
 };
 
 CLI::App* WithIdAndName(CLI::App* cmd, Args& args) {
@@ -40,25 +41,28 @@ void AddSandboxCheckpoints(CLI::App& sandbox_group, Invocation& invocation) {
   group->require_subcommand(1);
 
   auto create_args = std::make_shared<Args>();
-  WithIdAndName(group->add_subcommand("create",
-                                      "Save the sandbox's processes, memory and files under a "
-                                      "name; it keeps running"),
-                *create_args)
-      ->callback([create_args, &invocation] {
-        invocation.run = [create_args, &invocation](const ApiClient& client,
-                                                    const Console& console) {
-          ASSIGN_OR_RETURN(nlohmann::json c,
-                           JsonOrError(client.Post(CheckpointsPath(create_args->id),
-                                                   {{"name", create_args->name}})));
-          if (invocation.json)
-            console.out << PrettyJson(c);
-          else
-            console.out << "checkpoint " << Text(c, "name") << " of " << create_args->id << " ("
-                        << Number(c, "sizeBytes") << " bytes, operation " << Text(c, "operationId")
-                        << ")\n";
-          return Status::Ok();
-        };
-      });
+  CLI::App* create =
+      WithIdAndName(group->add_subcommand("create",
+                                          "Save the sandbox's processes, memory "
+                                          "and files under a name; it keeps running"),
+                    *create_args);
+  create->add_flag("--keep", create_args->keep,
+                   "keep the checkpoint after the sandbox is deleted (until deleted itself)");
+  create->callback([create_args, &invocation] {
+    invocation.run = [create_args, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(
+          nlohmann::json c,
+          JsonOrError(client.Post(CheckpointsPath(create_args->id),
+                                  {{"name", create_args->name}, {"keep", create_args->keep}})));
+      if (invocation.json)
+        console.out << PrettyJson(c);
+      else
+        console.out << "checkpoint " << Text(c, "name") << " of " << create_args->id << " ("
+                    << Number(c, "sizeBytes") << " bytes, operation " << Text(c, "operationId")
+                    << ")\n";
+      return Status::Ok();
+    };
+  });
 
   auto list_id = std::make_shared<std::string>();
   CLI::App* list = group->add_subcommand("list", "List the sandbox's checkpoints, oldest first");

@@ -111,6 +111,11 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
       ->add_option("--security-profile", flags.security_profile,
                    "developer permits apt-get with the package-manager capabilities")
       ->type_name("restricted|developer");
+  create
+      ->add_option("--from-checkpoint", flags.from_checkpoint,
+                   "fork a named checkpoint: its memory, processes and files in a new sandbox "
+                   "with its own network (only --ttl and --label may be given with it)")
+      ->type_name("SANDBOX/NAME");
   create->add_option("--data", options->data_source, "JSON request body from FILE, or - for stdin")
       ->type_name("FILE|-");
   create->footer("Startup command: adapt sandbox create [OPTIONS] -- ARGV...");

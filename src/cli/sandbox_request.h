@@ -29,6 +29,7 @@ struct SandboxCreateFlags {
   std::string startup_class;     // "durable" or "instant"
   std::string security_profile;  // "restricted" or "developer"
   bool database = false;         // the organization's database in the environment
+  std::string from_checkpoint;   // "SANDBOX/NAME": a fork of that named checkpoint
   // The startup argv given after "--"; nullopt when there was no "--".
   std::optional<std::vector<std::string>> command;
 };
@@ -44,7 +45,7 @@ Result<nlohmann::json> ParseDataDocument(std::string_view text, std::string_view
 // Starts from `data` (the --data object, or null) and sets over it each field a flag gives:
 // cpu, memoryMiB, diskMiB, ttlSeconds (null for "none"), idleTimeoutSeconds, labels and env (merged
 // key by key), image (dropping imageId), network.egress, storage, startupClass, securityProfile,
-// and startup
+// fromCheckpoint (a fork: adaptd accepts only ttlSeconds and labels beside it), and startup
 // {"mode":"image"} for
 // --run-image or
 // {"mode":"command","argv":[...]} for a command. Other fields of `data` pass through.

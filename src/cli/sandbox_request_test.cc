@@ -181,5 +181,14 @@ TEST(ParseDataDocument, RejectsInvalidJsonAndNonObjects) {
   EXPECT_FALSE(ParseDataDocument("[1]", "stdin").ok());
 }
 
+TEST(BuildCreateBody, FromCheckpointAsksForAFork) {
+  SandboxCreateFlags flags;
+  flags.from_checkpoint = "sbx_0123456789abcdef/before-upgrade";
+  flags.ttl = "600";
+  json body = MustBuild(flags);
+  EXPECT_EQ(body["fromCheckpoint"], "sbx_0123456789abcdef/before-upgrade");
+  EXPECT_EQ(body["ttlSeconds"], 600);
+}
+
 }  // namespace
 }  // namespace adapt::cli

@@ -8,7 +8,8 @@ namespace adapt::core {
 namespace {
 
 Checkpoint ToView(const runtime::NamedCheckpoint& c, const std::string& sandbox_id) {
-  return Checkpoint{c.name, sandbox_id, c.bytes, c.created_at};
+  return Checkpoint{c.name, sandbox_id,        c.bytes,   c.created_at,
+                    c.keep, c.runtime_version, c.platform};
 }
 
 std::string Gib(uint64_t bytes) {
@@ -19,10 +20,11 @@ std::string Gib(uint64_t bytes) {
 
 Result<store::SandboxRecord> CheckpointService::Owned(const Principal& who,
                                                       const std::string& sandbox_id,
-                                                      const std::string& name) {
+                                                      const std::string& name, bool kept_ok) {
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(who.org_id, sandbox_id));
-  if (r.status == "deleted" || r.status == "deleting")
+  if ((r.status == "deleted" || r.status == "deleting") &&
+      !(kept_ok && !runtime_.ListNamedCheckpoints(sandbox_id).empty()))
     return NotFound("sandbox " + sandbox_id + " not found");
   if (!name.empty()) RETURN_IF_ERROR(storage::ValidateVolumeName(name, "name"));
   return r;
@@ -37,7 +39,30 @@ uint64_t CheckpointService::OrgCheckpointBytes(const std::string& org_id) {
     if (r.org_id != org_id) continue;
     for (const auto& c : runtime_.ListNamedCheckpoints(r.id)) total += c.bytes;
   }
+  // Deleted sandboxes' checkpoints taken with keep.
+  for (const auto& id : runtime_.SandboxesWithKeptCheckpoints()) {
+    auto r = store_.GetSandbox(org_id, id);
+    if (!r.ok() || (r->status != "deleted" && r->status != "deleting")) continue;
+    for (const auto& c : runtime_.ListNamedCheckpoints(id)) total += c.bytes;
+  }
   return total;
+}
+
+std::vector<MeteredCheckpoint> CheckpointService::AllForMetering() {
+  std::vector<MeteredCheckpoint> out;
+  auto add = [&](const store::SandboxRecord& r) {
+    for (const auto& c : runtime_.ListNamedCheckpoints(r.id))
+      out.push_back({r.org_id, r.id, c.name, c.bytes, c.created_at});
+  };
+  auto records = store_.ListSandboxesWithStatus(
+      {"provisioning", "running", "hibernated", "completed", "failed", "unresolved"});
+  if (records.ok())
+    for (const auto& r : *records) add(r);
+  for (const auto& id : runtime_.SandboxesWithKeptCheckpoints())
+    if (auto r = store_.GetSandbox("", id);
+        r.ok() && (r->status == "deleted" || r->status == "deleting"))
+      add(*r);
+  return out;
 }
 
 Status CheckpointService::CheckStorage(const std::string& org_id, bool or_equal) {
@@ -57,7 +82,7 @@ Status CheckpointService::CheckStorage(const std::string& org_id, bool or_equal)
 }
 
 Result<CheckpointTaken> CheckpointService::Take(const Principal& who, const std::string& sandbox_id,
-                                                const std::string& name) {
+                                                const std::string& name, bool keep) {
   if (name.empty()) return InvalidArgument("name", "name is required");
   ASSIGN_OR_RETURN(store::SandboxRecord r, Owned(who, sandbox_id, name));
   auto kept = runtime_.ListNamedCheckpoints(sandbox_id);
@@ -70,7 +95,8 @@ Result<CheckpointTaken> CheckpointService::Take(const Principal& who, const std:
                                                 " checkpoints; delete one first");
   RETURN_IF_ERROR(CheckStorage(who.org_id, true));
   CheckpointTaken out;
-  RETURN_IF_ERROR(lifecycle_.TakeNamedCheckpoint(who.org_id, sandbox_id, name, &out.operation_id));
+  RETURN_IF_ERROR(
+      lifecycle_.TakeNamedCheckpoint(who.org_id, sandbox_id, name, &out.operation_id, keep));
   for (const auto& c : runtime_.ListNamedCheckpoints(sandbox_id))
     if (c.name == name) out.checkpoint = ToView(c, sandbox_id);
   if (Status over = CheckStorage(who.org_id, false); !over.ok()) {
@@ -83,7 +109,7 @@ Result<CheckpointTaken> CheckpointService::Take(const Principal& who, const std:
 
 Result<std::vector<Checkpoint>> CheckpointService::List(const Principal& who,
                                                         const std::string& sandbox_id) {
-  RETURN_IF_ERROR(Owned(who, sandbox_id, "").status());
+  RETURN_IF_ERROR(Owned(who, sandbox_id, "", true).status());
   std::vector<Checkpoint> out;
   for (const auto& c : runtime_.ListNamedCheckpoints(sandbox_id))
     out.push_back(ToView(c, sandbox_id));
@@ -92,7 +118,7 @@ Result<std::vector<Checkpoint>> CheckpointService::List(const Principal& who,
 
 Status CheckpointService::Delete(const Principal& who, const std::string& sandbox_id,
                                  const std::string& name) {
-  RETURN_IF_ERROR(Owned(who, sandbox_id, name).status());
+  RETURN_IF_ERROR(Owned(who, sandbox_id, name, true).status());
   return runtime_.DeleteNamedCheckpoint(sandbox_id, name);
 }
 

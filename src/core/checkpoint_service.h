@@ -1,8 +1,10 @@
 // CheckpointService: named checkpoints of a running durable sandbox (POST/GET/DELETE
 // /v1/sandboxes/{id}/checkpoints, restore in place). The checkpoints live beside the sandbox
-// (Runtime::KeepCheckpoint) and go with it; what they occupy counts against the
-// organization's persistent storage limit with its volumes. Another organization's sandbox
-// is NotFound before anything is touched. Thread-safe; Take and Restore block (seconds).
+// (Runtime::KeepCheckpoint) and go with it, unless taken with `keep`: those outlive its
+// deletion, still listed, deleted and forked by the sandbox's id. What they occupy counts
+// against the organization's persistent storage limit with its volumes. Another
+// organization's sandbox is NotFound before anything is touched. Thread-safe; Take and
+// Restore block (seconds).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 
 #include "core/auth.h"
 #include "core/sandbox_service.h"
+#include "core/usage_meter.h"
 
 namespace adapt::core {
 
@@ -24,6 +27,10 @@ struct Checkpoint {
   std::string sandbox_id;
   uint64_t size_bytes = 0;  // on disk: memory image and a sparse copy of the disk
   int64_t created_at = 0;   // ms since the epoch
+  bool keep = false;        // outlives the sandbox's deletion
+  // The runsc version and platform that took it; a restore or fork needs the same pair.
+  std::string runsc_version;
+  std::string platform;
 };
 
 struct CheckpointTaken {
@@ -46,10 +53,12 @@ class CheckpointService {
   // the name is taken or the sandbox cannot be checkpointed (see SandboxLifecycle);
   // ResourceExhausted past kMaxCheckpointsPerSandbox or the storage limit (a checkpoint that
   // ends past it is deleted again).
+  // `keep`: the checkpoint outlives the sandbox's deletion (until deleted itself).
   Result<CheckpointTaken> Take(const Principal& who, const std::string& sandbox_id,
-                               const std::string& name);
-  // Oldest first.
+                               const std::string& name, bool keep = false);
+  // Oldest first. A deleted sandbox lists the checkpoints it kept (NotFound when none).
   Result<std::vector<Checkpoint>> List(const Principal& who, const std::string& sandbox_id);
+  // Also a deleted sandbox's kept checkpoint.
   Status Delete(const Principal& who, const std::string& sandbox_id, const std::string& name);
   // Rolls the running sandbox back to `name` (its processes, memory and files as they were);
   // the answer is the sandbox and the restore operation (Failed when the processes could not
@@ -59,11 +68,14 @@ class CheckpointService {
 
   // What the organization's checkpoints occupy, in bytes.
   uint64_t OrgCheckpointBytes(const std::string& org_id);
+  // Every organization's checkpoints, deleted sandboxes' kept ones too (UsageMeter's lister).
+  std::vector<MeteredCheckpoint> AllForMetering();
 
  private:
-  // The sandbox record of `who`'s organization, NotFound otherwise; checks the name.
+  // The sandbox record of `who`'s organization, NotFound otherwise (a deleted one too, unless
+  // `kept_ok` and it kept checkpoints); checks the name.
   Result<store::SandboxRecord> Owned(const Principal& who, const std::string& sandbox_id,
-                                     const std::string& name);
+                                     const std::string& name, bool kept_ok = false);
   // ResourceExhausted when the organization's volumes and checkpoints pass its limit
   // (`or_equal`: reaching it counts as passing, for the check before a new checkpoint).
   Status CheckStorage(const std::string& org_id, bool or_equal);

@@ -12,10 +12,12 @@ namespace adapt::core {
 
 inline constexpr const char* kCheckpointOperation = "checkpoint";
 inline constexpr const char* kRestoreOperation = "restore";
+// A new sandbox made from a named checkpoint (its first start restores a copy of it).
+inline constexpr const char* kForkOperation = "fork";
 
 struct Operation {
   std::string id;
-  std::string kind;   // "checkpoint", "restore", "image.pull", "image.import"
+  std::string kind;   // "checkpoint", "restore", "fork", "image.pull", "image.import"
   std::string phase;  // "Pending", "Running", "Completed", "Failed"
   uint64_t bytes = 0;
   uint64_t total_bytes = 0;               // 0 while unknown

@@ -3,6 +3,8 @@
 // and under the checkpoint command's stdio, so adaptd restores it itself, as a start does),
 // or rolled back to a checkpoint it kept. The checkpoint itself is the stop's
 // (Runtime::Checkpoint); the relaunch is the start's (PrepareLaunch, Launch with restore).
+#include <optional>
+
 #include "base/fault_point.h"
 #include "base/ignore_error.h"
 #include "base/log.h"
@@ -57,7 +59,8 @@ std::string SandboxLifecycle::Relaunch(store::SandboxRecord r) {
 }
 
 Status SandboxLifecycle::TakeNamedCheckpoint(const std::string& org_id, const std::string& id,
-                                             const std::string& name, std::string* operation_id) {
+                                             const std::string& name, std::string* operation_id,
+                                             bool keep) {
   auto lock = LockFor(id);
   std::lock_guard guard(*lock);
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
@@ -77,7 +80,7 @@ Status SandboxLifecycle::TakeNamedCheckpoint(const std::string& org_id, const st
   if (saved.ok() && !released.ok()) saved = released;
   uint64_t bytes = 0;
   if (saved.ok()) {
-    saved = runtime_.KeepCheckpoint(id, name);
+    saved = runtime_.KeepCheckpoint(id, name, keep);
     ADAPT_FAULT_POINT("sandbox.checkpoint.after_keep");
     for (const auto& kept : runtime_.ListNamedCheckpoints(id))
       if (kept.name == name) bytes = kept.bytes;
@@ -101,9 +104,12 @@ Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std:
   std::lock_guard guard(*lock);
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
   RETURN_IF_ERROR(CheckCheckpointable(r));
-  bool kept = false;
-  for (const auto& c : runtime_.ListNamedCheckpoints(id)) kept = kept || c.name == name;
+  std::optional<runtime::NamedCheckpoint> kept;
+  for (const auto& c : runtime_.ListNamedCheckpoints(id))
+    if (c.name == name) kept = c;
   if (!kept) return NotFound("sandbox " + id + " has no checkpoint '" + name + "'");
+  // Another runsc's or platform's checkpoint is refused while the sandbox still runs.
+  if (!kept->incompatibility.empty()) return Status(Code::kUnsupported, kept->incompatibility);
   if (on_end_) on_end_(id, "the sandbox was rolled back to checkpoint '" + name + "'", false);
   // The compute goes before the operation is written: an operation on record means the old
   // processes are gone, so a crash after it can only leave the sandbox rolled back or failed.

@@ -120,6 +120,19 @@ TEST_F(SandboxCheckpointsTest, OnlyARunningDurableSandboxHasCheckpoints) {
   EXPECT_EQ(runtime_.CountCalls(Op::kKeepCheckpoint), 0);
 }
 
+TEST_F(SandboxCheckpointsTest, ACheckpointAnotherRuntimeTookIsRefusedAndTheSandboxRunsOn) {
+  auto r = Running();
+  ASSERT_TRUE(lifecycle_->TakeNamedCheckpoint(org_, r.id, "one", nullptr).ok());
+  runtime_.MarkIncompatible(r.id, "one", "checkpoint 'one' was taken by runsc 0.0~20230101.0");
+  int destroys = runtime_.CountCalls(Op::kDestroy, r.id);
+  auto refused = lifecycle_->RestoreNamedCheckpoint(org_, r.id, "one", nullptr);
+  EXPECT_EQ(refused.status().code(), Code::kUnsupported);
+  EXPECT_NE(refused.status().message().find("20230101"), std::string::npos);
+  EXPECT_EQ(runtime_.CountCalls(Op::kDestroy, r.id), destroys);  // untouched
+  EXPECT_TRUE(runtime_.Running(r.id));
+  EXPECT_EQ(runtime_.CountCalls(Op::kReinstateCheckpoint, r.id), 0);
+}
+
 TEST_F(SandboxCheckpointsTest, RestoringAnUnknownNameIsNotFoundAndTheSandboxRunsOn) {
   auto r = Running();
   auto restored = lifecycle_->RestoreNamedCheckpoint(org_, r.id, "never-taken", nullptr);

@@ -102,9 +102,9 @@ class SandboxLifecycle {
   // another organization's sandbox. Blocking (seconds: runsc, and a copy of the disk).
   // Saves processes, memory and disk as `name` and resumes the sandbox. When runsc cannot
   // save it (its processes are then gone) the sandbox boots afresh from its disk and the
-  // error says so; nothing is kept.
+  // error says so; nothing is kept. `keep`: the checkpoint outlives the sandbox's deletion.
   Status TakeNamedCheckpoint(const std::string& org_id, const std::string& id,
-                             const std::string& name, std::string* operation_id);
+                             const std::string& name, std::string* operation_id, bool keep = false);
   // Rolls the sandbox back to checkpoint `name`: its processes, memory and disk as they were
   // then. When the restore fails, the sandbox boots afresh from the checkpoint's disk and the
   // operation is Failed with why (the answer is still the sandbox). NotFound when not kept.

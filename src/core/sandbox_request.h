@@ -78,6 +78,15 @@ struct CreateSandbox {
   RequestSurface surface = RequestSurface::kApi;
 };
 
+// A fork: a new sandbox from a named checkpoint, with its memory, processes and files, the
+// settings of the checkpoint's sandbox and a network of its own (address, egress rules).
+struct ForkSandbox {
+  std::string from_checkpoint;         // "<sandboxId>/<checkpoint name>"
+  std::optional<int64_t> ttl_seconds;  // unset: the checkpoint's sandbox's ttlSeconds
+  bool no_expiry = false;              // ttl given as null: the fork never expires
+  std::optional<std::map<std::string, std::string>> labels;  // unset: the source's
+};
+
 // A create that passed validation: the config as it will be stored, and the env apart
 // (values never leave the daemon).
 struct NewSandbox {

@@ -78,6 +78,16 @@ class SandboxService {
   // infrastructure failure (sandbox_replace.cc). kConflict for a durable sandbox, kNotFound
   // for one deleted or expired. `id` itself is left as it is.
   Result<Sandbox> Replace(const std::string& org_id, const std::string& id);
+  // Records a fork of named checkpoint `req.from_checkpoint` of `who`'s organization and
+  // restores it in the background (sandbox_fork.cc); returns the fork provisioning and its
+  // fork operation (Pending, then Running, Completed once it runs, or Failed with why). The
+  // limits, balance and idempotency of Create apply. NotFound (field fromCheckpoint) for
+  // another organization's sandbox or a checkpoint not kept; Unsupported when this runtime
+  // cannot restore the checkpoint (another runsc version or platform). Errors name fields as
+  // `names` says (from_checkpoint, ttl_seconds, labels).
+  Result<PowerChange> Fork(const Principal& who, const ForkSandbox& req,
+                           const std::optional<IdempotencyRequest>& idempotency,
+                           const FieldNames& names = {});
   // Deletes `id` on behalf of the daemon (expiry); returns at once.
   void Expire(const std::string& id);
 

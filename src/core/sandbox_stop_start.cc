@@ -115,8 +115,20 @@ Status SandboxLifecycle::LaunchChecked(const std::string& id, const runtime::Lau
 Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::LaunchRequest& req) {
   auto launch = [&]() { return LaunchChecked(r.id, req); };
   Hibernation h = ReadHibernation(r);
-  if (h.phase == HibernationPhase::kStarting)
+  if (h.phase == HibernationPhase::kStarting) {
     MarkSandboxOperationsRunning(store_, r.id, kRestoreOperation);
+    MarkSandboxOperationsRunning(store_, r.id, kForkOperation);
+  }
+  // A fork's first start copies its checkpoint in (later ones find its disk and skip it).
+  if (h.phase == HibernationPhase::kStarting && r.config.forked_from) {
+    const auto& from = *r.config.forked_from;
+    Status seeded = runtime_.SeedFromCheckpoint(r.id, from.sandbox_id, from.checkpoint);
+    ADAPT_FAULT_POINT("sandbox.fork.after_seed");
+    if (!seeded.ok())
+      return Status(seeded.code(), "the fork could not be made from checkpoint '" +
+                                       from.checkpoint + "' of sandbox " + from.sandbox_id + ": " +
+                                       seeded.message());
+  }
   if (h.phase == HibernationPhase::kStarting && h.workspace_kept && runtime_.HasCheckpoint(r.id)) {
     req.restore = true;
     Status restored = launch();
@@ -124,9 +136,10 @@ Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::Launc
     if (restored.ok()) return restored;
     // The files are on the disk still: booting from them beats leaving the sandbox stuck.
     spdlog::warn("sandbox {}: {}; booting it afresh from its disk", r.id, restored.message());
-    FailSandboxOperations(store_, r.id, kRestoreOperation,
-                          "the checkpoint could not be restored (" + restored.message() +
-                              "); the sandbox boots afresh from its disk, its processes lost");
+    std::string why = "the checkpoint could not be restored (" + restored.message() +
+                      "); the sandbox boots afresh from its disk, its processes lost";
+    FailSandboxOperations(store_, r.id, kRestoreOperation, why);
+    FailSandboxOperations(store_, r.id, kForkOperation, why);
     runtime_.DiscardCheckpoint(r.id);
     req.restore = false;
   }

@@ -1,5 +1,6 @@
 #include "core/usage_meter.h"
 
+#include <algorithm>
 #include <map>
 
 #include "base/ignore_error.h"
@@ -72,6 +73,10 @@ Status UsageMeter::MeterOnce(int64_t now) {
   ASSIGN_OR_RETURN(std::vector<store::VolumeRecord> volumes, store_.ListVolumes(""));
   for (const auto& v : volumes)
     Keep(first, MeterVolume(v, now, touched).WithContext("volume " + v.id));
+  if (checkpoints_)
+    for (const auto& c : checkpoints_())
+      Keep(first, MeterCheckpoint(c, now, touched)
+                      .WithContext("checkpoint '" + c.name + "' of sandbox " + c.sandbox_id));
   for (const auto& org : touched) Keep(first, Settle(org, now, running[org]));
   ASSIGN_OR_RETURN(std::vector<store::OrgRecord> orgs, store_.ListOrgs());
   for (const auto& org : orgs)
@@ -128,6 +133,32 @@ Status UsageMeter::MeterVolume(const store::VolumeRecord& volume, int64_t now,
   e.created_at = now;
   RETURN_IF_ERROR(store_.AppendLedgerEntry(e).status());
   touched.insert(volume.org_id);
+  return Status::Ok();
+}
+
+Status UsageMeter::MeterCheckpoint(const MeteredCheckpoint& checkpoint, int64_t now,
+                                   std::set<std::string>& touched) {
+  std::string subject = checkpoint.sandbox_id + "/" + checkpoint.name;
+  ASSIGN_OR_RETURN(int64_t from, store_.MeteredUntil(subject));
+  // A checkpoint deleted and taken again under its name is charged from the new one's making.
+  from = std::max(from, checkpoint.created_at);
+  if (now - from < int64_t{options_.storage_interval_seconds} * 1000) return Status::Ok();
+  ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_.PlanOf(checkpoint.org_id));
+  store::LedgerEntryRecord e;
+  e.id = "use_" + subject + "_" + std::to_string(from);
+  e.org_id = checkpoint.org_id;
+  e.kind = "usage";
+  e.subject_kind = "checkpoint";
+  e.subject_id = subject;
+  e.period_start = from;
+  e.period_end = now;
+  int64_t mib = static_cast<int64_t>((checkpoint.bytes + (1 << 20) - 1) >> 20);
+  e.storage_mib_millis = mib * (now - from);
+  e.amount_nanos = UsageCostNanos({0, 0, e.storage_mib_millis}, plan);
+  e.reason = "storage of checkpoint '" + checkpoint.name + "' of sandbox " + checkpoint.sandbox_id;
+  e.created_at = now;
+  RETURN_IF_ERROR(store_.AppendLedgerEntry(e).status());
+  touched.insert(checkpoint.org_id);
   return Status::Ok();
 }
 

@@ -5,7 +5,9 @@
 //    provisioning or running, read from its status events, so time it ran while adaptd was
 //    down is charged after the restart, and an entry's id (sandbox id + period start) makes a
 //    retry or a crash between the write and the next pass charge nothing twice;
-//  - each volume gets an entry once `storage_interval` has passed since its last;
+//  - each volume gets an entry once `storage_interval` has passed since its last; so does each
+//    named checkpoint (its size on disk, rounded up to whole MiB; subject "<sandbox>/<name>"),
+//    kept ones of deleted sandboxes included, when a lister of them is set;
 //  - each organization touched whose plan has prices: an alert at 80% and at 100% of its
 //    credits used (once per credits total), and at a balance of 0 or less its running
 //    sandboxes are stopped through `stop` (a durable one hibernates with its checkpoint);
@@ -20,12 +22,22 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/status.h"
 #include "core/account_service.h"
 #include "store/store.h"
 
 namespace adapt::core {
+
+// A named checkpoint as its storage is metered.
+struct MeteredCheckpoint {
+  std::string org_id;
+  std::string sandbox_id;
+  std::string name;
+  uint64_t bytes = 0;      // on disk
+  int64_t created_at = 0;  // ms since the epoch
+};
 
 struct MeteringOptions {
   int interval_seconds = 30;            // --metering-interval-seconds: between passes
@@ -41,6 +53,12 @@ class UsageMeter {
              StopCompute stop);
   ~UsageMeter();
 
+  // Where each pass finds the named checkpoints to charge as storage (CheckpointService's);
+  // without it, checkpoints are not metered. Set before Start.
+  void set_checkpoint_lister(std::function<std::vector<MeteredCheckpoint>()> lister) {
+    checkpoints_ = std::move(lister);
+  }
+
   // A pass at once (what ran while adaptd was down), then one every interval.
   void Start();
   void Stop();
@@ -54,6 +72,8 @@ class UsageMeter {
                       std::set<std::string>& touched);
   Status MeterVolume(const store::VolumeRecord& volume, int64_t now,
                      std::set<std::string>& touched);
+  Status MeterCheckpoint(const MeteredCheckpoint& checkpoint, int64_t now,
+                         std::set<std::string>& touched);
   // Observes the organization's usage against each limit of its plan: an alert at 80% and at
   // 100% of each, once per crossing (core/limit_alerts.h).
   Status WatchLimits(const std::string& org_id, int64_t now);
@@ -65,6 +85,7 @@ class UsageMeter {
   AccountService& accounts_;
   MeteringOptions options_;
   StopCompute stop_;
+  std::function<std::vector<MeteredCheckpoint>()> checkpoints_;
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;

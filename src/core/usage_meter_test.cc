@@ -186,6 +186,28 @@ TEST_F(UsageMeterTest, VolumesAreChargedOncePerStorageInterval) {
   EXPECT_EQ(usage[0].amount_nanos, 2'000'000'000);
 }
 
+TEST_F(UsageMeterTest, NamedCheckpointsAreChargedAsStorageOncePerStorageInterval) {
+  store::PlanRecord priced = *store_.GetPlan("priced");
+  priced.storage_gib_month_nanos = 30LL * 24 * 1'000'000'000;  // 1 GiB-hour: 1e9 nanos
+  ASSERT_TRUE(store_.PutPlan(priced).ok());
+  OnPricedPlan();
+  Credit("c1", 1'000'000'000'000);
+  // 1.5 MiB: charged as 2 MiB, from its making.
+  meter_.set_checkpoint_lister([] {
+    return std::vector<MeteredCheckpoint>{{"org_a", "sbx_a", "kept", 3u << 19, kT0}};
+  });
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 1'800'000).ok());
+  EXPECT_TRUE(Usage().empty());
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 3'600'000).ok());
+  auto usage = Usage();
+  ASSERT_EQ(usage.size(), 1u);
+  EXPECT_EQ(usage[0].subject_kind, "checkpoint");
+  EXPECT_EQ(usage[0].subject_id, "sbx_a/kept");
+  EXPECT_EQ(usage[0].storage_mib_millis, 2LL * 3'600'000);
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 3'600'000).ok());  // nothing twice
+  EXPECT_EQ(Usage().size(), 1u);
+}
+
 TEST_F(UsageMeterTest, UsageBetweenSumsPerSubject) {
   Run("sbx_a", kT0);
   ASSERT_TRUE(meter_.MeterOnce(kT0 + 30'000).ok());

@@ -188,6 +188,8 @@ void Daemon::StartMonitor() {
                    WarnIfError(sandboxes->Stop(who, id).status(),
                                "stopping " + id + " (balance used up)");
                  });
+  meter_->set_checkpoint_lister(
+      [checkpoints = &*checkpoints_] { return checkpoints->AllForMetering(); });
   meter_->Start();
   databases_->set_object_store(&*object_store_);
   databases_->StartQuotaChecks(std::chrono::seconds(config_.database_quota_interval_seconds));

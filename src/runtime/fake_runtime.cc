@@ -50,6 +50,8 @@ Status FakeRuntime::Destroy(const std::string& id, bool keep_disk) {
   auto it = sandboxes_.find(id);
   if (it == sandboxes_.end()) return Status::Ok();  // idempotent, as the real one
   if (!keep_disk) {
+    for (const auto& c : it->second.named)
+      if (c.keep) kept_[id].push_back(c);
     sandboxes_.erase(it);
     return Status::Ok();
   }
@@ -130,7 +132,23 @@ Status FakeRuntime::ExportWritableLayer(const std::string& sandbox_id, const std
   return os::WriteFileAtomic(dest + "/fake-layer", sandbox_id, 0644);
 }
 
-Status FakeRuntime::KeepCheckpoint(const std::string& sandbox_id, const std::string& name) {
+std::vector<NamedCheckpoint>* FakeRuntime::NamedLocked(const std::string& id) {
+  auto it = sandboxes_.find(id);
+  if (it != sandboxes_.end()) return &it->second.named;
+  auto kept = kept_.find(id);
+  return kept == kept_.end() ? nullptr : &kept->second;
+}
+
+std::vector<std::string> FakeRuntime::SandboxesWithKeptCheckpoints() {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> ids;
+  for (const auto& [id, named] : kept_)
+    if (!named.empty()) ids.push_back(id);
+  return ids;
+}
+
+Status FakeRuntime::KeepCheckpoint(const std::string& sandbox_id, const std::string& name,
+                                   bool keep) {
   std::lock_guard lock(mu_);
   calls_.push_back({Op::kKeepCheckpoint, sandbox_id, false, false});
   if (auto failure = TakeFailureLocked(Op::kKeepCheckpoint)) return *failure;
@@ -139,7 +157,12 @@ Status FakeRuntime::KeepCheckpoint(const std::string& sandbox_id, const std::str
     return NotFound("sandbox " + sandbox_id + " has no checkpoint to keep");
   for (const auto& c : it->second.named)
     if (c.name == name) return Conflict("checkpoint '" + name + "' exists");
-  it->second.named.push_back({name, named_bytes_, static_cast<int64_t>(it->second.named.size())});
+  NamedCheckpoint c;
+  c.name = name;
+  c.bytes = named_bytes_;
+  c.created_at = static_cast<int64_t>(it->second.named.size());
+  c.keep = keep;
+  it->second.named.push_back(c);
   return Status::Ok();
 }
 
@@ -151,6 +174,7 @@ Status FakeRuntime::ReinstateCheckpoint(const std::string& sandbox_id, const std
   if (it != sandboxes_.end())
     for (const auto& c : it->second.named)
       if (c.name == name) {
+        if (!c.incompatibility.empty()) return Status(Code::kUnsupported, c.incompatibility);
         it->second.checkpoint = true;
         it->second.reinstated = name;
         return Status::Ok();
@@ -158,24 +182,48 @@ Status FakeRuntime::ReinstateCheckpoint(const std::string& sandbox_id, const std
   return NotFound("sandbox " + sandbox_id + " has no checkpoint '" + name + "'");
 }
 
-Status FakeRuntime::DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) {
+Status FakeRuntime::SeedFromCheckpoint(const std::string& sandbox_id, const std::string& source_id,
+                                       const std::string& name) {
   std::lock_guard lock(mu_);
-  auto it = sandboxes_.find(sandbox_id);
-  if (it != sandboxes_.end()) {
-    auto& named = it->second.named;
-    for (auto c = named.begin(); c != named.end(); ++c)
-      if (c->name == name) {
-        named.erase(c);
+  calls_.push_back({Op::kSeedCheckpoint, sandbox_id, false, false});
+  if (auto failure = TakeFailureLocked(Op::kSeedCheckpoint)) return *failure;
+  if (sandboxes_.count(sandbox_id)) return Status::Ok();  // seeded (and launched) before
+  if (auto* named = NamedLocked(source_id))
+    for (const auto& c : *named)
+      if (c.name == name) {
+        if (!c.incompatibility.empty()) return Status(Code::kUnsupported, c.incompatibility);
+        Sandbox& s = sandboxes_[sandbox_id];
+        s.released = true;
+        s.checkpoint = true;
+        s.seeded_from = source_id + "/" + name;
         return Status::Ok();
       }
-  }
+  return NotFound("sandbox " + source_id + " has no checkpoint '" + name + "'");
+}
+
+void FakeRuntime::MarkIncompatible(const std::string& sandbox_id, const std::string& name,
+                                   const std::string& why) {
+  std::lock_guard lock(mu_);
+  if (auto* named = NamedLocked(sandbox_id))
+    for (auto& c : *named)
+      if (c.name == name) c.incompatibility = why;
+}
+
+Status FakeRuntime::DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (auto* named = NamedLocked(sandbox_id))
+    for (auto c = named->begin(); c != named->end(); ++c)
+      if (c->name == name) {
+        named->erase(c);
+        return Status::Ok();
+      }
   return NotFound("sandbox " + sandbox_id + " has no checkpoint '" + name + "'");
 }
 
 std::vector<NamedCheckpoint> FakeRuntime::ListNamedCheckpoints(const std::string& sandbox_id) {
   std::lock_guard lock(mu_);
-  auto it = sandboxes_.find(sandbox_id);
-  return it == sandboxes_.end() ? std::vector<NamedCheckpoint>{} : it->second.named;
+  auto* named = NamedLocked(sandbox_id);
+  return named ? *named : std::vector<NamedCheckpoint>{};
 }
 
 void FakeRuntime::SetNamedCheckpointBytes(uint64_t bytes) {

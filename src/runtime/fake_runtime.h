@@ -28,6 +28,7 @@ class FakeRuntime : public Runtime {
     kCheckpoint,
     kKeepCheckpoint,
     kReinstateCheckpoint,
+    kSeedCheckpoint,
     kExportLayer
   };
 
@@ -48,6 +49,7 @@ class FakeRuntime : public Runtime {
     LaunchRequest request;               // the last launch
     std::vector<NamedCheckpoint> named;  // kept checkpoints, oldest first
     std::string reinstated;              // the named checkpoint last reinstated
+    std::string seeded_from;             // "<source id>/<name>" a fork was seeded from
   };
 
   Status Launch(const LaunchRequest& request) override;
@@ -63,12 +65,18 @@ class FakeRuntime : public Runtime {
   void DiscardCheckpoint(const std::string& sandbox_id) override;
   // Writes `dest`/fake-layer, holding the sandbox's id, when the sandbox has files here.
   Status ExportWritableLayer(const std::string& sandbox_id, const std::string& dest) override;
-  Status KeepCheckpoint(const std::string& sandbox_id, const std::string& name) override;
+  Status KeepCheckpoint(const std::string& sandbox_id, const std::string& name, bool keep) override;
   Status ReinstateCheckpoint(const std::string& sandbox_id, const std::string& name) override;
+  Status SeedFromCheckpoint(const std::string& sandbox_id, const std::string& source_id,
+                            const std::string& name) override;
   Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) override;
   std::vector<NamedCheckpoint> ListNamedCheckpoints(const std::string& sandbox_id) override;
+  std::vector<std::string> SandboxesWithKeptCheckpoints() override;
   // What KeepCheckpoint says a kept checkpoint occupies.
   void SetNamedCheckpointBytes(uint64_t bytes);
+  // Kept checkpoint `name` of `sandbox_id` reads as taken by another runtime (`why`).
+  void MarkIncompatible(const std::string& sandbox_id, const std::string& name,
+                        const std::string& why);
 
   // Scripting. The next call of `op` (any sandbox) returns `status` and changes nothing.
   void FailNext(Op op, Status status);
@@ -98,6 +106,10 @@ class FakeRuntime : public Runtime {
 
   std::mutex mu_;
   std::map<std::string, Sandbox> sandboxes_;
+  // Checkpoints taken with `keep` of sandboxes destroyed without their disk.
+  std::map<std::string, std::vector<NamedCheckpoint>> kept_;
+  // The named checkpoints of `id`, its own or kept after it; nullptr when none. REQUIRES: mu_.
+  std::vector<NamedCheckpoint>* NamedLocked(const std::string& id);
   std::map<Op, std::deque<Status>> failures_;
   std::vector<Call> calls_;
   uint64_t named_bytes_ = 1 << 20;

@@ -1,12 +1,16 @@
 // RunscRuntime's named checkpoints: <sandbox dir>/checkpoints/<name>/ holds `image/` (what
 // runsc checkpoint wrote) and `disk.img` (a sparse copy of the writable layer), written as
 // <name>.partial and renamed when complete, so a crash never leaves a half checkpoint that
-// passes for a whole one. They live in the sandbox's directory and go with it.
+// passes for a whole one. They live in the sandbox's directory and go with it, except those
+// taken with `keep` (a `keep` file in theirs): the sandbox's deletion moves them to
+// <state>/kept-checkpoints/<id>/<name>/, where they stay until deleted. `taken_by` records
+// the runsc version and platform that took one: only the same pair restores it.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 
+#include "base/ids.h"
 #include "base/ignore_error.h"
 #include "base/time.h"
 #include "os/files.h"
@@ -20,6 +24,26 @@ namespace adapt::runtime {
 namespace {
 
 constexpr char kPartialSuffix[] = ".partial";
+constexpr char kTakenByFile[] = "taken_by";
+constexpr char kKeepFile[] = "keep";
+
+// "runsc <version>\nplatform <platform>\n"
+std::string TakenBy(const std::string& version, const std::string& platform) {
+  return "runsc " + version + "\nplatform " + platform + "\n";
+}
+
+// The value of line "<key> <value>" of `text`; empty when absent.
+std::string LineValue(const std::string& text, const std::string& key) {
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    if (line.starts_with(key + " ")) return line.substr(key.size() + 1);
+    at = end + 1;
+  }
+  return "";
+}
 
 // Names become paths: a DNS label only (core checks the same with its own words).
 Status CheckName(const std::string& name) {
@@ -51,7 +75,34 @@ Status CopyFlatDir(const std::string& from, const std::string& to) {
 
 }  // namespace
 
-Status RunscRuntime::KeepCheckpoint(const std::string& id, const std::string& name) {
+std::string RunscRuntime::NamedDir(const std::string& id, const std::string& name) const {
+  std::string own = SandboxDir(id) + "/checkpoints/" + name;
+  if (os::Exists(own)) return own;
+  std::string kept = KeptDir(id) + "/" + name;
+  return os::Exists(kept) ? kept : own;
+}
+
+Status RunscRuntime::SaveKeptCheckpoints(const std::string& id) {
+  std::string root = SandboxDir(id) + "/checkpoints";
+  for (const auto& name : os::ListDir(root)) {
+    if (!CheckName(name).ok() || !os::Exists(root + "/" + name + "/" + kKeepFile)) continue;
+    RETURN_IF_ERROR(os::MakeDirs(KeptDir(id), 0700));
+    RETURN_IF_ERROR(os::RemoveTree(KeptDir(id) + "/" + name));  // a move a crash cut short
+    RETURN_IF_ERROR(os::Rename(root + "/" + name, KeptDir(id) + "/" + name)
+                        .WithContext("keeping checkpoint '" + name + "' of sandbox " + id));
+  }
+  if (os::Exists(KeptDir(id))) return os::SyncPath(KeptDir(id));
+  return Status::Ok();
+}
+
+std::vector<std::string> RunscRuntime::SandboxesWithKeptCheckpoints() {
+  std::vector<std::string> out;
+  for (const auto& id : os::ListDir(options_.state_dir + "/kept-checkpoints"))
+    if (IsValidId(id, "sbx") && !os::Exists(SandboxDir(id))) out.push_back(id);
+  return out;
+}
+
+Status RunscRuntime::KeepCheckpoint(const std::string& id, const std::string& name, bool keep) {
   RETURN_IF_ERROR(CheckName(name));
   if (!HasCheckpoint(id)) return NotFound("sandbox " + id + " has no checkpoint to keep");
   std::string root = SandboxDir(id) + "/checkpoints", final_dir = root + "/" + name;
@@ -68,6 +119,10 @@ Status RunscRuntime::KeepCheckpoint(const std::string& id, const std::string& na
   std::string key = SandboxDir(id) + "/" + kAgentKeyFile;
   if (st.ok() && os::Exists(key)) st = os::CopySparseFile(key, partial + "/" + kAgentKeyFile);
   if (st.ok()) st = os::WriteFileAtomic(partial + "/created_at", std::to_string(NowMillis()), 0600);
+  if (st.ok())
+    st = os::WriteFileAtomic(partial + "/" + kTakenByFile, TakenBy(version_, options_.platform),
+                             0600);
+  if (st.ok() && keep) st = os::WriteFileAtomic(partial + "/" + kKeepFile, "", 0600);
   if (st.ok()) st = os::SyncPath(partial);
   if (st.ok()) st = os::Rename(partial, final_dir);
   if (st.ok()) st = os::SyncPath(root);
@@ -78,11 +133,33 @@ Status RunscRuntime::KeepCheckpoint(const std::string& id, const std::string& na
   return Status::Ok();
 }
 
+void RunscRuntime::ReadTakenBy(const std::string& dir, NamedCheckpoint& c) const {
+  auto text = os::ReadFile(dir + "/" + kTakenByFile);
+  if (text.ok()) {
+    c.runtime_version = LineValue(*text, "runsc");
+    c.platform = LineValue(*text, "platform");
+  }
+  if (c.runtime_version.empty() || c.platform.empty()) {
+    c.incompatibility = "checkpoint '" + c.name +
+                        "' records no runsc version and platform, so it cannot be known to "
+                        "restore here";
+  } else if (c.runtime_version != version_ || c.platform != options_.platform) {
+    c.incompatibility = "checkpoint '" + c.name + "' was taken by runsc " + c.runtime_version +
+                        " on platform " + c.platform + "; this host runs runsc " + version_ +
+                        " on platform " + options_.platform +
+                        ", which cannot restore another version's or platform's checkpoint";
+  }
+}
+
 Status RunscRuntime::ReinstateCheckpoint(const std::string& id, const std::string& name) {
   RETURN_IF_ERROR(CheckName(name));
   std::string kept = SandboxDir(id) + "/checkpoints/" + name;
   if (!os::Exists(kept + "/image/checkpoint.img"))
     return NotFound("sandbox " + id + " has no checkpoint '" + name + "'");
+  NamedCheckpoint taken;
+  taken.name = name;
+  ReadTakenBy(kept, taken);
+  if (!taken.incompatibility.empty()) return Status(Code::kUnsupported, taken.incompatibility);
   // The disk goes back first, under a temporary name, so the sandbox's own disk is replaced
   // whole or not at all; the image last, since its presence is what a restore looks for.
   std::string disk = RootfsPaths(SandboxDir(id)).disk_image;
@@ -107,26 +184,73 @@ Status RunscRuntime::ReinstateCheckpoint(const std::string& id, const std::strin
   return Status::Ok();
 }
 
+Status RunscRuntime::SeedFromCheckpoint(const std::string& id, const std::string& source_id,
+                                        const std::string& name) {
+  RETURN_IF_ERROR(CheckName(name));
+  std::string dir = SandboxDir(id), disk = RootfsPaths(dir).disk_image;
+  // The disk goes last: its presence says the seed is whole (or the fork ran since).
+  if (os::Exists(disk)) return Status::Ok();
+  if (!IsValidId(source_id, "sbx")) return NotFound("sandbox " + source_id + " not found");
+  std::string kept = NamedDir(source_id, name);
+  if (!os::Exists(kept + "/image/checkpoint.img"))
+    return NotFound("sandbox " + source_id + " has no checkpoint '" + name + "'");
+  NamedCheckpoint taken;
+  taken.name = name;
+  ReadTakenBy(kept, taken);
+  if (!taken.incompatibility.empty()) return Status(Code::kUnsupported, taken.incompatibility);
+  RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
+  DiscardCheckpoint(id);
+  std::string partial = CheckpointDir(id) + kPartialSuffix;
+  Status st = os::RemoveTree(partial);
+  if (st.ok()) st = CopyFlatDir(kept + "/image", partial);
+  if (st.ok()) st = os::Rename(partial, CheckpointDir(id));
+  // The agent in the copied memory holds the key of the checkpoint's sandbox.
+  std::string key = dir + "/" + kAgentKeyFile;
+  if (st.ok() && os::Exists(kept + "/" + kAgentKeyFile)) {
+    st = os::CopySparseFile(kept + "/" + kAgentKeyFile, key + ".seeding");
+    if (st.ok()) st = os::Rename(key + ".seeding", key);
+  }
+  if (st.ok()) st = os::CopySparseFile(kept + "/disk.img", disk + ".seeding");
+  if (st.ok()) st = os::Rename(disk + ".seeding", disk);
+  if (st.ok()) st = os::SyncPath(dir);
+  if (!st.ok()) {
+    DiscardCheckpoint(id);
+    IgnoreError(os::RemoveTree(disk + ".seeding"), "the error is reported");
+    IgnoreError(os::RemoveTree(partial), "the error is reported");
+    return st.WithContext("copying checkpoint '" + name + "' of sandbox " + source_id);
+  }
+  return Status::Ok();
+}
+
 Status RunscRuntime::DeleteNamedCheckpoint(const std::string& id, const std::string& name) {
   RETURN_IF_ERROR(CheckName(name));
-  std::string kept = SandboxDir(id) + "/checkpoints/" + name;
+  std::string kept = NamedDir(id, name);
   if (!os::Exists(kept)) return NotFound("sandbox " + id + " has no checkpoint '" + name + "'");
-  return os::RemoveTree(kept).WithContext("deleting checkpoint '" + name + "'");
+  RETURN_IF_ERROR(os::RemoveTree(kept).WithContext("deleting checkpoint '" + name + "'"));
+  // The last kept checkpoint of a deleted sandbox takes its directory with it.
+  if (os::Exists(KeptDir(id)) && os::ListDir(KeptDir(id)).empty())
+    IgnoreError(os::RemoveTree(KeptDir(id)), "an empty directory left is harmless");
+  return Status::Ok();
 }
 
 std::vector<NamedCheckpoint> RunscRuntime::ListNamedCheckpoints(const std::string& id) {
-  std::string root = SandboxDir(id) + "/checkpoints";
   std::vector<NamedCheckpoint> out;
-  for (const auto& name : os::ListDir(root)) {
-    if (!CheckName(name).ok()) continue;  // a .partial one being written, or a leftover
-    std::string dir = root + "/" + name;
-    if (!os::Exists(dir + "/image/checkpoint.img")) continue;
-    NamedCheckpoint c;
-    c.name = name;
-    c.bytes = os::AllocatedBytes(dir);
-    if (auto text = os::ReadFile(dir + "/created_at"); text.ok())
-      c.created_at = std::strtoll(text->c_str(), nullptr, 10);
-    out.push_back(std::move(c));
+  for (const auto& root : {SandboxDir(id) + "/checkpoints", KeptDir(id)}) {
+    for (const auto& name : os::ListDir(root)) {
+      if (!CheckName(name).ok()) continue;  // a .partial one being written, or a leftover
+      std::string dir = root + "/" + name;
+      if (!os::Exists(dir + "/image/checkpoint.img")) continue;
+      if (std::any_of(out.begin(), out.end(), [&](const auto& c) { return c.name == name; }))
+        continue;  // moved while listing
+      NamedCheckpoint c;
+      c.name = name;
+      c.bytes = os::AllocatedBytes(dir);
+      c.keep = os::Exists(dir + "/" + kKeepFile);
+      if (auto text = os::ReadFile(dir + "/created_at"); text.ok())
+        c.created_at = std::strtoll(text->c_str(), nullptr, 10);
+      ReadTakenBy(dir, c);
+      out.push_back(std::move(c));
+    }
   }
   std::sort(out.begin(), out.end(), [](const NamedCheckpoint& a, const NamedCheckpoint& b) {
     return a.created_at < b.created_at || (a.created_at == b.created_at && a.name < b.name);

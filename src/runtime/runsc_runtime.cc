@@ -307,7 +307,10 @@ Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
   ADAPT_FAULT_POINT("runtime.destroy.after_unmount");
   Status cg = os::RemoveSandboxCgroup(id);
   if (!cg.ok()) spdlog::warn("sandbox {}: {}", id, cg.message());
-  if (!keep_disk) RETURN_IF_ERROR(os::RemoveTree(dir));
+  if (!keep_disk) {
+    RETURN_IF_ERROR(SaveKeptCheckpoints(id));
+    RETURN_IF_ERROR(os::RemoveTree(dir));
+  }
   return Status::Ok();
 }
 

@@ -46,10 +46,13 @@ class RunscRuntime : public Runtime {
   void DiscardCheckpoint(const std::string& sandbox_id) override;
   Status ExportWritableLayer(const std::string& sandbox_id, const std::string& dest) override;
   // runsc_named_checkpoints.cc
-  Status KeepCheckpoint(const std::string& sandbox_id, const std::string& name) override;
+  Status KeepCheckpoint(const std::string& sandbox_id, const std::string& name, bool keep) override;
   Status ReinstateCheckpoint(const std::string& sandbox_id, const std::string& name) override;
+  Status SeedFromCheckpoint(const std::string& sandbox_id, const std::string& source_id,
+                            const std::string& name) override;
   Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) override;
   std::vector<NamedCheckpoint> ListNamedCheckpoints(const std::string& sandbox_id) override;
+  std::vector<std::string> SandboxesWithKeptCheckpoints() override;
   // Listens again for the agents of the sandboxes still running (after an adaptd restart).
   void ResumeAgents();
 
@@ -68,6 +71,17 @@ class RunscRuntime : public Runtime {
                         bool group);
   // Writes the sandbox's /etc/ld.so.preload into `dir` and names it in `spec`.
   Status AddStatxFix(const std::string& dir, SandboxSpec& spec) const;
+  // Where a deleted sandbox's checkpoints taken with `keep` live on.
+  std::string KeptDir(const std::string& id) const {
+    return options_.state_dir + "/kept-checkpoints/" + id;
+  }
+  // The directory of named checkpoint `name` of `id`: the sandbox's own, or the kept one.
+  std::string NamedDir(const std::string& id, const std::string& name) const;
+  // Moves the sandbox's checkpoints taken with `keep` to KeptDir, before its directory goes.
+  Status SaveKeptCheckpoints(const std::string& id);
+  // Reads what kept checkpoint directory `dir` records of the runsc that took it into `c`
+  // and says in c.incompatibility why this one cannot restore it.
+  void ReadTakenBy(const std::string& dir, NamedCheckpoint& c) const;
   // `runsc <the shim's global flags> exec`, for a running sandbox.
   Result<std::vector<std::string>> ExecPrefix(const std::string& sandbox_id) const;
 

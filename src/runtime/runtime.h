@@ -37,6 +37,14 @@ struct NamedCheckpoint {
   std::string name;
   uint64_t bytes = 0;      // what it occupies on disk
   int64_t created_at = 0;  // ms since the epoch
+  // Kept after the sandbox's deletion (until deleted itself), when it was taken with `keep`.
+  bool keep = false;
+  // The runtime that took it, as recorded with it (runsc: its version and platform).
+  std::string runtime_version;
+  std::string platform;
+  // Why this runtime cannot restore it (another runsc version or platform, or none
+  // recorded), in one sentence; empty when it can.
+  std::string incompatibility;
 };
 
 // What the runtime knows of a sandbox right now.
@@ -129,18 +137,31 @@ class Runtime {
                   "sandbox " + sandbox_id + " cannot be saved as an image here");
   }
 
-  // Named checkpoints (a sandbox's own, removed with its files). `name` is a DNS label
-  // (InvalidArgument otherwise: it becomes a path). Blocking (copies the disk).
+  // Named checkpoints (a sandbox's own, removed with its files unless taken with `keep`:
+  // those outlive the sandbox's deletion until deleted themselves, and are still listed, found
+  // and deleted by the sandbox's id). `name` is a DNS label (InvalidArgument otherwise: it
+  // becomes a path). Blocking (copies the disk).
   // Keeps a copy of the checkpoint Checkpoint() left and of the sandbox's disk as `name`.
   // REQUIRES: the compute released since that checkpoint (Destroy with keep_disk), so the disk
   // is unmounted and quiet. Conflict when `name` is kept; nothing is left on failure.
-  virtual Status KeepCheckpoint(const std::string& sandbox_id, const std::string& /*name*/) {
+  virtual Status KeepCheckpoint(const std::string& sandbox_id, const std::string& /*name*/,
+                                bool /*keep*/) {
     return Status(Code::kUnsupported, "sandbox " + sandbox_id + " cannot keep checkpoints here");
   }
   // Makes named checkpoint `name` the sandbox's checkpoint and disk again, so that a Launch
   // with `restore` resumes it. REQUIRES: the compute released. NotFound when not kept.
   virtual Status ReinstateCheckpoint(const std::string& sandbox_id, const std::string& /*name*/) {
     return Status(Code::kUnsupported, "sandbox " + sandbox_id + " cannot keep checkpoints here");
+  }
+  // Makes named checkpoint `name` of sandbox `source_id` the checkpoint and disk of sandbox
+  // `sandbox_id`, which has never been launched, so that a Launch with `restore` resumes a copy
+  // of it there (a fork: same memory and files, its own network). Nothing is done when the
+  // sandbox has a disk already (it was seeded before). NotFound when not kept;
+  // FailedPrecondition (its incompatibility) when this runtime cannot restore it; nothing is
+  // left on failure.
+  virtual Status SeedFromCheckpoint(const std::string& sandbox_id, const std::string& /*source_id*/,
+                                    const std::string& /*name*/) {
+    return Status(Code::kUnsupported, "sandbox " + sandbox_id + " cannot be forked here");
   }
   // NotFound when not kept.
   virtual Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& /*name*/) {
@@ -150,6 +171,8 @@ class Runtime {
   virtual std::vector<NamedCheckpoint> ListNamedCheckpoints(const std::string& /*sandbox_id*/) {
     return {};
   }
+  // Ids of the deleted sandboxes whose checkpoints taken with `keep` are still here.
+  virtual std::vector<std::string> SandboxesWithKeptCheckpoints() { return {}; }
 };
 
 }  // namespace adapt::runtime

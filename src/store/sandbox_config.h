@@ -65,6 +65,14 @@ struct PoolUseConfig {
   bool operator==(const PoolUseConfig&) const = default;
 };
 
+// The named checkpoint a fork was made from (its first start restores a copy of it).
+struct ForkSourceConfig {
+  std::string sandbox_id;
+  std::string checkpoint;  // the checkpoint's name
+
+  bool operator==(const ForkSourceConfig&) const = default;
+};
+
 // The create request with every default filled in.
 struct SandboxConfig {
   int cpu = 1;
@@ -86,6 +94,8 @@ struct SandboxConfig {
   // The organization's PostgreSQL database in its environment (DATABASE_URL, PG*), set at
   // each provisioning (core/database_service.h).
   bool database = false;
+  // Set for a fork (POST /v1/sandboxes {"fromCheckpoint"}): the rest is its source's config.
+  std::optional<ForkSourceConfig> forked_from;
 
   bool operator==(const SandboxConfig&) const = default;
 };

@@ -97,6 +97,9 @@ std::string EncodeSandboxConfig(const SandboxConfig& c) {
             {"secrets", secrets}};
   if (c.idle_timeout_seconds) j["idleTimeoutSeconds"] = *c.idle_timeout_seconds;
   if (c.database) j["database"] = true;
+  if (c.forked_from)
+    j["forkedFrom"] = {{"sandboxId", c.forked_from->sandbox_id},
+                       {"checkpoint", c.forked_from->checkpoint}};
   if (c.pool)
     j["pool"] = {{"used", c.pool->used},
                  {"reason", c.pool->used ? json(nullptr) : json(c.pool->reason)}};
@@ -128,6 +131,9 @@ SandboxConfig DecodeSandboxConfig(const std::string& text) {
       if (s.is_object()) c.secrets.push_back({s.value("name", ""), s.value("version", int64_t{0})});
   if (j.contains("idleTimeoutSeconds") && j["idleTimeoutSeconds"].is_number_integer())
     c.idle_timeout_seconds = j["idleTimeoutSeconds"].get<int64_t>();
+  if (j.contains("forkedFrom") && j["forkedFrom"].is_object())
+    c.forked_from = ForkSourceConfig{j["forkedFrom"].value("sandboxId", ""),
+                                     j["forkedFrom"].value("checkpoint", "")};
   if (j.contains("pool") && j["pool"].is_object()) {
     const json& p = j["pool"];
     c.pool = PoolUseConfig{p.value("used", false), p.contains("reason") && p["reason"].is_string()

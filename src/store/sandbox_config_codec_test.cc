@@ -54,6 +54,16 @@ TEST(SandboxConfigCodec, TheIdleTimeoutRoundTripsAndOlderRowsHaveNone) {
   EXPECT_EQ(back, c);
 }
 
+TEST(SandboxConfigCodec, AForksSourceRoundTripsAndOlderRowsHaveNone) {
+  EXPECT_FALSE(DecodeSandboxConfig(kLegacyConfig).forked_from.has_value());
+  SandboxConfig c;
+  c.forked_from = ForkSourceConfig{"sbx_0123456789abcdef", "before-upgrade"};
+  SandboxConfig back = DecodeSandboxConfig(EncodeSandboxConfig(c));
+  ASSERT_TRUE(back.forked_from.has_value());
+  EXPECT_EQ(back.forked_from->checkpoint, "before-upgrade");
+  EXPECT_EQ(back, c);
+}
+
 TEST(SandboxConfigCodec, AnInteractiveSandboxHasNoStartup) {
   SandboxConfig c = DecodeSandboxConfig(R"({"startup":null,"cpu":1})");
   EXPECT_FALSE(c.startup.has_value());

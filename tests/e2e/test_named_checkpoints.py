@@ -145,7 +145,9 @@ def test_other_tenants_bad_names_and_states_are_refused_and_change_nothing(org, 
         status, body = org.api("POST", checkpoints_path(sid), {"name": bad})
         assert status == 400 and body["error"]["field"] == "name", (bad, status, body)
         documented("POST checkpoints", status)
-    status, body = org.api("POST", checkpoints_path(sid), {"name": "ok", "keep": True})
+    status, body = org.api("POST", checkpoints_path(sid), {"name": "ok", "color": "red"})
+    assert status == 400 and body["error"]["field"] == "color", body
+    status, body = org.api("POST", checkpoints_path(sid), {"name": "ok", "keep": "yes"})
     assert status == 400 and body["error"]["field"] == "keep", body
     status, body = org.api("DELETE", checkpoints_path(sid, "Bad_Name"))
     assert status == 400 and body["error"]["field"] == "name", body

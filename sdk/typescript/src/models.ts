@@ -164,12 +164,17 @@ export interface Image {
   sandboxes?: string[];
 }
 
-/** A named checkpoint of a running durable sandbox: processes, memory and disk. */
+/** A named checkpoint of a durable sandbox: processes, memory and disk. */
 export interface Checkpoint {
   name: string;
   sandboxId: string;
   sizeBytes: number;
   createdAt: string | null;
+  /** Kept after the sandbox's deletion. */
+  keep: boolean;
+  /** The runsc version and platform that took it; a restore or fork needs this host's. */
+  runscVersion: string;
+  platform: string;
   operationId?: string;
 }
 

@@ -183,9 +183,12 @@ export class Sandbox {
   }
 
   /** Saves the running durable sandbox's processes, memory and disk as `name`; it keeps
-   * running. The answer carries its checkpoint operation (`operationId`). */
-  async createCheckpoint(name: string): Promise<Checkpoint> {
-    return this.t.call<Checkpoint>("POST", `/v1/sandboxes/${this.id}/checkpoints`, { json: { name } });
+   * running. keep: it outlives the sandbox's deletion. The answer carries its checkpoint
+   * operation (`operationId`). */
+  async createCheckpoint(name: string, options: { keep?: boolean } = {}): Promise<Checkpoint> {
+    const json: Record<string, unknown> = { name };
+    if (options.keep) json["keep"] = true;
+    return this.t.call<Checkpoint>("POST", `/v1/sandboxes/${this.id}/checkpoints`, { json });
   }
 
   /** The sandbox's checkpoints, oldest first. */
@@ -202,6 +205,11 @@ export class Sandbox {
   async restoreCheckpoint(name: string): Promise<SandboxInfo> {
     this.info = await this.t.call<SandboxInfo>("POST", `/v1/sandboxes/${this.id}/checkpoints/${encodeURIComponent(name)}/restore`, { json: {} });
     return this.info;
+  }
+
+  /** A new sandbox from this sandbox's checkpoint `name` (see `Sandboxes.fork`). */
+  async forkCheckpoint(name: string, options: Parameters<Sandboxes["fork"]>[1] = {}): Promise<Sandbox> {
+    return this.client.sandboxes.fork(`${this.id}/${name}`, options);
   }
 
   /** Starts a hibernated sandbox; wait: until it is running again. */
@@ -307,6 +315,29 @@ export class Sandboxes {
     if (options.wait !== false) {
       const targets = options.startup ? ["running", "completed"] : ["running"];
       await sb.waitUntil(targets, { timeoutMs: options.timeoutMs ?? DEFAULT_WAIT_MS });
+    }
+    return sb;
+  }
+
+  /** A new sandbox from named checkpoint `fromCheckpoint` ("<sandboxId>/<name>"): its
+   * processes, memory and files, the settings of the checkpoint's sandbox and a network of its
+   * own. ttlSeconds and labels default to the source's. `info.operationId` is the fork
+   * operation; unless wait is false, waits until the fork runs. */
+  async fork(fromCheckpoint: string, options: {
+    ttlSeconds?: number | null; labels?: Record<string, string>; wait?: boolean; timeoutMs?: number;
+    idempotencyKey?: string;
+  } = {}): Promise<Sandbox> {
+    const body: Record<string, unknown> = { fromCheckpoint };
+    if (options.ttlSeconds !== undefined) body["ttlSeconds"] = options.ttlSeconds;
+    if (options.labels !== undefined) body["labels"] = options.labels;
+    const info = await this.t.call<SandboxInfo>("POST", "/v1/sandboxes", {
+      json: body,
+      idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
+    });
+    const sb = new Sandbox(this.client, info);
+    if (options.wait !== false) {
+      await sb.waitUntil(["running"], { timeoutMs: options.timeoutMs ?? DEFAULT_WAIT_MS });
+      sb.info = { ...sb.info, operationId: info.operationId };
     }
     return sb;
   }

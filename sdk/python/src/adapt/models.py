@@ -204,11 +204,14 @@ class Image:
 
 @dataclass
 class Checkpoint:
-    """A named checkpoint of a running durable sandbox: processes, memory and disk."""
+    """A named checkpoint of a durable sandbox: processes, memory and disk."""
     name: str
     sandbox_id: str
     size_bytes: int
     created_at: Optional[str]
+    keep: bool = False  # kept after the sandbox's deletion
+    runsc_version: str = ""  # the runsc version and platform that took it
+    platform: str = ""
     operation_id: Optional[str] = None
 
 

@@ -157,10 +157,14 @@ class Sandbox:
         self.info = _model.from_json(SandboxInfo, self._t.call("POST", self._path("/stop"), json_body={}))
         return self.info
 
-    def create_checkpoint(self, name: str) -> Checkpoint:
+    def create_checkpoint(self, name: str, keep: bool = False) -> Checkpoint:
         """Saves the running durable sandbox's processes, memory and disk as `name`; it keeps
-        running. The answer carries its checkpoint operation (`operation_id`)."""
-        raw = self._t.call("POST", self._path("/checkpoints"), json_body={"name": name})
+        running. keep: the checkpoint outlives the sandbox's deletion. The answer carries its
+        checkpoint operation (`operation_id`)."""
+        body: Dict[str, Any] = {"name": name}
+        if keep:
+            body["keep"] = True
+        raw = self._t.call("POST", self._path("/checkpoints"), json_body=body)
         return _model.from_json(Checkpoint, raw)
 
     def list_checkpoints(self) -> List[Checkpoint]:
@@ -176,6 +180,10 @@ class Sandbox:
         self.info = _model.from_json(
             SandboxInfo, self._t.call("POST", self._path("/checkpoints/" + name + "/restore"), json_body={}))
         return self.info
+
+    def fork_checkpoint(self, name: str, **kwargs: Any) -> "Sandbox":
+        """A new sandbox from this sandbox's checkpoint `name` (see `Sandboxes.fork`)."""
+        return self.client.sandboxes.fork(self.id + "/" + name, **kwargs)
 
     def start(self, wait: bool = True, timeout: float = DEFAULT_CREATE_TIMEOUT) -> SandboxInfo:
         """Starts a hibernated sandbox; wait: until it is running again."""
@@ -300,6 +308,27 @@ class Sandboxes:
         if wait:
             targets = ("running", "completed") if startup and startup.get("mode") in ("command", "image") else ("running",)
             sb.wait_until(targets, timeout=timeout)
+        return sb
+
+    def fork(self, from_checkpoint: str, *, ttl_seconds: Union[int, None, _Unset] = UNSET,
+             labels: Optional[Dict[str, str]] = None, wait: bool = True,
+             timeout: float = DEFAULT_CREATE_TIMEOUT, idempotency_key: Optional[str] = None) -> Sandbox:
+        """A new sandbox from named checkpoint `from_checkpoint` ("<sandboxId>/<name>"): its
+        processes, memory and files, the settings of the checkpoint's sandbox and a network of
+        its own. ttl_seconds and labels default to the source's. Its `info.operation_id` is the
+        fork operation; wait: until the fork runs."""
+        body: Dict[str, Any] = {"fromCheckpoint": from_checkpoint}
+        if not isinstance(ttl_seconds, _Unset):
+            body["ttlSeconds"] = ttl_seconds
+        if labels is not None:
+            body["labels"] = dict(labels)
+        raw = self._t.call("POST", "/v1/sandboxes", json_body=body,
+                           idempotency_key=idempotency_key or new_idempotency_key())
+        sb = Sandbox(self._client, _model.from_json(SandboxInfo, raw))
+        operation_id = sb.info.operation_id
+        if wait:
+            sb.wait_until(("running",), timeout=timeout)
+            sb.info.operation_id = operation_id
         return sb
 
     def get(self, sandbox_id: str) -> Sandbox:
