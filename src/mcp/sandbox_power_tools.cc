@@ -54,25 +54,28 @@ json Stopped(const core::PowerChange& stopped) {
 
 json OperationSchema() {
   const json nullable_string = {{"type", json::array({"string", "null"})}};
-  return {{"type", "object"},
-          {"properties",
-           {{"operation_id", {{"type", "string"}}},
-            {"kind", {{"type", "string"}, {"enum", json::array({"checkpoint", "restore"})}}},
-            {"sandbox_id", {{"type", "string"}}},
-            {"phase",
-             {{"type", "string"},
-              {"enum", json::array({"Pending", "Running", "Completed", "Failed"})}}},
-            {"progress_bytes",
-             {{"type", "integer"}, {"description", "bytes of the checkpoint image so far"}}},
-            {"error", nullable_string},
-            {"started_at", nullable_string},
-            {"finished_at", nullable_string},
-            {"next_action", {{"type", "string"}}}}},
-          {"required",
-           json::array({"operation_id", "kind", "sandbox_id", "phase", "error", "next_action"})}};
+  return {
+      {"type", "object"},
+      {"properties",
+       {{"operation_id", {{"type", "string"}}},
+        {"kind", {{"type", "string"}, {"enum", json::array({"checkpoint", "restore", "fork"})}}},
+        {"sandbox_id", {{"type", "string"}}},
+        {"phase",
+         {{"type", "string"},
+          {"enum", json::array({"Pending", "Running", "Completed", "Failed"})}}},
+        {"progress_bytes",
+         {{"type", "integer"}, {"description", "bytes of the checkpoint image so far"}}},
+        {"error", nullable_string},
+        {"started_at", nullable_string},
+        {"finished_at", nullable_string},
+        {"next_action", {{"type", "string"}}}}},
+      {"required",
+       json::array({"operation_id", "kind", "sandbox_id", "phase", "error", "next_action"})}};
 }
 
 std::string NextOperationAction(const core::Operation& op) {
+  if (op.phase == "Completed" && op.kind == core::kForkOperation)
+    return "The fork (sandbox_id) runs with the checkpoint's processes and files.";
   if (op.phase == "Completed")
     return op.kind == core::kRestoreOperation
                ? "The sandbox is restored; call wait_for_sandbox if it is not ready yet."
