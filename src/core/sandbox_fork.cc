@@ -30,7 +30,10 @@ Result<ForkSource> ParseFrom(const std::string& from, const std::string& field) 
   if (slash == std::string::npos) return malformed;
   ForkSource out{from.substr(0, slash), from.substr(slash + 1)};
   if (out.sandbox_id.empty() || out.sandbox_id.size() > 64 || out.name.empty()) return malformed;
-  RETURN_IF_ERROR(storage::ValidateVolumeName(out.name, field));
+  if (!storage::ValidateVolumeName(out.name, field).ok())
+    return InvalidArgument(field, "the checkpoint name in " + field +
+                                      " must be 1 to 63 lower-case letters, digits or '-', "
+                                      "starting and ending with a letter or digit");
   return out;
 }
 
