@@ -413,3 +413,31 @@ def test_organizations_and_keys_with_the_admin_key(adapt, daemon, org):
     with pytest.raises(adapt.PermissionDenied) as e:
         adapt.Client(url=daemon.url, api_key=org.key).orgs.create(unique("nope"))
     assert (e.value.status, e.value.code) == (403, "permission_denied")
+
+
+def test_fork_of_a_kept_checkpoint(adapt, client):
+    sb = client.sandboxes.create(startup_class="durable")
+    sb.files.write("/root/sdk.txt", b"from the sdk\n")
+    taken = sb.create_checkpoint("sdk-base", keep=True)
+    assert taken.keep is True and taken.platform == "ptrace" and taken.runsc_version, taken
+    assert [c.name for c in sb.list_checkpoints()] == ["sdk-base"]
+    fork = sb.fork_checkpoint("sdk-base", labels={"name": "sdk-fork"})
+    try:
+        assert fork.id != sb.id and fork.info.status == "running"
+        assert fork.info.operation_id
+        op = client.images.operation(fork.info.operation_id)
+        assert op.kind == "fork" and op.sandbox_id == fork.id, op
+        deadline = time.monotonic() + 30
+        while True:  # the agent reconnects just after the restore
+            try:
+                assert fork.files.read_text("/root/sdk.txt") == "from the sdk\n"
+                break
+            except adapt.AdaptError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+    finally:
+        fork.delete()
+    sb.delete()
+    assert [c.name for c in client.sandboxes.get(sb.id).list_checkpoints()] == ["sdk-base"]
+    sb.delete_checkpoint("sdk-base")
