@@ -217,6 +217,15 @@ def test_events_stop_start_and_sites(built, daemon, org):
     assert out["siteAfterDelete"]["cls"] == "NotFound"
 
 
+def test_fork_of_a_kept_checkpoint(built, daemon, org):
+    out = scenario("fork", daemon, org, timeout=300)
+    assert out["taken"]["keep"] is True and out["taken"]["platform"] == "ptrace", out
+    assert out["forkStatus"] == "running", out
+    assert out["operation"]["kind"] == "fork" and out["operation"]["sandboxId"] == out["forkId"], out
+    assert out["file"] == "from ts\n", out
+    assert out["keptAfterDelete"] == ["ts-base"], out
+
+
 def test_org_events_throw_events_reset_when_the_resume_point_is_not_kept(built, daemon, org):
     out = scenario("eventsReset", daemon, org, timeout=60)
     assert "event" not in out, out

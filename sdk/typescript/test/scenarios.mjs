@@ -302,6 +302,22 @@ const scenarios = {
     out.siteAfterDelete = await caught(() => client.sites.get(site.id));
   },
 
+  async fork() {
+    const client = new adapt.Client();
+    const sb = await client.sandboxes.create({ startupClass: "durable" });
+    await sb.files.write("/root/ts.txt", new TextEncoder().encode("from ts\n"));
+    out.taken = await sb.createCheckpoint("ts-base", { keep: true });
+    const fork = await sb.forkCheckpoint("ts-base");
+    out.forkStatus = fork.info.status;
+    out.operation = await client.images.operation(fork.info.operationId);
+    out.forkId = fork.id;
+    out.file = new TextDecoder().decode(await fork.files.read("/root/ts.txt"));
+    await fork.delete();
+    await sb.delete();
+    out.keptAfterDelete = (await sb.listCheckpoints()).map((c) => c.name);
+    await sb.deleteCheckpoint("ts-base");
+  },
+
   async eventsReset() {
     const client = new adapt.Client();
     try {
