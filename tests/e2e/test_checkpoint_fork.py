@@ -241,3 +241,39 @@ def test_a_checkpoint_taken_with_keep_outlives_its_sandbox_until_deleted(netd):
     status, body = org.api("GET", checkpoints_path(sid))
     assert status == 404, (status, body)
     assert not os.path.exists(os.path.join(netd.state_dir, "kept-checkpoints", sid))
+
+
+def test_a_kill_mid_fork_leaves_the_fork_stopped_and_a_start_resumes_it(fresh_daemon):
+    d = fresh_daemon
+    admin = d.admin
+    sid = durable(admin)
+    pid = out(admin, sid, MEMORY_LOOP).strip()
+    out(admin, sid, "echo two > /root/set")
+    assert memory_value(admin, sid) == "two"
+    take(admin, sid, "base")
+    # adaptd dies right after the checkpoint was copied into the fork, before its restore.
+    d.kill()
+    os.environ["ADAPT_FAULT"] = "sandbox.fork.after_seed"
+    try:
+        d.start(port=d.port)
+    finally:
+        os.environ.pop("ADAPT_FAULT", None)
+    status, forked = admin.api("POST", "/v1/sandboxes", {"fromCheckpoint": sid + "/base"})
+    assert status == 201, forked
+    d.created.append((admin, forked["id"]))
+    d.proc.wait(timeout=120)
+    assert d.proc.returncode == 86, d.log_tail()
+    d.start(port=d.port)
+    # Never stuck: the restart stops the fork (its copy kept) and says so in its operation.
+    fork = admin.wait_for_status(forked["id"], ("hibernated", "running"), 60)
+    assert fork["status"] == "hibernated", fork
+    op = finished(admin, forked["operationId"])
+    assert op["phase"] == "Failed" and "start it again" in op["error"], op
+    status, started = admin.api("POST", "/v1/sandboxes/%s/start" % forked["id"])
+    assert status == 202, started
+    admin.wait_for_status(forked["id"], "running", 120)
+    wait_for_agent(admin, forked["id"])
+    assert out(admin, forked["id"], "kill -0 %s && echo alive" % pid) == "alive\n"
+    assert memory_value(admin, forked["id"]) == "two"
+    # The source came back after the restart too.
+    admin.wait_for_status(sid, "running", 60)
