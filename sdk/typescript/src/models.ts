@@ -180,6 +180,8 @@ export interface Operation {
   progress: Progress;
   imageId?: string;
   sandboxId?: string;
+  appId?: string;
+  releaseId?: string;
   error: string | null;
   startedAt?: string | null;
   finishedAt?: string | null;
@@ -226,6 +228,7 @@ export interface AppRelease {
   port: number;
   readinessPath: string | null;
   readinessTimeoutSeconds: number;
+  secrets: string[];
   createdAt: string;
 }
 
