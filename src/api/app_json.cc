@@ -44,7 +44,8 @@ Result<core::DeployApp> DeployAppFromJson(const json& body) {
       "sandboxId",    "name",          "sourcePath",
       "buildCommand", "buildPath",     "buildTimeoutSeconds",
       "startCommand", "port",          "replicas",
-      "env",          "readinessPath", "readinessTimeoutSeconds"};
+      "env",          "readinessPath", "readinessTimeoutSeconds",
+      "secrets",      "waitSeconds"};
   for (const auto& [key, _] : body.items())
     if (!kFields.count(key)) return InvalidArgument(key, "unknown field '" + key + "'");
   core::DeployApp req;
@@ -73,7 +74,25 @@ Result<core::DeployApp> DeployAppFromJson(const json& body) {
       req.env[k] = v.get<std::string>();
     }
   }
+  if (body.contains("secrets") && !body["secrets"].is_null()) {
+    if (!body["secrets"].is_array())
+      return InvalidArgument("secrets", "secrets must be an array of secret names");
+    for (size_t i = 0; i < body["secrets"].size(); ++i) {
+      if (!body["secrets"][i].is_string())
+        return InvalidArgument("secrets[" + std::to_string(i) + "]",
+                               "secrets must be an array of secret names");
+      req.secrets.push_back(body["secrets"][i].get<std::string>());
+    }
+  }
   return req;
+}
+
+Result<int64_t> DeployWaitFromJson(const json& body) {
+  int64_t wait = kDefaultDeployWaitSeconds;
+  if (body.is_object()) RETURN_IF_ERROR(IntField(body, "waitSeconds", wait));
+  if (wait < 0 || wait > 600)
+    return InvalidArgument("waitSeconds", "waitSeconds must be from 0 to 600");
+  return wait;
 }
 
 Result<std::string> RollbackFromJson(const json& body) {
@@ -107,6 +126,7 @@ json AppReleaseToJson(const core::AppReleaseView& r) {
           {"port", r.port},
           {"readinessPath", r.readiness_path.empty() ? json(nullptr) : json(r.readiness_path)},
           {"readinessTimeoutSeconds", r.readiness_timeout_seconds},
+          {"secrets", r.secrets},
           {"createdAt", FormatRfc3339(r.created_at_ms)}};
 }
 

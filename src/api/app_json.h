@@ -13,8 +13,13 @@ namespace adapt::api {
 // REST's names for the core's fields (sourcePath, startCommand, ...).
 const core::FieldNames& RestAppFields();
 // POST /v1/apps: sandboxId, startCommand and port; name, sourcePath, buildCommand, buildPath,
-// buildTimeoutSeconds, replicas, env, readinessPath and readinessTimeoutSeconds optional.
+// buildTimeoutSeconds, replicas, env, secrets, readinessPath and readinessTimeoutSeconds
+// optional (waitSeconds is read by DeployWaitFromJson).
 Result<core::DeployApp> DeployAppFromJson(const nlohmann::json& body);
+// How long POST /v1/apps waits for the deploy before answering 202 with its operation.
+inline constexpr int64_t kDefaultDeployWaitSeconds = 60;
+// POST /v1/apps's waitSeconds (0..600, default kDefaultDeployWaitSeconds).
+Result<int64_t> DeployWaitFromJson(const nlohmann::json& body);
 // POST /v1/apps/{id}/rollback: {"releaseId": "rel_..."} or {} (the release before).
 Result<std::string> RollbackFromJson(const nlohmann::json& body);
 // POST /v1/apps/{id}/scale: {"replicas": n}.

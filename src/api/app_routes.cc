@@ -1,6 +1,7 @@
 // /v1/apps: translation between HTTP and core::AppService, nothing more.
 #include "api/app_json.h"
 #include "api/errors.h"
+#include "api/operation_json.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -8,16 +9,20 @@
 namespace adapt::api {
 
 void AddAppRoutes(Router& router, core::AppService& apps) {
-  // Blocking: the build, the packaging and the first replica's start (bounded).
+  // Waits up to waitSeconds for the build, the packaging and the first replica: 201 with the
+  // app, the deploy's error, or 202 with its operation (GET /v1/operations/{id}).
   router.Add("POST", "/v1/apps",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto body = ParseJsonBody(req);
                if (!body.ok()) return ErrorResponse(body.status());
                auto deploy = DeployAppFromJson(*body);
                if (!deploy.ok()) return ErrorResponse(deploy.status());
-               auto app = apps.Deploy(who, *deploy, RestAppFields());
-               if (!app.ok()) return ErrorResponse(app.status());
-               return JsonResponse(201, AppToJson(*app));
+               auto wait = DeployWaitFromJson(*body);
+               if (!wait.ok()) return ErrorResponse(wait.status());
+               auto done = apps.Deploy(who, *deploy, std::chrono::seconds(*wait), RestAppFields());
+               if (!done.ok()) return ErrorResponse(done.status());
+               if (done->app) return JsonResponse(201, AppToJson(*done->app));
+               return JsonResponse(202, OperationJson(done->operation));
              });
   router.Add("GET", "/v1/apps",
              [&](const HttpRequest&, const PathParams&, const core::Principal& who) {

@@ -2,12 +2,12 @@
 // pull or import keeps the shape it always had ({id, kind, phase, progress, imageId, error});
 // a sandbox's checkpoint or restore says its sandbox and when it started and finished.
 #include "api/errors.h"
+#include "api/operation_json.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
 #include "base/time.h"
 
 namespace adapt::api {
-namespace {
 
 using nlohmann::json;
 
@@ -18,6 +18,8 @@ json OperationJson(const core::Operation& op) {
               {"progress", {{"bytes", op.bytes}, {"totalBytes", op.total_bytes}}},
               {"error", op.error ? json(*op.error) : json(nullptr)}};
   if (op.image_id) out["imageId"] = *op.image_id;
+  if (op.app_id) out["appId"] = *op.app_id;
+  if (op.release_id) out["releaseId"] = *op.release_id;
   if (op.sandbox_id) {
     out["sandboxId"] = *op.sandbox_id;
     out["startedAt"] = op.started_at ? json(FormatRfc3339(*op.started_at)) : json(nullptr);
@@ -25,8 +27,6 @@ json OperationJson(const core::Operation& op) {
   }
   return out;
 }
-
-}  // namespace
 
 void AddOperationRoutes(Router& router, core::OperationService& operations) {
   router.Add("GET", "/v1/operations/{id}",

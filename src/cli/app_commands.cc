@@ -4,6 +4,7 @@
 
 #include "base/key_value.h"
 #include "cli/commands.h"
+#include "cli/operation_wait.h"
 #include "cli/output.h"
 
 namespace adapt::cli {
@@ -34,7 +35,8 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
     int64_t port = 0;
     int64_t replicas = 1;
     int64_t readiness_timeout = 0;
-    std::vector<std::string> env;
+    std::vector<std::string> env, secrets;
+    bool no_wait = false;
     json body;
   };
   auto o = std::make_shared<Options>();
@@ -56,6 +58,15 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
   deploy->add_option("--env", o->env, "environment variable of the app, repeatable")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
+  deploy
+      ->add_option("--secret", o->secrets,
+                   "an organization secret the app sees as the variable of its name, "
+                   "repeatable")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
+  deploy->add_flag("--no-wait", o->no_wait,
+                   "print the deploy's operation at once instead of waiting for the deploy "
+                   "(adapt op get ID follows it)");
   deploy->callback([o, &invocation] {
     invocation.prepare = [o](const Console&) -> Status {
       json& body = o->body;
@@ -79,10 +90,25 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
         }
         body["env"] = env;
       }
+      if (!o->secrets.empty()) body["secrets"] = o->secrets;
+      // The server waits a while; a longer deploy answers its operation, polled below.
+      body["waitSeconds"] = o->no_wait ? 0 : 20;
       return Status::Ok();
     };
     invocation.run = [o, &invocation](const ApiClient& client, const Console& console) {
       ASSIGN_OR_RETURN(json app, JsonOrError(client.Post("/v1/apps", o->body)));
+      if (app.value("kind", "") == "app.deploy") {  // an operation: the deploy goes on
+        if (o->no_wait) {
+          console.out << (invocation.json ? PrettyJson(app) : OperationSummary(app) + "\n");
+          return Status::Ok();
+        }
+        // The build, the packaging and the replicas' readiness are bounded by adaptd.
+        ASSIGN_OR_RETURN(json op,
+                         WaitForOperation(client, app.value("id", ""), std::chrono::hours(2)));
+        RETURN_IF_ERROR(OperationOutcome(op));
+        ASSIGN_OR_RETURN(
+            app, JsonOrError(client.Get("/v1/apps/" + EscapeUrlComponent(op.value("appId", "")))));
+      }
       if (invocation.json) {
         console.out << PrettyJson(app);
       } else {

@@ -82,6 +82,7 @@ Result<std::string> AppService::StartReplica(const store::AppRecord& app,
   req.startup_class = "instant";
   req.labels[kAppLabel] = app.id;
   req.env = release.env;
+  req.secrets = release.secrets;
   req.env["PORT"] = std::to_string(release.port);
   NetworkRequest network;
   network.egress = source->config.network.egress;
@@ -256,6 +257,7 @@ void AppService::RemoveReplica(const store::AppReplicaRecord& replica) {
   {
     std::lock_guard lock(mu_);
     open_.erase(replica.sandbox_id);
+    check_failures_.erase(replica.sandbox_id);
   }
   auto deleted = sandboxes_.Delete(who, replica.sandbox_id);
   if (!deleted.ok() && deleted.status().code() != Code::kNotFound)
@@ -448,14 +450,21 @@ void AppService::ReconcileAll() {
 }
 
 void AppService::Start() {
+  SettleDeploys();
   ReconcileAll();
   reconciler_ = std::thread([this] {
     std::unique_lock lock(mu_);
+    auto next_check = std::chrono::steady_clock::now() + options_.reconcile_every;
     while (!stopping_) {
-      changed_.wait_for(lock, options_.reconcile_every);
+      changed_.wait_until(lock, next_check);
       if (stopping_) break;
       lock.unlock();
       ReconcileAll();
+      // Readiness checks keep their own pace: a replica's state change wakes the loop early.
+      if (std::chrono::steady_clock::now() >= next_check) {
+        RecheckReplicas();
+        next_check = std::chrono::steady_clock::now() + options_.reconcile_every;
+      }
       lock.lock();
     }
   });
@@ -469,6 +478,8 @@ void AppService::Stop() {
   changed_.notify_all();
   if (reconciler_.joinable()) reconciler_.join();
   deliveries_.stop();
+  // A deploy under way ends soon (its waits see stopping_) and records how it ended.
+  deploys_.join();
 }
 
 }  // namespace adapt::core

@@ -12,6 +12,7 @@
 #include "core/app_internal.h"
 #include "core/registration_gate.h"
 #include "core/release_archive.h"
+#include "core/secret_name.h"
 
 namespace adapt::core {
 namespace {
@@ -44,7 +45,8 @@ AppReleaseView ReleaseView(const store::AppReleaseRecord& r) {
           r.port,
           r.created_at,
           r.readiness_path,
-          r.readiness_timeout_seconds};
+          r.readiness_timeout_seconds,
+          r.secrets};
 }
 
 Status CheckAbsolute(const std::string& path, const std::string& field) {
@@ -101,10 +103,25 @@ App AppService::View(const store::AppRecord& a) {
     if (auto t = trouble_.find(a.id); t != trouble_.end()) trouble = t->second;
   }
   if (trouble) v.restarts = trouble->failures;
+  std::string unready;  // a replica that lost its traffic: which, and what its check got
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& r : v.replica_list) {
+      auto f = check_failures_.find(r.sandbox_id);
+      if (r.state != "unready" || f == check_failures_.end()) continue;
+      unready = "replica " + r.sandbox_id + " failed its readiness check " +
+                std::to_string(f->second.first) + " times in a row (" + f->second.second +
+                "); it takes no traffic until a check passes";
+      break;
+    }
+  }
   if (a.replicas == 0) {
     v.status = "stopped";
   } else if (v.ready_replicas >= a.replicas) {
     v.status = "ready";
+  } else if (!unready.empty() && !trouble) {
+    v.status = "failing";
+    v.status_message = unready;
   } else if (trouble) {
     v.status = "failing";
     auto wait = std::chrono::duration_cast<std::chrono::seconds>(trouble->retry_at -
@@ -146,6 +163,16 @@ Status AppService::CheckDeploy(const DeployApp& req, const FieldNames& n) const 
   if (req.readiness_timeout_seconds < 1 || req.readiness_timeout_seconds > 600)
     return InvalidArgument(n("readiness_timeout_seconds"),
                            n("readiness_timeout_seconds") + " must be from 1 to 600");
+  if (req.secrets.size() > kMaxSandboxSecrets)
+    return InvalidArgument(n("secrets"), "at most " + std::to_string(kMaxSandboxSecrets) + " " +
+                                             n("secrets") + " can be attached to an app");
+  for (size_t i = 0; i < req.secrets.size(); ++i) {
+    const std::string field = n("secrets") + "[" + std::to_string(i) + "]";
+    RETURN_IF_ERROR(ValidateSecretName(req.secrets[i], field));
+    for (size_t j = 0; j < i; ++j)
+      if (req.secrets[j] == req.secrets[i])
+        return InvalidArgument(field, "secret '" + req.secrets[i] + "' is listed twice");
+  }
   if (req.env.size() > 64)
     return InvalidArgument(n("env"), "at most 64 " + n("env") + " variables are allowed");
   for (const auto& [k, v] : req.env) {
@@ -218,6 +245,7 @@ Result<store::AppReleaseRecord> AppService::Package(const Principal& who,
   release.start_command = req.start_command;
   release.port = static_cast<int>(req.port);
   release.env = req.env;
+  release.secrets = req.secrets;
   release.readiness_path = req.readiness_path;
   release.readiness_timeout_seconds = static_cast<int>(req.readiness_timeout_seconds);
   release.created_at = NowMillis();
@@ -254,65 +282,6 @@ Result<store::AppReleaseRecord> AppService::Package(const Principal& who,
     return InvalidArgument(n("source_path"), n("source_path") + " cannot be packaged: " + unsafe);
   }
   return release;
-}
-
-Result<App> AppService::Deploy(const Principal& who, const DeployApp& req, const FieldNames& n) {
-  RETURN_IF_ERROR(RequireRegistered(who, "deploy an app"));
-  RETURN_IF_ERROR(CheckDeploy(req, n));
-  RETURN_IF_ERROR(CheckReplicaLimit(who.org_id, req.replicas, n));
-  if (!IsValidId(req.sandbox_id, "sbx"))
-    return NotFound("sandbox " + req.sandbox_id + " not found");
-  ASSIGN_OR_RETURN(store::SandboxRecord source, store_.GetSandbox(who.org_id, req.sandbox_id));
-  if (source.status != "running")
-    return Conflict("sandbox " + source.id + " is " + source.status +
-                    "; an app deploys from a running sandbox");
-  if (source.config.network.egress == "none")
-    return Conflict("sandbox " + source.id +
-                    " has network egress \"none\": its replicas would have no network to serve "
-                    "on");
-  if (source.config.labels.count(kAppLabel))
-    return Conflict("sandbox " + source.id + " is a replica of app " +
-                    source.config.labels.at(kAppLabel) + "; deploy from its source sandbox");
-  const std::string name = req.name.empty() ? "app" : req.name;
-  std::optional<store::AppRecord> existing;
-  ASSIGN_OR_RETURN(auto apps, store_.ListApps(who.org_id));
-  for (const auto& a : apps)
-    if (a.name == name) existing = a;
-  ASSIGN_OR_RETURN(store::AppReleaseRecord release, Package(who, source, req, n));
-
-  store::AppRecord app;
-  if (existing) {
-    app = *existing;
-  } else {
-    app.id = NewId("app");
-    app.org_id = who.org_id;
-    app.name = name;
-    app.source_sandbox_id = source.id;
-    app.hostname = name + "-" + NewId("h").substr(2, 8) + "." + options_.domain;
-    app.created_at = NowMillis();
-  }
-  release.app_id = app.id;
-  // Content-addressed: the same bytes deploy as the same release, kept once.
-  if (auto old = store_.ListAppReleases(app.id); old.ok()) {
-    for (const auto& r : *old) {
-      if (r.sha256 == release.sha256 && r.start_command == release.start_command &&
-          r.port == release.port && r.env == release.env &&
-          r.readiness_path == release.readiness_path &&
-          r.readiness_timeout_seconds == release.readiness_timeout_seconds) {
-        objects_.RemoveBlob(release.blob);
-        release = r;
-        break;
-      }
-    }
-  }
-  if (!store_.GetAppRelease(app.id, release.id).ok()) {
-    if (Status st = store_.PutAppRelease(release); !st.ok()) {
-      objects_.RemoveBlob(release.blob);
-      return st;
-    }
-  }
-  app.replicas = static_cast<int>(req.replicas);
-  return Rollout(who, app, existing.has_value(), release);
 }
 
 Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool existing,

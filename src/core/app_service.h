@@ -36,7 +36,9 @@
 #include "core/event_bus.h"
 #include "core/field_names.h"
 #include "core/file_service.h"
+#include "core/operation.h"
 #include "core/sandbox_service.h"
+#include "core/secret_service.h"
 #include "net/ingress.h"
 #include "net/network_manager.h"
 #include "storage/object_store.h"
@@ -55,8 +57,11 @@ struct AppOptions {
   // How long a deploy waits for its first replica to boot and receive its release; the
   // release's readiness timeout is added.
   std::chrono::seconds ready_wait{120};
-  // How often replicas are checked (ended ones replaced).
+  // How often replicas are checked (ended ones replaced, ready ones' readiness checked again).
   std::chrono::seconds reconcile_every{5};
+  // A ready replica whose readiness check fails this many times in a row takes no traffic
+  // until it passes again.
+  int unready_after = 3;
 };
 
 // A deploy: errors name the fields as here (the edges map their own names).
@@ -73,6 +78,7 @@ struct DeployApp {
   std::map<std::string, std::string> env;
   std::string readiness_path;               // "": a TCP connect; else "/..." answering 2xx or 3xx
   int64_t readiness_timeout_seconds = 120;  // 1..600, from the app's start
+  std::vector<std::string> secrets;         // organization secrets by name (at most 64)
 };
 
 struct AppReleaseView {
@@ -89,6 +95,7 @@ struct AppReleaseView {
   int64_t created_at_ms = 0;
   std::string readiness_path;
   int readiness_timeout_seconds = 0;
+  std::vector<std::string> secrets;  // names only
 };
 
 // The wait before a replica is started again after `failures` failures in a row (a replica
@@ -98,7 +105,9 @@ std::chrono::seconds ReplicaRestartDelay(int failures);
 struct AppReplicaView {
   std::string sandbox_id;
   std::string release_id;
-  std::string state;  // "starting" or "ready"
+  // "starting", "ready", or "unready" (it was ready, then failed its check unready_after
+  // times in a row: no traffic until it passes again)
+  std::string state;
 };
 
 // GET /v1/apps/{id}/logs: one replica's latest output.
@@ -133,6 +142,13 @@ struct App {
   int64_t updated_at_ms = 0;
 };
 
+// What Deploy answers: the deploy's operation (GET /v1/operations/{id}, kind "app.deploy"),
+// and the app once the deploy finished within the wait.
+struct AppDeployment {
+  Operation operation;     // as GET /v1/operations/{id} answered it when Deploy returned
+  std::optional<App> app;  // nullopt: still running; poll the operation
+};
+
 class AppService {
  public:
   AppService(store::Store& store, SandboxService& sandboxes, CommandService& commands,
@@ -142,6 +158,9 @@ class AppService {
   void SetPorts(uint16_t http_port, uint16_t https_port);
   // Where the plan's app_replicas limit comes from; without it, only max_replicas applies.
   void set_account_service(AccountService* accounts) { accounts_ = accounts; }
+  // Where the app's `secrets` are checked when it deploys; without one, naming secrets is
+  // refused. (Each replica captures their values when it is created.)
+  void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
   // Where app events are announced (they are recorded in the store's event stream).
   void set_event_bus(EventBus* bus) { bus_ = bus; }
   // Called with a hostname whose route went away (to close its open connections).
@@ -149,11 +168,17 @@ class AppService {
 
   // Deploys a new app, or a new release of the organization's app of that name (its new
   // replicas serve before the old ones go; when none becomes ready the app keeps its release
-  // and the error says why). Blocking: waits for the build and for the first replica to
-  // accept connections (AppOptions::ready_wait). NotFound for another organization's source,
-  // Conflict when it is not running or has egress "none", InvalidArgument for bad fields or a
-  // failed build (its exit code and output in the message), kPayloadTooLarge past the size.
-  Result<App> Deploy(const Principal& who, const DeployApp& request, const FieldNames& names = {});
+  // and the error says why), as an operation ("app.deploy") that survives a restart: a deploy
+  // a crash cut short is Failed at start-up, the app keeping its previous release (a new app
+  // is removed unless a replica of it was ready). Checks the request, records the operation,
+  // then waits up to `wait` for the build, the packaging and the first ready replica
+  // (AppOptions::ready_wait bounds that): an answer with the app when it finished, the error
+  // when it failed, otherwise the operation to poll. NotFound for another organization's
+  // source, Conflict when it is not running or has egress "none", InvalidArgument for bad
+  // fields, unknown secrets or a failed build (its exit code and output in the message),
+  // kPayloadTooLarge past the size, kResourceExhausted past the plan's app_replicas.
+  Result<AppDeployment> Deploy(const Principal& who, const DeployApp& request,
+                               std::chrono::milliseconds wait, const FieldNames& names = {});
   Result<std::vector<App>> List(const Principal& who);
   Result<App> Get(const Principal& who, const std::string& id);
   // Sets the wanted replica count; new replicas start at once, extra ones are deleted.
@@ -183,6 +208,14 @@ class AppService {
   // kResourceExhausted when `replicas` is past the organization's plan's app_replicas.
   Status CheckReplicaLimit(const std::string& org_id, int64_t replicas,
                            const FieldNames& names) const;
+  // The deploy's work after its checks (Deploy runs it on deploys_): build, package, roll out.
+  Result<App> RunDeploy(const Principal& who, const DeployApp& request, const FieldNames& names,
+                        store::AppRecord app, bool existing, store::OperationRecord op);
+  // Start-up: fails each deploy operation a crash cut short and leaves its app consistent.
+  void SettleDeploys();
+  // Checks each ready (or unready) replica's readiness again; unready_after failures in a row
+  // take its traffic away until it passes.
+  void RecheckReplicas();
   Result<store::AppReleaseRecord> Package(const Principal& who, const store::SandboxRecord& source,
                                           const DeployApp& request, const FieldNames& names);
   Status Build(const Principal& who, const DeployApp& request, store::AppReleaseRecord& release,
@@ -221,8 +254,10 @@ class AppService {
   // Deliveries block (a sandbox's start, the release's upload, the port's first answer): their
   // own threads, so that the daemon's workers, which run the waits' ends, are never all held.
   boost::asio::thread_pool deliveries_{8};
+  boost::asio::thread_pool deploys_{4};  // RunDeploy: a build, a packaging, a rollout each
   AppOptions options_;
   AccountService* accounts_ = nullptr;
+  SecretService* secrets_ = nullptr;
   EventBus* bus_ = nullptr;
   std::function<void(const std::string&)> on_removed_;
   std::mutex mu_;
@@ -239,8 +274,11 @@ class AppService {
   std::map<std::string, Trouble> trouble_;         // guarded by mu_: by app id
   std::map<std::string, std::string> delivering_;  // guarded by mu_: sandbox id -> app id
   std::set<std::string> deploying_;                // guarded by mu_: app ids
-  std::mutex app_mu_;                              // one deploy, scale or reconcile at a time
-  bool stopping_ = false;                          // guarded by mu_
+  // Guarded by mu_: by replica sandbox id, failed readiness checks in a row of a replica that
+  // was ready, and what the last one got.
+  std::map<std::string, std::pair<int, std::string>> check_failures_;
+  std::mutex app_mu_;      // one deploy, scale or reconcile at a time
+  bool stopping_ = false;  // guarded by mu_
   std::thread reconciler_;
 };
 

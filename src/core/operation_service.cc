@@ -16,6 +16,8 @@ Result<Operation> OperationService::Get(const Principal& who, const std::string&
     op.total_bytes = r.total_bytes;
     op.sandbox_id = r.sandbox_id;
     op.started_at = r.started_at;
+    if (!r.app_id.empty()) op.app_id = r.app_id;
+    if (!r.release_id.empty()) op.release_id = r.release_id;
     if (!r.error.empty()) op.error = r.error;
     if (r.finished_at) op.finished_at = r.finished_at;
     return op;

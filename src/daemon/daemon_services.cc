@@ -86,6 +86,7 @@ Status Daemon::StartServices() {
   apps_.emplace(*store_, *sandboxes_, *commands_, *files_, *object_store_, *network_,
                 core::AppOptions{config_.ingress_domain});
   apps_->set_account_service(&*accounts_);
+  apps_->set_secret_service(&*secrets_);
   apps_->set_event_bus(&*bus_);
   return Status::Ok();
 }

@@ -10,6 +10,13 @@ using nlohmann::json;
 
 const json kString = {{"type", "string"}};
 const json kId = {{"type", "string"}, {"minLength", 1}, {"maxLength", 100}};
+// The plan's app_replicas caps it (10 on the default plan); past it the tool names the limit.
+const json kReplicas = {
+    {"type", "integer"},
+    {"minimum", 0},
+    {"maximum", 100},
+    {"description",
+     "replicas to run, at most the plan's app_replicas limit (10 on the default plan)"}};
 
 json DeployedAppSchema() {
   return {{"type", "object"},
@@ -27,8 +34,16 @@ json DeployedAppSchema() {
             {"build_exit_code", {{"type", json::array({"integer", "null"})}}},
             {"build_output", kString},
             {"sha256", kString},
-            {"created_at", kString}}},
-          {"required", json::array({"app_id", "name", "url", "replicas", "ready_replicas"})}};
+            {"created_at", kString},
+            {"operation_id",
+             {{"type", "string"},
+              {"description", "the deploy's operation; get_checkpoint_operation polls it"}}},
+            {"phase",
+             {{"type", "string"},
+              {"enum", json::array({"Running", "Completed"})},
+              {"description", "Running: the deploy goes on; poll operation_id"}}},
+            {"next_action", kString}}},
+          {"required", json::array({"app_id", "name"})}};
 }
 
 const core::FieldNames& McpAppFields() {
@@ -88,8 +103,27 @@ void AddDeployedAppTools(ToolRegistry& registry, const ToolServices& services) {
           {"build_path", {{"type", "string"}, {"minLength", 1}, {"maxLength", 4096}}},
           {"start_command", {{"type", "string"}, {"minLength", 1}, {"maxLength", 4096}}},
           {"port", {{"type", "integer"}, {"minimum", 1}, {"maximum", 65535}}},
-          {"replicas", {{"type", "integer"}, {"minimum", 0}, {"maximum", 10}}},
-          {"env", {{"type", "object"}, {"additionalProperties", kString}}}}},
+          {"replicas", kReplicas},
+          {"env", {{"type", "object"}, {"additionalProperties", kString}}},
+          {"secrets",
+           {{"type", "array"},
+            {"maxItems", 64},
+            {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}},
+            {"description",
+             "organization secrets by name; each replica sees each as the variable of its name "
+             "(values are never shown)"}}},
+          {"readiness_path",
+           {{"type", "string"},
+            {"minLength", 1},
+            {"maxLength", 1024},
+            {"description",
+             "a replica serves once GET of this path answers 2xx or 3xx (default: once its port "
+             "accepts connections)"}}},
+          {"readiness_timeout_seconds",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"maximum", 600},
+            {"description", "how long a replica may take to become ready (default 120)"}}}}},
         {"required", json::array({"sandbox_id", "start_command", "port"})},
         {"additionalProperties", false}},
        DeployedAppSchema(),
@@ -106,28 +140,46 @@ void AddDeployedAppTools(ToolRegistry& registry, const ToolServices& services) {
          if (args.contains("replicas")) req.replicas = args["replicas"].get<int64_t>();
          if (args.contains("env"))
            for (const auto& [k, v] : args["env"].items()) req.env[k] = v.get<std::string>();
-         auto app = apps.Deploy(ctx.who, req, McpAppFields());
-         if (!app.ok()) return ToolResult::Fail(FailureSentence(app.status()));
-         return ToolResult::Ok(DeployedAppJson(*app));
+         if (args.contains("secrets"))
+           for (const auto& name : args["secrets"]) req.secrets.push_back(name.get<std::string>());
+         req.readiness_path = OptionalString(args, "readiness_path", "");
+         if (args.contains("readiness_timeout_seconds"))
+           req.readiness_timeout_seconds = args["readiness_timeout_seconds"].get<int64_t>();
+         // A brief wait, as start_sandbox's; a longer deploy answers its operation to poll.
+         auto done = apps.Deploy(ctx.who, req, std::chrono::seconds(20), McpAppFields());
+         if (!done.ok()) return ToolResult::Fail(FailureSentence(done.status()));
+         if (done->app) {
+           json out = DeployedAppJson(*done->app);
+           out["operation_id"] = done->operation.id;
+           out["phase"] = "Completed";
+           out["next_action"] = "The app serves at url.";
+           return ToolResult::Ok(out);
+         }
+         return ToolResult::Ok(
+             {{"app_id", done->operation.app_id.value_or("")},
+              {"name", req.name.empty() ? "app" : req.name},
+              {"operation_id", done->operation.id},
+              {"phase", "Running"},
+              {"next_action",
+               "Call get_checkpoint_operation with operation_id until phase is Completed or "
+               "Failed; list_public_apps then shows the app's url."}});
        }});
 
-  registry.Add(
-      {"scale_deployed_app",
-       "Scale a deployed app",
-       "Set the number of identical EBS-free production replicas serving an application.",
-       {{"type", "object"},
-        {"properties",
-         {{"app_id", kId}, {"replicas", {{"type", "integer"}, {"minimum", 0}, {"maximum", 10}}}}},
-        {"required", json::array({"app_id", "replicas"})},
-        {"additionalProperties", false}},
-       DeployedAppSchema(),
-       ToolAnnotations{false, true, true, true},
-       [&apps](ToolContext& ctx, const json& args) {
-         auto app = apps.Scale(ctx.who, args["app_id"].get<std::string>(),
-                               args["replicas"].get<int64_t>(), McpAppFields());
-         if (!app.ok()) return ToolResult::Fail(FailureSentence(app.status()));
-         return ToolResult::Ok(DeployedAppJson(*app));
-       }});
+  registry.Add({"scale_deployed_app",
+                "Scale a deployed app",
+                "Set the number of identical EBS-free production replicas serving an application.",
+                {{"type", "object"},
+                 {"properties", {{"app_id", kId}, {"replicas", kReplicas}}},
+                 {"required", json::array({"app_id", "replicas"})},
+                 {"additionalProperties", false}},
+                DeployedAppSchema(),
+                ToolAnnotations{false, true, true, true},
+                [&apps](ToolContext& ctx, const json& args) {
+                  auto app = apps.Scale(ctx.who, args["app_id"].get<std::string>(),
+                                        args["replicas"].get<int64_t>(), McpAppFields());
+                  if (!app.ok()) return ToolResult::Fail(FailureSentence(app.status()));
+                  return ToolResult::Ok(DeployedAppJson(*app));
+                }});
 
   registry.Add({"delete_deployed_app",
                 "Delete a deployed app",

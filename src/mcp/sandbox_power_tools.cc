@@ -14,7 +14,8 @@ using nlohmann::json;
 const json kOperationId = {
     {"type", "string"},
     {"maxLength", 64},
-    {"description", "the operation_id that stop_sandbox or start_sandbox returned"}};
+    {"description",
+     "the operation_id that stop_sandbox, start_sandbox or deploy_sandbox_app returned"}};
 
 // A schema with the operation that get_checkpoint_operation follows.
 json WithOperation(json schema) {
@@ -54,28 +55,34 @@ json Stopped(const core::PowerChange& stopped) {
 
 json OperationSchema() {
   const json nullable_string = {{"type", json::array({"string", "null"})}};
-  return {
-      {"type", "object"},
-      {"properties",
-       {{"operation_id", {{"type", "string"}}},
-        {"kind", {{"type", "string"}, {"enum", json::array({"checkpoint", "restore", "fork"})}}},
-        {"sandbox_id", {{"type", "string"}}},
-        {"phase",
-         {{"type", "string"},
-          {"enum", json::array({"Pending", "Running", "Completed", "Failed"})}}},
-        {"progress_bytes",
-         {{"type", "integer"}, {"description", "bytes of the checkpoint image so far"}}},
-        {"error", nullable_string},
-        {"started_at", nullable_string},
-        {"finished_at", nullable_string},
-        {"next_action", {{"type", "string"}}}}},
-      {"required",
-       json::array({"operation_id", "kind", "sandbox_id", "phase", "error", "next_action"})}};
+  return {{"type", "object"},
+          {"properties",
+           {{"operation_id", {{"type", "string"}}},
+            {"kind",
+             {{"type", "string"}, {"enum", json::array({"checkpoint", "restore", "fork", "app.deploy"})}}},
+            {"sandbox_id", {{"type", "string"}, {"description", "an app deploy's: its source"}}},
+            {"app_id", {{"type", "string"}, {"description", "an app deploy's"}}},
+            {"phase",
+             {{"type", "string"},
+              {"enum", json::array({"Pending", "Running", "Completed", "Failed"})}}},
+            {"progress_bytes",
+             {{"type", "integer"}, {"description", "bytes of the checkpoint image so far"}}},
+            {"error", nullable_string},
+            {"started_at", nullable_string},
+            {"finished_at", nullable_string},
+            {"next_action", {{"type", "string"}}}}},
+          {"required",
+           json::array({"operation_id", "kind", "sandbox_id", "phase", "error", "next_action"})}};
 }
 
 std::string NextOperationAction(const core::Operation& op) {
   if (op.phase == "Completed" && op.kind == core::kForkOperation)
     return "The fork (sandbox_id) runs with the checkpoint's processes and files.";
+  if (op.kind == core::kAppDeployOperation) {
+    if (op.phase == "Completed") return "The app is deployed; list_public_apps shows its url.";
+    if (op.phase == "Failed") return "Read error: it says why and which release the app serves.";
+    return "Call get_checkpoint_operation again with this operation_id.";
+  }
   if (op.phase == "Completed")
     return op.kind == core::kRestoreOperation
                ? "The sandbox is restored; call wait_for_sandbox if it is not ready yet."
@@ -88,15 +95,17 @@ json OperationSummary(const core::Operation& op) {
   auto time = [](const std::optional<int64_t>& t) {
     return t ? json(FormatRfc3339(*t)) : json(nullptr);
   };
-  return {{"operation_id", op.id},
-          {"kind", op.kind},
-          {"sandbox_id", op.sandbox_id.value_or("")},
-          {"phase", op.phase},
-          {"progress_bytes", op.bytes},
-          {"error", op.error ? json(*op.error) : json(nullptr)},
-          {"started_at", time(op.started_at)},
-          {"finished_at", time(op.finished_at)},
-          {"next_action", NextOperationAction(op)}};
+  json out = {{"operation_id", op.id},
+              {"kind", op.kind},
+              {"sandbox_id", op.sandbox_id.value_or("")},
+              {"phase", op.phase},
+              {"progress_bytes", op.bytes},
+              {"error", op.error ? json(*op.error) : json(nullptr)},
+              {"started_at", time(op.started_at)},
+              {"finished_at", time(op.finished_at)},
+              {"next_action", NextOperationAction(op)}};
+  if (op.app_id) out["app_id"] = *op.app_id;
+  return out;
 }
 
 }  // namespace

@@ -44,6 +44,8 @@ struct AppReleaseRecord {
   std::string start_command;
   int port = 0;
   std::map<std::string, std::string> env;  // sealed at rest like a sandbox's
+  // Organization secrets by name: each replica captures their values when it is created.
+  std::vector<std::string> secrets;
   // A replica is ready once an HTTP GET of this path on `port` answers 2xx or 3xx ("": once
   // the port accepts a connection), within readiness_timeout_seconds of its start.
   std::string readiness_path;

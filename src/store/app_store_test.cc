@@ -42,6 +42,7 @@ AppReleaseRecord Release(const AppRecord& app) {
   r.env = {{"TOKEN", "app-secret-value"}};
   r.readiness_path = "/healthz";
   r.readiness_timeout_seconds = 30;
+  r.secrets = {"API_TOKEN", "DB_URL"};
   r.created_at = 1000;
   return r;
 }
@@ -69,6 +70,7 @@ TEST_P(StoreTest, AppsReleasesAndReplicasRoundTripAndStayInTheirOrganization) {
   EXPECT_EQ(release->port, 8000);
   EXPECT_EQ(release->readiness_path, "/healthz");
   EXPECT_EQ(release->readiness_timeout_seconds, 30);
+  EXPECT_EQ(release->secrets, (std::vector<std::string>{"API_TOKEN", "DB_URL"}));
   auto replicas = store_->ListAppReplicas(a.id);
   ASSERT_EQ(replicas->size(), 1u);
   EXPECT_EQ((*replicas)[0].state, "ready");

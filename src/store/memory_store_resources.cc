@@ -407,6 +407,7 @@ Status MemoryStore::PutOperation(const OperationRecord& op) {
     row.total_bytes = op.total_bytes;
     row.error = op.error;
     row.finished_at = op.finished_at;
+    row.release_id = op.release_id;
     return Status::Ok();
   }
   operations_.push_back(op);

@@ -437,6 +437,11 @@ ALTER TABLE events ADD COLUMN app_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN replica_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN message TEXT NOT NULL DEFAULT '';
 )sql"},
+      {29, R"sql(
+ALTER TABLE operations ADD COLUMN app_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE operations ADD COLUMN release_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE app_releases ADD COLUMN secrets TEXT NOT NULL DEFAULT '';
+)sql"},
   };
   return kMigrations;
 }

@@ -1,5 +1,5 @@
-// OperationStore: long-running operations on sandboxes (a stop's checkpoint, a start's
-// restore), kept so that GET /v1/operations/{id} answers them after adaptd restarts. One
+// OperationStore: long-running operations (a stop's checkpoint, a start's restore, an app's
+// deploy), kept so that GET /v1/operations/{id} answers them after adaptd restarts. One
 // domain of Store (store/store.h). Every method is one transaction; implementations are
 // thread-safe.
 #pragma once
@@ -15,9 +15,11 @@ namespace adapt::store {
 struct OperationRecord {
   std::string id;  // "op_..."
   std::string org_id;
-  std::string kind;  // "checkpoint" or "restore"
-  std::string sandbox_id;
-  std::string phase;  // "Pending", "Running", "Completed", "Failed"
+  std::string kind;        // "checkpoint", "restore" or "app.deploy"
+  std::string sandbox_id;  // an app deploy's: its source sandbox
+  std::string app_id;      // an app deploy's
+  std::string release_id;  // an app deploy's, once packaged
+  std::string phase;       // "Pending", "Running", "Completed", "Failed"
   uint64_t bytes = 0;
   uint64_t total_bytes = 0;
   std::string error;        // empty unless Failed

@@ -11,7 +11,7 @@ constexpr const char* kAppColumns =
 constexpr const char* kReleaseColumns =
     "id, app_id, org_id, blob, sha256, size, source_path, build_command, build_path, "
     "build_exit_code, build_output, start_command, port, env, created_at, readiness_path, "
-    "readiness_timeout_seconds";
+    "readiness_timeout_seconds, secrets";
 constexpr const char* kReplicaColumns = "sandbox_id, app_id, org_id, release_id, state, created_at";
 
 AppRecord ReadApp(SQLite::Statement& q) {
@@ -62,6 +62,14 @@ AppReleaseRecord SqliteStore::ReadAppRelease(SQLite::Statement& q) {
   r.created_at = q.getColumn(14).getInt64();
   r.readiness_path = q.getColumn(15).getString();
   r.readiness_timeout_seconds = q.getColumn(16).getInt();
+  // Names only ([A-Za-z_][A-Za-z0-9_]*), so a comma separates them.
+  std::string secrets = q.getColumn(17).getString();
+  for (size_t at = 0; at < secrets.size();) {
+    size_t comma = secrets.find(',', at);
+    if (comma == std::string::npos) comma = secrets.size();
+    r.secrets.push_back(secrets.substr(at, comma - at));
+    at = comma + 1;
+  }
   return r;
 }
 
@@ -154,7 +162,7 @@ Status SqliteStore::PutAppRelease(const AppReleaseRecord& r) {
   return Guard("saving app release", [&]() -> Status {
     ASSIGN_OR_RETURN(std::string env, EncodeEnvColumn(sealer_, r.org_id, r.id, r.env));
     SQLite::Statement q(db_, std::string("INSERT INTO app_releases(") + kReleaseColumns +
-                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     q.bind(1, r.id);
     q.bind(2, r.app_id);
     q.bind(3, r.org_id);
@@ -176,6 +184,9 @@ Status SqliteStore::PutAppRelease(const AppReleaseRecord& r) {
     q.bind(15, r.created_at);
     q.bind(16, r.readiness_path);
     q.bind(17, r.readiness_timeout_seconds);
+    std::string secrets;
+    for (const auto& name : r.secrets) secrets += (secrets.empty() ? "" : ",") + name;
+    q.bind(18, secrets);
     q.exec();
     return Status::Ok();
   });

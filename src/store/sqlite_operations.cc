@@ -5,7 +5,9 @@ namespace adapt::store {
 namespace {
 
 constexpr const char* kOperationColumns =
-    "id, org_id, kind, sandbox_id, phase, bytes, total_bytes, error, started_at, finished_at";
+    "id, org_id, kind, sandbox_id, phase, bytes, total_bytes, error, started_at, finished_at, "
+    "app_id, "
+    "release_id";
 
 OperationRecord ReadOperation(SQLite::Statement& q) {
   OperationRecord r;
@@ -19,6 +21,8 @@ OperationRecord ReadOperation(SQLite::Statement& q) {
   r.error = q.getColumn(7).getString();
   r.started_at = q.getColumn(8).getInt64();
   r.finished_at = q.getColumn(9).getInt64();
+  r.app_id = q.getColumn(10).getString();
+  r.release_id = q.getColumn(11).getString();
   return r;
 }
 
@@ -28,9 +32,10 @@ Status SqliteStore::PutOperation(const OperationRecord& op) {
   return Guard("saving operation", [&]() -> Status {
     SQLite::Statement q(
         db_, std::string("INSERT INTO operations(") + kOperationColumns +
-                 ") VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET phase = "
+                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET phase = "
                  "excluded.phase, bytes = excluded.bytes, total_bytes = excluded.total_bytes, "
-                 "error = excluded.error, finished_at = excluded.finished_at");
+                 "error = excluded.error, finished_at = excluded.finished_at, release_id = "
+                 "excluded.release_id");
     q.bind(1, op.id);
     q.bind(2, op.org_id);
     q.bind(3, op.kind);
@@ -41,6 +46,8 @@ Status SqliteStore::PutOperation(const OperationRecord& op) {
     q.bind(8, op.error);
     q.bind(9, op.started_at);
     q.bind(10, op.finished_at);
+    q.bind(11, op.app_id);
+    q.bind(12, op.release_id);
     q.exec();
     return Status::Ok();
   });

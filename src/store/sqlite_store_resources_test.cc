@@ -461,5 +461,30 @@ TEST_P(StoreTest, OperationsAreScopedToTheOrgUpdatedInPlaceAndListedWhileOpen) {
   EXPECT_TRUE(open->empty());
 }
 
+TEST_P(StoreTest, AnAppDeploysOperationKeepsItsAppAndLearnsItsRelease) {
+  OperationRecord op;
+  op.id = NewId("op");
+  op.org_id = org_.id;
+  op.kind = "app.deploy";
+  op.sandbox_id = "sbx_source";
+  op.app_id = "app_one";
+  op.phase = "Running";
+  op.started_at = 1000;
+  ASSERT_TRUE(store_->PutOperation(op).ok());
+  op.release_id = "rel_one";
+  op.app_id = "app_other";  // ignored: who the operation is for never changes
+  ASSERT_TRUE(store_->PutOperation(op).ok());
+  Reopen();
+  auto got = store_->GetOperation(org_.id, op.id);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->app_id, "app_one");
+  EXPECT_EQ(got->release_id, "rel_one");
+  EXPECT_EQ(got->phase, "Running");
+  auto all = store_->ListAllOpenOperations();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].release_id, "rel_one");
+}
+
 }  // namespace
 }  // namespace adapt::store

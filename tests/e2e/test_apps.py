@@ -193,13 +193,23 @@ def test_the_mcp_tools_through_the_sdk_client(d, client):
     sh(client, sid, "mkdir -p /workspace/site && echo hi > /workspace/site/index.html")
     calls = [["deploy_sandbox_app", {"sandbox_id": sid, "name": "mcpweb", "source_path": "/workspace/site",
                                      "build_command": "echo mcp-built > built.txt",
-                                     "start_command": START, "port": 8000}],
-             ["list_public_apps", {}]]
+                                     "start_command": START, "port": 8000,
+                                     "readiness_path": "/built.txt",
+                                     "readiness_timeout_seconds": 60}],
+             ["list_public_apps", {}],
+             ["deploy_sandbox_app", {"sandbox_id": sid, "name": "mcpweb", "start_command": START,
+                                     "port": 8000, "replicas": 11}]]
     report = sdk(d, client, "http", "calls", calls)
-    deployed, listed = report["calls"]
+    deployed, listed, too_many = report["calls"]
     assert not deployed["isError"] and deployed["schemaValid"], deployed
     app = deployed["structuredContent"]
     assert app["replicas"] == 1 and app["ready_replicas"] == 1 and app["build_exit_code"] == 0, app
+    assert app["phase"] == "Completed" and app["operation_id"].startswith("op_"), app
+    assert too_many["isError"], too_many
+    assert "limit app_replicas = 10" in too_many["content"][0]["text"], too_many
+    release = client.api("GET", "/v1/apps/" + app["app_id"])[1]["release"]
+    assert release["readinessPath"] == "/built.txt", release
+    assert release["readinessTimeoutSeconds"] == 60, release
     assert not listed["isError"] and listed["schemaValid"], listed
     kinds = [(a["app_id"], a["kind"]) for a in listed["structuredContent"]["apps"]]
     assert (app["app_id"], "production") in kinds, kinds

@@ -185,6 +185,8 @@ export interface Operation {
   progress: Progress;
   imageId?: string;
   sandboxId?: string;
+  appId?: string;
+  releaseId?: string;
   error: string | null;
   startedAt?: string | null;
   finishedAt?: string | null;
@@ -231,6 +233,7 @@ export interface AppRelease {
   port: number;
   readinessPath: string | null;
   readinessTimeoutSeconds: number;
+  secrets: string[];
   createdAt: string;
 }
 

@@ -161,15 +161,33 @@ export interface DeployAppOptions {
   /** A GET of it must answer 2xx or 3xx for a replica to be ready; unset, a TCP connect. */
   readinessPath?: string;
   readinessTimeoutSeconds?: number;
+  /** Organization secrets by name; each replica sees each as the variable of its name. */
+  secrets?: string[];
+  /** How long the server waits before answering with the deploy's operation (0-600, default 60). */
+  waitSeconds?: number;
+  /** How long deploy() polls that operation (default 1 h). */
+  timeoutMs?: number;
 }
 
 /** Deployed apps: a production copy of a sandbox's files on replicas behind one URL. */
 export class Apps {
   constructor(private readonly t: Transport) {}
 
-  /** Builds (optionally), packages and starts the app; answers once a replica serves. */
-  deploy(options: DeployAppOptions): Promise<App> {
-    return this.t.call<App>("POST", "/v1/apps", { json: { ...options } });
+  /** Builds (optionally), packages and starts the app; answers once a replica serves. A deploy
+   * that outlasts the server's wait is an operation: this polls it and throws its error when it
+   * failed. */
+  async deploy(options: DeployAppOptions): Promise<App> {
+    const { timeoutMs, ...body } = options;
+    const answer = await this.t.call<App | Operation>("POST", "/v1/apps", { json: { ...body } });
+    if (!("kind" in answer) || answer.kind !== "app.deploy") return answer as App;
+    const deadline = Date.now() + (timeoutMs ?? 3_600_000);
+    for (;;) {
+      const op = await this.t.call<Operation>("GET", `/v1/operations/${encodeURIComponent(answer.id)}`);
+      if (op.phase === "Completed") return this.get(op.appId ?? "");
+      if (op.phase === "Failed") throw new AdaptError(`deploy ${op.id} failed: ${op.error ?? "no error recorded"}`, { code: "unavailable" });
+      if (Date.now() > deadline) throw new RequestTimeout(`deploy ${op.id} is still ${op.phase} after ${(timeoutMs ?? 3_600_000) / 1000} s`, { code: "request_timeout" });
+      await sleep(500);
+    }
   }
 
   async list(): Promise<App[]> {

@@ -224,6 +224,8 @@ class Operation:
     error: Optional[str]
     image_id: Optional[str] = None
     sandbox_id: Optional[str] = None
+    app_id: Optional[str] = None
+    release_id: Optional[str] = None
     started_at: Optional[str] = None
     finished_at: Optional[str] = None
 
@@ -273,6 +275,7 @@ class AppRelease:
     port: int
     readiness_path: Optional[str]
     readiness_timeout_seconds: int
+    secrets: List[str]
     created_at: str
 
 

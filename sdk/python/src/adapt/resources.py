@@ -10,7 +10,7 @@ import urllib.parse
 from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Union
 
 from . import _model
-from .errors import AdaptError, NotFound, RequestTimeout
+from .errors import AdaptError, NotFound, RequestTimeout, Unavailable
 from .files import LocalPath, _save
 from .models import (Account, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
                      ObjectLink, Operation, Org, Plan, Progress, Run, Secret, Site, Storage,
@@ -236,17 +236,37 @@ class Apps:
                source_path: Optional[str] = None, build_command: Optional[str] = None,
                build_path: Optional[str] = None, replicas: Optional[int] = None,
                env: Optional[Dict[str, str]] = None, readiness_path: Optional[str] = None,
-               readiness_timeout_seconds: Optional[int] = None) -> App:
+               readiness_timeout_seconds: Optional[int] = None,
+               secrets: Optional[List[str]] = None, timeout: float = 3600) -> App:
         """Builds (optionally), packages and starts the app; answers once a replica is ready
-        (readiness_path answers 2xx or 3xx, or without it the port accepts connections)."""
+        (readiness_path answers 2xx or 3xx, or without it the port accepts connections). A
+        deploy that outlasts the server's wait is an operation: this polls it (up to `timeout`
+        seconds) and raises the deploy's error when it failed."""
         body: Dict[str, Any] = {"sandboxId": sandbox_id, "startCommand": start_command, "port": port}
         for key, value in (("name", name), ("sourcePath", source_path), ("buildCommand", build_command),
                            ("buildPath", build_path), ("replicas", replicas), ("env", env),
                            ("readinessPath", readiness_path),
-                           ("readinessTimeoutSeconds", readiness_timeout_seconds)):
+                           ("readinessTimeoutSeconds", readiness_timeout_seconds),
+                           ("secrets", secrets)):
             if value is not None:
                 body[key] = value
-        return _model.from_json(App, self._t.call("POST", "/v1/apps", json_body=body))
+        answer = self._t.call("POST", "/v1/apps", json_body=body)
+        if answer.get("kind") != "app.deploy":
+            return _model.from_json(App, answer)
+        op = self.deploy_operation(answer["id"], timeout=timeout)
+        if op.phase != "Completed":
+            raise Unavailable("deploy %s %s: %s" % (op.id, op.phase.lower(), op.error or ""),
+                              code="unavailable")
+        return self.get(op.app_id or "")
+
+    def deploy_operation(self, operation_id: str, timeout: float = 3600) -> Operation:
+        """The deploy's operation once Completed or Failed (or as it is after `timeout`)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            op = _model.from_json(Operation, self._t.call("GET", "/v1/operations/" + operation_id))
+            if op.phase in ("Completed", "Failed") or time.monotonic() > deadline:
+                return op
+            time.sleep(0.5)
 
     def list(self) -> List[App]:
         return [_model.from_json(App, a) for a in self._t.call("GET", "/v1/apps")["items"]]
