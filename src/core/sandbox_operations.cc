@@ -104,7 +104,9 @@ void SettleSandboxOperations(store::OperationStore& ops, store::SandboxStore& sa
   auto r = sandboxes.GetSandbox("", sandbox_id);
   for (const auto& op : *open) {
     // Only a sandbox's own operations: an app deploy's is AppService's to settle.
-    if (op.kind != kCheckpointOperation && op.kind != kRestoreOperation) continue;
+    if (op.kind != kCheckpointOperation && op.kind != kRestoreOperation &&
+        op.kind != kForkOperation)
+      continue;
     std::optional<std::string> outcome;
     if (!r.ok())
       outcome = "the sandbox is gone";
