@@ -191,6 +191,20 @@ json AccountToJson(const core::Account& a) {
           {"alerts", AlertsToJson(a)}};
 }
 
+std::string LimitWireName(const std::string& limit) {
+  std::string wire = WireField(limit);
+  constexpr std::string_view kPrefix = "limits.";
+  return wire.starts_with(kPrefix) ? wire.substr(kPrefix.size()) : wire;
+}
+
+json AlertEventToJson(const store::EventRecord& e) {
+  return {{"type", e.status},
+          {"limit", e.alert_limit.empty() ? json(nullptr) : json(LimitWireName(e.alert_limit))},
+          {"value", e.alert_value},
+          {"used", e.alert_used},
+          {"at", FormatRfc3339(e.at)}};
+}
+
 json AlertsToJson(const core::Account& account) {
   json out = json::array();
   for (const auto& a : core::AlertsNewestFirst(account, kAlertsShown)) {
@@ -199,7 +213,7 @@ json AlertsToJson(const core::Account& account) {
       alert["creditsNanos"] = a.balance->credits_nanos;
       alert["usageNanos"] = a.balance->usage_nanos;
     } else {
-      alert["limit"] = WireField(a.limit->limit).substr(std::string_view("limits.").size());
+      alert["limit"] = LimitWireName(a.limit->limit);
       alert["limitValue"] = a.limit->limit_value;
       alert["used"] = a.limit->used;
     }
@@ -212,6 +226,7 @@ json UsageTotalToJson(const store::UsageTotalRecord& u) {
   json out = {{"cpuMilliseconds", u.cpu_millis},
               {"memoryMiBMilliseconds", u.memory_mib_millis},
               {"storageMiBMilliseconds", u.storage_mib_millis},
+              {"gpuMilliseconds", u.gpu_millis},
               {"amountNanos", u.amount_nanos},
               {"entries", u.entries}};
   if (!u.subject_id.empty()) {
@@ -248,6 +263,7 @@ json LedgerEntryToJson(const store::LedgerEntryRecord& e) {
   out["cpuMilliseconds"] = e.cpu_millis;
   out["memoryMiBMilliseconds"] = e.memory_mib_millis;
   out["storageMiBMilliseconds"] = e.storage_mib_millis;
+  out["gpuMilliseconds"] = e.gpu_millis;
   return out;
 }
 

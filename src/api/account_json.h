@@ -24,5 +24,11 @@ nlohmann::json LedgerEntryToJson(const store::LedgerEntryRecord& entry);
 // `used` in MiB for persistentStorageGiB, bytes for objectStorageGiB).
 nlohmann::json AlertsToJson(const core::Account& account);
 nlohmann::json AccountUsageToJson(const core::AccountUsage& usage);
+// A plan limit's REST name ("persistentStorageGiB") for its store name.
+std::string LimitWireName(const std::string& limit);
+// The data of an `event: alert` frame of /v1/events (EventRecord::alert): {type, limit (null
+// for a credit alert), value, used, at}; a credit alert's value and used are the credits and
+// the usage in nano-units, a limit's as in AlertsToJson.
+nlohmann::json AlertEventToJson(const store::EventRecord& event);
 
 }  // namespace adapt::api

@@ -62,5 +62,25 @@ TEST(PlanJson, PlansFileNeedsAListOfPlansEachWithAnId) {
   EXPECT_NE(bad.status().message().find("plans[1]"), std::string::npos);
 }
 
+TEST(AlertEventJson, CreditAndLimitAlertsInRestWords) {
+  store::EventRecord credit =
+      store::AlertEvent(store::AccountAlertRecord{0, "org_a", "balance_100", 5000, 5100, 0});
+  json c = AlertEventToJson(credit);
+  EXPECT_EQ(c["type"], "credit_100");
+  EXPECT_TRUE(c["limit"].is_null());
+  EXPECT_EQ(c["value"], 5000);
+  EXPECT_EQ(c["used"], 5100);
+  EXPECT_EQ(c["at"], "1970-01-01T00:00:00.000Z");
+  store::EventRecord limit = store::AlertEvent(
+      store::LimitAlertRecord{0, "org_a", "persistent_storage_gib", 80, 1024, 820, 0});
+  json l = AlertEventToJson(limit);
+  EXPECT_EQ(l["type"], "limit_80");
+  EXPECT_EQ(l["limit"], "persistentStorageGiB");
+  EXPECT_EQ(l["value"], 1024);
+  EXPECT_EQ(l["used"], 820);
+  EXPECT_EQ(store::AlertEvent(store::AccountAlertRecord{0, "o", "balance_80", 1, 1, 0}).status,
+            "credit_80");
+}
+
 }  // namespace
 }  // namespace adapt::api

@@ -140,7 +140,7 @@ HttpResponse LedgerExport(const std::vector<store::LedgerEntryRecord>& entries,
   r.content_type = "text/csv; charset=utf-8";
   r.body =
       "id,orgId,kind,amountNanos,reason,expiresAt,createdAt,subjectKind,subjectId,periodStart,"
-      "periodEnd,cpuMilliseconds,memoryMiBMilliseconds,storageMiBMilliseconds\r\n";
+      "periodEnd,cpuMilliseconds,memoryMiBMilliseconds,storageMiBMilliseconds,gpuMilliseconds\r\n";
   for (const auto& e : entries) {
     bool usage = e.kind == "usage";
     auto when = [&](int64_t at) { return usage ? FormatRfc3339(at) : std::string(); };
@@ -158,7 +158,8 @@ HttpResponse LedgerExport(const std::vector<store::LedgerEntryRecord>& entries,
                                     when(e.period_end),
                                     count(e.cpu_millis),
                                     count(e.memory_mib_millis),
-                                    count(e.storage_mib_millis)};
+                                    count(e.storage_mib_millis),
+                                    count(e.gpu_millis)};
     for (size_t i = 0; i < row.size(); ++i) r.body += (i ? "," : "") + CsvField(row[i]);
     r.body += "\r\n";
   }

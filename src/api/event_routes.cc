@@ -1,13 +1,15 @@
 // Server-Sent Events of sandbox status changes (`event: status`) and, on the organization's
-// stream, deployed apps' events (`event: app`). Events come from the store, so a client that
-// reconnects with Last-Event-ID misses nothing; the bus only says when to look. An idle stream
-// carries a comment every kHeartbeatInterval, so that clients and proxies can tell a quiet
-// stream from a dead connection.
+// stream, deployed apps' events (`event: app`) and its account alerts (`event: alert`: 80% /
+// 100% of its credits used or of a plan limit, api/account_json.h). Events come from the store, so
+// a client that reconnects with Last-Event-ID misses nothing; the bus only says when to look. An
+// idle stream carries a comment every kHeartbeatInterval, so that clients and proxies can tell a
+// quiet stream from a dead connection.
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <mutex>
 
+#include "api/account_json.h"
 #include "api/errors.h"
 #include "api/event_resume.h"
 #include "api/routes.h"
@@ -44,13 +46,15 @@ class StatusEventStream : public ResponseStream,
       sink_->Send(": open\n\n");
     }
     std::weak_ptr<StatusEventStream> weak = shared_from_this();
-    token_ = bus_.Subscribe([weak, &workers = workers_, id = sandbox_id_](const core::Change& c) {
-      bool wanted = c.kind == core::Change::Kind::kSandboxStatus
-                        ? id.empty() || c.id == id
-                        : c.kind == core::Change::Kind::kAppEvent && id.empty();
-      if (!wanted) return;
-      if (auto self = weak.lock()) boost::asio::post(workers, [self] { self->Pump(); });
-    });
+    token_ = bus_.Subscribe(
+        [weak, &workers = workers_, id = sandbox_id_, org = org_id_](const core::Change& c) {
+          using Kind = core::Change::Kind;
+          bool wanted = c.kind == Kind::kSandboxStatus  ? id.empty() || c.id == id
+                        : c.kind == Kind::kAccountAlert ? id.empty() && c.id == org
+                                                        : c.kind == Kind::kAppEvent && id.empty();
+          if (!wanted) return;
+          if (auto self = weak.lock()) boost::asio::post(workers, [self] { self->Pump(); });
+        });
     boost::asio::post(workers_, [self = shared_from_this()] { self->Pump(); });
     ArmHeartbeat();
   }
@@ -87,7 +91,10 @@ class StatusEventStream : public ResponseStream,
         json data = {
             {"sandboxId", e.sandbox_id}, {"status", e.status}, {"at", FormatRfc3339(e.at)}};
         const char* kind = "status";
-        if (!e.app_id.empty()) {
+        if (e.alert) {
+          kind = "alert";
+          data = AlertEventToJson(e);
+        } else if (!e.app_id.empty()) {
           kind = "app";
           data = {{"appId", e.app_id},
                   {"type", e.status},

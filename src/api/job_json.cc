@@ -105,7 +105,13 @@ json RunToJson(const core::Run& r) {
           {"scheduledAt", TimeOrNull(r.scheduled_at)},
           {"startedAt", TimeOrNull(r.started_at)},
           {"endedAt", TimeOrNull(r.ended_at)},
-          {"createdAt", FormatRfc3339(r.created_at)}};
+          {"createdAt", FormatRfc3339(r.created_at)},
+          {"usage", r.usage ? json{{"cpuMilliseconds", r.usage->cpu_millis},
+                                   {"memoryMiBMilliseconds", r.usage->memory_mib_millis},
+                                   {"gpuMilliseconds", r.usage->gpu_millis},
+                                   {"amountNanos", r.usage->amount_nanos},
+                                   {"entries", r.usage->entries}}
+                            : json(nullptr)}};
 }
 
 json RunPageToJson(const core::RunPage& page) {

@@ -77,6 +77,8 @@ HttpResponse Render(const core::MetricsSnapshot& m) {
           "Allocated persistent storage metered, in byte-seconds.", [](const core::OrgMetrics& o) {
             return Decimal(__int128{o.used.storage_mib_millis} * 1048576, 3);
           });
+  per_org("adapt_usage_gpu_seconds_total", "counter", "Reserved GPU-seconds metered.",
+          [](const core::OrgMetrics& o) { return Decimal(o.used.gpu_millis, 3); });
   out.Family("adapt_plan_limit", "gauge",
              "A limit of the organization's plan (absent: no limit); memory and storage in "
              "bytes.");

@@ -24,6 +24,7 @@ Result<MetricsSnapshot> AccountService::Metrics(const Principal& who) {
       m.used.cpu_millis += u.cpu_millis;
       m.used.memory_mib_millis += u.memory_mib_millis;
       m.used.storage_mib_millis += u.storage_mib_millis;
+      m.used.gpu_millis += u.gpu_millis;
       m.used.amount_nanos += u.amount_nanos;
       m.used.entries += u.entries;
     }

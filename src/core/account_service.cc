@@ -209,6 +209,7 @@ Result<AccountUsage> AccountService::Usage(const Principal& who, int64_t from, i
     out.total.cpu_millis += u.cpu_millis;
     out.total.memory_mib_millis += u.memory_mib_millis;
     out.total.storage_mib_millis += u.storage_mib_millis;
+    out.total.gpu_millis += u.gpu_millis;
     out.total.amount_nanos += u.amount_nanos;
     out.total.entries += u.entries;
   }

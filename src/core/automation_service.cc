@@ -227,7 +227,8 @@ Result<Run> AutomationService::Trigger(const Principal& who, const std::string& 
   bool start = Admitted(a, run) && MayStart(a, run);
   RETURN_IF_ERROR(runs_.PutRun(run));
   if (start) Launch(a, run);
-  return runs_.GetRun(who.org_id, run.id);
+  ASSIGN_OR_RETURN(store::RunRecord stored, runs_.GetRun(who.org_id, run.id));
+  return Run{std::move(stored), std::nullopt};
 }
 
 bool AutomationService::Admitted(const store::AutomationRecord& a, store::RunRecord& run) {

@@ -1,6 +1,7 @@
-// EventBus: says that something the store recorded changed: a sandbox's status, or a command's
-// end. The events themselves live in the store (so a client can resume after Last-Event-ID);
-// the bus only says "look again", naming what changed so a listener can ignore the rest.
+// EventBus: says that something the store recorded changed: a sandbox's status, a command's
+// end, an app's event or an account alert. The events themselves live in the store (so a
+// client can resume after Last-Event-ID); the bus only says "look again", naming what changed
+// so a listener can ignore the rest.
 // Thread-safe.
 #pragma once
 
@@ -13,9 +14,10 @@
 namespace adapt::core {
 
 struct Change {
-  enum class Kind { kSandboxStatus, kCommandEnded, kAppEvent };
+  // kAccountAlert: an 80% / 100% alert of the organization's credits or a plan limit.
+  enum class Kind { kSandboxStatus, kCommandEnded, kAppEvent, kAccountAlert };
   Kind kind = Kind::kSandboxStatus;
-  std::string id;  // the sandbox's, the command's or the app's
+  std::string id;  // the sandbox's, the command's, the app's or (alerts) the organization's
 };
 
 class EventBus {

@@ -179,21 +179,35 @@ Result<RunPage> JobService::ListRuns(const Principal& who, const ListRunsRequest
   ASSIGN_OR_RETURN(store::RunPage page,
                    store_.ListRuns(who.org_id, {req.job_id, req.automation_id}, req.limit, before));
   RunPage out;
-  out.items = std::move(page.items);
+  for (auto& r : page.items) {
+    ASSIGN_OR_RETURN(Run run, WithUsage(std::move(r)));
+    out.items.push_back(std::move(run));
+  }
   out.next_cursor = NextListCursor(page.next_seq);
   return out;
 }
 
 Result<Run> JobService::GetRun(const Principal& who, const std::string& id) {
-  return store_.GetRun(who.org_id, id);
+  ASSIGN_OR_RETURN(store::RunRecord run, store_.GetRun(who.org_id, id));
+  return WithUsage(std::move(run));
+}
+
+Result<Run> JobService::WithUsage(store::RunRecord record) {
+  Run run{std::move(record), std::nullopt};
+  if (!usage_ || run.job_id.empty() || run.sandbox_id.empty()) return run;
+  ASSIGN_OR_RETURN(store::UsageTotalRecord used,
+                   usage_->UsageOfSubject(run.org_id, run.sandbox_id));
+  run.usage = RunUsage{used.cpu_millis, used.memory_mib_millis, used.gpu_millis, used.amount_nanos,
+                       used.entries};
+  return run;
 }
 
 Result<Run> JobService::CancelRun(const Principal& who, const std::string& id) {
   ASSIGN_OR_RETURN(store::RunRecord run, store_.GetRun(who.org_id, id));
-  if (RunEnded(run)) return run;
+  if (RunEnded(run)) return WithUsage(std::move(run));
   if (!run.automation_id.empty()) {
     if (automation_cancel_) automation_cancel_(id);
-    return store_.GetRun(who.org_id, id);
+    return GetRun(who, id);
   }
   {
     std::lock_guard lock(mu_);
@@ -204,7 +218,7 @@ Result<Run> JobService::CancelRun(const Principal& who, const std::string& id) {
     std::lock_guard lock(mu_);
     cancel_requested_.erase(id);
   }
-  return store_.GetRun(who.org_id, id);
+  return GetRun(who, id);
 }
 
 void JobService::Pump() {

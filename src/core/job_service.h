@@ -25,6 +25,7 @@
 #include "core/job_view.h"
 #include "core/sandbox_service.h"
 #include "store/job_store.h"
+#include "store/usage_store.h"
 
 namespace adapt::core {
 
@@ -64,6 +65,8 @@ class JobService {
   void set_queued_limit(std::function<Result<std::optional<int64_t>>(const std::string&)> f) {
     queued_limit_ = std::move(f);
   }
+  // Where runs' usage is read (the ledger); without it, runs carry none. Set before serving.
+  void set_usage_store(store::UsageStore* usage) { usage_ = usage; }
   // Where cancel_automation_run goes for a run of an automation (AutomationService::CancelRun).
   void set_automation_cancel(std::function<bool(const std::string& run_id)> cancel) {
     automation_cancel_ = std::move(cancel);
@@ -106,12 +109,15 @@ class JobService {
   void UpdateActiveRun(const std::string& run_id,
                        const std::function<void(store::RunRecord&)>& change);
   void Release(const std::string& org_id);
+  // The run as callers see it: with its usage (Run::usage) read from usage_.
+  Result<Run> WithUsage(store::RunRecord record);
 
   store::JobStore& store_;
   JobAttempts& attempts_;
   std::string default_image_;
   int concurrency_per_org_;
   RunAdmission admission_;
+  store::UsageStore* usage_ = nullptr;
   std::function<Result<std::optional<int64_t>>(const std::string&)> queued_limit_;
   std::function<bool(const std::string&)> automation_cancel_;
   std::mutex mu_;

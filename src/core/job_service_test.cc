@@ -200,6 +200,37 @@ TEST_F(JobServiceTest, OnlyATerminalJobIsDeletedAndItsRunsStay) {
   EXPECT_EQ(RunsOf(a).size(), 1u);
 }
 
+TEST_F(JobServiceTest, AJobRunCarriesItsSandboxsMeteredUsage) {
+  jobs_.set_usage_store(&store_);
+  std::string a = MustSubmit(org_);
+  std::string run_id = attempts_.started[0].run.id;
+  EXPECT_FALSE(jobs_.GetRun(org_, run_id)->usage);  // no sandbox yet
+  attempts_.End(0, AttemptEnd::Kind::kExited, 0);   // its sandbox was sbx_0
+  EXPECT_EQ(jobs_.GetRun(org_, run_id)->usage->entries, 0);
+  for (int64_t from : {1000, 31000}) {
+    store::LedgerEntryRecord e;
+    e.id = "use_sbx_0_" + std::to_string(from);
+    e.org_id = org_.org_id;
+    e.kind = "usage";
+    e.amount_nanos = 5;
+    e.subject_kind = "sandbox";
+    e.subject_id = "sbx_0";
+    e.period_start = from;
+    e.period_end = from + 30000;
+    e.cpu_millis = 30000;
+    e.memory_mib_millis = 128 * 30000;
+    ASSERT_TRUE(store_.AppendLedgerEntry(e).ok());
+  }
+  auto run = jobs_.GetRun(org_, run_id);
+  ASSERT_TRUE(run.ok() && run->usage);
+  EXPECT_EQ(run->usage->entries, 2);
+  EXPECT_EQ(run->usage->cpu_millis, 60000);
+  EXPECT_EQ(run->usage->memory_mib_millis, 128 * 60000);
+  EXPECT_EQ(run->usage->amount_nanos, 10);
+  EXPECT_EQ(RunsOf(a)[0].usage->cpu_millis, 60000);  // lists show it too
+  EXPECT_EQ(jobs_.GetRun(other_, run_id).status().code(), Code::kNotFound);
+}
+
 TEST_F(JobServiceTest, AnotherOrganizationsJobsAndRunsAreNotFound) {
   std::string a = MustSubmit(org_);
   std::string run_id = attempts_.started[0].run.id;

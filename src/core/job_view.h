@@ -2,6 +2,7 @@
 // them to their words). A job's env values never leave the daemon: the view keeps their names.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,8 +27,24 @@ struct Job {
   bool terminal() const { return status != "queued" && status != "running"; }
 };
 
-// A run's record is what callers see (its output is already bounded and redacted).
-using Run = store::RunRecord;
+// What a job's run used: the ledger's usage entries (core/usage_meter.h) of the sandbox its
+// attempt ran in, summed (each attempt gets a fresh sandbox, so they are the run's alone).
+// Quantities as the ledger's: cpus x milliseconds, MiB x milliseconds, GPUs x milliseconds;
+// the cost in nano-units.
+struct RunUsage {
+  int64_t cpu_millis = 0;
+  int64_t memory_mib_millis = 0;
+  int64_t gpu_millis = 0;
+  int64_t amount_nanos = 0;
+  int64_t entries = 0;  // usage entries summed (0 before the first metering pass)
+};
+
+// A run's record is what callers see (its output is already bounded and redacted), with its
+// usage: set for a job's run once it has a sandbox; unset for an automation's run (its target
+// sandbox is shared by its runs, its usage is not split per run) and before a sandbox.
+struct Run : store::RunRecord {
+  std::optional<RunUsage> usage;
+};
 
 struct JobPage {
   std::vector<Job> items;  // newest first

@@ -44,6 +44,8 @@ int64_t UsageCostNanos(const UsageQuantities& q, const store::PlanRecord& plan) 
   Wide cpu = Wide{q.cpu_millis} * plan.cpu_second_nanos;
   Wide memory = Wide{q.memory_mib_millis} * plan.memory_gib_second_nanos;
   Wide storage = Wide{q.storage_mib_millis} * plan.storage_gib_month_nanos;
+  // GPU-milliseconds at a per-GPU-second price share cpu's denominator.
+  cpu += Wide{q.gpu_millis} * plan.gpu_second_nanos;
   Wide whole = cpu / kCpuDen + memory / kMemoryDen + storage / kStorageDen;
   Wide parts = (cpu % kCpuDen) * (kStorageDen / kCpuDen) +
                (memory % kMemoryDen) * (kStorageDen / kMemoryDen) + storage % kStorageDen;

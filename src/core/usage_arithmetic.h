@@ -21,6 +21,7 @@ struct UsageQuantities {
   int64_t cpu_millis = 0;          // cpus reserved x milliseconds
   int64_t memory_mib_millis = 0;   // MiB reserved x milliseconds
   int64_t storage_mib_millis = 0;  // MiB allocated x milliseconds
+  int64_t gpu_millis = 0;          // GPUs reserved x milliseconds
 };
 
 // A month of storage, for per-GiB-month prices: 30 days.

@@ -104,7 +104,8 @@ Status UsageMeter::MeterSandbox(const store::SandboxRecord& sandbox, int64_t now
   e.period_end = now;
   e.cpu_millis = int64_t{sandbox.config.cpu} * millis;
   e.memory_mib_millis = int64_t{sandbox.config.memory_mib} * millis;
-  e.amount_nanos = UsageCostNanos({e.cpu_millis, e.memory_mib_millis, 0}, plan);
+  e.gpu_millis = int64_t{sandbox.config.gpus} * millis;
+  e.amount_nanos = UsageCostNanos({e.cpu_millis, e.memory_mib_millis, 0, e.gpu_millis}, plan);
   e.reason = "compute of sandbox " + sandbox.id;
   e.created_at = now;
   RETURN_IF_ERROR(store_.AppendLedgerEntry(e).status());
@@ -115,9 +116,25 @@ Status UsageMeter::MeterSandbox(const store::SandboxRecord& sandbox, int64_t now
 Status UsageMeter::MeterVolume(const store::VolumeRecord& volume, int64_t now,
                                std::set<std::string>& touched) {
   if (volume.status == "deleting") return Status::Ok();
+  std::lock_guard lock(volume_mu_);
+  ASSIGN_OR_RETURN(
+      bool wrote, WriteVolumeEntry(volume, now, int64_t{options_.storage_interval_seconds} * 1000));
+  if (wrote) touched.insert(volume.org_id);
+  return Status::Ok();
+}
+
+Status UsageMeter::ChargeDeletedVolume(const store::VolumeRecord& volume, int64_t at) {
+  std::lock_guard lock(volume_mu_);
+  return WriteVolumeEntry(volume, at, 1)
+      .status()
+      .WithContext("charging deleted volume " + volume.id);
+}
+
+Result<bool> UsageMeter::WriteVolumeEntry(const store::VolumeRecord& volume, int64_t to,
+                                          int64_t min_millis) {
   ASSIGN_OR_RETURN(int64_t from, store_.MeteredUntil(volume.id));
   if (from == 0) from = volume.created_at;
-  if (now - from < int64_t{options_.storage_interval_seconds} * 1000) return Status::Ok();
+  if (to - from < min_millis) return false;
   ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_.PlanOf(volume.org_id));
   store::LedgerEntryRecord e;
   e.id = "use_" + volume.id + "_" + std::to_string(from);
@@ -126,14 +143,13 @@ Status UsageMeter::MeterVolume(const store::VolumeRecord& volume, int64_t now,
   e.subject_kind = "volume";
   e.subject_id = volume.id;
   e.period_start = from;
-  e.period_end = now;
-  e.storage_mib_millis = volume.size_mib * (now - from);
+  e.period_end = to;
+  e.storage_mib_millis = volume.size_mib * (to - from);
   e.amount_nanos = UsageCostNanos({0, 0, e.storage_mib_millis}, plan);
   e.reason = "storage of volume " + volume.name;
-  e.created_at = now;
+  e.created_at = to;
   RETURN_IF_ERROR(store_.AppendLedgerEntry(e).status());
-  touched.insert(volume.org_id);
-  return Status::Ok();
+  return true;
 }
 
 Status UsageMeter::MeterCheckpoint(const MeteredCheckpoint& checkpoint, int64_t now,
@@ -171,6 +187,7 @@ Status UsageMeter::WatchLimits(const std::string& org_id, int64_t now) {
   for (const auto& a : recorded)
     spdlog::info("organization {} has reached {}% of its {} limit ({} of {})", org_id, a.percent,
                  a.limit, a.used, a.limit_value);
+  if (!recorded.empty() && bus_) bus_->Notify({Change::Kind::kAccountAlert, org_id});
   return Status::Ok();
 }
 
@@ -187,9 +204,10 @@ Status UsageMeter::Settle(const std::string& org_id, int64_t now,
       ASSIGN_OR_RETURN(bool recorded,
                        store_.RecordAccountAlert(
                            {0, org_id, kind, totals.credits_nanos, totals.usage_nanos, now}));
-      if (recorded)
-        spdlog::info("organization {} has used {}% of its credits ({} of {})", org_id, percent,
-                     FormatNanoAmount(totals.usage_nanos), FormatNanoAmount(totals.credits_nanos));
+      if (!recorded) continue;
+      spdlog::info("organization {} has used {}% of its credits ({} of {})", org_id, percent,
+                   FormatNanoAmount(totals.usage_nanos), FormatNanoAmount(totals.credits_nanos));
+      if (bus_) bus_->Notify({Change::Kind::kAccountAlert, org_id});
     }
   }
   if (totals.credits_nanos - totals.usage_nanos > 0) return Status::Ok();

@@ -12,6 +12,9 @@
 //    credits used (once per credits total), and at a balance of 0 or less its running
 //    sandboxes are stopped through `stop` (a durable one hibernates with its checkpoint);
 //  - every organization: an alert at 80% and at 100% of each plan limit, once per crossing.
+// Each alert is stored with its event (the organization's /v1/events stream, `event: alert`)
+// in the transaction that records it; the bus, when set, is told so streams look again.
+// A volume being deleted is charged up to its deletion by ChargeDeletedVolume.
 // One background thread; Stop (or the destructor) joins it.
 #pragma once
 
@@ -26,6 +29,7 @@
 
 #include "base/status.h"
 #include "core/account_service.h"
+#include "core/event_bus.h"
 #include "store/store.h"
 
 namespace adapt::core {
@@ -58,6 +62,8 @@ class UsageMeter {
   void set_checkpoint_lister(std::function<std::vector<MeteredCheckpoint>()> lister) {
     checkpoints_ = std::move(lister);
   }
+  // Set before Start: told of each alert recorded (Change::Kind::kAccountAlert).
+  void set_event_bus(EventBus* bus) { bus_ = bus; }
 
   // A pass at once (what ran while adaptd was down), then one every interval.
   void Start();
@@ -67,6 +73,12 @@ class UsageMeter {
   // next pass; the first one is returned.
   Status MeterOnce(int64_t now);
 
+  // The storage of `volume`, which is being deleted at `at` (millis), since its last entry:
+  // one last entry up to `at` (its id, as every entry's, is the volume and the period start,
+  // so a retry writes nothing twice; nothing when the volume is metered up to `at` already).
+  // Passes do not meter a volume being deleted, so nothing is charged after this.
+  Status ChargeDeletedVolume(const store::VolumeRecord& volume, int64_t at);
+
  private:
   Status MeterSandbox(const store::SandboxRecord& sandbox, int64_t now,
                       std::set<std::string>& touched);
@@ -74,6 +86,9 @@ class UsageMeter {
                      std::set<std::string>& touched);
   Status MeterCheckpoint(const MeteredCheckpoint& checkpoint, int64_t now,
                          std::set<std::string>& touched);
+  // Writes the volume's entry for [its last entry's end, to) unless that is empty; `min_millis`:
+  // the shortest period worth an entry. True when it wrote one. Under volume_mu_.
+  Result<bool> WriteVolumeEntry(const store::VolumeRecord& volume, int64_t to, int64_t min_millis);
   // Observes the organization's usage against each limit of its plan: an alert at 80% and at
   // 100% of each, once per crossing (core/limit_alerts.h).
   Status WatchLimits(const std::string& org_id, int64_t now);
@@ -86,6 +101,8 @@ class UsageMeter {
   MeteringOptions options_;
   StopCompute stop_;
   std::function<std::vector<MeteredCheckpoint>()> checkpoints_;
+  EventBus* bus_ = nullptr;
+  std::mutex volume_mu_;  // a pass's volume entry and a deletion's last one, one at a time
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/usage_arithmetic.h"
 #include "store/memory_store.h"
 
 namespace adapt::core {
@@ -246,6 +247,108 @@ TEST_F(UsageMeterTest, EachPlanLimitAlertsAt80And100PercentOncePerCrossing) {
   SetStatus("sbx_b", "running", kT0 + 4500);
   ASSERT_TRUE(meter_.MeterOnce(kT0 + 5000).ok());
   EXPECT_EQ(store_.ListLimitAlerts("org_a", 10)->size(), 2u);
+}
+
+// No sandbox here has a GPU (runsc has no --nvproxy): a record with one is made directly, to
+// check the GPU-seconds arithmetic.
+TEST_F(UsageMeterTest, AGpuSandboxAccruesGpuMillisecondsPricedPerGpuSecond) {
+  store::PlanRecord priced = *store_.GetPlan("priced");
+  priced.cpu_second_nanos = 0;
+  priced.memory_gib_second_nanos = 0;
+  priced.gpu_second_nanos = 2'500'000;  // 0.0025 a GPU-second
+  ASSERT_TRUE(store_.PutPlan(priced).ok());
+  OnPricedPlan();
+  Credit("c1", 1'000'000'000'000);
+  store::SandboxRecord s;
+  s.id = "sbx_gpu";
+  s.org_id = "org_a";
+  s.status = "provisioning";
+  s.config.cpu = 1;
+  s.config.memory_mib = 512;
+  s.config.gpus = 1;
+  s.created_at = s.updated_at = kT0;
+  ASSERT_TRUE(store_.CreateSandbox(s, std::nullopt).ok());
+  SetStatus("sbx_gpu", "running", kT0 + 1);
+  Run("sbx_cpu", kT0);  // no GPU: no GPU time
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 10'001).ok());
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 20'001).ok());
+  int64_t gpu = 0, amount = 0, cpu_only_gpu = 0;
+  for (const auto& e : Usage()) {
+    if (e.subject_id == "sbx_gpu") {
+      gpu += e.gpu_millis;
+      amount += e.amount_nanos;
+    } else {
+      cpu_only_gpu += e.gpu_millis;
+    }
+  }
+  EXPECT_EQ(gpu, 20'001);               // 1 GPU x 20.001 s
+  EXPECT_EQ(amount, 20'001LL * 2'500);  // 2,500,000 nanos / 1000 ms, exact
+  EXPECT_EQ(cpu_only_gpu, 0);
+  EXPECT_EQ(accounts_.Usage(Principal{"org_a", "key", false}, kT0, kT0 + 30'000)->total.gpu_millis,
+            20'001);
+  // 2 GPUs for 1 ms at 1 nano a GPU-second is 0.002 nanos: rounded down once, to 0.
+  priced.gpu_second_nanos = 1;
+  EXPECT_EQ(UsageCostNanos({0, 0, 0, 2}, priced), 0);
+  EXPECT_EQ(UsageCostNanos({0, 0, 0, 1000}, priced), 1);
+}
+
+TEST_F(UsageMeterTest, ADeletedVolumeIsChargedUpToItsDeletionOnce) {
+  store::PlanRecord priced = *store_.GetPlan("priced");
+  priced.storage_gib_month_nanos = 30LL * 24 * 1'000'000'000;  // 1 GiB-hour: 1e9 nanos
+  ASSERT_TRUE(store_.PutPlan(priced).ok());
+  OnPricedPlan();
+  Credit("c1", 1'000'000'000'000);
+  store::VolumeRecord v;
+  v.id = "vol_a";
+  v.org_id = "org_a";
+  v.name = "scratch";
+  v.size_mib = 1024;
+  v.status = "ready";
+  v.created_at = kT0;
+  ASSERT_TRUE(store_.PutVolume(v).ok());
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 3'600'000).ok());  // one interval: one entry
+  ASSERT_EQ(Usage().size(), 1u);
+  // Deleted half an interval later: the half is charged at once, not lost.
+  ASSERT_TRUE(store_.BeginDeleteVolume("org_a", "vol_a").ok());
+  ASSERT_TRUE(meter_.ChargeDeletedVolume(v, kT0 + 5'400'000).ok());
+  ASSERT_TRUE(meter_.ChargeDeletedVolume(v, kT0 + 5'400'000).ok());  // a retry: nothing twice
+  auto usage = Usage();
+  ASSERT_EQ(usage.size(), 2u);
+  EXPECT_EQ(usage[1].id, "use_vol_a_" + std::to_string(kT0 + 3'600'000));
+  EXPECT_EQ(usage[1].period_start, kT0 + 3'600'000);
+  EXPECT_EQ(usage[1].period_end, kT0 + 5'400'000);
+  EXPECT_EQ(usage[1].storage_mib_millis, 1024LL * 1'800'000);
+  EXPECT_EQ(usage[1].amount_nanos, 500'000'000);  // half a GiB-hour
+  // Nothing after it: passes skip a volume being deleted, and once it is gone it is not listed.
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 9'000'000).ok());
+  ASSERT_TRUE(store_.DeleteVolume("vol_a").ok());
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 20'000'000).ok());
+  EXPECT_EQ(Usage().size(), 2u);
+}
+
+TEST_F(UsageMeterTest, AlertsAreEventsOfTheOrganizationAndTheBusIsTold) {
+  EventBus bus;
+  std::vector<Change> told;
+  bus.Subscribe([&](const Change& c) { told.push_back(c); });
+  meter_.set_event_bus(&bus);
+  store::PlanRecord small = AccountService::BuiltInDefaultPlan(50);
+  small.id = "small";
+  small.cpu = 2;
+  ASSERT_TRUE(store_.PutPlan(small).ok());
+  ASSERT_TRUE(store_.EnsureBillingAccount({"org_a", "small", "1", kT0}).ok());
+  int64_t before = *store_.LatestEventSeq();
+  Run("sbx_a", kT0);  // 2 of 2 cpus: 80% and 100% at once
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 1000).ok());
+  ASSERT_TRUE(meter_.MeterOnce(kT0 + 2000).ok());
+  std::vector<std::string> types;
+  for (const auto& e : *store_.ListEvents("org_a", "", before, 100))
+    if (e.alert) types.push_back(e.status + ":" + e.alert_limit);
+  EXPECT_EQ(types, (std::vector<std::string>{"limit_80:cpu", "limit_100:cpu"}));
+  std::vector<Change> alerts;
+  for (const auto& c : told)
+    if (c.kind == Change::Kind::kAccountAlert) alerts.push_back(c);
+  ASSERT_EQ(alerts.size(), 1u);  // one pass recorded both
+  EXPECT_EQ(alerts[0].id, "org_a");
 }
 
 }  // namespace

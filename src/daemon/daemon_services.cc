@@ -62,6 +62,7 @@ Status Daemon::StartServices() {
   commands_->Reconcile();
   job_attempts_.emplace(*sandboxes_, *commands_, *workers_);
   jobs_.emplace(*store_, *job_attempts_, config_.default_image, config_.job_concurrency_per_org);
+  jobs_->set_usage_store(store_.get());
   automation_runner_.emplace(*sandboxes_, *commands_, *workers_);
   automations_.emplace(*store_, *store_, *automation_runner_);
   automations_->set_plan_limit([this](const std::string& org_id) -> std::optional<int64_t> {
@@ -191,6 +192,10 @@ void Daemon::StartMonitor() {
                  });
   meter_->set_checkpoint_lister(
       [checkpoints = &*checkpoints_] { return checkpoints->AllForMetering(); });
+  meter_->set_event_bus(&*bus_);
+  volumes_->set_on_deleting([meter = &*meter_](const store::VolumeRecord& v, int64_t at) {
+    WarnIfError(meter->ChargeDeletedVolume(v, at), "charging storage " + v.id + " to its deletion");
+  });
   meter_->Start();
   databases_->set_object_store(&*object_store_);
   databases_->StartQuotaChecks(std::chrono::seconds(config_.database_quota_interval_seconds));

@@ -82,7 +82,19 @@ json AutomationRunSchema() {
             {"stderr", {{"type", "string"}, {"description", "the latest 64 KiB"}}},
             {"truncated", {{"type", "boolean"}}},
             {"started_at", kJobNullableString},
-            {"ended_at", kJobNullableString}}},
+            {"ended_at", kJobNullableString},
+            {"usage",
+             {{"type", json::array({"object", "null"})},
+              {"description",
+               "a job run's metered usage (the ledger's entries for its sandbox, summed): "
+               "cpus x ms, MiB x ms, GPUs x ms and the cost in nano-units; null for an "
+               "automation's run (its sandbox is shared) and before the run has a sandbox"},
+              {"properties",
+               {{"cpu_milliseconds", {{"type", "integer"}}},
+                {"memory_mib_milliseconds", {{"type", "integer"}}},
+                {"gpu_milliseconds", {{"type", "integer"}}},
+                {"amount_nanos", {{"type", "integer"}}},
+                {"entries", {{"type", "integer"}}}}}}}}},
           {"required", json::array({"run_id", "trigger", "attempt", "status"})}};
 }
 
@@ -97,7 +109,13 @@ json RunJson(const core::Run& r, bool with_output) {
               {"exit_code", r.exit_code ? json(*r.exit_code) : json(nullptr)},
               {"error", OrNull(r.error)},
               {"started_at", TimeOrNull(r.started_at)},
-              {"ended_at", TimeOrNull(r.ended_at)}};
+              {"ended_at", TimeOrNull(r.ended_at)},
+              {"usage", r.usage ? json{{"cpu_milliseconds", r.usage->cpu_millis},
+                                       {"memory_mib_milliseconds", r.usage->memory_mib_millis},
+                                       {"gpu_milliseconds", r.usage->gpu_millis},
+                                       {"amount_nanos", r.usage->amount_nanos},
+                                       {"entries", r.usage->entries}}
+                                : json(nullptr)}};
   if (with_output) {
     out["stdout"] = r.stdout_text;
     out["stderr"] = r.stderr_text;

@@ -169,6 +169,7 @@ Status VolumeService::Delete(const std::string& org_id, const std::string& name,
   RETURN_IF_ERROR(CheckDeleteConfirmation(name, confirm));
   // Marked before anything is removed; refused while a sandbox uses it.
   RETURN_IF_ERROR(store_.BeginDeleteVolume(org_id, v.id));
+  if (on_deleting_) on_deleting_(v, NowMillis());
   Status st = RemoveVolume(PathsOf(v.id));
   if (!st.ok()) {
     spdlog::error("storage {}: deleting: {}", v.id, st.message());

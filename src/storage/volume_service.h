@@ -39,6 +39,11 @@ class VolumeService {
   // serving; without it, no plan limit applies.
   using StorageLimit = std::function<Result<std::optional<int64_t>>(const std::string& org_id)>;
   void set_storage_limit(StorageLimit limit) { storage_limit_ = std::move(limit); }
+  // Told of each volume the moment its deletion begins (millis), right after the transaction
+  // that marks it deleting: metering charges its storage up to then (core/usage_meter.h).
+  // Must not call back into this service. Set before serving.
+  using Deleting = std::function<void(const store::VolumeRecord& volume, int64_t at)>;
+  void set_on_deleting(Deleting on_deleting) { on_deleting_ = std::move(on_deleting); }
 
   // Conflict when the name is taken, ResourceExhausted past the limit.
   Result<Volume> Create(const std::string& org_id, const CreateVolumeRequest& request);
@@ -68,6 +73,7 @@ class VolumeService {
   store::VolumeStore& store_;
   VolumeOptions options_;
   StorageLimit storage_limit_;
+  Deleting on_deleting_;
   std::mutex mu_;
 };
 

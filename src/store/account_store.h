@@ -57,7 +57,7 @@ struct LedgerEntryRecord {
   std::optional<int64_t> expires_at;  // a credit that lapses (millis); unset: never
   int64_t created_at = 0;
   // Usage only: what was used, by what, over [period_start, period_end) (millis). Quantities
-  // are exact integers: cpus x milliseconds, MiB x milliseconds.
+  // are exact integers: cpus x milliseconds, MiB x milliseconds, GPUs x milliseconds.
   std::string subject_kind;  // "sandbox" or "volume"
   std::string subject_id;
   int64_t period_start = 0;
@@ -65,6 +65,7 @@ struct LedgerEntryRecord {
   int64_t cpu_millis = 0;
   int64_t memory_mib_millis = 0;
   int64_t storage_mib_millis = 0;
+  int64_t gpu_millis = 0;
 };
 
 // What an organization holds now, counted in one read.

@@ -257,6 +257,58 @@ TEST_P(StoreTest, LimitAlertsAreRecordedOncePerCrossing) {
   EXPECT_EQ(store_->ListLimitAlerts(org_.id, 1)->size(), 1u);
 }
 
+TEST_P(StoreTest, EachAlertRecordedIsAnEventOfItsOrganizationOnlyOnce) {
+  auto alerts_of = [&](const std::string& org, int64_t after) {
+    std::vector<EventRecord> out;
+    for (const auto& e : *store_->ListEvents(org, "", after, 100))
+      if (e.alert) out.push_back(e);
+    return out;
+  };
+  int64_t before = *store_->LatestEventSeq();
+  ASSERT_TRUE(*store_->RecordAccountAlert({0, org_.id, "balance_80", 1000, 800, 5}));
+  ASSERT_FALSE(*store_->RecordAccountAlert({0, org_.id, "balance_80", 1000, 900, 6}));
+  std::vector<LimitAlertRecord> full = {{0, "", "persistent_storage_gib", 100, 1024, 1024, 7}};
+  ASSERT_EQ(store_->ObserveLimits(org_.id, full)->size(), 1u);
+  ASSERT_TRUE(store_->ObserveLimits(org_.id, full)->empty());  // the same crossing
+  auto events = alerts_of(org_.id, before);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].status, "credit_80");
+  EXPECT_EQ(events[0].alert_limit, "");
+  EXPECT_EQ(events[0].alert_value, 1000);
+  EXPECT_EQ(events[0].alert_used, 800);
+  EXPECT_EQ(events[0].at, 5);
+  EXPECT_EQ(events[0].sandbox_id, "");
+  EXPECT_EQ(events[0].app_id, "");
+  EXPECT_EQ(events[1].status, "limit_100");
+  EXPECT_EQ(events[1].alert_limit, "persistent_storage_gib");
+  EXPECT_EQ(events[1].alert_value, 1024);
+  EXPECT_GT(events[1].seq, events[0].seq);
+  EXPECT_EQ(*store_->LatestEventSeq(), events[1].seq);
+  // Resumed after the first: only the second. Another organization sees none of them.
+  ASSERT_EQ(alerts_of(org_.id, events[0].seq).size(), 1u);
+  EXPECT_TRUE(alerts_of(other_org_.id, 0).empty());
+  Reopen();
+  EXPECT_EQ(alerts_of(org_.id, before).size(), 2u);
+}
+
+TEST_P(StoreTest, UsageOfSubjectSumsItsEntriesWithGpuTime) {
+  LedgerEntryRecord a = UsageEntry(org_.id, "sbx_g", 1000, 2000, 7);
+  a.gpu_millis = 1000;
+  ASSERT_TRUE(store_->AppendLedgerEntry(a).ok());
+  ASSERT_TRUE(store_->AppendLedgerEntry(UsageEntry(org_.id, "sbx_g", 2000, 4000, 5)).ok());
+  ASSERT_TRUE(store_->AppendLedgerEntry(UsageEntry(org_.id, "sbx_other", 0, 9000, 100)).ok());
+  auto u = *store_->UsageOfSubject(org_.id, "sbx_g");
+  EXPECT_EQ(u.subject_kind, "sandbox");
+  EXPECT_EQ(u.entries, 2);
+  EXPECT_EQ(u.cpu_millis, 2 * 3000);
+  EXPECT_EQ(u.memory_mib_millis, 1024 * 3000);
+  EXPECT_EQ(u.gpu_millis, 1000);
+  EXPECT_EQ(u.amount_nanos, 12);
+  EXPECT_EQ(store_->ListLedger(org_.id)->front().gpu_millis, 1000);
+  EXPECT_EQ(store_->UsageOfSubject(other_org_.id, "sbx_g")->entries, 0);
+  EXPECT_EQ(store_->UsageOfSubject(org_.id, "sbx_none")->amount_nanos, 0);
+}
+
 TEST_P(StoreTest, SandboxesToMeterAreThoseWithComputeOrARecentChange) {
   SandboxRecord a = Sandbox(org_.id, "a", 1000);  // provisioning
   ASSERT_TRUE(store_->CreateSandbox(a, std::nullopt).ok());

@@ -87,10 +87,29 @@ Result<std::vector<UsageTotalRecord>> MemoryStore::UsageBetween(const std::strin
     it->cpu_millis += e.cpu_millis;
     it->memory_mib_millis += e.memory_mib_millis;
     it->storage_mib_millis += e.storage_mib_millis;
+    it->gpu_millis += e.gpu_millis;
     it->amount_nanos += e.amount_nanos;
     ++it->entries;
   }
   return out;
+}
+
+Result<UsageTotalRecord> MemoryStore::UsageOfSubject(const std::string& org_id,
+                                                     const std::string& subject_id) {
+  std::lock_guard lock(mu_);
+  UsageTotalRecord u;
+  u.subject_id = subject_id;
+  for (const auto& e : ledger_) {
+    if (e.org_id != org_id || e.kind != "usage" || e.subject_id != subject_id) continue;
+    u.subject_kind = e.subject_kind;
+    u.cpu_millis += e.cpu_millis;
+    u.memory_mib_millis += e.memory_mib_millis;
+    u.storage_mib_millis += e.storage_mib_millis;
+    u.gpu_millis += e.gpu_millis;
+    u.amount_nanos += e.amount_nanos;
+    ++u.entries;
+  }
+  return u;
 }
 
 Result<bool> MemoryStore::RecordAccountAlert(const AccountAlertRecord& alert) {
@@ -102,6 +121,9 @@ Result<bool> MemoryStore::RecordAccountAlert(const AccountAlertRecord& alert) {
   AccountAlertRecord stored = alert;
   stored.seq = next_seq_++;
   alerts_.push_back(stored);
+  EventRecord event = AlertEvent(stored);
+  event.seq = next_seq_++;
+  events_.push_back(std::move(event));
   return true;
 }
 
@@ -130,6 +152,9 @@ Result<std::vector<LimitAlertRecord>> MemoryStore::ObserveLimits(
     a.org_id = org_id;
     a.seq = next_seq_++;
     limit_alerts_.push_back(a);
+    EventRecord event = AlertEvent(a);
+    event.seq = next_seq_++;
+    events_.push_back(std::move(event));
     recorded.push_back(a);
   }
   return recorded;

@@ -68,6 +68,14 @@ struct EventRecord {
   std::string app_id = {};
   std::string replica_id = {};
   std::string message = {};
+  // An account alert (issue 16) rather than either: sandbox_id and app_id are empty, status is
+  // its type ("credit_80", "credit_100", "limit_80", "limit_100"), alert_limit the plan
+  // limit's name (limit alerts only), alert_value and alert_used what was compared (credits
+  // and usage in nano-units; a limit's value and its use in the limit's unit).
+  bool alert = false;
+  std::string alert_limit = {};
+  int64_t alert_value = 0;
+  int64_t alert_used = 0;
 };
 
 // A command run in a sandbox: what was asked, and once it ended, how. The SQLite store keeps

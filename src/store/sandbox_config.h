@@ -77,6 +77,9 @@ struct ForkSourceConfig {
 struct SandboxConfig {
   int cpu = 1;
   int64_t memory_mib = 1024;
+  // GPUs reserved (metered as GPU-milliseconds). Always 0 on this host: its runsc has no
+  // --nvproxy, so a create asking for a GPU is refused before a record is made.
+  int gpus = 0;
   int64_t disk_mib = 2048;
   std::optional<int64_t> ttl_seconds;  // unset: no expiry
   std::map<std::string, std::string> labels;

@@ -100,6 +100,7 @@ std::string EncodeSandboxConfig(const SandboxConfig& c) {
   if (c.forked_from)
     j["forkedFrom"] = {{"sandboxId", c.forked_from->sandbox_id},
                        {"checkpoint", c.forked_from->checkpoint}};
+  if (c.gpus > 0) j["gpus"] = c.gpus;
   if (c.pool)
     j["pool"] = {{"used", c.pool->used},
                  {"reason", c.pool->used ? json(nullptr) : json(c.pool->reason)}};
@@ -113,6 +114,7 @@ SandboxConfig DecodeSandboxConfig(const std::string& text) {
   c.cpu = j.value("cpu", 1);
   c.memory_mib = j.value("memoryMiB", int64_t{1024});
   c.disk_mib = j.value("diskMiB", int64_t{2048});
+  c.gpus = j.value("gpus", 0);
   if (j.contains("ttlSeconds") && j["ttlSeconds"].is_number_integer())
     c.ttl_seconds = j["ttlSeconds"].get<int64_t>();
   if (j.contains("labels") && j["labels"].is_object())

@@ -13,7 +13,7 @@ constexpr const char* kPlanColumns =
     "database_connections, app_replicas";
 constexpr const char* kLedgerColumns =
     "id, org_id, kind, amount_nanos, reason, expires_at, created_at, subject_kind, subject_id, "
-    "period_start, period_end, cpu_millis, memory_mib_millis, storage_mib_millis";
+    "period_start, period_end, cpu_millis, memory_mib_millis, storage_mib_millis, gpu_millis";
 
 std::optional<int64_t> LimitColumn(const SQLite::Column& c) {
   if (c.isNull()) return std::nullopt;
@@ -91,6 +91,7 @@ LedgerEntryRecord ReadLedgerEntry(SQLite::Statement& q) {
   e.cpu_millis = q.getColumn(11).getInt64();
   e.memory_mib_millis = q.getColumn(12).getInt64();
   e.storage_mib_millis = q.getColumn(13).getInt64();
+  e.gpu_millis = q.getColumn(14).getInt64();
   return e;
 }
 
@@ -213,7 +214,7 @@ Result<LedgerEntryRecord> SqliteStore::AppendLedgerEntry(const LedgerEntryRecord
         }
         if (!OrgExists(db_, e.org_id)) return NotFound("organization " + e.org_id + " not found");
         SQLite::Statement q(db_, std::string("INSERT INTO ledger(") + kLedgerColumns +
-                                     ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                                     ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         q.bind(1, e.id);
         q.bind(2, e.org_id);
         q.bind(3, e.kind);
@@ -228,6 +229,7 @@ Result<LedgerEntryRecord> SqliteStore::AppendLedgerEntry(const LedgerEntryRecord
         q.bind(12, e.cpu_millis);
         q.bind(13, e.memory_mib_millis);
         q.bind(14, e.storage_mib_millis);
+        q.bind(15, e.gpu_millis);
         q.exec();
         tx.commit();
         return e;
@@ -248,7 +250,7 @@ Result<std::vector<LedgerEntryRecord>> SqliteStore::ListLedger(const std::string
         std::vector<LedgerEntryRecord> out;
         while (q.executeStep()) {
           out.push_back(ReadLedgerEntry(q));
-          out.back().seq = q.getColumn(14).getInt64();
+          out.back().seq = q.getColumn(15).getInt64();
         }
         return out;
       });

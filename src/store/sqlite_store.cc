@@ -450,8 +450,8 @@ Result<std::vector<EventRecord>> SqliteStore::ListEvents(const std::string& org_
   return Guard<Result<std::vector<EventRecord>>>(
       "listing events", [&]() -> Result<std::vector<EventRecord>> {
         std::string sql =
-            "SELECT seq, org_id, sandbox_id, status, at, app_id, replica_id, message FROM events "
-            "WHERE org_id = ? AND seq > ?";
+            "SELECT seq, org_id, sandbox_id, status, at, app_id, replica_id, message, alert, "
+            "alert_limit, alert_value, alert_used FROM events WHERE org_id = ? AND seq > ?";
         if (!sandbox_id.empty()) sql += " AND sandbox_id = ?";
         sql += " ORDER BY seq LIMIT ?";
         SQLite::Statement q(db_, sql);
@@ -468,6 +468,10 @@ Result<std::vector<EventRecord>> SqliteStore::ListEvents(const std::string& org_
           out.back().app_id = q.getColumn(5).getString();
           out.back().replica_id = q.getColumn(6).getString();
           out.back().message = q.getColumn(7).getString();
+          out.back().alert = q.getColumn(8).getInt() != 0;
+          out.back().alert_limit = q.getColumn(9).getString();
+          out.back().alert_value = q.getColumn(10).getInt64();
+          out.back().alert_used = q.getColumn(11).getInt64();
         }
         return out;
       });

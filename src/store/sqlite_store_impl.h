@@ -145,6 +145,8 @@ class SqliteStore : public Store {
   Result<std::vector<SandboxRecord>> SandboxesToMeter(int64_t since) override;
   Result<std::vector<EventRecord>> SandboxEvents(const std::string& sandbox_id) override;
   Result<LedgerTotalsRecord> LedgerTotals(const std::string& org_id, int64_t now) override;
+  Result<UsageTotalRecord> UsageOfSubject(const std::string& org_id,
+                                          const std::string& subject_id) override;
   Result<std::vector<UsageTotalRecord>> UsageBetween(const std::string& org_id, int64_t from,
                                                      int64_t to) override;
   Result<std::vector<LimitAlertRecord>> ObserveLimits(

@@ -2,6 +2,23 @@
 #include "store/sqlite_store_impl.h"
 
 namespace adapt::store {
+namespace {
+
+// An alert's event (AlertEvent), inside the caller's transaction.
+void InsertAlertEvent(SQLite::Database& db, const EventRecord& e) {
+  SQLite::Statement q(db,
+                      "INSERT INTO events(org_id, sandbox_id, status, at, alert, alert_limit, "
+                      "alert_value, alert_used) VALUES (?,'',?,?,1,?,?,?)");
+  q.bind(1, e.org_id);
+  q.bind(2, e.status);
+  q.bind(3, e.at);
+  q.bind(4, e.alert_limit);
+  q.bind(5, e.alert_value);
+  q.bind(6, e.alert_used);
+  q.exec();
+}
+
+}  // namespace
 
 Result<int64_t> SqliteStore::MeteredUntil(const std::string& subject_id) {
   return Guard<Result<int64_t>>("reading the meter", [&]() -> Result<int64_t> {
@@ -93,7 +110,7 @@ Result<std::vector<UsageTotalRecord>> SqliteStore::UsageBetween(const std::strin
             "SUM(l.cpu_millis), SUM(l.memory_mib_millis), SUM(l.storage_mib_millis), "
             "SUM(l.amount_nanos), COUNT(*), COALESCE((SELECT r.id FROM runs r WHERE "
             "r.sandbox_id = l.subject_id AND r.org_id = l.org_id AND r.job_id != '' LIMIT 1), "
-            "'') FROM ledger l WHERE l.org_id = ? AND l.kind = "
+            "''), SUM(l.gpu_millis) FROM ledger l WHERE l.org_id = ? AND l.kind = "
             "'usage' AND l.period_start >= ? AND l.period_start < ? GROUP BY l.subject_kind, "
             "l.subject_id ORDER BY MIN(l.seq)");
         q.bind(1, org_id);
@@ -111,14 +128,41 @@ Result<std::vector<UsageTotalRecord>> SqliteStore::UsageBetween(const std::strin
           u.amount_nanos = q.getColumn(6).getInt64();
           u.entries = q.getColumn(7).getInt64();
           u.run_id = q.getColumn(8).getString();
+          u.gpu_millis = q.getColumn(9).getInt64();
           out.push_back(std::move(u));
         }
         return out;
       });
 }
 
+Result<UsageTotalRecord> SqliteStore::UsageOfSubject(const std::string& org_id,
+                                                     const std::string& subject_id) {
+  return Guard<Result<UsageTotalRecord>>("summing usage", [&]() -> Result<UsageTotalRecord> {
+    SQLite::Statement q(db_,
+                        "SELECT COALESCE(MAX(subject_kind), ''), COALESCE(SUM(cpu_millis), 0), "
+                        "COALESCE(SUM(memory_mib_millis), 0), COALESCE(SUM(storage_mib_millis), "
+                        "0), COALESCE(SUM(gpu_millis), 0), COALESCE(SUM(amount_nanos), 0), "
+                        "COUNT(*) FROM ledger WHERE org_id = ? AND subject_id = ? AND kind = "
+                        "'usage'");
+    q.bind(1, org_id);
+    q.bind(2, subject_id);
+    q.executeStep();
+    UsageTotalRecord u;
+    u.subject_kind = q.getColumn(0).getString();
+    u.subject_id = subject_id;
+    u.cpu_millis = q.getColumn(1).getInt64();
+    u.memory_mib_millis = q.getColumn(2).getInt64();
+    u.storage_mib_millis = q.getColumn(3).getInt64();
+    u.gpu_millis = q.getColumn(4).getInt64();
+    u.amount_nanos = q.getColumn(5).getInt64();
+    u.entries = q.getColumn(6).getInt64();
+    return u;
+  });
+}
+
 Result<bool> SqliteStore::RecordAccountAlert(const AccountAlertRecord& a) {
   return Guard<Result<bool>>("recording an account alert", [&]() -> Result<bool> {
+    SQLite::Transaction tx(db_);
     SQLite::Statement q(db_,
                         "INSERT OR IGNORE INTO account_alerts(org_id, kind, credits_nanos, "
                         "usage_nanos, at) VALUES (?,?,?,?,?)");
@@ -127,7 +171,10 @@ Result<bool> SqliteStore::RecordAccountAlert(const AccountAlertRecord& a) {
     q.bind(3, a.credits_nanos);
     q.bind(4, a.usage_nanos);
     q.bind(5, a.at);
-    return q.exec() > 0;
+    if (q.exec() == 0) return false;
+    InsertAlertEvent(db_, AlertEvent(a));
+    tx.commit();
+    return true;
   });
 }
 
@@ -184,6 +231,7 @@ Result<std::vector<LimitAlertRecord>> SqliteStore::ObserveLimits(
       q.exec();
       a.org_id = org_id;
       a.seq = db_.getLastInsertRowid();
+      InsertAlertEvent(db_, AlertEvent(a));
       recorded.push_back(a);
     }
     tx.commit();

@@ -31,6 +31,7 @@ struct UsageTotalRecord {
   int64_t cpu_millis = 0;
   int64_t memory_mib_millis = 0;
   int64_t storage_mib_millis = 0;
+  int64_t gpu_millis = 0;
   int64_t amount_nanos = 0;
   int64_t entries = 0;
   // The job run the sandbox was made for (a job's attempt gets a fresh sandbox, so its
@@ -67,6 +68,26 @@ inline bool LimitReached(const LimitAlertRecord& a) {
   return __int128{a.used} * 100 >= __int128{a.limit_value} * a.percent;
 }
 
+// The event an alert is recorded with, in the same transaction, on its organization's event
+// stream (EventRecord::alert): a balance alert is "credit_80" / "credit_100", a limit's
+// "limit_80" / "limit_100".
+inline EventRecord AlertEvent(const AccountAlertRecord& a) {
+  EventRecord e{0, a.org_id, "", a.kind == "balance_100" ? "credit_100" : "credit_80", a.at};
+  e.alert = true;
+  e.alert_value = a.credits_nanos;
+  e.alert_used = a.usage_nanos;
+  return e;
+}
+
+inline EventRecord AlertEvent(const LimitAlertRecord& a) {
+  EventRecord e{0, a.org_id, "", "limit_" + std::to_string(a.percent), a.at};
+  e.alert = true;
+  e.alert_limit = a.limit;
+  e.alert_value = a.limit_value;
+  e.alert_used = a.used;
+  return e;
+}
+
 class UsageStore {
  public:
   virtual ~UsageStore() = default;
@@ -88,16 +109,22 @@ class UsageStore {
   virtual Result<std::vector<UsageTotalRecord>> UsageBetween(const std::string& org_id,
                                                              int64_t from, int64_t to) = 0;
 
-  // Records the alert unless one with its organization, kind and credits is there; true when
-  // it recorded it.
+  // Every usage entry of the organization's subject (a sandbox or a volume) summed
+  // (subject_kind, subject_id and the sums set; entries 0 when there is none).
+  virtual Result<UsageTotalRecord> UsageOfSubject(const std::string& org_id,
+                                                  const std::string& subject_id) = 0;
+
+  // Records the alert unless one with its organization, kind and credits is there, with its
+  // event (AlertEvent) in the same transaction; true when it recorded it.
   virtual Result<bool> RecordAccountAlert(const AccountAlertRecord& alert) = 0;
   // Newest first, at most `limit`.
   virtual Result<std::vector<AccountAlertRecord>> ListAccountAlerts(const std::string& org_id,
                                                                     int limit) = 0;
   // One organization's limits as observed now (`limit_value`, `used`, `percent`, `at` set):
   // each whose `used` reached `percent`% of `limit_value` while its (limit, percent) was
-  // under it at the previous observation (or never observed) is recorded as an alert; where
-  // each stands is remembered either way. Returns the alerts recorded. One transaction.
+  // under it at the previous observation (or never observed) is recorded as an alert, with its
+  // event (AlertEvent); where each stands is remembered either way. Returns the alerts
+  // recorded. One transaction.
   virtual Result<std::vector<LimitAlertRecord>> ObserveLimits(
       const std::string& org_id, const std::vector<LimitAlertRecord>& observed) = 0;
   // Newest first, at most `limit`.

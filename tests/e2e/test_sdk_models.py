@@ -40,14 +40,15 @@ MODELS = {
     "Account": "Account", "AccountUsage": "AccountUsage", "Plan": "Plan",
     "PlanLimits": "PlanLimits", "PlanPrices": "PlanPrices", "LedgerEntry": "LedgerEntry",
     "AccountAlert": "AccountAlert", "UsageTotal": "UsageTotal", "UsageReport": "UsageReport",
-    "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
+    "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run", "RunUsage": "RunUsage",
+    "AlertEvent": "AlertEvent",
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
     "AppReplicaLog": "AppReplicaLog",
     "Automation": "Automation",
     "Database": "Database", "DatabaseDump": "DatabaseDump", "Checkpoint": "Checkpoint",
 }
-# Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
-SDK_ONLY = {("StatusEvent", "id")}
+# Fields an SDK adds on purpose: the SSE `id:` of a status or alert event (for Last-Event-ID).
+SDK_ONLY = {("StatusEvent", "id"), ("AlertEvent", "id")}
 
 
 def merged(schema):

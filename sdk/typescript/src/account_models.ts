@@ -79,6 +79,7 @@ export interface UsageTotal {
   cpuMilliseconds: number;
   memoryMiBMilliseconds: number;
   storageMiBMilliseconds: number;
+  gpuMilliseconds: number;
   amountNanos: number;
   entries: number;
 }
@@ -105,6 +106,7 @@ export interface LedgerEntry {
   cpuMilliseconds?: number;
   memoryMiBMilliseconds?: number;
   storageMiBMilliseconds?: number;
+  gpuMilliseconds?: number;
 }
 
 /** GET /v1/sandboxes/{id}/stats: a running sandbox's CPU time and memory now. */

@@ -138,6 +138,22 @@ export interface StatusEvent {
   id?: string;
 }
 
+/** An `event: alert` frame of the organization's event stream (`client.account.alerts()`): 80% /
+ * 100% of its credits used (`credit_80`, `credit_100`) or of a plan limit (`limit_80`,
+ * `limit_100`), once per crossing. */
+export interface AlertEvent {
+  type: string;
+  /** The plan limit's name (limit alerts); null for credit alerts. */
+  limit: string | null;
+  /** The credits (nano-units) or the limit's value. */
+  value: number;
+  /** The usage charged (nano-units) or what was in use, in the limit's unit. */
+  used: number;
+  at: string;
+  /** The SSE `id:` of the frame (for Last-Event-ID), added by the SDK. */
+  id?: string;
+}
+
 export interface Progress {
   bytes: number;
   totalBytes: number;
@@ -318,6 +334,17 @@ export interface Run {
   startedAt: string | null;
   endedAt: string | null;
   createdAt: string;
+  /** A job run's metered usage; null for an automation's run and before a sandbox. */
+  usage: RunUsage | null;
+}
+
+/** What a job's run used: its sandbox's usage entries in the ledger, summed. */
+export interface RunUsage {
+  cpuMilliseconds: number;
+  memoryMiBMilliseconds: number;
+  gpuMilliseconds: number;
+  amountNanos: number;
+  entries: number;
 }
 
 /** A schedule: a command run in a sandbox of the organization every interval or at the slots

@@ -3,10 +3,11 @@
 import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
-  Account, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
+  Account, AlertEvent, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
   PlanLimits, PlanPrices, Progress, Run, Secret, Site, Storage, StorageToken, StoredObject, UsageReport, User,
 } from "./models.js";
 import { paginate } from "./pages.js";
+import { eventFrames } from "./sandbox.js";
 import type { Body, Transport } from "./transport.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -477,6 +478,14 @@ export class Accounts {
    * in [from, to): RFC 3339 UTC times or dates; default this month. */
   usage(options: { from?: string; to?: string } = {}): Promise<UsageReport> {
     return this.t.call<UsageReport>("GET", "/v1/account/usage", { query: { from: options.from, to: options.to } });
+  }
+
+  /** The organization's account alerts as they happen (GET /v1/events, its `alert` frames):
+   * 80% / 100% of its credits used or of a plan limit, once per crossing. From now on, or after
+   * lastEventId (an alert's `id`). Throws EventsReset when the server no longer keeps
+   * lastEventId. The stream does not end by itself: stop iterating, or abort `signal`. */
+  alerts(options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<AlertEvent> {
+    return eventFrames<AlertEvent>(this.t, "/v1/events", "alert", options.lastEventId, undefined, options.signal);
   }
 
   /** Accepts the operator's terms and makes the account ready; idempotent. */

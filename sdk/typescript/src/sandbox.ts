@@ -88,7 +88,13 @@ export class Artifacts {
   }
 }
 
-async function* statusEvents(t: Transport, path: string, lastEventId?: string, timeoutMs?: number, signal?: AbortSignal): AsyncGenerator<StatusEvent> {
+function statusEvents(t: Transport, path: string, lastEventId?: string, timeoutMs?: number, signal?: AbortSignal): AsyncGenerator<StatusEvent> {
+  return eventFrames<StatusEvent>(t, path, "status", lastEventId, timeoutMs, signal);
+}
+
+/** The frames named `kind` of an event stream, each with its SSE id; a `reset` frame throws
+ * EventsReset. */
+export async function* eventFrames<T extends { id?: string }>(t: Transport, path: string, kind: string, lastEventId?: string, timeoutMs?: number, signal?: AbortSignal): AsyncGenerator<T> {
   const headers: Record<string, string> = { Accept: "text/event-stream" };
   if (lastEventId) headers["Last-Event-ID"] = lastEventId;
   const options: { headers: Record<string, string>; timeoutMs?: number } = { headers };
@@ -104,10 +110,10 @@ async function* statusEvents(t: Transport, path: string, lastEventId?: string, t
         const reset = JSON.parse(ev.data) as { reason?: string; lastEventId?: number };
         throw new EventsReset(reset.reason ?? "events were missed", String(reset.lastEventId ?? ev.id ?? ""));
       }
-      if (ev.event !== "status") continue;
-      const status = JSON.parse(ev.data) as StatusEvent;
-      if (ev.id !== undefined) status.id = ev.id;
-      yield status;
+      if (ev.event !== kind) continue;
+      const frame = JSON.parse(ev.data) as T;
+      if (ev.id !== undefined) frame.id = ev.id;
+      yield frame;
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);

@@ -327,6 +327,17 @@ const scenarios = {
     }
   },
 
+  async alerts() {
+    // The first account alert after LAST_EVENT_ID (client.account.alerts()).
+    const client = new adapt.Client();
+    const controller = new AbortController();
+    for await (const ev of client.account.alerts({ lastEventId: process.env.LAST_EVENT_ID, signal: controller.signal })) {
+      out.alert = ev;
+      controller.abort();
+      break;
+    }
+  },
+
   async orgs() {
     const admin = new adapt.Client();
     const made = await admin.orgs.create(process.env.ORG_NAME);

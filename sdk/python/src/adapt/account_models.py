@@ -89,6 +89,7 @@ class UsageTotal:
     cpu_milliseconds: int
     memory_mib_milliseconds: int
     storage_mib_milliseconds: int
+    gpu_milliseconds: int
     amount_nanos: int
     entries: int
     subject_kind: Optional[str] = None
@@ -121,3 +122,4 @@ class LedgerEntry:
     cpu_milliseconds: Optional[int] = None
     memory_mib_milliseconds: Optional[int] = None
     storage_mib_milliseconds: Optional[int] = None
+    gpu_milliseconds: Optional[int] = None

@@ -173,6 +173,20 @@ class StatusEvent:
 
 
 @dataclass
+class AlertEvent:
+    """An `event: alert` frame of the organization's event stream (`client.account.alerts()`):
+    80% / 100% of its credits used (`credit_80`, `credit_100`) or of a plan limit (`limit_80`,
+    `limit_100`), once per crossing. `value`/`used`: the credits and usage in nano-units, or the
+    limit's value and what was in use in its unit; `limit`: the limit's name (None for credits)."""
+    type: str
+    limit: Optional[str]
+    value: int
+    used: int
+    at: str
+    id: Optional[str] = None
+
+
+@dataclass
 class Progress:
     bytes: int
     total_bytes: int
@@ -346,6 +360,17 @@ class Job:
 
 
 @dataclass
+class RunUsage:
+    """What a job's run used: its sandbox's usage entries in the ledger, summed (cpus x ms,
+    MiB x ms, GPUs x ms, the cost in nano-units)."""
+    cpu_milliseconds: int
+    memory_mib_milliseconds: int
+    gpu_milliseconds: int
+    amount_nanos: int
+    entries: int
+
+
+@dataclass
 class Run:
     """One execution of a job (or, later, an automation) and its bounded output."""
     id: str
@@ -366,6 +391,7 @@ class Run:
     started_at: Optional[str]
     ended_at: Optional[str]
     created_at: str
+    usage: Optional[RunUsage]
 
 
 @dataclass

@@ -4,15 +4,17 @@ and static sites."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 import urllib.parse
 from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Union
 
 from . import _model
-from .errors import AdaptError, NotFound, RequestTimeout, Unavailable
+from ._sse import parse_events
+from .errors import AdaptError, EventsReset, NotFound, RequestTimeout, Unavailable
 from .files import LocalPath, _save
-from .models import (Account, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
+from .models import (Account, AlertEvent, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
                      ObjectLink, Operation, Org, Plan, Progress, Run, Secret, Site, Storage,
                      StorageToken, StoredObject, UsageReport, User)
 from .pages import paginate
@@ -474,6 +476,29 @@ class Accounts:
         starts in [start, end): RFC 3339 UTC times or dates; default this month."""
         return _model.from_json(UsageReport, self._t.call("GET", "/v1/account/usage",
                                                           query={"from": start, "to": end}))
+
+    def alerts(self, last_event_id: Optional[str] = None,
+               timeout: Optional[float] = None) -> Iterator[AlertEvent]:
+        """The organization's account alerts as they happen (GET /v1/events, its `alert`
+        frames): 80% / 100% of its credits used or of a plan limit, once per crossing. From now
+        on, or after last_event_id (an alert's `id`). EventsReset when the server no longer
+        keeps last_event_id. The stream does not end by itself: stop iterating when done."""
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id:
+            headers["Last-Event-ID"] = last_event_id
+        resp = self._t.request("GET", "/v1/events", headers=headers, timeout=timeout)
+        try:
+            for ev in parse_events(resp.readline):
+                if ev.event == "alert":
+                    alert = _model.from_json(AlertEvent, json.loads(ev.data))
+                    alert.id = ev.id
+                    yield alert
+                elif ev.event == "reset":
+                    reset = json.loads(ev.data)
+                    raise EventsReset(str(reset.get("reason", "events were missed")),
+                                      str(reset.get("lastEventId", ev.id or "")))
+        finally:
+            resp.close()
 
     def register(self) -> Account:
         """Accepts the operator's terms and makes the account ready; idempotent."""
