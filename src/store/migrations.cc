@@ -437,6 +437,9 @@ ALTER TABLE events ADD COLUMN app_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN replica_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN message TEXT NOT NULL DEFAULT '';
 )sql"},
+      {26, R"sql(
+ALTER TABLE api_keys ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0;
+)sql"},
   };
   return kMigrations;
 }
