@@ -1,4 +1,5 @@
-// /v1/orgs and their keys (admin only): translation to core::Auth.
+// /v1/orgs and their keys (the admin key), and /v1/keys (the caller's own organization's keys):
+// translation to core::Auth.
 #include "api/errors.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
@@ -10,12 +11,35 @@ namespace {
 
 using nlohmann::json;
 
+json ExpiresAt(int64_t expires_at) {
+  return expires_at == 0 ? json(nullptr) : json(FormatRfc3339(expires_at));
+}
+
+// Never the key's text nor its hash.
 json KeyJson(const store::ApiKeyRecord& k) {
   return {{"id", k.id},
           {"orgId", k.org_id},
           {"name", k.name},
           {"admin", k.is_admin},
-          {"createdAt", FormatRfc3339(k.created_at)}};
+          {"createdAt", FormatRfc3339(k.created_at)},
+          {"expiresAt", ExpiresAt(k.expires_at)}};
+}
+
+// The one answer that holds the key's text.
+json NewKeyJson(const core::NewApiKey& key) {
+  const auto& r = key.record;
+  return {{"id", r.id},
+          {"orgId", r.org_id},
+          {"name", r.name},
+          {"key", key.key},
+          {"createdAt", FormatRfc3339(r.created_at)},
+          {"expiresAt", ExpiresAt(r.expires_at)}};
+}
+
+json KeyList(const std::vector<store::ApiKeyRecord>& keys) {
+  json items = json::array();
+  for (const auto& k : keys) items.push_back(KeyJson(k));
+  return {{"items", items}, {"nextCursor", nullptr}};
 }
 
 json OrgJson(const store::OrgRecord& o) {
@@ -39,6 +63,38 @@ Result<std::string> OptionalString(const json& body, const char* field) {
   if (!body[field].is_string())
     return InvalidArgument(field, std::string(field) + " must be a string");
   return body[field].get<std::string>();
+}
+
+Result<core::CreateKeyRequest> ParseCreateKey(const HttpRequest& req) {
+  ASSIGN_OR_RETURN(json body, ParseJsonBody(req));
+  RETURN_IF_ERROR(OnlyFields(body, {"name", "ttlSeconds"}));
+  core::CreateKeyRequest out;
+  ASSIGN_OR_RETURN(out.name, OptionalString(body, "name"));
+  ASSIGN_OR_RETURN(out.ttl_seconds, OptionalIntField(body, "ttlSeconds"));
+  return out;
+}
+
+void AddOwnKeyRoutes(Router& router, core::Auth& auth) {
+  router.Add("POST", "/v1/keys",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto request = ParseCreateKey(req);
+               if (!request.ok()) return ErrorResponse(request.status());
+               auto key = auth.CreateOwnKey(who, *request);
+               if (!key.ok()) return ErrorResponse(key.status());
+               HttpResponse r = JsonResponse(201, NewKeyJson(*key));
+               r.headers.emplace_back("Cache-Control", "no-store");
+               return r;
+             });
+  router.Add("GET", "/v1/keys",
+             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
+               auto keys = auth.ListOwnKeys(who);
+               if (!keys.ok()) return ErrorResponse(keys.status());
+               return JsonResponse(200, KeyList(*keys));
+             });
+  router.Add("DELETE", "/v1/keys/{id}",
+             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+               return NoContentOrError(auth.RevokeOwnKey(who, p.at("id")));
+             });
 }
 
 }  // namespace
@@ -65,32 +121,23 @@ void AddOrgRoutes(Router& router, core::Auth& auth) {
              });
   router.Add("POST", "/v1/orgs/{id}/keys",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
-               auto body = ParseJsonBody(req);
-               if (!body.ok()) return ErrorResponse(body.status());
-               if (Status st = OnlyFields(*body, {"name"}); !st.ok()) return ErrorResponse(st);
-               auto name = OptionalString(*body, "name");
-               if (!name.ok()) return ErrorResponse(name.status());
-               auto key = auth.CreateKey(who, p.at("id"), *name);
+               auto request = ParseCreateKey(req);
+               if (!request.ok()) return ErrorResponse(request.status());
+               auto key = auth.CreateKey(who, p.at("id"), request->name, request->ttl_seconds);
                if (!key.ok()) return ErrorResponse(key.status());
-               const auto& r = key->record;
-               return JsonResponse(201, {{"id", r.id},
-                                         {"orgId", r.org_id},
-                                         {"name", r.name},
-                                         {"key", key->key},
-                                         {"createdAt", FormatRfc3339(r.created_at)}});
+               return JsonResponse(201, NewKeyJson(*key));
              });
   router.Add("GET", "/v1/orgs/{id}/keys",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto keys = auth.ListKeys(who, p.at("id"));
                if (!keys.ok()) return ErrorResponse(keys.status());
-               json items = json::array();
-               for (const auto& k : *keys) items.push_back(KeyJson(k));
-               return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+               return JsonResponse(200, KeyList(*keys));
              });
   router.Add("DELETE", "/v1/orgs/{id}/keys/{keyId}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                return NoContentOrError(auth.DeleteKey(who, p.at("id"), p.at("keyId")));
              });
+  AddOwnKeyRoutes(router, auth);
 }
 
 }  // namespace adapt::api

@@ -31,6 +31,7 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
 void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints);
 void AddCommandRoutes(Router& router, core::CommandService& commands,
                       boost::asio::thread_pool& workers);
+// /v1/orgs and their keys (the admin key), and /v1/keys: the caller's own organization's keys.
 void AddOrgRoutes(Router& router, core::Auth& auth);
 // POST /v1/orgs/{id}/users and GET /v1/users (admin key).
 void AddUserRoutes(Router& router, core::Users& users);

@@ -306,6 +306,34 @@ TEST(AdaptCli, OrgCreateAndKeyCreate) {
   EXPECT_EQ(outcome.out, "adapt_xyz\n");
 }
 
+TEST(AdaptCli, KeyCommandsWithoutOrgUseTheCallersOwnKeys) {
+  {
+    TestHttpServer server(
+        CannedResponse(201, R"({"id":"key_2","orgId":"org_1","key":"adapt_own"})"));
+    Outcome outcome = RunCli(server.url(), {"key", "create", "--name", "ci", "--ttl", "3600"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+    RecordedRequest request = server.TakeRequest();
+    EXPECT_EQ(request.target, "/v1/keys");
+    EXPECT_EQ(json::parse(request.body), json({{"name", "ci"}, {"ttlSeconds", 3600}}));
+    EXPECT_EQ(outcome.out, "adapt_own\n");
+  }
+  {
+    TestHttpServer server(
+        CannedResponse(200, R"({"items":[{"id":"key_2","name":"ci","admin":false,"createdAt":"t1",)"
+                            R"("expiresAt":null}],"nextCursor":null})"));
+    Outcome outcome = RunCli(server.url(), {"key", "ls"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+    EXPECT_EQ(server.TakeRequest().target, "/v1/keys");
+    EXPECT_NE(outcome.out.find("never"), std::string::npos) << outcome.out;
+  }
+  TestHttpServer server(CannedResponse(204, ""));
+  Outcome outcome = RunCli(server.url(), {"key", "rm", "key_2"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  RecordedRequest request = server.TakeRequest();
+  EXPECT_EQ(request.method, "DELETE");
+  EXPECT_EQ(request.target, "/v1/keys/key_2");
+}
+
 TEST(AdaptCli, OrgListPrintsATable) {
   TestHttpServer server(CannedResponse(
       200, R"({"items":[{"id":"org_1","name":"admin","createdAt":"t1"}],"nextCursor":null})"));

@@ -14,6 +14,24 @@ Status RequireAdmin(const Principal& who) {
   return Status::Ok();
 }
 
+Status CheckKeyName(const std::string& name) {
+  if (name.size() > 63) return InvalidArgument("name", "name must be at most 63 characters");
+  for (unsigned char c : name)
+    if (c < 0x20 || c == 0x7f)
+      return InvalidArgument("name", "a key's name cannot hold control characters");
+  return Status::Ok();
+}
+
+// The expiry (ms since the epoch) of a key made now; 0 for none.
+Result<int64_t> ExpiryFor(std::optional<int64_t> ttl_seconds) {
+  if (!ttl_seconds) return int64_t{0};
+  if (*ttl_seconds < 1 || *ttl_seconds > kMaxKeyTtlSeconds)
+    return InvalidArgument("ttlSeconds", "ttlSeconds must be between 1 and " +
+                                             std::to_string(kMaxKeyTtlSeconds) +
+                                             " (about five years), or left out for no expiry");
+  return NowMillis() + *ttl_seconds * 1000;
+}
+
 // Ids of other organizations answer like ids that do not exist, so they leak nothing.
 Status RequireAdminOrSameOrg(const Principal& who, const std::string& org_id) {
   if (who.is_admin || who.org_id == org_id) return Status::Ok();
@@ -46,6 +64,9 @@ Result<Principal> Auth::Authenticate(const std::string& bearer_key) {
       return Status(Code::kUnauthenticated, "invalid API key");
     return key.status();
   }
+  if (key->expires_at != 0 && key->expires_at <= NowMillis())
+    return Status(Code::kUnauthenticated,
+                  "this API key expired at " + FormatRfc3339(key->expires_at));
   ASSIGN_OR_RETURN(auto org, store_.GetOrg(key->org_id));
   return Principal{key->org_id, key->id, key->is_admin, org.registered};
 }
@@ -67,12 +88,13 @@ Result<std::vector<store::OrgRecord>> Auth::ListOrgs(const Principal& who) {
 }
 
 Result<NewApiKey> Auth::CreateKey(const Principal& who, const std::string& org_id,
-                                  const std::string& name) {
+                                  const std::string& name, std::optional<int64_t> ttl_seconds) {
   RETURN_IF_ERROR(RequireAdmin(who));
-  if (name.size() > 63) return InvalidArgument("name", "name must be at most 63 characters");
+  RETURN_IF_ERROR(CheckKeyName(name));
+  ASSIGN_OR_RETURN(int64_t expires_at, ExpiryFor(ttl_seconds));
   auto org = store_.GetOrg(org_id);
   if (!org.ok()) return org.status();
-  return MakeKey(org->id, name.empty() ? "key" : name, false);
+  return MakeKey(org->id, name.empty() ? "key" : name, false, expires_at);
 }
 
 Result<std::vector<store::ApiKeyRecord>> Auth::ListKeys(const Principal& who,
@@ -93,10 +115,30 @@ Status Auth::DeleteKey(const Principal& who, const std::string& org_id, const st
   return NotFound("API key " + key_id + " not found");
 }
 
-Result<NewApiKey> Auth::MakeKey(const std::string& org_id, const std::string& name, bool is_admin) {
+Result<NewApiKey> Auth::CreateOwnKey(const Principal& who, const CreateKeyRequest& request) {
+  RETURN_IF_ERROR(CheckKeyName(request.name));
+  ASSIGN_OR_RETURN(int64_t expires_at, ExpiryFor(request.ttl_seconds));
+  ASSIGN_OR_RETURN(auto keys, store_.ListApiKeys(who.org_id));
+  if (keys.size() >= kMaxKeysPerOrg)
+    return Status(Code::kResourceExhausted, "the organization has " +
+                                                std::to_string(kMaxKeysPerOrg) +
+                                                " API keys, the most allowed; revoke one first");
+  return MakeKey(who.org_id, request.name.empty() ? "key" : request.name, false, expires_at);
+}
+
+Result<std::vector<store::ApiKeyRecord>> Auth::ListOwnKeys(const Principal& who) {
+  return store_.ListApiKeys(who.org_id);
+}
+
+Status Auth::RevokeOwnKey(const Principal& who, const std::string& key_id) {
+  return DeleteKey(who, who.org_id, key_id);
+}
+
+Result<NewApiKey> Auth::MakeKey(const std::string& org_id, const std::string& name, bool is_admin,
+                                int64_t expires_at) {
   NewApiKey out;
   out.key = "adapt_" + RandomToken(40);
-  out.record = {NewId("key"), org_id, name, Sha256Hex(out.key), is_admin, NowMillis()};
+  out.record = {NewId("key"), org_id, name, Sha256Hex(out.key), is_admin, NowMillis(), expires_at};
   RETURN_IF_ERROR(store_.CreateApiKey(out.record));
   return out;
 }

@@ -2,7 +2,10 @@
 // first start) may also manage organizations and keys. Keys are stored as SHA-256 hashes.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "store/store.h"
@@ -18,6 +21,15 @@ struct Principal {
   bool registered = true;
 };
 
+// A key a tenant makes for its own organization (Auth::CreateOwnKey).
+struct CreateKeyRequest {
+  std::string name;                    // at most 63 bytes, no control characters; "" = "key"
+  std::optional<int64_t> ttl_seconds;  // 1 .. kMaxKeyTtlSeconds; none: the key never expires
+};
+
+inline constexpr int64_t kMaxKeyTtlSeconds = 5LL * 366 * 24 * 3600;  // about five years
+inline constexpr size_t kMaxKeysPerOrg = 100;
+
 struct NewApiKey {
   store::ApiKeyRecord record;
   std::string key;  // the text, shown once
@@ -31,14 +43,16 @@ class Auth {
   // `key_file` (mode 0600). Does nothing when the admin organization exists.
   Status Bootstrap(const std::string& key_file);
 
-  // Unauthenticated for a missing or unknown key. The Principal says whether its organization
-  // is registered.
+  // Unauthenticated for a missing, unknown or expired key. The Principal says whether its
+  // organization is registered.
   Result<Principal> Authenticate(const std::string& bearer_key);
 
   Result<store::OrgRecord> CreateOrg(const Principal& who, const std::string& name);
   Result<std::vector<store::OrgRecord>> ListOrgs(const Principal& who);
+  // Admin only. `ttl_seconds` as in CreateKeyRequest.
   Result<NewApiKey> CreateKey(const Principal& who, const std::string& org_id,
-                              const std::string& name);
+                              const std::string& name,
+                              std::optional<int64_t> ttl_seconds = std::nullopt);
   // The admin key manages every organization's keys; another key only its own organization's
   // (so a tenant can rotate its keys), and another organization answers NotFound.
   Result<std::vector<store::ApiKeyRecord>> ListKeys(const Principal& who,
@@ -47,8 +61,18 @@ class Auth {
   // deleted (adaptd would lock its operator out).
   Status DeleteKey(const Principal& who, const std::string& org_id, const std::string& key_id);
 
+  // The caller's own organization's keys (/v1/keys), for any of its callers: a user (dashboard
+  // session or OAuth grant) or one of its keys. The key text is answered once, by CreateOwnKey;
+  // ResourceExhausted past kMaxKeysPerOrg. Another organization's key id answers NotFound;
+  // revoking deletes the key and its OAuth grants in one transaction, so it stops working at
+  // once (the admin key: Conflict).
+  Result<NewApiKey> CreateOwnKey(const Principal& who, const CreateKeyRequest& request);
+  Result<std::vector<store::ApiKeyRecord>> ListOwnKeys(const Principal& who);
+  Status RevokeOwnKey(const Principal& who, const std::string& key_id);
+
  private:
-  Result<NewApiKey> MakeKey(const std::string& org_id, const std::string& name, bool is_admin);
+  Result<NewApiKey> MakeKey(const std::string& org_id, const std::string& name, bool is_admin,
+                            int64_t expires_at = 0);
 
   store::Store& store_;
 };

@@ -2,6 +2,7 @@
 #include <boost/asio/post.hpp>
 
 #include "daemon/daemon.h"
+#include "dashboard/signup_routes.h"
 
 namespace adapt::daemon {
 namespace {
@@ -260,6 +261,7 @@ Status Daemon::StartApi() {
   tool_services_->databases = &*databases_;
   mcp::RegisterTools(*mcp_tools_, *tool_services_);
   oauth_.emplace(*store_, *auth_, *users_, listen_.host, config_.allow_signup);
+  dashboard::AddSignUpRoutes(*router_, *users_, oauth_->signup_limit(), config_.allow_signup);
   AddPublicRoutes(*router_, oauth_->Routes());
   mcp_http_.emplace(
       *mcp_tools_,

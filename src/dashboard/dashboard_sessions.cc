@@ -60,8 +60,9 @@ Result<core::Principal> DashboardSessions::Find(const std::string& token) {
   }
   if (!session.key_hash.empty()) {
     auto key = store_.FindApiKey(session.key_hash);
-    if (!key.ok()) {
-      if (key.status().code() != Code::kNotFound) return key.status();
+    if (!key.ok() && key.status().code() != Code::kNotFound) return key.status();
+    // A revoked or expired key ends its sessions.
+    if (!key.ok() || (key->expires_at != 0 && key->expires_at <= now_())) {
       SignOut(token);
       return SignedOut();
     }

@@ -62,5 +62,19 @@ TEST_F(DashboardSessionsTest, AnUnknownOrEmptyTokenIsSignedOut) {
   EXPECT_EQ(sessions_.Find("made-up").status().code(), Code::kUnauthenticated);
 }
 
+TEST_F(DashboardSessionsTest, AKeySessionEndsWhenItsKeyExpires) {
+  const core::Principal acme{"org_acme", "usr_x", false};
+  auto key = auth_.CreateOwnKey(acme, {"short", 3600});
+  ASSERT_TRUE(key.ok());
+  // The session, good for 12 hours, would outlive the key's hour.
+  now_ = key->record.created_at;
+  auto opened = sessions_.SignInWithKey(key->key);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  now_ = key->record.expires_at - 1;
+  EXPECT_TRUE(sessions_.Find(opened->token).ok());
+  now_ = key->record.expires_at;
+  EXPECT_EQ(sessions_.Find(opened->token).status().code(), Code::kUnauthenticated);
+}
+
 }  // namespace
 }  // namespace adapt::dashboard

@@ -1,5 +1,6 @@
 #include "mcp/oauth_server.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include "base/ids.h"
@@ -151,6 +152,17 @@ bool OAuthServer::LooksLikeAccessToken(const std::string& bearer) {
 Result<core::Principal> OAuthServer::VerifyAccessToken(const std::string& token) {
   auto grant = store_.FindOAuthGrant(Sha256Hex(token), "access", NowMillis());
   if (!grant.ok()) return Status(Code::kUnauthenticated, "unknown or expired access token");
+  // A grant made by signing in with an API key ends with the key: revoking deletes the grant,
+  // and an expired key refuses it here.
+  if (grant->key_id.rfind("key_", 0) == 0) {
+    ASSIGN_OR_RETURN(auto keys, store_.ListApiKeys(grant->org_id));
+    int64_t now = NowMillis();
+    bool live = std::any_of(keys.begin(), keys.end(), [&](const store::ApiKeyRecord& k) {
+      return k.id == grant->key_id && (k.expires_at == 0 || k.expires_at > now);
+    });
+    if (!live)
+      return Status(Code::kUnauthenticated, "the API key this access token was made with expired");
+  }
   ASSIGN_OR_RETURN(auto org, store_.GetOrg(grant->org_id));
   return core::Principal{grant->org_id, grant->key_id, false, org.registered};
 }

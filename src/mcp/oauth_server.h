@@ -46,6 +46,10 @@ class OAuthServer {
   // Its endpoints (metadata, registration, authorization, token), for the API's router.
   HttpRoutes Routes();
 
+  // Accounts created per address: shared with the dashboard's sign-up, so the two pages
+  // together allow what one does.
+  RegistrationLimit& signup_limit() { return signup_limit_; }
+
  private:
   api::HttpResponse ResourceMetadata(const api::HttpRequest& req);
   api::HttpResponse ServerMetadata(const api::HttpRequest& req);

@@ -449,6 +449,9 @@ ALTER TABLE operations ADD COLUMN app_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE operations ADD COLUMN release_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE app_releases ADD COLUMN secrets TEXT NOT NULL DEFAULT '';
 )sql"},
+      {26, R"sql(
+ALTER TABLE api_keys ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0;
+)sql"},
   };
   return kMigrations;
 }

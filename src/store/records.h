@@ -28,6 +28,7 @@ struct ApiKeyRecord {
   std::string key_hash;  // SHA-256 of the key text; the text itself is never stored
   bool is_admin = false;
   int64_t created_at = 0;
+  int64_t expires_at = 0;  // ms since the epoch; 0: never (core::Auth refuses it from then on)
 };
 
 // A person who signs in to an organization (the OAuth authorize page) with email and password.

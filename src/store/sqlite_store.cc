@@ -22,7 +22,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kApiKeyColumns = "id, org_id, name, key_hash, is_admin, created_at";
+constexpr const char* kApiKeyColumns =
+    "id, org_id, name, key_hash, is_admin, created_at, expires_at";
 
 ApiKeyRecord ReadApiKey(SQLite::Statement& q) {
   ApiKeyRecord k;
@@ -32,6 +33,7 @@ ApiKeyRecord ReadApiKey(SQLite::Statement& q) {
   k.key_hash = q.getColumn(3).getString();
   k.is_admin = q.getColumn(4).getInt() != 0;
   k.created_at = q.getColumn(5).getInt64();
+  k.expires_at = q.getColumn(6).getInt64();
   return k;
 }
 
@@ -181,14 +183,15 @@ Result<std::vector<OrgRecord>> SqliteStore::ListOrgs() {
 Status SqliteStore::CreateApiKey(const ApiKeyRecord& k) {
   return Guard("creating API key", [&]() -> Status {
     SQLite::Statement q(db_,
-                        "INSERT INTO api_keys(id, org_id, name, key_hash, is_admin, created_at) "
-                        "VALUES (?,?,?,?,?,?)");
+                        "INSERT INTO api_keys(id, org_id, name, key_hash, is_admin, created_at, "
+                        "expires_at) VALUES (?,?,?,?,?,?,?)");
     q.bind(1, k.id);
     q.bind(2, k.org_id);
     q.bind(3, k.name);
     q.bind(4, k.key_hash);
     q.bind(5, k.is_admin ? 1 : 0);
     q.bind(6, k.created_at);
+    q.bind(7, k.expires_at);
     q.exec();
     return Status::Ok();
   });

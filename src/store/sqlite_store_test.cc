@@ -83,6 +83,19 @@ TEST_P(StoreTest, ApiKeysAreFoundByHashOnly) {
   EXPECT_EQ(found->created_at, 1234);
   EXPECT_EQ(store_->FindApiKey(Sha256Hex("other")).status().code(), Code::kNotFound);
   EXPECT_EQ(store_->FindApiKey("adapt_text").status().code(), Code::kNotFound);
+  EXPECT_EQ(found->expires_at, 0);
+}
+
+TEST_P(StoreTest, ApiKeyExpiryRoundTrips) {
+  ApiKeyRecord key{NewId("key"), org_.id, "ci", Sha256Hex("expiring"), false, 1000, 5000};
+  ASSERT_TRUE(store_->CreateApiKey(key).ok());
+  auto found = store_->FindApiKey(Sha256Hex("expiring"));
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  EXPECT_EQ(found->expires_at, 5000);
+  auto listed = store_->ListApiKeys(org_.id);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].expires_at, 5000);
 }
 
 TEST_P(StoreTest, ApiKeyForAnUnknownOrgIsRefused) {

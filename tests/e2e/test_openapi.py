@@ -35,6 +35,9 @@ SERVED = {
     ("POST", "/v1/orgs/{id}/keys"),
     ("GET", "/v1/orgs/{id}/keys"),
     ("DELETE", "/v1/orgs/{id}/keys/{keyId}"),
+    ("POST", "/v1/keys"),
+    ("GET", "/v1/keys"),
+    ("DELETE", "/v1/keys/{id}"),
     ("POST", "/v1/orgs/{id}/users"),
     ("GET", "/v1/users"),
     ("DELETE", "/v1/users/{id}"),
@@ -312,6 +315,8 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
     assert status == 201, org
     status, key = admin.api("POST", "/v1/orgs/%s/keys" % org["id"], {"name": "to-delete"})
     assert status == 201, key
+    status, own_key = admin.api("POST", "/v1/keys", {"name": "to-revoke"})
+    assert status == 201, own_key
     # An image pull from a registry that is not there: a real id whose pull fails soon.
     status, image = admin.api("POST", "/v1/images", {"reference": "127.0.0.1:9/openapi/walk:1"})
     assert status == 202, image
@@ -323,7 +328,7 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         assert status == 201, user
         users.append(user)
     params = {"/v1/orgs/{id}": org["id"], "/v1/sandboxes/{id}": sandbox["id"],
-              "/v1/users/{id}": users[0]["id"],
+              "/v1/users/{id}": users[0]["id"], "/v1/keys/{id}": own_key["id"],
               "/v1/plans/{id}": "openapi-walk",
               "/v1/images/{id}": image["id"], "/v1/operations/{id}": image["id"]}
     status, plan = admin.api("PUT", "/v1/plans/openapi-walk", {"limits": {"cpu": 64}})
@@ -341,7 +346,8 @@ def test_every_operation_in_the_spec_is_served(spec, daemon, admin):
         ("POST", "/v1/sandboxes/{id}/python"): {"code": "print(1)"},
         ("POST", "/v1/sandboxes/{id}/endpoints"): {"port": 8001},
         ("POST", "/v1/orgs"): {"name": unique("openapi")},
-        ("POST", "/v1/orgs/{id}/keys"): {"name": "openapi"},
+        ("POST", "/v1/orgs/{id}/keys"): {"name": "openapi", "ttlSeconds": 3600},
+        ("POST", "/v1/keys"): {"name": "openapi", "ttlSeconds": 3600},
         ("POST", "/v1/orgs/{id}/users"): {"email": unique("openapi") + "@example.com"},
         ("POST", "/v1/sandboxes"): {"labels": {"name": unique("openapi-walk")}},
         ("POST", "/v1/sandboxes/{id}/files/mkdir"): {"path": "/tmp/openapi-dir"},

@@ -393,6 +393,23 @@ def test_events_stop_start_and_sites(client, adapt):
         client.sites.get(site.id)
 
 
+def test_an_organization_makes_lists_and_revokes_its_own_keys(adapt, daemon, org):
+    client = adapt.Client(url=daemon.url, api_key=org.key)
+    made = client.keys.create(name="py-own", ttl_seconds=3600)
+    assert made.key.startswith("adapt_") and made.org_id == org.org_id and made.name == "py-own"
+    assert made.expires_at is not None
+    listed = {k.id: k for k in client.keys.list()}
+    assert made.id in listed and listed[made.id].expires_at == made.expires_at
+    assert not hasattr(listed[made.id], "key")
+    theirs = adapt.Client(url=daemon.url, api_key=made.key)
+    assert list(theirs.sandboxes.list()) == []
+    client.keys.revoke(made.id)
+    with pytest.raises(adapt.Unauthenticated):
+        list(theirs.sandboxes.list())
+    with pytest.raises(adapt.NotFound):
+        client.keys.revoke(made.id)
+
+
 def test_organizations_and_keys_with_the_admin_key(adapt, daemon, org):
     admin = adapt.Client(url=daemon.url, api_key=daemon.admin.key)
     made = admin.orgs.create(unique("sdk-py"))

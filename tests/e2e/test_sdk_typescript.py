@@ -246,3 +246,16 @@ def test_organizations_and_keys_with_the_admin_key(built, daemon):
     assert out["theirList"] == [] and out["keyIds"] == [key["id"]]
     assert (out["afterDelete"]["cls"], out["afterDelete"]["status"]) == ("Unauthenticated", 401)
     assert (out["again"]["cls"], out["again"]["status"]) == ("Conflict", 409)
+
+
+def test_an_organization_makes_lists_and_revokes_its_own_keys(built, daemon, org):
+    out = scenario("ownKeys", daemon, org)
+    key = out["key"]
+    assert key["key"].startswith("adapt_") and key["orgId"] == org.org_id and key["name"] == "ts-own"
+    assert key["expiresAt"] is not None
+    listed = {k["id"]: k for k in out["listed"]}
+    assert key["id"] in listed and "key" not in listed[key["id"]]
+    assert listed[key["id"]]["expiresAt"] == key["expiresAt"]
+    # Revoked with itself: the next request is refused at once.
+    assert (out["afterRevoke"]["cls"], out["afterRevoke"]["status"]) == ("Unauthenticated", 401)
+    assert (out["again"]["cls"], out["again"]["status"]) == ("NotFound", 404)

@@ -1,6 +1,6 @@
 // The client: one adaptd URL and API key, and the organization's resources under it.
 import { Automations } from "./automations.js";
-import { Accounts, Apps, Databases, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
+import { Accounts, Apps, Databases, Images, Jobs, Keys, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
 import { Sandboxes } from "./sandbox.js";
 import { Transport, type ClientOptions } from "./transport.js";
 
@@ -19,6 +19,7 @@ export class Client {
   readonly objects: Objects;
   readonly sites: Sites;
   readonly orgs: Orgs;
+  readonly keys: Keys;
   readonly account: Accounts;
   readonly plans: Plans;
 
@@ -36,6 +37,7 @@ export class Client {
     this.objects = new Objects(this.transport);
     this.sites = new Sites(this.transport);
     this.orgs = new Orgs(this.transport);
+    this.keys = new Keys(this.transport);
     this.account = new Accounts(this.transport);
     this.plans = new Plans(this.transport);
   }

@@ -443,12 +443,14 @@ export interface Org {
   createdAt: string;
 }
 
+/** A key as listed: never its text. `expiresAt` is null for a key that never expires. */
 export interface ApiKey {
   id: string;
   orgId: string;
   name: string;
   admin: boolean;
   createdAt: string;
+  expiresAt: string | null;
 }
 
 /** A key as made: `key` is its text, shown only this once. */
@@ -458,6 +460,7 @@ export interface NewApiKey {
   name: string;
   key: string;
   createdAt: string;
+  expiresAt: string | null;
 }
 
 /** A person who signs in to an organization on the OAuth page (never the password). */

@@ -386,6 +386,28 @@ export class Sites {
   }
 }
 
+/** The API keys of the caller's own organization: any of its keys or users may manage them. */
+export class Keys {
+  constructor(private readonly t: Transport) {}
+
+  /** A new key; its text (`key`) is answered this once. Without `ttlSeconds` it never expires. */
+  create(options: { name?: string; ttlSeconds?: number } = {}): Promise<NewApiKey> {
+    const json: Record<string, unknown> = {};
+    if (options.name !== undefined) json.name = options.name;
+    if (options.ttlSeconds !== undefined) json.ttlSeconds = options.ttlSeconds;
+    return this.t.call<NewApiKey>("POST", "/v1/keys", { json });
+  }
+
+  list(): AsyncGenerator<ApiKey> {
+    return paginate<ApiKey>(this.t, "/v1/keys", 200);
+  }
+
+  /** Deletes the key: it, and OAuth tokens issued with it, stop working at once. */
+  async revoke(keyId: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/keys/${encodeURIComponent(keyId)}`);
+  }
+}
+
 /** Organizations and their API keys (the admin key's organization only). */
 export class Orgs {
   constructor(private readonly t: Transport) {}
@@ -398,8 +420,11 @@ export class Orgs {
     return paginate<Org>(this.t, "/v1/orgs", 200);
   }
 
-  createKey(orgId: string, name?: string): Promise<NewApiKey> {
-    return this.t.call<NewApiKey>("POST", `/v1/orgs/${orgId}/keys`, { json: name === undefined ? {} : { name } });
+  createKey(orgId: string, name?: string, ttlSeconds?: number): Promise<NewApiKey> {
+    const json: Record<string, unknown> = {};
+    if (name !== undefined) json.name = name;
+    if (ttlSeconds !== undefined) json.ttlSeconds = ttlSeconds;
+    return this.t.call<NewApiKey>("POST", `/v1/orgs/${orgId}/keys`, { json });
   }
 
   listKeys(orgId: string): AsyncGenerator<ApiKey> {

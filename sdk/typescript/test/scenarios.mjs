@@ -358,6 +358,20 @@ const scenarios = {
     out.again = await caught(() => admin.orgs.create(made.name));
   },
 
+  async ownKeys() {
+    const client = new adapt.Client();
+    const key = await client.keys.create({ name: "ts-own", ttlSeconds: 3600 });
+    out.key = key;
+    const made = new adapt.Client({ apiKey: key.key });
+    out.listed = [];
+    for await (const k of made.keys.list()) out.listed.push(k);
+    await made.keys.revoke(key.id);
+    out.afterRevoke = await caught(async () => {
+      for await (const k of made.keys.list()) void k;
+    });
+    out.again = await caught(() => client.keys.revoke(key.id));
+  },
+
   async archive() {
     const sb = await adapt.Sandbox.create();
     try {

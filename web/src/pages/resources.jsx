@@ -1,7 +1,5 @@
-import { useState } from 'preact/hooks';
-import { api } from '../api.js';
 import { bytes, memory, when } from '../format.js';
-import { ErrorNote, StatusBadge } from '../components.jsx';
+import { StatusBadge } from '../components.jsx';
 import { ResourceList } from './resource_list.jsx';
 
 const mono = (text) => <span class="mono">{text}</span>;
@@ -65,31 +63,5 @@ export function Jobs() {
   );
 }
 
-// The organization's API keys (names and ids; a key's text is shown only when the operator
-// makes it). Deleting one ends the programs and dashboard sessions that use it.
-export function Keys({ orgId }) {
-  const [error, setError] = useState(null);
-  const [reloadKey, setReloadKey] = useState(0);
-  const path = `/v1/orgs/${encodeURIComponent(orgId)}/keys`;
-  async function remove(key) {
-    if (!confirm(`Delete the key ${key.name || key.id}? Programs using it stop working.`)) return;
-    try {
-      await api('DELETE', `${path}/${encodeURIComponent(key.id)}`);
-      setReloadKey(reloadKey + 1);
-    } catch (err) {
-      setError(err);
-    }
-  }
-  return (
-    <ResourceList title="API keys" path={path} reloadKey={reloadKey} empty="No keys."
-      intro="The operator makes keys (adapt org key create); here you can see and delete them."
-      columns={[
-        { label: 'Name', cell: (k) => k.name },
-        { label: 'ID', cell: (k) => mono(k.id) },
-        { label: 'Created', cell: (k) => when(k.createdAt) },
-        { label: 'Actions', cell: (k) => <button class="danger" onClick={() => remove(k)} aria-label={`Delete key ${k.name || k.id}`}>Delete</button> },
-      ]}>
-      <ErrorNote error={error} />
-    </ResourceList>
-  );
-}
+// The API keys page lives in keys.jsx.
+export { Keys } from './keys.jsx';

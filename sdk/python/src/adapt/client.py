@@ -6,8 +6,8 @@ from typing import Any, Dict, Optional
 
 from ._transport import Transport
 from .automations import Automations
-from .resources import (Accounts, Apps, Databases, Images, Jobs, Objects, Orgs, Plans, Runs, Secrets, Sites,
-                        StorageVolumes)
+from .resources import (Accounts, Apps, Databases, Images, Jobs, Keys, Objects, Orgs, Plans, Runs, Secrets,
+                        Sites, StorageVolumes)
 from .sandbox import Sandboxes
 
 
@@ -30,6 +30,7 @@ class Client:
         self.objects = Objects(self.transport)
         self.sites = Sites(self.transport)
         self.orgs = Orgs(self.transport)
+        self.keys = Keys(self.transport)
         self.account = Accounts(self.transport)
         self.plans = Plans(self.transport)
 

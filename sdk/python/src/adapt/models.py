@@ -501,11 +501,13 @@ class Org:
 
 @dataclass
 class ApiKey:
+    """A key as listed: never its text. `expires_at` is None for a key that never expires."""
     id: str
     org_id: str
     name: str
     admin: bool
     created_at: str
+    expires_at: Optional[str] = None
 
 
 @dataclass
@@ -516,6 +518,7 @@ class NewApiKey:
     name: str
     key: str
     created_at: str
+    expires_at: Optional[str] = None
 
 
 @dataclass

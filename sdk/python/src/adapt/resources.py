@@ -388,6 +388,30 @@ class Sites:
         self._t.request("DELETE", "/v1/sites/" + site_id).close()
 
 
+class Keys:
+    """The API keys of the caller's own organization: any of its keys or users may manage them."""
+
+    def __init__(self, transport: "Transport") -> None:
+        self._t = transport
+
+    def create(self, name: Optional[str] = None, ttl_seconds: Optional[int] = None) -> NewApiKey:
+        """A new key; its text (`.key`) is answered this once. Without `ttl_seconds` it never
+        expires."""
+        body: Dict[str, Any] = {}
+        if name is not None:
+            body["name"] = name
+        if ttl_seconds is not None:
+            body["ttlSeconds"] = ttl_seconds
+        return _model.from_json(NewApiKey, self._t.call("POST", "/v1/keys", json_body=body))
+
+    def list(self) -> Iterator[ApiKey]:
+        return paginate(self._t, "/v1/keys", ApiKey, 200)
+
+    def revoke(self, key_id: str) -> None:
+        """Deletes the key: it, and OAuth tokens issued with it, stop working at once."""
+        self._t.request("DELETE", "/v1/keys/" + key_id).close()
+
+
 class Orgs:
     """Organizations and their API keys (the admin key's organization only)."""
 
@@ -400,8 +424,11 @@ class Orgs:
     def list(self) -> Iterator[Org]:
         return paginate(self._t, "/v1/orgs", Org, 200)
 
-    def create_key(self, org_id: str, name: Optional[str] = None) -> NewApiKey:
+    def create_key(self, org_id: str, name: Optional[str] = None,
+                   ttl_seconds: Optional[int] = None) -> NewApiKey:
         body: Dict[str, Any] = {} if name is None else {"name": name}
+        if ttl_seconds is not None:
+            body["ttlSeconds"] = ttl_seconds
         return _model.from_json(NewApiKey, self._t.call("POST", "/v1/orgs/%s/keys" % org_id, json_body=body))
 
     def list_keys(self, org_id: str) -> Iterator[ApiKey]:
