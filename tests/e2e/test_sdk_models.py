@@ -43,7 +43,7 @@ MODELS = {
     "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
     "AppReplicaLog": "AppReplicaLog",
-    "Automation": "Automation",
+    "Automation": "Automation", "Automation.nextChanges": "AutomationStateChange",
     "Database": "Database", "DatabaseDump": "DatabaseDump", "Checkpoint": "Checkpoint",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
