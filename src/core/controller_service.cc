@@ -8,10 +8,10 @@ namespace adapt::core {
 namespace {
 
 // As schedules' runs (automation_service.cc): the newest 100 per automation, 30 days.
-constexpr int kKeptRunsPerAutomation = 100;
-constexpr int64_t kRunRetentionMillis = 30LL * 24 * 3600 * 1000;
+constexpr int kControllerKeptRuns = 100;
+constexpr int64_t kControllerRunRetentionMillis = 30LL * 24 * 3600 * 1000;
 
-bool IsQuota(const Status& st) {
+bool IsBalanceOrLimit(const Status& st) {
   return st.code() == Code::kPaymentRequired || st.code() == Code::kResourceExhausted;
 }
 
@@ -181,7 +181,7 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
                     target.status + ", wanted " + wanted;
   if (action != ControllerAction::kStop && admission_) {
     Status admitted = admission_(a.org_id);
-    if (IsQuota(admitted)) {
+    if (IsBalanceOrLimit(admitted)) {
       Finish(a, run, "skipped_quota", admitted.message(), /*counted=*/false);
       LookAgainAt(a.id, now + kRetryAfterMillis);
       return;
@@ -200,9 +200,9 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
     if (st.code() == Code::kConflict) return;
     if (!st.ok()) {
       run.stdout_text += "\n";
-      Finish(a, run, IsQuota(st) ? "skipped_quota" : "failed",
-             "starting the sandbox: " + st.message(), !IsQuota(st));
-      if (IsQuota(st)) LookAgainAt(a.id, now + kRetryAfterMillis);
+      Finish(a, run, IsBalanceOrLimit(st) ? "skipped_quota" : "failed",
+             "starting the sandbox: " + st.message(), !IsBalanceOrLimit(st));
+      if (IsBalanceOrLimit(st)) LookAgainAt(a.id, now + kRetryAfterMillis);
       return;
     }
     run.stdout_text += "; started it\n";
@@ -226,9 +226,9 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
       if (!paused.ok()) spdlog::error("controllers: pausing: {}", paused.status().message());
       return;
     }
-    Finish(a, run, IsQuota(st) ? "skipped_quota" : "failed",
-           "recreating the sandbox: " + st.message(), !IsQuota(st));
-    if (IsQuota(st)) LookAgainAt(a.id, now + kRetryAfterMillis);
+    Finish(a, run, IsBalanceOrLimit(st) ? "skipped_quota" : "failed",
+           "recreating the sandbox: " + st.message(), !IsBalanceOrLimit(st));
+    if (IsBalanceOrLimit(st)) LookAgainAt(a.id, now + kRetryAfterMillis);
     return;
   }
   auto moved = automations_.FollowReplacedSandbox(sbx, *fresh, now);
@@ -268,7 +268,7 @@ void ControllerService::Finish(const store::AutomationRecord& a, store::RunRecor
       spdlog::error("controllers: recording {}'s run: {}", a.id, after.status().message());
   }
   if (status == "failed") LookAgainAt(a.id, now + kRetryAfterMillis);
-  if (auto pruned = runs_.PruneRuns(now - kRunRetentionMillis, kKeptRunsPerAutomation);
+  if (auto pruned = runs_.PruneRuns(now - kControllerRunRetentionMillis, kControllerKeptRuns);
       !pruned.ok())
     spdlog::error("controllers: pruning runs: {}", pruned.status().message());
 }

@@ -16,7 +16,7 @@
 namespace adapt::core {
 namespace {
 
-TargetState Found(std::string status, bool instant = true) {
+TargetState FoundTarget(std::string status, bool instant = true) {
   TargetState t;
   t.found = true;
   t.status = std::move(status);
@@ -28,22 +28,22 @@ TEST(ControllerDecisionTest, TheTargetsStateAndTheWantedOneGiveTheAction) {
   auto decide = [](const std::string& want, const TargetState& t) {
     return DecideControllerAction(want, "sbx_t", t).action;
   };
-  EXPECT_EQ(decide("running", Found("running")), ControllerAction::kNone);
-  EXPECT_EQ(decide("hibernated", Found("running")), ControllerAction::kStop);
-  EXPECT_EQ(decide("running", Found("hibernated")), ControllerAction::kStart);
-  EXPECT_EQ(decide("hibernated", Found("hibernated")), ControllerAction::kNone);
-  TargetState stopping = Found("hibernated", false);
+  EXPECT_EQ(decide("running", FoundTarget("running")), ControllerAction::kNone);
+  EXPECT_EQ(decide("hibernated", FoundTarget("running")), ControllerAction::kStop);
+  EXPECT_EQ(decide("running", FoundTarget("hibernated")), ControllerAction::kStart);
+  EXPECT_EQ(decide("hibernated", FoundTarget("hibernated")), ControllerAction::kNone);
+  TargetState stopping = FoundTarget("hibernated", false);
   stopping.stopping = true;
   EXPECT_EQ(decide("running", stopping), ControllerAction::kWait);
-  EXPECT_EQ(decide("running", Found("provisioning")), ControllerAction::kWait);
-  EXPECT_EQ(decide("hibernated", Found("provisioning")), ControllerAction::kWait);
-  EXPECT_EQ(decide("running", Found("failed")), ControllerAction::kRecreate);
-  EXPECT_EQ(decide("hibernated", Found("failed")), ControllerAction::kNone);
-  EXPECT_EQ(decide("running", Found("failed", false)), ControllerAction::kStuck);
-  EXPECT_EQ(decide("running", Found("completed")), ControllerAction::kStuck);
+  EXPECT_EQ(decide("running", FoundTarget("provisioning")), ControllerAction::kWait);
+  EXPECT_EQ(decide("hibernated", FoundTarget("provisioning")), ControllerAction::kWait);
+  EXPECT_EQ(decide("running", FoundTarget("failed")), ControllerAction::kRecreate);
+  EXPECT_EQ(decide("hibernated", FoundTarget("failed")), ControllerAction::kNone);
+  EXPECT_EQ(decide("running", FoundTarget("failed", false)), ControllerAction::kStuck);
+  EXPECT_EQ(decide("running", FoundTarget("completed")), ControllerAction::kStuck);
   EXPECT_EQ(decide("running", TargetState{}), ControllerAction::kTargetGone);
-  EXPECT_EQ(decide("hibernated", Found("deleting")), ControllerAction::kTargetGone);
-  auto stuck = DecideControllerAction("running", "sbx_t", Found("failed", false));
+  EXPECT_EQ(decide("hibernated", FoundTarget("deleting")), ControllerAction::kTargetGone);
+  auto stuck = DecideControllerAction("running", "sbx_t", FoundTarget("failed", false));
   EXPECT_NE(stuck.why.find("durable"), std::string::npos) << stuck.why;
 }
 
@@ -70,7 +70,7 @@ class ScriptedTargets : public ControllerRuntime {
   Result<std::string> Replace(const std::string&, const std::string& id) override {
     calls.push_back("replace " + id);
     std::string fresh = "sbx_fresh" + std::to_string(++replaced);
-    sandboxes[fresh] = Found("provisioning");
+    sandboxes[fresh] = FoundTarget("provisioning");
     return fresh;
   }
   void Discard(const std::string&, const std::string& id) override {
@@ -122,7 +122,7 @@ class ControllerServiceTest : public testing::Test {
     org_.org_id = store_.CreateOrg({NewId("org"), "acme", false, NowMillis()})->id;
     other_.org_id = store_.CreateOrg({NewId("org"), "other", false, NowMillis()})->id;
     targets_.org = org_.org_id;
-    targets_.sandboxes["sbx_t"] = Found("running");
+    targets_.sandboxes["sbx_t"] = FoundTarget("running");
     automations_.set_controllers(&controllers_);
   }
 
@@ -225,7 +225,7 @@ TEST_F(ControllerServiceTest, AFailedInstantTargetIsRecreatedAndFollowed) {
   schedule.interval_seconds = 60;
   auto s = automations_.Create(org_, schedule);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  targets_.sandboxes["sbx_t"] = Found("failed");
+  targets_.sandboxes["sbx_t"] = FoundTarget("failed");
   targets_.sandboxes["sbx_t"].created_at = now_ - 3'600'000;
   controllers_.TargetChanged("sbx_t");
   EXPECT_EQ(targets_.calls, (std::vector<std::string>{"replace sbx_t", "discard sbx_t"}));
@@ -244,7 +244,7 @@ TEST_F(ControllerServiceTest, ATargetThatKeepsFailingSoonPausesItsController) {
   Automation a = MustCreate("running");
   for (int i = 0; i < ControllerService::kPauseAfterFailures; ++i) {
     std::string current = Stored(a.id).sandbox_id;
-    targets_.sandboxes[current] = Found("failed");
+    targets_.sandboxes[current] = FoundTarget("failed");
     targets_.sandboxes[current].created_at = now_ - 1'000;  // lived a second
     controllers_.TargetChanged(current);
   }
@@ -300,7 +300,7 @@ TEST_F(ControllerServiceTest, FailedActionsAreTriedAgainAndFivePause) {
 }
 
 TEST_F(ControllerServiceTest, ADurableTargetThatFailedPausesWithTheReason) {
-  targets_.sandboxes["sbx_t"] = Found("failed", false);
+  targets_.sandboxes["sbx_t"] = FoundTarget("failed", false);
   Automation a = MustCreate("running");
   automations_.Tick(now_);
   EXPECT_TRUE(targets_.calls.empty());

@@ -5,7 +5,7 @@
 namespace adapt::core {
 namespace {
 
-Principal Of(const std::string& org_id) {
+Principal OrgPrincipal(const std::string& org_id) {
   Principal who;
   who.org_id = org_id;
   return who;
@@ -16,7 +16,7 @@ Principal Of(const std::string& org_id) {
 Result<TargetState> SandboxControllerRuntime::Observe(const std::string& org_id,
                                                       const std::string& sandbox_id) {
   TargetState t;
-  auto sandbox = sandboxes_.Get(Of(org_id), sandbox_id);
+  auto sandbox = sandboxes_.Get(OrgPrincipal(org_id), sandbox_id);
   if (!sandbox.ok()) {
     if (sandbox.status().code() == Code::kNotFound) return t;
     return sandbox.status();
@@ -30,11 +30,11 @@ Result<TargetState> SandboxControllerRuntime::Observe(const std::string& org_id,
 }
 
 Status SandboxControllerRuntime::Start(const std::string& org_id, const std::string& sandbox_id) {
-  return sandboxes_.Start(Of(org_id), sandbox_id).status();
+  return sandboxes_.Start(OrgPrincipal(org_id), sandbox_id).status();
 }
 
 Status SandboxControllerRuntime::Stop(const std::string& org_id, const std::string& sandbox_id) {
-  return sandboxes_.Stop(Of(org_id), sandbox_id).status();
+  return sandboxes_.Stop(OrgPrincipal(org_id), sandbox_id).status();
 }
 
 Result<std::string> SandboxControllerRuntime::Replace(const std::string& org_id,
@@ -44,7 +44,7 @@ Result<std::string> SandboxControllerRuntime::Replace(const std::string& org_id,
 }
 
 void SandboxControllerRuntime::Discard(const std::string& org_id, const std::string& sandbox_id) {
-  auto deleted = sandboxes_.Delete(Of(org_id), sandbox_id);
+  auto deleted = sandboxes_.Delete(OrgPrincipal(org_id), sandbox_id);
   if (!deleted.ok() && deleted.status().code() != Code::kNotFound)
     spdlog::warn("controllers: deleting replaced sandbox {}: {}", sandbox_id,
                  deleted.status().message());
@@ -54,9 +54,9 @@ void SandboxControllerRuntime::AwaitRunning(const std::string& org_id,
                                             const std::string& sandbox_id,
                                             std::function<void(Status)> done) {
   sandboxes_.AwaitSettled(
-      Of(org_id), sandbox_id, Waiter::Clock::now() + kStartWait,
+      OrgPrincipal(org_id), sandbox_id, Waiter::Clock::now() + kStartWait,
       [this, org_id, sandbox_id, done](Waiter::End) {
-        auto s = sandboxes_.Get(Of(org_id), sandbox_id);
+        auto s = sandboxes_.Get(OrgPrincipal(org_id), sandbox_id);
         if (!s.ok()) return done(s.status());
         if (s->status == "running") return done(Status::Ok());
         done(Internal("it is " + s->status + (s->error ? " (" + *s->error + ")" : std::string())));

@@ -13,7 +13,8 @@ namespace {
 
 using testing_support::StoreTest;
 
-AutomationRecord Controller(const std::string& org_id, const std::string& sandbox_id, int64_t due) {
+AutomationRecord ControllerRow(const std::string& org_id, const std::string& sandbox_id,
+                               int64_t due) {
   AutomationRecord a;
   a.id = NewId("aut");
   a.org_id = org_id;
@@ -30,7 +31,7 @@ AutomationRecord Controller(const std::string& org_id, const std::string& sandbo
 }
 
 TEST_P(StoreTest, ControllerFieldsRoundTrip) {
-  AutomationRecord a = Controller(org_.id, "sbx_target", 5'000);
+  AutomationRecord a = ControllerRow(org_.id, "sbx_target", 5'000);
   ASSERT_TRUE(store_->CreateAutomation(a, 100).ok());
   Reopen();
   auto got = store_->GetAutomation(org_.id, a.id);
@@ -43,8 +44,8 @@ TEST_P(StoreTest, ControllerFieldsRoundTrip) {
 }
 
 TEST_P(StoreTest, ATargetsAutomationsAreFoundByItsIdAcrossOrganizations) {
-  AutomationRecord a = Controller(org_.id, "sbx_one", 5'000);
-  AutomationRecord b = Controller(org_.id, "sbx_two", 5'000);
+  AutomationRecord a = ControllerRow(org_.id, "sbx_one", 5'000);
+  AutomationRecord b = ControllerRow(org_.id, "sbx_two", 5'000);
   ASSERT_TRUE(store_->CreateAutomation(a, 100).ok());
   ASSERT_TRUE(store_->CreateAutomation(b, 100).ok());
   auto one = store_->ListAutomationsOfSandbox("sbx_one");
@@ -55,10 +56,10 @@ TEST_P(StoreTest, ATargetsAutomationsAreFoundByItsIdAcrossOrganizations) {
 }
 
 TEST_P(StoreTest, AStartMakesEveryEnabledControllerDueAndNothingElse) {
-  AutomationRecord never = Controller(org_.id, "sbx_one", INT64_MAX);
-  AutomationRecord paused = Controller(org_.id, "sbx_one", INT64_MAX);
+  AutomationRecord never = ControllerRow(org_.id, "sbx_one", INT64_MAX);
+  AutomationRecord paused = ControllerRow(org_.id, "sbx_one", INT64_MAX);
   paused.enabled = false;
-  AutomationRecord schedule = Controller(org_.id, "sbx_one", 90'000);
+  AutomationRecord schedule = ControllerRow(org_.id, "sbx_one", 90'000);
   schedule.kind = "schedule";
   schedule.desired_state.clear();
   schedule.argv = {"true"};
