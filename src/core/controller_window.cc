@@ -4,9 +4,10 @@ namespace adapt::core {
 namespace {
 
 // Merged windows are followed this far before NextChangeAfter settles for a time to look again.
-constexpr int kMaxMergedWindows = 1000;
-// NextChanges gives up after this many times to look again without a change.
-constexpr int kMaxLooks = 64;
+constexpr int kMaxMergedWindows = 100;
+// NextChanges gives up after this many times to look again without a change (windows that
+// never close: create refuses them).
+constexpr int kMaxIdleLooks = 8;
 
 }  // namespace
 
@@ -83,7 +84,7 @@ std::optional<int64_t> ControllerWindows::NextChangeAfter(int64_t t) const {
 
 std::vector<StateChange> ControllerWindows::NextChanges(int64_t t, int n) const {
   std::vector<StateChange> out;
-  for (int looks = 0; static_cast<int>(out.size()) < n && looks < kMaxLooks; ++looks) {
+  for (int looks = 0; static_cast<int>(out.size()) < n && looks < n + kMaxIdleLooks; ++looks) {
     auto next = NextChangeAfter(t);
     if (!next) break;
     std::string state = StateAt(*next);
