@@ -253,6 +253,11 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
 void ControllerService::Finish(const store::AutomationRecord& a, store::RunRecord run,
                                const std::string& status, const std::string& error, bool counted,
                                bool failure) {
+  {
+    // adaptd stops: a wait cut short says nothing; the next adaptd ends the run.
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+  }
   int64_t now = Now();
   run.status = status;
   run.error = error;
