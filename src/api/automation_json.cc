@@ -11,9 +11,10 @@ namespace {
 using nlohmann::json;
 
 const std::set<std::string> kAutomationFields = {
-    "name",    "sandboxId",      "command",         "argv", "cwd",
-    "env",     "timeoutSeconds", "intervalSeconds", "cron", "timeZone",
-    "overlap", "catchUpSeconds", "maxAttempts"};
+    "name",        "sandboxId", "command",        "argv",
+    "cwd",         "env",       "timeoutSeconds", "intervalSeconds",
+    "cron",        "timeZone",  "overlap",        "catchUpSeconds",
+    "maxAttempts", "kind",      "desiredState",   "windowSeconds"};
 
 }  // namespace
 
@@ -23,7 +24,9 @@ const core::FieldNames& RestAutomationFields() {
                                         {"interval_seconds", "intervalSeconds"},
                                         {"time_zone", "timeZone"},
                                         {"catch_up_seconds", "catchUpSeconds"},
-                                        {"max_attempts", "maxAttempts"}});
+                                        {"max_attempts", "maxAttempts"},
+                                        {"desired_state", "desiredState"},
+                                        {"window_seconds", "windowSeconds"}});
   return kNames;
 }
 
@@ -34,7 +37,15 @@ Result<core::CreateAutomationRequest> CreateAutomationFromJson(const json& body)
   core::CreateAutomationRequest req;
   ASSIGN_OR_RETURN(req.name, OptionalStringField(body, "name"));
   ASSIGN_OR_RETURN(req.sandbox_id, OptionalStringField(body, "sandboxId"));
-  ASSIGN_OR_RETURN(req.argv, CommandArgvFromJson(body));
+  ASSIGN_OR_RETURN(req.kind, OptionalStringField(body, "kind"));
+  if (!req.kind.empty() && req.kind != "schedule" && req.kind != "controller")
+    return InvalidArgument("kind", "kind must be schedule or controller");
+  // A controller runs no command: one given is refused by the core verb.
+  bool command_given = (body.contains("command") && !body["command"].is_null()) ||
+                       (body.contains("argv") && !body["argv"].is_null());
+  if (req.kind != "controller" || command_given) {
+    ASSIGN_OR_RETURN(req.argv, CommandArgvFromJson(body));
+  }
   ASSIGN_OR_RETURN(req.cwd, OptionalStringField(body, "cwd"));
   if (body.contains("env") && !body["env"].is_null()) {
     if (!body["env"].is_object()) return InvalidArgument("env", "env must be an object of strings");
@@ -50,6 +61,8 @@ Result<core::CreateAutomationRequest> CreateAutomationFromJson(const json& body)
   ASSIGN_OR_RETURN(req.overlap, OptionalStringField(body, "overlap"));
   ASSIGN_OR_RETURN(req.catch_up_seconds, OptionalIntField(body, "catchUpSeconds"));
   ASSIGN_OR_RETURN(req.max_attempts, OptionalIntField(body, "maxAttempts"));
+  ASSIGN_OR_RETURN(req.desired_state, OptionalStringField(body, "desiredState"));
+  ASSIGN_OR_RETURN(req.window_seconds, OptionalIntField(body, "windowSeconds"));
   return req;
 }
 
@@ -58,6 +71,10 @@ json AutomationToJson(const core::Automation& a) {
   for (const auto& [name, _] : a.env) env.push_back(name);
   json next = json::array();
   for (int64_t t : a.next_runs) next.push_back(FormatRfc3339(t));
+  json changes = json::array();
+  for (const auto& c : a.next_changes)
+    changes.push_back({{"at", FormatRfc3339(c.at)}, {"state", c.state}});
+  bool controller = a.kind == "controller";
   return {{"id", a.id},
           {"name", a.name},
           {"kind", a.kind},
@@ -77,6 +94,9 @@ json AutomationToJson(const core::Automation& a) {
           {"version", a.version},
           {"consecutiveFailures", a.consecutive_failures},
           {"nextRuns", next},
+          {"desiredState", controller ? json(a.desired_state) : json(nullptr)},
+          {"windowSeconds", a.window_seconds ? json(a.window_seconds) : json(nullptr)},
+          {"nextChanges", changes},
           {"createdAt", FormatRfc3339(a.created_at)},
           {"updatedAt", FormatRfc3339(a.updated_at)}};
 }

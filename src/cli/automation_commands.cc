@@ -1,5 +1,6 @@
 // adapt automation create|ls|get|enable|disable|rm|trigger: schedules that run a command in a
-// sandbox of the organization (their runs: adapt run ls --automation ID).
+// sandbox of the organization, and controllers that hold one in a state (create --controller
+// STATE); their runs: adapt run ls --automation ID.
 #include "cli/automation_commands.h"
 
 #include <memory>
@@ -14,7 +15,8 @@ namespace {
 using nlohmann::json;
 
 struct CreateAutomationOptions {
-  std::string sandbox, name, cwd, cron, time_zone, overlap;
+  std::string sandbox, name, cwd, cron, time_zone, overlap, controller;
+  int64_t window = 0;
   std::vector<std::string> env;
   int64_t every = 0;
   int64_t timeout = 0;
@@ -27,10 +29,34 @@ void PrintAutomation(const json& a, const Console& console) {
   std::string next;
   for (const auto& t : a.value("nextRuns", json::array()))
     next += (next.empty() ? "" : ", ") + JsonCell(t);
+  bool controller = a.value("kind", "") == "controller";
+  bool scheduled =
+      !a.value("cron", json()).is_null() || !a.value("intervalSeconds", json()).is_null();
   std::string schedule =
       a.value("cron", json()).is_null()
           ? "every " + JsonCell(a.value("intervalSeconds", json())) + "s"
           : JsonCell(a.value("cron", json())) + " (" + JsonCell(a.value("timeZone", json())) + ")";
+  if (controller) {
+    std::string desired = JsonCell(a.value("desiredState", json()));
+    std::string holds = !scheduled
+                            ? desired + ", always"
+                            : desired + " for " + JsonCell(a.value("windowSeconds", json())) +
+                                  "s from each slot of " + schedule + ", else the other";
+    std::string changes;
+    for (const auto& c : a.value("nextChanges", json::array()))
+      changes += (changes.empty() ? "" : ", ") + JsonCell(c.value("state", json())) + " at " +
+                 JsonCell(c.value("at", json()));
+    console.out << FormatFields({{"id", JsonCell(a.value("id", json()))},
+                                 {"name", JsonCell(a.value("name", json()))},
+                                 {"kind", "controller"},
+                                 {"sandbox", JsonCell(a.value("sandboxId", json()))},
+                                 {"holds", holds},
+                                 {"enabled", JsonCell(a.value("enabled", json()))},
+                                 {"paused reason", JsonCell(a.value("pausedReason", json()))},
+                                 {"version", JsonCell(a.value("version", json()))},
+                                 {"next changes", changes.empty() ? "-" : changes}});
+    return;
+  }
   console.out << FormatFields({{"id", JsonCell(a.value("id", json()))},
                                {"name", JsonCell(a.value("name", json()))},
                                {"sandbox", JsonCell(a.value("sandboxId", json()))},
@@ -46,11 +72,23 @@ void AddAutomationCreate(CLI::App& group, Invocation& invocation) {
   CLI::App* create = group.add_subcommand(
       "create",
       "Run a command in a sandbox on a schedule: adapt automation create --sandbox ID "
-      "(--every SECONDS | --cron EXPR [--tz ZONE]) -- ARGV...");
+      "(--every SECONDS | --cron EXPR [--tz ZONE]) -- ARGV...; or hold it in a state: "
+      "--controller running|hibernated [(--every SECONDS | --cron EXPR [--tz ZONE]) --window "
+      "SECONDS]");
   create->add_option("--sandbox", o->sandbox, "the target sandbox")->required();
   create->add_option("--every", o->every, "run every SECONDS")->type_name("SECONDS");
   create->add_option("--cron", o->cron, "5-field cron expression")->type_name("EXPR");
   create->add_option("--tz", o->time_zone, "IANA time zone of --cron (default UTC)");
+  create
+      ->add_option("--controller", o->controller,
+                   "a controller holding the sandbox running or hibernated (no command); with a "
+                   "schedule, only inside its windows (the other state outside)")
+      ->type_name("STATE");
+  create
+      ->add_option("--window", o->window,
+                   "a controller's window length from each slot, e.g. --cron '0 9 * * mon-fri' "
+                   "--window 32400 for 09:00-18:00 on weekdays")
+      ->type_name("SECONDS");
   create->add_option("--name", o->name, "a name to recognize it by");
   create->add_option("--cwd", o->cwd, "working directory")->type_name("DIR");
   create->add_option("--env", o->env, "environment variable, repeatable")
@@ -72,10 +110,19 @@ void AddAutomationCreate(CLI::App& group, Invocation& invocation) {
   create->callback([o, &invocation] {
     invocation.accepts_trailing_args = true;
     invocation.prepare = [o, &invocation](const Console&) -> Status {
-      if (!invocation.has_trailing_args || invocation.trailing_args.empty())
-        return Status(Code::kInvalidArgument, "give the command after --");
+      bool has_command = invocation.has_trailing_args && !invocation.trailing_args.empty();
       json& body = o->body;
-      body = {{"sandboxId", o->sandbox}, {"argv", invocation.trailing_args}};
+      if (!o->controller.empty()) {
+        if (has_command)
+          return Status(Code::kInvalidArgument, "a controller runs no command: drop it after --");
+        body = {{"sandboxId", o->sandbox}, {"kind", "controller"}, {"desiredState", o->controller}};
+        if (o->window) body["windowSeconds"] = o->window;
+      } else {
+        if (!has_command) return Status(Code::kInvalidArgument, "give the command after --");
+        if (o->window)
+          return Status(Code::kInvalidArgument, "--window is a controller's (--controller STATE)");
+        body = {{"sandboxId", o->sandbox}, {"argv", invocation.trailing_args}};
+      }
       if (o->every) body["intervalSeconds"] = o->every;
       if (!o->cron.empty()) body["cron"] = o->cron;
       if (!o->time_zone.empty()) body["timeZone"] = o->time_zone;
@@ -176,7 +223,8 @@ void AddAutomationVerb(CLI::App& group, Invocation& invocation, const std::strin
 }  // namespace
 
 void AddAutomationCommands(CLI::App& app, Invocation& invocation) {
-  CLI::App* group = app.add_subcommand("automation", "Run commands in a sandbox on a schedule");
+  CLI::App* group = app.add_subcommand(
+      "automation", "Run commands in a sandbox on a schedule, or hold one running or hibernated");
   group->require_subcommand(1);
   AddAutomationCreate(*group, invocation);
   AddAutomationList(*group, invocation);

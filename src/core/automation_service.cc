@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "core/command_request.h"
+#include "core/controller_service.h"
 
 namespace adapt::core {
 namespace {
@@ -76,6 +77,11 @@ Automation AutomationService::ViewOf(const store::AutomationRecord& a) const {
   Automation view;
   static_cast<store::AutomationRecord&>(view) = a;
   for (auto& [name, value] : view.env) value.clear();
+  if (a.kind == "controller") {
+    auto windows = ControllerService::WindowsOf(a);
+    if (a.enabled && windows.ok()) view.next_changes = windows->NextChanges(Now(), kNextRunsShown);
+    return view;
+  }
   if (a.enabled) {
     auto schedule = AutomationSchedule::Of(a.interval_seconds, a.cron, a.time_zone, a.created_at);
     if (schedule.ok()) {
@@ -90,6 +96,13 @@ Automation AutomationService::ViewOf(const store::AutomationRecord& a) const {
 Result<Automation> AutomationService::Create(const Principal& who,
                                              const CreateAutomationRequest& req,
                                              const FieldNames& names) {
+  if (req.kind == "controller") return CreateController(who, req, names);
+  if (!req.kind.empty() && req.kind != "schedule")
+    return InvalidArgument(names("kind"), names("kind") + " must be schedule or controller");
+  if (!req.desired_state.empty() || req.window_seconds) {
+    std::string field = names(req.desired_state.empty() ? "window_seconds" : "desired_state");
+    return InvalidArgument(field, field + " applies to " + names("kind") + " controller only");
+  }
   if (req.name.size() > 128)
     return InvalidArgument(names("name"), names("name") + " must be at most 128 bytes");
   if (req.sandbox_id.empty())
@@ -158,10 +171,7 @@ Result<Automation> AutomationService::Create(const Principal& who,
   a.max_attempts = static_cast<int>(max_attempts);
   a.next_due_at = *first;
   a.created_at = a.updated_at = now;
-  int64_t limit = kMaxPerOrg;
-  if (plan_limit_)
-    if (auto plan = plan_limit_(who.org_id)) limit = std::clamp<int64_t>(*plan, 0, kMaxPerOrg);
-  RETURN_IF_ERROR(automations_.CreateAutomation(a, static_cast<int>(limit)));
+  RETURN_IF_ERROR(automations_.CreateAutomation(a, static_cast<int>(PlanLimit(who.org_id))));
   Wake();
   return ViewOf(a);
 }
@@ -193,11 +203,16 @@ Result<Automation> AutomationService::SetEnabled(const Principal& who, const std
       return Conflict("automation '" + id + "' cannot resume: its sandbox '" + a.sandbox_id +
                       "' is gone");
     }
-    ASSIGN_OR_RETURN(AutomationSchedule schedule,
-                     AutomationSchedule::Of(a.interval_seconds, a.cron, a.time_zone, a.created_at));
-    auto next = schedule.NextAfter(now);
-    if (!next) return Conflict("automation '" + id + "' has no slot left");
-    a.next_due_at = *next;
+    if (a.kind == "controller") {
+      a.next_due_at = now;  // reconciled at once
+    } else {
+      ASSIGN_OR_RETURN(
+          AutomationSchedule schedule,
+          AutomationSchedule::Of(a.interval_seconds, a.cron, a.time_zone, a.created_at));
+      auto next = schedule.NextAfter(now);
+      if (!next) return Conflict("automation '" + id + "' has no slot left");
+      a.next_due_at = *next;
+    }
     a.consecutive_failures = 0;
   }
   a.enabled = enabled;
@@ -222,6 +237,11 @@ Status AutomationService::Delete(const Principal& who, const std::string& id) {
 
 Result<Run> AutomationService::Trigger(const Principal& who, const std::string& id) {
   ASSIGN_OR_RETURN(store::AutomationRecord a, automations_.GetAutomation(who.org_id, id));
+  if (a.kind == "controller") {
+    return Conflict("automation '" + id +
+                    "' is a controller: it acts when its sandbox drifts or a window opens or "
+                    "closes, not on demand");
+  }
   int64_t now = Now();
   store::RunRecord run = NewAutomationRun(a, "manual", now, now);
   bool start = Admitted(a, run) && MayStart(a, run);
@@ -415,6 +435,10 @@ void AutomationService::Tick(int64_t now) {
 }
 
 void AutomationService::Fire(const store::AutomationRecord& a, int64_t now) {
+  if (a.kind == "controller") {
+    if (controllers_) controllers_->Due(a, now);
+    return;
+  }
   auto schedule = AutomationSchedule::Of(a.interval_seconds, a.cron, a.time_zone, a.created_at);
   if (!schedule.ok()) {
     // Paused alone (the zone file went away): its slots cannot be computed.
@@ -490,12 +514,15 @@ void AutomationService::Start() {
     for (auto run : *runs) {
       if (run.automation_id.empty()) continue;
       run.status = "infrastructure_failed";
-      run.error = "adaptd restarted while the run was executing; it is not retried";
+      run.error = run.trigger == "controller"
+                      ? "adaptd restarted during the action; the controller looks again"
+                      : "adaptd restarted while the run was executing; it is not retried";
       run.ended_at = now;
       if (Status st = runs_.PutRun(run); !st.ok())
         spdlog::error("automations: recording run {}: {}", run.id, st.message());
     }
   }
+  if (controllers_) controllers_->Recover(now);
   std::lock_guard lock(mu_);
   if (thread_.joinable()) return;
   stopping_ = false;
@@ -529,7 +556,8 @@ void AutomationService::Loop() {
     // Without an automation, or when the store cannot say, an hour (a change wakes it sooner).
     int64_t wait_ms = 3600 * 1000;
     if (next.ok() && next->has_value()) {
-      wait_ms = std::max<int64_t>(0, **next - now);
+      // At most the hour: a controller without windows is never due.
+      wait_ms = std::clamp<int64_t>(**next - now, 0, wait_ms);
       // The same slot still due after a pass (the store refused its claim): not a busy loop.
       if (wait_ms == 0 && last_due == **next) wait_ms = 1000;
       last_due = **next;

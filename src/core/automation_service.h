@@ -32,6 +32,7 @@
 #include "core/auth.h"
 #include "core/automation_runner.h"
 #include "core/automation_schedule.h"
+#include "core/controller_window.h"
 #include "core/event_bus.h"
 #include "core/field_names.h"
 #include "core/job_view.h"
@@ -42,6 +43,7 @@ namespace adapt::core {
 
 struct CreateAutomationRequest {
   std::string name;  // empty: the id
+  std::string kind;  // empty: schedule; or controller (core/controller_service.h)
   std::string sandbox_id;
   std::vector<std::string> argv;  // an edge turns a shell string into {"/bin/sh", "-c", it}
   std::string cwd;
@@ -53,12 +55,20 @@ struct CreateAutomationRequest {
   std::string overlap;                      // empty: skip
   std::optional<int64_t> catch_up_seconds;  // 0..604800, default 3600
   std::optional<int64_t> max_attempts;      // 1..10, default 3
+  // A controller's: the state it holds (running, hibernated), and with interval_seconds or
+  // cron (and time_zone), the length of the windows in which it holds it (the other state
+  // outside them). A controller takes no command, overlap, catch-up or attempts.
+  std::string desired_state;
+  std::optional<int64_t> window_seconds;
 };
 
 // What callers see: the record with env values removed, and the next slots.
 struct Automation : store::AutomationRecord {
-  std::vector<int64_t> next_runs;  // ms; the next five while enabled
+  std::vector<int64_t> next_runs;         // ms; a schedule's next five while enabled
+  std::vector<StateChange> next_changes;  // a controller's next five changes of state
 };
+
+class ControllerService;
 
 class AutomationService {
  public:
@@ -83,6 +93,9 @@ class AutomationService {
   void set_run_admission(std::function<Status(const std::string& org_id)> admission) {
     admission_ = std::move(admission);
   }
+  // Where controllers (kind controller) are reconciled; without it, creating one is refused.
+  // Set before serving (automation_controllers.cc).
+  void set_controllers(ControllerService* controllers);
 
   Result<Automation> Create(const Principal& who, const CreateAutomationRequest& req,
                             const FieldNames& names = {});
@@ -116,6 +129,10 @@ class AutomationService {
 
  private:
   int64_t Now() const;
+  // Create for kind controller (automation_controllers.cc).
+  Result<Automation> CreateController(const Principal& who, const CreateAutomationRequest& req,
+                                      const FieldNames& names);
+  int64_t PlanLimit(const std::string& org_id) const;
   Automation ViewOf(const store::AutomationRecord& a) const;
   void Fire(const store::AutomationRecord& a, int64_t now);
   // Records nothing: applies the overlap policy to `run` (skipped_overlap) or cancels the
@@ -138,6 +155,7 @@ class AutomationService {
   Clock clock_;
   std::function<std::optional<int64_t>(const std::string&)> plan_limit_;
   std::function<Status(const std::string&)> admission_;
+  ControllerService* controllers_ = nullptr;
   std::mutex mu_;
   // Held while a retry reads its automation's target and replaces it: two runs that failed on
   // one target make one replacement.

@@ -18,6 +18,7 @@
 #include "base/time.h"
 #include "core/app_service.h"
 #include "core/automation_service.h"
+#include "core/controller_service.h"
 #include "core/database_access.h"
 #include "core/database_service.h"
 #include "core/environments.h"
@@ -27,6 +28,7 @@
 #include "core/object_service.h"
 #include "core/operation_service.h"
 #include "core/sandbox_automation_runner.h"
+#include "core/sandbox_controller_runtime.h"
 #include "core/sandbox_job_attempts.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
@@ -159,6 +161,8 @@ class Daemon {
   std::optional<core::SandboxJobAttempts> job_attempts_;
   std::optional<core::JobService> jobs_;
   std::optional<core::SandboxAutomationRunner> automation_runner_;
+  std::optional<core::SandboxControllerRuntime> controller_runtime_;
+  std::optional<core::ControllerService> controllers_;
   std::optional<core::AutomationService> automations_;
   std::optional<core::FileService> files_;
   std::optional<core::ObjectService> objects_;

@@ -83,6 +83,19 @@ Status Daemon::StartServices() {
   jobs_->set_automation_cancel(
       [this](const std::string& run_id) { return automations_->CancelRun(run_id); });
   automations_->WatchTargets(*bus_, *workers_);
+  // Controllers: reconciled on the workers when their target's status changes or a window
+  // opens or closes (the scheduler above hands those over).
+  controller_runtime_.emplace(*sandboxes_);
+  controllers_.emplace(
+      *store_, *store_, *controller_runtime_, core::ControllerService::Clock{},
+      [this](std::function<void()> work) { boost::asio::post(*workers_, std::move(work)); });
+  controllers_->set_run_admission([this](const std::string& org_id) {
+    auto plan = accounts_->PlanOf(org_id);
+    if (!plan.ok()) return plan.status();
+    return accounts_->RequireBalance(org_id, *plan);
+  });
+  automations_->set_controllers(&*controllers_);
+  controllers_->Watch(*bus_);
   endpoints_.emplace(*store_, *store_, *network_, core::EndpointOptions{config_.ingress_domain});
   endpoints_->set_account_service(&*accounts_);
   apps_.emplace(*store_, *sandboxes_, *commands_, *files_, *object_store_, *network_,

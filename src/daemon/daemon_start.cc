@@ -63,6 +63,7 @@ void Daemon::ServeUntilStopSignal() {
   if (automations_) {
     automation_runner_->Shutdown();
     automations_->Shutdown();
+    controllers_->Shutdown();
   }
   waiter_->Shutdown();  // its timers would keep the workers busy until their deadlines
   workers_->join();

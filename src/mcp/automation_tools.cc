@@ -19,32 +19,46 @@ const core::FieldNames& McpAutomationFields() {
 }
 
 json AutomationSchema() {
-  return {{"type", "object"},
-          {"properties",
-           {{"automation_id", {{"type", "string"}}},
-            {"name", {{"type", "string"}}},
-            {"kind", {{"type", "string"}}},
-            {"sandbox_id", {{"type", "string"}}},
-            {"command", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-            {"interval_seconds", {{"type", json::array({"integer", "null"})}}},
-            {"cron", kAutomationNullableString},
-            {"time_zone", {{"type", "string"}}},
-            {"overlap", {{"type", "string"}}},
-            {"max_attempts", {{"type", "integer"}}},
-            {"enabled", {{"type", "boolean"}}},
-            {"paused_reason", kAutomationNullableString},
-            {"version",
-             {{"type", "integer"}, {"description", "pass it to set_sandbox_automation_enabled"}}},
-            {"next_runs",
-             {{"type", "array"},
-              {"items", {{"type", "string"}}},
-              {"description", "the next five run times (RFC 3339, UTC) while enabled"}}}}},
-          {"required", json::array({"automation_id", "sandbox_id", "enabled", "version"})}};
+  return {
+      {"type", "object"},
+      {"properties",
+       {{"automation_id", {{"type", "string"}}},
+        {"name", {{"type", "string"}}},
+        {"kind", {{"type", "string"}}},
+        {"sandbox_id", {{"type", "string"}}},
+        {"command", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+        {"interval_seconds", {{"type", json::array({"integer", "null"})}}},
+        {"cron", kAutomationNullableString},
+        {"time_zone", {{"type", "string"}}},
+        {"overlap", {{"type", "string"}}},
+        {"max_attempts", {{"type", "integer"}}},
+        {"enabled", {{"type", "boolean"}}},
+        {"paused_reason", kAutomationNullableString},
+        {"version",
+         {{"type", "integer"}, {"description", "pass it to set_sandbox_automation_enabled"}}},
+        {"next_runs",
+         {{"type", "array"},
+          {"items", {{"type", "string"}}},
+          {"description", "a schedule's next five run times (RFC 3339, UTC) while enabled"}}},
+        {"desired_state", kAutomationNullableString},
+        {"window_seconds", {{"type", json::array({"integer", "null"})}}},
+        {"next_changes",
+         {{"type", "array"},
+          {"items",
+           {{"type", "object"},
+            {"properties", {{"at", {{"type", "string"}}}, {"state", {{"type", "string"}}}}},
+            {"required", json::array({"at", "state"})}}},
+          {"description", "a controller's next five changes of the wanted state while enabled"}}}}},
+      {"required", json::array({"automation_id", "sandbox_id", "enabled", "version"})}};
 }
 
 json AutomationJson(const core::Automation& a) {
   json next = json::array();
   for (int64_t t : a.next_runs) next.push_back(FormatRfc3339(t));
+  json changes = json::array();
+  for (const auto& c : a.next_changes)
+    changes.push_back({{"at", FormatRfc3339(c.at)}, {"state", c.state}});
+  bool controller = a.kind == "controller";
   return {{"automation_id", a.id},
           {"name", a.name},
           {"kind", a.kind},
@@ -58,7 +72,10 @@ json AutomationJson(const core::Automation& a) {
           {"enabled", a.enabled},
           {"paused_reason", a.paused_reason.empty() ? json(nullptr) : json(a.paused_reason)},
           {"version", a.version},
-          {"next_runs", next}};
+          {"next_runs", next},
+          {"desired_state", controller ? json(a.desired_state) : json(nullptr)},
+          {"window_seconds", a.window_seconds ? json(a.window_seconds) : json(nullptr)},
+          {"next_changes", changes}};
 }
 
 json CreateAutomationSchema() {
@@ -67,15 +84,32 @@ json CreateAutomationSchema() {
       {"properties",
        {{"kind",
          {{"type", "string"},
-          {"enum", json::array({"schedule"})},
-          {"description", "schedule (default); desired-state controllers are not available yet"}}},
+          {"enum", json::array({"schedule", "controller"})},
+          {"description",
+           "schedule (default): command runs on a schedule; controller: holds the sandbox in "
+           "desired_state, starting or stopping it when it drifts and recreating an instant one "
+           "lost to an infrastructure failure (it takes no command)"}}},
+        {"desired_state",
+         {{"type", "string"},
+          {"enum", json::array({"running", "hibernated"})},
+          {"description",
+           "a controller's state; with interval_seconds or cron, held inside windows of "
+           "window_seconds opening at each slot, and the other state outside them"}}},
+        {"window_seconds",
+         {{"type", "integer"},
+          {"minimum", 1},
+          {"maximum", 604800},
+          {"description",
+           "a controller's window length, e.g. 32400 with cron '0 9 * * mon-fri' for "
+           "09:00-18:00 on weekdays"}}},
         {"sandbox_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}},
         {"name", {{"type", "string"}, {"maxLength", 128}}},
         {"command",
          {{"type", "string"},
           {"minLength", 1},
           {"maxLength", 131072},
-          {"description", "a shell command, run with /bin/sh -c in the sandbox"}}},
+          {"description",
+           "a shell command, run with /bin/sh -c in the sandbox (a schedule's, required)"}}},
         {"cwd", {{"type", "string"}, {"maxLength", 4096}}},
         {"env", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}},
         {"timeout_seconds", {{"type", "integer"}, {"minimum", 1}, {"maximum", 86400}}},
@@ -113,7 +147,7 @@ json CreateAutomationSchema() {
           {"description",
            "attempts of one slot on an instant sandbox (default 3): an infrastructure failure "
            "retries in a fresh sandbox, which can run the command a second time"}}}}},
-      {"required", json::array({"sandbox_id", "command"})},
+      {"required", json::array({"sandbox_id"})},
       {"additionalProperties", false}};
 }
 
@@ -121,7 +155,10 @@ Result<core::CreateAutomationRequest> CreateAutomationFromArguments(const json& 
   core::CreateAutomationRequest req;
   req.sandbox_id = args["sandbox_id"].get<std::string>();
   req.name = args.value("name", "");
-  req.argv = {"/bin/sh", "-c", args["command"].get<std::string>()};
+  req.kind = args.value("kind", "");
+  if (args.contains("command")) req.argv = {"/bin/sh", "-c", args["command"].get<std::string>()};
+  req.desired_state = args.value("desired_state", "");
+  if (args.contains("window_seconds")) req.window_seconds = args["window_seconds"].get<int64_t>();
   req.cwd = args.value("cwd", "");
   if (args.contains("env"))
     for (const auto& [k, v] : args["env"].items()) req.env[k] = v.get<std::string>();
@@ -152,7 +189,9 @@ void AddAutomationTools(ToolRegistry& registry, const ToolServices& services) {
        "Instant exec schedules retry infrastructure failures in a fresh sandbox up to "
        "max_attempts. Nonzero command exits are application results and are not retried. "
        "Infrastructure placement, identity, storage, network, and security fields are not "
-       "accepted.",
+       "accepted. A controller (kind controller) takes desired_state, optionally windows "
+       "(interval_seconds or cron, time_zone, window_seconds); its actions are runs with "
+       "trigger controller.",
        CreateAutomationSchema(), AutomationSchema(), ToolAnnotations{false, true, false, false},
        [&automations](ToolContext& ctx, const json& args) {
          auto req = CreateAutomationFromArguments(args);

@@ -35,6 +35,11 @@ struct AutomationRecord {
   // Attempts of one slot on an instant target: an infrastructure failure retries in a fresh
   // sandbox until this many were made.
   int max_attempts = 3;
+  // A controller (kind "controller"; argv empty): the state it holds its target in, "running"
+  // or "hibernated"; with a schedule above (interval or cron), only inside the windows of
+  // window_seconds opening at each slot, and the other state outside them.
+  std::string desired_state;
+  int64_t window_seconds = 0;
   bool enabled = true;
   std::string paused_reason;  // why it was paused by adaptd (empty: by its owner, or running)
   int64_t version = 1;        // bumped by every change its owner can see
@@ -85,6 +90,12 @@ class AutomationStore {
   // many.
   virtual Result<int> FollowReplacedSandbox(const std::string& from, const std::string& to,
                                             int64_t now) = 0;
+  // Every automation (of any organization) targeting `sandbox_id`, oldest first.
+  virtual Result<std::vector<AutomationRecord>> ListAutomationsOfSandbox(
+      const std::string& sandbox_id) = 0;
+  // Every enabled controller becomes due at `now` (adaptd started: what drifted while it was
+  // down is reconciled); returns how many.
+  virtual Result<int> MakeControllersDue(int64_t now) = 0;
 };
 
 }  // namespace adapt::store

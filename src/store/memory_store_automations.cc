@@ -163,4 +163,25 @@ Result<int> MemoryStore::FollowReplacedSandbox(const std::string& from, const st
   return n;
 }
 
+Result<std::vector<AutomationRecord>> MemoryStore::ListAutomationsOfSandbox(
+    const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  std::vector<AutomationRecord> out;
+  for (const auto& a : automations_)
+    if (a.sandbox_id == sandbox_id) out.push_back(a);
+  return out;
+}
+
+Result<int> MemoryStore::MakeControllersDue(int64_t now) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  int n = 0;
+  for (auto& a : automations_) {
+    if (a.kind != "controller" || !a.enabled) continue;
+    a.next_due_at = now;
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace adapt::store

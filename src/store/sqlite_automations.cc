@@ -22,6 +22,10 @@ std::string EncodeSpec(const AutomationRecord& a) {
                       {"overlap", a.overlap},
                       {"catchUpSeconds", a.catch_up_seconds},
                       {"maxAttempts", a.max_attempts}};
+  if (!a.desired_state.empty()) {
+    j["desiredState"] = a.desired_state;
+    j["windowSeconds"] = a.window_seconds;
+  }
   return j.dump();
 }
 
@@ -38,6 +42,9 @@ void DecodeSpec(const std::string& text, AutomationRecord& a) {
   a.catch_up_seconds = j.at("catchUpSeconds").get<int64_t>();
   // Rows written before retries existed have none: the default.
   a.max_attempts = j.value("maxAttempts", 3);
+  // Controllers only.
+  a.desired_state = j.value("desiredState", "");
+  a.window_seconds = j.value("windowSeconds", int64_t{0});
 }
 
 }  // namespace
@@ -256,6 +263,29 @@ Result<int> SqliteStore::FollowReplacedSandbox(const std::string& from, const st
     q.bind(1, to);
     q.bind(2, now);
     q.bind(3, from);
+    return q.exec();
+  });
+}
+
+Result<std::vector<AutomationRecord>> SqliteStore::ListAutomationsOfSandbox(
+    const std::string& sandbox_id) {
+  return Guard<Result<std::vector<AutomationRecord>>>(
+      "listing the sandbox's automations", [&]() -> Result<std::vector<AutomationRecord>> {
+        SQLite::Statement q(db_, std::string("SELECT ") + kAutomationColumns +
+                                     " FROM automations WHERE sandbox_id = ? ORDER BY seq");
+        q.bind(1, sandbox_id);
+        std::vector<AutomationRecord> out;
+        while (q.executeStep()) out.push_back(ReadAutomation(q));
+        return out;
+      });
+}
+
+Result<int> SqliteStore::MakeControllersDue(int64_t now) {
+  return Guard<Result<int>>("making controllers due", [&]() -> Result<int> {
+    SQLite::Statement q(db_,
+                        "UPDATE automations SET next_due_at = ? WHERE kind = 'controller' AND "
+                        "enabled = 1");
+    q.bind(1, now);
     return q.exec();
   });
 }

@@ -208,6 +208,9 @@ class SqliteStore : public Store {
                                         int64_t now) override;
   Result<int> FollowReplacedSandbox(const std::string& from, const std::string& to,
                                     int64_t now) override;
+  Result<std::vector<AutomationRecord>> ListAutomationsOfSandbox(
+      const std::string& sandbox_id) override;
+  Result<int> MakeControllersDue(int64_t now) override;
 
  private:
   AppReleaseRecord ReadAppRelease(SQLite::Statement& q);

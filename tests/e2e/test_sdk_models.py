@@ -44,7 +44,7 @@ MODELS = {
     "AlertEvent": "AlertEvent",
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
     "AppReplicaLog": "AppReplicaLog",
-    "Automation": "Automation",
+    "Automation": "Automation", "Automation.nextChanges": "AutomationStateChange",
     "Database": "Database", "DatabaseDump": "DatabaseDump", "Checkpoint": "Checkpoint",
 }
 # Fields an SDK adds on purpose: the SSE `id:` of a status or alert event (for Last-Event-ID).

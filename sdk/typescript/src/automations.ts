@@ -1,5 +1,6 @@
-// Automations: a command run in a sandbox of the organization on a schedule. Their runs are
-// read with Client.runs (runs.list(undefined, 50, automationId)).
+// Automations: a command run in a sandbox of the organization on a schedule, or a controller
+// holding one running or hibernated. Their runs are read with Client.runs
+// (runs.list(undefined, 50, automationId)).
 import type { Automation, Run } from "./models.js";
 import type { Transport } from "./transport.js";
 
@@ -22,12 +23,31 @@ export interface CreateAutomationOptions {
   maxAttempts?: number;
 }
 
+export interface CreateControllerOptions {
+  sandboxId: string;
+  /** The state held (inside the windows, when a schedule is given). */
+  desiredState: "running" | "hibernated";
+  /** Windows: intervalSeconds or cron (+ timeZone), each windowSeconds long. */
+  intervalSeconds?: number;
+  cron?: string;
+  timeZone?: string;
+  windowSeconds?: number;
+  name?: string;
+}
+
 export class Automations {
   constructor(private readonly t: Transport) {}
 
   /** Schedules the command; the answer lists the next five run times. */
   create(options: CreateAutomationOptions): Promise<Automation> {
     return this.t.call<Automation>("POST", "/v1/automations", { json: { ...options } });
+  }
+
+  /** A controller holding the sandbox in a state; the answer lists the next five changes. */
+  createController(options: CreateControllerOptions): Promise<Automation> {
+    return this.t.call<Automation>("POST", "/v1/automations", {
+      json: { kind: "controller", ...options },
+    });
   }
 
   async list(): Promise<Automation[]> {

@@ -1,7 +1,7 @@
 // @adapt/sdk: the TypeScript SDK for adapt's sandbox API (Node >= 18, global fetch, no
 // runtime dependencies).
 export { Automations } from "./automations.js";
-export type { CreateAutomationOptions } from "./automations.js";
+export type { CreateAutomationOptions, CreateControllerOptions } from "./automations.js";
 export { Client } from "./client.js";
 export { CommandHandle, Commands, PYTHON_MISSING } from "./commands.js";
 export type { CommandOptions, OutputCallback, RunOptions, WaitOptions } from "./commands.js";

@@ -369,8 +369,17 @@ export interface Automation {
   version: number;
   consecutiveFailures: number;
   nextRuns: string[];
+  desiredState: string | null;
+  windowSeconds: number | null;
+  nextChanges: AutomationStateChange[];
   createdAt: string;
   updatedAt: string;
+}
+
+/** A controller's next change of the state it wants. */
+export interface AutomationStateChange {
+  at: string;
+  state: string;
 }
 
 export interface StorageAttachment {

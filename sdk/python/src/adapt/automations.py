@@ -1,5 +1,6 @@
-"""Automations: a command run in a sandbox of the organization on a schedule. Their runs are
-read with Client.runs (runs.list(automation_id=...))."""
+"""Automations: a command run in a sandbox of the organization on a schedule, or a controller
+holding one running or hibernated. Their runs are read with Client.runs
+(runs.list(automation_id=...))."""
 
 from __future__ import annotations
 
@@ -33,6 +34,23 @@ class Automations:
                            ("timeoutSeconds", timeout_seconds), ("overlap", overlap),
                            ("catchUpSeconds", catch_up_seconds),
                            ("maxAttempts", max_attempts)):
+            if value is not None:
+                body[key] = value
+        return _model.from_json(Automation, self._t.call("POST", "/v1/automations", json_body=body))
+
+    def create_controller(self, sandbox_id: str, desired_state: str, *,
+                          interval_seconds: Optional[int] = None, cron: Optional[str] = None,
+                          time_zone: Optional[str] = None,
+                          window_seconds: Optional[int] = None,
+                          name: Optional[str] = None) -> Automation:
+        """A controller holding the sandbox in desired_state ("running" or "hibernated"); with
+        interval_seconds or cron (in time_zone), only inside windows of window_seconds from
+        each slot, and the other state outside them. The answer lists the next five changes."""
+        body: Dict[str, Any] = {"sandboxId": sandbox_id, "kind": "controller",
+                                "desiredState": desired_state}
+        for key, value in (("intervalSeconds", interval_seconds), ("cron", cron),
+                           ("timeZone", time_zone), ("windowSeconds", window_seconds),
+                           ("name", name)):
             if value is not None:
                 body[key] = value
         return _model.from_json(Automation, self._t.call("POST", "/v1/automations", json_body=body))

@@ -395,9 +395,17 @@ class Run:
 
 
 @dataclass
+class AutomationStateChange:
+    """A controller's next change of the state it wants (`at`, RFC 3339) to `state`."""
+    at: str
+    state: str
+
+
+@dataclass
 class Automation:
     """A schedule: a command run in a sandbox of the organization every interval or at the
-    slots of a cron expression (in an IANA time zone)."""
+    slots of a cron expression (in an IANA time zone). Or (kind "controller") a controller
+    holding the sandbox in desired_state, inside windows of window_seconds when scheduled."""
     id: str
     name: str
     kind: str
@@ -417,6 +425,9 @@ class Automation:
     version: int
     consecutive_failures: int
     next_runs: List[str]
+    desired_state: Optional[str]
+    window_seconds: Optional[int]
+    next_changes: List[AutomationStateChange]
     created_at: str
     updated_at: str
 
