@@ -437,6 +437,17 @@ ALTER TABLE events ADD COLUMN app_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN replica_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN message TEXT NOT NULL DEFAULT '';
 )sql"},
+      {25, R"sql(
+CREATE TABLE dashboard_sessions (
+  token_hash TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  revoked_at INTEGER NOT NULL
+);
+CREATE INDEX dashboard_sessions_by_key ON dashboard_sessions(key_id);
+)sql"},
   };
   return kMigrations;
 }
