@@ -198,7 +198,8 @@ e2e_shard0=(tests/e2e/test_network.py tests/e2e/test_network_hostnames.py tests/
   tests/e2e/test_images.py tests/e2e/test_images_api.py tests/e2e/test_images_cli.py tests/e2e/test_images_import.py tests/e2e/test_images_environments.py tests/e2e/test_mcp.py tests/e2e/test_mcp_clients.py tests/e2e/test_mcp_oauth.py tests/e2e/test_mcp_cors.py tests/e2e/test_stop_start.py tests/e2e/test_storage.py tests/e2e/test_storage_restore.py
   tests/e2e/test_images_isolation.py tests/e2e/test_images_ssrf.py tests/e2e/test_fairness.py
   tests/e2e/test_apps.py tests/e2e/test_idle_hibernation.py tests/e2e/test_metering.py
-  tests/e2e/test_sandbox_commit.py tests/e2e/test_named_checkpoints.py tests/e2e/test_apps_readiness.py tests/e2e/test_apps_limits_events.py)
+  tests/e2e/test_sandbox_commit.py tests/e2e/test_named_checkpoints.py tests/e2e/test_apps_readiness.py tests/e2e/test_apps_limits_events.py
+  tests/e2e/test_dashboard_live.py tests/e2e/test_startup_stream.py)
 
 if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
   if python=$(pick_python); then

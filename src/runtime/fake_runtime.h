@@ -48,6 +48,7 @@ class FakeRuntime : public Runtime {
     LaunchRequest request;               // the last launch
     std::vector<NamedCheckpoint> named;  // kept checkpoints, oldest first
     std::string reinstated;              // the named checkpoint last reinstated
+    OutputRing output;                   // what the workload printed (Observe shows it)
   };
 
   Status Launch(const LaunchRequest& request) override;
@@ -79,6 +80,8 @@ class FakeRuntime : public Runtime {
   // The workload ends with `exit_code` (or is killed by `signal`); the monitor then exits.
   void Exit(const std::string& id, int exit_code, std::optional<int> signal = std::nullopt,
             bool oom_killed = false);
+  // The workload prints `data` on `stream` (Observe's output).
+  void Print(const std::string& id, Stream stream, std::string_view data);
   // The shim vanishes without writing an exit status (SIGKILLed, host reboot).
   void LoseMonitor(const std::string& id);
 
