@@ -19,7 +19,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string Event(const char* name, const json& data) {
+std::string StartupEvent(const char* name, const json& data) {
   return std::string("event: ") + name +
          "\ndata: " + data.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
 }
@@ -46,12 +46,12 @@ class StartupOutputStream : public ResponseStream,
       bool ok = true;
       if (update->replaced) {
         ok = sink.Send(
-            Event("reset", {{"stdout", update->stdout_text}, {"stderr", update->stderr_text}}));
+            StartupEvent("reset", {{"stdout", update->stdout_text}, {"stderr", update->stderr_text}}));
       } else {
         if (!update->stdout_text.empty())
-          ok = sink.Send(Event("stdout", {{"data", update->stdout_text}}));
+          ok = sink.Send(StartupEvent("stdout", {{"data", update->stdout_text}}));
         if (ok && !update->stderr_text.empty())
-          ok = sink.Send(Event("stderr", {{"data", update->stderr_text}}));
+          ok = sink.Send(StartupEvent("stderr", {{"data", update->stderr_text}}));
       }
       bool said = update->replaced || !update->stdout_text.empty() || !update->stderr_text.empty();
       quiet = said ? 0 : quiet + 1;
@@ -62,7 +62,7 @@ class StartupOutputStream : public ResponseStream,
       }
       if (!ok) return;
       if (update->ended) {
-        sink.Send(Event("result", SandboxToJson(*update->ended)));
+        sink.Send(StartupEvent("result", SandboxToJson(*update->ended)));
         break;
       }
       std::this_thread::sleep_for(core::StartupOutputFollower::kInterval);

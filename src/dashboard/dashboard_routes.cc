@@ -2,6 +2,7 @@
 
 #include "api/errors.h"
 #include "api/request_cookie.h"
+#include "dashboard/dashboard_assets.h"
 #include "base/json_parse.h"
 #include "mcp/sign_in_limit.h"
 
