@@ -45,8 +45,8 @@ class StartupOutputStream : public ResponseStream,
       if (!update.ok()) break;  // deleted for good meanwhile: nothing more to say
       bool ok = true;
       if (update->replaced) {
-        ok = sink.Send(
-            StartupEvent("reset", {{"stdout", update->stdout_text}, {"stderr", update->stderr_text}}));
+        ok = sink.Send(StartupEvent(
+            "reset", {{"stdout", update->stdout_text}, {"stderr", update->stderr_text}}));
       } else {
         if (!update->stdout_text.empty())
           ok = sink.Send(StartupEvent("stdout", {{"data", update->stdout_text}}));

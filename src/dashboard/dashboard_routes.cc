@@ -2,8 +2,8 @@
 
 #include "api/errors.h"
 #include "api/request_cookie.h"
-#include "dashboard/dashboard_assets.h"
 #include "base/json_parse.h"
+#include "dashboard/dashboard_assets.h"
 #include "mcp/sign_in_limit.h"
 
 namespace adapt::dashboard {
