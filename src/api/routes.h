@@ -64,6 +64,8 @@ void AddJobRoutes(Router& router, core::JobService& jobs);
 void AddAppRoutes(Router& router, core::AppService& apps);
 // GET /v1/sandboxes/{id}/stats.
 void AddStatsRoutes(Router& router, core::SandboxService& sandboxes);
+// GET /v1/sandboxes/{id}/startup/stream (startup output as it is produced).
+void AddStartupStreamRoutes(Router& router, core::SandboxService& sandboxes);
 // /v1/automations (schedules; their runs are read through /v1/runs).
 void AddAutomationRoutes(Router& router, core::AutomationService& automations);
 // /v1/database[/rotate] (the organization's PostgreSQL database; never its host or password).

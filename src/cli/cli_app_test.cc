@@ -161,6 +161,30 @@ TEST(AdaptCli, ExecOnAProvisioningSandboxWaitsForItThenRuns) {
   EXPECT_EQ(requests[4].target, "/v1/sandboxes/sbx_1/commands/cmd_1/stream");
 }
 
+TEST(AdaptCli, LogsPrintsTheStartupOutputAsItComesAndExitsWithItsCode) {
+  const std::string events =
+      "event: stdout\ndata: {\"data\":\"first\\n\"}\n\n"
+      ": keepalive\n\n"
+      "event: stdout\ndata: {\"data\":\"second\\n\"}\n\n"
+      "event: result\ndata: {\"id\":\"sbx_1\",\"status\":\"completed\","
+      "\"startup\":{\"exitCode\":4}}\n\n";
+  TestHttpServer server(CannedResponse(200, events, "text/event-stream"));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "logs", "sbx_1"});
+  EXPECT_EQ(outcome.exit_code, 4) << outcome.err;
+  EXPECT_EQ(outcome.out, "first\nsecond\n");
+  std::vector<RecordedRequest> requests = server.TakeRequests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].target, "/v1/sandboxes/sbx_1/startup/stream");
+}
+
+TEST(AdaptCli, LogsOfAnInteractiveSandboxSaysWhyInOneLine) {
+  TestHttpServer server(CannedResponse(
+      409, R"({"error":{"code":"conflict","message":"sandbox sbx_1 has no startup command"}})"));
+  Outcome outcome = RunCli(server.url(), {"sandbox", "logs", "sbx_1"});
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_EQ(outcome.err, "adapt: sandbox sbx_1 has no startup command\n");
+}
+
 TEST(AdaptCli, LsOfAnUnknownSandboxSaysSoInOneLine) {
   TestHttpServer server(
       CannedResponse(404, R"({"error":{"code":"not_found","message":"sandbox sbx_9 not found"}})"));

@@ -61,6 +61,8 @@ void AddSandboxStopStart(CLI::App& sandbox_group, Invocation& invocation);
 void AddSandboxCheckpoints(CLI::App& sandbox_group, Invocation& invocation);
 // `stats` in the "sandbox" group (sandbox_stats_command.cc).
 void AddSandboxStats(CLI::App& sandbox_group, Invocation& invocation);
+// `sandbox logs ID`: the startup output as it is produced (sandbox_logs_command.cc).
+void AddSandboxLogs(CLI::App& sandbox_group, Invocation& invocation);
 // "storage" (create, ls, rm): persistent storage.
 void AddStorageCommands(CLI::App& app, Invocation& invocation);
 // "job" (submit, ls, cancel, rm) and "run" (ls, get, cancel): one-shot jobs and their runs.

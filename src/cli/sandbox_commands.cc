@@ -285,6 +285,7 @@ void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
   AddSandboxStopStart(*group, invocation);
   AddSandboxCheckpoints(*group, invocation);
   AddSandboxStats(*group, invocation);
+  AddSandboxLogs(*group, invocation);
 }
 
 }  // namespace adapt::cli

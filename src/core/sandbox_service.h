@@ -16,6 +16,7 @@
 #include "core/sandbox_lifecycle.h"
 #include "core/sandbox_request.h"
 #include "core/sandbox_view.h"
+#include "core/startup_output.h"
 #include "core/waiter.h"
 
 namespace adapt::core {
@@ -65,6 +66,9 @@ class SandboxService {
                          const std::optional<IdempotencyRequest>& idempotency,
                          const FieldNames& names = {});
   Result<Sandbox> Get(const Principal& who, const std::string& id);
+  // Follows the startup output of sandbox `id` as it is produced (startup_output.cc).
+  // Conflict for an interactive sandbox (no startup command).
+  Result<StartupOutputFollower> FollowStartup(const Principal& who, const std::string& id);
   // Fills the single-sandbox view's `endpoints` (org id, sandbox id -> endpoints).
   void SetEndpointsView(
       std::function<std::vector<Endpoint>(const std::string&, const std::string&)> fn) {

@@ -258,6 +258,7 @@ Status Daemon::StartApi() {
   api::AddJobRoutes(*router_, *jobs_);
   api::AddAppRoutes(*router_, *apps_);
   api::AddStatsRoutes(*router_, *sandboxes_);
+  api::AddStartupStreamRoutes(*router_, *sandboxes_);
   api::AddAutomationRoutes(*router_, *automations_);
   api::AddDatabaseRoutes(*router_, *databases_);
   api::AddEventRoutes(*router_, *store_, *bus_, *sandboxes_, *workers_);

@@ -3,6 +3,7 @@
 #include "api/errors.h"
 #include "api/request_cookie.h"
 #include "base/json_parse.h"
+#include "dashboard/dashboard_assets.h"
 #include "mcp/sign_in_limit.h"
 
 namespace adapt::dashboard {
@@ -141,17 +142,17 @@ void AddDashboardRoutes(api::Router& router, DashboardSessions& sessions) {
                      if (!who.ok()) return api::ErrorResponse(who.status());
                      return api::JsonResponse(200, SessionJson(*who));
                    });
-  router.AddPublic("DELETE", "/dashboard/session",
-                   [&sessions](const HttpRequest& req, const PathParams&) {
-                     if (Status st = RequireCsrfHeader(req); !st.ok())
-                       return api::ErrorResponse(st);
-                     sessions.SignOut(api::CookieValue(req, kSessionCookie));
-                     HttpResponse r;
-                     r.status = 204;
-                     r.content_type.clear();
-                     r.headers.emplace_back("Set-Cookie", SessionCookie(req, "", 0));
-                     return r;
-                   });
+  router.AddPublic(
+      "DELETE", "/dashboard/session", [&sessions](const HttpRequest& req, const PathParams&) {
+        if (Status st = RequireCsrfHeader(req); !st.ok()) return api::ErrorResponse(st);
+        if (Status st = sessions.SignOut(api::CookieValue(req, kSessionCookie)); !st.ok())
+          return api::ErrorResponse(st);
+        HttpResponse r;
+        r.status = 204;
+        r.content_type.clear();
+        r.headers.emplace_back("Set-Cookie", SessionCookie(req, "", 0));
+        return r;
+      });
 }
 
 }  // namespace adapt::dashboard

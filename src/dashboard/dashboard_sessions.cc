@@ -1,5 +1,7 @@
 #include "dashboard/dashboard_sessions.h"
 
+#include <algorithm>
+
 #include "base/ids.h"
 
 namespace adapt::dashboard {
@@ -17,72 +19,55 @@ DashboardSessions::DashboardSessions(store::Store& store, core::Auth& auth, core
 
 Result<OpenedSession> DashboardSessions::SignInWithKey(const std::string& key) {
   ASSIGN_OR_RETURN(auto who, auth_.Authenticate(key));
-  return Open(who, Sha256Hex(key));
+  // A key's session ends when the key expires, when that is sooner than the session's lifetime.
+  ASSIGN_OR_RETURN(auto record, store_.FindApiKey(Sha256Hex(key)));
+  return Open(who, record.expires_at);
 }
 
 Result<OpenedSession> DashboardSessions::SignInWithPassword(const std::string& email,
                                                             const std::string& password) {
   ASSIGN_OR_RETURN(auto who, users_.SignIn(email, password));
-  ASSIGN_OR_RETURN(store::UserRecord user, store_.GetUser(who.key_id));
-  return Open(who, "", user.password_hash);
+  return Open(who);
 }
 
-Result<OpenedSession> DashboardSessions::Open(core::Principal who, std::string key_hash,
-                                              std::string password_hash) {
+Result<OpenedSession> DashboardSessions::Open(core::Principal who, int64_t key_expires_at) {
   who.is_admin = false;
   int64_t now = now_();
-  OpenedSession opened{RandomToken(32), now + kLifetimeMillis, who};
-  std::lock_guard lock(mu_);
-  if (sessions_.size() >= kMaxSessions) {
-    std::erase_if(sessions_, [now](const auto& s) { return s.second.expires_at <= now; });
-    if (sessions_.size() >= kMaxSessions)
-      return Status(Code::kResourceExhausted,
-                    "too many dashboard sessions are open: try again later");
-  }
-  sessions_[Sha256Hex(opened.token)] = {who, std::move(key_hash), std::move(password_hash),
-                                        opened.expires_at};
+  int64_t expires_at = now + kLifetimeMillis;
+  if (key_expires_at != 0) expires_at = std::min(expires_at, key_expires_at);
+  OpenedSession opened{RandomToken(32), expires_at, who};
+  store::DashboardSessionRecord record{Sha256Hex(opened.token), who.org_id, who.key_id, now,
+                                       opened.expires_at,       0};
+  Status st = store_.CreateDashboardSession(record, static_cast<int64_t>(kMaxSessions));
+  // Its key or user was deleted between the check and now.
+  if (st.code() == Code::kNotFound) return SignedOut();
+  RETURN_IF_ERROR(st);
   return opened;
 }
 
 Result<core::Principal> DashboardSessions::Find(const std::string& token) {
   if (token.empty()) return SignedOut();
-  std::string hash = Sha256Hex(token);
-  Session session;
-  {
-    std::lock_guard lock(mu_);
-    auto it = sessions_.find(hash);
-    if (it == sessions_.end()) return SignedOut();
-    if (it->second.expires_at <= now_()) {
-      sessions_.erase(it);
-      return SignedOut();
-    }
-    session = it->second;
+  auto session = store_.FindDashboardSession(Sha256Hex(token), now_());
+  if (!session.ok()) {
+    if (session.status().code() == Code::kNotFound) return SignedOut();
+    return session.status();
   }
-  if (!session.key_hash.empty()) {
-    auto key = store_.FindApiKey(session.key_hash);
-    if (!key.ok() && key.status().code() != Code::kNotFound) return key.status();
-    // A revoked or expired key ends its sessions.
-    if (!key.ok() || (key->expires_at != 0 && key->expires_at <= now_())) {
-      SignOut(token);
-      return SignedOut();
-    }
-  } else {
-    // A deleted user, or one whose password changed, is signed out of every session.
-    auto user = store_.GetUser(session.who.key_id);
-    if (!user.ok() && user.status().code() != Code::kNotFound) return user.status();
-    if (!user.ok() || user->password_hash != session.password_hash) {
-      SignOut(token);
-      return SignedOut();
-    }
+  auto org = store_.GetOrg(session->org_id);
+  if (!org.ok()) {
+    if (org.status().code() == Code::kNotFound) return SignedOut();
+    return org.status();
   }
-  ASSIGN_OR_RETURN(auto org, store_.GetOrg(session.who.org_id));
-  session.who.registered = org.registered;
-  return session.who;
+  core::Principal who;
+  who.org_id = session->org_id;
+  who.key_id = session->key_id;
+  who.is_admin = false;
+  who.registered = org->registered;
+  return who;
 }
 
-void DashboardSessions::SignOut(const std::string& token) {
-  std::lock_guard lock(mu_);
-  sessions_.erase(Sha256Hex(token));
+Status DashboardSessions::SignOut(const std::string& token) {
+  if (token.empty()) return Status::Ok();
+  return store_.RevokeDashboardSession(Sha256Hex(token), now_());
 }
 
 }  // namespace adapt::dashboard

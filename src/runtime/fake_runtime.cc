@@ -40,6 +40,7 @@ Result<Observation> FakeRuntime::Observe(const std::string& id) {
   Observation obs;
   obs.state = it->second.state;
   obs.monitor_alive = it->second.monitor_alive;
+  obs.output = it->second.output;
   return obs;
 }
 
@@ -252,6 +253,11 @@ void FakeRuntime::AddStopped(const std::string& id) {
   s.state = ShimState{};
   s.state.phase = ShimPhase::kStarting;
   s.monitor_alive = false;
+}
+
+void FakeRuntime::Print(const std::string& id, Stream stream, std::string_view data) {
+  std::lock_guard lock(mu_);
+  sandboxes_[id].output.Append(stream, data);
 }
 
 void FakeRuntime::Exit(const std::string& id, int exit_code, std::optional<int> signal,

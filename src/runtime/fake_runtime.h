@@ -50,6 +50,7 @@ class FakeRuntime : public Runtime {
     std::vector<NamedCheckpoint> named;  // kept checkpoints, oldest first
     std::string reinstated;              // the named checkpoint last reinstated
     std::string seeded_from;             // "<source id>/<name>" a fork was seeded from
+    OutputRing output;                   // what the workload printed (Observe shows it)
   };
 
   Status Launch(const LaunchRequest& request) override;
@@ -87,6 +88,8 @@ class FakeRuntime : public Runtime {
   // The workload ends with `exit_code` (or is killed by `signal`); the monitor then exits.
   void Exit(const std::string& id, int exit_code, std::optional<int> signal = std::nullopt,
             bool oom_killed = false);
+  // The workload prints `data` on `stream` (Observe's output).
+  void Print(const std::string& id, Stream stream, std::string_view data);
   // The shim vanishes without writing an exit status (SIGKILLed, host reboot).
   void LoseMonitor(const std::string& id);
 

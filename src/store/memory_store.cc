@@ -100,7 +100,7 @@ Status MemoryStore::DeleteApiKey(const std::string& org_id, const std::string& k
   });
   if (it == keys_.end()) return NotFound("API key " + key_id + " not found");
   keys_.erase(it);
-  std::erase_if(oauth_grants_, [&](const auto& kv) { return kv.second.key_id == key_id; });
+  DropGrantsOfLocked(key_id);
   return Status::Ok();
 }
 

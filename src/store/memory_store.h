@@ -144,6 +144,10 @@ class MemoryStore : public Store {
   Result<UserRecord> GetUser(const std::string& id) override;
   Result<UserRecord> DeleteUser(const std::string& id) override;
   Status SetUserPassword(const std::string& id, const std::string& password_hash) override;
+  Status CreateDashboardSession(const DashboardSessionRecord& s, int64_t max_open) override;
+  Result<DashboardSessionRecord> FindDashboardSession(const std::string& token_hash,
+                                                      int64_t now) override;
+  Status RevokeDashboardSession(const std::string& token_hash, int64_t now) override;
 
   Status PutOperation(const OperationRecord& op) override;
   Result<OperationRecord> GetOperation(const std::string& org_id, const std::string& id) override;
@@ -245,7 +249,8 @@ class MemoryStore : public Store {
   };
 
   std::optional<Status> WriteFaultLocked() const { return write_fault_; }
-  // Drops the OAuth grants made by `key_id` (a deleted user's, or one whose password changed).
+  // Drops the OAuth grants and dashboard sessions of `key_id` (a deleted key's or user's, or
+  // a user's whose password changed).
   void DropGrantsOfLocked(const std::string& key_id);
   void InsertEventLocked(const std::string& org_id, const std::string& id,
                          const std::string& status, int64_t at);
@@ -278,6 +283,7 @@ class MemoryStore : public Store {
   std::map<std::pair<std::string, std::string>, SecretRecord> secrets_;  // (org, name)
   std::map<std::string, DatabaseRecord> databases_;                      // by org
   std::vector<UserRecord> users_;                                        // insertion order
+  std::map<std::string, DashboardSessionRecord> dashboard_sessions_;     // by token hash
   std::vector<OperationRecord> operations_;                              // insertion order
   std::map<std::string, PlanRecord> plans_;                              // by id
   std::map<std::string, BillingAccountRecord> accounts_;                 // by org

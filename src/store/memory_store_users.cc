@@ -55,6 +55,7 @@ Result<UserRecord> MemoryStore::GetUser(const std::string& id) {
 
 void MemoryStore::DropGrantsOfLocked(const std::string& key_id) {
   std::erase_if(oauth_grants_, [&](const auto& g) { return g.second.key_id == key_id; });
+  std::erase_if(dashboard_sessions_, [&](const auto& s) { return s.second.key_id == key_id; });
 }
 
 Result<UserRecord> MemoryStore::DeleteUser(const std::string& id) {
@@ -82,6 +83,41 @@ Status MemoryStore::SetUserPassword(const std::string& id, const std::string& pa
     return Status::Ok();
   }
   return NotFound("user '" + id + "' not found");
+}
+
+Status MemoryStore::CreateDashboardSession(const DashboardSessionRecord& s, int64_t max_open) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  bool exists =
+      std::any_of(users_.begin(), users_.end(), [&](auto& u) { return u.id == s.key_id; }) ||
+      std::any_of(keys_.begin(), keys_.end(), [&](auto& k) { return k.id == s.key_id; });
+  if (!exists) return NotFound("'" + s.key_id + "' no longer exists");
+  std::erase_if(dashboard_sessions_, [&](const auto& kv) {
+    return kv.second.expires_at <= s.created_at || kv.second.revoked_at != 0;
+  });
+  if (static_cast<int64_t>(dashboard_sessions_.size()) >= max_open)
+    return Status(Code::kResourceExhausted,
+                  "too many dashboard sessions are open: try again later");
+  if (!dashboard_sessions_.emplace(s.token_hash, s).second)
+    return Conflict("a dashboard session has this token");
+  return Status::Ok();
+}
+
+Result<DashboardSessionRecord> MemoryStore::FindDashboardSession(const std::string& token_hash,
+                                                                 int64_t now) {
+  std::lock_guard lock(mu_);
+  auto it = dashboard_sessions_.find(token_hash);
+  if (it == dashboard_sessions_.end() || it->second.revoked_at != 0 || it->second.expires_at <= now)
+    return NotFound("no such dashboard session");
+  return it->second;
+}
+
+Status MemoryStore::RevokeDashboardSession(const std::string& token_hash, int64_t now) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  auto it = dashboard_sessions_.find(token_hash);
+  if (it != dashboard_sessions_.end() && it->second.revoked_at == 0) it->second.revoked_at = now;
+  return Status::Ok();
 }
 
 }  // namespace adapt::store

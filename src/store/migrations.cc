@@ -452,6 +452,17 @@ ALTER TABLE app_releases ADD COLUMN secrets TEXT NOT NULL DEFAULT '';
       {26, R"sql(
 ALTER TABLE api_keys ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0;
 )sql"},
+      {27, R"sql(
+CREATE TABLE dashboard_sessions (
+  token_hash TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  revoked_at INTEGER NOT NULL
+);
+CREATE INDEX dashboard_sessions_by_key ON dashboard_sessions(key_id);
+)sql"},
   };
   return kMigrations;
 }

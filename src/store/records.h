@@ -42,6 +42,16 @@ struct UserRecord {
   int64_t created_at = 0;
 };
 
+// A web dashboard sign-in (store/dashboard_session_store.h).
+struct DashboardSessionRecord {
+  std::string token_hash;  // SHA-256 (hex) of the cookie's token; the token is never kept
+  std::string org_id;
+  std::string key_id;  // the user (usr_...) or the API key it was opened with
+  int64_t created_at = 0;
+  int64_t expires_at = 0;
+  int64_t revoked_at = 0;  // 0: not revoked
+};
+
 struct SandboxRecord {
   int64_t seq = 0;  // insertion order: lists and cursors use it
   std::string id;

@@ -229,6 +229,7 @@ Status SqliteStore::DeleteApiKey(const std::string& org_id, const std::string& k
     SQLite::Statement grants(db_, "DELETE FROM oauth_grants WHERE key_id = ?");
     grants.bind(1, key_id);
     grants.exec();
+    DeleteDashboardSessionsOf(key_id);
     tx.commit();
     return Status::Ok();
   });

@@ -34,6 +34,13 @@ class SqliteStore : public Store {
   Result<UserRecord> GetUser(const std::string& id) override;
   Result<UserRecord> DeleteUser(const std::string& id) override;
   Status SetUserPassword(const std::string& id, const std::string& password_hash) override;
+  Status CreateDashboardSession(const DashboardSessionRecord& s, int64_t max_open) override;
+  Result<DashboardSessionRecord> FindDashboardSession(const std::string& token_hash,
+                                                      int64_t now) override;
+  Status RevokeDashboardSession(const std::string& token_hash, int64_t now) override;
+  // Inside the caller's transaction: the dashboard sessions of a deleted key or user, or of a
+  // user whose password changed.
+  void DeleteDashboardSessionsOf(const std::string& key_id);
   Result<CreateOutcome> CreateSandbox(const SandboxRecord& s,
                                       const std::optional<IdempotencyKey>& idem,
                                       const SandboxLimits& limits) override;

@@ -107,6 +107,7 @@ Result<UserRecord> SqliteStore::DeleteUser(const std::string& id) {
     SQLite::Statement grants(db_, "DELETE FROM oauth_grants WHERE key_id = ?");
     grants.bind(1, id);
     grants.exec();
+    DeleteDashboardSessionsOf(id);
     tx.commit();
     return user;
   });
@@ -122,6 +123,7 @@ Status SqliteStore::SetUserPassword(const std::string& id, const std::string& pa
     SQLite::Statement grants(db_, "DELETE FROM oauth_grants WHERE key_id = ?");
     grants.bind(1, id);
     grants.exec();
+    DeleteDashboardSessionsOf(id);
     tx.commit();
     return Status::Ok();
   });

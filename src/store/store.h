@@ -13,6 +13,7 @@
 #include "store/app_store.h"
 #include "store/automation_store.h"
 #include "store/command_store.h"
+#include "store/dashboard_session_store.h"
 #include "store/database_store.h"
 #include "store/endpoint_store.h"
 #include "store/event_store.h"
@@ -51,6 +52,7 @@ class Store : public OrgStore,
               public PoolStore,
               public SecretStore,
               public UserStore,
+              public DashboardSessionStore,
               public OperationStore,
               public AccountStore,
               public UsageStore,

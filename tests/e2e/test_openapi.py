@@ -85,6 +85,7 @@ SERVED = {
     ("POST", "/v1/sandboxes/{id}/start"),
     ("POST", "/v1/sandboxes/{id}/image"),
     ("GET", "/v1/sandboxes/{id}/stats"),
+    ("GET", "/v1/sandboxes/{id}/startup/stream"),
     ("OPTIONS", "/mcp"),
     ("POST", "/v1/storage"),
     ("GET", "/v1/storage"),
@@ -300,6 +301,9 @@ WALKED_ELSEWHERE |= {
     ("DELETE", "/v1/sandboxes/{id}/checkpoints/{name}"),
     ("POST", "/v1/sandboxes/{id}/checkpoints/{name}/restore"),
 }
+# The startup stream needs a sandbox with a startup command (the walk's is interactive: 409):
+# test_startup_stream.py walks it against the spec.
+WALKED_ELSEWHERE |= {("GET", "/v1/sandboxes/{id}/startup/stream")}
 # Automations need a running sandbox of the caller: test_automations.py walks them against the
 # spec.
 WALKED_ELSEWHERE |= {

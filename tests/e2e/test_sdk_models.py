@@ -225,6 +225,7 @@ OPERATIONS = {
     "deleteSandbox": ("Sandbox", "delete", "delete"),
     "stopSandbox": ("Sandbox", "stop", "stop"),
     "getSandboxStats": ("Sandbox", "stats", "stats"),
+    "streamStartupOutput": ("Sandbox", "startup_output", "startupOutput"),
     "startSandbox": ("Sandbox", "start", "start"),
     "createCheckpoint": ("Sandbox", "create_checkpoint", "createCheckpoint"),
     "listCheckpoints": ("Sandbox", "list_checkpoints", "listCheckpoints"),

@@ -16,7 +16,7 @@ function notify(kind, data) {
 function open() {
   source = new EventSource('/v1/events');
   source.addEventListener('open', () => notify('open'));
-  for (const kind of ['status', 'reset']) {
+  for (const kind of ['status', 'app', 'reset']) {
     source.addEventListener(kind, (e) => {
       try {
         notify(kind, JSON.parse(e.data));
@@ -37,9 +37,9 @@ function open() {
   });
 }
 
-// Calls `listener(kind, data)` for 'open', 'status' ({sandboxId, status, at}) and 'reset'
-// ({reason, lastEventId}); returns the
-// function that stops it.
+// Calls `listener(kind, data)` for 'open', 'status' ({sandboxId, status, at}), 'app' ({appId,
+// type, replicaId, message, at}) and 'reset' ({reason, lastEventId}); returns the function that
+// stops it.
 export function watchEvents(listener) {
   listeners.add(listener);
   if (!source && !retry) open();

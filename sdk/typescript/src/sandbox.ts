@@ -231,6 +231,37 @@ export class Sandbox {
     return statusEvents(this.t, `/v1/sandboxes/${this.id}/events`, options.lastEventId, undefined, options.signal);
   }
 
+  /** The startup command's output as it is produced (SSE), as [stream, text] pairs: ["stdout",
+   * text] and ["stderr", text] were appended; ["reset", ""] says the oldest output was dropped
+   * (past 256 KiB) and the two pairs that follow hold all that is kept. It ends once the sandbox
+   * no longer runs, with `info` its final record. Conflict for an interactive sandbox. */
+  async *startupOutput(options: { timeoutMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<[string, string]> {
+    const request: { headers: Record<string, string>; timeoutMs?: number } = { headers: { Accept: "text/event-stream" } };
+    if (options.timeoutMs !== undefined) request.timeoutMs = options.timeoutMs;
+    const resp = await this.t.request("GET", `/v1/sandboxes/${this.id}/startup/stream`, request);
+    if (!resp.body) return;
+    const body = resp.body;
+    const onAbort = () => void body.cancel().catch(() => undefined);
+    options.signal?.addEventListener("abort", onAbort);
+    try {
+      for await (const ev of parseEvents(body)) {
+        const data = JSON.parse(ev.data) as Record<string, unknown>;
+        if (ev.event === "stdout" || ev.event === "stderr") {
+          yield [ev.event, String(data.data ?? "")];
+        } else if (ev.event === "reset") {
+          yield ["reset", ""];
+          yield ["stdout", String(data.stdout ?? "")];
+          yield ["stderr", String(data.stderr ?? "")];
+        } else if (ev.event === "result") {
+          this.info = data as unknown as SandboxInfo;
+          return;
+        }
+      }
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
   /** Waits, on the sandbox's event stream, until its status is one of statuses, and answers the
    * record. SandboxFailed when it ends otherwise (failOnEnd), RequestTimeout after timeoutMs. */
   async waitUntil(statuses: string[] = ["running"], options: { timeoutMs?: number; failOnEnd?: boolean } = {}): Promise<SandboxInfo> {

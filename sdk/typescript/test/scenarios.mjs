@@ -372,6 +372,26 @@ const scenarios = {
     out.again = await caught(() => client.keys.revoke(key.id));
   },
 
+  async startup() {
+    // SANDBOX_ID's startup prints, then waits for /tmp/go; the first piece arrives before it ends.
+    const sb = await adapt.Sandbox.connect(process.env.SANDBOX_ID);
+    out.pieces = [];
+    for await (const piece of sb.startupOutput()) {
+      out.pieces.push(piece);
+      if (out.pieces.length === 1) {
+        out.statusAtFirst = (await sb.refresh()).status;
+        await sb.commands.run("touch /tmp/go");
+        // refresh() replaced info; the stream's end sets it again below.
+      }
+    }
+    out.status = sb.info.status;
+    out.stdout = sb.info.startup?.stdout;
+    const interactive = await adapt.Sandbox.connect(process.env.INTERACTIVE_ID);
+    out.interactive = await caught(async () => {
+      for await (const piece of interactive.startupOutput()) void piece;
+    });
+  },
+
   async archive() {
     const sb = await adapt.Sandbox.create();
     try {

@@ -1,5 +1,6 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { watchEvents } from '../events.js';
 import { bytes, when } from '../format.js';
 import { ErrorNote, StatusBadge } from '../components.jsx';
 import { ResourceList } from './resource_list.jsx';
@@ -55,12 +56,27 @@ function Releases({ app, reloadKey, onRollback }) {
 }
 
 // Deployed apps: their URL, replicas ready of wanted, scale, releases and roll back, delete.
+// The list follows the organization's events (`event: app`: deployed, scaled, a replica ready
+// or failed, deleted): each one reads the list again, and the shown app's releases, without a
+// reload of the page; so does the stream opening (again) or a reset (list, then watch).
 export function Apps() {
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
   const [reloadKey, setReloadKey] = useState(0);
   const [shown, setShown] = useState(null);
   const reload = () => setReloadKey((k) => k + 1);
+  const shownNow = useRef(null);
+  shownNow.current = shown;
+  useEffect(() => watchEvents((kind, event) => {
+    if (kind === 'open' || kind === 'reset') reload();
+    if (kind !== 'app') return;
+    reload();
+    const app = shownNow.current;
+    if (!app || app.id !== event.appId) return;
+    const stillShown = () => shownNow.current && shownNow.current.id === app.id;
+    api('GET', appPath(app)).then((fresh) => { if (stillShown()) setShown(fresh); },
+      (err) => { if (err.status === 404 && stillShown()) setShown(null); });
+  }), []);
   async function rollback(release) {
     setError(null);
     setNotice(`Rolling ${shown.name} back to ${release.id}…`);

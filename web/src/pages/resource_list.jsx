@@ -9,7 +9,11 @@ export function ResourceList({ title, path, items = (a) => a.items, columns, emp
   const [rows, setRows] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
-    api('GET', path).then((answer) => setRows(items(answer)), setError);
+    // A reload that answers after a newer one must not show its older rows.
+    let current = true;
+    api('GET', path).then((answer) => { if (current) { setRows(items(answer)); setError(null); } },
+      (err) => { if (current) setError(err); });
+    return () => { current = false; };
   }, [path, reloadKey]);
   const Box = section ? 'section' : 'main';
   return (

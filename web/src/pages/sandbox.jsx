@@ -3,28 +3,7 @@ import { api, sandboxPath } from '../api.js';
 import { bytes, displayName, memory, ttlLeft, when } from '../format.js';
 import { Empty, ErrorNote, StatusBadge } from '../components.jsx';
 import { StatsCharts } from './stats_charts.jsx';
-
-function Startup({ startup }) {
-  if (!startup) return <Empty>No startup command: an interactive sandbox.</Empty>;
-  const command = startup.mode === 'command' ? (startup.argv || []).join(' ') : "the image's default command";
-  return (
-    <>
-      <dl class="facts">
-        <dt>Runs</dt><dd class="mono">{command}</dd>
-        <dt>Exit code</dt><dd>{startup.exitCode ?? '—'}</dd>
-        <dt>Signal</dt><dd>{startup.signal ?? '—'}</dd>
-        <dt>Error</dt><dd>{startup.error ?? '—'}</dd>
-        <dt>Started</dt><dd>{when(startup.startedAt)}</dd>
-        <dt>Finished</dt><dd>{when(startup.finishedAt)}</dd>
-      </dl>
-      {startup.truncated && <p class="notice">Older output was dropped (the latest 256 KiB are kept).</p>}
-      <h3>stdout</h3>
-      <pre class="output" data-stream="startup-stdout">{startup.stdout || ' '}</pre>
-      <h3>stderr</h3>
-      <pre class="output" data-stream="startup-stderr">{startup.stderr || ' '}</pre>
-    </>
-  );
-}
+import { Startup } from './startup_output.jsx';
 
 // Runs a shell command and follows its output as it comes (the command's SSE stream).
 function RunCommand({ id, disabled }) {
@@ -221,7 +200,8 @@ function Endpoints({ endpoints }) {
 }
 
 // The sandbox's status changes, oldest first: its own event stream replays them from the
-// start, then follows; each one also reloads the record (startup result included).
+// start, then follows; each one also reloads the record (startup result included; its output
+// streams meanwhile: startup_output.jsx).
 function useSandboxEvents(id, onEvent) {
   const [events, setEvents] = useState([]);
   useEffect(() => {
@@ -292,7 +272,7 @@ export function Sandbox({ id }) {
       )}
       <section aria-labelledby="startup-h">
         <h2 id="startup-h">Startup</h2>
-        <Startup startup={s.startup} />
+        <Startup sandbox={s} />
       </section>
       <section aria-labelledby="run-h">
         <h2 id="run-h">Run a command</h2>

@@ -9,7 +9,7 @@ import json
 import socket
 import time
 from typing import (TYPE_CHECKING, Any, Dict, Generator, Iterable, Iterator, List, Optional, Sequence,
-                    Type, Union)
+                    Tuple, Type, Union)
 
 from . import _model
 from ._sse import parse_events
@@ -203,6 +203,29 @@ class Sandbox:
             for ev in parse_events(resp.readline):
                 if ev.event == "status":
                     yield _status_event(ev.data, ev.id)
+        finally:
+            resp.close()
+
+    def startup_output(self, timeout: Optional[float] = None) -> Generator[Tuple[str, str], None, None]:
+        """The startup command's output as it is produced (SSE), as (stream, text) pairs:
+        ("stdout", text) and ("stderr", text) were appended; ("reset", "") says the oldest
+        output was dropped (past 256 KiB) and the two pairs that follow hold all that is kept.
+        It ends once the sandbox no longer runs, with `info` its final record. Conflict for an
+        interactive sandbox (no startup command)."""
+        resp = self._t.request("GET", self._path("/startup/stream"),
+                               headers={"Accept": "text/event-stream"}, timeout=timeout)
+        try:
+            for ev in parse_events(resp.readline):
+                data = json.loads(ev.data)
+                if ev.event in ("stdout", "stderr"):
+                    yield ev.event, str(data.get("data", ""))
+                elif ev.event == "reset":
+                    yield "reset", ""
+                    yield "stdout", str(data.get("stdout", ""))
+                    yield "stderr", str(data.get("stderr", ""))
+                elif ev.event == "result":
+                    self.info = _model.from_json(SandboxInfo, data)
+                    return
         finally:
             resp.close()
 
