@@ -1,5 +1,6 @@
 // Server-Sent Events of sandbox status changes (`event: status`) and, on the organization's
-// stream, deployed apps' events (`event: app`). Events come from the store, so a client that
+// stream, deployed apps' events (`event: app`) and runs' status changes (`event: run`: jobs'
+// and automations' runs). Events come from the store, so a client that
 // reconnects with Last-Event-ID misses nothing; the bus only says when to look. An idle stream
 // carries a comment every kHeartbeatInterval, so that clients and proxies can tell a quiet
 // stream from a dead connection.
@@ -19,6 +20,21 @@ namespace {
 using nlohmann::json;
 
 constexpr std::chrono::seconds kHeartbeatInterval{15};
+
+// A run's frame: whose run it is (automationId or jobId), where it ran, and once it ended, its
+// exit code (null when it ended without one).
+json RunEventData(const store::EventRecord& e) {
+  json data = {{"runId", e.run_id}};
+  if (!e.automation_id.empty()) data["automationId"] = e.automation_id;
+  if (!e.job_id.empty()) data["jobId"] = e.job_id;
+  data["status"] = e.status;
+  data["attempt"] = e.attempt;
+  data["sandboxId"] = e.run_sandbox_id.empty() ? json(nullptr) : json(e.run_sandbox_id);
+  bool ended = e.status != "queued" && e.status != "starting" && e.status != "running";
+  if (ended) data["exitCode"] = e.exit_code ? json(*e.exit_code) : json(nullptr);
+  data["at"] = FormatRfc3339(e.at);
+  return data;
+}
 
 class StatusEventStream : public ResponseStream,
                           public std::enable_shared_from_this<StatusEventStream> {
@@ -47,7 +63,9 @@ class StatusEventStream : public ResponseStream,
     token_ = bus_.Subscribe([weak, &workers = workers_, id = sandbox_id_](const core::Change& c) {
       bool wanted = c.kind == core::Change::Kind::kSandboxStatus
                         ? id.empty() || c.id == id
-                        : c.kind == core::Change::Kind::kAppEvent && id.empty();
+                        : (c.kind == core::Change::Kind::kAppEvent ||
+                           c.kind == core::Change::Kind::kRunStatus) &&
+                              id.empty();
       if (!wanted) return;
       if (auto self = weak.lock()) boost::asio::post(workers, [self] { self->Pump(); });
     });
@@ -87,7 +105,10 @@ class StatusEventStream : public ResponseStream,
         json data = {
             {"sandboxId", e.sandbox_id}, {"status", e.status}, {"at", FormatRfc3339(e.at)}};
         const char* kind = "status";
-        if (!e.app_id.empty()) {
+        if (!e.run_id.empty()) {
+          kind = "run";
+          data = RunEventData(e);
+        } else if (!e.app_id.empty()) {
           kind = "app";
           data = {{"appId", e.app_id},
                   {"type", e.status},

@@ -1,7 +1,7 @@
-// EventBus: says that something the store recorded changed: a sandbox's status, or a command's
-// end. The events themselves live in the store (so a client can resume after Last-Event-ID);
-// the bus only says "look again", naming what changed so a listener can ignore the rest.
-// Thread-safe.
+// EventBus: says that something the store recorded changed: a sandbox's status, a command's
+// end, a deployed app's event, or a run's status (jobs and automations). The events themselves live
+// in the store (so a client can resume after Last-Event-ID); the bus only says "look again", naming
+// what changed so a listener can ignore the rest. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +13,9 @@
 namespace adapt::core {
 
 struct Change {
-  enum class Kind { kSandboxStatus, kCommandEnded, kAppEvent };
+  enum class Kind { kSandboxStatus, kCommandEnded, kAppEvent, kRunStatus };
   Kind kind = Kind::kSandboxStatus;
-  std::string id;  // the sandbox's, the command's or the app's
+  std::string id;  // the sandbox's, the command's, the app's or the run's
 };
 
 class EventBus {

@@ -450,7 +450,8 @@ Result<std::vector<EventRecord>> SqliteStore::ListEvents(const std::string& org_
   return Guard<Result<std::vector<EventRecord>>>(
       "listing events", [&]() -> Result<std::vector<EventRecord>> {
         std::string sql =
-            "SELECT seq, org_id, sandbox_id, status, at, app_id, replica_id, message FROM events "
+            "SELECT seq, org_id, sandbox_id, status, at, app_id, replica_id, message, run_id, "
+            "automation_id, job_id, attempt, exit_code, run_sandbox_id FROM events "
             "WHERE org_id = ? AND seq > ?";
         if (!sandbox_id.empty()) sql += " AND sandbox_id = ?";
         sql += " ORDER BY seq LIMIT ?";
@@ -468,6 +469,12 @@ Result<std::vector<EventRecord>> SqliteStore::ListEvents(const std::string& org_
           out.back().app_id = q.getColumn(5).getString();
           out.back().replica_id = q.getColumn(6).getString();
           out.back().message = q.getColumn(7).getString();
+          out.back().run_id = q.getColumn(8).getString();
+          out.back().automation_id = q.getColumn(9).getString();
+          out.back().job_id = q.getColumn(10).getString();
+          out.back().attempt = q.getColumn(11).getInt();
+          if (!q.getColumn(12).isNull()) out.back().exit_code = q.getColumn(12).getInt();
+          out.back().run_sandbox_id = q.getColumn(13).getString();
         }
         return out;
       });
@@ -487,6 +494,20 @@ Status SqliteStore::AppendAppEvent(const EventRecord& e) {
     q.exec();
     return Status::Ok();
   });
+}
+
+void SqliteStore::SetRunEventListener(RunEventListener listener) {
+  std::lock_guard lock(listener_mu_);
+  run_listener_ = std::move(listener);
+}
+
+void SqliteStore::AnnounceRunEvent(const std::string& run_id) {
+  RunEventListener listener;
+  {
+    std::lock_guard lock(listener_mu_);
+    listener = run_listener_;
+  }
+  if (listener) listener(run_id);
 }
 
 Result<int64_t> SqliteStore::LatestEventSeq() {

@@ -43,11 +43,11 @@ MODELS = {
     "Storage.attachments": "StorageAttachment", "Job": "Job", "Run": "Run",
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
     "AppReplicaLog": "AppReplicaLog",
-    "Automation": "Automation",
+    "Automation": "Automation", "RunEvent": "RunEvent",
     "Database": "Database", "DatabaseDump": "DatabaseDump", "Checkpoint": "Checkpoint",
 }
-# Fields an SDK adds on purpose: the SSE `id:` of a status event (for Last-Event-ID).
-SDK_ONLY = {("StatusEvent", "id")}
+# Fields an SDK adds on purpose: the SSE `id:` of a status or run event (for Last-Event-ID).
+SDK_ONLY = {("StatusEvent", "id"), ("RunEvent", "id")}
 
 
 def merged(schema):
