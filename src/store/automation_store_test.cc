@@ -106,7 +106,9 @@ TEST_P(StoreTest, AutomationSlotFiresAtMostOnce) {
   EXPECT_EQ(store_->GetAutomation(org_.id, a.id)->next_due_at, 10'000);
   // The claimed slot's run wrote its event; the refused claims wrote none.
   int run_events = 0;
-  for (const auto& e : *store_->ListEvents(org_.id, "", 0, 100)) {
+  auto events = store_->ListEvents(org_.id, "", 0, 100);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  for (const auto& e : *events) {
     if (e.run_id.empty()) continue;
     ++run_events;
     EXPECT_EQ(e.automation_id, a.id);
