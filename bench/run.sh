@@ -27,6 +27,7 @@ run() {
 
 run create_latency "$py" bench/create_latency/create_latency.py --n 10
 run limit_check "$py" bench/limit_check/limit_check.py --n 50
+run scheduler "$py" bench/scheduler/scheduler_bench.py --minutes 1 --idle-seconds 10
 run exec_latency "$py" bench/exec_latency/exec_latency.py --n 50 --mib 128
 run file_transfer "$py" bench/file_transfer/file_transfer.py --mib 128 --runs 2
 run egress "$py" bench/egress/egress.py --n 100

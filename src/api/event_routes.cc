@@ -1,9 +1,10 @@
 // Server-Sent Events of sandbox status changes (`event: status`) and, on the organization's
-// stream, deployed apps' events (`event: app`) and its account alerts (`event: alert`: 80% /
-// 100% of its credits used or of a plan limit, api/account_json.h). Events come from the store, so
-// a client that reconnects with Last-Event-ID misses nothing; the bus only says when to look. An
-// idle stream carries a comment every kHeartbeatInterval, so that clients and proxies can tell a
-// quiet stream from a dead connection.
+// stream, deployed apps' events (`event: app`), runs' status changes (`event: run`: jobs' and
+// automations' runs) and its account alerts (`event: alert`: 80% / 100% of its credits used or
+// of a plan limit, api/account_json.h). Events come from the store, so a client that reconnects
+// with Last-Event-ID misses nothing; the bus only says when to look. An idle stream carries a
+// comment every kHeartbeatInterval, so that clients and proxies can tell a quiet stream from a
+// dead connection.
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
@@ -21,6 +22,21 @@ namespace {
 using nlohmann::json;
 
 constexpr std::chrono::seconds kHeartbeatInterval{15};
+
+// A run's frame: whose run it is (automationId or jobId), where it ran, and once it ended, its
+// exit code (null when it ended without one).
+json RunEventData(const store::EventRecord& e) {
+  json data = {{"runId", e.run_id}};
+  if (!e.automation_id.empty()) data["automationId"] = e.automation_id;
+  if (!e.job_id.empty()) data["jobId"] = e.job_id;
+  data["status"] = e.status;
+  data["attempt"] = e.attempt;
+  data["sandboxId"] = e.run_sandbox_id.empty() ? json(nullptr) : json(e.run_sandbox_id);
+  bool ended = e.status != "queued" && e.status != "starting" && e.status != "running";
+  if (ended) data["exitCode"] = e.exit_code ? json(*e.exit_code) : json(nullptr);
+  data["at"] = FormatRfc3339(e.at);
+  return data;
+}
 
 class StatusEventStream : public ResponseStream,
                           public std::enable_shared_from_this<StatusEventStream> {
@@ -51,7 +67,7 @@ class StatusEventStream : public ResponseStream,
           using Kind = core::Change::Kind;
           bool wanted = c.kind == Kind::kSandboxStatus  ? id.empty() || c.id == id
                         : c.kind == Kind::kAccountAlert ? id.empty() && c.id == org
-                                                        : c.kind == Kind::kAppEvent && id.empty();
+                                                        : (c.kind == Kind::kAppEvent || c.kind == Kind::kRunStatus) && id.empty();
           if (!wanted) return;
           if (auto self = weak.lock()) boost::asio::post(workers, [self] { self->Pump(); });
         });
@@ -94,6 +110,9 @@ class StatusEventStream : public ResponseStream,
         if (e.alert) {
           kind = "alert";
           data = AlertEventToJson(e);
+        } else if (!e.run_id.empty()) {
+          kind = "run";
+          data = RunEventData(e);
         } else if (!e.app_id.empty()) {
           kind = "app";
           data = {{"appId", e.app_id},

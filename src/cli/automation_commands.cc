@@ -97,7 +97,7 @@ void AddAutomationCreate(CLI::App& group, Invocation& invocation) {
   create->add_option("--timeout", o->timeout, "seconds each run's command may take")
       ->type_name("SECONDS");
   create->add_option("--overlap", o->overlap,
-                     "while a run executes: skip (default), allow or cancel_previous");
+                     "while a run executes: skip (default), buffer_one, allow or cancel_previous");
   create
       ->add_option("--catch-up", o->catch_up,
                    "after downtime, slots missed within SECONDS run once (default 3600)")

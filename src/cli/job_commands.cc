@@ -187,7 +187,7 @@ void AddRunList(CLI::App& group, Invocation& invocation) {
 void AddRunVerb(CLI::App& group, Invocation& invocation, const std::string& verb) {
   auto id = std::make_shared<std::string>();
   CLI::App* sub = group.add_subcommand(
-      verb, verb == "cancel" ? "Cancel a running run (best effort: its command is killed)"
+      verb, verb == "cancel" ? "Cancel a running run (best effort: SIGTERM, SIGKILL after 10 s)"
                              : "Show one run and its output");
   sub->add_option("id", *id, "run id")->required();
   sub->callback([id, verb, &invocation] {

@@ -22,8 +22,8 @@ class AutomationRunner {
   // command. kRefused with the error "target not found" when the target is gone.
   virtual void Start(const store::AutomationRecord& automation, const store::RunRecord& run,
                      JobAttempts::Progress progress, JobAttempts::Done done) = 0;
-  // Asks run `run_id` to end (its command's process group is killed); false when it does not
-  // run here.
+  // Asks run `run_id` to end (its command's process group gets SIGTERM, then SIGKILL after
+  // kRunCancelGrace); false when it does not run here.
   virtual bool Cancel(const std::string& run_id) = 0;
   // For a retry after an infrastructure failure: a fresh sandbox with the settings of instant
   // target `sandbox_id` (its TTL's deadline kept), whose id is returned. kConflict for a

@@ -124,9 +124,10 @@ Result<Automation> AutomationService::Create(const Principal& who,
                            names("interval_seconds") + " must be at least 1");
   }
   std::string overlap = req.overlap.empty() ? "skip" : req.overlap;
-  if (overlap != "skip" && overlap != "allow" && overlap != "cancel_previous") {
-    return InvalidArgument(names("overlap"),
-                           names("overlap") + " must be skip, allow or cancel_previous");
+  if (overlap != "skip" && overlap != "buffer_one" && overlap != "allow" &&
+      overlap != "cancel_previous") {
+    return InvalidArgument(
+        names("overlap"), names("overlap") + " must be skip, buffer_one, allow or cancel_previous");
   }
   int64_t max_attempts = req.max_attempts.value_or(kDefaultMaxAttempts);
   if (max_attempts < 1 || max_attempts > kMaxAttempts) {
@@ -247,6 +248,7 @@ Result<Run> AutomationService::Trigger(const Principal& who, const std::string& 
   bool start = Admitted(a, run) && MayStart(a, run);
   RETURN_IF_ERROR(runs_.PutRun(run));
   if (start) Launch(a, run);
+  if (run.status == "queued") Buffer(a, run);
   ASSIGN_OR_RETURN(store::RunRecord stored, runs_.GetRun(who.org_id, run.id));
   return Run{std::move(stored), std::nullopt};
 }
@@ -260,25 +262,6 @@ bool AutomationService::Admitted(const store::AutomationRecord& a, store::RunRec
   run.error = admitted.message();
   run.ended_at = run.started_at;
   return false;
-}
-
-bool AutomationService::MayStart(const store::AutomationRecord& a, store::RunRecord& run) {
-  std::vector<std::string> to_cancel;
-  {
-    std::lock_guard lock(mu_);
-    auto it = executing_.find(a.id);
-    if (it == executing_.end() || it->second.empty() || a.overlap == "allow") return true;
-    if (a.overlap == "skip") {
-      run.status = "skipped_overlap";
-      run.error = "a run of this automation was still executing";
-      run.ended_at = run.started_at;
-      return false;
-    }
-    to_cancel.assign(it->second.begin(), it->second.end());
-    for (const auto& id : to_cancel) cancel_requested_.insert(id);
-  }
-  for (const auto& id : to_cancel) runner_.Cancel(id);
-  return true;
 }
 
 void AutomationService::Launch(const store::AutomationRecord& a, store::RunRecord run) {
@@ -346,11 +329,24 @@ void AutomationService::RunEnded(const store::AutomationRecord& a, const std::st
       !pruned.ok())
     spdlog::error("automations: pruning runs: {}", pruned.status().message());
   // Only now does the automation stop executing: a slot due meanwhile met the overlap policy,
-  // and one after an automatic pause is not claimed at all.
-  std::lock_guard lock(mu_);
-  auto it = executing_.find(a.id);
-  if (it != executing_.end() && it->second.erase(run_id) && it->second.empty())
-    executing_.erase(it);
+  // and one after an automatic pause is not claimed at all. A buffered run takes its place at
+  // once (buffer_one), so that no slot starts beside it.
+  std::optional<store::RunRecord> next;
+  {
+    std::lock_guard lock(mu_);
+    auto it = executing_.find(a.id);
+    if (it != executing_.end() && it->second.erase(run_id) && it->second.empty()) {
+      auto waiting = buffered_.find(a.id);
+      if (waiting == buffered_.end()) {
+        executing_.erase(it);
+      } else {
+        next = std::move(waiting->second);
+        buffered_.erase(waiting);
+        it->second.insert(next->id);
+      }
+    }
+  }
+  if (next) StartBuffered(std::move(*next));
 }
 
 bool AutomationService::Retry(const store::AutomationRecord& a, const store::RunRecord& failed,
@@ -411,18 +407,6 @@ void AutomationService::WatchTargets(EventBus& bus, boost::asio::thread_pool& wo
       TargetGone(id, "its sandbox '" + id + "' was deleted");
     });
   });
-}
-
-bool AutomationService::CancelRun(const std::string& run_id) {
-  {
-    std::lock_guard lock(mu_);
-    if (!active_.count(run_id)) return false;
-    cancel_requested_.insert(run_id);
-  }
-  if (runner_.Cancel(run_id)) return true;
-  std::lock_guard lock(mu_);
-  cancel_requested_.erase(run_id);
-  return false;
 }
 
 void AutomationService::Tick(int64_t now) {
@@ -503,6 +487,7 @@ void AutomationService::Fire(const store::AutomationRecord& a, int64_t now) {
     return;
   }
   if (start) Launch(a, run);
+  if (covered > 0 && run.status == "queued") Buffer(a, run);
 }
 
 void AutomationService::Start() {
@@ -513,10 +498,12 @@ void AutomationService::Start() {
   } else {
     for (auto run : *runs) {
       if (run.automation_id.empty()) continue;
-      run.status = "infrastructure_failed";
-      run.error = run.trigger == "controller"
-                      ? "adaptd restarted during the action; the controller looks again"
+      run.error = run.status == "queued"
+                      ? "adaptd restarted before this buffered run started; it is not retried"
                       : "adaptd restarted while the run was executing; it is not retried";
+      run.status = "infrastructure_failed";
+      if (run.trigger == "controller")
+        run.error = "adaptd restarted during the action; the controller looks again";
       run.ended_at = now;
       if (Status st = runs_.PutRun(run); !st.ok())
         spdlog::error("automations: recording run {}: {}", run.id, st.message());

@@ -8,10 +8,11 @@
 // moves next_due_at and records the slot's run (unique per slot), so a slot fires at most once.
 // Slots missed while adaptd was down: those inside the catch-up window collapse into one
 // catch_up run, older ones are recorded as one missed run. Overlap: skip (default) records
-// skipped_overlap while a run of the automation executes; allow starts another;
-// cancel_previous cancels the executing one first. A non-zero exit is the application's result
-// and never retried. A run cut by an infrastructure failure ends infrastructure_failed; on an
-// instant target the slot is then retried (trigger retry, the next attempt) in a fresh sandbox
+// skipped_overlap while a run of the automation executes; buffer_one keeps one such slot
+// (queued) and starts it when the executing run ends, skipping the others; allow starts
+// another; cancel_previous cancels the executing one first. A non-zero exit is the application's
+// result and never retried. A run cut by an infrastructure failure ends infrastructure_failed; on
+// an instant target the slot is then retried (trigger retry, the next attempt) in a fresh sandbox
 // with the target's settings until max_attempts were made, and the automations of the old
 // target follow the new one (sandboxId changes, version goes up). After kPauseAfterFailures
 // consecutive failed slots the automation is paused with that reason; deleting its target
@@ -135,12 +136,19 @@ class AutomationService {
   int64_t PlanLimit(const std::string& org_id) const;
   Automation ViewOf(const store::AutomationRecord& a) const;
   void Fire(const store::AutomationRecord& a, int64_t now);
-  // Records nothing: applies the overlap policy to `run` (skipped_overlap) or cancels the
-  // executing runs (cancel_previous). False when the run must not start.
+  // Records nothing: applies the overlap policy to `run` (skipped_overlap; queued for
+  // buffer_one, which the caller hands to Buffer once recorded) or cancels the executing runs
+  // (cancel_previous). False when the run must not start now.
   bool MayStart(const store::AutomationRecord& a, store::RunRecord& run);
   // False, with `run` made skipped_quota, when the admission refuses it.
   bool Admitted(const store::AutomationRecord& a, store::RunRecord& run);
   void Launch(const store::AutomationRecord& a, store::RunRecord run);
+  // buffer_one: keeps recorded run `run` (queued) to start when the executing run ends, or
+  // starts it now if that run ended meanwhile; skipped_overlap if another already waits.
+  void Buffer(const store::AutomationRecord& a, store::RunRecord run);
+  // Starts a buffered run (its automation read again), already counted in executing_; one
+  // whose automation was paused or deleted meanwhile ends cancelled.
+  void StartBuffered(store::RunRecord run);
   void RunEnded(const store::AutomationRecord& a, const std::string& run_id, AttemptEnd end);
   // After `failed` ended infrastructure_failed: its next attempt in a fresh sandbox, which the
   // automations of the old target follow. False when none is made (durable or lost target,
@@ -165,6 +173,7 @@ class AutomationService {
   bool woken_ = false;                                      // guarded by mu_
   std::map<std::string, store::RunRecord> active_;          // guarded by mu_; by run id
   std::map<std::string, std::set<std::string>> executing_;  // guarded by mu_; automation -> runs
+  std::map<std::string, store::RunRecord> buffered_;        // guarded by mu_; buffer_one's run
   std::set<std::string> cancel_requested_;                  // guarded by mu_
   EventBus* bus_ = nullptr;                                 // set by WatchTargets
   uint64_t bus_token_ = 0;

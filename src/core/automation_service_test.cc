@@ -171,6 +171,61 @@ TEST_F(AutomationServiceTest, OverlapCancelPreviousCancelsTheExecutingRun) {
   EXPECT_EQ(store_.GetRun(org_.org_id, runner_.started[0].run.id)->status, "cancelled");
 }
 
+TEST_F(AutomationServiceTest, OverlapBufferOneKeepsOneSlotAndRunsItRightAfter) {
+  Automation a = MustCreate(1, "buffer_one");
+  now_ += 1'000;
+  service_.Tick(now_);  // slot 1 starts
+  ASSERT_EQ(runner_.started.size(), 1u);
+  now_ += 1'000;
+  service_.Tick(now_);  // slot 2 waits
+  now_ += 1'000;
+  service_.Tick(now_);  // slot 3: one waits already
+  ASSERT_EQ(runner_.started.size(), 1u);
+  auto runs = Runs(a.id);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].status, "skipped_overlap");
+  EXPECT_EQ(runs[0].scheduled_at, 1'003'000);
+  EXPECT_EQ(runs[1].status, "queued");
+  EXPECT_EQ(runs[1].scheduled_at, 1'002'000);
+  EXPECT_EQ(runs[1].started_at, 0);
+  std::string buffered = runs[1].id;
+
+  now_ += 500;
+  runner_.End(0, AttemptEnd::Kind::kExited, 0);  // slot 1 ends: slot 2 starts at once
+  ASSERT_EQ(runner_.started.size(), 2u);
+  EXPECT_EQ(runner_.started[1].run.id, buffered);
+  auto started = store_.GetRun(org_.org_id, buffered);
+  EXPECT_EQ(started->status, "starting");
+  EXPECT_EQ(started->started_at, 1'003'500);
+  now_ += 500;
+  service_.Tick(now_);  // slot 4 while slot 2 runs: buffered again
+  EXPECT_EQ(Runs(a.id).at(0).status, "queued");
+  // A buffered run cancelled never starts.
+  std::string fourth = Runs(a.id).at(0).id;
+  EXPECT_TRUE(service_.CancelRun(fourth));
+  EXPECT_EQ(store_.GetRun(org_.org_id, fourth)->status, "cancelled");
+  runner_.End(1, AttemptEnd::Kind::kExited, 0);
+  EXPECT_EQ(runner_.started.size(), 2u);
+  EXPECT_EQ(store_.GetRun(org_.org_id, buffered)->status, "succeeded");
+  // Nothing executes now: the next slot starts at once.
+  now_ += 1'000;
+  service_.Tick(now_);
+  EXPECT_EQ(runner_.started.size(), 3u);
+}
+
+TEST_F(AutomationServiceTest, ABufferedRunOfAPausedAutomationEndsCancelled) {
+  Automation a = MustCreate(1, "buffer_one");
+  now_ += 1'000;
+  service_.Tick(now_);
+  now_ += 1'000;
+  service_.Tick(now_);
+  ASSERT_EQ(Runs(a.id).at(0).status, "queued");
+  ASSERT_TRUE(service_.SetEnabled(org_, a.id, false, std::nullopt).ok());
+  runner_.End(0, AttemptEnd::Kind::kExited, 0);
+  EXPECT_EQ(runner_.started.size(), 1u);
+  EXPECT_EQ(Runs(a.id).at(0).status, "cancelled");
+}
+
 TEST_F(AutomationServiceTest, SlotsMissedWhileDownCollapseIntoOneCatchUpAndOlderOnesAreMissed) {
   Automation a = MustCreate(60);
   // Down for two hours: the window (an hour, and a minute's grace) holds 61 slots, the time

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "base/ignore_error.h"
@@ -32,6 +33,10 @@ struct CommandRunner::Running {
   uint64_t out_total = 0, err_total = 0;  // bytes ever written to each stream
   bool truncated = false;
   std::string kill_reason;  // "killed" or "timeout" once asked
+  // When SIGKILL is due once a kill was asked: at once, or after a graceful kill's grace
+  // period (SIGTERM to the process group first).
+  std::chrono::steady_clock::time_point kill_at;
+  bool term_sent = false;
   bool kill_sent = false;
   bool agent_exited = false;
   runtime::AgentExit agent_exit;
@@ -305,21 +310,36 @@ runtime::AgentCallbacks CallbacksFor(const std::shared_ptr<CommandRunner::Runnin
 
 }  // namespace
 
+int CommandRunner::NextSignalLocked(Running& c) {
+  auto now = std::chrono::steady_clock::now();
+  if (c.kill_reason.empty() && now >= c.deadline) {
+    c.kill_reason = "timeout";
+    c.kill_at = now;
+  }
+  if (c.kill_reason.empty() || c.kill_sent) return 0;
+  if (now >= c.kill_at) {
+    c.kill_sent = true;
+    return SIGKILL;
+  }
+  if (c.term_sent) return 0;
+  c.term_sent = true;
+  return SIGTERM;
+}
+
 void CommandRunner::WatchAgent(std::shared_ptr<Running> c) {
   std::unique_lock lock(c->mu);
   while (!c->agent_exited && !stopping_) {
-    if (c->kill_reason.empty() && std::chrono::steady_clock::now() >= c->deadline)
-      c->kill_reason = "timeout";
-    if (!c->kill_reason.empty() && !c->kill_sent) {
-      c->kill_sent = true;
+    if (int sig = NextSignalLocked(*c)) {
       lock.unlock();
-      // SIGKILL to the command's process group: its whole tree.
-      Status st = c->agent->Signal(c->channel, SIGKILL);
+      // To the command's process group: its whole tree.
+      Status st = c->agent->Signal(c->channel, sig);
       if (!st.ok()) spdlog::warn("command {}: {}", c->record.id, st.message());
       lock.lock();
       continue;
     }
-    c->cv.wait_until(lock, c->deadline);
+    // A graceful kill in its grace period wakes for its SIGKILL.
+    bool graceful = !c->kill_reason.empty() && !c->kill_sent;
+    c->cv.wait_until(lock, graceful ? c->kill_at : c->deadline);
   }
   lock.unlock();
   Finish(*c);
@@ -357,16 +377,16 @@ void CommandRunner::Watch(std::shared_ptr<Running> c) {
       c->cv.notify_all();
     }
     if (exited && !any) drained_after_exit = true;
-    bool kill = false;
-    {
+    int sig = 0;
+    if (!exited) {
       std::lock_guard lock(c->mu);
-      if (c->kill_reason.empty() && std::chrono::steady_clock::now() >= c->deadline)
-        c->kill_reason = "timeout";
-      kill = !c->kill_reason.empty() && !c->kill_sent && !exited;
-      if (kill) c->kill_sent = true;
+      sig = NextSignalLocked(*c);
     }
     if (stopping_) break;
-    if (kill) {
+    if (sig == SIGTERM) {
+      Status st = runtime_.TerminateExec(c->record.sandbox_id, c->process.tree_id);
+      if (!st.ok()) spdlog::warn("command {}: {}", c->record.id, st.message());
+    } else if (sig == SIGKILL) {
       Status st = runtime_.KillExec(c->record.sandbox_id, c->process.tree_id);
       if (!st.ok()) {
         spdlog::warn("command {}: {}", c->record.id, st.message());
@@ -488,7 +508,7 @@ std::optional<store::CommandRecord> CommandRunner::Snapshot(const std::string& i
   return r;
 }
 
-bool CommandRunner::Kill(const std::string& id) {
+bool CommandRunner::Kill(const std::string& id, std::chrono::milliseconds grace) {
   std::shared_ptr<Running> c;
   {
     std::lock_guard lock(mu_);
@@ -497,7 +517,13 @@ bool CommandRunner::Kill(const std::string& id) {
     c = it->second;
   }
   std::lock_guard lock(c->mu);
-  if (c->kill_reason.empty()) c->kill_reason = "killed";
+  auto due = std::chrono::steady_clock::now() + std::max(grace, std::chrono::milliseconds(0));
+  if (c->kill_reason.empty()) {
+    c->kill_reason = "killed";
+    c->kill_at = due;
+  } else if (due < c->kill_at) {
+    c->kill_at = due;  // a plain kill during a graceful one's grace: SIGKILL now
+  }
   c->cv.notify_all();
   return true;
 }

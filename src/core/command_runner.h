@@ -66,8 +66,9 @@ class CommandRunner {
                 std::chrono::milliseconds wait);
   // The record with the output so far; nullopt when the command does not run here (any more).
   std::optional<store::CommandRecord> Snapshot(const std::string& id);
-  // Kills the command's process tree; false when it does not run here.
-  bool Kill(const std::string& id);
+  // Kills the command's process tree; false when it does not run here. With a `grace` period,
+  // SIGTERM to its process group first and SIGKILL once `grace` passed (if it still runs).
+  bool Kill(const std::string& id, std::chrono::milliseconds grace = {});
   // True while command `id` runs here.
   bool IsRunning(const std::string& id);
   // Where a command's end is announced (Change::kCommandEnded), for the Waiter. Set before
@@ -92,6 +93,9 @@ class CommandRunner {
   void WatchAgent(std::shared_ptr<Running> command);
   void ReattachAndWatch(std::shared_ptr<Running> command, std::chrono::milliseconds wait);
   void Finish(Running& c);
+  // The signal a watcher sends now (0: none): SIGKILL at a timeout or once a kill is due,
+  // SIGTERM first for a graceful kill. Marks it sent. Call with c.mu held.
+  static int NextSignalLocked(Running& c);
 
   store::Store& store_;
   runtime::Runtime& runtime_;

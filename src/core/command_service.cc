@@ -257,13 +257,13 @@ Result<std::unique_ptr<CommandRunner::Tap>> CommandService::Follow(const Princip
 }
 
 Result<RunOutcome> CommandService::Kill(const Principal& who, const std::string& sandbox_id,
-                                        const std::string& id) {
+                                        const std::string& id, std::chrono::milliseconds grace) {
   ASSIGN_OR_RETURN(store::CommandRecord c, FindCommand(who, sandbox_id, id));
   RunOutcome outcome;
   outcome.command = ViewOf(c);
   outcome.finished = !outcome.command.running();
   // False: it just ended, or it is another adaptd's run; AwaitEnd then ends at once.
-  if (!outcome.finished) runner_.Kill(id);
+  if (!outcome.finished) runner_.Kill(id, grace);
   return outcome;
 }
 

@@ -86,8 +86,9 @@ class CommandService {
   // Has the command's process tree killed, and returns at once. A command that already
   // ended is returned as it is (finished); else the caller waits for its end with AwaitEnd,
   // at most kKillWait, holding no thread, then reads it with Outcome (status "killed").
+  // With a `grace` period: SIGTERM to the process group first, SIGKILL after `grace`.
   Result<RunOutcome> Kill(const Principal& who, const std::string& sandbox_id,
-                          const std::string& id);
+                          const std::string& id, std::chrono::milliseconds grace = {});
   // The sandbox ends (see CommandRunner::SandboxEnded): its lost commands say `why`.
   void SandboxEnded(const std::string& sandbox_id, const std::string& why, bool on_its_own) {
     runner_.SandboxEnded(sandbox_id, why, on_its_own);

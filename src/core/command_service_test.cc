@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <atomic>
 #include <boost/asio/thread_pool.hpp>
 #include <future>
+#include <thread>
 
 #include "core/core_test_fixture.h"
 #include "os/process.h"
@@ -47,8 +49,13 @@ class HostExecRuntime : public runtime::FakeRuntime {
     RETURN_IF_ERROR(FakeRuntime::KillExec(sandbox_id, tree_id));
     return os::Signal(std::stoi(tree_id), SIGKILL);
   }
+  Status TerminateExec(const std::string& /*sandbox_id*/, const std::string& tree_id) override {
+    ++terminated_;
+    return os::Signal(std::stoi(tree_id), SIGTERM);
+  }
 
   runtime::ExecRequest last_exec_;
+  std::atomic<int> terminated_{0};
 };
 
 class CommandServiceTest : public testing_support::CoreTest {
@@ -217,6 +224,43 @@ TEST_F(CommandServiceTest, KillEndsARunningCommandWithoutWaitingForIt) {
   EXPECT_EQ(outcome->command.signal, SIGKILL);
   EXPECT_FALSE(outcome->command.exit_code.has_value());
   EXPECT_EQ(StoredCommand(sandbox.id, id).status, "killed");
+  EXPECT_EQ(exec_.CountCalls(Op::kKillExec, sandbox.id), 1);
+}
+
+TEST_F(CommandServiceTest, AGracefulKillSendsTermAndACommandThatTrapsItEndsOnItsOwn) {
+  auto sandbox = Insert(NewSandbox("running"));
+  std::string id = Started(sandbox.id, Shell("trap 'echo term; exit 0' TERM; echo up; "
+                                             "while true; do sleep 0.1; done"));
+  // The trap is set once the command printed.
+  for (int i = 0;
+       i < 600 && service_->Outcome(Caller(), sandbox.id, id)->command.stdout_text != "up\n"; ++i)
+    std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(service_->Kill(Caller(), sandbox.id, id, 600s).ok());
+  EXPECT_EQ(AwaitEnd(id, 60s), Waiter::End::kReady);  // a hang guard, far below the grace
+  auto outcome = service_->Outcome(Caller(), sandbox.id, id);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->command.status, "killed");
+  EXPECT_EQ(outcome->command.exit_code, 0);
+  EXPECT_FALSE(outcome->command.signal.has_value());
+  EXPECT_EQ(outcome->command.stdout_text, "up\nterm\n");
+  EXPECT_EQ(exec_.terminated_, 1);
+  EXPECT_EQ(exec_.CountCalls(Op::kKillExec, sandbox.id), 0);
+}
+
+TEST_F(CommandServiceTest, AGracefulKillOfACommandIgnoringTermKillsItAfterTheGrace) {
+  auto sandbox = Insert(NewSandbox("running"));
+  std::string id =
+      Started(sandbox.id, Shell("trap '' TERM; echo up; while true; do sleep 0.1; done"));
+  for (int i = 0;
+       i < 600 && service_->Outcome(Caller(), sandbox.id, id)->command.stdout_text != "up\n"; ++i)
+    std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(service_->Kill(Caller(), sandbox.id, id, 300ms).ok());
+  EXPECT_EQ(AwaitEnd(id, 60s), Waiter::End::kReady);
+  auto outcome = service_->Outcome(Caller(), sandbox.id, id);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->command.status, "killed");
+  EXPECT_EQ(outcome->command.signal, SIGKILL);
+  EXPECT_EQ(exec_.terminated_, 1);
   EXPECT_EQ(exec_.CountCalls(Op::kKillExec, sandbox.id), 1);
 }
 

@@ -1,8 +1,7 @@
 // EventBus: says that something the store recorded changed: a sandbox's status, a command's
-// end, an app's event or an account alert. The events themselves live in the store (so a
-// client can resume after Last-Event-ID); the bus only says "look again", naming what changed
-// so a listener can ignore the rest.
-// Thread-safe.
+// end, a deployed app's event, a run's status (jobs and automations) or an account alert. The
+// events themselves live in the store (so a client can resume after Last-Event-ID); the bus only
+// says "look again", naming what changed so a listener can ignore the rest. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +14,10 @@ namespace adapt::core {
 
 struct Change {
   // kAccountAlert: an 80% / 100% alert of the organization's credits or a plan limit.
-  enum class Kind { kSandboxStatus, kCommandEnded, kAppEvent, kAccountAlert };
+  enum class Kind { kSandboxStatus, kCommandEnded, kAppEvent, kAccountAlert, kRunStatus };
   Kind kind = Kind::kSandboxStatus;
-  std::string id;  // the sandbox's, the command's, the app's or (alerts) the organization's
+  // the sandbox's, the command's, the app's, (alerts) the organization's or the run's
+  std::string id;
 };
 
 class EventBus {

@@ -3,6 +3,7 @@
 // daemon's is SandboxJobAttempts (core/sandbox_job_attempts.h); unit tests script a fake one.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -46,9 +47,9 @@ class JobAttempts {
   // another thread, after the attempt's sandbox is gone (or deletion is under way).
   virtual void Start(const store::JobRecord& job, const store::RunRecord& run, Progress progress,
                      Done done) = 0;
-  // Asks attempt `run_id` to end (its command's process group is killed, as CommandService's
-  // Kill does; a sandbox still starting is not used); its `done` then says kCancelled. False
-  // when it does not run here.
+  // Asks attempt `run_id` to end (its command's process group gets SIGTERM, then SIGKILL
+  // after kRunCancelGrace; a sandbox still starting is not used); its `done` then says
+  // kCancelled. False when it does not run here.
   virtual bool Cancel(const std::string& run_id) = 0;
   // A sandbox a previous adaptd made for an attempt it did not see end: deleted, best effort.
   virtual void Abandon(const std::string& org_id, const std::string& sandbox_id) = 0;
@@ -59,5 +60,9 @@ class JobAttempts {
 std::string LatestBytes(const std::string& text, size_t limit, bool& truncated);
 
 inline constexpr size_t kRunOutputBytes = 64 * 1024;
+
+// cancel_automation_run's grace period (a job's run or an automation's): the command's
+// process group gets SIGTERM, then SIGKILL once this passed if it still runs.
+inline constexpr std::chrono::seconds kRunCancelGrace{10};
 
 }  // namespace adapt::core

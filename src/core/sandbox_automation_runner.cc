@@ -138,7 +138,8 @@ void SandboxAutomationRunner::RunCommand(std::shared_ptr<Execution> e) {
   }
   if (e->progress.command) e->progress.command(started->id);
   if (cancelled)
-    IgnoreError(commands_.Kill(e->who, e->automation.sandbox_id, started->id), "cancel");
+    IgnoreError(commands_.Kill(e->who, e->automation.sandbox_id, started->id, kRunCancelGrace),
+                "cancel");
   auto deadline = Waiter::Clock::now() + std::chrono::seconds(e->automation.timeout_seconds + 60);
   commands_.AwaitEnd(started->id, deadline, [this, e](Waiter::End) { CommandEnded(e); });
 }
@@ -236,7 +237,7 @@ bool SandboxAutomationRunner::Cancel(const std::string& run_id) {
     command_id = e->command_id;
   }
   if (!command_id.empty())
-    IgnoreError(commands_.Kill(e->who, e->automation.sandbox_id, command_id),
+    IgnoreError(commands_.Kill(e->who, e->automation.sandbox_id, command_id, kRunCancelGrace),
                 "the command may have ended");
   return true;
 }

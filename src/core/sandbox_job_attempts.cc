@@ -141,7 +141,8 @@ void SandboxJobAttempts::SandboxSettled(std::shared_ptr<Attempt> a) {
     cancelled = a->cancelled;
   }
   if (a->progress.command) a->progress.command(started->id);
-  if (cancelled) IgnoreError(commands_.Kill(a->who, sandbox_id, started->id), "cancel");
+  if (cancelled)
+    IgnoreError(commands_.Kill(a->who, sandbox_id, started->id, kRunCancelGrace), "cancel");
   // The command's own timeout ends it; the margin covers recording its end.
   auto deadline = Waiter::Clock::now() + std::chrono::seconds(a->job.spec.timeout_seconds + 60);
   commands_.AwaitEnd(started->id, deadline, [this, a](Waiter::End) { CommandEnded(a); });
@@ -251,7 +252,8 @@ bool SandboxJobAttempts::Cancel(const std::string& run_id) {
     command_id = a->command_id;
   }
   if (!command_id.empty())
-    IgnoreError(commands_.Kill(a->who, sandbox_id, command_id), "the command may have ended");
+    IgnoreError(commands_.Kill(a->who, sandbox_id, command_id, kRunCancelGrace),
+                "the command may have ended");
   return true;
 }
 

@@ -66,6 +66,8 @@ void Daemon::ServeUntilStopSignal() {
     controllers_->Shutdown();
   }
   waiter_->Shutdown();  // its timers would keep the workers busy until their deadlines
+  // The bus goes before the store.
+  store_->SetRunEventListener({});
   workers_->join();
   storage_workers_->join();
   volumes_->Shutdown();
@@ -187,6 +189,10 @@ Status Daemon::StartDatabase() {
 
 Status Daemon::ReconcileSandboxes() {
   bus_.emplace();
+  // A run's status change (its event already stored) wakes the organization's event streams.
+  store_->SetRunEventListener([bus = &*bus_](const std::string& run_id) {
+    bus->Notify({core::Change::Kind::kRunStatus, run_id});
+  });
   workers_.emplace(static_cast<size_t>(config_.worker_threads));
   // Every wait (waitSeconds, MCP's waits) parks here, on the workers' timers, holding no thread.
   waiter_.emplace(*bus_, *workers_);

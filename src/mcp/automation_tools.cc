@@ -130,10 +130,10 @@ json CreateAutomationSchema() {
            "runs at the next valid instant, a repeated hour runs once"}}},
         {"overlap",
          {{"type", "string"},
-          {"enum", json::array({"skip", "allow", "cancel_previous"})},
+          {"enum", json::array({"skip", "buffer_one", "allow", "cancel_previous"})},
           {"description",
-           "while a run still executes: skip the slot (default), run another, "
-           "or cancel the executing one"}}},
+           "while a run still executes: skip the slot (default), keep one to run right after "
+           "it (buffer_one), run another, or cancel the executing one"}}},
         {"catch_up_seconds",
          {{"type", "integer"},
           {"minimum", 0},

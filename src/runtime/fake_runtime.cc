@@ -82,6 +82,11 @@ Status FakeRuntime::KillExec(const std::string& sandbox_id, const std::string& /
   return Status::Ok();
 }
 
+Status FakeRuntime::TerminateExec(const std::string& /*sandbox_id*/,
+                                  const std::string& /*tree_id*/) {
+  return Status::Ok();
+}
+
 Status FakeRuntime::SignalExec(const std::string& /*sandbox_id*/, const std::string& tree_id,
                                int /*signal*/) {
   return NotFound("exec " + tree_id + " has no recorded pid");

@@ -58,6 +58,7 @@ class FakeRuntime : public Runtime {
   Status Destroy(const std::string& id, bool keep_disk) override;
   Result<ExecProcess> Exec(const ExecRequest& request) override;
   Status KillExec(const std::string& sandbox_id, const std::string& tree_id) override;
+  Status TerminateExec(const std::string& sandbox_id, const std::string& tree_id) override;
   Status SignalExec(const std::string& sandbox_id, const std::string& tree_id, int signal) override;
   void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) override;
   std::vector<std::string> List() override;

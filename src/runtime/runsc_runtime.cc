@@ -404,6 +404,10 @@ Status RunscRuntime::KillExec(const std::string& sandbox_id, const std::string& 
   return SendExecSignal(sandbox_id, tree_id, SIGKILL, true);
 }
 
+Status RunscRuntime::TerminateExec(const std::string& sandbox_id, const std::string& tree_id) {
+  return SendExecSignal(sandbox_id, tree_id, SIGTERM, true);
+}
+
 Status RunscRuntime::SignalExec(const std::string& sandbox_id, const std::string& tree_id,
                                 int signal) {
   return SendExecSignal(sandbox_id, tree_id, signal, false);

@@ -35,6 +35,7 @@ class RunscRuntime : public Runtime {
   std::vector<std::string> List() override;
   Result<ExecProcess> Exec(const ExecRequest& request) override;
   Status KillExec(const std::string& sandbox_id, const std::string& tree_id) override;
+  Status TerminateExec(const std::string& sandbox_id, const std::string& tree_id) override;
   Status SignalExec(const std::string& sandbox_id, const std::string& tree_id, int signal) override;
   void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) override;
   std::shared_ptr<AgentSession> Agent(const std::string& sandbox_id) override;

@@ -98,6 +98,9 @@ class Runtime {
   // Kills the exec's process and every process in its group (its background children).
   // Blocking (a few hundred ms). Idempotent.
   virtual Status KillExec(const std::string& sandbox_id, const std::string& tree_id) = 0;
+  // SIGTERM to the exec's process and every process in its group: a graceful kill's first
+  // step (KillExec follows after the grace period). Blocking, like KillExec.
+  virtual Status TerminateExec(const std::string& sandbox_id, const std::string& tree_id) = 0;
   // Sends `signal` to the exec's process only (not its group), so it can clean up before it
   // exits. Blocking, like KillExec. NotFound when the process has no recorded pid.
   virtual Status SignalExec(const std::string& sandbox_id, const std::string& tree_id,

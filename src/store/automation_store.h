@@ -30,7 +30,7 @@ struct AutomationRecord {
   int64_t interval_seconds = 0;  // 0: cron
   std::string cron;
   std::string time_zone = "UTC";
-  std::string overlap = "skip";  // skip, allow, cancel_previous
+  std::string overlap = "skip";  // skip, buffer_one, allow, cancel_previous
   int64_t catch_up_seconds = 3600;
   // Attempts of one slot on an instant target: an infrastructure failure retries in a fresh
   // sandbox until this many were made.

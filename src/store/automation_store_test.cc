@@ -104,6 +104,16 @@ TEST_P(StoreTest, AutomationSlotFiresAtMostOnce) {
             Code::kConflict);
   EXPECT_EQ(store_->ListRuns(org_.id, {"", a.id}, 10, std::nullopt)->items.size(), 1u);
   EXPECT_EQ(store_->GetAutomation(org_.id, a.id)->next_due_at, 10'000);
+  // The claimed slot's run wrote its event; the refused claims wrote none.
+  int run_events = 0;
+  auto events = store_->ListEvents(org_.id, "", 0, 100);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  for (const auto& e : *events) {
+    if (e.run_id.empty()) continue;
+    ++run_events;
+    EXPECT_EQ(e.automation_id, a.id);
+  }
+  EXPECT_EQ(run_events, 1);
 }
 
 TEST_P(StoreTest, AutomationPausesAfterConsecutiveFailuresAndASuccessResetsTheCount) {

@@ -1,10 +1,12 @@
-// EventStore: sandbox status events, written by SandboxStore with each status change, and
-// deployed apps' events. One domain of
+// EventStore: sandbox status events, written by SandboxStore with each status change, deployed
+// apps' events, and runs' status changes, written by JobStore and AutomationStore in the
+// transaction that changes the run's status. One domain of
 // Store (store/store.h): a service that needs only this domain depends on this interface, and a
 // test can give it a MemoryStore. Every method is one transaction; implementations are thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,11 @@ class EventStore {
   virtual Result<int64_t> LatestEventSeq() = 0;
   // Appends a deployed app's event (`e.app_id` set, `e.sandbox_id` empty); seq is assigned.
   virtual Status AppendAppEvent(const EventRecord& e) = 0;
+  // Called with a run's id after a transaction that changed its status (and wrote its event)
+  // committed, on the writer's thread, holding no lock of the store; it must not block. Set
+  // once, before serving (the daemon announces the change on its event bus).
+  using RunEventListener = std::function<void(const std::string& run_id)>;
+  virtual void SetRunEventListener(RunEventListener listener) = 0;
 };
 
 }  // namespace adapt::store

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/records.h"
 
 namespace adapt::store {
 
@@ -73,6 +74,22 @@ struct RunRecord {
   int64_t ended_at = 0;
   int64_t created_at = 0;
 };
+
+// The event a run's status change writes (EventStore; `event: run` on GET /v1/events): at the
+// run's latest time (its end, else its start, else its creation).
+inline EventRecord RunEvent(const RunRecord& r) {
+  EventRecord e;
+  e.org_id = r.org_id;
+  e.status = r.status;
+  e.at = r.ended_at ? r.ended_at : r.started_at ? r.started_at : r.created_at;
+  e.run_id = r.id;
+  e.automation_id = r.automation_id;
+  e.job_id = r.job_id;
+  e.attempt = r.attempt;
+  e.exit_code = r.exit_code;
+  e.run_sandbox_id = r.sandbox_id;
+  return e;
+}
 
 struct JobPage {
   std::vector<JobRecord> items;

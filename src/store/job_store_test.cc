@@ -208,6 +208,45 @@ TEST_P(StoreTest, PruningForgetsOldRunsAndAllButTheNewestOfEachJobButNeverARunni
   EXPECT_EQ(ids, (std::vector<std::string>{runs[5].id, runs[3].id, runs[2].id}));
 }
 
+TEST_P(StoreTest, ARunsStatusChangeWritesItsEventAndIsAnnouncedOnce) {
+  std::vector<std::string> announced;
+  store_->SetRunEventListener([&](const std::string& id) { announced.push_back(id); });
+  auto before = store_->LatestEventSeq();
+  ASSERT_TRUE(before.ok());
+  RunRecord r = NewRun(org_.id, "job_1", 2);
+  r.status = "starting";
+  ASSERT_TRUE(store_->PutRun(r).ok());
+  r.command_id = "cmd_1";  // the same status: no event
+  ASSERT_TRUE(store_->PutRun(r).ok());
+  r.status = "failed";
+  r.sandbox_id = "sbx_1";
+  r.exit_code = 3;
+  r.ended_at = 5000;
+  ASSERT_TRUE(store_->PutRun(r).ok());
+  EXPECT_EQ(announced, (std::vector<std::string>{r.id, r.id}));
+
+  auto events = store_->ListEvents(org_.id, "", *before, 10);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[0].status, "starting");
+  EXPECT_EQ((*events)[0].at, 1002);
+  EXPECT_FALSE((*events)[0].exit_code.has_value());
+  const EventRecord& ended = (*events)[1];
+  EXPECT_EQ(ended.run_id, r.id);
+  EXPECT_EQ(ended.job_id, "job_1");
+  EXPECT_TRUE(ended.automation_id.empty());
+  EXPECT_EQ(ended.status, "failed");
+  EXPECT_EQ(ended.attempt, 2);
+  EXPECT_EQ(ended.exit_code, 3);
+  EXPECT_EQ(ended.run_sandbox_id, "sbx_1");
+  EXPECT_TRUE(ended.sandbox_id.empty());  // not on the sandbox's own stream
+  EXPECT_EQ(ended.at, 5000);
+  EXPECT_GT(ended.seq, (*events)[0].seq);
+  EXPECT_TRUE(store_->ListEvents(org_.id, "sbx_1", *before, 10)->empty());
+  EXPECT_TRUE(store_->ListEvents(other_org_.id, "", *before, 10)->empty());
+  store_->SetRunEventListener({});
+}
+
 TEST_F(SqliteStoreTest, AJobsEnvironmentIsSealedAtRest) {
   ValueSealer sealer;
   sealer.seal = [](const std::string& org, const std::string& aad,

@@ -283,6 +283,20 @@ Status MemoryStore::AppendAppEvent(const EventRecord& e) {
   return Status::Ok();
 }
 
+void MemoryStore::SetRunEventListener(RunEventListener listener) {
+  std::lock_guard lock(listener_mu_);
+  run_listener_ = std::move(listener);
+}
+
+void MemoryStore::AnnounceRunEvent(const std::string& run_id) {
+  RunEventListener listener;
+  {
+    std::lock_guard lock(listener_mu_);
+    listener = run_listener_;
+  }
+  if (listener) listener(run_id);
+}
+
 Result<int64_t> MemoryStore::LatestEventSeq() {
   std::lock_guard lock(mu_);
   return events_.empty() ? int64_t{0} : events_.back().seq;

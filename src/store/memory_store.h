@@ -61,6 +61,7 @@ class MemoryStore : public Store {
                                               int limit) override;
   Result<int64_t> LatestEventSeq() override;
   Status AppendAppEvent(const EventRecord& e) override;
+  void SetRunEventListener(RunEventListener listener) override;
 
   Status PutCommand(const CommandRecord& c) override;
   Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,
@@ -254,10 +255,19 @@ class MemoryStore : public Store {
   void DropGrantsOfLocked(const std::string& key_id);
   void InsertEventLocked(const std::string& org_id, const std::string& id,
                          const std::string& status, int64_t at);
+  // Inserts or replaces the run; a new status appends its event (true: announce it after
+  // unlocking).
+  bool UpsertRunLocked(const RunRecord& run);
+  void AppendRunEventLocked(const RunRecord& run);
+  Status ClaimAutomationSlotLocked(const std::string& id, int64_t expected_due, int64_t next_due,
+                                   const std::vector<RunRecord>& runs);
+  void AnnounceRunEvent(const std::string& run_id);
   std::vector<SandboxRecord> AttachmentsLocked(const std::string& org_id, const std::string& name);
   SandboxRecord* FindSandboxLocked(const std::string& id);
   LiveTotals CountLiveLocked(const std::string& org_id, const std::string& except_id);
 
+  std::mutex listener_mu_;
+  RunEventListener run_listener_;  // guarded by listener_mu_
   std::mutex mu_;
   int64_t next_seq_ = 1;  // one counter for every table: only the order within one matters
   std::vector<OrgRecord> orgs_;

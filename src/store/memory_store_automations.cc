@@ -90,7 +90,17 @@ Result<std::vector<AutomationRecord>> MemoryStore::ListDueAutomations(int64_t no
 
 Status MemoryStore::ClaimAutomationSlot(const std::string& id, int64_t expected_due,
                                         int64_t next_due, const std::vector<RunRecord>& runs) {
-  std::lock_guard lock(mu_);
+  {
+    std::lock_guard lock(mu_);
+    RETURN_IF_ERROR(ClaimAutomationSlotLocked(id, expected_due, next_due, runs));
+  }
+  for (const auto& r : runs) AnnounceRunEvent(r.id);
+  return Status::Ok();
+}
+
+Status MemoryStore::ClaimAutomationSlotLocked(const std::string& id, int64_t expected_due,
+                                              int64_t next_due,
+                                              const std::vector<RunRecord>& runs) {
   if (auto fault = WriteFaultLocked()) return *fault;
   auto a = std::find_if(automations_.begin(), automations_.end(),
                         [&](const AutomationRecord& x) { return x.id == id; });
@@ -104,11 +114,7 @@ Status MemoryStore::ClaimAutomationSlot(const std::string& id, int64_t expected_
     }
   }
   a->next_due_at = next_due;
-  for (const auto& r : runs) {
-    RunRecord row = r;
-    row.seq = next_seq_++;
-    runs_.push_back(row);
-  }
+  for (const auto& r : runs) UpsertRunLocked(r);
   return Status::Ok();
 }
 

@@ -111,9 +111,7 @@ Status MemoryStore::DeleteJob(const std::string& org_id, const std::string& id,
   return NotFound("job '" + id + "' not found");
 }
 
-Status MemoryStore::PutRun(const RunRecord& run) {
-  std::lock_guard lock(mu_);
-  if (auto fault = WriteFaultLocked()) return *fault;
+bool MemoryStore::UpsertRunLocked(const RunRecord& run) {
   for (auto& r : runs_) {
     if (r.id != run.id) continue;
     int64_t seq = r.seq;
@@ -128,11 +126,31 @@ Status MemoryStore::PutRun(const RunRecord& run) {
     r.attempt = kept.attempt;
     r.scheduled_at = kept.scheduled_at;
     r.created_at = kept.created_at;
-    return Status::Ok();
+    if (r.status == kept.status) return false;
+    AppendRunEventLocked(r);
+    return true;
   }
   RunRecord row = run;
   row.seq = next_seq_++;
   runs_.push_back(row);
+  AppendRunEventLocked(row);
+  return true;
+}
+
+void MemoryStore::AppendRunEventLocked(const RunRecord& run) {
+  EventRecord e = RunEvent(run);
+  e.seq = next_seq_++;
+  events_.push_back(std::move(e));
+}
+
+Status MemoryStore::PutRun(const RunRecord& run) {
+  bool changed = false;
+  {
+    std::lock_guard lock(mu_);
+    if (auto fault = WriteFaultLocked()) return *fault;
+    changed = UpsertRunLocked(run);
+  }
+  if (changed) AnnounceRunEvent(run.id);
   return Status::Ok();
 }
 

@@ -463,6 +463,14 @@ CREATE TABLE dashboard_sessions (
 );
 CREATE INDEX dashboard_sessions_by_key ON dashboard_sessions(key_id);
 )sql"},
+      {28, R"sql(
+ALTER TABLE events ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE events ADD COLUMN automation_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE events ADD COLUMN job_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE events ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE events ADD COLUMN exit_code INTEGER;
+ALTER TABLE events ADD COLUMN run_sandbox_id TEXT NOT NULL DEFAULT '';
+)sql"},
   };
   return kMigrations;
 }

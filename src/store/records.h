@@ -87,6 +87,14 @@ struct EventRecord {
   std::string alert_limit = {};
   int64_t alert_value = 0;
   int64_t alert_used = 0;
+  // A run's status change (issue 18): sandbox_id is empty (a sandbox's own stream carries
+  // only its status), status is the run's, run_sandbox_id the sandbox the run used.
+  std::string run_id = {};
+  std::string automation_id = {};
+  std::string job_id = {};
+  int attempt = 0;
+  std::optional<int> exit_code = {};
+  std::string run_sandbox_id = {};
 };
 
 // A command run in a sandbox: what was asked, and once it ended, how. The SQLite store keeps

@@ -191,7 +191,8 @@ Result<std::vector<AutomationRecord>> SqliteStore::ListDueAutomations(int64_t no
 
 Status SqliteStore::ClaimAutomationSlot(const std::string& id, int64_t expected_due,
                                         int64_t next_due, const std::vector<RunRecord>& runs) {
-  return Guard("claiming an automation's slot", [&]() -> Status {
+  std::vector<std::string> changed;
+  RETURN_IF_ERROR(Guard("claiming an automation's slot", [&]() -> Status {
     SQLite::Transaction tx(db_);
     SQLite::Statement q(db_,
                         "UPDATE automations SET next_due_at = ? WHERE id = ? AND enabled = 1 AND "
@@ -207,11 +208,13 @@ Status SqliteStore::ClaimAutomationSlot(const std::string& id, int64_t expected_
       taken.bind(1, r.automation_id);
       taken.bind(2, r.scheduled_at);
       if (taken.executeStep()) return Conflict("automation '" + id + "' slot already fired");
-      UpsertRun(db_, r);
+      if (UpsertRun(db_, r)) changed.push_back(r.id);
     }
     tx.commit();
     return Status::Ok();
-  });
+  }));
+  for (const auto& run_id : changed) AnnounceRunEvent(run_id);
+  return Status::Ok();
 }
 
 Result<AutomationRecord> SqliteStore::RecordAutomationOutcome(const std::string& id, bool failed,

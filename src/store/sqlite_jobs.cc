@@ -255,7 +255,11 @@ Status SqliteStore::DeleteJob(const std::string& org_id, const std::string& id,
   });
 }
 
-void SqliteStore::UpsertRun(SQLite::Database& db, const RunRecord& r) {
+bool SqliteStore::UpsertRun(SQLite::Database& db, const RunRecord& r) {
+  // The stored status (none: a new run) says whether this write changes it.
+  SQLite::Statement before(db, "SELECT status FROM runs WHERE id = ?");
+  before.bind(1, r.id);
+  bool changed = !before.executeStep() || before.getColumn(0).getString() != r.status;
   SQLite::Statement q(
       db,
       "INSERT INTO runs(id, org_id, job_id, automation_id, trigger, attempt, sandbox_id, "
@@ -288,13 +292,35 @@ void SqliteStore::UpsertRun(SQLite::Database& db, const RunRecord& r) {
   q.bind(18, r.ended_at);
   q.bind(19, r.created_at);
   q.exec();
+  if (!changed) return false;
+  // The run's event, in the same transaction: the organization's stream (GET /v1/events).
+  EventRecord e = RunEvent(r);
+  SQLite::Statement ev(db,
+                       "INSERT INTO events(org_id, sandbox_id, status, at, run_id, automation_id, "
+                       "job_id, attempt, exit_code, run_sandbox_id) VALUES (?,'',?,?,?,?,?,?,?,?)");
+  ev.bind(1, e.org_id);
+  ev.bind(2, e.status);
+  ev.bind(3, e.at);
+  ev.bind(4, e.run_id);
+  ev.bind(5, e.automation_id);
+  ev.bind(6, e.job_id);
+  ev.bind(7, e.attempt);
+  BindNullableInt(ev, 8, e.exit_code);
+  ev.bind(9, e.run_sandbox_id);
+  ev.exec();
+  return true;
 }
 
 Status SqliteStore::PutRun(const RunRecord& r) {
-  return Guard("saving run", [&]() -> Status {
-    UpsertRun(db_, r);
+  bool changed = false;
+  RETURN_IF_ERROR(Guard("saving run", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    changed = UpsertRun(db_, r);
+    tx.commit();
     return Status::Ok();
-  });
+  }));
+  if (changed) AnnounceRunEvent(r.id);
+  return Status::Ok();
 }
 
 Result<RunRecord> SqliteStore::GetRun(const std::string& org_id, const std::string& id) {

@@ -455,7 +455,8 @@ Result<std::vector<EventRecord>> SqliteStore::ListEvents(const std::string& org_
       "listing events", [&]() -> Result<std::vector<EventRecord>> {
         std::string sql =
             "SELECT seq, org_id, sandbox_id, status, at, app_id, replica_id, message, alert, "
-            "alert_limit, alert_value, alert_used FROM events WHERE org_id = ? AND seq > ?";
+            "alert_limit, alert_value, alert_used, run_id, automation_id, job_id, attempt, "
+            "exit_code, run_sandbox_id FROM events WHERE org_id = ? AND seq > ?";
         if (!sandbox_id.empty()) sql += " AND sandbox_id = ?";
         sql += " ORDER BY seq LIMIT ?";
         SQLite::Statement q(db_, sql);
@@ -476,6 +477,12 @@ Result<std::vector<EventRecord>> SqliteStore::ListEvents(const std::string& org_
           out.back().alert_limit = q.getColumn(9).getString();
           out.back().alert_value = q.getColumn(10).getInt64();
           out.back().alert_used = q.getColumn(11).getInt64();
+          out.back().run_id = q.getColumn(12).getString();
+          out.back().automation_id = q.getColumn(13).getString();
+          out.back().job_id = q.getColumn(14).getString();
+          out.back().attempt = q.getColumn(15).getInt();
+          if (!q.getColumn(16).isNull()) out.back().exit_code = q.getColumn(16).getInt();
+          out.back().run_sandbox_id = q.getColumn(17).getString();
         }
         return out;
       });
@@ -495,6 +502,20 @@ Status SqliteStore::AppendAppEvent(const EventRecord& e) {
     q.exec();
     return Status::Ok();
   });
+}
+
+void SqliteStore::SetRunEventListener(RunEventListener listener) {
+  std::lock_guard lock(listener_mu_);
+  run_listener_ = std::move(listener);
+}
+
+void SqliteStore::AnnounceRunEvent(const std::string& run_id) {
+  RunEventListener listener;
+  {
+    std::lock_guard lock(listener_mu_);
+    listener = run_listener_;
+  }
+  if (listener) listener(run_id);
 }
 
 Result<int64_t> SqliteStore::LatestEventSeq() {

@@ -57,6 +57,7 @@ class SqliteStore : public Store {
                                               int limit) override;
   Result<int64_t> LatestEventSeq() override;
   Status AppendAppEvent(const EventRecord& e) override;
+  void SetRunEventListener(RunEventListener listener) override;
   Status PutCommand(const CommandRecord& c) override;
   Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,
                                    const std::string& id) override;
@@ -221,8 +222,10 @@ class SqliteStore : public Store {
 
  private:
   AppReleaseRecord ReadAppRelease(SQLite::Statement& q);
-  // Inserts the run, or updates the stored one with its id, inside the caller's transaction.
-  static void UpsertRun(SQLite::Database& db, const RunRecord& r);
+  // Inserts the run, or updates the stored one with its id, inside the caller's transaction;
+  // a new status also writes the run's event. True when it did (AnnounceRunEvent after commit).
+  static bool UpsertRun(SQLite::Database& db, const RunRecord& r);
+  void AnnounceRunEvent(const std::string& run_id);
   AutomationRecord ReadAutomation(SQLite::Statement& q);
   Result<AutomationRecord> GetAutomationLocked(const std::string& org_id, const std::string& id);
   JobRecord ReadJob(SQLite::Statement& q);
@@ -257,6 +260,8 @@ class SqliteStore : public Store {
   SandboxRecord ReadSandbox(SQLite::Statement& q);
   std::mutex mu_;
   ValueSealer sealer_;  // guarded by mu_
+  std::mutex listener_mu_;
+  RunEventListener run_listener_;  // guarded by listener_mu_
   SQLite::Database db_;
 };
 

@@ -155,7 +155,7 @@ def test_the_automations_apps_database_and_account_pages_in_a_browser(daemon, tm
     artifacts = os.environ.get("ADAPT_E2E_ARTIFACTS") or str(tmp_path / "screenshots")
     os.makedirs(artifacts, exist_ok=True)
     env = dict(os.environ, ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, API_KEY=org.key,
-               AUTOMATION_NAME=name, APP_NAME=app["name"], APP_URL=app["httpUrl"], RELEASE_ID=app["releaseId"],
+               AUTOMATION_NAME=name, AUTOMATION_ID=automation["id"], APP_NAME=app["name"], APP_URL=app["httpUrl"], RELEASE_ID=app["releaseId"],
                SITE_SOURCE="site-src/")
     run = subprocess.run([NODE, PAGES_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     print(run.stdout)
@@ -163,7 +163,7 @@ def test_the_automations_apps_database_and_account_pages_in_a_browser(daemon, tm
     # What the browser did, as the API sees it.
     assert org.api("GET", "/v1/automations/" + automation["id"])[0] == 404
     runs = org.api("GET", "/v1/runs?automationId=" + automation["id"])[1]["items"]
-    assert [r["trigger"] for r in runs] == ["manual"], runs
+    assert [r["trigger"] for r in runs] == ["manual", "manual"], runs
     assert org.api("GET", "/v1/apps/" + app["id"])[0] == 404
     assert org.api("GET", "/v1/database")[1]["status"] == "ready"
     assert org.api("GET", "/v1/sites")[1]["sites"] == []

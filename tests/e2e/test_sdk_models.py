@@ -44,11 +44,11 @@ MODELS = {
     "AlertEvent": "AlertEvent",
     "App": "App", "AppReplica": "AppReplica", "AppRelease": "AppRelease",
     "AppReplicaLog": "AppReplicaLog",
-    "Automation": "Automation", "Automation.nextChanges": "AutomationStateChange",
+    "Automation": "Automation", "Automation.nextChanges": "AutomationStateChange", "RunEvent": "RunEvent",
     "Database": "Database", "DatabaseDump": "DatabaseDump", "Checkpoint": "Checkpoint",
 }
-# Fields an SDK adds on purpose: the SSE `id:` of a status or alert event (for Last-Event-ID).
-SDK_ONLY = {("StatusEvent", "id"), ("AlertEvent", "id")}
+# Fields an SDK adds on purpose: the SSE `id:` of a status, run or alert event (for Last-Event-ID).
+SDK_ONLY = {("StatusEvent", "id"), ("AlertEvent", "id"), ("RunEvent", "id")}
 
 
 def merged(schema):

@@ -235,6 +235,14 @@ def test_org_events_throw_events_reset_when_the_resume_point_is_not_kept(built, 
     assert 0 <= int(reset["lastEventId"]) < 999999999999, reset
 
 
+def test_run_events_of_a_job_from_the_organizations_stream(built, daemon, org):
+    out = scenario("runEvents", daemon, org, timeout=300)
+    events = out["events"]
+    assert [e["status"] for e in events] == ["starting", "running", "failed"], events
+    assert all(e["jobId"] == out["jobId"] and "automationId" not in e and e["id"] for e in events), events
+    assert events[-1]["exitCode"] == 3 and events[-1]["sandboxId"], events
+
+
 def test_organizations_and_keys_with_the_admin_key(built, daemon):
     name = "sdk-ts-" + uuid.uuid4().hex[:8]
     out = scenario("orgs", daemon, daemon.admin, ORG_NAME=name)

@@ -1,4 +1,4 @@
-// The organization's status events (GET /v1/events, Server-Sent Events): one EventSource for
+// The organization's events (GET /v1/events, Server-Sent Events): one EventSource for
 // the page, shared by every view. The browser reconnects with Last-Event-ID by itself; when the
 // stream opens (again), listeners are told to reload their lists, so that nothing said while
 // it was down is missed (list, then watch); so are they on a 'reset' event, which adaptd sends
@@ -16,7 +16,7 @@ function notify(kind, data) {
 function open() {
   source = new EventSource('/v1/events');
   source.addEventListener('open', () => notify('open'));
-  for (const kind of ['status', 'app', 'reset']) {
+  for (const kind of ['status', 'app', 'run', 'reset']) {
     source.addEventListener(kind, (e) => {
       try {
         notify(kind, JSON.parse(e.data));
@@ -38,8 +38,9 @@ function open() {
 }
 
 // Calls `listener(kind, data)` for 'open', 'status' ({sandboxId, status, at}), 'app' ({appId,
-// type, replicaId, message, at}) and 'reset' ({reason, lastEventId}); returns the function that
-// stops it.
+// type, replicaId, message, at}), 'run' ({runId, automationId or jobId, status, attempt,
+// sandboxId, exitCode once ended, at}) and 'reset' ({reason, lastEventId}); returns the function
+// that stops it.
 export function watchEvents(listener) {
   listeners.add(listener);
   if (!source && !retry) open();

@@ -17,7 +17,7 @@ export interface CreateAutomationOptions {
   cwd?: string;
   env?: Record<string, string>;
   timeoutSeconds?: number;
-  overlap?: "skip" | "allow" | "cancel_previous";
+  overlap?: "skip" | "buffer_one" | "allow" | "cancel_previous";
   catchUpSeconds?: number;
   /** Attempts of one slot on an instant target (1-10, default 3). */
   maxAttempts?: number;

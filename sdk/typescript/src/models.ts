@@ -347,6 +347,21 @@ export interface RunUsage {
   entries: number;
 }
 
+/** A run's status change on the organization's event stream (`event: run`): a job's run
+ * (`jobId`) or an automation's (`automationId`); `exitCode` once it ended. */
+export interface RunEvent {
+  runId: string;
+  automationId?: string;
+  jobId?: string;
+  status: string;
+  attempt: number;
+  sandboxId: string | null;
+  exitCode?: number | null;
+  at: string;
+  /** The SSE `id:` of the frame (for Last-Event-ID), added by the SDK. */
+  id?: string;
+}
+
 /** A schedule: a command run in a sandbox of the organization every interval or at the slots
  * of a cron expression (in an IANA time zone). */
 export interface Automation {

@@ -1,13 +1,14 @@
 // The organization's other resources: images, secrets, persistent storage, object storage
 // and static sites.
-import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
+import { AdaptError, EventsReset, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
   Account, AlertEvent, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
-  PlanLimits, PlanPrices, Progress, Run, Secret, Site, Storage, StorageToken, StoredObject, UsageReport, User,
+  PlanLimits, PlanPrices, Progress, Run, RunEvent, Secret, Site, Storage, StorageToken, StoredObject, UsageReport, User,
 } from "./models.js";
 import { paginate } from "./pages.js";
 import { eventFrames } from "./sandbox.js";
+import { parseEvents } from "./sse.js";
 import type { Body, Transport } from "./transport.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -272,9 +273,37 @@ export class Runs {
     return this.t.call<Run>("GET", `/v1/runs/${encodeURIComponent(runId)}`);
   }
 
-  /** Best effort: the command's process group is killed; the run ends cancelled. */
+  /** Best effort: the command's process group gets SIGTERM, then SIGKILL after the grace
+   * period (10 s); the run ends cancelled. */
   cancel(runId: string): Promise<Run> {
     return this.t.call<Run>("POST", `/v1/runs/${encodeURIComponent(runId)}/cancel`);
+  }
+
+  /** Status changes of the organization's runs (jobs' and automations'), from now on (or after
+   * lastEventId), from GET /v1/events. Throws EventsReset when the server no longer keeps
+   * lastEventId: list again, then follow again from its lastEventId. */
+  async *events(options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+    const headers: Record<string, string> = { Accept: "text/event-stream" };
+    if (options.lastEventId) headers["Last-Event-ID"] = options.lastEventId;
+    const resp = await this.t.request("GET", "/v1/events", { headers });
+    if (!resp.body) return;
+    const body = resp.body;
+    const onAbort = () => void body.cancel().catch(() => undefined);
+    options.signal?.addEventListener("abort", onAbort);
+    try {
+      for await (const ev of parseEvents(body)) {
+        if (ev.event === "reset") {
+          const reset = JSON.parse(ev.data) as { reason?: string; lastEventId?: number };
+          throw new EventsReset(reset.reason ?? "events were missed", String(reset.lastEventId ?? ev.id ?? ""));
+        }
+        if (ev.event !== "run") continue;
+        const run = JSON.parse(ev.data) as RunEvent;
+        if (ev.id !== undefined) run.id = ev.id;
+        yield run;
+      }
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
   }
 }
 

@@ -318,6 +318,22 @@ const scenarios = {
     await sb.deleteCheckpoint("ts-base");
   },
 
+  async runEvents() {
+    const client = new adapt.Client();
+    const job = await client.jobs.submit({ command: "exit 3", maxAttempts: 1 });
+    for (let i = 0; i < 600; i++) {
+      const now = await client.jobs.get(job.id);
+      if (now.status !== "queued" && now.status !== "running") break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    out.jobId = job.id;
+    out.events = [];
+    for await (const ev of client.runs.events({ lastEventId: "0" })) {
+      out.events.push(ev);
+      if (!["queued", "starting", "running"].includes(ev.status)) break;
+    }
+  },
+
   async eventsReset() {
     const client = new adapt.Client();
     try {

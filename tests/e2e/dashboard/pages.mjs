@@ -58,6 +58,13 @@ try {
   // The run's row follows it to its end without a reload, with its output.
   await main.locator('section .status-succeeded').waitFor({ timeout: SLOW });
   await main.locator('section pre.cell-output', { hasText: 'report' }).waitFor();
+  // A run the page did not start (here through the API, as a schedule would) appears and
+  // ends there too: the page follows the run events of /v1/events.
+  const trigger = await fetch(`${URL_}/v1/automations/${env('AUTOMATION_ID')}/trigger`, {
+    method: 'POST', headers: { Authorization: `Bearer ${env('API_KEY')}` },
+  });
+  assert.equal(trigger.status, 202, 'triggering a run through the API');
+  await main.locator('section .status-succeeded').nth(1).waitFor({ timeout: SLOW });
   await shot(page, 'automations');
   await page.getByRole('button', { name: `Delete ${AUTOMATION}`, exact: true }).click();
   await main.getByText('No automations yet.').waitFor();

@@ -1,5 +1,6 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { watchEvents } from '../events.js';
 import { when } from '../format.js';
 import { ErrorNote, StatusBadge } from '../components.jsx';
 import { ResourceList } from './resource_list.jsx';
@@ -57,29 +58,27 @@ export function Automations() {
     }
   }
   const toggle = (a) => act('POST', path(a, a.enabled ? '/disable' : '/enable'), { headers: { 'If-Match': String(a.version) } });
-  // A manual run ends on its own; there are no run events yet, so its row is read again every
-  // 2 s until it has ended (at most 10 minutes), then the lists once more.
-  async function follow(run) {
-    for (let i = 0; i < 300; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      let now;
-      try {
-        now = await api('GET', `/v1/runs/${encodeURIComponent(run.id)}`);
-      } catch (err) {
-        return;
-      }
-      if (now.status !== run.status) reload();
-      if (now.endedAt) return;
-      run = now;
-    }
-  }
+  // Runs change on their own (scheduled, then ended): the organization's event stream says when
+  // an automation's run changed status, and the lists are read again (at most every 500 ms).
+  useEffect(() => {
+    let timer = null;
+    const soon = () => {
+      if (!timer) timer = setTimeout(() => { timer = null; reload(); }, 500);
+    };
+    const stop = watchEvents((kind, event) => {
+      if (kind === 'open' || kind === 'reset' || (kind === 'run' && event.automationId)) soon();
+    });
+    return () => {
+      stop();
+      clearTimeout(timer);
+    };
+  }, []);
   async function runNow(a) {
     setError(null);
     setShown(a);
     try {
-      const run = await api('POST', path(a, '/trigger'));
+      await api('POST', path(a, '/trigger'));
       reload();
-      follow(run);
     } catch (err) {
       setError(err);
     }

@@ -15,7 +15,7 @@ from .files import Files
 from .models import (Account, AccountAlert, AlertEvent, Automation, AutomationStateChange, AccountUsage, ApiKey, Artifact, ArtifactList, Checkpoint, CommandResult, Database, DatabaseDump, Endpoint,
                      FileEntry, FileList, FileWritten, Image, Job, App, AppRelease, AppReplica, AppReplicaLog, LedgerEntry, Network, NewApiKey,
                      NewStorageToken, NewUser, ObjectLink, ObjectStorageAttachment, Operation, Org,
-                     Plan, PlanLimits, PlanPrices, Run, RunUsage, SandboxInfo, Secret, Site, Startup,
+                     Plan, PlanLimits, PlanPrices, Run, RunEvent, RunUsage, SandboxInfo, Secret, Site, Startup,
                      StatusEvent, Storage, StorageToken, StoredObject, UsageReport, UsageTotal,
                      User)
 from .sandbox import Sandbox, Sandboxes
@@ -32,5 +32,5 @@ __all__ = [
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
     "Artifact", "ArtifactList", "Checkpoint", "User", "NewUser", "Account", "AccountUsage", "LedgerEntry", "Plan",
     "PlanLimits", "PlanPrices", "PaymentRequired", "AccountAlert", "UsageReport", "UsageTotal",
-    "Job", "Run", "RunUsage", "AlertEvent", "App", "AppRelease", "AppReplica", "AppReplicaLog", "Automation", "AutomationStateChange", "Automations", "Database", "DatabaseDump",
+    "Job", "Run", "RunEvent", "RunUsage", "AlertEvent", "App", "AppRelease", "AppReplica", "AppReplicaLog", "Automation", "AutomationStateChange", "Automations", "Database", "DatabaseDump",
 ]

@@ -402,6 +402,21 @@ class AutomationStateChange:
 
 
 @dataclass
+class RunEvent:
+    """A run's status change on the organization's event stream (`event: run`): a job's run
+    (job_id) or an automation's (automation_id); exit_code once it ended."""
+    run_id: str
+    status: str
+    attempt: int
+    sandbox_id: Optional[str]
+    at: str
+    automation_id: Optional[str] = None
+    job_id: Optional[str] = None
+    exit_code: Optional[int] = None
+    id: Optional[str] = None  # the SSE id (for last_event_id)
+
+
+@dataclass
 class Automation:
     """A schedule: a command run in a sandbox of the organization every interval or at the
     slots of a cron expression (in an IANA time zone). Or (kind "controller") a controller

@@ -15,7 +15,7 @@ from ._sse import parse_events
 from .errors import AdaptError, EventsReset, NotFound, RequestTimeout, Unavailable
 from .files import LocalPath, _save
 from .models import (Account, AlertEvent, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
-                     ObjectLink, Operation, Org, Plan, Progress, Run, Secret, Site, Storage,
+                     ObjectLink, Operation, Org, Plan, Progress, Run, RunEvent, Secret, Site, Storage,
                      StorageToken, StoredObject, UsageReport, User)
 from .pages import paginate
 
@@ -362,8 +362,31 @@ class Runs:
         return _model.from_json(Run, self._t.call("GET", "/v1/runs/" + run_id))
 
     def cancel(self, run_id: str) -> Run:
-        """Best effort: the command's process group is killed; the run ends cancelled."""
+        """Best effort: the command's process group gets SIGTERM, then SIGKILL after the grace
+        period (10 s); the run ends cancelled."""
         return _model.from_json(Run, self._t.call("POST", "/v1/runs/" + run_id + "/cancel"))
+
+    def events(self, last_event_id: Optional[str] = None, timeout: Optional[float] = None) -> Iterator[RunEvent]:
+        """Status changes of the organization's runs (jobs' and automations'), from now on (or
+        after last_event_id), from GET /v1/events. The stream does not end by itself.
+        EventsReset when the server no longer keeps last_event_id: list again, then follow
+        again from its last_event_id."""
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id:
+            headers["Last-Event-ID"] = last_event_id
+        resp = self._t.request("GET", "/v1/events", headers=headers, timeout=timeout)
+        try:
+            for ev in parse_events(resp.readline):
+                if ev.event == "run":
+                    run = _model.from_json(RunEvent, json.loads(ev.data))
+                    run.id = ev.id
+                    yield run
+                elif ev.event == "reset":
+                    reset = json.loads(ev.data)
+                    raise EventsReset(str(reset.get("reason", "events were missed")),
+                                      str(reset.get("lastEventId", ev.id or "")))
+        finally:
+            resp.close()
 
 
 class Sites:
