@@ -62,15 +62,16 @@ class StatusEventStream : public ResponseStream,
       sink_->Send(": open\n\n");
     }
     std::weak_ptr<StatusEventStream> weak = shared_from_this();
-    token_ = bus_.Subscribe(
-        [weak, &workers = workers_, id = sandbox_id_, org = org_id_](const core::Change& c) {
-          using Kind = core::Change::Kind;
-          bool wanted = c.kind == Kind::kSandboxStatus  ? id.empty() || c.id == id
-                        : c.kind == Kind::kAccountAlert ? id.empty() && c.id == org
-                                                        : (c.kind == Kind::kAppEvent || c.kind == Kind::kRunStatus) && id.empty();
-          if (!wanted) return;
-          if (auto self = weak.lock()) boost::asio::post(workers, [self] { self->Pump(); });
-        });
+    token_ = bus_.Subscribe([weak, &workers = workers_, id = sandbox_id_,
+                             org = org_id_](const core::Change& c) {
+      using Kind = core::Change::Kind;
+      bool wanted = c.kind == Kind::kSandboxStatus ? id.empty() || c.id == id
+                    : c.kind == Kind::kAccountAlert
+                        ? id.empty() && c.id == org
+                        : (c.kind == Kind::kAppEvent || c.kind == Kind::kRunStatus) && id.empty();
+      if (!wanted) return;
+      if (auto self = weak.lock()) boost::asio::post(workers, [self] { self->Pump(); });
+    });
     boost::asio::post(workers_, [self = shared_from_this()] { self->Pump(); });
     ArmHeartbeat();
   }

@@ -19,7 +19,7 @@ inline constexpr const char* kAppDeployOperation = "app.deploy";
 
 struct Operation {
   std::string id;
-  std::string kind;  // "checkpoint", "restore", "fork", "app.deploy", "image.pull", "image.import"
+  std::string kind;   // "checkpoint", "restore", "fork", "app.deploy", "image.pull", "image.import"
   std::string phase;  // "Pending", "Running", "Completed", "Failed"
   uint64_t bytes = 0;
   uint64_t total_bytes = 0;               // 0 while unknown
