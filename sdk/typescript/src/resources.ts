@@ -1,6 +1,6 @@
 // The organization's other resources: images, secrets, persistent storage, object storage
 // and static sites.
-import { AdaptError, EventsReset, NotFound, RequestTimeout } from "./errors.js";
+import { AdaptError, NotFound, RequestTimeout } from "./errors.js";
 import { fileStream, saveResponse } from "./files.js";
 import type {
   Account, AlertEvent, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
@@ -8,7 +8,6 @@ import type {
 } from "./models.js";
 import { paginate } from "./pages.js";
 import { eventFrames } from "./sandbox.js";
-import { parseEvents } from "./sse.js";
 import type { Body, Transport } from "./transport.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -282,28 +281,8 @@ export class Runs {
   /** Status changes of the organization's runs (jobs' and automations'), from now on (or after
    * lastEventId), from GET /v1/events. Throws EventsReset when the server no longer keeps
    * lastEventId: list again, then follow again from its lastEventId. */
-  async *events(options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
-    const headers: Record<string, string> = { Accept: "text/event-stream" };
-    if (options.lastEventId) headers["Last-Event-ID"] = options.lastEventId;
-    const resp = await this.t.request("GET", "/v1/events", { headers });
-    if (!resp.body) return;
-    const body = resp.body;
-    const onAbort = () => void body.cancel().catch(() => undefined);
-    options.signal?.addEventListener("abort", onAbort);
-    try {
-      for await (const ev of parseEvents(body)) {
-        if (ev.event === "reset") {
-          const reset = JSON.parse(ev.data) as { reason?: string; lastEventId?: number };
-          throw new EventsReset(reset.reason ?? "events were missed", String(reset.lastEventId ?? ev.id ?? ""));
-        }
-        if (ev.event !== "run") continue;
-        const run = JSON.parse(ev.data) as RunEvent;
-        if (ev.id !== undefined) run.id = ev.id;
-        yield run;
-      }
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-    }
+  events(options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+    return eventFrames<RunEvent>(this.t, "/v1/events", "run", options.lastEventId, undefined, options.signal);
   }
 }
 

@@ -8,7 +8,7 @@ import json
 import os
 import time
 import urllib.parse
-from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Type, TypeVar, Union
 
 from . import _model
 from ._sse import parse_events
@@ -23,6 +23,29 @@ if TYPE_CHECKING:
     from ._transport import Transport
 
 ProgressCallback = Callable[[Progress], None]
+_E = TypeVar("_E", RunEvent, AlertEvent)
+
+
+def _org_events(t: "Transport", kind: str, model: Type[_E], last_event_id: Optional[str],
+                timeout: Optional[float]) -> Iterator[_E]:
+    """The `kind` frames of the organization's GET /v1/events as `model`s, each with its SSE
+    id (for Last-Event-ID). EventsReset when the server no longer keeps last_event_id."""
+    headers = {"Accept": "text/event-stream"}
+    if last_event_id:
+        headers["Last-Event-ID"] = last_event_id
+    resp = t.request("GET", "/v1/events", headers=headers, timeout=timeout)
+    try:
+        for ev in parse_events(resp.readline):
+            if ev.event == kind:
+                frame = _model.from_json(model, json.loads(ev.data))
+                frame.id = ev.id
+                yield frame
+            elif ev.event == "reset":
+                reset = json.loads(ev.data)
+                raise EventsReset(str(reset.get("reason", "events were missed")),
+                                  str(reset.get("lastEventId", ev.id or "")))
+    finally:
+        resp.close()
 
 
 class Images:
@@ -371,22 +394,7 @@ class Runs:
         after last_event_id), from GET /v1/events. The stream does not end by itself.
         EventsReset when the server no longer keeps last_event_id: list again, then follow
         again from its last_event_id."""
-        headers = {"Accept": "text/event-stream"}
-        if last_event_id:
-            headers["Last-Event-ID"] = last_event_id
-        resp = self._t.request("GET", "/v1/events", headers=headers, timeout=timeout)
-        try:
-            for ev in parse_events(resp.readline):
-                if ev.event == "run":
-                    run = _model.from_json(RunEvent, json.loads(ev.data))
-                    run.id = ev.id
-                    yield run
-                elif ev.event == "reset":
-                    reset = json.loads(ev.data)
-                    raise EventsReset(str(reset.get("reason", "events were missed")),
-                                      str(reset.get("lastEventId", ev.id or "")))
-        finally:
-            resp.close()
+        return _org_events(self._t, "run", RunEvent, last_event_id, timeout)
 
 
 class Sites:
@@ -533,22 +541,7 @@ class Accounts:
         frames): 80% / 100% of its credits used or of a plan limit, once per crossing. From now
         on, or after last_event_id (an alert's `id`). EventsReset when the server no longer
         keeps last_event_id. The stream does not end by itself: stop iterating when done."""
-        headers = {"Accept": "text/event-stream"}
-        if last_event_id:
-            headers["Last-Event-ID"] = last_event_id
-        resp = self._t.request("GET", "/v1/events", headers=headers, timeout=timeout)
-        try:
-            for ev in parse_events(resp.readline):
-                if ev.event == "alert":
-                    alert = _model.from_json(AlertEvent, json.loads(ev.data))
-                    alert.id = ev.id
-                    yield alert
-                elif ev.event == "reset":
-                    reset = json.loads(ev.data)
-                    raise EventsReset(str(reset.get("reason", "events were missed")),
-                                      str(reset.get("lastEventId", ev.id or "")))
-        finally:
-            resp.close()
+        return _org_events(self._t, "alert", AlertEvent, last_event_id, timeout)
 
     def register(self) -> Account:
         """Accepts the operator's terms and makes the account ready; idempotent."""
