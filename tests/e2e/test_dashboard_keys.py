@@ -107,3 +107,7 @@ def test_sign_up_from_the_dashboard(signup_daemon, tmp_path):
     assert status == 200 and json.loads(body)["items"] == []
     status, _, body = raw(d, "POST", "/v1/keys", b"{}", dict(cookie, **CSRF))
     assert status == 403 and b"not registered yet" in body, body
+    # The Account page's Register makes it usable: its session then makes a key.
+    browser(d, tmp_path, "register", SIGNUP_EMAIL=email)
+    status, _, body = raw(d, "POST", "/v1/keys", b"{}", dict(cookie, **CSRF))
+    assert status == 201, body

@@ -4,6 +4,7 @@
 // it is never shown again, revokes it after a confirmation (it stops working at once), and a
 // name holding markup renders as text; the sign-in page offers no sign-up (adaptd runs
 // without --allow-signup). MODE=signup: "Create an account" makes an account and signs in.
+// MODE=register: that account's user (SIGNUP_EMAIL) registers it from the Account page.
 // Every step asserts what a person would see; the first failure ends the run (exit 1).
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -119,6 +120,23 @@ async function signupMode(page, errors) {
   assert.deepEqual(errors, [], 'the page reported errors');
 }
 
+async function registerMode(page, errors) {
+  step('an unregistered account registers from the Account page');
+  await openSignIn(page);
+  await page.getByLabel('Email', { exact: true }).fill(env('SIGNUP_EMAIL'));
+  await page.getByLabel('Password', { exact: true }).fill(env('PASSWORD'));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { name: 'Sandboxes' }).waitFor();
+  await page.goto(URL_ + '/#/account');
+  const main = page.locator('main');
+  await main.getByText('not yet', { exact: false }).waitFor();
+  await main.getByRole('button', { name: 'Register', exact: true }).click();
+  await main.getByText(/^yes, /).waitFor();
+  assert.equal(await main.getByRole('button', { name: 'Register', exact: true }).count(), 0);
+  await shot(page, 'registered');
+  assert.deepEqual(errors, [], 'the page reported errors');
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/lib/chromium/chromium',
   args: ['--no-sandbox'],
@@ -132,6 +150,7 @@ try {
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error' && !/401|403|404|409/.test(m.text())) errors.push(m.text()); });
   if (MODE === 'keys') await keysMode(page, errors);
+  else if (MODE === 'register') await registerMode(page, errors);
   else await signupMode(page, errors);
   console.log('ALL STEPS PASSED');
 } catch (e) {

@@ -1,4 +1,4 @@
-// The dashboard's automations, apps, database, sites and account pages in Debian's chromium,
+// The dashboard's automations, jobs, apps, database, sites and account pages in Debian's chromium,
 // headless, driven by playwright-core against the adaptd that tests/e2e/test_dashboard.py
 // started, with an automation and an app it made. Every step asserts what a person would see;
 // the first failure ends the run (exit 1). Screenshots go to $ARTIFACTS.
@@ -128,6 +128,25 @@ try {
   }
   await shot(page, 'account-usage');
 
+  step('jobs: a job submitted through the API appears and ends without a reload, its runs, delete');
+  const submitted = await fetch(`${URL_}/v1/jobs`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${env('API_KEY')}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ command: 'echo job-report' }),
+  });
+  assert.equal(submitted.status, 201, 'submitting a job through the API');
+  const job = await submitted.json();
+  await page.goto(URL_ + '/#/jobs');
+  await page.getByRole('heading', { name: 'Jobs', exact: true }).waitFor();
+  const jobRow = main.locator('tr', { hasText: job.id });
+  await jobRow.locator('.status-succeeded').waitFor({ timeout: SLOW });
+  await page.getByRole('button', { name: `Runs of ${job.id}`, exact: true }).click();
+  await main.locator('section pre.cell-output', { hasText: 'job-report' }).waitFor({ timeout: SLOW });
+  await shot(page, 'jobs');
+  await page.getByRole('button', { name: `Delete ${job.id}`, exact: true }).click();
+  await jobRow.waitFor({ state: 'detached' });
+  assert.equal(await page.getByRole('alert').count(), 0, 'the jobs page shows an error');
+
   step('at 360 px in dark mode the new pages read without sideways scrolling');
   const phone = await browser.newContext({ viewport: { width: 360, height: 780 }, colorScheme: 'dark' });
   const phonePage = await phone.newPage();
@@ -136,7 +155,7 @@ try {
   await phonePage.getByLabel('API key', { exact: true }).fill(env('API_KEY'));
   await phonePage.keyboard.press('Enter');
   await phonePage.getByRole('heading', { name: 'Sandboxes' }).waitFor();
-  for (const [hash, heading] of [['automations', 'Automations'], ['apps', 'Apps'], ['sites', 'Sites'],
+  for (const [hash, heading] of [['automations', 'Automations'], ['jobs', 'Jobs'], ['apps', 'Apps'], ['sites', 'Sites'],
     ['database', 'Database'], ['account', 'Usage over time']]) {
     await phonePage.goto(`${URL_}/#/${hash}`);
     await phonePage.getByRole('heading', { name: heading, exact: true }).waitFor();

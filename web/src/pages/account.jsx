@@ -41,6 +41,15 @@ export function Account() {
   const [account, setAccount] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => { api('GET', '/v1/account').then(setAccount, setError); }, []);
+  // register_user: accepts the operator's terms, makes the billing account and default storage.
+  async function register() {
+    setError(null);
+    try {
+      setAccount(await api('POST', '/v1/account/register', {}));
+    } catch (err) {
+      setError(err);
+    }
+  }
   if (error) return <main><h1>Account</h1><ErrorNote error={error} /></main>;
   if (!account) return <main><p class="empty">Loading…</p></main>;
   const u = account.usage || {};
@@ -60,7 +69,15 @@ export function Account() {
       <h1>Account</h1>
       <dl class="facts">
         <dt>Organization</dt><dd>{account.orgName} <span class="mono">({account.orgId})</span></dd>
-        <dt>Registered</dt><dd>{account.registered ? `yes, ${when(account.registeredAt)}` : 'not yet'}</dd>
+        <dt>Registered</dt>
+        <dd>
+          {account.registered ? `yes, ${when(account.registeredAt)}` : (
+            <span>
+              not yet: until then the organization can look but not make anything.{' '}
+              <button onClick={register}>Register</button>
+            </span>
+          )}
+        </dd>
         <dt>Plan</dt><dd>{account.plan ? account.plan.name || account.plan.id : '—'}</dd>
         <dt>Balance</dt><dd>{amount(account.balanceNanos || 0)}</dd>
       </dl>

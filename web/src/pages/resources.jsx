@@ -47,21 +47,8 @@ export function Secrets() {
   );
 }
 
-export function Jobs() {
-  return (
-    <ResourceList title="Jobs" path="/v1/jobs?limit=100"
-      empty="No jobs yet. Submit one with adapt job run."
-      columns={[
-        { label: 'ID', cell: (j) => mono(j.id) },
-        { label: 'Status', cell: (j) => <StatusBadge status={j.status} /> },
-        { label: 'Command', cell: (j) => mono((j.argv || []).join(' ')) },
-        { label: 'Image', cell: (j) => mono(j.image) },
-        { label: 'Attempts', cell: (j) => `${j.attempts} of ${j.maxAttempts}` },
-        { label: 'Exit code', cell: (j) => j.exitCode ?? '—' },
-        { label: 'Created', cell: (j) => when(j.createdAt) },
-      ]} />
-  );
-}
+// The jobs page lives in jobs.jsx.
+export { Jobs } from './jobs.jsx';
 
 // The API keys page lives in keys.jsx.
 export { Keys } from './keys.jsx';

@@ -49,7 +49,7 @@ export function SignIn({ onSignedIn, notice }) {
         <h2>{title}</h2>
         {notice && !signingUp && <p class="notice">{notice}</p>}
         {signingUp && (
-          <p class="notice">A new organization, with you as its owner. Until it is registered (adapt account register) it can look but not make anything.</p>
+          <p class="notice">A new organization, with you as its owner. Until it is registered (the Account page's Register, or adapt account register) it can look but not make anything.</p>
         )}
         {mode === 'key' ? (
           <Field label="API key" id="api-key">
