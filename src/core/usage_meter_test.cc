@@ -341,7 +341,9 @@ TEST_F(UsageMeterTest, AlertsAreEventsOfTheOrganizationAndTheBusIsTold) {
   ASSERT_TRUE(meter_.MeterOnce(kT0 + 1000).ok());
   ASSERT_TRUE(meter_.MeterOnce(kT0 + 2000).ok());
   std::vector<std::string> types;
-  for (const auto& e : *store_.ListEvents("org_a", "", before, 100))
+  auto events = store_.ListEvents("org_a", "", before, 100);
+  ASSERT_TRUE(events.ok());
+  for (const auto& e : *events)
     if (e.alert) types.push_back(e.status + ":" + e.alert_limit);
   EXPECT_EQ(types, (std::vector<std::string>{"limit_80:cpu", "limit_100:cpu"}));
   std::vector<Change> alerts;
