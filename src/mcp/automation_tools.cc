@@ -189,9 +189,7 @@ void AddAutomationTools(ToolRegistry& registry, const ToolServices& services) {
        "Instant exec schedules retry infrastructure failures in a fresh sandbox up to "
        "max_attempts. Nonzero command exits are application results and are not retried. "
        "Infrastructure placement, identity, storage, network, and security fields are not "
-       "accepted. A controller (kind controller) takes desired_state, optionally windows "
-       "(interval_seconds or cron, time_zone, window_seconds); its actions are runs with "
-       "trigger controller.",
+       "accepted.",
        CreateAutomationSchema(), AutomationSchema(), ToolAnnotations{false, true, false, false},
        [&automations](ToolContext& ctx, const json& args) {
          auto req = CreateAutomationFromArguments(args);

@@ -206,7 +206,7 @@ def test_the_mcp_tools_through_the_sdk_client(d, client):
     assert app["replicas"] == 1 and app["ready_replicas"] == 1 and app["build_exit_code"] == 0, app
     assert app["phase"] == "Completed" and app["operation_id"].startswith("op_"), app
     assert too_many["isError"], too_many
-    assert "limit app_replicas = 10" in too_many["content"][0]["text"], too_many
+    assert "limit app_replicas = 10" in too_many["text"], too_many
     release = client.api("GET", "/v1/apps/" + app["app_id"])[1]["release"]
     assert release["readinessPath"] == "/built.txt", release
     assert release["readinessTimeoutSeconds"] == 60, release

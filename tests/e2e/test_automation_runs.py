@@ -235,7 +235,9 @@ def test_buffer_one_keeps_one_slot_and_runs_it_right_after_the_executing_run(dae
     for f in frames:
         statuses.setdefault(f["data"]["runId"], []).append(f["data"]["status"])
     waited = [s for s in statuses.values() if s[0] == "queued"]
-    assert waited and all(s[:2] == ["queued", "starting"] for s in waited), statuses
+    # The frames end when a buffered run succeeded; the next slot may be buffered by then.
+    assert waited and all(s[:2] == ["queued", "starting"] or s == ["queued"] for s in waited), statuses
+    assert any(s[-1] == "succeeded" for s in waited), statuses
     assert any(s == ["skipped_overlap"] for s in statuses.values()), statuses
     # At most one run waits at a time, and runs never overlap: each starts after the one before
     # it ended.
