@@ -2,7 +2,7 @@
 # build-image.sh IMAGES_DIR [IMAGE...]
 # Builds adapt's local images from Debian 12 packages with mmdebstrap (minbase, the everyday
 # tools below, and a user `sandbox` with uid/gid 1000), each into IMAGES_DIR/<dir>/{rootfs,config.json}:
-#   debian   "debian:12", the default image (python3, pip, venv), also the `python` environment
+#   debian   "debian:12", the default image (python3, pip, venv, psql), also the `python` environment
 #   node     "adapt-env/node:debian12"    (nodejs)      the `node` environment
 #   gcc      "adapt-env/gcc:debian12"     (gcc, g++)    the `gcc` environment
 #   rust     "adapt-env/rust:debian12"    (rustc, cargo) the `rust` environment
@@ -119,9 +119,10 @@ echo "build-image: built $reference in $(( $(date +%s) - start )) s, $(du -sm "$
 for image in "$@"; do
   case $image in
     # Debian marks its Python externally managed (PEP 668): in a sandbox, `pip install` into
-    # the system is what people expect, as in Docker's python images.
-    debian) build_one debian_12 debian:12 python3,python3-pip,python3-venv /usr/bin/pip3 \
-      'printf "[global]\nbreak-system-packages = true\n" >"$1/etc/pip.conf"' ;;
+    # the system is what people expect, as in Docker's python images. psql (postgresql-client)
+    # is how people reach the organization's database (DATABASE_URL, the PG* variables).
+    debian) build_one debian_12 debian:12 python3,python3-pip,python3-venv,postgresql-client /usr/bin/pip3 \
+      'printf "[global]\nbreak-system-packages = true\n" >"$1/etc/pip.conf" && test -x "$1/usr/bin/psql"' ;;
     node) build_one adapt-env_node_debian12 adapt-env/node:debian12 nodejs /usr/bin/node ;;
     gcc) build_one adapt-env_gcc_debian12 adapt-env/gcc:debian12 gcc,g++,libc6-dev /usr/bin/g++ ;;
     rust) build_one adapt-env_rust_debian12 adapt-env/rust:debian12 rustc,cargo /usr/bin/rustc ;;

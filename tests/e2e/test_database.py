@@ -5,8 +5,8 @@ organization's sandbox, a sandbox without the database and the host itself canno
 session, even with the password), the password in no API answer, command output or log line, and
 the data found again after adaptd is killed with -9 (the running server is reused).
 
-The default image has python3 but no psql: the sandbox runs pg_wire.py (a standard-library
-client with SCRAM-SHA-256) as `python3 -c`."""
+Most tests run pg_wire.py (a standard-library client with SCRAM-SHA-256) as `python3 -c`, so that
+they control every message; one runs the default image's `psql`, as a person would."""
 
 import os
 import re
@@ -148,6 +148,26 @@ def test_status_create_isolation_and_no_password_anywhere(daemon, org):
     assert new_password not in call["text"] and password not in call["text"]
     [other_call] = sdk(daemon, other, "http", "calls", [["get_user_database", {}]])["calls"]
     assert other_call["structuredContent"]["status"] == "ready", other_call  # made by its sandbox
+
+
+def test_psql_in_the_default_image_reaches_the_database_by_url_and_by_the_pg_variables(org):
+    sid = interactive(org)
+    table = unique("t").replace("-", "_")
+    # By DATABASE_URL; psql asks for TLS first (sslmode=prefer) and the proxy's "N" answer makes
+    # it carry on in plaintext inside the host.
+    cmd = run_command(org, sid, argv=["sh", "-c",
+                                      'psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -Atc '
+                                      '"CREATE TABLE %s (v int); INSERT INTO %s VALUES (41), (1)"' % (table, table)],
+                      waitSeconds=60)
+    assert cmd["exitCode"] == 0, (cmd["stdout"], cmd["stderr"])
+    # By the PG* variables alone (no argument), as libpq reads them.
+    cmd = run_command(org, sid, argv=["psql", "-v", "ON_ERROR_STOP=1", "-Atc",
+                                      "SELECT sum(v) FROM %s" % table], waitSeconds=60)
+    assert cmd["exitCode"] == 0 and cmd["stdout"].strip() == "42", (cmd["stdout"], cmd["stderr"])
+    # A statement error is psql's exit status 1 with PostgreSQL's own words.
+    cmd = run_command(org, sid, argv=["psql", "-v", "ON_ERROR_STOP=1", "-Atc", "SELECT * FROM no_such_table"],
+                      waitSeconds=60)
+    assert cmd["exitCode"] != 0 and "no_such_table" in cmd["stderr"], cmd
 
 
 def test_bad_database_requests_are_400_and_egress_none_has_no_database(org):

@@ -70,12 +70,16 @@ export function Apps() {
   useEffect(() => watchEvents((kind, event) => {
     if (kind === 'open' || kind === 'reset') reload();
     if (kind !== 'app') return;
-    reload();
     const app = shownNow.current;
-    if (!app || app.id !== event.appId) return;
+    if (!app || app.id !== event.appId) {
+      reload();
+      return;
+    }
+    // The shown app is read first: were its releases read again before a deletion is known,
+    // they would answer 404 and the page would show that as an error.
     const stillShown = () => shownNow.current && shownNow.current.id === app.id;
     api('GET', appPath(app)).then((fresh) => { if (stillShown()) setShown(fresh); },
-      (err) => { if (err.status === 404 && stillShown()) setShown(null); });
+      (err) => { if (err.status === 404 && stillShown()) setShown(null); }).finally(reload);
   }), []);
   async function rollback(release) {
     setError(null);
@@ -92,9 +96,9 @@ export function Apps() {
   async function remove(app) {
     if (!confirm(`Delete the app ${app.name}? Its replicas stop and its URL answers no more.`)) return;
     setError(null);
+    if (shown && shown.id === app.id) setShown(null);
     try {
       await api('DELETE', appPath(app));
-      if (shown && shown.id === app.id) setShown(null);
       reload();
     } catch (err) {
       setError(err);
