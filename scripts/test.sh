@@ -6,7 +6,8 @@
 #      build-asan/ (ASan + UBSan)
 #   3. the default image and the node/gcc/rust environment images into build/images (cached
 #      between runs; blender: setup.sh only), beside the builds
-#   4. unit tests under the sanitizers, then every ctest test in build/, then the quick start
+#   4. unit tests under the sanitizers (in the background, at a low CPU priority, until the
+#      end-to-end tests are done), every ctest test in build/, then the quick start
 #      (scripts/quickstart-check.sh: setup.sh into a scratch prefix, then README's quick-start
 #      block against that adaptd), then the end-to-end tests (tests/e2e, pytest) against the
 #      real adaptd and adapt binaries
@@ -122,9 +123,38 @@ image_took=$(( $(date +%s) - image_started ))
 [ "$image_rc" -eq 0 ] && image_ok=1
 record_stage image "$image_rc" "${image_took}s, beside the builds"
 
+# start_beside NAME DIR CMD...: runs CMD in DIR in the background, its output in $logs/NAME.log,
+# its exit status and seconds in $logs/NAME.rc and NAME.took, its command line in NAME.cmd;
+# beside_pid is its pid.
+start_beside() {
+  local name=$1 dir=$2
+  shift 2
+  echo "$*" >"$logs/$name.cmd"
+  ( start=$(date +%s)
+    cd "$dir" && "$@" >"$logs/$name.log" 2>&1
+    echo $? >"$logs/$name.rc"
+    echo $(( $(date +%s) - start )) >"$logs/$name.took" ) &
+  beside_pid=$!
+}
+
+# finish_beside NAME WHAT: shows a finished background stage's log, adds its stage line.
+finish_beside() {
+  local name=$1 rc took
+  note "$name: $(cat "$logs/$name.cmd")"
+  cat "$logs/$name.log"
+  rc=$(cat "$logs/$name.rc" 2>/dev/null || echo 1)
+  took=$(cat "$logs/$name.took" 2>/dev/null || echo "?")
+  record_stage "$name" "$rc" "${took}s, $2"
+}
+
+# The sanitizer unit tests are pure computation; the stages after them (the e2e tests above
+# all) mostly wait on sandboxes. So they run in the background at a low CPU priority (nice 10),
+# beside everything up to the end of the e2e tests: they take the cores the other stages leave
+# idle (about 10 minutes saved on 2 cores) and yield them whenever a sandbox needs them.
+unit_asan_pid=""
 if [ "$asan_ok" -eq 1 ]; then
-  run_stage unit-asan build-asan ctest --output-on-failure -L unit --timeout 300
-  count_ctest unit-asan
+  start_beside unit-asan build-asan nice -n 10 ctest --output-on-failure -L unit --timeout 600
+  unit_asan_pid=$beside_pid
 else
   skip_stage unit-asan "build-asan failed"
 fi
@@ -160,28 +190,6 @@ run_stage npm-sdk . sdk/typescript/install.sh || true
 run_stage npm-web . web/install.sh && run_stage web-bundle . web/build.sh --check || true
 run_stage web-unit . node --test web/test/ || true
 
-# start_shard NAME CMD...: runs CMD in the background, its output in $logs/NAME.log, its exit
-# status and seconds in $logs/NAME.rc and NAME.took; shard_pid is its pid.
-start_shard() {
-  local name=$1
-  shift
-  ( start=$(date +%s)
-    "$@" >"$logs/$name.log" 2>&1
-    echo $? >"$logs/$name.rc"
-    echo $(( $(date +%s) - start )) >"$logs/$name.took" ) &
-  shard_pid=$!
-}
-
-# finish_shard NAME: shows a finished shard's log and adds its stage line and counts.
-finish_shard() {
-  local name=$1 rc took
-  note "$name: $(cat "$logs/$name.cmd")"
-  cat "$logs/$name.log"
-  rc=$(cat "$logs/$name.rc" 2>/dev/null || echo 1)
-  took=$(cat "$logs/$name.took" 2>/dev/null || echo "?")
-  record_stage "$name" "$rc" "${took}s, beside the other e2e shard"
-  count_pytest "$name"
-}
 
 # The end-to-end tests run as two pytest processes side by side (ADAPT_E2E_JOBS=1: one, as
 # before). Most of their time is spent waiting (sandbox teardowns, restarts, expiries, CLI
@@ -212,17 +220,17 @@ if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
     if [ "${ADAPT_E2E_JOBS:-2}" -ge 2 ]; then
       ignored=()
       for f in "${e2e_shard0[@]}"; do ignored+=("--ignore=$f"); done
-      echo "${pytest_e2e[*]} ${e2e_shard0[*]}" >"$logs/e2e-0.cmd"
-      echo "${pytest_e2e[*]} ${ignored[*]} tests/e2e" >"$logs/e2e-1.cmd"
       note "e2e: two shards side by side (logs shown when both are done)"
       ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images ADAPT_E2E_SHARD=0 \
-        start_shard e2e-0 "${pytest_e2e[@]}" "${e2e_shard0[@]}"
-      shard0_pid=$shard_pid
+        start_beside e2e-0 . "${pytest_e2e[@]}" "${e2e_shard0[@]}"
+      shard0_pid=$beside_pid
       ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images ADAPT_E2E_SHARD=1 \
-        start_shard e2e-1 "${pytest_e2e[@]}" "${ignored[@]}" tests/e2e
-      wait "$shard0_pid" "$shard_pid"
-      finish_shard e2e-0
-      finish_shard e2e-1
+        start_beside e2e-1 . "${pytest_e2e[@]}" "${ignored[@]}" tests/e2e
+      wait "$shard0_pid" "$beside_pid"
+      finish_beside e2e-0 "beside the other e2e shard"
+      count_pytest e2e-0
+      finish_beside e2e-1 "beside the other e2e shard"
+      count_pytest e2e-1
     else
       ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images \
         run_stage e2e . "${pytest_e2e[@]}" tests/e2e
@@ -233,6 +241,12 @@ if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
   fi
 else
   skip_stage e2e "build or image failed"
+fi
+
+if [ -n "$unit_asan_pid" ]; then
+  wait "$unit_asan_pid"
+  finish_beside unit-asan "in the background since the ASan build"
+  count_ctest unit-asan
 fi
 
 # The reliability suites (tests/reliability: crash points, leaks, abuse, isolation, load),
