@@ -11,7 +11,8 @@
 #      (scripts/quickstart-check.sh: setup.sh into a scratch prefix, then README's quick-start
 #      block against that adaptd), then the end-to-end tests (tests/e2e, pytest) against the
 #      real adaptd and adapt binaries
-#   5. the reliability suites (tests/reliability) and a bounded libFuzzer run (fuzz/run.sh)
+#   5. the reliability suites (tests/reliability); a bounded libFuzzer run (fuzz/run.sh) runs in
+#      the background from step 4 on
 # Every stage runs even when an earlier, unrelated one failed; the exit status is non-zero if
 # anything failed, and the last line is the summary.
 set -uo pipefail
@@ -158,6 +159,10 @@ if [ "$asan_ok" -eq 1 ]; then
 else
   skip_stage unit-asan "build-asan failed"
 fi
+# libFuzzer harnesses (fuzz/, clang: a small build of their own): kept regression inputs
+# replayed, then 10 s per target; in the background as the sanitizer unit tests are.
+start_beside fuzz . nice -n 10 fuzz/run.sh 10
+fuzz_pid=$beside_pid
 
 if [ "$build_ok" -eq 1 ]; then
   run_stage ctest build ctest --output-on-failure --timeout 600
@@ -264,8 +269,8 @@ else
   skip_stage reliability "build or image failed"
 fi
 
-# libFuzzer harnesses (fuzz/, clang): kept regression inputs replayed, then 10 s per target.
-run_stage fuzz . fuzz/run.sh 10 || true
+wait "$fuzz_pid"
+finish_beside fuzz "in the background since the ASan build"
 
 echo
 echo "==> stages ($(( $(date +%s) - started )) s in all)"
