@@ -8,6 +8,7 @@ The daemon here loads an operator plans file and a terms version of its own."""
 import json
 import os
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -309,7 +310,7 @@ def test_endpoints_limit(acct):
     assert account["usage"]["endpoints"] == 1 and account["usage"]["runningSandboxes"] == 1
 
 
-def test_queued_jobs_limit_refuses_a_submit_at_exactly_its_value(plans_file):
+def test_queued_jobs_limit_refuses_a_submit_at_exactly_its_value_also_concurrently(plans_file):
     # One job runs at a time here, so the ones after it stay queued and can be counted.
     d = harness.Daemon(extra_args=["--plans-file", plans_file, "--job-concurrency-per-org", "1"])
     d.start()
@@ -341,6 +342,27 @@ def test_queued_jobs_limit_refuses_a_submit_at_exactly_its_value(plans_file):
         assert status == 201, job
         for job in [running, waiting[1], job]:
             org.api("POST", "/v1/jobs/%s/cancel" % job["id"])
+
+        # Concurrently: twenty submits at once against the limit make exactly two queued jobs
+        # (the count is read in the transaction that inserts the job).
+        third = org_on_plan(d, "two-queued", {"queuedJobs": 2})
+        status, blocker = third.api("POST", "/v1/jobs", sleep)
+        assert status == 201, blocker
+        deadline = time.monotonic() + 60
+        while third.api("GET", "/v1/jobs/" + blocker["id"])[1]["status"] == "queued":
+            assert time.monotonic() < deadline, "the first job never left the queue"
+            time.sleep(0.2)
+        with ThreadPoolExecutor(20) as pool:
+            results = list(pool.map(lambda i: third.api("POST", "/v1/jobs", {"command": "echo %d" % i}),
+                                    range(20)))
+        accepted = [job for status, job in results if status == 201]
+        assert len(accepted) == 2, [status for status, _ in results]
+        for status, err in results:
+            if status != 201:
+                refused(status, err, "limit queued_jobs = 2")
+        assert sum(j["status"] == "queued" for j in third.api("GET", "/v1/jobs")[1]["items"]) == 2
+        for job in [blocker] + accepted:
+            third.api("POST", "/v1/jobs/%s/cancel" % job["id"])
     finally:
         d.delete_everything()
         close_daemon(d)
