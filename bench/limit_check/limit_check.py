@@ -13,6 +13,7 @@ Standard library only. Needs root, build/bin/adaptd and build/images/debian_12.
 """
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -51,6 +52,28 @@ def summarize(samples_s):
     out = cl.summarize(samples_s)
     out["p99_ms"] = round(cl.percentile(out["samples_ms"], 99), 1)
     return out
+
+
+def rank_sum_p(a, b):
+    """Two-sided p-value of the Mann-Whitney U test (normal approximation, ties ranked by their
+    mean): how likely samples this far apart are if both come from one distribution."""
+    pooled = sorted([(v, 0) for v in a] + [(v, 1) for v in b])
+    ranks = [0.0] * len(pooled)
+    i = 0
+    while i < len(pooled):
+        j = i
+        while j + 1 < len(pooled) and pooled[j + 1][0] == pooled[i][0]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[k] = (i + j) / 2 + 1
+        i = j + 1
+    n1, n2 = len(a), len(b)
+    r1 = sum(r for r, (_, side) in zip(ranks, pooled) if side == 0)
+    u = r1 - n1 * (n1 + 1) / 2
+    mean = n1 * n2 / 2
+    sd = math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12)
+    z = abs(u - mean) / sd if sd else 0.0
+    return math.erfc(z / math.sqrt(2))
 
 
 def create(client):
@@ -92,9 +115,21 @@ def main():
         rows = [figures.figure("create answered, p%d" % p, "ms", with_check["p%d_ms" % p],
                                "same, plan without limits", without["p%d_ms" % p], "lower")
                 for p in (50, 95, 99)]
+        # The noise to read those ratios against: the plan without limits against itself (its
+        # odd samples against its even ones), and how likely the two plans' samples are to
+        # come from one distribution (a p-value above 0.05: no difference this run can show).
+        odd = summarize(samples["without"][1::2])
+        even = summarize(samples["without"][0::2])
+        rows.append(figures.figure("noise: without limits, odd samples p50", "ms", odd["p50_ms"],
+                                   "its even samples p50", even["p50_ms"], "lower"))
+        p_value = rank_sum_p(samples["with plan limits"], samples["without"])
+        load = os.getloadavg()
         figures.print_table(rows)
+        print("rank-sum test, with against without limits: p = %.2f (%s); load average %.2f %.2f %.2f"
+              % (p_value, "within noise" if p_value > 0.05 else "a difference beyond noise", *load))
         figures.write_report(args.out, "limit_check", rows,
-                             {"with_limits": with_check, "without": without, "live": args.live})
+                             {"with_limits": with_check, "without": without, "live": args.live,
+                              "rank_sum_p": round(p_value, 3), "load_average": load})
     finally:
         for client, sid in owned:
             client.call("DELETE", "/v1/sandboxes/" + sid)
