@@ -4,6 +4,9 @@
 #include <openssl/rand.h>
 
 #include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
 
 #include "base/hex.h"
 #include "base/hkdf.h"
@@ -80,17 +83,43 @@ Result<std::string> OpenSecret(const std::string& key, const std::string& aad,
   return out;
 }
 
+namespace {
+
+// The organizations' keys, derived once each: every read of a sandbox opens its sealed
+// environment, and the derivation (HKDF-SHA512) was 4% of adaptd's CPU under GET
+// /v1/sandboxes/{id} (bench/README.md, "api"). Bounded: past kMaxKeys it starts again.
+class OrgKeys {
+ public:
+  explicit OrgKeys(std::string master) : master_(std::move(master)) {}
+  Result<std::string> Of(const std::string& org_id) {
+    std::lock_guard lock(mu_);
+    if (auto it = keys_.find(org_id); it != keys_.end()) return it->second;
+    ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(master_, org_id));
+    if (keys_.size() >= kMaxKeys) keys_.clear();
+    keys_.emplace(org_id, key);
+    return key;
+  }
+
+ private:
+  static constexpr size_t kMaxKeys = 4096;
+  const std::string master_;
+  std::mutex mu_;
+  std::unordered_map<std::string, std::string> keys_;  // guarded by mu_
+};
+
+}  // namespace
+
 store::ValueSealer MakeValueSealer(std::string master) {
-  auto shared = std::make_shared<const std::string>(std::move(master));
+  auto keys = std::make_shared<OrgKeys>(std::move(master));
   store::ValueSealer sealer;
-  sealer.seal = [shared](const std::string& org_id, const std::string& aad,
-                         const std::string& plain) -> Result<std::string> {
-    ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(*shared, org_id));
+  sealer.seal = [keys](const std::string& org_id, const std::string& aad,
+                       const std::string& plain) -> Result<std::string> {
+    ASSIGN_OR_RETURN(std::string key, keys->Of(org_id));
     return SealSecret(key, aad, plain);
   };
-  sealer.open = [shared](const std::string& org_id, const std::string& aad,
-                         const std::string& sealed) -> Result<std::string> {
-    ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(*shared, org_id));
+  sealer.open = [keys](const std::string& org_id, const std::string& aad,
+                       const std::string& sealed) -> Result<std::string> {
+    ASSIGN_OR_RETURN(std::string key, keys->Of(org_id));
     return OpenSecret(key, aad, sealed);
   };
   return sealer;

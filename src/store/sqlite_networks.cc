@@ -110,15 +110,15 @@ Result<std::vector<EndpointRecord>> SqliteStore::ListEndpoints(const std::string
                                                                const std::string& sandbox_id) {
   return Guard<Result<std::vector<EndpointRecord>>>(
       "listing endpoints", [&]() -> Result<std::vector<EndpointRecord>> {
-        SQLite::Statement q(db_,
-                            "SELECT id, org_id, sandbox_id, port, hostname, created_at FROM "
-                            "endpoints WHERE org_id = ? AND (? = '' OR sandbox_id = ?) "
-                            "ORDER BY created_at, id");
-        q.bind(1, org_id);
-        q.bind(2, sandbox_id);
-        q.bind(3, sandbox_id);
+        auto q = statements_.Get(
+            "SELECT id, org_id, sandbox_id, port, hostname, created_at FROM "
+            "endpoints WHERE org_id = ? AND (? = '' OR sandbox_id = ?) "
+            "ORDER BY created_at, id");
+        q->bind(1, org_id);
+        q->bind(2, sandbox_id);
+        q->bind(3, sandbox_id);
         std::vector<EndpointRecord> out;
-        while (q.executeStep()) out.push_back(ReadEndpoint(q));
+        while (q->executeStep()) out.push_back(ReadEndpoint(*q));
         return out;
       });
 }

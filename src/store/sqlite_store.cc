@@ -199,11 +199,12 @@ Status SqliteStore::CreateApiKey(const ApiKeyRecord& k) {
 
 Result<ApiKeyRecord> SqliteStore::FindApiKey(const std::string& key_hash) {
   return Guard<Result<ApiKeyRecord>>("finding API key", [&]() -> Result<ApiKeyRecord> {
-    SQLite::Statement q(
-        db_, std::string("SELECT ") + kApiKeyColumns + " FROM api_keys WHERE key_hash = ?");
-    q.bind(1, key_hash);
-    if (!q.executeStep()) return NotFound("unknown API key");
-    return ReadApiKey(q);
+    static const std::string sql =
+        std::string("SELECT ") + kApiKeyColumns + " FROM api_keys WHERE key_hash = ?";
+    auto q = statements_.Get(sql);
+    q->bind(1, key_hash);
+    if (!q->executeStep()) return NotFound("unknown API key");
+    return ReadApiKey(*q);
   });
 }
 
@@ -311,7 +312,8 @@ Result<SandboxPage> SqliteStore::ListSandboxes(const std::string& org_id, const 
                       " FROM sandboxes WHERE org_id = ? AND status != 'deleted' AND seq < ?";
     if (!query.empty()) sql += " AND (lower(name) LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')";
     sql += " ORDER BY seq DESC LIMIT ?";
-    SQLite::Statement q(db_, sql);
+    auto lease = statements_.Get(sql);  // two texts: with and without a query
+    SQLite::Statement& q = *lease;
     int i = 1;
     q.bind(i++, org_id);
     q.bind(i++, before_seq.value_or(INT64_MAX));
@@ -542,21 +544,22 @@ OrgRecord SqliteStore::ReadOrg(SQLite::Statement& q) {
 
 Result<OrgRecord> SqliteStore::FindOrg(const char* sql, const std::string& arg) {
   return Guard<Result<OrgRecord>>("reading organization", [&]() -> Result<OrgRecord> {
-    SQLite::Statement q(db_, sql);
-    q.bind(1, arg);
-    if (!q.executeStep()) return NotFound("organization not found");
-    return ReadOrg(q);
+    auto q = statements_.Get(sql);
+    q->bind(1, arg);
+    if (!q->executeStep()) return NotFound("organization not found");
+    return ReadOrg(*q);
   });
 }
 
 Result<SandboxRecord> SqliteStore::GetLocked(const std::string& org_id, const std::string& id) {
-  std::string sql = std::string("SELECT ") + kSandboxColumns + " FROM sandboxes WHERE id = ?";
-  if (!org_id.empty()) sql += " AND org_id = ?";
-  SQLite::Statement q(db_, sql);
-  q.bind(1, id);
-  if (!org_id.empty()) q.bind(2, org_id);
-  if (!q.executeStep()) return NotFound("sandbox " + id + " not found");
-  return ReadSandbox(q);
+  static const std::string by_id =
+      std::string("SELECT ") + kSandboxColumns + " FROM sandboxes WHERE id = ?";
+  static const std::string by_org_and_id = by_id + " AND org_id = ?";
+  auto q = statements_.Get(org_id.empty() ? by_id : by_org_and_id);
+  q->bind(1, id);
+  if (!org_id.empty()) q->bind(2, org_id);
+  if (!q->executeStep()) return NotFound("sandbox " + id + " not found");
+  return ReadSandbox(*q);
 }
 
 void SqliteStore::InsertEvent(const std::string& org_id, const std::string& id,

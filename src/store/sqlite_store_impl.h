@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "store/statement_cache.h"
 #include "store/store.h"
 
 namespace adapt::store {
@@ -263,6 +264,9 @@ class SqliteStore : public Store {
   std::mutex listener_mu_;
   RunEventListener run_listener_;  // guarded by listener_mu_
   SQLite::Database db_;
+  // The hot reads' statements, kept prepared (statement_cache.h); guarded by mu_. Declared
+  // after db_: its statements are finalized before the connection closes.
+  StatementCache statements_{db_};
 };
 
 }  // namespace adapt::store
