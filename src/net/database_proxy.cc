@@ -145,6 +145,8 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
                                                 auto ec, size_t n) {
       if (ec) {
         if (ec != asio::error::eof) return self->Close();
+        // The server's side ended: so did its backend, and the key with it.
+        if constexpr (std::is_same_v<From, unix_socket>) self->ForgetKey();
         boost::system::error_code ignored;
         to.shutdown(asio::socket_base::shutdown_send, ignored);
         if (++self->finished_ == 2) self->Close();
