@@ -86,11 +86,11 @@ def main():
         upload(c, sid, "/tmp/select1.sql", SCRIPT.encode())
         command(c, sid, ["chmod", "755", "/tmp/pgbench"])
         # The role and password, reversed so that output redaction keeps out of the way.
-        user, password = command(c, sid, ["python3", "-c", "import os; print(os.environ['PGUSER']); "
-                                                      "print(os.environ['PGPASSWORD'][::-1])"]).split()
-        password = password[::-1]
+        user, password = (v[::-1] for v in command(c, sid, [
+            "python3", "-c", "import os; print(os.environ['PGUSER'][::-1], os.environ['PGPASSWORD'][::-1])"]).split())
 
-        [socket_path] = glob.glob(os.path.join(d.state_dir, "postgres", "run", ".s.PGSQL.*"))
+        [socket_path] = [p for p in glob.glob(os.path.join(d.state_dir, "postgres", "run", ".s.PGSQL.*"))
+                         if not p.endswith(".lock")]
         host_env = dict(os.environ, PGHOST=os.path.dirname(socket_path),
                         PGPORT=socket_path.rsplit(".", 1)[1], PGUSER=user, PGDATABASE=user,
                         PGPASSWORD=password)
