@@ -56,7 +56,7 @@ class DatabaseProxy {
 
  private:
   void Accept();
-  // The session's cancel key, kept until Forget (false: already in use, or too many kept).
+  // Keeps the session's cancel key until Forget (false: too many kept already).
   bool Remember(const BackendKey& key, const std::string& database, uint64_t session);
   void Forget(const BackendKey& key, uint64_t session);
   // Whether `key` is a live session's of `database`.
