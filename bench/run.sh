@@ -36,6 +36,7 @@ run density "$py" bench/density/density.py --max 30
 run storage "$py" bench/storage/storage_bench.py --mib 256 --runs 3
 run checkpoint "$py" bench/checkpoint/checkpoint_bench.py --sizes 128,1024 --runs 2
 run app_wrk "$py" bench/app_wrk/app_wrk.py --seconds 10
+run database "$py" bench/database/pgbench_bench.py --seconds 10
 [ -f bench/image_pull/image_pull.py ] && run image_pull "$py" bench/image_pull/image_pull.py
 
 "$py" bench/summary.py --since "$started"

@@ -2,8 +2,11 @@
 
 #include <array>
 #include <memory>
+#include <string_view>
+#include <type_traits>
 
 #include "base/log.h"
+#include "net/pg_backend_key.h"
 #include "net/pg_startup.h"
 
 namespace adapt::net {
@@ -21,7 +24,9 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
         server_(client_.get_executor()),
         timer_(client_.get_executor()),
         slot_(std::move(slot)),
-        source_(std::move(source)) {}
+        source_(std::move(source)),
+        id_(++proxy_.sessions_started_) {}
+  ~Session() { ForgetKey(); }
 
   void Start() {
     allowed_ = proxy_.lookup_(source_);
@@ -53,7 +58,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
       case StartupKind::kInvalid:
         return Refuse("08P01", m.error);
       case StartupKind::kCancel:
-        return Refuse("0A000", "query cancellation is not supported through adapt");
+        return Cancel(m.cancel);
       case StartupKind::kSslRequest:
       case StartupKind::kGssEncRequest: {
         // No encryption inside the host: "N", then the client sends its StartupMessage.
@@ -95,6 +100,43 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
         });
   }
 
+  // A CancelRequest: passed on only when it names a live session of this peer's own database;
+  // otherwise the connection closes with no answer, as PostgreSQL's own does.
+  void Cancel(const BackendKey& key) {
+    if (!allowed_ || !proxy_.MayCancel(key, *allowed_)) {
+      spdlog::info(
+          "database proxy: dropped a cancel request from {} (pid {}): no session of its "
+          "database has that key",
+          source_, key.pid);
+      return Close();
+    }
+    startup_.resize(16);  // the request itself; a client sends nothing after it
+    server_.async_connect(
+        asio::local::stream_protocol::endpoint(proxy_.socket_path_),
+        [self = shared_from_this()](auto ec) {
+          if (ec) return self->Close();
+          asio::async_write(self->server_, asio::buffer(self->startup_), [self](auto ec, size_t) {
+            if (ec) return self->Close();
+            // libpq waits for the close to know the server has the request: close on the
+            // server's (the start-up timer bounds the wait).
+            self->server_.async_read_some(asio::buffer(self->down_),
+                                          [self](auto, size_t) { self->Close(); });
+          });
+        });
+  }
+
+  // The server's bytes while the session starts: its BackendKeyData makes it cancellable.
+  void Scan(const uint8_t* data, size_t n) {
+    if (scanner_.state() != BackendKeyScanner::State::kScanning) return;
+    scanner_.Feed(std::string_view(reinterpret_cast<const char*>(data), n));
+    if (auto key = scanner_.key(); key && proxy_.Remember(*key, *allowed_, id_)) remembered_ = key;
+  }
+
+  void ForgetKey() {
+    if (remembered_) proxy_.Forget(*remembered_, id_);
+    remembered_.reset();
+  }
+
   // Copies `from` to `to` until EOF, then half-closes `to`; the session ends when both
   // directions have (or at the first error).
   template <class From, class To>
@@ -103,11 +145,14 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
                                                 auto ec, size_t n) {
       if (ec) {
         if (ec != asio::error::eof) return self->Close();
+        // The server's side ended: so did its backend, and the key with it.
+        if constexpr (std::is_same_v<From, unix_socket>) self->ForgetKey();
         boost::system::error_code ignored;
         to.shutdown(asio::socket_base::shutdown_send, ignored);
         if (++self->finished_ == 2) self->Close();
         return;
       }
+      if constexpr (std::is_same_v<From, unix_socket>) self->Scan(buf.data(), n);
       asio::async_write(to, asio::buffer(buf.data(), n), [self, &from, &to, &buf](auto ec, size_t) {
         if (ec) return self->Close();
         self->Pump(from, to, buf);
@@ -124,6 +169,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   }
 
   void Close() {
+    ForgetKey();
     if (closed_) return;
     closed_ = true;
     boost::system::error_code ignored;
@@ -138,7 +184,10 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   asio::steady_timer timer_;
   ConnectionLimiter::Slot slot_;
   std::string source_;
+  const uint64_t id_;
   std::optional<std::string> allowed_;
+  BackendKeyScanner scanner_;
+  std::optional<BackendKey> remembered_;
   std::string startup_;
   std::array<uint8_t, kPumpBuffer> up_{}, down_{};
   int encryption_requests_ = 0;
@@ -185,6 +234,29 @@ void DatabaseProxy::Stop() {
   });
   io_.stop();
   if (thread_.joinable()) thread_.join();
+}
+
+bool DatabaseProxy::Remember(const BackendKey& key, const std::string& database, uint64_t session) {
+  if (cancel_targets_.size() >= kMaxCancelKeys && !cancel_targets_.contains(key.pid)) {
+    spdlog::warn("database proxy: {} sessions hold cancel keys; a new one cannot be cancelled",
+                 kMaxCancelKeys);
+    return false;
+  }
+  // A pid is one live backend: an entry already there is a session whose close has not yet
+  // reached the proxy, and its Forget leaves this one alone.
+  cancel_targets_[key.pid] = CancelTarget{key.secret, database, session};
+  return true;
+}
+
+void DatabaseProxy::Forget(const BackendKey& key, uint64_t session) {
+  auto it = cancel_targets_.find(key.pid);
+  if (it != cancel_targets_.end() && it->second.session == session) cancel_targets_.erase(it);
+}
+
+bool DatabaseProxy::MayCancel(const BackendKey& key, const std::string& database) const {
+  auto it = cancel_targets_.find(key.pid);
+  return it != cancel_targets_.end() && it->second.secret == key.secret &&
+         it->second.database == database;
 }
 
 void DatabaseProxy::Accept() {

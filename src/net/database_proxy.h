@@ -8,6 +8,12 @@
 // before a byte reaches the server. So another organization's sandbox, or any other address,
 // cannot open a session even with the password; the server's own pg_hba then checks the
 // password (scram-sha-256, `sameuser`). SSL is refused ("N"): the hop is inside the host.
+// Query cancellation: while a session starts, the proxy reads the server's BackendKeyData
+// (net/pg_backend_key.h) and keeps (pid, secret) -> the session's database until the session
+// ends. A CancelRequest is passed to the server (a new connection, the same 16 bytes) only when
+// its pid and secret are a live session's of the database the peer's address may open; any
+// other is dropped without an answer, as PostgreSQL itself answers none. So a sandbox can cancel
+// its organization's queries and no other's, even knowing their pid.
 // On an I/O thread of its own; at most `limits` connections (per sandbox: per address).
 #pragma once
 
@@ -20,9 +26,11 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "base/connection_limiter.h"
 #include "base/status.h"
+#include "net/pg_startup.h"
 
 namespace adapt::net {
 
@@ -33,6 +41,8 @@ class DatabaseProxy {
  public:
   static constexpr std::chrono::seconds kStartupTimeout{10};
   static constexpr size_t kPumpBuffer = 16 * 1024;
+  // Live sessions whose cancel key is kept; more sessions than this cannot be cancelled.
+  static constexpr size_t kMaxCancelKeys = 65536;
 
   // `socket_path`: the server's Unix socket (<dir>/.s.PGSQL.<port>).
   DatabaseProxy(DatabaseLookup lookup, std::string socket_path, ConnectionLimits limits);
@@ -46,9 +56,24 @@ class DatabaseProxy {
 
  private:
   void Accept();
+  // Keeps the session's cancel key until Forget (false: too many kept already).
+  bool Remember(const BackendKey& key, const std::string& database, uint64_t session);
+  void Forget(const BackendKey& key, uint64_t session);
+  // Whether `key` is a live session's of `database`.
+  bool MayCancel(const BackendKey& key, const std::string& database) const;
+
+  struct CancelTarget {
+    uint32_t secret = 0;
+    std::string database;
+    uint64_t session = 0;  // the Session that holds it
+  };
 
   DatabaseLookup lookup_;
   const std::string socket_path_;
+  // By backend pid; only the I/O thread touches it. Before io_: sessions destroyed with io_'s
+  // pending handlers forget their keys here.
+  std::unordered_map<uint32_t, CancelTarget> cancel_targets_;
+  uint64_t sessions_started_ = 0;
   boost::asio::io_context io_;
   boost::asio::ip::tcp::acceptor acceptor_;
   ConnectionLimiter limiter_;

@@ -45,7 +45,9 @@ StartupMessage ParseStartup(std::string_view data) {
     return m;
   }
   if (code == kCancelCode) {
+    if (length != 16) return Invalid("a malformed cancel request");
     m.kind = StartupKind::kCancel;
+    m.cancel = BackendKey{ReadU32(data, 8), ReadU32(data, 12)};
     return m;
   }
   if (code != kProtocol3) return Invalid("an unsupported protocol version");

@@ -35,7 +35,15 @@ TEST(PgStartupTest, WaitsForTheWholeMessageAndKnowsEncryptionAndCancelRequests) 
   EXPECT_EQ(ParseStartup(full.substr(0, full.size() - 1)).kind, StartupKind::kNeedMore);
   EXPECT_EQ(ParseStartup(U32(8) + U32(80877103)).kind, StartupKind::kSslRequest);
   EXPECT_EQ(ParseStartup(U32(8) + U32(80877104)).kind, StartupKind::kGssEncRequest);
-  EXPECT_EQ(ParseStartup(U32(16) + U32(80877102) + U32(1) + U32(2)).kind, StartupKind::kCancel);
+  auto cancel = ParseStartup(U32(16) + U32(80877102) + U32(4242) + U32(0xdeadbeef));
+  EXPECT_EQ(cancel.kind, StartupKind::kCancel);
+  EXPECT_EQ(cancel.cancel, (BackendKey{4242, 0xdeadbeef}));
+}
+
+TEST(PgStartupTest, ACancelRequestIsExactlySixteenBytes) {
+  EXPECT_EQ(ParseStartup(U32(12) + U32(80877102) + U32(1)).kind, StartupKind::kInvalid);
+  EXPECT_EQ(ParseStartup(U32(20) + U32(80877102) + U32(1) + U32(2) + U32(3)).kind,
+            StartupKind::kInvalid);
 }
 
 TEST(PgStartupTest, RefusesMalformedOversizedReplicationAndUserlessMessages) {

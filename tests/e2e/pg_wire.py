@@ -2,7 +2,11 @@
 query protocol), for the e2e tests: the default image has python3 but no psql. Run inside a
 sandbox as `python3 -c SOURCE SQL...` it connects to DATABASE_URL (or the URL in argv[1] when it
 starts with postgresql://), runs each SQL in turn and prints each row's columns joined by "|";
-an error prints "ERROR: <message>" to stderr and exits 1."""
+an error prints "ERROR: <message>" to stderr and exits 1.
+
+`--key-file PATH` (first) writes the session's BackendKeyData ("PID SECRET") to PATH once it is
+connected, before the SQL runs. `--cancel PID SECRET` sends a CancelRequest for that key to the
+URL's host and port instead and prints how many bytes came back before the close."""
 
 import base64
 import hashlib
@@ -47,6 +51,11 @@ def _error_text(payload):
 
 
 def connect(url, timeout=15):
+    return connect_with_key(url, timeout)[0]
+
+
+def connect_with_key(url, timeout=15):
+    """Returns the socket of a ready session and its BackendKeyData (pid, secret), or None."""
     u = urllib.parse.urlsplit(url)
     user = urllib.parse.unquote(u.username or "")
     password = urllib.parse.unquote(u.password or "")
@@ -57,7 +66,7 @@ def connect(url, timeout=15):
     sock.sendall(struct.pack("!I", len(body) + 4) + body)
     client_nonce = base64.b64encode(os.urandom(18)).decode()
     first_bare = "n=,r=" + client_nonce
-    salted = auth_message = None
+    salted = auth_message = key = None
     while True:
         kind, payload = _receive(sock)
         if kind == b"E":
@@ -89,8 +98,25 @@ def connect(url, timeout=15):
                     raise PgError("the server's SCRAM signature is wrong")
             else:
                 raise PgError("unsupported authentication request %d" % code)
+        elif kind == b"K":
+            key = struct.unpack("!II", payload)
         elif kind == b"Z":
-            return sock
+            return sock, key
+
+
+def cancel(url, pid, secret, timeout=15):
+    """Sends a CancelRequest for (pid, secret) to the URL's host and port; returns what came
+    back before the close (PostgreSQL answers nothing)."""
+    u = urllib.parse.urlsplit(url)
+    sock = socket.create_connection((u.hostname, u.port or 5432), timeout=timeout)
+    sock.sendall(struct.pack("!IIII", 16, 80877102, pid, secret))
+    answer = b""
+    while True:
+        chunk = sock.recv(4096)
+        if not chunk:
+            sock.close()
+            return answer
+        answer += chunk
 
 
 def query(sock, sql):
@@ -122,8 +148,19 @@ def main(argv):
     url = os.environ.get("DATABASE_URL", "")
     if argv and argv[0].startswith("postgresql://"):
         url, argv = argv[0], argv[1:]
+    key_file = None
+    if argv[:1] == ["--key-file"]:
+        key_file, argv = argv[1], argv[2:]
     try:
-        sock = connect(url)
+        if argv[:1] == ["--cancel"]:
+            answer = cancel(url, int(argv[1]), int(argv[2]))
+            print("closed after %d bytes" % len(answer))
+            return 0
+        sock, key = connect_with_key(url)
+        if key_file:
+            with open(key_file + ".tmp", "w") as f:
+                f.write("%d %d\n" % key)
+            os.rename(key_file + ".tmp", key_file)
         for sql in argv:
             for row in query(sock, sql):
                 print("|".join("" if v is None else v for v in row))
