@@ -1,6 +1,6 @@
 """The one shape every benchmark reports: figures beside their peer's, with the ratio.
 
-A figure is {"metric", "unit", "adapt", "peer", "peer_value", "ratio", "better"}: ratio is
+A figure is {"metric", "unit", "adapt", "peer", "peer_value", "ratio", "better", "load"}: ratio is
 adapt / peer, and "better" says which way is good ("lower" for latencies, "higher" for
 throughputs), so a reader (and bench/summary.py) can tell a win from a loss.
 """
@@ -12,19 +12,23 @@ import time
 
 
 def figure(metric, unit, adapt, peer, peer_value, better):
+    """`load` is the machine's 1-minute load average when the figure was taken (made right
+    after its measurement): a figure taken with the cores busy elsewhere shows as such."""
     ratio = round(adapt / peer_value, 2) if peer_value else None
     return {"metric": metric, "unit": unit, "adapt": adapt, "peer": peer, "peer_value": peer_value,
-            "ratio": ratio, "better": better}
+            "ratio": ratio, "better": better, "load": round(os.getloadavg()[0], 2)}
 
 
 def table_lines(rows, with_benchmark=False):
-    header = (("benchmark",) if with_benchmark else ()) + ("metric", "adapt", "peer", "peer value", "adapt/peer")
+    header = (("benchmark",) if with_benchmark else ()) + ("metric", "adapt", "peer", "peer value", "adapt/peer",
+                                                           "load")
     body = []
     for r in rows:
         ratio = "-" if r["ratio"] is None else "%.2fx" % r["ratio"]
+        load = "-" if r.get("load") is None else "%.2f" % r["load"]
         cells = ((r.get("benchmark", ""),) if with_benchmark else ()) + (
             r["metric"], "%.4g %s" % (r["adapt"], r["unit"]), r["peer"], "%.4g %s" % (r["peer_value"], r["unit"]),
-            ratio + (" (%s is better)" % r["better"]))
+            ratio + (" (%s is better)" % r["better"]), load)
         body.append(cells)
     widths = [max(len(row[i]) for row in body + [header]) for i in range(len(header))]
     return ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + body]
