@@ -622,7 +622,8 @@ def main():
                 key: round(results["adapt"][key]["p50_ms"] / results[peer][key]["p50_ms"], 2) for key, _ in METRICS}
             figures += [{"metric": label + " p50", "unit": "ms", "adapt": results["adapt"][key]["p50_ms"],
                          "peer": peer, "peer_value": results[peer][key]["p50_ms"],
-                         "ratio": results["ratio_adapt_over_%s_p50" % peer][key], "better": "lower"}
+                         "ratio": results["ratio_adapt_over_%s_p50" % peer][key], "better": "lower",
+                         "load": round(os.getloadavg()[0], 2)}
                         for key, label in METRICS]
         if warm:
             # After the cold runs, so that the pool's background boots do not disturb them.
@@ -636,7 +637,8 @@ def main():
                 for q in ("p50", "p95"):
                     figures.append({"metric": "create -> first command (warm pool) " + q, "unit": "ms",
                                     "adapt": w[q + "_ms"], "peer": peer, "peer_value": r[q + "_ms"],
-                                    "ratio": round(w[q + "_ms"] / r[q + "_ms"], 2), "better": "lower"})
+                                    "ratio": round(w[q + "_ms"] / r[q + "_ms"], 2), "better": "lower",
+                                    "load": round(os.getloadavg()[0], 2)})
         results["figures"] = figures
         print_table(results)
         if warm:
