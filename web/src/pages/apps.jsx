@@ -99,10 +99,12 @@ export function Apps() {
     if (shown && shown.id === app.id) setShown(null);
     try {
       await api('DELETE', appPath(app));
-      reload();
     } catch (err) {
-      setError(err);
+      // 404: the app is gone already (deleted from elsewhere, or a request the browser sent
+      // again after a dropped connection): what was asked for holds, so it is no error.
+      if (err.status !== 404) setError(err);
     }
+    reload();
   }
   return (
     <ResourceList title="Apps" path="/v1/apps" reloadKey={reloadKey}
