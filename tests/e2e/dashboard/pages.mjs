@@ -34,6 +34,10 @@ try {
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error' && !/400|401|403|404/.test(m.text())) errors.push(m.text()); });
   page.on('dialog', (d) => d.accept());
+  // Every API answer that was not a success, in the output: a failed step says what the page saw.
+  page.on('response', (r) => {
+    if (r.status() >= 400) console.log(`  (${r.request().method()} ${new URL(r.url()).pathname} -> ${r.status()})`);
+  });
   const main = page.locator('main');
 
   step('sign in with an API key');

@@ -19,7 +19,11 @@ function Scale({ app, onDone, onError }) {
       await api('POST', appPath(app, '/scale'), { replicas: Number(replicas) });
       onDone();
     } catch (err) {
-      onError(err);
+      // 404: the app was deleted while its scale ran (the scale answers once its replicas
+      // went, which a deletion can overtake): there is nothing left to scale, and the list
+      // shows it gone.
+      if (err.status === 404) onDone();
+      else onError(err);
     } finally {
       setBusy(false);
     }
