@@ -30,16 +30,21 @@ class SandboxJobAttempts : public JobAttempts {
 
   void Start(const store::JobRecord& job, const store::RunRecord& run, Progress progress,
              Done done) override;
+  void Reattach(const store::JobRecord& job, const store::RunRecord& run, Done done) override;
   bool Cancel(const std::string& run_id) override;
   void Abandon(const std::string& org_id, const std::string& sandbox_id) override;
   // adaptd stops: attempts in flight report nothing more (their runs stay recorded as they
   // are, for the next adaptd's JobService::Recover) and none starts.
   void Shutdown() { stopping_ = true; }
+  // How long a cancelled command has between SIGTERM and SIGKILL. Set before serving.
+  void set_cancel_grace(std::chrono::milliseconds grace) { cancel_grace_ = grace; }
 
  private:
   struct Attempt;
   void CreateSandbox(std::shared_ptr<Attempt> a);
   void SandboxSettled(std::shared_ptr<Attempt> a);
+  // A re-attached attempt: waits for the end of the command it recorded.
+  void Resume(std::shared_ptr<Attempt> a);
   void CommandEnded(std::shared_ptr<Attempt> a);
   // Deletes the attempt's sandbox (if any), forgets the attempt, then reports `end`.
   void Finish(std::shared_ptr<Attempt> a, AttemptEnd end);
@@ -48,6 +53,7 @@ class SandboxJobAttempts : public JobAttempts {
   CommandService& commands_;
   boost::asio::thread_pool& workers_;
   std::atomic<bool> stopping_{false};
+  std::chrono::milliseconds cancel_grace_ = kDefaultRunCancelGrace;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Attempt>> attempts_;  // guarded by mu_; by run id
 };
