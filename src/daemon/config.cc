@@ -185,9 +185,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* database_quota =
       app.add_option("--database-quota-interval-seconds", flags.database_quota_interval_seconds,
                      "seconds between checks of the databases' size quotas, 1-3600 [30]");
-  auto* run_cancel_grace =
-      app.add_option("--run-cancel-grace-seconds", flags.run_cancel_grace_seconds,
-                     "seconds a cancelled run's command has between SIGTERM and SIGKILL, 1-300 [10]");
+  auto* run_cancel_grace = app.add_option(
+      "--run-cancel-grace-seconds", flags.run_cancel_grace_seconds,
+      "seconds a cancelled run's command has between SIGTERM and SIGKILL, 1-300 [10]");
   auto* job_concurrency = app.add_option("--job-concurrency-per-org", flags.job_concurrency_per_org,
                                          "one-shot jobs running at once per organization [4]");
   auto* mcp_threads = app.add_option("--mcp-call-threads", flags.mcp_call_threads,
