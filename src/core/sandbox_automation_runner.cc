@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include "base/ignore_error.h"
+#include "core/agent_wait.h"
 #include "core/reattached_command.h"
 
 namespace adapt::core {
@@ -24,9 +25,14 @@ struct SandboxAutomationRunner::Execution {
 
 SandboxAutomationRunner::SandboxAutomationRunner(SandboxService& sandboxes,
                                                  CommandService& commands,
+                                                 runtime::Runtime& runtime,
                                                  store::EventStore& events,
                                                  boost::asio::thread_pool& workers)
-    : sandboxes_(sandboxes), commands_(commands), events_(events), workers_(workers) {}
+    : sandboxes_(sandboxes),
+      commands_(commands),
+      runtime_(runtime),
+      events_(events),
+      workers_(workers) {}
 
 Status SandboxAutomationRunner::CheckTarget(const std::string& org_id,
                                             const std::string& sandbox_id) {
@@ -163,6 +169,12 @@ void SandboxAutomationRunner::TargetSettled(std::shared_ptr<Execution> e) {
 }
 
 void SandboxAutomationRunner::RunCommand(std::shared_ptr<Execution> e) {
+  AwaitAgent(runtime_, workers_, e->automation.sandbox_id, kRunAgentWait,
+             [this, e](bool) { StartCommand(e); });
+}
+
+void SandboxAutomationRunner::StartCommand(std::shared_ptr<Execution> e) {
+  if (stopping_) return;
   {
     std::lock_guard lock(e->mu);
     if (e->cancelled) {

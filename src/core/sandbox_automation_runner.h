@@ -1,11 +1,12 @@
 // SandboxAutomationRunner: the daemon's AutomationRunner. A run reads its target sandbox; a
 // hibernated target is started (SandboxService::Start), awaited, and stopped again after the
 // command (durable keeps its storage, instant discards its runtime, as stop does); the command
-// runs through CommandService, whose output retention and secret redaction the run reuses.
-// Every wait parks on the Waiter: no thread is held while a sandbox boots or a command runs.
-// A run re-attached after an adaptd restart learns whether it had started its target from the
-// target's status events (a start from hibernated after the run began), as the previous
-// adaptd did not record it. Thread-safe.
+// runs through CommandService, whose output retention and secret redaction the run reuses, once
+// the target's agent is connected (core/agent_wait.h: a command the agent serves outlives an
+// adaptd restart). Every wait parks on the Waiter: no thread is held while a sandbox boots or a
+// command runs. A run re-attached after an adaptd restart learns whether it had started its
+// target from the target's status events (a start from hibernated after the run began), as the
+// previous adaptd did not record it. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -18,6 +19,7 @@
 #include "core/automation_runner.h"
 #include "core/command_service.h"
 #include "core/sandbox_service.h"
+#include "runtime/runtime.h"
 #include "store/event_store.h"
 
 namespace adapt::core {
@@ -27,7 +29,8 @@ class SandboxAutomationRunner : public AutomationRunner {
   static constexpr std::chrono::minutes kStartWait{5};
 
   SandboxAutomationRunner(SandboxService& sandboxes, CommandService& commands,
-                          store::EventStore& events, boost::asio::thread_pool& workers);
+                          runtime::Runtime& runtime, store::EventStore& events,
+                          boost::asio::thread_pool& workers);
 
   Status CheckTarget(const std::string& org_id, const std::string& sandbox_id) override;
   void Start(const store::AutomationRecord& automation, const store::RunRecord& run,
@@ -46,7 +49,9 @@ class SandboxAutomationRunner : public AutomationRunner {
   struct Execution;
   void Begin(std::shared_ptr<Execution> e);
   void TargetSettled(std::shared_ptr<Execution> e);
+  // Waits for the target's agent, then StartCommand.
   void RunCommand(std::shared_ptr<Execution> e);
+  void StartCommand(std::shared_ptr<Execution> e);
   void CommandEnded(std::shared_ptr<Execution> e);
   // A re-attached run: waits for the end of the command it recorded.
   void Resume(std::shared_ptr<Execution> e);
@@ -57,6 +62,7 @@ class SandboxAutomationRunner : public AutomationRunner {
 
   SandboxService& sandboxes_;
   CommandService& commands_;
+  runtime::Runtime& runtime_;
   store::EventStore& events_;
   boost::asio::thread_pool& workers_;
   std::atomic<bool> stopping_{false};

@@ -6,6 +6,7 @@
 
 #include "base/ignore_error.h"
 #include "base/time.h"
+#include "core/agent_wait.h"
 #include "core/reattached_command.h"
 
 namespace adapt::core {
@@ -45,8 +46,8 @@ struct SandboxJobAttempts::Attempt {
 };
 
 SandboxJobAttempts::SandboxJobAttempts(SandboxService& sandboxes, CommandService& commands,
-                                       boost::asio::thread_pool& workers)
-    : sandboxes_(sandboxes), commands_(commands), workers_(workers) {}
+                                       runtime::Runtime& runtime, boost::asio::thread_pool& workers)
+    : sandboxes_(sandboxes), commands_(commands), runtime_(runtime), workers_(workers) {}
 
 void SandboxJobAttempts::Start(const store::JobRecord& job, const store::RunRecord& run,
                                Progress progress, Done done) {
@@ -151,6 +152,25 @@ void SandboxJobAttempts::SandboxSettled(std::shared_ptr<Attempt> a) {
         "the job's sandbox " + sandbox_id + " did not start" +
         (sandbox.ok() ? (sandbox->error ? ": " + *sandbox->error : " (" + sandbox->status + ")")
                       : ": " + sandbox.status().message());
+    Finish(a, std::move(end));
+    return;
+  }
+  AwaitAgent(runtime_, workers_, sandbox_id, kRunAgentWait, [this, a](bool) { StartCommand(a); });
+}
+
+void SandboxJobAttempts::StartCommand(std::shared_ptr<Attempt> a) {
+  if (stopping_) return;
+  std::string sandbox_id;
+  bool cancelled = false;
+  {
+    std::lock_guard lock(a->mu);
+    sandbox_id = a->sandbox_id;
+    cancelled = a->cancelled;
+  }
+  if (cancelled) {
+    AttemptEnd end;
+    end.kind = AttemptEnd::Kind::kCancelled;
+    end.error = "cancelled before its command started";
     Finish(a, std::move(end));
     return;
   }

@@ -1,6 +1,7 @@
 // SandboxJobAttempts: the daemon's JobAttempts. An attempt creates a fresh instant sandbox from
 // the job's template (through SandboxService, so images, secrets, limits and the network policy
-// are checked as for any create), waits for it to run, starts the command through
+// are checked as for any create), waits for it to run and for its agent (core/agent_wait.h: a
+// command the agent serves outlives an adaptd restart), starts the command through
 // CommandService (whose output retention and secret redaction the run's output reuses), waits
 // for its end, and deletes the sandbox. Every wait parks on the Waiter: no thread is held while
 // a sandbox boots or a command runs. Thread-safe.
@@ -16,6 +17,7 @@
 #include "core/command_service.h"
 #include "core/job_attempt.h"
 #include "core/sandbox_service.h"
+#include "runtime/runtime.h"
 
 namespace adapt::core {
 
@@ -25,7 +27,7 @@ class SandboxJobAttempts : public JobAttempts {
   // failure.
   static constexpr std::chrono::minutes kStartWait{5};
 
-  SandboxJobAttempts(SandboxService& sandboxes, CommandService& commands,
+  SandboxJobAttempts(SandboxService& sandboxes, CommandService& commands, runtime::Runtime& runtime,
                      boost::asio::thread_pool& workers);
 
   void Start(const store::JobRecord& job, const store::RunRecord& run, Progress progress,
@@ -43,6 +45,7 @@ class SandboxJobAttempts : public JobAttempts {
   struct Attempt;
   void CreateSandbox(std::shared_ptr<Attempt> a);
   void SandboxSettled(std::shared_ptr<Attempt> a);
+  void StartCommand(std::shared_ptr<Attempt> a);
   // A re-attached attempt: waits for the end of the command it recorded.
   void Resume(std::shared_ptr<Attempt> a);
   void CommandEnded(std::shared_ptr<Attempt> a);
@@ -51,6 +54,7 @@ class SandboxJobAttempts : public JobAttempts {
 
   SandboxService& sandboxes_;
   CommandService& commands_;
+  runtime::Runtime& runtime_;
   boost::asio::thread_pool& workers_;
   std::atomic<bool> stopping_{false};
   std::chrono::milliseconds cancel_grace_ = kDefaultRunCancelGrace;
