@@ -4,6 +4,7 @@
 // timer on the pool looks every 50 ms; no thread is held meanwhile.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <functional>
@@ -17,9 +18,11 @@ namespace adapt::core {
 inline constexpr std::chrono::seconds kRunAgentWait{10};
 
 // Calls `done` once, on `pool`: true as soon as sandbox `sandbox_id`'s agent is connected,
-// false once `wait` passed without it. `runtime` and `pool` must outlive the wait.
+// false once `wait` passed without it. Once `stopping` is true (adaptd stops) it looks no more
+// and never calls `done`, so that the pool runs out of work and can be joined. `runtime`,
+// `pool` and `stopping` must outlive the wait.
 void AwaitAgent(runtime::Runtime& runtime, boost::asio::thread_pool& pool,
-                const std::string& sandbox_id, std::chrono::milliseconds wait,
-                std::function<void(bool connected)> done);
+                const std::atomic<bool>& stopping, const std::string& sandbox_id,
+                std::chrono::milliseconds wait, std::function<void(bool connected)> done);
 
 }  // namespace adapt::core

@@ -169,7 +169,7 @@ void SandboxAutomationRunner::TargetSettled(std::shared_ptr<Execution> e) {
 }
 
 void SandboxAutomationRunner::RunCommand(std::shared_ptr<Execution> e) {
-  AwaitAgent(runtime_, workers_, e->automation.sandbox_id, kRunAgentWait,
+  AwaitAgent(runtime_, workers_, stopping_, e->automation.sandbox_id, kRunAgentWait,
              [this, e](bool) { StartCommand(e); });
 }
 

@@ -155,7 +155,8 @@ void SandboxJobAttempts::SandboxSettled(std::shared_ptr<Attempt> a) {
     Finish(a, std::move(end));
     return;
   }
-  AwaitAgent(runtime_, workers_, sandbox_id, kRunAgentWait, [this, a](bool) { StartCommand(a); });
+  AwaitAgent(runtime_, workers_, stopping_, sandbox_id, kRunAgentWait,
+             [this, a](bool) { StartCommand(a); });
 }
 
 void SandboxJobAttempts::StartCommand(std::shared_ptr<Attempt> a) {
