@@ -22,8 +22,15 @@ class AutomationRunner {
   // command. kRefused with the error "target not found" when the target is gone.
   virtual void Start(const store::AutomationRecord& automation, const store::RunRecord& run,
                      JobAttempts::Progress progress, JobAttempts::Done done) = 0;
-  // Asks run `run_id` to end (its command's process group gets SIGTERM, then SIGKILL after
-  // kRunCancelGrace); false when it does not run here.
+  // Takes over run `run` of `automation` that a previous adaptd left running (its sandbox_id
+  // and command_id recorded) and returns at once; `done` is called exactly once, on another
+  // thread, as Start's would be: the command followed to its end, the target stopped again if
+  // this run had started it. A command the target's agent no longer runs, or a target gone,
+  // ends kInfrastructure. Cancel works on it as on any run.
+  virtual void Reattach(const store::AutomationRecord& automation, const store::RunRecord& run,
+                        JobAttempts::Done done) = 0;
+  // Asks run `run_id` to end (its command's process group gets SIGTERM, then SIGKILL after the
+  // cancel grace period); false when it does not run here.
   virtual bool Cancel(const std::string& run_id) = 0;
   // For a retry after an infrastructure failure: a fresh sandbox with the settings of instant
   // target `sandbox_id` (its TTL's deadline kept), whose id is returned. kConflict for a

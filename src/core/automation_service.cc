@@ -13,7 +13,6 @@
 namespace adapt::core {
 namespace {
 
-const std::vector<std::string> kAutomationRunsExecuting = {"queued", "starting", "running"};
 constexpr int kNextRunsShown = 5;
 constexpr int kDuePerPass = 200;
 constexpr int64_t kMaxCatchUpSeconds = 7 * 24 * 3600;
@@ -491,25 +490,7 @@ void AutomationService::Fire(const store::AutomationRecord& a, int64_t now) {
 }
 
 void AutomationService::Start() {
-  int64_t now = Now();
-  auto runs = runs_.ListRunsWithStatus(kAutomationRunsExecuting);
-  if (!runs.ok()) {
-    spdlog::error("automations: listing runs to recover: {}", runs.status().message());
-  } else {
-    for (auto run : *runs) {
-      if (run.automation_id.empty()) continue;
-      run.error = run.status == "queued"
-                      ? "adaptd restarted before this buffered run started; it is not retried"
-                      : "adaptd restarted while the run was executing; it is not retried";
-      run.status = "infrastructure_failed";
-      if (run.trigger == "controller")
-        run.error = "adaptd restarted during the action; the controller looks again";
-      run.ended_at = now;
-      if (Status st = runs_.PutRun(run); !st.ok())
-        spdlog::error("automations: recording run {}: {}", run.id, st.message());
-    }
-  }
-  if (controllers_) controllers_->Recover(now);
+  Recover();
   std::lock_guard lock(mu_);
   if (thread_.joinable()) return;
   stopping_ = false;

@@ -111,9 +111,13 @@ class AutomationService {
   // A manual run now; the schedule does not shift. The overlap policy applies.
   Result<Run> Trigger(const Principal& who, const std::string& id);
 
-  // Runs of automations a previous adaptd left executing end infrastructure_failed (not
-  // retried); then the scheduler thread starts. Call once, before serving.
+  // Recover, then the scheduler thread starts. Call once, before serving.
   void Start();
+  // Runs a previous adaptd left executing: one in `running` with its command started is
+  // re-attached (AutomationRunner::Reattach) and ends as it would have (a lost command or a
+  // target gone is an infrastructure failure, retried as any); the others end
+  // infrastructure_failed, not retried; controllers look again. Start calls it; tests too.
+  void Recover();
   // Stops the scheduler thread; runs in flight report nothing more.
   void Shutdown();
   // One scheduler pass at `now` (ms): fires every due slot. The thread calls it; tests too.
@@ -143,6 +147,8 @@ class AutomationService {
   // False, with `run` made skipped_quota, when the admission refuses it.
   bool Admitted(const store::AutomationRecord& a, store::RunRecord& run);
   void Launch(const store::AutomationRecord& a, store::RunRecord run);
+  // Recover's: follows run `run`, which a previous adaptd left running, to its end.
+  void Reattach(store::RunRecord run);
   // buffer_one: keeps recorded run `run` (queued) to start when the executing run ends, or
   // starts it now if that run ended meanwhile; skipped_overlap if another already waits.
   void Buffer(const store::AutomationRecord& a, store::RunRecord run);

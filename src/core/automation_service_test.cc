@@ -22,6 +22,7 @@ class ScriptedRunner : public AutomationRunner {
     store::RunRecord run;
     JobAttempts::Done done;
     bool ended = false;
+    bool reattached = false;
   };
 
   Status CheckTarget(const std::string& org_id, const std::string& sandbox_id) override {
@@ -32,6 +33,10 @@ class ScriptedRunner : public AutomationRunner {
   void Start(const store::AutomationRecord& a, const store::RunRecord& run, JobAttempts::Progress,
              JobAttempts::Done done) override {
     started.push_back({a, run, std::move(done)});
+  }
+  void Reattach(const store::AutomationRecord& a, const store::RunRecord& run,
+                JobAttempts::Done done) override {
+    started.push_back({a, run, std::move(done), false, true});
   }
   bool Cancel(const std::string& run_id) override {
     for (auto& s : started)
@@ -52,7 +57,7 @@ class ScriptedRunner : public AutomationRunner {
     discarded.push_back(sandbox_id);
   }
   void End(size_t i, AttemptEnd::Kind kind, std::optional<int> exit_code = std::nullopt,
-           std::string error = "") {
+           std::string error = "", std::string out = "") {
     ASSERT_LT(i, started.size());
     ASSERT_FALSE(started[i].ended);
     started[i].ended = true;
@@ -60,6 +65,7 @@ class ScriptedRunner : public AutomationRunner {
     end.kind = kind;
     end.exit_code = exit_code;
     end.error = std::move(error);
+    end.stdout_text = std::move(out);
     // Moved out first: a retry's Start appends to `started` while `done` runs.
     auto done = std::move(started[i].done);
     done(std::move(end));
@@ -89,6 +95,14 @@ class AutomationServiceTest : public testing::Test {
     auto a = service_.Create(org_, req);
     EXPECT_TRUE(a.ok()) << a.status().message();
     return *a;
+  }
+  // The slot's run as a previous adaptd left it: its command started in `sandbox_id`.
+  store::RunRecord LeaveRunning(size_t i, const std::string& command_id) {
+    store::RunRecord run = *store_.GetRun(org_.org_id, runner_.started.at(i).run.id);
+    run.status = "running";
+    run.command_id = command_id;
+    EXPECT_TRUE(store_.PutRun(run).ok());
+    return run;
   }
   std::vector<store::RunRecord> Runs(const std::string& automation_id) {
     auto page = store_.ListRuns(org_.org_id, {"", automation_id}, 200, std::nullopt);
@@ -461,6 +475,110 @@ TEST_F(AutomationServiceTest, DeleteLeavesRunsAndOtherOrganizationsGetNotFound) 
   EXPECT_EQ(service_.Delete(other_, a.id).code(), Code::kNotFound);
   ASSERT_TRUE(service_.Delete(org_, a.id).ok());
   EXPECT_EQ(service_.Get(org_, a.id).status().code(), Code::kNotFound);
+}
+
+TEST_F(AutomationServiceTest, RecoveryReattachesARunWhoseCommandStartedAndRecordsItsEnd) {
+  Automation a = MustCreate(60);
+  Automation b = MustCreate(60);
+  now_ += 60'000;
+  service_.Tick(now_);
+  ASSERT_EQ(runner_.started.size(), 2u);
+  size_t of_a = runner_.started[0].automation.id == a.id ? 0 : 1;
+  store::RunRecord running = LeaveRunning(of_a, "cmd_1");
+  std::string starting = runner_.started[1 - of_a].run.id;  // its sandbox was still booting
+
+  // A new adaptd over the same store.
+  ScriptedRunner after;
+  after.target_org = org_.org_id;
+  AutomationService restarted{store_, store_, after, [this] { return now_; }};
+  restarted.Recover();
+  ASSERT_EQ(after.started.size(), 1u);
+  EXPECT_TRUE(after.started[0].reattached);
+  EXPECT_EQ(after.started[0].run.id, running.id);
+  EXPECT_EQ(after.started[0].run.command_id, "cmd_1");
+  EXPECT_EQ(after.started[0].run.sandbox_id, "sbx_target");
+  EXPECT_EQ(store_.GetRun(org_.org_id, running.id)->status, "running");
+  auto failed = store_.GetRun(org_.org_id, starting);
+  EXPECT_EQ(failed->status, "infrastructure_failed");
+  EXPECT_NE(failed->error.find("adaptd restarted"), std::string::npos) << failed->error;
+
+  // Still executing: the next slot of a meets the overlap policy (skip).
+  now_ += 60'000;
+  restarted.Tick(now_);
+  ASSERT_EQ(after.started.size(), 2u);
+  EXPECT_EQ(after.started[1].automation.id, b.id);
+  EXPECT_EQ(Runs(a.id).at(0).status, "skipped_overlap");
+
+  after.End(0, AttemptEnd::Kind::kExited, 0, "", "done\n");
+  auto ended = store_.GetRun(org_.org_id, running.id);
+  EXPECT_EQ(ended->status, "succeeded");
+  EXPECT_EQ(ended->exit_code, 0);
+  EXPECT_EQ(ended->stdout_text, "done\n");
+  EXPECT_EQ(ended->command_id, "cmd_1");
+  EXPECT_GT(ended->ended_at, 0);
+  EXPECT_EQ(restarted.Get(org_, a.id)->consecutive_failures, 0);
+  // Its end frees the automation: the next slot runs.
+  now_ += 60'000;
+  restarted.Tick(now_);
+  ASSERT_EQ(after.started.size(), 3u);
+  EXPECT_EQ(after.started[2].automation.id, a.id);
+  EXPECT_FALSE(after.started[2].reattached);
+}
+
+TEST_F(AutomationServiceTest, AReattachedRunWhoseCommandWasLostIsRetriedInAFreshSandbox) {
+  Automation a = MustCreate(60);
+  now_ += 60'000;
+  service_.Tick(now_);
+  store::RunRecord running = LeaveRunning(0, "cmd_1");
+  ScriptedRunner after;
+  after.target_org = org_.org_id;
+  AutomationService restarted{store_, store_, after, [this] { return now_; }};
+  restarted.Recover();
+  ASSERT_EQ(after.started.size(), 1u);
+  after.End(0, AttemptEnd::Kind::kInfrastructure, std::nullopt,
+            "adaptd restarted while the command ran and the sandbox's agent no longer runs it");
+  EXPECT_EQ(store_.GetRun(org_.org_id, running.id)->status, "infrastructure_failed");
+  ASSERT_EQ(after.started.size(), 2u);
+  EXPECT_FALSE(after.started[1].reattached);
+  EXPECT_EQ(after.started[1].run.trigger, "retry");
+  EXPECT_EQ(after.started[1].run.attempt, 2);
+  EXPECT_EQ(after.started[1].run.sandbox_id, "sbx_fresh1");
+  EXPECT_EQ(restarted.Get(org_, a.id)->sandbox_id, "sbx_fresh1");
+}
+
+TEST_F(AutomationServiceTest, AReattachedRunCanBeCancelled) {
+  MustCreate(60);
+  now_ += 60'000;
+  service_.Tick(now_);
+  store::RunRecord running = LeaveRunning(0, "cmd_1");
+  ScriptedRunner after;
+  after.target_org = org_.org_id;
+  AutomationService restarted{store_, store_, after, [this] { return now_; }};
+  restarted.Recover();
+  EXPECT_TRUE(restarted.CancelRun(running.id));
+  EXPECT_EQ(after.cancelled, std::vector<std::string>{running.id});
+  // The runner reports the command's end after the SIGTERM (or the SIGKILL) as cancelled.
+  after.End(0, AttemptEnd::Kind::kCancelled, std::nullopt, "cancelled");
+  auto ended = store_.GetRun(org_.org_id, running.id);
+  EXPECT_EQ(ended->status, "cancelled");
+  EXPECT_EQ(after.started.size(), 1u);
+}
+
+TEST_F(AutomationServiceTest, AReattachedRunOfADeletedAutomationEndsAndIsNotRetried) {
+  Automation a = MustCreate(60);
+  now_ += 60'000;
+  service_.Tick(now_);
+  store::RunRecord running = LeaveRunning(0, "cmd_1");
+  ASSERT_TRUE(service_.Delete(org_, a.id).ok());
+  ScriptedRunner after;
+  after.target_org = org_.org_id;
+  AutomationService restarted{store_, store_, after, [this] { return now_; }};
+  restarted.Recover();
+  ASSERT_EQ(after.started.size(), 1u);
+  after.End(0, AttemptEnd::Kind::kInfrastructure, std::nullopt, "the sandbox is gone");
+  EXPECT_EQ(store_.GetRun(org_.org_id, running.id)->status, "infrastructure_failed");
+  EXPECT_EQ(after.started.size(), 1u);
+  EXPECT_TRUE(after.replaced.empty());
 }
 
 }  // namespace

@@ -106,6 +106,10 @@ class TargetsRunner : public AutomationRunner {
              JobAttempts::Done) override {
     ADD_FAILURE() << "a controller ran a command";
   }
+  void Reattach(const store::AutomationRecord&, const store::RunRecord&,
+                JobAttempts::Done) override {
+    ADD_FAILURE() << "a controller's action was re-attached";
+  }
   bool Cancel(const std::string&) override { return false; }
   Result<std::string> Replace(const std::string&, const std::string&) override {
     return Internal("not here");

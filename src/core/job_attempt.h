@@ -47,8 +47,13 @@ class JobAttempts {
   // another thread, after the attempt's sandbox is gone (or deletion is under way).
   virtual void Start(const store::JobRecord& job, const store::RunRecord& run, Progress progress,
                      Done done) = 0;
+  // Takes over attempt `run` of `job` that a previous adaptd left running (its sandbox_id and
+  // command_id recorded) and returns at once: its command is followed to its end and reported
+  // as Start's attempt would be (the sandbox deleted first); a command its sandbox's agent no
+  // longer runs, or a sandbox gone, ends kInfrastructure. Cancel works on it as on any attempt.
+  virtual void Reattach(const store::JobRecord& job, const store::RunRecord& run, Done done) = 0;
   // Asks attempt `run_id` to end (its command's process group gets SIGTERM, then SIGKILL
-  // after kRunCancelGrace; a sandbox still starting is not used); its `done` then says
+  // after the cancel grace period; a sandbox still starting is not used); its `done` then says
   // kCancelled. False when it does not run here.
   virtual bool Cancel(const std::string& run_id) = 0;
   // A sandbox a previous adaptd made for an attempt it did not see end: deleted, best effort.
@@ -61,8 +66,9 @@ std::string LatestBytes(const std::string& text, size_t limit, bool& truncated);
 
 inline constexpr size_t kRunOutputBytes = 64 * 1024;
 
-// cancel_automation_run's grace period (a job's run or an automation's): the command's
-// process group gets SIGTERM, then SIGKILL once this passed if it still runs.
-inline constexpr std::chrono::seconds kRunCancelGrace{10};
+// cancel_automation_run's grace period (a job's run or an automation's) unless adaptd's
+// --run-cancel-grace-seconds says otherwise: the command's process group gets SIGTERM, then
+// SIGKILL once the grace period passed if it still runs.
+inline constexpr std::chrono::seconds kDefaultRunCancelGrace{10};
 
 }  // namespace adapt::core

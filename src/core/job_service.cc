@@ -61,6 +61,10 @@ JobService::JobService(store::JobStore& store, JobAttempts& attempts, std::strin
 
 void JobService::Recover() {
   int64_t now = NowMillis();
+  // Attempts whose command was started: the agent may still run it, so they are followed to
+  // their end (CommandService re-attached the command or recorded it lost).
+  std::vector<std::pair<store::JobRecord, store::RunRecord>> reattached;
+  std::set<std::string> reattached_jobs;
   auto runs = store_.ListRunsWithStatus(kExecutingRunStatuses);
   if (!runs.ok()) {
     spdlog::error("jobs: listing runs to recover: {}", runs.status().message());
@@ -68,6 +72,14 @@ void JobService::Recover() {
     for (auto run : *runs) {
       // An automation's run is recovered by AutomationService, and its sandbox is the target.
       if (!run.automation_id.empty()) continue;
+      if (run.status == "running" && !run.sandbox_id.empty() && !run.command_id.empty()) {
+        auto job = store_.GetJob("", run.job_id);
+        if (job.ok() && job->status == "running" && job->last_run_id == run.id) {
+          reattached_jobs.insert(job->id);
+          reattached.emplace_back(std::move(*job), std::move(run));
+          continue;
+        }
+      }
       run.status = "infrastructure_failed";
       run.error = "adaptd restarted while the run was executing";
       run.ended_at = now;
@@ -81,6 +93,7 @@ void JobService::Recover() {
     spdlog::error("jobs: listing jobs to recover: {}", jobs.status().message());
   } else {
     for (auto job : *jobs) {
+      if (reattached_jobs.count(job.id)) continue;
       // Requeued in place: its seq keeps its turn in the queue.
       if (job.attempts < job.max_attempts) {
         job.status = "queued";
@@ -93,6 +106,20 @@ void JobService::Recover() {
       if (Status st = store_.UpdateJob(job, {"running"}); !st.ok())
         spdlog::error("jobs: recovering job {}: {}", job.id, st.message());
     }
+  }
+  // A re-attached attempt holds its organization's slot until it ends, as it did before.
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [job, run] : reattached) {
+      ++running_per_org_[job.org_id];
+      active_runs_[run.id] = run;
+    }
+  }
+  for (auto& [job, run] : reattached) {
+    spdlog::info("jobs: following run {} of job {} again", run.id, job.id);
+    attempts_.Reattach(job, run, [this, job_id = job.id, run_id = run.id](AttemptEnd end) {
+      AttemptEnded(job_id, run_id, std::move(end));
+    });
   }
   Pump();
 }

@@ -6,8 +6,8 @@
 // once. Each attempt is a run (trigger "manual", then "retry") executed by JobAttempts. An
 // infrastructure failure is retried in a fresh sandbox until max_attempts; any other end is
 // final (a non-zero exit is the application's result). All state is in the store: Recover
-// records the runs a previous adaptd left executing infrastructure_failed and requeues their
-// jobs where attempts remain. Thread-safe.
+// follows the runs a previous adaptd left running through their sandbox's agent, records the
+// others infrastructure_failed and requeues their jobs where attempts remain. Thread-safe.
 #pragma once
 
 #include <functional>
@@ -72,9 +72,10 @@ class JobService {
     automation_cancel_ = std::move(cancel);
   }
 
-  // Call once, before serving: what a previous adaptd left executing becomes
-  // infrastructure_failed (its sandbox deleted), its job requeued while attempts remain; then
-  // the queue starts.
+  // Call once, before serving: an attempt a previous adaptd left running with its command
+  // started is re-attached (JobAttempts::Reattach) and ends as it would have; anything else it
+  // left executing becomes infrastructure_failed (its sandbox deleted), its job requeued while
+  // attempts remain; then the queue starts.
   void Recover();
 
   // Validates `req` and queues the job. With an idempotency key, a repeat with the same

@@ -23,11 +23,15 @@ class ScriptedAttempts : public JobAttempts {
     Progress progress;
     Done done;
     bool ended = false;
+    bool reattached = false;
   };
 
   void Start(const store::JobRecord& job, const store::RunRecord& run, Progress progress,
              Done done) override {
     started.push_back({job, run, std::move(progress), std::move(done)});
+  }
+  void Reattach(const store::JobRecord& job, const store::RunRecord& run, Done done) override {
+    started.push_back({job, run, {}, std::move(done), false, true});
   }
   bool Cancel(const std::string& run_id) override {
     for (const auto& s : started)
@@ -50,9 +54,11 @@ class ScriptedAttempts : public JobAttempts {
     AttemptEnd end;
     end.kind = kind;
     end.exit_code = exit_code;
-    end.sandbox_id = "sbx_" + std::to_string(i);
+    end.sandbox_id = started[i].reattached ? started[i].run.sandbox_id : "sbx_" + std::to_string(i);
     end.stdout_text = std::move(out);
-    started[i].done(std::move(end));
+    // Moved out first: a retry's Start appends to `started` while `done` runs.
+    auto done = std::move(started[i].done);
+    done(std::move(end));
   }
   std::vector<std::string> RunningJobs() const {
     std::vector<std::string> out;
@@ -303,6 +309,79 @@ TEST_F(JobServiceTest, RecoveryRecordsExecutingRunsInfrastructureFailedAndRetrie
   EXPECT_EQ(after.started[0].run.attempt, 2);
   EXPECT_EQ(after.started[0].run.trigger, "retry");
   EXPECT_EQ(store_.GetJob("", b)->status, "infrastructure_failed");
+}
+
+TEST_F(JobServiceTest, RecoveryReattachesAnAttemptWhoseCommandStartedAndRecordsItsEnd) {
+  std::string a = MustSubmit(org_, 3);
+  std::string b = MustSubmit(org_, 3);
+  std::string run_a = attempts_.started[0].run.id, run_b = attempts_.started[1].run.id;
+  attempts_.started[0].progress.sandbox("sbx_a");
+  attempts_.started[0].progress.command("cmd_a");
+  attempts_.started[1].progress.sandbox("sbx_b");  // still booting: no command yet
+  std::string c = MustSubmit(org_, 3);             // queued behind the limit of 2
+
+  ScriptedAttempts after;
+  JobService restarted(store_, after, "test-image", 2);
+  restarted.Recover();
+  // a's attempt is followed, not failed; b's is failed and retried; c still waits, as a and
+  // b's retry hold the organization's two slots.
+  ASSERT_EQ(after.started.size(), 2u);
+  EXPECT_TRUE(after.started[0].reattached);
+  EXPECT_EQ(after.started[0].run.id, run_a);
+  EXPECT_EQ(after.started[0].run.sandbox_id, "sbx_a");
+  EXPECT_EQ(after.started[0].run.command_id, "cmd_a");
+  EXPECT_EQ(after.started[1].job.id, b);
+  EXPECT_EQ(after.started[1].run.attempt, 2);
+  EXPECT_EQ(after.abandoned, std::vector<std::string>{"sbx_b"});
+  EXPECT_EQ(store_.GetRun(org_.org_id, run_a)->status, "running");
+  EXPECT_EQ(store_.GetRun(org_.org_id, run_b)->status, "infrastructure_failed");
+  EXPECT_EQ(restarted.Get(org_, a)->status, "running");
+  EXPECT_EQ(restarted.Get(org_, c)->status, "queued");
+
+  after.End(0, AttemptEnd::Kind::kExited, 0, "done\n");
+  auto run = store_.GetRun(org_.org_id, run_a);
+  EXPECT_EQ(run->status, "succeeded");
+  EXPECT_EQ(run->exit_code, 0);
+  EXPECT_EQ(run->stdout_text, "done\n");
+  EXPECT_EQ(run->attempt, 1);
+  auto job = restarted.Get(org_, a);
+  EXPECT_EQ(job->status, "succeeded");
+  EXPECT_EQ(job->attempts, 1);
+  // Its slot freed, the queue moves on.
+  ASSERT_EQ(after.started.size(), 3u);
+  EXPECT_EQ(after.started[2].job.id, c);
+}
+
+TEST_F(JobServiceTest, AReattachedAttemptWhoseCommandWasLostIsRetriedAndOneCanBeCancelled) {
+  std::string a = MustSubmit(org_, 2);
+  std::string b = MustSubmit(org_, 2);
+  for (int i = 0; i < 2; ++i) {
+    attempts_.started[i].progress.sandbox("sbx_" + std::to_string(i));
+    attempts_.started[i].progress.command("cmd_" + std::to_string(i));
+  }
+  std::string run_b = attempts_.started[1].run.id;
+  ScriptedAttempts after;
+  JobService restarted(store_, after, "test-image", 2);
+  restarted.Recover();
+  ASSERT_EQ(after.started.size(), 2u);
+  EXPECT_TRUE(after.abandoned.empty());
+
+  // The agent no longer ran a's command: an infrastructure failure, retried.
+  after.End(0, AttemptEnd::Kind::kInfrastructure);
+  ASSERT_EQ(after.started.size(), 3u);
+  EXPECT_FALSE(after.started[2].reattached);
+  EXPECT_EQ(after.started[2].job.id, a);
+  EXPECT_EQ(after.started[2].run.attempt, 2);
+  EXPECT_EQ(after.started[2].run.trigger, "retry");
+
+  // b's re-attached run is cancelled by its id and ends cancelled, not retried.
+  auto cancelling = restarted.CancelRun(org_, run_b);
+  ASSERT_TRUE(cancelling.ok()) << cancelling.status().message();
+  EXPECT_EQ(after.cancelled, std::vector<std::string>{run_b});
+  after.End(1, AttemptEnd::Kind::kCancelled);
+  EXPECT_EQ(store_.GetRun(org_.org_id, run_b)->status, "cancelled");
+  EXPECT_EQ(restarted.Get(org_, b)->status, "cancelled");
+  EXPECT_EQ(after.started.size(), 3u);
 }
 
 TEST(LatestBytes, KeepsTheEndAndStartsAtACharacter) {

@@ -5,6 +5,8 @@
 #include <boost/asio/post.hpp>
 
 #include "base/ignore_error.h"
+#include "core/agent_wait.h"
+#include "core/reattached_command.h"
 
 namespace adapt::core {
 
@@ -23,8 +25,14 @@ struct SandboxAutomationRunner::Execution {
 
 SandboxAutomationRunner::SandboxAutomationRunner(SandboxService& sandboxes,
                                                  CommandService& commands,
+                                                 runtime::Runtime& runtime,
+                                                 store::EventStore& events,
                                                  boost::asio::thread_pool& workers)
-    : sandboxes_(sandboxes), commands_(commands), workers_(workers) {}
+    : sandboxes_(sandboxes),
+      commands_(commands),
+      runtime_(runtime),
+      events_(events),
+      workers_(workers) {}
 
 Status SandboxAutomationRunner::CheckTarget(const std::string& org_id,
                                             const std::string& sandbox_id) {
@@ -51,6 +59,63 @@ void SandboxAutomationRunner::Start(const store::AutomationRecord& automation,
     runs_[run.id] = e;
   }
   boost::asio::post(workers_, [this, e] { Begin(e); });
+}
+
+void SandboxAutomationRunner::Reattach(const store::AutomationRecord& automation,
+                                       const store::RunRecord& run, JobAttempts::Done done) {
+  auto e = std::make_shared<Execution>();
+  e->who.org_id = run.org_id;
+  e->automation = automation;
+  // The sandbox the run used: the automation may follow another one since.
+  e->automation.sandbox_id = run.sandbox_id;
+  e->run = run;
+  e->done = std::move(done);
+  e->command_id = run.command_id;
+  {
+    std::lock_guard lock(mu_);
+    runs_[run.id] = e;
+  }
+  boost::asio::post(workers_, [this, e] { Resume(e); });
+}
+
+void SandboxAutomationRunner::Resume(std::shared_ptr<Execution> e) {
+  if (stopping_) return;
+  e->started_target = TargetStartedDuring(e->run);
+  // CommandService::Reconcile attached the command again if the agent still runs it, or
+  // recorded it lost; either way its record says how long it may still run.
+  auto outcome = commands_.Outcome(e->who, e->automation.sandbox_id, e->run.command_id);
+  if (!outcome.ok()) {
+    AttemptEnd end;
+    end.command_id = e->run.command_id;
+    end.error = "reading the command after adaptd restarted: " + outcome.status().message();
+    Finish(e, std::move(end));
+    return;
+  }
+  commands_.AwaitEnd(e->run.command_id, ReattachedCommandDeadline(outcome->command),
+                     [this, e](Waiter::End) { CommandEnded(e); });
+}
+
+bool SandboxAutomationRunner::TargetStartedDuring(const store::RunRecord& run) {
+  constexpr int kPage = 500;
+  int64_t after = 0;
+  std::string previous;
+  bool started = false;
+  for (;;) {
+    auto events = events_.ListEvents(run.org_id, run.sandbox_id, after, kPage);
+    if (!events.ok()) {
+      spdlog::warn("automation run {}: reading sandbox {}'s events: {}", run.id, run.sandbox_id,
+                   events.status().message());
+      return started;
+    }
+    for (const auto& ev : *events) {
+      // A start from hibernated (a create also begins provisioning, but not after hibernated).
+      if (previous == "hibernated" && ev.status == "provisioning" && ev.at >= run.started_at)
+        started = true;
+      previous = ev.status;
+      after = ev.seq;
+    }
+    if (events->size() < static_cast<size_t>(kPage)) return started;
+  }
 }
 
 void SandboxAutomationRunner::Begin(std::shared_ptr<Execution> e) {
@@ -104,6 +169,12 @@ void SandboxAutomationRunner::TargetSettled(std::shared_ptr<Execution> e) {
 }
 
 void SandboxAutomationRunner::RunCommand(std::shared_ptr<Execution> e) {
+  AwaitAgent(runtime_, workers_, stopping_, e->automation.sandbox_id, kRunAgentWait,
+             [this, e](bool) { StartCommand(e); });
+}
+
+void SandboxAutomationRunner::StartCommand(std::shared_ptr<Execution> e) {
+  if (stopping_) return;
   {
     std::lock_guard lock(e->mu);
     if (e->cancelled) {
@@ -138,7 +209,7 @@ void SandboxAutomationRunner::RunCommand(std::shared_ptr<Execution> e) {
   }
   if (e->progress.command) e->progress.command(started->id);
   if (cancelled)
-    IgnoreError(commands_.Kill(e->who, e->automation.sandbox_id, started->id, kRunCancelGrace),
+    IgnoreError(commands_.Kill(e->who, e->automation.sandbox_id, started->id, cancel_grace_),
                 "cancel");
   auto deadline = Waiter::Clock::now() + std::chrono::seconds(e->automation.timeout_seconds + 60);
   commands_.AwaitEnd(started->id, deadline, [this, e](Waiter::End) { CommandEnded(e); });
@@ -237,7 +308,7 @@ bool SandboxAutomationRunner::Cancel(const std::string& run_id) {
     command_id = e->command_id;
   }
   if (!command_id.empty())
-    IgnoreError(commands_.Kill(e->who, e->automation.sandbox_id, command_id, kRunCancelGrace),
+    IgnoreError(commands_.Kill(e->who, e->automation.sandbox_id, command_id, cancel_grace_),
                 "the command may have ended");
   return true;
 }

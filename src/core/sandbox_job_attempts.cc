@@ -5,6 +5,9 @@
 #include <boost/asio/post.hpp>
 
 #include "base/ignore_error.h"
+#include "base/time.h"
+#include "core/agent_wait.h"
+#include "core/reattached_command.h"
 
 namespace adapt::core {
 namespace {
@@ -43,8 +46,8 @@ struct SandboxJobAttempts::Attempt {
 };
 
 SandboxJobAttempts::SandboxJobAttempts(SandboxService& sandboxes, CommandService& commands,
-                                       boost::asio::thread_pool& workers)
-    : sandboxes_(sandboxes), commands_(commands), workers_(workers) {}
+                                       runtime::Runtime& runtime, boost::asio::thread_pool& workers)
+    : sandboxes_(sandboxes), commands_(commands), runtime_(runtime), workers_(workers) {}
 
 void SandboxJobAttempts::Start(const store::JobRecord& job, const store::RunRecord& run,
                                Progress progress, Done done) {
@@ -59,6 +62,39 @@ void SandboxJobAttempts::Start(const store::JobRecord& job, const store::RunReco
     attempts_[run.id] = a;
   }
   boost::asio::post(workers_, [this, a] { CreateSandbox(a); });
+}
+
+void SandboxJobAttempts::Reattach(const store::JobRecord& job, const store::RunRecord& run,
+                                  Done done) {
+  auto a = std::make_shared<Attempt>();
+  a->who.org_id = job.org_id;
+  a->job = job;
+  a->run = run;
+  a->done = std::move(done);
+  a->sandbox_id = run.sandbox_id;
+  a->command_id = run.command_id;
+  // The job's timeout counts from the attempt's start, before the restart.
+  a->started -= std::chrono::milliseconds(std::max<int64_t>(0, NowMillis() - run.started_at));
+  {
+    std::lock_guard lock(mu_);
+    attempts_[run.id] = a;
+  }
+  boost::asio::post(workers_, [this, a] { Resume(a); });
+}
+
+void SandboxJobAttempts::Resume(std::shared_ptr<Attempt> a) {
+  if (stopping_) return;
+  // CommandService::Reconcile attached the command again if the agent still runs it, or
+  // recorded it lost; either way its record says how long it may still run.
+  auto outcome = commands_.Outcome(a->who, a->sandbox_id, a->command_id);
+  if (!outcome.ok()) {
+    AttemptEnd end;
+    end.error = "reading the job's command after adaptd restarted: " + outcome.status().message();
+    Finish(a, std::move(end));
+    return;
+  }
+  commands_.AwaitEnd(a->command_id, ReattachedCommandDeadline(outcome->command),
+                     [this, a](Waiter::End) { CommandEnded(a); });
 }
 
 void SandboxJobAttempts::CreateSandbox(std::shared_ptr<Attempt> a) {
@@ -119,6 +155,26 @@ void SandboxJobAttempts::SandboxSettled(std::shared_ptr<Attempt> a) {
     Finish(a, std::move(end));
     return;
   }
+  AwaitAgent(runtime_, workers_, stopping_, sandbox_id, kRunAgentWait,
+             [this, a](bool) { StartCommand(a); });
+}
+
+void SandboxJobAttempts::StartCommand(std::shared_ptr<Attempt> a) {
+  if (stopping_) return;
+  std::string sandbox_id;
+  bool cancelled = false;
+  {
+    std::lock_guard lock(a->mu);
+    sandbox_id = a->sandbox_id;
+    cancelled = a->cancelled;
+  }
+  if (cancelled) {
+    AttemptEnd end;
+    end.kind = AttemptEnd::Kind::kCancelled;
+    end.error = "cancelled before its command started";
+    Finish(a, std::move(end));
+    return;
+  }
   RunCommandRequest command;
   command.argv = a->job.spec.argv;
   command.cwd = a->job.spec.cwd;
@@ -142,7 +198,7 @@ void SandboxJobAttempts::SandboxSettled(std::shared_ptr<Attempt> a) {
   }
   if (a->progress.command) a->progress.command(started->id);
   if (cancelled)
-    IgnoreError(commands_.Kill(a->who, sandbox_id, started->id, kRunCancelGrace), "cancel");
+    IgnoreError(commands_.Kill(a->who, sandbox_id, started->id, cancel_grace_), "cancel");
   // The command's own timeout ends it; the margin covers recording its end.
   auto deadline = Waiter::Clock::now() + std::chrono::seconds(a->job.spec.timeout_seconds + 60);
   commands_.AwaitEnd(started->id, deadline, [this, a](Waiter::End) { CommandEnded(a); });
@@ -252,7 +308,7 @@ bool SandboxJobAttempts::Cancel(const std::string& run_id) {
     command_id = a->command_id;
   }
   if (!command_id.empty())
-    IgnoreError(commands_.Kill(a->who, sandbox_id, command_id, kRunCancelGrace),
+    IgnoreError(commands_.Kill(a->who, sandbox_id, command_id, cancel_grace_),
                 "the command may have ended");
   return true;
 }

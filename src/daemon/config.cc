@@ -108,6 +108,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.storage_metering_interval_seconds = value;
       else if (key == "databaseQuotaIntervalSeconds")
         c.database_quota_interval_seconds = value;
+      else if (key == "runCancelGraceSeconds")
+        c.run_cancel_grace_seconds = value;
       else
         return InvalidArgument(key, path + ": unknown setting '" + key + "'");
     }
@@ -183,6 +185,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* database_quota =
       app.add_option("--database-quota-interval-seconds", flags.database_quota_interval_seconds,
                      "seconds between checks of the databases' size quotas, 1-3600 [30]");
+  auto* run_cancel_grace = app.add_option(
+      "--run-cancel-grace-seconds", flags.run_cancel_grace_seconds,
+      "seconds a cancelled run's command has between SIGTERM and SIGKILL, 1-300 [10]");
   auto* job_concurrency = app.add_option("--job-concurrency-per-org", flags.job_concurrency_per_org,
                                          "one-shot jobs running at once per organization [4]");
   auto* mcp_threads = app.add_option("--mcp-call-threads", flags.mcp_call_threads,
@@ -368,6 +373,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (c.database_quota_interval_seconds < 1 || c.database_quota_interval_seconds > 3600)
     return InvalidArgument("databaseQuotaIntervalSeconds",
                            "databaseQuotaIntervalSeconds must be between 1 and 3600");
+  if (run_cancel_grace->count()) c.run_cancel_grace_seconds = flags.run_cancel_grace_seconds;
+  if (c.run_cancel_grace_seconds < 1 || c.run_cancel_grace_seconds > 300)
+    return InvalidArgument("runCancelGraceSeconds",
+                           "runCancelGraceSeconds must be between 1 and 300");
   if (job_concurrency->count()) c.job_concurrency_per_org = flags.job_concurrency_per_org;
   if (c.job_concurrency_per_org < 1 || c.job_concurrency_per_org > 1000)
     return InvalidArgument("jobConcurrencyPerOrg",

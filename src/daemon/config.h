@@ -113,6 +113,9 @@ struct DaemonConfig {
   int storage_metering_interval_seconds = 3600;
   // One-shot jobs running at once per organization; later ones queue in submission order.
   int job_concurrency_per_org = 4;
+  // cancel_automation_run (a job's run or an automation's): seconds between the SIGTERM to the
+  // command's process group and the SIGKILL if it still runs (1-300).
+  int run_cancel_grace_seconds = 10;
   // Threads running MCP tool calls, apart from the API workers, so that tool calls that wait
   // (wait_for_sandbox, run_command) never hold those; a call beyond them answers 429.
   int mcp_call_threads = 16;

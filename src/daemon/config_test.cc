@@ -301,6 +301,20 @@ TEST_F(ConfigTest, TheDatabaseQuotaIntervalHasADefaultAFlagAKeyAndARange) {
     EXPECT_FALSE(Load({"--database-quota-interval-seconds", bad}).ok()) << bad;
 }
 
+TEST_F(ConfigTest, TheRunCancelGraceHasADefaultAFlagAKeyAndARange) {
+  EXPECT_EQ(MustLoad({}).run_cancel_grace_seconds, 10);
+  EXPECT_EQ(MustLoad({"--run-cancel-grace-seconds", "1"}).run_cancel_grace_seconds, 1);
+  EXPECT_EQ(MustLoad({"--config", WriteConfig(R"({"runCancelGraceSeconds": 300})")})
+                .run_cancel_grace_seconds,
+            300);
+  for (const char* bad : {"0", "-1", "301", "x"})
+    EXPECT_FALSE(Load({"--run-cancel-grace-seconds", bad}).ok()) << bad;
+  auto refused = Load({"--run-cancel-grace-seconds", "301"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "runCancelGraceSeconds must be between 1 and 300");
+  EXPECT_FALSE(Load({"--config", WriteConfig(R"({"runCancelGraceSeconds": 0})")}).ok());
+}
+
 TEST_F(ConfigTest, ConnectionLimitsHaveDefaultsFlagsAndFileKeys) {
   DaemonConfig d = MustLoad({});
   EXPECT_EQ(d.max_connections, 4096);

@@ -61,10 +61,12 @@ Status Daemon::StartServices() {
   objects_.emplace(*store_, *store_, *object_store_, *storage_tokens_, *files_, *sandboxes_);
   objects_->SetGatewayPort(storage_server_->port());
   commands_->Reconcile();
-  job_attempts_.emplace(*sandboxes_, *commands_, *workers_);
+  job_attempts_.emplace(*sandboxes_, *commands_, *runtime_, *workers_);
+  job_attempts_->set_cancel_grace(std::chrono::seconds(config_.run_cancel_grace_seconds));
   jobs_.emplace(*store_, *job_attempts_, config_.default_image, config_.job_concurrency_per_org);
   jobs_->set_usage_store(store_.get());
-  automation_runner_.emplace(*sandboxes_, *commands_, *workers_);
+  automation_runner_.emplace(*sandboxes_, *commands_, *runtime_, *store_, *workers_);
+  automation_runner_->set_cancel_grace(std::chrono::seconds(config_.run_cancel_grace_seconds));
   automations_.emplace(*store_, *store_, *automation_runner_);
   automations_->set_plan_limit([this](const std::string& org_id) -> std::optional<int64_t> {
     auto plan = accounts_->PlanOf(org_id);
@@ -306,7 +308,8 @@ Status Daemon::StartApi() {
       *workers_);
   RETURN_IF_ERROR(server_->Start());
   warm_pool_->StartFilling();
-  // Runs a previous adaptd left executing end infrastructure_failed; the queue resumes.
+  // Runs a previous adaptd left executing: those whose command the agent still runs are
+  // followed to their end, the others end infrastructure_failed; the queue resumes.
   jobs_->Recover();
   // Apps' replicas: ended ones replaced, cut-short deliveries redone, orphans deleted.
   apps_->Start();

@@ -7,14 +7,17 @@ SDK client, and a restart of adaptd in the middle of a job."""
 
 import json
 import os
+import subprocess
 import time
 
 import pytest
 import yaml
 
+import harness
 from harness import REPO, unique
 from mcp_support import sdk
 from test_openapi import assert_matches, schema
+from test_recovery import wait_for_recorded_end
 
 SPEC = yaml.safe_load(open(os.path.join(REPO, "docs", "openapi.yaml")))
 TERMINAL = ("succeeded", "failed", "cancelled", "infrastructure_failed")
@@ -237,14 +240,22 @@ def test_the_mcp_job_tools_through_the_official_sdk(daemon, org, mode):
     assert org.api("GET", "/v1/jobs/" + submitted["job_id"])[0] == 404
 
 
-def test_a_restarted_adaptd_records_the_interrupted_run_and_retries_the_job(fresh_daemon):
+def test_a_restarted_adaptd_records_a_run_whose_sandbox_died_meanwhile_and_retries_the_job(
+        fresh_daemon):
     d = fresh_daemon
     admin = d.admin
     marker = unique("restart")
     job = submit(admin, {"command": "echo %s-$ADAPT_JOB_ATTEMPT; if [ $ADAPT_JOB_ATTEMPT = 1 ]; "
-                                    "then sleep 120; fi" % marker})
-    first = wait_run(admin, job["id"], lambda r: r["status"] == "running" and r["sandboxId"])
+                                    "then sleep 120; fi" % marker, "maxAttempts": 2})
+    first = wait_run(admin, job["id"], lambda r: r["status"] == "running" and r["commandId"])
     d.kill()
+    # The attempt's sandbox dies while adaptd is down (a run still running through the agent is
+    # re-attached instead: tests/e2e/test_automation_reattach.py).
+    killed = subprocess.run([harness.RUNSC, "--root", harness.runsc_root(d.state_dir),
+                             "kill", first["sandboxId"], "KILL"], capture_output=True, text=True,
+                            timeout=60)
+    assert killed.returncode == 0, killed.stderr
+    wait_for_recorded_end(d, first["sandboxId"])
     d.start(port=d.port)
     done = wait_job(admin, job["id"])
     assert done["status"] == "succeeded" and done["attempts"] == 2, done
@@ -252,7 +263,7 @@ def test_a_restarted_adaptd_records_the_interrupted_run_and_retries_the_job(fres
     assert [(r["attempt"], r["status"]) for r in runs] == [(2, "succeeded"),
                                                            (1, "infrastructure_failed")], runs
     assert runs[0]["stdout"] == "%s-2\n" % marker
-    assert "restarted" in runs[1]["error"]
+    assert runs[1]["error"] and runs[1]["exitCode"] is None, runs[1]
     # The interrupted attempt's sandbox does not outlive it.
     wait_sandbox_gone(admin, first["sandboxId"])
     assert d.stop() == 0, d.log_tail()
