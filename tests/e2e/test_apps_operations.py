@@ -2,10 +2,10 @@
 its wait answers 202 with its operation (GET /v1/operations/{id}, kind app.deploy or
 app.rollback); adaptd SIGKILLed during a redeploy, a rollback or a scale comes back to a
 consistent app (the previous release serving, the operation Failed, the wanted replicas ready,
-no orphan replica sandbox); a ready replica that
-fails its readiness check three times in a row loses its traffic until it passes again; and an
-app's secrets reach its replicas by name and never show in its answers or logs. Only loopback
-(the ingress) and the replicas' own addresses (in namespaces adaptd made) are contacted."""
+no orphan replica sandbox); a ready replica that fails its readiness check three times in a row
+loses its traffic until it passes again; and an app's secrets reach its replicas by name and
+never show in its answers or logs. Only loopback (the ingress) and the replicas' own addresses
+(in namespaces adaptd made) are contacted."""
 
 import json
 import os
