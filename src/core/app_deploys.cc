@@ -29,6 +29,83 @@ struct OperationOutcome {
 
 store::OperationRecord NewAppOperation(const char* kind, const std::string& org_id,
                                        const std::string& sandbox_id, const std::string& app_id) {
+  store::OperationRecord op;
+  op.id = NewId("op");
+  op.org_id = org_id;
+  op.kind = kind;
+  op.sandbox_id = sandbox_id;
+  op.app_id = app_id;
+  op.phase = "Running";
+  op.started_at = NowMillis();
+  return op;
+}
+
+void FinishOperation(store::Store& store, store::OperationRecord op, const Status& outcome) {
+  op.phase = outcome.ok() ? "Completed" : "Failed";
+  op.error = outcome.ok() ? "" : outcome.message();
+  op.finished_at = NowMillis();
+  if (Status st = store.PutOperation(op); !st.ok())
+    spdlog::warn("app {}: finishing operation {}: {}", op.app_id, op.id, st.message());
+}
+
+Operation OperationView(const store::OperationRecord& r) {
+  Operation op;
+  op.id = r.id;
+  op.kind = r.kind;
+  op.phase = r.phase;
+  op.sandbox_id = r.sandbox_id;
+  op.app_id = r.app_id;
+  if (!r.release_id.empty()) op.release_id = r.release_id;
+  op.started_at = r.started_at;
+  if (!r.error.empty()) op.error = r.error;
+  if (r.finished_at) op.finished_at = r.finished_at;
+  return op;
+}
+
+}  // namespace
+
+Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& req,
+                                         std::chrono::milliseconds wait, const FieldNames& n) {
+  RETURN_IF_ERROR(RequireRegistered(who, "deploy an app"));
+  RETURN_IF_ERROR(CheckDeploy(req, n));
+  RETURN_IF_ERROR(CheckReplicaLimit(who.org_id, req.replicas, n));
+  if (!IsValidId(req.sandbox_id, "sbx"))
+    return NotFound("sandbox " + req.sandbox_id + " not found");
+  ASSIGN_OR_RETURN(store::SandboxRecord source, store_.GetSandbox(who.org_id, req.sandbox_id));
+  if (source.status != "running")
+    return Conflict("sandbox " + source.id + " is " + source.status +
+                    "; an app deploys from a running sandbox");
+  if (source.config.network.egress == "none")
+    return Conflict("sandbox " + source.id +
+                    " has network egress \"none\": its replicas would have no network to serve "
+                    "on");
+  if (source.config.labels.count(kAppLabel))
+    return Conflict("sandbox " + source.id + " is a replica of app " +
+                    source.config.labels.at(kAppLabel) + "; deploy from its source sandbox");
+  if (!req.secrets.empty()) {
+    if (!secrets_) return Unsupported(n("secrets"), "secrets are not supported on this host");
+    // Only that each exists: every replica captures the values when it is created.
+    RETURN_IF_ERROR(secrets_->Capture(who.org_id, req.secrets, n("secrets")).status());
+  }
+  const std::string name = req.name.empty() ? "app" : req.name;
+  std::optional<store::AppRecord> existing;
+  ASSIGN_OR_RETURN(auto apps, store_.ListApps(who.org_id));
+  for (const auto& a : apps)
+    if (a.name == name) existing = a;
+  store::AppRecord app;
+  if (existing) {
+    app = *existing;
+    std::lock_guard lock(mu_);
+    if (deploying_.count(app.id))
+      return Conflict("app " + app.name + " is being deployed or rolled back; " +
+                      "try again once that ends");
+  } else {
+    app.id = NewId("app");
+    app.org_id = who.org_id;
+    app.name = name;
+    app.source_sandbox_id = source.id;
+    app.hostname = name + "-" + NewId("h").substr(2, 8) + "." + options_.domain;
+  }
   store::OperationRecord op = NewAppOperation(kAppDeployOperation, who.org_id, source.id, app.id);
   RETURN_IF_ERROR(store_.PutOperation(op).WithContext("recording the deploy operation"));
   if (!existing) app.created_at = NowMillis();  // after the operation's start (SettleOperations)

@@ -295,9 +295,8 @@ Result<std::shared_ptr<void>> AppService::ClaimRollout(const store::AppRecord& a
   };
   std::lock_guard lock(mu_);
   if (deploying_.count(app.id))
-    return Conflict("app " + app.name +
-                    " is being deployed or rolled back; try again once that "
-                    "ends");
+    return Conflict("app " + app.name + " is being deployed or rolled back; " +
+                    "try again once that ends");
   deploying_.insert(app.id);
   return std::shared_ptr<void>(std::shared_ptr<Claim>(new Claim{this, app.id}));
 }
@@ -405,9 +404,8 @@ Result<App> AppService::Scale(const Principal& who, const std::string& id, int64
     {
       std::lock_guard l(mu_);
       if (deploying_.count(app.id))
-        return Conflict("app " + app.name +
-                        " is being deployed or rolled back; scale it once that "
-                        "ends");
+        return Conflict("app " + app.name + " is being deployed or rolled back; " +
+                        "scale it once that ends");
     }
     app.replicas = static_cast<int>(replicas);
     app.updated_at = NowMillis();
