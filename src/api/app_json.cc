@@ -98,7 +98,8 @@ Result<int64_t> DeployWaitFromJson(const json& body) {
 Result<std::string> RollbackFromJson(const json& body) {
   if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
   for (const auto& [key, _] : body.items())
-    if (key != "releaseId") return InvalidArgument(key, "unknown field '" + key + "'");
+    if (key != "releaseId" && key != "waitSeconds")
+      return InvalidArgument(key, "unknown field '" + key + "'");
   std::string release;
   RETURN_IF_ERROR(StringField(body, "releaseId", release));
   return release;

@@ -16,11 +16,13 @@ const core::FieldNames& RestAppFields();
 // buildTimeoutSeconds, replicas, env, secrets, readinessPath and readinessTimeoutSeconds
 // optional (waitSeconds is read by DeployWaitFromJson).
 Result<core::DeployApp> DeployAppFromJson(const nlohmann::json& body);
-// How long POST /v1/apps waits for the deploy before answering 202 with its operation.
+// How long POST /v1/apps and /v1/apps/{id}/rollback wait before answering 202 with the
+// operation.
 inline constexpr int64_t kDefaultDeployWaitSeconds = 60;
-// POST /v1/apps's waitSeconds (0..600, default kDefaultDeployWaitSeconds).
+// Their waitSeconds (0..600, default kDefaultDeployWaitSeconds).
 Result<int64_t> DeployWaitFromJson(const nlohmann::json& body);
-// POST /v1/apps/{id}/rollback: {"releaseId": "rel_..."} or {} (the release before).
+// POST /v1/apps/{id}/rollback: {"releaseId": "rel_..."} or {} (the release before), and
+// waitSeconds (read by DeployWaitFromJson).
 Result<std::string> RollbackFromJson(const nlohmann::json& body);
 // POST /v1/apps/{id}/scale: {"replicas": n}.
 Result<int64_t> ScaleFromJson(const nlohmann::json& body);

@@ -48,16 +48,21 @@ void AddAppRoutes(Router& router, core::AppService& apps) {
                if (!app.ok()) return ErrorResponse(app.status());
                return JsonResponse(200, AppToJson(*app));
              });
-  // Blocking like a deploy: the release's replicas start before the others go.
+  // An operation like a deploy (the release's replicas start before the others go): waits up
+  // to waitSeconds, then 200 with the app, the rollback's error, or 202 with its operation.
   router.Add("POST", "/v1/apps/{id}/rollback",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
                auto body = ParseJsonBody(req);
                if (!body.ok()) return ErrorResponse(body.status());
                auto release = RollbackFromJson(*body);
                if (!release.ok()) return ErrorResponse(release.status());
-               auto app = apps.Rollback(who, p.at("id"), *release, RestAppFields());
-               if (!app.ok()) return ErrorResponse(app.status());
-               return JsonResponse(200, AppToJson(*app));
+               auto wait = DeployWaitFromJson(*body);
+               if (!wait.ok()) return ErrorResponse(wait.status());
+               auto done = apps.Rollback(who, p.at("id"), *release, std::chrono::seconds(*wait),
+                                         RestAppFields());
+               if (!done.ok()) return ErrorResponse(done.status());
+               if (done->app) return JsonResponse(200, AppToJson(*done->app));
+               return JsonResponse(202, OperationJson(done->operation));
              });
   router.Add("GET", "/v1/apps/{id}/releases",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

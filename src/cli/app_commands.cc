@@ -29,6 +29,35 @@ void PrintApp(const json& app, const Console& console) {
         release.is_object() ? JsonCell(release.value("buildExitCode", json())) : "-"}});
 }
 
+// What a deploy or a rollback answered: the app, or its operation (kind "app.deploy" or
+// "app.rollback"), printed as it is with --no-wait and otherwise followed until it ends (its
+// error when it failed, else the app as it is then); the app is printed.
+Status ShowAppOrOperation(const ApiClient& client, const Console& console, bool as_json,
+                          bool no_wait, json answer) {
+  const std::string kind = answer.value("kind", "");
+  if (kind == "app.deploy" || kind == "app.rollback") {  // an operation: the work goes on
+    if (no_wait) {
+      console.out << (as_json ? PrettyJson(answer) : OperationSummary(answer) + "\n");
+      return Status::Ok();
+    }
+    // The build, the packaging and the replicas' readiness are bounded by adaptd.
+    ASSIGN_OR_RETURN(json op,
+                     WaitForOperation(client, answer.value("id", ""), std::chrono::hours(2)));
+    RETURN_IF_ERROR(OperationOutcome(op));
+    ASSIGN_OR_RETURN(
+        answer, JsonOrError(client.Get("/v1/apps/" + EscapeUrlComponent(op.value("appId", "")))));
+  }
+  if (as_json) {
+    console.out << PrettyJson(answer);
+  } else {
+    PrintApp(answer, console);
+  }
+  return Status::Ok();
+}
+
+// The server waits this long; a longer deploy or rollback answers its operation, polled here.
+constexpr int kServerWaitSeconds = 20;
+
 void AddDeploy(CLI::App& group, Invocation& invocation) {
   struct Options {
     std::string sandbox, name, source, build, build_path, start, readiness_path;
@@ -91,30 +120,37 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
         body["env"] = env;
       }
       if (!o->secrets.empty()) body["secrets"] = o->secrets;
-      // The server waits a while; a longer deploy answers its operation, polled below.
-      body["waitSeconds"] = o->no_wait ? 0 : 20;
+      body["waitSeconds"] = o->no_wait ? 0 : kServerWaitSeconds;
       return Status::Ok();
     };
     invocation.run = [o, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(json app, JsonOrError(client.Post("/v1/apps", o->body)));
-      if (app.value("kind", "") == "app.deploy") {  // an operation: the deploy goes on
-        if (o->no_wait) {
-          console.out << (invocation.json ? PrettyJson(app) : OperationSummary(app) + "\n");
-          return Status::Ok();
-        }
-        // The build, the packaging and the replicas' readiness are bounded by adaptd.
-        ASSIGN_OR_RETURN(json op,
-                         WaitForOperation(client, app.value("id", ""), std::chrono::hours(2)));
-        RETURN_IF_ERROR(OperationOutcome(op));
-        ASSIGN_OR_RETURN(
-            app, JsonOrError(client.Get("/v1/apps/" + EscapeUrlComponent(op.value("appId", "")))));
-      }
-      if (invocation.json) {
-        console.out << PrettyJson(app);
-      } else {
-        PrintApp(app, console);
-      }
-      return Status::Ok();
+      ASSIGN_OR_RETURN(json answer, JsonOrError(client.Post("/v1/apps", o->body)));
+      return ShowAppOrOperation(client, console, invocation.json, o->no_wait, answer);
+    };
+  });
+}
+
+void AddRollback(CLI::App& group, Invocation& invocation) {
+  struct Options {
+    std::string id, release;
+    bool no_wait = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* rollback =
+      group.add_subcommand("rollback", "Serve an earlier release again (default: the one before)");
+  rollback->add_option("id", o->id, "app id")->required();
+  rollback->add_option("release", o->release, "release id (rel_...)");
+  rollback->add_flag("--no-wait", o->no_wait,
+                     "print the rollback's operation at once instead of waiting for the rollout "
+                     "(adapt op get ID follows it)");
+  rollback->callback([o, &invocation] {
+    invocation.run = [o, &invocation](const ApiClient& client, const Console& console) {
+      json body = {{"waitSeconds", o->no_wait ? 0 : kServerWaitSeconds}};
+      if (!o->release.empty()) body["releaseId"] = o->release;
+      ASSIGN_OR_RETURN(
+          json answer,
+          JsonOrError(client.Post("/v1/apps/" + EscapeUrlComponent(o->id) + "/rollback", body)));
+      return ShowAppOrOperation(client, console, invocation.json, o->no_wait, answer);
     };
   });
 }
@@ -143,33 +179,26 @@ void AddList(CLI::App& group, Invocation& invocation) {
 void AddVerb(CLI::App& group, Invocation& invocation, const std::string& verb) {
   auto id = std::make_shared<std::string>();
   auto replicas = std::make_shared<int64_t>(0);
-  auto release = std::make_shared<std::string>();
   const char* help = verb == "get"     ? "Show one deployed app"
                      : verb == "scale" ? "Set the number of replicas (0-10), applied at once"
-                     : verb == "rollback"
-                         ? "Serve an earlier release again (default: the one before)"
-                         : "Delete an app's replicas, route and releases (the source sandbox "
-                           "stays)";
+                                       : "Delete an app's replicas, route and releases (the "
+                                         "source sandbox stays)";
   CLI::App* sub = group.add_subcommand(verb, help);
   sub->add_option("id", *id, "app id")->required();
   if (verb == "scale") sub->add_option("replicas", *replicas, "replicas wanted")->required();
-  if (verb == "rollback") sub->add_option("release", *release, "release id (rel_...)");
-  sub->callback([id, replicas, release, verb, &invocation] {
-    invocation.run = [id, replicas, release, verb, &invocation](const ApiClient& client,
-                                                                const Console& console) {
+  sub->callback([id, replicas, verb, &invocation] {
+    invocation.run = [id, replicas, verb, &invocation](const ApiClient& client,
+                                                       const Console& console) {
       std::string path = "/v1/apps/" + EscapeUrlComponent(*id);
       if (verb == "rm") {
         RETURN_IF_ERROR(JsonOrError(client.Delete(path)).status());
         console.out << "deleted " << *id << "\n";
         return Status::Ok();
       }
-      json rollback = json::object();
-      if (!release->empty()) rollback["releaseId"] = *release;
       ASSIGN_OR_RETURN(
           json app,
           JsonOrError(verb == "scale" ? client.Post(path + "/scale", json{{"replicas", *replicas}})
-                      : verb == "rollback" ? client.Post(path + "/rollback", rollback)
-                                           : client.Get(path)));
+                                      : client.Get(path)));
       if (invocation.json || verb == "get") {
         console.out << PrettyJson(app);
       } else {
@@ -217,7 +246,7 @@ void AddAppCommands(CLI::App& app, Invocation& invocation) {
   AddList(*apps, invocation);
   AddVerb(*apps, invocation, "get");
   AddVerb(*apps, invocation, "scale");
-  AddVerb(*apps, invocation, "rollback");
+  AddRollback(*apps, invocation);
   AddVerb(*apps, invocation, "rm");
   AddLogs(*apps, invocation);
 }

@@ -1,6 +1,7 @@
-// AppService's deploys as operations (kind "app.deploy", GET /v1/operations/{id}): the checks
-// answer at once; the build, the packaging and the rollout run on deploys_ while the caller
-// waits a while; a deploy a crash cut short is settled at start-up.
+// AppService's deploys and rollbacks as operations (kinds "app.deploy" and "app.rollback", GET
+// /v1/operations/{id}): the checks answer at once; the work (a deploy's build, packaging and
+// rollout, a rollback's rollout) runs on deploys_ while the caller waits a while; one a crash
+// cut short is settled at start-up.
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/post.hpp>
@@ -18,13 +19,26 @@ namespace {
 
 using app_internal::kAppLabel;
 
-// Where a deploy's outcome meets the caller that waits for it.
-struct DeployOutcome {
+// Where an operation's outcome meets the caller that waits for it.
+struct OperationOutcome {
   std::mutex mu;
   std::condition_variable done_cv;
   bool done = false;
-  Result<App> app = Status(Code::kInternal, "the deploy has not ended");
+  Result<App> app = Status(Code::kInternal, "the operation has not ended");
 };
+
+store::OperationRecord NewAppOperation(const char* kind, const std::string& org_id,
+                                       const std::string& sandbox_id, const std::string& app_id) {
+  store::OperationRecord op;
+  op.id = NewId("op");
+  op.org_id = org_id;
+  op.kind = kind;
+  op.sandbox_id = sandbox_id;
+  op.app_id = app_id;
+  op.phase = "Running";
+  op.started_at = NowMillis();
+  return op;
+}
 
 void FinishOperation(store::Store& store, store::OperationRecord op, const Status& outcome) {
   op.phase = outcome.ok() ? "Completed" : "Failed";
@@ -83,7 +97,8 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
     app = *existing;
     std::lock_guard lock(mu_);
     if (deploying_.count(app.id))
-      return Conflict("app " + app.name + " is being deployed; try again once that ends");
+      return Conflict("app " + app.name + " is being deployed or rolled back; " +
+                      "try again once that ends");
   } else {
     app.id = NewId("app");
     app.org_id = who.org_id;
@@ -91,29 +106,71 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
     app.source_sandbox_id = source.id;
     app.hostname = name + "-" + NewId("h").substr(2, 8) + "." + options_.domain;
   }
-  store::OperationRecord op;
-  op.id = NewId("op");
-  op.org_id = who.org_id;
-  op.kind = kAppDeployOperation;
-  op.sandbox_id = source.id;
-  op.app_id = app.id;
-  op.phase = "Running";
-  op.started_at = NowMillis();
+  store::OperationRecord op = NewAppOperation(kAppDeployOperation, who.org_id, source.id, app.id);
   RETURN_IF_ERROR(store_.PutOperation(op).WithContext("recording the deploy operation"));
-  if (!existing) app.created_at = NowMillis();  // after the operation's start (SettleDeploys)
+  if (!existing) app.created_at = NowMillis();  // after the operation's start (SettleOperations)
+  return RunOperation(op, wait, [this, who, req, n, app, existing = existing.has_value(), op] {
+    return RunDeploy(who, req, n, app, existing, op);
+  });
+}
 
-  auto outcome = std::make_shared<DeployOutcome>();
-  boost::asio::post(
-      deploys_, [this, who, req, n, app, existing = existing.has_value(), op, outcome]() mutable {
-        Result<App> result = RunDeploy(who, req, n, app, existing, op);
-        // RunDeploy recorded the release on the operation: read it back before finishing.
-        if (auto now = store_.GetOperation(op.org_id, op.id); now.ok()) op = *now;
-        FinishOperation(store_, op, result.status());
-        std::lock_guard lock(outcome->mu);
-        outcome->app = std::move(result);
-        outcome->done = true;
-        outcome->done_cv.notify_all();
+Result<AppDeployment> AppService::Rollback(const Principal& who, const std::string& id,
+                                           const std::string& release_id,
+                                           std::chrono::milliseconds wait, const FieldNames& n) {
+  RETURN_IF_ERROR(RequireRegistered(who, "roll an app back"));
+  if (!IsValidId(id, "app")) return NotFound("app " + id + " not found");
+  ASSIGN_OR_RETURN(auto app, store_.GetApp(who.org_id, id));
+  ASSIGN_OR_RETURN(auto releases, store_.ListAppReleases(app.id));
+  std::optional<store::AppReleaseRecord> target;
+  bool after_current = false;  // releases are newest first
+  for (const auto& r : releases) {
+    if (release_id.empty() ? after_current : r.id == release_id) {
+      target = r;
+      break;
+    }
+    after_current = after_current || r.id == app.release_id;
+  }
+  if (!target)
+    return release_id.empty()
+               ? Conflict("app " + app.name + " has no release before " + app.release_id)
+               : InvalidArgument(n("release_id"),
+                                 "app " + app.name + " has no release " + release_id.substr(0, 64));
+  // Claimed now, not when the work starts: a second rollback or a scale sent after this
+  // answered is refused until the rollout ends.
+  ASSIGN_OR_RETURN(std::shared_ptr<void> claim, ClaimRollout(app));
+  store::OperationRecord op =
+      NewAppOperation(kAppRollbackOperation, who.org_id, app.source_sandbox_id, app.id);
+  op.release_id = target->id;
+  RETURN_IF_ERROR(store_.PutOperation(op).WithContext("recording the rollback operation"));
+  return RunOperation(
+      op, wait,
+      [this, who, id, release = *target, claim = std::move(claim)]() mutable -> Result<App> {
+        // As the app is now (a scale may have come before the claim); the claim is dropped before
+        // the operation ends.
+        auto app = store_.GetApp(who.org_id, id);
+        if (!app.ok() || app->release_id == release.id) {
+          claim.reset();
+          if (!app.ok()) return app.status();
+          return View(*app);
+        }
+        return Rollout(who, *app, /*existing=*/true, release, std::move(claim));
       });
+}
+
+Result<AppDeployment> AppService::RunOperation(store::OperationRecord op,
+                                               std::chrono::milliseconds wait,
+                                               std::function<Result<App>()> work) {
+  auto outcome = std::make_shared<OperationOutcome>();
+  boost::asio::post(deploys_, [this, op, work = std::move(work), outcome]() mutable {
+    Result<App> result = work();
+    // A deploy's work recorded its release on the operation: read it back before finishing.
+    if (auto now = store_.GetOperation(op.org_id, op.id); now.ok()) op = *now;
+    FinishOperation(store_, op, result.status());
+    std::lock_guard lock(outcome->mu);
+    outcome->app = std::move(result);
+    outcome->done = true;
+    outcome->done_cv.notify_all();
+  });
   std::unique_lock lock(outcome->mu);
   outcome->done_cv.wait_for(lock, wait, [&] { return outcome->done; });
   const bool done = outcome->done;
@@ -154,20 +211,23 @@ Result<App> AppService::RunDeploy(const Principal& who, const DeployApp& req, co
   return Rollout(who, app, existing, release);
 }
 
-void AppService::SettleDeploys() {
+void AppService::SettleOperations() {
   auto open = store_.ListAllOpenOperations();
-  if (!open.ok()) return spdlog::error("settling app deploys: {}", open.status().message());
+  if (!open.ok()) return spdlog::error("settling app operations: {}", open.status().message());
   for (const auto& op : *open) {
-    if (op.kind != kAppDeployOperation) continue;
-    const std::string cut = "adaptd restarted during the deploy";
+    const bool rollback = op.kind == kAppRollbackOperation;
+    if (op.kind != kAppDeployOperation && !rollback) continue;
+    const std::string what = rollback ? "rollback" : "deploy";
+    const std::string cut = "adaptd restarted during the " + what;
     Status outcome = Status::Ok();
     auto app = store_.GetApp(op.org_id, op.app_id);
     if (!app.ok()) {
-      outcome = Status(Code::kUnavailable, cut + "; nothing was deployed");
+      outcome = Status(Code::kUnavailable, cut + (rollback ? "; app " + op.app_id + " is gone"
+                                                           : "; nothing was deployed"));
     } else if (op.release_id.empty() || app->release_id != op.release_id) {
       outcome = Status(Code::kUnavailable,
                        cut + "; app " + app->name + " keeps release " + app->release_id);
-    } else if (app->created_at >= op.started_at) {
+    } else if (!rollback && app->created_at >= op.started_at) {
       // This deploy made the app: it stays if one of its replicas was ready, as a deploy
       // that ran to its end would have answered.
       bool ready = false;
@@ -184,9 +244,10 @@ void AppService::SettleDeploys() {
         if (on_removed_) on_removed_(app->hostname);
       }
     }
-    // Otherwise the app records this deploy's release: it rolled out (the reconcile that
-    // follows removes the previous release's replicas and tops the app up).
-    spdlog::info("app {}: deploy {} {} at start-up{}", op.app_id, op.id,
+    // Otherwise the app records this operation's release: it rolled out (the reconcile that
+    // follows removes the other releases' replicas and tops the app up). When it does not,
+    // the same reconcile removes the replicas the cut-short rollout started.
+    spdlog::info("app {}: {} {} {} at start-up{}", op.app_id, what, op.id,
                  outcome.ok() ? "completed" : "failed",
                  outcome.ok() ? "" : " (" + outcome.message() + ")");
     FinishOperation(store_, op, outcome);

@@ -450,7 +450,7 @@ void AppService::ReconcileAll() {
 }
 
 void AppService::Start() {
-  SettleDeploys();
+  SettleOperations();
   ReconcileAll();
   reconciler_ = std::thread([this] {
     std::unique_lock lock(mu_);

@@ -284,23 +284,30 @@ Result<store::AppReleaseRecord> AppService::Package(const Principal& who,
   return release;
 }
 
-Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool existing,
-                                const store::AppReleaseRecord& release) {
-  // The reconciler leaves the app alone until this rollout ends.
-  {
-    std::lock_guard lock(mu_);
-    if (deploying_.count(app.id))
-      return Conflict("app " + app.name + " is being deployed; try again once that ends");
-    deploying_.insert(app.id);
-  }
-  struct Deploying {
+Result<std::shared_ptr<void>> AppService::ClaimRollout(const store::AppRecord& app) {
+  struct Claim {
     AppService* self;
     std::string id;
-    ~Deploying() {
+    ~Claim() {
       std::lock_guard lock(self->mu_);
       self->deploying_.erase(id);
     }
-  } deploying{this, app.id};
+  };
+  std::lock_guard lock(mu_);
+  if (deploying_.count(app.id))
+    return Conflict("app " + app.name + " is being deployed or rolled back; " +
+                    "try again once that ends");
+  deploying_.insert(app.id);
+  return std::shared_ptr<void>(std::shared_ptr<Claim>(new Claim{this, app.id}));
+}
+
+Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool existing,
+                                const store::AppReleaseRecord& release,
+                                std::shared_ptr<void> claim) {
+  // The reconciler leaves the app alone until this rollout ends.
+  if (!claim) {
+    ASSIGN_OR_RETURN(claim, ClaimRollout(app));
+  }
   const std::string previous = app.release_id;
   app.updated_at = NowMillis();
   if (!existing) {
@@ -370,30 +377,6 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
   return View(saved);
 }
 
-Result<App> AppService::Rollback(const Principal& who, const std::string& id,
-                                 const std::string& release_id, const FieldNames& n) {
-  RETURN_IF_ERROR(RequireRegistered(who, "roll an app back"));
-  if (!IsValidId(id, "app")) return NotFound("app " + id + " not found");
-  ASSIGN_OR_RETURN(auto app, store_.GetApp(who.org_id, id));
-  ASSIGN_OR_RETURN(auto releases, store_.ListAppReleases(app.id));
-  std::optional<store::AppReleaseRecord> target;
-  bool after_current = false;  // releases are newest first
-  for (const auto& r : releases) {
-    if (release_id.empty() ? after_current : r.id == release_id) {
-      target = r;
-      break;
-    }
-    after_current = after_current || r.id == app.release_id;
-  }
-  if (!target)
-    return release_id.empty()
-               ? Conflict("app " + app.name + " has no release before " + app.release_id)
-               : InvalidArgument(n("release_id"),
-                                 "app " + app.name + " has no release " + release_id.substr(0, 64));
-  if (target->id == app.release_id) return View(app);
-  return Rollout(who, app, true, *target);
-}
-
 Result<std::vector<App>> AppService::List(const Principal& who) {
   ASSIGN_OR_RETURN(auto apps, store_.ListApps(who.org_id));
   std::vector<App> out;
@@ -421,7 +404,8 @@ Result<App> AppService::Scale(const Principal& who, const std::string& id, int64
     {
       std::lock_guard l(mu_);
       if (deploying_.count(app.id))
-        return Conflict("app " + app.name + " is being deployed; scale it once that ends");
+        return Conflict("app " + app.name + " is being deployed or rolled back; " +
+                        "scale it once that ends");
     }
     app.replicas = static_cast<int>(replicas);
     app.updated_at = NowMillis();

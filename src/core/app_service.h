@@ -23,6 +23,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -142,8 +143,8 @@ struct App {
   int64_t updated_at_ms = 0;
 };
 
-// What Deploy answers: the deploy's operation (GET /v1/operations/{id}, kind "app.deploy"),
-// and the app once the deploy finished within the wait.
+// What Deploy and Rollback answer: their operation (GET /v1/operations/{id}, kind
+// "app.deploy" or "app.rollback"), and the app once it finished within the wait.
 struct AppDeployment {
   Operation operation;     // as GET /v1/operations/{id} answered it when Deploy returned
   std::optional<App> app;  // nullopt: still running; poll the operation
@@ -191,9 +192,15 @@ class AppService {
   // oldest first, then the last replica that failed while the app is failing.
   Result<std::vector<AppReplicaLog>> Logs(const Principal& who, const std::string& id);
   // Serves `release_id` again ("": the release before the current one) the way a redeploy
-  // does: its replicas start, then the others go; none ready: the app stays as it was.
-  Result<App> Rollback(const Principal& who, const std::string& id, const std::string& release_id,
-                       const FieldNames& names = {});
+  // does: its replicas start, then the others go; none ready: the app stays as it was. An
+  // operation ("app.rollback", its release recorded from the start) like a deploy's: checks
+  // the request, records it, waits up to `wait` for the rollout and answers the app, the
+  // error, or the operation to poll; one a crash cut short is Failed at start-up, the app
+  // keeping the release it records. NotFound for another organization's app, InvalidArgument
+  // for an unknown release, Conflict when there is no release before or a rollout is under way.
+  Result<AppDeployment> Rollback(const Principal& who, const std::string& id,
+                                 const std::string& release_id, std::chrono::milliseconds wait,
+                                 const FieldNames& names = {});
   // The ingress's lookup: the next ready replica, the others as fallbacks.
   std::optional<net::IngressBackend> Route(const std::string& host);
 
@@ -211,8 +218,13 @@ class AppService {
   // The deploy's work after its checks (Deploy runs it on deploys_): build, package, roll out.
   Result<App> RunDeploy(const Principal& who, const DeployApp& request, const FieldNames& names,
                         store::AppRecord app, bool existing, store::OperationRecord op);
-  // Start-up: fails each deploy operation a crash cut short and leaves its app consistent.
-  void SettleDeploys();
+  // What deploys and rollbacks share: runs `work` on deploys_ as `op` (recorded Running),
+  // finishes the operation with its outcome, and waits up to `wait` for it.
+  Result<AppDeployment> RunOperation(store::OperationRecord op, std::chrono::milliseconds wait,
+                                     std::function<Result<App>()> work);
+  // Start-up: fails each deploy or rollback operation a crash cut short and leaves its app
+  // consistent.
+  void SettleOperations();
   // Checks each ready (or unready) replica's readiness again; unready_after failures in a row
   // take its traffic away until it passes.
   void RecheckReplicas();
@@ -222,8 +234,13 @@ class AppService {
                const FieldNames& names);
   // Starts `app.replicas` replicas of `release` and waits for one to be ready; then an
   // `existing` app's other replicas go (none ready: they stay, and a new app is removed).
+  // `claim`: the caller's ClaimRollout of the app (dropped when this returns); without one,
+  // Rollout claims it.
   Result<App> Rollout(const Principal& who, store::AppRecord app, bool existing,
-                      const store::AppReleaseRecord& release);
+                      const store::AppReleaseRecord& release, std::shared_ptr<void> claim = {});
+  // Claims the app for one rollout (deploying_) until the answer is dropped: the reconciler,
+  // scales and other rollouts leave it alone meanwhile. Conflict when one is under way.
+  Result<std::shared_ptr<void>> ClaimRollout(const store::AppRecord& app);
   // Creates one replica sandbox of `release` and delivers the release in the background.
   Result<std::string> StartReplica(const store::AppRecord& app,
                                    const store::AppReleaseRecord& release);
@@ -254,7 +271,7 @@ class AppService {
   // Deliveries block (a sandbox's start, the release's upload, the port's first answer): their
   // own threads, so that the daemon's workers, which run the waits' ends, are never all held.
   boost::asio::thread_pool deliveries_{8};
-  boost::asio::thread_pool deploys_{4};  // RunDeploy: a build, a packaging, a rollout each
+  boost::asio::thread_pool deploys_{4};  // RunOperation: a deploy's or a rollback's work each
   AppOptions options_;
   AccountService* accounts_ = nullptr;
   SecretService* secrets_ = nullptr;

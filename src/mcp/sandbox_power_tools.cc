@@ -55,14 +55,13 @@ json Stopped(const core::PowerChange& stopped) {
 
 json OperationSchema() {
   const json nullable_string = {{"type", json::array({"string", "null"})}};
+  const json kinds = json::array({"checkpoint", "restore", "fork", "app.deploy", "app.rollback"});
   return {{"type", "object"},
           {"properties",
            {{"operation_id", {{"type", "string"}}},
-            {"kind",
-             {{"type", "string"},
-              {"enum", json::array({"checkpoint", "restore", "fork", "app.deploy"})}}},
-            {"sandbox_id", {{"type", "string"}, {"description", "an app deploy's: its source"}}},
-            {"app_id", {{"type", "string"}, {"description", "an app deploy's"}}},
+            {"kind", {{"type", "string"}, {"enum", kinds}}},
+            {"sandbox_id", {{"type", "string"}, {"description", "an app operation's: its source"}}},
+            {"app_id", {{"type", "string"}, {"description", "an app deploy's or rollback's"}}},
             {"phase",
              {{"type", "string"},
               {"enum", json::array({"Pending", "Running", "Completed", "Failed"})}}},
@@ -79,8 +78,11 @@ json OperationSchema() {
 std::string NextOperationAction(const core::Operation& op) {
   if (op.phase == "Completed" && op.kind == core::kForkOperation)
     return "The fork (sandbox_id) runs with the checkpoint's processes and files.";
-  if (op.kind == core::kAppDeployOperation) {
-    if (op.phase == "Completed") return "The app is deployed; list_public_apps shows its url.";
+  if (op.kind == core::kAppDeployOperation || op.kind == core::kAppRollbackOperation) {
+    if (op.phase == "Completed")
+      return op.kind == core::kAppDeployOperation
+                 ? "The app is deployed; list_public_apps shows its url."
+                 : "The app serves the release it was rolled back to.";
     if (op.phase == "Failed") return "Read error: it says why and which release the app serves.";
     return "Call get_checkpoint_operation again with this operation_id.";
   }

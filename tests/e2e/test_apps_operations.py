@@ -1,10 +1,11 @@
-"""Deployed apps' operations and crash safety (issue 20): a deploy that outlasts its wait
-answers 202 with its operation (GET /v1/operations/{id}, kind app.deploy); adaptd SIGKILLed
-during a redeploy or a scale comes back to a consistent app (the previous release serving, the
-operation Failed, the wanted replicas ready, no orphan replica sandbox); a ready replica that
-fails its readiness check three times in a row loses its traffic until it passes again; and an
-app's secrets reach its replicas by name and never show in its answers or logs. Only loopback
-(the ingress) and the replicas' own addresses (in namespaces adaptd made) are contacted."""
+"""Deployed apps' operations and crash safety (issue 20): a deploy or a rollback that outlasts
+its wait answers 202 with its operation (GET /v1/operations/{id}, kind app.deploy or
+app.rollback); adaptd SIGKILLed during a redeploy, a rollback or a scale comes back to a
+consistent app (the previous release serving, the operation Failed, the wanted replicas ready,
+no orphan replica sandbox); a ready replica that fails its readiness check three times in a row
+loses its traffic until it passes again; and an app's secrets reach its replicas by name and
+never show in its answers or logs. Only loopback (the ingress) and the replicas' own addresses
+(in namespaces adaptd made) are contacted."""
 
 import json
 import os
@@ -150,6 +151,79 @@ def test_adaptd_killed_during_a_redeploy_keeps_the_previous_release(d, client, s
     assert "keeps release " + first in op["error"], op
     now = settled(client, app["id"], 2, first)
     assert fetch(now, "/index.html", retry=(502, 503)) == (200, "v1\n")
+    assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
+    sh(client, source, "echo v1 > /workspace/site/index.html")
+
+
+def rollback(client, app_id, expect, **body):
+    status, answer = client.api("POST", "/v1/apps/%s/rollback" % app_id, body)
+    assert status == expect, answer
+    return answer
+
+
+def test_a_rollback_answers_its_operation_then_serves_the_older_release(d, client, source):
+    app = deploy(client, source, name="rb", buildCommand=None, startCommand=START,
+                 sourcePath="/workspace/site")
+    first = app["releaseId"]
+    sh(client, source, "echo v2 > /workspace/site/index.html")
+    second = deploy(client, source, name="rb", buildCommand=None, startCommand=START,
+                    sourcePath="/workspace/site")["releaseId"]
+    assert second != first
+    # Another organization's app id is unknown, and no operation is recorded for it.
+    other = d.new_org()
+    assert rollback(other, app["id"], 404, waitSeconds=0)["error"]["code"] == "not_found"
+    started = rollback(client, app["id"], 202, waitSeconds=0)
+    assert_matches(SPEC, schema(SPEC, "Operation"), started)
+    assert started["kind"] == "app.rollback" and started["phase"] == "Running", started
+    assert started["appId"] == app["id"] and started["releaseId"] == first, started
+    assert other.api("GET", "/v1/operations/" + started["id"])[0] == 404
+    # A rollout is under way: a second rollback or a scale waits for it.
+    body = rollback(client, app["id"], 409, releaseId=second)
+    assert "is being deployed or rolled back" in body["error"]["message"], body
+    op = operation(client, started["id"], ended)
+    assert op["phase"] == "Completed" and op["error"] is None and op["finishedAt"], op
+    now = settled(client, app["id"], 1, first)
+    assert fetch(now, "/index.html", retry=()) == (200, "v1\n")
+    # The CLI: --no-wait prints the operation; without it, it waits and prints the app.
+    p = client.cli("--json", "app", "rollback", app["id"], second, "--no-wait")
+    assert p.returncode == 0, p.stderr
+    printed = json.loads(p.stdout)
+    assert printed["kind"] == "app.rollback" and printed["releaseId"] == second, printed
+    assert operation(client, printed["id"], ended)["phase"] == "Completed"
+    p = client.cli("app", "rollback", app["id"], first)
+    assert p.returncode == 0 and first in p.stdout and "1/1 ready" in p.stdout, p.stdout + p.stderr
+    assert fetch(get(client, app["id"]), "/index.html", retry=()) == (200, "v1\n")
+    for bad in ({"waitSeconds": -1}, {"waitSeconds": 601}, {"waitSeconds": "x"}):
+        body = rollback(client, app["id"], 400, **bad)
+        assert body["error"]["field"] == "waitSeconds", body
+    assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
+    sh(client, source, "echo v1 > /workspace/site/index.html")
+
+
+def test_adaptd_killed_during_a_rollback_keeps_the_recorded_release(d, client, source):
+    # The older release becomes ready 30 s after its start: a rollback to it stays under way.
+    app = deploy(client, source, name="rbcrash", buildCommand=None, startCommand=SLOW,
+                 readinessPath="/health.txt", sourcePath="/workspace/site")
+    slow = app["releaseId"]
+    sh(client, source, "echo v2 > /workspace/site/index.html")
+    fast = deploy(client, source, name="rbcrash", buildCommand=None, startCommand=START,
+                  readinessPath="/health.txt", sourcePath="/workspace/site")["releaseId"]
+    settled(client, app["id"], 1, fast)
+    started = rollback(client, app["id"], 202, releaseId=slow, waitSeconds=0)
+    # A replica of the older release exists (never ready within 30 s): adaptd dies.
+    deadline = time.monotonic() + 60
+    while not any(r["releaseId"] == slow for r in get(client, app["id"])["replicaSandboxes"]):
+        assert time.monotonic() < deadline, get(client, app["id"])
+        time.sleep(0.2)
+    assert operation(client, started["id"])["phase"] == "Running"
+    d.kill()
+    d.start(port=d.port)
+    op = operation(client, started["id"], ended, timeout=60)
+    assert op["phase"] == "Failed", op
+    assert "adaptd restarted during the rollback" in op["error"], op
+    assert "keeps release " + fast in op["error"], op
+    now = settled(client, app["id"], 1, fast)
+    assert fetch(now, "/index.html", retry=(502, 503)) == (200, "v2\n")
     assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
     sh(client, source, "echo v1 > /workspace/site/index.html")
 

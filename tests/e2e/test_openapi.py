@@ -281,8 +281,8 @@ WALKED_ELSEWHERE |= {
     ("POST", "/v1/sites"), ("GET", "/v1/sites"), ("GET", "/v1/sites/{id}"), ("DELETE", "/v1/sites/{id}"),
 }
 # Apps need a source sandbox with files and a deploy that starts replicas: test_apps.py,
-# test_apps_readiness.py and test_apps_operations.py (a deploy's 202 operation, secrets) walk
-# them against the spec.
+# test_apps_readiness.py and test_apps_operations.py (a deploy's and a rollback's 202 operation,
+# secrets) walk them against the spec.
 WALKED_ELSEWHERE |= {
     ("POST", "/v1/apps"), ("GET", "/v1/apps"), ("GET", "/v1/apps/{id}"), ("DELETE", "/v1/apps/{id}"),
     ("POST", "/v1/apps/{id}/scale"), ("GET", "/v1/apps/{id}/releases"),

@@ -458,3 +458,28 @@ def test_fork_of_a_kept_checkpoint(adapt, client):
     sb.delete()
     assert [c.name for c in client.sandboxes.get(sb.id).list_checkpoints()] == ["sdk-base"]
     sb.delete_checkpoint("sdk-base")
+
+
+def test_an_app_rolled_back_through_its_operation(client, adapt):
+    """rollback() with a server wait of 0 gets the operation and polls it to the app."""
+    sb = client.sandboxes.create(startup_class="instant")
+    sb.commands.run("mkdir -p /workspace/site && echo v1 > /workspace/site/index.html", check=True)
+    serve = "exec python3 -m http.server 8000"
+    first = client.apps.deploy(sb.id, serve, 8000, name="sdkroll", source_path="/workspace/site")
+    try:
+        sb.commands.run("echo v2 > /workspace/site/index.html", check=True)
+        second = client.apps.deploy(sb.id, serve, 8000, name="sdkroll", source_path="/workspace/site")
+        assert second.id == first.id and second.release_id != first.release_id, second
+        back = client.apps.rollback(first.id, wait_seconds=0)
+        assert isinstance(back, adapt.App) and back.release_id == first.release_id, back
+        assert back.ready_replicas >= 1, back
+        with pytest.raises(adapt.Conflict, match="has no release before"):
+            client.apps.rollback(first.id)
+        again = client.apps.rollback(first.id, second.release_id, wait_seconds=0)
+        assert again.release_id == second.release_id, again
+        with pytest.raises(adapt.InvalidArgument) as e:
+            client.apps.rollback(first.id, wait_seconds=601)
+        assert e.value.field == "waitSeconds"
+    finally:
+        client.apps.delete(first.id)
+        sb.delete()

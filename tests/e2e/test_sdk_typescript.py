@@ -267,3 +267,13 @@ def test_an_organization_makes_lists_and_revokes_its_own_keys(built, daemon, org
     # Revoked with itself: the next request is refused at once.
     assert (out["afterRevoke"]["cls"], out["afterRevoke"]["status"]) == ("Unauthenticated", 401)
     assert (out["again"]["cls"], out["again"]["status"]) == ("NotFound", 404)
+
+
+def test_an_app_rolled_back_through_its_operation(built, daemon, org):
+    out = scenario("appRollback", daemon, org, timeout=300)
+    assert out["sameApp"] and out["first"] != out["second"], out
+    assert out["back"]["releaseId"] == out["first"] and out["back"]["readyReplicas"] >= 1, out
+    assert out["noneBefore"]["cls"] == "Conflict", out
+    assert "has no release before" in out["noneBefore"]["message"], out
+    assert out["again"]["releaseId"] == out["second"], out
+    assert (out["badWait"]["cls"], out["badWait"]["field"]) == ("InvalidArgument", "waitSeconds"), out

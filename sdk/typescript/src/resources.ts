@@ -170,6 +170,13 @@ export interface DeployAppOptions {
   timeoutMs?: number;
 }
 
+export interface RollbackAppOptions {
+  /** How long the server waits before answering with the rollback's operation (0-600, default 60). */
+  waitSeconds?: number;
+  /** How long rollback() polls that operation (default 1 h). */
+  timeoutMs?: number;
+}
+
 /** Deployed apps: a production copy of a sandbox's files on replicas behind one URL. */
 export class Apps {
   constructor(private readonly t: Transport) {}
@@ -180,13 +187,19 @@ export class Apps {
   async deploy(options: DeployAppOptions): Promise<App> {
     const { timeoutMs, ...body } = options;
     const answer = await this.t.call<App | Operation>("POST", "/v1/apps", { json: { ...body } });
-    if (!("kind" in answer) || answer.kind !== "app.deploy") return answer as App;
+    return this.appOf(answer, "deploy", timeoutMs);
+  }
+
+  /** A deploy's or rollback's answer as the app: an operation (kind app.deploy or app.rollback)
+   * is polled until it ends, and its error thrown when it failed. */
+  private async appOf(answer: App | Operation, what: string, timeoutMs?: number): Promise<App> {
+    if (!("kind" in answer) || (answer.kind !== "app.deploy" && answer.kind !== "app.rollback")) return answer as App;
     const deadline = Date.now() + (timeoutMs ?? 3_600_000);
     for (;;) {
       const op = await this.t.call<Operation>("GET", `/v1/operations/${encodeURIComponent(answer.id)}`);
       if (op.phase === "Completed") return this.get(op.appId ?? "");
-      if (op.phase === "Failed") throw new AdaptError(`deploy ${op.id} failed: ${op.error ?? "no error recorded"}`, { code: "unavailable" });
-      if (Date.now() > deadline) throw new RequestTimeout(`deploy ${op.id} is still ${op.phase} after ${(timeoutMs ?? 3_600_000) / 1000} s`, { code: "request_timeout" });
+      if (op.phase === "Failed") throw new AdaptError(`${what} ${op.id} failed: ${op.error ?? "no error recorded"}`, { code: "unavailable" });
+      if (Date.now() > deadline) throw new RequestTimeout(`${what} ${op.id} is still ${op.phase} after ${(timeoutMs ?? 3_600_000) / 1000} s`, { code: "request_timeout" });
       await sleep(500);
     }
   }
@@ -203,10 +216,15 @@ export class Apps {
     return this.t.call<App>("POST", `/v1/apps/${encodeURIComponent(appId)}/scale`, { json: { replicas } });
   }
 
-  /** Serves an earlier release again (default: the one before the current one). */
-  rollback(appId: string, releaseId?: string): Promise<App> {
-    const json = releaseId === undefined ? {} : { releaseId };
-    return this.t.call<App>("POST", `/v1/apps/${encodeURIComponent(appId)}/rollback`, { json });
+  /** Serves an earlier release again (default: the one before the current one); answers once a
+   * replica of it serves. A rollback that outlasts the server's wait is an operation: this polls
+   * it and throws its error when it failed. */
+  async rollback(appId: string, releaseId?: string, options: RollbackAppOptions = {}): Promise<App> {
+    const json: { releaseId?: string; waitSeconds?: number } = {};
+    if (releaseId !== undefined) json.releaseId = releaseId;
+    if (options.waitSeconds !== undefined) json.waitSeconds = options.waitSeconds;
+    const answer = await this.t.call<App | Operation>("POST", `/v1/apps/${encodeURIComponent(appId)}/rollback`, { json });
+    return this.appOf(answer, "rollback", options.timeoutMs);
   }
 
   async releases(appId: string): Promise<AppRelease[]> {

@@ -318,6 +318,29 @@ const scenarios = {
     await sb.deleteCheckpoint("ts-base");
   },
 
+  async appRollback() {
+    const client = new adapt.Client();
+    const sb = await client.sandboxes.create({ startupClass: "instant" });
+    await sb.commands.run("mkdir -p /workspace/site && echo v1 > /workspace/site/index.html", { check: true });
+    const deploy = { sandboxId: sb.id, name: "tsroll", sourcePath: "/workspace/site", startCommand: "exec python3 -m http.server 8000", port: 8000 };
+    const first = await client.apps.deploy(deploy);
+    try {
+      await sb.commands.run("echo v2 > /workspace/site/index.html", { check: true });
+      const second = await client.apps.deploy(deploy);
+      out.first = first.releaseId;
+      out.second = second.releaseId;
+      out.sameApp = second.id === first.id;
+      // A server wait of 0: the answer is the operation, which rollback() polls to the app.
+      out.back = await client.apps.rollback(first.id, undefined, { waitSeconds: 0 });
+      out.noneBefore = await caught(() => client.apps.rollback(first.id));
+      out.again = await client.apps.rollback(first.id, second.releaseId, { waitSeconds: 0 });
+      out.badWait = await caught(() => client.apps.rollback(first.id, undefined, { waitSeconds: 601 }));
+    } finally {
+      await client.apps.delete(first.id);
+      await sb.delete();
+    }
+  },
+
   async runEvents() {
     const client = new adapt.Client();
     const job = await client.jobs.submit({ command: "exit 3", maxAttempts: 1 });

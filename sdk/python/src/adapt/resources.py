@@ -275,17 +275,22 @@ class Apps:
                            ("secrets", secrets)):
             if value is not None:
                 body[key] = value
-        answer = self._t.call("POST", "/v1/apps", json_body=body)
-        if answer.get("kind") != "app.deploy":
+        return self._app_of(self._t.call("POST", "/v1/apps", json_body=body), "deploy", timeout)
+
+    def _app_of(self, answer: Dict[str, Any], what: str, timeout: float) -> App:
+        """A deploy's or rollback's answer as the app: an operation (kind app.deploy or
+        app.rollback) is polled until it ends, and its error raised when it failed."""
+        if answer.get("kind") not in ("app.deploy", "app.rollback"):
             return _model.from_json(App, answer)
         op = self.deploy_operation(answer["id"], timeout=timeout)
         if op.phase != "Completed":
-            raise Unavailable("deploy %s %s: %s" % (op.id, op.phase.lower(), op.error or ""),
+            raise Unavailable("%s %s %s: %s" % (what, op.id, op.phase.lower(), op.error or ""),
                               code="unavailable")
         return self.get(op.app_id or "")
 
     def deploy_operation(self, operation_id: str, timeout: float = 3600) -> Operation:
-        """The deploy's operation once Completed or Failed (or as it is after `timeout`)."""
+        """A deploy's or rollback's operation once Completed or Failed (or as it is after
+        `timeout`)."""
         deadline = time.monotonic() + timeout
         while True:
             op = _model.from_json(Operation, self._t.call("GET", "/v1/operations/" + operation_id))
@@ -303,11 +308,17 @@ class Apps:
         return _model.from_json(App, self._t.call("POST", "/v1/apps/" + app_id + "/scale",
                                                   json_body={"replicas": replicas}))
 
-    def rollback(self, app_id: str, release_id: Optional[str] = None) -> App:
-        """Serves an earlier release again (default: the one before the current one)."""
+    def rollback(self, app_id: str, release_id: Optional[str] = None, *,
+                 wait_seconds: Optional[int] = None, timeout: float = 3600) -> App:
+        """Serves an earlier release again (default: the one before the current one); answers
+        once a replica of it serves. A rollback that outlasts the server's wait (`wait_seconds`,
+        0-600, default 60) is an operation: this polls it (up to `timeout` seconds) and raises
+        the rollback's error when it failed."""
         body: Dict[str, Any] = {} if release_id is None else {"releaseId": release_id}
-        return _model.from_json(App, self._t.call("POST", "/v1/apps/" + app_id + "/rollback",
-                                                  json_body=body))
+        if wait_seconds is not None:
+            body["waitSeconds"] = wait_seconds
+        answer = self._t.call("POST", "/v1/apps/" + app_id + "/rollback", json_body=body)
+        return self._app_of(answer, "rollback", timeout)
 
     def releases(self, app_id: str) -> List[AppRelease]:
         page = self._t.call("GET", "/v1/apps/" + app_id + "/releases")

@@ -1,0 +1,223 @@
+// AppService's rollbacks as operations (kind "app.rollback"), over a MemoryStore and a
+// FakeRuntime: the apps here want 0 replicas, so a rollout starts no sandbox and the whole
+// rollback runs in memory. The checks answer before anything is recorded; the rollback's
+// operation ends Completed with the app on the release; a wait of 0 answers the operation; an
+// operation a crash cut short is settled at start-up (Failed, the app keeping the release it
+// records, the cut-short rollout's replicas removed), as a deploy's is.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "core/app_service.h"
+#include "core/command_service.h"
+#include "core/file_service.h"
+#include "core/sandbox_service_fixture.h"
+#include "net/network_manager.h"
+#include "storage/object_store.h"
+
+namespace adapt::core {
+namespace {
+
+using namespace std::chrono_literals;
+
+class AppOperationsTest : public testing_support::SandboxServiceFixture {
+ protected:
+  void SetUp() override {
+    SandboxServiceFixture::SetUp();
+    commands_ = std::make_unique<CommandService>(store_, runtime_, *images_);
+    files_ = std::make_unique<FileService>(store_, runtime_);
+    objects_ = std::make_unique<storage::ObjectStore>(store_, dir_ + "/objects");
+    network_ = std::make_unique<net::NetworkManager>(store_, net::NetworkOptions{});
+    apps_ = std::make_unique<AppService>(store_, *service_, *commands_, *files_, *objects_,
+                                         *network_, AppOptions{});
+    // "web" on release b, with a older, wanting no replica.
+    app_.id = NewId("app");
+    app_.org_id = org_;
+    app_.name = "web";
+    app_.hostname = "web-abc.adapt.localhost";
+    app_.source_sandbox_id = NewId("sbx");
+    app_.replicas = 0;
+    app_.created_at = app_.updated_at = NowMillis();
+    older_ = Release();
+    newer_ = Release();
+    app_.release_id = newer_;
+    ASSERT_TRUE(store_.PutApp(app_).ok());
+  }
+  void TearDown() override {
+    apps_.reset();
+    SandboxServiceFixture::TearDown();
+  }
+
+  std::string Release() {
+    store::AppReleaseRecord r;
+    r.id = NewId("rel");
+    r.app_id = app_.id;
+    r.org_id = org_;
+    r.start_command = "python3 -m http.server 8000";
+    r.port = 8000;
+    r.created_at = NowMillis();
+    EXPECT_TRUE(store_.PutAppRelease(r).ok());
+    return r.id;
+  }
+
+  store::AppRecord StoredApp() {
+    auto a = store_.GetApp(org_, app_.id);
+    EXPECT_TRUE(a.ok()) << a.status().message();
+    return a.ok() ? *a : store::AppRecord{};
+  }
+
+  store::OperationRecord StoredOperation(const std::string& id) {
+    auto op = store_.GetOperation(org_, id);
+    EXPECT_TRUE(op.ok()) << op.status().message();
+    return op.ok() ? *op : store::OperationRecord{};
+  }
+
+  // The operation once it is no longer Running (a bound, not a timing: the rollout here is
+  // a few store writes).
+  store::OperationRecord Ended(const std::string& id) {
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    store::OperationRecord op = StoredOperation(id);
+    while (op.phase == "Running" && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(10ms);
+      op = StoredOperation(id);
+    }
+    return op;
+  }
+
+  // An operation adaptd recorded and then died before finishing.
+  std::string CutShort(const char* kind, const std::string& release_id) {
+    store::OperationRecord op;
+    op.id = NewId("op");
+    op.org_id = org_;
+    op.kind = kind;
+    op.sandbox_id = app_.source_sandbox_id;
+    op.app_id = app_.id;
+    op.release_id = release_id;
+    op.phase = "Running";
+    op.started_at = NowMillis();
+    EXPECT_TRUE(store_.PutOperation(op).ok());
+    return op.id;
+  }
+
+  std::unique_ptr<CommandService> commands_;
+  std::unique_ptr<FileService> files_;
+  std::unique_ptr<storage::ObjectStore> objects_;
+  std::unique_ptr<net::NetworkManager> network_;
+  std::unique_ptr<AppService> apps_;
+  store::AppRecord app_;
+  std::string older_, newer_;
+};
+
+TEST_F(AppOperationsTest, ARollbackIsAnOperationThatEndsWithTheAppOnTheEarlierRelease) {
+  auto done = apps_->Rollback(Caller(), app_.id, "", 60s);
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  ASSERT_TRUE(done->app.has_value());
+  EXPECT_EQ(done->app->release_id, older_);
+  EXPECT_EQ(done->operation.kind, "app.rollback");
+  EXPECT_EQ(done->operation.phase, "Completed");
+  EXPECT_EQ(done->operation.app_id, app_.id);
+  EXPECT_EQ(done->operation.release_id, older_);
+  EXPECT_EQ(done->operation.sandbox_id, app_.source_sandbox_id);
+  EXPECT_FALSE(done->operation.error.has_value());
+  store::OperationRecord op = StoredOperation(done->operation.id);
+  EXPECT_EQ(op.phase, "Completed");
+  EXPECT_GT(op.finished_at, 0);
+  EXPECT_EQ(StoredApp().release_id, older_);
+  // Named, the newer release serves again the same way.
+  done = apps_->Rollback(Caller(), app_.id, newer_, 60s);
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  ASSERT_TRUE(done->app.has_value());
+  EXPECT_EQ(done->app->release_id, newer_);
+  EXPECT_EQ(StoredApp().release_id, newer_);
+}
+
+TEST_F(AppOperationsTest, AWaitOfZeroAnswersTheOperationWhichThenEndsCompleted) {
+  auto done = apps_->Rollback(Caller(), app_.id, older_, 0ms);
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  // The rollout may already have ended: then the answer is the app, as with any wait.
+  if (!done->app) {
+    EXPECT_EQ(done->operation.phase, "Running");
+    EXPECT_EQ(done->operation.release_id, older_);
+    EXPECT_FALSE(done->operation.finished_at.has_value());
+  }
+  store::OperationRecord op = Ended(done->operation.id);
+  EXPECT_EQ(op.phase, "Completed") << op.error;
+  EXPECT_EQ(op.kind, "app.rollback");
+  EXPECT_EQ(StoredApp().release_id, older_);
+}
+
+TEST_F(AppOperationsTest, ARollbackToTheReleaseServingCompletesWithTheAppAsItIs) {
+  auto done = apps_->Rollback(Caller(), app_.id, newer_, 60s);
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  ASSERT_TRUE(done->app.has_value());
+  EXPECT_EQ(done->app->release_id, newer_);
+  EXPECT_EQ(done->operation.phase, "Completed");
+}
+
+TEST_F(AppOperationsTest, BadRequestsAreRefusedBeforeAnOperationIsRecorded) {
+  Principal other{store_.CreateOrg({NewId("org"), "other", false, NowMillis()})->id, "k", false};
+  EXPECT_EQ(apps_->Rollback(other, app_.id, "", 60s).status().code(), Code::kNotFound);
+  EXPECT_EQ(apps_->Rollback(Caller(), "app_nosuch", "", 60s).status().code(), Code::kNotFound);
+  EXPECT_EQ(apps_->Rollback(Caller(), "../x", "", 60s).status().code(), Code::kNotFound);
+  auto unknown = apps_->Rollback(Caller(), app_.id, "rel_nosuch", 60s);
+  EXPECT_EQ(unknown.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(unknown.status().field(), "release_id");
+  Principal unregistered = Caller();
+  unregistered.registered = false;
+  EXPECT_EQ(apps_->Rollback(unregistered, app_.id, "", 60s).status().code(),
+            Code::kPermissionDenied);
+  app_.release_id = older_;  // nothing before the oldest release
+  ASSERT_TRUE(store_.PutApp(app_).ok());
+  auto none = apps_->Rollback(Caller(), app_.id, "", 60s);
+  EXPECT_EQ(none.status().code(), Code::kConflict);
+  EXPECT_NE(none.status().message().find("has no release before " + older_), std::string::npos)
+      << none.status().message();
+  auto open = store_.ListAllOpenOperations();
+  ASSERT_TRUE(open.ok());
+  EXPECT_TRUE(open->empty());
+  EXPECT_EQ(StoredApp().release_id, older_);
+}
+
+TEST_F(AppOperationsTest, ARollbackACrashCutShortFailsAtStartUpAndTheAppKeepsItsRelease) {
+  // The cut-short rollout had started a replica of the older release.
+  store::SandboxRecord replica = NewSandbox("running");
+  replica.config.labels["adapt-app"] = app_.id;
+  Insert(replica);
+  ASSERT_TRUE(
+      store_.PutAppReplica({replica.id, app_.id, org_, older_, "starting", NowMillis()}).ok());
+  const std::string cut = CutShort(kAppRollbackOperation, older_);
+  // One whose release the app already records had rolled out: it completes.
+  const std::string rolled_out = CutShort(kAppRollbackOperation, newer_);
+  // A deploy's is settled by the same code, in its own words.
+  const std::string deploy = CutShort(kAppDeployOperation, older_);
+  apps_->Start();
+  store::OperationRecord op = StoredOperation(cut);
+  EXPECT_EQ(op.phase, "Failed");
+  EXPECT_EQ(op.error, "adaptd restarted during the rollback; app web keeps release " + newer_);
+  EXPECT_GT(op.finished_at, 0);
+  EXPECT_EQ(StoredOperation(rolled_out).phase, "Completed");
+  EXPECT_EQ(StoredOperation(deploy).error,
+            "adaptd restarted during the deploy; app web keeps release " + newer_);
+  EXPECT_EQ(StoredApp().release_id, newer_);
+  // The reconcile removed the older release's replica.
+  auto replicas = store_.ListAppReplicas(app_.id);
+  ASSERT_TRUE(replicas.ok());
+  EXPECT_TRUE(replicas->empty());
+  auto open = store_.ListAllOpenOperations();
+  ASSERT_TRUE(open.ok());
+  EXPECT_TRUE(open->empty());
+}
+
+TEST_F(AppOperationsTest, ARollbackOfAnAppDeletedMeanwhileFailsAtStartUpSayingSo) {
+  const std::string cut = CutShort(kAppRollbackOperation, older_);
+  ASSERT_TRUE(store_.DeleteApp(org_, app_.id).ok());
+  apps_->Start();
+  store::OperationRecord op = StoredOperation(cut);
+  EXPECT_EQ(op.phase, "Failed");
+  EXPECT_EQ(op.error, "adaptd restarted during the rollback; app " + app_.id + " is gone");
+}
+
+}  // namespace
+}  // namespace adapt::core
