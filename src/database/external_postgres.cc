@@ -11,11 +11,10 @@ namespace {
 constexpr const char* kUnreachable =
     "the organizations' PostgreSQL server is not available (adaptd's log says why)";
 
-// What the admin role may do, from pg_roles: "t" or "f" for rolsuper, rolcreatedb,
-// rolcreaterole.
+// What the admin role may do: "superuser", "creator" (CREATEDB and CREATEROLE) or "neither".
 constexpr const char* kPrivileges =
-    "SELECT rolsuper::text || ',' || rolcreatedb::text || ',' || rolcreaterole::text "
-    "FROM pg_roles WHERE rolname = current_user";
+    "SELECT CASE WHEN rolsuper THEN 'superuser' WHEN rolcreatedb AND rolcreaterole THEN 'creator' "
+    "ELSE 'neither' END FROM pg_roles WHERE rolname = current_user";
 
 }  // namespace
 
@@ -54,9 +53,8 @@ Status ExternalPostgres::Start() {
                                 : privileges.status().message());
     return Status(Code::kUnavailable, kUnreachable);
   }
-  const std::string& p = **privileges;  // e.g. "f,t,t"
-  const bool superuser = p.rfind("t,", 0) == 0;
-  if (!superuser && p != "f,t,t") {
+  const bool superuser = **privileges == "superuser";
+  if (!superuser && **privileges != "creator") {
     Note(false, "the admin role " + url_.user + " needs CREATEDB and CREATEROLE");
     return Status(Code::kUnavailable, kUnreachable);
   }

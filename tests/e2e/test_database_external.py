@@ -20,7 +20,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import close_daemon
+from conftest import _daemons, close_daemon
 import harness
 from harness import run_command, unique
 
@@ -104,6 +104,7 @@ def second_cluster():
 @pytest.fixture
 def external_daemon(second_cluster):
     d = harness.Daemon(extra_args=["--database-admin-url", second_cluster.url()])
+    _daemons.append(d)  # killed at exit if the test is interrupted
     d.start()
     yield d
     close_daemon(d)
