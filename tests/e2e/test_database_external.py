@@ -9,7 +9,9 @@ Checked: a sandbox makes a table and reads it back; database, role and data are 
 cluster (psql from the host as the admin), with the role's limits; another organization's sandbox
 cannot open the session even with the password; GET /v1/database says ready, and `unavailable`
 (200) while the second cluster is stopped, ready again once it is back; neither password is in an
-answer or adaptd's log; a malformed URL stops adaptd at start without showing the password."""
+answer or adaptd's log; the size quota (read-only over it, writable under a larger plan), a dump
+and a deletion, all by an admin that is no superuser; a malformed URL stops adaptd at start
+without showing the password."""
 
 import os
 import shutil
@@ -23,6 +25,7 @@ import pytest
 from conftest import _daemons, close_daemon
 import harness
 from harness import run_command, unique
+from test_database_lifecycle import set_plan
 
 PG_BIN = "/usr/lib/postgresql/15/bin"
 PG_WIRE = open(os.path.join(os.path.dirname(__file__), "pg_wire.py")).read()
@@ -101,11 +104,16 @@ def second_cluster():
         c.remove()
 
 
-@pytest.fixture
-def external_daemon(second_cluster):
-    d = harness.Daemon(extra_args=["--database-admin-url", second_cluster.url()])
+def start_external(cluster, *extra):
+    d = harness.Daemon(extra_args=["--database-admin-url", cluster.url(), *extra])
     _daemons.append(d)  # killed at exit if the test is interrupted
     d.start()
+    return d
+
+
+@pytest.fixture
+def external_daemon(second_cluster):
+    d = start_external(second_cluster)
     yield d
     close_daemon(d)
 
@@ -212,6 +220,56 @@ def test_databases_live_on_the_external_server_behind_the_proxy(external_daemon,
         assert secret not in answers and secret not in log
     # The log names the server it uses, with the password hidden.
     assert "postgres://%s:***@127.0.0.1:%d/postgres" % (ADMIN, pg.port) in log
+
+
+def test_quota_dump_and_delete_work_with_an_admin_that_is_no_superuser(second_cluster):
+    pg = second_cluster
+    d = start_external(pg, "--database-quota-interval-seconds", "1")
+    try:
+        org = d.new_org()
+        set_plan(d, org, "ext-small", {"databaseMiB": 12, "databaseConnections": 5})
+        status, db = org.api("POST", "/v1/database")
+        assert status == 200 and db["status"] == "ready", db
+        sid = database_sandbox(org)
+        name = env_of(org, sid, "PGDATABASE")
+        cmd = sql(org, sid, "CREATE TABLE big (v text)", "CREATE TABLE small (v text)",
+                  "INSERT INTO big SELECT repeat(md5(i::text), 40) FROM generate_series(1, 8000) i")
+        assert cmd["exitCode"] == 0, cmd
+        # Over the quota (adaptd's 1 s timer): read-only, whatever the role SETs; the admin
+        # handed the role's objects to <name>_frozen, which it had to join first.
+        db = wait_for_status(org, "over_quota")
+        assert db["status"] == "over_quota", db
+        cmd = sql(org, sid, "SET default_transaction_read_only = off",
+                  "INSERT INTO small VALUES ('late')")
+        assert cmd["exitCode"] == 1 and "permission denied" in cmd["stderr"], cmd
+        cmd = sql(org, sid, "SELECT count(*) FROM big")
+        assert cmd["exitCode"] == 0 and cmd["stdout"].strip() == "8000", cmd
+        assert pg.admin("SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = '%s'"
+                        % name) == name + "_frozen"
+        # A larger plan: writable again.
+        set_plan(d, org, "ext-large", {"databaseMiB": 64, "databaseConnections": 5})
+        db = wait_for_status(org, "ready")
+        assert db["status"] == "ready", db
+        cmd = sql(org, sid, "INSERT INTO small VALUES ('back')", "SELECT v FROM small")
+        assert cmd["exitCode"] == 0 and cmd["stdout"].strip() == "back", cmd
+
+        # pg_dump as the admin, into the organization's objects.
+        status, dump = org.api("POST", "/v1/database/dump")
+        assert status == 201 and dump["sizeBytes"] > 0, dump
+
+        # Deletion drops the database and both roles on the external server.
+        status, _ = org.api("DELETE", "/v1/database", {"confirm": org.org_id})
+        assert status in (200, 204), status
+        assert pg.admin("SELECT count(*) FROM pg_database WHERE datname = '%s'" % name) == "0"
+        assert pg.admin("SELECT count(*) FROM pg_roles WHERE rolname IN ('%s', '%s_frozen')"
+                        % (name, name)) == "0"
+        status, db = org.api("GET", "/v1/database")
+        assert status == 200 and db["status"] == "not_created", db
+        with open(d.log_path) as f:
+            log = f.read()
+        assert ADMIN_PASSWORD not in log
+    finally:
+        close_daemon(d)
 
 
 def test_a_malformed_admin_url_stops_adaptd_at_start_without_showing_its_password():
