@@ -145,6 +145,10 @@ Result<DatabaseView> DatabaseService::Describe(const Principal& who) {
   if (!record.ok()) {
     if (record.status().code() != Code::kNotFound) return record.status();
     if (!server_) return Unavailable(who.org_id, std::nullopt);
+    // An external server is asked (one connection): creating would fail while it is away. The
+    // embedded one is started only when a database is made.
+    if (!server_->owns_cluster() && !server_->Start().ok())
+      return Unavailable(who.org_id, std::nullopt);
     v.status = "not_created";
     v.version = server_->version();
     return v;

@@ -204,6 +204,9 @@ def test_databases_live_on_the_external_server_behind_the_proxy(external_daemon,
     assert db["status"] == "unavailable", db
     cmd = sql(org, sid, "SELECT 1")
     assert cmd["exitCode"] == 1 and "not available" in cmd["stderr"], cmd
+    # An organization without a database is told the same: making one would fail now.
+    status, fresh = d.new_org().api("GET", "/v1/database")
+    assert status == 200 and fresh["status"] == "unavailable", fresh
     pg.start()
     db = wait_for_status(org, "ready")
     assert db["status"] == "ready", db
