@@ -4,6 +4,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "core/secret_cipher.h"
+#include "database/admin_session.h"
 #include "database/pg_session.h"
 #include "database/write_freeze.h"
 
@@ -66,7 +67,7 @@ Result<std::string> DatabaseService::OpenPassword(const store::DatabaseRecord& r
 Status DatabaseService::Provision(const store::DatabaseRecord& r, const std::string& password) {
   if (!server_) return Status(Code::kUnavailable, "this adaptd has no PostgreSQL server");
   RETURN_IF_ERROR(server_->Start());
-  ASSIGN_OR_RETURN(auto pg, database::PgSession::Open(server_->AdminConnectionString()));
+  ASSIGN_OR_RETURN(auto pg, database::OpenAdminSession(*server_));
   const std::string role = pg->QuoteIdentifier(r.name);
   ASSIGN_OR_RETURN(std::string verifier, pg->EncryptPassword(r.name, password));
   ASSIGN_OR_RETURN(auto role_exists,
@@ -166,7 +167,7 @@ Result<DatabaseView> DatabaseService::Describe(const Principal& who) {
     }
     v.status = checked->status;
   }
-  auto pg = database::PgSession::Open(server_->AdminConnectionString());
+  auto pg = database::OpenAdminSession(*server_);
   if (!pg.ok()) return Unavailable(who.org_id, *record);
   v.version = (*pg)->ServerVersion();
   if (record->status == "provisioning") return v;
@@ -196,7 +197,8 @@ Result<DatabaseView> DatabaseService::RotatePassword(const Principal& who) {
     std::lock_guard lock(mu_);
     std::string password = RandomToken(24);
     if (!server_) return Status(Code::kUnavailable, "this adaptd has no PostgreSQL server");
-    ASSIGN_OR_RETURN(auto pg, database::PgSession::Open(server_->AdminConnectionString()));
+    RETURN_IF_ERROR(server_->Start());
+    ASSIGN_OR_RETURN(auto pg, database::OpenAdminSession(*server_));
     ASSIGN_OR_RETURN(std::string verifier, pg->EncryptPassword(r.name, password));
     RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + pg->QuoteIdentifier(r.name) + " PASSWORD " +
                                 QuoteLiteral(verifier)));
