@@ -204,6 +204,10 @@ def test_databases_live_on_the_external_server_behind_the_proxy(external_daemon,
     assert db["status"] == "unavailable", db
     cmd = sql(org, sid, "SELECT 1")
     assert cmd["exitCode"] == 1 and "not available" in cmd["stderr"], cmd
+    # What cannot be done now is a 503 that names neither the server's host nor its port.
+    status, err = org.api("POST", "/v1/database/rotate")
+    assert status == 503, (status, err)
+    assert "127.0.0.1" not in repr(err) and str(pg.port) not in repr(err), err
     # An organization without a database is told the same: making one would fail now.
     status, fresh = d.new_org().api("GET", "/v1/database")
     assert status == 200 and fresh["status"] == "unavailable", fresh
