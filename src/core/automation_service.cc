@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 
+#include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -279,6 +280,7 @@ void AutomationService::Launch(const store::AutomationRecord& a, store::RunRecor
     it->second.status = "running";
     if (Status st = runs_.PutRun(it->second); !st.ok())
       spdlog::error("automations: recording run {}: {}", run_id, st.message());
+    ADAPT_FAULT_POINT("automation.run.after_command");
   };
   runner_.Start(a, run, std::move(progress),
                 [this, a, run_id](AttemptEnd end) { RunEnded(a, run_id, std::move(end)); });
@@ -479,12 +481,16 @@ void AutomationService::Fire(const store::AutomationRecord& a, int64_t now) {
     start = Admitted(a, run) && MayStart(a, run);
     records.push_back(run);
   }
+  // The crash points of the slot claim (tests/reliability/test_crash_points.py): before it, the
+  // restarted adaptd claims the slot; after it, the slot's run is settled, never fired again.
+  ADAPT_FAULT_POINT("automation.fire.before_claim");
   Status st = automations_.ClaimAutomationSlot(a.id, a.next_due_at, next_due, records);
   if (!st.ok()) {
     if (st.code() != Code::kConflict)
       spdlog::error("automations: claiming {}'s slot: {}", a.id, st.message());
     return;
   }
+  ADAPT_FAULT_POINT("automation.fire.after_claim");
   if (start) Launch(a, run);
   if (covered > 0 && run.status == "queued") Buffer(a, run);
 }

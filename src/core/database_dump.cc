@@ -4,6 +4,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "core/database_service.h"
+#include "database/admin_session.h"
 #include "database/pg_session.h"
 #include "os/durable_file.h"
 #include "os/files.h"
@@ -65,7 +66,7 @@ Status DatabaseService::Delete(const Principal& who, const std::string& confirm)
                            "exactly the organization's id");
   if (!server_) return Status(Code::kUnavailable, "this adaptd has no PostgreSQL server");
   RETURN_IF_ERROR(server_->Start());
-  ASSIGN_OR_RETURN(auto pg, database::PgSession::Open(server_->AdminConnectionString()));
+  ASSIGN_OR_RETURN(auto pg, database::OpenAdminSession(*server_));
   const std::string name = pg->QuoteIdentifier(r.name);
   // FORCE ends its sessions (the sandboxes'); the roles go after the database they owned.
   RETURN_IF_ERROR(pg->Execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")

@@ -5,6 +5,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "core/database_service.h"
+#include "database/admin_session.h"
 #include "database/pg_session.h"
 #include "database/write_freeze.h"
 
@@ -14,7 +15,7 @@ Result<store::DatabaseRecord> DatabaseService::CheckQuotaLocked(store::DatabaseR
                                                                 int64_t* size_bytes) {
   if (!server_) return Status(Code::kUnavailable, "this adaptd has no PostgreSQL server");
   RETURN_IF_ERROR(server_->Start());
-  ASSIGN_OR_RETURN(auto pg, database::PgSession::Open(server_->AdminConnectionString()));
+  ASSIGN_OR_RETURN(auto pg, database::OpenAdminSession(*server_));
   ASSIGN_OR_RETURN(auto size, pg->QueryValue("SELECT pg_database_size($1)", {r.name}));
   if (!size) return NotFound("database " + r.name + " is missing from the server");
   *size_bytes = std::stoll(*size);
@@ -27,8 +28,7 @@ Result<store::DatabaseRecord> DatabaseService::CheckQuotaLocked(store::DatabaseR
                                 std::to_string(limits.connection_limit)));
   const std::string wanted = *size_bytes > limits.quota_bytes ? "over_quota" : "ready";
   if (wanted == r.status) return r;
-  ASSIGN_OR_RETURN(auto tenant_db,
-                   database::PgSession::Open(server_->AdminConnectionString(r.name)));
+  ASSIGN_OR_RETURN(auto tenant_db, database::OpenAdminSession(*server_, r.name));
   if (wanted == "over_quota") {
     RETURN_IF_ERROR(database::FreezeWrites(*tenant_db, r.name)
                         .WithContext("making database " + r.name + " read-only"));

@@ -4,7 +4,9 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "core/secret_cipher.h"
+#include "database/admin_session.h"
 #include "database/pg_session.h"
+#include "database/write_freeze.h"
 
 namespace adapt::core {
 namespace {
@@ -21,6 +23,11 @@ std::string QuoteLiteral(const std::string& text) {
 
 std::string PasswordAad(const std::string& name) { return "database:" + name; }
 
+// On an external server, every tenant role is a member of this NOLOGIN role, so that the
+// operator's pg_hba can name them all ("+adapt-tenants"; PostgreSQL 15's pg_hba has no
+// patterns for users). The hyphen keeps it apart from every DatabaseName.
+constexpr const char* kTenantGroup = "adapt-tenants";
+
 }  // namespace
 
 std::string DatabaseName(const std::string& org_id) {
@@ -31,7 +38,7 @@ std::string DatabaseName(const std::string& org_id) {
   return "adapt_" + (plain ? org_id : Sha256Hex(org_id).substr(0, 32));
 }
 
-DatabaseService::DatabaseService(store::DatabaseStore& store, database::PostgresServer* server,
+DatabaseService::DatabaseService(store::DatabaseStore& store, database::DatabaseServer* server,
                                  std::string master_key, DatabaseLimits limits)
     : store_(store), server_(server), master_key_(std::move(master_key)), limits_(limits) {}
 
@@ -60,7 +67,7 @@ Result<std::string> DatabaseService::OpenPassword(const store::DatabaseRecord& r
 Status DatabaseService::Provision(const store::DatabaseRecord& r, const std::string& password) {
   if (!server_) return Status(Code::kUnavailable, "this adaptd has no PostgreSQL server");
   RETURN_IF_ERROR(server_->Start());
-  ASSIGN_OR_RETURN(auto pg, database::PgSession::Open(server_->AdminConnectionString()));
+  ASSIGN_OR_RETURN(auto pg, database::OpenAdminSession(*server_));
   const std::string role = pg->QuoteIdentifier(r.name);
   ASSIGN_OR_RETURN(std::string verifier, pg->EncryptPassword(r.name, password));
   ASSIGN_OR_RETURN(auto role_exists,
@@ -70,19 +77,32 @@ Status DatabaseService::Provision(const store::DatabaseRecord& r, const std::str
       "CONNECTION LIMIT " +
       std::to_string(LimitsOf(r.org_id).connection_limit) + " PASSWORD " + QuoteLiteral(verifier);
   RETURN_IF_ERROR(pg->Execute((role_exists ? "ALTER ROLE " : "CREATE ROLE ") + role + attributes));
+  // An external server's admin may be no superuser: it owns nothing of the role until it joins.
+  RETURN_IF_ERROR(database::JoinRole(*pg, r.name));
   // Defaults a session may SET otherwise; temp_file_limit is superuser-only, so it binds.
   RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + role + " SET statement_timeout = " +
                               std::to_string(limits_.statement_timeout_ms)));
   RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + role + " SET idle_in_transaction_session_timeout = " +
                               std::to_string(limits_.idle_in_transaction_timeout_ms)));
   RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + role + " SET temp_file_limit = " +
-                              std::to_string(limits_.temp_file_limit_kib)));
+                              std::to_string(limits_.temp_file_limit_kib))
+                      .WithContext("setting the role's temp_file_limit (an admin role that is no "
+                                   "superuser needs GRANT SET ON PARAMETER temp_file_limit)"));
   ASSIGN_OR_RETURN(auto db_exists,
                    pg->QueryValue("SELECT 1 FROM pg_database WHERE datname = $1", {r.name}));
   if (!db_exists) RETURN_IF_ERROR(pg->Execute("CREATE DATABASE " + role + " OWNER " + role));
   RETURN_IF_ERROR(pg->Execute("REVOKE ALL ON DATABASE " + role + " FROM PUBLIC"));
-  // No tenant reaches the server's own databases either (pg_hba's sameuser already refuses).
-  RETURN_IF_ERROR(pg->Execute("REVOKE CONNECT, TEMPORARY ON DATABASE postgres FROM PUBLIC"));
+  if (server_->owns_cluster()) {
+    // No tenant reaches the server's own databases either (pg_hba's sameuser already refuses).
+    RETURN_IF_ERROR(pg->Execute("REVOKE CONNECT, TEMPORARY ON DATABASE postgres FROM PUBLIC"));
+  } else {
+    // The operator's databases are theirs to guard; the group lets their pg_hba name tenants.
+    const std::string group = pg->QuoteIdentifier(kTenantGroup);
+    ASSIGN_OR_RETURN(auto group_exists,
+                     pg->QueryValue("SELECT 1 FROM pg_roles WHERE rolname = $1", {kTenantGroup}));
+    if (!group_exists) RETURN_IF_ERROR(pg->Execute("CREATE ROLE " + group + " NOLOGIN"));
+    RETURN_IF_ERROR(pg->Execute("GRANT " + group + " TO " + role));
+  }
   return Status::Ok();
 }
 
@@ -126,6 +146,10 @@ Result<DatabaseView> DatabaseService::Describe(const Principal& who) {
   if (!record.ok()) {
     if (record.status().code() != Code::kNotFound) return record.status();
     if (!server_) return Unavailable(who.org_id, std::nullopt);
+    // An external server is asked (one connection): creating would fail while it is away. The
+    // embedded one is started only when a database is made.
+    if (!server_->owns_cluster() && !server_->Start().ok())
+      return Unavailable(who.org_id, std::nullopt);
     v.status = "not_created";
     v.version = server_->version();
     return v;
@@ -143,7 +167,7 @@ Result<DatabaseView> DatabaseService::Describe(const Principal& who) {
     }
     v.status = checked->status;
   }
-  auto pg = database::PgSession::Open(server_->AdminConnectionString());
+  auto pg = database::OpenAdminSession(*server_);
   if (!pg.ok()) return Unavailable(who.org_id, *record);
   v.version = (*pg)->ServerVersion();
   if (record->status == "provisioning") return v;
@@ -173,7 +197,8 @@ Result<DatabaseView> DatabaseService::RotatePassword(const Principal& who) {
     std::lock_guard lock(mu_);
     std::string password = RandomToken(24);
     if (!server_) return Status(Code::kUnavailable, "this adaptd has no PostgreSQL server");
-    ASSIGN_OR_RETURN(auto pg, database::PgSession::Open(server_->AdminConnectionString()));
+    RETURN_IF_ERROR(server_->Start());
+    ASSIGN_OR_RETURN(auto pg, database::OpenAdminSession(*server_));
     ASSIGN_OR_RETURN(std::string verifier, pg->EncryptPassword(r.name, password));
     RETURN_IF_ERROR(pg->Execute("ALTER ROLE " + pg->QuoteIdentifier(r.name) + " PASSWORD " +
                                 QuoteLiteral(verifier)));

@@ -1,12 +1,12 @@
-// DatabaseService: each organization's PostgreSQL database (issue 19) on adaptd's own server
-// (database::PostgresServer). One database and one owner role per organization, both named
-// DatabaseName(org_id), made on first use: the role is NOSUPERUSER NOCREATEDB NOCREATEROLE
-// with a connection limit, binding temp_file_limit and default statement and idle-in-
-// transaction timeouts; CONNECT on the database is revoked from PUBLIC. The role's password is
-// random, kept sealed in the store (core/secret_cipher.h) and handed only to the
-// organization's sandboxes that ask for the database (Credentials); no view carries it, nor the
-// server's host. The one verb behind GET /v1/database, get_user_database and `adapt db status`.
-// Thread-safe.
+// DatabaseService: each organization's PostgreSQL database (issue 19) on adaptd's server
+// (database::DatabaseServer: the cluster adaptd runs itself, or an operator's external one). One
+// database and one owner role per organization, both named DatabaseName(org_id), made on first use:
+// the role is NOSUPERUSER NOCREATEDB NOCREATEROLE with a connection limit, binding temp_file_limit
+// and default statement and idle-in- transaction timeouts; CONNECT on the database is revoked from
+// PUBLIC. The role's password is random, kept sealed in the store (core/secret_cipher.h) and handed
+// only to the organization's sandboxes that ask for the database (Credentials); no view carries it,
+// nor the server's host. The one verb behind GET /v1/database, get_user_database and `adapt db
+// status`. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -20,7 +20,7 @@
 
 #include "base/status.h"
 #include "core/auth.h"
-#include "database/postgres_server.h"
+#include "database/database_server.h"
 #include "storage/object_store.h"
 #include "store/database_store.h"
 
@@ -69,7 +69,7 @@ class DatabaseService {
  public:
   // `server`: null where adaptd has no PostgreSQL (every status is then unavailable).
   // `master_key`: adaptd's master key (storage::LoadMasterKey), which seals the passwords.
-  DatabaseService(store::DatabaseStore& store, database::PostgresServer* server,
+  DatabaseService(store::DatabaseStore& store, database::DatabaseServer* server,
                   std::string master_key, DatabaseLimits limits = {});
   ~DatabaseService();  // stops the quota checks
 
@@ -120,7 +120,7 @@ class DatabaseService {
                            const std::optional<store::DatabaseRecord>& record) const;
 
   store::DatabaseStore& store_;
-  database::PostgresServer* server_;
+  database::DatabaseServer* server_;
   const std::string master_key_;
   const DatabaseLimits limits_;
   uint16_t proxy_port_ = 0;

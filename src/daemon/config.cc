@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "database/admin_url.h"
 #include "os/files.h"
 
 namespace adapt::daemon {
@@ -70,6 +71,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.storage_listen = value;
       else if (key == "databaseListen")
         c.database_listen = value;
+      else if (key == "databaseAdminUrl")
+        c.database_admin_url = value;
       else if (key == "objectQuotaBytes")
         c.object_quota_bytes = value;
       else if (key == "multipartMaxAgeSeconds")
@@ -160,6 +163,11 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* database_listen =
       app.add_option("--database-listen", flags.database_listen,
                      "HOST:PORT of the sandboxes' database proxy [0.0.0.0:5433]");
+  auto* database_admin_url = app.add_option(
+      "--database-admin-url", flags.database_admin_url,
+      "postgres://USER:PASSWORD@HOST:PORT/DB of an existing PostgreSQL server's admin role, "
+      "instead of a cluster under STATE/postgres (visible in the process list: prefer "
+      "ADAPT_DATABASE_ADMIN_URL or the config file)");
   auto* object_quota = app.add_option("--object-quota-bytes", flags.object_quota_bytes,
                                       "object storage per organization, 0: no limit [50 GiB]");
   auto* multipart_age =
@@ -255,6 +263,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   FromEnv("ADAPT_INGRESS_KEY", c.ingress_key);
   FromEnv("ADAPT_STORAGE_LISTEN", c.storage_listen);
   FromEnv("ADAPT_DATABASE_LISTEN", c.database_listen);
+  FromEnv("ADAPT_DATABASE_ADMIN_URL", c.database_admin_url);
   FromEnv("ADAPT_PLANS_FILE", c.plans_file);
   FromEnv("ADAPT_TERMS_VERSION", c.terms_version);
   // ADAPT_WARM_POOLS: specs separated by ';' (each spec uses ',' itself).
@@ -278,6 +287,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (ingress_key->count()) c.ingress_key = flags.ingress_key;
   if (storage_listen->count()) c.storage_listen = flags.storage_listen;
   if (database_listen->count()) c.database_listen = flags.database_listen;
+  if (database_admin_url->count()) c.database_admin_url = flags.database_admin_url;
+  // Refused here, before anything starts; the message never quotes the URL (its password).
+  if (!c.database_admin_url.empty())
+    RETURN_IF_ERROR(database::ParseAdminUrl(c.database_admin_url).status());
   if (const char* v = std::getenv("ADAPT_OBJECT_QUOTA_BYTES"); v && *v)
     c.object_quota_bytes = std::strtoull(v, nullptr, 10);
   if (object_quota->count()) c.object_quota_bytes = flags.object_quota_bytes;

@@ -71,8 +71,15 @@ struct DaemonConfig {
   std::string storage_listen = "0.0.0.0:8082";
   // The database proxy (net/database_proxy.h): sandboxes created with "database": true reach
   // their organization's PostgreSQL database at their gateway on this port. A port in use
-  // falls back to a free one (logged). The server itself runs under <state_dir>/postgres.
+  // falls back to a free one (logged). The server itself runs under <state_dir>/postgres, or is
+  // database_admin_url's.
   std::string database_listen = "0.0.0.0:5433";
+  // An existing PostgreSQL server to hold the databases instead of the cluster under
+  // <state_dir>/postgres (database/external_postgres.h): postgres://USER:PASSWORD@HOST:PORT/DB
+  // of a role with CREATEDB and CREATEROLE. Empty: the embedded cluster. It carries a password:
+  // logged only redacted; prefer the config file or ADAPT_DATABASE_ADMIN_URL to the flag, which
+  // every local user sees in the process list.
+  std::string database_admin_url;
   // Seconds between checks of every database's size against its plan's quota (1-3600).
   int database_quota_interval_seconds = 30;
   // Object storage: the most bytes one organization's objects may hold (0: no limit), and the

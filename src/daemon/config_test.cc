@@ -24,7 +24,8 @@ constexpr const char* kEnvNames[] = {"ADAPT_LISTEN",
                                      "ADAPT_TRUSTED_IMAGE_SOURCES",
                                      "ADAPT_DEVELOPER_PUBLIC_IMAGES",
                                      "ADAPT_IMAGE_POLICY",
-                                     "ADAPT_ALLOW_SIGNUP"};
+                                     "ADAPT_ALLOW_SIGNUP",
+                                     "ADAPT_DATABASE_ADMIN_URL"};
 
 class ConfigTest : public testing::Test {
  protected:
@@ -313,6 +314,23 @@ TEST_F(ConfigTest, TheRunCancelGraceHasADefaultAFlagAKeyAndARange) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(), "runCancelGraceSeconds must be between 1 and 300");
   EXPECT_FALSE(Load({"--config", WriteConfig(R"({"runCancelGraceSeconds": 0})")}).ok());
+}
+
+TEST_F(ConfigTest, TheDatabaseAdminUrlComesFromAFlagTheEnvOrAKeyAndABadOneStopsTheStart) {
+  EXPECT_EQ(MustLoad({}).database_admin_url, "");
+  const std::string url = "postgres://admin:pw@127.0.0.1:5999/postgres";
+  EXPECT_EQ(MustLoad({"--database-admin-url", url}).database_admin_url, url);
+  EXPECT_EQ(MustLoad({"--config", WriteConfig(R"({"databaseAdminUrl": ")" + url + R"("})")})
+                .database_admin_url,
+            url);
+  ::setenv("ADAPT_DATABASE_ADMIN_URL", url.c_str(), 1);
+  EXPECT_EQ(MustLoad({}).database_admin_url, url);
+  ::unsetenv("ADAPT_DATABASE_ADMIN_URL");
+  auto bad = Load({"--database-admin-url", "postgres://admin:Hunter2Secret@db:99999/postgres"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().field(), "databaseAdminUrl");
+  EXPECT_NE(bad.status().message().find("port"), std::string::npos) << bad.status().message();
+  EXPECT_EQ(bad.status().message().find("Hunter2Secret"), std::string::npos);
 }
 
 TEST_F(ConfigTest, ConnectionLimitsHaveDefaultsFlagsAndFileKeys) {

@@ -38,6 +38,7 @@
 #include "daemon/config.h"
 #include "daemon/paths.h"
 #include "dashboard/dashboard_routes.h"
+#include "database/external_postgres.h"
 #include "database/postgres_server.h"
 #include "mcp/cors.h"
 #include "mcp/mcp_http.h"
@@ -84,7 +85,8 @@ class Daemon {
   // Images pulled from registries: blobs, unpacked layers and references (image/).
   Status OpenImages();
   // The organizations' PostgreSQL server (made on first use; a cluster made before is started
-  // now, or the server a killed adaptd left running is reused) and the sandboxes' proxy to it.
+  // now, or the server a killed adaptd left running is reused), or the operator's external one
+  // (--database-admin-url), and the sandboxes' proxy to it.
   Status StartDatabase();
   // What a previous run left: networks, volumes, sandboxes and their agents.
   Status ReconcileSandboxes();
@@ -143,7 +145,7 @@ class Daemon {
   std::optional<core::EventBus> bus_;
   std::optional<boost::asio::thread_pool> workers_;
   std::optional<core::Waiter> waiter_;
-  std::optional<database::PostgresServer> postgres_;
+  std::unique_ptr<database::DatabaseServer> postgres_;  // embedded or external
   std::optional<core::DatabaseService> databases_;
   std::optional<net::DatabaseProxy> database_proxy_;
   std::optional<net::NetworkManager> network_;

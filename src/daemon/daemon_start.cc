@@ -168,19 +168,33 @@ Status Daemon::OpenImages() {
 }
 
 Status Daemon::StartDatabase() {
-  database::PostgresOptions options;
-  options.root = config_.state_dir + "/postgres";
-  postgres_.emplace(options);
-  if (os::ReadFile(options.root + "/data/PG_VERSION").ok())
-    WarnIfError(postgres_->Start(), "starting the organizations' PostgreSQL server");
-  databases_.emplace(*store_, &*postgres_, master_key_);
+  net::DatabaseUpstream upstream;
+  if (!config_.database_admin_url.empty()) {
+    ASSIGN_OR_RETURN(database::AdminUrl url, database::ParseAdminUrl(config_.database_admin_url));
+    auto external =
+        std::make_unique<database::ExternalPostgres>(url, config_.state_dir + "/database-scratch");
+    upstream.host = external->host();
+    upstream.port = external->port();
+    IgnoreError(external->Start(),
+                "a server that does not answer yet is no reason not to start: the databases are "
+                "unavailable until it does (Start logs why)");
+    postgres_ = std::move(external);
+  } else {
+    database::PostgresOptions options;
+    options.root = config_.state_dir + "/postgres";
+    auto embedded = std::make_unique<database::PostgresServer>(options);
+    if (os::ReadFile(options.root + "/data/PG_VERSION").ok())
+      WarnIfError(embedded->Start(), "starting the organizations' PostgreSQL server");
+    upstream.socket_path = embedded->SocketDir() + "/.s.PGSQL." + std::to_string(embedded->port());
+    postgres_ = std::move(embedded);
+  }
+  databases_.emplace(*store_, postgres_.get(), master_key_);
   ASSIGN_OR_RETURN(ListenAddress listen, ParseListenAddress(config_.database_listen));
   database_proxy_.emplace(
       [store = store_.get()](const std::string& address) {
         return core::DatabaseForAddress(*store, *store, address);
       },
-      postgres_->SocketDir() + "/.s.PGSQL." + std::to_string(postgres_->port()),
-      ConnectionLimits{config_.max_connections, config_.max_connections_per_client});
+      upstream, ConnectionLimits{config_.max_connections, config_.max_connections_per_client});
   RETURN_IF_ERROR(database_proxy_->Start(listen.host, listen.port));
   databases_->SetProxyPort(database_proxy_->port());
   spdlog::info("database proxy on {}:{}", listen.host, database_proxy_->port());

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "database/database_server.h"
 
 namespace adapt::database {
 
@@ -34,31 +35,32 @@ struct PostgresOptions {
   uint16_t port = 5432;  // names the socket file only
 };
 
-class PostgresServer {
+class PostgresServer : public DatabaseServer {
  public:
   explicit PostgresServer(PostgresOptions options);
   // Stops the supervisor; the server itself keeps running (Stop() stops it).
-  ~PostgresServer();
+  ~PostgresServer() override;
   PostgresServer(const PostgresServer&) = delete;
   PostgresServer& operator=(const PostgresServer&) = delete;
 
   // Makes the cluster on first use, then reuses a running postmaster or starts one and waits
   // until it accepts connections; starts the supervisor. Idempotent.
-  Status Start();
+  Status Start() override;
   // Stops the supervisor and the server (fast shutdown: sessions are ended).
-  Status Stop();
+  Status Stop() override;
   // True once Start() succeeded and the postmaster was alive at the supervisor's last look.
   bool running() const;
   // The server's major version ("15"), from its binaries.
-  const std::string& version() const { return version_; }
+  std::string version() const override { return version_; }
   // libpq connection string of the superuser over the Unix socket (peer authentication: only
   // root and the server's OS user can use it).
-  std::string AdminConnectionString(const std::string& database = "postgres") const;
+  std::string AdminConnectionString(const std::string& database = "postgres") const override;
   // Writes a pg_dump custom-format archive (-Fc) of `database` to `path` (a host path), as
   // the superuser over the Unix socket.
-  Status Dump(const std::string& database, const std::string& path) const;
+  Status Dump(const std::string& database, const std::string& path) const override;
   // Where dumps are written before they are stored (0700, root's).
-  std::string ScratchDir() const { return options_.root + "/scratch"; }
+  std::string ScratchDir() const override { return options_.root + "/scratch"; }
+  bool owns_cluster() const override { return true; }
   // The directory of the server's socket, as the host sees it.
   std::string SocketDir() const { return options_.root + "/run"; }
   uint16_t port() const { return options_.port; }

@@ -31,6 +31,16 @@ Status InTransaction(PgSession& s, const std::vector<std::string>& statements) {
 
 std::string FrozenOwnerName(const std::string& role) { return role + "_frozen"; }
 
+Status JoinRole(PgSession& s, const std::string& role) {
+  ASSIGN_OR_RETURN(
+      auto superuser,
+      s.QueryValue("SELECT rolsuper::text FROM pg_roles WHERE rolname = current_user"));
+  if (superuser && *superuser == "true") return Status::Ok();
+  ASSIGN_OR_RETURN(auto member, s.QueryValue("SELECT pg_has_role($1, 'MEMBER')::text", {role}));
+  if (member && *member == "true") return Status::Ok();
+  return s.Execute("GRANT " + s.QuoteIdentifier(role) + " TO CURRENT_USER");
+}
+
 Status EndSessionsOf(PgSession& s, const std::string& role) {
   return s
       .QueryColumn(
@@ -46,6 +56,8 @@ Status FreezeWrites(PgSession& s, const std::string& role) {
   ASSIGN_OR_RETURN(auto exists, s.QueryValue("SELECT 1 FROM pg_roles WHERE rolname = $1",
                                              {FrozenOwnerName(role)}));
   if (!exists) RETURN_IF_ERROR(s.Execute("CREATE ROLE " + holder + " NOLOGIN NOINHERIT"));
+  RETURN_IF_ERROR(JoinRole(s, FrozenOwnerName(role)));
+  RETURN_IF_ERROR(JoinRole(s, role));
   RETURN_IF_ERROR(EndSessionsOf(s, role));
   // The lists are read before REASSIGN, which changes no name or signature.
   ASSIGN_OR_RETURN(std::vector<std::string> schemas, s.QueryColumn(kTenantSchemas));
@@ -74,6 +86,8 @@ Status ThawWrites(PgSession& s, const std::string& role) {
   ASSIGN_OR_RETURN(auto exists, s.QueryValue("SELECT 1 FROM pg_roles WHERE rolname = $1",
                                              {FrozenOwnerName(role)}));
   if (!exists) return Status::Ok();  // never frozen
+  RETURN_IF_ERROR(JoinRole(s, FrozenOwnerName(role)));
+  RETURN_IF_ERROR(JoinRole(s, role));
   RETURN_IF_ERROR(EndSessionsOf(s, role));
   ASSIGN_OR_RETURN(std::vector<std::string> routines, s.QueryColumn(kDefinerRoutines));
   std::vector<std::string> statements = {

@@ -28,6 +28,12 @@ std::string FrozenOwnerName(const std::string& role);
 Status FreezeWrites(PgSession& session, const std::string& role);
 Status ThawWrites(PgSession& session, const std::string& role);
 
+// Makes the session's role a member of `role` unless it is a superuser. An external server's
+// admin (--database-admin-url) is often no superuser, only CREATEROLE; PostgreSQL 15 lets it
+// grant itself membership, which CREATE DATABASE ... OWNER, REASSIGN OWNED, DROP DATABASE,
+// pg_dump and ending the role's sessions need. Idempotent.
+Status JoinRole(PgSession& session, const std::string& role);
+
 // Ends every session of `role` (a superuser's `session` may be in any database).
 Status EndSessionsOf(PgSession& session, const std::string& role);
 

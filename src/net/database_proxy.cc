@@ -4,6 +4,7 @@
 #include <memory>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "base/log.h"
 #include "net/pg_backend_key.h"
@@ -13,7 +14,7 @@ namespace adapt::net {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
-using unix_socket = asio::local::stream_protocol::socket;
+using generic_socket = asio::generic::stream_protocol::socket;
 
 class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy::Session> {
  public:
@@ -22,6 +23,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
       : proxy_(proxy),
         client_(std::move(client)),
         server_(client_.get_executor()),
+        resolver_(client_.get_executor()),
         timer_(client_.get_executor()),
         slot_(std::move(slot)),
         source_(std::move(source)),
@@ -85,19 +87,61 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
     if (m.user != *allowed_ || m.database != *allowed_)
       return Refuse("28000", "this sandbox may only open database \"" + *allowed_ +
                                  "\" as user \"" + *allowed_ + "\"");
-    server_.async_connect(
-        asio::local::stream_protocol::endpoint(proxy_.socket_path_),
-        [self = shared_from_this()](auto ec) {
-          if (ec) return self->Refuse("57P03", "the database is not available");
-          asio::async_write(self->server_, asio::buffer(self->startup_), [self](auto ec, size_t) {
-            if (ec) return self->Close();
-            self->spliced_ = true;
-            self->timer_.cancel();
-            self->startup_.clear();
-            self->Pump(self->client_, self->server_, self->up_);
-            self->Pump(self->server_, self->client_, self->down_);
-          });
-        });
+    Reach();
+  }
+
+  // Connects to the server (its Unix socket, or an external server's addresses in turn).
+  void Reach() {
+    const DatabaseUpstream& upstream = proxy_.upstream_;
+    if (!upstream.socket_path.empty())
+      return Connect({asio::local::stream_protocol::endpoint(upstream.socket_path)});
+    resolver_.async_resolve(upstream.host, std::to_string(upstream.port),
+                            [self = shared_from_this()](auto ec, tcp::resolver::results_type r) {
+                              if (ec) return self->Unavailable("resolving: " + ec.message());
+                              std::vector<asio::generic::stream_protocol::endpoint> endpoints;
+                              for (const auto& entry : r) endpoints.emplace_back(entry.endpoint());
+                              self->Connect(std::move(endpoints));
+                            });
+  }
+
+  // Tries `endpoints` in turn; the first that answers gets the StartupMessage, then the bytes
+  // flow both ways.
+  void Connect(std::vector<asio::generic::stream_protocol::endpoint> endpoints, size_t i = 0) {
+    if (closed_) return;
+    if (i >= endpoints.size()) return Unavailable("no address answered");
+    boost::system::error_code ignored;
+    if (server_.is_open()) server_.close(ignored);
+    const auto endpoint = endpoints[i];
+    server_.async_connect(endpoint, [self = shared_from_this(), endpoints = std::move(endpoints),
+                                     i](auto ec) mutable {
+      if (ec) {
+        if (i + 1 < endpoints.size()) return self->Connect(std::move(endpoints), i + 1);
+        return self->Unavailable(ec.message());
+      }
+      if (self->cancel_) return self->SendCancel();
+      if (self->proxy_.upstream_.socket_path.empty()) {
+        // Small request/response messages: no Nagle delay on either hop.
+        boost::system::error_code ignored;
+        self->server_.set_option(tcp::no_delay(true), ignored);
+        self->client_.set_option(tcp::no_delay(true), ignored);
+      }
+      asio::async_write(self->server_, asio::buffer(self->startup_), [self](auto ec, size_t) {
+        if (ec) return self->Close();
+        self->spliced_ = true;
+        self->timer_.cancel();
+        self->startup_.clear();
+        self->Pump(self->client_, self->server_, self->up_);
+        self->Pump(self->server_, self->client_, self->down_);
+      });
+    });
+  }
+
+  // The server did not answer: the client gets PostgreSQL's "cannot connect now", the log the
+  // reason (no address: an external server's host is the operator's business, not the tenant's).
+  void Unavailable(const std::string& why) {
+    spdlog::warn("database proxy: the server did not answer {}: {}", source_, why);
+    if (cancel_) return Close();  // a cancel is answered by nothing, as PostgreSQL's
+    Refuse("57P03", "the database is not available");
   }
 
   // A CancelRequest: passed on only when it names a live session of this peer's own database;
@@ -111,18 +155,19 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
       return Close();
     }
     startup_.resize(16);  // the request itself; a client sends nothing after it
-    server_.async_connect(
-        asio::local::stream_protocol::endpoint(proxy_.socket_path_),
-        [self = shared_from_this()](auto ec) {
-          if (ec) return self->Close();
-          asio::async_write(self->server_, asio::buffer(self->startup_), [self](auto ec, size_t) {
-            if (ec) return self->Close();
-            // libpq waits for the close to know the server has the request: close on the
-            // server's (the start-up timer bounds the wait).
-            self->server_.async_read_some(asio::buffer(self->down_),
-                                          [self](auto, size_t) { self->Close(); });
-          });
-        });
+    cancel_ = true;
+    Reach();
+  }
+
+  void SendCancel() {
+    asio::async_write(server_, asio::buffer(startup_),
+                      [self = shared_from_this()](auto ec, size_t) {
+                        if (ec) return self->Close();
+                        // libpq waits for the close to know the server has the request: close on
+                        // the server's (the start-up timer bounds the wait).
+                        self->server_.async_read_some(asio::buffer(self->down_),
+                                                      [self](auto, size_t) { self->Close(); });
+                      });
   }
 
   // The server's bytes while the session starts: its BackendKeyData makes it cancellable.
@@ -180,7 +225,8 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
 
   DatabaseProxy& proxy_;
   tcp::socket client_;
-  unix_socket server_;
+  generic_socket server_;
+  tcp::resolver resolver_;
   asio::steady_timer timer_;
   ConnectionLimiter::Slot slot_;
   std::string source_;
@@ -194,12 +240,13 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   int finished_ = 0;
   bool spliced_ = false;
   bool closed_ = false;
+  bool cancel_ = false;  // this connection carries a CancelRequest, not a session
 };
 
-DatabaseProxy::DatabaseProxy(DatabaseLookup lookup, std::string socket_path,
+DatabaseProxy::DatabaseProxy(DatabaseLookup lookup, DatabaseUpstream upstream,
                              ConnectionLimits limits)
     : lookup_(std::move(lookup)),
-      socket_path_(std::move(socket_path)),
+      upstream_(std::move(upstream)),
       acceptor_(io_),
       limiter_("database proxy", limits) {}
 

@@ -1,13 +1,16 @@
-// DatabaseProxy: how a sandbox reaches its organization's PostgreSQL database. adaptd's
-// PostgreSQL server has no TCP listener; this proxy listens on the host (0.0.0.0:port) and
-// nftables lets a sandbox reach that port only at its own gateway (ruleset.h,
-// database_port). For each connection the proxy asks `lookup` which database the peer's
-// address may open (a running sandbox created with "database": true: its organization's), reads
-// the client's StartupMessage (net/pg_startup.h) and splices it to the server's Unix socket
-// only when both its user and its database are that one; anything else gets a FATAL error
-// before a byte reaches the server. So another organization's sandbox, or any other address,
-// cannot open a session even with the password; the server's own pg_hba then checks the
-// password (scram-sha-256, `sameuser`). SSL is refused ("N"): the hop is inside the host.
+// DatabaseProxy: how a sandbox reaches its organization's PostgreSQL database. The proxy
+// listens on the host (0.0.0.0:port) and nftables lets a sandbox reach that port only at its own
+// gateway (ruleset.h, database_port). For each connection the proxy asks `lookup` which
+// database the peer's address may open (a running sandbox created with "database": true: its
+// organization's), reads the client's StartupMessage (net/pg_startup.h) and splices it to the
+// server only when both its user and its database are that one; anything else gets a FATAL
+// error before a byte reaches the server. So another organization's sandbox, or any other
+// address, cannot open a session even with the password; the server then checks the password
+// (scram-sha-256). The server is adaptd's own cluster, reached at its Unix socket (it has no
+// TCP listener; its pg_hba also says `sameuser`), or an operator's external server reached over
+// TCP (--database-admin-url), whose pg_hba sees every sandbox's session come from this host.
+// SSL is refused ("N"): the sandbox's hop is inside the host; the hop to an external server is
+// plain TCP as well.
 // Query cancellation: while a session starts, the proxy reads the server's BackendKeyData
 // (net/pg_backend_key.h) and keeps (pid, secret) -> the session's database until the session
 // ends. A CancelRequest is passed to the server (a new connection, the same 16 bytes) only when
@@ -34,6 +37,13 @@
 
 namespace adapt::net {
 
+// Where the proxy sends the sessions it lets through: a Unix socket, or a TCP host and port.
+struct DatabaseUpstream {
+  std::string socket_path;  // <dir>/.s.PGSQL.<port>; empty: TCP
+  std::string host;         // a name (resolved at each connection) or an IP address
+  uint16_t port = 0;
+};
+
 // The database a peer address may open, or nullopt.
 using DatabaseLookup = std::function<std::optional<std::string>(const std::string& address)>;
 
@@ -44,8 +54,7 @@ class DatabaseProxy {
   // Live sessions whose cancel key is kept; more sessions than this cannot be cancelled.
   static constexpr size_t kMaxCancelKeys = 65536;
 
-  // `socket_path`: the server's Unix socket (<dir>/.s.PGSQL.<port>).
-  DatabaseProxy(DatabaseLookup lookup, std::string socket_path, ConnectionLimits limits);
+  DatabaseProxy(DatabaseLookup lookup, DatabaseUpstream upstream, ConnectionLimits limits);
   ~DatabaseProxy();
   // Listens on `host`:`port`; a port in use falls back to any free one (logged).
   Status Start(const std::string& host, uint16_t port);
@@ -69,7 +78,7 @@ class DatabaseProxy {
   };
 
   DatabaseLookup lookup_;
-  const std::string socket_path_;
+  const DatabaseUpstream upstream_;
   // By backend pid; only the I/O thread touches it. Before io_: sessions destroyed with io_'s
   // pending handlers forget their keys here.
   std::unordered_map<uint32_t, CancelTarget> cancel_targets_;

@@ -210,3 +210,64 @@ def test_crash_during_image_pull(crash_daemon, image_ref, point, settles):
         status, body = d.admin.api("DELETE", "/v1/images/" + image_id)
         assert status in (200, 202, 204), (status, body)
     assert_no_leaks(d, before, [end["id"]])
+
+
+# The slot claim of a schedule: whatever step adaptd dies at, the restarted one fires each slot
+# at most once and leaves no run unsettled (issue 18).
+SLOT_POINTS = [
+    # Before the claim's transaction: nothing was recorded; the restart claims the slot itself.
+    "automation.fire.before_claim",
+    # Claimed, the run recorded, its command not started: the restart ends that run
+    # (infrastructure_failed) and never fires its slot again.
+    "automation.fire.after_claim",
+    # The command started through the agent and the run says so: the restart re-attaches it.
+    "automation.run.after_command",
+]
+
+
+def automation_runs(client, aid):
+    status, page = client.api("GET", "/v1/runs?limit=200&automationId=" + aid)
+    assert status == 200, page
+    return page["items"]
+
+
+@pytest.mark.parametrize("point", SLOT_POINTS)
+def test_crash_during_a_slot_claim(crash_daemon, point):
+    d = crash_daemon
+    restart(d)
+    org = d.new_org()
+    sbx = org.create({"cpu": 1, "memoryMiB": 256})
+    sid = org.wait_for_status(sbx["id"], "running", 120)["id"]
+    harness.wait_for_agent(org, sid)
+    # Paused until adaptd runs armed, so that its first slot is the one the crash cuts.
+    status, a = org.api("POST", "/v1/automations", {"sandboxId": sid, "intervalSeconds": 2,
+                                                    "command": "echo slot", "overlap": "allow"})
+    assert status == 201, a
+    assert org.api("POST", "/v1/automations/%s/disable" % a["id"])[0] == 200
+    restart(d, point)
+    status, enabled = try_api(org, "POST", "/v1/automations/%s/enable" % a["id"])
+    assert status == 200, enabled
+    wait_for_crash(d, point, timeout=60)
+    restart(d)
+    # A few slots after the restart: every run is settled, and no slot has two runs.
+    deadline = time.monotonic() + 60
+    while True:
+        runs = automation_runs(org, a["id"])
+        ended = [r for r in runs if r["status"] not in ("queued", "starting", "running")]
+        if len(ended) >= 3 and len(ended) == len(runs):
+            break
+        assert time.monotonic() < deadline, "runs not settled after the restart: %r" % runs
+        time.sleep(0.5)
+    slots = [r["scheduledAt"] for r in runs if r["status"] != "missed"]
+    assert len(slots) == len(set(slots)), "a slot fired twice: %r" % runs
+    statuses = {r["status"] for r in runs}
+    assert statuses <= {"succeeded", "infrastructure_failed", "missed"}, runs
+    if point == "automation.fire.after_claim":
+        # The claimed run the crash cut short says so; it was not run again.
+        assert any(r["status"] == "infrastructure_failed" for r in runs), runs
+    if point == "automation.run.after_command":
+        # Re-attached: the first run ended as if adaptd had not died.
+        first = min(runs, key=lambda r: r["scheduledAt"])
+        assert first["status"] == "succeeded" and "slot" in first["stdout"], first
+    assert org.api("DELETE", "/v1/automations/" + a["id"])[0] in (200, 204)
+    org.api("DELETE", "/v1/sandboxes/" + sid)
