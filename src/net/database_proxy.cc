@@ -191,13 +191,13 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
       if (ec) {
         if (ec != asio::error::eof) return self->Close();
         // The server's side ended: so did its backend, and the key with it.
-        if constexpr (std::is_same_v<From, unix_socket>) self->ForgetKey();
+        if constexpr (std::is_same_v<From, generic_socket>) self->ForgetKey();
         boost::system::error_code ignored;
         to.shutdown(asio::socket_base::shutdown_send, ignored);
         if (++self->finished_ == 2) self->Close();
         return;
       }
-      if constexpr (std::is_same_v<From, unix_socket>) self->Scan(buf.data(), n);
+      if constexpr (std::is_same_v<From, generic_socket>) self->Scan(buf.data(), n);
       asio::async_write(to, asio::buffer(buf.data(), n), [self, &from, &to, &buf](auto ec, size_t) {
         if (ec) return self->Close();
         self->Pump(from, to, buf);
