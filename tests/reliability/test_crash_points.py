@@ -1,4 +1,4 @@
-"""adaptd crashes at every step of create, delete and image pull (src/base/fault_point.h).
+"""adaptd crashes at every step of create, delete, image pull and an automation's slot claim (src/base/fault_point.h).
 
 For each fault point: start adaptd with ADAPT_FAULT=<point>, drive the API until the daemon
 exits with status 86 at that point, restart it unarmed on the same state directory, and check
