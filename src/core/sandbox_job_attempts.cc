@@ -129,22 +129,25 @@ void SandboxJobAttempts::CreateSandbox(std::shared_ptr<Attempt> a) {
                           [this, a](Waiter::End) { SandboxSettled(a); });
 }
 
-void SandboxJobAttempts::SandboxSettled(std::shared_ptr<Attempt> a) {
-  if (stopping_) return;
-  std::string sandbox_id;
+bool SandboxJobAttempts::EndedByCancel(const std::shared_ptr<Attempt>& a, std::string& sandbox_id) {
   bool cancelled = false;
   {
     std::lock_guard lock(a->mu);
     sandbox_id = a->sandbox_id;
     cancelled = a->cancelled;
   }
-  if (cancelled) {
-    AttemptEnd end;
-    end.kind = AttemptEnd::Kind::kCancelled;
-    end.error = "cancelled before its command started";
-    Finish(a, std::move(end));
-    return;
-  }
+  if (!cancelled) return false;
+  AttemptEnd end;
+  end.kind = AttemptEnd::Kind::kCancelled;
+  end.error = "cancelled before its command started";
+  Finish(a, std::move(end));
+  return true;
+}
+
+void SandboxJobAttempts::SandboxSettled(std::shared_ptr<Attempt> a) {
+  if (stopping_) return;
+  std::string sandbox_id;
+  if (EndedByCancel(a, sandbox_id)) return;
   auto sandbox = sandboxes_.Get(a->who, sandbox_id);
   if (!sandbox.ok() || sandbox->status != "running") {
     AttemptEnd end;
@@ -162,19 +165,7 @@ void SandboxJobAttempts::SandboxSettled(std::shared_ptr<Attempt> a) {
 void SandboxJobAttempts::StartCommand(std::shared_ptr<Attempt> a) {
   if (stopping_) return;
   std::string sandbox_id;
-  bool cancelled = false;
-  {
-    std::lock_guard lock(a->mu);
-    sandbox_id = a->sandbox_id;
-    cancelled = a->cancelled;
-  }
-  if (cancelled) {
-    AttemptEnd end;
-    end.kind = AttemptEnd::Kind::kCancelled;
-    end.error = "cancelled before its command started";
-    Finish(a, std::move(end));
-    return;
-  }
+  if (EndedByCancel(a, sandbox_id)) return;
   RunCommandRequest command;
   command.argv = a->job.spec.argv;
   command.cwd = a->job.spec.cwd;
@@ -191,6 +182,7 @@ void SandboxJobAttempts::StartCommand(std::shared_ptr<Attempt> a) {
     Finish(a, std::move(end));
     return;
   }
+  bool cancelled = false;  // while the command started
   {
     std::lock_guard lock(a->mu);
     a->command_id = started->id;

@@ -45,6 +45,9 @@ class SandboxJobAttempts : public JobAttempts {
   struct Attempt;
   void CreateSandbox(std::shared_ptr<Attempt> a);
   void SandboxSettled(std::shared_ptr<Attempt> a);
+  // Reads the attempt's sandbox id; a cancelled attempt is finished (cancelled before its
+  // command started) and true returned.
+  bool EndedByCancel(const std::shared_ptr<Attempt>& a, std::string& sandbox_id);
   void StartCommand(std::shared_ptr<Attempt> a);
   // A re-attached attempt: waits for the end of the command it recorded.
   void Resume(std::shared_ptr<Attempt> a);
