@@ -156,10 +156,11 @@ try {
   step('a directory is made and a file deleted after confirming');
   await page.getByLabel('New directory in /tmp', { exact: true }).fill('made-here');
   await page.getByRole('button', { name: 'Create directory', exact: true }).click();
-  await page.getByRole('button', { name: 'made-here/', exact: true }).waitFor();
+  // Through the sandbox's agent, as the upload was: as slow as it under load.
+  await page.getByRole('button', { name: 'made-here/', exact: true }).waitFor({ timeout: SLOW });
   page.once('dialog', (d) => d.accept());
   await page.getByRole('button', { name: 'Delete hello.txt', exact: true }).click();
-  await page.getByText('Deleted hello.txt.').waitFor();
+  await page.getByText('Deleted hello.txt.').waitFor({ timeout: SLOW });
   await page.getByRole('link', { name: 'hello.txt', exact: true }).waitFor({ state: 'detached' });
 
   step('stop and start from the table');
