@@ -7,7 +7,6 @@ infrastructure_failed; a re-attached run can be cancelled (SIGTERM, then SIGKILL
 
 import os
 import subprocess
-import time
 
 import pytest
 import yaml
@@ -16,6 +15,7 @@ import harness
 from conftest import close_daemon
 from harness import REPO
 from test_openapi import assert_matches, schema
+from test_automations import wait_until
 from test_recovery import wait_for_recorded_end
 
 SPEC = yaml.safe_load(open(os.path.join(REPO, "docs", "openapi.yaml")))
@@ -28,16 +28,6 @@ def reattach_daemon():
     d.start()
     yield d
     close_daemon(d)
-
-
-def wait_until(what, fn, timeout=120):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = fn()
-        if value:
-            return value
-        assert time.monotonic() < deadline, "timed out waiting for " + what
-        time.sleep(0.3)
 
 
 def running_sandbox(client):
