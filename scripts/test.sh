@@ -276,6 +276,13 @@ echo
 echo "==> stages ($(( $(date +%s) - started )) s in all)"
 printf '%s\n' "${stage_lines[@]}"
 if [ ${#failed_stages[@]} -gt 0 ]; then
+  # The logs above may be cut by whoever shows only the output's end: the failing tests' names
+  # and first error lines come again here, just before the summary.
+  for stage in "${failed_stages[@]}"; do
+    [ -f "$logs/$stage.log" ] || continue
+    grep -E '^(FAILED|ERROR) |^[0-9]+/[0-9]+ Test +#[0-9]+: .*(Failed|Timeout|Exception)|^E  +[A-Za-z]*(Error|Exception)' \
+      "$logs/$stage.log" | cut -c1-300 | tail -n 12 | sed "s/^/  $stage: /"
+  done
   echo "failed stages: ${failed_stages[*]} (logs in $logs)"
   echo "summary: $total_passed passed, $(( total_failed > 0 ? total_failed : 1 )) failed"
   exit 1
