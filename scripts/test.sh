@@ -203,16 +203,16 @@ run_stage web-unit . node --test web/test/ || true
 # files (30 tests) beside 6 other files (50 tests): all passed. Files that
 # share a host-global resource stay in one process, in order: the network stand-in of
 # test_network.py (`standin`: a netns, the 198.51.100.0/24 route) is used by the files of
-# e2e_shard0's first line. Its second line only balances the two shards (about 10 minutes
+# e2e_shard0's first line (standin_netns also holds a lock, so a file that forgets this waits
+# rather than breaks the other shard's route). Its second line only balances the two shards (about 10 minutes
 # each; the logs' --durations tell how to rebalance); any file not named here (a new one)
 # runs in e2e-1. Each shard's adaptds take their own address pools (ADAPT_E2E_SHARD,
 # tests/e2e/harness.py), and each shard has its own log, stage line and counts.
-e2e_shard0=(tests/e2e/test_network.py tests/e2e/test_network_hostnames.py tests/e2e/test_network_ipv6.py tests/e2e/test_warm_pool.py tests/e2e/test_checkpoint_network.py
+e2e_shard0=(tests/e2e/test_network.py tests/e2e/test_network_hostnames.py tests/e2e/test_network_ipv6.py tests/e2e/test_warm_pool.py tests/e2e/test_checkpoint_network.py tests/e2e/test_checkpoint_fork.py
   tests/e2e/test_images.py tests/e2e/test_images_api.py tests/e2e/test_images_cli.py tests/e2e/test_images_import.py tests/e2e/test_images_environments.py tests/e2e/test_mcp.py tests/e2e/test_mcp_clients.py tests/e2e/test_mcp_oauth.py tests/e2e/test_mcp_cors.py tests/e2e/test_stop_start.py tests/e2e/test_storage.py tests/e2e/test_storage_restore.py
   tests/e2e/test_images_isolation.py tests/e2e/test_images_ssrf.py tests/e2e/test_fairness.py
   tests/e2e/test_apps.py tests/e2e/test_idle_hibernation.py tests/e2e/test_metering.py
   tests/e2e/test_sandbox_commit.py tests/e2e/test_named_checkpoints.py tests/e2e/test_apps_readiness.py tests/e2e/test_apps_limits_events.py
-  tests/e2e/test_apps_operations.py
   tests/e2e/test_own_keys.py tests/e2e/test_dashboard_keys.py
   tests/e2e/test_automation_controllers.py
   tests/e2e/test_dashboard_live.py tests/e2e/test_startup_stream.py tests/e2e/test_automation_reattach.py)

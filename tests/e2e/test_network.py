@@ -10,6 +10,7 @@ blocked TCP connect can look successful from inside a sandbox.
 """
 
 import contextlib
+import fcntl
 import os
 import socket
 import subprocess
@@ -261,7 +262,22 @@ def sh(*argv, check=True):
 @contextlib.contextmanager
 def standin_netns():
     """The stand-in internet (see the module's docstring), torn down on exit; yields the
-    namespace's name. Also used by bench/egress."""
+    namespace's name. Also used by bench/egress.
+
+    Its addresses and route are the host's, so one stand-in exists at a time: a second
+    pytest process (the other e2e shard, a bench) waits here for the first one's to go rather
+    than take its route (and, tearing down, delete it)."""
+    lock = open("/run/adapt-e2e-standin.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        with _standin_netns() as ns:
+            yield ns
+    finally:
+        lock.close()
+
+
+@contextlib.contextmanager
+def _standin_netns():
     tag = "%d" % (os.getpid() % 100000)
     ns, host_if, peer_if = "adapt-e2e-inet" + tag, "sinh" + tag, "sinp" + tag
     sh("ip", "netns", "add", ns)
