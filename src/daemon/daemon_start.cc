@@ -5,6 +5,7 @@
 
 #include "daemon/daemon.h"
 #include "os/files.h"
+#include "runtime/checkpoint_store.h"
 
 namespace adapt::daemon {
 
@@ -71,6 +72,8 @@ void Daemon::ServeUntilStopSignal() {
   workers_->join();
   storage_workers_->join();
   volumes_->Shutdown();
+  // Sandboxes keep running: one restored from the store still holds its mount (lazy).
+  runtime_->CloseCheckpoints();
   databases_->StopQuotaChecks();
   database_proxy_->Stop();
   WarnIfError(postgres_->Stop(), "stopping the organizations' PostgreSQL server");
@@ -149,8 +152,10 @@ Status Daemon::StartObjectStorage() {
 
 Status Daemon::StartRuntime() {
   agents_.emplace();
+  ASSIGN_OR_RETURN(std::string checkpoint_key, runtime::DeriveCheckpointStoreKey(master_key_));
   runtime_.emplace(runtime::RunscOptions{config_.runsc, config_.state_dir, helpers_.shim,
-                                         helpers_.helpers_dir, "ptrace", &*agents_});
+                                         helpers_.helpers_dir, "ptrace", &*agents_,
+                                         std::move(checkpoint_key)});
   RETURN_IF_ERROR(runtime_->Init());
   if (*ArmedFaultPoints()) spdlog::warn("fault points armed (ADAPT_FAULT): {}", ArmedFaultPoints());
   spdlog::info("runsc {} ({}; {})", runtime_->version(),

@@ -75,13 +75,15 @@ Status MountOverlay(const std::string& lower, const std::string& upper, const st
   return Status::Ok();
 }
 
-Status CreateExt4Image(const std::string& path, uint64_t mib, bool encrypt) {
+Status CreateExt4Image(const std::string& path, uint64_t mib, bool encrypt,
+                       uint64_t bytes_per_inode) {
   std::string tmp = path + ".new";
   RETURN_IF_ERROR(CreateSparseFile(tmp, mib * 1024 * 1024));
   // -m 0: no blocks reserved for root, so the user gets all of the size.
   std::vector<std::string> argv = {
       "mkfs.ext4", "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1,nodiscard"};
   if (encrypt) argv.insert(argv.end(), {"-O", "encrypt"});
+  if (bytes_per_inode > 0) argv.insert(argv.end(), {"-i", std::to_string(bytes_per_inode)});
   argv.push_back(tmp);
   RETURN_IF_ERROR(RunChecked(argv).WithContext("formatting " + path));
   return Rename(tmp, path);
@@ -107,15 +109,17 @@ static std::string ExistingLoopFor(const std::string& image) {
 
 bool LoopDeviceBacks(const std::string& image) { return !ExistingLoopFor(image).empty(); }
 
-Status MountLoopExt4(const std::string& image, const std::string& target) {
+Status MountLoopExt4(const std::string& image, const std::string& target,
+                     const std::string& options) {
+  const char* data = options.empty() ? nullptr : options.c_str();
   if (std::string dev = ExistingLoopFor(image); !dev.empty()) {
-    if (::mount(dev.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, nullptr) == 0)
+    if (::mount(dev.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) == 0)
       return Status::Ok();
     if (errno != ENXIO && errno != ENOENT) return ErrnoStatus("mounting " + dev + " at " + target);
     // Cleared meanwhile: attach a new one.
   }
   ASSIGN_OR_RETURN(AttachedLoop loop, AttachLoop(image));
-  if (::mount(loop.device.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, nullptr) != 0)
+  if (::mount(loop.device.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) != 0)
     return ErrnoStatus("mounting " + loop.device + " at " + target);
   return Status::Ok();
 }

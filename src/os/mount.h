@@ -14,11 +14,16 @@ Status MountOverlay(const std::string& lower, const std::string& upper, const st
                     const std::string& target);
 
 // Makes a sparse ext4 image of `mib` MiB at `path` (through path.new, so a crash leaves no
-// half-formatted image at `path`). `encrypt`: with the fscrypt feature. Blocking.
-Status CreateExt4Image(const std::string& path, uint64_t mib, bool encrypt = false);
+// half-formatted image at `path`). `encrypt`: with the fscrypt feature. `bytes_per_inode`:
+// mkfs's -i (0: its default); a filesystem of few large files takes a large one, so that the
+// kernel has few inode tables to zero behind a mount. Blocking.
+Status CreateExt4Image(const std::string& path, uint64_t mib, bool encrypt = false,
+                       uint64_t bytes_per_inode = 0);
 
-// Attaches `image` to a free loop device (auto-cleared on unmount) and mounts it as ext4.
-Status MountLoopExt4(const std::string& image, const std::string& target);
+// Attaches `image` to a free loop device (auto-cleared on unmount) and mounts it as ext4 with
+// the mount data `options` (e.g. "discard": freed blocks are punched out of the image).
+Status MountLoopExt4(const std::string& image, const std::string& target,
+                     const std::string& options = "");
 
 // Unmounts `target`; detaches lazily when busy. A path that is not mounted is not an error.
 Status Unmount(const std::string& target);

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
 #include <system_error>
 
 #include "os/errno_status.h"
@@ -13,12 +15,34 @@
 namespace adapt::os {
 namespace {
 
+// Through a buffer: copy_file_range refuses two filesystems (EXDEV, e.g. a disk copied into
+// the checkpoint store) on kernels since 5.19.
+Status CopyRangeThroughBuffer(int in, int out, off_t start, off_t end, const std::string& what) {
+  std::string buf(1 << 20, '\0');
+  for (off_t at = start; at < end;) {
+    ssize_t n = ::pread(in, buf.data(), static_cast<size_t>(std::min<off_t>(end - at, buf.size())), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus("copying " + what);
+    if (n == 0) break;  // the source shrank meanwhile
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = ::pwrite(out, buf.data() + done, static_cast<size_t>(n - done), at + done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) return ErrnoStatus("copying " + what);
+      done += w;
+    }
+    at += n;
+  }
+  return Status::Ok();
+}
+
 Status CopyRange(int in, int out, off_t start, off_t end, const std::string& what) {
   off_t in_off = start, out_off = start;
   while (in_off < end) {
     ssize_t n = ::copy_file_range(in, &in_off, out, &out_off, static_cast<size_t>(end - in_off), 0);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (errno == EXDEV || errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL)
+        return CopyRangeThroughBuffer(in, out, in_off, end, what);
       return ErrnoStatus("copying " + what);
     }
     if (n == 0) break;  // the source shrank meanwhile

@@ -1,9 +1,9 @@
-// RunscRuntime's named checkpoints: <sandbox dir>/checkpoints/<name>/ holds `image/` (what
-// runsc checkpoint wrote) and `disk.img` (a sparse copy of the writable layer), written as
-// <name>.partial and renamed when complete, so a crash never leaves a half checkpoint that
-// passes for a whole one. They live in the sandbox's directory and go with it, except those
-// taken with `keep` (a `keep` file in theirs): the sandbox's deletion moves them to
-// <state>/kept-checkpoints/<id>/<name>/, where they stay until deleted. `taken_by` records
+// RunscRuntime's named checkpoints: <checkpoint home>/checkpoints/<name>/ holds `image/`
+// (what runsc checkpoint wrote) and `disk.img` (a sparse copy of the writable layer), written
+// as <name>.partial and renamed when complete, so a crash never leaves a half checkpoint that
+// passes for a whole one. They live in the sandbox's home in the encrypted checkpoint store
+// and go with it, except those taken with `keep` (a `keep` file in theirs): the sandbox's
+// deletion moves them to KeptDir(id)/<name>/, where they stay until deleted. `taken_by` records
 // the runsc version and platform that took one: only the same pair restores it.
 #include <algorithm>
 #include <chrono>
@@ -16,6 +16,7 @@
 #include "os/files.h"
 #include "os/loop_device.h"
 #include "os/sparse_copy.h"
+#include "runtime/checkpoint_store.h"
 #include "runtime/rootfs.h"
 #include "runtime/runsc_runtime.h"
 #include "runtime/shim_state.h"
@@ -76,14 +77,14 @@ Status CopyFlatDir(const std::string& from, const std::string& to) {
 }  // namespace
 
 std::string RunscRuntime::NamedDir(const std::string& id, const std::string& name) const {
-  std::string own = SandboxDir(id) + "/checkpoints/" + name;
+  std::string own = CheckpointHome(id) + "/checkpoints/" + name;
   if (os::Exists(own)) return own;
   std::string kept = KeptDir(id) + "/" + name;
   return os::Exists(kept) ? kept : own;
 }
 
 Status RunscRuntime::SaveKeptCheckpoints(const std::string& id) {
-  std::string root = SandboxDir(id) + "/checkpoints";
+  std::string root = CheckpointHome(id) + "/checkpoints";
   for (const auto& name : os::ListDir(root)) {
     if (!CheckName(name).ok() || !os::Exists(root + "/" + name + "/" + kKeepFile)) continue;
     RETURN_IF_ERROR(os::MakeDirs(KeptDir(id), 0700));
@@ -97,15 +98,16 @@ Status RunscRuntime::SaveKeptCheckpoints(const std::string& id) {
 
 std::vector<std::string> RunscRuntime::SandboxesWithKeptCheckpoints() {
   std::vector<std::string> out;
-  for (const auto& id : os::ListDir(options_.state_dir + "/kept-checkpoints"))
+  for (const auto& id : os::ListDir(CheckpointStoreAt(options_.state_dir).root + "/kept"))
     if (IsValidId(id, "sbx") && !os::Exists(SandboxDir(id))) out.push_back(id);
   return out;
 }
 
 Status RunscRuntime::KeepCheckpoint(const std::string& id, const std::string& name, bool keep) {
   RETURN_IF_ERROR(CheckName(name));
+  RETURN_IF_ERROR(CheckpointStoreReady());
   if (!HasCheckpoint(id)) return NotFound("sandbox " + id + " has no checkpoint to keep");
-  std::string root = SandboxDir(id) + "/checkpoints", final_dir = root + "/" + name;
+  std::string root = CheckpointHome(id) + "/checkpoints", final_dir = root + "/" + name;
   if (os::Exists(final_dir)) return Conflict("checkpoint '" + name + "' exists");
   std::string partial = final_dir + kPartialSuffix;
   RETURN_IF_ERROR(os::RemoveTree(partial));
@@ -153,7 +155,7 @@ void RunscRuntime::ReadTakenBy(const std::string& dir, NamedCheckpoint& c) const
 
 Status RunscRuntime::ReinstateCheckpoint(const std::string& id, const std::string& name) {
   RETURN_IF_ERROR(CheckName(name));
-  std::string kept = SandboxDir(id) + "/checkpoints/" + name;
+  std::string kept = CheckpointHome(id) + "/checkpoints/" + name;
   if (!os::Exists(kept + "/image/checkpoint.img"))
     return NotFound("sandbox " + id + " has no checkpoint '" + name + "'");
   NamedCheckpoint taken;
@@ -191,6 +193,7 @@ Status RunscRuntime::SeedFromCheckpoint(const std::string& id, const std::string
   // The disk goes last: its presence says the seed is whole (or the fork ran since).
   if (os::Exists(disk)) return Status::Ok();
   if (!IsValidId(source_id, "sbx")) return NotFound("sandbox " + source_id + " not found");
+  RETURN_IF_ERROR(CheckpointStoreReady());
   std::string kept = NamedDir(source_id, name);
   if (!os::Exists(kept + "/image/checkpoint.img"))
     return NotFound("sandbox " + source_id + " has no checkpoint '" + name + "'");
@@ -235,7 +238,7 @@ Status RunscRuntime::DeleteNamedCheckpoint(const std::string& id, const std::str
 
 std::vector<NamedCheckpoint> RunscRuntime::ListNamedCheckpoints(const std::string& id) {
   std::vector<NamedCheckpoint> out;
-  for (const auto& root : {SandboxDir(id) + "/checkpoints", KeptDir(id)}) {
+  for (const auto& root : {CheckpointHome(id) + "/checkpoints", KeptDir(id)}) {
     for (const auto& name : os::ListDir(root)) {
       if (!CheckName(name).ok()) continue;  // a .partial one being written, or a leftover
       std::string dir = root + "/" + name;

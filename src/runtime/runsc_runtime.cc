@@ -137,6 +137,7 @@ Status RunscRuntime::Init() {
     needs_netns_shim_ = std::stol(date[1]) <= kLastReleaseNeedingShim;
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/sandboxes", 0700));
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/runsc", 0700));
+  OpenCheckpoints();
   std::string preload = options_.helpers_dir + "/" + kStatxPreloadName;
   if (!os::Exists(preload)) {
     spdlog::warn("no {} among the helpers: no statx fix for sandboxes", kStatxPreloadName);
@@ -309,6 +310,9 @@ Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
   if (!cg.ok()) spdlog::warn("sandbox {}: {}", id, cg.message());
   if (!keep_disk) {
     RETURN_IF_ERROR(SaveKeptCheckpoints(id));
+    // The checkpoints first: a crash between the two leaves the directory, and with it the
+    // sandbox for the next Destroy; never a home without a sandbox to say whose it was.
+    RETURN_IF_ERROR(os::RemoveTree(CheckpointHome(id)));
     RETURN_IF_ERROR(os::RemoveTree(dir));
   }
   return Status::Ok();
@@ -450,6 +454,7 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
   ASSIGN_OR_RETURN(ShimState state, ReadShimState(dir));
   if (state.phase != ShimPhase::kRunning || !ShimAlive(state, dir))
     return Status(Code::kConflict, "sandbox " + id + " is not running");
+  RETURN_IF_ERROR(CheckpointStoreReady().WithContext("checkpointing sandbox " + id));
   ASSIGN_OR_RETURN(ShimConfig shim, ReadShimConfig(dir));
   // The image is written beside the final one and renamed when complete, so that a crash
   // mid-way never leaves a partial image that HasCheckpoint would take for a good one.

@@ -19,6 +19,9 @@ struct RunscOptions {
   std::string platform = "ptrace";  // no KVM on the machines we target
   // Listens for the sandboxes' agents; nullptr: no agent is started.
   AgentHub* agents = nullptr;
+  // The checkpoint store's fscrypt key (DeriveCheckpointStoreKey); empty: no store, so no
+  // checkpoints (they would hold the sandboxes' memory in plaintext on the host's disk).
+  std::string checkpoint_key;
 };
 
 class RunscRuntime : public Runtime {
@@ -56,10 +59,17 @@ class RunscRuntime : public Runtime {
   std::vector<std::string> SandboxesWithKeptCheckpoints() override;
   // Listens again for the agents of the sandboxes still running (after an adaptd restart).
   void ResumeAgents();
+  // Unmounts the checkpoint store, at shutdown (runsc_checkpoint_home.cc).
+  void CloseCheckpoints();
 
   std::string SandboxDir(const std::string& id) const;
+  // The sandbox's directory in the encrypted checkpoint store: its checkpoint image and its
+  // named checkpoints live there, not in SandboxDir.
+  std::string CheckpointHome(const std::string& id) const;
   // Where Checkpoint() leaves the sandbox's image (runsc checkpoint --image-path).
-  std::string CheckpointDir(const std::string& id) const { return SandboxDir(id) + "/checkpoint"; }
+  std::string CheckpointDir(const std::string& id) const {
+    return CheckpointHome(id) + "/checkpoint";
+  }
   const std::string& version() const { return version_; }
   bool needs_netns_shim() const { return needs_netns_shim_; }
   // Whether sandboxes get adapt-statx.so in their /etc/ld.so.preload.
@@ -73,9 +83,13 @@ class RunscRuntime : public Runtime {
   // Writes the sandbox's /etc/ld.so.preload into `dir` and names it in `spec`.
   Status AddStatxFix(const std::string& dir, SandboxSpec& spec) const;
   // Where a deleted sandbox's checkpoints taken with `keep` live on.
-  std::string KeptDir(const std::string& id) const {
-    return options_.state_dir + "/kept-checkpoints/" + id;
-  }
+  std::string KeptDir(const std::string& id) const;
+  // runsc_checkpoint_home.cc: opens the store, moves in what an adaptd before the store left
+  // in plaintext, and removes the homes of sandboxes that are gone. Failing, checkpoints are
+  // refused with the reason (checkpoint_store_status_) and sandboxes run without them.
+  void OpenCheckpoints();
+  // OK while the store is open; otherwise why checkpoints cannot be taken.
+  Status CheckpointStoreReady() const;
   // The directory of named checkpoint `name` of `id`: the sandbox's own, or the kept one.
   std::string NamedDir(const std::string& id, const std::string& name) const;
   // Moves the sandbox's checkpoints taken with `keep` to KeptDir, before its directory goes.
@@ -91,6 +105,7 @@ class RunscRuntime : public Runtime {
   bool needs_netns_shim_ = true;
   bool statx_fix_ = false;
   std::unique_ptr<StateWatcher> watcher_;
+  Status checkpoint_store_status_;
 };
 
 }  // namespace adapt::runtime

@@ -236,11 +236,13 @@ def test_a_checkpoint_taken_with_keep_outlives_its_sandbox_until_deleted(netd):
     wait_for_agent(org, forked["id"])
     assert out(org, forked["id"], "cat /root/kept.txt") == "kept\n"
 
+    kept_dir = os.path.join(netd.state_dir, "checkpoint-store", "data", "kept", sid)
+    assert os.path.isdir(os.path.join(kept_dir, "kept")), "the kept checkpoint is not in the store"
     status, body = org.api("DELETE", checkpoints_path(sid, "kept"))
     assert status == 204, (status, body)
     status, body = org.api("GET", checkpoints_path(sid))
     assert status == 404, (status, body)
-    assert not os.path.exists(os.path.join(netd.state_dir, "kept-checkpoints", sid))
+    assert not os.path.exists(kept_dir)
 
 
 def test_a_kill_mid_fork_leaves_the_fork_stopped_and_a_start_resumes_it(fresh_daemon):
