@@ -47,6 +47,17 @@ class CheckpointListingTest : public testing_support::SandboxServiceFixture {
     return checkpoints_->ListOrganization(who, req);
   }
 
+  static ListCheckpointsRequest Request(int limit, const std::string& cursor = "",
+                                        const std::string& sandbox_id = "",
+                                        std::optional<bool> kept = std::nullopt) {
+    ListCheckpointsRequest req;
+    req.limit = limit;
+    req.cursor = cursor;
+    req.sandbox_id = sandbox_id;
+    req.kept = kept;
+    return req;
+  }
+
   // "<sandboxId>/<name>" of every item, in the page's order.
   static std::vector<std::string> Names(const CheckpointPage& page) {
     std::vector<std::string> out;
@@ -100,7 +111,7 @@ TEST_F(CheckpointListingTest, AnotherOrganizationsCheckpointsNeverAppear) {
   EXPECT_EQ(Names(*page), std::vector<std::string>{mine + "/mine"});
   // Asking for their sandbox by id lists nothing, as an unknown sandbox does.
   for (const std::string& id : {theirs, theirs_gone, std::string("sbx_0123456789abcdef")}) {
-    auto filtered = List(Caller(), {.sandbox_id = id});
+    auto filtered = List(Caller(), Request(50, "", id));
     ASSERT_TRUE(filtered.ok()) << filtered.status().message();
     EXPECT_TRUE(filtered->items.empty()) << id;
   }
@@ -121,7 +132,7 @@ TEST_F(CheckpointListingTest, PagesFollowTheCursorWithNoRepeatAndNoGapWhileItems
   ASSERT_TRUE(whole.ok());
   ASSERT_EQ(whole->items.size(), 9u);
 
-  auto first = List(Caller(), {.limit = 4});
+  auto first = List(Caller(), Request(4));
   ASSERT_TRUE(first.ok());
   ASSERT_TRUE(first->next_cursor.has_value());
   std::vector<std::string> walked = Names(*first);
@@ -134,7 +145,7 @@ TEST_F(CheckpointListingTest, PagesFollowTheCursorWithNoRepeatAndNoGapWhileItems
   std::optional<std::string> cursor = first->next_cursor;
   int pages = 1;
   while (cursor) {
-    auto next = List(Caller(), {.limit = 4, .cursor = *cursor});
+    auto next = List(Caller(), Request(4, *cursor));
     ASSERT_TRUE(next.ok()) << next.status().message();
     for (const auto& name : Names(*next)) walked.push_back(name);
     cursor = next->next_cursor;
@@ -153,21 +164,21 @@ TEST_F(CheckpointListingTest, FiltersBySandboxAndByKeep) {
   Take(Caller(), b, "b-not");
   ASSERT_TRUE(service_->Delete(Caller(), b).ok());
 
-  auto only_a = List(Caller(), {.sandbox_id = a});
+  auto only_a = List(Caller(), Request(50, "", a));
   ASSERT_TRUE(only_a.ok());
   std::vector<std::string> got = Names(*only_a);
   EXPECT_EQ(std::set<std::string>(got.begin(), got.end()),
             (std::set<std::string>{a + "/a-kept", a + "/a-not"}));
-  auto only_b = List(Caller(), {.sandbox_id = b});
+  auto only_b = List(Caller(), Request(50, "", b));
   ASSERT_TRUE(only_b.ok());
   EXPECT_EQ(Names(*only_b), std::vector<std::string>{b + "/b-kept"});
 
-  auto kept = List(Caller(), {.kept = true});
+  auto kept = List(Caller(), Request(50, "", "", true));
   ASSERT_TRUE(kept.ok());
   got = Names(*kept);
   EXPECT_EQ(std::set<std::string>(got.begin(), got.end()),
             (std::set<std::string>{a + "/a-kept", b + "/b-kept"}));
-  auto not_kept = List(Caller(), {.kept = false});
+  auto not_kept = List(Caller(), Request(50, "", "", false));
   ASSERT_TRUE(not_kept.ok());
   EXPECT_EQ(Names(*not_kept), std::vector<std::string>{a + "/a-not"});
 }
@@ -176,27 +187,27 @@ TEST_F(CheckpointListingTest, BadLimitCursorOrSandboxIdIsInvalidArgumentNamingTh
   const std::string id = Running(org_, "a");
   Take(Caller(), id, "one");
   for (int limit : {0, -1, 201}) {
-    auto page = List(Caller(), {.limit = limit});
+    auto page = List(Caller(), Request(limit));
     ASSERT_FALSE(page.ok()) << limit;
     EXPECT_EQ(page.status().code(), Code::kInvalidArgument);
     EXPECT_EQ(page.status().field(), "limit");
   }
-  for (const std::string cursor :
-       {"c5", "k", "k5", "k5.", "k5." + id, "kx." + id + ".one", "k-1." + id + ".one",
-        "k5.sbx_nope!.one", "k5." + id + ".Bad_Name", "k5." + id + ".one.two",
-        "k99999999999999999999." + id + ".one", "k." + id + ".one"}) {
-    auto page = List(Caller(), {.cursor = cursor});
+  for (const std::string& cursor : std::vector<std::string>{
+           "c5", "k", "k5", "k5.", "k5." + id, "kx." + id + ".one", "k-1." + id + ".one",
+           "k5.sbx_nope!.one", "k5." + id + ".Bad_Name", "k5." + id + ".one.two",
+           "k99999999999999999999." + id + ".one", "k." + id + ".one"}) {
+    auto page = List(Caller(), Request(50, cursor));
     ASSERT_FALSE(page.ok()) << cursor;
     EXPECT_EQ(page.status().code(), Code::kInvalidArgument) << cursor;
     EXPECT_EQ(page.status().field(), "cursor") << cursor;
   }
   for (const std::string sandbox : {"nonsense", "sbx_", "../sbx_x"}) {
-    auto page = List(Caller(), {.sandbox_id = sandbox});
+    auto page = List(Caller(), Request(50, "", sandbox));
     ASSERT_FALSE(page.ok()) << sandbox;
     EXPECT_EQ(page.status().field(), "sandboxId") << sandbox;
   }
   // A well-formed cursor past everything is an empty last page, not an error.
-  auto past = List(Caller(), {.cursor = "k0." + id + ".a"});
+  auto past = List(Caller(), Request(50, "k0." + id + ".a"));
   ASSERT_TRUE(past.ok()) << past.status().message();
   EXPECT_TRUE(past->items.empty());
   EXPECT_FALSE(past->next_cursor.has_value());
