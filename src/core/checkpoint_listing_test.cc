@@ -115,6 +115,13 @@ TEST_F(CheckpointListingTest, AnotherOrganizationsCheckpointsNeverAppear) {
     ASSERT_TRUE(filtered.ok()) << filtered.status().message();
     EXPECT_TRUE(filtered->items.empty()) << id;
   }
+  // A principal with no organization is not "every organization".
+  auto nobody = List(Principal{"", "key_3", false});
+  ASSERT_TRUE(nobody.ok());
+  EXPECT_TRUE(nobody->items.empty());
+  auto nobody_filtered = List(Principal{"", "key_3", false}, Request(50, "", mine));
+  ASSERT_TRUE(nobody_filtered.ok());
+  EXPECT_TRUE(nobody_filtered->items.empty());
   auto theirs_page = List(other);
   ASSERT_TRUE(theirs_page.ok());
   std::vector<std::string> got = Names(*theirs_page);

@@ -156,15 +156,16 @@ Result<CheckpointPage> CheckpointService::ListOrganization(const Principal& who,
   if (req.limit < 1 || req.limit > 200)
     return InvalidArgument("limit", "limit must be between 1 and 200");
   ASSIGN_OR_RETURN(std::optional<ListingKey> after, ParseCheckpointCursor(req.cursor));
+  if (!req.sandbox_id.empty() && !IsValidId(req.sandbox_id, "sbx"))
+    return InvalidArgument("sandboxId", "sandboxId is not a sandbox id (sbx_...)");
+  // The store would read an empty organization as every organization (the metering's case).
+  if (who.org_id.empty()) return CheckpointPage{};
   std::vector<store::SandboxRecord> sandboxes;
   if (req.sandbox_id.empty()) {
     sandboxes = SandboxesWithCheckpoints(who.org_id);
-  } else {
-    if (!IsValidId(req.sandbox_id, "sbx"))
-      return InvalidArgument("sandboxId", "sandboxId is not a sandbox id (sbx_...)");
-    // Another organization's sandbox reads as an unknown one: nothing listed.
-    if (auto r = store_.GetSandbox(who.org_id, req.sandbox_id); r.ok())
-      sandboxes.push_back(std::move(*r));
+  } else if (auto r = store_.GetSandbox(who.org_id, req.sandbox_id); r.ok()) {
+    // Another organization's sandbox is NotFound there, as an unknown one: nothing listed.
+    sandboxes.push_back(std::move(*r));
   }
   std::vector<Checkpoint> all;
   for (const auto& r : sandboxes)
