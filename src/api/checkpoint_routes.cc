@@ -1,4 +1,5 @@
-// /v1/sandboxes/{id}/checkpoints: translation between HTTP and core::CheckpointService.
+// /v1/sandboxes/{id}/checkpoints and /v1/checkpoints (the organization's, every sandbox's):
+// translation between HTTP and core::CheckpointService.
 #include "api/errors.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
@@ -17,12 +18,46 @@ nlohmann::json CheckpointToJson(const core::Checkpoint& c) {
                                          : nlohmann::json(nullptr)},
           {"keep", c.keep},
           {"runscVersion", c.runsc_version},
-          {"platform", c.platform}};
+          {"platform", c.platform},
+          {"sandboxDeleted", c.sandbox_deleted},
+          {"sandboxLabels", c.sandbox_labels}};
+}
+
+// GET /v1/checkpoints's query: limit, cursor, sandboxId, kept. An unknown parameter is a 400
+// rather than ignored: a misspelt filter must not list everything.
+Result<core::ListCheckpointsRequest> ListCheckpointsFromQuery(const HttpRequest& req) {
+  for (const auto& [key, _] : req.query)
+    if (key != "limit" && key != "cursor" && key != "sandboxId" && key != "kept")
+      return InvalidArgument(key, "unknown query parameter " + key);
+  core::ListCheckpointsRequest list;
+  ASSIGN_OR_RETURN(list.limit, QueryInt(req, "limit", 50));
+  if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
+  if (req.query.count("sandboxId")) list.sandbox_id = req.query.at("sandboxId");
+  if (req.query.count("kept")) {
+    const std::string& kept = req.query.at("kept");
+    if (kept != "true" && kept != "false")
+      return InvalidArgument("kept", "kept must be true or false");
+    list.kept = kept == "true";
+  }
+  return list;
 }
 
 }  // namespace
 
 void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints) {
+  router.Add("GET", "/v1/checkpoints",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto list = ListCheckpointsFromQuery(req);
+               if (!list.ok()) return ErrorResponse(list.status());
+               auto page = checkpoints.ListOrganization(who, *list);
+               if (!page.ok()) return ErrorResponse(page.status());
+               nlohmann::json items = nlohmann::json::array();
+               for (const auto& c : page->items) items.push_back(CheckpointToJson(c));
+               return JsonResponse(
+                   200, {{"items", items},
+                         {"nextCursor", page->next_cursor ? nlohmann::json(*page->next_cursor)
+                                                          : nlohmann::json(nullptr)}});
+             });
   router.Add("POST", "/v1/sandboxes/{id}/checkpoints",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
                auto body = ParseJsonBody(req);

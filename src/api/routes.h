@@ -27,7 +27,8 @@
 namespace adapt::api {
 
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
-// /v1/sandboxes/{id}/checkpoints (named checkpoints, restore in place).
+// /v1/sandboxes/{id}/checkpoints (named checkpoints, restore in place) and /v1/checkpoints
+// (the organization's, every sandbox's).
 void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints);
 void AddCommandRoutes(Router& router, core::CommandService& commands,
                       boost::asio::thread_pool& workers);

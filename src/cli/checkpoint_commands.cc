@@ -1,4 +1,5 @@
-// adapt sandbox checkpoint create | list | delete | restore (named checkpoints).
+// adapt sandbox checkpoint create | list | delete | restore (named checkpoints); `list` without
+// a sandbox id lists the organization's (GET /v1/checkpoints).
 #include <memory>
 #include <ostream>
 
@@ -24,6 +25,13 @@ struct Args {
   std::string id;
   std::string name;
   bool keep = false;  // create: outlive the sandbox's deletion
+};
+
+struct ListArgs {
+  std::string id;  // empty: the organization's checkpoints
+  bool kept = false;
+  std::string limit;
+  std::string cursor;
 };
 
 CLI::App* WithIdAndName(CLI::App* cmd, Args& args) {
@@ -64,21 +72,52 @@ void AddSandboxCheckpoints(CLI::App& sandbox_group, Invocation& invocation) {
     };
   });
 
-  auto list_id = std::make_shared<std::string>();
-  CLI::App* list = group->add_subcommand("list", "List the sandbox's checkpoints, oldest first");
+  auto list_args = std::make_shared<ListArgs>();
+  CLI::App* list = group->add_subcommand(
+      "list",
+      "List a sandbox's checkpoints (oldest first), or without ID the organization's, of "
+      "every sandbox, deleted ones' kept checkpoints included (newest first)");
   list->alias("ls");
-  list->add_option("id", *list_id, "sandbox id")->required();
-  list->callback([list_id, &invocation] {
-    invocation.run = [list_id, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(CheckpointsPath(*list_id))));
+  CLI::Option* id = list->add_option("id", list_args->id, "sandbox id (none: every sandbox's)");
+  // The organization's listing only: a sandbox's is one short page, oldest first.
+  for (CLI::Option* flag :
+       {list->add_flag("--kept", list_args->kept,
+                       "only checkpoints taken with --keep (those that outlive their sandbox)"),
+        list->add_option("--limit", list_args->limit, "page size, 1-200 (default 50)"),
+        list->add_option("--cursor", list_args->cursor, "nextCursor of the previous page")})
+    flag->excludes(id);
+  list->callback([list_args, &invocation] {
+    invocation.run = [list_args, &invocation](const ApiClient& client, const Console& console) {
+      const bool organization = list_args->id.empty();
+      const std::string path =
+          organization ? "/v1/checkpoints" + QueryString({{"kept", list_args->kept ? "true" : ""},
+                                                          {"limit", list_args->limit},
+                                                          {"cursor", list_args->cursor}})
+                       : CheckpointsPath(list_args->id);
+      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(path)));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
       }
       std::vector<TableRow> rows;
-      for (const auto& c : page.value("items", nlohmann::json::array()))
-        rows.push_back({Text(c, "name"), Number(c, "sizeBytes"), Text(c, "createdAt")});
-      console.out << FormatTable({"NAME", "BYTES", "CREATED"}, rows);
+      for (const auto& c : page.value("items", nlohmann::json::array())) {
+        if (!organization) {
+          rows.push_back({Text(c, "name"), Number(c, "sizeBytes"), Text(c, "createdAt")});
+          continue;
+        }
+        nlohmann::json labels = c.value("sandboxLabels", nlohmann::json::object());
+        rows.push_back({Text(c, "sandboxId"), Text(labels, "name"),
+                        c.value("sandboxDeleted", false) ? "deleted" : "live", Text(c, "name"),
+                        c.value("keep", false) ? "yes" : "no", Number(c, "sizeBytes"),
+                        Text(c, "createdAt")});
+      }
+      if (organization)
+        console.out << FormatTable({"SANDBOX", "SANDBOX NAME", "SANDBOX STATE", "NAME", "KEEP",
+                                    "BYTES", "CREATED"},
+                                   rows)
+                    << FormatNextCursor(page);
+      else
+        console.out << FormatTable({"NAME", "BYTES", "CREATED"}, rows);
       return Status::Ok();
     };
   });

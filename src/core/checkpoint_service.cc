@@ -1,5 +1,9 @@
 #include "core/checkpoint_service.h"
 
+#include <algorithm>
+#include <charconv>
+#include <tuple>
+
 #include "base/ids.h"
 #include "base/ignore_error.h"
 #include "storage/volume_request.h"
@@ -7,9 +11,46 @@
 namespace adapt::core {
 namespace {
 
-Checkpoint ToView(const runtime::NamedCheckpoint& c, const std::string& sandbox_id) {
-  return Checkpoint{c.name, sandbox_id,        c.bytes,   c.created_at,
-                    c.keep, c.runtime_version, c.platform};
+bool IsDeletedSandbox(const store::SandboxRecord& r) {
+  return r.status == "deleted" || r.status == "deleting";
+}
+
+Checkpoint CheckpointView(const runtime::NamedCheckpoint& c, const store::SandboxRecord& r) {
+  return Checkpoint{c.name,         r.id,
+                    c.bytes,        c.created_at,
+                    c.keep,         c.runtime_version,
+                    c.platform,     IsDeletedSandbox(r),
+                    r.config.labels};
+}
+
+// A listing's order, newest first: created_at descending, then sandbox id and name descending,
+// so that checkpoints taken in the same millisecond still have one place each.
+using ListingKey = std::tuple<int64_t, std::string, std::string>;
+
+ListingKey ListingKeyOf(const Checkpoint& c) { return {c.created_at, c.sandbox_id, c.name}; }
+
+// "k<createdAt>.<sandboxId>.<name>": the last item of a page. Neither an id nor a name holds
+// a dot, so the three parts come apart again.
+std::string ListingCursor(const Checkpoint& c) {
+  return "k" + std::to_string(c.created_at) + "." + c.sandbox_id + "." + c.name;
+}
+
+Result<std::optional<ListingKey>> ParseCheckpointCursor(const std::string& cursor) {
+  if (cursor.empty()) return std::optional<ListingKey>();
+  Status refused = InvalidArgument("cursor", "cursor is not one this server issued");
+  size_t first = cursor.find('.');
+  size_t second = first == std::string::npos ? first : cursor.find('.', first + 1);
+  if (cursor[0] != 'k' || second == std::string::npos) return refused;
+  int64_t created_at = 0;
+  const char* begin = cursor.data() + 1;
+  const char* end = cursor.data() + first;
+  auto [ptr, ec] = std::from_chars(begin, end, created_at);
+  if (begin == end || ec != std::errc() || ptr != end || created_at < 0) return refused;
+  std::string sandbox_id = cursor.substr(first + 1, second - first - 1);
+  std::string name = cursor.substr(second + 1);
+  if (!IsValidId(sandbox_id, "sbx") || !storage::ValidateVolumeName(name, "cursor").ok())
+    return refused;
+  return std::optional<ListingKey>(ListingKey{created_at, sandbox_id, name});
 }
 
 std::string Gib(uint64_t bytes) {
@@ -23,45 +64,39 @@ Result<store::SandboxRecord> CheckpointService::Owned(const Principal& who,
                                                       const std::string& name, bool kept_ok) {
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(who.org_id, sandbox_id));
-  if ((r.status == "deleted" || r.status == "deleting") &&
-      !(kept_ok && !runtime_.ListNamedCheckpoints(sandbox_id).empty()))
+  if (IsDeletedSandbox(r) && !(kept_ok && !runtime_.ListNamedCheckpoints(sandbox_id).empty()))
     return NotFound("sandbox " + sandbox_id + " not found");
   if (!name.empty()) RETURN_IF_ERROR(storage::ValidateVolumeName(name, "name"));
   return r;
 }
 
-uint64_t CheckpointService::OrgCheckpointBytes(const std::string& org_id) {
+std::vector<store::SandboxRecord> CheckpointService::SandboxesWithCheckpoints(
+    const std::string& org_id) {
+  std::vector<store::SandboxRecord> out;
   auto records = store_.ListSandboxesWithStatus(
       {"provisioning", "running", "hibernated", "completed", "failed", "unresolved"});
-  if (!records.ok()) return 0;
-  uint64_t total = 0;
-  for (const auto& r : *records) {
-    if (r.org_id != org_id) continue;
-    for (const auto& c : runtime_.ListNamedCheckpoints(r.id)) total += c.bytes;
-  }
+  if (records.ok())
+    for (auto& r : *records)
+      if (org_id.empty() || r.org_id == org_id) out.push_back(std::move(r));
   // Deleted sandboxes' checkpoints taken with keep.
-  for (const auto& id : runtime_.SandboxesWithKeptCheckpoints()) {
-    auto r = store_.GetSandbox(org_id, id);
-    if (!r.ok() || (r->status != "deleted" && r->status != "deleting")) continue;
-    for (const auto& c : runtime_.ListNamedCheckpoints(id)) total += c.bytes;
-  }
+  for (const auto& id : runtime_.SandboxesWithKeptCheckpoints())
+    if (auto r = store_.GetSandbox(org_id, id); r.ok() && IsDeletedSandbox(*r))
+      out.push_back(std::move(*r));
+  return out;
+}
+
+uint64_t CheckpointService::OrgCheckpointBytes(const std::string& org_id) {
+  uint64_t total = 0;
+  for (const auto& r : SandboxesWithCheckpoints(org_id))
+    for (const auto& c : runtime_.ListNamedCheckpoints(r.id)) total += c.bytes;
   return total;
 }
 
 std::vector<MeteredCheckpoint> CheckpointService::AllForMetering() {
   std::vector<MeteredCheckpoint> out;
-  auto add = [&](const store::SandboxRecord& r) {
+  for (const auto& r : SandboxesWithCheckpoints(""))
     for (const auto& c : runtime_.ListNamedCheckpoints(r.id))
       out.push_back({r.org_id, r.id, c.name, c.bytes, c.created_at});
-  };
-  auto records = store_.ListSandboxesWithStatus(
-      {"provisioning", "running", "hibernated", "completed", "failed", "unresolved"});
-  if (records.ok())
-    for (const auto& r : *records) add(r);
-  for (const auto& id : runtime_.SandboxesWithKeptCheckpoints())
-    if (auto r = store_.GetSandbox("", id);
-        r.ok() && (r->status == "deleted" || r->status == "deleting"))
-      add(*r);
   return out;
 }
 
@@ -98,7 +133,7 @@ Result<CheckpointTaken> CheckpointService::Take(const Principal& who, const std:
   RETURN_IF_ERROR(
       lifecycle_.TakeNamedCheckpoint(who.org_id, sandbox_id, name, &out.operation_id, keep));
   for (const auto& c : runtime_.ListNamedCheckpoints(sandbox_id))
-    if (c.name == name) out.checkpoint = ToView(c, sandbox_id);
+    if (c.name == name) out.checkpoint = CheckpointView(c, r);
   if (Status over = CheckStorage(who.org_id, false); !over.ok()) {
     IgnoreError(runtime_.DeleteNamedCheckpoint(sandbox_id, name),
                 "the checkpoint passed the limit; the refusal is what is reported");
@@ -109,11 +144,50 @@ Result<CheckpointTaken> CheckpointService::Take(const Principal& who, const std:
 
 Result<std::vector<Checkpoint>> CheckpointService::List(const Principal& who,
                                                         const std::string& sandbox_id) {
-  RETURN_IF_ERROR(Owned(who, sandbox_id, "", true).status());
+  ASSIGN_OR_RETURN(store::SandboxRecord r, Owned(who, sandbox_id, "", true));
   std::vector<Checkpoint> out;
   for (const auto& c : runtime_.ListNamedCheckpoints(sandbox_id))
-    out.push_back(ToView(c, sandbox_id));
+    out.push_back(CheckpointView(c, r));
   return out;
+}
+
+Result<CheckpointPage> CheckpointService::ListOrganization(const Principal& who,
+                                                           const ListCheckpointsRequest& req) {
+  if (req.limit < 1 || req.limit > 200)
+    return InvalidArgument("limit", "limit must be between 1 and 200");
+  ASSIGN_OR_RETURN(std::optional<ListingKey> after, ParseCheckpointCursor(req.cursor));
+  if (!req.sandbox_id.empty() && !IsValidId(req.sandbox_id, "sbx"))
+    return InvalidArgument("sandboxId", "sandboxId is not a sandbox id (sbx_...)");
+  // The store would read an empty organization as every organization (the metering's case).
+  if (who.org_id.empty()) return CheckpointPage{};
+  std::vector<store::SandboxRecord> sandboxes;
+  if (req.sandbox_id.empty()) {
+    sandboxes = SandboxesWithCheckpoints(who.org_id);
+  } else if (auto r = store_.GetSandbox(who.org_id, req.sandbox_id); r.ok()) {
+    // Another organization's sandbox is NotFound there, as an unknown one: nothing listed.
+    sandboxes.push_back(std::move(*r));
+  }
+  std::vector<Checkpoint> all;
+  for (const auto& r : sandboxes)
+    for (const auto& c : runtime_.ListNamedCheckpoints(r.id)) {
+      // A deleted sandbox's others are on their way out with it.
+      if (IsDeletedSandbox(r) && !c.keep) continue;
+      if (req.kept && c.keep != *req.kept) continue;
+      Checkpoint view = CheckpointView(c, r);
+      if (after && !(ListingKeyOf(view) < *after)) continue;
+      all.push_back(std::move(view));
+    }
+  std::sort(all.begin(), all.end(), [](const Checkpoint& a, const Checkpoint& b) {
+    return ListingKeyOf(b) < ListingKeyOf(a);
+  });
+  CheckpointPage page;
+  const size_t limit = static_cast<size_t>(req.limit);
+  if (all.size() > limit) {
+    all.resize(limit);
+    page.next_cursor = ListingCursor(all.back());
+  }
+  page.items = std::move(all);
+  return page;
 }
 
 Status CheckpointService::Delete(const Principal& who, const std::string& sandbox_id,

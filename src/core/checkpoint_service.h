@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,23 @@ struct Checkpoint {
   // The runsc version and platform that took it; a restore or fork needs the same pair.
   std::string runsc_version;
   std::string platform;
+  // Its sandbox, so that a kept checkpoint of a deleted sandbox can be told apart and found by
+  // the sandbox's name when its id is forgotten.
+  bool sandbox_deleted = false;
+  std::map<std::string, std::string> sandbox_labels;
+};
+
+// The organization's checkpoints across its sandboxes (GET /v1/checkpoints).
+struct ListCheckpointsRequest {
+  int limit = 50;            // 1..200
+  std::string cursor;        // the previous page's next_cursor; empty: the first page
+  std::string sandbox_id;    // only this sandbox's; empty: every sandbox's
+  std::optional<bool> kept;  // only those taken with keep (true) or without (false)
+};
+
+struct CheckpointPage {
+  std::vector<Checkpoint> items;           // newest first
+  std::optional<std::string> next_cursor;  // unset on the last page
 };
 
 struct CheckpointTaken {
@@ -58,6 +76,13 @@ class CheckpointService {
                                const std::string& name, bool keep = false);
   // Oldest first. A deleted sandbox lists the checkpoints it kept (NotFound when none).
   Result<std::vector<Checkpoint>> List(const Principal& who, const std::string& sandbox_id);
+  // The caller's organization's checkpoints, newest first: those of its live sandboxes and
+  // the kept ones of its deleted sandboxes; never another organization's (its sandbox id, or
+  // an unknown one, lists nothing). InvalidArgument for a limit outside 1..200 (field
+  // "limit"), a cursor this server did not issue ("cursor") or a malformed sandbox id
+  // ("sandboxId"). A cursor names the last item seen, so inserts and deletes between pages
+  // neither repeat nor skip the others.
+  Result<CheckpointPage> ListOrganization(const Principal& who, const ListCheckpointsRequest& req);
   // Also a deleted sandbox's kept checkpoint.
   Status Delete(const Principal& who, const std::string& sandbox_id, const std::string& name);
   // Rolls the running sandbox back to `name` (its processes, memory and files as they were);
@@ -76,6 +101,9 @@ class CheckpointService {
   // `kept_ok` and it kept checkpoints); checks the name.
   Result<store::SandboxRecord> Owned(const Principal& who, const std::string& sandbox_id,
                                      const std::string& name, bool kept_ok = false);
+  // The sandboxes whose checkpoints exist and count: live ones, and deleted ones that kept
+  // some; of `org_id`, or of every organization when empty.
+  std::vector<store::SandboxRecord> SandboxesWithCheckpoints(const std::string& org_id);
   // ResourceExhausted when the organization's volumes and checkpoints pass its limit
   // (`or_equal`: reaching it counts as passing, for the check before a new checkpoint).
   Status CheckStorage(const std::string& org_id, bool or_equal);

@@ -127,6 +127,7 @@ SERVED = {
     ("POST", "/v1/automations/{id}/enable"),
     ("POST", "/v1/automations/{id}/disable"),
     ("POST", "/v1/automations/{id}/trigger"),
+    ("GET", "/v1/checkpoints"),
 }
 
 

@@ -231,6 +231,7 @@ OPERATIONS = {
     "listCheckpoints": ("Sandbox", "list_checkpoints", "listCheckpoints"),
     "deleteCheckpoint": ("Sandbox", "delete_checkpoint", "deleteCheckpoint"),
     "restoreCheckpoint": ("Sandbox", "restore_checkpoint", "restoreCheckpoint"),
+    "listOrganizationCheckpoints": ("Sandboxes", "checkpoints", "checkpoints"),
     "streamSandboxEvents": ("Sandbox", "events", "events"),
     "streamEvents": ("Sandboxes", "events", "events"),
     "createEndpoint": ("Endpoints", "create", "create"),

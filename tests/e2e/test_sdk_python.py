@@ -457,7 +457,12 @@ def test_fork_of_a_kept_checkpoint(adapt, client):
         fork.delete()
     sb.delete()
     assert [c.name for c in client.sandboxes.get(sb.id).list_checkpoints()] == ["sdk-base"]
+    # The organization's listing, a page of one at a time: the deleted sandbox's kept one.
+    listed = [c for c in client.sandboxes.checkpoints(kept=True, page_size=1) if c.sandbox_id == sb.id]
+    assert [(c.name, c.sandbox_deleted) for c in listed] == [("sdk-base", True)], listed
+    assert [c.name for c in client.sandboxes.checkpoints(sandbox_id=sb.id)] == ["sdk-base"]
     sb.delete_checkpoint("sdk-base")
+    assert list(client.sandboxes.checkpoints(sandbox_id=sb.id)) == []
 
 
 def test_an_app_rolled_back_through_its_operation(client, adapt):

@@ -224,6 +224,8 @@ def test_fork_of_a_kept_checkpoint(built, daemon, org):
     assert out["operation"]["kind"] == "fork" and out["operation"]["sandboxId"] == out["forkId"], out
     assert out["file"] == "from ts\n", out
     assert out["keptAfterDelete"] == ["ts-base"], out
+    assert out["orgKept"] == [["ts-base", True]], out
+    assert out["orgAfterDelete"] == [], out
 
 
 def test_org_events_throw_events_reset_when_the_resume_point_is_not_kept(built, daemon, org):

@@ -192,6 +192,10 @@ export interface Checkpoint {
   runscVersion: string;
   platform: string;
   operationId?: string;
+  /** Its sandbox is deleted (the checkpoint was taken with keep). */
+  sandboxDeleted: boolean;
+  /** Its sandbox's labels (name, ...), to find it by name. */
+  sandboxLabels: Record<string, string>;
 }
 
 export interface Operation {

@@ -395,6 +395,14 @@ export class Sandboxes {
     await (await this.get(sandboxId)).delete(options);
   }
 
+  /** The organization's checkpoints, newest first, following nextCursor page by page: those of
+   * its live sandboxes and the kept ones of its deleted sandboxes (`sandboxDeleted`).
+   * sandboxId: only that sandbox's; kept: only those taken with keep (true) or without (false). */
+  async *checkpoints(options: { sandboxId?: string; kept?: boolean; pageSize?: number } = {}): AsyncGenerator<Checkpoint> {
+    const kept = options.kept === undefined ? undefined : String(options.kept);
+    yield* paginate<Checkpoint>(this.t, "/v1/checkpoints", options.pageSize ?? 50, { sandboxId: options.sandboxId, kept });
+  }
+
   /** Every endpoint of the organization's sandboxes, oldest first. */
   async endpoints(): Promise<Endpoint[]> {
     return (await this.t.call<{ items: Endpoint[] }>("GET", "/v1/endpoints")).items;

@@ -315,7 +315,14 @@ const scenarios = {
     await fork.delete();
     await sb.delete();
     out.keptAfterDelete = (await sb.listCheckpoints()).map((c) => c.name);
+    // The organization's listing, a page of one at a time: the deleted sandbox's kept one.
+    out.orgKept = [];
+    for await (const c of client.sandboxes.checkpoints({ kept: true, pageSize: 1 })) {
+      if (c.sandboxId === sb.id) out.orgKept.push([c.name, c.sandboxDeleted]);
+    }
     await sb.deleteCheckpoint("ts-base");
+    out.orgAfterDelete = [];
+    for await (const c of client.sandboxes.checkpoints({ sandboxId: sb.id })) out.orgAfterDelete.push(c.name);
   },
 
   async appRollback() {

@@ -227,6 +227,8 @@ class Checkpoint:
     runsc_version: str = ""  # the runsc version and platform that took it
     platform: str = ""
     operation_id: Optional[str] = None
+    sandbox_deleted: bool = False  # its sandbox is deleted (the checkpoint was kept)
+    sandbox_labels: Dict[str, str] = field(default_factory=dict)  # its sandbox's, name included
 
 
 @dataclass

@@ -367,6 +367,17 @@ class Sandboxes:
     def delete(self, sandbox_id: str, wait: bool = True) -> None:
         self.get(sandbox_id).delete(wait=wait)
 
+    def checkpoints(self, sandbox_id: Optional[str] = None, kept: Optional[bool] = None,
+                    page_size: int = 50) -> Iterator[Checkpoint]:
+        """The organization's checkpoints, newest first, following nextCursor page by page:
+        those of its live sandboxes and the kept ones of its deleted sandboxes
+        (`sandbox_deleted`). sandbox_id: only that sandbox's; kept: only those taken with
+        keep (True) or without (False)."""
+        query: Dict[str, Any] = {"sandboxId": sandbox_id}
+        if kept is not None:
+            query["kept"] = "true" if kept else "false"
+        return paginate(self._t, "/v1/checkpoints", Checkpoint, page_size, query)
+
     def endpoints(self) -> List[Endpoint]:
         """Every endpoint of the organization's sandboxes, oldest first."""
         return [_model.from_json(Endpoint, e) for e in self._t.call("GET", "/v1/endpoints")["items"]]
