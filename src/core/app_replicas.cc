@@ -1,5 +1,5 @@
-// AppService's replicas: started, handed their release, probed, replaced and removed, and the
-// ingress's route over the ready ones.
+// AppService's replicas: started, handed their release reference, probed, replaced and
+// removed, and the ingress's route over the ready ones; deleted apps' releases retired.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
