@@ -1,6 +1,7 @@
 // adapt-agent: runs inside a sandbox. `adapt-agent file <op> ...` performs one file
 // operation and exits; `adapt-agent sync` writes back the sandbox kernel's cached file data
-// (before adaptd copies the writable layer: a commit); `adapt-agent serve SOCKET` is the
+// (before adaptd copies the writable layer: a commit); `adapt-agent fetch-release ...` is a
+// deployed app's replica downloading its release (file_tool.h); `adapt-agent serve SOCKET` is the
 // long-running agent that runs commands for adaptd (see agent_server.h).
 #include <unistd.h>
 
@@ -17,6 +18,8 @@
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "file") == 0)
     return adapt::agent::RunFileTool(argc - 2, argv + 2);
+  if (argc == 5 && std::strcmp(argv[1], "fetch-release") == 0)
+    return adapt::agent::FetchRelease(argv[2], argv[3], argv[4]);
   if (argc == 2 && std::strcmp(argv[1], "sync") == 0) {
     ::sync();
     return 0;
@@ -46,6 +49,7 @@ int main(int argc, char** argv) {
     return adapt::agent::Serve(argv[2]);
   }
   std::fprintf(stderr,
-               "usage: adapt-agent file <op> ... | adapt-agent sync | adapt-agent serve SOCKET\n");
+               "usage: adapt-agent file <op> ... | adapt-agent sync | adapt-agent fetch-release "
+               "URL_FILE DIR MAX_UNPACKED | adapt-agent serve SOCKET\n");
   return 2;
 }

@@ -250,18 +250,12 @@ int ArchiveGet(const char* path) {
   return Emit(TarTrailer()) ? kExitOk : kExitFailed;
 }
 
-int ArchivePut(const char* path) {
+int ArchivePutFrom(const char* path, const std::function<long(char*, size_t)>& read) {
   if (int rc = MakeDir(path, true); rc != kExitOk) return rc;
   int raw = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (raw < 0) return FailErrno(errno, "cannot open", path);
   UniqueFd root(raw);
-  TarReader reader([](char* buf, size_t n) -> long {
-    for (;;) {
-      ssize_t got = ::read(0, buf, n);
-      if (got < 0 && errno == EINTR) continue;
-      return static_cast<long>(got);
-    }
-  });
+  TarReader reader(read);
   for (;;) {
     TarEntry e;
     int r = reader.Next(e);
@@ -269,6 +263,18 @@ int ArchivePut(const char* path) {
     if (r == 0) break;
     if (int rc = ExtractEntry(reader, root.get(), e); rc != kExitOk) return rc;
   }
+  return kExitOk;
+}
+
+int ArchivePut(const char* path) {
+  int rc = ArchivePutFrom(path, [](char* buf, size_t n) -> long {
+    for (;;) {
+      ssize_t got = ::read(0, buf, n);
+      if (got < 0 && errno == EINTR) continue;
+      return static_cast<long>(got);
+    }
+  });
+  if (rc != kExitOk) return rc;
   // Whatever follows the end of the archive is drained, so the sender never sees EPIPE.
   char buf[8192];
   while (::read(0, buf, sizeof buf) > 0) {

@@ -14,6 +14,7 @@
 // Failures exit with a FileExit code (agent/file_util.h) and one line on stderr.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace adapt::agent {
@@ -27,5 +28,13 @@ int MakeDir(const std::string& path, bool parents);
 // The archive operations (file_archive.cc).
 int ArchiveGet(const char* path);
 int ArchivePut(const char* path);
+// archive-put's extraction from any byte source (0 at the end, -1 on error).
+int ArchivePutFrom(const char* path, const std::function<long(char*, size_t)>& read);
+
+// `adapt-agent fetch-release URL_FILE DIR MAX_UNPACKED` (release_fetch.cc): a deployed app's
+// replica downloads its release (a zstd tar, or an older plain one) over HTTP from the URL
+// in URL_FILE (a release reference through the storage gateway) and unpacks it under DIR,
+// with archive-put's checks and at most MAX_UNPACKED bytes of tar.
+int FetchRelease(const char* url_file, const char* dir, const char* max_unpacked);
 
 }  // namespace adapt::agent

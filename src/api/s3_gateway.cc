@@ -2,7 +2,8 @@
 // storage token that signed the request (SigV4 in the Authorization header or in a presigned
 // URL's query: access key id = token id, secret = token secret) or that it carries as
 // `Authorization: Bearer <token>` (curl). Every token sees the one bucket "objects": its own
-// organization's namespace.
+// organization's namespace. Apart from that, /_releases/ serves a deployed app's replica its
+// release by a release reference (no token).
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -25,6 +26,8 @@ namespace adapt::api {
 namespace {
 
 constexpr int64_t kMaxSkewSeconds = 15 * 60;
+// Replicas' release downloads: not a bucket name S3 allows, so no clash with path style.
+constexpr const char* kReleasePrefix = "/_releases/";
 
 HttpResponse S3Error(int status, const std::string& code, const std::string& message,
                      const std::string& resource = "") {
@@ -490,7 +493,37 @@ HttpResponse ObjectCall(const S3Call& c) {
 
 }  // namespace
 
+namespace {
+
+// GET /_releases/<blob>?org=&expires=&signature=: a deployed app's replica downloading its
+// release with the release reference adaptd handed it (StorageTokens::SignRelease): that one
+// stored blob, read-only, until it expires; no storage token, no other object.
+HttpResponse ServeRelease(ObjectApi& api, const HttpRequest& req) {
+  const std::string blob = req.path.substr(std::string_view(kReleasePrefix).size());
+  if (req.method != "GET") return S3Error(405, "MethodNotAllowed", "a release is only read");
+  auto query = [&](const char* name) {
+    auto it = req.query.find(name);
+    return it == req.query.end() ? std::string() : it->second;
+  };
+  int64_t expires = 0;
+  try {
+    expires = std::stoll(query("expires"));
+  } catch (...) {
+    return S3Error(403, "AccessDenied", "the release reference is not valid", req.path);
+  }
+  if (Status st = api.tokens.VerifyRelease(query("org"), blob, expires, query("signature"));
+      !st.ok())
+    return FromStatus(st, req.path);
+  auto reader = api.objects.OpenBlob(blob);
+  if (!reader.ok()) return S3Error(404, "NoSuchKey", "the release is gone", req.path);
+  const uint64_t size = (*reader)->size();
+  return StreamFileResponse(std::move(*reader), size, "application/zstd");
+}
+
+}  // namespace
+
 HttpResponse StorageGateway::Handle(const HttpRequest& req) {
+  if (req.path.rfind(kReleasePrefix, 0) == 0) return ServeRelease(api_, req);
   Caller caller;
   if (auto refused = Authenticate(req, api_.tokens, caller)) return std::move(*refused);
   const auto& token = caller.token;

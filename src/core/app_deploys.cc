@@ -199,12 +199,34 @@ Result<App> AppService::RunDeploy(const Principal& who, const DeployApp& req, co
       }
     }
   }
+  // The same bytes in another app of the organization: one stored copy for both (a deleted
+  // app's release is kept while another app's uses its blob). Under app_mu_, as a delete
+  // is, so that the blob is not retired between finding it and recording it here.
+  std::unique_lock apps_lock(app_mu_);
+  bool own_blob = true;
+  if (!store_.GetAppRelease(app.id, release.id).ok()) {
+    if (auto apps = store_.ListApps(who.org_id); apps.ok()) {
+      for (const auto& a : *apps) {
+        if (a.id == app.id || !own_blob) continue;
+        auto others = store_.ListAppReleases(a.id);
+        if (!others.ok()) continue;
+        for (const auto& r : *others) {
+          if (r.sha256 != release.sha256 || r.size != release.size) continue;
+          objects_.RemoveBlob(release.blob);
+          release.blob = r.blob;
+          own_blob = false;
+          break;
+        }
+      }
+    }
+  }
   if (!store_.GetAppRelease(app.id, release.id).ok()) {
     if (Status st = store_.PutAppRelease(release); !st.ok()) {
-      objects_.RemoveBlob(release.blob);
+      if (own_blob) objects_.RemoveBlob(release.blob);
       return st;
     }
   }
+  apps_lock.unlock();
   op.release_id = release.id;
   RETURN_IF_ERROR(store_.PutOperation(op).WithContext("recording the deploy's release"));
   app.replicas = static_cast<int>(req.replicas);
@@ -239,8 +261,7 @@ void AppService::SettleOperations() {
         auto blobs = store_.DeleteApp(app->org_id, app->id);
         if (replicas.ok())
           for (const auto& r : *replicas) RemoveReplica(r);
-        if (blobs.ok())
-          for (const auto& b : *blobs) objects_.RemoveBlob(b);
+        if (blobs.ok()) RetireReleases(*blobs, std::chrono::seconds(0));
         if (on_removed_) on_removed_(app->hostname);
       }
     }

@@ -1,5 +1,5 @@
-// AppService's replicas: started, handed their release, probed, replaced and removed, and the
-// ingress's route over the ready ones.
+// AppService's replicas: started, handed their release reference, probed, replaced and
+// removed, and the ingress's route over the ready ones; deleted apps' releases retired.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -18,8 +18,11 @@ namespace {
 
 using app_internal::Block;
 using app_internal::kAppLabel;
-// Where a replica's start-up waits for its release: written after the release is in place.
-constexpr const char* kReadyMarker = "/tmp/.adapt-release-ready";
+// Where a replica's start-up waits for its release reference (the URL it downloads the
+// release from), written by Deliver once the sandbox runs and has its network.
+constexpr const char* kReleaseLinkFile = "/tmp/.adapt-release-url";
+// The static agent, mounted read-only in every sandbox: it downloads and unpacks the release.
+constexpr const char* kAgentInSandbox = "/.adapt/adapt-agent";
 
 bool Live(const std::string& status) { return status == "provisioning" || status == "running"; }
 
@@ -101,12 +104,15 @@ Result<std::string> AppService::StartReplica(const store::AppRecord& app,
   StartupRequest startup;
   startup.mode = "command";
   startup.argv.given = true;
-  // The release arrives through the agent after boot; the app starts once it is in place.
-  startup.argv.items = std::vector<std::string>{"/bin/sh", "-c",
-                                                std::string("while [ ! -e ") + kReadyMarker +
-                                                    " ]; do sleep 0.2; done; cd /workspace && " +
-                                                    "exec /bin/sh -c \"$0\"",
-                                                release.start_command};
+  // The replica downloads its release itself once Deliver has handed it the reference, then
+  // starts the app in it; a failed download ends the replica (replaced after a backoff).
+  startup.argv.items = std::vector<std::string>{
+      "/bin/sh", "-c",
+      std::string("while [ ! -s ") + kReleaseLinkFile + " ]; do sleep 0.2; done; " +
+          kAgentInSandbox + " fetch-release " + kReleaseLinkFile + " /workspace " +
+          std::to_string(options_.max_release_unpacked_bytes) +
+          " && cd /workspace && exec /bin/sh -c \"$0\"",
+      release.start_command};
   startup.cwd = "/";
   req.startup = startup;
   auto created = sandboxes_.Create(who, req, std::nullopt);
@@ -151,16 +157,18 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
   if (!sandbox.ok() || sandbox->status != "running") return finish(false, "did not start");
   auto release = store_.GetAppRelease(replica.app_id, replica.release_id);
   if (!release.ok()) return finish(false, release.status().message());
-  auto blob = objects_.OpenBlob(release->blob);
-  if (!blob.ok()) return finish(false, blob.status().message());
-  auto& reader = *blob;
-  Status put = files_.ArchivePut(who, replica.sandbox_id, "/workspace",
-                                 [&](char* buf, size_t n) { return reader->Read(buf, n); });
-  if (!put.ok()) return finish(false, "receiving the release: " + put.message());
-  Status mark = files_.Upload(who, replica.sandbox_id, kReadyMarker, "0644",
-                              [](char*, size_t) -> long { return 0; });
-  if (!mark.ok()) return finish(false, "starting the app: " + mark.message());
-  // The readiness timeout runs from the app's start (the release is in place now).
+  auto link = ReleaseLink(*release, replica.sandbox_id);
+  if (!link.ok()) return finish(false, "making its release reference: " + link.status().message());
+  size_t sent = 0;
+  Status mark = files_.Upload(who, replica.sandbox_id, kReleaseLinkFile, "0644",
+                              [&](char* buf, size_t n) -> long {
+                                size_t k = std::min(n, link->size() - sent);
+                                std::copy_n(link->data() + sent, k, buf);
+                                sent += k;
+                                return static_cast<long>(k);
+                              });
+  if (!mark.ok()) return finish(false, "handing it its release reference: " + mark.message());
+  // The readiness timeout runs from the release's download (the replica starts it now).
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(release->readiness_timeout_seconds);
   const auto port = static_cast<uint16_t>(release->port);
@@ -413,7 +421,46 @@ void AppService::ReconcileApp(const store::AppRecord& app, bool at_once) {
   }
 }
 
+Result<std::string> AppService::ReleaseLink(const store::AppReleaseRecord& release,
+                                            const std::string& sandbox_id) {
+  if (!release_tokens_ || !gateway_port_)
+    return Status(Code::kUnavailable, "the storage gateway is not running");
+  std::string host_address;
+  ASSIGN_OR_RETURN(auto networks, store_.ListNetworks());
+  for (const auto& n : networks)
+    if (n.sandbox_id == sandbox_id) host_address = n.host_address;
+  if (host_address.empty())
+    return Conflict("replica " + sandbox_id + " has no network to reach the storage gateway");
+  const int64_t expires = NowMillis() / 1000 + options_.release_link_ttl.count();
+  return "http://" + host_address + ":" + std::to_string(gateway_port_) + "/_releases/" +
+         release.blob + "?" + release_tokens_->SignRelease(release.org_id, release.blob, expires);
+}
+
+void AppService::RetireReleases(const std::vector<std::string>& blobs, std::chrono::seconds grace) {
+  if (blobs.empty()) return;
+  auto referenced = store_.ListReferencedBlobs();
+  if (!referenced.ok()) {
+    // Kept rather than risk removing a blob another app's release uses; Init removes it at
+    // the next start if nothing does.
+    spdlog::warn("apps: keeping {} release blobs: {}", blobs.size(), referenced.status().message());
+    return;
+  }
+  std::set<std::string> used(referenced->begin(), referenced->end());
+  const int64_t due = NowMillis() + std::chrono::milliseconds(grace).count();
+  for (const auto& b : blobs) {
+    if (used.count(b)) continue;  // another app's release has the same content
+    if (grace.count() <= 0) {
+      objects_.RemoveBlob(b);
+    } else if (Status st = objects_.RetireBlob(b, due); !st.ok()) {
+      spdlog::warn("apps: retiring release blob {}: {}", b, st.message());
+    }
+  }
+}
+
 void AppService::ReconcileAll() {
+  // A deleted app's releases whose grace period is over (a restart finds them too).
+  if (size_t n = objects_.SweepRetiredBlobs(NowMillis()))
+    spdlog::info("apps: removed {} releases of deleted apps after their grace period", n);
   std::lock_guard lock(app_mu_);
   auto apps = store_.ListApps("");
   if (!apps.ok()) return;

@@ -6,6 +6,7 @@
 #include <future>
 #include <set>
 
+#include "agent/release_stream.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
 #include "base/time.h"
@@ -257,14 +258,28 @@ Result<store::AppReleaseRecord> AppService::Package(const Principal& who,
         "packaging " + n("source_path") + " " + req.source_path + ": " + archive.status().message(),
         n("source_path"));
   auto& reader = *archive;
-  auto blob = objects_.PutBlob([&](char* buf, size_t n) { return reader->Read(buf, n); },
+  // Stored compressed; the content address is the digest of the stored bytes.
+  agent::ReleaseCompressor packed([&](char* buf, size_t n) { return reader->Read(buf, n); },
+                                  options_.max_release_unpacked_bytes);
+  auto blob = objects_.PutBlob([&](char* buf, size_t n) { return packed.Read(buf, n); },
                                options_.max_release_bytes, &release.sha256, &release.size);
   Status finished = reader->Finish();
-  if (!blob.ok())
-    return Status(
-        blob.status().code(),
-        "packaging " + n("source_path") + " " + req.source_path + ": " + blob.status().message(),
-        n("source_path"));
+  if (!blob.ok()) {
+    // Whichever limit or failure stopped it says more than "the blob's source failed".
+    const bool unpacked_too_large = packed.unpacked() > options_.max_release_unpacked_bytes;
+    std::string why = blob.status().message();
+    if (blob.status().code() == Code::kPayloadTooLarge)
+      why = "compressed, it is " + why;
+    else if (unpacked_too_large)
+      why = packed.error();
+    else if (!finished.ok())
+      why = finished.message();
+    else if (!packed.error().empty())
+      why = packed.error();
+    return Status(unpacked_too_large ? Code::kPayloadTooLarge : blob.status().code(),
+                  "packaging " + n("source_path") + " " + req.source_path + ": " + why,
+                  n("source_path"));
+  }
   if (!finished.ok()) {
     objects_.RemoveBlob(*blob);
     return Status(
@@ -275,7 +290,8 @@ Result<store::AppReleaseRecord> AppService::Package(const Principal& who,
   release.blob = *blob;
   auto check = objects_.OpenBlob(*blob);
   std::string unsafe =
-      check.ok() ? FirstEscapingEntry([&](char* buf, size_t k) { return (*check)->Read(buf, k); })
+      check.ok() ? FirstEscapingEntry([&](char* buf, size_t k) { return (*check)->Read(buf, k); },
+                                      options_.max_release_unpacked_bytes)
                  : check.status().message();
   if (!unsafe.empty()) {
     objects_.RemoveBlob(*blob);
@@ -318,9 +334,9 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
     std::lock_guard lock(app_mu_);
     for (const auto& s : started) RemoveReplica({s, app.id, app.org_id, release.id, "starting", 0});
     if (existing) return;
+    // Nothing of this app ever served: its release goes now (unless another app's uses it).
     auto blobs = store_.DeleteApp(app.org_id, app.id);
-    if (blobs.ok())
-      for (const auto& b : *blobs) objects_.RemoveBlob(b);
+    if (blobs.ok()) RetireReleases(*blobs, std::chrono::seconds(0));
   };
   std::vector<std::string> started;
   for (int i = 0; i < app.replicas; ++i) {
@@ -424,7 +440,7 @@ Status AppService::Delete(const Principal& who, const std::string& id) {
   ASSIGN_OR_RETURN(auto replicas, store_.ListAppReplicas(app.id));
   ASSIGN_OR_RETURN(auto blobs, store_.DeleteApp(who.org_id, app.id));
   for (const auto& r : replicas) RemoveReplica(r);
-  for (const auto& b : blobs) objects_.RemoveBlob(b);
+  RetireReleases(blobs, options_.release_grace);
   {
     std::lock_guard l(mu_);
     trouble_.erase(app.id);

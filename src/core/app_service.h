@@ -1,14 +1,17 @@
 // AppService: deployed apps (issue 20, seed 000's deploy_sandbox_app, scale_deployed_app,
 // delete_deployed_app). A deploy optionally runs a build command in the running source
 // sandbox, packages source_path (a tar made by the agent in the sandbox: symlinks kept as
-// links, refused when they point outside the path) into an immutable, content-addressed
-// release blob of the object store, and starts replicas: new restricted instant sandboxes
-// from the source's image with no TTL, each receiving the release into its disposable
-// /workspace before its start command runs. A replica takes traffic once its readiness check
-// passes (an HTTP GET of the release's readiness path answering 2xx or 3xx, or its port
-// accepting a connection) within the release's readiness timeout; one that never does, or
-// that ends, is replaced after a backoff that grows with each failure in a row, and the app's
-// status says why. One hostname per app under the ingress domain is balanced over the ready
+// links, refused when they point outside the path; zstd-compressed here, size-limited stored
+// and unpacked) into an immutable release blob of the object store addressed by the digest
+// of its stored bytes, and starts replicas: new restricted instant sandboxes from the
+// source's image with no TTL, each downloading the release itself through the storage
+// gateway (a release reference: that one blob, read-only, expiring) into its disposable
+// /workspace before its start command runs. A deleted app's releases are removed a grace
+// period later (the object store's retired blobs, swept by the reconciler). A replica takes traffic
+// once its readiness check passes (an HTTP GET of the release's readiness path answering 2xx or
+// 3xx, or its port accepting a connection) within the release's readiness timeout; one that never
+// does, or that ends, is replaced after a backoff that grows with each failure in a row, and the
+// app's status says why. One hostname per app under the ingress domain is balanced over the ready
 // replicas: the one with the fewest open connections, round robin among equals.
 //
 // Replicas are recorded with their app (and labelled `adapt-app`) as soon as their sandbox
@@ -43,6 +46,7 @@
 #include "net/ingress.h"
 #include "net/network_manager.h"
 #include "storage/object_store.h"
+#include "storage/storage_tokens.h"
 #include "store/store.h"
 
 namespace adapt::core {
@@ -54,7 +58,13 @@ struct AppOptions {
   // The most replicas an app may ask for (400 beyond); the plan's app_replicas limit (429
   // beyond) is usually lower.
   int max_replicas = 100;
+  // A release's size as stored (zstd) and once unpacked: a bomb stops at the second.
   uint64_t max_release_bytes = 256ull << 20;
+  uint64_t max_release_unpacked_bytes = 1ull << 30;
+  // How long a deleted app's releases are kept before they are removed.
+  std::chrono::seconds release_grace{3600};
+  // How long a replica's release reference may be used (a replica fetches once, at start).
+  std::chrono::seconds release_link_ttl{24 * 3600};
   // How long a deploy waits for its first replica to boot and receive its release; the
   // release's readiness timeout is added.
   std::chrono::seconds ready_wait{120};
@@ -164,6 +174,12 @@ class AppService {
   void set_secret_service(SecretService* secrets) { secrets_ = secrets; }
   // Where app events are announced (they are recorded in the store's event stream).
   void set_event_bus(EventBus* bus) { bus_ = bus; }
+  // Where replicas download their release: the storage gateway's port (at the host end of
+  // each replica's veth) and the tokens that sign release references. Set before Start.
+  void SetReleaseGateway(storage::StorageTokens* tokens, uint16_t port) {
+    release_tokens_ = tokens;
+    gateway_port_ = port;
+  }
   // Called with a hostname whose route went away (to close its open connections).
   void OnRemoved(std::function<void(const std::string&)> fn) { on_removed_ = std::move(fn); }
 
@@ -241,7 +257,8 @@ class AppService {
   // Claims the app for one rollout (deploying_) until the answer is dropped: the reconciler,
   // scales and other rollouts leave it alone meanwhile. Conflict when one is under way.
   Result<std::shared_ptr<void>> ClaimRollout(const store::AppRecord& app);
-  // Creates one replica sandbox of `release` and delivers the release in the background.
+  // Creates one replica sandbox of `release` and hands it its release reference in the
+  // background (Deliver); the replica then downloads the release itself.
   Result<std::string> StartReplica(const store::AppRecord& app,
                                    const store::AppReleaseRecord& release);
   void Deliver(store::AppReplicaRecord replica);
@@ -260,6 +277,13 @@ class AppService {
   void Emit(const std::string& org_id, const std::string& app_id, const std::string& type,
             const std::string& replica_id, const std::string& message);
   void ReconcileAll();
+  // The URL replica `sandbox_id` downloads `release` from: the gateway at the host end of its
+  // veth, a release reference valid for release_link_ttl.
+  Result<std::string> ReleaseLink(const store::AppReleaseRecord& release,
+                                  const std::string& sandbox_id);
+  // Removes a deleted app's release blobs `grace` from now (0: at once); those another
+  // app's release still uses are left as they are.
+  void RetireReleases(const std::vector<std::string>& blobs, std::chrono::seconds grace);
   std::string LastOutput(const std::string& org_id, const std::string& sandbox_id);
 
   store::Store& store_;
@@ -276,6 +300,8 @@ class AppService {
   AccountService* accounts_ = nullptr;
   SecretService* secrets_ = nullptr;
   EventBus* bus_ = nullptr;
+  storage::StorageTokens* release_tokens_ = nullptr;
+  uint16_t gateway_port_ = 0;
   std::function<void(const std::string&)> on_removed_;
   std::mutex mu_;
   std::condition_variable changed_;       // a replica's state changed

@@ -77,6 +77,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.object_quota_bytes = value;
       else if (key == "multipartMaxAgeSeconds")
         c.multipart_max_age_seconds = value;
+      else if (key == "appReleaseGraceSeconds")
+        c.app_release_grace_seconds = value;
       else if (key == "maxSandboxesPerOrg")
         c.max_sandboxes_per_org = value;
       else if (key == "maxImagesPerOrg")
@@ -173,6 +175,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* multipart_age =
       app.add_option("--multipart-max-age", flags.multipart_max_age_seconds,
                      "seconds before an unfinished multipart upload is removed [86400]");
+  auto* release_grace = app.add_option(
+      "--app-release-grace-seconds", flags.app_release_grace_seconds,
+      "seconds a deleted app's releases are kept before they are removed, 0: at once [3600]");
   auto* workers =
       app.add_option("--worker-threads", flags.worker_threads, "threads for blocking work [8]");
   auto* max_sandboxes = app.add_option("--max-sandboxes-per-org", flags.max_sandboxes_per_org,
@@ -298,6 +303,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (c.multipart_max_age_seconds < 1 || c.multipart_max_age_seconds > 30 * 86400)
     return InvalidArgument("multipartMaxAgeSeconds",
                            "multipartMaxAgeSeconds must be between 1 and 2592000 (30 days)");
+  if (release_grace->count()) c.app_release_grace_seconds = flags.app_release_grace_seconds;
+  if (c.app_release_grace_seconds < 0 || c.app_release_grace_seconds > 30 * 86400)
+    return InvalidArgument("appReleaseGraceSeconds",
+                           "appReleaseGraceSeconds must be between 0 and 2592000 (30 days)");
   if (warm_pools->count()) c.warm_pools = flags.warm_pools;
   // ADAPT_ALLOW_REGISTRIES: HOST[:PORT] entries separated by ','.
   std::string env_registries;

@@ -86,6 +86,8 @@ struct DaemonConfig {
   // age after which an unfinished multipart upload and its parts are removed.
   uint64_t object_quota_bytes = 50ull << 30;
   int64_t multipart_max_age_seconds = 24 * 3600;
+  // How long a deleted app's releases are kept before they are removed.
+  int64_t app_release_grace_seconds = 3600;
   // Warm pools: "IMAGE=N[,cpu=C][,memoryMiB=M][,diskMiB=D]" each (core/warm_pool_spec.h);
   // none by default, so every create boots its sandbox.
   std::vector<std::string> warm_pools;

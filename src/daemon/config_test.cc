@@ -291,6 +291,16 @@ TEST_F(ConfigTest, ObjectQuotaAndMultipartAgeFromFlagsAndFile) {
     EXPECT_FALSE(Load({"--multipart-max-age", bad}).ok()) << bad;
 }
 
+TEST_F(ConfigTest, TheAppReleaseGraceHasADefaultAFlagAKeyAndARange) {
+  EXPECT_EQ(MustLoad({}).app_release_grace_seconds, 3600);
+  EXPECT_EQ(MustLoad({"--app-release-grace-seconds", "0"}).app_release_grace_seconds, 0);
+  EXPECT_EQ(MustLoad({"--config", WriteConfig(R"({"appReleaseGraceSeconds": 5})")})
+                .app_release_grace_seconds,
+            5);
+  for (const char* bad : {"-1", "2592001", "x"})
+    EXPECT_FALSE(Load({"--app-release-grace-seconds", bad}).ok()) << bad;
+}
+
 TEST_F(ConfigTest, TheDatabaseQuotaIntervalHasADefaultAFlagAKeyAndARange) {
   EXPECT_EQ(MustLoad({}).database_quota_interval_seconds, 30);
   EXPECT_EQ(MustLoad({"--database-quota-interval-seconds", "1"}).database_quota_interval_seconds,

@@ -100,8 +100,10 @@ Status Daemon::StartServices() {
   controllers_->Watch(*bus_);
   endpoints_.emplace(*store_, *store_, *network_, core::EndpointOptions{config_.ingress_domain});
   endpoints_->set_account_service(&*accounts_);
-  apps_.emplace(*store_, *sandboxes_, *commands_, *files_, *object_store_, *network_,
-                core::AppOptions{config_.ingress_domain});
+  core::AppOptions app_options{config_.ingress_domain};
+  app_options.release_grace = std::chrono::seconds(config_.app_release_grace_seconds);
+  apps_.emplace(*store_, *sandboxes_, *commands_, *files_, *object_store_, *network_, app_options);
+  apps_->SetReleaseGateway(&*storage_tokens_, object_api_->gateway_port);
   apps_->set_account_service(&*accounts_);
   apps_->set_secret_service(&*secrets_);
   apps_->set_event_bus(&*bus_);

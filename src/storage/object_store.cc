@@ -458,6 +458,34 @@ Result<std::string> ObjectStore::PutBlob(const ObjectSource& source, uint64_t ma
   return blob;
 }
 
+Status ObjectStore::RetireBlob(const std::string& blob, int64_t due_ms) {
+  if (!IsBlobName(blob)) return NotFound("blob not found");
+  RETURN_IF_ERROR(os::MakeDirs(root_ + "/retired", 0700));
+  if (!os::Exists(BlobPath(blob))) return Status::Ok();  // retired already, or gone
+  return os::Rename(BlobPath(blob), root_ + "/retired/" + std::to_string(due_ms) + "." + blob);
+}
+
+size_t ObjectStore::SweepRetiredBlobs(int64_t now_ms) {
+  size_t removed = 0;
+  for (const auto& name : os::ListDir(root_ + "/retired")) {
+    size_t dot = name.find('.');
+    int64_t due = 0;
+    try {
+      due = std::stoll(name.substr(0, dot));
+    } catch (...) {
+      continue;  // not one of ours
+    }
+    if (dot == std::string::npos || due > now_ms) continue;
+    Status st = os::RemoveFile(root_ + "/retired/" + name);
+    if (st.ok()) {
+      ++removed;
+    } else {
+      spdlog::warn("object store: {}", st.message());
+    }
+  }
+  return removed;
+}
+
 void ObjectStore::RemoveBlob(const std::string& blob) {
   if (!IsBlobName(blob)) return;
   Status st = os::RemoveFile(BlobPath(blob));

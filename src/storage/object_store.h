@@ -106,6 +106,12 @@ class ObjectStore {
   Result<std::string> CopyBlob(const std::string& blob);
   Result<std::unique_ptr<os::FileReader>> OpenBlob(const std::string& blob);
   void RemoveBlob(const std::string& blob);
+  // A deleted app's release blob, kept until `due_ms` (ms since the epoch): renamed to
+  // <root>/retired/<due_ms>.<blob>, out of OpenBlob's reach and of Init's sweep of
+  // unreferenced blobs, so that a restart still finds it and removes it when due.
+  Status RetireBlob(const std::string& blob, int64_t due_ms);
+  // Removes the retired blobs due by `now_ms`; returns how many went.
+  size_t SweepRetiredBlobs(int64_t now_ms);
   // A new blob (outside every organization's keys) from `source`: kPayloadTooLarge, nothing
   // kept, past `max_bytes`. Returns its name, with its hex SHA-256 and size in the arguments.
   Result<std::string> PutBlob(const ObjectSource& source, uint64_t max_bytes, std::string* sha256,

@@ -263,5 +263,43 @@ TEST_F(ObjectStoreTest, TokensExpireAndRevokeAndSignedLinksBindOneObject) {
       Code::kPermissionDenied);
 }
 
+TEST_F(ObjectStoreTest, ReleaseReferencesBindOneBlobAndAreNoDownloadLinks) {
+  StorageTokens tokens(*store_, dir_ + "/storage.key");
+  ASSERT_TRUE(tokens.Init().ok());
+  std::string q = tokens.SignRelease("org_a", "b1", 4102444800);
+  std::string sig = q.substr(q.find("signature=") + 10);
+  EXPECT_TRUE(tokens.VerifyRelease("org_a", "b1", 4102444800, sig).ok());
+  EXPECT_FALSE(tokens.VerifyRelease("org_a", "b2", 4102444800, sig).ok());
+  EXPECT_FALSE(tokens.VerifyRelease("org_b", "b1", 4102444800, sig).ok());
+  EXPECT_FALSE(tokens.VerifyRelease("org_a", "b1", 4102444801, sig).ok());
+  // The same names signed as a download link are not a release reference, nor the reverse.
+  std::string dl = tokens.SignDownload("org_a", "b1", 4102444800);
+  EXPECT_FALSE(
+      tokens.VerifyRelease("org_a", "b1", 4102444800, dl.substr(dl.find("signature=") + 10)).ok());
+  EXPECT_FALSE(tokens.VerifyDownload("org_a", "b1", 4102444800, sig).ok());
+  std::string old = tokens.SignRelease("org_a", "b1", 1000);
+  EXPECT_EQ(
+      tokens.VerifyRelease("org_a", "b1", 1000, old.substr(old.find("signature=") + 10)).code(),
+      Code::kPermissionDenied);
+}
+
+TEST_F(ObjectStoreTest, RetiredBlobsOutliveARestartAndGoWhenDue) {
+  std::string sha;
+  uint64_t size = 0;
+  auto blob = objects_->PutBlob(FromString("release"), 1 << 20, &sha, &size);
+  ASSERT_TRUE(blob.ok());
+  ASSERT_TRUE(objects_->RetireBlob(*blob, 5000).ok());
+  EXPECT_FALSE(objects_->OpenBlob(*blob).ok());         // out of the gateway's reach
+  EXPECT_TRUE(objects_->RetireBlob(*blob, 5000).ok());  // again: nothing to do
+  // A restart: Init's sweep of unreferenced blobs leaves the retired one.
+  objects_ = std::make_unique<ObjectStore>(*store_, dir_ + "/objects");
+  ASSERT_TRUE(objects_->Init().ok());
+  EXPECT_EQ(os::ListDir(dir_ + "/objects/retired"), std::vector<std::string>{"5000." + *blob});
+  EXPECT_EQ(objects_->SweepRetiredBlobs(4999), 0u);
+  EXPECT_EQ(objects_->SweepRetiredBlobs(5000), 1u);
+  EXPECT_TRUE(os::ListDir(dir_ + "/objects/retired").empty());
+  EXPECT_FALSE(objects_->RetireBlob("../etc", 1).ok());
+}
+
 }  // namespace
 }  // namespace adapt::storage

@@ -100,4 +100,23 @@ Status StorageTokens::VerifyDownload(const std::string& org_id, const std::strin
   return Status::Ok();
 }
 
+std::string StorageTokens::SignRelease(const std::string& org_id, const std::string& blob,
+                                       int64_t expires_at) const {
+  std::string sig = HexEncode(
+      HmacSha256(key_, "release\n" + org_id + "\n" + blob + "\n" + std::to_string(expires_at)));
+  return "org=" + PercentEncode(org_id) + "&expires=" + std::to_string(expires_at) +
+         "&signature=" + sig;
+}
+
+Status StorageTokens::VerifyRelease(const std::string& org_id, const std::string& blob,
+                                    int64_t expires_at, const std::string& signature) const {
+  std::string want = HexEncode(
+      HmacSha256(key_, "release\n" + org_id + "\n" + blob + "\n" + std::to_string(expires_at)));
+  if (!ConstantTimeEquals(want, signature))
+    return Status(Code::kUnauthenticated, "the release reference's signature is not valid");
+  if (expires_at * 1000 <= NowMillis())
+    return Status(Code::kPermissionDenied, "the release reference has expired");
+  return Status::Ok();
+}
+
 }  // namespace adapt::storage

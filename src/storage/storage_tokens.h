@@ -2,7 +2,8 @@
 // objects through the storage gateway and nothing else (it is not an API key, so every other
 // route refuses it); it expires and can be revoked. Its secret is HMAC(store key, id), so it
 // is never stored; the store key is <state>/storage.key (0600). A download reference is a URL
-// signed with the same key for exactly one object, read-only, until it expires.
+// signed with the same key for exactly one object, read-only, until it expires; a release
+// reference likewise for one deployed app's release.
 #pragma once
 
 #include <string>
@@ -49,6 +50,14 @@ class StorageTokens {
   // Unauthenticated when the signature is wrong, PermissionDenied when it expired.
   Status VerifyDownload(const std::string& org_id, const std::string& key, int64_t expires_at,
                         const std::string& signature) const;
+
+  // The query string of a release reference: reads exactly one deployed app's release (the
+  // stored blob `blob` of `org_id`) through the storage gateway until `expires_at`. Signed
+  // apart from download references, so neither can stand for the other.
+  std::string SignRelease(const std::string& org_id, const std::string& blob,
+                          int64_t expires_at) const;
+  Status VerifyRelease(const std::string& org_id, const std::string& blob, int64_t expires_at,
+                       const std::string& signature) const;
 
  private:
   store::StorageTokenStore& store_;
