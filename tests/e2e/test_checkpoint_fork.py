@@ -174,7 +174,8 @@ def test_a_checkpoint_another_runsc_took_is_refused_before_anything_is_touched(n
     wait_for_agent(org, sid)
     out(org, sid, "echo two > /root/set")
     assert memory_value(org, sid) == "two"
-    taken_by = os.path.join(netd.state_dir, "sandboxes", sid, "checkpoints", "old", "taken_by")
+    taken_by = os.path.join(netd.state_dir, "checkpoint-store", "data", "sandboxes", sid,
+                            "checkpoints", "old", "taken_by")
     with open(taken_by) as f:
         recorded = f.read()
     assert recorded.startswith("runsc ") and "\nplatform ptrace\n" in recorded, recorded
