@@ -498,7 +498,7 @@ void AppService::Start() {
     using Clock = std::chrono::steady_clock;
     std::unique_lock lock(mu_);
     auto next_reconcile = Clock::now() + options_.reconcile_every;
-    auto next_check = next_reconcile;
+    auto next_check = Clock::now();  // the ready replicas' first checks are then due
     while (!stopping_) {
       const bool woken = changed_.wait_until(lock, std::min(next_reconcile, next_check)) ==
                          std::cv_status::no_timeout;

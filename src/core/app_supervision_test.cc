@@ -36,7 +36,10 @@ class AppSupervisionTest : public testing_support::SandboxServiceFixture {
     app_.org_id = org_;
     app_.name = "web";
     app_.hostname = "web-abc.adapt.localhost";
-    app_.source_sandbox_id = NewId("sbx");  // gone: no replica can be started from it
+    // A replica can be started from it (once no backoff holds it back).
+    store::SandboxRecord source = NewSandbox("running");
+    Insert(source);
+    app_.source_sandbox_id = source.id;
     app_.replicas = 1;
     app_.created_at = app_.updated_at = NowMillis();
     app_.release_id = Release(5, 3);
@@ -159,10 +162,6 @@ TEST_F(AppSupervisionTest, AReplicasFailureIsWrittenAndARestartGoesOnCountingFro
 }
 
 TEST_F(AppSupervisionTest, TheBackoffTheStoreKeptHoldsReplicasBackAfterARestart) {
-  store::SandboxRecord source = NewSandbox("running");
-  Insert(source);
-  app_.source_sandbox_id = source.id;
-  ASSERT_TRUE(store_.PutApp(app_).ok());
   ASSERT_TRUE(
       store_
           .PutAppTrouble({app_.id, org_, 4, NowMillis() + 60'000,
@@ -179,7 +178,7 @@ TEST_F(AppSupervisionTest, TheBackoffTheStoreKeptHoldsReplicasBackAfterARestart)
       << app.status_message;
   EXPECT_NE(app.status_message.find("4 failed in a row, the next starts in"), std::string::npos)
       << app.status_message;
-  // A scale starts its replicas at once, backoff or not: the source could give one.
+  // A scale starts its replicas at once, backoff or not: the source gives one.
   ASSERT_TRUE(apps_->Scale(Caller(), app_.id, 1).ok());
   replicas = store_.ListAppReplicas(app_.id);
   ASSERT_TRUE(replicas.ok());
