@@ -26,26 +26,39 @@ Status IntField(const json& body, const char* field, int64_t& out) {
 }  // namespace
 
 const core::FieldNames& RestAppFields() {
-  static const core::FieldNames kNames({{"sandbox_id", "sandboxId"},
-                                        {"source_path", "sourcePath"},
-                                        {"build_command", "buildCommand"},
-                                        {"build_path", "buildPath"},
-                                        {"build_timeout_seconds", "buildTimeoutSeconds"},
-                                        {"start_command", "startCommand"},
-                                        {"release_id", "releaseId"},
-                                        {"readiness_path", "readinessPath"},
-                                        {"readiness_timeout_seconds", "readinessTimeoutSeconds"}});
+  static const core::FieldNames kNames(
+      {{"sandbox_id", "sandboxId"},
+       {"source_path", "sourcePath"},
+       {"build_command", "buildCommand"},
+       {"build_path", "buildPath"},
+       {"build_timeout_seconds", "buildTimeoutSeconds"},
+       {"start_command", "startCommand"},
+       {"release_id", "releaseId"},
+       {"readiness_path", "readinessPath"},
+       {"readiness_timeout_seconds", "readinessTimeoutSeconds"},
+       {"readiness_period_seconds", "readinessPeriodSeconds"},
+       {"readiness_failure_threshold", "readinessFailureThreshold"}});
   return kNames;
 }
 
 Result<core::DeployApp> DeployAppFromJson(const json& body) {
   if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
-  static const std::set<std::string> kFields = {
-      "sandboxId",    "name",          "sourcePath",
-      "buildCommand", "buildPath",     "buildTimeoutSeconds",
-      "startCommand", "port",          "replicas",
-      "env",          "readinessPath", "readinessTimeoutSeconds",
-      "secrets",      "waitSeconds"};
+  static const std::set<std::string> kFields = {"sandboxId",
+                                                "name",
+                                                "sourcePath",
+                                                "buildCommand",
+                                                "buildPath",
+                                                "buildTimeoutSeconds",
+                                                "startCommand",
+                                                "port",
+                                                "replicas",
+                                                "env",
+                                                "readinessPath",
+                                                "readinessTimeoutSeconds",
+                                                "secrets",
+                                                "waitSeconds",
+                                                "readinessPeriodSeconds",
+                                                "readinessFailureThreshold"};
   for (const auto& [key, _] : body.items())
     if (!kFields.count(key)) return InvalidArgument(key, "unknown field '" + key + "'");
   core::DeployApp req;
@@ -66,6 +79,8 @@ Result<core::DeployApp> DeployAppFromJson(const json& body) {
   RETURN_IF_ERROR(IntField(body, "replicas", req.replicas));
   RETURN_IF_ERROR(StringField(body, "readinessPath", req.readiness_path));
   RETURN_IF_ERROR(IntField(body, "readinessTimeoutSeconds", req.readiness_timeout_seconds));
+  RETURN_IF_ERROR(IntField(body, "readinessPeriodSeconds", req.readiness_period_seconds));
+  RETURN_IF_ERROR(IntField(body, "readinessFailureThreshold", req.readiness_failure_threshold));
   if (body.contains("env") && !body["env"].is_null()) {
     if (!body["env"].is_object())
       return InvalidArgument("env", "env must be an object of string values");
@@ -127,6 +142,8 @@ json AppReleaseToJson(const core::AppReleaseView& r) {
           {"port", r.port},
           {"readinessPath", r.readiness_path.empty() ? json(nullptr) : json(r.readiness_path)},
           {"readinessTimeoutSeconds", r.readiness_timeout_seconds},
+          {"readinessPeriodSeconds", r.readiness_period_seconds},
+          {"readinessFailureThreshold", r.readiness_failure_threshold},
           {"secrets", r.secrets},
           {"createdAt", FormatRfc3339(r.created_at_ms)}};
 }

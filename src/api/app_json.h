@@ -13,8 +13,9 @@ namespace adapt::api {
 // REST's names for the core's fields (sourcePath, startCommand, ...).
 const core::FieldNames& RestAppFields();
 // POST /v1/apps: sandboxId, startCommand and port; name, sourcePath, buildCommand, buildPath,
-// buildTimeoutSeconds, replicas, env, secrets, readinessPath and readinessTimeoutSeconds
-// optional (waitSeconds is read by DeployWaitFromJson).
+// buildTimeoutSeconds, replicas, env, secrets, readinessPath, readinessTimeoutSeconds,
+// readinessPeriodSeconds and readinessFailureThreshold optional (waitSeconds is read by
+// DeployWaitFromJson).
 Result<core::DeployApp> DeployAppFromJson(const nlohmann::json& body);
 // How long POST /v1/apps and /v1/apps/{id}/rollback wait before answering 202 with the
 // operation.

@@ -1,5 +1,6 @@
 // adapt app deploy|ls|get|scale|rollback|rm|logs: deployed apps (/v1/apps).
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "base/key_value.h"
@@ -11,6 +12,16 @@ namespace adapt::cli {
 namespace {
 
 using nlohmann::json;
+
+// "GET /healthz every 5 s, unready after 3 failures in a row"; "-" without a release.
+std::string ReadinessCell(const json& release) {
+  if (!release.is_object()) return "-";
+  json path = release.value("readinessPath", json());
+  return (path.is_string() ? "GET " + path.get<std::string>() : std::string("TCP connect")) +
+         " every " + JsonCell(release.value("readinessPeriodSeconds", json())) +
+         " s, unready after " + JsonCell(release.value("readinessFailureThreshold", json())) +
+         " failures in a row";
+}
 
 void PrintApp(const json& app, const Console& console) {
   json release = app.value("release", json());
@@ -25,6 +36,7 @@ void PrintApp(const json& app, const Console& console) {
                            ? ": " + app["statusMessage"].get<std::string>()
                            : "")},
        {"release", JsonCell(app.value("releaseId", json()))},
+       {"readiness", ReadinessCell(release)},
        {"build exit code",
         release.is_object() ? JsonCell(release.value("buildExitCode", json())) : "-"}});
 }
@@ -64,6 +76,7 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
     int64_t port = 0;
     int64_t replicas = 1;
     int64_t readiness_timeout = 0;
+    std::optional<int64_t> readiness_period, readiness_threshold;
     std::vector<std::string> env, secrets;
     bool no_wait = false;
     json body;
@@ -84,6 +97,11 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
                      "a replica serves once a GET of it answers 2xx/3xx (default: a TCP connect)");
   deploy->add_option("--readiness-timeout", o->readiness_timeout,
                      "seconds a replica may take to become ready (1-600, default 120)");
+  deploy->add_option("--readiness-period", o->readiness_period,
+                     "seconds between a ready replica's checks (1-300, default 5)");
+  deploy->add_option("--readiness-threshold", o->readiness_threshold,
+                     "failed checks in a row that take a ready replica's traffic until one "
+                     "passes (1-10, default 3)");
   deploy->add_option("--env", o->env, "environment variable of the app, repeatable")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
@@ -109,6 +127,8 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
       if (!o->build_path.empty()) body["buildPath"] = o->build_path;
       if (!o->readiness_path.empty()) body["readinessPath"] = o->readiness_path;
       if (o->readiness_timeout != 0) body["readinessTimeoutSeconds"] = o->readiness_timeout;
+      if (o->readiness_period) body["readinessPeriodSeconds"] = *o->readiness_period;
+      if (o->readiness_threshold) body["readinessFailureThreshold"] = *o->readiness_threshold;
       if (!o->env.empty()) {
         json env = json::object();
         for (const auto& kv : o->env) {

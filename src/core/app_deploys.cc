@@ -192,7 +192,9 @@ Result<App> AppService::RunDeploy(const Principal& who, const DeployApp& req, co
       if (r.sha256 == release.sha256 && r.start_command == release.start_command &&
           r.port == release.port && r.env == release.env && r.secrets == release.secrets &&
           r.readiness_path == release.readiness_path &&
-          r.readiness_timeout_seconds == release.readiness_timeout_seconds) {
+          r.readiness_timeout_seconds == release.readiness_timeout_seconds &&
+          r.readiness_period_seconds == release.readiness_period_seconds &&
+          r.readiness_failure_threshold == release.readiness_failure_threshold) {
         objects_.RemoveBlob(release.blob);
         release = r;
         break;

@@ -50,13 +50,56 @@ void AppService::Emit(const std::string& org_id, const std::string& app_id, cons
 }
 
 void AppService::NoteFailure(const store::AppReplicaRecord& replica, const std::string& why) {
+  {
+    // Under mu_, the store's copy is written in the order the failures were counted.
+    std::lock_guard lock(mu_);
+    if (!counted_.insert(replica.sandbox_id).second) return;
+    Trouble& t = trouble_[replica.app_id];
+    ++t.failures;
+    t.why = "replica " + replica.sandbox_id + " " + why;
+    t.replica = replica;
+    const auto delay = ReplicaRestartDelay(t.failures);
+    t.retry_at = std::chrono::steady_clock::now() + delay;
+    store::AppTroubleRecord saved{replica.app_id,
+                                  replica.org_id,
+                                  t.failures,
+                                  NowMillis() + std::chrono::milliseconds(delay).count(),
+                                  t.why,
+                                  replica.sandbox_id,
+                                  replica.release_id};
+    if (Status st = store_.PutAppTrouble(saved); !st.ok())
+      spdlog::warn("app {}: recording replica {}'s failure: {}", replica.app_id, replica.sandbox_id,
+                   st.message());
+  }
   Emit(replica.org_id, replica.app_id, "replica.failed", replica.sandbox_id, why);
+}
+
+void AppService::ClearTrouble(const std::string& app_id) {
   std::lock_guard lock(mu_);
-  Trouble& t = trouble_[replica.app_id];
-  ++t.failures;
-  t.why = "replica " + replica.sandbox_id + " " + why;
-  t.replica = replica;
-  t.retry_at = std::chrono::steady_clock::now() + ReplicaRestartDelay(t.failures);
+  if (!trouble_.erase(app_id)) return;
+  if (Status st = store_.DeleteAppTrouble(app_id); !st.ok())
+    spdlog::warn("app {}: clearing its replicas' failures: {}", app_id, st.message());
+}
+
+void AppService::LoadTroubles() {
+  auto troubles = store_.ListAppTroubles();
+  if (!troubles.ok())
+    return spdlog::error("apps: reading the replicas' failures: {}", troubles.status().message());
+  const int64_t now_ms = NowMillis();
+  const auto now = std::chrono::steady_clock::now();
+  const int64_t longest = std::chrono::milliseconds(ReplicaRestartDelay(1000)).count();
+  std::lock_guard lock(mu_);
+  for (const auto& t : *troubles) {
+    Trouble& m = trouble_[t.app_id];
+    m.failures = t.failures;
+    m.why = t.why;
+    // What was left of the backoff (a clock that jumped makes it no longer than the longest).
+    m.retry_at =
+        now + std::chrono::milliseconds(std::clamp(t.retry_at - now_ms, int64_t{0}, longest));
+    m.replica = {t.replica_sandbox_id, t.app_id, t.org_id, t.replica_release_id, "starting", 0};
+    // Counted before the restart: the reconcile that removes it does not count it again.
+    counted_.insert(t.replica_sandbox_id);
+  }
 }
 
 Result<std::string> AppService::StartReplica(const store::AppRecord& app,
@@ -204,10 +247,7 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
       if (auto replicas = store_.ListAppReplicas(replica.app_id); replicas.ok())
         for (const auto& r : *replicas) known = known || r.sandbox_id == replica.sandbox_id;
       if (known) IgnoreError(store_.PutAppReplica(replica), "the next reconcile retries");
-      {
-        std::lock_guard lock(mu_);
-        trouble_.erase(replica.app_id);
-      }
+      ClearTrouble(replica.app_id);
       if (known)
         Emit(replica.org_id, replica.app_id, "replica.ready", replica.sandbox_id,
              "release " + replica.release_id);
@@ -265,7 +305,8 @@ void AppService::RemoveReplica(const store::AppReplicaRecord& replica) {
   {
     std::lock_guard lock(mu_);
     open_.erase(replica.sandbox_id);
-    check_failures_.erase(replica.sandbox_id);
+    counted_.erase(replica.sandbox_id);
+    next_check_.erase(replica.sandbox_id);
   }
   auto deleted = sandboxes_.Delete(who, replica.sandbox_id);
   if (!deleted.ok() && deleted.status().code() != Code::kNotFound)
@@ -498,20 +539,25 @@ void AppService::ReconcileAll() {
 
 void AppService::Start() {
   SettleOperations();
+  LoadTroubles();
   ReconcileAll();
   reconciler_ = std::thread([this] {
+    using Clock = std::chrono::steady_clock;
     std::unique_lock lock(mu_);
-    auto next_check = std::chrono::steady_clock::now() + options_.reconcile_every;
+    auto next_reconcile = Clock::now() + options_.reconcile_every;
+    auto next_check = Clock::now();  // the ready replicas' first checks are then due
     while (!stopping_) {
-      changed_.wait_until(lock, next_check);
+      const bool woken = changed_.wait_until(lock, std::min(next_reconcile, next_check)) ==
+                         std::cv_status::no_timeout;
       if (stopping_) break;
       lock.unlock();
-      ReconcileAll();
-      // Readiness checks keep their own pace: a replica's state change wakes the loop early.
-      if (std::chrono::steady_clock::now() >= next_check) {
-        RecheckReplicas();
-        next_check = std::chrono::steady_clock::now() + options_.reconcile_every;
+      // A replica's state change wakes the loop early; readiness checks keep their own pace
+      // (each release's period), so looking for the due ones is all a wake costs them.
+      if (woken || Clock::now() >= next_reconcile) {
+        ReconcileAll();
+        next_reconcile = Clock::now() + options_.reconcile_every;
       }
+      next_check = RecheckReplicas();
       lock.lock();
     }
   });

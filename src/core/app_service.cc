@@ -47,7 +47,9 @@ AppReleaseView ReleaseView(const store::AppReleaseRecord& r) {
           r.created_at,
           r.readiness_path,
           r.readiness_timeout_seconds,
-          r.secrets};
+          r.secrets,
+          r.readiness_period_seconds,
+          r.readiness_failure_threshold};
 }
 
 Status CheckAbsolute(const std::string& path, const std::string& field) {
@@ -91,10 +93,15 @@ App AppService::View(const store::AppRecord& a) {
   v.replicas = a.replicas;
   v.created_at_ms = a.created_at;
   v.updated_at_ms = a.updated_at;
+  std::string unready;  // a replica that lost its traffic: which, and what its check got
   if (auto replicas = store_.ListAppReplicas(a.id); replicas.ok()) {
     for (const auto& r : *replicas) {
       v.replica_list.push_back({r.sandbox_id, r.release_id, r.state});
       if (r.state == "ready") ++v.ready_replicas;
+      if (r.state == "unready" && r.check_failures > 0 && unready.empty())
+        unready = "replica " + r.sandbox_id + " failed its readiness check " +
+                  std::to_string(r.check_failures) + " times in a row (" + r.check_failure +
+                  "); it takes no traffic until a check passes";
     }
   }
   if (auto r = store_.GetAppRelease(a.id, a.release_id); r.ok()) v.release = ReleaseView(*r);
@@ -104,18 +111,6 @@ App AppService::View(const store::AppRecord& a) {
     if (auto t = trouble_.find(a.id); t != trouble_.end()) trouble = t->second;
   }
   if (trouble) v.restarts = trouble->failures;
-  std::string unready;  // a replica that lost its traffic: which, and what its check got
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& r : v.replica_list) {
-      auto f = check_failures_.find(r.sandbox_id);
-      if (r.state != "unready" || f == check_failures_.end()) continue;
-      unready = "replica " + r.sandbox_id + " failed its readiness check " +
-                std::to_string(f->second.first) + " times in a row (" + f->second.second +
-                "); it takes no traffic until a check passes";
-      break;
-    }
-  }
   if (a.replicas == 0) {
     v.status = "stopped";
   } else if (v.ready_replicas >= a.replicas) {
@@ -164,6 +159,12 @@ Status AppService::CheckDeploy(const DeployApp& req, const FieldNames& n) const 
   if (req.readiness_timeout_seconds < 1 || req.readiness_timeout_seconds > 600)
     return InvalidArgument(n("readiness_timeout_seconds"),
                            n("readiness_timeout_seconds") + " must be from 1 to 600");
+  if (req.readiness_period_seconds < 1 || req.readiness_period_seconds > 300)
+    return InvalidArgument(n("readiness_period_seconds"),
+                           n("readiness_period_seconds") + " must be from 1 to 300");
+  if (req.readiness_failure_threshold < 1 || req.readiness_failure_threshold > 10)
+    return InvalidArgument(n("readiness_failure_threshold"),
+                           n("readiness_failure_threshold") + " must be from 1 to 10");
   if (req.secrets.size() > kMaxSandboxSecrets)
     return InvalidArgument(n("secrets"), "at most " + std::to_string(kMaxSandboxSecrets) + " " +
                                              n("secrets") + " can be attached to an app");
@@ -249,6 +250,8 @@ Result<store::AppReleaseRecord> AppService::Package(const Principal& who,
   release.secrets = req.secrets;
   release.readiness_path = req.readiness_path;
   release.readiness_timeout_seconds = static_cast<int>(req.readiness_timeout_seconds);
+  release.readiness_period_seconds = static_cast<int>(req.readiness_period_seconds);
+  release.readiness_failure_threshold = static_cast<int>(req.readiness_failure_threshold);
   release.created_at = NowMillis();
   RETURN_IF_ERROR(Build(who, req, release, n));
   auto archive = files_.ArchiveGet(who, source.id, req.source_path);
@@ -355,10 +358,10 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
     std::string why;
     {
       std::lock_guard lock(mu_);
-      // The failures were this release's: the app's serving replicas are not in trouble.
       if (auto t = trouble_.find(app.id); t != trouble_.end()) why = " (" + t->second.why + ")";
-      trouble_.erase(app.id);
     }
+    // The failures were this release's: the app's serving replicas are not in trouble.
+    ClearTrouble(app.id);
     why += LastOutput(app.org_id, started.front());
     discard(started);
     const std::string check = release.readiness_path.empty()

@@ -7,12 +7,17 @@
 // source's image with no TTL, each downloading the release itself through the storage
 // gateway (a release reference: that one blob, read-only, expiring) into its disposable
 // /workspace before its start command runs. A deleted app's releases are removed a grace
-// period later (the object store's retired blobs, swept by the reconciler). A replica takes traffic
-// once its readiness check passes (an HTTP GET of the release's readiness path answering 2xx or
-// 3xx, or its port accepting a connection) within the release's readiness timeout; one that never
-// does, or that ends, is replaced after a backoff that grows with each failure in a row, and the
-// app's status says why. One hostname per app under the ingress domain is balanced over the ready
-// replicas: the one with the fewest open connections, round robin among equals.
+// period later (the object store's retired blobs, swept by the reconciler). A replica takes
+// traffic once its readiness check passes (an HTTP GET of the release's readiness path
+// answering 2xx or 3xx, or its port accepting a connection) within the release's readiness
+// timeout, and its check runs again every readiness period of the release (failing it the
+// release's threshold of times in a row takes its traffic until it passes); one that never
+// becomes ready, or that ends, is replaced after a backoff that grows with each failure in a
+// row, and the app's status says why. What that supervision learned (the failures in a row,
+// the backoff's end, why; each replica's failed checks in a row) is written to the store as it
+// changes, so a restart goes on from it. One hostname per app under the ingress domain is
+// balanced over the ready replicas: the one with the fewest open connections, round robin
+// among equals.
 //
 // Replicas are recorded with their app (and labelled `adapt-app`) as soon as their sandbox
 // exists; Reconcile, at start-up and then every few seconds, replaces replicas whose sandbox
@@ -68,11 +73,9 @@ struct AppOptions {
   // How long a deploy waits for its first replica to boot and receive its release; the
   // release's readiness timeout is added.
   std::chrono::seconds ready_wait{120};
-  // How often replicas are checked (ended ones replaced, ready ones' readiness checked again).
+  // How often replicas are reconciled (ended ones replaced, missing ones started). A ready
+  // replica's check runs again at its release's own readiness period.
   std::chrono::seconds reconcile_every{5};
-  // A ready replica whose readiness check fails this many times in a row takes no traffic
-  // until it passes again.
-  int unready_after = 3;
 };
 
 // A deploy: errors name the fields as here (the edges map their own names).
@@ -89,7 +92,11 @@ struct DeployApp {
   std::map<std::string, std::string> env;
   std::string readiness_path;               // "": a TCP connect; else "/..." answering 2xx or 3xx
   int64_t readiness_timeout_seconds = 120;  // 1..600, from the app's start
-  std::vector<std::string> secrets;         // organization secrets by name (at most 64)
+  // A ready replica's check runs again every readiness_period_seconds (1..300); failing it
+  // readiness_failure_threshold (1..10) times in a row takes its traffic until it passes.
+  int64_t readiness_period_seconds = 5;
+  int64_t readiness_failure_threshold = 3;
+  std::vector<std::string> secrets;  // organization secrets by name (at most 64)
 };
 
 struct AppReleaseView {
@@ -107,6 +114,8 @@ struct AppReleaseView {
   std::string readiness_path;
   int readiness_timeout_seconds = 0;
   std::vector<std::string> secrets;  // names only
+  int readiness_period_seconds = 0;
+  int readiness_failure_threshold = 0;
 };
 
 // The wait before a replica is started again after `failures` failures in a row (a replica
@@ -116,8 +125,8 @@ std::chrono::seconds ReplicaRestartDelay(int failures);
 struct AppReplicaView {
   std::string sandbox_id;
   std::string release_id;
-  // "starting", "ready", or "unready" (it was ready, then failed its check unready_after
-  // times in a row: no traffic until it passes again)
+  // "starting", "ready", or "unready" (it was ready, then failed its check the release's
+  // readiness_failure_threshold times in a row: no traffic until it passes again)
   std::string state;
 };
 
@@ -241,9 +250,12 @@ class AppService {
   // Start-up: fails each deploy or rollback operation a crash cut short and leaves its app
   // consistent.
   void SettleOperations();
-  // Checks each ready (or unready) replica's readiness again; unready_after failures in a row
-  // take its traffic away until it passes.
-  void RecheckReplicas();
+  // Checks again each ready (or unready) replica whose release's readiness period has passed
+  // since its last check; the release's threshold of failures in a row takes its traffic away
+  // until it passes. Answers when the next check is due.
+  std::chrono::steady_clock::time_point RecheckReplicas();
+  // Start-up: the troubles the store kept (the backoff goes on from them).
+  void LoadTroubles();
   Result<store::AppReleaseRecord> Package(const Principal& who, const store::SandboxRecord& source,
                                           const DeployApp& request, const FieldNames& names);
   Status Build(const Principal& who, const DeployApp& request, store::AppReleaseRecord& release,
@@ -268,9 +280,11 @@ class AppService {
                   std::chrono::steady_clock::time_point deadline);
   // `at_once`: replicas start now, not after the failure backoff (a scale asked for them).
   void ReconcileApp(const store::AppRecord& app, bool at_once = false);
-  // A replica of `app_id` failed (never ready, or ended): counted for the backoff and the
-  // app's status.
+  // A replica of `app_id` failed (never ready, or ended): counted once for the backoff and the
+  // app's status, and written to the store.
   void NoteFailure(const store::AppReplicaRecord& replica, const std::string& why);
+  // A replica of the app is ready: its trouble, if any, is over (in memory and in the store).
+  void ClearTrouble(const std::string& app_id);
   // Records an event of the app in its organization's event stream (`/v1/events`, `event:
   // app`): "app.deployed", "app.deploy_failed", "app.scaled", "app.deleted", "replica.ready",
   // "replica.failed". Best effort: a failed write is logged.
@@ -314,14 +328,16 @@ class AppService {
     std::string why;
     store::AppReplicaRecord replica;  // the one that failed last
   };
-  std::map<std::string, Trouble> trouble_;         // guarded by mu_: by app id
+  std::map<std::string, Trouble> trouble_;  // guarded by mu_: by app id
+  // Guarded by mu_: replicas whose failure NoteFailure counted (their sandbox id), so that the
+  // delivery that saw it and the reconcile that removes the replica count it once.
+  std::set<std::string> counted_;
+  // Guarded by mu_: when each ready (or unready) replica's next readiness check is due.
+  std::map<std::string, std::chrono::steady_clock::time_point> next_check_;
   std::map<std::string, std::string> delivering_;  // guarded by mu_: sandbox id -> app id
   std::set<std::string> deploying_;                // guarded by mu_: app ids
-  // Guarded by mu_: by replica sandbox id, failed readiness checks in a row of a replica that
-  // was ready, and what the last one got.
-  std::map<std::string, std::pair<int, std::string>> check_failures_;
-  std::mutex app_mu_;      // one deploy, scale or reconcile at a time
-  bool stopping_ = false;  // guarded by mu_
+  std::mutex app_mu_;                              // one deploy, scale or reconcile at a time
+  bool stopping_ = false;                          // guarded by mu_
   std::thread reconciler_;
 };
 

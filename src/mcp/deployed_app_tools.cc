@@ -123,7 +123,19 @@ void AddDeployedAppTools(ToolRegistry& registry, const ToolServices& services) {
            {{"type", "integer"},
             {"minimum", 1},
             {"maximum", 600},
-            {"description", "how long a replica may take to become ready (default 120)"}}}}},
+            {"description", "how long a replica may take to become ready (default 120)"}}},
+          {"readiness_period_seconds",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"maximum", 300},
+            {"description", "how often a ready replica's check runs again (default 5)"}}},
+          {"readiness_failure_threshold",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"maximum", 10},
+            {"description",
+             "failed checks in a row that take a ready replica's traffic until one passes "
+             "(default 3)"}}}}},
         {"required", json::array({"sandbox_id", "start_command", "port"})},
         {"additionalProperties", false}},
        DeployedAppSchema(),
@@ -145,6 +157,10 @@ void AddDeployedAppTools(ToolRegistry& registry, const ToolServices& services) {
          req.readiness_path = OptionalString(args, "readiness_path", "");
          if (args.contains("readiness_timeout_seconds"))
            req.readiness_timeout_seconds = args["readiness_timeout_seconds"].get<int64_t>();
+         if (args.contains("readiness_period_seconds"))
+           req.readiness_period_seconds = args["readiness_period_seconds"].get<int64_t>();
+         if (args.contains("readiness_failure_threshold"))
+           req.readiness_failure_threshold = args["readiness_failure_threshold"].get<int64_t>();
          // A brief wait, as start_sandbox's; a longer deploy answers its operation to poll.
          auto done = apps.Deploy(ctx.who, req, std::chrono::seconds(20), McpAppFields());
          if (!done.ok()) return ToolResult::Fail(FailureSentence(done.status()));

@@ -50,6 +50,10 @@ struct AppReleaseRecord {
   // the port accepts a connection), within readiness_timeout_seconds of its start.
   std::string readiness_path;
   int readiness_timeout_seconds = 120;
+  // A ready replica's check runs again every readiness_period_seconds; failing it
+  // readiness_failure_threshold times in a row takes its traffic until it passes.
+  int readiness_period_seconds = 5;
+  int readiness_failure_threshold = 3;
   int64_t created_at = 0;
 };
 
@@ -61,6 +65,23 @@ struct AppReplicaRecord {
   std::string release_id;
   std::string state = "starting";  // "starting" (fetching the release, app booting), "ready"
   int64_t created_at = 0;
+  // A replica that was ready: its readiness checks failed in a row, and what the last one got.
+  int check_failures = 0;
+  std::string check_failure = {};
+};
+
+// What supervising an app's replicas learned, kept so that a restart goes on from it: the
+// replicas that failed in a row since one was last ready, when the next may start (the
+// backoff) and why. Written when a replica fails; gone once one is ready.
+struct AppTroubleRecord {
+  std::string app_id;
+  std::string org_id;
+  int failures = 0;
+  int64_t retry_at = 0;  // milliseconds since the epoch: no replica starts before
+  std::string why;       // "replica sbx_... ended with exit code 7"
+  // The replica that failed last (its sandbox may be gone by now).
+  std::string replica_sandbox_id;
+  std::string replica_release_id;
 };
 
 class AppStore {
@@ -74,7 +95,7 @@ class AppStore {
   virtual Result<AppRecord> FindAppByHostname(const std::string& hostname) = 0;
   // The organization's apps ("": every organization's), oldest first.
   virtual Result<std::vector<AppRecord>> ListApps(const std::string& org_id) = 0;
-  // Deletes the app with its releases and replica rows; returns the releases' blobs.
+  // Deletes the app with its releases, replica rows and trouble; returns the releases' blobs.
   virtual Result<std::vector<std::string>> DeleteApp(const std::string& org_id,
                                                      const std::string& id) = 0;
   virtual Status PutAppRelease(const AppReleaseRecord& release) = 0;
@@ -87,6 +108,12 @@ class AppStore {
   virtual Status DeleteAppReplica(const std::string& sandbox_id) = 0;
   // The app's replicas ("": every app's), oldest first.
   virtual Result<std::vector<AppReplicaRecord>> ListAppReplicas(const std::string& app_id) = 0;
+  // Inserts or replaces the app's trouble (by app id).
+  virtual Status PutAppTrouble(const AppTroubleRecord& trouble) = 0;
+  // Nothing to delete is no error.
+  virtual Status DeleteAppTrouble(const std::string& app_id) = 0;
+  // Every app's.
+  virtual Result<std::vector<AppTroubleRecord>> ListAppTroubles() = 0;
 };
 
 }  // namespace adapt::store

@@ -42,6 +42,8 @@ AppReleaseRecord Release(const AppRecord& app) {
   r.env = {{"TOKEN", "app-secret-value"}};
   r.readiness_path = "/healthz";
   r.readiness_timeout_seconds = 30;
+  r.readiness_period_seconds = 2;
+  r.readiness_failure_threshold = 7;
   r.secrets = {"API_TOKEN", "DB_URL"};
   r.created_at = 1000;
   return r;
@@ -54,6 +56,9 @@ TEST_P(StoreTest, AppsReleasesAndReplicasRoundTripAndStayInTheirOrganization) {
   AppReplicaRecord rep{"sbx_one", a.id, org_.id, a.release_id, "starting", 1001};
   ASSERT_TRUE(store_->PutAppReplica(rep).ok());
   rep.state = "ready";
+  ASSERT_TRUE(store_->PutAppReplica(rep).ok());
+  rep.check_failures = 2;
+  rep.check_failure = "GET /healthz on port 8000 answered 503";
   ASSERT_TRUE(store_->PutAppReplica(rep).ok());
   Reopen();
   auto got = store_->GetApp(org_.id, a.id);
@@ -70,10 +75,14 @@ TEST_P(StoreTest, AppsReleasesAndReplicasRoundTripAndStayInTheirOrganization) {
   EXPECT_EQ(release->port, 8000);
   EXPECT_EQ(release->readiness_path, "/healthz");
   EXPECT_EQ(release->readiness_timeout_seconds, 30);
+  EXPECT_EQ(release->readiness_period_seconds, 2);
+  EXPECT_EQ(release->readiness_failure_threshold, 7);
   EXPECT_EQ(release->secrets, (std::vector<std::string>{"API_TOKEN", "DB_URL"}));
   auto replicas = store_->ListAppReplicas(a.id);
   ASSERT_EQ(replicas->size(), 1u);
   EXPECT_EQ((*replicas)[0].state, "ready");
+  EXPECT_EQ((*replicas)[0].check_failures, 2);
+  EXPECT_EQ((*replicas)[0].check_failure, "GET /healthz on port 8000 answered 503");
   auto blobs = store_->ListReferencedBlobs();
   EXPECT_NE(std::find(blobs->begin(), blobs->end(), "blob-" + a.id), blobs->end());
 
@@ -84,6 +93,51 @@ TEST_P(StoreTest, AppsReleasesAndReplicasRoundTripAndStayInTheirOrganization) {
   EXPECT_EQ(*deleted, std::vector<std::string>{"blob-" + a.id});
   EXPECT_TRUE(store_->ListAppReplicas(a.id)->empty());
   EXPECT_TRUE(store_->ListAppReleases(a.id)->empty());
+}
+
+TEST_P(StoreTest, AReleaseWithoutReadinessSettingsHasTheDefaultPeriodAndThreshold) {
+  AppRecord a = App(org_.id, "web-def.example");
+  ASSERT_TRUE(store_->PutApp(a).ok());
+  AppReleaseRecord r = Release(a);
+  r.readiness_period_seconds = AppReleaseRecord{}.readiness_period_seconds;
+  r.readiness_failure_threshold = AppReleaseRecord{}.readiness_failure_threshold;
+  ASSERT_TRUE(store_->PutAppRelease(r).ok());
+  Reopen();
+  auto got = store_->GetAppRelease(a.id, r.id);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->readiness_period_seconds, 5);
+  EXPECT_EQ(got->readiness_failure_threshold, 3);
+}
+
+TEST_P(StoreTest, AnAppsTroubleIsReplacedSurvivesAReopenAndGoesWithTheApp) {
+  AppRecord a = App(org_.id, "web-trouble.example");
+  ASSERT_TRUE(store_->PutApp(a).ok());
+  AppTroubleRecord t{a.id,      org_.id,     1, 5000, "replica sbx_one ended with exit code 7",
+                     "sbx_one", a.release_id};
+  ASSERT_TRUE(store_->PutAppTrouble(t).ok());
+  t.failures = 2;
+  t.retry_at = 9000;
+  t.why = "replica sbx_two ended with exit code 9";
+  t.replica_sandbox_id = "sbx_two";
+  ASSERT_TRUE(store_->PutAppTrouble(t).ok());
+  Reopen();
+  auto troubles = store_->ListAppTroubles();
+  ASSERT_TRUE(troubles.ok()) << troubles.status().message();
+  ASSERT_EQ(troubles->size(), 1u);
+  const AppTroubleRecord& got = troubles->front();
+  EXPECT_EQ(got.app_id, a.id);
+  EXPECT_EQ(got.org_id, org_.id);
+  EXPECT_EQ(got.failures, 2);
+  EXPECT_EQ(got.retry_at, 9000);
+  EXPECT_EQ(got.why, "replica sbx_two ended with exit code 9");
+  EXPECT_EQ(got.replica_sandbox_id, "sbx_two");
+  EXPECT_EQ(got.replica_release_id, a.release_id);
+  ASSERT_TRUE(store_->DeleteAppTrouble(a.id).ok());
+  EXPECT_TRUE(store_->ListAppTroubles()->empty());
+  ASSERT_TRUE(store_->DeleteAppTrouble(a.id).ok());  // nothing to delete: no error
+  ASSERT_TRUE(store_->PutAppTrouble(t).ok());
+  ASSERT_TRUE(store_->DeleteApp(org_.id, a.id).ok());
+  EXPECT_TRUE(store_->ListAppTroubles()->empty());
 }
 
 TEST_P(StoreTest, AppEventsJoinTheOrganizationsStreamButNoSandboxesOwn) {

@@ -221,6 +221,9 @@ class MemoryStore : public Store {
   Status PutAppReplica(const AppReplicaRecord& replica) override;
   Status DeleteAppReplica(const std::string& sandbox_id) override;
   Result<std::vector<AppReplicaRecord>> ListAppReplicas(const std::string& app_id) override;
+  Status PutAppTrouble(const AppTroubleRecord& trouble) override;
+  Status DeleteAppTrouble(const std::string& app_id) override;
+  Result<std::vector<AppTroubleRecord>> ListAppTroubles() override;
 
   Status CreateAutomation(const AutomationRecord& a, int max_per_org) override;
   Result<AutomationRecord> GetAutomation(const std::string& org_id, const std::string& id) override;
@@ -289,6 +292,7 @@ class MemoryStore : public Store {
   std::vector<AppRecord> apps_;                 // insertion order
   std::vector<AppReleaseRecord> app_releases_;  // insertion order
   std::vector<AppReplicaRecord> app_replicas_;  // insertion order
+  std::vector<AppTroubleRecord> app_troubles_;
   std::vector<PoolMemberRecord> pool_;
   std::map<std::pair<std::string, std::string>, SecretRecord> secrets_;  // (org, name)
   std::map<std::string, DatabaseRecord> databases_;                      // by org

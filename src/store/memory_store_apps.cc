@@ -56,6 +56,7 @@ Result<std::vector<std::string>> MemoryStore::DeleteApp(const std::string& org_i
     if (r.app_id == id) blobs.push_back(r.blob);
   std::erase_if(app_releases_, [&](const AppReleaseRecord& r) { return r.app_id == id; });
   std::erase_if(app_replicas_, [&](const AppReplicaRecord& r) { return r.app_id == id; });
+  std::erase_if(app_troubles_, [&](const AppTroubleRecord& t) { return t.app_id == id; });
   return blobs;
 }
 
@@ -89,6 +90,8 @@ Status MemoryStore::PutAppReplica(const AppReplicaRecord& replica) {
     if (r.sandbox_id != replica.sandbox_id) continue;
     r.release_id = replica.release_id;
     r.state = replica.state;
+    r.check_failures = replica.check_failures;
+    r.check_failure = replica.check_failure;
     return Status::Ok();
   }
   app_replicas_.push_back(replica);
@@ -108,6 +111,28 @@ Result<std::vector<AppReplicaRecord>> MemoryStore::ListAppReplicas(const std::st
   for (const auto& r : app_replicas_)
     if (app_id.empty() || r.app_id == app_id) out.push_back(r);
   return out;
+}
+
+Status MemoryStore::PutAppTrouble(const AppTroubleRecord& trouble) {
+  std::lock_guard lock(mu_);
+  for (auto& t : app_troubles_) {
+    if (t.app_id != trouble.app_id) continue;
+    t = trouble;
+    return Status::Ok();
+  }
+  app_troubles_.push_back(trouble);
+  return Status::Ok();
+}
+
+Status MemoryStore::DeleteAppTrouble(const std::string& app_id) {
+  std::lock_guard lock(mu_);
+  std::erase_if(app_troubles_, [&](const AppTroubleRecord& t) { return t.app_id == app_id; });
+  return Status::Ok();
+}
+
+Result<std::vector<AppTroubleRecord>> MemoryStore::ListAppTroubles() {
+  std::lock_guard lock(mu_);
+  return app_troubles_;
 }
 
 }  // namespace adapt::store

@@ -471,6 +471,21 @@ ALTER TABLE events ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE events ADD COLUMN exit_code INTEGER;
 ALTER TABLE events ADD COLUMN run_sandbox_id TEXT NOT NULL DEFAULT '';
 )sql"},
+      {29, R"sql(
+ALTER TABLE app_releases ADD COLUMN readiness_period_seconds INTEGER NOT NULL DEFAULT 5;
+ALTER TABLE app_releases ADD COLUMN readiness_failure_threshold INTEGER NOT NULL DEFAULT 3;
+ALTER TABLE app_replicas ADD COLUMN check_failures INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE app_replicas ADD COLUMN check_failure TEXT NOT NULL DEFAULT '';
+CREATE TABLE app_troubles (
+  app_id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  failures INTEGER NOT NULL,
+  retry_at INTEGER NOT NULL,
+  why TEXT NOT NULL,
+  replica_sandbox_id TEXT NOT NULL,
+  replica_release_id TEXT NOT NULL
+);
+)sql"},
   };
   return kMigrations;
 }

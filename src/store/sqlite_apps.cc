@@ -11,8 +11,11 @@ constexpr const char* kAppColumns =
 constexpr const char* kReleaseColumns =
     "id, app_id, org_id, blob, sha256, size, source_path, build_command, build_path, "
     "build_exit_code, build_output, start_command, port, env, created_at, readiness_path, "
-    "readiness_timeout_seconds, secrets";
-constexpr const char* kReplicaColumns = "sandbox_id, app_id, org_id, release_id, state, created_at";
+    "readiness_timeout_seconds, secrets, readiness_period_seconds, readiness_failure_threshold";
+constexpr const char* kReplicaColumns =
+    "sandbox_id, app_id, org_id, release_id, state, created_at, check_failures, check_failure";
+constexpr const char* kTroubleColumns =
+    "app_id, org_id, failures, retry_at, why, replica_sandbox_id, replica_release_id";
 
 AppRecord ReadApp(SQLite::Statement& q) {
   AppRecord a;
@@ -36,7 +39,21 @@ AppReplicaRecord ReadReplica(SQLite::Statement& q) {
   r.release_id = q.getColumn(3).getString();
   r.state = q.getColumn(4).getString();
   r.created_at = q.getColumn(5).getInt64();
+  r.check_failures = q.getColumn(6).getInt();
+  r.check_failure = q.getColumn(7).getString();
   return r;
+}
+
+AppTroubleRecord ReadTrouble(SQLite::Statement& q) {
+  AppTroubleRecord t;
+  t.app_id = q.getColumn(0).getString();
+  t.org_id = q.getColumn(1).getString();
+  t.failures = q.getColumn(2).getInt();
+  t.retry_at = q.getColumn(3).getInt64();
+  t.why = q.getColumn(4).getString();
+  t.replica_sandbox_id = q.getColumn(5).getString();
+  t.replica_release_id = q.getColumn(6).getString();
+  return t;
 }
 
 }  // namespace
@@ -70,6 +87,8 @@ AppReleaseRecord SqliteStore::ReadAppRelease(SQLite::Statement& q) {
     r.secrets.push_back(secrets.substr(at, comma - at));
     at = comma + 1;
   }
+  r.readiness_period_seconds = q.getColumn(18).getInt();
+  r.readiness_failure_threshold = q.getColumn(19).getInt();
   return r;
 }
 
@@ -153,6 +172,9 @@ Result<std::vector<std::string>> SqliteStore::DeleteApp(const std::string& org_i
         SQLite::Statement p(db_, "DELETE FROM app_replicas WHERE app_id = ?");
         p.bind(1, id);
         p.exec();
+        SQLite::Statement t(db_, "DELETE FROM app_troubles WHERE app_id = ?");
+        t.bind(1, id);
+        t.exec();
         tx.commit();
         return blobs;
       });
@@ -162,7 +184,7 @@ Status SqliteStore::PutAppRelease(const AppReleaseRecord& r) {
   return Guard("saving app release", [&]() -> Status {
     ASSIGN_OR_RETURN(std::string env, EncodeEnvColumn(sealer_, r.org_id, r.id, r.env));
     SQLite::Statement q(db_, std::string("INSERT INTO app_releases(") + kReleaseColumns +
-                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     q.bind(1, r.id);
     q.bind(2, r.app_id);
     q.bind(3, r.org_id);
@@ -187,6 +209,8 @@ Status SqliteStore::PutAppRelease(const AppReleaseRecord& r) {
     std::string secrets;
     for (const auto& name : r.secrets) secrets += (secrets.empty() ? "" : ",") + name;
     q.bind(18, secrets);
+    q.bind(19, r.readiness_period_seconds);
+    q.bind(20, r.readiness_failure_threshold);
     q.exec();
     return Status::Ok();
   });
@@ -219,14 +243,18 @@ Result<std::vector<AppReleaseRecord>> SqliteStore::ListAppReleases(const std::st
 Status SqliteStore::PutAppReplica(const AppReplicaRecord& r) {
   return Guard("saving app replica", [&]() -> Status {
     SQLite::Statement q(db_, std::string("INSERT INTO app_replicas(") + kReplicaColumns +
-                                 ") VALUES (?,?,?,?,?,?) ON CONFLICT(sandbox_id) DO UPDATE SET "
-                                 "release_id = excluded.release_id, state = excluded.state");
+                                 ") VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(sandbox_id) DO UPDATE SET "
+                                 "release_id = excluded.release_id, state = excluded.state, "
+                                 "check_failures = excluded.check_failures, "
+                                 "check_failure = excluded.check_failure");
     q.bind(1, r.sandbox_id);
     q.bind(2, r.app_id);
     q.bind(3, r.org_id);
     q.bind(4, r.release_id);
     q.bind(5, r.state);
     q.bind(6, r.created_at);
+    q.bind(7, r.check_failures);
+    q.bind(8, r.check_failure);
     q.exec();
     return Status::Ok();
   });
@@ -250,6 +278,41 @@ Result<std::vector<AppReplicaRecord>> SqliteStore::ListAppReplicas(const std::st
         q.bind(2, app_id);
         std::vector<AppReplicaRecord> out;
         while (q.executeStep()) out.push_back(ReadReplica(q));
+        return out;
+      });
+}
+
+Status SqliteStore::PutAppTrouble(const AppTroubleRecord& t) {
+  return Guard("saving app trouble", [&]() -> Status {
+    SQLite::Statement q(db_, std::string("INSERT OR REPLACE INTO app_troubles(") + kTroubleColumns +
+                                 ") VALUES (?,?,?,?,?,?,?)");
+    q.bind(1, t.app_id);
+    q.bind(2, t.org_id);
+    q.bind(3, t.failures);
+    q.bind(4, t.retry_at);
+    q.bind(5, t.why);
+    q.bind(6, t.replica_sandbox_id);
+    q.bind(7, t.replica_release_id);
+    q.exec();
+    return Status::Ok();
+  });
+}
+
+Status SqliteStore::DeleteAppTrouble(const std::string& app_id) {
+  return Guard("deleting app trouble", [&]() -> Status {
+    SQLite::Statement q(db_, "DELETE FROM app_troubles WHERE app_id = ?");
+    q.bind(1, app_id);
+    q.exec();
+    return Status::Ok();
+  });
+}
+
+Result<std::vector<AppTroubleRecord>> SqliteStore::ListAppTroubles() {
+  return Guard<Result<std::vector<AppTroubleRecord>>>(
+      "listing app troubles", [&]() -> Result<std::vector<AppTroubleRecord>> {
+        SQLite::Statement q(db_, std::string("SELECT ") + kTroubleColumns + " FROM app_troubles");
+        std::vector<AppTroubleRecord> out;
+        while (q.executeStep()) out.push_back(ReadTrouble(q));
         return out;
       });
 }

@@ -200,6 +200,9 @@ class SqliteStore : public Store {
   Status PutAppReplica(const AppReplicaRecord& replica) override;
   Status DeleteAppReplica(const std::string& sandbox_id) override;
   Result<std::vector<AppReplicaRecord>> ListAppReplicas(const std::string& app_id) override;
+  Status PutAppTrouble(const AppTroubleRecord& trouble) override;
+  Status DeleteAppTrouble(const std::string& app_id) override;
+  Result<std::vector<AppTroubleRecord>> ListAppTroubles() override;
 
   Status CreateAutomation(const AutomationRecord& a, int max_per_org) override;
   Result<AutomationRecord> GetAutomation(const std::string& org_id, const std::string& id) override;

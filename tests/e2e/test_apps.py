@@ -195,7 +195,9 @@ def test_the_mcp_tools_through_the_sdk_client(d, client):
                                      "build_command": "echo mcp-built > built.txt",
                                      "start_command": START, "port": 8000,
                                      "readiness_path": "/built.txt",
-                                     "readiness_timeout_seconds": 60}],
+                                     "readiness_timeout_seconds": 60,
+                                     "readiness_period_seconds": 2,
+                                     "readiness_failure_threshold": 4}],
              ["list_public_apps", {}],
              ["deploy_sandbox_app", {"sandbox_id": sid, "name": "mcpweb", "start_command": START,
                                      "port": 8000, "replicas": 11}]]
@@ -210,6 +212,8 @@ def test_the_mcp_tools_through_the_sdk_client(d, client):
     release = client.api("GET", "/v1/apps/" + app["app_id"])[1]["release"]
     assert release["readinessPath"] == "/built.txt", release
     assert release["readinessTimeoutSeconds"] == 60, release
+    assert release["readinessPeriodSeconds"] == 2, release
+    assert release["readinessFailureThreshold"] == 4, release
     assert not listed["isError"] and listed["schemaValid"], listed
     kinds = [(a["app_id"], a["kind"]) for a in listed["structuredContent"]["apps"]]
     assert (app["app_id"], "production") in kinds, kinds

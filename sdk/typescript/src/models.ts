@@ -253,6 +253,8 @@ export interface AppRelease {
   port: number;
   readinessPath: string | null;
   readinessTimeoutSeconds: number;
+  readinessPeriodSeconds: number;
+  readinessFailureThreshold: number;
   secrets: string[];
   createdAt: string;
 }

@@ -162,6 +162,10 @@ export interface DeployAppOptions {
   /** A GET of it must answer 2xx or 3xx for a replica to be ready; unset, a TCP connect. */
   readinessPath?: string;
   readinessTimeoutSeconds?: number;
+  /** How often a ready replica's check runs again (1-300 s, default 5). */
+  readinessPeriodSeconds?: number;
+  /** Failed checks in a row that take a ready replica's traffic until one passes (1-10, default 3). */
+  readinessFailureThreshold?: number;
   /** Organization secrets by name; each replica sees each as the variable of its name. */
   secrets?: string[];
   /** How long the server waits before answering with the deploy's operation (0-600, default 60). */

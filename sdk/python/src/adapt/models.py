@@ -291,6 +291,8 @@ class AppRelease:
     port: int
     readiness_path: Optional[str]
     readiness_timeout_seconds: int
+    readiness_period_seconds: int
+    readiness_failure_threshold: int
     secrets: List[str]
     created_at: str
 

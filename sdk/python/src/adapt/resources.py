@@ -262,16 +262,22 @@ class Apps:
                build_path: Optional[str] = None, replicas: Optional[int] = None,
                env: Optional[Dict[str, str]] = None, readiness_path: Optional[str] = None,
                readiness_timeout_seconds: Optional[int] = None,
+               readiness_period_seconds: Optional[int] = None,
+               readiness_failure_threshold: Optional[int] = None,
                secrets: Optional[List[str]] = None, timeout: float = 3600) -> App:
         """Builds (optionally), packages and starts the app; answers once a replica is ready
         (readiness_path answers 2xx or 3xx, or without it the port accepts connections). A
-        deploy that outlasts the server's wait is an operation: this polls it (up to `timeout`
-        seconds) and raises the deploy's error when it failed."""
+        ready replica's check runs again every readiness_period_seconds (1-300, default 5);
+        readiness_failure_threshold (1-10, default 3) failures in a row take its traffic until
+        one passes. A deploy that outlasts the server's wait is an operation: this polls it (up
+        to `timeout` seconds) and raises the deploy's error when it failed."""
         body: Dict[str, Any] = {"sandboxId": sandbox_id, "startCommand": start_command, "port": port}
         for key, value in (("name", name), ("sourcePath", source_path), ("buildCommand", build_command),
                            ("buildPath", build_path), ("replicas", replicas), ("env", env),
                            ("readinessPath", readiness_path),
                            ("readinessTimeoutSeconds", readiness_timeout_seconds),
+                           ("readinessPeriodSeconds", readiness_period_seconds),
+                           ("readinessFailureThreshold", readiness_failure_threshold),
                            ("secrets", secrets)):
             if value is not None:
                 body[key] = value

@@ -1,0 +1,249 @@
+// AppService's supervision of replicas over a MemoryStore and a FakeRuntime: a replica that
+// ended is counted and its trouble (failures in a row, the backoff's end, why) is written to
+// the store, so a new AppService over that store (adaptd restarted) goes on from it: the count
+// continues, the backoff still holds replicas back, and the app's status still says why; a
+// ready replica's checks follow its release's readiness period and threshold, and their count
+// is kept on the replica's record; readiness settings out of bounds are refused.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "core/app_service.h"
+#include "core/command_service.h"
+#include "core/file_service.h"
+#include "core/sandbox_service_fixture.h"
+#include "net/network_manager.h"
+#include "storage/object_store.h"
+
+namespace adapt::core {
+namespace {
+
+using namespace std::chrono_literals;
+
+class AppSupervisionTest : public testing_support::SandboxServiceFixture {
+ protected:
+  void SetUp() override {
+    SandboxServiceFixture::SetUp();
+    commands_ = std::make_unique<CommandService>(store_, runtime_, *images_);
+    files_ = std::make_unique<FileService>(store_, runtime_);
+    objects_ = std::make_unique<storage::ObjectStore>(store_, dir_ + "/objects");
+    network_ = std::make_unique<net::NetworkManager>(store_, net::NetworkOptions{});
+    NewService();
+    app_.id = NewId("app");
+    app_.org_id = org_;
+    app_.name = "web";
+    app_.hostname = "web-abc.adapt.localhost";
+    // A replica can be started from it (once no backoff holds it back).
+    store::SandboxRecord source = NewSandbox("running");
+    Insert(source);
+    app_.source_sandbox_id = source.id;
+    app_.replicas = 1;
+    app_.created_at = app_.updated_at = NowMillis();
+    app_.release_id = Release(5, 3);
+    ASSERT_TRUE(store_.PutApp(app_).ok());
+  }
+  void TearDown() override {
+    apps_.reset();
+    SandboxServiceFixture::TearDown();
+  }
+
+  // A new AppService over the same store: what adaptd has after a restart.
+  void NewService() {
+    apps_.reset();
+    apps_ = std::make_unique<AppService>(store_, *service_, *commands_, *files_, *objects_,
+                                         *network_, AppOptions{});
+  }
+
+  std::string Release(int period, int threshold) {
+    store::AppReleaseRecord r;
+    r.id = NewId("rel");
+    r.app_id = app_.id;
+    r.org_id = org_;
+    r.start_command = "python3 -m http.server 8000";
+    r.port = 8000;
+    r.readiness_period_seconds = period;
+    r.readiness_failure_threshold = threshold;
+    r.created_at = NowMillis();
+    EXPECT_TRUE(store_.PutAppRelease(r).ok());
+    return r.id;
+  }
+
+  // A replica of the app's release whose sandbox has `status` (ended with `exit_code`).
+  std::string Replica(const std::string& status, std::optional<int> exit_code,
+                      const std::string& state) {
+    store::SandboxRecord s = NewSandbox(status);
+    s.config.labels["adapt-app"] = app_.id;
+    s.result.exit_code = exit_code;
+    Insert(s);
+    EXPECT_TRUE(
+        store_.PutAppReplica({s.id, app_.id, org_, app_.release_id, state, NowMillis()}).ok());
+    return s.id;
+  }
+
+  store::AppTroubleRecord StoredTrouble() {
+    auto troubles = store_.ListAppTroubles();
+    EXPECT_TRUE(troubles.ok());
+    EXPECT_EQ(troubles.ok() ? troubles->size() : 0, 1u);
+    return troubles.ok() && !troubles->empty() ? troubles->front() : store::AppTroubleRecord{};
+  }
+
+  App Get() {
+    auto app = apps_->Get(Caller(), app_.id);
+    EXPECT_TRUE(app.ok()) << app.status().message();
+    return app.ok() ? *app : App{};
+  }
+
+  std::optional<store::AppReplicaRecord> StoredReplica(const std::string& id) {
+    auto replicas = store_.ListAppReplicas(app_.id);
+    if (replicas.ok())
+      for (const auto& r : *replicas)
+        if (r.sandbox_id == id) return r;
+    return std::nullopt;
+  }
+
+  // The replica's record once `done` holds (a bound, not a timing).
+  store::AppReplicaRecord ReplicaWhen(
+      const std::string& id, const std::function<bool(const store::AppReplicaRecord&)>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    for (;;) {
+      auto r = StoredReplica(id);
+      if (r && done(*r)) return *r;
+      if (std::chrono::steady_clock::now() > deadline) {
+        ADD_FAILURE() << "replica " << id << " never got there";
+        return r.value_or(store::AppReplicaRecord{});
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+
+  std::unique_ptr<CommandService> commands_;
+  std::unique_ptr<FileService> files_;
+  std::unique_ptr<storage::ObjectStore> objects_;
+  std::unique_ptr<net::NetworkManager> network_;
+  std::unique_ptr<AppService> apps_;
+  store::AppRecord app_;
+};
+
+TEST_F(AppSupervisionTest, AReplicasFailureIsWrittenAndARestartGoesOnCountingFromIt) {
+  const int64_t before = NowMillis();
+  const std::string first = Replica("failed", 7, "ready");
+  apps_->Start();
+  store::AppTroubleRecord t = StoredTrouble();
+  EXPECT_EQ(t.org_id, org_);
+  EXPECT_EQ(t.failures, 1);
+  EXPECT_GT(t.retry_at, before);  // a backoff, not an immediate start
+  EXPECT_EQ(t.replica_sandbox_id, first);
+  EXPECT_EQ(t.replica_release_id, app_.release_id);
+  EXPECT_NE(t.why.find("replica " + first), std::string::npos) << t.why;
+  EXPECT_NE(t.why.find("exit code 7"), std::string::npos) << t.why;
+  EXPECT_FALSE(StoredReplica(first).has_value());
+
+  // adaptd restarts: the app's status is as it was, and the next failure is the second.
+  NewService();
+  const std::string second = Replica("failed", 9, "ready");
+  apps_->Start();
+  t = StoredTrouble();
+  EXPECT_EQ(t.failures, 2);
+  EXPECT_EQ(t.replica_sandbox_id, second);
+  App app = Get();
+  EXPECT_EQ(app.restarts, 2);
+  EXPECT_EQ(app.status, "failing");
+  EXPECT_NE(app.status_message.find("exit code 9"), std::string::npos) << app.status_message;
+  EXPECT_NE(app.status_message.find("2 failed in a row"), std::string::npos) << app.status_message;
+
+  // Once the app is deleted, nothing of its trouble stays.
+  ASSERT_TRUE(apps_->Delete(Caller(), app_.id).ok());
+  auto troubles = store_.ListAppTroubles();
+  ASSERT_TRUE(troubles.ok());
+  EXPECT_TRUE(troubles->empty());
+}
+
+TEST_F(AppSupervisionTest, TheBackoffTheStoreKeptHoldsReplicasBackAfterARestart) {
+  ASSERT_TRUE(
+      store_
+          .PutAppTrouble({app_.id, org_, 4, NowMillis() + 60'000,
+                          "replica sbx_gone ended with exit code 7", "sbx_gone", app_.release_id})
+          .ok());
+  apps_->Start();
+  auto replicas = store_.ListAppReplicas(app_.id);
+  ASSERT_TRUE(replicas.ok());
+  EXPECT_TRUE(replicas->empty()) << "a replica started before the backoff's end";
+  App app = Get();
+  EXPECT_EQ(app.restarts, 4);
+  EXPECT_EQ(app.status, "failing");
+  EXPECT_NE(app.status_message.find("replica sbx_gone ended with exit code 7"), std::string::npos)
+      << app.status_message;
+  EXPECT_NE(app.status_message.find("4 failed in a row, the next starts in"), std::string::npos)
+      << app.status_message;
+  // A scale starts its replicas at once, backoff or not: the source gives one.
+  ASSERT_TRUE(apps_->Scale(Caller(), app_.id, 1).ok());
+  replicas = store_.ListAppReplicas(app_.id);
+  ASSERT_TRUE(replicas.ok());
+  EXPECT_EQ(replicas->size(), 1u);
+}
+
+TEST_F(AppSupervisionTest, ReadyReplicasChecksFollowTheReleasesThresholdAndTheirCountIsKept) {
+  // Checked every second; 2 failures in a row take its traffic. The fake network gives the
+  // replica no address, so each check fails.
+  app_.release_id = Release(1, 2);
+  ASSERT_TRUE(store_.PutApp(app_).ok());
+  const std::string id = Replica("running", std::nullopt, "ready");
+  apps_->Start();
+  store::AppReplicaRecord r = ReplicaWhen(id, [](const auto& r) { return r.state == "unready"; });
+  EXPECT_GE(r.check_failures, 2);
+  EXPECT_EQ(r.check_failure, "its port 8000 has no network address");
+  auto events = store_.ListEvents(org_, "", 0, 100);
+  ASSERT_TRUE(events.ok());
+  int unready = 0;
+  for (const auto& e : *events) {
+    if (e.status != "replica.unready") continue;
+    ++unready;
+    EXPECT_EQ(e.replica_id, id);
+    EXPECT_NE(e.message.find("(2 checks in a row)"), std::string::npos) << e.message;
+  }
+  EXPECT_EQ(unready, 1);
+
+  // adaptd restarts: the replica is still unready, and the app still says why.
+  NewService();
+  apps_->Start();
+  App app = Get();
+  EXPECT_EQ(app.status, "failing");
+  EXPECT_NE(app.status_message.find("replica " + id + " failed its readiness check"),
+            std::string::npos)
+      << app.status_message;
+  EXPECT_NE(app.status_message.find("has no network address"), std::string::npos)
+      << app.status_message;
+  // The count goes on from the stored one.
+  const int kept = StoredReplica(id)->check_failures;
+  r = ReplicaWhen(id, [kept](const auto& r) { return r.check_failures > kept; });
+  EXPECT_EQ(r.state, "unready");
+}
+
+TEST_F(AppSupervisionTest, ReadinessSettingsOutOfBoundsAreRefusedNamingTheField) {
+  struct Case {
+    int64_t period, threshold;
+    const char* field;
+  };
+  for (const Case& c :
+       {Case{0, 3, "readiness_period_seconds"}, Case{301, 3, "readiness_period_seconds"},
+        Case{5, 0, "readiness_failure_threshold"}, Case{5, 11, "readiness_failure_threshold"}}) {
+    DeployApp req;
+    req.sandbox_id = NewId("sbx");
+    req.start_command = "python3 -m http.server 8000";
+    req.port = 8000;
+    req.readiness_period_seconds = c.period;
+    req.readiness_failure_threshold = c.threshold;
+    auto done = apps_->Deploy(Caller(), req, 0ms);
+    EXPECT_EQ(done.status().code(), Code::kInvalidArgument) << c.field;
+    EXPECT_EQ(done.status().field(), c.field);
+  }
+  auto open = store_.ListAllOpenOperations();
+  ASSERT_TRUE(open.ok());
+  EXPECT_TRUE(open->empty());
+}
+
+}  // namespace
+}  // namespace adapt::core
