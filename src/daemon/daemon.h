@@ -32,6 +32,7 @@
 #include "core/sandbox_job_attempts.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
+#include "core/event_retention.h"
 #include "core/usage_meter.h"
 #include "core/waiter.h"
 #include "core/warm_pool.h"
@@ -173,6 +174,7 @@ class Daemon {
   std::optional<net::IngressServer> ingress_;
   std::optional<core::SandboxMonitor> monitor_;
   std::optional<core::UsageMeter> meter_;
+  std::optional<core::EventRetention> event_retention_;
   std::optional<StopStateCalls> stop_state_calls_;
   std::optional<core::IdleTracker> idle_;
   std::optional<Subscription> idle_changes_;

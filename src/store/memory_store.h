@@ -61,6 +61,8 @@ class MemoryStore : public Store {
                                               int limit) override;
   Result<int64_t> LatestEventSeq() override;
   Status AppendAppEvent(const EventRecord& e) override;
+  Result<int64_t> PruneEvents(int64_t before, int max_rows) override;
+  Result<int64_t> PrunedEventSeq() override;
   void SetRunEventListener(RunEventListener listener) override;
 
   Status PutCommand(const CommandRecord& c) override;
@@ -275,6 +277,7 @@ class MemoryStore : public Store {
   std::vector<SandboxRecord> sandboxes_;                                         // by seq
   std::map<std::pair<std::string, std::string>, IdempotencyEntry> idempotency_;  // (org, key)
   std::vector<EventRecord> events_;                                              // by seq
+  int64_t pruned_event_seq_ = 0;  // the largest seq PruneEvents deleted
   std::vector<CommandRecord> commands_;                                          // by seq
   std::map<std::string, NetworkRecord> networks_;                                // by sandbox
   std::vector<EndpointRecord> endpoints_;

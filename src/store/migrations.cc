@@ -471,6 +471,12 @@ ALTER TABLE events ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE events ADD COLUMN exit_code INTEGER;
 ALTER TABLE events ADD COLUMN run_sandbox_id TEXT NOT NULL DEFAULT '';
 )sql"},
+      {29, R"sql(
+CREATE TABLE event_retention (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  pruned_seq INTEGER NOT NULL
+);
+)sql"},
   };
   return kMigrations;
 }
