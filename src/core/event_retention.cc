@@ -49,9 +49,10 @@ void EventRetention::Loop() {
     else if (*pruned > 0)
       spdlog::info("events: {} past their retention deleted", *pruned);
     lock.lock();
-    // A retention shorter than the interval (tests) is looked at as often as it lasts.
-    auto wait = std::min<std::chrono::milliseconds>(kPassInterval,
-                                                    std::chrono::milliseconds(retention_millis_));
+    // A short retention (tests) is looked at four times in its length: an event lives at
+    // most a quarter longer than it.
+    auto wait = std::clamp<std::chrono::milliseconds>(
+        std::chrono::milliseconds(retention_millis_ / 4), std::chrono::seconds(1), kPassInterval);
     cv_.wait_for(lock, wait, [this] { return stopping_; });
   }
 }

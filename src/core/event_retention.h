@@ -1,10 +1,11 @@
 // EventRetention: forgets the events (GET /v1/events, a sandbox's event stream) older than the
-// retention (--event-retention-seconds). A pass every kPassInterval (or every retention, when shorter) deletes them oldest first
-// in batches of kBatchRows, each its own short transaction through the store's index on the
-// events' time, and at most kBatchesPerPass batches: a backlog (a first start on an old store)
-// is worked off over several passes and never holds the store for long. A sandbox's newest
-// status event stays (store/event_store.h says why). A client whose Last-Event-ID is older
-// than what was pruned gets a `reset` (api/event_resume.h).
+// retention (--event-retention-seconds). A pass every kPassInterval (a quarter of the
+// retention when that is shorter, at least 1 s) deletes them oldest first, in batches of
+// kBatchRows, each its own short transaction through the store's index on the events' time,
+// and at most kBatchesPerPass batches: a backlog (a first start on an old store) is worked off
+// over several passes and never holds the store for long. A sandbox's newest status event
+// stays (store/event_store.h says why). A client whose Last-Event-ID is older than what was
+// pruned gets a `reset` (api/event_resume.h).
 // One background thread; Stop (or the destructor) joins it.
 #pragma once
 
