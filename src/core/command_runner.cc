@@ -46,7 +46,7 @@ struct CommandRunner::Running {
   // Where SaveOutput left off: the streams' totals it wrote, and when.
   uint64_t saved_out_total = 0, saved_err_total = 0;
   std::chrono::steady_clock::time_point saved_at;
-  ActivityHold busy;      // its sandbox is in use while it runs (idle_tracker.h)
+  ActivityHold busy;  // its sandbox is in use while it runs (idle_tracker.h)
 };
 
 namespace {

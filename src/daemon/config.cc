@@ -200,9 +200,8 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* run_cancel_grace = app.add_option(
       "--run-cancel-grace-seconds", flags.run_cancel_grace_seconds,
       "seconds a cancelled run's command has between SIGTERM and SIGKILL, 1-300 [10]");
-  auto* event_retention =
-      app.add_option("--event-retention-seconds", flags.event_retention_seconds,
-                     "seconds events are kept, 1-315360000 [604800: 7 days]");
+  auto* event_retention = app.add_option("--event-retention-seconds", flags.event_retention_seconds,
+                                         "seconds events are kept, 1-315360000 [604800: 7 days]");
   auto* job_concurrency = app.add_option("--job-concurrency-per-org", flags.job_concurrency_per_org,
                                          "one-shot jobs running at once per organization [4]");
   auto* mcp_threads = app.add_option("--mcp-call-threads", flags.mcp_call_threads,

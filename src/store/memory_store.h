@@ -271,13 +271,14 @@ class MemoryStore : public Store {
   std::mutex listener_mu_;
   RunEventListener run_listener_;  // guarded by listener_mu_
   std::mutex mu_;
+  // The largest event seq PruneEvents deleted.
+  int64_t pruned_event_seq_ = 0;
   int64_t next_seq_ = 1;  // one counter for every table: only the order within one matters
   std::vector<OrgRecord> orgs_;
   std::vector<ApiKeyRecord> keys_;
   std::vector<SandboxRecord> sandboxes_;                                         // by seq
   std::map<std::pair<std::string, std::string>, IdempotencyEntry> idempotency_;  // (org, key)
   std::vector<EventRecord> events_;                                              // by seq
-  int64_t pruned_event_seq_ = 0;  // the largest seq PruneEvents deleted
   std::vector<CommandRecord> commands_;                                          // by seq
   std::map<std::string, NetworkRecord> networks_;                                // by sandbox
   std::vector<EndpointRecord> endpoints_;
