@@ -20,7 +20,8 @@ struct EventResume {
 
 // `requested`: the client's Last-Event-ID; `latest`: the store's newest sequence number;
 // `pending`: how many of the organization's events follow `requested`, counted up to
-// kEventReplayLimit + 1.
-EventResume ResumeEvents(int64_t requested, int64_t latest, int pending);
+// kEventReplayLimit + 1; `pruned`: the newest sequence number the events' retention deleted
+// (a client behind it may have missed events that are gone, so it lists again too).
+EventResume ResumeEvents(int64_t requested, int64_t latest, int pending, int64_t pruned = 0);
 
 }  // namespace adapt::api

@@ -32,5 +32,19 @@ TEST(ResumeEvents, AnIdThisStoreNeverSentResetsToNow) {
   EXPECT_NE(r.reason.find("newer than any event"), std::string::npos);
 }
 
+TEST(ResumeEvents, AnIdBehindPrunedEventsResetsToNow) {
+  EventResume r = ResumeEvents(10, 50, 3, 11);
+  EXPECT_TRUE(r.reset);
+  EXPECT_EQ(r.after, 50);
+  EXPECT_NE(r.reason.find("older than the events kept"), std::string::npos);
+}
+
+TEST(ResumeEvents, AnIdAtOrPastThePrunedOnesResumes) {
+  EXPECT_FALSE(ResumeEvents(11, 50, 3, 11).reset);
+  EventResume r = ResumeEvents(20, 50, 3, 11);
+  EXPECT_FALSE(r.reset);
+  EXPECT_EQ(r.after, 20);
+}
+
 }  // namespace
 }  // namespace adapt::api

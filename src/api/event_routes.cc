@@ -192,13 +192,15 @@ void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
                if (!latest.ok()) return ErrorResponse(latest.status());
                auto requested = LastEventId(req, *latest);
                if (!requested.ok()) return ErrorResponse(requested.status());
+               auto pruned = store.PrunedEventSeq();
+               if (!pruned.ok()) return ErrorResponse(pruned.status());
                int pending = 0;
                if (*requested < *latest) {
                  auto behind = store.ListEvents(who.org_id, "", *requested, kEventReplayLimit + 1);
                  if (!behind.ok()) return ErrorResponse(behind.status());
                  pending = static_cast<int>(behind->size());
                }
-               EventResume resume = ResumeEvents(*requested, *latest, pending);
+               EventResume resume = ResumeEvents(*requested, *latest, pending, *pruned);
                return Stream(std::make_shared<StatusEventStream>(store, bus, workers, who.org_id,
                                                                  "", resume.after, resume.reason));
              });

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <thread>
 
 #include "base/ignore_error.h"
@@ -42,7 +43,10 @@ struct CommandRunner::Running {
   runtime::AgentExit agent_exit;
   bool finished = false;  // the final record is in `record`
   std::string lost_why;   // why it is lost, when known before Finish
-  ActivityHold busy;      // its sandbox is in use while it runs (idle_tracker.h)
+  // Where SaveOutput left off: the streams' totals it wrote, and when.
+  uint64_t saved_out_total = 0, saved_err_total = 0;
+  std::chrono::steady_clock::time_point saved_at;
+  ActivityHold busy;  // its sandbox is in use while it runs (idle_tracker.h)
 };
 
 namespace {
@@ -248,6 +252,13 @@ void CommandRunner::Reattach(store::CommandRecord record, std::vector<std::strin
   auto c = Register(std::move(record), 0, std::move(secrets));
   c->via_agent = true;
   c->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(left_ms);
+  // What the previous adaptd saved comes first (already UTF-8 and redacted; both stay so).
+  // What it received in its last moments, after its last save, is not there.
+  c->out = c->record.stdout_text;
+  c->err = c->record.stderr_text;
+  c->saved_out_total = c->out_total = c->out.size();
+  c->saved_err_total = c->err_total = c->err.size();
+  c->truncated = c->record.truncated;
   std::thread([this, c, wait] { ReattachAndWatch(c, wait); }).detach();
 }
 
@@ -337,9 +348,20 @@ void CommandRunner::WatchAgent(std::shared_ptr<Running> c) {
       lock.lock();
       continue;
     }
+    // New output is saved now if the last save is old enough, else once it is.
+    bool unsaved = c->out_total != c->saved_out_total || c->err_total != c->saved_err_total;
+    auto save_at = c->saved_at + kSaveInterval;
+    if (unsaved && std::chrono::steady_clock::now() >= save_at) {
+      lock.unlock();
+      SaveOutput(*c);
+      lock.lock();
+      continue;
+    }
     // A graceful kill in its grace period wakes for its SIGKILL.
     bool graceful = !c->kill_reason.empty() && !c->kill_sent;
-    c->cv.wait_until(lock, graceful ? c->kill_at : c->deadline);
+    auto wake = graceful ? c->kill_at : c->deadline;
+    if (unsaved) wake = std::min(wake, save_at);
+    c->cv.wait_until(lock, wake);
   }
   lock.unlock();
   Finish(*c);
@@ -464,6 +486,33 @@ void CommandRunner::Finish(Running& c) {
     if (!c.via_agent) runtime_.ForgetExec(record.sandbox_id, c.process.tree_id);
   }
   Unregister(c.record.id);
+}
+
+void CommandRunner::SaveOutput(Running& c) {
+  store::CommandRecord r;
+  {
+    std::lock_guard lock(c.mu);
+    if (c.finished) return;
+    r = c.record;
+    bool truncated = c.truncated;
+    auto tail = [&](const std::string& buffer) {
+      if (buffer.size() <= kSavedBytesPerStream) return buffer;
+      truncated = true;
+      return buffer.substr(buffer.size() - kSavedBytesPerStream);
+    };
+    std::string out = tail(c.out), err = tail(c.err);
+    ApplyCommandOutput(out, err, truncated, c.secrets, r);
+    c.saved_out_total = c.out_total;
+    c.saved_err_total = c.err_total;
+    c.saved_at = std::chrono::steady_clock::now();
+  }
+  Status st = store_.PutCommand(r);
+  if (st.ok()) return;
+  spdlog::warn("command {}: saving its output so far: {}", r.id, st.message());
+  // Nothing is lost here (the output stays in memory): the next save, an interval later,
+  // tries again.
+  std::lock_guard lock(c.mu);
+  c.saved_out_total = c.saved_err_total = UINT64_MAX;
 }
 
 void CommandRunner::SandboxEnded(const std::string& sandbox_id, const std::string& why,

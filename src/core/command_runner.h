@@ -28,6 +28,11 @@ namespace adapt::core {
 class CommandRunner {
  public:
   static constexpr size_t kKeptBytesPerStream = 1024 * 1024;
+  // A command served by the agent outlives adaptd: its output so far is written to its record
+  // while it runs, the latest kSavedBytesPerStream of each stream at most once per
+  // kSaveInterval, so that a restarted adaptd that attaches it again keeps what came before.
+  static constexpr size_t kSavedBytesPerStream = 64 * 1024;
+  static constexpr std::chrono::milliseconds kSaveInterval{1000};
   struct Running;
 
   // Follows one command's output: first what was kept, then what comes.
@@ -61,7 +66,8 @@ class CommandRunner {
   // Takes over a command that a previous adaptd started through the sandbox's agent (its
   // record says running): waits up to `wait` for the agent to connect, attaches the
   // command if the agent still runs it (its output since, then its exit, are recorded as
-  // usual; its timeout counts from its start), else records it lost.
+  // usual; its timeout counts from its start), else records it lost. The output the record
+  // holds (saved while it ran) comes first.
   void Reattach(store::CommandRecord record, std::vector<std::string> secrets,
                 std::chrono::milliseconds wait);
   // The record with the output so far; nullopt when the command does not run here (any more).
@@ -93,6 +99,10 @@ class CommandRunner {
   void WatchAgent(std::shared_ptr<Running> command);
   void ReattachAndWatch(std::shared_ptr<Running> command, std::chrono::milliseconds wait);
   void Finish(Running& c);
+  // Writes an agent-served command's output so far to its record when it changed and the last
+  // write is kSaveInterval old. Called by its watcher only, which writes its final record
+  // after: a save never overwrites the end. Call without c.mu held.
+  void SaveOutput(Running& c);
   // The signal a watcher sends now (0: none): SIGKILL at a timeout or once a kill is due,
   // SIGTERM first for a graceful kill. Marks it sent. Call with c.mu held.
   static int NextSignalLocked(Running& c);

@@ -12,6 +12,8 @@
 namespace adapt::daemon {
 namespace {
 
+constexpr int64_t kMaxEventRetentionSeconds = int64_t{10} * 365 * 86400;
+
 void FromEnv(const char* name, std::string& field) {
   if (const char* v = std::getenv(name); v && *v) field = v;
 }
@@ -115,6 +117,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.database_quota_interval_seconds = value;
       else if (key == "runCancelGraceSeconds")
         c.run_cancel_grace_seconds = value;
+      else if (key == "eventRetentionSeconds")
+        c.event_retention_seconds = value;
       else
         return InvalidArgument(key, path + ": unknown setting '" + key + "'");
     }
@@ -201,6 +205,8 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* run_cancel_grace = app.add_option(
       "--run-cancel-grace-seconds", flags.run_cancel_grace_seconds,
       "seconds a cancelled run's command has between SIGTERM and SIGKILL, 1-300 [10]");
+  auto* event_retention = app.add_option("--event-retention-seconds", flags.event_retention_seconds,
+                                         "seconds events are kept, 1-315360000 [604800: 7 days]");
   auto* job_concurrency = app.add_option("--job-concurrency-per-org", flags.job_concurrency_per_org,
                                          "one-shot jobs running at once per organization [4]");
   auto* mcp_threads = app.add_option("--mcp-call-threads", flags.mcp_call_threads,
@@ -399,6 +405,10 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (c.run_cancel_grace_seconds < 1 || c.run_cancel_grace_seconds > 300)
     return InvalidArgument("runCancelGraceSeconds",
                            "runCancelGraceSeconds must be between 1 and 300");
+  if (event_retention->count()) c.event_retention_seconds = flags.event_retention_seconds;
+  if (c.event_retention_seconds < 1 || c.event_retention_seconds > kMaxEventRetentionSeconds)
+    return InvalidArgument("eventRetentionSeconds",
+                           "eventRetentionSeconds must be between 1 and 315360000 (10 years)");
   if (job_concurrency->count()) c.job_concurrency_per_org = flags.job_concurrency_per_org;
   if (c.job_concurrency_per_org < 1 || c.job_concurrency_per_org > 1000)
     return InvalidArgument("jobConcurrencyPerOrg",

@@ -125,6 +125,9 @@ struct DaemonConfig {
   // cancel_automation_run (a job's run or an automation's): seconds between the SIGTERM to the
   // command's process group and the SIGKILL if it still runs (1-300).
   int run_cancel_grace_seconds = 10;
+  // Events (GET /v1/events, a sandbox's stream) older than this are deleted by a pass every
+  // minute (core/event_retention.h), a sandbox's newest status event excepted (1 s-10 years).
+  int64_t event_retention_seconds = 7 * 86400;
   // Threads running MCP tool calls, apart from the API workers, so that tool calls that wait
   // (wait_for_sandbox, run_command) never hold those; a call beyond them answers 429.
   int mcp_call_threads = 16;

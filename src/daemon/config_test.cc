@@ -326,6 +326,21 @@ TEST_F(ConfigTest, TheRunCancelGraceHasADefaultAFlagAKeyAndARange) {
   EXPECT_FALSE(Load({"--config", WriteConfig(R"({"runCancelGraceSeconds": 0})")}).ok());
 }
 
+TEST_F(ConfigTest, TheEventRetentionHasADefaultAFlagAKeyAndARange) {
+  EXPECT_EQ(MustLoad({}).event_retention_seconds, 7 * 86400);
+  EXPECT_EQ(MustLoad({"--event-retention-seconds", "1"}).event_retention_seconds, 1);
+  EXPECT_EQ(MustLoad({"--config", WriteConfig(R"({"eventRetentionSeconds": 315360000})")})
+                .event_retention_seconds,
+            315360000);
+  for (const char* bad : {"0", "-1", "315360001", "x"})
+    EXPECT_FALSE(Load({"--event-retention-seconds", bad}).ok()) << bad;
+  auto refused = Load({"--event-retention-seconds", "0"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "eventRetentionSeconds must be between 1 and 315360000 (10 years)");
+  EXPECT_FALSE(Load({"--config", WriteConfig(R"({"eventRetentionSeconds": 0})")}).ok());
+}
+
 TEST_F(ConfigTest, TheDatabaseAdminUrlComesFromAFlagTheEnvOrAKeyAndABadOneStopsTheStart) {
   EXPECT_EQ(MustLoad({}).database_admin_url, "");
   const std::string url = "postgres://admin:pw@127.0.0.1:5999/postgres";

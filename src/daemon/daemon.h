@@ -22,6 +22,7 @@
 #include "core/database_access.h"
 #include "core/database_service.h"
 #include "core/environments.h"
+#include "core/event_retention.h"
 #include "core/idle_tracker.h"
 #include "core/image_policy.h"
 #include "core/job_service.h"
@@ -173,6 +174,7 @@ class Daemon {
   std::optional<net::IngressServer> ingress_;
   std::optional<core::SandboxMonitor> monitor_;
   std::optional<core::UsageMeter> meter_;
+  std::optional<core::EventRetention> event_retention_;
   std::optional<StopStateCalls> stop_state_calls_;
   std::optional<core::IdleTracker> idle_;
   std::optional<Subscription> idle_changes_;

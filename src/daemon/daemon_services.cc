@@ -215,6 +215,9 @@ void Daemon::StartMonitor() {
     WarnIfError(meter->ChargeDeletedVolume(v, at), "charging storage " + v.id + " to its deletion");
   });
   meter_->Start();
+  // Events past their retention go, at most 10,000 a pass (a minute apart by default).
+  event_retention_.emplace(*store_, config_.event_retention_seconds);
+  event_retention_->Start();
   databases_->set_object_store(&*object_store_);
   databases_->StartQuotaChecks(std::chrono::seconds(config_.database_quota_interval_seconds));
   runtime_->SetStateListener([monitor = &*monitor_](const std::string& id) { monitor->Wake(id); });

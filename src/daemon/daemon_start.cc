@@ -47,6 +47,7 @@ void Daemon::ServeUntilStopSignal() {
   monitor_->Stop();
   idle_->Stop();
   meter_->Stop();
+  event_retention_->Stop();
   warm_pool_->Shutdown();
   ingress_->Stop();
   storage_server_->Stop();

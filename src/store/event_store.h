@@ -25,6 +25,14 @@ class EventStore {
                                                       int64_t after_seq, int limit) = 0;
   // The newest event's sequence number (0 when none): where a live stream starts.
   virtual Result<int64_t> LatestEventSeq() = 0;
+  // Retention (core/event_retention.h): deletes up to `max_rows` of the events older than
+  // `before` (milliseconds), oldest first, in one transaction, and returns how many went. A
+  // sandbox's newest status event stays, unless it says `deleted`: usage metering and the
+  // sandbox's own stream read its state from it.
+  virtual Result<int64_t> PruneEvents(int64_t before, int max_rows) = 0;
+  // The largest sequence number PruneEvents ever deleted (0: none): a Last-Event-ID below it
+  // may have missed events that are gone.
+  virtual Result<int64_t> PrunedEventSeq() = 0;
   // Appends a deployed app's event (`e.app_id` set, `e.sandbox_id` empty); seq is assigned.
   virtual Status AppendAppEvent(const EventRecord& e) = 0;
   // Called with a run's id after a transaction that changed its status (and wrote its event)

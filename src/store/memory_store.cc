@@ -299,7 +299,7 @@ void MemoryStore::AnnounceRunEvent(const std::string& run_id) {
 
 Result<int64_t> MemoryStore::LatestEventSeq() {
   std::lock_guard lock(mu_);
-  return events_.empty() ? int64_t{0} : events_.back().seq;
+  return std::max(events_.empty() ? int64_t{0} : events_.back().seq, pruned_event_seq_);
 }
 
 Status MemoryStore::PutCommand(const CommandRecord& c) {

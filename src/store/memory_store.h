@@ -61,6 +61,8 @@ class MemoryStore : public Store {
                                               int limit) override;
   Result<int64_t> LatestEventSeq() override;
   Status AppendAppEvent(const EventRecord& e) override;
+  Result<int64_t> PruneEvents(int64_t before, int max_rows) override;
+  Result<int64_t> PrunedEventSeq() override;
   void SetRunEventListener(RunEventListener listener) override;
 
   Status PutCommand(const CommandRecord& c) override;
@@ -272,6 +274,8 @@ class MemoryStore : public Store {
   std::mutex listener_mu_;
   RunEventListener run_listener_;  // guarded by listener_mu_
   std::mutex mu_;
+  // The largest event seq PruneEvents deleted.
+  int64_t pruned_event_seq_ = 0;
   int64_t next_seq_ = 1;  // one counter for every table: only the order within one matters
   std::vector<OrgRecord> orgs_;
   std::vector<ApiKeyRecord> keys_;

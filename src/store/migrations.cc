@@ -486,6 +486,12 @@ CREATE TABLE app_troubles (
   replica_release_id TEXT NOT NULL
 );
 )sql"},
+      {30, R"sql(
+CREATE TABLE event_retention (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  pruned_seq INTEGER NOT NULL
+);
+)sql"},
   };
   return kMigrations;
 }

@@ -522,7 +522,11 @@ void SqliteStore::AnnounceRunEvent(const std::string& run_id) {
 
 Result<int64_t> SqliteStore::LatestEventSeq() {
   return Guard<Result<int64_t>>("reading events", [&]() -> Result<int64_t> {
-    SQLite::Statement q(db_, "SELECT COALESCE(MAX(seq), 0) FROM events");
+    // Past the pruned ones too: a stream that resumes after everything went is not told
+    // that its id is newer than any this server sent.
+    SQLite::Statement q(db_,
+                        "SELECT MAX(COALESCE((SELECT MAX(seq) FROM events), 0), "
+                        "COALESCE((SELECT MAX(pruned_seq) FROM event_retention), 0))");
     q.executeStep();
     return q.getColumn(0).getInt64();
   });

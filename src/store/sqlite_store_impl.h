@@ -58,6 +58,8 @@ class SqliteStore : public Store {
                                               int limit) override;
   Result<int64_t> LatestEventSeq() override;
   Status AppendAppEvent(const EventRecord& e) override;
+  Result<int64_t> PruneEvents(int64_t before, int max_rows) override;
+  Result<int64_t> PrunedEventSeq() override;
   void SetRunEventListener(RunEventListener listener) override;
   Status PutCommand(const CommandRecord& c) override;
   Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,

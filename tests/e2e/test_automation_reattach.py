@@ -3,9 +3,11 @@ re-attaches the runs whose command the sandbox's agent still runs and records th
 happened (exit code, output, status; a job's sandbox deleted after, a hibernated target the
 schedule started stopped again); a run whose sandbox died while adaptd was down ends
 infrastructure_failed; a re-attached run can be cancelled (SIGTERM, then SIGKILL after
---run-cancel-grace-seconds)."""
+--run-cancel-grace-seconds); a re-attached run keeps the output adaptd had saved before the kill."""
 
+import json
 import os
+import sqlite3
 import subprocess
 
 import pytest
@@ -13,7 +15,7 @@ import yaml
 
 import harness
 from conftest import close_daemon
-from harness import REPO
+from harness import REPO, run_command
 from test_openapi import assert_matches, schema
 from test_automations import wait_until
 from test_recovery import wait_for_recorded_end
@@ -148,6 +150,48 @@ def test_a_run_whose_sandbox_died_while_adaptd_was_down_fails_and_a_reattached_r
     assert ended["status"] == "cancelled" and ended["exitCode"] is None, ended
     status, cmd = org.api("GET", "/v1/sandboxes/%s/commands/%s" % (target, ended["commandId"]))
     assert status == 200 and cmd["status"] == "killed" and cmd["signal"] == 9, cmd
+
+
+def saved_output(d, command_id):
+    """The stdout adaptd saved to the command's record so far (read from its store)."""
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(d.state_dir, "adapt.db"), uri=True)
+    try:
+        row = db.execute("SELECT data FROM commands WHERE id = ?", (command_id,)).fetchone()
+    finally:
+        db.close()
+    return json.loads(row[0]).get("stdout", "") if row else ""
+
+
+def test_a_reattached_run_keeps_the_output_adaptd_had_received_before_it_was_killed(
+        reattach_daemon):
+    d = reattach_daemon
+    org = d.new_org()
+    target = running_sandbox(org)
+    # Each command prints a line, waits for a file the test makes after the restart, then
+    # prints another.
+    command = "echo before; while [ ! -e /tmp/go ]; do sleep 0.2; done; echo after"
+    _, run = automation_run(org, {"sandboxId": target, "command": command})
+    status, job = org.api("POST", "/v1/jobs", {"command": command, "maxAttempts": 1})
+    assert status == 201, job
+    runs = [wait_running(org, run["id"]),
+            wait_until("the job's run", lambda: job_run_running(org, job["id"]))]
+    # adaptd writes a running command's output to its record as it comes (once a second at
+    # most): the first line is there before the kill.
+    for r in runs:
+        wait_until("the first line saved", lambda: saved_output(d, r["commandId"]) == "before\n")
+        assert get_run(org, r["id"])["status"] == "running", "ended before adaptd was killed"
+
+    restart(d)
+
+    for r in runs:
+        run_command(org, r["sandboxId"], argv=["touch", "/tmp/go"], waitSeconds=30)
+    for r in runs:
+        ended = wait_ended(org, r["id"])
+        assert ended["status"] == "succeeded" and ended["exitCode"] == 0, ended
+        assert ended["stdout"] == "before\nafter\n", ended
+        status, cmd = org.api("GET", "/v1/sandboxes/%s/commands/%s" % (r["sandboxId"],
+                                                                       r["commandId"]))
+        assert status == 200 and cmd["stdout"] == "before\nafter\n", cmd
 
 
 def job_run_running(client, job_id):

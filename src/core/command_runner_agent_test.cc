@@ -1,0 +1,187 @@
+// CommandRunner with commands served by a sandbox's agent (a fake one, played by the test over
+// the agent hub's socket): the output so far is written to the command's record while it runs,
+// bounded to the latest kSavedBytesPerStream of each stream, and a command attached again
+// after a restart starts from what its record holds.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <thread>
+
+#include "agent/protocol.h"
+#include "base/time.h"
+#include "core/command_runner.h"
+#include "os/files.h"
+#include "os/process.h"
+#include "os/unix_socket.h"
+#include "runtime/agent_hub.h"
+#include "runtime/fake_runtime.h"
+#include "store/memory_store.h"
+
+namespace adapt::core {
+namespace {
+
+using agent::FrameType;
+
+constexpr char kSandbox[] = "sbx_test";
+constexpr char kKey[] = "the-agent-key-0123456789";
+
+// The runtime whose sandbox's agent is the hub's session.
+class AgentRuntime : public runtime::FakeRuntime {
+ public:
+  explicit AgentRuntime(runtime::AgentHub& hub) : hub_(hub) {}
+  std::shared_ptr<runtime::AgentSession> Agent(const std::string& id) override {
+    return hub_.Session(id);
+  }
+
+ private:
+  runtime::AgentHub& hub_;
+};
+
+class CommandRunnerAgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/adapt-runner-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    ASSERT_TRUE(os::WriteFileAtomic(dir_ + "/agent.key", kKey, 0600).ok());
+    ASSERT_TRUE(hub_.Listen(kSandbox, dir_ + "/agent.sock", dir_ + "/agent.key").ok());
+  }
+  void TearDown() override {
+    runner_.reset();
+    hub_.Close(kSandbox);
+    (void)os::RemoveTree(dir_);  // best effort: teardown
+  }
+
+  // Connects as the agent, holding `held` from an earlier connection; waits for the session.
+  void Connect(const std::vector<agent::HeldProcess>& held = {}) {
+    auto fd = os::ConnectUnix(dir_ + "/agent.sock");
+    ASSERT_TRUE(fd.ok());
+    agent_ = std::move(*fd);
+    Send(FrameType::kHello, 0, agent::EncodeHello(kKey, held));
+    for (int i = 0; i < 500 && !hub_.Session(kSandbox); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_NE(hub_.Session(kSandbox), nullptr);
+  }
+  void Send(FrameType t, uint32_t channel, std::string_view payload) {
+    ASSERT_TRUE(os::WriteAll(agent_.get(), agent::EncodeFrame(t, channel, payload)).ok());
+  }
+  // The next frame adaptd sent that is not a rekey.
+  agent::Frame Read() {
+    agent::Frame f;
+    char buf[4096];
+    for (;;) {
+      while (decoder_.Pop(f) != agent::FrameDecoder::Next::kFrame) {
+        auto n = os::ReadSome(agent_.get(), buf, sizeof buf);
+        EXPECT_TRUE(n.ok() && *n > 0);
+        if (!n.ok() || *n == 0) return f;
+        decoder_.Feed(std::string_view(buf, *n));
+      }
+      if (f.type != FrameType::kRekey) return f;
+    }
+  }
+
+  store::CommandRecord Record(const std::string& id) {
+    store::CommandRecord c;
+    c.id = id;
+    c.org_id = "org_a";
+    c.sandbox_id = kSandbox;
+    c.status = "running";
+    c.served_by = "agent";
+    c.timeout_seconds = 600;
+    c.created_at = NowMillis();
+    return c;
+  }
+  store::CommandRecord Stored(const std::string& id) {
+    auto c = store_.GetCommand("org_a", kSandbox, id);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c.ok() ? *c : store::CommandRecord{};
+  }
+  // Polls the stored record until `done` holds (10 s at most).
+  template <typename Fn>
+  store::CommandRecord StoredWhen(const std::string& id, Fn done) {
+    store::CommandRecord c;
+    for (int i = 0; i < 1000; ++i) {
+      c = Stored(id);
+      if (done(c)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return c;
+  }
+
+  std::string dir_;
+  runtime::AgentHub hub_;
+  AgentRuntime runtime_{hub_};
+  store::MemoryStore store_;
+  std::unique_ptr<CommandRunner> runner_ = std::make_unique<CommandRunner>(store_, runtime_);
+  os::UniqueFd agent_;
+  agent::FrameDecoder decoder_;
+};
+
+TEST_F(CommandRunnerAgentTest, ARunningCommandsOutputIsSavedBoundedAndRedacted) {
+  Connect();
+  store::CommandRecord c = Record("cmd_saved");
+  ASSERT_TRUE(store_.PutCommand(c).ok());
+  agent::SpawnRequest spawn;
+  spawn.argv = {"sh", "-c", "anything"};
+  ASSERT_TRUE(runner_->StartViaAgent(c, hub_.Session(kSandbox), spawn, "", 600, {"s3cret"}).ok());
+  agent::Frame f = Read();
+  ASSERT_EQ(f.type, FrameType::kSpawn);
+  uint32_t channel = f.channel;
+
+  Send(FrameType::kStdout, channel, "token s3cret\n");
+  Send(FrameType::kStderr, channel, "warning\n");
+  store::CommandRecord saved = StoredWhen(
+      c.id, [](const auto& r) { return !r.stdout_text.empty() && !r.stderr_text.empty(); });
+  EXPECT_EQ(saved.status, "running");
+  EXPECT_EQ(saved.stdout_text, "token [REDACTED]\n");
+  EXPECT_EQ(saved.stderr_text, "warning\n");
+  EXPECT_FALSE(saved.truncated);
+
+  // More than a save holds: the latest kSavedBytesPerStream, marked truncated.
+  std::string flood(CommandRunner::kSavedBytesPerStream, 'x');
+  Send(FrameType::kStdout, channel, flood);
+  Send(FrameType::kStdout, channel, "end\n");
+  saved = StoredWhen(c.id, [](const auto& r) { return r.stdout_text.ends_with("end\n"); });
+  EXPECT_EQ(saved.status, "running");
+  EXPECT_EQ(saved.stdout_text.size(), CommandRunner::kSavedBytesPerStream);
+  EXPECT_TRUE(saved.truncated);
+
+  // The end is written once, with everything kept (up to kKeptBytesPerStream).
+  Send(FrameType::kExit, channel, agent::EncodeInts({0, 0}));
+  store::CommandRecord done = StoredWhen(c.id, [](const auto& r) { return r.status != "running"; });
+  EXPECT_EQ(done.status, "exited");
+  EXPECT_EQ(done.stdout_text, "token [REDACTED]\n" + flood + "end\n");
+  EXPECT_FALSE(done.truncated);
+}
+
+TEST_F(CommandRunnerAgentTest, AReattachedCommandStartsFromTheOutputItsRecordHolds) {
+  // As the previous adaptd left it: running, with what it had saved.
+  store::CommandRecord c = Record("cmd_kept");
+  c.stdout_text = "before\n";
+  c.stderr_text = "err before\n";
+  ASSERT_TRUE(store_.PutCommand(c).ok());
+  Connect({{5, c.id}});
+  runner_->Reattach(c, {}, std::chrono::seconds(10));
+  agent::Frame f = Read();
+  ASSERT_EQ(f.type, FrameType::kAttach);
+  ASSERT_EQ(f.channel, 5u);
+  // A follower sees the saved output first.
+  auto tap = runner_->Follow(c.id);
+  ASSERT_NE(tap, nullptr);
+  std::string out, err;
+  ASSERT_TRUE(tap->Next(out, err, std::chrono::seconds(5)));
+  EXPECT_EQ(out, "before\n");
+  EXPECT_EQ(err, "err before\n");
+
+  Send(FrameType::kStdout, 5, "after\n");
+  Send(FrameType::kExit, 5, agent::EncodeInts({0, 0}));
+  store::CommandRecord done = StoredWhen(c.id, [](const auto& r) { return r.status != "running"; });
+  EXPECT_EQ(done.status, "exited");
+  EXPECT_EQ(done.exit_code, 0);
+  EXPECT_EQ(done.stdout_text, "before\nafter\n");
+  EXPECT_EQ(done.stderr_text, "err before\n");
+}
+
+}  // namespace
+}  // namespace adapt::core
