@@ -20,7 +20,8 @@ namespace {
 Status CopyRangeThroughBuffer(int in, int out, off_t start, off_t end, const std::string& what) {
   std::string buf(1 << 20, '\0');
   for (off_t at = start; at < end;) {
-    ssize_t n = ::pread(in, buf.data(), static_cast<size_t>(std::min<off_t>(end - at, buf.size())), at);
+    ssize_t n =
+        ::pread(in, buf.data(), static_cast<size_t>(std::min<off_t>(end - at, buf.size())), at);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return ErrnoStatus("copying " + what);
     if (n == 0) break;  // the source shrank meanwhile
