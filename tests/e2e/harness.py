@@ -14,6 +14,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+
+import pytest
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
@@ -524,3 +526,24 @@ def poll_command(client, sid, cid, timeout=60):
             return cmd
         assert time.monotonic() < deadline, "command still running: %r" % cmd
         time.sleep(0.2)
+
+
+# --- a module's own adaptd ---------------------------------------------------------------------
+
+def module_daemon(extra_args=None):
+    """A fixture (bind it as `d`): an adaptd of the module's own, closed at the module's end
+    with none of its network namespaces left."""
+    @pytest.fixture(scope="module")
+    def d():
+        daemon = Daemon(extra_args=extra_args)
+        daemon.start()
+        yield daemon
+        left = daemon.close()
+        assert not left["netns"], left
+    return d
+
+
+@pytest.fixture(scope="module")
+def module_org(d):
+    """A fixture (bind it as `client`): an organization of the module's adaptd."""
+    return d.new_org()

@@ -9,7 +9,6 @@ import os
 import time
 import urllib.parse
 
-import pytest
 import yaml
 
 import harness
@@ -23,18 +22,8 @@ START = ("python3 -c \"import uuid; open('whoami.txt', 'w').write(str(uuid.uuid4
          "exec python3 -m http.server 8000")
 
 
-@pytest.fixture(scope="module")
-def d():
-    daemon = harness.Daemon()
-    daemon.start()
-    yield daemon
-    left = daemon.close()
-    assert not left["netns"], left
-
-
-@pytest.fixture(scope="module")
-def client(d):
-    return d.new_org()
+d = harness.module_daemon()
+client = harness.module_org
 
 
 def running(client):
@@ -87,6 +76,12 @@ def replicas_seen(app, tries=18):
         assert status == 200, body
         seen.add(body)
     return seen
+
+
+def get(client, app_id):
+    status, app = client.api("GET", "/v1/apps/" + app_id)
+    assert status == 200, app
+    return app
 
 
 def deploy(client, sid, expect=201, **fields):

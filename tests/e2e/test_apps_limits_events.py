@@ -4,21 +4,12 @@ namespaces adaptd made) are contacted."""
 
 import http.client
 import json
-import time
-
-import pytest
 
 import harness
 from test_apps import deploy, running, sh
 
 
-@pytest.fixture(scope="module")
-def d():
-    daemon = harness.Daemon()
-    daemon.start()
-    yield daemon
-    left = daemon.close()
-    assert not left["netns"], left
+d = harness.module_daemon()
 
 
 def org_on_plan(d, plan_id, limits):

@@ -16,7 +16,7 @@ import yaml
 
 import harness
 from harness import REPO
-from test_apps import deploy, fetch, running, sh, wait_ready
+from test_apps import deploy, fetch, get, running, sh, wait_ready
 from test_openapi import assert_matches, schema
 
 SPEC = yaml.safe_load(open(os.path.join(REPO, "docs", "openapi.yaml")))
@@ -28,18 +28,8 @@ START = ("python3 -c \"import uuid; open('whoami.txt', 'w').write(str(uuid.uuid4
 SLOW = "python3 -m http.server 8000 & sleep 30; echo ok > health.txt; wait"
 
 
-@pytest.fixture(scope="module")
-def d():
-    daemon = harness.Daemon()
-    daemon.start()
-    yield daemon
-    left = daemon.close()
-    assert not left["netns"], left
-
-
-@pytest.fixture(scope="module")
-def client(d):
-    return d.new_org()
+d = harness.module_daemon()
+client = harness.module_org
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +38,6 @@ def source(client):
     sh(client, sid, "mkdir -p /workspace/site && echo v1 > /workspace/site/index.html")
     yield sid
     client.delete(sid)
-
-
-def get(client, app_id):
-    status, app = client.api("GET", "/v1/apps/" + app_id)
-    assert status == 200, app
-    return app
 
 
 def operation(client, op_id, until=None, timeout=240):

@@ -13,7 +13,7 @@ import yaml
 
 import harness
 from harness import REPO
-from test_apps import deploy, fetch, running, sh, wait_ready
+from test_apps import deploy, fetch, get, running, sh, wait_ready
 from test_openapi import assert_matches, schema
 
 SPEC = yaml.safe_load(open(os.path.join(REPO, "docs", "openapi.yaml")))
@@ -42,18 +42,8 @@ http.server.ThreadingHTTPServer(('', 8000), H).serve_forever()
 """
 
 
-@pytest.fixture(scope="module")
-def d():
-    daemon = harness.Daemon()
-    daemon.start()
-    yield daemon
-    left = daemon.close()
-    assert not left["netns"], left
-
-
-@pytest.fixture(scope="module")
-def client(d):
-    return d.new_org()
+d = harness.module_daemon()
+client = harness.module_org
 
 
 @pytest.fixture(scope="module")
@@ -63,12 +53,6 @@ def source(client):
     sh(client, sid, "cat > /workspace/site/server.py <<'EOF'\n%sEOF" % SERVER)
     yield sid
     client.delete(sid)
-
-
-def get(client, app_id):
-    status, app = client.api("GET", "/v1/apps/" + app_id)
-    assert status == 200, app
-    return app
 
 
 def test_a_replica_serves_only_once_its_readiness_path_answers(client, source):

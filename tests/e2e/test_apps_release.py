@@ -11,7 +11,6 @@ import os
 import tarfile
 import time
 
-import pytest
 
 import harness
 from test_apps import deploy, fetch, running, sh, wait_ready
@@ -20,18 +19,8 @@ GRACE = 8
 ZSTD_MAGIC = "28b52ffd"
 
 
-@pytest.fixture(scope="module")
-def d():
-    daemon = harness.Daemon(extra_args=["--app-release-grace-seconds", str(GRACE)])
-    daemon.start()
-    yield daemon
-    left = daemon.close()
-    assert not left["netns"], left
-
-
-@pytest.fixture(scope="module")
-def client(d):
-    return d.new_org()
+d = harness.module_daemon(["--app-release-grace-seconds", str(GRACE)])
+client = harness.module_org
 
 
 def blobs_dir(d):

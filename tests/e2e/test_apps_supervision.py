@@ -13,7 +13,7 @@ import yaml
 
 import harness
 from harness import REPO
-from test_apps import deploy, running, sh, wait_ready
+from test_apps import deploy, get, running, sh, wait_ready
 from test_apps_limits_events import app_events
 from test_openapi import assert_matches, schema
 
@@ -23,18 +23,8 @@ SPEC = yaml.safe_load(open(os.path.join(REPO, "docs", "openapi.yaml")))
 START = "echo ok > health.txt && exec python3 -m http.server 8000"
 
 
-@pytest.fixture(scope="module")
-def d():
-    daemon = harness.Daemon()
-    daemon.start()
-    yield daemon
-    left = daemon.close()
-    assert not left["netns"], left
-
-
-@pytest.fixture(scope="module")
-def client(d):
-    return d.new_org()
+d = harness.module_daemon()
+client = harness.module_org
 
 
 @pytest.fixture(scope="module")
@@ -43,12 +33,6 @@ def source(client):
     sh(client, sid, "mkdir -p /workspace/site && echo hi > /workspace/site/index.html")
     yield sid
     client.delete(sid)
-
-
-def get(client, app_id):
-    status, app = client.api("GET", "/v1/apps/" + app_id)
-    assert status == 200, app
-    return app
 
 
 def test_readiness_settings_default_and_are_kept_on_the_release(client, source):

@@ -10,7 +10,6 @@ import ssl
 import time
 import urllib.parse
 
-import pytest
 
 import harness
 
@@ -61,18 +60,8 @@ socketserver.ThreadingTCPServer(("0.0.0.0", 8000), H).serve_forever()
 '''
 
 
-@pytest.fixture(scope="module")
-def d():
-    daemon = harness.Daemon()
-    daemon.start()
-    yield daemon
-    left = daemon.close()
-    assert not left["netns"], left
-
-
-@pytest.fixture(scope="module")
-def client(d):
-    return d.new_org()
+d = harness.module_daemon()
+client = harness.module_org
 
 
 def running(client, body=None):
