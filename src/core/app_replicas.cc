@@ -314,6 +314,27 @@ void AppService::RemoveReplica(const store::AppReplicaRecord& replica) {
                  deleted.status().message());
 }
 
+void AppService::DrainThenRemove(const std::vector<store::AppReplicaRecord>& old) {
+  // Long enough for the requests of an ordinary web app; a WebSocket is cut at the end.
+  constexpr auto kDrainLimit = std::chrono::seconds(10);
+  const auto deadline = std::chrono::steady_clock::now() + kDrainLimit;
+  {
+    std::unique_lock lock(mu_);
+    // A request routed just before the state changed connects a moment later.
+    changed_.wait_for(lock, std::chrono::milliseconds(200), [this] { return stopping_; });
+    for (;;) {
+      bool open = false;
+      for (const auto& r : old)
+        if (auto it = open_.find(r.sandbox_id); it != open_.end() && it->second->load() > 0)
+          open = true;
+      if (!open || stopping_ || std::chrono::steady_clock::now() >= deadline) break;
+      changed_.wait_for(lock, std::chrono::milliseconds(50));
+    }
+  }
+  std::lock_guard lock(app_mu_);
+  for (const auto& r : old) RemoveReplica(r);
+}
+
 Result<std::vector<AppReplicaLog>> AppService::Logs(const Principal& who, const std::string& id) {
   constexpr size_t kMaxLogBytes = 64 * 1024;
   if (!IsValidId(id, "app")) return NotFound("app " + id + " not found");

@@ -382,13 +382,23 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
                                           " keeps release " + previous + why);
   }
   if (existing) {
-    // The new release serves: the old replicas go.
-    std::lock_guard lock(app_mu_);
-    app.release_id = release.id;
-    RETURN_IF_ERROR(store_.PutApp(app));
-    if (auto replicas = store_.ListAppReplicas(app.id); replicas.ok())
-      for (const auto& r : *replicas)
-        if (r.release_id != release.id) RemoveReplica(r);
+    // The new release serves: the old replicas take no new request, finish theirs, and go.
+    // Written `draining` under app_mu_, so that a readiness check cannot write one back ready.
+    std::vector<store::AppReplicaRecord> old;
+    {
+      std::lock_guard lock(app_mu_);
+      app.release_id = release.id;
+      RETURN_IF_ERROR(store_.PutApp(app));
+      if (auto replicas = store_.ListAppReplicas(app.id); replicas.ok()) {
+        for (auto r : *replicas) {
+          if (r.release_id == release.id) continue;
+          r.state = "draining";
+          WarnIfError(store_.PutAppReplica(r), "marking an old replica draining (it goes anyway)");
+          old.push_back(std::move(r));
+        }
+      }
+    }
+    DrainThenRemove(old);
   }
   ASSIGN_OR_RETURN(auto saved, store_.GetApp(who.org_id, app.id));
   Emit(app.org_id, app.id, "app.deployed", "",

@@ -275,6 +275,9 @@ class AppService {
                                    const store::AppReleaseRecord& release);
   void Deliver(store::AppReplicaRecord replica);
   void RemoveReplica(const store::AppReplicaRecord& replica);
+  // A rollout's old replicas, already written `draining` (Route picks ready ones only): each
+  // finishes the requests it holds, up to kDrainLimit, then goes.
+  void DrainThenRemove(const std::vector<store::AppReplicaRecord>& old);
   // True once a replica of `release_id` is ready, false at the deadline.
   bool AwaitReady(const std::string& app_id, const std::string& release_id,
                   std::chrono::steady_clock::time_point deadline);
