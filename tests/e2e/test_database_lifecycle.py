@@ -54,7 +54,8 @@ def test_over_its_quota_the_database_is_read_only_whatever_the_role_sets(quota_d
               "AS $$INSERT INTO small VALUES ('sneaked')$$",
               "GRANT ALL ON small TO PUBLIC",
               "SELECT rolconnlimit FROM pg_roles WHERE rolname = current_user")
-    assert cmd["exitCode"] == 0 and cmd["stdout"].strip() == "5", cmd
+    assert cmd["exitCode"] == 0 and cmd["stdout"].strip() == "5", (
+        cmd["exitCode"], cmd["stdout"][-300:], cmd["stderr"][-600:])
     # ~10 MiB of rows (each under the TOAST threshold, so stored as is) pass the 12 MiB quota.
     cmd = sql(org, sid, "INSERT INTO big SELECT repeat(md5(i::text), 40) "
                         "FROM generate_series(1, 8000) i")
