@@ -10,8 +10,9 @@ import os
 import shutil
 import time
 
-from harness import run_command as run
 from harness import wait_for_agent
+from test_named_checkpoints import out
+from test_named_checkpoints import running_sandbox as durable
 
 SEED = b"adapt-checkpoint-encryption"
 # Random bytes do not compress: runsc's (compressed) image holds them as they are, so the
@@ -21,19 +22,6 @@ WINDOWS = [MEMORY[i + 100:i + 164] for i in range(0, 1 << 20, 1 << 16)]
 HOLD = ("nohup python3 -c 'import hashlib, time; "
         "m = hashlib.shake_256(bytes.fromhex(\"%s\")).digest(1 << 20); "
         "time.sleep(10 ** 6)' >/dev/null 2>&1 & echo $!" % SEED.hex())
-
-
-def durable(client):
-    sid = client.create({"startupClass": "durable"})["id"]
-    client.wait_for_status(sid, "running", 120)
-    wait_for_agent(client, sid)
-    return sid
-
-
-def out(client, sid, command):
-    cmd = run(client, sid, command=command)
-    assert cmd["exitCode"] == 0, cmd
-    return cmd["stdout"]
 
 
 def store(d):
