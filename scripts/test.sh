@@ -213,6 +213,7 @@ e2e_shard0=(tests/e2e/test_network.py tests/e2e/test_network_hostnames.py tests/
   tests/e2e/test_images_isolation.py tests/e2e/test_images_ssrf.py tests/e2e/test_fairness.py
   tests/e2e/test_apps.py tests/e2e/test_idle_hibernation.py tests/e2e/test_metering.py
   tests/e2e/test_sandbox_commit.py tests/e2e/test_named_checkpoints.py tests/e2e/test_apps_readiness.py tests/e2e/test_apps_limits_events.py
+  tests/e2e/test_apps_release.py tests/e2e/test_apps_supervision.py tests/e2e/test_apps_drain.py
   tests/e2e/test_own_keys.py tests/e2e/test_dashboard_keys.py
   tests/e2e/test_automation_controllers.py
   tests/e2e/test_dashboard_live.py tests/e2e/test_startup_stream.py tests/e2e/test_automation_reattach.py)
