@@ -67,7 +67,8 @@ try {
 
   step('email and password sign in; the session cookie is HttpOnly and SameSite=Strict');
   await signInWithPassword(page, env('PASSWORD'));
-  await page.getByRole('heading', { name: 'Sandboxes' }).waitFor();
+  // A password's check is slow on purpose (a memory-hard hash): on a loaded machine, slower.
+  await page.getByRole('heading', { name: 'Sandboxes' }).waitFor({ timeout: SLOW });
   const [cookie] = (await context.cookies()).filter((c) => c.name === 'adapt_session');
   assert.ok(cookie && cookie.httpOnly && cookie.sameSite === 'Strict', JSON.stringify(cookie));
   assert.equal(await page.evaluate(() => document.cookie.includes('adapt_session')), false);
