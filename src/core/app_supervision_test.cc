@@ -6,8 +6,11 @@
 // is kept on the replica's record; readiness settings out of bounds are refused.
 #include <gtest/gtest.h>
 
+#include <boost/asio/post.hpp>
+
 #include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
 #include <thread>
 
@@ -178,9 +181,14 @@ TEST_F(AppSupervisionTest, TheBackoffTheStoreKeptHoldsReplicasBackAfterARestart)
       << app.status_message;
   EXPECT_NE(app.status_message.find("4 failed in a row, the next starts in"), std::string::npos)
       << app.status_message;
-  // A scale starts its replicas at once, backoff or not: the source gives one.
+  // A scale starts its replicas at once, backoff or not: the source gives one. The only worker
+  // is held meanwhile, so the replica is still provisioning when counted (in the fake runtime
+  // it then fails, and supervision would remove it).
+  std::promise<void> hold;
+  boost::asio::post(workers_, [held = hold.get_future().share()] { held.wait(); });
   ASSERT_TRUE(apps_->Scale(Caller(), app_.id, 1).ok());
   replicas = store_.ListAppReplicas(app_.id);
+  hold.set_value();
   ASSERT_TRUE(replicas.ok());
   EXPECT_EQ(replicas->size(), 1u);
 }
