@@ -21,9 +21,10 @@ struct LaunchedProcess {
 // such a command has exactly the workload's set. Call before the first launch.
 void SetCapsDroppedForRoot(std::vector<int> caps);
 
-// Forks and executes `request` in a new session (so that its process group is the
-// command's tree), as its uid:gid, in its cwd, with its environment. Failures after the
-// fork (no such program, bad cwd) become the process's own exit: a message on its stderr
+// Starts `request` (clone with CLONE_VM|CLONE_VFORK, as posix_spawn does: no copy of the
+// agent's address space) in a new session (so that its process group is the
+// command's tree), as its uid:gid, in its cwd, with its environment. Failures in the
+// child (no such program, bad cwd) become the process's own exit: a message on its stderr
 // and status 127 (126 when it cannot be executed), as a shell would. The pipes are
 // non-blocking and close-on-exec on this side. Returns false only when nothing could be
 // started (errno set). With `data_fd` >= 0 (a data connection, see SpawnRequest::data_token)

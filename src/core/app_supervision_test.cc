@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/post.hpp>
-
 #include <chrono>
 #include <functional>
 #include <future>
