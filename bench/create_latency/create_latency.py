@@ -176,7 +176,9 @@ class AdaptSide:
                  # Any free port for the storage gateway and ingress, so a second adaptd on the
                  # host is fine.
                  "--storage-listen", "127.0.0.1:0", "--ingress-http", "127.0.0.1:0",
-                 "--ingress-https", "127.0.0.1:0", *self.extra_args],
+                 "--ingress-https", "127.0.0.1:0",
+                 # Its own nftables table and addresses too (adaptd refuses another's).
+                 "--network-name", "adaptbench", "--network-pool", "10.87.0.0/16", *self.extra_args],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
         while not self.log_says("adaptd listening on"):

@@ -53,7 +53,9 @@ class Daemon:
                 [args.adaptd, "--listen", "127.0.0.1:%d" % self.port, "--state-dir", self.state_dir,
                  "--images-dir", args.images_dir, "--storage-listen", "127.0.0.1:0",
                  # Every listener on a free port: the adaptd that setup.sh started holds the defaults.
-                 "--ingress-http", "127.0.0.1:0", "--ingress-https", "127.0.0.1:0"],
+                 "--ingress-http", "127.0.0.1:0", "--ingress-https", "127.0.0.1:0",
+                 # Its own nftables table and addresses too (adaptd refuses another's).
+                 "--network-name", "adaptbench", "--network-pool", "10.87.0.0/16"],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
         while b"adaptd listening on" not in open(log_path, "rb").read():

@@ -47,6 +47,7 @@
 #include "mcp/tools.h"
 #include "net/database_proxy.h"
 #include "net/ingress.h"
+#include "net/network_claim.h"
 #include "net/network_manager.h"
 #include "os/files.h"
 #include "os/open_file_limit.h"
@@ -123,6 +124,8 @@ class Daemon {
   std::string storage_master_key_env_;
   ListenAddress listen_;
   os::UniqueFd lock_;
+  // This adaptd's network name and pool among the host's adaptds, held from the start on.
+  std::optional<net::NetworkClaim> network_claim_;
   Helpers helpers_;
   std::unique_ptr<store::Store> store_;
   std::string master_key_;

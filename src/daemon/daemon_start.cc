@@ -91,6 +91,12 @@ Status Daemon::TakeStateDirectory() {
     return Status(Code::kUnavailable, "another adaptd is using " + config_.state_dir);
   if (!lock.ok()) return lock.status();
   lock_ = std::move(*lock);
+  // Before anything of the host is touched: another running adaptd's nftables table (its
+  // name) or addresses (its pool) are not this one's to take.
+  ASSIGN_OR_RETURN(net::AddressPool pool, net::AddressPool::Parse(config_.network_pool));
+  ASSIGN_OR_RETURN(net::NetworkClaim claim,
+                   net::NetworkClaim::Take(net::kNetworkClaimsDir, config_.network_name, pool));
+  network_claim_.emplace(std::move(claim));
 
   ASSIGN_OR_RETURN(helpers_, InstallHelpers(config_));
   return Status::Ok();

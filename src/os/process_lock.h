@@ -16,4 +16,12 @@ namespace adapt::os {
 // of the same file may be opened and closed by this process meanwhile (POSIX drops the lock).
 Result<UniqueFd> LockFileForProcess(const std::string& path);
 
+// Replaces the contents of a file locked by LockFileForProcess through its descriptor (opening
+// the file again and closing it would drop the lock).
+Status RewriteLockedFile(const UniqueFd& fd, const std::string& text);
+
+// Whether another process holds LockFileForProcess's lock on `path` now (false when the file
+// is missing or unlocked). Opens and closes `path`: not for a file this process has locked.
+Result<bool> LockedByAnotherProcess(const std::string& path);
+
 }  // namespace adapt::os

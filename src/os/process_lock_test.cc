@@ -45,12 +45,21 @@ TEST(LockFileForProcess, IsRefusedWhileHeldAndFreedWhenTheHolderDiesEvenIfItsChi
   auto refused = LockFileForProcess(path);
   EXPECT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), Code::kUnavailable) << refused.status().message();
+  auto held = LockedByAnotherProcess(path);
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  EXPECT_TRUE(*held);
 
   ASSERT_EQ(::write(to_holder[1], "x", 1), 1);
   int st = 0;
   ASSERT_EQ(::waitpid(holder, &st, 0), holder);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
   ASSERT_EQ(::kill(child, 0), 0) << "the holder's child should still be alive";
+  held = LockedByAnotherProcess(path);
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  EXPECT_FALSE(*held);
+  held = LockedByAnotherProcess(path + ".missing");
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  EXPECT_FALSE(*held);
 
   auto taken = LockFileForProcess(path);
   EXPECT_TRUE(taken.ok()) << taken.status().message();
