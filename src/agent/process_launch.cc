@@ -101,10 +101,13 @@ ADAPT_CHILD_CODE bool DropUserSwitchCaps(const ChildPlan& plan) {
 ADAPT_CHILD_CODE int Child(void* arg) {
   ChildPlan& plan = *static_cast<ChildPlan*>(arg);
   ::syscall(SYS_setsid);
-  // The agent's handlers are not the command's; every signal was blocked across the clone.
+  // The agent's dispositions (src/agent/agent_server.cc: SIGPIPE and SIGHUP ignored, a SIGCHLD
+  // handler; the file tool's) are not the command's; every signal stays blocked until then,
+  // so that no handler of the agent's runs on this stack. (Few system calls: each one is
+  // costly under gVisor.)
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < NSIG; ++s) ::sigaction(s, &dfl, nullptr);
+  for (int s : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT, SIGHUP}) ::sigaction(s, &dfl, nullptr);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -36,10 +36,13 @@ void AddCommandRoutes(Router& router, core::CommandService& commands,
                auto started = commands.StartPython(who, p.at("id"), *python);
                if (!started.ok()) return ErrorResponse(started.status());
                HttpResponse r;
+               // A caller that does not wait (waitSeconds 0: it streams the output) gets the
+               // command whether or not it ended meanwhile, so its answer does not depend on
+               // how fast the run was: a missing python3 is then the record's exit code 127.
                r.deferred = MakeCommandWait(
                    commands, workers, who, p.at("id"), started->id,
                    std::chrono::steady_clock::now() + std::chrono::seconds(started->wait_seconds),
-                   CommandWaitKind::kPython);
+                   started->wait_seconds > 0 ? CommandWaitKind::kPython : CommandWaitKind::kRun);
                return r;
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands",

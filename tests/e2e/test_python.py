@@ -77,6 +77,15 @@ def test_rest_an_image_without_python3_is_422(box):
                              {"code": "print(1)", "waitSeconds": 30})
     assert status == 422, err
     assert "python3" in err["error"]["message"] and sbx["id"] in err["error"]["message"], err
+    # A caller that does not wait (a client streaming the output) gets the command, ended or
+    # not, however fast the run ended: the record says what happened.
+    for _ in range(5):
+        status, cmd = client.api("POST", "/v1/sandboxes/%s/python" % sbx["id"],
+                                 {"code": "print(1)", "waitSeconds": 0})
+        assert status in (200, 202), (status, cmd)
+        done = poll(client, sbx["id"], cmd["id"])
+        assert done["exitCode"] == 127, done
+        assert done["stderr"] == "adapt: python3 is not installed in this image\n", done
     client.delete(sbx["id"])
 
 
