@@ -101,10 +101,10 @@ void HttpConnection::DispatchStreaming() {
   body_parser_.emplace(std::move(*parser_));
   parser_.reset();
   body_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
-  // Beast reads the socket into buffer_, each read at most its free capacity (and 64 KiB):
-  // left at the header's 4 KiB, a large upload took one recv, one deadline timer and one
-  // parser pass per 4 KiB, which bounded the storage gateway's PUT (bench/README.md,
-  // "storage"). OnHandled gives the memory back.
+  // Beast reads the socket into buffer_, each read its free capacity (at least 512 bytes, at
+  // most 64 KiB): with the header's buffer full, a large upload took one recv, one deadline
+  // timer and one parser pass per 512 bytes, which bounded the storage gateway's PUT
+  // (bench/README.md, "storage"). OnHandled gives the memory back.
   buffer_.reserve(kStreamedBodyRead);
   upload_.emplace(server_.options.upload_rate);
   body_stream_ = std::make_shared<StreamedBody>(weak_from_this(), strand_);
