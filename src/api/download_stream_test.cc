@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "api/stream_threads.h"
+
 namespace adapt::api {
 namespace {
 
@@ -67,6 +69,7 @@ std::vector<std::string> Pump(DownloadSource source) {
   response.stream->Start(sink);
   auto chunks = sink->WaitForClose();
   response.stream->Stop();
+  EXPECT_TRUE(WaitForStreamThreads(std::chrono::seconds(10)));  // the pump has ended
   return chunks;
 }
 
