@@ -19,8 +19,8 @@ namespace adapt::storage {
 namespace {
 
 // What one read of a body brings at most: each read is a hand-over between threads (the
-// connection's and the handler's), a write and a hash job, so fewer, larger reads made the
-// gateway's PUT faster (bench/README.md, "storage"); 1 MiB is what one upload holds.
+// connection's and the handler's), a write and a hash job, so fewer, larger reads cost less
+// (bench/README.md, "storage"); 1 MiB is the memory one upload holds for it.
 constexpr size_t kChunk = 1024 * 1024;
 
 std::string NewBlobName() { return NewId("blob").substr(5); }
