@@ -1,7 +1,7 @@
 #include "api/download_stream.h"
 
 #include <algorithm>
-#include <vector>
+#include <string>
 
 #include "api/stream_threads.h"
 #include "base/log.h"
@@ -26,11 +26,13 @@ class DownloadStream : public ResponseStream, public std::enable_shared_from_thi
 
  private:
   void Pump(StreamSink& sink) {
-    std::vector<char> buf(kChunk);
     for (;;) {
       // The client left: dropping the source ends it (a sandbox agent is killed).
       if (!sink.WaitForRoom(kMaxQueued)) return;
-      long n = source_.read(buf.data(), buf.size());
+      // Read straight into the chunk that is queued: copying every byte out of a buffer of
+      // the pump's own was a GET's largest cost in user space (bench/README.md, "storage").
+      std::string chunk(kChunk, '\0');
+      long n = source_.read(chunk.data(), chunk.size());
       if (n < 0) {
         spdlog::warn("{}: reading the source failed", source_.what);
         break;  // the client sees a short body
@@ -42,7 +44,11 @@ class DownloadStream : public ResponseStream, public std::enable_shared_from_thi
         }
         break;
       }
-      if (!sink.Send(std::string(buf.data(), static_cast<size_t>(n)))) return;
+      chunk.resize(static_cast<size_t>(n));
+      // A short read (a sandbox's file trickling in) must not hold a whole chunk's memory
+      // while it waits in the queue, which counts only its bytes.
+      if (chunk.size() < kChunk / 4) chunk.shrink_to_fit();
+      if (!sink.Send(std::move(chunk))) return;
     }
     sink.Close();
   }

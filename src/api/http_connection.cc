@@ -158,6 +158,7 @@ void HttpConnection::OnHandled(HttpResponse response) {
     if (!body_parser_->is_done()) keep_alive_ = false;
     body_parser_.reset();
     body_stream_.reset();
+    buffer_.shrink_to_fit();  // a streamed body's reads made it large; keeps what is unread
   }
   if (closed_) return;
   if (streamed_body_too_slow_) {

@@ -184,6 +184,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void ReadBodyChunk(char* buf, size_t n);
 
  private:
+  void FillBodyChunk(char* buf, size_t n, size_t filled);
+
   // Deferred answers (http_deferred_reply.cc).
   void AwaitDeferred(std::shared_ptr<DeferredResponse> deferred);
 

@@ -5,6 +5,7 @@
 #include <boost/asio/write.hpp>
 #include <limits>
 
+#include "api/body_read_step.h"
 #include "api/http_connection_internal.h"
 #include "api/http_request_decoding.h"
 #include "base/log.h"
@@ -17,6 +18,9 @@ namespace beast = boost::beast;
 namespace http = boost::beast::http;
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
+
+// Beast's largest read (http::async_read_some asks for at most 64 KiB).
+constexpr size_t kStreamedBodyRead = 64 * 1024;
 
 }  // namespace
 
@@ -97,6 +101,11 @@ void HttpConnection::DispatchStreaming() {
   body_parser_.emplace(std::move(*parser_));
   parser_.reset();
   body_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+  // Beast reads the socket into buffer_, each read its free capacity (at least 512 bytes, at
+  // most 64 KiB): with the header's buffer full, a large upload took one recv, one deadline
+  // timer and one parser pass per 512 bytes, which bounded the storage gateway's PUT
+  // (bench/README.md, "storage"). OnHandled gives the memory back.
+  buffer_.reserve(kStreamedBodyRead);
   upload_.emplace(server_.options.upload_rate);
   body_stream_ = std::make_shared<StreamedBody>(weak_from_this(), strand_);
   request->body_stream = body_stream_;
@@ -118,9 +127,14 @@ void HttpConnection::ReadBodyChunk(char* buf, size_t n) {
                      });
     return;
   }
+  FillBodyChunk(buf, n, 0);
+}
+
+// Reads into buf[filled, n) and hands buf's bytes to the reader when NextBodyReadStep says.
+void HttpConnection::FillBodyChunk(char* buf, size_t n, size_t filled) {
   auto& target = body_parser_->get().body();
-  target.data = buf;
-  target.size = n;
+  target.data = buf + filled;
+  target.size = n - filled;
   target.more = true;
   // Some bytes, not all n: a slow client is judged by its rate, not by a full buffer.
   StartBodyDeadline();
@@ -139,8 +153,13 @@ void HttpConnection::ReadBodyChunk(char* buf, size_t n) {
         if (ec == http::error::need_buffer) ec = {};
         if (ec) return body->Deliver(-1);
         size_t got = n - self->body_parser_->get().body().size;
-        // Only framing (a chunk header) was read: 0 would tell the reader the body ended.
-        if (got == 0 && !self->body_parser_->is_done()) return self->ReadBodyChunk(buf, n);
+        error_code ignored;
+        size_t waiting = self->stream_.socket().available(ignored);
+        if (NextBodyReadStep(got, n, self->body_parser_->is_done(), waiting) ==
+            BodyReadStep::kReadMore) {
+          if (self->closed_) return body->Deliver(-1);
+          return self->FillBodyChunk(buf, n, got);
+        }
         body->Deliver(static_cast<long>(got));
       });
 }

@@ -5,7 +5,9 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -64,6 +66,18 @@ class Client {
       data.remove_prefix(static_cast<size_t>(n));
     }
     return true;
+  }
+
+  // Waits until the server's kernel has acknowledged every byte sent, so that they wait in
+  // the server's socket; false if that takes more than about 5 s.
+  bool WaitUntilReceived() {
+    for (int i = 0; i < 5000; ++i) {
+      int unacknowledged = 0;
+      if (::ioctl(fd_, SIOCOUTQ, &unacknowledged) != 0) return false;
+      if (unacknowledged == 0) return true;
+      std::this_thread::sleep_for(1ms);
+    }
+    return false;
   }
 
   void Close() {
