@@ -48,17 +48,31 @@ TEST_P(StoreTest, AnOrganizationMadeAfterAMissIsFound) {
   ASSERT_TRUE(store_->GetOrg(id).ok());
 }
 
-TEST_P(StoreTest, ASandboxReadAfterAnUpdateShowsTheNewConfigAndResult) {
-  SandboxRecord r = MustCreate(Sandbox(org_.id, "first"));
-  ASSERT_TRUE(store_->GetSandbox(org_.id, r.id).ok());
-  r.config.labels["name"] = "second";
-  r.config.cpu = 3;
-  r.result.exit_code = 7;
-  ASSERT_TRUE(store_->UpdateSandbox(r, {r.status}).ok());
-  auto got = store_->GetSandbox(org_.id, r.id);
+// A config is written once, at creation; a result changes with each update.
+TEST_P(StoreTest, EachSandboxReadsBackItsOwnConfigAndItsLatestResult) {
+  SandboxRecord a = Sandbox(org_.id, "first");
+  SandboxRecord b = Sandbox(org_.id, "second");
+  b.config.cpu = 3;
+  a = MustCreate(a);
+  b = MustCreate(b);
+  for (int i = 0; i < 2; ++i) {
+    auto got_a = store_->GetSandbox(org_.id, a.id);
+    auto got_b = store_->GetSandbox(org_.id, b.id);
+    ASSERT_TRUE(got_a.ok() && got_b.ok());
+    EXPECT_EQ(got_a->config, a.config);
+    EXPECT_EQ(got_b->config, b.config);
+  }
+  a.result.exit_code = 7;
+  a.result.stdout_text = "done\n";
+  ASSERT_TRUE(store_->UpdateSandbox(a, {a.status}).ok());
+  auto got = store_->GetSandbox(org_.id, a.id);
   ASSERT_TRUE(got.ok()) << got.status().message();
-  EXPECT_EQ(got->config, r.config);
-  EXPECT_EQ(got->result, r.result);
+  EXPECT_EQ(got->result, a.result);
+  auto listed = store_->ListSandboxes(org_.id, "", 10, std::nullopt);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->items.size(), 2u);
+  EXPECT_EQ(listed->items[0].config, b.config);  // newest first
+  EXPECT_EQ(listed->items[1].result, a.result);
 }
 
 TEST(DecodeCache, KeepsWhatTheTextDecodedTo) {
