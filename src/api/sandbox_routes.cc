@@ -4,10 +4,19 @@
 #include "api/resource_responses.h"
 #include "api/routes.h"
 #include "api/sandbox_json.h"
+#include "api/sandbox_json_text.h"
 #include "base/ids.h"
 
 namespace adapt::api {
 namespace {
+
+// A 200 with the sandbox JSON written as text (sandbox_json_text.h): the hot reads' answers.
+HttpResponse TextResponse(std::string body) {
+  HttpResponse r;
+  r.status = 200;
+  r.body = std::move(body);
+  return r;
+}
 
 // A stop's or start's answer: the sandbox, and beside it the operation to poll.
 nlohmann::json PowerChangeToJson(const core::PowerChange& change) {
@@ -50,13 +59,13 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
                if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
                auto page = sandboxes.List(who, list);
                if (!page.ok()) return ErrorResponse(page.status());
-               return JsonResponse(200, SandboxPageToJson(*page));
+               return TextResponse(SandboxPageJsonText(*page));
              });
   router.Add("GET", "/v1/sandboxes/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto sandbox = sandboxes.Get(who, p.at("id"));
                if (!sandbox.ok()) return ErrorResponse(sandbox.status());
-               return JsonResponse(200, SandboxToJson(*sandbox));
+               return TextResponse(SandboxJsonText(*sandbox));
              });
   router.Add("DELETE", "/v1/sandboxes/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

@@ -48,6 +48,27 @@ TEST(SecretCipher, SealsAndOpensOnlyWithTheSameKeyAndName) {
   EXPECT_EQ(*OpenSecret(*key, "E", *SealSecret(*key, "E", "")), "");
 }
 
+// Opening keeps a context per thread with its key set up: opens under other keys, failed
+// opens and opens in between leave every later one right.
+TEST(SecretCipher, OpensInAnyOrderOfKeysAndFailures) {
+  auto a = DeriveSecretKey(std::string(32, 'm'), "org_a");
+  auto b = DeriveSecretKey(std::string(32, 'm'), "org_b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto sealed_a = SealSecret(*a, "X", "value-a");
+  auto sealed_b = SealSecret(*b, "X", "value-b");
+  ASSERT_TRUE(sealed_a.ok() && sealed_b.ok());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(*OpenSecret(*a, "X", *sealed_a), "value-a");
+    EXPECT_EQ(*OpenSecret(*a, "X", *sealed_a), "value-a");
+    EXPECT_FALSE(OpenSecret(*a, "X", *sealed_b).ok());
+    EXPECT_FALSE(OpenSecret(*a, "Y", *sealed_a).ok());
+    EXPECT_EQ(*OpenSecret(*a, "X", *sealed_a), "value-a");
+    EXPECT_EQ(*OpenSecret(*b, "X", *sealed_b), "value-b");
+    EXPECT_FALSE(OpenSecret(*b, "X", *sealed_a).ok());
+    EXPECT_EQ(*OpenSecret(*b, "X", *sealed_b), "value-b");
+  }
+}
+
 class SecretServiceTest : public testing::Test {
  protected:
   void SetUp() override {

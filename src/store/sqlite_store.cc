@@ -1,6 +1,7 @@
 // SqliteStore: the embedded Store. One connection behind a mutex: SQLite serializes
 // writers anyway, and every call here is short.
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <cctype>
@@ -21,6 +22,10 @@ namespace adapt::store {
 namespace {
 
 using nlohmann::json;
+
+// At most this many keys and organizations are kept for the key check (AuthReads); past it
+// the map starts over.
+constexpr size_t kMaxAuthReads = 4096;
 
 constexpr const char* kApiKeyColumns =
     "id, org_id, name, key_hash, is_admin, created_at, expires_at";
@@ -63,7 +68,11 @@ SandboxRecord SqliteStore::ReadSandbox(SQLite::Statement& q) {
   r.id = q.getColumn(1).getString();
   r.org_id = q.getColumn(2).getString();
   r.status = q.getColumn(3).getString();
-  r.config = DecodeSandboxConfig(q.getColumn(4).getString());
+  SQLite::Column config = q.getColumn(4);
+  const char* config_chars = config.getText();  // before getBytes, as SQLite asks
+  std::string_view config_text(config_chars, config.getBytes());
+  r.config =
+      configs_.Get(config_text, [&] { return DecodeSandboxConfig(std::string(config_text)); });
   auto env = DecodeEnvColumn(sealer_, r.org_id, r.id, q.getColumn(5).getString());
   if (!env.ok()) throw std::runtime_error(env.status().message());
   r.env = std::move(*env);
@@ -73,7 +82,11 @@ SandboxRecord SqliteStore::ReadSandbox(SQLite::Statement& q) {
   r.deleted_at = OptionalInt(q.getColumn(9));
   r.termination_reason = q.getColumn(10).getString();
   r.error = q.getColumn(11).getString();
-  r.result = DecodeSandboxResult(q.getColumn(12).getString());
+  SQLite::Column result = q.getColumn(12);
+  const char* result_chars = result.getText();  // before getBytes, as SQLite asks
+  std::string_view result_text(result_chars, result.getBytes());
+  r.result =
+      results_.Get(result_text, [&] { return DecodeSandboxResult(std::string(result_text)); });
   return r;
 }
 
@@ -133,8 +146,23 @@ Status SqliteStore::Init() {
       ins.exec();
       tx.commit();
     }
+    sqlite3_update_hook(db_.getHandle(), &SqliteStore::OnRowChange, this);
     return Status::Ok();
   });
+}
+
+void SqliteStore::OnRowChange(void* self, int, const char*, const char* table, long long) {
+  std::string_view name(table);
+  if (name == "api_keys" || name == "orgs")
+    static_cast<SqliteStore*>(self)->auth_generation_.fetch_add(1);
+}
+
+void SqliteStore::RefreshAuthReads() {
+  uint64_t now = auth_generation_.load();
+  if (auth_reads_.generation == now) return;
+  auth_reads_.keys.clear();
+  auth_reads_.orgs.clear();
+  auth_reads_.generation = now;
 }
 
 Result<OrgRecord> SqliteStore::CreateOrg(const OrgRecord& org) {
@@ -160,7 +188,18 @@ Status SqliteStore::InsertOrg(SQLite::Database& db, const OrgRecord& org) {
 }
 
 Result<OrgRecord> SqliteStore::GetOrg(const std::string& id) {
-  return FindOrg("SELECT id, name, is_admin, created_at, registered FROM orgs WHERE id = ?", id);
+  return Guard<Result<OrgRecord>>("reading organization", [&]() -> Result<OrgRecord> {
+    RefreshAuthReads();
+    if (auto kept = auth_reads_.orgs.find(id); kept != auth_reads_.orgs.end()) return kept->second;
+    auto q =
+        statements_.Get("SELECT id, name, is_admin, created_at, registered FROM orgs WHERE id = ?");
+    q->bind(1, id);
+    if (!q->executeStep()) return NotFound("organization not found");
+    OrgRecord org = ReadOrg(*q);
+    if (auth_reads_.orgs.size() >= kMaxAuthReads) auth_reads_.orgs.clear();
+    auth_reads_.orgs.emplace(id, org);
+    return org;
+  });
 }
 
 Result<OrgRecord> SqliteStore::FindOrgByName(const std::string& name) {
@@ -201,10 +240,16 @@ Result<ApiKeyRecord> SqliteStore::FindApiKey(const std::string& key_hash) {
   return Guard<Result<ApiKeyRecord>>("finding API key", [&]() -> Result<ApiKeyRecord> {
     static const std::string sql =
         std::string("SELECT ") + kApiKeyColumns + " FROM api_keys WHERE key_hash = ?";
+    RefreshAuthReads();
+    if (auto kept = auth_reads_.keys.find(key_hash); kept != auth_reads_.keys.end())
+      return kept->second;
     auto q = statements_.Get(sql);
     q->bind(1, key_hash);
     if (!q->executeStep()) return NotFound("unknown API key");
-    return ReadApiKey(*q);
+    ApiKeyRecord key = ReadApiKey(*q);
+    if (auth_reads_.keys.size() >= kMaxAuthReads) auth_reads_.keys.clear();
+    auth_reads_.keys.emplace(key_hash, key);
+    return key;
   });
 }
 

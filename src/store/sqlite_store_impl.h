@@ -4,10 +4,14 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
+#include "store/decode_cache.h"
 #include "store/statement_cache.h"
 #include "store/store.h"
 
@@ -264,6 +268,10 @@ class SqliteStore : public Store {
   void InsertEvent(const std::string& org_id, const std::string& id, const std::string& status,
                    int64_t at);
   SandboxRecord ReadSandbox(SQLite::Statement& q);
+  // SQLite's update hook: a row of api_keys or orgs changed (inside the writing statement).
+  static void OnRowChange(void* self, int op, const char* db, const char* table, long long rowid);
+  // Empties auth_reads_ when api_keys or orgs changed since it was filled; under mu_.
+  void RefreshAuthReads();
   std::mutex mu_;
   ValueSealer sealer_;  // guarded by mu_
   std::mutex listener_mu_;
@@ -272,6 +280,23 @@ class SqliteStore : public Store {
   // The hot reads' statements, kept prepared (statement_cache.h); guarded by mu_. Declared
   // after db_: its statements are finalized before the connection closes.
   StatementCache statements_{db_};
+  // Every API request checks its key (FindApiKey, then GetOrg): both rows are kept as last
+  // read until any row of api_keys or orgs changes. OnRowChange bumps auth_generation_ from
+  // inside the statement that writes, so the first read after a revocation, an expiry change
+  // or a registration reads the tables again: a revoked key is refused at its next request.
+  // Keys not found are not kept. Guarded by mu_ (the generation is atomic: the hook needs no
+  // lock of its own).
+  struct AuthReads {
+    uint64_t generation = 0;
+    std::unordered_map<std::string, ApiKeyRecord> keys;  // by key_hash
+    std::unordered_map<std::string, OrgRecord> orgs;     // by id
+  };
+  AuthReads auth_reads_;
+  std::atomic<uint64_t> auth_generation_{0};
+  // A sandbox row's config and result as their text last decoded (decode_cache.h); guarded by
+  // mu_. The environment is not kept: it holds secrets' values, opened per read as before.
+  DecodeCache<SandboxConfig> configs_;
+  DecodeCache<SandboxResult> results_;
 };
 
 }  // namespace adapt::store
