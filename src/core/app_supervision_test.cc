@@ -9,8 +9,8 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <functional>
-#include <future>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "core/app_service.h"
@@ -180,16 +180,20 @@ TEST_F(AppSupervisionTest, TheBackoffTheStoreKeptHoldsReplicasBackAfterARestart)
       << app.status_message;
   EXPECT_NE(app.status_message.find("4 failed in a row, the next starts in"), std::string::npos)
       << app.status_message;
-  // A scale starts its replicas at once, backoff or not: the source gives one. The only worker
-  // is held meanwhile, so the replica is still provisioning when counted (in the fake runtime
-  // it then fails, and supervision would remove it).
-  std::promise<void> hold;
-  boost::asio::post(workers_, [held = hold.get_future().share()] { held.wait(); });
+  // A scale starts its replicas at once, backoff or not: the source gives one. In the fake
+  // runtime that replica then fails and supervision may remove it at any moment, so its start
+  // is read from the sandboxes' status events, which stay.
+  auto before = store_.ListEvents(org_, "", 0, 1000);
+  ASSERT_TRUE(before.ok());
+  const int64_t after = before->empty() ? 0 : before->back().seq;
   ASSERT_TRUE(apps_->Scale(Caller(), app_.id, 1).ok());
-  replicas = store_.ListAppReplicas(app_.id);
-  hold.set_value();
-  ASSERT_TRUE(replicas.ok());
-  EXPECT_EQ(replicas->size(), 1u);
+  auto events = store_.ListEvents(org_, "", after, 1000);
+  ASSERT_TRUE(events.ok());
+  std::set<std::string> started;
+  for (const auto& e : *events)
+    if (!e.sandbox_id.empty() && e.sandbox_id != app_.source_sandbox_id)
+      started.insert(e.sandbox_id);
+  EXPECT_EQ(started.size(), 1u);
 }
 
 TEST_F(AppSupervisionTest, ReadyReplicasChecksFollowTheReleasesThresholdAndTheirCountIsKept) {
