@@ -159,6 +159,9 @@ std::shared_ptr<CommandRunner::Running> CommandRunner::Register(store::CommandRe
   c->record = std::move(record);
   c->secrets = std::move(secrets);
   c->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  // The first save is a kSaveInterval after the start: a short command's output is written
+  // once, with its end (saving it when it came cost each such command a third durable write).
+  c->saved_at = std::chrono::steady_clock::now();
   c->busy = ActivityHold(activity_, c->record.sandbox_id);
   std::lock_guard lock(mu_);
   running_[c->record.id] = c;
@@ -172,8 +175,8 @@ bool CommandRunner::IsRunning(const std::string& id) {
 }
 
 void CommandRunner::Unregister(const std::string& id) {
-  ActivityHold ended;  // released once the lock is
   {
+    ActivityHold ended;  // released once the lock is
     std::lock_guard lock(mu_);
     auto it = running_.find(id);
     if (it != running_.end()) {
@@ -184,11 +187,13 @@ void CommandRunner::Unregister(const std::string& id) {
       for (const auto& [_, other] : running_) more = more || other->record.sandbox_id == sandbox_id;
       if (!more) ended_.erase(sandbox_id);
     }
-    threads_ -= 1;
-    changed_.notify_all();
   }
   // Once the lock is released: a waiter's check calls back into the runner.
   if (bus_) bus_->Notify({Change::Kind::kCommandEnded, id});
+  // Last: the destructor waits for this, so nothing of the runner is touched after it.
+  std::lock_guard lock(mu_);
+  threads_ -= 1;
+  changed_.notify_all();
 }
 
 void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess process,
