@@ -326,7 +326,8 @@ void AutomationService::RunEnded(const store::AutomationRecord& a, const std::st
     if (!after.ok() && after.status().code() != Code::kNotFound)
       spdlog::error("automations: recording {}'s run: {}", a.id, after.status().message());
   }
-  if (auto pruned = runs_.PruneRuns(now - kAutomationRunRetentionMillis, kKeptRunsPerAutomation);
+  if (auto pruned =
+          runs_.PruneRuns("", a.id, now - kAutomationRunRetentionMillis, kKeptRunsPerAutomation);
       !pruned.ok())
     spdlog::error("automations: pruning runs: {}", pruned.status().message());
   // Only now does the automation stop executing: a slot due meanwhile met the overlap policy,
@@ -416,21 +417,45 @@ void AutomationService::Tick(int64_t now) {
     spdlog::error("automations: reading due slots: {}", due.status().message());
     return;
   }
-  for (const auto& a : *due) Fire(a, now);
+  std::vector<Firing> firings;
+  std::vector<store::SlotClaim> claims;
+  for (const auto& a : *due) {
+    if (a.kind == "controller") {
+      if (controllers_) controllers_->Due(a, now);
+    } else if (auto firing = Plan(a, now)) {
+      claims.push_back(std::move(firing->claim));  // the claim is the store's from here
+      firings.push_back(std::move(*firing));
+    }
+  }
+  if (claims.empty()) return;
+  // The crash points of the slot claim (tests/reliability/test_crash_points.py): before it, the
+  // restarted adaptd claims the slots; after it, their runs are settled, never fired again.
+  ADAPT_FAULT_POINT("automation.fire.before_claim");
+  // One transaction for the pass: with thousands of automations, a durable write per slot
+  // would hold the scheduler back more than the launches do.
+  std::vector<Status> claimed = automations_.ClaimAutomationSlots(claims);
+  ADAPT_FAULT_POINT("automation.fire.after_claim");
+  for (size_t i = 0; i < firings.size(); ++i) {
+    Firing& f = firings[i];
+    if (!claimed[i].ok()) {
+      if (claimed[i].code() != Code::kConflict)
+        spdlog::error("automations: claiming {}'s slot: {}", f.a.id, claimed[i].message());
+      continue;
+    }
+    if (f.start) Launch(f.a, f.run);
+    if (f.covered && f.run.status == "queued") Buffer(f.a, f.run);
+  }
 }
 
-void AutomationService::Fire(const store::AutomationRecord& a, int64_t now) {
-  if (a.kind == "controller") {
-    if (controllers_) controllers_->Due(a, now);
-    return;
-  }
+std::optional<AutomationService::Firing> AutomationService::Plan(const store::AutomationRecord& a,
+                                                                 int64_t now) {
   auto schedule = AutomationSchedule::Of(a.interval_seconds, a.cron, a.time_zone, a.created_at);
   if (!schedule.ok()) {
     // Paused alone (the zone file went away): its slots cannot be computed.
     auto paused = automations_.RecordAutomationOutcome(
         a.id, true, 1, "its schedule can no longer be read: " + schedule.status().message(), now);
     if (!paused.ok()) spdlog::error("automations: pausing {}: {}", a.id, paused.status().message());
-    return;
+    return std::nullopt;
   }
   std::vector<store::RunRecord> records;
   int64_t window_start = now - a.catch_up_seconds * 1000 - kLateGraceMillis;
@@ -481,18 +506,7 @@ void AutomationService::Fire(const store::AutomationRecord& a, int64_t now) {
     start = Admitted(a, run) && MayStart(a, run);
     records.push_back(run);
   }
-  // The crash points of the slot claim (tests/reliability/test_crash_points.py): before it, the
-  // restarted adaptd claims the slot; after it, the slot's run is settled, never fired again.
-  ADAPT_FAULT_POINT("automation.fire.before_claim");
-  Status st = automations_.ClaimAutomationSlot(a.id, a.next_due_at, next_due, records);
-  if (!st.ok()) {
-    if (st.code() != Code::kConflict)
-      spdlog::error("automations: claiming {}'s slot: {}", a.id, st.message());
-    return;
-  }
-  ADAPT_FAULT_POINT("automation.fire.after_claim");
-  if (start) Launch(a, run);
-  if (covered > 0 && run.status == "queued") Buffer(a, run);
+  return Firing{a, {a.id, a.next_due_at, next_due, std::move(records)}, run, start, covered > 0};
 }
 
 void AutomationService::Start() {

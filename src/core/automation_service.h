@@ -139,7 +139,17 @@ class AutomationService {
                                       const FieldNames& names);
   int64_t PlanLimit(const std::string& org_id) const;
   Automation ViewOf(const store::AutomationRecord& a) const;
-  void Fire(const store::AutomationRecord& a, int64_t now);
+  // A due slot of a schedule, planned for the pass's claim.
+  struct Firing {
+    store::AutomationRecord a;
+    store::SlotClaim claim;
+    store::RunRecord run;  // the slot's run, when `covered`
+    bool start = false;    // whether the run starts once claimed
+    bool covered = false;  // whether a slot in the catch-up window is due (else: missed only)
+  };
+  // The slot's claim and run (the overlap policy applied in memory); nullopt, with the
+  // automation paused, when its schedule cannot be read.
+  std::optional<Firing> Plan(const store::AutomationRecord& a, int64_t now);
   // Records nothing: applies the overlap policy to `run` (skipped_overlap; queued for
   // buffer_one, which the caller hands to Buffer once recorded) or cancels the executing runs
   // (cancel_previous). False when the run must not start now.

@@ -273,7 +273,8 @@ void ControllerService::Finish(const store::AutomationRecord& a, store::RunRecor
       spdlog::error("controllers: recording {}'s run: {}", a.id, after.status().message());
   }
   if (status == "failed") LookAgainAt(a.id, now + kRetryAfterMillis);
-  if (auto pruned = runs_.PruneRuns(now - kControllerRunRetentionMillis, kControllerKeptRuns);
+  if (auto pruned =
+          runs_.PruneRuns("", a.id, now - kControllerRunRetentionMillis, kControllerKeptRuns);
       !pruned.ok())
     spdlog::error("controllers: pruning runs: {}", pruned.status().message());
 }

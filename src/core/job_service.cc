@@ -407,7 +407,8 @@ void JobService::AttemptEnded(const std::string& job_id, const std::string& run_
   if (Status st = store_.UpdateJob(job, {"running"}); !st.ok())
     spdlog::error("jobs: ending job {}: {}", job.id, st.message());
   Release(job.org_id);
-  if (auto pruned = store_.PruneRuns(now - kRunRetentionMillis, kKeptRunsPerOwner); !pruned.ok())
+  if (auto pruned = store_.PruneRuns(job.id, "", now - kRunRetentionMillis, kKeptRunsPerOwner);
+      !pruned.ok())
     spdlog::error("jobs: pruning runs: {}", pruned.status().message());
   Pump();
 }

@@ -49,6 +49,14 @@ struct AutomationRecord {
   int64_t updated_at = 0;
 };
 
+// One slot claim of ClaimAutomationSlots.
+struct SlotClaim {
+  std::string automation_id;
+  int64_t expected_due = 0;
+  int64_t next_due = 0;
+  std::vector<RunRecord> runs;
+};
+
 class AutomationStore {
  public:
   virtual ~AutomationStore() = default;
@@ -73,8 +81,14 @@ class AutomationStore {
   // Claims the slot `expected_due` of automation `id`: if it is enabled and its next_due_at is
   // still `expected_due`, moves next_due_at to `next_due` and inserts `runs` (their slots
   // unique per automation), all in one transaction; kConflict and nothing changes otherwise.
-  virtual Status ClaimAutomationSlot(const std::string& id, int64_t expected_due, int64_t next_due,
-                                     const std::vector<RunRecord>& runs) = 0;
+  Status ClaimAutomationSlot(const std::string& id, int64_t expected_due, int64_t next_due,
+                             const std::vector<RunRecord>& runs) {
+    return ClaimAutomationSlots({{id, expected_due, next_due, runs}}).front();
+  }
+  // Each claim as ClaimAutomationSlot makes it, all in one transaction: one durable write for
+  // a scheduler pass, however many slots fell due in it. Per claim: Ok, or kConflict with
+  // nothing of that claim changed (the others stand); a failed write fails them all.
+  virtual std::vector<Status> ClaimAutomationSlots(const std::vector<SlotClaim>& claims) = 0;
   // After a run ended: a failure adds one to consecutive_failures and, at `pause_after`,
   // pauses it with `reason` (version + 1); a success resets the count. Returns the record.
   virtual Result<AutomationRecord> RecordAutomationOutcome(const std::string& id, bool failed,

@@ -116,6 +116,54 @@ TEST_P(StoreTest, AutomationSlotFiresAtMostOnce) {
   EXPECT_EQ(run_events, 1);
 }
 
+TEST_P(StoreTest, ASchedulerPassClaimsItsSlotsTogetherAndARefusedClaimLeavesNothing) {
+  AutomationRecord a = Automation(org_.id), b = Automation(org_.id), c = Automation(org_.id);
+  for (const auto* x : {&a, &b, &c}) ASSERT_TRUE(store_->CreateAutomation(*x, 100).ok());
+  // c's slot fired already (a replay): its claim is refused, the pass's others stand.
+  ASSERT_TRUE(store_->ClaimAutomationSlot(c.id, 10'000, 20'000, {SlotRun(c, 10'000)}).ok());
+  c.next_due_at = 10'000;
+  ASSERT_TRUE(store_->UpdateAutomation(c, 1).ok());
+  RunRecord missed = SlotRun(b, 4'000);
+  missed.status = "missed";
+  auto claimed = store_->ClaimAutomationSlots({{a.id, 10'000, 20'000, {SlotRun(a, 10'000)}},
+                                               {c.id, 10'000, 30'000, {SlotRun(c, 10'000)}},
+                                               {b.id, 10'000, 20'000, {missed, SlotRun(b, 10'000)}},
+                                               {a.id, 10'000, 40'000, {SlotRun(a, 12'000)}}});
+  ASSERT_EQ(claimed.size(), 4u);
+  EXPECT_TRUE(claimed[0].ok()) << claimed[0].message();
+  EXPECT_EQ(claimed[1].code(), Code::kConflict);
+  EXPECT_TRUE(claimed[2].ok()) << claimed[2].message();
+  // The same automation again in the pass: its due time moved with the first claim.
+  EXPECT_EQ(claimed[3].code(), Code::kConflict);
+  Reopen();
+  EXPECT_EQ(store_->GetAutomation(org_.id, a.id)->next_due_at, 20'000);
+  EXPECT_EQ(store_->GetAutomation(org_.id, b.id)->next_due_at, 20'000);
+  EXPECT_EQ(store_->GetAutomation(org_.id, c.id)->next_due_at, 10'000);
+  EXPECT_EQ(store_->ListRuns(org_.id, {"", a.id}, 10, std::nullopt)->items.size(), 1u);
+  EXPECT_EQ(store_->ListRuns(org_.id, {"", b.id}, 10, std::nullopt)->items.size(), 2u);
+  EXPECT_EQ(store_->ListRuns(org_.id, {"", c.id}, 10, std::nullopt)->items.size(), 1u);
+  // Events for the runs written, none for the refused claims.
+  int run_events = 0;
+  auto events = store_->ListEvents(org_.id, "", 0, 100);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  for (const auto& e : *events) run_events += e.run_id.empty() ? 0 : 1;
+  EXPECT_EQ(run_events, 4);
+}
+
+TEST_P(StoreTest, ASuccessAfterASuccessLeavesTheAutomationAsItWas) {
+  AutomationRecord a = Automation(org_.id);
+  ASSERT_TRUE(store_->CreateAutomation(a, 100).ok());
+  auto before = store_->GetAutomation(org_.id, a.id);
+  auto after = store_->RecordAutomationOutcome(a.id, false, 3, "three failures", 99'000);
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_EQ(after->consecutive_failures, 0);
+  EXPECT_EQ(after->version, before->version);
+  EXPECT_EQ(after->updated_at, before->updated_at);
+  EXPECT_TRUE(after->enabled);
+  EXPECT_EQ(store_->RecordAutomationOutcome("aut_missing", false, 3, "x", 1).status().code(),
+            Code::kNotFound);
+}
+
 TEST_P(StoreTest, AutomationPausesAfterConsecutiveFailuresAndASuccessResetsTheCount) {
   AutomationRecord a = Automation(org_.id);
   ASSERT_TRUE(store_->CreateAutomation(a, 100).ok());

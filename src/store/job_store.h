@@ -145,9 +145,12 @@ class JobStore {
                                    std::optional<int64_t> before_seq) = 0;
   virtual Result<std::vector<RunRecord>> ListRunsWithStatus(
       const std::vector<std::string>& statuses) = 0;
-  // Forgets ended runs that ended before `ended_before`, and those past the newest `keep` of
-  // their job or automation; returns how many.
-  virtual Result<int64_t> PruneRuns(int64_t ended_before, int keep) = 0;
+  // Forgets ended runs (anyone's) that ended before `ended_before`, and the ended runs of one
+  // owner (`job_id` or `automation_id`, the other empty) past its newest `keep`; returns how
+  // many. Called as an owner's run ends, so it reads that owner's runs only: with 10,000
+  // automations the table holds up to a million runs.
+  virtual Result<int64_t> PruneRuns(const std::string& job_id, const std::string& automation_id,
+                                    int64_t ended_before, int keep) = 0;
 };
 
 }  // namespace adapt::store

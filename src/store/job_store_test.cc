@@ -193,19 +193,48 @@ TEST_P(StoreTest, RunsAreUpdatedInPlaceFilteredByJobAndScopedToTheOrganization) 
   EXPECT_EQ(store_->ListRunsWithStatus({"running"})->size(), 1u);
 }
 
-TEST_P(StoreTest, PruningForgetsOldRunsAndAllButTheNewestOfEachJobButNeverARunningOne) {
+TEST_P(StoreTest, PruningForgetsOldRunsAndAllButTheNewestOfItsOwnerButNeverARunningOne) {
   std::vector<RunRecord> runs;
   for (int i = 1; i <= 4; ++i) runs.push_back(NewRun(org_.id, "job_a", i, 10000 + i));
   runs.push_back(NewRun(org_.id, "job_b", 1, 100));  // ended long ago
   runs.push_back(NewRun(org_.id, "job_c", 1));       // still running
+  for (int i = 1; i <= 3; ++i) runs.push_back(NewRun(org_.id, "job_d", i, 20000 + i));
+  RunRecord automation_run = NewRun(org_.id, "", 1, 30000);
+  automation_run.automation_id = "aut_1";
+  runs.push_back(automation_run);
   for (const auto& r : runs) ASSERT_TRUE(store_->PutRun(r).ok());
-  auto pruned = store_->PruneRuns(5000, 2);
+  auto pruned = store_->PruneRuns("job_a", "", 5000, 2);
   ASSERT_TRUE(pruned.ok()) << pruned.status().message();
+  // job_a's two oldest and job_b's (too old); job_d's third, past the keep too, waits for
+  // job_d's own next end.
   EXPECT_EQ(*pruned, 3);
-  auto left = store_->ListRuns(org_.id, {}, 10, std::nullopt);
+  auto left = store_->ListRuns(org_.id, {}, 20, std::nullopt);
   std::vector<std::string> ids;
   for (const auto& r : left->items) ids.push_back(r.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{runs[5].id, runs[3].id, runs[2].id}));
+  EXPECT_EQ(ids, (std::vector<std::string>{runs[9].id, runs[8].id, runs[7].id, runs[6].id,
+                                           runs[5].id, runs[3].id, runs[2].id}));
+
+  pruned = store_->PruneRuns("job_d", "", 5000, 2);
+  ASSERT_TRUE(pruned.ok());
+  EXPECT_EQ(*pruned, 1);
+  EXPECT_EQ(store_->GetRun(org_.id, runs[6].id).status().code(), Code::kNotFound);
+  // An automation's runs are its own owner: a job id of "" does not make them one with others.
+  pruned = store_->PruneRuns("", "aut_1", 5000, 1);
+  ASSERT_TRUE(pruned.ok());
+  EXPECT_EQ(*pruned, 0);
+  EXPECT_TRUE(store_->GetRun(org_.id, runs[9].id).ok());
+}
+
+TEST_P(StoreTest, PruningCountsARunningRunTowardTheKeepButNeverRemovesIt) {
+  RunRecord ended_old = NewRun(org_.id, "job_a", 1, 10001);
+  RunRecord ended_new = NewRun(org_.id, "job_a", 2, 10002);
+  RunRecord running = NewRun(org_.id, "job_a", 3);
+  for (const auto& r : {ended_old, ended_new, running}) ASSERT_TRUE(store_->PutRun(r).ok());
+  auto pruned = store_->PruneRuns("job_a", "", 5000, 1);
+  ASSERT_TRUE(pruned.ok()) << pruned.status().message();
+  EXPECT_EQ(*pruned, 2);
+  EXPECT_TRUE(store_->GetRun(org_.id, running.id).ok());
+  EXPECT_EQ(store_->GetRun(org_.id, ended_new.id).status().code(), Code::kNotFound);
 }
 
 TEST_P(StoreTest, ARunsStatusChangeWritesItsEventAndIsAnnouncedOnce) {

@@ -205,7 +205,8 @@ class MemoryStore : public Store {
                            std::optional<int64_t> before_seq) override;
   Result<std::vector<RunRecord>> ListRunsWithStatus(
       const std::vector<std::string>& statuses) override;
-  Result<int64_t> PruneRuns(int64_t ended_before, int keep) override;
+  Result<int64_t> PruneRuns(const std::string& job_id, const std::string& automation_id,
+                            int64_t ended_before, int keep) override;
   Status PutDatabase(const DatabaseRecord& record) override;
   Result<DatabaseRecord> GetDatabase(const std::string& org_id) override;
   Result<std::vector<DatabaseRecord>> ListDatabases() override;
@@ -234,8 +235,7 @@ class MemoryStore : public Store {
   Status DeleteAutomation(const std::string& org_id, const std::string& id) override;
   Result<std::optional<int64_t>> NextAutomationDue() override;
   Result<std::vector<AutomationRecord>> ListDueAutomations(int64_t now, int limit) override;
-  Status ClaimAutomationSlot(const std::string& id, int64_t expected_due, int64_t next_due,
-                             const std::vector<RunRecord>& runs) override;
+  std::vector<Status> ClaimAutomationSlots(const std::vector<SlotClaim>& claims) override;
   Result<AutomationRecord> RecordAutomationOutcome(const std::string& id, bool failed,
                                                    int pause_after, const std::string& reason,
                                                    int64_t now) override;
@@ -264,8 +264,7 @@ class MemoryStore : public Store {
   // unlocking).
   bool UpsertRunLocked(const RunRecord& run);
   void AppendRunEventLocked(const RunRecord& run);
-  Status ClaimAutomationSlotLocked(const std::string& id, int64_t expected_due, int64_t next_due,
-                                   const std::vector<RunRecord>& runs);
+  Status ClaimAutomationSlotLocked(const SlotClaim& claim);
   void AnnounceRunEvent(const std::string& run_id);
   std::vector<SandboxRecord> AttachmentsLocked(const std::string& org_id, const std::string& name);
   SandboxRecord* FindSandboxLocked(const std::string& id);

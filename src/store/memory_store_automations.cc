@@ -88,33 +88,36 @@ Result<std::vector<AutomationRecord>> MemoryStore::ListDueAutomations(int64_t no
   return out;
 }
 
-Status MemoryStore::ClaimAutomationSlot(const std::string& id, int64_t expected_due,
-                                        int64_t next_due, const std::vector<RunRecord>& runs) {
+std::vector<Status> MemoryStore::ClaimAutomationSlots(const std::vector<SlotClaim>& claims) {
+  std::vector<Status> out;
   {
     std::lock_guard lock(mu_);
-    RETURN_IF_ERROR(ClaimAutomationSlotLocked(id, expected_due, next_due, runs));
+    // One write for the whole pass, as SqliteStore's transaction: a fault fails every claim.
+    if (auto fault = WriteFaultLocked()) return std::vector<Status>(claims.size(), *fault);
+    for (const auto& c : claims) out.push_back(ClaimAutomationSlotLocked(c));
   }
-  for (const auto& r : runs) AnnounceRunEvent(r.id);
-  return Status::Ok();
+  for (size_t i = 0; i < claims.size(); ++i) {
+    if (!out[i].ok()) continue;
+    for (const auto& r : claims[i].runs) AnnounceRunEvent(r.id);
+  }
+  return out;
 }
 
-Status MemoryStore::ClaimAutomationSlotLocked(const std::string& id, int64_t expected_due,
-                                              int64_t next_due,
-                                              const std::vector<RunRecord>& runs) {
-  if (auto fault = WriteFaultLocked()) return *fault;
+Status MemoryStore::ClaimAutomationSlotLocked(const SlotClaim& c) {
+  const std::string& id = c.automation_id;
   auto a = std::find_if(automations_.begin(), automations_.end(),
                         [&](const AutomationRecord& x) { return x.id == id; });
-  if (a == automations_.end() || !a->enabled || a->next_due_at != expected_due)
+  if (a == automations_.end() || !a->enabled || a->next_due_at != c.expected_due)
     return Conflict("automation '" + id + "' slot was claimed or paused");
-  for (const auto& r : runs) {
+  for (const auto& r : c.runs) {
     for (const auto& x : runs_) {
       if (x.automation_id == r.automation_id && x.scheduled_at == r.scheduled_at &&
           (x.trigger == "schedule" || x.trigger == "catch_up"))
         return Conflict("automation '" + id + "' slot already fired");
     }
   }
-  a->next_due_at = next_due;
-  for (const auto& r : runs) UpsertRunLocked(r);
+  a->next_due_at = c.next_due;
+  for (const auto& r : c.runs) UpsertRunLocked(r);
   return Status::Ok();
 }
 

@@ -179,16 +179,18 @@ Result<std::vector<RunRecord>> MemoryStore::ListRunsWithStatus(
   return out;
 }
 
-Result<int64_t> MemoryStore::PruneRuns(int64_t ended_before, int keep) {
+Result<int64_t> MemoryStore::PruneRuns(const std::string& job_id, const std::string& automation_id,
+                                       int64_t ended_before, int keep) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
-  std::map<std::pair<std::string, std::string>, int> newer;  // (job, automation) -> seen
+  int newer = 0;  // the owner's runs seen so far, newest first
   std::vector<bool> drop(runs_.size(), false);
   for (size_t i = runs_.size(); i-- > 0;) {
     const RunRecord& r = runs_[i];
-    int rank = ++newer[{r.job_id, r.automation_id}];
+    bool owned = r.job_id == job_id && r.automation_id == automation_id;
+    int rank = owned ? ++newer : 0;
     bool ended = r.ended_at > 0;
-    drop[i] = ended && (r.ended_at < ended_before || rank > keep);
+    drop[i] = ended && (r.ended_at < ended_before || rank > std::max(keep, 1));
   }
   int64_t n = 0;
   std::vector<RunRecord> kept;

@@ -492,6 +492,11 @@ CREATE TABLE event_retention (
   pruned_seq INTEGER NOT NULL
 );
 )sql"},
+      // Pruning as each run ends reads one owner's runs and the oldest ended ones only.
+      {31, R"sql(
+CREATE INDEX runs_by_owner ON runs(job_id, automation_id, seq);
+CREATE INDEX runs_by_end ON runs(ended_at);
+)sql"},
   };
   return kMigrations;
 }

@@ -189,31 +189,56 @@ Result<std::vector<AutomationRecord>> SqliteStore::ListDueAutomations(int64_t no
       });
 }
 
-Status SqliteStore::ClaimAutomationSlot(const std::string& id, int64_t expected_due,
-                                        int64_t next_due, const std::vector<RunRecord>& runs) {
+std::vector<Status> SqliteStore::ClaimAutomationSlots(const std::vector<SlotClaim>& claims) {
+  std::vector<Status> out(claims.size());
   std::vector<std::string> changed;
-  RETURN_IF_ERROR(Guard("claiming an automation's slot", [&]() -> Status {
+  Status written = Guard("claiming automations' slots", [&]() -> Status {
     SQLite::Transaction tx(db_);
-    SQLite::Statement q(db_,
-                        "UPDATE automations SET next_due_at = ? WHERE id = ? AND enabled = 1 AND "
-                        "next_due_at = ?");
-    q.bind(1, next_due);
-    q.bind(2, id);
-    q.bind(3, expected_due);
-    if (q.exec() != 1) return Conflict("automation '" + id + "' slot was claimed or paused");
-    for (const auto& r : runs) {
-      SQLite::Statement taken(db_,
-                              "SELECT 1 FROM runs WHERE automation_id = ? AND scheduled_at = ? "
-                              "AND trigger IN ('schedule', 'catch_up')");
-      taken.bind(1, r.automation_id);
-      taken.bind(2, r.scheduled_at);
-      if (taken.executeStep()) return Conflict("automation '" + id + "' slot already fired");
-      if (UpsertRun(db_, r)) changed.push_back(r.id);
+    for (size_t i = 0; i < claims.size(); ++i) {
+      // A claim that fails part-way is undone alone; the pass's other claims stand.
+      db_.exec("SAVEPOINT claim");
+      size_t announced = changed.size();
+      try {
+        out[i] = ClaimSlotLocked(claims[i], changed);
+      } catch (const std::exception& e) {
+        out[i] =
+            Internal("claiming automation '" + claims[i].automation_id + "' slot: " + e.what());
+      }
+      if (!out[i].ok()) {
+        db_.exec("ROLLBACK TO claim");
+        changed.resize(announced);
+      }
+      db_.exec("RELEASE claim");
     }
     tx.commit();
     return Status::Ok();
-  }));
+  });
+  if (!written.ok()) return std::vector<Status>(claims.size(), written);
   for (const auto& run_id : changed) AnnounceRunEvent(run_id);
+  return out;
+}
+
+// Checks before it writes, so that a refused claim leaves nothing behind in the transaction.
+Status SqliteStore::ClaimSlotLocked(const SlotClaim& c, std::vector<std::string>& changed) {
+  const std::string& id = c.automation_id;
+  for (const auto& r : c.runs) {
+    SQLite::Statement taken(db_,
+                            "SELECT 1 FROM runs WHERE automation_id = ? AND scheduled_at = ? "
+                            "AND trigger IN ('schedule', 'catch_up')");
+    taken.bind(1, r.automation_id);
+    taken.bind(2, r.scheduled_at);
+    if (taken.executeStep()) return Conflict("automation '" + id + "' slot already fired");
+  }
+  SQLite::Statement q(db_,
+                      "UPDATE automations SET next_due_at = ? WHERE id = ? AND enabled = 1 AND "
+                      "next_due_at = ?");
+  q.bind(1, c.next_due);
+  q.bind(2, id);
+  q.bind(3, c.expected_due);
+  if (q.exec() != 1) return Conflict("automation '" + id + "' slot was claimed or paused");
+  for (const auto& r : c.runs) {
+    if (UpsertRun(db_, r)) changed.push_back(r.id);
+  }
   return Status::Ok();
 }
 
@@ -225,6 +250,8 @@ Result<AutomationRecord> SqliteStore::RecordAutomationOutcome(const std::string&
       "recording an automation's run", [&]() -> Result<AutomationRecord> {
         SQLite::Transaction tx(db_);
         ASSIGN_OR_RETURN(AutomationRecord a, GetAutomationLocked("", id));
+        // A success after a success changes nothing: no write, so no sync, for most runs.
+        if (!failed && a.consecutive_failures == 0) return a;
         a.consecutive_failures = failed ? a.consecutive_failures + 1 : 0;
         bool pause = failed && a.enabled && a.consecutive_failures >= pause_after;
         SQLite::Statement q(db_,

@@ -374,19 +374,22 @@ Result<std::vector<RunRecord>> SqliteStore::ListRunsWithStatus(
       });
 }
 
-Result<int64_t> SqliteStore::PruneRuns(int64_t ended_before, int keep) {
+Result<int64_t> SqliteStore::PruneRuns(const std::string& job_id, const std::string& automation_id,
+                                       int64_t ended_before, int keep) {
   return Guard<Result<int64_t>>("pruning runs", [&]() -> Result<int64_t> {
     SQLite::Transaction tx(db_);
+    // Both through an index (runs_by_end, runs_by_owner): neither reads the whole table.
     SQLite::Statement old(db_, "DELETE FROM runs WHERE ended_at > 0 AND ended_at < ?");
     old.bind(1, ended_before);
     int64_t n = old.exec();
-    // Past the newest `keep` of their owner (a job or an automation), ended ones only.
-    SQLite::Statement extra(
-        db_,
-        "DELETE FROM runs WHERE ended_at > 0 AND seq IN (SELECT seq FROM (SELECT seq, "
-        "ROW_NUMBER() OVER (PARTITION BY job_id, automation_id ORDER BY seq DESC) AS rank "
-        "FROM runs) WHERE rank > ?)");
-    extra.bind(1, keep);
+    // Older than the owner's keep-th newest run (running ones count, and are never removed).
+    SQLite::Statement extra(db_,
+                            "DELETE FROM runs WHERE job_id = ?1 AND automation_id = ?2 AND "
+                            "ended_at > 0 AND seq < (SELECT seq FROM runs WHERE job_id = ?1 AND "
+                            "automation_id = ?2 ORDER BY seq DESC LIMIT 1 OFFSET ?3)");
+    extra.bind(1, job_id);
+    extra.bind(2, automation_id);
+    extra.bind(3, std::max(keep, 1) - 1);
     n += extra.exec();
     tx.commit();
     return n;
