@@ -16,7 +16,7 @@
 namespace adapt::core {
 namespace {
 
-using app_internal::Block;
+using app_internal::BlockUnlessStopping;
 using app_internal::kAppLabel;
 // Where a replica's start-up waits for its release reference (the URL it downloads the
 // release from), written by Deliver once the sandbox runs and has its network.
@@ -27,80 +27,6 @@ constexpr const char* kAgentInSandbox = "/.adapt/adapt-agent";
 bool Live(const std::string& status) { return status == "provisioning" || status == "running"; }
 
 }  // namespace
-
-std::chrono::seconds ReplicaRestartDelay(int failures) {
-  if (failures <= 0) return std::chrono::seconds(0);
-  return std::chrono::seconds(failures >= 6 ? 60 : std::min(60, 2 << (failures - 1)));
-}
-
-void AppService::Emit(const std::string& org_id, const std::string& app_id, const std::string& type,
-                      const std::string& replica_id, const std::string& message) {
-  store::EventRecord e;
-  e.org_id = org_id;
-  e.status = type;
-  e.at = NowMillis();
-  e.app_id = app_id;
-  e.replica_id = replica_id;
-  e.message = message.size() > 2000 ? message.substr(0, 2000) : message;
-  if (Status st = store_.AppendAppEvent(e); !st.ok()) {
-    spdlog::warn("app {}: recording event {}: {}", app_id, type, st.message());
-    return;
-  }
-  if (bus_) bus_->Notify({Change::Kind::kAppEvent, app_id});
-}
-
-void AppService::NoteFailure(const store::AppReplicaRecord& replica, const std::string& why) {
-  {
-    // Under mu_, the store's copy is written in the order the failures were counted.
-    std::lock_guard lock(mu_);
-    if (!counted_.insert(replica.sandbox_id).second) return;
-    Trouble& t = trouble_[replica.app_id];
-    ++t.failures;
-    t.why = "replica " + replica.sandbox_id + " " + why;
-    t.replica = replica;
-    const auto delay = ReplicaRestartDelay(t.failures);
-    t.retry_at = std::chrono::steady_clock::now() + delay;
-    store::AppTroubleRecord saved{replica.app_id,
-                                  replica.org_id,
-                                  t.failures,
-                                  NowMillis() + std::chrono::milliseconds(delay).count(),
-                                  t.why,
-                                  replica.sandbox_id,
-                                  replica.release_id};
-    if (Status st = store_.PutAppTrouble(saved); !st.ok())
-      spdlog::warn("app {}: recording replica {}'s failure: {}", replica.app_id, replica.sandbox_id,
-                   st.message());
-  }
-  Emit(replica.org_id, replica.app_id, "replica.failed", replica.sandbox_id, why);
-}
-
-void AppService::ClearTrouble(const std::string& app_id) {
-  std::lock_guard lock(mu_);
-  if (!trouble_.erase(app_id)) return;
-  if (Status st = store_.DeleteAppTrouble(app_id); !st.ok())
-    spdlog::warn("app {}: clearing its replicas' failures: {}", app_id, st.message());
-}
-
-void AppService::LoadTroubles() {
-  auto troubles = store_.ListAppTroubles();
-  if (!troubles.ok())
-    return spdlog::error("apps: reading the replicas' failures: {}", troubles.status().message());
-  const int64_t now_ms = NowMillis();
-  const auto now = std::chrono::steady_clock::now();
-  const int64_t longest = std::chrono::milliseconds(ReplicaRestartDelay(1000)).count();
-  std::lock_guard lock(mu_);
-  for (const auto& t : *troubles) {
-    Trouble& m = trouble_[t.app_id];
-    m.failures = t.failures;
-    m.why = t.why;
-    // What was left of the backoff (a clock that jumped makes it no longer than the longest).
-    m.retry_at =
-        now + std::chrono::milliseconds(std::clamp(t.retry_at - now_ms, int64_t{0}, longest));
-    m.replica = {t.replica_sandbox_id, t.app_id, t.org_id, t.replica_release_id, "starting", 0};
-    // Counted before the restart: the reconcile that removes it does not count it again.
-    counted_.insert(t.replica_sandbox_id);
-  }
-}
 
 Result<std::string> AppService::StartReplica(const store::AppRecord& app,
                                              const store::AppReleaseRecord& release) {
@@ -177,11 +103,12 @@ Result<std::string> AppService::StartReplica(const store::AppRecord& app,
 void AppService::Deliver(store::AppReplicaRecord replica) {
   Principal who;
   who.org_id = replica.org_id;
+  auto forget = [&] {
+    std::lock_guard lock(mu_);
+    delivering_.erase(replica.sandbox_id);
+  };
   auto finish = [&](bool ok, const std::string& why) {
-    {
-      std::lock_guard lock(mu_);
-      delivering_.erase(replica.sandbox_id);
-    }
+    forget();
     if (!ok) {
       spdlog::warn("app {}: replica {}: {}", replica.app_id, replica.sandbox_id, why);
       // A replica removed meanwhile (scaled down, the app deleted) did not fail.
@@ -192,10 +119,25 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
     }
     changed_.notify_all();
   };
-  Block([&](Waiter::Done done) {
-    sandboxes_.AwaitSettled(who, replica.sandbox_id, Waiter::Clock::now() + std::chrono::minutes(5),
-                            std::move(done));
-  });
+  // Cut short by adaptd stopping: no failure of the replica's (no backoff is written); the
+  // next adaptd's reconcile replaces a replica left starting.
+  auto abandon = [&] {
+    spdlog::info("app {}: replica {}: delivery ended, adaptd is stopping", replica.app_id,
+                 replica.sandbox_id);
+    forget();
+    changed_.notify_all();
+  };
+  // Stop() waits for every delivery: one must not wait out a sandbox's start then.
+  bool settled = BlockUnlessStopping(
+      [&](Waiter::Done done) {
+        sandboxes_.AwaitSettled(who, replica.sandbox_id,
+                                Waiter::Clock::now() + std::chrono::minutes(5), std::move(done));
+      },
+      [this] {
+        std::lock_guard lock(mu_);
+        return stopping_;
+      });
+  if (!settled) return abandon();
   auto sandbox = store_.GetSandbox(replica.org_id, replica.sandbox_id);
   if (!sandbox.ok() || sandbox->status != "running") return finish(false, "did not start");
   auto release = store_.GetAppRelease(replica.app_id, replica.release_id);
@@ -219,7 +161,7 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
   for (;;) {
     {
       std::lock_guard lock(mu_);
-      if (stopping_) return finish(false, "adaptd is stopping");
+      if (stopping_) return abandon();
     }
     auto now = store_.GetSandbox(replica.org_id, replica.sandbox_id);
     if (!now.ok() || now->status != "running")
@@ -591,7 +533,10 @@ void AppService::Stop() {
   }
   changed_.notify_all();
   if (reconciler_.joinable()) reconciler_.join();
+  // Joined, not only stopped: a delivery under way uses the members, which go before the pool
+  // does (ASan, app_supervision_test). Each ends within a second of seeing stopping_.
   deliveries_.stop();
+  deliveries_.join();
   // A deploy under way ends soon (its waits see stopping_) and records how it ended.
   deploys_.join();
 }

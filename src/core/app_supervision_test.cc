@@ -3,12 +3,14 @@
 // the store, so a new AppService over that store (adaptd restarted) goes on from it: the count
 // continues, the backoff still holds replicas back, and the app's status still says why; a
 // ready replica's checks follow its release's readiness period and threshold, and their count
-// is kept on the replica's record; readiness settings out of bounds are refused.
+// is kept on the replica's record; a delivery cut short by adaptd stopping is no failure;
+// readiness settings out of bounds are refused.
 #include <gtest/gtest.h>
 
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
 #include <set>
 #include <thread>
@@ -17,6 +19,7 @@
 #include "core/command_service.h"
 #include "core/file_service.h"
 #include "core/sandbox_service_fixture.h"
+#include "core/waiter.h"
 #include "net/network_manager.h"
 #include "storage/object_store.h"
 
@@ -231,6 +234,37 @@ TEST_F(AppSupervisionTest, ReadyReplicasChecksFollowTheReleasesThresholdAndTheir
   const int kept = StoredReplica(id)->check_failures;
   r = ReplicaWhen(id, [kept](const auto& r) { return r.check_failures > kept; });
   EXPECT_EQ(r.state, "unready");
+}
+
+TEST_F(AppSupervisionTest, ADeliveryCutShortByAStoppingAdaptdIsNoFailureOfTheReplicas) {
+  boost::asio::thread_pool wait_pool{1};
+  Waiter waiter(events_, wait_pool);
+  service_->set_waiter(&waiter);
+  // The one worker is held: the new replica's sandbox stays provisioning and its delivery
+  // waits for it to settle when adaptd stops.
+  std::promise<void> hold;
+  boost::asio::post(workers_, [held = hold.get_future().share()] { held.wait(); });
+  ASSERT_TRUE(apps_->Scale(Caller(), app_.id, 1).ok());
+  auto replicas = store_.ListAppReplicas(app_.id);
+  ASSERT_TRUE(replicas.ok());
+  ASSERT_EQ(replicas->size(), 1u);
+  EXPECT_EQ(replicas->front().state, "starting");
+  // The delivery is waiting (a bound, not a timing), not merely queued.
+  for (int i = 0; i < 1000 && waiter.size() == 0; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(waiter.size(), 1u);
+  apps_->Stop();
+  auto troubles = store_.ListAppTroubles();
+  ASSERT_TRUE(troubles.ok());
+  EXPECT_TRUE(troubles->empty()) << "a backoff was written: " << troubles->front().why;
+  // The next adaptd finds no backoff and no failure to report.
+  NewService();
+  App app = Get();
+  EXPECT_EQ(app.restarts, 0);
+  EXPECT_NE(app.status, "failing") << app.status_message;
+  hold.set_value();
+  waiter.Shutdown();
+  wait_pool.join();
+  service_->set_waiter(nullptr);
 }
 
 TEST_F(AppSupervisionTest, ReadinessSettingsOutOfBoundsAreRefusedNamingTheField) {
