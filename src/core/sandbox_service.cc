@@ -154,9 +154,13 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
 Result<Sandbox> SandboxService::Get(const Principal& who, const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(who.org_id, id));
+  return DetailedView(r);
+}
+
+Sandbox SandboxService::DetailedView(const store::SandboxRecord& r) {
   Sandbox view = ViewOf(r);
   if (r.status == "running" && r.config.startup) {
-    auto obs = runtime_.Observe(id);
+    auto obs = runtime_.Observe(r.id);
     if (obs.ok()) view = ViewOf(r, &obs->output);
   }
   if (endpoints_view_) view.endpoints = endpoints_view_(r.org_id, r.id);
@@ -196,8 +200,10 @@ Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::st
 Result<PowerChange> SandboxService::Stop(const Principal& who, const std::string& id) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
   PowerChange out;
-  RETURN_IF_ERROR(lifecycle_.Stop(who.org_id, id, false, &out.operation_id).status());
-  ASSIGN_OR_RETURN(out.sandbox, Get(who, id));
+  // Not read again afterwards: a controller that wants it running may have started it since.
+  ASSIGN_OR_RETURN(store::SandboxRecord stopped,
+                   lifecycle_.Stop(who.org_id, id, false, &out.operation_id));
+  out.sandbox = DetailedView(stopped);
   return out;
 }
 

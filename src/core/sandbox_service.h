@@ -98,7 +98,8 @@ class SandboxService {
   // Stops a running sandbox (seed 000 stop_sandbox): a durable one is checkpointed, an
   // instant one's workspace is discarded. Returns the hibernated sandbox and its checkpoint
   // operation (finished: Completed, or Failed when the processes could not be saved).
-  // Blocking.
+  // Blocking. The sandbox is answered as the stop left it, even if a controller has started
+  // it again since.
   Result<PowerChange> Stop(const Principal& who, const std::string& id);
   // Starts a hibernated sandbox in the background; returns it provisioning, and its restore
   // operation (Pending or Running).
@@ -157,6 +158,8 @@ class SandboxService {
   AccountService* accounts_ = nullptr;
   Waiter* waiter_ = nullptr;
 
+  // The single-sandbox view of `r`: its startup output while it runs, and its endpoints.
+  Sandbox DetailedView(const store::SandboxRecord& r);
   // The limits that apply to `org_id`'s sandboxes now; kPaymentRequired when its plan has
   // prices and its balance is used up.
   Result<store::SandboxLimits> LimitsOf(const std::string& org_id,
