@@ -41,9 +41,56 @@ class HttpServer::Impl {
         retry_timer_(acceptor_.get_executor()) {}
   ~Impl() { Stop(); }
 
+  Status Listen() {
+    std::lock_guard lock(lifecycle_mu_);
+    return ListenLocked();
+  }
+
   Status Start() {
     std::lock_guard lock(lifecycle_mu_);
     if (running_) return Status(Code::kConflict, "http server already started");
+    if (!acceptor_.is_open()) RETURN_IF_ERROR(ListenLocked());
+
+    ctx_.ioc.restart();
+    {
+      std::lock_guard connections_lock(ctx_.mu);
+      ctx_.stopping = false;
+    }
+    work_guard_.emplace(ctx_.ioc.get_executor());
+    running_ = true;
+    net::post(acceptor_.get_executor(), [this] { Accept(); });
+    const int threads = std::max(1, ctx_.options.io_threads);
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { RunIo(); });
+    return Status::Ok();
+  }
+
+  uint16_t port() const { return port_; }
+
+  void Stop() {
+    std::lock_guard lock(lifecycle_mu_);
+    if (!running_) {
+      // Listened but never started: no I/O thread touches the acceptor.
+      error_code ignored;
+      acceptor_.close(ignored);
+      return;
+    }
+    running_ = false;
+    net::post(acceptor_.get_executor(), [this] {
+      error_code ignored;
+      acceptor_.close(ignored);
+      retry_timer_.cancel();
+    });
+    ctx_.CloseConnections();
+    // The threads return once every connection and running handler has finished.
+    work_guard_.reset();
+    for (auto& thread : threads_) thread.join();
+    threads_.clear();
+  }
+
+ private:
+  // Binds and listens once; a second call while the listener is open does nothing.
+  Status ListenLocked() {
+    if (acceptor_.is_open()) return Status::Ok();
     const std::string address = FormatAddress(ctx_.options.host, ctx_.options.port);
     auto fail = [&](const std::string& why) {
       error_code ignored;
@@ -72,39 +119,9 @@ class HttpServer::Impl {
     auto local = acceptor_.local_endpoint(ec);
     if (ec) return fail(ec.message());
     port_ = local.port();
-
-    ctx_.ioc.restart();
-    {
-      std::lock_guard connections_lock(ctx_.mu);
-      ctx_.stopping = false;
-    }
-    work_guard_.emplace(ctx_.ioc.get_executor());
-    running_ = true;
-    net::post(acceptor_.get_executor(), [this] { Accept(); });
-    const int threads = std::max(1, ctx_.options.io_threads);
-    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { RunIo(); });
     return Status::Ok();
   }
 
-  uint16_t port() const { return port_; }
-
-  void Stop() {
-    std::lock_guard lock(lifecycle_mu_);
-    if (!running_) return;
-    running_ = false;
-    net::post(acceptor_.get_executor(), [this] {
-      error_code ignored;
-      acceptor_.close(ignored);
-      retry_timer_.cancel();
-    });
-    ctx_.CloseConnections();
-    // The threads return once every connection and running handler has finished.
-    work_guard_.reset();
-    for (auto& thread : threads_) thread.join();
-    threads_.clear();
-  }
-
- private:
   void RunIo() {
     for (;;) {
       try {
@@ -151,6 +168,8 @@ HttpServer::HttpServer(HttpServerOptions opts, HttpHandler handler,
     : impl_(std::make_unique<Impl>(std::move(opts), std::move(handler), workers)) {}
 
 HttpServer::~HttpServer() { impl_->Stop(); }
+
+Status HttpServer::Listen() { return impl_->Listen(); }
 
 Status HttpServer::Start() { return impl_->Start(); }
 

@@ -45,7 +45,7 @@ struct HttpServerOptions {
 // shape. A head that misses its deadline, or a connection over the limits, is closed
 // without an answer.
 //
-// Thread-safety: Start, Stop and port may be called from any thread except the server's
+// Thread-safety: Listen, Start, Stop and port may be called from any thread except the server's
 // own I/O threads and `workers` threads (Stop waits for both).
 class HttpServer {
  public:
@@ -55,11 +55,16 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Binds, listens and starts the I/O threads. On failure nothing runs and the error
-  // names the address ("listening on 127.0.0.1:8080: Address already in use").
+  // Binds and listens without accepting: the address is held (and port() known) from
+  // now on, and connections wait in the backlog until Start. The error names the address
+  // ("listening on 127.0.0.1:8080: Address already in use"). Optional: Start listens itself.
+  Status Listen();
+
+  // Listens unless Listen did, and starts accepting on the I/O threads. On failure nothing
+  // runs and the error names the address.
   Status Start();
 
-  // The bound port, useful with port 0; 0 before Start.
+  // The bound port, useful with port 0; 0 before Listen or Start.
   uint16_t port() const;
 
   // Closes the listener and every connection, open streams included (their Stop is

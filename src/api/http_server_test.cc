@@ -315,33 +315,61 @@ TEST_F(StreamingTest, StopWithAnOpenStreamReturnsPromptly) {
   EXPECT_TRUE(client.ReadsEof());
 }
 
-TEST(HttpServerStartTest, FailsWithTheAddressWhenThePortIsTaken) {
-  boost::asio::thread_pool workers(1);
-  HttpServerOptions options;
-  options.port = 0;
-  HttpServer first(options, Echo, workers);
-  ASSERT_TRUE(first.Start().ok());
-  options.port = first.port();
-  HttpServer second(options, Echo, workers);
-  Status status = second.Start();
+// Servers on loopback made and started by each test itself.
+class HttpServerStartTest : public ::testing::Test {
+ protected:
+  // A server answering with Echo on `port` (0: a free one).
+  std::unique_ptr<HttpServer> Server(uint16_t port = 0) {
+    HttpServerOptions options;
+    options.port = port;
+    return std::make_unique<HttpServer>(options, Echo, workers_);
+  }
+
+  boost::asio::thread_pool workers_{1};
+};
+
+TEST_F(HttpServerStartTest, FailsWithTheAddressWhenThePortIsTaken) {
+  auto first = Server();
+  ASSERT_TRUE(first->Start().ok());
+  Status status = Server(first->port())->Start();
   EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("127.0.0.1:" + std::to_string(first.port())), std::string::npos)
+  EXPECT_NE(status.message().find("127.0.0.1:" + std::to_string(first->port())), std::string::npos)
       << status.message();
 }
 
-TEST(HttpServerStartTest, CanRestartAfterStop) {
-  boost::asio::thread_pool workers(1);
-  HttpServerOptions options;
-  options.port = 0;
-  HttpServer server(options, Echo, workers);
-  ASSERT_TRUE(server.Start().ok());
-  server.Stop();
-  ASSERT_TRUE(server.Start().ok());
-  Client client(server.port());
+TEST_F(HttpServerStartTest, CanRestartAfterStop) {
+  auto server = Server();
+  ASSERT_TRUE(server->Start().ok());
+  server->Stop();
+  ASSERT_TRUE(server->Start().ok());
+  Client client(server->port());
   client.Send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n");
   auto response = client.ReadResponse();
   ASSERT_TRUE(response);
   EXPECT_EQ(response->body, "GET /again");
+}
+
+// Listen holds the address from the start: a second server is refused it before the first
+// accepts, and a connection made in between is answered once the first starts.
+TEST_F(HttpServerStartTest, ListenHoldsTheAddressAndStartServesWhatWaited) {
+  auto first = Server();
+  ASSERT_TRUE(first->Listen().ok());
+  ASSERT_NE(first->port(), 0);
+  EXPECT_FALSE(Server(first->port())->Listen().ok());
+  Client early(first->port());
+  ASSERT_TRUE(early.connected());
+  early.Send("GET /early HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(first->Start().ok());
+  auto response = early.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->body, "GET /early");
+}
+
+TEST_F(HttpServerStartTest, StopAfterListenAloneFreesTheAddress) {
+  auto first = Server();
+  ASSERT_TRUE(first->Listen().ok());
+  first->Stop();
+  EXPECT_TRUE(Server(first->port())->Start().ok());
 }
 
 }  // namespace

@@ -27,13 +27,22 @@ void StartStreamThread(std::function<void()> fn) {
     std::lock_guard lock(c.mu);
     ++c.running;
   }
-  std::thread([fn = std::move(fn), &c]() mutable {
-    fn();
-    fn = nullptr;  // what it captured (the stream, its sink) goes before the count drops
+  auto finished = [&c] {
     std::lock_guard lock(c.mu);
     --c.running;
     c.done.notify_all();
-  }).detach();
+  };
+  try {
+    std::thread([fn = std::move(fn), finished]() mutable {
+      fn();
+      fn = nullptr;  // what it captured (the stream, its sink) goes before the count drops
+      finished();
+    }).detach();
+  } catch (...) {
+    // No thread (the host's task limit): not counted, or shutdown would wait for it in vain.
+    finished();
+    throw;
+  }
 }
 
 size_t RunningStreamThreads() {

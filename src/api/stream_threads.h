@@ -10,7 +10,8 @@
 
 namespace adapt::api {
 
-// Runs `fn` on a thread of its own, counted until `fn` and what it captured are gone.
+// Runs `fn` on a thread of its own, counted until `fn` and what it captured are gone. Throws
+// std::system_error, counting nothing, when no thread can be started.
 void StartStreamThread(std::function<void()> fn);
 
 // How many stream threads are running.

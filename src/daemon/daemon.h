@@ -79,6 +79,9 @@ class Daemon {
 
  private:
   Status TakeStateDirectory();
+  // The API's address is bound before any listener takes a free port, so that none of them
+  // can take it (a restart on the same port); connections wait until StartApi serves them.
+  Status HoldApiAddress();
   Status OpenStore();
   // Object storage (storage/): blobs under <state>/objects, tokens signed with storage.key,
   // and the storage gateway on its own listener, up before the network rules that name its port.

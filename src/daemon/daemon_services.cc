@@ -300,17 +300,6 @@ Status Daemon::StartApi() {
   api::AddFileRoutes(*router_, *files_);
   api::AddObjectRoutes(*router_, *object_api_, *objects_);
   api::AddSiteRoutes(*router_, *sites_);
-  api::HttpServerOptions http = HttpLimits(config_, "API");
-  http.host = listen_.host;
-  http.port = listen_.port;
-  http.io_threads = config_.io_threads;
-  http.max_body_bytes = config_.max_body_bytes;
-  http.stream_request_body = [](std::string_view method, std::string_view path) {
-    return api::StreamsRequestBody(method, path) || api::StreamsObjectBody(method, path);
-  };
-  server_.emplace(
-      http, [router = &*router_](const api::HttpRequest& r) { return router->Handle(r); },
-      *workers_);
   RETURN_IF_ERROR(server_->Start());
   warm_pool_->StartFilling();
   // Runs a previous adaptd left executing: those whose command the agent still runs are

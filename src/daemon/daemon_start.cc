@@ -23,6 +23,7 @@ api::HttpServerOptions HttpLimits(const DaemonConfig& config, std::string name) 
 
 Status Daemon::Start() {
   RETURN_IF_ERROR(TakeStateDirectory());
+  RETURN_IF_ERROR(HoldApiAddress());
   RETURN_IF_ERROR(OpenStore());
   RETURN_IF_ERROR(StartObjectStorage());
   RETURN_IF_ERROR(StartRuntime());
@@ -100,6 +101,22 @@ Status Daemon::TakeStateDirectory() {
 
   ASSIGN_OR_RETURN(helpers_, InstallHelpers(config_));
   return Status::Ok();
+}
+
+Status Daemon::HoldApiAddress() {
+  workers_.emplace(static_cast<size_t>(config_.worker_threads));
+  api::HttpServerOptions http = HttpLimits(config_, "API");
+  http.host = listen_.host;
+  http.port = listen_.port;
+  http.io_threads = config_.io_threads;
+  http.max_body_bytes = config_.max_body_bytes;
+  http.stream_request_body = [](std::string_view method, std::string_view path) {
+    return api::StreamsRequestBody(method, path) || api::StreamsObjectBody(method, path);
+  };
+  // No request is read before StartApi, by which time the router is made.
+  server_.emplace(
+      http, [this](const api::HttpRequest& r) { return router_->Handle(r); }, *workers_);
+  return server_->Listen();
 }
 
 Status Daemon::OpenStore() {
@@ -219,7 +236,6 @@ Status Daemon::ReconcileSandboxes() {
   store_->SetRunEventListener([bus = &*bus_](const std::string& run_id) {
     bus->Notify({core::Change::Kind::kRunStatus, run_id});
   });
-  workers_.emplace(static_cast<size_t>(config_.worker_threads));
   // Every wait (waitSeconds, MCP's waits) parks here, on the workers' timers, holding no thread.
   waiter_.emplace(*bus_, *workers_);
   RETURN_IF_ERROR(StartDatabase());
