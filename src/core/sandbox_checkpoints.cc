@@ -35,22 +35,23 @@ std::string SandboxLifecycle::Relaunch(store::SandboxRecord r) {
   Status st = prepared.status();
   std::string lost;
   if (st.ok() && runtime_.HasCheckpoint(r.id)) {
-    prepared->restore = true;
-    st = launch(*prepared);
+    prepared->request.restore = true;
+    st = launch(prepared->request);
     ADAPT_FAULT_POINT("sandbox.checkpoint.after_restore");
     if (!st.ok()) {
       lost = "the checkpoint could not be restored (" + st.message() +
              "); the sandbox booted afresh from its disk, its processes lost";
       spdlog::warn("sandbox {}: {}", r.id, lost);
-      prepared->restore = false;
-      st = launch(*prepared);
+      prepared->request.restore = false;
+      st = launch(prepared->request);
     }
   } else if (st.ok()) {
     lost = "the sandbox had no checkpoint to restore; it booted afresh from its disk";
-    st = launch(*prepared);
+    st = launch(prepared->request);
   }
   runtime_.DiscardCheckpoint(r.id);
   if (!st.ok()) {
+    if (prepared.ok()) prepared->WaitForNetwork();  // the release below removes it
     WarnIfError(Release(r.id, true), "sandbox " + r.id + ": releasing after a failed launch");
     Fail(r, "the sandbox could not be resumed after a checkpoint: " + st.message(), {"running"});
     return lost.empty() ? "the sandbox could not be resumed: " + st.message() : lost;

@@ -9,6 +9,7 @@
 #include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "core/network_beside_launch.h"
 #include "core/sandbox_hibernation.h"
 #include "core/sandbox_operations.h"
 #include "core/sandbox_view.h"
@@ -130,14 +131,15 @@ Status SandboxLifecycle::AddDatabaseEnvironment(store::SandboxRecord& r) {
   return Status::Ok();
 }
 
-Result<runtime::LaunchRequest> SandboxLifecycle::PrepareLaunch(store::SandboxRecord& r) {
+Result<PreparedLaunch> SandboxLifecycle::PrepareLaunch(store::SandboxRecord& r) {
   auto image = images_.ResolveOrPull(r.org_id, r.config.image);
   ADAPT_FAULT_POINT("sandbox.provision.after_image");
   if (!image.ok()) return image.status();
   auto process = PlanStartup(r.config.startup, *image, r.env);
   if (!process.ok()) return process.status();
 
-  runtime::LaunchRequest req;
+  PreparedLaunch prepared;
+  runtime::LaunchRequest& req = prepared.request;
   req.spec.id = r.id;
   req.spec.process = *process;
   req.spec.cpu = r.config.cpu;
@@ -157,29 +159,43 @@ Result<runtime::LaunchRequest> SandboxLifecycle::PrepareLaunch(store::SandboxRec
   }
   if (!req.network_none) {
     if (!network_) return Internal("sandbox networking is not available on this host");
-    auto attached = network_->Attach(r.id, r.config.network);
-    if (!attached.ok()) {
-      IgnoreError(network_->Detach(r.id), "undoing a failed attach, whose error is reported");
-      return attached.status();
-    }
-    ADAPT_FAULT_POINT("sandbox.provision.after_network");
-    req.spec.netns_path = attached->netns_path;
-    req.spec.resolv_conf = attached->resolv_conf;
-    if (r.config.database) {
-      // At every provisioning: the gateway address is this network's.
-      Status st = AddDatabaseEnvironment(r);
-      if (st.ok()) {
-        process = PlanStartup(r.config.startup, *image, r.env);
-        if (!process.ok()) st = process.status();
-      }
-      if (!st.ok()) {
-        IgnoreError(network_->Detach(r.id), "undoing an attach, whose sandbox fails");
-        return st;
-      }
-      req.spec.process = *process;
-    }
+    prepared.network = std::make_shared<NetworkBesideLaunch>(*network_, r.id, r.config.network);
+    // Within Launch, while `r` lives (the caller's); once per request, however often launched.
+    auto done = std::make_shared<std::optional<Result<NetworkedSpec>>>();
+    req.complete_spec = [this, &r, image = *image, network = prepared.network,
+                         done](runtime::SandboxSpec& spec) -> Status {
+      if (!*done) *done = CompleteNetworkedSpec(r, image, *network);
+      if (!(*done)->ok()) return (*done)->status();
+      const NetworkedSpec& added = (*done)->value();
+      spec.netns_path = added.netns_path;
+      spec.resolv_conf = added.resolv_conf;
+      if (added.process) spec.process = *added.process;
+      return Status::Ok();
+    };
   }
-  return req;
+  return prepared;
+}
+
+Result<NetworkedSpec> SandboxLifecycle::CompleteNetworkedSpec(store::SandboxRecord& r,
+                                                              const Image& image,
+                                                              const NetworkBesideLaunch& network) {
+  ASSIGN_OR_RETURN(net::Attachment attached, network.Get());
+  NetworkedSpec added{attached.netns_path, attached.resolv_conf, std::nullopt};
+  if (!r.config.database) return added;
+  // At every provisioning: the gateway address is this network's.
+  Status st = AddDatabaseEnvironment(r);
+  if (st.ok()) {
+    auto process = PlanStartup(r.config.startup, image, r.env);
+    if (process.ok())
+      added.process = *process;
+    else
+      st = process.status();
+  }
+  if (!st.ok()) {
+    IgnoreError(network_->Detach(r.id), "undoing an attach, whose sandbox fails");
+    return st;
+  }
+  return added;
 }
 
 void SandboxLifecycle::Provision(const std::string& id) {
@@ -193,11 +209,12 @@ void SandboxLifecycle::Provision(const std::string& id) {
   ADAPT_FAULT_POINT("sandbox.provision.begin");
   auto prepared = PrepareLaunch(r);
   if (!prepared.ok()) return Fail(r, prepared.status().message(), {"provisioning"});
-  runtime::LaunchRequest req = std::move(*prepared);
+  runtime::LaunchRequest& req = prepared->request;
   bool starting = ReadHibernation(r).phase == HibernationPhase::kStarting;
   Status launched = LaunchOrRestore(r, req);
   ADAPT_FAULT_POINT("sandbox.provision.after_launch");
   if (!launched.ok()) {
+    prepared->WaitForNetwork();  // the release below removes it
     WarnIfError(Release(id, true), "sandbox " + id + ": releasing after a failed launch");
     return Fail(r, launched.message(), {"provisioning"});
   }

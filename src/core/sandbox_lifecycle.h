@@ -19,6 +19,7 @@
 
 #include "core/event_bus.h"
 #include "core/image_catalog.h"
+#include "core/network_beside_launch.h"
 #include "net/network_manager.h"
 #include "runtime/runtime.h"
 #include "storage/volume_service.h"
@@ -125,9 +126,13 @@ class SandboxLifecycle {
   void Fail(store::SandboxRecord r, const std::string& error,
             const std::vector<std::string>& expected);
   void RecordExit(store::SandboxRecord r, const runtime::Observation& obs);
-  // The launch request of sandbox `r` (image, startup, storage, network; the network is made
-  // or re-used). Adds the database variables to `r` when it asks for them.
-  Result<runtime::LaunchRequest> PrepareLaunch(store::SandboxRecord& r);
+  // The launch request of sandbox `r` (image, startup, storage), with its network being made
+  // (or re-used) beside the launch: the request's complete_spec waits for it and, when `r`
+  // asks for the database, adds its variables to `r`, which must outlive the launches.
+  Result<PreparedLaunch> PrepareLaunch(store::SandboxRecord& r);
+  // What complete_spec adds, once the network is attached.
+  Result<NetworkedSpec> CompleteNetworkedSpec(store::SandboxRecord& r, const Image& image,
+                                              const NetworkBesideLaunch& network);
   // Launches a running sandbox again after its compute was released: from its checkpoint
   // when it has one, else (or when that fails) afresh from its disk. Fails the sandbox when
   // neither works. Returns why the processes could not be restored (empty: restored).

@@ -49,25 +49,26 @@ std::string NetnsPath(const std::string& netns) { return "/run/netns/" + netns; 
 
 bool LinkExists(const std::string& name) { return os::Exists("/sys/class/net/" + name); }
 
-Status CreateLinks(const LinkPlan& p) {
+Result<bool> CreateLinks(const LinkPlan& p) {
   if (LinkExists(p.host_if)) {
-    if (os::Exists(NetnsPath(p.netns))) return Status::Ok();
+    if (os::Exists(NetnsPath(p.netns))) return false;
     // The namespace went and took the sandbox end with it: start again.
     RETURN_IF_ERROR(IpBatch("", {"link del " + p.host_if}));
   }
   // ip infers each address's family: the IPv6 lines need no -6.
   std::vector<std::string> host;
   if (!os::Exists(NetnsPath(p.netns))) host.push_back("netns add " + p.netns);
-  host.push_back("link add " + p.host_if + " type veth peer name " + p.peer_if);
-  host.push_back("link set " + p.peer_if + " netns " + p.netns);
+  // The sandbox end is made in its namespace: moving a device between namespaces costs
+  // several times the whole set-up (the kernel waits for its grace periods).
+  host.push_back("link add " + p.host_if + " type veth peer name eth0 netns " + p.netns);
   host.push_back("addr add " + p.host_address + "/30 dev " + p.host_if);
   if (!p.host_address6.empty())
     host.push_back("addr add " + p.host_address6 + "/126 dev " + p.host_if + " nodad");
   host.push_back("link set " + p.host_if + " up");
   RETURN_IF_ERROR(IpBatch("", host).WithContext("creating the sandbox's veth pair"));
-  std::vector<std::string> inside{"link set " + p.peer_if + " name eth0"};
-  for (auto& line : SandboxSide(p, "add")) inside.push_back(std::move(line));
-  return IpBatch(p.netns, inside).WithContext("addressing the sandbox's end of its veth");
+  RETURN_IF_ERROR(IpBatch(p.netns, SandboxSide(p, "add"))
+                      .WithContext("addressing the sandbox's end of its veth"));
+  return true;
 }
 
 Status ReaddressSandboxSide(const LinkPlan& p) {

@@ -1,5 +1,5 @@
 // Network namespaces and veth links, made with iproute2's `ip -batch` (a helper program, two
-// runs per sandbox: simpler than raw netlink).
+// runs per new sandbox: simpler than raw netlink).
 #pragma once
 
 #include <string>
@@ -13,7 +13,6 @@ namespace adapt::net {
 struct LinkPlan {
   std::string netns;            // name under /run/netns
   std::string host_if;          // host end of the veth
-  std::string peer_if;          // sandbox end before it moves and becomes eth0
   std::string host_address;     // x.x.x.1
   std::string sandbox_address;  // x.x.x.2
   // The IPv6 pair (a /126; see AddressPool6); empty: IPv4 only.
@@ -22,9 +21,10 @@ struct LinkPlan {
 };
 
 std::string NetnsPath(const std::string& netns);
-// Creates the namespace and the veth pair, addresses both ends, routes the sandbox's
-// traffic to the host end. Idempotent: an existing complete set-up is kept.
-Status CreateLinks(const LinkPlan& plan);
+// Creates the namespace and the veth pair (its sandbox end made in the namespace as eth0),
+// addresses both ends, routes the sandbox's traffic to the host end. Idempotent: an existing
+// complete set-up is kept. True when it made them, false when they were there.
+Result<bool> CreateLinks(const LinkPlan& plan);
 // Puts the sandbox end's address, link state and default route back. runsc takes the
 // interface's addresses and routes into its own network stack when it starts, so a sandbox
 // started again in the same namespace (stop, then start) would otherwise find none. Only while

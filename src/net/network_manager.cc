@@ -144,16 +144,17 @@ Result<Attachment> NetworkManager::Attach(const std::string& id,
   }
   LinkPlan plan{NetnsName(options_.name, id),
                 HostInterface(sb.address),
-                PeerInterface(sb.address),
                 sb.host_address,
                 sb.address,
                 sb.host_address6,
                 sb.address6};
   Status st = os::MakeDirs(options_.state_dir + "/net/" + id, 0700);
   if (st.ok()) st = os::WriteFileAtomic(ResolvConfPath(id), ResolvConf(sb), 0644);
-  if (st.ok()) st = CreateLinks(plan);
-  // Attach runs before runsc starts in the namespace (a new sandbox, or a start after a stop).
-  if (st.ok()) st = ReaddressSandboxSide(plan);
+  Result<bool> made = st.ok() ? CreateLinks(plan) : Result<bool>(st);
+  st = made.status();
+  // Attach runs before runsc starts in the namespace (a new sandbox, or a start after a stop):
+  // links that were there may have lost their addresses to the runsc that used them.
+  if (st.ok() && !*made) st = ReaddressSandboxSide(plan);
   if (st.ok()) {
     // A re-attach replaces the chain rather than adding its rules twice.
     if (ListNft("chain inet " + options_.name + " " + id).ok())
@@ -205,8 +206,8 @@ Status NetworkManager::Restore(const std::set<std::string>& live) {
     if (!live.count(r.sandbox_id)) continue;
     SandboxNet sb = FromRecord(r);
     Status st = CreateLinks({NetnsName(options_.name, sb.sandbox_id), HostInterface(sb.address),
-                             PeerInterface(sb.address), sb.host_address, sb.address,
-                             sb.host_address6, sb.address6});
+                             sb.host_address, sb.address, sb.host_address6, sb.address6})
+                    .status();
     if (!st.ok())
       spdlog::warn("sandbox {}: re-making its network: {}", sb.sandbox_id, st.message());
     kept_ifs.insert(HostInterface(sb.address));

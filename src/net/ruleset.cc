@@ -57,7 +57,6 @@ std::string HostnameRules(const RulesetScope& scope, const SandboxNet& sb) {
 }  // namespace
 
 std::string HostInterface(const std::string& a) { return "ad" + Hex(a); }
-std::string PeerInterface(const std::string& a) { return "ap" + Hex(a); }
 std::string NetnsName(const std::string& table, const std::string& sandbox_id) {
   return table + "-" + sandbox_id;
 }

@@ -59,10 +59,9 @@ struct SandboxNet {
   std::string host_address6;  // the IPv6 address of the host end
 };
 
-// Interface names come from the sandbox's address ("ad"/"ap" and its 8 hex digits), so they
-// are unique on the host whenever pools are disjoint.
+// The host end's name comes from the sandbox's address ("ad" and its 8 hex digits), so it is
+// unique on the host whenever pools are disjoint. The sandbox end is eth0 in its namespace.
 std::string HostInterface(const std::string& sandbox_address);
-std::string PeerInterface(const std::string& sandbox_address);
 // "<table>-<sandbox id>" under /run/netns.
 std::string NetnsName(const std::string& table, const std::string& sandbox_id);
 

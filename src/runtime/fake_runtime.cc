@@ -17,12 +17,20 @@ std::optional<Status> FakeRuntime::TakeFailureLocked(Op op) {
 }
 
 Status FakeRuntime::Launch(const LaunchRequest& request) {
-  std::lock_guard lock(mu_);
   const std::string& id = request.spec.id;
-  calls_.push_back({Op::kLaunch, id, false, request.restore});
-  if (auto failure = TakeFailureLocked(Op::kLaunch)) return *failure;
+  {
+    std::lock_guard lock(mu_);
+    calls_.push_back({Op::kLaunch, id, false, request.restore});
+    if (auto failure = TakeFailureLocked(Op::kLaunch)) return *failure;
+  }
+  // Where RunscRuntime calls it: once the root filesystem would be made. Outside the lock:
+  // the caller's completion may wait on its own work.
+  LaunchRequest launched = request;
+  if (launched.complete_spec) RETURN_IF_ERROR(launched.complete_spec(launched.spec));
+  launched.complete_spec = nullptr;
+  std::lock_guard lock(mu_);
   Sandbox& s = sandboxes_[id];
-  s.request = request;
+  s.request = std::move(launched);
   s.state = ShimState{};
   s.state.phase = ShimPhase::kRunning;
   s.state.started_at = NowMillis();

@@ -2,7 +2,11 @@
 // Thread-safe: calls for different ids run concurrently; calls for one id must not.
 #pragma once
 
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "runtime/agent_hub.h"
@@ -104,6 +108,16 @@ class RunscRuntime : public Runtime {
   std::string version_;
   bool needs_netns_shim_ = true;
   bool statx_fix_ = false;
+  // On the watcher's thread: bumps the generation, then tells the listener.
+  void OnStateWritten(const std::string& id);
+  uint64_t StateGeneration();
+  // Every state file a shim writes bumps the generation, which a launch waits on. Declared
+  // before the watcher, whose thread uses them until it is gone.
+  std::mutex state_mu_;
+  std::condition_variable state_written_;
+  uint64_t state_generation_ = 0;  // state_mu_
+  std::mutex listener_mu_;
+  std::function<void(const std::string&)> listener_;  // listener_mu_
   std::unique_ptr<StateWatcher> watcher_;
   Status checkpoint_store_status_;
 };

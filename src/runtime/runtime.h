@@ -30,6 +30,11 @@ struct LaunchRequest {
   // true: restore the checkpoint that Checkpoint() left (processes and memory come back)
   // instead of booting. Needs the same spec, disk and network as the checkpointed sandbox.
   bool restore = false;
+  // Called by Launch once the root filesystem is made and before the sandbox's spec is
+  // written: what the caller made beside it meanwhile (the network, on a thread of its own)
+  // completes the spec. Called again when the same request is launched again (a failed
+  // restore boots afresh), with the same answer. An error fails the launch as it is.
+  std::function<Status(SandboxSpec& spec)> complete_spec;
 };
 
 // A checkpoint kept under a name beside the sandbox: its processes, memory and disk.

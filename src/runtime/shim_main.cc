@@ -1,10 +1,10 @@
 // adapt-shim: holds one sandbox's standard output and error, and its exit status.
 //
 // adaptd starts one shim per sandbox in its own session, so the shim (and the sandbox)
-// outlive an adaptd that is killed. The shim runs `runsc create` with pipes as the
-// workload's stdout/stderr, `runsc start`, then keeps the latest output in an OutputRing
+// outlive an adaptd that is killed. The shim runs `runsc run --detach` with pipes as the
+// workload's stdout/stderr, then keeps the latest output in an OutputRing
 // that it persists to a file. It is a child subreaper: the runsc sandbox process becomes
-// its child when `runsc create` exits, so its wait status (the workload's exit status) is
+// its child when `runsc run` exits, so its wait status (the workload's exit status) is
 // the shim's to collect, which `runsc wait` cannot report once the sandbox has gone.
 #include <fcntl.h>
 #include <poll.h>
@@ -37,6 +37,8 @@ struct Shim {
   OutputRing ring;
   bool ring_dirty = false;
   int64_t last_persist = 0;
+  // The `runsc exec` that starts the agent, until it is let go (see ReleaseAgentExec).
+  pid_t agent_exec = 0;
 
   std::vector<std::string> Runsc(std::vector<std::string> args) const {
     std::vector<std::string> argv{config.runsc};
@@ -108,9 +110,8 @@ struct Shim {
     state.oom_killed = os::SandboxOomKills(config.container_id) > 0;
   }
 
-  // Starts the agent beside the workload, without waiting for it: the `runsc exec` stays
-  // our child (reaped by the loop below) for as long as the agent runs. The agent is not
-  // the workload: its failure changes nothing of the sandbox, commands then fall back to
+  // Starts the agent beside the workload, without waiting for it. The agent is not the
+  // workload: its failure changes nothing of the sandbox, commands then fall back to
   // `runsc exec`.
   void StartAgent() {
     if (config.agent_argv.empty()) return;
@@ -120,7 +121,10 @@ struct Shim {
     if (caps.empty())
       caps = {"CAP_AUDIT_WRITE", "CAP_KILL",   "CAP_NET_BIND_SERVICE",
               "CAP_SETUID",      "CAP_SETGID", "CAP_SETPCAP"};
-    std::vector<std::string> args{"exec", "--user=0:0", "--cwd=/"};
+    // runsc writes this file once the agent runs in the sandbox, before it waits for it.
+    IgnoreError(os::RemoveTree(AgentExecPidFile()), "a stale file would only free it early");
+    std::vector<std::string> args{"exec", "--user=0:0", "--cwd=/",
+                                  "--pid-file=" + AgentExecPidFile()};
     for (const auto& cap : caps) args.push_back("--cap=" + cap);
     args.push_back(config.container_id);
     args.insert(args.end(), config.agent_argv.begin(), config.agent_argv.end());
@@ -140,43 +144,56 @@ struct Shim {
       std::fprintf(stderr, "adapt-shim: %s\n", pid.status().message().c_str());
       return;
     }
+    agent_exec = *pid;
     // A key is a few dozen bytes: the pipe's buffer takes it without blocking.
     // The file's first line (a second is a key the hub is handing over, see AgentHub).
     Status sent = os::WriteAll(pipe->write.get(), key->substr(0, key->find('\n')));
     if (!sent.ok()) std::fprintf(stderr, "adapt-shim: %s\n", sent.message().c_str());
   }
 
-  // `runsc create` (the workload's stdio: the pipes) and `runsc start`. Returns the
-  // failure in runsc's words, empty on success.
+  std::string AgentExecPidFile() const { return dir + "/agent-exec.pid"; }
+
+  // The agent, once started, lives in the sandbox on its own (as a restored one does): the
+  // host-side `runsc exec` would only wait for it, holding some 4 MiB per sandbox. It is
+  // killed (SIGKILL: it forwards the signals it can catch to the agent) once runsc says the
+  // agent runs; the sandbox's own wait for the agent goes on inside it and reaps it.
+  void ReleaseAgentExec() {
+    if (agent_exec <= 0 || !os::Exists(AgentExecPidFile())) return;
+    // Still our unreaped child (the loop forgets it when reaped): the pid is not reused.
+    IgnoreError(os::Signal(agent_exec, SIGKILL), "it may have just exited; reaped either way");
+    agent_exec = 0;
+  }
+
+  // `runsc run --detach`: created and started by one runsc (a second, `runsc start`, would
+  // cost its own start-up), the workload's stdio the pipes. Returns the failure in runsc's
+  // words, empty on success.
   std::string CreateAndStart(os::UniqueFd& out_w, os::UniqueFd& err_w, int err_r,
                              const std::string& pid_file) {
-    os::SpawnOptions create_opts;
-    create_opts.stdout_fd = out_w.get();
-    create_opts.stderr_fd = err_w.get();
-    create_opts.hide_proc_sys_net = config.hide_proc_sys_net;
-    auto create = os::Spawn(
-        Runsc({"create", "--bundle", config.bundle, "--pid-file", pid_file, config.container_id}),
-        create_opts);
-    if (!create.ok()) return create.status().message();
-    auto created = os::Wait(*create);
-    if (!created.ok() || created->signaled() || created->exit_code != 0) {
+    os::SpawnOptions run_opts;
+    run_opts.stdout_fd = out_w.get();
+    run_opts.stderr_fd = err_w.get();
+    // runsc sets up the sandbox's network at start: the /proc/sys/net shim covers it.
+    run_opts.hide_proc_sys_net = config.hide_proc_sys_net;
+    auto run = os::Spawn(Runsc({"run", "--detach", "--bundle", config.bundle, "--pid-file",
+                                pid_file, config.container_id}),
+                         run_opts);
+    if (!run.ok()) return run.status().message();
+    auto ran = os::Wait(*run);
+    if (!ran.ok() || ran->signaled() || ran->exit_code != 0) {
       out_w.reset();
       err_w.reset();
+      // runsc destroys what it half-made, which closes the pipe; a sandbox process left
+      // holding it (runsc killed) only costs the wait for its silence.
       ::fcntl(err_r, F_SETFL, O_NONBLOCK);
-      while (Drain(err_r, Stream::kStderr)) {
+      for (;;) {
+        struct pollfd readable = {err_r, POLLIN, 0};
+        if (::poll(&readable, 1, 200) <= 0 || !Drain(err_r, Stream::kStderr)) break;
       }
       std::string msg = ring.Text(Stream::kStderr);
       ring = OutputRing();
-      return msg.empty() ? "runsc create failed" : msg;
+      return msg.empty() ? "runsc run failed" : msg;
     }
     ReadSandboxPid(pid_file);
-    // runsc sets up the sandbox's network at start, so the shim applies there too.
-    os::SpawnOptions start_opts;
-    start_opts.hide_proc_sys_net = config.hide_proc_sys_net;
-    auto started = os::RunCommand(Runsc({"start", config.container_id}), start_opts);
-    if (!started.ok()) return started.status().message();
-    if (started->status.signaled() || started->status.exit_code != 0)
-      return started->output.empty() ? "runsc start failed" : started->output;
     return "";
   }
 
@@ -255,12 +272,14 @@ struct Shim {
         int ws = 0;
         pid_t pid = ::waitpid(-1, &ws, WNOHANG);
         if (pid <= 0) break;
+        if (pid == agent_exec) agent_exec = 0;
         if (pid == state.sandbox_pid && !exited) {
           RecordExit(ws);
           exited = true;
           exited_at = NowMillis();
         }
       }
+      ReleaseAgentExec();
       int64_t now = NowMillis();
       if (ring_dirty && now - last_persist >= kPersistIntervalMs) PersistOutput();
       // A process that the workload left behind may hold the pipes open: stop waiting.

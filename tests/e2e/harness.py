@@ -7,6 +7,7 @@ API; `Client` is one API key's view of it. Both are created by the fixtures in c
 import http.client
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -36,9 +37,24 @@ TERMINAL = ("completed", "failed", "deleted", "unresolved")
 
 
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free loopback port below the kernel's ephemeral range: a port chosen here and
+    bound later (a daemon's restart on the same port) is never handed to a listener on
+    port 0 in between, in this process or in the shard running beside it."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            ephemeral_low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        ephemeral_low = 32768
+    low = 10000 if ephemeral_low > 12000 else 1024
+    for _ in range(200):
+        port = random.randrange(low, ephemeral_low)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port in %d-%d" % (low, ephemeral_low - 1))
 
 
 def unique(prefix):

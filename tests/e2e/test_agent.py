@@ -2,6 +2,9 @@
 per-sandbox host Unix socket; fallback to runsc exec when it is gone."""
 
 import concurrent.futures
+import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -234,6 +237,43 @@ def test_cli_exec_streams_and_command_wait(box):
     r = client.cli("command", "wait", sid, cid)
     assert r.returncode == 5, (r.stdout, r.stderr)
     assert '"exited"' in r.stdout
+
+
+def host_agent_execs(sid):
+    """The host's `runsc exec` processes that started sandbox `sid`'s agent."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"exec" in argv and sid.encode() in argv and b"/.adapt/adapt-agent" in argv:
+            found.append(int(pid))
+    return found
+
+
+def test_the_agent_runs_in_the_sandbox_with_no_host_process_left_waiting_for_it(daemon):
+    client = daemon.new_org()
+    sid = interactive(client)
+    # The search finds such a process when there is one: a decoy with the same arguments.
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "exec", sid,
+                              "/.adapt/adapt-agent"])
+    try:
+        assert decoy.pid in host_agent_execs(sid)
+    finally:
+        decoy.kill()
+        decoy.wait()
+    # The shim lets the `runsc exec` that started the agent go once the agent runs.
+    deadline = time.monotonic() + 10
+    while host_agent_execs(sid):
+        assert time.monotonic() < deadline, host_agent_execs(sid)
+        time.sleep(0.1)
+    assert len(run(client, sid, command=FIND_AGENT)["stdout"].split()) == 1
+    cmd = run(client, sid, command="echo still; exit 4")
+    assert cmd["servedBy"] == "agent" and cmd["stdout"] == "still\n" and cmd["exitCode"] == 4, cmd
+    # The sandbox's own PID 1 is untouched.
+    assert "adapt-pause" in run(client, sid, argv=["cat", "/proc/1/cmdline"])["stdout"]
 
 
 def test_works_with_egress_none_and_falls_back_when_the_agent_dies(daemon):

@@ -43,8 +43,10 @@ def netns(daemon):
 
 
 def _veth_prefixes(daemon):
-    # Interfaces are "ad"/"ap" + the hex of their pool address (src/net/ruleset.cc); a /20
-    # pool fixes the first 20 bits, so the first five hex digits name this daemon's.
+    # Host ends are "ad" + the hex of their pool address (src/net/ruleset.cc); a /20 pool
+    # fixes the first 20 bits, so the first five hex digits name this daemon's. "ap" was a
+    # sandbox end on the host before it moved into its namespace (adaptd now makes it there):
+    # one showing up again would be a leak too.
     net = ipaddress.ip_network(daemon.network_pool)
     digits = "%08x" % int(net.network_address)
     fixed = digits[: net.prefixlen // 4]
