@@ -29,11 +29,20 @@ export async function api(method, path, body, { quiet401 = false, headers: extra
     payload = JSON.stringify(body);
     headers['Content-Type'] = 'application/json';
   }
+  const send = () => fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
   let res;
   try {
-    res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
+    res = await send();
   } catch (e) {
-    throw new ApiError(0, 'unreachable', 'adaptd could not be reached: ' + e.message);
+    // A read is sent once more: a connection the server closed as the browser took it (idle
+    // too long, a restart) fails the request without any answer. A write is not: it may have
+    // been done.
+    if (method !== 'GET') throw new ApiError(0, 'unreachable', 'adaptd could not be reached: ' + e.message);
+    try {
+      res = await send();
+    } catch (again) {
+      throw new ApiError(0, 'unreachable', 'adaptd could not be reached: ' + again.message);
+    }
   }
   if (res.status === 401 && !quiet401) signedOut();
   if (!res.ok) {

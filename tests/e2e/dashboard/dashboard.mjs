@@ -199,7 +199,8 @@ try {
     await page.getByRole('link', { name: link, exact: true }).click();
     await page.getByRole('heading', { name: heading, exact: true }).waitFor();
     await page.locator('main table, main .empty:not(:has-text("Loading"))').first().waitFor();
-    assert.equal(await page.getByRole('alert').count(), 0, `${link} shows an error`);
+    const alerts = await page.getByRole('alert').allTextContents();
+    assert.equal(alerts.length, 0, `${link} shows an error: ${alerts.join(' | ')}`);
     await shot(page, link.toLowerCase());
   }
   await page.locator('main').getByText(env('ORG_ID')).waitFor();
