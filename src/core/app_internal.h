@@ -12,17 +12,9 @@ namespace adapt::core::app_internal {
 
 inline constexpr const char* kAppLabel = "adapt-app";
 
-// Waits for a callback-style wait to end, on this thread.
-template <typename Start>
-void Block(Start start) {
-  auto done = std::make_shared<std::promise<void>>();
-  auto ended = done->get_future();
-  start([done](Waiter::End) { done->set_value(); });
-  ended.wait();
-}
-
-// The same, but gives up once `stopping()` says so (asked every 200 ms); false then. The
-// wait's end may still come later: it finds only its promise.
+// Waits for a callback-style wait to end, on this thread, but gives up once `stopping()`
+// says so (asked every 200 ms); false then. The wait's end may still come later: it finds
+// only its promise.
 template <typename Start, typename Stopping>
 bool BlockUnlessStopping(Start start, Stopping stopping) {
   auto done = std::make_shared<std::promise<void>>();

@@ -18,7 +18,7 @@
 namespace adapt::core {
 namespace {
 
-using app_internal::Block;
+using app_internal::BlockUnlessStopping;
 using app_internal::kAppLabel;
 constexpr size_t kMaxBuildOutput = 16 * 1024;
 
@@ -218,11 +218,22 @@ Status AppService::Build(const Principal& who, const DeployApp& req,
     return Status(started.status().code(),
                   "starting " + n("build_command") + ": " + started.status().message(),
                   n("build_command"));
-  Block([&](Waiter::Done done) {
-    commands_.AwaitEnd(started->id,
-                       Waiter::Clock::now() + std::chrono::seconds(req.build_timeout_seconds + 30),
-                       std::move(done));
-  });
+  // Stop() joins the deploys: one must not wait out a long build then.
+  const bool ended = BlockUnlessStopping(
+      [&](Waiter::Done done) {
+        commands_.AwaitEnd(
+            started->id,
+            Waiter::Clock::now() + std::chrono::seconds(req.build_timeout_seconds + 30),
+            std::move(done));
+      },
+      [this] {
+        std::lock_guard lock(mu_);
+        return stopping_;
+      });
+  if (!ended)
+    return Status(Code::kUnavailable,
+                  "adaptd stopped while " + n("build_command") +
+                      " ran; nothing was deployed. Deploy again once it is back");
   ASSIGN_OR_RETURN(auto outcome, commands_.Outcome(who, req.sandbox_id, started->id));
   const Command& c = outcome.command;
   std::string output = c.stdout_text + c.stderr_text;

@@ -2,7 +2,8 @@
 its wait answers 202 with its operation (GET /v1/operations/{id}, kind app.deploy or
 app.rollback); adaptd SIGKILLed during a redeploy, a rollback or a scale comes back to a
 consistent app (the previous release serving, the operation Failed, the wanted replicas ready,
-no orphan replica sandbox); a ready replica that fails its readiness check three times in a row
+no orphan replica sandbox); adaptd stopped during a long build ends without waiting for it,
+the deploy Failed saying so; a ready replica that fails its readiness check three times in a row
 loses its traffic until it passes again; and an app's secrets reach its replicas by name and
 never show in its answers or logs. Only loopback (the ingress) and the replicas' own addresses
 (in namespaces adaptd made) are contacted."""
@@ -310,3 +311,22 @@ def test_an_apps_secrets_reach_its_replicas_and_never_show(d, client, source):
     assert body["error"]["field"] == "secrets[0]", body
     other.delete(sid)
     assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
+
+
+def test_adaptd_stopped_during_a_build_ends_without_waiting_for_it(d, client, source):
+    started = deploy(client, source, expect=202, name="longbuild",
+                     buildCommand="echo building; sleep 300", buildTimeoutSeconds=600,
+                     sourcePath="/workspace/site", waitSeconds=0)
+    # The build runs in the source sandbox.
+    deadline = time.monotonic() + 60
+    while "sleep 300" not in sh(client, source, "ps -eo args"):
+        assert time.monotonic() < deadline, "the build never started"
+        time.sleep(0.2)
+    # SIGTERM: adaptd ends without waiting out the build (its own SIGKILL would say -9).
+    assert d.stop(timeout=120) == 0, d.log_tail(80)
+    d.start(port=d.port)
+    op = operation(client, started["id"], ended, timeout=60)
+    assert op["phase"] == "Failed", op
+    assert "adaptd stopped while buildCommand ran; nothing was deployed" in op["error"], op
+    assert client.api("GET", "/v1/apps/" + op["appId"])[0] == 404
+    sh(client, source, "pkill -f '^sleep 300$' || true")
