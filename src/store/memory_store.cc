@@ -183,6 +183,7 @@ Result<SandboxPage> MemoryStore::ListSandboxes(const std::string& org_id, const 
       break;
     }
     page.items.push_back(r);
+    for (auto& [_, value] : page.items.back().env) value.clear();  // names only, as SQLite's
   }
   return page;
 }

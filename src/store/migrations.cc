@@ -497,6 +497,12 @@ CREATE TABLE event_retention (
 CREATE INDEX runs_by_owner ON runs(job_id, automation_id, seq);
 CREATE INDEX runs_by_end ON runs(ended_at);
 )sql"},
+      // The environment's names in plaintext (sandbox_env_column.h), so that the list, which
+      // shows names only, opens no sealed values. NULL in rows an older adaptd wrote until
+      // SetValueSealer fills it; the list reads the env column then.
+      {32, R"sql(
+ALTER TABLE sandboxes ADD COLUMN env_names TEXT;
+)sql"},
   };
   return kMigrations;
 }

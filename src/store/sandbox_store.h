@@ -48,7 +48,8 @@ class SandboxStore {
   // `org_id` empty: any organization (for the daemon's own use).
   virtual Result<SandboxRecord> GetSandbox(const std::string& org_id, const std::string& id) = 0;
   // Newest first, deleted sandboxes excluded. `query` matches part of labels.name (ignoring
-  // case) or the start of the id.
+  // case) or the start of the id. The records' env holds the names only (values empty): what
+  // the list shows, read without opening the sealed values.
   virtual Result<SandboxPage> ListSandboxes(const std::string& org_id, const std::string& query,
                                             int limit, std::optional<int64_t> before_seq) = 0;
   virtual Result<std::vector<SandboxRecord>> ListSandboxesWithStatus(

@@ -328,9 +328,10 @@ Status SqliteStore::SetSandboxEnv(const std::string& org_id, const std::string& 
                      DecodeEnvColumn(sealer_, org_id, id, cur.getColumn(0).getString()));
     for (const auto& [k, v] : vars) env[k] = v;
     ASSIGN_OR_RETURN(std::string column, EncodeEnvColumn(sealer_, org_id, id, env));
-    SQLite::Statement q(db_, "UPDATE sandboxes SET env = ? WHERE id = ?");
+    SQLite::Statement q(db_, "UPDATE sandboxes SET env = ?, env_names = ? WHERE id = ?");
     q.bind(1, column);
-    q.bind(2, id);
+    q.bind(2, EnvNamesColumn(env));
+    q.bind(3, id);
     q.exec();
     tx.commit();
     return Status::Ok();

@@ -26,6 +26,10 @@ using nlohmann::json;
 constexpr const char* kSandboxColumns =
     "seq, id, org_id, status, config, env, created_at, updated_at, expires_at, deleted_at, "
     "termination_reason, error, result";
+// The same, with the environment's names in place of the environment (the list's read).
+constexpr const char* kSandboxListColumns =
+    "seq, id, org_id, status, config, COALESCE(env_names, env), created_at, updated_at, "
+    "expires_at, deleted_at, termination_reason, error, result";
 
 std::optional<int64_t> OptionalInt(const SQLite::Column& c) {
   if (c.isNull()) return std::nullopt;
@@ -43,7 +47,7 @@ void BindOptional(SQLite::Statement& q, int index, const std::optional<int64_t>&
 }  // namespace
 
 // Throws (turned into a Status by Guard) when the environment does not open.
-SandboxRecord SqliteStore::ReadSandbox(SQLite::Statement& q) {
+SandboxRecord SqliteStore::ReadSandbox(SQLite::Statement& q, bool names_only) {
   SandboxRecord r;
   r.seq = q.getColumn(0).getInt64();
   r.id = q.getColumn(1).getString();
@@ -54,9 +58,23 @@ SandboxRecord SqliteStore::ReadSandbox(SQLite::Statement& q) {
   std::string_view config_text(config_chars, config.getBytes());
   r.config =
       configs_.Get(config_text, [&] { return DecodeSandboxConfig(std::string(config_text)); });
-  auto env = DecodeEnvColumn(sealer_, r.org_id, r.id, q.getColumn(5).getString());
-  if (!env.ok()) throw std::runtime_error(env.status().message());
-  r.env = std::move(*env);
+  if (names_only) {
+    // Names JSON as a rule (kSandboxListColumns); the whole column of an older row, opened
+    // and kept as names.
+    SQLite::Column names = q.getColumn(5);
+    const char* names_chars = names.getText();  // before getBytes, as SQLite asks
+    std::string_view names_text(names_chars, names.getBytes());
+    r.env = env_names_.Get(names_text, [&] {
+      auto env = DecodeEnvColumn(sealer_, r.org_id, r.id, std::string(names_text));
+      if (!env.ok()) throw std::runtime_error(env.status().message());
+      for (auto& [_, value] : *env) value.clear();
+      return std::move(*env);
+    });
+  } else {
+    auto env = DecodeEnvColumn(sealer_, r.org_id, r.id, q.getColumn(5).getString());
+    if (!env.ok()) throw std::runtime_error(env.status().message());
+    r.env = std::move(*env);
+  }
   r.created_at = q.getColumn(6).getInt64();
   r.updated_at = q.getColumn(7).getInt64();
   r.expires_at = OptionalInt(q.getColumn(8));
@@ -160,8 +178,8 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
     SQLite::Statement ins(
         db_,
         "INSERT INTO sandboxes(id, org_id, status, name, config, env, created_at, updated_at, "
-        "expires_at, deleted_at, termination_reason, error, result) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "expires_at, deleted_at, termination_reason, error, result, env_names) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     ins.bind(1, s.id);
     ins.bind(2, s.org_id);
     ins.bind(3, s.status);
@@ -177,6 +195,7 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
     ins.bind(11, s.termination_reason);
     ins.bind(12, s.error);
     ins.bind(13, EncodeSandboxResult(s.result));
+    ins.bind(14, EnvNamesColumn(s.env));
     ins.exec();
     if (idem) {
       SQLite::Statement k(db_,
@@ -204,7 +223,7 @@ Result<SandboxRecord> SqliteStore::GetSandbox(const std::string& org_id, const s
 Result<SandboxPage> SqliteStore::ListSandboxes(const std::string& org_id, const std::string& query,
                                                int limit, std::optional<int64_t> before_seq) {
   return Guard<Result<SandboxPage>>("listing sandboxes", [&]() -> Result<SandboxPage> {
-    std::string sql = std::string("SELECT ") + kSandboxColumns +
+    std::string sql = std::string("SELECT ") + kSandboxListColumns +
                       " FROM sandboxes WHERE org_id = ? AND status != 'deleted' AND seq < ?";
     if (!query.empty()) sql += " AND (lower(name) LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')";
     sql += " ORDER BY seq DESC LIMIT ?";
@@ -229,7 +248,7 @@ Result<SandboxPage> SqliteStore::ListSandboxes(const std::string& org_id, const 
     }
     q.bind(i++, limit + 1);
     SandboxPage page;
-    while (q.executeStep()) page.items.push_back(ReadSandbox(q));
+    while (q.executeStep()) page.items.push_back(ReadSandbox(q, /*names_only=*/true));
     if (static_cast<int>(page.items.size()) > limit) {
       page.items.pop_back();
       page.next_seq = page.items.back().seq;
@@ -299,7 +318,7 @@ Status SqliteStore::UpdateSandbox(const SandboxRecord& s, const std::vector<std:
       e.bind(1, s.id);
       if (e.executeStep()) {
         auto env = DecodeEnvColumn(sealer_, s.org_id, s.id, e.getColumn(0).getString());
-        SQLite::Statement drop(db_, "UPDATE sandboxes SET env = ? WHERE id = ?");
+        SQLite::Statement drop(db_, "UPDATE sandboxes SET env = ?1, env_names = ?1 WHERE id = ?2");
         drop.bind(1, EnvNamesColumn(env.ok() ? *env : EnvMap{}));
         drop.bind(2, s.id);
         drop.exec();
@@ -314,16 +333,24 @@ Status SqliteStore::SetValueSealer(ValueSealer sealer) {
   return Guard("sealing sandbox environments", [&]() -> Status {
     sealer_ = std::move(sealer);
     // Rows an older adaptd wrote hold values in plaintext: sealed now (a deleted sandbox's
-    // dropped), and SQLite overwrites the pages they leave.
+    // dropped), and SQLite overwrites the pages they leave. Rows without their names apart
+    // (migration 32) get them.
     db_.exec("PRAGMA secure_delete=ON");
     SQLite::Transaction tx(db_);
-    SQLite::Statement q(db_, "SELECT id, org_id, status, env FROM sandboxes");
-    std::vector<std::pair<std::string, std::string>> updates;
+    SQLite::Statement q(db_, "SELECT id, org_id, status, env, env_names IS NULL FROM sandboxes");
+    std::vector<std::pair<std::string, std::string>> updates, names;
     while (q.executeStep()) {
       std::string id = q.getColumn(0).getString(), org = q.getColumn(1).getString();
       std::string column = q.getColumn(3).getString();
-      if (!EnvColumnIsPlain(column)) continue;
-      ASSIGN_OR_RETURN(EnvMap env, DecodeEnvColumn(sealer_, org, id, column));
+      const bool plain = EnvColumnIsPlain(column), unnamed = q.getColumn(4).getInt() != 0;
+      if (!plain && !unnamed) continue;
+      auto opened = DecodeEnvColumn(sealer_, org, id, column);
+      // A sealed row that does not open stays as it is (its reads fail, as they did).
+      if (!opened.ok() && !plain) continue;
+      if (!opened.ok()) return opened.status();
+      const EnvMap& env = *opened;
+      if (unnamed) names.emplace_back(id, EnvNamesColumn(env));
+      if (!plain) continue;
       bool deleted = q.getColumn(2).getString() == "deleted";
       if (deleted &&
           std::all_of(env.begin(), env.end(), [](const auto& kv) { return kv.second.empty(); }))
@@ -337,6 +364,12 @@ Status SqliteStore::SetValueSealer(ValueSealer sealer) {
     }
     for (const auto& [id, column] : updates) {
       SQLite::Statement u(db_, "UPDATE sandboxes SET env = ? WHERE id = ?");
+      u.bind(1, column);
+      u.bind(2, id);
+      u.exec();
+    }
+    for (const auto& [id, column] : names) {
+      SQLite::Statement u(db_, "UPDATE sandboxes SET env_names = ? WHERE id = ?");
       u.bind(1, column);
       u.bind(2, id);
       u.exec();

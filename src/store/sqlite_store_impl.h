@@ -269,7 +269,8 @@ class SqliteStore : public Store {
   Result<SandboxRecord> GetLocked(const std::string& org_id, const std::string& id);
   void InsertEvent(const std::string& org_id, const std::string& id, const std::string& status,
                    int64_t at);
-  SandboxRecord ReadSandbox(SQLite::Statement& q);
+  // A row of kSandboxColumns; with `names_only`, of kSandboxListColumns (env: names only).
+  SandboxRecord ReadSandbox(SQLite::Statement& q, bool names_only = false);
   // SQLite's update hook: a row of api_keys or orgs changed (inside the writing statement).
   static void OnRowChange(void* self, int op, const char* db, const char* table, long long rowid);
   // Empties auth_reads_ when api_keys or orgs changed since it was filled; under mu_.
@@ -296,9 +297,11 @@ class SqliteStore : public Store {
   AuthReads auth_reads_;
   std::atomic<uint64_t> auth_generation_{0};
   // A sandbox row's config and result as their text last decoded (decode_cache.h); guarded by
-  // mu_. The environment is not kept: it holds secrets' values, opened per read as before.
+  // mu_. The environment is not kept (it holds secrets' values, opened per read); its names
+  // are, for the list.
   DecodeCache<SandboxConfig> configs_;
   DecodeCache<SandboxResult> results_;
+  DecodeCache<std::map<std::string, std::string>> env_names_;
 };
 
 }  // namespace adapt::store

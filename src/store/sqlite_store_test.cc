@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -481,6 +483,59 @@ TEST_F(SqliteStoreTest, SandboxEnvironmentsAreSealedAtRestAndDroppedOnDelete) {
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(got->env, (std::map<std::string, std::string>{
                           {"MODE", ""}, {"SANDBOX_STORAGE_TOKEN", ""}, {"TOKEN", ""}}));
+}
+
+TEST_F(SqliteStoreTest, TheListReadsEnvironmentNamesWithoutOpeningTheSealedValues) {
+  ValueSealer sealer = ToySealer();
+  auto opens = std::make_shared<int>(0);
+  sealer.open = [opens, open = sealer.open](const std::string& org, const std::string& aad,
+                                            const std::string& sealed) {
+    ++*opens;
+    return open(org, aad, sealed);
+  };
+  ASSERT_TRUE(store_->SetValueSealer(sealer).ok());
+  SandboxRecord a = MustCreate(Sandbox(org_.id, "a"));
+  SandboxRecord b = MustCreate(Sandbox(org_.id, "b"));
+  ASSERT_TRUE(store_->SetSandboxEnv(org_.id, b.id, {{"ADDED", "stk_x.y"}}).ok());
+  const std::map<std::string, std::string> names_a{{"MODE", ""}, {"TOKEN", ""}};
+  const std::map<std::string, std::string> names_b{{"ADDED", ""}, {"MODE", ""}, {"TOKEN", ""}};
+  auto listed = [&] {
+    auto page = store_->ListSandboxes(org_.id, "", 10, std::nullopt);
+    EXPECT_TRUE(page.ok()) << page.status().message();
+    std::map<std::string, std::map<std::string, std::string>> env;
+    if (page.ok())
+      for (const auto& r : page->items) env[r.id] = r.env;
+    return env;
+  };
+  *opens = 0;
+  auto env = listed();
+  EXPECT_EQ(env[a.id], names_a);
+  EXPECT_EQ(env[b.id], names_b);
+  EXPECT_EQ(*opens, 0);
+  // A single read still opens the values.
+  EXPECT_EQ(store_->GetSandbox(org_.id, b.id)->env.at("ADDED"), "stk_x.y");
+  EXPECT_EQ(*opens, 1);
+
+  // A row an older adaptd wrote has no names apart: listed from its sealed column, and given
+  // them at the next start (SetValueSealer).
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec("UPDATE sandboxes SET env_names = NULL WHERE id = '" + a.id + "'");
+  }
+  *opens = 0;
+  env = listed();
+  EXPECT_EQ(env[a.id], names_a);
+  EXPECT_EQ(*opens, 1);
+  ASSERT_TRUE(store_->SetValueSealer(sealer).ok());
+  *opens = 0;
+  env = listed();
+  EXPECT_EQ(env[a.id], names_a);
+  EXPECT_EQ(env[b.id], names_b);
+  EXPECT_EQ(*opens, 0);
+  // Deleted: both columns keep the names only.
+  a.status = "deleted";
+  ASSERT_TRUE(store_->UpdateSandbox(a, {"provisioning"}).ok());
+  EXPECT_EQ(store_->GetSandbox(org_.id, a.id)->env, names_a);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
