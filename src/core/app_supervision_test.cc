@@ -237,34 +237,44 @@ TEST_F(AppSupervisionTest, ReadyReplicasChecksFollowTheReleasesThresholdAndTheir
 }
 
 TEST_F(AppSupervisionTest, ADeliveryCutShortByAStoppingAdaptdIsNoFailureOfTheReplicas) {
-  boost::asio::thread_pool wait_pool{1};
-  Waiter waiter(events_, wait_pool);
-  service_->set_waiter(&waiter);
   // The one worker is held: the new replica's sandbox stays provisioning and its delivery
-  // waits for it to settle when adaptd stops.
+  // waits for it to settle when adaptd stops. It is let go once the waiter is gone (its
+  // provisioning would signal the waiter's waits from the worker meanwhile: ASan).
   std::promise<void> hold;
   boost::asio::post(workers_, [held = hold.get_future().share()] { held.wait(); });
-  ASSERT_TRUE(apps_->Scale(Caller(), app_.id, 1).ok());
-  auto replicas = store_.ListAppReplicas(app_.id);
-  ASSERT_TRUE(replicas.ok());
-  ASSERT_EQ(replicas->size(), 1u);
-  EXPECT_EQ(replicas->front().state, "starting");
-  // The delivery is waiting (a bound, not a timing), not merely queued.
-  for (int i = 0; i < 1000 && waiter.size() == 0; ++i) std::this_thread::sleep_for(10ms);
-  ASSERT_EQ(waiter.size(), 1u);
-  apps_->Stop();
-  auto troubles = store_.ListAppTroubles();
-  ASSERT_TRUE(troubles.ok());
-  EXPECT_TRUE(troubles->empty()) << "a backoff was written: " << troubles->front().why;
-  // The next adaptd finds no backoff and no failure to report.
-  NewService();
-  App app = Get();
-  EXPECT_EQ(app.restarts, 0);
-  EXPECT_NE(app.status, "failing") << app.status_message;
-  hold.set_value();
-  waiter.Shutdown();
-  wait_pool.join();
-  service_->set_waiter(nullptr);
+  // However the test ends (TearDown joins the worker).
+  struct Release {
+    std::promise<void>& hold;
+    ~Release() { hold.set_value(); }
+  } release{hold};
+  {
+    boost::asio::thread_pool wait_pool{1};
+    Waiter waiter(events_, wait_pool);
+    service_->set_waiter(&waiter);
+    struct Unset {
+      SandboxService& service;
+      ~Unset() { service.set_waiter(nullptr); }
+    } unset{*service_};
+    ASSERT_TRUE(apps_->Scale(Caller(), app_.id, 1).ok());
+    auto replicas = store_.ListAppReplicas(app_.id);
+    ASSERT_TRUE(replicas.ok());
+    ASSERT_EQ(replicas->size(), 1u);
+    EXPECT_EQ(replicas->front().state, "starting");
+    // The delivery is waiting (a bound, not a timing), not merely queued.
+    for (int i = 0; i < 1000 && waiter.size() == 0; ++i) std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(waiter.size(), 1u);
+    apps_->Stop();
+    auto troubles = store_.ListAppTroubles();
+    ASSERT_TRUE(troubles.ok());
+    EXPECT_TRUE(troubles->empty()) << "a backoff was written: " << troubles->front().why;
+    // The next adaptd finds no backoff and no failure to report.
+    NewService();
+    App app = Get();
+    EXPECT_EQ(app.restarts, 0);
+    EXPECT_NE(app.status, "failing") << app.status_message;
+    waiter.Shutdown();
+    wait_pool.join();
+  }
 }
 
 TEST_F(AppSupervisionTest, ReadinessSettingsOutOfBoundsAreRefusedNamingTheField) {
