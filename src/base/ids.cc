@@ -1,10 +1,11 @@
 #include "base/ids.h"
 
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <openssl/sha.h>
+#include <sys/random.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -14,10 +15,19 @@
 namespace adapt {
 namespace {
 
+// From the kernel (getrandom), not OpenSSL's RAND_bytes: RAND_bytes keeps a generator per
+// thread that calls it, which a detached thread still running at exit (an agent session's)
+// leaves behind (LeakSanitizer, runtime_test); the kernel's keeps nothing of ours.
 std::vector<unsigned char> RandomBytes(size_t n) {
   std::vector<unsigned char> buf(n);
-  // RAND_bytes only fails when the OS entropy source is broken: nothing sane to do then.
-  if (RAND_bytes(buf.data(), static_cast<int>(n)) != 1) std::abort();
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::getrandom(buf.data() + got, n - got, 0);
+    if (r < 0 && errno == EINTR) continue;
+    // Fails only when the kernel has no entropy source at all: nothing sane to do then.
+    if (r <= 0) std::abort();
+    got += static_cast<size_t>(r);
+  }
   return buf;
 }
 
