@@ -329,6 +329,10 @@ std::optional<net::IngressBackend> AppService::Route(const std::string& host) {
   std::vector<std::shared_ptr<std::atomic<int>>> open;
   for (const auto& r : *replicas) {
     if (r.state != "ready") continue;
+    // A replica whose sandbox ended is still marked ready until supervision sees it; its
+    // network may be going with it, where a connection would hang rather than be refused.
+    auto sandbox = store_.GetSandbox(app->org_id, r.sandbox_id);
+    if (!sandbox.ok() || sandbox->status != "running") continue;
     auto address = network_.AddressOf(r.sandbox_id);
     if (!address || address->empty()) continue;
     int port = release->port;
