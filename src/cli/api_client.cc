@@ -223,6 +223,8 @@ Result<nlohmann::json> JsonOrError(const Result<HttpResponse>& response) {
 
 std::string EscapeUrlComponent(std::string_view text) { return PercentEncode(text); }
 
+std::string SandboxPath(std::string_view id) { return "/v1/sandboxes/" + EscapeUrlComponent(id); }
+
 std::string QueryString(const std::vector<std::pair<std::string, std::string>>& params) {
   std::string query;
   for (const auto& [name, value] : params) {

@@ -77,6 +77,9 @@ Result<nlohmann::json> JsonOrError(const Result<HttpResponse>& response);
 // a query value (base's PercentEncode, under the name the CLI's commands use).
 std::string EscapeUrlComponent(std::string_view text);
 
+// "/v1/sandboxes/<id>", the id escaped: the root of every per-sandbox route.
+std::string SandboxPath(std::string_view id);
+
 // "?k1=v1&k2=v2" with escaped values, skipping empty values; "" when nothing remains.
 std::string QueryString(const std::vector<std::pair<std::string, std::string>>& params);
 

@@ -175,7 +175,7 @@ void AddRollback(CLI::App& group, Invocation& invocation) {
   });
 }
 
-void AddList(CLI::App& group, Invocation& invocation) {
+void AddAppList(CLI::App& group, Invocation& invocation) {
   CLI::App* ls = group.add_subcommand("ls", "List the organization's deployed apps");
   ls->callback([&invocation] {
     invocation.run = [&invocation](const ApiClient& client, const Console& console) {
@@ -263,7 +263,7 @@ void AddAppCommands(CLI::App& app, Invocation& invocation) {
   CLI::App* apps = app.add_subcommand("app", "Deploy apps from sandboxes behind public URLs");
   apps->require_subcommand(1);
   AddDeploy(*apps, invocation);
-  AddList(*apps, invocation);
+  AddAppList(*apps, invocation);
   AddVerb(*apps, invocation, "get");
   AddVerb(*apps, invocation, "scale");
   AddRollback(*apps, invocation);

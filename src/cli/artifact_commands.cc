@@ -10,8 +10,8 @@
 namespace adapt::cli {
 namespace {
 
-std::string SandboxPath(const std::string& sandbox_id, const std::string& what) {
-  return "/v1/sandboxes/" + EscapeUrlComponent(sandbox_id) + "/" + what;
+std::string ArtifactsPath(const std::string& sandbox_id) {
+  return SandboxPath(sandbox_id) + "/artifacts";
 }
 
 }  // namespace
@@ -23,8 +23,7 @@ void AddArtifactCommands(CLI::App& group, Invocation& invocation) {
   artifacts->add_option("sandbox_id", *list_id, "sandbox id")->required();
   artifacts->callback([list_id, &invocation] {
     invocation.run = [list_id, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(nlohmann::json page,
-                       JsonOrError(client.Get(SandboxPath(*list_id, "artifacts"))));
+      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(ArtifactsPath(*list_id))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
@@ -57,9 +56,8 @@ void AddArtifactCommands(CLI::App& group, Invocation& invocation) {
     invocation.run = [save_args, &invocation](const ApiClient& client, const Console& console) {
       nlohmann::json body = {{"path", save_args->path}, {"ttlSeconds", save_args->ttl}};
       if (!save_args->key.empty()) body["key"] = save_args->key;
-      ASSIGN_OR_RETURN(
-          nlohmann::json saved,
-          JsonOrError(client.Post(SandboxPath(save_args->sandbox_id, "artifacts"), body)));
+      ASSIGN_OR_RETURN(nlohmann::json saved,
+                       JsonOrError(client.Post(ArtifactsPath(save_args->sandbox_id), body)));
       if (invocation.json)
         console.out << PrettyJson(saved);
       else
@@ -83,7 +81,7 @@ void AddArtifactCommands(CLI::App& group, Invocation& invocation) {
     invocation.run = [attach_args, &invocation](const ApiClient& client, const Console& console) {
       ASSIGN_OR_RETURN(
           nlohmann::json attached,
-          JsonOrError(client.Post(SandboxPath(attach_args->sandbox_id, "object-storage"),
+          JsonOrError(client.Post(SandboxPath(attach_args->sandbox_id) + "/object-storage",
                                   {{"ttlSeconds", attach_args->ttl}})));
       if (invocation.json) {
         console.out << PrettyJson(attached);

@@ -9,9 +9,7 @@
 namespace adapt::cli {
 namespace {
 
-std::string CheckpointsPath(const std::string& id) {
-  return "/v1/sandboxes/" + EscapeUrlComponent(id) + "/checkpoints";
-}
+std::string CheckpointsPath(const std::string& id) { return SandboxPath(id) + "/checkpoints"; }
 
 std::string Text(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";

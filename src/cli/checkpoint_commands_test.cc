@@ -3,31 +3,16 @@
 // organization's flags beside a sandbox id are a usage error.
 #include <gtest/gtest.h>
 
-#include <sstream>
-
-#include "cli/cli_app.h"
+#include "cli/cli_run.h"
 #include "cli/test_http_server.h"
 
 namespace adapt::cli {
 namespace {
 
 using testing::CannedResponse;
+using testing::Outcome;
+using testing::RunCli;
 using testing::TestHttpServer;
-
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-Outcome RunCli(const std::string& url, std::vector<std::string> args) {
-  std::vector<std::string> full = {"--url", url, "--api-key", "adapt_test"};
-  full.insert(full.end(), args.begin(), args.end());
-  std::istringstream input;
-  std::ostringstream out, err;
-  int code = RunAdapt(full, input, out, err);
-  return {code, out.str(), err.str()};
-}
 
 const char* kOrganizationPage = R"({"items":[
   {"name":"before-upgrade","sandboxId":"sbx_2","sizeBytes":4096,"createdAt":"2026-01-02T03:04:05Z",

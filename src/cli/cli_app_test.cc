@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/cli_run.h"
 #include "cli/test_http_server.h"
 
 namespace adapt::cli {
@@ -17,26 +18,13 @@ using nlohmann::json;
 using testing::CannedExchange;
 using testing::CannedResponse;
 using testing::OpenEventStream;
+using testing::Outcome;
 using testing::RecordedRequest;
+using testing::RunCli;
 using testing::TestHttpServer;
 
 const char* kSandbox = R"({"id":"sbx_1","status":"provisioning","cpu":2,"memoryMiB":4096,
   "diskMiB":8192,"ttlSeconds":3600,"labels":{"name":"research-worker"},"image":"debian:12"})";
-
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-Outcome RunCli(const std::string& url, std::vector<std::string> args, const std::string& in = "") {
-  std::vector<std::string> full = {"--url", url, "--api-key", "adapt_test"};
-  full.insert(full.end(), args.begin(), args.end());
-  std::istringstream input(in);
-  std::ostringstream out, err;
-  int code = RunAdapt(full, input, out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string RunningSandbox() {
   json sandbox = json::parse(kSandbox);

@@ -10,7 +10,7 @@
 namespace adapt::cli {
 
 std::string CommandsPath(const std::string& sandbox_id) {
-  return "/v1/sandboxes/" + EscapeUrlComponent(sandbox_id) + "/commands";
+  return SandboxPath(sandbox_id) + "/commands";
 }
 
 std::string CommandPath(const std::string& sandbox_id, const std::string& id) {

@@ -9,7 +9,7 @@ namespace adapt::cli {
 namespace {
 
 std::string EndpointsPath(const std::string& sandbox_id) {
-  return "/v1/sandboxes/" + EscapeUrlComponent(sandbox_id) + "/endpoints";
+  return SandboxPath(sandbox_id) + "/endpoints";
 }
 
 TableRow Row(const nlohmann::json& e) {

@@ -31,7 +31,7 @@ bool ParseRemote(const std::string& arg, RemotePath& out) {
 
 std::string FilesPath(const std::string& sandbox_id, const std::string& resource,
                       const std::vector<std::pair<std::string, std::string>>& query) {
-  return "/v1/sandboxes/" + EscapeUrlComponent(sandbox_id) + "/" + resource + QueryString(query);
+  return SandboxPath(sandbox_id) + "/" + resource + QueryString(query);
 }
 
 using FilePtr = std::unique_ptr<FILE, decltype(&std::fclose)>;
@@ -66,7 +66,7 @@ Status Upload(const ApiClient& client, const std::string& local, const RemotePat
       in.get(), static_cast<long long>(size), "application/octet-stream"));
 }
 
-Status Download(const ApiClient& client, const RemotePath& remote, const std::string& local) {
+Status DownloadFile(const ApiClient& client, const RemotePath& remote, const std::string& local) {
   ASSIGN_OR_RETURN(nlohmann::json info,
                    JsonOrError(client.Get(FilesPath(remote.sandbox_id, "files",
                                                     {{"path", remote.path}, {"stat", "1"}}))));
@@ -122,7 +122,7 @@ void AddSandboxFiles(CLI::App& group, Invocation& invocation) {
       if (upload) {
         RETURN_IF_ERROR(Upload(client, cp->source, remote));
       } else {
-        RETURN_IF_ERROR(Download(client, remote, cp->destination));
+        RETURN_IF_ERROR(DownloadFile(client, remote, cp->destination));
       }
       console.out << "copied " << cp->source << " to " << cp->destination << "\n";
       return Status::Ok();

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 using CurlPtr = std::unique_ptr<CURL, decltype(&curl_easy_cleanup)>;
 using HeaderPtr = std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)>;
 
-struct Download {
+struct DownloadSink {
   CURL* curl = nullptr;
   FILE* out = nullptr;
   bool checked = false;
@@ -26,7 +26,7 @@ struct Download {
 };
 
 size_t OnDownload(char* data, size_t size, size_t count, void* user) {
-  auto& d = *static_cast<Download*>(user);
+  auto& d = *static_cast<DownloadSink*>(user);
   size_t n = size * count;
   if (!d.checked) {
     long status = 0;
@@ -67,7 +67,7 @@ Result<HttpResponse> Perform(const ApiClient& client, const char* method, const 
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer);
-  Download d;
+  DownloadSink d;
   d.curl = c;
   d.out = out;
   std::string body;

@@ -22,7 +22,7 @@ std::string KeysPath(const std::string& org_id) {
   return "/v1/orgs/" + EscapeUrlComponent(org_id) + "/keys";
 }
 
-void AddCreate(CLI::App& group, Invocation& invocation) {
+void AddKeyCreate(CLI::App& group, Invocation& invocation) {
   auto options = std::make_shared<KeyOptions>();
   CLI::App* create = group.add_subcommand(
       "create", "Create an API key for your organization (or --org's); prints it once");
@@ -52,7 +52,7 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
   });
 }
 
-void AddList(CLI::App& group, Invocation& invocation) {
+void AddKeyList(CLI::App& group, Invocation& invocation) {
   auto org_id = std::make_shared<std::string>();
   CLI::App* ls = group.add_subcommand(
       "ls", "List your organization's API keys, or --org's (never their text)");
@@ -77,7 +77,7 @@ void AddList(CLI::App& group, Invocation& invocation) {
   });
 }
 
-void AddRemove(CLI::App& group, Invocation& invocation) {
+void AddKeyRemove(CLI::App& group, Invocation& invocation) {
   auto options = std::make_shared<KeyOptions>();
   auto key_id = std::make_shared<std::string>();
   CLI::App* rm = group.add_subcommand(
@@ -100,9 +100,9 @@ void AddKeyCommands(CLI::App& app, Invocation& invocation) {
   CLI::App* group = app.add_subcommand(
       "key", "Manage your organization's API keys (--org: any organization's, admin key)");
   group->require_subcommand(1);
-  AddCreate(*group, invocation);
-  AddList(*group, invocation);
-  AddRemove(*group, invocation);
+  AddKeyCreate(*group, invocation);
+  AddKeyList(*group, invocation);
+  AddKeyRemove(*group, invocation);
 }
 
 }  // namespace adapt::cli

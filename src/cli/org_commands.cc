@@ -16,7 +16,7 @@ std::string DescribeOrg(const nlohmann::json& org) {
       {{"id", cell("id")}, {"name", cell("name")}, {"createdAt", cell("createdAt")}});
 }
 
-void AddCreate(CLI::App& group, Invocation& invocation) {
+void AddOrgCreate(CLI::App& group, Invocation& invocation) {
   auto name = std::make_shared<std::string>();
   CLI::App* create = group.add_subcommand("create", "Create an organization (a tenant)");
   create->add_option("name", *name, "organization name")->required();
@@ -29,13 +29,13 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
   });
 }
 
-struct ListOptions {
+struct OrgListOptions {
   std::string limit;
   std::string cursor;
 };
 
-void AddList(CLI::App& group, Invocation& invocation) {
-  auto options = std::make_shared<ListOptions>();
+void AddOrgList(CLI::App& group, Invocation& invocation) {
+  auto options = std::make_shared<OrgListOptions>();
   CLI::App* list = group.add_subcommand("list", "List organizations");
   list->add_option("--limit", options->limit, "page size, 1-200 (default 50)");
   list->add_option("--cursor", options->cursor, "nextCursor of the previous page");
@@ -68,8 +68,8 @@ void AddList(CLI::App& group, Invocation& invocation) {
 void AddOrgCommands(CLI::App& app, Invocation& invocation) {
   CLI::App* group = app.add_subcommand("org", "Manage organizations (admin key)");
   group->require_subcommand(1);
-  AddCreate(*group, invocation);
-  AddList(*group, invocation);
+  AddOrgCreate(*group, invocation);
+  AddOrgList(*group, invocation);
 }
 
 }  // namespace adapt::cli

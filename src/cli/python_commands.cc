@@ -61,10 +61,9 @@ void AddSandboxPython(CLI::App& group, Invocation& invocation) {
     };
     invocation.run = [options, &invocation](const ApiClient& client, const Console& console) {
       RETURN_IF_ERROR(AwaitProvisioned(client, options->sandbox_id));
-      ASSIGN_OR_RETURN(nlohmann::json command,
-                       JsonOrError(client.Post(
-                           "/v1/sandboxes/" + EscapeUrlComponent(options->sandbox_id) + "/python",
-                           options->body)));
+      ASSIGN_OR_RETURN(
+          nlohmann::json command,
+          JsonOrError(client.Post(SandboxPath(options->sandbox_id) + "/python", options->body)));
       return FinishCommand(client, console, invocation, options->sandbox_id, command, "python");
     };
   });

@@ -16,8 +16,6 @@
 namespace adapt::cli {
 namespace {
 
-std::string SandboxPath(const std::string& id) { return "/v1/sandboxes/" + EscapeUrlComponent(id); }
-
 Status PrintSandbox(const Result<HttpResponse>& response, bool json, const Console& console) {
   ASSIGN_OR_RETURN(nlohmann::json sandbox, JsonOrError(response));
   console.out << (json ? PrettyJson(sandbox) : DescribeSandbox(sandbox));
@@ -70,7 +68,7 @@ Status CreateOutcome(const nlohmann::json& sandbox, int waited_seconds) {
   return Status(Code::kUnavailable, "sandbox " + id + " is " + status);
 }
 
-void AddCreate(CLI::App& group, Invocation& invocation) {
+void AddSandboxCreate(CLI::App& group, Invocation& invocation) {
   auto options = std::make_shared<CreateOptions>();
   SandboxCreateFlags& flags = options->flags;
   CLI::App* create =
@@ -170,15 +168,15 @@ void AddCreate(CLI::App& group, Invocation& invocation) {
   });
 }
 
-struct ListOptions {
+struct SandboxListOptions {
   std::string limit;
   std::string query;
   std::string cursor;
   bool watch = false;
 };
 
-void AddList(CLI::App& group, Invocation& invocation) {
-  auto options = std::make_shared<ListOptions>();
+void AddSandboxList(CLI::App& group, Invocation& invocation) {
+  auto options = std::make_shared<SandboxListOptions>();
   CLI::App* list = group.add_subcommand("list", "List sandboxes, newest first");
   list->add_option("--limit", options->limit, "page size, 1-200 (default 50)");
   list->add_option("--query", options->query, "part of labels.name, or the start of an id");
@@ -273,8 +271,8 @@ void AddEvents(CLI::App& group, Invocation& invocation) {
 void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
   CLI::App* group = app.add_subcommand("sandbox", "Create, inspect and delete sandboxes");
   group->require_subcommand(1);
-  AddCreate(*group, invocation);
-  AddList(*group, invocation);
+  AddSandboxCreate(*group, invocation);
+  AddSandboxList(*group, invocation);
   AddGet(*group, invocation);
   AddDelete(*group, invocation);
   AddEvents(*group, invocation);

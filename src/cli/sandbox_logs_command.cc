@@ -42,7 +42,7 @@ void AddSandboxLogs(CLI::App& sandbox_group, Invocation& invocation) {
         }
         return true;
       };
-      std::string path = "/v1/sandboxes/" + EscapeUrlComponent(*id);
+      std::string path = SandboxPath(*id);
       auto response = client.Stream(path + "/startup/stream", on_line);
       if (!response.ok()) return response.status();
       if (response->status >= 400) return JsonOrError(response).status();

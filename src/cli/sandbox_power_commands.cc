@@ -11,8 +11,6 @@
 namespace adapt::cli {
 namespace {
 
-std::string SandboxPath(const std::string& id) { return "/v1/sandboxes/" + EscapeUrlComponent(id); }
-
 std::string Text(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }

@@ -29,9 +29,7 @@ void AddSandboxStats(CLI::App& sandbox_group, Invocation& invocation) {
   stats->add_option("id", *id, "sandbox id")->required();
   stats->callback([id, &invocation] {
     invocation.run = [id, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(
-          nlohmann::json body,
-          JsonOrError(client.Get("/v1/sandboxes/" + EscapeUrlComponent(*id) + "/stats")));
+      ASSIGN_OR_RETURN(nlohmann::json body, JsonOrError(client.Get(SandboxPath(*id) + "/stats")));
       if (invocation.json) {
         console.out << PrettyJson(body);
         return Status::Ok();

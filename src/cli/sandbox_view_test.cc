@@ -7,7 +7,7 @@ namespace {
 
 using nlohmann::json;
 
-const json kSandbox = json::parse(R"J({
+const json kSandboxRecord = json::parse(R"J({
   "id": "sbx_1", "status": "completed", "createdAt": "2025-01-01T00:00:00Z", "expiresAt": null,
   "cpu": 2, "memoryMiB": 4096, "diskMiB": 8192, "ttlSeconds": null,
   "labels": {"name": "research-worker", "project": "research"},
@@ -17,14 +17,14 @@ const json kSandbox = json::parse(R"J({
   "terminationReason": "completed"})J");
 
 TEST(SandboxTableRow, ShowsTheListColumns) {
-  EXPECT_EQ(SandboxTableRow(kSandbox),
+  EXPECT_EQ(SandboxTableRow(kSandboxRecord),
             TableRow({"sbx_1", "completed", "python:3.12-slim", "2", "4096MiB", "research-worker",
                       "2025-01-01T00:00:00Z"}));
   EXPECT_EQ(SandboxTableRow(json::object()).size(), SandboxTableHeader().size());
 }
 
 TEST(DescribeSandbox, ListsFieldsAndStartupOutput) {
-  EXPECT_EQ(DescribeSandbox(kSandbox),
+  EXPECT_EQ(DescribeSandbox(kSandboxRecord),
             "id:                 sbx_1\n"
             "status:             completed\n"
             "image:              python:3.12-slim\n"

@@ -8,8 +8,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string SandboxPath(const std::string& id) { return "/v1/sandboxes/" + EscapeUrlComponent(id); }
-
 // Reads the sandbox's events until one says it is no longer provisioning, the stream ends, or
 // `deadline` passes. The stream replays the sandbox's history first, so a status from an
 // earlier life (running, then stopped and started again) can end it too: the caller reads the

@@ -52,7 +52,7 @@ void AddSet(CLI::App& group, Invocation& invocation) {
   });
 }
 
-void AddList(CLI::App& group, Invocation& invocation) {
+void AddSecretList(CLI::App& group, Invocation& invocation) {
   CLI::App* ls = group.add_subcommand("ls", "List the organization's secrets (never values)");
   ls->callback([&invocation] {
     invocation.run = [&invocation](const ApiClient& client, const Console& console) {
@@ -71,7 +71,7 @@ void AddList(CLI::App& group, Invocation& invocation) {
   });
 }
 
-void AddRemove(CLI::App& group, Invocation& invocation) {
+void AddSecretRemove(CLI::App& group, Invocation& invocation) {
   auto name = std::make_shared<std::string>();
   CLI::App* rm = group.add_subcommand(
       "rm", "Delete a secret (sandboxes made with it keep the value they captured)");
@@ -92,8 +92,8 @@ void AddSecretCommands(CLI::App& app, Invocation& invocation) {
   CLI::App* group = app.add_subcommand("secret", "Manage organization secrets");
   group->require_subcommand(1);
   AddSet(*group, invocation);
-  AddList(*group, invocation);
-  AddRemove(*group, invocation);
+  AddSecretList(*group, invocation);
+  AddSecretRemove(*group, invocation);
 }
 
 }  // namespace adapt::cli

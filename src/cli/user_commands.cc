@@ -50,7 +50,7 @@ void AddAdd(CLI::App& group, Invocation& invocation) {
   });
 }
 
-void AddList(CLI::App& group, Invocation& invocation) {
+void AddUserList(CLI::App& group, Invocation& invocation) {
   auto org_id = std::make_shared<std::string>();
   CLI::App* ls = group.add_subcommand("ls", "List users, of every organization or of one");
   ls->add_option("--org", *org_id, "only this organization's (org_...)");
@@ -73,7 +73,7 @@ void AddList(CLI::App& group, Invocation& invocation) {
   });
 }
 
-void AddRemove(CLI::App& group, Invocation& invocation) {
+void AddUserRemove(CLI::App& group, Invocation& invocation) {
   auto user_id = std::make_shared<std::string>();
   CLI::App* rm = group.add_subcommand(
       "rm", "Delete a user and end its sign-ins (never an organization's last user)");
@@ -114,8 +114,8 @@ void AddUserCommands(CLI::App& app, Invocation& invocation) {
       app.add_subcommand("user", "Manage the users who sign in on the OAuth page (admin key)");
   group->require_subcommand(1);
   AddAdd(*group, invocation);
-  AddList(*group, invocation);
-  AddRemove(*group, invocation);
+  AddUserList(*group, invocation);
+  AddUserRemove(*group, invocation);
   AddPassword(*group, invocation);
 }
 

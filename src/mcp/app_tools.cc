@@ -36,7 +36,6 @@ json App(const core::Endpoint& endpoint) {
           {"created_at", FormatRfc3339(endpoint.created_at_ms)}};
 }
 
-const json kSandboxId = {{"type", "string"}, {"minLength", 1}, {"maxLength", 100}};
 const json kPort = {{"type", "integer"}, {"minimum", 1}, {"maximum", 65535}};
 
 }  // namespace
@@ -49,7 +48,7 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services) {
                 "Temporarily expose one port of a running sandbox through a random public HTTPS "
                 "hostname.",
                 {{"type", "object"},
-                 {"properties", {{"sandbox_id", kSandboxId}, {"port", kPort}}},
+                 {"properties", {{"sandbox_id", SandboxIdSchema()}, {"port", kPort}}},
                  {"required", json::array({"sandbox_id", "port"})},
                  {"additionalProperties", false}},
                 AppSchema(),
@@ -67,7 +66,7 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services) {
                 "sandbox.",
                 {{"type", "object"},
                  {"properties",
-                  {{"sandbox_id", kSandboxId},
+                  {{"sandbox_id", SandboxIdSchema()},
                    {"app_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 100}}},
                    {"port", kPort}}},
                  {"required", json::array({"sandbox_id"})},

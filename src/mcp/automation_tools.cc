@@ -102,7 +102,7 @@ json CreateAutomationSchema() {
           {"description",
            "a controller's window length, e.g. 32400 with cron '0 9 * * mon-fri' for "
            "09:00-18:00 on weekdays"}}},
-        {"sandbox_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}},
+        {"sandbox_id", SandboxIdSchema()},
         {"name", {{"type", "string"}, {"maxLength", 128}}},
         {"command",
          {{"type", "string"},

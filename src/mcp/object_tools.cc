@@ -18,7 +18,6 @@ using nlohmann::json;
 constexpr int kDefaultTextBytes = 256 * 1024;
 constexpr int kMaxTextBytes = 1024 * 1024;
 
-const json kSandboxId = {{"type", "string"}, {"minLength", 1}, {"maxLength", 100}};
 const json kKey = {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024}};
 const json kMaxBytes = {{"type", "integer"},
                         {"minimum", 1},
@@ -155,7 +154,7 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                 "List a sandbox's artifacts",
                 "List this sandbox's artifacts in tenant-scoped object storage.",
                 {{"type", "object"},
-                 {"properties", {{"sandbox_id", kSandboxId}}},
+                 {"properties", {{"sandbox_id", SandboxIdSchema()}}},
                  {"required", json::array({"sandbox_id"})},
                  {"additionalProperties", false}},
                 {{"type", "object"},
@@ -177,21 +176,21 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                                          {"truncated", list->truncated}});
                 }});
 
-  registry.Add(
-      {"read_object_text_artifact",
-       "Read a sandbox artifact as text",
-       "Read a UTF-8 artifact from this user's server-enforced object directory.",
-       {{"type", "object"},
-        {"properties", {{"sandbox_id", kSandboxId}, {"name", kKey}, {"max_bytes", kMaxBytes}}},
-        {"required", json::array({"sandbox_id", "name"})},
-        {"additionalProperties", false}},
-       text_output,
-       ToolAnnotations{true, false, true, false},
-       [&objects](ToolContext& ctx, const json& args) {
-         return TextResult(objects.ReadArtifactText(ctx.who, args["sandbox_id"].get<std::string>(),
-                                                    args["name"].get<std::string>(),
-                                                    MaxBytes(args)));
-       }});
+  registry.Add({"read_object_text_artifact",
+                "Read a sandbox artifact as text",
+                "Read a UTF-8 artifact from this user's server-enforced object directory.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"sandbox_id", SandboxIdSchema()}, {"name", kKey}, {"max_bytes", kMaxBytes}}},
+                 {"required", json::array({"sandbox_id", "name"})},
+                 {"additionalProperties", false}},
+                text_output,
+                ToolAnnotations{true, false, true, false},
+                [&objects](ToolContext& ctx, const json& args) {
+                  return TextResult(
+                      objects.ReadArtifactText(ctx.who, args["sandbox_id"].get<std::string>(),
+                                               args["name"].get<std::string>(), MaxBytes(args)));
+                }});
 
   registry.Add({"save_workspace_file_to_object_storage",
                 "Save a workspace file to object storage",
@@ -201,7 +200,7 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                 " tool call. Never copy credentials or tokens.",
                 {{"type", "object"},
                  {"properties",
-                  {{"sandbox_id", kSandboxId},
+                  {{"sandbox_id", SandboxIdSchema()},
                    {"workspace_path", kWorkspacePath},
                    {"key", kKey},
                    {"ttl_seconds", kTtl}}},
@@ -217,28 +216,29 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                   return LinkResult(objects, ctx.who, rec->key, args);
                 }});
 
-  registry.Add(
-      {"download_workspace_artifact",
-       "Download a workspace file",
-       "Return a workspace file as a downloadable ChatGPT artifact in one operation. Use"
-       " this when the user asks to receive a generated file. workspace_path may be "
-       "relative to /workspace or an absolute /workspace path. The file is copied to "
-       "tenant-isolated object storage and exposed through a temporary, read-only "
-       "reference; sandbox credentials and raw base64 are never returned.",
-       {{"type", "object"},
-        {"properties",
-         {{"sandbox_id", kSandboxId}, {"workspace_path", kWorkspacePath}, {"ttl_seconds", kTtl}}},
-        {"required", json::array({"sandbox_id", "workspace_path"})},
-        {"additionalProperties", false}},
-       LinkSchema(),
-       ToolAnnotations{false, true, true, false},
-       [&objects](ToolContext& ctx, const json& args) {
-         auto rec =
-             objects.CopyFromWorkspace(ctx.who, {args["sandbox_id"].get<std::string>(),
-                                                 args["workspace_path"].get<std::string>(), ""});
-         if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
-         return LinkResult(objects, ctx.who, rec->key, args);
-       }});
+  registry.Add({"download_workspace_artifact",
+                "Download a workspace file",
+                "Return a workspace file as a downloadable ChatGPT artifact in one operation. Use"
+                " this when the user asks to receive a generated file. workspace_path may be "
+                "relative to /workspace or an absolute /workspace path. The file is copied to "
+                "tenant-isolated object storage and exposed through a temporary, read-only "
+                "reference; sandbox credentials and raw base64 are never returned.",
+                {{"type", "object"},
+                 {"properties",
+                  {{"sandbox_id", SandboxIdSchema()},
+                   {"workspace_path", kWorkspacePath},
+                   {"ttl_seconds", kTtl}}},
+                 {"required", json::array({"sandbox_id", "workspace_path"})},
+                 {"additionalProperties", false}},
+                LinkSchema(),
+                ToolAnnotations{false, true, true, false},
+                [&objects](ToolContext& ctx, const json& args) {
+                  auto rec = objects.CopyFromWorkspace(
+                      ctx.who, {args["sandbox_id"].get<std::string>(),
+                                args["workspace_path"].get<std::string>(), ""});
+                  if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
+                  return LinkResult(objects, ctx.who, rec->key, args);
+                }});
 
   registry.Add({"download_object_artifact",
                 "Download an object",
@@ -268,7 +268,7 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
        "infrastructure credentials are placed in the sandbox.",
        {{"type", "object"},
         {"properties",
-         {{"sandbox_id", kSandboxId},
+         {{"sandbox_id", SandboxIdSchema()},
           {"ttl_seconds",
            {{"type", "integer"}, {"minimum", 60}, {"maximum", storage::kMaxTokenTtlSeconds}}}}},
         {"required", json::array({"sandbox_id"})},

@@ -37,11 +37,6 @@ json SandboxSchema() {
           {"required", json::array({"sandbox_id", "status", "ready", "next_action"})}};
 }
 
-const json kSandboxId = {{"type", "string"},
-                         {"minLength", 1},
-                         {"maxLength", 128},
-                         {"description", "the id create_sandbox or list_sandboxes returned"}};
-
 std::string NextAction(const std::string& status) {
   if (status == "running") return "Run code with run_command or run_python using this sandbox_id.";
   if (status == "provisioning")
@@ -177,7 +172,7 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
                 "Inspect one sandbox without waiting. To wait for startup, call wait_for_sandbox "
                 "instead.",
                 {{"type", "object"},
-                 {"properties", {{"sandbox_id", kSandboxId}}},
+                 {"properties", {{"sandbox_id", SandboxIdSchema()}}},
                  {"required", json::array({"sandbox_id"})},
                  {"additionalProperties", false}},
                 SandboxSchema(),
@@ -228,7 +223,7 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
                 "rather than a failure.",
                 {{"type", "object"},
                  {"properties",
-                  {{"sandbox_id", kSandboxId},
+                  {{"sandbox_id", SandboxIdSchema()},
                    {"timeout_seconds",
                     {{"type", "integer"},
                      {"minimum", 1},
@@ -254,7 +249,7 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
        "Delete a sandbox",
        "Delete sandbox compute. Instant workspace data is discarded with its Pod.",
        {{"type", "object"},
-        {"properties", {{"sandbox_id", kSandboxId}}},
+        {"properties", {{"sandbox_id", SandboxIdSchema()}}},
         {"required", json::array({"sandbox_id"})},
         {"additionalProperties", false}},
        {{"type", "object"},
@@ -271,7 +266,7 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
 
 json SandboxSummary(const core::Sandbox& sandbox) { return Summary(sandbox); }
 json SandboxSummarySchema() { return SandboxSchema(); }
-json SandboxIdArgumentSchema() { return kSandboxId; }
+json SandboxIdArgumentSchema() { return SandboxIdSchema(); }
 
 ToolResult DeleteSandboxAnswer(core::SandboxService& sandboxes, ToolContext& ctx,
                                const std::string& id) {

@@ -150,7 +150,7 @@ void AddStorageTools(ToolRegistry& registry, const ToolServices& services) {
                 "Default storage is never deleted.",
                 {{"type", "object"},
                  {"properties",
-                  {{"sandbox_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}},
+                  {{"sandbox_id", SandboxIdSchema()},
                    {"confirm",
                     {{"type", "string"},
                      {"maxLength", 128},

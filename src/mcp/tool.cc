@@ -4,6 +4,14 @@ namespace adapt::mcp {
 
 using nlohmann::json;
 
+const json& SandboxIdSchema() {
+  static const json schema = {{"type", "string"},
+                              {"minLength", 1},
+                              {"maxLength", 128},
+                              {"description", "the id create_sandbox or list_sandboxes returned"}};
+  return schema;
+}
+
 json ToolToJson(const Tool& tool) {
   return {{"name", tool.name},
           {"title", tool.title},

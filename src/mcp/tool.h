@@ -61,6 +61,9 @@ struct Tool {
       nullptr;
 };
 
+// The input schema of a `sandbox_id` argument, the same in every tool that takes one.
+const nlohmann::json& SandboxIdSchema();
+
 // The tools/list entry of `tool`.
 nlohmann::json ToolToJson(const Tool& tool);
 // The tools/call result of `result`: structuredContent plus the same JSON as text.

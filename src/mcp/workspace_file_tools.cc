@@ -19,7 +19,7 @@ void AddWorkspaceFileTools(ToolRegistry& registry, const ToolServices& services)
                 "Read a UTF-8 artifact from the user's persistent workspace.",
                 {{"type", "object"},
                  {"properties",
-                  {{"sandbox_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 100}}},
+                  {{"sandbox_id", SandboxIdSchema()},
                    {"workspace_path",
                     {{"type", "string"},
                      {"minLength", 1},
