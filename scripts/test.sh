@@ -216,7 +216,8 @@ e2e_shard0=(tests/e2e/test_network.py tests/e2e/test_network_hostnames.py tests/
   tests/e2e/test_apps_release.py tests/e2e/test_apps_supervision.py tests/e2e/test_apps_drain.py
   tests/e2e/test_own_keys.py tests/e2e/test_dashboard_keys.py
   tests/e2e/test_automation_controllers.py
-  tests/e2e/test_dashboard_live.py tests/e2e/test_startup_stream.py tests/e2e/test_automation_reattach.py)
+  tests/e2e/test_dashboard_live.py tests/e2e/test_startup_stream.py tests/e2e/test_automation_reattach.py
+  tests/e2e/test_event_retention.py)
 
 if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
   if python=$(pick_python); then
