@@ -53,7 +53,7 @@ Status CopyRange(int in, int out, off_t start, off_t end, const std::string& wha
 
 }  // namespace
 
-Status CopySparseFile(const std::string& from, const std::string& to) {
+Status CopySparseFile(const std::string& from, const std::string& to, CopySync sync) {
   UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
   if (!in) return ErrnoStatus("opening " + from);
   struct stat st;
@@ -73,7 +73,7 @@ Status CopySparseFile(const std::string& from, const std::string& to) {
     RETURN_IF_ERROR(CopyRange(in.get(), out.get(), data, hole, from + " to " + to));
     pos = hole;
   }
-  if (::fsync(out.get()) != 0) return ErrnoStatus("syncing " + to);
+  if (sync == CopySync::kFsync && ::fsync(out.get()) != 0) return ErrnoStatus("syncing " + to);
   return Status::Ok();
 }
 

@@ -7,7 +7,7 @@
 namespace adapt::runtime {
 
 Status MountRootfs(const std::string& sandbox_dir, const std::vector<std::string>& lower_dirs,
-                   uint64_t disk_mib) {
+                   uint64_t disk_mib, DiskTemplates& disks) {
   if (lower_dirs.empty()) return Internal("no image layers to mount for " + sandbox_dir);
   std::string lower;
   for (const auto& dir : lower_dirs) {
@@ -21,7 +21,7 @@ Status MountRootfs(const std::string& sandbox_dir, const std::vector<std::string
   RETURN_IF_ERROR(os::MakeDirs(p.rootfs, 0755));
   if (!os::Exists(p.disk_image))
     RETURN_IF_ERROR(
-        os::CreateExt4Image(p.disk_image, disk_mib).WithContext("formatting the sandbox disk"));
+        disks.CreateDisk(p.disk_image, disk_mib).WithContext("making the sandbox disk"));
   RETURN_IF_ERROR(os::MountLoopExt4(p.disk_image, p.disk_mount));
   Status st = os::MakeDirs(p.disk_mount + "/upper", 0755);
   if (st.ok()) st = os::MakeDirs(p.disk_mount + "/work", 0700);

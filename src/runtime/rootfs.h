@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "runtime/disk_templates.h"
 
 namespace adapt::runtime {
 
@@ -21,11 +22,11 @@ struct RootfsPaths {
   std::string rootfs;
 };
 
-// Creates the disk (when absent) and mounts disk and overlay. On failure, unmounts what it
-// mounted. Blocking: call from a worker thread.
+// Creates the disk (when absent, from `disks`) and mounts disk and overlay. On failure,
+// unmounts what it mounted. Blocking: call from a worker thread.
 // `lower_dirs` are the image's layers, topmost first (a local image has one).
 Status MountRootfs(const std::string& sandbox_dir, const std::vector<std::string>& lower_dirs,
-                   uint64_t disk_mib);
+                   uint64_t disk_mib, DiskTemplates& disks);
 
 // Unmounts everything below `sandbox_dir`; the disk image stays.
 Status UnmountRootfs(const std::string& sandbox_dir);

@@ -117,7 +117,9 @@ Result<std::string> ExecProcessSpec(const std::string& dir, const ExecRequest& r
 }  // namespace
 
 RunscRuntime::RunscRuntime(RunscOptions options)
-    : options_(std::move(options)), watcher_(std::make_unique<StateWatcher>(kShimStateFile)) {
+    : options_(std::move(options)),
+      disks_(options_.state_dir + "/disk-templates"),
+      watcher_(std::make_unique<StateWatcher>(kShimStateFile)) {
   watcher_->SetListener([this](const std::string& id) { OnStateWritten(id); });
 }
 
@@ -198,7 +200,7 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   std::vector<std::string> lowers(req.image_layers.rbegin(), req.image_layers.rend());
   if (lowers.empty()) lowers.push_back(req.image_rootfs);
   RETURN_IF_ERROR(
-      MountRootfs(dir, lowers, req.disk_mib).WithContext("preparing the root filesystem"));
+      MountRootfs(dir, lowers, req.disk_mib, disks_).WithContext("preparing the root filesystem"));
   SandboxSpec spec = req.spec;
   if (req.complete_spec) {
     Status completed = req.complete_spec(spec);

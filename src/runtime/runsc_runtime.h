@@ -10,6 +10,7 @@
 #include <string>
 
 #include "runtime/agent_hub.h"
+#include "runtime/disk_templates.h"
 #include "runtime/runtime.h"
 #include "runtime/state_watcher.h"
 
@@ -105,6 +106,7 @@ class RunscRuntime : public Runtime {
   Result<std::vector<std::string>> ExecPrefix(const std::string& sandbox_id) const;
 
   RunscOptions options_;
+  DiskTemplates disks_;  // the sandboxes' formatted disk templates, below state_dir
   std::string version_;
   bool needs_netns_shim_ = true;
   bool statx_fix_ = false;
