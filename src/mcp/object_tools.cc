@@ -78,6 +78,16 @@ ToolResult LinkResult(core::ObjectService& objects, const core::Principal& who,
   return ToolResult::Ok(Link(*link));
 }
 
+// Copies the workspace file that `args` names into object storage (as `key`, or under the
+// file's own name when empty) and answers the copy's temporary link.
+ToolResult CopyWorkspaceFileAndLink(core::ObjectService& objects, const core::Principal& who,
+                                    const json& args, const std::string& key) {
+  auto rec = objects.CopyFromWorkspace(
+      who, {args["sandbox_id"].get<std::string>(), args["workspace_path"].get<std::string>(), key});
+  if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
+  return LinkResult(objects, who, rec->key, args);
+}
+
 size_t MaxBytes(const json& args) {
   return static_cast<size_t>(args.value("max_bytes", kDefaultTextBytes));
 }
@@ -209,11 +219,7 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                 LinkSchema(),
                 ToolAnnotations{false, true, true, false},
                 [&objects](ToolContext& ctx, const json& args) {
-                  auto rec = objects.CopyFromWorkspace(
-                      ctx.who, {args["sandbox_id"].get<std::string>(),
-                                args["workspace_path"].get<std::string>(), args.value("key", "")});
-                  if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
-                  return LinkResult(objects, ctx.who, rec->key, args);
+                  return CopyWorkspaceFileAndLink(objects, ctx.who, args, args.value("key", ""));
                 }});
 
   registry.Add({"download_workspace_artifact",
@@ -233,11 +239,7 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                 LinkSchema(),
                 ToolAnnotations{false, true, true, false},
                 [&objects](ToolContext& ctx, const json& args) {
-                  auto rec = objects.CopyFromWorkspace(
-                      ctx.who, {args["sandbox_id"].get<std::string>(),
-                                args["workspace_path"].get<std::string>(), ""});
-                  if (!rec.ok()) return ToolResult::Fail(FailureSentence(rec.status()));
-                  return LinkResult(objects, ctx.who, rec->key, args);
+                  return CopyWorkspaceFileAndLink(objects, ctx.who, args, "");
                 }});
 
   registry.Add({"download_object_artifact",

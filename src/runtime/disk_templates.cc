@@ -1,5 +1,6 @@
 #include "runtime/disk_templates.h"
 
+#include "base/ignore_error.h"
 #include "os/files.h"
 #include "os/mount.h"
 #include "os/sparse_copy.h"
@@ -30,6 +31,14 @@ size_t DiskTemplates::CountTemplates() const {
   for (const auto& name : os::ListDir(dir_))
     if (IsTemplateName(name)) ++n;
   return n;
+}
+
+void DiskTemplates::RemoveUnfinished() {
+  std::lock_guard lock(mu_);
+  for (const auto& name : os::ListDir(dir_)) {
+    if (IsTemplateName(name)) continue;
+    IgnoreError(os::RemoveTree(dir_ + "/" + name), "an unfinished template is formatted again");
+  }
 }
 
 Status DiskTemplates::CreateDisk(const std::string& image, uint64_t mib) {

@@ -24,6 +24,10 @@ class DiskTemplates {
   // the checkpoint store format their own). Blocking; thread-safe.
   Status CreateDisk(const std::string& image, uint64_t mib);
 
+  // Removes what a crash during a template's formatting left (its temporary file). At
+  // start-up, before any CreateDisk.
+  void RemoveUnfinished();
+
   // The template file for `mib` MiB (present or not).
   std::string TemplatePath(uint64_t mib) const;
 

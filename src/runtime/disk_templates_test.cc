@@ -84,5 +84,16 @@ TEST_F(DiskTemplatesTest, ATemplateCutShortByACrashIsNeitherUsedNorCounted) {
   ExpectEmptyExt4(dir_ + "/a.img", kMiB);
 }
 
+TEST_F(DiskTemplatesTest, AtStartUpAnUnfinishedTemplateIsRemovedAndFinishedOnesStay) {
+  DiskTemplates disks(dir_ + "/templates");
+  ASSERT_TRUE(disks.CreateDisk(dir_ + "/a.img", kMiB).ok());
+  ASSERT_TRUE(os::WriteFileAtomic(dir_ + "/templates/ext4-128.img.new", "half").ok());
+
+  disks.RemoveUnfinished();
+
+  EXPECT_FALSE(os::Exists(dir_ + "/templates/ext4-128.img.new"));
+  EXPECT_TRUE(os::Exists(disks.TemplatePath(kMiB)));
+}
+
 }  // namespace
 }  // namespace adapt::runtime

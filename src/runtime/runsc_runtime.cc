@@ -156,6 +156,7 @@ Status RunscRuntime::Init() {
   if (std::regex_search(version_, date, std::regex(R"((20\d{6}))")))
     needs_netns_shim_ = std::stol(date[1]) <= kLastReleaseNeedingShim;
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/sandboxes", 0700));
+  disks_.RemoveUnfinished();
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/runsc", 0700));
   OpenCheckpoints();
   std::string preload = options_.helpers_dir + "/" + kStatxPreloadName;

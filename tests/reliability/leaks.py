@@ -19,6 +19,17 @@ import harness
 
 # Files whose presence is expected to change with every sandbox ever made: the store.
 _STORE_FILES = ("adapt.db", "adapt.db-wal", "adapt.db-shm", "adapt.db-journal")
+# Formatted disk templates (src/runtime/disk_templates.h) are kept on purpose, one per disk size
+# (at most four): made by the first create of a size, whether or not that create survives. An
+# unfinished one (`.new`) still counts.
+_TEMPLATE_DIR = "disk-templates"
+
+
+def _kept(rel):
+    if rel in _STORE_FILES or rel == _TEMPLATE_DIR:
+        return True
+    head, name = os.path.split(rel)
+    return head == _TEMPLATE_DIR and name.startswith("ext4-") and name.endswith(".img")
 
 
 def _run(argv):
@@ -130,7 +141,7 @@ def state_files(daemon):
         dirnames[:] = [d for d in dirnames if not os.path.ismount(os.path.join(dirpath, d))]
         for name in filenames + dirnames:
             rel = os.path.relpath(os.path.join(dirpath, name), base)
-            if rel in _STORE_FILES:
+            if _kept(rel):
                 continue
             out.add(rel)
     return out
