@@ -275,7 +275,7 @@ class Server {
         if (f.channel == 0 || Find(f.channel) || !DecodeSpawn(f.payload, req)) {
           std::string msg = "adapt-agent: malformed spawn request\n";
           Queue(FrameType::kStderr, f.channel, msg);
-          Queue(FrameType::kExit, f.channel, EncodeInts({126, 0}));
+          Queue(FrameType::kExit, f.channel, EncodeInts({kExitNotStarted, 0}));
           return;
         }
         int data_fd = -1;
@@ -283,7 +283,7 @@ class Server {
           std::string msg = std::string("adapt-agent: cannot open a data connection: ") +
                             std::strerror(errno) + "\n";
           Queue(FrameType::kStderr, f.channel, msg);
-          Queue(FrameType::kExit, f.channel, EncodeInts({126, 0}));
+          Queue(FrameType::kExit, f.channel, EncodeInts({kExitNotStarted, 0}));
           return;
         }
         bool launched = LaunchProcess(req, lp, data_fd);
@@ -293,7 +293,7 @@ class Server {
           std::string msg = std::string("adapt-agent: cannot start a process: ") +
                             std::strerror(launch_errno) + "\n";
           Queue(FrameType::kStderr, f.channel, msg);
-          Queue(FrameType::kExit, f.channel, EncodeInts({126, 0}));
+          Queue(FrameType::kExit, f.channel, EncodeInts({kExitNotStarted, 0}));
           return;
         }
         Process p;

@@ -79,11 +79,16 @@ struct SpawnRequest {
   bool has_stdin = false;  // false: stdin is /dev/null
   // Non-empty: the agent opens a new connection to adaptd, sends kData with this token on
   // it, and makes that connection the process's stdin and stdout (has_stdin is ignored).
+  // The agent dials it before it starts the process: an exit other than kExitNotStarted
+  // means the connection is on its way, even when the exit frame outruns it.
   std::string data_token;
   // adaptd's name for the process (a command id), listed in the agent's hello while the
   // process runs on across a reconnection.
   std::string tag;
 };
+
+// The exit status of a spawn the agent could not start (as a shell's "cannot execute").
+constexpr int32_t kExitNotStarted = 126;
 
 // A process the agent kept running while adaptd was away, listed in its hello.
 struct HeldProcess {

@@ -131,6 +131,8 @@ void AgentSession::Close() {
 
 void AgentSession::Deliver(const Frame& f) {
   AgentCallbacks cb;
+  std::vector<int32_t> v;
+  bool decoded = f.type == FrameType::kExit && agent::DecodeInts(f.payload, 2, v);
   {
     std::lock_guard lock(mu_);
     auto it = channels_.find(f.channel);
@@ -138,7 +140,11 @@ void AgentSession::Deliver(const Frame& f) {
     if (f.type == FrameType::kExit) {
       cb = std::move(it->second);
       channels_.erase(it);
-      if (auto d = data_.find(f.channel); d != data_.end()) {
+      // A process that ran had its data connection dialed first; that connection goes
+      // through AgentHub's accept and may come after this frame (a tool that exits at
+      // once, on a loaded host), so only a spawn that never started ends the wait.
+      bool started = decoded && !(v[0] == agent::kExitNotStarted && v[1] == 0);
+      if (auto d = data_.find(f.channel); d != data_.end() && !started) {
         d->second.ended = true;
         data_cv_.notify_all();
       }
@@ -149,9 +155,8 @@ void AgentSession::Deliver(const Frame& f) {
   if (f.type == FrameType::kStdout || f.type == FrameType::kStderr) {
     if (cb.output) cb.output(f.type == FrameType::kStdout ? 1 : 2, f.payload);
   } else if (f.type == FrameType::kExit) {
-    std::vector<int32_t> v;
     AgentExit e;
-    if (agent::DecodeInts(f.payload, 2, v)) {
+    if (decoded) {
       e.exit_code = v[0];
       e.signal = v[1];
     } else {

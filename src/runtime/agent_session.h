@@ -61,8 +61,8 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   // Data connections (SpawnRequest::data_token): a spawn with a token expects the agent to
   // open a second connection announcing it. OfferData hands such a connection over (false:
   // no spawn expects that channel and token, the connection is to be dropped); TakeData
-  // waits for it, and answers kUnavailable when the channel ended first, the session
-  // closed, or `timeout` passed.
+  // waits for it, and answers kUnavailable when the spawn ended without starting its process
+  // (agent::kExitNotStarted), the session closed, or `timeout` passed.
   bool OfferData(uint32_t channel, std::string_view token, os::UniqueFd fd);
 
   // Takes up again the process spawned with SpawnRequest::tag `tag` by an earlier
@@ -76,7 +76,7 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   struct DataSlot {
     std::string token;
     os::UniqueFd fd;
-    bool ended = false;  // the channel ended (or the session) before the connection came
+    bool ended = false;  // the spawn ended unstarted before the connection came
   };
   void ReadLoop(agent::Frame hello);
   bool HandleHello(const agent::Frame& frame);

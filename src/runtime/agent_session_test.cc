@@ -241,11 +241,20 @@ TEST_F(AgentSessionTest, ADataConnectionReachesOnlyTheSpawnWithItsToken) {
   a.Send(FrameType::kExit, *ch3, agent::EncodeInts({126, 0}));
   auto none = session->TakeData(*ch3, std::chrono::seconds(30));
   EXPECT_EQ(none.status().code(), Code::kUnavailable);
+  // A tool that ran and exited at once: its exit may outrun the connection the agent dialed
+  // before starting it, which is still taken.
+  auto ch4 = session->Spawn(req, seen.Callbacks());
+  ASSERT_TRUE(ch4.ok());
+  a.Send(FrameType::kExit, *ch4, agent::EncodeInts({0, 0}));
+  ASSERT_TRUE(seen.WaitExits(2));  // ch3's and ch4's
+  os::UniqueFd late = Dial(*ch4, "secret-token");
+  auto taken = session->TakeData(*ch4, std::chrono::seconds(5));
+  EXPECT_TRUE(taken.ok()) << taken.status().message();
   // Every channel ends while `seen` lives: the session's reader would otherwise call into it
   // after the test's locals are gone (a lost exit when the agent's socket closes).
   a.Send(FrameType::kExit, *ch, agent::EncodeInts({0, 0}));
   a.Send(FrameType::kExit, *ch2, agent::EncodeInts({0, 0}));
-  EXPECT_TRUE(seen.WaitExits(3));
+  EXPECT_TRUE(seen.WaitExits(4));
 }
 
 TEST_F(AgentSessionTest, HeldCommandsAreAttachedAgain) {
