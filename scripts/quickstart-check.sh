@@ -97,7 +97,7 @@ setup_env=(
   ADAPT_LISTEN="127.0.0.1:$port" ADAPT_INGRESS_HTTP=127.0.0.1:0 ADAPT_INGRESS_HTTPS=127.0.0.1:0
   ADAPT_STORAGE_LISTEN=127.0.0.1:0 ADAPT_DATABASE_LISTEN=127.0.0.1:0 ADAPT_NETWORK_NAME="$network_name"
   ADAPT_NETWORK_POOL=10.250.0.0/20 ADAPT_DNS=203.0.113.53
-  ADAPT_SERVICE=background ADAPT_LOG="$scratch/adaptd.log" ADAPT_SKIP_BLENDER=1
+  ADAPT_SERVICE=background ADAPT_LOG="$scratch/adaptd.log"
 )
 if env "${setup_env[@]}" scripts/setup.sh; then
   pass "scripts/setup.sh (Release build, install, images, adaptd started)"

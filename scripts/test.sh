@@ -4,8 +4,8 @@
 #      (scripts/format-check.sh: clang-format and the root .clang-format)
 #   2. build/ (Release: scripts/build-release.sh, exactly what setup.sh builds and installs) and
 #      build-asan/ (ASan + UBSan)
-#   3. the default image and the node/gcc/rust environment images into build/images (cached
-#      between runs; blender: setup.sh only), beside the builds
+#   3. the default image and the node/gcc/rust/blender environment images into build/images
+#      (cached between runs), beside the builds
 #   4. unit tests under the sanitizers (in the background, at a low CPU priority, until the
 #      end-to-end tests are done), every ctest test in build/, then the quick start
 #      (scripts/quickstart-check.sh: setup.sh into a scratch prefix, then README's quick-start
@@ -106,7 +106,7 @@ image_ok=0
 # The images are mostly downloads and dpkg: they build in the background while the compilers
 # use the cores, and their stage is reported (with its log) once both builds are done.
 image_started=$(date +%s)
-(scripts/build-image.sh build/images debian node gcc rust >"$logs/image.log" 2>&1
+(scripts/build-image.sh build/images debian node gcc rust blender >"$logs/image.log" 2>&1
  echo $? >"$logs/image.rc") &
 image_pid=$!
 # setup.sh's own build line: the Release build a new user gets is the one every stage below
@@ -117,7 +117,7 @@ run_stage build . scripts/build-release.sh build && build_ok=1
 run_stage build-asan . scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DADAPT_SANITIZE=ON \
   "-DCMAKE_CXX_FLAGS_DEBUG=-g1" && asan_ok=1
 wait "$image_pid"
-note "image: scripts/build-image.sh build/images debian node gcc rust (in the background since $(date -d @"$image_started" +%T))"
+note "image: scripts/build-image.sh build/images debian node gcc rust blender (in the background since $(date -d @"$image_started" +%T))"
 cat "$logs/image.log"
 image_rc=$(cat "$logs/image.rc" 2>/dev/null || echo 1)
 image_took=$(( $(date +%s) - image_started ))

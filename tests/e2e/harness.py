@@ -220,7 +220,8 @@ _daemon_count = [0]
 class Daemon:
     """A real adaptd with its own state directory, on a free loopback port."""
 
-    def __init__(self, base_dir=None, extra_args=None, allow_registries=("127.0.0.1",)):
+    def __init__(self, base_dir=None, extra_args=None, allow_registries=("127.0.0.1",),
+                 images_dir=IMAGES_DIR):
         # Every adaptd of the tests gets its own nftables table and address pool, so that
         # several can run side by side; `dns` never names a real resolver.
         n = _daemon_count[0] = _daemon_count[0] + 1
@@ -237,6 +238,7 @@ class Daemon:
         self.network_pool = "10.%d.%d.0/20" % (octet, (n % 16) * 16)
         self.dns = "203.0.113.53"
         self.extra_args = list(extra_args or [])
+        self.images_dir = images_dir
         # The test registries listen on loopback, which adaptd refuses to pull from unless
         # allowed (test_images_ssrf.py allows one port only).
         for host in allow_registries:
@@ -256,8 +258,8 @@ class Daemon:
 
     def start(self, port=None):
         assert os.access(ADAPTD, os.X_OK), "adaptd not built at %s" % ADAPTD
-        assert os.path.isdir(os.path.join(IMAGES_DIR, "debian_12", "rootfs")), (
-            "default image missing: run scripts/build-image.sh %s" % IMAGES_DIR
+        assert os.path.isdir(os.path.join(self.images_dir, "debian_12", "rootfs")), (
+            "default image missing: run scripts/build-image.sh %s" % self.images_dir
         )
         self.port = port or free_port()
         log = open(self.log_path, "ab")
@@ -265,7 +267,7 @@ class Daemon:
             [
                 ADAPTD,
                 "--state-dir", self.state_dir,
-                "--images-dir", IMAGES_DIR,
+                "--images-dir", self.images_dir,
                 "--listen", "127.0.0.1:%d" % self.port,
                 "--network-name", self.network_name,
                 "--network-pool", self.network_pool,
