@@ -34,6 +34,30 @@ def table_lines(rows, with_benchmark=False):
     return ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + body]
 
 
+def readable(value):
+    """A figure as the README writes it: thousands separated, about four significant digits."""
+    if value >= 1000:
+        return "{:,.0f}".format(value)
+    if value >= 10:
+        return "%.1f" % value
+    if value >= 1:
+        return "%.2f" % value
+    return "%.3g" % value
+
+
+def markdown_lines(rows):
+    """The rows as the Markdown table of the README's "Latest full run"."""
+    lines = ["| benchmark | figure | adapt | peer | peer's | adapt/peer | load |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        ratio = "-" if r["ratio"] is None else "%.2fx (%s is better)" % (r["ratio"], r["better"])
+        load = "-" if r.get("load") is None else "%.2f" % r["load"]
+        lines.append("| %s | %s | %s %s | %s | %s %s | %s | %s |" % (
+            r.get("benchmark", ""), r["metric"], readable(r["adapt"]), r["unit"], r["peer"],
+            readable(r["peer_value"]), r["unit"], ratio, load))
+    return lines
+
+
 def print_table(rows):
     for line in table_lines(rows):
         print(line)

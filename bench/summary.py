@@ -23,7 +23,14 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--results", default=os.path.join(HERE, "results"))
     p.add_argument("--since", type=float, default=0.0)
+    p.add_argument("--markdown", action="store_true",
+                   help="print latest.json as the README's Markdown table; gather nothing")
     args = p.parse_args()
+    if args.markdown:
+        with open(os.path.join(args.results, "latest.json")) as f:
+            for line in figures.markdown_lines(json.load(f)["figures"]):
+                print(line)
+        return 0
     rows, benchmarks, missing = [], [], []
     for path in sorted(glob.glob(os.path.join(args.results, "*.json"))):
         if os.path.basename(path) == "latest.json" or os.path.getmtime(path) < args.since:
