@@ -192,7 +192,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         slot_(std::move(slot)),
         stream_(std::forward<Args>(args)...),
         backend_(stream_.get_executor()),
-        timer_(stream_.get_executor()) {}
+        timer_(stream_.get_executor()),
+        connect_timer_(stream_.get_executor()) {}
 
   void Start() {
     // The handshake and the head together: a client that trickles either is cut here.
@@ -219,6 +220,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       self->hold_.reset();  // the backend's count drops now, not when the last handler ends
       self->closed_ = true;
       self->timer_.cancel();
+      self->connect_timer_.cancel();
     });
   }
 
@@ -260,12 +262,31 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     boost::system::error_code ec;
     tcp::endpoint ep(asio::ip::make_address(backends_[i].address, ec), backends_[i].port);
     if (ec) return Reply(ErrorReply(502, "Bad Gateway", "unavailable", "bad backend address"));
+    // Closing the socket ends the pending connect with operation_aborted; the connect's
+    // handler, on this strand too, sees connect_timed_out_.
+    connect_timed_out_ = false;
+    connect_timer_.expires_after(owner_.options().connect_timeout);
+    connect_timer_.async_wait([self = this->shared_from_this()](boost::system::error_code ec) {
+      if (ec || self->closed_) return;
+      self->connect_timed_out_ = true;
+      boost::system::error_code ignored;
+      self->backend_.close(ignored);
+    });
     backend_.async_connect(ep, [self = this->shared_from_this(), i](boost::system::error_code ec) {
+      self->connect_timer_.cancel();
+      // The timer may have closed the socket even as the connect completed.
+      bool timed_out = self->connect_timed_out_;
+      if (timed_out) ec = asio::error::timed_out;
       if (ec && i + 1 < self->backends_.size() && !self->closed_) {
         boost::system::error_code ignored;
         self->backend_.close(ignored);
         return self->Connect(i + 1);
       }
+      if (timed_out)
+        return self->Reply(
+            ErrorReply(504, "Gateway Timeout", "unavailable",
+                       "the sandbox did not accept the connection within " +
+                           std::to_string(self->owner_.options().connect_timeout.count()) + " ms"));
       if (ec)
         return self->Reply(
             ErrorReply(502, "Bad Gateway", "unavailable",
@@ -335,7 +356,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   ConnectionLimiter::Slot slot_;
   Stream stream_;
   tcp::socket backend_;
-  asio::steady_timer timer_;  // the head's deadline, then the idle timeout
+  asio::steady_timer timer_;          // the head's deadline, then the idle timeout
+  asio::steady_timer connect_timer_;  // the current backend's connect deadline
+  bool connect_timed_out_ = false;
   std::chrono::steady_clock::time_point last_active_;
   bool pumping_ = false;
   bool closed_ = false;

@@ -25,7 +25,8 @@ namespace adapt::net {
 struct IngressBackend {
   std::string address;  // empty: the host is known but nothing serves it now (a 503)
   uint16_t port = 0;
-  // Tried in order when the backend refuses the connection (a deployed app's other replicas).
+  // Tried in order when the backend refuses the connection or does not accept it within
+  // IngressOptions::connect_timeout (a deployed app's other replicas).
   std::vector<IngressBackend> fallbacks;
   // Called as the connection is given to this backend; what it returns is held until the
   // connection closes (a deployed app counts its replicas' open connections so). May be empty.
@@ -43,6 +44,10 @@ struct IngressOptions {
   ConnectionLimits limits;  // per listener (HTTP and HTTPS each)
   std::chrono::seconds header_timeout{10};
   std::chrono::seconds idle_timeout{900};
+  // A backend that has not accepted the connection by then (its sandbox drops the SYN, or
+  // its listen queue is full) is given up: the next fallback is tried, or the client gets a
+  // 504. Sandboxes are on this host, where a connect takes well under a millisecond.
+  std::chrono::milliseconds connect_timeout{3000};
 };
 
 class IngressServer {

@@ -1,5 +1,6 @@
 // The ingress's bounds on loopback: a proxied connection that carries nothing is closed after
-// the idle timeout, one that stays busy is not. (Caps, head deadlines and TLS are in
+// the idle timeout, one that stays busy is not; a backend that does not accept a connection
+// is given up for the next one, or answered with a 504. (Caps, head deadlines and TLS are in
 // tests/e2e/test_connection_limits.py.)
 #include "net/ingress.h"
 
@@ -10,6 +11,7 @@
 #include <boost/asio.hpp>
 // clang-format on
 #include <chrono>
+#include <string_view>
 #include <thread>
 
 namespace adapt::net {
@@ -19,6 +21,7 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
+using namespace std::string_view_literals;
 
 class IngressIdleTest : public testing::Test {
  protected:
@@ -86,6 +89,74 @@ TEST_F(IngressIdleTest, ABusyProxiedConnectionStaysOpenPastTheIdleTimeout) {
     asio::read(client, asio::buffer(&c, 1));
   }
   EXPECT_LT(ClosedAfter(client, 300ms), 0);
+}
+
+// A listener whose accept queue is full: the kernel drops further SYNs, so a connect to it
+// neither succeeds nor fails (as with a sandbox that drops them).
+class SilentBackend {
+ public:
+  explicit SilentBackend(asio::io_context& io) : acceptor_(io), filler_(io) {
+    acceptor_.open(tcp::v4());
+    acceptor_.bind({asio::ip::make_address("127.0.0.1"), 0});
+    acceptor_.listen(0);  // a queue of one connection, never accepted
+    filler_.connect(acceptor_.local_endpoint());
+  }
+  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  tcp::acceptor acceptor_;
+  tcp::socket filler_;
+};
+
+class IngressConnectTest : public testing::Test {
+ protected:
+  void Start(IngressBackend backend) {
+    IngressOptions options;
+    options.connect_timeout = 300ms;
+    options.header_timeout = 30s;
+    ingress_ = std::make_unique<IngressServer>(options, [backend](const std::string& host) {
+      return host == "app.test" ? std::optional<IngressBackend>(backend) : std::nullopt;
+    });
+    ASSERT_TRUE(ingress_->Start().ok());
+  }
+
+  void Send(tcp::socket& client) {
+    client.connect({asio::ip::make_address("127.0.0.1"), ingress_->http_port()});
+    asio::write(client, asio::buffer(kHead));
+  }
+
+  static constexpr std::string_view kHead = "GET / HTTP/1.1\r\nHost: app.test\r\n\r\n";
+  asio::io_context io_;
+  std::unique_ptr<IngressServer> ingress_;
+};
+
+TEST_F(IngressConnectTest, ABackendThatNeverAcceptsIsSkippedForTheNextReplica) {
+  SilentBackend silent(io_);
+  tcp::acceptor live(io_, {asio::ip::make_address("127.0.0.1"), 0});
+  Start({"127.0.0.1", silent.port(), {{"127.0.0.1", live.local_endpoint().port(), {}, {}}}, {}});
+  tcp::socket client(io_), server(io_);
+  Send(client);
+  live.accept(server);
+  std::string got(kHead.size(), '\0');
+  asio::read(server, asio::buffer(got));
+  EXPECT_EQ(got, kHead);
+  asio::write(server, asio::buffer("HTTP/1.1 204 No Content\r\n\r\n"sv));
+  std::string line(12, '\0');
+  asio::read(client, asio::buffer(line));
+  EXPECT_EQ(line, "HTTP/1.1 204");
+}
+
+TEST_F(IngressConnectTest, ABackendThatNeverAcceptsIsA504) {
+  SilentBackend silent(io_);
+  Start({"127.0.0.1", silent.port(), {}, {}});
+  tcp::socket client(io_);
+  Send(client);
+  std::string reply;
+  boost::system::error_code ec;
+  asio::read(client, asio::dynamic_buffer(reply), ec);  // to the end: the ingress closes
+  EXPECT_EQ(ec, asio::error::eof);
+  EXPECT_EQ(reply.rfind("HTTP/1.1 504 Gateway Timeout\r\n", 0), 0u) << reply;
+  EXPECT_NE(reply.find("did not accept the connection within 300 ms"), std::string::npos) << reply;
 }
 
 }  // namespace
