@@ -527,6 +527,18 @@ def run_command(client, sid, expect=200, **body):
     return cmd
 
 
+def env_values(client, sid, *names):
+    """The values of the sandbox's environment variables `names`, as the sandbox has them.
+    adapt redacts every environment value of 3 characters or more from a command's output, so
+    they are printed one character at a time (a JSON list): no value can match there, where
+    a reversed value still could (a palindromic port was redacted once)."""
+    code = "import json,os,sys;print(json.dumps([list(os.environ[n]) for n in sys.argv[1:]]))"
+    cmd = run_command(client, sid, argv=["python3", "-c", code, *names], waitSeconds=30)
+    assert cmd["exitCode"] == 0, (cmd["stdout"], cmd["stderr"])
+    values = ["".join(chars) for chars in json.loads(cmd["stdout"])]
+    return values[0] if len(values) == 1 else values
+
+
 def wait_for_agent(client, sid, timeout=30):
     """Runs `true` until the agent serves it: the agent connects just after the start."""
     deadline = time.monotonic() + timeout

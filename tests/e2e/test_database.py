@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from conftest import close_daemon, start_daemon
-from harness import run_command, unique
+from harness import env_values, run_command, unique
 from mcp_support import sdk
 
 PG_WIRE = open(os.path.join(os.path.dirname(__file__), "pg_wire.py")).read()
@@ -32,15 +32,6 @@ def interactive(client, database=True):
     body = {"database": True} if database else {}
     sbx = client.create(body)
     return client.wait_for_status(sbx["id"], "running", timeout=180)["id"]
-
-
-def env_of(client, sid, name, transform):
-    """The sandbox's `name`, printed transformed so that redaction (of the exact value) keeps
-    out of the way; returns it untransformed."""
-    code = "import os;print(%s)" % transform.replace("V", "os.environ[%r]" % name)
-    cmd = run_command(client, sid, argv=["python3", "-c", code], waitSeconds=30)
-    assert cmd["exitCode"] == 0, (cmd["stdout"], cmd["stderr"])
-    return cmd["stdout"].strip()
 
 
 def proxy_port(daemon):
@@ -85,10 +76,10 @@ def test_status_create_isolation_and_no_password_anywhere(daemon, org):
     assert cmd["exitCode"] == 1 and "permission denied" in cmd["stderr"], cmd
 
     # The credentials are in the environment and redacted from output.
-    password = env_of(org, sid, "PGPASSWORD", "V[::-1]")[::-1]
+    password = env_values(org, sid, "PGPASSWORD")
     assert len(password) >= 24
-    port = int(env_of(org, sid, "PGPORT", "'-'.join(V)").replace("-", ""))
-    url = env_of(org, sid, "DATABASE_URL", "V[::-1]")[::-1]
+    port = int(env_values(org, sid, "PGPORT"))
+    url = env_values(org, sid, "DATABASE_URL")
     assert password in url and ":%d/" % port in url
     echoed = run_command(org, sid, argv=["sh", "-c", "echo $PGPASSWORD; echo $DATABASE_URL"],
                          waitSeconds=30)
@@ -131,7 +122,7 @@ def test_status_create_isolation_and_no_password_anywhere(daemon, org):
     cmd = sql(other, foreign, "SELECT 1", url=url)
     assert cmd["exitCode"] == 1
     fresh = interactive(org)
-    new_password = env_of(org, fresh, "PGPASSWORD", "V[::-1]")[::-1]
+    new_password = env_values(org, fresh, "PGPASSWORD")
     assert new_password != password
     cmd = sql(org, fresh, "SELECT v FROM notes")
     assert cmd["exitCode"] == 0 and cmd["stdout"].strip() == "hello from a sandbox", cmd

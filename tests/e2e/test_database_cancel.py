@@ -10,7 +10,7 @@ import os
 import re
 import time
 
-from harness import poll_command, run_command
+from harness import env_values, poll_command, run_command
 
 PG_WIRE = open(os.path.join(os.path.dirname(__file__), "pg_wire.py")).read()
 CANCELLED = "canceling statement due to user request"
@@ -79,10 +79,7 @@ def test_only_the_sessions_own_organization_can_cancel_it(daemon, org):
         time.sleep(0.2)
     sleeping = activity()
 
-    # Reversed, so that the redaction of the environment's values keeps out of the way.
-    reversed_env = run_command(org, sid, argv=["python3", "-c", "import os; print(os.environ['PGHOST'][::-1], "
-                                                                "os.environ['PGPORT'][::-1])"], waitSeconds=30)
-    host, port = (v[::-1] for v in reversed_env["stdout"].split())
+    host, port = env_values(org, sid, "PGHOST", "PGPORT")
     own_proxy = "postgresql://x@%s:%s/x" % (host, port)
     before = dropped_cancels(daemon)
 

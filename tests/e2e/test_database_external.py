@@ -24,7 +24,7 @@ import pytest
 
 from conftest import _daemons, close_daemon
 import harness
-from harness import run_command, unique
+from harness import env_values, run_command, unique
 from test_database_lifecycle import set_plan
 
 PG_BIN = "/usr/lib/postgresql/15/bin"
@@ -123,14 +123,6 @@ def sql(client, sid, *statements, url=None):
     return run_command(client, sid, argv=argv, waitSeconds=60)
 
 
-def env_of(client, sid, name):
-    """The sandbox's `name`, printed reversed so that its redaction keeps out of the way."""
-    code = "import os;print(os.environ[%r][::-1])" % name
-    cmd = run_command(client, sid, argv=["python3", "-c", code], waitSeconds=30)
-    assert cmd["exitCode"] == 0, (cmd["stdout"], cmd["stderr"])
-    return cmd["stdout"].strip()[::-1]
-
-
 def database_sandbox(client):
     sbx = client.create({"database": True})
     return client.wait_for_status(sbx["id"], "running", timeout=180)["id"]
@@ -169,11 +161,11 @@ def test_databases_live_on_the_external_server_behind_the_proxy(external_daemon,
     assert db["postgresVersion"].startswith("15.") and db["sizeBytes"] > 0, db
 
     # The sandbox is given the proxy at its gateway, never the external server's address.
-    name = env_of(org, sid, "PGDATABASE")
-    assert env_of(org, sid, "PGPORT") != str(pg.port)
-    url = env_of(org, sid, "DATABASE_URL")
+    name = env_values(org, sid, "PGDATABASE")
+    assert env_values(org, sid, "PGPORT") != str(pg.port)
+    url = env_values(org, sid, "DATABASE_URL")
     assert "127.0.0.1" not in url and ":%d/" % pg.port not in url
-    password = env_of(org, sid, "PGPASSWORD")
+    password = env_values(org, sid, "PGPASSWORD")
 
     # On the second cluster, seen from the host as its admin: the role with its limits, the
     # database owned by it and closed to PUBLIC, the row the sandbox wrote.
@@ -193,7 +185,7 @@ def test_databases_live_on_the_external_server_behind_the_proxy(external_daemon,
     assert cmd["exitCode"] == 1 and "may only open database" in cmd["stderr"], cmd
     cmd = sql(other, foreign, "SELECT v FROM notes")
     assert cmd["exitCode"] == 1 and "does not exist" in cmd["stderr"], cmd
-    other_name = env_of(other, foreign, "PGDATABASE")
+    other_name = env_values(other, foreign, "PGDATABASE")
     assert other_name != name
     assert pg.admin("SELECT count(*) FROM pg_database WHERE datname IN ('%s', '%s')"
                     % (name, other_name)) == "2"
@@ -238,7 +230,7 @@ def test_quota_dump_and_delete_work_with_an_admin_that_is_no_superuser(second_cl
         status, db = org.api("POST", "/v1/database")
         assert status == 200 and db["status"] == "ready", db
         sid = database_sandbox(org)
-        name = env_of(org, sid, "PGDATABASE")
+        name = env_values(org, sid, "PGDATABASE")
         cmd = sql(org, sid, "CREATE TABLE big (v text)", "CREATE TABLE small (v text)",
                   "INSERT INTO big SELECT repeat(md5(i::text), 40) FROM generate_series(1, 8000) i")
         assert cmd["exitCode"] == 0, cmd
