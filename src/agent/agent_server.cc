@@ -489,6 +489,10 @@ int Serve(const char* socket_path) {
     return 2;
   }
   std::string key = ReadKey();
+  // The key's pipe is let go: nothing of the sandbox can open it through /proc/PID/fd/0.
+  int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null < 0 || ::dup2(null, 0) < 0) ::close(0);
+  if (null > 0) ::close(null);
   if (key.empty()) {
     std::fprintf(stderr, "adapt-agent: no key on stdin\n");
     return 2;

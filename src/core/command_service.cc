@@ -182,9 +182,10 @@ Result<StartedCommand> CommandService::StartCommand(const Principal& who,
   c.user = req.user;
   c.timeout_seconds = req.timeout_seconds;
   c.served_by = "runsc-exec";
-  // The agent when it is connected; `runsc exec` when it is not, or cannot take the command.
+  // The agent when it is connected (or, just after the boot, once it is); `runsc exec` when
+  // it is not, or cannot take the command.
   bool via_agent = false, recorded = false;
-  if (auto agent = runtime_.Agent(sandbox_id)) {
+  if (auto agent = runtime_.AgentAfterBoot(sandbox_id)) {
     auto spawn = AgentSpawn(exec, user_ids);
     if (spawn.ok()) {
       c.served_by = "agent";

@@ -232,7 +232,7 @@ Result<FileService::Started> FileService::Start(const Principal& who, const std:
     return Started{
         std::make_unique<BusyFileOp>(std::move(op), ActivityHold(activity_, sandbox_id))};
   };
-  if (auto agent = runtime_.Agent(sandbox_id)) {
+  if (auto agent = runtime_.AgentAfterBoot(sandbox_id)) {
     auto op = StartViaAgent(agent, sandbox_id, args);
     if (op.ok()) return busy(std::move(*op));
     if (op.status().code() != Code::kUnavailable) return op.status();

@@ -103,6 +103,7 @@ Result<runtime::ProcessSpec> PlanStartup(const std::optional<store::StartupConfi
   const ImageConfig& ic = image.config;
   if (!startup) {
     p.argv = {kPauseBinary};
+    p.idle = true;
   } else if (startup->mode == "command") {
     p.argv = startup->argv.value_or(std::vector<std::string>{});
   } else {

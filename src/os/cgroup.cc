@@ -59,6 +59,24 @@ uint64_t SandboxOomKills(const std::string& sandbox_id) {
   return kills;
 }
 
+Status SetSandboxCpuLimit(const std::string& sandbox_id, int64_t quota_us, int64_t period_us) {
+  bool set = false;
+  for (const auto& dir : Candidates(sandbox_id)) {
+    if (Exists(dir + "/cpu.cfs_quota_us")) {
+      // The period first: the kernel checks the quota against the period in force.
+      RETURN_IF_ERROR(WriteExistingFile(dir + "/cpu.cfs_period_us", std::to_string(period_us)));
+      RETURN_IF_ERROR(WriteExistingFile(dir + "/cpu.cfs_quota_us", std::to_string(quota_us)));
+      set = true;
+    } else if (Exists(dir + "/cpu.max")) {
+      RETURN_IF_ERROR(WriteExistingFile(
+          dir + "/cpu.max", std::to_string(quota_us) + " " + std::to_string(period_us)));
+      set = true;
+    }
+  }
+  if (!set) return NotFound("sandbox " + sandbox_id + " has no cgroup with the cpu controller");
+  return Status::Ok();
+}
+
 bool SandboxCgroupExists(const std::string& sandbox_id) {
   for (const auto& dir : Candidates(sandbox_id)) {
     if (Exists(dir)) return true;

@@ -19,6 +19,11 @@ Status RemoveSandboxCgroup(const std::string& sandbox_id);
 // (v1 memory.oom_control, v2 memory.events: "oom_kill N"); 0 when none or no cgroup.
 uint64_t SandboxOomKills(const std::string& sandbox_id);
 
+// Sets the sandbox's CPU bandwidth: `quota_us` of CPU time per `period_us` (v1
+// cpu.cfs_period_us and cpu.cfs_quota_us, v2 cpu.max) in every hierarchy that holds the cpu
+// controller for it. Fails when none does, or a write fails.
+Status SetSandboxCpuLimit(const std::string& sandbox_id, int64_t quota_us, int64_t period_us);
+
 // True when a cgroup for the sandbox exists in any hierarchy.
 bool SandboxCgroupExists(const std::string& sandbox_id);
 

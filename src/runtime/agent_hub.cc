@@ -28,6 +28,7 @@ struct AgentHub::Listener {
   int pending = 0;                        // connections in Introduce; guarded by mu
   bool warned_full = false;               // guarded by mu
   std::shared_ptr<AgentSession> session;  // guarded by mu
+  std::chrono::steady_clock::time_point listened_at = std::chrono::steady_clock::now();
 };
 
 AgentHub::~AgentHub() {
@@ -245,17 +246,32 @@ void AgentHub::Close(const std::string& sandbox_id) {
   l->session.reset();
 }
 
+std::shared_ptr<AgentHub::Listener> AgentHub::Find(const std::string& sandbox_id) {
+  std::lock_guard lock(mu_);
+  auto it = listeners_.find(sandbox_id);
+  return it == listeners_.end() ? nullptr : it->second;
+}
+
 std::shared_ptr<AgentSession> AgentHub::Session(const std::string& sandbox_id) {
-  std::shared_ptr<Listener> l;
-  {
-    std::lock_guard lock(mu_);
-    auto it = listeners_.find(sandbox_id);
-    if (it == listeners_.end()) return nullptr;
-    l = it->second;
-  }
+  auto l = Find(sandbox_id);
+  if (!l) return nullptr;
   std::lock_guard lock(l->mu);
-  if (l->session && l->session->Ready()) return l->session;
-  return nullptr;
+  return l->session && l->session->Ready() ? l->session : nullptr;
+}
+
+std::shared_ptr<AgentSession> AgentHub::AwaitFirstSession(const std::string& sandbox_id) {
+  for (;;) {
+    auto l = Find(sandbox_id);
+    if (!l) return nullptr;
+    {
+      std::lock_guard lock(l->mu);
+      if (l->session && l->session->Ready()) return l->session;
+      if (l->closed || std::chrono::steady_clock::now() >= l->listened_at + kFirstConnectWindow)
+        return nullptr;
+    }
+    // The agent's hello is a few milliseconds away once it runs.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 }  // namespace adapt::runtime

@@ -10,6 +10,7 @@
 // Thread-safe.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,9 +43,14 @@ class AgentHub {
   void Close(const std::string& sandbox_id);
   // The sandbox's agent session when an agent is connected and ready; nullptr otherwise.
   std::shared_ptr<AgentSession> Session(const std::string& sandbox_id);
+  // Session, but within kFirstConnectWindow of Listen (a boot, or adaptd's restart) waits
+  // for the agent to be ready until that window ends. Blocks the caller.
+  std::shared_ptr<AgentSession> AwaitFirstSession(const std::string& sandbox_id);
+  static constexpr std::chrono::milliseconds kFirstConnectWindow{3000};
 
  private:
   struct Listener;
+  std::shared_ptr<Listener> Find(const std::string& sandbox_id);
   static void AcceptLoop(std::shared_ptr<Listener> listener);
   // Reads a new connection's first frame and makes it the session or a spawn's data stream.
   static void Introduce(std::shared_ptr<Listener> listener, os::UniqueFd conn);

@@ -372,5 +372,22 @@ TEST_F(AgentSessionTest, SilentConnectionsAreCappedAndTheAgentStillGetsIn) {
   EXPECT_NE(WaitSession(), nullptr);
 }
 
+TEST_F(AgentSessionTest, JustAfterTheListenACallerWaitsForTheAgent) {
+  // The agent says hello a moment after the listen: within the window the caller has it.
+  std::thread late([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    FakeAgent a = Connect();
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+  });
+  EXPECT_EQ(hub_.Session("sbx_test"), nullptr);
+  auto session = hub_.AwaitFirstSession("sbx_test");
+  EXPECT_NE(session, nullptr);
+  EXPECT_EQ(session, hub_.Session("sbx_test"));
+  late.join();
+  // A sandbox with no listener (no agent): nullptr at once, for `runsc exec`.
+  hub_.Close("sbx_test");
+  EXPECT_EQ(hub_.AwaitFirstSession("sbx_test"), nullptr);
+}
+
 }  // namespace
 }  // namespace adapt::runtime

@@ -7,19 +7,30 @@
 
 namespace adapt::runtime {
 
+namespace {
+
+nlohmann::json Process(const SandboxSpec& s) {
+  using nlohmann::json;
+  json caps = s.process.capabilities.empty() ? json(ProfileCapabilities(s.security_profile))
+                                             : json(s.process.capabilities);
+  return {{"terminal", false},
+          {"user", {{"uid", s.process.uid}, {"gid", s.process.gid}}},
+          {"args", s.process.argv},
+          {"env", s.process.env},
+          {"cwd", s.process.cwd.empty() ? "/" : s.process.cwd},
+          {"capabilities",
+           {{"bounding", caps}, {"effective", caps}, {"inheritable", caps}, {"permitted", caps}}},
+          {"rlimits", json::array({{{"type", "RLIMIT_NOFILE"}, {"hard", 65536}, {"soft", 65536}}})},
+          {"noNewPrivileges", true}};
+}
+
+}  // namespace
+
+std::string RenderOciProcess(const SandboxSpec& s) { return Process(s).dump(2); }
+
 std::string RenderOciSpec(const SandboxSpec& s) {
   using nlohmann::json;
-  json caps = ProfileCapabilities(s.security_profile);
-  json process = {
-      {"terminal", false},
-      {"user", {{"uid", s.process.uid}, {"gid", s.process.gid}}},
-      {"args", s.process.argv},
-      {"env", s.process.env},
-      {"cwd", s.process.cwd.empty() ? "/" : s.process.cwd},
-      {"capabilities",
-       {{"bounding", caps}, {"effective", caps}, {"inheritable", caps}, {"permitted", caps}}},
-      {"rlimits", json::array({{{"type", "RLIMIT_NOFILE"}, {"hard", 65536}, {"soft", 65536}}})},
-      {"noNewPrivileges", true}};
+  json process = Process(s);
   json mounts = json::array({
       {{"destination", "/proc"}, {"type", "proc"}, {"source", "proc"}},
       {{"destination", "/dev"}, {"type", "tmpfs"}, {"source", "tmpfs"}},
@@ -62,12 +73,12 @@ std::string RenderOciSpec(const SandboxSpec& s) {
                       {"options", {"rbind", "ro"}}});
   json network_ns = {{"type", "network"}};
   if (!s.netns_path.empty()) network_ns["path"] = s.netns_path;
-  constexpr int64_t kPeriod = 100000;
   json resources = {
       {"memory", {{"limit", static_cast<int64_t>(s.memory_mib) * 1024 * 1024}}},
-      {"cpu", {{"quota", kPeriod * s.cpu}, {"period", kPeriod}}},
       {"pids", {{"limit", s.pids_limit}}},
   };
+  if (!s.cpu_limit_by_shim)
+    resources["cpu"] = {{"quota", CpuQuotaUs(s.cpu)}, {"period", kCpuPeriodUs}};
   json spec = {
       {"ociVersion", "1.0.2"},
       {"process", process},

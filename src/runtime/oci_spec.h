@@ -13,6 +13,10 @@ struct ProcessSpec {
   std::string cwd = "/";
   uint32_t uid = 0;
   uint32_t gid = 0;
+  // The process runs nothing of the tenant's (adapt-pause, an interactive sandbox's init).
+  bool idle = false;
+  // Its capabilities (all four sets); empty: the security profile's.
+  std::vector<std::string> capabilities;
 };
 
 struct SandboxSpec {
@@ -29,6 +33,9 @@ struct SandboxSpec {
   // restricted sandbox); each must be a plain directory of `rootfs`, links refused.
   std::vector<std::string> read_only_dirs;
   int cpu = 1;
+  // true: config.json leaves the CPU limit out and the shim sets it on the sandbox's cgroup
+  // once gVisor has booted, before any of the workload runs (CpuQuotaUs; see ShimConfig).
+  bool cpu_limit_by_shim = false;
   uint64_t memory_mib = 1024;
   int64_t pids_limit = 4096;
   std::string hostname;
@@ -49,7 +56,13 @@ inline constexpr const char* kAgentSocketInSandbox = "/.adapt-session/agent.sock
 inline constexpr const char* kWorkspaceMount = "/workspace";
 inline constexpr const char* kAgentBinaryInSandbox = "/.adapt/adapt-agent";
 
+// The CPU bandwidth of `cpu` CPUs: this much CPU time per kCpuPeriodUs.
+inline constexpr int64_t kCpuPeriodUs = 100000;
+inline int64_t CpuQuotaUs(int cpu) { return kCpuPeriodUs * cpu; }
+
 // Renders config.json for `spec`.
 std::string RenderOciSpec(const SandboxSpec& spec);
+// Renders config.json's "process" object alone (what `runsc exec` starts a process from).
+std::string RenderOciProcess(const SandboxSpec& spec);
 
 }  // namespace adapt::runtime

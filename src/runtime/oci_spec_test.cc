@@ -119,6 +119,17 @@ TEST(RenderOciSpec, ResourcesCarryMemoryCpuAndPidsLimits) {
   EXPECT_EQ(r["pids"]["limit"], 512);
 }
 
+TEST(RenderOciSpec, ACpuLimitLeftToTheShimIsNotInTheSpec) {
+  SandboxSpec s = ExampleSpec();
+  s.cpu_limit_by_shim = true;
+  json r = Render(s)["linux"]["resources"];
+  EXPECT_FALSE(r.contains("cpu")) << r.dump();
+  // The other limits stay runsc's to set, before anything runs.
+  EXPECT_EQ(r["memory"]["limit"].get<int64_t>(), int64_t{4096} * 1024 * 1024);
+  EXPECT_EQ(r["pids"]["limit"], 512);
+  EXPECT_EQ(CpuQuotaUs(s.cpu), 400000);
+}
+
 TEST(RenderOciSpec, LargestLimitsDoNotOverflow) {
   SandboxSpec s = ExampleSpec();
   s.cpu = 32;

@@ -20,6 +20,7 @@
 #include "os/process.h"
 #include "runtime/checkpoint_refusal.h"
 #include "runtime/rootfs.h"
+#include "runtime/sandbox_spec_files.h"
 #include "runtime/security_profile.h"
 #include "runtime/statx_fix.h"
 
@@ -54,64 +55,6 @@ Status EnsureAgentKey(const std::string& dir, bool restore) {
   std::string path = dir + "/" + kAgentKeyFile;
   if (restore && os::Exists(path)) return Status::Ok();
   return os::WriteFileAtomic(path, RandomToken(32), 0600);
-}
-
-// What switching to a command's user takes: the agent holds these beside the workload's
-// capabilities, and gives a root command only those the workload has.
-const std::vector<std::pair<std::string, int>> kUserSwitchCaps = {
-    {"CAP_SETGID", 6}, {"CAP_SETUID", 7}, {"CAP_SETPCAP", 8}};
-
-std::vector<std::string> AgentCaps(const std::vector<std::string>& workload) {
-  std::vector<std::string> caps = workload;
-  for (const auto& [name, number] : kUserSwitchCaps)
-    if (std::find(caps.begin(), caps.end(), name) == caps.end()) caps.push_back(name);
-  return caps;
-}
-
-// "--drop-caps=N,...": the capability numbers a root command must not keep.
-std::string AgentDropCapsFlag(const std::vector<std::string>& workload) {
-  std::string list;
-  for (const auto& [name, number] : kUserSwitchCaps)
-    if (std::find(workload.begin(), workload.end(), name) == workload.end())
-      list += (list.empty() ? "" : ",") + std::to_string(number);
-  return "--drop-caps=" + list;
-}
-
-// `runsc exec --process` reads the whole process from the file and inherits nothing from
-// the workload: it starts from the workload's own process (config.json: capabilities,
-// rlimits, cwd, user, environment) and applies the request.
-Result<std::string> ExecProcessSpec(const std::string& dir, const ExecRequest& req) {
-  ASSIGN_OR_RETURN(std::string text, os::ReadFile(dir + "/config.json"));
-  auto spec = nlohmann::json::parse(text, nullptr, false);
-  if (spec.is_discarded() || !spec.contains("process") || !spec["process"].is_object())
-    return Internal("sandbox " + req.sandbox_id + " has an unreadable config.json");
-  nlohmann::json p = spec["process"];
-  try {
-    p["terminal"] = false;
-    p["args"] = req.argv;
-    if (!req.cwd.empty()) p["cwd"] = req.cwd;
-    if (!req.user.empty()) {
-      auto colon = req.user.find(':');
-      p["user"] = {
-          {"uid", std::stoul(req.user.substr(0, colon))},
-          {"gid", colon == std::string::npos ? 0ul : std::stoul(req.user.substr(colon + 1))}};
-    }
-    std::vector<std::string> env = p.value("env", std::vector<std::string>{});
-    for (const auto& kv : req.env) {
-      std::string name = kv.substr(0, kv.find('='));
-      auto same = std::find_if(env.begin(), env.end(), [&](const std::string& e) {
-        return e.compare(0, name.size() + 1, name + "=") == 0;
-      });
-      if (same != env.end())
-        *same = kv;
-      else
-        env.push_back(kv);
-    }
-    p["env"] = env;
-  } catch (const std::exception& e) {
-    return InvalidArgument("user", std::string("not a uid:gid: ") + e.what());
-  }
-  return p.dump();
 }
 
 }  // namespace
@@ -247,7 +190,13 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
       spdlog::warn("sandbox {}: no agent: {}", id, listening.message());
     }
   }
-  Status st = os::WriteFileAtomic(dir + "/config.json", RenderOciSpec(spec), 0600);
+  // gVisor boots faster with every core; a restored workload resumes within runsc restore,
+  // so its limit stays in the spec.
+  spec.cpu_limit_by_shim = !req.restore;
+  // An idle init starts the agent itself, as its child: no host-side `runsc exec` (a Go
+  // start-up beside the boot) and no window after `running` without an agent.
+  bool agent_in_init = spec.process.idle && !agent_argv.empty();
+  Status st = WriteSpecFiles(dir, spec, agent_in_init ? agent_argv : std::vector<std::string>{});
   ShimConfig shim{options_.runsc,
                   GlobalFlags(req.network_none),
                   id,
@@ -256,6 +205,12 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
                   agent_argv,
                   req.restore ? CheckpointDir(id) : std::string(),
                   AgentCaps(ProfileCapabilities(spec.security_profile))};
+  shim.agent_in_init = agent_in_init;
+  if (spec.cpu_limit_by_shim) {
+    shim.cpu_quota_us = CpuQuotaUs(spec.cpu);
+    shim.cpu_period_us = kCpuPeriodUs;
+    shim.idle_init = spec.process.idle;
+  }
   if (req.restore && !HasCheckpoint(id)) st = NotFound("sandbox " + id + " has no checkpoint");
   if (st.ok()) st = WriteShimConfig(dir, shim);
   // A restarted sandbox's directory still holds its previous shim's final state, which
@@ -369,27 +324,15 @@ Result<std::vector<std::string>> RunscRuntime::ExecPrefix(const std::string& id)
 }
 
 Result<ExecDefaults> RunscRuntime::GetExecDefaults(const std::string& sandbox_id) {
-  ASSIGN_OR_RETURN(std::string text, os::ReadFile(SandboxDir(sandbox_id) + "/config.json"));
-  auto spec = nlohmann::json::parse(text, nullptr, false);
-  if (spec.is_discarded() || !spec.contains("process") || !spec["process"].is_object())
-    return Internal("sandbox " + sandbox_id + " has an unreadable config.json");
-  const auto& p = spec["process"];
-  ExecDefaults d;
-  try {
-    d.cwd = p.value("cwd", "/");
-    d.env = p.value("env", std::vector<std::string>{});
-    if (p.contains("user")) {
-      d.uid = p["user"].value("uid", 0u);
-      d.gid = p["user"].value("gid", 0u);
-    }
-  } catch (const std::exception& e) {
-    return Internal("sandbox " + sandbox_id + " has an unreadable config.json: " + e.what());
-  }
-  return d;
+  return ReadExecDefaults(SandboxDir(sandbox_id), sandbox_id);
 }
 
 std::shared_ptr<AgentSession> RunscRuntime::Agent(const std::string& sandbox_id) {
   return options_.agents ? options_.agents->Session(sandbox_id) : nullptr;
+}
+
+std::shared_ptr<AgentSession> RunscRuntime::AgentAfterBoot(const std::string& sandbox_id) {
+  return options_.agents ? options_.agents->AwaitFirstSession(sandbox_id) : nullptr;
 }
 
 void RunscRuntime::ResumeAgents() {

@@ -47,6 +47,7 @@ class RunscRuntime : public Runtime {
   Status SignalExec(const std::string& sandbox_id, const std::string& tree_id, int signal) override;
   void ForgetExec(const std::string& sandbox_id, const std::string& tree_id) override;
   std::shared_ptr<AgentSession> Agent(const std::string& sandbox_id) override;
+  std::shared_ptr<AgentSession> AgentAfterBoot(const std::string& sandbox_id) override;
   void SetStateListener(std::function<void(const std::string&)> listener) override;
   Result<ExecDefaults> GetExecDefaults(const std::string& sandbox_id) override;
   Status Checkpoint(const std::string& sandbox_id) override;

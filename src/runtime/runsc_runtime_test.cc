@@ -58,11 +58,14 @@ class RunscRuntimeTest : public testing::Test {
     std::filesystem::copy_file(ADAPT_PAUSE_PATH, helpers_dir_ + "/adapt-pause");
     std::filesystem::permissions(helpers_dir_ + "/adapt-pause", std::filesystem::perms(0755));
 
-    RunscOptions o;
-    o.state_dir = state_dir_;
-    o.shim_binary = ADAPT_SHIM_PATH;
-    o.helpers_dir = helpers_dir_;
-    runtime_ = std::make_unique<RunscRuntime>(o);
+    options_.state_dir = state_dir_;
+    options_.shim_binary = ADAPT_SHIM_PATH;
+    options_.helpers_dir = helpers_dir_;
+    StartRuntime();
+  }
+
+  void StartRuntime() {
+    runtime_ = std::make_unique<RunscRuntime>(options_);
     Status st = runtime_->Init();
     ASSERT_TRUE(st.ok()) << st.message();
   }
@@ -127,6 +130,7 @@ class RunscRuntimeTest : public testing::Test {
   std::string base_;
   std::string state_dir_;
   std::string helpers_dir_;
+  RunscOptions options_;
   std::unique_ptr<RunscRuntime> runtime_;
   std::vector<std::string> launched_;
 };
@@ -275,6 +279,73 @@ TEST_F(RunscRuntimeTest, InteractiveSandboxRunsUntilDestroyThenLeavesNothing) {
   EXPECT_EQ(std::find(listed.begin(), listed.end(), id), listed.end());
 
   EXPECT_TRUE(runtime_->Destroy(id, false).ok()) << "Destroy is idempotent";
+}
+
+// The sandbox's CPU quota as the host's cgroup holds it ("max" or -1: none).
+std::string HostCpuQuota(const std::string& id) {
+  auto v1 = os::ReadFile("/sys/fs/cgroup/cpu/adapt/" + id + "/cpu.cfs_quota_us");
+  if (v1.ok()) return v1->substr(0, v1->find('\n'));
+  auto v2 = os::ReadFile("/sys/fs/cgroup/adapt/" + id + "/cpu.max");
+  return v2.ok() ? v2->substr(0, v2->find(' ')) : "no cgroup";
+}
+
+// gVisor boots faster without the sandbox's CPU limit, so the shim sets it after the boot, but
+// never once any of the tenant's workload has run: a wrapper around runsc logs each call, and
+// the quota in force when `runsc start` is called.
+TEST_F(RunscRuntimeTest, TheCpuLimitIsInForceBeforeTheWorkloadRuns) {
+  const std::string log = base_ + "/runsc-calls";
+  options_.runsc = base_ + "/runsc-wrapper";
+  ASSERT_TRUE(
+      os::WriteFileAtomic(options_.runsc,
+                          "#!/bin/sh\n"
+                          "sub=\n"
+                          "for a in \"$@\"; do\n"
+                          "  case \"$a\" in --*) ;; *) [ -n \"$sub\" ] || sub=\"$a\" ;; esac\n"
+                          "  id=\"$a\"\n"
+                          "done\n"
+                          "if [ \"$sub\" = start ]; then\n"
+                          "  q=$(cat /sys/fs/cgroup/cpu/adapt/$id/cpu.cfs_quota_us "
+                          "/sys/fs/cgroup/adapt/$id/cpu.max 2>/dev/null | head -n1)\n"
+                          "  echo \"start quota=$q\" >>" +
+                              log +
+                              "\n"
+                              "elif [ -n \"$sub\" ]; then echo \"$sub\" >>" +
+                              log +
+                              "; fi\n"
+                              "exec runsc \"$@\"\n",
+                          0755)
+          .ok());
+  StartRuntime();
+
+  // A startup command: created, limited, then started.
+  LaunchRequest command = Request({"/bin/sh", "-c", "sleep 60"});
+  command.spec.cpu = 2;
+  ASSERT_TRUE(runtime_->Launch(command).ok());
+  auto calls = os::ReadFile(log);
+  ASSERT_TRUE(calls.ok());
+  size_t created = calls->find("create");
+  ASSERT_NE(created, std::string::npos) << *calls;
+  EXPECT_EQ(calls->substr(created), "create\nstart quota=200000\n") << *calls;
+  EXPECT_EQ(HostCpuQuota(command.spec.id), "200000");
+  auto spec = os::ReadFile(runtime_->SandboxDir(command.spec.id) + "/config.json");
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec->find("\"quota\""), std::string::npos) << "the limit is the shim's to set";
+
+  // An interactive sandbox runs nothing of the tenant's until a command: one `runsc run`,
+  // and the limit in force once it is running.
+  ASSERT_TRUE(os::WriteFileAtomic(log, "").ok());
+  LaunchRequest idle = Request({"/.adapt/adapt-pause"});
+  idle.spec.process.idle = true;
+  idle.spec.cpu = 3;
+  ASSERT_TRUE(runtime_->Launch(idle).ok());
+  EXPECT_EQ(HostCpuQuota(idle.spec.id), "300000");
+  calls = os::ReadFile(log);
+  ASSERT_TRUE(calls.ok());
+  EXPECT_EQ(calls->substr(0, calls->find('\n')), "run") << *calls;
+  EXPECT_EQ(calls->find("start"), std::string::npos) << *calls;
+
+  EXPECT_TRUE(runtime_->Destroy(command.spec.id, false).ok());
+  EXPECT_TRUE(runtime_->Destroy(idle.spec.id, false).ok());
 }
 
 TEST_F(RunscRuntimeTest, DestroyKeepingTheDiskUnmountsButKeepsTheImage) {

@@ -117,6 +117,12 @@ class Runtime {
   // The session of the sandbox's in-sandbox agent when it is connected; nullptr otherwise
   // (exec through Exec then).
   virtual std::shared_ptr<AgentSession> Agent(const std::string& /*sandbox_id*/) { return nullptr; }
+  // Agent, but when the sandbox booted moments ago and its agent has not connected yet,
+  // waits for it (a bounded while after the boot) rather than answer nullptr: a command
+  // then does not start a `runsc exec` beside the agent's own start-up. Blocks: workers only.
+  virtual std::shared_ptr<AgentSession> AgentAfterBoot(const std::string& sandbox_id) {
+    return Agent(sandbox_id);
+  }
   // Calls `listener` (on a thread of the runtime's) when a sandbox's state may have changed,
   // e.g. its workload ended: a hint to Observe it now. Callers still poll; nullptr stops
   // the calls.

@@ -1,9 +1,9 @@
 // adapt-shim: holds one sandbox's standard output and error, and its exit status.
 //
 // adaptd starts one shim per sandbox in its own session, so the shim (and the sandbox)
-// outlive an adaptd that is killed. The shim runs `runsc run --detach` with pipes as the
-// workload's stdout/stderr, then keeps the latest output in an OutputRing
-// that it persists to a file. It is a child subreaper: the runsc sandbox process becomes
+// outlive an adaptd that is killed. The shim runs `runsc run --detach` (or `create` and
+// `start`) with pipes as the workload's stdout/stderr, then keeps the latest output in an
+// OutputRing that it persists to a file. It is a child subreaper: the runsc sandbox process becomes
 // its child when `runsc run` exits, so its wait status (the workload's exit status) is
 // the shim's to collect, which `runsc wait` cannot report once the sandbox has gone.
 #include <fcntl.h>
@@ -114,7 +114,7 @@ struct Shim {
   // workload: its failure changes nothing of the sandbox, commands then fall back to
   // `runsc exec`.
   void StartAgent() {
-    if (config.agent_argv.empty()) return;
+    if (config.agent_argv.empty() || config.agent_in_init) return;
     // The workload's capabilities, plus what switching to a command's user takes; the
     // agent drops the extra ones in every command it starts.
     std::vector<std::string> caps = config.agent_caps;
@@ -151,6 +151,23 @@ struct Shim {
     if (!sent.ok()) std::fprintf(stderr, "adapt-shim: %s\n", sent.message().c_str());
   }
 
+  // The read end of a pipe that holds the agent's key and then ends, for the stdin of the
+  // init that starts the agent (adapt-pause), which the agent inherits and reads; -1 without
+  // a key (the agent then exits, and commands use `runsc exec`). A key is a few dozen bytes:
+  // the pipe's buffer takes it without blocking.
+  os::UniqueFd AgentKeyPipe() const {
+    auto key = os::ReadFile(dir + "/" + kAgentKeyFile);
+    auto pipe = os::MakePipe();
+    if (!key.ok() || !pipe.ok()) {
+      std::fprintf(stderr, "adapt-shim: no key for the agent\n");
+      return os::UniqueFd();
+    }
+    // The file's first line (a second is a key the hub is handing over, see AgentHub).
+    Status sent = os::WriteAll(pipe->write.get(), key->substr(0, key->find('\n')));
+    if (!sent.ok()) std::fprintf(stderr, "adapt-shim: %s\n", sent.message().c_str());
+    return std::move(pipe->read);
+  }
+
   std::string AgentExecPidFile() const { return dir + "/agent-exec.pid"; }
 
   // The agent, once started, lives in the sandbox on its own (as a restored one does): the
@@ -164,19 +181,28 @@ struct Shim {
     agent_exec = 0;
   }
 
-  // `runsc run --detach`: created and started by one runsc (a second, `runsc start`, would
-  // cost its own start-up), the workload's stdio the pipes. Returns the failure in runsc's
-  // words, empty on success.
+  // Boots the sandbox with the workload's stdio the pipes: `runsc run --detach` (created and
+  // started by one runsc; a second, `runsc start`, costs its own start-up), or, when the
+  // shim sets the CPU limit and the workload is the tenant's, `runsc create`, the limit,
+  // then `runsc start`, so nothing of the workload runs unlimited. Returns the failure in
+  // runsc's words, empty on success.
   std::string CreateAndStart(os::UniqueFd& out_w, os::UniqueFd& err_w, int err_r,
                              const std::string& pid_file) {
+    bool limit = config.cpu_quota_us > 0;
+    bool split = limit && !config.idle_init;
+    std::vector<std::string> args{split ? "create" : "run"};
+    if (!split) args.push_back("--detach");
+    args.insert(args.end(),
+                {"--bundle", config.bundle, "--pid-file", pid_file, config.container_id});
     os::SpawnOptions run_opts;
     run_opts.stdout_fd = out_w.get();
     run_opts.stderr_fd = err_w.get();
     // runsc sets up the sandbox's network at start: the /proc/sys/net shim covers it.
     run_opts.hide_proc_sys_net = config.hide_proc_sys_net;
-    auto run = os::Spawn(Runsc({"run", "--detach", "--bundle", config.bundle, "--pid-file",
-                                pid_file, config.container_id}),
-                         run_opts);
+    os::UniqueFd key = config.agent_in_init ? AgentKeyPipe() : os::UniqueFd();
+    run_opts.stdin_fd = key.get();
+    auto run = os::Spawn(Runsc(args), run_opts);
+    key.reset();
     if (!run.ok()) return run.status().message();
     auto ran = os::Wait(*run);
     if (!ran.ok() || ran->signaled() || ran->exit_code != 0) {
@@ -191,9 +217,21 @@ struct Shim {
       }
       std::string msg = ring.Text(Stream::kStderr);
       ring = OutputRing();
-      return msg.empty() ? "runsc run failed" : msg;
+      return msg.empty() ? "runsc " + args[0] + " failed" : msg;
     }
     ReadSandboxPid(pid_file);
+    if (limit) {
+      Status set =
+          os::SetSandboxCpuLimit(config.container_id, config.cpu_quota_us, config.cpu_period_us);
+      if (!set.ok()) return "setting the sandbox's CPU limit: " + set.message();
+    }
+    if (!split) return "";
+    os::SpawnOptions start_opts;
+    start_opts.hide_proc_sys_net = config.hide_proc_sys_net;
+    auto started = os::RunCommand(Runsc({"start", config.container_id}), start_opts);
+    if (!started.ok()) return started.status().message();
+    if (started->status.signaled() || started->status.exit_code != 0)
+      return started->output.empty() ? "runsc start failed" : started->output;
     return "";
   }
 

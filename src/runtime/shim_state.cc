@@ -40,7 +40,11 @@ Status WriteShimConfig(const std::string& dir, const ShimConfig& c) {
             {"hideProcSysNet", c.hide_proc_sys_net},
             {"agentArgv", c.agent_argv},
             {"agentCaps", c.agent_caps},
-            {"restoreImage", c.restore_image}};
+            {"restoreImage", c.restore_image},
+            {"cpuQuotaUs", c.cpu_quota_us},
+            {"cpuPeriodUs", c.cpu_period_us},
+            {"idleInit", c.idle_init},
+            {"agentInInit", c.agent_in_init}};
   return os::WriteFileAtomic(dir + "/" + kShimConfigFile, j.dump(), 0600);
 }
 
@@ -57,6 +61,10 @@ Result<ShimConfig> ReadShimConfig(const std::string& dir) {
     c.agent_argv = j.value("agentArgv", std::vector<std::string>{});
     c.agent_caps = j.value("agentCaps", std::vector<std::string>{});
     c.restore_image = j.value("restoreImage", "");
+    c.cpu_quota_us = j.value("cpuQuotaUs", int64_t{0});
+    c.cpu_period_us = j.value("cpuPeriodUs", int64_t{0});
+    c.idle_init = j.value("idleInit", false);
+    c.agent_in_init = j.value("agentInInit", false);
     return c;
   } catch (const std::exception& e) {
     return Internal(std::string("reading shim config: ") + e.what());

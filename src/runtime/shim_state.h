@@ -19,8 +19,8 @@ struct ShimConfig {
   std::string container_id;
   std::string bundle;              // directory holding config.json
   bool hide_proc_sys_net = false;  // the netns shim for old runsc (see os::SpawnOptions)
-  // The in-sandbox agent, started with `runsc exec --detach` once the workload runs.
-  // Empty: none.
+  // The in-sandbox agent, started with `runsc exec` once the workload runs (or by the init,
+  // agent_in_init). Empty: none.
   std::vector<std::string> agent_argv;
   // Non-empty: `runsc restore` from this checkpoint image directory instead of create +
   // start. The restored sandbox holds its agent already, so none is started.
@@ -28,6 +28,16 @@ struct ShimConfig {
   // The agent's capabilities ("CAP_..."): the workload's plus what switching to a command's
   // user takes. Empty (a config written before profiles): the restricted set of then.
   std::vector<std::string> agent_caps;
+  // > 0: config.json leaves the CPU limit out, and the shim sets this quota per
+  // cpu_period_us on the sandbox's cgroup once gVisor has booted (its boot under a one-core
+  // quota takes 60-110 ms longer here) and before any of the workload runs: after `runsc run
+  // --detach` when the init is idle (adapt-pause), else between `runsc create` and `start`.
+  // The init (adapt-pause) starts the agent as its child: the shim hands the agent's key to
+  // it on the init's stdin, and starts no agent itself.
+  bool agent_in_init = false;
+  int64_t cpu_quota_us = 0;
+  int64_t cpu_period_us = 0;
+  bool idle_init = false;
 };
 
 enum class ShimPhase { kStarting, kRunning, kExited, kLaunchFailed };

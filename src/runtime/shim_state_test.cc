@@ -46,5 +46,37 @@ TEST_F(ShimStateFiles, AStateFromAnOlderShimIsNoOomKill) {
   EXPECT_FALSE(read->oom_killed);
 }
 
+TEST_F(ShimStateFiles, TheBootSettingsSurviveTheRoundTrip) {
+  ShimConfig c;
+  c.runsc = "runsc";
+  c.container_id = "sbx_1";
+  c.bundle = dir_;
+  c.cpu_quota_us = 200000;
+  c.cpu_period_us = 100000;
+  c.idle_init = true;
+  c.agent_in_init = true;
+  ASSERT_TRUE(WriteShimConfig(dir_, c).ok());
+  auto read = ReadShimConfig(dir_);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->cpu_quota_us, 200000);
+  EXPECT_EQ(read->cpu_period_us, 100000);
+  EXPECT_TRUE(read->idle_init);
+  EXPECT_TRUE(read->agent_in_init);
+}
+
+TEST_F(ShimStateFiles, AConfigFromAnOlderAdaptdBootsAsBefore) {
+  // Written by an adaptd before the fields: its spec carries the CPU limit, for runsc to set,
+  // and the shim starts the agent.
+  ASSERT_TRUE(os::WriteFileAtomic(dir_ + "/" + kShimConfigFile,
+                                  R"({"runsc":"runsc","globalFlags":[],"containerId":"sbx_1",)"
+                                  R"("bundle":"/b"})")
+                  .ok());
+  auto read = ReadShimConfig(dir_);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->cpu_quota_us, 0);
+  EXPECT_FALSE(read->idle_init);
+  EXPECT_FALSE(read->agent_in_init);
+}
+
 }  // namespace
 }  // namespace adapt::runtime

@@ -253,17 +253,45 @@ def host_agent_execs(sid):
     return found
 
 
-def test_the_agent_runs_in_the_sandbox_with_no_host_process_left_waiting_for_it(daemon):
+def parent_of(client, sid, pid):
+    stat = run(client, sid, argv=["cat", "/proc/%s/stat" % pid])["stdout"]
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def test_an_interactive_sandboxs_init_starts_its_agent_with_no_host_process(daemon):
     client = daemon.new_org()
-    sid = interactive(client)
+    sbx = client.create({})
+    sid = sbx["id"]
+    client.wait_for_status(sid, "running", 60)
     # The search finds such a process when there is one: a decoy with the same arguments.
     decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "exec", sid,
                               "/.adapt/adapt-agent"])
     try:
-        assert decoy.pid in host_agent_execs(sid)
+        assert host_agent_execs(sid) == [decoy.pid]
     finally:
         decoy.kill()
         decoy.wait()
+    wait_for_agent(client, sid)
+    assert host_agent_execs(sid) == []
+    pids = run(client, sid, command=FIND_AGENT)["stdout"].split()
+    assert len(pids) == 1, pids
+    assert parent_of(client, sid, pids[0]) == 1
+    init = run(client, sid, command="tr '\\000' ' ' < /proc/1/cmdline")["stdout"].split()
+    assert init[:3] == ["/.adapt/adapt-pause", "/.adapt/adapt-agent", "serve"], init
+    # The key reached the agent on the init's stdin; a root command finds neither.
+    assert run(client, sid, argv=["readlink", "/proc/1/fd/0"])["stdout"] == "/dev/null\n"
+    peek = run(client, sid, command="readlink /proc/%s/fd/0; cat /proc/%s/fd/0" % (pids[0], pids[0]))
+    assert peek["stdout"] in ("", "/dev/null\n"), peek
+    cmd = run(client, sid, command="echo still; exit 4")
+    assert cmd["servedBy"] == "agent" and cmd["stdout"] == "still\n" and cmd["exitCode"] == 4, cmd
+
+
+def test_a_startup_commands_agent_runs_in_the_sandbox_with_no_host_process_left(daemon):
+    client = daemon.new_org()
+    sbx = client.create({"startup": {"mode": "command", "argv": ["sleep", "600"]}})
+    sid = sbx["id"]
+    client.wait_for_status(sid, "running", 60)
+    wait_for_agent(client, sid)
     # The shim lets the `runsc exec` that started the agent go once the agent runs.
     deadline = time.monotonic() + 10
     while host_agent_execs(sid):
@@ -272,8 +300,9 @@ def test_the_agent_runs_in_the_sandbox_with_no_host_process_left_waiting_for_it(
     assert len(run(client, sid, command=FIND_AGENT)["stdout"].split()) == 1
     cmd = run(client, sid, command="echo still; exit 4")
     assert cmd["servedBy"] == "agent" and cmd["stdout"] == "still\n" and cmd["exitCode"] == 4, cmd
-    # The sandbox's own PID 1 is untouched.
-    assert "adapt-pause" in run(client, sid, argv=["cat", "/proc/1/cmdline"])["stdout"]
+    # The sandbox's own PID 1 is its startup command, untouched.
+    init = run(client, sid, command="tr '\\000' ' ' < /proc/1/cmdline")["stdout"]
+    assert init == "sleep 600 ", init
 
 
 def test_works_with_egress_none_and_falls_back_when_the_agent_dies(daemon):

@@ -1,5 +1,8 @@
 """Resource limits are enforced, not just recorded: memory, disk, lifetime."""
 
+import os
+import time
+
 TOUCH_600_MIB = (
     "import sys\n"
     "b = bytearray(600 * 1024 * 1024)\n"
@@ -46,3 +49,39 @@ def test_ttl_expiry_also_ends_a_running_startup_command(admin):
     sbx = admin.create({"ttlSeconds": 3, "startup": {"mode": "command", "argv": ["sleep", "600"]}})
     gone = admin.wait_for_status(sbx["id"], "deleted", 30)
     assert gone["terminationReason"] == "expired", gone
+
+
+def host_cpu_cgroup(sandbox_id, v1_name, v2_name):
+    """A file of the sandbox's cpu cgroup on the host (v1 hierarchy or the v2 tree)."""
+    for path in ("/sys/fs/cgroup/cpu/adapt/%s/%s" % (sandbox_id, v1_name),
+                 "/sys/fs/cgroup/adapt/%s/%s" % (sandbox_id, v2_name)):
+        if os.path.exists(path):
+            with open(path) as f:
+                return f.read()
+    raise AssertionError("sandbox %s has no cpu cgroup on the host" % sandbox_id)
+
+
+def host_cpu_quota(sandbox_id):
+    return int(host_cpu_cgroup(sandbox_id, "cpu.cfs_quota_us", "cpu.max").split()[0])
+
+
+def test_cpu_limit_is_the_hosts_quota_and_throttles_a_busy_sandbox(admin):
+    # Two busy loops on a two-core host, in a sandbox of one CPU: the kernel throttles it.
+    busy = admin.create({"cpu": 1, "startup": {
+        "mode": "command", "argv": ["sh", "-c", "while :; do :; done & while :; do :; done"]}})
+    admin.wait_for_status(busy["id"], "running", 60)
+    assert host_cpu_quota(busy["id"]) == 100000
+    deadline = time.monotonic() + 60
+    throttled = 0
+    while throttled == 0 and time.monotonic() < deadline:
+        stat = host_cpu_cgroup(busy["id"], "cpu.stat", "cpu.stat")
+        throttled = int(dict(line.split() for line in stat.splitlines())["nr_throttled"])
+        time.sleep(0.2)
+    assert throttled > 0, "a sandbox of one CPU running two busy loops was never throttled"
+    admin.delete(busy["id"])
+
+    # An interactive sandbox: its limit is in force once it is running.
+    idle = admin.create({"cpu": 2})
+    admin.wait_for_status(idle["id"], "running", 60)
+    assert host_cpu_quota(idle["id"]) == 200000
+    admin.delete(idle["id"])
