@@ -130,31 +130,22 @@ struct Shim {
     args.insert(args.end(), config.agent_argv.begin(), config.agent_argv.end());
     // The agent's key reaches it on its stdin (a pipe runsc passes in), read and closed
     // before it does anything: not in argv or the environment, where the sandbox sees them.
-    auto key = os::ReadFile(dir + "/" + kAgentKeyFile);
-    auto pipe = os::MakePipe();
-    if (!key.ok() || !pipe.ok()) {
-      std::fprintf(stderr, "adapt-shim: no key for the agent\n");
-      return;
-    }
+    os::UniqueFd key = AgentKeyPipe();
+    if (!key) return;
     os::SpawnOptions opts;
-    opts.stdin_fd = pipe->read.get();
+    opts.stdin_fd = key.get();
     auto pid = os::Spawn(Runsc(args), opts);
-    pipe->read.reset();
     if (!pid.ok()) {
       std::fprintf(stderr, "adapt-shim: %s\n", pid.status().message().c_str());
       return;
     }
     agent_exec = *pid;
-    // A key is a few dozen bytes: the pipe's buffer takes it without blocking.
-    // The file's first line (a second is a key the hub is handing over, see AgentHub).
-    Status sent = os::WriteAll(pipe->write.get(), key->substr(0, key->find('\n')));
-    if (!sent.ok()) std::fprintf(stderr, "adapt-shim: %s\n", sent.message().c_str());
   }
 
-  // The read end of a pipe that holds the agent's key and then ends, for the stdin of the
-  // init that starts the agent (adapt-pause), which the agent inherits and reads; -1 without
-  // a key (the agent then exits, and commands use `runsc exec`). A key is a few dozen bytes:
-  // the pipe's buffer takes it without blocking.
+  // The read end of a pipe that holds the agent's key and then ends, for the agent's stdin
+  // (its `runsc exec`'s, or the init's that starts it); -1 without a key (no agent then, and
+  // commands use `runsc exec`). A key is a few dozen bytes: the pipe's buffer takes it
+  // without blocking.
   os::UniqueFd AgentKeyPipe() const {
     auto key = os::ReadFile(dir + "/" + kAgentKeyFile);
     auto pipe = os::MakePipe();

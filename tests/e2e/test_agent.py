@@ -267,6 +267,10 @@ def test_an_interactive_sandboxs_init_starts_its_agent_with_no_host_process(daem
     decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "exec", sid,
                               "/.adapt/adapt-agent"])
     try:
+        # Its command line shows once it has exec'd, which Popen need not wait for.
+        deadline = time.monotonic() + 10
+        while host_agent_execs(sid) != [decoy.pid] and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert host_agent_execs(sid) == [decoy.pid]
     finally:
         decoy.kill()
