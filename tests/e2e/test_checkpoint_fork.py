@@ -17,7 +17,7 @@ import pytest
 
 from harness import run_command as run
 from harness import wait_for_agent
-from test_named_checkpoints import MEMORY_LOOP, SPEC, checkpoints_path, memory_value, out, take
+from test_named_checkpoints import MEMORY_LOOP, SPEC, checkpoints_path, memory_value, out, remember, take
 from test_network import ECHO, standin_netns, start_network_daemon
 from test_openapi import assert_matches, schema
 from test_stop_start_cycles import finished
@@ -79,7 +79,7 @@ def test_a_fork_carries_on_the_memory_and_files_with_its_own_address_and_egress(
     org = netd.new_org()
     sid = durable(org, ALLOW_ECHO_7000)
     pid = out(org, sid, MEMORY_LOOP).strip()
-    out(org, sid, "echo two > /root/set; echo first > /root/file.txt")
+    out(org, sid, remember("two") + "; echo first > /root/file.txt")
     assert memory_value(org, sid) == "two"
     source_address, answer = probe(org, sid, 7000)
     assert answer == "udp-echo:p"
@@ -103,11 +103,11 @@ def test_a_fork_carries_on_the_memory_and_files_with_its_own_address_and_egress(
     assert out(org, fid, "kill -0 %s && cat /root/file.txt" % pid) == "first\n"
     assert memory_value(org, fid) == "two"
     # From here on the two are independent: changing one leaves the other as it was.
-    out(org, fid, "echo three > /root/set; echo forked > /root/file.txt")
+    out(org, fid, remember("three") + "; echo forked > /root/file.txt")
     assert memory_value(org, fid) == "three"
     assert memory_value(org, sid) == "two"
     assert out(org, sid, "cat /root/file.txt") == "first\n"
-    out(org, sid, "echo four > /root/set")
+    out(org, sid, remember("four"))
     assert memory_value(org, sid) == "four"
     assert memory_value(org, fid) == "three"
     assert out(org, fid, "cat /root/file.txt") == "forked\n"
@@ -172,7 +172,7 @@ def test_a_checkpoint_another_runsc_took_is_refused_before_anything_is_touched(n
     pid = out(org, sid, MEMORY_LOOP).strip()
     take(org, sid, "old")
     wait_for_agent(org, sid)
-    out(org, sid, "echo two > /root/set")
+    out(org, sid, remember("two"))
     assert memory_value(org, sid) == "two"
     taken_by = os.path.join(netd.state_dir, "checkpoint-store", "data", "sandboxes", sid,
                             "checkpoints", "old", "taken_by")
@@ -251,7 +251,7 @@ def test_a_kill_mid_fork_leaves_the_fork_stopped_and_a_start_resumes_it(fresh_da
     admin = d.admin
     sid = durable(admin)
     pid = out(admin, sid, MEMORY_LOOP).strip()
-    out(admin, sid, "echo two > /root/set")
+    out(admin, sid, remember("two"))
     assert memory_value(admin, sid) == "two"
     take(admin, sid, "base")
     # adaptd dies right after the checkpoint was copied into the fork, before its restore.

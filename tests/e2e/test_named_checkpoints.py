@@ -37,6 +37,13 @@ MEMORY_LOOP = ("nohup sh -c 'v=one; while true; do if [ -f /root/set ]; then v=$
                "sleep 0.2; done' >/dev/null 2>&1 & echo $!")
 
 
+def remember(value):
+    """Shell that hands the loop a new value and returns once the loop has taken it in: a
+    memory_value read right after a bare write could see the loop's write of the old value
+    (read between its check of /root/set and its next mem.out)."""
+    return "echo %s > /root/set; while [ -f /root/set ]; do sleep 0.05; done" % value
+
+
 def running_sandbox(client, body=None):
     sid = client.create(dict({"startupClass": "durable"}, **(body or {})))["id"]
     client.wait_for_status(sid, "running", 120)
@@ -93,7 +100,7 @@ def test_restore_in_place_brings_memory_and_files_back(org):
     wait_for_agent(org, sid)
     assert out(org, sid, "kill -0 %s && cat /root/file.txt" % pid) == "first\n"
 
-    out(org, sid, "echo two > /root/set; echo second > /root/file.txt; echo new > /root/new.txt")
+    out(org, sid, remember("two") + "; echo second > /root/file.txt; echo new > /root/new.txt")
     assert memory_value(org, sid) == "two"
 
     status, listed = org.api("GET", checkpoints_path(sid))
