@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -24,8 +25,20 @@ std::vector<char*> CStrings(std::vector<std::string>& v) {
   return out;
 }
 
-// Runs in the forked child: only async-signal-safe calls until exec.
+// Runs in the vfork child, which shares adaptd's memory (and the calling thread's stack)
+// until it executes: raw system calls only, no allocation, no lock, nothing returned.
 [[noreturn]] void ExecChild(char** argv, char** envp, const SpawnOptions& o, int devnull) {
+  // Handlers are adaptd's code on adaptd's memory: none may run here. All signals are blocked
+  // (the parent blocked them for the vfork); each caught one goes back to its default.
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction sa {};
+    if (::sigaction(sig, nullptr, &sa) != 0 || sa.sa_handler == SIG_IGN ||
+        sa.sa_handler == SIG_DFL)
+      continue;
+    sa.sa_handler = SIG_DFL;
+    sa.sa_flags = 0;
+    ::sigaction(sig, &sa, nullptr);
+  }
   if (o.new_session) ::setsid();
   if (o.hide_proc_sys_net) {
     if (::unshare(CLONE_NEWNS) != 0) ::_exit(126);
@@ -65,10 +78,20 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv_in, const SpawnOptions&
   auto cenv = CStrings(env);
   UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
   if (!devnull) return ErrnoStatus("opening /dev/null");
-  pid_t pid = ::fork();
-  if (pid < 0) return ErrnoStatus("fork for " + argv[0]);
+  // vfork, not fork: a fork copies adaptd's page tables and then pays a copy-on-write fault
+  // for every page any of its threads writes, 2-7 ms a spawn and more for the child's exec,
+  // which tears the copy down (`ip` runs took 10-16 ms from adaptd against 4 ms from a small
+  // process; bench/README.md, create_latency). posix_spawn works the same way but cannot
+  // make the child's mount namespace (hide_proc_sys_net) nor exit 127 on a missing program.
+  sigset_t all, before;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &before);
+  pid_t pid = ::vfork();
   if (pid == 0)
     ExecChild(cargv.data(), options.env ? cenv.data() : nullptr, options, devnull.get());
+  int fork_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (pid < 0) return ErrnoStatus("fork for " + argv[0], fork_errno);
   return pid;
 }
 

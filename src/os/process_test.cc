@@ -5,9 +5,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "os/unique_fd.h"
 
@@ -139,6 +141,51 @@ TEST(Spawn, NewSessionMakesTheChildASessionLeader) {
                              "[ \"$sid\" = \"$$\" ] && echo leader || echo \"$sid $$\""},
                             o);
   EXPECT_EQ(r.output, "leader\n");
+}
+
+// The child shares the caller's memory until it executes (vfork): the caller's blocked signals
+// and handlers must not reach the program, and the caller's own mask comes back unchanged.
+TEST(Spawn, TheChildStartsWithNoBlockedSignalsAndTheCallersMaskIsKept) {
+  struct sigaction caught {}, before {};
+  caught.sa_handler = [](int) {};
+  ASSERT_EQ(::sigaction(SIGUSR1, &caught, &before), 0);
+  sigset_t blocked, old;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGUSR2);
+  ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &blocked, &old), 0);
+  CommandResult r = MustRun({"cat", "/proc/self/status"});
+  sigset_t now;
+  ::pthread_sigmask(SIG_SETMASK, &old, &now);
+  ::sigaction(SIGUSR1, &before, nullptr);
+  EXPECT_NE(r.output.find("\nSigBlk:\t0000000000000000\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\nSigCgt:\t0000000000000000\n"), std::string::npos) << r.output;
+  EXPECT_EQ(sigismember(&now, SIGUSR2), 1);
+  EXPECT_EQ(sigismember(&now, SIGUSR1), 0);
+}
+
+// Spawns from many threads at once, while others allocate: a child that took a lock or
+// allocated on the shared memory would hang or corrupt the parent here.
+TEST(Spawn, ManyThreadsSpawnAtOnceWhileOthersAllocate) {
+  std::atomic<bool> stop{false};
+  std::thread churn([&] {
+    while (!stop) {
+      std::vector<std::string> garbage(64, std::string(512, 'x'));
+      garbage.clear();
+    }
+  });
+  std::atomic<int> ok{0};
+  std::vector<std::thread> spawners;
+  for (int t = 0; t < 4; ++t)
+    spawners.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) {
+        auto r = RunCommand({"sh", "-c", "echo $0", "hi"});
+        if (r.ok() && r->status.exit_code == 0 && r->output == "hi\n") ++ok;
+      }
+    });
+  for (auto& t : spawners) t.join();
+  stop = true;
+  churn.join();
+  EXPECT_EQ(ok.load(), 100);
 }
 
 TEST(ProcessMatches, FindsALiveProcessByItsCommandLine) {
