@@ -32,8 +32,7 @@ std::vector<char*> CStrings(std::vector<std::string>& v) {
   // (the parent blocked them for the vfork); each caught one goes back to its default.
   for (int sig = 1; sig < NSIG; ++sig) {
     struct sigaction sa {};
-    if (::sigaction(sig, nullptr, &sa) != 0 || sa.sa_handler == SIG_IGN ||
-        sa.sa_handler == SIG_DFL)
+    if (::sigaction(sig, nullptr, &sa) != 0 || sa.sa_handler == SIG_IGN || sa.sa_handler == SIG_DFL)
       continue;
     sa.sa_handler = SIG_DFL;
     sa.sa_flags = 0;

@@ -146,7 +146,8 @@ TEST(Spawn, NewSessionMakesTheChildASessionLeader) {
 // The child shares the caller's memory until it executes (vfork): the caller's blocked signals
 // and handlers must not reach the program, and the caller's own mask comes back unchanged.
 TEST(Spawn, TheChildStartsWithNoBlockedSignalsAndTheCallersMaskIsKept) {
-  struct sigaction caught {}, before {};
+  struct sigaction caught {
+  }, before{};
   caught.sa_handler = [](int) {};
   ASSERT_EQ(::sigaction(SIGUSR1, &caught, &before), 0);
   sigset_t blocked, old;
