@@ -156,8 +156,9 @@ Result<Attachment> NetworkManager::Attach(const std::string& id,
   // links that were there may have lost their addresses to the runsc that used them.
   if (st.ok() && !*made) st = ReaddressSandboxSide(plan);
   if (st.ok()) {
-    // A re-attach replaces the chain rather than adding its rules twice.
-    if (ListNft("chain inet " + options_.name + " " + id).ok())
+    // A re-attach replaces the chain rather than adding its rules twice. A sandbox without
+    // a record never had one (the record goes after its chain), so its attach asks nothing.
+    if (recorded && ListNft("chain inet " + options_.name + " " + id).ok())
       IgnoreError(RunNft(RemoveSandboxRules(Scope(), sb)), "adding the rules below reports errors");
     st = RunNft(SandboxRules(Scope(), sb));
   }
