@@ -309,6 +309,61 @@ def test_a_startup_commands_agent_runs_in_the_sandbox_with_no_host_process_left(
     assert init == "sleep 600 ", init
 
 
+# What a root command of the sandbox (no CAP_SYS_PTRACE) gets from a process's /proc files:
+# "<file> denied <errno name>" or "<file> read <bytes>"; mem is read at the start of the first
+# writable mapping that maps shows (the process's data: the agent's key lives there); "child"
+# probes a `sleep` the probe starts itself.
+PEEK = r"""
+import errno, subprocess, sys
+pid = sys.argv[1]
+if pid == "child":
+    pid = str(subprocess.Popen(["sleep", "30"]).pid)
+def peek(name, offset=0):
+    try:
+        with open("/proc/%s/%s" % (pid, name), "rb", buffering=0) as f:
+            if offset:
+                f.seek(offset)
+            data = f.read(4096)
+        print(name, "read", len(data))
+        return data
+    except OSError as e:
+        print(name, "denied", errno.errorcode.get(e.errno, e.errno))
+peek("environ")
+maps = peek("maps") or b""
+writable = [l.split()[0] for l in maps.decode().splitlines() if l.split()[1].startswith("rw")]
+peek("mem", int(writable[0].split("-")[0], 16) if writable else 4096)
+"""
+
+
+def peek(client, sid, pid):
+    cmd = run(client, sid, argv=["sh", "-c", 'python3 -c "$0" "$1"', PEEK, pid])
+    assert cmd["exitCode"] == 0, cmd
+    return dict(line.split(" ", 1) for line in cmd["stdout"].splitlines())
+
+
+@pytest.mark.parametrize("startup", [None, ["sleep", "600"]], ids=["interactive", "startup-command"])
+def test_a_root_command_cannot_read_the_agents_memory_nor_find_its_key(daemon, startup):
+    client = daemon.new_org()
+    body = {"startup": {"mode": "command", "argv": startup}} if startup else {}
+    sid = interactive(client, body)
+    pids = run(client, sid, command=FIND_AGENT)["stdout"].split()
+    assert len(pids) == 1, pids
+    # The agent is non-dumpable: its memory, where the key lives, is closed to the workload.
+    assert peek(client, sid, pids[0])["mem"].startswith("denied"), pids
+    # This gVisor (20221219) lets root read a non-dumpable process's environ, maps and fd
+    # links (Linux would not): none of them holds the key, which came on a pipe.
+    with open(os.path.join(daemon.state_dir, "sandboxes", sid, "agent.key")) as f:
+        key = f.read().split("\n")[0]
+    assert len(key) >= 32
+    seen = run(client, sid, command="cat /proc/%s/environ /proc/%s/cmdline; ls -l /proc/%s/fd"
+                                    % (pids[0], pids[0], pids[0]))
+    assert key not in seen["stdout"] and key not in seen["stderr"], seen
+    # The probe reads the memory of a process it may trace (its own child), so the denial
+    # above is the agent's alone.
+    own = peek(client, sid, "child")
+    assert own["mem"].startswith("read") and own["environ"].startswith("read"), own
+
+
 def test_works_with_egress_none_and_falls_back_when_the_agent_dies(daemon):
     client = daemon.new_org()
     sid = interactive(client, {"network": {"egress": "none"}})
