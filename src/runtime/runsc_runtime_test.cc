@@ -18,6 +18,7 @@
 #include "os/files.h"
 #include "os/mount.h"
 #include "os/process.h"
+#include "runtime/agent_hub.h"
 
 #ifndef ADAPT_SHIM_PATH
 #error "ADAPT_SHIM_PATH must name the adapt-shim binary"
@@ -130,6 +131,8 @@ class RunscRuntimeTest : public testing::Test {
   std::string base_;
   std::string state_dir_;
   std::string helpers_dir_;
+  // For a case that gives the runtime agents: alive until after TearDown's Destroy calls.
+  AgentHub hub_;
   RunscOptions options_;
   std::unique_ptr<RunscRuntime> runtime_;
   std::vector<std::string> launched_;
@@ -346,6 +349,43 @@ TEST_F(RunscRuntimeTest, TheCpuLimitIsInForceBeforeTheWorkloadRuns) {
 
   EXPECT_TRUE(runtime_->Destroy(command.spec.id, false).ok());
   EXPECT_TRUE(runtime_->Destroy(idle.spec.id, false).ok());
+}
+
+// A startup command that ends before its agent has started: the agent's `runsc exec` is
+// stopped before the shim's `runsc delete`, or it would take runsc's lock on the container once
+// the delete had removed it and leave the lock file behind (a wrapper holds each exec for 1 s).
+TEST_F(RunscRuntimeTest, AnAgentExecStillStartingWhenTheWorkloadEndsIsStoppedBeforeTheDelete) {
+  options_.agents = &hub_;
+  std::filesystem::copy_file(ADAPT_PAUSE_PATH, helpers_dir_ + "/adapt-agent");
+  const std::string log = base_ + "/runsc-calls";
+  options_.runsc = base_ + "/runsc-wrapper";
+  ASSERT_TRUE(os::WriteFileAtomic(options_.runsc,
+                                  "#!/bin/sh\n"
+                                  "for a in \"$@\"; do\n"
+                                  "  case \"$a\" in exec) echo exec >>" +
+                                      log + "; sleep 1; echo exec-late >>" + log +
+                                      ";; delete) echo delete >>" + log +
+                                      ";; esac\n"
+                                      "done\n"
+                                      "exec runsc \"$@\"\n",
+                                  0755)
+                  .ok());
+  StartRuntime();
+  LaunchRequest req = Request({"/bin/true"});
+  const std::string id = req.spec.id;
+  ASSERT_TRUE(runtime_->Launch(req).ok());
+  WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
+  // Longer than the wrapper holds an exec: one left running would have gone on by now.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  auto calls = os::ReadFile(log);
+  ASSERT_TRUE(calls.ok());
+  EXPECT_NE(calls->find("exec\n"), std::string::npos) << "the agent's exec never started";
+  size_t deleted = calls->find("delete");
+  ASSERT_NE(deleted, std::string::npos) << *calls;
+  EXPECT_EQ(calls->find("exec-late", deleted), std::string::npos) << *calls;
+  for (const auto& file : os::ListDir(state_dir_ + "/runsc"))
+    EXPECT_EQ(file.find(id), std::string::npos) << "runsc's " << file << " outlived the sandbox";
 }
 
 TEST_F(RunscRuntimeTest, DestroyKeepingTheDiskUnmountsButKeepsTheImage) {

@@ -161,6 +161,17 @@ struct Shim {
 
   std::string AgentExecPidFile() const { return dir + "/agent-exec.pid"; }
 
+  // A workload that ends before its agent has started leaves the agent's `runsc exec` running:
+  // it would take runsc's lock on the container after `runsc delete` removed it, and leave the
+  // lock file behind. Stopped and reaped before the delete (still our child: the pid is ours).
+  void StopAgentExec() {
+    if (agent_exec <= 0) return;
+    IgnoreError(os::Signal(agent_exec, SIGKILL), "it may have just exited; reaped below");
+    while (::waitpid(agent_exec, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    agent_exec = 0;
+  }
+
   // The agent, once started, lives in the sandbox on its own (as a restored one does): the
   // host-side `runsc exec` would only wait for it, holding some 4 MiB per sandbox. It is
   // killed (SIGKILL: it forwards the signals it can catch to the agent) once runsc says the
@@ -318,6 +329,7 @@ struct Shim {
       int ws = 0;
       pid_t pid = ::waitpid(-1, &ws, 0);
       if (pid < 0 && errno != EINTR) break;
+      if (pid == agent_exec) agent_exec = 0;
       if (pid == state.sandbox_pid) {
         RecordExit(ws);
         exited = true;
@@ -329,6 +341,7 @@ struct Shim {
     state.phase = ShimPhase::kExited;
     if (state.finished_at == 0) state.finished_at = NowMillis();
     Publish();
+    StopAgentExec();
     ForceDelete();
     return 0;
   }
