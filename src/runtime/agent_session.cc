@@ -1,6 +1,7 @@
 #include "runtime/agent_session.h"
 
 #include <algorithm>
+#include <memory>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -188,12 +189,15 @@ bool AgentSession::HandleHello(const Frame& f) {
 
 void AgentSession::ReadLoop(Frame hello) {
   agent::FrameDecoder decoder;
-  std::vector<char> buf(256 * 1024);
+  // Not zeroed: an idle session's reads touch a page or two of it, where a zeroed buffer
+  // made all 256 KiB resident for every sandbox's session.
+  constexpr size_t kReadBuffer = 256 * 1024;
+  auto buf = std::make_unique_for_overwrite<char[]>(kReadBuffer);
   bool bad = !HandleHello(hello);
   while (!bad) {
-    auto n = os::ReadSome(fd_.get(), buf.data(), buf.size());
+    auto n = os::ReadSome(fd_.get(), buf.get(), kReadBuffer);
     if (!n.ok() || *n == 0) break;
-    decoder.Feed(std::string_view(buf.data(), *n));
+    decoder.Feed(std::string_view(buf.get(), *n));
     Frame f;
     for (;;) {
       auto next = decoder.Pop(f);
