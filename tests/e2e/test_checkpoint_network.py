@@ -85,11 +85,18 @@ def stop(client, sid):
 
 
 def resumes(client, sid, pid):
+    """Starts the sandbox; True when process `pid` came back with it. When it did not, the
+    start's operation (which says whether the checkpoint was restored) is in the failure."""
     status, body = client.api("POST", "/v1/sandboxes/%s/start" % sid)
     assert status == 202, body
     client.wait_for_status(sid, "running", 120)
     wait_for_agent(client, sid)
-    return run(client, sid, command="kill -0 %s && echo alive" % pid)["stdout"] == "alive\n"
+    cmd = run(client, sid, command="kill -0 %s && echo alive" % pid)
+    if cmd["stdout"] == "alive\n":
+        return True
+    status, op = client.api("GET", "/v1/operations/" + body["operationId"])
+    print("process %s not back after the start: %s; the start's operation: %s" % (pid, cmd, op))
+    return False
 
 
 def test_loopback_listening_established_half_closed_and_udp_are_saved(netd):
