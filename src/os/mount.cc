@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "os/errno_status.h"
 #include "os/files.h"
@@ -112,11 +114,23 @@ bool LoopDeviceBacks(const std::string& image) { return !ExistingLoopFor(image).
 Status MountLoopExt4(const std::string& image, const std::string& target,
                      const std::string& options) {
   const char* data = options.empty() ? nullptr : options.c_str();
-  if (std::string dev = ExistingLoopFor(image); !dev.empty()) {
+  // A device still backing the image may be on its way out: auto-clear detaches it some time
+  // after its last mount went (a start right after a stop), and a mount of it meanwhile fails
+  // (EIO: the kernel is taking its backing file away). Wait for it to go, then attach a new
+  // one; never a second device while one still backs the image (see ExistingLoopFor).
+  constexpr int kWaits = 100;
+  for (int wait = 0;; ++wait) {
+    std::string dev = ExistingLoopFor(image);
+    if (dev.empty()) break;
     if (::mount(dev.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) == 0)
       return Status::Ok();
-    if (errno != ENXIO && errno != ENOENT) return ErrnoStatus("mounting " + dev + " at " + target);
-    // Cleared meanwhile: attach a new one.
+    int err = errno;
+    bool going = err == ENXIO || err == ENOENT || err == EIO || err == EINVAL;
+    if (!going || wait == kWaits) {
+      errno = err;
+      return ErrnoStatus("mounting " + dev + " at " + target);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   ASSIGN_OR_RETURN(AttachedLoop loop, AttachLoop(image));
   if (::mount(loop.device.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) != 0)

@@ -147,6 +147,58 @@ TEST_F(MountTest, MountLoopExt4OfANonExt4FileFailsAndReleasesTheLoopDevice) {
   EXPECT_EQ(left, "") << "a failed mount left its loop device attached";
 }
 
+// A loop device that backs `image` but holds none of its filesystem (4 KiB from 1 MiB in):
+// what a start right after a stop can meet, a device on its way out that cannot be mounted.
+std::string AttachUnmountable(const std::string& image) {
+  auto r = RunCommand(
+      {"losetup", "--find", "--show", "--offset", "1048576", "--sizelimit", "4096", image});
+  if (!r.ok() || r->status.exit_code != 0) return "";
+  std::string dev = r->output;
+  while (!dev.empty() && dev.back() == '\n') dev.pop_back();
+  return dev;
+}
+
+size_t Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+TEST_F(MountTest, ADeviceOnItsWayOutIsWaitedForThenANewOneIsAttached) {
+  const std::string image = dir_ + "/disk.img";
+  const std::string disk = dir_ + "/disk";
+  ASSERT_NO_FATAL_FAILURE(MakeExt4(image));
+  ASSERT_TRUE(MakeDirs(disk).ok());
+  std::string going = AttachUnmountable(image);
+  ASSERT_NE(going, "");
+  std::thread detach([going] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    (void)RunCommand({"losetup", "-d", going});  // checked below: the mount needs it gone
+  });
+  Status st = MountLoopExt4(image, disk);
+  detach.join();
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_TRUE(Exists(disk + "/lost+found"));
+  std::string lines = LoopLinesFor(image);
+  EXPECT_EQ(Lines(lines), 1u) << lines;
+  // The device may have the old one's number again, but not its offset.
+  EXPECT_EQ(lines.find("offset"), std::string::npos) << lines;
+  EXPECT_TRUE(Unmount(disk).ok());
+}
+
+TEST_F(MountTest, ADeviceThatStaysIsNeverJoinedByASecondOne) {
+  const std::string image = dir_ + "/disk.img";
+  const std::string disk = dir_ + "/disk";
+  ASSERT_NO_FATAL_FAILURE(MakeExt4(image));
+  ASSERT_TRUE(MakeDirs(disk).ok());
+  std::string stays = AttachUnmountable(image);
+  ASSERT_NE(stays, "");
+  Status st = MountLoopExt4(image, disk);
+  std::string lines = LoopLinesFor(image);
+  (void)RunCommand({"losetup", "-d", stays});  // the test's own device
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find(stays), std::string::npos) << st.message();
+  EXPECT_TRUE(MountsUnder(dir_).empty());
+  // Two devices over one ext4 image would mount it twice and corrupt it.
+  EXPECT_EQ(Lines(lines), 1u) << lines;
+}
+
 TEST_F(MountTest, MountPointsWithSpacesAreListedUnescaped) {
   const std::string lower = dir_ + "/lower";
   const std::string target = dir_ + "/root fs";
