@@ -116,26 +116,35 @@ Status MountLoopExt4(const std::string& image, const std::string& target,
   const char* data = options.empty() ? nullptr : options.c_str();
   // A device still backing the image may be on its way out: auto-clear detaches it some time
   // after its last mount went (a start right after a stop), and a mount of it meanwhile fails
-  // (EIO: the kernel is taking its backing file away). Wait for it to go, then attach a new
-  // one; never a second device while one still backs the image (see ExistingLoopFor).
+  // (EIO as the kernel takes its backing file away, or ENXIO), as may one of a new device
+  // that reads the image while the old one lets go of it (EIO). Such a mount is tried again
+  // (up to 5 s); a new device is attached only when none backs the image: never a second
+  // one beside it (see ExistingLoopFor).
   constexpr int kWaits = 100;
   for (int wait = 0;; ++wait) {
     std::string dev = ExistingLoopFor(image);
-    if (dev.empty()) break;
-    if (::mount(dev.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) == 0)
-      return Status::Ok();
-    int err = errno;
-    bool going = err == ENXIO || err == ENOENT || err == EIO || err == EINVAL;
-    if (!going || wait == kWaits) {
+    int err = 0;
+    bool transient = false;
+    if (!dev.empty()) {
+      if (::mount(dev.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) == 0)
+        return Status::Ok();
+      err = errno;
+      transient = err == ENXIO || err == ENOENT || err == EIO || err == EINVAL;
+    } else {
+      ASSIGN_OR_RETURN(AttachedLoop loop, AttachLoop(image));
+      dev = loop.device;
+      if (::mount(dev.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) == 0)
+        return Status::Ok();
+      // Not ext4 (EINVAL) is final; the device goes with `loop` either way.
+      err = errno;
+      transient = err == EIO;
+    }
+    if (!transient || wait == kWaits) {
       errno = err;
       return ErrnoStatus("mounting " + dev + " at " + target);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  ASSIGN_OR_RETURN(AttachedLoop loop, AttachLoop(image));
-  if (::mount(loop.device.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) != 0)
-    return ErrnoStatus("mounting " + loop.device + " at " + target);
-  return Status::Ok();
 }
 
 Status Unmount(const std::string& target) {

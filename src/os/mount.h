@@ -22,8 +22,8 @@ Status CreateExt4Image(const std::string& path, uint64_t mib, bool encrypt = fal
 
 // Attaches `image` to a free loop device (auto-cleared on unmount) and mounts it as ext4 with
 // the mount data `options` (e.g. "discard": freed blocks are punched out of the image). A
-// device that still backs the image is mounted instead; one that cannot be, while it goes
-// away, is waited for (up to 5 s). Blocking.
+// device that still backs the image is mounted instead; a mount that fails while such a
+// device goes away (or a new device's with EIO) is tried again, up to 5 s. Blocking.
 Status MountLoopExt4(const std::string& image, const std::string& target,
                      const std::string& options = "");
 
