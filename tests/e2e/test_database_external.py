@@ -231,9 +231,13 @@ def test_quota_dump_and_delete_work_with_an_admin_that_is_no_superuser(second_cl
         assert status == 200 and db["status"] == "ready", db
         sid = database_sandbox(org)
         name = env_values(org, sid, "PGDATABASE")
+        # The ~10 MiB go in under a larger quota: under the small one, the 1 s timer could find
+        # the database over it before the insert commits and end the insert's session.
+        set_plan(d, org, "ext-large", {"databaseMiB": 64, "databaseConnections": 5})
         cmd = sql(org, sid, "CREATE TABLE big (v text)", "CREATE TABLE small (v text)",
                   "INSERT INTO big SELECT repeat(md5(i::text), 40) FROM generate_series(1, 8000) i")
-        assert cmd["exitCode"] == 0, cmd
+        assert cmd["exitCode"] == 0, (cmd["exitCode"], cmd["stderr"][-600:])
+        set_plan(d, org, "ext-small", {"databaseMiB": 12, "databaseConnections": 5})
         # Over the quota (adaptd's 1 s timer): read-only, whatever the role SETs; the admin
         # handed the role's objects to <name>_frozen, which it had to join first.
         db = wait_for_status(org, "over_quota")
