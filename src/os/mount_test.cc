@@ -160,13 +160,26 @@ std::string AttachUnmountable(const std::string& image) {
 
 size_t Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
-TEST_F(MountTest, ADeviceOnItsWayOutIsWaitedForThenANewOneIsAttached) {
-  const std::string image = dir_ + "/disk.img";
-  const std::string disk = dir_ + "/disk";
-  ASSERT_NO_FATAL_FAILURE(MakeExt4(image));
-  ASSERT_TRUE(MakeDirs(disk).ok());
-  std::string going = AttachUnmountable(image);
-  ASSERT_NE(going, "");
+// An ext4 image at dir/disk.img, its mount point dir/disk, and a device that backs the image
+// but cannot be mounted (AttachUnmountable); the test detaches that device.
+class StaleLoopTest : public MountTest {
+ protected:
+  void SetUp() override {
+    MountTest::SetUp();
+    image_ = dir_ + "/disk.img";
+    disk_ = dir_ + "/disk";
+    ASSERT_NO_FATAL_FAILURE(MakeExt4(image_));
+    ASSERT_TRUE(MakeDirs(disk_).ok());
+    stale_ = AttachUnmountable(image_);
+    ASSERT_NE(stale_, "");
+  }
+  std::string image_, disk_, stale_;
+};
+
+TEST_F(StaleLoopTest, ADeviceOnItsWayOutIsWaitedForThenANewOneIsAttached) {
+  const std::string& image = image_;
+  const std::string& disk = disk_;
+  const std::string going = stale_;
   std::thread detach([going] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     (void)RunCommand({"losetup", "-d", going});  // checked below: the mount needs it gone
@@ -182,13 +195,10 @@ TEST_F(MountTest, ADeviceOnItsWayOutIsWaitedForThenANewOneIsAttached) {
   EXPECT_TRUE(Unmount(disk).ok());
 }
 
-TEST_F(MountTest, ADeviceThatStaysIsNeverJoinedByASecondOne) {
-  const std::string image = dir_ + "/disk.img";
-  const std::string disk = dir_ + "/disk";
-  ASSERT_NO_FATAL_FAILURE(MakeExt4(image));
-  ASSERT_TRUE(MakeDirs(disk).ok());
-  std::string stays = AttachUnmountable(image);
-  ASSERT_NE(stays, "");
+TEST_F(StaleLoopTest, ADeviceThatStaysIsNeverJoinedByASecondOne) {
+  const std::string& image = image_;
+  const std::string& disk = disk_;
+  const std::string stays = stale_;
   Status st = MountLoopExt4(image, disk);
   std::string lines = LoopLinesFor(image);
   (void)RunCommand({"losetup", "-d", stays});  // the test's own device
