@@ -177,33 +177,27 @@ class StaleLoopTest : public MountTest {
 };
 
 TEST_F(StaleLoopTest, ADeviceOnItsWayOutIsWaitedForThenANewOneIsAttached) {
-  const std::string& image = image_;
-  const std::string& disk = disk_;
-  const std::string going = stale_;
-  std::thread detach([going] {
+  std::thread detach([going = stale_] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     (void)RunCommand({"losetup", "-d", going});  // checked below: the mount needs it gone
   });
-  Status st = MountLoopExt4(image, disk);
+  Status st = MountLoopExt4(image_, disk_);
   detach.join();
   ASSERT_TRUE(st.ok()) << st.message();
-  EXPECT_TRUE(Exists(disk + "/lost+found"));
-  std::string lines = LoopLinesFor(image);
+  EXPECT_TRUE(Exists(disk_ + "/lost+found"));
+  std::string lines = LoopLinesFor(image_);
   EXPECT_EQ(Lines(lines), 1u) << lines;
   // The device may have the old one's number again, but not its offset.
   EXPECT_EQ(lines.find("offset"), std::string::npos) << lines;
-  EXPECT_TRUE(Unmount(disk).ok());
+  EXPECT_TRUE(Unmount(disk_).ok());
 }
 
 TEST_F(StaleLoopTest, ADeviceThatStaysIsNeverJoinedByASecondOne) {
-  const std::string& image = image_;
-  const std::string& disk = disk_;
-  const std::string stays = stale_;
-  Status st = MountLoopExt4(image, disk);
-  std::string lines = LoopLinesFor(image);
-  (void)RunCommand({"losetup", "-d", stays});  // the test's own device
+  Status st = MountLoopExt4(image_, disk_);
+  std::string lines = LoopLinesFor(image_);
+  (void)RunCommand({"losetup", "-d", stale_});  // the test's own device
   EXPECT_FALSE(st.ok());
-  EXPECT_NE(st.message().find(stays), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find(stale_), std::string::npos) << st.message();
   EXPECT_TRUE(MountsUnder(dir_).empty());
   // Two devices over one ext4 image would mount it twice and corrupt it.
   EXPECT_EQ(Lines(lines), 1u) << lines;
