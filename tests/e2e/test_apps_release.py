@@ -71,7 +71,8 @@ def test_each_replica_downloads_its_zstd_release_with_a_reference_to_it_alone(d,
         assert f.read(4).hex() == ZSTD_MAGIC  # stored compressed
 
     # The reference reads exactly that release, compressed, and nothing else.
-    assert in_replica(client, replica, get_script(url)).split() == ["200", ZSTD_MAGIC]
+    answer = in_replica(client, replica, get_script(url))
+    assert answer.split() == ["200", ZSTD_MAGIC], (url, answer, d.log_tail(40))
     base, query = url.split("?", 1)
     gateway = base.split("/_releases/")[0]
     for other, expect in ((base + "x?" + query, "403"),                    # another blob name
