@@ -243,7 +243,13 @@ class Daemon:
         # allowed (test_images_ssrf.py allows one port only).
         for host in allow_registries:
             self.extra_args += ["--allow-registry", host]
-        self.base = base_dir or tempfile.mkdtemp(prefix="adapt-e2e-", dir="/tmp")
+        if not _swept[0]:
+            _swept[0] = True
+            sweep_abandoned_bases()
+        self.base = base_dir or tempfile.mkdtemp(prefix=BASE_PREFIX, dir=BASE_PARENT)
+        if not base_dir:
+            with open(os.path.join(self.base, OWNER_FILE), "w") as f:
+                f.write(process_identity(os.getpid()))
         self.state_dir = os.path.join(self.base, "state")
         self.log_path = os.path.join(self.base, "adaptd.log")
         self.proc = None
@@ -262,6 +268,9 @@ class Daemon:
             "default image missing: run scripts/build-image.sh %s" % self.images_dir
         )
         self.port = port or free_port()
+        # What a sweep of an abandoned base removes besides its mounts (sweep_abandoned_bases).
+        with open(os.path.join(self.base, NETWORKS_FILE), "a") as f:
+            f.write(self.network_name + "\n")
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [
@@ -376,7 +385,74 @@ class Daemon:
         subprocess.run(["nft", "delete", "table", "inet", self.network_name], capture_output=True, timeout=60)
         if not keep and not leftovers(self.state_dir)["mounts"]:
             subprocess.run(["rm", "-rf", "--one-file-system", self.base], check=False)
+        elif keep:
+            open(os.path.join(self.base, KEPT_FILE), "w").close()
         return left
+
+
+# --- test runs that ended without closing their adaptd --------------------------------------
+
+BASE_PARENT = "/tmp"
+BASE_PREFIX = "adapt-e2e-"
+OWNER_FILE = "owner"        # the test process that made the base: its pid and start time
+NETWORKS_FILE = "networks"  # every --network-name an adaptd of the base was started with
+KEPT_FILE = "kept"          # closed with keep (a failure, ADAPT_E2E_KEEP): left for reading
+_swept = [False]
+
+
+def process_identity(pid):
+    """'PID START': a pid with its start time, so that a reused pid is not taken for it."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return "%d %s" % (pid, fields[19])  # field 22 of stat, after pid and comm
+    except (OSError, IndexError):
+        return ""
+
+
+def sweep_abandoned_bases(parent=BASE_PARENT):
+    """Cleans up the bases of test processes that are gone without closing their adaptd (a run
+    killed by a timeout or a restart of the machine's session): their sandboxes, mounts and
+    loop devices, network namespaces and nftables tables, then the directory unless it was
+    kept. A base whose owner still runs (the other e2e shard) or that names no owner is not
+    touched. Returns the bases it cleaned."""
+    def read_lines(path):
+        try:
+            with open(path) as f:
+                return [line.strip() for line in f if line.strip()]
+        except OSError:
+            return []
+
+    abandoned, live_networks = [], set()
+    for name in sorted(os.listdir(parent)):
+        base = os.path.join(parent, name)
+        identity = " ".join(read_lines(os.path.join(base, OWNER_FILE)))
+        if not name.startswith(BASE_PREFIX) or not identity:
+            continue
+        pid = identity.split()[0]
+        if pid.isdigit() and process_identity(int(pid)) != identity:
+            abandoned.append(base)
+        else:
+            live_networks.update(read_lines(os.path.join(base, NETWORKS_FILE)))
+    cleaned = []
+    for base in abandoned:
+        force_cleanup(os.path.join(base, "state"))
+        # A live process's adaptd may have the same name (its pid reused the dead one's).
+        networks = [n for n in read_lines(os.path.join(base, NETWORKS_FILE))
+                    if n not in live_networks]
+        for network in networks:
+            for ns in netns_named(network + "-"):
+                subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=60)
+            subprocess.run(["nft", "delete", "table", "inet", network], capture_output=True,
+                           timeout=60)
+        if mounts_under(base):
+            continue
+        if os.path.exists(os.path.join(base, KEPT_FILE)):
+            os.remove(os.path.join(base, OWNER_FILE))  # leftovers gone; log and state stay
+        else:
+            subprocess.run(["rm", "-rf", "--one-file-system", base], check=False)
+        cleaned.append(base)
+    return cleaned
 
 
 # --- what a stopped adaptd may have left behind -----------------------------------------------
