@@ -127,12 +127,14 @@ Status PostgresServer::WriteConfiguration() {
   return os::WriteFileAtomic(DataDir() + "/pg_ident.conf", kIdent, 0644);
 }
 
-bool PostgresServer::PostmasterAlive() const {
+pid_t PostgresServer::PostmasterPid() const {
   auto pid_file = os::ReadFile(DataDir() + "/postmaster.pid");
-  if (!pid_file.ok()) return false;
+  if (!pid_file.ok()) return 0;
   pid_t pid = static_cast<pid_t>(std::atoi(pid_file->c_str()));
-  return os::ProcessMatches(pid, options_.bin_dir + "/postgres");
+  return os::ProcessMatches(pid, options_.bin_dir + "/postgres") ? pid : 0;
 }
+
+bool PostgresServer::PostmasterAlive() const { return PostmasterPid() > 0; }
 
 Status PostgresServer::StartPostmaster() {
   if (PostmasterAlive()) return Status::Ok();
@@ -190,11 +192,16 @@ Status PostgresServer::Stop() {
   std::lock_guard lock(mu_);
   started_ = false;
   alive_ = false;
-  if (PostmasterAlive()) {
+  if (pid_t postmaster = PostmasterPid(); postmaster > 0) {
     RETURN_IF_ERROR(
         RunAsServer({options_.bin_dir + "/pg_ctl", "--pgdata", options_.view_dir + "/data",
                      "--mode", "fast", "--wait", "--silent", "stop"},
                     "stopping PostgreSQL"));
+    // pg_ctl returns once postmaster.pid is gone, which the postmaster removes on its way
+    // out, not after: stopped means the process is gone too (the unit test under ASan saw it
+    // still there).
+    for (int i = 0; i < 100 && os::ProcessMatches(postmaster, options_.bin_dir + "/postgres"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   // Only a mount point inside the server's namespaces, which are gone with it.
   return os::RemoveTree(options_.view_dir);

@@ -13,6 +13,8 @@
 // died. Thread-safe.
 #pragma once
 
+#include <sys/types.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -70,6 +72,7 @@ class PostgresServer : public DatabaseServer {
   Status Initialize();
   Status WriteConfiguration();
   Status StartPostmaster();
+  pid_t PostmasterPid() const;  // 0 when no postmaster of ours runs
   bool PostmasterAlive() const;
   // Runs argv as the server's OS user in the mount namespace that shows `root` at view_dir.
   Status RunAsServer(const std::vector<std::string>& argv, const std::string& what);
