@@ -380,9 +380,7 @@ class Daemon:
         left["netns"] = netns_named(self.network_name + "-")
         force_cleanup(self.state_dir)
         # The rules outlive adaptd on purpose (a restart finds them); a test daemon's go now.
-        for ns in netns_named(self.network_name + "-"):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=60)
-        subprocess.run(["nft", "delete", "table", "inet", self.network_name], capture_output=True, timeout=60)
+        remove_network(self.network_name)
         if not keep and not leftovers(self.state_dir)["mounts"]:
             subprocess.run(["rm", "-rf", "--one-file-system", self.base], check=False)
         elif keep:
@@ -441,10 +439,7 @@ def sweep_abandoned_bases(parent=BASE_PARENT):
         networks = [n for n in read_lines(os.path.join(base, NETWORKS_FILE))
                     if n not in live_networks]
         for network in networks:
-            for ns in netns_named(network + "-"):
-                subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=60)
-            subprocess.run(["nft", "delete", "table", "inet", network], capture_output=True,
-                           timeout=60)
+            remove_network(network)
         if mounts_under(base):
             continue
         if os.path.exists(os.path.join(base, KEPT_FILE)):
@@ -522,6 +517,14 @@ def netns_named(prefix):
         return sorted(n for n in os.listdir("/run/netns") if n.startswith(prefix))
     except OSError:
         return []
+
+
+def remove_network(network_name):
+    """An adaptd's network namespaces and nftables table, given its --network-name."""
+    for ns in netns_named(network_name + "-"):
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=60)
+    subprocess.run(["nft", "delete", "table", "inet", network_name], capture_output=True,
+                   timeout=60)
 
 
 def leftovers(state_dir, ids=()):

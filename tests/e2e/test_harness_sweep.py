@@ -27,9 +27,7 @@ def parent():
 def network():
     name = "swp" + uuid.uuid4().hex[:8]
     yield name
-    for ns in harness.netns_named(name + "-"):
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-    subprocess.run(["nft", "delete", "table", "inet", name], capture_output=True)
+    harness.remove_network(name)
 
 
 def dead_identity():
