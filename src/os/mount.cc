@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -123,26 +124,18 @@ Status MountLoopExt4(const std::string& image, const std::string& target,
   constexpr int kWaits = 100;
   for (int wait = 0;; ++wait) {
     std::string dev = ExistingLoopFor(image);
-    int err = 0;
-    bool transient = false;
-    if (!dev.empty()) {
-      if (::mount(dev.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) == 0)
-        return Status::Ok();
-      err = errno;
-      transient = err == ENXIO || err == ENOENT || err == EIO || err == EINVAL;
-    } else {
-      ASSIGN_OR_RETURN(AttachedLoop loop, AttachLoop(image));
-      dev = loop.device;
-      if (::mount(dev.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) == 0)
-        return Status::Ok();
-      // Not ext4 (EINVAL) is final; the device goes with `loop` either way.
-      err = errno;
-      transient = err == EIO;
+    std::optional<AttachedLoop> attached;  // held until mounted; goes with this pass otherwise
+    if (dev.empty()) {
+      ASSIGN_OR_RETURN(attached, AttachLoop(image));
+      dev = attached->device;
     }
-    if (!transient || wait == kWaits) {
-      errno = err;
-      return ErrnoStatus("mounting " + dev + " at " + target);
-    }
+    if (::mount(dev.c_str(), target.c_str(), "ext4", MS_NODEV | MS_NOSUID, data) == 0)
+      return Status::Ok();
+    const int err = errno;
+    // A new device that is not ext4 (EINVAL) is final; an old one's EINVAL may be its going.
+    const bool transient =
+        attached ? err == EIO : err == ENXIO || err == ENOENT || err == EIO || err == EINVAL;
+    if (!transient || wait == kWaits) return ErrnoStatus("mounting " + dev + " at " + target, err);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
