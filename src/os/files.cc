@@ -132,4 +132,23 @@ Status Rename(const std::string& from, const std::string& to) {
   return Status::Ok();
 }
 
+Status HardLinkReplacing(const std::string& from, const std::string& to) {
+  std::string tmp = to + ".linking";
+  if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) return ErrnoStatus("removing " + tmp);
+  if (::link(from.c_str(), tmp.c_str()) != 0) return ErrnoStatus("linking " + from + " to " + tmp);
+  if (::rename(tmp.c_str(), to.c_str()) != 0) {
+    Status failed = ErrnoStatus("renaming " + tmp + " to " + to);
+    ::unlink(tmp.c_str());
+    return failed;
+  }
+  return Status::Ok();
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa = {};
+  struct stat sb = {};
+  if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 }  // namespace adapt::os

@@ -30,5 +30,10 @@ Status MakeWhiteout(const std::string& path);
 Status SetXattr(const std::string& path, const std::string& name, const std::string& value);
 // Renames `from` to `to` (same filesystem); EEXIST/ENOTEMPTY when `to` is a non-empty directory.
 Status Rename(const std::string& from, const std::string& to);
+// Makes `to` a second name of the file `from` (same filesystem; EXDEV otherwise), replacing
+// whatever `to` named in one step.
+Status HardLinkReplacing(const std::string& from, const std::string& to);
+// Whether `a` and `b` name the same file (device and inode); false when either is missing.
+bool SameFile(const std::string& a, const std::string& b);
 
 }  // namespace adapt::os

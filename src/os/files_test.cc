@@ -143,5 +143,36 @@ TEST_F(FilesTest, CreateSparseFileTruncatesAnExistingFile) {
   EXPECT_EQ(*text, std::string(4096, '\0'));
 }
 
+TEST_F(FilesTest, HardLinkReplacingGivesTheFileASecondNameOverAnOldFile) {
+  std::string a = dir_ + "/a", b = dir_ + "/b";
+  ASSERT_TRUE(WriteFileAtomic(a, "new", 0755).ok());
+  ASSERT_TRUE(WriteFileAtomic(b, "old", 0644).ok());
+  EXPECT_FALSE(SameFile(a, b));
+  Status st = HardLinkReplacing(a, b);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_TRUE(SameFile(a, b));
+  EXPECT_EQ(*ReadFile(b), "new");
+  EXPECT_EQ(ListDir(dir_), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST_F(FilesTest, HardLinkReplacingOfAMissingFileFailsAndKeepsTheTarget) {
+  std::string b = dir_ + "/b";
+  ASSERT_TRUE(WriteFileAtomic(b, "old", 0644).ok());
+  Status st = HardLinkReplacing(dir_ + "/missing", b);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("missing"), std::string::npos) << st.message();
+  EXPECT_EQ(*ReadFile(b), "old");
+  EXPECT_EQ(ListDir(dir_), (std::vector<std::string>{"b"}));
+}
+
+TEST_F(FilesTest, SameFileIsFalseForACopyAndForAMissingFile) {
+  std::string a = dir_ + "/a", b = dir_ + "/b";
+  ASSERT_TRUE(WriteFileAtomic(a, "x", 0644).ok());
+  ASSERT_TRUE(WriteFileAtomic(b, "x", 0644).ok());
+  EXPECT_TRUE(SameFile(a, a));
+  EXPECT_FALSE(SameFile(a, b));
+  EXPECT_FALSE(SameFile(a, dir_ + "/missing"));
+}
+
 }  // namespace
 }  // namespace adapt::os

@@ -38,7 +38,7 @@ std::string RenderOciSpec(const SandboxSpec& s) {
        {"type", "sysfs"},
        {"source", "sysfs"},
        {"options", {"nosuid", "noexec", "nodev", "ro"}}},
-      {{"destination", "/.adapt"},
+      {{"destination", kHelpersMount},
        {"type", "bind"},
        {"source", s.helpers_dir},
        {"options", {"rbind", "ro"}}},

@@ -22,9 +22,9 @@ struct ProcessSpec {
 struct SandboxSpec {
   std::string id;
   std::string rootfs;       // the mounted overlay
-  std::string helpers_dir;  // bind-mounted read-only at /.adapt (adapt-pause lives there)
+  std::string helpers_dir;  // bind-mounted read-only at kHelpersMount (adapt-pause lives there)
   // Holds the host socket of the sandbox's agent; bind-mounted at kAgentSessionMount.
-  // Empty: no agent.
+  // Empty: none (no agent, or its socket is in helpers_dir: helpers_layout.h).
   std::string session_dir;
   ProcessSpec process;
   // "restricted" or "developer" (security_profile.h): the process's capabilities.
@@ -50,9 +50,9 @@ struct SandboxSpec {
   std::string ld_so_preload;
 };
 
-// Where a sandbox sees its session directory, and the agent's socket in it.
+// Where a sandbox sees adapt's helpers, and its session directory where it has one.
+inline constexpr const char* kHelpersMount = "/.adapt";
 inline constexpr const char* kAgentSessionMount = "/.adapt-session";
-inline constexpr const char* kAgentSocketInSandbox = "/.adapt-session/agent.sock";
 inline constexpr const char* kWorkspaceMount = "/workspace";
 inline constexpr const char* kAgentBinaryInSandbox = "/.adapt/adapt-agent";
 

@@ -19,6 +19,7 @@
 #include "os/mount.h"
 #include "os/process.h"
 #include "runtime/checkpoint_refusal.h"
+#include "runtime/helpers_layout.h"
 #include "runtime/rootfs.h"
 #include "runtime/sandbox_spec_files.h"
 #include "runtime/security_profile.h"
@@ -162,7 +163,15 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
     Status made = os::MakeDirsInRoot(spec.rootfs, kWorkspaceMount, 0777);
     if (!made.ok()) spdlog::warn("sandbox {}: no /workspace: {}", id, made.message());
   }
-  spec.helpers_dir = options_.helpers_dir;
+  Result<HelpersView> prepared = PrepareHelpers(
+      dir, options_.helpers_dir,
+      req.restore ? std::optional(RecordedHelpersLayout(CheckpointDir(id))) : std::nullopt);
+  if (!prepared.ok()) {
+    IgnoreError(UnmountRootfs(dir), "undoing a launch whose helpers failed; that is reported");
+    return prepared.status().WithContext("starting sandbox " + id);
+  }
+  const HelpersView& helpers = *prepared;
+  spec.helpers_dir = helpers.host_dir;
   // Only a plain directory is bound: a link there would name a path of the host.
   if (spec.security_profile != kDeveloperProfile) {
     for (const auto& db : PackageDatabaseDirs())
@@ -177,14 +186,14 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   std::vector<std::string> agent_argv;
   if (options_.agents && os::Exists(options_.helpers_dir + "/adapt-agent")) {
     // The socket exists before the sandbox starts, so the agent's first connect succeeds.
-    std::string session = dir + "/session";
-    Status listening = os::MakeDirs(session, 0700);
+    Status listening =
+        helpers.session_dir.empty() ? Status::Ok() : os::MakeDirs(helpers.session_dir, 0700);
     if (listening.ok()) listening = EnsureAgentKey(dir, req.restore);
     if (listening.ok())
-      listening = options_.agents->Listen(id, session + "/agent.sock", dir + "/" + kAgentKeyFile);
+      listening = options_.agents->Listen(id, helpers.host_socket, dir + "/" + kAgentKeyFile);
     if (listening.ok()) {
-      spec.session_dir = session;
-      agent_argv = {kAgentBinaryInSandbox, "serve", kAgentSocketInSandbox,
+      spec.session_dir = helpers.session_dir;
+      agent_argv = {kAgentBinaryInSandbox, "serve", helpers.socket_in_sandbox,
                     AgentDropCapsFlag(ProfileCapabilities(spec.security_profile))};
     } else {
       spdlog::warn("sandbox {}: no agent: {}", id, listening.message());
@@ -344,7 +353,8 @@ void RunscRuntime::ResumeAgents() {
     if (!state.ok() || state->phase != ShimPhase::kRunning || !ShimAlive(*state, dir) ||
         !shim.ok() || shim->agent_argv.empty())
       continue;
-    Status st = options_.agents->Listen(id, dir + "/session/agent.sock", dir + "/" + kAgentKeyFile);
+    HelpersView helpers = ViewOf(RecordedHelpersLayout(dir), dir, options_.helpers_dir);
+    Status st = options_.agents->Listen(id, helpers.host_socket, dir + "/" + kAgentKeyFile);
     if (!st.ok()) spdlog::warn("sandbox {}: no agent: {}", id, st.message());
   }
 }
@@ -462,6 +472,8 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
     return Internal("checkpointing sandbox " + id + " failed: " + out);
   }
   ADAPT_FAULT_POINT("runtime.checkpoint.after_runsc");
+  // Its restore needs the mounts the sandbox has now.
+  RETURN_IF_ERROR(RecordHelpersLayout(partial, RecordedHelpersLayout(dir)));
   RETURN_IF_ERROR(os::Rename(partial, image));
   ADAPT_FAULT_POINT("runtime.checkpoint.after_rename");
   // runsc stops the sandbox after a checkpoint; its shim records that and exits.

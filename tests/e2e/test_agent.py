@@ -125,7 +125,7 @@ def test_a_silent_connection_to_the_agent_socket_holds_up_nothing(daemon):
     # A process of the sandbox connects to the agent's socket and says nothing for 30 s.
     silent = ("import socket, time\n"
               "s = socket.socket(socket.AF_UNIX)\n"
-              "s.connect('/.adapt-session/agent.sock')\n"
+              "s.connect('/.adapt/agent.sock')\n"
               "print('connected', flush=True)\n"
               "time.sleep(30)\n")
     started = run(client, sid, expect=202, argv=["python3", "-c", silent], waitSeconds=0)

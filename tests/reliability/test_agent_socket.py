@@ -1,7 +1,7 @@
-"""A sandbox's root against its agent socket and session mount (issue 14, items 3.6 and 3.7):
-a flood of connections and forged hellos must not kill adaptd, grow its threads without
-bound, or take the session from the real agent; the session mount must not let the
-sandbox write to the host's state filesystem."""
+"""A sandbox's root against its agent socket and the mount it is on, /.adapt (issue 14, items
+3.6 and 3.7): a flood of connections and forged hellos must not kill adaptd, grow its threads
+without bound, or take the session from the real agent; that mount must not let the sandbox
+write to the host's state filesystem."""
 
 import os
 import stat
@@ -15,7 +15,7 @@ from harness import wait_for_agent
 # again for as long as the flood runs, each on a connection of its own.
 FLOOD = r"""
 import socket, struct, sys, time
-PATH = '/.adapt-session/agent.sock'
+PATH = '/.adapt/agent.sock'
 def dial():
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(2)
@@ -96,28 +96,31 @@ def test_a_connection_flood_and_forged_hellos_leave_adaptd_and_the_agent_serving
     client.delete(sid)
 
 
-def test_the_session_mount_cannot_fill_the_hosts_state_filesystem(daemon):
+def test_the_socket_mount_cannot_fill_the_hosts_state_filesystem(daemon):
     client = daemon.new_org()
     sbx = client.create({})
     sid = sbx["id"]
     client.wait_for_status(sid, "running", 60)
     wait_for_agent(client, sid)
-    session = os.path.join(daemon.state_dir, "sandboxes", sid, "session")
+    session = os.path.join(daemon.state_dir, "sandboxes", sid, "adapt")
     started = time.monotonic()
-    cmd = run(client, sid, command="dd if=/dev/zero of=/.adapt-session/fill bs=1M count=300",
+    cmd = run(client, sid, command="dd if=/dev/zero of=/.adapt/fill bs=1M count=300",
               waitSeconds=60)
     took = time.monotonic() - started
     assert cmd["status"] == "exited" and cmd["exitCode"] != 0, cmd
     assert "No space left" in cmd["stderr"] or "Read-only file system" in cmd["stderr"], cmd
     assert took < 20, "dd took %.1f s" % took
     assert not os.path.exists(os.path.join(session, "fill"))
-    for where in ("/.adapt-session/link", "/.adapt-session/agent.sock"):
+    for where in ("/.adapt/link", "/.adapt/agent.sock", "/.adapt/adapt-agent"):
         evil = run(client, sid, command="rm -f %s; ln -s /etc/shadow %s" % (where, where))
         assert evil["exitCode"] != 0, evil
-    # The agent's socket: the host's, 0600, in a 0700 directory; it still serves.
+    # The agent's socket: the host's, 0600, beside the helpers in the sandbox's 0700
+    # directory; it still serves.
     st = os.lstat(os.path.join(session, "agent.sock"))
     assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600, oct(st.st_mode)
-    assert stat.S_IMODE(os.stat(session).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(os.path.dirname(session)).st_mode) == 0o700
+    assert sorted(os.listdir(session)) == ["adapt-agent", "adapt-pause", "adapt-statx.so",
+                                           "agent.sock"], os.listdir(session)
     assert run(client, sid, argv=["echo", "ok"])["servedBy"] == "agent"
     client.delete(sid)
 

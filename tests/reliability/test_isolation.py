@@ -83,9 +83,9 @@ def test_runsc_global_flags_are_exactly_the_expected_set(daemon, pair, which, eg
 
 def test_no_host_socket_but_the_agent_session(pair):
     client, sid = pair[0]
-    cmd = sh(client, sid, "find / -xdev -type s 2>/dev/null; find /.adapt-session -type s 2>/dev/null; true")
+    cmd = sh(client, sid, "find / -xdev -type s 2>/dev/null; find /.adapt -type s 2>/dev/null; true")
     sockets = sorted(set(cmd["stdout"].split()))
-    assert sockets == ["/.adapt-session/agent.sock"], cmd
+    assert sockets == ["/.adapt/agent.sock"], cmd
 
 
 def test_no_state_dir_file_is_visible(daemon, pair):

@@ -23,8 +23,7 @@ VIRTUAL = {"tmpfs", "proc", "sysfs", "devpts", "mqueue", "cgroup", "devtmpfs"}
 # Every host-backed mount a default sandbox may have, and why it is there.
 HOST_BACKED = {
     "/": "the sandbox's rootfs, an overlay on its own sparse disk of diskMiB",
-    "/.adapt": "adaptd's helpers (the agent, the statx shim), read-only",
-    "/.adapt-session": "the agent's socket, on a mount the sandbox cannot fill",
+    "/.adapt": "adaptd's helpers (the agent, the statx shim) and the agent's socket, read-only",
     "/etc/resolv.conf": "the DNS proxy's address, read-only",
     "/etc/ld.so.preload": "names the statx shim, read-only",
     # The restricted profile: the image's own package database, bound read-only over itself
@@ -105,26 +104,25 @@ def test_every_host_backed_mount_is_known_and_read_only_or_not_host_fillable(dae
     unknown = [p for p, _ in host_backed if p not in HOST_BACKED]
     assert not unknown, "host-backed mounts with no stated purpose: %s" % unknown
     writable = [p for p, opts in host_backed if "rw" in opts and p != "/"]
-    # Only the session mount may be writable, and (test below) the sandbox cannot fill it.
-    assert set(writable) <= {"/.adapt-session"}, writable
+    assert writable == [], writable
     for point in ("/.adapt", "/etc/resolv.conf"):
         out = sh(client, sid, "touch %s/x 2>&1 || echo refused; echo data >> %s 2>&1 || echo refused"
                  % (point if point != "/etc/resolv.conf" else "/etc", point))
         assert "refused" in out["stdout"], (point, out)
 
 
-def test_the_session_mount_cannot_fill_the_hosts_state_dir(daemon, victims):
+def test_the_socket_mount_cannot_fill_the_hosts_state_dir(daemon, victims):
     (client, sid), _ = victims
     state = daemon.state_dir
     before = du_bytes(state)
     # 300 MiB, what the review wrote into the host's state dir.
-    out = sh(client, sid, "dd if=/dev/zero of=/.adapt-session/fill bs=1M count=300 2>&1; "
+    out = sh(client, sid, "dd if=/dev/zero of=/.adapt/fill bs=1M count=300 2>&1; "
                           "echo rc=$?", timeout=120)
     grown = du_bytes(state) - before
-    sh(client, sid, "rm -f /.adapt-session/fill")
+    sh(client, sid, "rm -f /.adapt/fill")
     assert grown < 32 << 20, "the state dir grew by %d bytes while the sandbox wrote into "\
-                             "/.adapt-session: %s" % (grown, out["stdout"])
-    assert "rc=0" not in out["stdout"], "300 MiB fit into /.adapt-session: %s" % out["stdout"]
+                             "/.adapt: %s" % (grown, out["stdout"])
+    assert "rc=0" not in out["stdout"], "300 MiB fit into /.adapt: %s" % out["stdout"]
     assert_everyone_answers(daemon, victims)
 
 
@@ -139,7 +137,7 @@ for i in range(400):
     try:
         s = socket.socket(socket.AF_UNIX)
         s.settimeout(2)
-        s.connect("/.adapt-session/agent.sock")
+        s.connect("/.adapt/agent.sock")
         s.sendall(b'{"type":"hello","version":1}\n')
         socks.append(s)
     except OSError:
