@@ -243,19 +243,28 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   }).detach();
 
   auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  bool monitor_gone = false;
   while (std::chrono::steady_clock::now() < deadline) {
     uint64_t seen = StateGeneration();
     auto state = ReadShimState(dir);
     if (state.ok() && state->phase != ShimPhase::kStarting) return Status::Ok();
-    if (state.ok() && !ShimAlive(*state, dir)) break;
+    if (state.ok() && !ShimAlive(*state, dir)) {
+      // A shim whose launch failed writes that and exits at once: maybe between the read
+      // above and this check.
+      auto last = ReadShimState(dir);
+      if (last.ok() && last->phase != ShimPhase::kStarting) return Status::Ok();
+      monitor_gone = true;
+      break;
+    }
     // Woken by the next state file any shim writes (sleeping 10 ms between reads cost a
     // create 5 ms on average); the bound covers a host without inotify.
     std::unique_lock lock(state_mu_);
     state_written_.wait_for(lock, std::chrono::milliseconds(10),
                             [&] { return state_generation_ != seen; });
   }
-  IgnoreError(Destroy(id, true), "undoing a start that timed out, which is the error reported");
-  return Internal("the sandbox did not start within 2 minutes");
+  IgnoreError(Destroy(id, true), "undoing a start that failed, which is the error reported");
+  return Internal(monitor_gone ? "the sandbox's monitor exited before the sandbox started"
+                               : "the sandbox did not start within 2 minutes");
 }
 
 Result<Observation> RunscRuntime::Observe(const std::string& id) {
