@@ -3,11 +3,14 @@ cookie and the CSRF rule for the API, and, in Debian's chromium driven by playwr
 (tests/e2e/dashboard/dashboard.mjs), signing in, the live sandboxes table, the creation form,
 commands, files, stop/start, delete, other organizations, sessions that end and XSS attempts.
 Screenshots land in $ADAPT_E2E_ARTIFACTS (default: the test's tmp directory)."""
+import atexit
 import gzip
 import http.client
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 
 import harness
@@ -20,7 +23,23 @@ SCRIPT = os.path.join(os.path.dirname(__file__), "dashboard", "dashboard.mjs")
 PINNED_NODE = os.path.join(REPO, "tests", "mcp", "node_modules", ".bin", "node")
 NODE = PINNED_NODE if os.access(PINNED_NODE, os.X_OK) else "node"
 PASSWORD = "a dashboard password"
+NO_NETLINK = os.path.join(os.path.dirname(__file__), "dashboard", "no_netlink.c")
+_no_netlink = []
 XSS_NAME = '<img src=x onerror="window.__xss=1">"><script>window.__xss=2</script>'
+
+
+def browser_env(**values):
+    """The environment of a browser script: this process's, `values`, and LD_PRELOAD of
+    dashboard/no_netlink.c (built once per test process), so that the sandboxes' veths that the
+    tests make and remove meanwhile do not fail Chromium's requests with ERR_NETWORK_CHANGED."""
+    if not _no_netlink:
+        out = tempfile.mkdtemp(prefix="adapt-no-netlink-")
+        atexit.register(shutil.rmtree, out, True)
+        lib = os.path.join(out, "no_netlink.so")
+        subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o", lib, NO_NETLINK,
+                        "-ldl"], check=True)
+        _no_netlink.append(lib)
+    return dict(os.environ, LD_PRELOAD=_no_netlink[0], **values)
 
 
 def raw(daemon, method, path, body=None, headers=None):
@@ -104,7 +123,7 @@ def test_the_dashboard_in_a_browser(daemon, org, tmp_path):
     artifacts = os.environ.get("ADAPT_E2E_ARTIFACTS") or str(tmp_path / "screenshots")
     os.makedirs(artifacts, exist_ok=True)
     form_name = harness.unique("from-form")
-    env = dict(os.environ, ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, EMAIL=email,
+    env = browser_env(ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, EMAIL=email,
                PASSWORD=PASSWORD, API_KEY=org.key, XSS_NAME=XSS_NAME, XSS_ID=xss["id"],
                OTHER_ID=hidden["id"], FORM_NAME=form_name, SECRET_NAME=secret_name,
                SECRET_VALUE=secret_value, ORG_ID=org.org_id, KEY_ID=keys["items"][0]["id"])
@@ -155,7 +174,7 @@ def test_the_automations_apps_database_and_account_pages_in_a_browser(daemon, tm
         time.sleep(2)
     artifacts = os.environ.get("ADAPT_E2E_ARTIFACTS") or str(tmp_path / "screenshots")
     os.makedirs(artifacts, exist_ok=True)
-    env = dict(os.environ, ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, API_KEY=org.key,
+    env = browser_env(ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, API_KEY=org.key,
                AUTOMATION_NAME=name, AUTOMATION_ID=automation["id"], APP_NAME=app["name"], APP_URL=app["httpUrl"], RELEASE_ID=app["releaseId"],
                SITE_SOURCE="site-src/")
     run = subprocess.run([NODE, PAGES_SCRIPT], env=env, capture_output=True, text=True, timeout=600)

@@ -13,13 +13,9 @@ import pytest
 
 import harness
 from conftest import close_daemon
+from test_dashboard import NODE, WEB, browser_env
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-WEB = os.path.join(REPO, "web")
 SCRIPT = os.path.join(os.path.dirname(__file__), "dashboard", "keys.mjs")
-# playwright-core needs Node 20 or later: the Node 22 the MCP tests pin, when it is there.
-PINNED_NODE = os.path.join(REPO, "tests", "mcp", "node_modules", ".bin", "node")
-NODE = PINNED_NODE if os.access(PINNED_NODE, os.X_OK) else "node"
 PASSWORD = "a keys page password"
 CSRF = {"Content-Type": "application/json", "X-Adapt-CSRF": "1"}
 
@@ -38,7 +34,7 @@ def browser(daemon, tmp_path, mode, **env):
     assert os.path.isdir(os.path.join(WEB, "node_modules", "playwright-core")), "run web/install.sh first"
     artifacts = os.environ.get("ADAPT_E2E_ARTIFACTS") or str(tmp_path / "screenshots")
     os.makedirs(artifacts, exist_ok=True)
-    e = dict(os.environ, ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, MODE=mode, PASSWORD=PASSWORD,
+    e = browser_env(ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, MODE=mode, PASSWORD=PASSWORD,
              **env)
     run = subprocess.run([NODE, SCRIPT], env=e, capture_output=True, text=True, timeout=600)
     print(run.stdout)

@@ -6,7 +6,7 @@ import os
 import subprocess
 
 import harness
-from test_dashboard import NODE, WEB
+from test_dashboard import NODE, WEB, browser_env
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "dashboard", "live.mjs")
 # Each line waits for a file that the browser makes through the page's "Run a command".
@@ -32,7 +32,7 @@ def test_startup_output_and_apps_follow_live_in_a_browser(daemon, tmp_path):
     assert status == 201 and app["readyReplicas"] == 1, app
     artifacts = os.environ.get("ADAPT_E2E_ARTIFACTS") or str(tmp_path / "screenshots")
     os.makedirs(artifacts, exist_ok=True)
-    env = dict(os.environ, ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, API_KEY=org.key,
+    env = browser_env(ADAPT_URL=daemon.url, WEB_DIR=WEB, ARTIFACTS=artifacts, API_KEY=org.key,
                STARTUP_ID=startup["id"], STARTUP_NAME=name, APP_NAME=app["name"], APP_ID=app["id"])
     run = subprocess.run([NODE, SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     print(run.stdout)
