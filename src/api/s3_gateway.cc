@@ -13,6 +13,7 @@
 #include "api/download_stream.h"
 #include "api/object_routes.h"
 #include "api/s3_xml.h"
+#include "base/constant_time.h"
 #include "base/hex.h"
 #include "base/ids.h"
 #include "base/markup.h"
@@ -152,7 +153,7 @@ std::optional<HttpResponse> Authenticate(const HttpRequest& req, storage::Storag
     storage::SigV4Request sreq{req.method,         req.path,         RawQuery(req), &req.headers,
                                "UNSIGNED-PAYLOAD", parsed->amz_date, true};
     std::string want = storage::SigV4Signature(*parsed, sreq, tokens.SecretOf(token->id));
-    if (!storage::ConstantTimeEquals(want, parsed->signature))
+    if (!ConstantTimeEquals(want, parsed->signature))
       return S3Error(403, "SignatureDoesNotMatch",
                      "the presigned URL's signature does not match the storage token's secret");
     caller.payload_hash.clear();
@@ -173,7 +174,7 @@ std::optional<HttpResponse> Authenticate(const HttpRequest& req, storage::Storag
         req.method, req.path, RawQuery(req), &req.headers,
         caller.payload_hash.empty() ? "UNSIGNED-PAYLOAD" : caller.payload_hash};
     std::string want = storage::SigV4Signature(*parsed, sreq, tokens.SecretOf(token->id));
-    if (!storage::ConstantTimeEquals(want, parsed->signature))
+    if (!ConstantTimeEquals(want, parsed->signature))
       return S3Error(403, "SignatureDoesNotMatch",
                      "the request signature does not match the storage token's secret");
     caller.signed_by = *parsed;

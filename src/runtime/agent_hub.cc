@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/constant_time.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "os/files.h"
@@ -127,14 +128,6 @@ bool ReadFirstFrame(int fd, agent::Frame& out) {
   return ReadExactly(fd, out.payload.data(), len, deadline);
 }
 
-// Compares in time independent of where the strings differ.
-bool SameKey(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 }  // namespace
 
 void AgentHub::AcceptLoop(std::shared_ptr<Listener> l) {
@@ -195,8 +188,8 @@ void AgentHub::Introduce(std::shared_ptr<Listener> l, os::UniqueFd conn) {
   std::vector<agent::HeldProcess> held;
   bool decoded =
       agent::DecodeHello(first.payload, version, key, held) && version == agent::kProtocolVersion;
-  bool current = decoded && SameKey(key, l->key);
-  bool handed = decoded && !l->next_key.empty() && SameKey(key, l->next_key);
+  bool current = decoded && ConstantTimeEquals(key, l->key);
+  bool handed = decoded && !l->next_key.empty() && ConstantTimeEquals(key, l->next_key);
   if (!current && !handed) {
     // Anything of the sandbox may connect here; only the agent holds the key.
     spdlog::debug("sandbox {}: a hello without the agent's key was dropped", l->sandbox_id);

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/constant_time.h"
 #include "base/log.h"
 #include "os/process.h"
 #include "os/unix_socket.h"
@@ -37,7 +38,7 @@ bool AgentSession::OfferData(uint32_t channel, std::string_view token, os::Uniqu
   std::lock_guard lock(mu_);
   auto it = data_.find(channel);
   if (it == data_.end() || it->second.ended || static_cast<bool>(it->second.fd) || token.empty() ||
-      it->second.token != token)
+      !ConstantTimeEquals(it->second.token, token))
     return false;
   it->second.fd = std::move(fd);
   data_cv_.notify_all();

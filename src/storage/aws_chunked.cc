@@ -4,9 +4,9 @@
 #include <cctype>
 #include <cstring>
 
+#include "base/constant_time.h"
 #include "base/hex.h"
 #include "base/ids.h"
-#include "storage/storage_tokens.h"
 
 namespace adapt::storage {
 namespace {

@@ -1,5 +1,6 @@
 #include "storage/storage_tokens.h"
 
+#include "base/constant_time.h"
 #include "base/hex.h"
 #include "base/ids.h"
 #include "base/percent.h"
@@ -15,13 +16,6 @@ Status Unauthenticated() {
 }
 
 }  // namespace
-
-bool ConstantTimeEquals(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
 
 Status StorageTokens::Init() {
   if (os::Exists(key_file_)) {

@@ -65,7 +65,4 @@ class StorageTokens {
   std::string key_;
 };
 
-// "true" when `a` and `b` are equal, in time independent of where they differ.
-bool ConstantTimeEquals(const std::string& a, const std::string& b);
-
 }  // namespace adapt::storage
