@@ -125,6 +125,28 @@ def test_the_socket_mount_cannot_fill_the_hosts_state_filesystem(daemon):
     client.delete(sid)
 
 
+def test_the_workloads_user_can_see_the_socket_but_not_connect_to_it(daemon):
+    """/.adapt is readable by every user of the sandbox (the statx shim is loaded from it), so
+    the socket's own mode (0600, root's) is what keeps a non-root workload off it."""
+    client = daemon.new_org()
+    sid = client.create({})["id"]
+    client.wait_for_status(sid, "running", 60)
+    wait_for_agent(client, sid)
+    probe = ("import socket\n"
+             "s = socket.socket(socket.AF_UNIX)\n"
+             "try:\n"
+             "    s.connect('/.adapt/agent.sock')\n"
+             "    print('connected')\n"
+             "except OSError as e:\n"
+             "    print('refused', e.errno)\n")
+    as_nobody = run(client, sid, argv=["python3", "-c", probe], user="nobody")
+    assert as_nobody["exitCode"] == 0 and as_nobody["stdout"].startswith("refused 13"), as_nobody
+    # The same probe as root connects, so the refusal is the mode's, not a missing socket.
+    as_root = run(client, sid, argv=["python3", "-c", probe])
+    assert as_root["stdout"] == "connected\n", as_root
+    client.delete(sid)
+
+
 def read_key_file(daemon, sid):
     with open(os.path.join(daemon.state_dir, "sandboxes", sid, "agent.key")) as f:
         return f.read()
