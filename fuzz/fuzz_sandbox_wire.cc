@@ -66,7 +66,8 @@ void PgStartup(std::string_view data) {
   using adapt::net::StartupKind;
   if (m.kind == StartupKind::kNeedMore || m.kind == StartupKind::kInvalid) return;
   Check(m.length <= data.size() && m.length <= adapt::net::kMaxStartupBytes);
-  Check(m.user.size() < m.length && m.database.size() < m.length + m.user.size() + 1);
+  // The names come from the message's own bytes (the database is the user's when unnamed).
+  Check(m.user.size() < m.length && m.database.size() < m.length);
 }
 
 void AgentFrames(std::string_view data) {
