@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/python_command.h"
+#include "mcp/sandbox_summary.h"
 #include "mcp/tools.h"
 
 namespace adapt::mcp {
@@ -106,30 +107,63 @@ void Follow(core::CommandService& commands, ToolContext& ctx, const std::string&
   cancelled->OnSet([wait] { wait.Cancel(); });
 }
 
-void Start(core::CommandService& commands, ToolContext& ctx, const json& args, ToolReply reply) {
+// Calls `run` with the seconds left of the call's wait once the sandbox can take a command:
+// at once, unless it is still booting (created, started or given object storage a moment
+// ago), when it first waits for the boot within that wait, as the CLI's exec does, holding
+// no thread meanwhile. A sandbox still booting at the end is answered with what to do.
+void WhenBooted(core::SandboxService& sandboxes, ToolContext& ctx,
+                const std::string& sandbox_id, int seconds, std::function<void(int)> run,
+                ToolReply reply) {
+  auto now = sandboxes.Get(ctx.who, sandbox_id);
+  // Anything else (not found, stopped, running) is for the command's own start to answer.
+  if (!now.ok() || now->status != "provisioning" || seconds == 0) return run(seconds);
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  WaitForSandboxReadyLater(
+      sandboxes, ctx, sandbox_id, seconds,
+      [sandbox_id, seconds, start, cancelled = ctx.cancelled, run = std::move(run),
+       reply = std::move(reply)](Result<core::Sandbox> s) {
+        if (cancelled->IsSet())
+          return reply(ToolResult::Fail("The call was cancelled while sandbox " + sandbox_id +
+                                        " was starting; no command was run."));
+        if (s.ok() && s->status == "provisioning")
+          return reply(ToolResult::Fail(
+              "Sandbox " + sandbox_id + " is still starting after " + std::to_string(seconds) +
+              " s; call wait_for_sandbox until ready is true, then run the command again."));
+        auto waited = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start);
+        run(std::max(0, seconds - static_cast<int>(waited.count())));
+      });
+}
+
+void Start(core::SandboxService& sandboxes, core::CommandService& commands, ToolContext& ctx,
+           const json& args, ToolReply reply) {
   std::string sandbox_id = args["sandbox_id"];
   core::RunCommandRequest command;
   command.argv = {"/bin/sh", "-c", args["command"].get<std::string>()};
   command.cwd = args.value("cwd", "");
   command.timeout_seconds = args.value("timeout_seconds", command.timeout_seconds);
   command.wait_seconds = 0;  // the wait is Follow's, which reports progress
-  auto started = commands.Start(ctx.who, sandbox_id, std::move(command));
-  if (!started.ok()) return reply(ToolResult::Fail(FailureSentence(started.status())));
-  Follow(commands, ctx, sandbox_id, started->id, args.value("wait_seconds", 10), true,
-         std::move(reply));
+  auto run = [&commands, ctx, sandbox_id, command, reply](int seconds) mutable {
+    auto started = commands.Start(ctx.who, sandbox_id, std::move(command));
+    if (!started.ok()) return reply(ToolResult::Fail(FailureSentence(started.status())));
+    Follow(commands, ctx, sandbox_id, started->id, seconds, true, std::move(reply));
+  };
+  WhenBooted(sandboxes, ctx, sandbox_id, args.value("wait_seconds", 10), std::move(run), reply);
 }
 
-void StartPython(core::CommandService& commands, ToolContext& ctx, const json& args,
-                 ToolReply reply) {
+void StartPython(core::SandboxService& sandboxes, core::CommandService& commands,
+                 ToolContext& ctx, const json& args, ToolReply reply) {
   std::string sandbox_id = args["sandbox_id"];
   core::RunPython python;
   python.code = args["code"];
   python.timeout_seconds = args.value("timeout_seconds", python.timeout_seconds);
   python.wait_seconds = 0;  // the wait is Follow's, which reports progress
-  auto started = commands.StartPython(ctx.who, sandbox_id, python);
-  if (!started.ok()) return reply(ToolResult::Fail(FailureSentence(started.status())));
-  Follow(commands, ctx, sandbox_id, started->id, args.value("wait_seconds", 10), true,
-         std::move(reply));
+  auto run = [&commands, ctx, sandbox_id, python, reply](int seconds) mutable {
+    auto started = commands.StartPython(ctx.who, sandbox_id, python);
+    if (!started.ok()) return reply(ToolResult::Fail(FailureSentence(started.status())));
+    Follow(commands, ctx, sandbox_id, started->id, seconds, true, std::move(reply));
+  };
+  WhenBooted(sandboxes, ctx, sandbox_id, args.value("wait_seconds", 10), std::move(run), reply);
 }
 
 json RunSchema(const char* what, const char* text_description) {
@@ -152,8 +186,8 @@ json RunSchema(const char* what, const char* text_description) {
               {"minimum", 0},
               {"maximum", 60},
               {"description",
-               "how long to wait for the result before returning a request_id "
-               "(default 10)"}}}}},
+               "how long to wait for a sandbox still starting and for the result before "
+               "returning a request_id (default 10)"}}}}},
           {"required", json::array({"sandbox_id", what})},
           {"additionalProperties", false}};
 }
@@ -162,6 +196,7 @@ json RunSchema(const char* what, const char* text_description) {
 
 void AddCommandTools(ToolRegistry& registry, const ToolServices& services) {
   core::CommandService& commands = services.commands;
+  core::SandboxService& sandboxes = services.sandboxes;
 
   json run_schema = RunSchema("command", "a shell command line, run with /bin/sh -c");
   run_schema["properties"]["cwd"] = {
@@ -170,8 +205,8 @@ void AddCommandTools(ToolRegistry& registry, const ToolServices& services) {
                 "Run a command. Long commands return a request_id that can be polled with "
                 "get_command_result.",
                 run_schema, CommandSchema(), ToolAnnotations{false, true, false, true}, nullptr,
-                [&commands](ToolContext& ctx, const json& args, ToolReply reply) {
-                  Start(commands, ctx, args, std::move(reply));
+                [&sandboxes, &commands](ToolContext& ctx, const json& args, ToolReply reply) {
+                  Start(sandboxes, commands, ctx, args, std::move(reply));
                 }});
 
   registry.Add({"run_python", "Run Python",
@@ -179,8 +214,8 @@ void AddCommandTools(ToolRegistry& registry, const ToolServices& services) {
                 "get_command_result.",
                 RunSchema("code", "the Python program, passed on standard input"), CommandSchema(),
                 ToolAnnotations{false, true, false, true}, nullptr,
-                [&commands](ToolContext& ctx, const json& args, ToolReply reply) {
-                  StartPython(commands, ctx, args, std::move(reply));
+                [&sandboxes, &commands](ToolContext& ctx, const json& args, ToolReply reply) {
+                  StartPython(sandboxes, commands, ctx, args, std::move(reply));
                 }});
 
   registry.Add({"get_command_result",

@@ -5,6 +5,7 @@
 #include "base/hex.h"
 #include "base/text.h"
 #include "base/time.h"
+#include "mcp/sandbox_summary.h"
 #include "mcp/tools.h"
 #include "storage/object_key.h"
 #include "storage/storage_tokens.h"
@@ -102,6 +103,7 @@ ToolResult TextResult(const Result<core::ObjectText>& text) {
 void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
   if (!services.objects) return;
   core::ObjectService& objects = *services.objects;
+  core::SandboxService& sandboxes = services.sandboxes;
 
   registry.Add({"list_object_storage",
                 "List object storage",
@@ -282,22 +284,32 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
           {"token_id", {{"type", "string"}}},
           {"expires_at", {{"type", "string"}}},
           {"restarted", {{"type", "boolean"}}},
+          {"ready",
+           {{"type", "boolean"},
+            {"description", "true once commands can run; if false, call wait_for_sandbox"}}},
           {"variables", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
         {"required", json::array({"sandbox_id", "endpoint", "token_id", "expires_at", "restarted",
-                                  "variables"})}},
-       ToolAnnotations{false, true, false, false},
-       [&objects](ToolContext& ctx, const json& args) {
+                                  "ready", "variables"})}},
+       ToolAnnotations{false, true, false, false}, nullptr,
+       [&objects, &sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
          auto r =
              objects.AttachToSandbox(ctx.who, args["sandbox_id"].get<std::string>(),
                                      args.value("ttl_seconds", storage::kDefaultTokenTtlSeconds));
-         if (!r.ok()) return ToolResult::Fail(FailureSentence(r.status()));
-         return ToolResult::Ok(
-             {{"sandbox_id", r->sandbox_id},
-              {"endpoint", r->endpoint},
-              {"token_id", r->token_id},
-              {"expires_at", FormatRfc3339(r->expires_at_ms)},
-              {"restarted", r->restarted},
-              {"variables", json::array({"SANDBOX_STORAGE_ENDPOINT", "SANDBOX_STORAGE_TOKEN"})}});
+         if (!r.ok()) return reply(ToolResult::Fail(FailureSentence(r.status())));
+         json out = {
+             {"sandbox_id", r->sandbox_id},
+             {"endpoint", r->endpoint},
+             {"token_id", r->token_id},
+             {"expires_at", FormatRfc3339(r->expires_at_ms)},
+             {"restarted", r->restarted},
+             {"variables", json::array({"SANDBOX_STORAGE_ENDPOINT", "SANDBOX_STORAGE_TOKEN"})}};
+         // A restarted sandbox boots again: the brief wait for it, as start_sandbox's, answers
+         // later and holds no thread meanwhile, so that the next call finds it running.
+         WaitForSandboxReadyLater(sandboxes, ctx, r->sandbox_id, 10,
+                                  [reply, out](Result<core::Sandbox> s) mutable {
+                                    out["ready"] = s.ok() && s->status == "running";
+                                    reply(ToolResult::Ok(out));
+                                  });
        }});
 
   if (!services.sites) return;

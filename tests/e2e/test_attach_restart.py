@@ -3,6 +3,7 @@ once to pick them up, which ends its running processes"): the restart gives the 
 the new variables; a durable sandbox keeps its files through it, an instant one loses them."""
 
 from harness import run_command, wait_for_agent
+from mcp_support import initialize, rpc
 
 from test_stop_start import out, running_sandbox
 
@@ -36,3 +37,47 @@ def test_an_instant_sandbox_restarts_with_the_variables_and_loses_its_files(org)
     out(org, sid, "echo mine > /root/mine.txt")
     cmd = attach_and_read(org, sid)
     assert cmd["exitCode"] != 0 and "mine" not in cmd["stdout"], cmd
+
+
+def mcp_call(daemon, org, session, name, args):
+    answer = rpc(daemon, org.key, session, "tools/call", {"name": name, "arguments": args})
+    assert answer["result"].get("isError") is not True, (name, answer)
+    return answer["result"]["structuredContent"]
+
+
+def test_the_mcp_attach_answers_once_the_restarted_sandbox_runs(org, daemon):
+    # So that the assistant's next call (a command, a stop) finds it running, not booting.
+    sid = running_sandbox(org, {})
+    session, _ = initialize(daemon, org.key)
+    att = mcp_call(daemon, org, session, "attach_sandbox_object_storage", {"sandbox_id": sid})
+    assert att["restarted"] is True and att["ready"] is True, att
+    assert org.api("GET", "/v1/sandboxes/%s" % sid)[1]["status"] == "running"
+    cmd = mcp_call(daemon, org, session, "run_command",
+                   {"sandbox_id": sid, "command": 'test -n "$SANDBOX_STORAGE_TOKEN" && echo has-token'})
+    assert cmd["exit_code"] == 0 and cmd["stdout"] == "has-token\n", cmd
+
+
+def test_an_mcp_command_for_a_booting_sandbox_waits_for_its_boot(org, daemon):
+    # The REST attach answers while the sandbox boots again; run_command, called then, waits
+    # for the boot within its wait_seconds (as `adapt sandbox exec` does) instead of failing.
+    sid = running_sandbox(org, {})
+    session, _ = initialize(daemon, org.key)
+    status, att = org.api("POST", "/v1/sandboxes/%s/object-storage" % sid, {})
+    assert status == 200 and att["restarted"] is True, (status, att)
+    assert org.api("GET", "/v1/sandboxes/%s" % sid)[1]["status"] == "provisioning"
+    cmd = mcp_call(daemon, org, session, "run_command",
+                   {"sandbox_id": sid, "command": "echo booted", "wait_seconds": 30})
+    assert cmd["exit_code"] == 0 and cmd["stdout"] == "booted\n", cmd
+
+
+def test_an_mcp_command_with_no_wait_for_a_booting_sandbox_says_it_is_starting(org, daemon):
+    sid = running_sandbox(org, {})
+    session, _ = initialize(daemon, org.key)
+    status, att = org.api("POST", "/v1/sandboxes/%s/object-storage" % sid, {})
+    assert status == 200 and att["restarted"] is True, (status, att)
+    answer = rpc(daemon, org.key, session, "tools/call",
+                 {"name": "run_command",
+                  "arguments": {"sandbox_id": sid, "command": "true", "wait_seconds": 0}})
+    assert answer["result"]["isError"] is True, answer
+    assert "provisioning" in answer["result"]["content"][0]["text"], answer
+    org.wait_for_status(sid, "running", 120)

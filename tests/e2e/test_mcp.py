@@ -297,6 +297,8 @@ def test_sdk_full_flow(org, daemon, mode):
         assert exposed["port"] == 8000 and exposed["url"].startswith("https://")
         assert by_name["disable_sandbox_app"][0]["structuredContent"]["removed"] == [exposed["app_id"]]
         assert apps[2] == []
+        attached = by_name["attach_sandbox_object_storage"][0]["structuredContent"]
+        assert attached["restarted"] is True and attached["ready"] is True, attached
         stopped = by_name["stop_sandbox"][0]["structuredContent"]
         assert (stopped["status"], stopped["workspace"]) == ("hibernated", "discarded")
         assert by_name["get_checkpoint_operation"][0]["structuredContent"]["operation_id"] == stopped["operation_id"]

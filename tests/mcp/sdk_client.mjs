@@ -159,13 +159,9 @@ if (scenario === "flow") {
   await call("list_public_apps", {});
   await call("scale_deployed_app", { app_id: deployedId, replicas: 0 });
   await call("delete_deployed_app", { app_id: deployedId });
-  // The attach restarts the running sandbox and answers while it boots again: a stop before
-  // it runs is refused ("only a running sandbox can be stopped"), so wait for it, as a client
-  // told `restarted` would.
-  const attached = await call("attach_sandbox_object_storage", { sandbox_id: id });
-  let running = !attached.structuredContent?.restarted;
-  for (let i = 0; i < 5 && !running; i++)
-    running = (await call("wait_for_sandbox", { sandbox_id: id })).structuredContent?.ready;
+  // The attach restarts the running sandbox and answers once it runs again (ready), so the
+  // stop that follows finds it running.
+  await call("attach_sandbox_object_storage", { sandbox_id: id });
   const stopped = await call("stop_sandbox", { sandbox_id: id });
   await call("get_checkpoint_operation", { operation_id: stopped.structuredContent?.operation_id ?? "none" });
   await call("start_sandbox", { sandbox_id: id });
