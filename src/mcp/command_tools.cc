@@ -111,9 +111,8 @@ void Follow(core::CommandService& commands, ToolContext& ctx, const std::string&
 // at once, unless it is still booting (created, started or given object storage a moment
 // ago), when it first waits for the boot within that wait, as the CLI's exec does, holding
 // no thread meanwhile. A sandbox still booting at the end is answered with what to do.
-void WhenBooted(core::SandboxService& sandboxes, ToolContext& ctx,
-                const std::string& sandbox_id, int seconds, std::function<void(int)> run,
-                ToolReply reply) {
+void WhenBooted(core::SandboxService& sandboxes, ToolContext& ctx, const std::string& sandbox_id,
+                int seconds, std::function<void(int)> run, ToolReply reply) {
   auto now = sandboxes.Get(ctx.who, sandbox_id);
   // Anything else (not found, stopped, running) is for the command's own start to answer.
   if (!now.ok() || now->status != "provisioning" || seconds == 0) return run(seconds);
@@ -151,8 +150,8 @@ void Start(core::SandboxService& sandboxes, core::CommandService& commands, Tool
   WhenBooted(sandboxes, ctx, sandbox_id, args.value("wait_seconds", 10), std::move(run), reply);
 }
 
-void StartPython(core::SandboxService& sandboxes, core::CommandService& commands,
-                 ToolContext& ctx, const json& args, ToolReply reply) {
+void StartPython(core::SandboxService& sandboxes, core::CommandService& commands, ToolContext& ctx,
+                 const json& args, ToolReply reply) {
   std::string sandbox_id = args["sandbox_id"];
   core::RunPython python;
   python.code = args["code"];

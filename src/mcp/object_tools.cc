@@ -290,7 +290,8 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
           {"variables", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
         {"required", json::array({"sandbox_id", "endpoint", "token_id", "expires_at", "restarted",
                                   "ready", "variables"})}},
-       ToolAnnotations{false, true, false, false}, nullptr,
+       ToolAnnotations{false, true, false, false},
+       nullptr,
        [&objects, &sandboxes](ToolContext& ctx, const json& args, ToolReply reply) {
          auto r =
              objects.AttachToSandbox(ctx.who, args["sandbox_id"].get<std::string>(),
