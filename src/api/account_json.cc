@@ -127,6 +127,9 @@ Result<store::PlanRecord> PlanFromJson(const json& body, const std::string& id) 
     if (!body["name"].is_string()) return InvalidArgument("name", "name must be a string");
     p.name = body["name"];
   }
+  // Ignored, so that GET's answer can be sent back; a value of another type is a mistake.
+  if (body.contains("updatedAt") && !body["updatedAt"].is_string() && !body["updatedAt"].is_null())
+    return InvalidArgument("updatedAt", "updatedAt must be a string (it is ignored)");
   if (p.name.empty()) p.name = p.id;
   ASSIGN_OR_RETURN(const json* limits, OptionalObject(body, "limits"));
   if (limits) {

@@ -34,13 +34,14 @@ TEST(PlanJson, BadValuesNameTheirFieldInRestWords) {
     const char* body;
     const char* field;
   };
-  for (const Case& c : {Case{R"({"limits": {"cpu": -1}})", "limits.cpu"},
-                        Case{R"({"limits": {"memoryMiB": "big"}})", "limits.memoryMiB"},
-                        Case{R"({"limits": {"cpus": 4}})", "limits.cpus"},
-                        Case{R"({"prices": {"cpuSecondNanos": 1.5}})", "prices.cpuSecondNanos"},
-                        Case{R"({"prices": {"gpuSecondNanos": -3}})", "prices.gpuSecondNanos"},
-                        Case{R"({"id": "other"})", "id"}, Case{R"({"limits": [1]})", "limits"},
-                        Case{R"({"colour": "red"})", "colour"}}) {
+  for (const Case& c :
+       {Case{R"({"limits": {"cpu": -1}})", "limits.cpu"},
+        Case{R"({"limits": {"memoryMiB": "big"}})", "limits.memoryMiB"},
+        Case{R"({"limits": {"cpus": 4}})", "limits.cpus"},
+        Case{R"({"prices": {"cpuSecondNanos": 1.5}})", "prices.cpuSecondNanos"},
+        Case{R"({"prices": {"gpuSecondNanos": -3}})", "prices.gpuSecondNanos"},
+        Case{R"({"id": "other"})", "id"}, Case{R"({"limits": [1]})", "limits"},
+        Case{R"({"colour": "red"})", "colour"}, Case{R"({"updatedAt": 123})", "updatedAt"}}) {
     auto plan = PlanFromJson(json::parse(c.body), "small");
     ASSERT_FALSE(plan.ok()) << c.body;
     EXPECT_EQ(plan.status().code(), Code::kInvalidArgument) << c.body;

@@ -74,4 +74,10 @@ std::string Redact(std::string text, std::vector<std::string> secrets) {
   return text;
 }
 
+bool HasControlCharacter(std::string_view s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
+
 }  // namespace adapt

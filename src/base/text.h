@@ -14,6 +14,10 @@ size_t Utf8SequenceLength(std::string_view s, size_t i);
 // Returns `bytes` as valid UTF-8: NUL bytes and invalid sequences become U+FFFD.
 std::string SanitizeUtf8(std::string_view bytes);
 
+// Whether `s` holds a C0 control character (NUL, newline, escape, ...) or DEL: what a name
+// shown in lists, logs and terminals must not.
+bool HasControlCharacter(std::string_view s);
+
 // Replaces every occurrence of each non-empty value in `secrets` with "[REDACTED]".
 // Longer values are replaced first, so a value containing another is hidden whole.
 std::string Redact(std::string text, std::vector<std::string> secrets);

@@ -115,4 +115,13 @@ TEST(Redact, IsCaseSensitive) {
 }
 
 }  // namespace
+
+TEST(HasControlCharacter, FindsC0AndDelButNotPrintableOrMultibyteText) {
+  EXPECT_FALSE(HasControlCharacter(""));
+  EXPECT_FALSE(HasControlCharacter("research worker ~ caf\xC3\xA9"));
+  for (std::string bad : {std::string("a\0b", 3), std::string("a\nb"), std::string("\x1b[31m"),
+                          std::string("x\x7f"), std::string("\t")})
+    EXPECT_TRUE(HasControlCharacter(bad)) << bad;
+}
+
 }  // namespace adapt

@@ -4,6 +4,7 @@
 
 #include "base/ids.h"
 #include "base/nano_amount.h"
+#include "base/text.h"
 #include "base/time.h"
 #include "core/list_cursor.h"
 #include "core/usage_arithmetic.h"
@@ -31,6 +32,8 @@ Status ValidatePlan(const store::PlanRecord& p) {
   if (p.id.empty() || p.id.size() > 63 || !std::all_of(p.id.begin(), p.id.end(), IsPlanIdChar))
     return InvalidArgument("id", "a plan id must be 1 to 63 characters of a-z, 0-9, '-' and '_'");
   if (p.name.size() > 128) return InvalidArgument("name", "name must be at most 128 bytes");
+  if (HasControlCharacter(p.name))
+    return InvalidArgument("name", "a plan's name cannot hold control characters");
   const std::pair<const char*, const std::optional<int64_t>*> limits[] = {
       {"concurrent_sandboxes", &p.concurrent_sandboxes},
       {"cpu", &p.cpu},

@@ -107,6 +107,9 @@ TEST_F(AccountServiceTest, PlansAndCreditsNeedTheAdminKeyAndValidValues) {
   store::PlanRecord bad = Tiny();
   bad.cpu = -1;
   EXPECT_EQ(accounts_->PutPlan(Admin(), bad).status().field(), "cpu");
+  store::PlanRecord odd_name = Tiny();
+  odd_name.name = std::string("tiny\0plan", 9);
+  EXPECT_EQ(accounts_->PutPlan(Admin(), odd_name).status().field(), "name");
   ASSERT_TRUE(accounts_->PutPlan(Admin(), Tiny()).ok());
   EXPECT_EQ(accounts_->SetOrgPlan(Admin(), org_, "nope").status().code(), Code::kNotFound);
   EXPECT_EQ(accounts_->SetOrgPlan(Admin(), "org_missing", "tiny").status().code(), Code::kNotFound);

@@ -1,6 +1,7 @@
 #include "core/auth.h"
 
 #include "base/ids.h"
+#include "base/text.h"
 #include "base/time.h"
 #include "os/files.h"
 
@@ -16,9 +17,8 @@ Status RequireAdmin(const Principal& who) {
 
 Status CheckKeyName(const std::string& name) {
   if (name.size() > 63) return InvalidArgument("name", "name must be at most 63 characters");
-  for (unsigned char c : name)
-    if (c < 0x20 || c == 0x7f)
-      return InvalidArgument("name", "a key's name cannot hold control characters");
+  if (HasControlCharacter(name))
+    return InvalidArgument("name", "a key's name cannot hold control characters");
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 #include "base/ids.h"
 #include "base/ignore_error.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "base/time.h"
 #include "core/image_catalog.h"
 #include "core/image_commit.h"
@@ -126,8 +127,7 @@ Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& requ
 
 Result<ImageView> ImageService::Import(const Principal& who, const std::string& name,
                                        const image::ByteSource& body) {
-  if (name.size() > 255 ||
-      std::any_of(name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+  if (name.size() > 255 || HasControlCharacter(name))
     return InvalidArgument("name", "name must be at most 255 printable characters");
   if (policy_) RETURN_IF_ERROR(policy_->CheckImport());
   store::ImageRecord rec;

@@ -251,6 +251,9 @@ TEST_F(ObjectStoreTest, TokensExpireAndRevokeAndSignedLinksBindOneObject) {
   ASSERT_TRUE(tokens.Revoke("org_a", t->record.id).ok());
   EXPECT_FALSE(tokens.VerifyBearer(t->token).ok());
   EXPECT_FALSE(tokens.Create("org_a", "t", 0).ok());
+  // A name shown in lists and logs: no control characters (a NUL, an escape sequence).
+  EXPECT_EQ(tokens.Create("org_a", std::string("t\0x", 3), 3600).status().field(), "name");
+  EXPECT_EQ(tokens.Create("org_a", "\x1b[2J", 3600).status().field(), "name");
   std::string q = tokens.SignDownload("org_a", "a/b", 4102444800);
   std::string sig = q.substr(q.find("signature=") + 10);
   EXPECT_TRUE(tokens.VerifyDownload("org_a", "a/b", 4102444800, sig).ok());

@@ -4,6 +4,7 @@
 #include "base/hex.h"
 #include "base/ids.h"
 #include "base/percent.h"
+#include "base/text.h"
 #include "base/time.h"
 #include "os/files.h"
 #include "storage/object_hash.h"
@@ -36,6 +37,8 @@ Result<NewStorageToken> StorageTokens::Create(const std::string& org_id, const s
   if (ttl_seconds < 1 || ttl_seconds > kMaxTokenTtlSeconds)
     return InvalidArgument("ttlSeconds", "ttlSeconds must be 1..2592000 (30 days)");
   if (name.size() > 128) return InvalidArgument("name", "name is longer than 128 bytes");
+  if (HasControlCharacter(name))
+    return InvalidArgument("name", "a token's name cannot hold control characters");
   NewStorageToken out;
   auto& r = out.record;
   r.id = NewId("stk");
