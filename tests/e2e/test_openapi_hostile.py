@@ -294,3 +294,62 @@ def test_another_organizations_ids_answer_as_ids_that_do_not_exist_and_change_no
     assert victim.get(sandbox["id"])["status"] == "running"
     status, kept = victim.api("GET", "/v1/secrets/VICTIM_SECRET")
     assert status == 200, kept
+
+
+# --- query parameters ------------------------------------------------------------------------
+
+QUERY_VALUES = ["", "-1", "0", "99999999999999999999", "1e3", "0x10", "%205", "5%20", "abc", "%00",
+                "a%00b", "%ff%fe", "%ed%a0%80", "..%2F..%2F..%2Fetc%2Fpasswd", "%0d%0aX-A:%20b",
+                "x" * 5000]
+
+
+def test_hostile_query_parameters_are_never_a_server_error_and_change_nothing(spec, fresh_daemon):
+    admin = fresh_daemon.admin
+    sandbox = admin.create({"labels": {"name": unique("hostile-query")}})
+    admin.wait_for_status(sandbox["id"], "running", 120)
+    status, volume = admin.api("POST", "/v1/storage", {"name": unique("hostile"), "sizeMiB": 64})
+    assert status == 201, volume
+    before = snapshot(admin, sandbox["id"])
+    error_schema = schema(spec, "Error")
+    sent, problems = 0, []
+    for method, path, op in operations(spec):
+        params = [resolve(spec, p) for p in op.get("parameters", []) + spec["paths"][path].get("parameters", [])]
+        query = [(p["name"], resolve(spec, p.get("schema", {}))) for p in params if p.get("in") == "query"]
+        if not query or method == "HEAD":
+            continue
+        concrete = path.replace("{id}", sandbox["id"]).replace("{name}", volume["name"])
+        for name, sch in query:
+            values = list(QUERY_VALUES)
+            if sch.get("type") == "integer":
+                values += [str(sch["minimum"] - 1)] if "minimum" in sch else []
+                values += [str(sch["maximum"] + 1)] if "maximum" in sch else []
+            if "maxLength" in sch:
+                values.append("y" * (sch["maxLength"] + 1))
+            for value in values:
+                # A PUT's body is empty: only the query is judged (an empty file or archive is
+                # what a valid path would get, and none of these paths is valid).
+                raw = b"" if method in ("PUT", "POST") else None
+                status, body, payload, _ = admin.request(
+                    method, "%s?%s=%s" % (concrete, name, value), raw=raw, timeout=20)
+                sent += 1
+                line = "%s %s?%s=%.40s -> %s %.200r" % (method, path, name, value, status, payload)
+                if status >= 500:
+                    problems.append(line)
+                elif status >= 400 and not path.startswith("/v1/objects/download"):
+                    try:
+                        assert_matches(spec, error_schema, body)
+                    except AssertionError as e:
+                        problems.append(line + " (%s)" % e)
+                # A number a field cannot hold is refused, never taken as some other number.
+                integer = sch.get("type") == "integer"
+                bad_int = value not in ("",) and (not value.lstrip("-").isdigit() or not (
+                    sch.get("minimum", -2 ** 63) <= int(value) <= sch.get("maximum", 2 ** 63 - 1)))
+                if integer and bad_int and status < 400:
+                    problems.append(line + " (an integer it cannot be was taken)")
+        assert fresh_daemon.proc.poll() is None, "adaptd exited during %s %s:\n%s" % (
+            method, path, fresh_daemon.log_tail())
+    assert not problems, "%d of %d hostile queries were answered badly:\n%s" % (
+        len(problems), sent, "\n".join(problems[:80]))
+    after = snapshot(admin, sandbox["id"])
+    assert after == before
+    assert sent > 300, sent
