@@ -57,13 +57,20 @@ def test_the_mcp_attach_answers_once_the_restarted_sandbox_runs(org, daemon):
     assert cmd["exit_code"] == 0 and cmd["stdout"] == "has-token\n", cmd
 
 
-def test_an_mcp_command_for_a_booting_sandbox_waits_for_its_boot(org, daemon):
-    # The REST attach answers while the sandbox boots again; run_command, called then, waits
-    # for the boot within its wait_seconds (as `adapt sandbox exec` does) instead of failing.
+def booting_again(org, daemon):
+    """A sandbox the REST attach has restarted (it answers while the sandbox boots again),
+    and an MCP session: (sandbox id, session)."""
     sid = running_sandbox(org, {})
     session, _ = initialize(daemon, org.key)
     status, att = org.api("POST", "/v1/sandboxes/%s/object-storage" % sid, {})
     assert status == 200 and att["restarted"] is True, (status, att)
+    return sid, session
+
+
+def test_an_mcp_command_for_a_booting_sandbox_waits_for_its_boot(org, daemon):
+    # run_command, called while the sandbox boots, waits for the boot within its wait_seconds
+    # (as `adapt sandbox exec` does) instead of failing.
+    sid, session = booting_again(org, daemon)
     assert org.api("GET", "/v1/sandboxes/%s" % sid)[1]["status"] == "provisioning"
     cmd = mcp_call(daemon, org, session, "run_command",
                    {"sandbox_id": sid, "command": "echo booted", "wait_seconds": 30})
@@ -71,10 +78,7 @@ def test_an_mcp_command_for_a_booting_sandbox_waits_for_its_boot(org, daemon):
 
 
 def test_an_mcp_command_with_no_wait_for_a_booting_sandbox_says_it_is_starting(org, daemon):
-    sid = running_sandbox(org, {})
-    session, _ = initialize(daemon, org.key)
-    status, att = org.api("POST", "/v1/sandboxes/%s/object-storage" % sid, {})
-    assert status == 200 and att["restarted"] is True, (status, att)
+    sid, session = booting_again(org, daemon)
     answer = rpc(daemon, org.key, session, "tools/call",
                  {"name": "run_command",
                   "arguments": {"sandbox_id": sid, "command": "true", "wait_seconds": 0}})

@@ -13,9 +13,8 @@ the sandbox as it was.
 
 import json
 
-from mcp_support import initialize, post, rpc
-from test_openapi_hostile import bad_values, snapshot
-from harness import unique
+from mcp_support import initialize, rpc
+from test_openapi_hostile import bad_values, sandbox_and_volume, snapshot
 
 
 def tool_list(daemon, key, session):
@@ -53,10 +52,7 @@ def hostile_arguments(schema, base):
 
 
 def test_hostile_arguments_for_every_tool_are_refused_and_change_nothing(org, daemon):
-    sandbox = org.create({"labels": {"name": unique("mcp-hostile")}})
-    org.wait_for_status(sandbox["id"], "running", 120)
-    status, volume = org.api("POST", "/v1/storage", {"name": unique("mcp-hostile"), "sizeMiB": 64})
-    assert status == 201, volume
+    sandbox, _ = sandbox_and_volume(org)
     session, _ = initialize(daemon, org.key)
     tools = tool_list(daemon, org.key, session)
     assert len(tools) >= 40, [t["name"] for t in tools]

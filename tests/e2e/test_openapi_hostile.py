@@ -141,12 +141,18 @@ def ids_of(body):
     return body
 
 
+def sandbox_and_volume(client):
+    """A running sandbox and a volume of the caller's: real resources to aim at."""
+    sandbox = client.create({"labels": {"name": unique("hostile")}})
+    client.wait_for_status(sandbox["id"], "running", 120)
+    status, volume = client.api("POST", "/v1/storage", {"name": unique("hostile"), "sizeMiB": 64})
+    assert status == 201, volume
+    return sandbox, volume
+
+
 def test_hostile_bodies_for_every_json_operation_are_4xx_and_change_nothing(spec, fresh_daemon):
     admin = fresh_daemon.admin
-    sandbox = admin.create({"labels": {"name": unique("hostile")}})
-    admin.wait_for_status(sandbox["id"], "running", 120)
-    status, volume = admin.api("POST", "/v1/storage", {"name": unique("hostile"), "sizeMiB": 64})
-    assert status == 201, volume
+    sandbox, volume = sandbox_and_volume(admin)
     status, org = admin.api("POST", "/v1/orgs", {"name": unique("hostile")})
     assert status == 201, org
     status, user = admin.api("POST", "/v1/orgs/%s/users" % org["id"],
@@ -305,10 +311,7 @@ QUERY_VALUES = ["", "-1", "0", "99999999999999999999", "1e3", "0x10", "%205", "5
 
 def test_hostile_query_parameters_are_never_a_server_error_and_change_nothing(spec, fresh_daemon):
     admin = fresh_daemon.admin
-    sandbox = admin.create({"labels": {"name": unique("hostile-query")}})
-    admin.wait_for_status(sandbox["id"], "running", 120)
-    status, volume = admin.api("POST", "/v1/storage", {"name": unique("hostile"), "sizeMiB": 64})
-    assert status == 201, volume
+    sandbox, volume = sandbox_and_volume(admin)
     before = snapshot(admin, sandbox["id"])
     error_schema = schema(spec, "Error")
     sent, problems = 0, []
