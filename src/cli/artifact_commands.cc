@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/sandbox_wait.h"
 
 namespace adapt::cli {
 namespace {
@@ -69,6 +70,7 @@ void AddArtifactCommands(CLI::App& group, Invocation& invocation) {
   struct AttachArgs {
     std::string sandbox_id;
     int64_t ttl = 24 * 3600;
+    int wait = 0;
   };
   auto attach_args = std::make_shared<AttachArgs>();
   CLI::App* attach = group.add_subcommand(
@@ -77,6 +79,11 @@ void AddArtifactCommands(CLI::App& group, Invocation& invocation) {
       "SANDBOX_STORAGE_TOKEN): adapt object attach SANDBOX_ID [--ttl S]");
   attach->add_option("sandbox_id", attach_args->sandbox_id, "sandbox id")->required();
   attach->add_option("--ttl", attach_args->ttl, "seconds the token is valid [86400]");
+  attach
+      ->add_option("--wait", attach_args->wait,
+                   "seconds to wait for a restarted sandbox to run again (default 0: do not "
+                   "wait; exec, cp and ls wait by themselves)")
+      ->check(CLI::Range(0, 3600));
   attach->callback([attach_args, &invocation] {
     invocation.run = [attach_args, &invocation](const ApiClient& client, const Console& console) {
       ASSIGN_OR_RETURN(
@@ -85,13 +92,21 @@ void AddArtifactCommands(CLI::App& group, Invocation& invocation) {
                                   {{"ttlSeconds", attach_args->ttl}})));
       if (invocation.json) {
         console.out << PrettyJson(attached);
-        return Status::Ok();
+      } else {
+        console.out << "attached object storage to " << attach_args->sandbox_id << " at "
+                    << attached.value("endpoint", "") << " (token " << attached.value("tokenId", "")
+                    << ", until " << attached.value("expiresAt", "")
+                    << (attached.value("restarted", false) ? "; restarted" : "") << ")\n";
       }
-      console.out << "attached object storage to " << attach_args->sandbox_id << " at "
-                  << attached.value("endpoint", "") << " (token " << attached.value("tokenId", "")
-                  << ", until " << attached.value("expiresAt", "")
-                  << (attached.value("restarted", false) ? "; restarted" : "") << ")\n";
-      return Status::Ok();
+      // The sandbox boots again after the answer, as after `adapt sandbox start`'s.
+      if (attach_args->wait == 0 || !attached.value("restarted", false)) return Status::Ok();
+      const std::string& id = attach_args->sandbox_id;
+      ASSIGN_OR_RETURN(nlohmann::json sandbox,
+                       WaitWhileProvisioning(client, id, {{"status", "provisioning"}},
+                                             std::chrono::seconds(attach_args->wait)));
+      if (SandboxStatus(sandbox) == "running") return Status::Ok();
+      return Status(Code::kUnavailable, "sandbox " + id + " is " + SandboxStatus(sandbox) +
+                                            " after the restart for object storage");
     };
   });
 }

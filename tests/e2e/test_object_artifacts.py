@@ -77,6 +77,10 @@ def test_cli_save_artifacts_and_attach(org):
     att = json.loads(p.stdout)
     assert att["sandboxId"] == sid and att["endpoint"].startswith("http://10.") and att["restarted"] is True
     org.wait_for_status(sid, "running", 90)
+    # --wait: the CLI returns once the restarted sandbox runs again, as `sandbox start --wait`.
+    p = org.cli("object", "attach", sid, "--wait", "90")
+    assert p.returncode == 0 and p.stdout.rstrip().endswith("; restarted)"), (p.stdout, p.stderr)
+    assert org.get(sid)["status"] == "running"
     status, cmd = org.api("POST", "/v1/sandboxes/%s/commands" % sid,
                           {"command": "test -n \"$SANDBOX_STORAGE_TOKEN\" && echo attached",
                            "timeoutSeconds": 30})
