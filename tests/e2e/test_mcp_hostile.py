@@ -84,3 +84,71 @@ def test_hostile_arguments_for_every_tool_are_refused_and_change_nothing(org, da
     assert snapshot(org, sandbox["id"]) == before
     assert org.get(sandbox["id"])["status"] == "running"
     assert sent > 500, sent
+
+
+# Values for the other required arguments, so that the id is what decides the answer.
+PLAIN_ARGUMENTS = {"command": "true", "code": "print(1)", "port": 8000, "workspace_path": "a.txt",
+                   "key": "a.txt", "name": "foreign", "start_command": "true",
+                   "source_path": "/workspace", "replicas": 0, "enabled": False, "version": 1,
+                   "interval_seconds": 3600, "source": "site", "size_gib": 0.125,
+                   "email": "foreign@example.com", "accept_terms": True}
+
+
+def test_another_organizations_ids_answer_as_ids_that_do_not_exist(daemon):
+    """Every tool that takes an id, given another organization's real id and an id of the same
+    shape that names nothing: the same refusal, word for word but the id (no oracle), and the
+    other organization's objects unchanged."""
+    from test_openapi_hostile import other_id
+    victim, attacker = daemon.new_org(), daemon.new_org()
+    sandbox, _ = sandbox_and_volume(victim)
+    status, command = victim.api("POST", "/v1/sandboxes/%s/commands" % sandbox["id"],
+                                 {"argv": ["sleep", "600"], "waitSeconds": 0})
+    assert status in (200, 202), command
+    status, job = victim.api("POST", "/v1/jobs", {"command": "true", "network": {"egress": "none"}})
+    assert status in (201, 202), job
+    status, automation = victim.api("POST", "/v1/automations", {
+        "sandboxId": sandbox["id"], "command": "true", "intervalSeconds": 3600})
+    assert status == 201, automation
+    status, runs = victim.api("GET", "/v1/runs?jobId=" + job["id"])
+    assert status == 200 and runs["items"], runs
+    ids = {"sandbox_id": sandbox["id"], "job_id": job["id"], "automation_id": automation["id"],
+           "run_id": runs["items"][0]["id"], "request_id": sandbox["id"] + "/" + command["id"],
+           "operation_id": job["id"].replace("job_", "op_"), "app_id": "app_" + "a" * 20}
+    session, _ = initialize(daemon, attacker.key)
+    before = snapshot(victim, sandbox["id"])
+    compared, problems = 0, []
+    for tool in tool_list(daemon, attacker.key, session):
+        props = tool["inputSchema"].get("properties", {})
+        named = [p for p in props if p in ids]
+        if not named:
+            continue
+        args = {p: PLAIN_ARGUMENTS[p] for p in tool["inputSchema"].get("required", [])
+                if p in PLAIN_ARGUMENTS}
+        for p in named:
+            real = ids[p]
+            answers = []
+            for value in (real, other_id(real.split("/")[-1]) if "/" not in real else
+                          real.split("/")[0] + "/" + other_id(real.split("/")[1])):
+                call = dict(args, **{q: ids[q] for q in named if q != p})
+                call[p] = value
+                if "confirm" in props:
+                    call["confirm"] = value
+                answer = rpc(daemon, attacker.key, session, "tools/call",
+                             {"name": tool["name"], "arguments": call}, id=compared + 10)
+                text = json.dumps(answer.get("error") or answer["result"], sort_keys=True)
+                for v in (value, value.split("/")[-1]):
+                    text = text.replace(v, "<id>")
+                answers.append(text)
+            compared += 1
+            refused = '"isError": true' in answers[0] or '"code"' in answers[0]
+            # A list filtered by another organization's id lists nothing, as for no id.
+            content = json.loads(answers[0]).get("structuredContent") or {}
+            empty_list = tool["name"].startswith("list_") and not any(
+                v for v in content.values() if isinstance(v, list))
+            if answers[0] != answers[1] or not (refused or empty_list):
+                problems.append("%s(%s): %.300s | for none: %.300s" % (tool["name"], p, answers[0], answers[1]))
+    assert daemon.proc.poll() is None, daemon.log_tail()
+    assert not problems, "\n".join(problems)
+    assert compared >= 25, compared
+    assert snapshot(victim, sandbox["id"]) == before
+    assert victim.get(sandbox["id"])["status"] == "running"
