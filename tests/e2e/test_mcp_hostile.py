@@ -14,7 +14,7 @@ the sandbox as it was.
 import json
 
 from mcp_support import initialize, rpc
-from test_openapi_hostile import bad_values, sandbox_and_volume, snapshot
+from test_openapi_hostile import bad_values, other_id, sandbox_and_volume, snapshot
 
 
 def tool_list(daemon, key, session):
@@ -98,7 +98,6 @@ def test_another_organizations_ids_answer_as_ids_that_do_not_exist(daemon):
     """Every tool that takes an id, given another organization's real id and an id of the same
     shape that names nothing: the same refusal, word for word but the id (no oracle), and the
     other organization's objects unchanged."""
-    from test_openapi_hostile import other_id
     victim, attacker = daemon.new_org(), daemon.new_org()
     sandbox, _ = sandbox_and_volume(victim)
     status, command = victim.api("POST", "/v1/sandboxes/%s/commands" % sandbox["id"],
