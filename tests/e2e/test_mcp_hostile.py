@@ -14,7 +14,8 @@ the sandbox as it was.
 import json
 
 from mcp_support import initialize, rpc
-from test_openapi_hostile import bad_values, other_id, sandbox_and_volume, snapshot
+from test_openapi_hostile import (bad_values, job_automation_and_run, other_id, sandbox_and_volume,
+                                  snapshot)
 
 
 def tool_list(daemon, key, session):
@@ -103,15 +104,9 @@ def test_another_organizations_ids_answer_as_ids_that_do_not_exist(daemon):
     status, command = victim.api("POST", "/v1/sandboxes/%s/commands" % sandbox["id"],
                                  {"argv": ["sleep", "600"], "waitSeconds": 0})
     assert status in (200, 202), command
-    status, job = victim.api("POST", "/v1/jobs", {"command": "true", "network": {"egress": "none"}})
-    assert status in (201, 202), job
-    status, automation = victim.api("POST", "/v1/automations", {
-        "sandboxId": sandbox["id"], "command": "true", "intervalSeconds": 3600})
-    assert status == 201, automation
-    status, runs = victim.api("GET", "/v1/runs?jobId=" + job["id"])
-    assert status == 200 and runs["items"], runs
+    job, automation, run_id = job_automation_and_run(victim, sandbox["id"])
     ids = {"sandbox_id": sandbox["id"], "job_id": job["id"], "automation_id": automation["id"],
-           "run_id": runs["items"][0]["id"], "request_id": sandbox["id"] + "/" + command["id"],
+           "run_id": run_id, "request_id": sandbox["id"] + "/" + command["id"],
            "operation_id": job["id"].replace("job_", "op_"), "app_id": "app_" + "a" * 20}
     session, _ = initialize(daemon, attacker.key)
     before = snapshot(victim, sandbox["id"])

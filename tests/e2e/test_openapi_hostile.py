@@ -231,6 +231,19 @@ FOREIGN_QUERIES = {"/v1/sandboxes/{id}/files": "?path=/etc/hostname",
                    "/v1/sandboxes/{id}/endpoints": "?port=8000"}
 
 
+def job_automation_and_run(client, sandbox_id):
+    """A job of the caller's, an automation on its sandbox, and the job's run id: (job,
+    automation, run id)."""
+    status, job = client.api("POST", "/v1/jobs", {"command": "true", "network": {"egress": "none"}})
+    assert status in (201, 202), job
+    status, automation = client.api("POST", "/v1/automations", {
+        "sandboxId": sandbox_id, "command": "true", "intervalSeconds": 3600})
+    assert status == 201, automation
+    status, runs = client.api("GET", "/v1/runs?jobId=" + job["id"])
+    assert status == 200 and runs["items"], runs
+    return job, automation, runs["items"][0]["id"]
+
+
 def other_id(real):
     """An id of the same shape as `real` that names nothing."""
     head, _, tail = real.rpartition("_")
@@ -255,14 +268,7 @@ def test_another_organizations_ids_answer_as_ids_that_do_not_exist_and_change_no
     assert status == 201, token
     status, key = victim.api("POST", "/v1/keys", {"name": "victim"})
     assert status == 201, key
-    status, job = victim.api("POST", "/v1/jobs", {"command": "true", "network": {"egress": "none"}})
-    assert status in (201, 202), job
-    status, automation = victim.api("POST", "/v1/automations", {
-        "sandboxId": sandbox["id"], "command": "true", "intervalSeconds": 3600})
-    assert status == 201, automation
-    status, runs = victim.api("GET", "/v1/runs?jobId=" + job["id"])
-    assert status == 200, runs
-    run_id = runs["items"][0]["id"] if runs.get("items") else "run_" + "a" * 20
+    job, automation, run_id = job_automation_and_run(victim, sandbox["id"])
     ids = {"/v1/sandboxes/{id}": sandbox["id"], "/v1/images/{id}": image["id"],
            "/v1/operations/{id}": image["id"], "/v1/jobs/{id}": job["id"],
            "/v1/automations/{id}": automation["id"], "/v1/runs/{id}": run_id,
