@@ -243,10 +243,7 @@ void AddAccountRoutes(Router& router, core::AccountService& accounts) {
         if (!who.is_admin)
           return ErrorResponse(Status(Code::kPermissionDenied, "this action needs the admin key"));
         // The PUT replaces the plan: an empty body, a client's mistake, would lift its limits.
-        if (req.body.find_first_not_of(" \t\r\n") == std::string::npos)
-          return ErrorResponse(
-              InvalidArgument("", "the request body is empty; send the plan as a JSON object"));
-        auto body = ParseJsonBody(req);
+        auto body = ParseRequiredJsonBody(req);
         if (!body.ok()) return ErrorResponse(body.status());
         auto plan = PlanFromJson(*body, p.at("id"));
         if (!plan.ok()) return ErrorResponse(plan.status());

@@ -6,9 +6,22 @@
 
 namespace adapt::api {
 
+namespace {
+
+bool BlankBody(const HttpRequest& request) {
+  return request.body.find_first_not_of(" \t\r\n") == std::string::npos;
+}
+
+}  // namespace
+
+Result<nlohmann::json> ParseRequiredJsonBody(const HttpRequest& request) {
+  if (BlankBody(request))
+    return InvalidArgument("", "the request body is empty; send a JSON object");
+  return ParseJsonBody(request);
+}
+
 Result<nlohmann::json> ParseJsonBody(const HttpRequest& request) {
-  if (request.body.find_first_not_of(" \t\r\n") == std::string::npos)
-    return nlohmann::json::object();
+  if (BlankBody(request)) return nlohmann::json::object();
   ASSIGN_OR_RETURN(nlohmann::json body, ParseJson(request.body, "the request body"));
   if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
   return body;

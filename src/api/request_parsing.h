@@ -14,6 +14,9 @@ namespace adapt::api {
 // An empty body is {}; anything but a JSON object is a 400, and so is one nested deeper than
 // kMaxJsonDepth (base/json_parse.h), naming the member it was found in.
 Result<nlohmann::json> ParseJsonBody(const HttpRequest& request);
+// As ParseJsonBody, but an empty body is refused: for a request that replaces what it names
+// (a PUT), where `{}` by omission would reset it.
+Result<nlohmann::json> ParseRequiredJsonBody(const HttpRequest& request);
 
 // The integer query parameter `name`, `fallback` when absent; 400 when not an integer.
 Result<int> QueryInt(const HttpRequest& request, const std::string& name, int fallback);

@@ -46,6 +46,15 @@ TEST(ParseJsonBody, EmptyOrBlankBodyIsAnEmptyObject) {
   }
 }
 
+TEST(ParseRequiredJsonBody, EmptyOrBlankBodyIsA400ButAnObjectIsTaken) {
+  for (const char* body : {"", " ", "\r\n\t "})
+    EXPECT_EQ(ParseRequiredJsonBody(WithBody(body)).status().code(), Code::kInvalidArgument)
+        << "'" << body << "'";
+  auto r = ParseRequiredJsonBody(WithBody("{}"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(*r, json::object());
+}
+
 TEST(ParseJsonBody, ObjectIsReturned) {
   auto r = ParseJsonBody(WithBody(R"({"cpu": 2, "labels": {"name": "x"}})"));
   ASSERT_TRUE(r.ok()) << r.status().message();
