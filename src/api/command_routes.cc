@@ -9,23 +9,59 @@
 
 namespace adapt::api {
 
-void AddCommandRoutes(Router& router, core::CommandService& commands,
-                      boost::asio::thread_pool& workers) {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// True when `refusal` came because the sandbox is still booting: the caller that waits then
+// waits for the boot too.
+bool Booting(core::SandboxService& sandboxes, const core::Principal& who, const std::string& id,
+             const Status& refusal) {
+  if (refusal.code() != Code::kConflict) return false;
+  auto sandbox = sandboxes.Get(who, id);
+  return sandbox.ok() && sandbox->status == "provisioning";
+}
+
+// The answer to a start: the command's wait (it holds no worker: the answer comes when the
+// command ends), or, for a sandbox still booting and a caller that waits, the boot's wait
+// before it (`again` starts the command then), or the refusal.
+HttpResponse Answer(core::SandboxService& sandboxes, core::CommandService& commands,
+                    boost::asio::thread_pool& workers, const core::Principal& who,
+                    const std::string& id, const Result<core::StartedCommand>& started,
+                    int wait_seconds, CommandWaitKind kind, CommandStart again) {
+  const auto deadline = Clock::now() + std::chrono::seconds(wait_seconds);
+  HttpResponse r;
+  if (started.ok()) {
+    r.deferred = MakeCommandWait(commands, workers, who, id, started->id, deadline, kind);
+  } else if (wait_seconds > 0 && Booting(sandboxes, who, id, started.status())) {
+    r.deferred = MakeBootThenCommandWait(sandboxes, commands, workers, who, id, std::move(again),
+                                         deadline, kind);
+  } else {
+    return ErrorResponse(started.status());
+  }
+  return r;
+}
+
+}  // namespace
+
+void AddCommandRoutes(Router& router, core::SandboxService& sandboxes,
+                      core::CommandService& commands, boost::asio::thread_pool& workers) {
   router.Add("POST", "/v1/sandboxes/{id}/commands",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
                auto body = ParseJsonBody(req);
                if (!body.ok()) return ErrorResponse(body.status());
                auto command = ParseRunCommand(*body);
                if (!command.ok()) return ErrorResponse(command.status());
+               const int wait_seconds = command->wait_seconds;
                auto started = commands.Start(who, p.at("id"), std::move(*command));
-               if (!started.ok()) return ErrorResponse(started.status());
-               // The wait holds no worker: the answer comes when the command ends.
-               HttpResponse r;
-               r.deferred = MakeCommandWait(
-                   commands, workers, who, p.at("id"), started->id,
-                   std::chrono::steady_clock::now() + std::chrono::seconds(started->wait_seconds),
-                   CommandWaitKind::kRun);
-               return r;
+               // Start took the request: a later start parses the body again (it parsed once).
+               CommandStart again = [&commands, who, id = p.at("id"), request = std::move(*body)] {
+                 auto command = ParseRunCommand(request);
+                 if (!command.ok()) return Result<core::StartedCommand>(command.status());
+                 return commands.Start(who, id, std::move(*command));
+               };
+               return Answer(sandboxes, commands, workers, who, p.at("id"), started, wait_seconds,
+                             CommandWaitKind::kRun, std::move(again));
              });
   router.Add("POST", "/v1/sandboxes/{id}/python",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
@@ -34,16 +70,16 @@ void AddCommandRoutes(Router& router, core::CommandService& commands,
                auto python = ParseRunPython(*body);
                if (!python.ok()) return ErrorResponse(python.status());
                auto started = commands.StartPython(who, p.at("id"), *python);
-               if (!started.ok()) return ErrorResponse(started.status());
-               HttpResponse r;
                // A caller that does not wait (waitSeconds 0: it streams the output) gets the
                // command whether or not it ended meanwhile, so its answer does not depend on
                // how fast the run was: a missing python3 is then the record's exit code 127.
-               r.deferred = MakeCommandWait(
-                   commands, workers, who, p.at("id"), started->id,
-                   std::chrono::steady_clock::now() + std::chrono::seconds(started->wait_seconds),
-                   started->wait_seconds > 0 ? CommandWaitKind::kPython : CommandWaitKind::kRun);
-               return r;
+               auto kind =
+                   python->wait_seconds > 0 ? CommandWaitKind::kPython : CommandWaitKind::kRun;
+               CommandStart again = [&commands, who, id = p.at("id"), python = *python] {
+                 return commands.StartPython(who, id, python);
+               };
+               return Answer(sandboxes, commands, workers, who, p.at("id"), started,
+                             python->wait_seconds, kind, std::move(again));
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {

@@ -6,11 +6,13 @@
 
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "api/http_types.h"
 #include "core/command_service.h"
+#include "core/sandbox_service.h"
 
 namespace adapt::api {
 
@@ -26,5 +28,17 @@ std::shared_ptr<DeferredResponse> MakeCommandWait(core::CommandService& commands
                                                   std::string command_id,
                                                   std::chrono::steady_clock::time_point deadline,
                                                   CommandWaitKind kind);
+
+// Starts the command once the sandbox can take it (a second start of what the request asked).
+using CommandStart = std::function<Result<core::StartedCommand>()>;
+
+// As MakeCommandWait, for a command whose sandbox was still provisioning when it came: waits
+// for the boot first, then calls `start` and waits for the command, all within `deadline`, as
+// the CLI's exec and MCP's run_command do. A sandbox still booting at the deadline is answered
+// with `start`'s refusal (409: provisioning). (command_boot_wait.cc)
+std::shared_ptr<DeferredResponse> MakeBootThenCommandWait(
+    core::SandboxService& sandboxes, core::CommandService& commands,
+    boost::asio::thread_pool& workers, core::Principal who, std::string sandbox_id,
+    CommandStart start, std::chrono::steady_clock::time_point deadline, CommandWaitKind kind);
 
 }  // namespace adapt::api

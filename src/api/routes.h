@@ -30,8 +30,8 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
 // /v1/sandboxes/{id}/checkpoints (named checkpoints, restore in place) and /v1/checkpoints
 // (the organization's, every sandbox's).
 void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints);
-void AddCommandRoutes(Router& router, core::CommandService& commands,
-                      boost::asio::thread_pool& workers);
+void AddCommandRoutes(Router& router, core::SandboxService& sandboxes,
+                      core::CommandService& commands, boost::asio::thread_pool& workers);
 // /v1/orgs and their keys (the admin key), and /v1/keys: the caller's own organization's keys.
 void AddOrgRoutes(Router& router, core::Auth& auth);
 // POST /v1/orgs/{id}/users and GET /v1/users (admin key).

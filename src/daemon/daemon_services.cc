@@ -253,7 +253,7 @@ Status Daemon::StartApi() {
   dashboard::AddDashboardRoutes(*router_, *dashboard_sessions_);
   api::AddSandboxRoutes(*router_, *sandboxes_);
   api::AddCheckpointRoutes(*router_, *checkpoints_);
-  api::AddCommandRoutes(*router_, *commands_, *workers_);
+  api::AddCommandRoutes(*router_, *sandboxes_, *commands_, *workers_);
   api::AddEndpointRoutes(*router_, *endpoints_);
   api::AddImageRoutes(*router_, *image_service_);
   api::AddOperationRoutes(*router_, *operations_);

@@ -141,6 +141,46 @@ def test_not_running_sandbox_is_409_and_other_org_is_404(daemon, box):
     assert status == 404
 
 
+def test_a_command_sent_while_the_sandbox_boots_waits_for_the_boot(daemon):
+    # A create answers while the sandbox boots: a command sent at once waits for the boot
+    # within its waitSeconds (as `adapt sandbox exec` and MCP's run_command do), not 409.
+    client = daemon.new_org()
+    sbx = client.create({})
+    assert sbx["status"] == "provisioning", sbx
+    cmd = run(client, sbx["id"], argv=["sh", "-c", "echo booted"], waitSeconds=30)
+    assert cmd["exitCode"] == 0 and cmd["stdout"] == "booted\n", cmd
+    assert client.get(sbx["id"])["status"] == "running"
+    again = client.create({})
+    status, py = client.api("POST", "/v1/sandboxes/%s/python" % again["id"],
+                            {"code": "print(6 * 7)", "waitSeconds": 30})
+    assert status == 200 and py["exitCode"] == 0 and py["stdout"] == "42\n", (status, py)
+
+
+def test_a_command_that_does_not_wait_for_a_booting_sandbox_is_409_and_another_org_404(daemon):
+    client = daemon.new_org()
+    sbx = client.create({})
+    status, err = client.api("POST", "/v1/sandboxes/%s/commands" % sbx["id"],
+                             {"argv": ["true"], "waitSeconds": 0})
+    assert status == 409 and "provisioning" in err["error"]["message"], (status, err)
+    # Another organization's booting sandbox is not waited for: 404 at once, as any unknown id.
+    status, err = daemon.new_org().api("POST", "/v1/sandboxes/%s/commands" % sbx["id"],
+                                       {"argv": ["true"], "waitSeconds": 30})
+    assert status == 404 and err["error"]["code"] == "not_found", (status, err)
+    assert client.api("GET", "/v1/sandboxes/%s/commands" % sbx["id"])[1]["items"] == []
+    client.wait_for_status(sbx["id"], "running", 60)
+
+
+def test_a_command_waiting_for_a_boot_that_fails_is_409_with_the_status(daemon):
+    # The boot ends in failed (its startup program does not exist): the waiting command is
+    # refused with that status, and nothing ran.
+    client = daemon.new_org()
+    sbx = client.create({"startup": {"mode": "command", "argv": ["/no/such/program"]}})
+    status, err = client.api("POST", "/v1/sandboxes/%s/commands" % sbx["id"],
+                             {"argv": ["true"], "waitSeconds": 30})
+    assert status == 409 and "failed" in err["error"]["message"], (status, err)
+    assert client.get(sbx["id"])["status"] == "failed"
+
+
 def test_command_running_when_adaptd_dies_is_lost_after_restart(fresh_daemon):
     d = fresh_daemon
     admin = d.admin
