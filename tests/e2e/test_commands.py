@@ -7,6 +7,7 @@ import pytest
 
 from harness import poll_command as poll
 from harness import run_command as run
+from test_images_ssrf import Server
 
 
 def interactive(client, body=None):
@@ -168,6 +169,27 @@ def test_a_command_that_does_not_wait_for_a_booting_sandbox_is_409_and_another_o
     assert status == 404 and err["error"]["code"] == "not_found", (status, err)
     assert client.api("GET", "/v1/sandboxes/%s/commands" % sbx["id"])[1]["items"] == []
     client.wait_for_status(sbx["id"], "running", 60)
+
+
+def test_a_sandbox_still_booting_at_the_end_of_the_wait_is_409_provisioning(daemon):
+    # Its image's registry stalls (the sandbox is provisioning during the pull): the command's
+    # wait ends at its waitSeconds with the sandbox's status, and nothing ran.
+    def stall(_handler):
+        time.sleep(8)
+        return 404, {}, b""
+
+    registry = Server({"/": stall})
+    try:
+        client = daemon.new_org()
+        sbx = client.create({"image": "127.0.0.1:%d/stalls/forever:1" % registry.port})
+        status, err = client.api("POST", "/v1/sandboxes/%s/commands" % sbx["id"],
+                                 {"argv": ["true"], "waitSeconds": 2})
+        assert status == 409 and "provisioning" in err["error"]["message"], (status, err)
+        assert client.get(sbx["id"])["status"] == "provisioning"
+        assert client.api("GET", "/v1/sandboxes/%s/commands" % sbx["id"])[1]["items"] == []
+        client.wait_for_status(sbx["id"], "failed", 60)
+    finally:
+        registry.close()
 
 
 def test_a_command_waiting_for_a_boot_that_fails_is_409_with_the_status(daemon):
