@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "agent/file_util.h"
+#include "base/text.h"
 
 namespace adapt::agent {
 namespace {

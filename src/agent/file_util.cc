@@ -50,15 +50,6 @@ int FailErrno(int err, const std::string& what, const std::string& path) {
   return Fail(ExitForErrno(err), what + " " + path + ": " + reason);
 }
 
-bool IsValidUtf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    size_t n = Utf8SequenceLength(s, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
-
 std::string JsonString(std::string_view s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {

@@ -32,8 +32,6 @@ int FailErrno(int err, const std::string& what, const std::string& path);
 
 // A JSON string literal; invalid UTF-8 bytes become U+FFFD.
 std::string JsonString(std::string_view s);
-// True when `s` is valid UTF-8 (no overlongs, no surrogates).
-bool IsValidUtf8(std::string_view s);
 
 // {"name":..,"type":..,"size":..,"mode":"0644","mtime":"RFC 3339"} for an lstat result.
 std::string StatJson(const std::string& name, const struct stat& st, const std::string& link);

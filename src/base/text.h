@@ -11,6 +11,9 @@ namespace adapt {
 // overlong, a surrogate or past U+10FFFF). Plain std: the static agent compiles it in too.
 size_t Utf8SequenceLength(std::string_view s, size_t i);
 
+// True when `s` is valid UTF-8 (no overlongs, no surrogates, nothing truncated).
+bool IsValidUtf8(std::string_view s);
+
 // Returns `bytes` as valid UTF-8: NUL bytes and invalid sequences become U+FFFD.
 std::string SanitizeUtf8(std::string_view bytes);
 

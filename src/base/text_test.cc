@@ -87,6 +87,15 @@ TEST(SanitizeUtf8, ResynchronisesAfterAnInvalidByte) {
   EXPECT_EQ(SanitizeUtf8("\xE2\xC3\xA9"), kFffd + "\xC3\xA9");
 }
 
+TEST(IsValidUtf8, AcceptsWholeSequencesAndRefusesBrokenOnes) {
+  EXPECT_TRUE(IsValidUtf8(""));
+  EXPECT_TRUE(IsValidUtf8("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80"));
+  EXPECT_FALSE(IsValidUtf8("\xc3"));          // truncated
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));      // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));  // surrogate
+  EXPECT_FALSE(IsValidUtf8("ok\xff"));
+}
+
 TEST(Redact, ReplacesEveryOccurrence) {
   EXPECT_EQ(Redact("token=s3cret; again s3cret.", {"s3cret"}),
             "token=[REDACTED]; again [REDACTED].");

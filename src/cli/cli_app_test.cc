@@ -149,6 +149,54 @@ TEST(AdaptCli, ExecOnAProvisioningSandboxWaitsForItThenRuns) {
   EXPECT_EQ(requests[4].target, "/v1/sandboxes/sbx_1/commands/cmd_1/stream");
 }
 
+TEST(AdaptCli, ExecPassesStandardInputAndTheUserWhenAsked) {
+  const std::string command_events =
+      "event: stdout\ndata: {\"data\":\"2\\n\"}\n\n"
+      "event: result\ndata: {\"id\":\"cmd_1\",\"status\":\"exited\",\"exitCode\":0}\n\n";
+  TestHttpServer server({{CannedResponse(200, RunningSandbox())},
+                         {CannedResponse(202, R"({"id":"cmd_1","status":"running"})")},
+                         {CannedResponse(200, command_events, "text/event-stream")}});
+  Outcome outcome = RunCli(
+      server.url(), {"sandbox", "exec", "sbx_1", "-i", "--user", "1000:1000", "--", "wc", "-l"},
+      "caf\xc3\xa9\nline two\n");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(outcome.out, "2\n");
+  std::vector<RecordedRequest> requests = server.TakeRequests();
+  ASSERT_EQ(requests.size(), 3u);
+  json body = json::parse(requests[1].body);
+  EXPECT_EQ(body["stdin"], "caf\xc3\xa9\nline two\n");
+  EXPECT_EQ(body["user"], "1000:1000");
+  EXPECT_EQ(body["argv"], json({"wc", "-l"}));
+}
+
+TEST(AdaptCli, ExecWithoutStdinSendsNone) {
+  TestHttpServer server(
+      {{CannedResponse(200, RunningSandbox())},
+       {CannedResponse(200, R"({"id":"cmd_1","status":"exited","exitCode":0})")},
+       {CannedResponse(200,
+                       "event: result\ndata: {\"id\":\"cmd_1\",\"status\":\"exited\","
+                       "\"exitCode\":0}\n\n",
+                       "text/event-stream")}});
+  Outcome outcome = RunCli(server.url(), {"sandbox", "exec", "sbx_1", "--", "true"}, "ignored\n");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  std::vector<RecordedRequest> requests = server.TakeRequests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_FALSE(json::parse(requests[1].body).contains("stdin"));
+}
+
+TEST(AdaptCli, ExecRefusesBinaryStdinBeforeAnyRequest) {
+  // Nothing listens there: a request would fail with another message.
+  const std::string url = "http://127.0.0.1:" + std::to_string(testing::UnusedPort());
+  Outcome outcome = RunCli(url, {"sandbox", "exec", "sbx_1", "--stdin", "--", "cat"},
+                           std::string("\x7f"
+                                       "ELF\xff\0",
+                                       6));
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_EQ(outcome.err,
+            "adapt: --stdin passes text: standard input is not UTF-8 text without NUL bytes (copy "
+            "binary files in with adapt sandbox cp)\n");
+}
+
 TEST(AdaptCli, LogsPrintsTheStartupOutputAsItComesAndExitsWithItsCode) {
   const std::string events =
       "event: stdout\ndata: {\"data\":\"first\\n\"}\n\n"

@@ -3,8 +3,10 @@
 #include <iostream>
 #include <memory>
 #include <ostream>
+#include <sstream>
 
 #include "base/key_value.h"
+#include "base/text.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -24,12 +26,27 @@ Result<nlohmann::json> EnvObject(const std::vector<std::string>& pairs) {
   return env;
 }
 
+// All of standard input, as the command's: text, since the API's `stdin` is a JSON string (a
+// binary byte would reach the command as U+FFFD, so it is refused here instead).
+Result<std::string> StdinText(std::istream& in) {
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string data = text.str();
+  if (!IsValidUtf8(data) || data.find('\0') != std::string::npos)
+    return Status(Code::kInvalidArgument,
+                  "--stdin passes text: standard input is not UTF-8 text without NUL bytes "
+                  "(copy binary files in with adapt sandbox cp)");
+  return data;
+}
+
 struct ExecOptions {
   std::string sandbox_id;
   std::string cwd;
+  std::string user;
   std::vector<std::string> env;
   int timeout = 0;
   bool detach = false;
+  bool pass_stdin = false;
   nlohmann::json body;
 };
 
@@ -46,15 +63,24 @@ void AddSandboxExec(CLI::App& group, Invocation& invocation) {
       ->allow_extra_args(false);
   exec->add_option("--timeout", options->timeout, "seconds before the command is killed")
       ->type_name("SECONDS");
+  exec->add_option("-u,--user", options->user,
+                   "run as this user: uid[:gid] or a name of the image's /etc/passwd")
+      ->type_name("USER");
+  exec->add_flag("-i,--stdin", options->pass_stdin,
+                 "pass standard input to the command (text, at most 8 MiB)");
   exec->add_flag("--detach", options->detach, "print the command id and return at once");
   exec->callback([options, &invocation] {
     invocation.accepts_trailing_args = true;
-    invocation.prepare = [options, &invocation](const Console&) -> Status {
+    invocation.prepare = [options, &invocation](const Console& console) -> Status {
       if (!invocation.has_trailing_args || invocation.trailing_args.empty())
         return Status(Code::kInvalidArgument, "give the command after --");
       nlohmann::json& body = options->body;
       body = {{"argv", invocation.trailing_args}, {"waitSeconds", 0}};
       if (!options->cwd.empty()) body["cwd"] = options->cwd;
+      if (!options->user.empty()) body["user"] = options->user;
+      if (options->pass_stdin) {
+        ASSIGN_OR_RETURN(body["stdin"], StdinText(console.in));
+      }
       if (options->timeout > 0) body["timeoutSeconds"] = options->timeout;
       if (!options->env.empty()) {
         ASSIGN_OR_RETURN(body["env"], EnvObject(options->env));

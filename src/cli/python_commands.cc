@@ -5,6 +5,7 @@
 #include <memory>
 #include <sstream>
 
+#include "base/text.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -34,6 +35,9 @@ Result<std::string> ProgramText(const PythonOptions& options, const Console& con
   }
   std::string code = text.str();
   if (code.empty()) return Status(Code::kInvalidArgument, "the Python program is empty");
+  // The API's `code` is a JSON string: a stray byte would reach python3 as U+FFFD.
+  if (!IsValidUtf8(code))
+    return Status(Code::kInvalidArgument, "the Python program is not UTF-8 text");
   return code;
 }
 

@@ -243,3 +243,14 @@ def test_cli_exec_prints_output_and_exits_with_the_code(box):
     assert '"killed"' in r.stdout
     r = client.cli("command", "get", sid, cid)
     assert r.returncode == 0 and '"killed"' in r.stdout
+
+
+def test_cli_exec_passes_standard_input_and_runs_as_the_user_asked(box):
+    client, sid = box
+    r = client.cli("sandbox", "exec", sid, "-i", "--user", "1000:1000", "--",
+                   "sh", "-c", "id -u; tr a-z A-Z", input="café au lait\nline two\n")
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert r.stdout == "1000\nCAFé AU LAIT\nLINE TWO\n", r.stdout
+    # Without -i the command's standard input is empty, whatever the CLI's is.
+    r = client.cli("sandbox", "exec", sid, "--", "wc", "-c", input="not passed\n")
+    assert r.returncode == 0 and r.stdout.strip() == "0", (r.stdout, r.stderr)
