@@ -9,6 +9,7 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "os/temp_dir.h"
 #include "store/store.h"
 
 namespace adapt::api {
@@ -19,9 +20,6 @@ using nlohmann::json;
 class RouterTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-router-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     auto store = store::OpenSqliteStore(dir_ + "/adapt.db");
     ASSERT_TRUE(store.ok()) << store.status().message();
     store_ = std::move(*store);
@@ -70,7 +68,6 @@ class RouterTest : public testing::Test {
     router_.reset();
     auth_.reset();
     store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   HttpRequest Request(const std::string& method, const std::string& path,
@@ -99,7 +96,8 @@ class RouterTest : public testing::Test {
     EXPECT_FALSE(j["error"]["message"].get<std::string>().empty());
   }
 
-  std::string dir_;
+  os::TempDir tmp_{"router-test"};
+  const std::string dir_ = tmp_.path();
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<core::Auth> auth_;
   std::unique_ptr<Router> router_;

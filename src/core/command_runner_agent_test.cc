@@ -13,6 +13,7 @@
 #include "core/command_runner.h"
 #include "os/files.h"
 #include "os/process.h"
+#include "os/temp_dir.h"
 #include "os/unix_socket.h"
 #include "runtime/agent_hub.h"
 #include "runtime/fake_runtime.h"
@@ -41,16 +42,12 @@ class AgentRuntime : public runtime::FakeRuntime {
 class CommandRunnerAgentTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-runner-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     ASSERT_TRUE(os::WriteFileAtomic(dir_ + "/agent.key", kKey, 0600).ok());
     ASSERT_TRUE(hub_.Listen(kSandbox, dir_ + "/agent.sock", dir_ + "/agent.key").ok());
   }
   void TearDown() override {
     runner_.reset();
     hub_.Close(kSandbox);
-    (void)os::RemoveTree(dir_);  // best effort: teardown
   }
 
   // Connects as the agent, holding `held` from an earlier connection; waits for the session.
@@ -109,7 +106,8 @@ class CommandRunnerAgentTest : public ::testing::Test {
     return c;
   }
 
-  std::string dir_;
+  os::TempDir tmp_{"runner-test"};
+  const std::string dir_ = tmp_.path();
   runtime::AgentHub hub_;
   AgentRuntime runtime_{hub_};
   store::MemoryStore store_;

@@ -16,6 +16,7 @@
 #include "base/time.h"
 #include "core/event_bus.h"
 #include "core/image_catalog.h"
+#include "os/temp_dir.h"
 #include "runtime/fake_runtime.h"
 #include "store/memory_store.h"
 
@@ -29,9 +30,6 @@ inline constexpr const char* kTestImage = "test-image";
 class CoreTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-core-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     std::string image = dir_ + "/images/" + ImageCatalog::DirectoryName(kTestImage);
     std::filesystem::create_directories(image + "/rootfs/etc");
     std::ofstream(image + "/config.json") << R"({"config":{"Cmd":["/bin/sh"]}})";
@@ -41,7 +39,6 @@ class CoreTest : public testing::Test {
     ASSERT_TRUE(org.ok()) << org.status().message();
     org_ = org->id;
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // A sandbox record as a create writes it: `status`, the test image, the smallest shape, no
   // network. `startup`: a command sandbox (it ends with its startup command) rather than an
@@ -83,7 +80,8 @@ class CoreTest : public testing::Test {
 
   std::string StatusOf(const std::string& id) { return Stored(id).status; }
 
-  std::string dir_;
+  os::TempDir tmp_{"core-test"};
+  const std::string dir_ = tmp_.path();
   std::string org_;
   store::MemoryStore store_;
   FakeRuntime runtime_;

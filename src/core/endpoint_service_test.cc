@@ -10,6 +10,7 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "os/temp_dir.h"
 #include "store/store.h"
 
 namespace adapt::core {
@@ -18,9 +19,6 @@ namespace {
 class EndpointServiceTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-endpoints-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     auto s = store::OpenSqliteStore(dir_ + "/adapt.db");
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(*s);
@@ -35,7 +33,6 @@ class EndpointServiceTest : public testing::Test {
     service_.reset();
     network_.reset();
     store_.reset();
-    std::filesystem::remove_all(dir_);
   }
   std::string Sandbox(const std::string& status) {
     store::SandboxRecord r;
@@ -53,7 +50,9 @@ class EndpointServiceTest : public testing::Test {
     return e.ok() ? e->id : "";
   }
 
-  std::string dir_, sandbox_;
+  os::TempDir tmp_{"endpoints-test"};
+  const std::string dir_ = tmp_.path();
+  std::string sandbox_;
   Principal org_, other_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<net::NetworkManager> network_;

@@ -12,6 +12,7 @@
 #include "base/ids.h"
 #include "core/sandbox_request.h"
 #include "core/secret_cipher.h"
+#include "os/temp_dir.h"
 #include "store/store.h"
 
 namespace adapt::core {
@@ -72,9 +73,6 @@ TEST(SecretCipher, OpensInAnyOrderOfKeysAndFailures) {
 class SecretServiceTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-secrets-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     auto s = store::OpenSqliteStore(dir_ + "/adapt.db");
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(*s);
@@ -85,9 +83,10 @@ class SecretServiceTest : public testing::Test {
   void TearDown() override {
     service_.reset();
     store_.reset();
-    std::filesystem::remove_all(dir_);
   }
-  std::string dir_, org_, other_;
+  os::TempDir tmp_{"secrets-test"};
+  const std::string dir_ = tmp_.path();
+  std::string org_, other_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<SecretService> service_;
 };

@@ -10,6 +10,7 @@
 
 #include "core/sandbox_request.h"
 #include "os/files.h"
+#include "os/temp_dir.h"
 
 namespace adapt::core {
 namespace {
@@ -19,9 +20,6 @@ using nlohmann::json;
 class StartupPlanTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-startup-plan-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    rootfs_ = tmpl;
     ASSERT_TRUE(os::MakeDirs(rootfs_ + "/etc").ok());
     ASSERT_TRUE(os::WriteFileAtomic(rootfs_ + "/etc/passwd",
                                     "root:x:0:0:root:/root:/bin/bash\n"
@@ -43,7 +41,6 @@ class StartupPlanTest : public testing::Test {
                          "WITH_EQUALS=a=b"};
     image_.config.working_dir = "/srv/www";
   }
-  void TearDown() override { std::filesystem::remove_all(rootfs_); }
 
   // The startup block as ValidateCreateSandbox normalizes it (written here as REST's JSON).
   static std::optional<StartupConfig> Startup(const json& raw) {
@@ -85,7 +82,8 @@ class StartupPlanTest : public testing::Test {
     return found;
   }
 
-  std::string rootfs_;
+  os::TempDir tmp_{"startup-plan-test"};
+  const std::string rootfs_ = tmp_.path();
   Image image_;
 };
 

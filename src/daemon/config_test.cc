@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "os/files.h"
+#include "os/temp_dir.h"
 
 namespace adapt::daemon {
 namespace {
@@ -36,16 +37,12 @@ class ConfigTest : public testing::Test {
       if (v) saved_[name] = v;
       ::unsetenv(name);
     }
-    char tmpl[] = "/tmp/adapt-config-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
   }
   void TearDown() override {
     for (const char* name : kEnvNames) {
       ::unsetenv(name);
       if (saved_.count(name)) ::setenv(name, saved_[name].c_str(), 1);
     }
-    std::filesystem::remove_all(dir_);
   }
 
   static Result<DaemonConfig> Load(std::vector<std::string> args) {
@@ -69,7 +66,8 @@ class ConfigTest : public testing::Test {
   }
 
   std::map<std::string, std::string> saved_;
-  std::string dir_;
+  os::TempDir tmp_{"config-test"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(ConfigTest, DefaultsWithoutFlagsEnvOrFile) {

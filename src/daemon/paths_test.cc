@@ -8,6 +8,7 @@
 #include <string>
 
 #include "os/files.h"
+#include "os/temp_dir.h"
 
 namespace adapt::daemon {
 namespace {
@@ -52,9 +53,6 @@ TEST(ParseListenAddress, BadAddressesNameTheListenField) {
 class InstallHelpersTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-paths-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     libexec_ = dir_ + "/libexec";
     ASSERT_TRUE(os::MakeDirs(libexec_).ok());
     ASSERT_TRUE(
@@ -65,7 +63,6 @@ class InstallHelpersTest : public testing::Test {
     config_.state_dir = dir_ + "/state";
     config_.libexec_dir = libexec_;
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   static int ModeOf(const std::string& path) {
     struct stat st;
@@ -73,7 +70,8 @@ class InstallHelpersTest : public testing::Test {
     return static_cast<int>(st.st_mode & 07777);
   }
 
-  std::string dir_;
+  os::TempDir tmp_{"paths-test"};
+  const std::string dir_ = tmp_.path();
   std::string libexec_;
   DaemonConfig config_;
 };

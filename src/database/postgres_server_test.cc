@@ -14,29 +14,25 @@
 #include "database/pg_session.h"
 #include "os/files.h"
 #include "os/process.h"
+#include "os/temp_dir.h"
 
 namespace adapt::database {
 namespace {
 
 class PostgresServerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/adapt-pg-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    options_.root = dir_ + "/postgres";
-  }
+  void SetUp() override { options_.root = dir_ + "/postgres"; }
   void TearDown() override {
     PostgresServer server(options_);
     (void)server.Start();
     (void)server.Stop();
-    (void)os::RemoveTree(dir_);
   }
   pid_t PostmasterPid() {
     auto text = os::ReadFile(options_.root + "/data/postmaster.pid");
     return text.ok() ? static_cast<pid_t>(std::atoi(text->c_str())) : 0;
   }
-  std::string dir_;
+  os::TempDir tmp_{"pg-test"};
+  const std::string dir_ = tmp_.path();
   PostgresOptions options_;
 };
 

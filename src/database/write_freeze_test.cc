@@ -8,6 +8,7 @@
 
 #include "database/postgres_server.h"
 #include "os/files.h"
+#include "os/temp_dir.h"
 
 namespace adapt::database {
 namespace {
@@ -15,9 +16,6 @@ namespace {
 class WriteFreezeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-pg-freeze-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     options_.root = dir_ + "/postgres";
     server_ = std::make_unique<PostgresServer>(options_);
     Status started = server_->Start();
@@ -30,7 +28,6 @@ class WriteFreezeTest : public ::testing::Test {
   }
   void TearDown() override {
     if (server_) (void)server_->Stop();
-    (void)os::RemoveTree(dir_);
   }
   std::unique_ptr<PgSession> Tenant() {
     auto s = PgSession::Open("host=" + server_->SocketDir() +
@@ -44,7 +41,8 @@ class WriteFreezeTest : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.status().message();
     return s.ok() ? std::move(*s) : nullptr;
   }
-  std::string dir_;
+  os::TempDir tmp_{"pg-freeze"};
+  const std::string dir_ = tmp_.path();
   PostgresOptions options_;
   std::unique_ptr<PostgresServer> server_;
 };

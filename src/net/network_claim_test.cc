@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "os/temp_dir.h"
+
 namespace adapt::net {
 namespace {
 
@@ -20,9 +22,8 @@ AddressPool Pool(const std::string& cidr) {
 }
 
 TEST(NetworkClaim, ARunningAdaptdsNameAndPoolAreRefusedAndAnEndedOnesAreNot) {
-  char tmpl[] = "/tmp/adapt-claims-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string dir = std::string(tmpl) + "/networks";
+  os::TempDir tmp("claims");  // the forked child leaves by _exit: only this process removes it
+  const std::string dir = tmp.path() + "/networks";
   int ready[2], done[2];
   ASSERT_EQ(::pipe(ready), 0);
   ASSERT_EQ(::pipe(done), 0);
@@ -63,7 +64,6 @@ TEST(NetworkClaim, ARunningAdaptdsNameAndPoolAreRefusedAndAnEndedOnesAreNot) {
   auto after = NetworkClaim::Take(dir, "second", Pool("10.77.16.0/20"));
   EXPECT_TRUE(after.ok()) << after.status().message();
   for (int fd : {ready[0], ready[1], done[0], done[1]}) ::close(fd);
-  (void)!std::system((std::string("rm -rf ") + tmpl).c_str());
 }
 
 }  // namespace

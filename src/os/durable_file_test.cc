@@ -7,19 +7,15 @@
 #include <string>
 
 #include "os/files.h"
+#include "os/temp_dir.h"
 
 namespace adapt::os {
 namespace {
 
 class DurableFileTest : public testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/adapt-durable-file-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_;
+  os::TempDir tmp_{"durable-file-test"};
+  const std::string dir_ = tmp_.path();
 };
 
 // Writes of odd sizes that cross the writeback windows (several MiB each) in every way: one

@@ -9,21 +9,19 @@
 #include <fstream>
 #include <string>
 
+#include "os/temp_dir.h"
+
 namespace adapt::os {
 namespace {
 
 class FileInRootTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-in-root-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     root_ = dir_ + "/root";
     std::filesystem::create_directories(root_ + "/etc");
     // A file beside the root that a "../" escape would reach.
     Write(dir_ + "/outside", "host secret\n");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   static void Write(const std::string& path, const std::string& text) {
     std::ofstream(path) << text;
@@ -32,7 +30,9 @@ class FileInRootTest : public testing::Test {
     ASSERT_EQ(::symlink(target.c_str(), (root_ + "/" + name).c_str()), 0) << name;
   }
 
-  std::string dir_, root_;
+  os::TempDir tmp_{"in-root-test"};
+  const std::string dir_ = tmp_.path();
+  std::string root_;
 };
 
 TEST_F(FileInRootTest, ReadsARegularFile) {

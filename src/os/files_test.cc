@@ -8,25 +8,21 @@
 #include <filesystem>
 #include <string>
 
+#include "os/temp_dir.h"
+
 namespace adapt::os {
 namespace {
 
 class FilesTest : public testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/adapt-files-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   static int ModeOf(const std::string& path) {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return -1;
     return static_cast<int>(st.st_mode & 07777);
   }
 
-  std::string dir_;
+  os::TempDir tmp_{"files-test"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(FilesTest, WriteFileAtomicWritesContentWithTheGivenMode) {

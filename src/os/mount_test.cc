@@ -14,6 +14,7 @@
 
 #include "os/files.h"
 #include "os/process.h"
+#include "os/temp_dir.h"
 #include "os/unique_fd.h"
 
 namespace adapt::os {
@@ -27,15 +28,11 @@ class MountTest : public testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(::geteuid(), 0u) << "mount_test mounts for real and must run as root";
-    char tmpl[] = "/tmp/adapt-mount-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
   }
 
   void TearDown() override {
     // Whatever a failed test left mounted goes first, deepest first.
     for (const auto& m : MountsUnder(dir_)) (void)Unmount(m);  // best effort: teardown
-    std::filesystem::remove_all(dir_);
   }
 
   // Lines of `losetup -a` that name `image`.
@@ -61,7 +58,8 @@ class MountTest : public testing::Test {
     ASSERT_TRUE(st.ok()) << st.message();
   }
 
-  std::string dir_;
+  os::TempDir tmp_{"mount-test"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(MountTest, LoopExt4AndOverlayMountWriteListAndUnmountCleanly) {

@@ -8,19 +8,16 @@
 #include <cstdlib>
 #include <string>
 
+#include "os/temp_dir.h"
+
 namespace adapt::os {
 namespace {
-
-std::string ScratchLockPath() {
-  char dir[] = "/tmp/adapt-lock-XXXXXX";
-  EXPECT_NE(::mkdtemp(dir), nullptr);
-  return std::string(dir) + "/adaptd.lock";
-}
 
 // The holder locks the file, forks a child that sleeps without exec (as a process caught
 // between fork and exec does), reports that child's pid, and exits when told to.
 TEST(LockFileForProcess, IsRefusedWhileHeldAndFreedWhenTheHolderDiesEvenIfItsChildLives) {
-  std::string path = ScratchLockPath();
+  TempDir dir("lock");  // the forked processes leave by _exit: only this one removes it
+  std::string path = dir.path() + "/adaptd.lock";
   int to_parent[2], to_holder[2];
   ASSERT_EQ(::pipe(to_parent), 0);
   ASSERT_EQ(::pipe(to_holder), 0);

@@ -5,10 +5,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
+#include <optional>
 #include <string>
 
 #include "os/files.h"
+#include "os/temp_dir.h"
 
 namespace adapt::os {
 namespace {
@@ -17,13 +18,6 @@ constexpr off_t kSize = 64 << 20;
 
 class SparseCopyTest : public testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/adapt-sparse-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // A 64 MiB file holding two small runs of data, holes elsewhere.
   void WriteSparse(const std::string& path) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -34,7 +28,8 @@ class SparseCopyTest : public testing::Test {
     ::close(fd);
   }
 
-  std::string dir_;
+  TempDir tmp_{"sparse-test"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(SparseCopyTest, TheCopyHasTheSameBytesAndKeepsTheHoles) {
@@ -55,14 +50,13 @@ TEST_F(SparseCopyTest, TheCopyHasTheSameBytesAndKeepsTheHoles) {
 // /dev/shm is a tmpfs, /tmp another filesystem here: copy_file_range answers EXDEV between
 // them on current kernels, and the copy goes through a buffer instead.
 TEST_F(SparseCopyTest, ACopyToAnotherFilesystemHasTheSameBytesAndKeepsTheHoles) {
-  char tmpl[] = "/dev/shm/adapt-sparse-test.XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  std::string other = tmpl;
+  std::optional<TempDir> shm(std::in_place, "sparse-test", "/dev/shm");
+  const std::string other = shm->path();
   WriteSparse(dir_ + "/disk.img");
   Status st = CopySparseFile(dir_ + "/disk.img", other + "/copy.img");
   auto copy = ReadFile(other + "/copy.img");
   uint64_t allocated = AllocatedBytes(other + "/copy.img");
-  std::filesystem::remove_all(other);
+  shm.reset();  // the copy's 64 MiB leave the tmpfs before the checks
   ASSERT_TRUE(st.ok()) << st.message();
   ASSERT_TRUE(copy.ok());
   EXPECT_EQ(copy->size(), static_cast<size_t>(kSize));

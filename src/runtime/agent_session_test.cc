@@ -10,6 +10,7 @@
 #include "agent/protocol.h"
 #include "os/files.h"
 #include "os/process.h"
+#include "os/temp_dir.h"
 #include "os/unix_socket.h"
 #include "runtime/agent_hub.h"
 
@@ -86,18 +87,12 @@ struct Seen {
 class AgentSessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-agent-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     path_ = dir_ + "/agent.sock";
     key_file_ = dir_ + "/agent.key";
     ASSERT_TRUE(os::WriteFileAtomic(key_file_, kKey, 0600).ok());
     ASSERT_TRUE(hub_.Listen("sbx_test", path_, key_file_).ok());
   }
-  void TearDown() override {
-    hub_.Close("sbx_test");
-    (void)os::RemoveTree(dir_);  // best effort: teardown
-  }
+  void TearDown() override { hub_.Close("sbx_test"); }
   static constexpr const char* kKey = "the-agent-key-0123456789";
   FakeAgent Connect(int32_t version = agent::kProtocolVersion,
                     const std::vector<agent::HeldProcess>& held = {},
@@ -129,7 +124,9 @@ class AgentSessionTest : public ::testing::Test {
   }
 
   AgentHub hub_;
-  std::string dir_, path_, key_file_;
+  os::TempDir tmp_{"agent-test"};
+  const std::string dir_ = tmp_.path();
+  std::string path_, key_file_;
 };
 
 TEST_F(AgentSessionTest, MultiplexesCommandsAndReportsTheirExits) {

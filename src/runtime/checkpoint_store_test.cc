@@ -13,6 +13,7 @@
 
 #include "os/files.h"
 #include "os/mount.h"
+#include "os/temp_dir.h"
 
 namespace adapt::runtime {
 namespace {
@@ -49,9 +50,6 @@ class CheckpointStoreTest : public testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(::geteuid(), 0u) << "checkpoint_store_test mounts for real and must run as root";
-    char tmpl[] = "/tmp/adapt-checkpoint-store-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     paths_ = CheckpointStoreAt(dir_);
     auto key = DeriveCheckpointStoreKey(std::string(32, 'm'));
     ASSERT_TRUE(key.ok()) << key.status().message();
@@ -60,10 +58,10 @@ class CheckpointStoreTest : public testing::Test {
 
   void TearDown() override {
     for (const auto& m : os::MountsUnder(dir_)) (void)os::Unmount(m);  // best effort: teardown
-    std::filesystem::remove_all(dir_);
   }
 
-  std::string dir_;
+  os::TempDir tmp_{"checkpoint-store-test"};
+  const std::string dir_ = tmp_.path();
   CheckpointStorePaths paths_;
   std::string key_;
 };

@@ -9,6 +9,7 @@
 
 #include "os/files.h"
 #include "os/sparse_copy.h"
+#include "os/temp_dir.h"
 
 namespace adapt::runtime {
 namespace {
@@ -17,13 +18,6 @@ constexpr uint64_t kMiB = 64;
 
 class DiskTemplatesTest : public testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/adapt-disk-templates-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   static ino_t Inode(const std::string& path) {
     struct stat st {};
     EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
@@ -39,7 +33,8 @@ class DiskTemplatesTest : public testing::Test {
     EXPECT_EQ(static_cast<unsigned char>((*bytes)[1081]), 0xEF) << image;
   }
 
-  std::string dir_;
+  os::TempDir tmp_{"disk-templates-test"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(DiskTemplatesTest, EveryDiskOfASizeIsASparseCopyOfOneTemplate) {

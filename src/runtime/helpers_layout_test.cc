@@ -7,6 +7,7 @@
 #include <string>
 
 #include "os/files.h"
+#include "os/temp_dir.h"
 
 namespace adapt::runtime {
 namespace {
@@ -14,9 +15,6 @@ namespace {
 class HelpersLayoutTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-helpers-layout-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    base_ = tmpl;
     helpers_ = base_ + "/helpers";
     sandbox_ = base_ + "/sandboxes/sbx_1";
     ASSERT_TRUE(os::MakeDirs(helpers_, 0755).ok());
@@ -24,9 +22,10 @@ class HelpersLayoutTest : public testing::Test {
     ASSERT_TRUE(os::WriteFileAtomic(helpers_ + "/adapt-agent", "agent v1", 0755).ok());
     ASSERT_TRUE(os::WriteFileAtomic(helpers_ + "/adapt-pause", "pause v1", 0755).ok());
   }
-  void TearDown() override { std::filesystem::remove_all(base_); }
 
-  std::string base_, helpers_, sandbox_;
+  os::TempDir tmp_{"helpers-layout-test"};
+  const std::string base_ = tmp_.path();
+  std::string helpers_, sandbox_;
 };
 
 TEST_F(HelpersLayoutTest, TheOwnLayoutPutsTheSocketBesideTheHelpersInOneMount) {

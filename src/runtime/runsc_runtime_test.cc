@@ -18,6 +18,7 @@
 #include "os/files.h"
 #include "os/mount.h"
 #include "os/process.h"
+#include "os/temp_dir.h"
 #include "runtime/agent_hub.h"
 
 #ifndef ADAPT_SHIM_PATH
@@ -50,9 +51,6 @@ class RunscRuntimeTest : public testing::Test {
         << "no Debian 12 image at " << rootfs_
         << ": run scripts/build-image.sh build/images (or set ADAPT_IMAGES_DIR)";
 
-    char tmpl[] = "/tmp/adapt-runsc-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    base_ = tmpl;
     state_dir_ = base_ + "/state";
     helpers_dir_ = base_ + "/helpers";
     ASSERT_TRUE(os::MakeDirs(helpers_dir_, 0755).ok());
@@ -82,7 +80,6 @@ class RunscRuntimeTest : public testing::Test {
     if (!state_dir_.empty()) {
       for (const auto& m : os::MountsUnder(state_dir_)) (void)os::Unmount(m);
     }
-    if (!base_.empty()) std::filesystem::remove_all(base_);
   }
 
   LaunchRequest Request(std::vector<std::string> argv) {
@@ -128,7 +125,8 @@ class RunscRuntimeTest : public testing::Test {
   }
 
   std::string rootfs_;
-  std::string base_;
+  os::TempDir tmp_{"runsc-test"};
+  const std::string base_ = tmp_.path();
   std::string state_dir_;
   std::string helpers_dir_;
   // For a case that gives the runtime agents: alive until after TearDown's Destroy calls.

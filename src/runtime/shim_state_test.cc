@@ -6,19 +6,15 @@
 #include <string>
 
 #include "os/files.h"
+#include "os/temp_dir.h"
 
 namespace adapt::runtime {
 namespace {
 
 class ShimStateFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/shim-state-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { (void)os::RemoveTree(dir_); }  // best effort
-  std::string dir_;
+  os::TempDir tmp_{"shim-state-test"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(ShimStateFiles, AnOomKillSurvivesTheRoundTrip) {

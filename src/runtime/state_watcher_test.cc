@@ -10,25 +10,21 @@
 #include <mutex>
 #include <vector>
 
+#include "os/temp_dir.h"
+
 namespace adapt::runtime {
 namespace {
 
 class StateWatcherTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-watch.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
     watcher_.SetListener([this](const std::string& id) {
       std::lock_guard lock(mu_);
       heard_.push_back(id);
       cv_.notify_all();
     });
   }
-  void TearDown() override {
-    watcher_.SetListener(nullptr);
-    std::filesystem::remove_all(root_);
-  }
+  void TearDown() override { watcher_.SetListener(nullptr); }
   // Writes `name` in `dir` the way the shim does: a temporary file renamed over it.
   void WriteAtomically(const std::string& dir, const std::string& name) {
     std::ofstream(dir + "/.tmp-" + name) << "{}";
@@ -46,7 +42,8 @@ class StateWatcherTest : public ::testing::Test {
     return heard_;
   }
 
-  std::string root_;
+  os::TempDir tmp_{"watch"};
+  const std::string root_ = tmp_.path();
   StateWatcher watcher_{"shim-state.json"};
   std::mutex mu_;
   std::condition_variable cv_;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "os/files.h"
+#include "os/temp_dir.h"
 #include "storage/storage_tokens.h"
 #include "store/store.h"
 
@@ -33,18 +34,15 @@ std::string ReadAll(os::FileReader& r) {
 class ObjectStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-objects-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     auto s = store::OpenSqliteStore(dir_ + "/db");
     ASSERT_TRUE(s.ok());
     store_ = std::move(*s);
     objects_ = std::make_unique<ObjectStore>(*store_, dir_ + "/objects");
     ASSERT_TRUE(objects_->Init().ok());
   }
-  void TearDown() override { (void)os::RemoveTree(dir_); }
 
-  std::string dir_;
+  os::TempDir tmp_{"objects"};
+  const std::string dir_ = tmp_.path();
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<ObjectStore> objects_;
 };

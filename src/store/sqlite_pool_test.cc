@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "os/temp_dir.h"
 #include "store/memory_store.h"
 #include "store/store.h"
 
@@ -17,16 +18,8 @@ namespace {
 
 class PoolStoreTest : public testing::TestWithParam<bool> {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/adapt-pool-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    Reopen();
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void SetUp() override { Reopen(); }
+  void TearDown() override { store_.reset(); }
   // GetParam(): MemoryStore, which has nothing to reopen and keeps its members.
   void Reopen() {
     if (GetParam()) {
@@ -38,7 +31,8 @@ class PoolStoreTest : public testing::TestWithParam<bool> {
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(*s);
   }
-  std::string dir_;
+  os::TempDir tmp_{"pool-test"};
+  const std::string dir_ = tmp_.path();
   std::unique_ptr<Store> store_;
 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "os/temp_dir.h"
 #include "store/sqlite_store_test_fixture.h"
 #include "store/store.h"
 
@@ -119,9 +120,8 @@ TEST_P(StoreTest, NetworksAreUniqueBySlotAndSandboxAndTheirPolicyIsReplacedInPla
 }
 
 TEST(SqliteStoreNetworks, AttachmentsSurviveReopening) {
-  char tmpl[] = "/tmp/adapt-store-net.XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  std::string dir = tmpl;
+  os::TempDir tmp("store-net");
+  const std::string dir = tmp.path();
   NetworkRecord a = Network("sbx_a", 3);
   a.policy.egress = "allowlist";
   a.policy.allow = {{"tcp", "10.0.0.1", 443}};
@@ -137,13 +137,11 @@ TEST(SqliteStoreNetworks, AttachmentsSurviveReopening) {
   ASSERT_EQ(all->size(), 1u);
   EXPECT_EQ((*all)[0].address, a.address);
   EXPECT_EQ((*all)[0].policy, a.policy);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(SqliteStoreNetworks, RowsWrittenBeforeTheRecordWasTypedReadBackTheSame) {
-  char tmpl[] = "/tmp/adapt-store-net.XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  std::string dir = tmpl;
+  os::TempDir tmp("store-net");
+  const std::string dir = tmp.path();
   ASSERT_TRUE(OpenSqliteStore(dir + "/adapt.db").ok());
   {
     // As net/ wrote the data column when the record held JSON.
@@ -174,7 +172,6 @@ TEST(SqliteStoreNetworks, RowsWrittenBeforeTheRecordWasTypedReadBackTheSame) {
   EXPECT_EQ((*all)[1].sandbox_id, "sbx_bad");
   EXPECT_EQ((*all)[1].address, "");
   EXPECT_EQ((*all)[1].policy, NetworkPolicyRecord{});
-  std::filesystem::remove_all(dir);
 }
 
 TEST_P(StoreTest, SiteReleasesKeepTheirFilesAndDeletingASiteGivesBackTheirBlobs) {
@@ -200,9 +197,8 @@ TEST_P(StoreTest, SiteReleasesKeepTheirFilesAndDeletingASiteGivesBackTheirBlobs)
 }
 
 TEST(SqliteStoreSites, ReleasesWrittenBeforeTheRecordWasTypedReadBackTheSame) {
-  char tmpl[] = "/tmp/adapt-store-site.XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  std::string dir = tmpl;
+  os::TempDir tmp("store-site");
+  const std::string dir = tmp.path();
   ASSERT_TRUE(OpenSqliteStore(dir + "/adapt.db").ok());
   {
     SQLite::Database db(dir + "/adapt.db", SQLite::OPEN_READWRITE);
@@ -219,7 +215,6 @@ TEST(SqliteStoreSites, ReleasesWrittenBeforeTheRecordWasTypedReadBackTheSame) {
   // A file without a type is served as bytes, as before.
   EXPECT_EQ(r->files.at("raw").content_type, "application/octet-stream");
   EXPECT_EQ(r->files.at("raw").size, 3u);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_P(StoreTest, OAuthGrantsExpireAndCodesAreSingleUse) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "os/temp_dir.h"
 #include "store/memory_store.h"
 #include "store/store.h"
 
@@ -44,19 +45,13 @@ inline void PrintTo(Backend b, std::ostream* os) {
 class StoreTestBase : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-store-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     path_ = dir_ + "/adapt.db";
     Reopen();
     ASSERT_NE(store_, nullptr);
     org_ = MustCreateOrg("acme");
     other_org_ = MustCreateOrg("other");
   }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { store_.reset(); }
 
   // SQLite: closes and opens the database again. Memory: keeps the store (nothing to reopen).
   void Reopen() {
@@ -116,7 +111,8 @@ class StoreTestBase : public testing::Test {
   }
 
   Backend backend_ = Backend::kSqlite;
-  std::string dir_;
+  os::TempDir tmp_{"store-test"};
+  const std::string dir_ = tmp_.path();
   std::string path_;
   std::unique_ptr<Store> store_;
   OrgRecord org_;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/ids.h"
+#include "os/temp_dir.h"
 #include "store/memory_store.h"
 #include "store/store.h"
 
@@ -18,9 +19,6 @@ using nlohmann::json;
 class VolumeStoreTest : public testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/adapt-volumes-test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     if (GetParam()) {
       store_ = std::make_unique<MemoryStore>();
     } else {
@@ -31,10 +29,7 @@ class VolumeStoreTest : public testing::TestWithParam<bool> {
     org_ = store_->CreateOrg({NewId("org"), "acme", false, 1000})->id;
     other_ = store_->CreateOrg({NewId("org"), "other", false, 1000})->id;
   }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { store_.reset(); }
 
   VolumeRecord Volume(const std::string& org, const std::string& name) {
     VolumeRecord v;
@@ -61,7 +56,9 @@ class VolumeStoreTest : public testing::TestWithParam<bool> {
     return r.id;
   }
 
-  std::string dir_, org_, other_;
+  os::TempDir tmp_{"volumes-test"};
+  const std::string dir_ = tmp_.path();
+  std::string org_, other_;
   std::unique_ptr<Store> store_;
 };
 
