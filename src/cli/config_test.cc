@@ -8,8 +8,6 @@
 #include <map>
 #include <optional>
 
-#include "os/temp_dir.h"
-
 namespace adapt::cli {
 namespace {
 
@@ -25,6 +23,9 @@ class ResolveClientConfigTest : public ::testing::Test {
       saved_[name] = value ? std::optional<std::string>(value) : std::nullopt;
       unsetenv(name);
     }
+    std::string pattern = (fs::temp_directory_path() / "adapt-config-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
     fs::create_directories(root_ / "home");
     fs::create_directories(root_ / "state");
     setenv("HOME", (root_ / "home").c_str(), 1);
@@ -39,6 +40,7 @@ class ResolveClientConfigTest : public ::testing::Test {
         unsetenv(name.c_str());
       }
     }
+    fs::remove_all(root_);
   }
 
   void WriteFile(const fs::path& path, const std::string& text) {
@@ -55,8 +57,7 @@ class ResolveClientConfigTest : public ::testing::Test {
   static constexpr const char* kVariables[] = {"ADAPT_URL", "ADAPT_API_KEY", "XDG_CONFIG_HOME",
                                                "HOME", "ADAPT_STATE_DIR"};
   std::map<std::string, std::optional<std::string>> saved_;
-  os::TempDir tmp_{"config-test"};
-  const fs::path root_ = tmp_.path();
+  fs::path root_;
 };
 
 TEST_F(ResolveClientConfigTest, DefaultsToLocalhostAndNoKey) {
