@@ -73,13 +73,14 @@ void AddCommandRoutes(Router& router, core::SandboxService& sandboxes,
                // A caller that does not wait (waitSeconds 0: it streams the output) gets the
                // command whether or not it ended meanwhile, so its answer does not depend on
                // how fast the run was: a missing python3 is then the record's exit code 127.
-               auto kind =
-                   python->wait_seconds > 0 ? CommandWaitKind::kPython : CommandWaitKind::kRun;
-               CommandStart again = [&commands, who, id = p.at("id"), python = *python] {
+               const int wait_seconds = python->wait_seconds;
+               auto kind = wait_seconds > 0 ? CommandWaitKind::kPython : CommandWaitKind::kRun;
+               // Moved, not copied: the program may be 8 MiB.
+               CommandStart again = [&commands, who, id = p.at("id"), python = std::move(*python)] {
                  return commands.StartPython(who, id, python);
                };
-               return Answer(sandboxes, commands, workers, who, p.at("id"), started,
-                             python->wait_seconds, kind, std::move(again));
+               return Answer(sandboxes, commands, workers, who, p.at("id"), started, wait_seconds,
+                             kind, std::move(again));
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
