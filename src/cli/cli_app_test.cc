@@ -197,6 +197,18 @@ TEST(AdaptCli, ExecRefusesBinaryStdinBeforeAnyRequest) {
             "binary files in with adapt sandbox cp)\n");
 }
 
+TEST(AdaptCli, ExecRefusesStdinOverTheLimitBeforeAnyRequest) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(testing::UnusedPort());
+  Outcome outcome =
+      RunCli(url, {"sandbox", "exec", "sbx_1", "-i", "--", "cat"}, std::string((8 << 20) + 1, 'a'));
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_EQ(outcome.err, "adapt: --stdin passes at most 8 MiB of standard input\n");
+  // Exactly the limit is sent (nothing listens: the request fails to connect).
+  Outcome at_limit =
+      RunCli(url, {"sandbox", "exec", "sbx_1", "-i", "--", "cat"}, std::string(8 << 20, 'a'));
+  EXPECT_NE(at_limit.err.find("cannot reach adaptd"), std::string::npos) << at_limit.err;
+}
+
 TEST(AdaptCli, LogsPrintsTheStartupOutputAsItComesAndExitsWithItsCode) {
   const std::string events =
       "event: stdout\ndata: {\"data\":\"first\\n\"}\n\n"
