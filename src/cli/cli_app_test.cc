@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -207,6 +209,41 @@ TEST(AdaptCli, ExecRefusesStdinOverTheLimitBeforeAnyRequest) {
   Outcome at_limit =
       RunCli(url, {"sandbox", "exec", "sbx_1", "-i", "--", "cat"}, std::string(8 << 20, 'a'));
   EXPECT_NE(at_limit.err.find("cannot reach adaptd"), std::string::npos) << at_limit.err;
+}
+
+TEST(AdaptCli, PythonRefusesAProgramOverTheLimitOrNotTextBeforeAnyRequest) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(testing::UnusedPort());
+  Outcome large = RunCli(url, {"sandbox", "python", "sbx_1"}, std::string((8 << 20) + 1, '#'));
+  EXPECT_EQ(large.exit_code, 2);
+  EXPECT_EQ(large.err, "adapt: the Python program is larger than 8 MiB\n");
+  Outcome binary =
+      RunCli(url, {"sandbox", "python", "sbx_1", "--file", "-"}, std::string("print(1)\0", 9));
+  EXPECT_EQ(binary.exit_code, 2);
+  EXPECT_EQ(binary.err, "adapt: the Python program is not UTF-8 text without NUL bytes\n");
+  Outcome empty = RunCli(url, {"sandbox", "python", "sbx_1"}, "");
+  EXPECT_EQ(empty.err, "adapt: the Python program is empty\n");
+  // Exactly the limit is sent (nothing listens: the request fails to connect).
+  Outcome at_limit = RunCli(url, {"sandbox", "python", "sbx_1"}, std::string(8 << 20, '#'));
+  EXPECT_NE(at_limit.err.find("cannot reach adaptd"), std::string::npos) << at_limit.err;
+}
+
+TEST(AdaptCli, PythonSendsTheProgramReadFromAFile) {
+  TestHttpServer server(
+      {{CannedResponse(200, RunningSandbox())},
+       {CannedResponse(200, R"({"id":"cmd_1","status":"exited","exitCode":0})")},
+       {CannedResponse(200,
+                       "event: result\ndata: {\"id\":\"cmd_1\",\"status\":\"exited\","
+                       "\"exitCode\":0}\n\n",
+                       "text/event-stream")}});
+  const std::string path = ::testing::TempDir() + "adapt-cli-program.py";
+  std::ofstream(path) << "print(1 + 1)\n";
+  Outcome outcome = RunCli(server.url(), {"sandbox", "python", "sbx_1", "--file", path}, "ignored");
+  std::remove(path.c_str());
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  std::vector<RecordedRequest> requests = server.TakeRequests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[1].target, "/v1/sandboxes/sbx_1/python");
+  EXPECT_EQ(json::parse(requests[1].body)["code"], "print(1 + 1)\n");
 }
 
 TEST(AdaptCli, LogsPrintsTheStartupOutputAsItComesAndExitsWithItsCode) {

@@ -5,11 +5,11 @@
 #include <ostream>
 
 #include "base/key_value.h"
-#include "base/text.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/sandbox_wait.h"
+#include "cli/text_input.h"
 
 namespace adapt::cli {
 namespace {
@@ -25,23 +25,16 @@ Result<nlohmann::json> EnvObject(const std::vector<std::string>& pairs) {
   return env;
 }
 
-// The most a command's stdin may hold (the API's limit, checked by adaptd too): a larger input
-// is refused after reading one byte past it, not read whole into memory.
-constexpr size_t kMaxStdinBytes = 8 << 20;
-
-// All of standard input, as the command's: text, since the API's `stdin` is a JSON string (a
-// binary byte would reach the command as U+FFFD, so it is refused here instead).
+// All of standard input, as the command's: text, since the API's `stdin` is a JSON string.
 Result<std::string> StdinText(std::istream& in) {
-  std::string data(kMaxStdinBytes + 1, '\0');
-  in.read(data.data(), static_cast<std::streamsize>(data.size()));
-  data.resize(static_cast<size_t>(in.gcount()));
-  if (data.size() > kMaxStdinBytes)
+  std::optional<std::string> data = ReadAtMost(in);
+  if (!data)
     return Status(Code::kInvalidArgument, "--stdin passes at most 8 MiB of standard input");
-  if (!IsValidUtf8(data) || data.find('\0') != std::string::npos)
+  if (!IsPlainText(*data))
     return Status(Code::kInvalidArgument,
                   "--stdin passes text: standard input is not UTF-8 text without NUL bytes "
                   "(copy binary files in with adapt sandbox cp)");
-  return data;
+  return std::move(*data);
 }
 
 struct ExecOptions {

@@ -3,13 +3,13 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
+#include <optional>
 
-#include "base/text.h"
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/sandbox_wait.h"
+#include "cli/text_input.h"
 
 namespace adapt::cli {
 namespace {
@@ -22,23 +22,26 @@ struct PythonOptions {
   nlohmann::json body;
 };
 
-// The program: --code, else --file, else standard input ("-" as the file too).
+// The program: --code, else --file, else standard input ("-" as the file too), read up to the
+// API's 8 MiB.
 Result<std::string> ProgramText(const PythonOptions& options, const Console& console) {
-  if (!options.code.empty()) return options.code;
-  std::stringstream text;
-  if (options.file.empty() || options.file == "-") {
-    text << console.in.rdbuf();
-  } else {
-    std::ifstream in(options.file, std::ios::binary);
-    if (!in) return Status(Code::kInvalidArgument, "cannot read " + options.file);
-    text << in.rdbuf();
+  std::optional<std::string> code = options.code;
+  if (options.code.empty()) {
+    if (options.file.empty() || options.file == "-") {
+      code = ReadAtMost(console.in);
+    } else {
+      std::ifstream in(options.file, std::ios::binary);
+      if (!in) return Status(Code::kInvalidArgument, "cannot read " + options.file);
+      code = ReadAtMost(in);
+    }
   }
-  std::string code = text.str();
-  if (code.empty()) return Status(Code::kInvalidArgument, "the Python program is empty");
+  if (!code || code->size() > kMaxTextInputBytes)
+    return Status(Code::kInvalidArgument, "the Python program is larger than 8 MiB");
+  if (code->empty()) return Status(Code::kInvalidArgument, "the Python program is empty");
   // The API's `code` is a JSON string: a stray byte would reach python3 as U+FFFD.
-  if (!IsValidUtf8(code))
-    return Status(Code::kInvalidArgument, "the Python program is not UTF-8 text");
-  return code;
+  if (!IsPlainText(*code))
+    return Status(Code::kInvalidArgument, "the Python program is not UTF-8 text without NUL bytes");
+  return std::move(*code);
 }
 
 }  // namespace
