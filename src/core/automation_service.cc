@@ -24,23 +24,6 @@ constexpr int kMissedCountCap = 100000;
 // A slot the scheduler reaches this late is late, not missed, whatever the catch-up window.
 constexpr int64_t kLateGraceMillis = 60'000;
 
-std::string AutomationRunStatus(const AttemptEnd& end) {
-  switch (end.kind) {
-    case AttemptEnd::Kind::kExited:
-      return end.exit_code == 0 ? "succeeded" : "failed";
-    case AttemptEnd::Kind::kTimedOut:
-    case AttemptEnd::Kind::kRefused:
-      return "failed";
-    case AttemptEnd::Kind::kQuota:
-      return "skipped_quota";
-    case AttemptEnd::Kind::kCancelled:
-      return "cancelled";
-    case AttemptEnd::Kind::kInfrastructure:
-      return "infrastructure_failed";
-  }
-  return "failed";
-}
-
 Status WithFieldNamed(const Status& st, const FieldNames& names) {
   std::string field = names(st.field());
   std::string message = st.message();
@@ -296,20 +279,11 @@ void AutomationService::RunEnded(const store::AutomationRecord& a, const std::st
     if (it == active_.end()) return;
     run = it->second;
     active_.erase(it);
-    if (cancel_requested_.erase(run_id) &&
-        (end.kind != AttemptEnd::Kind::kExited || !end.exit_code))
-      end.kind = AttemptEnd::Kind::kCancelled;
+    if (cancel_requested_.erase(run_id)) CountAsCancelled(end);
   }
-  run.status = AutomationRunStatus(end);
-  run.exit_code = end.exit_code;
+  RecordAttemptEnd(run, end, now);
   // A catch_up run keeps the note of the slots it covers unless its end has more to say.
   if (!end.error.empty() || run.trigger != "catch_up") run.error = end.error;
-  if (!end.command_id.empty()) run.command_id = end.command_id;
-  run.stdout_text = LatestBytes(end.stdout_text, kRunOutputBytes, end.stdout_truncated);
-  run.stderr_text = LatestBytes(end.stderr_text, kRunOutputBytes, end.stderr_truncated);
-  run.stdout_truncated = end.stdout_truncated;
-  run.stderr_truncated = end.stderr_truncated;
-  run.ended_at = now;
   if (Status st = runs_.PutRun(run); !st.ok())
     spdlog::error("automations: recording run {}: {}", run.id, st.message());
 

@@ -66,6 +66,18 @@ std::string LatestBytes(const std::string& text, size_t limit, bool& truncated);
 
 inline constexpr size_t kRunOutputBytes = 64 * 1024;
 
+// A cancel was asked for the attempt: it ended cancelled, unless its command exited with a code
+// of its own (not by a signal) first.
+void CountAsCancelled(AttemptEnd& end);
+
+// The status of a run (a job's or an automation's) whose attempt ended so: succeeded, failed,
+// skipped_quota, cancelled or infrastructure_failed.
+std::string RunStatusOf(const AttemptEnd& end);
+
+// Records on `run` how its attempt ended at `now`: the status, exit code, command and the latest
+// kRunOutputBytes of each stream. The error stays the caller's to set.
+void RecordAttemptEnd(store::RunRecord& run, const AttemptEnd& end, int64_t now);
+
 // cancel_automation_run's grace period (a job's run or an automation's) unless adaptd's
 // --run-cancel-grace-seconds says otherwise: the command's process group gets SIGTERM, then
 // SIGKILL once the grace period passed if it still runs.

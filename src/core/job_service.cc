@@ -19,38 +19,12 @@ bool RunEnded(const store::RunRecord& r) {
 }
 
 // The run's status for how its attempt ended.
-std::string RunStatusOf(const AttemptEnd& end) {
-  switch (end.kind) {
-    case AttemptEnd::Kind::kExited:
-      return end.exit_code == 0 ? "succeeded" : "failed";
-    case AttemptEnd::Kind::kTimedOut:
-    case AttemptEnd::Kind::kRefused:
-      return "failed";
-    case AttemptEnd::Kind::kQuota:
-      return "skipped_quota";
-    case AttemptEnd::Kind::kCancelled:
-      return "cancelled";
-    case AttemptEnd::Kind::kInfrastructure:
-      return "infrastructure_failed";
-  }
-  return "failed";
-}
-
 Status LimitOk(int limit) {
   if (limit < 1 || limit > 200) return InvalidArgument("limit", "limit must be between 1 and 200");
   return Status::Ok();
 }
 
 }  // namespace
-
-std::string LatestBytes(const std::string& text, size_t limit, bool& truncated) {
-  if (text.size() <= limit) return text;
-  truncated = true;
-  size_t start = text.size() - limit;
-  // Skip continuation bytes, so the kept text starts at a character.
-  while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) ++start;
-  return text.substr(start);
-}
 
 JobService::JobService(store::JobStore& store, JobAttempts& attempts, std::string default_image,
                        int concurrency_per_org)
@@ -369,20 +343,10 @@ void JobService::AttemptEnded(const std::string& job_id, const std::string& run_
     if (it == active_runs_.end()) return;
     run = it->second;
     active_runs_.erase(it);
-    // A cancel asked for: whatever the command did as it went, the run was cancelled.
-    if (cancel_requested_.erase(run_id) &&
-        (end.kind != AttemptEnd::Kind::kExited || !end.exit_code))
-      end.kind = AttemptEnd::Kind::kCancelled;
-    run.status = RunStatusOf(end);
-    run.exit_code = end.exit_code;
+    if (cancel_requested_.erase(run_id)) CountAsCancelled(end);
+    RecordAttemptEnd(run, end, now);
     run.error = end.error;
     if (!end.sandbox_id.empty()) run.sandbox_id = end.sandbox_id;
-    if (!end.command_id.empty()) run.command_id = end.command_id;
-    run.stdout_text = LatestBytes(end.stdout_text, kRunOutputBytes, end.stdout_truncated);
-    run.stderr_text = LatestBytes(end.stderr_text, kRunOutputBytes, end.stderr_truncated);
-    run.stdout_truncated = end.stdout_truncated;
-    run.stderr_truncated = end.stderr_truncated;
-    run.ended_at = now;
     if (Status st = store_.PutRun(run); !st.ok())
       spdlog::error("jobs: recording run {}: {}", run.id, st.message());
   }
