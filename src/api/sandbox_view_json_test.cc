@@ -200,7 +200,7 @@ TEST(ApplyOutput, WritesRedactedOutputIntoAResult) {
   out.Append(runtime::Stream::kStdout, "tok-4f9a-secret");
   store::SandboxResult result;
   result.exit_code = 0;
-  ApplyOutput(r, out, result);
+  ApplyOutput(r, out, false, result);
   EXPECT_EQ(result.stdout_text, "[REDACTED]");
   EXPECT_EQ(result.stderr_text, "");
   EXPECT_FALSE(result.truncated);

@@ -48,6 +48,17 @@ bool IsValidUtf8(std::string_view s) {
   return true;
 }
 
+size_t PartialUtf8AtEnd(std::string_view text) {
+  size_t n = text.size();
+  for (size_t back = 1; back <= 3 && back <= n; ++back) {
+    auto c = static_cast<unsigned char>(text[n - back]);
+    if ((c & 0xC0) == 0x80) continue;  // continuation byte: look further back
+    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    return len > back ? back : 0;
+  }
+  return 0;
+}
+
 std::string SanitizeUtf8(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size());
@@ -67,20 +78,6 @@ std::string SanitizeUtf8(std::string_view bytes) {
     }
   }
   return out;
-}
-
-std::string Redact(std::string text, std::vector<std::string> secrets) {
-  std::sort(secrets.begin(), secrets.end(),
-            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  static constexpr std::string_view kMask = "[REDACTED]";
-  for (const auto& secret : secrets) {
-    if (secret.empty()) continue;
-    for (size_t pos = text.find(secret); pos != std::string::npos;
-         pos = text.find(secret, pos + kMask.size())) {
-      text.replace(pos, secret.size(), kMask);
-    }
-  }
-  return text;
 }
 
 bool HasControlCharacter(std::string_view s) {

@@ -1,4 +1,5 @@
-// Text helpers for output that reaches JSON: UTF-8 repair and secret redaction.
+// Text helpers for output that reaches JSON: UTF-8 checks and repair (secret values:
+// base/redaction.h).
 #pragma once
 
 #include <string>
@@ -14,15 +15,15 @@ size_t Utf8SequenceLength(std::string_view s, size_t i);
 // True when `s` is valid UTF-8 (no overlongs, no surrogates, nothing truncated).
 bool IsValidUtf8(std::string_view s);
 
+// The length of an unfinished UTF-8 sequence at the end of `text` (0 when there is none):
+// output still being written holds it back, so that a chunk boundary never splits a character.
+size_t PartialUtf8AtEnd(std::string_view text);
+
 // Returns `bytes` as valid UTF-8: NUL bytes and invalid sequences become U+FFFD.
 std::string SanitizeUtf8(std::string_view bytes);
 
 // Whether `s` holds a C0 control character (NUL, newline, escape, ...) or DEL: what a name
 // shown in lists, logs and terminals must not.
 bool HasControlCharacter(std::string_view s);
-
-// Replaces every occurrence of each non-empty value in `secrets` with "[REDACTED]".
-// Longer values are replaced first, so a value containing another is hidden whole.
-std::string Redact(std::string text, std::vector<std::string> secrets);
 
 }  // namespace adapt

@@ -8,6 +8,7 @@
 
 #include "base/ignore_error.h"
 #include "base/log.h"
+#include "base/redaction.h"
 #include "base/text.h"
 #include "base/time.h"
 #include "os/process.h"
@@ -71,46 +72,59 @@ void KeepTail(std::string& buffer, uint64_t& total, std::string_view data, bool&
   }
 }
 
-std::string Tail(const std::string& buffer, bool& truncated) {
-  constexpr size_t kKeep = CommandRunner::kKeptBytesPerStream;
-  if (buffer.size() <= kKeep) return buffer;
-  truncated = true;
-  return buffer.substr(buffer.size() - kKeep);
-}
+// A stream's bytes from a position on, with the bytes just before it that a secret straddling
+// that position needs, copied out of the command's buffer (under its lock).
+struct StreamSlice {
+  std::string bytes;
+  size_t context = 0;  // bytes[0..context) come before the position
+  bool cut = false;    // bytes before bytes[0] were dropped
+  uint64_t end = 0;    // the stream's position after bytes
+};
 
-// The bytes of `buffer` (holding the stream's last bytes up to `total`) past `pos`, never
-// more than the kept tail; advances `pos`.
-std::string Since(const std::string& buffer, uint64_t total, uint64_t& pos) {
+// From `from` (a position in the stream, clamped to the latest kKeptBytesPerStream), out of
+// `buffer`, which holds the stream's latest bytes up to `total`; `dropped`: older bytes are gone.
+StreamSlice SliceFrom(const std::string& buffer, uint64_t total, bool dropped, uint64_t from,
+                      size_t longest_secret) {
+  uint64_t buffer_start = total - buffer.size();
   uint64_t kept = std::min<uint64_t>(buffer.size(), CommandRunner::kKeptBytesPerStream);
-  uint64_t from = std::max(pos, total - kept);
-  pos = total;
-  return buffer.substr(buffer.size() - (total - from));
+  size_t at = static_cast<size_t>(std::max(from, total - kept) - buffer_start);
+  StreamSlice slice;
+  slice.context = std::min(at, longest_secret);
+  slice.cut = dropped && slice.context == at;
+  slice.bytes = buffer.substr(at - slice.context);
+  slice.end = total;
+  return slice;
 }
 
-// Moves an unfinished UTF-8 sequence at the end of `text` into `carry`, so that a chunk
-// boundary never splits a character.
-void HoldBackPartialUtf8(std::string& text, std::string& carry) {
-  size_t n = text.size();
-  for (size_t back = 1; back <= 3 && back <= n; ++back) {
-    auto c = static_cast<unsigned char>(text[n - back]);
-    if ((c & 0xC0) == 0x80) continue;  // continuation byte: look further back
-    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    if (len > back) {
-      carry = text.substr(n - back);
-      text.resize(n - back);
-    }
-    return;
+// The slice's text (valid UTF-8, secrets hidden). `open`: the stream goes on, so an unfinished
+// character, or an end that could begin a secret, waits for the next slice (`end` moves back).
+std::string SliceText(StreamSlice& slice, bool open, const std::vector<std::string>& secrets) {
+  std::string_view bytes = slice.bytes;
+  if (open) {
+    std::string_view window = bytes.substr(slice.context);
+    size_t held = PartialUtf8AtEnd(window);
+    held += SecretStartAtEnd(window.substr(0, window.size() - held), secrets);
+    bytes.remove_suffix(held);
+    slice.end -= held;
   }
+  return RedactWindow(bytes, slice.context, secrets, slice.cut);
 }
 
 }  // namespace
 
-void ApplyCommandOutput(const std::string& out, const std::string& err, bool truncated,
-                        const std::vector<std::string>& secrets, store::CommandRecord& record) {
-  std::string o = Tail(out, truncated), e = Tail(err, truncated);
-  record.stdout_text = Redact(SanitizeUtf8(o), secrets);
-  record.stderr_text = Redact(SanitizeUtf8(e), secrets);
+void ApplyCommandOutput(const std::string& out, const std::string& err, bool truncated, bool open,
+                        const std::vector<std::string>& secrets, store::CommandRecord& record,
+                        size_t keep) {
+  size_t longest = LongestSecret(secrets);
+  auto window = [&](const std::string& buffer) {
+    if (buffer.size() > keep) record.truncated = true;
+    StreamSlice slice = SliceFrom(buffer, buffer.size(), truncated,
+                                  buffer.size() - std::min(buffer.size(), keep), longest);
+    return SliceText(slice, open, secrets);
+  };
   record.truncated = truncated;
+  record.stdout_text = window(out);
+  record.stderr_text = window(err);
 }
 
 CommandRunner::Tap::Tap(std::shared_ptr<Running> command) : c_(std::move(command)) {}
@@ -118,21 +132,20 @@ CommandRunner::Tap::Tap(std::shared_ptr<Running> command) : c_(std::move(command
 bool CommandRunner::Tap::Next(std::string& out, std::string& err,
                               std::chrono::milliseconds timeout) {
   std::unique_lock lock(c_->mu);
-  auto fresh = [&] { return c_->out_total > out_pos_ || c_->err_total > err_pos_; };
+  auto fresh = [&] { return c_->out_total > out_seen_ || c_->err_total > err_seen_; };
   c_->cv.wait_for(lock, timeout, [&] { return fresh() || c_->finished; });
-  bool ended = c_->finished && !fresh();
-  out = std::move(out_carry_) + Since(c_->out, c_->out_total, out_pos_);
-  err = std::move(err_carry_) + Since(c_->err, c_->err_total, err_pos_);
-  out_carry_.clear();
-  err_carry_.clear();
+  bool open = !c_->finished;
+  out_seen_ = c_->out_total;
+  err_seen_ = c_->err_total;
+  size_t longest = LongestSecret(c_->secrets);
+  StreamSlice o = SliceFrom(c_->out, c_->out_total, c_->truncated, out_pos_, longest);
+  StreamSlice e = SliceFrom(c_->err, c_->err_total, c_->truncated, err_pos_, longest);
   lock.unlock();
-  if (!ended) {
-    HoldBackPartialUtf8(out, out_carry_);
-    HoldBackPartialUtf8(err, err_carry_);
-  }
-  out = Redact(SanitizeUtf8(out), c_->secrets);
-  err = Redact(SanitizeUtf8(err), c_->secrets);
-  return !ended || !out.empty() || !err.empty();
+  out = SliceText(o, open, c_->secrets);
+  err = SliceText(e, open, c_->secrets);
+  out_pos_ = o.end;
+  err_pos_ = e.end;
+  return open || !out.empty() || !err.empty();
 }
 
 CommandRunner::CommandRunner(store::Store& store, runtime::Runtime& runtime)
@@ -470,7 +483,7 @@ void CommandRunner::Finish(Running& c) {
                 : !c.lost_why.empty() ? c.lost_why
                                       : std::string(kAgentGone);
     }
-    ApplyCommandOutput(c.out, c.err, c.truncated, c.secrets, r);
+    ApplyCommandOutput(c.out, c.err, c.truncated, false, c.secrets, r);
     store::CommandRecord record = c.record;
     c.finished = true;
     c.cv.notify_all();
@@ -499,14 +512,7 @@ void CommandRunner::SaveOutput(Running& c) {
     std::lock_guard lock(c.mu);
     if (c.finished) return;
     r = c.record;
-    bool truncated = c.truncated;
-    auto tail = [&](const std::string& buffer) {
-      if (buffer.size() <= kSavedBytesPerStream) return buffer;
-      truncated = true;
-      return buffer.substr(buffer.size() - kSavedBytesPerStream);
-    };
-    std::string out = tail(c.out), err = tail(c.err);
-    ApplyCommandOutput(out, err, truncated, c.secrets, r);
+    ApplyCommandOutput(c.out, c.err, c.truncated, true, c.secrets, r, kSavedBytesPerStream);
     c.saved_out_total = c.out_total;
     c.saved_err_total = c.err_total;
     c.saved_at = std::chrono::steady_clock::now();
@@ -558,7 +564,7 @@ std::optional<store::CommandRecord> CommandRunner::Snapshot(const std::string& i
   }
   std::lock_guard lock(c->mu);
   store::CommandRecord r = c->record;
-  ApplyCommandOutput(c->out, c->err, c->truncated, c->secrets, r);
+  ApplyCommandOutput(c->out, c->err, c->truncated, !c->finished, c->secrets, r);
   return r;
 }
 

@@ -45,8 +45,8 @@ class CommandRunner {
 
    private:
     std::shared_ptr<Running> c_;
-    uint64_t out_pos_ = 0, err_pos_ = 0;
-    std::string out_carry_, err_carry_;  // an unfinished UTF-8 sequence
+    uint64_t out_pos_ = 0, err_pos_ = 0;    // the streams' positions returned up to
+    uint64_t out_seen_ = 0, err_seen_ = 0;  // and looked at (a held-back end lies between)
   };
 
   CommandRunner(store::Store& store, runtime::Runtime& runtime);
@@ -127,9 +127,12 @@ class CommandRunner {
   std::atomic<bool> stopping_{false};
 };
 
-// Fills a command's stdout, stderr and truncated from raw output: the latest
-// kKeptBytesPerStream of each stream, made valid UTF-8, `secrets` redacted.
-void ApplyCommandOutput(const std::string& out, const std::string& err, bool truncated,
-                        const std::vector<std::string>& secrets, store::CommandRecord& record);
+// Fills a command's stdout, stderr and truncated from raw output, which holds each stream's
+// latest bytes (`truncated`: older ones were dropped): the latest `keep` bytes of each, made
+// valid UTF-8, `secrets` hidden, also one that straddles the kept part's start. `open`: the
+// command still runs, so an end that could begin a secret is left out until it shows more.
+void ApplyCommandOutput(const std::string& out, const std::string& err, bool truncated, bool open,
+                        const std::vector<std::string>& secrets, store::CommandRecord& record,
+                        size_t keep = CommandRunner::kKeptBytesPerStream);
 
 }  // namespace adapt::core

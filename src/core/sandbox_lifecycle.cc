@@ -260,7 +260,7 @@ void SandboxLifecycle::RecordExit(store::SandboxRecord r, const runtime::Observa
     r.result.signal = st.signal ? std::optional<std::string>(SignalName(*st.signal)) : std::nullopt;
     r.result.finished_at = FormatRfc3339(finished);
     if (!r.error.empty()) r.result.error = r.error;
-    ApplyOutput(r, obs.output, r.result);
+    ApplyOutput(r, obs.output, false, r.result);
   }
   if (!Transition(r, {"running"}).ok()) return;
   if (on_end_) on_end_(r.id, r.error.empty() ? kStartupEnded : r.error, true);
@@ -295,7 +295,7 @@ Result<store::SandboxRecord> SandboxLifecycle::BeginDelete(const std::string& or
       // Keep what the workload printed: the record outlives the sandbox.
       if (before == "running" && r.config.startup) {
         auto obs = runtime_.Observe(id);
-        if (obs.ok()) ApplyOutput(r, obs->output, r.result);
+        if (obs.ok()) ApplyOutput(r, obs->output, false, r.result);
         if (!r.result.finished_at) r.result.finished_at = FormatRfc3339(NowMillis());
       }
     }

@@ -1,5 +1,6 @@
 #include "core/sandbox_view.h"
 
+#include "base/redaction.h"
 #include "base/text.h"
 #include "core/sandbox_hibernation.h"
 
@@ -13,11 +14,22 @@ std::vector<std::string> RedactionValues(const store::SandboxRecord& r) {
   return values;
 }
 
-void ApplyOutput(const store::SandboxRecord& r, const runtime::OutputRing& output,
+void ApplyOutput(const store::SandboxRecord& r, const runtime::OutputRing& output, bool open,
                  store::SandboxResult& result) {
   auto secrets = RedactionValues(r);
-  result.stdout_text = Redact(SanitizeUtf8(output.Text(runtime::Stream::kStdout)), secrets);
-  result.stderr_text = Redact(SanitizeUtf8(output.Text(runtime::Stream::kStderr)), secrets);
+  auto text = [&](runtime::Stream stream) {
+    std::string bytes = output.Text(stream);
+    std::string_view kept = bytes;
+    if (open) {
+      kept.remove_suffix(PartialUtf8AtEnd(kept));
+      kept.remove_suffix(SecretStartAtEnd(kept, secrets));
+    }
+    // The ring drops whole chunks, none of them kept for context: once it did, a start that
+    // could end a secret is hidden.
+    return RedactWindow(kept, 0, secrets, output.truncated());
+  };
+  result.stdout_text = text(runtime::Stream::kStdout);
+  result.stderr_text = text(runtime::Stream::kStderr);
   result.truncated = output.truncated();
 }
 
@@ -41,7 +53,7 @@ Sandbox ViewOf(const store::SandboxRecord& r, const runtime::OutputRing* live) {
   }
   if (!r.config.startup) return s;
   store::SandboxResult result = r.result;
-  if (live) ApplyOutput(r, *live, result);
+  if (live) ApplyOutput(r, *live, true, result);
   StartupView& v = s.startup.emplace();
   v.settings = *r.config.startup;
   v.exit_code = result.exit_code;

@@ -61,8 +61,10 @@ struct SandboxPage {
 // ones would blank out ordinary output).
 std::vector<std::string> RedactionValues(const store::SandboxRecord& r);
 
-// Fills result's stdout/stderr/truncated from `output`, redacted and made valid UTF-8.
-void ApplyOutput(const store::SandboxRecord& r, const runtime::OutputRing& output,
+// Fills result's stdout/stderr/truncated from `output`, redacted and made valid UTF-8. `open`:
+// the startup command still runs, so an end that could begin a secret (or an unfinished
+// character) is left out until more comes.
+void ApplyOutput(const store::SandboxRecord& r, const runtime::OutputRing& output, bool open,
                  store::SandboxResult& result);
 
 // `live`: the running sandbox's current output, if any.

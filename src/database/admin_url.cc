@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "base/percent.h"
-#include "base/text.h"
+#include "base/redaction.h"
 
 namespace adapt::database {
 namespace {
@@ -65,7 +65,7 @@ std::string AdminUrl::ConnectionString(const std::string& dbname, bool with_pass
 
 std::string AdminUrl::Scrub(std::string text) const {
   if (password.empty()) return text;
-  return Redact(std::move(text), {password, PercentEncode(password)});
+  return Redact(text, {password, PercentEncode(password)});
 }
 
 Result<AdminUrl> ParseAdminUrl(const std::string& url) {
