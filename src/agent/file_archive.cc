@@ -66,11 +66,12 @@ TarEntry EntryFor(const std::string& name, const struct stat& st) {
 }
 
 int EmitFile(const std::string& path, const std::string& name) {
-  int raw = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (raw < 0) return FailErrno(errno, "cannot open", path);
-  UniqueFd fd(raw);
+  // The lstat that chose this entry is no promise: it may be a FIFO by now.
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return FailErrno(errno, "cannot stat", path);
+  int rc = kExitOk;
+  int raw = OpenRegularFile(path, O_NOFOLLOW, &st, &rc);
+  if (raw < 0) return rc;
+  UniqueFd fd(raw);
   TarEntry e = EntryFor(name, st);
   e.size = static_cast<uint64_t>(st.st_size);
   if (!Emit(EncodeTarHeader(e))) return kExitFailed;
@@ -136,7 +137,7 @@ int OpenParent(int root, const std::vector<std::string>& components, const std::
       *rc = Unsafe(name, "passes through a symlink or a file");
       return -1;
     }
-    int next = ::openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int next = ::openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     ::close(fd);
     if (next < 0) {
       *rc = (errno == ELOOP || errno == ENOTDIR)
@@ -252,7 +253,7 @@ int ArchiveGet(const char* path) {
 
 int ArchivePutFrom(const char* path, const std::function<long(char*, size_t)>& read) {
   if (int rc = MakeDir(path, true); rc != kExitOk) return rc;
-  int raw = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int raw = ::open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
   if (raw < 0) return FailErrno(errno, "cannot open", path);
   UniqueFd root(raw);
   TarReader reader(read);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "agent/file_util.h"
+#include "base/hex.h"
 #include "base/text.h"
 
 namespace adapt::agent {
@@ -111,6 +112,9 @@ int Put(const std::string& path, const char* mode_text) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return Fail(kExitBadTarget, path + " is a directory");
+    // Replacing a FIFO, a socket or a device node with a file is never what an upload meant.
+    if (!S_ISREG(st.st_mode))
+      return Fail(kExitBadTarget, path + " is not a regular file; an upload replaces only files");
     mode = st.st_mode & 07777;
   }
   if (mode_text) {
@@ -135,16 +139,24 @@ int Put(const std::string& path, const char* mode_text) {
   return kExitOk;
 }
 
-int Get(const std::string& path, bool header) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return FailErrno(errno, "cannot open", path);
+int Get(const std::string& path, bool header, bool opened_path) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return FailErrno(errno, "cannot stat", path);
-  if (S_ISDIR(st.st_mode)) return Fail(kExitBadTarget, path + " is a directory");
-  // A device or a FIFO could stream forever.
-  if (!S_ISREG(st.st_mode)) return Fail(kExitBadTarget, path + " is not a regular file");
+  int rc = kExitOk;
+  int fd = OpenRegularFile(path, 0, &st, &rc);
+  if (fd < 0) return rc;
   if (header) {
-    std::string line = std::to_string(st.st_size) + "\n";
+    std::string line = std::to_string(st.st_size);
+    // Which file this descriptor is, symlinks resolved, so that adaptd can judge the file
+    // actually read rather than the name it asked for (core/object_artifacts.cc).
+    if (opened_path) {
+      std::string opened = OpenedPath(fd);
+      if (opened.empty()) {
+        ::close(fd);
+        return Fail(kExitFailed, "cannot tell which file " + path + " opened");
+      }
+      line += " " + HexEncode(opened);
+    }
+    line += "\n";
     if (!WriteAllFd(1, line.data(), line.size())) return kExitFailed;
   }
   bool reading = false;
@@ -208,7 +220,8 @@ int RemoveContents(int fd, const std::string& path) {
     // An entry that goes away meanwhile (another process in the sandbox removed it) is what
     // was wanted: as `rm -rf`, it is no error.
     if (S_ISDIR(st.st_mode)) {
-      int sub = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      int sub =
+          ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       if (sub < 0 && errno == ENOENT) continue;
       if (sub < 0) return FailErrno(errno, "cannot open", full);
       rc = RemoveContents(sub, full);
@@ -236,7 +249,7 @@ int Remove(const std::string& path, bool recursive) {
   if (BaseName(path) == "/" || path.find_first_not_of('/') == std::string::npos)
     return Fail(kExitBadTarget, "refusing to remove /");
   if (recursive) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return FailErrno(errno, "cannot open", path);
     int rc = RemoveContents(fd, path);
     if (rc != kExitOk) return rc;
@@ -253,12 +266,10 @@ int ReadText(const std::string& path, const char* max_text) {
   char* end = nullptr;
   unsigned long long max = std::strtoull(max_text, &end, 10);
   if (!*max_text || *end) return Fail(kExitUsage, "MAX must be a number of bytes");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return FailErrno(errno, "cannot open", path);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return FailErrno(errno, "cannot stat", path);
-  if (S_ISDIR(st.st_mode)) return Fail(kExitBadTarget, path + " is a directory");
-  if (!S_ISREG(st.st_mode)) return Fail(kExitBadTarget, path + " is not a regular file");
+  int rc = kExitOk;
+  int fd = OpenRegularFile(path, 0, &st, &rc);
+  if (fd < 0) return rc;
   auto too_large = [&](unsigned long long size) {
     return Fail(kExitTooLarge, path + " is " + std::to_string(size) + " bytes, over the limit of " +
                                    std::to_string(max) + " bytes");
@@ -319,7 +330,8 @@ int RunFileTool(int argc, char** argv) {
   std::string op = argv[0], path = argv[1];
   if (path.empty()) return Fail(kExitUsage, "the path is empty");
   if (op == "put") return Put(path, FlagValue(argc, argv, "--mode"));
-  if (op == "get") return Get(path, HasFlag(argc, argv, "--header"));
+  if (op == "get")
+    return Get(path, HasFlag(argc, argv, "--header"), HasFlag(argc, argv, "--opened-path"));
   if (op == "list") return List(path);
   if (op == "stat") return Stat(path);
   if (op == "rm") return Remove(path, HasFlag(argc, argv, "--recursive"));

@@ -3,7 +3,9 @@
 // and can never reach the host's. Operations, with their stdin/stdout:
 //   put PATH [--mode OCTAL]      stdin -> PATH (a temp file beside it, renamed at the end;
 //                                SIGTERM, HUP or INT before then removes it)
-//   get PATH [--header]          PATH -> stdout; --header first prints "<size>\n"
+//   get PATH [--header [--opened-path]]
+//                                PATH -> stdout; --header first prints "<size>\n", or with
+//                                --opened-path "<size> <hex of the opened file's path>\n"
 //   list PATH                    JSON array of the entries of directory PATH (or PATH itself)
 //   stat PATH                    JSON object (name, type, size, mode, mtime[, linkTarget])
 //   rm PATH [--recursive]        removes a file, a link, an empty directory, or a tree
@@ -11,6 +13,8 @@
 //   archive-get PATH             tar of PATH (a file, or a directory's contents) -> stdout
 //   archive-put PATH             tar on stdin extracted under directory PATH (created)
 //   read-text PATH MAX           PATH -> stdout when it is UTF-8 text of at most MAX bytes
+// Reads (get, read-text, archive-get) open without blocking and refuse anything but a regular
+// file before reading, so a FIFO never hangs them; put refuses to replace one.
 // Failures exit with a FileExit code (agent/file_util.h) and one line on stderr.
 #pragma once
 

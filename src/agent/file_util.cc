@@ -1,6 +1,8 @@
 #include "agent/file_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -109,6 +111,44 @@ bool WriteAllFd(int fd, const char* data, size_t n) {
     n -= static_cast<size_t>(w);
   }
   return true;
+}
+
+int OpenRegularFile(const std::string& path, int flags, struct stat* st, int* rc) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags);
+  // A socket (or a device with nothing behind it) cannot be opened at all.
+  if (fd < 0 && errno == ENXIO) {
+    *rc = Fail(kExitBadTarget, path + " is not a regular file");
+    return -1;
+  }
+  if (fd < 0) {
+    *rc = FailErrno(errno, "cannot open", path);
+    return -1;
+  }
+  const char* refusal = nullptr;
+  if (::fstat(fd, st) != 0) {
+    *rc = FailErrno(errno, "cannot stat", path);
+  } else if (S_ISDIR(st->st_mode)) {
+    refusal = " is a directory";
+  } else if (!S_ISREG(st->st_mode)) {
+    // A FIFO or a device could stream forever, or never.
+    refusal = " is not a regular file";
+  } else {
+    int fl = ::fcntl(fd, F_GETFL);
+    if (fl >= 0 && ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0) return fd;
+    *rc = FailErrno(errno, "cannot read", path);
+  }
+  if (refusal) *rc = Fail(kExitBadTarget, path + refusal);
+  ::close(fd);
+  return -1;
+}
+
+std::string OpenedPath(int fd) {
+  std::string link = "/proc/self/fd/" + std::to_string(fd);
+  std::string buf(PATH_MAX, '\0');
+  ssize_t n = ::readlink(link.c_str(), buf.data(), buf.size());
+  if (n <= 0 || static_cast<size_t>(n) >= buf.size()) return "";
+  buf.resize(static_cast<size_t>(n));
+  return buf;
 }
 
 }  // namespace adapt::agent

@@ -40,4 +40,15 @@ const char* TypeName(mode_t mode);
 // Writes all of `data` to `fd`; false on error (errno set).
 bool WriteAllFd(int fd, const char* data, size_t n);
 
+// Opens `path` (with `flags` added to O_RDONLY) for reading a regular file, and fills `st`.
+// The open never blocks: it is non-blocking until fstat has shown a regular file (a FIFO
+// with no writer would otherwise hang the operation forever), and blocking again after, for
+// the read. A directory, a FIFO, a socket or a device is refused (kExitBadTarget) without a
+// byte read. Returns the fd, or -1 with *rc set after printing why.
+int OpenRegularFile(const std::string& path, int flags, struct stat* st, int* rc);
+
+// The path this process's kernel gives the file open as `fd` (/proc/self/fd/N): every symlink
+// resolved, " (deleted)" appended once it is unlinked. Empty when it cannot be read.
+std::string OpenedPath(int fd);
+
 }  // namespace adapt::agent

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/hex.h"
 #include "base/ids.h"
 #include "base/json_parse.h"
 #include "base/log.h"
@@ -93,8 +94,12 @@ Result<std::string> ReadAll(int fd, size_t limit) {
 
 class AgentReader final : public FileReader {
  public:
-  AgentReader(std::unique_ptr<FileOp> process, std::string pending, std::optional<uint64_t> size)
-      : process_(std::move(process)), pending_(std::move(pending)), size_(size) {}
+  AgentReader(std::unique_ptr<FileOp> process, std::string pending, std::optional<uint64_t> size,
+              std::string opened_path = "")
+      : process_(std::move(process)),
+        pending_(std::move(pending)),
+        size_(size),
+        opened_path_(std::move(opened_path)) {}
 
   std::optional<uint64_t> size() const override { return size_; }
 
@@ -111,11 +116,13 @@ class AgentReader final : public FileReader {
 
   Status Finish() override { return process_->Finish(); }
   const char* served_by() const override { return process_->served_by(); }
+  const std::string& opened_path() const override { return opened_path_; }
 
  private:
   std::unique_ptr<FileOp> process_;
   std::string pending_;
   std::optional<uint64_t> size_;
+  std::string opened_path_;
 };
 
 // Copies `source` into `fd`, reading ahead on a thread of its own so that the network and
@@ -293,9 +300,12 @@ Status FileService::Upload(const Principal& who, const std::string& sandbox_id,
 
 Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
                                                           const std::string& sandbox_id,
-                                                          const std::string& path) {
+                                                          const std::string& path,
+                                                          ReportOpenedPath report) {
   RETURN_IF_ERROR(ValidateFilePath(path));
-  ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, {"get", path, "--header"}));
+  std::vector<std::string> args = {"get", path, "--header"};
+  if (report == ReportOpenedPath::kYes) args.push_back("--opened-path");
+  ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, std::move(args)));
   started.process->CloseInput();
   // The agent prints the size on a line of its own once the file is open.
   std::string head;
@@ -310,12 +320,27 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
     if (head.size() > kChunk * 2) return Internal("the file operation sent a malformed reply");
   }
   size_t nl = head.find('\n');
-  std::string digits = head.substr(0, nl);
+  ASSIGN_OR_RETURN(DownloadHeader header, ParseDownloadHeader(head.substr(0, nl), report));
+  return std::unique_ptr<FileReader>(std::make_unique<AgentReader>(
+      std::move(started.process), head.substr(nl + 1), header.size, std::move(header.opened_path)));
+}
+
+Result<DownloadHeader> ParseDownloadHeader(const std::string& line, ReportOpenedPath report) {
+  size_t space = line.find(' ');
+  if ((space == std::string::npos) != (report == ReportOpenedPath::kNo)) return MalformedReply();
+  std::string digits = line.substr(0, space);
   if (digits.empty() || digits.size() > 19 ||
       digits.find_first_not_of("0123456789") != std::string::npos)
-    return Internal("the file operation sent a malformed reply");
-  return std::unique_ptr<FileReader>(std::make_unique<AgentReader>(
-      std::move(started.process), head.substr(nl + 1), std::stoull(digits)));
+    return MalformedReply();
+  DownloadHeader header;
+  header.size = std::stoull(digits);
+  if (space != std::string::npos) {
+    auto path = HexDecode(line.substr(space + 1));
+    if (!path || path->empty() || path->front() != '/' || path->find('\0') != std::string::npos)
+      return MalformedReply();
+    header.opened_path = std::move(*path);
+  }
+  return header;
 }
 
 Result<FileListing> FileService::List(const Principal& who, const std::string& sandbox_id,

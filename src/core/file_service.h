@@ -47,6 +47,16 @@ struct FileListing {
   std::vector<FileEntry> items;
 };
 
+// Whether a download asks the sandbox which file it opened (FileReader::opened_path).
+enum class ReportOpenedPath { kNo, kYes };
+
+// The first line of the agent's `get --header` without its newline: "<size>", or with
+// ReportOpenedPath::kYes "<size> <hex of the opened file's path>".
+struct DownloadHeader {
+  uint64_t size = 0;
+  std::string opened_path;  // empty unless reported
+};
+
 // Fills up to n bytes; returns the count, 0 at the end, -1 when the source failed.
 using ByteSource = std::function<long(char* buf, size_t n)>;
 
@@ -63,6 +73,10 @@ class FileReader {
   virtual Status Finish() = 0;
   // "agent" or "runsc-exec".
   virtual const char* served_by() const = 0;
+  // The path the sandbox's kernel gives the file being read (every symlink resolved), taken
+  // from the very descriptor the bytes come from, so a check of it cannot be raced; empty
+  // unless the Download asked for it.
+  virtual const std::string& opened_path() const = 0;
 };
 
 class FileService {
@@ -77,9 +91,11 @@ class FileService {
   Status Upload(const Principal& who, const std::string& sandbox_id, const std::string& path,
                 const std::string& mode, const ByteSource& source,
                 std::string* served_by = nullptr);
-  // Opens `path` for reading; file errors are reported here, before any byte moves.
+  // Opens `path` for reading; file errors are reported here, before any byte moves. Only a
+  // regular file is read: a directory, a FIFO or a device is refused (400) at once.
   Result<std::unique_ptr<FileReader>> Download(const Principal& who, const std::string& sandbox_id,
-                                               const std::string& path);
+                                               const std::string& path,
+                                               ReportOpenedPath report = ReportOpenedPath::kNo);
   // The entries of a directory (or the file itself).
   Result<FileListing> List(const Principal& who, const std::string& sandbox_id,
                            const std::string& path, std::string* served_by = nullptr);
@@ -126,6 +142,9 @@ Status ValidateFilePath(const std::string& path, const std::string& field = "pat
 // anything else is Internal ("malformed reply"), never trusted.
 Result<std::vector<FileEntry>> ParseListReply(const std::string& reply);
 Result<FileEntry> ParseStatReply(const std::string& reply);
+// The agent's download header (DownloadHeader): anything else, or a path missing where it was
+// asked for, is Internal ("malformed reply").
+Result<DownloadHeader> ParseDownloadHeader(const std::string& line, ReportOpenedPath report);
 // The Status for an agent's exit code and the last line of its stderr.
 Status FileErrorFor(int exit_code, const std::string& stderr_text);
 

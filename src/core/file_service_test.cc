@@ -68,5 +68,23 @@ TEST(FileReplies, AnythingElseIsAMalformedReply) {
   EXPECT_TRUE(ParseListReply("[]").ok());
 }
 
+TEST(FileReplies, TheDownloadHeaderCarriesTheOpenedPathOnlyWhenAskedFor) {
+  auto plain = ParseDownloadHeader("12", ReportOpenedPath::kNo);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->size, 12u);
+  EXPECT_EQ(plain->opened_path, "");
+  // "/etc/shadow" in hex.
+  auto opened = ParseDownloadHeader("7 2f6574632f736861646f77", ReportOpenedPath::kYes);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  EXPECT_EQ(opened->size, 7u);
+  EXPECT_EQ(opened->opened_path, "/etc/shadow");
+  // The sandbox's text: a path missing where it was asked for, or not absolute, or not hex,
+  // is not believed.
+  for (const char* line : {"7", "7 ", "7 zz", "7 6574632f", "7 2f00", "x 2f", " 2f", ""})
+    EXPECT_EQ(ParseDownloadHeader(line, ReportOpenedPath::kYes).status().code(), Code::kInternal)
+        << line;
+  EXPECT_EQ(ParseDownloadHeader("7 2f", ReportOpenedPath::kNo).status().code(), Code::kInternal);
+}
+
 }  // namespace
 }  // namespace adapt::core

@@ -1,6 +1,7 @@
 // A sandbox's artifacts (ObjectService): objects under artifacts/<sandbox id>/, and copies of
 // workspace files into object storage, refused by name or by content when they look like
-// credentials (storage/workspace_copy.h's rules), so that a link never hands out a secret.
+// credentials (storage/workspace_copy.h's rules), so that a link never hands out a secret. The
+// name rules apply both to the path asked for and to the file the sandbox opened for it.
 #include "base/ids.h"
 #include "core/object_service.h"
 #include "storage/object_key.h"
@@ -45,7 +46,13 @@ Result<store::ObjectRecord> ObjectService::CopyFromWorkspace(const Principal& wh
     key = storage::ArtifactPrefix(request.sandbox_id) +
           request.workspace_path.substr(request.workspace_path.rfind('/') + 1);
   RETURN_IF_ERROR(storage::ValidateObjectKey(key));
-  ASSIGN_OR_RETURN(auto reader, files_.Download(who, request.sandbox_id, path));
+  // The name rules again, on the file the sandbox actually opened: a symlink (or a link in a
+  // parent directory) must not carry the copy out of /workspace or onto a credential. The
+  // path comes from the descriptor the bytes are read from, so swapping the link afterwards
+  // changes nothing; a refusal here drops the reader, which stops the read.
+  ASSIGN_OR_RETURN(auto reader,
+                   files_.Download(who, request.sandbox_id, path, ReportOpenedPath::kYes));
+  RETURN_IF_ERROR(storage::CheckOpenedWorkspaceFile(path, reader->opened_path()));
   if (reader->size() && *reader->size() > storage::kMaxWorkspaceCopyBytes)
     return Status(Code::kPayloadTooLarge, path + " is larger than 100 MiB");
   storage::SecretScanner scanner;

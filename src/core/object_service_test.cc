@@ -1,6 +1,7 @@
 // ObjectService over a MemoryStore, the filesystem object store in a temporary directory and a
 // FakeRuntime: objects per organization (list, text, signed links), a sandbox's artifacts, the
-// workspace copy's refusals (the copy itself needs a running workload: tests/e2e), and
+// workspace copy's refusals (by the name asked for, and by the file the sandbox reports it
+// opened, with a host shell standing in for the agent; real sandboxes: tests/e2e), and
 // attaching the storage gateway to a sandbox.
 #include "core/object_service.h"
 
@@ -12,6 +13,7 @@
 #include <future>
 #include <map>
 
+#include "base/hex.h"
 #include "base/percent.h"
 #include "core/core_test_fixture.h"
 
@@ -28,6 +30,18 @@ storage::ObjectSource FromString(const std::string& s) {
     *off += take;
     return static_cast<long>(take);
   };
+}
+
+// A stand-in for the agent's `get PATH --header --opened-path`: it opened `opened` and sends
+// `data`.
+std::vector<std::string> AgentOpened(const std::string& opened, const std::string& data) {
+  return {"/bin/sh",
+          "-c",
+          "printf '%s %s\\n%s' \"$1\" \"$2\" \"$3\"",
+          "agent",
+          std::to_string(data.size()),
+          HexEncode(opened),
+          data};
 }
 
 // The query parameters of a signed link.
@@ -189,6 +203,40 @@ TEST_F(ObjectServiceTest, AWorkspaceCopyThatLooksLikeACredentialOrCannotBeReadSt
   auto list = service_->List(Caller(), {"", "", "", 100});
   ASSERT_TRUE(list.ok());
   EXPECT_TRUE(list->objects.empty());
+}
+
+TEST_F(ObjectServiceTest, AWorkspaceCopyJudgesTheFileTheSandboxOpenedNotTheNameAskedFor) {
+  store::SandboxRecord sbx = Insert(NewSandbox("running"));
+  // report.txt -> /etc/shadow: outside /workspace.
+  runtime_.ServeNextExec(AgentOpened("/etc/shadow", "root:$6$abc:19000:0:99999:7:::\n"));
+  auto shadow = service_->CopyFromWorkspace(Caller(), {sbx.id, "report.txt", ""});
+  EXPECT_EQ(shadow.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(shadow.status().field(), "workspace_path");
+  EXPECT_EQ(shadow.status().message(),
+            "/workspace/report.txt resolves to /etc/shadow, outside /workspace; it is not copied "
+            "to object storage");
+  // notenv -> .env, and a .env unlinked once opened: credentials by name.
+  for (const char* opened :
+       {"/workspace/.env", "/workspace/.env (deleted)", "/workspace/home/.ssh/config"}) {
+    runtime_.ServeNextExec(AgentOpened(opened, "TOKEN=abc\n"));
+    auto env = service_->CopyFromWorkspace(Caller(), {sbx.id, "notenv", ""});
+    EXPECT_EQ(env.status().field(), "workspace_path") << opened;
+    EXPECT_NE(env.status().message().find("looks like a credential file"), std::string::npos)
+        << env.status().message();
+  }
+  // An agent that does not say which file it opened is not believed.
+  runtime_.ServeNextExec({"/bin/sh", "-c", "printf '7\\nreport\\n'"});
+  EXPECT_EQ(service_->CopyFromWorkspace(Caller(), {sbx.id, "report.txt", ""}).status().code(),
+            Code::kInternal);
+  auto list = service_->List(Caller(), {"", "", "", 100});
+  ASSERT_TRUE(list.ok());
+  EXPECT_TRUE(list->objects.empty());
+  // A link that stays inside /workspace to an ordinary file is copied.
+  runtime_.ServeNextExec(AgentOpened("/workspace/out/report.txt", "report\n"));
+  auto saved = service_->CopyFromWorkspace(Caller(), {sbx.id, "latest.txt", ""});
+  ASSERT_TRUE(saved.ok()) << saved.status().message();
+  EXPECT_EQ(saved->key, "artifacts/" + sbx.id + "/latest.txt");
+  EXPECT_EQ(saved->size, 7u);
 }
 
 TEST_F(ObjectServiceTest, AttachingGivesTheSandboxTheGatewayAndOneLiveToken) {

@@ -5,6 +5,7 @@
 
 #include "base/time.h"
 #include "os/files.h"
+#include "os/process.h"
 
 namespace adapt::runtime {
 
@@ -80,7 +81,30 @@ Result<ExecProcess> FakeRuntime::Exec(const ExecRequest& request) {
   std::lock_guard lock(mu_);
   calls_.push_back({Op::kExec, request.sandbox_id, false, false});
   if (auto failure = TakeFailureLocked(Op::kExec)) return *failure;
-  return Status(Code::kUnsupported, "the fake runtime starts no processes");
+  if (exec_stand_ins_.empty())
+    return Status(Code::kUnsupported, "the fake runtime starts no processes");
+  std::vector<std::string> argv = std::move(exec_stand_ins_.front());
+  exec_stand_ins_.pop_front();
+  ASSIGN_OR_RETURN(os::Pipe in, os::MakePipe());
+  ASSIGN_OR_RETURN(os::Pipe out, os::MakePipe());
+  ASSIGN_OR_RETURN(os::Pipe err, os::MakePipe());
+  os::SpawnOptions options;
+  options.stdin_fd = in.read.get();
+  options.stdout_fd = out.write.get();
+  options.stderr_fd = err.write.get();
+  ASSIGN_OR_RETURN(pid_t pid, os::Spawn(argv, options));
+  ExecProcess process;
+  process.pid = pid;
+  process.stdin_fd = std::move(in.write);
+  process.stdout_fd = std::move(out.read);
+  process.stderr_fd = std::move(err.read);
+  process.tree_id = "fake-exec-" + std::to_string(pid);
+  return process;
+}
+
+void FakeRuntime::ServeNextExec(std::vector<std::string> argv) {
+  std::lock_guard lock(mu_);
+  exec_stand_ins_.push_back(std::move(argv));
 }
 
 Status FakeRuntime::KillExec(const std::string& sandbox_id, const std::string& /*tree_id*/) {

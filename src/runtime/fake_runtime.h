@@ -2,7 +2,8 @@
 // runtime would know of each sandbox (its shim state, whether its monitor lives, its disk and
 // checkpoint), records every call, and lets a test script outcomes: fail the next call of a
 // kind, make a sandbox exit or its monitor vanish, or leave sandboxes behind as a crashed
-// adaptd would. Exec starts no process (Unsupported unless a test scripts a failure).
+// adaptd would. Exec starts no process (Unsupported unless a test scripts a failure, or a
+// host process to stand in for the one in the sandbox).
 // Thread-safe: the core calls it from worker threads.
 #pragma once
 
@@ -82,6 +83,9 @@ class FakeRuntime : public Runtime {
 
   // Scripting. The next call of `op` (any sandbox) returns `status` and changes nothing.
   void FailNext(Op op, Status status);
+  // The next Exec (any sandbox) starts `argv` on the host, its stdin, stdout and stderr on
+  // pipes, in place of the process the request names (a file operation's agent, say).
+  void ServeNextExec(std::vector<std::string> argv);
   // The sandbox runs, as if a previous adaptd had launched it (its shim outlived adaptd).
   void AddRunning(const std::string& id);
   // The sandbox's files are here but nothing runs (a crash mid-launch, or an ended sandbox).
@@ -115,6 +119,7 @@ class FakeRuntime : public Runtime {
   // The named checkpoints of `id`, its own or kept after it; nullptr when none. REQUIRES: mu_.
   std::vector<NamedCheckpoint>* NamedLocked(const std::string& id);
   std::map<Op, std::deque<Status>> failures_;
+  std::deque<std::vector<std::string>> exec_stand_ins_;
   std::vector<Call> calls_;
   uint64_t named_bytes_ = 1 << 20;
 };

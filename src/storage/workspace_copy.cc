@@ -101,6 +101,28 @@ bool LooksLikeSecretPath(std::string_view path) {
   return false;
 }
 
+Status CheckOpenedWorkspaceFile(const std::string& requested, const std::string& opened) {
+  if (opened.empty())
+    return Internal("the sandbox did not say which file " + requested +
+                    " is; it is not copied to object storage");
+  std::string path = opened;
+  // What /proc/self/fd shows once the file is unlinked: a name like ".env (deleted)" must not
+  // slip past the name rules.
+  constexpr std::string_view kDeleted = " (deleted)";
+  if (path.size() > kDeleted.size() && path.ends_with(kDeleted))
+    path.resize(path.size() - kDeleted.size());
+  if (!WorkspacePath(path).ok() || path.rfind("/workspace/", 0) != 0)
+    return InvalidArgument("workspace_path", requested + " resolves to " + path +
+                                                 ", outside /workspace; it is not copied to "
+                                                 "object storage");
+  if (LooksLikeSecretPath(path))
+    return InvalidArgument("workspace_path",
+                           requested + " resolves to " + path +
+                               ", which looks like a credential file (keys, tokens, .env); it "
+                               "is not copied to object storage");
+  return Status::Ok();
+}
+
 bool SecretScanner::Feed(const char* data, size_t n) {
   if (found_) return false;
   static const std::regex kSecret(

@@ -21,6 +21,12 @@ std::string ArtifactPrefix(const std::string& sandbox_id);
 std::string ContentTypeFor(std::string_view name);
 // True for names credentials are kept in (id_rsa, .env, *.pem, .ssh/, .aws/credentials...).
 bool LooksLikeSecretPath(std::string_view path);
+// The rules above applied to the file a copy actually opened: `opened` is the path the
+// sandbox's kernel gives it (symlinks resolved; a " (deleted)" suffix is judged without
+// itself), `requested` the WorkspacePath asked for, which the error names. InvalidArgument
+// (workspace_path) when it lies outside /workspace or looks like a credential; Internal when
+// `opened` is empty (the sandbox did not say).
+Status CheckOpenedWorkspaceFile(const std::string& requested, const std::string& opened);
 
 // Scans a stream for secret markers across chunk boundaries.
 class SecretScanner {

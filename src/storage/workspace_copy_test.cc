@@ -26,6 +26,25 @@ TEST(WorkspaceCopy, SecretLookingNamesAreRefused) {
     EXPECT_FALSE(LooksLikeSecretPath(p)) << p;
 }
 
+TEST(WorkspaceCopy, TheFileOpenedIsJudgedByTheSameRulesAsTheNameAskedFor) {
+  EXPECT_TRUE(CheckOpenedWorkspaceFile("/workspace/a.txt", "/workspace/out/a.txt").ok());
+  for (const char* outside : {"/etc/shadow", "/workspacex/a.txt", "/workspace", "/", "a.txt"}) {
+    Status st = CheckOpenedWorkspaceFile("/workspace/report.txt", outside);
+    EXPECT_EQ(st.code(), Code::kInvalidArgument) << outside;
+    EXPECT_EQ(st.field(), "workspace_path") << outside;
+  }
+  EXPECT_EQ(CheckOpenedWorkspaceFile("/workspace/report.txt", "/etc/shadow").message(),
+            "/workspace/report.txt resolves to /etc/shadow, outside /workspace; it is not "
+            "copied to object storage");
+  for (const char* secret : {"/workspace/.env", "/workspace/.env (deleted)", "/workspace/k.pem",
+                             "/workspace/.ssh/config"}) {
+    Status st = CheckOpenedWorkspaceFile("/workspace/notenv", secret);
+    EXPECT_EQ(st.field(), "workspace_path") << secret;
+    EXPECT_NE(st.message().find("looks like a credential file"), std::string::npos) << secret;
+  }
+  EXPECT_EQ(CheckOpenedWorkspaceFile("/workspace/a.txt", "").code(), Code::kInternal);
+}
+
 TEST(WorkspaceCopy, ScannerFindsMarkersAcrossChunks) {
   SecretScanner plain;
   std::string text(100000, 'a');

@@ -240,6 +240,33 @@ def test_errors_are_clear(box):
     assert status == 400 and "regular" in body["error"]["message"], body
 
 
+def test_a_fifo_is_refused_at_once_by_reads_and_uploads(box):
+    # Nothing ever writes to the FIFO: a read that opened it blocking would wait forever (the
+    # client's timeout only turns such a hang into a failure instead of a stuck run).
+    client, sid = box
+    sh(client, sid, "rm -rf /tmp/fifos && mkdir /tmp/fifos && mkfifo /tmp/fifos/fifo && "
+                    "ln -s fifo /tmp/fifos/fifo-link && echo x > /tmp/fifos/plain")
+    for path in ["/tmp/fifos/fifo", "/tmp/fifos/fifo-link"]:
+        for resource in ["files", "archive"]:
+            status, body, _, headers = client.request("GET", files_url(sid, resource, path=path),
+                                                      timeout=60)
+            assert status == 400, (resource, path, status, body)
+            assert ("is not a regular file" in body["error"]["message"] or
+                    "neither a file nor a directory" in body["error"]["message"]), body
+        status, body, _, _ = client.request(
+            "PUT", files_url(sid, path=path), raw=b"x", timeout=60,
+            headers={"Content-Type": "application/octet-stream"})
+        assert status == 400 and "is not a regular file" in body["error"]["message"], body
+    # The upload left the FIFO (and the link to it) as they were.
+    assert sh(client, sid, "test -p /tmp/fifos/fifo && test -L /tmp/fifos/fifo-link; echo $?")[
+        "stdout"] == "0\n"
+    # A directory holding a FIFO still archives, the FIFO left out.
+    status, raw, _, _ = get(client, sid, "/tmp/fifos", resource="archive")
+    assert status == 200
+    names = sorted(tarfile.open(fileobj=io.BytesIO(raw)).getnames())
+    assert names == ["fifo-link", "plain"], names
+
+
 def test_traversal_never_reaches_the_host(box):
     client, sid = box
     marker = "/tmp/adapt-host-marker-%s" % uuid.uuid4().hex

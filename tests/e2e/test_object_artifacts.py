@@ -1,10 +1,13 @@
 """A sandbox's artifacts over REST and the CLI: copying a workspace file into object storage
 with a link (POST /v1/sandboxes/{id}/artifacts, `adapt object save`), refusing files that look
 like credentials, listing them (GET .../artifacts, `adapt object artifacts`), and attaching
-object storage (`adapt object attach`): the verbs MCP's artifact tools call."""
+object storage (`adapt object attach`): the verbs MCP's artifact tools call. The MCP tools
+themselves: a symlink to a secret or out of /workspace is refused by the file it opens, and a
+FIFO is refused at once."""
 import json
 import urllib.request
 
+from mcp_support import initialize, rpc
 from test_objects import get
 
 
@@ -87,3 +90,68 @@ def test_cli_save_artifacts_and_attach(org):
     assert status == 200 and cmd["stdout"] == "attached\n", cmd
     p = org.cli("object", "attach", "sbx_doesnotexist00000000")
     assert p.returncode != 0 and "not found" in p.stderr, (p.stdout, p.stderr)
+
+
+def mcp_tool(daemon, org, session, name, args):
+    """(isError, text, structuredContent) of one tools/call."""
+    result = rpc(daemon, org.key, session, "tools/call", {"name": name, "arguments": args})["result"]
+    return result.get("isError") is True, result["content"][0]["text"], result.get("structuredContent")
+
+
+def stored_keys(org):
+    status, page = org.api("GET", "/v1/objects")
+    assert status == 200, page
+    return [o["key"] for o in page["objects"]]
+
+
+def test_symlinks_to_a_secret_or_out_of_the_workspace_are_refused_and_store_nothing(org, daemon):
+    # The name asked for passes the rules (report.txt, notenv); the file the sandbox opens for
+    # it does not: the checks follow the link to the file actually read.
+    sbx = org.create({})
+    sid = sbx["id"]
+    org.wait_for_status(sid, "running", 90)
+    workspace(org, sid, "printf 'TOKEN=abc\\n' > .env; ln -s /etc/shadow report.txt; "
+                        "ln -s .env notenv; ln -s /etc out/etc; printf 'fine\\n' > out/real.txt; "
+                        "ln -s out/real.txt ok.txt")
+    session, _ = initialize(daemon, org.key)
+    for path, why in [("report.txt", "resolves to /etc/shadow, outside /workspace"),
+                      ("/workspace/report.txt", "resolves to /etc/shadow, outside /workspace"),
+                      ("out/etc/shadow", "resolves to /etc/shadow, outside /workspace"),
+                      ("notenv", "resolves to /workspace/.env, which looks like a credential")]:
+        for name in ["save_workspace_file_to_object_storage", "download_workspace_artifact"]:
+            failed, text, _ = mcp_tool(daemon, org, session, name,
+                                       {"sandbox_id": sid, "workspace_path": path})
+            assert failed and why in text, (name, path, text)
+        status, err = org.api("POST", "/v1/sandboxes/%s/artifacts" % sid, {"path": path})
+        assert status == 400 and err["error"]["field"] == "path", (path, err)
+        assert why in err["error"]["message"], err
+    assert stored_keys(org) == []
+    # A link that stays in the workspace, to an ordinary file, is still copied.
+    failed, text, saved = mcp_tool(daemon, org, session, "download_workspace_artifact",
+                                   {"sandbox_id": sid, "workspace_path": "ok.txt"})
+    assert not failed, text
+    with urllib.request.urlopen(saved["download_url"], timeout=20) as r:
+        assert r.read() == b"fine\n"
+    assert stored_keys(org) == ["artifacts/%s/ok.txt" % sid]
+
+
+def test_a_fifo_in_the_workspace_is_refused_at_once_by_every_mcp_file_tool(org, daemon):
+    # Nothing writes to the FIFO: a tool that opened it blocking would hold its call (and one of
+    # the server's tool-call slots) forever.
+    sbx = org.create({})
+    sid = sbx["id"]
+    org.wait_for_status(sid, "running", 90)
+    workspace(org, sid, "mkfifo out/pipe; ln -s out/pipe pipe-link")
+    session, _ = initialize(daemon, org.key)
+    for path in ["out/pipe", "/workspace/out/pipe", "pipe-link"]:
+        for name in ["read_workspace_file", "save_workspace_file_to_object_storage",
+                     "download_workspace_artifact"]:
+            failed, text, _ = mcp_tool(daemon, org, session, name,
+                                       {"sandbox_id": sid, "workspace_path": path})
+            assert failed and "is not a regular file" in text, (name, path, text)
+    assert stored_keys(org) == []
+    # The server is still free to serve this sandbox's files.
+    workspace(org, sid, "printf 'after\\n' > out/after.txt")
+    failed, text, read = mcp_tool(daemon, org, session, "read_workspace_file",
+                                  {"sandbox_id": sid, "workspace_path": "out/after.txt"})
+    assert not failed and read["text"] == "after\n", text
