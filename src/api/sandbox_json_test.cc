@@ -261,8 +261,11 @@ TEST(CreateSandboxFromJson, HostnameRulesAreValidatedAndKeepDns) {
     return json{{"network", {{"egress", "allowlist"}, {"hostnames", json::array({h})}}}};
   };
   for (const char* bad : {"*.openai.com", "api..com", "1.1.1.1", "ex ample.com", "bücher.de", "",
-                          "api.openai.com.", "localhost"})
+                          "api.openai.com.", "localhost", "-a.com", "a-.com", "api.-x.com",
+                          "api.x-"})
     ExpectInvalid(host({{"hostname", bad}, {"port", 443}}), "network.hostnames[0].hostname");
+  EXPECT_TRUE(Parse(host({{"hostname", "xn--bcher-kva.de"}, {"port", 443}})).ok());
+  EXPECT_TRUE(Parse(host({{"hostname", "a-b.c-d.io"}, {"port", 443}})).ok());
   ExpectInvalid(host({{"hostname", "api.openai.com"}, {"port", 0}}), "network.hostnames[0].port");
   ExpectInvalid(host({{"hostname", "api.openai.com"}, {"port", 65536}}),
                 "network.hostnames[0].port");

@@ -42,12 +42,14 @@ Status CheckLabels(const std::map<std::string, std::string>& labels, const Field
                            "at most " + std::to_string(limits::kMaxLabels) + " labels are allowed");
   for (const auto& [key, value] : labels) {
     std::string field = names("labels." + key);
-    if (key.empty() || key.size() > limits::kMaxLabelKeyBytes || HasNul(key))
+    if (key.empty() || key.size() > limits::kMaxLabelKeyBytes)
       return InvalidArgument(names("labels"), "label keys must be 1 to 63 bytes");
+    if (HasNul(key)) return InvalidArgument(names("labels"), "label keys must not contain NUL");
     if (key.rfind("platform.", 0) == 0)
       return InvalidArgument(field, "label keys beginning with 'platform.' are reserved");
-    if (value.size() > limits::kMaxLabelValueBytes || HasNul(value))
+    if (value.size() > limits::kMaxLabelValueBytes)
       return InvalidArgument(field, "label values must be at most 256 bytes");
+    if (HasNul(value)) return InvalidArgument(field, "label values must not contain NUL");
   }
   return Status::Ok();
 }
@@ -106,21 +108,25 @@ Result<std::vector<store::AllowRuleConfig>> CheckAllow(const std::vector<AllowRu
   return out;
 }
 
-// Exact ASCII names (punycode for the rest): letters, digits, hyphens, dots; no wildcards.
+// Exact ASCII names (punycode for the rest): labels of letters, digits and inner hyphens
+// (RFC 1123), joined by dots; no wildcards.
 bool IsExactHostname(const std::string& h) {
   if (h.empty() || h.size() > 253 || h.front() == '.' || h.back() == '.') return false;
   size_t label = 0;
+  char previous = '.';
   for (char c : h) {
     if (c == '.') {
-      if (label == 0) return false;
+      if (label == 0 || previous == '-') return false;
       label = 0;
+      previous = c;
       continue;
     }
-    bool ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              (c == '-' && label > 0);
     if (!ok || ++label > 63) return false;
+    previous = c;
   }
-  return h.find('.') != std::string::npos && !net::ParseIp(h);
+  return previous != '-' && h.find('.') != std::string::npos && !net::ParseIp(h);
 }
 
 Result<std::vector<store::HostnameRuleConfig>> CheckHostnames(

@@ -57,6 +57,16 @@ TEST(ValidateCreateSandbox, ErrorsNameTheFieldAsTheCallerDoes) {
       << storage.message();
 }
 
+TEST(ValidateCreateSandbox, ALabelWithNulIsToldSoNotThatItIsTooLong) {
+  Status value = ErrorOf(With([](auto& r) { r.labels = {{"name", std::string("a\0b", 3)}}; }));
+  EXPECT_EQ(value.field(), "labels.name");
+  EXPECT_EQ(value.message(), "label values must not contain NUL");
+  Status key = ErrorOf(With([](auto& r) { r.labels = {{std::string("a\0b", 3), "x"}}; }));
+  EXPECT_EQ(key.message(), "label keys must not contain NUL");
+  Status longer = ErrorOf(With([](auto& r) { r.labels = {{"name", std::string(257, 'x')}}; }));
+  EXPECT_EQ(longer.message(), "label values must be at most 256 bytes");
+}
+
 TEST(ValidateCreateSandbox, NamingStorageAsksForADurableSandbox) {
   auto r = ValidateCreateSandbox(With([](auto& r) { r.storage = "data"; }), "debian:12");
   ASSERT_TRUE(r.ok()) << r.status().message();

@@ -31,10 +31,14 @@ Result<std::vector<std::string>> FindEntry(const std::string& rootfs, const std:
   std::istringstream in(*text);
   std::string line;
   while (std::getline(in, line)) {
+    // Every field, the empty last one too ("app:x:1000:", a group without members).
     std::vector<std::string> fields;
-    std::stringstream ls(line);
-    std::string f;
-    while (std::getline(ls, f, ':')) fields.push_back(f);
+    for (size_t start = 0;;) {
+      size_t colon = line.find(':', start);
+      fields.push_back(line.substr(start, colon - start));
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
     if (fields.size() >= 4 && fields[column] == value) return fields;
   }
   return std::vector<std::string>{};
@@ -125,6 +129,10 @@ Result<runtime::ProcessSpec> PlanStartup(const std::optional<store::StartupConfi
 
   std::string cwd = startup && startup->cwd ? *startup->cwd : "";
   p.cwd = !cwd.empty() ? cwd : (!ic.working_dir.empty() ? ic.working_dir : "/");
+  // A missing directory is made at the start; a file there would fail it with runsc's words.
+  if (!cwd.empty() && os::NonDirectoryInRoot(image.rootfs, cwd))
+    return InvalidArgument("startup.cwd",
+                           "startup.cwd '" + cwd + "' is not a directory in the image");
   std::string user = startup && startup->user ? *startup->user : ic.user;
   std::string home;
   RETURN_IF_ERROR(ResolveUser(user, image.rootfs, p, home));

@@ -155,6 +155,16 @@ TEST_F(StartupPlanTest, CwdIsInheritedFromTheImageOrOverridden) {
   EXPECT_EQ(MustPlan(Startup({{"mode", "image"}})).cwd, "/");
 }
 
+TEST_F(StartupPlanTest, ACwdThatIsAFileInTheImageIsRefusedNamingIt) {
+  auto p = PlanStartup(Startup({{"argv", {"ls"}}, {"cwd", "/etc/passwd"}}), image_, {});
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().field(), "startup.cwd");
+  EXPECT_EQ(p.status().message(), "startup.cwd '/etc/passwd' is not a directory in the image");
+  // A directory the image lacks is made at the start.
+  EXPECT_EQ(MustPlan(Startup({{"argv", {"ls"}}, {"cwd", "/srv/new"}})).cwd, "/srv/new");
+  EXPECT_EQ(MustPlan(Startup({{"argv", {"ls"}}, {"cwd", "/etc"}})).cwd, "/etc");
+}
+
 TEST_F(StartupPlanTest, UserIsInheritedFromTheImage) {
   image_.config.user = "app";
   runtime::ProcessSpec p = MustPlan(Startup({{"mode", "image"}}));
@@ -197,6 +207,19 @@ TEST_F(StartupPlanTest, UserAsNameColonGroup) {
   p = MustPlan(Startup({{"argv", {"id"}}, {"user", "0:staff"}}));
   EXPECT_EQ(p.uid, 0u);
   EXPECT_EQ(p.gid, 50u);
+}
+
+TEST_F(StartupPlanTest, AGroupWithoutMembersIsFoundByName) {
+  // Most groups end with an empty member list ("app:x:1000:").
+  runtime::ProcessSpec p = MustPlan(Startup({{"argv", {"id"}}, {"user", "app:app"}}));
+  EXPECT_EQ(p.uid, 1000u);
+  EXPECT_EQ(p.gid, 1000u);
+  p = MustPlan(Startup({{"argv", {"id"}}, {"user", "root:services"}}));
+  EXPECT_EQ(p.uid, 0u);
+  EXPECT_EQ(p.gid, 3000u);
+  p = MustPlan(Startup({{"argv", {"id"}}, {"user", "1000:root"}}));
+  EXPECT_EQ(p.uid, 1000u);
+  EXPECT_EQ(p.gid, 0u);
 }
 
 TEST_F(StartupPlanTest, UnknownUserOrGroupIsAnErrorOnStartupUser) {

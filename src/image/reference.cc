@@ -62,6 +62,7 @@ Result<ImageReference> ParseReference(const std::string& text, const std::string
   if (colon != std::string::npos && (slash == std::string::npos || colon > slash)) {
     ref.tag = rest.substr(colon + 1);
     rest = rest.substr(0, colon);
+    if (ref.tag.empty() || ref.tag.size() > 128) return bad("the tag must be 1 to 128 characters");
     if (!std::regex_match(ref.tag, kTag)) return bad("the tag has characters a tag cannot have");
   }
   if (ref.tag.empty() && ref.digest.empty()) ref.tag = "latest";

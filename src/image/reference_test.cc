@@ -44,5 +44,13 @@ TEST(ReferenceTest, RejectsMalformed) {
   }
 }
 
+TEST(ReferenceTest, ATagTooLongIsToldSo) {
+  auto r = ParseReference("debian:" + std::string(200, 'x'), "image");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the tag must be 1 to 128 characters"), std::string::npos)
+      << r.status().message();
+  EXPECT_TRUE(ParseReference("debian:" + std::string(128, 'x'), "image").ok());
+}
+
 }  // namespace
 }  // namespace adapt::image

@@ -84,6 +84,17 @@ bool RegularFileInRoot(const std::string& root, const std::string& path) {
   return OpenInRoot(root, path).ok();
 }
 
+bool NonDirectoryInRoot(const std::string& root, const std::string& path) {
+  UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir) return false;
+  std::string rel = path;
+  while (rel.starts_with("/")) rel.erase(0, 1);
+  if (rel.empty()) return false;
+  UniqueFd fd(OpenAt2InRoot(dir.get(), rel, O_PATH | O_CLOEXEC));
+  struct stat st;
+  return fd && ::fstat(fd.get(), &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
 bool PlainDirectoryInRoot(const std::string& root, const std::string& path) {
   UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir) return false;

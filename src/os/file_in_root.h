@@ -22,6 +22,10 @@ Result<std::string> ReadFileInRoot(const std::string& root, const std::string& p
 // Whether `path` resolves inside `root` to a regular file.
 bool RegularFileInRoot(const std::string& root, const std::string& path);
 
+// Whether `path` resolves inside `root` to something that is not a directory (a working
+// directory that cannot be one).
+bool NonDirectoryInRoot(const std::string& root, const std::string& path);
+
 // Whether `path` is a directory inside `root` reached through directories only (no component
 // is a symbolic link), so that the host path root + path names that very directory (a bind
 // mount's source).

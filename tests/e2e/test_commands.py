@@ -50,6 +50,9 @@ def test_stdin_cwd_env_and_user(box):
     assert run(client, sid, command="echo $FOO", env={"FOO": "bar"})["stdout"] == "bar\n"
     assert run(client, sid, argv=["id", "-u"], user="1000")["stdout"] == "1000\n"
     assert run(client, sid, argv=["id", "-un"], user="nobody")["stdout"] == "nobody\n"
+    # A group by name: the image's groups have no members ("sandbox:x:1000:").
+    assert run(client, sid, argv=["id", "-g"], user="nobody:sandbox")["stdout"] == "1000\n"
+    assert run(client, sid, command="id -u; id -g", user="sandbox:root")["stdout"] == "1000\n0\n"
 
 
 def test_bad_requests_are_400(box):
