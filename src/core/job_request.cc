@@ -4,6 +4,13 @@
 
 namespace adapt::core {
 
+CreateSandbox AttemptSandbox(const SubmitJob& req) {
+  CreateSandbox sandbox = req.sandbox;
+  sandbox.startup_class = "instant";
+  sandbox.ttl_seconds = req.timeout_seconds.value_or(kJobTimeoutSecondsDefault);
+  return sandbox;
+}
+
 Result<ValidJob> ValidateSubmitJob(const SubmitJob& req, const std::string& default_image,
                                    const FieldNames& names) {
   if (req.sandbox.network &&
@@ -21,11 +28,8 @@ Result<ValidJob> ValidateSubmitJob(const SubmitJob& req, const std::string& defa
     return InvalidArgument(names("max_attempts"),
                            names("max_attempts") + " must be between 1 and 10");
   }
-  // The sandbox as each attempt creates it: instant, living as long as the job's timeout.
-  CreateSandbox sandbox = req.sandbox;
-  sandbox.startup_class = "instant";
-  sandbox.ttl_seconds = timeout;
-  ASSIGN_OR_RETURN(NewSandbox valid, ValidateCreateSandbox(sandbox, default_image, names));
+  ASSIGN_OR_RETURN(NewSandbox valid,
+                   ValidateCreateSandbox(AttemptSandbox(req), default_image, names));
 
   RunCommandRequest command;
   command.argv = req.argv;

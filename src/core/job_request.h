@@ -35,6 +35,10 @@ struct ValidJob {
   int max_attempts = kJobMaxAttemptsDefault;
 };
 
+// The sandbox each attempt of `req` creates: req.sandbox, instant, living as long as the
+// job's timeout (unchecked: ValidateSubmitJob checks it).
+CreateSandbox AttemptSandbox(const SubmitJob& req);
+
 // The first problem of `req`, naming its field as `names` says (core names: image, cpu,
 // memory_mib, disk_mib, env, secrets, network.egress, argv, cwd, timeout_seconds,
 // max_attempts).

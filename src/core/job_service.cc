@@ -106,6 +106,7 @@ Result<JobSubmission> JobService::Submit(const Principal& who, const SubmitJob& 
                            names("idempotency_key") + " must be 1 to 255 bytes");
   }
   ASSIGN_OR_RETURN(ValidJob valid, ValidateSubmitJob(req, default_image_, names));
+  if (image_check_) RETURN_IF_ERROR(image_check_(who, AttemptSandbox(req), names));
   store::JobRecord job;
   job.id = NewId("job");
   job.org_id = who.org_id;

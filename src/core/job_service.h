@@ -65,6 +65,12 @@ class JobService {
   void set_queued_limit(std::function<Result<std::optional<int64_t>>(const std::string&)> f) {
     queued_limit_ = std::move(f);
   }
+  // Whether an attempt's sandbox may use the image the submit asks for (the trusted image
+  // sources rule for its surface: SandboxService::CheckImageChoice), judged at submit so a
+  // refused job is never queued; without it, attempts judge it. Set before serving.
+  using ImageCheck =
+      std::function<Status(const Principal&, const CreateSandbox&, const FieldNames&)>;
+  void set_image_check(ImageCheck check) { image_check_ = std::move(check); }
   // Where runs' usage is read (the ledger); without it, runs carry none. Set before serving.
   void set_usage_store(store::UsageStore* usage) { usage_ = usage; }
   // Where cancel_automation_run goes for a run of an automation (AutomationService::CancelRun).
@@ -118,6 +124,7 @@ class JobService {
   std::string default_image_;
   int concurrency_per_org_;
   RunAdmission admission_;
+  ImageCheck image_check_;
   store::UsageStore* usage_ = nullptr;
   std::function<Result<std::optional<int64_t>>(const std::string&)> queued_limit_;
   std::function<bool(const std::string&)> automation_cancel_;

@@ -394,5 +394,33 @@ TEST(LatestBytes, KeepsTheEndAndStartsAtACharacter) {
   EXPECT_EQ(LatestBytes("xé!", 3, truncated), "é!");
 }
 
+TEST_F(JobServiceTest, AnImageTheImageCheckRefusesIsRefusedAtSubmitAndNothingIsQueued) {
+  std::vector<std::string> judged;
+  jobs_.set_image_check(
+      [&judged](const Principal&, const CreateSandbox& sandbox, const FieldNames& names) {
+        judged.push_back(sandbox.image.value_or("") + " " + sandbox.startup_class.value_or("") +
+                         (sandbox.surface == RequestSurface::kAssistant ? " assistant" : " api"));
+        if (sandbox.image == "ghcr.io/evil/x")
+          return Status(Code::kPermissionDenied, "refused by the rule", names("image"));
+        return Status::Ok();
+      });
+  SubmitJob req;
+  req.argv = {"/bin/sh", "-c", "true"};
+  req.sandbox.image = "ghcr.io/evil/x";
+  req.sandbox.surface = RequestSurface::kAssistant;
+  auto out = jobs_.Submit(org_, req, IdempotencyRequest{"k1", "f1"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kPermissionDenied);
+  EXPECT_EQ(out.status().field(), "image");
+  EXPECT_TRUE(jobs_.List(org_, {})->items.empty());
+  EXPECT_TRUE(attempts_.started.empty());
+  // What an attempt will create is what is judged: the same image, instant, the same surface.
+  ASSERT_EQ(judged.size(), 1u);
+  EXPECT_EQ(judged[0], "ghcr.io/evil/x instant assistant");
+  req.sandbox.image = "python:3.12-slim";
+  EXPECT_TRUE(jobs_.Submit(org_, req, std::nullopt).ok());
+  EXPECT_EQ(jobs_.List(org_, {})->items.size(), 1u);
+}
+
 }  // namespace
 }  // namespace adapt::core

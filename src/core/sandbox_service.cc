@@ -35,32 +35,14 @@ SandboxService::SandboxService(store::Store& store, runtime::Runtime& runtime,
       workers_(workers),
       default_image_(std::move(default_image)) {}
 
-Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox& create,
-                                       const std::optional<IdempotencyRequest>& idempotency,
-                                       const FieldNames& names) {
-  if (idempotency &&
-      (idempotency->key.empty() || idempotency->key.size() > limits::kMaxIdempotencyKeyBytes))
-    return InvalidArgument("Idempotency-Key", "Idempotency-Key must be 1 to 255 characters");
-  if (create.gpu) {
-    // What is wrong with the request first, then the plan's gpus limit, then this host's
-    // lack of GPUs (ValidateCreateSandbox below): the plan is shown and enforced honestly
-    // even though no GPU sandbox can run here.
-    CreateSandbox without_gpu = create;
-    without_gpu.gpu = false;
-    RETURN_IF_ERROR(ValidateCreateSandbox(without_gpu, default_image_, names).status());
-    RETURN_IF_ERROR(CheckGpuLimit(who, names));
-  }
+Status SandboxService::CheckImageChoice(const Principal& who, const CreateSandbox& create,
+                                        const FieldNames& names) const {
   ASSIGN_OR_RETURN(NewSandbox req, ValidateCreateSandbox(create, default_image_, names));
-  SandboxConfig& config = req.config;
-  std::optional<store::PlanRecord> plan;
-  ASSIGN_OR_RETURN(store::SandboxLimits limits, LimitsOf(who.org_id, &plan));
-  if (plan && plan->max_run_seconds &&
-      (!config.ttl_seconds || *config.ttl_seconds > *plan->max_run_seconds))
-    return RunTimeRefusal(*plan->max_run_seconds, names("ttl_seconds"));
-  RETURN_IF_ERROR(AttachSecrets(secrets_, who.org_id, req));
-  // Resolve the image and the startup plan now, so that a request that cannot start is a
-  // 400 and creates nothing. An image not here yet is pulled while the sandbox is
-  // provisioning; its startup plan is checked once its config is known.
+  return ResolveChosenImage(who, create, req.config, names);
+}
+
+Status SandboxService::ResolveChosenImage(const Principal& who, const CreateSandbox& create,
+                                          SandboxConfig& config, const FieldNames& names) const {
   if (config.image_id) {
     if (!image_service_)
       return Unsupported(names("image_id"), "prepared images (" + names("image_id") +
@@ -91,6 +73,36 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
     RETURN_IF_ERROR((policy_ ? *policy_ : kDefaultPolicy)
                         .Check(config.image, config.security_profile, create.surface, names));
   }
+  return Status::Ok();
+}
+
+Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox& create,
+                                       const std::optional<IdempotencyRequest>& idempotency,
+                                       const FieldNames& names) {
+  if (idempotency &&
+      (idempotency->key.empty() || idempotency->key.size() > limits::kMaxIdempotencyKeyBytes))
+    return InvalidArgument("Idempotency-Key", "Idempotency-Key must be 1 to 255 characters");
+  if (create.gpu) {
+    // What is wrong with the request first, then the plan's gpus limit, then this host's
+    // lack of GPUs (ValidateCreateSandbox below): the plan is shown and enforced honestly
+    // even though no GPU sandbox can run here.
+    CreateSandbox without_gpu = create;
+    without_gpu.gpu = false;
+    RETURN_IF_ERROR(ValidateCreateSandbox(without_gpu, default_image_, names).status());
+    RETURN_IF_ERROR(CheckGpuLimit(who, names));
+  }
+  ASSIGN_OR_RETURN(NewSandbox req, ValidateCreateSandbox(create, default_image_, names));
+  SandboxConfig& config = req.config;
+  std::optional<store::PlanRecord> plan;
+  ASSIGN_OR_RETURN(store::SandboxLimits limits, LimitsOf(who.org_id, &plan));
+  if (plan && plan->max_run_seconds &&
+      (!config.ttl_seconds || *config.ttl_seconds > *plan->max_run_seconds))
+    return RunTimeRefusal(*plan->max_run_seconds, names("ttl_seconds"));
+  RETURN_IF_ERROR(AttachSecrets(secrets_, who.org_id, req));
+  // Resolve the image and the startup plan now, so that a request that cannot start is a
+  // 400 and creates nothing. An image not here yet is pulled while the sandbox is
+  // provisioning; its startup plan is checked once its config is known.
+  RETURN_IF_ERROR(ResolveChosenImage(who, create, config, names));
   // An environment alias (seed 000: python, node, ...) stands for its image.
   if (auto env = ResolveEnvironment(images_, config.image)) {
     if (!env->ok()) return env->status();

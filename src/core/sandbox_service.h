@@ -65,6 +65,12 @@ class SandboxService {
   Result<Sandbox> Create(const Principal& who, const CreateSandbox& req,
                          const std::optional<IdempotencyRequest>& idempotency,
                          const FieldNames& names = {});
+  // Whether `req` may use the image it asks for, as Create judges it first (its organization's
+  // saved image by name, an imageId by its reference, then the image policy for req.surface):
+  // for a verb that creates its sandboxes later (a job's attempts), so that a refused image
+  // is refused when it is asked for. PermissionDenied or InvalidArgument naming the field.
+  Status CheckImageChoice(const Principal& who, const CreateSandbox& req,
+                          const FieldNames& names = {}) const;
   Result<Sandbox> Get(const Principal& who, const std::string& id);
   // Follows the startup output of sandbox `id` as it is produced (startup_output.cc).
   // Conflict for an interactive sandbox (no startup command).
@@ -158,6 +164,10 @@ class SandboxService {
   AccountService* accounts_ = nullptr;
   Waiter* waiter_ = nullptr;
 
+  // Create's image steps, on the validated `config`: an imageId or a saved image's name
+  // becomes its reference, then the image policy judges what the caller chose.
+  Status ResolveChosenImage(const Principal& who, const CreateSandbox& create,
+                            SandboxConfig& config, const FieldNames& names) const;
   // The single-sandbox view of `r`: its startup output while it runs, and its endpoints.
   Sandbox DetailedView(const store::SandboxRecord& r);
   // The limits that apply to `org_id`'s sandboxes now; kPaymentRequired when its plan has

@@ -65,6 +65,10 @@ Status Daemon::StartServices() {
   job_attempts_->set_cancel_grace(std::chrono::seconds(config_.run_cancel_grace_seconds));
   jobs_.emplace(*store_, *job_attempts_, config_.default_image, config_.job_concurrency_per_org);
   jobs_->set_usage_store(store_.get());
+  jobs_->set_image_check([this](const core::Principal& who, const core::CreateSandbox& sandbox,
+                                const core::FieldNames& names) {
+    return sandboxes_->CheckImageChoice(who, sandbox, names);
+  });
   automation_runner_.emplace(*sandboxes_, *commands_, *runtime_, *store_, *workers_);
   automation_runner_->set_cancel_grace(std::chrono::seconds(config_.run_cancel_grace_seconds));
   automations_.emplace(*store_, *store_, *automation_runner_);

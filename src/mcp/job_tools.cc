@@ -177,6 +177,7 @@ json SubmitSchema() {
 // The arguments passed the input schema, which checks no array's items: secrets' are here.
 Result<core::SubmitJob> SubmitFromArguments(const json& args) {
   core::SubmitJob req;
+  req.sandbox.surface = core::RequestSurface::kAssistant;  // seed 000's image rule
   req.argv = {"/bin/sh", "-c", args["command"].get<std::string>()};
   if (args.contains("image")) req.sandbox.image = args["image"].get<std::string>();
   if (args.contains("cpu")) req.sandbox.cpu = args["cpu"].get<int64_t>();

@@ -102,6 +102,40 @@ def test_the_assistant_takes_aliases_and_trusted_sources_only(default_daemon, im
     assert status == 200 and len(listed["items"]) == 2, listed  # the refusals made nothing
 
 
+def test_jobs_from_the_assistant_follow_the_rule_and_rest_jobs_stay_open(default_daemon, images):
+    org = default_daemon.new_org()
+    calls = mcp_calls(default_daemon, org, [
+        ["submit_sandbox_job", {"command": "true", "image": "ghcr.io/evil/x"}],
+        ["submit_sandbox_job", {"command": "true", "image": "someuser/img"}],
+        ["submit_sandbox_job", {"command": "true", "image": images["other"],
+                                "idempotency_key": "k1"}],
+        ["list_sandbox_jobs", {}],
+        ["list_automation_runs", {}],
+    ])
+    for refused in calls[:3]:
+        assert refused["isError"], refused
+        assert RULE in refused["text"] and "trusted sources only" in refused["text"], refused
+    assert calls[3]["structuredContent"]["jobs"] == [], calls[3]
+    assert calls[4]["structuredContent"]["runs"] == [], calls[4]
+    # Nothing was queued: no job, no run, no sandbox.
+    for path in ("/v1/jobs", "/v1/runs", "/v1/sandboxes"):
+        status, page = org.api("GET", path)
+        assert status == 200 and page["items"] == [], (path, page)
+    # The REST API stays open (seed 001): the same untrusted image runs as a job there.
+    status, job = org.api("POST", "/v1/jobs", {"command": "true", "image": images["other"]})
+    assert status == 201, (status, job)
+    deadline = harness.time.monotonic() + 180
+    while job["status"] not in ("succeeded", "failed", "cancelled", "infrastructure_failed"):
+        assert harness.time.monotonic() < deadline, job
+        harness.time.sleep(0.5)
+        job = org.api("GET", "/v1/jobs/" + job["id"])[1]
+    assert job["status"] == "succeeded", job
+    # A trusted source is accepted from the assistant (queued; it need not run here).
+    [accepted] = mcp_calls(default_daemon, org, [
+        ["submit_sandbox_job", {"command": "true", "image": images["trusted"]}]])
+    assert not accepted["isError"] and accepted["schemaValid"], accepted
+
+
 def test_developer_public_images_admits_any_image_for_developer_only(strict_daemon, images):
     org = strict_daemon.new_org()
     calls = mcp_calls(strict_daemon, org, [
@@ -131,6 +165,12 @@ def test_rest_and_cli_follow_the_assistant_rule_when_the_operator_says_so(strict
     assert "securityProfile developer also accepts" in body["error"]["message"], body
     p = org.cli("sandbox", "create", "--image", images["other"])
     assert p.returncode != 0 and RULE in p.stderr, (p.returncode, p.stdout, p.stderr)
+    # Jobs too, refused when submitted (nothing queued), not when their attempt starts.
+    status, body = org.api("POST", "/v1/jobs", {"command": "true", "image": images["other"]})
+    assert status == 403 and RULE in body["error"]["message"], (status, body)
+    p = org.cli("job", "submit", "--image", images["other"], "--", "true")
+    assert p.returncode != 0 and RULE in p.stderr, (p.returncode, p.stdout, p.stderr)
+    assert org.api("GET", "/v1/jobs")[1]["items"] == []
     # Trusted sources, aliases and developer's public images still pass.
     for fields in ({"image": images["trusted"]}, {"image": "python"}):
         sid = org.create(fields)["id"]
