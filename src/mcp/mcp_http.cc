@@ -218,7 +218,8 @@ HttpResponse McpHttp::Post(const HttpRequest& req) {
     return Refuse(400, "unsupported MCP-Protocol-Version " + header_version);
   std::string session_id = req.Header("mcp-session-id");
   if (session_id.empty()) return Refuse(400, "Mcp-Session-Id header is required; initialize first");
-  if (!sessions_.Touch(session_id, who.org_id))
+  std::optional<std::string> session_version = sessions_.Touch(session_id, who.org_id);
+  if (!session_version)
     return Refuse(404, "the session is unknown or has expired; initialize a new one");
 
   if (m.kind == MessageKind::kNotification) {
@@ -227,13 +228,14 @@ HttpResponse McpHttp::Post(const HttpRequest& req) {
     return Accepted();
   }
   if (m.kind == MessageKind::kResponse) return Accepted();
-  return Call(m, session_id, who);
+  return Call(m, session_id, *session_version, who);
 }
 
 HttpResponse McpHttp::Call(const Message& request, const std::string& session_id,
-                           const core::Principal& who) {
+                           const std::string& protocol_version, const core::Principal& who) {
   ToolContext ctx;
   ctx.who = who;
+  ctx.protocol_version = protocol_version;
   std::string key = request.id.dump();
   // Registered when the work starts, so a stream whose client left before it began leaves
   // nothing behind in the session.

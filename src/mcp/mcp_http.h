@@ -47,8 +47,9 @@ class McpHttp {
  private:
   // Shared checks; fills `who` or returns the refusal.
   std::optional<api::HttpResponse> Admit(const api::HttpRequest& req, core::Principal& who);
+  // `protocol_version`: the session's, which shapes the tool results (ToolResultToJson).
   api::HttpResponse Call(const Message& request, const std::string& session_id,
-                         const core::Principal& who);
+                         const std::string& protocol_version, const core::Principal& who);
 
   McpServer server_;
   Authenticator authenticate_;

@@ -139,5 +139,54 @@ TEST_F(McpHttpBound, ACallPastTheBoundOfRunningCallsIsRefusedWithRetryAfter) {
   released_ = std::promise<void>();  // TearDown sets it again
 }
 
+// A session's initialize, returning its Mcp-Session-Id.
+std::string Initialize(McpHttp& http, const std::string& version) {
+  api::HttpResponse init = http.Post(McpRequest({{"jsonrpc", "2.0"},
+                                                 {"id", 1},
+                                                 {"method", "initialize"},
+                                                 {"params", {{"protocolVersion", version}}}}));
+  for (const auto& [k, v] : init.headers)
+    if (k == "Mcp-Session-Id") return v;
+  return "";
+}
+
+TEST(McpHttpResults, ResourceLinksReachSessionsWhoseProtocolHasThemOnly) {
+  ToolRegistry tools;
+  Tool linking;
+  linking.name = "linking";
+  linking.input_schema = {{"type", "object"}};
+  linking.run = [](ToolContext&, const json&) {
+    ToolResult r = ToolResult::Ok({{"download_url", "http://h/f"}});
+    r.links.push_back({"http://h/f", "f.txt", "text/plain", 3, "a file"});
+    return r;
+  };
+  tools.Add(linking);
+  boost::asio::thread_pool pool(1);
+  McpHttp http(
+      tools, [](const std::string&) { return Result<core::Principal>(core::Principal{}); },
+      "127.0.0.1", pool, 1);
+  for (const char* version : {"2025-11-25", "2025-06-18", "2025-03-26"}) {
+    std::string session = Initialize(http, version);
+    ASSERT_FALSE(session.empty()) << version;
+    auto answer = Begin(http.Post(McpRequest(Call(2, "linking"), session)));
+    ASSERT_EQ(answer.wait_for(5s), std::future_status::ready);
+    json result = json::parse(answer.get().body)["result"];
+    EXPECT_EQ(result["content"][0]["type"], "text") << version;
+    EXPECT_EQ(result["structuredContent"]["download_url"], "http://h/f") << version;
+    if (std::string(version) == "2025-03-26") {
+      EXPECT_EQ(result["content"].size(), 1u) << result.dump();
+    } else {
+      ASSERT_EQ(result["content"].size(), 2u) << result.dump();
+      EXPECT_EQ(result["content"][1], json({{"type", "resource_link"},
+                                            {"uri", "http://h/f"},
+                                            {"name", "f.txt"},
+                                            {"mimeType", "text/plain"},
+                                            {"size", 3},
+                                            {"description", "a file"}}));
+    }
+  }
+  pool.join();
+}
+
 }  // namespace
 }  // namespace adapt::mcp

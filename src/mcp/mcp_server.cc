@@ -93,8 +93,8 @@ void McpServer::CallTool(const Message& request, ToolContext& ctx,
         RpcError(request.id, rpc::kInvalidParams, "unknown tool: " + name->get<std::string>()));
   json args = request.params.value("arguments", json::object());
   if (args.is_null()) args = json::object();
-  auto reply = [id = request.id, answer](const ToolResult& result) {
-    answer(RpcResult(id, ToolResultToJson(result)));
+  auto reply = [id = request.id, version = ctx.protocol_version, answer](const ToolResult& result) {
+    answer(RpcResult(id, ToolResultToJson(result, version)));
   };
   // An account that signed up and has not registered may read and register, nothing else.
   if (!tool->annotations.read_only && tool->name != kRegisterTool) {

@@ -76,7 +76,12 @@ ToolResult LinkResult(core::ObjectService& objects, const core::Principal& who,
   auto link =
       objects.Link(who, {key, args.value("ttl_seconds", storage::kDefaultUrlTtlSeconds), ""});
   if (!link.ok()) return ToolResult::Fail(FailureSentence(link.status()));
-  return ToolResult::Ok(Link(*link));
+  ToolResult result = ToolResult::Ok(Link(*link));
+  // Seed 000's "MCP file reference": the same temporary read-only URL as a resource_link.
+  result.links.push_back({link->url, link->name, link->object.content_type, link->object.size,
+                          "temporary read-only download of " + link->object.key + ", valid until " +
+                              FormatRfc3339(link->expires_at_ms)});
+  return result;
 }
 
 // Copies the workspace file that `args` names into object storage (as `key`, or under the

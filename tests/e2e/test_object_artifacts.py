@@ -2,12 +2,14 @@
 with a link (POST /v1/sandboxes/{id}/artifacts, `adapt object save`), refusing files that look
 like credentials, listing them (GET .../artifacts, `adapt object artifacts`), and attaching
 object storage (`adapt object attach`): the verbs MCP's artifact tools call. The MCP tools
-themselves: a symlink to a secret or out of /workspace is refused by the file it opens, and a
-FIFO is refused at once."""
+themselves: a symlink to a secret or out of /workspace is refused by the file it opens, a
+FIFO is refused at once, and the download tools answer a resource_link (seed 000's file
+reference) beside the JSON, to sessions whose protocol has one, the official SDK client's
+included."""
 import json
 import urllib.request
 
-from mcp_support import initialize, rpc
+from mcp_support import initialize, rpc, sdk
 from test_objects import get
 
 
@@ -155,3 +157,41 @@ def test_a_fifo_in_the_workspace_is_refused_at_once_by_every_mcp_file_tool(org, 
     failed, text, read = mcp_tool(daemon, org, session, "read_workspace_file",
                                   {"sandbox_id": sid, "workspace_path": "out/after.txt"})
     assert not failed and read["text"] == "after\n", text
+
+
+def assert_links_to_the_file(content, structured):
+    assert len(content) == 2 and content[0]["type"] == "text", content
+    assert json.loads(content[0]["text"]) == structured
+    link = content[1]
+    assert link["type"] == "resource_link" and link["uri"] == structured["download_url"], link
+    assert link["name"] == "r.csv" and link["size"] == 4, link
+    assert link["mimeType"] == structured["content_type"] and "read-only" in link["description"]
+    with urllib.request.urlopen(link["uri"], timeout=20) as r:
+        assert r.read() == b"a,b\n"
+
+
+def test_download_tools_answer_a_resource_link_where_the_protocol_has_one(org, daemon):
+    sbx = org.create({})
+    sid = sbx["id"]
+    org.wait_for_status(sid, "running", 90)
+    workspace(org, sid, "printf 'a,b\\n' > out/r.csv")
+    calls = [("save_workspace_file_to_object_storage",
+              {"sandbox_id": sid, "workspace_path": "out/r.csv", "key": "reports/r.csv"}),
+             ("download_workspace_artifact",
+              {"sandbox_id": sid, "workspace_path": "/workspace/out/r.csv"}),
+             ("download_object_artifact", {"key": "reports/r.csv"})]
+    for version, links in (("2025-11-25", True), ("2025-06-18", True), ("2025-03-26", False)):
+        session, _ = initialize(daemon, org.key, version)
+        for name, args in calls:
+            result = rpc(daemon, org.key, session, "tools/call",
+                         {"name": name, "arguments": args})["result"]
+            assert result["isError"] is False, result
+            if links:
+                assert_links_to_the_file(result["content"], result["structuredContent"])
+            else:  # 2025-03-26 has no resource_link: the URL is in the JSON only
+                assert [c["type"] for c in result["content"]] == ["text"], (version, result)
+    # The official SDK client accepts the block (its result schema validates content).
+    report = sdk(daemon, org, "http", "calls", [[name, args] for name, args in calls])
+    for entry in report["calls"]:
+        assert not entry["isError"] and entry["schemaValid"], entry
+        assert_links_to_the_file(entry["content"], entry["structuredContent"])

@@ -47,6 +47,7 @@ async function call(name, args, options = {}) {
   const result = await client.callTool({ name, arguments: args }, undefined, options);
   const entry = { name, args, isError: !!result.isError, structuredContent: result.structuredContent };
   entry.text = result.content?.[0]?.text;
+  entry.content = result.content;
   if (!result.isError) {
     entry.schemaValid = validators[name](result.structuredContent);
     entry.schemaErrors = validators[name].errors;
