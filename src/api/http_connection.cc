@@ -88,6 +88,8 @@ void HttpConnection::OnHeader(error_code ec) {
   kept_alive_ = true;
   const auto& msg = parser_->get();
   version_ = msg.version() == 10 ? 10 : 11;
+  std::string_view target(msg.target().data(), msg.target().size());
+  path_ = std::string(target.substr(0, target.find('?')));
   head_ = msg.method() == http::verb::head;
   keep_alive_ = msg.keep_alive();
   if (StreamsBody(msg)) return DispatchStreaming();
@@ -124,6 +126,12 @@ void HttpConnection::OnReadError(error_code ec) {
 }
 
 void HttpConnection::PayloadTooLarge() {
+  if (server_.options.oversized_body) {
+    if (auto answer = server_.options.oversized_body(path_, server_.options.max_body_bytes)) {
+      keep_alive_ = false;
+      return WriteResponse(std::move(*answer), false);
+    }
+  }
   WriteError(413, "payload_too_large",
              "request body exceeds " + std::to_string(server_.options.max_body_bytes) + " bytes");
 }

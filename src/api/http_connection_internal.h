@@ -231,6 +231,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   bool need_continue_ = false;
   std::array<char, 4096> discard_{};
   unsigned version_ = 11;
+  std::string path_;  // the request's path without the query: a 413's answer depends on it
   bool head_ = false;
   bool keep_alive_ = false;
   bool closed_ = false;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,13 +38,17 @@ struct HttpServerOptions {
   // query) reach the handler as soon as their header is read, with HttpRequest::body_stream
   // to read a body of any size; max_body_bytes does not apply to them.
   std::function<bool(std::string_view method, std::string_view path)> stream_request_body;
+  // The 413 for a body over max_body_bytes to `path`, where clients parse another shape than
+  // the API's JSON error (/mcp answers JSON-RPC); unset, or nullopt: the API's error.
+  std::function<std::optional<HttpResponse>(std::string_view path, size_t max_body_bytes)>
+      oversized_body;
 };
 
 // Every connection is served on its own strand: one request at a time, keep-alive and
 // pipelining supported. Errors the server answers itself (400 malformed, 408 body too slow,
 // 413 body too large, 431 header over 64 KiB, 500 handler threw) use the API's JSON error
-// shape. A head that misses its deadline, or a connection over the limits, is closed
-// without an answer.
+// shape (a 413 the options' oversized_body answers excepted). A head that misses its deadline, or a
+// connection over the limits, is closed without an answer.
 //
 // Thread-safety: Listen, Start, Stop and port may be called from any thread except the server's
 // own I/O threads and `workers` threads (Stop waits for both).

@@ -101,6 +101,45 @@ TEST_F(HttpServerTest, OversizedContentLengthGets413BeforeTheBodyIsSent) {
   EXPECT_EQ(calls, 0);
 }
 
+TEST_F(HttpServerTest, OversizedBodyGetsTheAnswerOptionsGiveForItsPath) {
+  HttpServerOptions options;
+  options.max_body_bytes = 16;
+  options.oversized_body = [](std::string_view path, size_t limit) -> std::optional<HttpResponse> {
+    if (path != "/rpc") return std::nullopt;
+    HttpResponse r;
+    r.status = 413;
+    r.body = "rpc " + std::to_string(limit);
+    return r;
+  };
+  Serve(Echo, options);
+  for (const char* target : {"/rpc", "/rpc?x=1"}) {
+    Client client(port());
+    client.Send(std::string("POST ") + target +
+                " HTTP/1.1\r\nHost: x\r\nContent-Length: 32\r\n\r\n");
+    auto response = client.ReadResponse();
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 413);
+    EXPECT_EQ(response->body, "rpc 16");
+    EXPECT_EQ(response->headers["connection"], "close");
+  }
+  // Chunked: the limit is found while the body is read.
+  Client chunked(port());
+  chunked.Send(
+      "POST /rpc HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "10\r\n0123456789abcdef\r\n10\r\n0123456789abcdef\r\n0\r\n\r\n");
+  auto response = chunked.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 413);
+  EXPECT_EQ(response->body, "rpc 16");
+  // Another path keeps the API's error.
+  Client other(port());
+  other.Send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 32\r\n\r\n");
+  response = other.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 413);
+  EXPECT_NE(response->body.find("payload_too_large"), std::string::npos);
+}
+
 TEST_F(HttpServerTest, OversizedChunkedBodyGets413) {
   HttpServerOptions options;
   options.max_body_bytes = 16;

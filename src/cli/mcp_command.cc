@@ -17,6 +17,13 @@ namespace {
 
 using nlohmann::json;
 
+// The method of a message; empty when it has none (or it is no object).
+std::string MethodOf(const json& message) {
+  if (!message.is_object()) return "";
+  auto method = message.find("method");
+  return method != message.end() && method->is_string() ? method->get<std::string>() : "";
+}
+
 struct Exchange {
   long status = 0;
   std::string content_type;
@@ -34,18 +41,21 @@ class StdioProxy {
     while (std::getline(in, line)) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       json message = json::parse(line, nullptr, false);
-      if (message.is_discarded() || !message.is_object()) {
+      if (message.is_discarded()) {
         Write({{"jsonrpc", "2.0"},
                {"id", nullptr},
-               {"error", {{"code", -32700}, {"message", "not a JSON-RPC message"}}}});
+               {"error", {{"code", -32700}, {"message", "the line is not valid JSON"}}}});
         continue;
       }
-      std::string method = message.value("method", "");
+      // Valid JSON that is no single JSON-RPC object (a batch, a number) goes to adaptd too,
+      // which judges every message (mcp/json_rpc.cc) and answers -32600 as it does over HTTP.
+      std::string method = MethodOf(message);
       if (method == "initialize") {
         Forward(message);  // first, alone: later messages need its session id
         continue;
       }
-      if (method == "notifications/cancelled" && message.contains("params")) {
+      if (method == "notifications/cancelled" && message.contains("params") &&
+          message["params"].is_object()) {
         std::lock_guard lock(mu_);
         cancelled_.insert(message["params"].value("requestId", json()).dump());
       }
@@ -149,8 +159,10 @@ class StdioProxy {
 
   void Forward(const json& message) {
     Exchange ex = Post("POST", message.dump());
-    bool is_request = message.contains("id") && message.contains("method");
-    if (message.value("method", "") == "initialize" && ex.status == 200) {
+    bool is_request = message.is_object() && message.contains("id") && message.contains("method");
+    // adaptd refused the message itself (not a JSON-RPC message): its error is the answer.
+    bool refused = !message.is_object() || ex.status == 400;
+    if (MethodOf(message) == "initialize" && ex.status == 200) {
       json answer = json::parse(ex.body, nullptr, false);
       std::lock_guard lock(mu_);
       session_id_ = ex.session_id;
@@ -163,6 +175,8 @@ class StdioProxy {
       if (is_request) {
         if (answer["id"].is_null()) answer["id"] = message["id"];
         Write(answer);
+      } else if (refused && answer.contains("error")) {
+        Write(answer);
       }
       if (ex.status >= 400)
         std::cerr << "adapt mcp: adaptd answered HTTP " << ex.status << ": " << ex.body
@@ -171,9 +185,9 @@ class StdioProxy {
     }
     if (ex.status >= 400 || ex.status == 0) {
       std::cerr << "adapt mcp: adaptd answered HTTP " << ex.status << ": " << ex.body << std::endl;
-      if (is_request)
+      if (is_request || !message.is_object())
         Write({{"jsonrpc", "2.0"},
-               {"id", message["id"]},
+               {"id", is_request ? message["id"] : json()},
                {"error",
                 {{"code", -32603},
                  {"message", ex.status == 401

@@ -113,6 +113,7 @@ Status Daemon::HoldApiAddress() {
   http.stream_request_body = [](std::string_view method, std::string_view path) {
     return api::StreamsRequestBody(method, path) || api::StreamsObjectBody(method, path);
   };
+  http.oversized_body = mcp::OversizedMcpBody;
   // No request is read before StartApi, by which time the router is made.
   server_.emplace(
       http, [this](const api::HttpRequest& r) { return router_->Handle(r); }, *workers_);

@@ -272,6 +272,12 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
   return r;
 }
 
+std::optional<HttpResponse> OversizedMcpBody(std::string_view path, size_t max_body_bytes) {
+  if (path != "/mcp") return std::nullopt;
+  return Refuse(413, "the request body exceeds " + std::to_string(max_body_bytes) +
+                         " bytes; send a smaller JSON-RPC message");
+}
+
 HttpResponse McpHttp::Delete(const HttpRequest& req) {
   core::Principal who;
   if (auto refused = Admit(req, who)) return *refused;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "api/http_types.h"
 #include "base/status.h"
@@ -25,6 +26,12 @@ namespace adapt::mcp {
 
 // Turns a bearer credential (an API key or an OAuth access token) into a principal.
 using Authenticator = std::function<Result<core::Principal>(const std::string& bearer)>;
+
+// The 413 of a body over `max_body_bytes` posted to `path` when it is /mcp (nullopt for any
+// other path): a JSON-RPC error with a null id, since MCP clients read every /mcp answer as
+// JSON-RPC. The HTTP server enforces the limit before routing
+// (api::HttpServerOptions::oversized_body).
+std::optional<api::HttpResponse> OversizedMcpBody(std::string_view path, size_t max_body_bytes);
 
 // Requests that run tools (tools/call and the rest of Call) run on `calls`, a pool of
 // `max_calls` threads apart from the API workers, and the HTTP answer is deferred meanwhile.

@@ -188,5 +188,18 @@ TEST(McpHttpResults, ResourceLinksReachSessionsWhoseProtocolHasThemOnly) {
   pool.join();
 }
 
+TEST(McpHttpResults, AnOversizedBodyToMcpIsAJsonRpcErrorAndOtherPathsAreLeftToTheApi) {
+  auto answer = OversizedMcpBody("/mcp", 1024);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 413);
+  json body = json::parse(answer->body);
+  EXPECT_EQ(body["jsonrpc"], "2.0");
+  EXPECT_TRUE(body["id"].is_null());
+  EXPECT_EQ(body["error"]["code"], rpc::kInvalidRequest);
+  EXPECT_NE(body["error"]["message"].get<std::string>().find("1024 bytes"), std::string::npos);
+  EXPECT_FALSE(OversizedMcpBody("/v1/sandboxes", 1024));
+  EXPECT_FALSE(OversizedMcpBody("/mcpx", 1024));
+}
+
 }  // namespace
 }  // namespace adapt::mcp

@@ -119,6 +119,12 @@ def test_malformed_messages_are_json_rpc_errors(org, daemon):
     assert status == 400 and json.loads(text)["error"]["code"] == -32700
     status, _, text = post(daemon, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}], org.key, session)
     assert status == 400 and json.loads(text)["error"]["code"] == -32600
+    # A body over the 1 MiB limit: still 413, answered as JSON-RPC (MCP clients parse that).
+    big = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"x": "y" * (1 << 20)}})
+    status, body = org.api("POST", "/mcp", raw=big, headers={"Mcp-Session-Id": session})
+    assert status == 413, (status, body)
+    assert body["jsonrpc"] == "2.0" and body["id"] is None, body
+    assert body["error"]["code"] == -32600 and "1048576 bytes" in body["error"]["message"], body
     answer = rpc(daemon, org.key, session, "tools/list", {"cursor": "bogus"})
     assert answer["error"]["code"] == -32602
     answer = rpc(daemon, org.key, session, "tools/call", {"name": "no_such_tool", "arguments": {}})
@@ -351,7 +357,9 @@ def test_adapt_mcp_writes_only_mcp_messages_on_stdout(org, daemon):
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_gpu_types", "arguments": {}}},
     ]
-    stdin = "\n".join(json.dumps(m) for m in lines) + "\nnot json\n"
+    # Valid JSON that is no single message is answered as over HTTP (-32600), not as -32700.
+    stdin = "\n".join(json.dumps(m) for m in lines) + "\nnot json\n" + \
+        '[{"jsonrpc":"2.0","id":5,"method":"ping"}]\n5\n'
     p = harness.subprocess.run([harness.ADAPT, "mcp", "--url", daemon.url, "--api-key", org.key],
                                input=stdin, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
@@ -361,7 +369,10 @@ def test_adapt_mcp_writes_only_mcp_messages_on_stdout(org, daemon):
     assert by_id[1]["result"]["protocolVersion"] == LATEST
     assert by_id[2]["result"]["nextCursor"]
     assert by_id[3]["result"]["structuredContent"]["gpu_types"] == []
-    assert by_id[None]["error"]["code"] == -32700  # the line that was not JSON
+    unanswered = [m for m in out if m["id"] is None]
+    assert sorted(m["error"]["code"] for m in unanswered) == [-32700, -32600, -32600], unanswered
+    assert any("batches are not supported" in m["error"]["message"] for m in unanswered), out
+    assert 5 not in by_id  # the batch's ping is not run
     # A wrong key: every request is answered with a JSON-RPC error, logs go to stderr.
     p = harness.subprocess.run([harness.ADAPT, "mcp", "--url", daemon.url, "--api-key", "adapt_wrong"],
                                input=json.dumps(lines[0]) + "\n", capture_output=True, text=True, timeout=120)
