@@ -6,14 +6,10 @@
 #include <cctype>
 #include <climits>
 
+#include "base/case_fold.h"
+
 namespace adapt::store {
 namespace {
-
-std::string Lower(const std::string& s) {
-  std::string out;
-  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // The sandbox's labels.name, which a list query matches (SQLite keeps it in a column).
 std::string LabelName(const SandboxRecord& r) {
@@ -171,11 +167,11 @@ Result<SandboxPage> MemoryStore::ListSandboxes(const std::string& org_id, const 
   std::lock_guard lock(mu_);
   SandboxPage page;
   int64_t before = before_seq.value_or(INT64_MAX);
-  std::string lowered = Lower(query);
+  std::string folded = FoldCase(query);
   for (auto it = sandboxes_.rbegin(); it != sandboxes_.rend(); ++it) {
     const SandboxRecord& r = *it;
     if (r.org_id != org_id || r.status == "deleted" || r.seq >= before) continue;
-    if (!query.empty() && Lower(LabelName(r)).find(lowered) == std::string::npos &&
+    if (!query.empty() && FoldCase(LabelName(r)).find(folded) == std::string::npos &&
         r.id.rfind(query, 0) != 0)
       continue;
     if (static_cast<int>(page.items.size()) == limit) {

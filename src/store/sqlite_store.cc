@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "base/case_fold.h"
 #include "base/time.h"
 #include "store/migrations.h"
 #include "store/sandbox_config_codec.h"
@@ -96,6 +97,14 @@ std::string LabelName(const SandboxRecord& r) {
   return name == r.config.labels.end() ? "" : name->second;
 }
 
+void FoldSql(sqlite3_context* context, int, sqlite3_value** argv) {
+  const auto* text = sqlite3_value_text(argv[0]);
+  if (!text) return sqlite3_result_null(context);
+  std::string folded = FoldCase(std::string_view(
+      reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(argv[0]))));
+  sqlite3_result_text(context, folded.data(), static_cast<int>(folded.size()), SQLITE_TRANSIENT);
+}
+
 // LIKE patterns treat % and _ specially: escape them so a query matches literally.
 std::string EscapeLike(const std::string& s) {
   std::string out;
@@ -146,6 +155,13 @@ Status SqliteStore::Init() {
       tx.commit();
     }
     sqlite3_update_hook(db_.getHandle(), &SqliteStore::OnRowChange, this);
+    // The list query's match ignoring case beyond ASCII (SQLite's lower() and LIKE fold ASCII
+    // only): adapt_fold(name) is base/case_fold's FoldCase.
+    if (sqlite3_create_function_v2(db_.getHandle(), "adapt_fold", 1,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, &FoldSql, nullptr,
+                                   nullptr, nullptr) != SQLITE_OK)
+      return Status(Code::kInternal,
+                    std::string("registering adapt_fold: ") + sqlite3_errmsg(db_.getHandle()));
     return Status::Ok();
   });
 }
@@ -225,7 +241,8 @@ Result<SandboxPage> SqliteStore::ListSandboxes(const std::string& org_id, const 
   return Guard<Result<SandboxPage>>("listing sandboxes", [&]() -> Result<SandboxPage> {
     std::string sql = std::string("SELECT ") + kSandboxListColumns +
                       " FROM sandboxes WHERE org_id = ? AND status != 'deleted' AND seq < ?";
-    if (!query.empty()) sql += " AND (lower(name) LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')";
+    if (!query.empty())
+      sql += " AND (adapt_fold(name) LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\')";
     sql += " ORDER BY seq DESC LIMIT ?";
     auto lease = statements_.Get(sql);  // two texts: with and without a query
     SQLite::Statement& q = *lease;
@@ -233,9 +250,7 @@ Result<SandboxPage> SqliteStore::ListSandboxes(const std::string& org_id, const 
     q.bind(i++, org_id);
     q.bind(i++, before_seq.value_or(INT64_MAX));
     if (!query.empty()) {
-      std::string lowered;
-      for (char c : query)
-        lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::string lowered = FoldCase(query);
       // Appended piece by piece: GCC 12 at -O3 reports a false -Werror=restrict inside
       // `"%" + std::string&&` (the libstdc++ insert path it inlines), which broke Release builds.
       std::string contains = "%";

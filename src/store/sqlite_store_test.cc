@@ -258,6 +258,14 @@ TEST_P(StoreTest, QueryMatchesNameSubstringIgnoringCase) {
   EXPECT_TRUE(ListIds(org_.id, "nothing-like-it").empty());
 }
 
+TEST_P(StoreTest, QueryIgnoresCaseBeyondAscii) {
+  SandboxRecord omega = MustCreate(Sandbox(org_.id, "\xCE\xA9mega"));                  // Ωmega
+  SandboxRecord ete = MustCreate(Sandbox(org_.id, "\xC3\xA9t\xC3\xA9-job"));           // été-job
+  EXPECT_EQ(ListIds(org_.id, "\xCF\x89mega"), std::vector<std::string>{omega.id});     // ωmega
+  EXPECT_EQ(ListIds(org_.id, "\xCE\xA9MEGA"), std::vector<std::string>{omega.id});     // ΩMEGA
+  EXPECT_EQ(ListIds(org_.id, "\xC3\x89T\xC3\x89"), std::vector<std::string>{ete.id});  // ÉTÉ
+}
+
 TEST_P(StoreTest, QueryMatchesTheStartOfTheIdOnly) {
   SandboxRecord r = MustCreate(Sandbox(org_.id, "unrelated"));
   MustCreate(Sandbox(org_.id, "unrelated too"));
