@@ -1,7 +1,8 @@
 #include "base/redaction.h"
 
 #include <algorithm>
-#include <map>
+#include <deque>
+#include <utility>
 
 #include "base/text.h"
 
@@ -29,27 +30,85 @@ size_t LongestPrefixEndingText(std::string_view pattern, std::string_view text) 
 
 std::string Reversed(std::string_view s) { return std::string(s.rbegin(), s.rend()); }
 
-// Where the values occur in `text`, as [start, end) spans that do not overlap; longer values
-// first.
-std::map<size_t, size_t> SecretSpans(std::string_view text,
-                                     const std::vector<std::string>& secrets) {
-  std::map<size_t, size_t> spans;
-  std::vector<const std::string*> order;
-  for (const auto& s : secrets)
-    if (!s.empty()) order.push_back(&s);
-  std::stable_sort(order.begin(), order.end(), [](const std::string* a, const std::string* b) {
-    return a->size() > b->size();
-  });
-  for (const std::string* secret : order) {
-    for (size_t pos = text.find(*secret); pos != std::string_view::npos;) {
-      size_t end = pos + secret->size();
-      auto next = spans.lower_bound(end);  // the first span starting at or after `end`
-      bool overlaps = next != spans.begin() && std::prev(next)->second > pos;
-      if (!overlaps) spans[pos] = end;
-      pos = text.find(*secret, overlaps ? pos + 1 : end);
+// Every byte of `text` that is part of an occurrence of some value, as [start, end) spans in
+// order, occurrences that overlap merged into one: an Aho-Corasick automaton over the values,
+// linear in the text and the values' total length however either repeats (the owner of a
+// sandbox chooses both its env and its output; a plain search per value is quadratic on
+// "aaa...ab" against "aaaa...").
+class SecretMatcher {
+ public:
+  explicit SecretMatcher(const std::vector<std::string>& secrets) {
+    nodes_.emplace_back();
+    for (const auto& secret : secrets) {
+      if (secret.empty()) continue;
+      int state = 0;
+      for (unsigned char c : secret) {
+        int next = Child(state, c);
+        if (next < 0) {
+          next = static_cast<int>(nodes_.size());
+          nodes_[state].next.push_back({c, next});
+          nodes_.emplace_back();
+        }
+        state = next;
+      }
+      nodes_[state].longest = std::max(nodes_[state].longest, secret.size());
+    }
+    // Breadth first: a node's failure link is the longest proper suffix of its string that is
+    // a node too, and it ends the values its failure link ends.
+    std::deque<int> queue;
+    for (auto [c, child] : nodes_[0].next) queue.push_back(child);
+    while (!queue.empty()) {
+      int node = queue.front();
+      queue.pop_front();
+      for (auto [c, child] : nodes_[node].next) {
+        int fail = nodes_[node].fail;
+        while (fail != 0 && Child(fail, c) < 0) fail = nodes_[fail].fail;
+        int target = Child(fail, c);
+        nodes_[child].fail = target >= 0 && target != child ? target : 0;
+        nodes_[child].longest = std::max(nodes_[child].longest, nodes_[nodes_[child].fail].longest);
+        queue.push_back(child);
+      }
     }
   }
-  return spans;
+
+  std::vector<std::pair<size_t, size_t>> Spans(std::string_view text) const {
+    std::vector<std::pair<size_t, size_t>> spans;
+    int state = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+      auto c = static_cast<unsigned char>(text[i]);
+      while (state != 0 && Child(state, c) < 0) state = nodes_[state].fail;
+      state = std::max(Child(state, c), 0);
+      size_t len = nodes_[state].longest;  // the longest value ending here covers the others
+      if (len == 0) continue;
+      std::pair<size_t, size_t> span{i + 1 - len, i + 1};
+      while (!spans.empty() && spans.back().second > span.first) {
+        span.first = std::min(span.first, spans.back().first);
+        spans.pop_back();
+      }
+      spans.push_back(span);
+    }
+    return spans;
+  }
+
+ private:
+  struct Node {
+    std::vector<std::pair<unsigned char, int>> next;
+    int fail = 0;
+    size_t longest = 0;  // of the values that end at this node's string
+  };
+
+  int Child(int node, unsigned char c) const {
+    for (auto [key, child] : nodes_[node].next)
+      if (key == c) return child;
+    return -1;
+  }
+
+  std::vector<Node> nodes_;
+};
+
+std::vector<std::pair<size_t, size_t>> SecretSpans(std::string_view text,
+                                                   const std::vector<std::string>& secrets) {
+  return SecretMatcher(secrets).Spans(text);
 }
 
 }  // namespace

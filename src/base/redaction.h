@@ -11,8 +11,9 @@ namespace adapt {
 
 inline constexpr std::string_view kRedactionMask = "[REDACTED]";
 
-// Replaces every occurrence of each non-empty value in `secrets` with "[REDACTED]".
-// Longer values are hidden first, so a value containing another is hidden whole.
+// Replaces every occurrence of each non-empty value in `secrets` with "[REDACTED]": every byte
+// that is part of some occurrence is hidden, and occurrences that overlap (a value inside
+// another, two values sharing bytes) become one mask. Linear in the text and the values.
 std::string Redact(std::string_view text, const std::vector<std::string>& secrets);
 
 // The window text[from..] of longer output, as valid UTF-8 (SanitizeUtf8) with the values

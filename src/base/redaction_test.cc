@@ -41,6 +41,27 @@ TEST(Redact, NeverMatchesInsideTheMaskOfAnother) {
   EXPECT_EQ(Redact("pw=hunter2", {"hunter2", "RED"}), "pw=[REDACTED]");
 }
 
+TEST(Redact, HidesEveryByteOfOverlappingValues) {
+  // Whichever value went first, the other's bytes outside it would be left over.
+  EXPECT_EQ(Redact("1 xabcdef 2", {"xab", "abcdef"}), "1 [REDACTED] 2");
+  EXPECT_EQ(Redact("1 xabcdef 2", {"abcdef", "xab"}), "1 [REDACTED] 2");
+  EXPECT_EQ(Redact("aaaa", {"aaa"}), "[REDACTED]");
+}
+
+TEST(Redact, IsLinearForRepetitiveValuesAndText) {
+  // A search per value compares up to 32 KiB at each of the 1 MiB positions: seconds a call.
+  std::string secret(32 * 1024, 'a');
+  secret.back() = 'b';
+  std::string text(1 << 20, 'a');
+  EXPECT_EQ(Redact(text, {secret}), text);
+  text += 'b';
+  EXPECT_EQ(Redact(text, {secret}), std::string((1 << 20) - secret.size() + 1, 'a') + "[REDACTED]");
+  // Many values at once.
+  std::vector<std::string> many;
+  for (int i = 0; i < 2000; ++i) many.push_back("v" + std::to_string(i * 7919) + "x");
+  EXPECT_EQ(Redact("a v7919x b", many), "a [REDACTED] b");
+}
+
 TEST(RedactWindow, HidesAValueThatBeganInTheContextBeforeTheWindow) {
   // "hunter2secretZZ" starts 3 bytes before the window: its end must not show.
   std::string text = "aaahunter2secretZZbbb";
