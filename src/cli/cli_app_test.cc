@@ -34,6 +34,16 @@ std::string RunningSandbox() {
   return sandbox.dump();
 }
 
+// A running sandbox, then a command started on it that has exited 0, and its stream's result.
+std::vector<CannedExchange> CommandThatExitsZero() {
+  return {{CannedResponse(200, RunningSandbox())},
+          {CannedResponse(200, R"({"id":"cmd_1","status":"exited","exitCode":0})")},
+          {CannedResponse(200,
+                          "event: result\ndata: {\"id\":\"cmd_1\",\"status\":\"exited\","
+                          "\"exitCode\":0}\n\n",
+                          "text/event-stream")}};
+}
+
 std::string StatusEvents(const std::vector<std::string>& statuses) {
   std::string events;
   int id = 0;
@@ -172,13 +182,7 @@ TEST(AdaptCli, ExecPassesStandardInputAndTheUserWhenAsked) {
 }
 
 TEST(AdaptCli, ExecWithoutStdinSendsNone) {
-  TestHttpServer server(
-      {{CannedResponse(200, RunningSandbox())},
-       {CannedResponse(200, R"({"id":"cmd_1","status":"exited","exitCode":0})")},
-       {CannedResponse(200,
-                       "event: result\ndata: {\"id\":\"cmd_1\",\"status\":\"exited\","
-                       "\"exitCode\":0}\n\n",
-                       "text/event-stream")}});
+  TestHttpServer server(CommandThatExitsZero());
   Outcome outcome = RunCli(server.url(), {"sandbox", "exec", "sbx_1", "--", "true"}, "ignored\n");
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
   std::vector<RecordedRequest> requests = server.TakeRequests();
@@ -228,13 +232,7 @@ TEST(AdaptCli, PythonRefusesAProgramOverTheLimitOrNotTextBeforeAnyRequest) {
 }
 
 TEST(AdaptCli, PythonSendsTheProgramReadFromAFile) {
-  TestHttpServer server(
-      {{CannedResponse(200, RunningSandbox())},
-       {CannedResponse(200, R"({"id":"cmd_1","status":"exited","exitCode":0})")},
-       {CannedResponse(200,
-                       "event: result\ndata: {\"id\":\"cmd_1\",\"status\":\"exited\","
-                       "\"exitCode\":0}\n\n",
-                       "text/event-stream")}});
+  TestHttpServer server(CommandThatExitsZero());
   const std::string path = ::testing::TempDir() + "adapt-cli-program.py";
   std::ofstream(path) << "print(1 + 1)\n";
   Outcome outcome = RunCli(server.url(), {"sandbox", "python", "sbx_1", "--file", path}, "ignored");

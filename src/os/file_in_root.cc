@@ -17,15 +17,26 @@ namespace {
 constexpr uint64_t kInRoot = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
 
 // openat2 of `rel` under `dir` (the root), `flags`, every component resolved inside it.
-int OpenAt2InRoot(int dir, const std::string& rel, uint64_t flags) {
+int OpenAt2InRoot(int dir, const std::string& rel, uint64_t flags, uint64_t resolve = kInRoot) {
   open_how how{};
   how.flags = flags;
-  how.resolve = kInRoot;
+  how.resolve = resolve;
   int fd;
   do {
     fd = static_cast<int>(::syscall(SYS_openat2, dir, rel.c_str(), &how, sizeof(how)));
   } while (fd < 0 && errno == EAGAIN);  // a rename raced the walk
   return fd;
+}
+
+// What `path` (not the root itself) names inside `root`, opened with `flags` and `resolve`;
+// none when it does not resolve.
+UniqueFd PathInRoot(const std::string& root, const std::string& path, uint64_t flags,
+                    uint64_t resolve) {
+  UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  std::string rel = path;
+  while (rel.starts_with("/")) rel.erase(0, 1);
+  if (!dir || rel.empty()) return UniqueFd();
+  return UniqueFd(OpenAt2InRoot(dir.get(), rel, flags, resolve));
 }
 
 // The regular file `path` names inside `root`, opened for reading; NotFound or
@@ -85,32 +96,14 @@ bool RegularFileInRoot(const std::string& root, const std::string& path) {
 }
 
 bool NonDirectoryInRoot(const std::string& root, const std::string& path) {
-  UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!dir) return false;
-  std::string rel = path;
-  while (rel.starts_with("/")) rel.erase(0, 1);
-  if (rel.empty()) return false;
-  UniqueFd fd(OpenAt2InRoot(dir.get(), rel, O_PATH | O_CLOEXEC));
+  UniqueFd fd = PathInRoot(root, path, O_PATH | O_CLOEXEC, kInRoot);
   struct stat st;
   return fd && ::fstat(fd.get(), &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
 bool PlainDirectoryInRoot(const std::string& root, const std::string& path) {
-  UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!dir) return false;
-  std::string rel = path;
-  while (rel.starts_with("/")) rel.erase(0, 1);
-  if (rel.empty()) return false;
-  open_how how{};
-  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-  how.resolve = kInRoot | RESOLVE_NO_SYMLINKS;
-  int fd;
-  do {
-    fd = static_cast<int>(::syscall(SYS_openat2, dir.get(), rel.c_str(), &how, sizeof(how)));
-  } while (fd < 0 && errno == EAGAIN);
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
+  return static_cast<bool>(
+      PathInRoot(root, path, O_PATH | O_DIRECTORY | O_CLOEXEC, kInRoot | RESOLVE_NO_SYMLINKS));
 }
 
 Status MakeDirsInRoot(const std::string& root, const std::string& path, int mode) {
