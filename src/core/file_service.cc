@@ -327,11 +327,18 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
 
 Result<DownloadHeader> ParseDownloadHeader(const std::string& line, ReportOpenedPath report) {
   size_t space = line.find(' ');
-  if ((space == std::string::npos) != (report == ReportOpenedPath::kNo)) return MalformedReply();
   std::string digits = line.substr(0, space);
   if (digits.empty() || digits.size() > 19 ||
       digits.find_first_not_of("0123456789") != std::string::npos)
     return MalformedReply();
+  // A size alone where the path was asked for: the sandbox's file tool predates --opened-path
+  // (a sandbox keeping its own helpers from an older adaptd), which ignores the flag.
+  if (space == std::string::npos && report == ReportOpenedPath::kYes)
+    return Unsupported("workspace_path",
+                       "this sandbox's file tool is older than this adaptd and cannot say which "
+                       "file it opened, so nothing is copied from it; copy the file to a new "
+                       "sandbox, or read it with read_workspace_file");
+  if (space != std::string::npos && report == ReportOpenedPath::kNo) return MalformedReply();
   DownloadHeader header;
   header.size = std::stoull(digits);
   if (space != std::string::npos) {

@@ -80,10 +80,14 @@ TEST(FileReplies, TheDownloadHeaderCarriesTheOpenedPathOnlyWhenAskedFor) {
   EXPECT_EQ(opened->opened_path, "/etc/shadow");
   // The sandbox's text: a path missing where it was asked for, or not absolute, or not hex,
   // is not believed.
-  for (const char* line : {"7", "7 ", "7 zz", "7 6574632f", "7 2f00", "x 2f", " 2f", ""})
+  for (const char* line : {"7 ", "7 zz", "7 6574632f", "7 2f00", "x 2f", " 2f", ""})
     EXPECT_EQ(ParseDownloadHeader(line, ReportOpenedPath::kYes).status().code(), Code::kInternal)
         << line;
   EXPECT_EQ(ParseDownloadHeader("7 2f", ReportOpenedPath::kNo).status().code(), Code::kInternal);
+  // A size alone where the path was asked for: a file tool older than the flag, told clearly.
+  auto old_tool = ParseDownloadHeader("7", ReportOpenedPath::kYes);
+  EXPECT_EQ(old_tool.status().code(), Code::kUnsupported);
+  EXPECT_EQ(old_tool.status().field(), "workspace_path");
 }
 
 }  // namespace

@@ -224,10 +224,13 @@ TEST_F(ObjectServiceTest, AWorkspaceCopyJudgesTheFileTheSandboxOpenedNotTheNameA
     EXPECT_NE(env.status().message().find("looks like a credential file"), std::string::npos)
         << env.status().message();
   }
-  // An agent that does not say which file it opened is not believed.
+  // An agent that does not say which file it opened (one older than the flag) is not believed,
+  // and told so.
   runtime_.ServeNextExec({"/bin/sh", "-c", "printf '7\\nreport\\n'"});
-  EXPECT_EQ(service_->CopyFromWorkspace(Caller(), {sbx.id, "report.txt", ""}).status().code(),
-            Code::kInternal);
+  auto unsaid = service_->CopyFromWorkspace(Caller(), {sbx.id, "report.txt", ""});
+  EXPECT_EQ(unsaid.status().code(), Code::kUnsupported);
+  EXPECT_NE(unsaid.status().message().find("cannot say which file it opened"), std::string::npos)
+      << unsaid.status().message();
   auto list = service_->List(Caller(), {"", "", "", 100});
   ASSERT_TRUE(list.ok());
   EXPECT_TRUE(list->objects.empty());
