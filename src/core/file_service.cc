@@ -46,6 +46,7 @@ class BusyFileOp : public FileOp {
 };
 
 enum AgentExit {
+  kFailed = 1,
   kNotFound = 3,
   kBadTarget = 4,
   kDenied = 5,
@@ -56,7 +57,16 @@ enum AgentExit {
   kNoSpace = 10,
 };
 
-Status MalformedReply() { return Internal("the file operation sent a malformed reply"); }
+// The file tool runs inside the sandbox, where its root can replace it or exhaust what it needs:
+// what it sends or how it ends is the sandbox's doing, answered as the sandbox's state (409),
+// not as a fault of adaptd's (500, logged as one).
+Status SandboxFault(const std::string& what) {
+  return Conflict("the sandbox's file tool " + what +
+                  "; nothing was read or copied through it (was the tool or its /proc changed "
+                  "inside the sandbox?)");
+}
+
+Status MalformedReply() { return SandboxFault("sent a reply adaptd cannot read"); }
 
 // {name, type, size, mode, mtime, linkTarget?}: agent/file_util.cc's StatJson.
 Result<FileEntry> EntryOf(const json& e) {
@@ -200,6 +210,10 @@ Status ValidateFilePath(const std::string& path, const std::string& field) {
   return Status::Ok();
 }
 
+Status FileSignalError(int signal) {
+  return SandboxFault("was killed by signal " + std::to_string(signal));
+}
+
 Status FileErrorFor(int exit_code, const std::string& stderr_text) {
   std::string message = LastLine(stderr_text);
   if (message.empty())
@@ -220,6 +234,10 @@ Status FileErrorFor(int exit_code, const std::string& stderr_text) {
       return InvalidArgument("body", message);
     case kNoSpace:
       return Status(Code::kResourceExhausted, message);
+    case kFailed:
+      return Conflict(LastLine(stderr_text).empty()
+                          ? "the file operation failed inside the sandbox (exit 1)"
+                          : "the file operation failed inside the sandbox: " + message);
     default:
       return Internal("file operation failed: " + message);
   }
@@ -314,10 +332,10 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
     auto n = os::ReadSome(started.process->output_fd(), buf.data(), buf.size());
     if (!n.ok() || *n == 0) {
       RETURN_IF_ERROR(started.process->Finish());
-      return Internal("the file operation ended without a reply");
+      return SandboxFault("ended without a reply");
     }
     head.append(buf.data(), *n);
-    if (head.size() > kChunk * 2) return Internal("the file operation sent a malformed reply");
+    if (head.size() > kChunk * 2) return MalformedReply();
   }
   size_t nl = head.find('\n');
   ASSIGN_OR_RETURN(DownloadHeader header, ParseDownloadHeader(head.substr(0, nl), report));
@@ -412,7 +430,7 @@ Result<std::unique_ptr<FileReader>> FileService::ArchiveGet(const Principal& who
   auto n = os::ReadSome(started.process->output_fd(), first.data(), first.size());
   if (!n.ok() || *n == 0) {
     RETURN_IF_ERROR(started.process->Finish());
-    return Internal("the file operation ended without a reply");
+    return SandboxFault("ended without a reply");
   }
   first.resize(*n);
   return std::unique_ptr<FileReader>(

@@ -139,13 +139,17 @@ class FileService {
 Status ValidateFilePath(const std::string& path, const std::string& field = "path");
 // The agent's reply to `file list` (a JSON array of entries) and to `file stat` (one entry
 // {name, type, size, mode, mtime, linkTarget?}): the text of a process inside the sandbox, so
-// anything else is Internal ("malformed reply"), never trusted.
+// anything else is the sandbox's fault (Conflict, "a reply adaptd cannot read"), never trusted.
 Result<std::vector<FileEntry>> ParseListReply(const std::string& reply);
 Result<FileEntry> ParseStatReply(const std::string& reply);
 // The agent's download header (DownloadHeader): anything else, or a path missing where it was
-// asked for, is Internal ("malformed reply").
+// asked for, is the sandbox's fault (Conflict, as above).
 Result<DownloadHeader> ParseDownloadHeader(const std::string& line, ReportOpenedPath report);
-// The Status for an agent's exit code and the last line of its stderr.
+// The Status for an agent's exit code and the last line of its stderr: a failure inside the
+// sandbox (exit 1) is Conflict; only adaptd's own misuse (exit 2) and runsc's failures are
+// Internal.
 Status FileErrorFor(int exit_code, const std::string& stderr_text);
+// The Status for a file tool killed by a signal (inside the sandbox: Conflict).
+Status FileSignalError(int signal);
 
 }  // namespace adapt::core

@@ -31,7 +31,18 @@ TEST(FileErrors, AgentExitCodesBecomeApiErrors) {
   Status other = FileErrorFor(128, "some noise\nrunsc: container is stopped\n");
   EXPECT_EQ(other.code(), Code::kInternal);
   EXPECT_EQ(other.message(), "file operation failed: runsc: container is stopped");
+  // A failure inside the sandbox (exit 1: an I/O error there) is the sandbox's state, not a
+  // fault of adaptd's; adaptd's own misuse of the tool (exit 2) is.
+  EXPECT_EQ(FileErrorFor(1, "").code(), Code::kConflict);
   EXPECT_NE(FileErrorFor(1, "").message().find("exit 1"), std::string::npos);
+  Status io = FileErrorFor(1, "adapt-agent: cannot read /x: input/output error\n");
+  EXPECT_EQ(io.code(), Code::kConflict);
+  EXPECT_EQ(io.message(),
+            "the file operation failed inside the sandbox: cannot read /x: input/output error");
+  EXPECT_EQ(FileErrorFor(2, "").code(), Code::kInternal);
+  Status killed = FileSignalError(9);
+  EXPECT_EQ(killed.code(), Code::kConflict);
+  EXPECT_NE(killed.message().find("killed by signal 9"), std::string::npos);
 }
 
 TEST(FileReplies, AgentEntriesBecomeTypedEntries) {
@@ -59,12 +70,14 @@ TEST(FileReplies, AnythingElseIsAMalformedReply) {
         R"({"name":"a","type":"file","size":1,"mode":"0644","mtime":"x","linkTarget":5})"}) {
     auto stat = ParseStatReply(reply);
     auto list = ParseListReply(std::string("[") + reply + "]");
-    EXPECT_EQ(stat.status().code(), Code::kInternal) << reply;
+    EXPECT_EQ(stat.status().code(), Code::kConflict) << reply;
     if (std::string(reply) != "") {
-      EXPECT_EQ(list.status().code(), Code::kInternal) << reply;
+      EXPECT_EQ(list.status().code(), Code::kConflict) << reply;
     }
   }
-  EXPECT_EQ(ParseListReply("{}").status().code(), Code::kInternal);
+  EXPECT_EQ(ParseListReply("{}").status().code(), Code::kConflict);
+  EXPECT_NE(ParseListReply("{}").status().message().find("a reply adaptd cannot read"),
+            std::string::npos);
   EXPECT_TRUE(ParseListReply("[]").ok());
 }
 
@@ -81,9 +94,9 @@ TEST(FileReplies, TheDownloadHeaderCarriesTheOpenedPathOnlyWhenAskedFor) {
   // The sandbox's text: a path missing where it was asked for, or not absolute, or not hex,
   // is not believed.
   for (const char* line : {"7 ", "7 zz", "7 6574632f", "7 2f00", "x 2f", " 2f", ""})
-    EXPECT_EQ(ParseDownloadHeader(line, ReportOpenedPath::kYes).status().code(), Code::kInternal)
+    EXPECT_EQ(ParseDownloadHeader(line, ReportOpenedPath::kYes).status().code(), Code::kConflict)
         << line;
-  EXPECT_EQ(ParseDownloadHeader("7 2f", ReportOpenedPath::kNo).status().code(), Code::kInternal);
+  EXPECT_EQ(ParseDownloadHeader("7 2f", ReportOpenedPath::kNo).status().code(), Code::kConflict);
   // A size alone where the path was asked for: a file tool older than the flag, told clearly.
   auto old_tool = ParseDownloadHeader("7", ReportOpenedPath::kYes);
   EXPECT_EQ(old_tool.status().code(), Code::kUnsupported);

@@ -62,7 +62,7 @@ class ExecFileOp final : public FileOp {
     runtime_.ForgetExec(sandbox_id_, process_.tree_id);
     if (!exit.ok()) return exit.status().WithContext("waiting for the file operation");
     if (exit->signaled())
-      return Internal("the file operation was killed by signal " + std::to_string(exit->signal));
+      return FileSignalError(exit->signal);
     if (exit->exit_code == 0) return Status::Ok();
     return FileErrorFor(exit->exit_code, err);
   }
@@ -127,7 +127,7 @@ struct AgentOpState {
     if (exit.lost)
       return Status(Code::kUnavailable, "the sandbox agent disconnected during the file operation");
     if (exit.signal != 0)
-      return Internal("the file operation was killed by signal " + std::to_string(exit.signal));
+      return FileSignalError(exit.signal);
     if (exit.exit_code == 0) return Status::Ok();
     return FileErrorFor(exit.exit_code, err);
   }
