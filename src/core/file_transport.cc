@@ -61,8 +61,7 @@ class ExecFileOp final : public FileOp {
     auto exit = os::Wait(process_.pid);
     runtime_.ForgetExec(sandbox_id_, process_.tree_id);
     if (!exit.ok()) return exit.status().WithContext("waiting for the file operation");
-    if (exit->signaled())
-      return FileSignalError(exit->signal);
+    if (exit->signaled()) return FileSignalError(exit->signal);
     if (exit->exit_code == 0) return Status::Ok();
     return FileErrorFor(exit->exit_code, err);
   }
@@ -126,8 +125,7 @@ struct AgentOpState {
                     "the sandbox agent did not report the file operation's end");
     if (exit.lost)
       return Status(Code::kUnavailable, "the sandbox agent disconnected during the file operation");
-    if (exit.signal != 0)
-      return FileSignalError(exit.signal);
+    if (exit.signal != 0) return FileSignalError(exit.signal);
     if (exit.exit_code == 0) return Status::Ok();
     return FileErrorFor(exit.exit_code, err);
   }
