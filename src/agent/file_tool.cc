@@ -24,6 +24,8 @@ namespace adapt::agent {
 namespace {
 
 constexpr size_t kCopyBuffer = 256 * 1024;
+// /proc and /sys files are small; one that reads as more is refused rather than held.
+constexpr size_t kMaxSizelessFileBytes = 4 << 20;
 
 std::string ReadLinkText(const std::string& path) {
   std::vector<char> buf(4096);
@@ -139,13 +141,45 @@ int Put(const std::string& path, const char* mode_text) {
   return kExitOk;
 }
 
+// Reads all of `fd`, at most `limit` bytes: 0, or an errno; `*over` when more was there.
+int ReadAtMost(int fd, size_t limit, std::string* out, bool* over) {
+  std::vector<char> buf(kCopyBuffer);
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return 0;
+    if (out->size() + static_cast<size_t>(n) > limit) {
+      *over = true;
+      return 0;
+    }
+    out->append(buf.data(), static_cast<size_t>(n));
+  }
+}
+
 int Get(const std::string& path, bool header, bool opened_path) {
   struct stat st {};
   int rc = kExitOk;
   int fd = OpenRegularFile(path, 0, &st, &rc);
   if (fd < 0) return rc;
+  // A file with no size on disk may still have content: /proc and /sys make theirs as it is
+  // read. The header announces what is sent, so such a file is read first (bounded).
+  std::string sizeless;
+  if (header && st.st_size == 0) {
+    bool over = false;
+    int err = ReadAtMost(fd, kMaxSizelessFileBytes, &sizeless, &over);
+    if (err != 0) {
+      ::close(fd);
+      return FailErrno(err, "reading", path);
+    }
+    if (over) {
+      ::close(fd);
+      return Fail(kExitTooLarge, path + " has no size on disk and reads as more than " +
+                                     std::to_string(kMaxSizelessFileBytes >> 20) + " MiB");
+    }
+  }
   if (header) {
-    std::string line = std::to_string(st.st_size);
+    std::string line = std::to_string(st.st_size == 0 ? sizeless.size() : st.st_size);
     // Which file this descriptor is, symlinks resolved, so that adaptd can judge the file
     // actually read rather than the name it asked for (core/object_artifacts.cc).
     if (opened_path) {
@@ -158,6 +192,10 @@ int Get(const std::string& path, bool header, bool opened_path) {
     }
     line += "\n";
     if (!WriteAllFd(1, line.data(), line.size())) return kExitFailed;
+  }
+  if (header && st.st_size == 0) {
+    ::close(fd);
+    return WriteAllFd(1, sizeless.data(), sizeless.size()) ? kExitOk : kExitFailed;
   }
   bool reading = false;
   // With the header, never more than announced: adaptd sends it as Content-Length.

@@ -172,5 +172,22 @@ TEST_F(FileToolTest, OpenedPathNamesTheFileReadWithSymlinksResolved) {
   EXPECT_EQ(RunTool({"get", dir_ + "/report.txt", "--header"}).out, "7\nroot:x\n");
 }
 
+TEST_F(FileToolTest, AFileWithNoSizeOnDiskIsReadForWhatItHolds) {
+  // /proc makes its files' text as they are read; stat says 0 bytes.
+  struct stat st {};
+  ASSERT_EQ(::stat("/proc/self/status", &st), 0);
+  ASSERT_EQ(st.st_size, 0);
+  ToolRun run = RunTool({"get", "/proc/self/status", "--header"});
+  EXPECT_EQ(run.exit_code, kExitOk) << run.err;
+  size_t nl = run.out.find('\n');
+  ASSERT_NE(nl, std::string::npos);
+  std::string body = run.out.substr(nl + 1);
+  EXPECT_EQ(run.out.substr(0, nl), std::to_string(body.size()));
+  EXPECT_EQ(body.rfind("Name:", 0), 0u) << body;
+  // A file that is empty is still empty.
+  Write("empty", "");
+  EXPECT_EQ(RunTool({"get", dir_ + "/empty", "--header"}).out, "0\n");
+}
+
 }  // namespace
 }  // namespace adapt::agent

@@ -240,6 +240,17 @@ def test_errors_are_clear(box):
     assert status == 400 and "regular" in body["error"]["message"], body
 
 
+def test_a_file_with_no_size_on_disk_downloads_what_it_holds(box):
+    # /proc makes its text as it is read and stats as 0 bytes: a download sized by stat was
+    # an empty 200.
+    client, sid = box
+    status, raw, _, headers = get(client, sid, "/proc/cpuinfo")
+    assert status == 200 and b"processor" in raw, raw[:200]
+    assert int(headers["content-length"]) == len(raw), headers
+    expected = sh(client, sid, "cat /proc/cpuinfo")["stdout"].encode()
+    assert raw == expected
+
+
 def test_a_fifo_is_refused_at_once_by_reads_and_uploads(box):
     # Nothing ever writes to the FIFO: a read that opened it blocking would wait forever (the
     # client's timeout only turns such a hang into a failure instead of a stuck run).
