@@ -42,16 +42,23 @@ constexpr int kRetryAfterSeconds = 2;
 // A deferred call answers by then at the latest (tools wait at most about a minute).
 constexpr auto kCallDeadline = std::chrono::minutes(10);
 
-// Counts one running call until it goes.
+// Counts one running call until it is released: when its answer is given or it parks (a tool
+// that waits), whichever comes first, and at the latest when it goes. Released before the
+// answer is sent, so a client that gets its answer finds the slot free for its next call.
 class CallSlot {
  public:
   explicit CallSlot(std::shared_ptr<std::atomic<int>> running) : running_(std::move(running)) {}
-  ~CallSlot() { running_->fetch_sub(1); }
+  ~CallSlot() { Release(); }
   CallSlot(const CallSlot&) = delete;
   CallSlot& operator=(const CallSlot&) = delete;
 
+  void Release() {
+    if (!released_.exchange(true)) running_->fetch_sub(1);
+  }
+
  private:
   std::shared_ptr<std::atomic<int>> running_;
+  std::atomic<bool> released_{false};
 };
 
 // Runs one call: calls its second argument once with the JSON-RPC answer, before returning or
@@ -71,8 +78,11 @@ class DeferredCall : public api::DeferredResponse,
   void Start(Reply reply) override {
     reply_ = std::move(reply);
     boost::asio::post(calls_, [self = shared_from_this()] {
-      self->run_(self->ctx_, [self](json answer) { self->Finish(JsonRpcResponse(200, answer)); });
-      self->slot_.reset();
+      self->run_(self->ctx_, [self](json answer) {
+        self->slot_->Release();
+        self->Finish(JsonRpcResponse(200, answer));
+      });
+      self->slot_->Release();
     });
   }
   void Expire() override {
@@ -117,10 +127,11 @@ class CallStream : public api::ResponseStream, public std::enable_shared_from_th
         sink->Send(SseFrame(RpcNotification("notifications/progress", params)));
       };
       self->run_(self->ctx_, [self, sink](json answer) {
+        self->slot_->Release();
         sink->Send(SseFrame(answer));
         sink->Close();
       });
-      self->slot_.reset();
+      self->slot_->Release();
     });
   }
   // A dropped connection is not a cancellation (the spec says so): the call runs on.
