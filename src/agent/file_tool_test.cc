@@ -42,12 +42,18 @@ std::string DrainFd(int fd) {
 }
 
 // Runs `adapt-agent file <args>` with `input` on stdin; a child still running after 10 s is
-// killed. Outputs stay small, so the pipes never fill while the child runs.
+// killed. Inputs and outputs stay small, so the pipes never fill.
 ToolRun RunTool(std::vector<std::string> args, const std::string& input = "") {
   int in[2], out[2], err[2];
   if (::pipe(in) != 0 || ::pipe(out) != 0 || ::pipe(err) != 0) {
     ADD_FAILURE() << "pipe: " << std::strerror(errno);
     return {};
+  }
+  // The input goes into the pipe before the child exists (it is small, well under the pipe's
+  // buffer): a tool that refuses at once exits without reading, and a write after that would
+  // kill this test with SIGPIPE.
+  if (!input.empty()) {
+    EXPECT_TRUE(WriteAllFd(in[1], input.data(), input.size()));
   }
   pid_t pid = ::fork();
   if (pid == 0) {
@@ -63,9 +69,6 @@ ToolRun RunTool(std::vector<std::string> args, const std::string& input = "") {
   ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
-  if (!input.empty()) {
-    EXPECT_TRUE(WriteAllFd(in[1], input.data(), input.size()));
-  }
   ::close(in[1]);
   ToolRun run;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -118,6 +118,35 @@ TEST_F(SandboxCreateTest, TheOrganizationsCapCountsLiveSandboxesOnly) {
   Drain();
 }
 
+TEST_F(SandboxCreateTest, OpenEgressRecordsTheResolverItUses) {
+  service_->set_default_dns("1.1.1.1");
+  auto dns_of = [&](const std::function<void(NetworkRequest&)>& shape) {
+    CreateSandbox req = Request();
+    req.network = NetworkRequest{};
+    shape(*req.network);
+    auto created = service_->Create(Caller(), req, std::nullopt);
+    EXPECT_TRUE(created.ok()) << created.status().message();
+    return created.ok() ? created->config.network.dns : std::optional<std::string>("(failed)");
+  };
+  // Seed 001: "Public internet mode defaults to 1.1.1.1".
+  EXPECT_EQ(dns_of([](NetworkRequest&) {}), "1.1.1.1");
+  EXPECT_EQ(dns_of([](NetworkRequest& n) { n.dns_cleared = true; }), "1.1.1.1");
+  EXPECT_EQ(dns_of([](NetworkRequest& n) { n.dns = "9.9.9.9"; }), "9.9.9.9");
+  // Restricted mode has no DNS unless asked for; hostname rules' default answers only their
+  // names, which a named resolver would not.
+  EXPECT_EQ(dns_of([](NetworkRequest& n) { n.egress = "allowlist"; }), std::nullopt);
+  EXPECT_EQ(dns_of([](NetworkRequest& n) {
+              n.egress = "allowlist";
+              n.hostnames = std::vector<HostnameRuleRequest>{{"api.example.com", 443}};
+            }),
+            std::nullopt);
+  EXPECT_EQ(dns_of([](NetworkRequest& n) { n.egress = "none"; }), std::nullopt);
+  // adaptd run with no open-mode resolver (--dns ''): none recorded.
+  service_->set_default_dns("");
+  EXPECT_EQ(dns_of([](NetworkRequest&) {}), std::nullopt);
+  Drain();
+}
+
 TEST_F(SandboxCreateTest, AnotherOrganizationsSandboxIsNotFound) {
   auto created = service_->Create(Caller(), Request(), std::nullopt);
   ASSERT_TRUE(created.ok()) << created.status().message();

@@ -123,6 +123,10 @@ class SandboxService {
 
   // Where creates claim pre-booted sandboxes; without one, every create boots.
   void set_warm_pool(WarmPool* pool) { pool_ = pool; }
+  // Open egress's resolver when a create names none (adaptd's --dns): recorded in the
+  // sandbox's network.dns, so that it shows what the sandbox uses (seed 001: "Public internet
+  // mode defaults to 1.1.1.1") and keeps it across restarts. Empty: open mode has no DNS.
+  void set_default_dns(std::string dns) { default_dns_ = std::move(dns); }
 
   // Which images creates accept (image_policy.h); without one, the default policy.
   void set_image_policy(const ImagePolicy* policy) { policy_ = policy; }
@@ -155,6 +159,7 @@ class SandboxService {
   const ImageCatalog& images_;
   boost::asio::thread_pool& workers_;
   std::string default_image_;
+  std::string default_dns_;
   ImageService* image_service_ = nullptr;
   const ImagePolicy* policy_ = nullptr;
   storage::VolumeService* volumes_ = nullptr;

@@ -231,7 +231,7 @@ void WarmPool::WarmUp(const std::string& id) {
 }
 
 WarmPool::Claim WarmPool::Take(const store::SandboxConfig& config) {
-  PoolFit fit = FitForPool(config);
+  PoolFit fit = FitForPool(config, network_ ? network_->options().dns : std::string());
   if (!fit.reason.empty()) return {std::nullopt, fit.reason};
   bool known = false;
   for (const auto& s : specs_) known = known || s.Key() == fit.key;

@@ -95,7 +95,7 @@ Result<std::vector<PoolSpec>> ParsePoolSpecs(const std::vector<std::string>& tex
   return out;
 }
 
-PoolFit FitForPool(const store::SandboxConfig& c) {
+PoolFit FitForPool(const store::SandboxConfig& c, const std::string& default_dns) {
   if (c.startup)
     return {"", "a startup command runs as the sandbox's workload, which is chosen at boot"};
   if (c.startup_class == "durable" || c.storage)
@@ -106,7 +106,8 @@ PoolFit FitForPool(const store::SandboxConfig& c) {
   // Seed 001: egress "none" has no guest network interface at all, and a member has one.
   if (n.egress == "none")
     return {"", "egress none means no network interface, and pooled sandboxes boot with one"};
-  if (n.dns) return {"", "network.dns is written to /etc/resolv.conf at boot"};
+  if (n.dns && !(n.egress == "open" && *n.dns == default_dns))
+    return {"", "network.dns is written to /etc/resolv.conf at boot"};
   if (!n.hostnames.empty())
     return {"", "network.hostnames needs its DNS proxy in /etc/resolv.conf at boot"};
   PoolSpec shape;

@@ -36,7 +36,9 @@ struct PoolFit {
   std::string key;     // set when the request can use a pooled sandbox
   std::string reason;  // set otherwise
 };
-PoolFit FitForPool(const store::SandboxConfig& config);
+// `default_dns` is the resolver pooled sandboxes boot with (adaptd's --dns): open egress
+// naming it is what a member already has.
+PoolFit FitForPool(const store::SandboxConfig& config, const std::string& default_dns);
 
 // The network of a pool member as booted (egress open, the default resolver).
 store::NetworkConfig PoolMemberNetwork();

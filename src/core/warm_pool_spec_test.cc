@@ -15,6 +15,8 @@ CreateSandbox With(F set) {
   return req;
 }
 
+const std::string kDns = "1.1.1.1";
+
 SandboxConfig Config(const CreateSandbox& create) {
   auto req = ValidateCreateSandbox(create, "debian:12");
   EXPECT_TRUE(req.ok()) << req.status().message();
@@ -56,7 +58,7 @@ TEST(PoolSpecTest, ListsSplitOnSemicolonsDropEmptyPoolsAndRefuseDuplicates) {
 }
 
 TEST(PoolFitTest, DefaultCreateFitsTheDefaultPool) {
-  PoolFit fit = FitForPool(Config({}));
+  PoolFit fit = FitForPool(Config({}), kDns);
   EXPECT_EQ(fit.reason, "");
   EXPECT_EQ(fit.key, ParsePoolSpec("debian:12=1")->Key());
   // env, labels, ttl and allowlist policies are applied on claim: same pool.
@@ -65,27 +67,44 @@ TEST(PoolFitTest, DefaultCreateFitsTheDefaultPool) {
   applied_create.labels = {{"team", "x"}};
   applied_create.ttl_seconds = 60;
   applied_create.network.emplace().egress = "allowlist";
-  PoolFit applied = FitForPool(Config(applied_create));
+  PoolFit applied = FitForPool(Config(applied_create), kDns);
   EXPECT_EQ(applied.key, fit.key);
-  PoolFit shaped = FitForPool(Config(With([](auto& r) { r.cpu = 2; })));
+  PoolFit shaped = FitForPool(Config(With([](auto& r) { r.cpu = 2; })), kDns);
   EXPECT_EQ(shaped.key, ParsePoolSpec("debian:12=1,cpu=2")->Key());
 }
 
 TEST(PoolFitTest, BootTimeSettingsSayWhy) {
   PoolFit startup = FitForPool(Config(With([](auto& r) {
-    r.startup.emplace().mode = "command";
-    r.startup->argv = {true, std::vector<std::string>{"true"}};
-  })));
+                                 r.startup.emplace().mode = "command";
+                                 r.startup->argv = {true, std::vector<std::string>{"true"}};
+                               })),
+                               kDns);
   EXPECT_EQ(startup.key, "");
   EXPECT_NE(startup.reason.find("startup"), std::string::npos);
-  PoolFit durable = FitForPool(Config(With([](auto& r) { r.startup_class = "durable"; })));
+  PoolFit durable = FitForPool(Config(With([](auto& r) { r.startup_class = "durable"; })), kDns);
   EXPECT_NE(durable.reason.find("durable"), std::string::npos);
-  PoolFit dns = FitForPool(Config(With([](auto& r) { r.network.emplace().dns = "192.0.2.1"; })));
+  PoolFit dns =
+      FitForPool(Config(With([](auto& r) { r.network.emplace().dns = "192.0.2.1"; })), kDns);
   EXPECT_NE(dns.reason.find("network.dns"), std::string::npos);
-  PoolFit none = FitForPool(Config(With([](auto& r) { r.network.emplace().egress = "none"; })));
+  // Open egress recorded with the default resolver (what a create that names none gets) is
+  // what a member has; another resolver, or the default named for an allowlist, is not.
+  SandboxConfig open_default = Config({});
+  open_default.network.dns = kDns;
+  EXPECT_EQ(FitForPool(open_default, kDns).reason, "");
+  EXPECT_EQ(FitForPool(open_default, kDns).key, FitForPool(Config({}), kDns).key);
+  EXPECT_NE(FitForPool(open_default, "9.9.9.9").reason.find("network.dns"), std::string::npos);
+  PoolFit allow_dns = FitForPool(Config(With([](auto& r) {
+                                   r.network.emplace().egress = "allowlist";
+                                   r.network->dns = "1.1.1.1";
+                                 })),
+                                 kDns);
+  EXPECT_NE(allow_dns.reason.find("network.dns"), std::string::npos);
+  PoolFit none =
+      FitForPool(Config(With([](auto& r) { r.network.emplace().egress = "none"; })), kDns);
   EXPECT_EQ(none.key, "");
   EXPECT_NE(none.reason.find("egress none"), std::string::npos);
-  PoolFit developer = FitForPool(Config(With([](auto& r) { r.security_profile = "developer"; })));
+  PoolFit developer =
+      FitForPool(Config(With([](auto& r) { r.security_profile = "developer"; })), kDns);
   EXPECT_EQ(developer.key, "");
   EXPECT_NE(developer.reason.find("restricted"), std::string::npos);
 }

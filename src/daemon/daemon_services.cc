@@ -21,6 +21,7 @@ void AddPublicRoutes(api::Router& router, const mcp::HttpRoutes& routes) {
 Status Daemon::StartServices() {
   sandboxes_.emplace(*store_, *runtime_, *lifecycle_, *images_, *workers_, config_.default_image);
   sandboxes_->set_max_sandboxes_per_org(config_.max_sandboxes_per_org);
+  sandboxes_->set_default_dns(config_.dns);
   sandboxes_->set_waiter(&*waiter_);
   RETURN_IF_ERROR(StartAccounts());
   image_service_.emplace(*store_, *image_store_, *workers_);

@@ -429,6 +429,13 @@ def test_open_resolves_through_the_configured_resolver(client, open_box):
                              {"argv": ["cat", "/etc/resolv.conf"]})
     assert status == 200 and ("nameserver " + DNS) in cmd["stdout"], cmd
     assert probe(client, open_box, "resolve()") == "OK " + HTTP
+    # The record names the resolver it uses (seed 001: "Public internet mode defaults to
+    # 1.1.1.1"; here adaptd's --dns), so the network it shows can be sent back as it is.
+    network = client.get(open_box)["network"]
+    assert network["dns"] == DNS, network
+    again = sandbox(client, network)
+    assert client.get(again)["network"] == network
+    client.delete(again)
 
 
 def test_open_blocks_private_metadata_and_local_destinations(client, open_box):
