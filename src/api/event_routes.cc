@@ -96,8 +96,8 @@ class StatusEventStream : public ResponseStream,
     if (!reset_reason_.empty()) {
       // First, before any event: the client's resume point is not kept (event_resume.h).
       json data = {{"reason", reset_reason_}, {"lastEventId", last_seq_}};
-      if (!sink->Send("id: " + std::to_string(last_seq_) + "\nevent: reset\ndata: " + data.dump() +
-                      "\n\n"))
+      if (!sink->Send("id: " + std::to_string(last_seq_) + "\nevent: reset\ndata: " +
+                      data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n\n"))
         return;
       reset_reason_.clear();
     }
@@ -122,8 +122,9 @@ class StatusEventStream : public ResponseStream,
                   {"message", e.message},
                   {"at", FormatRfc3339(e.at)}};
         }
-        std::string frame =
-            "id: " + std::to_string(e.seq) + "\nevent: " + kind + "\ndata: " + data.dump() + "\n\n";
+        std::string frame = "id: " + std::to_string(e.seq) + "\nevent: " + kind + "\ndata: " +
+                            data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                            "\n\n";
         if (!sink->Send(std::move(frame))) return;
         last_seq_ = e.seq;
       }

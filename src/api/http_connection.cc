@@ -92,6 +92,14 @@ void HttpConnection::OnHeader(error_code ec) {
   path_ = std::string(target.substr(0, target.find('?')));
   head_ = msg.method() == http::verb::head;
   keep_alive_ = msg.keep_alive();
+  // Beast frames a body by Transfer-Encoding only when chunked is its last coding, and reads
+  // any other as no body at all, so the body would be parsed as the next request (a
+  // request-smuggling desync behind a proxy). RFC 9112 6.3: refuse and close.
+  if (msg.count(http::field::transfer_encoding) && !parser_->chunked()) {
+    keep_alive_ = false;
+    return WriteError(400, "invalid_argument",
+                      "Transfer-Encoding must end with chunked (no other coding is accepted)");
+  }
   if (StreamsBody(msg)) return DispatchStreaming();
   parser_->body_limit(server_.options.max_body_bytes);
   // The parser enforces body_limit too; checking here keeps the rule visible.
@@ -116,6 +124,11 @@ void HttpConnection::OnReadError(error_code ec) {
   if (ec == http::error::header_limit) {
     return WriteError(431, "invalid_argument",
                       "request header exceeds " + std::to_string(kMaxHeaderBytes) + " bytes");
+  }
+  if (ec == http::error::buffer_overflow) {
+    return WriteError(431, "invalid_argument",
+                      "a chunk's size line or the trailer section exceeds " +
+                          std::to_string(kMaxBufferedBytes - kStreamedBodyRead) + " bytes");
   }
   // The client left, timed out, or the server is stopping: nobody to answer.
   if (ec == http::error::end_of_stream || ec == http::error::partial_message ||

@@ -29,6 +29,14 @@
 namespace adapt::api {
 
 inline constexpr uint32_t kMaxHeaderBytes = 64 * 1024;
+// A streamed body is read this much at a time (http_request_body.cc).
+inline constexpr size_t kStreamedBodyRead = 64 * 1024;
+// The most a connection holds of what it has read and not yet parsed: a head, a body read, and
+// room for one chunk-size line or trailer section. Beast keeps a whole chunk extension or
+// trailer section in the buffer, and neither header_limit nor body_limit counts those bytes:
+// without this bound, one unauthenticated connection sending a chunk extension of 300 MB held
+// 1 GB of adaptd's memory. Past it, the request is refused (431).
+inline constexpr size_t kMaxBufferedBytes = kMaxHeaderBytes + kStreamedBodyRead + 64 * 1024;
 inline constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
 // Stream code is not ours; an exception escaping into the io_context would skip cleanup.
@@ -217,7 +225,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   const boost::asio::any_io_executor strand_;
   const std::string remote_;
   ConnectionLimiter::Slot slot_;
-  boost::beast::flat_buffer buffer_;
+  boost::beast::flat_buffer buffer_{kMaxBufferedBytes};
   bool kept_alive_ = false;  // a request was read: the next one may take idle_timeout to start
   std::optional<UploadRate> upload_;  // the body being read
   boost::asio::steady_timer body_timer_;

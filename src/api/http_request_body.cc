@@ -19,9 +19,6 @@ namespace http = boost::beast::http;
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
 
-// Beast's largest read (http::async_read_some asks for at most 64 KiB).
-constexpr size_t kStreamedBodyRead = 64 * 1024;
-
 }  // namespace
 
 long StreamedBody::Read(char* buf, size_t n) {

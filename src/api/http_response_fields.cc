@@ -17,7 +17,8 @@ std::string Quote(std::string_view s) {
 HttpResponse ServerErrorResponse(int status, const std::string& code, const std::string& message) {
   HttpResponse response;
   response.status = status;
-  response.body = nlohmann::json{{"error", {{"code", code}, {"message", message}}}}.dump();
+  response.body = nlohmann::json{{"error", {{"code", code}, {"message", message}}}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
   return response;
 }
 

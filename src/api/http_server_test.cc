@@ -154,6 +154,47 @@ TEST_F(HttpServerTest, OversizedChunkedBodyGets413) {
   EXPECT_TRUE(client.ReadsEof());
 }
 
+// Beast keeps a whole chunk-size line (with its extension) or trailer section in the
+// connection's buffer, and neither the header nor the body limit counts those bytes: without a
+// bound on the buffer, one connection held hundreds of MB.
+TEST_F(HttpServerTest, AnEndlessChunkExtensionOrTrailerGets431) {
+  Serve(Echo);
+  const std::string flood(300 * 1024, 'a');
+  for (const std::string& request :
+       {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1;ext=" + flood,
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n"
+        "X-Trailer: " +
+            flood}) {
+    Client client(port());
+    client.Send(request);
+    auto response = client.ReadResponse();
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 431) << response->body;
+    EXPECT_TRUE(client.ReadsEof());
+  }
+  Client after(port());
+  after.Send("GET /ok HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto ok = after.ReadResponse();
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+}
+
+// A Transfer-Encoding Beast does not frame by (chunked not last) would leave the body to be
+// read as the next request: refused, and nothing after it on the connection is served.
+TEST_F(HttpServerTest, ATransferEncodingNotEndingInChunkedGets400AndCloses) {
+  Serve(Echo);
+  for (const char* coding : {"gzip", "chunked, gzip", "identity"}) {
+    Client client(port());
+    client.Send(std::string("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: ") + coding +
+                "\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n");
+    auto response = client.ReadResponse();
+    ASSERT_TRUE(response) << coding;
+    EXPECT_EQ(response->status, 400) << coding;
+    EXPECT_NE(response->body.find("Transfer-Encoding"), std::string::npos) << response->body;
+    EXPECT_TRUE(client.ReadsEof()) << coding;
+  }
+}
+
 TEST_F(HttpServerTest, MalformedRequestGets400AndCloses) {
   Serve(Echo);
   Client client(port());

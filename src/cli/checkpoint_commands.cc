@@ -16,7 +16,9 @@ std::string Text(const nlohmann::json& j, const char* key) {
 }
 
 std::string Number(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].dump() : "";
+  return j.is_object() && j.contains(key) && j[key].is_number()
+             ? j[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+             : "";
 }
 
 struct Args {

@@ -55,7 +55,8 @@ void PrintImage(const json& image, bool as_json, const Console& console) {
     fields.push_back({"sandboxes", users});
   }
   if (image.contains("config") && image["config"].is_object() && !image["config"].empty())
-    fields.push_back({"config", image["config"].dump()});
+    fields.push_back(
+        {"config", image["config"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
   console.out << FormatFields(fields);
 }
 

@@ -57,7 +57,9 @@ class StdioProxy {
       if (method == "notifications/cancelled" && message.contains("params") &&
           message["params"].is_object()) {
         std::lock_guard lock(mu_);
-        cancelled_.insert(message["params"].value("requestId", json()).dump());
+        cancelled_.insert(message["params"]
+                              .value("requestId", json())
+                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       }
       calls.emplace_back([this, message] { Forward(message); });
     }
@@ -70,7 +72,8 @@ class StdioProxy {
   void Write(const json& message) {
     std::lock_guard lock(mu_);
     if (message.contains("id") && !message.contains("method") &&
-        cancelled_.count(message["id"].dump()))
+        cancelled_.count(
+            message["id"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)))
       return;  // the client gave up on it
     out_ << message.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
     out_.flush();
@@ -158,7 +161,8 @@ class StdioProxy {
   }
 
   void Forward(const json& message) {
-    Exchange ex = Post("POST", message.dump());
+    Exchange ex =
+        Post("POST", message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     bool is_request = message.is_object() && message.contains("id") && message.contains("method");
     // adaptd refused the message itself (not a JSON-RPC message): its error is the answer.
     bool refused = !message.is_object() || ex.status == 400;

@@ -27,7 +27,7 @@ std::string SandboxEventLine(const std::string& event, const std::string& data, 
   if (!body.is_object()) return "";
   if (json) {
     body["event"] = event;
-    return body.dump();
+    return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   if (event == "reset") return "events were missed: " + Text(body, "reason");
   if (event != "status") return "";

@@ -63,7 +63,8 @@ Result<ArchiveImage> ReadOci(const StagedArchive& a, const std::string& name) {
   if (!index_json.is_object() || !index_json.contains("manifests") ||
       !index_json["manifests"].is_array())
     return Bad("index.json has no manifests list");
-  auto parsed = ParseManifest(index_json.dump(), kOciIndex);
+  auto parsed = ParseManifest(
+      index_json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kOciIndex);
   if (!parsed.ok()) return Bad("index.json: " + parsed.status().message());
   // Candidates: the entries with the name asked for (all when none was asked for).
   std::vector<Descriptor> candidates;
@@ -212,7 +213,7 @@ Result<ArchiveImage> ReadDocker(const StagedArchive& a, const std::string& name)
                   "the image's layers total " + std::to_string(total >> 20) +
                       " MiB, over the 32 GiB image-build limit",
                   "archive");
-  img.manifest = manifest.dump();
+  img.manifest = manifest.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   img.manifest_digest = Sha256Of(img.manifest);
   return img;
 }

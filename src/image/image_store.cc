@@ -263,7 +263,8 @@ Result<StoredImage> ImageStore::Pull(const std::string& key, const std::string& 
     blobs.push_back(m.config.digest);
     for (const auto& l : m.layers) blobs.push_back(l.digest);
     rec["blobs"] = blobs;
-    return os::WriteFileAtomic(RefPath(key), rec.dump(), 0600);
+    return os::WriteFileAtomic(
+        RefPath(key), rec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 0600);
   });
   if (!st.ok()) return st;
   auto img = Lookup(key);
@@ -359,7 +360,8 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
   discard();  // what another pull published first
   ADAPT_FAULT_POINT("image.import.after_publish");
   rec["size"] = total;
-  RETURN_IF_ERROR(os::WriteFileAtomic(RefPath(key), rec.dump(), 0600));
+  RETURN_IF_ERROR(os::WriteFileAtomic(
+      RefPath(key), rec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 0600));
   auto img = Lookup(key);
   if (!img) return Internal("imported image '" + key + "' vanished right after its import");
   return *img;
@@ -403,8 +405,12 @@ Result<StoredImage> ImageStore::Commit(const std::string& key, const CommitBase&
   ADAPT_FAULT_POINT("image.commit.after_layer");
   rec["layers"].push_back(layer);
   rec["size"] = bytes;
-  rec["digest"] = Sha256Of(rec["layers"].dump() + rec.value("local_base", "") + config.dump());
-  RETURN_IF_ERROR(os::WriteFileAtomic(RefPath(key), rec.dump(), 0600));
+  rec["digest"] =
+      Sha256Of(rec["layers"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+               rec.value("local_base", "") +
+               config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  RETURN_IF_ERROR(os::WriteFileAtomic(
+      RefPath(key), rec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 0600));
   auto img = Lookup(key);
   if (!img) return Internal("committed image '" + key + "' vanished right after its commit");
   return *img;

@@ -25,24 +25,31 @@ std::string CheckValue(const std::string& name, const json& schema, const json& 
     bool ok = false;
     if (t.is_string()) ok = HasType(value, t.get<std::string>());
     for (const auto& one : t.is_array() ? t : json::array()) ok = ok || HasType(value, one);
-    if (!ok) return "Argument " + name + " must be of type " + t.dump() + ".";
+    if (!ok)
+      return "Argument " + name + " must be of type " +
+             t.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ".";
   }
   if (schema.contains("enum")) {
     bool found = false;
     for (const auto& e : schema["enum"]) found = found || e == value;
-    if (!found) return "Argument " + name + " must be one of " + schema["enum"].dump() + ".";
+    if (!found)
+      return "Argument " + name + " must be one of " +
+             schema["enum"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ".";
   }
   if (value.is_number()) {
     double v = value.get<double>();
     if (schema.contains("minimum") && v < schema["minimum"].get<double>())
-      return "Argument " + name + " must be at least " + schema["minimum"].dump() + ".";
+      return "Argument " + name + " must be at least " +
+             schema["minimum"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ".";
     if (schema.contains("maximum") && v > schema["maximum"].get<double>())
-      return "Argument " + name + " must be at most " + schema["maximum"].dump() + ".";
+      return "Argument " + name + " must be at most " +
+             schema["maximum"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ".";
   }
   if (value.is_string()) {
     const auto& s = value.get_ref<const std::string&>();
     if (schema.contains("maxLength") && s.size() > schema["maxLength"].get<size_t>())
-      return "Argument " + name + " must be at most " + schema["maxLength"].dump() +
+      return "Argument " + name + " must be at most " +
+             schema["maxLength"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
              " characters long.";
     if (schema.contains("minLength") && s.size() < schema["minLength"].get<size_t>())
       return "Argument " + name + " must not be empty.";

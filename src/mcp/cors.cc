@@ -44,7 +44,7 @@ HttpRoutes CorsPreflights(const std::string& listen_host) {
            HttpResponse r;
            r.status = 403;
            r.body = nlohmann::json{{"error", {{"code", "permission_denied"}, {"message", problem}}}}
-                        .dump();
+                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
            return r;
          }
          return Preflight(req.Header("origin"), "POST, GET, DELETE, OPTIONS",

@@ -233,7 +233,9 @@ void AddJobTools(ToolRegistry& registry, const ToolServices& services) {
        [&jobs](ToolContext& ctx, const json& args) {
          std::optional<core::IdempotencyRequest> key;
          if (args.contains("idempotency_key"))
-           key = core::IdempotencyRequest{args["idempotency_key"], Sha256Hex(args.dump())};
+           key = core::IdempotencyRequest{
+               args["idempotency_key"],
+               Sha256Hex(args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))};
          auto req = SubmitFromArguments(args);
          if (!req.ok()) return ToolResult::Fail(FailureSentence(req.status()));
          auto out = jobs.Submit(ctx.who, *req, key, McpJobFields());

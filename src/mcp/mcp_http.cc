@@ -235,7 +235,8 @@ HttpResponse McpHttp::Post(const HttpRequest& req) {
 
   if (m.kind == MessageKind::kNotification) {
     if (m.method == "notifications/cancelled" && m.params.contains("requestId"))
-      sessions_.Cancel(session_id, m.params["requestId"].dump());
+      sessions_.Cancel(session_id, m.params["requestId"].dump(
+                                       -1, ' ', false, nlohmann::json::error_handler_t::replace));
     return Accepted();
   }
   if (m.kind == MessageKind::kResponse) return Accepted();
@@ -247,7 +248,7 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
   ToolContext ctx;
   ctx.who = who;
   ctx.protocol_version = protocol_version;
-  std::string key = request.id.dump();
+  std::string key = request.id.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   // Registered when the work starts, so a stream whose client left before it began leaves
   // nothing behind in the session.
   CallRun run = [this, request, session_id, key](ToolContext& c, std::function<void(json)> done) {

@@ -25,7 +25,7 @@ constexpr char kCodePrefix[] = "adapt_ac_";
 HttpResponse Json(int status, const json& body) {
   HttpResponse r;
   r.status = status;
-  r.body = body.dump();
+  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   r.headers.emplace_back("Cache-Control", "no-store");
   r.headers.emplace_back("Access-Control-Allow-Origin", "*");
   return r;

@@ -54,8 +54,9 @@ std::string HostOf(const std::string& head) {
 
 std::string ErrorReply(int code, const std::string& reason, const std::string& error_code,
                        const std::string& message) {
-  std::string body =
-      nlohmann::json{{"error", {{"code", error_code}, {"message", message}}}}.dump() + "\n";
+  std::string body = nlohmann::json{{"error", {{"code", error_code}, {"message", message}}}}.dump(
+                         -1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                     "\n";
   return "HTTP/1.1 " + std::to_string(code) + " " + reason +
          "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
          "\r\nConnection: close\r\n\r\n" + body;

@@ -98,7 +98,7 @@ Result<std::string> ExecProcessSpec(const std::string& dir, const ExecRequest& r
   } catch (const std::exception& e) {
     return InvalidArgument("user", std::string("not a uid:gid: ") + e.what());
   }
-  return p.dump();
+  return p.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Result<ExecDefaults> ReadExecDefaults(const std::string& dir, const std::string& id) {

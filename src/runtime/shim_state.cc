@@ -45,7 +45,9 @@ Status WriteShimConfig(const std::string& dir, const ShimConfig& c) {
             {"cpuPeriodUs", c.cpu_period_us},
             {"idleInit", c.idle_init},
             {"agentInInit", c.agent_in_init}};
-  return os::WriteFileAtomic(dir + "/" + kShimConfigFile, j.dump(), 0600);
+  return os::WriteFileAtomic(dir + "/" + kShimConfigFile,
+                             j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                             0600);
 }
 
 Result<ShimConfig> ReadShimConfig(const std::string& dir) {
@@ -78,7 +80,9 @@ Status WriteShimState(const std::string& dir, const ShimState& s) {
   j["exitCode"] = s.exit_code ? json(*s.exit_code) : json(nullptr);
   j["signal"] = s.signal ? json(*s.signal) : json(nullptr);
   j["oomKilled"] = s.oom_killed;
-  return os::WriteFileAtomic(dir + "/" + kShimStateFile, j.dump(), 0600);
+  return os::WriteFileAtomic(dir + "/" + kShimStateFile,
+                             j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                             0600);
 }
 
 Result<ShimState> ReadShimState(const std::string& dir) {

@@ -246,7 +246,9 @@ Result<std::string> ObjectStore::CreateUpload(const std::string& org_id, const s
   RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
   nlohmann::json meta = {
       {"org", org_id}, {"key", key}, {"type", content_type}, {"created", NowMillis()}};
-  RETURN_IF_ERROR(os::WriteFileAtomic(dir + "/meta.json", meta.dump(), 0600));
+  RETURN_IF_ERROR(os::WriteFileAtomic(
+      dir + "/meta.json", meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      0600));
   ledger_.OpenUpload(org_id, id);
   return id;
 }
@@ -408,7 +410,9 @@ size_t ObjectStore::ExpireUploads(int64_t cutoff) {
     if (!meta.contains("created") || !meta["created"].is_number_integer()) {
       // Begun before uploads recorded their start: its age counts from now.
       meta["created"] = NowMillis();
-      (void)os::WriteFileAtomic(dir + "/meta.json", meta.dump(), 0600);
+      (void)os::WriteFileAtomic(dir + "/meta.json",
+                                meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                                0600);
       continue;
     }
     if (meta["created"].get<int64_t>() >= cutoff) continue;

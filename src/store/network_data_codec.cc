@@ -22,7 +22,7 @@ std::string EncodeNetworkData(const NetworkRecord& n) {
                {"hostnames", hostnames},
                {"dnsUpstream", n.policy.dns_upstream},
                {"dnsAllNames", n.policy.dns_all_names}};
-  return data.dump();
+  return data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void DecodeNetworkData(const std::string& text, NetworkRecord& n) {

@@ -104,7 +104,7 @@ std::string EncodeSandboxConfig(const SandboxConfig& c) {
   if (c.pool)
     j["pool"] = {{"used", c.pool->used},
                  {"reason", c.pool->used ? json(nullptr) : json(c.pool->reason)}};
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 SandboxConfig DecodeSandboxConfig(const std::string& text) {
@@ -164,7 +164,7 @@ std::string EncodeSandboxResult(const SandboxResult& r) {
                         {"note", h.note},
                         {"restart", h.restart}};
   }
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 SandboxResult DecodeSandboxResult(const std::string& text) {

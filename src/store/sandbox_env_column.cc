@@ -13,7 +13,8 @@ std::string EnvAad(const std::string& sandbox_id) { return "sandbox-env:" + sand
 
 Result<std::string> EncodeEnvColumn(const ValueSealer& sealer, const std::string& org_id,
                                     const std::string& sandbox_id, const EnvMap& env) {
-  std::string plain = nlohmann::json(env).dump();
+  std::string plain =
+      nlohmann::json(env).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (!sealer.seal) return plain;
   ASSIGN_OR_RETURN(std::string sealed, sealer.seal(org_id, EnvAad(sandbox_id), plain));
   return kSealedPrefix + sealed;
@@ -41,7 +42,7 @@ bool EnvColumnIsPlain(const std::string& column) { return column.rfind(kSealedPr
 std::string EnvNamesColumn(const EnvMap& env) {
   nlohmann::json names = nlohmann::json::object();
   for (const auto& [k, _] : env) names[k] = "";
-  return names.dump();
+  return names.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace adapt::store

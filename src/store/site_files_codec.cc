@@ -11,7 +11,7 @@ std::string EncodeSiteFiles(const SiteFiles& files) {
   for (const auto& [path, f] : files)
     out[path] = {
         {"blob", f.blob}, {"size", f.size}, {"type", f.content_type}, {"sha256", f.sha256}};
-  return out.dump();
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 SiteFiles DecodeSiteFiles(const std::string& text) {

@@ -26,7 +26,7 @@ std::string EncodeSpec(const AutomationRecord& a) {
     j["desiredState"] = a.desired_state;
     j["windowSeconds"] = a.window_seconds;
   }
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // Throws (turned into a Status by Guard) on a column this file did not write.

@@ -22,7 +22,7 @@ std::string EncodeSpec(const JobTemplate& t) {
       {"image", t.image},      {"cpu", t.cpu},       {"memoryMiB", t.memory_mib},
       {"diskMiB", t.disk_mib}, {"egress", t.egress}, {"secrets", t.secrets},
       {"argv", t.argv},        {"cwd", t.cwd},       {"timeoutSeconds", t.timeout_seconds}};
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // Throws (turned into a Status by Guard) on a column this file did not write.

@@ -15,7 +15,8 @@ Status SqliteStore::CreateOAuthClient(const OAuthClientRecord& c) {
                         "VALUES (?, ?, ?, ?)");
     q.bind(1, c.id);
     q.bind(2, c.name);
-    q.bind(3, nlohmann::json(c.redirect_uris).dump());
+    q.bind(3, nlohmann::json(c.redirect_uris)
+                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     q.bind(4, c.created_at);
     q.exec();
     return Status::Ok();

@@ -41,7 +41,7 @@ Status SqliteStore::PutVolume(const VolumeRecord& v, std::optional<int64_t> max_
     // The `data` column is a JSON object, as earlier versions wrote it.
     nlohmann::json data = nlohmann::json::object();
     if (!v.key_identifier.empty()) data["keyIdentifier"] = v.key_identifier;
-    q.bind(6, data.dump());
+    q.bind(6, data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     q.bind(7, v.created_at);
     q.exec();
     tx.commit();
