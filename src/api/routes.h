@@ -26,7 +26,8 @@
 
 namespace adapt::api {
 
-void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes);
+void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes,
+                      boost::asio::thread_pool& workers);
 // /v1/sandboxes/{id}/checkpoints (named checkpoints, restore in place) and /v1/checkpoints
 // (the organization's, every sandbox's).
 void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints);

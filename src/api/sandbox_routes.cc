@@ -5,6 +5,7 @@
 #include "api/routes.h"
 #include "api/sandbox_json.h"
 #include "api/sandbox_json_text.h"
+#include "api/sandbox_settled_wait.h"
 #include "base/ids.h"
 
 namespace adapt::api {
@@ -27,7 +28,8 @@ nlohmann::json PowerChangeToJson(const core::PowerChange& change) {
 
 }  // namespace
 
-void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
+void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes,
+                      boost::asio::thread_pool& workers) {
   router.Add(
       "POST", "/v1/sandboxes",
       [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
@@ -61,8 +63,28 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes) {
                if (!page.ok()) return ErrorResponse(page.status());
                return TextResponse(SandboxPageJsonText(*page));
              });
+  // ?waitSeconds=N (MCP's wait_for_sandbox): the record once it is no longer provisioning,
+  // or as it is after N seconds.
   router.Add("GET", "/v1/sandboxes/{id}",
-             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto wait = QueryInt(req, "waitSeconds", 0);
+               if (!wait.ok()) return ErrorResponse(wait.status());
+               if (*wait < 0 || *wait > kMaxSandboxWaitSeconds)
+                 return ErrorResponse(InvalidArgument(
+                     "waitSeconds",
+                     "waitSeconds must be from 0 to " + std::to_string(kMaxSandboxWaitSeconds)));
+               if (*wait > 0) {
+                 // Read first: an unknown id is a 404 at once, and a settled one answers now.
+                 auto now = sandboxes.Get(who, p.at("id"));
+                 if (!now.ok()) return ErrorResponse(now.status());
+                 if (now->status == "provisioning") {
+                   HttpResponse r;
+                   r.deferred = MakeSandboxSettledWait(sandboxes, workers, who, p.at("id"),
+                                                       std::chrono::seconds(*wait));
+                   return r;
+                 }
+                 return TextResponse(SandboxJsonText(*now));
+               }
                auto sandbox = sandboxes.Get(who, p.at("id"));
                if (!sandbox.ok()) return ErrorResponse(sandbox.status());
                return TextResponse(SandboxJsonText(*sandbox));

@@ -2,6 +2,7 @@
 // PUT /v1/users/{id}/password (core::Users says who may): translation to core::Users.
 #include "api/errors.h"
 #include "api/request_parsing.h"
+#include "api/resource_responses.h"
 #include "api/routes.h"
 #include "base/time.h"
 

@@ -26,4 +26,7 @@ std::string SanitizeUtf8(std::string_view bytes);
 // shown in lists, logs and terminals must not.
 bool HasControlCharacter(std::string_view s);
 
+// Whether `s` holds a NUL byte (which no C string, path or argv element can carry).
+inline bool HasNul(std::string_view s) { return s.find('\0') != std::string_view::npos; }
+
 }  // namespace adapt

@@ -53,6 +53,7 @@ int RunAdapt(std::vector<std::string> args, std::istream& in, std::ostream& out,
   AddImageCommands(app, invocation);
   AddOperationCommands(app, invocation);
   AddEnvCommands(app, invocation);
+  AddGpuCommands(app, invocation);
   AddSecretCommands(app, invocation);
   AddDatabaseCommands(app, invocation);
   AddAccountCommands(app, invocation);

@@ -74,6 +74,8 @@ void AddImageCommands(CLI::App& app, Invocation& invocation);
 // "op" (get): checkpoints, restores and image pulls (operation_commands.cc).
 void AddOperationCommands(CLI::App& app, Invocation& invocation);
 void AddEnvCommands(CLI::App& app, Invocation& invocation);
+// adapt gpu ls (gpu_commands.cc).
+void AddGpuCommands(CLI::App& app, Invocation& invocation);
 // adapt secret set|ls|rm (secret_commands.cc).
 void AddSecretCommands(CLI::App& app, Invocation& invocation);
 // adapt db status|create|rotate (database_commands.cc).

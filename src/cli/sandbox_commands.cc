@@ -1,5 +1,6 @@
-// adapt sandbox create | list [--watch] | get | delete | events (stop | start:
+// adapt sandbox create | list [--watch] | get | wait | delete | events (stop | start:
 // sandbox_power_commands.cc)
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -97,6 +98,8 @@ void AddSandboxCreate(CLI::App& group, Invocation& invocation) {
                    "the organization's PostgreSQL database in DATABASE_URL and PG*");
   create->add_option("--egress", flags.egress, "network egress: none, open or allowlist")
       ->type_name("MODE");
+  create->add_option("--gpu", flags.gpu, "a GPU type from `adapt gpu ls`: a one-GPU sandbox")
+      ->type_name("TYPE");
   create
       ->add_option("--storage", flags.storage,
                    "persistent storage mounted at /workspace (durable sandboxes)")
@@ -192,7 +195,11 @@ void AddSandboxList(CLI::App& group, Invocation& invocation) {
         ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(path)));
         if (invocation.json) {
           // One line when watching, so that every line of the output is one JSON value.
-          console.out << (options->watch ? page.dump() + "\n" : PrettyJson(page)) << std::flush;
+          console.out << (options->watch ? page.dump(-1, ' ', false,
+                                                     nlohmann::json::error_handler_t::replace) +
+                                               "\n"
+                                         : PrettyJson(page))
+                      << std::flush;
           return Status::Ok();
         }
         std::vector<TableRow> rows;
@@ -217,6 +224,39 @@ void AddGet(CLI::App& group, Invocation& invocation) {
   get->callback([id, &invocation] {
     invocation.run = [id, &invocation](const ApiClient& client, const Console& console) {
       return PrintSandbox(client.Get(SandboxPath(*id)), invocation.json, console);
+    };
+  });
+}
+
+// adapt sandbox wait ID [--timeout SECONDS]: GET /v1/sandboxes/{id}?waitSeconds= (MCP's
+// wait_for_sandbox) until it has left provisioning; exits as create --wait does.
+void AddWait(CLI::App& group, Invocation& invocation) {
+  auto id = std::make_shared<std::string>();
+  auto timeout = std::make_shared<int>(static_cast<int>(kDefaultSandboxWait.count()));
+  CLI::App* wait = group.add_subcommand(
+      "wait", "Wait for a starting sandbox to run; exit 1 if it does not (failed, still starting)");
+  wait->add_option("id", *id, "sandbox id")->required();
+  wait->add_option("--timeout", *timeout, "seconds to wait (default 60)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0, 3600));
+  wait->callback([id, timeout, &invocation] {
+    invocation.run = [id, timeout, &invocation](const ApiClient& client, const Console& console) {
+      // adaptd waits at most a minute a request: a longer wait asks again.
+      constexpr int kPerRequest = 60;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(*timeout);
+      nlohmann::json sandbox;
+      for (;;) {
+        auto left = std::chrono::duration_cast<std::chrono::seconds>(
+                        deadline - std::chrono::steady_clock::now())
+                        .count();
+        int seconds = static_cast<int>(std::clamp<int64_t>(left, 0, kPerRequest));
+        ASSIGN_OR_RETURN(
+            sandbox,
+            JsonOrError(client.Get(SandboxPath(*id) + "?waitSeconds=" + std::to_string(seconds))));
+        if (SandboxStatus(sandbox) != "provisioning" || seconds == 0) break;
+      }
+      console.out << (invocation.json ? PrettyJson(sandbox) : DescribeSandbox(sandbox));
+      return CreateOutcome(sandbox, *timeout);
     };
   });
 }
@@ -274,6 +314,7 @@ void AddSandboxCommands(CLI::App& app, Invocation& invocation) {
   AddSandboxCreate(*group, invocation);
   AddSandboxList(*group, invocation);
   AddGet(*group, invocation);
+  AddWait(*group, invocation);
   AddDelete(*group, invocation);
   AddEvents(*group, invocation);
   AddSandboxExec(*group, invocation);

@@ -88,6 +88,7 @@ Result<nlohmann::json> BuildCreateBody(const SandboxCreateFlags& flags,
   }
   if (!flags.egress.empty()) ObjectMember(body, "network")["egress"] = flags.egress;
   if (!flags.storage.empty()) body["storage"] = flags.storage;
+  if (!flags.gpu.empty()) body["gpu"] = {{"type", flags.gpu}};
   if (!flags.from_checkpoint.empty()) body["fromCheckpoint"] = flags.from_checkpoint;
   if (flags.database) body["database"] = true;
   if (!flags.startup_class.empty()) {

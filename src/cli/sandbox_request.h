@@ -30,6 +30,7 @@ struct SandboxCreateFlags {
   std::string security_profile;  // "restricted" or "developer"
   bool database = false;         // the organization's database in the environment
   std::string from_checkpoint;   // "SANDBOX/NAME": a fork of that named checkpoint
+  std::string gpu;               // a GPU type (adapt gpu ls): {"gpu": {"type": ...}}
   // The startup argv given after "--"; nullopt when there was no "--".
   std::optional<std::vector<std::string>> command;
 };
@@ -45,7 +46,8 @@ Result<nlohmann::json> ParseDataDocument(std::string_view text, std::string_view
 // Starts from `data` (the --data object, or null) and sets over it each field a flag gives:
 // cpu, memoryMiB, diskMiB, ttlSeconds (null for "none"), idleTimeoutSeconds, labels and env (merged
 // key by key), image (dropping imageId), network.egress, storage, startupClass, securityProfile,
-// fromCheckpoint (a fork: adaptd accepts only ttlSeconds and labels beside it), and startup
+// fromCheckpoint (a fork: adaptd accepts only ttlSeconds and labels beside it), gpu {"type"}, and
+// startup
 // {"mode":"image"} for
 // --run-image or
 // {"mode":"command","argv":[...]} for a command. Other fields of `data` pass through.

@@ -28,6 +28,12 @@ TEST(BuildCreateBody, SeedExampleFlagsBecomeWireFields) {
       "ttlSeconds":3600,"labels":{"name":"research-worker","project":"research"}})"));
 }
 
+TEST(BuildCreateBody, GpuIsTheGpuObjectWithItsType) {
+  SandboxCreateFlags flags;
+  flags.gpu = "l4";
+  EXPECT_EQ(MustBuild(flags), json::parse(R"({"gpu":{"type":"l4"}})"));
+}
+
 TEST(BuildCreateBody, RepeatedLabelKeepsTheLastValue) {
   SandboxCreateFlags flags;
   flags.labels = {"name=a", "name=b"};

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "base/text.h"
+
 namespace adapt::core {
 namespace {
 
@@ -16,8 +18,6 @@ bool ValidEnvName(const std::string& k) {
   }
   return true;
 }
-
-bool HasNul(const std::string& s) { return s.find('\0') != std::string::npos; }
 
 }  // namespace
 

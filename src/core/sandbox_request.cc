@@ -3,6 +3,8 @@
 #include <cctype>
 #include <set>
 
+#include "base/text.h"
+#include "core/gpu_types.h"
 #include "core/sandbox_limits.h"
 #include "core/secret_name.h"
 #include "net/address.h"
@@ -12,8 +14,6 @@ namespace adapt::core {
 namespace {
 
 constexpr size_t kMaxNetworkRules = 64;  // seed 001: "Use up to 64 rules"
-
-bool HasNul(const std::string& s) { return s.find('\0') != std::string::npos; }
 
 Result<int64_t> IntegerIn(const std::optional<int64_t>& v, const std::string& field, int64_t min,
                           int64_t max, int64_t fallback) {
@@ -314,7 +314,8 @@ Result<NewSandbox> ValidateCreateSandbox(const CreateSandbox& req, const std::st
   out.env = req.env;
   RETURN_IF_ERROR(CheckSecrets(req.secrets, names));
   out.secrets = req.secrets;
-  if (req.gpu) return Unsupported(names("gpu"), "no GPU types are available on this host");
+  if (req.gpu)
+    return Unsupported(names("gpu"), std::string("no GPU sandbox can run: ") + kNoGpuReason);
   ASSIGN_OR_RETURN(c.security_profile, Choice(req.security_profile, names("security_profile"),
                                               {"restricted", "developer"}, "restricted", {}));
   if (req.storage) RETURN_IF_ERROR(storage::ValidateVolumeName(*req.storage, names("storage")));

@@ -256,7 +256,7 @@ Status Daemon::StartApi() {
   api::AddUserRoutes(*router_, *users_);
   dashboard_sessions_.emplace(*store_, *auth_, *users_, [] { return NowMillis(); });
   dashboard::AddDashboardRoutes(*router_, *dashboard_sessions_);
-  api::AddSandboxRoutes(*router_, *sandboxes_);
+  api::AddSandboxRoutes(*router_, *sandboxes_, *workers_);
   api::AddCheckpointRoutes(*router_, *checkpoints_);
   api::AddCommandRoutes(*router_, *sandboxes_, *commands_, *workers_);
   api::AddEndpointRoutes(*router_, *endpoints_);

@@ -2,6 +2,7 @@
 // GET /v1/environments (core/environments.h): seed 000's aliases, each naming an image and
 // whether it is available on this host, and the image sources sandbox creation accepts.
 #include "core/environments.h"
+#include "core/gpu_types.h"
 #include "mcp/tools.h"
 
 namespace adapt::mcp {
@@ -85,11 +86,14 @@ void AddEnvironmentTools(ToolRegistry& registry, const ToolServices& services) {
         {"required", json::array({"gpu_types", "explanation"})}},
        ToolAnnotations{true, false, true, false},
        [](ToolContext&, const json&) {
+         core::GpuTypeCatalog catalog = core::ListGpuTypes();
+         json types = json::array();
+         for (const auto& t : catalog.gpu_types)
+           types.push_back({{"gpu_type", t.type}, {"memory_gib", t.memory_gib}});
          return ToolResult::Ok(
-             {{"gpu_types", json::array()},
-              {"explanation",
-               "This node has no GPUs that sandboxes can use (its gVisor runtime has no GPU "
-               "passthrough); create CPU sandboxes with create_sandbox."}});
+             {{"gpu_types", types},
+              {"explanation", catalog.explanation + " With MCP, use create_sandbox for a CPU "
+                                                    "sandbox."}});
        }});
 }
 

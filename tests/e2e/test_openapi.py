@@ -81,6 +81,7 @@ SERVED = {
     ("DELETE", "/v1/images/{id}"),
     ("GET", "/v1/operations/{id}"),
     ("GET", "/v1/environments"),
+    ("GET", "/v1/gpu-types"),
     ("POST", "/v1/sandboxes/{id}/stop"),
     ("POST", "/v1/sandboxes/{id}/start"),
     ("POST", "/v1/sandboxes/{id}/image"),

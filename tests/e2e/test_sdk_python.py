@@ -393,6 +393,14 @@ def test_events_stop_start_and_sites(client, adapt):
         client.sites.get(site.id)
 
 
+def test_a_refresh_that_waits_and_the_gpu_types(client):
+    sb = client.sandboxes.create(wait=False)
+    assert sb.refresh(wait_seconds=60).status == "running"
+    sb.delete()
+    gpus = client.gpu_types()
+    assert gpus["items"] == [] and "GPU" in gpus["explanation"]
+
+
 def test_an_organization_makes_lists_and_revokes_its_own_keys(adapt, daemon, org):
     client = adapt.Client(url=daemon.url, api_key=org.key)
     made = client.keys.create(name="py-own", ttl_seconds=3600)

@@ -204,6 +204,8 @@ def test_endpoints_by_port_artifacts_and_python_on_its_route(built, daemon, org)
 
 def test_events_stop_start_and_sites(built, daemon, org):
     out = scenario("lifecycle", daemon, org)
+    assert out["waitedStatus"] == "running", out
+    assert out["gpuTypes"]["items"] == [] and "GPU" in out["gpuTypes"]["explanation"], out
     statuses = [e["status"] for e in out["events"]]
     assert statuses[0] == "provisioning" and statuses[-1] == "running"
     assert all(e["id"] for e in out["events"])

@@ -58,6 +58,12 @@ export class Client {
     return resp.text();
   }
 
+  /** The GPU types new GPU sandboxes can have ({ items, nextCursor, explanation }); empty on a
+   * host without GPU passthrough, with the reason. */
+  gpuTypes(): Promise<Record<string, unknown>> {
+    return this.transport.call("GET", "/v1/gpu-types");
+  }
+
   /** The environment aliases and image sources this adaptd accepts. */
   environments(): Promise<Record<string, unknown>> {
     return this.transport.call("GET", "/v1/environments");

@@ -161,8 +161,15 @@ export class Sandbox {
     await this.delete({ wait: false });
   }
 
-  async refresh(): Promise<SandboxInfo> {
-    this.info = await this.t.call<SandboxInfo>("GET", `/v1/sandboxes/${this.id}`);
+  /** Reads the record again. waitSeconds (at most 60): while it is provisioning, adaptd
+   * answers once it has left provisioning or after that long (MCP's wait_for_sandbox). */
+  async refresh(waitSeconds = 0): Promise<SandboxInfo> {
+    this.info = waitSeconds
+      ? await this.t.call<SandboxInfo>("GET", `/v1/sandboxes/${this.id}`, {
+          query: { waitSeconds: String(waitSeconds) },
+          timeoutMs: this.t.timeoutMs + waitSeconds * 1000,
+        })
+      : await this.t.call<SandboxInfo>("GET", `/v1/sandboxes/${this.id}`);
     return this.info;
   }
 

@@ -282,6 +282,10 @@ const scenarios = {
 
   async lifecycle() {
     const client = new adapt.Client();
+    const waited = await client.sandboxes.create({ wait: false });
+    out.waitedStatus = (await waited.refresh(60)).status;
+    await waited.delete();
+    out.gpuTypes = await client.gpuTypes();
     const sb = await client.sandboxes.create({ startupClass: "instant" });
     out.events = [];
     for await (const ev of sb.events()) {

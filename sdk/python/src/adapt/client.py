@@ -47,6 +47,12 @@ class Client:
         """Prometheus text metrics: balances, usage, limits and sandboxes (admin key)."""
         return self.transport.request("GET", "/metrics", headers={"Accept": "text/plain"}).read().decode()
 
+    def gpu_types(self) -> Dict[str, Any]:
+        """The GPU types new GPU sandboxes can have ({"items", "nextCursor", "explanation"});
+        empty on a host without GPU passthrough, with the reason."""
+        result: Dict[str, Any] = self.transport.call("GET", "/v1/gpu-types")
+        return result
+
     def environments(self) -> Dict[str, Any]:
         """The environment aliases and image sources this adaptd accepts."""
         result: Dict[str, Any] = self.transport.call("GET", "/v1/environments")

@@ -132,8 +132,15 @@ class Sandbox:
     def status(self) -> str:
         return self.info.status
 
-    def refresh(self) -> SandboxInfo:
-        self.info = _model.from_json(SandboxInfo, self._t.call("GET", self._path()))
+    def refresh(self, wait_seconds: int = 0) -> SandboxInfo:
+        """Reads the record again. wait_seconds (at most 60): while it is provisioning, adaptd
+        answers once it has left provisioning or after that long (MCP's wait_for_sandbox)."""
+        if wait_seconds:
+            raw = self._t.call("GET", self._path(), query={"waitSeconds": str(wait_seconds)},
+                               timeout=self._t.timeout + wait_seconds)
+        else:
+            raw = self._t.call("GET", self._path())
+        self.info = _model.from_json(SandboxInfo, raw)
         return self.info
 
     def delete(self, wait: bool = True, timeout: float = DEFAULT_CREATE_TIMEOUT) -> None:
