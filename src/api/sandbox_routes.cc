@@ -26,6 +26,23 @@ nlohmann::json PowerChangeToJson(const core::PowerChange& change) {
   return out;
 }
 
+// The list takes limit, cursor and query only. Seed 001: "Status and other label filters are
+// not supported; filter the returned records in your client": a filter it would ignore is
+// refused rather than answered with every sandbox.
+Status OnlyListParameters(const HttpRequest& req) {
+  for (const auto& [name, _] : req.query) {
+    if (name == "limit" || name == "cursor" || name == "query") continue;
+    if (name == "status" || name.starts_with("label"))
+      return InvalidArgument(name,
+                             "status and label filters are not supported; filter the "
+                             "returned records in your client (query matches a name or "
+                             "the start of an id)");
+    return InvalidArgument(
+        name, "unknown query parameter '" + name + "'; the list takes limit, cursor and query");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes,
@@ -53,6 +70,7 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes,
       });
   router.Add("GET", "/v1/sandboxes",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               if (Status known = OnlyListParameters(req); !known.ok()) return ErrorResponse(known);
                auto limit = QueryInt(req, "limit", 50);
                if (!limit.ok()) return ErrorResponse(limit.status());
                core::ListSandboxesRequest list;

@@ -89,6 +89,17 @@ def test_bad_list_parameters_are_400(populated, q):
     assert body["error"]["code"] == "invalid_argument"
 
 
+@pytest.mark.parametrize("q", ["status=running", "labels.project=x", "label=project%3Dx", "foo=1"])
+def test_filters_the_list_does_not_have_are_400_naming_them(populated, q):
+    # Seed 001: "Status and other label filters are not supported; filter the returned
+    # records in your client": answering every sandbox would look like a filter that matched.
+    client, _ = populated
+    status, body = client.api("GET", "/v1/sandboxes?" + q)
+    assert status == 400 and body["error"]["field"] == q.split("=")[0], (q, body)
+    if not q.startswith("foo"):
+        assert "filter the returned records in your client" in body["error"]["message"], body
+
+
 def test_limits_200_and_1_are_accepted(populated):
     client, ids = populated
     status, page = client.api("GET", "/v1/sandboxes?limit=200")
