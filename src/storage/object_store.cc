@@ -53,12 +53,18 @@ Status ObjectStore::Init() {
   if (removed) spdlog::info("object store: removed {} unreferenced blob files", removed);
   // An upload directory without its meta.json was cut short while being made: nobody has its id.
   // The parts of the others count against their organization's quota.
+  size_t partial = 0;
   for (const auto& name : os::ListDir(root_ + "/uploads")) {
     const std::string dir = root_ + "/uploads/" + name;
     if (!os::Exists(dir + "/meta.json")) {
       (void)os::RemoveTree(dir);
       continue;
     }
+    // A part's `.tmp-*` (or an `.md5.tmp`, a `meta.json.tmp`): nothing writes before Init
+    // returns, so each is a write a crash cut short. The part is uploaded again or never.
+    for (const auto& file : os::ListDir(dir))
+      if (file.find(".tmp") != std::string::npos && os::RemoveFile(dir + "/" + file).ok())
+        ++partial;
     auto text = os::ReadFile(dir + "/meta.json");
     auto meta = nlohmann::json::parse(text.ok() ? *text : "", nullptr, false);
     if (!meta.is_object() || !meta.contains("org") || !meta["org"].is_string()) continue;
@@ -69,6 +75,7 @@ Status ObjectStore::Init() {
       if (reader.ok()) ledger_.AddPart(name, std::stoi(part), (*reader)->size());
     }
   }
+  if (partial) spdlog::info("object store: removed {} half-written upload files", partial);
   return Status::Ok();
 }
 

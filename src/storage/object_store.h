@@ -49,7 +49,8 @@ class ObjectStore {
   ObjectStore(store::ObjectRecordStore& store, std::string root)
       : store_(store), root_(std::move(root)) {}
 
-  // Creates the directories and removes what a crash left (temporary and unreferenced blobs).
+  // Creates the directories and removes what a crash left (temporary and unreferenced blobs,
+  // half-written upload parts).
   Status Init();
 
   // Writes the object from `source`. When `expected_sha256` is set (SigV4's payload hash),

@@ -238,6 +238,29 @@ TEST_F(ObjectStoreTest, InitRemovesUnreferencedBlobs) {
   EXPECT_EQ(ReadAll(*opened->second), "keep");
 }
 
+TEST_F(ObjectStoreTest, InitRemovesHalfWrittenPartsAndKeepsTheUploadsWholeOnes) {
+  auto id = objects_->CreateUpload("org_a", "m", "");
+  ASSERT_TRUE(id.ok());
+  auto e1 = objects_->PutPart("org_a", *id, "m", 1, FromString("whole"));
+  ASSERT_TRUE(e1.ok());
+  // What a crash in the middle of writing parts 2 and 1 again, and an etag file, leaves.
+  const std::string dir = dir_ + "/objects/uploads/" + *id;
+  ASSERT_TRUE(os::WriteFileAtomic(dir + "/00002.tmp-abc123", "half").ok());
+  ASSERT_TRUE(os::WriteFileAtomic(dir + "/00001.tmp-def456", "half of a new one").ok());
+  ASSERT_TRUE(os::WriteFileAtomic(dir + "/00002.md5.tmp", "x").ok());
+  ObjectStore restarted(*store_, dir_ + "/objects");
+  ASSERT_TRUE(restarted.Init().ok());
+  for (const auto& file : os::ListDir(dir)) EXPECT_EQ(file.find(".tmp"), std::string::npos) << file;
+  EXPECT_EQ(*restarted.UsedBytes("org_a"), 5u);
+  auto parts = restarted.ListParts("org_a", *id, "m");
+  ASSERT_TRUE(parts.ok()) << parts.status().message();
+  ASSERT_EQ(parts->size(), 1u);
+  ASSERT_TRUE(restarted.CompleteUpload("org_a", *id, "m", {{1, *e1}}).ok());
+  auto opened = restarted.Open("org_a", "m");
+  ASSERT_TRUE(opened.ok());
+  EXPECT_EQ(ReadAll(*opened->second), "whole");
+}
+
 TEST_F(ObjectStoreTest, TokensExpireAndRevokeAndSignedLinksBindOneObject) {
   StorageTokens tokens(*store_, dir_ + "/storage.key");
   ASSERT_TRUE(tokens.Init().ok());
