@@ -146,6 +146,21 @@ TEST_F(ImageCommitServiceTest, ARestartFailsAnInterruptedCommit) {
   EXPECT_NE(op->error.value_or("").find("interrupted"), std::string::npos);
 }
 
+TEST_F(ImageCommitServiceTest, ARestartRemovesTheDataOfAnImageDeletedJustBeforeIt) {
+  std::string sid = Running();
+  auto saved = images_service_->Commit(Caller(), sid, {"gone", std::nullopt});
+  ASSERT_TRUE(saved.ok());
+  Drain();
+  std::string key = kImportedImagePrefix + saved->id;
+  ASSERT_TRUE(image_store_->Lookup(key).has_value());
+  // What a kill of adaptd right after a delete leaves: the record gone, the collection that
+  // Delete posted never run.
+  ASSERT_TRUE(store_.DeleteImage(org_, saved->id).ok());
+  images_service_->Reconcile();
+  EXPECT_FALSE(image_store_->Lookup(key).has_value());
+  EXPECT_TRUE(os::ListDir(dir_ + "/store/layers").empty());
+}
+
 TEST_F(ImageCommitServiceTest, ASavedImageIsFoundByItsNameWithLatestByDefault) {
   service_->set_image_service(images_service_.get());
   std::string sid = Running();

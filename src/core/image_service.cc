@@ -45,12 +45,10 @@ ImageService::ImageService(store::Store& store, image::ImageStore& images,
 void ImageService::Reconcile() {
   auto all = store_.ListImages("");
   if (!all.ok()) return;
-  bool interrupted_import = false;
   for (auto rec : *all) {
     // An upload cannot be resumed; its staged files went with tmp/ at start-up.
     if (rec.status == "importing") {
       WarnIfError(store_.DeleteImage(rec.org_id, rec.id), "removing interrupted import " + rec.id);
-      interrupted_import = true;
       continue;
     }
     // Pulled before images were kept per organization (or collected since): what the
@@ -67,7 +65,6 @@ void ImageService::Reconcile() {
       rec.status = "failed";
       rec.error = "the commit was interrupted by a restart of adaptd; save the sandbox again";
       WarnIfError(store_.PutImage(rec), "marking interrupted commit " + rec.id + " failed");
-      interrupted_import = true;
       continue;
     }
     if (rec.status != "pulling") continue;
@@ -75,9 +72,11 @@ void ImageService::Reconcile() {
     rec.error = "the pull was interrupted by a restart of adaptd; pull again";
     WarnIfError(store_.PutImage(rec), "marking interrupted pull " + rec.id + " failed");
   }
-  // An import cut short after publishing some blobs, layers or its reference: nothing refers
-  // to them now, so they go before the API answers.
-  if (interrupted_import) CollectGarbage();
+  // Always, before the API answers: an import or commit cut short may have published blobs,
+  // layers or its reference, and a delete's collection (posted, not waited for) may not have
+  // run. Nothing refers to those now. Cheap when there is nothing to collect: the references
+  // are read and three folders listed.
+  CollectGarbage();
 }
 
 // The password is given (used for this pull only) or the named organization secret's current

@@ -35,7 +35,9 @@ class ImageService {
  public:
   ImageService(store::Store& store, image::ImageStore& images, boost::asio::thread_pool& workers);
 
-  // Pulls a previous adaptd left unfinished are marked failed. Call once, before serving.
+  // Pulls, imports and commits a previous adaptd left unfinished are marked failed (an import
+  // is forgotten), then what no image or sandbox uses any more is collected from disk. Call
+  // once, before serving.
   void Reconcile();
 
   // Starts pulling `request.reference` (the image is "pulling" until "ready" or "failed").
