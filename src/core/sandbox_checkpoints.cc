@@ -8,6 +8,7 @@
 #include "base/fault_point.h"
 #include "base/ignore_error.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "core/operation.h"
 #include "core/sandbox_hibernation.h"
 #include "core/sandbox_lifecycle.h"
@@ -111,14 +112,22 @@ Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std:
   if (!kept) return NotFound("sandbox " + id + " has no checkpoint '" + name + "'");
   // Another runsc's or platform's checkpoint is refused while the sandbox still runs.
   if (!kept->incompatibility.empty()) return Status(Code::kUnsupported, kept->incompatibility);
-  if (on_end_) on_end_(id, "the sandbox was rolled back to checkpoint '" + name + "'", false);
-  // The compute goes before the operation is written: an operation on record means the old
-  // processes are gone, so a crash after it can only leave the sandbox rolled back or failed.
-  RETURN_IF_ERROR(runtime_.Destroy(id, true).WithContext("stopping sandbox " + id));
+  // The operation is the roll back's intent, written before the compute goes. Pending, a
+  // crash leaves the sandbox running as it was; Running, the old processes are gone and the
+  // restart resumes the sandbox from the checkpoint put back, or, before it is back, keeps
+  // it stopped (hibernated) with its disk (ResumeInterruptedCheckpoint).
   ASSIGN_OR_RETURN(std::string op,
-                   BeginSandboxOperation(store_, org_id, id, kRestoreOperation, "Running"));
+                   BeginSandboxOperation(store_, org_id, id, kRestoreOperation, "Pending"));
   if (operation_id) *operation_id = op;
   ADAPT_FAULT_POINT("sandbox.rollback.after_operation");
+  if (on_end_) on_end_(id, "the sandbox was rolled back to checkpoint '" + name + "'", false);
+  Status stopped = runtime_.Destroy(id, true).WithContext("stopping sandbox " + id);
+  if (!stopped.ok()) {
+    FinishSandboxOperation(store_, org_id, op, stopped.message(), 0);
+    return stopped;
+  }
+  MarkSandboxOperationsRunning(store_, id, kRestoreOperation);
+  ADAPT_FAULT_POINT("sandbox.rollback.after_release");
   Status reinstated = runtime_.ReinstateCheckpoint(id, name);
   ADAPT_FAULT_POINT("sandbox.rollback.after_reinstate");
   std::string lost = Relaunch(r);
@@ -132,6 +141,55 @@ Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std:
     if (c.name == name) bytes = c.bytes;
   FinishSandboxOperation(store_, org_id, op, error, bytes);
   return store_.GetSandbox(org_id, id);
+}
+
+bool SandboxLifecycle::ResumeInterruptedCheckpoint(const store::SandboxRecord& r) {
+  bool image = runtime_.HasCheckpoint(r.id);
+  std::optional<std::string> kind;
+  if (auto open = store_.ListOpenOperations(r.id); open.ok()) {
+    for (const auto& op : *open)
+      if (op.kind == kCheckpointOperation || op.kind == kRestoreOperation) kind = op.kind;
+  } else {
+    spdlog::warn("sandbox {}: {}", r.id, open.status().message());
+  }
+  if (!image && !kind) return false;
+  auto lock = LockFor(r.id);
+  std::lock_guard guard(*lock);
+  // What the crash left mounted goes first (the disk is mounted until the release).
+  WarnIfError(runtime_.Destroy(r.id, true), "sandbox " + r.id + ": releasing leftovers");
+  if (image) {
+    // Interrupted between runsc (or the checkpoint put back) and the relaunch: the image on
+    // disk is the sandbox's, so it resumes from it.
+    std::string lost = Relaunch(r);
+    spdlog::info("sandbox {}: relaunched from its checkpoint after restart{}", r.id,
+                 lost.empty() ? "" : " (" + lost + ")");
+    if (!lost.empty())
+      FailSandboxOperations(store_, r.id, kRestoreOperation,
+                            "the roll back was interrupted (adaptd restarted) and " + lost);
+    return true;
+  }
+  // The processes were stopped and are not on disk (yet): the files are, so the sandbox is
+  // kept stopped with them rather than failed; the named checkpoints are untouched.
+  std::string why =
+      kind == kRestoreOperation
+          ? "the roll back to a checkpoint was interrupted (adaptd restarted) after the "
+            "sandbox's processes stopped and before the checkpoint's were restored; the "
+            "sandbox is stopped with its files kept: start it and restore the checkpoint again"
+          : "the checkpoint was interrupted (adaptd restarted) after the sandbox's processes "
+            "stopped and before they were saved; the sandbox is stopped with its files kept: "
+            "start it (it boots afresh from its disk) and take the checkpoint again";
+  store::SandboxRecord next = r;
+  next.status = "hibernated";
+  Hibernation h;
+  h.phase = HibernationPhase::kStopped;
+  h.workspace_kept = true;
+  h.stopped_at = NowMillis();
+  h.note = why;
+  WriteHibernation(next, h);
+  WarnIfError(Transition(next, {"running"}), "sandbox " + r.id + ": keeping it stopped");
+  FailSandboxOperations(store_, r.id, *kind, why);
+  spdlog::info("sandbox {}: interrupted {} left it stopped", r.id, *kind);
+  return true;
 }
 
 }  // namespace adapt::core

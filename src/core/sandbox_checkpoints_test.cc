@@ -1,10 +1,12 @@
 // SandboxLifecycle's named checkpoints over a MemoryStore and a FakeRuntime: taking one keeps
 // the sandbox running (restored from the checkpoint it just took), rolling back reinstates
-// the kept one, and a failure or a crash leaves the sandbox running or failed, never stuck.
+// the kept one, and a failure or a crash leaves the sandbox running, or stopped with its disk,
+// never stuck.
 #include <gtest/gtest.h>
 
 #include "core/core_test_fixture.h"
 #include "core/operation.h"
+#include "core/sandbox_hibernation.h"
 #include "core/sandbox_lifecycle.h"
 #include "core/sandbox_operations.h"
 
@@ -157,17 +159,50 @@ TEST_F(SandboxCheckpointsTest, ACrashAfterRunscCheckpointedResumesTheSandboxFrom
   EXPECT_NE(record.error.find("interrupted"), std::string::npos);
 }
 
-TEST_F(SandboxCheckpointsTest, ACrashWithTheComputeGoneAndNoImageLeavesTheSandboxFailed) {
+TEST_F(SandboxCheckpointsTest, ACrashWithTheComputeGoneAndNoImageKeepsTheSandboxStopped) {
   auto r = Running();
+  ASSERT_TRUE(lifecycle_->TakeNamedCheckpoint(org_, r.id, "one", nullptr).ok());
   // A roll back killed after it stopped the sandbox, before the checkpoint was put back.
   auto op = BeginSandboxOperation(store_, org_, r.id, kRestoreOperation, "Running");
   ASSERT_TRUE(op.ok());
   ASSERT_TRUE(runtime_.Destroy(r.id, true).ok());
   lifecycle_->Reconcile();
-  EXPECT_EQ(StatusOf(r.id), "failed");
+  auto stopped = Stored(r.id);
+  EXPECT_EQ(stopped.status, "hibernated");
+  auto hibernation = HibernationOf(stopped);
+  ASSERT_TRUE(hibernation);
+  EXPECT_EQ(hibernation->workspace, "kept");
+  EXPECT_EQ(hibernation->processes, "lost");
+  EXPECT_NE(hibernation->note.value_or("").find("restore the checkpoint again"), std::string::npos);
+  EXPECT_EQ(runtime_.ListNamedCheckpoints(r.id).size(), 1u);
   auto record = OperationOf(*op);
   EXPECT_EQ(record.phase, "Failed");
-  EXPECT_FALSE(record.error.empty());
+  EXPECT_NE(record.error.find("interrupted"), std::string::npos);
+  // Started again, it boots afresh from its disk, and can be rolled back then.
+  ASSERT_TRUE(lifecycle_->BeginStart(org_, r.id, {}, nullptr).ok());
+  lifecycle_->Provision(r.id);
+  EXPECT_EQ(StatusOf(r.id), "running");
+  EXPECT_TRUE(lifecycle_->RestoreNamedCheckpoint(org_, r.id, "one", nullptr).ok());
+}
+
+TEST_F(SandboxCheckpointsTest, ACrashBeforeTheRollBackStoppedTheSandboxLeavesItRunning) {
+  auto r = Running();
+  // The roll back's operation written (Pending), the sandbox not touched yet.
+  auto op = BeginSandboxOperation(store_, org_, r.id, kRestoreOperation, "Pending");
+  ASSERT_TRUE(op.ok());
+  lifecycle_->Reconcile();
+  EXPECT_EQ(StatusOf(r.id), "running");
+  EXPECT_TRUE(runtime_.Running(r.id));
+  auto record = OperationOf(*op);
+  EXPECT_EQ(record.phase, "Failed");
+  EXPECT_NE(record.error.find("before it began"), std::string::npos);
+}
+
+TEST_F(SandboxCheckpointsTest, ASandboxThatEndedWithNoCheckpointUnderWayStillFails) {
+  auto r = Running();
+  ASSERT_TRUE(runtime_.Destroy(r.id, true).ok());
+  lifecycle_->Reconcile();
+  EXPECT_EQ(StatusOf(r.id), "failed");
 }
 
 }  // namespace

@@ -360,16 +360,8 @@ void SandboxLifecycle::Reconcile() {
         Fail(r, "adaptd restarted while the sandbox was being provisioned", {"provisioning"});
       }
     } else if (r.status == "running" && !alive && KeepsWorkspace(r) &&
-               runtime_.HasCheckpoint(r.id)) {
-      // A named checkpoint or roll back was interrupted between runsc and the relaunch: the
-      // image on disk is the sandbox's (sandbox_checkpoints.cc), so it resumes from it.
-      auto lock = LockFor(r.id);
-      std::lock_guard guard(*lock);
-      // What the crash left mounted goes first (the disk is mounted until the release).
-      WarnIfError(runtime_.Destroy(r.id, true), "sandbox " + r.id + ": releasing leftovers");
-      std::string lost = Relaunch(r);
-      spdlog::info("sandbox {}: relaunched from its checkpoint after restart{}", r.id,
-                   lost.empty() ? "" : " (" + lost + ")");
+               ResumeInterruptedCheckpoint(r)) {
+      // A named checkpoint or roll back was under way: resumed or kept stopped, not failed.
     } else if (r.status == "running") {
       CheckRunning(r.id);
       if (alive) spdlog::info("sandbox {}: adopted after restart", r.id);

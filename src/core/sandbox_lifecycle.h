@@ -151,6 +151,11 @@ class SandboxLifecycle {
   Status LaunchOrRestore(store::SandboxRecord& r, runtime::LaunchRequest& req);
   // Reconcile() for a hibernated sandbox, or one that was starting.
   void ReconcileHibernation(const store::SandboxRecord& r, bool alive);
+  // Reconcile() for a running durable sandbox whose compute is gone: a named checkpoint or
+  // roll back the crash interrupted is resumed from the checkpoint image on disk or, without
+  // one, left stopped (hibernated) with its disk. Returns false when neither was under way
+  // (the sandbox just ended).
+  bool ResumeInterruptedCheckpoint(const store::SandboxRecord& r);
 
   store::Store& store_;
   runtime::Runtime& runtime_;

@@ -40,9 +40,16 @@ std::optional<std::string> CheckpointOutcome(const store::SandboxRecord& r) {
   return "the sandbox is " + r.status;
 }
 
-// Why a restore ended as it did, or nullopt while the start goes on.
-std::optional<std::string> RestoreOutcome(const store::SandboxRecord& r) {
+// Why a restore ended as it did, or nullopt while the start goes on. A start's operation is
+// Running before the launch; a roll back's once the old compute is gone, so a running
+// sandbox with a Pending one was never touched.
+std::optional<std::string> RestoreOutcome(const store::SandboxRecord& r,
+                                          const store::OperationRecord& op) {
   if (r.status == "provisioning") return std::nullopt;
+  if (r.status == "running" && op.phase == "Pending")
+    return std::string(
+        "the roll back was interrupted (adaptd restarted) before it began; the sandbox is "
+        "still running as it was");
   if (r.status == "running") return std::string();
   if (r.status == "hibernated")
     return std::string(
@@ -111,7 +118,7 @@ void SettleSandboxOperations(store::OperationStore& ops, store::SandboxStore& sa
     if (!r.ok())
       outcome = "the sandbox is gone";
     else
-      outcome = op.kind == kCheckpointOperation ? CheckpointOutcome(*r) : RestoreOutcome(*r);
+      outcome = op.kind == kCheckpointOperation ? CheckpointOutcome(*r) : RestoreOutcome(*r, op);
     if (outcome) Finish(ops, op, *outcome, checkpoint_bytes);
   }
 }

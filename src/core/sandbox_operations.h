@@ -31,7 +31,8 @@ void FinishSandboxOperation(store::OperationStore& ops, const std::string& org_i
 // Finishes the sandbox's open operations that its current record settles: a checkpoint once
 // the stop has finished (Completed when the processes were saved, or there were none to save;
 // Failed with the hibernation's note otherwise), a restore once the sandbox is no longer
-// starting (Completed when it runs). An operation whose sandbox is still stopping or starting
+// starting (Completed when it runs, unless it is a roll back's still Pending: one that never
+// began). An operation whose sandbox is still stopping or starting
 // stays open. `checkpoint_bytes`: the checkpoint's size on disk, the progress of both.
 void SettleSandboxOperations(store::OperationStore& ops, store::SandboxStore& sandboxes,
                              const std::string& sandbox_id, uint64_t checkpoint_bytes);

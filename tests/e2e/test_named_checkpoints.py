@@ -7,6 +7,7 @@ runsc cannot checkpoint some TCP endpoint states."""
 
 import json
 import os
+import sqlite3
 import threading
 
 import yaml
@@ -80,6 +81,41 @@ def operation(client, op_id):
     status, body = client.api("GET", "/v1/operations/%s" % op_id)
     assert status == 200, (status, body)
     return body
+
+
+def crash_at(d, point, path, body=None):
+    """Restarts adaptd armed at fault `point`, POSTs `path` and waits for adaptd to die there
+    (exit 86), then restarts it unarmed."""
+    d.kill()
+    os.environ["ADAPT_FAULT"] = point
+    try:
+        d.start(port=d.port)
+    finally:
+        os.environ.pop("ADAPT_FAULT", None)
+
+    def post_in_background():
+        try:
+            d.admin.api("POST", path, body)
+        except OSError:
+            pass  # adaptd dies under it
+
+    threading.Thread(target=post_in_background, daemon=True).start()
+    d.proc.wait(timeout=120)
+    assert d.proc.returncode == 86, d.log_tail()
+    d.start(port=d.port)
+
+
+def latest_operation(d, sid, kind):
+    """The sandbox's latest operation of `kind` through the API; its id from adapt.db, since
+    the crash cut the answer that would have carried it."""
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(d.state_dir, "adapt.db"), uri=True)
+    try:
+        row = db.execute("SELECT id FROM operations WHERE sandbox_id = ? AND kind = ? "
+                         "ORDER BY seq DESC LIMIT 1", (sid, kind)).fetchone()
+    finally:
+        db.close()
+    assert row, "no %s operation recorded for %s" % (kind, sid)
+    return operation(d.admin, row[0])
 
 
 def test_restore_in_place_brings_memory_and_files_back(org):
@@ -213,23 +249,7 @@ def test_kill_mid_checkpoint_resumes_the_sandbox_at_restart(fresh_daemon):
     sid = running_sandbox(admin)
     out(admin, sid, "echo survived > /root/crash.txt")
     # adaptd dies right after runsc checkpointed the sandbox, before it was resumed.
-    d.kill()
-    os.environ["ADAPT_FAULT"] = "sandbox.checkpoint.after_runsc"
-    try:
-        d.start(port=d.port)
-    finally:
-        os.environ.pop("ADAPT_FAULT", None)
-
-    def take_in_background():
-        try:
-            admin.api("POST", checkpoints_path(sid), {"name": "crash"})
-        except OSError:
-            pass  # adaptd dies under it
-
-    threading.Thread(target=take_in_background, daemon=True).start()
-    d.proc.wait(timeout=120)
-    assert d.proc.returncode == 86, d.log_tail()
-    d.start(port=d.port)
+    crash_at(d, "sandbox.checkpoint.after_runsc", checkpoints_path(sid), {"name": "crash"})
     # The restart resumes it from the image runsc wrote; no checkpoint was half kept.
     sbx = admin.get(sid)
     assert sbx["status"] == "running", sbx
@@ -266,27 +286,44 @@ def test_kill_mid_roll_back_finishes_it_at_restart(fresh_daemon):
     wait_for_agent(admin, sid)
     out(admin, sid, "echo changed > /root/crash.txt")
     # adaptd dies after the checkpoint's disk was put back, before the sandbox was restored.
-    d.kill()
-    os.environ["ADAPT_FAULT"] = "sandbox.rollback.after_reinstate"
-    try:
-        d.start(port=d.port)
-    finally:
-        os.environ.pop("ADAPT_FAULT", None)
-
-    def restore_in_background():
-        try:
-            admin.api("POST", checkpoints_path(sid, "base") + "/restore")
-        except OSError:
-            pass  # adaptd dies under it
-
-    threading.Thread(target=restore_in_background, daemon=True).start()
-    d.proc.wait(timeout=120)
-    assert d.proc.returncode == 86, d.log_tail()
-    d.start(port=d.port)
+    crash_at(d, "sandbox.rollback.after_reinstate", checkpoints_path(sid, "base") + "/restore")
     # The restart finishes the roll back from the checkpoint put back; it stays kept.
     sbx = admin.get(sid)
     assert sbx["status"] == "running", sbx
     status, listed = admin.api("GET", checkpoints_path(sid))
     assert status == 200 and [c["name"] for c in listed["items"]] == ["base"], listed
+    wait_for_agent(admin, sid)
+    assert out(admin, sid, "cat /root/crash.txt") == "kept\n"
+    assert latest_operation(d, sid, "restore")["phase"] == "Completed"
+
+
+def test_kill_once_a_roll_back_stopped_the_sandbox_keeps_it_stopped_with_its_files(fresh_daemon):
+    """Killed after the roll back stopped the sandbox, before the checkpoint was put back: the
+    restart keeps it stopped (hibernated) with its disk and checkpoints, never failed; a start
+    and the roll back again bring the checkpoint back."""
+    d = fresh_daemon
+    admin = d.admin
+    sid = running_sandbox(admin)
+    out(admin, sid, "echo kept > /root/crash.txt")
+    take(admin, sid, "base")
+    wait_for_agent(admin, sid)
+    out(admin, sid, "echo changed > /root/crash.txt")
+    crash_at(d, "sandbox.rollback.after_release", checkpoints_path(sid, "base") + "/restore")
+    sbx = admin.get(sid)
+    assert sbx["status"] == "hibernated", sbx
+    hib = sbx["hibernation"]
+    assert hib["workspace"] == "kept" and hib["processes"] == "lost", sbx
+    assert "restore the checkpoint again" in hib["note"], sbx
+    op = latest_operation(d, sid, "restore")
+    assert op["phase"] == "Failed" and "interrupted" in op["error"], op
+    status, listed = admin.api("GET", checkpoints_path(sid))
+    assert status == 200 and [c["name"] for c in listed["items"]] == ["base"], listed
+    status, body = admin.api("POST", "/v1/sandboxes/%s/start" % sid)
+    assert status == 202, (status, body)
+    admin.wait_for_status(sid, "running", 120)
+    wait_for_agent(admin, sid)
+    assert out(admin, sid, "cat /root/crash.txt") == "changed\n"
+    status, restored = admin.api("POST", checkpoints_path(sid, "base") + "/restore")
+    assert status == 200 and restored["status"] == "running", (status, restored)
     wait_for_agent(admin, sid)
     assert out(admin, sid, "cat /root/crash.txt") == "kept\n"
