@@ -1,5 +1,6 @@
 #include "core/database_service.h"
 
+#include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -124,9 +125,10 @@ Result<store::DatabaseRecord> DatabaseService::Ensure(const std::string& org_id)
     password = RandomToken(24);
     ASSIGN_OR_RETURN(std::string key, DeriveSecretKey(master_key_, org_id));
     ASSIGN_OR_RETURN(r.sealed_password, SealSecret(key, PasswordAad(r.name), password));
-    // Recorded first, so that a crash mid-way is finished by the next call (every step of
-    // Provision is idempotent).
+    // Recorded first, so that a crash mid-way is finished by Reconcile at the next start-up
+    // (every step of Provision is idempotent).
     RETURN_IF_ERROR(store_.PutDatabase(r));
+    ADAPT_FAULT_POINT("database.create.after_record");
   }
   if (Status st = Provision(r, password); !st.ok())
     return Status(Code::kUnavailable, "making the organization's database: " + st.message());
@@ -135,6 +137,32 @@ Result<store::DatabaseRecord> DatabaseService::Ensure(const std::string& org_id)
   RETURN_IF_ERROR(store_.PutDatabase(r));
   spdlog::info("database {} of {} is ready", r.name, org_id);
   return r;
+}
+
+void DatabaseService::Reconcile() {
+  auto records = store_.ListDatabases();
+  if (!records.ok()) {
+    spdlog::error("databases: listing them to finish those a crash cut: {}",
+                  records.status().message());
+    return;
+  }
+  std::vector<store::DatabaseRecord> cut;
+  for (const store::DatabaseRecord& r : *records) {
+    if (r.status == "provisioning") cut.push_back(r);
+  }
+  if (cut.empty() || !server_) return;
+  // Once for all of them: a server that cannot start would make each wait for pg_ctl.
+  if (Status st = server_->Start(); !st.ok()) {
+    spdlog::error("databases: {} stay provisioning until PostgreSQL is back: {}", cut.size(),
+                  st.message());
+    return;
+  }
+  for (const store::DatabaseRecord& r : cut) {
+    spdlog::info("database {} of {}: finishing what a crash cut", r.name, r.org_id);
+    if (auto made = Ensure(r.org_id); !made.ok())
+      spdlog::error("database {} of {} stays provisioning: {}", r.name, r.org_id,
+                    made.status().message());
+  }
 }
 
 Result<DatabaseView> DatabaseService::Describe(const Principal& who) {

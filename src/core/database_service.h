@@ -77,6 +77,11 @@ class DatabaseService {
   Result<DatabaseView> Describe(const Principal& who);
   // Makes the organization's database (idempotent: a made one is described).
   Result<DatabaseView> Create(const Principal& who);
+  // At start-up, before the API answers: finishes every database a crash left provisioning
+  // (the server is started for them), so that none waits for its organization's next call.
+  // One that cannot be finished now (no server) stays provisioning and is logged; the next
+  // call or start-up tries again.
+  void Reconcile();
   // The database's credentials for one of the organization's sandboxes, made on first use.
   Result<DatabaseCredentials> Credentials(const std::string& org_id);
   // A new password (sessions already open keep going); sandboxes created later get it.

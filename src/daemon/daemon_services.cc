@@ -224,6 +224,8 @@ void Daemon::StartMonitor() {
   event_retention_.emplace(*store_, config_.event_retention_seconds);
   event_retention_->Start();
   databases_->set_object_store(&*object_store_);
+  // After the plans' limits are known (StartAccounts): a finished database gets its own.
+  databases_->Reconcile();
   databases_->StartQuotaChecks(std::chrono::seconds(config_.database_quota_interval_seconds));
   runtime_->SetStateListener([monitor = &*monitor_](const std::string& id) { monitor->Wake(id); });
   // Whichever way adaptd ends, the runtime stops calling the monitor before it goes.

@@ -1,7 +1,11 @@
 #include "database/postgres_server.h"
 
-#include <chrono>
+#include <signal.h>
 
+#include <chrono>
+#include <utility>
+
+#include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "os/files.h"
@@ -21,6 +25,20 @@ constexpr const char* kIdent =
     "# Written by adaptd at every start; edits are lost.\n"
     "adapt root postgres\n"
     "adapt postgres postgres\n";
+
+// The line that puts adapt.conf over initdb's postgresql.conf, and the file written once the
+// cluster has it (initdb writes PG_VERSION first, so that says nothing).
+constexpr const char* kInclude = "include 'adapt.conf'";
+constexpr const char* kCompleteMarker = "adapt-cluster-complete";
+
+// postmaster.pid's first two lines: the pid of the postgres holding it and its data directory.
+std::pair<pid_t, std::string> LockFileOwner(const std::string& lock) {
+  size_t first = lock.find('\n');
+  if (first == std::string::npos) return {0, ""};
+  size_t second = lock.find('\n', first + 1);
+  if (second == std::string::npos) return {0, ""};
+  return {static_cast<pid_t>(std::atoi(lock.c_str())), lock.substr(first + 1, second - first - 1)};
+}
 
 }  // namespace
 
@@ -88,22 +106,107 @@ Status PostgresServer::RunAsServer(const std::vector<std::string>& argv, const s
   return Status::Ok();
 }
 
+bool PostgresServer::ClusterComplete() const {
+  if (!os::Exists(DataDir() + "/PG_VERSION")) return false;
+  if (os::Exists(DataDir() + "/" + kCompleteMarker)) return true;
+  // An older adaptd made the cluster in place and marked it done only by the include line,
+  // appended after initdb returned: without the line, initdb never finished (or adaptd died
+  // right after it) and no database of ours can be in it, since the server it ran could not
+  // be reached.
+  auto conf = os::ReadFile(DataDir() + "/postgresql.conf");
+  return conf.ok() && conf->find(kInclude) != std::string::npos;
+}
+
+Status PostgresServer::MarkComplete(const std::string& data_dir) {
+  auto conf = os::ReadFile(data_dir + "/postgresql.conf");
+  if (!conf.ok()) return conf.status().WithContext("reading the cluster's postgresql.conf");
+  if (conf->find(kInclude) == std::string::npos) {
+    // Without it the server starts on PostgreSQL's defaults: a TCP port and a socket where
+    // adaptd does not look.
+    RETURN_IF_ERROR(
+        os::WriteFileAtomic(data_dir + "/postgresql.conf", *conf + "\n" + kInclude + "\n", 0644)
+            .WithContext("adding adapt.conf to the cluster's postgresql.conf"));
+  }
+  if (os::Exists(data_dir + "/" + kCompleteMarker)) return Status::Ok();
+  return os::WriteFileAtomic(data_dir + "/" + kCompleteMarker,
+                             "initdb finished; postgresql.conf includes adapt.conf\n", 0600);
+}
+
+Status PostgresServer::StopLeftovers() {
+  // First a postmaster (an older adaptd's, started on the half-made cluster) that holds either
+  // directory's lock file, which names it and the directory it runs on (as it sees it): asked
+  // to quit, it removes its shared memory and takes its children with it.
+  for (const std::string& dir : {DataDir(), PartialDir()}) {
+    auto lock = os::ReadFile(dir + "/postmaster.pid");
+    if (!lock.ok()) continue;
+    auto [pid, data_dir] = LockFileOwner(*lock);
+    if (data_dir != options_.view_dir + dir.substr(options_.root.size()) ||
+        !os::ProcessMatches(pid, "postgres"))
+      continue;
+    spdlog::warn("PostgreSQL: stopping process {}, left running on the half-made cluster {}", pid,
+                 dir);
+    // SIGQUIT: an immediate shutdown, which takes the postmaster's children with it.
+    RETURN_IF_ERROR(os::Signal(pid, SIGQUIT));
+    for (int i = 0; i < 200 && os::ProcessMatches(pid, "postgres"); ++i) {
+      if (i == 100) RETURN_IF_ERROR(os::Signal(pid, SIGKILL));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (os::ProcessMatches(pid, "postgres"))
+      return Status(Code::kUnavailable, "postgres " + std::to_string(pid) + " did not stop");
+  }
+  // Then the rest of ours, killed: those that name a data directory under our view_dir (a
+  // digest of root), which no other adaptd's and nobody else's process does: the initdb by
+  // its --pgdata, its bootstrap and single-user backends (and the shells that run them) by the
+  // PGDATA initdb gives them. Passes until one finds none: that is the wait for the killed,
+  // and one started meanwhile goes too.
+  const std::string data = options_.view_dir + "/data";
+  for (int pass = 0;; ++pass) {
+    bool found = false;
+    for (const std::string& entry : os::ListDir("/proc")) {
+      pid_t pid = static_cast<pid_t>(std::atoi(entry.c_str()));
+      if (pid <= 0) continue;
+      auto environ = os::ReadFile("/proc/" + entry + "/environ");  // empty once it is gone
+      if (!os::ProcessMatches(pid, "--pgdata " + data) &&
+          !(environ.ok() && environ->find("PGDATA=" + data) != std::string::npos))
+        continue;
+      if (pass == 0)
+        spdlog::warn("PostgreSQL: killing process {}, left running by the making of the cluster",
+                     pid);
+      RETURN_IF_ERROR(os::Signal(pid, SIGKILL));
+      found = true;
+    }
+    if (!found) break;
+    if (pass == 100) return Status(Code::kUnavailable, "processes of its making did not stop");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Status::Ok();
+}
+
 Status PostgresServer::Initialize() {
-  if (os::ReadFile(DataDir() + "/PG_VERSION").ok()) return Status::Ok();
   RETURN_IF_ERROR(os::MakeDirs(options_.root, 0700));
   RETURN_IF_ERROR(os::MakeDirs(options_.view_dir, 0755));
   RETURN_IF_ERROR(
       os::RunChecked({"chown", options_.os_user + ":" + options_.os_user, options_.root}));
-  // A half-made cluster (a crash inside initdb) is made again from nothing.
+  // Checked at every start: the include is what gives the server our socket and no TCP.
+  if (ClusterComplete()) return MarkComplete(DataDir());
+  // A crash while the cluster was made leaves a half-made one, perhaps with its initdb and
+  // bootstrap backend still running (they outlive adaptd): both go, and it is made again.
+  if (os::Exists(DataDir()) || os::Exists(PartialDir()))
+    spdlog::warn("PostgreSQL: the cluster in {} was left half-made; making it again",
+                 options_.root);
+  RETURN_IF_ERROR(StopLeftovers().WithContext("stopping what made the half-made cluster"));
   RETURN_IF_ERROR(os::RemoveTree(DataDir()));
+  RETURN_IF_ERROR(os::RemoveTree(PartialDir()));
+  // Made aside and renamed into place once complete, so that data/ is never half-made.
   RETURN_IF_ERROR(
-      RunAsServer({options_.bin_dir + "/initdb", "--pgdata", options_.view_dir + "/data",
+      RunAsServer({options_.bin_dir + "/initdb", "--pgdata", options_.view_dir + "/data.partial",
                    "--username", "postgres", "--encoding", "UTF8", "--locale", "C.UTF-8",
                    "--auth-local", "peer", "--auth-host", "reject"},
                   "initdb"));
-  std::string conf = *os::ReadFile(DataDir() + "/postgresql.conf");
-  conf += "\ninclude 'adapt.conf'\n";
-  return os::WriteFileAtomic(DataDir() + "/postgresql.conf", conf, 0644);
+  ADAPT_FAULT_POINT("database.initdb.after_initdb");
+  RETURN_IF_ERROR(MarkComplete(PartialDir()));
+  RETURN_IF_ERROR(os::Rename(PartialDir(), DataDir()));
+  return os::RunChecked({"sync", options_.root});
 }
 
 Status PostgresServer::WriteConfiguration() {

@@ -1,5 +1,6 @@
 // PostgresServer: the PostgreSQL cluster adaptd runs for its organizations' databases (issue
-// 19), under <state>/postgres: data/ (the cluster, made by initdb on first start), run/ (its
+// 19), under <state>/postgres: data/ (the cluster, made by initdb on first start into
+// data.partial/ and renamed once complete, so that a crash never leaves it half-made), run/ (its
 // Unix socket, the only way in: listen_addresses is empty, no TCP at all) and postgres.log.
 //
 // PostgreSQL refuses to run as root, so every server command runs as an unprivileged OS user
@@ -69,7 +70,20 @@ class PostgresServer : public DatabaseServer {
 
  private:
   std::string DataDir() const { return options_.root + "/data"; }
+  // Where initdb makes the cluster before it is renamed to DataDir().
+  std::string PartialDir() const { return options_.root + "/data.partial"; }
+  // Makes the cluster unless DataDir() holds a complete one; then sees that its postgresql.conf
+  // includes adapt.conf. A half-made one (a crash while it was made) is made again.
   Status Initialize();
+  bool ClusterComplete() const;
+  // Adds the include of adapt.conf to data_dir's postgresql.conf where it lacks it, then the
+  // marker of a complete cluster.
+  Status MarkComplete(const std::string& data_dir);
+  // Kills what a crashed adaptd's making of the cluster left running: its initdb and backends,
+  // and a postmaster holding the lock file of DataDir() or PartialDir(), each only when its
+  // command line, environment or lock file names a data directory under our view_dir; waits
+  // until they are gone.
+  Status StopLeftovers();
   Status WriteConfiguration();
   Status StartPostmaster();
   pid_t PostmasterPid() const;  // 0 when no postmaster of ours runs

@@ -1,7 +1,8 @@
 // PostgresServer against Debian's real postgresql-15, in a 0700 scratch directory that the
 // server's OS user cannot search (as adaptd's state directory): initdb, peer access for root,
 // restart after the postmaster is killed, reuse by a second PostgresServer (adaptd restarted
-// after a kill -9) with the data intact.
+// after a kill -9) with the data intact, and the repair of what a crash while the cluster was
+// made leaves (a half-made cluster, a lost include of adapt.conf, a leftover initdb).
 #include "database/postgres_server.h"
 
 #include <gtest/gtest.h>
@@ -72,6 +73,94 @@ TEST_F(PostgresServerTest, StartsRestartsAfterItsPostmasterDiesAndIsReusedByTheN
   ASSERT_TRUE(next.Stop().ok());
   EXPECT_FALSE(os::ProcessMatches(left, "postgres"));
   EXPECT_FALSE(os::ReadFile(dir_ + "/postgres/data/postmaster.pid").ok());
+}
+
+// A crash while initdb ran (inside it, before adaptd added the include of adapt.conf) leaves a
+// cluster that PG_VERSION alone calls made; the next start makes it again.
+TEST_F(PostgresServerTest, AClusterLeftHalfMadeByACrashIsMadeAgain) {
+  ASSERT_TRUE(os::MakeDirs(options_.root + "/data", 0700).ok());
+  ASSERT_TRUE(os::WriteFileAtomic(options_.root + "/data/PG_VERSION", "15\n").ok());
+  ASSERT_TRUE(os::MakeDirs(options_.root + "/data.partial", 0700).ok());
+  PostgresServer server(options_);
+  Status started = server.Start();
+  ASSERT_TRUE(started.ok()) << started.message();
+  EXPECT_TRUE(PgSession::Open(server.AdminConnectionString()).ok());
+  EXPECT_FALSE(os::Exists(options_.root + "/data.partial"));
+  ASSERT_TRUE(server.Stop().ok());
+}
+
+// An older adaptd made the cluster in place; killed after initdb returned and before it wrote
+// the include, it left one that started on PostgreSQL's defaults (TCP, no socket of ours).
+TEST_F(PostgresServerTest, AClusterAnOlderAdaptdLeftWithoutItsIncludeIsMadeAgain) {
+  {
+    PostgresServer server(options_);
+    ASSERT_TRUE(server.Start().ok());
+    ASSERT_TRUE(server.Stop().ok());
+  }
+  const std::string conf_path = options_.root + "/data/postgresql.conf";
+  std::string conf = *os::ReadFile(conf_path);
+  conf.erase(conf.find("include 'adapt.conf'"));
+  ASSERT_TRUE(os::WriteFileAtomic(conf_path, conf).ok());
+  ASSERT_TRUE(os::RemoveTree(options_.root + "/data/adapt-cluster-complete").ok());
+  PostgresServer server(options_);
+  Status started = server.Start();
+  ASSERT_TRUE(started.ok()) << started.message();
+  EXPECT_TRUE(PgSession::Open(server.AdminConnectionString()).ok());
+  EXPECT_NE(os::ReadFile(conf_path)->find("include 'adapt.conf'"), std::string::npos);
+  ASSERT_TRUE(server.Stop().ok());
+}
+
+// The include is checked at every start: a complete cluster that lost it keeps its data.
+TEST_F(PostgresServerTest, AMadeClusterThatLostItsIncludeGetsItBackAndKeepsItsData) {
+  {
+    PostgresServer server(options_);
+    ASSERT_TRUE(server.Start().ok());
+    auto session = PgSession::Open(server.AdminConnectionString());
+    ASSERT_TRUE(session.ok()) << session.status().message();
+    ASSERT_TRUE((*session)->Execute("CREATE TABLE kept (v text)").ok());
+    session->reset();
+    ASSERT_TRUE(server.Stop().ok());
+  }
+  const std::string conf_path = options_.root + "/data/postgresql.conf";
+  std::string conf = *os::ReadFile(conf_path);
+  conf.erase(conf.find("include 'adapt.conf'"));
+  ASSERT_TRUE(os::WriteFileAtomic(conf_path, conf).ok());
+  PostgresServer server(options_);
+  Status started = server.Start();
+  ASSERT_TRUE(started.ok()) << started.message();
+  auto session = PgSession::Open(server.AdminConnectionString());
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  EXPECT_TRUE((*session)->QueryValue("SELECT count(*) FROM kept").ok());
+  session->reset();
+  ASSERT_TRUE(server.Stop().ok());
+}
+
+// The initdb a killed adaptd started outlives it (it ignores SIGPIPE) and would finish a
+// cluster without our configuration: the next start kills it, and only it.
+TEST_F(PostgresServerTest, TheInitdbOfAKilledAdaptdIsStoppedAndNoOtherProcess) {
+  options_.view_dir = "/run/adapt-postgres/test-" + dir_.substr(dir_.rfind('/') + 1);
+  auto loop = [&](const std::string& view) {
+    // Its command line reads as that initdb's; a loop, so that sh does not exec away.
+    return os::Spawn({"/bin/sh", "-c", "while :; do sleep 1; done", options_.bin_dir + "/initdb",
+                      "--pgdata", view + "/data.partial"},
+                     {});
+  };
+  auto ours = loop(options_.view_dir);
+  auto other = loop("/run/adapt-postgres/someone-else");
+  ASSERT_TRUE(ours.ok() && other.ok());
+  ASSERT_TRUE(os::MakeDirs(options_.root + "/data.partial", 0700).ok());
+  PostgresServer server(options_);
+  Status started = server.Start();
+  ASSERT_TRUE(started.ok()) << started.message();
+  // Killed, it is a zombie until we reap it: no command line.
+  EXPECT_FALSE(os::ProcessMatches(*ours, options_.view_dir)) << "the leftover initdb still runs";
+  EXPECT_TRUE(os::ProcessMatches(*other, "someone-else")) << "another data directory's was killed";
+  for (pid_t pid : {*ours, *other}) {
+    (void)os::Signal(pid, SIGKILL);
+    (void)os::Wait(pid);
+  }
+  EXPECT_TRUE(PgSession::Open(server.AdminConnectionString()).ok());
+  ASSERT_TRUE(server.Stop().ok());
 }
 
 TEST(PgSessionTest, AnUnreachableServerIsUnavailable) {
