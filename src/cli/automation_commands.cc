@@ -8,6 +8,7 @@
 
 #include "base/key_value.h"
 #include "cli/output.h"
+#include "cli/record_view.h"
 
 namespace adapt::cli {
 namespace {
@@ -199,7 +200,7 @@ void AddAutomationVerb(CLI::App& group, Invocation& invocation, const std::strin
       }
       if (verb == "trigger") {
         ASSIGN_OR_RETURN(json run, JsonOrError(client.Post(path + "/trigger", json::object())));
-        console.out << PrettyJson(run);
+        console.out << (invocation.json ? PrettyJson(run) : DescribeRecord(run));
         return Status::Ok();
       }
       json a;

@@ -134,6 +134,25 @@ TEST(AdaptCli, CreateOfAStartupCommandThatExitedNonZeroSucceeds) {
   EXPECT_NE(outcome.out.find("exitCode"), std::string::npos) << outcome.out;
 }
 
+// API.md: JSON with --json, a listing otherwise, also for records without a view of their own.
+TEST(AdaptCli, RecordsOfCommandsAndRunsReadAsListingsUnlessJsonIsAsked) {
+  const std::string command =
+      R"({"id":"cmd_1","status":"exited","exitCode":3,"argv":["sh","-c","exit 3"],)"
+      R"("stdout":"one\ntwo\n","stderr":"","signal":null,"truncated":false})";
+  TestHttpServer server({{CannedResponse(200, command)},
+                         {CannedResponse(200, command)},
+                         {CannedResponse(200, R"({"id":"run_1","status":"succeeded"})")}});
+  Outcome listing = RunCli(server.url(), {"command", "get", "sbx_1", "cmd_1"});
+  EXPECT_EQ(listing.exit_code, 0) << listing.err;
+  EXPECT_EQ(listing.out,
+            "argv:       sh -c exit 3\nexitCode:   3\nid:         cmd_1\nstatus:     exited\n"
+            "truncated:  false\nstdout:\n  one\n  two\n");
+  Outcome as_json = RunCli(server.url(), {"--json", "command", "get", "sbx_1", "cmd_1"});
+  EXPECT_EQ(json::parse(as_json.out), json::parse(command));
+  Outcome run = RunCli(server.url(), {"run", "get", "run_1"});
+  EXPECT_EQ(run.out, "id:      run_1\nstatus:  succeeded\n");
+}
+
 TEST(AdaptCli, CreateWaitAndNoWaitExcludeEachOther) {
   const std::string url = "http://127.0.0.1:" + std::to_string(testing::UnusedPort());
   EXPECT_EQ(RunCli(url, {"sandbox", "create", "--wait", "5", "--no-wait"}).exit_code, 2);

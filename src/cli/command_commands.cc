@@ -8,6 +8,7 @@
 #include "cli/command_output.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/record_view.h"
 #include "cli/sandbox_wait.h"
 #include "cli/text_input.h"
 
@@ -123,7 +124,7 @@ void AddCommandCommands(CLI::App& app, Invocation& invocation) {
           ASSIGN_OR_RETURN(command,
                            JsonOrError(verb == "kill" ? client.Delete(path) : client.Get(path)));
         }
-        console.out << PrettyJson(command);
+        console.out << (invocation.json ? PrettyJson(command) : DescribeRecord(command));
         return Status::Ok();
       };
     });

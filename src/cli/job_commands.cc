@@ -5,6 +5,7 @@
 #include "base/key_value.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/record_view.h"
 
 namespace adapt::cli {
 namespace {
@@ -191,12 +192,12 @@ void AddRunVerb(CLI::App& group, Invocation& invocation, const std::string& verb
                              : "Show one run and its output");
   sub->add_option("id", *id, "run id")->required();
   sub->callback([id, verb, &invocation] {
-    invocation.run = [id, verb](const ApiClient& client, const Console& console) {
+    invocation.run = [id, verb, &invocation](const ApiClient& client, const Console& console) {
       std::string path = "/v1/runs/" + EscapeUrlComponent(*id);
       ASSIGN_OR_RETURN(json run,
                        JsonOrError(verb == "cancel" ? client.Post(path + "/cancel", json::object())
                                                     : client.Get(path)));
-      console.out << PrettyJson(run);
+      console.out << (invocation.json ? PrettyJson(run) : DescribeRecord(run));
       return Status::Ok();
     };
   });

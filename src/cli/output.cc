@@ -38,6 +38,23 @@ std::string FormatTable(const TableRow& header, const std::vector<TableRow>& row
   return out;
 }
 
+std::string FormatOutputSection(const std::string& name, const nlohmann::json& text,
+                                bool truncated) {
+  if (!text.is_string() || text.get<std::string>().empty()) return "";
+  std::string section = name + (truncated ? " (truncated):\n" : ":\n");
+  std::string line;
+  for (char ch : text.get<std::string>()) {
+    if (ch == '\n') {
+      section += "  " + line + "\n";
+      line.clear();
+    } else {
+      line.push_back(ch);
+    }
+  }
+  if (!line.empty()) section += "  " + line + "\n";
+  return section;
+}
+
 std::string FormatFields(const std::vector<std::pair<std::string, std::string>>& fields) {
   size_t width = 0;
   for (const auto& [name, value] : fields) {

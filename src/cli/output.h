@@ -21,6 +21,11 @@ std::string FormatTable(const TableRow& header, const std::vector<TableRow>& row
 // "name:  value" lines with the values aligned; fields with an empty value are left out.
 std::string FormatFields(const std::vector<std::pair<std::string, std::string>>& fields);
 
+// "name:\n" (or "name (truncated):\n") and `text` indented two spaces a line, for output that
+// may span many lines; "" when `text` is not a non-empty string.
+std::string FormatOutputSection(const std::string& name, const nlohmann::json& text,
+                                bool truncated);
+
 // Two-space indented JSON and a newline. Invalid UTF-8 in strings is replaced, never thrown.
 std::string PrettyJson(const nlohmann::json& value);
 

@@ -52,23 +52,6 @@ std::string DescribeStartup(const nlohmann::json& startup) {
   return argv.empty() ? mode : mode + ": " + argv;
 }
 
-// "name:\n" and the text indented two spaces, for output that may span many lines.
-std::string OutputSection(const char* name, const nlohmann::json& text, bool truncated) {
-  if (!text.is_string() || text.get<std::string>().empty()) return "";
-  std::string section = std::string(name) + (truncated ? " (truncated):\n" : ":\n");
-  std::string line;
-  for (char ch : text.get<std::string>()) {
-    if (ch == '\n') {
-      section += "  " + line + "\n";
-      line.clear();
-    } else {
-      line.push_back(ch);
-    }
-  }
-  if (!line.empty()) section += "  " + line + "\n";
-  return section;
-}
-
 }  // namespace
 
 const TableRow& SandboxTableHeader() {
@@ -120,8 +103,9 @@ std::string DescribeSandbox(const nlohmann::json& sandbox) {
       {"error", JsonCell(Member(sandbox, "error"))},
   };
   const bool truncated = Member(startup, "truncated") == true;
-  return FormatFields(fields) + OutputSection("stdout", Member(startup, "stdout"), truncated) +
-         OutputSection("stderr", Member(startup, "stderr"), truncated);
+  return FormatFields(fields) +
+         FormatOutputSection("stdout", Member(startup, "stdout"), truncated) +
+         FormatOutputSection("stderr", Member(startup, "stderr"), truncated);
 }
 
 }  // namespace adapt::cli

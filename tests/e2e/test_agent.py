@@ -2,6 +2,7 @@
 per-sandbox host Unix socket; fallback to runsc exec when it is gone."""
 
 import concurrent.futures
+import json
 import os
 import subprocess
 import sys
@@ -234,9 +235,9 @@ def test_cli_exec_streams_and_command_wait(box):
     r = client.cli("sandbox", "exec", sid, "--detach", "--", "sh", "-c", "sleep 1; exit 5")
     assert r.returncode == 0, r.stderr
     cid = r.stdout.strip()
-    r = client.cli("command", "wait", sid, cid)
+    r = client.cli("--json", "command", "wait", sid, cid)
     assert r.returncode == 5, (r.stdout, r.stderr)
-    assert '"exited"' in r.stdout
+    assert json.loads(r.stdout)["status"] == "exited"
 
 
 def host_agent_execs(sid):

@@ -344,7 +344,7 @@ def test_the_cli_creates_pauses_triggers_and_deletes_automations(daemon, org):
     assert p.returncode == 0 and "false" in p.stdout, (p.stdout, p.stderr)
     p = org.cli("automation", "enable", a["id"], "--version", "1")
     assert p.returncode == 1 and "version" in p.stderr, (p.stdout, p.stderr)
-    p = org.cli("automation", "trigger", a["id"])
+    p = org.cli("--json", "automation", "trigger", a["id"])
     assert p.returncode == 0, p.stderr
     run = json.loads(p.stdout)
     done = wait_until("the manual run", lambda: (lambda r: r if r["status"] == "succeeded" else None)(

@@ -1,6 +1,8 @@
 """Commands inside a running sandbox (issue 4), served by runsc exec."""
 
 import concurrent.futures
+import json
+import re
 import time
 
 import pytest
@@ -241,11 +243,13 @@ def test_cli_exec_prints_output_and_exits_with_the_code(box):
     assert r.returncode == 0, r.stderr
     cid = r.stdout.strip()
     assert cid.startswith("cmd_")
-    r = client.cli("command", "kill", sid, cid)
+    r = client.cli("--json", "command", "kill", sid, cid)
     assert r.returncode == 0, r.stderr
-    assert '"killed"' in r.stdout
+    assert json.loads(r.stdout)["status"] == "killed"
+    # Without --json, a listing (API.md: a table otherwise).
     r = client.cli("command", "get", sid, cid)
-    assert r.returncode == 0 and '"killed"' in r.stdout
+    assert r.returncode == 0 and re.search(r"^status:\s+killed$", r.stdout, re.M), r.stdout
+    assert re.search(r"^id:\s+%s$" % cid, r.stdout, re.M), r.stdout
 
 
 def test_cli_exec_passes_standard_input_and_runs_as_the_user_asked(box):

@@ -286,8 +286,10 @@ def test_the_cli_submits_lists_and_shows_jobs_and_runs(daemon, org):
     assert p.returncode == 0 and job["id"] in p.stdout and "succeeded" in p.stdout, p.stdout
     p = org.cli("run", "ls", "--job", job["id"])
     assert p.returncode == 0 and done["lastRunId"] in p.stdout and "manual" in p.stdout, p.stdout
-    p = org.cli("run", "get", done["lastRunId"])
+    p = org.cli("--json", "run", "get", done["lastRunId"])
     assert p.returncode == 0 and json.loads(p.stdout)["stdout"] == "hi-1\n", p.stdout
+    p = org.cli("run", "get", done["lastRunId"])
+    assert p.returncode == 0 and "stdout:\n  hi-1\n" in p.stdout, p.stdout
     p = org.cli("job", "cancel", job["id"])
     assert p.returncode == 1 and "already ended" in p.stderr, (p.stdout, p.stderr)
     p = org.cli("job", "submit", "--max-attempts", "11", "--", "true")

@@ -163,7 +163,7 @@ def test_a_job_runs_usage_is_a_field_of_the_run(metered):
     status, page = org.api("GET", "/v1/runs?jobId=" + job["id"])
     assert status == 200 and page["items"][0]["usage"] == usage, page
 
-    cli = org.cli("run", "get", run_["id"])
+    cli = org.cli("--json", "run", "get", run_["id"])
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout)["usage"] == usage, cli.stdout
 
