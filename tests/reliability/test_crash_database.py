@@ -15,7 +15,7 @@ import time
 import pytest
 
 from conftest import close_daemon, start_daemon
-from test_crash_points import try_api, wait_for_crash
+from test_crash_points import restart, try_api, wait_for_crash
 
 
 @pytest.fixture
@@ -27,12 +27,13 @@ def own_daemon():
     close_daemon(d)
 
 
-def start_armed(d, fault):
-    os.environ["ADAPT_FAULT"] = fault
-    try:
-        d.start(port=d.port)
-    finally:
-        os.environ.pop("ADAPT_FAULT", None)
+def cut_create_at(d, client, fault):
+    """Restarts adaptd armed with `fault`, lets `client`'s POST /v1/database reach it, and
+    starts adaptd again unarmed on the same state."""
+    restart(d, fault)
+    try_api(client, "POST", "/v1/database")
+    wait_for_crash(d, fault)
+    restart(d)
 
 
 def assert_ready_at_once(org):
@@ -61,11 +62,7 @@ def assert_cluster_configured(d):
 def test_a_crash_after_initdb_leaves_a_cluster_the_next_start_makes_again(own_daemon):
     d = own_daemon
     org = d.new_org()
-    d.stop()
-    start_armed(d, "database.initdb.after_initdb")
-    try_api(org, "POST", "/v1/database")
-    wait_for_crash(d, "database.initdb.after_initdb")
-    d.start(port=d.port)
+    cut_create_at(d, org, "database.initdb.after_initdb")
     assert_ready_at_once(org)
     assert_cluster_configured(d)
     assert_others_can_make_theirs(d)
@@ -77,11 +74,7 @@ def test_a_create_cut_after_its_record_is_finished_at_start_up(own_daemon):
     status, db = first.api("POST", "/v1/database")
     assert status == 200 and db["status"] == "ready", db
     cut = d.new_org()
-    d.stop()
-    start_armed(d, "database.create.after_record")
-    try_api(cut, "POST", "/v1/database")
-    wait_for_crash(d, "database.create.after_record")
-    d.start(port=d.port)
+    cut_create_at(d, cut, "database.create.after_record")
     assert_ready_at_once(cut)
     assert_ready_at_once(first)
     # And stays so across another restart.
