@@ -277,14 +277,21 @@ def test_checkpoints_count_against_the_persistent_storage_limit(daemon):
     assert org.get(sid)["status"] == "running"
 
 
-def test_kill_mid_roll_back_finishes_it_at_restart(fresh_daemon):
-    d = fresh_daemon
-    admin = d.admin
+def changed_since_base(admin):
+    """A running sandbox whose /root/crash.txt said "kept" when checkpoint `base` was taken and
+    says "changed" now: a roll back shows which of the two it has."""
     sid = running_sandbox(admin)
     out(admin, sid, "echo kept > /root/crash.txt")
     take(admin, sid, "base")
     wait_for_agent(admin, sid)
     out(admin, sid, "echo changed > /root/crash.txt")
+    return sid
+
+
+def test_kill_mid_roll_back_finishes_it_at_restart(fresh_daemon):
+    d = fresh_daemon
+    admin = d.admin
+    sid = changed_since_base(admin)
     # adaptd dies after the checkpoint's disk was put back, before the sandbox was restored.
     crash_at(d, "sandbox.rollback.after_reinstate", checkpoints_path(sid, "base") + "/restore")
     # The restart finishes the roll back from the checkpoint put back; it stays kept.
@@ -303,11 +310,7 @@ def test_kill_once_a_roll_back_stopped_the_sandbox_keeps_it_stopped_with_its_fil
     and the roll back again bring the checkpoint back."""
     d = fresh_daemon
     admin = d.admin
-    sid = running_sandbox(admin)
-    out(admin, sid, "echo kept > /root/crash.txt")
-    take(admin, sid, "base")
-    wait_for_agent(admin, sid)
-    out(admin, sid, "echo changed > /root/crash.txt")
+    sid = changed_since_base(admin)
     crash_at(d, "sandbox.rollback.after_release", checkpoints_path(sid, "base") + "/restore")
     sbx = admin.get(sid)
     assert sbx["status"] == "hibernated", sbx
