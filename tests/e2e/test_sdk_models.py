@@ -259,6 +259,7 @@ OPERATIONS = {
     "deleteImage": ("Images", "delete", "delete"),
     "getOperation": ("Images", "operation", "operation"),
     "listEnvironments": ("Client", "environments", "environments"),
+    "listGpuTypes": ("Client", "gpu_types", "gpuTypes"),
     "createStorage": ("StorageVolumes", "create", "create"),
     "listStorage": ("StorageVolumes", "list", "list"),
     "getStorage": ("StorageVolumes", "get", "get"),
