@@ -38,12 +38,6 @@ class ImageCommitServiceTest : public testing_support::SandboxServiceFixture {
     return r.id;
   }
 
-  void Drain() {
-    std::promise<void> done;
-    boost::asio::post(workers_, [&done] { done.set_value(); });
-    done.get_future().wait();
-  }
-
   std::unique_ptr<image::ImageStore> image_store_;
   std::unique_ptr<ImageService> images_service_;
 };

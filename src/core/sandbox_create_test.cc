@@ -25,13 +25,6 @@ class SandboxCreateTest : public testing_support::SandboxServiceFixture {
     req.network->egress = "none";
     return req;
   }
-
-  // Runs everything queued on the (single) worker so far, Provision included.
-  void Drain() {
-    std::promise<void> done;
-    boost::asio::post(workers_, [&done] { done.set_value(); });
-    done.get_future().wait();
-  }
 };
 
 TEST_F(SandboxCreateTest, ACreateIsRecordedProvisioningAndTheWorkerBringsItToRunning) {

@@ -31,10 +31,12 @@ class SandboxForkTest : public testing_support::SandboxServiceFixture {
     return r;
   }
 
-  // Waits (bounded: a hang guard, not a timing assert) until `id` leaves provisioning.
+  // Waits (bounded: a hang guard, not a timing assert) until `id` leaves provisioning, then
+  // until its Provision has finished on the worker (it discards the copy after `running`).
   std::string Settled(const std::string& id) {
     for (int i = 0; i < 1000 && StatusOf(id) == "provisioning"; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Drain();
     return StatusOf(id);
   }
 

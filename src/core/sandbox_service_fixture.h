@@ -2,7 +2,9 @@
 // FakeRuntime, with one worker thread (its Provision runs there).
 #pragma once
 
+#include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <future>
 #include <memory>
 
 #include "core/core_test_fixture.h"
@@ -25,6 +27,14 @@ class SandboxServiceFixture : public CoreTest {
   }
 
   Principal Caller() { return Principal{org_, "key_1", false}; }
+
+  // Runs everything queued on the (single) worker so far, a Provision included: a status read
+  // can see `running` while its Provision still finishes (a fork's copy discarded after it).
+  void Drain() {
+    std::promise<void> done;
+    boost::asio::post(workers_, [&done] { done.set_value(); });
+    done.get_future().wait();
+  }
 
   boost::asio::thread_pool workers_{1};
   std::unique_ptr<SandboxLifecycle> lifecycle_;
