@@ -57,6 +57,21 @@ def free_port():
     raise AssertionError("no free port in %d-%d" % (low, ephemeral_low - 1))
 
 
+def latest_operation_id(state_dir, sandbox_id, kind):
+    """The id of the sandbox's latest operation of `kind`, read from adapt.db (read-only): for
+    a test whose crash cut the answer that would have carried it."""
+    import sqlite3
+
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(state_dir, "adapt.db"), uri=True)
+    try:
+        row = db.execute("SELECT id FROM operations WHERE sandbox_id = ? AND kind = ? "
+                         "ORDER BY seq DESC LIMIT 1", (sandbox_id, kind)).fetchone()
+    finally:
+        db.close()
+    assert row, "no %s operation recorded for %s" % (kind, sandbox_id)
+    return row[0]
+
+
 def unique(prefix):
     return "%s-%s" % (prefix, uuid.uuid4().hex[:10])
 

@@ -7,12 +7,11 @@ runsc cannot checkpoint some TCP endpoint states."""
 
 import json
 import os
-import sqlite3
 import threading
 
 import yaml
 
-from harness import REPO
+from harness import REPO, latest_operation_id
 from harness import run_command as run
 from harness import wait_for_agent
 from test_openapi import assert_matches, schema
@@ -106,16 +105,8 @@ def crash_at(d, point, path, body=None):
 
 
 def latest_operation(d, sid, kind):
-    """The sandbox's latest operation of `kind` through the API; its id from adapt.db, since
-    the crash cut the answer that would have carried it."""
-    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(d.state_dir, "adapt.db"), uri=True)
-    try:
-        row = db.execute("SELECT id FROM operations WHERE sandbox_id = ? AND kind = ? "
-                         "ORDER BY seq DESC LIMIT 1", (sid, kind)).fetchone()
-    finally:
-        db.close()
-    assert row, "no %s operation recorded for %s" % (kind, sid)
-    return operation(d.admin, row[0])
+    """The sandbox's latest operation of `kind` through the API (its id from adapt.db)."""
+    return operation(d.admin, latest_operation_id(d.state_dir, sid, kind))
 
 
 def test_restore_in_place_brings_memory_and_files_back(org):

@@ -13,14 +13,12 @@ work was done, Failed with a reason otherwise, never left Pending or Running; a 
 writing the operation and the transition it announces leaves the sandbox as it was.
 """
 
-import os
-import sqlite3
 import time
 
 import pytest
 
 import leaks
-from harness import run_command
+from harness import latest_operation_id, run_command
 from test_agent import wait_for_agent
 from test_crash_points import assert_no_leaks, restart, try_api, wait_for_crash
 
@@ -65,14 +63,7 @@ BACKGROUND = "nohup sh -c 'while true; do sleep 0.2; done' >/dev/null 2>&1 & ech
 def operation_of(d, client, sid, kind):
     """The sandbox's latest operation of `kind`, read back through the API. Its id is found in
     adapt.db: the crash cut the answer that would have carried it."""
-    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(d.state_dir, "adapt.db"), uri=True)
-    try:
-        row = db.execute("SELECT id FROM operations WHERE sandbox_id = ? AND kind = ? "
-                         "ORDER BY seq DESC LIMIT 1", (sid, kind)).fetchone()
-    finally:
-        db.close()
-    assert row, "no %s operation recorded for %s" % (kind, sid)
-    status, op = client.api("GET", "/v1/operations/" + row[0])
+    status, op = client.api("GET", "/v1/operations/" + latest_operation_id(d.state_dir, sid, kind))
     assert status == 200, (status, op)
     assert op["phase"] in ("Completed", "Failed"), "left %s after the restart: %r" % (op["phase"], op)
     assert op["finishedAt"], op
