@@ -91,20 +91,16 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes,
                  return ErrorResponse(InvalidArgument(
                      "waitSeconds",
                      "waitSeconds must be from 0 to " + std::to_string(kMaxSandboxWaitSeconds)));
-               if (*wait > 0) {
-                 // Read first: an unknown id is a 404 at once, and a settled one answers now.
-                 auto now = sandboxes.Get(who, p.at("id"));
-                 if (!now.ok()) return ErrorResponse(now.status());
-                 if (now->status == "provisioning") {
-                   HttpResponse r;
-                   r.deferred = MakeSandboxSettledWait(sandboxes, workers, who, p.at("id"),
-                                                       std::chrono::seconds(*wait));
-                   return r;
-                 }
-                 return TextResponse(SandboxJsonText(*now));
-               }
+               // Read first either way: an unknown id is a 404 at once, and a sandbox that is
+               // not provisioning answers now.
                auto sandbox = sandboxes.Get(who, p.at("id"));
                if (!sandbox.ok()) return ErrorResponse(sandbox.status());
+               if (*wait > 0 && sandbox->status == "provisioning") {
+                 HttpResponse r;
+                 r.deferred = MakeSandboxSettledWait(sandboxes, workers, who, p.at("id"),
+                                                     std::chrono::seconds(*wait));
+                 return r;
+               }
                return TextResponse(SandboxJsonText(*sandbox));
              });
   router.Add("DELETE", "/v1/sandboxes/{id}",
