@@ -42,10 +42,12 @@ json KeyList(const std::vector<store::ApiKeyRecord>& keys) {
   return {{"items", items}, {"nextCursor", nullptr}};
 }
 
+// A deletion a failure stopped part way shows as "deleting" until a repeat finishes it.
 json OrgJson(const store::OrgRecord& o) {
   return {{"id", o.id},
           {"name", o.name},
           {"admin", o.is_admin},
+          {"status", o.deleting_at == 0 ? "active" : "deleting"},
           {"createdAt", FormatRfc3339(o.created_at)}};
 }
 
@@ -99,7 +101,7 @@ void AddOwnKeyRoutes(Router& router, core::Auth& auth) {
 
 }  // namespace
 
-void AddOrgRoutes(Router& router, core::Auth& auth) {
+void AddOrgRoutes(Router& router, core::Auth& auth, core::OrgDeletion& deletion) {
   router.Add("POST", "/v1/orgs",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto body = ParseJsonBody(req);
@@ -118,6 +120,13 @@ void AddOrgRoutes(Router& router, core::Auth& auth) {
                json items = json::array();
                for (const auto& o : *orgs) items.push_back(OrgJson(o));
                return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+             });
+  // The confirmation comes as {"confirm": "<name>"} or ?confirm=<name>, as storage's.
+  router.Add("DELETE", "/v1/orgs/{id}",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto confirm = DeleteConfirmation(req, "the organization's name");
+               if (!confirm.ok()) return ErrorResponse(confirm.status());
+               return NoContentOrError(deletion.Delete(who, p.at("id"), *confirm));
              });
   router.Add("POST", "/v1/orgs/{id}/keys",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {

@@ -18,6 +18,7 @@
 #include "core/image_service.h"
 #include "core/job_service.h"
 #include "core/operation_service.h"
+#include "core/org_deletion.h"
 #include "core/sandbox_service.h"
 #include "core/secret_service.h"
 #include "core/users.h"
@@ -34,7 +35,7 @@ void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints);
 void AddCommandRoutes(Router& router, core::SandboxService& sandboxes,
                       core::CommandService& commands, boost::asio::thread_pool& workers);
 // /v1/orgs and their keys (the admin key), and /v1/keys: the caller's own organization's keys.
-void AddOrgRoutes(Router& router, core::Auth& auth);
+void AddOrgRoutes(Router& router, core::Auth& auth, core::OrgDeletion& deletion);
 // POST /v1/orgs/{id}/users and GET /v1/users (admin key).
 void AddUserRoutes(Router& router, core::Users& users);
 // /v1/images.

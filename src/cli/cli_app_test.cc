@@ -461,11 +461,30 @@ TEST(AdaptCli, KeyCommandsWithoutOrgUseTheCallersOwnKeys) {
 }
 
 TEST(AdaptCli, OrgListPrintsATable) {
-  TestHttpServer server(CannedResponse(
-      200, R"({"items":[{"id":"org_1","name":"admin","createdAt":"t1"}],"nextCursor":null})"));
+  TestHttpServer server(
+      CannedResponse(200, R"({"items":[{"id":"org_1","name":"admin","status":"active",)"
+                          R"("createdAt":"t1"}],"nextCursor":null})"));
   Outcome outcome = RunCli(server.url(), {"org", "list"});
   EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
-  EXPECT_EQ(outcome.out, "ID     NAME   CREATED\norg_1  admin  t1\n");
+  EXPECT_EQ(outcome.out, "ID     NAME   STATUS  CREATED\norg_1  admin  active  t1\n");
+}
+
+TEST(AdaptCli, OrgDeleteSendsTheConfirmationAndReportsARefusal) {
+  {
+    TestHttpServer server(CannedResponse(204, ""));
+    Outcome outcome = RunCli(server.url(), {"org", "delete", "org_1", "--confirm", "acme co"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+    RecordedRequest request = server.TakeRequest();
+    EXPECT_EQ(request.method, "DELETE");
+    EXPECT_EQ(request.target, "/v1/orgs/org_1?confirm=acme%20co");
+    EXPECT_EQ(outcome.out, "deleted organization org_1\n");
+  }
+  TestHttpServer server(CannedResponse(
+      409, R"({"error":{"code":"conflict","message":"organization 'acme' still has 1 sandbox"}})"));
+  Outcome outcome = RunCli(server.url(), {"org", "delete", "org_1", "--confirm", "acme"});
+  EXPECT_NE(outcome.exit_code, 0);
+  EXPECT_NE(outcome.err.find("still has 1 sandbox"), std::string::npos) << outcome.err;
+  EXPECT_EQ(outcome.out, "");
 }
 
 TEST(AdaptCli, UserAddPrintsTheChosenPasswordOnceOrSendsTheOneOnStdin) {

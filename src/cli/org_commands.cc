@@ -1,4 +1,4 @@
-// adapt org create | list  (admin key only; adaptd answers 403 to other keys)
+// adapt org create | list | delete  (admin key only; adaptd answers 403 to other keys)
 #include <memory>
 #include <ostream>
 
@@ -12,8 +12,10 @@ std::string DescribeOrg(const nlohmann::json& org) {
   auto cell = [&org](const char* name) {
     return org.is_object() && org.contains(name) ? JsonCell(org[name]) : std::string();
   };
-  return FormatFields(
-      {{"id", cell("id")}, {"name", cell("name")}, {"createdAt", cell("createdAt")}});
+  return FormatFields({{"id", cell("id")},
+                       {"name", cell("name")},
+                       {"status", cell("status")},
+                       {"createdAt", cell("createdAt")}});
 }
 
 void AddOrgCreate(CLI::App& group, Invocation& invocation) {
@@ -54,10 +56,35 @@ void AddOrgList(CLI::App& group, Invocation& invocation) {
           if (!org.is_object()) continue;
           rows.push_back({JsonCell(org.value("id", nlohmann::json())),
                           JsonCell(org.value("name", nlohmann::json())),
+                          JsonCell(org.value("status", nlohmann::json())),
                           JsonCell(org.value("createdAt", nlohmann::json()))});
         }
       }
-      console.out << FormatTable({"ID", "NAME", "CREATED"}, rows) << FormatNextCursor(page);
+      console.out << FormatTable({"ID", "NAME", "STATUS", "CREATED"}, rows)
+                  << FormatNextCursor(page);
+      return Status::Ok();
+    };
+  });
+}
+
+struct OrgDeleteArgs {
+  std::string id, confirm;
+};
+
+// Refused while the organization has sandboxes that are not deleted (seed 001), apps,
+// automations or unfinished jobs; everything else it holds goes with it.
+void AddOrgDelete(CLI::App& group, Invocation& invocation) {
+  auto args = std::make_shared<OrgDeleteArgs>();
+  CLI::App* del = group.add_subcommand(
+      "delete", "Delete an organization and all it holds: adapt org delete ID --confirm NAME");
+  del->add_option("id", args->id, "organization id")->required();
+  del->add_option("--confirm", args->confirm, "the organization's name, to confirm");
+  del->callback([args, &invocation] {
+    invocation.run = [args](const ApiClient& client, const Console& console) {
+      RETURN_IF_ERROR(JsonOrError(client.Delete("/v1/orgs/" + EscapeUrlComponent(args->id) +
+                                                "?confirm=" + EscapeUrlComponent(args->confirm)))
+                          .status());
+      console.out << "deleted organization " << args->id << "\n";
       return Status::Ok();
     };
   });
@@ -70,6 +97,7 @@ void AddOrgCommands(CLI::App& app, Invocation& invocation) {
   group->require_subcommand(1);
   AddOrgCreate(*group, invocation);
   AddOrgList(*group, invocation);
+  AddOrgDelete(*group, invocation);
 }
 
 }  // namespace adapt::cli

@@ -28,6 +28,7 @@
 #include "core/job_service.h"
 #include "core/object_service.h"
 #include "core/operation_service.h"
+#include "core/org_deletion.h"
 #include "core/sandbox_automation_runner.h"
 #include "core/sandbox_controller_runtime.h"
 #include "core/sandbox_job_attempts.h"
@@ -177,6 +178,7 @@ class Daemon {
   std::optional<core::ObjectService> objects_;
   std::optional<core::EndpointService> endpoints_;
   std::optional<core::AppService> apps_;
+  std::optional<core::OrgDeletion> org_deletion_;
   std::optional<net::IngressServer> ingress_;
   std::optional<core::SandboxMonitor> monitor_;
   std::optional<core::UsageMeter> meter_;

@@ -112,6 +112,8 @@ Status Daemon::StartServices() {
   apps_->set_account_service(&*accounts_);
   apps_->set_secret_service(&*secrets_);
   apps_->set_event_bus(&*bus_);
+  org_deletion_.emplace(*store_, *volumes_, *object_store_, *sites_, *databases_, *image_service_);
+  org_deletion_->Resume();
   return Status::Ok();
 }
 
@@ -253,7 +255,7 @@ void Daemon::StartIdleTracker() {
 Status Daemon::StartApi() {
   router_.emplace(*auth_);
   api::AddHealthRoutes(*router_);
-  api::AddOrgRoutes(*router_, *auth_);
+  api::AddOrgRoutes(*router_, *auth_, *org_deletion_);
   users_.emplace(*store_);
   api::AddUserRoutes(*router_, *users_);
   dashboard_sessions_.emplace(*store_, *auth_, *users_, [] { return NowMillis(); });

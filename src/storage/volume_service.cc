@@ -179,6 +179,22 @@ Status VolumeService::Delete(const std::string& org_id, const std::string& name,
   return store_.DeleteVolume(v.id);
 }
 
+Status VolumeService::DeleteAllOf(const std::string& org_id) {
+  std::lock_guard lock(mu_);
+  ASSIGN_OR_RETURN(auto volumes, store_.ListVolumes(org_id));
+  for (const auto& v : volumes) {
+    // One still being made (a create cut by a crash) is removed as start-up would remove it.
+    if (v.status == "ready") {
+      RETURN_IF_ERROR(store_.BeginDeleteVolume(org_id, v.id));
+      if (on_deleting_) on_deleting_(v, NowMillis());
+    }
+    RETURN_IF_ERROR(RemoveVolume(PathsOf(v.id)).WithContext("deleting storage '" + v.name + "'"));
+    RETURN_IF_ERROR(store_.DeleteVolume(v.id));
+    spdlog::info("storage {}: deleted '{}' with its organization", v.id, v.name);
+  }
+  return Status::Ok();
+}
+
 Status VolumeService::CheckUsable(const std::string& org_id, const std::string& name) {
   std::lock_guard lock(mu_);
   auto v = FindLocked(org_id, name);

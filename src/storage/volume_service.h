@@ -53,6 +53,9 @@ class VolumeService {
   // Permanently deletes `name` when `confirm` is exactly it, it is not the default volume
   // and no sandbox uses it.
   Status Delete(const std::string& org_id, const std::string& name, const std::string& confirm);
+  // Every volume of an organization being deleted (core/org_deletion.h), the default one too;
+  // refused while a sandbox uses one.
+  Status DeleteAllOf(const std::string& org_id);
 
   // For a durable sandbox's create request: `name` exists (the default is made when
   // needed) and is ready. Errors name the field "storage".

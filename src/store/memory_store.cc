@@ -63,6 +63,7 @@ Status MemoryStore::CreateApiKey(const ApiKeyRecord& k) {
   if (std::none_of(orgs_.begin(), orgs_.end(),
                    [&](const OrgRecord& o) { return o.id == k.org_id; }))
     return Internal("creating API key: organization " + k.org_id + " does not exist");
+  RETURN_IF_ERROR(RefuseIfOrgDeletingLocked(k.org_id));
   for (const auto& other : keys_)
     if (other.id == k.id || other.key_hash == k.key_hash)
       return Internal("creating API key: the key is taken");
@@ -145,6 +146,7 @@ Result<CreateOutcome> MemoryStore::CreateSandbox(const SandboxRecord& s,
   if (std::none_of(orgs_.begin(), orgs_.end(),
                    [&](const OrgRecord& o) { return o.id == s.org_id; }))
     return Internal("creating sandbox: organization " + s.org_id + " does not exist");
+  RETURN_IF_ERROR(RefuseIfOrgDeletingLocked(s.org_id));
   if (FindSandboxLocked(s.id)) return Internal("creating sandbox: id " + s.id + " is taken");
   SandboxRecord row = s;
   row.seq = next_seq_++;

@@ -34,6 +34,8 @@ class MemoryStore : public Store {
   Result<OrgRecord> CreateOrg(const OrgRecord& org) override;
   Result<OrgRecord> GetOrg(const std::string& id) override;
   Result<OrgRecord> FindOrgByName(const std::string& name) override;
+  Status CloseOrg(const std::string& org_id, int64_t now) override;
+  Status PurgeOrg(const std::string& org_id) override;
   Result<std::vector<OrgRecord>> ListOrgs() override;
   Status CreateApiKey(const ApiKeyRecord& k) override;
   Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) override;
@@ -255,6 +257,8 @@ class MemoryStore : public Store {
   };
 
   std::optional<Status> WriteFaultLocked() const { return write_fault_; }
+  // Conflict when the organization is being deleted (memory_store_org_deletion.cc).
+  Status RefuseIfOrgDeletingLocked(const std::string& org_id) const;
   // Drops the OAuth grants and dashboard sessions of `key_id` (a deleted key's or user's, or
   // a user's whose password changed).
   void DropGrantsOfLocked(const std::string& key_id);

@@ -10,6 +10,7 @@ Status MemoryStore::CreateUser(const UserRecord& user) {
   if (auto fault = WriteFaultLocked()) return *fault;
   if (std::none_of(orgs_.begin(), orgs_.end(), [&](const auto& o) { return o.id == user.org_id; }))
     return NotFound("organization " + user.org_id + " not found");
+  RETURN_IF_ERROR(RefuseIfOrgDeletingLocked(user.org_id));
   for (const auto& u : users_)
     if (u.email == user.email) return Conflict("a user with this email exists");
   users_.push_back(user);

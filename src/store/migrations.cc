@@ -503,6 +503,11 @@ CREATE INDEX runs_by_end ON runs(ended_at);
       {32, R"sql(
 ALTER TABLE sandboxes ADD COLUMN env_names TEXT;
 )sql"},
+      // An organization being deleted (core/org_deletion.h): closed to its callers, its data
+      // still being removed; a restart finishes it.
+      {33, R"sql(
+ALTER TABLE orgs ADD COLUMN deleting_at INTEGER NOT NULL DEFAULT 0;
+)sql"},
   };
   return kMigrations;
 }

@@ -19,6 +19,8 @@ struct OrgRecord {
   // False for an organization a person signed up for until it registers (register_user);
   // operator-made organizations are registered when created.
   bool registered = true;
+  // When its deletion began (core/org_deletion.h), millis; 0 while it is not being deleted.
+  int64_t deleting_at = 0;
 };
 
 struct ApiKeyRecord {

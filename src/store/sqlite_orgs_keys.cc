@@ -73,8 +73,8 @@ Result<OrgRecord> SqliteStore::GetOrg(const std::string& id) {
   return Guard<Result<OrgRecord>>("reading organization", [&]() -> Result<OrgRecord> {
     RefreshAuthReads();
     if (auto kept = auth_reads_.orgs.find(id); kept != auth_reads_.orgs.end()) return kept->second;
-    auto q =
-        statements_.Get("SELECT id, name, is_admin, created_at, registered FROM orgs WHERE id = ?");
+    auto q = statements_.Get(
+        "SELECT id, name, is_admin, created_at, registered, deleting_at FROM orgs WHERE id = ?");
     q->bind(1, id);
     if (!q->executeStep()) return NotFound("organization not found");
     OrgRecord org = ReadOrg(*q);
@@ -85,24 +85,28 @@ Result<OrgRecord> SqliteStore::GetOrg(const std::string& id) {
 }
 
 Result<OrgRecord> SqliteStore::FindOrgByName(const std::string& name) {
-  return FindOrg("SELECT id, name, is_admin, created_at, registered FROM orgs WHERE name = ?",
-                 name);
+  return FindOrg(
+      "SELECT id, name, is_admin, created_at, registered, deleting_at FROM orgs WHERE name = ?",
+      name);
 }
 
 Result<std::vector<OrgRecord>> SqliteStore::ListOrgs() {
-  return Guard<Result<
-      std::vector<OrgRecord>>>("listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
-    SQLite::Statement q(
-        db_,
-        "SELECT id, name, is_admin, created_at, registered FROM orgs ORDER BY created_at DESC, id");
-    std::vector<OrgRecord> out;
-    while (q.executeStep()) out.push_back(ReadOrg(q));
-    return out;
-  });
+  return Guard<Result<std::vector<OrgRecord>>>(
+      "listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
+        SQLite::Statement q(
+            db_,
+            "SELECT id, name, is_admin, created_at, registered, deleting_at FROM orgs "
+            "ORDER BY created_at DESC, id");
+        std::vector<OrgRecord> out;
+        while (q.executeStep()) out.push_back(ReadOrg(q));
+        return out;
+      });
 }
 
 Status SqliteStore::CreateApiKey(const ApiKeyRecord& k) {
   return Guard("creating API key", [&]() -> Status {
+    SQLite::Transaction tx(db_);
+    RETURN_IF_ERROR(RefuseIfOrgDeleting(db_, k.org_id));
     SQLite::Statement q(db_,
                         "INSERT INTO api_keys(id, org_id, name, key_hash, is_admin, created_at, "
                         "expires_at) VALUES (?,?,?,?,?,?,?)");
@@ -114,6 +118,7 @@ Status SqliteStore::CreateApiKey(const ApiKeyRecord& k) {
     q.bind(6, k.created_at);
     q.bind(7, k.expires_at);
     q.exec();
+    tx.commit();
     return Status::Ok();
   });
 }
@@ -164,8 +169,8 @@ Status SqliteStore::DeleteApiKey(const std::string& org_id, const std::string& k
 }
 
 OrgRecord SqliteStore::ReadOrg(SQLite::Statement& q) {
-  return {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt() != 0,
-          q.getColumn(3).getInt64(), q.getColumn(4).getInt() != 0};
+  return {q.getColumn(0).getString(), q.getColumn(1).getString(),   q.getColumn(2).getInt() != 0,
+          q.getColumn(3).getInt64(),  q.getColumn(4).getInt() != 0, q.getColumn(5).getInt64()};
 }
 
 Result<OrgRecord> SqliteStore::FindOrg(const char* sql, const std::string& arg) {

@@ -187,6 +187,7 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
         return CreateOutcome{*earlier, true};
       }
     }
+    RETURN_IF_ERROR(RefuseIfOrgDeleting(db_, s.org_id));
     if (HasAny(limits)) {
       // In the transaction that inserts: concurrent creates cannot both see room for one.
       RETURN_IF_ERROR(CheckSandboxLimits(limits, CountLive(db_, s.org_id, ""), s.config, true));

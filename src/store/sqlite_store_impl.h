@@ -17,6 +17,10 @@
 
 namespace adapt::store {
 
+// Conflict when the organization is being deleted (sqlite_org_deletion.cc), for the
+// transactions that make what would outlive its deletion.
+Status RefuseIfOrgDeleting(SQLite::Database& db, const std::string& org_id);
+
 class SqliteStore : public Store {
  public:
   explicit SqliteStore(const std::string& path)
@@ -27,6 +31,8 @@ class SqliteStore : public Store {
   Result<OrgRecord> CreateOrg(const OrgRecord& org) override;
   Result<OrgRecord> GetOrg(const std::string& id) override;
   Result<OrgRecord> FindOrgByName(const std::string& name) override;
+  Status CloseOrg(const std::string& org_id, int64_t now) override;
+  Status PurgeOrg(const std::string& org_id) override;
   Result<std::vector<OrgRecord>> ListOrgs() override;
   Status CreateApiKey(const ApiKeyRecord& k) override;
   Result<ApiKeyRecord> FindApiKey(const std::string& key_hash) override;

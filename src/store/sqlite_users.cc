@@ -40,6 +40,7 @@ Status SqliteStore::CreateUser(const UserRecord& user) {
     SQLite::Statement org(db_, "SELECT 1 FROM orgs WHERE id = ?");
     org.bind(1, user.org_id);
     if (!org.executeStep()) return NotFound("organization " + user.org_id + " not found");
+    RETURN_IF_ERROR(RefuseIfOrgDeleting(db_, user.org_id));
     RETURN_IF_ERROR(InsertUser(db_, user));
     tx.commit();
     return Status::Ok();

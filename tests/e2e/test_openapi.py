@@ -32,6 +32,7 @@ SERVED = {
     ("GET", "/v1/apps/{id}/releases"),
     ("GET", "/v1/apps/{id}/logs"),
     ("GET", "/v1/orgs"),
+    ("DELETE", "/v1/orgs/{id}"),
     ("POST", "/v1/orgs/{id}/keys"),
     ("GET", "/v1/orgs/{id}/keys"),
     ("DELETE", "/v1/orgs/{id}/keys/{keyId}"),
@@ -306,6 +307,9 @@ WALKED_ELSEWHERE |= {
 # The startup stream needs a sandbox with a startup command (the walk's is interactive: 409):
 # test_startup_stream.py walks it against the spec.
 WALKED_ELSEWHERE |= {("GET", "/v1/sandboxes/{id}/startup/stream")}
+# Deleting the walk's organization would end the walk's own calls on it (its keys, its users):
+# test_org_delete.py walks it against the spec.
+WALKED_ELSEWHERE |= {("DELETE", "/v1/orgs/{id}")}
 # Automations need a running sandbox of the caller: test_automations.py walks them against the
 # spec.
 WALKED_ELSEWHERE |= {

@@ -209,6 +209,7 @@ OPERATIONS = {
     "getHealth": ("Client", "health", "health"),
     "createOrg": ("Orgs", "create", "create"),
     "listOrgs": ("Orgs", "list", "list"),
+    "deleteOrg": ("Orgs", "delete", "delete"),
     "createApiKey": ("Orgs", "create_key", "createKey"),
     "listApiKeys": ("Orgs", "list_keys", "listKeys"),
     "deleteApiKey": ("Orgs", "delete_key", "deleteKey"),

@@ -470,6 +470,8 @@ export interface Org {
   id: string;
   name: string;
   admin: boolean;
+  /** "deleting" while a deletion that stopped part way waits for a repeat of `delete`. */
+  status: string;
   createdAt: string;
 }
 

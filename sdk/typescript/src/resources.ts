@@ -461,6 +461,14 @@ export class Orgs {
     return paginate<ApiKey>(this.t, `/v1/orgs/${orgId}/keys`, 200);
   }
 
+  /**
+   * Deletes the organization and everything it holds; `confirm` must be its name. Refused (409)
+   * while any of its sandboxes is not deleted, or it has apps, automations or unfinished jobs.
+   */
+  async delete(orgId: string, confirm: string): Promise<void> {
+    await this.t.call("DELETE", `/v1/orgs/${orgId}`, { json: { confirm } });
+  }
+
   async deleteKey(orgId: string, keyId: string): Promise<void> {
     await this.t.call("DELETE", `/v1/orgs/${orgId}/keys/${keyId}`);
   }

@@ -523,9 +523,12 @@ class Site:
 
 @dataclass
 class Org:
+    """`status` is "active", or "deleting" while a deletion that stopped part way waits for a
+    repeat of `Orgs.delete`."""
     id: str
     name: str
     admin: bool
+    status: str
     created_at: str
 
 

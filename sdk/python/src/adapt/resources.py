@@ -482,6 +482,12 @@ class Orgs:
     def list_keys(self, org_id: str) -> Iterator[ApiKey]:
         return paginate(self._t, "/v1/orgs/%s/keys" % org_id, ApiKey, 200)
 
+    def delete(self, org_id: str, confirm: str) -> None:
+        """Deletes the organization and everything it holds; `confirm` must be its name. Refused
+        (409) while any of its sandboxes is not deleted, or it has apps, automations or
+        unfinished jobs."""
+        self._t.request("DELETE", "/v1/orgs/" + org_id, json_body={"confirm": confirm}).close()
+
     def delete_key(self, org_id: str, key_id: str) -> None:
         self._t.request("DELETE", "/v1/orgs/%s/keys/%s" % (org_id, key_id)).close()
 
