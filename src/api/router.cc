@@ -89,7 +89,9 @@ HttpResponse Router::Handle(const HttpRequest& request) const {
           !st.ok())
         return ErrorResponse(st);
     }
-    return route.authed(request, params, *who);
+    HttpResponse response = route.authed(request, params, *who);
+    if (stream_limit_) return stream_limit_->Admit(who->org_id, std::move(response));
+    return response;
   }
   if (path_known) {
     HttpResponse r = JsonResponse(

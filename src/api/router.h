@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "api/org_stream_limit.h"
 #include "api/bearer_credential.h"
 #include "api/http_types.h"
 #include "core/auth.h"
@@ -34,6 +35,10 @@ class Router {
   using SessionLookup = std::function<Result<core::Principal>(const std::string& token)>;
   void SetSessionCookie(std::string cookie_name, SessionLookup lookup);
 
+  // Counts each authenticated route's event stream against its organization (set before
+  // serving; without it, none is counted).
+  void SetStreamLimit(OrgStreamLimit* limit) { stream_limit_ = limit; }
+
  private:
   struct Route {
     std::string method;
@@ -49,6 +54,7 @@ class Router {
   std::vector<Route> routes_;
   std::string session_cookie_;
   SessionLookup session_lookup_;
+  OrgStreamLimit* stream_limit_ = nullptr;
 };
 
 }  // namespace adapt::api

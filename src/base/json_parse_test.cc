@@ -18,6 +18,30 @@ TEST(ParseJson, SixtyFourLevelsAreAcceptedSixtyFiveAreNot) {
   EXPECT_EQ(deep.status().field(), "");
 }
 
+TEST(ParseJson, ANameGivenTwiceInOneObjectIsRefusedWhereverItIs) {
+  auto top = ParseJson(R"({"cpu":1,"memoryMiB":512,"cpu":64})", "the request body");
+  ASSERT_FALSE(top.ok());
+  EXPECT_EQ(top.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(top.status().field(), "cpu");
+  EXPECT_EQ(top.status().message(), "the request body gives the name 'cpu' twice in one object");
+  auto nested = ParseJson(R"({"image":"x","env":{"A":"1","B":"2","A":"3"},"z":1})", "the body");
+  ASSERT_FALSE(nested.ok());
+  EXPECT_EQ(nested.status().field(), "env");
+  EXPECT_EQ(nested.status().message(), "the body gives the name 'A' twice in one object, in env");
+  auto in_array = ParseJson(R"([{"a":1},{"a":2,"a":3}])", "the body");
+  ASSERT_FALSE(in_array.ok());
+  EXPECT_EQ(in_array.status().field(), "");
+}
+
+TEST(ParseJson, TheSameNameInSiblingOrNestedObjectsIsFine) {
+  auto ok =
+      ParseJson(R"({"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":{"a":1},"d":{"a":2}})", "the body");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ((*ok)["b"][1]["a"], 2);
+  // Names that differ only by an escape are the same name.
+  EXPECT_FALSE(ParseJson(R"({"k":1,"\u006b":2})", "the body").ok());
+}
+
 TEST(ParseJson, NamesTheTopLevelMemberTheNestingWasFoundIn) {
   std::string body = R"({"name":"x","labels":{"a":)" + Nested(200) + "}}";
   auto deep = ParseJson(body, "the request body");

@@ -47,6 +47,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.max_connections = value;
       else if (key == "maxConnectionsPerClient")
         c.max_connections_per_client = value;
+      else if (key == "maxStreamsPerOrg")
+        c.max_streams_per_org = value;
       else if (key == "headerTimeoutSeconds")
         c.header_timeout_seconds = value;
       else if (key == "idleTimeoutSeconds")
@@ -217,6 +219,9 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* max_per_client =
       app.add_option("--max-connections-per-client", flags.max_connections_per_client,
                      "connections one address may hold on each listener, 0: no limit [256]");
+  auto* max_streams =
+      app.add_option("--max-streams-per-org", flags.max_streams_per_org,
+                     "event streams one organization holds open at once, 0: no limit [256]");
   auto* header_timeout = app.add_option("--header-timeout", flags.header_timeout_seconds,
                                         "seconds for a request head to arrive [10]");
   auto* idle_timeout =
@@ -346,6 +351,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (allow_signup->count()) c.allow_signup = flags.allow_signup;
   if (max_connections->count()) c.max_connections = flags.max_connections;
   if (max_per_client->count()) c.max_connections_per_client = flags.max_connections_per_client;
+  if (max_streams->count()) c.max_streams_per_org = flags.max_streams_per_org;
   if (header_timeout->count()) c.header_timeout_seconds = flags.header_timeout_seconds;
   if (idle_timeout->count()) c.idle_timeout_seconds = flags.idle_timeout_seconds;
   if (proxy_idle_timeout->count()) c.proxy_idle_timeout_seconds = flags.proxy_idle_timeout_seconds;
@@ -356,6 +362,8 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (c.max_connections_per_client < 0 || c.max_connections_per_client > 1'000'000)
     return InvalidArgument("maxConnectionsPerClient",
                            "maxConnectionsPerClient must be between 0 and 1000000");
+  if (c.max_streams_per_org < 0 || c.max_streams_per_org > 1'000'000)
+    return InvalidArgument("maxStreamsPerOrg", "maxStreamsPerOrg must be between 0 and 1000000");
   for (auto [value, name] : {std::pair{c.header_timeout_seconds, "headerTimeoutSeconds"},
                              std::pair{c.idle_timeout_seconds, "idleTimeoutSeconds"},
                              std::pair{c.proxy_idle_timeout_seconds, "proxyIdleTimeoutSeconds"},

@@ -37,6 +37,9 @@ struct DaemonConfig {
   // every API client has the proxy's address: raise the per-client cap there.
   int max_connections = 4096;
   int max_connections_per_client = 256;
+  // Event streams (status events, command and startup output) one organization holds open at
+  // once on the API (0: no limit); past it a new one is 429 (api/org_stream_limit.h).
+  int max_streams_per_org = 256;
   // A request head (after the TLS handshake, on the HTTPS ingress) must arrive in full within
   // header_timeout_seconds of the connection's start, or of its first byte on a kept-alive
   // connection, which waits idle_timeout_seconds for that byte. A connection the ingress

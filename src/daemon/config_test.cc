@@ -360,14 +360,16 @@ TEST_F(ConfigTest, ConnectionLimitsHaveDefaultsFlagsAndFileKeys) {
   DaemonConfig d = MustLoad({});
   EXPECT_EQ(d.max_connections, 4096);
   EXPECT_EQ(d.max_connections_per_client, 256);
+  EXPECT_EQ(d.max_streams_per_org, 256);
   EXPECT_EQ(d.header_timeout_seconds, 10);
   EXPECT_EQ(d.idle_timeout_seconds, 60);
   EXPECT_EQ(d.proxy_idle_timeout_seconds, 900);
   EXPECT_EQ(d.min_upload_bytes_per_second, 1024u);
   EXPECT_EQ(d.upload_grace_seconds, 10);
-  DaemonConfig f = MustLoad({"--max-connections", "6", "--max-connections-per-client", "3",
-                             "--header-timeout", "2", "--idle-timeout", "4", "--proxy-idle-timeout",
-                             "30", "--min-upload-rate", "0", "--upload-grace", "5"});
+  DaemonConfig f =
+      MustLoad({"--max-connections", "6", "--max-connections-per-client", "3", "--header-timeout",
+                "2", "--idle-timeout", "4", "--proxy-idle-timeout", "30", "--min-upload-rate", "0",
+                "--upload-grace", "5", "--max-streams-per-org", "0"});
   EXPECT_EQ(f.max_connections, 6);
   EXPECT_EQ(f.max_connections_per_client, 3);
   EXPECT_EQ(f.header_timeout_seconds, 2);
@@ -375,15 +377,20 @@ TEST_F(ConfigTest, ConnectionLimitsHaveDefaultsFlagsAndFileKeys) {
   EXPECT_EQ(f.proxy_idle_timeout_seconds, 30);
   EXPECT_EQ(f.min_upload_bytes_per_second, 0u);
   EXPECT_EQ(f.upload_grace_seconds, 5);
-  std::string path =
-      WriteConfig(R"({"maxConnectionsPerClient": 1000, "headerTimeoutSeconds": 20})");
+  EXPECT_EQ(f.max_streams_per_org, 0);
+  std::string path = WriteConfig(
+      R"({"maxConnectionsPerClient": 1000, "headerTimeoutSeconds": 20, "maxStreamsPerOrg": 9})");
   DaemonConfig j = MustLoad({"--config", path});
   EXPECT_EQ(j.max_connections_per_client, 1000);
+  EXPECT_EQ(j.max_streams_per_org, 9);
   EXPECT_EQ(j.header_timeout_seconds, 20);
   auto bad = Load({"--header-timeout", "0"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().field(), "headerTimeoutSeconds");
   EXPECT_FALSE(Load({"--max-connections", "-1"}).ok());
+  auto streams = Load({"--max-streams-per-org", "-1"});
+  ASSERT_FALSE(streams.ok());
+  EXPECT_EQ(streams.status().field(), "maxStreamsPerOrg");
 }
 
 }  // namespace

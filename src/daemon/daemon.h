@@ -186,6 +186,7 @@ class Daemon {
   std::optional<StopStateCalls> stop_state_calls_;
   std::optional<core::IdleTracker> idle_;
   std::optional<Subscription> idle_changes_;
+  std::optional<api::OrgStreamLimit> stream_limit_;  // before the router, which points to it
   std::optional<api::Router> router_;
   std::optional<mcp::ToolRegistry> mcp_tools_;
   std::optional<boost::asio::thread_pool> mcp_calls_;

@@ -107,3 +107,21 @@ def test_a_name_that_starts_with_127_is_not_loopback(daemon, org):
     status, _, text = call(daemon, "POST", "/oauth/register",
                            json.dumps({"redirect_uris": ["http://127.evil.example/cb"]}))
     assert status == 400 and json.loads(text)["error"] == "invalid_redirect_uri", text
+
+
+def test_a_name_given_twice_in_one_object_is_refused_and_changes_nothing(daemon, org):
+    """Readers disagree on which of two equal names counts (adaptd's parser kept the last, a
+    proxy that checks the body may keep the first), so such a body is a 400 everywhere."""
+    before = len(org.list_all())
+    raw = '{"cpu": 1, "labels": {"name": "twice"}, "cpu": 16}'
+    status, err = org.api("POST", "/v1/sandboxes", raw=raw)
+    assert status == 400 and err["error"]["field"] == "cpu", err
+    assert "'cpu' twice" in err["error"]["message"], err
+    status, err = org.api("POST", "/v1/sandboxes", raw='{"env": {"A": "1", "A": "2"}}')
+    assert status == 400 and err["error"]["field"] == "env", err
+    assert len(org.list_all()) == before
+    # MCP's JSON-RPC body too.
+    status, _, text = call(daemon, "POST", "/mcp", '{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "ping"}',
+                           {"Authorization": "Bearer " + org.key, "Accept": "application/json, text/event-stream"})
+    assert status == 400, text
+    assert_alive(daemon)
