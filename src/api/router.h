@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "api/org_stream_limit.h"
 #include "api/bearer_credential.h"
 #include "api/http_types.h"
+#include "api/org_stream_limit.h"
 #include "core/auth.h"
 
 namespace adapt::api {

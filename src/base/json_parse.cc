@@ -57,9 +57,9 @@ Result<json> ParseJson(std::string_view text, const std::string& what, int max_d
                                             (deep_member.empty() ? "" : ", in " + deep_member));
   if (value.is_discarded()) return InvalidArgument("", what + " is not valid JSON");
   if (!twice.empty())
-    return InvalidArgument(twice_member,
-                           what + " gives the name '" + twice + "' twice in one object" +
-                               (twice_member == twice ? "" : ", in " + twice_member));
+    return InvalidArgument(twice_member, what + " gives the name '" + twice +
+                                             "' twice in one object" +
+                                             (twice_member == twice ? "" : ", in " + twice_member));
   return value;
 }
 
