@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/idempotency_store.h"
 #include "store/job_store.h"
 
 namespace adapt::store {
@@ -57,7 +58,8 @@ struct SlotClaim {
   std::vector<RunRecord> runs;
 };
 
-class AutomationStore {
+// Its creates take an Idempotency-Key: the idempotency table is reachable from it.
+class AutomationStore : public virtual IdempotencyStore {
  public:
   virtual ~AutomationStore() = default;
 

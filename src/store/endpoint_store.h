@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/idempotency_store.h"
 #include "store/records.h"
 
 namespace adapt::store {
 
-class EndpointStore {
+// Its creates take an Idempotency-Key: the idempotency table is reachable from it.
+class EndpointStore : public virtual IdempotencyStore {
  public:
   virtual ~EndpointStore() = default;
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/idempotency_store.h"
 #include "store/records.h"
 
 namespace adapt::store {
@@ -111,7 +112,8 @@ struct RunFilter {
   std::string automation_id;  // empty: any
 };
 
-class JobStore {
+// Its creates take an Idempotency-Key: the idempotency table is reachable from it.
+class JobStore : public virtual IdempotencyStore {
  public:
   virtual ~JobStore() = default;
 

@@ -129,15 +129,13 @@ Result<CreateOutcome> MemoryStore::CreateSandbox(const SandboxRecord& s,
                                                  const SandboxLimits& limits) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
-  if (idem) {
-    auto it = idempotency_.find({s.org_id, idem->key});
-    if (it != idempotency_.end()) {
-      if (it->second.body_hash != idem->body_hash)
-        return Status(Code::kConflict,
-                      "the Idempotency-Key was already used with a different request body",
-                      "Idempotency-Key");
-      const SandboxRecord* earlier = FindSandboxLocked(it->second.sandbox_id);
-      if (!earlier) return NotFound("sandbox " + it->second.sandbox_id + " not found");
+  std::optional<IdempotencyClaim> claim;
+  if (idem) claim = IdempotencyClaim{s.org_id, "sandbox", *idem, s.created_at};
+  if (claim) {
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier_id, FindClaimLocked(*claim));
+    if (earlier_id) {
+      const SandboxRecord* earlier = FindSandboxLocked(*earlier_id);
+      if (!earlier) return NotFound("sandbox " + *earlier_id + " not found");
       return CreateOutcome{*earlier, true};
     }
   }
@@ -151,7 +149,8 @@ Result<CreateOutcome> MemoryStore::CreateSandbox(const SandboxRecord& s,
   SandboxRecord row = s;
   row.seq = next_seq_++;
   sandboxes_.push_back(row);
-  if (idem) idempotency_[{s.org_id, idem->key}] = {idem->body_hash, s.id, s.created_at};
+  if (claim)
+    idempotency_[{s.org_id, claim->scope, claim->key.key}] = {idem->body_hash, s.id, s.created_at};
   InsertEventLocked(s.org_id, s.id, s.status, s.created_at);
   return CreateOutcome{row, false};
 }
@@ -231,13 +230,6 @@ Status MemoryStore::UpdateSandbox(const SandboxRecord& s, const std::vector<std:
   // The values (captured secrets among them) go with the sandbox; the names stay.
   if (s.status == "deleted")
     for (auto& [name, value] : r->env) value.clear();
-  return Status::Ok();
-}
-
-Status MemoryStore::PurgeIdempotencyKeys(int64_t before) {
-  std::lock_guard lock(mu_);
-  if (auto fault = WriteFaultLocked()) return *fault;
-  std::erase_if(idempotency_, [&](const auto& kv) { return kv.second.created_at < before; });
   return Status::Ok();
 }
 

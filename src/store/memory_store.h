@@ -53,6 +53,9 @@ class MemoryStore : public Store {
   Result<std::vector<SandboxRecord>> ListExpired(int64_t now) override;
   Status UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected,
                        const SandboxLimits& limits = {}) override;
+  Result<std::optional<std::string>> FindIdempotentCreate(const IdempotencyClaim& claim) override;
+  Result<IdempotentCreate> CreateOnce(const IdempotencyClaim& claim,
+                                      const std::function<Result<std::string>()>& insert) override;
   Status PurgeIdempotencyKeys(int64_t before) override;
   Status SetValueSealer(ValueSealer sealer) override;
   Status SetSandboxEnv(const std::string& org_id, const std::string& id,
@@ -252,9 +255,11 @@ class MemoryStore : public Store {
  private:
   struct IdempotencyEntry {
     std::string body_hash;
-    std::string sandbox_id;
+    std::string object_id;
     int64_t created_at = 0;
   };
+  // The claim's earlier object id, nullopt, or Conflict.
+  Result<std::optional<std::string>> FindClaimLocked(const IdempotencyClaim& claim) const;
 
   std::optional<Status> WriteFaultLocked() const { return write_fault_; }
   // Conflict when the organization is being deleted (memory_store_org_deletion.cc).
@@ -276,17 +281,18 @@ class MemoryStore : public Store {
 
   std::mutex listener_mu_;
   RunEventListener run_listener_;  // guarded by listener_mu_
-  std::mutex mu_;
+  std::recursive_mutex mu_;        // recursive: CreateOnce runs a create's own method under it
   // The largest event seq PruneEvents deleted.
   int64_t pruned_event_seq_ = 0;
   int64_t next_seq_ = 1;  // one counter for every table: only the order within one matters
   std::vector<OrgRecord> orgs_;
   std::vector<ApiKeyRecord> keys_;
-  std::vector<SandboxRecord> sandboxes_;                                         // by seq
-  std::map<std::pair<std::string, std::string>, IdempotencyEntry> idempotency_;  // (org, key)
-  std::vector<EventRecord> events_;                                              // by seq
-  std::vector<CommandRecord> commands_;                                          // by seq
-  std::map<std::string, NetworkRecord> networks_;                                // by sandbox
+  std::vector<SandboxRecord> sandboxes_;  // by seq
+  // by (org, scope, key)
+  std::map<std::tuple<std::string, std::string, std::string>, IdempotencyEntry> idempotency_;
+  std::vector<EventRecord> events_;                // by seq
+  std::vector<CommandRecord> commands_;            // by seq
+  std::map<std::string, NetworkRecord> networks_;  // by sandbox
   std::vector<EndpointRecord> endpoints_;
   std::vector<OAuthClientRecord> oauth_clients_;
   std::map<std::string, OAuthGrantRecord> oauth_grants_;                 // by hash

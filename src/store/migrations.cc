@@ -508,6 +508,25 @@ ALTER TABLE sandboxes ADD COLUMN env_names TEXT;
       {33, R"sql(
 ALTER TABLE orgs ADD COLUMN deleting_at INTEGER NOT NULL DEFAULT 0;
 )sql"},
+      // Idempotency-Key for every create, not only a sandbox's: a key is unique per
+      // organization and scope (the kind of object), and names the object it made. The old
+      // rows were all sandboxes'.
+      {34, R"sql(
+CREATE TABLE idempotency_keys_scoped (
+  org_id TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  key TEXT NOT NULL,
+  body_hash TEXT NOT NULL,
+  object_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (org_id, scope, key)
+);
+INSERT INTO idempotency_keys_scoped(org_id, scope, key, body_hash, object_id, created_at)
+  SELECT org_id, 'sandbox', key, body_hash, sandbox_id, created_at FROM idempotency_keys;
+DROP TABLE idempotency_keys;
+ALTER TABLE idempotency_keys_scoped RENAME TO idempotency_keys;
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
+)sql"},
   };
   return kMigrations;
 }

@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/idempotency_store.h"
 #include "store/records.h"
 
 namespace adapt::store {
 
-class OrgStore {
+// Its creates take an Idempotency-Key: the idempotency table is reachable from it.
+class OrgStore : public virtual IdempotencyStore {
  public:
   virtual ~OrgStore() = default;
 

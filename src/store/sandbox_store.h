@@ -63,8 +63,6 @@ class SandboxStore {
   virtual Status UpdateSandbox(const SandboxRecord& sandbox,
                                const std::vector<std::string>& expected_statuses,
                                const SandboxLimits& limits = {}) = 0;
-  // Forgets idempotency keys created before `before`.
-  virtual Status PurgeIdempotencyKeys(int64_t before) = 0;
   // Seals sandboxes' environments from now on (none before: plaintext), and seals what was
   // stored in plaintext before; a deleted sandbox's values are dropped, its names kept.
   // Call once, before the first sandbox is read.

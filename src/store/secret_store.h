@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/idempotency_store.h"
 #include "store/records.h"
 
 namespace adapt::store {
 
-class SecretStore {
+// Its creates take an Idempotency-Key: the idempotency table is reachable from it.
+class SecretStore : public virtual IdempotencyStore {
  public:
   virtual ~SecretStore() = default;
 

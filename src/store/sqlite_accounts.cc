@@ -2,6 +2,7 @@
 #include "store/sandbox_config_codec.h"
 #include "store/sandbox_limit_check.h"
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -163,7 +164,7 @@ Result<BillingAccountRecord> SqliteStore::GetBillingAccount(const std::string& o
 Result<BillingAccountRecord> SqliteStore::EnsureBillingAccount(const BillingAccountRecord& a) {
   {
     auto tx_status = Guard("creating billing account", [&]() -> Status {
-      SQLite::Transaction tx(db_);
+      StoreTransaction tx(db_);
       if (!OrgExists(db_, a.org_id)) return NotFound("organization " + a.org_id + " not found");
       if (!PlanExists(db_, a.plan_id)) return NotFound("plan '" + a.plan_id + "' not found");
       SQLite::Statement q(db_,
@@ -187,7 +188,7 @@ Result<BillingAccountRecord> SqliteStore::EnsureBillingAccount(const BillingAcco
 
 Status SqliteStore::SetAccountPlan(const std::string& org_id, const std::string& plan_id) {
   return Guard("setting plan", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     if (!PlanExists(db_, plan_id)) return NotFound("plan '" + plan_id + "' not found");
     SQLite::Statement q(db_, "UPDATE billing_accounts SET plan_id = ? WHERE org_id = ?");
     q.bind(1, plan_id);
@@ -201,7 +202,7 @@ Status SqliteStore::SetAccountPlan(const std::string& org_id, const std::string&
 Result<LedgerEntryRecord> SqliteStore::AppendLedgerEntry(const LedgerEntryRecord& e) {
   return Guard<Result<LedgerEntryRecord>>(
       "appending to the ledger", [&]() -> Result<LedgerEntryRecord> {
-        SQLite::Transaction tx(db_);
+        StoreTransaction tx(db_);
         SQLite::Statement prior(
             db_, std::string("SELECT ") + kLedgerColumns + " FROM ledger WHERE id = ?");
         prior.bind(1, e.id);
@@ -271,7 +272,7 @@ Result<int64_t> SqliteStore::Balance(const std::string& org_id, int64_t now) {
 
 Result<OrgUsageRecord> SqliteStore::GetOrgUsage(const std::string& org_id) {
   return Guard<Result<OrgUsageRecord>>("reading usage", [&]() -> Result<OrgUsageRecord> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     OrgUsageRecord u;
     SQLite::Statement s(db_,
                         "SELECT status, config FROM sandboxes WHERE org_id = ? AND "

@@ -2,6 +2,7 @@
 // sealed as a sandbox's is (sandbox_env_column.h).
 #include "store/sandbox_env_column.h"
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -156,7 +157,7 @@ Result<std::vector<std::string>> SqliteStore::DeleteApp(const std::string& org_i
                                                         const std::string& id) {
   return Guard<Result<std::vector<std::string>>>(
       "deleting app", [&]() -> Result<std::vector<std::string>> {
-        SQLite::Transaction tx(db_);
+        StoreTransaction tx(db_);
         SQLite::Statement d(db_, "DELETE FROM apps WHERE id = ? AND (? = '' OR org_id = ?)");
         d.bind(1, id);
         d.bind(2, org_id);

@@ -4,6 +4,7 @@
 
 #include "store/sandbox_env_column.h"
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -83,7 +84,7 @@ Result<AutomationRecord> SqliteStore::GetAutomationLocked(const std::string& org
 
 Status SqliteStore::CreateAutomation(const AutomationRecord& a, int max_per_org) {
   return Guard("saving automation", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement count(db_, "SELECT COUNT(*) FROM automations WHERE org_id = ?");
     count.bind(1, a.org_id);
     count.executeStep();
@@ -193,7 +194,7 @@ std::vector<Status> SqliteStore::ClaimAutomationSlots(const std::vector<SlotClai
   std::vector<Status> out(claims.size());
   std::vector<std::string> changed;
   Status written = Guard("claiming automations' slots", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     for (size_t i = 0; i < claims.size(); ++i) {
       // A claim that fails part-way is undone alone; the pass's other claims stand.
       db_.exec("SAVEPOINT claim");
@@ -248,7 +249,7 @@ Result<AutomationRecord> SqliteStore::RecordAutomationOutcome(const std::string&
                                                               int64_t now) {
   return Guard<Result<AutomationRecord>>(
       "recording an automation's run", [&]() -> Result<AutomationRecord> {
-        SQLite::Transaction tx(db_);
+        StoreTransaction tx(db_);
         ASSIGN_OR_RETURN(AutomationRecord a, GetAutomationLocked("", id));
         // A success after a success changes nothing: no write, so no sync, for most runs.
         if (!failed && a.consecutive_failures == 0) return a;

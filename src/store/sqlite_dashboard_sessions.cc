@@ -1,11 +1,12 @@
 // SqliteStore: the web dashboard's sign-in sessions (store/dashboard_session_store.h).
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 
 Status SqliteStore::CreateDashboardSession(const DashboardSessionRecord& s, int64_t max_open) {
   return Guard("opening dashboard session", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement who(db_,
                           "SELECT 1 FROM users WHERE id = ? UNION ALL "
                           "SELECT 1 FROM api_keys WHERE id = ?");

@@ -3,12 +3,13 @@
 // large backlog is worked off in small steps between other writers, never by a scan of the
 // whole table.
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 
 Result<int64_t> SqliteStore::PruneEvents(int64_t before, int max_rows) {
   return Guard<Result<int64_t>>("pruning events", [&]() -> Result<int64_t> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     // A sandbox's newest status event is its state (usage metering and its own stream read
     // it): it stays until a newer one comes or it says deleted. Those kept are met again by
     // every pass, one per live sandbox unchanged for the whole retention; the look for a

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 
@@ -73,7 +74,7 @@ Status SqliteStore::PutImage(const ImageRecord& r) {
 Status SqliteStore::InsertImageWithinCaps(const ImageRecord& r, int max_images,
                                           int max_in_progress) {
   return Guard("saving image", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement count(db_,
                             "SELECT COUNT(*), COALESCE(SUM(status IN ('pulling', 'importing')), 0) "
                             "FROM images WHERE org_id = ?");

@@ -5,6 +5,7 @@
 #include "store/sandbox_env_column.h"
 #include "store/sandbox_limit_check.h"
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -123,7 +124,7 @@ Result<JobRecord> SqliteStore::GetJobLocked(const std::string& org_id, const std
 Result<JobSubmitOutcome> SqliteStore::CreateJob(const JobRecord& job,
                                                 std::optional<int64_t> max_queued) {
   return Guard<Result<JobSubmitOutcome>>("saving job", [&]() -> Result<JobSubmitOutcome> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     if (!job.idempotency_key.empty()) {
       SQLite::Statement k(db_, "SELECT id FROM jobs WHERE org_id = ? AND idempotency_key = ?");
       k.bind(1, job.org_id);
@@ -215,7 +216,7 @@ Result<std::vector<JobRecord>> SqliteStore::ListJobsWithStatus(
 
 Status SqliteStore::UpdateJob(const JobRecord& job, const std::vector<std::string>& expected) {
   return Guard("updating job", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     ASSIGN_OR_RETURN(JobRecord stored, GetJobLocked("", job.id));
     bool allowed = false;
     for (const auto& s : expected) allowed = allowed || s == stored.status;
@@ -242,7 +243,7 @@ Status SqliteStore::UpdateJob(const JobRecord& job, const std::vector<std::strin
 Status SqliteStore::DeleteJob(const std::string& org_id, const std::string& id,
                               const std::vector<std::string>& deletable) {
   return Guard("deleting job", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     ASSIGN_OR_RETURN(JobRecord stored, GetJobLocked(org_id, id));
     bool allowed = false;
     for (const auto& s : deletable) allowed = allowed || s == stored.status;
@@ -314,7 +315,7 @@ bool SqliteStore::UpsertRun(SQLite::Database& db, const RunRecord& r) {
 Status SqliteStore::PutRun(const RunRecord& r) {
   bool changed = false;
   RETURN_IF_ERROR(Guard("saving run", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     changed = UpsertRun(db_, r);
     tx.commit();
     return Status::Ok();
@@ -377,7 +378,7 @@ Result<std::vector<RunRecord>> SqliteStore::ListRunsWithStatus(
 Result<int64_t> SqliteStore::PruneRuns(const std::string& job_id, const std::string& automation_id,
                                        int64_t ended_before, int keep) {
   return Guard<Result<int64_t>>("pruning runs", [&]() -> Result<int64_t> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     // Both through an index (runs_by_end, runs_by_owner): neither reads the whole table.
     SQLite::Statement old(db_, "DELETE FROM runs WHERE ended_at > 0 AND ended_at < ?");
     old.bind(1, ended_before);

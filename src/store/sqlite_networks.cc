@@ -2,6 +2,7 @@
 #include "store/network_data_codec.h"
 #include "store/sandbox_limit_check.h"
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 
@@ -55,7 +56,7 @@ Status SqliteStore::DeleteNetwork(const std::string& sandbox_id) {
 Status SqliteStore::UpdateNetworkPolicy(const std::string& sandbox_id,
                                         const NetworkPolicyRecord& policy) {
   return Guard("updating a sandbox network", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement cur(db_, "SELECT data FROM sandbox_networks WHERE sandbox_id = ?");
     cur.bind(1, sandbox_id);
     if (!cur.executeStep()) return NotFound("sandbox " + sandbox_id + " has no network");
@@ -84,7 +85,7 @@ EndpointRecord SqliteStore::ReadEndpoint(SQLite::Statement& q) {
 
 Status SqliteStore::PutEndpoint(const EndpointRecord& e, std::optional<int64_t> max_endpoints) {
   return Guard("saving endpoint", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     if (max_endpoints) {
       SQLite::Statement count(db_, "SELECT COUNT(*) FROM endpoints WHERE org_id = ?");
       count.bind(1, e.org_id);

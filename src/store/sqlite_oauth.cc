@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 
@@ -42,7 +43,7 @@ Result<OAuthClientRecord> SqliteStore::GetOAuthClient(const std::string& id) {
 
 Result<int64_t> SqliteStore::PruneOAuthClients(int64_t registered_before, int64_t now) {
   return Guard<Result<int64_t>>("forgetting unused OAuth clients", [&]() -> Result<int64_t> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement purge(db_, "DELETE FROM oauth_grants WHERE expires_at <= ?");
     purge.bind(1, now);
     purge.exec();
@@ -95,7 +96,7 @@ Result<OAuthGrantRecord> SqliteStore::FindOAuthGrant(const std::string& hash,
 Result<OAuthGrantRecord> SqliteStore::TakeOAuthGrant(const std::string& hash,
                                                      const std::string& kind, int64_t now) {
   return Guard<Result<OAuthGrantRecord>>("using OAuth grant", [&]() -> Result<OAuthGrantRecord> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     auto grant = ReadGrantLocked(hash, kind, now);
     if (!grant.ok()) return grant;
     SQLite::Statement del(db_, "DELETE FROM oauth_grants WHERE hash = ?");

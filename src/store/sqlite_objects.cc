@@ -2,6 +2,7 @@
 #include "store/sandbox_env_column.h"
 #include "store/site_files_codec.h"
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -61,7 +62,7 @@ Result<std::string> SqliteStore::PutObject(const ObjectRecord& o) {
 
 Result<std::string> SqliteStore::PutObjectWithinQuota(const ObjectRecord& o, uint64_t quota_bytes) {
   return Guard<Result<std::string>>("saving object", [&]() -> Result<std::string> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     std::string old;
     uint64_t old_size = 0;
     {
@@ -217,7 +218,7 @@ Status SqliteStore::RevokeStorageToken(const std::string& org_id, const std::str
 
 Status SqliteStore::PutSite(const SiteRecord& s, const SiteReleaseRecord* release) {
   return Guard("saving site", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     if (release) {
       SQLite::Statement r(db_,
                           "INSERT INTO site_releases(id, site_id, org_id, source_prefix, files, "
@@ -302,7 +303,7 @@ Result<std::vector<std::string>> SqliteStore::DeleteSite(const std::string& org_
                                                          const std::string& id) {
   return Guard<Result<std::vector<std::string>>>(
       "deleting site", [&]() -> Result<std::vector<std::string>> {
-        SQLite::Transaction tx(db_);
+        StoreTransaction tx(db_);
         SQLite::Statement q(db_, "DELETE FROM sites WHERE org_id = ? AND id = ?");
         q.bind(1, org_id);
         q.bind(2, id);
@@ -319,7 +320,7 @@ Result<std::vector<std::string>> SqliteStore::DeleteSite(const std::string& org_
 Status SqliteStore::SetSandboxEnv(const std::string& org_id, const std::string& id,
                                   const std::map<std::string, std::string>& vars) {
   return Guard("setting sandbox environment", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement cur(db_, "SELECT env FROM sandboxes WHERE id = ? AND org_id = ?");
     cur.bind(1, id);
     cur.bind(2, org_id);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -154,7 +155,7 @@ Result<std::vector<ApiKeyRecord>> SqliteStore::ListApiKeys(const std::string& or
 
 Status SqliteStore::DeleteApiKey(const std::string& org_id, const std::string& key_id) {
   return Guard("deleting API key", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement del(db_, "DELETE FROM api_keys WHERE id = ? AND org_id = ?");
     del.bind(1, key_id);
     del.bind(2, org_id);

@@ -1,5 +1,6 @@
 // SqliteStore: warm pool members (sandboxes booted ahead of any request).
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -49,7 +50,7 @@ Status SqliteStore::DeletePoolMember(const std::string& id) {
 Result<std::optional<PoolMemberRecord>> SqliteStore::ClaimPoolMember(const std::string& pool_key) {
   return Guard<Result<std::optional<PoolMemberRecord>>>(
       "claiming a warm pool member", [&]() -> Result<std::optional<PoolMemberRecord>> {
-        SQLite::Transaction tx(db_);
+        StoreTransaction tx(db_);
         SQLite::Statement q(db_,
                             "SELECT id, pool_key, state, created_at FROM pool_members "
                             "WHERE pool_key = ? AND state = 'ready' ORDER BY created_at, id "

@@ -1,5 +1,6 @@
 // SqliteStore: organization secrets (sealed values; the store never sees a plain one).
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -21,7 +22,7 @@ SecretRecord ReadSecret(SQLite::Statement& q) {
 
 Result<SecretRecord> SqliteStore::PutSecret(const SecretRecord& s) {
   return Guard<Result<SecretRecord>>("saving secret", [&]() -> Result<SecretRecord> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement q(db_,
                         "INSERT INTO secrets(org_id, name, version, ciphertext, created_at, "
                         "updated_at) VALUES (?,?,1,?,?,?) ON CONFLICT(org_id, name) DO UPDATE SET "

@@ -18,6 +18,7 @@
 #include "store/sandbox_env_column.h"
 #include "store/sandbox_limit_check.h"
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -147,7 +148,7 @@ Status SqliteStore::Init() {
       SQLite::Statement q(db_, "SELECT 1 FROM schema_migrations WHERE version = ?");
       q.bind(1, m.version);
       if (q.executeStep()) continue;
-      SQLite::Transaction tx(db_);
+      StoreTransaction tx(db_);
       db_.exec(m.sql);
       SQLite::Statement ins(db_, "INSERT INTO schema_migrations(version) VALUES (?)");
       ins.bind(1, m.version);
@@ -170,19 +171,13 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
                                                  const std::optional<IdempotencyKey>& idem,
                                                  const SandboxLimits& limits) {
   return Guard<Result<CreateOutcome>>("creating sandbox", [&]() -> Result<CreateOutcome> {
-    SQLite::Transaction tx(db_);
-    if (idem) {
-      SQLite::Statement q(db_,
-                          "SELECT body_hash, sandbox_id FROM idempotency_keys "
-                          "WHERE org_id = ? AND key = ?");
-      q.bind(1, s.org_id);
-      q.bind(2, idem->key);
-      if (q.executeStep()) {
-        if (q.getColumn(0).getString() != idem->body_hash)
-          return Status(Code::kConflict,
-                        "the Idempotency-Key was already used with a different request body",
-                        "Idempotency-Key");
-        auto earlier = GetLocked(s.org_id, q.getColumn(1).getString());
+    StoreTransaction tx(db_);
+    std::optional<IdempotencyClaim> claim;
+    if (idem) claim = IdempotencyClaim{s.org_id, "sandbox", *idem, s.created_at};
+    if (claim) {
+      ASSIGN_OR_RETURN(std::optional<std::string> earlier_id, FindClaimLocked(*claim));
+      if (earlier_id) {
+        auto earlier = GetLocked(s.org_id, *earlier_id);
         if (!earlier.ok()) return earlier.status();
         return CreateOutcome{*earlier, true};
       }
@@ -214,17 +209,7 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
     ins.bind(13, EncodeSandboxResult(s.result));
     ins.bind(14, EnvNamesColumn(s.env));
     ins.exec();
-    if (idem) {
-      SQLite::Statement k(db_,
-                          "INSERT INTO idempotency_keys(org_id, key, body_hash, sandbox_id, "
-                          "created_at) VALUES (?,?,?,?,?)");
-      k.bind(1, s.org_id);
-      k.bind(2, idem->key);
-      k.bind(3, idem->body_hash);
-      k.bind(4, s.id);
-      k.bind(5, s.created_at);
-      k.exec();
-    }
+    if (claim) InsertClaimLocked(*claim, s.id);
     InsertEvent(s.org_id, s.id, s.status, s.created_at);
     auto created = GetLocked(s.org_id, s.id);
     if (!created.ok()) return created.status();
@@ -305,7 +290,7 @@ Result<std::vector<SandboxRecord>> SqliteStore::ListExpired(int64_t now) {
 Status SqliteStore::UpdateSandbox(const SandboxRecord& s, const std::vector<std::string>& expected,
                                   const SandboxLimits& limits) {
   return Guard("updating sandbox", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement cur(db_, "SELECT status FROM sandboxes WHERE id = ?");
     cur.bind(1, s.id);
     if (!cur.executeStep()) return NotFound("sandbox " + s.id + " not found");
@@ -352,7 +337,7 @@ Status SqliteStore::SetValueSealer(ValueSealer sealer) {
     // dropped), and SQLite overwrites the pages they leave. Rows without their names apart
     // (migration 32) get them.
     db_.exec("PRAGMA secure_delete=ON");
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement q(db_, "SELECT id, org_id, status, env, env_names IS NULL FROM sandboxes");
     std::vector<std::pair<std::string, std::string>> updates, names;
     while (q.executeStep()) {
@@ -474,15 +459,6 @@ Result<int64_t> SqliteStore::LatestEventSeq() {
                         "COALESCE((SELECT MAX(pruned_seq) FROM event_retention), 0))");
     q.executeStep();
     return q.getColumn(0).getInt64();
-  });
-}
-
-Status SqliteStore::PurgeIdempotencyKeys(int64_t before) {
-  return Guard("purging idempotency keys", [&]() -> Status {
-    SQLite::Statement q(db_, "DELETE FROM idempotency_keys WHERE created_at < ?");
-    q.bind(1, before);
-    q.exec();
-    return Status::Ok();
   });
 }
 

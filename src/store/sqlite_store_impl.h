@@ -101,6 +101,9 @@ class SqliteStore : public Store {
   Result<ImageRecord> GetImage(const std::string& org_id, const std::string& id) override;
   Result<std::vector<ImageRecord>> ListImages(const std::string& org_id) override;
   Status DeleteImage(const std::string& org_id, const std::string& id) override;
+  Result<std::optional<std::string>> FindIdempotentCreate(const IdempotencyClaim& claim) override;
+  Result<IdempotentCreate> CreateOnce(const IdempotencyClaim& claim,
+                                      const std::function<Result<std::string>()>& insert) override;
   Status PurgeIdempotencyKeys(int64_t before) override;
   Result<std::string> PutObject(const ObjectRecord& o) override;
   Result<ObjectRecord> GetObject(const std::string& org_id, const std::string& key) override;
@@ -239,6 +242,10 @@ class SqliteStore : public Store {
   Result<int> MakeControllersDue(int64_t now) override;
 
  private:
+  // The claim's earlier object id, nullopt, or Conflict; inside the caller's transaction.
+  Result<std::optional<std::string>> FindClaimLocked(const IdempotencyClaim& claim);
+  // Records the claim as having made `object_id`, inside the caller's transaction.
+  void InsertClaimLocked(const IdempotencyClaim& claim, const std::string& object_id);
   AppReleaseRecord ReadAppRelease(SQLite::Statement& q);
   // Inserts the run, or updates the stored one with its id, inside the caller's transaction;
   // a new status also writes the run's event. True when it did (AnnounceRunEvent after commit).
@@ -281,8 +288,8 @@ class SqliteStore : public Store {
   static void OnRowChange(void* self, int op, const char* db, const char* table, long long rowid);
   // Empties auth_reads_ when api_keys or orgs changed since it was filled; under mu_.
   void RefreshAuthReads();
-  std::mutex mu_;
-  ValueSealer sealer_;  // guarded by mu_
+  std::recursive_mutex mu_;  // recursive: CreateOnce runs a create's own method under it
+  ValueSealer sealer_;       // guarded by mu_
   std::mutex listener_mu_;
   RunEventListener run_listener_;  // guarded by listener_mu_
   SQLite::Database db_;

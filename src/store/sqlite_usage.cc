@@ -1,5 +1,6 @@
 // SqliteStore: metering's marks, usage sums, account alerts and counts (usage_store.h).
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -51,7 +52,7 @@ Status SqliteStore::SetMeterThrough(int64_t at) {
 Result<std::vector<SandboxRecord>> SqliteStore::SandboxesToMeter(int64_t since) {
   return Guard<Result<std::vector<SandboxRecord>>>(
       "listing sandboxes to meter", [&]() -> Result<std::vector<SandboxRecord>> {
-        SQLite::Transaction tx(db_);
+        StoreTransaction tx(db_);
         SQLite::Statement q(db_,
                             "SELECT id FROM sandboxes WHERE status IN ('provisioning', 'running') "
                             "UNION SELECT sandbox_id FROM events WHERE at >= ?");
@@ -162,7 +163,7 @@ Result<UsageTotalRecord> SqliteStore::UsageOfSubject(const std::string& org_id,
 
 Result<bool> SqliteStore::RecordAccountAlert(const AccountAlertRecord& a) {
   return Guard<Result<bool>>("recording an account alert", [&]() -> Result<bool> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement q(db_,
                         "INSERT OR IGNORE INTO account_alerts(org_id, kind, credits_nanos, "
                         "usage_nanos, at) VALUES (?,?,?,?,?)");
@@ -200,7 +201,7 @@ Result<std::vector<LimitAlertRecord>> SqliteStore::ObserveLimits(
     const std::string& org_id, const std::vector<LimitAlertRecord>& observed) {
   using Alerts = std::vector<LimitAlertRecord>;
   return Guard<Result<Alerts>>("recording limit alerts", [&]() -> Result<Alerts> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     Alerts recorded;
     for (LimitAlertRecord a : observed) {
       if (!LimitReached(a)) {

@@ -1,5 +1,6 @@
 // SqliteStore: the users who sign in to organizations.
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -36,7 +37,7 @@ Status InsertUser(SQLite::Database& db, const UserRecord& user) {
 
 Status SqliteStore::CreateUser(const UserRecord& user) {
   return Guard("creating user", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement org(db_, "SELECT 1 FROM orgs WHERE id = ?");
     org.bind(1, user.org_id);
     if (!org.executeStep()) return NotFound("organization " + user.org_id + " not found");
@@ -49,7 +50,7 @@ Status SqliteStore::CreateUser(const UserRecord& user) {
 
 Status SqliteStore::CreateOrgWithUser(const OrgRecord& org, const UserRecord& user) {
   return Guard("creating organization and user", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     RETURN_IF_ERROR(InsertOrg(db_, org));
     RETURN_IF_ERROR(InsertUser(db_, user));
     tx.commit();
@@ -91,7 +92,7 @@ Result<UserRecord> SqliteStore::GetUser(const std::string& id) {
 
 Result<UserRecord> SqliteStore::DeleteUser(const std::string& id) {
   return Guard<Result<UserRecord>>("deleting user", [&]() -> Result<UserRecord> {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement q(db_, std::string("SELECT ") + kUserColumns + " FROM users WHERE id = ?");
     q.bind(1, id);
     if (!q.executeStep()) return NotFound("user '" + id + "' not found");
@@ -116,7 +117,7 @@ Result<UserRecord> SqliteStore::DeleteUser(const std::string& id) {
 
 Status SqliteStore::SetUserPassword(const std::string& id, const std::string& password_hash) {
   return Guard("changing password", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement q(db_, "UPDATE users SET password_hash = ? WHERE id = ?");
     q.bind(1, password_hash);
     q.bind(2, id);

@@ -3,6 +3,7 @@
 
 #include "store/sandbox_limit_check.h"
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -13,7 +14,7 @@ constexpr const char* kVolumeColumns = "id, org_id, name, size_mib, status, data
 
 Status SqliteStore::PutVolume(const VolumeRecord& v, std::optional<int64_t> max_gib) {
   return Guard("saving storage volume", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement same(db_, "SELECT id FROM volumes WHERE org_id = ? AND name = ?");
     same.bind(1, v.org_id);
     same.bind(2, v.name);
@@ -103,7 +104,7 @@ Result<std::vector<SandboxRecord>> SqliteStore::ListVolumeAttachments(const std:
 
 Status SqliteStore::BeginDeleteVolume(const std::string& org_id, const std::string& id) {
   return Guard("deleting storage volume", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     SQLite::Statement cur(db_, "SELECT name, status FROM volumes WHERE id = ? AND org_id = ?");
     cur.bind(1, id);
     cur.bind(2, org_id);

@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/idempotency_store.h"
 #include "store/records.h"
 
 namespace adapt::store {
 
-class StorageTokenStore {
+// Its creates take an Idempotency-Key: the idempotency table is reachable from it.
+class StorageTokenStore : public virtual IdempotencyStore {
  public:
   virtual ~StorageTokenStore() = default;
 

@@ -17,6 +17,7 @@
 #include "store/database_store.h"
 #include "store/endpoint_store.h"
 #include "store/event_store.h"
+#include "store/idempotency_store.h"
 #include "store/image_record_store.h"
 #include "store/job_store.h"
 #include "store/network_store.h"
@@ -41,6 +42,7 @@ class Store : public OrgStore,
               public OAuthStore,
               public SandboxStore,
               public EventStore,
+              public virtual IdempotencyStore,
               public CommandStore,
               public NetworkStore,
               public EndpointStore,

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/idempotency_store.h"
 #include "store/records.h"
 
 namespace adapt::store {
 
-class VolumeStore {
+// Its creates take an Idempotency-Key: the idempotency table is reachable from it.
+class VolumeStore : public virtual IdempotencyStore {
  public:
   virtual ~VolumeStore() = default;
 

@@ -1,0 +1,146 @@
+// IdempotencyStore against both backends: a key replays the object it made, a different
+// request is a Conflict, and keys are apart per organization and per scope.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "base/ids.h"
+#include "store/sqlite_store_test_fixture.h"
+#include "store/store.h"
+
+namespace adapt::store {
+namespace {
+
+using testing_support::Backend;
+using testing_support::StoreTestBase;
+
+class IdempotencyStoreTest : public StoreTestBase, public testing::WithParamInterface<Backend> {
+ protected:
+  void SetUp() override {
+    backend_ = GetParam();
+    StoreTestBase::SetUp();
+  }
+
+  IdempotencyClaim Claim(const std::string& org_id, const std::string& scope,
+                         const std::string& key, const std::string& body) {
+    return IdempotencyClaim{org_id, scope, IdempotencyKey{key, Sha256Hex(body)}, 5000};
+  }
+
+  // Stores a token under `claim`; the id the store answers and whether it replayed.
+  Result<IdempotentCreate> CreateToken(const IdempotencyClaim& claim) {
+    StorageTokenRecord t;
+    t.id = NewId("stk");
+    t.org_id = claim.org_id;
+    t.name = "t";
+    t.created_at = 5000;
+    t.expires_at = 9000;
+    return store_->CreateOnce(claim, [&]() -> Result<std::string> {
+      RETURN_IF_ERROR(store_->PutStorageToken(t));
+      return t.id;
+    });
+  }
+
+  size_t TokenCount(const std::string& org_id) {
+    auto all = store_->ListStorageTokens(org_id);
+    EXPECT_TRUE(all.ok()) << all.status().message();
+    return all.ok() ? all->size() : 0;
+  }
+};
+
+TEST_P(IdempotencyStoreTest, TheSameKeyAndBodyReplaysTheFirstObjectAndWritesNothing) {
+  auto first = CreateToken(Claim(org_.id, "storage_token", "k1", "body"));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_FALSE(first->replayed);
+  auto again = CreateToken(Claim(org_.id, "storage_token", "k1", "body"));
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_TRUE(again->replayed);
+  EXPECT_EQ(again->object_id, first->object_id);
+  EXPECT_EQ(TokenCount(org_.id), 1u);
+  auto found = store_->FindIdempotentCreate(Claim(org_.id, "storage_token", "k1", "body"));
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->value_or(""), first->object_id);
+}
+
+TEST_P(IdempotencyStoreTest, TheSameKeyWithAnotherBodyIsAConflictNamingTheHeader) {
+  ASSERT_TRUE(CreateToken(Claim(org_.id, "storage_token", "k1", "body-a")).ok());
+  auto other = CreateToken(Claim(org_.id, "storage_token", "k1", "body-b"));
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), Code::kConflict);
+  EXPECT_EQ(other.status().field(), "Idempotency-Key");
+  auto found = store_->FindIdempotentCreate(Claim(org_.id, "storage_token", "k1", "body-b"));
+  EXPECT_EQ(found.status().code(), Code::kConflict);
+  EXPECT_EQ(TokenCount(org_.id), 1u);
+}
+
+TEST_P(IdempotencyStoreTest, AnotherOrganizationsSameKeyMakesItsOwnObject) {
+  auto mine = CreateToken(Claim(org_.id, "storage_token", "shared", "body"));
+  auto theirs = CreateToken(Claim(other_org_.id, "storage_token", "shared", "other body"));
+  ASSERT_TRUE(mine.ok());
+  ASSERT_TRUE(theirs.ok()) << theirs.status().message();
+  EXPECT_FALSE(theirs->replayed);
+  EXPECT_NE(theirs->object_id, mine->object_id);
+  EXPECT_EQ(TokenCount(other_org_.id), 1u);
+}
+
+TEST_P(IdempotencyStoreTest, KeysOfDifferentScopesAreApart) {
+  ASSERT_TRUE(CreateToken(Claim(org_.id, "storage_token", "k1", "body")).ok());
+  auto secret_scope = store_->FindIdempotentCreate(Claim(org_.id, "secret", "k1", "other"));
+  ASSERT_TRUE(secret_scope.ok()) << secret_scope.status().message();
+  EXPECT_FALSE(secret_scope->has_value());
+}
+
+TEST_P(IdempotencyStoreTest, AFailedInsertRecordsNoKeySoARetryCreates) {
+  auto failed = store_->CreateOnce(Claim(org_.id, "storage_token", "k1", "body"),
+                                   []() -> Result<std::string> { return Conflict("refused"); });
+  EXPECT_EQ(failed.status().code(), Code::kConflict);
+  auto found = store_->FindIdempotentCreate(Claim(org_.id, "storage_token", "k1", "body"));
+  ASSERT_TRUE(found.ok());
+  EXPECT_FALSE(found->has_value());
+  auto retry = CreateToken(Claim(org_.id, "storage_token", "k1", "body"));
+  ASSERT_TRUE(retry.ok()) << retry.status().message();
+  EXPECT_FALSE(retry->replayed);
+}
+
+TEST_P(IdempotencyStoreTest, PurgedKeysOfEveryScopeNoLongerReplay) {
+  ASSERT_TRUE(CreateToken(Claim(org_.id, "storage_token", "k1", "body")).ok());
+  ASSERT_TRUE(store_->PurgeIdempotencyKeys(6000).ok());
+  auto again = CreateToken(Claim(org_.id, "storage_token", "k1", "body"));
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->replayed);
+  EXPECT_EQ(TokenCount(org_.id), 2u);
+}
+
+// SQLite: the object's row and the key are one transaction, so the object written by the
+// insert is undone when recording the key fails, and a failure after the object's own
+// method committed its part still leaves neither.
+TEST_P(IdempotencyStoreTest, AnInsertThatFailsAfterWritingLeavesNeitherObjectNorKey) {
+  auto failed = store_->CreateOnce(Claim(org_.id, "storage_token", "k1", "body"),
+                                   [&]() -> Result<std::string> {
+                                     StorageTokenRecord t;
+                                     t.id = NewId("stk");
+                                     t.org_id = org_.id;
+                                     t.created_at = 5000;
+                                     t.expires_at = 9000;
+                                     RETURN_IF_ERROR(store_->PutStorageToken(t));
+                                     return Internal("failed after the row was written");
+                                   });
+  EXPECT_EQ(failed.status().code(), Code::kInternal);
+  if (backend_ == Backend::kSqlite) EXPECT_EQ(TokenCount(org_.id), 0u);
+  auto found = store_->FindIdempotentCreate(Claim(org_.id, "storage_token", "k1", "body"));
+  ASSERT_TRUE(found.ok());
+  EXPECT_FALSE(found->has_value());
+}
+
+TEST_P(IdempotencyStoreTest, AKeyOutsideOneTo255BytesIsRefused) {
+  EXPECT_TRUE(CheckIdempotencyKey({"k", "h"}).ok());
+  EXPECT_TRUE(CheckIdempotencyKey({std::string(255, 'k'), "h"}).ok());
+  EXPECT_EQ(CheckIdempotencyKey({std::string(256, 'k'), "h"}).code(), Code::kInvalidArgument);
+  EXPECT_EQ(CheckIdempotencyKey({"", "h"}).field(), "Idempotency-Key");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, IdempotencyStoreTest,
+                         testing::Values(Backend::kSqlite, Backend::kMemory),
+                         testing_support::BackendName);
+
+}  // namespace
+}  // namespace adapt::store
