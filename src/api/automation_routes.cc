@@ -37,7 +37,8 @@ void AddAutomationRoutes(Router& router, core::AutomationService& automations) {
                if (!body.ok()) return ErrorResponse(body.status());
                auto create = CreateAutomationFromJson(*body);
                if (!create.ok()) return ErrorResponse(create.status());
-               auto a = automations.Create(who, *create, RestAutomationFields());
+               auto a = automations.Create(who, *create, RestAutomationFields(),
+                                           IdempotencyKeyOf(req, *body));
                if (!a.ok()) return ErrorResponse(a.status());
                return JsonResponse(201, AutomationToJson(*a));
              });
@@ -65,8 +66,10 @@ void AddAutomationRoutes(Router& router, core::AutomationService& automations) {
              });
   // 202 with the manual run as it starts; it ends on its own (GET /v1/runs/{id}).
   router.Add("POST", "/v1/automations/{id}/trigger",
-             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               auto run = automations.Trigger(who, p.at("id"));
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               // The trigger takes no body: the key's fingerprint is the path alone.
+               auto run = automations.Trigger(who, p.at("id"),
+                                              IdempotencyKeyOf(req, nlohmann::json::object()));
                if (!run.ok()) return ErrorResponse(run.status());
                return JsonResponse(202, RunToJson(*run));
              });

@@ -36,7 +36,8 @@ void AddEndpointRoutes(Router& router, core::EndpointService& endpoints) {
                if (!body.ok()) return ErrorResponse(body.status());
                auto request = ParseCreateEndpoint(*body);
                if (!request.ok()) return ErrorResponse(request.status());
-               auto made = endpoints.Create(who, p.at("id"), *request);
+               auto made =
+                   endpoints.Create(who, p.at("id"), *request, IdempotencyKeyOf(req, *body));
                if (!made.ok()) return ErrorResponse(made.status());
                return JsonResponse(201, EndpointJson(*made));
              });

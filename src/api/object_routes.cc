@@ -223,31 +223,34 @@ void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& servic
     r.headers.emplace_back("ETag", "\"" + rec.etag + "\"");
     return r;
   });
-  router.Add("POST", "/v1/storage-tokens",
-             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-               auto body = ParseJsonBody(req);
-               if (!body.ok()) return ErrorResponse(body.status());
-               if (Status st = CheckFields(*body, {"name", "ttlSeconds"}); !st.ok())
-                 return ErrorResponse(st);
-               std::string name;
-               if (body->contains("name")) {
-                 if (!(*body)["name"].is_string())
-                   return ErrorResponse(InvalidArgument("name", "name must be a string"));
-                 name = (*body)["name"].get<std::string>();
-               }
-               auto ttl =
-                   TtlField(*body, storage::kDefaultTokenTtlSeconds, storage::kMaxTokenTtlSeconds);
-               if (!ttl.ok()) return ErrorResponse(ttl.status());
-               auto made = api.tokens.Create(who.org_id, name, *ttl);
-               if (!made.ok()) return ErrorResponse(made.status());
-               json out = TokenJson(made->record);
-               out["token"] = made->token;
-               out["accessKeyId"] = made->record.id;
-               out["secretAccessKey"] = made->secret;
-               out["endpoint"] = BaseUrlFor(req, api.gateway_port);
-               out["bucket"] = kGatewayBucket;
-               return JsonResponse(201, out);
-             });
+  router.Add(
+      "POST", "/v1/storage-tokens",
+      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+        auto body = ParseJsonBody(req);
+        if (!body.ok()) return ErrorResponse(body.status());
+        if (Status st = CheckFields(*body, {"name", "ttlSeconds"}); !st.ok())
+          return ErrorResponse(st);
+        std::string name;
+        if (body->contains("name")) {
+          if (!(*body)["name"].is_string())
+            return ErrorResponse(InvalidArgument("name", "name must be a string"));
+          name = (*body)["name"].get<std::string>();
+        }
+        auto ttl = TtlField(*body, storage::kDefaultTokenTtlSeconds, storage::kMaxTokenTtlSeconds);
+        if (!ttl.ok()) return ErrorResponse(ttl.status());
+        auto made = api.tokens.Create(who.org_id, name, *ttl, "", IdempotencyKeyOf(req, *body));
+        if (!made.ok()) return ErrorResponse(made.status());
+        json out = TokenJson(made->record);
+        out["accessKeyId"] = made->record.id;
+        // A replay shows no secret: it was shown once, to the request that made it.
+        if (!made->replayed) {
+          out["token"] = made->token;
+          out["secretAccessKey"] = made->secret;
+        }
+        out["endpoint"] = BaseUrlFor(req, api.gateway_port);
+        out["bucket"] = kGatewayBucket;
+        return JsonResponse(201, out);
+      });
   router.Add("GET", "/v1/storage-tokens",
              [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
                auto list = api.tokens.List(who.org_id);

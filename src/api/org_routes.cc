@@ -28,12 +28,14 @@ json KeyJson(const store::ApiKeyRecord& k) {
 // The one answer that holds the key's text.
 json NewKeyJson(const core::NewApiKey& key) {
   const auto& r = key.record;
-  return {{"id", r.id},
-          {"orgId", r.org_id},
-          {"name", r.name},
-          {"key", key.key},
-          {"createdAt", FormatRfc3339(r.created_at)},
-          {"expiresAt", ExpiresAt(r.expires_at)}};
+  json out = {{"id", r.id},
+              {"orgId", r.org_id},
+              {"name", r.name},
+              {"createdAt", FormatRfc3339(r.created_at)},
+              {"expiresAt", ExpiresAt(r.expires_at)}};
+  // An Idempotency-Key's replay shows no text: it was shown once, to the request that made it.
+  if (!key.replayed) out["key"] = key.key;
+  return out;
 }
 
 json KeyList(const std::vector<store::ApiKeyRecord>& keys) {
@@ -67,6 +69,12 @@ Result<std::string> OptionalString(const json& body, const char* field) {
   return body[field].get<std::string>();
 }
 
+// The body of a key create that ParseCreateKey accepted, for its Idempotency-Key's fingerprint.
+json KeyBodyOf(const HttpRequest& req) {
+  auto body = ParseJsonBody(req);
+  return body.ok() ? *body : json::object();
+}
+
 Result<core::CreateKeyRequest> ParseCreateKey(const HttpRequest& req) {
   ASSIGN_OR_RETURN(json body, ParseJsonBody(req));
   RETURN_IF_ERROR(OnlyFields(body, {"name", "ttlSeconds"}));
@@ -81,7 +89,7 @@ void AddOwnKeyRoutes(Router& router, core::Auth& auth) {
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto request = ParseCreateKey(req);
                if (!request.ok()) return ErrorResponse(request.status());
-               auto key = auth.CreateOwnKey(who, *request);
+               auto key = auth.CreateOwnKey(who, *request, IdempotencyKeyOf(req, KeyBodyOf(req)));
                if (!key.ok()) return ErrorResponse(key.status());
                HttpResponse r = JsonResponse(201, NewKeyJson(*key));
                r.headers.emplace_back("Cache-Control", "no-store");
@@ -109,7 +117,7 @@ void AddOrgRoutes(Router& router, core::Auth& auth, core::OrgDeletion& deletion)
                if (Status st = OnlyFields(*body, {"name"}); !st.ok()) return ErrorResponse(st);
                auto name = OptionalString(*body, "name");
                if (!name.ok()) return ErrorResponse(name.status());
-               auto org = auth.CreateOrg(who, *name);
+               auto org = auth.CreateOrg(who, *name, IdempotencyKeyOf(req, *body));
                if (!org.ok()) return ErrorResponse(org.status());
                return JsonResponse(201, OrgJson(*org));
              });
@@ -132,7 +140,8 @@ void AddOrgRoutes(Router& router, core::Auth& auth, core::OrgDeletion& deletion)
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
                auto request = ParseCreateKey(req);
                if (!request.ok()) return ErrorResponse(request.status());
-               auto key = auth.CreateKey(who, p.at("id"), request->name, request->ttl_seconds);
+               auto key = auth.CreateKey(who, p.at("id"), request->name, request->ttl_seconds,
+                                         IdempotencyKeyOf(req, KeyBodyOf(req)));
                if (!key.ok()) return ErrorResponse(key.status());
                return JsonResponse(201, NewKeyJson(*key));
              });

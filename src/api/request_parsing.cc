@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "base/ids.h"
 #include "base/json_parse.h"
 
 namespace adapt::api {
@@ -18,6 +19,13 @@ Result<nlohmann::json> ParseRequiredJsonBody(const HttpRequest& request) {
   if (BlankBody(request))
     return InvalidArgument("", "the request body is empty; send a JSON object");
   return ParseJsonBody(request);
+}
+
+std::optional<store::IdempotencyKey> IdempotencyKeyOf(const HttpRequest& request,
+                                                      const nlohmann::json& body) {
+  if (!request.headers.count("idempotency-key")) return std::nullopt;
+  return store::IdempotencyKey{request.Header("idempotency-key"),
+                               Sha256Hex(request.path + "\n" + body.dump())};
 }
 
 Result<nlohmann::json> ParseJsonBody(const HttpRequest& request) {

@@ -8,12 +8,19 @@
 
 #include "api/http_types.h"
 #include "base/status.h"
+#include "store/records.h"
 
 namespace adapt::api {
 
 // An empty body is {}; anything but a JSON object is a 400, and so is one nested deeper than
 // kMaxJsonDepth (base/json_parse.h), naming the member it was found in.
 Result<nlohmann::json> ParseJsonBody(const HttpRequest& request);
+
+// A create's Idempotency-Key header with the fingerprint of what it asks: the path (which names
+// the sandbox or organization a create is under) and the body as parsed, so that spacing and
+// key order do not make two equal requests differ. nullopt without the header.
+std::optional<store::IdempotencyKey> IdempotencyKeyOf(const HttpRequest& request,
+                                                      const nlohmann::json& body);
 // As ParseJsonBody, but an empty body is refused: for a request that replaces what it names
 // (a PUT), where `{}` by omission would reset it.
 Result<nlohmann::json> ParseRequiredJsonBody(const HttpRequest& request);

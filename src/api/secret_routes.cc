@@ -39,7 +39,7 @@ void AddSecretRoutes(Router& router, core::SecretService& secrets) {
                if (!body.ok()) return ErrorResponse(body.status());
                auto request = ParseSecretSet(*body);
                if (!request.ok()) return ErrorResponse(request.status());
-               auto saved = secrets.Set(who.org_id, *request);
+               auto saved = secrets.Set(who.org_id, *request, IdempotencyKeyOf(req, *body));
                if (!saved.ok()) return ErrorResponse(saved.status());
                return JsonResponse(saved->created ? 201 : 200, SecretJson(saved->secret));
              });

@@ -68,7 +68,7 @@ void AddStorageRoutes(Router& router, storage::VolumeService& volumes) {
                if (!body.ok()) return ErrorResponse(body.status());
                auto request = ParseVolumeCreate(*body);
                if (!request.ok()) return ErrorResponse(request.status());
-               auto volume = volumes.Create(who.org_id, *request);
+               auto volume = volumes.Create(who.org_id, *request, IdempotencyKeyOf(req, *body));
                if (!volume.ok()) return ErrorResponse(VolumeErrorInRestTerms(volume.status()));
                return JsonResponse(201, VolumeJson(*volume));
              });

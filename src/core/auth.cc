@@ -71,15 +71,41 @@ Result<Principal> Auth::Authenticate(const std::string& bearer_key) {
   return Principal{key->org_id, key->id, key->is_admin, org.registered};
 }
 
-Result<store::OrgRecord> Auth::CreateOrg(const Principal& who, const std::string& name) {
+Result<std::optional<std::string>> Auth::ClaimKey(const Principal& who, const std::string& scope,
+                                                  const std::optional<store::IdempotencyKey>& key,
+                                                  std::optional<store::IdempotencyClaim>& claim) {
+  if (!key) return std::optional<std::string>();
+  RETURN_IF_ERROR(store::CheckIdempotencyKey(*key));
+  claim = store::IdempotencyClaim{who.org_id, scope, *key, NowMillis()};
+  return store_.FindIdempotentCreate(*claim);
+}
+
+Result<store::OrgRecord> Auth::CreateOrg(const Principal& who, const std::string& name,
+                                         const std::optional<store::IdempotencyKey>& idempotency) {
   RETURN_IF_ERROR(RequireAdmin(who));
+  std::optional<store::IdempotencyClaim> claim;
+  ASSIGN_OR_RETURN(std::optional<std::string> earlier, ClaimKey(who, "org", idempotency, claim));
+  if (earlier) {
+    auto org = store_.GetOrg(*earlier);
+    if (!org.ok() && org.status().code() == Code::kNotFound)
+      return store::IdempotentObjectGone("organization " + *earlier);
+    return org;
+  }
   if (name.empty() || name.size() > 63)
     return InvalidArgument("name", "name must be 1 to 63 characters");
   for (char c : name) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
       return InvalidArgument("name", "name may hold only a-z, 0-9, '-' and '_'");
   }
-  return store_.CreateOrg({NewId("org"), name, false, NowMillis()});
+  store::OrgRecord org{NewId("org"), name, false, NowMillis()};
+  if (!claim) return store_.CreateOrg(org);
+  ASSIGN_OR_RETURN(store::IdempotentCreate made,
+                   store_.CreateOnce(*claim, [&]() -> Result<std::string> {
+                     ASSIGN_OR_RETURN(org, store_.CreateOrg(org));
+                     return org.id;
+                   }));
+  if (made.replayed) return store_.GetOrg(made.object_id);
+  return org;
 }
 
 Result<std::vector<store::OrgRecord>> Auth::ListOrgs(const Principal& who) {
@@ -88,13 +114,18 @@ Result<std::vector<store::OrgRecord>> Auth::ListOrgs(const Principal& who) {
 }
 
 Result<NewApiKey> Auth::CreateKey(const Principal& who, const std::string& org_id,
-                                  const std::string& name, std::optional<int64_t> ttl_seconds) {
+                                  const std::string& name, std::optional<int64_t> ttl_seconds,
+                                  const std::optional<store::IdempotencyKey>& idempotency) {
   RETURN_IF_ERROR(RequireAdmin(who));
+  std::optional<store::IdempotencyClaim> claim;
+  ASSIGN_OR_RETURN(std::optional<std::string> earlier,
+                   ClaimKey(who, "api_key", idempotency, claim));
+  if (earlier) return MadeApiKey(org_id, *earlier);
   RETURN_IF_ERROR(CheckKeyName(name));
   ASSIGN_OR_RETURN(int64_t expires_at, ExpiryFor(ttl_seconds));
   auto org = store_.GetOrg(org_id);
   if (!org.ok()) return org.status();
-  return MakeKey(org->id, name.empty() ? "key" : name, false, expires_at);
+  return MakeKey(org->id, name.empty() ? "key" : name, false, expires_at, claim);
 }
 
 Result<std::vector<store::ApiKeyRecord>> Auth::ListKeys(const Principal& who,
@@ -115,7 +146,12 @@ Status Auth::DeleteKey(const Principal& who, const std::string& org_id, const st
   return NotFound("API key " + key_id + " not found");
 }
 
-Result<NewApiKey> Auth::CreateOwnKey(const Principal& who, const CreateKeyRequest& request) {
+Result<NewApiKey> Auth::CreateOwnKey(const Principal& who, const CreateKeyRequest& request,
+                                     const std::optional<store::IdempotencyKey>& idempotency) {
+  std::optional<store::IdempotencyClaim> claim;
+  ASSIGN_OR_RETURN(std::optional<std::string> earlier,
+                   ClaimKey(who, "api_key", idempotency, claim));
+  if (earlier) return MadeApiKey(who.org_id, *earlier);
   RETURN_IF_ERROR(CheckKeyName(request.name));
   ASSIGN_OR_RETURN(int64_t expires_at, ExpiryFor(request.ttl_seconds));
   ASSIGN_OR_RETURN(auto keys, store_.ListApiKeys(who.org_id));
@@ -123,7 +159,7 @@ Result<NewApiKey> Auth::CreateOwnKey(const Principal& who, const CreateKeyReques
     return Status(Code::kResourceExhausted, "the organization has " +
                                                 std::to_string(kMaxKeysPerOrg) +
                                                 " API keys, the most allowed; revoke one first");
-  return MakeKey(who.org_id, request.name.empty() ? "key" : request.name, false, expires_at);
+  return MakeKey(who.org_id, request.name.empty() ? "key" : request.name, false, expires_at, claim);
 }
 
 Result<std::vector<store::ApiKeyRecord>> Auth::ListOwnKeys(const Principal& who) {
@@ -135,12 +171,34 @@ Status Auth::RevokeOwnKey(const Principal& who, const std::string& key_id) {
 }
 
 Result<NewApiKey> Auth::MakeKey(const std::string& org_id, const std::string& name, bool is_admin,
-                                int64_t expires_at) {
+                                int64_t expires_at,
+                                const std::optional<store::IdempotencyClaim>& claim) {
   NewApiKey out;
   out.key = "adapt_" + RandomToken(40);
   out.record = {NewId("key"), org_id, name, Sha256Hex(out.key), is_admin, NowMillis(), expires_at};
-  RETURN_IF_ERROR(store_.CreateApiKey(out.record));
+  if (!claim) {
+    RETURN_IF_ERROR(store_.CreateApiKey(out.record));
+    return out;
+  }
+  ASSIGN_OR_RETURN(store::IdempotentCreate made,
+                   store_.CreateOnce(*claim, [&]() -> Result<std::string> {
+                     RETURN_IF_ERROR(store_.CreateApiKey(out.record));
+                     return out.record.id;
+                   }));
+  if (made.replayed) return MadeApiKey(org_id, made.object_id);
   return out;
+}
+
+Result<NewApiKey> Auth::MadeApiKey(const std::string& org_id, const std::string& id) {
+  ASSIGN_OR_RETURN(auto keys, store_.ListApiKeys(org_id));
+  for (const auto& k : keys) {
+    if (k.id != id) continue;
+    NewApiKey out;
+    out.record = k;
+    out.replayed = true;
+    return out;
+  }
+  return store::IdempotentObjectGone("API key " + id);
 }
 
 }  // namespace adapt::core

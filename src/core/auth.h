@@ -33,6 +33,9 @@ inline constexpr size_t kMaxKeysPerOrg = 100;
 struct NewApiKey {
   store::ApiKeyRecord record;
   std::string key;  // the text, shown once
+  // An Idempotency-Key's replay: the key an earlier request made, `key` empty (its text is
+  // stored only hashed, and is shown once, to the request that made it).
+  bool replayed = false;
 };
 
 class Auth {
@@ -47,12 +50,17 @@ class Auth {
   // organization is registered.
   Result<Principal> Authenticate(const std::string& bearer_key);
 
-  Result<store::OrgRecord> CreateOrg(const Principal& who, const std::string& name);
+  // The creates below take an Idempotency-Key, kept under the caller's organization (scopes
+  // "org" and "api_key"): a key already used answers the object it made (Conflict for another
+  // request); a new one is recorded in the transaction that stores the object.
+  Result<store::OrgRecord> CreateOrg(const Principal& who, const std::string& name,
+                                     const std::optional<store::IdempotencyKey>& idempotency = {});
   Result<std::vector<store::OrgRecord>> ListOrgs(const Principal& who);
   // Admin only. `ttl_seconds` as in CreateKeyRequest.
   Result<NewApiKey> CreateKey(const Principal& who, const std::string& org_id,
                               const std::string& name,
-                              std::optional<int64_t> ttl_seconds = std::nullopt);
+                              std::optional<int64_t> ttl_seconds = std::nullopt,
+                              const std::optional<store::IdempotencyKey>& idempotency = {});
   // The admin key manages every organization's keys; another key only its own organization's
   // (so a tenant can rotate its keys), and another organization answers NotFound.
   Result<std::vector<store::ApiKeyRecord>> ListKeys(const Principal& who,
@@ -66,13 +74,22 @@ class Auth {
   // ResourceExhausted past kMaxKeysPerOrg. Another organization's key id answers NotFound;
   // revoking deletes the key and its OAuth grants in one transaction, so it stops working at
   // once (the admin key: Conflict).
-  Result<NewApiKey> CreateOwnKey(const Principal& who, const CreateKeyRequest& request);
+  Result<NewApiKey> CreateOwnKey(const Principal& who, const CreateKeyRequest& request,
+                                 const std::optional<store::IdempotencyKey>& idempotency = {});
   Result<std::vector<store::ApiKeyRecord>> ListOwnKeys(const Principal& who);
   Status RevokeOwnKey(const Principal& who, const std::string& key_id);
 
  private:
   Result<NewApiKey> MakeKey(const std::string& org_id, const std::string& name, bool is_admin,
-                            int64_t expires_at = 0);
+                            int64_t expires_at = 0,
+                            const std::optional<store::IdempotencyClaim>& claim = {});
+  // The claim of `who`'s Idempotency-Key in `scope`; the earlier object's id when the key
+  // was used (Conflict for another request), else nullopt (and `claim` is set).
+  Result<std::optional<std::string>> ClaimKey(const Principal& who, const std::string& scope,
+                                              const std::optional<store::IdempotencyKey>& key,
+                                              std::optional<store::IdempotencyClaim>& claim);
+  // The API key an Idempotency-Key made, without its text.
+  Result<NewApiKey> MadeApiKey(const std::string& org_id, const std::string& id);
 
   store::Store& store_;
 };

@@ -20,9 +20,9 @@ int64_t AutomationService::PlanLimit(const std::string& org_id) const {
   return limit;
 }
 
-Result<Automation> AutomationService::CreateController(const Principal& who,
-                                                       const CreateAutomationRequest& req,
-                                                       const FieldNames& names) {
+Result<Automation> AutomationService::CreateController(
+    const Principal& who, const CreateAutomationRequest& req, const FieldNames& names,
+    const std::optional<store::IdempotencyClaim>& claim) {
   if (!controllers_) return Status(Code::kUnsupported, "controllers are not served here");
   if (req.name.size() > 128)
     return InvalidArgument(names("name"), names("name") + " must be at most 128 bytes");
@@ -77,9 +77,7 @@ Result<Automation> AutomationService::CreateController(const Principal& who,
   a.max_attempts = 1;
   a.next_due_at = now;  // reconciled at once
   a.created_at = a.updated_at = now;
-  RETURN_IF_ERROR(automations_.CreateAutomation(a, static_cast<int>(PlanLimit(who.org_id))));
-  Wake();
-  return ViewOf(a);
+  return InsertAutomation(who, a, claim);
 }
 
 }  // namespace adapt::core

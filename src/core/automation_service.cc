@@ -76,10 +76,9 @@ Automation AutomationService::ViewOf(const store::AutomationRecord& a) const {
   return view;
 }
 
-Result<Automation> AutomationService::Create(const Principal& who,
-                                             const CreateAutomationRequest& req,
-                                             const FieldNames& names) {
-  if (req.kind == "controller") return CreateController(who, req, names);
+Result<Automation> AutomationService::CreateSchedule(
+    const Principal& who, const CreateAutomationRequest& req, const FieldNames& names,
+    const std::optional<store::IdempotencyClaim>& claim) {
   if (!req.kind.empty() && req.kind != "schedule")
     return InvalidArgument(names("kind"), names("kind") + " must be schedule or controller");
   if (!req.desired_state.empty() || req.window_seconds) {
@@ -155,9 +154,7 @@ Result<Automation> AutomationService::Create(const Principal& who,
   a.max_attempts = static_cast<int>(max_attempts);
   a.next_due_at = *first;
   a.created_at = a.updated_at = now;
-  RETURN_IF_ERROR(automations_.CreateAutomation(a, static_cast<int>(PlanLimit(who.org_id))));
-  Wake();
-  return ViewOf(a);
+  return InsertAutomation(who, a, claim);
 }
 
 Result<std::vector<Automation>> AutomationService::List(const Principal& who) {
@@ -219,7 +216,21 @@ Status AutomationService::Delete(const Principal& who, const std::string& id) {
   return Status::Ok();
 }
 
-Result<Run> AutomationService::Trigger(const Principal& who, const std::string& id) {
+Result<Run> AutomationService::Trigger(const Principal& who, const std::string& id,
+                                       const std::optional<store::IdempotencyKey>& idempotency) {
+  std::optional<store::IdempotencyClaim> claim;
+  if (idempotency) {
+    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
+    claim = store::IdempotencyClaim{who.org_id, "run", *idempotency, Now()};
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, runs_.FindIdempotentCreate(*claim));
+    if (earlier) {
+      auto run = runs_.GetRun(who.org_id, *earlier);
+      if (!run.ok() && run.status().code() == Code::kNotFound)
+        return store::IdempotentObjectGone("run " + *earlier);
+      if (!run.ok()) return run.status();
+      return Run{std::move(*run), std::nullopt};
+    }
+  }
   ASSIGN_OR_RETURN(store::AutomationRecord a, automations_.GetAutomation(who.org_id, id));
   if (a.kind == "controller") {
     return Conflict("automation '" + id +
@@ -229,10 +240,23 @@ Result<Run> AutomationService::Trigger(const Principal& who, const std::string& 
   int64_t now = Now();
   store::RunRecord run = NewAutomationRun(a, "manual", now, now);
   bool start = Admitted(a, run) && MayStart(a, run);
-  RETURN_IF_ERROR(runs_.PutRun(run));
-  if (start) Launch(a, run);
-  if (run.status == "queued") Buffer(a, run);
-  ASSIGN_OR_RETURN(store::RunRecord stored, runs_.GetRun(who.org_id, run.id));
+  std::string run_id = run.id;
+  bool stored_now = true;
+  if (claim) {
+    ASSIGN_OR_RETURN(store::IdempotentCreate made,
+                     runs_.CreateOnce(*claim, [&]() -> Result<std::string> {
+                       RETURN_IF_ERROR(runs_.PutRun(run));
+                       return run.id;
+                     }));
+    // A concurrent request with the key recorded its run first: this one starts nothing.
+    stored_now = !made.replayed;
+    run_id = made.object_id;
+  } else {
+    RETURN_IF_ERROR(runs_.PutRun(run));
+  }
+  if (stored_now && start) Launch(a, run);
+  if (stored_now && run.status == "queued") Buffer(a, run);
+  ASSIGN_OR_RETURN(store::RunRecord stored, runs_.GetRun(who.org_id, run_id));
   return Run{std::move(stored), std::nullopt};
 }
 

@@ -98,8 +98,11 @@ class AutomationService {
   // Set before serving (automation_controllers.cc).
   void set_controllers(ControllerService* controllers);
 
+  // With `idempotency` (scope "automation"): a key the organization already used answers the
+  // automation it made (Conflict for another request); a new one is recorded with it.
   Result<Automation> Create(const Principal& who, const CreateAutomationRequest& req,
-                            const FieldNames& names = {});
+                            const FieldNames& names = {},
+                            const std::optional<store::IdempotencyKey>& idempotency = {});
   Result<std::vector<Automation>> List(const Principal& who);
   Result<Automation> Get(const Principal& who, const std::string& id);
   // Pauses or resumes; with `version`, only if the automation is still at it (kConflict and
@@ -108,8 +111,11 @@ class AutomationService {
                                 std::optional<int64_t> version);
   // Deletes the automation, never its sandbox; its runs expire on their own.
   Status Delete(const Principal& who, const std::string& id);
-  // A manual run now; the schedule does not shift. The overlap policy applies.
-  Result<Run> Trigger(const Principal& who, const std::string& id);
+  // A manual run now; the schedule does not shift. The overlap policy applies. With
+  // `idempotency` (scope "run"): a key the organization already used answers the run it
+  // started and starts none (Conflict for another request).
+  Result<Run> Trigger(const Principal& who, const std::string& id,
+                      const std::optional<store::IdempotencyKey>& idempotency = {});
 
   // Recover, then the scheduler thread starts. Call once, before serving.
   void Start();
@@ -134,9 +140,17 @@ class AutomationService {
 
  private:
   int64_t Now() const;
-  // Create for kind controller (automation_controllers.cc).
+  // Create for kind schedule, and for kind controller (automation_controllers.cc).
+  Result<Automation> CreateSchedule(const Principal& who, const CreateAutomationRequest& req,
+                                    const FieldNames& names,
+                                    const std::optional<store::IdempotencyClaim>& claim);
   Result<Automation> CreateController(const Principal& who, const CreateAutomationRequest& req,
-                                      const FieldNames& names);
+                                      const FieldNames& names,
+                                      const std::optional<store::IdempotencyClaim>& claim);
+  // Stores the new automation, with its key's claim in the same transaction, and wakes the
+  // scheduler; the automation as stored (a concurrent request with the key: the one it made).
+  Result<Automation> InsertAutomation(const Principal& who, const store::AutomationRecord& a,
+                                      const std::optional<store::IdempotencyClaim>& claim);
   int64_t PlanLimit(const std::string& org_id) const;
   Automation ViewOf(const store::AutomationRecord& a) const;
   // A due slot of a schedule, planned for the pass's claim.

@@ -32,8 +32,16 @@ Endpoint EndpointService::View(const store::EndpointRecord& e) const {
 }
 
 Result<Endpoint> EndpointService::Create(const Principal& who, const std::string& sandbox_id,
-                                         const CreateEndpoint& request) {
+                                         const CreateEndpoint& request,
+                                         const std::optional<store::IdempotencyKey>& idempotency) {
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
+  std::optional<store::IdempotencyClaim> claim;
+  if (idempotency) {
+    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
+    claim = store::IdempotencyClaim{who.org_id, "endpoint", *idempotency, NowMillis()};
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, endpoints_.FindIdempotentCreate(*claim));
+    if (earlier) return MadeEndpoint(who, sandbox_id, *earlier);
+  }
   ASSIGN_OR_RETURN(store::SandboxRecord sandbox, sandboxes_.GetSandbox(who.org_id, sandbox_id));
   if (request.port < 1 || request.port > 65535)
     return InvalidArgument("port", "port must be an integer from 1 to 65535");
@@ -55,8 +63,25 @@ Result<Endpoint> EndpointService::Create(const Principal& who, const std::string
     ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_->PlanOf(who.org_id));
     max_endpoints = plan.endpoints;
   }
-  RETURN_IF_ERROR(endpoints_.PutEndpoint(e, max_endpoints));
+  if (!claim) {
+    RETURN_IF_ERROR(endpoints_.PutEndpoint(e, max_endpoints));
+    return View(e);
+  }
+  ASSIGN_OR_RETURN(store::IdempotentCreate made,
+                   endpoints_.CreateOnce(*claim, [&]() -> Result<std::string> {
+                     RETURN_IF_ERROR(endpoints_.PutEndpoint(e, max_endpoints));
+                     return e.id;
+                   }));
+  if (made.replayed) return MadeEndpoint(who, sandbox_id, made.object_id);
   return View(e);
+}
+
+Result<Endpoint> EndpointService::MadeEndpoint(const Principal& who, const std::string& sandbox_id,
+                                               const std::string& id) {
+  ASSIGN_OR_RETURN(auto records, endpoints_.ListEndpoints(who.org_id, sandbox_id));
+  for (const auto& e : records)
+    if (e.id == id) return View(e);
+  return store::IdempotentObjectGone("endpoint " + id);
 }
 
 Result<std::vector<Endpoint>> EndpointService::List(const Principal& who,

@@ -51,8 +51,11 @@ class EndpointService {
   void set_activity(SandboxActivity* activity) { activity_ = activity; }
 
   // NotFound for an unknown sandbox, Conflict when it is not running or has egress "none".
+  // With `idempotency` (scope "endpoint"): a key the organization already used answers the
+  // endpoint it made (Conflict for another request); a new one is recorded with it.
   Result<Endpoint> Create(const Principal& who, const std::string& sandbox_id,
-                          const CreateEndpoint& request);
+                          const CreateEndpoint& request,
+                          const std::optional<store::IdempotencyKey>& idempotency = {});
   // The sandbox's routes; an empty `sandbox_id`: every route of the organization.
   Result<std::vector<Endpoint>> List(const Principal& who, const std::string& sandbox_id);
   // NotFound when the sandbox or the route does not exist.
@@ -69,6 +72,9 @@ class EndpointService {
 
  private:
   Endpoint View(const store::EndpointRecord& e) const;
+  // The endpoint an Idempotency-Key made: its view, or IdempotentObjectGone.
+  Result<Endpoint> MadeEndpoint(const Principal& who, const std::string& sandbox_id,
+                                const std::string& id);
 
   store::SandboxStore& sandboxes_;
   store::EndpointStore& endpoints_;

@@ -18,7 +18,24 @@ Secret View(const store::SecretRecord& r) {
 SecretService::SecretService(store::SecretStore& store, std::string master_key)
     : store_(store), master_key_(std::move(master_key)) {}
 
-Result<SavedSecret> SecretService::Set(const std::string& org_id, const SetSecret& request) {
+namespace {
+
+// A secret's idempotency record names the version it stored and the secret: "3:name".
+std::string SecretCreateId(const store::SecretRecord& r) {
+  return std::to_string(r.version) + ":" + r.name;
+}
+
+}  // namespace
+
+Result<SavedSecret> SecretService::Set(const std::string& org_id, const SetSecret& request,
+                                       const std::optional<store::IdempotencyKey>& idempotency) {
+  if (idempotency) RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
+  std::optional<store::IdempotencyClaim> claim;
+  if (idempotency) {
+    claim = store::IdempotencyClaim{org_id, "secret", *idempotency, NowMillis()};
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
+    if (earlier) return ReplaySet(org_id, *earlier);
+  }
   const std::string& name = request.name;
   RETURN_IF_ERROR(ValidateSecretName(name, "name"));
   const std::string& value = request.value;
@@ -43,8 +60,30 @@ Result<SavedSecret> SecretService::Set(const std::string& org_id, const SetSecre
   r.name = name;
   ASSIGN_OR_RETURN(r.ciphertext, SealSecret(key, name, value));
   r.updated_at = NowMillis();
-  ASSIGN_OR_RETURN(store::SecretRecord saved, store_.PutSecret(r));
+  if (!claim) {
+    ASSIGN_OR_RETURN(store::SecretRecord saved, store_.PutSecret(r));
+    return SavedSecret{View(saved), saved.version == 1};
+  }
+  store::SecretRecord saved;
+  ASSIGN_OR_RETURN(store::IdempotentCreate made,
+                   store_.CreateOnce(*claim, [&]() -> Result<std::string> {
+                     ASSIGN_OR_RETURN(saved, store_.PutSecret(r));
+                     return SecretCreateId(saved);
+                   }));
+  // A concurrent request with the key recorded it first: this one stored nothing.
+  if (made.replayed) return ReplaySet(org_id, made.object_id);
   return SavedSecret{View(saved), saved.version == 1};
+}
+
+Result<SavedSecret> SecretService::ReplaySet(const std::string& org_id,
+                                             const std::string& create_id) {
+  size_t colon = create_id.find(':');
+  std::string name = create_id.substr(colon + 1);
+  auto now = store_.GetSecret(org_id, name);
+  if (!now.ok() && now.status().code() == Code::kNotFound)
+    return store::IdempotentObjectGone("secret '" + name + "'");
+  if (!now.ok()) return now.status();
+  return SavedSecret{View(*now), create_id.starts_with("1:")};
 }
 
 Result<Secret> SecretService::Get(const std::string& org_id, const std::string& name) {

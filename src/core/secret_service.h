@@ -51,8 +51,12 @@ class SecretService {
   // `master_key`: adaptd's master key (storage::LoadMasterKey).
   SecretService(store::SecretStore& store, std::string master_key);
 
-  // Creates version 1 or the next version; errors name the field ("name", "value").
-  Result<SavedSecret> Set(const std::string& org_id, const SetSecret& request);
+  // Creates version 1 or the next version; errors name the field ("name", "value"). With
+  // `idempotency` (scope "secret"): a key the organization already used stores nothing and
+  // answers the secret as it is now, `created` as the first answer had it (Conflict for
+  // another request); a new key is recorded with the version it stores.
+  Result<SavedSecret> Set(const std::string& org_id, const SetSecret& request,
+                          const std::optional<store::IdempotencyKey>& idempotency = {});
   Result<Secret> Get(const std::string& org_id, const std::string& name);
   Result<SecretList> List(const std::string& org_id);
   Status Delete(const std::string& org_id, const std::string& name);
@@ -68,6 +72,8 @@ class SecretService {
 
  private:
   Result<std::string> Open(const store::SecretRecord& r);
+  // The answer to a Set whose Idempotency-Key stored `create_id` (SecretCreateId).
+  Result<SavedSecret> ReplaySet(const std::string& org_id, const std::string& create_id);
 
   store::SecretStore& store_;
   std::string master_key_;

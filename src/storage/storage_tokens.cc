@@ -32,8 +32,16 @@ std::string StorageTokens::SecretOf(const std::string& id) const {
   return HexEncode(HmacSha256(key_, "storage-token\n" + id)).substr(0, 40);
 }
 
-Result<NewStorageToken> StorageTokens::Create(const std::string& org_id, const std::string& name,
-                                              int64_t ttl_seconds, const std::string& sandbox_id) {
+Result<NewStorageToken> StorageTokens::Create(
+    const std::string& org_id, const std::string& name, int64_t ttl_seconds,
+    const std::string& sandbox_id, const std::optional<store::IdempotencyKey>& idempotency) {
+  std::optional<store::IdempotencyClaim> claim;
+  if (idempotency) {
+    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
+    claim = store::IdempotencyClaim{org_id, "storage_token", *idempotency, NowMillis()};
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
+    if (earlier) return MadeToken(org_id, *earlier);
+  }
   if (ttl_seconds < 1 || ttl_seconds > kMaxTokenTtlSeconds)
     return InvalidArgument("ttlSeconds", "ttlSeconds must be 1..2592000 (30 days)");
   if (name.size() > 128) return InvalidArgument("name", "name is longer than 128 bytes");
@@ -47,9 +55,28 @@ Result<NewStorageToken> StorageTokens::Create(const std::string& org_id, const s
   r.name = name;
   r.created_at = NowMillis();
   r.expires_at = r.created_at + ttl_seconds * 1000;
-  RETURN_IF_ERROR(store_.PutStorageToken(r));
+  if (claim) {
+    ASSIGN_OR_RETURN(store::IdempotentCreate made,
+                     store_.CreateOnce(*claim, [&]() -> Result<std::string> {
+                       RETURN_IF_ERROR(store_.PutStorageToken(r));
+                       return r.id;
+                     }));
+    if (made.replayed) return MadeToken(org_id, made.object_id);
+  } else {
+    RETURN_IF_ERROR(store_.PutStorageToken(r));
+  }
   out.secret = SecretOf(r.id);
   out.token = r.id + "." + out.secret;
+  return out;
+}
+
+Result<NewStorageToken> StorageTokens::MadeToken(const std::string& org_id, const std::string& id) {
+  auto r = store_.GetStorageToken(id);
+  if (!r.ok() && r.status().code() != Code::kNotFound) return r.status();
+  if (!r.ok() || r->org_id != org_id) return store::IdempotentObjectGone("storage token " + id);
+  NewStorageToken out;
+  out.record = *r;
+  out.replayed = true;
   return out;
 }
 

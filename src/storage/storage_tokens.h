@@ -23,6 +23,9 @@ struct NewStorageToken {
   store::StorageTokenRecord record;
   std::string secret;  // SigV4 secret access key (the access key id is record.id)
   std::string token;   // "<id>.<secret>": the bearer form, SANDBOX_STORAGE_TOKEN
+  // An Idempotency-Key's replay: the token an earlier request made, its secret and token
+  // empty: they are shown once, to the request that made it, and never again.
+  bool replayed = false;
 };
 
 class StorageTokens {
@@ -32,8 +35,11 @@ class StorageTokens {
   // Reads the key, making it on first start.
   Status Init();
 
+  // With `idempotency` (scope "storage_token"): a key the organization already used answers
+  // the token it made, without its secret (Conflict for another request).
   Result<NewStorageToken> Create(const std::string& org_id, const std::string& name,
-                                 int64_t ttl_seconds, const std::string& sandbox_id = "");
+                                 int64_t ttl_seconds, const std::string& sandbox_id = "",
+                                 const std::optional<store::IdempotencyKey>& idempotency = {});
   Result<std::vector<store::StorageTokenRecord>> List(const std::string& org_id);
   Status Revoke(const std::string& org_id, const std::string& id);
   // The token if it exists, is unexpired and unrevoked; else Unauthenticated.
@@ -60,6 +66,8 @@ class StorageTokens {
                        const std::string& signature) const;
 
  private:
+  // The token an Idempotency-Key made, without its secret.
+  Result<NewStorageToken> MadeToken(const std::string& org_id, const std::string& id);
   store::StorageTokenStore& store_;
   std::string key_file_;
   std::string key_;

@@ -64,8 +64,9 @@ Result<store::VolumeRecord> VolumeService::FindLocked(const std::string& org_id,
   return MakeLocked(org_id, name, limits::kSizeMiBDefault);
 }
 
-Result<store::VolumeRecord> VolumeService::MakeLocked(const std::string& org_id,
-                                                      const std::string& name, int64_t size_mib) {
+Result<store::VolumeRecord> VolumeService::MakeLocked(
+    const std::string& org_id, const std::string& name, int64_t size_mib,
+    const std::optional<store::IdempotencyClaim>& claim) {
   ASSIGN_OR_RETURN(auto existing, store_.ListVolumes(org_id));
   if (existing.size() >= limits::kVolumesPerOrg)
     return Status(Code::kResourceExhausted, "an organization may hold at most " +
@@ -88,7 +89,19 @@ Result<store::VolumeRecord> VolumeService::MakeLocked(const std::string& org_id,
   if (st.ok()) st = OpenLocked(v);
   if (st.ok()) {
     v.status = "ready";
-    st = store_.PutVolume(v);
+    // The key is recorded with the ready record: a failed create leaves no key behind, and
+    // the caller's retry with it makes the volume.
+    if (claim) {
+      st = store_
+               .CreateOnce(*claim,
+                           [&]() -> Result<std::string> {
+                             RETURN_IF_ERROR(store_.PutVolume(v));
+                             return v.id;
+                           })
+               .status();
+    } else {
+      st = store_.PutVolume(v);
+    }
   }
   if (!st.ok()) {
     spdlog::warn("storage {}: creating: {}", v.id, st.message());
@@ -134,13 +147,26 @@ Volume VolumeService::View(const store::VolumeRecord& v) {
   return out;
 }
 
-Result<Volume> VolumeService::Create(const std::string& org_id,
-                                     const CreateVolumeRequest& request) {
+Result<Volume> VolumeService::Create(const std::string& org_id, const CreateVolumeRequest& request,
+                                     const std::optional<store::IdempotencyKey>& idempotency) {
+  if (idempotency) RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
   ASSIGN_OR_RETURN(CreateVolumeRequest req, CheckCreateVolume(request));
   std::lock_guard lock(mu_);
+  std::optional<store::IdempotencyClaim> claim;
+  if (idempotency) {
+    claim = store::IdempotencyClaim{org_id, "volume", *idempotency, NowMillis()};
+    // Under mu_, so a concurrent request with the same key waits and then finds this one.
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
+    if (earlier) {
+      ASSIGN_OR_RETURN(auto all, store_.ListVolumes(org_id));
+      for (const auto& v : all)
+        if (v.id == *earlier) return View(v);
+      return store::IdempotentObjectGone("storage " + *earlier);
+    }
+  }
   auto existing = store_.GetVolumeByName(org_id, req.name);
   if (existing.ok()) return Conflict("storage '" + req.name + "' already exists");
-  ASSIGN_OR_RETURN(store::VolumeRecord v, MakeLocked(org_id, req.name, *req.size_mib));
+  ASSIGN_OR_RETURN(store::VolumeRecord v, MakeLocked(org_id, req.name, *req.size_mib, claim));
   return View(v);
 }
 

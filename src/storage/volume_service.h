@@ -45,8 +45,11 @@ class VolumeService {
   using Deleting = std::function<void(const store::VolumeRecord& volume, int64_t at)>;
   void set_on_deleting(Deleting on_deleting) { on_deleting_ = std::move(on_deleting); }
 
-  // Conflict when the name is taken, ResourceExhausted past the limit.
-  Result<Volume> Create(const std::string& org_id, const CreateVolumeRequest& request);
+  // Conflict when the name is taken, ResourceExhausted past the limit. With `idempotency`
+  // (scope "volume"): a key the organization already used answers the volume it made (or
+  // Conflict for another request); a new one is recorded with the volume's ready record.
+  Result<Volume> Create(const std::string& org_id, const CreateVolumeRequest& request,
+                        const std::optional<store::IdempotencyKey>& idempotency = {});
   // The organization's volumes, oldest first; the default volume is made on first use.
   Result<VolumeList> List(const std::string& org_id);
   Result<Volume> Get(const std::string& org_id, const std::string& name);
@@ -67,7 +70,8 @@ class VolumeService {
  private:
   Result<store::VolumeRecord> FindLocked(const std::string& org_id, const std::string& name);
   Result<store::VolumeRecord> MakeLocked(const std::string& org_id, const std::string& name,
-                                         int64_t size_mib);
+                                         int64_t size_mib,
+                                         const std::optional<store::IdempotencyClaim>& claim = {});
   Status OpenLocked(store::VolumeRecord& v);
   void RemoveLocked(const store::VolumeRecord& v);
   Volume View(const store::VolumeRecord& v);
