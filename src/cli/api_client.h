@@ -23,6 +23,12 @@ struct HttpResponse {
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
+// A create's --idempotency-key as the Idempotency-Key header; none when the flag is empty.
+inline HeaderList IdempotencyHeaders(const std::string& key) {
+  if (key.empty()) return {};
+  return {{"Idempotency-Key", key}};
+}
+
 struct StreamOptions {
   HeaderList headers;  // e.g. Last-Event-ID
   // When positive, the stream is closed after this long; that is an answer with timed_out

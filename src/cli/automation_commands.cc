@@ -23,6 +23,7 @@ struct CreateAutomationOptions {
   int64_t timeout = 0;
   int64_t catch_up = -1;
   int64_t max_attempts = 0;
+  std::string idempotency_key;
   json body;
 };
 
@@ -97,6 +98,8 @@ void AddAutomationCreate(CLI::App& group, Invocation& invocation) {
       ->allow_extra_args(false);
   create->add_option("--timeout", o->timeout, "seconds each run's command may take")
       ->type_name("SECONDS");
+  create->add_option("--idempotency-key", o->idempotency_key,
+                     "retry-safe creation key (the same key and request: one automation)");
   create->add_option("--overlap", o->overlap,
                      "while a run executes: skip (default), buffer_one, allow or cancel_previous");
   create
@@ -146,7 +149,8 @@ void AddAutomationCreate(CLI::App& group, Invocation& invocation) {
       return Status::Ok();
     };
     invocation.run = [o, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(json a, JsonOrError(client.Post("/v1/automations", o->body)));
+      ASSIGN_OR_RETURN(json a, JsonOrError(client.Post("/v1/automations", o->body,
+                                                       IdempotencyHeaders(o->idempotency_key))));
       if (invocation.json) {
         console.out << PrettyJson(a);
       } else {

@@ -16,6 +16,7 @@ struct SetOptions {
   std::string name;
   std::string value;
   bool has_value = false;
+  std::string idempotency_key;
 };
 
 // The value from --value, else all of stdin less one trailing newline (so that
@@ -36,11 +37,15 @@ void AddSet(CLI::App& group, Invocation& invocation) {
       ->required();
   auto* value = set->add_option("--value", options->value,
                                 "the value (default: read from stdin; --value shows in ps)");
+  set->add_option("--idempotency-key", options->idempotency_key,
+                  "retry-safe key (the same key and request store one version)");
   set->callback([options, value, &invocation] {
     options->has_value = value->count() > 0;
     invocation.run = [options, &invocation](const ApiClient& client, const Console& console) {
       json body = {{"name", options->name}, {"value", ValueOf(*options, console.in)}};
-      ASSIGN_OR_RETURN(json secret, JsonOrError(client.Post("/v1/secrets", body)));
+      ASSIGN_OR_RETURN(json secret,
+                       JsonOrError(client.Post("/v1/secrets", body,
+                                               IdempotencyHeaders(options->idempotency_key))));
       if (invocation.json) {
         console.out << PrettyJson(secret);
         return Status::Ok();

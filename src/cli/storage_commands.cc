@@ -29,17 +29,22 @@ void AddStorageCommands(CLI::App& app, Invocation& invocation) {
   struct CreateArgs {
     std::string name;
     int64_t size_mib = 0;
+    std::string idempotency_key;
   };
   auto create_args = std::make_shared<CreateArgs>();
   CLI::App* create = group->add_subcommand(
       "create", "Create encrypted persistent storage: adapt storage create NAME [--size MIB]");
   create->add_option("name", create_args->name, "storage name")->required();
   create->add_option("--size", create_args->size_mib, "size in MiB (64..131072, default 2048)");
+  create->add_option("--idempotency-key", create_args->idempotency_key,
+                     "retry-safe creation key (the same key and request: the same storage)");
   create->callback([create_args, &invocation] {
     invocation.run = [create_args, &invocation](const ApiClient& client, const Console& console) {
       nlohmann::json body = {{"name", create_args->name}};
       if (create_args->size_mib) body["sizeMiB"] = create_args->size_mib;
-      ASSIGN_OR_RETURN(nlohmann::json v, JsonOrError(client.Post("/v1/storage", body)));
+      ASSIGN_OR_RETURN(nlohmann::json v,
+                       JsonOrError(client.Post("/v1/storage", body,
+                                               IdempotencyHeaders(create_args->idempotency_key))));
       if (invocation.json) {
         console.out << PrettyJson(v);
       } else {
