@@ -125,7 +125,9 @@ TEST_P(IdempotencyStoreTest, AnInsertThatFailsAfterWritingLeavesNeitherObjectNor
                                      return Internal("failed after the row was written");
                                    });
   EXPECT_EQ(failed.status().code(), Code::kInternal);
-  if (backend_ == Backend::kSqlite) EXPECT_EQ(TokenCount(org_.id), 0u);
+  if (backend_ == Backend::kSqlite) {
+    EXPECT_EQ(TokenCount(org_.id), 0u);
+  }
   auto found = store_->FindIdempotentCreate(Claim(org_.id, "storage_token", "k1", "body"));
   ASSERT_TRUE(found.ok());
   EXPECT_FALSE(found->has_value());
