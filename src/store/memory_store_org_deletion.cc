@@ -78,7 +78,7 @@ Status MemoryStore::PurgeOrg(const std::string& org_id) {
   for (const auto& s : sandboxes_)
     if (s.org_id == org_id) networks_.erase(s.id);
   EraseOrgRecords(sandboxes_, org_id);
-  EraseOrgEntries(idempotency_, [&](const auto& e) { return e.first.first == org_id; });
+  EraseOrgEntries(idempotency_, [&](const auto& e) { return std::get<0>(e.first) == org_id; });
   EraseOrgRecords(events_, org_id);
   EraseOrgRecords(commands_, org_id);
   EraseOrgRecords(endpoints_, org_id);

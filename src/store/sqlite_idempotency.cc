@@ -1,4 +1,4 @@
-// IdempotencyStore on SQLite: the idempotency_keys table (migration 33).
+// IdempotencyStore on SQLite: the idempotency_keys table (migration 34).
 #include "store/sqlite_store_impl.h"
 #include "store/store_transaction.h"
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -80,7 +81,7 @@ Status RefuseIfOrgDeleting(SQLite::Database& db, const std::string& org_id) {
 
 Status SqliteStore::CloseOrg(const std::string& org_id, int64_t now) {
   return Guard("closing organization", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     ASSIGN_OR_RETURN(OrgRecord org, ReadOrgForDeletion(db_, org_id));
     if (org.is_admin) return Conflict("the admin organization cannot be deleted");
     if (std::string left = RemainingCompute(db_, org_id); !left.empty())
@@ -102,7 +103,7 @@ Status SqliteStore::CloseOrg(const std::string& org_id, int64_t now) {
 
 Status SqliteStore::PurgeOrg(const std::string& org_id) {
   return Guard("removing organization", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     ASSIGN_OR_RETURN(OrgRecord org, ReadOrgForDeletion(db_, org_id));
     if (org.deleting_at == 0) return NotFound("organization " + org_id + " is not being deleted");
     SQLite::Statement live(

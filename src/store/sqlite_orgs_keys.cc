@@ -106,7 +106,7 @@ Result<std::vector<OrgRecord>> SqliteStore::ListOrgs() {
 
 Status SqliteStore::CreateApiKey(const ApiKeyRecord& k) {
   return Guard("creating API key", [&]() -> Status {
-    SQLite::Transaction tx(db_);
+    StoreTransaction tx(db_);
     RETURN_IF_ERROR(RefuseIfOrgDeleting(db_, k.org_id));
     SQLite::Statement q(db_,
                         "INSERT INTO api_keys(id, org_id, name, key_hash, is_admin, created_at, "
