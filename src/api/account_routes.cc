@@ -272,7 +272,7 @@ void AddAccountRoutes(Router& router, core::AccountService& accounts) {
         if (!body.ok()) return ErrorResponse(body.status());
         auto credit = CreditFromJson(*body, p.at("id"));
         if (!credit.ok()) return ErrorResponse(credit.status());
-        auto entry = accounts.Credit(who, *credit);
+        auto entry = accounts.Credit(who, *credit, IdempotencyKeyOf(req, *body));
         if (!entry.ok()) return ErrorResponse(entry.status());
         return JsonResponse(201, LedgerEntryToJson(*entry));
       });

@@ -263,7 +263,9 @@ Result<Account> AccountService::SetOrgPlan(const Principal& who, const std::stri
   return ViewOf(org, *account);
 }
 
-Result<store::LedgerEntryRecord> AccountService::Credit(const Principal& who, AddCredit credit) {
+Result<store::LedgerEntryRecord> AccountService::Credit(
+    const Principal& who, AddCredit credit,
+    const std::optional<store::IdempotencyKey>& idempotency) {
   RETURN_IF_ERROR(RequireAdmin(who));
   if (credit.amount_nanos <= 0)
     return InvalidArgument("amount", "a credit's amount must be more than 0");
@@ -280,6 +282,24 @@ Result<store::LedgerEntryRecord> AccountService::Credit(const Principal& who, Ad
   e.reason = credit.reason;
   e.expires_at = credit.expires_at;
   e.created_at = NowMillis();
+  if (!idempotency) return store_.AppendLedgerEntry(e);
+  RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
+  // The entry's id follows from the key, so that a replay below finds the first entry through
+  // the ledger's own rule (an entry with an id already there is returned, not appended).
+  if (credit.id.empty()) e.id = "led_" + Sha256Hex(org.id + "\n" + idempotency->key).substr(0, 24);
+  // Keys are the caller's (the admin organization's), as for every create; the path in the
+  // fingerprint tells one organization's credit from another's.
+  store::IdempotencyClaim claim{who.org_id, "credit", *idempotency, e.created_at};
+  store::LedgerEntryRecord made;
+  ASSIGN_OR_RETURN(store::IdempotentCreate outcome,
+                   store_.CreateOnce(claim, [&]() -> Result<std::string> {
+                     ASSIGN_OR_RETURN(made, store_.AppendLedgerEntry(e));
+                     return made.id;
+                   }));
+  if (!outcome.replayed) return made;
+  // The same body as the first request (the claim checked its fingerprint): the same amount,
+  // so the ledger answers the entry it kept.
+  e.id = outcome.object_id;
   return store_.AppendLedgerEntry(e);
 }
 

@@ -126,7 +126,11 @@ class AccountService {
   Result<store::PlanRecord> PutPlan(const Principal& who, store::PlanRecord plan);
   Result<Account> SetOrgPlan(const Principal& who, const std::string& org_id,
                              const std::string& plan_id);
-  Result<store::LedgerEntryRecord> Credit(const Principal& who, AddCredit credit);
+  // With an Idempotency-Key, a repeat of the request answers the entry the first one made and
+  // credits nothing again (the same key with another body: Conflict).
+  Result<store::LedgerEntryRecord> Credit(
+      const Principal& who, AddCredit credit,
+      const std::optional<store::IdempotencyKey>& idempotency = std::nullopt);
   // Every organization's balance, usage and plan, and sandboxes by status (account_metrics.cc).
   Result<MetricsSnapshot> Metrics(const Principal& who);
 

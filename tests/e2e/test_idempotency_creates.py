@@ -146,3 +146,21 @@ def test_without_a_key_each_request_creates(d):
     first = a.api("POST", "/v1/storage-tokens", {"name": "x"})[1]
     second = a.api("POST", "/v1/storage-tokens", {"name": "x"})[1]
     assert first["id"] != second["id"]
+
+
+def test_an_admin_credit_is_added_once_per_key(d):
+    org = d.new_org()
+    path = "/v1/orgs/%s/credits" % org.org_id
+    body = {"amountNanos": 2_000_000_000, "reason": "retried grant"}
+    key = unique("idem")
+    first = post(d.admin, path, body, key, 201)
+    again = post(d.admin, path, body, key, 201)
+    assert again["id"] == first["id"] and again["amountNanos"] == 2_000_000_000, (first, again)
+    assert_conflict(d.admin, path, dict(body, amountNanos=9_000_000_000), key)
+    # The same key for another organization's credit is another request (its path differs).
+    other = d.new_org()
+    assert_conflict(d.admin, "/v1/orgs/%s/credits" % other.org_id, body, key)
+    assert org.api("GET", "/v1/account")[1]["balanceNanos"] == 2_000_000_000
+    ledger = org.api("GET", "/v1/account/ledger")[1]["items"]
+    assert [e["amountNanos"] for e in ledger] == [2_000_000_000], ledger
+    assert other.api("GET", "/v1/account")[1]["balanceNanos"] == 0
