@@ -95,6 +95,15 @@ void HttpConnection::OnHeader(error_code ec) {
   // Beast frames a body by Transfer-Encoding only when chunked is its last coding, and reads
   // any other as no body at all, so the body would be parsed as the next request (a
   // request-smuggling desync behind a proxy). RFC 9112 6.3: refuse and close.
+  // RFC 9112 3.2: an HTTP/1.1 request without Host, or any request with two, is a 400: a proxy
+  // in front and adaptd could otherwise read it as meant for different hosts.
+  if (const size_t hosts = msg.count(http::field::host);
+      hosts > 1 || (hosts == 0 && version_ == 11)) {
+    keep_alive_ = false;
+    return WriteError(400, "invalid_argument",
+                      hosts ? "a request must not have two Host headers"
+                            : "an HTTP/1.1 request must have a Host header");
+  }
   if (msg.count(http::field::transfer_encoding) && !parser_->chunked()) {
     keep_alive_ = false;
     return WriteError(400, "invalid_argument",

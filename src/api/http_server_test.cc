@@ -195,10 +195,30 @@ TEST_F(HttpServerTest, ATransferEncodingNotEndingInChunkedGets400AndCloses) {
   }
 }
 
+TEST_F(HttpServerTest, AnHttp11RequestWithoutHostOrAnyWithTwoGets400AndCloses) {
+  Serve(Echo);
+  for (const char* head : {"GET / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+                           "GET / HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n"}) {
+    Client client(port());
+    client.Send(head);
+    auto response = client.ReadResponse();
+    ASSERT_TRUE(response) << head;
+    EXPECT_EQ(response->status, 400) << head;
+    EXPECT_NE(response->body.find("Host"), std::string::npos) << response->body;
+    EXPECT_TRUE(client.ReadsEof()) << head;
+  }
+  // HTTP/1.0 may leave it out.
+  Client old(port());
+  old.Send("GET / HTTP/1.0\r\n\r\n");
+  auto response = old.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 200);
+}
+
 TEST_F(HttpServerTest, MalformedRequestGets400AndCloses) {
   Serve(Echo);
   Client client(port());
-  client.Send("GET / HTTP/1.1\r\nHeader without colon\r\n\r\n");
+  client.Send("GET / HTTP/1.1\r\nHost: x\r\nHeader without colon\r\n\r\n");
   auto response = client.ReadResponse();
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 400);
