@@ -13,7 +13,7 @@
 #include "api/command_mapping.h"
 #include "api/sandbox_json.h"
 #include "base/json_parse.h"
-#include "core/list_cursor.h"
+#include "base/list_cursor.h"
 #include "core/sandbox_request.h"
 #include "image/reference.h"
 #include "net/policy.h"
@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 2:
-      (void)adapt::core::ParseListCursor(text);  // any answer is fine; a crash is not
+      (void)adapt::ParseListCursor(text);  // any answer is fine; a crash is not
       break;
     case 3:
       (void)adapt::image::ParseReference(text);  // any answer is fine; a crash is not

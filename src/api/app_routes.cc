@@ -1,6 +1,7 @@
 // /v1/apps: translation between HTTP and core::AppService, nothing more.
 #include "api/app_json.h"
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/operation_json.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
@@ -25,12 +26,13 @@ void AddAppRoutes(Router& router, core::AppService& apps) {
                return JsonResponse(202, OperationJson(done->operation));
              });
   router.Add("GET", "/v1/apps",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto list = apps.List(who);
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto list = apps.List(who, *page);
                if (!list.ok()) return ErrorResponse(list.status());
-               nlohmann::json items = nlohmann::json::array();
-               for (const auto& a : *list) items.push_back(AppToJson(a));
-               return JsonResponse(200, {{"items", items}});
+               return JsonResponse(
+                   200, PageJson(*list, [](const core::App& a) { return AppToJson(a); }));
              });
   router.Add("GET", "/v1/apps/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

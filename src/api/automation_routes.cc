@@ -2,6 +2,7 @@
 #include "api/automation_json.h"
 #include "api/errors.h"
 #include "api/job_json.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -43,12 +44,14 @@ void AddAutomationRoutes(Router& router, core::AutomationService& automations) {
                return JsonResponse(201, AutomationToJson(*a));
              });
   router.Add("GET", "/v1/automations",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto all = automations.List(who);
-               if (!all.ok()) return ErrorResponse(all.status());
-               nlohmann::json items = nlohmann::json::array();
-               for (const auto& a : *all) items.push_back(AutomationToJson(a));
-               return JsonResponse(200, {{"items", items}});
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto list = automations.List(who, *page);
+               if (!list.ok()) return ErrorResponse(list.status());
+               return JsonResponse(200, PageJson(*list, [](const core::Automation& a) {
+                                     return AutomationToJson(a);
+                                   }));
              });
   router.Add("GET", "/v1/automations/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

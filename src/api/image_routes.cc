@@ -1,6 +1,7 @@
 // /v1/images and POST /v1/sandboxes/{id}/image (a sandbox saved as an image): translation
 // between HTTP and core::ImageService.
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -149,12 +150,12 @@ void AddImageRoutes(Router& router, core::ImageService& images) {
                return JsonOrError(202, ImageOrError(images.Commit(who, p.at("id"), *commit)));
              });
   router.Add("GET", "/v1/images",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto list = images.List(who);
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto list = images.List(who, *page);
                if (!list.ok()) return ErrorResponse(list.status());
-               json items = json::array();
-               for (const auto& image : list->images) items.push_back(ImageJson(image));
-               return JsonResponse(200, {{"images", items}});
+               return JsonResponse(200, PageJson(*list, ImageJson));
              });
   router.Add("GET", "/v1/images/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

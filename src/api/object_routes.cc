@@ -8,8 +8,8 @@
 
 #include "api/download_stream.h"
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
-#include "base/hex.h"
 #include "base/time.h"
 #include "storage/object_key.h"
 
@@ -17,13 +17,6 @@ namespace adapt::api {
 namespace {
 
 using nlohmann::json;
-
-// A listing cursor: the hex of the last key listed.
-Result<std::string> DecodeCursor(const std::string& s, const std::string& field) {
-  auto out = s.size() > 4200 ? std::nullopt : HexDecode(s);
-  if (!out) return InvalidArgument(field, field + " is not valid");
-  return *out;
-}
 
 json ObjectJson(const store::ObjectRecord& o) {
   return {{"key", o.key},
@@ -117,33 +110,22 @@ bool StreamsObjectBody(std::string_view method, std::string_view path) {
 }
 
 void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& service) {
-  router.Add("GET", "/v1/objects",
-             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-               for (const auto& [k, _] : req.query) {
-                 if (k != "prefix" && k != "delimiter" && k != "cursor" && k != "limit")
-                   return ErrorResponse(InvalidArgument(k, "unknown query parameter " + k));
-               }
-               auto limit = QueryInt(req, "limit", 100);
-               if (!limit.ok()) return ErrorResponse(limit.status());
-               if (*limit < 1 || *limit > 1000)
-                 return ErrorResponse(InvalidArgument("limit", "limit must be 1..1000"));
-               auto after = DecodeCursor(Query(req, "cursor"), "cursor");
-               if (!after.ok()) return ErrorResponse(after.status());
-               auto list = service.List(who, {Query(req, "prefix"), Query(req, "delimiter"), *after,
-                                              static_cast<size_t>(*limit)});
-               if (!list.ok()) return ErrorResponse(list.status());
-               json items = json::array();
-               for (const auto& o : list->objects) items.push_back(ObjectJson(o));
-               json out = {{"objects", items}, {"commonPrefixes", list->common_prefixes}};
-               out["nextCursor"] = list->truncated ? json(HexEncode(list->next_after)) : json();
-               // The organization's use of its object storage quota (null: no limit).
-               auto usage = service.Usage(who);
-               if (!usage.ok()) return ErrorResponse(usage.status());
-               out["usage"] = {
-                   {"usedBytes", usage->used_bytes},
-                   {"quotaBytes", usage->quota_bytes > 0 ? json(usage->quota_bytes) : json()}};
-               return JsonResponse(200, out);
-             });
+  router.Add(
+      "GET", "/v1/objects",
+      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+        auto page = PageRequestFromQuery(req, {"prefix", "delimiter"});
+        if (!page.ok()) return ErrorResponse(page.status());
+        auto list = service.List(who, {Query(req, "prefix"), Query(req, "delimiter"), *page});
+        if (!list.ok()) return ErrorResponse(list.status());
+        json out = PageJson(Page<store::ObjectRecord>{list->items, list->next_cursor}, ObjectJson);
+        out["commonPrefixes"] = list->common_prefixes;
+        // The organization's use of its object storage quota (null: no limit).
+        auto usage = service.Usage(who);
+        if (!usage.ok()) return ErrorResponse(usage.status());
+        out["usage"] = {{"usedBytes", usage->used_bytes},
+                        {"quotaBytes", usage->quota_bytes > 0 ? json(usage->quota_bytes) : json()}};
+        return JsonResponse(200, out);
+      });
   router.Add("PUT", "/v1/objects/content",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto key = QueryKey(req);
@@ -347,12 +329,12 @@ void AddSiteRoutes(Router& router, storage::SiteService& sites) {
                return JsonResponse(201, SiteJson(*site));
              });
   router.Add("GET", "/v1/sites",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto list = sites.List(who.org_id);
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto list = sites.List(who.org_id, *page);
                if (!list.ok()) return ErrorResponse(list.status());
-               json out = json::array();
-               for (const auto& s : *list) out.push_back(SiteJson(s));
-               return JsonResponse(200, {{"sites", out}});
+               return JsonResponse(200, PageJson(*list, SiteJson));
              });
   router.Add("GET", "/v1/sites/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

@@ -1,5 +1,6 @@
 // /v1/secrets: translation between HTTP and core::SecretService. No answer ever holds a value.
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -44,12 +45,12 @@ void AddSecretRoutes(Router& router, core::SecretService& secrets) {
                return JsonResponse(saved->created ? 201 : 200, SecretJson(saved->secret));
              });
   router.Add("GET", "/v1/secrets",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto list = secrets.List(who.org_id);
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto list = secrets.List(who.org_id, *page);
                if (!list.ok()) return ErrorResponse(list.status());
-               json items = json::array();
-               for (const auto& s : list->items) items.push_back(SecretJson(s));
-               return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+               return JsonResponse(200, PageJson(*list, SecretJson));
              });
   router.Add("GET", "/v1/secrets/{name}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

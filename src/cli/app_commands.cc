@@ -5,6 +5,7 @@
 
 #include "base/key_value.h"
 #include "cli/commands.h"
+#include "cli/list_page_options.h"
 #include "cli/operation_wait.h"
 #include "cli/output.h"
 
@@ -176,10 +177,11 @@ void AddRollback(CLI::App& group, Invocation& invocation) {
 }
 
 void AddAppList(CLI::App& group, Invocation& invocation) {
-  CLI::App* ls = group.add_subcommand("ls", "List the organization's deployed apps");
-  ls->callback([&invocation] {
-    invocation.run = [&invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get("/v1/apps")));
+  CLI::App* ls = group.add_subcommand("ls", "List the organization's deployed apps, newest first");
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([ls_page, &invocation] {
+    invocation.run = [ls_page, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get(ListPagePath("/v1/apps", *ls_page))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
@@ -190,7 +192,7 @@ void AddAppList(CLI::App& group, Invocation& invocation) {
                         JsonCell(a.value("readyReplicas", json())) + "/" +
                             JsonCell(a.value("replicas", json())),
                         JsonCell(a.value("url", json()))});
-      console.out << FormatTable({"ID", "NAME", "READY", "URL"}, rows);
+      console.out << FormatTable({"ID", "NAME", "READY", "URL"}, rows) << FormatNextCursor(page);
       return Status::Ok();
     };
   });

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "base/key_value.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 #include "cli/record_view.h"
 
@@ -162,10 +163,12 @@ void AddAutomationCreate(CLI::App& group, Invocation& invocation) {
 }
 
 void AddAutomationList(CLI::App& group, Invocation& invocation) {
-  CLI::App* ls = group.add_subcommand("ls", "List the organization's automations");
-  ls->callback([&invocation] {
-    invocation.run = [&invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get("/v1/automations")));
+  CLI::App* ls = group.add_subcommand("ls", "List the organization's automations, newest first");
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([ls_page, &invocation] {
+    invocation.run = [ls_page, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(json page,
+                       JsonOrError(client.Get(ListPagePath("/v1/automations", *ls_page))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
@@ -178,7 +181,8 @@ void AddAutomationList(CLI::App& group, Invocation& invocation) {
                         JsonCell(a.value("enabled", json())), JsonCell(a.value("version", json())),
                         next.empty() ? "-" : JsonCell(next[0])});
       }
-      console.out << FormatTable({"ID", "NAME", "SANDBOX", "ENABLED", "VERSION", "NEXT RUN"}, rows);
+      console.out << FormatTable({"ID", "NAME", "SANDBOX", "ENABLED", "VERSION", "NEXT RUN"}, rows)
+                  << FormatNextCursor(page);
       return Status::Ok();
     };
   });

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/file_transfer.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 
 namespace adapt::cli {
@@ -176,17 +177,18 @@ void AddImageCommands(CLI::App& app, Invocation& invocation) {
 }  // namespace adapt::cli
 );
 
-CLI::App* ls = group->add_subcommand("ls", "List the organization's images");
-ls->callback([&invocation] {
-  invocation.run = [&invocation](const ApiClient& client, const Console& console) {
-    ASSIGN_OR_RETURN(json list, JsonOrError(client.Get("/v1/images")));
+CLI::App* ls = group->add_subcommand("ls", "List the organization's images, newest first");
+auto ls_page = AddListPageOptions(*ls);
+ls->callback([ls_page, &invocation] {
+  invocation.run = [ls_page, &invocation](const ApiClient& client, const Console& console) {
+    ASSIGN_OR_RETURN(json list, JsonOrError(client.Get(ListPagePath("/v1/images", *ls_page))));
     if (invocation.json) {
       console.out << PrettyJson(list);
       return Status::Ok();
     }
     std::vector<TableRow> rows;
-    for (const auto& i : list.value("images", json::array())) rows.push_back(Row(i));
-    console.out << FormatTable(kHeader, rows);
+    for (const auto& i : list.value("items", json::array())) rows.push_back(Row(i));
+    console.out << FormatTable(kHeader, rows) << FormatNextCursor(list);
     return Status::Ok();
   };
 });

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/file_transfer.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 
 namespace adapt::cli {
@@ -42,26 +43,33 @@ void AddObjectLs(CLI::App& group, Invocation& invocation) {
     bool recursive = false;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* ls = group.add_subcommand("ls", "List objects: adapt object ls [PREFIX] [-r]");
+  CLI::App* ls = group.add_subcommand(
+      "ls",
+      "List objects in key order: adapt object ls [PREFIX] [-r] (every page unless "
+      "--limit or --cursor asks for one)");
   ls->add_option("prefix", args->prefix, "key prefix");
   ls->add_flag("-r,--recursive", args->recursive, "list every key, not one level");
-  ls->callback([args, &invocation] {
-    invocation.run = [args, &invocation](const ApiClient& client, const Console& console) {
-      std::vector<std::pair<std::string, std::string>> q = {{"prefix", args->prefix},
-                                                            {"limit", "1000"}};
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([args, ls_page, &invocation] {
+    invocation.run = [args, ls_page, &invocation](const ApiClient& client, const Console& console) {
+      std::vector<std::pair<std::string, std::string>> q = {{"prefix", args->prefix}};
       if (!args->recursive) q.emplace_back("delimiter", "/");
-      nlohmann::json all = {{"objects", nlohmann::json::array()},
-                            {"commonPrefixes", nlohmann::json::array()}};
-      std::string cursor;
+      const bool one_page = !ls_page->limit.empty() || !ls_page->cursor.empty();
+      nlohmann::json all = {{"items", nlohmann::json::array()},
+                            {"commonPrefixes", nlohmann::json::array()},
+                            {"nextCursor", nullptr}};
+      ListPageOptions page_options = *ls_page;
+      if (page_options.limit.empty()) page_options.limit = "200";
       for (;;) {
-        auto page_q = q;
-        if (!cursor.empty()) page_q.emplace_back("cursor", cursor);
         ASSIGN_OR_RETURN(nlohmann::json page,
-                         JsonOrError(client.Get("/v1/objects" + QueryString(page_q))));
-        for (auto& o : page["objects"]) all["objects"].push_back(o);
-        for (auto& p : page["commonPrefixes"]) all["commonPrefixes"].push_back(p);
-        if (!page["nextCursor"].is_string()) break;
-        cursor = page["nextCursor"].get<std::string>();
+                         JsonOrError(client.Get(ListPagePath("/v1/objects", page_options, q))));
+        for (auto& o : page.value("items", nlohmann::json::array())) all["items"].push_back(o);
+        for (auto& p : page.value("commonPrefixes", nlohmann::json::array()))
+          all["commonPrefixes"].push_back(p);
+        if (page.contains("usage")) all["usage"] = page["usage"];
+        all["nextCursor"] = page.value("nextCursor", nlohmann::json());
+        if (one_page || !all["nextCursor"].is_string()) break;
+        page_options.cursor = all["nextCursor"].get<std::string>();
       }
       if (invocation.json) {
         console.out << PrettyJson(all);
@@ -70,8 +78,9 @@ void AddObjectLs(CLI::App& group, Invocation& invocation) {
       std::vector<TableRow> rows;
       for (const auto& p : all["commonPrefixes"])
         rows.push_back({p.get<std::string>(), "", "DIR", ""});
-      for (const auto& o : all["objects"]) rows.push_back(ObjectRow(o));
-      console.out << FormatTable({"KEY", "SIZE", "TYPE", "MODIFIED"}, rows);
+      for (const auto& o : all["items"]) rows.push_back(ObjectRow(o));
+      console.out << FormatTable({"KEY", "SIZE", "TYPE", "MODIFIED"}, rows)
+                  << FormatNextCursor(all);
       return Status::Ok();
     };
   });
@@ -195,17 +204,19 @@ void AddSiteCommands(CLI::App& app, Invocation& invocation) {
       return Status::Ok();
     };
   });
-  CLI::App* ls = group->add_subcommand("ls", "List static websites");
-  ls->callback([&invocation] {
-    invocation.run = [&invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get("/v1/sites")));
+  CLI::App* ls = group->add_subcommand("ls", "List static websites, newest first");
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([ls_page, &invocation] {
+    invocation.run = [ls_page, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(nlohmann::json page,
+                       JsonOrError(client.Get(ListPagePath("/v1/sites", *ls_page))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
       }
       std::vector<TableRow> rows;
-      for (const auto& s : page["sites"]) rows.push_back(SiteRow(s));
-      console.out << FormatTable({"ID", "NAME", "RELEASE", "URL"}, rows);
+      for (const auto& s : page.value("items", nlohmann::json::array())) rows.push_back(SiteRow(s));
+      console.out << FormatTable({"ID", "NAME", "RELEASE", "URL"}, rows) << FormatNextCursor(page);
       return Status::Ok();
     };
   });

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 
 namespace adapt::cli {
@@ -58,10 +59,12 @@ void AddSet(CLI::App& group, Invocation& invocation) {
 }
 
 void AddSecretList(CLI::App& group, Invocation& invocation) {
-  CLI::App* ls = group.add_subcommand("ls", "List the organization's secrets (never values)");
-  ls->callback([&invocation] {
-    invocation.run = [&invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get("/v1/secrets")));
+  CLI::App* ls =
+      group.add_subcommand("ls", "List the organization's secrets, newest first (never values)");
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([ls_page, &invocation] {
+    invocation.run = [ls_page, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get(ListPagePath("/v1/secrets", *ls_page))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
@@ -70,7 +73,7 @@ void AddSecretList(CLI::App& group, Invocation& invocation) {
       for (const auto& s : page.value("items", json::array()))
         rows.push_back({JsonCell(s.value("name", json())), JsonCell(s.value("version", json())),
                         JsonCell(s.value("updatedAt", json()))});
-      console.out << FormatTable({"NAME", "VERSION", "UPDATED"}, rows);
+      console.out << FormatTable({"NAME", "VERSION", "UPDATED"}, rows) << FormatNextCursor(page);
       return Status::Ok();
     };
   });

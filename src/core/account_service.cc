@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "base/ids.h"
+#include "base/list_cursor.h"
 #include "base/nano_amount.h"
 #include "base/text.h"
 #include "base/time.h"
-#include "core/list_cursor.h"
 #include "core/usage_arithmetic.h"
 #include "storage/volume_request.h"
 #include "storage/volume_service.h"

@@ -417,10 +417,14 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
   return View(saved);
 }
 
-Result<std::vector<App>> AppService::List(const Principal& who) {
+Result<Page<App>> AppService::List(const Principal& who, const PageRequest& page) {
   ASSIGN_OR_RETURN(auto apps, store_.ListApps(who.org_id));
-  std::vector<App> out;
-  for (const auto& a : apps) out.push_back(View(a));
+  ASSIGN_OR_RETURN(
+      Page<store::AppRecord> records,
+      PageNewestFirst(std::move(apps), page, [](const store::AppRecord& a) { return a.seq; }));
+  Page<App> out;
+  for (const auto& a : records.items) out.items.push_back(View(a));
+  out.next_cursor = records.next_cursor;
   return out;
 }
 

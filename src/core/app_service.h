@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/list_cursor.h"
 #include "core/account_service.h"
 #include "core/auth.h"
 #include "core/command_service.h"
@@ -205,7 +206,8 @@ class AppService {
   // kPayloadTooLarge past the size, kResourceExhausted past the plan's app_replicas.
   Result<AppDeployment> Deploy(const Principal& who, const DeployApp& request,
                                std::chrono::milliseconds wait, const FieldNames& names = {});
-  Result<std::vector<App>> List(const Principal& who);
+  // A newest-first page of the organization's apps; InvalidArgument for a bad limit or cursor.
+  Result<Page<App>> List(const Principal& who, const PageRequest& page);
   Result<App> Get(const Principal& who, const std::string& id);
   // Sets the wanted replica count; new replicas start at once, extra ones are deleted.
   Result<App> Scale(const Principal& who, const std::string& id, int64_t replicas,

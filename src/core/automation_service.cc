@@ -157,11 +157,15 @@ Result<Automation> AutomationService::CreateSchedule(
   return InsertAutomation(who, a, claim);
 }
 
-Result<std::vector<Automation>> AutomationService::List(const Principal& who) {
+Result<Page<Automation>> AutomationService::List(const Principal& who, const PageRequest& page) {
   ASSIGN_OR_RETURN(std::vector<store::AutomationRecord> all,
                    automations_.ListAutomations(who.org_id));
-  std::vector<Automation> out;
-  for (const auto& a : all) out.push_back(ViewOf(a));
+  ASSIGN_OR_RETURN(Page<store::AutomationRecord> records,
+                   PageNewestFirst(std::move(all), page,
+                                   [](const store::AutomationRecord& a) { return a.seq; }));
+  Page<Automation> out;
+  for (const auto& a : records.items) out.items.push_back(ViewOf(a));
+  out.next_cursor = records.next_cursor;
   return out;
 }
 

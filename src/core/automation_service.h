@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/list_cursor.h"
 #include "core/auth.h"
 #include "core/automation_runner.h"
 #include "core/automation_schedule.h"
@@ -103,7 +104,9 @@ class AutomationService {
   Result<Automation> Create(const Principal& who, const CreateAutomationRequest& req,
                             const FieldNames& names = {},
                             const std::optional<store::IdempotencyKey>& idempotency = {});
-  Result<std::vector<Automation>> List(const Principal& who);
+  // A newest-first page of the organization's automations; InvalidArgument for a bad limit
+  // or cursor.
+  Result<Page<Automation>> List(const Principal& who, const PageRequest& page);
   Result<Automation> Get(const Principal& who, const std::string& id);
   // Pauses or resumes; with `version`, only if the automation is still at it (kConflict and
   // nothing changes otherwise). A resume schedules from now on (missed slots are not caught up).

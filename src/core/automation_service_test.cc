@@ -39,7 +39,7 @@ TEST_F(AutomationServiceTest, BadSchedulesAndTargetsAreRefusedAndNothingIsStored
   EXPECT_EQ(service_.Create(org_, req).status().code(), Code::kNotFound);
   req.sandbox_id = "sbx_target";
   EXPECT_EQ(service_.Create(other_, req).status().code(), Code::kNotFound);
-  EXPECT_TRUE(service_.List(org_)->empty());
+  EXPECT_TRUE(service_.List(org_, {})->items.empty());
   EXPECT_TRUE(service_.Create(org_, req).ok());
 }
 

@@ -1,10 +1,10 @@
 #include "core/command_service.h"
 
 #include "base/ids.h"
+#include "base/list_cursor.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "core/command_request.h"
-#include "core/list_cursor.h"
 #include "core/python_command.h"
 #include "core/sandbox_view.h"
 #include "core/startup_plan.h"

@@ -374,7 +374,7 @@ TEST_F(ControllerServiceTest, CreateRefusesCommandsAndBadStatesAndOtherTenantsTa
   schedule.interval_seconds = 5;
   schedule.desired_state = "running";
   EXPECT_EQ(automations_.Create(org_, schedule).status().field(), "desired_state");
-  EXPECT_TRUE(automations_.List(org_)->empty());
+  EXPECT_TRUE(automations_.List(org_, {})->items.empty());
 }
 
 TEST_F(ControllerServiceTest, AControllerHasNoManualRunAndCountsTowardTheLimit) {

@@ -99,9 +99,9 @@ TEST_F(ImageCommitServiceTest, ANameTakenAnotherOrgsSandboxAndAStoppedInstantOne
   Insert(stopped);
   EXPECT_EQ(images_service_->Commit(Caller(), stopped.id, {"env", "v3"}).status().code(),
             Code::kConflict);
-  auto list = images_service_->List(Caller());
+  auto list = images_service_->List(Caller(), {});
   ASSERT_TRUE(list.ok());
-  EXPECT_EQ(list->images.size(), 1u);
+  EXPECT_EQ(list->items.size(), 1u);
 }
 
 TEST_F(ImageCommitServiceTest, AFailedCopyFailsTheImageAndFreesItsName) {

@@ -238,11 +238,15 @@ Result<ImageView> ImageService::Get(const Principal& who, const std::string& id)
   return View(rec, true);
 }
 
-Result<ImageList> ImageService::List(const Principal& who) {
+Result<Page<ImageView>> ImageService::List(const Principal& who, const PageRequest& page) {
   ASSIGN_OR_RETURN(auto all, store_.ListImages(who.org_id));
-  ImageList list;
-  for (const auto& rec : all) list.images.push_back(View(rec, false));
-  return list;
+  ASSIGN_OR_RETURN(
+      Page<store::ImageRecord> records,
+      PageNewestFirst(std::move(all), page, [](const store::ImageRecord& r) { return r.seq; }));
+  Page<ImageView> out;
+  for (const auto& rec : records.items) out.items.push_back(View(rec, false));
+  out.next_cursor = records.next_cursor;
+  return out;
 }
 
 Result<ImageOperation> ImageService::Operation(const Principal& who, const std::string& id) {

@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "base/list_cursor.h"
 #include "core/auth.h"
 #include "core/image_policy.h"
 #include "core/image_types.h"
@@ -48,7 +49,9 @@ class ImageService {
   Result<ImageView> Import(const Principal& who, const std::string& name,
                            const image::ByteSource& body);
   Result<ImageView> Get(const Principal& who, const std::string& id);
-  Result<ImageList> List(const Principal& who);
+  // A newest-first page of the organization's images (base/list_cursor.h); InvalidArgument
+  // for a bad limit or cursor.
+  Result<Page<ImageView>> List(const Principal& who, const PageRequest& page);
   Status Delete(const Principal& who, const std::string& id);
   // Saves sandbox `sandbox_id`'s writable layer as a new image on top of the sandbox's image
   // (an operation like a pull: the image is "committing" until "ready" or "failed"); see

@@ -58,10 +58,6 @@ struct ImageView {
   std::vector<std::string> sandboxes;  // live sandboxes using it
 };
 
-struct ImageList {
-  std::vector<ImageView> images;
-};
-
 // GET /v1/operations/{id} for a pull or import.
 struct ImageOperation {
   std::string id;

@@ -1,9 +1,9 @@
 #include "core/job_service.h"
 
 #include "base/ids.h"
+#include "base/list_cursor.h"
 #include "base/log.h"
 #include "base/time.h"
-#include "core/list_cursor.h"
 
 namespace adapt::core {
 namespace {

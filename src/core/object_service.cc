@@ -18,11 +18,17 @@ ObjectService::ObjectService(store::SandboxStore& sandbox_records, store::Networ
       files_(files),
       sandboxes_(sandboxes) {}
 
-Result<storage::ObjectListing> ObjectService::List(const Principal& who,
-                                                   const ListObjects& request) {
-  if (request.limit < 1 || request.limit > storage::kMaxListLimit)
-    return InvalidArgument("limit", "limit must be 1..1000");
-  return objects_.List(who.org_id, request.prefix, request.delimiter, request.after, request.limit);
+Result<ObjectPage> ObjectService::List(const Principal& who, const ListObjects& request) {
+  RETURN_IF_ERROR(CheckPageLimit(request.page.limit));
+  ASSIGN_OR_RETURN(std::string after, ParseKeyListCursor(request.page.cursor));
+  ASSIGN_OR_RETURN(storage::ObjectListing listing,
+                   objects_.List(who.org_id, request.prefix, request.delimiter, after,
+                                 static_cast<size_t>(request.page.limit)));
+  ObjectPage page;
+  page.items = std::move(listing.objects);
+  page.common_prefixes = std::move(listing.common_prefixes);
+  if (listing.truncated) page.next_cursor = KeyListCursor(listing.next_after);
+  return page;
 }
 
 Result<ObjectUsage> ObjectService::Usage(const Principal& who) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "base/list_cursor.h"
 #include "base/status.h"
 #include "core/auth.h"
 #include "core/file_service.h"
@@ -23,11 +24,20 @@
 
 namespace adapt::core {
 
+// A page of the organization's objects. Unlike the other lists, in key order (S3's, and the
+// only order in which a delimiter's roll-up into directories is a page at a time); the cursor
+// is a key cursor (base/list_cursor.h), so objects written between pages after the cursor's
+// key appear on a later page and none is repeated or skipped.
 struct ListObjects {
   std::string prefix;
   std::string delimiter;  // "/": keys sharing a "/"-ended part after the prefix roll up
-  std::string after;      // list keys after this one (the previous page's next_after)
-  size_t limit = 100;     // 1..1000
+  PageRequest page;       // limit 1..200 (objects and directories together)
+};
+
+struct ObjectPage {
+  std::vector<store::ObjectRecord> items;
+  std::vector<std::string> common_prefixes;  // the directories, with a delimiter
+  std::optional<std::string> next_cursor;
 };
 
 // The organization's use of its object storage quota.
@@ -98,7 +108,8 @@ class ObjectService {
   void SetGatewayPort(uint16_t port) { gateway_port_ = port; }
   void SetApiBase(std::string base_url) { api_base_ = std::move(base_url); }
 
-  Result<storage::ObjectListing> List(const Principal& who, const ListObjects& request);
+  // InvalidArgument for a bad limit or cursor.
+  Result<ObjectPage> List(const Principal& who, const ListObjects& request);
   Result<ObjectUsage> Usage(const Principal& who);
   Result<store::ObjectRecord> Head(const Principal& who, const std::string& key);
   Result<std::pair<store::ObjectRecord, std::unique_ptr<os::FileReader>>> Open(

@@ -121,14 +121,38 @@ TEST_F(ObjectServiceTest, ListingSeesOnlyTheCallersObjectsAndRollsUpByDelimiter)
   PutObject("docs/a.txt", "a", Caller());
   PutObject("docs/sub/b.txt", "b", Caller());
   PutObject("docs/c.txt", "c", Stranger());
-  auto list = service_->List(Caller(), {"docs/", "/", "", 100});
+  auto list = service_->List(Caller(), {"docs/", "/", {100, ""}});
   ASSERT_TRUE(list.ok()) << list.status().message();
-  ASSERT_EQ(list->objects.size(), 1u);
-  EXPECT_EQ(list->objects[0].key, "docs/a.txt");
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0].key, "docs/a.txt");
   EXPECT_EQ(list->common_prefixes, (std::vector<std::string>{"docs/sub/"}));
-  auto bad = service_->List(Caller(), {"", "", "", 0});
+  auto bad = service_->List(Caller(), {"", "", {0, ""}});
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
   EXPECT_EQ(bad.status().field(), "limit");
+  EXPECT_EQ(service_->List(Caller(), {"", "", {201, ""}}).status().field(), "limit");
+  EXPECT_EQ(service_->List(Caller(), {"", "", {5, "c12"}}).status().field(), "cursor");
+}
+
+// Key order, a page at a time: a key written between pages after the cursor's key is on a
+// later page, one before it is not, and none is repeated.
+TEST_F(ObjectServiceTest, KeyOrderedPagesSeeEachKeyOnceAcrossAWriteBetweenPages) {
+  for (const char* key : {"p/b", "p/d"}) PutObject(key, "x", Caller());
+  auto first = service_->List(Caller(), {"p/", "", {1, ""}});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->items.size(), 1u);
+  EXPECT_EQ(first->items[0].key, "p/b");
+  ASSERT_TRUE(first->next_cursor);
+  PutObject("p/a", "x", Caller());
+  PutObject("p/c", "x", Caller());
+  std::vector<std::string> rest;
+  std::string cursor = *first->next_cursor;
+  for (int i = 0; i < 5 && !cursor.empty(); ++i) {
+    auto page = service_->List(Caller(), {"p/", "", {1, cursor}});
+    ASSERT_TRUE(page.ok()) << page.status().message();
+    for (const auto& o : page->items) rest.push_back(o.key);
+    cursor = page->next_cursor.value_or("");
+  }
+  EXPECT_EQ(rest, (std::vector<std::string>{"p/c", "p/d"}));
 }
 
 TEST_F(ObjectServiceTest, ReadTextReturnsTextAndRefusesBinaryTooLargeAndOthersObjects) {
@@ -175,8 +199,8 @@ TEST_F(ObjectServiceTest, ArtifactsAreTheSandboxsPrefixAndOnlyForItsOrganization
   auto list = service_->ListArtifacts(Caller(), sbx.id);
   ASSERT_TRUE(list.ok()) << list.status().message();
   EXPECT_EQ(list->prefix, prefix);
-  ASSERT_EQ(list->objects.size(), 1u);
-  EXPECT_EQ(list->objects[0].key, prefix + "result.csv");
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0].key, prefix + "result.csv");
   auto text = service_->ReadArtifactText(Caller(), sbx.id, "result.csv", 1024);
   ASSERT_TRUE(text.ok()) << text.status().message();
   EXPECT_EQ(text->text, "a,b\n");
@@ -200,9 +224,9 @@ TEST_F(ObjectServiceTest, AWorkspaceCopyThatLooksLikeACredentialOrCannotBeReadSt
   EXPECT_EQ(runtime_.CountCalls(FakeRuntime::Op::kExec), 0);
   // The runtime cannot read the file: the error is the runtime's, and nothing is stored.
   EXPECT_FALSE(service_->CopyFromWorkspace(Caller(), {sbx.id, "out.txt", ""}).ok());
-  auto list = service_->List(Caller(), {"", "", "", 100});
+  auto list = service_->List(Caller(), {"", "", {100, ""}});
   ASSERT_TRUE(list.ok());
-  EXPECT_TRUE(list->objects.empty());
+  EXPECT_TRUE(list->items.empty());
 }
 
 TEST_F(ObjectServiceTest, AWorkspaceCopyJudgesTheFileTheSandboxOpenedNotTheNameAskedFor) {
@@ -231,9 +255,9 @@ TEST_F(ObjectServiceTest, AWorkspaceCopyJudgesTheFileTheSandboxOpenedNotTheNameA
   EXPECT_EQ(unsaid.status().code(), Code::kUnsupported);
   EXPECT_NE(unsaid.status().message().find("cannot say which file it opened"), std::string::npos)
       << unsaid.status().message();
-  auto list = service_->List(Caller(), {"", "", "", 100});
+  auto list = service_->List(Caller(), {"", "", {100, ""}});
   ASSERT_TRUE(list.ok());
-  EXPECT_TRUE(list->objects.empty());
+  EXPECT_TRUE(list->items.empty());
   // A link that stays inside /workspace to an ordinary file is copied.
   runtime_.ServeNextExec(AgentOpened("/workspace/out/report.txt", "report\n"));
   auto saved = service_->CopyFromWorkspace(Caller(), {sbx.id, "latest.txt", ""});

@@ -6,11 +6,11 @@
 
 #include "base/fault_point.h"
 #include "base/ids.h"
+#include "base/list_cursor.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "core/environments.h"
 #include "core/image_service.h"
-#include "core/list_cursor.h"
 #include "core/sandbox_limits.h"
 #include "core/secret_service.h"
 #include "core/startup_plan.h"

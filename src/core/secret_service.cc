@@ -92,11 +92,15 @@ Result<Secret> SecretService::Get(const std::string& org_id, const std::string& 
   return View(r);
 }
 
-Result<SecretList> SecretService::List(const std::string& org_id) {
+Result<Page<Secret>> SecretService::List(const std::string& org_id, const PageRequest& page) {
   ASSIGN_OR_RETURN(auto all, store_.ListSecrets(org_id));
-  SecretList list;
-  for (const auto& r : all) list.items.push_back(View(r));
-  return list;
+  ASSIGN_OR_RETURN(
+      Page<store::SecretRecord> records,
+      PageNewestFirst(std::move(all), page, [](const store::SecretRecord& r) { return r.seq; }));
+  Page<Secret> out;
+  for (const auto& r : records.items) out.items.push_back(View(r));
+  out.next_cursor = records.next_cursor;
+  return out;
 }
 
 Status SecretService::Delete(const std::string& org_id, const std::string& name) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/list_cursor.h"
 #include "base/status.h"
 #include "core/secret_name.h"
 #include "store/secret_store.h"
@@ -36,10 +37,6 @@ struct SavedSecret {
   bool created = false;  // version 1: the name was new
 };
 
-struct SecretList {
-  std::vector<Secret> items;
-};
-
 struct CapturedSecret {
   std::string name;
   int64_t version = 0;
@@ -58,7 +55,9 @@ class SecretService {
   Result<SavedSecret> Set(const std::string& org_id, const SetSecret& request,
                           const std::optional<store::IdempotencyKey>& idempotency = {});
   Result<Secret> Get(const std::string& org_id, const std::string& name);
-  Result<SecretList> List(const std::string& org_id);
+  // A newest-first page (by creation; setting a new value keeps a secret's place);
+  // InvalidArgument for a bad limit or cursor.
+  Result<Page<Secret>> List(const std::string& org_id, const PageRequest& page);
   Status Delete(const std::string& org_id, const std::string& name);
 
   // The current value and version of each named secret, for a sandbox being created. An

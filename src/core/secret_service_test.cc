@@ -102,13 +102,36 @@ TEST_F(SecretServiceTest, SetMakesVersionsAndNeverShowsTheValue) {
   EXPECT_EQ(v2->secret.version, 2);
   EXPECT_EQ(v2->secret.name, "API_TOKEN");
   EXPECT_GE(v2->secret.updated_at, v2->secret.created_at);
-  ASSERT_EQ(service_->List(org_)->items.size(), 1u);
+  ASSERT_EQ(service_->List(org_, {})->items.size(), 1u);
   EXPECT_EQ(service_->Get(org_, "API_TOKEN")->version, 2);
   // At rest: sealed.
   auto row = store_->GetSecret(org_, "API_TOKEN");
   ASSERT_TRUE(row.ok());
   EXPECT_EQ(row->ciphertext.find("tok-two"), std::string::npos);
   EXPECT_EQ(*service_->Reveal(org_, "API_TOKEN", "f"), "tok-two");
+}
+
+// API.md's list contract: newest first by creation (a new value keeps a secret's place),
+// limit 1..200, and a cursor that a secret made between pages does not disturb.
+TEST_F(SecretServiceTest, ListIsNewestFirstAndPagesStablyAcrossACreateBetweenPages) {
+  for (const char* name : {"ZED", "ALPHA", "MID"})
+    ASSERT_TRUE(service_->Set(org_, {name, "v"}).ok());
+  ASSERT_TRUE(service_->Set(org_, {"ZED", "v2"}).ok());
+  auto first = service_->List(org_, {2, ""});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->items.size(), 2u);
+  EXPECT_EQ(first->items[0].name, "MID");
+  EXPECT_EQ(first->items[1].name, "ALPHA");
+  ASSERT_TRUE(first->next_cursor);
+  ASSERT_TRUE(service_->Set(org_, {"NEWER", "v"}).ok());
+  auto second = service_->List(org_, {2, *first->next_cursor});
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  ASSERT_EQ(second->items.size(), 1u);
+  EXPECT_EQ(second->items[0].name, "ZED");
+  EXPECT_FALSE(second->next_cursor);
+  EXPECT_EQ(service_->List(org_, {0, ""}).status().field(), "limit");
+  EXPECT_EQ(service_->List(org_, {201, ""}).status().field(), "limit");
+  EXPECT_EQ(service_->List(org_, {5, "garbage"}).status().field(), "cursor");
 }
 
 TEST_F(SecretServiceTest, BadInputIsRefusedWithItsField) {
@@ -121,7 +144,7 @@ TEST_F(SecretServiceTest, BadInputIsRefusedWithItsField) {
   EXPECT_EQ(field({"A", std::string(32 * 1024 + 1, 'v')}), "value");
   EXPECT_EQ(field({"A", std::string("a\0b", 3)}), "value");
   EXPECT_EQ(field({"A", std::string(32 * 1024, 'v')}), "ok");
-  EXPECT_EQ(service_->List(org_)->items.size(), 1u);
+  EXPECT_EQ(service_->List(org_, {})->items.size(), 1u);
 }
 
 TEST_F(SecretServiceTest, OrganizationsSeeOnlyTheirOwnSecrets) {

@@ -2,6 +2,7 @@
 // delete_sandbox_automation over core::AutomationService (seed 000; the descriptions are the
 // seed's words). Their runs are read with list_automation_runs (job_tools.cc). MCP's names:
 // snake_case.
+#include "base/list_cursor.h"
 #include "base/time.h"
 #include "mcp/tools.h"
 
@@ -203,17 +204,25 @@ void AddAutomationTools(ToolRegistry& registry, const ToolServices& services) {
       {"list_sandbox_automations",
        "List automations",
        "List only the authenticated tenant's virtual schedules and controllers.",
-       {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}},
        {{"type", "object"},
-        {"properties", {{"automations", {{"type", "array"}, {"items", AutomationSchema()}}}}},
-        {"required", json::array({"automations"})}},
+        {"properties",
+         {{"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxPageLimit}}},
+          {"cursor", {{"type", "string"}, {"maxLength", 256}}}}},
+        {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties",
+         {{"automations", {{"type", "array"}, {"items", AutomationSchema()}}},
+          {"next_cursor", {{"type", json::array({"string", "null"})}}}}},
+        {"required", json::array({"automations", "next_cursor"})}},
        ToolAnnotations{true, false, true, false},
-       [&automations](ToolContext& ctx, const json&) {
-         auto all = automations.List(ctx.who);
-         if (!all.ok()) return ToolResult::Fail(FailureSentence(all.status()));
+       [&automations](ToolContext& ctx, const json& args) {
+         PageRequest page{args.value("limit", kDefaultPageLimit), args.value("cursor", "")};
+         auto list = automations.List(ctx.who, page);
+         if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
          json items = json::array();
-         for (const auto& a : *all) items.push_back(AutomationJson(a));
-         return ToolResult::Ok({{"automations", items}});
+         for (const auto& a : list->items) items.push_back(AutomationJson(a));
+         json next = list->next_cursor ? json(*list->next_cursor) : json(nullptr);
+         return ToolResult::Ok({{"automations", items}, {"next_cursor", next}});
        }});
 
   registry.Add({"set_sandbox_automation_enabled",

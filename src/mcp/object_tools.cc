@@ -2,7 +2,6 @@
 // artifacts under artifacts/<sandbox id>/, copies of workspace files, temporary read-only
 // download links for exactly one object, sandbox attachment (all core::ObjectService verbs),
 // and static websites.
-#include "base/hex.h"
 #include "base/text.h"
 #include "base/time.h"
 #include "mcp/sandbox_summary.h"
@@ -117,7 +116,7 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                  {"properties",
                   {{"prefix", {{"type", "string"}, {"maxLength", 1024}}},
                    {"cursor", {{"type", "string"}, {"maxLength", 4200}}},
-                   {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}}}},
+                   {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 200}}}}},
                  {"additionalProperties", false}},
                 {{"type", "object"},
                  {"properties",
@@ -129,17 +128,16 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                 ToolAnnotations{true, false, true, false},
                 [&objects](ToolContext& ctx, const json& args) {
                   std::string prefix = args.value("prefix", "");
-                  auto after = HexDecode(args.value("cursor", ""));
-                  if (!after)
-                    return ToolResult::Fail("The cursor is not valid; list again without it.");
-                  auto list = objects.List(
-                      ctx.who,
-                      {prefix, "/", *after, static_cast<size_t>(args.value("limit", 200))});
-                  if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
+                  PageRequest page{args.value("limit", kMaxPageLimit), args.value("cursor", "")};
+                  auto list = objects.List(ctx.who, {prefix, "/", page});
+                  if (!list.ok()) {
+                    if (list.status().field() == "cursor")
+                      return ToolResult::Fail("The cursor is not valid; list again without it.");
+                    return ToolResult::Fail(FailureSentence(list.status()));
+                  }
                   json objects = json::array();
-                  for (const auto& o : list->objects) objects.push_back(ObjectView(o));
-                  json next;
-                  if (list->truncated) next = HexEncode(list->next_after);
+                  for (const auto& o : list->items) objects.push_back(ObjectView(o));
+                  json next = list->next_cursor ? json(*list->next_cursor) : json();
                   return ToolResult::Ok({{"prefix", prefix},
                                          {"objects", objects},
                                          {"directories", list->common_prefixes},

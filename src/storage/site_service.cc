@@ -119,13 +119,17 @@ Result<Site> SiteService::Publish(const std::string& org_id, const PublishSite& 
   return View(site, &release);
 }
 
-Result<std::vector<Site>> SiteService::List(const std::string& org_id) {
+Result<Page<Site>> SiteService::List(const std::string& org_id, const PageRequest& page) {
   ASSIGN_OR_RETURN(auto sites, store_.ListSites(org_id));
-  std::vector<Site> out;
-  for (const auto& s : sites) {
+  ASSIGN_OR_RETURN(
+      Page<store::SiteRecord> records,
+      PageNewestFirst(std::move(sites), page, [](const store::SiteRecord& s) { return s.seq; }));
+  Page<Site> out;
+  for (const auto& s : records.items) {
     auto rel = store_.GetSiteRelease(s.release_id);
-    out.push_back(View(s, rel.ok() ? &*rel : nullptr));
+    out.items.push_back(View(s, rel.ok() ? &*rel : nullptr));
   }
+  out.next_cursor = records.next_cursor;
   return out;
 }
 

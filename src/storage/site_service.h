@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/list_cursor.h"
 #include "base/status.h"
 #include "storage/object_store.h"
 #include "store/site_store.h"
@@ -59,7 +60,8 @@ class SiteService {
 
   // Publishes `source` (an object prefix) as a new release of site `name` (made when new).
   Result<Site> Publish(const std::string& org_id, const PublishSite& request);
-  Result<std::vector<Site>> List(const std::string& org_id);
+  // A newest-first page of the organization's sites; InvalidArgument for a bad limit or cursor.
+  Result<Page<Site>> List(const std::string& org_id, const PageRequest& page);
   Result<Site> Get(const std::string& org_id, const std::string& id);
   Status Delete(const std::string& org_id, const std::string& id);
   // The file at `path` of the site served at `host` (index.html for a directory).

@@ -25,6 +25,7 @@ struct AppRecord {
   int replicas = 1;        // desired
   int64_t created_at = 0;
   int64_t updated_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when listed: cursors use it
 };
 
 // One packaged source: a tar of source_path in the object store's blob directory, named by

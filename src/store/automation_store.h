@@ -48,6 +48,7 @@ struct AutomationRecord {
   int64_t next_due_at = 0;  // ms; the slot the scheduler claims next
   int64_t created_at = 0;
   int64_t updated_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when listed: cursors use it
 };
 
 // One slot claim of ClaimAutomationSlots.

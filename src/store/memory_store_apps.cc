@@ -18,6 +18,7 @@ Status MemoryStore::PutApp(const AppRecord& app) {
     return Status::Ok();
   }
   apps_.push_back(app);
+  apps_.back().seq = next_seq_++;
   return Status::Ok();
 }
 

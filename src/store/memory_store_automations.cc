@@ -19,6 +19,7 @@ Status MemoryStore::CreateAutomation(const AutomationRecord& a, int max_per_org)
         "the organization already has " + std::to_string(max_per_org) + " automations, its limit");
   }
   automations_.push_back(a);
+  automations_.back().seq = next_seq_++;
   return Status::Ok();
 }
 

@@ -140,6 +140,7 @@ Status MemoryStore::PutSite(const SiteRecord& s, const SiteReleaseRecord* releas
     stored->release_id = s.release_id;
   } else {
     sites_.push_back(s);
+    sites_.back().seq = next_seq_++;
   }
   return Status::Ok();
 }

@@ -167,9 +167,11 @@ Status MemoryStore::PutImage(const ImageRecord& r) {
     next.org_id = stored->org_id;
     next.reference = stored->reference;
     next.created_at = stored->created_at;
+    next.seq = stored->seq;
     *stored = std::move(next);
   } else {
     images_.push_back(r);
+    images_.back().seq = next_seq_++;
   }
   return Status::Ok();
 }
@@ -197,6 +199,7 @@ Status MemoryStore::InsertImageWithinCaps(const ImageRecord& r, int max_images,
   if (FindIf(images_, [&](const auto& i) { return i.id == r.id; }))
     return Internal("saving image: id " + r.id + " is taken");
   images_.push_back(r);
+  images_.back().seq = next_seq_++;
   return Status::Ok();
 }
 
@@ -359,6 +362,7 @@ Result<SecretRecord> MemoryStore::PutSecret(const SecretRecord& s) {
   if (it == secrets_.end()) {
     SecretRecord row = s;
     row.version = 1;
+    row.seq = next_seq_++;
     secrets_[{s.org_id, s.name}] = row;
     return row;
   }
@@ -380,6 +384,9 @@ Result<std::vector<SecretRecord>> MemoryStore::ListSecrets(const std::string& or
   std::vector<SecretRecord> out;
   for (const auto& [k, s] : secrets_)
     if (k.first == org_id) out.push_back(s);
+  // Creation order, as SQLite's (the map is by name).
+  std::sort(out.begin(), out.end(),
+            [](const SecretRecord& a, const SecretRecord& b) { return a.seq < b.seq; });
   return out;
 }
 

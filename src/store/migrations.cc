@@ -527,6 +527,45 @@ DROP TABLE idempotency_keys;
 ALTER TABLE idempotency_keys_scoped RENAME TO idempotency_keys;
 CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
 )sql"},
+      // Lists are newest first with cursors on an insertion sequence (base/list_cursor.h):
+      // secrets and apps had none (a rowid may be reused once the newest row is deleted), so
+      // both tables are rebuilt with one, the rows keeping their creation order.
+      {35, R"sql(
+CREATE TABLE secrets_v35 (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  org_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  ciphertext TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (org_id, name)
+);
+INSERT INTO secrets_v35(org_id, name, version, ciphertext, created_at, updated_at)
+  SELECT org_id, name, version, ciphertext, created_at, updated_at FROM secrets
+  ORDER BY created_at, rowid;
+DROP TABLE secrets;
+ALTER TABLE secrets_v35 RENAME TO secrets;
+CREATE TABLE apps_v35 (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  hostname TEXT NOT NULL UNIQUE,
+  source_sandbox_id TEXT NOT NULL,
+  release_id TEXT NOT NULL,
+  replicas INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+INSERT INTO apps_v35(id, org_id, name, hostname, source_sandbox_id, release_id, replicas,
+                     created_at, updated_at)
+  SELECT id, org_id, name, hostname, source_sandbox_id, release_id, replicas, created_at,
+         updated_at FROM apps ORDER BY created_at, id;
+DROP TABLE apps;
+ALTER TABLE apps_v35 RENAME TO apps;
+CREATE INDEX apps_by_org ON apps(org_id, seq);
+)sql"},
   };
   return kMigrations;
 }

@@ -166,6 +166,7 @@ struct ImageRecord {
   std::string config_json;  // the image config's `config` object as JSON text ("" none)
   std::string error;        // why it failed ("" none)
   int64_t created_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when listed: cursors use it
 };
 
 // A public route to a sandbox port (ingress): `hostname` is unique, under the ingress domain.
@@ -252,6 +253,7 @@ struct SiteRecord {
   std::string hostname;
   std::string release_id;
   int64_t created_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when listed: cursors use it
 };
 
 // One file of a site release: its own copy of the object's bytes.
@@ -292,6 +294,7 @@ struct SecretRecord {
   std::string ciphertext;
   int64_t created_at = 0;
   int64_t updated_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when listed: cursors use it
 };
 
 }  // namespace adapt::store

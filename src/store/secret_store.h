@@ -24,7 +24,7 @@ class SecretStore : public virtual IdempotencyStore {
   virtual Result<SecretRecord> PutSecret(const SecretRecord& secret) = 0;
   // NotFound unless the organization has a secret of this name.
   virtual Result<SecretRecord> GetSecret(const std::string& org_id, const std::string& name) = 0;
-  // By name.
+  // In creation order, each with its seq (a new value keeps it).
   virtual Result<std::vector<SecretRecord>> ListSecrets(const std::string& org_id) = 0;
   virtual Status DeleteSecret(const std::string& org_id, const std::string& name) = 0;
 };

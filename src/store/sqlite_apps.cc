@@ -142,13 +142,15 @@ Result<AppRecord> SqliteStore::FindAppByHostname(const std::string& hostname) {
 Result<std::vector<AppRecord>> SqliteStore::ListApps(const std::string& org_id) {
   return Guard<Result<std::vector<AppRecord>>>(
       "listing apps", [&]() -> Result<std::vector<AppRecord>> {
-        SQLite::Statement q(db_,
-                            std::string("SELECT ") + kAppColumns +
-                                " FROM apps WHERE ? = '' OR org_id = ? ORDER BY created_at, id");
+        SQLite::Statement q(db_, std::string("SELECT ") + kAppColumns +
+                                     ", seq FROM apps WHERE ? = '' OR org_id = ? ORDER BY seq");
         q.bind(1, org_id);
         q.bind(2, org_id);
         std::vector<AppRecord> out;
-        while (q.executeStep()) out.push_back(ReadApp(q));
+        while (q.executeStep()) {
+          out.push_back(ReadApp(q));
+          out.back().seq = q.getColumn(9).getInt64();
+        }
         return out;
       });
 }

@@ -128,10 +128,13 @@ Result<std::vector<AutomationRecord>> SqliteStore::ListAutomations(const std::st
   return Guard<Result<std::vector<AutomationRecord>>>(
       "listing automations", [&]() -> Result<std::vector<AutomationRecord>> {
         SQLite::Statement q(db_, std::string("SELECT ") + kAutomationColumns +
-                                     " FROM automations WHERE org_id = ? ORDER BY seq");
+                                     ", seq FROM automations WHERE org_id = ? ORDER BY seq");
         q.bind(1, org_id);
         std::vector<AutomationRecord> out;
-        while (q.executeStep()) out.push_back(ReadAutomation(q));
+        while (q.executeStep()) {
+          out.push_back(ReadAutomation(q));
+          out.back().seq = q.getColumn(14).getInt64();
+        }
         return out;
       });
 }

@@ -118,11 +118,14 @@ Result<std::vector<ImageRecord>> SqliteStore::ListImages(const std::string& org_
   return Guard<Result<std::vector<ImageRecord>>>(
       "listing images", [&]() -> Result<std::vector<ImageRecord>> {
         SQLite::Statement q(db_, std::string("SELECT ") + kImageColumns +
-                                     " FROM images WHERE ? = '' OR org_id = ? ORDER BY seq");
+                                     ", seq FROM images WHERE ? = '' OR org_id = ? ORDER BY seq");
         q.bind(1, org_id);
         q.bind(2, org_id);
         std::vector<ImageRecord> out;
-        while (q.executeStep()) out.push_back(ReadImage(q));
+        while (q.executeStep()) {
+          out.push_back(ReadImage(q));
+          out.back().seq = q.getColumn(6).getInt64();
+        }
         return out;
       });
 }

@@ -272,10 +272,13 @@ Result<std::vector<SiteRecord>> SqliteStore::ListSites(const std::string& org_id
   return Guard<Result<std::vector<SiteRecord>>>(
       "listing sites", [&]() -> Result<std::vector<SiteRecord>> {
         SQLite::Statement q(db_, std::string("SELECT ") + kSiteColumns +
-                                     " FROM sites WHERE org_id = ? ORDER BY seq");
+                                     ", seq FROM sites WHERE org_id = ? ORDER BY seq");
         q.bind(1, org_id);
         std::vector<SiteRecord> out;
-        while (q.executeStep()) out.push_back(ReadSite(q));
+        while (q.executeStep()) {
+          out.push_back(ReadSite(q));
+          out.back().seq = q.getColumn(6).getInt64();
+        }
         return out;
       });
 }

@@ -60,10 +60,13 @@ Result<std::vector<SecretRecord>> SqliteStore::ListSecrets(const std::string& or
   return Guard<Result<std::vector<SecretRecord>>>(
       "listing secrets", [&]() -> Result<std::vector<SecretRecord>> {
         SQLite::Statement q(db_, std::string("SELECT ") + kSecretColumns +
-                                     " FROM secrets WHERE org_id = ? ORDER BY name");
+                                     ", seq FROM secrets WHERE org_id = ? ORDER BY seq");
         q.bind(1, org_id);
         std::vector<SecretRecord> out;
-        while (q.executeStep()) out.push_back(ReadSecret(q));
+        while (q.executeStep()) {
+          out.push_back(ReadSecret(q));
+          out.back().seq = q.getColumn(6).getInt64();
+        }
         return out;
       });
 }

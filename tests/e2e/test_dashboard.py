@@ -186,6 +186,6 @@ def test_the_automations_apps_database_and_account_pages_in_a_browser(daemon, tm
     assert [r["trigger"] for r in runs] == ["manual", "manual"], runs
     assert org.api("GET", "/v1/apps/" + app["id"])[0] == 404
     assert org.api("GET", "/v1/database")[1]["status"] == "ready"
-    assert org.api("GET", "/v1/sites")[1]["sites"] == []
+    assert org.api("GET", "/v1/sites")[1]["items"] == []
     for shot in ("automations", "apps", "database", "sites", "account-usage", "account-360-dark"):
         assert os.path.getsize(os.path.join(artifacts, shot + ".png")) > 1000

@@ -149,7 +149,7 @@ def test_a_dump_is_a_pg_restore_archive_in_the_organizations_objects(org, daemon
         assert "dumped row" in data.stdout, data.stdout
     # Another organization sees none of it.
     status, listing = other.api("GET", "/v1/objects?prefix=database-dumps/")
-    assert status == 200 and not listing["objects"], listing
+    assert status == 200 and not listing["items"], listing
 
     r = org.cli("db", "dump")
     assert r.returncode == 0, r.stderr

@@ -201,7 +201,7 @@ def push(registry, name):
 def images_of(client):
     status, listing = client.api("GET", "/v1/images")
     assert status == 200, listing
-    return listing["images"]
+    return listing["items"]
 
 
 def wait_settled(client, timeout=120):

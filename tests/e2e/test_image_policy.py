@@ -202,7 +202,7 @@ def test_pulls_and_imports_follow_the_assistant_rule_when_the_operator_says_so(
     assert body["error"]["field"] == "reference", body
     assert RULE in body["error"]["message"] and 'image policy "assistant"' in body["error"]["message"]
     # Refused before anything was recorded.
-    assert org.api("GET", "/v1/images")[1]["images"] == []
+    assert org.api("GET", "/v1/images")[1]["items"] == []
     p = org.cli("image", "pull", images["other"])
     assert p.returncode != 0 and RULE in p.stderr, (p.returncode, p.stdout, p.stderr)
     status, body = org.api("POST", "/v1/images/import", raw=b"not an archive",

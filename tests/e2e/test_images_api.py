@@ -64,7 +64,7 @@ def test_pull_get_run_by_image_id_delete_and_gc(org, daemon, registry):
     assert img["config"]["Cmd"] == ["/bin/cat", "/tag"]
     assert img["sandboxes"] == []
     status, listing = org.api("GET", "/v1/images")
-    assert status == 200 and [i["id"] for i in listing["images"]] == [img["id"]]
+    assert status == 200 and [i["id"] for i in listing["items"]] == [img["id"]]
 
     sbx = org.create({"imageId": img["id"], "startup": {"mode": "command", "argv": ["/bin/sleep", "60"]}})
     org.wait_for_status(sbx["id"], "running")
@@ -106,7 +106,7 @@ def test_other_organizations_images_are_404(daemon, registry):
         status, body = b.api(method, path + img["id"])
         assert status == 404, (method, body)
     status, listing = b.api("GET", "/v1/images")
-    assert listing["images"] == []
+    assert listing["items"] == []
     status, body = b.api("POST", "/v1/sandboxes", {"imageId": img["id"]})
     assert status == 404, body
 

@@ -36,7 +36,7 @@ def test_image_pull_ls_get_rm(org, registry):
     r = ok(org.cli("image", "pull", ref, timeout=300))
     assert ref in r.stdout and "ready" in r.stdout, r.stdout
     assert "\r[" not in r.stderr, "no progress bar when stderr is not a terminal"
-    image = json.loads(ok(org.cli("image", "ls", "--json")).stdout)["images"][0]
+    image = json.loads(ok(org.cli("image", "ls", "--json")).stdout)["items"][0]
     assert image["reference"] == ref and image["status"] == "ready"
     table = ok(org.cli("image", "ls")).stdout
     assert table.splitlines()[0].split() == ["ID", "REFERENCE", "SOURCE", "STATUS", "SIZE", "DIGEST"]
@@ -53,7 +53,7 @@ def test_image_pull_ls_get_rm(org, registry):
     assert ok(org.cli("image", "rm", image["id"])).stdout == "removed %s\n" % image["id"]
     err = one_line_error(org.cli("image", "get", image["id"]))
     assert "not found" in err
-    assert json.loads(ok(org.cli("image", "ls", "--json")).stdout)["images"] == []
+    assert json.loads(ok(org.cli("image", "ls", "--json")).stdout)["items"] == []
 
 
 def test_image_pull_failure_and_detach(org, registry):

@@ -110,7 +110,7 @@ def assert_rejected(client, daemon, path, words, query=""):
     for w in words:
         assert w in body["error"]["message"], body
     status, listing = client.api("GET", "/v1/images")
-    assert status == 200 and listing["images"] == [], listing
+    assert status == 200 and listing["items"] == [], listing
     # Nothing new (a collection started by an earlier test may still remove things).
     after = store_listing(daemon)
     for sub, names in after.items():
@@ -353,7 +353,7 @@ def test_oci_layer_not_matching_its_diff_id_is_refused_and_leaves_nothing(org, d
 def _images_settled(daemon, client):
     """After a restart: no import is left half-made."""
     status, listing = client.api("GET", "/v1/images")
-    assert status == 200 and listing["images"] == [], listing
+    assert status == 200 and listing["items"] == [], listing
     listed = store_listing(daemon)
     assert listed["tmp"] == [] and listed["refs"] == [], listed
     return listed

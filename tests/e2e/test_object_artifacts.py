@@ -103,7 +103,7 @@ def mcp_tool(daemon, org, session, name, args):
 def stored_keys(org):
     status, page = org.api("GET", "/v1/objects")
     assert status == 200, page
-    return [o["key"] for o in page["objects"]]
+    return [o["key"] for o in page["items"]]
 
 
 def test_symlinks_to_a_secret_or_out_of_the_workspace_are_refused_and_store_nothing(org, daemon):

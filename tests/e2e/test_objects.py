@@ -96,7 +96,7 @@ def test_rest_objects_roundtrip_list_and_delete(org):
     assert headers["content-type"].startswith("text/plain")
     status, page = org.api("GET", "/v1/objects?prefix=docs/&delimiter=/")
     assert status == 200
-    assert [o["key"] for o in page["objects"]] == ["docs/a.bin", "docs/b.txt"]
+    assert [o["key"] for o in page["items"]] == ["docs/a.bin", "docs/b.txt"]
     assert page["commonPrefixes"] == ["docs/sub/"] and page["nextCursor"] is None
     # Pages of one, every key once.
     keys, cursor = [], None
@@ -104,7 +104,7 @@ def test_rest_objects_roundtrip_list_and_delete(org):
         q = "/v1/objects?limit=1" + ("&cursor=" + cursor if cursor else "")
         status, page = org.api("GET", q)
         assert status == 200, page
-        keys += [o["key"] for o in page["objects"]]
+        keys += [o["key"] for o in page["items"]]
         cursor = page["nextCursor"]
         if not cursor:
             break
@@ -122,7 +122,7 @@ def test_other_organizations_see_nothing(daemon, org):
     assert get(other, "private/x.txt")[0] == 404
     assert other.request("DELETE", "/v1/objects/content?key=private/x.txt")[0] == 404
     status, page = other.api("GET", "/v1/objects")
-    assert status == 200 and page["objects"] == []
+    assert status == 200 and page["items"] == []
     assert other.api("POST", "/v1/objects/url", {"key": "private/x.txt"})[0] == 404
     # Through the gateway, the other organization's token sees its own (empty) namespace.
     tok = storage_token(other)
@@ -140,7 +140,7 @@ def test_traversal_keys_are_refused(org, key):
     assert status == 400, (key, status, err)
     assert err["error"]["field"] == "key"
     status, page = org.api("GET", "/v1/objects")
-    assert page["objects"] == []
+    assert page["items"] == []
 
 
 def test_gateway_refuses_traversal_in_raw_paths(org):
@@ -151,7 +151,7 @@ def test_gateway_refuses_traversal_in_raw_paths(org):
         assert status == 400, (raw, status, body)
         assert b"InvalidArgument" in body
     status, page = org.api("GET", "/v1/objects")
-    assert page["objects"] == []
+    assert page["items"] == []
 
 
 def test_storage_tokens_are_storage_only_and_revocable(org, daemon):
@@ -212,7 +212,7 @@ def test_awscli_upload_list_download_multipart(org, tmp_path):
     assert "NextToken" in p.stdout and "aws/deep/big.bin" in p.stdout
     # Multipart: S3's "-N" ETag, and the REST API sees the same bytes.
     status, page = org.api("GET", "/v1/objects?prefix=aws/deep/")
-    (obj,) = page["objects"]
+    (obj,) = page["items"]
     assert obj["etag"].endswith("-3") and obj["size"] == big.stat().st_size
     assert obj["sha256"] == sha(big.read_bytes())
     out = tmp_path / "out"
@@ -257,7 +257,7 @@ def test_rclone_copy_list_check_and_multipart(org, tmp_path):
     assert sorted(p.stdout.split()) == ["a.txt", "sub/", "sub/b.txt", "sub/large.bin"]
     rclone("check", str(src), "gw:objects/rc")
     status, page = org.api("GET", "/v1/objects?prefix=rc/sub/large.bin")
-    assert page["objects"][0]["etag"].endswith("-3")  # 12 MiB in 5 MiB parts
+    assert page["items"][0]["etag"].endswith("-3")  # 12 MiB in 5 MiB parts
     rclone("copy", "gw:objects/rc", str(tmp_path / "back"))
     assert (tmp_path / "back" / "sub" / "large.bin").read_bytes() == (src / "sub" / "large.bin").read_bytes()
     rclone("delete", "gw:objects/rc/sub")

@@ -250,7 +250,7 @@ def test_aws_chunked_uploads_verify_every_chunk(org):
     status, _, got, _ = get(org, "chunked/ok.bin")
     assert status == 200 and got == data
     status, page = org.api("GET", "/v1/objects?prefix=chunked/")
-    assert page["objects"][0]["size"] == len(data)
+    assert page["items"][0]["size"] == len(data)
 
     # A wrong signature on the second chunk: refused, and nothing is stored.
     status, body = chunked_put(tok, "chunked/bad.bin", data, break_chunk=1)

@@ -78,7 +78,7 @@ def test_running_sandbox_committed_then_a_new_sandbox_reads_its_files(org):
     status, op = org.api("GET", "/v1/operations/" + image["id"])
     assert status == 200 and op["kind"] == "image.commit" and op["phase"] == "Completed", op
     assert op["imageId"] == image["id"], op
-    listed = org.api("GET", "/v1/images")[1]["images"]
+    listed = org.api("GET", "/v1/images")[1]["items"]
     assert [(i["id"], i["reference"]) for i in listed] == [(image["id"], "prepared:v1")], listed
 
     # The layer on disk: the deleted file is a whiteout, the replaced directory opaque.
@@ -166,7 +166,7 @@ def test_stopped_instant_sandbox_has_nothing_to_commit(org):
     org.api("POST", "/v1/sandboxes/%s/stop" % sid)
     status, err = org.api("POST", "/v1/sandboxes/%s/image" % sid, {"name": "gone"})
     assert status == 409 and "instant" in err["error"]["message"], (status, err)
-    assert org.api("GET", "/v1/images")[1]["images"] == []
+    assert org.api("GET", "/v1/images")[1]["items"] == []
 
 
 def test_bad_names_and_bodies_are_refused_and_change_nothing(org):
@@ -187,7 +187,7 @@ def test_bad_names_and_bodies_are_refused_and_change_nothing(org):
     for missing in ("sbx_doesnotexist000000000", "nope", "..%2F..%2Fetc"):
         status, err = org.api("POST", "/v1/sandboxes/%s/image" % missing, {"name": "ok"})
         assert status == 404, (missing, status, err)
-    assert org.api("GET", "/v1/images")[1]["images"] == []
+    assert org.api("GET", "/v1/images")[1]["items"] == []
 
 
 def test_another_organization_can_neither_commit_nor_use_the_image(org):
@@ -196,7 +196,7 @@ def test_another_organization_can_neither_commit_nor_use_the_image(org):
     out(org, sid, "echo secret > /root/secret.txt")
     status, err = other.api("POST", "/v1/sandboxes/%s/image" % sid, {"name": "stolen"})
     assert status == 404, (status, err)
-    assert other.api("GET", "/v1/images")[1]["images"] == []
+    assert other.api("GET", "/v1/images")[1]["items"] == []
     image = wait_image(org, commit(org, sid, {"name": "mine"})["id"])
     assert image["status"] == "ready", image
     assert other.api("GET", "/v1/images/" + image["id"])[0] == 404
@@ -218,7 +218,7 @@ def test_cli_commit_waits_for_the_image(org):
     r = org.cli("sandbox", "commit", sid, "--name", "from-cli", "--tag", "t1", "--wait")
     assert r.returncode == 0, r.stderr
     assert "from-cli:t1" in r.stdout and "image.commit" in r.stdout and "Completed" in r.stdout, r.stdout
-    images = org.api("GET", "/v1/images")[1]["images"]
+    images = org.api("GET", "/v1/images")[1]["items"]
     assert [i["reference"] for i in images] == ["from-cli:t1"], images
     r = org.cli("sandbox", "commit", sid, "--name", "from-cli", "--tag", "t1")
     assert r.returncode != 0 and "from-cli:t1" in r.stderr, (r.stdout, r.stderr)

@@ -56,10 +56,10 @@ def test_site_serves_its_release_and_keeps_it(org, daemon):
     assert fetch(http_url, "/css/site.css")[0] == 404
     assert (again["files"], again["createdAt"]) == (1, site["createdAt"])
     status, listed = org.api("GET", "/v1/sites")
-    assert [s["id"] for s in listed["sites"]] == [site["id"]]
-    assert listed["sites"][0]["releaseId"] == again["releaseId"] and listed["sites"][0]["files"] == 1
+    assert [s["id"] for s in listed["items"]] == [site["id"]]
+    assert listed["items"][0]["releaseId"] == again["releaseId"] and listed["items"][0]["files"] == 1
     status, read = org.api("GET", "/v1/sites/" + site["id"])
-    assert status == 200 and read == listed["sites"][0], read
+    assert status == 200 and read == listed["items"][0], read
     # Other organizations: 404.
     other = daemon.new_org()
     assert other.api("GET", "/v1/sites/" + site["id"])[0] == 404

@@ -183,13 +183,13 @@ def test_crash_during_image_pull(crash_daemon, image_ref, point, settles):
     before = leaks.snapshot(d)
     status, body = d.admin.api("GET", "/v1/images")
     assert status == 200, body
-    known = {i["id"] for i in body["images"]}
+    known = {i["id"] for i in body["items"]}
     restart(d, point)
     try_api(d.admin, "POST", "/v1/images", {"reference": image_ref})
     wait_for_crash(d, point)
     restart(d)
     status, body = d.admin.api("GET", "/v1/images")
-    new = [i for i in body["images"] if i["id"] not in known]
+    new = [i for i in body["items"] if i["id"] not in known]
     assert len(new) == 1, "expected one new image record, found %r" % new
     img = new[0]
     assert img["status"] in settles, "image %r after the restart, wanted %r" % (img, settles)

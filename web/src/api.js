@@ -60,3 +60,22 @@ export async function api(method, path, body, { quiet401 = false, headers: extra
 }
 
 export const sandboxPath = (id) => `/v1/sandboxes/${encodeURIComponent(id)}`;
+
+// Every item of a list (API.md: {"items": [...], "nextCursor": ...}, newest first), following
+// nextCursor for at most `maxPages` pages: the last page's answer with every page's `items`
+// (and object storage's `commonPrefixes`) joined.
+export async function listAll(path, maxPages = 10) {
+  const items = [];
+  const commonPrefixes = [];
+  let cursor = null;
+  let page = {};
+  for (let i = 0; i < maxPages; i++) {
+    const sep = path.includes('?') ? '&' : '?';
+    page = await api('GET', cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path);
+    items.push(...(page.items || []));
+    commonPrefixes.push(...(page.commonPrefixes || []));
+    cursor = page.nextCursor;
+    if (!cursor) break;
+  }
+  return { ...page, items, commonPrefixes };
+}

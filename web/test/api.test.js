@@ -45,3 +45,14 @@ test('an error answer is not retried and carries the API sentence', async () => 
   await assert.rejects(api('GET', '/v1/account'), (e) => e.status === 503 && e.message === 'busy, try again');
   assert.equal(calls.length, 1);
 });
+
+test('listAll follows nextCursor and joins the pages', async () => {
+  const { listAll } = await import('../src/api.js');
+  const calls = script(
+    { status: 200, body: { items: [{ id: 'b' }], commonPrefixes: ['d/'], nextCursor: 'c2' } },
+    { status: 200, body: { items: [{ id: 'a' }], commonPrefixes: [], nextCursor: null } });
+  const all = await listAll('/v1/objects?delimiter=/');
+  assert.deepEqual(all.items.map((x) => x.id), ['b', 'a']);
+  assert.deepEqual(all.commonPrefixes, ['d/']);
+  assert.deepEqual(calls.map((c) => c.path), ['/v1/objects?delimiter=/', '/v1/objects?delimiter=/&cursor=c2']);
+});

@@ -2,6 +2,7 @@
 // holding one running or hibernated. Their runs are read with Client.runs
 // (runs.list(undefined, 50, automationId)).
 import type { Automation, Run } from "./models.js";
+import { paginate } from "./pages.js";
 import type { Transport } from "./transport.js";
 
 export interface CreateAutomationOptions {
@@ -50,9 +51,9 @@ export class Automations {
     });
   }
 
-  async list(): Promise<Automation[]> {
-    const page = await this.t.call<{ items: Automation[] }>("GET", "/v1/automations");
-    return page.items;
+  /** The organization's automations, newest first, following nextCursor page by page. */
+  list(pageSize = 50): AsyncGenerator<Automation> {
+    return paginate<Automation>(this.t, "/v1/automations", pageSize);
   }
 
   get(automationId: string): Promise<Automation> {

@@ -69,8 +69,9 @@ export class Images {
     return this.t.call<Image>("GET", `/v1/images/${imageId}`);
   }
 
-  async list(): Promise<Image[]> {
-    return (await this.t.call<{ images: Image[] }>("GET", "/v1/images")).images;
+  /** The organization's images, newest first, following nextCursor page by page. */
+  list(pageSize = 50): AsyncGenerator<Image> {
+    return paginate<Image>(this.t, "/v1/images", pageSize);
   }
 
   async delete(imageId: string): Promise<void> {
@@ -208,8 +209,9 @@ export class Apps {
     }
   }
 
-  async list(): Promise<App[]> {
-    return (await this.t.call<{ items: App[] }>("GET", "/v1/apps")).items;
+  /** The organization's apps, newest first, following nextCursor page by page. */
+  list(pageSize = 50): AsyncGenerator<App> {
+    return paginate<App>(this.t, "/v1/apps", pageSize);
   }
 
   get(appId: string): Promise<App> {
@@ -382,16 +384,9 @@ export class Objects {
     await this.t.call("DELETE", `/v1/storage-tokens/${tokenId}`);
   }
 
-  async *list(options: { prefix?: string; pageSize?: number } = {}): AsyncGenerator<StoredObject> {
-    let cursor: string | null = null;
-    for (;;) {
-      const page: { objects: StoredObject[]; nextCursor: string | null } = await this.t.call("GET", "/v1/objects", {
-        query: { prefix: options.prefix, limit: options.pageSize ?? 200, cursor },
-      });
-      yield* page.objects;
-      cursor = page.nextCursor;
-      if (!cursor) return;
-    }
+  /** Every object under prefix, in key order (S3's), following nextCursor page by page. */
+  list(options: { prefix?: string; pageSize?: number } = {}): AsyncGenerator<StoredObject> {
+    return paginate<StoredObject>(this.t, "/v1/objects", options.pageSize ?? 200, { prefix: options.prefix });
   }
 }
 
@@ -407,8 +402,9 @@ export class Sites {
     return this.t.call<Site>("GET", `/v1/sites/${siteId}`);
   }
 
-  async list(): Promise<Site[]> {
-    return (await this.t.call<{ sites: Site[] }>("GET", "/v1/sites")).sites;
+  /** The organization's sites, newest first, following nextCursor page by page. */
+  list(pageSize = 50): AsyncGenerator<Site> {
+    return paginate<Site>(this.t, "/v1/sites", pageSize);
   }
 
   async delete(siteId: string): Promise<void> {

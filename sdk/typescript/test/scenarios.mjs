@@ -268,7 +268,8 @@ const scenarios = {
     out.progressCalls = progress.length;
     const imported = await client.images.importArchive(process.env.ARCHIVE);
     out.imported = imported;
-    out.listed = (await client.images.list()).map((i) => i.id);
+    out.listed = [];
+    for await (const i of client.images.list()) out.listed.push(i.id);
     out.runs = [];
     for (const image of [pulled, imported]) {
       const sb = await client.sandboxes.create({ imageId: image.id, startup: { mode: "image" } });
@@ -300,7 +301,8 @@ const scenarios = {
     await client.objects.put("web/index.html", new TextEncoder().encode("<h1>sdk</h1>"), "text/html");
     const site = await client.sites.publish("web", "sdk-site");
     out.site = site;
-    out.siteIds = (await client.sites.list()).map((s) => s.id);
+    out.siteIds = [];
+    for await (const s of client.sites.list()) out.siteIds.push(s.id);
     out.siteRelease = (await client.sites.get(site.id)).releaseId;
     await client.sites.delete(site.id);
     out.siteAfterDelete = await caught(() => client.sites.get(site.id));

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, listAll } from '../api.js';
 import { bytes, when } from '../format.js';
 import { Empty, ErrorNote } from '../components.jsx';
 
@@ -16,7 +16,7 @@ export function Objects() {
 
   const load = (p) => {
     setError(null);
-    api('GET', `/v1/objects?delimiter=/&limit=1000&prefix=${encodeURIComponent(p)}`)
+    listAll(`/v1/objects?delimiter=/&limit=200&prefix=${encodeURIComponent(p)}`)
       .then((answer) => { setPage(answer); setPrefix(p); }, setError);
   };
   useEffect(() => load(''), []);
@@ -55,7 +55,7 @@ export function Objects() {
   }
 
   const up = prefix.replace(/[^/]*\/$/, '');
-  const empty = page && page.objects.length === 0 && page.commonPrefixes.length === 0;
+  const empty = page && page.items.length === 0 && page.commonPrefixes.length === 0;
   return (
     <main>
       <div class="toolbar"><h1>Objects</h1></div>
@@ -74,7 +74,7 @@ export function Objects() {
                   <td></td><td></td><td></td>
                 </tr>
               ))}
-              {page.objects.map((o) => (
+              {page.items.map((o) => (
                 <tr key={o.key}>
                   <td data-label="Key"><a href={content(o.key)} download={o.key.split('/').pop()}>{o.key.slice(prefix.length)}</a></td>
                   <td data-label="Size">{bytes(o.size)}</td>

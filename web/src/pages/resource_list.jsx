@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { listAll } from '../api.js';
 import { Empty, ErrorNote } from '../components.jsx';
 
 // A page that is one table of a list API: `columns` are [{label, cell(item)}]; `items(answer)`
-// picks the rows out of the answer. A new resource's page is a call of this. `section`: a part
+// picks the rows out of the answer (every page's items: listAll follows nextCursor). A new resource's page is a call of this. `section`: a part
 // of another page (an h2 in a section, not the page's main); `after`: shown below the table.
 export function ResourceList({ title, path, items = (a) => a.items, columns, empty, intro, children, reloadKey, section, after }) {
   const [rows, setRows] = useState(null);
@@ -11,7 +11,7 @@ export function ResourceList({ title, path, items = (a) => a.items, columns, emp
   useEffect(() => {
     // A reload that answers after a newer one must not show its older rows.
     let current = true;
-    api('GET', path).then((answer) => { if (current) { setRows(items(answer)); setError(null); } },
+    listAll(path).then((answer) => { if (current) { setRows(items(answer)); setError(null); } },
       (err) => { if (current) setError(err); });
     return () => { current = false; };
   }, [path, reloadKey]);

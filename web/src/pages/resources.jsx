@@ -6,7 +6,7 @@ const mono = (text) => <span class="mono">{text}</span>;
 
 export function Images() {
   return (
-    <ResourceList title="Images" path="/v1/images" items={(a) => a.images}
+    <ResourceList title="Images" path="/v1/images?limit=200"
       empty="No images yet. Pull or import one with adapt image, or create a sandbox from a registry image."
       columns={[
         { label: 'Reference', cell: (i) => mono(i.reference) },

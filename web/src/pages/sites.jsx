@@ -60,7 +60,7 @@ export function Sites() {
     }
   }
   return (
-    <ResourceList title="Sites" path="/v1/sites" items={(a) => a.sites} reloadKey={reloadKey}
+    <ResourceList title="Sites" path="/v1/sites?limit=200" reloadKey={reloadKey}
       empty="No sites yet. Upload files with index.html under a prefix in Objects, then publish the prefix."
       columns={[
         { label: 'Name', cell: (s) => s.name },

@@ -4,10 +4,11 @@ holding one running or hibernated. Their runs are read with Client.runs
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
 from . import _model
 from .models import Automation, Run
+from .pages import paginate
 
 if TYPE_CHECKING:
     from ._transport import Transport
@@ -55,9 +56,9 @@ class Automations:
                 body[key] = value
         return _model.from_json(Automation, self._t.call("POST", "/v1/automations", json_body=body))
 
-    def list(self) -> List[Automation]:
-        page = self._t.call("GET", "/v1/automations")
-        return [_model.from_json(Automation, a) for a in page["items"]]
+    def list(self, page_size: int = 50) -> Iterator[Automation]:
+        """The organization's automations, newest first, following nextCursor page by page."""
+        return paginate(self._t, "/v1/automations", Automation, page_size)
 
     def get(self, automation_id: str) -> Automation:
         return _model.from_json(Automation, self._t.call("GET", "/v1/automations/" + automation_id))

@@ -110,8 +110,9 @@ class Images:
     def get(self, image_id: str) -> Image:
         return _model.from_json(Image, self._t.call("GET", "/v1/images/" + image_id))
 
-    def list(self) -> List[Image]:
-        return [_model.from_json(Image, i) for i in self._t.call("GET", "/v1/images")["images"]]
+    def list(self, page_size: int = 50) -> Iterator[Image]:
+        """The organization's images, newest first, following nextCursor page by page."""
+        return paginate(self._t, "/v1/images", Image, page_size)
 
     def delete(self, image_id: str) -> None:
         self._t.request("DELETE", "/v1/images/" + image_id).close()
@@ -241,14 +242,8 @@ class Objects:
         self._t.request("DELETE", "/v1/storage-tokens/" + token_id).close()
 
     def list(self, prefix: Optional[str] = None, page_size: int = 200) -> Iterator[StoredObject]:
-        cursor: Optional[str] = None
-        while True:
-            page = self._t.call("GET", "/v1/objects", query={"prefix": prefix, "limit": page_size, "cursor": cursor})
-            for o in page.get("objects", []):
-                yield _model.from_json(StoredObject, o)
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return
+        """Every object under prefix, in key order (S3's), following nextCursor page by page."""
+        return paginate(self._t, "/v1/objects", StoredObject, page_size, {"prefix": prefix})
 
 
 class Apps:
@@ -304,8 +299,9 @@ class Apps:
                 return op
             time.sleep(0.5)
 
-    def list(self) -> List[App]:
-        return [_model.from_json(App, a) for a in self._t.call("GET", "/v1/apps")["items"]]
+    def list(self, page_size: int = 50) -> Iterator[App]:
+        """The organization's apps, newest first, following nextCursor page by page."""
+        return paginate(self._t, "/v1/apps", App, page_size)
 
     def get(self, app_id: str) -> App:
         return _model.from_json(App, self._t.call("GET", "/v1/apps/" + app_id))
@@ -429,8 +425,9 @@ class Sites:
     def get(self, site_id: str) -> Site:
         return _model.from_json(Site, self._t.call("GET", "/v1/sites/" + site_id))
 
-    def list(self) -> List[Site]:
-        return [_model.from_json(Site, s) for s in self._t.call("GET", "/v1/sites")["sites"]]
+    def list(self, page_size: int = 50) -> Iterator[Site]:
+        """The organization's sites, newest first, following nextCursor page by page."""
+        return paginate(self._t, "/v1/sites", Site, page_size)
 
     def delete(self, site_id: str) -> None:
         self._t.request("DELETE", "/v1/sites/" + site_id).close()
