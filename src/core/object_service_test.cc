@@ -199,8 +199,8 @@ TEST_F(ObjectServiceTest, ArtifactsAreTheSandboxsPrefixAndOnlyForItsOrganization
   auto list = service_->ListArtifacts(Caller(), sbx.id);
   ASSERT_TRUE(list.ok()) << list.status().message();
   EXPECT_EQ(list->prefix, prefix);
-  ASSERT_EQ(list->items.size(), 1u);
-  EXPECT_EQ(list->items[0].key, prefix + "result.csv");
+  ASSERT_EQ(list->objects.size(), 1u);
+  EXPECT_EQ(list->objects[0].key, prefix + "result.csv");
   auto text = service_->ReadArtifactText(Caller(), sbx.id, "result.csv", 1024);
   ASSERT_TRUE(text.ok()) << text.status().message();
   EXPECT_EQ(text->text, "a,b\n");

@@ -2,6 +2,7 @@
 // a temporary public route to one port of a running sandbox, removed without stopping or
 // changing the sandbox (seed 000). list_public_apps lists them beside the production copies
 // (deploy_sandbox_app, deployed_app_tools.cc).
+#include "base/list_cursor.h"
 #include "base/time.h"
 #include "mcp/tools.h"
 
@@ -105,22 +106,28 @@ void AddAppTools(ToolRegistry& registry, const ToolServices& services) {
          if (!listed.ok()) return ToolResult::Fail(FailureSentence(listed.status()));
          json apps = json::array();
          for (const auto& e : *listed) apps.push_back(App(e));
-         if (deployed) {
-           auto production = deployed->List(ctx.who);
-           if (!production.ok()) return ToolResult::Fail(FailureSentence(production.status()));
-           for (const auto& a : *production) {
-             json d = DeployedAppJson(a);
-             apps.push_back({{"app_id", a.id},
-                             {"sandbox_id", a.source_sandbox_id},
-                             {"port", d.value("port", 0)},
-                             {"url", a.url},
-                             {"http_url", a.http_url},
-                             {"kind", "production"},
-                             {"name", a.name},
-                             {"replicas", a.replicas},
-                             {"ready_replicas", a.ready_replicas},
-                             {"created_at", FormatRfc3339(a.created_at_ms)}});
-           }
+         // Every deployed app: the core's pages, newest first, one after another.
+         std::vector<core::App> production;
+         for (PageRequest page{kMaxPageLimit, ""}; deployed;) {
+           auto listed_apps = deployed->List(ctx.who, page);
+           if (!listed_apps.ok()) return ToolResult::Fail(FailureSentence(listed_apps.status()));
+           production.insert(production.end(), listed_apps->items.begin(),
+                             listed_apps->items.end());
+           if (!listed_apps->next_cursor) break;
+           page.cursor = *listed_apps->next_cursor;
+         }
+         for (const auto& a : production) {
+           json d = DeployedAppJson(a);
+           apps.push_back({{"app_id", a.id},
+                           {"sandbox_id", a.source_sandbox_id},
+                           {"port", d.value("port", 0)},
+                           {"url", a.url},
+                           {"http_url", a.http_url},
+                           {"kind", "production"},
+                           {"name", a.name},
+                           {"replicas", a.replicas},
+                           {"ready_replicas", a.ready_replicas},
+                           {"created_at", FormatRfc3339(a.created_at_ms)}});
          }
          return ToolResult::Ok({{"apps", apps}});
        }});
