@@ -186,7 +186,7 @@ def test_a_list_is_newest_first_pages_once_each_and_shows_no_other_tenant(d, kin
     assert org.api("GET", kind.path + "?limit=200")[0] == 200
     for bad in ("0", "201", "abc", "-1", ""):
         assert_bad_request(org, kind.path + "?limit=" + bad, "limit")
-    for garbage in ("garbage", "c", "c-1", "k6162", "%00"):
+    for garbage in ("garbage", "c", "c-1", "c1x", "k6162"):
         assert_bad_request(org, kind.path + "?cursor=" + garbage, "cursor")
 
     # The other organization sees its own item only, and never one of ours.
