@@ -5,7 +5,6 @@ the organization's object storage that pg_restore reads) and DELETE /v1/database
 confirmation. The SQL runs in sandboxes through pg_wire.py, as in test_database.py."""
 
 import hashlib
-import os
 import subprocess
 import tempfile
 import time
