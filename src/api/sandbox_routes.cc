@@ -1,5 +1,6 @@
 // /v1/sandboxes: translation between HTTP and core::SandboxService, nothing more.
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -71,12 +72,12 @@ void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes,
   router.Add("GET", "/v1/sandboxes",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                if (Status known = OnlyListParameters(req); !known.ok()) return ErrorResponse(known);
-               auto limit = QueryInt(req, "limit", 50);
-               if (!limit.ok()) return ErrorResponse(limit.status());
+               auto page_request = PageRequestFromQuery(req, {"query"});
+               if (!page_request.ok()) return ErrorResponse(page_request.status());
                core::ListSandboxesRequest list;
-               list.limit = *limit;
+               list.limit = page_request->limit;
+               list.cursor = page_request->cursor;
                if (req.query.count("query")) list.query = req.query.at("query");
-               if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
                auto page = sandboxes.List(who, list);
                if (!page.ok()) return ErrorResponse(page.status());
                return TextResponse(SandboxPageJsonText(*page));
