@@ -4,6 +4,7 @@
 
 #include "api/errors.h"
 #include "api/request_cookie.h"
+#include "base/percent.h"
 #include "core/registration_gate.h"
 
 namespace adapt::api {
@@ -15,6 +16,22 @@ std::vector<std::string> Split(const std::string& path) {
   std::string seg;
   while (std::getline(in, seg, '/')) {
     if (!seg.empty()) out.push_back(seg);
+  }
+  return out;
+}
+
+// The path's segments as sent, each decoded on its own: an escaped slash stays inside its
+// segment, so /v1%2Fsandboxes is one segment that names no route, as a proxy in front reads
+// it too (decoding first made it /v1/sandboxes). A request built without its target (tests,
+// in-process callers) is split from its decoded path.
+std::vector<std::string> PathSegments(const HttpRequest& request) {
+  if (request.target.empty()) return Split(request.path);
+  const std::string raw = request.target.substr(0, request.target.find('?'));
+  std::vector<std::string> out;
+  for (auto& segment : Split(raw)) {
+    // ToHttpRequest refused broken escapes already; a caller that did not is matched raw.
+    auto decoded = PercentDecode(segment, PlusSign::kLiteral);
+    out.push_back(decoded ? std::move(*decoded) : std::move(segment));
   }
   return out;
 }
@@ -69,7 +86,7 @@ bool Router::Match(const Route& route, const std::vector<std::string>& path, Pat
 }
 
 HttpResponse Router::Handle(const HttpRequest& request) const {
-  auto path = Split(request.path);
+  auto path = PathSegments(request);
   bool path_known = false;
   std::string allowed;
   for (const auto& route : routes_) {

@@ -128,6 +128,23 @@ TEST_F(RouterTest, UnknownOrMalformedKeyIs401) {
   EXPECT_EQ(authed_calls_, 0);
 }
 
+// A proxy in front reads /v1%2Fsandboxes%2Fsbx_abc as one segment; adaptd must not route it
+// as /v1/sandboxes/sbx_abc. An escaped slash inside a parameter stays in that parameter.
+TEST_F(RouterTest, AnEscapedSlashStaysInsideItsSegment) {
+  HttpRequest folded = Request("GET", "/v1/sandboxes/sbx_abc", key_);
+  folded.target = "/v1%2Fsandboxes%2fsbx_abc";
+  ExpectApiError(router_->Handle(folded), 404, "not_found");
+  HttpRequest in_param = Request("GET", "/v1/sandboxes/a/b", key_);
+  in_param.target = "/v1/sandboxes/a%2Fb?x=1";
+  HttpResponse r = router_->Handle(in_param);
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Body(r)["id"], "a/b");
+  HttpRequest escaped = Request("GET", "/v1/sandboxes/sbx_abc", key_);
+  escaped.target = "/v1/%73andboxes/sbx_abc";
+  EXPECT_EQ(router_->Handle(escaped).status, 200) << "other escapes still decode";
+  EXPECT_EQ(authed_calls_, 2);
+}
+
 TEST_F(RouterTest, ValidKeyReachesTheHandlerWithItsPrincipalAndPathParams) {
   HttpResponse r = router_->Handle(Request("GET", "/v1/sandboxes/sbx_abc", key_));
   EXPECT_EQ(r.status, 200) << r.body;
