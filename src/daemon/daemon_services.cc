@@ -306,6 +306,7 @@ Status Daemon::StartApi() {
         return auth->Authenticate(bearer);
       },
       listen_.host, *mcp_calls_, config_.mcp_call_threads);
+  mcp_http_->SetStreamLimit(&*stream_limit_);
   AddPublicRoutes(*router_, mcp::McpRoutes(*mcp_http_));
   AddPublicRoutes(*router_, mcp::CorsPreflights(listen_.host));
   api::AddFileRoutes(*router_, *files_);

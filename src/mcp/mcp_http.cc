@@ -278,7 +278,15 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
     r.content_type = "text/event-stream";
     r.headers.emplace_back("Cache-Control", "no-cache");
     r.stream = std::make_shared<CallStream>(run, std::move(ctx), token, std::move(slot), calls_);
-    return r;
+    if (!stream_limit_) return r;
+    // Refused here, the stream is never started, so the tool never runs and its slot is free.
+    HttpResponse admitted = stream_limit_->Admit(who.org_id, std::move(r));
+    if (admitted.status != 429) return admitted;
+    auto refusal = nlohmann::json::parse(admitted.body, nullptr, false);
+    return JsonRpcResponse(429, RpcError(request.id, rpc::kInternalError,
+                                         refusal.is_discarded()
+                                             ? std::string("too many open event streams")
+                                             : refusal["error"].value("message", "")));
   }
   r.deferred = std::make_shared<DeferredCall>(run, std::move(ctx), std::move(slot), calls_);
   return r;

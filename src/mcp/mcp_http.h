@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "api/http_types.h"
+#include "api/org_stream_limit.h"
 #include "base/status.h"
 #include "core/auth.h"
 #include "mcp/http_routes.h"
@@ -46,6 +47,10 @@ class McpHttp {
   api::HttpResponse Post(const api::HttpRequest& req);
   api::HttpResponse Delete(const api::HttpRequest& req);
 
+  // A tool call's progress stream counts toward its organization's open event streams, as the
+  // API's do (a waiting tool holds its stream open for as long as it waits); nullptr: none.
+  void SetStreamLimit(api::OrgStreamLimit* limit) { stream_limit_ = limit; }
+
   // The 401 answer, pointing the client at the protected-resource metadata.
   static api::HttpResponse Unauthorized(const api::HttpRequest& req, const std::string& why);
   // "http://<Host>": the address the client used, once Host was checked.
@@ -65,6 +70,7 @@ class McpHttp {
   const int max_calls_;
   std::shared_ptr<std::atomic<int>> running_ = std::make_shared<std::atomic<int>>(0);
   SessionStore sessions_;
+  api::OrgStreamLimit* stream_limit_ = nullptr;
 };
 
 // POST and DELETE /mcp, with the CORS headers a browser client reads.
