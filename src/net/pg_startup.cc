@@ -37,20 +37,25 @@ StartupMessage ParseStartup(std::string_view data) {
   uint32_t length = ReadU32(data, 0);
   uint32_t code = ReadU32(data, 4);
   if (length < 8 || length > kMaxStartupBytes) return Invalid("a malformed startup message");
+  // The first 8 bytes tell the kind: a length its kind cannot have is refused now, not after
+  // waiting (until the proxy's deadline) for bytes that a broken client never sends.
+  const bool encryption = code == kSslCode || code == kGssEncCode;
+  if (encryption && length != 8) return Invalid("a malformed encryption request");
+  if (code == kCancelCode && length != 16) return Invalid("a malformed cancel request");
+  if (!encryption && code != kCancelCode && code != kProtocol3)
+    return Invalid("an unsupported protocol version");
+  if (code == kProtocol3 && length < 10) return Invalid("a malformed startup message");
   m.length = length;
   if (data.size() < length) return m;
-  if (code == kSslCode || code == kGssEncCode) {
-    if (length != 8) return Invalid("a malformed encryption request");
+  if (encryption) {
     m.kind = code == kSslCode ? StartupKind::kSslRequest : StartupKind::kGssEncRequest;
     return m;
   }
   if (code == kCancelCode) {
-    if (length != 16) return Invalid("a malformed cancel request");
     m.kind = StartupKind::kCancel;
     m.cancel = BackendKey{ReadU32(data, 8), ReadU32(data, 12)};
     return m;
   }
-  if (code != kProtocol3) return Invalid("an unsupported protocol version");
   // key\0value\0 ... \0
   std::string_view body = data.substr(8, length - 8);
   if (body.empty() || body.back() != '\0') return Invalid("a malformed startup message");

@@ -46,6 +46,18 @@ TEST(PgStartupTest, ACancelRequestIsExactlySixteenBytes) {
             StartupKind::kInvalid);
 }
 
+// Only the first 8 bytes have come: a length that the code's kind cannot have is refused
+// now, where it used to wait for the rest until the proxy's 10 s deadline.
+TEST(PgStartupTest, ALengthItsKindCannotHaveIsRefusedBeforeTheRestArrives) {
+  EXPECT_EQ(ParseStartup(U32(100) + U32(80877103)).kind, StartupKind::kInvalid);
+  EXPECT_EQ(ParseStartup(U32(100) + U32(80877104)).kind, StartupKind::kInvalid);
+  EXPECT_EQ(ParseStartup(U32(100) + U32(80877102)).kind, StartupKind::kInvalid);
+  EXPECT_EQ(ParseStartup(U32(100) + U32(12345)).kind, StartupKind::kInvalid);
+  EXPECT_EQ(ParseStartup(U32(9) + U32(196608)).kind, StartupKind::kInvalid);
+  EXPECT_EQ(ParseStartup(U32(100) + U32(196608)).kind, StartupKind::kNeedMore);
+  EXPECT_EQ(ParseStartup(U32(16) + U32(80877102)).kind, StartupKind::kNeedMore);
+}
+
 TEST(PgStartupTest, RefusesMalformedOversizedReplicationAndUserlessMessages) {
   EXPECT_EQ(ParseStartup(U32(4) + U32(196608)).kind, StartupKind::kInvalid);
   EXPECT_EQ(ParseStartup(U32(1 << 20) + U32(196608)).kind, StartupKind::kInvalid);
