@@ -79,8 +79,11 @@ void AddSandboxCreate(CLI::App& group, Invocation& invocation) {
       ->type_name("MiB");
   create->add_option("--disk", flags.disk_mib, "writable disk in MiB (default 2048)")
       ->type_name("MiB");
-  create->add_option("--ttl", flags.ttl, "lifetime in seconds, or none (default 3600)")
-      ->type_name("SECONDS|none");
+  create
+      ->add_option("--ttl", flags.ttl,
+                   "lifetime in seconds, 1-86400, or null (also none) for no automatic expiry "
+                   "(default 3600)")
+      ->type_name("SECONDS|null");
   create
       ->add_option("--idle-timeout", flags.idle_timeout,
                    "hibernate it after this many seconds unused (default never)")
