@@ -115,9 +115,10 @@ Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std:
   // The operation is the roll back's intent, written before the compute goes. Pending, a
   // crash leaves the sandbox running as it was; Running, the old processes are gone and the
   // restart resumes the sandbox from the checkpoint put back, or, before it is back, keeps
-  // it stopped (hibernated) with its disk (ResumeInterruptedCheckpoint).
+  // it stopped (hibernated) with its disk (ResumeInterruptedCheckpoint) when the checkpoint
+  // has gone meanwhile.
   ASSIGN_OR_RETURN(std::string op,
-                   BeginSandboxOperation(store_, org_id, id, kRestoreOperation, "Pending"));
+                   BeginSandboxOperation(store_, org_id, id, kRestoreOperation, "Pending", 0, name));
   if (operation_id) *operation_id = op;
   ADAPT_FAULT_POINT("sandbox.rollback.after_operation");
   if (on_end_) on_end_(id, "the sandbox was rolled back to checkpoint '" + name + "'", false);
@@ -146,9 +147,13 @@ Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std:
 bool SandboxLifecycle::ResumeInterruptedCheckpoint(const store::SandboxRecord& r) {
   bool image = runtime_.HasCheckpoint(r.id);
   std::optional<std::string> kind;
+  std::string rolling_back_to;  // the named checkpoint of an interrupted roll back
   if (auto open = store_.ListOpenOperations(r.id); open.ok()) {
     for (const auto& op : *open)
-      if (op.kind == kCheckpointOperation || op.kind == kRestoreOperation) kind = op.kind;
+      if (op.kind == kCheckpointOperation || op.kind == kRestoreOperation) {
+        kind = op.kind;
+        rolling_back_to = op.kind == kRestoreOperation ? op.checkpoint : "";
+      }
   } else {
     spdlog::warn("sandbox {}: {}", r.id, open.status().message());
   }
@@ -168,6 +173,7 @@ bool SandboxLifecycle::ResumeInterruptedCheckpoint(const store::SandboxRecord& r
                             "the roll back was interrupted (adaptd restarted) and " + lost);
     return true;
   }
+  if (kind == kRestoreOperation && FinishInterruptedRollBack(r, rolling_back_to)) return true;
   // The processes were stopped and are not on disk (yet): the files are, so the sandbox is
   // kept stopped with them rather than failed; the named checkpoints are untouched.
   std::string why =
@@ -189,6 +195,34 @@ bool SandboxLifecycle::ResumeInterruptedCheckpoint(const store::SandboxRecord& r
   WarnIfError(Transition(next, {"running"}), "sandbox " + r.id + ": keeping it stopped");
   FailSandboxOperations(store_, r.id, *kind, why);
   spdlog::info("sandbox {}: interrupted {} left it stopped", r.id, *kind);
+  return true;
+}
+
+bool SandboxLifecycle::FinishInterruptedRollBack(const store::SandboxRecord& r,
+                                                 const std::string& name) {
+  if (name.empty()) return false;  // an operation recorded before roll backs named theirs
+  std::optional<runtime::NamedCheckpoint> kept;
+  for (const auto& c : runtime_.ListNamedCheckpoints(r.id))
+    if (c.name == name) kept = c;
+  if (!kept || !kept->incompatibility.empty()) return false;
+  // The sandbox's processes are gone and the checkpoint is still kept: what the roll back was
+  // asked for can still be done, so it is done rather than left for the user to repeat.
+  Status reinstated = runtime_.ReinstateCheckpoint(r.id, name);
+  if (!reinstated.ok()) {
+    spdlog::warn("sandbox {}: finishing the interrupted roll back: {}", r.id, reinstated.message());
+    return false;
+  }
+  std::string lost = Relaunch(r);
+  spdlog::info("sandbox {}: interrupted roll back to '{}' finished after restart{}", r.id, name,
+               lost.empty() ? "" : " (" + lost + ")");
+  auto open = store_.ListOpenOperations(r.id);
+  if (open.ok())
+    for (const auto& op : *open)
+      if (op.kind == kRestoreOperation)
+        FinishSandboxOperation(store_, op.org_id, op.id,
+                               lost.empty() ? "" : "the roll back was interrupted (adaptd "
+                                                   "restarted) and " + lost,
+                               kept->bytes);
   return true;
 }
 

@@ -185,6 +185,34 @@ TEST_F(SandboxCheckpointsTest, ACrashWithTheComputeGoneAndNoImageKeepsTheSandbox
   EXPECT_TRUE(lifecycle_->RestoreNamedCheckpoint(org_, r.id, "one", nullptr).ok());
 }
 
+TEST_F(SandboxCheckpointsTest, ACrashOnceTheRollBackStoppedTheSandboxIsFinishedAtTheRestart) {
+  auto r = Running();
+  ASSERT_TRUE(lifecycle_->TakeNamedCheckpoint(org_, r.id, "one", nullptr).ok());
+  // The roll back's operation names its checkpoint; adaptd died after the processes stopped.
+  auto op = BeginSandboxOperation(store_, org_, r.id, kRestoreOperation, "Running", 0, "one");
+  ASSERT_TRUE(op.ok());
+  ASSERT_TRUE(runtime_.Destroy(r.id, true).ok());
+  lifecycle_->Reconcile();
+  EXPECT_EQ(StatusOf(r.id), "running");
+  EXPECT_TRUE(runtime_.Running(r.id));
+  EXPECT_TRUE(runtime_.Get(r.id)->request.restore) << "resumed from checkpoint 'one'";
+  EXPECT_EQ(runtime_.ListNamedCheckpoints(r.id).size(), 1u) << "the checkpoint stays kept";
+  auto record = OperationOf(*op);
+  EXPECT_EQ(record.phase, "Completed") << record.error;
+  EXPECT_EQ(record.checkpoint, "one");
+}
+
+TEST_F(SandboxCheckpointsTest, AnInterruptedRollBackWhoseCheckpointIsGoneKeepsTheSandboxStopped) {
+  auto r = Running();
+  auto op = BeginSandboxOperation(store_, org_, r.id, kRestoreOperation, "Running", 0, "gone");
+  ASSERT_TRUE(op.ok());
+  ASSERT_TRUE(runtime_.Destroy(r.id, true).ok());
+  lifecycle_->Reconcile();
+  EXPECT_EQ(StatusOf(r.id), "hibernated");
+  EXPECT_FALSE(runtime_.Running(r.id));
+  EXPECT_EQ(OperationOf(*op).phase, "Failed");
+}
+
 TEST_F(SandboxCheckpointsTest, ACrashBeforeTheRollBackStoppedTheSandboxLeavesItRunning) {
   auto r = Running();
   // The roll back's operation written (Pending), the sandbox not touched yet.

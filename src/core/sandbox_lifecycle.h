@@ -152,10 +152,14 @@ class SandboxLifecycle {
   // Reconcile() for a hibernated sandbox, or one that was starting.
   void ReconcileHibernation(const store::SandboxRecord& r, bool alive);
   // Reconcile() for a running durable sandbox whose compute is gone: a named checkpoint or
-  // roll back the crash interrupted is resumed from the checkpoint image on disk or, without
-  // one, left stopped (hibernated) with its disk. Returns false when neither was under way
-  // (the sandbox just ended).
+  // roll back the crash interrupted is resumed from the checkpoint image on disk, a roll back
+  // whose named checkpoint is still kept is finished, and otherwise the sandbox is left
+  // stopped (hibernated) with its disk. Returns false when neither was under way (the sandbox
+  // just ended).
   bool ResumeInterruptedCheckpoint(const store::SandboxRecord& r);
+  // Puts checkpoint `name` back and resumes the sandbox from it; false (nothing done) when
+  // the name is unknown or the checkpoint is gone or cannot be restored here.
+  bool FinishInterruptedRollBack(const store::SandboxRecord& r, const std::string& name);
 
   store::Store& store_;
   runtime::Runtime& runtime_;

@@ -64,7 +64,8 @@ std::optional<std::string> RestoreOutcome(const store::SandboxRecord& r,
 
 Result<std::string> BeginSandboxOperation(store::OperationStore& ops, const std::string& org_id,
                                           const std::string& sandbox_id, const std::string& kind,
-                                          const std::string& phase, uint64_t total_bytes) {
+                                          const std::string& phase, uint64_t total_bytes,
+                                          const std::string& checkpoint) {
   store::OperationRecord op;
   op.id = NewId("op");
   op.org_id = org_id;
@@ -72,6 +73,7 @@ Result<std::string> BeginSandboxOperation(store::OperationStore& ops, const std:
   op.sandbox_id = sandbox_id;
   op.phase = phase;
   op.total_bytes = total_bytes;
+  op.checkpoint = checkpoint;
   op.started_at = NowMillis();
   RETURN_IF_ERROR(ops.PutOperation(op).WithContext("recording the " + kind + " operation"));
   return op.id;

@@ -14,9 +14,11 @@
 namespace adapt::core {
 
 // Records a new operation of `kind` on sandbox `sandbox_id` in `phase` and returns its id.
+// `checkpoint`: a roll back's named checkpoint, which a restart needs to finish it.
 Result<std::string> BeginSandboxOperation(store::OperationStore& ops, const std::string& org_id,
                                           const std::string& sandbox_id, const std::string& kind,
-                                          const std::string& phase, uint64_t total_bytes = 0);
+                                          const std::string& phase, uint64_t total_bytes = 0,
+                                          const std::string& checkpoint = "");
 // Moves the sandbox's open operations of `kind` to Running.
 void MarkSandboxOperationsRunning(store::OperationStore& ops, const std::string& sandbox_id,
                                   const std::string& kind);

@@ -566,6 +566,11 @@ DROP TABLE apps;
 ALTER TABLE apps_v35 RENAME TO apps;
 CREATE INDEX apps_by_org ON apps(org_id, seq);
 )sql"},
+      // A roll back names the checkpoint it puts back, so that one interrupted after the
+      // sandbox's processes stopped can be finished at the next start instead of kept stopped.
+      {36, R"sql(
+ALTER TABLE operations ADD COLUMN checkpoint TEXT NOT NULL DEFAULT '';
+)sql"},
   };
   return kMigrations;
 }

@@ -19,6 +19,7 @@ struct OperationRecord {
   std::string sandbox_id;  // an app deploy's: its source sandbox
   std::string app_id;      // an app deploy's
   std::string release_id;  // an app deploy's, once packaged
+  std::string checkpoint;  // a roll back's: the named checkpoint it puts back
   std::string phase;       // "Pending", "Running", "Completed", "Failed"
   uint64_t bytes = 0;
   uint64_t total_bytes = 0;

@@ -6,8 +6,7 @@ namespace {
 
 constexpr const char* kOperationColumns =
     "id, org_id, kind, sandbox_id, phase, bytes, total_bytes, error, started_at, finished_at, "
-    "app_id, "
-    "release_id";
+    "app_id, release_id, checkpoint";
 
 OperationRecord ReadOperation(SQLite::Statement& q) {
   OperationRecord r;
@@ -23,6 +22,7 @@ OperationRecord ReadOperation(SQLite::Statement& q) {
   r.finished_at = q.getColumn(9).getInt64();
   r.app_id = q.getColumn(10).getString();
   r.release_id = q.getColumn(11).getString();
+  r.checkpoint = q.getColumn(12).getString();
   return r;
 }
 
@@ -32,7 +32,7 @@ Status SqliteStore::PutOperation(const OperationRecord& op) {
   return Guard("saving operation", [&]() -> Status {
     SQLite::Statement q(
         db_, std::string("INSERT INTO operations(") + kOperationColumns +
-                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET phase = "
+                 ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET phase = "
                  "excluded.phase, bytes = excluded.bytes, total_bytes = excluded.total_bytes, "
                  "error = excluded.error, finished_at = excluded.finished_at, release_id = "
                  "excluded.release_id");
@@ -48,6 +48,7 @@ Status SqliteStore::PutOperation(const OperationRecord& op) {
     q.bind(10, op.finished_at);
     q.bind(11, op.app_id);
     q.bind(12, op.release_id);
+    q.bind(13, op.checkpoint);
     q.exec();
     return Status::Ok();
   });
