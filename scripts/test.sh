@@ -2,17 +2,15 @@
 # test.sh: everything CI checks, from a fresh Debian 12 machine (as root).
 #   1. packages (scripts/install-deps.sh), then the formatting of every source
 #      (scripts/format-check.sh: clang-format and the root .clang-format)
-#   2. build/ (Release: scripts/build-release.sh, exactly what setup.sh builds and installs) and
-#      build-asan/ (ASan + UBSan)
+#   2. build/ (Release: scripts/build-release.sh, exactly what setup.sh builds and installs)
 #   3. the default image and the node/gcc/rust/blender environment images into build/images
-#      (cached between runs), beside the builds
-#   4. unit tests under the sanitizers (in the background, at a low CPU priority, until the
-#      end-to-end tests are done), every ctest test in build/, then the quick start
-#      (scripts/quickstart-check.sh: setup.sh into a scratch prefix, then README's quick-start
-#      block against that adaptd), then the end-to-end tests (tests/e2e, pytest) against the
-#      real adaptd and adapt binaries
-#   5. the reliability suites (tests/reliability); a bounded libFuzzer run (fuzz/run.sh) runs in
-#      the background from step 4 on
+#      (cached between runs), beside the Release build
+#   4. build-asan/ (ASan + UBSan), then its unit tests, and a bounded libFuzzer run
+#      (fuzz/run.sh), all in the background at a low CPU priority from here to the end
+#   5. every ctest test in build/, then the quick start (scripts/quickstart-check.sh: setup.sh
+#      into a scratch prefix, then README's quick-start block against that adaptd), then the
+#      end-to-end tests (tests/e2e, pytest) against the real adaptd and adapt binaries, then
+#      the reliability suites (tests/reliability)
 # Every stage runs even when an earlier, unrelated one failed; the exit status is non-zero if
 # anything failed, and the last line is the summary.
 set -uo pipefail
@@ -95,35 +93,6 @@ pick_python() {
   return 1
 }
 
-started=$(date +%s)
-
-run_stage deps . scripts/install-deps.sh || true
-run_stage format . scripts/format-check.sh || true
-
-build_ok=0
-asan_ok=0
-image_ok=0
-# The images are mostly downloads and dpkg: they build in the background while the compilers
-# use the cores, and their stage is reported (with its log) once both builds are done.
-image_started=$(date +%s)
-(scripts/build-image.sh build/images debian node gcc rust blender >"$logs/image.log" 2>&1
- echo $? >"$logs/image.rc") &
-image_pid=$!
-# setup.sh's own build line: the Release build a new user gets is the one every stage below
-# tests (a Release-only -Werror once broke setup.sh while CI built RelWithDebInfo). No -g:
-# it costs about 40% more compile time and a far slower link here.
-run_stage build . scripts/build-release.sh build && build_ok=1
-# Line tables only (-g1): sanitizer reports keep file:line, and the compile is faster than -g.
-run_stage build-asan . scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DADAPT_SANITIZE=ON \
-  "-DCMAKE_CXX_FLAGS_DEBUG=-g1" && asan_ok=1
-wait "$image_pid"
-note "image: scripts/build-image.sh build/images debian node gcc rust blender (in the background since $(date -d @"$image_started" +%T))"
-cat "$logs/image.log"
-image_rc=$(cat "$logs/image.rc" 2>/dev/null || echo 1)
-image_took=$(( $(date +%s) - image_started ))
-[ "$image_rc" -eq 0 ] && image_ok=1
-record_stage image "$image_rc" "${image_took}s, beside the builds"
-
 # start_beside NAME DIR CMD...: runs CMD in DIR in the background, its output in $logs/NAME.log,
 # its exit status and seconds in $logs/NAME.rc and NAME.took, its command line in NAME.cmd;
 # beside_pid is its pid.
@@ -148,19 +117,56 @@ finish_beside() {
   record_stage "$name" "$rc" "${took}s, $2"
 }
 
-# The sanitizer unit tests are pure computation; the stages after them (the e2e tests above
-# all) mostly wait on sandboxes. So they run in the background at a low CPU priority (nice 10),
-# beside everything up to the end of the e2e tests: they take the cores the other stages leave
-# idle (about 10 minutes saved on 2 cores) and yield them whenever a sandbox needs them.
-unit_asan_pid=""
-if [ "$asan_ok" -eq 1 ]; then
-  start_beside unit-asan build-asan nice -n 10 ctest --output-on-failure -L unit --timeout 600
-  unit_asan_pid=$beside_pid
-else
-  skip_stage unit-asan "build-asan failed"
-fi
+started=$(date +%s)
+
+run_stage deps . scripts/install-deps.sh || true
+run_stage format . scripts/format-check.sh || true
+
+build_ok=0
+image_ok=0
+# The images are mostly downloads and dpkg: they build in the background while the compiler
+# uses the cores, and their stage is reported (with its log) once the Release build is done.
+image_started=$(date +%s)
+(scripts/build-image.sh build/images debian node gcc rust blender >"$logs/image.log" 2>&1
+ echo $? >"$logs/image.rc") &
+image_pid=$!
+# setup.sh's own build line: the Release build a new user gets is the one every stage below
+# tests (a Release-only -Werror once broke setup.sh while CI built RelWithDebInfo). No -g:
+# it costs about 40% more compile time and a far slower link here.
+run_stage build . scripts/build-release.sh build && build_ok=1
+# The ASan build and its unit tests are pure computation; the stages after the Release build
+# (the e2e tests above all) mostly wait on sandboxes. So build-asan/ is compiled, then its unit
+# tests run, in the background at a low CPU priority (nice 10) beside ctest, the quick start,
+# the e2e tests and the reliability suites: they take the cores those leave idle and yield them
+# whenever a sandbox needs them. On a fresh machine (no warm ccache, as CI) the ASan build alone
+# took about 13 minutes in the foreground. Line tables only (-g1): sanitizer reports keep
+# file:line, and the compile is faster than -g.
+asan_build=(nice -n 10 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DADAPT_SANITIZE=ON
+  "-DCMAKE_CXX_FLAGS_DEBUG=-g1")
+start_beside build-asan . "${asan_build[@]}"
+asan_build_pid=$beside_pid
+( wait_for_file() { while [ ! -f "$1" ]; do sleep 5; done; }
+  wait_for_file "$logs/build-asan.took"
+  if [ "$(cat "$logs/build-asan.rc")" -eq 0 ]; then
+    echo "cd build-asan && nice -n 10 ctest --output-on-failure -L unit --timeout 600" \
+      >"$logs/unit-asan.cmd"
+    start=$(date +%s)
+    (cd build-asan && nice -n 10 ctest --output-on-failure -L unit --timeout 600) \
+      >"$logs/unit-asan.log" 2>&1
+    echo $? >"$logs/unit-asan.rc"
+    echo $(( $(date +%s) - start )) >"$logs/unit-asan.took"
+  fi ) &
+unit_asan_pid=$!
+wait "$image_pid"
+note "image: scripts/build-image.sh build/images debian node gcc rust blender (in the background since $(date -d @"$image_started" +%T))"
+cat "$logs/image.log"
+image_rc=$(cat "$logs/image.rc" 2>/dev/null || echo 1)
+image_took=$(( $(date +%s) - image_started ))
+[ "$image_rc" -eq 0 ] && image_ok=1
+record_stage image "$image_rc" "${image_took}s, beside the Release build"
+
 # libFuzzer harnesses (fuzz/, clang: a small build of their own): kept regression inputs
-# replayed, then 10 s per target; in the background as the sanitizer unit tests are.
+# replayed, then 10 s per target; in the background as the ASan build and its tests are.
 start_beside fuzz . nice -n 10 fuzz/run.sh 10
 fuzz_pid=$beside_pid
 
@@ -250,12 +256,6 @@ else
   skip_stage e2e "build or image failed"
 fi
 
-if [ -n "$unit_asan_pid" ]; then
-  wait "$unit_asan_pid"
-  finish_beside unit-asan "in the background since the ASan build"
-  count_ctest unit-asan
-fi
-
 # The reliability suites (tests/reliability: crash points, leaks, abuse, isolation, load),
 # after e2e; ~5 minutes on 2 cores. ADAPT_LEAK_CYCLES=1000 is the long leak run (README).
 if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
@@ -271,8 +271,17 @@ else
   skip_stage reliability "build or image failed"
 fi
 
+wait "$asan_build_pid"
+finish_beside build-asan "in the background since the Release build"
+wait "$unit_asan_pid"
+if [ -f "$logs/unit-asan.cmd" ]; then
+  finish_beside unit-asan "in the background after the ASan build"
+  count_ctest unit-asan
+else
+  skip_stage unit-asan "build-asan failed"
+fi
 wait "$fuzz_pid"
-finish_beside fuzz "in the background since the ASan build"
+finish_beside fuzz "in the background since the Release build"
 
 echo
 echo "==> stages ($(( $(date +%s) - started )) s in all)"
