@@ -172,11 +172,16 @@ void HttpConnection::RunHandler(HttpRequest request) {
   net::post(server_.workers, [self = shared_from_this(), request = std::move(request),
                               guard = std::move(guard)]() mutable {
     HttpResponse response = self->server_.Invoke(request);
-    net::any_io_executor strand = self->strand_;
-    // Moving self in matters: the connection must not be released on the worker thread.
-    net::post(strand, [self = std::move(self), response = std::move(response)]() mutable {
-      self->OnHandled(std::move(response));
-    });
+    {
+      // The copy of the strand goes before the guard: once the guard is gone, Stop may
+      // destroy the io_context and its strand service, and a strand released after that is
+      // a use after free (ASan saw one when a test stopped its server right after a reply).
+      net::any_io_executor strand = self->strand_;
+      // Moving self in matters: the connection must not be released on the worker thread.
+      net::post(strand, [self = std::move(self), response = std::move(response)]() mutable {
+        self->OnHandled(std::move(response));
+      });
+    }
     guard.reset();
   });
 }
