@@ -278,9 +278,9 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
     r.content_type = "text/event-stream";
     r.headers.emplace_back("Cache-Control", "no-cache");
     r.stream = std::make_shared<CallStream>(run, std::move(ctx), token, std::move(slot), calls_);
-    if (!stream_limit_) return r;
+    if (!admit_stream_) return r;
     // Refused here, the stream is never started, so the tool never runs and its slot is free.
-    HttpResponse admitted = stream_limit_->Admit(who.org_id, std::move(r));
+    HttpResponse admitted = admit_stream_(who.org_id, std::move(r));
     if (admitted.status != 429) return admitted;
     auto refusal = nlohmann::json::parse(admitted.body, nullptr, false);
     return JsonRpcResponse(429, RpcError(request.id, rpc::kInternalError,

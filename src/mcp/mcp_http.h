@@ -14,7 +14,6 @@
 #include <string_view>
 
 #include "api/http_types.h"
-#include "api/org_stream_limit.h"
 #include "base/status.h"
 #include "core/auth.h"
 #include "mcp/http_routes.h"
@@ -47,9 +46,13 @@ class McpHttp {
   api::HttpResponse Post(const api::HttpRequest& req);
   api::HttpResponse Delete(const api::HttpRequest& req);
 
-  // A tool call's progress stream counts toward its organization's open event streams, as the
-  // API's do (a waiting tool holds its stream open for as long as it waits); nullptr: none.
-  void SetStreamLimit(api::OrgStreamLimit* limit) { stream_limit_ = limit; }
+  // Admits an event stream for an organization, or answers the refusal instead (the API's
+  // api::OrgStreamLimit::Admit): a tool call's progress stream counts toward its
+  // organization's open event streams as the API's do (a waiting tool holds its stream open
+  // for as long as it waits). Unset: every stream is admitted.
+  using StreamAdmission =
+      std::function<api::HttpResponse(const std::string& org_id, api::HttpResponse stream)>;
+  void SetStreamAdmission(StreamAdmission admit) { admit_stream_ = std::move(admit); }
 
   // The 401 answer, pointing the client at the protected-resource metadata.
   static api::HttpResponse Unauthorized(const api::HttpRequest& req, const std::string& why);
@@ -70,7 +73,7 @@ class McpHttp {
   const int max_calls_;
   std::shared_ptr<std::atomic<int>> running_ = std::make_shared<std::atomic<int>>(0);
   SessionStore sessions_;
-  api::OrgStreamLimit* stream_limit_ = nullptr;
+  StreamAdmission admit_stream_;
 };
 
 // POST and DELETE /mcp, with the CORS headers a browser client reads.

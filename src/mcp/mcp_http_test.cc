@@ -8,6 +8,8 @@
 #include <mutex>
 #include <vector>
 
+#include "api/org_stream_limit.h"
+
 namespace adapt::mcp {
 namespace {
 
@@ -144,7 +146,9 @@ TEST_F(McpHttpBound, ACallPastTheBoundOfRunningCallsIsRefusedWithRetryAfter) {
 // never runs; a stream let go frees its place.
 TEST_F(McpHttpBound, AProgressStreamPastTheOrganizationsStreamCapIsRefusedAndNeverRuns) {
   api::OrgStreamLimit limit(1);
-  http_->SetStreamLimit(&limit);
+  http_->SetStreamAdmission([&limit](const std::string& org_id, api::HttpResponse stream) {
+    return limit.Admit(org_id, std::move(stream));
+  });
   auto with_progress = [](int id) {
     json call = Call(id, "waiting");
     call["params"]["_meta"] = {{"progressToken", "t" + std::to_string(id)}};
@@ -167,7 +171,7 @@ TEST_F(McpHttpBound, AProgressStreamPastTheOrganizationsStreamCapIsRefusedAndNev
   EXPECT_EQ(limit.Open(""), 0u);
   api::HttpResponse third = http_->Post(McpRequest(with_progress(12), session_));
   EXPECT_TRUE(third.stream) << third.status << " " << third.body;
-  http_->SetStreamLimit(nullptr);
+  http_->SetStreamAdmission(nullptr);
 }
 
 // A session's initialize, returning its Mcp-Session-Id.
