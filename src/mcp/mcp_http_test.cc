@@ -141,39 +141,6 @@ TEST_F(McpHttpBound, ACallPastTheBoundOfRunningCallsIsRefusedWithRetryAfter) {
   released_ = std::promise<void>();  // TearDown sets it again
 }
 
-// A tool call with a progress token is answered as an event stream, which counts toward the
-// organization's open streams like the API's: past the cap it is a JSON-RPC 429 and the tool
-// never runs; a stream let go frees its place.
-TEST_F(McpHttpBound, AProgressStreamPastTheOrganizationsStreamCapIsRefusedAndNeverRuns) {
-  api::OrgStreamLimit limit(1);
-  http_->SetStreamAdmission([&limit](const std::string& org_id, api::HttpResponse stream) {
-    return limit.Admit(org_id, std::move(stream));
-  });
-  auto with_progress = [](int id) {
-    json call = Call(id, "waiting");
-    call["params"]["_meta"] = {{"progressToken", "t" + std::to_string(id)}};
-    return call;
-  };
-  api::HttpResponse first = http_->Post(McpRequest(with_progress(10), session_));
-  ASSERT_EQ(first.content_type, "text/event-stream") << first.status << " " << first.body;
-  ASSERT_TRUE(first.stream);
-  EXPECT_EQ(limit.Open(""), 1u);
-  api::HttpResponse second = http_->Post(McpRequest(with_progress(11), session_));
-  EXPECT_EQ(second.status, 429);
-  json refusal = json::parse(second.body);
-  EXPECT_EQ(refusal["id"], 11) << second.body;
-  EXPECT_NE(refusal["error"]["message"].get<std::string>().find("--max-streams-per-org"),
-            std::string::npos)
-      << second.body;
-  EXPECT_FALSE(second.stream);
-  EXPECT_EQ(Waiting(), 0u) << "a refused call never reaches its tool";
-  first = api::HttpResponse();  // the connection let the first stream go
-  EXPECT_EQ(limit.Open(""), 0u);
-  api::HttpResponse third = http_->Post(McpRequest(with_progress(12), session_));
-  EXPECT_TRUE(third.stream) << third.status << " " << third.body;
-  http_->SetStreamAdmission(nullptr);
-}
-
 // A session's initialize, returning its Mcp-Session-Id.
 std::string Initialize(McpHttp& http, const std::string& version) {
   api::HttpResponse init = http.Post(McpRequest({{"jsonrpc", "2.0"},
@@ -183,6 +150,56 @@ std::string Initialize(McpHttp& http, const std::string& version) {
   for (const auto& [k, v] : init.headers)
     if (k == "Mcp-Session-Id") return v;
   return "";
+}
+
+// A tool call with a progress token is answered as an event stream, which counts toward the
+// organization's open streams like the API's: past the cap it is a JSON-RPC 429 and the tool
+// never runs; a stream let go frees its place.
+TEST(McpHttpStreams, AProgressStreamPastTheOrganizationsStreamCapIsRefusedAndNeverRuns) {
+  ToolRegistry tools;
+  int runs = 0;
+  Tool counted;
+  counted.name = "counted";
+  counted.input_schema = {{"type", "object"}};
+  counted.run = [&runs](ToolContext&, const json&) {
+    ++runs;
+    return ToolResult::Ok({{"done", true}});
+  };
+  tools.Add(counted);
+  boost::asio::thread_pool pool{1};
+  McpHttp http(
+      tools, [](const std::string&) { return Result<core::Principal>(core::Principal{}); },
+      "127.0.0.1", pool, 8);
+  api::OrgStreamLimit limit(1);
+  http.SetStreamAdmission([&limit](const std::string& org_id, api::HttpResponse stream) {
+    return limit.Admit(org_id, std::move(stream));
+  });
+  const std::string session = Initialize(http, "2025-11-25");
+  ASSERT_FALSE(session.empty());
+  auto with_progress = [](int id) {
+    json call = Call(id, "counted");
+    call["params"]["_meta"] = {{"progressToken", "t" + std::to_string(id)}};
+    return call;
+  };
+  api::HttpResponse first = http.Post(McpRequest(with_progress(10), session));
+  ASSERT_EQ(first.content_type, "text/event-stream") << first.status << " " << first.body;
+  ASSERT_TRUE(first.stream);
+  EXPECT_EQ(limit.Open(""), 1u);
+  api::HttpResponse second = http.Post(McpRequest(with_progress(11), session));
+  EXPECT_EQ(second.status, 429);
+  json refusal = json::parse(second.body);
+  EXPECT_EQ(refusal["id"], 11) << second.body;
+  EXPECT_NE(refusal["error"]["message"].get<std::string>().find("--max-streams-per-org"),
+            std::string::npos)
+      << second.body;
+  EXPECT_FALSE(second.stream);
+  first = api::HttpResponse();  // the connection let the first stream go, never started
+  EXPECT_EQ(limit.Open(""), 0u);
+  api::HttpResponse third = http.Post(McpRequest(with_progress(12), session));
+  EXPECT_TRUE(third.stream) << third.status << " " << third.body;
+  third = api::HttpResponse();
+  pool.join();
+  EXPECT_EQ(runs, 0) << "no stream was started, so no tool ran";
 }
 
 TEST(McpHttpResults, ResourceLinksReachSessionsWhoseProtocolHasThemOnly) {
