@@ -117,8 +117,8 @@ Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std:
   // restart resumes the sandbox from the checkpoint put back, or, before it is back, keeps
   // it stopped (hibernated) with its disk (ResumeInterruptedCheckpoint) when the checkpoint
   // has gone meanwhile.
-  ASSIGN_OR_RETURN(std::string op,
-                   BeginSandboxOperation(store_, org_id, id, kRestoreOperation, "Pending", 0, name));
+  ASSIGN_OR_RETURN(std::string op, BeginSandboxOperation(store_, org_id, id, kRestoreOperation,
+                                                         "Pending", 0, name));
   if (operation_id) *operation_id = op;
   ADAPT_FAULT_POINT("sandbox.rollback.after_operation");
   if (on_end_) on_end_(id, "the sandbox was rolled back to checkpoint '" + name + "'", false);
@@ -220,8 +220,10 @@ bool SandboxLifecycle::FinishInterruptedRollBack(const store::SandboxRecord& r,
     for (const auto& op : *open)
       if (op.kind == kRestoreOperation)
         FinishSandboxOperation(store_, op.org_id, op.id,
-                               lost.empty() ? "" : "the roll back was interrupted (adaptd "
-                                                   "restarted) and " + lost,
+                               lost.empty() ? ""
+                                            : "the roll back was interrupted (adaptd "
+                                              "restarted) and " +
+                                                  lost,
                                kept->bytes);
   return true;
 }

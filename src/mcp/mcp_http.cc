@@ -283,9 +283,9 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
     HttpResponse admitted = admit_stream_(who.org_id, std::move(r));
     if (admitted.status != 429) return admitted;
     auto refusal = nlohmann::json::parse(admitted.body, nullptr, false);
-    return JsonRpcResponse(429, RpcError(request.id, rpc::kInternalError,
-                                         refusal.is_discarded()
-                                             ? std::string("too many open event streams")
+    return JsonRpcResponse(
+        429, RpcError(request.id, rpc::kInternalError,
+                      refusal.is_discarded() ? std::string("too many open event streams")
                                              : refusal["error"].value("message", "")));
   }
   r.deferred = std::make_shared<DeferredCall>(run, std::move(ctx), std::move(slot), calls_);
