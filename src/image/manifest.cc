@@ -35,7 +35,9 @@ Result<Descriptor> ParseDescriptor(const json& j, const std::string& what) {
   Descriptor d;
   d.digest = j["digest"];
   d.size = j["size"];
-  d.media_type = j.value("mediaType", "");
+  // Not value(): it throws on a mediaType that is not a string (a registry's or an
+  // archive's text), which would end the pull's worker thread and adaptd with it.
+  if (j.contains("mediaType") && j["mediaType"].is_string()) d.media_type = j["mediaType"];
   if (!IsSha256Digest(d.digest))
     return InvalidArgument("manifest", "the manifest's " + what + " digest is not sha256");
   if (j.contains("platform") && j["platform"].is_object()) {
@@ -52,8 +54,10 @@ Result<Descriptor> ParseDescriptor(const json& j, const std::string& what) {
 }  // namespace
 
 uint64_t Manifest::TotalLayerBytes() const {
+  // Saturating: sizes are the registry's numbers, and two of 2^63 must not wrap to a total
+  // under the image-build limit.
   uint64_t total = 0;
-  for (const auto& l : layers) total += l.size;
+  for (const auto& l : layers) total = l.size > UINT64_MAX - total ? UINT64_MAX : total + l.size;
   return total;
 }
 
@@ -84,7 +88,8 @@ Result<Manifest> ParseManifest(const std::string& body, const std::string& conte
     return m;
   }
   if (type != kOciManifest && type != kDockerManifest && !(type.empty() && j.contains("layers"))) {
-    if (j.value("schemaVersion", 0) == 1)
+    if (j.contains("schemaVersion") && j["schemaVersion"].is_number_integer() &&
+        j["schemaVersion"].get<int64_t>() == 1)
       return Unsupported("image",
                          "Docker schema 1 manifests are not supported; push the image again with a "
                          "current client");

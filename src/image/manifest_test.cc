@@ -100,6 +100,40 @@ std::string ImageManifest(const std::string& manifest_type, const std::string& l
   return j.dump();
 }
 
+// A registry (or an imported archive) names the types of its fields: a mediaType or a
+// schemaVersion of another JSON type is refused or read as absent, never a thrown
+// nlohmann::json::type_error (which on the pull's worker thread ended adaptd).
+TEST(ManifestTest, FieldsOfTheWrongJsonTypeAreRefusedNotThrown) {
+  std::string layer_type_number = R"({"schemaVersion":2,"config":{"digest":")" + kA +
+                                  R"(","size":1},"layers":[{"mediaType":5,"digest":")" + kB +
+                                  R"(","size":2}]})";
+  auto m = ParseManifest(layer_type_number, kOciManifest);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->layers[0].media_type, "");  // as if absent: a plain tar layer
+  EXPECT_NO_THROW({
+    auto schema = ParseManifest(R"({"schemaVersion":"1","mediaType":"x/y"})", "");
+    EXPECT_EQ(schema.status().code(), Code::kUnsupported);
+  });
+  EXPECT_NO_THROW({
+    auto index = ParseManifest(R"({"manifests":[{"mediaType":[],"digest":")" + kA +
+                                   R"(","size":1,"platform":{"os":7}}]})",
+                               kOciIndex);
+    ASSERT_TRUE(index.ok()) << index.status().message();
+    EXPECT_EQ(index->manifests[0].platform, "/");
+  });
+}
+
+// Layer sizes are the registry's numbers: two that wrap a 64-bit sum still total over the
+// 32 GiB image-build limit.
+TEST(ManifestTest, LayerSizesThatWouldWrapStillPassTheImageLimit) {
+  const std::string half = std::to_string(1ull << 63);
+  std::string body = R"({"schemaVersion":2,"config":{"digest":")" + kA +
+                     R"(","size":1},"layers":[{"digest":")" + kB + R"(","size":)" + half +
+                     R"(},{"digest":")" + kB + R"(","size":)" + half + R"(}]})";
+  auto m = ParseManifest(body, kOciManifest);
+  EXPECT_EQ(m.status().code(), Code::kResourceExhausted) << m.status().message();
+}
+
 TEST(ManifestTest, ErrorsNeverQuoteTheRegistrysBytes) {
   ExpectNoEcho(ParseManifest("{\"" + kMarker + "\": [" + kMarker, "").status());
   ExpectNoEcho(
