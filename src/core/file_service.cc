@@ -6,21 +6,16 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
-#include "base/hex.h"
 #include "base/ids.h"
-#include "base/json_parse.h"
 #include "base/log.h"
 #include "core/file_transport.h"
 #include "os/process.h"
 
 namespace adapt::core {
 namespace {
-
-using nlohmann::json;
 
 constexpr size_t kChunk = 256 * 1024;
 // Replies of list and stat are JSON held in memory; a directory with more entries than fit
@@ -56,36 +51,6 @@ enum AgentExit {
   kUnsafeArchive = 9,
   kNoSpace = 10,
 };
-
-// The file tool runs inside the sandbox, where its root can replace it or exhaust what it needs:
-// what it sends or how it ends is the sandbox's doing, answered as the sandbox's state (409),
-// not as a fault of adaptd's (500, logged as one).
-Status SandboxFault(const std::string& what) {
-  return Conflict("the sandbox's file tool " + what +
-                  "; nothing was read or copied through it (was the tool or its /proc changed "
-                  "inside the sandbox?)");
-}
-
-Status MalformedReply() { return SandboxFault("sent a reply adaptd cannot read"); }
-
-// {name, type, size, mode, mtime, linkTarget?}: agent/file_util.cc's StatJson.
-Result<FileEntry> EntryOf(const json& e) {
-  auto text = [&](const char* key) { return e.contains(key) && e[key].is_string(); };
-  if (!e.is_object() || !text("name") || !text("type") || !text("mode") || !text("mtime") ||
-      !e.contains("size") || !e["size"].is_number_integer())
-    return MalformedReply();
-  FileEntry entry;
-  entry.name = e["name"];
-  entry.type = e["type"];
-  entry.size = e["size"].get<int64_t>();
-  entry.mode = e["mode"];
-  entry.mtime = e["mtime"];
-  if (e.contains("linkTarget")) {
-    if (!text("linkTarget")) return MalformedReply();
-    entry.link_target = e["linkTarget"].get<std::string>();
-  }
-  return entry;
-}
 
 // Reads `fd` to its end (at most `limit` bytes kept; more is an error).
 Result<std::string> ReadAll(int fd, size_t limit) {
@@ -211,7 +176,7 @@ Status ValidateFilePath(const std::string& path, const std::string& field) {
 }
 
 Status FileSignalError(int signal) {
-  return SandboxFault("was killed by signal " + std::to_string(signal));
+  return FileToolFault("was killed by signal " + std::to_string(signal));
 }
 
 Status FileErrorFor(int exit_code, const std::string& stderr_text) {
@@ -332,40 +297,15 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
     auto n = os::ReadSome(started.process->output_fd(), buf.data(), buf.size());
     if (!n.ok() || *n == 0) {
       RETURN_IF_ERROR(started.process->Finish());
-      return SandboxFault("ended without a reply");
+      return FileToolFault("ended without a reply");
     }
     head.append(buf.data(), *n);
-    if (head.size() > kChunk * 2) return MalformedReply();
+    if (head.size() > kChunk * 2) return FileToolFault("sent a reply adaptd cannot read");
   }
   size_t nl = head.find('\n');
   ASSIGN_OR_RETURN(DownloadHeader header, ParseDownloadHeader(head.substr(0, nl), report));
   return std::unique_ptr<FileReader>(std::make_unique<AgentReader>(
       std::move(started.process), head.substr(nl + 1), header.size, std::move(header.opened_path)));
-}
-
-Result<DownloadHeader> ParseDownloadHeader(const std::string& line, ReportOpenedPath report) {
-  size_t space = line.find(' ');
-  std::string digits = line.substr(0, space);
-  if (digits.empty() || digits.size() > 19 ||
-      digits.find_first_not_of("0123456789") != std::string::npos)
-    return MalformedReply();
-  // A size alone where the path was asked for: the sandbox's file tool predates --opened-path
-  // (a sandbox keeping its own helpers from an older adaptd), which ignores the flag.
-  if (space == std::string::npos && report == ReportOpenedPath::kYes)
-    return Unsupported("workspace_path",
-                       "this sandbox's file tool is older than this adaptd and cannot say which "
-                       "file it opened, so nothing is copied from it; copy the file to a new "
-                       "sandbox, or read it with read_workspace_file");
-  if (space != std::string::npos && report == ReportOpenedPath::kNo) return MalformedReply();
-  DownloadHeader header;
-  header.size = std::stoull(digits);
-  if (space != std::string::npos) {
-    auto path = HexDecode(line.substr(space + 1));
-    if (!path || path->empty() || path->front() != '/' || path->find('\0') != std::string::npos)
-      return MalformedReply();
-    header.opened_path = std::move(*path);
-  }
-  return header;
 }
 
 Result<FileListing> FileService::List(const Principal& who, const std::string& sandbox_id,
@@ -381,25 +321,6 @@ Result<FileEntry> FileService::Stat(const Principal& who, const std::string& san
   RETURN_IF_ERROR(ValidateFilePath(path));
   ASSIGN_OR_RETURN(std::string out, RunToEnd(who, sandbox_id, {"stat", path}, nullptr, served_by));
   return ParseStatReply(out);
-}
-
-// The agent runs inside the sandbox: its reply is the tenant's text, depth-checked.
-Result<std::vector<FileEntry>> ParseListReply(const std::string& reply) {
-  auto parsed = ParseJson(reply, "the reply");
-  if (!parsed.ok() || !parsed->is_array()) return MalformedReply();
-  std::vector<FileEntry> items;
-  items.reserve(parsed->size());
-  for (const auto& e : *parsed) {
-    ASSIGN_OR_RETURN(FileEntry entry, EntryOf(e));
-    items.push_back(std::move(entry));
-  }
-  return items;
-}
-
-Result<FileEntry> ParseStatReply(const std::string& reply) {
-  auto parsed = ParseJson(reply, "the reply");
-  if (!parsed.ok()) return MalformedReply();
-  return EntryOf(*parsed);
 }
 
 Status FileService::Remove(const Principal& who, const std::string& sandbox_id,
@@ -430,7 +351,7 @@ Result<std::unique_ptr<FileReader>> FileService::ArchiveGet(const Principal& who
   auto n = os::ReadSome(started.process->output_fd(), first.data(), first.size());
   if (!n.ok() || *n == 0) {
     RETURN_IF_ERROR(started.process->Finish());
-    return SandboxFault("ended without a reply");
+    return FileToolFault("ended without a reply");
   }
   first.resize(*n);
   return std::unique_ptr<FileReader>(

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/auth.h"
+#include "core/file_replies.h"
 #include "core/sandbox_activity.h"
 #include "runtime/runtime.h"
 #include "store/sandbox_store.h"
@@ -32,29 +33,9 @@ constexpr size_t kMaxPathBytes = 4096;
 // Where the agent is mounted in every sandbox (runtime: <state>/helpers, read-only).
 constexpr const char* kAgentPath = "/.adapt/adapt-agent";
 
-// One file as the agent's stat sees it.
-struct FileEntry {
-  std::string name;
-  std::string type;                        // "file", "dir", "symlink", "other"
-  int64_t size = 0;                        // bytes
-  std::string mode;                        // four octal digits, "0644"
-  std::string mtime;                       // RFC 3339, UTC
-  std::optional<std::string> link_target;  // symlinks only
-};
-
 struct FileListing {
   std::string path;
   std::vector<FileEntry> items;
-};
-
-// Whether a download asks the sandbox which file it opened (FileReader::opened_path).
-enum class ReportOpenedPath { kNo, kYes };
-
-// The first line of the agent's `get --header` without its newline: "<size>", or with
-// ReportOpenedPath::kYes "<size> <hex of the opened file's path>".
-struct DownloadHeader {
-  uint64_t size = 0;
-  std::string opened_path;  // empty unless reported
 };
 
 // Fills up to n bytes; returns the count, 0 at the end, -1 when the source failed.
@@ -137,14 +118,6 @@ class FileService {
 
 // Checks a path given by a client: non-empty, no NUL, at most kMaxPathBytes.
 Status ValidateFilePath(const std::string& path, const std::string& field = "path");
-// The agent's reply to `file list` (a JSON array of entries) and to `file stat` (one entry
-// {name, type, size, mode, mtime, linkTarget?}): the text of a process inside the sandbox, so
-// anything else is the sandbox's fault (Conflict, "a reply adaptd cannot read"), never trusted.
-Result<std::vector<FileEntry>> ParseListReply(const std::string& reply);
-Result<FileEntry> ParseStatReply(const std::string& reply);
-// The agent's download header (DownloadHeader): anything else, or a path missing where it was
-// asked for, is the sandbox's fault (Conflict, as above).
-Result<DownloadHeader> ParseDownloadHeader(const std::string& line, ReportOpenedPath report);
 // The Status for an agent's exit code and the last line of its stderr: a failure inside the
 // sandbox (exit 1) is Conflict; only adaptd's own misuse (exit 2) and runsc's failures are
 // Internal.
