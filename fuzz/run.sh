@@ -8,7 +8,7 @@ set -euo pipefail
 fuzz_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 seconds=${1:-20}
 build=${2:-$fuzz_dir/../build-fuzz}
-targets=(http_request json_requests json_entry_points sandbox_wire)
+targets=(http_request json_requests json_entry_points sandbox_wire untrusted_replies)
 
 cmake -S "$fuzz_dir" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "${JOBS:-2}"
