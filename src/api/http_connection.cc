@@ -172,8 +172,9 @@ void HttpConnection::RunHandler(HttpRequest request) {
   net::post(server_.workers, [self = shared_from_this(), request = std::move(request),
                               guard = std::move(guard)]() mutable {
     HttpResponse response = self->server_.Invoke(request);
+    request = HttpRequest();  // a streamed body in it holds the strand too
     {
-      // The copy of the strand goes before the guard: once the guard is gone, Stop may
+      // What holds the strand goes before the guard: once the guard is gone, Stop may
       // destroy the io_context and its strand service, and a strand released after that is
       // a use after free (ASan saw one when a test stopped its server right after a reply).
       net::any_io_executor strand = self->strand_;
