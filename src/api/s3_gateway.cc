@@ -12,6 +12,8 @@
 
 #include "api/download_stream.h"
 #include "api/object_routes.h"
+#include "api/s3_multipart.h"
+#include "api/s3_responses.h"
 #include "api/s3_xml.h"
 #include "base/constant_time.h"
 #include "base/hex.h"
@@ -24,70 +26,12 @@
 #include "storage/sigv4.h"
 
 namespace adapt::api {
+namespace s3 {
 namespace {
 
 constexpr int64_t kMaxSkewSeconds = 15 * 60;
 // Replicas' release downloads: not a bucket name S3 allows, so no clash with path style.
 constexpr const char* kReleasePrefix = "/_releases/";
-
-HttpResponse S3Error(int status, const std::string& code, const std::string& message,
-                     const std::string& resource = "") {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = "application/xml";
-  r.body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>" +
-           EscapeMarkup(message) + "</Message><Resource>" + EscapeMarkup(resource) +
-           "</Resource><RequestId>" + NewId("req").substr(4) + "</RequestId></Error>";
-  return r;
-}
-
-HttpResponse FromStatus(const Status& st, const std::string& resource,
-                        const char* not_found = "NoSuchKey") {
-  switch (st.code()) {
-    case Code::kNotFound:
-      return S3Error(404, not_found, st.message(), resource);
-    case Code::kInvalidArgument:
-      return S3Error(400, "InvalidArgument", st.message(), resource);
-    case Code::kPayloadTooLarge:
-      return S3Error(400, "EntityTooLarge", st.message(), resource);
-    case Code::kUnauthenticated:
-    case Code::kPermissionDenied:
-      return S3Error(403, "AccessDenied", st.message(), resource);
-    case Code::kResourceExhausted:
-    case Code::kPaymentRequired:
-      // 403, not 429 or 503: S3 clients retry those, and a full quota stays full.
-      return S3Error(403, "QuotaExceeded", st.message(), resource);
-    default:
-      return S3Error(500, "InternalError", st.message(), resource);
-  }
-}
-
-HttpResponse ChunkedError(const Status& st, const std::string& key) {
-  if (st.code() == Code::kPermissionDenied)
-    return S3Error(403, "SignatureDoesNotMatch", st.message(), key);
-  return S3Error(400, "IncompleteBody", st.message(), key);
-}
-
-HttpResponse Xml(int status, const std::string& body) {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = "application/xml";
-  r.body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + body;
-  return r;
-}
-
-HttpResponse Empty(int status) {
-  HttpResponse r;
-  r.status = status;
-  r.content_type = "";
-  return r;
-}
-
-bool Has(const HttpRequest& req, const std::string& name) { return req.query.count(name) > 0; }
-std::string Q(const HttpRequest& req, const std::string& name) {
-  auto it = req.query.find(name);
-  return it == req.query.end() ? "" : it->second;
-}
 
 std::string RawQuery(const HttpRequest& req) {
   size_t q = req.target.find('?');
@@ -98,16 +42,6 @@ bool IsHex64(const std::string& s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
          });
-}
-
-storage::ObjectSource BodySource(const HttpRequest& req, size_t& off) {
-  return [&req, &off](char* buf, size_t n) -> long {
-    if (req.body_stream) return req.body_stream->Read(buf, n);
-    size_t take = std::min(n, req.body.size() - off);
-    std::copy_n(req.body.data() + off, take, buf);
-    off += take;
-    return static_cast<long>(take);
-  };
 }
 
 void AddObjectHeaders(HttpResponse& r, const store::ObjectRecord& o) {
@@ -187,16 +121,6 @@ std::optional<HttpResponse> Authenticate(const HttpRequest& req, storage::Storag
   }
   return std::nullopt;
 }
-
-// One S3 call on the bucket or on one of its objects, its caller authenticated.
-struct S3Call {
-  const HttpRequest& req;
-  storage::ObjectStore& objects;
-  const std::string& org;
-  const std::string& key;               // empty for a call on the bucket
-  storage::AwsChunkedDecoder* chunked;  // an aws-chunked body, checked as it streams; or null
-  const std::string& expected_sha;      // the body's declared SHA-256 (hex), or empty
-};
 
 HttpResponse ListBuckets(const std::string& org) {
   return Xml(200, std::string("<ListAllMyBucketsResult><Owner><ID>") + EscapeMarkup(org) +
@@ -299,24 +223,6 @@ HttpResponse BucketCall(const S3Call& c) {
   return ListObjects(c);
 }
 
-// PUT /objects/<key>?uploadId=...&partNumber=...
-HttpResponse UploadPart(const S3Call& c) {
-  size_t off = 0;
-  int part = 0;
-  try {
-    part = std::stoi(Q(c.req, "partNumber"));
-  } catch (...) {
-    return S3Error(400, "InvalidArgument", "partNumber must be an integer 1..10000");
-  }
-  auto etag = c.objects.PutPart(c.org, Q(c.req, "uploadId"), c.key, part,
-                                c.chunked ? c.chunked->Source() : BodySource(c.req, off));
-  if (c.chunked && !c.chunked->status().ok()) return ChunkedError(c.chunked->status(), c.key);
-  if (!etag.ok()) return FromStatus(etag.status(), c.key, "NoSuchUpload");
-  HttpResponse r = Empty(200);
-  r.headers.emplace_back("ETag", "\"" + *etag + "\"");
-  return r;
-}
-
 // PUT /objects/<key> with x-amz-copy-source.
 HttpResponse CopyObject(const S3Call& c) {
   std::string src = c.req.Header("x-amz-copy-source");
@@ -352,85 +258,10 @@ HttpResponse PutObject(const S3Call& c) {
   return r;
 }
 
-// POST /objects/<key>?uploads.
-HttpResponse CreateMultipartUpload(const S3Call& c) {
-  auto id = c.objects.CreateUpload(c.org, c.key, c.req.Header("content-type"));
-  if (!id.ok()) return FromStatus(id.status(), c.key);
-  return Xml(200, std::string("<InitiateMultipartUploadResult><Bucket>") + kGatewayBucket +
-                      "</Bucket><Key>" + EscapeMarkup(c.key) + "</Key><UploadId>" + *id +
-                      "</UploadId></InitiateMultipartUploadResult>");
-}
-
-// POST /objects/<key>?uploadId=...
-HttpResponse CompleteMultipartUpload(const S3Call& c) {
-  std::vector<storage::CompletedPart> parts;
-  for (const auto& p : XmlElements(c.req.body, "Part")) {
-    storage::CompletedPart cp;
-    auto numbers = XmlElements(p, "PartNumber");
-    auto etags = XmlElements(p, "ETag");
-    if (numbers.size() != 1 || etags.size() != 1)
-      return S3Error(400, "MalformedXML", "each Part needs one PartNumber and one ETag");
-    try {
-      cp.number = std::stoi(numbers[0]);
-    } catch (...) {
-      return S3Error(400, "MalformedXML", "PartNumber must be an integer");
-    }
-    cp.etag = etags[0];
-    cp.etag.erase(std::remove(cp.etag.begin(), cp.etag.end(), '"'), cp.etag.end());
-    parts.push_back(cp);
-  }
-  auto rec = c.objects.CompleteUpload(c.org, Q(c.req, "uploadId"), c.key, parts);
-  if (!rec.ok()) {
-    if (rec.status().code() == Code::kInvalidArgument)
-      return S3Error(400, "InvalidPart", rec.status().message(), c.key);
-    return FromStatus(rec.status(), c.key, "NoSuchUpload");
-  }
-  return Xml(200, std::string("<CompleteMultipartUploadResult><Bucket>") + kGatewayBucket +
-                      "</Bucket><Key>" + EscapeMarkup(c.key) + "</Key><ETag>&quot;" + rec->etag +
-                      "&quot;</ETag></CompleteMultipartUploadResult>");
-}
-
-// DELETE /objects/<key>?uploadId=...
-HttpResponse AbortMultipartUpload(const S3Call& c) {
-  Status st = c.objects.AbortUpload(c.org, Q(c.req, "uploadId"), c.key);
-  if (!st.ok()) return FromStatus(st, c.key, "NoSuchUpload");
-  return Empty(204);
-}
-
 HttpResponse DeleteObject(const S3Call& c) {
   Status st = c.objects.Delete(c.org, c.key);
   if (!st.ok() && st.code() != Code::kNotFound) return FromStatus(st, c.key);
   return Empty(204);
-}
-
-// GET /objects/<key>?uploadId=...
-HttpResponse ListParts(const S3Call& c) {
-  const HttpRequest& req = c.req;
-  auto parts = c.objects.ListParts(c.org, Q(req, "uploadId"), c.key);
-  if (!parts.ok()) return FromStatus(parts.status(), c.key, "NoSuchUpload");
-  // Every part in one page (at most 10,000 small elements); part-number-marker is honoured.
-  int marker = 0;
-  if (Has(req, "part-number-marker")) {
-    try {
-      marker = std::stoi(Q(req, "part-number-marker"));
-    } catch (...) {
-      return S3Error(400, "InvalidArgument", "part-number-marker must be an integer");
-    }
-  }
-  std::ostringstream x;
-  x << "<ListPartsResult><Bucket>" << kGatewayBucket << "</Bucket><Key>" << EscapeMarkup(c.key)
-    << "</Key><UploadId>" << EscapeMarkup(Q(req, "uploadId")) << "</UploadId>"
-    << "<PartNumberMarker>" << marker << "</PartNumberMarker><MaxParts>10000</MaxParts>"
-    << "<IsTruncated>false</IsTruncated><StorageClass>STANDARD</StorageClass>";
-  const std::string now_text = FormatRfc3339(NowMillis());
-  for (const auto& p : *parts) {
-    if (p.number <= marker) continue;
-    x << "<Part><PartNumber>" << p.number << "</PartNumber><LastModified>" << now_text
-      << "</LastModified><ETag>&quot;" << p.etag << "&quot;</ETag><Size>" << p.size
-      << "</Size></Part>";
-  }
-  x << "</ListPartsResult>";
-  return Xml(200, x.str());
 }
 
 // GET or HEAD /objects/<key>, with one byte range at most.
@@ -492,10 +323,6 @@ HttpResponse ObjectCall(const S3Call& c) {
   return S3Error(405, "MethodNotAllowed", "method " + m + " is not supported on an object");
 }
 
-}  // namespace
-
-namespace {
-
 // GET /_releases/<blob>?org=&expires=&signature=: a deployed app's replica downloading its
 // release with the release reference adaptd handed it (StorageTokens::SignRelease): that one
 // stored blob, read-only, until it expires; no storage token, no other object.
@@ -521,12 +348,11 @@ HttpResponse ServeRelease(ObjectApi& api, const HttpRequest& req) {
   return StreamFileResponse(std::move(*reader), size, "application/zstd");
 }
 
-}  // namespace
-
-HttpResponse StorageGateway::Handle(const HttpRequest& req) {
-  if (req.path.rfind(kReleasePrefix, 0) == 0) return ServeRelease(api_, req);
+// Every request on the gateway's listener: a release download, or a signed S3 call.
+HttpResponse Serve(ObjectApi& api, const HttpRequest& req) {
+  if (req.path.rfind(kReleasePrefix, 0) == 0) return ServeRelease(api, req);
   Caller caller;
-  if (auto refused = Authenticate(req, api_.tokens, caller)) return std::move(*refused);
+  if (auto refused = Authenticate(req, api.tokens, caller)) return std::move(*refused);
   const auto& token = caller.token;
   std::string& payload_hash = caller.payload_hash;
   // aws-chunked: the body's chunks are decoded and each chunk's signature checked as it streams.
@@ -543,7 +369,7 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
       return static_cast<long>(take);
     };
     chunked = std::make_unique<storage::AwsChunkedDecoder>(
-        raw, *caller.signed_by, api_.tokens.SecretOf(token->id), req.Header("x-amz-date"));
+        raw, *caller.signed_by, api.tokens.SecretOf(token->id), req.Header("x-amz-date"));
     payload_hash.clear();
   } else if (payload_hash.rfind("STREAMING-", 0) == 0) {
     return S3Error(501, "NotImplemented",
@@ -567,11 +393,16 @@ HttpResponse StorageGateway::Handle(const HttpRequest& req) {
   if (bucket != kGatewayBucket)
     return S3Error(404, "NoSuchBucket",
                    "the only bucket is \"" + std::string(kGatewayBucket) + "\"", bucket);
-  const S3Call call{req, api_.objects, org, key, chunked.get(), expected_sha};
+  const S3Call call{req, api.objects, org, key, chunked.get(), expected_sha};
   if (key.empty()) return BucketCall(call);
   if (Status st = storage::ValidateObjectKey(key); !st.ok())
     return S3Error(400, "InvalidArgument", st.message(), key);
   return ObjectCall(call);
 }
+
+}  // namespace
+}  // namespace s3
+
+HttpResponse StorageGateway::Handle(const HttpRequest& req) { return s3::Serve(api_, req); }
 
 }  // namespace adapt::api

@@ -1,0 +1,79 @@
+#include "api/s3_responses.h"
+
+#include <algorithm>
+
+#include "base/ids.h"
+#include "base/markup.h"
+
+namespace adapt::api::s3 {
+
+HttpResponse S3Error(int status, const std::string& code, const std::string& message,
+                     const std::string& resource) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/xml";
+  r.body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>" +
+           EscapeMarkup(message) + "</Message><Resource>" + EscapeMarkup(resource) +
+           "</Resource><RequestId>" + NewId("req").substr(4) + "</RequestId></Error>";
+  return r;
+}
+
+HttpResponse FromStatus(const Status& st, const std::string& resource, const char* not_found) {
+  switch (st.code()) {
+    case Code::kNotFound:
+      return S3Error(404, not_found, st.message(), resource);
+    case Code::kInvalidArgument:
+      return S3Error(400, "InvalidArgument", st.message(), resource);
+    case Code::kPayloadTooLarge:
+      return S3Error(400, "EntityTooLarge", st.message(), resource);
+    case Code::kUnauthenticated:
+    case Code::kPermissionDenied:
+      return S3Error(403, "AccessDenied", st.message(), resource);
+    case Code::kResourceExhausted:
+    case Code::kPaymentRequired:
+      // 403, not 429 or 503: S3 clients retry those, and a full quota stays full.
+      return S3Error(403, "QuotaExceeded", st.message(), resource);
+    default:
+      return S3Error(500, "InternalError", st.message(), resource);
+  }
+}
+
+HttpResponse ChunkedError(const Status& st, const std::string& key) {
+  if (st.code() == Code::kPermissionDenied)
+    return S3Error(403, "SignatureDoesNotMatch", st.message(), key);
+  return S3Error(400, "IncompleteBody", st.message(), key);
+}
+
+HttpResponse Xml(int status, const std::string& body) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/xml";
+  r.body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + body;
+  return r;
+}
+
+HttpResponse Empty(int status) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "";
+  return r;
+}
+
+bool Has(const HttpRequest& req, const std::string& name) { return req.query.count(name) > 0; }
+
+std::string Q(const HttpRequest& req, const std::string& name) {
+  auto it = req.query.find(name);
+  return it == req.query.end() ? "" : it->second;
+}
+
+storage::ObjectSource BodySource(const HttpRequest& req, size_t& off) {
+  return [&req, &off](char* buf, size_t n) -> long {
+    if (req.body_stream) return req.body_stream->Read(buf, n);
+    size_t take = std::min(n, req.body.size() - off);
+    std::copy_n(req.body.data() + off, take, buf);
+    off += take;
+    return static_cast<long>(take);
+  };
+}
+
+}  // namespace adapt::api::s3
