@@ -31,6 +31,15 @@ bool IsBlobName(const std::string& name) {
                      [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); });
 }
 
+// An upload id that begins with its start time in fixed-width hex, so that id order is start
+// order: S3 lists one key's uploads in the order they began, and resumes after an upload id
+// marker, which may be gone by then, by comparing ids.
+std::string NewUploadId(int64_t now_ms) {
+  char stamp[20];
+  std::snprintf(stamp, sizeof stamp, "%012llx", static_cast<unsigned long long>(now_ms));
+  return "upl_" + std::string(stamp) + NewId("upl").substr(4);
+}
+
 std::string PartName(int n) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%05d", n);
@@ -248,11 +257,11 @@ Result<std::string> ObjectStore::CreateUpload(const std::string& org_id, const s
                                               const std::string& content_type) {
   RETURN_IF_ERROR(ValidateObjectKey(key));
   RETURN_IF_ERROR(ValidateContentType(content_type));
-  std::string id = NewId("upl");
+  const int64_t now = NowMillis();
+  std::string id = NewUploadId(now);
   std::string dir = root_ + "/uploads/" + id;
   RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
-  nlohmann::json meta = {
-      {"org", org_id}, {"key", key}, {"type", content_type}, {"created", NowMillis()}};
+  nlohmann::json meta = {{"org", org_id}, {"key", key}, {"type", content_type}, {"created", now}};
   RETURN_IF_ERROR(os::WriteFileAtomic(
       dir + "/meta.json", meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
       0600));

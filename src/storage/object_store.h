@@ -44,6 +44,36 @@ struct CompletedPart {
   std::string etag;  // as the client was given it, quotes removed
 };
 
+// An unfinished multipart upload, as ListUploads shows it.
+struct UnfinishedUpload {
+  std::string key;
+  std::string upload_id;
+  int64_t created_at = 0;  // ms since the epoch
+};
+
+// Which of an organization's unfinished uploads ListUploads lists (S3's ListMultipartUploads).
+struct UploadListQuery {
+  std::string prefix;
+  // Keys with it after the prefix roll up into one common prefix (up to and including it).
+  std::string delimiter;
+  // Only uploads of keys after it, and with `upload_id_marker`, also those of this very key
+  // whose id comes after that one; the marker is ignored without a key marker. A common
+  // prefix given as the key marker (a page's NextKeyMarker) skips every key under it.
+  std::string key_marker;
+  std::string upload_id_marker;
+  size_t max = kMaxListLimit;  // entries (uploads and common prefixes), 1..1000
+};
+
+struct UploadListing {
+  std::vector<UnfinishedUpload> uploads;
+  std::vector<std::string> common_prefixes;
+  bool truncated = false;
+  // When truncated, the next page's markers: the last entry's key and upload id, or the last
+  // common prefix with no id.
+  std::string next_key_marker;
+  std::string next_upload_id_marker;
+};
+
 class ObjectStore {
  public:
   ObjectStore(store::ObjectRecordStore& store, std::string root)
@@ -81,6 +111,11 @@ class ObjectStore {
                                              const std::vector<CompletedPart>& parts);
   Status AbortUpload(const std::string& org_id, const std::string& upload_id,
                      const std::string& key);
+  // The organization's unfinished uploads, in key order and, for one key, in upload id order,
+  // which is the order they began in (ids start with their start time). Only the
+  // organization's own uploads are read (the ledger knows whose each is); one completed,
+  // aborted or expired meanwhile is left out.
+  Result<UploadListing> ListUploads(const std::string& org_id, const UploadListQuery& query);
   // The parts uploaded so far, in part-number order (S3's ListParts).
   Result<std::vector<UploadedPart>> ListParts(const std::string& org_id,
                                               const std::string& upload_id, const std::string& key);

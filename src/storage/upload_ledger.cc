@@ -33,7 +33,17 @@ void UploadLedger::Release(const std::string& org_id, uint64_t n) {
 
 void UploadLedger::OpenUpload(const std::string& org_id, const std::string& upload_id) {
   std::lock_guard lock(mu_);
-  uploads_[upload_id].org_id = org_id;
+  std::string& owner = uploads_[upload_id].org_id;
+  if (!owner.empty() && owner != org_id) ForgetOwner(owner, upload_id);
+  owner = org_id;
+  by_org_[org_id].insert(upload_id);
+}
+
+void UploadLedger::ForgetOwner(const std::string& org_id, const std::string& upload_id) {
+  auto it = by_org_.find(org_id);
+  if (it == by_org_.end()) return;
+  it->second.erase(upload_id);
+  if (it->second.empty()) by_org_.erase(it);
 }
 
 void UploadLedger::KeepPart(Reservation& reservation, const std::string& upload_id, int part) {
@@ -69,9 +79,17 @@ void UploadLedger::DropUpload(const std::string& upload_id) {
     if (it == uploads_.end()) return;
     org_id = it->second.org_id;
     for (const auto& [part, size] : it->second.parts) bytes += size;
+    ForgetOwner(org_id, upload_id);
     uploads_.erase(it);
   }
   Release(org_id, bytes);
+}
+
+std::vector<std::string> UploadLedger::UploadsOf(const std::string& org_id) const {
+  std::lock_guard lock(mu_);
+  auto it = by_org_.find(org_id);
+  if (it == by_org_.end()) return {};
+  return {it->second.begin(), it->second.end()};
 }
 
 uint64_t UploadLedger::Held(const std::string& org_id) const {

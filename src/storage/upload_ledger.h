@@ -1,14 +1,17 @@
 // UploadLedger: the bytes each organization holds outside its stored objects, so that they
 // count against its object quota too: the parts of unfinished multipart uploads, and the
-// object or part writes in progress. In memory: rebuilt from the upload directories at start.
-// Thread-safe.
+// object or part writes in progress; and which unfinished uploads are whose, so that listing
+// an organization's uploads reads only its own. In memory: rebuilt from the upload
+// directories at start. Thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "base/status.h"
 
@@ -48,20 +51,26 @@ class UploadLedger {
   // Releases every part of the upload (completed, aborted or expired).
   void DropUpload(const std::string& upload_id);
 
+  // The ids of the organization's unfinished uploads, in id order.
+  std::vector<std::string> UploadsOf(const std::string& org_id) const;
+
   uint64_t Held(const std::string& org_id) const;
   uint64_t UploadBytes(const std::string& upload_id) const;
   uint64_t PartBytes(const std::string& upload_id, int part) const;
 
  private:
   void Release(const std::string& org_id, uint64_t n);
+  // Removes `upload_id` from the organization's ids. REQUIRES: mu_ held.
+  void ForgetOwner(const std::string& org_id, const std::string& upload_id);
 
   struct Upload {
     std::string org_id;
     std::map<int, uint64_t> parts;  // part number -> bytes
   };
   mutable std::mutex mu_;
-  std::map<std::string, uint64_t> held_;   // org id -> bytes
-  std::map<std::string, Upload> uploads_;  // upload id -> its parts
+  std::map<std::string, uint64_t> held_;                 // org id -> bytes
+  std::map<std::string, Upload> uploads_;                // upload id -> its parts
+  std::map<std::string, std::set<std::string>> by_org_;  // org id -> its upload ids
 };
 
 }  // namespace adapt::storage
