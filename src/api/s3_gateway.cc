@@ -217,9 +217,7 @@ HttpResponse BucketCall(const S3Call& c) {
   if (m == "POST" && Has(c.req, "delete")) return DeleteObjects(c);
   if (m != "GET") return S3Error(405, "MethodNotAllowed", "not supported on a bucket");
   if (Has(c.req, "location")) return Xml(200, "<LocationConstraint>us-east-1</LocationConstraint>");
-  if (Has(c.req, "uploads"))
-    return Xml(200, std::string("<ListMultipartUploadsResult><Bucket>") + kGatewayBucket +
-                        "</Bucket><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>");
+  if (Has(c.req, "uploads")) return ListMultipartUploads(c);
   return ListObjects(c);
 }
 

@@ -1,15 +1,30 @@
 #include "api/s3_multipart.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <vector>
 
 #include "api/object_routes.h"
 #include "api/s3_xml.h"
 #include "base/markup.h"
+#include "base/percent.h"
 #include "base/time.h"
 
 namespace adapt::api::s3 {
+namespace {
+
+// max-uploads: an integer from 1 to 1000; nullopt for anything else.
+std::optional<size_t> ParseMaxUploads(const std::string& text) {
+  if (text.empty() || text.size() > 4 ||
+      !std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+    return std::nullopt;
+  size_t n = std::stoul(text);
+  if (n < 1 || n > storage::kMaxListLimit) return std::nullopt;
+  return n;
+}
+
+}  // namespace
 
 HttpResponse CreateMultipartUpload(const S3Call& c) {
   auto id = c.objects.CreateUpload(c.org, c.key, c.req.Header("content-type"));
@@ -96,6 +111,50 @@ HttpResponse ListParts(const S3Call& c) {
       << "</Size></Part>";
   }
   x << "</ListPartsResult>";
+  return Xml(200, x.str());
+}
+
+HttpResponse ListMultipartUploads(const S3Call& c) {
+  const HttpRequest& req = c.req;
+  const bool url = Q(req, "encoding-type") == "url";
+  auto enc = [url](const std::string& s) { return EscapeMarkup(url ? PercentEncode(s, true) : s); };
+  storage::UploadListQuery q;
+  if (Has(req, "max-uploads")) {
+    auto max = ParseMaxUploads(Q(req, "max-uploads"));
+    if (!max)
+      return S3Error(400, "InvalidArgument", "max-uploads must be an integer from 1 to 1000");
+    q.max = *max;
+  }
+  q.prefix = Q(req, "prefix");
+  q.delimiter = Q(req, "delimiter");
+  q.key_marker = Q(req, "key-marker");
+  q.upload_id_marker = Q(req, "upload-id-marker");
+  auto list = c.objects.ListUploads(c.org, q);
+  if (!list.ok()) return FromStatus(list.status(), q.prefix);
+  std::ostringstream x;
+  x << "<ListMultipartUploadsResult><Bucket>" << kGatewayBucket << "</Bucket><KeyMarker>"
+    << enc(q.key_marker) << "</KeyMarker><UploadIdMarker>" << EscapeMarkup(q.upload_id_marker)
+    << "</UploadIdMarker>";
+  if (list->truncated)
+    x << "<NextKeyMarker>" << enc(list->next_key_marker) << "</NextKeyMarker><NextUploadIdMarker>"
+      << EscapeMarkup(list->next_upload_id_marker) << "</NextUploadIdMarker>";
+  x << "<Prefix>" << enc(q.prefix) << "</Prefix>";
+  if (!q.delimiter.empty()) x << "<Delimiter>" << enc(q.delimiter) << "</Delimiter>";
+  x << "<MaxUploads>" << q.max << "</MaxUploads>";
+  if (url) x << "<EncodingType>url</EncodingType>";
+  x << "<IsTruncated>" << (list->truncated ? "true" : "false") << "</IsTruncated>";
+  // Every storage token of the organization may list, complete and abort its uploads; none
+  // records which token began one, so the organization is initiator and owner.
+  const std::string who =
+      "<ID>" + EscapeMarkup(c.org) + "</ID><DisplayName>" + EscapeMarkup(c.org) + "</DisplayName>";
+  for (const auto& u : list->uploads)
+    x << "<Upload><Key>" << enc(u.key) << "</Key><UploadId>" << u.upload_id
+      << "</UploadId><Initiator>" << who << "</Initiator><Owner>" << who
+      << "</Owner><StorageClass>STANDARD</StorageClass><Initiated>" << FormatRfc3339(u.created_at)
+      << "</Initiated></Upload>";
+  for (const auto& p : list->common_prefixes)
+    x << "<CommonPrefixes><Prefix>" << enc(p) << "</Prefix></CommonPrefixes>";
+  x << "</ListMultipartUploadsResult>";
   return Xml(200, x.str());
 }
 

@@ -1,6 +1,7 @@
 // The storage gateway's multipart upload calls (S3's CreateMultipartUpload, UploadPart,
-// CompleteMultipartUpload, AbortMultipartUpload, ListParts), over ObjectStore's uploads of
-// the caller's organization. Internal to the gateway (s3_gateway.cc routes to them).
+// CompleteMultipartUpload, AbortMultipartUpload, ListParts, ListMultipartUploads), over
+// ObjectStore's uploads of the caller's organization. Internal to the gateway (s3_gateway.cc
+// routes to them).
 #pragma once
 
 #include "api/s3_responses.h"
@@ -17,5 +18,9 @@ HttpResponse CompleteMultipartUpload(const S3Call& c);
 HttpResponse AbortMultipartUpload(const S3Call& c);
 // GET /objects/<key>?uploadId=...
 HttpResponse ListParts(const S3Call& c);
+// GET /objects?uploads: the organization's unfinished uploads (prefix, delimiter, key-marker,
+// upload-id-marker, max-uploads 1..1000, encoding-type=url), so that clients find and abort
+// the ones they left.
+HttpResponse ListMultipartUploads(const S3Call& c);
 
 }  // namespace adapt::api::s3
