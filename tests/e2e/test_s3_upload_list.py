@@ -71,6 +71,9 @@ def test_list_multipart_uploads_pages_filters_and_stays_in_its_organization(daem
     status, body = gateway(tok, "POST", "/objects/" + urllib.parse.quote(odd) + "?uploads")
     assert status == 200, body
     assert [k for k, _ in pairs(list_uploads(tok, "--prefix", "esc/"))] == [odd]
+    status, body = gateway(tok, "GET", "/objects?uploads&prefix=esc/&encoding-type=url")
+    assert status == 200 and b"<EncodingType>url</EncodingType>" in body, body
+    assert ("<Key>%s</Key>" % urllib.parse.quote(odd)).encode() in body, body
 
     # Another organization's token lists nothing of them, and cannot abort them.
     other = storage_token(daemon.new_org())
