@@ -133,6 +133,87 @@ TEST_P(IdempotencyStoreTest, AnInsertThatFailsAfterWritingLeavesNeitherObjectNor
   EXPECT_FALSE(found->has_value());
 }
 
+// The creates that start long work write an operation, an image record or a site with their
+// key: a replay runs nothing, and a refused insert (here the image cap) records no key.
+TEST_P(IdempotencyStoreTest, AnOperationIsWrittenWithItsKeyAndReplayedWithoutAnotherWrite) {
+  int writes = 0;
+  auto put = [&]() -> Result<std::string> {
+    ++writes;
+    OperationRecord op;
+    op.id = NewId("op");
+    op.org_id = org_.id;
+    op.kind = "checkpoint";
+    op.phase = "Running";
+    op.started_at = 5000;
+    RETURN_IF_ERROR(store_->PutOperation(op));
+    return op.id;
+  };
+  auto first = store_->CreateOnce(Claim(org_.id, "checkpoint", "k1", "body"), put);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  auto again = store_->CreateOnce(Claim(org_.id, "checkpoint", "k1", "body"), put);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_TRUE(again->replayed);
+  EXPECT_EQ(again->object_id, first->object_id);
+  EXPECT_EQ(writes, 1);
+  auto op = store_->GetOperation(org_.id, first->object_id);
+  ASSERT_TRUE(op.ok()) << op.status().message();
+  EXPECT_EQ(op->phase, "Running");
+}
+
+TEST_P(IdempotencyStoreTest, AnImageRefusedByItsCapRecordsNoKey) {
+  auto insert = [&](const std::string& key) {
+    ImageRecord rec;
+    rec.id = NewId("img");
+    rec.org_id = org_.id;
+    rec.reference = "registry.test/app:1";
+    rec.status = "pulling";
+    rec.created_at = 5000;
+    return store_->CreateOnce(Claim(org_.id, "image", key, "body"), [&]() -> Result<std::string> {
+      RETURN_IF_ERROR(store_->InsertImageWithinCaps(rec, 1, 0));
+      return rec.id;
+    });
+  };
+  auto first = insert("k1");
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_TRUE(store_->GetImage(org_.id, first->object_id).ok());
+  auto over = insert("k2");
+  EXPECT_EQ(over.status().code(), Code::kResourceExhausted) << over.status().message();
+  auto found = store_->FindIdempotentCreate(Claim(org_.id, "image", "k2", "body"));
+  ASSERT_TRUE(found.ok());
+  EXPECT_FALSE(found->has_value());
+  auto listed = store_->ListImages(org_.id);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->size(), 1u);
+}
+
+TEST_P(IdempotencyStoreTest, ASiteAndItsReleaseAreWrittenWithTheirKey) {
+  SiteRecord site;
+  site.id = NewId("site");
+  site.org_id = org_.id;
+  site.name = "demo";
+  site.hostname = "demo-abc.sites.test";
+  site.created_at = 5000;
+  SiteReleaseRecord release;
+  release.id = NewId("rel");
+  release.site_id = site.id;
+  release.org_id = org_.id;
+  release.created_at = 5000;
+  site.release_id = release.id;
+  auto made =
+      store_->CreateOnce(Claim(org_.id, "site", "k1", "body"), [&]() -> Result<std::string> {
+        RETURN_IF_ERROR(store_->PutSite(site, &release));
+        return site.id;
+      });
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  auto stored = store_->GetSite(org_.id, site.id);
+  ASSERT_TRUE(stored.ok()) << stored.status().message();
+  EXPECT_EQ(stored->release_id, release.id);
+  EXPECT_TRUE(store_->GetSiteRelease(release.id).ok());
+  auto found = store_->FindIdempotentCreate(Claim(org_.id, "site", "k1", "body"));
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->value_or(""), site.id);
+}
+
 TEST_P(IdempotencyStoreTest, AKeyOutsideOneTo255BytesIsRefused) {
   EXPECT_TRUE(CheckIdempotencyKey({"k", "h"}).ok());
   EXPECT_TRUE(CheckIdempotencyKey({std::string(255, 'k'), "h"}).ok());

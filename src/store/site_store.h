@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "store/idempotency_store.h"
 #include "store/records.h"
 
 namespace adapt::store {
 
-class SiteStore {
+// A publish under an Idempotency-Key writes its site with the key (IdempotencyStore::CreateOnce).
+class SiteStore : public virtual IdempotencyStore {
  public:
   virtual ~SiteStore() = default;
 
