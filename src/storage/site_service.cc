@@ -43,7 +43,15 @@ Site SiteService::View(const store::SiteRecord& s, const store::SiteReleaseRecor
   return v;
 }
 
-Result<Site> SiteService::Publish(const std::string& org_id, const PublishSite& request) {
+Result<Site> SiteService::Publish(const std::string& org_id, const PublishSite& request,
+                                  const std::optional<store::IdempotencyKey>& idempotency) {
+  std::optional<store::IdempotencyClaim> claim;
+  if (idempotency) {
+    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
+    claim = store::IdempotencyClaim{org_id, "site", *idempotency, NowMillis()};
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
+    if (earlier) return Published(org_id, *earlier);
+  }
   std::string prefix = request.source;
   while (!prefix.empty() && prefix.front() == '/') prefix.erase(0, 1);
   if (!prefix.empty() && prefix.back() != '/') prefix += "/";
@@ -112,11 +120,29 @@ Result<Site> SiteService::Publish(const std::string& org_id, const PublishSite& 
     release.files[o.key.substr(prefix.size())] = {*blob, o.size, o.content_type, o.sha256};
   }
   site.release_id = release.id;
-  if (Status st = store_.PutSite(site, &release); !st.ok()) {
-    undo();
-    return st;
+  if (!claim) {
+    if (Status st = store_.PutSite(site, &release); !st.ok()) {
+      undo();
+      return st;
+    }
+    return View(site, &release);
   }
+  auto made = store_.CreateOnce(*claim, [&]() -> Result<std::string> {
+    RETURN_IF_ERROR(store_.PutSite(site, &release));
+    return site.id;
+  });
+  // A concurrent publish with the key won (replayed): its release is the one kept.
+  if (!made.ok() || made->replayed) undo();
+  if (!made.ok()) return made.status();
+  if (made->replayed) return Published(org_id, made->object_id);
   return View(site, &release);
+}
+
+Result<Site> SiteService::Published(const std::string& org_id, const std::string& site_id) {
+  auto site = Get(org_id, site_id);
+  if (!site.ok() && site.status().code() == Code::kNotFound)
+    return store::IdempotentObjectGone("site " + site_id);
+  return site;
 }
 
 Result<Page<Site>> SiteService::List(const std::string& org_id, const PageRequest& page) {

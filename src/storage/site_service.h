@@ -59,7 +59,11 @@ class SiteService {
   }
 
   // Publishes `source` (an object prefix) as a new release of site `name` (made when new).
-  Result<Site> Publish(const std::string& org_id, const PublishSite& request);
+  // `idempotency`: the key is written with the site (scope "site"); a replay publishes
+  // nothing and answers the site the key published, as it is now; the key with another
+  // request is Conflict; InvalidArgument unless it is 1 to 255 bytes.
+  Result<Site> Publish(const std::string& org_id, const PublishSite& request,
+                       const std::optional<store::IdempotencyKey>& idempotency = std::nullopt);
   // A newest-first page of the organization's sites; InvalidArgument for a bad limit or cursor.
   Result<Page<Site>> List(const std::string& org_id, const PageRequest& page);
   Result<Site> Get(const std::string& org_id, const std::string& id);
@@ -70,6 +74,8 @@ class SiteService {
 
  private:
   Site View(const store::SiteRecord& site, const store::SiteReleaseRecord* release);
+  // The site an earlier publish under an Idempotency-Key made, as it is now.
+  Result<Site> Published(const std::string& org_id, const std::string& site_id);
 
   store::SiteStore& store_;
   ObjectStore& objects_;
