@@ -65,8 +65,17 @@ Operation OperationView(const store::OperationRecord& r) {
 }  // namespace
 
 Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& req,
-                                         std::chrono::milliseconds wait, const FieldNames& n) {
+                                         std::chrono::milliseconds wait, const FieldNames& n,
+                                         const std::optional<store::IdempotencyKey>& idempotency) {
   RETURN_IF_ERROR(RequireRegistered(who, "deploy an app"));
+  std::optional<store::IdempotencyClaim> claim;
+  if (idempotency) {
+    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
+    claim = store::IdempotencyClaim{who.org_id, "app_deploy", *idempotency, NowMillis()};
+    // Before the checks: the source sandbox may have stopped since the first request.
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
+    if (earlier) return DeployedEarlier(who, *earlier);
+  }
   RETURN_IF_ERROR(CheckDeploy(req, n));
   RETURN_IF_ERROR(CheckReplicaLimit(who.org_id, req.replicas, n));
   if (!IsValidId(req.sandbox_id, "sbx"))
@@ -107,11 +116,33 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
     app.hostname = name + "-" + NewId("h").substr(2, 8) + "." + options_.domain;
   }
   store::OperationRecord op = NewAppOperation(kAppDeployOperation, who.org_id, source.id, app.id);
-  RETURN_IF_ERROR(store_.PutOperation(op).WithContext("recording the deploy operation"));
+  if (!claim) {
+    RETURN_IF_ERROR(store_.PutOperation(op).WithContext("recording the deploy operation"));
+  } else {
+    // The key and the operation in one transaction: a crash keeps both (the operation is
+    // then settled at start-up, and a replay answers it) or neither.
+    ASSIGN_OR_RETURN(
+        store::IdempotentCreate made, store_.CreateOnce(*claim, [&]() -> Result<std::string> {
+          RETURN_IF_ERROR(store_.PutOperation(op).WithContext("recording the deploy operation"));
+          return op.id;
+        }));
+    if (made.replayed) return DeployedEarlier(who, made.object_id);
+  }
   if (!existing) app.created_at = NowMillis();  // after the operation's start (SettleOperations)
   return RunOperation(op, wait, [this, who, req, n, app, existing = existing.has_value(), op] {
     return RunDeploy(who, req, n, app, existing, op);
   });
+}
+
+Result<AppDeployment> AppService::DeployedEarlier(const Principal& who,
+                                                  const std::string& operation_id) {
+  ASSIGN_OR_RETURN(store::OperationRecord op, store_.GetOperation(who.org_id, operation_id));
+  if (op.phase != "Completed") return AppDeployment{OperationView(op), std::nullopt};
+  auto app = store_.GetApp(who.org_id, op.app_id);
+  if (!app.ok() && app.status().code() == Code::kNotFound)
+    return store::IdempotentObjectGone("app " + op.app_id);
+  if (!app.ok()) return app.status();
+  return AppDeployment{OperationView(op), View(*app)};
 }
 
 Result<AppDeployment> AppService::Rollback(const Principal& who, const std::string& id,

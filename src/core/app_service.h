@@ -204,8 +204,15 @@ class AppService {
   // source, Conflict when it is not running or has egress "none", InvalidArgument for bad
   // fields, unknown secrets or a failed build (its exit code and output in the message),
   // kPayloadTooLarge past the size, kResourceExhausted past the plan's app_replicas.
-  Result<AppDeployment> Deploy(const Principal& who, const DeployApp& request,
-                               std::chrono::milliseconds wait, const FieldNames& names = {});
+  // `idempotency`: an Idempotency-Key (scope "app_deploy"), written with the deploy's
+  // operation. A replay deploys nothing and answers at once: the app when that deploy
+  // completed, else its operation (still running, or Failed with why); Conflict for the key
+  // with another request, or when the app it deployed has been deleted since;
+  // InvalidArgument unless the key is 1 to 255 bytes.
+  Result<AppDeployment> Deploy(
+      const Principal& who, const DeployApp& request, std::chrono::milliseconds wait,
+      const FieldNames& names = {},
+      const std::optional<store::IdempotencyKey>& idempotency = std::nullopt);
   // A newest-first page of the organization's apps; InvalidArgument for a bad limit or cursor.
   Result<Page<App>> List(const Principal& who, const PageRequest& page);
   Result<App> Get(const Principal& who, const std::string& id);
@@ -239,6 +246,8 @@ class AppService {
  private:
   App View(const store::AppRecord& app);
   Status CheckDeploy(const DeployApp& request, const FieldNames& names) const;
+  // What a deploy under an Idempotency-Key, whose operation is `operation_id`, answers now.
+  Result<AppDeployment> DeployedEarlier(const Principal& who, const std::string& operation_id);
   // kResourceExhausted when `replicas` is past the organization's plan's app_replicas.
   Status CheckReplicaLimit(const std::string& org_id, int64_t replicas,
                            const FieldNames& names) const;

@@ -6,6 +6,7 @@
 
 #include "base/ids.h"
 #include "base/ignore_error.h"
+#include "base/time.h"
 #include "storage/volume_request.h"
 
 namespace adapt::core {
@@ -116,8 +117,24 @@ Status CheckpointService::CheckStorage(const std::string& org_id, bool or_equal)
   return Status::Ok();
 }
 
-Result<CheckpointTaken> CheckpointService::Take(const Principal& who, const std::string& sandbox_id,
-                                                const std::string& name, bool keep) {
+Result<CheckpointTaken> CheckpointService::Take(
+    const Principal& who, const std::string& sandbox_id, const std::string& name, bool keep,
+    const std::optional<store::IdempotencyKey>& idempotency) {
+  std::optional<store::IdempotencyClaim> claim;
+  bool replayed = false;
+  CheckpointTaken out;
+  if (idempotency) {
+    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
+    claim = store::IdempotencyClaim{who.org_id, "checkpoint", *idempotency, NowMillis()};
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
+    // Through the lifecycle, which finds the key again under the sandbox's lock: a take
+    // under the key still running ends first, so its checkpoint is there to answer.
+    if (earlier) {
+      RETURN_IF_ERROR(lifecycle_.TakeNamedCheckpoint(who.org_id, sandbox_id, name,
+                                                     &out.operation_id, keep, claim, &replayed));
+      return TakenEarlier(who, sandbox_id, name, out.operation_id);
+    }
+  }
   if (name.empty()) return InvalidArgument("name", "name is required");
   ASSIGN_OR_RETURN(store::SandboxRecord r, Owned(who, sandbox_id, name));
   auto kept = runtime_.ListNamedCheckpoints(sandbox_id);
@@ -129,9 +146,9 @@ Result<CheckpointTaken> CheckpointService::Take(const Principal& who, const std:
                                                 std::to_string(kMaxCheckpointsPerSandbox) +
                                                 " checkpoints; delete one first");
   RETURN_IF_ERROR(CheckStorage(who.org_id, true));
-  CheckpointTaken out;
-  RETURN_IF_ERROR(
-      lifecycle_.TakeNamedCheckpoint(who.org_id, sandbox_id, name, &out.operation_id, keep));
+  RETURN_IF_ERROR(lifecycle_.TakeNamedCheckpoint(who.org_id, sandbox_id, name, &out.operation_id,
+                                                 keep, claim, &replayed));
+  if (replayed) return TakenEarlier(who, sandbox_id, name, out.operation_id);
   for (const auto& c : runtime_.ListNamedCheckpoints(sandbox_id))
     if (c.name == name) out.checkpoint = CheckpointView(c, r);
   if (Status over = CheckStorage(who.org_id, false); !over.ok()) {
@@ -140,6 +157,24 @@ Result<CheckpointTaken> CheckpointService::Take(const Principal& who, const std:
     return over;
   }
   return out;
+}
+
+Result<CheckpointTaken> CheckpointService::TakenEarlier(const Principal& who,
+                                                        const std::string& sandbox_id,
+                                                        const std::string& name,
+                                                        const std::string& operation_id) {
+  ASSIGN_OR_RETURN(store::OperationRecord op, store_.GetOperation(who.org_id, operation_id));
+  if (op.phase == "Failed")
+    return Status(Code::kConflict,
+                  "the request with this Idempotency-Key failed (operation " + operation_id +
+                      "): " + op.error + "; send it with a new key to try again",
+                  "Idempotency-Key");
+  auto r = store_.GetSandbox(who.org_id, sandbox_id);
+  if (r.ok())
+    for (const auto& c : runtime_.ListNamedCheckpoints(sandbox_id))
+      if (c.name == name) return CheckpointTaken{CheckpointView(c, *r), operation_id};
+  // Deleted since, or over the storage limit when taken (and deleted then).
+  return store::IdempotentObjectGone("checkpoint '" + name + "' of sandbox " + sandbox_id);
 }
 
 Result<std::vector<Checkpoint>> CheckpointService::List(const Principal& who,

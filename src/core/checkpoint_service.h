@@ -72,8 +72,14 @@ class CheckpointService {
   // ResourceExhausted past kMaxCheckpointsPerSandbox or the storage limit (a checkpoint that
   // ends past it is deleted again).
   // `keep`: the checkpoint outlives the sandbox's deletion (until deleted itself).
-  Result<CheckpointTaken> Take(const Principal& who, const std::string& sandbox_id,
-                               const std::string& name, bool keep = false);
+  // `idempotency`: an Idempotency-Key (scope "checkpoint"), written with the checkpoint
+  // operation. A replay takes nothing: it waits for the take under the key to end and answers
+  // its checkpoint and operation; Conflict when that take failed (its error), when the
+  // checkpoint has been deleted since, or for the key with another request; InvalidArgument
+  // unless the key is 1 to 255 bytes.
+  Result<CheckpointTaken> Take(
+      const Principal& who, const std::string& sandbox_id, const std::string& name,
+      bool keep = false, const std::optional<store::IdempotencyKey>& idempotency = std::nullopt);
   // Oldest first. A deleted sandbox lists the checkpoints it kept (NotFound when none).
   Result<std::vector<Checkpoint>> List(const Principal& who, const std::string& sandbox_id);
   // The caller's organization's checkpoints, newest first: those of its live sandboxes and
@@ -107,6 +113,9 @@ class CheckpointService {
   // ResourceExhausted when the organization's volumes and checkpoints pass its limit
   // (`or_equal`: reaching it counts as passing, for the check before a new checkpoint).
   Status CheckStorage(const std::string& org_id, bool or_equal);
+  // What the take of checkpoint `name` that recorded operation `operation_id` answered.
+  Result<CheckpointTaken> TakenEarlier(const Principal& who, const std::string& sandbox_id,
+                                       const std::string& name, const std::string& operation_id);
 
   store::Store& store_;
   runtime::Runtime& runtime_;

@@ -82,7 +82,15 @@ Status SandboxLifecycle::ExportWritableLayer(const std::string& org_id, const st
 }
 
 Result<ImageView> ImageService::Commit(const Principal& who, const std::string& sandbox_id,
-                                       const CommitImage& request) {
+                                       const CommitImage& request,
+                                       const std::optional<store::IdempotencyKey>& idempotency) {
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   ClaimOf(who, "image_commit", idempotency));
+  // Before the sandbox's checks: the sandbox may have stopped or gone since the first request.
+  if (claim) {
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
+    if (earlier) return MadeEarlier(who.org_id, *earlier, false);
+  }
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
   ASSIGN_OR_RETURN(store::SandboxRecord sandbox, store_.GetSandbox(who.org_id, sandbox_id));
   ASSIGN_OR_RETURN(std::string name, CommitName(request));
@@ -113,18 +121,30 @@ Result<ImageView> ImageService::Commit(const Principal& who, const std::string& 
   rec.created_at = NowMillis();
   {
     // The name check and the insert under one lock: two commits cannot both take a name.
-    std::lock_guard lock(mu_);
-    if (committing_.count(sandbox_id))
+    std::unique_lock lock(mu_);
+    // A commit under the key that won a race since the check above: its image, before the
+    // checks it now fails (its sandbox is being saved, its name is taken).
+    std::optional<std::string> earlier;
+    if (claim) {
+      ASSIGN_OR_RETURN(earlier, store_.FindIdempotentCreate(*claim));
+    }
+    if (!earlier && committing_.count(sandbox_id))
       return Conflict("sandbox " + sandbox_id + " is being saved as an image already");
     ASSIGN_OR_RETURN(auto all, store_.ListImages(who.org_id));
     for (const auto& other : all)
-      if (other.import_format == kCommitFormat && other.import_name == name &&
+      if (!earlier && other.import_format == kCommitFormat && other.import_name == name &&
           other.status != "failed")
         return Status(Code::kConflict,
                       "the organization has an image named " + name + " already (" + other.id +
                           "); choose another name or tag, or delete that image",
                       "name");
-    RETURN_IF_ERROR(store_.InsertImageWithinCaps(rec, max_images_, max_in_progress_));
+    if (!earlier) {
+      ASSIGN_OR_RETURN(earlier, InsertImage(rec, claim));
+    }
+    if (earlier) {
+      lock.unlock();  // View takes it
+      return MadeEarlier(who.org_id, *earlier, false);
+    }
     committing_.insert(sandbox_id);
     progress_[rec.id] = {0, 0};
   }

@@ -14,6 +14,7 @@
 #include "core/image_catalog.h"
 #include "core/image_commit.h"
 #include "core/secret_service.h"
+#include "image/digest.h"
 #include "image/reference.h"
 
 namespace adapt::core {
@@ -101,7 +102,14 @@ Result<image::Credentials> ImageService::ResolveCredentials(const std::string& o
   return creds;
 }
 
-Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& request) {
+Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& request,
+                                     const std::optional<store::IdempotencyKey>& idempotency) {
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   ClaimOf(who, "image", idempotency));
+  if (claim) {
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
+    if (earlier) return MadeEarlier(who.org_id, *earlier, false);
+  }
   RETURN_IF_ERROR(image::ParseReference(request.reference, "reference").status());
   if (policy_) RETURN_IF_ERROR(policy_->CheckPull(request.reference));
   image::Credentials creds;
@@ -114,7 +122,8 @@ Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& requ
   rec.reference = request.reference;
   rec.status = "pulling";
   rec.created_at = NowMillis();
-  RETURN_IF_ERROR(store_.InsertImageWithinCaps(rec, max_images_, max_in_progress_));
+  ASSIGN_OR_RETURN(std::optional<std::string> earlier, InsertImage(rec, claim));
+  if (earlier) return MadeEarlier(who.org_id, *earlier, false);
   ADAPT_FAULT_POINT("image.pull.after_row");
   {
     std::lock_guard lock(mu_);
@@ -125,10 +134,31 @@ Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& requ
 }
 
 Result<ImageView> ImageService::Import(const Principal& who, const std::string& name,
-                                       const image::ByteSource& body) {
+                                       const image::ByteSource& body,
+                                       const std::optional<store::IdempotencyKey>& idempotency) {
   if (name.size() > 255 || HasControlCharacter(name))
     return InvalidArgument("name", "name must be at most 255 printable characters");
   if (policy_) RETURN_IF_ERROR(policy_->CheckImport());
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   ClaimOf(who, "image_import", idempotency));
+  // With a key, the archive is hashed as it is read: its digest completes the fingerprint.
+  image::Sha256 archive_hash;
+  image::ByteSource source = body;
+  if (claim) {
+    // Recorded with any fingerprint (a real one is never empty): a replay or a Conflict, known
+    // only once the whole archive is read, so nothing is imported meanwhile.
+    store::IdempotencyClaim probe = *claim;
+    probe.key.body_hash.clear();
+    auto probed = store_.FindIdempotentCreate(probe);
+    if (!probed.ok() && probed.status().code() == Code::kConflict)
+      return ImportedEarlier(*claim, body);
+    RETURN_IF_ERROR(probed.status());
+    source = [&](char* buf, size_t n) -> long {
+      long got = body(buf, n);
+      if (got > 0) archive_hash.Update(buf, static_cast<size_t>(got));
+      return got;
+    };
+  }
   store::ImageRecord rec;
   rec.id = NewId("img");
   rec.org_id = who.org_id;
@@ -139,7 +169,16 @@ Result<ImageView> ImageService::Import(const Principal& who, const std::string& 
   // Written first: garbage collection keeps what the import publishes, and a restart
   // removes the record of an import it interrupted.
   RETURN_IF_ERROR(store_.InsertImageWithinCaps(rec, max_images_, max_in_progress_));
-  auto imported = images_.ImportArchive(rec.reference, name, body);
+  auto imported = images_.ImportArchive(rec.reference, name, source);
+  // The fingerprint covers the whole body, also what follows the archive's end.
+  if (imported.ok() && claim) {
+    char rest[16384];
+    long got = 0;
+    while ((got = source(rest, sizeof rest)) > 0) {
+    }
+    if (got < 0)
+      imported = InvalidArgument("archive", "the upload ended before the end of the archive");
+  }
   if (!imported.ok()) {
     // The import error is the answer; a record left "importing" goes at the next start-up.
     WarnIfError(store_.DeleteImage(rec.org_id, rec.id), "removing failed import " + rec.id);
@@ -159,8 +198,8 @@ Result<ImageView> ImageService::Import(const Principal& who, const std::string& 
     boost::asio::post(workers_, [this] { CollectGarbage(); });
     return Status(Code::kConflict, "image " + rec.id + " was deleted during its import", "id");
   }
-  RETURN_IF_ERROR(store_.PutImage(rec));
-  return View(rec, true);
+  if (claim) claim->key.body_hash = Sha256Hex(claim->key.body_hash + "\n" + archive_hash.Digest());
+  return RecordImport(rec, claim);
 }
 
 void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {

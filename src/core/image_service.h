@@ -41,13 +41,24 @@ class ImageService {
   // once, before serving.
   void Reconcile();
 
+  // Pull, Import and Commit take an optional Idempotency-Key (scopes "image",
+  // "image_import", "image_commit"): it is written with the image's record, so a replay
+  // starts nothing and answers the image the key made, as it is now (also while its pull or
+  // commit still runs); Conflict for the key with another request or when that image has
+  // been deleted since; InvalidArgument unless the key is 1 to 255 bytes.
+
   // Starts pulling `request.reference` (the image is "pulling" until "ready" or "failed").
-  Result<ImageView> Pull(const Principal& who, const PullImage& request);
+  Result<ImageView> Pull(const Principal& who, const PullImage& request,
+                         const std::optional<store::IdempotencyKey>& idempotency = std::nullopt);
   // Imports an OCI image layout or `docker save` archive streamed from `body` (see
   // image/image_archive.h); `name` picks one image of several and is shown as its reference.
   // Synchronous: the image is ready when this returns; a bad archive leaves nothing behind.
+  // An Idempotency-Key's fingerprint is `idempotency->body_hash` (the request's path and
+  // name) with the archive's sha256: a replay reads the archive only to compare it. Two
+  // imports racing with one key both read their archive; the second's image is dropped.
   Result<ImageView> Import(const Principal& who, const std::string& name,
-                           const image::ByteSource& body);
+                           const image::ByteSource& body,
+                           const std::optional<store::IdempotencyKey>& idempotency = std::nullopt);
   Result<ImageView> Get(const Principal& who, const std::string& id);
   // A newest-first page of the organization's images (base/list_cursor.h); InvalidArgument
   // for a bad limit or cursor.
@@ -59,7 +70,8 @@ class ImageService {
   // sandbox; InvalidArgument for a bad name or tag; Conflict when the organization has an
   // image of that name and tag, or the sandbox cannot be saved now.
   Result<ImageView> Commit(const Principal& who, const std::string& sandbox_id,
-                           const CommitImage& request);
+                           const CommitImage& request,
+                           const std::optional<store::IdempotencyKey>& idempotency = std::nullopt);
   // A pull, import or commit as an operation: its phase (Running, Completed, Failed).
   Result<ImageOperation> Operation(const Principal& who, const std::string& id);
 
@@ -98,6 +110,24 @@ class ImageService {
   void RunCommit(store::ImageRecord rec, std::string sandbox_id,
                  image::ImageStore::CommitBase base);
   ImageView View(const store::ImageRecord& rec, bool detail);
+  // image_idempotency.cc. The checked claim of `idempotency` in `scope` (nullopt without one).
+  Result<std::optional<store::IdempotencyClaim>> ClaimOf(
+      const Principal& who, const std::string& scope,
+      const std::optional<store::IdempotencyKey>& idempotency);
+  // The image an earlier create under an Idempotency-Key made; Conflict when deleted since.
+  Result<ImageView> MadeEarlier(const std::string& org_id, const std::string& id, bool detail);
+  // Inserts `rec` within the caps, with `claim` when there is one. The id of the image an
+  // earlier request under the key made (then nothing is inserted), else nullopt.
+  Result<std::optional<std::string>> InsertImage(
+      const store::ImageRecord& rec, const std::optional<store::IdempotencyClaim>& claim);
+  // An import whose key is recorded: reads `body` to its end only to fingerprint it, and
+  // answers the image the key made (Conflict for another archive).
+  Result<ImageView> ImportedEarlier(store::IdempotencyClaim claim, const image::ByteSource& body);
+  // Records a finished import's `rec` ready, with `claim` (its fingerprint complete) when
+  // there is one; a concurrent import under the key that won answers its image instead, and
+  // this one's is removed.
+  Result<ImageView> RecordImport(const store::ImageRecord& rec,
+                                 const std::optional<store::IdempotencyClaim>& claim);
 
   store::Store& store_;
   image::ImageStore& images_;

@@ -62,13 +62,32 @@ std::string SandboxLifecycle::Relaunch(store::SandboxRecord r) {
 
 Status SandboxLifecycle::TakeNamedCheckpoint(const std::string& org_id, const std::string& id,
                                              const std::string& name, std::string* operation_id,
-                                             bool keep) {
+                                             bool keep,
+                                             const std::optional<store::IdempotencyClaim>& claim,
+                                             bool* replayed) {
   auto lock = LockFor(id);
   std::lock_guard guard(*lock);
+  if (claim) {
+    ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
+    if (earlier) {
+      if (operation_id) *operation_id = *earlier;
+      if (replayed) *replayed = true;
+      return Status::Ok();
+    }
+  }
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
   RETURN_IF_ERROR(CheckCheckpointable(r));
-  ASSIGN_OR_RETURN(std::string op,
-                   BeginSandboxOperation(store_, org_id, id, kCheckpointOperation, "Running"));
+  auto begin = [&] {
+    return BeginSandboxOperation(store_, org_id, id, kCheckpointOperation, "Running");
+  };
+  std::string op;
+  if (claim) {
+    // Not a replay: the key was looked up above under the sandbox's lock, which this holds.
+    ASSIGN_OR_RETURN(store::IdempotentCreate made, store_.CreateOnce(*claim, begin));
+    op = made.object_id;
+  } else {
+    ASSIGN_OR_RETURN(op, begin());
+  }
   if (operation_id) *operation_id = op;
   ADAPT_FAULT_POINT("sandbox.checkpoint.after_operation");
   runtime_.DiscardCheckpoint(id);

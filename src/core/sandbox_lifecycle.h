@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "core/event_bus.h"
@@ -104,8 +105,13 @@ class SandboxLifecycle {
   // Saves processes, memory and disk as `name` and resumes the sandbox. When runsc cannot
   // save it (its processes are then gone) the sandbox boots afresh from its disk and the
   // error says so; nothing is kept. `keep`: the checkpoint outlives the sandbox's deletion.
+  // `claim`: an Idempotency-Key, written with the operation. When it is recorded already
+  // (looked up under the lock, so the take that recorded it has ended) nothing is done: the
+  // answer is Ok with the earlier operation's id and `*replayed` set.
   Status TakeNamedCheckpoint(const std::string& org_id, const std::string& id,
-                             const std::string& name, std::string* operation_id, bool keep = false);
+                             const std::string& name, std::string* operation_id, bool keep = false,
+                             const std::optional<store::IdempotencyClaim>& claim = std::nullopt,
+                             bool* replayed = nullptr);
   // Rolls the sandbox back to checkpoint `name`: its processes, memory and disk as they were
   // then. When the restore fails, the sandbox boots afresh from the checkpoint's disk and the
   // operation is Failed with why (the answer is still the sandbox). NotFound when not kept.
