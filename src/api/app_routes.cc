@@ -20,7 +20,8 @@ void AddAppRoutes(Router& router, core::AppService& apps) {
                if (!deploy.ok()) return ErrorResponse(deploy.status());
                auto wait = DeployWaitFromJson(*body);
                if (!wait.ok()) return ErrorResponse(wait.status());
-               auto done = apps.Deploy(who, *deploy, std::chrono::seconds(*wait), RestAppFields());
+               auto done = apps.Deploy(who, *deploy, std::chrono::seconds(*wait), RestAppFields(),
+                                       IdempotencyKeyOf(req, *body));
                if (!done.ok()) return ErrorResponse(done.status());
                if (done->app) return JsonResponse(201, AppToJson(*done->app));
                return JsonResponse(202, OperationJson(done->operation));

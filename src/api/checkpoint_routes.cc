@@ -73,7 +73,8 @@ void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints) {
                    return ErrorResponse(InvalidArgument("keep", "keep must be true or false"));
                  keep = (*body)["keep"].get<bool>();
                }
-               auto taken = checkpoints.Take(who, p.at("id"), *name, keep);
+               auto taken =
+                   checkpoints.Take(who, p.at("id"), *name, keep, IdempotencyKeyOf(req, *body));
                if (!taken.ok()) return ErrorResponse(taken.status());
                nlohmann::json out = CheckpointToJson(taken->checkpoint);
                out["operationId"] = taken->operation_id;

@@ -125,7 +125,8 @@ void AddImageRoutes(Router& router, core::ImageService& images) {
                if (!body.ok()) return ErrorResponse(body.status());
                auto pull = ParsePull(*body);
                if (!pull.ok()) return ErrorResponse(pull.status());
-               return JsonOrError(202, ImageOrError(images.Pull(who, *pull)));
+               return JsonOrError(
+                   202, ImageOrError(images.Pull(who, *pull, IdempotencyKeyOf(req, *body))));
              });
   // The body is an image archive, read as it arrives (StreamsRequestBody).
   router.Add("POST", "/v1/images/import",
@@ -136,9 +137,11 @@ void AddImageRoutes(Router& router, core::ImageService& images) {
                }
                std::string name = req.query.count("name") ? req.query.at("name") : "";
                auto body = req.body_stream;
-               auto image = images.Import(who, name, [body](char* buf, size_t n) -> long {
-                 return body ? body->Read(buf, n) : 0;
-               });
+               // The key's fingerprint is the path and name here; the core adds the archive's.
+               auto image = images.Import(
+                   who, name,
+                   [body](char* buf, size_t n) -> long { return body ? body->Read(buf, n) : 0; },
+                   IdempotencyKeyOf(req, nlohmann::json{{"name", name}}));
                return JsonOrError(201, ImageOrError(std::move(image)));
              });
   router.Add("POST", "/v1/sandboxes/{id}/image",
@@ -147,7 +150,8 @@ void AddImageRoutes(Router& router, core::ImageService& images) {
                if (!body.ok()) return ErrorResponse(body.status());
                auto commit = ParseCommit(*body);
                if (!commit.ok()) return ErrorResponse(commit.status());
-               return JsonOrError(202, ImageOrError(images.Commit(who, p.at("id"), *commit)));
+               return JsonOrError(202, ImageOrError(images.Commit(who, p.at("id"), *commit,
+                                                                  IdempotencyKeyOf(req, *body))));
              });
   router.Add("GET", "/v1/images",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {

@@ -324,7 +324,7 @@ void AddSiteRoutes(Router& router, storage::SiteService& sites) {
                    return ErrorResponse(InvalidArgument("name", "name must be a string"));
                  publish.name = (*body)["name"].get<std::string>();
                }
-               auto site = sites.Publish(who.org_id, publish);
+               auto site = sites.Publish(who.org_id, publish, IdempotencyKeyOf(req, *body));
                if (!site.ok()) return ErrorResponse(site.status());
                return JsonResponse(201, SiteJson(*site));
              });
