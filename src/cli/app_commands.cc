@@ -74,6 +74,7 @@ constexpr int kServerWaitSeconds = 20;
 void AddDeploy(CLI::App& group, Invocation& invocation) {
   struct Options {
     std::string sandbox, name, source, build, build_path, start, readiness_path;
+    std::string idempotency_key;
     int64_t port = 0;
     int64_t replicas = 1;
     int64_t readiness_timeout = 0;
@@ -112,6 +113,9 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
                    "repeatable")
       ->type_name("NAME")
       ->allow_extra_args(false);
+  deploy->add_option("--idempotency-key", o->idempotency_key,
+                     "retry-safe deploy key (the same key and request: the same deploy, not "
+                     "run again)");
   deploy->add_flag("--no-wait", o->no_wait,
                    "print the deploy's operation at once instead of waiting for the deploy "
                    "(adapt op get ID follows it)");
@@ -145,7 +149,9 @@ void AddDeploy(CLI::App& group, Invocation& invocation) {
       return Status::Ok();
     };
     invocation.run = [o, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(json answer, JsonOrError(client.Post("/v1/apps", o->body)));
+      ASSIGN_OR_RETURN(
+          json answer,
+          JsonOrError(client.Post("/v1/apps", o->body, IdempotencyHeaders(o->idempotency_key))));
       return ShowAppOrOperation(client, console, invocation.json, o->no_wait, answer);
     };
   });

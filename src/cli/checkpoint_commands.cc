@@ -24,7 +24,8 @@ std::string Number(const nlohmann::json& j, const char* key) {
 struct Args {
   std::string id;
   std::string name;
-  bool keep = false;  // create: outlive the sandbox's deletion
+  bool keep = false;            // create: outlive the sandbox's deletion
+  std::string idempotency_key;  // create
 };
 
 struct ListArgs {
@@ -56,12 +57,16 @@ void AddSandboxCheckpoints(CLI::App& sandbox_group, Invocation& invocation) {
                     *create_args);
   create->add_flag("--keep", create_args->keep,
                    "keep the checkpoint after the sandbox is deleted (until deleted itself)");
+  create->add_option("--idempotency-key", create_args->idempotency_key,
+                     "retry-safe key (the same key and request: the same checkpoint, not taken "
+                     "again)");
   create->callback([create_args, &invocation] {
     invocation.run = [create_args, &invocation](const ApiClient& client, const Console& console) {
       ASSIGN_OR_RETURN(
           nlohmann::json c,
           JsonOrError(client.Post(CheckpointsPath(create_args->id),
-                                  {{"name", create_args->name}, {"keep", create_args->keep}})));
+                                  {{"name", create_args->name}, {"keep", create_args->keep}},
+                                  IdempotencyHeaders(create_args->idempotency_key))));
       if (invocation.json)
         console.out << PrettyJson(c);
       else

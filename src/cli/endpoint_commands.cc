@@ -24,16 +24,21 @@ void AddSandboxExpose(CLI::App& group, Invocation& invocation) {
   struct Args {
     std::string sandbox_id;
     int port = 0;
+    std::string idempotency_key;
   };
   auto args = std::make_shared<Args>();
   CLI::App* expose = group.add_subcommand(
       "expose", "Give a sandbox port a public HTTP(S) endpoint: adapt sandbox expose ID PORT");
   expose->add_option("id", args->sandbox_id, "sandbox id")->required();
   expose->add_option("port", args->port, "port inside the sandbox")->required();
+  expose->add_option("--idempotency-key", args->idempotency_key,
+                     "retry-safe creation key (the same key and request: the same endpoint)");
   expose->callback([args, &invocation] {
     invocation.run = [args, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(nlohmann::json e, JsonOrError(client.Post(EndpointsPath(args->sandbox_id),
-                                                                 {{"port", args->port}})));
+      ASSIGN_OR_RETURN(
+          nlohmann::json e,
+          JsonOrError(client.Post(EndpointsPath(args->sandbox_id), {{"port", args->port}},
+                                  IdempotencyHeaders(args->idempotency_key))));
       if (invocation.json) {
         console.out << PrettyJson(e);
       } else {

@@ -48,7 +48,8 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
 }
 
 Result<HttpResponse> Perform(const ApiClient& client, const char* method, const std::string& path,
-                             FILE* in, long long size, const std::string& content_type, FILE* out) {
+                             FILE* in, long long size, const std::string& content_type, FILE* out,
+                             const HeaderList& extra_headers = {}) {
   CurlPtr curl(curl_easy_init(), &curl_easy_cleanup);
   if (!curl) return Internal("cannot initialise libcurl");
   HeaderPtr headers(nullptr, &curl_slist_free_all);
@@ -58,6 +59,7 @@ Result<HttpResponse> Perform(const ApiClient& client, const char* method, const 
   add("Accept: application/json");
   if (!client.api_key().empty()) add("Authorization: Bearer " + client.api_key());
   if (in) add("Content-Type: " + content_type);
+  for (const auto& [name, value] : extra_headers) add(name + ": " + value);
   add("Expect:");
   CURL* c = curl.get();
   char error_buffer[CURL_ERROR_SIZE] = {};
@@ -107,8 +109,9 @@ Result<HttpResponse> PutStream(const ApiClient& client, const std::string& path,
 }
 
 Result<HttpResponse> PostStream(const ApiClient& client, const std::string& path, FILE* in,
-                                long long size, const std::string& content_type) {
-  return Perform(client, "POST", path, in, size, content_type, nullptr);
+                                long long size, const std::string& content_type,
+                                const HeaderList& headers) {
+  return Perform(client, "POST", path, in, size, content_type, nullptr, headers);
 }
 
 Result<HttpResponse> GetStream(const ApiClient& client, const std::string& path, FILE* out) {

@@ -14,9 +14,10 @@ namespace adapt::cli {
 // PUTs the file open as `in` (of `size` bytes) to `path`; the answer, errors included.
 Result<HttpResponse> PutStream(const ApiClient& client, const std::string& path, FILE* in,
                                long long size, const std::string& content_type);
-// POSTs the file open as `in` (of `size` bytes) to `path` (adapt image import).
+// POSTs the file open as `in` (of `size` bytes) to `path` (adapt image import), with `headers`.
 Result<HttpResponse> PostStream(const ApiClient& client, const std::string& path, FILE* in,
-                                long long size, const std::string& content_type);
+                                long long size, const std::string& content_type,
+                                const HeaderList& headers = {});
 // GETs `path` into `out` when the status is below 400; an error answer's body is returned
 // in the response instead.
 Result<HttpResponse> GetStream(const ApiClient& client, const std::string& path, FILE* out);

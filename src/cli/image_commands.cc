@@ -74,7 +74,7 @@ void DrawProgress(const json& progress) {
 
 Status Pull(const ApiClient& client, const std::string& reference, const std::string& username,
             bool password_stdin, const std::string& password_secret, bool detach, bool as_json,
-            const Console& console) {
+            const HeaderList& headers, const Console& console) {
   json body = {{"reference", reference}};
   if (!username.empty() && !password_secret.empty()) {
     body["credentials"] = {{"username", username}, {"passwordSecret", password_secret}};
@@ -83,7 +83,7 @@ Status Pull(const ApiClient& client, const std::string& reference, const std::st
     if (password_stdin) std::getline(console.in, password);
     body["credentials"] = {{"username", username}, {"password", password}};
   }
-  ASSIGN_OR_RETURN(json image, JsonOrError(client.Post("/v1/images", body)));
+  ASSIGN_OR_RETURN(json image, JsonOrError(client.Post("/v1/images", body, headers)));
   if (detach) {
     PrintImage(image, as_json, console);
     return Status::Ok();
@@ -107,15 +107,16 @@ Status Pull(const ApiClient& client, const std::string& reference, const std::st
 }
 
 Status Import(const ApiClient& client, const std::string& file, const std::string& name,
-              bool as_json, const Console& console) {
+              bool as_json, const HeaderList& headers, const Console& console) {
   std::error_code ec;
   auto size = std::filesystem::file_size(file, ec);
   if (ec) return Status(Code::kInvalidArgument, "cannot read " + file + ": " + ec.message());
   std::unique_ptr<FILE, decltype(&std::fclose)> in(std::fopen(file.c_str(), "rb"), &std::fclose);
   if (!in) return Status(Code::kInvalidArgument, "cannot read " + file);
-  ASSIGN_OR_RETURN(json image, JsonOrError(PostStream(
-                                   client, "/v1/images/import" + QueryString({{"name", name}}),
-                                   in.get(), static_cast<long long>(size), "application/x-tar")));
+  ASSIGN_OR_RETURN(
+      json image,
+      JsonOrError(PostStream(client, "/v1/images/import" + QueryString({{"name", name}}), in.get(),
+                             static_cast<long long>(size), "application/x-tar", headers)));
   PrintImage(image, as_json, console);
   return Status::Ok();
 }
@@ -127,7 +128,7 @@ void AddImageCommands(CLI::App& app, Invocation& invocation) {
   group->require_subcommand(1);
 
   struct PullArgs {
-    std::string reference, username, password_secret;
+    std::string reference, username, password_secret, idempotency_key;
     bool password_stdin = false, detach = false;
   };
   auto pull_args = std::make_shared<PullArgs>();
@@ -141,6 +142,9 @@ void AddImageCommands(CLI::App& app, Invocation& invocation) {
   pull->add_option("--password-secret", pull_args->password_secret,
                    "the organization secret holding the registry password (adapt secret set)");
   pull->add_flag("--detach", pull_args->detach, "return at once instead of waiting for the pull");
+  pull->add_option("--idempotency-key", pull_args->idempotency_key,
+                   "retry-safe pull key (the same key and request: the same image, not pulled "
+                   "again)");
   pull->callback([pull_args, &invocation] {
     invocation.prepare = [pull_args](const Console&) {
       if (pull_args->password_stdin && pull_args->username.empty())
@@ -155,12 +159,13 @@ void AddImageCommands(CLI::App& app, Invocation& invocation) {
     };
     invocation.run = [pull_args, &invocation](const ApiClient& client, const Console& console) {
       return Pull(client, pull_args->reference, pull_args->username, pull_args->password_stdin,
-                  pull_args->password_secret, pull_args->detach, invocation.json, console);
+                  pull_args->password_secret, pull_args->detach, invocation.json,
+                  IdempotencyHeaders(pull_args->idempotency_key), console);
     };
   });
 
   struct ImportArgs {
-    std::string file, name;
+    std::string file, name, idempotency_key;
   };
   auto import_args = std::make_shared<ImportArgs>();
   CLI::App* import = group->add_subcommand(
@@ -170,9 +175,12 @@ void AddImageCommands(CLI::App& app, Invocation& invocation) {
   import->add_option("file", import_args->file, "the archive (tar, tar.gz or tar.zst)")->required();
   import->add_option("--name", import_args->name,
                      "the image to take from an archive holding several (its tag)");
+  import->add_option("--idempotency-key", import_args->idempotency_key,
+                     "retry-safe import key (the same key, name and archive: the same image)");
   import->callback([import_args, &invocation] {
     invocation.run = [import_args, &invocation](const ApiClient& client, const Console& console) {
-      return Import(client, import_args->file, import_args->name, invocation.json, console);
+      return Import(client, import_args->file, import_args->name, invocation.json,
+                    IdempotencyHeaders(import_args->idempotency_key), console);
 };
 }  // namespace adapt::cli
 );

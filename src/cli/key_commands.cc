@@ -14,6 +14,7 @@ struct KeyOptions {
   std::string name;
   int64_t ttl_seconds = 0;
   bool has_ttl = false;
+  std::string idempotency_key;
 };
 
 // The caller's own organization's keys, or with --org one organization's (the admin key).
@@ -30,6 +31,8 @@ void AddKeyCreate(CLI::App& group, Invocation& invocation) {
   create->add_option("--name", options->name, "a name to recognise the key by");
   CLI::Option* ttl =
       create->add_option("--ttl", options->ttl_seconds, "seconds until it expires [never]");
+  create->add_option("--idempotency-key", options->idempotency_key,
+                     "retry-safe creation key (a replay answers the key's record without the key)");
   create->callback([options, ttl, &invocation] {
     options->has_ttl = ttl->count() > 0;
     invocation.run = [options, &invocation](const ApiClient& client, const Console& console) {
@@ -37,7 +40,8 @@ void AddKeyCreate(CLI::App& group, Invocation& invocation) {
       if (!options->name.empty()) body["name"] = options->name;
       if (options->has_ttl) body["ttlSeconds"] = options->ttl_seconds;
       ASSIGN_OR_RETURN(nlohmann::json key,
-                       JsonOrError(client.Post(KeysPath(options->org_id), body)));
+                       JsonOrError(client.Post(KeysPath(options->org_id), body,
+                                               IdempotencyHeaders(options->idempotency_key))));
       if (invocation.json) {
         console.out << PrettyJson(key);
         return Status::Ok();
@@ -45,6 +49,13 @@ void AddKeyCreate(CLI::App& group, Invocation& invocation) {
       // Only the key text, so `KEY=$(adapt key create)` captures it; adaptd never
       // shows it again.
       const bool has_key = key.is_object() && key.contains("key") && key["key"].is_string();
+      // A replay of --idempotency-key: the text was shown once, to the first request.
+      if (!has_key && !options->idempotency_key.empty() && key.is_object() && key.contains("id") &&
+          key["id"].is_string())
+        return Status(Code::kConflict, "the idempotency key made API key " +
+                                           key["id"].get<std::string>() +
+                                           " already, whose text is shown only once; revoke it "
+                                           "and create another with a new key");
       if (!has_key) return Internal("adaptd's answer carries no key");
       console.out << key["key"].get<std::string>() << "\n";
       return Status::Ok();

@@ -183,7 +183,7 @@ void AddSiteCommands(CLI::App& app, Invocation& invocation) {
   CLI::App* group = app.add_subcommand("site", "Static websites published from object storage");
   group->require_subcommand(1);
   struct Args {
-    std::string source, name;
+    std::string source, name, idempotency_key;
   };
   auto args = std::make_shared<Args>();
   CLI::App* publish = group->add_subcommand(
@@ -192,11 +192,15 @@ void AddSiteCommands(CLI::App& app, Invocation& invocation) {
   publish->add_option("source", args->source, "object prefix (directory) with index.html")
       ->required();
   publish->add_option("--name", args->name, "site name (a new release when it exists)");
+  publish->add_option("--idempotency-key", args->idempotency_key,
+                      "retry-safe publish key (the same key and request: no second release)");
   publish->callback([args, &invocation] {
     invocation.run = [args, &invocation](const ApiClient& client, const Console& console) {
       nlohmann::json body = {{"source", args->source}};
       if (!args->name.empty()) body["name"] = args->name;
-      ASSIGN_OR_RETURN(nlohmann::json s, JsonOrError(client.Post("/v1/sites", body)));
+      ASSIGN_OR_RETURN(
+          nlohmann::json s,
+          JsonOrError(client.Post("/v1/sites", body, IdempotencyHeaders(args->idempotency_key))));
       if (invocation.json)
         console.out << PrettyJson(s);
       else

@@ -90,6 +90,7 @@ void AddCommit(CLI::App& group, Invocation& invocation) {
   auto name = std::make_shared<std::string>();
   auto tag = std::make_shared<std::string>();
   auto wait = std::make_shared<bool>(false);
+  auto idempotency_key = std::make_shared<std::string>();
   CLI::App* commit = group.add_subcommand(
       "commit",
       "Save a sandbox's filesystem as an image of the organization (running, or stopped durable)");
@@ -98,13 +99,17 @@ void AddCommit(CLI::App& group, Invocation& invocation) {
       ->required();
   commit->add_option("--tag", *tag, "the image's tag (default latest)");
   commit->add_flag("--wait", *wait, "wait for the image to be saved; exit 1 when it failed");
-  commit->callback([id, name, tag, wait, &invocation] {
-    invocation.run = [id, name, tag, wait, &invocation](const ApiClient& client,
-                                                        const Console& console) {
+  commit->add_option("--idempotency-key", *idempotency_key,
+                     "retry-safe commit key (the same key and request: the same image, not "
+                     "saved again)");
+  commit->callback([id, name, tag, wait, idempotency_key, &invocation] {
+    invocation.run = [id, name, tag, wait, idempotency_key, &invocation](const ApiClient& client,
+                                                                         const Console& console) {
       nlohmann::json body = {{"name", *name}};
       if (!tag->empty()) body["tag"] = *tag;
       ASSIGN_OR_RETURN(nlohmann::json image,
-                       JsonOrError(client.Post(SandboxPath(*id) + "/image", body)));
+                       JsonOrError(client.Post(SandboxPath(*id) + "/image", body,
+                                               IdempotencyHeaders(*idempotency_key))));
       nlohmann::json op;
       if (*wait) {
         ASSIGN_OR_RETURN(op,
