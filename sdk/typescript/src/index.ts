@@ -10,7 +10,7 @@ export { Files } from "./files.js";
 export type { FileData } from "./files.js";
 export type * from "./models.js";
 export { Accounts, Apps, Databases, Images, Jobs, Keys, Objects, Orgs, Plans, Runs, Secrets, Sites, StorageVolumes } from "./resources.js";
-export type { DeployAppOptions, RollbackAppOptions, SubmitJobOptions } from "./resources.js";
+export type { DeployAppOptions, IdempotencyOptions, ImageWaitOptions, RollbackAppOptions, SubmitJobOptions } from "./resources.js";
 export { Artifacts, ENDED, Endpoints, Sandbox, Sandboxes } from "./sandbox.js";
 export type { CreateSandboxOptions } from "./sandbox.js";
 export type { Body, ClientOptions } from "./transport.js";

@@ -16,6 +16,13 @@ export interface ImageWaitOptions {
   wait?: boolean;
   onProgress?: (progress: Progress) => void;
   timeoutMs?: number;
+  /** The same key (and request) answers the same image, and starts nothing again. */
+  idempotencyKey?: string;
+}
+
+/** A create's Idempotency-Key: the same key and request answer what the first made. */
+export interface IdempotencyOptions {
+  idempotencyKey?: string;
 }
 
 export class Images {
@@ -28,7 +35,7 @@ export class Images {
     if (options.username !== undefined || options.password !== undefined) {
       body["credentials"] = { username: options.username ?? "", password: options.password ?? "" };
     }
-    const image = await this.t.call<Image>("POST", "/v1/images", { json: body });
+    const image = await this.t.call<Image>("POST", "/v1/images", { json: body, idempotencyKey: options.idempotencyKey });
     return options.wait === false ? image : this.wait(image.id, options);
   }
 
@@ -38,6 +45,7 @@ export class Images {
     const body: Body = () => fileStream(localPath);
     const image = await this.t.call<Image>("POST", "/v1/images/import", {
       query: { name: options.name }, body, headers: { "Content-Type": "application/x-tar" },
+      idempotencyKey: options.idempotencyKey,
     });
     return options.wait === false ? image : this.wait(image.id, options);
   }
@@ -48,7 +56,9 @@ export class Images {
   async commit(sandboxId: string, name: string, options: ImageWaitOptions & { tag?: string } = {}): Promise<Image> {
     const body: Record<string, unknown> = { name };
     if (options.tag !== undefined) body["tag"] = options.tag;
-    const image = await this.t.call<Image>("POST", `/v1/sandboxes/${encodeURIComponent(sandboxId)}/image`, { json: body });
+    const image = await this.t.call<Image>("POST", `/v1/sandboxes/${encodeURIComponent(sandboxId)}/image`, {
+      json: body, idempotencyKey: options.idempotencyKey,
+    });
     return options.wait === false ? image : this.wait(image.id, options);
   }
 
@@ -87,8 +97,8 @@ export class Secrets {
   constructor(private readonly t: Transport) {}
 
   /** Creates the secret, or gives it a new version. */
-  set(name: string, value: string): Promise<Secret> {
-    return this.t.call<Secret>("POST", "/v1/secrets", { json: { name, value } });
+  set(name: string, value: string, options: IdempotencyOptions = {}): Promise<Secret> {
+    return this.t.call<Secret>("POST", "/v1/secrets", { json: { name, value }, idempotencyKey: options.idempotencyKey });
   }
 
   get(name: string): Promise<Secret> {
@@ -173,6 +183,8 @@ export interface DeployAppOptions {
   waitSeconds?: number;
   /** How long deploy() polls that operation (default 1 h). */
   timeoutMs?: number;
+  /** The same key and request answer the same deploy (its operation, polled), not run again. */
+  idempotencyKey?: string;
 }
 
 export interface RollbackAppOptions {
@@ -190,8 +202,8 @@ export class Apps {
    * that outlasts the server's wait is an operation: this polls it and throws its error when it
    * failed. */
   async deploy(options: DeployAppOptions): Promise<App> {
-    const { timeoutMs, ...body } = options;
-    const answer = await this.t.call<App | Operation>("POST", "/v1/apps", { json: { ...body } });
+    const { timeoutMs, idempotencyKey, ...body } = options;
+    const answer = await this.t.call<App | Operation>("POST", "/v1/apps", { json: { ...body }, idempotencyKey });
     return this.appOf(answer, "deploy", timeoutMs);
   }
 
@@ -314,8 +326,10 @@ export class Runs {
 export class StorageVolumes {
   constructor(private readonly t: Transport) {}
 
-  create(name: string, sizeMiB?: number): Promise<Storage> {
-    return this.t.call<Storage>("POST", "/v1/storage", { json: sizeMiB === undefined ? { name } : { name, sizeMiB } });
+  create(name: string, sizeMiB?: number, options: IdempotencyOptions = {}): Promise<Storage> {
+    return this.t.call<Storage>("POST", "/v1/storage", {
+      json: sizeMiB === undefined ? { name } : { name, sizeMiB }, idempotencyKey: options.idempotencyKey,
+    });
   }
 
   get(name: string): Promise<Storage> {
@@ -371,9 +385,11 @@ export class Objects {
     return this.t.call<ObjectLink>("POST", "/v1/objects/url", { json: ttlSeconds === undefined ? { key } : { key, ttlSeconds } });
   }
 
-  /** A storage token: S3 credentials for the storage gateway only, expiring, revocable. */
-  createToken(options: { name?: string; ttlSeconds?: number } = {}): Promise<NewStorageToken> {
-    return this.t.call<NewStorageToken>("POST", "/v1/storage-tokens", { json: options });
+  /** A storage token: S3 credentials for the storage gateway only, expiring, revocable. A
+   * replay of idempotencyKey answers the token without its secret (shown once). */
+  createToken(options: { name?: string; ttlSeconds?: number } & IdempotencyOptions = {}): Promise<NewStorageToken> {
+    const { idempotencyKey, ...json } = options;
+    return this.t.call<NewStorageToken>("POST", "/v1/storage-tokens", { json, idempotencyKey });
   }
 
   async listTokens(): Promise<StorageToken[]> {
@@ -394,8 +410,10 @@ export class Objects {
 export class Sites {
   constructor(private readonly t: Transport) {}
 
-  publish(source: string, name?: string): Promise<Site> {
-    return this.t.call<Site>("POST", "/v1/sites", { json: name === undefined ? { source } : { source, name } });
+  publish(source: string, name?: string, options: IdempotencyOptions = {}): Promise<Site> {
+    return this.t.call<Site>("POST", "/v1/sites", {
+      json: name === undefined ? { source } : { source, name }, idempotencyKey: options.idempotencyKey,
+    });
   }
 
   get(siteId: string): Promise<Site> {
@@ -416,12 +434,13 @@ export class Sites {
 export class Keys {
   constructor(private readonly t: Transport) {}
 
-  /** A new key; its text (`key`) is answered this once. Without `ttlSeconds` it never expires. */
-  create(options: { name?: string; ttlSeconds?: number } = {}): Promise<NewApiKey> {
+  /** A new key; its text (`key`) is answered this once. Without `ttlSeconds` it never expires.
+   * A replay of idempotencyKey answers the key's record without its text. */
+  create(options: { name?: string; ttlSeconds?: number } & IdempotencyOptions = {}): Promise<NewApiKey> {
     const json: Record<string, unknown> = {};
     if (options.name !== undefined) json.name = options.name;
     if (options.ttlSeconds !== undefined) json.ttlSeconds = options.ttlSeconds;
-    return this.t.call<NewApiKey>("POST", "/v1/keys", { json });
+    return this.t.call<NewApiKey>("POST", "/v1/keys", { json, idempotencyKey: options.idempotencyKey });
   }
 
   list(): AsyncGenerator<ApiKey> {

@@ -48,8 +48,11 @@ export interface CreateSandboxOptions {
 export class Endpoints {
   constructor(private readonly t: Transport, readonly sandboxId: string) {}
 
-  create(port: number): Promise<Endpoint> {
-    return this.t.call<Endpoint>("POST", `/v1/sandboxes/${this.sandboxId}/endpoints`, { json: { port } });
+  /** The same idempotencyKey answers the same endpoint. */
+  create(port: number, options: { idempotencyKey?: string } = {}): Promise<Endpoint> {
+    return this.t.call<Endpoint>("POST", `/v1/sandboxes/${this.sandboxId}/endpoints`, {
+      json: { port }, idempotencyKey: options.idempotencyKey,
+    });
   }
 
   async list(): Promise<Endpoint[]> {
@@ -197,11 +200,12 @@ export class Sandbox {
 
   /** Saves the running durable sandbox's processes, memory and disk as `name`; it keeps
    * running. keep: it outlives the sandbox's deletion. The answer carries its checkpoint
-   * operation (`operationId`). */
-  async createCheckpoint(name: string, options: { keep?: boolean } = {}): Promise<Checkpoint> {
+   * operation (`operationId`). The same idempotencyKey answers the same checkpoint and takes no
+   * second one. */
+  async createCheckpoint(name: string, options: { keep?: boolean; idempotencyKey?: string } = {}): Promise<Checkpoint> {
     const json: Record<string, unknown> = { name };
     if (options.keep) json["keep"] = true;
-    return this.t.call<Checkpoint>("POST", `/v1/sandboxes/${this.id}/checkpoints`, { json });
+    return this.t.call<Checkpoint>("POST", `/v1/sandboxes/${this.id}/checkpoints`, { json, idempotencyKey: options.idempotencyKey });
   }
 
   /** The sandbox's checkpoints, oldest first. */

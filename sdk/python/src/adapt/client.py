@@ -6,8 +6,9 @@ from typing import Any, Dict, Optional
 
 from ._transport import Transport
 from .automations import Automations
-from .resources import (Accounts, Apps, Databases, Images, Jobs, Keys, Objects, Orgs, Plans, Runs, Secrets,
-                        Sites, StorageVolumes)
+from .apps import Apps
+from .resources import (Accounts, Databases, Images, Jobs, Keys, Objects, Orgs, Plans, Runs, Secrets, Sites,
+                        StorageVolumes)
 from .sandbox import Sandboxes
 
 

@@ -12,9 +12,9 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optio
 
 from . import _model
 from ._sse import parse_events
-from .errors import AdaptError, EventsReset, NotFound, RequestTimeout, Unavailable
+from .errors import AdaptError, EventsReset, NotFound, RequestTimeout
 from .files import LocalPath, _save
-from .models import (Account, AlertEvent, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
+from .models import (Account, AlertEvent, ApiKey, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser,
                      ObjectLink, Operation, Org, Plan, Progress, Run, RunEvent, Secret, Site, Storage,
                      StorageToken, StoredObject, UsageReport, User)
 from .pages import paginate
@@ -54,39 +54,46 @@ class Images:
 
     def pull(self, reference: str, *, username: Optional[str] = None, password: Optional[str] = None,
              wait: bool = True, on_progress: Optional[ProgressCallback] = None,
-             timeout: float = 1800.0) -> Image:
+             timeout: float = 1800.0, idempotency_key: Optional[str] = None) -> Image:
         """Pulls an image into the organization; wait: until it is ready (on_progress gets
-        its bytes so far), ImageFailed-style AdaptError when the pull fails."""
+        its bytes so far), ImageFailed-style AdaptError when the pull fails. The same
+        idempotency_key answers the same image and pulls nothing again."""
         body: Dict[str, Any] = {"reference": reference}
         if username is not None or password is not None:
             body["credentials"] = {"username": username or "", "password": password or ""}
-        image = _model.from_json(Image, self._t.call("POST", "/v1/images", json_body=body))
+        image = _model.from_json(Image, self._t.call("POST", "/v1/images", json_body=body,
+                                                     idempotency_key=idempotency_key))
         return self.wait(image.id, on_progress, timeout) if wait else image
 
     def commit(self, sandbox_id: str, name: str, *, tag: Optional[str] = None, wait: bool = True,
-               on_progress: Optional[ProgressCallback] = None, timeout: float = 1800.0) -> Image:
+               on_progress: Optional[ProgressCallback] = None, timeout: float = 1800.0,
+               idempotency_key: Optional[str] = None) -> Image:
         """Saves a sandbox's filesystem (running, or stopped durable) as an image of the
         organization, name:tag (tag "latest" when None); wait: until it is ready. Create
-        sandboxes from it with image_id."""
+        sandboxes from it with image_id. The same idempotency_key answers the same image and
+        saves nothing again."""
         body: Dict[str, Any] = {"name": name}
         if tag is not None:
             body["tag"] = tag
         path = "/v1/sandboxes/" + urllib.parse.quote(sandbox_id, safe="") + "/image"
-        image = _model.from_json(Image, self._t.call("POST", path, json_body=body))
+        image = _model.from_json(Image, self._t.call("POST", path, json_body=body,
+                                                     idempotency_key=idempotency_key))
         return self.wait(image.id, on_progress, timeout) if wait else image
 
     def import_archive(self, archive: Union[LocalPath, IO[bytes]], name: Optional[str] = None,
                        wait: bool = True, on_progress: Optional[ProgressCallback] = None,
-                       timeout: float = 1800.0) -> Image:
+                       timeout: float = 1800.0, idempotency_key: Optional[str] = None) -> Image:
         """Imports an OCI layout or `docker save` archive (tar, gzip or zstd), streamed. name:
-        which image of an archive holding several (its ref name or RepoTag)."""
+        which image of an archive holding several (its ref name or RepoTag). The same
+        idempotency_key, name and archive answer the same image without importing again."""
         with contextlib.ExitStack() as stack:
             if isinstance(archive, (str, os.PathLike)):
                 body: IO[bytes] = stack.enter_context(open(archive, "rb"))
             else:
                 body = archive
             raw = self._t.call("POST", "/v1/images/import", query={"name": name}, body=body,
-                               headers={"Content-Type": "application/x-tar"})
+                               headers={"Content-Type": "application/x-tar"},
+                               idempotency_key=idempotency_key)
         image = _model.from_json(Image, raw)
         return self.wait(image.id, on_progress, timeout) if wait else image
 
@@ -125,9 +132,10 @@ class Secrets:
     def __init__(self, transport: "Transport") -> None:
         self._t = transport
 
-    def set(self, name: str, value: str) -> Secret:
-        """Creates the secret, or gives it a new version."""
-        return _model.from_json(Secret, self._t.call("POST", "/v1/secrets", json_body={"name": name, "value": value}))
+    def set(self, name: str, value: str, *, idempotency_key: Optional[str] = None) -> Secret:
+        """Creates the secret, or gives it a new version (once per idempotency_key)."""
+        return _model.from_json(Secret, self._t.call("POST", "/v1/secrets", json_body={"name": name, "value": value},
+                                                     idempotency_key=idempotency_key))
 
     def get(self, name: str) -> Secret:
         return _model.from_json(Secret, self._t.call("GET", "/v1/secrets/" + name))
@@ -172,11 +180,13 @@ class StorageVolumes:
     def __init__(self, transport: "Transport") -> None:
         self._t = transport
 
-    def create(self, name: str, size_mib: Optional[int] = None) -> Storage:
+    def create(self, name: str, size_mib: Optional[int] = None, *,
+               idempotency_key: Optional[str] = None) -> Storage:
         body: Dict[str, Any] = {"name": name}
         if size_mib is not None:
             body["sizeMiB"] = size_mib
-        return _model.from_json(Storage, self._t.call("POST", "/v1/storage", json_body=body))
+        return _model.from_json(Storage, self._t.call("POST", "/v1/storage", json_body=body,
+                                                      idempotency_key=idempotency_key))
 
     def get(self, name: str) -> Storage:
         return _model.from_json(Storage, self._t.call("GET", "/v1/storage/" + name))
@@ -226,14 +236,17 @@ class Objects:
             body["ttlSeconds"] = ttl_seconds
         return _model.from_json(ObjectLink, self._t.call("POST", "/v1/objects/url", json_body=body))
 
-    def create_token(self, name: Optional[str] = None, ttl_seconds: Optional[int] = None) -> NewStorageToken:
-        """A storage token: S3 credentials for the storage gateway only, expiring, revocable."""
+    def create_token(self, name: Optional[str] = None, ttl_seconds: Optional[int] = None, *,
+                     idempotency_key: Optional[str] = None) -> NewStorageToken:
+        """A storage token: S3 credentials for the storage gateway only, expiring, revocable.
+        A replay of idempotency_key answers the token without its secret (shown once)."""
         body: Dict[str, Any] = {}
         if name is not None:
             body["name"] = name
         if ttl_seconds is not None:
             body["ttlSeconds"] = ttl_seconds
-        return _model.from_json(NewStorageToken, self._t.call("POST", "/v1/storage-tokens", json_body=body))
+        return _model.from_json(NewStorageToken, self._t.call("POST", "/v1/storage-tokens", json_body=body,
+                                                              idempotency_key=idempotency_key))
 
     def list_tokens(self) -> List[StorageToken]:
         return [_model.from_json(StorageToken, t) for t in self._t.call("GET", "/v1/storage-tokens")["tokens"]]
@@ -244,96 +257,6 @@ class Objects:
     def list(self, prefix: Optional[str] = None, page_size: int = 200) -> Iterator[StoredObject]:
         """Every object under prefix, in key order (S3's), following nextCursor page by page."""
         return paginate(self._t, "/v1/objects", StoredObject, page_size, {"prefix": prefix})
-
-
-class Apps:
-    """Deployed apps: a production copy of a sandbox's files on replicas behind one URL."""
-
-    def __init__(self, transport: "Transport") -> None:
-        self._t = transport
-
-    def deploy(self, sandbox_id: str, start_command: str, port: int, *, name: Optional[str] = None,
-               source_path: Optional[str] = None, build_command: Optional[str] = None,
-               build_path: Optional[str] = None, replicas: Optional[int] = None,
-               env: Optional[Dict[str, str]] = None, readiness_path: Optional[str] = None,
-               readiness_timeout_seconds: Optional[int] = None,
-               readiness_period_seconds: Optional[int] = None,
-               readiness_failure_threshold: Optional[int] = None,
-               secrets: Optional[List[str]] = None, timeout: float = 3600) -> App:
-        """Builds (optionally), packages and starts the app; answers once a replica is ready
-        (readiness_path answers 2xx or 3xx, or without it the port accepts connections). A
-        ready replica's check runs again every readiness_period_seconds (1-300, default 5);
-        readiness_failure_threshold (1-10, default 3) failures in a row take its traffic until
-        one passes. A deploy that outlasts the server's wait is an operation: this polls it (up
-        to `timeout` seconds) and raises the deploy's error when it failed."""
-        body: Dict[str, Any] = {"sandboxId": sandbox_id, "startCommand": start_command, "port": port}
-        for key, value in (("name", name), ("sourcePath", source_path), ("buildCommand", build_command),
-                           ("buildPath", build_path), ("replicas", replicas), ("env", env),
-                           ("readinessPath", readiness_path),
-                           ("readinessTimeoutSeconds", readiness_timeout_seconds),
-                           ("readinessPeriodSeconds", readiness_period_seconds),
-                           ("readinessFailureThreshold", readiness_failure_threshold),
-                           ("secrets", secrets)):
-            if value is not None:
-                body[key] = value
-        return self._app_of(self._t.call("POST", "/v1/apps", json_body=body), "deploy", timeout)
-
-    def _app_of(self, answer: Dict[str, Any], what: str, timeout: float) -> App:
-        """A deploy's or rollback's answer as the app: an operation (kind app.deploy or
-        app.rollback) is polled until it ends, and its error raised when it failed."""
-        if answer.get("kind") not in ("app.deploy", "app.rollback"):
-            return _model.from_json(App, answer)
-        op = self.deploy_operation(answer["id"], timeout=timeout)
-        if op.phase != "Completed":
-            raise Unavailable("%s %s %s: %s" % (what, op.id, op.phase.lower(), op.error or ""),
-                              code="unavailable")
-        return self.get(op.app_id or "")
-
-    def deploy_operation(self, operation_id: str, timeout: float = 3600) -> Operation:
-        """A deploy's or rollback's operation once Completed or Failed (or as it is after
-        `timeout`)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            op = _model.from_json(Operation, self._t.call("GET", "/v1/operations/" + operation_id))
-            if op.phase in ("Completed", "Failed") or time.monotonic() > deadline:
-                return op
-            time.sleep(0.5)
-
-    def list(self, page_size: int = 50) -> Iterator[App]:
-        """The organization's apps, newest first, following nextCursor page by page."""
-        return paginate(self._t, "/v1/apps", App, page_size)
-
-    def get(self, app_id: str) -> App:
-        return _model.from_json(App, self._t.call("GET", "/v1/apps/" + app_id))
-
-    def scale(self, app_id: str, replicas: int) -> App:
-        return _model.from_json(App, self._t.call("POST", "/v1/apps/" + app_id + "/scale",
-                                                  json_body={"replicas": replicas}))
-
-    def rollback(self, app_id: str, release_id: Optional[str] = None, *,
-                 wait_seconds: Optional[int] = None, timeout: float = 3600) -> App:
-        """Serves an earlier release again (default: the one before the current one); answers
-        once a replica of it serves. A rollback that outlasts the server's wait (`wait_seconds`,
-        0-600, default 60) is an operation: this polls it (up to `timeout` seconds) and raises
-        the rollback's error when it failed."""
-        body: Dict[str, Any] = {} if release_id is None else {"releaseId": release_id}
-        if wait_seconds is not None:
-            body["waitSeconds"] = wait_seconds
-        answer = self._t.call("POST", "/v1/apps/" + app_id + "/rollback", json_body=body)
-        return self._app_of(answer, "rollback", timeout)
-
-    def releases(self, app_id: str) -> List[AppRelease]:
-        page = self._t.call("GET", "/v1/apps/" + app_id + "/releases")
-        return [_model.from_json(AppRelease, r) for r in page["items"]]
-
-    def logs(self, app_id: str) -> List[AppReplicaLog]:
-        """Each replica's latest output (bounded), and the last failed replica's."""
-        page = self._t.call("GET", "/v1/apps/" + app_id + "/logs")
-        return [_model.from_json(AppReplicaLog, r) for r in page["items"]]
-
-    def delete(self, app_id: str) -> None:
-        """Deletes the replicas, the route and the releases; the source sandbox stays."""
-        self._t.request("DELETE", "/v1/apps/" + app_id).close()
 
 
 class Jobs:
@@ -416,11 +339,14 @@ class Sites:
     def __init__(self, transport: "Transport") -> None:
         self._t = transport
 
-    def publish(self, source: str, name: Optional[str] = None) -> Site:
+    def publish(self, source: str, name: Optional[str] = None, *,
+                idempotency_key: Optional[str] = None) -> Site:
+        """A new release of site `name` (made when new); once per idempotency_key."""
         body: Dict[str, Any] = {"source": source}
         if name is not None:
             body["name"] = name
-        return _model.from_json(Site, self._t.call("POST", "/v1/sites", json_body=body))
+        return _model.from_json(Site, self._t.call("POST", "/v1/sites", json_body=body,
+                                                   idempotency_key=idempotency_key))
 
     def get(self, site_id: str) -> Site:
         return _model.from_json(Site, self._t.call("GET", "/v1/sites/" + site_id))
@@ -439,15 +365,17 @@ class Keys:
     def __init__(self, transport: "Transport") -> None:
         self._t = transport
 
-    def create(self, name: Optional[str] = None, ttl_seconds: Optional[int] = None) -> NewApiKey:
+    def create(self, name: Optional[str] = None, ttl_seconds: Optional[int] = None, *,
+               idempotency_key: Optional[str] = None) -> NewApiKey:
         """A new key; its text (`.key`) is answered this once. Without `ttl_seconds` it never
-        expires."""
+        expires. A replay of idempotency_key answers the key's record without its text."""
         body: Dict[str, Any] = {}
         if name is not None:
             body["name"] = name
         if ttl_seconds is not None:
             body["ttlSeconds"] = ttl_seconds
-        return _model.from_json(NewApiKey, self._t.call("POST", "/v1/keys", json_body=body))
+        return _model.from_json(NewApiKey, self._t.call("POST", "/v1/keys", json_body=body,
+                                                        idempotency_key=idempotency_key))
 
     def list(self) -> Iterator[ApiKey]:
         return paginate(self._t, "/v1/keys", ApiKey, 200)

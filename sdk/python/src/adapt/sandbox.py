@@ -47,8 +47,10 @@ class Endpoints:
     def __init__(self, sandbox: "Sandbox") -> None:
         self._sb = sandbox
 
-    def create(self, port: int) -> Endpoint:
-        raw = self._sb._t.call("POST", self._sb._path("/endpoints"), json_body={"port": port})
+    def create(self, port: int, *, idempotency_key: Optional[str] = None) -> Endpoint:
+        """A public hostname for `port`; the same idempotency_key answers the same endpoint."""
+        raw = self._sb._t.call("POST", self._sb._path("/endpoints"), json_body={"port": port},
+                               idempotency_key=idempotency_key)
         return _model.from_json(Endpoint, raw)
 
     def list(self) -> List[Endpoint]:
@@ -164,14 +166,17 @@ class Sandbox:
         self.info = _model.from_json(SandboxInfo, self._t.call("POST", self._path("/stop"), json_body={}))
         return self.info
 
-    def create_checkpoint(self, name: str, keep: bool = False) -> Checkpoint:
+    def create_checkpoint(self, name: str, keep: bool = False, *,
+                          idempotency_key: Optional[str] = None) -> Checkpoint:
         """Saves the running durable sandbox's processes, memory and disk as `name`; it keeps
         running. keep: the checkpoint outlives the sandbox's deletion. The answer carries its
-        checkpoint operation (`operation_id`)."""
+        checkpoint operation (`operation_id`). The same idempotency_key answers the same
+        checkpoint and takes no second one."""
         body: Dict[str, Any] = {"name": name}
         if keep:
             body["keep"] = True
-        raw = self._t.call("POST", self._path("/checkpoints"), json_body=body)
+        raw = self._t.call("POST", self._path("/checkpoints"), json_body=body,
+                           idempotency_key=idempotency_key)
         return _model.from_json(Checkpoint, raw)
 
     def list_checkpoints(self) -> List[Checkpoint]:
