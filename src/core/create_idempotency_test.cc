@@ -279,19 +279,24 @@ TEST_F(CreateIdempotencyTest, ADeployReplayAnswersTheSameOperationAndDeploysNoth
   deploy.start_command = "python3 -m http.server 8000";
   deploy.port = 8000;
   deploy.replicas = 0;
+  // The packaging's file operation is a host process that answers nothing for a while, then
+  // ends: the deploy is still running when the replay comes, and then fails.
+  runtime_.ServeNextExec({"/bin/sh", "-c", "sleep 1"});
   auto first =
       apps_->Deploy(Caller(), deploy, std::chrono::milliseconds(0), {}, Key("k1", "deploy"));
   ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->operation.phase, "Running");
   auto again =
       apps_->Deploy(Caller(), deploy, std::chrono::milliseconds(0), {}, Key("k1", "deploy"));
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(again->operation.id, first->operation.id);
+  EXPECT_FALSE(again->app.has_value());
   deploy.port = 8001;
   ExpectKeyConflict(
       apps_->Deploy(Caller(), deploy, std::chrono::milliseconds(0), {}, Key("k1", "other"))
           .status());
-  // Once the first has ended (here it cannot package: the fake sandbox has no agent), a
-  // replay answers its operation as it ended rather than deploying again.
+  // Once the first has ended (its packaging got no archive), a replay answers its operation
+  // as it ended rather than deploying again: one file operation was ever started.
   store::OperationRecord ended;
   for (int i = 0; i < 3000; ++i) {
     auto op = store_.GetOperation(org_, first->operation.id);
@@ -307,6 +312,7 @@ TEST_F(CreateIdempotencyTest, ADeployReplayAnswersTheSameOperationAndDeploysNoth
   ASSERT_TRUE(after.ok()) << after.status().message();
   EXPECT_EQ(after->operation.id, first->operation.id);
   EXPECT_EQ(after->operation.phase, ended.phase);
+  EXPECT_EQ(runtime_.CountCalls(Op::kExec, sid), 1);
   auto open = store_.ListAllOpenOperations();
   ASSERT_TRUE(open.ok());
   EXPECT_TRUE(open->empty());
