@@ -5,6 +5,7 @@
         print(sb.commands.run("echo hello").stdout)
 """
 
+from .apps import Apps
 from .automations import Automations
 from .client import Client
 from .commands import CommandHandle, Commands
@@ -32,5 +33,5 @@ __all__ = [
     "StoredObject", "NewStorageToken", "ObjectLink", "ObjectStorageAttachment", "StorageToken",
     "Artifact", "ArtifactList", "Checkpoint", "User", "NewUser", "Account", "AccountUsage", "LedgerEntry", "Plan",
     "PlanLimits", "PlanPrices", "PaymentRequired", "AccountAlert", "UsageReport", "UsageTotal",
-    "Job", "Run", "RunEvent", "RunUsage", "AlertEvent", "App", "AppRelease", "AppReplica", "AppReplicaLog", "Automation", "AutomationStateChange", "Automations", "Database", "DatabaseDump",
+    "Job", "Run", "RunEvent", "RunUsage", "AlertEvent", "App", "AppRelease", "AppReplica", "AppReplicaLog", "Apps", "Automation", "AutomationStateChange", "Automations", "Database", "DatabaseDump",
 ]
