@@ -68,4 +68,33 @@ Result<Page<T>> PageNewestFirst(std::vector<T> rows, const PageRequest& request,
   return page;
 }
 
+// The same page with each item turned into what the caller shows (a record into its view),
+// so that only the items of the page are looked at.
+template <typename T, typename ToView>
+auto MapPage(Page<T> page, ToView to_view) -> Page<decltype(to_view(page.items.front()))> {
+  Page<decltype(to_view(page.items.front()))> out;
+  for (auto& item : page.items) out.items.push_back(to_view(item));
+  out.next_cursor = std::move(page.next_cursor);
+  return out;
+}
+
+// One key-ordered page of `rows` (in any order; `key_of(row)` is unique within the list), for
+// a list with no insertion order (plans: a catalogue named by id). Fails on a bad limit or
+// cursor.
+template <typename T, typename KeyOf>
+Result<Page<T>> PageByKey(std::vector<T> rows, const PageRequest& request, KeyOf key_of) {
+  RETURN_IF_ERROR(CheckPageLimit(request.limit));
+  ASSIGN_OR_RETURN(std::string after, ParseKeyListCursor(request.cursor));
+  std::erase_if(rows, [&](const T& row) { return !after.empty() && key_of(row) <= after; });
+  std::sort(rows.begin(), rows.end(),
+            [&](const T& a, const T& b) { return key_of(a) < key_of(b); });
+  Page<T> page;
+  if (static_cast<int>(rows.size()) > request.limit) {
+    rows.resize(request.limit);
+    page.next_cursor = KeyListCursor(key_of(rows.back()));
+  }
+  page.items = std::move(rows);
+  return page;
+}
+
 }  // namespace adapt

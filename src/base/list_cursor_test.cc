@@ -78,5 +78,32 @@ TEST(PageNewestFirst, RefusesABadLimitOrCursor) {
   EXPECT_EQ(PageNewestFirst(std::vector<Row>{}, {5, "zz"}, SeqOfRow).status().field(), "cursor");
 }
 
+std::string NameOfRow(const Row& r) { return r.name; }
+
+TEST(PageByKey, PagesInKeyOrderAndAKeyAddedBeforeTheCursorIsNotRepeated) {
+  std::vector<Row> rows = {{1, "b"}, {2, "a"}, {3, "d"}};
+  auto first = PageByKey(rows, {2, ""}, NameOfRow);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->items.size(), 2u);
+  EXPECT_EQ(first->items[0].name, "a");
+  EXPECT_EQ(first->items[1].name, "b");
+  ASSERT_TRUE(first->next_cursor);
+  rows.push_back({4, "aa"});  // sorts before the cursor: already passed
+  auto second = PageByKey(rows, {2, *first->next_cursor}, NameOfRow);
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->items.size(), 1u);
+  EXPECT_EQ(second->items[0].name, "d");
+  EXPECT_FALSE(second->next_cursor);
+  EXPECT_EQ(PageByKey(rows, {0, ""}, NameOfRow).status().field(), "limit");
+  EXPECT_EQ(PageByKey(rows, {2, "c5"}, NameOfRow).status().field(), "cursor");
+}
+
+TEST(MapPage, TurnsEachItemAndKeepsTheCursor) {
+  Page<Row> page{{{7, "x"}, {6, "y"}}, "c6"};
+  Page<std::string> names = MapPage(page, NameOfRow);
+  EXPECT_EQ(names.items, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(names.next_cursor, std::optional<std::string>("c6"));
+}
+
 }  // namespace
 }  // namespace adapt
