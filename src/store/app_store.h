@@ -56,6 +56,7 @@ struct AppReleaseRecord {
   int readiness_period_seconds = 5;
   int readiness_failure_threshold = 3;
   int64_t created_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when read: the release list's cursors
 };
 
 // A sandbox serving an app. Written as soon as the sandbox exists, so that a restart finds it.

@@ -31,7 +31,8 @@ Result<OrgRecord> MemoryStore::CreateOrg(const OrgRecord& org) {
     if (o.id == org.id) return Internal("creating organization: id " + org.id + " is taken");
   }
   orgs_.push_back(org);
-  return org;
+  orgs_.back().seq = next_seq_++;
+  return orgs_.back();
 }
 
 Result<OrgRecord> MemoryStore::GetOrg(const std::string& id) {
@@ -51,9 +52,8 @@ Result<OrgRecord> MemoryStore::FindOrgByName(const std::string& name) {
 Result<std::vector<OrgRecord>> MemoryStore::ListOrgs() {
   std::lock_guard lock(mu_);
   std::vector<OrgRecord> out = orgs_;
-  std::stable_sort(out.begin(), out.end(), [](const OrgRecord& a, const OrgRecord& b) {
-    return a.created_at != b.created_at ? a.created_at > b.created_at : a.id < b.id;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const OrgRecord& a, const OrgRecord& b) { return a.seq > b.seq; });
   return out;
 }
 
@@ -68,6 +68,7 @@ Status MemoryStore::CreateApiKey(const ApiKeyRecord& k) {
     if (other.id == k.id || other.key_hash == k.key_hash)
       return Internal("creating API key: the key is taken");
   keys_.push_back(k);
+  keys_.back().seq = next_seq_++;
   return Status::Ok();
 }
 
@@ -83,9 +84,8 @@ Result<std::vector<ApiKeyRecord>> MemoryStore::ListApiKeys(const std::string& or
   std::vector<ApiKeyRecord> out;
   for (const auto& k : keys_)
     if (k.org_id == org_id) out.push_back(k);
-  std::stable_sort(out.begin(), out.end(), [](const ApiKeyRecord& a, const ApiKeyRecord& b) {
-    return a.created_at != b.created_at ? a.created_at < b.created_at : a.id < b.id;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const ApiKeyRecord& a, const ApiKeyRecord& b) { return a.seq < b.seq; });
   return out;
 }
 

@@ -66,6 +66,7 @@ Status MemoryStore::PutAppRelease(const AppReleaseRecord& release) {
   for (const auto& r : app_releases_)
     if (r.id == release.id) return Conflict("release " + release.id + " exists");
   app_releases_.push_back(release);
+  app_releases_.back().seq = next_seq_++;
   return Status::Ok();
 }
 

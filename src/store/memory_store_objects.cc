@@ -94,6 +94,7 @@ Status MemoryStore::PutStorageToken(const StorageTokenRecord& t) {
   if (FindIf(tokens_, [&](const auto& o) { return o.id == t.id; }))
     return Internal("saving storage token: id " + t.id + " is taken");
   tokens_.push_back(t);
+  tokens_.back().seq = next_seq_++;
   return Status::Ok();
 }
 
@@ -108,8 +109,7 @@ Result<std::vector<StorageTokenRecord>> MemoryStore::ListStorageTokens(const std
   std::vector<StorageTokenRecord> out;
   for (const auto& t : tokens_)
     if (t.org_id == org_id) out.push_back(t);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto& a, const auto& b) { return a.created_at < b.created_at; });
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
   return out;
 }
 

@@ -56,6 +56,7 @@ Status MemoryStore::PutEndpoint(const EndpointRecord& e, std::optional<int64_t> 
     if (other.id == e.id || other.hostname == e.hostname)
       return Internal("saving endpoint: " + e.hostname + " is taken");
   endpoints_.push_back(e);
+  endpoints_.back().seq = next_seq_++;
   return Status::Ok();
 }
 
@@ -65,9 +66,7 @@ Result<std::vector<EndpointRecord>> MemoryStore::ListEndpoints(const std::string
   std::vector<EndpointRecord> out;
   for (const auto& e : endpoints_)
     if (e.org_id == org_id && (sandbox_id.empty() || e.sandbox_id == sandbox_id)) out.push_back(e);
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.created_at != b.created_at ? a.created_at < b.created_at : a.id < b.id;
-  });
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
   return out;
 }
 
@@ -244,6 +243,7 @@ Status MemoryStore::PutVolume(const VolumeRecord& v, std::optional<int64_t> max_
       RETURN_IF_ERROR(CheckStorageLimit(*max_gib, used, v.size_mib));
     }
     volumes_.push_back(v);
+    volumes_.back().seq = next_seq_++;
   }
   return Status::Ok();
 }

@@ -14,6 +14,7 @@ Status MemoryStore::CreateUser(const UserRecord& user) {
   for (const auto& u : users_)
     if (u.email == user.email) return Conflict("a user with this email exists");
   users_.push_back(user);
+  users_.back().seq = next_seq_++;
   return Status::Ok();
 }
 
@@ -25,7 +26,9 @@ Status MemoryStore::CreateOrgWithUser(const OrgRecord& org, const UserRecord& us
   for (const auto& u : users_)
     if (u.email == user.email) return Conflict("a user with this email exists");
   orgs_.push_back(org);
+  orgs_.back().seq = next_seq_++;
   users_.push_back(user);
+  users_.back().seq = next_seq_++;
   return Status::Ok();
 }
 
@@ -41,9 +44,7 @@ Result<std::vector<UserRecord>> MemoryStore::ListUsers(const std::string& org_id
   std::vector<UserRecord> out;
   for (const auto& u : users_)
     if (org_id.empty() || u.org_id == org_id) out.push_back(u);
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.created_at != b.created_at ? a.created_at < b.created_at : a.id < b.id;
-  });
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
   return out;
 }
 

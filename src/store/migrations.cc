@@ -571,6 +571,7 @@ CREATE INDEX apps_by_org ON apps(org_id, seq);
       {36, R"sql(
 ALTER TABLE operations ADD COLUMN checkpoint TEXT NOT NULL DEFAULT '';
 )sql"},
+      {37, kListSequencesMigration},
   };
   return kMigrations;
 }

@@ -21,6 +21,7 @@ struct OrgRecord {
   bool registered = true;
   // When its deletion began (core/org_deletion.h), millis; 0 while it is not being deleted.
   int64_t deleting_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when listed: cursors use it
 };
 
 struct ApiKeyRecord {
@@ -31,6 +32,7 @@ struct ApiKeyRecord {
   bool is_admin = false;
   int64_t created_at = 0;
   int64_t expires_at = 0;  // ms since the epoch; 0: never (core::Auth refuses it from then on)
+  int64_t seq = 0;         // insertion order, set by the store when listed: cursors use it
 };
 
 // A person who signs in to an organization (the OAuth authorize page) with email and password.
@@ -42,6 +44,7 @@ struct UserRecord {
   std::string email;
   std::string password_hash;
   int64_t created_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when listed: cursors use it
 };
 
 // A web dashboard sign-in (store/dashboard_session_store.h).
@@ -177,6 +180,7 @@ struct EndpointRecord {
   int port = 0;
   std::string hostname;
   int64_t created_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when listed: cursors use it
 };
 
 struct IdempotencyKey {
@@ -218,6 +222,7 @@ struct VolumeRecord {
   std::string status;
   std::string key_identifier;  // hex; the LUKS key's identifier, "" until first opened
   int64_t created_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when listed: cursors use it
 };
 
 // An object of an organization's object storage: its bytes are the file `blob` in the object
@@ -243,6 +248,7 @@ struct StorageTokenRecord {
   int64_t expires_at = 0;
   int64_t revoked_at = 0;  // 0: not revoked
   int64_t created_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when listed: cursors use it
 };
 
 // A static website: a stable hostname serving its current release.

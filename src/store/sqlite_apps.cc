@@ -90,6 +90,7 @@ AppReleaseRecord SqliteStore::ReadAppRelease(SQLite::Statement& q) {
   }
   r.readiness_period_seconds = q.getColumn(18).getInt();
   r.readiness_failure_threshold = q.getColumn(19).getInt();
+  r.seq = q.getColumn(20).getInt64();
   return r;
 }
 
@@ -223,7 +224,7 @@ Result<AppReleaseRecord> SqliteStore::GetAppRelease(const std::string& app_id,
                                                     const std::string& id) {
   return Guard<Result<AppReleaseRecord>>("reading app release", [&]() -> Result<AppReleaseRecord> {
     SQLite::Statement q(db_, std::string("SELECT ") + kReleaseColumns +
-                                 " FROM app_releases WHERE id = ? AND app_id = ?");
+                                 ", seq FROM app_releases WHERE id = ? AND app_id = ?");
     q.bind(1, id);
     q.bind(2, app_id);
     if (!q.executeStep()) return NotFound("release " + id + " not found");
@@ -235,7 +236,7 @@ Result<std::vector<AppReleaseRecord>> SqliteStore::ListAppReleases(const std::st
   return Guard<Result<std::vector<AppReleaseRecord>>>(
       "listing app releases", [&]() -> Result<std::vector<AppReleaseRecord>> {
         SQLite::Statement q(db_, std::string("SELECT ") + kReleaseColumns +
-                                     " FROM app_releases WHERE app_id = ? ORDER BY seq DESC");
+                                     ", seq FROM app_releases WHERE app_id = ? ORDER BY seq DESC");
         q.bind(1, app_id);
         std::vector<AppReleaseRecord> out;
         while (q.executeStep()) out.push_back(ReadAppRelease(q));

@@ -80,6 +80,7 @@ EndpointRecord SqliteStore::ReadEndpoint(SQLite::Statement& q) {
   e.port = q.getColumn(3).getInt();
   e.hostname = q.getColumn(4).getString();
   e.created_at = q.getColumn(5).getInt64();
+  e.seq = q.getColumn(6).getInt64();
   return e;
 }
 
@@ -112,9 +113,9 @@ Result<std::vector<EndpointRecord>> SqliteStore::ListEndpoints(const std::string
   return Guard<Result<std::vector<EndpointRecord>>>(
       "listing endpoints", [&]() -> Result<std::vector<EndpointRecord>> {
         auto q = statements_.Get(
-            "SELECT id, org_id, sandbox_id, port, hostname, created_at FROM "
+            "SELECT id, org_id, sandbox_id, port, hostname, created_at, seq FROM "
             "endpoints WHERE org_id = ? AND (? = '' OR sandbox_id = ?) "
-            "ORDER BY created_at, id");
+            "ORDER BY seq");
         q->bind(1, org_id);
         q->bind(2, sandbox_id);
         q->bind(3, sandbox_id);
@@ -127,7 +128,7 @@ Result<std::vector<EndpointRecord>> SqliteStore::ListEndpoints(const std::string
 Result<EndpointRecord> SqliteStore::FindEndpointByHostname(const std::string& hostname) {
   return Guard<Result<EndpointRecord>>("finding endpoint", [&]() -> Result<EndpointRecord> {
     SQLite::Statement q(db_,
-                        "SELECT id, org_id, sandbox_id, port, hostname, created_at FROM "
+                        "SELECT id, org_id, sandbox_id, port, hostname, created_at, seq FROM "
                         "endpoints WHERE hostname = ?");
     q.bind(1, hostname);
     if (!q.executeStep()) return NotFound("no endpoint named " + hostname);

@@ -11,6 +11,9 @@ constexpr const char* kObjectColumns =
     "org_id, key, blob, size, sha256, etag, content_type, created_at";
 constexpr const char* kTokenColumns =
     "id, org_id, sandbox_id, name, expires_at, revoked_at, created_at";
+// What ReadToken reads: the columns, then the insertion sequence the store assigns.
+constexpr const char* kTokenSelect =
+    "SELECT id, org_id, sandbox_id, name, expires_at, revoked_at, created_at, seq";
 constexpr const char* kSiteColumns = "id, org_id, name, hostname, release_id, created_at";
 
 ObjectRecord ReadObject(SQLite::Statement& q) {
@@ -35,6 +38,7 @@ StorageTokenRecord ReadToken(SQLite::Statement& q) {
   r.expires_at = q.getColumn(4).getInt64();
   r.revoked_at = q.getColumn(5).getInt64();
   r.created_at = q.getColumn(6).getInt64();
+  r.seq = q.getColumn(7).getInt64();
   return r;
 }
 
@@ -182,8 +186,7 @@ Status SqliteStore::PutStorageToken(const StorageTokenRecord& t) {
 Result<StorageTokenRecord> SqliteStore::GetStorageToken(const std::string& id) {
   return Guard<Result<StorageTokenRecord>>(
       "reading storage token", [&]() -> Result<StorageTokenRecord> {
-        SQLite::Statement q(
-            db_, std::string("SELECT ") + kTokenColumns + " FROM storage_tokens WHERE id = ?");
+        SQLite::Statement q(db_, std::string(kTokenSelect) + " FROM storage_tokens WHERE id = ?");
         q.bind(1, id);
         if (!q.executeStep()) return NotFound("storage token " + id + " not found");
         return ReadToken(q);
@@ -193,8 +196,8 @@ Result<StorageTokenRecord> SqliteStore::GetStorageToken(const std::string& id) {
 Result<std::vector<StorageTokenRecord>> SqliteStore::ListStorageTokens(const std::string& org_id) {
   return Guard<Result<std::vector<StorageTokenRecord>>>(
       "listing storage tokens", [&]() -> Result<std::vector<StorageTokenRecord>> {
-        SQLite::Statement q(db_, std::string("SELECT ") + kTokenColumns +
-                                     " FROM storage_tokens WHERE org_id = ? ORDER BY created_at");
+        SQLite::Statement q(
+            db_, std::string(kTokenSelect) + " FROM storage_tokens WHERE org_id = ? ORDER BY seq");
         q.bind(1, org_id);
         std::vector<StorageTokenRecord> out;
         while (q.executeStep()) out.push_back(ReadToken(q));

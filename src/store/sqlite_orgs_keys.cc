@@ -18,7 +18,7 @@ namespace {
 constexpr size_t kMaxAuthReads = 4096;
 
 constexpr const char* kApiKeyColumns =
-    "id, org_id, name, key_hash, is_admin, created_at, expires_at";
+    "id, org_id, name, key_hash, is_admin, created_at, expires_at, seq";
 
 ApiKeyRecord ReadApiKey(SQLite::Statement& q) {
   ApiKeyRecord k;
@@ -29,6 +29,7 @@ ApiKeyRecord ReadApiKey(SQLite::Statement& q) {
   k.is_admin = q.getColumn(4).getInt() != 0;
   k.created_at = q.getColumn(5).getInt64();
   k.expires_at = q.getColumn(6).getInt64();
+  k.seq = q.getColumn(7).getInt64();
   return k;
 }
 
@@ -96,10 +97,15 @@ Result<std::vector<OrgRecord>> SqliteStore::ListOrgs() {
       "listing organizations", [&]() -> Result<std::vector<OrgRecord>> {
         SQLite::Statement q(
             db_,
-            "SELECT id, name, is_admin, created_at, registered, deleting_at FROM orgs "
-            "ORDER BY created_at DESC, id");
+            "SELECT id, name, is_admin, created_at, registered, deleting_at, rowid FROM orgs "
+            "ORDER BY rowid DESC");
         std::vector<OrgRecord> out;
-        while (q.executeStep()) out.push_back(ReadOrg(q));
+        while (q.executeStep()) {
+          out.push_back(ReadOrg(q));
+          // The rowid stands in for an insertion sequence (migration_list_sequences.cc):
+          // it is reused only after the newest organization itself is purged.
+          out.back().seq = q.getColumn(6).getInt64();
+        }
         return out;
       });
 }
@@ -145,7 +151,7 @@ Result<std::vector<ApiKeyRecord>> SqliteStore::ListApiKeys(const std::string& or
   return Guard<Result<std::vector<ApiKeyRecord>>>(
       "listing API keys", [&]() -> Result<std::vector<ApiKeyRecord>> {
         SQLite::Statement q(db_, std::string("SELECT ") + kApiKeyColumns +
-                                     " FROM api_keys WHERE org_id = ? ORDER BY created_at, id");
+                                     " FROM api_keys WHERE org_id = ? ORDER BY seq");
         q.bind(1, org_id);
         std::vector<ApiKeyRecord> out;
         while (q.executeStep()) out.push_back(ReadApiKey(q));

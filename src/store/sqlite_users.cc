@@ -6,6 +6,8 @@ namespace adapt::store {
 namespace {
 
 constexpr const char* kUserColumns = "id, org_id, email, password_hash, created_at";
+// What ReadUser reads: the columns, then the insertion sequence the store assigns.
+constexpr const char* kUserSelect = "SELECT id, org_id, email, password_hash, created_at, seq";
 
 UserRecord ReadUser(SQLite::Statement& q) {
   UserRecord r;
@@ -14,6 +16,7 @@ UserRecord ReadUser(SQLite::Statement& q) {
   r.email = q.getColumn(2).getString();
   r.password_hash = q.getColumn(3).getString();
   r.created_at = q.getColumn(4).getInt64();
+  r.seq = q.getColumn(5).getInt64();
   return r;
 }
 
@@ -60,7 +63,7 @@ Status SqliteStore::CreateOrgWithUser(const OrgRecord& org, const UserRecord& us
 
 Result<UserRecord> SqliteStore::FindUserByEmail(const std::string& email) {
   return Guard<Result<UserRecord>>("finding user", [&]() -> Result<UserRecord> {
-    SQLite::Statement q(db_, std::string("SELECT ") + kUserColumns + " FROM users WHERE email = ?");
+    SQLite::Statement q(db_, std::string(kUserSelect) + " FROM users WHERE email = ?");
     q.bind(1, email);
     if (!q.executeStep()) return NotFound("no user with this email");
     return ReadUser(q);
@@ -70,9 +73,9 @@ Result<UserRecord> SqliteStore::FindUserByEmail(const std::string& email) {
 Result<std::vector<UserRecord>> SqliteStore::ListUsers(const std::string& org_id) {
   return Guard<Result<std::vector<UserRecord>>>(
       "listing users", [&]() -> Result<std::vector<UserRecord>> {
-        SQLite::Statement q(db_, std::string("SELECT ") + kUserColumns +
+        SQLite::Statement q(db_, std::string(kUserSelect) +
                                      " FROM users WHERE ? = '' OR org_id = ? "
-                                     "ORDER BY created_at, id");
+                                     "ORDER BY seq");
         q.bind(1, org_id);
         q.bind(2, org_id);
         std::vector<UserRecord> out;
@@ -83,7 +86,7 @@ Result<std::vector<UserRecord>> SqliteStore::ListUsers(const std::string& org_id
 
 Result<UserRecord> SqliteStore::GetUser(const std::string& id) {
   return Guard<Result<UserRecord>>("reading user", [&]() -> Result<UserRecord> {
-    SQLite::Statement q(db_, std::string("SELECT ") + kUserColumns + " FROM users WHERE id = ?");
+    SQLite::Statement q(db_, std::string(kUserSelect) + " FROM users WHERE id = ?");
     q.bind(1, id);
     if (!q.executeStep()) return NotFound("user '" + id + "' not found");
     return ReadUser(q);
@@ -93,7 +96,7 @@ Result<UserRecord> SqliteStore::GetUser(const std::string& id) {
 Result<UserRecord> SqliteStore::DeleteUser(const std::string& id) {
   return Guard<Result<UserRecord>>("deleting user", [&]() -> Result<UserRecord> {
     StoreTransaction tx(db_);
-    SQLite::Statement q(db_, std::string("SELECT ") + kUserColumns + " FROM users WHERE id = ?");
+    SQLite::Statement q(db_, std::string(kUserSelect) + " FROM users WHERE id = ?");
     q.bind(1, id);
     if (!q.executeStep()) return NotFound("user '" + id + "' not found");
     UserRecord user = ReadUser(q);

@@ -8,7 +8,8 @@
 namespace adapt::store {
 namespace {
 
-constexpr const char* kVolumeColumns = "id, org_id, name, size_mib, status, data, created_at";
+// What ReadVolume reads: the columns, then the insertion sequence the list pages on.
+constexpr const char* kVolumeColumns = "id, org_id, name, size_mib, status, data, created_at, seq";
 
 }  // namespace
 
@@ -148,6 +149,7 @@ VolumeRecord SqliteStore::ReadVolume(SQLite::Statement& q) {
   if (data.is_object() && data.contains("keyIdentifier") && data["keyIdentifier"].is_string())
     v.key_identifier = data["keyIdentifier"];
   v.created_at = q.getColumn(6).getInt64();
+  v.seq = q.getColumn(7).getInt64();
   return v;
 }
 

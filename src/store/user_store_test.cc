@@ -27,15 +27,18 @@ TEST_P(StoreTest, UsersAreFoundByEmailAndAnEmailBelongsToOneUserAcrossOrganizati
             Code::kNotFound);
 }
 
-TEST_P(StoreTest, UsersAreListedPerOrganizationOldestFirstOrAllTogether) {
+// In the order they were added (their insertion sequence, which the list pages on), whatever
+// their creation times say.
+TEST_P(StoreTest, UsersAreListedPerOrganizationInInsertOrderOrAllTogether) {
   ASSERT_TRUE(store_->CreateUser(User(org_.id, "late@example.com", 3000)).ok());
   ASSERT_TRUE(store_->CreateUser(User(org_.id, "early@example.com", 1000)).ok());
   ASSERT_TRUE(store_->CreateUser(User(other_org_.id, "other@example.com", 2000)).ok());
   auto mine = store_->ListUsers(org_.id);
   ASSERT_TRUE(mine.ok());
   ASSERT_EQ(mine->size(), 2u);
-  EXPECT_EQ((*mine)[0].email, "early@example.com");
-  EXPECT_EQ((*mine)[1].email, "late@example.com");
+  EXPECT_EQ((*mine)[0].email, "late@example.com");
+  EXPECT_EQ((*mine)[1].email, "early@example.com");
+  EXPECT_LT((*mine)[0].seq, (*mine)[1].seq);
   auto all = store_->ListUsers("");
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 3u);
