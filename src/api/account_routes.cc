@@ -6,6 +6,7 @@
 
 #include "api/account_json.h"
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/routes.h"
 #include "base/time.h"
@@ -223,12 +224,12 @@ void AddAccountRoutes(Router& router, core::AccountService& accounts) {
                return JsonResponse(200, AccountUsageToJson(*usage));
              });
   router.Add("GET", "/v1/plans",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto plans = accounts.ListPlans(who);
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto plans = accounts.ListPlans(who, *page);
                if (!plans.ok()) return ErrorResponse(plans.status());
-               json items = json::array();
-               for (const auto& p : *plans) items.push_back(PlanToJson(p));
-               return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+               return JsonResponse(200, PageJson(*plans, PlanToJson));
              });
   router.Add("GET", "/v1/plans/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

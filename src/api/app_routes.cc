@@ -68,13 +68,14 @@ void AddAppRoutes(Router& router, core::AppService& apps) {
                return JsonResponse(202, OperationJson(done->operation));
              });
   router.Add("GET", "/v1/apps/{id}/releases",
-             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               auto releases = apps.Releases(who, p.at("id"));
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto releases = apps.Releases(who, p.at("id"), *page);
                if (!releases.ok()) return ErrorResponse(releases.status());
-               nlohmann::json items = nlohmann::json::array();
-               for (const auto& r : *releases) items.push_back(AppReleaseToJson(r));
-               return JsonResponse(200, {{"items", items}});
+               return JsonResponse(200, PageJson(*releases, AppReleaseToJson));
              });
+  // Not a list of records (API.md's lists): each replica's latest output, a snapshot.
   router.Add("GET", "/v1/apps/{id}/logs",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                auto logs = apps.Logs(who, p.at("id"));

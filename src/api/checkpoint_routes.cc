@@ -1,6 +1,7 @@
 // /v1/sandboxes/{id}/checkpoints and /v1/checkpoints (the organization's, every sandbox's):
 // translation between HTTP and core::CheckpointService.
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -23,15 +24,12 @@ nlohmann::json CheckpointToJson(const core::Checkpoint& c) {
           {"sandboxLabels", c.sandbox_labels}};
 }
 
-// GET /v1/checkpoints's query: limit, cursor, sandboxId, kept. An unknown parameter is a 400
-// rather than ignored: a misspelt filter must not list everything.
+// GET /v1/checkpoints's query: limit, cursor, and the filters sandboxId and kept.
 Result<core::ListCheckpointsRequest> ListCheckpointsFromQuery(const HttpRequest& req) {
-  for (const auto& [key, _] : req.query)
-    if (key != "limit" && key != "cursor" && key != "sandboxId" && key != "kept")
-      return InvalidArgument(key, "unknown query parameter " + key);
+  ASSIGN_OR_RETURN(PageRequest page, PageRequestFromQuery(req, {"sandboxId", "kept"}));
   core::ListCheckpointsRequest list;
-  ASSIGN_OR_RETURN(list.limit, QueryInt(req, "limit", 50));
-  if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
+  list.limit = page.limit;
+  list.cursor = page.cursor;
   if (req.query.count("sandboxId")) list.sandbox_id = req.query.at("sandboxId");
   if (req.query.count("kept")) {
     const std::string& kept = req.query.at("kept");
@@ -51,12 +49,7 @@ void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints) {
                if (!list.ok()) return ErrorResponse(list.status());
                auto page = checkpoints.ListOrganization(who, *list);
                if (!page.ok()) return ErrorResponse(page.status());
-               nlohmann::json items = nlohmann::json::array();
-               for (const auto& c : page->items) items.push_back(CheckpointToJson(c));
-               return JsonResponse(
-                   200, {{"items", items},
-                         {"nextCursor", page->next_cursor ? nlohmann::json(*page->next_cursor)
-                                                          : nlohmann::json(nullptr)}});
+               return JsonResponse(200, PageJson(*page, CheckpointToJson));
              });
   router.Add("POST", "/v1/sandboxes/{id}/checkpoints",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
@@ -81,12 +74,12 @@ void AddCheckpointRoutes(Router& router, core::CheckpointService& checkpoints) {
                return JsonResponse(201, out);
              });
   router.Add("GET", "/v1/sandboxes/{id}/checkpoints",
-             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               auto list = checkpoints.List(who, p.at("id"));
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto list = checkpoints.List(who, p.at("id"), *page);
                if (!list.ok()) return ErrorResponse(list.status());
-               nlohmann::json items = nlohmann::json::array();
-               for (const auto& c : *list) items.push_back(CheckpointToJson(c));
-               return JsonResponse(200, {{"items", items}});
+               return JsonResponse(200, PageJson(*list, CheckpointToJson));
              });
   router.Add("DELETE", "/v1/sandboxes/{id}/checkpoints/{name}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

@@ -3,6 +3,7 @@
 #include "api/command_stream.h"
 #include "api/command_wait.h"
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -84,11 +85,11 @@ void AddCommandRoutes(Router& router, core::SandboxService& sandboxes,
              });
   router.Add("GET", "/v1/sandboxes/{id}/commands",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
-               auto limit = QueryInt(req, "limit", 50);
-               if (!limit.ok()) return ErrorResponse(limit.status());
+               auto page_request = PageRequestFromQuery(req);
+               if (!page_request.ok()) return ErrorResponse(page_request.status());
                core::ListCommandsRequest list;
-               list.limit = *limit;
-               if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
+               list.limit = page_request->limit;
+               list.cursor = page_request->cursor;
                auto page = commands.List(who, p.at("id"), list);
                if (!page.ok()) return ErrorResponse(page.status());
                return JsonResponse(200, CommandPageToJson(*page));

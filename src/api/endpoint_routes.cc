@@ -1,6 +1,7 @@
 // /v1/sandboxes/{id}/endpoints and /v1/endpoints: translation between HTTP and
 // core::EndpointService.
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -20,11 +21,14 @@ Result<core::CreateEndpoint> ParseCreateEndpoint(const json& body) {
   return core::CreateEndpoint{body["port"].get<int64_t>()};
 }
 
-HttpResponse ListOrError(const Result<std::vector<core::Endpoint>>& listed) {
+// One page of the sandbox's endpoints (`sandbox_id` empty: the organization's).
+HttpResponse ListPage(core::EndpointService& endpoints, const HttpRequest& req,
+                      const core::Principal& who, const std::string& sandbox_id) {
+  auto page = PageRequestFromQuery(req);
+  if (!page.ok()) return ErrorResponse(page.status());
+  auto listed = endpoints.List(who, sandbox_id, *page);
   if (!listed.ok()) return ErrorResponse(listed.status());
-  json items = json::array();
-  for (const auto& e : *listed) items.push_back(EndpointJson(e));
-  return JsonResponse(200, {{"items", items}});
+  return JsonResponse(200, PageJson(*listed, EndpointJson));
 }
 
 }  // namespace
@@ -42,13 +46,13 @@ void AddEndpointRoutes(Router& router, core::EndpointService& endpoints) {
                return JsonResponse(201, EndpointJson(*made));
              });
   router.Add("GET", "/v1/sandboxes/{id}/endpoints",
-             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               return ListOrError(endpoints.List(who, p.at("id")));
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               return ListPage(endpoints, req, who, p.at("id"));
              });
   // Every endpoint of the organization (MCP's list_public_apps).
   router.Add("GET", "/v1/endpoints",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               return ListOrError(endpoints.List(who, ""));
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               return ListPage(endpoints, req, who, "");
              });
   // Every endpoint to one port (MCP's disable_sandbox_app by port); none is no error.
   router.Add(

@@ -1,6 +1,7 @@
 // /v1/jobs and /v1/runs: translation between HTTP and core::JobService, nothing more.
 #include "api/errors.h"
 #include "api/job_json.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -26,11 +27,11 @@ void AddJobRoutes(Router& router, core::JobService& jobs) {
       });
   router.Add("GET", "/v1/jobs",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-               auto limit = QueryInt(req, "limit", 50);
-               if (!limit.ok()) return ErrorResponse(limit.status());
+               auto page_request = PageRequestFromQuery(req);
+               if (!page_request.ok()) return ErrorResponse(page_request.status());
                core::ListJobsRequest list;
-               list.limit = *limit;
-               if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
+               list.limit = page_request->limit;
+               list.cursor = page_request->cursor;
                auto page = jobs.List(who, list);
                if (!page.ok()) return ErrorResponse(page.status());
                return JsonResponse(200, JobPageToJson(*page));
@@ -53,14 +54,14 @@ void AddJobRoutes(Router& router, core::JobService& jobs) {
              });
   router.Add("GET", "/v1/runs",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-               auto limit = QueryInt(req, "limit", 50);
-               if (!limit.ok()) return ErrorResponse(limit.status());
+               auto page_request = PageRequestFromQuery(req, {"jobId", "automationId"});
+               if (!page_request.ok()) return ErrorResponse(page_request.status());
                core::ListRunsRequest list;
-               list.limit = *limit;
+               list.limit = page_request->limit;
+               list.cursor = page_request->cursor;
                if (req.query.count("jobId")) list.job_id = req.query.at("jobId");
                if (req.query.count("automationId"))
                  list.automation_id = req.query.at("automationId");
-               if (req.query.count("cursor")) list.cursor = req.query.at("cursor");
                auto page = jobs.ListRuns(who, list);
                if (!page.ok()) return ErrorResponse(page.status());
                return JsonResponse(200, RunPageToJson(*page));

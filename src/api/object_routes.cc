@@ -234,12 +234,12 @@ void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& servic
         return JsonResponse(201, out);
       });
   router.Add("GET", "/v1/storage-tokens",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto list = api.tokens.List(who.org_id);
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto list = api.tokens.List(who.org_id, *page);
                if (!list.ok()) return ErrorResponse(list.status());
-               json items = json::array();
-               for (const auto& t : *list) items.push_back(TokenJson(t));
-               return JsonResponse(200, {{"tokens", items}});
+               return JsonResponse(200, PageJson(*list, TokenJson));
              });
   router.Add(
       "POST", "/v1/sandboxes/{id}/object-storage",
@@ -262,15 +262,17 @@ void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& servic
       });
   // A sandbox's artifacts (MCP's list_object_artifacts and download_workspace_artifact).
   router.Add("GET", "/v1/sandboxes/{id}/artifacts",
-             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               auto list = service.ListArtifacts(who, p.at("id"));
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto list = service.ListArtifacts(who, p.at("id"), *page);
                if (!list.ok()) return ErrorResponse(list.status());
                json items = json::array();
-               for (const auto& o : list->objects) items.push_back(ObjectJson(o));
+               for (const auto& o : list->items) items.push_back(ObjectJson(o));
                return JsonResponse(200, {{"sandboxId", list->sandbox_id},
                                          {"prefix", list->prefix},
-                                         {"objects", items},
-                                         {"truncated", list->truncated}});
+                                         {"items", items},
+                                         {"nextCursor", NextCursorJson(list->next_cursor)}});
              });
   router.Add(
       "POST", "/v1/sandboxes/{id}/artifacts",

@@ -1,6 +1,7 @@
 // /v1/orgs and their keys (the admin key), and /v1/keys (the caller's own organization's keys):
 // translation to core::Auth.
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -36,12 +37,6 @@ json NewKeyJson(const core::NewApiKey& key) {
   // An Idempotency-Key's replay shows no text: it was shown once, to the request that made it.
   if (!key.replayed) out["key"] = key.key;
   return out;
-}
-
-json KeyList(const std::vector<store::ApiKeyRecord>& keys) {
-  json items = json::array();
-  for (const auto& k : keys) items.push_back(KeyJson(k));
-  return {{"items", items}, {"nextCursor", nullptr}};
 }
 
 // A deletion a failure stopped part way shows as "deleting" until a repeat finishes it.
@@ -96,10 +91,12 @@ void AddOwnKeyRoutes(Router& router, core::Auth& auth) {
                return r;
              });
   router.Add("GET", "/v1/keys",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto keys = auth.ListOwnKeys(who);
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto keys = auth.ListOwnKeys(who, *page);
                if (!keys.ok()) return ErrorResponse(keys.status());
-               return JsonResponse(200, KeyList(*keys));
+               return JsonResponse(200, PageJson(*keys, KeyJson));
              });
   router.Add("DELETE", "/v1/keys/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
@@ -122,12 +119,12 @@ void AddOrgRoutes(Router& router, core::Auth& auth, core::OrgDeletion& deletion)
                return JsonResponse(201, OrgJson(*org));
              });
   router.Add("GET", "/v1/orgs",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto orgs = auth.ListOrgs(who);
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto orgs = auth.ListOrgs(who, *page);
                if (!orgs.ok()) return ErrorResponse(orgs.status());
-               json items = json::array();
-               for (const auto& o : *orgs) items.push_back(OrgJson(o));
-               return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+               return JsonResponse(200, PageJson(*orgs, OrgJson));
              });
   // The confirmation comes as {"confirm": "<name>"} or ?confirm=<name>, as storage's.
   router.Add("DELETE", "/v1/orgs/{id}",
@@ -146,10 +143,12 @@ void AddOrgRoutes(Router& router, core::Auth& auth, core::OrgDeletion& deletion)
                return JsonResponse(201, NewKeyJson(*key));
              });
   router.Add("GET", "/v1/orgs/{id}/keys",
-             [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
-               auto keys = auth.ListKeys(who, p.at("id"));
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto keys = auth.ListKeys(who, p.at("id"), *page);
                if (!keys.ok()) return ErrorResponse(keys.status());
-               return JsonResponse(200, KeyList(*keys));
+               return JsonResponse(200, PageJson(*keys, KeyJson));
              });
   router.Add("DELETE", "/v1/orgs/{id}/keys/{keyId}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

@@ -1,5 +1,6 @@
 // /v1/storage: translation between HTTP and storage::VolumeService.
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -73,12 +74,15 @@ void AddStorageRoutes(Router& router, storage::VolumeService& volumes) {
                return JsonResponse(201, VolumeJson(*volume));
              });
   router.Add("GET", "/v1/storage",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               auto list = volumes.List(who.org_id);
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req);
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto list = volumes.List(who.org_id, *page);
                if (!list.ok()) return ErrorResponse(list.status());
                json items = json::array();
                for (const auto& v : list->items) items.push_back(VolumeJson(v));
-               return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
+               return JsonResponse(
+                   200, {{"items", items}, {"nextCursor", NextCursorJson(list->next_cursor)}});
              });
   router.Add("GET", "/v1/storage/{name}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {

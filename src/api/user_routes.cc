@@ -1,6 +1,7 @@
 // /v1/orgs/{id}/users and /v1/users (admin only), DELETE /v1/users/{id} and
 // PUT /v1/users/{id}/password (core::Users says who may): translation to core::Users.
 #include "api/errors.h"
+#include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
 #include "api/routes.h"
@@ -52,19 +53,15 @@ void AddUserRoutes(Router& router, core::Users& users) {
                out["password"] = added->password.empty() ? json(nullptr) : json(added->password);
                return JsonResponse(201, out);
              });
-  router.Add(
-      "GET", "/v1/users",
-      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-        for (const auto& [key, _] : req.query)
-          if (key != "orgId")
-            return ErrorResponse(InvalidArgument(key, "unknown query parameter '" + key + "'"));
-        auto org = req.query.find("orgId");
-        auto list = users.List(who, org == req.query.end() ? "" : org->second);
-        if (!list.ok()) return ErrorResponse(list.status());
-        json items = json::array();
-        for (const auto& u : *list) items.push_back(UserJson(u));
-        return JsonResponse(200, {{"items", items}, {"nextCursor", nullptr}});
-      });
+  router.Add("GET", "/v1/users",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto page = PageRequestFromQuery(req, {"orgId"});
+               if (!page.ok()) return ErrorResponse(page.status());
+               auto org = req.query.find("orgId");
+               auto list = users.List(who, org == req.query.end() ? "" : org->second, *page);
+               if (!list.ok()) return ErrorResponse(list.status());
+               return JsonResponse(200, PageJson(*list, UserJson));
+             });
   router.Add("DELETE", "/v1/users/{id}",
              [&](const HttpRequest&, const PathParams& p, const core::Principal& who) {
                return NoContentOrError(users.Delete(who, p.at("id")).status());

@@ -11,6 +11,7 @@
 #include "base/nano_amount.h"
 #include "base/percent.h"
 #include "cli/commands.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 
 namespace adapt::cli {
@@ -259,10 +260,11 @@ void AddPlanSet(CLI::App& group, Invocation& invocation) {
 void AddPlanCommands(CLI::App& admin, Invocation& invocation) {
   CLI::App* plan = admin.add_subcommand("plan", "Plans: limits and prices (admin key)");
   plan->require_subcommand(1);
-  CLI::App* ls = plan->add_subcommand("ls", "List plans");
-  ls->callback([&invocation] {
-    invocation.run = [&invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get("/v1/plans")));
+  CLI::App* ls = plan->add_subcommand("ls", "List plans, by id");
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([ls_page, &invocation] {
+    invocation.run = [ls_page, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get(ListPagePath("/v1/plans", *ls_page))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
@@ -275,7 +277,8 @@ void AddPlanCommands(CLI::App& admin, Invocation& invocation) {
                         LimitCell(limits, "maxRunSeconds")});
       }
       console.out << FormatTable({"ID", "NAME", "SANDBOXES", "CPU", "MEMORY MIB", "MAX RUN S"},
-                                 rows);
+                                 rows)
+                  << FormatNextCursor(page);
       return Status::Ok();
     };
   });

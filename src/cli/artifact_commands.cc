@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 #include "cli/sandbox_wait.h"
 
@@ -20,21 +21,24 @@ std::string ArtifactsPath(const std::string& sandbox_id) {
 void AddArtifactCommands(CLI::App& group, Invocation& invocation) {
   auto list_id = std::make_shared<std::string>();
   CLI::App* artifacts = group.add_subcommand(
-      "artifacts", "List a sandbox's artifacts: adapt object artifacts SANDBOX_ID");
+      "artifacts", "List a sandbox's artifacts in key order: adapt object artifacts SANDBOX_ID");
   artifacts->add_option("sandbox_id", *list_id, "sandbox id")->required();
-  artifacts->callback([list_id, &invocation] {
-    invocation.run = [list_id, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(ArtifactsPath(*list_id))));
+  auto list_page = AddListPageOptions(*artifacts);
+  artifacts->callback([list_id, list_page, &invocation] {
+    invocation.run = [list_id, list_page, &invocation](const ApiClient& client,
+                                                       const Console& console) {
+      ASSIGN_OR_RETURN(nlohmann::json page,
+                       JsonOrError(client.Get(ListPagePath(ArtifactsPath(*list_id), *list_page))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
       }
       std::vector<TableRow> rows;
-      for (const auto& o : page["objects"])
+      for (const auto& o : page.value("items", nlohmann::json::array()))
         rows.push_back({JsonCell(o.value("key", nlohmann::json())),
                         JsonCell(o.value("size", nlohmann::json())),
                         JsonCell(o.value("lastModified", nlohmann::json()))});
-      console.out << FormatTable({"KEY", "SIZE", "LAST MODIFIED"}, rows);
+      console.out << FormatTable({"KEY", "SIZE", "LAST MODIFIED"}, rows) << FormatNextCursor(page);
       return Status::Ok();
     };
   });

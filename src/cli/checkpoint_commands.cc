@@ -80,25 +80,26 @@ void AddSandboxCheckpoints(CLI::App& sandbox_group, Invocation& invocation) {
   auto list_args = std::make_shared<ListArgs>();
   CLI::App* list = group->add_subcommand(
       "list",
-      "List a sandbox's checkpoints (oldest first), or without ID the organization's, of "
-      "every sandbox, deleted ones' kept checkpoints included (newest first)");
+      "List a sandbox's checkpoints, or without ID the organization's, of every sandbox, "
+      "deleted ones' kept checkpoints included (newest first)");
   list->alias("ls");
   CLI::Option* id = list->add_option("id", list_args->id, "sandbox id (none: every sandbox's)");
-  // The organization's listing only: a sandbox's is one short page, oldest first.
-  for (CLI::Option* flag :
-       {list->add_flag("--kept", list_args->kept,
-                       "only checkpoints taken with --keep (those that outlive their sandbox)"),
-        list->add_option("--limit", list_args->limit, "page size, 1-200 (default 50)"),
-        list->add_option("--cursor", list_args->cursor, "nextCursor of the previous page")})
-    flag->excludes(id);
+  // A filter of the organization's listing only: a sandbox's list has none.
+  list->add_flag("--kept", list_args->kept,
+                 "only checkpoints taken with --keep (those that outlive their sandbox)")
+      ->excludes(id);
+  list->add_option("--limit", list_args->limit, "page size, 1-200 (default 50)");
+  list->add_option("--cursor", list_args->cursor, "nextCursor of the previous page");
   list->callback([list_args, &invocation] {
     invocation.run = [list_args, &invocation](const ApiClient& client, const Console& console) {
       const bool organization = list_args->id.empty();
       const std::string path =
-          organization ? "/v1/checkpoints" + QueryString({{"kept", list_args->kept ? "true" : ""},
-                                                          {"limit", list_args->limit},
-                                                          {"cursor", list_args->cursor}})
-                       : CheckpointsPath(list_args->id);
+          organization
+              ? "/v1/checkpoints" + QueryString({{"kept", list_args->kept ? "true" : ""},
+                                                 {"limit", list_args->limit},
+                                                 {"cursor", list_args->cursor}})
+              : CheckpointsPath(list_args->id) +
+                    QueryString({{"limit", list_args->limit}, {"cursor", list_args->cursor}});
       ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(path)));
       if (invocation.json) {
         console.out << PrettyJson(page);
@@ -122,7 +123,7 @@ void AddSandboxCheckpoints(CLI::App& sandbox_group, Invocation& invocation) {
                                    rows)
                     << FormatNextCursor(page);
       else
-        console.out << FormatTable({"NAME", "BYTES", "CREATED"}, rows);
+        console.out << FormatTable({"NAME", "BYTES", "CREATED"}, rows) << FormatNextCursor(page);
       return Status::Ok();
     };
   });

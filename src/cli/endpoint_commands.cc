@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 
 namespace adapt::cli {
@@ -54,20 +55,21 @@ void AddEndpointCommands(CLI::App& app, Invocation& invocation) {
   group->require_subcommand(1);
   auto sandbox_id = std::make_shared<std::string>();
   CLI::App* ls = group->add_subcommand(
-      "ls", "List a sandbox's endpoints, or every endpoint: adapt endpoint ls [ID]");
+      "ls", "List a sandbox's endpoints, or every endpoint, newest first: adapt endpoint ls [ID]");
   ls->add_option("sandbox_id", *sandbox_id, "sandbox id (none: every sandbox's)");
-  ls->callback([sandbox_id, &invocation] {
-    invocation.run = [sandbox_id, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(nlohmann::json page,
-                       JsonOrError(client.Get(sandbox_id->empty() ? "/v1/endpoints"
-                                                                  : EndpointsPath(*sandbox_id))));
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([sandbox_id, ls_page, &invocation] {
+    invocation.run = [sandbox_id, ls_page, &invocation](const ApiClient& client,
+                                                        const Console& console) {
+      const std::string path = sandbox_id->empty() ? "/v1/endpoints" : EndpointsPath(*sandbox_id);
+      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(ListPagePath(path, *ls_page))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
       }
       std::vector<TableRow> rows;
-      for (const auto& e : page["items"]) rows.push_back(Row(e));
-      console.out << FormatTable({"ID", "PORT", "URL", "HTTP URL"}, rows);
+      for (const auto& e : page.value("items", nlohmann::json::array())) rows.push_back(Row(e));
+      console.out << FormatTable({"ID", "PORT", "URL", "HTTP URL"}, rows) << FormatNextCursor(page);
       return Status::Ok();
     };
   });

@@ -4,6 +4,7 @@
 
 #include "base/key_value.h"
 #include "cli/commands.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 #include "cli/record_view.h"
 
@@ -98,14 +99,11 @@ void AddSubmit(CLI::App& group, Invocation& invocation) {
 }
 
 void AddJobList(CLI::App& group, Invocation& invocation) {
-  auto cursor = std::make_shared<std::string>();
   CLI::App* ls = group.add_subcommand("ls", "List the organization's jobs, newest first");
-  ls->add_option("--cursor", *cursor, "the next page, as the previous one printed");
-  ls->callback([cursor, &invocation] {
-    invocation.run = [cursor, &invocation](const ApiClient& client, const Console& console) {
-      std::string path = "/v1/jobs";
-      if (!cursor->empty()) path += QueryString({{"cursor", *cursor}});
-      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get(path)));
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([ls_page, &invocation] {
+    invocation.run = [ls_page, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(json page, JsonOrError(client.Get(ListPagePath("/v1/jobs", *ls_page))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
@@ -152,22 +150,19 @@ void AddJobVerb(CLI::App& group, Invocation& invocation, const std::string& verb
 
 void AddRunList(CLI::App& group, Invocation& invocation) {
   struct Options {
-    std::string job, automation, cursor;
+    std::string job, automation;
   };
   auto o = std::make_shared<Options>();
   CLI::App* ls = group.add_subcommand("ls", "List runs, newest first");
   ls->add_option("--job", o->job, "only this job's runs");
   ls->add_option("--automation", o->automation, "only this automation's runs");
-  ls->add_option("--cursor", o->cursor, "the next page, as the previous one printed");
-  ls->callback([o, &invocation] {
-    invocation.run = [o, &invocation](const ApiClient& client, const Console& console) {
-      std::vector<std::pair<std::string, std::string>> params;
-      if (!o->job.empty()) params.push_back({"jobId", o->job});
-      if (!o->automation.empty()) params.push_back({"automationId", o->automation});
-      if (!o->cursor.empty()) params.push_back({"cursor", o->cursor});
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([o, ls_page, &invocation] {
+    invocation.run = [o, ls_page, &invocation](const ApiClient& client, const Console& console) {
       ASSIGN_OR_RETURN(
           json page,
-          JsonOrError(client.Get("/v1/runs" + (params.empty() ? "" : QueryString(params)))));
+          JsonOrError(client.Get(ListPagePath(
+              "/v1/runs", *ls_page, {{"jobId", o->job}, {"automationId", o->automation}}))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 
 namespace adapt::cli {
@@ -66,11 +67,14 @@ void AddKeyCreate(CLI::App& group, Invocation& invocation) {
 void AddKeyList(CLI::App& group, Invocation& invocation) {
   auto org_id = std::make_shared<std::string>();
   CLI::App* ls = group.add_subcommand(
-      "ls", "List your organization's API keys, or --org's (never their text)");
+      "ls", "List your organization's API keys, or --org's, newest first (never their text)");
   ls->add_option("--org", *org_id, "organization id (org_...)");
-  ls->callback([org_id, &invocation] {
-    invocation.run = [org_id, &invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(KeysPath(*org_id))));
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([org_id, ls_page, &invocation] {
+    invocation.run = [org_id, ls_page, &invocation](const ApiClient& client,
+                                                    const Console& console) {
+      ASSIGN_OR_RETURN(nlohmann::json page,
+                       JsonOrError(client.Get(ListPagePath(KeysPath(*org_id), *ls_page))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
@@ -82,7 +86,8 @@ void AddKeyList(CLI::App& group, Invocation& invocation) {
                         k.contains("expiresAt") && k["expiresAt"].is_string()
                             ? k["expiresAt"].get<std::string>()
                             : "never"});
-      console.out << FormatTable({"ID", "NAME", "ADMIN", "CREATED", "EXPIRES"}, rows);
+      console.out << FormatTable({"ID", "NAME", "ADMIN", "CREATED", "EXPIRES"}, rows)
+                  << FormatNextCursor(page);
       return Status::Ok();
     };
   });

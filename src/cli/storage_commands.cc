@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 
 namespace adapt::cli {
@@ -54,17 +55,20 @@ void AddStorageCommands(CLI::App& app, Invocation& invocation) {
     };
   });
 
-  CLI::App* ls = group->add_subcommand("ls", "List persistent storage: adapt storage ls");
-  ls->callback([&invocation] {
-    invocation.run = [&invocation](const ApiClient& client, const Console& console) {
-      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get("/v1/storage")));
+  CLI::App* ls =
+      group->add_subcommand("ls", "List persistent storage, newest first: adapt storage ls");
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([ls_page, &invocation] {
+    invocation.run = [ls_page, &invocation](const ApiClient& client, const Console& console) {
+      ASSIGN_OR_RETURN(nlohmann::json page,
+                       JsonOrError(client.Get(ListPagePath("/v1/storage", *ls_page))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
       }
       std::vector<TableRow> rows;
-      for (const auto& v : page["items"]) rows.push_back(Row(v));
-      console.out << FormatTable(kHeader, rows);
+      for (const auto& v : page.value("items", nlohmann::json::array())) rows.push_back(Row(v));
+      console.out << FormatTable(kHeader, rows) << FormatNextCursor(page);
       return Status::Ok();
     };
   });

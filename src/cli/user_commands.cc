@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/list_page_options.h"
 #include "cli/output.h"
 
 namespace adapt::cli {
@@ -52,13 +53,16 @@ void AddAdd(CLI::App& group, Invocation& invocation) {
 
 void AddUserList(CLI::App& group, Invocation& invocation) {
   auto org_id = std::make_shared<std::string>();
-  CLI::App* ls = group.add_subcommand("ls", "List users, of every organization or of one");
+  CLI::App* ls =
+      group.add_subcommand("ls", "List users, of every organization or of one, newest first");
   ls->add_option("--org", *org_id, "only this organization's (org_...)");
-  ls->callback([org_id, &invocation] {
-    invocation.run = [org_id, &invocation](const ApiClient& client, const Console& console) {
-      std::string path = "/v1/users";
-      if (!org_id->empty()) path += "?orgId=" + EscapeUrlComponent(*org_id);
-      ASSIGN_OR_RETURN(nlohmann::json page, JsonOrError(client.Get(path)));
+  auto ls_page = AddListPageOptions(*ls);
+  ls->callback([org_id, ls_page, &invocation] {
+    invocation.run = [org_id, ls_page, &invocation](const ApiClient& client,
+                                                    const Console& console) {
+      ASSIGN_OR_RETURN(
+          nlohmann::json page,
+          JsonOrError(client.Get(ListPagePath("/v1/users", *ls_page, {{"orgId", *org_id}}))));
       if (invocation.json) {
         console.out << PrettyJson(page);
         return Status::Ok();
@@ -67,7 +71,7 @@ void AddUserList(CLI::App& group, Invocation& invocation) {
       for (const auto& u : page.value("items", nlohmann::json::array()))
         rows.push_back({u.value("id", ""), u.value("email", ""), u.value("orgId", ""),
                         u.value("createdAt", "")});
-      console.out << FormatTable({"ID", "EMAIL", "ORG", "CREATED"}, rows);
+      console.out << FormatTable({"ID", "EMAIL", "ORG", "CREATED"}, rows) << FormatNextCursor(page);
       return Status::Ok();
     };
   });

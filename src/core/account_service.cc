@@ -230,9 +230,11 @@ Status AccountService::RequireBalance(const std::string& org_id, const store::Pl
                     org_id + " AMOUNT --reason ...) and try again");
 }
 
-Result<std::vector<store::PlanRecord>> AccountService::ListPlans(const Principal& who) {
+Result<Page<store::PlanRecord>> AccountService::ListPlans(const Principal& who,
+                                                          const PageRequest& page) {
   RETURN_IF_ERROR(RequireAdmin(who));
-  return store_.ListPlans();
+  ASSIGN_OR_RETURN(auto plans, store_.ListPlans());
+  return PageByKey(std::move(plans), page, [](const store::PlanRecord& p) { return p.id; });
 }
 
 Result<store::PlanRecord> AccountService::GetPlan(const Principal& who, const std::string& id) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/list_cursor.h"
 #include "base/status.h"
 #include "core/auth.h"
 #include "store/store.h"
@@ -121,7 +122,9 @@ class AccountService {
   Status RequireBalance(const std::string& org_id, const store::PlanRecord& plan);
 
   // Admin key only.
-  Result<std::vector<store::PlanRecord>> ListPlans(const Principal& who);
+  // One page of the plans in id order (a catalogue: plans have no creation order, and an update
+  // rewrites the row); key cursors. InvalidArgument for a bad limit or cursor.
+  Result<Page<store::PlanRecord>> ListPlans(const Principal& who, const PageRequest& page = {});
   Result<store::PlanRecord> GetPlan(const Principal& who, const std::string& id);
   Result<store::PlanRecord> PutPlan(const Principal& who, store::PlanRecord plan);
   Result<Account> SetOrgPlan(const Principal& who, const std::string& org_id,

@@ -479,14 +479,15 @@ Status AppService::Delete(const Principal& who, const std::string& id) {
   return Status::Ok();
 }
 
-Result<std::vector<AppReleaseView>> AppService::Releases(const Principal& who,
-                                                         const std::string& id) {
+Result<Page<AppReleaseView>> AppService::Releases(const Principal& who, const std::string& id,
+                                                  const PageRequest& page) {
   if (!IsValidId(id, "app")) return NotFound("app " + id + " not found");
   ASSIGN_OR_RETURN(auto app, store_.GetApp(who.org_id, id));
   ASSIGN_OR_RETURN(auto releases, store_.ListAppReleases(app.id));
-  std::vector<AppReleaseView> out;
-  for (const auto& r : releases) out.push_back(ReleaseView(r));
-  return out;
+  ASSIGN_OR_RETURN(auto rows,
+                   PageNewestFirst(std::move(releases), page,
+                                   [](const store::AppReleaseRecord& r) { return r.seq; }));
+  return MapPage(std::move(rows), ReleaseView);
 }
 
 }  // namespace adapt::core

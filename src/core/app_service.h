@@ -221,7 +221,9 @@ class AppService {
                     const FieldNames& names = {});
   // Deletes the replicas, the route and the releases; the source sandbox is untouched.
   Status Delete(const Principal& who, const std::string& id);
-  Result<std::vector<AppReleaseView>> Releases(const Principal& who, const std::string& id);
+  // One newest-first page of the app's releases; InvalidArgument for a bad limit or cursor.
+  Result<Page<AppReleaseView>> Releases(const Principal& who, const std::string& id,
+                                        const PageRequest& page);
   // Each replica's latest output (the last 64 KiB of each stream, env values redacted),
   // oldest first, then the last replica that failed while the app is failing.
   Result<std::vector<AppReplicaLog>> Logs(const Principal& who, const std::string& id);

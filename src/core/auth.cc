@@ -108,9 +108,10 @@ Result<store::OrgRecord> Auth::CreateOrg(const Principal& who, const std::string
   return org;
 }
 
-Result<std::vector<store::OrgRecord>> Auth::ListOrgs(const Principal& who) {
+Result<Page<store::OrgRecord>> Auth::ListOrgs(const Principal& who, const PageRequest& page) {
   RETURN_IF_ERROR(RequireAdmin(who));
-  return store_.ListOrgs();
+  ASSIGN_OR_RETURN(auto orgs, store_.ListOrgs());
+  return PageNewestFirst(std::move(orgs), page, [](const store::OrgRecord& o) { return o.seq; });
 }
 
 Result<NewApiKey> Auth::CreateKey(const Principal& who, const std::string& org_id,
@@ -128,11 +129,12 @@ Result<NewApiKey> Auth::CreateKey(const Principal& who, const std::string& org_i
   return MakeKey(org->id, name.empty() ? "key" : name, false, expires_at, claim);
 }
 
-Result<std::vector<store::ApiKeyRecord>> Auth::ListKeys(const Principal& who,
-                                                        const std::string& org_id) {
+Result<Page<store::ApiKeyRecord>> Auth::ListKeys(const Principal& who, const std::string& org_id,
+                                                 const PageRequest& page) {
   RETURN_IF_ERROR(RequireAdminOrSameOrg(who, org_id));
   RETURN_IF_ERROR(store_.GetOrg(org_id).status());
-  return store_.ListApiKeys(org_id);
+  ASSIGN_OR_RETURN(auto keys, store_.ListApiKeys(org_id));
+  return PageNewestFirst(std::move(keys), page, [](const store::ApiKeyRecord& k) { return k.seq; });
 }
 
 Status Auth::DeleteKey(const Principal& who, const std::string& org_id, const std::string& key_id) {
@@ -162,8 +164,9 @@ Result<NewApiKey> Auth::CreateOwnKey(const Principal& who, const CreateKeyReques
   return MakeKey(who.org_id, request.name.empty() ? "key" : request.name, false, expires_at, claim);
 }
 
-Result<std::vector<store::ApiKeyRecord>> Auth::ListOwnKeys(const Principal& who) {
-  return store_.ListApiKeys(who.org_id);
+Result<Page<store::ApiKeyRecord>> Auth::ListOwnKeys(const Principal& who, const PageRequest& page) {
+  ASSIGN_OR_RETURN(auto keys, store_.ListApiKeys(who.org_id));
+  return PageNewestFirst(std::move(keys), page, [](const store::ApiKeyRecord& k) { return k.seq; });
 }
 
 Status Auth::RevokeOwnKey(const Principal& who, const std::string& key_id) {

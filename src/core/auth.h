@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/list_cursor.h"
 #include "base/status.h"
 #include "store/store.h"
 
@@ -55,7 +56,9 @@ class Auth {
   // request); a new one is recorded in the transaction that stores the object.
   Result<store::OrgRecord> CreateOrg(const Principal& who, const std::string& name,
                                      const std::optional<store::IdempotencyKey>& idempotency = {});
-  Result<std::vector<store::OrgRecord>> ListOrgs(const Principal& who);
+  // Lists below: one newest-first page (API.md's lists); InvalidArgument for a bad limit or
+  // cursor.
+  Result<Page<store::OrgRecord>> ListOrgs(const Principal& who, const PageRequest& page = {});
   // Admin only. `ttl_seconds` as in CreateKeyRequest.
   Result<NewApiKey> CreateKey(const Principal& who, const std::string& org_id,
                               const std::string& name,
@@ -63,8 +66,8 @@ class Auth {
                               const std::optional<store::IdempotencyKey>& idempotency = {});
   // The admin key manages every organization's keys; another key only its own organization's
   // (so a tenant can rotate its keys), and another organization answers NotFound.
-  Result<std::vector<store::ApiKeyRecord>> ListKeys(const Principal& who,
-                                                    const std::string& org_id);
+  Result<Page<store::ApiKeyRecord>> ListKeys(const Principal& who, const std::string& org_id,
+                                             const PageRequest& page = {});
   // Deleting a key also revokes the OAuth tokens issued with it. The admin key cannot be
   // deleted (adaptd would lock its operator out).
   Status DeleteKey(const Principal& who, const std::string& org_id, const std::string& key_id);
@@ -76,7 +79,7 @@ class Auth {
   // once (the admin key: Conflict).
   Result<NewApiKey> CreateOwnKey(const Principal& who, const CreateKeyRequest& request,
                                  const std::optional<store::IdempotencyKey>& idempotency = {});
-  Result<std::vector<store::ApiKeyRecord>> ListOwnKeys(const Principal& who);
+  Result<Page<store::ApiKeyRecord>> ListOwnKeys(const Principal& who, const PageRequest& page = {});
   Status RevokeOwnKey(const Principal& who, const std::string& key_id);
 
  private:

@@ -38,10 +38,10 @@ TEST_F(OwnKeysTest, CreatedKeyAuthenticatesAndListsWithoutItsText) {
   EXPECT_FALSE(who->is_admin);
   auto listed = auth_.ListOwnKeys(a_);
   ASSERT_TRUE(listed.ok());
-  ASSERT_EQ(listed->size(), 1u);
-  EXPECT_EQ((*listed)[0].id, key->record.id);
-  EXPECT_NE((*listed)[0].key_hash, key->key);
-  EXPECT_TRUE(auth_.ListOwnKeys(b_)->empty());
+  ASSERT_EQ(listed->items.size(), 1u);
+  EXPECT_EQ(listed->items[0].id, key->record.id);
+  EXPECT_NE(listed->items[0].key_hash, key->key);
+  EXPECT_TRUE(auth_.ListOwnKeys(b_)->items.empty());
 }
 
 TEST_F(OwnKeysTest, AnotherOrganizationsKeyIsNotFoundAndKeepsWorking) {
@@ -78,7 +78,30 @@ TEST_F(OwnKeysTest, BadInputIsRefused) {
             Code::kInvalidArgument);
   EXPECT_EQ(auth_.CreateOwnKey(a_, {"tab\there", std::nullopt}).status().code(),
             Code::kInvalidArgument);
-  EXPECT_TRUE(auth_.ListOwnKeys(a_)->empty());
+  EXPECT_TRUE(auth_.ListOwnKeys(a_)->items.empty());
+}
+
+TEST_F(OwnKeysTest, KeysAreListedNewestFirstAPageAtATime) {
+  std::vector<std::string> made;
+  for (const char* name : {"first", "second", "third"}) {
+    auto key = auth_.CreateOwnKey(a_, {name, std::nullopt});
+    ASSERT_TRUE(key.ok());
+    made.push_back(key->record.id);
+  }
+  auto first = auth_.ListOwnKeys(a_, {2, ""});
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->items.size(), 2u);
+  EXPECT_EQ(first->items[0].id, made[2]);
+  EXPECT_EQ(first->items[1].id, made[1]);
+  ASSERT_TRUE(first->next_cursor);
+  ASSERT_TRUE(auth_.CreateOwnKey(a_, {"between", std::nullopt}).ok());
+  auto second = auth_.ListOwnKeys(a_, {2, *first->next_cursor});
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->items.size(), 1u);
+  EXPECT_EQ(second->items[0].id, made[0]);
+  EXPECT_FALSE(second->next_cursor);
+  EXPECT_EQ(auth_.ListOwnKeys(a_, {201, ""}).status().field(), "limit");
+  EXPECT_EQ(auth_.ListOwnKeys(a_, {2, "k00"}).status().field(), "cursor");
 }
 
 TEST_F(OwnKeysTest, AtMostKMaxKeysPerOrg) {
@@ -95,8 +118,8 @@ TEST_F(OwnKeysTest, TheAdminKeyCannotBeRevoked) {
   Principal admin_user{admin_org->id, "usr_x", false};
   auto keys = auth_.ListOwnKeys(admin_user);
   ASSERT_TRUE(keys.ok());
-  ASSERT_EQ(keys->size(), 1u);
-  EXPECT_EQ(auth_.RevokeOwnKey(admin_user, (*keys)[0].id).code(), Code::kConflict);
+  ASSERT_EQ(keys->items.size(), 1u);
+  EXPECT_EQ(auth_.RevokeOwnKey(admin_user, keys->items[0].id).code(), Code::kConflict);
 }
 
 }  // namespace

@@ -220,5 +220,28 @@ TEST_F(CheckpointListingTest, BadLimitCursorOrSandboxIdIsInvalidArgumentNamingTh
   EXPECT_FALSE(past->next_cursor.has_value());
 }
 
+// One sandbox's list (GET /v1/sandboxes/{id}/checkpoints) pages the same way: newest first,
+// a page at a time, its cursors the organization's listing's.
+TEST_F(CheckpointListingTest, ASandboxsCheckpointsArePagedNewestFirstToo) {
+  const std::string id = Running(org_, "paged");
+  for (const char* name : {"first", "second", "third"}) Take(Caller(), id, name);
+  auto first = checkpoints_->List(Caller(), id, PageRequest{2, ""});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->items.size(), 2u);
+  for (size_t i = 1; i < first->items.size(); ++i)
+    EXPECT_GE(first->items[i - 1].created_at, first->items[i].created_at);
+  ASSERT_TRUE(first->next_cursor);
+  auto rest = checkpoints_->List(Caller(), id, PageRequest{2, *first->next_cursor});
+  ASSERT_TRUE(rest.ok()) << rest.status().message();
+  ASSERT_EQ(rest->items.size(), 1u);
+  EXPECT_FALSE(rest->next_cursor);
+  std::set<std::string> seen = {first->items[0].name, first->items[1].name, rest->items[0].name};
+  EXPECT_EQ(seen, (std::set<std::string>{"first", "second", "third"}));
+  EXPECT_EQ(checkpoints_->List(Caller(), id, PageRequest{0, ""}).status().field(), "limit");
+  EXPECT_EQ(checkpoints_->List(Caller(), id, PageRequest{2, "c5"}).status().field(), "cursor");
+  Principal other{OtherOrg(), "key_2", false};
+  EXPECT_EQ(checkpoints_->List(other, id).status().code(), Code::kNotFound);
+}
+
 }  // namespace
 }  // namespace adapt::core

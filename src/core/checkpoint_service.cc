@@ -54,6 +54,23 @@ Result<std::optional<ListingKey>> ParseCheckpointCursor(const std::string& curso
   return std::optional<ListingKey>(ListingKey{created_at, sandbox_id, name});
 }
 
+// One page of `all` (in any order) in the listing's order, after the cursor's item.
+Result<CheckpointPage> PageOfCheckpoints(std::vector<Checkpoint> all, const PageRequest& request) {
+  RETURN_IF_ERROR(CheckPageLimit(request.limit));
+  ASSIGN_OR_RETURN(std::optional<ListingKey> after, ParseCheckpointCursor(request.cursor));
+  if (after) std::erase_if(all, [&](const Checkpoint& c) { return !(ListingKeyOf(c) < *after); });
+  std::sort(all.begin(), all.end(), [](const Checkpoint& a, const Checkpoint& b) {
+    return ListingKeyOf(b) < ListingKeyOf(a);
+  });
+  CheckpointPage page;
+  if (all.size() > static_cast<size_t>(request.limit)) {
+    all.resize(request.limit);
+    page.next_cursor = ListingCursor(all.back());
+  }
+  page.items = std::move(all);
+  return page;
+}
+
 std::string Gib(uint64_t bytes) {
   return std::to_string(bytes >> 30) + "." + std::to_string(((bytes >> 20) % 1024) * 10 / 1024);
 }
@@ -177,20 +194,19 @@ Result<CheckpointTaken> CheckpointService::TakenEarlier(const Principal& who,
   return store::IdempotentObjectGone("checkpoint '" + name + "' of sandbox " + sandbox_id);
 }
 
-Result<std::vector<Checkpoint>> CheckpointService::List(const Principal& who,
-                                                        const std::string& sandbox_id) {
+Result<CheckpointPage> CheckpointService::List(const Principal& who, const std::string& sandbox_id,
+                                               const PageRequest& page) {
   ASSIGN_OR_RETURN(store::SandboxRecord r, Owned(who, sandbox_id, "", true));
-  std::vector<Checkpoint> out;
+  std::vector<Checkpoint> all;
   for (const auto& c : runtime_.ListNamedCheckpoints(sandbox_id))
-    out.push_back(CheckpointView(c, r));
-  return out;
+    all.push_back(CheckpointView(c, r));
+  return PageOfCheckpoints(std::move(all), page);
 }
 
 Result<CheckpointPage> CheckpointService::ListOrganization(const Principal& who,
                                                            const ListCheckpointsRequest& req) {
-  if (req.limit < 1 || req.limit > 200)
-    return InvalidArgument("limit", "limit must be between 1 and 200");
-  ASSIGN_OR_RETURN(std::optional<ListingKey> after, ParseCheckpointCursor(req.cursor));
+  RETURN_IF_ERROR(CheckPageLimit(req.limit));
+  RETURN_IF_ERROR(ParseCheckpointCursor(req.cursor).status());
   if (!req.sandbox_id.empty() && !IsValidId(req.sandbox_id, "sbx"))
     return InvalidArgument("sandboxId", "sandboxId is not a sandbox id (sbx_...)");
   // The store would read an empty organization as every organization (the metering's case).
@@ -208,21 +224,9 @@ Result<CheckpointPage> CheckpointService::ListOrganization(const Principal& who,
       // A deleted sandbox's others are on their way out with it.
       if (IsDeletedSandbox(r) && !c.keep) continue;
       if (req.kept && c.keep != *req.kept) continue;
-      Checkpoint view = CheckpointView(c, r);
-      if (after && !(ListingKeyOf(view) < *after)) continue;
-      all.push_back(std::move(view));
+      all.push_back(CheckpointView(c, r));
     }
-  std::sort(all.begin(), all.end(), [](const Checkpoint& a, const Checkpoint& b) {
-    return ListingKeyOf(b) < ListingKeyOf(a);
-  });
-  CheckpointPage page;
-  const size_t limit = static_cast<size_t>(req.limit);
-  if (all.size() > limit) {
-    all.resize(limit);
-    page.next_cursor = ListingCursor(all.back());
-  }
-  page.items = std::move(all);
-  return page;
+  return PageOfCheckpoints(std::move(all), {req.limit, req.cursor});
 }
 
 Status CheckpointService::Delete(const Principal& who, const std::string& sandbox_id,

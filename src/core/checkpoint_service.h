@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/list_cursor.h"
 #include "core/auth.h"
 #include "core/sandbox_service.h"
 #include "core/usage_meter.h"
@@ -40,16 +41,13 @@ struct Checkpoint {
 
 // The organization's checkpoints across its sandboxes (GET /v1/checkpoints).
 struct ListCheckpointsRequest {
-  int limit = 50;            // 1..200
-  std::string cursor;        // the previous page's next_cursor; empty: the first page
-  std::string sandbox_id;    // only this sandbox's; empty: every sandbox's
-  std::optional<bool> kept;  // only those taken with keep (true) or without (false)
+  int limit = kDefaultPageLimit;  // 1..kMaxPageLimit
+  std::string cursor;             // the previous page's next_cursor; empty: the first page
+  std::string sandbox_id;         // only this sandbox's; empty: every sandbox's
+  std::optional<bool> kept;       // only those taken with keep (true) or without (false)
 };
 
-struct CheckpointPage {
-  std::vector<Checkpoint> items;           // newest first
-  std::optional<std::string> next_cursor;  // unset on the last page
-};
+using CheckpointPage = Page<Checkpoint>;  // newest first
 
 struct CheckpointTaken {
   Checkpoint checkpoint;
@@ -80,8 +78,11 @@ class CheckpointService {
   Result<CheckpointTaken> Take(
       const Principal& who, const std::string& sandbox_id, const std::string& name,
       bool keep = false, const std::optional<store::IdempotencyKey>& idempotency = std::nullopt);
-  // Oldest first. A deleted sandbox lists the checkpoints it kept (NotFound when none).
-  Result<std::vector<Checkpoint>> List(const Principal& who, const std::string& sandbox_id);
+  // One newest-first page of the sandbox's checkpoints, in the order and with the cursors of
+  // ListOrganization. A deleted sandbox lists the checkpoints it kept (NotFound when none).
+  // InvalidArgument for a bad limit or cursor.
+  Result<CheckpointPage> List(const Principal& who, const std::string& sandbox_id,
+                              const PageRequest& page = {});
   // The caller's organization's checkpoints, newest first: those of its live sandboxes and
   // the kept ones of its deleted sandboxes; never another organization's (its sandbox id, or
   // an unknown one, lists nothing). InvalidArgument for a limit outside 1..200 (field

@@ -96,6 +96,19 @@ Result<std::vector<Endpoint>> EndpointService::List(const Principal& who,
   return items;
 }
 
+Result<Page<Endpoint>> EndpointService::List(const Principal& who, const std::string& sandbox_id,
+                                             const PageRequest& page) {
+  if (!sandbox_id.empty()) {
+    if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
+    RETURN_IF_ERROR(sandboxes_.GetSandbox(who.org_id, sandbox_id).status());
+  }
+  ASSIGN_OR_RETURN(auto records, endpoints_.ListEndpoints(who.org_id, sandbox_id));
+  ASSIGN_OR_RETURN(auto rows,
+                   PageNewestFirst(std::move(records), page,
+                                   [](const store::EndpointRecord& e) { return e.seq; }));
+  return MapPage(std::move(rows), [&](const store::EndpointRecord& e) { return View(e); });
+}
+
 Status EndpointService::Delete(const Principal& who, const std::string& sandbox_id,
                                const std::string& id) {
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/list_cursor.h"
 #include "core/account_service.h"
 #include "core/auth.h"
 #include "core/sandbox_activity.h"
@@ -56,8 +57,11 @@ class EndpointService {
   Result<Endpoint> Create(const Principal& who, const std::string& sandbox_id,
                           const CreateEndpoint& request,
                           const std::optional<store::IdempotencyKey>& idempotency = {});
-  // The sandbox's routes; an empty `sandbox_id`: every route of the organization.
+  // The sandbox's routes; an empty `sandbox_id`: every route of the organization. Oldest first.
   Result<std::vector<Endpoint>> List(const Principal& who, const std::string& sandbox_id);
+  // One newest-first page of them (API.md's lists); InvalidArgument for a bad limit or cursor.
+  Result<Page<Endpoint>> List(const Principal& who, const std::string& sandbox_id,
+                              const PageRequest& page);
   // NotFound when the sandbox or the route does not exist.
   Status Delete(const Principal& who, const std::string& sandbox_id, const std::string& id);
   // Removes the routes that match and returns their ids; none matching is no error (removing a

@@ -116,5 +116,24 @@ TEST_F(EndpointServiceTest, TheOrganizationsListHoldsEverySandboxesRoutesAndNoOn
   EXPECT_EQ(service_->List(other_, second).status().code(), Code::kNotFound);
 }
 
+TEST_F(EndpointServiceTest, PagesAreNewestFirstAndAnInsertBetweenPagesChangesNoLaterPage) {
+  std::string a = Expose(8000), b = Expose(8001), c = Expose(8002);
+  auto first = service_->List(org_, sandbox_, PageRequest{2, ""});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->items.size(), 2u);
+  EXPECT_EQ(first->items[0].id, c);
+  EXPECT_EQ(first->items[1].id, b);
+  ASSERT_TRUE(first->next_cursor);
+  Expose(8003);
+  auto second = service_->List(org_, "", PageRequest{2, *first->next_cursor});
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  ASSERT_EQ(second->items.size(), 1u);
+  EXPECT_EQ(second->items[0].id, a);
+  EXPECT_FALSE(second->next_cursor);
+  EXPECT_EQ(service_->List(org_, sandbox_, PageRequest{0, ""}).status().field(), "limit");
+  EXPECT_EQ(service_->List(org_, sandbox_, PageRequest{2, "x"}).status().field(), "cursor");
+  EXPECT_TRUE(service_->List(other_, "", PageRequest{})->items.empty());
+}
+
 }  // namespace
 }  // namespace adapt::core

@@ -15,14 +15,15 @@ Status ObjectService::CheckSandbox(const Principal& who, const std::string& sand
 }
 
 Result<SandboxArtifacts> ObjectService::ListArtifacts(const Principal& who,
-                                                      const std::string& sandbox_id) {
+                                                      const std::string& sandbox_id,
+                                                      const PageRequest& page) {
   RETURN_IF_ERROR(CheckSandbox(who, sandbox_id));
   SandboxArtifacts out;
   out.sandbox_id = sandbox_id;
   out.prefix = storage::ArtifactPrefix(sandbox_id);
-  ASSIGN_OR_RETURN(auto list, objects_.List(who.org_id, out.prefix, "", "", 1000));
-  out.objects = std::move(list.objects);
-  out.truncated = list.truncated;
+  ASSIGN_OR_RETURN(ObjectPage listed, List(who, {out.prefix, "", page}));
+  out.items = std::move(listed.items);
+  out.next_cursor = std::move(listed.next_cursor);
   return out;
 }
 

@@ -83,8 +83,9 @@ struct CopyWorkspaceFile {
 struct SandboxArtifacts {
   std::string sandbox_id;
   std::string prefix;  // artifacts/<sandbox id>/
-  std::vector<store::ObjectRecord> objects;
-  bool truncated = false;  // more than the first 1000
+  // One page in key order, as /v1/objects pages (ListObjects): key cursors.
+  std::vector<store::ObjectRecord> items;
+  std::optional<std::string> next_cursor;  // unset on the last page
 };
 
 struct ObjectStorageAttachment {
@@ -129,8 +130,10 @@ class ObjectService {
   Result<std::pair<store::ObjectRecord, std::unique_ptr<os::FileReader>>> OpenByLink(
       const SignedDownload& link);
 
-  // The objects under artifacts/<sandbox id>/ (the first 1000), for a sandbox of the caller's.
-  Result<SandboxArtifacts> ListArtifacts(const Principal& who, const std::string& sandbox_id);
+  // One page of the objects under artifacts/<sandbox id>/, for a sandbox of the caller's.
+  // InvalidArgument for a bad limit or cursor; NotFound for another organization's sandbox.
+  Result<SandboxArtifacts> ListArtifacts(const Principal& who, const std::string& sandbox_id,
+                                         const PageRequest& page = {});
   // An artifact's text: `name` relative to artifacts/<sandbox id>/, or its full key.
   Result<ObjectText> ReadArtifactText(const Principal& who, const std::string& sandbox_id,
                                       const std::string& name, size_t max_bytes);

@@ -199,8 +199,9 @@ TEST_F(ObjectServiceTest, ArtifactsAreTheSandboxsPrefixAndOnlyForItsOrganization
   auto list = service_->ListArtifacts(Caller(), sbx.id);
   ASSERT_TRUE(list.ok()) << list.status().message();
   EXPECT_EQ(list->prefix, prefix);
-  ASSERT_EQ(list->objects.size(), 1u);
-  EXPECT_EQ(list->objects[0].key, prefix + "result.csv");
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0].key, prefix + "result.csv");
+  EXPECT_FALSE(list->next_cursor);
   auto text = service_->ReadArtifactText(Caller(), sbx.id, "result.csv", 1024);
   ASSERT_TRUE(text.ok()) << text.status().message();
   EXPECT_EQ(text->text, "a,b\n");
@@ -208,6 +209,25 @@ TEST_F(ObjectServiceTest, ArtifactsAreTheSandboxsPrefixAndOnlyForItsOrganization
   EXPECT_EQ(service_->ReadArtifactText(Stranger(), sbx.id, "result.csv", 1024).status().code(),
             Code::kNotFound);
   EXPECT_EQ(service_->ListArtifacts(Caller(), "../" + sbx.id).status().code(), Code::kNotFound);
+}
+
+TEST_F(ObjectServiceTest, ArtifactsComeAPageAtATimeInKeyOrderWithTheObjectsCursor) {
+  store::SandboxRecord sbx = Insert(NewSandbox("running"));
+  std::string prefix = "artifacts/" + sbx.id + "/";
+  for (const char* name : {"c.txt", "a.txt", "b.txt"}) PutObject(prefix + name, "x", Caller());
+  auto first = service_->ListArtifacts(Caller(), sbx.id, {2, ""});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->items.size(), 2u);
+  EXPECT_EQ(first->items[0].key, prefix + "a.txt");
+  EXPECT_EQ(first->items[1].key, prefix + "b.txt");
+  ASSERT_TRUE(first->next_cursor);
+  auto second = service_->ListArtifacts(Caller(), sbx.id, {2, *first->next_cursor});
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  ASSERT_EQ(second->items.size(), 1u);
+  EXPECT_EQ(second->items[0].key, prefix + "c.txt");
+  EXPECT_FALSE(second->next_cursor);
+  EXPECT_EQ(service_->ListArtifacts(Caller(), sbx.id, {0, ""}).status().field(), "limit");
+  EXPECT_EQ(service_->ListArtifacts(Caller(), sbx.id, {2, "c5"}).status().field(), "cursor");
 }
 
 TEST_F(ObjectServiceTest, AWorkspaceCopyThatLooksLikeACredentialOrCannotBeReadStoresNothing) {

@@ -161,9 +161,9 @@ TEST_F(SandboxForkTest, ACheckpointTakenWithKeepOutlivesItsSandboxOthersGoWithIt
 
   auto listed = checkpoints.List(Caller(), r.id);
   ASSERT_TRUE(listed.ok()) << listed.status().message();
-  ASSERT_EQ(listed->size(), 1u);
-  EXPECT_EQ((*listed)[0].name, "kept");
-  EXPECT_TRUE((*listed)[0].keep);
+  ASSERT_EQ(listed->items.size(), 1u);
+  EXPECT_EQ(listed->items[0].name, "kept");
+  EXPECT_TRUE(listed->items[0].keep);
   EXPECT_EQ(checkpoints.OrgCheckpointBytes(org_), both / 2);  // still counted
   Principal other{"org_someone_else", "key_2", false};
   EXPECT_EQ(checkpoints.List(other, r.id).status().code(), Code::kNotFound);

@@ -104,11 +104,12 @@ Result<NewUser> Users::Add(const Principal& who, const std::string& org_id,
   return out;
 }
 
-Result<std::vector<store::UserRecord>> Users::List(const Principal& who,
-                                                   const std::string& org_id) {
+Result<Page<store::UserRecord>> Users::List(const Principal& who, const std::string& org_id,
+                                            const PageRequest& page) {
   if (!who.is_admin) return Status(Code::kPermissionDenied, "this action needs the admin key");
   if (!org_id.empty()) RETURN_IF_ERROR(store_.GetOrg(org_id).status());
-  return store_.ListUsers(org_id);
+  ASSIGN_OR_RETURN(auto users, store_.ListUsers(org_id));
+  return PageNewestFirst(std::move(users), page, [](const store::UserRecord& u) { return u.seq; });
 }
 
 Result<store::UserRecord> Users::Delete(const Principal& who, const std::string& id) {

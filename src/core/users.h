@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/list_cursor.h"
 #include "base/status.h"
 #include "core/auth.h"
 #include "store/store.h"
@@ -38,8 +39,10 @@ class Users {
   // Admin only. An empty `password` asks the server to choose one (returned once).
   Result<NewUser> Add(const Principal& who, const std::string& org_id, const std::string& email,
                       const std::string& password);
-  // Admin only; every organization's users when `org_id` is empty.
-  Result<std::vector<store::UserRecord>> List(const Principal& who, const std::string& org_id);
+  // Admin only; every organization's users when `org_id` is empty. One newest-first page;
+  // InvalidArgument for a bad limit or cursor.
+  Result<Page<store::UserRecord>> List(const Principal& who, const std::string& org_id,
+                                       const PageRequest& page = {});
 
   // Deletes a user and ends what it signed in with (its OAuth grants; dashboard sessions
   // read the user again). The admin key may delete any user, a caller of the user's own

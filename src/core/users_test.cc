@@ -43,8 +43,9 @@ TEST_F(UsersTest, OnlyTheAdminAddsAndListsUsers) {
   EXPECT_GE(added->password.size(), 20u);  // chosen by the server, shown once
   auto listed = users_.List(kAdmin, "");
   ASSERT_TRUE(listed.ok());
-  ASSERT_EQ(listed->size(), 1u);
-  EXPECT_NE((*listed)[0].password_hash.find("scrypt$"), std::string::npos);
+  ASSERT_EQ(listed->items.size(), 1u);
+  EXPECT_NE(listed->items[0].password_hash.find("scrypt$"), std::string::npos);
+  EXPECT_FALSE(listed->next_cursor);
   EXPECT_EQ(users_.Add(kAdmin, "org_other", "a@example.com", "").status().code(), Code::kConflict);
   EXPECT_EQ(users_.Add(kAdmin, "org_acme", "b@example.com", "short").status().field(), "password");
 }

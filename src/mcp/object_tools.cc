@@ -169,7 +169,10 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                 "List a sandbox's artifacts",
                 "List this sandbox's artifacts in tenant-scoped object storage.",
                 {{"type", "object"},
-                 {"properties", {{"sandbox_id", SandboxIdSchema()}}},
+                 {"properties",
+                  {{"sandbox_id", SandboxIdSchema()},
+                   {"cursor", {{"type", "string"}, {"maxLength", 4200}}},
+                   {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 200}}}}},
                  {"required", json::array({"sandbox_id"})},
                  {"additionalProperties", false}},
                 {{"type", "object"},
@@ -177,18 +180,29 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
                   {{"sandbox_id", {{"type", "string"}}},
                    {"prefix", {{"type", "string"}}},
                    {"artifacts", {{"type", "array"}, {"items", ObjectSchema()}}},
-                   {"truncated", {{"type", "boolean"}}}}},
-                 {"required", json::array({"sandbox_id", "prefix", "artifacts", "truncated"})}},
+                   {"truncated", {{"type", "boolean"}}},
+                   {"next_cursor", {{"type", json::array({"string", "null"})}}}}},
+                 {"required",
+                  json::array({"sandbox_id", "prefix", "artifacts", "truncated", "next_cursor"})}},
                 ToolAnnotations{true, false, true, false},
                 [&objects](ToolContext& ctx, const json& args) {
-                  auto list = objects.ListArtifacts(ctx.who, args["sandbox_id"].get<std::string>());
-                  if (!list.ok()) return ToolResult::Fail(FailureSentence(list.status()));
+                  PageRequest page{args.value("limit", kMaxPageLimit), args.value("cursor", "")};
+                  auto list =
+                      objects.ListArtifacts(ctx.who, args["sandbox_id"].get<std::string>(), page);
+                  if (!list.ok()) {
+                    if (list.status().field() == "cursor")
+                      return ToolResult::Fail("The cursor is not valid; list again without it.");
+                    return ToolResult::Fail(FailureSentence(list.status()));
+                  }
                   json items = json::array();
-                  for (const auto& o : list->objects) items.push_back(ObjectView(o));
+                  for (const auto& o : list->items) items.push_back(ObjectView(o));
+                  json next = list->next_cursor ? json(*list->next_cursor) : json();
+                  // truncated: more than this page (next_cursor reads the rest).
                   return ToolResult::Ok({{"sandbox_id", list->sandbox_id},
                                          {"prefix", list->prefix},
                                          {"artifacts", items},
-                                         {"truncated", list->truncated}});
+                                         {"truncated", list->next_cursor.has_value()},
+                                         {"next_cursor", next}});
                 }});
 
   registry.Add({"read_object_text_artifact",

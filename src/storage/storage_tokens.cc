@@ -84,6 +84,13 @@ Result<std::vector<store::StorageTokenRecord>> StorageTokens::List(const std::st
   return store_.ListStorageTokens(org_id);
 }
 
+Result<Page<store::StorageTokenRecord>> StorageTokens::List(const std::string& org_id,
+                                                            const PageRequest& page) {
+  ASSIGN_OR_RETURN(auto tokens, store_.ListStorageTokens(org_id));
+  return PageNewestFirst(std::move(tokens), page,
+                         [](const store::StorageTokenRecord& t) { return t.seq; });
+}
+
 Status StorageTokens::Revoke(const std::string& org_id, const std::string& id) {
   if (!IsValidId(id, "stk")) return NotFound("storage token " + id + " not found");
   return store_.RevokeStorageToken(org_id, id, NowMillis());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/list_cursor.h"
 #include "base/status.h"
 #include "store/storage_token_store.h"
 
@@ -40,7 +41,10 @@ class StorageTokens {
   Result<NewStorageToken> Create(const std::string& org_id, const std::string& name,
                                  int64_t ttl_seconds, const std::string& sandbox_id = "",
                                  const std::optional<store::IdempotencyKey>& idempotency = {});
+  // Every token of the organization, oldest first (revoked and expired ones too).
   Result<std::vector<store::StorageTokenRecord>> List(const std::string& org_id);
+  // One newest-first page of them (API.md's lists); InvalidArgument for a bad limit or cursor.
+  Result<Page<store::StorageTokenRecord>> List(const std::string& org_id, const PageRequest& page);
   Status Revoke(const std::string& org_id, const std::string& id);
   // The token if it exists, is unexpired and unrevoked; else Unauthenticated.
   Result<store::StorageTokenRecord> Active(const std::string& id);

@@ -48,8 +48,11 @@ struct Volume {
   int64_t created_at = 0;  // ms since the epoch
 };
 
+// One newest-first page (API.md's lists); at most limits::kVolumesPerOrg exist, so the
+// default first page holds them all.
 struct VolumeList {
   std::vector<Volume> items;
+  std::optional<std::string> next_cursor;  // unset on the last page
 };
 
 // A name is 1..63 of [a-z0-9-], starting and ending with a letter or digit (a DNS label), so

@@ -170,12 +170,18 @@ Result<Volume> VolumeService::Create(const std::string& org_id, const CreateVolu
   return View(v);
 }
 
-Result<VolumeList> VolumeService::List(const std::string& org_id) {
+Result<VolumeList> VolumeService::List(const std::string& org_id, const PageRequest& page) {
+  // Checked before the default volume is made: bad input changes nothing.
+  RETURN_IF_ERROR(CheckPageLimit(page.limit));
+  RETURN_IF_ERROR(ParseListCursor(page.cursor).status());
   std::lock_guard lock(mu_);
   RETURN_IF_ERROR(FindLocked(org_id, kDefaultVolumeName).status());
   ASSIGN_OR_RETURN(auto all, store_.ListVolumes(org_id));
+  ASSIGN_OR_RETURN(auto rows, PageNewestFirst(std::move(all), page,
+                                              [](const store::VolumeRecord& v) { return v.seq; }));
   VolumeList list;
-  for (const auto& v : all) list.items.push_back(View(v));
+  for (const auto& v : rows.items) list.items.push_back(View(v));
+  list.next_cursor = std::move(rows.next_cursor);
   return list;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "base/list_cursor.h"
 #include "base/status.h"
 #include "storage/volume_disk.h"
 #include "storage/volume_request.h"
@@ -50,8 +51,9 @@ class VolumeService {
   // Conflict for another request); a new one is recorded with the volume's ready record.
   Result<Volume> Create(const std::string& org_id, const CreateVolumeRequest& request,
                         const std::optional<store::IdempotencyKey>& idempotency = {});
-  // The organization's volumes, oldest first; the default volume is made on first use.
-  Result<VolumeList> List(const std::string& org_id);
+  // The organization's volumes, newest first, a page at a time; the default volume is made on
+  // first use. InvalidArgument for a bad limit or cursor.
+  Result<VolumeList> List(const std::string& org_id, const PageRequest& page = {});
   Result<Volume> Get(const std::string& org_id, const std::string& name);
   // Permanently deletes `name` when `confirm` is exactly it, it is not the default volume
   // and no sandbox uses it.
