@@ -72,7 +72,7 @@ def test_without_allow_signup_the_sign_up_route_refuses_and_makes_nothing(daemon
     status, _, body = raw(daemon, "POST", "/dashboard/signup", json.dumps({"email": email, "password": PASSWORD}),
                           CSRF)
     assert status == 403 and json.loads(body)["error"]["code"] == "permission_denied", body
-    users = daemon.admin.api("GET", "/v1/users")[1]["items"]
+    users = daemon.admin.api("GET", "/v1/users?limit=200")[1]["items"]
     assert email not in [u["email"] for u in users]
 
 

@@ -42,7 +42,7 @@ def test_save_list_and_refusals_over_rest(org, daemon):
     assert get(org, "mine/r.txt")[2] == b"report\n"
     status, listed = org.api("GET", "/v1/sandboxes/%s/artifacts" % sid)
     assert status == 200 and listed["prefix"] == "artifacts/%s/" % sid, listed
-    assert [o["key"] for o in listed["objects"]] == [saved["key"]] and listed["truncated"] is False
+    assert [o["key"] for o in listed["items"]] == [saved["key"]] and listed["nextCursor"] is None
     # Credentials by name or by content, paths outside /workspace, bad bodies: 400, nothing stored.
     for body, field in [({"path": ".env"}, "path"), ({"path": "out/key.txt"}, "path"),
                         ({"path": "../etc/passwd"}, "path"), ({"path": "/etc/hostname"}, "path"),
@@ -51,7 +51,7 @@ def test_save_list_and_refusals_over_rest(org, daemon):
                         ({"path": "out/report.txt", "ttlSeconds": 0}, "ttlSeconds")]:
         status, err = org.api("POST", "/v1/sandboxes/%s/artifacts" % sid, body)
         assert status == 400 and err["error"]["field"] == field, (body, err)
-    assert [o["key"] for o in org.api("GET", "/v1/sandboxes/%s/artifacts" % sid)[1]["objects"]] == \
+    assert [o["key"] for o in org.api("GET", "/v1/sandboxes/%s/artifacts" % sid)[1]["items"]] == \
         [saved["key"]]
     status, err = org.api("POST", "/v1/sandboxes/%s/artifacts" % sid, {"path": "out/none.txt"})
     assert status == 404, err

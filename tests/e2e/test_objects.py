@@ -164,8 +164,8 @@ def test_storage_tokens_are_storage_only_and_revocable(org, daemon):
     status, body = gateway(tok, "GET", "/objects/t.txt")
     assert (status, body) == (200, b"hello")
     status, listed = org.api("GET", "/v1/storage-tokens")
-    assert any(t["id"] == tok["id"] and not t["revoked"] for t in listed["tokens"])
-    assert "token" not in listed["tokens"][0] and "secretAccessKey" not in listed["tokens"][0]
+    assert any(t["id"] == tok["id"] and not t["revoked"] for t in listed["items"])
+    assert "token" not in listed["items"][0] and "secretAccessKey" not in listed["items"][0]
     other = daemon.new_org()
     assert other.request("DELETE", "/v1/storage-tokens/" + tok["id"])[0] == 404
     assert org.request("DELETE", "/v1/storage-tokens/" + tok["id"])[0] == 204

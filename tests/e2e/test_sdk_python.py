@@ -312,8 +312,8 @@ def test_secrets_objects_storage_and_endpoints(client, adapt):
 def test_endpoints_by_port_artifacts_and_python_on_its_route(client, adapt):
     sb = client.sandboxes.create()
     a, b, c = sb.endpoints.create(8000), sb.endpoints.create(8000), sb.endpoints.create(9000)
-    every = client.sandboxes.endpoints()  # the organization's, oldest first
-    assert [e.id for e in every] == [a.id, b.id, c.id]
+    every = client.sandboxes.endpoints()  # the organization's, newest first
+    assert [e.id for e in every] == [c.id, b.id, a.id]
     assert all(isinstance(e, adapt.Endpoint) and e.sandbox_id == sb.id for e in every)
     assert sorted(sb.endpoints.delete_by_port(8000)) == sorted([a.id, b.id])
     assert [e.id for e in sb.endpoints.list()] == [c.id]
@@ -336,8 +336,8 @@ def test_endpoints_by_port_artifacts_and_python_on_its_route(client, adapt):
         sb.artifacts.save(".env")  # looks like a credential: refused, nothing stored
     assert e.value.field == "path"
     listed = sb.artifacts.list()
-    assert (listed.sandbox_id, listed.prefix, listed.truncated) == (sb.id, "artifacts/%s/" % sb.id, False)
-    assert [o.key for o in listed.objects] == [art.key] and isinstance(listed.objects[0], adapt.StoredObject)
+    assert (listed.sandbox_id, listed.prefix, listed.next_cursor) == (sb.id, "artifacts/%s/" % sb.id, None)
+    assert [o.key for o in listed.items] == [art.key] and isinstance(listed.items[0], adapt.StoredObject)
 
     r = sb.run_python("import sys; print(6 * 7); sys.exit(3)")
     assert (r.status, r.exit_code, r.stdout) == ("exited", 3, "42\n"), r

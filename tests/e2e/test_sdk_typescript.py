@@ -179,7 +179,7 @@ def test_secrets_objects_storage_and_endpoints(built, daemon, org, tmp_path):
 def test_endpoints_by_port_artifacts_and_python_on_its_route(built, daemon, org):
     out = scenario("extras", daemon, org)
     a, b, c = out["endpointIds"]
-    assert [e["id"] for e in out["every"]] == [a, b, c]  # the organization's, oldest first
+    assert [e["id"] for e in out["every"]] == [c, b, a]  # the organization's, newest first
     assert sorted(out["removed"]) == sorted([a, b]) and out["left"] == [c] and out["removedAgain"] == []
     assert (out["badPort"]["cls"], out["badPort"]["field"]) == ("InvalidArgument", "port")
     art = out["artifact"]
@@ -188,8 +188,8 @@ def test_endpoints_by_port_artifacts_and_python_on_its_route(built, daemon, org)
     assert out["mine"]["key"] == "sdk/mine.txt" and out["mineText"] == "report\n"
     assert (out["credential"]["cls"], out["credential"]["field"]) == ("InvalidArgument", "path")
     listed = out["artifacts"]
-    assert listed["prefix"] == "artifacts/%s/" % listed["sandboxId"] and listed["truncated"] is False
-    assert [o["key"] for o in listed["objects"]] == [art["key"]]
+    assert listed["prefix"] == "artifacts/%s/" % listed["sandboxId"] and listed["nextCursor"] is None
+    assert [o["key"] for o in listed["items"]] == [art["key"]]
     p = out["python"]
     assert (p["status"], p["exitCode"], p["stdout"]) == ("exited", 3, "42\n") and out["pythonById"] == "42\n"
     s = out["pythonStreamed"]

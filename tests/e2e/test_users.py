@@ -136,10 +136,10 @@ def test_a_user_signs_in_on_the_authorize_page_and_acts_for_its_organization(dae
     assert "location" not in wrong[1]
 
     # Sign-up is refused here, and makes no organization.
-    orgs_before = len(daemon.admin.api("GET", "/v1/orgs")[1]["items"])
+    orgs_before = len(daemon.admin.api("GET", "/v1/orgs?limit=200")[1]["items"])
     status, _, text = auth.sign_up(harness.unique("new") + "@example.com", PASSWORD)
     assert status == 403 and "does not let anyone create an account" in text
-    assert len(daemon.admin.api("GET", "/v1/orgs")[1]["items"]) == orgs_before
+    assert len(daemon.admin.api("GET", "/v1/orgs?limit=200")[1]["items"]) == orgs_before
 
     # The right password, however the email is written, gets a grant for the user's
     # organization, which the operator made: nothing is gated.
@@ -201,7 +201,7 @@ def test_sign_up_makes_an_unregistered_account_that_may_only_read(signup_daemon)
     assert 'value="sign_up"' in auth.page()
     email = harness.unique("newcomer") + "@example.com"
     token = auth.token(auth.sign_up(email, PASSWORD))
-    users = d.admin.api("GET", "/v1/users")[1]["items"]
+    users = d.admin.api("GET", "/v1/users?limit=200")[1]["items"]
     org_id = [u["orgId"] for u in users if u["email"] == email][0]
 
     # MCP: tools that create or run something refuse with one sentence; reads work.
@@ -230,12 +230,12 @@ def test_sign_up_makes_an_unregistered_account_that_may_only_read(signup_daemon)
     again = Authorization(d)
     token2 = again.token(again.sign_in(email, PASSWORD))
     assert call_tool(d, token2, "create_sandbox")["content"][0]["text"] == NOT_REGISTERED
-    orgs = len(d.admin.api("GET", "/v1/orgs")[1]["items"])
+    orgs = len(d.admin.api("GET", "/v1/orgs?limit=200")[1]["items"])
     status, _, text = again.sign_up(email.upper(), "another long password")
     assert status == 409 and "sign in instead" in text
     status, _, text = again.sign_up(harness.unique("short") + "@example.com", "short")
     assert status == 400 and "at least 10 characters" in text
-    assert len(d.admin.api("GET", "/v1/orgs")[1]["items"]) == orgs
+    assert len(d.admin.api("GET", "/v1/orgs?limit=200")[1]["items"]) == orgs
     # Four sign-up attempts from one address in 20 minutes: the fourth waits.
     status, headers, text = again.sign_up(harness.unique("fourth") + "@example.com", PASSWORD)
     assert status == 429 and int(headers["retry-after"]) > 0, (status, text)

@@ -444,13 +444,13 @@ export interface Artifact {
   expiresAt: string;
 }
 
-/** A sandbox's artifacts, the objects under `prefix` (artifacts/<sandbox id>/): the first 1000
- * in key order, `truncated` when there are more. */
+/** One page of a sandbox's artifacts, the objects under `prefix` (artifacts/<sandbox id>/), in
+ * key order; `nextCursor` asks for the next page (null on the last). */
 export interface ArtifactList {
   sandboxId: string;
   prefix: string;
-  objects: StoredObject[];
-  truncated: boolean;
+  items: StoredObject[];
+  nextCursor: string | null;
 }
 
 export interface Site {

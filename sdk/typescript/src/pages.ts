@@ -12,3 +12,10 @@ export async function* paginate<T>(t: Transport, path: string, pageSize = 50, qu
     if (!cursor) return;
   }
 }
+
+/** Every item of an iterator of pages, as one array (lists that are short by nature). */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}

@@ -6,7 +6,7 @@ import type {
   Account, AlertEvent, ApiKey, App, AppRelease, AppReplicaLog, Database, DatabaseDump, Image, Job, LedgerEntry, NewApiKey, NewStorageToken, NewUser, ObjectLink, Operation, Org, Plan,
   PlanLimits, PlanPrices, Progress, Run, RunEvent, Secret, Site, Storage, StorageToken, StoredObject, UsageReport, User,
 } from "./models.js";
-import { paginate } from "./pages.js";
+import { collect, paginate } from "./pages.js";
 import { eventFrames } from "./sandbox.js";
 import type { Body, Transport } from "./transport.js";
 
@@ -245,9 +245,9 @@ export class Apps {
     return this.appOf(answer, "rollback", options.timeoutMs);
   }
 
+  /** The app's releases, newest first. */
   async releases(appId: string): Promise<AppRelease[]> {
-    const page = await this.t.call<{ items: AppRelease[] }>("GET", `/v1/apps/${encodeURIComponent(appId)}/releases`);
-    return page.items;
+    return collect(paginate<AppRelease>(this.t, `/v1/apps/${encodeURIComponent(appId)}/releases`, 200));
   }
 
   /** Each replica's latest output (bounded), and the last failed replica's. */
@@ -392,8 +392,9 @@ export class Objects {
     return this.t.call<NewStorageToken>("POST", "/v1/storage-tokens", { json, idempotencyKey });
   }
 
+  /** Every storage token, revoked and expired ones too, newest first. */
   async listTokens(): Promise<StorageToken[]> {
-    return (await this.t.call<{ tokens: StorageToken[] }>("GET", "/v1/storage-tokens")).tokens;
+    return collect(paginate<StorageToken>(this.t, "/v1/storage-tokens", 200));
   }
 
   async revokeToken(tokenId: string): Promise<void> {
@@ -497,10 +498,7 @@ export class Orgs {
 
   /** Every organization's users, or `orgId`'s. */
   async listUsers(orgId?: string): Promise<User[]> {
-    const page = await this.t.call<{ items: User[] }>("GET", "/v1/users", {
-      query: orgId === undefined ? {} : { orgId },
-    });
-    return page.items;
+    return collect(paginate<User>(this.t, "/v1/users", 200, orgId === undefined ? {} : { orgId }));
   }
 
   /** Deletes a user and ends its sign-ins; never an organization's last user (409). */

@@ -5,7 +5,7 @@ import { CommandHandle, Commands, type RunOptions } from "./commands.js";
 import { EventsReset, RequestTimeout, SandboxFailed } from "./errors.js";
 import { Files } from "./files.js";
 import type { Artifact, ArtifactList, Checkpoint, CommandResult, Endpoint, ObjectStorageAttachment, SandboxInfo, SandboxStats, StatusEvent } from "./models.js";
-import { paginate } from "./pages.js";
+import { collect, paginate } from "./pages.js";
 import { parseEvents } from "./sse.js";
 import { newIdempotencyKey, type Transport } from "./transport.js";
 
@@ -55,8 +55,9 @@ export class Endpoints {
     });
   }
 
-  async list(): Promise<Endpoint[]> {
-    return (await this.t.call<{ items: Endpoint[] }>("GET", `/v1/sandboxes/${this.sandboxId}/endpoints`)).items;
+  /** The sandbox's endpoints, newest first, following nextCursor page by page. */
+  async list(pageSize = 200): Promise<Endpoint[]> {
+    return collect(paginate<Endpoint>(this.t, `/v1/sandboxes/${this.sandboxId}/endpoints`, pageSize));
   }
 
   async delete(endpointId: string): Promise<void> {
@@ -86,8 +87,11 @@ export class Artifacts {
     return this.t.call<Artifact>("POST", `/v1/sandboxes/${this.sandboxId}/artifacts`, { json: body });
   }
 
-  list(): Promise<ArtifactList> {
-    return this.t.call<ArtifactList>("GET", `/v1/sandboxes/${this.sandboxId}/artifacts`);
+  /** One page of the artifacts in key order; pass its `nextCursor` for the next one. */
+  list(options: { limit?: number; cursor?: string } = {}): Promise<ArtifactList> {
+    return this.t.call<ArtifactList>("GET", `/v1/sandboxes/${this.sandboxId}/artifacts`, {
+      query: { limit: options.limit, cursor: options.cursor },
+    });
   }
 }
 
@@ -208,9 +212,9 @@ export class Sandbox {
     return this.t.call<Checkpoint>("POST", `/v1/sandboxes/${this.id}/checkpoints`, { json, idempotencyKey: options.idempotencyKey });
   }
 
-  /** The sandbox's checkpoints, oldest first. */
+  /** The sandbox's checkpoints, newest first. */
   async listCheckpoints(): Promise<Checkpoint[]> {
-    return (await this.t.call<{ items: Checkpoint[] }>("GET", `/v1/sandboxes/${this.id}/checkpoints`)).items;
+    return collect(paginate<Checkpoint>(this.t, `/v1/sandboxes/${this.id}/checkpoints`, 200));
   }
 
   async deleteCheckpoint(name: string): Promise<void> {
@@ -414,9 +418,9 @@ export class Sandboxes {
     yield* paginate<Checkpoint>(this.t, "/v1/checkpoints", options.pageSize ?? 50, { sandboxId: options.sandboxId, kept });
   }
 
-  /** Every endpoint of the organization's sandboxes, oldest first. */
-  async endpoints(): Promise<Endpoint[]> {
-    return (await this.t.call<{ items: Endpoint[] }>("GET", "/v1/endpoints")).items;
+  /** Every endpoint of the organization's sandboxes, newest first. */
+  async endpoints(pageSize = 200): Promise<Endpoint[]> {
+    return collect(paginate<Endpoint>(this.t, "/v1/endpoints", pageSize));
   }
 
   /** Status events of every sandbox of the organization, from now on (or after lastEventId).

@@ -95,8 +95,8 @@ class Apps:
         return self._app_of(answer, "rollback", timeout)
 
     def releases(self, app_id: str) -> List[AppRelease]:
-        page = self._t.call("GET", "/v1/apps/" + app_id + "/releases")
-        return [_model.from_json(AppRelease, r) for r in page["items"]]
+        """The app's releases, newest first."""
+        return list(paginate(self._t, "/v1/apps/" + app_id + "/releases", AppRelease, 200))
 
     def logs(self, app_id: str) -> List[AppReplicaLog]:
         """Each replica's latest output (bounded), and the last failed replica's."""

@@ -498,12 +498,12 @@ class Artifact:
 
 @dataclass
 class ArtifactList:
-    """A sandbox's artifacts, the objects under `prefix` (artifacts/<sandbox id>/): the first
-    1000 in key order, `truncated` when there are more."""
+    """One page of a sandbox's artifacts, the objects under `prefix` (artifacts/<sandbox id>/),
+    in key order; `next_cursor` asks for the next page (None on the last)."""
     sandbox_id: str
     prefix: str
-    objects: List[StoredObject]
-    truncated: bool
+    items: List[StoredObject]
+    next_cursor: Optional[str] = None
 
 
 @dataclass

@@ -249,7 +249,8 @@ class Objects:
                                                               idempotency_key=idempotency_key))
 
     def list_tokens(self) -> List[StorageToken]:
-        return [_model.from_json(StorageToken, t) for t in self._t.call("GET", "/v1/storage-tokens")["tokens"]]
+        """Every storage token, revoked and expired ones too, newest first."""
+        return list(paginate(self._t, "/v1/storage-tokens", StorageToken, 200))
 
     def revoke_token(self, token_id: str) -> None:
         self._t.request("DELETE", "/v1/storage-tokens/" + token_id).close()
@@ -426,8 +427,7 @@ class Orgs:
     def list_users(self, org_id: Optional[str] = None) -> List[User]:
         """Every organization's users, or `org_id`'s."""
         query: Dict[str, Any] = {} if org_id is None else {"orgId": org_id}
-        page = self._t.call("GET", "/v1/users", query=query)
-        return [_model.from_json(User, u) for u in page["items"]]
+        return list(paginate(self._t, "/v1/users", User, 200, query))
 
     def delete_user(self, user_id: str) -> None:
         """Deletes a user and ends its sign-ins; never an organization's last user (409)."""

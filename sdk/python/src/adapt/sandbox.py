@@ -53,9 +53,9 @@ class Endpoints:
                                idempotency_key=idempotency_key)
         return _model.from_json(Endpoint, raw)
 
-    def list(self) -> List[Endpoint]:
-        raw = self._sb._t.call("GET", self._sb._path("/endpoints"))
-        return [_model.from_json(Endpoint, e) for e in raw["items"]]
+    def list(self, page_size: int = 200) -> List[Endpoint]:
+        """The sandbox's endpoints, newest first, following nextCursor page by page."""
+        return list(paginate(self._sb._t, self._sb._path("/endpoints"), Endpoint, page_size))
 
     def delete(self, endpoint_id: str) -> None:
         self._sb._t.request("DELETE", self._sb._path("/endpoints/" + endpoint_id)).close()
@@ -85,8 +85,11 @@ class Artifacts:
             body["ttlSeconds"] = ttl_seconds
         return _model.from_json(Artifact, self._sb._t.call("POST", self._sb._path("/artifacts"), json_body=body))
 
-    def list(self) -> ArtifactList:
-        return _model.from_json(ArtifactList, self._sb._t.call("GET", self._sb._path("/artifacts")))
+    def list(self, limit: Optional[int] = None, cursor: Optional[str] = None) -> ArtifactList:
+        """One page of the artifacts in key order; pass its `next_cursor` for the next one."""
+        query: Dict[str, Any] = {"limit": limit, "cursor": cursor}
+        raw = self._sb._t.call("GET", self._sb._path("/artifacts"), query=query)
+        return _model.from_json(ArtifactList, raw)
 
 
 class Sandbox:
@@ -180,9 +183,8 @@ class Sandbox:
         return _model.from_json(Checkpoint, raw)
 
     def list_checkpoints(self) -> List[Checkpoint]:
-        """The sandbox's checkpoints, oldest first."""
-        raw = self._t.call("GET", self._path("/checkpoints"))
-        return [_model.from_json(Checkpoint, c) for c in raw["items"]]
+        """The sandbox's checkpoints, newest first."""
+        return list(paginate(self._t, self._path("/checkpoints"), Checkpoint, 200))
 
     def delete_checkpoint(self, name: str) -> None:
         self._t.request("DELETE", self._path("/checkpoints/" + name)).close()
@@ -390,9 +392,9 @@ class Sandboxes:
             query["kept"] = "true" if kept else "false"
         return paginate(self._t, "/v1/checkpoints", Checkpoint, page_size, query)
 
-    def endpoints(self) -> List[Endpoint]:
-        """Every endpoint of the organization's sandboxes, oldest first."""
-        return [_model.from_json(Endpoint, e) for e in self._t.call("GET", "/v1/endpoints")["items"]]
+    def endpoints(self, page_size: int = 200) -> List[Endpoint]:
+        """Every endpoint of the organization's sandboxes, newest first."""
+        return list(paginate(self._t, "/v1/endpoints", Endpoint, page_size))
 
     def events(self, last_event_id: Optional[str] = None, timeout: Optional[float] = None) -> Iterator[StatusEvent]:
         """Status events of every sandbox of the organization, from now on (or after
