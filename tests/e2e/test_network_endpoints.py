@@ -213,7 +213,7 @@ def test_every_endpoint_of_the_organization_and_removal_by_port(d, client):
     assert status == 200 and {a["id"], b["id"], c["id"]} <= {e["id"] for e in listed["items"]}
     assert all(e["sandboxId"] and e["url"] for e in listed["items"])
     other = d.new_org()
-    assert other.api("GET", "/v1/endpoints") == (200, {"items": []})
+    assert other.api("GET", "/v1/endpoints") == (200, {"items": [], "nextCursor": None})
     assert other.api("DELETE", "/v1/sandboxes/%s/endpoints?port=8000" % sid)[0] == 404
     for query, field in [("", "port"), ("?port=0", "port"), ("?port=65536", "port"),
                          ("?port=x", "port"), ("?port=80&x=1", "x")]:

@@ -343,9 +343,9 @@ def test_attached_sandbox_reaches_the_gateway_with_its_token(org, daemon):
     assert get(org, "from-sandbox/hello.txt")[2] == b"hi from inside"
     # Attaching again revokes the sandbox's previous token.
     status, tokens = org.api("GET", "/v1/storage-tokens")
-    first = [t for t in tokens["tokens"] if t.get("sandboxId") == sbx["id"]]
+    first = [t for t in tokens["items"] if t.get("sandboxId") == sbx["id"]]
     assert len(first) == 1 and not first[0]["revoked"]
     assert org.api("POST", "/v1/sandboxes/%s/object-storage" % sbx["id"], {})[0] == 200
     status, tokens = org.api("GET", "/v1/storage-tokens")
-    mine = {t["id"]: t["revoked"] for t in tokens["tokens"] if t.get("sandboxId") == sbx["id"]}
+    mine = {t["id"]: t["revoked"] for t in tokens["items"] if t.get("sandboxId") == sbx["id"]}
     assert len(mine) == 2 and mine[first[0]["id"]] is True

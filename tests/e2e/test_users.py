@@ -117,7 +117,7 @@ def test_the_operator_adds_and_lists_users_and_tenants_cannot(daemon, org):
     assert org.api("POST", "/v1/orgs/%s/users" % org.org_id, {"email": "d@example.com"})[0] == 403
     assert org.api("GET", "/v1/users")[0] == 403
     assert [u["email"] for u in daemon.admin.api("GET", "/v1/users?orgId=" + org.org_id)[1]["items"]] == [
-        email.lower(), second]
+        second, email.lower()]  # newest first
 
 
 def test_a_user_signs_in_on_the_authorize_page_and_acts_for_its_organization(daemon, org):
