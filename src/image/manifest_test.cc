@@ -115,9 +115,9 @@ TEST(ManifestTest, FieldsOfTheWrongJsonTypeAreRefusedNotThrown) {
     EXPECT_EQ(schema.status().code(), Code::kUnsupported);
   });
   EXPECT_NO_THROW({
-    auto index = ParseManifest(R"({"manifests":[{"mediaType":[],"digest":")" + kA +
-                                   R"(","size":1,"platform":{"os":7}}]})",
-                               kOciIndex);
+    auto index = ParseManifest(
+        R"({"manifests":[{"mediaType":[],"digest":")" + kA + R"(","size":1,"platform":{"os":7}}]})",
+        kOciIndex);
     ASSERT_TRUE(index.ok()) << index.status().message();
     EXPECT_EQ(index->manifests[0].platform, "/");
   });
