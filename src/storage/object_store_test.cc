@@ -6,22 +6,12 @@
 #include <limits>
 
 #include "os/files.h"
-#include "os/temp_dir.h"
+#include "storage/object_store_fixture.h"
 #include "storage/storage_tokens.h"
 #include "store/store.h"
 
 namespace adapt::storage {
 namespace {
-
-ObjectSource FromString(const std::string& s) {
-  auto off = std::make_shared<size_t>(0);
-  return [s, off](char* buf, size_t n) -> long {
-    size_t take = std::min(n, s.size() - *off);
-    std::copy_n(s.data() + *off, take, buf);
-    *off += take;
-    return static_cast<long>(take);
-  };
-}
 
 std::string ReadAll(os::FileReader& r) {
   std::string out;
@@ -31,20 +21,11 @@ std::string ReadAll(os::FileReader& r) {
   return out;
 }
 
-class ObjectStoreTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto s = store::OpenSqliteStore(dir_ + "/db");
-    ASSERT_TRUE(s.ok());
-    store_ = std::move(*s);
-    objects_ = std::make_unique<ObjectStore>(*store_, dir_ + "/objects");
-    ASSERT_TRUE(objects_->Init().ok());
-  }
-
-  os::TempDir tmp_{"objects"};
-  const std::string dir_ = tmp_.path();
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<ObjectStore> objects_;
+using testing_support::FromString;
+using ObjectStoreTest = testing_support::ObjectStoreFixture;
+const std::string dir_ = tmp_.path();
+std::unique_ptr<store::Store> store_;
+std::unique_ptr<ObjectStore> objects_;
 };
 
 TEST_F(ObjectStoreTest, PutGetOverwriteDeleteKeepsHashesAndNoStrayBlobs) {

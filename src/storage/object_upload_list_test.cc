@@ -9,21 +9,14 @@
 #include "os/files.h"
 #include "os/temp_dir.h"
 #include "storage/object_store.h"
+#include "storage/object_store_fixture.h"
 #include "store/store.h"
 
 namespace adapt::storage {
 namespace {
 
-class UploadListTest : public ::testing::Test {
+class UploadListTest : public testing_support::ObjectStoreFixture {
  protected:
-  void SetUp() override {
-    auto s = store::OpenSqliteStore(dir_ + "/db");
-    ASSERT_TRUE(s.ok());
-    store_ = std::move(*s);
-    objects_ = std::make_unique<ObjectStore>(*store_, dir_ + "/objects");
-    ASSERT_TRUE(objects_->Init().ok());
-  }
-
   std::string Create(const std::string& org, const std::string& key) {
     auto id = objects_->CreateUpload(org, key, "");
     EXPECT_TRUE(id.ok()) << id.status().message();
@@ -55,11 +48,6 @@ class UploadListTest : public ::testing::Test {
       q.upload_id_marker = page.next_upload_id_marker;
     }
   }
-
-  os::TempDir tmp_{"uploads"};
-  const std::string dir_ = tmp_.path();
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<ObjectStore> objects_;
 };
 
 std::vector<std::string> Keys(const UploadListing& l) {

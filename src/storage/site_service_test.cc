@@ -9,35 +9,25 @@
 
 #include "base/ids.h"
 #include "os/temp_dir.h"
+#include "storage/object_store_fixture.h"
 #include "store/store.h"
 
 namespace adapt::storage {
 namespace {
 
-ObjectSource Text(const std::string& s) {
-  auto off = std::make_shared<size_t>(0);
-  return [s, off](char* buf, size_t n) -> long {
-    size_t take = std::min(n, s.size() - *off);
-    std::copy_n(s.data() + *off, take, buf);
-    *off += take;
-    return static_cast<long>(take);
-  };
-}
+using testing_support::FromString;
 
 store::IdempotencyKey Key(const std::string& key, const std::string& request) {
   return store::IdempotencyKey{key, Sha256Hex(request)};
 }
 
-class SitePublishTest : public ::testing::Test {
+class SitePublishTest : public testing_support::ObjectStoreFixture {
  protected:
   void SetUp() override {
-    auto s = store::OpenSqliteStore(dir_ + "/db");
-    ASSERT_TRUE(s.ok());
-    store_ = std::move(*s);
-    objects_ = std::make_unique<ObjectStore>(*store_, dir_ + "/objects");
-    ASSERT_TRUE(objects_->Init().ok());
+    ObjectStoreFixture::SetUp();
     sites_ = std::make_unique<SiteService>(*store_, *objects_, "sites.test");
-    ASSERT_TRUE(objects_->Put("org_a", "web/index.html", "text/html", Text("<h1>v1</h1>")).ok());
+    ASSERT_TRUE(
+        objects_->Put("org_a", "web/index.html", "text/html", FromString("<h1>v1</h1>")).ok());
   }
 
   size_t Blobs() {
@@ -47,10 +37,6 @@ class SitePublishTest : public ::testing::Test {
     return n;
   }
 
-  os::TempDir tmp_{"sites"};
-  const std::string dir_ = tmp_.path();
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<ObjectStore> objects_;
   std::unique_ptr<SiteService> sites_;
 };
 
@@ -83,7 +69,7 @@ TEST_F(SitePublishTest, TheKeyWithAnotherRequestIsAConflictAndCopiesNothing) {
 }
 
 TEST_F(SitePublishTest, AnotherOrganizationsSameKeyPublishesItsOwnSite) {
-  ASSERT_TRUE(objects_->Put("org_b", "web/index.html", "text/html", Text("<h1>b</h1>")).ok());
+  ASSERT_TRUE(objects_->Put("org_b", "web/index.html", "text/html", FromString("<h1>b</h1>")).ok());
   auto mine = sites_->Publish("org_a", {"web", "demo"}, Key("k1", "web demo"));
   auto theirs = sites_->Publish("org_b", {"web", "demo"}, Key("k1", "web demo"));
   ASSERT_TRUE(mine.ok() && theirs.ok()) << theirs.status().message();

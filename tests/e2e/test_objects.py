@@ -25,6 +25,23 @@ def get(client, key, method="GET", auth=None):
     return client.request(method, path, key=auth)
 
 
+def rclone_env(tok):
+    """The environment that makes rclone's remote `gw:` the gateway, signed with `tok`."""
+    env = dict(os.environ)
+    env.pop("AWS_CA_BUNDLE", None)  # rclone's SDK refuses a custom CA bundle with its transport
+    env.update({
+        "RCLONE_CONFIG": "/dev/null",
+        "RCLONE_CONFIG_GW_TYPE": "s3",
+        "RCLONE_CONFIG_GW_PROVIDER": "Other",
+        "RCLONE_CONFIG_GW_ACCESS_KEY_ID": tok["accessKeyId"],
+        "RCLONE_CONFIG_GW_SECRET_ACCESS_KEY": tok["secretAccessKey"],
+        "RCLONE_CONFIG_GW_ENDPOINT": tok["local"],
+        "RCLONE_CONFIG_GW_REGION": "us-east-1",
+        "RCLONE_CONFIG_GW_FORCE_PATH_STYLE": "true",
+    })
+    return env
+
+
 def storage_token(client, **body):
     status, tok = client.api("POST", "/v1/storage-tokens", body)
     assert status == 201, tok
@@ -232,18 +249,7 @@ def test_rclone_copy_list_check_and_multipart(org, tmp_path):
     (src / "a.txt").write_bytes(b"alpha\n")
     (src / "sub" / "b.txt").write_bytes(b"beta\n")
     (src / "sub" / "large.bin").write_bytes(os.urandom(12 * 1024 * 1024))
-    env = dict(os.environ)
-    env.pop("AWS_CA_BUNDLE", None)  # rclone's SDK refuses a custom CA bundle with its transport
-    env.update({
-        "RCLONE_CONFIG": "/dev/null",
-        "RCLONE_CONFIG_GW_TYPE": "s3",
-        "RCLONE_CONFIG_GW_PROVIDER": "Other",
-        "RCLONE_CONFIG_GW_ACCESS_KEY_ID": tok["accessKeyId"],
-        "RCLONE_CONFIG_GW_SECRET_ACCESS_KEY": tok["secretAccessKey"],
-        "RCLONE_CONFIG_GW_ENDPOINT": tok["local"],
-        "RCLONE_CONFIG_GW_REGION": "us-east-1",
-        "RCLONE_CONFIG_GW_FORCE_PATH_STYLE": "true",
-    })
+    env = rclone_env(tok)
 
     def rclone(*args, check=True):
         p = subprocess.run([RCLONE, "--s3-upload-cutoff", "5M", "--s3-chunk-size", "5M", *args],

@@ -3,12 +3,11 @@ lists its unfinished uploads (prefix, delimiter, pages by key and upload id mark
 client can find and abort the ones it left; another organization's token never sees them."""
 
 import json
-import os
 import re
 import subprocess
 import urllib.parse
 
-from test_objects import RCLONE, aws, gateway, storage_token
+from test_objects import RCLONE, aws, gateway, rclone_env, storage_token
 
 
 def create(tok, key):
@@ -100,18 +99,7 @@ def test_rclone_cleanup_finds_and_aborts_only_its_organizations_uploads(daemon, 
     other = storage_token(daemon.new_org())
     mine = [create(tok, "rc/a.bin"), create(tok, "rc/deep/b.bin")]
     theirs = create(other, "rc/a.bin")
-    env = dict(os.environ)
-    env.pop("AWS_CA_BUNDLE", None)  # rclone's SDK refuses a custom CA bundle with its transport
-    env.update({
-        "RCLONE_CONFIG": "/dev/null",
-        "RCLONE_CONFIG_GW_TYPE": "s3",
-        "RCLONE_CONFIG_GW_PROVIDER": "Other",
-        "RCLONE_CONFIG_GW_ACCESS_KEY_ID": tok["accessKeyId"],
-        "RCLONE_CONFIG_GW_SECRET_ACCESS_KEY": tok["secretAccessKey"],
-        "RCLONE_CONFIG_GW_ENDPOINT": tok["local"],
-        "RCLONE_CONFIG_GW_REGION": "us-east-1",
-        "RCLONE_CONFIG_GW_FORCE_PATH_STYLE": "true",
-    })
+    env = rclone_env(tok)
     p = subprocess.run([RCLONE, "backend", "list-multipart-uploads", "gw:objects"],
                        capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == 0, p.stderr
