@@ -23,10 +23,6 @@ std::string ReadAll(os::FileReader& r) {
 
 using testing_support::FromString;
 using ObjectStoreTest = testing_support::ObjectStoreFixture;
-const std::string dir_ = tmp_.path();
-std::unique_ptr<store::Store> store_;
-std::unique_ptr<ObjectStore> objects_;
-};
 
 TEST_F(ObjectStoreTest, PutGetOverwriteDeleteKeepsHashesAndNoStrayBlobs) {
   auto rec = objects_->Put("org_a", "dir/x.txt", "text/plain", FromString("hello"));
