@@ -504,9 +504,15 @@ void AppService::ReconcileAll() {
   }
 }
 
-void AppService::Start() {
+void AppService::Recover() {
+  if (recovered_) return;
+  recovered_ = true;
   SettleOperations();
   LoadTroubles();
+}
+
+void AppService::Start() {
+  Recover();
   ReconcileAll();
   reconciler_ = std::thread([this] {
     using Clock = std::chrono::steady_clock;

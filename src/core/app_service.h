@@ -240,6 +240,10 @@ class AppService {
   // The ingress's lookup: the next ready replica, the others as fallbacks.
   std::optional<net::IngressBackend> Route(const std::string& host);
 
+  // Start-up, before the API answers: settles the deploys a crash cut short and reads the
+  // replicas' failures the store kept, so the first GET after a restart already shows them.
+  // Start runs it when it has not run.
+  void Recover();
   // Brings every app to its wanted replicas (see above) and starts doing so every
   // reconcile_every. Call once, after the sandboxes were reconciled.
   void Start();
@@ -354,6 +358,7 @@ class AppService {
   std::set<std::string> deploying_;                // guarded by mu_: app ids
   std::mutex app_mu_;                              // one deploy, scale or reconcile at a time
   bool stopping_ = false;                          // guarded by mu_
+  bool recovered_ = false;                         // Recover has run
   std::thread reconciler_;
 };
 

@@ -315,6 +315,8 @@ Status Daemon::StartApi() {
   api::AddFileRoutes(*router_, *files_);
   api::AddObjectRoutes(*router_, *object_api_, *objects_);
   api::AddSiteRoutes(*router_, *sites_);
+  // Before the API answers: a GET right after a restart shows the apps' kept failures.
+  apps_->Recover();
   RETURN_IF_ERROR(server_->Start());
   warm_pool_->StartFilling();
   // Runs a previous adaptd left executing: those whose command the agent still runs are
