@@ -35,10 +35,9 @@ Result<Endpoint> EndpointService::Create(const Principal& who, const std::string
                                          const CreateEndpoint& request,
                                          const std::optional<store::IdempotencyKey>& idempotency) {
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
-  std::optional<store::IdempotencyClaim> claim;
-  if (idempotency) {
-    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
-    claim = store::IdempotencyClaim{who.org_id, "endpoint", *idempotency, NowMillis()};
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   store::ClaimFor(who.org_id, "endpoint", idempotency));
+  if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, endpoints_.FindIdempotentCreate(*claim));
     if (earlier) return MadeEndpoint(who, sandbox_id, *earlier);
   }

@@ -85,7 +85,7 @@ Result<ImageView> ImageService::Commit(const Principal& who, const std::string& 
                                        const CommitImage& request,
                                        const std::optional<store::IdempotencyKey>& idempotency) {
   ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
-                   ClaimOf(who, "image_commit", idempotency));
+                   store::ClaimFor(who.org_id, "image_commit", idempotency));
   // Before the sandbox's checks: the sandbox may have stopped or gone since the first request.
   if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));

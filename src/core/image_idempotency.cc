@@ -11,15 +11,6 @@
 
 namespace adapt::core {
 
-Result<std::optional<store::IdempotencyClaim>> ImageService::ClaimOf(
-    const Principal& who, const std::string& scope,
-    const std::optional<store::IdempotencyKey>& idempotency) {
-  if (!idempotency) return std::optional<store::IdempotencyClaim>();
-  RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
-  return std::optional<store::IdempotencyClaim>(
-      store::IdempotencyClaim{who.org_id, scope, *idempotency, NowMillis()});
-}
-
 Result<ImageView> ImageService::MadeEarlier(const std::string& org_id, const std::string& id,
                                             bool detail) {
   auto rec = store_.GetImage(org_id, id);

@@ -105,7 +105,7 @@ Result<image::Credentials> ImageService::ResolveCredentials(const std::string& o
 Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& request,
                                      const std::optional<store::IdempotencyKey>& idempotency) {
   ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
-                   ClaimOf(who, "image", idempotency));
+                   store::ClaimFor(who.org_id, "image", idempotency));
   if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
     if (earlier) return MadeEarlier(who.org_id, *earlier, false);
@@ -140,7 +140,7 @@ Result<ImageView> ImageService::Import(const Principal& who, const std::string& 
     return InvalidArgument("name", "name must be at most 255 printable characters");
   if (policy_) RETURN_IF_ERROR(policy_->CheckImport());
   ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
-                   ClaimOf(who, "image_import", idempotency));
+                   store::ClaimFor(who.org_id, "image_import", idempotency));
   // With a key, the archive is hashed as it is read: its digest completes the fingerprint.
   image::Sha256 archive_hash;
   image::ByteSource source = body;

@@ -110,11 +110,8 @@ class ImageService {
   void RunCommit(store::ImageRecord rec, std::string sandbox_id,
                  image::ImageStore::CommitBase base);
   ImageView View(const store::ImageRecord& rec, bool detail);
-  // image_idempotency.cc. The checked claim of `idempotency` in `scope` (nullopt without one).
-  Result<std::optional<store::IdempotencyClaim>> ClaimOf(
-      const Principal& who, const std::string& scope,
-      const std::optional<store::IdempotencyKey>& idempotency);
-  // The image an earlier create under an Idempotency-Key made; Conflict when deleted since.
+  // image_idempotency.cc. The image an earlier create under an Idempotency-Key made; Conflict when
+  // deleted since.
   Result<ImageView> MadeEarlier(const std::string& org_id, const std::string& id, bool detail);
   // Inserts `rec` within the caps, with `claim` when there is one. The id of the image an
   // earlier request under the key made (then nothing is inserted), else nullopt.

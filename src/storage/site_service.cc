@@ -45,10 +45,9 @@ Site SiteService::View(const store::SiteRecord& s, const store::SiteReleaseRecor
 
 Result<Site> SiteService::Publish(const std::string& org_id, const PublishSite& request,
                                   const std::optional<store::IdempotencyKey>& idempotency) {
-  std::optional<store::IdempotencyClaim> claim;
-  if (idempotency) {
-    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
-    claim = store::IdempotencyClaim{org_id, "site", *idempotency, NowMillis()};
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   store::ClaimFor(org_id, "site", idempotency));
+  if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
     if (earlier) return Published(org_id, *earlier);
   }

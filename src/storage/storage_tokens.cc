@@ -35,10 +35,9 @@ std::string StorageTokens::SecretOf(const std::string& id) const {
 Result<NewStorageToken> StorageTokens::Create(
     const std::string& org_id, const std::string& name, int64_t ttl_seconds,
     const std::string& sandbox_id, const std::optional<store::IdempotencyKey>& idempotency) {
-  std::optional<store::IdempotencyClaim> claim;
-  if (idempotency) {
-    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
-    claim = store::IdempotencyClaim{org_id, "storage_token", *idempotency, NowMillis()};
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   store::ClaimFor(org_id, "storage_token", idempotency));
+  if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
     if (earlier) return MadeToken(org_id, *earlier);
   }

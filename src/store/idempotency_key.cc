@@ -1,3 +1,4 @@
+#include "base/time.h"
 #include "store/idempotency_store.h"
 
 namespace adapt::store {
@@ -8,6 +9,14 @@ Status CheckIdempotencyKey(const IdempotencyKey& key) {
         "Idempotency-Key",
         "Idempotency-Key must be 1 to " + std::to_string(kMaxIdempotencyKeyBytes) + " characters");
   return Status::Ok();
+}
+
+Result<std::optional<IdempotencyClaim>> ClaimFor(const std::string& org_id,
+                                                 const std::string& scope,
+                                                 const std::optional<IdempotencyKey>& key) {
+  if (!key) return std::optional<IdempotencyClaim>();
+  RETURN_IF_ERROR(CheckIdempotencyKey(*key));
+  return std::optional<IdempotencyClaim>(IdempotencyClaim{org_id, scope, *key, NowMillis()});
 }
 
 Status IdempotencyKeyReused() {

@@ -35,6 +35,12 @@ struct IdempotentCreate {
 // InvalidArgument (field Idempotency-Key) unless the key is 1 to kMaxIdempotencyKeyBytes bytes.
 Status CheckIdempotencyKey(const IdempotencyKey& key);
 
+// The claim a create makes with `key` under `scope` for `org_id`, stamped now; nullopt without
+// a key; InvalidArgument (as CheckIdempotencyKey) for a key of a bad length.
+Result<std::optional<IdempotencyClaim>> ClaimFor(const std::string& org_id,
+                                                 const std::string& scope,
+                                                 const std::optional<IdempotencyKey>& key);
+
 // Conflict (field Idempotency-Key): the key was first used with another request.
 Status IdempotencyKeyReused();
 
