@@ -41,6 +41,7 @@ HttpConnection::HttpConnection(ServerContext& server, tcp::socket socket, std::s
 HttpConnection::~HttpConnection() {
   if (reply_slot_) reply_slot_->Close();
   if (sink_) sink_->MarkClosed();
+  if (body_stream_) body_stream_->Detach();
   // Only reached without EndStream when the io_context dropped our pending handlers.
   if (response_stream_) StopResponseStream();
   server_.Unregister(this);
@@ -193,6 +194,7 @@ void HttpConnection::OnHandled(HttpResponse response) {
     // reused after it.
     if (!body_parser_->is_done()) keep_alive_ = false;
     body_parser_.reset();
+    if (body_stream_) body_stream_->Detach();  // the handler may keep it: it reads no more
     body_stream_.reset();
     buffer_.shrink_to_fit();  // a streamed body's reads made it large; keeps what is unread
   }

@@ -72,6 +72,7 @@ class ConnectionSink final : public StreamSink {
   void MarkClosed() {
     std::lock_guard lock(mu_);
     closed_ = true;
+    strand_.reset();
     room_.notify_all();
   }
   void Written(size_t n) {
@@ -81,15 +82,15 @@ class ConnectionSink final : public StreamSink {
   }
 
  private:
-  // Posts happen under mu_ and only while !closed_. The connection marks the sink closed
-  // before it ends, and the io_context outlives every connection, so no post can reach a
-  // destroyed io_context however long a caller keeps the sink.
+  // Posts happen under mu_ and only while !closed_, and the strand is let go as the sink
+  // closes: a producer may keep the sink after adaptd's HTTP server and its io_context are
+  // gone, and a strand released then would reach the destroyed strand service.
   mutable std::mutex mu_;
   std::condition_variable room_;
   bool closed_ = false;
   size_t queued_bytes_ = 0;
   const std::weak_ptr<HttpConnection> connection_;
-  const boost::asio::any_io_executor strand_;
+  std::optional<boost::asio::any_io_executor> strand_;
 };
 
 // A streamed request body: Read, on the handler's worker thread, asks the connection's
@@ -105,16 +106,29 @@ class StreamedBody final : public RequestBody {
   // On the connection's strand: the outcome of the read Read asked for.
   void Deliver(long result) {
     std::lock_guard lock(mu_);
-    if (result <= 0) ended_ = true;
+    if (result <= 0) {
+      ended_ = true;
+      strand_.reset();
+    }
     result_ = result;
+    ready_ = true;
+    ready_cv_.notify_all();
+  }
+  // As the connection ends: every later Read is -1 (the client is gone) and posts nothing.
+  // A read still waiting is woken, in case the io_context dropped the read it had posted.
+  void Detach() {
+    std::lock_guard lock(mu_);
+    if (!ended_) result_ = -1;
+    ended_ = true;
+    strand_.reset();  // the handler may keep the body after the io_context is gone
     ready_ = true;
     ready_cv_.notify_all();
   }
 
  private:
   const std::weak_ptr<HttpConnection> connection_;
-  const boost::asio::any_io_executor strand_;
   std::mutex mu_;
+  std::optional<boost::asio::any_io_executor> strand_;
   std::condition_variable ready_cv_;
   bool ready_ = false;
   bool ended_ = false;
@@ -131,21 +145,24 @@ class DeferredReplySlot {
   void Reply(HttpResponse response) {
     std::lock_guard lock(mu_);
     if (!connection_) return;
-    boost::asio::post(strand_, [c = std::move(connection_), r = std::move(response)]() mutable {
+    boost::asio::post(*strand_, [c = std::move(connection_), r = std::move(response)]() mutable {
       c->OnDeferredAnswer(std::move(r));
     });
+    strand_.reset();
   }
   // Posts happen only before Close, which the connection calls before it ends: none can
-  // reach a destroyed io_context.
+  // reach a destroyed io_context. The strand goes with the connection, for the same reason:
+  // whoever answers (an MCP call on its pool) may keep the slot after the server is gone.
   void Close() {
     std::lock_guard lock(mu_);
     connection_.reset();
+    strand_.reset();
   }
 
  private:
   std::mutex mu_;
   std::shared_ptr<Connection> connection_;
-  const boost::asio::any_io_executor strand_;
+  std::optional<boost::asio::any_io_executor> strand_;
 };
 
 // Every member function runs on the connection's strand.

@@ -26,7 +26,7 @@ long StreamedBody::Read(char* buf, size_t n) {
   if (ended_) return result_ < 0 ? -1 : 0;
   if (n == 0) return 0;
   ready_ = false;
-  net::post(strand_, [connection = connection_, buf, n, self = this] {
+  net::post(*strand_, [connection = connection_, buf, n, self = this] {
     if (auto c = connection.lock()) return c->ReadBodyChunk(buf, n);
     self->Deliver(-1);
   });

@@ -26,13 +26,14 @@ bool ConnectionSink::Send(std::string data) {
   if (closed_) return false;
   if (queued_bytes_ + data.size() > kMaxQueuedStreamBytes) {
     closed_ = true;
-    net::post(strand_, [connection = connection_] {
+    net::post(*strand_, [connection = connection_] {
       if (auto c = connection.lock()) c->DropSlowConsumer();
     });
+    strand_.reset();
     return false;
   }
   queued_bytes_ += data.size();
-  net::post(strand_, [connection = connection_, data = std::move(data)]() mutable {
+  net::post(*strand_, [connection = connection_, data = std::move(data)]() mutable {
     if (auto c = connection.lock()) c->QueueChunk(std::move(data));
   });
   return true;
@@ -43,9 +44,10 @@ void ConnectionSink::Close() {
   if (closed_) return;
   closed_ = true;
   room_.notify_all();
-  net::post(strand_, [connection = connection_] {
+  net::post(*strand_, [connection = connection_] {
     if (auto c = connection.lock()) c->FinishStream();
   });
+  strand_.reset();
 }
 
 void HttpConnection::QueueChunk(std::string data) {
