@@ -68,10 +68,9 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
                                          std::chrono::milliseconds wait, const FieldNames& n,
                                          const std::optional<store::IdempotencyKey>& idempotency) {
   RETURN_IF_ERROR(RequireRegistered(who, "deploy an app"));
-  std::optional<store::IdempotencyClaim> claim;
-  if (idempotency) {
-    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
-    claim = store::IdempotencyClaim{who.org_id, "app_deploy", *idempotency, NowMillis()};
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   store::ClaimFor(who.org_id, "app_deploy", idempotency));
+  if (claim) {
     // Before the checks: the source sandbox may have stopped since the first request.
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
     if (earlier) return DeployedEarlier(who, *earlier);

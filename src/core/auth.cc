@@ -74,9 +74,8 @@ Result<Principal> Auth::Authenticate(const std::string& bearer_key) {
 Result<std::optional<std::string>> Auth::ClaimKey(const Principal& who, const std::string& scope,
                                                   const std::optional<store::IdempotencyKey>& key,
                                                   std::optional<store::IdempotencyClaim>& claim) {
-  if (!key) return std::optional<std::string>();
-  RETURN_IF_ERROR(store::CheckIdempotencyKey(*key));
-  claim = store::IdempotencyClaim{who.org_id, scope, *key, NowMillis()};
+  ASSIGN_OR_RETURN(claim, store::ClaimFor(who.org_id, scope, key));
+  if (!claim) return std::optional<std::string>();
   return store_.FindIdempotentCreate(*claim);
 }
 

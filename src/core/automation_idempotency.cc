@@ -7,10 +7,9 @@ namespace adapt::core {
 Result<Automation> AutomationService::Create(
     const Principal& who, const CreateAutomationRequest& req, const FieldNames& names,
     const std::optional<store::IdempotencyKey>& idempotency) {
-  std::optional<store::IdempotencyClaim> claim;
-  if (idempotency) {
-    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
-    claim = store::IdempotencyClaim{who.org_id, "automation", *idempotency, Now()};
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   store::ClaimFor(who.org_id, "automation", idempotency, Now()));
+  if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, automations_.FindIdempotentCreate(*claim));
     if (earlier) {
       auto a = automations_.GetAutomation(who.org_id, *earlier);

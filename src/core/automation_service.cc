@@ -222,10 +222,9 @@ Status AutomationService::Delete(const Principal& who, const std::string& id) {
 
 Result<Run> AutomationService::Trigger(const Principal& who, const std::string& id,
                                        const std::optional<store::IdempotencyKey>& idempotency) {
-  std::optional<store::IdempotencyClaim> claim;
-  if (idempotency) {
-    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
-    claim = store::IdempotencyClaim{who.org_id, "run", *idempotency, Now()};
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   store::ClaimFor(who.org_id, "run", idempotency, Now()));
+  if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, runs_.FindIdempotentCreate(*claim));
     if (earlier) {
       auto run = runs_.GetRun(who.org_id, *earlier);

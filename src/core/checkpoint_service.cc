@@ -137,12 +137,11 @@ Status CheckpointService::CheckStorage(const std::string& org_id, bool or_equal)
 Result<CheckpointTaken> CheckpointService::Take(
     const Principal& who, const std::string& sandbox_id, const std::string& name, bool keep,
     const std::optional<store::IdempotencyKey>& idempotency) {
-  std::optional<store::IdempotencyClaim> claim;
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   store::ClaimFor(who.org_id, "checkpoint", idempotency));
   bool replayed = false;
   CheckpointTaken out;
-  if (idempotency) {
-    RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
-    claim = store::IdempotencyClaim{who.org_id, "checkpoint", *idempotency, NowMillis()};
+  if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
     // Through the lifecycle, which finds the key again under the sandbox's lock: a take
     // under the key still running ends first, so its checkpoint is there to answer.

@@ -29,10 +29,9 @@ std::string SecretCreateId(const store::SecretRecord& r) {
 
 Result<SavedSecret> SecretService::Set(const std::string& org_id, const SetSecret& request,
                                        const std::optional<store::IdempotencyKey>& idempotency) {
-  if (idempotency) RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
-  std::optional<store::IdempotencyClaim> claim;
-  if (idempotency) {
-    claim = store::IdempotencyClaim{org_id, "secret", *idempotency, NowMillis()};
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   store::ClaimFor(org_id, "secret", idempotency));
+  if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
     if (earlier) return ReplaySet(org_id, *earlier);
   }

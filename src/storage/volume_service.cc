@@ -149,12 +149,11 @@ Volume VolumeService::View(const store::VolumeRecord& v) {
 
 Result<Volume> VolumeService::Create(const std::string& org_id, const CreateVolumeRequest& request,
                                      const std::optional<store::IdempotencyKey>& idempotency) {
-  if (idempotency) RETURN_IF_ERROR(store::CheckIdempotencyKey(*idempotency));
+  ASSIGN_OR_RETURN(std::optional<store::IdempotencyClaim> claim,
+                   store::ClaimFor(org_id, "volume", idempotency));
   ASSIGN_OR_RETURN(CreateVolumeRequest req, CheckCreateVolume(request));
   std::lock_guard lock(mu_);
-  std::optional<store::IdempotencyClaim> claim;
-  if (idempotency) {
-    claim = store::IdempotencyClaim{org_id, "volume", *idempotency, NowMillis()};
+  if (claim) {
     // Under mu_, so a concurrent request with the same key waits and then finds this one.
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
     if (earlier) {

@@ -14,9 +14,16 @@ Status CheckIdempotencyKey(const IdempotencyKey& key) {
 Result<std::optional<IdempotencyClaim>> ClaimFor(const std::string& org_id,
                                                  const std::string& scope,
                                                  const std::optional<IdempotencyKey>& key) {
+  return ClaimFor(org_id, scope, key, NowMillis());
+}
+
+Result<std::optional<IdempotencyClaim>> ClaimFor(const std::string& org_id,
+                                                 const std::string& scope,
+                                                 const std::optional<IdempotencyKey>& key,
+                                                 int64_t created_at) {
   if (!key) return std::optional<IdempotencyClaim>();
   RETURN_IF_ERROR(CheckIdempotencyKey(*key));
-  return std::optional<IdempotencyClaim>(IdempotencyClaim{org_id, scope, *key, NowMillis()});
+  return std::optional<IdempotencyClaim>(IdempotencyClaim{org_id, scope, *key, created_at});
 }
 
 Status IdempotencyKeyReused() {

@@ -40,6 +40,11 @@ Status CheckIdempotencyKey(const IdempotencyKey& key);
 Result<std::optional<IdempotencyClaim>> ClaimFor(const std::string& org_id,
                                                  const std::string& scope,
                                                  const std::optional<IdempotencyKey>& key);
+// The same, stamped `created_at` (a service's own clock).
+Result<std::optional<IdempotencyClaim>> ClaimFor(const std::string& org_id,
+                                                 const std::string& scope,
+                                                 const std::optional<IdempotencyKey>& key,
+                                                 int64_t created_at);
 
 // Conflict (field Idempotency-Key): the key was first used with another request.
 Status IdempotencyKeyReused();
