@@ -27,23 +27,28 @@ class OrgStreamLimit::CountedStream : public ResponseStream {
   std::shared_ptr<ResponseStream> inner_;
 };
 
-HttpResponse OrgStreamLimit::Admit(const std::string& org_id, HttpResponse response) {
+Result<HttpResponse> OrgStreamLimit::TryAdmit(const std::string& org_id, HttpResponse response) {
   if (!response.stream || response.content_type != "text/event-stream") return response;
   {
     std::lock_guard lock(state_->mu);
     size_t& open = state_->open[org_id];
     if (state_->per_org != 0 && open >= state_->per_org) {
       if (open == 0) state_->open.erase(org_id);
-      return ErrorResponse(Status(
-          Code::kResourceExhausted,
-          "the organization already holds " + std::to_string(open) +
-              " open event streams, the most it may (adaptd's --max-streams-per-org); close one "
-              "first"));
+      return Status(Code::kResourceExhausted,
+                    "the organization already holds " + std::to_string(open) +
+                        " open event streams, the most it may (adaptd's --max-streams-per-org); "
+                        "close one first");
     }
     ++open;
   }
   response.stream = std::make_shared<CountedStream>(state_, org_id, std::move(response.stream));
   return response;
+}
+
+HttpResponse OrgStreamLimit::Admit(const std::string& org_id, HttpResponse response) {
+  auto admitted = TryAdmit(org_id, std::move(response));
+  if (!admitted.ok()) return ErrorResponse(admitted.status());
+  return std::move(*admitted);
 }
 
 size_t OrgStreamLimit::Open(const std::string& org_id) const {

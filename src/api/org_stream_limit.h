@@ -12,6 +12,7 @@
 #include <string>
 
 #include "api/http_types.h"
+#include "base/status.h"
 
 namespace adapt::api {
 
@@ -24,6 +25,9 @@ class OrgStreamLimit {
   // until the connection lets it go; or a 429 (the stream is never started) when the
   // organization already holds `per_org` of them.
   HttpResponse Admit(const std::string& org_id, HttpResponse response);
+  // The same, with the refusal as its Status (ResourceExhausted) for callers that answer in
+  // another shape (MCP's JSON-RPC).
+  Result<HttpResponse> TryAdmit(const std::string& org_id, HttpResponse response);
 
   // How many event streams `org_id` holds now.
   size_t Open(const std::string& org_id) const;

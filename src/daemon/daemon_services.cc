@@ -308,7 +308,7 @@ Status Daemon::StartApi() {
       listen_.host, *mcp_calls_, config_.mcp_call_threads);
   mcp_http_->SetStreamAdmission(
       [limit = &*stream_limit_](const std::string& org_id, api::HttpResponse stream) {
-        return limit->Admit(org_id, std::move(stream));
+        return limit->TryAdmit(org_id, std::move(stream));
       });
   AddPublicRoutes(*router_, mcp::McpRoutes(*mcp_http_));
   AddPublicRoutes(*router_, mcp::CorsPreflights(listen_.host));

@@ -280,13 +280,10 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
     r.stream = std::make_shared<CallStream>(run, std::move(ctx), token, std::move(slot), calls_);
     if (!admit_stream_) return r;
     // Refused here, the stream is never started, so the tool never runs and its slot is free.
-    HttpResponse admitted = admit_stream_(who.org_id, std::move(r));
-    if (admitted.status != 429) return admitted;
-    auto refusal = nlohmann::json::parse(admitted.body, nullptr, false);
+    auto admitted = admit_stream_(who.org_id, std::move(r));
+    if (admitted.ok()) return std::move(*admitted);
     return JsonRpcResponse(
-        429, RpcError(request.id, rpc::kInternalError,
-                      refusal.is_discarded() ? std::string("too many open event streams")
-                                             : refusal["error"].value("message", "")));
+        429, RpcError(request.id, rpc::kInternalError, admitted.status().message()));
   }
   r.deferred = std::make_shared<DeferredCall>(run, std::move(ctx), std::move(slot), calls_);
   return r;

@@ -50,8 +50,9 @@ class McpHttp {
   // api::OrgStreamLimit::Admit): a tool call's progress stream counts toward its
   // organization's open event streams as the API's do (a waiting tool holds its stream open
   // for as long as it waits). Unset: every stream is admitted.
+  // A refusal is a Status (its message reaches the client).
   using StreamAdmission =
-      std::function<api::HttpResponse(const std::string& org_id, api::HttpResponse stream)>;
+      std::function<Result<api::HttpResponse>(const std::string& org_id, api::HttpResponse)>;
   void SetStreamAdmission(StreamAdmission admit) { admit_stream_ = std::move(admit); }
 
   // The 401 answer, pointing the client at the protected-resource metadata.

@@ -172,7 +172,7 @@ TEST(McpHttpStreams, AProgressStreamPastTheOrganizationsStreamCapIsRefusedAndNev
       "127.0.0.1", pool, 8);
   api::OrgStreamLimit limit(1);
   http.SetStreamAdmission([&limit](const std::string& org_id, api::HttpResponse stream) {
-    return limit.Admit(org_id, std::move(stream));
+    return limit.TryAdmit(org_id, std::move(stream));
   });
   const std::string session = Initialize(http, "2025-11-25");
   ASSERT_FALSE(session.empty());
