@@ -86,6 +86,8 @@ void AddMcpCommand(CLI::App& app, Invocation& invocation);
 void AddObjectCommands(CLI::App& app, Invocation& invocation);
 // adapt object artifacts|save|attach (artifact_commands.cc), under `adapt object`.
 void AddArtifactCommands(CLI::App& group, Invocation& invocation);
+// `token` (create, ls, rm) in the "object" group: storage gateway credentials.
+void AddStorageTokenCommands(CLI::App& object_group, Invocation& invocation);
 void AddSiteCommands(CLI::App& app, Invocation& invocation);
 // "account" ([register]) and "admin" (plan ls|get|set|assign, credit): account_commands.cc.
 void AddAccountCommands(CLI::App& app, Invocation& invocation);

@@ -53,6 +53,10 @@ std::vector<KeyedCommand> Commands(const std::string& archive) {
        201,
        R"({"name":"one","sandboxId":"sbx_1","operationId":"op_2"})",
        "/v1/sandboxes/sbx_1/checkpoints"},
+      {{"--json", "object", "token", "create", "--name", "rclone"},
+       201,
+       R"({"id":"stk_1","accessKeyId":"stk_1","secretAccessKey":"s","token":"stk_1.s"})",
+       "/v1/storage-tokens"},
       {{"--json", "site", "publish", "web"},
        201,
        R"({"id":"site_1","name":"site","releaseId":"rel_1","url":"https://s"})",
@@ -101,6 +105,24 @@ TEST_F(IdempotencyFlags, AKeyCreateReplayWithoutTheKeyTextSaysItWasShownOnce) {
       RunCli(server.url(), {"key", "create", "--name", "ci", "--idempotency-key", "retry-7"});
   EXPECT_NE(outcome.exit_code, 0);
   EXPECT_NE(outcome.err.find("key_1"), std::string::npos) << outcome.err;
+  EXPECT_NE(outcome.err.find("shown only once"), std::string::npos) << outcome.err;
+}
+
+TEST_F(IdempotencyFlags, AStorageTokenIsPrintedAsS3VariablesAndAReplaySaysItWasShownOnce) {
+  TestHttpServer made(CannedResponse(
+      201, R"({"id":"stk_1","name":"rc","accessKeyId":"stk_1","secretAccessKey":"s3cr3t",)"
+           R"("token":"stk_1.s3cr3t","endpoint":"http://h:8082","bucket":"objects"})"));
+  Outcome outcome = RunCli(made.url(), {"object", "token", "create", "--ttl", "600"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_NE(outcome.out.find("export AWS_ACCESS_KEY_ID=stk_1\n"), std::string::npos);
+  EXPECT_NE(outcome.out.find("export AWS_SECRET_ACCESS_KEY=s3cr3t\n"), std::string::npos);
+  EXPECT_NE(outcome.out.find("export AWS_ENDPOINT_URL=http://h:8082\n"), std::string::npos);
+  EXPECT_EQ(made.TakeRequest().body, R"({"ttlSeconds":600})");
+
+  TestHttpServer replayed(CannedResponse(201, R"({"id":"stk_1","accessKeyId":"stk_1"})"));
+  outcome = RunCli(replayed.url(), {"object", "token", "create", "--idempotency-key", "k"});
+  EXPECT_NE(outcome.exit_code, 0);
+  EXPECT_NE(outcome.err.find("stk_1"), std::string::npos) << outcome.err;
   EXPECT_NE(outcome.err.find("shown only once"), std::string::npos) << outcome.err;
 }
 

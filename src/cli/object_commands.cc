@@ -177,6 +177,7 @@ void AddObjectCommands(CLI::App& app, Invocation& invocation) {
   AddObjectLs(*group, invocation);
   AddObjectTransfer(*group, invocation);
   AddArtifactCommands(*group, invocation);
+  AddStorageTokenCommands(*group, invocation);
 }
 
 void AddSiteCommands(CLI::App& app, Invocation& invocation) {

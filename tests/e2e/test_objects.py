@@ -313,6 +313,42 @@ def test_cli_object_commands(org, tmp_path):
     assert p.returncode != 0 and "key" in p.stderr
 
 
+def test_cli_storage_tokens_work_with_awscli_as_printed(daemon, org):
+    """`adapt object token create` prints the variables awscli reads; a new user pastes them."""
+    p = org.cli("object", "token", "create", "--name", "from-cli", "--ttl", "600")
+    assert p.returncode == 0, p.stderr
+    printed = dict(line[len("export "):].split("=", 1) for line in p.stdout.splitlines()
+                   if line.startswith("export "))
+    assert set(printed) == {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_ENDPOINT_URL"}
+    env = aws_env({"accessKeyId": "", "secretAccessKey": ""})
+    env.update(printed)
+    assert put(org, "tok/cli.txt", b"listed through awscli")[0] == 200
+
+    def aws_cli():
+        # Debian 12's awscli (2.9) predates AWS_ENDPOINT_URL: the flag, as the CLI's hint says.
+        return subprocess.run([AWS, "--endpoint-url", printed["AWS_ENDPOINT_URL"], "s3", "ls",
+                               "s3://objects/tok/"], capture_output=True, text=True, env=env,
+                              timeout=120)
+
+    listed = aws_cli()
+    assert listed.returncode == 0 and "cli.txt" in listed.stdout, listed.stderr
+    assert 'aws --endpoint-url "$AWS_ENDPOINT_URL"' in p.stdout
+    token_id = printed["AWS_ACCESS_KEY_ID"]
+    p = org.cli("object", "token", "ls")
+    assert p.returncode == 0 and token_id in p.stdout and "from-cli" in p.stdout, p.stderr
+    # Another organization can neither see nor revoke it.
+    other = daemon.new_org()
+    assert token_id not in other.cli("object", "token", "ls").stdout
+    assert other.cli("object", "token", "rm", token_id).returncode != 0
+    assert aws_cli().returncode == 0
+    p = org.cli("object", "token", "rm", token_id)
+    assert p.returncode == 0 and "revoked" in p.stdout, p.stderr
+    refused = aws_cli()
+    assert refused.returncode != 0
+    p = org.cli("object", "token", "create", "--ttl", "0")
+    assert p.returncode != 0 and "ttlSeconds" in p.stderr
+
+
 SANDBOX_PUT = r"""
 import os, urllib.request
 ep, tok = os.environ["SANDBOX_STORAGE_ENDPOINT"], os.environ["SANDBOX_STORAGE_TOKEN"]
