@@ -282,8 +282,8 @@ HttpResponse McpHttp::Call(const Message& request, const std::string& session_id
     // Refused here, the stream is never started, so the tool never runs and its slot is free.
     auto admitted = admit_stream_(who.org_id, std::move(r));
     if (admitted.ok()) return std::move(*admitted);
-    return JsonRpcResponse(
-        429, RpcError(request.id, rpc::kInternalError, admitted.status().message()));
+    return JsonRpcResponse(429,
+                           RpcError(request.id, rpc::kInternalError, admitted.status().message()));
   }
   r.deferred = std::make_shared<DeferredCall>(run, std::move(ctx), std::move(slot), calls_);
   return r;
