@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <list>
 #include <mutex>
 #include <unordered_map>
 
@@ -11,39 +12,97 @@
 
 namespace adapt {
 
+struct ConnectionLimiter::Slot::Entry {
+  std::string client;
+  std::function<void()> evict;       // guarded by State::mu
+  bool idle = false;                 // guarded by State::mu; true while in State::idle
+  bool evicted = false;              // guarded by State::mu
+  std::list<Entry*>::iterator spot;  // guarded by State::mu; in State::idle while idle
+};
+
 struct ConnectionLimiter::Slot::State {
+  using Clock = std::chrono::steady_clock;
+
   std::string listener;
   ConnectionLimits limits;
   mutable std::mutex mu;
-  int total = 0;                                         // guarded by mu
-  std::unordered_map<std::string, int> by_client;        // guarded by mu; no zero entries
-  std::chrono::steady_clock::time_point last_warning{};  // guarded by mu
+  int total = 0;                                   // guarded by mu
+  int evicting = 0;                                // guarded by mu; evicted, not yet ended
+  std::unordered_map<std::string, int> by_client;  // guarded by mu; no zero entries
+  std::list<Entry*> idle;                          // guarded by mu; the longest idle first
+  Clock::time_point last_refusal{};                // guarded by mu
+  Clock::time_point last_eviction{};               // guarded by mu
 
-  void Release(const std::string& client) {
+  // True at most once per 10 s for each `last`. REQUIRES: mu held.
+  static bool TimeToLog(Clock::time_point& last) {
+    auto now = Clock::now();
+    if (now - last < std::chrono::seconds(10)) return false;
+    last = now;
+    return true;
+  }
+
+  void Release(Entry& e) {
     std::lock_guard lock(mu);
     --total;
-    auto it = by_client.find(client);
+    auto it = by_client.find(e.client);
     if (it != by_client.end() && --it->second <= 0) by_client.erase(it);
+    if (e.idle) idle.erase(e.spot);
+    if (e.evicted) --evicting;
+    e.idle = e.evicted = false;
   }
 };
 
-ConnectionLimiter::Slot::Slot(std::shared_ptr<State> state, std::string client)
-    : state_(std::move(state)), client_(std::move(client)) {}
+ConnectionLimiter::Slot::Slot(std::shared_ptr<State> state, std::unique_ptr<Entry> entry)
+    : state_(std::move(state)), entry_(std::move(entry)) {}
 
-ConnectionLimiter::Slot::Slot(Slot&& other) noexcept
-    : state_(std::move(other.state_)), client_(std::move(other.client_)) {}
+ConnectionLimiter::Slot::Slot(Slot&& other) noexcept = default;
 
 ConnectionLimiter::Slot& ConnectionLimiter::Slot::operator=(Slot&& other) noexcept {
   if (this != &other) {
-    if (state_) state_->Release(client_);
+    Release();
     state_ = std::move(other.state_);
-    client_ = std::move(other.client_);
+    entry_ = std::move(other.entry_);
   }
   return *this;
 }
 
-ConnectionLimiter::Slot::~Slot() {
-  if (state_) state_->Release(client_);
+ConnectionLimiter::Slot::~Slot() { Release(); }
+
+void ConnectionLimiter::Slot::Release() {
+  if (state_ && entry_) state_->Release(*entry_);
+}
+
+void ConnectionLimiter::Slot::OnEvict(std::function<void()> evict) {
+  if (!entry_) return;
+  std::lock_guard lock(state_->mu);
+  entry_->evict = std::move(evict);
+}
+
+void ConnectionLimiter::Slot::MarkIdle() {
+  // Without a listener cap nothing is ever evicted: no need to keep the order.
+  if (!entry_ || state_->limits.max_total <= 0) return;
+  auto& s = *state_;
+  auto& e = *entry_;
+  std::lock_guard lock(s.mu);
+  if (e.idle || e.evicted || !e.evict) return;
+  e.spot = s.idle.insert(s.idle.end(), &e);
+  e.idle = true;
+}
+
+void ConnectionLimiter::Slot::MarkBusy() {
+  if (!entry_ || state_->limits.max_total <= 0) return;
+  auto& s = *state_;
+  auto& e = *entry_;
+  std::lock_guard lock(s.mu);
+  if (e.idle) s.idle.erase(e.spot);
+  if (e.evicted) --s.evicting;
+  e.idle = e.evicted = false;
+}
+
+bool ConnectionLimiter::Slot::evicted() const {
+  if (!entry_) return false;
+  std::lock_guard lock(state_->mu);
+  return entry_->evicted;
 }
 
 ConnectionLimiter::ConnectionLimiter(std::string listener, ConnectionLimits limits)
@@ -70,27 +129,49 @@ std::string ConnectionLimiter::ClientOf(const std::string& address) {
 }
 
 std::optional<ConnectionLimiter::Slot> ConnectionLimiter::Admit(const std::string& address) {
-  const std::string client = ClientOf(address);
+  auto entry = std::make_unique<Slot::Entry>();
+  entry->client = ClientOf(address);
+  const std::string& client = entry->client;
+  std::function<void()> evict;
   auto& s = *state_;
-  std::lock_guard lock(s.mu);
-  const int of_client = s.by_client.count(client) ? s.by_client[client] : 0;
-  const bool full = s.limits.max_total > 0 && s.total >= s.limits.max_total;
-  const bool client_full = s.limits.max_per_client > 0 && of_client >= s.limits.max_per_client;
-  if (full || client_full) {
-    auto now = std::chrono::steady_clock::now();
-    if (now - s.last_warning >= std::chrono::seconds(10)) {
-      s.last_warning = now;
-      if (full)
-        spdlog::warn("{}: refusing connections: {} open, the most it holds", s.listener, s.total);
-      else
+  {
+    std::lock_guard lock(s.mu);
+    auto it = s.by_client.find(client);
+    const int of_client = it == s.by_client.end() ? 0 : it->second;
+    // Checked first: a client at its own cap does not get to push others out.
+    if (s.limits.max_per_client > 0 && of_client >= s.limits.max_per_client) {
+      if (Slot::State::TimeToLog(s.last_refusal))
         spdlog::warn("{}: refusing connections from {}: {} open, the most one client may hold",
                      s.listener, client, of_client);
+      return std::nullopt;
     }
-    return std::nullopt;
+    // Evicted connections that have not ended yet already gave their place up.
+    if (s.limits.max_total > 0 && s.total - s.evicting >= s.limits.max_total) {
+      if (s.idle.empty() || s.total >= s.limits.max_total + kEvictionHeadroom) {
+        if (Slot::State::TimeToLog(s.last_refusal))
+          spdlog::warn("{}: refusing connections: {} open, the most it holds, {}", s.listener,
+                       s.total,
+                       s.idle.empty() ? "and none of them waiting for its client to begin"
+                                      : "and too many of them still closing to make room");
+        return std::nullopt;
+      }
+      Slot::Entry& oldest = *s.idle.front();
+      s.idle.pop_front();
+      oldest.idle = false;
+      oldest.evicted = true;
+      ++s.evicting;
+      evict = oldest.evict;
+      if (Slot::State::TimeToLog(s.last_eviction))
+        spdlog::warn(
+            "{}: {} open, the most it holds: closing the connections idle longest to make room "
+            "for new ones (the first from {})",
+            s.listener, s.total, oldest.client);
+    }
+    ++s.total;
+    ++s.by_client[client];
   }
-  ++s.total;
-  ++s.by_client[client];
-  return Slot(state_, client);
+  if (evict) evict();
+  return Slot(state_, std::move(entry));
 }
 
 int ConnectionLimiter::total() const {
