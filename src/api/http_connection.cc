@@ -48,6 +48,16 @@ HttpConnection::~HttpConnection() {
 }
 
 void HttpConnection::Run() {
+  // Runs on the accepting thread of a later connection: the close goes through the strand,
+  // where a request that has begun meanwhile keeps the connection.
+  slot_.OnEvict([weak = weak_from_this()] {
+    auto self = weak.lock();
+    if (!self) return;
+    net::any_io_executor strand = self->strand_;
+    net::post(strand, [self = std::move(self)] {
+      if (self->slot_.evicted()) self->CloseNow();
+    });
+  });
   net::post(strand_, [self = shared_from_this()] { self->ReadHeader(); });
 }
 
@@ -56,6 +66,8 @@ void HttpConnection::Close() {
 }
 
 void HttpConnection::ReadHeader() {
+  // Until the head is complete, a full listener may close this connection for a new one.
+  slot_.MarkIdle();
   version_ = 11;
   head_ = false;
   keep_alive_ = false;
@@ -85,6 +97,7 @@ void HttpConnection::ReadHead() {
 }
 
 void HttpConnection::OnHeader(error_code ec) {
+  slot_.MarkBusy();
   if (ec) return OnReadError(ec);
   kept_alive_ = true;
   const auto& msg = parser_->get();
@@ -244,6 +257,9 @@ void HttpConnection::WriteResponse(HttpResponse response, bool keep_alive) {
 }
 
 void HttpConnection::LingerClose() {
+  // Its answer is written; what is left only protects it from a reset, not worth a slot
+  // another client waits for.
+  slot_.MarkIdle();
   error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
   stream_.expires_after(kLingerTimeout);

@@ -54,8 +54,10 @@ struct ServerContext {
 
 // Serves a freshly accepted `socket` until the client leaves or CloseConnections is
 // called; dropped at once when the server is already stopping, or when the listener or the
-// client is at its connection limit (server.limiter). The socket's executor
-// must be a strand of `server.ioc`: the connection runs all its work on it.
+// client is at its connection limit (server.limiter). A connection waiting for a request
+// head (its first, or the next on a kept-alive connection) may be closed by the limiter to
+// make room for a new one. The socket's executor must be a strand of `server.ioc`: the
+// connection runs all its work on it.
 void ServeConnection(ServerContext& server, boost::asio::ip::tcp::socket socket);
 
 }  // namespace adapt::api

@@ -25,7 +25,9 @@ struct HttpServerOptions {
   int io_threads = 2;               // threads doing socket I/O (at least 1 is used)
   size_t max_body_bytes = 1 << 20;  // larger request bodies get 413 before being read
   std::string name = "API";         // names the listener in the log
-  // Connections beyond these (in all, or from one client address) are closed as accepted.
+  // Connections beyond these (in all, or from one client address) are closed as accepted;
+  // past the total, a connection waiting for a request head is closed instead when there is
+  // one (the one waiting longest).
   ConnectionLimits limits;
   // A request head must arrive in full within header_timeout of the connection's start, or
   // of its first byte on a kept-alive connection, which waits idle_timeout for that byte.
@@ -47,8 +49,9 @@ struct HttpServerOptions {
 // Every connection is served on its own strand: one request at a time, keep-alive and
 // pipelining supported. Errors the server answers itself (400 malformed, 408 body too slow,
 // 413 body too large, 431 header over 64 KiB, 500 handler threw) use the API's JSON error
-// shape (a 413 the options' oversized_body answers excepted). A head that misses its deadline, or a
-// connection over the limits, is closed without an answer.
+// shape (a 413 the options' oversized_body answers excepted). A head that misses its deadline, a
+// connection over the limits, or one waiting for a head that a new connection pushes out of a
+// full listener, is closed without an answer.
 //
 // Thread-safety: Listen, Start, Stop and port may be called from any thread except the server's
 // own I/O threads and `workers` threads (Stop waits for both).

@@ -43,10 +43,18 @@ struct ClientResponse {
 // the test instead of hanging it.
 class Client {
  public:
-  explicit Client(uint16_t port) {
+  // `source`: the loopback address to connect from (all of 127.0.0.0/8 is loopback), so
+  // that a test can be several clients; default 127.0.0.1.
+  explicit Client(uint16_t port, const char* source = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     timeval timeout{5, 0};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    if (source) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      ::inet_pton(AF_INET, source, &local.sin_addr);
+      if (::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) return;
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
@@ -132,6 +140,14 @@ class Client {
     std::string out = buffer_.substr(0, at + text.size());
     buffer_.erase(0, at + text.size());
     return out;
+  }
+
+  // True when the server has closed the connection (nothing read is lost: it peeks).
+  bool ClosedNow() {
+    if (!buffer_.empty()) return false;
+    char c;
+    ssize_t n = ::recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
   }
 
   // True when the server closes the connection with nothing more to read.
