@@ -31,6 +31,17 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   ~Session() { ForgetKey(); }
 
   void Start() {
+    // Until its startup packet is read, a full listener may close this session for a new one
+    // (on the session's executor, where a packet read meanwhile keeps it).
+    slot_.OnEvict([weak = weak_from_this()] {
+      auto self = weak.lock();
+      if (!self) return;
+      auto executor = self->client_.get_executor();
+      asio::post(executor, [self = std::move(self)] {
+        if (self->slot_.evicted()) self->Close();
+      });
+    });
+    slot_.MarkIdle();
     allowed_ = proxy_.lookup_(source_);
     timer_.expires_after(kStartupTimeout);
     timer_.async_wait([self = shared_from_this()](auto ec) {
@@ -80,6 +91,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   }
 
   void Decide(const StartupMessage& m) {
+    slot_.MarkBusy();
     if (!allowed_)
       return Refuse("28000",
                     "this address may not use a database (only sandboxes created with "
@@ -147,6 +159,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   // A CancelRequest: passed on only when it names a live session of this peer's own database;
   // otherwise the connection closes with no answer, as PostgreSQL's own does.
   void Cancel(const BackendKey& key) {
+    slot_.MarkBusy();
     if (!allowed_ || !proxy_.MayCancel(key, *allowed_)) {
       spdlog::info(
           "database proxy: dropped a cancel request from {} (pid {}): no session of its "

@@ -17,7 +17,8 @@
 // its pid and secret are a live session's of the database the peer's address may open; any
 // other is dropped without an answer, as PostgreSQL itself answers none. So a sandbox can cancel
 // its organization's queries and no other's, even knowing their pid.
-// On an I/O thread of its own; at most `limits` connections (per sandbox: per address).
+// On an I/O thread of its own; at most `limits` connections (per sandbox: per address); a full
+// proxy closes the connection waiting longest for its startup packet for a new one.
 #pragma once
 
 // clang-format off

@@ -197,6 +197,17 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         connect_timer_(stream_.get_executor()) {}
 
   void Start() {
+    // Until the head is complete, a full listener may close this session for a new one; the
+    // close goes through the strand, where a head that arrived meanwhile keeps the session.
+    slot_.OnEvict([weak = this->weak_from_this()] {
+      auto self = weak.lock();
+      if (!self) return;
+      auto executor = self->stream_.get_executor();
+      asio::post(executor, [self = std::move(self)] {
+        if (self->slot_.evicted()) self->Close();
+      });
+    });
+    slot_.MarkIdle();
     // The handshake and the head together: a client that trickles either is cut here.
     timer_.expires_after(owner_.options().header_timeout);
     timer_.async_wait([self = this->shared_from_this()](boost::system::error_code ec) {
@@ -242,6 +253,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   void Dispatch() {
+    slot_.MarkBusy();
     host_ = HostOf(head_);
     auto backend = host_.empty() ? std::nullopt : owner_.Route(host_);
     if (!backend)

@@ -4,7 +4,9 @@
 // upgrades pass unchanged. An unknown or removed host is a 404 at once.
 //
 // Bounded: each listener holds at most `limits` connections (in all and per client address;
-// one beyond is closed as it is accepted), the request head (after the TLS handshake) must
+// one beyond is closed as it is accepted, unless the listener is full and a connection still
+// waits for its head: the one waiting longest is closed instead), the request head (after the
+// TLS handshake) must
 // arrive within `header_timeout` of the connection's start, and a connection passed to a
 // sandbox is closed after `idle_timeout` without a byte either way.
 #pragma once

@@ -1,7 +1,8 @@
 // The ingress's bounds on loopback: a proxied connection that carries nothing is closed after
-// the idle timeout, one that stays busy is not; a backend that does not accept a connection
-// is given up for the next one, or answered with a 504. (Caps, head deadlines and TLS are in
-// tests/e2e/test_connection_limits.py.)
+// the idle timeout, one that stays busy is not; a full listener closes a connection still
+// waiting for its head to make room for a new one, never a proxied one; a backend that does
+// not accept a connection is given up for the next one, or answered with a 504. (Caps, head
+// deadlines and TLS are in tests/e2e/test_connection_limits.py.)
 #include "net/ingress.h"
 
 #include <gtest/gtest.h>
@@ -25,13 +26,18 @@ using namespace std::string_view_literals;
 
 class IngressIdleTest : public testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { Start(1s, {}); }
+
+  void Start(std::chrono::seconds idle_timeout, ConnectionLimits limits) {
+    ingress_.reset();
+    backend_ = tcp::acceptor(io_);
     backend_.open(tcp::v4());
     backend_.bind({asio::ip::make_address("127.0.0.1"), 0});
     backend_.listen();
     IngressOptions options;
-    options.idle_timeout = 1s;
+    options.idle_timeout = idle_timeout;
     options.header_timeout = 5s;
+    options.limits = limits;
     const uint16_t port = backend_.local_endpoint().port();
     ingress_ = std::make_unique<IngressServer>(options, [port](const std::string& host) {
       return host == "app.test" ? std::optional<IngressBackend>({"127.0.0.1", port, {}, {}})
@@ -40,15 +46,36 @@ class IngressIdleTest : public testing::Test {
     ASSERT_TRUE(ingress_->Start().ok());
   }
 
-  // A client through the ingress, and the backend's end of its connection.
-  void Connect(tcp::socket& client, tcp::socket& server) {
+  // A client of the ingress from `source` (any of 127.0.0.0/8), that has sent nothing yet.
+  void Open(tcp::socket& client, const char* source) {
+    client.open(tcp::v4());
+    client.bind({asio::ip::make_address(source), 0});
     client.connect({asio::ip::make_address("127.0.0.1"), ingress_->http_port()});
+  }
+
+  // A client through the ingress, and the backend's end of its connection.
+  void Connect(tcp::socket& client, tcp::socket& server, const char* source = "127.0.0.1") {
+    Open(client, source);
     std::string head = "GET / HTTP/1.1\r\nHost: app.test\r\n\r\n";
     asio::write(client, asio::buffer(head));
-    backend_.accept(server);
+    ASSERT_TRUE(AcceptWithin(backend_, server, 5s)) << "the ingress passed nothing on";
     std::string got(head.size(), '\0');
     asio::read(server, asio::buffer(got));
     ASSERT_EQ(got, head);
+  }
+
+  // Accepts the next connection, or gives up after `limit` (a test fails, not hangs).
+  static bool AcceptWithin(tcp::acceptor& acceptor, tcp::socket& s,
+                           std::chrono::milliseconds limit) {
+    acceptor.non_blocking(true);
+    for (auto start = Clock::now(); Clock::now() - start < limit;) {
+      boost::system::error_code ec;
+      acceptor.accept(s, ec);
+      if (!ec) return true;
+      if (ec != asio::error::would_block) return false;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
   }
 
   // Seconds until `s` reads end of file (or an error), -1 when it stays open for `limit`.
@@ -89,6 +116,41 @@ TEST_F(IngressIdleTest, ABusyProxiedConnectionStaysOpenPastTheIdleTimeout) {
     asio::read(client, asio::buffer(&c, 1));
   }
   EXPECT_LT(ClosedAfter(client, 300ms), 0);
+}
+
+TEST_F(IngressIdleTest, AFullListenerClosesAConnectionWaitingForItsHeadNotAProxiedOne) {
+  Start(60s, {3, 2});
+  tcp::socket proxied(io_), proxied_server(io_);
+  Connect(proxied, proxied_server, "127.0.0.2");  // the oldest, but busy
+  if (HasFatalFailure()) return;
+  tcp::socket first(io_), second(io_);
+  Open(first, "127.0.0.2");
+  Open(second, "127.0.0.3");
+  // The ingress accepts in order: these two count before the next one does.
+  tcp::socket newcomer(io_), newcomer_server(io_);
+  Connect(newcomer, newcomer_server, "127.0.0.4");
+  if (HasFatalFailure()) return;
+  EXPECT_GE(ClosedAfter(first, 5000ms), 0) << "the connection waiting longest was kept";
+  EXPECT_LT(ClosedAfter(second, 300ms), 0);
+  asio::write(proxied_server, asio::buffer("x", 1));
+  char c = 0;
+  asio::read(proxied, asio::buffer(&c, 1));
+  EXPECT_EQ(c, 'x');
+}
+
+TEST_F(IngressIdleTest, AFullListenerWithNoConnectionWaitingForItsHeadRefusesANewOne) {
+  Start(60s, {2, 0});
+  tcp::socket one(io_), one_server(io_), two(io_), two_server(io_);
+  Connect(one, one_server, "127.0.0.2");
+  Connect(two, two_server, "127.0.0.3");
+  if (HasFatalFailure()) return;
+  tcp::socket refused(io_);
+  Open(refused, "127.0.0.4");
+  EXPECT_GE(ClosedAfter(refused, 5000ms), 0);
+  asio::write(two_server, asio::buffer("y", 1));
+  char c = 0;
+  asio::read(two, asio::buffer(&c, 1));
+  EXPECT_EQ(c, 'y');
 }
 
 // A listener whose accept queue is full: the kernel drops further SYNs, so a connect to it

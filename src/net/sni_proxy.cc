@@ -59,6 +59,17 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
     if (ec || od.addr.sin_family != AF_INET) return Refuse("its original destination is unknown");
     source_ = peer.address().to_string();
     destination_ = {asio::ip::address_v4(ntohl(od.addr.sin_addr.s_addr)), ntohs(od.addr.sin_port)};
+    // Until its ClientHello is read, a full listener may close this session for a new one
+    // (on the session's executor, where a ClientHello read meanwhile keeps it).
+    slot_.OnEvict([weak = weak_from_this()] {
+      auto self = weak.lock();
+      if (!self) return;
+      auto executor = self->client_.get_executor();
+      asio::post(executor, [self = std::move(self)] {
+        if (self->slot_.evicted()) self->Close();
+      });
+    });
+    slot_.MarkIdle();
     timer_.expires_after(kHelloTimeout);
     timer_.async_wait([self = shared_from_this()](auto ec) {
       if (!ec) self->Refuse("no ClientHello within 10 s");
@@ -89,6 +100,7 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
   }
 
   void Decide(const ClientHello& hello) {
+    slot_.MarkBusy();
     if (hello.encrypted) return Refuse("an encrypted ClientHello (ECH) is not supported");
     std::string why =
         proxy_.table_.Check(source_, hello.server_name, destination_.address().to_string(),

@@ -6,7 +6,8 @@
 // Anything else (plaintext, no SNI, encrypted ClientHello, a server-speaks-first protocol
 // that never sends a ClientHello) is closed, and so is a destination that is one of the
 // host's own addresses (HostAddressWatch). Non-blocking with bounded buffers: at most
-// `limits` connections (in all, and per sandbox), kHelloTimeout for the ClientHello,
+// `limits` connections (in all, and per sandbox; a full proxy closes the connection waiting
+// longest for its ClientHello for a new one), kHelloTimeout for the ClientHello,
 // kConnectTimeout upstream, and `idle_timeout` without a byte either way once spliced.
 #pragma once
 
