@@ -1,6 +1,7 @@
 """Connection limits of adaptd's listeners (issue 14, item 5): the API, the storage gateway and
 the ingress (HTTP and HTTPS) each hold at most --max-connections connections, at most
---max-connections-per-client from one address; a request head must arrive within
+--max-connections-per-client from one address; a full listener closes the connection waiting
+longest for its request head to make room for a new one; a request head must arrive within
 --header-timeout, a keep-alive connection waits --idle-timeout for its next request, and a
 request body must keep up --min-upload-rate after --upload-grace.
 
@@ -12,8 +13,10 @@ bounded in time; each one also checks that the API still answers.
 import json
 import re
 import resource
+import select
 import socket
 import ssl
+import threading
 import time
 import urllib.parse
 
@@ -88,6 +91,16 @@ def closed_after(s, limit):
 
 def still_open(s):
     return closed_after(s, 0.1) is None
+
+
+def closed_now(s):
+    """True when the server has closed `s`, without waiting (it peeks: nothing is read)."""
+    if not select.select([s], [], [], 0)[0]:
+        return False
+    try:
+        return s.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 def tls_wrap(s):
@@ -169,21 +182,109 @@ def hold_the_cap(port, sources):
 
 
 @pytest.mark.parametrize("listener", LISTENERS)
-def test_connections_beyond_the_listener_cap_are_closed_at_once(limited, ports, listener):
+def test_a_full_listener_closes_the_connection_waiting_longest_to_serve_a_new_client(
+        limited, ports, listener):
     port = ports[listener]
     # Addresses no other test uses, so that per-client counts of other tests do not matter.
     base = 10 + 3 * LISTENERS.index(listener)
     held = hold_the_cap(port, ["127.0.1.%d" % base, "127.0.1.%d" % (base + 1)])
     try:
-        extra = connect(port, "127.0.1.%d" % (base + 2))
-        assert closed_after(extra, HEADER_TIMEOUT - 1) is not None
-        assert all(still_open(s) for s in held)
+        # None of the held connections has sent a request head: the oldest makes room.
+        assert status_of(listener, port, "127.0.1.%d" % (base + 2)) != 0
+        assert closed_after(held[0], 2) is not None, "the connection waiting longest was kept"
+        assert all(still_open(s) for s in held[1:])
         if listener != "api":
             assert api_answers(limited)
     finally:
         for s in held:
             s.close()
-    assert eventually(lambda: status_of(listener, port, "127.0.1.%d" % (base + 2)) != 0)
+
+
+def open_event_stream(port, key, source):
+    s = connect(port, source)
+    s.sendall(("GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n"
+               % key).encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(4096)
+        assert chunk, data
+        data += chunk
+    assert data.startswith(b"HTTP/1.1 200 "), data
+    return s
+
+
+def test_a_listener_full_of_busy_connections_closes_a_new_one_at_once(limited):
+    # Event streams are answers being written: never closed to make room.
+    key = limited.admin.key
+    for _ in range(10):
+        held = [open_event_stream(limited.port, key, "127.0.1.%d" % (40 + i % 2))
+                for i in range(TOTAL)]
+        if all(still_open(s) for s in held):
+            break
+        for s in held:  # a slot an earlier test's connection still held: again
+            s.close()
+        time.sleep(0.5)
+    try:
+        extra = connect(limited.port, "127.0.1.42")
+        assert closed_after(extra, HEADER_TIMEOUT - 1) is not None
+        assert all(still_open(s) for s in held)
+    finally:
+        for s in held:
+            s.close()
+    assert eventually(lambda: api_answers(limited, "127.0.1.42"))
+
+
+def test_idle_connections_from_many_addresses_do_not_lock_an_authenticated_client_out(limited):
+    """The hole SECURITY.md recorded: idle connections that never send a head, from more
+    addresses than the per-client cap covers, reconnecting as fast as adaptd closes them. An
+    authenticated client from another address is answered all along."""
+    sources = ["127.0.2.%d" % i for i in range(1, 4)]
+    flood, lock, stop = [], threading.Lock(), threading.Event()
+    closed = [0]
+
+    def refill():
+        n = 0
+        while not stop.is_set():
+            with lock:
+                for s in [s for s in flood if closed_now(s)]:
+                    flood.remove(s)
+                    s.close()
+                    closed[0] += 1
+                while len(flood) < TOTAL:
+                    try:
+                        flood.append(connect(limited.port, sources[n % len(sources)]))
+                    except OSError:
+                        break
+                    n += 1
+            stop.wait(0.1)
+
+    filler = threading.Thread(target=refill)
+    filler.start()
+    try:
+        time.sleep(1)  # the flood holds the cap
+        key = limited.admin.key
+        for i in range(5):
+            s = connect(limited.port, "127.0.2.9")
+            s.sendall(("GET /v1/sandboxes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                       "Connection: close\r\n\r\n" % key).encode())
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            s.close()
+            assert data.startswith(b"HTTP/1.1 200 "), (i, data[:200])
+            assert b'"items"' in data, data[:200]
+            time.sleep(0.3)  # the flood refills the place the request took
+        # Each request made room by closing one of the flood's.
+        assert closed[0] >= 5, "the flood never filled the cap (%d closed)" % closed[0]
+    finally:
+        stop.set()
+        filler.join()
+        with lock:
+            for s in flood:
+                s.close()
 
 
 @pytest.mark.parametrize("listener", LISTENERS)
