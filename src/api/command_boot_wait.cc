@@ -7,6 +7,7 @@
 
 #include "api/command_wait.h"
 #include "api/errors.h"
+#include "base/background_work.h"
 
 namespace adapt::api {
 namespace {
@@ -52,7 +53,8 @@ class BootThenCommandWait : public DeferredResponse,
       command = command_;
     }
     if (command) return command->Expire();
-    boost::asio::post(workers_, [self = shared_from_this()] { self->Begin(); });
+    boost::asio::post(workers_,
+                      Guarded("command boot wait", [self = shared_from_this()] { self->Begin(); }));
   }
 
   void Cancel() override {

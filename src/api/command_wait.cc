@@ -7,6 +7,7 @@
 #include "api/command_mapping.h"
 #include "api/errors.h"
 #include "api/resource_responses.h"
+#include "base/background_work.h"
 
 namespace adapt::api {
 namespace {
@@ -47,19 +48,30 @@ class CommandWait : public DeferredResponse, public std::enable_shared_from_this
   // Once: the outcome is read on a worker (the store), briefly.
   void Answer() {
     if (answered_.exchange(true)) return;
-    boost::asio::post(workers_, [self = shared_from_this()] {
-      {
-        std::lock_guard lock(self->mu_);
-        self->wait_.Cancel();
-      }
-      CommandWait& w = *self;
-      auto outcome = w.kind_ == CommandWaitKind::kPython
-                         ? w.commands_.PythonOutcome(w.who_, w.sandbox_id_, w.command_id_)
-                         : w.commands_.Outcome(w.who_, w.sandbox_id_, w.command_id_);
-      if (!outcome.ok()) return self->reply_(ErrorResponse(outcome.status()));
-      bool ok = outcome->finished || w.kind_ == CommandWaitKind::kKill;
-      self->reply_(JsonResponse(ok ? 200 : 202, CommandToJson(outcome->command)));
-    });
+    auto self = shared_from_this();
+    // A read that threw answers 500, as a handler's exception does: the request is not left
+    // waiting.
+    auto failed = [self](const std::string& error) {
+      self->reply_(ErrorResponse(Status(Code::kInternal, error)));
+    };
+    boost::asio::post(
+        workers_, Guarded(
+                      "command wait",
+                      [self] {
+                        {
+                          std::lock_guard lock(self->mu_);
+                          self->wait_.Cancel();
+                        }
+                        CommandWait& w = *self;
+                        auto outcome =
+                            w.kind_ == CommandWaitKind::kPython
+                                ? w.commands_.PythonOutcome(w.who_, w.sandbox_id_, w.command_id_)
+                                : w.commands_.Outcome(w.who_, w.sandbox_id_, w.command_id_);
+                        if (!outcome.ok()) return self->reply_(ErrorResponse(outcome.status()));
+                        bool ok = outcome->finished || w.kind_ == CommandWaitKind::kKill;
+                        self->reply_(JsonResponse(ok ? 200 : 202, CommandToJson(outcome->command)));
+                      },
+                      failed));
   }
 
   core::CommandService& commands_;

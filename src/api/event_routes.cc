@@ -14,6 +14,7 @@
 #include "api/errors.h"
 #include "api/event_resume.h"
 #include "api/routes.h"
+#include "base/background_work.h"
 #include "base/time.h"
 
 namespace adapt::api {
@@ -70,9 +71,11 @@ class StatusEventStream : public ResponseStream,
                         ? id.empty() && c.id == org
                         : (c.kind == Kind::kAppEvent || c.kind == Kind::kRunStatus) && id.empty();
       if (!wanted) return;
-      if (auto self = weak.lock()) boost::asio::post(workers, [self] { self->Pump(); });
+      if (auto self = weak.lock())
+        boost::asio::post(workers, Guarded("event stream", [self] { self->Pump(); }));
     });
-    boost::asio::post(workers_, [self = shared_from_this()] { self->Pump(); });
+    boost::asio::post(workers_,
+                      Guarded("event stream", [self = shared_from_this()] { self->Pump(); }));
     ArmHeartbeat();
   }
 
@@ -138,9 +141,11 @@ class StatusEventStream : public ResponseStream,
     std::weak_ptr<StatusEventStream> weak = shared_from_this();
     heartbeat_.async_wait([weak](const boost::system::error_code& error) {
       if (error) return;
-      auto self = weak.lock();
-      if (!self || !self->SendHeartbeat()) return;
-      self->ArmHeartbeat();
+      RunGuarded("event stream heartbeat", [&] {
+        auto self = weak.lock();
+        if (!self || !self->SendHeartbeat()) return;
+        self->ArmHeartbeat();
+      });
     });
   }
 

@@ -9,6 +9,7 @@
 #include "api/http_connection_internal.h"
 #include "api/http_request_decoding.h"
 #include "api/http_response_fields.h"
+#include "base/background_work.h"
 #include "base/log.h"
 
 namespace adapt::api {
@@ -183,22 +184,26 @@ void HttpConnection::RunHandler(HttpRequest request) {
   // Counts as io_context work, so Stop's join waits for the handler and its reply
   // instead of leaving a worker to post into a destroyed io_context.
   auto guard = net::make_work_guard(server_.ioc);
-  net::post(server_.workers, [self = shared_from_this(), request = std::move(request),
-                              guard = std::move(guard)]() mutable {
-    HttpResponse response = self->server_.Invoke(request);
-    request = HttpRequest();  // a streamed body in it holds the strand too
-    {
-      // What holds the strand goes before the guard: once the guard is gone, Stop may
-      // destroy the io_context and its strand service, and a strand released after that is
-      // a use after free (ASan saw one when a test stopped its server right after a reply).
-      net::any_io_executor strand = self->strand_;
-      // Moving self in matters: the connection must not be released on the worker thread.
-      net::post(strand, [self = std::move(self), response = std::move(response)]() mutable {
-        self->OnHandled(std::move(response));
-      });
-    }
-    guard.reset();
-  });
+  // Invoke answers a handler's exception with a 500; the guard is for what surrounds it.
+  net::post(server_.workers,
+            Guarded("http request", [self = shared_from_this(), request = std::move(request),
+                                     guard = std::move(guard)]() mutable {
+              HttpResponse response = self->server_.Invoke(request);
+              request = HttpRequest();  // a streamed body in it holds the strand too
+              {
+                // What holds the strand goes before the guard: once the guard is gone, Stop may
+                // destroy the io_context and its strand service, and a strand released after that
+                // is a use after free (ASan saw one when a test stopped its server right after a
+                // reply).
+                net::any_io_executor strand = self->strand_;
+                // Moving self in matters: the connection must not be released on the worker thread.
+                net::post(strand,
+                          [self = std::move(self), response = std::move(response)]() mutable {
+                            self->OnHandled(std::move(response));
+                          });
+              }
+              guard.reset();
+            }));
 }
 
 void HttpConnection::OnHandled(HttpResponse response) {

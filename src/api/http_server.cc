@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "api/http_connection.h"
+#include "base/background_work.h"
 #include "base/log.h"
 
 namespace adapt::api {
@@ -60,7 +61,8 @@ class HttpServer::Impl {
     running_ = true;
     net::post(acceptor_.get_executor(), [this] { Accept(); });
     const int threads = std::max(1, ctx_.options.io_threads);
-    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { RunIo(); });
+    for (int i = 0; i < threads; ++i)
+      threads_.emplace_back(GuardedRun("http I/O thread", ctx_.ioc));
     return Status::Ok();
   }
 
@@ -120,17 +122,6 @@ class HttpServer::Impl {
     if (ec) return fail(ec.message());
     port_ = local.port();
     return Status::Ok();
-  }
-
-  void RunIo() {
-    for (;;) {
-      try {
-        ctx_.ioc.run();
-        return;
-      } catch (const std::exception& e) {
-        spdlog::error("http I/O thread: unexpected exception: {}", e.what());
-      }
-    }
   }
 
   // On the acceptor's strand, like OnAccept.

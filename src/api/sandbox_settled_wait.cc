@@ -6,6 +6,7 @@
 
 #include "api/errors.h"
 #include "api/sandbox_json_text.h"
+#include "base/background_work.h"
 
 namespace adapt::api {
 namespace {
@@ -41,7 +42,8 @@ class SandboxSettledWait : public DeferredResponse,
   }
 
   void Expire() override {
-    boost::asio::post(workers_, [self = shared_from_this()] { self->Answer(); });
+    boost::asio::post(
+        workers_, Guarded("sandbox settled wait", [self = shared_from_this()] { self->Answer(); }));
   }
 
   void Cancel() override {

@@ -4,6 +4,8 @@
 #include <mutex>
 #include <thread>
 
+#include "base/background_work.h"
+
 namespace adapt::api {
 namespace {
 
@@ -33,11 +35,12 @@ void StartStreamThread(std::function<void()> fn) {
     c.done.notify_all();
   };
   try {
-    std::thread([fn = std::move(fn), finished]() mutable {
-      fn();
+    // Counted out also when fn threw: shutdown waits for the count.
+    std::thread(Guarded("response stream", [fn = std::move(fn), finished]() mutable {
+      RunGuarded("response stream", fn);
       fn = nullptr;  // what it captured (the stream, its sink) goes before the count drops
       finished();
-    }).detach();
+    })).detach();
   } catch (...) {
     // No thread (the host's task limit): not counted, or shutdown would wait for it in vain.
     finished();

@@ -4,6 +4,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
 
+#include "base/background_work.h"
+
 namespace adapt::core {
 namespace {
 
@@ -27,7 +29,7 @@ class AgentLook : public std::enable_shared_from_this<AgentLook> {
     if (std::chrono::steady_clock::now() >= until_) return done_(false);
     timer_.expires_after(kLookEvery);
     timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-      if (!ec) self->Look();
+      if (!ec) RunGuarded("waiting for the agent of " + self->sandbox_id_, [&] { self->Look(); });
     });
   }
 
@@ -47,7 +49,8 @@ void AwaitAgent(runtime::Runtime& runtime, boost::asio::thread_pool& pool,
                 std::chrono::milliseconds wait, std::function<void(bool connected)> done) {
   auto look = std::make_shared<AgentLook>(runtime, pool, stopping, sandbox_id,
                                           std::chrono::steady_clock::now() + wait, std::move(done));
-  boost::asio::post(pool, [look] { look->Look(); });
+  boost::asio::post(pool,
+                    Guarded("waiting for the agent of " + sandbox_id, [look] { look->Look(); }));
 }
 
 }  // namespace adapt::core

@@ -6,6 +6,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "base/background_work.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
 #include "base/time.h"
@@ -191,16 +192,23 @@ Result<AppDeployment> AppService::RunOperation(store::OperationRecord op,
                                                std::chrono::milliseconds wait,
                                                std::function<Result<App>()> work) {
   auto outcome = std::make_shared<OperationOutcome>();
-  boost::asio::post(deploys_, [this, op, work = std::move(work), outcome]() mutable {
-    Result<App> result = work();
-    // A deploy's work recorded its release on the operation: read it back before finishing.
-    if (auto now = store_.GetOperation(op.org_id, op.id); now.ok()) op = *now;
-    FinishOperation(store_, op, result.status());
-    std::lock_guard lock(outcome->mu);
-    outcome->app = std::move(result);
-    outcome->done = true;
-    outcome->done_cv.notify_all();
-  });
+  boost::asio::post(deploys_, Guarded("app operation " + op.id, [this, op, work = std::move(work),
+                                                                 outcome]() mutable {
+                      // An exception in the work fails the operation with it, as an error it
+                      // returned would.
+                      Result<App> result = Internal("the operation did not run");
+                      RunGuarded(
+                          "app operation " + op.id, [&] { result = work(); },
+                          [&](const std::string& error) { result = Internal(error); });
+                      // A deploy's work recorded its release on the operation: read it back before
+                      // finishing.
+                      if (auto now = store_.GetOperation(op.org_id, op.id); now.ok()) op = *now;
+                      FinishOperation(store_, op, result.status());
+                      std::lock_guard lock(outcome->mu);
+                      outcome->app = std::move(result);
+                      outcome->done = true;
+                      outcome->done_cv.notify_all();
+                    }));
   std::unique_lock lock(outcome->mu);
   outcome->done_cv.wait_for(lock, wait, [&] { return outcome->done; });
   const bool done = outcome->done;

@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <set>
 
+#include "base/background_work.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
 #include "base/time.h"
@@ -96,8 +97,27 @@ Result<std::string> AppService::StartReplica(const store::AppRecord& app,
     std::lock_guard lock(mu_);
     delivering_[replica.sandbox_id] = app.id;
   }
-  boost::asio::post(deliveries_, [this, replica] { Deliver(replica); });
+  boost::asio::post(deliveries_, Guarded(
+                                     "app " + app.id + ": replica " + replica.sandbox_id,
+                                     [this, replica] { Deliver(replica); },
+                                     [this, replica](const std::string& error) {
+                                       EndDelivery(replica, "delivering its release: " + error);
+                                     }));
   return created->id;
+}
+
+void AppService::EndDelivery(const store::AppReplicaRecord& replica, const std::string& why) {
+  {
+    std::lock_guard lock(mu_);
+    delivering_.erase(replica.sandbox_id);
+  }
+  spdlog::warn("app {}: replica {}: {}", replica.app_id, replica.sandbox_id, why);
+  // A replica removed meanwhile (scaled down, the app deleted) did not fail.
+  bool known = false;
+  if (auto replicas = store_.ListAppReplicas(replica.app_id); replicas.ok())
+    for (const auto& r : *replicas) known = known || r.sandbox_id == replica.sandbox_id;
+  if (known) NoteFailure(replica, why);
+  changed_.notify_all();
 }
 
 void AppService::Deliver(store::AppReplicaRecord replica) {
@@ -108,15 +128,8 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
     delivering_.erase(replica.sandbox_id);
   };
   auto finish = [&](bool ok, const std::string& why) {
+    if (!ok) return EndDelivery(replica, why);
     forget();
-    if (!ok) {
-      spdlog::warn("app {}: replica {}: {}", replica.app_id, replica.sandbox_id, why);
-      // A replica removed meanwhile (scaled down, the app deleted) did not fail.
-      bool known = false;
-      if (auto replicas = store_.ListAppReplicas(replica.app_id); replicas.ok())
-        for (const auto& r : *replicas) known = known || r.sandbox_id == replica.sandbox_id;
-      if (known) NoteFailure(replica, why);
-    }
     changed_.notify_all();
   };
   // Cut short by adaptd stopping: no failure of the replica's (no backoff is written); the
@@ -514,7 +527,7 @@ void AppService::Recover() {
 void AppService::Start() {
   Recover();
   ReconcileAll();
-  reconciler_ = std::thread([this] {
+  reconciler_ = std::thread(Guarded("app reconciler", [this] {
     using Clock = std::chrono::steady_clock;
     std::unique_lock lock(mu_);
     auto next_reconcile = Clock::now() + options_.reconcile_every;
@@ -526,14 +539,23 @@ void AppService::Start() {
       lock.unlock();
       // A replica's state change wakes the loop early; readiness checks keep their own pace
       // (each release's period), so looking for the due ones is all a wake costs them.
-      if (woken || Clock::now() >= next_reconcile) {
-        ReconcileAll();
-        next_reconcile = Clock::now() + options_.reconcile_every;
-      }
-      next_check = RecheckReplicas();
+      RunGuarded(
+          "app reconciler pass",
+          [&] {
+            if (woken || Clock::now() >= next_reconcile) {
+              ReconcileAll();
+              next_reconcile = Clock::now() + options_.reconcile_every;
+            }
+            next_check = RecheckReplicas();
+          },
+          // Not at once again: a pass that throws every time would spin.
+          [&](const std::string&) {
+            next_reconcile = Clock::now() + options_.reconcile_every;
+            next_check = next_reconcile;
+          });
       lock.lock();
     }
-  });
+  }));
 }
 
 void AppService::Stop() {

@@ -291,6 +291,9 @@ class AppService {
   Result<std::string> StartReplica(const store::AppRecord& app,
                                    const store::AppReleaseRecord& release);
   void Deliver(store::AppReplicaRecord replica);
+  // Ends replica's delivery as failed with `why` (unless the replica was removed meanwhile):
+  // also where a delivery that threw lands.
+  void EndDelivery(const store::AppReplicaRecord& replica, const std::string& why);
   void RemoveReplica(const store::AppReplicaRecord& replica);
   // A rollout's old replicas, already written `draining` (Route picks ready ones only): each
   // finishes the requests it holds, up to kDrainLimit, then goes.

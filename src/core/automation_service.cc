@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 
+#include "base/background_work.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
@@ -404,11 +405,13 @@ void AutomationService::WatchTargets(EventBus& bus, boost::asio::thread_pool& wo
   bus_ = &bus;
   bus_token_ = bus.Subscribe([this, &workers](const Change& change) {
     if (change.kind != Change::Kind::kSandboxStatus) return;
-    boost::asio::post(workers, [this, id = change.id] {
-      // Any organization's: the id names one sandbox, whose automations are its own.
-      if (runner_.CheckTarget("", id).code() != Code::kNotFound) return;
-      TargetGone(id, "its sandbox '" + id + "' was deleted");
-    });
+    boost::asio::post(workers,
+                      Guarded("automations: checking target " + change.id, [this, id = change.id] {
+                        // Any organization's: the id names one sandbox, whose
+                        // automations are its own.
+                        if (runner_.CheckTarget("", id).code() != Code::kNotFound) return;
+                        TargetGone(id, "its sandbox '" + id + "' was deleted");
+                      }));
   });
 }
 
@@ -515,7 +518,7 @@ void AutomationService::Start() {
   std::lock_guard lock(mu_);
   if (thread_.joinable()) return;
   stopping_ = false;
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread(Guarded("automation scheduler", [this] { Loop(); }));
 }
 
 void AutomationService::Shutdown() {
@@ -561,7 +564,7 @@ void AutomationService::Loop() {
       if (stopping_) return;
       woken_ = false;
     }
-    Tick(Now());
+    RunGuarded("automation scheduler pass", [this] { Tick(Now()); });
   }
 }
 

@@ -6,49 +6,16 @@
 #include <cstdint>
 #include <thread>
 
+#include "base/background_work.h"
 #include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/redaction.h"
 #include "base/text.h"
 #include "base/time.h"
+#include "core/command_running.h"
 #include "os/process.h"
 
 namespace adapt::core {
-
-struct CommandRunner::Running {
-  store::CommandRecord record;
-  std::vector<std::string> secrets;
-  std::chrono::steady_clock::time_point deadline;
-  // Served by runsc exec: the runsc process and its pipes.
-  runtime::ExecProcess process;
-  std::atomic<bool> exited{false};
-  os::ExitStatus exit;
-  // Served by the agent (also while a re-attach waits for it: `agent` is null then).
-  bool via_agent = false;
-  std::shared_ptr<runtime::AgentSession> agent;
-  uint32_t channel = 0;
-
-  std::mutex mu;
-  std::condition_variable cv;  // output, exit, kill request, end
-  // Guarded by mu.
-  std::string out, err;
-  uint64_t out_total = 0, err_total = 0;  // bytes ever written to each stream
-  bool truncated = false;
-  std::string kill_reason;  // "killed" or "timeout" once asked
-  // When SIGKILL is due once a kill was asked: at once, or after a graceful kill's grace
-  // period (SIGTERM to the process group first).
-  std::chrono::steady_clock::time_point kill_at;
-  bool term_sent = false;
-  bool kill_sent = false;
-  bool agent_exited = false;
-  runtime::AgentExit agent_exit;
-  bool finished = false;  // the final record is in `record`
-  std::string lost_why;   // why it is lost, when known before Finish
-  // Where SaveOutput left off: the streams' totals it wrote, and when.
-  uint64_t saved_out_total = 0, saved_err_total = 0;
-  std::chrono::steady_clock::time_point saved_at;
-  ActivityHold busy;  // its sandbox is in use while it runs (idle_tracker.h)
-};
 
 namespace {
 
@@ -219,12 +186,16 @@ void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess proc
   if (stdin_data.empty()) {
     in->reset();
   } else {
-    std::thread([in, data = std::move(stdin_data)] {
+    std::thread(Guarded("command " + c->record.id + ": writing its stdin", [in, data = std::move(
+                                                                                    stdin_data)] {
       IgnoreError(os::WriteAll(in->get(), data), "the command closed its stdin early");
       in->reset();
-    }).detach();
+    })).detach();
   }
-  std::thread([this, c] { Watch(c); }).detach();
+  std::thread(Guarded(
+                  "command " + c->record.id, [this, c] { Watch(c); },
+                  [this, c](const std::string& error) { FailWatch(c, error); }))
+      .detach();
 }
 
 namespace {
@@ -259,7 +230,10 @@ Status CommandRunner::StartViaAgent(store::CommandRecord record,
     if (agent->SendStdin(*channel, stdin_data).ok())
       IgnoreError(agent->SendStdin(*channel, ""), "the exit callback reports a lost command");
   }
-  std::thread([this, c] { WatchAgent(c); }).detach();
+  std::thread(Guarded(
+                  "command " + c->record.id, [this, c] { WatchAgent(c); },
+                  [this, c](const std::string& error) { FailWatch(c, error); }))
+      .detach();
   return Status::Ok();
 }
 
@@ -277,7 +251,10 @@ void CommandRunner::Reattach(store::CommandRecord record, std::vector<std::strin
   c->saved_out_total = c->out_total = c->out.size();
   c->saved_err_total = c->err_total = c->err.size();
   c->truncated = c->record.truncated;
-  std::thread([this, c, wait] { ReattachAndWatch(c, wait); }).detach();
+  std::thread(Guarded(
+                  "command " + c->record.id, [this, c, wait] { ReattachAndWatch(c, wait); },
+                  [this, c](const std::string& error) { FailWatch(c, error); }))
+      .detach();
 }
 
 void CommandRunner::ReattachAndWatch(std::shared_ptr<Running> c, std::chrono::milliseconds wait) {
@@ -386,11 +363,13 @@ void CommandRunner::WatchAgent(std::shared_ptr<Running> c) {
 }
 
 void CommandRunner::Watch(std::shared_ptr<Running> c) {
-  std::thread waiter([c] {
+  // Detached, not joined: it owns what it touches, and a joinable thread left by an exception
+  // in the loop below would end the process. The loop ends only once it saw `exited`.
+  std::thread(Guarded("command " + c->record.id + ": waiting for its process", [c] {
     auto st = os::Wait(c->process.pid);
     if (st.ok()) c->exit = *st;
     c->exited = true;
-  });
+  })).detach();
   std::vector<os::UniqueFd*> fds = {&c->process.stdout_fd, &c->process.stderr_fd};
   char buf[65536];
   bool drained_after_exit = false;
@@ -438,7 +417,6 @@ void CommandRunner::Watch(std::shared_ptr<Running> c) {
   }
   if (!c->exited)
     IgnoreError(os::Signal(c->process.pid, SIGKILL), "the process may have just exited");
-  waiter.join();
   Finish(*c);
 }
 
@@ -472,9 +450,11 @@ void CommandRunner::Finish(Running& c) {
     r.status = reason;
     r.termination_reason = reason;
     r.finished_at = NowMillis();
+    if (!c.fault.empty()) reason = r.status = r.termination_reason = "lost";
     bool known = reason != "lost";
     r.exit_code = sig || !known ? std::nullopt : std::optional<int>(code);
     r.signal = sig && known ? std::optional<int>(sig) : std::nullopt;
+    if (!c.fault.empty()) r.error = c.fault;
     bool sandbox_end_unknown = false;
     if (lost) {
       auto ended = ended_.find(r.sandbox_id);

@@ -99,6 +99,9 @@ class CommandRunner {
   void WatchAgent(std::shared_ptr<Running> command);
   void ReattachAndWatch(std::shared_ptr<Running> command, std::chrono::milliseconds wait);
   void Finish(Running& c);
+  // Where a watcher that threw lands (command_runner_fault.cc): the command is recorded lost
+  // with `error`, unless Finish recorded it already.
+  void FailWatch(const std::shared_ptr<Running>& c, const std::string& error);
   // Writes an agent-served command's output so far to its record when it changed and the last
   // write is kSaveInterval old. Called by its watcher only, which writes its final record
   // after: a save never overwrites the end. Call without c.mu held.

@@ -2,6 +2,7 @@
 // measures each database (pg_database_size) on a timer and on demand, and while one is over its
 // plan's quota its role may only read (database/write_freeze.h); back under it, writes again.
 // Between two checks a tenant can write past the quota by what it writes in that time.
+#include "base/background_work.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "core/database_service.h"
@@ -58,7 +59,8 @@ void DatabaseService::StartQuotaChecks(std::chrono::milliseconds interval) {
   std::lock_guard lock(quota_mu_);
   if (quota_thread_.joinable() || !server_) return;
   quota_stopping_ = false;
-  quota_thread_ = std::thread([this, interval] { QuotaLoop(interval); });
+  quota_thread_ =
+      std::thread(Guarded("database quota checks", [this, interval] { QuotaLoop(interval); }));
 }
 
 void DatabaseService::StopQuotaChecks() {
@@ -78,10 +80,13 @@ void DatabaseService::QuotaLoop(std::chrono::milliseconds interval) {
     if (!all.ok()) spdlog::warn("database quota check: {}", all.status().message());
     for (const auto& r : all.ok() ? *all : std::vector<store::DatabaseRecord>{}) {
       if (r.status == "provisioning") continue;
-      auto checked = CheckQuota(r.org_id);
-      // A database deleted meanwhile is not an error.
-      if (!checked.ok() && checked.status().code() != Code::kNotFound)
-        spdlog::warn("database quota check of {}: {}", r.org_id, checked.status().message());
+      // One organization's check that threw does not skip the others'.
+      RunGuarded("database quota check of " + r.org_id, [&] {
+        auto checked = CheckQuota(r.org_id);
+        // A database deleted meanwhile is not an error.
+        if (!checked.ok() && checked.status().code() != Code::kNotFound)
+          spdlog::warn("database quota check of {}: {}", r.org_id, checked.status().message());
+      });
     }
     lock.lock();
     quota_wake_.wait_for(lock, interval, [this] { return quota_stopping_; });

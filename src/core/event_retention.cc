@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/background_work.h"
 #include "base/log.h"
 #include "base/time.h"
 
@@ -13,7 +14,7 @@ EventRetention::EventRetention(store::EventStore& events, int64_t retention_seco
 EventRetention::~EventRetention() { Stop(); }
 
 void EventRetention::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread(Guarded("event retention", [this] { Loop(); }));
 }
 
 void EventRetention::Stop() {
@@ -43,11 +44,13 @@ void EventRetention::Loop() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
     lock.unlock();
-    auto pruned = PruneOnce(NowMillis());
-    if (!pruned.ok())
-      spdlog::warn("events: pruning those past their retention: {}", pruned.status().message());
-    else if (*pruned > 0)
-      spdlog::info("events: {} past their retention deleted", *pruned);
+    RunGuarded("event retention pass", [this] {
+      auto pruned = PruneOnce(NowMillis());
+      if (!pruned.ok())
+        spdlog::warn("events: pruning those past their retention: {}", pruned.status().message());
+      else if (*pruned > 0)
+        spdlog::info("events: {} past their retention deleted", *pruned);
+    });
     lock.lock();
     // A short retention (tests) is looked at four times in its length: an event lives at
     // most a quarter longer than it.

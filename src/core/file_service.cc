@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/background_work.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "core/file_transport.h"
@@ -109,24 +110,33 @@ bool Feed(const ByteSource& source, int fd) {
   std::condition_variable changed;
   std::deque<std::string> queue;
   bool ended = false, failed = false, stop = false;
-  std::thread reader([&] {
-    for (;;) {
-      std::string chunk(kChunk, '\0');
-      long n = source(chunk.data(), chunk.size());
-      std::unique_lock lock(mu);
-      if (n <= 0) {
-        ended = true;
-        failed = n < 0;
-        changed.notify_all();
-        return;
-      }
-      chunk.resize(static_cast<size_t>(n));
-      changed.wait(lock, [&] { return stop || queue.size() < kReadAhead; });
-      if (stop) return;
-      queue.push_back(std::move(chunk));
-      changed.notify_all();
-    }
-  });
+  // A reader that threw ends the copy as a failed source would.
+  auto reader_failed = [&](const std::string&) {
+    std::lock_guard lock(mu);
+    ended = failed = true;
+    changed.notify_all();
+  };
+  std::thread reader(Guarded(
+      "reading an upload into a sandbox",
+      [&] {
+        for (;;) {
+          std::string chunk(kChunk, '\0');
+          long n = source(chunk.data(), chunk.size());
+          std::unique_lock lock(mu);
+          if (n <= 0) {
+            ended = true;
+            failed = n < 0;
+            changed.notify_all();
+            return;
+          }
+          chunk.resize(static_cast<size_t>(n));
+          changed.wait(lock, [&] { return stop || queue.size() < kReadAhead; });
+          if (stop) return;
+          queue.push_back(std::move(chunk));
+          changed.notify_all();
+        }
+      },
+      reader_failed));
   for (;;) {
     std::string chunk;
     {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <vector>
 
+#include "base/background_work.h"
 #include "base/log.h"
 #include "base/time.h"
 
@@ -17,7 +18,7 @@ IdleTracker::~IdleTracker() { Stop(); }
 int64_t IdleTracker::Now() const { return clock_ ? clock_() : NowMillis(); }
 
 void IdleTracker::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread(Guarded("idle tracker", [this] { Loop(); }));
 }
 
 void IdleTracker::Stop() {
@@ -29,19 +30,28 @@ void IdleTracker::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+namespace {
+constexpr int64_t kIdleRetryAfterFaultMs = 60 * 1000;
+}  // namespace
+
 void IdleTracker::Loop() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
     woken_ = false;
     lock.unlock();
-    std::optional<int64_t> next = RunDue();
+    // The next deadline, -1 for none. A pass that threw is tried again a minute later, not
+    // only at the next activity.
+    int64_t next_ms = -1;
+    RunGuarded(
+        "idle tracker pass", [&] { next_ms = RunDue().value_or(-1); },
+        [&](const std::string&) { next_ms = Now() + kIdleRetryAfterFaultMs; });
     lock.lock();
     auto woken = [this] { return stopping_ || woken_; };
-    if (!next) {
+    if (next_ms < 0) {
       wake_.wait(lock, woken);
     } else {
       // Wall-clock deadlines, as the store's times are; a clock step only moves a check.
-      wake_.wait_until(lock, adapt::Clock::time_point(std::chrono::milliseconds(*next)), woken);
+      wake_.wait_until(lock, adapt::Clock::time_point(std::chrono::milliseconds(next_ms)), woken);
     }
   }
 }

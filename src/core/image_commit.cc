@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 #include <nlohmann/json.hpp>
 
+#include "base/background_work.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
@@ -149,7 +150,15 @@ Result<ImageView> ImageService::Commit(const Principal& who, const std::string& 
     progress_[rec.id] = {0, 0};
   }
   ADAPT_FAULT_POINT("image.commit.after_row");
-  boost::asio::post(workers_, [this, rec, sandbox_id, from] { RunCommit(rec, sandbox_id, from); });
+  boost::asio::post(workers_,
+                    Guarded(
+                        "image commit " + rec.id,
+                        [this, rec, sandbox_id, from] { RunCommit(rec, sandbox_id, from); },
+                        [this, rec, sandbox_id](const std::string& error) mutable {
+                          rec.status = "failed";
+                          rec.error = "saving sandbox " + sandbox_id + " failed: " + error;
+                          FinishCommit(rec, sandbox_id);
+                        }));
   return View(rec, false);
 }
 
@@ -190,6 +199,10 @@ void ImageService::RunCommit(store::ImageRecord rec, std::string sandbox_id,
     rec.status = "failed";
     rec.error = "saving sandbox " + sandbox_id + " failed: " + committed.status().message();
   }
+  FinishCommit(rec, sandbox_id);
+}
+
+void ImageService::FinishCommit(const store::ImageRecord& rec, const std::string& sandbox_id) {
   // Deleted meanwhile: do not bring the record back, and collect what the commit made.
   bool deleted = !store_.GetImage(rec.org_id, rec.id).ok();
   if (!deleted) WarnIfError(store_.PutImage(rec), "recording the commit of image " + rec.id);
@@ -199,7 +212,7 @@ void ImageService::RunCommit(store::ImageRecord rec, std::string sandbox_id,
     progress_.erase(rec.id);
     committing_.erase(sandbox_id);
   }
-  if (deleted || !committed.ok()) CollectGarbage();
+  if (deleted || rec.status != "ready") CollectGarbage();
 }
 
 }  // namespace adapt::core

@@ -3,6 +3,7 @@
 // both or neither, and a replay finds the image without pulling, importing or saving again.
 #include <boost/asio/post.hpp>
 
+#include "base/background_work.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
 #include "base/time.h"
@@ -65,7 +66,7 @@ Result<ImageView> ImageService::RecordImport(const store::ImageRecord& rec,
   if (made.ok() && !made->replayed) return View(rec, true);
   // Another body under the key, or an import under it finished first: this one is dropped.
   WarnIfError(store_.DeleteImage(rec.org_id, rec.id), "removing superseded import " + rec.id);
-  boost::asio::post(workers_, [this] { CollectGarbage(); });
+  boost::asio::post(workers_, Guarded("image garbage collection", [this] { CollectGarbage(); }));
   if (!made.ok()) return made.status();
   return MadeEarlier(rec.org_id, made->object_id, true);
 }

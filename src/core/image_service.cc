@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/background_work.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
@@ -129,7 +130,14 @@ Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& requ
     std::lock_guard lock(mu_);
     progress_[rec.id] = {0, 0};
   }
-  boost::asio::post(workers_, [this, rec, creds] { RunPull(rec, creds); });
+  boost::asio::post(workers_,
+                    Guarded(
+                        "image pull " + rec.id, [this, rec, creds] { RunPull(rec, creds); },
+                        [this, rec](const std::string& error) mutable {
+                          rec.status = "failed";
+                          rec.error = "pulling the image failed: " + error;
+                          FinishPull(rec);
+                        }));
   return View(rec, false);
 }
 
@@ -183,7 +191,8 @@ Result<ImageView> ImageService::Import(const Principal& who, const std::string& 
     // The import error is the answer; a record left "importing" goes at the next start-up.
     WarnIfError(store_.DeleteImage(rec.org_id, rec.id), "removing failed import " + rec.id);
     if (imported.status().code() == Code::kInternal)  // maybe published in part
-      boost::asio::post(workers_, [this] { CollectGarbage(); });
+      boost::asio::post(workers_,
+                        Guarded("image garbage collection", [this] { CollectGarbage(); }));
     return imported.status();
   }
   rec.status = "ready";
@@ -195,7 +204,7 @@ Result<ImageView> ImageService::Import(const Principal& who, const std::string& 
   rec.config_json = ConfigText(imported->image);
   // Deleted during the upload: do not bring the record back.
   if (!store_.GetImage(rec.org_id, rec.id).ok()) {
-    boost::asio::post(workers_, [this] { CollectGarbage(); });
+    boost::asio::post(workers_, Guarded("image garbage collection", [this] { CollectGarbage(); }));
     return Status(Code::kConflict, "image " + rec.id + " was deleted during its import", "id");
   }
   if (claim) claim->key.body_hash = Sha256Hex(claim->key.body_hash + "\n" + archive_hash.Digest());
@@ -221,6 +230,11 @@ void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
     rec.status = "failed";
     rec.error = pulled.status().message();
   }
+  FinishPull(rec);
+}
+
+void ImageService::FinishPull(const store::ImageRecord& rec) {
+  const std::string& id = rec.id;
   // Deleted meanwhile: do not bring the record back, and collect what the pull brought.
   bool deleted = !store_.GetImage(rec.org_id, id).ok();
   if (!deleted) WarnIfError(store_.PutImage(rec), "recording the pull of image " + id);
@@ -309,7 +323,7 @@ Status ImageService::Delete(const Principal& who, const std::string& id) {
                     "; delete the sandboxes using it first");
   // A pull in progress finishes in the background and is then collected.
   RETURN_IF_ERROR(store_.DeleteImage(who.org_id, id));
-  boost::asio::post(workers_, [this] { CollectGarbage(); });
+  boost::asio::post(workers_, Guarded("image garbage collection", [this] { CollectGarbage(); }));
   return Status::Ok();
 }
 

@@ -107,6 +107,11 @@ class ImageService {
   Result<image::Credentials> ResolveCredentials(const std::string& org_id,
                                                 const RegistryCredentials& c);
   void RunPull(store::ImageRecord rec, image::Credentials creds);
+  // Records how pull `rec` ended ("ready" or "failed"), unless the image was deleted
+  // meanwhile, and forgets its progress; also what settles a pull that threw.
+  void FinishPull(const store::ImageRecord& rec);
+  // As FinishPull, for commit `rec` of sandbox `sandbox_id`.
+  void FinishCommit(const store::ImageRecord& rec, const std::string& sandbox_id);
   void RunCommit(store::ImageRecord rec, std::string sandbox_id,
                  image::ImageStore::CommitBase base);
   ImageView View(const store::ImageRecord& rec, bool detail);

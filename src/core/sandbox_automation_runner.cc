@@ -4,6 +4,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "base/background_work.h"
 #include "base/ignore_error.h"
 #include "core/agent_wait.h"
 #include "core/reattached_command.h"
@@ -58,7 +59,10 @@ void SandboxAutomationRunner::Start(const store::AutomationRecord& automation,
     std::lock_guard lock(mu_);
     runs_[run.id] = e;
   }
-  boost::asio::post(workers_, [this, e] { Begin(e); });
+  boost::asio::post(workers_,
+                    Guarded(
+                        "automation " + automation.id + ": run " + run.id, [this, e] { Begin(e); },
+                        [this, e](const std::string& error) { FailExecution(e, error); }));
 }
 
 void SandboxAutomationRunner::Reattach(const store::AutomationRecord& automation,
@@ -75,7 +79,22 @@ void SandboxAutomationRunner::Reattach(const store::AutomationRecord& automation
     std::lock_guard lock(mu_);
     runs_[run.id] = e;
   }
-  boost::asio::post(workers_, [this, e] { Resume(e); });
+  boost::asio::post(workers_,
+                    Guarded(
+                        "automation " + automation.id + ": run " + run.id, [this, e] { Resume(e); },
+                        [this, e](const std::string& error) { FailExecution(e, error); }));
+}
+
+void SandboxAutomationRunner::FailExecution(std::shared_ptr<Execution> e,
+                                            const std::string& error) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = runs_.find(e->run.id);
+    if (it == runs_.end() || it->second != e) return;  // finished before it threw
+  }
+  AttemptEnd end;
+  end.error = error;
+  Finish(e, std::move(end));
 }
 
 void SandboxAutomationRunner::Resume(std::shared_ptr<Execution> e) {
@@ -265,17 +284,21 @@ void SandboxAutomationRunner::Finish(std::shared_ptr<Execution> e, AttemptEnd en
     std::lock_guard lock(mu_);
     runs_.erase(e->run.id);
   }
-  boost::asio::post(workers_, [this, e, end = std::move(end)]() mutable {
-    if (stopping_) return;
-    if (e->started_target) {
-      // Stopped again: the schedule woke it, the schedule puts it back to sleep.
-      auto stopped = sandboxes_.Stop(e->who, e->automation.sandbox_id);
-      if (!stopped.ok() && stopped.status().code() != Code::kNotFound)
-        spdlog::warn("automation {}: stopping sandbox {} again: {}", e->automation.id,
-                     e->automation.sandbox_id, stopped.status().message());
-    }
-    e->done(std::move(end));
-  });
+  std::string name = "automation " + e->automation.id + ": ending run " + e->run.id;
+  boost::asio::post(workers_, Guarded(name, [this, e, name, end = std::move(end)]() mutable {
+                      if (stopping_) return;
+                      // The run is reported also when stopping its target threw.
+                      RunGuarded(name, [&] {
+                        if (!e->started_target) return;
+                        // Stopped again: the schedule woke it, the schedule puts it back to sleep.
+                        auto stopped = sandboxes_.Stop(e->who, e->automation.sandbox_id);
+                        if (!stopped.ok() && stopped.status().code() != Code::kNotFound)
+                          spdlog::warn("automation {}: stopping sandbox {} again: {}",
+                                       e->automation.id, e->automation.sandbox_id,
+                                       stopped.status().message());
+                      });
+                      e->done(std::move(end));
+                    }));
 }
 
 Result<std::string> SandboxAutomationRunner::Replace(const std::string& org_id,

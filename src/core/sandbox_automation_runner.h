@@ -59,6 +59,8 @@ class SandboxAutomationRunner : public AutomationRunner {
   bool TargetStartedDuring(const store::RunRecord& run);
   // Stops the target if this run started it, forgets the run, then reports `end`.
   void Finish(std::shared_ptr<Execution> e, AttemptEnd end);
+  // Where a step that threw lands: Finish with `error`, unless the run was finished already.
+  void FailExecution(std::shared_ptr<Execution> e, const std::string& error);
 
   SandboxService& sandboxes_;
   CommandService& commands_;

@@ -4,6 +4,7 @@
 // and restores it with its own network namespace, address and egress rules, as a start does.
 #include <boost/asio/post.hpp>
 
+#include "base/background_work.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
@@ -118,7 +119,8 @@ Result<PowerChange> SandboxService::Fork(const Principal& who, const ForkSandbox
   if (op.ok()) out.operation_id = *op;
   if (!op.ok()) spdlog::warn("sandbox {}: {}", r.id, op.status().message());
   std::string id = r.id;
-  boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
+  boost::asio::post(workers_,
+                    Guarded("sandbox provision " + id, [this, id] { lifecycle_.Provision(id); }));
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "base/background_work.h"
 #include "base/ignore_error.h"
 #include "base/time.h"
 #include "core/agent_wait.h"
@@ -61,7 +62,10 @@ void SandboxJobAttempts::Start(const store::JobRecord& job, const store::RunReco
     std::lock_guard lock(mu_);
     attempts_[run.id] = a;
   }
-  boost::asio::post(workers_, [this, a] { CreateSandbox(a); });
+  boost::asio::post(workers_,
+                    Guarded(
+                        "job " + job.id + ": run " + run.id, [this, a] { CreateSandbox(a); },
+                        [this, a](const std::string& error) { FailAttempt(a, error); }));
 }
 
 void SandboxJobAttempts::Reattach(const store::JobRecord& job, const store::RunRecord& run,
@@ -79,7 +83,20 @@ void SandboxJobAttempts::Reattach(const store::JobRecord& job, const store::RunR
     std::lock_guard lock(mu_);
     attempts_[run.id] = a;
   }
-  boost::asio::post(workers_, [this, a] { Resume(a); });
+  boost::asio::post(workers_, Guarded(
+                                  "job " + job.id + ": run " + run.id, [this, a] { Resume(a); },
+                                  [this, a](const std::string& error) { FailAttempt(a, error); }));
+}
+
+void SandboxJobAttempts::FailAttempt(std::shared_ptr<Attempt> a, const std::string& error) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = attempts_.find(a->run.id);
+    if (it == attempts_.end() || it->second != a) return;  // finished before it threw
+  }
+  AttemptEnd end;
+  end.error = error;
+  Finish(a, std::move(end));
 }
 
 void SandboxJobAttempts::Resume(std::shared_ptr<Attempt> a) {
@@ -272,16 +289,20 @@ void SandboxJobAttempts::Finish(std::shared_ptr<Attempt> a, AttemptEnd end) {
     std::lock_guard lock(mu_);
     attempts_.erase(a->run.id);
   }
-  boost::asio::post(workers_, [this, a, sandbox_id, end = std::move(end)]() mutable {
-    if (stopping_) return;
-    if (!sandbox_id.empty()) {
-      auto deleted = sandboxes_.Delete(a->who, sandbox_id);
-      if (!deleted.ok() && deleted.status().code() != Code::kNotFound)
-        spdlog::warn("job {}: deleting sandbox {}: {}", a->job.id, sandbox_id,
-                     deleted.status().message());
-    }
-    a->done(std::move(end));
-  });
+  std::string name = "job " + a->job.id + ": ending run " + a->run.id;
+  boost::asio::post(workers_,
+                    Guarded(name, [this, a, name, sandbox_id, end = std::move(end)]() mutable {
+                      if (stopping_) return;
+                      // The run is reported also when deleting its sandbox threw.
+                      RunGuarded(name, [&] {
+                        if (sandbox_id.empty()) return;
+                        auto deleted = sandboxes_.Delete(a->who, sandbox_id);
+                        if (!deleted.ok() && deleted.status().code() != Code::kNotFound)
+                          spdlog::warn("job {}: deleting sandbox {}: {}", a->job.id, sandbox_id,
+                                       deleted.status().message());
+                      });
+                      a->done(std::move(end));
+                    }));
 }
 
 bool SandboxJobAttempts::Cancel(const std::string& run_id) {
@@ -308,12 +329,13 @@ bool SandboxJobAttempts::Cancel(const std::string& run_id) {
 void SandboxJobAttempts::Abandon(const std::string& org_id, const std::string& sandbox_id) {
   Principal who;
   who.org_id = org_id;
-  boost::asio::post(workers_, [this, who, sandbox_id] {
-    auto deleted = sandboxes_.Delete(who, sandbox_id);
-    if (!deleted.ok() && deleted.status().code() != Code::kNotFound)
-      spdlog::warn("jobs: deleting abandoned sandbox {}: {}", sandbox_id,
-                   deleted.status().message());
-  });
+  boost::asio::post(
+      workers_, Guarded("jobs: deleting abandoned sandbox " + sandbox_id, [this, who, sandbox_id] {
+        auto deleted = sandboxes_.Delete(who, sandbox_id);
+        if (!deleted.ok() && deleted.status().code() != Code::kNotFound)
+          spdlog::warn("jobs: deleting abandoned sandbox {}: {}", sandbox_id,
+                       deleted.status().message());
+      }));
 }
 
 }  // namespace adapt::core

@@ -54,6 +54,9 @@ class SandboxJobAttempts : public JobAttempts {
   void CommandEnded(std::shared_ptr<Attempt> a);
   // Deletes the attempt's sandbox (if any), forgets the attempt, then reports `end`.
   void Finish(std::shared_ptr<Attempt> a, AttemptEnd end);
+  // Where a step that threw lands: Finish with `error` (an infrastructure failure, retried
+  // as the job allows), unless the attempt was finished already.
+  void FailAttempt(std::shared_ptr<Attempt> a, const std::string& error);
 
   SandboxService& sandboxes_;
   CommandService& commands_;

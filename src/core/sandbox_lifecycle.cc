@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "base/background_work.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
@@ -199,6 +200,19 @@ Result<NetworkedSpec> SandboxLifecycle::CompleteNetworkedSpec(store::SandboxReco
 }
 
 void SandboxLifecycle::Provision(const std::string& id) {
+  RunGuarded(
+      "provisioning sandbox " + id, [&] { ProvisionLocked(id); },
+      [&](const std::string& error) {
+        auto lock = LockFor(id);
+        std::lock_guard guard(*lock);
+        auto rec = store_.GetSandbox("", id);
+        if (!rec.ok() || rec->status != "provisioning") return;
+        WarnIfError(Release(id, true), "sandbox " + id + ": releasing after a failed launch");
+        Fail(*rec, error, {"provisioning"});
+      });
+}
+
+void SandboxLifecycle::ProvisionLocked(const std::string& id) {
   auto lock = LockFor(id);
   std::lock_guard guard(*lock);
   auto rec = store_.GetSandbox("", id);

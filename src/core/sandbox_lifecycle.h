@@ -34,7 +34,9 @@ class SandboxLifecycle {
   SandboxLifecycle(store::Store& store, runtime::Runtime& runtime, const ImageCatalog& images,
                    EventBus& events, net::NetworkManager* network = nullptr);
 
-  // Boots a sandbox that is provisioning. A sandbox deleted meanwhile is left alone.
+  // Boots a sandbox that is provisioning. A sandbox deleted meanwhile is left alone. An
+  // exception while booting fails the sandbox with it ("internal error: ...") and is not
+  // rethrown: this runs on the workers pool.
   void Provision(const std::string& id);
   // Records the end of a running sandbox whose workload exited (or whose monitor vanished)
   // and releases its compute; its disk stays until deletion. No-op while it still runs.
@@ -129,6 +131,8 @@ class SandboxLifecycle {
   // Puts the organization's database variables into `r`'s stored and in-memory env.
   Status AddDatabaseEnvironment(store::SandboxRecord& r);
   std::shared_ptr<std::mutex> LockFor(const std::string& id);
+  // Provision's work, under the sandbox's lock.
+  void ProvisionLocked(const std::string& id);
   void Fail(store::SandboxRecord r, const std::string& error,
             const std::vector<std::string>& expected);
   void RecordExit(store::SandboxRecord r, const runtime::Observation& obs);

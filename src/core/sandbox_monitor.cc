@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "base/background_work.h"
 #include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -21,7 +22,7 @@ SandboxMonitor::SandboxMonitor(store::Store& store, SandboxLifecycle& lifecycle,
 SandboxMonitor::~SandboxMonitor() { Stop(); }
 
 void SandboxMonitor::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread(Guarded("sandbox monitor", [this] { Loop(); }));
 }
 
 void SandboxMonitor::Stop() {
@@ -37,7 +38,7 @@ void SandboxMonitor::Loop() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
     lock.unlock();
-    Tick();
+    RunGuarded("sandbox monitor pass", [this] { Tick(); });
     lock.lock();
     cv_.wait_for(lock, kInterval, [this] { return stopping_; });
   }
@@ -52,11 +53,18 @@ void SandboxMonitor::Schedule(const std::string& id, std::function<void()> fn) {
     std::lock_guard lock(mu_);
     if (stopping_ || !in_flight_.insert(id).second) return;
   }
-  boost::asio::post(workers_, [this, id, fn = std::move(fn)] {
-    fn();
+  // Also after fn threw: a sandbox left in flight would never be looked at again.
+  auto done = [this, id] {
     std::lock_guard lock(mu_);
     in_flight_.erase(id);
-  });
+  };
+  boost::asio::post(workers_, Guarded(
+                                  "sandbox monitor check " + id,
+                                  [fn = std::move(fn), done] {
+                                    fn();
+                                    done();
+                                  },
+                                  [done](const std::string&) { done(); }));
 }
 
 void SandboxMonitor::Tick() {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <future>
 
+#include "base/background_work.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/list_cursor.h"
@@ -162,7 +163,8 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
   ADAPT_FAULT_POINT("sandbox.create.after_row");
   if (!outcome.replayed && !pooled) {
     std::string id = r.id;
-    boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
+    boost::asio::post(workers_,
+                      Guarded("sandbox provision " + id, [this, id] { lifecycle_.Provision(id); }));
   }
   return ViewOf(outcome.sandbox);
 }
@@ -204,10 +206,12 @@ Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::st
   if (r.status == "deleted") return DeleteOutcome{true};
   auto done = std::make_shared<std::promise<void>>();
   auto finished = done->get_future();
-  boost::asio::post(workers_, [this, id, done] {
-    lifecycle_.FinishDelete(id);
-    done->set_value();
-  });
+  // A delete that threw leaves the sandbox deleting (the monitor retries it) and the promise
+  // broken: the answer is then "not deleted yet".
+  boost::asio::post(workers_, Guarded("sandbox delete " + id, [this, id, done] {
+                      lifecycle_.FinishDelete(id);
+                      done->set_value();
+                    }));
   if (finished.wait_for(kDeleteWait) != std::future_status::ready) return DeleteOutcome{false};
   auto after = store_.GetSandbox(who.org_id, id);
   return DeleteOutcome{after.ok() && after->status == "deleted"};
@@ -228,7 +232,8 @@ Result<PowerChange> SandboxService::Start(const Principal& who, const std::strin
   PowerChange out;
   ASSIGN_OR_RETURN(store::SandboxLimits limits, LimitsOf(who.org_id));
   RETURN_IF_ERROR(lifecycle_.BeginStart(who.org_id, id, limits, &out.operation_id).status());
-  boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
+  boost::asio::post(workers_,
+                    Guarded("sandbox provision " + id, [this, id] { lifecycle_.Provision(id); }));
   ASSIGN_OR_RETURN(out.sandbox, Get(who, id));
   return out;
 }
@@ -240,7 +245,8 @@ Result<bool> SandboxService::Restart(const std::string& org_id, const std::strin
     return stopped.status();
   }
   RETURN_IF_ERROR(lifecycle_.BeginStart(org_id, id).status());
-  boost::asio::post(workers_, [this, id] { lifecycle_.Provision(id); });
+  boost::asio::post(workers_,
+                    Guarded("sandbox provision " + id, [this, id] { lifecycle_.Provision(id); }));
   return true;
 }
 
@@ -283,7 +289,8 @@ void SandboxService::HibernateIdle(const std::string& id, int64_t idle_ms) {
 void SandboxService::Expire(const std::string& id) {
   auto r = lifecycle_.BeginDelete("", id, "expired");
   if (!r.ok() || r->status == "deleted") return;
-  boost::asio::post(workers_, [this, id] { lifecycle_.FinishDelete(id); });
+  boost::asio::post(workers_,
+                    Guarded("sandbox delete " + id, [this, id] { lifecycle_.FinishDelete(id); }));
 }
 
 }  // namespace adapt::core

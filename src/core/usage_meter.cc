@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "base/background_work.h"
 #include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/nano_amount.h"
@@ -33,7 +34,7 @@ UsageMeter::UsageMeter(store::Store& store, AccountService& accounts, MeteringOp
 UsageMeter::~UsageMeter() { Stop(); }
 
 void UsageMeter::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread(Guarded("usage meter", [this] { Loop(); }));
 }
 
 void UsageMeter::Stop() {
@@ -50,7 +51,8 @@ void UsageMeter::Loop() {
   while (!stopping_) {
     lock.unlock();
     // MeterOnce logs each failure; the next pass retries it.
-    IgnoreError(MeterOnce(NowMillis()), "logged by the pass");
+    RunGuarded("usage meter pass",
+               [this] { IgnoreError(MeterOnce(NowMillis()), "logged by the pass"); });
     lock.lock();
     cv_.wait_for(lock, std::chrono::seconds(options_.interval_seconds),
                  [this] { return stopping_; });

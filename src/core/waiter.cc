@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/background_work.h"
+
 namespace adapt::core {
 namespace {
 
@@ -46,12 +48,13 @@ class Waiter::Wait : public std::enable_shared_from_this<Wait> {
       if (registered_ && !ended_) {
         deadline_.expires_at(deadline);
         deadline_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-          if (!ec) self->Finish(End::kDeadline);
+          if (!ec) RunGuarded("wait deadline", [&] { self->Finish(End::kDeadline); });
         });
         if (ticks_.fn && ticks_.every.count() > 0) ArmTickLocked(ticks_.first);
       }
     }
-    boost::asio::post(pool_, [self = shared_from_this()] { self->RunCheck(); });
+    boost::asio::post(pool_,
+                      Guarded("wait check", [self = shared_from_this()] { self->RunCheck(); }));
   }
 
   // Runs the check on the pool; signals during a check run it once more afterwards.
@@ -68,7 +71,9 @@ class Waiter::Wait : public std::enable_shared_from_this<Wait> {
       check = check_;
     }
     for (;;) {
-      bool ready = check();
+      // A check that threw counts as not ready: the wait goes on to its deadline.
+      bool ready = false;
+      RunGuarded("wait check", [&] { ready = check(); });
       std::unique_lock lock(mu_);
       if (ended_ || ready || !again_) {
         checking_ = false;
@@ -102,16 +107,17 @@ class Waiter::Wait : public std::enable_shared_from_this<Wait> {
       }
       registry_->count -= 1;
     }
-    boost::asio::post(pool_, [self = shared_from_this(), how] {
-      Done done = std::move(self->done_);
-      {
-        // What the wait held (the caller's reply, its context) goes with its one call.
-        std::lock_guard lock(self->mu_);
-        self->check_ = nullptr;
-        self->ticks_.fn = nullptr;
-      }
-      done(how);
-    });
+    boost::asio::post(pool_, Guarded("wait end", [self = shared_from_this(), how] {
+                        Done done = std::move(self->done_);
+                        {
+                          // What the wait held (the caller's reply, its context) goes with its
+                          // one call.
+                          std::lock_guard lock(self->mu_);
+                          self->check_ = nullptr;
+                          self->ticks_.fn = nullptr;
+                        }
+                        done(how);
+                      }));
   }
 
  private:
@@ -125,7 +131,7 @@ class Waiter::Wait : public std::enable_shared_from_this<Wait> {
         if (self->ended_) return;
         fn = self->ticks_.fn;
       }
-      fn();
+      RunGuarded("wait tick", fn);  // the next tick comes also after one threw
       std::lock_guard lock(self->mu_);
       if (!self->ended_) self->ArmTickLocked(self->ticks_.every);
     });
@@ -161,7 +167,7 @@ Waiter::Waiter(EventBus& bus, boost::asio::thread_pool& pool, size_t max_waits)
       for (const auto& [_, weak] : it->second)
         if (auto w = weak.lock()) woken.push_back(std::move(w));
     }
-    for (auto& w : woken) boost::asio::post(pool, [w] { w->RunCheck(); });
+    for (auto& w : woken) boost::asio::post(pool, Guarded("wait check", [w] { w->RunCheck(); }));
   });
 }
 

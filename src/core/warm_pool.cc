@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 
+#include "base/background_work.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -102,7 +103,20 @@ void WarmPool::ScheduleRefill() {
 void WarmPool::ArmRefill(int64_t delay_ms) {
   // Called with mu_ held (the timer is not thread-safe); the handler runs on a worker.
   refill_timer_.expires_after(std::chrono::milliseconds(delay_ms));
-  refill_timer_.async_wait([this](const boost::system::error_code&) { Refill(); });
+  refill_timer_.async_wait([this](const boost::system::error_code&) {
+    RunGuarded(
+        "warm pool refill", [this] { Refill(); },
+        [this](const std::string&) {
+          // As after a failed boot: tried again once the backoff is over.
+          {
+            std::lock_guard lock(mu_);
+            refilling_ = false;
+            failed_until_ = NowMillis() + kFailureBackoffMs;
+          }
+          idle_.notify_all();
+          ScheduleRefill();
+        });
+  });
 }
 
 void WarmPool::Refill() {
@@ -281,10 +295,10 @@ void WarmPool::Discard(const std::string& id) {
   if (Status st = store_.PutPoolMember({id, "discarded", "booting", NowMillis()}); !st.ok())
     spdlog::warn("warm pool member {}: recording the crash marker before teardown: {}", id,
                  st.message());
-  boost::asio::post(workers_, [this, id] {
-    TearDown(id);
-    ScheduleRefill();
-  });
+  boost::asio::post(workers_, Guarded("warm pool member " + id + ": teardown", [this, id] {
+                      TearDown(id);
+                      ScheduleRefill();
+                    }));
 }
 
 size_t WarmPool::ReadyCount(const std::string& key) {

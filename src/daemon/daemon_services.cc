@@ -1,6 +1,7 @@
 // adaptd's services over the reconciled state: the core, the ingress, the API and MCP.
 #include <boost/asio/post.hpp>
 
+#include "base/background_work.h"
 #include "daemon/daemon.h"
 #include "dashboard/signup_routes.h"
 
@@ -93,9 +94,11 @@ Status Daemon::StartServices() {
   // Controllers: reconciled on the workers when their target's status changes or a window
   // opens or closes (the scheduler above hands those over).
   controller_runtime_.emplace(*sandboxes_);
-  controllers_.emplace(
-      *store_, *store_, *controller_runtime_, core::ControllerService::Clock{},
-      [this](std::function<void()> work) { boost::asio::post(*workers_, std::move(work)); });
+  controllers_.emplace(*store_, *store_, *controller_runtime_, core::ControllerService::Clock{},
+                       [this](std::function<void()> work) {
+                         boost::asio::post(*workers_,
+                                           Guarded("controller reconcile", std::move(work)));
+                       });
   controllers_->set_run_admission([this](const std::string& org_id) {
     auto plan = accounts_->PlanOf(org_id);
     if (!plan.ok()) return plan.status();
@@ -238,8 +241,9 @@ void Daemon::StartMonitor() {
 void Daemon::StartIdleTracker() {
   idle_.emplace(*store_, [workers = &*workers_, sandboxes = &*sandboxes_](const std::string& id,
                                                                           int64_t idle_ms) {
-    boost::asio::post(*workers,
-                      [sandboxes, id, idle_ms] { sandboxes->HibernateIdle(id, idle_ms); });
+    boost::asio::post(*workers, Guarded("hibernating idle sandbox " + id, [sandboxes, id, idle_ms] {
+      sandboxes->HibernateIdle(id, idle_ms);
+    }));
   });
   commands_->set_activity(&*idle_);
   files_->set_activity(&*idle_);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <utility>
 
+#include "base/background_work.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
@@ -266,7 +267,7 @@ Status PostgresServer::Start() {
   started_ = true;
   stopping_ = false;
   alive_ = true;
-  supervisor_ = std::thread([this] { Supervise(); });
+  supervisor_ = std::thread(Guarded("PostgreSQL supervisor", [this] { Supervise(); }));
   return Status::Ok();
 }
 
@@ -275,12 +276,14 @@ void PostgresServer::Supervise() {
   while (!stopping_) {
     wake_.wait_for(lock, std::chrono::seconds(1));
     if (stopping_) break;
-    alive_ = PostmasterAlive();
-    if (alive_) continue;
-    spdlog::warn("PostgreSQL: the server in {} is gone; starting it again", options_.root);
-    Status st = StartPostmaster();
-    alive_ = st.ok();
-    if (!st.ok()) spdlog::error("PostgreSQL: {}", st.message());
+    RunGuarded("PostgreSQL supervisor pass", [this] {
+      alive_ = PostmasterAlive();
+      if (alive_) return;
+      spdlog::warn("PostgreSQL: the server in {} is gone; starting it again", options_.root);
+      Status st = StartPostmaster();
+      alive_ = st.ok();
+      if (!st.ok()) spdlog::error("PostgreSQL: {}", st.message());
+    });
   }
 }
 

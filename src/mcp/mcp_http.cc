@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 
 #include "api/bearer_credential.h"
+#include "base/background_work.h"
 #include "base/json_parse.h"
 #include "base/log.h"
 #include "mcp/cors.h"
@@ -77,13 +78,22 @@ class DeferredCall : public api::DeferredResponse,
   std::chrono::steady_clock::time_point deadline() const override { return deadline_; }
   void Start(Reply reply) override {
     reply_ = std::move(reply);
-    boost::asio::post(calls_, [self = shared_from_this()] {
-      self->run_(self->ctx_, [self](json answer) {
-        self->slot_->Release();
-        self->Finish(JsonRpcResponse(200, answer));
-      });
-      self->slot_->Release();
-    });
+    auto self = shared_from_this();
+    boost::asio::post(
+        calls_, Guarded(
+                    "MCP call",
+                    [self] {
+                      self->run_(self->ctx_, [self](json answer) {
+                        self->slot_->Release();
+                        self->Finish(JsonRpcResponse(200, answer));
+                      });
+                      self->slot_->Release();
+                    },
+                    [self](const std::string&) {
+                      self->slot_->Release();
+                      self->Finish(JsonRpcResponse(500, RpcError(nullptr, rpc::kInternalError,
+                                                                 "the call failed unexpectedly")));
+                    }));
   }
   void Expire() override {
     Finish(JsonRpcResponse(504, RpcError(nullptr, rpc::kInternalError, "the call took too long")));
@@ -118,21 +128,29 @@ class CallStream : public api::ResponseStream, public std::enable_shared_from_th
         calls_(calls) {}
 
   void Start(std::shared_ptr<api::StreamSink> sink) override {
-    boost::asio::post(calls_, [self = shared_from_this(), sink] {
-      self->ctx_.progress = [sink, token = self->token_](double progress,
-                                                         std::optional<double> total,
-                                                         const std::string& message) {
-        json params = {{"progressToken", token}, {"progress", progress}, {"message", message}};
-        if (total) params["total"] = *total;
-        sink->Send(SseFrame(RpcNotification("notifications/progress", params)));
-      };
-      self->run_(self->ctx_, [self, sink](json answer) {
-        self->slot_->Release();
-        sink->Send(SseFrame(answer));
-        sink->Close();
-      });
-      self->slot_->Release();
-    });
+    boost::asio::post(
+        calls_, Guarded(
+                    "MCP call stream",
+                    [self = shared_from_this(), sink] {
+                      self->ctx_.progress = [sink, token = self->token_](
+                                                double progress, std::optional<double> total,
+                                                const std::string& message) {
+                        json params = {
+                            {"progressToken", token}, {"progress", progress}, {"message", message}};
+                        if (total) params["total"] = *total;
+                        sink->Send(SseFrame(RpcNotification("notifications/progress", params)));
+                      };
+                      self->run_(self->ctx_, [self, sink](json answer) {
+                        self->slot_->Release();
+                        sink->Send(SseFrame(answer));
+                        sink->Close();
+                      });
+                      self->slot_->Release();
+                    },
+                    [self = shared_from_this(), sink](const std::string&) {
+                      self->slot_->Release();
+                      sink->Close();
+                    }));
   }
   // A dropped connection is not a cancellation (the spec says so): the call runs on.
   void Stop() override {}

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/background_work.h"
 #include "base/log.h"
 #include "net/pg_backend_key.h"
 #include "net/pg_startup.h"
@@ -283,15 +284,15 @@ Status DatabaseProxy::Start(const std::string& host, uint16_t port) {
   }
   port_ = acceptor_.local_endpoint().port();
   Accept();
-  thread_ = std::thread([this] { io_.run(); });
+  thread_ = std::thread(GuardedRun("database proxy I/O", io_));
   return Status::Ok();
 }
 
 void DatabaseProxy::Stop() {
-  asio::post(io_, [this] {
-    boost::system::error_code ec;
-    acceptor_.close(ec);
-  });
+  asio::post(io_, Guarded("stopping the database proxy", [this] {
+               boost::system::error_code ec;
+               acceptor_.close(ec);
+             }));
   io_.stop();
   if (thread_.joinable()) thread_.join();
 }

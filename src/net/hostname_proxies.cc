@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "base/background_work.h"
 #include "net/dns_proxy.h"
 
 namespace adapt::net {
@@ -34,7 +35,7 @@ Status HostnameProxies::Start() {
   RETURN_IF_ERROR(impl_->host.Start());
   RETURN_IF_ERROR(impl_->dns.Start());
   RETURN_IF_ERROR(impl_->sni.Start());
-  impl_->thread = std::thread([this] { impl_->io.run(); });
+  impl_->thread = std::thread(GuardedRun("hostname proxies' I/O", impl_->io));
   impl_->started = true;
   return Status::Ok();
 }
@@ -42,11 +43,11 @@ Status HostnameProxies::Start() {
 void HostnameProxies::Stop() {
   if (!impl_->started) return;
   impl_->started = false;
-  asio::post(impl_->io, [this] {
-    impl_->dns.Stop();
-    impl_->sni.Stop();
-    impl_->host.Stop();
-  });
+  asio::post(impl_->io, Guarded("stopping the hostname proxies", [this] {
+               impl_->dns.Stop();
+               impl_->sni.Stop();
+               impl_->host.Stop();
+             }));
   impl_->work.reset();
   impl_->io.stop();
   impl_->thread.join();

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/background_work.h"
 #include "base/log.h"
 #include "os/files.h"
 
@@ -95,16 +96,17 @@ class IngressServer::Impl {
     if (!options_.cert_file.empty()) RETURN_IF_ERROR(Listen(https_, options_.https_port));
     Accept(false);
     if (https_.is_open()) Accept(true);
-    for (int i = 0; i < options_.threads; ++i) threads_.emplace_back([this] { ioc_.run(); });
+    for (int i = 0; i < options_.threads; ++i)
+      threads_.emplace_back(GuardedRun("ingress I/O", ioc_));
     return Status::Ok();
   }
 
   void Stop() {
-    asio::post(ioc_, [this] {
-      boost::system::error_code ec;
-      http_.close(ec);
-      https_.close(ec);
-    });
+    asio::post(ioc_, Guarded("stopping the ingress listeners", [this] {
+                 boost::system::error_code ec;
+                 http_.close(ec);
+                 https_.close(ec);
+               }));
     Disconnect("");
     work_.reset();
     ioc_.stop();
@@ -225,15 +227,17 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   void Close() override {
-    asio::post(stream_.get_executor(), [self = this->shared_from_this()] {
-      boost::system::error_code ec;
-      self->stream_.lowest_layer().close(ec);
-      self->backend_.close(ec);
-      self->hold_.reset();  // the backend's count drops now, not when the last handler ends
-      self->closed_ = true;
-      self->timer_.cancel();
-      self->connect_timer_.cancel();
-    });
+    asio::post(stream_.get_executor(),
+               Guarded("closing an ingress connection", [self = this->shared_from_this()] {
+                 boost::system::error_code ec;
+                 self->stream_.lowest_layer().close(ec);
+                 self->backend_.close(ec);
+                 self->hold_.reset();  // the backend's count drops now, not when the last
+                                       // handler ends
+                 self->closed_ = true;
+                 self->timer_.cancel();
+                 self->connect_timer_.cancel();
+               }));
   }
 
  private:

@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/background_work.h"
 #include "base/constant_time.h"
 #include "base/ids.h"
 #include "base/log.h"
@@ -78,7 +79,9 @@ Status AgentHub::Listen(const std::string& sandbox_id, const std::string& socket
   // Only root inside the sandbox may connect; the workload's user may not.
   ASSIGN_OR_RETURN(l->fd, os::ListenUnix(socket_path, 0600));
   try {
-    std::thread([l] { AcceptLoop(l); }).detach();
+    std::thread(Guarded("sandbox " + sandbox_id + ": agent socket", [l] {
+      AcceptLoop(l);
+    })).detach();
   } catch (const std::system_error& e) {
     return Status(Code::kUnavailable, std::string("no thread for the agent socket: ") + e.what());
   }
@@ -156,7 +159,9 @@ void AgentHub::AcceptLoop(std::shared_ptr<Listener> l) {
     // Each connection is heard on a thread of its own: an agent slowed down by a busy host
     // (or a process of the sandbox that connects and says nothing) holds up no other.
     try {
-      std::thread([l, fd = std::move(*conn)]() mutable { Introduce(l, std::move(fd)); }).detach();
+      std::thread(Guarded("sandbox " + l->sandbox_id + ": agent connection",
+                          [l, fd = std::move(*conn)]() mutable { Introduce(l, std::move(fd)); }))
+          .detach();
     } catch (const std::system_error& e) {
       std::lock_guard lock(l->mu);
       --l->pending;
@@ -168,7 +173,10 @@ void AgentHub::AcceptLoop(std::shared_ptr<Listener> l) {
 void AgentHub::Introduce(std::shared_ptr<Listener> l, os::UniqueFd conn) {
   // The agent speaks first at once: the wait is bounded.
   agent::Frame first;
-  bool introduced = ReadFirstFrame(conn.get(), first);
+  // Guarded here, so that the connection is counted out also when reading threw.
+  bool introduced = false;
+  RunGuarded("sandbox " + l->sandbox_id + ": agent connection",
+             [&] { introduced = ReadFirstFrame(conn.get(), first); });
   std::lock_guard lock(l->mu);
   --l->pending;
   if (l->closed) return;

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/background_work.h"
 #include "base/constant_time.h"
 #include "base/log.h"
 #include "os/process.h"
@@ -23,9 +24,11 @@ AgentSession::~AgentSession() = default;
 
 bool AgentSession::Start(Frame hello) {
   try {
-    std::thread([self = shared_from_this(), hello = std::move(hello)]() mutable {
+    std::thread(Guarded("sandbox " + sandbox_id_ + ": agent session", [self = shared_from_this(),
+                                                                       hello = std::move(
+                                                                           hello)]() mutable {
       self->ReadLoop(std::move(hello));
-    }).detach();
+    })).detach();
     return true;
   } catch (const std::system_error& e) {
     spdlog::warn("sandbox {}: no thread for the agent's session: {}", sandbox_id_, e.what());
@@ -189,6 +192,25 @@ bool AgentSession::HandleHello(const Frame& f) {
 }
 
 void AgentSession::ReadLoop(Frame hello) {
+  // The agent's frames are the sandbox's bytes: one whose handling threw ends the session as
+  // a malformed frame does (below: its commands are reported lost), not the process.
+  RunGuarded("sandbox " + sandbox_id_ + ": agent session", [&] { ReadFrames(std::move(hello)); });
+  Close();
+  std::map<uint32_t, AgentCallbacks> pending;
+  {
+    std::lock_guard lock(mu_);
+    pending.swap(channels_);
+    for (auto& [_, d] : data_) d.ended = true;
+    data_cv_.notify_all();
+  }
+  AgentExit lost;
+  lost.lost = true;
+  for (auto& [_, cb] : pending)
+    if (cb.exit)
+      RunGuarded("sandbox " + sandbox_id_ + ": reporting a lost command", [&] { cb.exit(lost); });
+}
+
+void AgentSession::ReadFrames(Frame hello) {
   agent::FrameDecoder decoder;
   // Not zeroed: an idle session's reads touch a page or two of it, where a zeroed buffer
   // made all 256 KiB resident for every sandbox's session.
@@ -215,18 +237,6 @@ void AgentSession::ReadLoop(Frame hello) {
       }
     }
   }
-  Close();
-  std::map<uint32_t, AgentCallbacks> pending;
-  {
-    std::lock_guard lock(mu_);
-    pending.swap(channels_);
-    for (auto& [_, d] : data_) d.ended = true;
-    data_cv_.notify_all();
-  }
-  AgentExit lost;
-  lost.lost = true;
-  for (auto& [_, cb] : pending)
-    if (cb.exit) cb.exit(lost);
 }
 
 }  // namespace adapt::runtime

@@ -79,6 +79,9 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
     bool ended = false;  // the spawn ended unstarted before the connection came
   };
   void ReadLoop(agent::Frame hello);
+  // ReadLoop's reading and handling of the agent's frames, until the connection ends or a
+  // frame is malformed.
+  void ReadFrames(agent::Frame hello);
   bool HandleHello(const agent::Frame& frame);
   Status Send(agent::FrameType type, uint32_t channel, std::string_view payload);
   void Deliver(const agent::Frame& frame);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <stdexcept>
 
 #include "base/time.h"
 #include "os/files.h"
@@ -10,6 +11,11 @@
 namespace adapt::runtime {
 
 std::optional<Status> FakeRuntime::TakeFailureLocked(Op op) {
+  if (auto thrown = throws_.find(op); thrown != throws_.end() && !thrown->second.empty()) {
+    std::string what = std::move(thrown->second.front());
+    thrown->second.pop_front();
+    throw std::runtime_error(what);
+  }
   auto it = failures_.find(op);
   if (it == failures_.end() || it->second.empty()) return std::nullopt;
   Status st = it->second.front();
@@ -272,6 +278,11 @@ void FakeRuntime::SetNamedCheckpointBytes(uint64_t bytes) {
 void FakeRuntime::FailNext(Op op, Status status) {
   std::lock_guard lock(mu_);
   failures_[op].push_back(std::move(status));
+}
+
+void FakeRuntime::ThrowNext(Op op, std::string what) {
+  std::lock_guard lock(mu_);
+  throws_[op].push_back(std::move(what));
 }
 
 void FakeRuntime::AddRunning(const std::string& id) {

@@ -83,6 +83,9 @@ class FakeRuntime : public Runtime {
 
   // Scripting. The next call of `op` (any sandbox) returns `status` and changes nothing.
   void FailNext(Op op, Status status);
+  // The next call of `op` (any sandbox) throws std::runtime_error(`what`): a bug's exception,
+  // for the tests that adaptd's background work survives one.
+  void ThrowNext(Op op, std::string what);
   // The next Exec (any sandbox) starts `argv` on the host, its stdin, stdout and stderr on
   // pipes, in place of the process the request names (a file operation's agent, say).
   void ServeNextExec(std::vector<std::string> argv);
@@ -119,6 +122,7 @@ class FakeRuntime : public Runtime {
   // The named checkpoints of `id`, its own or kept after it; nullptr when none. REQUIRES: mu_.
   std::vector<NamedCheckpoint>* NamedLocked(const std::string& id);
   std::map<Op, std::deque<Status>> failures_;
+  std::map<Op, std::deque<std::string>> throws_;
   std::deque<std::vector<std::string>> exec_stand_ins_;
   std::vector<Call> calls_;
   uint64_t named_bytes_ = 1 << 20;

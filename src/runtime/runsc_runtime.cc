@@ -9,6 +9,7 @@
 #include <regex>
 #include <thread>
 
+#include "base/background_work.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
@@ -238,9 +239,9 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
   }
   ADAPT_FAULT_POINT("runtime.launch.after_spawn");
   // The shim is our child until we exit; reap it so it leaves no zombie.
-  std::thread([p = *pid] {
+  std::thread(Guarded("sandbox " + id + ": reaping its monitor", [p = *pid] {
     IgnoreError(os::Wait(p), "reaping only; the shim state says how it ended");
-  }).detach();
+  })).detach();
 
   auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
   bool monitor_gone = false;

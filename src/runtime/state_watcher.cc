@@ -1,5 +1,6 @@
 #include "runtime/state_watcher.h"
 
+#include "base/background_work.h"
 #include "base/log.h"
 
 namespace adapt::runtime {
@@ -12,7 +13,7 @@ StateWatcher::StateWatcher(std::string state_file) : state_file_(std::move(state
     return;
   }
   inotify_.emplace(std::move(*opened));
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread(Guarded("sandbox state watcher", [this] { Loop(); }));
 }
 
 StateWatcher::~StateWatcher() {
@@ -68,7 +69,8 @@ void StateWatcher::Loop() {
       }
       if (ev.name != state_file_) continue;
       std::lock_guard lock(listener_mu_);
-      if (listener_) listener_(id);
+      // One sandbox's listener call that threw does not stop the others' exits being heard.
+      if (listener_) RunGuarded("sandbox state watcher: " + id, [&] { listener_(id); });
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <thread>
 
+#include "base/background_work.h"
 #include "base/hex.h"
 
 namespace adapt::storage {
@@ -64,7 +65,7 @@ struct ObjectHasher::Impl {
   bool StartHelper() {
     if (helper.joinable()) return true;
     try {
-      helper = std::thread([this] { HashJobs(); });
+      helper = std::thread(Guarded("object hashing", [this] { HashJobs(); }));
     } catch (const std::system_error&) {
       return false;
     }

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/background_work.h"
 #include "base/time.h"
 
 namespace adapt::storage {
 
 void UploadSweeper::Start() {
   if (thread_.joinable()) return;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread(Guarded("upload sweeper", [this] { Run(); }));
 }
 
 void UploadSweeper::Stop() {
@@ -26,7 +27,8 @@ void UploadSweeper::Run() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
     lock.unlock();
-    objects_.ExpireUploads(NowMillis() - max_age_seconds_ * 1000);
+    RunGuarded("upload sweeper pass",
+               [this] { objects_.ExpireUploads(NowMillis() - max_age_seconds_ * 1000); });
     lock.lock();
     cv_.wait_for(lock, period, [this] { return stopping_; });
   }
