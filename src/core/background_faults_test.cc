@@ -29,6 +29,8 @@ TEST_F(BackgroundFaultsTest, AProvisionThatThrowsFailsTheSandboxWithTheError) {
 TEST_F(BackgroundFaultsTest, ASandboxCreatedThroughTheServiceFailsOnTheWorkersAndTheyGoOn) {
   CreateSandbox req;
   req.image = testing_support::kTestImage;
+  req.network = NetworkRequest{};
+  req.network->egress = "none";  // no NetworkManager here
   runtime_.ThrowNext(FakeRuntime::Op::kLaunch, "launch blew up");
   auto created = service_->Create(Caller(), req, std::nullopt);
   ASSERT_TRUE(created.ok()) << created.status().message();
