@@ -57,8 +57,6 @@ std::string EncodeCommandData(const CommandRecord& c) {
                {"timeoutSeconds", c.timeout_seconds},
                {"exitCode", NullIfUnset(c.exit_code)},
                {"signal", NullIfUnset(c.signal)},
-               {"stdout", c.stdout_text},
-               {"stderr", c.stderr_text},
                {"truncated", c.truncated},
                {"startedAt", FormatRfc3339(c.created_at)},
                {"finishedAt", c.finished_at ? json(FormatRfc3339(*c.finished_at)) : json(nullptr)},
@@ -79,6 +77,7 @@ void DecodeCommandData(const std::string& text, CommandRecord& c) {
   c.timeout_seconds = IntAt(j, "timeoutSeconds").value_or(c.timeout_seconds);
   c.exit_code = IntAt(j, "exitCode");
   c.signal = IntAt(j, "signal");
+  // Only rows written before migration 38 hold the output here.
   c.stdout_text = TextAt(j, "stdout");
   c.stderr_text = TextAt(j, "stderr");
   auto truncated = j.find("truncated");

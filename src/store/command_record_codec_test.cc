@@ -1,5 +1,6 @@
 // The command row's JSON column: rows written before the record was typed (the REST wire
-// object of the command) read back as the same command, and a typed record survives the trip.
+// object of the command) read back as the same command, and a typed record survives the trip
+// but for its output, which the store keeps in columns of its own.
 #include "store/command_record_codec.h"
 
 #include <gtest/gtest.h>
@@ -37,14 +38,18 @@ TEST(CommandRecordCodec, ReadsARowWrittenBeforeTheRecordWasTyped) {
   EXPECT_EQ(c.served_by, "agent");
 }
 
-TEST(CommandRecordCodec, WritesTheKeysRowsHaveAlwaysHad) {
+TEST(CommandRecordCodec, WritesTheKeysRowsHaveAlwaysHadButTheOutput) {
   CommandRecord c;
   c.id = "cmd_a";
   c.sandbox_id = "sbx_a";
   c.status = "killed";
   c.created_at = 1795980600123;  // 2026-11-29T19:30:00.123Z
   DecodeCommandData(kLegacyKilled, c);
-  EXPECT_EQ(nlohmann::json::parse(EncodeCommandData(c)), nlohmann::json::parse(kLegacyKilled));
+  // The output has columns of its own (migration 38).
+  nlohmann::json legacy = nlohmann::json::parse(kLegacyKilled);
+  legacy.erase("stdout");
+  legacy.erase("stderr");
+  EXPECT_EQ(nlohmann::json::parse(EncodeCommandData(c)), legacy);
 }
 
 TEST(CommandRecordCodec, ATypedRecordSurvivesTheTrip) {
@@ -68,8 +73,8 @@ TEST(CommandRecordCodec, ATypedRecordSurvivesTheTrip) {
   EXPECT_EQ(back.timeout_seconds, 600);
   EXPECT_EQ(back.exit_code, 3);
   EXPECT_FALSE(back.signal.has_value());
-  EXPECT_EQ(back.stdout_text, c.stdout_text);
-  EXPECT_EQ(back.stderr_text, c.stderr_text);
+  EXPECT_EQ(back.stdout_text, "");  // not in the JSON: the store writes it to its own columns
+  EXPECT_EQ(back.stderr_text, "");
   EXPECT_FALSE(back.truncated);
   EXPECT_EQ(back.finished_at, 2500);
   EXPECT_EQ(back.termination_reason, "exited");

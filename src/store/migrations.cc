@@ -572,6 +572,13 @@ CREATE INDEX apps_by_org ON apps(org_id, seq);
 ALTER TABLE operations ADD COLUMN checkpoint TEXT NOT NULL DEFAULT '';
 )sql"},
       {37, kListSequencesMigration},
+      // A command's kept output (up to 1 MiB a stream) has columns of its own beside its JSON,
+      // so that saving or reading a record does not escape and parse it as JSON text. NULL:
+      // the row was written before, and its output is still in `data` (read from there).
+      {38, R"sql(
+ALTER TABLE commands ADD COLUMN stdout TEXT;
+ALTER TABLE commands ADD COLUMN stderr TEXT;
+)sql"},
   };
   return kMigrations;
 }

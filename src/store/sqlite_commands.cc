@@ -7,15 +7,20 @@ namespace adapt::store {
 Status SqliteStore::PutCommand(const CommandRecord& c) {
   return Guard("saving command", [&]() -> Status {
     SQLite::Statement q(db_,
-                        "INSERT INTO commands(id, org_id, sandbox_id, status, data, created_at) "
-                        "VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
-                        "status = excluded.status, data = excluded.data");
+                        "INSERT INTO commands(id, org_id, sandbox_id, status, data, created_at, "
+                        "stdout, stderr) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+                        "status = excluded.status, data = excluded.data, "
+                        "stdout = excluded.stdout, stderr = excluded.stderr");
+    std::string data = EncodeCommandData(c);
     q.bind(1, c.id);
     q.bind(2, c.org_id);
     q.bind(3, c.sandbox_id);
     q.bind(4, c.status);
-    q.bind(5, EncodeCommandData(c));
+    q.bindNoCopy(5, data);
     q.bind(6, c.created_at);
+    // Up to megabytes each: SQLite reads them in place, as they outlive the statement's exec.
+    q.bindNoCopy(7, c.stdout_text);
+    q.bindNoCopy(8, c.stderr_text);
     q.exec();
     return Status::Ok();
   });
@@ -77,6 +82,9 @@ CommandRecord SqliteStore::ReadCommand(SQLite::Statement& q) {
   c.status = q.getColumn(4).getString();
   DecodeCommandData(q.getColumn(5).getString(), c);
   c.created_at = q.getColumn(6).getInt64();
+  // NULL in a row written before migration 38: its output came from the JSON, above.
+  if (auto out = q.getColumn(7); !out.isNull()) c.stdout_text = out.getString();
+  if (auto err = q.getColumn(8); !err.isNull()) c.stderr_text = err.getString();
   return c;
 }
 

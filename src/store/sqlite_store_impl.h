@@ -273,7 +273,7 @@ class SqliteStore : public Store {
     }
   }
   static constexpr const char* kCommandColumns =
-      "seq, id, org_id, sandbox_id, status, data, created_at";
+      "seq, id, org_id, sandbox_id, status, data, created_at, stdout, stderr";
   static CommandRecord ReadCommand(SQLite::Statement& q);
   static OrgRecord ReadOrg(SQLite::Statement& q);
   // Inserts the organization (Conflict when its name is taken), inside the caller's transaction.
