@@ -201,7 +201,24 @@ void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess proc
 namespace {
 
 // The callbacks hold the command, not the runner: the session may outlive the runner.
-runtime::AgentCallbacks CallbacksFor(const std::shared_ptr<CommandRunner::Running>& c);
+runtime::AgentCallbacks CallbacksFor(const std::shared_ptr<CommandRunner::Running>& c) {
+  runtime::AgentCallbacks cb;
+  cb.output = [c](int stream, std::string_view data) {
+    std::lock_guard lock(c->mu);
+    if (stream == 1)
+      KeepTail(c->out, c->out_total, data, c->truncated);
+    else
+      KeepTail(c->err, c->err_total, data, c->truncated);
+    c->cv.notify_all();
+  };
+  cb.exit = [c](const runtime::AgentExit& e) {
+    std::lock_guard lock(c->mu);
+    c->agent_exit = e;
+    c->agent_exited = true;
+    c->cv.notify_all();
+  };
+  return cb;
+}
 
 }  // namespace
 
@@ -292,29 +309,6 @@ void CommandRunner::ReattachAndWatch(std::shared_ptr<Running> c, std::chrono::mi
   }
   Finish(*c);
 }
-
-namespace {
-
-runtime::AgentCallbacks CallbacksFor(const std::shared_ptr<CommandRunner::Running>& c) {
-  runtime::AgentCallbacks cb;
-  cb.output = [c](int stream, std::string_view data) {
-    std::lock_guard lock(c->mu);
-    if (stream == 1)
-      KeepTail(c->out, c->out_total, data, c->truncated);
-    else
-      KeepTail(c->err, c->err_total, data, c->truncated);
-    c->cv.notify_all();
-  };
-  cb.exit = [c](const runtime::AgentExit& e) {
-    std::lock_guard lock(c->mu);
-    c->agent_exit = e;
-    c->agent_exited = true;
-    c->cv.notify_all();
-  };
-  return cb;
-}
-
-}  // namespace
 
 int CommandRunner::NextSignalLocked(Running& c) {
   auto now = std::chrono::steady_clock::now();
@@ -464,12 +458,15 @@ void CommandRunner::Finish(Running& c) {
                                       : std::string(kAgentGone);
     }
     ApplyCommandOutput(c.out, c.err, c.truncated, false, c.secrets, r);
-    store::CommandRecord record = c.record;
+    auto record = std::make_shared<const store::CommandRecord>(c.record);
     c.finished = true;
     c.cv.notify_all();
     lock.unlock();
-    Status st = store_.PutCommand(record);
-    if (!st.ok()) spdlog::error("command {}: {}", record.id, st.message());
+    // Kept once durable (and before its end is announced) for the answer that waits on it.
+    if (Status st = store_.PutCommand(*record); !st.ok())
+      spdlog::error("command {}: {}", record->id, st.message());
+    else
+      finished_.Keep(record, std::chrono::steady_clock::now());
     if (sandbox_end_unknown) {
       // Losses older than the window are forgotten for every sandbox, so that sandboxes that
       // lost a command and never ended leave nothing behind here.
@@ -478,10 +475,10 @@ void CommandRunner::Finish(Running& c) {
         std::erase_if(it->second, [&](const Lost& l) { return now - l.at > kLostWithTheSandbox; });
         it = it->second.empty() ? lost_.erase(it) : std::next(it);
       }
-      lost_[record.sandbox_id].push_back({record.org_id, record.id, now});
+      lost_[record->sandbox_id].push_back({record->org_id, record->id, now});
     }
     if (runner_lock.owns_lock()) runner_lock.unlock();
-    if (!c.via_agent) runtime_.ForgetExec(record.sandbox_id, c.process.tree_id);
+    if (!c.via_agent) runtime_.ForgetExec(record->sandbox_id, c.process.tree_id);
   }
   Unregister(c.record.id);
 }
@@ -523,6 +520,7 @@ void CommandRunner::SandboxEnded(const std::string& sandbox_id, const std::strin
     }
   }
   if (!on_its_own) return;
+  finished_.Forget(sandbox_id);  // what the answers would give is about to change
   auto now = std::chrono::steady_clock::now();
   for (const auto& l : lost) {
     if (now - l.at > kLostWithTheSandbox) continue;  // lost earlier, for another reason

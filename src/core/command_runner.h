@@ -19,6 +19,7 @@
 
 #include "agent/protocol.h"
 #include "core/event_bus.h"
+#include "core/finished_commands.h"
 #include "core/sandbox_activity.h"
 #include "runtime/runtime.h"
 #include "store/store.h"
@@ -72,6 +73,14 @@ class CommandRunner {
                 std::chrono::milliseconds wait);
   // The record with the output so far; nullopt when the command does not run here (any more).
   std::optional<store::CommandRecord> Snapshot(const std::string& id);
+  // The final record of command `id` of this organization's sandbox that ended here moments
+  // ago, as it was written to the store; null when not kept (see FinishedCommands): read the
+  // store.
+  std::shared_ptr<const store::CommandRecord> Finished(const std::string& org_id,
+                                                       const std::string& sandbox_id,
+                                                       const std::string& id) {
+    return finished_.Find(org_id, sandbox_id, id, std::chrono::steady_clock::now());
+  }
   // Kills the command's process tree; false when it does not run here. With a `grace` period,
   // SIGTERM to its process group first and SIGKILL once `grace` passed (if it still runs).
   bool Kill(const std::string& id, std::chrono::milliseconds grace = {});
@@ -124,6 +133,7 @@ class CommandRunner {
     std::chrono::steady_clock::time_point at;
   };
   std::map<std::string, std::vector<Lost>> lost_;
+  FinishedCommands finished_;
   EventBus* bus_ = nullptr;
   SandboxActivity* activity_ = nullptr;
   int threads_ = 0;

@@ -113,6 +113,12 @@ Result<RunOutcome> CommandService::Outcome(const Principal& who, const std::stri
     outcome.command = ViewOf(*live);
     return outcome;
   }
+  // Just ended here: its record as written, not read back (its output decoded again).
+  if (auto ended = runner_.Finished(who.org_id, sandbox_id, id)) {
+    outcome.command = ViewOf(*ended);
+    outcome.finished = !outcome.command.running();
+    return outcome;
+  }
   ASSIGN_OR_RETURN(store::CommandRecord done, store_.GetCommand(who.org_id, sandbox_id, id));
   // "running" still: recorded by another adaptd's run and not taken over here.
   outcome.command = ViewOf(done);

@@ -204,6 +204,47 @@ TEST_F(CommandServiceTest, OnlyTheLatestMebibyteOfEachStreamIsKeptAndSecretsAreR
   EXPECT_TRUE(StoredCommand(sandbox.id, id).truncated);
 }
 
+// The answer that waits on a command's end is built from the final record its runner wrote,
+// not read back from the store: a row changed after that write does not show in it (nothing
+// else writes it; the change only tells where the answer came from). Get reads the store.
+TEST_F(CommandServiceTest, TheAnswerToACommandThatJustEndedIsTheRecordItsRunnerWrote) {
+  auto sandbox = Insert(NewSandbox("running"));
+  auto other_sandbox = Insert(NewSandbox("running"));
+  std::string id = Started(sandbox.id, Shell("echo out; exit 4"));
+  ASSERT_EQ(AwaitEnd(id), Waiter::End::kReady);
+  store::CommandRecord stored = StoredCommand(sandbox.id, id);
+  ASSERT_EQ(stored.stdout_text, "out\n");
+  stored.stdout_text = "changed in the store";
+  ASSERT_TRUE(store_.PutCommand(stored).ok());
+
+  auto outcome = service_->Outcome(Caller(), sandbox.id, id);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  EXPECT_TRUE(outcome->finished);
+  EXPECT_EQ(outcome->command.status, "exited");
+  EXPECT_EQ(outcome->command.exit_code, 4);
+  EXPECT_EQ(outcome->command.stdout_text, "out\n");
+  EXPECT_EQ(service_->Get(Caller(), sandbox.id, id)->stdout_text, "changed in the store");
+  // Kept or not, it is another organization's or sandbox's command for nobody else.
+  Principal stranger{"org_other", "key_2", false};
+  EXPECT_EQ(service_->Outcome(stranger, sandbox.id, id).status().code(), Code::kNotFound);
+  EXPECT_EQ(service_->Outcome(Caller(), other_sandbox.id, id).status().code(), Code::kNotFound);
+}
+
+// A final record that could not be written is not answered from memory: the answer says what
+// the store holds (still running), as a restarted adaptd would find it.
+TEST_F(CommandServiceTest, AnEndTheStoreDidNotTakeIsNotAnswered) {
+  auto sandbox = Insert(NewSandbox("running"));
+  std::string id = Started(sandbox.id, Shell("sleep 30"));
+  store_.FailWrites(Status(Code::kInternal, "disk full"));
+  ASSERT_TRUE(service_->Kill(Caller(), sandbox.id, id).ok());
+  ASSERT_EQ(AwaitEnd(id), Waiter::End::kReady);
+  store_.FailWrites(std::nullopt);
+  auto outcome = service_->Outcome(Caller(), sandbox.id, id);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().message();
+  EXPECT_FALSE(outcome->finished);
+  EXPECT_EQ(outcome->command.status, "running");
+}
+
 TEST_F(CommandServiceTest, KillEndsARunningCommandWithoutWaitingForIt) {
   auto sandbox = Insert(NewSandbox("running"));
   RunCommandRequest req;
