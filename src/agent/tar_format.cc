@@ -222,13 +222,14 @@ int TarReader::Next(TarEntry& entry) {
       while (pos < data.size()) {
         size_t space = data.find(' ', pos);
         if (space == std::string::npos) return Fail("a pax header is malformed");
-        size_t len = 0;
-        try {
-          len = std::stoul(data.substr(pos, space - pos));
-        } catch (...) {
+        // Digits only: stoul also takes "-1" (the largest length), "+5" and " 5", and a
+        // length past the header's end wrapped pos + len round to an earlier record.
+        const std::string digits = data.substr(pos, space - pos);
+        if (digits.empty() || digits.size() > 7 ||
+            digits.find_first_not_of("0123456789") != std::string::npos)
           return Fail("a pax header is malformed");
-        }
-        if (len == 0 || pos + len > data.size() || data[pos + len - 1] != '\n')
+        const size_t len = std::stoul(digits);
+        if (len < space - pos + 2 || len > data.size() - pos || data[pos + len - 1] != '\n')
           return Fail("a pax header is malformed");
         std::string record = data.substr(space + 1, pos + len - space - 2);
         size_t eq = record.find('=');

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "agent/file_util.h"
@@ -82,6 +83,38 @@ TEST(TarFormat, UstarPrefixHoldsMediumNames) {
   TarEntry e;
   ASSERT_EQ(r.Next(e), 1);
   EXPECT_EQ(e.name, name);
+}
+
+// A pax record's length is decimal digits that fit its header: stoul alone also took "+11"
+// and "-1" (its largest value, which wrapped pos + len round to an earlier record).
+TEST(TarFormat, PaxRecordLengthsAreDigitsWithinTheHeader) {
+  auto first_entry = [](const std::string& records, TarEntry& e, std::string& error) {
+    // A file's header made a pax header: ustar's type at 156, its checksum at 148 (six octal
+    // digits, NUL, space, summed with the field as spaces).
+    std::string pax =
+        EncodeTarHeader({"PaxHeaders/f", TarEntry::kFile, records.size(), 0644, 0, ""});
+    pax[156] = 'x';
+    std::memset(&pax[148], ' ', 8);
+    unsigned sum = 0;
+    for (unsigned char c : pax) sum += c;
+    char field[8];
+    std::snprintf(field, sizeof field, "%06o", sum);
+    std::memcpy(&pax[148], field, 7);
+    pax += records + std::string(TarPadding(records.size()), '\0');
+    TarReader r(StringSource(pax + Archive({{{"f", TarEntry::kFile, 0, 0644, 0, ""}, "hello"}})));
+    int got = r.Next(e);
+    error = r.error();
+    return got;
+  };
+  TarEntry e;
+  std::string error;
+  ASSERT_EQ(first_entry("10 path=a\n", e, error), 1) << error;
+  EXPECT_EQ(e.name, "a");
+  for (const std::string bad : {"+11 path=a\n", "-1 path=a\n", "11 path=a\n\n-1 x=y\n",
+                                "99999999 path=a\n", "2 \n", "1 path=a\n", "12 path=a\n"}) {
+    EXPECT_EQ(first_entry(bad, e, error), -1) << bad;
+    EXPECT_NE(error.find("pax header is malformed"), std::string::npos) << bad << ": " << error;
+  }
 }
 
 TEST(TarFormat, RejectsCorruptAndTruncatedArchives) {
