@@ -1,8 +1,11 @@
-// How many event streams (text/event-stream responses: status events, command and startup
-// output) one organization holds open at once. They are meant to stay open, so without a cap
-// one tenant could hold every connection the API listener takes (--max-connections) from a
-// handful of addresses, and every other client would be refused meanwhile. Past the cap a new
-// stream is a 429 naming it; the organization's open streams are untouched.
+// How many responses one organization holds open at once: event streams (text/event-stream:
+// status events, command and startup output) and waiting requests (a DeferredResponse: a
+// command's end, a sandbox settling, up to their waitSeconds). They stay open, and a full
+// listener evicts only connections waiting for a request head, so without a cap one tenant
+// could hold every connection the API listener takes (--max-connections) from a handful of
+// addresses, and every other client would be refused meanwhile. Past the cap a new stream is
+// a 429 naming it, and a new wait is not held: it answers at once what it answers when its
+// waitSeconds pass (its work, a command, has started already). What is open is untouched.
 #pragma once
 
 #include <cstddef>
@@ -21,25 +24,29 @@ class OrgStreamLimit {
   // 0: no limit.
   explicit OrgStreamLimit(size_t per_org) : state_(std::make_shared<State>(per_org)) {}
 
-  // `response` as it is when it is not an event stream; an event stream counted for `org_id`
-  // until the connection lets it go; or a 429 (the stream is never started) when the
-  // organization already holds `per_org` of them.
+  // `response` as it is when it is neither an event stream nor a wait; an event stream or a
+  // wait counted for `org_id` until the connection lets it go; past `per_org` of them, a 429
+  // for a stream (it is never started) and a wait whose deadline is now.
   HttpResponse Admit(const std::string& org_id, HttpResponse response);
   // The same, with the refusal as its Status (ResourceExhausted) for callers that answer in
   // another shape (MCP's JSON-RPC).
   Result<HttpResponse> TryAdmit(const std::string& org_id, HttpResponse response);
 
-  // How many event streams `org_id` holds now.
+  // How many event streams and waits `org_id` holds now.
   size_t Open(const std::string& org_id) const;
 
  private:
   struct State {
     explicit State(size_t per_org) : per_org(per_org) {}
+    // Counts one more for `org_id` unless it holds per_org already; `held`: its count before.
+    bool Take(const std::string& org_id, size_t& held);
+    void Release(const std::string& org_id);
     const size_t per_org;
     mutable std::mutex mu;
     std::map<std::string, size_t> open;  // guarded by mu; no entry for an organization at 0
   };
   class CountedStream;
+  class CountedWait;
 
   std::shared_ptr<State> state_;  // shared with each counted stream, which may outlive this
 };

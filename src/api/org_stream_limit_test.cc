@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <vector>
+
 namespace adapt::api {
 namespace {
 
@@ -67,6 +70,57 @@ TEST(OrgStreamLimit, OtherAnswersAreNotCountedAndZeroMeansNoLimit) {
     held.push_back(unlimited.Admit("org_a", EventStream(std::make_shared<IdleStream>())));
   EXPECT_EQ(held.back().status, 200);
   EXPECT_EQ(unlimited.Open("org_a"), 300u);
+}
+
+class Parked : public DeferredResponse {
+ public:
+  std::chrono::steady_clock::time_point deadline() const override { return deadline_; }
+  void Start(Reply) override { started = true; }
+  void Expire() override { expired = true; }
+  void Cancel() override { cancelled = true; }
+  std::chrono::steady_clock::time_point deadline_ =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool started = false, expired = false, cancelled = false;
+};
+
+HttpResponse Wait(std::shared_ptr<Parked> parked) {
+  HttpResponse r;
+  r.deferred = std::move(parked);
+  return r;
+}
+
+TEST(OrgStreamLimit, WaitsCountWithStreamsAndPastTheCapAnswerAtOnce) {
+  OrgStreamLimit limit(2);
+  auto inner = std::make_shared<Parked>();
+  auto held = limit.Admit("org_a", Wait(inner));
+  ASSERT_NE(held.deferred, nullptr);
+  EXPECT_EQ(held.deferred->deadline(), inner->deadline_);
+  held.deferred->Start(nullptr);
+  held.deferred->Expire();
+  held.deferred->Cancel();
+  EXPECT_TRUE(inner->started && inner->expired && inner->cancelled);
+  auto stream = limit.Admit("org_a", EventStream(std::make_shared<IdleStream>()));
+  EXPECT_EQ(limit.Open("org_a"), 2u);
+
+  // Past the cap: a stream is refused, a wait is kept but not held (its deadline is now).
+  EXPECT_EQ(limit.Admit("org_a", EventStream(std::make_shared<IdleStream>())).status, 429);
+  auto before = std::chrono::steady_clock::now();
+  auto short_wait = limit.Admit("org_a", Wait(std::make_shared<Parked>()));
+  ASSERT_NE(short_wait.deferred, nullptr);
+  EXPECT_EQ(short_wait.status, 200);
+  EXPECT_GE(short_wait.deferred->deadline(), before);
+  EXPECT_LE(short_wait.deferred->deadline(), std::chrono::steady_clock::now());
+  EXPECT_EQ(limit.Open("org_a"), 2u);
+  short_wait = HttpResponse();
+  EXPECT_EQ(limit.Open("org_a"), 2u);  // it was never counted
+
+  // Another organization is not touched; an answered wait gives its place back.
+  auto other = limit.Admit("org_b", Wait(std::make_shared<Parked>()));
+  EXPECT_GT(other.deferred->deadline(), std::chrono::steady_clock::now());
+  held = HttpResponse();
+  EXPECT_EQ(limit.Open("org_a"), 1u);
+  auto again = limit.Admit("org_a", Wait(std::make_shared<Parked>()));
+  EXPECT_GT(again.deferred->deadline(), std::chrono::steady_clock::now());
 }
 
 }  // namespace

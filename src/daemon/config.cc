@@ -221,7 +221,8 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
                      "connections one address may hold on each listener, 0: no limit [256]");
   auto* max_streams =
       app.add_option("--max-streams-per-org", flags.max_streams_per_org,
-                     "event streams one organization holds open at once, 0: no limit [256]");
+                     "event streams and waiting requests one organization holds open at once, 0: "
+                     "no limit [256]");
   auto* header_timeout = app.add_option("--header-timeout", flags.header_timeout_seconds,
                                         "seconds for a request head to arrive [10]");
   auto* idle_timeout =

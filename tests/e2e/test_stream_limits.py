@@ -67,3 +67,52 @@ def test_past_the_cap_a_stream_is_429_and_a_closed_one_gives_its_place_back(d):
     finally:
         for conn in held:
             conn.close()
+
+
+def test_past_the_cap_a_wait_answers_at_once_and_its_command_still_runs(d):
+    """Waiting requests count with the streams: past the cap a command is still started, and
+    its request answers at once what a wait that ran out answers (202, running), holding no
+    connection; the organization's streams and other organizations are untouched."""
+    org = d.new_org()
+    other = d.new_org()
+    sid = org.create({})["id"]
+    org.wait_for_status(sid, "running", 90)
+    held = []
+    try:
+        for _ in range(CAP):
+            status, conn, err = open_stream(org)
+            assert status == 200, err
+            held.append(conn)
+        status, cmd = org.api("POST", "/v1/sandboxes/%s/commands" % sid,
+                              {"argv": ["sh", "-c", "sleep 5; echo done"], "waitSeconds": 60})
+        assert status == 202 and cmd["status"] == "running", cmd
+        # It ran: its end is there to poll once it comes.
+        deadline = time.monotonic() + 60
+        while True:
+            status, got = org.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+            assert status == 200, got
+            if got["status"] != "running":
+                break
+            assert time.monotonic() < deadline, got
+            time.sleep(0.5)
+        assert got["exitCode"] == 0 and got["stdout"] == "done\n", got
+        # Another organization's wait is held as usual: it answers with the command's end.
+        osid = other.create({})["id"]
+        other.wait_for_status(osid, "running", 90)
+        status, done = other.api("POST", "/v1/sandboxes/%s/commands" % osid,
+                                 {"argv": ["sh", "-c", "sleep 1; echo held"], "waitSeconds": 60})
+        assert status == 200 and done["stdout"] == "held\n", done
+        # With a stream closed, the organization's next wait is held again.
+        held.pop().close()
+        deadline = time.monotonic() + 30
+        while True:
+            status, done = org.api("POST", "/v1/sandboxes/%s/commands" % sid,
+                                   {"argv": ["sh", "-c", "sleep 1; echo again"], "waitSeconds": 60})
+            if status == 200:
+                break
+            assert status == 202 and time.monotonic() < deadline, done
+            time.sleep(0.2)
+        assert done["stdout"] == "again\n", done
+    finally:
+        for conn in held:
+            conn.close()
