@@ -111,6 +111,8 @@ class CommandRunner {
   // Where a watcher that threw lands (command_runner_fault.cc): the command is recorded lost
   // with `error`, unless Finish recorded it already.
   void FailWatch(const std::shared_ptr<Running>& c, const std::string& error);
+  // Kills a command nothing follows any more (its watcher threw), best effort.
+  void KillUnfollowed(Running& c);
   // Writes an agent-served command's output so far to its record when it changed and the last
   // write is kSaveInterval old. Called by its watcher only, which writes its final record
   // after: a save never overwrites the end. Call without c.mu held.

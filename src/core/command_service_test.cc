@@ -8,6 +8,9 @@
 
 #include <atomic>
 #include <boost/asio/thread_pool.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -165,6 +168,35 @@ TEST_F(CommandServiceTest, ACommandRunsThenItsEndAndOutputAreRecorded) {
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_EQ(got->status, "exited");
   EXPECT_EQ(got->stderr_text, "err\n");
+}
+
+// A watcher that throws (a bug) leaves nothing that could time the command out or kill it on
+// request, so the command is killed as it is recorded lost with the error.
+TEST_F(CommandServiceTest, AWatcherThatThrowsRecordsTheCommandLostAndKillsIt) {
+  auto sandbox = Insert(NewSandbox("running"));
+  const std::string pidfile = ::testing::TempDir() + "adapt-watch-fault-" + NewId("t") + ".pid";
+  std::string id = Started(sandbox.id, Shell("echo $$ > " + pidfile + ".tmp; mv " + pidfile +
+                                             ".tmp " + pidfile + "; exec sleep 60"));
+  pid_t pid = 0;
+  for (int i = 0; i < 500 && pid == 0; ++i) {
+    std::ifstream(pidfile) >> pid;
+    if (pid == 0) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_GT(pid, 0);
+  std::remove(pidfile.c_str());
+  exec_.ThrowNext(Op::kKillExec, "kill blew up");
+  ASSERT_TRUE(service_->Kill(Caller(), sandbox.id, id).ok());
+  Command c = Finished(sandbox.id, id);
+  EXPECT_EQ(c.status, "lost");
+  EXPECT_NE(c.error.find("kill blew up"), std::string::npos) << c.error;
+  EXPECT_EQ(StoredCommand(sandbox.id, id).status, "lost");
+  // The process was killed (and reaped by its waiter), not left to run its 60 s.
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {
+    gone = ::kill(pid, 0) != 0 && errno == ESRCH;
+    if (!gone) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(gone);
 }
 
 TEST_F(CommandServiceTest, WhileItRunsGetShowsTheOutputSoFar) {
