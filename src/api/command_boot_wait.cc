@@ -79,6 +79,16 @@ class BootThenCommandWait : public DeferredResponse,
       boot = boot_;
     }
     boot.Cancel();  // when the HTTP deadline came first
+    // Begun, so no later call answers: an exception here answers 500 (as a handler's does)
+    // instead of leaving the request open for good.
+    RunGuarded(
+        "command boot wait", [&] { StartCommand(); },
+        [this](const std::string& /*logged*/) {
+          reply_(ErrorResponse(Status(Code::kInternal, "internal error")));
+        });
+  }
+
+  void StartCommand() {
     auto started = start_();
     if (!started.ok()) return reply_(ErrorResponse(started.status()));
     auto command =

@@ -8,6 +8,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <condition_variable>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "api/command_wait.h"
@@ -91,6 +92,29 @@ TEST_F(BootThenCommandWaitTest, StartsOnceTheSandboxBootsAndAnswersWhatTheStartS
   ASSERT_EQ(replies.size(), 1u);
   EXPECT_EQ(replies[0].status, 409);
   EXPECT_NE(replies[0].body.find("sandbox is failed"), std::string::npos) << replies[0].body;
+  EXPECT_EQ(starts_, 1);
+}
+
+// A start that throws (a bug) answers 500 at once: the wait has begun, so neither the deadline
+// nor the server's Expire would answer it, and the request would stay open for good.
+TEST_F(BootThenCommandWaitTest, AStartThatThrowsAnswers500AtOnce) {
+  CommandStart start = [this]() -> Result<core::StartedCommand> {
+    ++starts_;
+    throw std::runtime_error("start blew up");
+  };
+  auto wait = MakeBootThenCommandWait(*service_, *commands_, workers_, Caller(), sandbox_.id,
+                                      std::move(start), std::chrono::steady_clock::now() + 10s,
+                                      CommandWaitKind::kRun);
+  wait->Start(Recorder());
+  Boot("running");
+  auto replies = Replies(1);
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ(replies[0].status, 500);
+  // The exception's text stays in adaptd's log, as for a handler's.
+  EXPECT_NE(replies[0].body.find("\"internal error\""), std::string::npos) << replies[0].body;
+  EXPECT_EQ(replies[0].body.find("blew up"), std::string::npos) << replies[0].body;
+  wait->Expire();  // the deadline's call then finds it begun: no second answer, no second start
+  EXPECT_EQ(Replies(1).size(), 1u);
   EXPECT_EQ(starts_, 1);
 }
 

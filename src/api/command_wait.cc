@@ -51,8 +51,8 @@ class CommandWait : public DeferredResponse, public std::enable_shared_from_this
     auto self = shared_from_this();
     // A read that threw answers 500, as a handler's exception does: the request is not left
     // waiting.
-    auto failed = [self](const std::string& error) {
-      self->reply_(ErrorResponse(Status(Code::kInternal, error)));
+    auto failed = [self](const std::string& /*logged*/) {
+      self->reply_(ErrorResponse(Status(Code::kInternal, "internal error")));
     };
     boost::asio::post(
         workers_, Guarded(

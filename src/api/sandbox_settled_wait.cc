@@ -55,13 +55,21 @@ class SandboxSettledWait : public DeferredResponse,
  private:
   // On a worker (the Waiter's), once: the record as it is now, or why it cannot be read (404
   // for an id of another organization, as a plain read).
+  // An exception answers 500 (as a handler's does): answered_ is set, so nothing else would.
   void Answer() {
     if (answered_.exchange(true)) return;
-    auto sandbox = sandboxes_.Get(who_, sandbox_id_);
-    if (!sandbox.ok()) return reply_(ErrorResponse(sandbox.status()));
-    HttpResponse r;
-    r.body = SandboxJsonText(*sandbox);
-    reply_(std::move(r));
+    RunGuarded(
+        "sandbox settled wait",
+        [&] {
+          auto sandbox = sandboxes_.Get(who_, sandbox_id_);
+          if (!sandbox.ok()) return reply_(ErrorResponse(sandbox.status()));
+          HttpResponse r;
+          r.body = SandboxJsonText(*sandbox);
+          reply_(std::move(r));
+        },
+        [this](const std::string& /*logged*/) {
+          reply_(ErrorResponse(Status(Code::kInternal, "internal error")));
+        });
   }
 
   core::SandboxService& sandboxes_;
