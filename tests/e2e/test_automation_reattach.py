@@ -156,10 +156,14 @@ def saved_output(d, command_id):
     """The stdout adaptd saved to the command's record so far (read from its store)."""
     db = sqlite3.connect("file:%s?mode=ro" % os.path.join(d.state_dir, "adapt.db"), uri=True)
     try:
-        row = db.execute("SELECT data FROM commands WHERE id = ?", (command_id,)).fetchone()
+        row = db.execute("SELECT stdout, data FROM commands WHERE id = ?",
+                         (command_id,)).fetchone()
     finally:
         db.close()
-    return json.loads(row[0]).get("stdout", "") if row else ""
+    if not row:
+        return ""
+    # Its own column since migration 38; a row written before keeps it in the JSON.
+    return row[0] if row[0] is not None else json.loads(row[1]).get("stdout", "")
 
 
 def test_a_reattached_run_keeps_the_output_adaptd_had_received_before_it_was_killed(
