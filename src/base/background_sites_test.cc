@@ -37,10 +37,8 @@ const std::vector<Allowed>& AllowList() {
        "the HTTP server's I/O threads run under GuardedRun"},
       {"api/http_server.cc", "acceptor_.get_executor()",
        "the HTTP server's I/O threads run under GuardedRun"},
-      {"net/ingress.cc", "executor", "the ingress's I/O threads run under GuardedRun"},
-      {"net/sni_proxy.cc", "executor", "the hostname proxies' I/O thread runs under GuardedRun"},
-      {"net/database_proxy.cc", "executor",
-       "the database proxy's I/O thread runs under GuardedRun"},
+      {"net/session_eviction.h", "executor",
+       "the ingress's and the proxies' I/O threads run under GuardedRun"},
       {"core/network_beside_launch.cc", "std::async",
        "an exception is kept in the future and thrown where it is read, on a guarded worker"},
   };

@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "net/pg_backend_key.h"
 #include "net/pg_startup.h"
+#include "net/session_eviction.h"
 
 namespace adapt::net {
 
@@ -34,14 +35,11 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   void Start() {
     // Until its startup packet is read, a full listener may close this session for a new one
     // (on the session's executor, where a packet read meanwhile keeps it).
-    slot_.OnEvict([weak = weak_from_this()] {
-      auto self = weak.lock();
-      if (!self) return;
-      auto executor = self->client_.get_executor();
-      asio::post(executor, [self = std::move(self)] {
-        if (self->slot_.evicted()) self->Close();
-      });
-    });
+    CloseOnEviction(
+        slot_, weak_from_this(), [](Session& s) { return s.client_.get_executor(); },
+        [](Session& s) {
+          if (s.slot_.evicted()) s.Close();
+        });
     slot_.MarkIdle();
     allowed_ = proxy_.lookup_(source_);
     timer_.expires_after(kStartupTimeout);

@@ -15,6 +15,7 @@
 
 #include "base/background_work.h"
 #include "base/log.h"
+#include "net/session_eviction.h"
 #include "os/files.h"
 
 namespace adapt::net {
@@ -201,14 +202,11 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void Start() {
     // Until the head is complete, a full listener may close this session for a new one; the
     // close goes through the strand, where a head that arrived meanwhile keeps the session.
-    slot_.OnEvict([weak = this->weak_from_this()] {
-      auto self = weak.lock();
-      if (!self) return;
-      auto executor = self->stream_.get_executor();
-      asio::post(executor, [self = std::move(self)] {
-        if (self->slot_.evicted()) self->Close();
-      });
-    });
+    CloseOnEviction(
+        slot_, this->weak_from_this(), [](Session& s) { return s.stream_.get_executor(); },
+        [](Session& s) {
+          if (s.slot_.evicted()) s.Close();
+        });
     slot_.MarkIdle();
     // The handshake and the head together: a client that trickles either is cut here.
     timer_.expires_after(owner_.options().header_timeout);

@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "net/client_hello.h"
+#include "net/session_eviction.h"
 
 namespace adapt::net {
 
@@ -61,14 +62,11 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
     destination_ = {asio::ip::address_v4(ntohl(od.addr.sin_addr.s_addr)), ntohs(od.addr.sin_port)};
     // Until its ClientHello is read, a full listener may close this session for a new one
     // (on the session's executor, where a ClientHello read meanwhile keeps it).
-    slot_.OnEvict([weak = weak_from_this()] {
-      auto self = weak.lock();
-      if (!self) return;
-      auto executor = self->client_.get_executor();
-      asio::post(executor, [self = std::move(self)] {
-        if (self->slot_.evicted()) self->Close();
-      });
-    });
+    CloseOnEviction(
+        slot_, weak_from_this(), [](Session& s) { return s.client_.get_executor(); },
+        [](Session& s) {
+          if (s.slot_.evicted()) s.Close();
+        });
     slot_.MarkIdle();
     timer_.expires_after(kHelloTimeout);
     timer_.async_wait([self = shared_from_this()](auto ec) {
