@@ -3,6 +3,7 @@
 #include <chrono>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/background_work.h"
@@ -231,20 +232,28 @@ void AgentHub::Introduce(std::shared_ptr<Listener> l, os::UniqueFd conn) {
   }
 }
 
-void AgentHub::Close(const std::string& sandbox_id) {
+std::shared_ptr<AgentSession> AgentHub::StopListening(const std::string& sandbox_id) {
   std::shared_ptr<Listener> l;
   {
     std::lock_guard lock(mu_);
     auto it = listeners_.find(sandbox_id);
-    if (it == listeners_.end()) return;
+    if (it == listeners_.end()) return nullptr;
     l = it->second;
     listeners_.erase(it);
   }
   std::lock_guard lock(l->mu);
   l->closed = true;
   os::ShutdownSocket(l->fd.get());
-  if (l->session) l->session->Close();
-  l->session.reset();
+  return std::exchange(l->session, nullptr);
+}
+
+void AgentHub::Close(const std::string& sandbox_id) {
+  if (auto session = StopListening(sandbox_id)) session->Close();
+}
+
+void AgentHub::Hangup(const std::string& sandbox_id, std::chrono::milliseconds timeout) {
+  // Waited for outside the listener's lock, which the session's reader may take (rekeyed).
+  if (auto session = StopListening(sandbox_id)) session->Hangup(timeout);
 }
 
 std::shared_ptr<AgentHub::Listener> AgentHub::Find(const std::string& sandbox_id) {

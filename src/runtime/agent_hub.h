@@ -41,6 +41,9 @@ class AgentHub {
                 const std::string& key_file);
   // Stops listening and drops the sandbox's connection.
   void Close(const std::string& sandbox_id);
+  // Close, returning once the agent has dropped its end of the connection too, or after
+  // `timeout` (AgentSession::Hangup): what a checkpoint needs.
+  void Hangup(const std::string& sandbox_id, std::chrono::milliseconds timeout);
   // The sandbox's agent session when an agent is connected and ready; nullptr otherwise.
   std::shared_ptr<AgentSession> Session(const std::string& sandbox_id);
   // Session, but within kFirstConnectWindow of Listen (a boot, or adaptd's restart) waits
@@ -51,6 +54,8 @@ class AgentHub {
  private:
   struct Listener;
   std::shared_ptr<Listener> Find(const std::string& sandbox_id);
+  // Stops listening for the sandbox's agent; its session, if any, for the caller to end.
+  std::shared_ptr<AgentSession> StopListening(const std::string& sandbox_id);
   static void AcceptLoop(std::shared_ptr<Listener> listener);
   // Reads a new connection's first frame and makes it the session or a spawn's data stream.
   static void Introduce(std::shared_ptr<Listener> listener, os::UniqueFd conn);

@@ -134,6 +134,18 @@ void AgentSession::Close() {
   if (!closed_.exchange(true)) os::ShutdownSocket(fd_.get());
 }
 
+void AgentSession::Hangup(std::chrono::milliseconds timeout) {
+  // Closed first, so that no spawn starts meanwhile; the reader reads on until the agent's
+  // end of the connection closes, which is what this waits for.
+  if (closed_.exchange(true)) return;
+  os::ShutdownSocketWrite(fd_.get());
+  {
+    std::unique_lock lock(mu_);
+    reader_done_cv_.wait_for(lock, timeout, [&] { return reader_done_; });
+  }
+  os::ShutdownSocket(fd_.get());
+}
+
 void AgentSession::Deliver(const Frame& f) {
   AgentCallbacks cb;
   std::vector<int32_t> v;
@@ -202,6 +214,8 @@ void AgentSession::ReadLoop(Frame hello) {
     pending.swap(channels_);
     for (auto& [_, d] : data_) d.ended = true;
     data_cv_.notify_all();
+    reader_done_ = true;
+    reader_done_cv_.notify_all();
   }
   AgentExit lost;
   lost.lost = true;

@@ -52,6 +52,10 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   Status Signal(uint32_t channel, int sig);
   // Drops the connection; pending channels end as lost.
   void Close();
+  // Close, after the agent has dropped its end too: adaptd stops writing, and waits up to
+  // `timeout` for the agent to see that and close its socket. A sandbox checkpointed while
+  // the agent still held a connected host socket would restore a dead connection.
+  void Hangup(std::chrono::milliseconds timeout);
   // Hands the agent `key` for its next hellos (agent::FrameType::kRekey).
   Status Rekey(const std::string& key);
   // Called (on the reader thread) when the agent confirms it holds the key of Rekey. Set
@@ -97,6 +101,8 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   std::map<uint32_t, DataSlot> data_;            // guarded by mu_
   std::map<std::string, uint32_t> held_;         // tag -> channel, from the hello; mu_
   std::condition_variable data_cv_;
+  bool reader_done_ = false;  // ReadLoop has returned; guarded by mu_
+  std::condition_variable reader_done_cv_;
   std::function<void()> rekeyed_;  // set before Start, then read by the reader only
 };
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -198,6 +199,54 @@ TEST_F(AgentSessionTest, ADroppedConnectionLosesItsCommands) {
   auto again = WaitSession();
   ASSERT_NE(again, nullptr);
   EXPECT_NE(again, session);
+}
+
+// A checkpoint's hang-up: adaptd stops writing, the agent sees the end of the stream and
+// closes its socket, and only then does Hangup return (a checkpoint must not hold the
+// agent's connected socket).
+TEST_F(AgentSessionTest, HangupReturnsOnceTheAgentHasDroppedItsEnd) {
+  FakeAgent a = Connect();
+  auto session = WaitSession();
+  ASSERT_NE(session, nullptr);
+  agent::SpawnRequest req;
+  req.argv = {"sleep", "60"};
+  Seen seen;
+  ASSERT_TRUE(session->Spawn(req, seen.Callbacks()).ok());
+  std::atomic<bool> agent_closed{false};
+  std::thread agent([&] {
+    char buf[4096];
+    for (;;) {  // the spawn's frame, the rekey, then the end of the stream
+      auto n = os::ReadSome(a.fd.get(), buf, sizeof buf);
+      if (!n.ok() || *n == 0) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // an agent slow to close
+    agent_closed = true;
+    a.fd.reset();
+  });
+  hub_.Hangup("sbx_test", std::chrono::seconds(30));
+  EXPECT_TRUE(agent_closed);
+  agent.join();
+  EXPECT_FALSE(session->Ready());
+  ASSERT_TRUE(seen.WaitExit());
+  EXPECT_TRUE(seen.exit.lost);
+  // The listener is gone: the agent cannot reconnect until the sandbox listens again.
+  EXPECT_FALSE(os::ConnectUnix(path_).ok());
+}
+
+// An agent that never closes its end is not waited on past the timeout.
+TEST_F(AgentSessionTest, HangupGivesUpOnAnAgentThatKeepsItsEnd) {
+  FakeAgent a = Connect();
+  auto session = WaitSession();
+  ASSERT_NE(session, nullptr);
+  hub_.Hangup("sbx_test", std::chrono::milliseconds(50));
+  EXPECT_FALSE(session->Ready());
+  // adaptd's end is shut both ways: the agent reads the end of the stream.
+  char buf[4096];
+  for (;;) {
+    auto n = os::ReadSome(a.fd.get(), buf, sizeof buf);
+    ASSERT_TRUE(n.ok());
+    if (*n == 0) break;
+  }
 }
 
 TEST_F(AgentSessionTest, ADataConnectionReachesOnlyTheSpawnWithItsToken) {

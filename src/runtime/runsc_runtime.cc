@@ -464,12 +464,9 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
   argv.insert(argv.end(), {"checkpoint", "--image-path=" + partial, id});
   // The agent's connection is closed first: the agent then waits to reconnect, which it
   // does to the listener that Launch makes when the sandbox is restored.
-  if (options_.agents) {
-    options_.agents->Close(id);
-    // Give the agent a moment to see the close and drop its end: a checkpoint holding a
-    // connected host socket would restore a dead connection.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  }
+  // A checkpoint holding a connected host socket would restore a dead connection, so this
+  // waits for the agent to drop its end; an agent that does not is waited on 300 ms at most.
+  if (options_.agents) options_.agents->Hangup(id, std::chrono::milliseconds(300));
   auto r = os::RunCommand(argv);
   if (!r.ok()) return r.status().WithContext("checkpointing sandbox " + id);
   if (r->status.signaled() || r->status.exit_code != 0) {
@@ -487,8 +484,8 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
   RETURN_IF_ERROR(os::Rename(partial, image));
   ADAPT_FAULT_POINT("runtime.checkpoint.after_rename");
   // runsc stops the sandbox after a checkpoint; its shim records that and exits.
-  for (int i = 0; i < 200 && ShimAlive(state, dir); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 1000 && ShimAlive(state, dir); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return Status::Ok();
 }
 
