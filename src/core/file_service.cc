@@ -137,24 +137,37 @@ bool Feed(const ByteSource& source, int fd) {
         }
       },
       reader_failed));
-  for (;;) {
-    std::string chunk;
-    {
-      std::unique_lock lock(mu);
-      changed.wait(lock, [&] { return ended || !queue.empty(); });
-      if (queue.empty()) break;  // ended
-      chunk = std::move(queue.front());
-      queue.pop_front();
-      changed.notify_all();
+  // Whatever way this function is left, the reader is told to stop and joined: a joinable
+  // std::thread destroyed by an exception would end adaptd.
+  struct StopAndJoin {
+    std::thread& reader;
+    std::mutex& mu;
+    std::condition_variable& changed;
+    bool& stop;
+    ~StopAndJoin() {
+      {
+        std::lock_guard lock(mu);
+        stop = true;
+        changed.notify_all();
+      }
+      reader.join();
     }
-    if (!os::WriteAll(fd, chunk).ok()) {
-      std::lock_guard lock(mu);
-      stop = true;
-      changed.notify_all();
-      break;
+  };
+  {
+    StopAndJoin joined{reader, mu, changed, stop};
+    for (;;) {
+      std::string chunk;
+      {
+        std::unique_lock lock(mu);
+        changed.wait(lock, [&] { return ended || !queue.empty(); });
+        if (queue.empty()) break;  // ended
+        chunk = std::move(queue.front());
+        queue.pop_front();
+        changed.notify_all();
+      }
+      if (!os::WriteAll(fd, chunk).ok()) break;  // the reader is stopped on the way out
     }
   }
-  reader.join();
   std::lock_guard lock(mu);
   return !failed;
 }

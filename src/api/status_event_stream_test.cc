@@ -1,0 +1,141 @@
+// StatusEventStream over a store whose event list the test scripts: events go out in order,
+// each once, when the bus says to look; a pass whose read throws ends the stream rather than
+// leaving it open and silent (the client then reconnects from the last event it got).
+#include "api/status_event_stream.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/thread_pool.hpp>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "store/memory_store.h"
+
+namespace adapt::api {
+namespace {
+
+using namespace std::chrono_literals;
+
+class ScriptedEvents : public store::MemoryStore {
+ public:
+  Result<std::vector<store::EventRecord>> ListEvents(const std::string&, const std::string&,
+                                                     int64_t after_seq, int limit) override {
+    std::lock_guard lock(mu_);
+    if (throws_) throw std::runtime_error("the event table is unreadable");
+    std::vector<store::EventRecord> out;
+    for (const auto& e : events_)
+      if (e.seq > after_seq && static_cast<int>(out.size()) < limit) out.push_back(e);
+    return out;
+  }
+  void Add(int64_t seq, const std::string& status) {
+    std::lock_guard lock(mu_);
+    events_.push_back({seq, "org_1", "sbx_1", status, 0});
+  }
+  void Throw() {
+    std::lock_guard lock(mu_);
+    throws_ = true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<store::EventRecord> events_;
+  bool throws_ = false;
+};
+
+class RecordingSink : public StreamSink {
+ public:
+  bool Send(std::string data) override {
+    std::lock_guard lock(mu_);
+    if (closed_) return false;
+    sent_ += data;
+    cv_.notify_all();
+    return true;
+  }
+  bool Closed() const override {
+    std::lock_guard lock(mu_);
+    return closed_;
+  }
+  void Close() override {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+    cv_.notify_all();
+  }
+  bool WaitForRoom(size_t) override { return !Closed(); }
+
+  // What was sent once it holds `text` (or 5 s passed).
+  std::string SentOnceItHas(const std::string& text) {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, 5s, [&] { return sent_.find(text) != std::string::npos; });
+    return sent_;
+  }
+  std::string Sent() {
+    std::lock_guard lock(mu_);
+    return sent_;
+  }
+  bool WaitClosed() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, 5s, [&] { return closed_; });
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::string sent_;
+  bool closed_ = false;
+};
+
+class StatusEventStreamTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    if (stream_) stream_->Stop();
+    stream_.reset();
+    workers_.join();
+  }
+  void Open(int64_t after) {
+    stream_ = std::make_shared<StatusEventStream>(store_, bus_, workers_, "org_1", "sbx_1", after);
+    stream_->Start(sink_);
+  }
+  void Look() { bus_.Notify({core::Change::Kind::kSandboxStatus, "sbx_1"}); }
+
+  ScriptedEvents store_;
+  core::EventBus bus_;
+  boost::asio::thread_pool workers_{2};
+  std::shared_ptr<RecordingSink> sink_ = std::make_shared<RecordingSink>();
+  std::shared_ptr<StatusEventStream> stream_;
+};
+
+TEST_F(StatusEventStreamTest, SendsEachEventAfterTheResumePointOnceInOrder) {
+  store_.Add(1, "provisioning");
+  store_.Add(2, "running");
+  Open(1);
+  std::string sent = sink_->SentOnceItHas("id: 2\n");
+  EXPECT_EQ(sent.find("id: 1\n"), std::string::npos) << sent;
+  EXPECT_NE(sent.find("id: 2\nevent: status\ndata: {"), std::string::npos) << sent;
+  EXPECT_NE(sent.find("\"sandboxId\":\"sbx_1\",\"status\":\"running\"}\n\n"), std::string::npos)
+      << sent;
+  store_.Add(3, "completed");
+  Look();
+  Look();
+  sent = sink_->SentOnceItHas("id: 3\n");
+  EXPECT_NE(sent.find("\"status\":\"completed\""), std::string::npos) << sent;
+  EXPECT_EQ(sent.find("id: 2\n"), sent.rfind("id: 2\n")) << "sent twice: " << sent;
+  EXPECT_FALSE(sink_->Closed());
+}
+
+TEST_F(StatusEventStreamTest, AReadThatThrowsEndsTheStreamInsteadOfLeavingItSilent) {
+  store_.Add(1, "running");
+  Open(0);
+  sink_->SentOnceItHas("id: 1\n");
+  EXPECT_FALSE(sink_->Closed());
+  store_.Throw();
+  store_.Add(2, "completed");
+  Look();
+  EXPECT_TRUE(sink_->WaitClosed());
+  EXPECT_EQ(sink_->Sent().find("id: 2\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace adapt::api
