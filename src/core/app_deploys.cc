@@ -20,14 +20,6 @@ namespace {
 
 using app_internal::kAppLabel;
 
-// Where an operation's outcome meets the caller that waits for it.
-struct OperationOutcome {
-  std::mutex mu;
-  std::condition_variable done_cv;
-  bool done = false;
-  Result<App> app = Status(Code::kInternal, "the operation has not ended");
-};
-
 store::OperationRecord NewAppOperation(const char* kind, const std::string& org_id,
                                        const std::string& sandbox_id, const std::string& app_id) {
   store::OperationRecord op;
@@ -65,6 +57,15 @@ Operation OperationView(const store::OperationRecord& r) {
 
 }  // namespace
 
+// Where an operation's outcome meets the callers that wait for it: the request that started
+// it, and replays of that request under its Idempotency-Key.
+struct AppService::OperationOutcome {
+  std::mutex mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  Result<App> app = Status(Code::kInternal, "the operation has not ended");
+};
+
 Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& req,
                                          std::chrono::milliseconds wait, const FieldNames& n,
                                          const std::optional<store::IdempotencyKey>& idempotency) {
@@ -74,7 +75,7 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
   if (claim) {
     // Before the checks: the source sandbox may have stopped since the first request.
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
-    if (earlier) return DeployedEarlier(who, *earlier);
+    if (earlier) return DeployedEarlier(who, *earlier, wait);
   }
   RETURN_IF_ERROR(CheckDeploy(req, n));
   RETURN_IF_ERROR(CheckReplicaLimit(who.org_id, req.replicas, n));
@@ -126,7 +127,7 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
           RETURN_IF_ERROR(store_.PutOperation(op).WithContext("recording the deploy operation"));
           return op.id;
         }));
-    if (made.replayed) return DeployedEarlier(who, made.object_id);
+    if (made.replayed) return DeployedEarlier(who, made.object_id, wait);
   }
   if (!existing) app.created_at = NowMillis();  // after the operation's start (SettleOperations)
   return RunOperation(op, wait, [this, who, req, n, app, existing = existing.has_value(), op] {
@@ -135,7 +136,19 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
 }
 
 Result<AppDeployment> AppService::DeployedEarlier(const Principal& who,
-                                                  const std::string& operation_id) {
+                                                  const std::string& operation_id,
+                                                  std::chrono::milliseconds wait) {
+  // Still running in this adaptd: the replay waits as the first request did (one that a
+  // crash cut short was settled at start-up and is answered at once).
+  std::shared_ptr<OperationOutcome> running;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = outcomes_.find(operation_id); it != outcomes_.end()) running = it->second;
+  }
+  if (running) {
+    std::unique_lock lock(running->mu);
+    running->done_cv.wait_for(lock, wait, [&] { return running->done; });
+  }
   ASSIGN_OR_RETURN(store::OperationRecord op, store_.GetOperation(who.org_id, operation_id));
   if (op.phase != "Completed") return AppDeployment{OperationView(op), std::nullopt};
   auto app = store_.GetApp(who.org_id, op.app_id);
@@ -192,6 +205,10 @@ Result<AppDeployment> AppService::RunOperation(store::OperationRecord op,
                                                std::chrono::milliseconds wait,
                                                std::function<Result<App>()> work) {
   auto outcome = std::make_shared<OperationOutcome>();
+  {
+    std::lock_guard lock(mu_);
+    outcomes_[op.id] = outcome;
+  }
   boost::asio::post(deploys_, Guarded("app operation " + op.id, [this, op, work = std::move(work),
                                                                  outcome]() mutable {
                       // An exception in the work fails the operation with it, as an error it
@@ -204,6 +221,10 @@ Result<AppDeployment> AppService::RunOperation(store::OperationRecord op,
                       // finishing.
                       if (auto now = store_.GetOperation(op.org_id, op.id); now.ok()) op = *now;
                       FinishOperation(store_, op, result.status());
+                      {
+                        std::lock_guard lock(mu_);
+                        outcomes_.erase(op.id);
+                      }
                       std::lock_guard lock(outcome->mu);
                       outcome->app = std::move(result);
                       outcome->done = true;

@@ -252,8 +252,11 @@ class AppService {
  private:
   App View(const store::AppRecord& app);
   Status CheckDeploy(const DeployApp& request, const FieldNames& names) const;
-  // What a deploy under an Idempotency-Key, whose operation is `operation_id`, answers now.
-  Result<AppDeployment> DeployedEarlier(const Principal& who, const std::string& operation_id);
+  struct OperationOutcome;
+  // What a deploy under an Idempotency-Key, whose operation is `operation_id`, answers: after
+  // up to `wait` for that operation, when it still runs.
+  Result<AppDeployment> DeployedEarlier(const Principal& who, const std::string& operation_id,
+                                        std::chrono::milliseconds wait);
   // kResourceExhausted when `replicas` is past the organization's plan's app_replicas.
   Status CheckReplicaLimit(const std::string& org_id, int64_t replicas,
                            const FieldNames& names) const;
@@ -359,6 +362,8 @@ class AppService {
   std::map<std::string, std::chrono::steady_clock::time_point> next_check_;
   std::map<std::string, std::string> delivering_;  // guarded by mu_: sandbox id -> app id
   std::set<std::string> deploying_;                // guarded by mu_: app ids
+  // Guarded by mu_: the operations RunOperation runs, by id, until each has ended.
+  std::map<std::string, std::shared_ptr<OperationOutcome>> outcomes_;
   std::mutex app_mu_;                              // one deploy, scale or reconcile at a time
   bool stopping_ = false;                          // guarded by mu_
   bool recovered_ = false;                         // Recover has run

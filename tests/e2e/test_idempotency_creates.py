@@ -10,6 +10,7 @@ import hashlib
 import io
 import json
 import tarfile
+import threading
 import time
 
 import harness
@@ -342,3 +343,35 @@ def test_app_deploys_run_once_per_key(d):
                            headers=key_header(key))
     assert status in (201, 202), (status, theirs)
     assert deployed(b, theirs)["id"] != app["id"]
+
+
+def test_an_app_deploy_replay_waits_for_the_deploy_as_the_first_request_does(d):
+    """A client that retries a deploy (its first request cut off) waits as the first request
+    did: the replay answers the app once the deploy completes, not its operation at once.
+    Whichever of the two requests claims the key first runs the deploy; both answer 201 with
+    the one app. The deploy waits for its replica to be ready, which takes longer than the gap
+    between the two requests."""
+    a = d.new_org()
+    sid = running_sandbox(a, agent=True)
+    run_command(a, sid, command="mkdir -p /workspace && echo hi > /workspace/index.html")
+    key = unique("idem-wait")
+    body = {"sandboxId": sid, "name": "waits", "startCommand": "python3 -m http.server 8000",
+            "port": 8000, "replicas": 1, "waitSeconds": 300}
+    answers = {}
+
+    def first():
+        answers["first"] = a.api("POST", "/v1/apps", body, headers=key_header(key))
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    try:
+        time.sleep(0.2)
+        second = a.api("POST", "/v1/apps", body, headers=key_header(key))
+    finally:
+        thread.join(timeout=330)
+    apps = []
+    for status, out in (answers["first"], second):
+        assert status == 201 and "phase" not in out, (status, out)
+        apps.append(out["id"])
+    assert apps[0] == apps[1], apps
+    assert listed_ids(a, "/v1/apps") == [apps[0]]
