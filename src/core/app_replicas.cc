@@ -140,16 +140,17 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
     forget();
     changed_.notify_all();
   };
+  auto stopping = [this] {
+    std::lock_guard lock(mu_);
+    return stopping_;
+  };
   // Stop() waits for every delivery: one must not wait out a sandbox's start then.
   bool settled = BlockUnlessStopping(
       [&](Waiter::Done done) {
         sandboxes_.AwaitSettled(who, replica.sandbox_id,
                                 Waiter::Clock::now() + std::chrono::minutes(5), std::move(done));
       },
-      [this] {
-        std::lock_guard lock(mu_);
-        return stopping_;
-      });
+      stopping);
   if (!settled) return abandon();
   auto sandbox = store_.GetSandbox(replica.org_id, replica.sandbox_id);
   if (!sandbox.ok() || sandbox->status != "running") return finish(false, "did not start");
@@ -172,10 +173,8 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
   const auto port = static_cast<uint16_t>(release->port);
   std::string failure = "did not answer";
   for (;;) {
-    {
-      std::lock_guard lock(mu_);
-      if (stopping_) return abandon();
-    }
+    // Not under mu_: abandon() takes it, and Stop() joins every delivery.
+    if (stopping()) return abandon();
     auto now = store_.GetSandbox(replica.org_id, replica.sandbox_id);
     if (!now.ok() || now->status != "running")
       return finish(false, "ended while starting" +

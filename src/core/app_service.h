@@ -364,9 +364,9 @@ class AppService {
   std::set<std::string> deploying_;                // guarded by mu_: app ids
   // Guarded by mu_: the operations RunOperation runs, by id, until each has ended.
   std::map<std::string, std::shared_ptr<OperationOutcome>> outcomes_;
-  std::mutex app_mu_;                              // one deploy, scale or reconcile at a time
-  bool stopping_ = false;                          // guarded by mu_
-  bool recovered_ = false;                         // Recover has run
+  std::mutex app_mu_;       // one deploy, scale or reconcile at a time
+  bool stopping_ = false;   // guarded by mu_
+  bool recovered_ = false;  // Recover has run
   std::thread reconciler_;
 };
 

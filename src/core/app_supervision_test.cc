@@ -3,10 +3,13 @@
 // the store, so a new AppService over that store (adaptd restarted) goes on from it: the count
 // continues, the backoff still holds replicas back, and the app's status still says why; a
 // ready replica's checks follow its release's readiness period and threshold, and their count
-// is kept on the replica's record; a delivery cut short by adaptd stopping is no failure;
-// readiness settings out of bounds are refused.
+// is kept on the replica's record; a delivery cut short by adaptd stopping is no failure, and
+// a stop while a delivery polls its replica's readiness returns; readiness settings out of
+// bounds are refused.
 #include <gtest/gtest.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <functional>
@@ -22,11 +25,20 @@
 #include "core/waiter.h"
 #include "net/network_manager.h"
 #include "storage/object_store.h"
+#include "storage/storage_tokens.h"
 
 namespace adapt::core {
 namespace {
 
 using namespace std::chrono_literals;
+
+// A loopback port nothing listens on (bound, read, closed).
+int FreeLoopbackPort() {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor acceptor(
+      io, {boost::asio::ip::make_address("127.0.0.1"), static_cast<uint16_t>(0)});
+  return acceptor.local_endpoint().port();
+}
 
 class AppSupervisionTest : public testing_support::SandboxServiceFixture {
  protected:
@@ -275,6 +287,82 @@ TEST_F(AppSupervisionTest, ADeliveryCutShortByAStoppingAdaptdIsNoFailureOfTheRep
     waiter.Shutdown();
     wait_pool.join();
   }
+}
+
+// adaptd stops while a delivery polls its replica's readiness (here the replica never gets a
+// network address, and its release allows 120 s): Stop() returns, the delivery ending as cut
+// short (no failure written). The loop once called its abandon, which takes the service's
+// lock, with that lock held: the delivery deadlocked, and Stop() joined it for good.
+TEST_F(AppSupervisionTest, AStopWhileADeliveryPollsReadinessReturns) {
+  // The worker is held while the replica gets what its delivery needs before it runs: a
+  // network record (the release reference's host end; no address of the NetworkManager's,
+  // so readiness never passes) and a gateway to sign the reference with.
+  std::promise<void> hold;
+  boost::asio::post(workers_, [held = hold.get_future().share()] { held.wait(); });
+  struct Release {
+    std::promise<void>& hold;
+    bool released = false;
+    void Now() {
+      if (!released) hold.set_value();
+      released = true;
+    }
+    ~Release() { Now(); }
+  } release{hold};
+  boost::asio::thread_pool wait_pool{1};
+  Waiter waiter(events_, wait_pool);
+  service_->set_waiter(&waiter);
+  struct Unset {
+    SandboxService& service;
+    Waiter& waiter;
+    boost::asio::thread_pool& pool;
+    ~Unset() {
+      service.set_waiter(nullptr);
+      waiter.Shutdown();
+      pool.join();
+    }
+  } unset{*service_, waiter, wait_pool};
+  store::AppReleaseRecord refused;
+  refused.id = NewId("rel");
+  refused.app_id = app_.id;
+  refused.org_id = org_;
+  refused.start_command = "true";
+  refused.port = FreeLoopbackPort();
+  refused.created_at = NowMillis();
+  ASSERT_TRUE(store_.PutAppRelease(refused).ok());
+  app_.release_id = refused.id;
+  ASSERT_TRUE(store_.PutApp(app_).ok());
+  storage::StorageTokens tokens(store_, dir_ + "/storage-tokens.key");
+  apps_->SetReleaseGateway(&tokens, 9);
+  // The release reference's upload: a stand-in that takes it and exits 0.
+  runtime_.ServeNextExec({"/bin/sh", "-c", "cat > /dev/null"});
+  ASSERT_TRUE(apps_->Scale(Caller(), app_.id, 1).ok());
+  auto replicas = store_.ListAppReplicas(app_.id);
+  ASSERT_TRUE(replicas.ok());
+  ASSERT_EQ(replicas->size(), 1u);
+  const std::string replica = replicas->front().sandbox_id;
+  store::NetworkRecord network;
+  network.sandbox_id = replica;
+  network.slot = 1;
+  // Loopback, on a port just found free: each readiness probe is refused, on this host only.
+  network.address = network.host_address = "127.0.0.1";
+  ASSERT_TRUE(store_.PutNetwork(network).ok());
+  release.Now();
+  // The upload ran (a bound, not a timing), then the readiness loop's first passes.
+  for (int i = 0; i < 1000 && runtime_.CountCalls(runtime::FakeRuntime::Op::kExec) == 0; ++i)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(runtime_.CountCalls(runtime::FakeRuntime::Op::kExec), 1);
+  std::this_thread::sleep_for(600ms);
+  EXPECT_EQ(StoredReplica(replica).value_or(store::AppReplicaRecord{}).state, "starting");
+  auto stopped = std::make_shared<std::promise<void>>();
+  auto done = stopped->get_future();
+  std::thread([this, stopped] {
+    apps_->Stop();
+    stopped->set_value();
+  }).detach();
+  ASSERT_EQ(done.wait_for(30s), std::future_status::ready) << "Stop() is stuck on a delivery";
+  auto troubles = store_.ListAppTroubles();
+  ASSERT_TRUE(troubles.ok());
+  EXPECT_TRUE(troubles->empty()) << "a backoff was written: " << troubles->front().why;
 }
 
 TEST_F(AppSupervisionTest, ReadinessSettingsOutOfBoundsAreRefusedNamingTheField) {
