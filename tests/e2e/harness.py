@@ -345,27 +345,43 @@ class Daemon:
         return client
 
     def delete_everything(self, timeout=END_TIMEOUT):
-        """Deletes every sandbox of every known key and waits for them to be deleted."""
-        targets = []
+        """Deletes every sandbox of every known key and waits for them to be deleted. Apps and
+        automations go first: an app replaces a replica deleted under it, and an automation
+        may start a sandbox at any moment. Sandboxes made while the first round ran (a replica
+        an app started just before its delete) are deleted in a second round."""
         for client in self.clients:
-            ids = set()
-            try:
-                ids.update(s["id"] for s in client.list_all())
-            except Exception:  # the daemon may be broken; still try what we created
-                pass
-            ids.update(i for c, i in self.created if c is client)
-            targets.extend((client, sid) for sid in sorted(ids))
-        pending = [t for t, ok in zip(targets, delete_concurrently(targets)) if ok]
-        deadline = time.monotonic() + timeout
-        for client, sid in pending:
-            while time.monotonic() < deadline:
+            for path in ("/v1/apps", "/v1/automations"):
                 try:
-                    status, sbx = client.api("GET", "/v1/sandboxes/" + sid)
-                    if status != 200 or sbx["status"] == "deleted":
+                    status, page = client.api("GET", path + "?limit=200")
+                    for item in page.get("items", []) if status == 200 else []:
+                        client.api("DELETE", "%s/%s" % (path, item["id"]))
+                except Exception:  # the daemon may be broken, or the key an admin's
+                    pass
+        deadline = time.monotonic() + timeout
+        deleted = set()
+        for _ in range(2):
+            targets = []
+            for client in self.clients:
+                ids = set()
+                try:
+                    ids.update(s["id"] for s in client.list_all())
+                except Exception:  # the daemon may be broken; still try what we created
+                    pass
+                ids.update(i for c, i in self.created if c is client)
+                targets.extend((client, sid) for sid in sorted(ids - deleted))
+            if not targets:
+                break
+            deleted.update(sid for _, sid in targets)
+            pending = [t for t, ok in zip(targets, delete_concurrently(targets)) if ok]
+            for client, sid in pending:
+                while time.monotonic() < deadline:
+                    try:
+                        status, sbx = client.api("GET", "/v1/sandboxes/" + sid)
+                        if status != 200 or sbx["status"] == "deleted":
+                            break
+                    except Exception:
                         break
-                except Exception:
-                    break
-                time.sleep(0.25)
+                    time.sleep(0.25)
 
     def kill(self):
         """SIGKILL, as a crash would."""
