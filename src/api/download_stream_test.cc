@@ -3,47 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "api/recording_sink_test_support.h"
 #include "api/stream_threads.h"
 
 namespace adapt::api {
 namespace {
 
-// Keeps what the pump queued, as the connection would before writing it.
-class RecordingSink : public StreamSink {
- public:
-  bool Send(std::string data) override {
-    std::lock_guard lock(mu_);
-    chunks_.push_back(std::move(data));
-    return true;
-  }
-  bool Closed() const override {
-    std::lock_guard lock(mu_);
-    return closed_;
-  }
-  void Close() override {
-    std::lock_guard lock(mu_);
-    closed_ = true;
-    cv_.notify_all();
-  }
-  bool WaitForRoom(size_t) override { return true; }
-
-  std::vector<std::string> WaitForClose() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return closed_; });
-    return std::move(chunks_);
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool closed_ = false;
-  std::vector<std::string> chunks_;
-};
+using testing_support::RecordingSink;
 
 // A source of `total` bytes (i * 31 mod 256) handed out at most `per_read` at a time.
 DownloadSource Pattern(size_t total, size_t per_read) {
@@ -67,7 +36,7 @@ std::vector<std::string> Pump(DownloadSource source) {
   HttpResponse response = StreamDownload(std::move(source), "application/octet-stream");
   auto sink = std::make_shared<RecordingSink>();
   response.stream->Start(sink);
-  auto chunks = sink->WaitForClose();
+  auto chunks = sink->ChunksOnceClosed();
   response.stream->Stop();
   EXPECT_TRUE(WaitForStreamThreads(std::chrono::seconds(10)));  // the pump has ended
   return chunks;

@@ -6,18 +6,19 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/thread_pool.hpp>
-#include <condition_variable>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "api/recording_sink_test_support.h"
 #include "store/memory_store.h"
 
 namespace adapt::api {
 namespace {
 
 using namespace std::chrono_literals;
+using testing_support::RecordingSink;
 
 class ScriptedEvents : public store::MemoryStore {
  public:
@@ -43,48 +44,6 @@ class ScriptedEvents : public store::MemoryStore {
   std::mutex mu_;
   std::vector<store::EventRecord> events_;
   bool throws_ = false;
-};
-
-class RecordingSink : public StreamSink {
- public:
-  bool Send(std::string data) override {
-    std::lock_guard lock(mu_);
-    if (closed_) return false;
-    sent_ += data;
-    cv_.notify_all();
-    return true;
-  }
-  bool Closed() const override {
-    std::lock_guard lock(mu_);
-    return closed_;
-  }
-  void Close() override {
-    std::lock_guard lock(mu_);
-    closed_ = true;
-    cv_.notify_all();
-  }
-  bool WaitForRoom(size_t) override { return !Closed(); }
-
-  // What was sent once it holds `text` (or 5 s passed).
-  std::string SentOnceItHas(const std::string& text) {
-    std::unique_lock lock(mu_);
-    cv_.wait_for(lock, 5s, [&] { return sent_.find(text) != std::string::npos; });
-    return sent_;
-  }
-  std::string Sent() {
-    std::lock_guard lock(mu_);
-    return sent_;
-  }
-  bool WaitClosed() {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, 5s, [&] { return closed_; });
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::string sent_;
-  bool closed_ = false;
 };
 
 class StatusEventStreamTest : public ::testing::Test {

@@ -136,6 +136,36 @@ class AppSupervisionTest : public testing_support::SandboxServiceFixture {
     }
   }
 
+  // Holds the fixture's one worker (a sandbox's boot waits) until Release or its end.
+  struct HeldWorker {
+    explicit HeldWorker(boost::asio::thread_pool& workers) {
+      boost::asio::post(workers, [held = hold.get_future().share()] { held.wait(); });
+    }
+    ~HeldWorker() { Release(); }
+    void Release() {
+      if (!released) hold.set_value();
+      released = true;
+    }
+    std::promise<void> hold;
+    bool released = false;
+  };
+
+  // A Waiter for the service's settled waits, for one test.
+  struct ScopedWaiter {
+    ScopedWaiter(EventBus& events, SandboxService& service)
+        : waiter(events, pool), service(service) {
+      service.set_waiter(&waiter);
+    }
+    ~ScopedWaiter() {
+      service.set_waiter(nullptr);
+      waiter.Shutdown();
+      pool.join();
+    }
+    boost::asio::thread_pool pool{1};
+    Waiter waiter;
+    SandboxService& service;
+  };
+
   std::unique_ptr<CommandService> commands_;
   std::unique_ptr<FileService> files_;
   std::unique_ptr<storage::ObjectStore> objects_;
@@ -252,21 +282,10 @@ TEST_F(AppSupervisionTest, ADeliveryCutShortByAStoppingAdaptdIsNoFailureOfTheRep
   // The one worker is held: the new replica's sandbox stays provisioning and its delivery
   // waits for it to settle when adaptd stops. It is let go once the waiter is gone (its
   // provisioning would signal the waiter's waits from the worker meanwhile: ASan).
-  std::promise<void> hold;
-  boost::asio::post(workers_, [held = hold.get_future().share()] { held.wait(); });
-  // However the test ends (TearDown joins the worker).
-  struct Release {
-    std::promise<void>& hold;
-    ~Release() { hold.set_value(); }
-  } release{hold};
+  HeldWorker held(workers_);  // released however the test ends (TearDown joins the worker)
   {
-    boost::asio::thread_pool wait_pool{1};
-    Waiter waiter(events_, wait_pool);
-    service_->set_waiter(&waiter);
-    struct Unset {
-      SandboxService& service;
-      ~Unset() { service.set_waiter(nullptr); }
-    } unset{*service_};
+    ScopedWaiter scoped(events_, *service_);
+    Waiter& waiter = scoped.waiter;
     ASSERT_TRUE(apps_->Scale(Caller(), app_.id, 1).ok());
     auto replicas = store_.ListAppReplicas(app_.id);
     ASSERT_TRUE(replicas.ok());
@@ -284,43 +303,19 @@ TEST_F(AppSupervisionTest, ADeliveryCutShortByAStoppingAdaptdIsNoFailureOfTheRep
     App app = Get();
     EXPECT_EQ(app.restarts, 0);
     EXPECT_NE(app.status, "failing") << app.status_message;
-    waiter.Shutdown();
-    wait_pool.join();
   }
 }
 
-// adaptd stops while a delivery polls its replica's readiness (here the replica never gets a
-// network address, and its release allows 120 s): Stop() returns, the delivery ending as cut
-// short (no failure written). The loop once called its abandon, which takes the service's
-// lock, with that lock held: the delivery deadlocked, and Stop() joined it for good.
+// adaptd stops while a delivery polls its replica's readiness (here every probe is refused,
+// and the release allows 120 s): Stop() returns, the delivery ending as cut short (no failure
+// written). The loop once called its abandon, which takes the service's lock, with that lock
+// held: the delivery deadlocked, and Stop() joined it for good.
 TEST_F(AppSupervisionTest, AStopWhileADeliveryPollsReadinessReturns) {
-  // The worker is held while the replica gets what its delivery needs before it runs: a
-  // network record (the release reference's host end; no address of the NetworkManager's,
-  // so readiness never passes) and a gateway to sign the reference with.
-  std::promise<void> hold;
-  boost::asio::post(workers_, [held = hold.get_future().share()] { held.wait(); });
-  struct Release {
-    std::promise<void>& hold;
-    bool released = false;
-    void Now() {
-      if (!released) hold.set_value();
-      released = true;
-    }
-    ~Release() { Now(); }
-  } release{hold};
-  boost::asio::thread_pool wait_pool{1};
-  Waiter waiter(events_, wait_pool);
-  service_->set_waiter(&waiter);
-  struct Unset {
-    SandboxService& service;
-    Waiter& waiter;
-    boost::asio::thread_pool& pool;
-    ~Unset() {
-      service.set_waiter(nullptr);
-      waiter.Shutdown();
-      pool.join();
-    }
-  } unset{*service_, waiter, wait_pool};
+  // The worker is held while the replica gets what its delivery needs before its sandbox
+  // runs: a network record (the release reference's host end, and the address its readiness
+  // is probed at) and a gateway to sign the reference with.
+  HeldWorker held(workers_);
+  ScopedWaiter scoped(events_, *service_);
   store::AppReleaseRecord refused;
   refused.id = NewId("rel");
   refused.app_id = app_.id;
@@ -346,7 +341,7 @@ TEST_F(AppSupervisionTest, AStopWhileADeliveryPollsReadinessReturns) {
   // Loopback, on a port just found free: each readiness probe is refused, on this host only.
   network.address = network.host_address = "127.0.0.1";
   ASSERT_TRUE(store_.PutNetwork(network).ok());
-  release.Now();
+  held.Release();
   // The upload ran (a bound, not a timing), then the readiness loop's first passes.
   for (int i = 0; i < 1000 && runtime_.CountCalls(runtime::FakeRuntime::Op::kExec) == 0; ++i)
     std::this_thread::sleep_for(10ms);
