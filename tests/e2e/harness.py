@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -398,15 +399,32 @@ class Daemon:
             try:
                 self.proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
+                self.dump_threads()
                 self.proc.kill()
                 self.proc.wait(timeout=30)
         return self.proc.returncode
+
+    HUNG_FILE = "threads-when-sigterm-timed-out.txt"
+
+    def dump_threads(self):
+        """Every thread's stack of an adaptd that did not stop on SIGTERM (where gdb is
+        installed), into its base dir, which close then keeps: a hung stop says nothing else
+        of why."""
+        gdb = shutil.which("gdb")
+        with open(os.path.join(self.base, self.HUNG_FILE), "w") as out:
+            if not gdb:
+                out.write("no gdb on this machine: no stacks\n")
+                return
+            subprocess.run([gdb, "-p", str(self.proc.pid), "-batch", "-ex", "thread apply all bt"],
+                           stdout=out, stderr=subprocess.STDOUT, timeout=120, check=False)
 
     def close(self, keep=False):
         """Deletes all sandboxes, stops adaptd, removes whatever it left behind."""
         if self.proc and self.proc.poll() is None:
             self.delete_everything()
         self.stop()
+        # A stop that needed SIGKILL keeps the log and the threads' stacks for reading.
+        keep = keep or os.path.exists(os.path.join(self.base, self.HUNG_FILE))
         left = leftovers(self.state_dir)
         left["netns"] = netns_named(self.network_name + "-")
         force_cleanup(self.state_dir)
