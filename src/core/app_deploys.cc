@@ -218,9 +218,16 @@ Result<AppDeployment> AppService::RunOperation(store::OperationRecord op,
                           "app operation " + op.id, [&] { result = work(); },
                           [&](const std::string& error) { result = Internal(error); });
                       // A deploy's work recorded its release on the operation: read it back before
-                      // finishing.
-                      if (auto now = store_.GetOperation(op.org_id, op.id); now.ok()) op = *now;
-                      FinishOperation(store_, op, result.status());
+                      // finishing. A throw here still ends the wait below: the request and its
+                      // replays are answered the error, not kept their full waitSeconds.
+                      RunGuarded(
+                          "finishing app operation " + op.id,
+                          [&] {
+                            if (auto now = store_.GetOperation(op.org_id, op.id); now.ok())
+                              op = *now;
+                            FinishOperation(store_, op, result.status());
+                          },
+                          [&](const std::string& error) { result = Internal(error); });
                       {
                         std::lock_guard lock(mu_);
                         outcomes_.erase(op.id);

@@ -6,8 +6,10 @@
 // records, the cut-short rollout's replicas removed), as a deploy's is.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include "core/app_service.h"
@@ -109,6 +111,38 @@ class AppOperationsTest : public testing_support::SandboxServiceFixture {
   store::AppRecord app_;
   std::string older_, newer_;
 };
+
+// A MemoryStore whose next GetOperation throws once armed: in a rollback, the read-back of its
+// operation before it is finished (a disk fault the SQLite store can raise as an exception).
+class StoreThatThrowsOnOperationRead : public store::MemoryStore {
+ public:
+  Result<store::OperationRecord> GetOperation(const std::string& org_id,
+                                              const std::string& id) override {
+    if (armed.exchange(false)) throw std::runtime_error("disk I/O error");
+    return MemoryStore::GetOperation(org_id, id);
+  }
+  std::atomic<bool> armed{false};
+};
+
+// The request waiting on the operation is answered the error at once: it was kept its whole
+// wait, and a replay under its Idempotency-Key likewise (the operation never told its end).
+TEST_F(AppOperationsTest, AnOperationWhoseFinishThrowsAnswersTheErrorWithoutWaitingItOut) {
+  StoreThatThrowsOnOperationRead faulty;
+  ASSERT_TRUE(faulty.CreateOrg({org_, "acme", false, NowMillis()}).ok());
+  ASSERT_TRUE(faulty.PutApp(app_).ok());
+  auto releases = store_.ListAppReleases(app_.id);
+  ASSERT_TRUE(releases.ok());
+  for (const auto& r : *releases) ASSERT_TRUE(faulty.PutAppRelease(r).ok());
+  AppService apps(faulty, *service_, *commands_, *files_, *objects_, *network_, AppOptions{});
+  faulty.armed = true;
+  // A bound, not a timing: before the fix the answer came only when this wait ran out.
+  auto done = apps.Rollback(Caller(), app_.id, older_, 20s);
+  EXPECT_FALSE(faulty.armed);  // it did throw
+  ASSERT_FALSE(done.ok()) << "answered the operation " << done->operation.phase;
+  EXPECT_EQ(done.status().code(), Code::kInternal);
+  EXPECT_NE(done.status().message().find("disk I/O error"), std::string::npos)
+      << done.status().message();
+}
 
 TEST_F(AppOperationsTest, ARollbackIsAnOperationThatEndsWithTheAppOnTheEarlierRelease) {
   auto done = apps_->Rollback(Caller(), app_.id, "", 60s);
