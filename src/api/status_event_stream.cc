@@ -132,15 +132,20 @@ void StatusEventStream::Pump() {
 }
 
 void StatusEventStream::ArmHeartbeat() {
-  heartbeat_.expires_after(kHeartbeatInterval);
+  heartbeat_.expires_after(heartbeat_interval_);
   std::weak_ptr<StatusEventStream> weak = shared_from_this();
   heartbeat_.async_wait([weak](const boost::system::error_code& error) {
     if (error) return;
-    RunGuarded("event stream heartbeat", [&] {
-      auto self = weak.lock();
-      if (!self || !self->SendHeartbeat()) return;
-      self->ArmHeartbeat();
-    });
+    auto self = weak.lock();
+    if (!self) return;
+    // A heartbeat that throws ends the stream, as a pump that throws does: the stream would
+    // otherwise stay open with no heartbeat to tell the client it is alive.
+    RunGuarded(
+        "event stream heartbeat",
+        [&] {
+          if (self->SendHeartbeat()) self->ArmHeartbeat();
+        },
+        EndOnFault(self));
   });
 }
 

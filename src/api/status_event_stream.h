@@ -33,6 +33,9 @@ class StatusEventStream : public ResponseStream,
                     std::string org_id, std::string sandbox_id, int64_t after,
                     std::string reset_reason = "");
 
+  // Before Start: the heartbeat's period (kHeartbeatInterval unless a test shortens it).
+  void SetHeartbeatInterval(std::chrono::milliseconds interval) { heartbeat_interval_ = interval; }
+
   void Start(std::shared_ptr<StreamSink> sink) override;
   // Runs on an I/O thread: takes only the short sink lock, never the pump's.
   void Stop() override;
@@ -51,6 +54,7 @@ class StatusEventStream : public ResponseStream,
   core::EventBus& bus_;
   boost::asio::thread_pool& workers_;
   boost::asio::steady_timer heartbeat_;  // touched by Start and then only by its own handler
+  std::chrono::milliseconds heartbeat_interval_ = kHeartbeatInterval;
   std::string org_id_;
   std::string sandbox_id_;
   std::mutex pump_mu_;  // one Pump at a time; guards last_seq_ and reset_reason_

@@ -1,6 +1,7 @@
 // StatusEventStream over a store whose event list the test scripts: events go out in order,
-// each once, when the bus says to look; a pass whose read throws ends the stream rather than
-// leaving it open and silent (the client then reconnects from the last event it got).
+// each once, when the bus says to look; a pass whose read throws, or a heartbeat that throws,
+// ends the stream rather than leaving it open and silent (the client then reconnects from the
+// last event it got).
 #include "api/status_event_stream.h"
 
 #include <gtest/gtest.h>
@@ -94,6 +95,25 @@ TEST_F(StatusEventStreamTest, AReadThatThrowsEndsTheStreamInsteadOfLeavingItSile
   Look();
   EXPECT_TRUE(sink_->WaitClosed());
   EXPECT_EQ(sink_->Sent().find("id: 2\n"), std::string::npos);
+}
+
+// A sink whose heartbeats throw (as a failed allocation in the connection's queue would).
+class SinkThatThrowsOnHeartbeats : public RecordingSink {
+ public:
+  bool Send(std::string data) override {
+    if (data.rfind(": heartbeat", 0) == 0) throw std::runtime_error("out of memory");
+    return RecordingSink::Send(std::move(data));
+  }
+};
+
+TEST_F(StatusEventStreamTest, AHeartbeatThatThrowsEndsTheStreamInsteadOfLeavingItSilent) {
+  auto sink = std::make_shared<SinkThatThrowsOnHeartbeats>();
+  store_.Add(1, "running");
+  stream_ = std::make_shared<StatusEventStream>(store_, bus_, workers_, "org_1", "sbx_1", 0);
+  stream_->SetHeartbeatInterval(20ms);
+  stream_->Start(sink);
+  sink->SentOnceItHas("id: 1\n");
+  EXPECT_TRUE(sink->WaitClosed());
 }
 
 }  // namespace
