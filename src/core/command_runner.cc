@@ -346,9 +346,22 @@ void CommandRunner::WatchAgent(std::shared_ptr<Running> c) {
       lock.lock();
       continue;
     }
-    // A graceful kill in its grace period wakes for its SIGKILL.
+    // A graceful kill in its grace period wakes for its SIGKILL; once that is sent, for the
+    // end of the wait for its exit (the deadline may be long past: waiting on it would spin).
     bool graceful = !c->kill_reason.empty() && !c->kill_sent;
     auto wake = graceful ? c->kill_at : c->deadline;
+    if (c->kill_sent) {
+      auto give_up = c->kill_at + unanswered_kill_limit_;
+      if (std::chrono::steady_clock::now() >= give_up) {
+        c->agent_exit.lost = true;
+        c->agent_exited = true;
+        c->lost_why = "the sandbox's agent did not report the command's end within " +
+                      std::to_string(unanswered_kill_limit_.count() / 1000) +
+                      " s of its SIGKILL; its outcome is unknown";
+        break;
+      }
+      wake = give_up;
+    }
     if (unsaved) wake = std::min(wake, save_at);
     c->cv.wait_until(lock, wake);
   }

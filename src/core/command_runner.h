@@ -34,6 +34,9 @@ class CommandRunner {
   // kSaveInterval, so that a restarted adaptd that attaches it again keeps what came before.
   static constexpr size_t kSavedBytesPerStream = 64 * 1024;
   static constexpr std::chrono::milliseconds kSaveInterval{1000};
+  // An agent that has not told a command's end this long after its SIGKILL was sent (the
+  // sandbox's root can stop or replace the agent) has it recorded lost.
+  static constexpr std::chrono::milliseconds kUnansweredKillLimit{30000};
   struct Running;
 
   // Follows one command's output: first what was kept, then what comes.
@@ -51,6 +54,8 @@ class CommandRunner {
   };
 
   CommandRunner(store::Store& store, runtime::Runtime& runtime);
+  // kUnansweredKillLimit unless a test shortens it; before any command starts.
+  void SetUnansweredKillLimit(std::chrono::milliseconds limit) { unanswered_kill_limit_ = limit; }
   // Stops watching: the runsc exec processes are killed and their commands stay "running"
   // in the store, to be marked "lost" at the next start.
   ~CommandRunner();
@@ -140,6 +145,7 @@ class CommandRunner {
   SandboxActivity* activity_ = nullptr;
   int threads_ = 0;
   std::atomic<bool> stopping_{false};
+  std::chrono::milliseconds unanswered_kill_limit_ = kUnansweredKillLimit;
 };
 
 // Fills a command's stdout, stderr and truncated from raw output, which holds each stream's

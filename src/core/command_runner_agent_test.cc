@@ -3,6 +3,7 @@
 // bounded to the latest kSavedBytesPerStream of each stream, and a command attached again
 // after a restart starts from what its record holds.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include <chrono>
@@ -151,6 +152,31 @@ TEST_F(CommandRunnerAgentTest, ARunningCommandsOutputIsSavedBoundedAndRedacted) 
   EXPECT_EQ(done.status, "exited");
   EXPECT_EQ(done.stdout_text, "token [REDACTED]\n" + flood + "end\n");
   EXPECT_FALSE(done.truncated);
+}
+
+// The sandbox's root can stop its agent: a command killed at its timeout whose end never comes
+// is recorded lost once the wait for it runs out (its watcher spun on the passed deadline).
+TEST_F(CommandRunnerAgentTest, AKilledCommandWhoseEndTheAgentNeverTellsIsRecordedLost) {
+  runner_->SetUnansweredKillLimit(std::chrono::milliseconds(300));
+  Connect();
+  store::CommandRecord c = Record("cmd_stalled");
+  c.timeout_seconds = 1;
+  ASSERT_TRUE(store_.PutCommand(c).ok());
+  agent::SpawnRequest spawn;
+  spawn.argv = {"sleep", "600"};
+  ASSERT_TRUE(runner_->StartViaAgent(c, hub_.Session(kSandbox), spawn, "", 1, {}).ok());
+  agent::Frame f = Read();
+  ASSERT_EQ(f.type, FrameType::kSpawn);
+  f = Read();  // at the timeout
+  ASSERT_EQ(f.type, FrameType::kSignal);
+  std::vector<int32_t> sig;
+  ASSERT_TRUE(agent::DecodeInts(f.payload, 1, sig));
+  EXPECT_EQ(sig[0], SIGKILL);
+  // No exit frame: the agent is stopped.
+  store::CommandRecord done = StoredWhen(c.id, [](const auto& r) { return r.status != "running"; });
+  EXPECT_EQ(done.status, "lost");
+  EXPECT_FALSE(done.exit_code.has_value());
+  EXPECT_NE(done.error.find("did not report the command's end"), std::string::npos) << done.error;
 }
 
 TEST_F(CommandRunnerAgentTest, AReattachedCommandStartsFromTheOutputItsRecordHolds) {
