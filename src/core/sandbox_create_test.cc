@@ -9,6 +9,7 @@
 
 #include "core/sandbox_service.h"
 #include "core/sandbox_service_fixture.h"
+#include "net/policy.h"
 
 namespace adapt::core {
 namespace {
@@ -123,7 +124,24 @@ TEST_F(SandboxCreateTest, OpenEgressRecordsTheResolverItUses) {
   };
   // Seed 001: "Public internet mode defaults to 1.1.1.1".
   EXPECT_EQ(dns_of([](NetworkRequest&) {}), "1.1.1.1");
-  EXPECT_EQ(dns_of([](NetworkRequest& n) { n.dns_cleared = true; }), "1.1.1.1");
+  // "... or null to disable DNS": recorded as disabled, so that the boot's egress policy (which
+  // gives a record with no resolver adaptd's --dns) writes none into /etc/resolv.conf.
+  EXPECT_EQ(dns_of([](NetworkRequest& n) { n.dns_cleared = true; }), std::nullopt);
+  {
+    CreateSandbox req = Request();
+    req.network = NetworkRequest{};
+    req.network->dns_cleared = true;
+    auto created = service_->Create(Caller(), req, std::nullopt);
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    const store::NetworkConfig stored = Stored(created->id).config.network;
+    EXPECT_TRUE(stored.dns_disabled);
+    auto policy = net::PolicyFor(stored, "1.1.1.1");
+    ASSERT_TRUE(policy.ok()) << policy.status().message();
+    EXPECT_EQ(policy->dns, "");
+    auto usual = net::PolicyFor(store::NetworkConfig{}, "1.1.1.1");
+    ASSERT_TRUE(usual.ok());
+    EXPECT_EQ(usual->dns, "1.1.1.1");
+  }
   EXPECT_EQ(dns_of([](NetworkRequest& n) { n.dns = "9.9.9.9"; }), "9.9.9.9");
   // Restricted mode has no DNS unless asked for; hostname rules' default answers only their
   // names, which a named resolver would not.

@@ -180,6 +180,9 @@ Result<NetworkConfig> CheckNetwork(const std::optional<NetworkRequest>& req) {
       return InvalidArgument("network.dns", "network.dns needs network egress; it is \"none\"");
     ASSIGN_OR_RETURN(net.dns, PublicAddress(*n.dns, "network.dns"));
   }
+  // Seed 001: "The API accepts a public resolver in network.dns, or null to disable DNS." Open
+  // egress has a default resolver, so its null is recorded; allowlist's is its default.
+  net.dns_disabled = n.dns_cleared && net.egress == "open";
   // Seed 001: DNS cannot be disabled while hostname rules are present.
   if (!net.hostnames.empty() && n.dns_cleared)
     return InvalidArgument("network.dns",

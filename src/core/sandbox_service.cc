@@ -96,7 +96,8 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
   SandboxConfig& config = req.config;
   // Hostname rules with no resolver named keep network.dns null: a named one would answer
   // every name, where the default answers the listed names only (README, network).
-  if (config.network.egress == "open" && !config.network.dns && !default_dns_.empty())
+  if (config.network.egress == "open" && !config.network.dns && !config.network.dns_disabled &&
+      !default_dns_.empty())
     config.network.dns = default_dns_;
   std::optional<store::PlanRecord> plan;
   ASSIGN_OR_RETURN(store::SandboxLimits limits, LimitsOf(who.org_id, &plan));

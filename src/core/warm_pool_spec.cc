@@ -106,6 +106,8 @@ PoolFit FitForPool(const store::SandboxConfig& c, const std::string& default_dns
   // Seed 001: egress "none" has no guest network interface at all, and a member has one.
   if (n.egress == "none")
     return {"", "egress none means no network interface, and pooled sandboxes boot with one"};
+  if (n.dns_disabled)
+    return {"", "network.dns null leaves /etc/resolv.conf empty, written at boot"};
   if (n.dns && !(n.egress == "open" && *n.dns == default_dns))
     return {"", "network.dns is written to /etc/resolv.conf at boot"};
   if (!n.hostnames.empty())

@@ -99,6 +99,11 @@ TEST(PoolFitTest, BootTimeSettingsSayWhy) {
                                  })),
                                  kDns);
   EXPECT_NE(allow_dns.reason.find("network.dns"), std::string::npos);
+  // Open egress with network.dns null boots with no resolver; a member has the default one.
+  PoolFit no_dns =
+      FitForPool(Config(With([](auto& r) { r.network.emplace().dns_cleared = true; })), kDns);
+  EXPECT_EQ(no_dns.key, "");
+  EXPECT_NE(no_dns.reason.find("network.dns null"), std::string::npos);
   PoolFit none =
       FitForPool(Config(With([](auto& r) { r.network.emplace().egress = "none"; })), kDns);
   EXPECT_EQ(none.key, "");

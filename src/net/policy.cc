@@ -16,7 +16,7 @@ Result<EgressPolicy> PolicyFor(const store::NetworkConfig& n, const std::string&
   }
   if (n.dns) {
     p.dns = *n.dns;
-  } else if (p.egress == "open") {
+  } else if (p.egress == "open" && !n.dns_disabled) {
     p.dns = default_dns;
   }
   for (const auto& h : n.hostnames) p.hostnames.push_back({h.hostname, h.port});

@@ -33,6 +33,9 @@ struct NetworkConfig {
   std::vector<AllowRuleConfig> allow;
   std::optional<std::string> dns;  // the resolver the sandbox may query directly
   std::vector<HostnameRuleConfig> hostnames;
+  // Open egress created with network.dns null: no resolver at all (allowlist's null needs no
+  // flag, having no default; open's unset dns means adaptd's --dns in records made before).
+  bool dns_disabled = false;
 
   bool operator==(const NetworkConfig&) const = default;
 };

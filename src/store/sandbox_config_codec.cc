@@ -32,10 +32,12 @@ json EncodeNetwork(const NetworkConfig& n) {
     allow.push_back({{"protocol", r.protocol}, {"address", r.address}, {"port", r.port}});
   for (const auto& h : n.hostnames)
     hostnames.push_back({{"hostname", h.hostname}, {"port", h.port}});
-  return {{"egress", n.egress},
-          {"allow", allow},
-          {"dns", OptionalText(n.dns)},
-          {"hostnames", hostnames}};
+  json out = {{"egress", n.egress},
+              {"allow", allow},
+              {"dns", OptionalText(n.dns)},
+              {"hostnames", hostnames}};
+  if (n.dns_disabled) out["dnsDisabled"] = true;
+  return out;
 }
 
 NetworkConfig DecodeNetwork(const json& j) {
@@ -47,6 +49,8 @@ NetworkConfig DecodeNetwork(const json& j) {
       if (r.is_object())
         n.allow.push_back({r.value("protocol", "tcp"), r.value("address", ""), r.value("port", 0)});
   n.dns = ReadText(j, "dns");
+  n.dns_disabled =
+      j.contains("dnsDisabled") && j["dnsDisabled"].is_boolean() && j["dnsDisabled"].get<bool>();
   if (j.contains("hostnames") && j["hostnames"].is_array())
     for (const auto& h : j["hostnames"])
       if (h.is_object()) n.hostnames.push_back({h.value("hostname", ""), h.value("port", 0)});

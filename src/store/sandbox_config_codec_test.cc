@@ -54,6 +54,16 @@ TEST(SandboxConfigCodec, TheIdleTimeoutRoundTripsAndOlderRowsHaveNone) {
   EXPECT_EQ(back, c);
 }
 
+TEST(SandboxConfigCodec, OpenEgressWithDnsDisabledRoundTripsAndOlderRowsHaveItEnabled) {
+  EXPECT_FALSE(DecodeSandboxConfig(kLegacyConfig).network.dns_disabled);
+  SandboxConfig c;
+  c.network.dns_disabled = true;
+  SandboxConfig back = DecodeSandboxConfig(EncodeSandboxConfig(c));
+  EXPECT_TRUE(back.network.dns_disabled);
+  EXPECT_FALSE(back.network.dns.has_value());
+  EXPECT_EQ(back, c);
+}
+
 TEST(SandboxConfigCodec, AForksSourceRoundTripsAndOlderRowsHaveNone) {
   EXPECT_FALSE(DecodeSandboxConfig(kLegacyConfig).forked_from.has_value());
   SandboxConfig c;

@@ -438,6 +438,25 @@ def test_open_resolves_through_the_configured_resolver(client, open_box):
     client.delete(again)
 
 
+def test_open_with_dns_null_has_no_resolver_and_keeps_its_egress(client):
+    # Seed 001: "The API accepts a public resolver in network.dns, or null to disable DNS."
+    # Open egress then has no resolver at all; its connections stay open, and the record says
+    # null, so that it too can be sent back as it is.
+    sid = sandbox(client, {"egress": "open", "dns": None})
+    network = client.get(sid)["network"]
+    assert network["egress"] == "open" and network["dns"] is None, network
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid,
+                             {"argv": ["cat", "/etc/resolv.conf"]})
+    assert status == 200 and cmd["exitCode"] == 0, cmd
+    assert "nameserver" not in cmd["stdout"], cmd
+    assert probe(client, sid, "resolve()").startswith("FAIL"), "a name resolved without DNS"
+    assert probe(client, sid, "tcp(%r, 80)" % HTTP) == "OK " + BODY
+    again = sandbox(client, network)
+    assert client.get(again)["network"] == network
+    client.delete(again)
+    client.delete(sid)
+
+
 def test_open_blocks_private_metadata_and_local_destinations(client, open_box):
     targets = ["10.0.0.1", "172.16.0.1", "192.168.0.1", "100.64.0.1", "169.254.169.254",
                "0.0.0.0", "::ffff:169.254.169.254", "::1", "fe80::1", "fc00::1",
