@@ -104,6 +104,7 @@ Status RunscRuntime::Init() {
   disks_.RemoveUnfinished();
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/runsc", 0700));
   OpenCheckpoints();
+  ResumeSandboxesLeftPaused();
   std::string preload = options_.helpers_dir + "/" + kStatxPreloadName;
   if (!os::Exists(preload)) {
     spdlog::warn("no {} among the helpers: no statx fix for sandboxes", kStatxPreloadName);
@@ -339,6 +340,14 @@ Result<std::vector<std::string>> RunscRuntime::ExecPrefix(const std::string& id)
   std::vector<std::string> argv{shim.runsc};
   argv.insert(argv.end(), shim.global_flags.begin(), shim.global_flags.end());
   argv.push_back("exec");
+  return argv;
+}
+
+Result<std::vector<std::string>> RunscRuntime::RunscVerb(const std::string& id,
+                                                         const std::string& verb) const {
+  ASSIGN_OR_RETURN(std::vector<std::string> argv, ExecPrefix(id));
+  argv.back() = verb;
+  argv.push_back(id);
   return argv;
 }
 

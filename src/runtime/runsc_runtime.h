@@ -105,6 +105,15 @@ class RunscRuntime : public Runtime {
   void ReadTakenBy(const std::string& dir, NamedCheckpoint& c) const;
   // `runsc <the shim's global flags> exec`, for a running sandbox.
   Result<std::vector<std::string>> ExecPrefix(const std::string& sandbox_id) const;
+  // `runsc <the shim's global flags> <verb> <id>`.
+  Result<std::vector<std::string>> RunscVerb(const std::string& sandbox_id,
+                                             const std::string& verb) const;
+  // runsc_writable_layer.cc: the sandbox paused for a copy of its writable layer (a marker in
+  // its directory says so until it is resumed), resumed after it, and at start-up resumed
+  // when a crash came between the two.
+  Status PauseForExport(const std::string& sandbox_id);
+  Status ResumeAfterExport(const std::string& sandbox_id);
+  void ResumeSandboxesLeftPaused();
 
   RunscOptions options_;
   DiskTemplates disks_;  // the sandboxes' formatted disk templates, below state_dir

@@ -349,6 +349,63 @@ TEST_F(RunscRuntimeTest, TheCpuLimitIsInForceBeforeTheWorkloadRuns) {
   EXPECT_TRUE(runtime_->Destroy(idle.spec.id, false).ok());
 }
 
+// The sandbox's status as runsc reports it ("running", "paused", ...).
+std::string RunscStatus(const std::string& state_dir, const std::string& id) {
+  auto r = os::RunCommand({"runsc", "--root=" + state_dir + "/runsc", "state", id});
+  if (!r.ok()) return "unknown";
+  auto at = r->output.find("\"status\": \"");
+  if (at == std::string::npos) return "unknown";
+  at += 11;
+  return r->output.substr(at, r->output.find('"', at) - at);
+}
+
+// Saving a running sandbox's image copies its writable layer by path, which the sandbox's root
+// changes through the gofer (a directory swapped for a symlink mid-copy would copy host files):
+// the sandbox is paused for the copy. A wrapper around runsc logs each pause and resume and
+// whether the copy exists then; a crash between the two is undone at the next start.
+TEST_F(RunscRuntimeTest, TheWritableLayerIsCopiedWithTheSandboxPaused) {
+  const std::string log = base_ + "/runsc-calls";
+  const std::string dest = base_ + "/layer";
+  options_.runsc = base_ + "/runsc-wrapper";
+  ASSERT_TRUE(os::WriteFileAtomic(
+                  options_.runsc,
+                  "#!/bin/sh\n"
+                  "sub=\n"
+                  "for a in \"$@\"; do\n"
+                  "  case \"$a\" in --*) ;; *) [ -n \"$sub\" ] || sub=\"$a\" ;; esac\n"
+                  "done\n"
+                  "case \"$sub\" in pause|resume)\n"
+                  "  if [ -d " + dest + " ]; then c=yes; else c=no; fi\n"
+                  "  echo \"$sub copied=$c\" >>" + log + " ;;\n"
+                  "esac\n"
+                  "exec runsc \"$@\"\n",
+                  0755)
+                  .ok());
+  StartRuntime();
+  LaunchRequest idle = Request({"/.adapt/adapt-pause"});
+  idle.spec.process.idle = true;
+  ASSERT_TRUE(runtime_->Launch(idle).ok());
+  const std::string id = idle.spec.id;
+  Status exported = runtime_->ExportWritableLayer(id, dest);
+  ASSERT_TRUE(exported.ok()) << exported.message();
+  auto calls = os::ReadFile(log);
+  ASSERT_TRUE(calls.ok());
+  EXPECT_EQ(*calls, "pause copied=no\nresume copied=yes\n");
+  EXPECT_TRUE(os::Exists(dest));
+  EXPECT_EQ(RunscStatus(state_dir_, id), "running");
+  const std::string marker = runtime_->SandboxDir(id) + "/paused-for-export";
+  EXPECT_FALSE(os::Exists(marker));
+
+  // adaptd stopped between the pause and the resume: its next start resumes the sandbox.
+  ASSERT_TRUE(os::WriteFileAtomic(marker, "", 0600).ok());
+  ASSERT_TRUE(os::RunChecked({"runsc", "--root=" + state_dir_ + "/runsc", "pause", id}).ok());
+  EXPECT_EQ(RunscStatus(state_dir_, id), "paused");
+  StartRuntime();
+  EXPECT_EQ(RunscStatus(state_dir_, id), "running");
+  EXPECT_FALSE(os::Exists(marker));
+  EXPECT_TRUE(runtime_->Destroy(id, false).ok());
+}
+
 // A startup command that ends before its agent has started: the agent's `runsc exec` is
 // stopped before the shim's `runsc delete`, or it would take runsc's lock on the container once
 // the delete had removed it and leave the lock file behind (a wrapper holds each exec for 1 s).
