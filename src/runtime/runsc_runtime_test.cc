@@ -367,20 +367,24 @@ TEST_F(RunscRuntimeTest, TheWritableLayerIsCopiedWithTheSandboxPaused) {
   const std::string log = base_ + "/runsc-calls";
   const std::string dest = base_ + "/layer";
   options_.runsc = base_ + "/runsc-wrapper";
-  ASSERT_TRUE(os::WriteFileAtomic(
-                  options_.runsc,
-                  "#!/bin/sh\n"
-                  "sub=\n"
-                  "for a in \"$@\"; do\n"
-                  "  case \"$a\" in --*) ;; *) [ -n \"$sub\" ] || sub=\"$a\" ;; esac\n"
-                  "done\n"
-                  "case \"$sub\" in pause|resume)\n"
-                  "  if [ -d " + dest + " ]; then c=yes; else c=no; fi\n"
-                  "  echo \"$sub copied=$c\" >>" + log + " ;;\n"
-                  "esac\n"
-                  "exec runsc \"$@\"\n",
-                  0755)
-                  .ok());
+  ASSERT_TRUE(
+      os::WriteFileAtomic(options_.runsc,
+                          "#!/bin/sh\n"
+                          "sub=\n"
+                          "for a in \"$@\"; do\n"
+                          "  case \"$a\" in --*) ;; *) [ -n \"$sub\" ] || sub=\"$a\" ;; esac\n"
+                          "done\n"
+                          "case \"$sub\" in pause|resume)\n"
+                          "  if [ -d " +
+                              dest +
+                              " ]; then c=yes; else c=no; fi\n"
+                              "  echo \"$sub copied=$c\" >>" +
+                              log +
+                              " ;;\n"
+                              "esac\n"
+                              "exec runsc \"$@\"\n",
+                          0755)
+          .ok());
   StartRuntime();
   LaunchRequest idle = Request({"/.adapt/adapt-pause"});
   idle.spec.process.idle = true;

@@ -47,9 +47,10 @@ Status RunscRuntime::ResumeAfterExport(const std::string& id) {
 void RunscRuntime::ResumeSandboxesLeftPaused() {
   for (const auto& id : os::ListDir(options_.state_dir + "/sandboxes")) {
     if (!os::Exists(SandboxDir(id) + "/" + kPausedForExport)) continue;
-    spdlog::warn("sandbox {}: paused for a copy of its writable layer when adaptd stopped; "
-                 "resuming it",
-                 id);
+    spdlog::warn(
+        "sandbox {}: paused for a copy of its writable layer when adaptd stopped; "
+        "resuming it",
+        id);
     // A sandbox that is gone (or was never paused) fails the resume: nothing to do then.
     WarnIfError(ResumeAfterExport(id), "resuming sandbox " + id);
     IgnoreError(os::RemoveTree(SandboxDir(id) + "/" + kPausedForExport), "resumed or gone");
