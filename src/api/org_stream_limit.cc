@@ -11,16 +11,13 @@ namespace adapt::api {
 // drops it (after Stop, or without Start when the client left before the header went out).
 class OrgStreamLimit::CountedStream : public ResponseStream {
  public:
-  CountedStream(std::shared_ptr<State> state, std::string org_id,
-                std::shared_ptr<ResponseStream> inner)
-      : state_(std::move(state)), org_id_(std::move(org_id)), inner_(std::move(inner)) {}
-  ~CountedStream() override { state_->Release(org_id_); }
+  CountedStream(std::shared_ptr<void> place, std::shared_ptr<ResponseStream> inner)
+      : place_(std::move(place)), inner_(std::move(inner)) {}
   void Start(std::shared_ptr<StreamSink> sink) override { inner_->Start(std::move(sink)); }
   void Stop() override { inner_->Stop(); }
 
  private:
-  std::shared_ptr<State> state_;
-  std::string org_id_;
+  std::shared_ptr<void> place_;  // given back with this
   std::shared_ptr<ResponseStream> inner_;
 };
 
@@ -30,63 +27,37 @@ class OrgStreamLimit::CountedStream : public ResponseStream {
 // before the wait (a command runs), so refusing the answer would hide work that was done.
 class OrgStreamLimit::CountedWait : public DeferredResponse {
  public:
-  CountedWait(std::shared_ptr<State> state, std::string org_id,
-              std::shared_ptr<DeferredResponse> inner, bool counted)
-      : state_(std::move(state)),
-        org_id_(std::move(org_id)),
+  // `place`: null when the cap was reached (the wait is not held).
+  CountedWait(std::shared_ptr<void> place, std::shared_ptr<DeferredResponse> inner)
+      : place_(std::move(place)),
         inner_(std::move(inner)),
-        counted_(counted),
-        deadline_(counted ? inner_->deadline()
-                          : std::min(inner_->deadline(), std::chrono::steady_clock::now())) {}
-  ~CountedWait() override {
-    if (counted_) state_->Release(org_id_);
-  }
+        deadline_(place_ ? inner_->deadline()
+                         : std::min(inner_->deadline(), std::chrono::steady_clock::now())) {}
   std::chrono::steady_clock::time_point deadline() const override { return deadline_; }
   void Start(Reply reply) override { inner_->Start(std::move(reply)); }
   void Expire() override { inner_->Expire(); }
   void Cancel() override { inner_->Cancel(); }
 
  private:
-  std::shared_ptr<State> state_;
-  std::string org_id_;
+  std::shared_ptr<void> place_;
   std::shared_ptr<DeferredResponse> inner_;
-  const bool counted_;
   const std::chrono::steady_clock::time_point deadline_;
 };
 
-bool OrgStreamLimit::State::Take(const std::string& org_id, size_t& held) {
-  std::lock_guard lock(mu);
-  size_t& n = open[org_id];
-  held = n;
-  if (per_org != 0 && n >= per_org) {
-    if (n == 0) open.erase(org_id);
-    return false;
-  }
-  ++n;
-  return true;
-}
-
-void OrgStreamLimit::State::Release(const std::string& org_id) {
-  std::lock_guard lock(mu);
-  auto it = open.find(org_id);
-  if (it != open.end() && --it->second == 0) open.erase(it);
-}
-
 Result<HttpResponse> OrgStreamLimit::TryAdmit(const std::string& org_id, HttpResponse response) {
-  size_t held = 0;
   if (response.deferred) {
-    const bool counted = state_->Take(org_id, held);
     response.deferred =
-        std::make_shared<CountedWait>(state_, org_id, std::move(response.deferred), counted);
+        std::make_shared<CountedWait>(counter_.TryTake(org_id), std::move(response.deferred));
     return response;
   }
   if (!response.stream || response.content_type != "text/event-stream") return response;
-  if (!state_->Take(org_id, held))
+  std::shared_ptr<void> place = counter_.TryTake(org_id);
+  if (!place)
     return Status(Code::kResourceExhausted,
-                  "the organization already holds " + std::to_string(held) +
+                  "the organization already holds " + std::to_string(counter_.per_org()) +
                       " open event streams and waiting requests, the most it may (adaptd's "
                       "--max-streams-per-org); close one first");
-  response.stream = std::make_shared<CountedStream>(state_, org_id, std::move(response.stream));
+  response.stream = std::make_shared<CountedStream>(std::move(place), std::move(response.stream));
   return response;
 }
 
@@ -96,10 +67,6 @@ HttpResponse OrgStreamLimit::Admit(const std::string& org_id, HttpResponse respo
   return std::move(*admitted);
 }
 
-size_t OrgStreamLimit::Open(const std::string& org_id) const {
-  std::lock_guard lock(state_->mu);
-  auto it = state_->open.find(org_id);
-  return it == state_->open.end() ? 0 : it->second;
-}
+size_t OrgStreamLimit::Open(const std::string& org_id) const { return counter_.Held(org_id); }
 
 }  // namespace adapt::api

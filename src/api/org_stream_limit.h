@@ -9,12 +9,11 @@
 #pragma once
 
 #include <cstddef>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "api/http_types.h"
+#include "base/org_counter.h"
 #include "base/status.h"
 
 namespace adapt::api {
@@ -22,7 +21,7 @@ namespace adapt::api {
 class OrgStreamLimit {
  public:
   // 0: no limit.
-  explicit OrgStreamLimit(size_t per_org) : state_(std::make_shared<State>(per_org)) {}
+  explicit OrgStreamLimit(size_t per_org) : counter_(per_org) {}
 
   // `response` as it is when it is neither an event stream nor a wait; an event stream or a
   // wait counted for `org_id` until the connection lets it go; past `per_org` of them, a 429
@@ -36,19 +35,10 @@ class OrgStreamLimit {
   size_t Open(const std::string& org_id) const;
 
  private:
-  struct State {
-    explicit State(size_t per_org) : per_org(per_org) {}
-    // Counts one more for `org_id` unless it holds per_org already; `held`: its count before.
-    bool Take(const std::string& org_id, size_t& held);
-    void Release(const std::string& org_id);
-    const size_t per_org;
-    mutable std::mutex mu;
-    std::map<std::string, size_t> open;  // guarded by mu; no entry for an organization at 0
-  };
   class CountedStream;
   class CountedWait;
 
-  std::shared_ptr<State> state_;  // shared with each counted stream, which may outlive this
+  OrgCounter counter_;  // its count is shared with each counted stream, which may outlive this
 };
 
 }  // namespace adapt::api

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "core/file_transport.h"
 #include "os/process.h"
+#include "os/timed_io.h"
 
 namespace adapt::core {
 namespace {
@@ -41,6 +42,20 @@ class BusyFileOp : public FileOp {
   ActivityHold busy_;
 };
 
+// How long a read or write waits for the tool: a limit, then deadlines from now.
+struct ToolPatience {
+  std::chrono::milliseconds limit;
+  os::Deadline Deadline() const { return std::chrono::steady_clock::now() + limit; }
+  // What a read or write that gave up at its deadline says.
+  Status Stalled(const Status& st) const {
+    if (st.code() != Code::kUnavailable) return st;
+    std::string span = limit.count() % 1000 == 0 ? std::to_string(limit.count() / 1000) + " s"
+                                                 : std::to_string(limit.count()) + " ms";
+    return Status(Code::kUnavailable, "the sandbox's file tool took or sent nothing for " + span +
+                                          " (is it stopped?); the operation was abandoned");
+  }
+};
+
 enum AgentExit {
   kFailed = 1,
   kNotFound = 3,
@@ -54,12 +69,12 @@ enum AgentExit {
 };
 
 // Reads `fd` to its end (at most `limit` bytes kept; more is an error).
-Result<std::string> ReadAll(int fd, size_t limit) {
+Result<std::string> ReadAll(int fd, size_t limit, const ToolPatience& patience) {
   std::string out;
   std::vector<char> buf(kChunk);
   for (;;) {
-    auto n = os::ReadSome(fd, buf.data(), buf.size());
-    if (!n.ok()) return n.status();
+    auto n = os::ReadSomeBefore(fd, buf.data(), buf.size(), patience.Deadline());
+    if (!n.ok()) return patience.Stalled(n.status());
     if (*n == 0) return out;
     if (out.size() + *n > limit)
       return Status(Code::kPayloadTooLarge,
@@ -70,9 +85,10 @@ Result<std::string> ReadAll(int fd, size_t limit) {
 
 class AgentReader final : public FileReader {
  public:
-  AgentReader(std::unique_ptr<FileOp> process, std::string pending, std::optional<uint64_t> size,
-              std::string opened_path = "")
+  AgentReader(std::unique_ptr<FileOp> process, ToolPatience patience, std::string pending,
+              std::optional<uint64_t> size, std::string opened_path = "")
       : process_(std::move(process)),
+        patience_(patience),
         pending_(std::move(pending)),
         size_(size),
         opened_path_(std::move(opened_path)) {}
@@ -86,7 +102,7 @@ class AgentReader final : public FileReader {
       pending_.erase(0, take);
       return static_cast<long>(take);
     }
-    auto got = os::ReadSome(process_->output_fd(), buf, n);
+    auto got = os::ReadSomeBefore(process_->output_fd(), buf, n, patience_.Deadline());
     return got.ok() ? static_cast<long>(*got) : -1;
   }
 
@@ -96,6 +112,7 @@ class AgentReader final : public FileReader {
 
  private:
   std::unique_ptr<FileOp> process_;
+  ToolPatience patience_;
   std::string pending_;
   std::optional<uint64_t> size_;
   std::string opened_path_;
@@ -104,7 +121,7 @@ class AgentReader final : public FileReader {
 // Copies `source` into `fd`, reading ahead on a thread of its own so that the network and
 // the sandbox's pipe work in parallel (at most kReadAhead chunks wait in memory). False when
 // the source failed; a write that fails (the agent exited early) just ends the copy.
-bool Feed(const ByteSource& source, int fd) {
+bool Feed(const ByteSource& source, int fd, const ToolPatience& patience) {
   constexpr size_t kReadAhead = 4;
   std::mutex mu;
   std::condition_variable changed;
@@ -165,7 +182,8 @@ bool Feed(const ByteSource& source, int fd) {
         queue.pop_front();
         changed.notify_all();
       }
-      if (!os::WriteAll(fd, chunk).ok()) break;  // the reader is stopped on the way out
+      // A tool that stopped taking bytes ends the copy as one that exited early does.
+      if (!os::WriteAllBefore(fd, chunk, patience.Deadline()).ok()) break;
     }
   }
   std::lock_guard lock(mu);
@@ -186,6 +204,9 @@ std::string LastLine(const std::string& text) {
 
 struct FileService::Started {
   std::unique_ptr<FileOp> process;
+  // The organization's place among operations in flight: held while a worker waits on the
+  // tool, given up when a download's stream (a thread of its own) takes the reader over.
+  std::shared_ptr<void> place;
 };
 
 Status ValidateFilePath(const std::string& path, const std::string& field) {
@@ -241,9 +262,15 @@ Result<FileService::Started> FileService::Start(const Principal& who, const std:
   if (sandbox.status != "running")
     return Conflict("sandbox " + sandbox_id + " is " + sandbox.status +
                     "; files are available only while it runs");
+  std::shared_ptr<void> place = in_flight_.TryTake(who.org_id);
+  if (!place)
+    return Status(Code::kResourceExhausted,
+                  "the organization already has " + std::to_string(in_flight_.per_org()) +
+                      " file operations running in its sandboxes, the most it may at once; "
+                      "retry when one has ended");
   auto busy = [&](std::unique_ptr<FileOp> op) {
-    return Started{
-        std::make_unique<BusyFileOp>(std::move(op), ActivityHold(activity_, sandbox_id))};
+    return Started{std::make_unique<BusyFileOp>(std::move(op), ActivityHold(activity_, sandbox_id)),
+                   std::move(place)};
   };
   if (auto agent = runtime_.AgentAfterBoot(sandbox_id)) {
     auto op = StartViaAgent(agent, sandbox_id, args);
@@ -281,11 +308,13 @@ Result<std::string> FileService::RunToEnd(const Principal& who, const std::strin
   if (served_by) *served_by = p.served_by();
   if (source) {
     // The client went away: the agent is killed before it renames anything into place.
-    if (!Feed(*source, p.input_fd()))
+    if (!Feed(*source, p.input_fd(), {silence_limit_}))
       return InvalidArgument("body", "the upload ended before the whole body arrived");
   }
   p.CloseInput();
-  auto out = ReadAll(p.output_fd(), kMaxReplyBytes);
+  auto out = ReadAll(p.output_fd(), kMaxReplyBytes, {silence_limit_});
+  // A tool that stalled is not waited for again: dropping the operation kills it.
+  if (!out.ok() && out.status().code() == Code::kUnavailable) return out.status();
   RETURN_IF_ERROR(p.Finish());
   return out;
 }
@@ -314,10 +343,13 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
   ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, std::move(args)));
   started.process->CloseInput();
   // The agent prints the size on a line of its own once the file is open.
+  const ToolPatience patience{silence_limit_};
   std::string head;
   std::vector<char> buf(kChunk);
   while (head.find('\n') == std::string::npos) {
-    auto n = os::ReadSome(started.process->output_fd(), buf.data(), buf.size());
+    auto n = os::ReadSomeBefore(started.process->output_fd(), buf.data(), buf.size(),
+                                patience.Deadline());
+    if (!n.ok() && n.status().code() == Code::kUnavailable) return patience.Stalled(n.status());
     if (!n.ok() || *n == 0) {
       RETURN_IF_ERROR(started.process->Finish());
       return FileToolFault("ended without a reply");
@@ -327,8 +359,9 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
   }
   size_t nl = head.find('\n');
   ASSIGN_OR_RETURN(DownloadHeader header, ParseDownloadHeader(head.substr(0, nl), report));
-  return std::unique_ptr<FileReader>(std::make_unique<AgentReader>(
-      std::move(started.process), head.substr(nl + 1), header.size, std::move(header.opened_path)));
+  return std::unique_ptr<FileReader>(
+      std::make_unique<AgentReader>(std::move(started.process), patience, head.substr(nl + 1),
+                                    header.size, std::move(header.opened_path)));
 }
 
 Result<FileListing> FileService::List(const Principal& who, const std::string& sandbox_id,
@@ -371,14 +404,17 @@ Result<std::unique_ptr<FileReader>> FileService::ArchiveGet(const Principal& who
   // A tar stream is never empty (it ends with two zero blocks): no bytes means a failure,
   // reported before the response starts.
   std::string first(kChunk, '\0');
-  auto n = os::ReadSome(started.process->output_fd(), first.data(), first.size());
+  const ToolPatience patience{silence_limit_};
+  auto n = os::ReadSomeBefore(started.process->output_fd(), first.data(), first.size(),
+                              patience.Deadline());
+  if (!n.ok() && n.status().code() == Code::kUnavailable) return patience.Stalled(n.status());
   if (!n.ok() || *n == 0) {
     RETURN_IF_ERROR(started.process->Finish());
     return FileToolFault("ended without a reply");
   }
   first.resize(*n);
-  return std::unique_ptr<FileReader>(
-      std::make_unique<AgentReader>(std::move(started.process), std::move(first), std::nullopt));
+  return std::unique_ptr<FileReader>(std::make_unique<AgentReader>(
+      std::move(started.process), patience, std::move(first), std::nullopt));
 }
 
 Status FileService::ArchivePut(const Principal& who, const std::string& sandbox_id,

@@ -13,12 +13,14 @@
 // Thread-safe.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/org_counter.h"
 #include "core/auth.h"
 #include "core/file_replies.h"
 #include "core/sandbox_activity.h"
@@ -66,6 +68,17 @@ class FileService {
   // Where a transfer marks its sandbox in use while it runs (idle_tracker.h). Set before
   // serving.
   void set_activity(SandboxActivity* activity) { activity_ = activity; }
+  // How many file operations one organization may have waiting on its sandboxes at once (0:
+  // no cap), each holding a blocking worker thread until its tool answers (a download until
+  // its header, after which its stream's own thread reads): the sandbox's root can stall its
+  // own answers (stop the agent's tool), and without a cap a few such requests would hold
+  // every API worker of every organization. Past it, 429. Set before serving.
+  void set_max_in_flight_per_org(size_t n) { in_flight_ = OrgCounter(n); }
+  // How long an operation waits for its sandbox's tool to take or send a byte before it fails
+  // (503): long enough for a legitimate `rm -r` or extraction that prints nothing till its end.
+  static constexpr std::chrono::seconds kToolSilenceLimit{300};
+  // kToolSilenceLimit unless a test shortens it. Set before serving.
+  void set_tool_silence_limit(std::chrono::milliseconds limit) { silence_limit_ = limit; }
 
   // Writes `source` to `path` (replaced as a whole: a temp file renamed at the end). A source
   // that fails leaves the old file in place. `mode` is octal text, empty: keep or 0644.
@@ -114,6 +127,8 @@ class FileService {
   store::SandboxStore& store_;
   runtime::Runtime& runtime_;
   SandboxActivity* activity_ = nullptr;
+  OrgCounter in_flight_;
+  std::chrono::milliseconds silence_limit_ = kToolSilenceLimit;
 };
 
 // Checks a path given by a client: non-empty, no NUL, at most kMaxPathBytes.

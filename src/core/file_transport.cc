@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "core/file_service.h"
 #include "os/process.h"
+#include "os/timed_io.h"
 #include "os/unix_socket.h"
 
 namespace adapt::core {
@@ -48,16 +49,23 @@ class ExecFileOp final : public FileOp {
   const char* served_by() const override { return "runsc-exec"; }
 
   Status Finish() override {
-    finished_ = true;
     CloseInput();
     process_.stdout_fd.reset();
     std::string err;
     std::vector<char> buf(8192);
+    // The sandbox's root can hold the tool's stderr open: its end is waited for kExitWait at
+    // most, and a tool that does not end is killed by the destructor (not finished_).
+    const auto deadline = std::chrono::steady_clock::now() + kExitWait;
     for (;;) {
-      auto n = os::ReadSome(process_.stderr_fd.get(), buf.data(), buf.size());
+      auto n = os::ReadSomeBefore(process_.stderr_fd.get(), buf.data(), buf.size(), deadline);
+      if (!n.ok() && n.status().code() == Code::kUnavailable)
+        return Status(Code::kUnavailable, "the sandbox's file tool did not end within " +
+                                              std::to_string(kExitWait.count()) +
+                                              " s of its reply");
       if (!n.ok() || *n == 0) break;
       if (err.size() < kMaxStderrBytes) err.append(buf.data(), *n);
     }
+    finished_ = true;
     auto exit = os::Wait(process_.pid);
     runtime_.ForgetExec(sandbox_id_, process_.tree_id);
     if (!exit.ok()) return exit.status().WithContext("waiting for the file operation");

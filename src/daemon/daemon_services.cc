@@ -1,4 +1,5 @@
 // adaptd's services over the reconciled state: the core, the ingress, the API and MCP.
+#include <algorithm>
 #include <boost/asio/post.hpp>
 
 #include "base/background_work.h"
@@ -60,6 +61,9 @@ Status Daemon::StartServices() {
   commands_.emplace(*store_, *runtime_, *images_);
   commands_->set_waiter(&*bus_, &*waiter_);
   files_.emplace(*store_, *runtime_);
+  // Half the API's workers: one organization whose sandbox stalls its file tool cannot hold
+  // them all (file_service.h).
+  files_->set_max_in_flight_per_org(std::max(1, config_.worker_threads / 2));
   objects_.emplace(*store_, *store_, *object_store_, *storage_tokens_, *files_, *sandboxes_);
   objects_->SetGatewayPort(storage_server_->port());
   commands_->Reconcile();

@@ -10,6 +10,7 @@
 #include "base/constant_time.h"
 #include "base/log.h"
 #include "os/process.h"
+#include "os/timed_io.h"
 #include "os/unix_socket.h"
 
 namespace adapt::runtime {
@@ -72,7 +73,11 @@ Result<os::UniqueFd> AgentSession::TakeData(uint32_t channel, std::chrono::milli
 Status AgentSession::Send(FrameType type, uint32_t channel, std::string_view payload) {
   if (closed_) return Status(Code::kUnavailable, "the sandbox agent is disconnected");
   std::lock_guard lock(write_mu_);
-  Status st = os::WriteAll(fd_.get(), agent::EncodeFrame(type, channel, payload));
+  // The agent reads its connection all the time (a command's stdin waits in its memory), so
+  // one that takes nothing for kSendLimit is stopped (the sandbox's root can do that, or the
+  // sandbox is paused): it is dropped rather than left holding this caller's thread for good.
+  Status st = os::WriteAllBefore(fd_.get(), agent::EncodeFrame(type, channel, payload),
+                                 std::chrono::steady_clock::now() + kSendLimit);
   if (!st.ok()) {
     Close();
     return Status(Code::kUnavailable, "the sandbox agent is disconnected");

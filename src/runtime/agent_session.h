@@ -35,6 +35,9 @@ struct AgentCallbacks {
 
 class AgentSession : public std::enable_shared_from_this<AgentSession> {
  public:
+  // How long a frame may wait for room on the connection before the session is dropped.
+  static constexpr std::chrono::seconds kSendLimit{60};
+
   AgentSession(std::string sandbox_id, os::UniqueFd fd);
   ~AgentSession();
 

@@ -8,6 +8,7 @@ that a handful of requests is "more than there are workers"."""
 
 import json
 import socket
+import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -97,6 +98,56 @@ def test_command_waits_hold_no_api_worker(small):
     # Each wait ran its course: 202 with the command still running, after about WAIT seconds.
     assert all(status == 202 and cmd["status"] == "running" for status, cmd in results), results
     assert time.monotonic() - started >= WAIT - 1
+
+
+def stalled_upload(daemon, key, sid, done):
+    """PUTs an endless body into /upload.bin of `sid` until `done` is set or the connection
+    fails; returns what ended it."""
+    s = socket.create_connection(("127.0.0.1", daemon.port), timeout=300)
+    try:
+        s.sendall(("PUT /v1/sandboxes/%s/files?path=/upload.bin HTTP/1.1\r\nHost: x\r\n"
+                   "Authorization: Bearer %s\r\nContent-Length: %d\r\n\r\n"
+                   % (sid, key, 1 << 34)).encode())
+        chunk = b"x" * 65536
+        while not done.is_set():
+            s.sendall(chunk)
+        return "stopped"
+    except OSError as e:
+        return type(e).__name__
+    finally:
+        s.close()
+
+
+def test_a_sandbox_that_stalls_its_file_tool_holds_at_most_half_the_api_workers(small):
+    """The sandbox's root stops every file tool adaptd starts in it (SIGSTOP), so an upload
+    into it waits on a tool that takes nothing more, holding an API worker. Only half the
+    API's workers (here one of two) may be held so: past that the organization's file requests
+    are 429 at once, and another organization (and /healthz) is served meanwhile. Deleting the
+    sandbox ends the held request."""
+    org, other = small.new_org(), small.new_org()
+    sid = running_sandbox(org)
+    # The pattern's brackets keep the loop's own command line from matching it.
+    status, cmd = org.api("POST", "/v1/sandboxes/%s/commands" % sid, {
+        "argv": ["sh", "-c", "while :; do pkill -STOP -f 'adapt-agen[t] file put'; sleep 0.01; done"],
+        "waitSeconds": 0})
+    assert status == 202 and cmd["status"] == "running", cmd
+    done = threading.Event()
+    with ThreadPoolExecutor(2) as pool:
+        held = pool.submit(stalled_upload, small, org.key, sid, done)
+        time.sleep(3)  # the upload's tool is started and stopped; its buffers fill
+        assert not held.done(), held.result()
+        for _ in range(3):
+            status, body = org.api("GET", "/v1/sandboxes/%s/files?path=/&list=true" % sid)
+            assert status == 429 and body["error"]["code"] == "resource_exhausted", (status, body)
+            assert "file operations running" in body["error"]["message"], body
+        status, health = other.api("GET", "/healthz", key="")
+        assert status == 200 and health["status"] == "ok", health
+        status, page = other.api("GET", "/v1/sandboxes")
+        assert status == 200 and page["items"] == [], page
+        org.delete(sid)
+        done.set()
+        assert held.result() in ("stopped", "BrokenPipeError", "ConnectionResetError"), \
+            held.result()
 
 
 def test_a_wait_answers_when_the_command_ends(small):

@@ -1,0 +1,84 @@
+// FileService against a sandbox whose file tool stalls (its root can stop it): an operation
+// gives up once the tool has taken or sent nothing for the silence limit, and one organization
+// has at most its cap of operations in flight, while another's still run. The tool is a stand-in
+// process served through the FakeRuntime's exec.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "core/core_test_fixture.h"
+#include "core/file_service.h"
+#include "os/files.h"
+
+namespace adapt::core {
+namespace {
+
+using namespace std::chrono_literals;
+
+class FileServiceLimitsTest : public testing_support::CoreTest {
+ protected:
+  Principal Of(const std::string& org) { return Principal{org, "key_" + org, false}; }
+  std::string RunningSandbox(const std::string& org) {
+    store::SandboxRecord r = NewSandbox("running");
+    r.org_id = org;
+    return Insert(r).id;
+  }
+  // Waits until the runtime was asked for `n` execs (the operation started: 10 s at most).
+  void AwaitExecs(size_t n) {
+    for (int i = 0;
+         i < 1000 && runtime_.CountCalls(runtime::FakeRuntime::Op::kExec) < static_cast<int>(n);
+         ++i)
+      std::this_thread::sleep_for(10ms);
+    ASSERT_GE(runtime_.CountCalls(runtime::FakeRuntime::Op::kExec), static_cast<int>(n));
+  }
+
+  FileService files_{store_, runtime_};
+};
+
+TEST_F(FileServiceLimitsTest, AToolThatSendsNothingFailsTheOperationAtTheSilenceLimit) {
+  files_.set_tool_silence_limit(300ms);
+  std::string sbx = RunningSandbox(org_);
+  runtime_.ServeNextExec({"/bin/sh", "-c", "exec sleep 600"});
+  auto listed = files_.List(Of(org_), sbx, "/");
+  ASSERT_FALSE(listed.ok());
+  EXPECT_EQ(listed.status().code(), Code::kUnavailable);
+  EXPECT_NE(listed.status().message().find("took or sent nothing for 300 ms"), std::string::npos)
+      << listed.status().message();
+  // Its place is given back: the next operation runs.
+  runtime_.ServeNextExec({"/bin/sh", "-c", "printf '[]'"});
+  auto next = files_.List(Of(org_), sbx, "/");
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_TRUE(next->items.empty());
+}
+
+TEST_F(FileServiceLimitsTest, AnOrganizationPastItsCapIsRefusedWhileAnotherRuns) {
+  files_.set_max_in_flight_per_org(1);
+  std::string sbx = RunningSandbox(org_);
+  const std::string go = dir_ + "/go";
+  // A tool that answers only once the test says so.
+  runtime_.ServeNextExec(
+      {"/bin/sh", "-c", "while [ ! -e " + go + " ]; do sleep 0.02; done; printf '[]'"});
+  Result<FileListing> first = Status(Code::kInternal, "not run");
+  std::thread held([&] { first = files_.List(Of(org_), sbx, "/"); });
+  AwaitExecs(1);
+  auto refused = files_.List(Of(org_), sbx, "/");
+  EXPECT_EQ(refused.status().code(), Code::kResourceExhausted) << refused.status().message();
+  EXPECT_NE(refused.status().message().find("already has 1 file operations running"),
+            std::string::npos)
+      << refused.status().message();
+  // Another organization is not counted with it.
+  auto other = store_.CreateOrg({NewId("org"), "other", false, NowMillis()});
+  ASSERT_TRUE(other.ok());
+  std::string theirs = RunningSandbox(other->id);
+  runtime_.ServeNextExec({"/bin/sh", "-c", "printf '[]'"});
+  auto served = files_.List(Of(other->id), theirs, "/");
+  EXPECT_TRUE(served.ok()) << served.status().message();
+  ASSERT_TRUE(os::WriteFileAtomic(go, "", 0600).ok());
+  held.join();
+  EXPECT_TRUE(first.ok()) << first.status().message();
+  runtime_.ServeNextExec({"/bin/sh", "-c", "printf '[]'"});
+  EXPECT_TRUE(files_.List(Of(org_), sbx, "/").ok());
+}
+
+}  // namespace
+}  // namespace adapt::core
