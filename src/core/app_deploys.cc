@@ -135,6 +135,20 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
   });
 }
 
+bool AppService::AwaitOutcome(OperationOutcome& outcome, std::chrono::milliseconds wait) {
+  // In slices: BeginStop does not know the outcomes waited on, and a stop must not wait for
+  // a deploy's whole waitSeconds (the API server's stop waits for this handler).
+  const auto until = std::chrono::steady_clock::now() + wait;
+  std::unique_lock lock(outcome.mu);
+  while (!outcome.done && !stop_requested_) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= until) break;
+    outcome.done_cv.wait_for(lock, std::min<std::chrono::steady_clock::duration>(
+                                       until - now, std::chrono::milliseconds(200)));
+  }
+  return outcome.done;
+}
+
 Result<AppDeployment> AppService::DeployedEarlier(const Principal& who,
                                                   const std::string& operation_id,
                                                   std::chrono::milliseconds wait) {
@@ -145,10 +159,7 @@ Result<AppDeployment> AppService::DeployedEarlier(const Principal& who,
     std::lock_guard lock(mu_);
     if (auto it = outcomes_.find(operation_id); it != outcomes_.end()) running = it->second;
   }
-  if (running) {
-    std::unique_lock lock(running->mu);
-    running->done_cv.wait_for(lock, wait, [&] { return running->done; });
-  }
+  if (running) AwaitOutcome(*running, wait);
   ASSIGN_OR_RETURN(store::OperationRecord op, store_.GetOperation(who.org_id, operation_id));
   if (op.phase != "Completed") return AppDeployment{OperationView(op), std::nullopt};
   auto app = store_.GetApp(who.org_id, op.app_id);
@@ -237,10 +248,7 @@ Result<AppDeployment> AppService::RunOperation(store::OperationRecord op,
                       outcome->done = true;
                       outcome->done_cv.notify_all();
                     }));
-  std::unique_lock lock(outcome->mu);
-  outcome->done_cv.wait_for(lock, wait, [&] { return outcome->done; });
-  const bool done = outcome->done;
-  lock.unlock();
+  const bool done = AwaitOutcome(*outcome, wait);
   if (auto now = store_.GetOperation(op.org_id, op.id); now.ok()) op = *now;
   if (!done) return AppDeployment{OperationView(op), std::nullopt};
   if (!outcome->app.ok()) return outcome->app.status();

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -142,6 +143,46 @@ TEST_F(AppOperationsTest, AnOperationWhoseFinishThrowsAnswersTheErrorWithoutWait
   EXPECT_EQ(done.status().code(), Code::kInternal);
   EXPECT_NE(done.status().message().find("disk I/O error"), std::string::npos)
       << done.status().message();
+}
+
+// A MemoryStore whose next PutApp (a rollout's write of the app) waits until released.
+class StoreThatHoldsAnAppWrite : public store::MemoryStore {
+ public:
+  Status PutApp(const store::AppRecord& app) override {
+    if (armed.exchange(false)) {
+      entered.set_value();
+      released.get_future().wait();
+    }
+    return MemoryStore::PutApp(app);
+  }
+  std::atomic<bool> armed{false};
+  std::promise<void> entered, released;
+};
+
+// adaptd's stop does not wait out a request's waitSeconds on an operation still running (the
+// API server's stop waits for every handler): BeginStop answers it as it is, Running.
+TEST_F(AppOperationsTest, BeginStopAnswersARequestWaitingOnAnOperationAsItIsNow) {
+  StoreThatHoldsAnAppWrite held;
+  ASSERT_TRUE(held.CreateOrg({org_, "acme", false, NowMillis()}).ok());
+  ASSERT_TRUE(held.PutApp(app_).ok());
+  auto releases = store_.ListAppReleases(app_.id);
+  ASSERT_TRUE(releases.ok());
+  for (const auto& r : *releases) ASSERT_TRUE(held.PutAppRelease(r).ok());
+  AppService apps(held, *service_, *commands_, *files_, *objects_, *network_, AppOptions{});
+  held.armed = true;
+  auto answer = std::async(std::launch::async,
+                           [&] { return apps.Rollback(Caller(), app_.id, older_, 600s); });
+  held.entered.get_future().wait();  // the rollout is under way, and held
+  apps.BeginStop();
+  // A bound, not a timing: before BeginStop existed the answer came only with the release.
+  bool answered = answer.wait_for(10s) == std::future_status::ready;
+  held.released.set_value();
+  auto done = answer.get();
+  EXPECT_TRUE(answered) << "the request waited for the operation after BeginStop";
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  EXPECT_FALSE(done->app.has_value());
+  EXPECT_EQ(done->operation.phase, "Running");
+  apps.Stop();
 }
 
 TEST_F(AppOperationsTest, ARollbackIsAnOperationThatEndsWithTheAppOnTheEarlierRelease) {

@@ -107,16 +107,18 @@ Result<std::string> AppService::StartReplica(const store::AppRecord& app,
 }
 
 void AppService::EndDelivery(const store::AppReplicaRecord& replica, const std::string& why) {
-  {
-    std::lock_guard lock(mu_);
-    delivering_.erase(replica.sandbox_id);
-  }
   spdlog::warn("app {}: replica {}: {}", replica.app_id, replica.sandbox_id, why);
-  // A replica removed meanwhile (scaled down, the app deleted) did not fail.
+  // A replica removed meanwhile (scaled down, the app deleted) did not fail. Counted while the
+  // delivery still shows: a waiting rollout (AwaitReady) or the reconciler that sees it end
+  // finds the failure already noted, so neither clears it nor removes the replica uncounted.
   bool known = false;
   if (auto replicas = store_.ListAppReplicas(replica.app_id); replicas.ok())
     for (const auto& r : *replicas) known = known || r.sandbox_id == replica.sandbox_id;
   if (known) NoteFailure(replica, why);
+  {
+    std::lock_guard lock(mu_);
+    delivering_.erase(replica.sandbox_id);
+  }
   changed_.notify_all();
 }
 
@@ -557,12 +559,17 @@ void AppService::Start() {
   }));
 }
 
-void AppService::Stop() {
+void AppService::BeginStop() {
+  stop_requested_ = true;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
   changed_.notify_all();
+}
+
+void AppService::Stop() {
+  BeginStop();
   if (reconciler_.joinable()) reconciler_.join();
   // Joined, not only stopped: a delivery under way uses the members, which go before the pool
   // does (ASan, app_supervision_test). Each ends within a second of seeing stopping_.

@@ -247,12 +247,18 @@ class AppService {
   // Brings every app to its wanted replicas (see above) and starts doing so every
   // reconcile_every. Call once, after the sandboxes were reconciled.
   void Start();
+  // adaptd is stopping: requests waiting on an operation answer it as it is now (Running; the
+  // next start settles it), and the work under way sees stopping_. Before the API server's
+  // stop, which waits for every handler.
+  void BeginStop();
   void Stop();
 
  private:
   App View(const store::AppRecord& app);
   Status CheckDeploy(const DeployApp& request, const FieldNames& names) const;
   struct OperationOutcome;
+  // Waits up to `wait` for `outcome`, or until BeginStop; whether it is done.
+  bool AwaitOutcome(OperationOutcome& outcome, std::chrono::milliseconds wait);
   // What a deploy under an Idempotency-Key, whose operation is `operation_id`, answers: after
   // up to `wait` for that operation, when it still runs.
   Result<AppDeployment> DeployedEarlier(const Principal& who, const std::string& operation_id,
@@ -364,9 +370,10 @@ class AppService {
   std::set<std::string> deploying_;                // guarded by mu_: app ids
   // Guarded by mu_: the operations RunOperation runs, by id, until each has ended.
   std::map<std::string, std::shared_ptr<OperationOutcome>> outcomes_;
-  std::mutex app_mu_;       // one deploy, scale or reconcile at a time
-  bool stopping_ = false;   // guarded by mu_
-  bool recovered_ = false;  // Recover has run
+  std::mutex app_mu_;                        // one deploy, scale or reconcile at a time
+  bool stopping_ = false;                    // guarded by mu_
+  std::atomic<bool> stop_requested_{false};  // BeginStop: read by waits that do not hold mu_
+  bool recovered_ = false;                   // Recover has run
   std::thread reconciler_;
 };
 

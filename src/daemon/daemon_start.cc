@@ -44,6 +44,9 @@ void Daemon::ServeUntilStopSignal() {
   sigwait(&stop_signals, &sig);
   spdlog::info("stopping on signal {}; sandboxes keep running", sig);
   size_t streams = api::RunningStreamThreads();
+  // Before the server's stop, which waits for every handler: one waiting on an app's deploy
+  // answers it as it is now instead of after its waitSeconds.
+  apps_->BeginStop();
   server_->Stop();
   monitor_->Stop();
   idle_->Stop();
