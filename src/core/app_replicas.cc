@@ -118,6 +118,7 @@ void AppService::EndDelivery(const store::AppReplicaRecord& replica, const std::
   {
     std::lock_guard lock(mu_);
     delivering_.erase(replica.sandbox_id);
+    ++deliveries_ended_;
   }
   changed_.notify_all();
 }
@@ -128,6 +129,7 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
   auto forget = [&] {
     std::lock_guard lock(mu_);
     delivering_.erase(replica.sandbox_id);
+    ++deliveries_ended_;
   };
   auto finish = [&](bool ok, const std::string& why) {
     if (!ok) return EndDelivery(replica, why);
@@ -198,11 +200,17 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
     }
     if (failure.empty()) {
       replica.state = "ready";
-      // Only while the replica is still the app's (a scale down may have removed it).
+      // Only while the replica is still the app's (a scale down may have removed it), checked
+      // and written under app_mu_ as RecheckReplicas does: a removal between the two would
+      // have the write bring the removed replica back. Nothing holding app_mu_ waits for a
+      // delivery.
       bool known = false;
-      if (auto replicas = store_.ListAppReplicas(replica.app_id); replicas.ok())
-        for (const auto& r : *replicas) known = known || r.sandbox_id == replica.sandbox_id;
-      if (known) IgnoreError(store_.PutAppReplica(replica), "the next reconcile retries");
+      {
+        std::lock_guard apps_lock(app_mu_);
+        if (auto replicas = store_.ListAppReplicas(replica.app_id); replicas.ok())
+          for (const auto& r : *replicas) known = known || r.sandbox_id == replica.sandbox_id;
+        if (known) IgnoreError(store_.PutAppReplica(replica), "the next reconcile retries");
+      }
       ClearTrouble(replica.app_id);
       if (known)
         Emit(replica.org_id, replica.app_id, "replica.ready", replica.sandbox_id,
@@ -224,8 +232,13 @@ bool AppService::AwaitReady(const std::string& app_id, const std::string& releas
                             std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(mu_);
   for (;;) {
-    lock.unlock();
+    // Taken before the store is read: a delivery writes its replica's state before it stops
+    // showing, so one that ends after the read (its wake-up then lost) has the loop read
+    // again rather than judge by a stale read or wait for a wake-up that came already.
+    const uint64_t ended = deliveries_ended_;
     bool ready = false, pending = false;
+    for (const auto& [sandbox, app] : delivering_) pending = pending || app == app_id;
+    lock.unlock();
     if (auto replicas = store_.ListAppReplicas(app_id); replicas.ok()) {
       for (const auto& r : *replicas) {
         if (r.release_id != release_id) continue;
@@ -233,8 +246,8 @@ bool AppService::AwaitReady(const std::string& app_id, const std::string& releas
       }
     }
     lock.lock();
-    for (const auto& [sandbox, app] : delivering_) pending = pending || app == app_id;
     if (ready) return true;
+    if (deliveries_ended_ != ended) continue;
     if (!pending || stopping_) return false;
     if (changed_.wait_until(lock, deadline) == std::cv_status::timeout) return false;
   }

@@ -367,6 +367,7 @@ class AppService {
   // Guarded by mu_: when each ready (or unready) replica's next readiness check is due.
   std::map<std::string, std::chrono::steady_clock::time_point> next_check_;
   std::map<std::string, std::string> delivering_;  // guarded by mu_: sandbox id -> app id
+  uint64_t deliveries_ended_ = 0;                  // guarded by mu_: bumped as one leaves it
   std::set<std::string> deploying_;                // guarded by mu_: app ids
   // Guarded by mu_: the operations RunOperation runs, by id, until each has ended.
   std::map<std::string, std::shared_ptr<OperationOutcome>> outcomes_;
