@@ -279,6 +279,12 @@ Result<App> AppService::RunDeploy(const Principal& who, const DeployApp& req, co
   // app's release is kept while another app's uses its blob). Under app_mu_, as a delete
   // is, so that the blob is not retired between finding it and recording it here.
   std::unique_lock apps_lock(app_mu_);
+  // Deleted while its release was built: a release recorded now would outlive it, and the
+  // rollout's write of the app would bring it back.
+  if (existing && store_.GetApp(who.org_id, app.id).status().code() == Code::kNotFound) {
+    objects_.RemoveBlob(release.blob);
+    return NotFound("app " + app.name + " was deleted while its release was built");
+  }
   bool own_blob = true;
   if (!store_.GetAppRelease(app.id, release.id).ok()) {
     if (auto apps = store_.ListApps(who.org_id); apps.ok()) {

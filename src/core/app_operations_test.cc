@@ -185,6 +185,47 @@ TEST_F(AppOperationsTest, BeginStopAnswersARequestWaitingOnAnOperationAsItIsNow)
   apps.Stop();
 }
 
+// A MemoryStore whose GetApp, once armed, reads the app and then waits until released when a
+// thread other than the request's calls it: the rollback's work, reading the app at its start.
+class StoreThatHoldsTheWorksAppRead : public store::MemoryStore {
+ public:
+  Result<store::AppRecord> GetApp(const std::string& org_id, const std::string& id) override {
+    auto app = MemoryStore::GetApp(org_id, id);
+    if (std::this_thread::get_id() != request_thread && armed.exchange(false)) {
+      entered.set_value();
+      released.get_future().wait();  // answered as it was before the wait
+    }
+    return app;
+  }
+  std::atomic<std::thread::id> request_thread;
+  std::atomic<bool> armed{false};
+  std::promise<void> entered, released;
+};
+
+// An app deleted while its rollback rolls out stays deleted: the rollout's write of the app
+// (an upsert) inserted it again, with its replicas.
+TEST_F(AppOperationsTest, AnAppDeletedDuringItsRollbackStaysDeleted) {
+  StoreThatHoldsTheWorksAppRead held;
+  ASSERT_TRUE(held.CreateOrg({org_, "acme", false, NowMillis()}).ok());
+  ASSERT_TRUE(held.PutApp(app_).ok());
+  auto releases = store_.ListAppReleases(app_.id);
+  ASSERT_TRUE(releases.ok());
+  for (const auto& r : *releases) ASSERT_TRUE(held.PutAppRelease(r).ok());
+  AppService apps(held, *service_, *commands_, *files_, *objects_, *network_, AppOptions{});
+  held.armed = true;
+  auto answer = std::async(std::launch::async, [&] {
+    held.request_thread = std::this_thread::get_id();
+    return apps.Rollback(Caller(), app_.id, older_, 60s);
+  });
+  held.entered.get_future().wait();  // the work read the app; the delete comes now
+  ASSERT_TRUE(apps.Delete(Caller(), app_.id).ok());
+  held.released.set_value();
+  auto done = answer.get();
+  EXPECT_EQ(held.GetApp(org_, app_.id).status().code(), Code::kNotFound);
+  EXPECT_FALSE(done.ok() && done->app.has_value()) << "the rollback answered the deleted app";
+  apps.Stop();
+}
+
 TEST_F(AppOperationsTest, ARollbackIsAnOperationThatEndsWithTheAppOnTheEarlierRelease) {
   auto done = apps_->Rollback(Caller(), app_.id, "", 60s);
   ASSERT_TRUE(done.ok()) << done.status().message();

@@ -396,18 +396,28 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
     // The new release serves: the old replicas take no new request, finish theirs, and go.
     // Written `draining` under app_mu_, so that a readiness check cannot write one back ready.
     std::vector<store::AppReplicaRecord> old;
+    bool deleted = false;
     {
       std::lock_guard lock(app_mu_);
-      app.release_id = release.id;
-      RETURN_IF_ERROR(store_.PutApp(app));
-      if (auto replicas = store_.ListAppReplicas(app.id); replicas.ok()) {
-        for (auto r : *replicas) {
-          if (r.release_id == release.id) continue;
-          r.state = "draining";
-          WarnIfError(store_.PutAppReplica(r), "marking an old replica draining (it goes anyway)");
-          old.push_back(std::move(r));
+      // Deleted during the rollout: PutApp would insert it again, with these replicas.
+      deleted = store_.GetApp(app.org_id, app.id).status().code() == Code::kNotFound;
+      if (!deleted) {
+        app.release_id = release.id;
+        RETURN_IF_ERROR(store_.PutApp(app));
+        if (auto replicas = store_.ListAppReplicas(app.id); replicas.ok()) {
+          for (auto r : *replicas) {
+            if (r.release_id == release.id) continue;
+            r.state = "draining";
+            WarnIfError(store_.PutAppReplica(r),
+                        "marking an old replica draining (it goes anyway)");
+            old.push_back(std::move(r));
+          }
         }
       }
+    }
+    if (deleted) {
+      discard(started);  // takes app_mu_: outside the block above
+      return NotFound("app " + app.name + " was deleted while its release was rolled out");
     }
     DrainThenRemove(old);
   }
