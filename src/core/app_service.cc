@@ -318,17 +318,23 @@ Result<std::shared_ptr<void>> AppService::ClaimRollout(const store::AppRecord& a
   struct Claim {
     AppService* self;
     std::string id;
+    bool held = false;
     ~Claim() {
+      if (!held) return;
       std::lock_guard lock(self->mu_);
       self->deploying_.erase(id);
     }
   };
+  // Made before mu_ is taken: a failed allocation then claims nothing, and a claim never
+  // released under mu_ (its destructor takes mu_).
+  auto claim = std::make_shared<Claim>(Claim{this, app.id});
   std::lock_guard lock(mu_);
   if (deploying_.count(app.id))
     return Conflict("app " + app.name + " is being deployed or rolled back; " +
                     "try again once that ends");
   deploying_.insert(app.id);
-  return std::shared_ptr<void>(std::shared_ptr<Claim>(new Claim{this, app.id}));
+  claim->held = true;
+  return std::shared_ptr<void>(std::move(claim));
 }
 
 Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool existing,
