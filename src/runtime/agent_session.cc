@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -114,6 +115,8 @@ Result<uint32_t> AgentSession::Attach(const std::string& tag, AgentCallbacks cb)
     if (it == held_.end()) return NotFound("the sandbox agent does not run " + tag + " any more");
     channel = it->second;
     held_.erase(it);
+    if (channels_.count(channel))
+      return NotFound("the sandbox agent does not run " + tag + " any more");
     channels_[channel] = std::move(cb);
   }
   // On failure the reader ends the channel as lost, through its callbacks.
@@ -195,8 +198,17 @@ bool AgentSession::HandleHello(const Frame& f) {
   if (f.type == FrameType::kHello && agent::DecodeHello(f.payload, version, key, held) &&
       version == agent::kProtocolVersion) {
     std::lock_guard lock(mu_);
+    std::set<uint32_t> named;
     for (const auto& h : held) {
-      if (h.channel == 0) continue;
+      // A channel named twice would have two commands' outputs meet on it, and one past
+      // kMaxHeldChannel would have new channels wrap round to 0: neither is taken.
+      if (h.channel == 0 || h.channel > kMaxHeldChannel || !named.insert(h.channel).second) {
+        spdlog::warn(
+            "sandbox {}: the agent's hello names channel {} for {} again or out of "
+            "range; not attached",
+            sandbox_id_, h.channel, h.tag.substr(0, 64));
+        continue;
+      }
       held_[h.tag] = h.channel;
       // New channels never collide with the held ones.
       next_channel_ = std::max(next_channel_, h.channel + 1);

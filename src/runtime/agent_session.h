@@ -37,6 +37,8 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
  public:
   // How long a frame may wait for room on the connection before the session is dropped.
   static constexpr std::chrono::seconds kSendLimit{60};
+  // The highest channel a hello may name for a process it still runs.
+  static constexpr uint32_t kMaxHeldChannel = 1u << 30;
 
   AgentSession(std::string sandbox_id, os::UniqueFd fd);
   ~AgentSession();

@@ -336,6 +336,37 @@ TEST_F(AgentSessionTest, HeldCommandsAreAttachedAgain) {
   EXPECT_TRUE(fresh.WaitExit());
 }
 
+// A hello (which takes the agent's key) naming one channel for two commands, or a channel past
+// kMaxHeldChannel, attaches neither twice: one command's output never reaches another's
+// callbacks, and new channels do not wrap round to 0.
+TEST_F(AgentSessionTest, AHelloNamingAChannelTwiceOrOutOfRangeAttachesItOnce) {
+  FakeAgent a = Connect(agent::kProtocolVersion, {{5, "cmd_a"},
+                                                  {5, "cmd_b"},
+                                                  {AgentSession::kMaxHeldChannel + 1, "cmd_far"},
+                                                  {0xFFFFFFFEu, "cmd_farther"}});
+  auto session = WaitSession();
+  ASSERT_NE(session, nullptr);
+  Seen first;
+  auto ch = session->Attach("cmd_a", first.Callbacks());
+  ASSERT_TRUE(ch.ok()) << ch.status().message();
+  EXPECT_EQ(*ch, 5u);
+  EXPECT_EQ(session->Attach("cmd_b", Seen().Callbacks()).status().code(), Code::kNotFound);
+  EXPECT_EQ(session->Attach("cmd_far", Seen().Callbacks()).status().code(), Code::kNotFound);
+  EXPECT_EQ(session->Attach("cmd_farther", Seen().Callbacks()).status().code(), Code::kNotFound);
+  agent::SpawnRequest req;
+  req.argv = {"true"};
+  Seen fresh;
+  auto next = session->Spawn(req, fresh.Callbacks());
+  ASSERT_TRUE(next.ok());
+  EXPECT_GT(*next, 5u);
+  EXPECT_LE(*next, AgentSession::kMaxHeldChannel + 1);
+  a.Send(FrameType::kExit, 5, agent::EncodeInts({3, 0}));
+  ASSERT_TRUE(first.WaitExit());
+  EXPECT_EQ(first.exit.exit_code, 3);
+  a.Send(FrameType::kExit, *next, agent::EncodeInts({0, 0}));
+  EXPECT_TRUE(fresh.WaitExit());
+}
+
 TEST_F(AgentSessionTest, AMisbehavingPeerIsDropped) {
   FakeAgent wrong = Connect(agent::kProtocolVersion + 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
