@@ -135,7 +135,12 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
   });
 }
 
-bool AppService::AwaitOutcome(OperationOutcome& outcome, std::chrono::milliseconds wait) {
+bool AppService::AwaitOutcome(const std::string& org_id, OperationOutcome& outcome,
+                              std::chrono::milliseconds wait) {
+  // One organization's waits hold at most its share of the API's workers: a deploy may wait
+  // 600 s, and its rollout is the organization's to make slow.
+  std::shared_ptr<void> place = waiting_.TryTake(org_id);
+  if (!place) wait = std::chrono::milliseconds(0);
   // In slices: BeginStop does not know the outcomes waited on, and a stop must not wait for
   // a deploy's whole waitSeconds (the API server's stop waits for this handler).
   const auto until = std::chrono::steady_clock::now() + wait;
@@ -159,7 +164,7 @@ Result<AppDeployment> AppService::DeployedEarlier(const Principal& who,
     std::lock_guard lock(mu_);
     if (auto it = outcomes_.find(operation_id); it != outcomes_.end()) running = it->second;
   }
-  if (running) AwaitOutcome(*running, wait);
+  if (running) AwaitOutcome(who.org_id, *running, wait);
   ASSIGN_OR_RETURN(store::OperationRecord op, store_.GetOperation(who.org_id, operation_id));
   if (op.phase != "Completed") return AppDeployment{OperationView(op), std::nullopt};
   auto app = store_.GetApp(who.org_id, op.app_id);
@@ -248,7 +253,7 @@ Result<AppDeployment> AppService::RunOperation(store::OperationRecord op,
                       outcome->done = true;
                       outcome->done_cv.notify_all();
                     }));
-  const bool done = AwaitOutcome(*outcome, wait);
+  const bool done = AwaitOutcome(op.org_id, *outcome, wait);
   if (auto now = store_.GetOperation(op.org_id, op.id); now.ok()) op = *now;
   if (!done) return AppDeployment{OperationView(op), std::nullopt};
   if (!outcome->app.ok()) return outcome->app.status();

@@ -8,8 +8,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -223,6 +225,76 @@ TEST_F(AppOperationsTest, AnAppDeletedDuringItsRollbackStaysDeleted) {
   auto done = answer.get();
   EXPECT_EQ(held.GetApp(org_, app_.id).status().code(), Code::kNotFound);
   EXPECT_FALSE(done.ok() && done->app.has_value()) << "the rollback answered the deleted app";
+  apps.Stop();
+}
+
+// A MemoryStore whose PutApp calls (the rollouts' writes of their apps) wait until released.
+class StoreThatHoldsAppWrites : public store::MemoryStore {
+ public:
+  Status PutApp(const store::AppRecord& app) override {
+    if (holding) {
+      {
+        std::lock_guard lock(mu);
+        ++held;
+        cv.notify_all();
+      }
+      released.wait();
+    }
+    return MemoryStore::PutApp(app);
+  }
+  void AwaitHeld(int n) {
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, 10s, [&] { return held >= n; });
+  }
+  std::atomic<bool> holding{false};
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::mutex mu;
+  std::condition_variable cv;
+  int held = 0;
+};
+
+// One organization's requests wait on their operations with at most its share of the API's
+// workers: past set_max_waiting_per_org, a request answers its operation at once (Running).
+TEST_F(AppOperationsTest, WaitsPastTheOrganizationsShareAnswerTheOperationAtOnce) {
+  StoreThatHoldsAppWrites held;
+  ASSERT_TRUE(held.CreateOrg({org_, "acme", false, NowMillis()}).ok());
+  store::AppRecord second = app_;
+  second.id = NewId("app");
+  second.name = "api";
+  second.hostname = "api-abc.adapt.localhost";
+  auto releases = store_.ListAppReleases(app_.id);
+  ASSERT_TRUE(releases.ok());
+  std::string second_older;
+  for (auto r : *releases) {
+    ASSERT_TRUE(held.PutAppRelease(r).ok());
+    const bool was_older = r.id == older_;
+    r.app_id = second.id;
+    r.id = NewId("rel");
+    if (was_older)
+      second_older = r.id;
+    else
+      second.release_id = r.id;
+    ASSERT_TRUE(held.PutAppRelease(r).ok());
+  }
+  ASSERT_TRUE(held.PutApp(app_).ok());
+  ASSERT_TRUE(held.PutApp(second).ok());
+  AppService apps(held, *service_, *commands_, *files_, *objects_, *network_, AppOptions{});
+  apps.set_max_waiting_per_org(1);
+  held.holding = true;
+  auto waiting =
+      std::async(std::launch::async, [&] { return apps.Rollback(Caller(), app_.id, older_, 60s); });
+  held.AwaitHeld(1);  // its rollout is held, and its request waits
+  // A bound, not a timing: the answer comes while the rollout is still held.
+  auto at_once = apps.Rollback(Caller(), second.id, second_older, 60s);
+  ASSERT_TRUE(at_once.ok()) << at_once.status().message();
+  EXPECT_FALSE(at_once->app.has_value());
+  EXPECT_EQ(at_once->operation.phase, "Running");
+  held.release.set_value();
+  auto done = waiting.get();
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  ASSERT_TRUE(done->app.has_value());
+  EXPECT_EQ(done->app->release_id, older_);
   apps.Stop();
 }
 

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "base/list_cursor.h"
+#include "base/org_counter.h"
 #include "core/account_service.h"
 #include "core/auth.h"
 #include "core/command_service.h"
@@ -251,14 +252,20 @@ class AppService {
   // next start settles it), and the work under way sees stopping_. Before the API server's
   // stop, which waits for every handler.
   void BeginStop();
+  // How many requests of one organization may wait on their deploys and rollbacks at once,
+  // each holding an API worker (0: no cap); past it a request answers its operation at once,
+  // as when its waitSeconds run out (202, to be polled). Set before serving.
+  void set_max_waiting_per_org(size_t n) { waiting_ = OrgCounter(n); }
   void Stop();
 
  private:
   App View(const store::AppRecord& app);
   Status CheckDeploy(const DeployApp& request, const FieldNames& names) const;
   struct OperationOutcome;
-  // Waits up to `wait` for `outcome`, or until BeginStop; whether it is done.
-  bool AwaitOutcome(OperationOutcome& outcome, std::chrono::milliseconds wait);
+  // Waits up to `wait` for `outcome`, or until BeginStop; whether it is done. Not at all when
+  // `org_id` has set_max_waiting_per_org requests waiting already.
+  bool AwaitOutcome(const std::string& org_id, OperationOutcome& outcome,
+                    std::chrono::milliseconds wait);
   // What a deploy under an Idempotency-Key, whose operation is `operation_id`, answers: after
   // up to `wait` for that operation, when it still runs.
   Result<AppDeployment> DeployedEarlier(const Principal& who, const std::string& operation_id,
@@ -371,10 +378,12 @@ class AppService {
   std::set<std::string> deploying_;                // guarded by mu_: app ids
   // Guarded by mu_: the operations RunOperation runs, by id, until each has ended.
   std::map<std::string, std::shared_ptr<OperationOutcome>> outcomes_;
-  std::mutex app_mu_;                        // one deploy, scale or reconcile at a time
-  bool stopping_ = false;                    // guarded by mu_
-  std::atomic<bool> stop_requested_{false};  // BeginStop: read by waits that do not hold mu_
-  bool recovered_ = false;                   // Recover has run
+  std::mutex app_mu_;      // one deploy, scale or reconcile at a time
+  bool stopping_ = false;  // guarded by mu_
+  std::atomic<bool> stop_requested_{false};
+  OrgCounter waiting_;  // requests waiting in AwaitOutcome, per organization  // BeginStop: read by
+                        // waits that do not hold mu_
+  bool recovered_ = false;  // Recover has run
   std::thread reconciler_;
 };
 

@@ -117,6 +117,9 @@ Status Daemon::StartServices() {
   apps_.emplace(*store_, *sandboxes_, *commands_, *files_, *object_store_, *network_, app_options);
   apps_->SetReleaseGateway(&*storage_tokens_, object_api_->gateway_port);
   apps_->set_account_service(&*accounts_);
+  // Half the API's workers, as file operations (file_service.h): a tenant's slow rollouts
+  // cannot hold them all.
+  apps_->set_max_waiting_per_org(std::max(1, config_.worker_threads / 2));
   apps_->set_secret_service(&*secrets_);
   apps_->set_event_bus(&*bus_);
   org_deletion_.emplace(*store_, *volumes_, *object_store_, *sites_, *databases_, *image_service_);
