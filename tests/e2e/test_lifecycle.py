@@ -62,6 +62,31 @@ def test_interactive_sandbox_runs_until_deleted_and_its_record_stays_readable(ad
     assert admin.get(sid)["status"] == "deleted"
 
 
+def test_a_deleted_running_sandbox_ends_cancelled_and_an_ended_ones_result_survives_deletion(admin):
+    # Seed 001: "terminationReason distinguishes completed, failed, cancelled and expired and
+    # survives deletion"; "Final startup output remains in the sandbox record after deletion";
+    # "completed, failed, and deleting sandboxes remain visible until deletion finishes".
+    running = admin.create({"startup": {"mode": "command", "argv": ["sleep", "600"]}})
+    admin.wait_for_status(running["id"], "running", 60)
+    done = admin.run(["sh", "-c", "echo kept; exit 0"])
+    failed = admin.run(["sh", "-c", "echo gone >&2; exit 4"])
+    listed = [s["id"] for s in admin.list_all()]
+    assert done["id"] in listed and failed["id"] in listed, "ended sandboxes stay listed"
+    for sid in (running["id"], done["id"], failed["id"]):
+        status, _ = admin.api("DELETE", "/v1/sandboxes/" + sid)
+        assert status in (202, 204), status
+        admin.wait_for_status(sid, "deleted", 60)
+    assert admin.get(running["id"])["terminationReason"] == "cancelled"
+    kept = admin.get(done["id"])
+    assert kept["terminationReason"] == "completed", kept
+    assert kept["startup"]["exitCode"] == 0 and kept["startup"]["stdout"] == "kept\n", kept
+    lost = admin.get(failed["id"])
+    assert lost["terminationReason"] == "failed", lost
+    assert lost["startup"]["exitCode"] == 4 and lost["startup"]["stderr"] == "gone\n", lost
+    listed = [s["id"] for s in admin.list_all()]
+    assert not {running["id"], done["id"], failed["id"]} & set(listed), "deleted ones leave lists"
+
+
 def test_unknown_sandbox_is_404(admin):
     status, body = admin.api("GET", "/v1/sandboxes/sbx_doesnotexist")
     assert status == 404
