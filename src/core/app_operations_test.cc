@@ -67,6 +67,15 @@ class AppOperationsTest : public testing_support::SandboxServiceFixture {
     return r.id;
   }
 
+  // Gives `other` (a store a test makes faulty) the organization, the app and its releases.
+  void MirrorInto(store::MemoryStore& other) {
+    ASSERT_TRUE(other.CreateOrg({org_, "acme", false, NowMillis()}).ok());
+    ASSERT_TRUE(other.PutApp(app_).ok());
+    auto releases = store_.ListAppReleases(app_.id);
+    ASSERT_TRUE(releases.ok());
+    for (const auto& r : *releases) ASSERT_TRUE(other.PutAppRelease(r).ok());
+  }
+
   store::AppRecord StoredApp() {
     auto a = store_.GetApp(org_, app_.id);
     EXPECT_TRUE(a.ok()) << a.status().message();
@@ -131,11 +140,8 @@ class StoreThatThrowsOnOperationRead : public store::MemoryStore {
 // wait, and a replay under its Idempotency-Key likewise (the operation never told its end).
 TEST_F(AppOperationsTest, AnOperationWhoseFinishThrowsAnswersTheErrorWithoutWaitingItOut) {
   StoreThatThrowsOnOperationRead faulty;
-  ASSERT_TRUE(faulty.CreateOrg({org_, "acme", false, NowMillis()}).ok());
-  ASSERT_TRUE(faulty.PutApp(app_).ok());
-  auto releases = store_.ListAppReleases(app_.id);
-  ASSERT_TRUE(releases.ok());
-  for (const auto& r : *releases) ASSERT_TRUE(faulty.PutAppRelease(r).ok());
+  MirrorInto(faulty);
+  if (HasFatalFailure()) return;
   AppService apps(faulty, *service_, *commands_, *files_, *objects_, *network_, AppOptions{});
   faulty.armed = true;
   // A bound, not a timing: before the fix the answer came only when this wait ran out.
@@ -165,11 +171,8 @@ class StoreThatHoldsAnAppWrite : public store::MemoryStore {
 // API server's stop waits for every handler): BeginStop answers it as it is, Running.
 TEST_F(AppOperationsTest, BeginStopAnswersARequestWaitingOnAnOperationAsItIsNow) {
   StoreThatHoldsAnAppWrite held;
-  ASSERT_TRUE(held.CreateOrg({org_, "acme", false, NowMillis()}).ok());
-  ASSERT_TRUE(held.PutApp(app_).ok());
-  auto releases = store_.ListAppReleases(app_.id);
-  ASSERT_TRUE(releases.ok());
-  for (const auto& r : *releases) ASSERT_TRUE(held.PutAppRelease(r).ok());
+  MirrorInto(held);
+  if (HasFatalFailure()) return;
   AppService apps(held, *service_, *commands_, *files_, *objects_, *network_, AppOptions{});
   held.armed = true;
   auto answer = std::async(std::launch::async,
@@ -208,11 +211,8 @@ class StoreThatHoldsTheWorksAppRead : public store::MemoryStore {
 // (an upsert) inserted it again, with its replicas.
 TEST_F(AppOperationsTest, AnAppDeletedDuringItsRollbackStaysDeleted) {
   StoreThatHoldsTheWorksAppRead held;
-  ASSERT_TRUE(held.CreateOrg({org_, "acme", false, NowMillis()}).ok());
-  ASSERT_TRUE(held.PutApp(app_).ok());
-  auto releases = store_.ListAppReleases(app_.id);
-  ASSERT_TRUE(releases.ok());
-  for (const auto& r : *releases) ASSERT_TRUE(held.PutAppRelease(r).ok());
+  MirrorInto(held);
+  if (HasFatalFailure()) return;
   AppService apps(held, *service_, *commands_, *files_, *objects_, *network_, AppOptions{});
   held.armed = true;
   auto answer = std::async(std::launch::async, [&] {
@@ -284,7 +284,12 @@ TEST_F(AppOperationsTest, WaitsPastTheOrganizationsShareAnswerTheOperationAtOnce
   held.holding = true;
   auto waiting =
       std::async(std::launch::async, [&] { return apps.Rollback(Caller(), app_.id, older_, 60s); });
-  held.AwaitHeld(1);  // its rollout is held, and its request waits
+  held.AwaitHeld(1);  // its rollout is held
+  for (int i = 0; i < 1000 && apps.WaitingRequests(org_) == 0; ++i)
+    std::this_thread::sleep_for(10ms);
+  const bool waits = apps.WaitingRequests(org_) == 1;  // and its request waits
+  if (!waits) held.release.set_value();                // so that the test can end
+  ASSERT_TRUE(waits);
   // A bound, not a timing: the answer comes while the rollout is still held.
   auto at_once = apps.Rollback(Caller(), second.id, second_older, 60s);
   ASSERT_TRUE(at_once.ok()) << at_once.status().message();

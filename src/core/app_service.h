@@ -256,6 +256,8 @@ class AppService {
   // each holding an API worker (0: no cap); past it a request answers its operation at once,
   // as when its waitSeconds run out (202, to be polled). Set before serving.
   void set_max_waiting_per_org(size_t n) { waiting_ = OrgCounter(n); }
+  // How many of `org_id`'s requests wait on their operations now.
+  size_t WaitingRequests(const std::string& org_id) const { return waiting_.Held(org_id); }
   void Stop();
 
  private:

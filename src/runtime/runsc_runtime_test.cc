@@ -114,6 +114,24 @@ class RunscRuntimeTest : public testing::Test {
     return last;
   }
 
+  // Runs sandboxes through a wrapper around runsc: a shell script that sets $sub (runsc's
+  // subcommand) and $id (its last argument), runs `on_call`, then runsc itself.
+  void UseRunscWrapper(const std::string& on_call) {
+    options_.runsc = base_ + "/runsc-wrapper";
+    ASSERT_TRUE(
+        os::WriteFileAtomic(options_.runsc,
+                            "#!/bin/sh\n"
+                            "sub=\n"
+                            "for a in \"$@\"; do\n"
+                            "  case \"$a\" in --*) ;; *) [ -n \"$sub\" ] || sub=\"$a\" ;; esac\n"
+                            "  id=\"$a\"\n"
+                            "done\n" +
+                                on_call + "\nexec runsc \"$@\"\n",
+                            0755)
+            .ok());
+    StartRuntime();
+  }
+
   bool RunscKnows(const std::string& id) {
     auto r = os::RunCommand({"runsc", "--root=" + state_dir_ + "/runsc", "list"});
     EXPECT_TRUE(r.ok());
@@ -295,28 +313,13 @@ std::string HostCpuQuota(const std::string& id) {
 // the quota in force when `runsc start` is called.
 TEST_F(RunscRuntimeTest, TheCpuLimitIsInForceBeforeTheWorkloadRuns) {
   const std::string log = base_ + "/runsc-calls";
-  options_.runsc = base_ + "/runsc-wrapper";
-  ASSERT_TRUE(
-      os::WriteFileAtomic(options_.runsc,
-                          "#!/bin/sh\n"
-                          "sub=\n"
-                          "for a in \"$@\"; do\n"
-                          "  case \"$a\" in --*) ;; *) [ -n \"$sub\" ] || sub=\"$a\" ;; esac\n"
-                          "  id=\"$a\"\n"
-                          "done\n"
-                          "if [ \"$sub\" = start ]; then\n"
-                          "  q=$(cat /sys/fs/cgroup/cpu/adapt/$id/cpu.cfs_quota_us "
-                          "/sys/fs/cgroup/adapt/$id/cpu.max 2>/dev/null | head -n1)\n"
-                          "  echo \"start quota=$q\" >>" +
-                              log +
-                              "\n"
-                              "elif [ -n \"$sub\" ]; then echo \"$sub\" >>" +
-                              log +
-                              "; fi\n"
-                              "exec runsc \"$@\"\n",
-                          0755)
-          .ok());
-  StartRuntime();
+  UseRunscWrapper(
+      "if [ \"$sub\" = start ]; then\n"
+      "  q=$(cat /sys/fs/cgroup/cpu/adapt/$id/cpu.cfs_quota_us "
+      "/sys/fs/cgroup/adapt/$id/cpu.max 2>/dev/null | head -n1)\n"
+      "  echo \"start quota=$q\" >>" +
+      log + "\nelif [ -n \"$sub\" ]; then echo \"$sub\" >>" + log + "; fi");
+  if (HasFatalFailure()) return;
 
   // A startup command: created, limited, then started.
   LaunchRequest command = Request({"/bin/sh", "-c", "sleep 60"});
@@ -366,26 +369,14 @@ std::string RunscStatus(const std::string& state_dir, const std::string& id) {
 TEST_F(RunscRuntimeTest, TheWritableLayerIsCopiedWithTheSandboxPaused) {
   const std::string log = base_ + "/runsc-calls";
   const std::string dest = base_ + "/layer";
-  options_.runsc = base_ + "/runsc-wrapper";
-  ASSERT_TRUE(
-      os::WriteFileAtomic(options_.runsc,
-                          "#!/bin/sh\n"
-                          "sub=\n"
-                          "for a in \"$@\"; do\n"
-                          "  case \"$a\" in --*) ;; *) [ -n \"$sub\" ] || sub=\"$a\" ;; esac\n"
-                          "done\n"
-                          "case \"$sub\" in pause|resume)\n"
-                          "  if [ -d " +
-                              dest +
-                              " ]; then c=yes; else c=no; fi\n"
-                              "  echo \"$sub copied=$c\" >>" +
-                              log +
-                              " ;;\n"
-                              "esac\n"
-                              "exec runsc \"$@\"\n",
-                          0755)
-          .ok());
-  StartRuntime();
+  UseRunscWrapper(
+      "case \"$sub\" in pause|resume)\n"
+      "  if [ -d " +
+      dest +
+      " ]; then c=yes; else c=no; fi\n"
+      "  echo \"$sub copied=$c\" >>" +
+      log + " ;;\nesac");
+  if (HasFatalFailure()) return;
   LaunchRequest idle = Request({"/.adapt/adapt-pause"});
   idle.spec.process.idle = true;
   ASSERT_TRUE(runtime_->Launch(idle).ok());
@@ -417,19 +408,9 @@ TEST_F(RunscRuntimeTest, AnAgentExecStillStartingWhenTheWorkloadEndsIsStoppedBef
   options_.agents = &hub_;
   std::filesystem::copy_file(ADAPT_PAUSE_PATH, helpers_dir_ + "/adapt-agent");
   const std::string log = base_ + "/runsc-calls";
-  options_.runsc = base_ + "/runsc-wrapper";
-  ASSERT_TRUE(os::WriteFileAtomic(options_.runsc,
-                                  "#!/bin/sh\n"
-                                  "for a in \"$@\"; do\n"
-                                  "  case \"$a\" in exec) echo exec >>" +
-                                      log + "; sleep 1; echo exec-late >>" + log +
-                                      ";; delete) echo delete >>" + log +
-                                      ";; esac\n"
-                                      "done\n"
-                                      "exec runsc \"$@\"\n",
-                                  0755)
-                  .ok());
-  StartRuntime();
+  UseRunscWrapper("case \"$sub\" in exec) echo exec >>" + log + "; sleep 1; echo exec-late >>" +
+                  log + ";; delete) echo delete >>" + log + ";; esac");
+  if (HasFatalFailure()) return;
   LaunchRequest req = Request({"/bin/true"});
   const std::string id = req.spec.id;
   ASSERT_TRUE(runtime_->Launch(req).ok());
