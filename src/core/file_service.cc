@@ -119,9 +119,11 @@ class AgentReader final : public FileReader {
 };
 
 // Copies `source` into `fd`, reading ahead on a thread of its own so that the network and
-// the sandbox's pipe work in parallel (at most kReadAhead chunks wait in memory). False when
-// the source failed; a write that fails (the agent exited early) just ends the copy.
-bool Feed(const ByteSource& source, int fd, const ToolPatience& patience) {
+// the sandbox's pipe work in parallel (at most kReadAhead chunks wait in memory). A 400 when
+// the source failed, the stall when the tool took nothing for its patience (its reply is not
+// waited for then); a write that fails otherwise (the agent exited early) just ends the copy.
+Status Feed(const ByteSource& source, int fd, const ToolPatience& patience) {
+  Status stalled = Status::Ok();
   constexpr size_t kReadAhead = 4;
   std::mutex mu;
   std::condition_variable changed;
@@ -182,12 +184,14 @@ bool Feed(const ByteSource& source, int fd, const ToolPatience& patience) {
         queue.pop_front();
         changed.notify_all();
       }
-      // A tool that stopped taking bytes ends the copy as one that exited early does.
-      if (!os::WriteAllBefore(fd, chunk, patience.Deadline()).ok()) break;
+      Status written = os::WriteAllBefore(fd, chunk, patience.Deadline());
+      if (written.code() == Code::kUnavailable) stalled = patience.Stalled(written);
+      if (!written.ok()) break;
     }
   }
   std::lock_guard lock(mu);
-  return !failed;
+  if (failed) return InvalidArgument("body", "the upload ended before the whole body arrived");
+  return stalled;
 }
 
 std::string LastLine(const std::string& text) {
@@ -308,8 +312,7 @@ Result<std::string> FileService::RunToEnd(const Principal& who, const std::strin
   if (served_by) *served_by = p.served_by();
   if (source) {
     // The client went away: the agent is killed before it renames anything into place.
-    if (!Feed(*source, p.input_fd(), {silence_limit_}))
-      return InvalidArgument("body", "the upload ended before the whole body arrived");
+    RETURN_IF_ERROR(Feed(*source, p.input_fd(), {silence_limit_}));
   }
   p.CloseInput();
   auto out = ReadAll(p.output_fd(), kMaxReplyBytes, {silence_limit_});

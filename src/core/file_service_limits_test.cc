@@ -4,6 +4,7 @@
 // process served through the FakeRuntime's exec.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <thread>
 
 #include "core/core_test_fixture.h"
@@ -49,6 +50,25 @@ TEST_F(FileServiceLimitsTest, AToolThatSendsNothingFailsTheOperationAtTheSilence
   auto next = files_.List(Of(org_), sbx, "/");
   ASSERT_TRUE(next.ok()) << next.status().message();
   EXPECT_TRUE(next->items.empty());
+}
+
+TEST_F(FileServiceLimitsTest, AnUploadToAToolThatTakesNothingFailsAtTheSilenceLimit) {
+  files_.set_tool_silence_limit(300ms);
+  std::string sbx = RunningSandbox(org_);
+  runtime_.ServeNextExec({"/bin/sh", "-c", "exec sleep 600"});  // never reads its stdin
+  size_t sent = 0;
+  ByteSource body = [&](char* buf, size_t n) -> long {
+    if (sent >= (16u << 20)) return 0;  // more than a pipe holds
+    std::memset(buf, 'x', n);
+    sent += n;
+    return static_cast<long>(n);
+  };
+  Status st = files_.Upload(Of(org_), sbx, "/big", "", body);
+  EXPECT_EQ(st.code(), Code::kUnavailable) << st.message();
+  EXPECT_NE(st.message().find("took or sent nothing for 300 ms"), std::string::npos)
+      << st.message();
+  runtime_.ServeNextExec({"/bin/sh", "-c", "printf '[]'"});
+  EXPECT_TRUE(files_.List(Of(org_), sbx, "/").ok());
 }
 
 TEST_F(FileServiceLimitsTest, AnOrganizationPastItsCapIsRefusedWhileAnotherRuns) {
