@@ -148,19 +148,31 @@ def test_one_client_beyond_its_cap_is_closed_at_once_others_are_served(limited, 
     port = ports[listener]
     served = status_of(listener, port, "127.0.0.2")
     assert served != 0
-    held = [connect(port) for _ in range(PER_CLIENT)]
-    try:
-        time.sleep(0.3)  # accepted by adaptd, not only by the kernel
-        extra = connect(port)
-        took = closed_after(extra, HEADER_TIMEOUT - 1)
-        assert took is not None, "connection %d from one address was kept" % (PER_CLIENT + 1)
-        assert all(still_open(s) for s in held)
-        # Another address is served meanwhile, and so is the API.
-        assert status_of(listener, port, "127.0.0.2") == served
-        assert api_answers(limited, "127.0.0.2")
-    finally:
-        for s in held:
-            s.close()
+    # The held connections send no request head, so each is closed HEADER_TIMEOUT after adaptd
+    # accepted it. On a loaded machine adaptd can accept the extra one after that, when a held
+    # one has given its place back: then the round proves nothing about the cap and is tried
+    # again. Whatever the load, the extra connection may never be kept while all are held.
+    for attempt in range(5):
+        if attempt:
+            time.sleep(0.5)  # the last round's connections give their places back
+        held, extra = [], None
+        try:
+            held = [connect(port) for _ in range(PER_CLIENT)]
+            time.sleep(0.3)  # accepted by adaptd, not only by the kernel
+            extra = connect(port)
+            took = closed_after(extra, HEADER_TIMEOUT - 1)
+            if not all(still_open(s) for s in held):
+                continue
+            assert took is not None, "connection %d from one address was kept" % (PER_CLIENT + 1)
+            # Another address is served meanwhile, and so is the API.
+            assert status_of(listener, port, "127.0.0.2") == served
+            assert api_answers(limited, "127.0.0.2")
+            break
+        finally:
+            for s in held + ([extra] if extra else []):
+                s.close()
+    else:
+        raise AssertionError("the held connections' request-head deadline passed in every round")
     # The slots come back with the connections.
     assert eventually(lambda: status_of(listener, port) == served)
     assert api_answers(limited)
