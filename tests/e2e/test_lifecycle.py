@@ -1,6 +1,7 @@
 """A sandbox's life: startup modes (seed 001, "Startup and sandbox lifetime"), deletion."""
 
 import json
+import os
 import time
 
 
@@ -85,6 +86,23 @@ def test_a_deleted_running_sandbox_ends_cancelled_and_an_ended_ones_result_survi
     assert lost["startup"]["exitCode"] == 4 and lost["startup"]["stderr"] == "gone\n", lost
     listed = [s["id"] for s in admin.list_all()]
     assert not {running["id"], done["id"], failed["id"]} & set(listed), "deleted ones leave lists"
+
+
+def test_an_ended_sandboxs_disk_stays_until_its_original_expiry_then_is_cleaned_up(daemon, admin):
+    # Seed 001: "Completion releases compute ... Local disks remain until the original expiry
+    # or explicit deletion"; "Expired sandboxes are cleaned up automatically".
+    ttl = 8
+    sbx = admin.run(["sh", "-c", "echo done"], ttlSeconds=ttl)
+    sid = sbx["id"]
+    assert sbx["status"] == "completed", sbx
+    disk = os.path.join(daemon.state_dir, "sandboxes", sid, "disk.img")
+    assert os.path.exists(disk), "the completed sandbox's disk is kept until its expiry"
+    assert sid in [s["id"] for s in admin.list_all()]
+    ended = admin.wait_for_status(sid, "deleted", ttl + 60)
+    assert not os.path.exists(disk), "the expired sandbox's disk is deleted"
+    assert ended["terminationReason"] == "completed", ended
+    assert ended["startup"]["stdout"] == "done\n", ended
+    assert sid not in [s["id"] for s in admin.list_all()]
 
 
 def test_unknown_sandbox_is_404(admin):

@@ -246,3 +246,35 @@ def test_cli_lists_every_endpoint_and_removes_by_port(client):
     assert r.returncode == 0 and '"removed": []' in r.stdout, (r.stdout, r.stderr)
     assert client.api("GET", "/v1/sandboxes/%s/endpoints" % sid)[1]["items"] == []
     client.delete(sid)
+
+
+def test_completion_removes_the_endpoint_bindings(client):
+    # Seed 001: "Completion releases compute and removes endpoint bindings." The startup
+    # command serves the port until told to end, so that its end, not the server's, is what
+    # the ingress sees.
+    script = base64.b64encode(SERVER.encode()).decode()
+    sbx = client.create({"startup": {"mode": "command", "argv": [
+        "sh", "-c", "echo %s | base64 -d > /tmp/srv.py; python3 /tmp/srv.py & "
+        "while [ ! -e /tmp/stop ]; do sleep 0.2; done" % script]}})
+    sid = sbx["id"]
+    client.wait_for_status(sid, "running", 90)
+    ep = expose(client, sid)
+    assert get(ep)[0] == 200
+    status, cmd = client.api("POST", "/v1/sandboxes/%s/commands" % sid,
+                             {"argv": ["touch", "/tmp/stop"], "timeoutSeconds": 30})
+    assert status == 200 and cmd["exitCode"] == 0, cmd
+    assert client.wait_for_status(sid, "completed", 60)["status"] == "completed"
+    assert get(ep)[0] == 404
+    assert get(ep, tls=True)[0] == 404
+    # The status is recorded, then the compute and bindings released.
+    deadline = time.monotonic() + 10
+    while True:
+        status, listed = client.api("GET", "/v1/sandboxes/%s/endpoints" % sid)
+        if status != 200 or listed["items"] == [] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert status == 200 and listed["items"] == [], listed
+    # A completed sandbox takes no new binding either.
+    status, err = client.api("POST", "/v1/sandboxes/%s/endpoints" % sid, {"port": 8000})
+    assert status == 409, err
+    client.delete(sid)
