@@ -170,10 +170,12 @@ HttpResponse LedgerExport(const std::vector<store::LedgerEntryRecord>& entries,
 }  // namespace
 
 void AddAccountRoutes(Router& router, core::AccountService& accounts) {
-  router.Add("GET", "/v1/account",
-             [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
-               return AccountOrError(accounts.Get(who));
-             });
+  auto get_account = [&](const HttpRequest&, const PathParams&, const core::Principal& who) {
+    return AccountOrError(accounts.Get(who));
+  };
+  router.Add("GET", "/v1/account", get_account);
+  // API.md names the billing account /v1/billing: the same account (get_billing_account).
+  router.Add("GET", "/v1/billing", get_account);
   router.Add("POST", "/v1/account/register",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto body = ParseJsonBody(req);

@@ -173,7 +173,7 @@ Result<SandboxPage> MemoryStore::ListSandboxes(const std::string& org_id, const 
     const SandboxRecord& r = *it;
     if (r.org_id != org_id || r.status == "deleted" || r.seq >= before) continue;
     if (!query.empty() && FoldCase(LabelName(r)).find(folded) == std::string::npos &&
-        r.id.rfind(query, 0) != 0)
+        FoldCase(r.id).rfind(folded, 0) != 0)  // as SQLite's LIKE: ASCII case ignored
       continue;
     if (static_cast<int>(page.items.size()) == limit) {
       page.next_seq = page.items.back().seq;

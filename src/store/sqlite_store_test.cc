@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -271,6 +272,10 @@ TEST_P(StoreTest, QueryMatchesTheStartOfTheIdOnly) {
   MustCreate(Sandbox(org_.id, "unrelated too"));
   EXPECT_EQ(ListIds(org_.id, r.id.substr(0, 12)), std::vector<std::string>{r.id});
   EXPECT_EQ(ListIds(org_.id, r.id), std::vector<std::string>{r.id});
+  // Both stores ignore the case of an id's start, as of a name (SQLite's LIKE folds ASCII).
+  std::string upper = r.id.substr(0, 12);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_EQ(ListIds(org_.id, upper), std::vector<std::string>{r.id});
   // The middle of an id is not a match (names here contain no part of it).
   EXPECT_TRUE(ListIds(org_.id, r.id.substr(6, 10)).empty());
 }

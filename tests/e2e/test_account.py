@@ -145,8 +145,13 @@ def test_tenants_cannot_read_or_change_plans_credits_or_other_accounts(acct):
                                 {"amountNanos": 5, "reason": "self-service"})):
         status, err = b.api(method, path, body)
         assert status == 403 and err["error"]["code"] == "permission_denied", (method, path, err)
-    # GET /v1/account is always the caller's own: b never sees a's.
+    # GET /v1/account, and /v1/billing (API.md's name for it), is always the caller's own: b
+    # never sees a's.
     assert b.api("GET", "/v1/account")[1]["orgId"] == b.org_id
+    status, billing = b.api("GET", "/v1/billing")
+    assert status == 200 and billing["orgId"] == b.org_id, billing
+    assert billing["plan"] == b.api("GET", "/v1/account")[1]["plan"]
+    assert b.api("GET", "/v1/billing", key="")[0] == 401
     assert acct.admin.api("GET", "/v1/plans/default")[1]["limits"]["cpu"] != 1000
     # The admin naming an organization that does not exist: 404, nothing made.
     status, err = acct.admin.api("PUT", "/v1/orgs/org_nosuchorg/plan", {"planId": "starter"})

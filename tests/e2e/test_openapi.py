@@ -18,119 +18,18 @@ from harness import REPO, unique
 SPEC_PATH = os.path.join(REPO, "docs", "openapi.yaml")
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
-# Every route adaptd registers (src/api/*_routes.cc). A route added there belongs here and
-# in the spec.
-SERVED = {
-    ("GET", "/healthz"),
-    ("POST", "/v1/orgs"),
-    ("POST", "/v1/apps"),
-    ("GET", "/v1/apps"),
-    ("GET", "/v1/apps/{id}"),
-    ("DELETE", "/v1/apps/{id}"),
-    ("POST", "/v1/apps/{id}/scale"),
-    ("POST", "/v1/apps/{id}/rollback"),
-    ("GET", "/v1/apps/{id}/releases"),
-    ("GET", "/v1/apps/{id}/logs"),
-    ("GET", "/v1/orgs"),
-    ("DELETE", "/v1/orgs/{id}"),
-    ("POST", "/v1/orgs/{id}/keys"),
-    ("GET", "/v1/orgs/{id}/keys"),
-    ("DELETE", "/v1/orgs/{id}/keys/{keyId}"),
-    ("POST", "/v1/keys"),
-    ("GET", "/v1/keys"),
-    ("DELETE", "/v1/keys/{id}"),
-    ("POST", "/v1/orgs/{id}/users"),
-    ("GET", "/v1/users"),
-    ("DELETE", "/v1/users/{id}"),
-    ("PUT", "/v1/users/{id}/password"),
-    ("POST", "/v1/sandboxes"),
-    ("GET", "/v1/sandboxes"),
-    ("GET", "/v1/sandboxes/{id}"),
-    ("DELETE", "/v1/sandboxes/{id}"),
-    ("GET", "/v1/sandboxes/{id}/events"),
-    ("POST", "/v1/sandboxes/{id}/commands"),
-    ("GET", "/v1/sandboxes/{id}/commands"),
-    ("GET", "/v1/sandboxes/{id}/commands/{cid}"),
-    ("DELETE", "/v1/sandboxes/{id}/commands/{cid}"),
-    ("GET", "/v1/sandboxes/{id}/commands/{cid}/stream"),
-    ("POST", "/v1/sandboxes/{id}/python"),
-    ("POST", "/v1/sandboxes/{id}/endpoints"),
-    ("GET", "/v1/sandboxes/{id}/endpoints"),
-    ("DELETE", "/v1/sandboxes/{id}/endpoints/{eid}"),
-    ("GET", "/v1/endpoints"),
-    ("DELETE", "/v1/sandboxes/{id}/endpoints"),
-    ("GET", "/v1/events"),
-    ("PUT", "/v1/sandboxes/{id}/files"),
-    ("GET", "/v1/sandboxes/{id}/files"),
-    ("DELETE", "/v1/sandboxes/{id}/files"),
-    ("POST", "/v1/sandboxes/{id}/files/mkdir"),
-    ("GET", "/v1/sandboxes/{id}/archive"),
-    ("PUT", "/v1/sandboxes/{id}/archive"),
-    ("POST", "/mcp"),
-    ("DELETE", "/mcp"),
-    ("GET", "/.well-known/oauth-protected-resource"),
-    ("GET", "/.well-known/oauth-protected-resource/mcp"),
-    ("GET", "/.well-known/oauth-authorization-server"),
-    ("POST", "/oauth/register"),
-    ("GET", "/oauth/authorize"),
-    ("POST", "/oauth/authorize"),
-    ("POST", "/oauth/token"),
-    ("POST", "/v1/images"),
-    ("POST", "/v1/images/import"),
-    ("GET", "/v1/images"),
-    ("GET", "/v1/images/{id}"),
-    ("DELETE", "/v1/images/{id}"),
-    ("GET", "/v1/operations/{id}"),
-    ("GET", "/v1/environments"),
-    ("GET", "/v1/gpu-types"),
-    ("POST", "/v1/sandboxes/{id}/stop"),
-    ("POST", "/v1/sandboxes/{id}/start"),
-    ("POST", "/v1/sandboxes/{id}/image"),
-    ("GET", "/v1/sandboxes/{id}/stats"),
-    ("GET", "/v1/sandboxes/{id}/startup/stream"),
-    ("OPTIONS", "/mcp"),
-    ("POST", "/v1/storage"),
-    ("GET", "/v1/storage"),
-    ("GET", "/v1/storage/{name}"),
-    ("DELETE", "/v1/storage/{name}"),
-    ("POST", "/v1/secrets"),
-    ("GET", "/v1/secrets"),
-    ("GET", "/v1/secrets/{name}"),
-    ("DELETE", "/v1/secrets/{name}"),
-    ("GET", "/v1/objects"),
-    ("PUT", "/v1/objects/content"),
-    ("GET", "/v1/objects/content"),
-    ("HEAD", "/v1/objects/content"),
-    ("DELETE", "/v1/objects/content"),
-    ("POST", "/v1/objects/url"),
-    ("GET", "/v1/objects/download"),
-    ("POST", "/v1/storage-tokens"),
-    ("GET", "/v1/storage-tokens"),
-    ("DELETE", "/v1/storage-tokens/{id}"),
-    ("POST", "/v1/sandboxes/{id}/object-storage"),
-    ("GET", "/v1/sandboxes/{id}/artifacts"),
-    ("POST", "/v1/sandboxes/{id}/artifacts"),
-    ("POST", "/v1/sites"),
-    ("GET", "/v1/sites"),
-    ("GET", "/v1/sites/{id}"),
-    ("DELETE", "/v1/sites/{id}"),
-    ("POST", "/v1/jobs"),
-    ("GET", "/v1/jobs"),
-    ("GET", "/v1/jobs/{id}"),
-    ("DELETE", "/v1/jobs/{id}"),
-    ("POST", "/v1/jobs/{id}/cancel"),
-    ("GET", "/v1/runs"),
-    ("GET", "/v1/runs/{id}"),
-    ("POST", "/v1/runs/{id}/cancel"),
-    ("POST", "/v1/automations"),
-    ("GET", "/v1/automations"),
-    ("GET", "/v1/automations/{id}"),
-    ("DELETE", "/v1/automations/{id}"),
-    ("POST", "/v1/automations/{id}/enable"),
-    ("POST", "/v1/automations/{id}/disable"),
-    ("POST", "/v1/automations/{id}/trigger"),
-    ("GET", "/v1/checkpoints"),
-}
+# Every route adaptd registers: each `Add` or `AddPublic` call of src/api (MCP and OAuth, served
+# by their own handlers, are in the spec too). A route added there must be in the spec.
+ROUTE_CALL = re.compile(r'\bAdd(?:Public)?\(\s*"([A-Z]+)",\s*"(/[^"]*)"')
+
+
+def served_routes():
+    found = set()
+    for name in sorted(os.listdir(os.path.join(REPO, "src", "api"))):
+        if name.endswith(".cc") and not name.endswith("_test.cc"):
+            with open(os.path.join(REPO, "src", "api", name)) as f:
+                found |= set(ROUTE_CALL.findall(f.read()))
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -237,7 +136,11 @@ def test_spec_is_openapi_3_0_3_with_bearer_auth(spec):
 
 def test_every_route_the_server_serves_is_in_the_spec(spec):
     documented = {(m, p) for m, p, _ in operations(spec)}
-    missing = SERVED - documented
+    served = served_routes()
+    # The scan finds the routes it should (a call written another way would escape it).
+    assert len(served) > 100 and {("POST", "/v1/sandboxes"), ("GET", "/v1/billing"),
+                                  ("GET", "/healthz")} <= served, sorted(served)
+    missing = served - documented
     assert not missing, "served but not in docs/openapi.yaml: %s" % sorted(missing)
 
 
