@@ -26,24 +26,34 @@ class DownloadStream : public ResponseStream, public std::enable_shared_from_thi
 
  private:
   void Pump(StreamSink& sink) {
+    // A body never runs past its Content-Length, whatever the source has (a sandbox's file
+    // that grows while it is read, a tool that sends more than it announced).
+    std::optional<uint64_t> left = source_.length;
     for (;;) {
       // The client left: dropping the source ends it (a sandbox agent is killed).
       if (!sink.WaitForRoom(kMaxQueued)) return;
       // Read straight into the chunk that is queued: copying every byte out of a buffer of
       // the pump's own was a GET's largest cost in user space (bench/README.md, "storage").
-      std::string chunk(kChunk, '\0');
-      long n = source_.read(chunk.data(), chunk.size());
+      std::string chunk(left ? static_cast<size_t>(std::min<uint64_t>(kChunk, *left)) : kChunk,
+                        '\0');
+      long n = chunk.empty() ? 0 : source_.read(chunk.data(), chunk.size());
       if (n < 0) {
         spdlog::warn("{}: reading the source failed", source_.what);
         break;  // the client sees a short body
       }
       if (n == 0) {
+        // Short of its Content-Length, the body ends with the connection, which its client
+        // sees as the error it is.
+        if (left && *left > 0)
+          spdlog::warn("{}: the source ended {} bytes short of the length announced",
+                       source_.what, *left);
         if (source_.finish) {
           Status st = source_.finish();
           if (!st.ok()) spdlog::warn("{}: {}", source_.what, st.message());
         }
         break;
       }
+      if (left) *left -= static_cast<uint64_t>(n);
       chunk.resize(static_cast<size_t>(n));
       // A short read (a sandbox's file trickling in) must not hold a whole chunk's memory
       // while it waits in the queue, which counts only its bytes.
@@ -69,14 +79,11 @@ HttpResponse StreamDownload(DownloadSource source, const std::string& content_ty
 
 HttpResponse StreamFileResponse(std::unique_ptr<os::FileReader> reader, uint64_t length,
                                 const std::string& content_type, int status) {
-  // At most `length` bytes: a range of a blob ends before the file does. A file cut short
+  // The pump stops at `length`: a range of a blob ends before the file does. A file cut short
   // underneath ends the body short.
-  auto read = [file = std::shared_ptr<os::FileReader>(std::move(reader)), left = length](
-                  char* buf, size_t n) mutable -> long {
-    if (left == 0) return 0;
-    long got = file->Read(buf, static_cast<size_t>(std::min<uint64_t>(n, left)));
-    if (got > 0) left -= static_cast<uint64_t>(got);
-    return std::max(got, 0L);
+  auto read = [file = std::shared_ptr<os::FileReader>(std::move(reader))](char* buf,
+                                                                          size_t n) -> long {
+    return std::max(file->Read(buf, n), 0L);
   };
   return StreamDownload({std::move(read), nullptr, length, "download"}, content_type, status);
 }

@@ -56,5 +56,27 @@ TEST(DownloadStream, ShortReadsDoNotHoldAWholeChunksMemoryWhileQueued) {
   for (const auto& c : chunks) EXPECT_LT(c.capacity(), 4096u);
 }
 
+TEST(DownloadStream, ABodyEndsAtItsLengthWhateverTheSourceHasMore) {
+  // The source announces 1000 bytes and has 5000 (a file that grew, a tool that lied): the
+  // client gets exactly its Content-Length, and the source's end is still confirmed.
+  DownloadSource source = Pattern(5000, 700);
+  source.length = 1000;
+  auto finished = std::make_shared<bool>(false);
+  source.finish = [finished] {
+    *finished = true;
+    return Status::Ok();
+  };
+  std::string all = Joined(Pump(std::move(source)));
+  ASSERT_EQ(all.size(), 1000u);
+  for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], static_cast<char>(i * 31));
+  EXPECT_TRUE(*finished);
+}
+
+TEST(DownloadStream, ASourceShortOfItsLengthEndsTheBodyShort) {
+  DownloadSource source = Pattern(300, 100);
+  source.length = 1000;
+  EXPECT_EQ(Joined(Pump(std::move(source))).size(), 300u);
+}
+
 }  // namespace
 }  // namespace adapt::api

@@ -33,6 +33,7 @@ HttpResponse Served(HttpResponse r, const std::string& served_by) {
 // Streams the agent's output; dropping the reader early (the client left) kills the agent.
 HttpResponse Download(std::unique_ptr<core::FileReader> reader, const std::string& type) {
   std::shared_ptr<core::FileReader> agent = std::move(reader);
+  agent->MovedOffWorker();  // the router counts the stream among the organization's
   const std::string served_by = agent->served_by();
   HttpResponse r = StreamDownload(
       {[agent](char* buf, size_t n) { return agent->Read(buf, n); },

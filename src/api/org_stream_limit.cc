@@ -50,13 +50,13 @@ Result<HttpResponse> OrgStreamLimit::TryAdmit(const std::string& org_id, HttpRes
         std::make_shared<CountedWait>(counter_.TryTake(org_id), std::move(response.deferred));
     return response;
   }
-  if (!response.stream || response.content_type != "text/event-stream") return response;
+  if (!response.stream) return response;
   std::shared_ptr<void> place = counter_.TryTake(org_id);
   if (!place)
     return Status(Code::kResourceExhausted,
                   "the organization already holds " + std::to_string(counter_.per_org()) +
-                      " open event streams and waiting requests, the most it may (adaptd's "
-                      "--max-streams-per-org); close one first");
+                      " open streams (event streams and downloads) and waiting requests, the "
+                      "most it may (adaptd's --max-streams-per-org); close one first");
   response.stream = std::make_shared<CountedStream>(std::move(place), std::move(response.stream));
   return response;
 }

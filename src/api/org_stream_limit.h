@@ -1,6 +1,8 @@
-// How many responses one organization holds open at once: event streams (text/event-stream:
-// status events, command and startup output) and waiting requests (a DeferredResponse: a
-// command's end, a sandbox settling, up to their waitSeconds). They stay open, and a full
+// How many responses one organization holds open at once: streams (status events, command and
+// startup output, downloads of sandbox files, archives and objects: each holds a thread and,
+// for a sandbox's file, a tool in the sandbox, for as long as its client takes to read) and
+// waiting requests (a DeferredResponse: a command's end, a sandbox settling, up to their
+// waitSeconds). They stay open, and a full
 // listener evicts only connections waiting for a request head, so without a cap one tenant
 // could hold every connection the API listener takes (--max-connections) from a handful of
 // addresses, and every other client would be refused meanwhile. Past the cap a new stream is
@@ -23,15 +25,15 @@ class OrgStreamLimit {
   // 0: no limit.
   explicit OrgStreamLimit(size_t per_org) : counter_(per_org) {}
 
-  // `response` as it is when it is neither an event stream nor a wait; an event stream or a
-  // wait counted for `org_id` until the connection lets it go; past `per_org` of them, a 429
+  // `response` as it is when it is neither a stream nor a wait; a stream or a wait counted
+  // for `org_id` until the connection lets it go; past `per_org` of them, a 429
   // for a stream (it is never started) and a wait whose deadline is now.
   HttpResponse Admit(const std::string& org_id, HttpResponse response);
   // The same, with the refusal as its Status (ResourceExhausted) for callers that answer in
   // another shape (MCP's JSON-RPC).
   Result<HttpResponse> TryAdmit(const std::string& org_id, HttpResponse response);
 
-  // How many event streams and waits `org_id` holds now.
+  // How many streams and waits `org_id` holds now.
   size_t Open(const std::string& org_id) const;
 
  private:

@@ -55,14 +55,23 @@ TEST(OrgStreamLimit, TheCountedStreamPassesStartAndStopThrough) {
   EXPECT_TRUE(inner->stopped);
 }
 
-TEST(OrgStreamLimit, OtherAnswersAreNotCountedAndZeroMeansNoLimit) {
+TEST(OrgStreamLimit, DownloadsCountPlainAnswersDoNotAndZeroMeansNoLimit) {
   OrgStreamLimit limit(1);
-  HttpResponse download;
-  download.content_type = "application/octet-stream";
-  download.stream = std::make_shared<IdleStream>();
-  auto a = limit.Admit("org_a", std::move(download));
-  auto b = limit.Admit("org_a", HttpResponse());
+  auto plain = limit.Admit("org_a", HttpResponse());
   EXPECT_EQ(limit.Open("org_a"), 0u);
+  // A download holds a thread (and a sandbox's tool) as long as its client reads: counted.
+  auto download = [] {
+    HttpResponse r;
+    r.content_type = "application/octet-stream";
+    r.stream = std::make_shared<IdleStream>();
+    return r;
+  };
+  auto a = limit.Admit("org_a", download());
+  EXPECT_EQ(a.status, 200);
+  EXPECT_EQ(limit.Open("org_a"), 1u);
+  auto b = limit.Admit("org_a", download());
+  EXPECT_EQ(b.status, 429);
+  EXPECT_EQ(b.stream, nullptr);
 
   OrgStreamLimit unlimited(0);
   std::vector<HttpResponse> held;

@@ -85,9 +85,11 @@ Result<std::string> ReadAll(int fd, size_t limit, const ToolPatience& patience) 
 
 class AgentReader final : public FileReader {
  public:
-  AgentReader(std::unique_ptr<FileOp> process, ToolPatience patience, std::string pending,
-              std::optional<uint64_t> size, std::string opened_path = "")
+  AgentReader(std::unique_ptr<FileOp> process, std::shared_ptr<void> place,
+              ToolPatience patience, std::string pending, std::optional<uint64_t> size,
+              std::string opened_path = "")
       : process_(std::move(process)),
+        place_(std::move(place)),
         patience_(patience),
         pending_(std::move(pending)),
         size_(size),
@@ -109,9 +111,11 @@ class AgentReader final : public FileReader {
   Status Finish() override { return process_->Finish(); }
   const char* served_by() const override { return process_->served_by(); }
   const std::string& opened_path() const override { return opened_path_; }
+  void MovedOffWorker() override { place_.reset(); }
 
  private:
   std::unique_ptr<FileOp> process_;
+  std::shared_ptr<void> place_;  // the organization's place among operations on workers
   ToolPatience patience_;
   std::string pending_;
   std::optional<uint64_t> size_;
@@ -209,7 +213,7 @@ std::string LastLine(const std::string& text) {
 struct FileService::Started {
   std::unique_ptr<FileOp> process;
   // The organization's place among operations in flight: held while a worker waits on the
-  // tool, given up when a download's stream (a thread of its own) takes the reader over.
+  // tool; a download's reader keeps it until a stream (a thread of its own) takes it over.
   std::shared_ptr<void> place;
 };
 
@@ -363,8 +367,9 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
   size_t nl = head.find('\n');
   ASSIGN_OR_RETURN(DownloadHeader header, ParseDownloadHeader(head.substr(0, nl), report));
   return std::unique_ptr<FileReader>(
-      std::make_unique<AgentReader>(std::move(started.process), patience, head.substr(nl + 1),
-                                    header.size, std::move(header.opened_path)));
+      std::make_unique<AgentReader>(std::move(started.process), std::move(started.place),
+                                    patience, head.substr(nl + 1), header.size,
+                                    std::move(header.opened_path)));
 }
 
 Result<FileListing> FileService::List(const Principal& who, const std::string& sandbox_id,
@@ -416,8 +421,9 @@ Result<std::unique_ptr<FileReader>> FileService::ArchiveGet(const Principal& who
     return FileToolFault("ended without a reply");
   }
   first.resize(*n);
-  return std::unique_ptr<FileReader>(std::make_unique<AgentReader>(
-      std::move(started.process), patience, std::move(first), std::nullopt));
+  return std::unique_ptr<FileReader>(
+      std::make_unique<AgentReader>(std::move(started.process), std::move(started.place),
+                                    patience, std::move(first), std::nullopt));
 }
 
 Status FileService::ArchivePut(const Principal& who, const std::string& sandbox_id,

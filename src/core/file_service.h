@@ -60,6 +60,11 @@ class FileReader {
   // from the very descriptor the bytes come from, so a check of it cannot be raced; empty
   // unless the Download asked for it.
   virtual const std::string& opened_path() const = 0;
+  // The reader is read from here on by a stream's own thread, not by an API worker: it gives
+  // up its organization's place among file operations waiting on workers (the stream is
+  // counted by the API's stream limit instead). Until then it holds the place, so that a
+  // caller reading the whole file on a worker (an artifact's copy) stays within the cap.
+  virtual void MovedOffWorker() {}
 };
 
 class FileService {

@@ -100,5 +100,21 @@ TEST_F(FileServiceLimitsTest, AnOrganizationPastItsCapIsRefusedWhileAnotherRuns)
   EXPECT_TRUE(files_.List(Of(org_), sbx, "/").ok());
 }
 
+TEST_F(FileServiceLimitsTest, ADownloadsReaderHoldsItsPlaceUntilAStreamTakesItOver) {
+  // Read whole on a worker (an artifact's copy), a download must stay within the cap until
+  // its end; streamed, its stream's own thread reads it and the place is given back.
+  files_.set_max_in_flight_per_org(1);
+  std::string sbx = RunningSandbox(org_);
+  runtime_.ServeNextExec({"/bin/sh", "-c", "printf '5\\nhello'; exec sleep 600"});
+  auto reader = files_.Download(Of(org_), sbx, "/f");
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  auto refused = files_.List(Of(org_), sbx, "/");
+  EXPECT_EQ(refused.status().code(), Code::kResourceExhausted) << refused.status().message();
+  (*reader)->MovedOffWorker();
+  runtime_.ServeNextExec({"/bin/sh", "-c", "printf '[]'"});
+  auto served = files_.List(Of(org_), sbx, "/");
+  EXPECT_TRUE(served.ok()) << served.status().message();
+}
+
 }  // namespace
 }  // namespace adapt::core

@@ -1,9 +1,10 @@
-"""One organization's open event streams are capped (--max-streams-per-org): past the cap a new
-stream is a 429, another organization's streams are not touched, and a closed stream gives its
+"""One organization's open event streams and downloads are capped (--max-streams-per-org): past
+the cap a new stream is a 429, another organization's streams are not touched, and a closed stream gives its
 place back. Without the cap one tenant could hold every connection the API takes."""
 import http.client
 import json
 import time
+import urllib.parse
 
 import pytest
 
@@ -113,6 +114,58 @@ def test_past_the_cap_a_wait_answers_at_once_and_its_command_still_runs(d):
             assert status == 202 and time.monotonic() < deadline, done
             time.sleep(0.2)
         assert done["stdout"] == "again\n", done
+    finally:
+        for conn in held:
+            conn.close()
+
+
+def open_download(client, key):
+    """Starts a GET of an object and reads only its status: the body waits, unread. The
+    response must be kept: it owns the socket."""
+    conn = http.client.HTTPConnection("127.0.0.1", client.daemon.port, timeout=30)
+    conn.request("GET", "/v1/objects/content?key=" + urllib.parse.quote(key, safe=""),
+                 headers={"Authorization": "Bearer " + client.key})
+    resp = conn.getresponse()
+    if resp.status != 200:
+        body = json.loads(resp.read())
+        conn.close()
+        return resp.status, None, body
+    return 200, resp, None
+
+
+def test_downloads_a_client_does_not_read_count_toward_the_cap(d):
+    """A download holds a thread (a sandbox's file, a tool in the sandbox too) for as long as its
+    client takes to read it: one organization's unread downloads are capped like its streams."""
+    org = d.new_org()
+    other = d.new_org()
+    # More than the socket buffers and the server's queue hold: each stays open, unread.
+    big = b"x" * (48 << 20)
+    path = "/v1/objects/content?key=big.bin"
+    for c in (org, other):
+        status, _, _, _ = c.request("PUT", path, raw=big,
+                                    headers={"Content-Type": "application/octet-stream"})
+        assert status in (200, 201), status
+    held = []
+    try:
+        for _ in range(CAP):
+            status, conn, err = open_download(org, "big.bin")
+            assert status == 200, err
+            held.append(conn)
+        status, conn, err = open_download(org, "big.bin")
+        assert status == 429 and conn is None, err
+        assert "--max-streams-per-org" in err["error"]["message"], err
+        status, conn, err = open_download(other, "big.bin")
+        assert status == 200, err
+        held.append(conn)
+        held.pop(0).close()
+        deadline = time.monotonic() + 30
+        while True:
+            status, conn, err = open_download(org, "big.bin")
+            if status == 200:
+                held.append(conn)
+                break
+            assert status == 429 and time.monotonic() < deadline, err
+            time.sleep(0.2)
     finally:
         for conn in held:
             conn.close()
