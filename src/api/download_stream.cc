@@ -45,8 +45,8 @@ class DownloadStream : public ResponseStream, public std::enable_shared_from_thi
         // Short of its Content-Length, the body ends with the connection, which its client
         // sees as the error it is.
         if (left && *left > 0)
-          spdlog::warn("{}: the source ended {} bytes short of the length announced",
-                       source_.what, *left);
+          spdlog::warn("{}: the source ended {} bytes short of the length announced", source_.what,
+                       *left);
         if (source_.finish) {
           Status st = source_.finish();
           if (!st.ok()) spdlog::warn("{}: {}", source_.what, st.message());
@@ -81,10 +81,8 @@ HttpResponse StreamFileResponse(std::unique_ptr<os::FileReader> reader, uint64_t
                                 const std::string& content_type, int status) {
   // The pump stops at `length`: a range of a blob ends before the file does. A file cut short
   // underneath ends the body short.
-  auto read = [file = std::shared_ptr<os::FileReader>(std::move(reader))](char* buf,
-                                                                          size_t n) -> long {
-    return std::max(file->Read(buf, n), 0L);
-  };
+  auto read = [file = std::shared_ptr<os::FileReader>(std::move(reader))](
+                  char* buf, size_t n) -> long { return std::max(file->Read(buf, n), 0L); };
   return StreamDownload({std::move(read), nullptr, length, "download"}, content_type, status);
 }
 

@@ -85,9 +85,8 @@ Result<std::string> ReadAll(int fd, size_t limit, const ToolPatience& patience) 
 
 class AgentReader final : public FileReader {
  public:
-  AgentReader(std::unique_ptr<FileOp> process, std::shared_ptr<void> place,
-              ToolPatience patience, std::string pending, std::optional<uint64_t> size,
-              std::string opened_path = "")
+  AgentReader(std::unique_ptr<FileOp> process, std::shared_ptr<void> place, ToolPatience patience,
+              std::string pending, std::optional<uint64_t> size, std::string opened_path = "")
       : process_(std::move(process)),
         place_(std::move(place)),
         patience_(patience),
@@ -366,10 +365,9 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
   }
   size_t nl = head.find('\n');
   ASSIGN_OR_RETURN(DownloadHeader header, ParseDownloadHeader(head.substr(0, nl), report));
-  return std::unique_ptr<FileReader>(
-      std::make_unique<AgentReader>(std::move(started.process), std::move(started.place),
-                                    patience, head.substr(nl + 1), header.size,
-                                    std::move(header.opened_path)));
+  return std::unique_ptr<FileReader>(std::make_unique<AgentReader>(
+      std::move(started.process), std::move(started.place), patience, head.substr(nl + 1),
+      header.size, std::move(header.opened_path)));
 }
 
 Result<FileListing> FileService::List(const Principal& who, const std::string& sandbox_id,
@@ -422,8 +420,8 @@ Result<std::unique_ptr<FileReader>> FileService::ArchiveGet(const Principal& who
   }
   first.resize(*n);
   return std::unique_ptr<FileReader>(
-      std::make_unique<AgentReader>(std::move(started.process), std::move(started.place),
-                                    patience, std::move(first), std::nullopt));
+      std::make_unique<AgentReader>(std::move(started.process), std::move(started.place), patience,
+                                    std::move(first), std::nullopt));
 }
 
 Status FileService::ArchivePut(const Principal& who, const std::string& sandbox_id,
