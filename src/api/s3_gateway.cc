@@ -5,10 +5,13 @@
 // organization's namespace. Apart from that, /_releases/ serves a deployed app's replica its
 // release by a release reference (no token).
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "api/download_stream.h"
 #include "api/object_routes.h"
@@ -262,38 +265,58 @@ HttpResponse DeleteObject(const S3Call& c) {
   return Empty(204);
 }
 
+// Digits only, as a Range header's positions are (RFC 9110 14.1.1); none on anything else.
+std::optional<uint64_t> RangePosition(std::string_view text) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// The one byte range a `Range: bytes=...` header asks of an object of `size` bytes: nullopt
+// when the header is absent, has several ranges or does not parse (the whole object is
+// served, as RFC 9110 says to ignore what it cannot use); a Status when the range is valid
+// but no byte of the object is in it (416).
+struct ByteRange {
+  uint64_t begin = 0, length = 0;
+};
+Result<std::optional<ByteRange>> RequestedRange(const std::string& header, uint64_t size) {
+  if (header.rfind("bytes=", 0) != 0 || header.find(',') != std::string::npos)
+    return std::optional<ByteRange>();
+  std::string_view spec = std::string_view(header).substr(6);
+  size_t dash = spec.find('-');
+  if (dash == std::string_view::npos) return std::optional<ByteRange>();
+  const Status unsatisfiable(Code::kInvalidArgument, "the range is outside the object");
+  if (dash == 0) {  // the last N bytes
+    auto n = RangePosition(spec.substr(1));
+    if (!n) return std::optional<ByteRange>();
+    if (*n == 0 || size == 0) return unsatisfiable;
+    uint64_t take = std::min(*n, size);
+    return std::optional<ByteRange>(ByteRange{size - take, take});
+  }
+  auto first = RangePosition(spec.substr(0, dash));
+  std::optional<uint64_t> last = UINT64_MAX;  // "N-": to the end
+  if (dash + 1 < spec.size()) last = RangePosition(spec.substr(dash + 1));
+  if (!first || !last || *last < *first) return std::optional<ByteRange>();
+  if (*first >= size) return unsatisfiable;
+  return std::optional<ByteRange>(ByteRange{*first, std::min(*last, size - 1) - *first + 1});
+}
+
 // GET or HEAD /objects/<key>, with one byte range at most.
 HttpResponse GetObject(const S3Call& c) {
   const std::string& key = c.key;
   auto opened = c.objects.Open(c.org, key);
   if (!opened.ok()) return FromStatus(opened.status(), key);
   auto& [rec, reader] = *opened;
-  uint64_t begin = 0, length = rec.size;
-  int status = 200;
-  std::string range = c.req.Header("range");
-  if (range.rfind("bytes=", 0) == 0 && range.find(',') == std::string::npos) {
-    std::string spec = range.substr(6);
-    size_t dash = spec.find('-');
-    try {
-      if (dash == 0) {
-        uint64_t n = std::stoull(spec.substr(1));
-        n = std::min<uint64_t>(n, rec.size);
-        begin = rec.size - n;
-        length = n;
-      } else if (dash != std::string::npos) {
-        begin = std::stoull(spec.substr(0, dash));
-        uint64_t last = dash + 1 < spec.size() ? std::stoull(spec.substr(dash + 1)) : rec.size - 1;
-        if (begin >= rec.size || last < begin)
-          return S3Error(416, "InvalidRange", "the range is outside the object", key);
-        last = std::min<uint64_t>(last, rec.size - 1);
-        length = last - begin + 1;
-      }
-      status = 206;
-    } catch (...) {
-      begin = 0;
-      length = rec.size;
-    }
+  auto range = RequestedRange(c.req.Header("range"), rec.size);
+  if (!range.ok()) {
+    HttpResponse r = S3Error(416, "InvalidRange", range.status().message(), key);
+    r.headers.emplace_back("Content-Range", "bytes */" + std::to_string(rec.size));
+    return r;
   }
+  uint64_t begin = *range ? (*range)->begin : 0;
+  uint64_t length = *range ? (*range)->length : rec.size;
+  int status = *range ? 206 : 200;
   if (begin) {
     if (Status st = reader->Seek(begin); !st.ok()) return FromStatus(st, key);
   }

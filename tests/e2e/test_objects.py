@@ -391,3 +391,36 @@ def test_attached_sandbox_reaches_the_gateway_with_its_token(org, daemon):
     status, tokens = org.api("GET", "/v1/storage-tokens")
     mine = {t["id"]: t["revoked"] for t in tokens["items"] if t.get("sandboxId") == sbx["id"]}
     assert len(mine) == 2 and mine[first[0]["id"]] is True
+
+
+def ranged(tok, key, value):
+    """A gateway GET of `key` with `Range: value`: (status, body, Content-Range)."""
+    conn = http.client.HTTPConnection("127.0.0.1", tok["port"], timeout=60)
+    conn.request("GET", "/objects/" + key,
+                 headers={"Authorization": "Bearer " + tok["token"], "Range": value})
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    return r.status, data, r.getheader("Content-Range")
+
+
+def test_gateway_byte_ranges(org):
+    tok = storage_token(org, name="ranges")
+    assert gateway(tok, "PUT", "/objects/r.txt", body=b"0123456789")[0] == 200
+    assert gateway(tok, "PUT", "/objects/empty.txt", body=b"")[0] == 200
+    assert ranged(tok, "r.txt", "bytes=2-4") == (206, b"234", "bytes 2-4/10")
+    assert ranged(tok, "r.txt", "bytes=7-") == (206, b"789", "bytes 7-9/10")
+    assert ranged(tok, "r.txt", "bytes=8-100") == (206, b"89", "bytes 8-9/10")
+    assert ranged(tok, "r.txt", "bytes=-3") == (206, b"789", "bytes 7-9/10")
+    assert ranged(tok, "r.txt", "bytes=-30") == (206, b"0123456789", "bytes 0-9/10")
+    # No byte of the object is in these: 416, saying the object's size.
+    for value in ("bytes=10-", "bytes=-0"):
+        status, _, content_range = ranged(tok, "r.txt", value)
+        assert (status, content_range) == (416, "bytes */10"), value
+    for value in ("bytes=0-", "bytes=-1"):
+        status, _, content_range = ranged(tok, "empty.txt", value)
+        assert (status, content_range) == (416, "bytes */0"), value
+    # What does not parse is ignored, as RFC 9110 says: the whole object. Several ranges too.
+    for value in ("bytes=--3", "bytes=3-2", "bytes=1x-2", "bytes= 1-2", "bytes=1-2junk",
+                  "bytes=18446744073709551616-", "items=0-1", "bytes=0-1,3-4", "bytes=-"):
+        assert ranged(tok, "r.txt", value) == (200, b"0123456789", None), value
