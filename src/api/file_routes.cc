@@ -5,6 +5,7 @@
 
 #include "api/download_stream.h"
 #include "api/errors.h"
+#include "api/file_listing_json.h"
 #include "api/request_parsing.h"
 #include "api/routes.h"
 
@@ -110,11 +111,10 @@ void AddFileRoutes(Router& router, core::FileService& files) {
                if (*list) {
                  auto listing = files.List(who, p.at("id"), *path, &served);
                  if (!listing.ok()) return ErrorResponse(listing.status());
-                 nlohmann::json items = nlohmann::json::array();
-                 for (const auto& e : listing->items) items.push_back(FileEntryJson(e));
-                 return Served(
-                     JsonResponse(200, {{"path", listing->path}, {"items", std::move(items)}}),
-                     served);
+                 HttpResponse r;
+                 r.status = 200;
+                 r.body = FileListingJsonText(*listing);
+                 return Served(std::move(r), served);
                }
                if (*stat) {
                  auto info = files.Stat(who, p.at("id"), *path, &served);

@@ -1,5 +1,6 @@
 #include "base/json_parse.h"
 
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -7,7 +8,14 @@ namespace adapt {
 
 using nlohmann::json;
 
-Result<json> ParseJson(std::string_view text, const std::string& what, int max_depth) {
+namespace {
+
+// ParseJson's work; with `take`, each element of a top-level array is handed to it once
+// complete and then dropped from the array, so that only one element exists at a time.
+Result<json> Parse(std::string_view text, const std::string& what, int max_depth,
+                   const std::function<Status(json&&)>* take) {
+  Status taken = Status::Ok();  // the first element `take` refused
+  bool top_is_array = false;
   bool too_deep = false;
   std::string member;       // the top-level member being read
   std::string deep_member;  // the one the nesting went too deep in
@@ -20,6 +28,17 @@ Result<json> ParseJson(std::string_view text, const std::string& what, int max_d
   // `depth` counts the arrays and objects already open around the event. A container past the
   // limit is discarded, so nothing deeper is ever built; the parser itself does not recurse.
   json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
+    // An element of the top-level array is complete: a value, or a container's end at depth 1
+    // (nlohmann gives a container's end the depth of its start).
+    if (take && depth == 0 && event == json::parse_event_t::array_start) top_is_array = true;
+    bool element_done =
+        take && top_is_array && depth == 1 &&
+        (event == json::parse_event_t::value || event == json::parse_event_t::object_end ||
+         event == json::parse_event_t::array_end);
+    if (element_done) {
+      if (!too_deep && taken.ok()) taken = (*take)(std::move(parsed));
+      return false;  // not kept in the array
+    }
     switch (event) {
       case json::parse_event_t::object_start:
         if (depth < max_depth) {
@@ -57,10 +76,24 @@ Result<json> ParseJson(std::string_view text, const std::string& what, int max_d
                                             (deep_member.empty() ? "" : ", in " + deep_member));
   if (value.is_discarded()) return InvalidArgument("", what + " is not valid JSON");
   if (!twice.empty())
-    return InvalidArgument(twice_member, what + " gives the name '" + twice +
-                                             "' twice in one object" +
-                                             (twice_member == twice ? "" : ", in " + twice_member));
+    return InvalidArgument(
+        twice_member,
+        what + " gives the name '" + twice + "' twice in one object" +
+            (twice_member.empty() || twice_member == twice ? "" : ", in " + twice_member));
+  if (take && !value.is_array()) return InvalidArgument("", what + " is not a JSON array");
+  RETURN_IF_ERROR(taken);
   return value;
+}
+
+}  // namespace
+
+Result<json> ParseJson(std::string_view text, const std::string& what, int max_depth) {
+  return Parse(text, what, max_depth, nullptr);
+}
+
+Status ParseJsonArray(std::string_view text, const std::string& what,
+                      const std::function<Status(json&& element)>& take, int max_depth) {
+  return Parse(text, what, max_depth, &take).status();
 }
 
 }  // namespace adapt

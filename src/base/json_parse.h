@@ -5,6 +5,7 @@
 // before any deep value exists.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -24,5 +25,14 @@ inline constexpr int kMaxJsonDepth = 64;
 // sentences ("the request body"). Never throws.
 Result<nlohmann::json> ParseJson(std::string_view text, const std::string& what,
                                  int max_depth = kMaxJsonDepth);
+
+// `text`, a JSON array, handed to `take` one element at a time as each is parsed, none kept:
+// memory holds one element, however many the array has (a reply a sandbox wrote, whose tiny
+// elements would take twenty times their text's size as one value). The first error `take`
+// returns is the result (parsing goes on to the end, taking nothing more); ParseJson's errors
+// otherwise, and "<what> is not a JSON array" when the top level is not one. Never throws.
+Status ParseJsonArray(std::string_view text, const std::string& what,
+                      const std::function<Status(nlohmann::json&& element)>& take,
+                      int max_depth = kMaxJsonDepth);
 
 }  // namespace adapt

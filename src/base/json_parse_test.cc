@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace adapt {
 namespace {
 
@@ -82,6 +85,59 @@ TEST(ParseJson, InvalidTextIsAnErrorAndValidTextRoundTrips) {
   EXPECT_EQ((*r)["c"], "d");
   EXPECT_EQ(ParseJson("null", "x")->is_null(), true);
   EXPECT_EQ(*ParseJson("3", "x"), 3);
+}
+
+TEST(ParseJsonArray, HandsOverEachElementInOrderKeepingNone) {
+  std::vector<std::string> seen;
+  Status st =
+      ParseJsonArray(R"([{"a":[1,2]},3,"x",[4,[5]],null])", "the reply", [&](nlohmann::json&& e) {
+        seen.push_back(e.dump());
+        return Status::Ok();
+      });
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(seen, (std::vector<std::string>{R"({"a":[1,2]})", "3", R"("x")", "[4,[5]]", "null"}));
+}
+
+TEST(ParseJsonArray, TheFirstRefusalIsTheResultAndNothingMoreIsTaken) {
+  int taken = 0;
+  Status st = ParseJsonArray("[1,2,3,4]", "the reply", [&](nlohmann::json&& e) {
+    ++taken;
+    return e == 2 ? InvalidArgument("", "two is not allowed") : Status::Ok();
+  });
+  EXPECT_EQ(st.message(), "two is not allowed");
+  EXPECT_EQ(taken, 2);
+}
+
+TEST(ParseJsonArray, NotAnArrayTooDeepOrNotJsonAreErrors) {
+  auto none = [](nlohmann::json&&) { return Status::Ok(); };
+  int members = 0;
+  Status object = ParseJsonArray(R"({"a":1,"b":[2]})", "the reply", [&](nlohmann::json&&) {
+    ++members;  // an object's members are not elements
+    return Status::Ok();
+  });
+  EXPECT_EQ(object.message(), "the reply is not a JSON array");
+  EXPECT_EQ(members, 0);
+  EXPECT_EQ(ParseJsonArray(Nested(65), "the reply", none).message(),
+            "the reply nests arrays and objects deeper than 64 levels");
+  EXPECT_EQ(ParseJsonArray("[1,", "the reply", none).message(), "the reply is not valid JSON");
+  EXPECT_EQ(ParseJsonArray(R"([{"a":1,"a":2}])", "the reply", none).message(),
+            "the reply gives the name 'a' twice in one object");
+  EXPECT_TRUE(ParseJsonArray("[]", "the reply", none).ok());
+}
+
+TEST(ParseJsonArray, AMillionTinyElementsAreNeverHeldAtOnce) {
+  // Twenty times its text's size as one value; taken one at a time, each is gone when the
+  // next comes (what the callback sees is its own, moved-from by nobody else).
+  std::string text = "[";
+  for (int i = 0; i < 1000000; ++i) text += i ? ",{}" : "{}";
+  text += "]";
+  size_t count = 0;
+  Status st = ParseJsonArray(text, "the reply", [&](nlohmann::json&& e) {
+    ++count;
+    return e.is_object() && e.empty() ? Status::Ok() : InvalidArgument("", "not {}");
+  });
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(count, 1000000u);
 }
 
 }  // namespace

@@ -64,20 +64,24 @@ Result<DownloadHeader> ParseDownloadHeader(const std::string& line, ReportOpened
   return header;
 }
 
-// The agent runs inside the sandbox: its reply is the tenant's text, depth-checked.
+// The agent runs inside the sandbox: its reply is the tenant's text, depth-checked, and read
+// one entry at a time (64 MiB of `{},` as one value would take over a GiB).
 Result<std::vector<FileEntry>> ParseListReply(const std::string& reply) {
-  auto parsed = ParseJson(reply, "the reply");
-  if (!parsed.ok() || !parsed->is_array()) return MalformedReply();
   std::vector<FileEntry> items;
-  items.reserve(parsed->size());
-  for (const auto& e : *parsed) {
+  Status st = ParseJsonArray(reply, "the reply", [&](nlohmann::json&& e) -> Status {
     ASSIGN_OR_RETURN(FileEntry entry, EntryOf(e));
     items.push_back(std::move(entry));
-  }
+    return Status::Ok();
+  });
+  if (!st.ok()) return MalformedReply();
   return items;
 }
 
 Result<FileEntry> ParseStatReply(const std::string& reply) {
+  // One entry: a name of 255 bytes and a link target of 4096, escaped, fit many times over.
+  // A bigger reply is not parsed into memory (up to the reply limit of 64 MiB, as one value).
+  constexpr size_t kMaxStatReplyBytes = 64 << 10;
+  if (reply.size() > kMaxStatReplyBytes) return MalformedReply();
   auto parsed = ParseJson(reply, "the reply");
   if (!parsed.ok()) return MalformedReply();
   return EntryOf(*parsed);

@@ -76,6 +76,13 @@ TEST(FileReplies, AnythingElseIsAMalformedReply) {
     }
   }
   EXPECT_EQ(ParseListReply("{}").status().code(), Code::kConflict);
+  // A stat reply is one entry: one padded past 64 KiB is not parsed.
+  auto padded = [](size_t n) {
+    return R"({"name":"a","type":"file","size":1,"mode":"0644","mtime":"x","pad":")" +
+           std::string(n, 'x') + "\"}";
+  };
+  EXPECT_TRUE(ParseStatReply(padded(60000)).ok());
+  EXPECT_EQ(ParseStatReply(padded(70000)).status().code(), Code::kConflict);
   EXPECT_NE(ParseListReply("{}").status().message().find("a reply adaptd cannot read"),
             std::string::npos);
   EXPECT_TRUE(ParseListReply("[]").ok());
