@@ -266,7 +266,9 @@ void AddWait(CLI::App& group, Invocation& invocation) {
 
 void AddDelete(CLI::App& group, Invocation& invocation) {
   auto id = std::make_shared<std::string>();
-  CLI::App* remove = group.add_subcommand("delete", "Delete a sandbox and its disk");
+  CLI::App* remove = group.add_subcommand(
+      "delete",
+      "Delete a sandbox: its compute and writable disk (persistent storage and objects are kept)");
   remove->add_option("id", *id, "sandbox id")->required();
   remove->callback([id, &invocation] {
     invocation.run = [id, &invocation](const ApiClient& client, const Console& console) {
