@@ -212,7 +212,7 @@ void ImageService::FinishCommit(const store::ImageRecord& rec, const std::string
     progress_.erase(rec.id);
     committing_.erase(sandbox_id);
   }
-  if (deleted || rec.status != "ready") CollectGarbage();
+  if (deleted || rec.status != "ready") ScheduleGarbageCollection();
 }
 
 }  // namespace adapt::core

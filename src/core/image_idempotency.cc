@@ -66,7 +66,7 @@ Result<ImageView> ImageService::RecordImport(const store::ImageRecord& rec,
   if (made.ok() && !made->replayed) return View(rec, true);
   // Another body under the key, or an import under it finished first: this one is dropped.
   WarnIfError(store_.DeleteImage(rec.org_id, rec.id), "removing superseded import " + rec.id);
-  boost::asio::post(workers_, Guarded("image garbage collection", [this] { CollectGarbage(); }));
+  ScheduleGarbageCollection();
   if (!made.ok()) return made.status();
   return MadeEarlier(rec.org_id, made->object_id, true);
 }

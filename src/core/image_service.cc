@@ -117,6 +117,7 @@ Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& requ
   if (request.credentials) {
     ASSIGN_OR_RETURN(creds, ResolveCredentials(who.org_id, *request.credentials));
   }
+  ASSIGN_OR_RETURN(std::shared_ptr<void> place, TakeRunningPlace(who.org_id));
   store::ImageRecord rec;
   rec.id = NewId("img");
   rec.org_id = who.org_id;
@@ -130,14 +131,18 @@ Result<ImageView> ImageService::Pull(const Principal& who, const PullImage& requ
     std::lock_guard lock(mu_);
     progress_[rec.id] = {0, 0};
   }
-  boost::asio::post(workers_,
-                    Guarded(
-                        "image pull " + rec.id, [this, rec, creds] { RunPull(rec, creds); },
-                        [this, rec](const std::string& error) mutable {
-                          rec.status = "failed";
-                          rec.error = "pulling the image failed: " + error;
-                          FinishPull(rec);
-                        }));
+  // The place goes with the pull, however it ends.
+  boost::asio::post(workers_, Guarded(
+                                  "image pull " + rec.id,
+                                  [this, rec, creds, place] {
+                                    RunPull(rec, creds);
+                                    (void)place;
+                                  },
+                                  [this, rec, place](const std::string& error) mutable {
+                                    rec.status = "failed";
+                                    rec.error = "pulling the image failed: " + error;
+                                    FinishPull(rec);
+                                  }));
   return View(rec, false);
 }
 
@@ -167,6 +172,7 @@ Result<ImageView> ImageService::Import(const Principal& who, const std::string& 
       return got;
     };
   }
+  ASSIGN_OR_RETURN(std::shared_ptr<void> place, TakeRunningPlace(who.org_id));
   store::ImageRecord rec;
   rec.id = NewId("img");
   rec.org_id = who.org_id;
@@ -191,8 +197,7 @@ Result<ImageView> ImageService::Import(const Principal& who, const std::string& 
     // The import error is the answer; a record left "importing" goes at the next start-up.
     WarnIfError(store_.DeleteImage(rec.org_id, rec.id), "removing failed import " + rec.id);
     if (imported.status().code() == Code::kInternal)  // maybe published in part
-      boost::asio::post(workers_,
-                        Guarded("image garbage collection", [this] { CollectGarbage(); }));
+      ScheduleGarbageCollection();
     return imported.status();
   }
   rec.status = "ready";
@@ -204,7 +209,7 @@ Result<ImageView> ImageService::Import(const Principal& who, const std::string& 
   rec.config_json = ConfigText(imported->image);
   // Deleted during the upload: do not bring the record back.
   if (!store_.GetImage(rec.org_id, rec.id).ok()) {
-    boost::asio::post(workers_, Guarded("image garbage collection", [this] { CollectGarbage(); }));
+    ScheduleGarbageCollection();
     return Status(Code::kConflict, "image " + rec.id + " was deleted during its import", "id");
   }
   if (claim) claim->key.body_hash = Sha256Hex(claim->key.body_hash + "\n" + archive_hash.Digest());
@@ -243,7 +248,7 @@ void ImageService::FinishPull(const store::ImageRecord& rec) {
     std::lock_guard lock(mu_);
     progress_.erase(id);
   }
-  if (deleted) CollectGarbage();
+  if (deleted) ScheduleGarbageCollection();
 }
 
 ImageView ImageService::View(const store::ImageRecord& rec, bool detail) {
@@ -323,7 +328,7 @@ Status ImageService::Delete(const Principal& who, const std::string& id) {
                     "; delete the sandboxes using it first");
   // A pull in progress finishes in the background and is then collected.
   RETURN_IF_ERROR(store_.DeleteImage(who.org_id, id));
-  boost::asio::post(workers_, Guarded("image garbage collection", [this] { CollectGarbage(); }));
+  ScheduleGarbageCollection();
   return Status::Ok();
 }
 
@@ -333,6 +338,26 @@ Result<std::string> ImageService::ReferenceOf(const std::string& org_id, const s
   if (rec->status != "ready")
     return Status(Code::kConflict, "image " + id + " is " + rec->status + ", not ready", "imageId");
   return rec->reference;
+}
+
+void ImageService::ScheduleGarbageCollection() {
+  if (gc_queued_.exchange(true)) return;
+  boost::asio::post(workers_, Guarded("image garbage collection", [this] {
+                      // Cleared first: what is deleted while this one runs gets a run of its own.
+                      gc_queued_ = false;
+                      CollectGarbage();
+                    }));
+}
+
+Result<std::shared_ptr<void>> ImageService::TakeRunningPlace(const std::string& org_id) {
+  std::shared_ptr<void> place = running_.TryTake(org_id);
+  if (!place)
+    return Status(Code::kResourceExhausted,
+                  std::to_string(running_.per_org()) +
+                      " image pulls or imports of the organization are already in progress "
+                      "(deleted images' pulls count until they end), the most it may have; "
+                      "retry when one has ended");
+  return place;
 }
 
 void ImageService::CollectGarbage() {

@@ -8,14 +8,18 @@
 // (image_commit.h). Thread-safe.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <boost/asio/thread_pool.hpp>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "base/list_cursor.h"
+#include "base/org_counter.h"
 #include "core/auth.h"
 #include "core/image_policy.h"
 #include "core/image_types.h"
@@ -83,7 +87,9 @@ class ImageService {
   // The reference of this organization's ready image `id` (sandbox create's imageId).
   Result<std::string> ReferenceOf(const std::string& org_id, const std::string& id);
 
-  // Removes what no image record and no live sandbox uses.
+  // Removes what no image record and no live sandbox uses. It waits for every pull in
+  // progress to end first (they hold the store's lock), so it runs on the background pool,
+  // at most one queued at a time (ScheduleGarbageCollection), never on a request's thread.
   void CollectGarbage();
 
   // Which pulls and imports the REST API accepts (image_policy.h); without one, all.
@@ -97,16 +103,26 @@ class ImageService {
     catalog_ = catalog;
   }
   // Per-organization caps (0: none): images, and pulls or imports in progress. A pull or an
-  // import past one is kResourceExhausted. Set before serving.
+  // import past one is kResourceExhausted. A pull whose image was deleted meanwhile still
+  // counts until it ends (it cannot be stopped halfway), so deleting images does not let an
+  // organization run more. Set before serving.
   void set_caps(int max_images, int max_in_progress) {
     max_images_ = max_images;
     max_in_progress_ = max_in_progress;
+    running_ = OrgCounter(static_cast<size_t>(std::max(max_in_progress, 0)));
   }
+  // Pulls and imports of `org_id` running now, deleted ones included.
+  size_t Running(const std::string& org_id) const { return running_.Held(org_id); }
 
  private:
   Result<image::Credentials> ResolveCredentials(const std::string& org_id,
                                                 const RegistryCredentials& c);
   void RunPull(store::ImageRecord rec, image::Credentials creds);
+  // Queues one collection on the background pool unless one is queued already: each delete
+  // asks for one, and a collection waits for the pulls in progress.
+  void ScheduleGarbageCollection();
+  // A place among `org_id`'s pulls and imports in progress; kResourceExhausted past the cap.
+  Result<std::shared_ptr<void>> TakeRunningPlace(const std::string& org_id);
   // Records how pull `rec` ended ("ready" or "failed"), unless the image was deleted
   // meanwhile, and forgets its progress; also what settles a pull that threw.
   void FinishPull(const store::ImageRecord& rec);
@@ -134,7 +150,11 @@ class ImageService {
   store::Store& store_;
   image::ImageStore& images_;
   const ImagePolicy* policy_ = nullptr;
+  // Pulls, commits and collections: adaptd gives them a pool of their own, so that slow
+  // registries never hold the threads that answer the API.
   boost::asio::thread_pool& workers_;
+  std::atomic<bool> gc_queued_{false};
+  OrgCounter running_;
   std::mutex mu_;
   std::map<std::string, std::pair<uint64_t, uint64_t>> progress_;  // id -> (bytes, total)
   SecretService* secrets_ = nullptr;

@@ -152,6 +152,9 @@ class Daemon {
   std::optional<core::ImageCatalog> images_;
   std::optional<core::EventBus> bus_;
   std::optional<boost::asio::thread_pool> workers_;
+  // Image pulls, commits and collections: a registry that drips its blobs holds one of these,
+  // never a thread that answers the API.
+  std::optional<boost::asio::thread_pool> image_workers_;
   std::optional<core::Waiter> waiter_;
   std::unique_ptr<database::DatabaseServer> postgres_;  // embedded or external
   std::optional<core::DatabaseService> databases_;

@@ -9,6 +9,12 @@
 namespace adapt::daemon {
 namespace {
 
+// Threads for image pulls, commits and collections. Each organization has at most
+// --max-imports-per-org pulls and imports in progress; beyond this many at once across
+// organizations, pulls wait their turn in the queue (a slow registry delays other pulls, never
+// the API).
+constexpr size_t kImageWorkerThreads = 4;
+
 // The MCP module's routes (/mcp, OAuth, preflights) on the API's router.
 void AddPublicRoutes(api::Router& router, const mcp::HttpRoutes& routes) {
   for (const auto& route : routes)
@@ -26,7 +32,8 @@ Status Daemon::StartServices() {
   sandboxes_->set_default_dns(config_.dns);
   sandboxes_->set_waiter(&*waiter_);
   RETURN_IF_ERROR(StartAccounts());
-  image_service_.emplace(*store_, *image_store_, *workers_);
+  image_workers_.emplace(kImageWorkerThreads);
+  image_service_.emplace(*store_, *image_store_, *image_workers_);
   image_service_->set_caps(config_.max_images_per_org, config_.max_imports_per_org);
   image_service_->Reconcile();
   image_service_->set_commit_source(&*lifecycle_, &*images_);

@@ -75,6 +75,7 @@ void Daemon::ServeUntilStopSignal() {
   // The bus goes before the store.
   store_->SetRunEventListener({});
   workers_->join();
+  if (image_workers_) image_workers_->join();
   storage_workers_->join();
   volumes_->Shutdown();
   // Sandboxes keep running: one restored from the store still holds its mount (lazy).
