@@ -333,6 +333,16 @@ void AppService::SettleOperations() {
     if (!app.ok()) {
       outcome = Status(Code::kUnavailable, cut + (rollback ? "; app " + op.app_id + " is gone"
                                                            : "; nothing was deployed"));
+      // A first deploy cut short after recording its release, before writing its app: the
+      // release (and its blob) would be kept by nothing that could ever delete it.
+      if (!rollback && app.status().code() == Code::kNotFound) {
+        auto blobs = store_.DeleteReleasesOfMissingApp(op.app_id);
+        if (blobs.ok())
+          RetireReleases(*blobs, std::chrono::seconds(0));
+        else
+          spdlog::warn("app {}: removing the releases of a deploy cut short: {}", op.app_id,
+                       blobs.status().message());
+      }
     } else if (op.release_id.empty() || app->release_id != op.release_id) {
       outcome = Status(Code::kUnavailable,
                        cut + "; app " + app->name + " keeps release " + app->release_id);

@@ -20,6 +20,7 @@
 #include "core/file_service.h"
 #include "core/sandbox_service_fixture.h"
 #include "net/network_manager.h"
+#include "os/files.h"
 #include "storage/object_store.h"
 
 namespace adapt::core {
@@ -410,6 +411,59 @@ TEST_F(AppOperationsTest, ARollbackOfAnAppDeletedMeanwhileFailsAtStartUpSayingSo
   store::OperationRecord op = StoredOperation(cut);
   EXPECT_EQ(op.phase, "Failed");
   EXPECT_EQ(op.error, "adaptd restarted during the rollback; app " + app_.id + " is gone");
+}
+
+TEST_F(AppOperationsTest, AFirstDeployCutShortBeforeItsAppWasWrittenLeavesNoReleaseOrBlob) {
+  // The deploy recorded its release (and stored its blob), then adaptd died before the app's
+  // row was written: nothing could ever delete that release.
+  ASSERT_TRUE(objects_->Init().ok());
+  std::string sha;
+  uint64_t size = 0;
+  bool given = false;
+  auto blob = objects_->PutBlob(
+      [&](char* buf, size_t n) -> long {
+        if (given || n == 0) return 0;
+        given = true;
+        buf[0] = 'x';
+        return 1;
+      },
+      1 << 20, &sha, &size);
+  ASSERT_TRUE(blob.ok()) << blob.status().message();
+  const std::string blob_path = dir_ + "/objects/blobs/" + *blob;
+  ASSERT_TRUE(os::Exists(blob_path));
+  store::AppReleaseRecord orphan;
+  orphan.id = NewId("rel");
+  orphan.app_id = NewId("app");  // never written
+  orphan.org_id = org_;
+  orphan.blob = *blob;
+  orphan.port = 8000;
+  orphan.created_at = NowMillis();
+  ASSERT_TRUE(store_.PutAppRelease(orphan).ok());
+  store::OperationRecord op;
+  op.id = NewId("op");
+  op.org_id = org_;
+  op.kind = kAppDeployOperation;
+  op.app_id = orphan.app_id;
+  op.release_id = orphan.id;
+  op.phase = "Running";
+  op.started_at = NowMillis();
+  ASSERT_TRUE(store_.PutOperation(op).ok());
+  apps_->Start();
+  EXPECT_EQ(StoredOperation(op.id).error,
+            "adaptd restarted during the deploy; nothing was deployed");
+  auto left = store_.ListAppReleases(orphan.app_id);
+  ASSERT_TRUE(left.ok());
+  EXPECT_TRUE(left->empty());
+  EXPECT_FALSE(os::Exists(blob_path));
+  // The app that exists keeps its releases.
+  auto kept = store_.ListAppReleases(app_.id);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->size(), 2u);
+  // The store deletes nothing of an app that exists.
+  auto none = store_.DeleteReleasesOfMissingApp(app_.id);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  EXPECT_EQ(store_.ListAppReleases(app_.id)->size(), 2u);
 }
 
 }  // namespace

@@ -100,6 +100,11 @@ class AppStore {
   // Deletes the app with its releases, replica rows and trouble; returns the releases' blobs.
   virtual Result<std::vector<std::string>> DeleteApp(const std::string& org_id,
                                                      const std::string& id) = 0;
+  // Deletes the releases of `app_id` when no app of that id exists (a first deploy cut short
+  // between recording its release and writing its app); returns their blobs. Nothing, and no
+  // blob, when the app exists.
+  virtual Result<std::vector<std::string>> DeleteReleasesOfMissingApp(
+      const std::string& app_id) = 0;
   virtual Status PutAppRelease(const AppReleaseRecord& release) = 0;
   virtual Result<AppReleaseRecord> GetAppRelease(const std::string& app_id,
                                                  const std::string& id) = 0;

@@ -1,7 +1,9 @@
 // AppStore's contract (store/app_store.h), against SQLite and MemoryStore alike.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "base/ids.h"
 #include "store/sqlite_store_test_fixture.h"
@@ -93,6 +95,25 @@ TEST_P(StoreTest, AppsReleasesAndReplicasRoundTripAndStayInTheirOrganization) {
   EXPECT_EQ(*deleted, std::vector<std::string>{"blob-" + a.id});
   EXPECT_TRUE(store_->ListAppReplicas(a.id)->empty());
   EXPECT_TRUE(store_->ListAppReleases(a.id)->empty());
+}
+
+TEST_P(StoreTest, TheReleasesOfAnAppNeverWrittenAreDeletedThoseOfAnAppThatExistsAreNot) {
+  AppRecord kept = App(org_.id, "kept.example");
+  ASSERT_TRUE(store_->PutApp(kept).ok());
+  ASSERT_TRUE(store_->PutAppRelease(Release(kept)).ok());
+  AppRecord missing = App(org_.id, "missing.example");  // its row is never written
+  ASSERT_TRUE(store_->PutAppRelease(Release(missing)).ok());
+  auto none = store_->DeleteReleasesOfMissingApp(kept.id);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_TRUE(none->empty());
+  EXPECT_EQ(store_->ListAppReleases(kept.id)->size(), 1u);
+  auto blobs = store_->DeleteReleasesOfMissingApp(missing.id);
+  ASSERT_TRUE(blobs.ok()) << blobs.status().message();
+  EXPECT_EQ(*blobs, std::vector<std::string>{"blob-" + missing.id});
+  EXPECT_TRUE(store_->ListAppReleases(missing.id)->empty());
+  auto referenced = store_->ListReferencedBlobs();
+  EXPECT_EQ(std::find(referenced->begin(), referenced->end(), "blob-" + missing.id),
+            referenced->end());
 }
 
 TEST_P(StoreTest, AReleaseWithoutReadinessSettingsHasTheDefaultPeriodAndThreshold) {

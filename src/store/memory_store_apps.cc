@@ -61,6 +61,18 @@ Result<std::vector<std::string>> MemoryStore::DeleteApp(const std::string& org_i
   return blobs;
 }
 
+Result<std::vector<std::string>> MemoryStore::DeleteReleasesOfMissingApp(
+    const std::string& app_id) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> blobs;
+  if (std::any_of(apps_.begin(), apps_.end(), [&](const AppRecord& a) { return a.id == app_id; }))
+    return blobs;
+  for (const auto& r : app_releases_)
+    if (r.app_id == app_id) blobs.push_back(r.blob);
+  std::erase_if(app_releases_, [&](const AppReleaseRecord& r) { return r.app_id == app_id; });
+  return blobs;
+}
+
 Status MemoryStore::PutAppRelease(const AppReleaseRecord& release) {
   std::lock_guard lock(mu_);
   for (const auto& r : app_releases_)

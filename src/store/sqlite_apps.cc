@@ -184,6 +184,26 @@ Result<std::vector<std::string>> SqliteStore::DeleteApp(const std::string& org_i
       });
 }
 
+Result<std::vector<std::string>> SqliteStore::DeleteReleasesOfMissingApp(
+    const std::string& app_id) {
+  return Guard<Result<std::vector<std::string>>>(
+      "deleting the releases of a missing app", [&]() -> Result<std::vector<std::string>> {
+        StoreTransaction tx(db_);
+        std::vector<std::string> blobs;
+        SQLite::Statement a(db_, "SELECT 1 FROM apps WHERE id = ?");
+        a.bind(1, app_id);
+        if (a.executeStep()) return blobs;
+        SQLite::Statement b(db_, "SELECT blob FROM app_releases WHERE app_id = ?");
+        b.bind(1, app_id);
+        while (b.executeStep()) blobs.push_back(b.getColumn(0).getString());
+        SQLite::Statement r(db_, "DELETE FROM app_releases WHERE app_id = ?");
+        r.bind(1, app_id);
+        r.exec();
+        tx.commit();
+        return blobs;
+      });
+}
+
 Status SqliteStore::PutAppRelease(const AppReleaseRecord& r) {
   return Guard("saving app release", [&]() -> Status {
     ASSIGN_OR_RETURN(std::string env, EncodeEnvColumn(sealer_, r.org_id, r.id, r.env));

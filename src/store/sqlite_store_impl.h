@@ -210,6 +210,7 @@ class SqliteStore : public Store {
   Result<std::vector<AppRecord>> ListApps(const std::string& org_id) override;
   Result<std::vector<std::string>> DeleteApp(const std::string& org_id,
                                              const std::string& id) override;
+  Result<std::vector<std::string>> DeleteReleasesOfMissingApp(const std::string& app_id) override;
   Status PutAppRelease(const AppReleaseRecord& release) override;
   Result<AppReleaseRecord> GetAppRelease(const std::string& app_id, const std::string& id) override;
   Result<std::vector<AppReleaseRecord>> ListAppReleases(const std::string& app_id) override;
