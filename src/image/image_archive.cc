@@ -12,8 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-// index.json, manifest.json, manifests and configs are small; layers are never read whole.
-constexpr uint64_t kMaxMetadataBytes = 4 << 20;
 constexpr const char* kRefName = "org.opencontainers.image.ref.name";
 constexpr const char* kContainerdName = "io.containerd.image.name";  // docker save's full name
 constexpr const char* kOciLayer = "application/vnd.oci.image.layer.v1.tar";

@@ -19,7 +19,6 @@ namespace {
 
 constexpr int kAttempts = 4;
 constexpr int kMaxRedirects = 5;
-constexpr size_t kMaxManifestBytes = 4 << 20;
 
 const char* kManifestAccept =
     "application/vnd.oci.image.index.v1+json, "
@@ -92,7 +91,7 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   size_t len = size * n;
   if (*t->sink) return (*t->sink)(data, len) ? len : 0;
-  if (t->body->size() + len > kMaxManifestBytes) {
+  if (t->body->size() + len > kMaxMetadataBytes) {
     t->overflow = true;
     return 0;
   }
