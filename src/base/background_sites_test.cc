@@ -28,6 +28,7 @@ const std::vector<Allowed>& AllowList() {
   static const std::vector<Allowed> allowed = {
       {"cli/", "", "the adapt CLI is a program of its own, not adaptd"},
       {"core/sandbox_service_fixture.h", "", "a unit tests' fixture"},
+      {"image/fake_registry_test_support.h", "", "the image unit tests' fake registry"},
       {"api/http_connection.cc", "strand", "the HTTP server's I/O threads run under GuardedRun"},
       {"api/http_connection.cc", "strand_", "the HTTP server's I/O threads run under GuardedRun"},
       {"api/http_connection_internal.h", "strand_",

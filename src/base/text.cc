@@ -86,4 +86,16 @@ bool HasControlCharacter(std::string_view s) {
   return false;
 }
 
+std::string PrintableAscii(std::string_view s, size_t max_bytes) {
+  std::string out;
+  size_t n = std::min(s.size(), max_bytes);
+  out.reserve(n + 3);
+  for (size_t i = 0; i < n; ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    out += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+  }
+  if (s.size() > max_bytes) out += "...";
+  return out;
+}
+
 }  // namespace adapt

@@ -26,6 +26,12 @@ std::string SanitizeUtf8(std::string_view bytes);
 // shown in lists, logs and terminals must not.
 bool HasControlCharacter(std::string_view s);
 
+// `s` fit to quote in an error or a log line when someone else chose it (an archive entry's
+// name): every byte outside printable ASCII (controls, escapes, DEL, any non-ASCII byte, which
+// could be a bidirectional override) becomes '?', and past `max_bytes` it is cut and ends in
+// "...". Lossy on purpose: it names a thing for a reader, never to be parsed back.
+std::string PrintableAscii(std::string_view s, size_t max_bytes = 120);
+
 // Whether `s` holds a NUL byte (which no C string, path or argv element can carry).
 inline bool HasNul(std::string_view s) { return s.find('\0') != std::string_view::npos; }
 

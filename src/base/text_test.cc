@@ -115,4 +115,17 @@ TEST(HasControlCharacter, FindsC0AndDelButNotPrintableOrMultibyteText) {
     EXPECT_TRUE(HasControlCharacter(bad)) << bad;
 }
 
+TEST(PrintableAscii, KeepsPrintableAsciiAndReplacesEveryOtherByte) {
+  EXPECT_EQ(PrintableAscii("etc/passwd ok~"), "etc/passwd ok~");
+  EXPECT_EQ(PrintableAscii(std::string("a\x1b[31mb\nc\0d\x7f", 12)), "a?[31mb?c?d?");
+  // U+202E (right-to-left override) is three bytes, each replaced.
+  EXPECT_EQ(PrintableAscii("x\xE2\x80\xAEy"), "x???y");
+}
+
+TEST(PrintableAscii, CutsLongTextAndSaysSo) {
+  EXPECT_EQ(PrintableAscii(std::string(10, 'a'), 4), "aaaa...");
+  EXPECT_EQ(PrintableAscii("abcd", 4), "abcd");
+  EXPECT_EQ(PrintableAscii(std::string(500, 'b')).size(), 123u);
+}
+
 }  // namespace adapt

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/text.h"
 #include "image/digest.h"
 
 namespace adapt::image {
@@ -39,6 +40,9 @@ la_ssize_t ReadUpload(archive* a, void* opaque, const void** out) {
   *out = up->buf.data();
   return n;
 }
+
+// An entry name in an error or a log line: the archive's text.
+std::string Quoted(const std::string& name) { return "'" + PrintableAscii(name) + "'"; }
 
 Status Bad(const std::string& why) {
   return InvalidArgument("archive", "the image archive is not a readable tar file: " + why);
@@ -97,7 +101,7 @@ Result<StagedArchive> StageArchive(const ByteSource& source, const std::string& 
   if (archive_read_open(in.get(), &upload, nullptr, ReadUpload, nullptr) != ARCHIVE_OK) {
     if (upload.failed) return Bad("the upload ended early");
     const char* err = archive_error_string(in.get());
-    return Bad(err ? err : "empty or unknown format");
+    return Bad(err ? PrintableAscii(err, 300) : "empty or unknown format");
   }
   StagedArchive staged;
   std::vector<char> buf(kChunk);
@@ -107,21 +111,21 @@ Result<StagedArchive> StageArchive(const ByteSource& source, const std::string& 
     if (r == ARCHIVE_EOF) break;
     if (r < ARCHIVE_WARN) {
       const char* err = archive_error_string(in.get());
-      return Bad(err ? err : "a broken entry header");
+      return Bad(err ? PrintableAscii(err, 300) : "a broken entry header");
     }
     if (staged.files.size() + staged.links.size() >= kMaxEntries)
       return Bad("it has more than " + std::to_string(kMaxEntries) + " entries");
     const char* raw = archive_entry_pathname(entry);
     std::string path;
     if (!raw || !CleanArchivePath(raw, path))
-      return Bad("entry '" + std::string(raw ? raw : "") + "' leaves the archive");
+      return Bad("entry " + Quoted(raw ? raw : "") + " leaves the archive");
     if (path.empty()) continue;
     if (staged.files.count(path) || staged.links.count(path))
-      return Bad("entry '" + path + "' appears twice");
+      return Bad("entry " + Quoted(path) + " appears twice");
     if (const char* hard = archive_entry_hardlink(entry)) {
       std::string target;
       if (!CleanArchivePath(hard, target) || target.empty())
-        return Bad("hard link '" + path + "' points outside the archive");
+        return Bad("hard link " + Quoted(path) + " points outside the archive");
       staged.links[path] = target;
       continue;
     }
@@ -130,7 +134,7 @@ Result<StagedArchive> StageArchive(const ByteSource& source, const std::string& 
       std::string target = archive_entry_symlink(entry) ? archive_entry_symlink(entry) : "";
       std::string clean;
       if (!ResolveLink(path, target, clean))
-        return Bad("symlink '" + path + "' points outside the archive");
+        return Bad("symlink " + Quoted(path) + " points outside the archive");
       staged.links[path] = clean;
       continue;
     }
@@ -145,7 +149,7 @@ Result<StagedArchive> StageArchive(const ByteSource& source, const std::string& 
       if (n == 0) break;
       if (n < 0) {
         const char* err = archive_error_string(in.get());
-        return Bad("'" + path + "': " + (err ? err : "truncated"));
+        return Bad(Quoted(path) + ": " + (err ? PrintableAscii(err, 300) : "truncated"));
       }
       hash.Update(buf.data(), static_cast<size_t>(n));
       out.write(buf.data(), n);

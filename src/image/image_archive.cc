@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/json_parse.h"
+#include "base/text.h"
 #include "image/digest.h"
 #include "image/reference.h"
 #include "os/files.h"
@@ -12,8 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-// index.json, manifest.json, manifests and configs are small; layers are never read whole.
-constexpr uint64_t kMaxMetadataBytes = 4 << 20;
 constexpr const char* kRefName = "org.opencontainers.image.ref.name";
 constexpr const char* kContainerdName = "io.containerd.image.name";  // docker save's full name
 constexpr const char* kOciLayer = "application/vnd.oci.image.layer.v1.tar";
@@ -38,7 +37,7 @@ Result<json> ReadJson(const StagedFile& f, const std::string& what) {
 
 std::string Join(const std::vector<std::string>& names) {
   std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + PrintableAscii(n);
   return out.empty() ? "no named images" : out;
 }
 
@@ -105,7 +104,8 @@ Result<ArchiveImage> ReadOci(const StagedArchive& a, const std::string& name) {
   ASSIGN_OR_RETURN(std::string text, ReadSmall(*mf, "the manifest"));
   auto m = ParseManifest(text, chosen.media_type);
   if (!m.ok()) return Bad("manifest " + chosen.digest + ": " + m.status().message());
-  std::string what = img.name.empty() ? "the archive's image" : "image '" + img.name + "'";
+  std::string what =
+      img.name.empty() ? "the archive's image" : "image '" + PrintableAscii(img.name) + "'";
   if (m->is_index) {
     img.blob_files[chosen.digest] = mf->path;
     ASSIGN_OR_RETURN(chosen, PickPlatform(*m, img.name.empty() ? "in the archive" : img.name));
@@ -161,7 +161,8 @@ Result<ArchiveImage> ReadDocker(const StagedArchive& a, const std::string& name)
              e["RepoTags"][0].is_string()) {
     img.name = e["RepoTags"][0];
   }
-  std::string what = img.name.empty() ? "the archive's image" : "image '" + img.name + "'";
+  std::string what =
+      img.name.empty() ? "the archive's image" : "image '" + PrintableAscii(img.name) + "'";
   if (!e.contains("Config") || !e["Config"].is_string())
     return Bad("manifest.json names no Config for " + what);
   std::string config_path = e["Config"];
@@ -195,10 +196,11 @@ Result<ArchiveImage> ReadDocker(const StagedArchive& a, const std::string& name)
     const json& p = e["Layers"][i];
     if (!p.is_string()) return Bad("manifest.json has a layer path that is not a string");
     const StagedFile* lf = a.Find(p.get<std::string>());
-    if (!lf) return Bad("layer " + p.get<std::string>() + " named by manifest.json is missing");
+    std::string shown = PrintableAscii(p.get<std::string>());
+    if (!lf) return Bad("layer " + shown + " named by manifest.json is missing");
     // Docker's layers are plain tars, so each one's sha256 is its diff id.
     if (!diff_ids[i].is_string() || lf->digest != diff_ids[i].get<std::string>())
-      return Bad("layer " + p.get<std::string>() + " does not match the config's diff id " +
+      return Bad("layer " + shown + " does not match the config's diff id " +
                  (diff_ids[i].is_string() ? diff_ids[i].get<std::string>() : "?") +
                  " (its content is " + lf->digest + ")");
     Descriptor d{kOciLayer, lf->digest, lf->size, ""};

@@ -181,6 +181,12 @@ TEST_F(ImageArchiveTest, StagingRefusesEscapesOversizeAndEarlyEnds) {
   auto staged = StageArchive(FromString(MakeTar({{"../x", "y", ""}})), dir_.string(), 1 << 20);
   ASSERT_FALSE(staged.ok());
   EXPECT_NE(staged.status().message().find("leaves the archive"), std::string::npos);
+  // The archive's names reach errors (and logs) only made printable.
+  staged =
+      StageArchive(FromString(MakeTar({{"../\x1b]0;title\x07", "y", ""}})), dir_.string(), 1 << 20);
+  ASSERT_FALSE(staged.ok());
+  EXPECT_NE(staged.status().message().find("'../?]0;title?'"), std::string::npos)
+      << staged.status().message();
 
   std::string big = MakeTar({{"big", std::string(4096, 'x'), ""}});
   staged = StageArchive(FromString(big), dir_.string(), 1000);

@@ -8,10 +8,12 @@
 
 #include "base/fault_point.h"
 #include "base/ignore_error.h"
+#include "base/text.h"
 #include "image/digest.h"
 #include "image/layer_unpack.h"
 #include "image/reference.h"
 #include "os/files.h"
+#include "os/mount.h"
 #include "os/tree_copy.h"
 
 namespace adapt::image {
@@ -54,15 +56,20 @@ Result<std::vector<std::string>> DiffIds(const json& config, size_t layers,
 // Unpacks the layer blob at `blob` into the empty directory `dir` after checking that its
 // uncompressed content is `diff_id` (a plain tar's blob digest already is).
 Status UnpackChecked(const std::string& blob, const std::string& blob_digest,
-                     const std::string& diff_id, const std::string& dir) {
+                     const std::string& diff_id, const std::string& dir, UnpackBudget& budget) {
   std::string what = "layer " + blob_digest;
   if (blob_digest != diff_id) {
-    ASSIGN_OR_RETURN(std::string got, UncompressedDigest(blob, what));
+    ASSIGN_OR_RETURN(std::string got, UncompressedDigest(blob, budget.bytes_left, what));
     if (got != diff_id)
       return InvalidArgument("image", what + " does not match the config's diff id " + diff_id +
                                           " (its uncompressed content is " + got + ")");
   }
-  return UnpackLayer(blob, dir, kMaxImageBytes, what);
+  return UnpackLayer(blob, dir, budget, what);
+}
+
+// The key under which one owner's fetches of one blob are deduplicated.
+std::string FetchKey(const std::string& owner, const std::string& digest) {
+  return owner + "\n" + digest;
 }
 
 }  // namespace
@@ -100,7 +107,8 @@ Status ImageStore::CheckLayerBlob(const std::string& blob, const std::string& bl
                                   const std::string& diff_id) {
   if (Proven(blob_digest, diff_id)) return Status::Ok();
   std::string what = "layer " + blob_digest;
-  ASSIGN_OR_RETURN(std::string got, UncompressedDigest(blob, what));
+  // Only hashed, never written: bounded by the image limit, not by an image's budget.
+  ASSIGN_OR_RETURN(std::string got, UncompressedDigest(blob, kMaxImageBytes, what));
   if (got != diff_id)
     return InvalidArgument("image", what + " does not match the config's diff id " + diff_id +
                                         " (its uncompressed content is " + got + ")");
@@ -164,29 +172,59 @@ Status ImageStore::RecordAccess(const std::string& owner, const std::string& blo
 
 Status ImageStore::EnsureBlob(RegistryClient& client, const std::string& owner, const Descriptor& d,
                               const std::function<void(uint64_t)>& progress) {
-  bool fetched = false;
-  RETURN_IF_ERROR(blobs_.Do(d.digest, [&]() -> Status {
-    if (os::Exists(BlobPath(d.digest))) return Status::Ok();
-    std::string tmp = TempPath(Hex(d.digest));
-    RETURN_IF_ERROR(client.GetBlob(d, tmp, progress));
-    ++downloads_;
-    fetched = true;
-    return os::Rename(tmp, BlobPath(d.digest));
-  }));
-  if (fetched) return RecordAccess(owner, d.digest);
+  // Deduplicated per owner: a pull waiting on another organization's fetch would wait on that
+  // organization's registry (slow on purpose, perhaps) and take its error, which names it.
+  // Two owners fetching one new blob each download it, each from its own registry (the second
+  // would have had to prove its access by downloading it anyway); renaming the same verified
+  // bytes over each other is harmless. A waiter whose fetch failed (perhaps another of the
+  // owner's registries) fetches through its own.
+  RETURN_IF_ERROR(blobs_.Do(
+      FetchKey(owner, d.digest),
+      [&]() -> Status {
+        if (os::Exists(BlobPath(d.digest))) return Status::Ok();
+        std::string tmp = TempPath(Hex(d.digest));
+        RETURN_IF_ERROR(client.GetBlob(d, tmp, progress));
+        ++downloads_;
+        RETURN_IF_ERROR(os::Rename(tmp, BlobPath(d.digest)));
+        return RecordAccess(owner, d.digest);
+      },
+      Singleflight::OnFailure::kRetry));
   if (HasAccess(owner, d.digest)) return Status::Ok();
   // Here already, but fetched for another owner (or before owners were recorded): a digest
   // named in a manifest proves nothing, since another organization's private layer is
   // named by its digest just the same. The owner's registry must serve the bytes themselves.
-  Status served = client.VerifyBlob(d, progress);
-  if (!served.ok())
-    return served.WithContext("proving access to blob " + d.digest + " stored for another pull");
+  // Its error is the one a blob not stored gets: saying that the blob is stored would tell this
+  // owner that another organization has it.
+  RETURN_IF_ERROR(client.VerifyBlob(d, progress));
   ++downloads_;
   return RecordAccess(owner, d.digest);
 }
 
+Status ImageStore::RoomForLayer(const Descriptor& d) const {
+  ASSIGN_OR_RETURN(os::FilesystemUsage usage, os::GetFilesystemUsage(root_ + "/tmp"));
+  // The compressed size is all that is known before unpacking; the margin keeps the state
+  // filesystem (sandboxes' disks, the database) from being filled by the unpack.
+  uint64_t need = d.size > UINT64_MAX - free_margin_ ? UINT64_MAX : d.size + free_margin_;
+  if (usage.avail_bytes >= need) return Status::Ok();
+  return Status(Code::kResourceExhausted,
+                "the host has too little free space to unpack layer " + d.digest +
+                    " (adaptd keeps its size plus " + std::to_string(free_margin_ >> 20) +
+                    " MiB free); try again later",
+                "image");
+}
+
+Status ImageStore::PublishLayer(const std::string& tmp, const std::string& diff_id) {
+  Status st = os::Rename(tmp, LayerDir(diff_id));
+  if (st.ok() || !os::Exists(LayerDir(diff_id))) return st;
+  // Another pull or import (another blob of the same content) published it first: the
+  // content is the same, proven by its diff id.
+  IgnoreError(os::RemoveTree(tmp), "tmp/ is swept at start-up");
+  return Status::Ok();
+}
+
 Status ImageStore::EnsureLayer(RegistryClient& client, const std::string& owner,
                                const Descriptor& d, const std::string& diff_id,
+                               UnpackBudget& budget,
                                const std::function<void(uint64_t)>& progress) {
   // The layer is here already (pulled or imported, by anyone, in any compression): shared
   // only once this blob is known to unpack to it, or an image whose config merely claims
@@ -197,19 +235,27 @@ Status ImageStore::EnsureLayer(RegistryClient& client, const std::string& owner,
     RETURN_IF_ERROR(EnsureBlob(client, owner, d, progress));
     return CheckLayerBlob(BlobPath(d.digest), d.digest, diff_id);
   };
+  if (os::Exists(LayerDir(diff_id))) return reuse();
+  RETURN_IF_ERROR(EnsureBlob(client, owner, d, progress));
+  // Unpacking is local work on bytes this owner's registry served, shared with concurrent pulls
+  // of the same blob, whoever's. A pull whose wait ends in the other's failure (its image's
+  // budget, a full disk) unpacks for itself.
   bool unpacked = false;
-  RETURN_IF_ERROR(layers_.Do(diff_id, [&]() -> Status {
-    if (os::Exists(LayerDir(diff_id))) return reuse();
-    RETURN_IF_ERROR(EnsureBlob(client, owner, d, progress));
-    std::string tmp = TempPath("layer-" + Hex(diff_id));
-    RETURN_IF_ERROR(os::MakeDirs(tmp, 0755));
-    Status st = UnpackChecked(BlobPath(d.digest), d.digest, diff_id, tmp);
-    if (st.ok()) st = RecordProof(d.digest, diff_id);
-    if (st.ok()) st = os::Rename(tmp, LayerDir(diff_id));
-    if (!st.ok()) IgnoreError(os::RemoveTree(tmp), "tmp/ is swept at start-up");
-    unpacked = st.ok();
-    return st;
-  }));
+  RETURN_IF_ERROR(layers_.Do(
+      diff_id + "\n" + d.digest,
+      [&]() -> Status {
+        if (os::Exists(LayerDir(diff_id))) return Status::Ok();
+        RETURN_IF_ERROR(RoomForLayer(d));
+        std::string tmp = TempPath("layer-" + Hex(diff_id));
+        RETURN_IF_ERROR(os::MakeDirs(tmp, 0755));
+        Status st = UnpackChecked(BlobPath(d.digest), d.digest, diff_id, tmp, budget);
+        if (st.ok()) st = RecordProof(d.digest, diff_id);
+        if (st.ok()) st = PublishLayer(tmp, diff_id);
+        if (!st.ok()) IgnoreError(os::RemoveTree(tmp), "tmp/ is swept at start-up");
+        unpacked = st.ok();
+        return st;
+      },
+      Singleflight::OnFailure::kRetry));
   // A concurrent pull of this diff id (another owner's, perhaps with another blob) may have
   // done the work this call waited on: this pull's blob and owner are checked on their own.
   return unpacked ? Status::Ok() : reuse();
@@ -245,10 +291,11 @@ Result<StoredImage> ImageStore::Pull(const std::string& key, const std::string& 
     ASSIGN_OR_RETURN(auto diff_ids, DiffIds(config, m.layers.size(), "image '" + reference + "'"));
     uint64_t total = m.TotalLayerBytes(), done = 0;
     std::mutex progress_mu;
+    UnpackBudget budget;
     for (size_t i = 0; i < m.layers.size(); ++i) {
       const Descriptor& layer = m.layers[i];
       uint64_t before = done;
-      RETURN_IF_ERROR(EnsureLayer(client, owner, layer, diff_ids[i], [&](uint64_t n) {
+      RETURN_IF_ERROR(EnsureLayer(client, owner, layer, diff_ids[i], budget, [&](uint64_t n) {
         std::lock_guard lock(progress_mu);
         if (progress) progress(before + n, total);
       }));
@@ -290,10 +337,12 @@ Result<ImageStore::Imported> ImageStore::ImportArchive(const std::string& key,
 
 Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveImage& image) {
   std::shared_lock gc_lock(gc_mu_);
-  std::string what = image.name.empty() ? "the archive's image" : "image '" + image.name + "'";
+  std::string what =
+      image.name.empty() ? "the archive's image" : "image '" + PrintableAscii(image.name) + "'";
   ASSIGN_OR_RETURN(auto diff_ids, DiffIds(image.config, image.layers.size(), what));
   // Unpack the layers not here yet, each into tmp/, before publishing anything.
   std::map<std::string, std::string> unpacked;  // diff id -> tmp dir
+  UnpackBudget budget;
   auto discard = [&] {
     for (const auto& [_, dir] : unpacked)
       IgnoreError(os::RemoveTree(dir), "tmp/ is swept at start-up");
@@ -322,8 +371,9 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
     }
     std::string tmp = TempPath("layer-" + Hex(diff_id));
     unpacked[diff_id] = tmp;
-    Status st = os::MakeDirs(tmp, 0755);
-    if (st.ok()) st = UnpackChecked(blob, layer.digest, diff_id, tmp);
+    Status st = RoomForLayer(layer);
+    if (st.ok()) st = os::MakeDirs(tmp, 0755);
+    if (st.ok()) st = UnpackChecked(blob, layer.digest, diff_id, tmp, budget);
     if (st.ok()) st = RecordProof(layer.digest, diff_id);
     if (!st.ok()) {
       discard();
@@ -351,11 +401,8 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
     total += image.layers[i].size;
     rec["layers"].push_back(diff_id);
     auto it = unpacked.find(diff_id);
-    if (it == unpacked.end()) continue;
-    RETURN_IF_ERROR(layers_.Do(diff_id, [&]() -> Status {
-      if (os::Exists(LayerDir(diff_id))) return Status::Ok();
-      return os::Rename(it->second, LayerDir(diff_id));
-    }));
+    if (it == unpacked.end() || os::Exists(LayerDir(diff_id))) continue;
+    RETURN_IF_ERROR(PublishLayer(it->second, diff_id));
   }
   discard();  // what another pull published first
   ADAPT_FAULT_POINT("image.import.after_publish");

@@ -17,7 +17,9 @@
 //                        has had blob <hex> served by its own registry, with its own
 //                        credentials: a blob stored already is used for an owner only then
 //   tmp/                 partial downloads and unpacks; emptied at start-up
-// Blob and layer work is deduplicated across concurrent pulls.
+// Concurrent pulls of one key share their work; an organization's blob downloads are shared
+// with its own concurrent pulls only (never made to wait on another organization's registry),
+// and the unpacking of one blob with every pull of it.
 #pragma once
 
 #include <atomic>
@@ -32,6 +34,7 @@
 
 #include "base/status.h"
 #include "image/image_archive.h"
+#include "image/layer_unpack.h"
 #include "image/registry_client.h"
 #include "image/registry_destination.h"
 #include "image/singleflight.h"
@@ -103,6 +106,10 @@ class ImageStore {
   // Number of blobs downloaded since start (tests of deduplication).
   uint64_t downloads() const { return downloads_; }
   void set_backoff_ms(int ms) { backoff_ms_ = ms; }
+  // The free space a layer's unpack leaves on the store's filesystem beyond the layer's
+  // compressed size (tests raise it to see the refusal).
+  void set_free_space_margin(uint64_t bytes) { free_margin_ = bytes; }
+  static constexpr uint64_t kDefaultFreeSpaceMargin = 1ull << 30;
 
  private:
   std::string BlobPath(const std::string& digest) const;
@@ -124,8 +131,15 @@ class ImageStore {
                     const std::function<void(uint64_t)>& progress);
   // Downloads (unless the layer `diff_id` is here already, and `owner` proved access to the
   // blob), checks and unpacks the layer.
+  // Its unpack takes from `budget`, the image's.
   Status EnsureLayer(RegistryClient& client, const std::string& owner, const Descriptor& d,
-                     const std::string& diff_id, const std::function<void(uint64_t)>& progress);
+                     const std::string& diff_id, UnpackBudget& budget,
+                     const std::function<void(uint64_t)>& progress);
+  // ResourceExhausted unless the store's filesystem has the layer's size plus the margin free.
+  Status RoomForLayer(const Descriptor& d) const;
+  // Renames the unpacked `tmp` to the layer `diff_id`; when another unpack of the same
+  // content got there first, removes `tmp` and keeps that one.
+  Status PublishLayer(const std::string& tmp, const std::string& diff_id);
   Result<StoredImage> Publish(const std::string& key, const ArchiveImage& image);
   Status PutBlob(const std::string& digest, const std::string& content);
   std::string TempPath(const std::string& name);
@@ -137,6 +151,7 @@ class ImageStore {
   std::atomic<uint64_t> downloads_{0};
   std::atomic<uint64_t> tmp_seq_{0};
   int backoff_ms_ = 500;
+  uint64_t free_margin_ = kDefaultFreeSpaceMargin;
 };
 
 }  // namespace adapt::image

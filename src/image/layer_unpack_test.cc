@@ -19,9 +19,11 @@ namespace fs = std::filesystem;
 
 struct Item {
   std::string path;
-  char type;         // 'f' file, 'd' dir, 'l' symlink, 'h' hard link
+  char type;         // 'f' file, 'd' dir, 'l' symlink, 'h' hard link, 'c' char or 'b' block device
   std::string data;  // file content or link target
   int uid = 0;
+  unsigned major = 0, minor = 0;                                 // devices
+  std::vector<std::pair<std::string, std::string>> xattrs = {};  // name, value
 };
 
 class LayerUnpackTest : public ::testing::Test {
@@ -54,6 +56,10 @@ class LayerUnpackTest : public ::testing::Test {
       } else if (it.type == 'd') {
         archive_entry_set_filetype(e, AE_IFDIR);
         archive_entry_set_perm(e, 0755);
+      } else if (it.type == 'c' || it.type == 'b') {
+        archive_entry_set_filetype(e, it.type == 'c' ? AE_IFCHR : AE_IFBLK);
+        archive_entry_set_perm(e, 0666);
+        archive_entry_set_rdev(e, makedev(it.major, it.minor));
       } else if (it.type == 'l') {
         archive_entry_set_filetype(e, AE_IFLNK);
         archive_entry_set_perm(e, 0777);
@@ -62,6 +68,8 @@ class LayerUnpackTest : public ::testing::Test {
         archive_entry_set_filetype(e, AE_IFREG);
         archive_entry_set_hardlink(e, it.data.c_str());
       }
+      for (const auto& [name, value] : it.xattrs)
+        archive_entry_xattr_add_entry(e, name.c_str(), value.data(), value.size());
       archive_write_header(a, e);
       if (it.type == 'f') archive_write_data(a, it.data.data(), it.data.size());
       archive_entry_free(e);
@@ -72,7 +80,14 @@ class LayerUnpackTest : public ::testing::Test {
   }
 
   Status Unpack(const std::string& tar) {
-    return UnpackLayer(tar, (dir_ / "out").string(), 1 << 30, "layer x");
+    UnpackBudget budget;
+    return UnpackLayer(tar, (dir_ / "out").string(), budget, "layer x");
+  }
+
+  // A fresh, empty directory to unpack into.
+  std::string Out(const std::string& name) {
+    fs::create_directories(dir_ / name);
+    return (dir_ / name).string();
   }
 
   fs::path dir_;
@@ -106,13 +121,15 @@ TEST_F(LayerUnpackTest, DiffIdIsTheDigestOfTheUncompressedTarWhateverTheCompress
   auto plain = os::ReadFile(Tar(items));
   ASSERT_TRUE(plain.ok());
   std::string want = Sha256Of(*plain);
-  EXPECT_EQ(*UncompressedDigest(Tar(items), "layer x"), want);
+  EXPECT_EQ(*UncompressedDigest(Tar(items), kMaxImageBytes, "layer x"), want);
   auto gz = Tar(items, true);
   EXPECT_NE(Sha256Of(*os::ReadFile(gz)), want);
-  EXPECT_EQ(*UncompressedDigest(gz, "layer x"), want);
-  EXPECT_EQ(*UncompressedDigest(Tar(items, false, true), "layer x"), want);
-  EXPECT_NE(*UncompressedDigest(Tar({{"a", 'f', "other content"}}, true), "layer x"), want);
-  EXPECT_FALSE(UncompressedDigest((dir_ / "missing").string(), "layer x").ok());
+  EXPECT_EQ(*UncompressedDigest(gz, kMaxImageBytes, "layer x"), want);
+  EXPECT_EQ(*UncompressedDigest(Tar(items, false, true), kMaxImageBytes, "layer x"), want);
+  EXPECT_NE(
+      *UncompressedDigest(Tar({{"a", 'f', "other content"}}, true), kMaxImageBytes, "layer x"),
+      want);
+  EXPECT_FALSE(UncompressedDigest((dir_ / "missing").string(), kMaxImageBytes, "layer x").ok());
 }
 
 TEST_F(LayerUnpackTest, WhiteoutsBecomeOverlayWhiteoutsAndOpaqueDirectories) {
@@ -169,9 +186,125 @@ TEST_F(LayerUnpackTest, WhiteoutThroughASymlinkIsRefused) {
 
 TEST_F(LayerUnpackTest, NotATarIsAClearError) {
   ASSERT_TRUE(os::WriteFileAtomic((dir_ / "junk").string(), std::string(2000, 'j')).ok());
-  auto st = UnpackLayer((dir_ / "junk").string(), (dir_ / "out").string(), 1 << 30, "layer x");
+  UnpackBudget budget;
+  auto st = UnpackLayer((dir_ / "junk").string(), (dir_ / "out").string(), budget, "layer x");
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("layer x cannot be unpacked"), std::string::npos);
+}
+
+// The 32 GiB limit holds for an image, not for each of its layers: the budget one pull passes
+// through its layers' unpacks runs out.
+TEST_F(LayerUnpackTest, TheLimitHoldsForAllOfAnImagesLayersTogether) {
+  std::string layer = Tar({{"a", 'f', std::string(100000, 'x')}});
+  uint64_t tar_bytes = fs::file_size(layer);
+  UnpackBudget budget;
+  budget.bytes_left = tar_bytes * 3 / 2;
+  ASSERT_TRUE(UnpackLayer(layer, Out("one"), budget, "layer 1").ok());
+  EXPECT_LE(budget.bytes_left, tar_bytes * 3 / 2 - 100000);  // the layer's data at least
+  auto st = UnpackLayer(layer, Out("two"), budget, "layer 2");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("past the 32 GiB image-build limit"), std::string::npos)
+      << st.message();
+  EXPECT_FALSE(fs::exists(dir_ / "two/a"));  // refused before it was written
+}
+
+// Whiteouts, opaque markers and the root's entry are not written, but their data is
+// decompressed all the same: it counts.
+TEST_F(LayerUnpackTest, SkippedEntriesCountTowardTheLimit) {
+  for (const char* skipped : {"etc/.wh.motd", "var/.wh..wh..opq", "./"}) {
+    std::string layer = Tar({{skipped, 'f', std::string(1 << 20, 'w')}}, true);
+    UnpackBudget budget;
+    budget.bytes_left = 512 << 10;
+    auto st = UnpackLayer(layer, Out(std::string("skip") + skipped[0]), budget, "layer x");
+    ASSERT_FALSE(st.ok()) << skipped;
+    EXPECT_NE(st.message().find("past the 32 GiB"), std::string::npos) << st.message();
+  }
+}
+
+TEST_F(LayerUnpackTest, TheDiffIdIsNotComputedPastTheLimit) {
+  // 8 MiB of zeros compress to a few hundred bytes: a small blob, a large stream.
+  std::string bomb = Tar({{"zeros", 'f', std::string(8 << 20, '\0')}}, false, true);
+  EXPECT_LT(fs::file_size(bomb), 64u << 10);
+  auto digest = UncompressedDigest(bomb, 1 << 20, "layer x");
+  ASSERT_FALSE(digest.ok());
+  EXPECT_NE(digest.status().message().find("past the 32 GiB"), std::string::npos);
+  EXPECT_TRUE(UncompressedDigest(bomb, 9 << 20, "layer x").ok());
+}
+
+TEST_F(LayerUnpackTest, ALayerOfTooManyEntriesIsRefusedWhateverTheEntries) {
+  std::vector<Item> items;
+  for (int i = 0; i < 11; ++i) items.push_back({"d/.wh.f" + std::to_string(i), 'f', ""});
+  UnpackBudget budget;
+  budget.max_layer_entries = 10;
+  auto st = UnpackLayer(Tar(items), Out("many"), budget, "layer x");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("more than 10 entries"), std::string::npos) << st.message();
+  items.pop_back();
+  EXPECT_TRUE(UnpackLayer(Tar(items), Out("ten"), budget, "layer x").ok());
+}
+
+TEST_F(LayerUnpackTest, WhiteoutNamesHeldForLaterAreBounded) {
+  std::vector<Item> items;
+  for (int i = 0; i < 20; ++i) items.push_back({"dir/.wh.file" + std::to_string(i), 'f', ""});
+  UnpackBudget budget;
+  budget.max_whiteout_name_bytes = 200;
+  auto st = UnpackLayer(Tar(items), Out("whiteouts"), budget, "layer x");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("more than 200 bytes of paths"), std::string::npos) << st.message();
+}
+
+TEST_F(LayerUnpackTest, DeviceNodesAreRefusedButAWhiteoutDeviceIsKept) {
+  for (const Item& device : {Item{"dev/sda", 'b', "", 0, 8, 0}, Item{"dev/mem", 'c', "", 0, 1, 1},
+                             Item{"dev/null", 'c', "", 0, 1, 3}}) {
+    auto st = Unpack(Tar({{"dev/", 'd', ""}, device}));
+    ASSERT_FALSE(st.ok()) << device.path;
+    EXPECT_NE(st.message().find("device node 'dev/"), std::string::npos) << st.message();
+    EXPECT_FALSE(fs::exists(fs::symlink_status(dir_ / "out" / device.path))) << device.path;
+  }
+  if (::geteuid() != 0) GTEST_SKIP() << "making a 0/0 character device needs root";
+  ASSERT_TRUE(Unpack(Tar({{"etc/", 'd', ""}, {"etc/gone", 'c', "", 0, 0, 0}})).ok());
+  struct stat st;
+  ASSERT_EQ(::lstat((dir_ / "out/etc/gone").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(st.st_rdev, makedev(0, 0));
+}
+
+// trusted.overlay.* in a layer would steer the host's overlayfs (redirect, metacopy) when the
+// layer is a lowerdir; security.* would set the host's labels.
+TEST_F(LayerUnpackTest, XattrsTheHostReadsAreDroppedOthersKept) {
+  if (::geteuid() != 0) GTEST_SKIP() << "trusted.* xattrs need root to be set at all";
+  // A version 2 file capability: cap_net_raw in the permitted set.
+  std::string cap(
+      "\x00\x00\x00\x02\x00\x20\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", 20);
+  Item file{"bin/ping", 'f', "elf"};
+  file.xattrs = {{"trusted.overlay.redirect", "/etc"},
+                 {"trusted.overlay.metacopy", ""},
+                 {"security.selinux", "system_u:object_r:shadow_t:s0"},
+                 {"security.capability", cap},
+                 {"user.note", "kept"}};
+  Item dir{"var/", 'd', ""};
+  dir.xattrs = {{"trusted.overlay.opaque", "y"}};
+  ASSERT_TRUE(Unpack(Tar({{"bin/", 'd', ""}, file, dir})).ok());
+  auto has = [](const fs::path& p, const char* name) {
+    return ::lgetxattr(p.c_str(), name, nullptr, 0) >= 0;
+  };
+  fs::path ping = dir_ / "out/bin/ping";
+  EXPECT_FALSE(has(ping, "trusted.overlay.redirect"));
+  EXPECT_FALSE(has(ping, "trusted.overlay.metacopy"));
+  EXPECT_FALSE(has(ping, "security.selinux"));
+  EXPECT_FALSE(has(dir_ / "out/var", "trusted.overlay.opaque"));
+  EXPECT_TRUE(has(ping, "user.note"));
+  EXPECT_TRUE(has(ping, "security.capability"));
+}
+
+TEST_F(LayerUnpackTest, EntryNamesInErrorsAreMadePrintable) {
+  auto st = Unpack(Tar({{"../\x1b[31mred\nline", 'f', "x"}}));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("'../?[31mred?line'"), std::string::npos) << st.message();
+  st = Unpack(Tar({{"d/.wh.\x1b", 'f', ""}, {"d/\x1b", 'f', "x"}}));
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().find('\x1b'), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("'d/?'"), std::string::npos) << st.message();
 }
 
 }  // namespace

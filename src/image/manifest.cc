@@ -97,6 +97,12 @@ Result<Manifest> ParseManifest(const std::string& body, const std::string& conte
   }
   if (!j.contains("config")) return InvalidArgument("manifest", "the manifest has no config");
   ASSIGN_OR_RETURN(m.config, ParseDescriptor(j["config"], "config"));
+  // Checked before the config is fetched: it is read whole into memory and parsed.
+  if (m.config.size > kMaxMetadataBytes)
+    return Status(Code::kResourceExhausted,
+                  "the manifest declares a config of " + std::to_string(m.config.size) +
+                      " bytes, over the 4 MiB limit on image metadata",
+                  "image");
   if (!j.contains("layers") || !j["layers"].is_array())
     return InvalidArgument("manifest", "the manifest has no layers");
   for (const auto& e : j["layers"]) {

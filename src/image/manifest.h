@@ -20,6 +20,9 @@ inline constexpr const char* kDockerManifestList =
     "application/vnd.docker.distribution.manifest.list.v2+json";
 // Seed 001: "fit the 32 GiB image-build limit".
 inline constexpr uint64_t kMaxImageBytes = 32ull << 30;
+// Manifests, indexes and image configs are read whole into memory, so each is at most this
+// (a real one is a few KiB); layers are streamed and never read whole.
+inline constexpr uint64_t kMaxMetadataBytes = 4 << 20;
 
 struct Descriptor {
   std::string media_type;

@@ -80,6 +80,25 @@ TEST(ManifestTest, RejectsBadDigestsSchema1AndOversizeImages) {
   EXPECT_NE(m.status().message().find("32 GiB"), std::string::npos);
 }
 
+// The config is read whole and parsed: a manifest declaring a 50 GiB one is refused before
+// anything is fetched, and one at the 4 MiB metadata limit is still an image.
+TEST(ManifestTest, AConfigOverTheMetadataLimitIsRefusedBeforeItIsFetched) {
+  auto with_config = [](uint64_t size) {
+    nlohmann::json j = {{"schemaVersion", 2},
+                        {"mediaType", kOciManifest},
+                        {"config", {{"digest", kA}, {"size", size}}},
+                        {"layers", nlohmann::json::array()}};
+    return ParseManifest(j.dump(), "");
+  };
+  auto huge = with_config(50ull << 30);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(huge.status().message().find("over the 4 MiB limit"), std::string::npos)
+      << huge.status().message();
+  EXPECT_FALSE(with_config(kMaxMetadataBytes + 1).ok());
+  EXPECT_TRUE(with_config(kMaxMetadataBytes).ok());
+}
+
 // Issue 14, 3.4: a registry's bytes never reach an error (and so the API, logs, the CLI's
 // terminal). The marker stands for what a hostile registry would put there.
 const std::string kMarker = "MARKER\x1b[31m<b>";

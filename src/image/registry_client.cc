@@ -11,6 +11,8 @@
 #include <optional>
 #include <thread>
 
+#include "base/json_parse.h"
+#include "base/text.h"
 #include "image/digest.h"
 #include "os/socket.h"
 
@@ -19,7 +21,6 @@ namespace {
 
 constexpr int kAttempts = 4;
 constexpr int kMaxRedirects = 5;
-constexpr size_t kMaxManifestBytes = 4 << 20;
 
 const char* kManifestAccept =
     "application/vnd.oci.image.index.v1+json, "
@@ -92,7 +93,7 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   size_t len = size * n;
   if (*t->sink) return (*t->sink)(data, len) ? len : 0;
-  if (t->body->size() + len > kMaxManifestBytes) {
+  if (t->body->size() + len > kMaxMetadataBytes) {
     t->overflow = true;
     return 0;
   }
@@ -196,6 +197,11 @@ Result<RegistryClient::Response> RegistryClient::SendOnce(const std::string& url
   curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
   curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &t);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
+  // What is left of the transfer's deadline: a registry sending slowly but steadily is cut off.
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline_ - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return TooSlow();
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(left.count()));
   // A stalled transfer (under 1 KiB/s for 60 s) is abandoned rather than waited on forever.
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
@@ -223,9 +229,12 @@ Result<RegistryClient::Response> RegistryClient::SendOnce(const std::string& url
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
   if (!t.refused.ok()) return t.refused;
   if (t.overflow)
-    return InvalidArgument("image", "the registry's manifest at " + url + " is over 4 MiB");
+    // Not the URL: after a redirect it is the registry's text.
+    return InvalidArgument("image",
+                           "the manifest registry " + ref_.registry + " sent is over 4 MiB");
   if (rc == CURLE_WRITE_ERROR && r.status == 200)
     return Status(Code::kInvalidArgument, "aborted", "sink");
+  if (rc == CURLE_OPERATION_TIMEDOUT && Expired()) return TooSlow();
   if (rc != CURLE_OK)
     return Status(Code::kUnavailable,
                   "registry " + ref_.registry + " is unreachable (" + curl_easy_strerror(rc) + ")");
@@ -286,16 +295,19 @@ Status RegistryClient::Authenticate(const std::string& challenge) {
   if (r->status != 200)
     return Status(Code::kUnavailable, "the token service of registry " + ref_.registry +
                                           " answered HTTP " + std::to_string(r->status));
-  try {
-    auto j = nlohmann::json::parse(r->body);
-    std::string token = j.value("token", "");
-    if (token.empty()) token = j.value("access_token", "");
-    if (token.empty()) throw std::runtime_error("no token");
-    authorization_ = "Bearer " + token;
-  } catch (const std::exception&) {
-    return Status(Code::kUnavailable,
-                  "the token service of registry " + ref_.registry + " sent no token");
+  // Bounded like every other text a registry writes (the body is at most 4 MiB already).
+  auto answer = ParseJson(r->body, "the token service's answer");
+  std::string token;
+  for (const char* key : {"token", "access_token"}) {
+    if (!token.empty() || !answer.ok() || !answer->is_object()) break;
+    auto it = answer->find(key);
+    if (it != answer->end() && it->is_string()) token = it->get<std::string>();
   }
+  // It becomes a request header: a line break in it would add headers of the registry's choice.
+  if (token.empty() || HasControlCharacter(token))
+    return Status(Code::kUnavailable,
+                  "the token service of registry " + ref_.registry + " sent no usable token");
+  authorization_ = "Bearer " + token;
   return Status::Ok();
 }
 
@@ -308,10 +320,11 @@ Result<RegistryClient::Response> RegistryClient::SendWithAuth(const std::string&
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     if (attempt > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms_ << (attempt - 1)));
+    if (Expired()) return TooSlow();
     if (reset) reset();
     auto r = Send(url, accept, sink, true);
     if (!r.ok()) {
-      if (r.status().code() != Code::kUnavailable) return r.status();
+      if (r.status().code() != Code::kUnavailable || Expired()) return r.status();
       last = r.status();
       continue;
     }
@@ -341,7 +354,25 @@ Status RegistryClient::ErrorFor(const Response& r, const std::string& what) cons
   return Status(Code::kUnavailable, msg, "image");
 }
 
+void RegistryClient::StartTransfer(uint64_t max_bytes) {
+  uint64_t rate = transfer_bytes_per_second_;
+  auto for_bytes = std::chrono::seconds(max_bytes / rate) +
+                   std::chrono::milliseconds((max_bytes % rate) * 1000 / rate);
+  transfer_allowed_ =
+      transfer_base_ + std::chrono::duration_cast<std::chrono::milliseconds>(for_bytes);
+  deadline_ = std::chrono::steady_clock::now() + transfer_allowed_;
+}
+
+Status RegistryClient::TooSlow() const {
+  return Status(Code::kUnavailable,
+                "registry " + ref_.registry + " did not finish a transfer within the " +
+                    std::to_string(transfer_allowed_.count() / 1000) +
+                    " s it was allowed (a minute, plus a second for each MiB it declares)",
+                "image");
+}
+
 Result<FetchedManifest> RegistryClient::GetManifest(const std::string& tag_or_digest) {
+  StartTransfer(kMaxMetadataBytes);
   std::string url = ref_.BaseUrl() + "/v2/" + ref_.repository + "/manifests/" + tag_or_digest;
   ASSIGN_OR_RETURN(Response r, SendWithAuth(url, kManifestAccept, {}, {}));
   if (r.status != 200) return ErrorFor(r, "manifest " + ref_.repository + ":" + tag_or_digest);
@@ -354,6 +385,7 @@ Result<FetchedManifest> RegistryClient::GetManifest(const std::string& tag_or_di
 
 Status RegistryClient::GetBlob(const Descriptor& blob, const std::string& path,
                                const std::function<void(uint64_t)>& progress) {
+  StartTransfer(blob.size);
   std::string url = ref_.BaseUrl() + "/v2/" + ref_.repository + "/blobs/" + blob.digest;
   std::unique_ptr<FILE, int (*)(FILE*)> file(nullptr, fclose);
   std::unique_ptr<Sha256> hash;

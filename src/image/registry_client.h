@@ -3,10 +3,12 @@
 // given), basic auth, redirects to blob storage (followed here, up to 5; credentials are not
 // forwarded to another origin) and retries with backoff on transport errors, 429 and 5xx.
 // Every connection, a redirect's and the token realm's included, is checked against
-// RegistryDestinations before it is opened. Errors name the registry and the HTTP status,
-// never what the registry's answer said.
+// RegistryDestinations before it is opened. Each transfer has a deadline (set_transfer_time).
+// Errors name the registry and the HTTP status, never what the registry's answer said.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -51,6 +53,16 @@ class RegistryClient {
   // Backoff between attempts, in milliseconds (tests shorten it).
   void set_backoff_ms(int ms) { backoff_ms_ = ms; }
 
+  // A transfer (a manifest or a blob, with its attempts, redirects and token request) must
+  // end within `base` plus a second for each `bytes_per_second` it may carry (a blob's
+  // declared size, a manifest's 4 MiB cap), or it fails as too slow: curl's low-speed floor
+  // alone (1 KiB/s) lets a registry dripping just above it hold a pull of a 32 GiB blob for
+  // days. Defaults: 60 s and 1 MiB/s, so 32 GiB get 9 h 7 min (tests shorten them).
+  void set_transfer_time(std::chrono::milliseconds base, uint64_t bytes_per_second) {
+    transfer_base_ = base;
+    transfer_bytes_per_second_ = bytes_per_second == 0 ? 1 : bytes_per_second;
+  }
+
  private:
   struct Response {
     long status = 0;
@@ -68,12 +80,20 @@ class RegistryClient {
                                 const std::function<void()>& reset);
   Status Authenticate(const std::string& challenge);
   Status ErrorFor(const Response& r, const std::string& what) const;
+  // Starts the deadline of a transfer of at most `max_bytes`.
+  void StartTransfer(uint64_t max_bytes);
+  bool Expired() const { return std::chrono::steady_clock::now() >= deadline_; }
+  Status TooSlow() const;
 
   ImageReference ref_;
   Credentials creds_;
   const RegistryDestinations& destinations_;
   std::string authorization_;  // "Bearer ..." or "Basic ..." once a challenge was answered
   int backoff_ms_ = 500;
+  std::chrono::milliseconds transfer_base_{60'000};
+  uint64_t transfer_bytes_per_second_ = 1 << 20;
+  std::chrono::milliseconds transfer_allowed_{0};
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
 }  // namespace adapt::image
