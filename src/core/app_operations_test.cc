@@ -102,13 +102,15 @@ class AppOperationsTest : public testing_support::SandboxServiceFixture {
   }
 
   // An operation adaptd recorded and then died before finishing.
-  std::string CutShort(const char* kind, const std::string& release_id) {
+  // An operation of app `app_id` (the fixture's unless named) left Running by a crash.
+  std::string CutShort(const char* kind, const std::string& release_id,
+                       const std::string& app_id = "") {
     store::OperationRecord op;
     op.id = NewId("op");
     op.org_id = org_;
     op.kind = kind;
     op.sandbox_id = app_.source_sandbox_id;
-    op.app_id = app_.id;
+    op.app_id = app_id.empty() ? app_.id : app_id;
     op.release_id = release_id;
     op.phase = "Running";
     op.started_at = NowMillis();
@@ -439,18 +441,9 @@ TEST_F(AppOperationsTest, AFirstDeployCutShortBeforeItsAppWasWrittenLeavesNoRele
   orphan.port = 8000;
   orphan.created_at = NowMillis();
   ASSERT_TRUE(store_.PutAppRelease(orphan).ok());
-  store::OperationRecord op;
-  op.id = NewId("op");
-  op.org_id = org_;
-  op.kind = kAppDeployOperation;
-  op.app_id = orphan.app_id;
-  op.release_id = orphan.id;
-  op.phase = "Running";
-  op.started_at = NowMillis();
-  ASSERT_TRUE(store_.PutOperation(op).ok());
+  const std::string cut = CutShort(kAppDeployOperation, orphan.id, orphan.app_id);
   apps_->Start();
-  EXPECT_EQ(StoredOperation(op.id).error,
-            "adaptd restarted during the deploy; nothing was deployed");
+  EXPECT_EQ(StoredOperation(cut).error, "adaptd restarted during the deploy; nothing was deployed");
   auto left = store_.ListAppReleases(orphan.app_id);
   ASSERT_TRUE(left.ok());
   EXPECT_TRUE(left->empty());

@@ -36,6 +36,17 @@ def open_stream(client, path="/v1/events"):
     return 200, resp, None
 
 
+def open_once_a_place_is_back(opener, timeout=30):
+    """What `opener` opens once a closed stream's place is given back (429 until then)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, conn, err = opener()
+        if status == 200:
+            return conn
+        assert status == 429 and time.monotonic() < deadline, err
+        time.sleep(0.2)
+
+
 def test_past_the_cap_a_stream_is_429_and_a_closed_one_gives_its_place_back(d):
     org = d.new_org()
     other = d.new_org()
@@ -57,14 +68,7 @@ def test_past_the_cap_a_stream_is_429_and_a_closed_one_gives_its_place_back(d):
         held.append(conn)
 
         held.pop(0).close()
-        deadline = time.monotonic() + 30
-        while True:
-            status, conn, err = open_stream(org)
-            if status == 200:
-                held.append(conn)
-                break
-            assert status == 429 and time.monotonic() < deadline, err
-            time.sleep(0.2)
+        held.append(open_once_a_place_is_back(lambda: open_stream(org)))
     finally:
         for conn in held:
             conn.close()
@@ -158,14 +162,7 @@ def test_downloads_a_client_does_not_read_count_toward_the_cap(d):
         assert status == 200, err
         held.append(conn)
         held.pop(0).close()
-        deadline = time.monotonic() + 30
-        while True:
-            status, conn, err = open_download(org, "big.bin")
-            if status == 200:
-                held.append(conn)
-                break
-            assert status == 429 and time.monotonic() < deadline, err
-            time.sleep(0.2)
+        held.append(open_once_a_place_is_back(lambda: open_download(org, "big.bin")))
     finally:
         for conn in held:
             conn.close()
