@@ -2,11 +2,13 @@
 // Thread-safe: calls for different ids run concurrently; calls for one id must not.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "runtime/agent_hub.h"
@@ -27,6 +29,9 @@ struct RunscOptions {
   // The checkpoint store's fscrypt key (DeriveCheckpointStoreKey); empty: no store, so no
   // checkpoints (they would hold the sandboxes' memory in plaintext on the host's disk).
   std::string checkpoint_key;
+  // How long `runsc checkpoint` may run before it is killed; unset: CheckpointTimeLimit of the
+  // sandbox's memory limit (checkpoint_time_limit.h). Tests shorten it.
+  std::optional<std::chrono::seconds> checkpoint_time_limit;
 };
 
 class RunscRuntime : public Runtime {
@@ -67,6 +72,8 @@ class RunscRuntime : public Runtime {
   void ResumeAgents();
   // Unmounts the checkpoint store, at shutdown (runsc_checkpoint_home.cc).
   void CloseCheckpoints();
+  // OK while the store is open; otherwise why checkpoints cannot be taken.
+  Status CheckpointStoreReady() const;
 
   std::string SandboxDir(const std::string& id) const;
   // The sandbox's directory in the encrypted checkpoint store: its checkpoint image and its
@@ -94,8 +101,6 @@ class RunscRuntime : public Runtime {
   // in plaintext, and removes the homes of sandboxes that are gone. Failing, checkpoints are
   // refused with the reason (checkpoint_store_status_) and sandboxes run without them.
   void OpenCheckpoints();
-  // OK while the store is open; otherwise why checkpoints cannot be taken.
-  Status CheckpointStoreReady() const;
   // The directory of named checkpoint `name` of `id`: the sandbox's own, or the kept one.
   std::string NamedDir(const std::string& id, const std::string& name) const;
   // Moves the sandbox's checkpoints taken with `keep` to KeptDir, before its directory goes.

@@ -20,6 +20,7 @@
 #include "os/process.h"
 #include "os/temp_dir.h"
 #include "runtime/agent_hub.h"
+#include "runtime/checkpoint_store.h"
 
 #ifndef ADAPT_SHIM_PATH
 #error "ADAPT_SHIM_PATH must name the adapt-shim binary"
@@ -130,6 +131,13 @@ class RunscRuntimeTest : public testing::Test {
                             0755)
             .ok());
     StartRuntime();
+  }
+
+  // A key for the encrypted checkpoint store, so that checkpoints can be taken.
+  static std::string StoreKey() {
+    auto key = DeriveCheckpointStoreKey(std::string(32, 'm'));
+    EXPECT_TRUE(key.ok()) << key.status().message();
+    return key.ok() ? *key : std::string();
   }
 
   bool RunscKnows(const std::string& id) {
@@ -454,6 +462,30 @@ TEST_F(RunscRuntimeTest, DestroyKeepingTheDiskUnmountsButKeepsTheImage) {
 
   ASSERT_TRUE(runtime_->Destroy(id, false).ok());
   EXPECT_FALSE(os::Exists(dir));
+}
+
+// A `runsc checkpoint` that hangs is killed at its time limit: the checkpoint fails saying so
+// and leaves no image, rather than hold its thread and the sandbox's lock for good.
+TEST_F(RunscRuntimeTest, ACheckpointPastItsTimeLimitIsKilledAndLeavesNoImage) {
+  options_.checkpoint_key = StoreKey();
+  options_.checkpoint_time_limit = 2s;
+  const std::string hung = base_ + "/hung.pid";
+  UseRunscWrapper("[ \"$sub\" = checkpoint ] && { echo $$ > " + hung + "; exec sleep 600; }");
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(runtime_->CheckpointStoreReady().ok());
+  LaunchRequest req = Request({"/.adapt/adapt-pause"});
+  const std::string id = req.spec.id;
+  ASSERT_TRUE(runtime_->Launch(req).ok());
+  Status saved = runtime_->Checkpoint(id);
+  EXPECT_EQ(saved.code(), Code::kUnavailable) << saved.message();
+  EXPECT_NE(saved.message().find("did not finish within 2 s"), std::string::npos)
+      << saved.message();
+  EXPECT_FALSE(runtime_->HasCheckpoint(id));
+  EXPECT_EQ(runtime_->CheckpointBytes(id), 0u) << "a partial image was left";
+  auto pid = os::ReadFile(hung);
+  ASSERT_TRUE(pid.ok()) << "the wrapper never stood in for runsc checkpoint";
+  EXPECT_NE(::kill(static_cast<pid_t>(std::stol(*pid)), 0), 0) << "the hung runsc outlived it";
+  EXPECT_TRUE(runtime_->Destroy(id, false).ok());
 }
 
 TEST_F(RunscRuntimeTest, ListNamesOnlySandboxIds) {
