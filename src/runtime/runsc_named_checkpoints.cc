@@ -225,6 +225,24 @@ Status RunscRuntime::SeedFromCheckpoint(const std::string& id, const std::string
   return Status::Ok();
 }
 
+Result<std::shared_ptr<void>> RunscRuntime::ReserveRoomToCheckpoint(const std::string& id,
+                                                                    uint64_t memory_bytes) {
+  RETURN_IF_ERROR(CheckpointStoreReady());
+  // runsc's image is at most the memory; the disk is copied with its holes.
+  uint64_t disk = os::AllocatedBytes(RootfsPaths(SandboxDir(id)).disk_image);
+  return room_.Reserve(memory_bytes + disk,
+                       "a checkpoint of sandbox " + id + " (" + std::to_string(memory_bytes >> 20) +
+                           " MiB of memory, " + std::to_string(disk >> 20) + " MiB of disk)");
+}
+
+Result<std::shared_ptr<void>> RunscRuntime::ReserveRoomToReinstate(const std::string& id,
+                                                                   const std::string& name) {
+  RETURN_IF_ERROR(CheckName(name));
+  uint64_t bytes = os::AllocatedBytes(NamedDir(id, name));
+  return room_.Reserve(bytes, "putting checkpoint '" + name + "' of sandbox " + id + " back (" +
+                                  std::to_string(bytes >> 20) + " MiB)");
+}
+
 Status RunscRuntime::DeleteNamedCheckpoint(const std::string& id, const std::string& name) {
   RETURN_IF_ERROR(CheckName(name));
   std::string kept = NamedDir(id, name);

@@ -65,6 +65,7 @@ Status EnsureAgentKey(const std::string& dir, bool restore) {
 RunscRuntime::RunscRuntime(RunscOptions options)
     : options_(std::move(options)),
       disks_(options_.state_dir + "/disk-templates"),
+      room_([state_dir = options_.state_dir] { return CheckpointFreeBytes(state_dir); }),
       watcher_(std::make_unique<StateWatcher>(kShimStateFile)) {
   watcher_->SetListener([this](const std::string& id) { OnStateWritten(id); });
 }

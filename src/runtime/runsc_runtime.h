@@ -12,6 +12,7 @@
 #include <string>
 
 #include "runtime/agent_hub.h"
+#include "runtime/checkpoint_room.h"
 #include "runtime/disk_templates.h"
 #include "runtime/runtime.h"
 #include "runtime/state_watcher.h"
@@ -65,6 +66,10 @@ class RunscRuntime : public Runtime {
   Status ReinstateCheckpoint(const std::string& sandbox_id, const std::string& name) override;
   Status SeedFromCheckpoint(const std::string& sandbox_id, const std::string& source_id,
                             const std::string& name) override;
+  Result<std::shared_ptr<void>> ReserveRoomToCheckpoint(const std::string& sandbox_id,
+                                                        uint64_t memory_bytes) override;
+  Result<std::shared_ptr<void>> ReserveRoomToReinstate(const std::string& sandbox_id,
+                                                       const std::string& name) override;
   Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) override;
   std::vector<NamedCheckpoint> ListNamedCheckpoints(const std::string& sandbox_id) override;
   std::vector<std::string> SandboxesWithKeptCheckpoints() override;
@@ -122,6 +127,7 @@ class RunscRuntime : public Runtime {
 
   RunscOptions options_;
   DiskTemplates disks_;  // the sandboxes' formatted disk templates, below state_dir
+  CheckpointRoom room_;  // the host's free space that named checkpoints under way hold
   std::string version_;
   bool needs_netns_shim_ = true;
   bool statx_fix_ = false;
