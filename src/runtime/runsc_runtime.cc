@@ -106,6 +106,7 @@ Status RunscRuntime::Init() {
   disks_.RemoveUnfinished();
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/runsc", 0700));
   OpenCheckpoints();
+  RemoveCheckpointLeftovers();
   ResumeSandboxesLeftPaused();
   std::string preload = options_.helpers_dir + "/" + kStatxPreloadName;
   if (!os::Exists(preload)) {

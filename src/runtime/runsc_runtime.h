@@ -106,6 +106,11 @@ class RunscRuntime : public Runtime {
   // in plaintext, and removes the homes of sandboxes that are gone. Failing, checkpoints are
   // refused with the reason (checkpoint_store_status_) and sandboxes run without them.
   void OpenCheckpoints();
+  // At start-up: removes the copies a crash cut short, which nothing else would (they are
+  // not listed or counted, and only a take or copy of the same name would replace them):
+  // <name>.partial named checkpoints and checkpoint.partial images in the store, and
+  // disk.img and agent.key copies (.reinstating, .seeding) in the sandboxes' directories.
+  void RemoveCheckpointLeftovers();
   // The directory of named checkpoint `name` of `id`: the sandbox's own, or the kept one.
   std::string NamedDir(const std::string& id, const std::string& name) const;
   // Moves the sandbox's checkpoints taken with `keep` to KeptDir, before its directory goes.

@@ -488,6 +488,38 @@ TEST_F(RunscRuntimeTest, ACheckpointPastItsTimeLimitIsKilledAndLeavesNoImage) {
   EXPECT_TRUE(runtime_->Destroy(id, false).ok());
 }
 
+// What a kill of adaptd midway through a checkpoint's copies leaves is removed at the next
+// start-up; what is whole (the disk, the key, a kept checkpoint) stays.
+TEST_F(RunscRuntimeTest, StartUpRemovesTheCopiesAnInterruptedCheckpointLeft) {
+  options_.checkpoint_key = StoreKey();
+  StartRuntime();
+  ASSERT_TRUE(runtime_->CheckpointStoreReady().ok());
+  const std::string id = NewId("sbx");
+  const std::string dir = runtime_->SandboxDir(id), home = runtime_->CheckpointHome(id);
+  const std::vector<std::string> leftovers = {
+      dir + "/disk.img.reinstating",
+      dir + "/disk.img.seeding",
+      dir + "/agent.key.reinstating",
+      dir + "/agent.key.seeding",
+      home + "/checkpoint.partial/x.img",
+      home + "/checkpoints/big.partial/disk.img",
+      home + "/checkpoints/big.partial/image/checkpoint.img"};
+  const std::vector<std::string> whole = {dir + "/disk.img", dir + "/agent.key",
+                                          home + "/checkpoints/kept/image/checkpoint.img",
+                                          home + "/checkpoints/kept/disk.img"};
+  for (const auto& files : {leftovers, whole})
+    for (const auto& f : files) {
+      ASSERT_TRUE(os::MakeDirs(f.substr(0, f.rfind('/')), 0700).ok());
+      ASSERT_TRUE(os::WriteFileAtomic(f, "x", 0600).ok());
+    }
+  StartRuntime();  // the next adaptd's
+  for (const auto& f : leftovers) EXPECT_FALSE(os::Exists(f)) << f;
+  EXPECT_FALSE(os::Exists(home + "/checkpoint.partial"));
+  EXPECT_FALSE(os::Exists(home + "/checkpoints/big.partial"));
+  for (const auto& f : whole) EXPECT_TRUE(os::Exists(f)) << f;
+  EXPECT_EQ(runtime_->ListNamedCheckpoints(id).size(), 1u);
+}
+
 TEST_F(RunscRuntimeTest, ListNamesOnlySandboxIds) {
   // runsc's own files ("<id>_sandbox:<id>.state", ".lock") must come back as the id, once.
   LaunchRequest req = Request({"/.adapt/adapt-pause"});
