@@ -7,6 +7,7 @@
 #include "base/ids.h"
 #include "base/ignore_error.h"
 #include "base/time.h"
+#include "core/checkpoint_work.h"
 #include "storage/volume_request.h"
 
 namespace adapt::core {
@@ -144,26 +145,23 @@ Result<CheckpointTaken> CheckpointService::Take(
   if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
     // Through the lifecycle, which finds the key again under the sandbox's lock: a take
-    // under the key still running ends first, so its checkpoint is there to answer.
+    // under the key still running ends first, so its checkpoint is there to answer. The
+    // wait holds a place of checkpoint work, so retries cannot hold every worker either.
     if (earlier) {
+      ASSIGN_OR_RETURN(std::shared_ptr<void> place, TakeCheckpointWorkPlace(work_, who.org_id));
       RETURN_IF_ERROR(lifecycle_.TakeNamedCheckpoint(who.org_id, sandbox_id, name,
-                                                     &out.operation_id, keep, claim, &replayed));
+                                                     &out.operation_id, keep, claim, &replayed,
+                                                     WhenBusy::kWait));
       return TakenEarlier(who, sandbox_id, name, out.operation_id);
     }
   }
   if (name.empty()) return InvalidArgument("name", "name is required");
   ASSIGN_OR_RETURN(store::SandboxRecord r, Owned(who, sandbox_id, name));
-  auto kept = runtime_.ListNamedCheckpoints(sandbox_id);
-  for (const auto& c : kept)
-    if (c.name == name)
-      return Conflict("sandbox " + sandbox_id + " already has a checkpoint '" + name + "'");
-  if (kept.size() >= kMaxCheckpointsPerSandbox)
-    return Status(Code::kResourceExhausted, "a sandbox keeps at most " +
-                                                std::to_string(kMaxCheckpointsPerSandbox) +
-                                                " checkpoints; delete one first");
+  RETURN_IF_ERROR(lifecycle_.CheckNewCheckpoint(sandbox_id, name));
   RETURN_IF_ERROR(CheckStorage(who.org_id, true));
+  ASSIGN_OR_RETURN(std::shared_ptr<void> place, TakeCheckpointWorkPlace(work_, who.org_id));
   RETURN_IF_ERROR(lifecycle_.TakeNamedCheckpoint(who.org_id, sandbox_id, name, &out.operation_id,
-                                                 keep, claim, &replayed));
+                                                 keep, claim, &replayed, WhenBusy::kRefuse));
   if (replayed) return TakenEarlier(who, sandbox_id, name, out.operation_id);
   for (const auto& c : runtime_.ListNamedCheckpoints(sandbox_id))
     if (c.name == name) out.checkpoint = CheckpointView(c, r);
@@ -238,8 +236,11 @@ Result<PowerChange> CheckpointService::Restore(const Principal& who, const std::
                                                const std::string& name) {
   RETURN_IF_ERROR(Owned(who, sandbox_id, name).status());
   PowerChange out;
-  RETURN_IF_ERROR(
-      lifecycle_.RestoreNamedCheckpoint(who.org_id, sandbox_id, name, &out.operation_id).status());
+  ASSIGN_OR_RETURN(std::shared_ptr<void> place, TakeCheckpointWorkPlace(work_, who.org_id));
+  RETURN_IF_ERROR(lifecycle_
+                      .RestoreNamedCheckpoint(who.org_id, sandbox_id, name, &out.operation_id,
+                                              WhenBusy::kRefuse)
+                      .status());
   ASSIGN_OR_RETURN(out.sandbox, sandboxes_.Get(who, sandbox_id));
   return out;
 }

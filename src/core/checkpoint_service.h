@@ -4,7 +4,9 @@
 // deletion, still listed, deleted and forked by the sandbox's id. What they occupy counts
 // against the organization's persistent storage limit with its volumes. Another
 // organization's sandbox is NotFound before anything is touched. Thread-safe; Take and
-// Restore block (seconds).
+// Restore block (minutes for a large sandbox): each is refused at once rather than queued
+// when its sandbox is busy with another (Conflict) or its organization has all its places of
+// checkpoint work (ResourceExhausted, checkpoint_work.h).
 #pragma once
 
 #include <cstdint>
@@ -15,14 +17,12 @@
 #include <vector>
 
 #include "base/list_cursor.h"
+#include "base/org_counter.h"
 #include "core/auth.h"
 #include "core/sandbox_service.h"
 #include "core/usage_meter.h"
 
 namespace adapt::core {
-
-// How many checkpoints one sandbox may keep.
-inline constexpr size_t kMaxCheckpointsPerSandbox = 8;
 
 struct Checkpoint {
   std::string name;
@@ -63,18 +63,23 @@ class CheckpointService {
                     SandboxService& sandboxes)
       : store_(store), runtime_(runtime), lifecycle_(lifecycle), sandboxes_(sandboxes) {}
   void set_storage_limit(StorageLimit limit) { storage_limit_ = std::move(limit); }
+  // The places of checkpoint work each organization has (checkpoint_work.h), shared with
+  // SandboxService's stops; without, no cap. Set before serving.
+  void set_checkpoint_work(OrgCounter work) { work_ = std::move(work); }
 
   // Saves the running sandbox's processes, memory and disk as `name`; the sandbox keeps
   // running. InvalidArgument (field "name") for a name that is not a DNS label; Conflict when
-  // the name is taken or the sandbox cannot be checkpointed (see SandboxLifecycle);
-  // ResourceExhausted past kMaxCheckpointsPerSandbox or the storage limit (a checkpoint that
-  // ends past it is deleted again).
+  // the name is taken, the sandbox cannot be checkpointed or is busy with another stop,
+  // checkpoint or roll back (see SandboxLifecycle); ResourceExhausted past
+  // kMaxCheckpointsPerSandbox, the storage limit (a checkpoint that ends past it is deleted
+  // again) or the organization's places of checkpoint work; Unavailable when the host lacks
+  // the disk space (nothing touched).
   // `keep`: the checkpoint outlives the sandbox's deletion (until deleted itself).
   // `idempotency`: an Idempotency-Key (scope "checkpoint"), written with the checkpoint
-  // operation. A replay takes nothing: it waits for the take under the key to end and answers
-  // its checkpoint and operation; Conflict when that take failed (its error), when the
-  // checkpoint has been deleted since, or for the key with another request; InvalidArgument
-  // unless the key is 1 to 255 bytes.
+  // operation. A replay takes nothing: it waits for the take under the key to end (holding a
+  // place of checkpoint work meanwhile) and answers its checkpoint and operation; Conflict
+  // when that take failed (its error), when the checkpoint has been deleted since, or for the
+  // key with another request; InvalidArgument unless the key is 1 to 255 bytes.
   Result<CheckpointTaken> Take(
       const Principal& who, const std::string& sandbox_id, const std::string& name,
       bool keep = false, const std::optional<store::IdempotencyKey>& idempotency = std::nullopt);
@@ -94,7 +99,9 @@ class CheckpointService {
   Status Delete(const Principal& who, const std::string& sandbox_id, const std::string& name);
   // Rolls the running sandbox back to `name` (its processes, memory and files as they were);
   // the answer is the sandbox and the restore operation (Failed when the processes could not
-  // be restored and the sandbox booted afresh from the checkpoint's disk).
+  // be restored and the sandbox booted afresh from the checkpoint's disk). Conflict, and
+  // ResourceExhausted for the places of checkpoint work, as Take; Unavailable when the host
+  // lacks the disk space to put the checkpoint back (the sandbox untouched).
   Result<PowerChange> Restore(const Principal& who, const std::string& sandbox_id,
                               const std::string& name);
 
@@ -123,6 +130,7 @@ class CheckpointService {
   SandboxLifecycle& lifecycle_;
   SandboxService& sandboxes_;
   StorageLimit storage_limit_;
+  OrgCounter work_;
 };
 
 }  // namespace adapt::core

@@ -285,20 +285,20 @@ void SandboxAutomationRunner::Finish(std::shared_ptr<Execution> e, AttemptEnd en
     runs_.erase(e->run.id);
   }
   std::string name = "automation " + e->automation.id + ": ending run " + e->run.id;
-  boost::asio::post(workers_, Guarded(name, [this, e, name, end = std::move(end)]() mutable {
-                      if (stopping_) return;
-                      // The run is reported also when stopping its target threw.
-                      RunGuarded(name, [&] {
-                        if (!e->started_target) return;
-                        // Stopped again: the schedule woke it, the schedule puts it back to sleep.
-                        auto stopped = sandboxes_.Stop(e->who, e->automation.sandbox_id);
-                        if (!stopped.ok() && stopped.status().code() != Code::kNotFound)
-                          spdlog::warn("automation {}: stopping sandbox {} again: {}",
-                                       e->automation.id, e->automation.sandbox_id,
-                                       stopped.status().message());
-                      });
-                      e->done(std::move(end));
-                    }));
+  boost::asio::post(
+      workers_, Guarded(name, [this, e, name, end = std::move(end)]() mutable {
+        if (stopping_) return;
+        // The run is reported also when stopping its target threw.
+        RunGuarded(name, [&] {
+          if (!e->started_target) return;
+          // Stopped again: the schedule woke it, the schedule puts it back to sleep.
+          auto stopped = sandboxes_.Stop(e->who, e->automation.sandbox_id, WhenBusy::kWait);
+          if (!stopped.ok() && stopped.status().code() != Code::kNotFound)
+            spdlog::warn("automation {}: stopping sandbox {} again: {}", e->automation.id,
+                         e->automation.sandbox_id, stopped.status().message());
+        });
+        e->done(std::move(end));
+      }));
 }
 
 Result<std::string> SandboxAutomationRunner::Replace(const std::string& org_id,

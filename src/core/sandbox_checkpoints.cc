@@ -60,13 +60,32 @@ std::string SandboxLifecycle::Relaunch(store::SandboxRecord r) {
   return lost;
 }
 
+Status SandboxLifecycle::CheckBeforeHold(const std::string& org_id, const std::string& id,
+                                         WhenBusy when_busy) {
+  if (when_busy != WhenBusy::kRefuse) return Status::Ok();
+  ASSIGN_OR_RETURN(store::SandboxRecord seen, store_.GetSandbox(org_id, id));
+  return CheckCheckpointable(seen);
+}
+
+Status SandboxLifecycle::CheckNewCheckpoint(const std::string& id, const std::string& name) {
+  auto kept = runtime_.ListNamedCheckpoints(id);
+  for (const auto& c : kept)
+    if (c.name == name)
+      return Conflict("sandbox " + id + " already has a checkpoint '" + name + "'");
+  if (kept.size() >= kMaxCheckpointsPerSandbox)
+    return Status(Code::kResourceExhausted, "a sandbox keeps at most " +
+                                                std::to_string(kMaxCheckpointsPerSandbox) +
+                                                " checkpoints; delete one first");
+  return Status::Ok();
+}
+
 Status SandboxLifecycle::TakeNamedCheckpoint(const std::string& org_id, const std::string& id,
                                              const std::string& name, std::string* operation_id,
                                              bool keep,
                                              const std::optional<store::IdempotencyClaim>& claim,
-                                             bool* replayed) {
-  auto lock = LockFor(id);
-  std::lock_guard guard(*lock);
+                                             bool* replayed, WhenBusy when_busy) {
+  RETURN_IF_ERROR(CheckBeforeHold(org_id, id, when_busy));
+  ASSIGN_OR_RETURN(SandboxHold hold, Hold(id, when_busy));
   if (claim) {
     ASSIGN_OR_RETURN(std::optional<std::string> earlier, store_.FindIdempotentCreate(*claim));
     if (earlier) {
@@ -77,6 +96,12 @@ Status SandboxLifecycle::TakeNamedCheckpoint(const std::string& org_id, const st
   }
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
   RETURN_IF_ERROR(CheckCheckpointable(r));
+  // Again under the lock: takes with other names may have been kept since the caller looked.
+  RETURN_IF_ERROR(CheckNewCheckpoint(id, name));
+  // Held until the copies are done; the sandbox is untouched when the host lacks the room.
+  ASSIGN_OR_RETURN(
+      std::shared_ptr<void> room,
+      runtime_.ReserveRoomToCheckpoint(id, static_cast<uint64_t>(r.config.memory_mib) << 20));
   auto begin = [&] {
     return BeginSandboxOperation(store_, org_id, id, kCheckpointOperation, "Running");
   };
@@ -120,9 +145,10 @@ Status SandboxLifecycle::TakeNamedCheckpoint(const std::string& org_id, const st
 Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std::string& org_id,
                                                                       const std::string& id,
                                                                       const std::string& name,
-                                                                      std::string* operation_id) {
-  auto lock = LockFor(id);
-  std::lock_guard guard(*lock);
+                                                                      std::string* operation_id,
+                                                                      WhenBusy when_busy) {
+  RETURN_IF_ERROR(CheckBeforeHold(org_id, id, when_busy));
+  ASSIGN_OR_RETURN(SandboxHold hold, Hold(id, when_busy));
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
   RETURN_IF_ERROR(CheckCheckpointable(r));
   std::optional<runtime::NamedCheckpoint> kept;
@@ -131,6 +157,7 @@ Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std:
   if (!kept) return NotFound("sandbox " + id + " has no checkpoint '" + name + "'");
   // Another runsc's or platform's checkpoint is refused while the sandbox still runs.
   if (!kept->incompatibility.empty()) return Status(Code::kUnsupported, kept->incompatibility);
+  ASSIGN_OR_RETURN(std::shared_ptr<void> room, runtime_.ReserveRoomToReinstate(id, name));
   // The operation is the roll back's intent, written before the compute goes. Pending, a
   // crash leaves the sandbox running as it was; Running, the old processes are gone and the
   // restart resumes the sandbox from the checkpoint put back, or, before it is back, keeps

@@ -34,7 +34,8 @@ Status SandboxControllerRuntime::Start(const std::string& org_id, const std::str
 }
 
 Status SandboxControllerRuntime::Stop(const std::string& org_id, const std::string& sandbox_id) {
-  return sandboxes_.Stop(OrgPrincipal(org_id), sandbox_id).status();
+  // adaptd's own stop: waits out a client's checkpoint of the sandbox rather than lose it.
+  return sandboxes_.Stop(OrgPrincipal(org_id), sandbox_id, WhenBusy::kWait).status();
 }
 
 Result<std::string> SandboxControllerRuntime::Replace(const std::string& org_id,

@@ -51,12 +51,12 @@ Status SandboxLifecycle::Release(const std::string& id, bool keep_disk) {
   return network_->Detach(id);
 }
 
-std::shared_ptr<std::mutex> SandboxLifecycle::LockFor(const std::string& id) {
+std::shared_ptr<std::timed_mutex> SandboxLifecycle::LockFor(const std::string& id) {
   std::lock_guard lock(locks_mu_);
   auto& weak = locks_[id];
   auto strong = weak.lock();
   if (!strong) {
-    strong = std::make_shared<std::mutex>();
+    strong = std::make_shared<std::timed_mutex>();
     weak = strong;
   }
   // Forget locks nobody holds, so the map does not grow with every sandbox ever made.
@@ -64,6 +64,23 @@ std::shared_ptr<std::mutex> SandboxLifecycle::LockFor(const std::string& id) {
     it = it->second.expired() ? locks_.erase(it) : std::next(it);
   }
   return strong;
+}
+
+Result<SandboxLifecycle::SandboxHold> SandboxLifecycle::Hold(const std::string& id,
+                                                             WhenBusy when_busy) {
+  SandboxHold hold;
+  hold.mutex = LockFor(id);
+  hold.lock = std::unique_lock(*hold.mutex, std::defer_lock);
+  if (when_busy == WhenBusy::kWait) {
+    hold.lock.lock();
+    return hold;
+  }
+  if (hold.lock.try_lock_for(kBusyWait)) return hold;
+  std::string doing = "another stop, start, checkpoint, roll back or copy of it";
+  if (auto open = store_.ListOpenOperations(id); open.ok() && !open->empty())
+    doing = "its " + open->back().kind + " operation " + open->back().id;
+  return Conflict("sandbox " + id + " is busy with " + doing +
+                  ", which may take minutes; retry once it has ended");
 }
 
 Status SandboxLifecycle::Transition(const store::SandboxRecord& next,

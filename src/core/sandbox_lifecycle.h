@@ -11,6 +11,8 @@
 // may block (runsc, mounts) and belongs on a worker thread.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,6 +29,19 @@
 #include "store/store.h"
 
 namespace adapt::core {
+
+// How many named checkpoints one sandbox may keep.
+inline constexpr size_t kMaxCheckpointsPerSandbox = 8;
+
+// How a long verb (a stop, a named checkpoint, a roll back) meets a sandbox that another verb
+// holds. kRefuse, for a client's request: Conflict at once, naming the operation under way,
+// rather than hold one of the worker threads every organization's requests share for the
+// minutes a checkpoint of a large sandbox takes. kWait, for adaptd's own callers (controllers,
+// automations, a restart, idle hibernation), which must not lose their turn.
+enum class WhenBusy { kRefuse, kWait };
+// How long kRefuse waits for the lock first: what holds it that briefly (a status write, the
+// monitor's look at a sandbox that ended) is not a long verb.
+inline constexpr std::chrono::seconds kBusyWait{1};
 
 class SandboxLifecycle {
  public:
@@ -80,10 +95,11 @@ class SandboxLifecycle {
   // the start that follows boots afresh with the sandbox's current environment.
   // Unless `restart`, the stop is a checkpoint operation (sandbox_operations.h), whose id goes
   // to `operation_id`; it is finished when the stop is. `reason`, when given, is the
-  // hibernation's note (why adaptd stopped it, e.g. idleness).
+  // hibernation's note (why adaptd stopped it, e.g. idleness). `when_busy`: see WhenBusy.
   Result<store::SandboxRecord> Stop(const std::string& org_id, const std::string& id,
                                     bool restart = false, std::string* operation_id = nullptr,
-                                    const std::string& reason = {});
+                                    const std::string& reason = {},
+                                    WhenBusy when_busy = WhenBusy::kWait);
   // hibernated -> provisioning; Provision() then restores (or boots) it. Conflict unless
   // hibernated; ResourceExhausted when its cpus or memory would pass `limits` (the plan's),
   // checked in the transaction that writes the start. With `operation_id`, the start is a
@@ -99,28 +115,36 @@ class SandboxLifecycle {
   Status ExportWritableLayer(const std::string& org_id, const std::string& id,
                              const std::string& dest);
   // Named checkpoints of a running durable sandbox (sandbox_checkpoints.cc). Each holds the
-  // sandbox's lock throughout and records an operation (checkpoint or restore, id to
-  // `operation_id`) that is finished when it returns. The sandbox is running again at the
-  // end, or failed when even a fresh boot from its disk failed; a kill of adaptd midway
-  // leaves it running or failed after reconciliation. Conflict unless running; NotFound for
-  // another organization's sandbox. Blocking (seconds: runsc, and a copy of the disk).
+  // sandbox's lock throughout (`when_busy`: see WhenBusy) and records an operation (checkpoint
+  // or restore, id to `operation_id`) that is finished when it returns. The sandbox is running
+  // again at the end, or failed when even a fresh boot from its disk failed; a kill of adaptd
+  // midway leaves it running, or stopped with its disk, after reconciliation. Conflict unless
+  // running; NotFound for another organization's sandbox; Unavailable, before anything is
+  // touched, when the host lacks the room the copies need (Runtime::ReserveCheckpointRoom).
+  // Blocking (minutes for a large sandbox: runsc, and a copy of the disk).
   // Saves processes, memory and disk as `name` and resumes the sandbox. When runsc cannot
   // save it (its processes are then gone) the sandbox boots afresh from its disk and the
   // error says so; nothing is kept. `keep`: the checkpoint outlives the sandbox's deletion.
+  // Under the lock, Conflict when `name` is kept already and ResourceExhausted when the
+  // sandbox keeps kMaxCheckpointsPerSandbox (CheckNewCheckpoint).
   // `claim`: an Idempotency-Key, written with the operation. When it is recorded already
   // (looked up under the lock, so the take that recorded it has ended) nothing is done: the
   // answer is Ok with the earlier operation's id and `*replayed` set.
   Status TakeNamedCheckpoint(const std::string& org_id, const std::string& id,
                              const std::string& name, std::string* operation_id, bool keep = false,
                              const std::optional<store::IdempotencyClaim>& claim = std::nullopt,
-                             bool* replayed = nullptr);
+                             bool* replayed = nullptr, WhenBusy when_busy = WhenBusy::kRefuse);
   // Rolls the sandbox back to checkpoint `name`: its processes, memory and disk as they were
   // then. When the restore fails, the sandbox boots afresh from the checkpoint's disk and the
   // operation is Failed with why (the answer is still the sandbox). NotFound when not kept.
   Result<store::SandboxRecord> RestoreNamedCheckpoint(const std::string& org_id,
                                                       const std::string& id,
                                                       const std::string& name,
-                                                      std::string* operation_id);
+                                                      std::string* operation_id,
+                                                      WhenBusy when_busy = WhenBusy::kRefuse);
+  // Conflict when sandbox `id` keeps a checkpoint `name` already, ResourceExhausted when it
+  // keeps kMaxCheckpointsPerSandbox: what a take checks first, and again under the lock.
+  Status CheckNewCheckpoint(const std::string& id, const std::string& name);
 
   // Writes the transition and wakes event streams. Conflict when the stored status is not
   // one of `expected`.
@@ -130,7 +154,19 @@ class SandboxLifecycle {
  private:
   // Puts the organization's database variables into `r`'s stored and in-memory env.
   Status AddDatabaseEnvironment(store::SandboxRecord& r);
-  std::shared_ptr<std::mutex> LockFor(const std::string& id);
+  std::shared_ptr<std::timed_mutex> LockFor(const std::string& id);
+  // The sandbox's lock, held while this lives (the mutex first: it outlives the lock).
+  struct SandboxHold {
+    std::shared_ptr<std::timed_mutex> mutex;
+    std::unique_lock<std::timed_mutex> lock;
+  };
+  // Takes the sandbox's lock for a long verb. kWait blocks until it is free; kRefuse waits
+  // up to kBusyWait and is Conflict after, naming the operation under way.
+  Result<SandboxHold> Hold(const std::string& id, WhenBusy when_busy);
+  // A client's checkpoint or roll back (kRefuse) reads its sandbox first, without the lock:
+  // another organization's is NotFound and one that cannot be checkpointed says why, never
+  // that it is busy. The verb checks again under the lock.
+  Status CheckBeforeHold(const std::string& org_id, const std::string& id, WhenBusy when_busy);
   // Provision's work, under the sandbox's lock.
   void ProvisionLocked(const std::string& id);
   void Fail(store::SandboxRecord r, const std::string& error,
@@ -181,7 +217,7 @@ class SandboxLifecycle {
   std::function<void(const std::string&)> on_release_;
   std::function<void(const std::string&, const std::string&, bool)> on_end_;
   std::mutex locks_mu_;
-  std::map<std::string, std::weak_ptr<std::mutex>> locks_;
+  std::map<std::string, std::weak_ptr<std::timed_mutex>> locks_;
   // Sandbox id -> the failure Fail() could not store yet.
   std::map<std::string, std::string> unrecorded_;
 };

@@ -10,6 +10,7 @@
 #include "base/list_cursor.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "core/checkpoint_work.h"
 #include "core/environments.h"
 #include "core/image_service.h"
 #include "core/sandbox_limits.h"
@@ -218,12 +219,17 @@ Result<DeleteOutcome> SandboxService::Delete(const Principal& who, const std::st
   return DeleteOutcome{after.ok() && after->status == "deleted"};
 }
 
-Result<PowerChange> SandboxService::Stop(const Principal& who, const std::string& id) {
+Result<PowerChange> SandboxService::Stop(const Principal& who, const std::string& id,
+                                         WhenBusy when_busy) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
   PowerChange out;
+  std::shared_ptr<void> place;
+  if (when_busy == WhenBusy::kRefuse) {
+    ASSIGN_OR_RETURN(place, TakeCheckpointWorkPlace(checkpoint_work_, who.org_id));
+  }
   // Not read again afterwards: a controller that wants it running may have started it since.
   ASSIGN_OR_RETURN(store::SandboxRecord stopped,
-                   lifecycle_.Stop(who.org_id, id, false, &out.operation_id));
+                   lifecycle_.Stop(who.org_id, id, false, &out.operation_id, {}, when_busy));
   out.sandbox = DetailedView(stopped);
   return out;
 }

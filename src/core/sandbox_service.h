@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/org_counter.h"
 #include "core/account_service.h"
 #include "core/auth.h"
 #include "core/event_bus.h"
@@ -104,9 +105,14 @@ class SandboxService {
   // Stops a running sandbox (seed 000 stop_sandbox): a durable one is checkpointed, an
   // instant one's workspace is discarded. Returns the hibernated sandbox and its checkpoint
   // operation (finished: Completed, or Failed when the processes could not be saved).
-  // Blocking. The sandbox is answered as the stop left it, even if a controller has started
-  // it again since.
-  Result<PowerChange> Stop(const Principal& who, const std::string& id);
+  // Blocking (minutes for a large durable sandbox). The sandbox is answered as the stop left
+  // it, even if a controller has started it again since. `when_busy`: kRefuse for a client's
+  // request, which is Conflict at once when the sandbox is busy with another stop,
+  // checkpoint or roll back, and ResourceExhausted past the organization's places of
+  // checkpoint work (checkpoint_work.h); kWait for adaptd's own callers (controllers,
+  // automations), which wait their turn and take no place.
+  Result<PowerChange> Stop(const Principal& who, const std::string& id,
+                           WhenBusy when_busy = WhenBusy::kRefuse);
   // Starts a hibernated sandbox in the background; returns it provisioning, and its restore
   // operation (Pending or Running).
   Result<PowerChange> Start(const Principal& who, const std::string& id);
@@ -118,6 +124,9 @@ class SandboxService {
   // (idle_tracker.h): the stop above, its note saying why. Blocking; nothing when it no
   // longer runs.
   void HibernateIdle(const std::string& id, int64_t idle_ms);
+  // The places of checkpoint work each organization has (checkpoint_work.h), shared with
+  // CheckpointService; without, no cap. Set before serving.
+  void set_checkpoint_work(OrgCounter work) { checkpoint_work_ = std::move(work); }
   // Where a durable sandbox's storage is checked; without it, durable sandboxes are refused.
   void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
 
@@ -166,6 +175,7 @@ class SandboxService {
   WarmPool* pool_ = nullptr;
   SecretService* secrets_ = nullptr;
   int max_per_org_ = 0;
+  OrgCounter checkpoint_work_;  // see set_checkpoint_work
   AccountService* accounts_ = nullptr;
   Waiter* waiter_ = nullptr;
 

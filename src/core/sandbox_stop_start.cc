@@ -13,9 +13,14 @@ namespace adapt::core {
 Result<store::SandboxRecord> SandboxLifecycle::Stop(const std::string& org_id,
                                                     const std::string& id, bool restart,
                                                     std::string* operation_id,
-                                                    const std::string& reason) {
-  auto lock = LockFor(id);
-  std::lock_guard guard(*lock);
+                                                    const std::string& reason, WhenBusy when_busy) {
+  // A client's stop reads first, without the lock: another organization's sandbox is NotFound
+  // and one that is not running says so, never that it is busy. Checked again under the lock.
+  if (when_busy == WhenBusy::kRefuse) {
+    ASSIGN_OR_RETURN(store::SandboxRecord seen, store_.GetSandbox(org_id, id));
+    RETURN_IF_ERROR(CheckStoppable(seen));
+  }
+  ASSIGN_OR_RETURN(SandboxHold hold, Hold(id, when_busy));
   ASSIGN_OR_RETURN(store::SandboxRecord r, store_.GetSandbox(org_id, id));
   RETURN_IF_ERROR(CheckStoppable(r));
   // A checkpoint left from an earlier life of the sandbox is not this one's.

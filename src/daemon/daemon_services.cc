@@ -48,6 +48,11 @@ Status Daemon::StartServices() {
   image_service_->set_image_policy(&*image_policy_);
   operations_.emplace(*store_, &*image_service_);
   checkpoints_.emplace(*store_, *runtime_, *lifecycle_, *sandboxes_);
+  // Half the API's workers, as file operations (file_service.h): one organization's stops,
+  // checkpoints and roll backs, minutes each for a large sandbox, cannot hold them all.
+  OrgCounter checkpoint_work(std::max(1, config_.worker_threads / 2));
+  sandboxes_->set_checkpoint_work(checkpoint_work);
+  checkpoints_->set_checkpoint_work(checkpoint_work);
   // Checkpoints count against the persistent storage limit, with the volumes.
   checkpoints_->set_storage_limit(
       [this](const std::string& org_id) -> Result<std::optional<int64_t>> {

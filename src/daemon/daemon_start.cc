@@ -182,9 +182,10 @@ Status Daemon::StartObjectStorage() {
 Status Daemon::StartRuntime() {
   agents_.emplace();
   ASSIGN_OR_RETURN(std::string checkpoint_key, runtime::DeriveCheckpointStoreKey(master_key_));
+  // runsc checkpoint's time limit: the one scaled to each sandbox's memory (std::nullopt).
   runtime_.emplace(runtime::RunscOptions{config_.runsc, config_.state_dir, helpers_.shim,
                                          helpers_.helpers_dir, "ptrace", &*agents_,
-                                         std::move(checkpoint_key)});
+                                         std::move(checkpoint_key), std::nullopt});
   RETURN_IF_ERROR(runtime_->Init());
   if (*ArmedFaultPoints()) spdlog::warn("fault points armed (ADAPT_FAULT): {}", ArmedFaultPoints());
   spdlog::info("runsc {} ({}; {})", runtime_->version(),

@@ -6,9 +6,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "os/errno_status.h"
@@ -127,6 +129,68 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv, const Spa
     result.output.append(buf, static_cast<size_t>(n));
     if (result.output.size() > 65536) result.output.erase(0, result.output.size() - 65536);
   }
+  ASSIGN_OR_RETURN(result.status, Wait(pid));
+  return result;
+}
+
+Result<CommandResult> RunCommandWithin(const std::vector<std::string>& argv,
+                                       std::chrono::milliseconds limit, const SpawnOptions& opts) {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
+  UniqueFd rd(p[0]), wr(p[1]);
+  SpawnOptions o = opts;
+  o.stdout_fd = wr.get();
+  o.stderr_fd = wr.get();
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  ASSIGN_OR_RETURN(pid_t pid, Spawn(argv, o));
+  wr.reset();
+  // Readable once the program has exited (not yet reaped): the end of the wait even when a
+  // child it left keeps the pipe open.
+  UniqueFd exited(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  if (!exited) {
+    Status st = ErrnoStatus("watching process " + std::to_string(pid));
+    ::kill(pid, SIGKILL);
+    (void)Wait(pid);
+    return st;
+  }
+  CommandResult result;
+  char buf[8192];
+  // Reads what the pipe has now; false at its end.
+  auto read_some = [&]() {
+    for (;;) {
+      ssize_t got = ::read(rd.get(), buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      result.output.append(buf, static_cast<size_t>(got));
+      if (result.output.size() > 65536) result.output.erase(0, result.output.size() - 65536);
+      return true;
+    }
+  };
+  bool output_open = true;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      break;
+    }
+    pollfd fds[2] = {{exited.get(), POLLIN, 0}, {rd.get(), POLLIN, 0}};
+    int n =
+        ::poll(fds, output_open ? 2 : 1, static_cast<int>(std::min<int64_t>(left.count(), 60000)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      result.timed_out = true;  // it cannot be waited on: killed rather than left running
+      break;
+    }
+    if (fds[0].revents != 0) {
+      // Exited: what is in the pipe now is read, without waiting for a child's more.
+      pollfd ready{rd.get(), POLLIN, 0};
+      while (output_open && ::poll(&ready, 1, 0) > 0) output_open = read_some();
+      break;
+    }
+    if (output_open && fds[1].revents != 0) output_open = read_some();
+  }
+  if (result.timed_out) ::kill(pid, SIGKILL);
   ASSIGN_OR_RETURN(result.status, Wait(pid));
   return result;
 }

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,12 +44,22 @@ Result<ExitStatus> Wait(pid_t pid);
 struct CommandResult {
   ExitStatus status;
   std::string output;  // stdout and stderr together, bounded to the last 64 KiB
+  // RunCommandWithin only: the program outlived its limit and was killed (status: SIGKILL).
+  bool timed_out = false;
 };
 
 // Runs argv to completion, capturing its output. Fails only when it cannot be started;
 // a non-zero exit is reported in the result.
 Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
                                  const SpawnOptions& options = {});
+
+// RunCommand for a program that may hang (runsc talking to a stuck sandbox): one still running
+// `limit` after its start is killed with SIGKILL and reaped, and the result says timed_out,
+// with what it printed until then. Only the program itself is killed, not children it left;
+// once it has exited, a child still holding its output open is not waited for.
+Result<CommandResult> RunCommandWithin(const std::vector<std::string>& argv,
+                                       std::chrono::milliseconds limit,
+                                       const SpawnOptions& options = {});
 
 // Like RunCommand, but a non-zero exit becomes an error carrying the program's last output line.
 Status RunChecked(const std::vector<std::string>& argv, const SpawnOptions& options = {});

@@ -77,6 +77,39 @@ TEST(RunCommand, EmptyArgvIsInvalid) {
   EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
 }
 
+TEST(RunCommandWithin, AProgramWithinItsLimitIsReportedAsRunCommandReportsIt) {
+  auto r =
+      RunCommandWithin({"sh", "-c", "echo out; echo err >&2; exit 3"}, std::chrono::seconds(60));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->timed_out);
+  EXPECT_EQ(r->status.exit_code, 3);
+  EXPECT_EQ(r->output, "out\nerr\n");
+}
+
+TEST(RunCommandWithin, AProgramPastItsLimitIsKilledAndWhatItPrintedIsKept) {
+  auto r = RunCommandWithin({"sh", "-c", "echo started; exec sleep 600"},
+                            std::chrono::milliseconds(300));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_TRUE(r->status.signaled());
+  EXPECT_EQ(r->status.signal, SIGKILL);
+  EXPECT_EQ(r->output, "started\n");
+}
+
+// A child left holding the output open does not make a program that exited look hung.
+TEST(RunCommandWithin, AChildLeftHoldingTheOutputIsNotWaitedFor) {
+  auto r =
+      RunCommandWithin({"sh", "-c", "sleep 120 & echo $!; echo done"}, std::chrono::seconds(30));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto newline = r->output.find('\n');
+  ASSERT_NE(newline, std::string::npos) << r->output;
+  pid_t child = static_cast<pid_t>(std::stol(r->output.substr(0, newline)));
+  EXPECT_EQ(::kill(child, SIGKILL), 0);
+  EXPECT_FALSE(r->timed_out);
+  EXPECT_EQ(r->status.exit_code, 0);
+  EXPECT_EQ(r->output.substr(newline + 1), "done\n");
+}
+
 TEST(RunChecked, SucceedsOnExitZero) { EXPECT_TRUE(RunChecked({"true"}).ok()); }
 
 TEST(RunChecked, ErrorCarriesTheExitStatusAndLastOutputLine) {

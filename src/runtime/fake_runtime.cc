@@ -139,9 +139,33 @@ std::vector<std::string> FakeRuntime::List() {
   return ids;
 }
 
-Status FakeRuntime::Checkpoint(const std::string& sandbox_id) {
+void FakeRuntime::PauseIfHeldLocked(std::unique_lock<std::mutex>& lock, Op op) {
+  if (!hold_next_.erase(op)) return;
+  holding_.insert(op);
+  held_changed_.notify_all();
+  held_changed_.wait(lock, [&] { return !holding_.count(op); });
+}
+
+void FakeRuntime::HoldNext(Op op) {
   std::lock_guard lock(mu_);
+  hold_next_.insert(op);
+}
+
+void FakeRuntime::WaitUntilHeld(Op op) {
+  std::unique_lock lock(mu_);
+  held_changed_.wait(lock, [&] { return holding_.count(op) > 0; });
+}
+
+void FakeRuntime::ReleaseHeld(Op op) {
+  std::lock_guard lock(mu_);
+  holding_.erase(op);
+  held_changed_.notify_all();
+}
+
+Status FakeRuntime::Checkpoint(const std::string& sandbox_id) {
+  std::unique_lock lock(mu_);
   calls_.push_back({Op::kCheckpoint, sandbox_id, false, false});
+  PauseIfHeldLocked(lock, Op::kCheckpoint);
   if (auto failure = TakeFailureLocked(Op::kCheckpoint)) return *failure;
   auto it = sandboxes_.find(sandbox_id);
   if (it == sandboxes_.end() || !it->second.monitor_alive)
@@ -211,8 +235,9 @@ Status FakeRuntime::KeepCheckpoint(const std::string& sandbox_id, const std::str
 }
 
 Status FakeRuntime::ReinstateCheckpoint(const std::string& sandbox_id, const std::string& name) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   calls_.push_back({Op::kReinstateCheckpoint, sandbox_id, false, false});
+  PauseIfHeldLocked(lock, Op::kReinstateCheckpoint);
   if (auto failure = TakeFailureLocked(Op::kReinstateCheckpoint)) return *failure;
   auto it = sandboxes_.find(sandbox_id);
   if (it != sandboxes_.end())
@@ -251,6 +276,22 @@ void FakeRuntime::MarkIncompatible(const std::string& sandbox_id, const std::str
   if (auto* named = NamedLocked(sandbox_id))
     for (auto& c : *named)
       if (c.name == name) c.incompatibility = why;
+}
+
+Result<std::shared_ptr<void>> FakeRuntime::ReserveRoomToCheckpoint(const std::string& sandbox_id,
+                                                                   uint64_t /*memory_bytes*/) {
+  std::lock_guard lock(mu_);
+  calls_.push_back({Op::kReserveRoom, sandbox_id, false, false});
+  if (auto failure = TakeFailureLocked(Op::kReserveRoom)) return *failure;
+  return std::shared_ptr<void>();
+}
+
+Result<std::shared_ptr<void>> FakeRuntime::ReserveRoomToReinstate(const std::string& sandbox_id,
+                                                                  const std::string& /*name*/) {
+  std::lock_guard lock(mu_);
+  calls_.push_back({Op::kReserveRoom, sandbox_id, false, false});
+  if (auto failure = TakeFailureLocked(Op::kReserveRoom)) return *failure;
+  return std::shared_ptr<void>();
 }
 
 Status FakeRuntime::DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) {

@@ -7,10 +7,12 @@
 // Thread-safe: the core calls it from worker threads.
 #pragma once
 
+#include <condition_variable>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,7 +32,8 @@ class FakeRuntime : public Runtime {
     kKeepCheckpoint,
     kReinstateCheckpoint,
     kSeedCheckpoint,
-    kExportLayer
+    kExportLayer,
+    kReserveRoom  // ReserveRoomToCheckpoint and ReserveRoomToReinstate
   };
 
   struct Call {
@@ -72,6 +75,10 @@ class FakeRuntime : public Runtime {
   Status ReinstateCheckpoint(const std::string& sandbox_id, const std::string& name) override;
   Status SeedFromCheckpoint(const std::string& sandbox_id, const std::string& source_id,
                             const std::string& name) override;
+  Result<std::shared_ptr<void>> ReserveRoomToCheckpoint(const std::string& sandbox_id,
+                                                        uint64_t memory_bytes) override;
+  Result<std::shared_ptr<void>> ReserveRoomToReinstate(const std::string& sandbox_id,
+                                                       const std::string& name) override;
   Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) override;
   std::vector<NamedCheckpoint> ListNamedCheckpoints(const std::string& sandbox_id) override;
   std::vector<std::string> SandboxesWithKeptCheckpoints() override;
@@ -86,6 +93,12 @@ class FakeRuntime : public Runtime {
   // The next call of `op` (any sandbox) throws std::runtime_error(`what`): a bug's exception,
   // for the tests that adaptd's background work survives one.
   void ThrowNext(Op op, std::string what);
+  // The next call of `op` (kCheckpoint or kReinstateCheckpoint, any sandbox) stops once it has
+  // begun, until ReleaseHeld(op): a test holds a verb midway, its sandbox's lock held, to see
+  // what meets it meanwhile. WaitUntilHeld returns once such a call is stopped there.
+  void HoldNext(Op op);
+  void WaitUntilHeld(Op op);
+  void ReleaseHeld(Op op);
   // The next Exec (any sandbox) starts `argv` on the host, its stdin, stdout and stderr on
   // pipes, in place of the process the request names (a file operation's agent, say).
   void ServeNextExec(std::vector<std::string> argv);
@@ -114,6 +127,8 @@ class FakeRuntime : public Runtime {
  private:
   // Pops the scripted failure of `op`, if any. REQUIRES: mu_ held.
   std::optional<Status> TakeFailureLocked(Op op);
+  // Stops here while `op` is held (HoldNext). REQUIRES: `lock` holds mu_.
+  void PauseIfHeldLocked(std::unique_lock<std::mutex>& lock, Op op);
 
   std::mutex mu_;
   std::map<std::string, Sandbox> sandboxes_;
@@ -123,6 +138,9 @@ class FakeRuntime : public Runtime {
   std::vector<NamedCheckpoint>* NamedLocked(const std::string& id);
   std::map<Op, std::deque<Status>> failures_;
   std::map<Op, std::deque<std::string>> throws_;
+  std::set<Op> hold_next_;  // HoldNext asked, no call stopped yet
+  std::set<Op> holding_;    // a call is stopped, until ReleaseHeld
+  std::condition_variable held_changed_;
   std::deque<std::vector<std::string>> exec_stand_ins_;
   std::vector<Call> calls_;
   uint64_t named_bytes_ = 1 << 20;

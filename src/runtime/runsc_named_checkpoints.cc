@@ -12,6 +12,7 @@
 
 #include "base/ids.h"
 #include "base/ignore_error.h"
+#include "base/log.h"
 #include "base/time.h"
 #include "os/files.h"
 #include "os/loop_device.h"
@@ -25,6 +26,10 @@ namespace adapt::runtime {
 namespace {
 
 constexpr char kPartialSuffix[] = ".partial";
+// A disk or agent key being put back from a named checkpoint, or copied in by a fork's seed,
+// before its rename into place.
+constexpr char kReinstatingSuffix[] = ".reinstating";
+constexpr char kSeedingSuffix[] = ".seeding";
 constexpr char kTakenByFile[] = "taken_by";
 constexpr char kKeepFile[] = "keep";
 
@@ -75,6 +80,33 @@ Status CopyFlatDir(const std::string& from, const std::string& to) {
 }
 
 }  // namespace
+
+void RunscRuntime::RemoveCheckpointLeftovers() {
+  auto remove = [](const std::string& path) {
+    if (!os::Exists(path)) return;
+    Status st = os::RemoveTree(path);
+    WarnIfError(st, "removing what an interrupted checkpoint left");
+    if (st.ok()) spdlog::info("removed {}, left by an interrupted checkpoint", path);
+  };
+  for (const auto& id : os::ListDir(options_.state_dir + "/sandboxes")) {
+    if (!IsValidId(id, "sbx")) continue;
+    std::string disk = RootfsPaths(SandboxDir(id)).disk_image;
+    std::string key = SandboxDir(id) + "/" + kAgentKeyFile;
+    for (const char* suffix : {kReinstatingSuffix, kSeedingSuffix}) {
+      remove(disk + suffix);
+      remove(key + suffix);
+    }
+  }
+  if (!CheckpointStoreReady().ok()) return;
+  for (const auto& id : os::ListDir(CheckpointStoreAt(options_.state_dir).root + "/sandboxes")) {
+    if (!IsValidId(id, "sbx")) continue;
+    // Checkpoint() and KeepCheckpoint() start each of these afresh; nothing ever reads one.
+    remove(CheckpointDir(id) + kPartialSuffix);
+    std::string named = CheckpointHome(id) + "/checkpoints";
+    for (const auto& entry : os::ListDir(named))
+      if (entry.ends_with(kPartialSuffix)) remove(named + "/" + entry);
+  }
+}
 
 std::string RunscRuntime::NamedDir(const std::string& id, const std::string& name) const {
   std::string own = CheckpointHome(id) + "/checkpoints/" + name;
@@ -167,19 +199,19 @@ Status RunscRuntime::ReinstateCheckpoint(const std::string& id, const std::strin
   std::string disk = RootfsPaths(SandboxDir(id)).disk_image;
   DiscardCheckpoint(id);
   Status st = AwaitDiskReleased(disk);
-  if (st.ok()) st = os::CopySparseFile(kept + "/disk.img", disk + ".reinstating");
-  if (st.ok()) st = os::Rename(disk + ".reinstating", disk);
+  if (st.ok()) st = os::CopySparseFile(kept + "/disk.img", disk + kReinstatingSuffix);
+  if (st.ok()) st = os::Rename(disk + kReinstatingSuffix, disk);
   std::string key = SandboxDir(id) + "/" + kAgentKeyFile;
   if (st.ok() && os::Exists(kept + "/" + kAgentKeyFile)) {
-    st = os::CopySparseFile(kept + "/" + kAgentKeyFile, key + ".reinstating");
-    if (st.ok()) st = os::Rename(key + ".reinstating", key);
+    st = os::CopySparseFile(kept + "/" + kAgentKeyFile, key + kReinstatingSuffix);
+    if (st.ok()) st = os::Rename(key + kReinstatingSuffix, key);
   }
   std::string partial = CheckpointDir(id) + kPartialSuffix;
   if (st.ok()) st = CopyFlatDir(kept + "/image", partial);
   if (st.ok()) st = os::Rename(partial, CheckpointDir(id));
   if (!st.ok()) {
-    IgnoreError(os::RemoveTree(disk + ".reinstating"), "the error is reported");
-    IgnoreError(os::RemoveTree(key + ".reinstating"), "the error is reported");
+    IgnoreError(os::RemoveTree(disk + kReinstatingSuffix), "the error is reported");
+    IgnoreError(os::RemoveTree(key + kReinstatingSuffix), "the error is reported");
     IgnoreError(os::RemoveTree(partial), "the error is reported");
     return st.WithContext("restoring checkpoint '" + name + "' of sandbox " + id);
   }
@@ -210,19 +242,37 @@ Status RunscRuntime::SeedFromCheckpoint(const std::string& id, const std::string
   // The agent in the copied memory holds the key of the checkpoint's sandbox.
   std::string key = dir + "/" + kAgentKeyFile;
   if (st.ok() && os::Exists(kept + "/" + kAgentKeyFile)) {
-    st = os::CopySparseFile(kept + "/" + kAgentKeyFile, key + ".seeding");
-    if (st.ok()) st = os::Rename(key + ".seeding", key);
+    st = os::CopySparseFile(kept + "/" + kAgentKeyFile, key + kSeedingSuffix);
+    if (st.ok()) st = os::Rename(key + kSeedingSuffix, key);
   }
-  if (st.ok()) st = os::CopySparseFile(kept + "/disk.img", disk + ".seeding");
-  if (st.ok()) st = os::Rename(disk + ".seeding", disk);
+  if (st.ok()) st = os::CopySparseFile(kept + "/disk.img", disk + kSeedingSuffix);
+  if (st.ok()) st = os::Rename(disk + kSeedingSuffix, disk);
   if (st.ok()) st = os::SyncPath(dir);
   if (!st.ok()) {
     DiscardCheckpoint(id);
-    IgnoreError(os::RemoveTree(disk + ".seeding"), "the error is reported");
+    IgnoreError(os::RemoveTree(disk + kSeedingSuffix), "the error is reported");
     IgnoreError(os::RemoveTree(partial), "the error is reported");
     return st.WithContext("copying checkpoint '" + name + "' of sandbox " + source_id);
   }
   return Status::Ok();
+}
+
+Result<std::shared_ptr<void>> RunscRuntime::ReserveRoomToCheckpoint(const std::string& id,
+                                                                    uint64_t memory_bytes) {
+  RETURN_IF_ERROR(CheckpointStoreReady());
+  // runsc's image is at most the memory; the disk is copied with its holes.
+  uint64_t disk = os::AllocatedBytes(RootfsPaths(SandboxDir(id)).disk_image);
+  return room_.Reserve(memory_bytes + disk,
+                       "a checkpoint of sandbox " + id + " (" + std::to_string(memory_bytes >> 20) +
+                           " MiB of memory, " + std::to_string(disk >> 20) + " MiB of disk)");
+}
+
+Result<std::shared_ptr<void>> RunscRuntime::ReserveRoomToReinstate(const std::string& id,
+                                                                   const std::string& name) {
+  RETURN_IF_ERROR(CheckName(name));
+  uint64_t bytes = os::AllocatedBytes(NamedDir(id, name));
+  return room_.Reserve(bytes, "putting checkpoint '" + name + "' of sandbox " + id + " back (" +
+                                  std::to_string(bytes >> 20) + " MiB)");
 }
 
 Status RunscRuntime::DeleteNamedCheckpoint(const std::string& id, const std::string& name) {

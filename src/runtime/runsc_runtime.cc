@@ -20,6 +20,7 @@
 #include "os/mount.h"
 #include "os/process.h"
 #include "runtime/checkpoint_refusal.h"
+#include "runtime/checkpoint_time_limit.h"
 #include "runtime/helpers_layout.h"
 #include "runtime/rootfs.h"
 #include "runtime/sandbox_spec_files.h"
@@ -64,6 +65,7 @@ Status EnsureAgentKey(const std::string& dir, bool restore) {
 RunscRuntime::RunscRuntime(RunscOptions options)
     : options_(std::move(options)),
       disks_(options_.state_dir + "/disk-templates"),
+      room_([state_dir = options_.state_dir] { return CheckpointFreeBytes(state_dir); }),
       watcher_(std::make_unique<StateWatcher>(kShimStateFile)) {
   watcher_->SetListener([this](const std::string& id) { OnStateWritten(id); });
 }
@@ -104,6 +106,7 @@ Status RunscRuntime::Init() {
   disks_.RemoveUnfinished();
   RETURN_IF_ERROR(os::MakeDirs(options_.state_dir + "/runsc", 0700));
   OpenCheckpoints();
+  RemoveCheckpointLeftovers();
   ResumeSandboxesLeftPaused();
   std::string preload = options_.helpers_dir + "/" + kStatxPreloadName;
   if (!os::Exists(preload)) {
@@ -244,7 +247,10 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
     IgnoreError(os::Wait(p), "reaping only; the shim state says how it ended");
   })).detach();
 
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  // A restore reads the sandbox's memory back: its limit grows with it (never under a boot's).
+  std::chrono::seconds limit =
+      req.restore ? CheckpointTimeLimit(req.spec.memory_mib << 20) : std::chrono::seconds(120);
+  auto deadline = std::chrono::steady_clock::now() + limit;
   bool monitor_gone = false;
   while (std::chrono::steady_clock::now() < deadline) {
     uint64_t seen = StateGeneration();
@@ -264,9 +270,15 @@ Status RunscRuntime::Launch(const LaunchRequest& req) {
     state_written_.wait_for(lock, std::chrono::milliseconds(10),
                             [&] { return state_generation_ != seen; });
   }
+  // Destroy kills the sandbox and its shim, and with them a `runsc restore` that hangs.
   IgnoreError(Destroy(id, true), "undoing a start that failed, which is the error reported");
-  return Internal(monitor_gone ? "the sandbox's monitor exited before the sandbox started"
-                               : "the sandbox did not start within 2 minutes");
+  if (monitor_gone) return Internal("the sandbox's monitor exited before the sandbox started");
+  if (req.restore)
+    return Status(Code::kUnavailable, "the sandbox was not restored within " +
+                                          std::to_string(limit.count()) + " s (the limit for " +
+                                          std::to_string(req.spec.memory_mib) +
+                                          " MiB of memory); runsc was killed");
+  return Internal("the sandbox did not start within 2 minutes");
 }
 
 Result<Observation> RunscRuntime::Observe(const std::string& id) {
@@ -476,8 +488,21 @@ Status RunscRuntime::Checkpoint(const std::string& id) {
   // A checkpoint holding a connected host socket would restore a dead connection, so this
   // waits for the agent to drop its end; an agent that does not is waited on 300 ms at most.
   if (options_.agents) options_.agents->Hangup(id, std::chrono::milliseconds(300));
-  auto r = os::RunCommand(argv);
+  auto memory = ReadMemoryLimit(dir, id);
+  std::chrono::seconds limit = options_.checkpoint_time_limit.value_or(
+      CheckpointTimeLimit(memory.ok() ? *memory : kCheckpointUnknownMemoryBytes));
+  auto r = os::RunCommandWithin(argv, limit);
   if (!r.ok()) return r.status().WithContext("checkpointing sandbox " + id);
+  if (r->timed_out) {
+    IgnoreError(os::RemoveTree(partial), "a later checkpoint replaces the partial image");
+    std::string whose = memory.ok() && !options_.checkpoint_time_limit
+                            ? " (the limit for " + std::to_string(*memory >> 20) + " MiB of memory)"
+                            : "";
+    // The caller releases the sandbox, whatever state the killed save left it in.
+    return Status(Code::kUnavailable, "checkpointing sandbox " + id + " did not finish within " +
+                                          std::to_string(limit.count()) + " s" + whose +
+                                          "; runsc was killed");
+  }
   if (r->status.signaled() || r->status.exit_code != 0) {
     IgnoreError(os::RemoveTree(partial), "a later checkpoint replaces the partial image");
     std::string out = r->output;

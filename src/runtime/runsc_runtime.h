@@ -2,14 +2,17 @@
 // Thread-safe: calls for different ids run concurrently; calls for one id must not.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "runtime/agent_hub.h"
+#include "runtime/checkpoint_room.h"
 #include "runtime/disk_templates.h"
 #include "runtime/runtime.h"
 #include "runtime/state_watcher.h"
@@ -27,6 +30,9 @@ struct RunscOptions {
   // The checkpoint store's fscrypt key (DeriveCheckpointStoreKey); empty: no store, so no
   // checkpoints (they would hold the sandboxes' memory in plaintext on the host's disk).
   std::string checkpoint_key;
+  // How long `runsc checkpoint` may run before it is killed; unset: CheckpointTimeLimit of the
+  // sandbox's memory limit (checkpoint_time_limit.h). Tests shorten it.
+  std::optional<std::chrono::seconds> checkpoint_time_limit;
 };
 
 class RunscRuntime : public Runtime {
@@ -60,6 +66,10 @@ class RunscRuntime : public Runtime {
   Status ReinstateCheckpoint(const std::string& sandbox_id, const std::string& name) override;
   Status SeedFromCheckpoint(const std::string& sandbox_id, const std::string& source_id,
                             const std::string& name) override;
+  Result<std::shared_ptr<void>> ReserveRoomToCheckpoint(const std::string& sandbox_id,
+                                                        uint64_t memory_bytes) override;
+  Result<std::shared_ptr<void>> ReserveRoomToReinstate(const std::string& sandbox_id,
+                                                       const std::string& name) override;
   Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) override;
   std::vector<NamedCheckpoint> ListNamedCheckpoints(const std::string& sandbox_id) override;
   std::vector<std::string> SandboxesWithKeptCheckpoints() override;
@@ -67,6 +77,8 @@ class RunscRuntime : public Runtime {
   void ResumeAgents();
   // Unmounts the checkpoint store, at shutdown (runsc_checkpoint_home.cc).
   void CloseCheckpoints();
+  // OK while the store is open; otherwise why checkpoints cannot be taken.
+  Status CheckpointStoreReady() const;
 
   std::string SandboxDir(const std::string& id) const;
   // The sandbox's directory in the encrypted checkpoint store: its checkpoint image and its
@@ -94,8 +106,11 @@ class RunscRuntime : public Runtime {
   // in plaintext, and removes the homes of sandboxes that are gone. Failing, checkpoints are
   // refused with the reason (checkpoint_store_status_) and sandboxes run without them.
   void OpenCheckpoints();
-  // OK while the store is open; otherwise why checkpoints cannot be taken.
-  Status CheckpointStoreReady() const;
+  // At start-up: removes the copies a crash cut short, which nothing else would (they are
+  // not listed or counted, and only a take or copy of the same name would replace them):
+  // <name>.partial named checkpoints and checkpoint.partial images in the store, and
+  // disk.img and agent.key copies (.reinstating, .seeding) in the sandboxes' directories.
+  void RemoveCheckpointLeftovers();
   // The directory of named checkpoint `name` of `id`: the sandbox's own, or the kept one.
   std::string NamedDir(const std::string& id, const std::string& name) const;
   // Moves the sandbox's checkpoints taken with `keep` to KeptDir, before its directory goes.
@@ -117,6 +132,7 @@ class RunscRuntime : public Runtime {
 
   RunscOptions options_;
   DiskTemplates disks_;  // the sandboxes' formatted disk templates, below state_dir
+  CheckpointRoom room_;  // the host's free space that named checkpoints under way hold
   std::string version_;
   bool needs_netns_shim_ = true;
   bool statx_fix_ = false;

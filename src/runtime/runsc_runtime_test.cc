@@ -20,6 +20,7 @@
 #include "os/process.h"
 #include "os/temp_dir.h"
 #include "runtime/agent_hub.h"
+#include "runtime/checkpoint_store.h"
 
 #ifndef ADAPT_SHIM_PATH
 #error "ADAPT_SHIM_PATH must name the adapt-shim binary"
@@ -130,6 +131,13 @@ class RunscRuntimeTest : public testing::Test {
                             0755)
             .ok());
     StartRuntime();
+  }
+
+  // A key for the encrypted checkpoint store, so that checkpoints can be taken.
+  static std::string StoreKey() {
+    auto key = DeriveCheckpointStoreKey(std::string(32, 'm'));
+    EXPECT_TRUE(key.ok()) << key.status().message();
+    return key.ok() ? *key : std::string();
   }
 
   bool RunscKnows(const std::string& id) {
@@ -454,6 +462,62 @@ TEST_F(RunscRuntimeTest, DestroyKeepingTheDiskUnmountsButKeepsTheImage) {
 
   ASSERT_TRUE(runtime_->Destroy(id, false).ok());
   EXPECT_FALSE(os::Exists(dir));
+}
+
+// A `runsc checkpoint` that hangs is killed at its time limit: the checkpoint fails saying so
+// and leaves no image, rather than hold its thread and the sandbox's lock for good.
+TEST_F(RunscRuntimeTest, ACheckpointPastItsTimeLimitIsKilledAndLeavesNoImage) {
+  options_.checkpoint_key = StoreKey();
+  options_.checkpoint_time_limit = 2s;
+  const std::string hung = base_ + "/hung.pid";
+  UseRunscWrapper("[ \"$sub\" = checkpoint ] && { echo $$ > " + hung + "; exec sleep 600; }");
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(runtime_->CheckpointStoreReady().ok());
+  LaunchRequest req = Request({"/.adapt/adapt-pause"});
+  const std::string id = req.spec.id;
+  ASSERT_TRUE(runtime_->Launch(req).ok());
+  Status saved = runtime_->Checkpoint(id);
+  EXPECT_EQ(saved.code(), Code::kUnavailable) << saved.message();
+  EXPECT_NE(saved.message().find("did not finish within 2 s"), std::string::npos)
+      << saved.message();
+  EXPECT_FALSE(runtime_->HasCheckpoint(id));
+  EXPECT_EQ(runtime_->CheckpointBytes(id), 0u) << "a partial image was left";
+  auto pid = os::ReadFile(hung);
+  ASSERT_TRUE(pid.ok()) << "the wrapper never stood in for runsc checkpoint";
+  EXPECT_NE(::kill(static_cast<pid_t>(std::stol(*pid)), 0), 0) << "the hung runsc outlived it";
+  EXPECT_TRUE(runtime_->Destroy(id, false).ok());
+}
+
+// What a kill of adaptd midway through a checkpoint's copies leaves is removed at the next
+// start-up; what is whole (the disk, the key, a kept checkpoint) stays.
+TEST_F(RunscRuntimeTest, StartUpRemovesTheCopiesAnInterruptedCheckpointLeft) {
+  options_.checkpoint_key = StoreKey();
+  StartRuntime();
+  ASSERT_TRUE(runtime_->CheckpointStoreReady().ok());
+  const std::string id = NewId("sbx");
+  const std::string dir = runtime_->SandboxDir(id), home = runtime_->CheckpointHome(id);
+  const std::vector<std::string> leftovers = {
+      dir + "/disk.img.reinstating",
+      dir + "/disk.img.seeding",
+      dir + "/agent.key.reinstating",
+      dir + "/agent.key.seeding",
+      home + "/checkpoint.partial/x.img",
+      home + "/checkpoints/big.partial/disk.img",
+      home + "/checkpoints/big.partial/image/checkpoint.img"};
+  const std::vector<std::string> whole = {dir + "/disk.img", dir + "/agent.key",
+                                          home + "/checkpoints/kept/image/checkpoint.img",
+                                          home + "/checkpoints/kept/disk.img"};
+  for (const auto& files : {leftovers, whole})
+    for (const auto& f : files) {
+      ASSERT_TRUE(os::MakeDirs(f.substr(0, f.rfind('/')), 0700).ok());
+      ASSERT_TRUE(os::WriteFileAtomic(f, "x", 0600).ok());
+    }
+  StartRuntime();  // the next adaptd's
+  for (const auto& f : leftovers) EXPECT_FALSE(os::Exists(f)) << f;
+  EXPECT_FALSE(os::Exists(home + "/checkpoint.partial"));
+  EXPECT_FALSE(os::Exists(home + "/checkpoints/big.partial"));
+  for (const auto& f : whole) EXPECT_TRUE(os::Exists(f)) << f;
+  EXPECT_EQ(runtime_->ListNamedCheckpoints(id).size(), 1u);
 }
 
 TEST_F(RunscRuntimeTest, ListNamesOnlySandboxIds) {

@@ -177,6 +177,20 @@ class Runtime {
                                     const std::string& /*name*/) {
     return Status(Code::kUnsupported, "sandbox " + sandbox_id + " cannot be forked here");
   }
+  // Room on the host for the copies a named checkpoint writes, reserved (against other
+  // checkpoints under way) while the returned token lives; checked before anything is
+  // touched. Taking one needs the sandbox's memory (at most `memory_bytes`) and its disk's
+  // allocated blocks; putting checkpoint `name` back needs what it occupies. Each needs a
+  // margin of 1 GiB beyond (checkpoint_room.h). Unavailable, saying what is needed and what
+  // is free, when the host has not that much. The default checks nothing.
+  virtual Result<std::shared_ptr<void>> ReserveRoomToCheckpoint(const std::string& /*sandbox_id*/,
+                                                                uint64_t /*memory_bytes*/) {
+    return std::shared_ptr<void>();
+  }
+  virtual Result<std::shared_ptr<void>> ReserveRoomToReinstate(const std::string& /*sandbox_id*/,
+                                                               const std::string& /*name*/) {
+    return std::shared_ptr<void>();
+  }
   // NotFound when not kept.
   virtual Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& /*name*/) {
     return NotFound("sandbox " + sandbox_id + " has no such checkpoint");

@@ -117,4 +117,19 @@ Result<ExecDefaults> ReadExecDefaults(const std::string& dir, const std::string&
   return d;
 }
 
+Result<uint64_t> ReadMemoryLimit(const std::string& dir, const std::string& id) {
+  ASSIGN_OR_RETURN(std::string text, os::ReadFile(dir + "/config.json"));
+  auto spec = nlohmann::json::parse(text, nullptr, false);
+  const auto where = "/linux/resources/memory/limit"_json_pointer;
+  int64_t limit = 0;
+  try {
+    if (spec.is_object() && spec.contains(where) && spec.at(where).is_number_integer())
+      limit = spec.at(where).get<int64_t>();
+  } catch (const std::exception&) {
+    limit = 0;  // a path through something other than objects: no limit there
+  }
+  if (limit <= 0) return Internal("sandbox " + id + " has no memory limit in its config.json");
+  return static_cast<uint64_t>(limit);
+}
+
 }  // namespace adapt::runtime

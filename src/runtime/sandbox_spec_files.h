@@ -4,6 +4,7 @@
 // from, since the init's runs as root with the agent's capabilities.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ Status WriteSpecFiles(const std::string& dir, const SandboxSpec& spec,
 
 // The cwd, environment and user a command of sandbox `id` (directory `dir`) starts with.
 Result<ExecDefaults> ReadExecDefaults(const std::string& dir, const std::string& id);
+
+// The sandbox's memory limit in bytes, as its config.json gives it to runsc.
+Result<uint64_t> ReadMemoryLimit(const std::string& dir, const std::string& id);
 
 // The process file of `runsc exec --process` for `req`: the workload's process with the
 // request applied.

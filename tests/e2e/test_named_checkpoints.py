@@ -8,6 +8,7 @@ runsc cannot checkpoint some TCP endpoint states."""
 import json
 import os
 import threading
+import time
 
 import yaml
 
@@ -210,6 +211,50 @@ def test_other_tenants_bad_names_and_states_are_refused_and_change_nothing(org, 
     org.delete(sid)
     status, body = org.api("GET", checkpoints_path(sid))
     assert status == 404, (status, body)
+
+
+def recorded_operation(state_dir, sid, kind, timeout=60):
+    """The id of the sandbox's `kind` operation once adapt.db holds one: a take records it under
+    the sandbox's lock, which it holds until the checkpoint is kept."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return latest_operation_id(state_dir, sid, kind)
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def test_a_busy_sandbox_refuses_another_checkpoint_or_stop_at_once(daemon):
+    """While a checkpoint of the sandbox is taken, a second take and a stop answer 409 naming
+    its operation instead of each holding one of the API's worker threads (shared by every
+    organization) until it ends. A large disk makes the first take's copy last."""
+    org = daemon.new_org()
+    sid = running_sandbox(org)
+    cmd = run(org, sid, command="head -c 1073741824 /dev/zero > /root/big && sync", waitSeconds=60,
+              timeoutSeconds=120)
+    assert cmd["exitCode"] == 0, cmd
+    first = {}
+
+    def take_first():
+        first["answer"] = org.api("POST", checkpoints_path(sid), {"name": "first"})
+
+    taker = threading.Thread(target=take_first)
+    taker.start()
+    op_id = recorded_operation(daemon.state_dir, sid, "checkpoint")
+    status, body = org.api("POST", checkpoints_path(sid), {"name": "second"})
+    documented("POST checkpoints", status)
+    assert status == 409 and "busy with its checkpoint operation " + op_id in \
+        body["error"]["message"], (status, body)
+    status, body = org.api("POST", "/v1/sandboxes/%s/stop" % sid)
+    assert status == 409 and op_id in body["error"]["message"], (status, body)
+    taker.join(300)
+    status, taken = first["answer"]
+    assert status == 201 and taken["operationId"] == op_id, (status, taken)
+    status, listed = org.api("GET", checkpoints_path(sid))
+    assert [c["name"] for c in listed["items"]] == ["first"], listed
+    assert org.get(sid)["status"] == "running"
 
 
 def test_cli_checkpoint_create_list_restore_delete(org):
