@@ -226,35 +226,65 @@ def recorded_operation(state_dir, sid, kind, timeout=60):
             time.sleep(0.05)
 
 
-def test_a_busy_sandbox_refuses_another_checkpoint_or_stop_at_once(daemon):
+# A runsc whose `checkpoint` waits until the test lets it go, so that a take holds its sandbox
+# for as long as the test needs, whatever the machine's speed.
+GATED_RUNSC = """#!/bin/sh
+for arg in "$@"; do
+  if [ "$arg" = checkpoint ]; then
+    while [ ! -e %(gate)s ]; do sleep 0.05; done
+    break
+  fi
+done
+exec %(runsc)s "$@"
+"""
+
+
+def test_a_busy_sandbox_refuses_another_checkpoint_or_stop_at_once(tmp_path):
     """While a checkpoint of the sandbox is taken, a second take and a stop answer 409 naming
     its operation instead of each holding one of the API's worker threads (shared by every
-    organization) until it ends. A large disk makes the first take's copy last."""
-    org = daemon.new_org()
-    sid = running_sandbox(org)
-    cmd = run(org, sid, command="head -c 1073741824 /dev/zero > /root/big && sync", waitSeconds=60,
-              timeoutSeconds=120)
-    assert cmd["exitCode"] == 0, cmd
-    first = {}
+    organization) until it ends."""
+    import shutil
 
-    def take_first():
-        first["answer"] = org.api("POST", checkpoints_path(sid), {"name": "first"})
+    import harness
 
-    taker = threading.Thread(target=take_first)
-    taker.start()
-    op_id = recorded_operation(daemon.state_dir, sid, "checkpoint")
-    status, body = org.api("POST", checkpoints_path(sid), {"name": "second"})
-    documented("POST checkpoints", status)
-    assert status == 409 and "busy with its checkpoint operation " + op_id in \
-        body["error"]["message"], (status, body)
-    status, body = org.api("POST", "/v1/sandboxes/%s/stop" % sid)
-    assert status == 409 and op_id in body["error"]["message"], (status, body)
-    taker.join(300)
-    status, taken = first["answer"]
-    assert status == 201 and taken["operationId"] == op_id, (status, taken)
-    status, listed = org.api("GET", checkpoints_path(sid))
-    assert [c["name"] for c in listed["items"]] == ["first"], listed
-    assert org.get(sid)["status"] == "running"
+    gate = tmp_path / "go"
+    runsc = tmp_path / "runsc"
+    runsc.write_text(GATED_RUNSC % {"gate": gate,
+                                    "runsc": shutil.which("runsc") or "/usr/bin/runsc"})
+    runsc.chmod(0o755)
+    d = harness.Daemon(extra_args=["--runsc", str(runsc)])
+    taker = None
+    try:
+        d.start()
+        org = d.new_org()
+        sid = running_sandbox(org)
+        first = {}
+
+        def take_first():
+            first["answer"] = org.api("POST", checkpoints_path(sid), {"name": "first"})
+
+        taker = threading.Thread(target=take_first)
+        taker.start()
+        op_id = recorded_operation(d.state_dir, sid, "checkpoint")
+        status, body = org.api("POST", checkpoints_path(sid), {"name": "second"})
+        documented("POST checkpoints", status)
+        assert status == 409 and "busy with its checkpoint operation " + op_id in \
+            body["error"]["message"], (status, body)
+        status, body = org.api("POST", "/v1/sandboxes/%s/stop" % sid)
+        assert status == 409 and op_id in body["error"]["message"], (status, body)
+        gate.write_text("")
+        taker.join(300)
+        status, taken = first["answer"]
+        assert status == 201 and taken["operationId"] == op_id, (status, taken)
+        status, listed = org.api("GET", checkpoints_path(sid))
+        assert [c["name"] for c in listed["items"]] == ["first"], listed
+        assert org.get(sid)["status"] == "running"
+    finally:
+        gate.write_text("")
+        if taker:
+            taker.join(300)
+        harness.delete_concurrently(d.created)
+        d.close()
 
 
 def test_cli_checkpoint_create_list_restore_delete(org):
