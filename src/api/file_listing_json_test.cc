@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,20 +31,20 @@ TEST(FileListingJson, IsWhatTheTreeOfValuesGives) {
   core::FileListing listing;
   listing.path = "/workspace/d\xff";
   EXPECT_EQ(FileListingJsonText(listing), TreeText(listing));
-  int64_t size = -1;
+  int64_t power = 1;  // 7^i: sizes of many digits, negative ones and the largest
   for (const auto& t : texts) {
     core::FileEntry e;
     e.name = t;
     e.type = "file";
-    e.size = size;
+    e.size = -power;
     e.mode = "0644";
     e.mtime = "2026-12-06T00:00:00Z";
     listing.items.push_back(e);
     e.type = "symlink";
     e.link_target = t + "/target";
-    e.size = INT64_MAX - size;
+    e.size = INT64_MAX - power + 1;
     listing.items.push_back(e);
-    size *= 7;
+    power *= 7;
   }
   EXPECT_EQ(FileListingJsonText(listing), TreeText(listing));
 }

@@ -111,7 +111,16 @@ Result<ExitStatus> Wait(pid_t pid) {
   return out;
 }
 
-Result<CommandResult> RunCommand(const std::vector<std::string>& argv, const SpawnOptions& opts) {
+namespace {
+
+// A program started with its stdout and stderr into one pipe, whose read end this holds.
+struct Captured {
+  pid_t pid;
+  UniqueFd output;
+};
+
+Result<Captured> SpawnCapturingOutput(const std::vector<std::string>& argv,
+                                      const SpawnOptions& opts) {
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
   UniqueFd rd(p[0]), wr(p[1]);
@@ -119,31 +128,39 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv, const Spa
   o.stdout_fd = wr.get();
   o.stderr_fd = wr.get();
   ASSIGN_OR_RETURN(pid_t pid, Spawn(argv, o));
-  wr.reset();
-  CommandResult result;
+  return Captured{pid, std::move(rd)};  // the write end closes here: only the program's stays
+}
+
+// One read of the program's output into `out`, which keeps its last 64 KiB; false at the end.
+bool ReadOutputSome(int fd, std::string& out) {
   char buf[8192];
   for (;;) {
-    ssize_t n = ::read(rd.get(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    result.output.append(buf, static_cast<size_t>(n));
-    if (result.output.size() > 65536) result.output.erase(0, result.output.size() - 65536);
+    ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out.append(buf, static_cast<size_t>(got));
+    if (out.size() > 65536) out.erase(0, out.size() - 65536);
+    return true;
   }
-  ASSIGN_OR_RETURN(result.status, Wait(pid));
+}
+
+}  // namespace
+
+Result<CommandResult> RunCommand(const std::vector<std::string>& argv, const SpawnOptions& opts) {
+  ASSIGN_OR_RETURN(Captured run, SpawnCapturingOutput(argv, opts));
+  CommandResult result;
+  while (ReadOutputSome(run.output.get(), result.output)) {
+  }
+  ASSIGN_OR_RETURN(result.status, Wait(run.pid));
   return result;
 }
 
 Result<CommandResult> RunCommandWithin(const std::vector<std::string>& argv,
                                        std::chrono::milliseconds limit, const SpawnOptions& opts) {
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
-  UniqueFd rd(p[0]), wr(p[1]);
-  SpawnOptions o = opts;
-  o.stdout_fd = wr.get();
-  o.stderr_fd = wr.get();
   auto deadline = std::chrono::steady_clock::now() + limit;
-  ASSIGN_OR_RETURN(pid_t pid, Spawn(argv, o));
-  wr.reset();
+  ASSIGN_OR_RETURN(Captured run, SpawnCapturingOutput(argv, opts));
+  const pid_t pid = run.pid;
+  const UniqueFd& rd = run.output;
   // Readable once the program has exited (not yet reaped): the end of the wait even when a
   // child it left keeps the pipe open.
   UniqueFd exited(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
@@ -154,18 +171,8 @@ Result<CommandResult> RunCommandWithin(const std::vector<std::string>& argv,
     return st;
   }
   CommandResult result;
-  char buf[8192];
   // Reads what the pipe has now; false at its end.
-  auto read_some = [&]() {
-    for (;;) {
-      ssize_t got = ::read(rd.get(), buf, sizeof buf);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return false;
-      result.output.append(buf, static_cast<size_t>(got));
-      if (result.output.size() > 65536) result.output.erase(0, result.output.size() - 65536);
-      return true;
-    }
-  };
+  auto read_some = [&] { return ReadOutputSome(rd.get(), result.output); };
   bool output_open = true;
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -286,6 +286,8 @@ OPERATIONS = {
     "getSite": ("Sites", "get", "get"),
     "deleteSite": ("Sites", "delete", "delete"),
     "getAccount": ("Accounts", "get", "get"),
+    # GET /v1/billing (API.md's name) answers what GET /v1/account does: the same verb.
+    "getBillingAccount": ("Accounts", "get", "get"),
     "registerAccount": ("Accounts", "register", "register"),
     "listLedger": ("Accounts", "ledger", "ledger"),
     "getAccountUsage": ("Accounts", "usage", "usage"),
