@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/log.h"
 #include "os/files.h"
 #include "os/mount.h"
 #include "runtime/checkpoint_store.h"
@@ -23,15 +24,19 @@ Result<std::shared_ptr<void>> CheckpointRoom::Reserve(uint64_t need, const std::
   {
     std::lock_guard lock(state_->mu);
     uint64_t available = *free > state_->reserved ? *free - state_->reserved : 0;
-    if (available < wanted)
+    if (available < wanted) {
+      // The host's own figures go to the log: the answer reaches the tenant, whose business
+      // the host's disk and other tenants' checkpoints are not.
+      spdlog::warn(
+          "{} needs {} GiB free with the margin; the host has {} GiB, {} GiB of it held "
+          "for other checkpoints under way",
+          what, Gib(wanted), Gib(*free), Gib(state_->reserved));
       return Status(Code::kUnavailable,
                     what + " needs " + Gib(wanted) + " GiB free on the host (with a " +
-                        Gib(kCheckpointRoomMargin) + " GiB margin), which has " + Gib(*free) +
-                        " GiB" +
-                        (state_->reserved ? ", " + Gib(state_->reserved) +
-                                                " GiB of it held for other checkpoints under way"
-                                          : std::string()) +
-                        "; nothing was changed: retry once the host has more room");
+                        Gib(kCheckpointRoomMargin) +
+                        " GiB margin), more than it has now; nothing was changed: retry once "
+                        "the host has more room");
+    }
     state_->reserved += need;
   }
   auto state = state_;

@@ -20,7 +20,8 @@ TEST(CheckpointRoom, ACheckpointNeedsItsBytesAndTheMarginFree) {
   EXPECT_EQ(over.status().code(), Code::kUnavailable);
   const std::string& why = over.status().message();
   EXPECT_NE(why.find("a checkpoint of sandbox sbx_a needs 5.0 GiB free"), std::string::npos) << why;
-  EXPECT_NE(why.find("which has 5.0 GiB"), std::string::npos) << why;
+  // The host's free space is not the tenant's to learn.
+  EXPECT_EQ(why.find("has 5"), std::string::npos) << why;
   EXPECT_EQ(room.reserved(), 0u);
 }
 
@@ -31,8 +32,8 @@ TEST(CheckpointRoom, CheckpointsUnderWayDoNotCountTheSameFreeSpaceTwice) {
   EXPECT_EQ(room.reserved(), 6 * kGib);
   auto second = room.Reserve(6 * kGib, "a checkpoint of sandbox sbx_b");
   ASSERT_FALSE(second.ok());
-  EXPECT_NE(second.status().message().find("6.0 GiB of it held for other checkpoints under way"),
-            std::string::npos)
+  // Another tenant's checkpoint under way is not named in the answer either.
+  EXPECT_EQ(second.status().message().find("held for other checkpoints"), std::string::npos)
       << second.status().message();
   // Once the first ends, its room is free again.
   first->reset();
