@@ -38,8 +38,9 @@ Result<core::CreateAutomationRequest> CreateAutomationFromJson(const json& body)
   ASSIGN_OR_RETURN(req.name, OptionalStringField(body, "name"));
   ASSIGN_OR_RETURN(req.sandbox_id, OptionalStringField(body, "sandboxId"));
   ASSIGN_OR_RETURN(req.kind, OptionalStringField(body, "kind"));
+  req.kind = core::AutomationKindOf(req.kind);
   if (!req.kind.empty() && req.kind != "schedule" && req.kind != "controller")
-    return InvalidArgument("kind", "kind must be schedule or controller");
+    return InvalidArgument("kind", "kind must be schedule or controller (SandboxSchedule, SandboxController)");
   // A controller runs no command: one given is refused by the core verb.
   bool command_given = (body.contains("command") && !body["command"].is_null()) ||
                        (body.contains("argv") && !body["argv"].is_null());

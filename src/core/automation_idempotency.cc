@@ -4,6 +4,12 @@
 
 namespace adapt::core {
 
+std::string AutomationKindOf(const std::string& word) {
+  if (word == "SandboxSchedule") return "schedule";
+  if (word == "SandboxController") return "controller";
+  return word;
+}
+
 Result<Automation> AutomationService::Create(
     const Principal& who, const CreateAutomationRequest& req, const FieldNames& names,
     const std::optional<store::IdempotencyKey>& idempotency) {

@@ -43,6 +43,11 @@
 
 namespace adapt::core {
 
+// Seed 000 names the two kinds SandboxSchedule and SandboxController; the wire's words are
+// schedule and controller. Either is accepted: the seed's word becomes the wire's, any other
+// word is returned as given (and refused by Create).
+std::string AutomationKindOf(const std::string& word);
+
 struct CreateAutomationRequest {
   std::string name;  // empty: the id
   std::string kind;  // empty: schedule; or controller (core/controller_service.h)

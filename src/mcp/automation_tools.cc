@@ -85,9 +85,10 @@ json CreateAutomationSchema() {
       {"properties",
        {{"kind",
          {{"type", "string"},
-          {"enum", json::array({"schedule", "controller"})},
+          {"enum", json::array({"schedule", "controller", "SandboxSchedule", "SandboxController"})},
           {"description",
-           "schedule (default): command runs on a schedule; controller: holds the sandbox in "
+           "schedule (default; also SandboxSchedule): command runs on a schedule; controller "
+           "(also SandboxController): holds the sandbox in "
            "desired_state, starting or stopping it when it drifts and recreating an instant one "
            "lost to an infrastructure failure (it takes no command)"}}},
         {"desired_state",
@@ -156,7 +157,7 @@ Result<core::CreateAutomationRequest> CreateAutomationFromArguments(const json& 
   core::CreateAutomationRequest req;
   req.sandbox_id = args["sandbox_id"].get<std::string>();
   req.name = args.value("name", "");
-  req.kind = args.value("kind", "");
+  req.kind = core::AutomationKindOf(args.value("kind", ""));
   if (args.contains("command")) req.argv = {"/bin/sh", "-c", args["command"].get<std::string>()};
   req.desired_state = args.value("desired_state", "");
   if (args.contains("window_seconds")) req.window_seconds = args["window_seconds"].get<int64_t>();

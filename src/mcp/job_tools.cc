@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/ids.h"
+#include "base/list_cursor.h"
 #include "base/time.h"
 #include "mcp/tools.h"
 
@@ -205,7 +206,7 @@ Result<core::SubmitJob> SubmitFromArguments(const json& args) {
 }
 
 json PageArguments(json extra = json::object()) {
-  json props = {{"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}},
+  json props = {{"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxPageLimit}}},
                 {"cursor", {{"type", "string"}, {"maxLength", 256}}}};
   for (auto& [k, v] : extra.items()) props[k] = v;
   return {{"type", "object"}, {"properties", props}, {"additionalProperties", false}};
@@ -256,7 +257,7 @@ void AddJobTools(ToolRegistry& registry, const ToolServices& services) {
        ToolAnnotations{true, false, true, false},
        [&jobs](ToolContext& ctx, const json& args) {
          core::ListJobsRequest req;
-         req.limit = args.value("limit", 50);
+         req.limit = args.value("limit", kDefaultPageLimit);
          req.cursor = args.value("cursor", "");
          auto page = jobs.List(ctx.who, req);
          if (!page.ok()) return ToolResult::Fail(FailureSentence(page.status()));
@@ -309,7 +310,7 @@ void AddJobTools(ToolRegistry& registry, const ToolServices& services) {
          core::ListRunsRequest req;
          req.job_id = args.value("job_id", "");
          req.automation_id = args.value("automation_id", "");
-         req.limit = args.value("limit", 50);
+         req.limit = args.value("limit", kDefaultPageLimit);
          req.cursor = args.value("cursor", "");
          auto page = jobs.ListRuns(ctx.who, req);
          if (!page.ok()) return ToolResult::Fail(FailureSentence(page.status()));

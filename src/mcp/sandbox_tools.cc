@@ -2,6 +2,7 @@
 // delete_sandbox over core::SandboxService. Results use seed 000's snake_case words.
 #include <chrono>
 
+#include "base/list_cursor.h"
 #include "base/time.h"
 #include "mcp/sandbox_arguments.h"
 #include "mcp/sandbox_summary.h"
@@ -192,7 +193,7 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
                     {{"type", "string"},
                      {"maxLength", 256},
                      {"description", "part of a sandbox's name, or the start of its id"}}},
-                   {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}},
+                   {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxPageLimit}}},
                    {"cursor", {{"type", "string"}, {"maxLength", 256}}}}},
                  {"additionalProperties", false}},
                 {{"type", "object"},
@@ -204,7 +205,7 @@ void AddSandboxTools(ToolRegistry& registry, const ToolServices& services) {
                 [&sandboxes](ToolContext& ctx, const json& args) {
                   core::ListSandboxesRequest req;
                   req.query = args.value("query", "");
-                  req.limit = args.value("limit", 50);
+                  req.limit = args.value("limit", kDefaultPageLimit);
                   req.cursor = args.value("cursor", "");
                   auto page = sandboxes.List(ctx.who, req);
                   if (!page.ok()) return ToolResult::Fail(FailureSentence(page.status()));

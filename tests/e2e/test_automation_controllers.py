@@ -124,6 +124,18 @@ def test_deleting_the_target_pauses_its_controller(daemon, org):
     assert status == 409, (status, err)
 
 
+def test_the_seeds_words_for_the_kinds_are_accepted(daemon, org):
+    sid = running_sandbox(org)
+    a = create(org, {"kind": "SandboxController", "sandboxId": sid, "desiredState": "running"})
+    assert a["kind"] == "controller" and a["desiredState"] == "running", a
+    s = create(org, {"kind": "SandboxSchedule", "sandboxId": sid, "command": "true",
+                     "intervalSeconds": 3600})
+    assert s["kind"] == "schedule", s
+    status, err = org.api("POST", "/v1/automations",
+                          {"kind": "sandboxcontroller", "sandboxId": sid, "desiredState": "running"})
+    assert status == 400 and err["error"]["field"] == "kind", (status, err)
+
+
 def test_other_organizations_ids_and_a_manual_run_are_refused(daemon, org):
     sid = running_sandbox(org)
     a = controller(org, {"sandboxId": sid, "desiredState": "running"})
@@ -185,6 +197,10 @@ def test_the_mcp_tool_creates_a_controller_through_the_official_sdk(daemon, org,
         ["create_sandbox_automation", {"kind": "controller", "sandbox_id": "sbx_nope",
                                        "desired_state": "running"}],
         ["create_sandbox_automation", {"sandbox_id": sid, "interval_seconds": 60}],
+        ["create_sandbox_automation", {"kind": "SandboxController", "sandbox_id": sid,
+                                       "desired_state": "running"}],
+        ["create_sandbox_automation", {"kind": "SandboxSchedule", "sandbox_id": sid,
+                                       "command": "true", "interval_seconds": 3600}],
     ])
     calls = report["calls"]
     for c in calls:
@@ -204,6 +220,9 @@ def test_the_mcp_tool_creates_a_controller_through_the_official_sdk(daemon, org,
     assert calls[2]["isError"], "a controller takes no command"
     assert calls[3]["isError"], "an unknown sandbox is not found"
     assert calls[4]["isError"], "a schedule needs its command"
+    # Seed 000's words for the two kinds are the same kinds.
+    assert calls[5]["structuredContent"]["kind"] == "controller", calls[5]
+    assert calls[6]["structuredContent"]["kind"] == "schedule", calls[6]
 
 
 def test_the_cli_creates_a_controller(daemon, org):

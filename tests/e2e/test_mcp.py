@@ -241,6 +241,10 @@ def test_sdk_lists_every_tool_with_schemas(org, daemon, mode):
         assert t["inputSchema"]["type"] == "object"
         assert "properties" in t["outputSchema"]
         assert t["annotations"]["destructiveHint"] is (name not in READ_ONLY)
+        # API.md's page size, the same on every surface: 1..200.
+        limit = t["inputSchema"]["properties"].get("limit")
+        if limit is not None:
+            assert (limit["minimum"], limit["maximum"]) == (1, 200), (name, limit)
 
 
 @pytest.mark.parametrize("mode", ["http", "stdio"])
