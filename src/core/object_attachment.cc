@@ -15,9 +15,12 @@ Result<ObjectStorageAttachment> ObjectService::AttachToSandbox(const Principal& 
   if (!IsValidId(sandbox_id, "sbx")) return NotFound("sandbox " + sandbox_id + " not found");
   const std::string& org_id = who.org_id;
   ASSIGN_OR_RETURN(store::SandboxRecord sandbox, sandbox_records_.GetSandbox(org_id, sandbox_id));
-  if (sandbox.status != "running" && sandbox.status != "provisioning")
+  // A stopped sandbox keeps its network (and so its gateway address) until it is deleted: it
+  // gets the variables without a restart, its commands see them once it is started again.
+  if (sandbox.status != "running" && sandbox.status != "provisioning" &&
+      sandbox.status != "hibernated")
     return Conflict("sandbox " + sandbox_id + " is " + sandbox.status +
-                    "; object storage attaches to a provisioning or running sandbox");
+                    "; object storage attaches to a provisioning, running or stopped sandbox");
   std::string host_address;
   ASSIGN_OR_RETURN(auto networks, networks_.ListNetworks());
   for (const auto& n : networks) {

@@ -142,9 +142,11 @@ class ObjectService {
   Result<store::ObjectRecord> CopyFromWorkspace(const Principal& who,
                                                 const CopyWorkspaceFile& request);
 
-  // Gives a provisioning or running sandbox an expiring, storage-only token and the gateway's
-  // address (at the host end of its veth) in its environment; the sandbox's earlier tokens are
-  // revoked. Conflict when it is in another state or has no network.
+  // Gives a provisioning, running or stopped (hibernated) sandbox an expiring, storage-only
+  // token and the gateway's address (at the host end of its veth) in its environment; the
+  // sandbox's earlier tokens are revoked. A running one restarts once; a stopped one does not
+  // (its commands see them after its start; processes restored from its checkpoint keep the
+  // environment they had). Conflict when it is in another state or has no network.
   Result<ObjectStorageAttachment> AttachToSandbox(const Principal& who,
                                                   const std::string& sandbox_id,
                                                   int64_t ttl_seconds);

@@ -324,6 +324,20 @@ TEST_F(ObjectServiceTest, AttachingToARunningSandboxRestartsItOnce) {
   EXPECT_EQ(Stored(sbx.id).env[kStorageEndpointVariable], "http://10.88.0.1:9000");
 }
 
+TEST_F(ObjectServiceTest, AttachingToAStoppedSandboxRecordsTheVariablesWithoutARestart) {
+  store::SandboxRecord sbx = WithNetwork("provisioning");
+  lifecycle_->Provision(sbx.id);
+  ASSERT_TRUE(lifecycle_->Stop(org_, sbx.id, /*restart=*/false).ok());
+  ASSERT_EQ(StatusOf(sbx.id), "hibernated");
+  auto out = service_->AttachToSandbox(Caller(), sbx.id, 3600);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_FALSE(out->restarted);
+  Drain();
+  EXPECT_EQ(StatusOf(sbx.id), "hibernated");
+  EXPECT_EQ(runtime_.CountCalls(FakeRuntime::Op::kLaunch, sbx.id), 1);
+  EXPECT_EQ(Stored(sbx.id).env[kStorageEndpointVariable], "http://10.88.0.1:9000");
+}
+
 TEST_F(ObjectServiceTest, AttachingIsRefusedForEndedSandboxesNoNetworkBadTtlAndOthersSandboxes) {
   store::SandboxRecord ended = WithNetwork("failed");
   EXPECT_EQ(service_->AttachToSandbox(Caller(), ended.id, 3600).status().code(), Code::kConflict);

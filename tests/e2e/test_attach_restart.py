@@ -1,11 +1,14 @@
 """attach_sandbox_object_storage on a running sandbox (seed 000: "A running sandbox restarts
 once to pick them up, which ends its running processes"): the restart gives the first process
-the new variables; a durable sandbox keeps its files through it, an instant one loses them."""
+the new variables; a durable sandbox keeps its files through it, an instant one loses them.
+A stopped sandbox gets them without a restart: its commands see them after its start, and its
+restored processes live on."""
 
 from harness import run_command, wait_for_agent
 from mcp_support import initialize, rpc
 
-from test_stop_start import out, running_sandbox
+from test_objects import SANDBOX_PUT, get
+from test_stop_start import out, running_sandbox, start, stop
 
 
 def attach_and_read(org, sid):
@@ -37,6 +40,26 @@ def test_an_instant_sandbox_restarts_with_the_variables_and_loses_its_files(org)
     out(org, sid, "echo mine > /root/mine.txt")
     cmd = attach_and_read(org, sid)
     assert cmd["exitCode"] != 0 and "mine" not in cmd["stdout"], cmd
+
+
+def test_a_stopped_sandbox_gets_the_variables_at_its_start_and_keeps_its_processes(org):
+    sid = running_sandbox(org, {"startupClass": "durable"})
+    pid = out(org, sid, "nohup sleep 100000 >/dev/null 2>&1 & echo $!")["stdout"].strip()
+    assert stop(org, sid)["hibernation"]["processes"] == "saved"
+    status, att = org.api("POST", "/v1/sandboxes/%s/object-storage" % sid, {})
+    assert status == 200 and att["restarted"] is False, (status, att)
+    assert att["endpoint"].startswith("http://10."), att
+    assert org.get(sid)["status"] == "hibernated"
+    start(org, sid)
+    org.wait_for_status(sid, "running", 120)
+    wait_for_agent(org, sid)
+    # Restored, not rebooted: the process started before the stop lives on.
+    assert out(org, sid, "cat /proc/%s/cmdline | tr '\\0' ' '" % pid)["stdout"] == "sleep 100000 ", pid
+    # The variables reach the gateway from inside: the address recorded is the sandbox's.
+    cmd = run_command(org, sid, argv=["python3", "-c", SANDBOX_PUT], timeoutSeconds=60)
+    assert cmd["exitCode"] == 0, (cmd["stdout"], cmd["stderr"])
+    assert cmd["stdout"].split("\n")[:2] == ["200", "hi from inside"], cmd
+    assert get(org, "from-sandbox/hello.txt")[2] == b"hi from inside"
 
 
 def mcp_call(daemon, org, session, name, args):
