@@ -303,7 +303,9 @@ void AddObjectTools(ToolRegistry& registry, const ToolServices& services) {
           {"restarted", {{"type", "boolean"}}},
           {"ready",
            {{"type", "boolean"},
-            {"description", "true once commands can run; if false, call wait_for_sandbox"}}},
+            {"description",
+             "true once commands can run; if false, call wait_for_sandbox (start_sandbox for a "
+             "stopped sandbox, which is attached without a restart)"}}},
           {"variables", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
         {"required", json::array({"sandbox_id", "endpoint", "token_id", "expires_at", "restarted",
                                   "ready", "variables"})}},
