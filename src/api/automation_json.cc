@@ -40,7 +40,8 @@ Result<core::CreateAutomationRequest> CreateAutomationFromJson(const json& body)
   ASSIGN_OR_RETURN(req.kind, OptionalStringField(body, "kind"));
   req.kind = core::AutomationKindOf(req.kind);
   if (!req.kind.empty() && req.kind != "schedule" && req.kind != "controller")
-    return InvalidArgument("kind", "kind must be schedule or controller (SandboxSchedule, SandboxController)");
+    return InvalidArgument(
+        "kind", "kind must be schedule or controller (SandboxSchedule, SandboxController)");
   // A controller runs no command: one given is refused by the core verb.
   bool command_given = (body.contains("command") && !body["command"].is_null()) ||
                        (body.contains("argv") && !body["argv"].is_null());
