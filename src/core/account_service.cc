@@ -111,6 +111,8 @@ store::PlanRecord AccountService::BuiltInDefaultPlan(int max_sandboxes_per_org) 
     p.memory_mib = int64_t{max_sandboxes_per_org} * 65536;
   }
   p.app_replicas = 10;  // issue 20: "default maximum 10"
+  // A queue without a bound would let one organization fill the store with jobs that wait.
+  p.queued_jobs = kDefaultQueuedJobs;
   p.updated_at = NowMillis();
   return p;
 }

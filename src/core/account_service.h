@@ -25,6 +25,8 @@ namespace adapt::core {
 // The plan every organization starts on; its id and the built-in values are in the README
 // ("Accounts, plans and limits").
 inline constexpr const char* kDefaultPlanId = "default";
+// The built-in default plan's queuedJobs.
+inline constexpr int64_t kDefaultQueuedJobs = 1000;
 
 struct AccountOptions {
   std::string terms_version = "1";  // --terms-version: what register_user accepts

@@ -65,6 +65,7 @@ TEST_F(AccountServiceTest, TheBuiltInDefaultPlanAllowsTheCapAtSeedMaxima) {
   EXPECT_EQ(plan->cpu, 50 * 32);
   EXPECT_EQ(plan->memory_mib, 50 * 65536);
   EXPECT_FALSE(plan->max_run_seconds.has_value());
+  EXPECT_EQ(plan->queued_jobs, 1000);
   // An operator's changes to the stored default survive the next start.
   store::PlanRecord changed = *plan;
   changed.cpu = 8;

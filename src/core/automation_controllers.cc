@@ -26,6 +26,10 @@ Result<Automation> AutomationService::CreateController(
   if (!controllers_) return Status(Code::kUnsupported, "controllers are not served here");
   if (req.name.size() > 128)
     return InvalidArgument(names("name"), names("name") + " must be at most 128 bytes");
+  if (req.cron.size() > kMaxCronBytes) {
+    return InvalidArgument(names("cron"), names("cron") + " must be at most " +
+                                              std::to_string(kMaxCronBytes) + " bytes");
+  }
   if (req.sandbox_id.empty())
     return InvalidArgument(names("sandbox_id"), names("sandbox_id") + " is required");
   if (req.desired_state.empty())

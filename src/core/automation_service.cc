@@ -88,6 +88,10 @@ Result<Automation> AutomationService::CreateSchedule(
   }
   if (req.name.size() > 128)
     return InvalidArgument(names("name"), names("name") + " must be at most 128 bytes");
+  if (req.cron.size() > kMaxCronBytes) {
+    return InvalidArgument(names("cron"), names("cron") + " must be at most " +
+                                              std::to_string(kMaxCronBytes) + " bytes");
+  }
   if (req.sandbox_id.empty())
     return InvalidArgument(names("sandbox_id"), names("sandbox_id") + " is required");
   int64_t timeout = req.timeout_seconds.value_or(600);
@@ -260,6 +264,13 @@ Result<Run> AutomationService::Trigger(const Principal& who, const std::string& 
   }
   if (stored_now && start) Launch(a, run);
   if (stored_now && run.status == "queued") Buffer(a, run);
+  // Skipped at once: no run's end prunes after it.
+  if (stored_now && run.ended_at > 0) {
+    if (auto pruned =
+            runs_.PruneRuns("", a.id, now - kAutomationRunRetentionMillis, kKeptRunsPerAutomation);
+        !pruned.ok())
+      spdlog::error("automations: pruning runs: {}", pruned.status().message());
+  }
   ASSIGN_OR_RETURN(store::RunRecord stored, runs_.GetRun(who.org_id, run_id));
   return Run{std::move(stored), std::nullopt};
 }
@@ -510,7 +521,12 @@ std::optional<AutomationService::Firing> AutomationService::Plan(const store::Au
     start = Admitted(a, run) && MayStart(a, run);
     records.push_back(run);
   }
-  return Firing{a, {a.id, a.next_due_at, next_due, std::move(records)}, run, start, covered > 0};
+  store::SlotClaim claim{a.id, a.next_due_at, next_due, std::move(records)};
+  // A skipped or missed slot ends its run here, where no run's end prunes after it: the claim
+  // keeps the history to its bound (a schedule every second over a spent balance).
+  for (const auto& r : claim.runs)
+    if (r.ended_at > 0) claim.keep_runs = kKeptRunsPerAutomation;
+  return Firing{a, std::move(claim), run, start, covered > 0};
 }
 
 void AutomationService::Start() {

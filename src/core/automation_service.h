@@ -83,6 +83,9 @@ class AutomationService {
   static constexpr int kPauseAfterFailures = 5;
   static constexpr int kDefaultMaxAttempts = 3;
   static constexpr int kMaxAttempts = 10;
+  // The longest cron a schedule or controller may have, on every surface (MCP's schema says
+  // the same): its parse and every slot's search are bounded by it.
+  static constexpr size_t kMaxCronBytes = 256;
   using Clock = std::function<int64_t()>;  // ms since the epoch
 
   AutomationService(store::AutomationStore& automations, store::JobStore& runs,
@@ -181,6 +184,9 @@ class AutomationService {
   void Launch(const store::AutomationRecord& a, store::RunRecord run);
   // Recover's: follows run `run`, which a previous adaptd left running, to its end.
   void Reattach(store::RunRecord run);
+  // Recover's: retries run `run`, ended infrastructure_failed because a previous adaptd
+  // stopped before its command started, as Retry does, while attempts are left.
+  void RetryCutRun(const store::RunRecord& run, int64_t now);
   // buffer_one: keeps recorded run `run` (queued) to start when the executing run ends, or
   // starts it now if that run ended meanwhile; skipped_overlap if another already waits.
   void Buffer(const store::AutomationRecord& a, store::RunRecord run);

@@ -39,6 +39,13 @@ TEST_F(AutomationServiceTest, BadSchedulesAndTargetsAreRefusedAndNothingIsStored
   EXPECT_EQ(service_.Create(org_, req).status().code(), Code::kNotFound);
   req.sandbox_id = "sbx_target";
   EXPECT_EQ(service_.Create(other_, req).status().code(), Code::kNotFound);
+  // A cron past 256 bytes is refused whatever it says (spaces are valid separators).
+  std::string cron = "0 9 * * *";
+  req.cron = cron + std::string(257 - cron.size(), ' ');
+  auto long_cron = service_.Create(org_, req);
+  EXPECT_EQ(long_cron.status().field(), "cron");
+  EXPECT_EQ(long_cron.status().message(), "cron must be at most 256 bytes");
+  req.cron = cron;
   EXPECT_TRUE(service_.List(org_, {})->items.empty());
   EXPECT_TRUE(service_.Create(org_, req).ok());
 }
@@ -270,6 +277,27 @@ TEST_F(AutomationServiceTest, AUsedUpBalanceSkipsRunsAsQuotaWithoutCountingFailu
   ASSERT_EQ(runner_.started.size(), 1u);
   runner_.End(0, AttemptEnd::Kind::kExited, 0);
   EXPECT_EQ(Runs(a.id).at(0).status, "succeeded");
+}
+
+TEST_F(AutomationServiceTest, SkippedSlotsKeepTheRunHistoryToItsNewestHundred) {
+  service_.set_run_admission([](const std::string&) {
+    return Status(Code::kPaymentRequired, "the organization's prepaid balance is 0");
+  });
+  Automation a = MustCreate(1);
+  std::string first;
+  for (int i = 0; i < 130; ++i) {
+    now_ += 1'000;
+    service_.Tick(now_);
+    if (i == 0) first = Runs(a.id).at(0).id;
+  }
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(service_.Trigger(org_, a.id).ok());
+  // No run ever ended (none started), yet the skipped ones are pruned as they are written.
+  auto runs = Runs(a.id);
+  ASSERT_EQ(runs.size(), 100u);
+  EXPECT_EQ(runs.front().trigger, "manual");
+  EXPECT_EQ(runs.back().trigger, "schedule");
+  EXPECT_EQ(store_.GetRun(org_.org_id, first).status().code(), Code::kNotFound);
+  EXPECT_TRUE(runner_.started.empty());
 }
 
 }  // namespace

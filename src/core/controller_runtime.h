@@ -20,7 +20,8 @@ class ControllerRuntime {
   // its state changed meanwhile.
   virtual Status Start(const std::string& org_id, const std::string& sandbox_id) = 0;
   // Stops the running target as stop_sandbox does (durable: checkpointed, storage kept;
-  // instant: its runtime discarded). Blocking. kConflict when its state changed meanwhile.
+  // instant: its runtime discarded). Blocking. kConflict when its state changed meanwhile;
+  // kResourceExhausted when the organization holds all its places of checkpoint work.
   virtual Status Stop(const std::string& org_id, const std::string& sandbox_id) = 0;
   // A fresh instant sandbox with the settings of `sandbox_id` (SandboxService::Replace).
   virtual Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id) = 0;

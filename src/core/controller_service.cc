@@ -190,6 +190,12 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
   if (action == ControllerAction::kStop) {
     Status st = runtime_.Stop(a.org_id, sbx);
     if (st.code() == Code::kConflict) return;  // it changed meanwhile: that change reconciles
+    if (st.code() == Code::kResourceExhausted) {
+      // The organization's places of checkpoint work are all held: no failure of the target,
+      // so nothing is recorded or counted; the stop is tried again later.
+      LookAgainAt(a.id, now + kRetryAfterMillis);
+      return;
+    }
     run.stdout_text += st.ok() ? "; stopped it\n" : "\n";
     Finish(a, run, st.ok() ? "succeeded" : "failed",
            st.ok() ? "" : "stopping the sandbox: " + st.message(), true);

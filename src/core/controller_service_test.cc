@@ -303,6 +303,27 @@ TEST_F(ControllerServiceTest, FailedActionsAreTriedAgainAndFivePause) {
   EXPECT_EQ(targets_.calls.size(), static_cast<size_t>(ControllerService::kPauseAfterFailures));
 }
 
+TEST_F(ControllerServiceTest, AStopWithoutAFreePlaceOfCheckpointWorkIsTriedAgainUncounted) {
+  targets_.stop_error = Status(Code::kResourceExhausted, "the organization already has 4 stops");
+  Automation a = MustCreate("hibernated");
+  for (int i = 0; i < ControllerService::kPauseAfterFailures + 1; ++i) {
+    automations_.Tick(now_);
+    EXPECT_EQ(Stored(a.id).next_due_at, now_ + ControllerService::kRetryAfterMillis);
+    now_ += ControllerService::kRetryAfterMillis;
+  }
+  EXPECT_EQ(targets_.calls.size(), static_cast<size_t>(ControllerService::kPauseAfterFailures + 1));
+  EXPECT_TRUE(Runs(a.id).empty());
+  store::AutomationRecord waiting = Stored(a.id);
+  EXPECT_TRUE(waiting.enabled);
+  EXPECT_EQ(waiting.consecutive_failures, 0);
+  // A place is free again: the next look stops it.
+  targets_.stop_error = Status::Ok();
+  automations_.Tick(now_);
+  EXPECT_EQ(targets_.sandboxes["sbx_t"].status, "hibernated");
+  ASSERT_EQ(Runs(a.id).size(), 1u);
+  EXPECT_EQ(Runs(a.id)[0].status, "succeeded");
+}
+
 TEST_F(ControllerServiceTest, ADurableTargetThatFailedPausesWithTheReason) {
   targets_.sandboxes["sbx_t"] = FoundTarget("failed", false);
   Automation a = MustCreate("running");
@@ -359,6 +380,9 @@ TEST_F(ControllerServiceTest, CreateRefusesCommandsAndBadStatesAndOtherTenantsTa
   req.overlap.clear();
   req.window_seconds = 30;
   EXPECT_EQ(automations_.Create(org_, req).status().field(), "window_seconds");
+  req.cron = "0 9 * * *" + std::string(248, ' ');  // 257 bytes
+  req.window_seconds = 3600;
+  EXPECT_EQ(automations_.Create(org_, req).status().field(), "cron");
   req.cron = "* * * * *";
   req.window_seconds = 120;  // windows that never close
   EXPECT_EQ(automations_.Create(org_, req).status().field(), "window_seconds");

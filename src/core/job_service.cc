@@ -239,19 +239,23 @@ void JobService::Pump() {
       std::lock_guard lock(mu_);
       pump_again_ = false;
     }
-    auto queued = store_.ListJobsWithStatus({"queued"});
-    if (!queued.ok()) spdlog::error("jobs: reading the queue: {}", queued.status().message());
-    for (auto& job : queued.ok() ? *queued : std::vector<store::JobRecord>{}) {
+    // Each organization's oldest queued job only, not the whole queue: the store's lock is
+    // everyone's, and a queue may hold thousands. A pass that started one looks again, for
+    // the next job of an organization with another free slot.
+    bool took = false;
+    auto heads = store_.ListQueueHeads();
+    if (!heads.ok()) spdlog::error("jobs: reading the queue: {}", heads.status().message());
+    for (auto& job : heads.ok() ? *heads : std::vector<store::JobRecord>{}) {
       {
         std::lock_guard lock(mu_);
         int& running = running_per_org_[job.org_id];
         if (running >= concurrency_per_org_) continue;
         ++running;
       }
-      StartAttempt(std::move(job));
+      took = StartAttempt(std::move(job)) || took;
     }
     std::lock_guard lock(mu_);
-    if (!pump_again_) {
+    if (!took && !pump_again_) {
       pumping_ = false;
       return;
     }
@@ -264,7 +268,7 @@ void JobService::Release(const std::string& org_id) {
   if (it != running_per_org_.end() && --it->second <= 0) running_per_org_.erase(it);
 }
 
-void JobService::StartAttempt(store::JobRecord job) {
+bool JobService::StartAttempt(store::JobRecord job) {
   int64_t now = NowMillis();
   std::string previous = job.status;
   store::RunRecord run;
@@ -283,7 +287,7 @@ void JobService::StartAttempt(store::JobRecord job) {
   if (Status st = store_.UpdateJob(job, {previous}); !st.ok()) {
     // Cancelled (or deleted) since the queue was read: it does not start.
     Release(job.org_id);
-    return;
+    return false;
   }
   if (admission_) {
     Status admitted = admission_(job.org_id);
@@ -297,7 +301,7 @@ void JobService::StartAttempt(store::JobRecord job) {
         active_runs_[run.id] = run;
       }
       AttemptEnded(job.id, run.id, std::move(end));
-      return;
+      return true;
     }
   }
   if (Status st = store_.PutRun(run); !st.ok())
@@ -321,6 +325,7 @@ void JobService::StartAttempt(store::JobRecord job) {
   attempts_.Start(job, run, std::move(progress), [this, job_id, run_id](AttemptEnd end) {
     AttemptEnded(job_id, run_id, std::move(end));
   });
+  return true;
 }
 
 void JobService::UpdateActiveRun(const std::string& run_id,

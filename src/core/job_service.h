@@ -108,10 +108,12 @@ class JobService {
   Result<Run> CancelRun(const Principal& who, const std::string& id);
 
  private:
-  // Starts queued jobs, oldest first, while their organization has a free slot.
+  // Starts queued jobs, oldest first, while their organization has a free slot; reads only
+  // the head of each organization's queue (JobStore::ListQueueHeads) at a time.
   void Pump();
-  // Records attempt `attempt` of `job` and hands it to attempts_ (outside mu_).
-  void StartAttempt(store::JobRecord job);
+  // Records attempt `attempt` of `job` and hands it to attempts_ (outside mu_). False when
+  // the job could not leave the queue (cancelled since it was read): its slot is released.
+  bool StartAttempt(store::JobRecord job);
   void AttemptEnded(const std::string& job_id, const std::string& run_id, AttemptEnd end);
   void UpdateActiveRun(const std::string& run_id,
                        const std::function<void(store::RunRecord&)>& change);

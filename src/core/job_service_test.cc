@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,23 @@ class ScriptedAttempts : public JobAttempts {
   std::vector<std::string> abandoned;
 };
 
+// A MemoryStore that counts what the queue reads of it.
+class QueueReadsStore : public store::MemoryStore {
+ public:
+  Result<std::vector<store::JobRecord>> ListJobsWithStatus(
+      const std::vector<std::string>& statuses) override {
+    for (const auto& s : statuses) whole_queue_reads += s == "queued";
+    return MemoryStore::ListJobsWithStatus(statuses);
+  }
+  Result<std::vector<store::JobRecord>> ListQueueHeads() override {
+    auto heads = MemoryStore::ListQueueHeads();
+    if (heads.ok()) most_jobs_read = std::max(most_jobs_read, heads->size());
+    return heads;
+  }
+  int whole_queue_reads = 0;
+  size_t most_jobs_read = 0;  // by one read of the queue
+};
+
 class JobServiceTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -94,7 +112,7 @@ class JobServiceTest : public testing::Test {
     return page.ok() ? page->items : std::vector<core::Run>{};
   }
 
-  store::MemoryStore store_;
+  QueueReadsStore store_;
   ScriptedAttempts attempts_;
   JobService jobs_{store_, attempts_, "test-image", 2};
   Principal org_, other_;
@@ -118,6 +136,20 @@ TEST_F(JobServiceTest, JobsStartInSubmissionOrderAndAtMostTheLimitPerOrganizatio
   EXPECT_EQ(runs[0].exit_code, 0);
   EXPECT_EQ(runs[0].stdout_text, "hi\n");
   EXPECT_EQ(runs[0].sandbox_id, "sbx_0");
+}
+
+TEST_F(JobServiceTest, TheQueueIsReadAHeadPerOrganizationNotWhole) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 40; ++i) ids.push_back(MustSubmit(org_));
+  std::string theirs = MustSubmit(other_);
+  EXPECT_EQ(attempts_.RunningJobs(), (std::vector<std::string>{ids[0], ids[1], theirs}));
+  for (int i = 0; i < 6; ++i) attempts_.End(i < 2 ? i : i + 1, AttemptEnd::Kind::kExited, 0);
+  // Every end started the next job in line, and no read took more than one job per
+  // organization (40 queued), nor the whole queue.
+  EXPECT_EQ(attempts_.RunningJobs(), (std::vector<std::string>{theirs, ids[6], ids[7]}));
+  EXPECT_EQ(JobStatus(ids[8]), "queued");
+  EXPECT_LE(store_.most_jobs_read, 2u);
+  EXPECT_EQ(store_.whole_queue_reads, 0);
 }
 
 TEST_F(JobServiceTest, ANonZeroExitIsTheApplicationsResultAndIsNotRetried) {

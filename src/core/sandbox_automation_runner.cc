@@ -18,7 +18,6 @@ struct SandboxAutomationRunner::Execution {
   JobAttempts::Progress progress;
   JobAttempts::Done done;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  bool started_target = false;  // this run started the hibernated target
   std::mutex mu;
   std::string command_id;  // guarded by mu
   bool cancelled = false;  // guarded by mu
@@ -33,7 +32,17 @@ SandboxAutomationRunner::SandboxAutomationRunner(SandboxService& sandboxes,
       commands_(commands),
       runtime_(runtime),
       events_(events),
-      workers_(workers) {}
+      workers_(workers),
+      wakes_(workers, [this](const std::string& org_id, const std::string& sandbox_id) {
+        Principal who;
+        who.org_id = org_id;
+        return sandboxes_.Stop(who, sandbox_id, WhenBusy::kWait).status();
+      }) {}
+
+void SandboxAutomationRunner::Shutdown() {
+  stopping_ = true;
+  wakes_.Shutdown();
+}
 
 Status SandboxAutomationRunner::CheckTarget(const std::string& org_id,
                                             const std::string& sandbox_id) {
@@ -59,6 +68,7 @@ void SandboxAutomationRunner::Start(const store::AutomationRecord& automation,
     std::lock_guard lock(mu_);
     runs_[run.id] = e;
   }
+  wakes_.Enter(e->automation.sandbox_id);
   boost::asio::post(workers_,
                     Guarded(
                         "automation " + automation.id + ": run " + run.id, [this, e] { Begin(e); },
@@ -79,6 +89,7 @@ void SandboxAutomationRunner::Reattach(const store::AutomationRecord& automation
     std::lock_guard lock(mu_);
     runs_[run.id] = e;
   }
+  wakes_.Enter(e->automation.sandbox_id);
   boost::asio::post(workers_,
                     Guarded(
                         "automation " + automation.id + ": run " + run.id, [this, e] { Resume(e); },
@@ -99,7 +110,7 @@ void SandboxAutomationRunner::FailExecution(std::shared_ptr<Execution> e,
 
 void SandboxAutomationRunner::Resume(std::shared_ptr<Execution> e) {
   if (stopping_) return;
-  e->started_target = TargetStartedDuring(e->run);
+  if (TargetStartedDuring(e->run)) wakes_.Woke(e->automation.sandbox_id);
   // CommandService::Reconcile attached the command again if the agent still runs it, or
   // recorded it lost; either way its record says how long it may still run.
   auto outcome = commands_.Outcome(e->who, e->automation.sandbox_id, e->run.command_id);
@@ -168,7 +179,7 @@ void SandboxAutomationRunner::Begin(std::shared_ptr<Execution> e) {
       Finish(e, std::move(end));
       return;
     }
-    e->started_target = true;
+    wakes_.Woke(id);
   }
   sandboxes_.AwaitSettled(e->who, id, Waiter::Clock::now() + kStartWait,
                           [this, e](Waiter::End) { TargetSettled(e); });
@@ -285,20 +296,15 @@ void SandboxAutomationRunner::Finish(std::shared_ptr<Execution> e, AttemptEnd en
     runs_.erase(e->run.id);
   }
   std::string name = "automation " + e->automation.id + ": ending run " + e->run.id;
-  boost::asio::post(
-      workers_, Guarded(name, [this, e, name, end = std::move(end)]() mutable {
-        if (stopping_) return;
-        // The run is reported also when stopping its target threw.
-        RunGuarded(name, [&] {
-          if (!e->started_target) return;
-          // Stopped again: the schedule woke it, the schedule puts it back to sleep.
-          auto stopped = sandboxes_.Stop(e->who, e->automation.sandbox_id, WhenBusy::kWait);
-          if (!stopped.ok() && stopped.status().code() != Code::kNotFound)
-            spdlog::warn("automation {}: stopping sandbox {} again: {}", e->automation.id,
-                         e->automation.sandbox_id, stopped.status().message());
-        });
-        e->done(std::move(end));
-      }));
+  boost::asio::post(workers_, Guarded(name, [this, e, name, end = std::move(end)]() mutable {
+                      if (stopping_) return;
+                      // The run is reported also when stopping its target threw. Stopped again when
+                      // a run woke it and this one is the last still in it: the schedule puts it
+                      // back to sleep.
+                      RunGuarded(name,
+                                 [&] { wakes_.Leave(e->who.org_id, e->automation.sandbox_id); });
+                      e->done(std::move(end));
+                    }));
 }
 
 Result<std::string> SandboxAutomationRunner::Replace(const std::string& org_id,

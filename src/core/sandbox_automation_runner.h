@@ -1,6 +1,7 @@
 // SandboxAutomationRunner: the daemon's AutomationRunner. A run reads its target sandbox; a
-// hibernated target is started (SandboxService::Start), awaited, and stopped again after the
-// command (durable keeps its storage, instant discards its runtime, as stop does); the command
+// hibernated target is started (SandboxService::Start), awaited, and stopped again once the
+// last run executing in it ends (core/automation_target_wakes.h; durable keeps its storage,
+// instant discards its runtime, as stop does); the command
 // runs through CommandService, whose output retention and secret redaction the run reuses, once
 // the target's agent is connected (core/agent_wait.h: a command the agent serves outlives an
 // adaptd restart). Every wait parks on the Waiter: no thread is held while a sandbox boots or a
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "core/automation_runner.h"
+#include "core/automation_target_wakes.h"
 #include "core/command_service.h"
 #include "core/sandbox_service.h"
 #include "runtime/runtime.h"
@@ -41,7 +43,7 @@ class SandboxAutomationRunner : public AutomationRunner {
   Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id) override;
   void Discard(const std::string& org_id, const std::string& sandbox_id) override;
   // adaptd stops: runs in flight report nothing more.
-  void Shutdown() { stopping_ = true; }
+  void Shutdown();
   // How long a cancelled command has between SIGTERM and SIGKILL. Set before serving.
   void set_cancel_grace(std::chrono::milliseconds grace) { cancel_grace_ = grace; }
 
@@ -57,7 +59,8 @@ class SandboxAutomationRunner : public AutomationRunner {
   void Resume(std::shared_ptr<Execution> e);
   // Whether the target had a start from hibernated since run `run` began (its events say).
   bool TargetStartedDuring(const store::RunRecord& run);
-  // Stops the target if this run started it, forgets the run, then reports `end`.
+  // Forgets the run, leaves its target (stopped when a run woke it and this was the last run
+  // in it), then reports `end`.
   void Finish(std::shared_ptr<Execution> e, AttemptEnd end);
   // Where a step that threw lands: Finish with `error`, unless the run was finished already.
   void FailExecution(std::shared_ptr<Execution> e, const std::string& error);
@@ -71,6 +74,7 @@ class SandboxAutomationRunner : public AutomationRunner {
   std::chrono::milliseconds cancel_grace_ = kDefaultRunCancelGrace;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Execution>> runs_;  // guarded by mu_; by run id
+  AutomationTargetWakes wakes_;
 };
 
 }  // namespace adapt::core

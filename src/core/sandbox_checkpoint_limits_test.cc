@@ -1,9 +1,10 @@
 // What keeps one sandbox's or one organization's checkpoints from holding the workers every
 // organization shares, or the host's disk: a stop, checkpoint or roll back that finds its
 // sandbox busy with another is refused at once (adaptd's own stops wait instead), an
-// organization has only so many running at once, the per-sandbox count is checked again under
-// the sandbox's lock, and a host without the room for the copies refuses before anything is
-// touched. Over CoreTest's MemoryStore and a FakeRuntime that holds a checkpoint midway.
+// organization has only so many running at once (adaptd's own stops included), the per-sandbox
+// count is checked again under the sandbox's lock, and a host without the room for the copies
+// refuses before anything is touched. Over CoreTest's MemoryStore and a FakeRuntime that holds a
+// checkpoint midway.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -129,11 +130,16 @@ TEST_F(SandboxCheckpointLimitsTest, AnOrganizationHasAtMostItsPlacesOfCheckpoint
   Insert(r);
   lifecycle_->Provision(r.id);
   EXPECT_TRUE(checkpoints_->Take(Principal{theirs->id, "key_2", false}, r.id, "theirs").ok());
-  // adaptd's own stop takes no place.
-  EXPECT_TRUE(service_->Stop(Caller(), other, WhenBusy::kWait).ok());
+  // adaptd's own stop (an automation's, a controller's) takes a place too, and is refused at
+  // once rather than holding a worker until one is free: its caller tries again later.
+  auto own = service_->Stop(Caller(), other, WhenBusy::kWait);
+  EXPECT_EQ(own.status().code(), Code::kResourceExhausted) << own.status().message();
+  EXPECT_EQ(StatusOf(other), "running");
 
   ASSERT_TRUE(FinishHeldTake().ok());
   EXPECT_EQ(work.Held(org_), 0u);
+  EXPECT_TRUE(service_->Stop(Caller(), other, WhenBusy::kWait).ok());
+  EXPECT_EQ(StatusOf(other), "hibernated");
   EXPECT_TRUE(checkpoints_->Take(Caller(), busy, "second").ok());
 }
 

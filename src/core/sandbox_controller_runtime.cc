@@ -34,7 +34,8 @@ Status SandboxControllerRuntime::Start(const std::string& org_id, const std::str
 }
 
 Status SandboxControllerRuntime::Stop(const std::string& org_id, const std::string& sandbox_id) {
-  // adaptd's own stop: waits out a client's checkpoint of the sandbox rather than lose it.
+  // adaptd's own stop: waits out a client's checkpoint of the sandbox rather than lose it,
+  // but not for a place of checkpoint work (ResourceExhausted: the controller looks again).
   return sandboxes_.Stop(OrgPrincipal(org_id), sandbox_id, WhenBusy::kWait).status();
 }
 

@@ -223,10 +223,11 @@ Result<PowerChange> SandboxService::Stop(const Principal& who, const std::string
                                          WhenBusy when_busy) {
   if (!IsValidId(id, "sbx")) return NotFound("sandbox " + id + " not found");
   PowerChange out;
-  std::shared_ptr<void> place;
-  if (when_busy == WhenBusy::kRefuse) {
-    ASSIGN_OR_RETURN(place, TakeCheckpointWorkPlace(checkpoint_work_, who.org_id));
-  }
+  // adaptd's own stops (automations, controllers) take a place too: a schedule of every
+  // minute over many durable sandboxes would otherwise checkpoint them all at once on the
+  // workers every organization shares. Their callers try again later when none is free.
+  ASSIGN_OR_RETURN(std::shared_ptr<void> place,
+                   TakeCheckpointWorkPlace(checkpoint_work_, who.org_id));
   // Not read again afterwards: a controller that wants it running may have started it since.
   ASSIGN_OR_RETURN(store::SandboxRecord stopped,
                    lifecycle_.Stop(who.org_id, id, false, &out.operation_id, {}, when_busy));

@@ -106,11 +106,12 @@ class SandboxService {
   // instant one's workspace is discarded. Returns the hibernated sandbox and its checkpoint
   // operation (finished: Completed, or Failed when the processes could not be saved).
   // Blocking (minutes for a large durable sandbox). The sandbox is answered as the stop left
-  // it, even if a controller has started it again since. `when_busy`: kRefuse for a client's
-  // request, which is Conflict at once when the sandbox is busy with another stop,
-  // checkpoint or roll back, and ResourceExhausted past the organization's places of
-  // checkpoint work (checkpoint_work.h); kWait for adaptd's own callers (controllers,
-  // automations), which wait their turn and take no place.
+  // it, even if a controller has started it again since. Every stop takes one of the
+  // organization's places of checkpoint work (checkpoint_work.h): ResourceExhausted at once
+  // when it holds them all (adaptd's own callers try again later). `when_busy`: kRefuse for
+  // a client's request, which is Conflict at once when the sandbox is busy with another
+  // stop, checkpoint or roll back; kWait for adaptd's own callers (controllers,
+  // automations), which wait for that one to end.
   Result<PowerChange> Stop(const Principal& who, const std::string& id,
                            WhenBusy when_busy = WhenBusy::kRefuse);
   // Starts a hibernated sandbox in the background; returns it provisioning, and its restore

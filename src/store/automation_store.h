@@ -57,6 +57,10 @@ struct SlotClaim {
   int64_t expected_due = 0;
   int64_t next_due = 0;
   std::vector<RunRecord> runs;
+  // When > 0: the automation's ended runs past its newest `keep_runs` are forgotten in the same
+  // transaction, as PruneRuns does. Slots skipped or missed end no run (nothing else prunes
+  // after them), so a schedule every second over a spent balance would grow without bound.
+  int keep_runs = 0;
 };
 
 // Its creates take an Idempotency-Key: the idempotency table is reachable from it.
@@ -84,6 +88,7 @@ class AutomationStore : public virtual IdempotencyStore {
   // Claims the slot `expected_due` of automation `id`: if it is enabled and its next_due_at is
   // still `expected_due`, moves next_due_at to `next_due` and inserts `runs` (their slots
   // unique per automation), all in one transaction; kConflict and nothing changes otherwise.
+  // (SlotClaim::keep_runs prunes too.)
   Status ClaimAutomationSlot(const std::string& id, int64_t expected_due, int64_t next_due,
                              const std::vector<RunRecord>& runs) {
     return ClaimAutomationSlots({{id, expected_due, next_due, runs}}).front();

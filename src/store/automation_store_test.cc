@@ -43,6 +43,36 @@ RunRecord SlotRun(const AutomationRecord& a, int64_t slot) {
   return r;
 }
 
+TEST_P(StoreTest, AClaimThatKeepsRunsForgetsTheAutomationsEndedRunsPastTheNewest) {
+  AutomationRecord a = Automation(org_.id, 1'000), other = Automation(org_.id);
+  ASSERT_TRUE(store_->CreateAutomation(a, 100).ok());
+  ASSERT_TRUE(store_->CreateAutomation(other, 100).ok());
+  ASSERT_TRUE(store_->ClaimAutomationSlot(other.id, 10'000, 20'000, {SlotRun(other, 10'000)}).ok());
+  RunRecord executing = SlotRun(a, 1'000);
+  executing.status = "running";
+  ASSERT_TRUE(store_->ClaimAutomationSlot(a.id, 1'000, 2'000, {executing}).ok());
+  // Slots skipped one after another (a spent balance): each claim ends its run at once.
+  std::vector<std::string> skipped;
+  for (int64_t slot = 2'000; slot <= 7'000; slot += 1'000) {
+    RunRecord r = SlotRun(a, slot);
+    r.status = "skipped_quota";
+    r.started_at = r.ended_at = slot;
+    skipped.push_back(r.id);
+    SlotClaim claim{a.id, slot, slot + 1'000, {r}};
+    claim.keep_runs = 3;
+    auto claimed = store_->ClaimAutomationSlots({claim});
+    ASSERT_TRUE(claimed.at(0).ok()) << claimed.at(0).message();
+  }
+  Reopen();
+  auto runs = store_->ListRuns(org_.id, {"", a.id}, 100, std::nullopt);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  std::vector<std::string> ids;
+  for (const auto& r : runs->items) ids.push_back(r.id);  // newest first
+  // The newest three, and the executing run (never removed) however old.
+  EXPECT_EQ(ids, (std::vector<std::string>{skipped[5], skipped[4], skipped[3], executing.id}));
+  EXPECT_EQ(store_->ListRuns(org_.id, {"", other.id}, 10, std::nullopt)->items.size(), 1u);
+}
+
 TEST_P(StoreTest, AutomationRoundTripsEveryFieldAndIsScopedToItsOrganization) {
   AutomationRecord a = Automation(org_.id);
   ASSERT_TRUE(store_->CreateAutomation(a, 100).ok());

@@ -131,6 +131,9 @@ class JobStore : public virtual IdempotencyStore {
   // Jobs with one of `statuses`, oldest first (the queue, and the daemon's reconciliation).
   virtual Result<std::vector<JobRecord>> ListJobsWithStatus(
       const std::vector<std::string>& statuses) = 0;
+  // Each organization's oldest queued job, oldest first: what the queue may start next. Reads
+  // one job per organization, however many wait.
+  virtual Result<std::vector<JobRecord>> ListQueueHeads() = 0;
   // Replaces the job if its stored status is one of `expected`, else Conflict (two racing
   // transitions cannot both win).
   virtual Status UpdateJob(const JobRecord& job, const std::vector<std::string>& expected) = 0;

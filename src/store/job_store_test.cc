@@ -149,6 +149,34 @@ TEST_P(StoreTest, JobsQueueOldestFirstListNewestFirstAndUpdateOnlyFromTheExpecte
   EXPECT_EQ(store_->ListJobsWithStatus({"queued"})->size(), 2u);
 }
 
+TEST_P(StoreTest, TheQueueHeadsAreEachOrganizationsOldestQueuedJobOldestFirst) {
+  EXPECT_TRUE(store_->ListQueueHeads()->empty());
+  JobRecord first = Job(org_.id), second = Job(org_.id), theirs = Job(other_org_.id),
+            third = Job(org_.id);
+  for (const auto* j : {&first, &second, &theirs, &third}) ASSERT_TRUE(store_->CreateJob(*j).ok());
+  Reopen();
+  auto heads = store_->ListQueueHeads();
+  ASSERT_TRUE(heads.ok()) << heads.status().message();
+  ASSERT_EQ(heads->size(), 2u);
+  EXPECT_EQ((*heads)[0].id, first.id);
+  EXPECT_EQ((*heads)[0].spec.env.at("TOKEN"), "job-secret-value");
+  EXPECT_EQ((*heads)[1].id, theirs.id);
+  // The head left the queue: the next one in line is the head now, after the other's.
+  JobRecord started = (*heads)[0];
+  started.status = "running";
+  ASSERT_TRUE(store_->UpdateJob(started, {"queued"}).ok());
+  heads = store_->ListQueueHeads();
+  ASSERT_EQ(heads->size(), 2u);
+  EXPECT_EQ((*heads)[0].id, second.id);
+  EXPECT_EQ((*heads)[1].id, theirs.id);
+  started = (*heads)[1];
+  started.status = "cancelled";
+  ASSERT_TRUE(store_->UpdateJob(started, {"queued"}).ok());
+  heads = store_->ListQueueHeads();
+  ASSERT_EQ(heads->size(), 1u);
+  EXPECT_EQ((*heads)[0].id, second.id);
+}
+
 TEST_P(StoreTest, OnlyADeletableJobIsDeletedAndItsRunsStay) {
   JobRecord j = Job(org_.id);
   ASSERT_TRUE(store_->CreateJob(j).ok());

@@ -199,6 +199,7 @@ class MemoryStore : public Store {
   Result<JobRecord> GetJob(const std::string& org_id, const std::string& id) override;
   Result<JobPage> ListJobs(const std::string& org_id, int limit,
                            std::optional<int64_t> before_seq) override;
+  Result<std::vector<JobRecord>> ListQueueHeads() override;
   Result<std::vector<JobRecord>> ListJobsWithStatus(
       const std::vector<std::string>& statuses) override;
   Status UpdateJob(const JobRecord& job, const std::vector<std::string>& expected) override;
@@ -275,6 +276,9 @@ class MemoryStore : public Store {
   bool UpsertRunLocked(const RunRecord& run);
   void AppendRunEventLocked(const RunRecord& run);
   Status ClaimAutomationSlotLocked(const SlotClaim& claim);
+  // PruneRuns under mu_.
+  int64_t PruneRunsLocked(const std::string& job_id, const std::string& automation_id,
+                          int64_t ended_before, int keep);
   void AnnounceRunEvent(const std::string& run_id);
   std::vector<SandboxRecord> AttachmentsLocked(const std::string& org_id, const std::string& name);
   SandboxRecord* FindSandboxLocked(const std::string& id);

@@ -119,6 +119,7 @@ Status MemoryStore::ClaimAutomationSlotLocked(const SlotClaim& c) {
   }
   a->next_due_at = c.next_due;
   for (const auto& r : c.runs) UpsertRunLocked(r);
+  if (c.keep_runs > 0) PruneRunsLocked("", id, 0, c.keep_runs);
   return Status::Ok();
 }
 

@@ -1,6 +1,7 @@
 // MemoryStore: one-shot jobs and runs, with the contract of store/job_store.h.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "store/memory_store.h"
 
@@ -76,6 +77,15 @@ Result<std::vector<JobRecord>> MemoryStore::ListJobsWithStatus(
   std::vector<JobRecord> out;
   for (const auto& j : jobs_)
     if (OneOf(j.status, statuses)) out.push_back(j);
+  return out;
+}
+
+Result<std::vector<JobRecord>> MemoryStore::ListQueueHeads() {
+  std::lock_guard lock(mu_);
+  std::vector<JobRecord> out;
+  std::set<std::string> seen;
+  for (const auto& j : jobs_)  // in insertion order: oldest first
+    if (j.status == "queued" && seen.insert(j.org_id).second) out.push_back(j);
   return out;
 }
 
@@ -183,6 +193,11 @@ Result<int64_t> MemoryStore::PruneRuns(const std::string& job_id, const std::str
                                        int64_t ended_before, int keep) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
+  return PruneRunsLocked(job_id, automation_id, ended_before, keep);
+}
+
+int64_t MemoryStore::PruneRunsLocked(const std::string& job_id, const std::string& automation_id,
+                                     int64_t ended_before, int keep) {
   int newer = 0;  // the owner's runs seen so far, newest first
   std::vector<bool> drop(runs_.size(), false);
   for (size_t i = runs_.size(); i-- > 0;) {

@@ -243,6 +243,7 @@ Status SqliteStore::ClaimSlotLocked(const SlotClaim& c, std::vector<std::string>
   for (const auto& r : c.runs) {
     if (UpsertRun(db_, r)) changed.push_back(r.id);
   }
+  if (c.keep_runs > 0) PruneOwnerRunsLocked("", id, c.keep_runs);
   return Status::Ok();
 }
 

@@ -214,6 +214,20 @@ Result<std::vector<JobRecord>> SqliteStore::ListJobsWithStatus(
       });
 }
 
+Result<std::vector<JobRecord>> SqliteStore::ListQueueHeads() {
+  return Guard<Result<std::vector<JobRecord>>>(
+      "listing the heads of the job queues", [&]() -> Result<std::vector<JobRecord>> {
+        std::vector<JobRecord> out;
+        // The inner query reads jobs_by_status only; a job's spec and env are decoded for
+        // the heads alone.
+        SQLite::Statement q(db_, std::string("SELECT ") + kJobColumns +
+                                     " FROM jobs WHERE seq IN (SELECT MIN(seq) FROM jobs WHERE "
+                                     "status = 'queued' GROUP BY org_id) ORDER BY seq");
+        while (q.executeStep()) out.push_back(ReadJob(q));
+        return out;
+      });
+}
+
 Status SqliteStore::UpdateJob(const JobRecord& job, const std::vector<std::string>& expected) {
   return Guard("updating job", [&]() -> Status {
     StoreTransaction tx(db_);
@@ -383,18 +397,23 @@ Result<int64_t> SqliteStore::PruneRuns(const std::string& job_id, const std::str
     SQLite::Statement old(db_, "DELETE FROM runs WHERE ended_at > 0 AND ended_at < ?");
     old.bind(1, ended_before);
     int64_t n = old.exec();
-    // Older than the owner's keep-th newest run (running ones count, and are never removed).
-    SQLite::Statement extra(db_,
-                            "DELETE FROM runs WHERE job_id = ?1 AND automation_id = ?2 AND "
-                            "ended_at > 0 AND seq < (SELECT seq FROM runs WHERE job_id = ?1 AND "
-                            "automation_id = ?2 ORDER BY seq DESC LIMIT 1 OFFSET ?3)");
-    extra.bind(1, job_id);
-    extra.bind(2, automation_id);
-    extra.bind(3, std::max(keep, 1) - 1);
-    n += extra.exec();
+    n += PruneOwnerRunsLocked(job_id, automation_id, keep);
     tx.commit();
     return n;
   });
+}
+
+int64_t SqliteStore::PruneOwnerRunsLocked(const std::string& job_id,
+                                          const std::string& automation_id, int keep) {
+  // Older than the owner's keep-th newest run (running ones count, and are never removed).
+  SQLite::Statement extra(db_,
+                          "DELETE FROM runs WHERE job_id = ?1 AND automation_id = ?2 AND "
+                          "ended_at > 0 AND seq < (SELECT seq FROM runs WHERE job_id = ?1 AND "
+                          "automation_id = ?2 ORDER BY seq DESC LIMIT 1 OFFSET ?3)");
+  extra.bind(1, job_id);
+  extra.bind(2, automation_id);
+  extra.bind(3, std::max(keep, 1) - 1);
+  return extra.exec();
 }
 
 }  // namespace adapt::store

@@ -186,6 +186,7 @@ class SqliteStore : public Store {
   Result<JobRecord> GetJob(const std::string& org_id, const std::string& id) override;
   Result<JobPage> ListJobs(const std::string& org_id, int limit,
                            std::optional<int64_t> before_seq) override;
+  Result<std::vector<JobRecord>> ListQueueHeads() override;
   Result<std::vector<JobRecord>> ListJobsWithStatus(
       const std::vector<std::string>& statuses) override;
   Status UpdateJob(const JobRecord& job, const std::vector<std::string>& expected) override;
@@ -251,6 +252,10 @@ class SqliteStore : public Store {
   // Inserts the run, or updates the stored one with its id, inside the caller's transaction;
   // a new status also writes the run's event. True when it did (AnnounceRunEvent after commit).
   static bool UpsertRun(SQLite::Database& db, const RunRecord& r);
+  // Deletes the ended runs of one owner (`job_id` or `automation_id`) past its newest `keep`,
+  // inside the caller's transaction; returns how many.
+  int64_t PruneOwnerRunsLocked(const std::string& job_id, const std::string& automation_id,
+                               int keep);
   void AnnounceRunEvent(const std::string& run_id);
   AutomationRecord ReadAutomation(SQLite::Statement& q);
   Result<AutomationRecord> GetAutomationLocked(const std::string& org_id, const std::string& id);

@@ -103,6 +103,8 @@ def test_the_default_plan_allows_seed_001s_largest_sandbox(acct):
     limits = plan["limits"]
     assert limits["cpu"] >= 32 and limits["memoryMiB"] >= 65536, plan
     assert limits["concurrentSandboxes"] == 50 and limits["maxRunSeconds"] is None, plan
+    # A queue of jobs has a bound on the default plan too.
+    assert limits["queuedJobs"] == 1000, plan
     org = acct.new_org()
     sbx = org.create({"cpu": 32, "memoryMiB": 65536, "ttlSeconds": 60})
     assert sbx["cpu"] == 32

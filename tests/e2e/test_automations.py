@@ -196,6 +196,8 @@ def test_another_organizations_ids_are_not_found(daemon, org):
      "maxAttempts"),
     ({"sandboxId": "SBX", "cron": "0 9 * * Monday", "command": "true"}, "cron"),
     ({"sandboxId": "SBX", "cron": "@reboot", "command": "true"}, "cron"),
+    # Past 256 bytes, however valid the rest (spaces separate fields).
+    ({"sandboxId": "SBX", "cron": "0 9 * * *" + " " * 248, "command": "true"}, "cron"),
 ])
 def test_bad_input_is_refused_naming_the_field_and_creates_nothing(daemon, org, body, field):
     sid = running_sandbox(org)
