@@ -203,6 +203,9 @@ void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& servic
     for (char c : name) safe.push_back(c == '"' || c == '\\' ? '_' : c);
     r.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + safe + "\"");
     r.headers.emplace_back("ETag", "\"" + rec.etag + "\"");
+    // A public route, which the router counts for no organization: the link's (its signature
+    // checked by OpenByLink) holds the download.
+    if (api.stream_limit) return api.stream_limit->Admit(org, std::move(r));
     return r;
   });
   router.Add(

@@ -7,7 +7,9 @@
 #include <string_view>
 
 #include "api/http_types.h"
+#include "api/org_stream_limit.h"
 #include "api/router.h"
+#include "base/org_counter.h"
 #include "core/object_service.h"
 #include "storage/object_store.h"
 #include "storage/site_service.h"
@@ -21,6 +23,14 @@ struct ObjectApi {
   storage::StorageTokens& tokens;
   storage::SiteService& sites;
   uint16_t gateway_port = 0;  // set once the gateway listens
+  // Caps the streams each organization holds open (--max-streams-per-org): the gateway's
+  // object and release downloads and the public download links count with the API's
+  // streams. Null: no cap.
+  OrgStreamLimit* stream_limit = nullptr;
+  // The gateway requests whose body streams in (PUTs) that each organization may have at
+  // once: each holds one of the storage workers for as long as its client takes to send, so
+  // a cap below the pool's size keeps one tenant's slow uploads from stopping everyone's.
+  OrgCounter body_uploads;
 };
 
 // /v1/objects over core::ObjectService; /v1/storage-tokens over `api.tokens`.

@@ -62,6 +62,17 @@ struct Caller {
   std::string payload_hash;  // x-amz-content-sha256; cleared for a presigned URL
 };
 
+// A signature vouches only for the headers it names: an x-amz-* header beside them (a copy
+// source added to a presigned PUT) is refused, as S3 refuses it.
+std::optional<HttpResponse> RefuseUnsignedHeaders(const storage::SigV4Authorization& auth,
+                                                  const HttpRequest& req) {
+  std::string unsigned_header = storage::UnsignedAmzHeader(auth, req.headers);
+  if (unsigned_header.empty()) return std::nullopt;
+  return S3Error(403, "AccessDenied",
+                 "the request carries the header " + unsigned_header +
+                     ", which its signature does not cover: sign every x-amz-* header it sends");
+}
+
 // A SigV4-signed request (header or presigned URL) or a bearer storage token; the refusal when
 // it is none of them or does not verify.
 std::optional<HttpResponse> Authenticate(const HttpRequest& req, storage::StorageTokens& tokens,
@@ -93,6 +104,7 @@ std::optional<HttpResponse> Authenticate(const HttpRequest& req, storage::Storag
     if (!ConstantTimeEquals(want, parsed->signature))
       return S3Error(403, "SignatureDoesNotMatch",
                      "the presigned URL's signature does not match the storage token's secret");
+    if (auto refused = RefuseUnsignedHeaders(*parsed, req)) return refused;
     caller.payload_hash.clear();
   } else if (auth.rfind("AWS4-HMAC-SHA256", 0) == 0) {
     auto parsed = storage::ParseSigV4Authorization(auth);
@@ -114,6 +126,7 @@ std::optional<HttpResponse> Authenticate(const HttpRequest& req, storage::Storag
     if (!ConstantTimeEquals(want, parsed->signature))
       return S3Error(403, "SignatureDoesNotMatch",
                      "the request signature does not match the storage token's secret");
+    if (auto refused = RefuseUnsignedHeaders(*parsed, req)) return refused;
     caller.signed_by = *parsed;
   } else if (auth.rfind("Bearer ", 0) == 0) {
     token = tokens.VerifyBearer(auth.substr(7));
@@ -141,7 +154,7 @@ HttpResponse DeleteObjects(const S3Call& c) {
       out += "<Deleted><Key>" + EscapeMarkup(k) + "</Key></Deleted>";
     else
       out += "<Error><Key>" + EscapeMarkup(k) + "</Key><Code>InvalidArgument</Code><Message>" +
-             EscapeMarkup(st.message()) + "</Message></Error>";
+             EscapeMarkup(PublicMessage(st)) + "</Message></Error>";
   }
   return Xml(200, out + "</DeleteResult>");
 }
@@ -329,6 +342,16 @@ HttpResponse GetObject(const S3Call& c) {
   return r;
 }
 
+// `response` counted among `org`'s open streams when it is one (a download holds a storage
+// worker for as long as its client takes to read it); past --max-streams-per-org, 503
+// SlowDown, which S3 clients retry.
+HttpResponse CountedStream(const ObjectApi& api, const std::string& org, HttpResponse response) {
+  if (!api.stream_limit) return response;
+  auto admitted = api.stream_limit->TryAdmit(org, std::move(response));
+  if (!admitted.ok()) return S3Error(503, "SlowDown", admitted.status().message());
+  return std::move(*admitted);
+}
+
 // The calls on one object, by method and query.
 HttpResponse ObjectCall(const S3Call& c) {
   const std::string& m = c.req.method;
@@ -366,7 +389,8 @@ HttpResponse ServeRelease(ObjectApi& api, const HttpRequest& req) {
   auto reader = api.objects.OpenBlob(blob);
   if (!reader.ok()) return S3Error(404, "NoSuchKey", "the release is gone", req.path);
   const uint64_t size = (*reader)->size();
-  return StreamFileResponse(std::move(*reader), size, "application/zstd");
+  return CountedStream(api, query("org"),
+                       StreamFileResponse(std::move(*reader), size, "application/zstd"));
 }
 
 // Every request on the gateway's listener: a release download, or a signed S3 call.
@@ -375,6 +399,17 @@ HttpResponse Serve(ObjectApi& api, const HttpRequest& req) {
   Caller caller;
   if (auto refused = Authenticate(req, api.tokens, caller)) return std::move(*refused);
   const auto& token = caller.token;
+  // Held until the body is read and the answer made (this function's end).
+  std::shared_ptr<void> upload_place;
+  if (req.body_stream) {
+    upload_place = api.body_uploads.TryTake(token->org_id);
+    if (!upload_place)
+      return S3Error(503, "SlowDown",
+                     "the organization already sends " +
+                         std::to_string(api.body_uploads.per_org()) +
+                         " uploads to the storage gateway, the most it may at once; retry when "
+                         "one has ended");
+  }
   std::string& payload_hash = caller.payload_hash;
   // aws-chunked: the body's chunks are decoded and each chunk's signature checked as it streams.
   std::unique_ptr<storage::AwsChunkedDecoder> chunked;
@@ -418,7 +453,7 @@ HttpResponse Serve(ObjectApi& api, const HttpRequest& req) {
   if (key.empty()) return BucketCall(call);
   if (Status st = storage::ValidateObjectKey(key); !st.ok())
     return S3Error(400, "InvalidArgument", st.message(), key);
-  return ObjectCall(call);
+  return CountedStream(api, org, ObjectCall(call));
 }
 
 }  // namespace

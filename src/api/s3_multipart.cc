@@ -43,9 +43,14 @@ HttpResponse UploadPart(const S3Call& c) {
     return S3Error(400, "InvalidArgument", "partNumber must be an integer 1..10000");
   }
   auto etag = c.objects.PutPart(c.org, Q(c.req, "uploadId"), c.key, part,
-                                c.chunked ? c.chunked->Source() : BodySource(c.req, off));
+                                c.chunked ? c.chunked->Source() : BodySource(c.req, off),
+                                c.req.body_stream ? c.expected_sha : "");
   if (c.chunked && !c.chunked->status().ok()) return ChunkedError(c.chunked->status(), c.key);
-  if (!etag.ok()) return FromStatus(etag.status(), c.key, "NoSuchUpload");
+  if (!etag.ok()) {
+    if (etag.status().field() == "x-amz-content-sha256")
+      return S3Error(400, "XAmzContentSHA256Mismatch", etag.status().message(), c.key);
+    return FromStatus(etag.status(), c.key, "NoSuchUpload");
+  }
   HttpResponse r = Empty(200);
   r.headers.emplace_back("ETag", "\"" + *etag + "\"");
   return r;

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "base/ids.h"
+#include "base/log.h"
 #include "base/markup.h"
+#include "storage/host_failure.h"
 
 namespace adapt::api::s3 {
 
@@ -16,6 +18,12 @@ HttpResponse S3Error(int status, const std::string& code, const std::string& mes
            EscapeMarkup(message) + "</Message><Resource>" + EscapeMarkup(resource) +
            "</Resource><RequestId>" + NewId("req").substr(4) + "</RequestId></Error>";
   return r;
+}
+
+std::string PublicMessage(const Status& st) {
+  if (st.code() != Code::kInternal) return st.message();
+  spdlog::error("storage gateway: {}", st.message());
+  return storage::kObjectStoreFailed;
 }
 
 HttpResponse FromStatus(const Status& st, const std::string& resource, const char* not_found) {
@@ -34,7 +42,7 @@ HttpResponse FromStatus(const Status& st, const std::string& resource, const cha
       // 403, not 429 or 503: S3 clients retry those, and a full quota stays full.
       return S3Error(403, "QuotaExceeded", st.message(), resource);
     default:
-      return S3Error(500, "InternalError", st.message(), resource);
+      return S3Error(500, "InternalError", PublicMessage(st), resource);
   }
 }
 

@@ -26,7 +26,11 @@ struct S3Call {
 // S3's <Error> document with `code` and `message` (escaped), about `resource`.
 HttpResponse S3Error(int status, const std::string& code, const std::string& message,
                      const std::string& resource = "");
-// A Status as S3's error: `not_found` names what a kNotFound is (NoSuchKey, NoSuchUpload).
+// What a tenant reads of `st`: its message, or for an internal failure (whose message is
+// adaptd's and may name host paths) a fixed sentence, the message going to adaptd's log.
+std::string PublicMessage(const Status& st);
+// A Status as S3's error: `not_found` names what a kNotFound is (NoSuchKey, NoSuchUpload);
+// an internal failure is InternalError with PublicMessage's fixed sentence.
 HttpResponse FromStatus(const Status& st, const std::string& resource,
                         const char* not_found = "NoSuchKey");
 // An aws-chunked body that failed as it streamed: a bad chunk signature or a broken body.

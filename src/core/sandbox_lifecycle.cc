@@ -36,6 +36,19 @@ std::string OutOfMemoryError(const store::SandboxRecord& r, const runtime::ShimS
          (st.signal ? " (" + SignalName(*st.signal) + ")" : std::string());
 }
 
+// A storage token made for the sandbox (object_attachment.cc) reaches its organization's
+// objects: it ends with the sandbox, whichever way the sandbox is deleted, not when its own
+// TTL runs out. Not revoked now (the store failed): the monitor's retry of the deletion, or
+// the token's expiry, still ends it.
+Status RevokeSandboxStorageTokens(store::Store& store, const store::SandboxRecord& r) {
+  ASSIGN_OR_RETURN(auto tokens, store.ListStorageTokens(r.org_id));
+  for (const auto& t : tokens) {
+    if (t.sandbox_id != r.id || t.revoked_at != 0) continue;
+    RETURN_IF_ERROR(store.RevokeStorageToken(r.org_id, t.id, NowMillis()));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 SandboxLifecycle::SandboxLifecycle(store::Store& store, runtime::Runtime& runtime,
@@ -348,6 +361,10 @@ void SandboxLifecycle::FinishDelete(const std::string& id) {
   std::lock_guard guard(*lock);
   auto rec = store_.GetSandbox("", id);
   if (!rec.ok() || rec->status != "deleting") return;
+  if (Status st = RevokeSandboxStorageTokens(store_, *rec); !st.ok()) {
+    spdlog::error("sandbox {}: revoking its storage tokens: {}", id, st.message());
+    return;  // stays deleting: the monitor retries
+  }
   ADAPT_FAULT_POINT("sandbox.delete.before_release");
   Status st = Release(id, false);
   if (!st.ok()) {

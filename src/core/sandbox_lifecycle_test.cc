@@ -164,6 +164,33 @@ TEST_F(SandboxLifecycleTest, DeleteMarksDeletingThenTearsEverythingDown) {
   EXPECT_FALSE(runtime_.Has(r.id));  // disk and all
 }
 
+TEST_F(SandboxLifecycleTest, DeletionRevokesTheSandboxsStorageTokensOnly) {
+  auto r = Insert(NewSandbox());
+  auto other = Insert(NewSandbox());
+  lifecycle_->Provision(r.id);
+  auto token = [this](const std::string& id, const std::string& sandbox_id) {
+    store::StorageTokenRecord t;
+    t.id = id;
+    t.org_id = org_;
+    t.sandbox_id = sandbox_id;
+    t.name = "t";
+    t.created_at = NowMillis();
+    t.expires_at = t.created_at + 3600 * 1000;
+    EXPECT_TRUE(store_.PutStorageToken(t).ok());
+  };
+  token("stk_ofthesandbox1", r.id);
+  token("stk_ofthesandbox2", r.id);
+  token("stk_ofanothersbx1", other.id);
+  token("stk_oftheorgonly1", "");
+  ASSERT_TRUE(lifecycle_->BeginDelete(org_, r.id, "expired").ok());
+  lifecycle_->FinishDelete(r.id);
+  ASSERT_EQ(StatusOf(r.id), "deleted");
+  for (const char* id : {"stk_ofthesandbox1", "stk_ofthesandbox2"})
+    EXPECT_NE(store_.GetStorageToken(id)->revoked_at, 0) << id;
+  for (const char* id : {"stk_ofanothersbx1", "stk_oftheorgonly1"})
+    EXPECT_EQ(store_.GetStorageToken(id)->revoked_at, 0) << id;
+}
+
 TEST_F(SandboxLifecycleTest, DeletingAnotherOrganizationsSandboxIsNotFound) {
   auto r = Insert(NewSandbox());
   auto begun = lifecycle_->BeginDelete("org_other", r.id, "deleted");

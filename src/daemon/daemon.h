@@ -141,6 +141,8 @@ class Daemon {
   std::optional<storage::ObjectStore> object_store_;
   std::optional<storage::UploadSweeper> upload_sweeper_;
   std::optional<storage::SiteService> sites_;
+  // Before the router and the storage gateway, which point to it.
+  std::optional<api::OrgStreamLimit> stream_limit_;
   std::optional<api::ObjectApi> object_api_;
   std::optional<api::StorageGateway> gateway_;
   std::optional<boost::asio::thread_pool> storage_workers_;
@@ -189,7 +191,6 @@ class Daemon {
   std::optional<StopStateCalls> stop_state_calls_;
   std::optional<core::IdleTracker> idle_;
   std::optional<Subscription> idle_changes_;
-  std::optional<api::OrgStreamLimit> stream_limit_;  // before the router, which points to it
   std::optional<api::Router> router_;
   std::optional<mcp::ToolRegistry> mcp_tools_;
   std::optional<boost::asio::thread_pool> mcp_calls_;

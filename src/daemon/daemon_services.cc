@@ -277,7 +277,6 @@ void Daemon::StartIdleTracker() {
 
 Status Daemon::StartApi() {
   router_.emplace(*auth_);
-  stream_limit_.emplace(static_cast<size_t>(config_.max_streams_per_org));
   router_->SetStreamLimit(&*stream_limit_);
   api::AddHealthRoutes(*router_);
   api::AddOrgRoutes(*router_, *auth_, *org_deletion_);

@@ -146,9 +146,14 @@ Status Daemon::StartObjectStorage() {
   upload_sweeper_.emplace(*object_store_, config_.multipart_max_age_seconds);
   upload_sweeper_->Start();
   sites_.emplace(*store_, *object_store_, config_.ingress_domain);
-  object_api_.emplace(api::ObjectApi{*object_store_, *storage_tokens_, *sites_, 0});
+  // Shared with the API (StartApi): an organization's gateway downloads count with its
+  // other streams.
+  stream_limit_.emplace(static_cast<size_t>(config_.max_streams_per_org));
+  constexpr size_t kStorageWorkers = 8;
+  object_api_.emplace(api::ObjectApi{*object_store_, *storage_tokens_, *sites_, 0, &*stream_limit_,
+                                     OrgCounter(kStorageWorkers / 2)});
   gateway_.emplace(*object_api_);
-  storage_workers_.emplace(8);
+  storage_workers_.emplace(kStorageWorkers);
   ASSIGN_OR_RETURN(ListenAddress storage_listen, ParseListenAddress(config_.storage_listen));
   api::HttpServerOptions storage_http = HttpLimits(config_, "storage gateway");
   storage_http.host = storage_listen.host;

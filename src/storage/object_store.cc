@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "os/files.h"
+#include "storage/host_failure.h"
 #include "storage/object_hash.h"
 #include "storage/object_key.h"
 
@@ -141,7 +142,7 @@ Result<store::ObjectRecord> ObjectStore::PutCounted(
   }
   UploadLedger::Reservation held(ledger_, org_id);
   std::string blob = NewBlobName();
-  ASSIGN_OR_RETURN(auto writer, os::DurableFileWriter::Create(BlobPath(blob)));
+  ASSIGN_OR_RETURN(auto writer, HostSide(os::DurableFileWriter::Create(BlobPath(blob))));
   ObjectHasher hasher;
   std::vector<char> buf(kChunk);
   for (;;) {
@@ -151,16 +152,16 @@ Result<store::ObjectRecord> ObjectStore::PutCounted(
     if (writer->written() + static_cast<uint64_t>(n) > kMaxObjectBytes)
       return Status(Code::kPayloadTooLarge, "object " + key + " is larger than 5 GiB");
     RETURN_IF_ERROR(held.Grow(static_cast<uint64_t>(n), objects, replaced, quota));
-    RETURN_IF_ERROR(hasher.UpdateAlongside(buf.data(), static_cast<size_t>(n), [&] {
+    RETURN_IF_ERROR(HostSide(hasher.UpdateAlongside(buf.data(), static_cast<size_t>(n), [&] {
       return writer->Write(buf.data(), static_cast<size_t>(n));
-    }));
+    })));
   }
   store::ObjectRecord rec;
   hasher.Finish(rec.sha256, rec.etag);
   if (!expected_sha256.empty() && expected_sha256 != rec.sha256)
     return InvalidArgument("x-amz-content-sha256",
                            "the body's SHA-256 does not match x-amz-content-sha256");
-  RETURN_IF_ERROR(writer->Commit());
+  RETURN_IF_ERROR(HostSide(writer->Commit()));
   rec.org_id = org_id;
   rec.key = key;
   rec.blob = blob;
@@ -260,12 +261,19 @@ Result<std::string> ObjectStore::CreateUpload(const std::string& org_id, const s
   const int64_t now = NowMillis();
   std::string id = NewUploadId(now);
   std::string dir = root_ + "/uploads/" + id;
-  RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
+  // Counted before anything is made: ListUploads skips it until its meta.json is there.
+  RETURN_IF_ERROR(ledger_.BeginUpload(org_id, id, max_uploads_per_org_));
   nlohmann::json meta = {{"org", org_id}, {"key", key}, {"type", content_type}, {"created", now}};
-  RETURN_IF_ERROR(os::WriteFileAtomic(
-      dir + "/meta.json", meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-      0600));
-  ledger_.OpenUpload(org_id, id);
+  Status made = os::MakeDirs(dir, 0700);
+  if (made.ok())
+    made = os::WriteFileAtomic(dir + "/meta.json",
+                               meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                               0600);
+  if (!made.ok()) {
+    (void)os::RemoveTree(dir);
+    ledger_.DropUpload(id);
+    return HostFailure(made);
+  }
   return id;
 }
 
@@ -284,15 +292,23 @@ Result<std::string> ObjectStore::UploadDir(const std::string& org_id, const std:
 
 Result<std::string> ObjectStore::PutPart(const std::string& org_id, const std::string& upload_id,
                                          const std::string& key, int part_number,
-                                         const ObjectSource& source) {
+                                         const ObjectSource& source,
+                                         const std::string& expected_sha256) {
   if (part_number < 1 || part_number > kMaxParts)
     return InvalidArgument("partNumber", "partNumber must be 1..10000");
   ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
   const uint64_t quota = QuotaOf(org_id);
   ASSIGN_OR_RETURN(uint64_t objects, ObjectBytesIfLimited(org_id));
   const uint64_t replaced = ledger_.PartBytes(upload_id, part_number);
+  // An abort (or the expiry) that ran meanwhile removed the directory: the upload is gone.
+  auto failed = [&](const Status& st) {
+    if (!os::Exists(dir + "/meta.json")) return NotFound("upload " + upload_id + " not found");
+    return HostFailure(st);
+  };
   UploadLedger::Reservation held(ledger_, org_id);
-  ASSIGN_OR_RETURN(auto writer, os::DurableFileWriter::Create(dir + "/" + PartName(part_number)));
+  auto created = os::DurableFileWriter::Create(dir + "/" + PartName(part_number));
+  if (!created.ok()) return failed(created.status());
+  auto writer = std::move(*created);
   ObjectHasher hasher;
   std::vector<char> buf(kChunk);
   for (;;) {
@@ -302,16 +318,23 @@ Result<std::string> ObjectStore::PutPart(const std::string& org_id, const std::s
     if (writer->written() + static_cast<uint64_t>(n) > kMaxObjectBytes)
       return Status(Code::kPayloadTooLarge, "a part is larger than 5 GiB");
     RETURN_IF_ERROR(held.Grow(static_cast<uint64_t>(n), objects, replaced, quota));
-    RETURN_IF_ERROR(hasher.UpdateAlongside(buf.data(), static_cast<size_t>(n), [&] {
-      return writer->Write(buf.data(), static_cast<size_t>(n));
-    }));
+    if (Status st = hasher.UpdateAlongside(
+            buf.data(), static_cast<size_t>(n),
+            [&] { return writer->Write(buf.data(), static_cast<size_t>(n)); });
+        !st.ok())
+      return failed(st);
   }
-  RETURN_IF_ERROR(writer->Commit());
-  ledger_.KeepPart(held, upload_id, part_number);
   std::string sha, md5;
   hasher.Finish(sha, md5);
+  if (!expected_sha256.empty() && expected_sha256 != sha)
+    return InvalidArgument("x-amz-content-sha256",
+                           "the part's SHA-256 does not match x-amz-content-sha256");
+  if (Status st = writer->Commit(); !st.ok()) return failed(st);
+  ledger_.KeepPart(held, upload_id, part_number);
   // Kept beside the part for ListParts, which must not read the part again.
-  RETURN_IF_ERROR(os::WriteFileAtomic(dir + "/" + PartName(part_number) + ".md5", md5, 0600));
+  if (Status st = os::WriteFileAtomic(dir + "/" + PartName(part_number) + ".md5", md5, 0600);
+      !st.ok())
+    return failed(st);
   return md5;
 }
 
@@ -391,7 +414,7 @@ Status ObjectStore::AbortUpload(const std::string& org_id, const std::string& up
   ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
   Status removed = os::RemoveTree(dir);
   ledger_.DropUpload(upload_id);
-  return removed;
+  return HostSide(removed);
 }
 
 Result<std::vector<UploadedPart>> ObjectStore::ListParts(const std::string& org_id,
@@ -441,29 +464,31 @@ size_t ObjectStore::ExpireUploads(int64_t cutoff) {
 
 Result<std::string> ObjectStore::CopyBlob(const std::string& blob) {
   if (!IsBlobName(blob)) return NotFound("blob not found");
-  ASSIGN_OR_RETURN(auto reader, os::FileReader::Open(BlobPath(blob)));
+  ASSIGN_OR_RETURN(auto reader, OpenBlob(blob));
   std::string copy = NewBlobName();
-  ASSIGN_OR_RETURN(auto writer, os::DurableFileWriter::Create(BlobPath(copy)));
+  ASSIGN_OR_RETURN(auto writer, HostSide(os::DurableFileWriter::Create(BlobPath(copy))));
   std::vector<char> buf(kChunk);
   for (;;) {
     long n = reader->Read(buf.data(), buf.size());
     if (n < 0) return Internal("reading blob " + blob + " failed");
     if (n == 0) break;
-    RETURN_IF_ERROR(writer->Write(buf.data(), static_cast<size_t>(n)));
+    RETURN_IF_ERROR(HostSide(writer->Write(buf.data(), static_cast<size_t>(n))));
   }
-  RETURN_IF_ERROR(writer->Commit());
+  RETURN_IF_ERROR(HostSide(writer->Commit()));
   return copy;
 }
 
 Result<std::unique_ptr<os::FileReader>> ObjectStore::OpenBlob(const std::string& blob) {
   if (!IsBlobName(blob)) return NotFound("blob not found");
-  return os::FileReader::Open(BlobPath(blob));
+  auto reader = os::FileReader::Open(BlobPath(blob));
+  if (!reader.ok() && reader.status().code() == Code::kNotFound) return NotFound("blob not found");
+  return HostSide(std::move(reader));
 }
 
 Result<std::string> ObjectStore::PutBlob(const ObjectSource& source, uint64_t max_bytes,
                                          std::string* sha256, uint64_t* size) {
   std::string blob = NewBlobName();
-  ASSIGN_OR_RETURN(auto writer, os::DurableFileWriter::Create(BlobPath(blob)));
+  ASSIGN_OR_RETURN(auto writer, HostSide(os::DurableFileWriter::Create(BlobPath(blob))));
   ObjectHasher hasher;
   std::vector<char> buf(kChunk);
   for (;;) {
@@ -473,22 +498,23 @@ Result<std::string> ObjectStore::PutBlob(const ObjectSource& source, uint64_t ma
     if (writer->written() + static_cast<uint64_t>(n) > max_bytes)
       return Status(Code::kPayloadTooLarge,
                     "larger than " + std::to_string(max_bytes >> 20) + " MiB");
-    RETURN_IF_ERROR(hasher.UpdateAlongside(buf.data(), static_cast<size_t>(n), [&] {
+    RETURN_IF_ERROR(HostSide(hasher.UpdateAlongside(buf.data(), static_cast<size_t>(n), [&] {
       return writer->Write(buf.data(), static_cast<size_t>(n));
-    }));
+    })));
   }
   std::string md5;
   hasher.Finish(*sha256, md5);
   *size = writer->written();
-  RETURN_IF_ERROR(writer->Commit());
+  RETURN_IF_ERROR(HostSide(writer->Commit()));
   return blob;
 }
 
 Status ObjectStore::RetireBlob(const std::string& blob, int64_t due_ms) {
   if (!IsBlobName(blob)) return NotFound("blob not found");
-  RETURN_IF_ERROR(os::MakeDirs(root_ + "/retired", 0700));
+  RETURN_IF_ERROR(HostSide(os::MakeDirs(root_ + "/retired", 0700)));
   if (!os::Exists(BlobPath(blob))) return Status::Ok();  // retired already, or gone
-  return os::Rename(BlobPath(blob), root_ + "/retired/" + std::to_string(due_ms) + "." + blob);
+  return HostSide(
+      os::Rename(BlobPath(blob), root_ + "/retired/" + std::to_string(due_ms) + "." + blob));
 }
 
 size_t ObjectStore::SweepRetiredBlobs(int64_t now_ms) {

@@ -25,6 +25,9 @@ using ObjectSource = std::function<long(char* buf, size_t n)>;
 constexpr uint64_t kMaxObjectBytes = 5ull << 30;  // 5 GiB, S3's single-PUT limit
 constexpr int kMaxParts = 10000;
 constexpr size_t kMaxListLimit = 1000;
+// Unfinished multipart uploads one organization may have at once: each is a directory and a
+// ledger entry that its quota does not count until it has parts.
+constexpr size_t kMaxUnfinishedUploads = 10000;
 
 struct ObjectListing {
   std::vector<store::ObjectRecord> objects;
@@ -100,12 +103,16 @@ class ObjectStore {
   Result<store::ObjectRecord> Copy(const std::string& org_id, const std::string& from,
                                    const std::string& to);
 
-  // Multipart uploads: parts are files under <root>/uploads/<id>/ until completed.
+  // Multipart uploads: parts are files under <root>/uploads/<id>/ until completed. Past
+  // max_uploads_per_org() unfinished ones, kResourceExhausted.
   Result<std::string> CreateUpload(const std::string& org_id, const std::string& key,
                                    const std::string& content_type);
-  // Returns the part's ETag (hex MD5).
+  // Returns the part's ETag (hex MD5). When `expected_sha256` is set (SigV4's payload hash),
+  // a body with another hash is refused and the part (or the one it would replace) is kept
+  // as it was.
   Result<std::string> PutPart(const std::string& org_id, const std::string& upload_id,
-                              const std::string& key, int part_number, const ObjectSource& source);
+                              const std::string& key, int part_number, const ObjectSource& source,
+                              const std::string& expected_sha256 = "");
   Result<store::ObjectRecord> CompleteUpload(const std::string& org_id,
                                              const std::string& upload_id, const std::string& key,
                                              const std::vector<CompletedPart>& parts);
@@ -129,6 +136,10 @@ class ObjectStore {
   // changes nothing.
   void SetQuotaBytes(uint64_t bytes) { quota_bytes_ = bytes; }
   uint64_t quota_bytes() const { return quota_bytes_; }
+  // The most unfinished multipart uploads one organization may have (0: no limit). Set
+  // before serving.
+  void SetMaxUploadsPerOrg(size_t n) { max_uploads_per_org_ = n; }
+  size_t max_uploads_per_org() const { return max_uploads_per_org_; }
   // An organization's own limit in bytes (its plan's; nullopt: none), asked at each write;
   // the smaller of it and the quota above applies. Set before serving.
   using OrgQuota = std::function<std::optional<uint64_t>(const std::string& org_id)>;
@@ -173,6 +184,7 @@ class ObjectStore {
   store::ObjectRecordStore& store_;
   std::string root_;
   uint64_t quota_bytes_ = 0;
+  size_t max_uploads_per_org_ = kMaxUnfinishedUploads;
   OrgQuota org_quota_;
   UploadLedger ledger_;
 };

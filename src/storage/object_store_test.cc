@@ -94,6 +94,56 @@ TEST_F(ObjectStoreTest, MultipartChecksPartsAndMakesS3Etag) {
   EXPECT_EQ(opened->first.etag, rec->etag);
 }
 
+TEST_F(ObjectStoreTest, APartWhoseShaDoesNotMatchIsRefusedAndKeepsTheOneBefore) {
+  auto id = objects_->CreateUpload("org_a", "big", "");
+  ASSERT_TRUE(id.ok());
+  auto first = objects_->PutPart("org_a", *id, "big", 1, FromString("abc"));
+  ASSERT_TRUE(first.ok());
+  auto bad = objects_->PutPart("org_a", *id, "big", 1, FromString("xyz"), std::string(64, '0'));
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(bad.status().field(), "x-amz-content-sha256");
+  EXPECT_EQ(objects_->PutPart("org_a", *id, "big", 2, FromString("x"), std::string(64, '0'))
+                .status()
+                .field(),
+            "x-amz-content-sha256");
+  auto parts = objects_->ListParts("org_a", *id, "big");
+  ASSERT_TRUE(parts.ok());
+  ASSERT_EQ(parts->size(), 1u);
+  EXPECT_EQ((*parts)[0].etag, *first);
+  EXPECT_EQ(objects_->UsedBytes("org_a").value(), 3u);  // the refused bytes are not held
+  // The hash of "xyz": accepted.
+  EXPECT_TRUE(objects_
+                  ->PutPart("org_a", *id, "big", 1, FromString("xyz"),
+                            "3608bca1e44ea6c4d268eb6db02260269892c0b42b86bbf1e77a6fa16c3c9282")
+                  .ok());
+}
+
+TEST_F(ObjectStoreTest, APartWhoseUploadIsAbortedWhileItStreamsIsNotFoundNamingNoPath) {
+  auto id = objects_->CreateUpload("org_a", "big", "");
+  ASSERT_TRUE(id.ok());
+  bool aborted = false;
+  auto part = objects_->PutPart("org_a", *id, "big", 1, [&](char* buf, size_t) -> long {
+    if (aborted) return 0;
+    aborted = objects_->AbortUpload("org_a", *id, "big").ok();
+    buf[0] = 'x';
+    return 1;
+  });
+  ASSERT_TRUE(aborted);
+  EXPECT_EQ(part.status().code(), Code::kNotFound);
+  EXPECT_EQ(part.status().message(), "upload " + *id + " not found");
+  EXPECT_EQ(objects_->UsedBytes("org_a").value(), 0u);
+}
+
+TEST_F(ObjectStoreTest, AnOsFailureIsOneFixedSentenceNamingNoPath) {
+  // The blobs directory replaced by a file: every new blob fails to be created.
+  ASSERT_TRUE(os::RemoveTree(dir_ + "/objects/blobs").ok());
+  ASSERT_TRUE(os::WriteFileAtomic(dir_ + "/objects/blobs", "", 0600).ok());
+  auto put = objects_->Put("org_a", "k", "", FromString("hello"));
+  EXPECT_EQ(put.status().code(), Code::kInternal);
+  EXPECT_EQ(put.status().message(), "the object store could not complete the request");
+  EXPECT_EQ(put.status().message().find(dir_), std::string::npos);
+}
+
 TEST_F(ObjectStoreTest, ListPartsShowsUploadedPartsInOrder) {
   auto id = objects_->CreateUpload("org_a", "big", "");
   ASSERT_TRUE(id.ok());

@@ -2,8 +2,10 @@
 // ledger (never by scanning <root>/uploads, where every organization's uploads lie), read from
 // their meta.json, and paged in S3's order.
 #include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "base/ids.h"
 #include "os/files.h"
@@ -52,6 +54,16 @@ std::optional<UnfinishedUpload> ReadUpload(const std::string& dir, const std::st
   return u;
 }
 
+// One entry of a listing: an upload, or a common prefix (no upload id) its key rolls up into.
+struct ListedEntry {
+  std::string name;       // the upload's key, or the common prefix
+  std::string upload_id;  // "" for a common prefix
+  int64_t created_at = 0;
+  bool operator<(const ListedEntry& o) const {
+    return name != o.name ? name < o.name : upload_id < o.upload_id;
+  }
+};
+
 }  // namespace
 
 Result<UploadListing> ObjectStore::ListUploads(const std::string& org_id,
@@ -61,44 +73,46 @@ Result<UploadListing> ObjectStore::ListUploads(const std::string& org_id,
     return InvalidArgument("delimiter", "delimiter is longer than 16 bytes");
   const size_t max = std::clamp<size_t>(q.max, 1, kMaxListLimit);
   const bool marker_is_prefix = IsCommonPrefix(q.key_marker, q);
-  std::vector<UnfinishedUpload> found;
+  // Only the first max + 1 entries in S3's order are kept (the one past the page says it is
+  // truncated), so memory stays bounded however many uploads the organization has. A common
+  // prefix sorts where its first key does: a key outside it is before every key in it
+  // exactly when it is before the prefix itself.
+  std::set<ListedEntry> best;
   for (const auto& id : ledger_.UploadsOf(org_id)) {
     if (!IsValidId(id, "upl")) continue;
     auto u = ReadUpload(root_ + "/uploads/" + id, id, org_id);
     if (!u || u->key.compare(0, q.prefix.size(), q.prefix) != 0) continue;
-    if (AfterMarkers(*u, q, marker_is_prefix)) found.push_back(std::move(*u));
-  }
-  std::sort(found.begin(), found.end(), [](const UnfinishedUpload& a, const UnfinishedUpload& b) {
-    return a.key != b.key ? a.key < b.key : a.upload_id < b.upload_id;
-  });
-  UploadListing out;
-  size_t entries = 0;
-  for (auto& u : found) {
-    std::string common;
+    if (!AfterMarkers(*u, q, marker_is_prefix)) continue;
+    ListedEntry e;
     if (!q.delimiter.empty()) {
-      size_t at = u.key.find(q.delimiter, q.prefix.size());
-      if (at != std::string::npos) common = u.key.substr(0, at + q.delimiter.size());
+      size_t at = u->key.find(q.delimiter, q.prefix.size());
+      if (at != std::string::npos) e.name = u->key.substr(0, at + q.delimiter.size());
     }
-    // A common prefix's keys are next to each other in key order: it is listed once.
-    if (!common.empty() && !out.common_prefixes.empty() && out.common_prefixes.back() == common)
-      continue;
-    if (entries == max) {
-      out.truncated = true;
-      return out;
+    if (e.name.empty()) {
+      e.name = u->key;
+      e.upload_id = u->upload_id;
+      e.created_at = u->created_at;
     }
-    ++entries;
-    if (!common.empty()) {
-      out.next_key_marker = common;
-      out.next_upload_id_marker.clear();
-      out.common_prefixes.push_back(std::move(common));
-      continue;
-    }
-    out.next_key_marker = u.key;
-    out.next_upload_id_marker = u.upload_id;
-    out.uploads.push_back(std::move(u));
+    if (best.size() > max && !(e < *best.rbegin())) continue;
+    best.insert(std::move(e));
+    if (best.size() > max + 1) best.erase(std::prev(best.end()));
   }
-  out.next_key_marker.clear();
-  out.next_upload_id_marker.clear();
+  UploadListing out;
+  out.truncated = best.size() > max;
+  size_t entries = 0;
+  for (const auto& e : best) {
+    if (entries++ == max) break;
+    out.next_key_marker = e.name;
+    out.next_upload_id_marker = e.upload_id;
+    if (e.upload_id.empty())
+      out.common_prefixes.push_back(e.name);
+    else
+      out.uploads.push_back({e.name, e.upload_id, e.created_at});
+  }
+  if (!out.truncated) {
+    out.next_key_marker.clear();
+    out.next_upload_id_marker.clear();
+  }
   return out;
 }
 

@@ -180,6 +180,32 @@ TEST_F(UploadListTest, DelimiterRollsKeysUpIntoCommonPrefixesCountedOnce) {
   EXPECT_EQ(l.common_prefixes, std::vector<std::string>{"c/x/"});
 }
 
+TEST_F(UploadListTest, PagesOfManyUploadsInAnyStartOrderComeOutInKeyOrder) {
+  // Begun out of key order, many rolled up under two prefixes: each page keeps only its
+  // first entries, and the pages together are the whole listing, in order, once each.
+  std::vector<std::string> want;
+  for (int i = 39; i >= 0; --i) {
+    std::string key = (i % 3 == 0 ? "p/" : i % 3 == 1 ? "q/" : "k") + std::to_string(100 + i);
+    auto id = objects_->CreateUpload("org_a", key, "");
+    ASSERT_TRUE(id.ok());
+    if (i % 3 == 2) want.push_back(key + " " + *id);
+  }
+  want.push_back("p/");
+  want.push_back("q/");
+  std::sort(want.begin(), want.end());
+  UploadListQuery q;
+  q.delimiter = "/";
+  int pages = 0;
+  std::vector<std::string> got = ListAll("org_a", q, 4, &pages);
+  std::sort(got.begin(), got.end());  // ListAll puts each page's prefixes after its uploads
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(pages, 4);  // 15 entries, 4 a page
+  q.max = 3;
+  UploadListing first = List("org_a", q);
+  EXPECT_TRUE(first.truncated);
+  EXPECT_EQ(Keys(first), (std::vector<std::string>{"k102", "k105", "k108"}));
+}
+
 TEST_F(UploadListTest, CompletedAbortedAndExpiredUploadsAreGone) {
   std::string done = Create("org_a", "done");
   std::string dropped = Create("org_a", "dropped");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -155,6 +156,20 @@ Result<SigV4Authorization> ParseSigV4Query(const std::map<std::string, std::stri
   if (a.expires_seconds < 1 || a.expires_seconds > 604800)
     return bad("X-Amz-Expires must be 1..604800 seconds");
   return a;
+}
+
+std::string UnsignedAmzHeader(const SigV4Authorization& auth,
+                              const std::map<std::string, std::string>& headers) {
+  std::set<std::string> signed_names;
+  std::stringstream names(auth.signed_headers);
+  std::string name;
+  while (std::getline(names, name, ';')) signed_names.insert(name);
+  for (const auto& [header, value] : headers) {
+    if (header.rfind("x-amz-", 0) != 0) continue;
+    if (header == "x-amz-date" || header == "x-amz-content-sha256") continue;
+    if (!signed_names.count(header)) return header;
+  }
+  return "";
 }
 
 int64_t ParseAmzDate(const std::string& text) {

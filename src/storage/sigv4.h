@@ -48,6 +48,14 @@ std::string SigV4Signature(const SigV4Authorization& auth, const SigV4Request& r
 std::string SigV4Scope(const SigV4Authorization& auth);
 // The raw signing key: HMAC chain of the secret over date, region, service, "aws4_request".
 std::string SigV4SigningKey(const SigV4Authorization& auth, const std::string& secret);
+// The first x-amz-* header in `headers` (lower-case names) that `auth`'s SignedHeaders leave
+// out, or "" when there is none. Such a header would change what a signed request does
+// (x-amz-copy-source turns a presigned PUT into a copy of any object) without the signer's
+// consent, so the gateway refuses the request, as S3 does. x-amz-date and x-amz-content-sha256
+// are exempt: the signature covers them without listing them (the string to sign, the
+// canonical request's payload hash), and a presigned URL's request ignores both.
+std::string UnsignedAmzHeader(const SigV4Authorization& auth,
+                              const std::map<std::string, std::string>& headers);
 // Seconds since the epoch of an x-amz-date "20130524T000000Z"; -1 when malformed.
 int64_t ParseAmzDate(const std::string& text);
 

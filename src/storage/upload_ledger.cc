@@ -39,6 +39,20 @@ void UploadLedger::OpenUpload(const std::string& org_id, const std::string& uplo
   by_org_[org_id].insert(upload_id);
 }
 
+Status UploadLedger::BeginUpload(const std::string& org_id, const std::string& upload_id,
+                                 size_t max) {
+  std::lock_guard lock(mu_);
+  auto mine = by_org_.find(org_id);
+  if (max > 0 && mine != by_org_.end() && mine->second.size() >= max)
+    return Status(Code::kResourceExhausted,
+                  "the organization has " + std::to_string(max) +
+                      " unfinished multipart uploads, the most it may; complete or abort one "
+                      "first (unfinished uploads expire on their own too)");
+  uploads_[upload_id].org_id = org_id;
+  by_org_[org_id].insert(upload_id);
+  return Status::Ok();
+}
+
 void UploadLedger::ForgetOwner(const std::string& org_id, const std::string& upload_id) {
   auto it = by_org_.find(org_id);
   if (it == by_org_.end()) return;

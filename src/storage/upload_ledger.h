@@ -41,8 +41,12 @@ class UploadLedger {
     uint64_t bytes_ = 0;
   };
 
-  // An upload begun (or found at start) for `org_id`.
+  // An upload found at start for `org_id`.
   void OpenUpload(const std::string& org_id, const std::string& upload_id);
+  // An upload begun for `org_id`, unless the organization has `max` unfinished uploads
+  // already (0: no limit): kResourceExhausted then, and nothing is recorded. Counted under
+  // the ledger's lock, so concurrent begins cannot pass `max` together.
+  Status BeginUpload(const std::string& org_id, const std::string& upload_id, size_t max);
   // The reservation's bytes are now part `part` of the upload, replacing (and releasing) an
   // earlier part of that number. When the upload is gone meanwhile, they are released.
   void KeepPart(Reservation& reservation, const std::string& upload_id, int part);

@@ -9,6 +9,7 @@ import urllib.parse
 import pytest
 
 import harness
+from test_objects import storage_token
 
 CAP = 3
 
@@ -163,6 +164,80 @@ def test_downloads_a_client_does_not_read_count_toward_the_cap(d):
         held.append(conn)
         held.pop(0).close()
         held.append(open_once_a_place_is_back(lambda: open_download(org, "big.bin")))
+    finally:
+        for conn in held:
+            conn.close()
+
+
+def open_gateway_download(tok, key):
+    """Starts a storage gateway GET of an object, as open_download does on the API."""
+    conn = http.client.HTTPConnection("127.0.0.1", tok["port"], timeout=30)
+    conn.request("GET", "/objects/" + key, headers={"Authorization": "Bearer " + tok["token"]})
+    resp = conn.getresponse()
+    if resp.status != 200:
+        body = resp.read()
+        conn.close()
+        return resp.status, None, body
+    return 200, resp, None
+
+
+def open_link_download(client, url):
+    """Starts a GET of a signed download link (no credentials)."""
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection("127.0.0.1", client.daemon.port, timeout=30)
+    conn.request("GET", parts.path + "?" + parts.query)
+    resp = conn.getresponse()
+    if resp.status != 200:
+        body = json.loads(resp.read())
+        conn.close()
+        return resp.status, None, body
+    return 200, resp, None
+
+
+def test_gateway_downloads_and_download_links_count_toward_the_cap(d):
+    """The storage gateway's downloads and the public download links hold a thread each too:
+    they count with the organization's API streams, by the token's and the link's organization."""
+    org = d.new_org()
+    other = d.new_org()
+    big = b"x" * (48 << 20)
+    for c in (org, other):
+        status, _, _, _ = c.request("PUT", "/v1/objects/content?key=big.bin", raw=big,
+                                    headers={"Content-Type": "application/octet-stream"})
+        assert status in (200, 201), status
+    tok, other_tok = storage_token(org), storage_token(other)
+    status, link = org.api("POST", "/v1/objects/url", {"key": "big.bin"})
+    assert status == 200, link
+    held = []
+    try:
+        for _ in range(CAP - 1):
+            status, conn, err = open_gateway_download(tok, "big.bin")
+            assert status == 200, err
+            held.append(conn)
+        status, conn, err = open_download(org, "big.bin")
+        assert status == 200, err
+        held.append(conn)
+        # Past the cap: the gateway answers S3's SlowDown, which clients retry.
+        status, conn, body = open_gateway_download(tok, "big.bin")
+        assert status == 503 and b"SlowDown" in body and b"--max-streams-per-org" in body, body
+        status, conn, err = open_link_download(org, link["url"])
+        assert status == 429 and "--max-streams-per-org" in err["error"]["message"], err
+        status, conn, err = open_download(org, "big.bin")
+        assert status == 429, err
+        # Another organization's gateway downloads are untouched.
+        status, conn, err = open_gateway_download(other_tok, "big.bin")
+        assert status == 200, err
+        held.append(conn)
+        held.pop(0).close()
+        held.append(open_once_a_place_is_back(lambda: open_link_download(org, link["url"])))
+        held.pop(0).close()
+        deadline = time.monotonic() + 30
+        while True:
+            status, conn, body = open_gateway_download(tok, "big.bin")
+            if status == 200:
+                held.append(conn)
+                break
+            assert status == 503 and time.monotonic() < deadline, body
+            time.sleep(0.2)
     finally:
         for conn in held:
             conn.close()
