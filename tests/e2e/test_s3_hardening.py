@@ -173,7 +173,7 @@ def put_until(tok, key, want, timeout=30):
 def test_one_organizations_slow_uploads_hold_at_most_half_the_gateway(org, daemon):
     tok = storage_token(org)
     other = storage_token(daemon.new_org())
-    slow = [Trickle(tok, "slow/%d" % i) for i in range(4)]
+    slow = [Trickle(tok, "slow/%d" % i) for i in range(12)]  # the per-organization cap
     try:
         status, body = put_until(tok, "fifth", 503)
         assert status == 503 and b"SlowDown" in body, body
