@@ -116,6 +116,7 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
     app.source_sandbox_id = source.id;
     app.hostname = name + "-" + NewId("h").substr(2, 8) + "." + options_.domain;
   }
+  ASSIGN_OR_RETURN(std::shared_ptr<void> place, TakeOperationPlace(who.org_id, "deploy"));
   store::OperationRecord op = NewAppOperation(kAppDeployOperation, who.org_id, source.id, app.id);
   if (!claim) {
     RETURN_IF_ERROR(store_.PutOperation(op).WithContext("recording the deploy operation"));
@@ -130,9 +131,12 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
     if (made.replayed) return DeployedEarlier(who, made.object_id, wait);
   }
   if (!existing) app.created_at = NowMillis();  // after the operation's start (SettleOperations)
-  return RunOperation(op, wait, [this, who, req, n, app, existing = existing.has_value(), op] {
-    return RunDeploy(who, req, n, app, existing, op);
-  });
+  return RunOperation(
+      op, wait,
+      [this, who, req, n, app, existing = existing.has_value(), op] {
+        return RunDeploy(who, req, n, app, existing, op);
+      },
+      std::move(place));
 }
 
 bool AppService::AwaitOutcome(const std::string& org_id, OperationOutcome& outcome,
@@ -193,8 +197,12 @@ Result<AppDeployment> AppService::Rollback(const Principal& who, const std::stri
   if (!target)
     return release_id.empty()
                ? Conflict("app " + app.name + " has no release before " + app.release_id)
-               : InvalidArgument(n("release_id"),
-                                 "app " + app.name + " has no release " + release_id.substr(0, 64));
+               : Status(Code::kNotFound,
+                        "app " + app.name + " has no release " + release_id.substr(0, 64) +
+                            " (an app keeps the release it serves and its " +
+                            std::to_string(kMaxAppReleases - 1) + " newest others)",
+                        n("release_id"));
+  ASSIGN_OR_RETURN(std::shared_ptr<void> place, TakeOperationPlace(who.org_id, "rollback"));
   // Claimed now, not when the work starts: a second rollback or a scale sent after this
   // answered is refused until the rollout ends.
   ASSIGN_OR_RETURN(std::shared_ptr<void> claim, ClaimRollout(app));
@@ -214,19 +222,33 @@ Result<AppDeployment> AppService::Rollback(const Principal& who, const std::stri
           return View(*app);
         }
         return Rollout(who, *app, /*existing=*/true, release, std::move(claim));
-      });
+      },
+      std::move(place));
+}
+
+Result<std::shared_ptr<void>> AppService::TakeOperationPlace(const std::string& org_id,
+                                                             const char* what) {
+  std::shared_ptr<void> place = operations_.TryTake(org_id);
+  if (!place)
+    return Status(Code::kResourceExhausted,
+                  std::string("the organization has ") + std::to_string(kMaxAppOperationsPerOrg) +
+                      " app deploys or rollbacks running, the most it may; try the " + what +
+                      " again once one ends");
+  return place;
 }
 
 Result<AppDeployment> AppService::RunOperation(store::OperationRecord op,
                                                std::chrono::milliseconds wait,
-                                               std::function<Result<App>()> work) {
+                                               std::function<Result<App>()> work,
+                                               std::shared_ptr<void> place) {
   auto outcome = std::make_shared<OperationOutcome>();
   {
     std::lock_guard lock(mu_);
     outcomes_[op.id] = outcome;
   }
-  boost::asio::post(deploys_, Guarded("app operation " + op.id, [this, op, work = std::move(work),
-                                                                 outcome]() mutable {
+  boost::asio::post(deploys_,
+                    Guarded("app operation " + op.id, [this, op, work = std::move(work), outcome,
+                                                       place = std::move(place)]() mutable {
                       // An exception in the work fails the operation with it, as an error it
                       // returned would.
                       Result<App> result = Internal("the operation did not run");
@@ -248,6 +270,9 @@ Result<AppDeployment> AppService::RunOperation(store::OperationRecord op,
                         std::lock_guard lock(mu_);
                         outcomes_.erase(op.id);
                       }
+                      // Given back before the answer: a request the answer lets send the
+                      // next deploy finds its place free.
+                      place.reset();
                       std::lock_guard lock(outcome->mu);
                       outcome->app = std::move(result);
                       outcome->done = true;
@@ -291,7 +316,8 @@ Result<App> AppService::RunDeploy(const Principal& who, const DeployApp& req, co
     return NotFound("app " + app.name + " was deleted while its release was built");
   }
   bool own_blob = true;
-  if (!store_.GetAppRelease(app.id, release.id).ok()) {
+  const bool recorded = store_.GetAppRelease(app.id, release.id).ok();
+  if (!recorded) {
     if (auto apps = store_.ListApps(who.org_id); apps.ok()) {
       for (const auto& a : *apps) {
         if (a.id == app.id || !own_blob) continue;
@@ -307,8 +333,14 @@ Result<App> AppService::RunDeploy(const Principal& who, const DeployApp& req, co
       }
     }
   }
-  if (!store_.GetAppRelease(app.id, release.id).ok()) {
-    if (Status st = store_.PutAppRelease(release); !st.ok()) {
+  // The app keeps kMaxAppReleases: the one it serves, this one and the newest others. Pruned
+  // before this one is counted, so that what they free makes room for it.
+  PruneReleases(app.id, recorded ? release.id : "",
+                recorded ? kMaxAppReleases : kMaxAppReleases - 1);
+  if (!recorded) {
+    Status st = objects_.CheckRoomFor(who.org_id, release.size);
+    if (st.ok()) st = store_.PutAppRelease(release);
+    if (!st.ok()) {
       if (own_blob) objects_.RemoveBlob(release.blob);
       return st;
     }
@@ -318,6 +350,16 @@ Result<App> AppService::RunDeploy(const Principal& who, const DeployApp& req, co
   RETURN_IF_ERROR(store_.PutOperation(op).WithContext("recording the deploy's release"));
   app.replicas = static_cast<int>(req.replicas);
   return Rollout(who, app, existing, release);
+}
+
+void AppService::PruneReleases(const std::string& app_id, const std::string& keep_id,
+                               size_t max_releases) {
+  // The rows go first, in their transaction: a crash before the blobs are removed leaves
+  // them unreferenced, and ObjectStore::Init removes them at the next start.
+  auto blobs = store_.PruneAppReleases(app_id, keep_id, max_releases);
+  if (!blobs.ok())
+    return spdlog::warn("app {}: pruning old releases: {}", app_id, blobs.status().message());
+  RetireReleases(*blobs, std::chrono::seconds(0));
 }
 
 void AppService::SettleOperations() {

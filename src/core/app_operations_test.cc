@@ -306,6 +306,73 @@ TEST_F(AppOperationsTest, WaitsPastTheOrganizationsShareAnswerTheOperationAtOnce
   apps.Stop();
 }
 
+// One organization runs at most kMaxAppOperationsPerOrg deploys and rollbacks at once: the
+// next is refused before an operation is recorded, naming the limit, and goes once one ends.
+// Another organization's are not counted with them.
+TEST_F(AppOperationsTest, AnOrganizationsOperationsPastItsShareAreRefusedUntilOneEnds) {
+  StoreThatHoldsAppWrites held;
+  ASSERT_TRUE(held.CreateOrg({org_, "acme", false, NowMillis()}).ok());
+  const std::string other_org = held.CreateOrg({NewId("org"), "other", false, NowMillis()})->id;
+  struct Made {
+    std::string id, older;
+  };
+  auto make = [&](const std::string& org_id, const std::string& name) {
+    store::AppRecord a = app_;
+    a.id = NewId("app");
+    a.org_id = org_id;
+    a.name = name;
+    a.hostname = name + "-abc.adapt.localhost";
+    store::AppReleaseRecord r;
+    r.app_id = a.id;
+    r.org_id = org_id;
+    r.start_command = "python3 -m http.server 8000";
+    r.port = 8000;
+    r.created_at = NowMillis();
+    r.id = NewId("rel");
+    EXPECT_TRUE(held.PutAppRelease(r).ok());
+    const std::string older = r.id;
+    r.id = NewId("rel");
+    EXPECT_TRUE(held.PutAppRelease(r).ok());
+    a.release_id = r.id;
+    EXPECT_TRUE(held.PutApp(a).ok());
+    return Made{a.id, older};
+  };
+  std::vector<Made> mine;
+  for (size_t i = 0; i <= kMaxAppOperationsPerOrg; ++i)
+    mine.push_back(make(org_, "web" + std::to_string(i)));
+  Made theirs = make(other_org, "web");
+  AppService apps(held, *service_, *commands_, *files_, *objects_, *network_, AppOptions{});
+  held.holding = true;
+  std::vector<std::future<Result<AppDeployment>>> running;
+  for (size_t i = 0; i < kMaxAppOperationsPerOrg; ++i)
+    running.push_back(std::async(std::launch::async, [&, i] {
+      return apps.Rollback(Caller(), mine[i].id, mine[i].older, 60s);
+    }));
+  held.AwaitHeld(1);  // the first rollout is held (the others wait for it)
+  for (int i = 0; i < 1000 && held.ListAllOpenOperations()->size() < kMaxAppOperationsPerOrg; ++i)
+    std::this_thread::sleep_for(10ms);
+  auto refused = apps.Rollback(Caller(), mine.back().id, mine.back().older, 0ms);
+  Principal other{other_org, "k", false};
+  auto elsewhere = apps.Rollback(other, theirs.id, theirs.older, 0ms);
+  held.release.set_value();
+  EXPECT_EQ(refused.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(refused.status().message().find(std::to_string(kMaxAppOperationsPerOrg) +
+                                            " app deploys or rollbacks running"),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_TRUE(elsewhere.ok()) << elsewhere.status().message();
+  for (auto& r : running) {
+    auto done = r.get();
+    EXPECT_TRUE(done.ok() && done->app.has_value()) << done.status().message();
+  }
+  // Places given back: it goes now.
+  auto later = apps.Rollback(Caller(), mine.back().id, mine.back().older, 60s);
+  ASSERT_TRUE(later.ok()) << later.status().message();
+  ASSERT_TRUE(later->app.has_value());
+  EXPECT_EQ(later->app->release_id, mine.back().older);
+  apps.Stop();
+}
+
 TEST_F(AppOperationsTest, ARollbackIsAnOperationThatEndsWithTheAppOnTheEarlierRelease) {
   auto done = apps_->Rollback(Caller(), app_.id, "", 60s);
   ASSERT_TRUE(done.ok()) << done.status().message();
@@ -358,7 +425,7 @@ TEST_F(AppOperationsTest, BadRequestsAreRefusedBeforeAnOperationIsRecorded) {
   EXPECT_EQ(apps_->Rollback(Caller(), "app_nosuch", "", 60s).status().code(), Code::kNotFound);
   EXPECT_EQ(apps_->Rollback(Caller(), "../x", "", 60s).status().code(), Code::kNotFound);
   auto unknown = apps_->Rollback(Caller(), app_.id, "rel_nosuch", 60s);
-  EXPECT_EQ(unknown.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(unknown.status().code(), Code::kNotFound);
   EXPECT_EQ(unknown.status().field(), "release_id");
   Principal unregistered = Caller();
   unregistered.registered = false;

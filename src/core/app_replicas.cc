@@ -97,12 +97,7 @@ Result<std::string> AppService::StartReplica(const store::AppRecord& app,
     std::lock_guard lock(mu_);
     delivering_[replica.sandbox_id] = app.id;
   }
-  boost::asio::post(deliveries_, Guarded(
-                                     "app " + app.id + ": replica " + replica.sandbox_id,
-                                     [this, replica] { Deliver(replica); },
-                                     [this, replica](const std::string& error) {
-                                       EndDelivery(replica, "delivering its release: " + error);
-                                     }));
+  PostDelivery(replica);
   return created->id;
 }
 
@@ -267,43 +262,6 @@ std::string AppService::LastOutput(const std::string& org_id, const std::string&
   return out;
 }
 
-void AppService::RemoveReplica(const store::AppReplicaRecord& replica) {
-  Principal who;
-  who.org_id = replica.org_id;
-  IgnoreError(store_.DeleteAppReplica(replica.sandbox_id), "the reconciler finds it again");
-  {
-    std::lock_guard lock(mu_);
-    open_.erase(replica.sandbox_id);
-    counted_.erase(replica.sandbox_id);
-    next_check_.erase(replica.sandbox_id);
-  }
-  auto deleted = sandboxes_.Delete(who, replica.sandbox_id);
-  if (!deleted.ok() && deleted.status().code() != Code::kNotFound)
-    spdlog::warn("app {}: deleting replica {}: {}", replica.app_id, replica.sandbox_id,
-                 deleted.status().message());
-}
-
-void AppService::DrainThenRemove(const std::vector<store::AppReplicaRecord>& old) {
-  // Long enough for the requests of an ordinary web app; a WebSocket is cut at the end.
-  constexpr auto kDrainLimit = std::chrono::seconds(10);
-  const auto deadline = std::chrono::steady_clock::now() + kDrainLimit;
-  {
-    std::unique_lock lock(mu_);
-    // A request routed just before the state changed connects a moment later.
-    changed_.wait_for(lock, std::chrono::milliseconds(200), [this] { return stopping_; });
-    for (;;) {
-      bool open = false;
-      for (const auto& r : old)
-        if (auto it = open_.find(r.sandbox_id); it != open_.end() && it->second->load() > 0)
-          open = true;
-      if (!open || stopping_ || std::chrono::steady_clock::now() >= deadline) break;
-      changed_.wait_for(lock, std::chrono::milliseconds(50));
-    }
-  }
-  std::lock_guard lock(app_mu_);
-  for (const auto& r : old) RemoveReplica(r);
-}
-
 Result<std::vector<AppReplicaLog>> AppService::Logs(const Principal& who, const std::string& id) {
   constexpr size_t kMaxLogBytes = 64 * 1024;
   if (!IsValidId(id, "app")) return NotFound("app " + id + " not found");
@@ -398,11 +356,15 @@ std::optional<net::IngressBackend> AppService::Route(const std::string& host) {
   return out;
 }
 
-void AppService::ReconcileApp(const store::AppRecord& app, bool at_once) {
-  Principal who;
-  who.org_id = app.org_id;
+std::vector<store::AppReplicaRecord> AppService::ReconcileApp(const store::AppRecord& app,
+                                                              bool at_once) {
+  std::vector<store::AppReplicaRecord> removed;
   auto replicas = store_.ListAppReplicas(app.id);
-  if (!replicas.ok()) return;
+  if (!replicas.ok()) return removed;
+  auto remove = [&](const store::AppReplicaRecord& r) {
+    ForgetReplica(r);
+    removed.push_back(r);
+  };
   std::vector<store::AppReplicaRecord> live;
   for (const auto& r : *replicas) {
     auto s = store_.GetSandbox(app.org_id, r.sandbox_id);
@@ -417,17 +379,17 @@ void AppService::ReconcileApp(const store::AppRecord& app, bool at_once) {
         why += " with exit code " + std::to_string(*s->result.exit_code);
       spdlog::info("app {}: replica {} ended ({}); replacing it", app.id, r.sandbox_id, why);
       if (r.release_id == app.release_id) NoteFailure(r, why);
-      RemoveReplica(r);
+      remove(r);
       continue;
     }
     if (r.release_id != app.release_id) {
       // A rollout a restart cut short: the app's recorded release is the one that serves.
-      RemoveReplica(r);
+      remove(r);
       continue;
     }
     if (r.state == "starting" && !busy) {
       // A delivery a restart cut short, or one that gave up: this replica is started again.
-      RemoveReplica(r);
+      remove(r);
       continue;
     }
     live.push_back(r);
@@ -437,15 +399,16 @@ void AppService::ReconcileApp(const store::AppRecord& app, bool at_once) {
     return (a.state == "ready") > (b.state == "ready");
   });
   while (static_cast<int>(live.size()) > app.replicas) {
-    RemoveReplica(live.back());
+    remove(live.back());
     live.pop_back();
   }
   auto release = store_.GetAppRelease(app.id, app.release_id);
-  if (!release.ok()) return;
+  if (!release.ok()) return removed;
   if (!at_once) {
     std::lock_guard lock(mu_);
     auto t = trouble_.find(app.id);
-    if (t != trouble_.end() && std::chrono::steady_clock::now() < t->second.retry_at) return;
+    if (t != trouble_.end() && std::chrono::steady_clock::now() < t->second.retry_at)
+      return removed;
   }
   for (int i = static_cast<int>(live.size()); i < app.replicas; ++i) {
     auto id = StartReplica(app, *release);
@@ -454,6 +417,7 @@ void AppService::ReconcileApp(const store::AppRecord& app, bool at_once) {
       break;
     }
   }
+  return removed;
 }
 
 Result<std::string> AppService::ReleaseLink(const store::AppReleaseRecord& release,
@@ -496,7 +460,10 @@ void AppService::ReconcileAll() {
   // A deleted app's releases whose grace period is over (a restart finds them too).
   if (size_t n = objects_.SweepRetiredBlobs(NowMillis()))
     spdlog::info("apps: removed {} releases of deleted apps after their grace period", n);
-  std::lock_guard lock(app_mu_);
+  // The sandboxes to delete, deleted once app_mu_ is released: each may take seconds, and a
+  // scale or a deploy of any app waits for app_mu_ meanwhile.
+  std::vector<store::AppReplicaRecord> removed;
+  std::unique_lock lock(app_mu_);
   auto apps = store_.ListApps("");
   if (!apps.ok()) return;
   std::set<std::string> known;
@@ -506,12 +473,19 @@ void AppService::ReconcileAll() {
       std::lock_guard l(mu_);
       deploying = deploying_.count(a.id) > 0;
     }
-    if (!deploying) ReconcileApp(a);
+    if (!deploying) {
+      for (auto& r : ReconcileApp(a)) {
+        known.insert(r.sandbox_id);  // deleted below, not again as unknown
+        removed.push_back(std::move(r));
+      }
+    }
     if (auto replicas = store_.ListAppReplicas(a.id); replicas.ok())
       for (const auto& r : *replicas) known.insert(r.sandbox_id);
   }
   // Sandboxes made for an app whose record was never written (a crash between the two).
   auto sandboxes = store_.ListSandboxesWithStatus({"provisioning", "running"});
+  lock.unlock();
+  DeleteReplicaSandboxes(removed);
   if (!sandboxes.ok()) return;
   for (const auto& s : *sandboxes) {
     auto label = s.config.labels.find(kAppLabel);

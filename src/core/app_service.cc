@@ -351,12 +351,19 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
     RETURN_IF_ERROR(store_.PutApp(app));
   }
   auto discard = [&](const std::vector<std::string>& started) {
-    std::lock_guard lock(app_mu_);
-    for (const auto& s : started) RemoveReplica({s, app.id, app.org_id, release.id, "starting", 0});
-    if (existing) return;
-    // Nothing of this app ever served: its release goes now (unless another app's uses it).
-    auto blobs = store_.DeleteApp(app.org_id, app.id);
-    if (blobs.ok()) RetireReleases(*blobs, std::chrono::seconds(0));
+    std::vector<store::AppReplicaRecord> removed;
+    for (const auto& s : started)
+      removed.push_back({s, app.id, app.org_id, release.id, "starting", 0});
+    {
+      std::lock_guard lock(app_mu_);
+      for (const auto& r : removed) ForgetReplica(r);
+      if (!existing) {
+        // Nothing of this app ever served: its release goes now (unless another app's uses it).
+        auto blobs = store_.DeleteApp(app.org_id, app.id);
+        if (blobs.ok()) RetireReleases(*blobs, std::chrono::seconds(0));
+      }
+    }
+    DeleteReplicaSandboxes(removed);
   };
   std::vector<std::string> started;
   for (int i = 0; i < app.replicas; ++i) {
@@ -457,6 +464,7 @@ Result<App> AppService::Scale(const Principal& who, const std::string& id, int64
   if (replicas < 0 || replicas > options_.max_replicas)
     return InvalidArgument(n("replicas"), n("replicas") + " must be from 0 to " +
                                               std::to_string(options_.max_replicas));
+  std::vector<store::AppReplicaRecord> removed;
   {
     std::lock_guard lock(app_mu_);
     ASSIGN_OR_RETURN(auto app, store_.GetApp(who.org_id, id));
@@ -471,25 +479,29 @@ Result<App> AppService::Scale(const Principal& who, const std::string& id, int64
     app.updated_at = NowMillis();
     RETURN_IF_ERROR(store_.PutApp(app));
     Emit(app.org_id, app.id, "app.scaled", "", std::to_string(replicas) + " replicas wanted");
-    ReconcileApp(app, /*at_once=*/true);
+    removed = ReconcileApp(app, /*at_once=*/true);
   }
+  DeleteReplicaSandboxes(removed);
   return Get(who, id);
 }
 
 Status AppService::Delete(const Principal& who, const std::string& id) {
   RETURN_IF_ERROR(RequireRegistered(who, "delete an app"));
   if (!IsValidId(id, "app")) return NotFound("app " + id + " not found");
-  std::lock_guard lock(app_mu_);
+  std::unique_lock lock(app_mu_);
   ASSIGN_OR_RETURN(auto app, store_.GetApp(who.org_id, id));
   ASSIGN_OR_RETURN(auto replicas, store_.ListAppReplicas(app.id));
   ASSIGN_OR_RETURN(auto blobs, store_.DeleteApp(who.org_id, app.id));
-  for (const auto& r : replicas) RemoveReplica(r);
+  for (const auto& r : replicas) ForgetReplica(r);
   RetireReleases(blobs, options_.release_grace);
   {
     std::lock_guard l(mu_);
     trouble_.erase(app.id);
     next_.erase(app.id);
   }
+  lock.unlock();
+  // Gone from the store already: the sandboxes are deleted without holding up other apps.
+  DeleteReplicaSandboxes(replicas);
   if (on_removed_) on_removed_(app.hostname);
   Emit(app.org_id, app.id, "app.deleted", "", "app " + app.name + " deleted");
   return Status::Ok();

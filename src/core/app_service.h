@@ -29,6 +29,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -57,6 +58,18 @@
 #include "store/store.h"
 
 namespace adapt::core {
+
+// Kept per app: the release it serves, the one a deploy rolls out, and the newest others; a
+// deploy deletes older ones. Releases count against the object storage quota.
+constexpr size_t kMaxAppReleases = 10;
+// The daemon's pools for app work, and each organization's share of them: past its share of
+// operations a deploy or rollback is refused (429), past its share of deliveries a replica's
+// delivery waits in its organization's queue, holding no thread, so that one organization's
+// slow builds and rollouts never hold every thread.
+constexpr size_t kAppOperationThreads = 4;
+constexpr size_t kMaxAppOperationsPerOrg = 2;
+constexpr size_t kAppDeliveryThreads = 8;
+constexpr size_t kMaxAppDeliveriesPerOrg = kAppDeliveryThreads / 2;
 
 struct AppOptions {
   std::string domain = "adapt.localhost";  // hostnames are <name>-<random>.<domain>
@@ -278,10 +291,15 @@ class AppService {
   // The deploy's work after its checks (Deploy runs it on deploys_): build, package, roll out.
   Result<App> RunDeploy(const Principal& who, const DeployApp& request, const FieldNames& names,
                         store::AppRecord app, bool existing, store::OperationRecord op);
+  // A place among the organization's kMaxAppOperationsPerOrg running deploys and rollbacks,
+  // held until the token goes; kResourceExhausted, naming the limit, when all are taken.
+  Result<std::shared_ptr<void>> TakeOperationPlace(const std::string& org_id, const char* what);
   // What deploys and rollbacks share: runs `work` on deploys_ as `op` (recorded Running),
-  // finishes the operation with its outcome, and waits up to `wait` for it.
+  // finishes the operation with its outcome, and waits up to `wait` for it. `place`
+  // (TakeOperationPlace's) is given back once the work has ended.
   Result<AppDeployment> RunOperation(store::OperationRecord op, std::chrono::milliseconds wait,
-                                     std::function<Result<App>()> work);
+                                     std::function<Result<App>()> work,
+                                     std::shared_ptr<void> place);
   // Start-up: fails each deploy or rollback operation a crash cut short and leaves its app
   // consistent.
   void SettleOperations();
@@ -309,10 +327,25 @@ class AppService {
   Result<std::string> StartReplica(const store::AppRecord& app,
                                    const store::AppReleaseRecord& release);
   void Deliver(store::AppReplicaRecord replica);
+  // Runs the replica's Deliver on deliveries_ when its organization has fewer than
+  // kMaxAppDeliveriesPerOrg running, else queues it for the next of them to end.
+  void PostDelivery(const store::AppReplicaRecord& replica);
+  // Posts the replica's Deliver, holding one of its organization's places (DeliveryEnded
+  // after it).
+  void RunDelivery(const store::AppReplicaRecord& replica);
+  // A delivery of `org_id` ended: its place goes to the organization's next queued one.
+  void DeliveryEnded(const std::string& org_id);
   // Ends replica's delivery as failed with `why` (unless the replica was removed meanwhile):
   // also where a delivery that threw lands.
   void EndDelivery(const store::AppReplicaRecord& replica, const std::string& why);
+  // ForgetReplica, then DeleteReplicaSandboxes: only where app_mu_ is not held.
   void RemoveReplica(const store::AppReplicaRecord& replica);
+  // Drops the replica's row and what supervision knows of it, at once; under app_mu_, so that
+  // a readiness check cannot write it back. Its sandbox is the caller's to delete.
+  void ForgetReplica(const store::AppReplicaRecord& replica);
+  // Deletes the forgotten replicas' sandboxes, each up to seconds: never under app_mu_, which
+  // every deploy, scale and reconcile of every app waits for.
+  void DeleteReplicaSandboxes(const std::vector<store::AppReplicaRecord>& replicas);
   // A rollout's old replicas, already written `draining` (Route picks ready ones only): each
   // finishes the requests it holds, up to kDrainLimit, then goes.
   void DrainThenRemove(const std::vector<store::AppReplicaRecord>& old);
@@ -320,7 +353,10 @@ class AppService {
   bool AwaitReady(const std::string& app_id, const std::string& release_id,
                   std::chrono::steady_clock::time_point deadline);
   // `at_once`: replicas start now, not after the failure backoff (a scale asked for them).
-  void ReconcileApp(const store::AppRecord& app, bool at_once = false);
+  // REQUIRES: app_mu_ held. Returns the replicas it forgot, whose sandboxes the caller
+  // deletes once app_mu_ is released.
+  [[nodiscard]] std::vector<store::AppReplicaRecord> ReconcileApp(const store::AppRecord& app,
+                                                                  bool at_once = false);
   // A replica of `app_id` failed (never ready, or ended): counted once for the backoff and the
   // app's status, and written to the store.
   void NoteFailure(const store::AppReplicaRecord& replica, const std::string& why);
@@ -339,6 +375,10 @@ class AppService {
   // Removes a deleted app's release blobs `grace` from now (0: at once); those another
   // app's release still uses are left as they are.
   void RetireReleases(const std::vector<std::string>& blobs, std::chrono::seconds grace);
+  // Deletes app `app_id`'s oldest releases until `max_releases` are left (never the one it
+  // serves nor `keep_id`) and then their blobs, unless another release shares them.
+  // REQUIRES: app_mu_ held (a deploy sharing a blob must not see it go meanwhile).
+  void PruneReleases(const std::string& app_id, const std::string& keep_id, size_t max_releases);
   std::string LastOutput(const std::string& org_id, const std::string& sandbox_id);
 
   store::Store& store_;
@@ -349,8 +389,8 @@ class AppService {
   net::NetworkManager& network_;
   // Deliveries block (a sandbox's start, the release's upload, the port's first answer): their
   // own threads, so that the daemon's workers, which run the waits' ends, are never all held.
-  boost::asio::thread_pool deliveries_{8};
-  boost::asio::thread_pool deploys_{4};  // RunOperation: a deploy's or a rollback's work each
+  boost::asio::thread_pool deliveries_{kAppDeliveryThreads};
+  boost::asio::thread_pool deploys_{kAppOperationThreads};  // RunOperation: an operation's work
   AppOptions options_;
   AccountService* accounts_ = nullptr;
   SecretService* secrets_ = nullptr;
@@ -378,6 +418,11 @@ class AppService {
   std::map<std::string, std::string> delivering_;  // guarded by mu_: sandbox id -> app id
   uint64_t deliveries_ended_ = 0;                  // guarded by mu_: bumped as one leaves it
   std::set<std::string> deploying_;                // guarded by mu_: app ids
+  // Guarded by mu_: each organization's deliveries running on deliveries_, and those queued
+  // for a place (PostDelivery); no entry for an organization with neither.
+  std::map<std::string, size_t> delivering_per_org_;
+  std::map<std::string, std::deque<store::AppReplicaRecord>> queued_deliveries_;
+  OrgCounter operations_{kMaxAppOperationsPerOrg};  // running deploys and rollbacks
   // Guarded by mu_: the operations RunOperation runs, by id, until each has ended.
   std::map<std::string, std::shared_ptr<OperationOutcome>> outcomes_;
   std::mutex app_mu_;      // one deploy, scale or reconcile at a time

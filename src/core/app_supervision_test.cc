@@ -306,6 +306,49 @@ TEST_F(AppSupervisionTest, ADeliveryCutShortByAStoppingAdaptdIsNoFailureOfTheRep
   }
 }
 
+// One organization's deliveries hold at most kMaxAppDeliveriesPerOrg of the delivery threads:
+// the rest wait in its queue, and another organization's replica is delivered meanwhile.
+TEST_F(AppSupervisionTest, AnOrganizationsDeliveriesPastItsShareQueueWithoutHoldingAThread) {
+  // The one worker is held: every replica's sandbox stays provisioning, and each delivery
+  // running waits for it to settle (counted by the waiter).
+  HeldWorker held(workers_);
+  {
+    ScopedWaiter scoped(events_, *service_);
+    Waiter& waiter = scoped.waiter;
+    const size_t wanted = kMaxAppDeliveriesPerOrg + 2;
+    ASSERT_TRUE(apps_->Scale(Caller(), app_.id, static_cast<int64_t>(wanted)).ok());
+    ASSERT_EQ(store_.ListAppReplicas(app_.id)->size(), wanted);
+    for (int i = 0; i < 1000 && waiter.size() < kMaxAppDeliveriesPerOrg; ++i)
+      std::this_thread::sleep_for(10ms);
+    std::this_thread::sleep_for(200ms);  // room for a delivery past the share to show
+    EXPECT_EQ(waiter.size(), kMaxAppDeliveriesPerOrg);
+    // Another organization's app, scaled now, is delivered at once.
+    const std::string other_org = store_.CreateOrg({NewId("org"), "other", false, NowMillis()})->id;
+    store::SandboxRecord source = NewSandbox("running");
+    source.org_id = other_org;
+    Insert(source);
+    store::AppRecord theirs = app_;
+    theirs.id = NewId("app");
+    theirs.org_id = other_org;
+    theirs.hostname = "web-def.adapt.localhost";
+    theirs.source_sandbox_id = source.id;
+    theirs.replicas = 0;
+    store::AppReleaseRecord release = *store_.GetAppRelease(app_.id, app_.release_id);
+    release.id = NewId("rel");
+    release.app_id = theirs.id;
+    release.org_id = other_org;
+    ASSERT_TRUE(store_.PutAppRelease(release).ok());
+    theirs.release_id = release.id;
+    ASSERT_TRUE(store_.PutApp(theirs).ok());
+    auto scaled = apps_->Scale(Principal{other_org, "key_2", false}, theirs.id, 1);
+    ASSERT_TRUE(scaled.ok()) << scaled.status().message();
+    for (int i = 0; i < 1000 && waiter.size() < kMaxAppDeliveriesPerOrg + 1; ++i)
+      std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(waiter.size(), kMaxAppDeliveriesPerOrg + 1);
+    apps_->Stop();
+  }
+}
+
 // adaptd stops while a delivery polls its replica's readiness (here every probe is refused,
 // and the release allows 120 s): Stop() returns, the delivery ending as cut short (no failure
 // written). The loop once called its abandon, which takes the service's lock, with that lock

@@ -119,21 +119,37 @@ Result<Site> SiteService::Publish(const std::string& org_id, const PublishSite& 
     release.files[o.key.substr(prefix.size())] = {*blob, o.size, o.content_type, o.sha256};
   }
   site.release_id = release.id;
+  store::SitePublishLimits limits;
+  limits.max_releases = kMaxSiteReleases;
+  limits.max_sites = kMaxSitesPerOrg;
+  auto quota = objects_.QuotaForStored(org_id);
+  if (!quota.ok()) {
+    undo();
+    return quota.status();
+  }
+  limits.quota_bytes = *quota;
+  // The pruned releases' blobs are freed once their rows are gone for good (the transaction,
+  // or the key's around it, committed); a crash between leaves them unreferenced, and
+  // ObjectStore::Init removes them.
+  std::vector<std::string> pruned;
+  auto publish = [&]() -> Result<std::string> {
+    ASSIGN_OR_RETURN(pruned, store_.PublishSite(site, release, limits));
+    return site.id;
+  };
   if (!claim) {
-    if (Status st = store_.PutSite(site, &release); !st.ok()) {
+    if (auto made = publish(); !made.ok()) {
       undo();
-      return st;
+      return made.status();
     }
+    for (const auto& b : pruned) objects_.RemoveBlob(b);
     return View(site, &release);
   }
-  auto made = store_.CreateOnce(*claim, [&]() -> Result<std::string> {
-    RETURN_IF_ERROR(store_.PutSite(site, &release));
-    return site.id;
-  });
+  auto made = store_.CreateOnce(*claim, publish);
   // A concurrent publish with the key won (replayed): its release is the one kept.
   if (!made.ok() || made->replayed) undo();
   if (!made.ok()) return made.status();
   if (made->replayed) return Published(org_id, made->object_id);
+  for (const auto& b : pruned) objects_.RemoveBlob(b);
   return View(site, &release);
 }
 

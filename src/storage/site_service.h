@@ -1,6 +1,8 @@
 // Static websites: publishing copies an object prefix that holds index.html into an immutable
 // release (its own blobs, never changed afterwards); a site is a stable hostname under the
-// ingress domain serving its latest release. Publishing again makes a new release.
+// ingress domain serving its latest release. Publishing again makes a new release; a site
+// keeps kMaxSiteReleases of them, and their bytes count against the organization's object
+// storage quota.
 #pragma once
 
 #include <memory>
@@ -17,6 +19,9 @@ namespace adapt::storage {
 
 constexpr size_t kMaxSiteFiles = 1000;
 constexpr uint64_t kMaxSiteBytes = 1ull << 30;
+// Kept per site: the live release and the newest others (a publish deletes older ones).
+constexpr size_t kMaxSiteReleases = 10;
+constexpr size_t kMaxSitesPerOrg = 100;
 
 struct SiteFile {
   std::string content_type;
@@ -58,7 +63,10 @@ class SiteService {
     https_port_ = https;
   }
 
-  // Publishes `source` (an object prefix) as a new release of site `name` (made when new).
+  // Publishes `source` (an object prefix) as a new release of site `name` (made when new),
+  // deleting the site's oldest releases past kMaxSiteReleases. kResourceExhausted, nothing
+  // changed, when the copy would take the organization past its object storage quota or a
+  // new site past kMaxSitesPerOrg.
   // `idempotency`: the key is written with the site (scope "site"); a replay publishes
   // nothing and answers the site the key published, as it is now; the key with another
   // request is Conflict; InvalidArgument unless it is 1 to 255 bytes.

@@ -106,6 +106,12 @@ class AppStore {
   virtual Result<std::vector<std::string>> DeleteReleasesOfMissingApp(
       const std::string& app_id) = 0;
   virtual Status PutAppRelease(const AppReleaseRecord& release) = 0;
+  // Deletes the oldest releases of `app_id` until at most `max_releases` are left, never the
+  // one the app serves nor `keep_id` (a release being rolled out); returns their blobs, which
+  // another app's release may share (AppService frees only those none still refers to).
+  virtual Result<std::vector<std::string>> PruneAppReleases(const std::string& app_id,
+                                                            const std::string& keep_id,
+                                                            size_t max_releases) = 0;
   virtual Result<AppReleaseRecord> GetAppRelease(const std::string& app_id,
                                                  const std::string& id) = 0;
   // Newest first.

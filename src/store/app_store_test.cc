@@ -116,6 +116,75 @@ TEST_P(StoreTest, TheReleasesOfAnAppNeverWrittenAreDeletedThoseOfAnAppThatExists
             referenced->end());
 }
 
+TEST_P(StoreTest, PruningKeepsTheServingReleaseTheOneRolledOutAndTheNewestOthers) {
+  AppRecord a = App(org_.id, "pruned.example");
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i) {
+    AppReleaseRecord r = Release(a);
+    r.id = NewId("rel");
+    r.blob = "blob-" + std::to_string(i);
+    ids.push_back(r.id);
+    ASSERT_TRUE(store_->PutAppRelease(r).ok());
+  }
+  a.release_id = ids[0];  // serving the oldest (rolled back)
+  ASSERT_TRUE(store_->PutApp(a).ok());
+  auto blobs = store_->PruneAppReleases(a.id, ids[2], 4);
+  ASSERT_TRUE(blobs.ok()) << blobs.status().message();
+  std::sort(blobs->begin(), blobs->end());
+  EXPECT_EQ(*blobs, (std::vector<std::string>{"blob-1", "blob-3"}));
+  auto releases = store_->ListAppReleases(a.id);
+  ASSERT_TRUE(releases.ok());
+  std::vector<std::string> left;
+  for (const auto& r : releases.value()) left.push_back(r.id);
+  EXPECT_EQ(left, (std::vector<std::string>{ids[5], ids[4], ids[2], ids[0]}));
+  // Within the limit nothing more goes.
+  EXPECT_TRUE(store_->PruneAppReleases(a.id, "", 4)->empty());
+}
+
+TEST_P(StoreTest, ObjectBytesCountSiteAndAppReleasesOfTheOrganizationOnly) {
+  AppRecord a = App(org_.id, "counted.example");
+  ASSERT_TRUE(store_->PutApp(a).ok());
+  ASSERT_TRUE(store_->PutAppRelease(Release(a)).ok());  // 10240 bytes
+  SiteRecord s{NewId("site"), org_.id, "docs", "docs-x.example", NewId("rel"), 1000};
+  SiteReleaseRecord r{s.release_id, s.id, org_.id, "web/", {}, 1000};
+  r.files["index.html"] = {"blob-site", 100, "text/html", ""};
+  ASSERT_TRUE(store_->PublishSite(s, r, {}).ok());
+  EXPECT_EQ(*store_->ObjectBytes(org_.id), 10240u + 100u);
+  EXPECT_EQ(*store_->ObjectBytes("org_other"), 0u);
+}
+
+TEST_P(StoreTest, PublishingASitePrunesOldReleasesAndRefusesPastTheQuotaOrSiteCap) {
+  SiteRecord s{NewId("site"), org_.id, "docs", "docs-y.example", "", 1000};
+  std::vector<std::string> releases;
+  auto publish = [&](uint64_t quota, size_t max_sites) {
+    s.release_id = NewId("rel");
+    SiteReleaseRecord r{s.release_id, s.id, org_.id, "web/", {}, 1000};
+    r.files["index.html"] = {"blob-" + s.release_id, 100, "text/html", ""};
+    return store_->PublishSite(s, r, {quota, 3, max_sites});
+  };
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(publish(0, 1).ok());
+    releases.push_back(s.release_id);
+  }
+  auto pruned = publish(0, 1);
+  ASSERT_TRUE(pruned.ok()) << pruned.status().message();
+  EXPECT_EQ(*pruned, std::vector<std::string>{"blob-" + releases[0]});
+  EXPECT_EQ(store_->GetSiteRelease(releases[0]).status().code(), Code::kNotFound);
+  EXPECT_TRUE(store_->GetSiteRelease(releases[1]).ok());
+  EXPECT_EQ(*store_->ObjectBytes(org_.id), 300u);
+  // Past the quota (the pruned release's bytes freed first), nothing changes.
+  const std::string live = s.release_id;
+  auto refused = publish(299, 1);
+  EXPECT_EQ(refused.status().code(), Code::kResourceExhausted);
+  EXPECT_EQ(store_->GetSite(org_.id, s.id)->release_id, live);
+  EXPECT_TRUE(store_->GetSiteRelease(releases[1]).ok());
+  EXPECT_TRUE(publish(300, 1).ok());
+  // A second site past the cap of one.
+  s = {NewId("site"), org_.id, "blog", "blog-y.example", "", 1000};
+  EXPECT_EQ(publish(0, 1).status().code(), Code::kResourceExhausted);
+  EXPECT_EQ(store_->ListSites(org_.id)->size(), 1u);
+}
+
 TEST_P(StoreTest, AReleaseWithoutReadinessSettingsHasTheDefaultPeriodAndThreshold) {
   AppRecord a = App(org_.id, "web-def.example");
   ASSERT_TRUE(store_->PutApp(a).ok());

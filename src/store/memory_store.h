@@ -129,6 +129,9 @@ class MemoryStore : public Store {
   Status RevokeStorageToken(const std::string& org_id, const std::string& id, int64_t now) override;
 
   Status PutSite(const SiteRecord& site, const SiteReleaseRecord* new_release) override;
+  Result<std::vector<std::string>> PublishSite(const SiteRecord& site,
+                                               const SiteReleaseRecord& release,
+                                               const SitePublishLimits& limits) override;
   Result<SiteRecord> GetSite(const std::string& org_id, const std::string& id) override;
   Result<SiteRecord> FindSiteByHostname(const std::string& hostname) override;
   Result<std::vector<SiteRecord>> ListSites(const std::string& org_id) override;
@@ -225,6 +228,9 @@ class MemoryStore : public Store {
   Result<std::vector<std::string>> DeleteApp(const std::string& org_id,
                                              const std::string& id) override;
   Result<std::vector<std::string>> DeleteReleasesOfMissingApp(const std::string& app_id) override;
+  Result<std::vector<std::string>> PruneAppReleases(const std::string& app_id,
+                                                    const std::string& keep_id,
+                                                    size_t max_releases) override;
   Status PutAppRelease(const AppReleaseRecord& release) override;
   Result<AppReleaseRecord> GetAppRelease(const std::string& app_id, const std::string& id) override;
   Result<std::vector<AppReleaseRecord>> ListAppReleases(const std::string& app_id) override;

@@ -121,8 +121,8 @@ Result<OrgUsageRecord> MemoryStore::GetOrgUsage(const std::string& org_id) {
     if (s.org_id == org_id && UsesCompute(s.status)) ++u.running_sandboxes;
   for (const auto& v : volumes_)
     if (v.org_id == org_id) u.persistent_storage_mib += v.size_mib;
-  for (const auto& [key, o] : objects_)
-    if (o.org_id == org_id) u.object_storage_bytes += static_cast<int64_t>(o.size);
+  if (auto stored = ObjectBytes(org_id); stored.ok())  // releases count against it too
+    u.object_storage_bytes = static_cast<int64_t>(*stored);
   for (const auto& e : endpoints_)
     if (e.org_id == org_id) ++u.endpoints;
   for (const auto& j : jobs_) u.queued_jobs += j.org_id == org_id && j.status == "queued";

@@ -1,5 +1,6 @@
 // MemoryStore: deployed apps, with the contract of store/app_store.h.
 #include <algorithm>
+#include <set>
 
 #include "store/memory_store.h"
 
@@ -70,6 +71,37 @@ Result<std::vector<std::string>> MemoryStore::DeleteReleasesOfMissingApp(
   for (const auto& r : app_releases_)
     if (r.app_id == app_id) blobs.push_back(r.blob);
   std::erase_if(app_releases_, [&](const AppReleaseRecord& r) { return r.app_id == app_id; });
+  return blobs;
+}
+
+Result<std::vector<std::string>> MemoryStore::PruneAppReleases(const std::string& app_id,
+                                                               const std::string& keep_id,
+                                                               size_t max_releases) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  std::string serving;
+  for (const auto& a : apps_)
+    if (a.id == app_id) serving = a.release_id;
+  // Newest first: the kept ones, then those that go.
+  size_t kept = 0;
+  std::set<std::string> gone;
+  for (auto it = app_releases_.rbegin(); it != app_releases_.rend(); ++it) {
+    if (it->app_id != app_id) continue;
+    if (it->id == serving || it->id == keep_id) ++kept;
+  }
+  for (auto it = app_releases_.rbegin(); it != app_releases_.rend(); ++it) {
+    if (it->app_id != app_id || it->id == serving || it->id == keep_id) continue;
+    if (kept < max_releases) {
+      ++kept;
+    } else {
+      gone.insert(it->id);
+    }
+  }
+  std::vector<std::string> blobs;
+  for (const auto& r : app_releases_)
+    if (r.app_id == app_id && gone.count(r.id)) blobs.push_back(r.blob);
+  std::erase_if(app_releases_,
+                [&](const AppReleaseRecord& r) { return r.app_id == app_id && gone.count(r.id); });
   return blobs;
 }
 

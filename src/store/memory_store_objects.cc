@@ -85,6 +85,11 @@ Result<uint64_t> MemoryStore::ObjectBytes(const std::string& org_id) {
   uint64_t used = 0;
   for (const auto& [k, o] : objects_)
     if (k.first == org_id) used += o.size;
+  for (const auto& [_, r] : releases_)
+    if (r.org_id == org_id)
+      for (const auto& [_, f] : r.files) used += f.size;
+  for (const auto& r : app_releases_)
+    if (r.org_id == org_id) used += r.size;
   return used;
 }
 
@@ -135,6 +140,7 @@ Status MemoryStore::PutSite(const SiteRecord& s, const SiteReleaseRecord* releas
     if (releases_.count(release->id))
       return Internal("saving site: release " + release->id + " exists");
     releases_[release->id] = *release;
+    releases_[release->id].seq = next_seq_++;
   }
   if (stored) {
     stored->release_id = s.release_id;
@@ -143,6 +149,50 @@ Status MemoryStore::PutSite(const SiteRecord& s, const SiteReleaseRecord* releas
     sites_.back().seq = next_seq_++;
   }
   return Status::Ok();
+}
+
+Result<std::vector<std::string>> MemoryStore::PublishSite(const SiteRecord& s,
+                                                          const SiteReleaseRecord& release,
+                                                          const SitePublishLimits& limits) {
+  std::lock_guard lock(mu_);
+  if (auto fault = WriteFaultLocked()) return *fault;
+  if (!FindIf(sites_, [&](const auto& o) { return o.id == s.id; }) && limits.max_sites > 0) {
+    const auto sites = std::count_if(sites_.begin(), sites_.end(),
+                                     [&](const auto& o) { return o.org_id == s.org_id; });
+    if (sites >= static_cast<std::ptrdiff_t>(limits.max_sites))
+      return Status(Code::kResourceExhausted,
+                    "the organization has " + std::to_string(sites) +
+                        " sites, the most it may have; delete one to publish another");
+  }
+  // The live release stays; of the others, the newest max_releases - 1.
+  std::vector<const SiteReleaseRecord*> others;
+  for (const auto& [id, r] : releases_)
+    if (r.site_id == s.id && id != s.release_id) others.push_back(&r);
+  std::sort(others.begin(), others.end(),
+            [](const auto* a, const auto* b) { return a->seq > b->seq; });
+  std::vector<std::string> gone;
+  for (size_t i = limits.max_releases > 0 ? limits.max_releases - 1 : others.size();
+       i < others.size(); ++i)
+    gone.push_back(others[i]->id);
+  if (limits.quota_bytes > 0) {
+    ASSIGN_OR_RETURN(uint64_t used, ObjectBytes(s.org_id));
+    for (const auto& [_, f] : release.files) used += f.size;
+    for (const auto& id : gone)
+      for (const auto& [_, f] : releases_[id].files) used -= f.size;
+    if (used > limits.quota_bytes)
+      return Status(Code::kResourceExhausted,
+                    "object storage quota exceeded: the organization's objects and releases "
+                    "would hold " +
+                        std::to_string(used) + " bytes, the limit is " +
+                        std::to_string(limits.quota_bytes));
+  }
+  RETURN_IF_ERROR(PutSite(s, &release));
+  std::vector<std::string> blobs;
+  for (const auto& id : gone) {
+    BlobsOf(releases_[id].files, blobs);
+    releases_.erase(id);
+  }
+  return blobs;
 }
 
 Result<SiteRecord> MemoryStore::GetSite(const std::string& org_id, const std::string& id) {

@@ -579,6 +579,16 @@ ALTER TABLE operations ADD COLUMN checkpoint TEXT NOT NULL DEFAULT '';
 ALTER TABLE commands ADD COLUMN stdout TEXT;
 ALTER TABLE commands ADD COLUMN stderr TEXT;
 )sql"},
+      // Site and app releases count against their organization's object storage quota: a
+      // site release's bytes get a column (summed from its files), and both tables an index
+      // by organization for the sum.
+      {39, R"sql(
+ALTER TABLE site_releases ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE site_releases SET bytes = (SELECT COALESCE(SUM(json_extract(value, '$.size')), 0)
+                                  FROM json_each(site_releases.files));
+CREATE INDEX site_releases_by_org ON site_releases(org_id);
+CREATE INDEX app_releases_by_org ON app_releases(org_id);
+)sql"},
   };
   return kMigrations;
 }

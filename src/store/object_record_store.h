@@ -26,10 +26,12 @@ class ObjectRecordStore {
   virtual Result<std::string> DeleteObject(const std::string& org_id, const std::string& key) = 0;
   // Every blob some object or site release refers to.
   virtual Result<std::vector<std::string>> ListReferencedBlobs() = 0;
-  // The bytes the organization's objects hold.
+  // The bytes the organization's object storage holds: its objects, and the releases of its
+  // sites and apps (their own copies, which count against the same quota).
   virtual Result<uint64_t> ObjectBytes(const std::string& org_id) = 0;
-  // PutObject, in one transaction with a check that the organization's objects then hold at
-  // most `quota_bytes` (kResourceExhausted otherwise, and nothing changes); 0 means no limit.
+  // PutObject, in one transaction with a check that the organization's object storage then
+  // holds (as ObjectBytes counts) at most `quota_bytes` (kResourceExhausted otherwise, and
+  // nothing changes); 0 means no limit.
   virtual Result<std::string> PutObjectWithinQuota(const ObjectRecord& object,
                                                    uint64_t quota_bytes) = 0;
 };

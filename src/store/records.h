@@ -280,6 +280,7 @@ struct SiteReleaseRecord {
   std::string source_prefix;
   std::map<std::string, SiteFileRecord> files;
   int64_t created_at = 0;
+  int64_t seq = 0;  // insertion order, set by the store when read: newer releases are larger
 };
 
 // A warm pool member: a sandbox booted ahead of any request, owned by no organization until a

@@ -294,7 +294,7 @@ Result<OrgUsageRecord> SqliteStore::GetOrgUsage(const std::string& org_id) {
     };
     u.persistent_storage_mib =
         sum("SELECT COALESCE(SUM(size_mib), 0) FROM volumes WHERE org_id = ?");
-    u.object_storage_bytes = sum("SELECT COALESCE(SUM(size), 0) FROM objects WHERE org_id = ?");
+    u.object_storage_bytes = sum(kStoredBytesQuery);  // releases count against it too
     u.endpoints = sum("SELECT COUNT(*) FROM endpoints WHERE org_id = ?");
     u.queued_jobs = sum("SELECT COUNT(*) FROM jobs WHERE org_id = ? AND status = 'queued'");
     u.automations = sum("SELECT COUNT(*) FROM automations WHERE org_id = ?");

@@ -1,5 +1,7 @@
 // SqliteStore: deployed apps, their releases and replicas (issue 20). A release's env is
 // sealed as a sandbox's is (sandbox_env_column.h).
+#include <algorithm>
+
 #include "store/sandbox_env_column.h"
 #include "store/sqlite_store_impl.h"
 #include "store/store_transaction.h"
@@ -199,6 +201,39 @@ Result<std::vector<std::string>> SqliteStore::DeleteReleasesOfMissingApp(
         SQLite::Statement r(db_, "DELETE FROM app_releases WHERE app_id = ?");
         r.bind(1, app_id);
         r.exec();
+        tx.commit();
+        return blobs;
+      });
+}
+
+Result<std::vector<std::string>> SqliteStore::PruneAppReleases(const std::string& app_id,
+                                                               const std::string& keep_id,
+                                                               size_t max_releases) {
+  return Guard<Result<std::vector<std::string>>>(
+      "pruning app releases", [&]() -> Result<std::vector<std::string>> {
+        StoreTransaction tx(db_);
+        std::string serving;
+        SQLite::Statement a(db_, "SELECT release_id FROM apps WHERE id = ?");
+        a.bind(1, app_id);
+        if (a.executeStep()) serving = a.getColumn(0).getString();
+        int64_t kept = 0;
+        SQLite::Statement k(db_,
+                            "SELECT COUNT(*) FROM app_releases WHERE app_id = ? AND id IN (?, ?)");
+        k.bind(1, app_id);
+        k.bind(2, serving);
+        k.bind(3, keep_id);
+        if (k.executeStep()) kept = k.getColumn(0).getInt64();
+        const int64_t others = std::max<int64_t>(0, static_cast<int64_t>(max_releases) - kept);
+        SQLite::Statement d(db_,
+                            "DELETE FROM app_releases WHERE app_id = ?1 AND id NOT IN (?2, ?3) "
+                            "AND seq NOT IN (SELECT seq FROM app_releases WHERE app_id = ?1 AND "
+                            "id NOT IN (?2, ?3) ORDER BY seq DESC LIMIT ?4) RETURNING blob");
+        d.bind(1, app_id);
+        d.bind(2, serving);
+        d.bind(3, keep_id);
+        d.bind(4, others);
+        std::vector<std::string> blobs;
+        while (d.executeStep()) blobs.push_back(d.getColumn(0).getString());
         tx.commit();
         return blobs;
       });

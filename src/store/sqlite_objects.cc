@@ -58,6 +58,41 @@ void BlobsOf(const std::string& files_column, std::vector<std::string>& out) {
     if (!f.blob.empty()) out.push_back(f.blob);
 }
 
+uint64_t StoredBytes(SQLite::Database& db, const std::string& org_id) {
+  SQLite::Statement q(db, kStoredBytesQuery);
+  q.bind(1, org_id);
+  return q.executeStep() ? static_cast<uint64_t>(q.getColumn(0).getInt64()) : 0;
+}
+
+void InsertSiteRelease(SQLite::Database& db, const SiteReleaseRecord& release) {
+  uint64_t bytes = 0;
+  for (const auto& [_, f] : release.files) bytes += f.size;
+  SQLite::Statement r(db,
+                      "INSERT INTO site_releases(id, site_id, org_id, source_prefix, files, "
+                      "created_at, bytes) VALUES (?,?,?,?,?,?,?)");
+  r.bind(1, release.id);
+  r.bind(2, release.site_id);
+  r.bind(3, release.org_id);
+  r.bind(4, release.source_prefix);
+  r.bind(5, EncodeSiteFiles(release.files));
+  r.bind(6, release.created_at);
+  r.bind(7, static_cast<int64_t>(bytes));
+  r.exec();
+}
+
+void UpsertSite(SQLite::Database& db, const SiteRecord& s) {
+  SQLite::Statement q(db, std::string("INSERT INTO sites(") + kSiteColumns +
+                              ") VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+                              "release_id = excluded.release_id");
+  q.bind(1, s.id);
+  q.bind(2, s.org_id);
+  q.bind(3, s.name);
+  q.bind(4, s.hostname);
+  q.bind(5, s.release_id);
+  q.bind(6, s.created_at);
+  q.exec();
+}
+
 }  // namespace
 
 Result<std::string> SqliteStore::PutObject(const ObjectRecord& o) {
@@ -79,13 +114,12 @@ Result<std::string> SqliteStore::PutObjectWithinQuota(const ObjectRecord& o, uin
       }
     }
     if (quota_bytes > 0) {
-      SQLite::Statement q(db_, "SELECT COALESCE(SUM(size), 0) FROM objects WHERE org_id = ?");
-      q.bind(1, o.org_id);
-      const uint64_t used = q.executeStep() ? static_cast<uint64_t>(q.getColumn(0).getInt64()) : 0;
+      const uint64_t used = StoredBytes(db_, o.org_id);
       // Replacing an object frees its old bytes.
       if (used - old_size + o.size > quota_bytes) {
         return Status(Code::kResourceExhausted,
-                      "object storage quota exceeded: the organization's objects would hold " +
+                      "object storage quota exceeded: the organization's objects and releases "
+                      "would hold " +
                           std::to_string(used - old_size + o.size) + " bytes, the limit is " +
                           std::to_string(quota_bytes));
       }
@@ -108,12 +142,8 @@ Result<std::string> SqliteStore::PutObjectWithinQuota(const ObjectRecord& o, uin
 }
 
 Result<uint64_t> SqliteStore::ObjectBytes(const std::string& org_id) {
-  return Guard<Result<uint64_t>>("summing object sizes", [&]() -> Result<uint64_t> {
-    SQLite::Statement q(db_, "SELECT COALESCE(SUM(size), 0) FROM objects WHERE org_id = ?");
-    q.bind(1, org_id);
-    if (!q.executeStep()) return uint64_t{0};
-    return static_cast<uint64_t>(q.getColumn(0).getInt64());
-  });
+  return Guard<Result<uint64_t>>("summing object sizes",
+                                 [&]() -> Result<uint64_t> { return StoredBytes(db_, org_id); });
 }
 
 Result<ObjectRecord> SqliteStore::GetObject(const std::string& org_id, const std::string& key) {
@@ -222,31 +252,57 @@ Status SqliteStore::RevokeStorageToken(const std::string& org_id, const std::str
 Status SqliteStore::PutSite(const SiteRecord& s, const SiteReleaseRecord* release) {
   return Guard("saving site", [&]() -> Status {
     StoreTransaction tx(db_);
-    if (release) {
-      SQLite::Statement r(db_,
-                          "INSERT INTO site_releases(id, site_id, org_id, source_prefix, files, "
-                          "created_at) VALUES (?,?,?,?,?,?)");
-      r.bind(1, release->id);
-      r.bind(2, release->site_id);
-      r.bind(3, release->org_id);
-      r.bind(4, release->source_prefix);
-      r.bind(5, EncodeSiteFiles(release->files));
-      r.bind(6, release->created_at);
-      r.exec();
-    }
-    SQLite::Statement q(db_, std::string("INSERT INTO sites(") + kSiteColumns +
-                                 ") VALUES (?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
-                                 "release_id = excluded.release_id");
-    q.bind(1, s.id);
-    q.bind(2, s.org_id);
-    q.bind(3, s.name);
-    q.bind(4, s.hostname);
-    q.bind(5, s.release_id);
-    q.bind(6, s.created_at);
-    q.exec();
+    if (release) InsertSiteRelease(db_, *release);
+    UpsertSite(db_, s);
     tx.commit();
     return Status::Ok();
   });
+}
+
+Result<std::vector<std::string>> SqliteStore::PublishSite(const SiteRecord& s,
+                                                          const SiteReleaseRecord& release,
+                                                          const SitePublishLimits& limits) {
+  return Guard<Result<std::vector<std::string>>>(
+      "publishing site", [&]() -> Result<std::vector<std::string>> {
+        StoreTransaction tx(db_);
+        SQLite::Statement known(db_, "SELECT 1 FROM sites WHERE id = ?");
+        known.bind(1, s.id);
+        if (!known.executeStep() && limits.max_sites > 0) {
+          SQLite::Statement c(db_, "SELECT COUNT(*) FROM sites WHERE org_id = ?");
+          c.bind(1, s.org_id);
+          const int64_t sites = c.executeStep() ? c.getColumn(0).getInt64() : 0;
+          if (sites >= static_cast<int64_t>(limits.max_sites))
+            return Status(Code::kResourceExhausted,
+                          "the organization has " + std::to_string(sites) +
+                              " sites, the most it may have; delete one to publish another");
+        }
+        InsertSiteRelease(db_, release);
+        UpsertSite(db_, s);
+        std::vector<std::string> blobs;
+        if (limits.max_releases > 0) {
+          // The live release stays; of the others, the newest max_releases - 1 (rowid order is
+          // insertion order: ids are random).
+          SQLite::Statement d(db_,
+                              "DELETE FROM site_releases WHERE site_id = ?1 AND id <> ?2 AND "
+                              "rowid NOT IN (SELECT rowid FROM site_releases WHERE site_id = ?1 "
+                              "AND id <> ?2 ORDER BY rowid DESC LIMIT ?3) RETURNING files");
+          d.bind(1, s.id);
+          d.bind(2, s.release_id);
+          d.bind(3, static_cast<int64_t>(limits.max_releases - 1));
+          while (d.executeStep()) BlobsOf(d.getColumn(0).getString(), blobs);
+        }
+        if (limits.quota_bytes > 0) {
+          const uint64_t used = StoredBytes(db_, s.org_id);
+          if (used > limits.quota_bytes)
+            return Status(Code::kResourceExhausted,
+                          "object storage quota exceeded: the organization's objects and "
+                          "releases would hold " +
+                              std::to_string(used) + " bytes, the limit is " +
+                              std::to_string(limits.quota_bytes));
+        }
+        tx.commit();
+        return blobs;
+      });
 }
 
 Result<SiteRecord> SqliteStore::GetSite(const std::string& org_id, const std::string& id) {
@@ -290,8 +346,8 @@ Result<SiteReleaseRecord> SqliteStore::GetSiteRelease(const std::string& id) {
   return Guard<Result<SiteReleaseRecord>>(
       "reading site release", [&]() -> Result<SiteReleaseRecord> {
         SQLite::Statement q(db_,
-                            "SELECT id, site_id, org_id, source_prefix, files, created_at FROM "
-                            "site_releases WHERE id = ?");
+                            "SELECT id, site_id, org_id, source_prefix, files, created_at, rowid "
+                            "FROM site_releases WHERE id = ?");
         q.bind(1, id);
         if (!q.executeStep()) return NotFound("site release " + id + " not found");
         SiteReleaseRecord r;
@@ -301,6 +357,7 @@ Result<SiteReleaseRecord> SqliteStore::GetSiteRelease(const std::string& id) {
         r.source_prefix = q.getColumn(3).getString();
         r.files = DecodeSiteFiles(q.getColumn(4).getString());
         r.created_at = q.getColumn(5).getInt64();
+        r.seq = q.getColumn(6).getInt64();
         return r;
       });
 }

@@ -21,6 +21,13 @@ namespace adapt::store {
 // transactions that make what would outlive its deletion.
 Status RefuseIfOrgDeleting(SQLite::Database& db, const std::string& org_id);
 
+// What counts against an organization's object storage quota (?1: the organization): its
+// objects, and the copies its site and app releases hold.
+inline constexpr const char* kStoredBytesQuery =
+    "SELECT (SELECT COALESCE(SUM(size), 0) FROM objects WHERE org_id = ?1) + "
+    "(SELECT COALESCE(SUM(bytes), 0) FROM site_releases WHERE org_id = ?1) + "
+    "(SELECT COALESCE(SUM(size), 0) FROM app_releases WHERE org_id = ?1)";
+
 class SqliteStore : public Store {
  public:
   explicit SqliteStore(const std::string& path)
@@ -116,6 +123,9 @@ class SqliteStore : public Store {
   Result<std::vector<StorageTokenRecord>> ListStorageTokens(const std::string& org_id) override;
   Status RevokeStorageToken(const std::string& org_id, const std::string& id, int64_t now) override;
   Status PutSite(const SiteRecord& site, const SiteReleaseRecord* new_release) override;
+  Result<std::vector<std::string>> PublishSite(const SiteRecord& site,
+                                               const SiteReleaseRecord& release,
+                                               const SitePublishLimits& limits) override;
   Result<SiteRecord> GetSite(const std::string& org_id, const std::string& id) override;
   Result<SiteRecord> FindSiteByHostname(const std::string& hostname) override;
   Result<std::vector<SiteRecord>> ListSites(const std::string& org_id) override;
@@ -212,6 +222,9 @@ class SqliteStore : public Store {
   Result<std::vector<std::string>> DeleteApp(const std::string& org_id,
                                              const std::string& id) override;
   Result<std::vector<std::string>> DeleteReleasesOfMissingApp(const std::string& app_id) override;
+  Result<std::vector<std::string>> PruneAppReleases(const std::string& app_id,
+                                                    const std::string& keep_id,
+                                                    size_t max_releases) override;
   Status PutAppRelease(const AppReleaseRecord& release) override;
   Result<AppReleaseRecord> GetAppRelease(const std::string& app_id, const std::string& id) override;
   Result<std::vector<AppReleaseRecord>> ListAppReleases(const std::string& app_id) override;

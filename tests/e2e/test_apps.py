@@ -341,7 +341,7 @@ def test_a_redeploy_rolls_over_without_dropping_requests_and_a_broken_one_rolls_
     assert_matches(SPEC, schema(SPEC, "App"), back)
     assert fetch(app, "/index.html", retry=()) == (200, "v1\n")
     status, err = client.api("POST", "/v1/apps/%s/rollback" % app["id"], {"releaseId": "rel_nosuch"})
-    assert status == 400 and err["error"]["field"] == "releaseId", err
+    assert status == 404 and err["error"]["field"] == "releaseId", err
     status, err = client.api("POST", "/v1/apps/%s/rollback" % app["id"], {})
     assert status == 409 and "has no release before" in err["error"]["message"], err
     p = client.cli("app", "rollback", app["id"])  # the CLI says the same

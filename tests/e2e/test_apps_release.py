@@ -1,7 +1,10 @@
 """Deployed apps' releases (issue 20): stored as zstd tars, downloaded by each replica itself
 from the storage gateway with a reference that reads that one release and nothing else, an
 older plain-tar release still deployed, and a deleted app's releases removed only after the
-grace period (--app-release-grace-seconds), also across a restart. Only loopback (the
+grace period (--app-release-grace-seconds), also across a restart; an app keeps its serving
+release and the newest others (10 in all), the older ones' blobs removed and a rollback to
+one a clear 404; releases count against the object storage quota (--object-quota-bytes), a
+deploy past it refused with the quota error. Only loopback (the
 ingress) and the replicas' own addresses (in namespaces adaptd made) are contacted; the
 gateway is reached from inside a replica."""
 
@@ -17,9 +20,11 @@ from test_apps import deploy, fetch, running, sh, wait_ready
 
 GRACE = 8
 ZSTD_MAGIC = "28b52ffd"
+QUOTA = 4 << 20  # far above what the other tests here deploy
 
 
-d = harness.module_daemon(["--app-release-grace-seconds", str(GRACE)])
+d = harness.module_daemon(["--app-release-grace-seconds", str(GRACE),
+                           "--object-quota-bytes", str(QUOTA)])
 client = harness.module_org
 
 
@@ -162,4 +167,67 @@ def test_a_deleted_apps_releases_go_after_the_grace_period_even_across_a_restart
     assert retired(d, blob) == [kept]  # killed within the grace period
     d.start(port=d.port)
     wait_gone(d, blob)
+    client.delete(sid)
+
+
+def test_an_app_keeps_ten_releases_and_rolling_back_to_a_pruned_one_is_a_404(d, client):
+    sid = running(client)
+    sh(client, sid, "mkdir -p /workspace/site")
+    ids = []
+    for i in range(12):
+        sh(client, sid, "echo %d > /workspace/site/index.html" % i)
+        app = deploy(client, sid, name="kept", buildCommand=None, replicas=0)
+        ids.append(app["releaseId"])
+        if i == 9:
+            files = len(os.listdir(blobs_dir(d)))
+    assert len(set(ids)) == 12, ids
+    status, listed = client.api("GET", "/v1/apps/%s/releases" % app["id"])
+    assert status == 200, listed
+    assert [r["id"] for r in listed["items"]] == list(reversed(ids[2:])), listed
+    # Each later release's blob took the place of a pruned one's.
+    assert len(os.listdir(blobs_dir(d))) == files
+    status, err = client.api("POST", "/v1/apps/%s/rollback" % app["id"], {"releaseId": ids[0]})
+    assert status == 404 and err["error"]["field"] == "releaseId", err
+    assert "keeps the release it serves" in err["error"]["message"], err
+    # The oldest kept one rolls back; the next deploy prunes around it while it serves.
+    status, back = client.api("POST", "/v1/apps/%s/rollback" % app["id"], {"releaseId": ids[2]})
+    assert status == 200 and back["releaseId"] == ids[2], back
+    sh(client, sid, "echo 12 > /workspace/site/index.html")
+    newest = deploy(client, sid, name="kept", buildCommand=None, replicas=0)["releaseId"]
+    listed = client.api("GET", "/v1/apps/%s/releases" % app["id"])[1]
+    assert [r["id"] for r in listed["items"]] == [newest] + list(reversed(ids[4:])) + [ids[2]]
+    assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
+    client.delete(sid)
+
+
+def test_a_deploy_past_the_object_quota_is_refused_and_keeps_nothing(d):
+    client = d.new_org()
+    sid = running(client)
+    # Incompressible: the release is at least as large as the file.
+    sh(client, sid, "mkdir -p /workspace/site && head -c 65536 /dev/urandom > /workspace/site/r")
+    filler = b"f" * (QUOTA - 32768)
+    status, body, _, _ = client.request("PUT", "/v1/objects/content?key=filler.bin", raw=filler,
+                                        headers={"Content-Type": "application/octet-stream"})
+    assert status == 200, body
+    files = len(os.listdir(blobs_dir(d)))
+    status, answer = client.api("POST", "/v1/apps", {
+        "sandboxId": sid, "name": "big", "sourcePath": "/workspace/site",
+        "startCommand": "python3 -m http.server 8000", "port": 8000, "replicas": 0})
+    if status == 202:  # the deploy outlasted the request's wait: its operation tells
+        deadline = time.monotonic() + 300
+        while answer["phase"] == "Running" and time.monotonic() < deadline:
+            time.sleep(0.5)
+            answer = client.api("GET", "/v1/operations/" + answer["id"])[1]
+        assert answer["phase"] == "Failed", answer
+        message = answer["error"]
+    else:
+        assert status == 429, answer
+        message = answer["error"]["message"]
+    assert "object storage quota exceeded" in message and str(QUOTA) in message, message
+    assert "/" not in message, message  # no host path
+    assert len(os.listdir(blobs_dir(d))) == files
+    # With room made, the same deploy goes.
+    assert client.request("DELETE", "/v1/objects/content?key=filler.bin")[0] == 204
+    app = deploy(client, sid, name="big", buildCommand=None, replicas=0)
+    assert client.api("DELETE", "/v1/apps/" + app["id"])[0] == 204
     client.delete(sid)
