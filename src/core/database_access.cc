@@ -2,19 +2,18 @@
 
 namespace adapt::core {
 
-std::optional<std::string> DatabaseForAddress(store::NetworkStore& networks,
-                                              store::SandboxStore& sandboxes,
-                                              const std::string& address) {
-  auto list = networks.ListNetworks();
-  if (!list.ok()) return std::nullopt;
-  for (const auto& n : *list) {
-    if (n.address != address) continue;
-    auto sandbox = sandboxes.GetSandbox("", n.sandbox_id);
-    if (!sandbox.ok() || !sandbox->config.database) return std::nullopt;
-    if (sandbox->status != "running" && sandbox->status != "provisioning") return std::nullopt;
-    return DatabaseName(sandbox->org_id);
-  }
-  return std::nullopt;
+std::optional<std::string> DatabaseOrgForAddress(store::NetworkStore& networks,
+                                                 store::SandboxStore& sandboxes,
+                                                 const net::AddressPool& pool,
+                                                 const std::string& address) {
+  auto slot = pool.SandboxSlot(address);
+  if (!slot) return std::nullopt;
+  auto network = networks.GetNetworkBySlot(*slot);
+  if (!network.ok() || network->address != address) return std::nullopt;
+  auto sandbox = sandboxes.GetSandbox("", network->sandbox_id);
+  if (!sandbox.ok() || !sandbox->config.database) return std::nullopt;
+  if (sandbox->status != "running" && sandbox->status != "provisioning") return std::nullopt;
+  return sandbox->org_id;
 }
 
 std::map<std::string, std::string> DatabaseEnvironment(const DatabaseCredentials& c,

@@ -46,7 +46,12 @@ DatabaseService::DatabaseService(store::DatabaseStore& store, database::Database
 DatabaseService::~DatabaseService() { StopQuotaChecks(); }
 
 DatabaseLimits DatabaseService::LimitsOf(const std::string& org_id) const {
-  return limits_of_ ? limits_of_(org_id) : limits_;
+  std::function<DatabaseLimits(const std::string&)> limits_of;
+  {
+    std::lock_guard lock(limits_mu_);
+    limits_of = limits_of_;
+  }
+  return limits_of ? limits_of(org_id) : limits_;
 }
 
 DatabaseView DatabaseService::Unavailable(const std::string& org_id,

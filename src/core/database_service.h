@@ -97,6 +97,7 @@ class DatabaseService {
   void SetProxyPort(uint16_t port) { proxy_port_ = port; }
   // The organization's limits (its plan's); unset: the defaults given at construction.
   void set_limits(std::function<DatabaseLimits(const std::string& org_id)> limits) {
+    std::lock_guard lock(limits_mu_);
     limits_of_ = std::move(limits);
   }
   // Where dumps go; unset: Dump is unavailable.
@@ -111,9 +112,10 @@ class DatabaseService {
   Result<store::DatabaseRecord> CheckQuota(const std::string& org_id);
 
   const DatabaseLimits& defaults() const { return limits_; }
+  // The organization's limits now (its plan's, else the defaults).
+  DatabaseLimits LimitsOf(const std::string& org_id) const;
 
  private:
-  DatabaseLimits LimitsOf(const std::string& org_id) const;
   Result<store::DatabaseRecord> CheckQuotaLocked(store::DatabaseRecord record, int64_t* size_bytes);
   void QuotaLoop(std::chrono::milliseconds interval);
 
@@ -129,6 +131,8 @@ class DatabaseService {
   const std::string master_key_;
   const DatabaseLimits limits_;
   uint16_t proxy_port_ = 0;
+  // The database proxy's thread asks LimitsOf while the daemon may still be setting it.
+  mutable std::mutex limits_mu_;
   std::function<DatabaseLimits(const std::string&)> limits_of_;
   storage::ObjectStore* objects_ = nullptr;
   std::mutex mu_;  // one provisioning, quota change or deletion at a time

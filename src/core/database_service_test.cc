@@ -77,5 +77,38 @@ TEST(DatabaseServiceTest, TheEnvironmentPointsAtTheGatewayAndCarriesTheCredentia
   EXPECT_EQ(env.at("PGPASSWORD"), "pw-123_x");
 }
 
+TEST(DatabaseOrgForAddress, OnlyARunningDatabaseSandboxAtItsPoolAddressGetsItsOrganization) {
+  store::MemoryStore store;
+  auto org = store.CreateOrg({"org_abc", "acme", false, 1000});
+  ASSERT_TRUE(org.ok()) << org.status().message();
+  auto pool = net::AddressPool::Parse("10.88.0.0/16");
+  ASSERT_TRUE(pool.ok());
+  auto add = [&](const std::string& id, int64_t slot, const std::string& status, bool database) {
+    store::SandboxRecord r;
+    r.id = id;
+    r.org_id = "org_abc";
+    r.status = status;
+    r.config.database = database;
+    r.config.network.egress = "open";
+    ASSERT_TRUE(store.CreateSandbox(r, std::nullopt).ok());
+    store::NetworkRecord n;
+    n.sandbox_id = id;
+    n.slot = slot;
+    n.address = pool->SandboxAddress(slot);
+    n.host_address = pool->HostAddress(slot);
+    ASSERT_TRUE(store.PutNetwork(n).ok());
+  };
+  add("sbx_db", 5, "running", true);
+  add("sbx_plain", 6, "running", false);
+  add("sbx_stopped", 7, "stopped", true);
+  if (testing::Test::HasFatalFailure()) return;
+  EXPECT_EQ(DatabaseOrgForAddress(store, store, *pool, pool->SandboxAddress(5)), "org_abc");
+  EXPECT_EQ(DatabaseOrgForAddress(store, store, *pool, pool->HostAddress(5)), std::nullopt);
+  EXPECT_EQ(DatabaseOrgForAddress(store, store, *pool, pool->SandboxAddress(6)), std::nullopt);
+  EXPECT_EQ(DatabaseOrgForAddress(store, store, *pool, pool->SandboxAddress(7)), std::nullopt);
+  EXPECT_EQ(DatabaseOrgForAddress(store, store, *pool, pool->SandboxAddress(8)), std::nullopt);
+  EXPECT_EQ(DatabaseOrgForAddress(store, store, *pool, "192.0.2.6"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace adapt::core

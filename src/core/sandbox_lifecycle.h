@@ -62,8 +62,8 @@ class SandboxLifecycle {
                                            const std::string& reason);
   // Tears a deleting sandbox down and marks it deleted.
   void FinishDelete(const std::string& id);
-  // Called with the sandbox's id whenever its compute is released (it ended or is deleted):
-  // its endpoints go then.
+  // Called with the sandbox's id whenever its compute is released (it ended or is deleted),
+  // before its network is detached: its endpoints and database sessions go then.
   void SetReleaseHook(std::function<void(const std::string&)> hook) {
     on_release_ = std::move(hook);
   }

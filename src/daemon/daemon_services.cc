@@ -208,8 +208,12 @@ Status Daemon::StartIngress() {
   apps_->OnRemoved([ingress = &*ingress_](const std::string& host) { ingress->Disconnect(host); });
   endpoints_->OnRemoved(
       [ingress = &*ingress_](const std::string& host) { ingress->Disconnect(host); });
-  lifecycle_->SetReleaseHook(
-      [endpoints = &*endpoints_](const std::string& id) { endpoints->RemoveAll(id); });
+  // Called before the sandbox's network is detached: its address is still known.
+  lifecycle_->SetReleaseHook([endpoints = &*endpoints_, network = &*network_,
+                              database_proxy = &*database_proxy_](const std::string& id) {
+    endpoints->RemoveAll(id);
+    if (auto address = network->AddressOf(id)) database_proxy->Disconnect(*address);
+  });
   // A command lost because its sandbox died, or was deleted or stopped, says why.
   lifecycle_->SetEndHook(
       [commands = &*commands_](const std::string& id, const std::string& why, bool own) {

@@ -234,11 +234,17 @@ Status Daemon::StartDatabase() {
   }
   databases_.emplace(*store_, postgres_.get(), master_key_);
   ASSIGN_OR_RETURN(ListenAddress listen, ParseListenAddress(config_.database_listen));
+  ASSIGN_OR_RETURN(net::AddressPool pool, net::AddressPool::Parse(config_.network_pool));
   database_proxy_.emplace(
-      [store = store_.get()](const std::string& address) {
-        return core::DatabaseForAddress(*store, *store, address);
+      [store = store_.get(), databases = &*databases_,
+       pool](const std::string& address) -> std::optional<net::DatabaseGrant> {
+        auto org = core::DatabaseOrgForAddress(*store, *store, pool, address);
+        if (!org) return std::nullopt;
+        return net::DatabaseGrant{core::DatabaseName(*org),
+                                  databases->LimitsOf(*org).connection_limit};
       },
-      upstream, ConnectionLimits{config_.max_connections, config_.max_connections_per_client});
+      upstream, ConnectionLimits{config_.max_connections, config_.max_connections_per_client},
+      pool);
   RETURN_IF_ERROR(database_proxy_->Start(listen.host, listen.port));
   databases_->SetProxyPort(database_proxy_->port());
   spdlog::info("database proxy on {}:{}", listen.host, database_proxy_->port());

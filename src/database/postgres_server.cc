@@ -223,6 +223,9 @@ Status PostgresServer::WriteConfiguration() {
       "\n"
       "password_encryption = 'scram-sha-256'\n"
       "max_connections = 300\n"
+      // A backend is taken before authentication: a stalled login gives it back this soon
+      // (the database proxy closes such a login at the same time).
+      "authentication_timeout = 10s\n"
       "shared_buffers = 64MB\n"
       "log_connections = off\n"
       "log_statement = 'none'\n";

@@ -45,6 +45,10 @@ TEST_F(PostgresServerTest, StartsRestartsAfterItsPostmasterDiesAndIsReusedByTheN
     auto session = PgSession::Open(server.AdminConnectionString());
     ASSERT_TRUE(session.ok()) << session.status().message();
     EXPECT_EQ((*session)->ServerVersion().substr(0, 3), "15.");
+    // A stalled login (the database proxy's sandboxes') gives its backend back this soon.
+    auto timeout = (*session)->QueryValue("SHOW authentication_timeout");
+    ASSERT_TRUE(timeout.ok()) << timeout.status().message();
+    EXPECT_EQ(timeout->value_or(""), "10s");
     ASSERT_TRUE((*session)->Execute("CREATE TABLE kept (v text)").ok());
     ASSERT_TRUE((*session)->Execute("INSERT INTO kept VALUES ($1)", {"hello"}).ok());
     session->reset();

@@ -134,6 +134,16 @@ bool AddressPool::Overlaps(const std::string& cidr) const {
   return In4(V4(ip->bytes.data()), shorter);
 }
 
+std::optional<int64_t> AddressPool::SandboxSlot(const std::string& address) const {
+  auto ip = ParseIp(address);
+  if (!ip || ip->v6) return std::nullopt;
+  const uint32_t a = V4(ip->bytes.data());
+  if (!In4(a, Range4{base_, len_})) return std::nullopt;
+  const uint32_t offset = a - base_;
+  if (offset % 4 != 2) return std::nullopt;
+  return static_cast<int64_t>(offset / 4);
+}
+
 Result<AddressPool6> AddressPool6::Parse(const std::string& prefix, const AddressPool& v4) {
   auto bad = [&] {
     return InvalidArgument("networkPool6", "the IPv6 network pool '" + prefix +

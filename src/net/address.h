@@ -42,6 +42,9 @@ class AddressPool {
   // True when the IPv4 block `cidr` ("a.b.c.d/len", or one address) shares an address with
   // the pool; false for anything unparsable.
   bool Overlaps(const std::string& cidr) const;
+  // The slot whose sandbox address `address` is (the .2 of its /30); nullopt for any other
+  // address, the pool's host sides included.
+  std::optional<int64_t> SandboxSlot(const std::string& address) const;
 
  private:
   std::string Nth(int64_t n) const;

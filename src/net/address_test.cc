@@ -68,6 +68,19 @@ TEST(AddressPool, CutsSlash30Blocks) {
     EXPECT_FALSE(AddressPool::Parse(bad).ok()) << bad;
 }
 
+TEST(AddressPool, SandboxSlotIsOnlyForTheSandboxSideOfABlock) {
+  auto p = AddressPool::Parse("10.88.0.0/16");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->SandboxSlot("10.88.0.2"), 0);
+  EXPECT_EQ(p->SandboxSlot(p->SandboxAddress(1234)), 1234);
+  EXPECT_EQ(p->SandboxSlot(p->HostAddress(7)), std::nullopt);
+  EXPECT_EQ(p->SandboxSlot("10.88.0.3"), std::nullopt);
+  EXPECT_EQ(p->SandboxSlot("10.89.0.2"), std::nullopt);
+  EXPECT_EQ(p->SandboxSlot("127.0.0.1"), std::nullopt);
+  EXPECT_EQ(p->SandboxSlot("fd00::2"), std::nullopt);
+  EXPECT_EQ(p->SandboxSlot("not an address"), std::nullopt);
+}
+
 TEST(AddressPool, OverlapWithHostRoutes) {
   auto p = AddressPool::Parse("10.88.0.0/16");
   ASSERT_TRUE(p.ok());

@@ -7,10 +7,12 @@
 #include <vector>
 
 #include "base/background_work.h"
+#include "base/ignore_error.h"
 #include "base/log.h"
 #include "net/pg_backend_key.h"
 #include "net/pg_startup.h"
 #include "net/session_eviction.h"
+#include "os/tcp_keepalive.h"
 
 namespace adapt::net {
 
@@ -30,9 +32,26 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
         slot_(std::move(slot)),
         source_(std::move(source)),
         id_(++proxy_.sessions_started_) {}
-  ~Session() { ForgetKey(); }
+  ~Session() {
+    proxy_.sessions_.erase(id_);
+    ForgetKey();
+    if (counted_) proxy_.ReleaseSession(allowed_->database);
+  }
+
+  const std::string& source() const { return source_; }
+
+  // Its sandbox was released (DatabaseProxy::Disconnect).
+  void Disconnect() {
+    if (closed_) return;
+    spdlog::info("database proxy: closed {}'s session: the sandbox was released", source_);
+    Close();
+  }
 
   void Start() {
+    proxy_.sessions_[id_] = weak_from_this();
+    // A client that vanishes without a FIN (its sandbox's network gone) is noticed and closed.
+    WarnIfError(os::EnableTcpKeepalive(client_.native_handle(), {}),
+                "database proxy: keepalive on a client's connection");
     // Until its startup packet is read, a full listener may close this session for a new one
     // (on the session's executor, where a packet read meanwhile keeps it).
     CloseOnEviction(
@@ -41,10 +60,14 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
           if (s.slot_.evicted()) s.Close();
         });
     slot_.MarkIdle();
-    allowed_ = proxy_.lookup_(source_);
-    timer_.expires_after(kStartupTimeout);
+    // Runs on past the splice: the server holds a backend for the session while it waits for
+    // the client's password.
+    timer_.expires_after(proxy_.startup_timeout_);
     timer_.async_wait([self = shared_from_this()](auto ec) {
-      if (!ec && !self->spliced_) self->Close();
+      if (ec || self->authenticated_) return;
+      if (self->spliced_)
+        spdlog::info("database proxy: closed {}: its login did not finish in time", self->source_);
+      self->Close();
     });
     ReadStartup();
   }
@@ -91,13 +114,19 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
 
   void Decide(const StartupMessage& m) {
     slot_.MarkBusy();
+    allowed_ = proxy_.lookup_(source_);
     if (!allowed_)
       return Refuse("28000",
                     "this address may not use a database (only sandboxes created with "
                     "\"database\": true reach their organization's)");
-    if (m.user != *allowed_ || m.database != *allowed_)
-      return Refuse("28000", "this sandbox may only open database \"" + *allowed_ +
-                                 "\" as user \"" + *allowed_ + "\"");
+    const std::string& name = allowed_->database;
+    if (m.user != name || m.database != name)
+      return Refuse(
+          "28000", "this sandbox may only open database \"" + name + "\" as user \"" + name + "\"");
+    if (!proxy_.AdmitSession(*allowed_))
+      return Refuse("53300", "too many connections to database \"" + name + "\": its limit is " +
+                                 std::to_string(allowed_->connection_limit));
+    counted_ = true;
     Reach();
   }
 
@@ -139,7 +168,6 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
       asio::async_write(self->server_, asio::buffer(self->startup_), [self](auto ec, size_t) {
         if (ec) return self->Close();
         self->spliced_ = true;
-        self->timer_.cancel();
         self->startup_.clear();
         self->Pump(self->client_, self->server_, self->up_);
         self->Pump(self->server_, self->client_, self->down_);
@@ -159,7 +187,8 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   // otherwise the connection closes with no answer, as PostgreSQL's own does.
   void Cancel(const BackendKey& key) {
     slot_.MarkBusy();
-    if (!allowed_ || !proxy_.MayCancel(key, *allowed_)) {
+    allowed_ = proxy_.lookup_(source_);
+    if (!allowed_ || !proxy_.MayCancel(key, allowed_->database)) {
       spdlog::info(
           "database proxy: dropped a cancel request from {} (pid {}): no session of its "
           "database has that key",
@@ -182,11 +211,16 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
                       });
   }
 
-  // The server's bytes while the session starts: its BackendKeyData makes it cancellable.
+  // The server's bytes while the session starts: its BackendKeyData makes it cancellable, and
+  // its ReadyForQuery (or an error) ends the login and the start-up timer with it.
   void Scan(const uint8_t* data, size_t n) {
-    if (scanner_.state() != BackendKeyScanner::State::kScanning) return;
+    if (authenticated_) return;
     scanner_.Feed(std::string_view(reinterpret_cast<const char*>(data), n));
-    if (auto key = scanner_.key(); key && proxy_.Remember(*key, *allowed_, id_)) remembered_ = key;
+    if (scanner_.state() == BackendKeyScanner::State::kScanning) return;
+    authenticated_ = true;
+    timer_.cancel();
+    if (auto key = scanner_.key(); key && proxy_.Remember(*key, allowed_->database, id_))
+      remembered_ = key;
   }
 
   void ForgetKey() {
@@ -227,6 +261,8 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
 
   void Close() {
     ForgetKey();
+    if (counted_) proxy_.ReleaseSession(allowed_->database);
+    counted_ = false;
     if (closed_) return;
     closed_ = true;
     boost::system::error_code ignored;
@@ -243,7 +279,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   ConnectionLimiter::Slot slot_;
   std::string source_;
   const uint64_t id_;
-  std::optional<std::string> allowed_;
+  std::optional<DatabaseGrant> allowed_;
   BackendKeyScanner scanner_;
   std::optional<BackendKey> remembered_;
   std::string startup_;
@@ -251,14 +287,19 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   int encryption_requests_ = 0;
   int finished_ = 0;
   bool spliced_ = false;
+  bool authenticated_ = false;  // the server ended the login: ReadyForQuery or an error
+  bool counted_ = false;        // holds one of its database's sessions (AdmitSession)
   bool closed_ = false;
   bool cancel_ = false;  // this connection carries a CancelRequest, not a session
 };
 
 DatabaseProxy::DatabaseProxy(DatabaseLookup lookup, DatabaseUpstream upstream,
-                             ConnectionLimits limits)
+                             ConnectionLimits limits, std::optional<AddressPool> sandbox_pool,
+                             std::chrono::milliseconds startup_timeout)
     : lookup_(std::move(lookup)),
       upstream_(std::move(upstream)),
+      sandbox_pool_(std::move(sandbox_pool)),
+      startup_timeout_(startup_timeout),
       acceptor_(io_),
       limiter_("database proxy", limits) {}
 
@@ -295,6 +336,15 @@ void DatabaseProxy::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void DatabaseProxy::Disconnect(const std::string& address) {
+  asio::post(io_, Guarded("closing a sandbox's database sessions", [this, address] {
+               std::vector<std::shared_ptr<Session>> doomed;
+               for (const auto& [id, weak] : sessions_)
+                 if (auto s = weak.lock(); s && s->source() == address) doomed.push_back(s);
+               for (auto& s : doomed) s->Disconnect();
+             }));
+}
+
 bool DatabaseProxy::Remember(const BackendKey& key, const std::string& database, uint64_t session) {
   if (cancel_targets_.size() >= kMaxCancelKeys && !cancel_targets_.contains(key.pid)) {
     spdlog::warn("database proxy: {} sessions hold cancel keys; a new one cannot be cancelled",
@@ -318,15 +368,34 @@ bool DatabaseProxy::MayCancel(const BackendKey& key, const std::string& database
          it->second.database == database;
 }
 
+bool DatabaseProxy::AdmitSession(const DatabaseGrant& grant) {
+  int64_t& open = sessions_by_database_[grant.database];
+  if (grant.connection_limit > 0 && open >= grant.connection_limit + kSessionMargin) {
+    if (open == 0) sessions_by_database_.erase(grant.database);
+    return false;
+  }
+  ++open;
+  return true;
+}
+
+void DatabaseProxy::ReleaseSession(const std::string& database) {
+  auto it = sessions_by_database_.find(database);
+  if (it != sessions_by_database_.end() && --it->second <= 0) sessions_by_database_.erase(it);
+}
+
 void DatabaseProxy::Accept() {
   acceptor_.async_accept([this](auto ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    // Re-armed first: a session that throws as it starts must not end the listening.
+    Accept();
     if (!ec) {
       boost::system::error_code peer_ec;
       auto peer = socket.remote_endpoint(peer_ec);
       std::string source = peer_ec ? "" : peer.address().to_string();
       if (peer.address().is_v6() && peer.address().to_v6().is_v4_mapped())
         source = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.address().to_v6()).to_string();
+      // Before anything else: no other address may cost the proxy a store read or a slot.
+      if (sandbox_pool_ && !sandbox_pool_->SandboxSlot(source)) source.clear();
       auto slot = source.empty() ? std::nullopt : limiter_.Admit(source);
       if (slot) {
         std::make_shared<Session>(*this, std::move(socket), std::move(*slot), source)->Start();
@@ -335,7 +404,6 @@ void DatabaseProxy::Accept() {
         socket.close(ignored);
       }
     }
-    Accept();
   });
 }
 

@@ -1,15 +1,19 @@
 // The database proxy's connection cap on loopback: a full proxy closes the connection that has
 // waited longest for its startup packet to make room for a new one, never a spliced session,
-// and refuses the new one when every session is spliced. (Who may open which database is in
+// and refuses the new one when every session is spliced. A login the server has not finished
+// within the start-up timeout is closed at both ends; one database gets at most its role's
+// connection limit plus a margin. (Who may open which database is in
 // tests/e2e/test_database.py.)
 #include "net/database_proxy.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "os/temp_dir.h"
 
@@ -34,14 +38,19 @@ std::string StartupPacketFor(const std::string& name) {
 
 class DatabaseProxyLimitsTest : public testing::Test {
  protected:
-  void Start(ConnectionLimits limits) {
+  void Start(ConnectionLimits limits, int64_t connection_limit = 0,
+             std::chrono::milliseconds startup_timeout = DatabaseProxy::kStartupTimeout,
+             std::optional<AddressPool> pool = std::nullopt) {
     const std::string path = dir_.path() + "/.s.PGSQL.5432";
     upstream_.open();
     upstream_.bind({path});
     upstream_.listen();
     proxy_ = std::make_unique<DatabaseProxy>(
-        [](const std::string&) { return std::optional<std::string>("adapt_org_a"); },
-        DatabaseUpstream{path, "", 0}, limits);
+        [this, connection_limit](const std::string&) {
+          ++lookups_;
+          return std::optional<DatabaseGrant>(DatabaseGrant{"adapt_org_a", connection_limit});
+        },
+        DatabaseUpstream{path, "", 0}, limits, std::move(pool), startup_timeout);
     ASSERT_TRUE(proxy_->Start("127.0.0.1", 0).ok());
   }
 
@@ -87,6 +96,7 @@ class DatabaseProxyLimitsTest : public testing::Test {
   os::TempDir dir_{"database-proxy"};
   asio::io_context io_;
   asio::local::stream_protocol::acceptor upstream_{io_};
+  std::atomic<int> lookups_{0};
   std::unique_ptr<DatabaseProxy> proxy_;
 };
 
@@ -126,6 +136,146 @@ TEST_F(DatabaseProxyLimitsTest, AFullProxyOfSplicedSessionsRefusesANewConnection
   char c = 0;
   asio::read(two, asio::buffer(&c, 1));
   EXPECT_EQ(c, 'y');
+}
+
+// AuthenticationOk, BackendKeyData (pid 7) and ReadyForQuery: the server's end of a login.
+std::string LoginFinished() {
+  const std::string auth_ok{'R', 0, 0, 0, 8, 0, 0, 0, 0};
+  const std::string key{'K', 0, 0, 0, 12, 0, 0, 0, 7, 0, 0, 0, 9};
+  const std::string ready{'Z', 0, 0, 0, 5, 'I'};
+  return auth_ok + key + ready;
+}
+
+TEST_F(DatabaseProxyLimitsTest, ALoginTheServerHasNotFinishedIsClosedAtBothEndsInTime) {
+  Start({0, 0}, 0, 300ms);
+  tcp::socket client(io_);
+  local_socket server(io_);
+  Splice(client, server, "127.0.0.2");
+  if (HasFatalFailure()) return;
+  // The server asks for a password (AuthenticationCleartextPassword) that never comes.
+  const std::string ask{'R', 0, 0, 0, 8, 0, 0, 0, 3};
+  asio::write(server, asio::buffer(ask));
+  EXPECT_TRUE(ClosedWithin(client, 10000ms)) << "a stalled login kept its client";
+  server.non_blocking(true);
+  bool server_closed = false;
+  for (int i = 0; i < 1000 && !server_closed; ++i) {
+    char c;
+    boost::system::error_code ec;
+    server.read_some(asio::buffer(&c, 1), ec);
+    if (ec && ec != asio::error::would_block) server_closed = true;
+    if (ec == asio::error::would_block) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(server_closed) << "a stalled login kept its server connection (a backend slot)";
+}
+
+TEST_F(DatabaseProxyLimitsTest, AnAuthenticatedSessionOutlivesTheStartupTimeout) {
+  Start({0, 0}, 0, 200ms);
+  tcp::socket client(io_);
+  local_socket server(io_);
+  Splice(client, server, "127.0.0.2");
+  if (HasFatalFailure()) return;
+  const std::string done = LoginFinished();
+  asio::write(server, asio::buffer(done));
+  std::string got(done.size(), '\0');
+  asio::read(client, asio::buffer(got));
+  EXPECT_EQ(got, done);
+  // Well past the timeout, the session still carries bytes both ways.
+  EXPECT_FALSE(ClosedWithin(client, 1000ms));
+  client.non_blocking(false);
+  asio::write(client, asio::buffer("q", 1));
+  char c = 0;
+  asio::read(server, asio::buffer(&c, 1));
+  EXPECT_EQ(c, 'q');
+  asio::write(server, asio::buffer("r", 1));
+  asio::read(client, asio::buffer(&c, 1));
+  EXPECT_EQ(c, 'r');
+}
+
+TEST_F(DatabaseProxyLimitsTest, ADatabaseGetsItsConnectionLimitPlusTheMarginAndNoMore) {
+  Start({0, 0}, 1);
+  constexpr int kAllowed = 1 + DatabaseProxy::kSessionMargin;
+  std::vector<std::unique_ptr<tcp::socket>> clients;
+  std::vector<std::unique_ptr<local_socket>> servers;
+  for (int i = 0; i < kAllowed; ++i) {
+    clients.push_back(std::make_unique<tcp::socket>(io_));
+    servers.push_back(std::make_unique<local_socket>(io_));
+    Splice(*clients.back(), *servers.back(), "127.0.0.2");
+    if (HasFatalFailure()) return;
+  }
+  tcp::socket refused(io_);
+  Open(refused, "127.0.0.3");  // another sandbox of the same organization
+  const std::string packet = StartupPacketFor("adapt_org_a");
+  asio::write(refused, asio::buffer(packet));
+  std::string reply(1, '\0');
+  asio::read(refused, asio::buffer(reply));
+  EXPECT_EQ(reply[0], 'E') << "the server was reached past the limit";
+  // A session that ends gives its place back.
+  clients.front()->close();
+  servers.front()->close();
+  // The proxy sees the close a moment later: until then a newcomer may still be refused.
+  local_socket again_server(io_);
+  upstream_.non_blocking(true);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    tcp::socket probe(io_);
+    Open(probe, "127.0.0.3");
+    asio::write(probe, asio::buffer(packet));
+    probe.non_blocking(true);
+    for (int i = 0; i < 500; ++i) {
+      boost::system::error_code ec;
+      upstream_.accept(again_server, ec);
+      if (!ec) return;  // it reached the server
+      char first = 0;
+      probe.read_some(asio::buffer(&first, 1), ec);
+      if (ec != asio::error::would_block) break;  // refused: try again
+      std::this_thread::sleep_for(10ms);
+    }
+  }
+  ADD_FAILURE() << "a closed session did not give its place back";
+}
+
+TEST_F(DatabaseProxyLimitsTest, DisconnectClosesEveryConnectionOfThatAddressAndNoOther) {
+  Start({0, 0});
+  tcp::socket released(io_), kept(io_), waiting(io_);
+  local_socket released_server(io_), kept_server(io_);
+  Splice(released, released_server, "127.0.0.2");
+  Splice(kept, kept_server, "127.0.0.3");
+  if (HasFatalFailure()) return;
+  Open(waiting, "127.0.0.2");  // not begun yet
+  // The proxy accepts in order: this one counts once the next one is spliced.
+  tcp::socket probe(io_);
+  local_socket probe_server(io_);
+  Splice(probe, probe_server, "127.0.0.4");
+  if (HasFatalFailure()) return;
+  proxy_->Disconnect("127.0.0.2");
+  EXPECT_TRUE(ClosedWithin(released, 5000ms));
+  EXPECT_TRUE(ClosedWithin(waiting, 5000ms));
+  char c = 0;
+  boost::system::error_code ec;
+  asio::read(released_server, asio::buffer(&c, 1), ec);
+  EXPECT_TRUE(ec) << "the released sandbox's server connection stayed open";
+  asio::write(kept_server, asio::buffer("k", 1));
+  asio::read(kept, asio::buffer(&c, 1));
+  EXPECT_EQ(c, 'k');
+}
+
+TEST_F(DatabaseProxyLimitsTest, OnlySandboxAddressesAreLookedUpAndOnlyOnceTheirStartupIsComplete) {
+  auto pool = AddressPool::Parse("127.0.0.0/24");  // sandboxes at .2, .6, .10, ...
+  ASSERT_TRUE(pool.ok());
+  Start({0, 0}, 0, DatabaseProxy::kStartupTimeout, *pool);
+  tcp::socket outsider(io_);
+  Open(outsider, "127.0.0.3");  // a host side of the pool's first block
+  const std::string packet = StartupPacketFor("adapt_org_a");
+  asio::write(outsider, asio::buffer(packet));
+  EXPECT_TRUE(ClosedWithin(outsider, 5000ms));
+  tcp::socket waiting(io_);
+  Open(waiting, "127.0.0.2");
+  asio::write(waiting, asio::buffer(packet.substr(0, 10)));  // half a StartupMessage
+  EXPECT_FALSE(ClosedWithin(waiting, 300ms));
+  EXPECT_EQ(lookups_, 0) << "the store was read before a startup packet was complete";
+  tcp::socket client(io_);
+  local_socket server(io_);
+  Splice(client, server, "127.0.0.6");
+  EXPECT_EQ(lookups_, 1);
 }
 
 }  // namespace

@@ -5,14 +5,15 @@
 
 #include "base/log.h"
 #include "base/time.h"
+#include "net/address.h"
 
 namespace adapt::net {
 
 namespace asio = boost::asio;
 using asio::ip::udp;
 
-DnsProxy::DnsProxy(asio::io_context& io, HostnameTable& table)
-    : io_(io), table_(table), socket_(io) {}
+DnsProxy::DnsProxy(asio::io_context& io, HostnameTable& table, const HostAddressWatch& host)
+    : io_(io), table_(table), host_(host), socket_(io) {}
 
 Status DnsProxy::Start(uint16_t port) {
   boost::system::error_code ec;
@@ -56,7 +57,19 @@ void DnsProxy::Handle(std::vector<uint8_t> query, udp::endpoint from) {
   if (listed && q->type == kDnsTypeAaaa) return Reply(DnsErrorReply(query, *q, 0), from);
   boost::system::error_code ec;
   auto upstream_ip = asio::ip::make_address(sandbox->upstream, ec);
-  if (ec || in_flight_ >= kMaxInFlight) return Reply(DnsErrorReply(query, *q, kDnsServFail), from);
+  if (ec) return Reply(DnsErrorReply(query, *q, kDnsServFail), from);
+  // A resolver the tenant named must not be a service of the host (the operator's is trusted).
+  if (auto canonical = ParseIp(sandbox->upstream);
+      sandbox->all_names && (!canonical || host_.Contains(canonical->text))) {
+    spdlog::info("DNS proxy: {} names a resolver at an address of the host; answered SERVFAIL",
+                 source);
+    return Reply(DnsErrorReply(query, *q, kDnsServFail), from);
+  }
+  int& source_in_flight = in_flight_by_source_[source];
+  if (in_flight_ >= kMaxInFlight || source_in_flight >= kMaxInFlightPerSource) {
+    if (source_in_flight == 0) in_flight_by_source_.erase(source);
+    return Reply(DnsErrorReply(query, *q, kDnsServFail), from);
+  }
 
   auto x = std::make_shared<Exchange>(io_);
   x->query = std::move(query);
@@ -68,8 +81,12 @@ void DnsProxy::Handle(std::vector<uint8_t> query, udp::endpoint from) {
   // A fresh socket (a new random port) per query, connected: only the resolver's replies reach it.
   x->socket.open(upstream_ip.is_v4() ? udp::v4() : udp::v6(), ec);
   if (!ec) x->socket.connect({upstream_ip, 53}, ec);
-  if (ec) return Reply(DnsErrorReply(x->query, *q, kDnsServFail), from);
+  if (ec) {
+    if (source_in_flight == 0) in_flight_by_source_.erase(source);
+    return Reply(DnsErrorReply(x->query, *q, kDnsServFail), from);
+  }
   ++in_flight_;
+  ++source_in_flight;
   x->timer.expires_after(kUpstreamTimeout);
   x->timer.async_wait([this, x](auto ec) {
     if (!ec) Finish(x, {});
@@ -135,6 +152,9 @@ void DnsProxy::Finish(std::shared_ptr<Exchange> x, std::vector<uint8_t> reply) {
   if (x->done) return;
   x->done = true;
   --in_flight_;
+  if (auto it = in_flight_by_source_.find(x->source);
+      it != in_flight_by_source_.end() && --it->second <= 0)
+    in_flight_by_source_.erase(it);
   x->timer.cancel();
   boost::system::error_code ignored;
   x->socket.close(ignored);

@@ -5,7 +5,12 @@
 // HostnameTable (the SNI proxy lets TLS go only to those). Any other name is NXDOMAIN at
 // once. The sandbox is known by the datagram's source address (which the firewall ties to
 // its interface); anything else is dropped. Non-blocking, bounded: at most
-// kMaxInFlight upstream queries, each given up after kUpstreamTimeout (SERVFAIL).
+// kMaxInFlight upstream queries, kMaxInFlightPerSource of them one sandbox's (so that a
+// sandbox whose resolver never answers cannot starve the others), each given up after
+// kUpstreamTimeout (SERVFAIL).
+// The proxy asks from the host: a resolver the tenant named (network.dns) that is one of the
+// host's own addresses (HostAddressWatch) gets no query, SERVFAIL instead, as the SNI proxy
+// refuses them. The operator's default resolver is asked wherever it is.
 //
 // DNS over TCP: the sandbox never gets it (the firewall resets TCP to its gateway's port 53
 // at once, so a resolver fails fast rather than waiting). So that no sandbox resolver ever
@@ -22,9 +27,12 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
+#include "net/host_address_watch.h"
 #include "net/hostname_table.h"
 
 namespace adapt::net {
@@ -32,9 +40,10 @@ namespace adapt::net {
 class DnsProxy {
  public:
   static constexpr int kMaxInFlight = 256;
+  static constexpr int kMaxInFlightPerSource = 32;
   static constexpr std::chrono::seconds kUpstreamTimeout{4};
 
-  DnsProxy(boost::asio::io_context& io, HostnameTable& table);
+  DnsProxy(boost::asio::io_context& io, HostnameTable& table, const HostAddressWatch& host);
   // Binds 0.0.0.0:`port` (0: any free port) and starts serving.
   Status Start(uint16_t port = 0);
   uint16_t port() const { return port_; }
@@ -68,10 +77,12 @@ class DnsProxy {
 
   boost::asio::io_context& io_;
   HostnameTable& table_;
+  const HostAddressWatch& host_;
   boost::asio::ip::udp::socket socket_;
   boost::asio::ip::udp::endpoint from_;
   std::array<uint8_t, 4096> buf_{};
-  int in_flight_ = 0;  // touched only on the io thread
+  int in_flight_ = 0;                                         // touched only on the io thread
+  std::unordered_map<std::string, int> in_flight_by_source_;  // likewise
   uint16_t port_ = 0;
 };
 

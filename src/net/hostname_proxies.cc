@@ -21,7 +21,7 @@ struct HostnameProxies::Impl {
       asio::make_work_guard(io)};
   HostnameTable table;
   HostAddressWatch host{io};
-  DnsProxy dns{io, table};
+  DnsProxy dns{io, table, host};
   SniProxy sni;
   std::thread thread;
   bool started = false;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "net/dns_message.h"
+#include "net/dns_proxy.h"
 
 namespace adapt::net {
 namespace {
@@ -162,6 +163,75 @@ TEST(HostnameProxies, ATruncatedAnswerIsAskedAgainOverTcpAndNeverRelayedTruncate
   stop_tcp.close();
   fake.join();
   fake_tcp.join();
+}
+
+// The reply's RCODE, or -1 when there was none.
+int Rcode(const std::vector<uint8_t>& reply) { return reply.size() >= 12 ? reply[3] & 0x0F : -1; }
+
+// How many addresses the reply to query `id` carries (0: none, or no valid reply).
+size_t AddressesIn(const std::vector<uint8_t>& reply, uint16_t id) {
+  auto answers = ParseDnsAnswers(reply, id);
+  return answers ? answers->size() : 0;
+}
+
+TEST(HostnameProxies, ASandboxWhoseResolverNeverAnswersCannotStarveTheOthers) {
+  ASSERT_EQ(::geteuid(), 0u) << "the stand-in resolvers bind port 53";
+  asio::io_context io;
+  udp::socket resolver(io, udp::endpoint(asio::ip::make_address("127.0.0.77"), 53));
+  udp::socket silent(io, udp::endpoint(asio::ip::make_address("127.0.0.79"), 53));
+  std::thread fake([&] { FakeResolver(resolver); });
+  HostnameProxies proxies;
+  ASSERT_TRUE(proxies.Start().ok());
+  proxies.table().Put({"sbx_slow", "127.0.0.3", {{"api.example.com", 443}}, "127.0.0.79", false});
+  proxies.table().Put({"sbx_b", "127.0.0.2", {{"api.example.com", 443}}, "127.0.0.77", false});
+
+  // Its own cap of queries waiting on its resolver...
+  udp::socket flood(io, udp::endpoint(asio::ip::make_address("127.0.0.3"), 0));
+  for (uint16_t id = 1; id <= DnsProxy::kMaxInFlightPerSource; ++id)
+    flood.send_to(asio::buffer(Query("api.example.com", id)),
+                  udp::endpoint(asio::ip::make_address("127.0.0.1"), proxies.dns_port()));
+  // ...one more is SERVFAIL at once rather than waiting for a place...
+  auto over = Ask(proxies.dns_port(), Query("api.example.com", 500), "127.0.0.3");
+  EXPECT_EQ(Rcode(over), kDnsServFail);
+  // ...and another sandbox is answered meanwhile.
+  EXPECT_EQ(AddressesIn(Ask(proxies.dns_port(), Query("api.example.com", 9), "127.0.0.2"), 9), 1u);
+
+  proxies.Stop();
+  udp::socket stop(io, udp::v4());
+  stop.send_to(asio::buffer("x", 1), udp::endpoint(asio::ip::make_address("127.0.0.77"), 53));
+  fake.join();
+}
+
+TEST(HostnameProxies, AResolverTheTenantNamedAtAnAddressOfTheHostIsNotAsked) {
+  ASSERT_EQ(::geteuid(), 0u) << "the stand-in resolver binds port 53";
+  asio::io_context io;
+  // 127.0.0.1 is an address of the host (lo); 127.0.0.77 is not (only routed to lo).
+  boost::system::error_code ec;
+  udp::socket on_host(io);
+  on_host.open(udp::v4());
+  on_host.bind(udp::endpoint(asio::ip::make_address("127.0.0.1"), 53), ec);
+  if (ec) GTEST_SKIP() << "127.0.0.1:53 is taken on this machine: " << ec.message();
+  udp::socket resolver(io, udp::endpoint(asio::ip::make_address("127.0.0.77"), 53));
+  std::thread fake_host([&] { FakeResolver(on_host); });
+  std::thread fake([&] { FakeResolver(resolver); });
+  HostnameProxies proxies;
+  ASSERT_TRUE(proxies.Start().ok());
+  proxies.table().Put({"sbx_h", "127.0.0.4", {{"api.example.com", 443}}, "127.0.0.1", true});
+  proxies.table().Put({"sbx_p", "127.0.0.5", {{"api.example.com", 443}}, "127.0.0.77", true});
+  // The operator's default resolver (no network.dns: all_names false) is asked wherever it is.
+  proxies.table().Put({"sbx_d", "127.0.0.6", {{"api.example.com", 443}}, "127.0.0.1", false});
+
+  EXPECT_EQ(Rcode(Ask(proxies.dns_port(), Query("api.example.com", 1), "127.0.0.4")), kDnsServFail);
+  EXPECT_NE(proxies.table().Check("127.0.0.4", "api.example.com", "198.51.100.7", 443, 0), "");
+  EXPECT_EQ(AddressesIn(Ask(proxies.dns_port(), Query("api.example.com", 2), "127.0.0.5"), 2), 1u);
+  EXPECT_EQ(AddressesIn(Ask(proxies.dns_port(), Query("api.example.com", 3), "127.0.0.6"), 3), 1u);
+
+  proxies.Stop();
+  udp::socket stop(io, udp::v4());
+  stop.send_to(asio::buffer("x", 1), udp::endpoint(asio::ip::make_address("127.0.0.77"), 53));
+  stop.send_to(asio::buffer("x", 1), udp::endpoint(asio::ip::make_address("127.0.0.1"), 53));
+  fake.join();
+  fake_host.join();
 }
 
 TEST(HostnameProxies, SniProxyClosesConnectionsItCannotPlace) {

@@ -4,6 +4,11 @@
 
 namespace adapt::net {
 
+void HostnameTable::SetSandboxPool(AddressPool pool) {
+  std::lock_guard lock(mu_);
+  pool_ = std::move(pool);
+}
+
 void HostnameTable::Put(ProxiedSandbox sandbox) {
   std::lock_guard lock(mu_);
   Entry& e = by_address_[sandbox.address];
@@ -69,6 +74,7 @@ std::string HostnameTable::Check(const std::string& source, const std::string& s
   auto parsed = ParseIp(destination);
   if (!parsed || IsBlockedDestination(*parsed))
     return destination + " is a private or reserved address";
+  if (pool_ && pool_->Overlaps(parsed->text)) return destination + " is a sandbox's address";
   return "";
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "net/address.h"
 #include "net/dns_message.h"
 #include "net/policy.h"
 
@@ -32,6 +33,10 @@ inline constexpr size_t kMaxAddressesPerName = 32;
 
 class HostnameTable {
  public:
+  // The sandboxes' address pool: never a destination, even outside the blocked ranges (an
+  // operator's pool of public addresses), so that a tenant's DNS name cannot point the proxy
+  // at another tenant's sandbox.
+  void SetSandboxPool(AddressPool pool);
   void Put(ProxiedSandbox sandbox);
   void Remove(const std::string& address);
   std::optional<ProxiedSandbox> Find(const std::string& address) const;
@@ -51,6 +56,7 @@ class HostnameTable {
   };
   mutable std::mutex mu_;
   std::map<std::string, Entry> by_address_;
+  std::optional<AddressPool> pool_;
 };
 
 }  // namespace adapt::net

@@ -43,6 +43,19 @@ TEST(HostnameTable, APrivateAnswerIsNeverADestination) {
   EXPECT_NE(t.Check("10.88.0.2", "api.example.com", "10.0.0.1", 443, 1), "");
 }
 
+TEST(HostnameTable, AnAddressOfTheSandboxPoolIsNeverADestinationEvenWhenPublic) {
+  HostnameTable t;
+  Fill(t);
+  // An operator's pool of public addresses: the blocked ranges do not cover it.
+  auto pool = AddressPool::Parse("198.51.100.0/24");
+  ASSERT_TRUE(pool.ok());
+  t.Record("10.88.0.2", "api.example.com", {A("198.51.100.6"), A("203.0.113.9")}, 0);
+  EXPECT_EQ(t.Check("10.88.0.2", "api.example.com", "198.51.100.6", 443, 1000), "");
+  t.SetSandboxPool(*pool);
+  EXPECT_NE(t.Check("10.88.0.2", "api.example.com", "198.51.100.6", 443, 1000), "");
+  EXPECT_EQ(t.Check("10.88.0.2", "api.example.com", "203.0.113.9", 443, 1000), "");
+}
+
 TEST(HostnameTable, RemovedOrReplacedSandboxesForgetTheirAnswers) {
   HostnameTable t;
   Fill(t);

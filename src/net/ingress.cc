@@ -5,9 +5,11 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <array>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -25,7 +27,10 @@ namespace asio = boost::asio;
 namespace ssl = boost::asio::ssl;
 using tcp = asio::ip::tcp;
 
-constexpr size_t kMaxHead = 64 * 1024;
+// A request head past this is refused (431); read in kHeadChunk pieces, so a connection that
+// has not begun costs little. The two kChunk pump buffers come only with a backend connection.
+constexpr size_t kMaxHead = 32 * 1024;
+constexpr size_t kHeadChunk = 4 * 1024;
 constexpr size_t kChunk = 64 * 1024;
 
 std::string Lower(std::string s) {
@@ -240,10 +245,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
  private:
   void ReadHead() {
-    stream_.async_read_some(asio::buffer(buf_), [self = this->shared_from_this()](
-                                                    boost::system::error_code ec, size_t n) {
+    stream_.async_read_some(asio::buffer(head_buf_), [self = this->shared_from_this()](
+                                                         boost::system::error_code ec, size_t n) {
       if (ec) return self->Close();
-      self->head_.append(self->buf_.data(), n);
+      self->head_.append(self->head_buf_.data(), n);
       if (self->head_.find("\r\n\r\n") == std::string::npos) {
         if (self->head_.size() > kMaxHead)
           return self->Reply(ErrorReply(431, "Request Header Fields Too Large", "invalid_argument",
@@ -309,6 +314,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       asio::async_write(self->backend_, asio::buffer(self->head_),
                         [self](boost::system::error_code ec, size_t) {
                           if (ec) return self->Close();
+                          self->head_.clear();
+                          self->head_.shrink_to_fit();
+                          self->up_ = std::make_unique<std::array<char, kChunk>>();
+                          self->down_ = std::make_unique<std::array<char, kChunk>>();
                           self->pumping_ = true;
                           self->last_active_ = std::chrono::steady_clock::now();
                           self->WatchIdle();
@@ -337,7 +346,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   void ClientToBackend() {
-    stream_.async_read_some(asio::buffer(buf_), [self = this->shared_from_this()](
+    stream_.async_read_some(asio::buffer(*up_), [self = this->shared_from_this()](
                                                     boost::system::error_code ec, size_t n) {
       self->last_active_ = std::chrono::steady_clock::now();
       if (ec) {
@@ -346,7 +355,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         self->backend_.shutdown(tcp::socket::shutdown_send, ignored);
         return;
       }
-      asio::async_write(self->backend_, asio::buffer(self->buf_.data(), n),
+      asio::async_write(self->backend_, asio::buffer(self->up_->data(), n),
                         [self](boost::system::error_code ec, size_t) {
                           if (ec) return self->Close();
                           self->ClientToBackend();
@@ -355,11 +364,11 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   void BackendToClient() {
-    backend_.async_read_some(asio::buffer(back_buf_), [self = this->shared_from_this()](
-                                                          boost::system::error_code ec, size_t n) {
+    backend_.async_read_some(asio::buffer(*down_), [self = this->shared_from_this()](
+                                                       boost::system::error_code ec, size_t n) {
       self->last_active_ = std::chrono::steady_clock::now();
       if (ec) return self->Close();
-      asio::async_write(self->stream_, asio::buffer(self->back_buf_.data(), n),
+      asio::async_write(self->stream_, asio::buffer(self->down_->data(), n),
                         [self](boost::system::error_code ec, size_t) {
                           if (ec) return self->Close();
                           self->BackendToClient();
@@ -377,8 +386,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   std::chrono::steady_clock::time_point last_active_;
   bool pumping_ = false;
   bool closed_ = false;
-  std::array<char, kChunk> buf_{};
-  std::array<char, kChunk> back_buf_{};
+  std::array<char, kHeadChunk> head_buf_{};
+  std::unique_ptr<std::array<char, kChunk>> up_, down_;  // client to backend, and back
   std::string head_, host_, reply_;
   std::vector<IngressBackend> backends_;
   std::shared_ptr<void> hold_;  // the backend's count of open connections, while this is one
@@ -391,21 +400,6 @@ void IngressServer::Impl::Accept(bool tls) {
   acceptor.async_accept(asio::make_strand(ioc_), [this, tls](boost::system::error_code ec,
                                                              tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    boost::system::error_code peer_ec;
-    auto peer = ec ? tcp::endpoint() : socket.remote_endpoint(peer_ec);
-    auto slot = ec || peer_ec
-                    ? std::nullopt
-                    : (tls ? https_limiter_ : http_limiter_).Admit(peer.address().to_string());
-    if (slot && tls) {
-      std::make_shared<Session<ssl::stream<tcp::socket>>>(*this, std::move(*slot),
-                                                          std::move(socket), tls_)
-          ->Start();
-    } else if (slot) {
-      std::make_shared<Session<tcp::socket>>(*this, std::move(*slot), std::move(socket))->Start();
-    } else if (!ec) {
-      boost::system::error_code ignored;
-      socket.close(ignored);
-    }
     if (ec) {
       // EMFILE and the like persist for a while; retrying at once would spin.
       auto& retry = tls ? https_retry_ : http_retry_;
@@ -415,7 +409,22 @@ void IngressServer::Impl::Accept(bool tls) {
       });
       return;
     }
+    // Re-armed first: a session that throws as it starts must not end the listening.
     Accept(tls);
+    boost::system::error_code peer_ec;
+    auto peer = socket.remote_endpoint(peer_ec);
+    auto slot = peer_ec ? std::nullopt
+                        : (tls ? https_limiter_ : http_limiter_).Admit(peer.address().to_string());
+    if (slot && tls) {
+      std::make_shared<Session<ssl::stream<tcp::socket>>>(*this, std::move(*slot),
+                                                          std::move(socket), tls_)
+          ->Start();
+    } else if (slot) {
+      std::make_shared<Session<tcp::socket>>(*this, std::move(*slot), std::move(socket))->Start();
+    } else {
+      boost::system::error_code ignored;
+      socket.close(ignored);
+    }
   });
 }
 

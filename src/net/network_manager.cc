@@ -72,6 +72,7 @@ NetworkManager::NetworkManager(store::NetworkStore& store, NetworkOptions option
 Status NetworkManager::Init() {
   ASSIGN_OR_RETURN(AddressPool pool, AddressPool::Parse(options_.pool));
   pool_ = pool;
+  proxies_.table().SetSandboxPool(pool);
   auto dns = ParseIp(options_.dns);
   if (!options_.dns.empty() && !dns)
     return InvalidArgument(

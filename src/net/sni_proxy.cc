@@ -219,6 +219,8 @@ void SniProxy::Stop() {
 void SniProxy::Accept() {
   acceptor_.async_accept([this](auto ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    // Re-armed first: a session that throws as it starts must not end the listening.
+    Accept();
     if (!ec) {
       // Per sandbox: by the source address, which the firewall ties to its interface.
       boost::system::error_code peer_ec;
@@ -231,7 +233,6 @@ void SniProxy::Accept() {
         socket.close(ignored);
       }
     }
-    Accept();
   });
 }
 

@@ -27,6 +27,13 @@ Result<std::vector<NetworkRecord>> MemoryStore::ListNetworks() {
   return out;
 }
 
+Result<NetworkRecord> MemoryStore::GetNetworkBySlot(int64_t slot) {
+  std::lock_guard lock(mu_);
+  for (const auto& [_, n] : networks_)
+    if (n.slot == slot) return n;
+  return NotFound("network slot " + std::to_string(slot) + " is free");
+}
+
 Status MemoryStore::DeleteNetwork(const std::string& sandbox_id) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;

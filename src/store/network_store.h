@@ -20,6 +20,9 @@ class NetworkStore {
   virtual Status PutNetwork(const NetworkRecord& network) = 0;
   // Every recorded attachment, by slot.
   virtual Result<std::vector<NetworkRecord>> ListNetworks() = 0;
+  // The attachment in `slot` (an indexed read: the database proxy asks at each session);
+  // NotFound when the slot is free.
+  virtual Result<NetworkRecord> GetNetworkBySlot(int64_t slot) = 0;
   // Forgets the sandbox's attachment; no error when there is none.
   virtual Status DeleteNetwork(const std::string& sandbox_id) = 0;
   // Replaces the egress policy of the sandbox's attachment (its slot and addresses stay);

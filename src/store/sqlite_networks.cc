@@ -44,6 +44,21 @@ Result<std::vector<NetworkRecord>> SqliteStore::ListNetworks() {
       });
 }
 
+Result<NetworkRecord> SqliteStore::GetNetworkBySlot(int64_t slot) {
+  return Guard<Result<NetworkRecord>>("reading a sandbox network", [&]() -> Result<NetworkRecord> {
+    SQLite::Statement q(
+        db_, "SELECT sandbox_id, slot, data, created_at FROM sandbox_networks WHERE slot = ?");
+    q.bind(1, slot);
+    if (!q.executeStep()) return NotFound("network slot " + std::to_string(slot) + " is free");
+    NetworkRecord n;
+    n.sandbox_id = q.getColumn(0).getString();
+    n.slot = q.getColumn(1).getInt64();
+    DecodeNetworkData(q.getColumn(2).getString(), n);
+    n.created_at = q.getColumn(3).getInt64();
+    return n;
+  });
+}
+
 Status SqliteStore::DeleteNetwork(const std::string& sandbox_id) {
   return Guard("forgetting a sandbox network", [&]() -> Status {
     SQLite::Statement q(db_, "DELETE FROM sandbox_networks WHERE sandbox_id = ?");

@@ -86,6 +86,7 @@ class SqliteStore : public Store {
   Result<std::vector<CommandRecord>> ListCommandsWithStatus(const std::string& status) override;
   Status PutNetwork(const NetworkRecord& n) override;
   Result<std::vector<NetworkRecord>> ListNetworks() override;
+  Result<NetworkRecord> GetNetworkBySlot(int64_t slot) override;
   Status DeleteNetwork(const std::string& sandbox_id) override;
   Status UpdateNetworkPolicy(const std::string& sandbox_id,
                              const NetworkPolicyRecord& policy) override;

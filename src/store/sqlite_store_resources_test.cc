@@ -114,9 +114,15 @@ TEST_P(StoreTest, NetworksAreUniqueBySlotAndSandboxAndTheirPolicyIsReplacedInPla
   EXPECT_EQ((*all)[1].slot, 3);
   EXPECT_EQ((*all)[1].address6, a.address6);
   EXPECT_EQ((*all)[1].policy, open);
+  auto by_slot = store_->GetNetworkBySlot(3);
+  ASSERT_TRUE(by_slot.ok()) << by_slot.status().message();
+  EXPECT_EQ(by_slot->sandbox_id, "sbx_a");
+  EXPECT_EQ(by_slot->address, a.address);
+  EXPECT_EQ(store_->GetNetworkBySlot(2).status().code(), Code::kNotFound);
   ASSERT_TRUE(store_->DeleteNetwork("sbx_a").ok());
   ASSERT_TRUE(store_->DeleteNetwork("sbx_a").ok());
   EXPECT_EQ(store_->ListNetworks()->size(), 1u);
+  EXPECT_EQ(store_->GetNetworkBySlot(3).status().code(), Code::kNotFound);
 }
 
 TEST(SqliteStoreNetworks, AttachmentsSurviveReopening) {

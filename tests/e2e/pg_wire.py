@@ -114,7 +114,10 @@ def cancel(url, pid, secret, timeout=15):
     sock.sendall(struct.pack("!IIII", 16, 80877102, pid, secret))
     answer = b""
     while True:
-        chunk = sock.recv(4096)
+        try:
+            chunk = sock.recv(4096)
+        except ConnectionResetError:  # closed with the request unread: no answer either
+            chunk = b""
         if not chunk:
             sock.close()
             return answer

@@ -97,7 +97,8 @@ def test_status_create_isolation_and_no_password_anywhere(daemon, org):
     cmd = sql(other, foreign, "SELECT v FROM notes")
     assert cmd["exitCode"] == 1 and "does not exist" in cmd["stderr"], cmd
 
-    # The host, on loopback and on its outside address, cannot either.
+    # The host, on loopback and on its outside address, cannot either: no sandbox address, so
+    # the proxy closes the connection as it accepts it, before reading a byte.
     addresses = ["127.0.0.1"]
     route = subprocess.run(["ip", "-4", "route", "get", "192.0.2.1"], capture_output=True, text=True)
     m = re.search(r"src ([0-9.]+)", route.stdout)
@@ -106,7 +107,7 @@ def test_status_create_isolation_and_no_password_anywhere(daemon, org):
     import pg_wire
     for address in addresses:
         host_url = re.sub(r"@[^:/]+:", "@%s:" % address, url)
-        with pytest.raises(pg_wire.PgError, match="may not use a database"):
+        with pytest.raises((pg_wire.PgError, ConnectionError)):
             pg_wire.connect(host_url)
 
     # No answer holds the password or the host; nor does adaptd's log.
