@@ -130,6 +130,12 @@ def open_download(client, key):
     conn = http.client.HTTPConnection("127.0.0.1", client.daemon.port, timeout=30)
     conn.request("GET", "/v1/objects/content?key=" + urllib.parse.quote(key, safe=""),
                  headers={"Authorization": "Bearer " + client.key})
+    return started(conn)
+
+
+def started(conn):
+    """(200, the response, None) of a download that began, its body unread; or (status, None,
+    the error) of one refused."""
     resp = conn.getresponse()
     if resp.status != 200:
         body = json.loads(resp.read())
@@ -186,12 +192,7 @@ def open_link_download(client, url):
     parts = urllib.parse.urlsplit(url)
     conn = http.client.HTTPConnection("127.0.0.1", client.daemon.port, timeout=30)
     conn.request("GET", parts.path + "?" + parts.query)
-    resp = conn.getresponse()
-    if resp.status != 200:
-        body = json.loads(resp.read())
-        conn.close()
-        return resp.status, None, body
-    return 200, resp, None
+    return started(conn)
 
 
 def test_gateway_downloads_and_download_links_count_toward_the_cap(d):
