@@ -1,8 +1,7 @@
 // AutomationService's recovery after an adaptd restart (automation_service.h): runs whose
 // command the previous adaptd started are followed to their end through the target's agent,
-// as if nothing happened; the others end infrastructure_failed, and a run cut before its
-// command started is retried as any infrastructure failure is (instant targets, a fresh
-// sandbox, up to max_attempts).
+// as if nothing happened; the others end infrastructure_failed, not retried: a retry would
+// replace an instant target that is healthy, its files lost, for a restart of adaptd.
 #include "base/log.h"
 #include "core/automation_service.h"
 #include "core/controller_service.h"
@@ -27,33 +26,18 @@ void AutomationService::Recover() {
         Reattach(std::move(run));
         continue;
       }
-      bool before_command = run.trigger != "controller" && run.status == "starting";
       run.error = run.status == "queued"
                       ? "adaptd restarted before this buffered run started; it is not retried"
-                  : before_command ? "adaptd restarted before the run's command started"
-                                   : "adaptd restarted while the run was executing; it is not "
-                                     "retried";
+                      : "adaptd restarted while the run was executing; it is not retried";
       run.status = "infrastructure_failed";
       if (run.trigger == "controller")
         run.error = "adaptd restarted during the action; the controller looks again";
       run.ended_at = now;
       if (Status st = runs_.PutRun(run); !st.ok())
         spdlog::error("automations: recording run {}: {}", run.id, st.message());
-      if (before_command) RetryCutRun(run, now);
     }
   }
   if (controllers_) controllers_->Recover(now);
-}
-
-void AutomationService::RetryCutRun(const store::RunRecord& run, int64_t now) {
-  auto a = automations_.GetAutomation(run.org_id, run.automation_id);
-  if (!a.ok()) {
-    if (a.status().code() != Code::kNotFound)
-      spdlog::error("automations: reading {}: {}", run.automation_id, a.status().message());
-    return;
-  }
-  // A durable target, a paused automation or attempts used up: not retried (Retry says).
-  if (run.attempt < a->max_attempts) Retry(*a, run, now);
 }
 
 void AutomationService::Reattach(store::RunRecord run) {

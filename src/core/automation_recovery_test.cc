@@ -150,8 +150,7 @@ TEST_F(AutomationServiceTest, RecoveryReattachesARunWhoseCommandStartedAndRecord
   store::RunRecord running = LeaveRunning(of_a, "cmd_1");
   std::string starting = runner_.started[1 - of_a].run.id;  // its sandbox was still booting
 
-  // A new adaptd over the same store; the target is durable, so the run cut before its
-  // command started is not retried (an instant target's is, below).
+  // A new adaptd over the same store.
   after_.durable = true;
   AutomationService& restarted = Restart();
   ASSERT_EQ(after_.started.size(), 1u);
@@ -187,33 +186,12 @@ TEST_F(AutomationServiceTest, RecoveryReattachesARunWhoseCommandStartedAndRecord
   EXPECT_FALSE(after_.started[2].reattached);
 }
 
-TEST_F(AutomationServiceTest, ARunCutBeforeItsCommandStartedIsRetriedInAFreshSandbox) {
-  Automation a = MustCreate(60);
-  now_ += 60'000;
-  service_.Tick(now_);
-  ASSERT_EQ(runner_.started.size(), 1u);
-  std::string starting = runner_.started[0].run.id;  // adaptd stopped while it booted
-  AutomationService& restarted = Restart();
-  auto cut = store_.GetRun(org_.org_id, starting);
-  EXPECT_EQ(cut->status, "infrastructure_failed");
-  EXPECT_EQ(cut->error, "adaptd restarted before the run's command started");
-  ASSERT_EQ(after_.started.size(), 1u);
-  EXPECT_FALSE(after_.started[0].reattached);
-  EXPECT_EQ(after_.started[0].run.trigger, "retry");
-  EXPECT_EQ(after_.started[0].run.attempt, 2);
-  EXPECT_EQ(after_.started[0].run.scheduled_at, cut->scheduled_at);
-  EXPECT_EQ(after_.started[0].run.sandbox_id, "sbx_fresh1");
-  EXPECT_EQ(restarted.Get(org_, a.id)->sandbox_id, "sbx_fresh1");
-  after_.End(0, AttemptEnd::Kind::kExited, 0);
-  EXPECT_EQ(Runs(a.id).at(0).status, "succeeded");
-}
-
-TEST_F(AutomationServiceTest, ARunCutBeforeItsCommandStartedAtItsLastAttemptIsNotRetried) {
+TEST_F(AutomationServiceTest, ARunCutBeforeItsCommandStartedIsNotRetriedOnAnInstantTarget) {
   CreateAutomationRequest req;
   req.sandbox_id = "sbx_target";
   req.argv = {"true"};
   req.interval_seconds = 60;
-  req.max_attempts = 1;
+  req.max_attempts = 3;  // attempts left: a retry would replace the healthy target
   auto a = service_.Create(org_, req);
   ASSERT_TRUE(a.ok()) << a.status().message();
   now_ += 60'000;

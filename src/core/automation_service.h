@@ -184,9 +184,7 @@ class AutomationService {
   void Launch(const store::AutomationRecord& a, store::RunRecord run);
   // Recover's: follows run `run`, which a previous adaptd left running, to its end.
   void Reattach(store::RunRecord run);
-  // Recover's: retries run `run`, ended infrastructure_failed because a previous adaptd
-  // stopped before its command started, as Retry does, while attempts are left.
-  void RetryCutRun(const store::RunRecord& run, int64_t now);
+
   // buffer_one: keeps recorded run `run` (queued) to start when the executing run ends, or
   // starts it now if that run ended meanwhile; skipped_overlap if another already waits.
   void Buffer(const store::AutomationRecord& a, store::RunRecord run);
