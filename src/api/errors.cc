@@ -1,6 +1,6 @@
 #include "api/errors.h"
 
-#include "base/log.h"
+#include "base/client_message.h"
 
 namespace adapt::api {
 
@@ -72,9 +72,9 @@ HttpResponse JsonResponse(int http_status, const nlohmann::json& body) {
 }
 
 HttpResponse ErrorResponse(const Status& status) {
-  nlohmann::json err = {{"code", ErrorCodeName(status.code())}, {"message", status.message()}};
+  nlohmann::json err = {{"code", ErrorCodeName(status.code())},
+                        {"message", ClientMessage(status, "REST request")}};
   if (!status.field().empty()) err["field"] = status.field();
-  if (status.code() == Code::kInternal) spdlog::error("internal error: {}", status.message());
   HttpResponse r = JsonResponse(HttpStatusFor(status.code()), {{"error", err}});
   if (status.code() == Code::kUnauthenticated) r.headers.emplace_back("WWW-Authenticate", "Bearer");
   return r;

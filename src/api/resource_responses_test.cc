@@ -20,6 +20,17 @@ TEST(ResourceResponses, JsonOrErrorAnswersTheErrorInApiFormat) {
   EXPECT_EQ(body["error"]["message"], "secret x not found");
 }
 
+TEST(ResourceResponses, AnInternalFailureIsAnsweredWithAReferenceNotItsMessage) {
+  // An internal message is for the operator: host paths and tool output stay in the log.
+  auto r = JsonOrError(200, Result<nlohmann::json>(Internal("nft: /etc/adapt/rules.nft: bad")));
+  EXPECT_EQ(r.status, 500);
+  auto body = nlohmann::json::parse(r.body);
+  EXPECT_EQ(body["error"]["code"], "internal");
+  std::string message = body["error"]["message"];
+  EXPECT_EQ(message.find("/etc/adapt"), std::string::npos) << message;
+  EXPECT_NE(message.find("reference err_"), std::string::npos) << message;
+}
+
 TEST(ResourceResponses, NoContentOrErrorIsAnEmpty204OrTheError) {
   auto ok = NoContentOrError(Status::Ok());
   EXPECT_EQ(ok.status, 204);

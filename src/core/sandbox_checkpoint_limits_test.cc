@@ -12,6 +12,7 @@
 
 #include "core/checkpoint_service.h"
 #include "core/operation.h"
+#include "core/sandbox_hibernation.h"
 #include "core/sandbox_service_fixture.h"
 
 namespace adapt::core {
@@ -179,6 +180,27 @@ TEST_F(SandboxCheckpointLimitsTest, AHostWithoutRoomForTheCopiesRefusesBeforeThe
   EXPECT_TRUE(store_.ListOpenOperations(sid)->empty());
   EXPECT_TRUE(runtime_.Running(sid));
   EXPECT_EQ(runtime_.ListNamedCheckpoints(sid).size(), 1u);
+}
+
+TEST_F(SandboxCheckpointLimitsTest, AStopWithoutRoomToSaveTheProcessesKeepsTheFilesOnly) {
+  std::string sid = Running();
+  runtime_.FailNext(Op::kReserveRoom, Status(Code::kUnavailable, "needs 9.0 GiB free"));
+  ASSERT_TRUE(lifecycle_->Stop(org_, sid).ok());
+  EXPECT_EQ(StatusOf(sid), "hibernated");
+  // runsc was not asked to save into a disk that would fill midway.
+  EXPECT_EQ(runtime_.CountCalls(Op::kCheckpoint, sid), 0);
+  Hibernation h = ReadHibernation(Stored(sid));
+  EXPECT_FALSE(h.processes_saved);
+  EXPECT_TRUE(h.workspace_kept);
+  EXPECT_NE(h.note.find("disk space"), std::string::npos) << h.note;
+  EXPECT_EQ(h.note.find("9.0 GiB"), std::string::npos) << "the host's figures stay in its log";
+  // The next stop, with the room, saves them.
+  ASSERT_TRUE(lifecycle_->BeginStart(org_, sid).ok());
+  lifecycle_->Provision(sid);
+  ASSERT_EQ(StatusOf(sid), "running");
+  ASSERT_TRUE(lifecycle_->Stop(org_, sid).ok());
+  EXPECT_EQ(runtime_.CountCalls(Op::kCheckpoint, sid), 1);
+  EXPECT_TRUE(ReadHibernation(Stored(sid)).processes_saved);
 }
 
 }  // namespace

@@ -64,6 +64,9 @@ Result<PowerChange> SandboxService::Fork(const Principal& who, const ForkSandbox
   if (!checkpoint) return absent;
   if (!checkpoint->incompatibility.empty())
     return Status(Code::kUnsupported, checkpoint->incompatibility, field);
+  // Refused before anything is written when the host has not the room for the copy now; the
+  // provisioning reserves it again while it copies.
+  RETURN_IF_ERROR(runtime_.ReserveRoomToReinstate(source.id, from.name).status());
 
   // The fork's own TTL and labels are checked as a create's; the rest is the source's.
   CreateSandbox shape;

@@ -179,5 +179,21 @@ TEST_F(SandboxForkTest, ACheckpointTakenWithKeepOutlivesItsSandboxOthersGoWithIt
   EXPECT_EQ(checkpoints.OrgCheckpointBytes(org_), 0u);
 }
 
+TEST_F(SandboxForkTest, AHostWithoutRoomForTheCopyRefusesTheForkBeforeAnythingIsMade) {
+  auto source = Source();
+  size_t before = SandboxCount();
+  runtime_.FailNext(Op::kReserveRoom, Status(Code::kUnavailable, "needs 3.0 GiB free"));
+  auto refused = service_->Fork(Caller(), From(source.id + "/one"), std::nullopt);
+  EXPECT_EQ(refused.status().code(), Code::kUnavailable);
+  EXPECT_EQ(SandboxCount(), before);
+  EXPECT_EQ(runtime_.CountCalls(Op::kSeedCheckpoint), 0);
+  // With the room, the copy reserves it again while it is made.
+  const int reserved = runtime_.CountCalls(Op::kReserveRoom);
+  auto forked = service_->Fork(Caller(), From(source.id + "/one"), std::nullopt);
+  ASSERT_TRUE(forked.ok()) << forked.status().message();
+  EXPECT_EQ(Settled(forked->sandbox.id), "running");
+  EXPECT_EQ(runtime_.CountCalls(Op::kReserveRoom), reserved + 2);
+}
+
 }  // namespace
 }  // namespace adapt::core

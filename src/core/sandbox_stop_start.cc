@@ -58,12 +58,18 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
     if (runtime_.HasCheckpoint(r.id)) {
       h.processes_saved = true;
     } else {
-      Status saved = runtime_.Checkpoint(r.id);
+      // A save that would fill the host's disk midway fails, and fails the saves of every
+      // other sandbox with it: without the room, the processes are not saved at all.
+      auto room =
+          runtime_.ReserveRoomToHibernate(r.id, static_cast<uint64_t>(r.config.memory_mib) << 20);
+      Status saved = room.ok() ? runtime_.Checkpoint(r.id) : room.status();
       h.processes_saved = saved.ok();
       if (!saved.ok()) {
         spdlog::warn("sandbox {}: {}", r.id, saved.message());
+        std::string why = room.ok() ? saved.message()
+                                    : "the host has not the disk space to save their memory now";
         h.note = (h.note.empty() ? "" : h.note + "; ") + "the processes could not be saved (" +
-                 saved.message() + "); the files are kept and a start boots the sandbox afresh";
+                 why + "); the files are kept and a start boots the sandbox afresh";
       }
     }
   }
@@ -127,7 +133,11 @@ Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::Launc
   // A fork's first start copies its checkpoint in (later ones find its disk and skip it).
   if (h.phase == HibernationPhase::kStarting && r.config.forked_from) {
     const auto& from = *r.config.forked_from;
-    Status seeded = runtime_.SeedFromCheckpoint(r.id, from.sandbox_id, from.checkpoint);
+    // Held while the checkpoint is copied, so that copies under way at once never count the
+    // same free space (the fork was checked against it when it was asked for, too).
+    auto room = runtime_.ReserveRoomToReinstate(from.sandbox_id, from.checkpoint);
+    Status seeded = room.ok() ? runtime_.SeedFromCheckpoint(r.id, from.sandbox_id, from.checkpoint)
+                              : room.status();
     ADAPT_FAULT_POINT("sandbox.fork.after_seed");
     if (!seeded.ok())
       return Status(seeded.code(), "the fork could not be made from checkpoint '" +

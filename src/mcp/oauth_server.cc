@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "base/client_message.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/markup.h"
@@ -207,14 +208,15 @@ HttpResponse OAuthServer::Register(const HttpRequest& req) {
   client.created_at = NowMillis();
   auto held =
       store_.PruneOAuthClients(client.created_at - kUnusedClientLifetimeMs, client.created_at);
-  if (!held.ok()) return OAuthError(500, "server_error", held.status().message());
+  if (!held.ok())
+    return OAuthError(500, "server_error", ClientMessage(held.status(), "OAuth request"));
   if (*held >= kMaxClients)
     return TryLater(503,
                     "this server holds as many OAuth clients as it allows (" +
                         std::to_string(kMaxClients) + "); try again once unused ones expire",
                     3600);
   if (Status st = store_.CreateOAuthClient(client); !st.ok())
-    return OAuthError(500, "server_error", st.message());
+    return OAuthError(500, "server_error", ClientMessage(st, "OAuth request"));
   // Public clients only: whatever authentication method was asked for, it is "none".
   return Json(201, {{"client_id", client.id},
                     {"client_id_issued_at", client.created_at / 1000},
@@ -314,7 +316,8 @@ HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
     return r;
   }
   if (!who.ok())
-    return Html(500, "<h1>Error</h1><p>" + EscapeMarkup(who.status().message()) + "</p>");
+    return Html(
+        500, "<h1>Error</h1><p>" + EscapeMarkup(ClientMessage(who.status(), "sign-in")) + "</p>");
   std::string code = kCodePrefix + RandomToken(32);
   store::OAuthGrantRecord grant;
   grant.hash = Sha256Hex(code);
@@ -328,7 +331,7 @@ HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
   grant.code_challenge = challenge;
   grant.resource = resource.empty() ? ResourceUrl(req) : resource;
   if (Status st = store_.PutOAuthGrant(grant); !st.ok())
-    return Html(500, "<h1>Error</h1><p>" + EscapeMarkup(st.message()) + "</p>");
+    return Html(500, "<h1>Error</h1><p>" + EscapeMarkup(ClientMessage(st, "sign-in")) + "</p>");
   spdlog::info("OAuth: organization {} ({}) authorized client {}", who->org_id, who->key_id,
                client->id);
   std::map<std::string, std::string> q = {{"code", code}, {"iss", iss}};
@@ -350,7 +353,7 @@ HttpResponse OAuthServer::IssueTokens(const store::OAuthGrantRecord& from) {
     g.redirect_uri.clear();
     g.code_challenge.clear();
     if (Status st = store_.PutOAuthGrant(g); !st.ok())
-      return OAuthError(500, "server_error", st.message());
+      return OAuthError(500, "server_error", ClientMessage(st, "OAuth request"));
   }
   return Json(200, {{"access_token", access},
                     {"token_type", "Bearer"},

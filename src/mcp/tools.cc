@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/client_message.h"
+
 namespace adapt::mcp {
 
 void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
@@ -24,7 +26,7 @@ void RegisterTools(ToolRegistry& registry, const ToolServices& services) {
 std::string FailureSentence(const Status& status) {
   // The message already names fields as the tool does: each tool maps its own arguments and
   // tells the core its names (McpSandboxFields in sandbox_tools.cc).
-  std::string s = status.message();
+  std::string s = ClientMessage(status, "tool call");
   // Capitalize a leading plain word, never an argument name or an id.
   std::string first = s.substr(0, s.find(' '));
   if (!s.empty() && first.find_first_of("_0123456789'") == std::string::npos)

@@ -409,12 +409,14 @@ void IngressServer::Impl::Accept(bool tls) {
       });
       return;
     }
-    // Re-armed first: a session that throws as it starts must not end the listening.
-    Accept(tls);
     boost::system::error_code peer_ec;
     auto peer = socket.remote_endpoint(peer_ec);
     auto slot = peer_ec ? std::nullopt
                         : (tls ? https_limiter_ : http_limiter_).Admit(peer.address().to_string());
+    // Re-armed after the admission, so that connections are admitted in the order they were
+    // accepted (a full listener closes the one waiting longest), and before the session is
+    // built, so that a session that throws as it starts does not end the listening.
+    Accept(tls);
     if (slot && tls) {
       std::make_shared<Session<ssl::stream<tcp::socket>>>(*this, std::move(*slot),
                                                           std::move(socket), tls_)

@@ -202,8 +202,9 @@ Result<CommandResult> RunCommandWithin(const std::vector<std::string>& argv,
   return result;
 }
 
-Status RunChecked(const std::vector<std::string>& argv, const SpawnOptions& options) {
-  ASSIGN_OR_RETURN(CommandResult r, RunCommand(argv, options));
+namespace {
+
+Status CheckedResult(const std::vector<std::string>& argv, const CommandResult& r) {
   if (!r.status.signaled() && r.status.exit_code == 0) return Status::Ok();
   std::string out = r.output;
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
@@ -214,6 +215,23 @@ Status RunChecked(const std::vector<std::string>& argv, const SpawnOptions& opti
   if (r.status.exit_code == 127) how = "could not be executed";
   return Internal(argv[0] + " " + (argv.size() > 1 ? argv[1] : "") + " failed (" + how + ")" +
                   (last.empty() ? "" : ": " + last));
+}
+
+}  // namespace
+
+Status RunChecked(const std::vector<std::string>& argv, const SpawnOptions& options) {
+  ASSIGN_OR_RETURN(CommandResult r, RunCommand(argv, options));
+  return CheckedResult(argv, r);
+}
+
+Status RunCheckedWithin(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
+                        const SpawnOptions& options) {
+  ASSIGN_OR_RETURN(CommandResult r, RunCommandWithin(argv, limit, options));
+  if (r.timed_out)
+    return Status(Code::kUnavailable,
+                  argv[0] + " " + (argv.size() > 1 ? argv[1] : "") + " did not finish within " +
+                      std::to_string(limit.count() / 1000) + " s; it was killed");
+  return CheckedResult(argv, r);
 }
 
 Result<Pipe> MakePipe() {

@@ -63,6 +63,9 @@ Result<CommandResult> RunCommandWithin(const std::vector<std::string>& argv,
 
 // Like RunCommand, but a non-zero exit becomes an error carrying the program's last output line.
 Status RunChecked(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+// RunChecked within `limit` (RunCommandWithin): Unavailable, naming the limit, when killed.
+Status RunCheckedWithin(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
+                        const SpawnOptions& options = {});
 
 struct Pipe {
   UniqueFd read;

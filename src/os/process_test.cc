@@ -96,6 +96,18 @@ TEST(RunCommandWithin, AProgramPastItsLimitIsKilledAndWhatItPrintedIsKept) {
   EXPECT_EQ(r->output, "started\n");
 }
 
+TEST(RunCheckedWithin, AFailureCarriesTheLastLineAndAHangIsUnavailableNamingTheLimit) {
+  EXPECT_TRUE(RunCheckedWithin({"true"}, std::chrono::seconds(30)).ok());
+  Status failed =
+      RunCheckedWithin({"sh", "-c", "echo first; echo last; exit 2"}, std::chrono::seconds(30));
+  EXPECT_EQ(failed.code(), Code::kInternal);
+  EXPECT_NE(failed.message().find("exit status 2"), std::string::npos) << failed.message();
+  EXPECT_NE(failed.message().find(": last"), std::string::npos) << failed.message();
+  Status hung = RunCheckedWithin({"sh", "-c", "exec sleep 600"}, std::chrono::seconds(1));
+  EXPECT_EQ(hung.code(), Code::kUnavailable);
+  EXPECT_NE(hung.message().find("within 1 s"), std::string::npos) << hung.message();
+}
+
 // A child left holding the output open does not make a program that exited look hung.
 TEST(RunCommandWithin, AChildLeftHoldingTheOutputIsNotWaitedFor) {
   auto r =

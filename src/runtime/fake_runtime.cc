@@ -294,6 +294,14 @@ Result<std::shared_ptr<void>> FakeRuntime::ReserveRoomToReinstate(const std::str
   return std::shared_ptr<void>();
 }
 
+Result<std::shared_ptr<void>> FakeRuntime::ReserveRoomToHibernate(const std::string& sandbox_id,
+                                                                  uint64_t /*memory_bytes*/) {
+  std::lock_guard lock(mu_);
+  calls_.push_back({Op::kReserveRoom, sandbox_id, false, false});
+  if (auto failure = TakeFailureLocked(Op::kReserveRoom)) return *failure;
+  return std::shared_ptr<void>();
+}
+
 Status FakeRuntime::DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) {
   std::lock_guard lock(mu_);
   if (auto* named = NamedLocked(sandbox_id))

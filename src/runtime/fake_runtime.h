@@ -33,7 +33,7 @@ class FakeRuntime : public Runtime {
     kReinstateCheckpoint,
     kSeedCheckpoint,
     kExportLayer,
-    kReserveRoom  // ReserveRoomToCheckpoint and ReserveRoomToReinstate
+    kReserveRoom  // ReserveRoomToCheckpoint, ReserveRoomToReinstate and ReserveRoomToHibernate
   };
 
   struct Call {
@@ -79,6 +79,8 @@ class FakeRuntime : public Runtime {
                                                         uint64_t memory_bytes) override;
   Result<std::shared_ptr<void>> ReserveRoomToReinstate(const std::string& sandbox_id,
                                                        const std::string& name) override;
+  Result<std::shared_ptr<void>> ReserveRoomToHibernate(const std::string& sandbox_id,
+                                                       uint64_t memory_bytes) override;
   Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& name) override;
   std::vector<NamedCheckpoint> ListNamedCheckpoints(const std::string& sandbox_id) override;
   std::vector<std::string> SandboxesWithKeptCheckpoints() override;

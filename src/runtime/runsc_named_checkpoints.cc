@@ -275,6 +275,13 @@ Result<std::shared_ptr<void>> RunscRuntime::ReserveRoomToReinstate(const std::st
                                   std::to_string(bytes >> 20) + " MiB)");
 }
 
+Result<std::shared_ptr<void>> RunscRuntime::ReserveRoomToHibernate(const std::string& id,
+                                                                   uint64_t memory_bytes) {
+  RETURN_IF_ERROR(CheckpointStoreReady());
+  return room_.Reserve(memory_bytes, "saving the processes of sandbox " + id + " (" +
+                                         std::to_string(memory_bytes >> 20) + " MiB of memory)");
+}
+
 Status RunscRuntime::DeleteNamedCheckpoint(const std::string& id, const std::string& name) {
   RETURN_IF_ERROR(CheckName(name));
   std::string kept = NamedDir(id, name);

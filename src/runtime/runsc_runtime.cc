@@ -33,6 +33,10 @@ namespace {
 // Releases up to this one refuse a sandbox netns on kernels where
 // /proc/sys/net/core/rmem_default exists in every netns.
 constexpr long kLastReleaseNeedingShim = 20221219;
+// What runsc may take to delete a sandbox or deliver a signal before it is killed: a stuck
+// sandbox must not hold the worker (or the sandbox's lock) that asked for ever.
+constexpr std::chrono::milliseconds kRunscDeleteLimit = std::chrono::seconds(60);
+constexpr std::chrono::milliseconds kRunscSignalLimit = std::chrono::seconds(30);
 
 bool ShimAlive(const ShimState& s, const std::string& dir) {
   return s.shim_pid > 0 && os::ProcessMatches(static_cast<pid_t>(s.shim_pid), dir);
@@ -314,7 +318,8 @@ Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
     if (pid > 0 && os::ProcessMatches(pid, "runsc-sandbox") && os::ProcessMatches(pid, id)) {
       IgnoreError(os::Signal(pid, SIGKILL), "the process may be gone; the wait below decides");
     } else {
-      IgnoreError(os::RunCommand(del), "the wait below decides whether the sandbox stopped");
+      IgnoreError(os::RunCommandWithin(del, kRunscDeleteLimit),
+                  "the wait below decides whether the sandbox stopped");
     }
     for (int i = 0; i < 200 && ShimAlive(*state, dir); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -323,7 +328,8 @@ Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
   }
   ADAPT_FAULT_POINT("runtime.destroy.after_kill");
   if (HasRunscState(options_.state_dir, id))
-    IgnoreError(os::RunCommand(del), "runsc's own state; the unmount below is what must succeed");
+    IgnoreError(os::RunCommandWithin(del, kRunscDeleteLimit),
+                "runsc's own state; the unmount below is what must succeed");
   RETURN_IF_ERROR(UnmountRootfs(dir));
   ADAPT_FAULT_POINT("runtime.destroy.after_unmount");
   Status cg = os::RemoveSandboxCgroup(id);
@@ -455,13 +461,15 @@ Status RunscRuntime::SendExecSignal(const std::string& sandbox_id, const std::st
   argv.insert(argv.end(),
               {"--user=0:0", sandbox_id, "/bin/sh", "-c",
                "kill -" + sig + " " + (group ? "-" + pid + " " : "") + pid + " 2>/dev/null; true"});
-  auto r = os::RunCommand(argv);
-  if (!r.ok() || r->status.exit_code != 0) {
+  // Bounded, as every runsc call that a stuck sandbox can hang: a signal is asked for on an
+  // API worker.
+  auto r = os::RunCommandWithin(argv, kRunscSignalLimit);
+  if (!r.ok() || r->timed_out || r->status.exit_code != 0) {
     ASSIGN_OR_RETURN(ShimConfig shim, ReadShimConfig(SandboxDir(sandbox_id)));
     std::vector<std::string> kill{shim.runsc};
     kill.insert(kill.end(), shim.global_flags.begin(), shim.global_flags.end());
     kill.insert(kill.end(), {"kill", "--pid=" + pid, sandbox_id, sig});
-    RETURN_IF_ERROR(os::RunChecked(kill));
+    RETURN_IF_ERROR(os::RunCheckedWithin(kill, kRunscSignalLimit));
   }
   return Status::Ok();
 }

@@ -191,6 +191,12 @@ class Runtime {
                                                                const std::string& /*name*/) {
     return std::shared_ptr<void>();
   }
+  // The same for a stop's save of the processes (Checkpoint): the memory only, the disk stays
+  // where it is.
+  virtual Result<std::shared_ptr<void>> ReserveRoomToHibernate(const std::string& /*sandbox_id*/,
+                                                               uint64_t /*memory_bytes*/) {
+    return std::shared_ptr<void>();
+  }
   // NotFound when not kept.
   virtual Status DeleteNamedCheckpoint(const std::string& sandbox_id, const std::string& /*name*/) {
     return NotFound("sandbox " + sandbox_id + " has no such checkpoint");
