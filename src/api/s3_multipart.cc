@@ -58,7 +58,7 @@ HttpResponse UploadPart(const S3Call& c) {
 
 HttpResponse CompleteMultipartUpload(const S3Call& c) {
   std::vector<storage::CompletedPart> parts;
-  for (const auto& p : XmlElements(c.req.body, "Part")) {
+  for (const auto& p : XmlElements(c.body, "Part")) {
     storage::CompletedPart cp;
     auto numbers = XmlElements(p, "PartNumber");
     auto etags = XmlElements(p, "ETag");
