@@ -431,7 +431,7 @@ HttpResponse Serve(ObjectApi& api, const HttpRequest& req) {
   if (req.path.rfind(kReleasePrefix, 0) == 0) return ServeRelease(api, req);
   Caller caller;
   // From the head alone: the body of a request refused here is never read (the connection
-  // drains it and closes), so a client without a token makes adaptd hold none of it.
+  // drains it and closes), so a client without a token makes adaptd buffer none of it.
   if (auto refused = Authenticate(req, api.tokens, caller)) return std::move(*refused);
   const auto& token = caller.token;
   // A PUT streams its body into the store, a POST's XML is read whole: either holds a storage

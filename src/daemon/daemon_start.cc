@@ -165,7 +165,7 @@ Status Daemon::StartObjectStorage() {
   storage_http.io_threads = 1;
   // Every body streams: the gateway reads one (an object's, or a POST's XML, up to its own
   // bound) only once it has authenticated the request from its head, so an unauthenticated
-  // client makes adaptd hold no body at all.
+  // client makes adaptd hold no more of a body than the connection's read buffer.
   storage_http.stream_request_body = [](std::string_view, std::string_view) { return true; };
   storage_server_.emplace(
       storage_http,
