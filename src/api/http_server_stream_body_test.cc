@@ -120,6 +120,22 @@ TEST_F(StreamedBodyTest, StreamedBodyAnswersContinueAndUnreadBodiesCloseTheConne
   EXPECT_EQ(response->headers["connection"], "close");
 }
 
+// The storage gateway streams every request's body: one without a body (a GET) is done once its
+// head is read, so its connection stays open for the next request.
+TEST_F(StreamedBodyTest, ARequestWithoutABodyOnAStreamedRouteKeepsTheConnection) {
+  HttpServerOptions options;
+  options.stream_request_body = [](std::string_view, std::string_view) { return true; };
+  Serve(CountBody, options);
+  Client client(port());
+  for (int i = 0; i < 2; ++i) {
+    client.Send("GET /objects/a HTTP/1.1\r\nHost: x\r\n\r\n");
+    auto response = client.ReadResponse();
+    ASSERT_TRUE(response) << i;
+    EXPECT_EQ(response->body, "0:0");
+    EXPECT_NE(response->headers["connection"], "close");
+  }
+}
+
 TEST_F(StreamedBodyTest, StreamedBodyReadFailsWhenTheClientLeaves) {
   std::promise<long> last;
   Serve(

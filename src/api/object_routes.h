@@ -27,8 +27,8 @@ struct ObjectApi {
   // object and release downloads and the public download links count with the API's
   // streams. Null: no cap.
   OrgStreamLimit* stream_limit = nullptr;
-  // The gateway requests whose body streams in (PUTs) that each organization may have at
-  // once: each holds one of the storage workers for as long as its client takes to send, so
+  // The gateway requests whose body is read (PUTs, and POSTs' XML) that each organization may
+  // have at once: each holds one of the storage workers for as long as its client takes to send, so
   // a cap below the pool's size keeps one tenant's slow uploads from stopping everyone's.
   OrgCounter body_uploads;
 };

@@ -33,6 +33,9 @@ namespace s3 {
 namespace {
 
 constexpr int64_t kMaxSkewSeconds = 15 * 60;
+// A POST's XML body (DeleteObjects of 1,000 keys of 1 KiB, CompleteMultipartUpload of 10,000
+// parts) fits with room to spare.
+constexpr size_t kMaxXmlBodyBytes = 4 << 20;
 // Replicas' release downloads: not a bucket name S3 allows, so no clash with path style.
 constexpr const char* kReleasePrefix = "/_releases/";
 
@@ -145,16 +148,19 @@ HttpResponse ListBuckets(const std::string& org) {
                       "</Buckets></ListAllMyBucketsResult>");
 }
 
-// POST /objects?delete.
+// POST /objects?delete. A key that is not there is deleted all the same, as in S3; a key that
+// fails gets S3's code for its failure, and an internal one only the fixed sentence.
 HttpResponse DeleteObjects(const S3Call& c) {
   std::string out = "<DeleteResult>";
-  for (const auto& k : XmlElements(c.req.body, "Key")) {
+  for (const auto& k : XmlElements(c.body, "Key")) {
     Status st = c.objects.Delete(c.org, k);
-    if (st.ok() || st.code() == Code::kNotFound)
+    if (st.ok() || st.code() == Code::kNotFound) {
       out += "<Deleted><Key>" + EscapeMarkup(k) + "</Key></Deleted>";
-    else
-      out += "<Error><Key>" + EscapeMarkup(k) + "</Key><Code>InvalidArgument</Code><Message>" +
-             EscapeMarkup(PublicMessage(st)) + "</Message></Error>";
+      continue;
+    }
+    S3Failure failure = FailureOf(st);
+    out += "<Error><Key>" + EscapeMarkup(k) + "</Key><Code>" + failure.code + "</Code><Message>" +
+           EscapeMarkup(failure.message) + "</Message></Error>";
   }
   return Xml(200, out + "</DeleteResult>");
 }
@@ -393,15 +399,45 @@ HttpResponse ServeRelease(ObjectApi& api, const HttpRequest& req) {
                        StreamFileResponse(std::move(*reader), size, "application/zstd"));
 }
 
+// Reads a POST's XML body into `xml`, once its sender is authenticated (the listener streams
+// every body, so nothing of it was read before); the refusal when it is too large or broken.
+std::optional<HttpResponse> ReadXmlBody(const HttpRequest& req, storage::AwsChunkedDecoder* chunked,
+                                        std::string& xml) {
+  const std::string too_large = "the request body is larger than " +
+                                std::to_string(kMaxXmlBodyBytes >> 20) + " MiB, the most " +
+                                "the storage gateway reads of an XML request";
+  const std::string declared = req.Header("content-length");
+  uint64_t length = 0;
+  auto [end, ec] = std::from_chars(declared.data(), declared.data() + declared.size(), length);
+  if (!declared.empty() && ec == std::errc() && end == declared.data() + declared.size() &&
+      length > kMaxXmlBodyBytes)
+    return S3Error(400, "MaxMessageLengthExceeded", too_large);
+  size_t off = 0;
+  storage::ObjectSource source = chunked ? chunked->Source() : BodySource(req, off);
+  char buf[16384];
+  for (;;) {
+    long n = source(buf, sizeof buf);
+    if (chunked && !chunked->status().ok()) return ChunkedError(chunked->status(), "");
+    if (n < 0) return S3Error(400, "IncompleteBody", "the request body was cut short");
+    if (n == 0) return std::nullopt;
+    if (xml.size() + static_cast<size_t>(n) > kMaxXmlBodyBytes)
+      return S3Error(400, "MaxMessageLengthExceeded", too_large);
+    xml.append(buf, static_cast<size_t>(n));
+  }
+}
+
 // Every request on the gateway's listener: a release download, or a signed S3 call.
 HttpResponse Serve(ObjectApi& api, const HttpRequest& req) {
   if (req.path.rfind(kReleasePrefix, 0) == 0) return ServeRelease(api, req);
   Caller caller;
+  // From the head alone: the body of a request refused here is never read (the connection
+  // drains it and closes), so a client without a token makes adaptd buffer none of it.
   if (auto refused = Authenticate(req, api.tokens, caller)) return std::move(*refused);
   const auto& token = caller.token;
-  // Held until the body is read and the answer made (this function's end).
+  // A PUT streams its body into the store, a POST's XML is read whole: either holds a storage
+  // worker while its client sends. Held until the answer is made (this function's end).
   std::shared_ptr<void> upload_place;
-  if (req.body_stream) {
+  if (req.method == "PUT" || req.method == "POST") {
     upload_place = api.body_uploads.TryTake(token->org_id);
     if (!upload_place)
       return S3Error(503, "SlowDown",
@@ -432,8 +468,14 @@ HttpResponse Serve(ObjectApi& api, const HttpRequest& req) {
                    "only STREAMING-AWS4-HMAC-SHA256-PAYLOAD streaming payloads are supported");
   }
   std::string expected_sha = IsHex64(payload_hash) ? payload_hash : "";
-  if (!req.body_stream && !expected_sha.empty() && Sha256Hex(req.body) != expected_sha)
+  std::string xml;
+  if (req.method == "POST") {
+    if (auto refused = ReadXmlBody(req, chunked.get(), xml)) return std::move(*refused);
+    if (!expected_sha.empty() && Sha256Hex(xml) != expected_sha)
+      return S3Error(400, "XAmzContentSHA256Mismatch", "the body does not match its SHA-256");
+  } else if (!req.body_stream && !expected_sha.empty() && Sha256Hex(req.body) != expected_sha) {
     return S3Error(400, "XAmzContentSHA256Mismatch", "the body does not match its SHA-256");
+  }
   const std::string& org = token->org_id;
 
   // Path style: /<bucket>/<key>.
@@ -449,7 +491,7 @@ HttpResponse Serve(ObjectApi& api, const HttpRequest& req) {
   if (bucket != kGatewayBucket)
     return S3Error(404, "NoSuchBucket",
                    "the only bucket is \"" + std::string(kGatewayBucket) + "\"", bucket);
-  const S3Call call{req, api.objects, org, key, chunked.get(), expected_sha};
+  const S3Call call{req, api.objects, org, key, chunked.get(), expected_sha, xml};
   if (key.empty()) return BucketCall(call);
   if (Status st = storage::ValidateObjectKey(key); !st.ok())
     return S3Error(400, "InvalidArgument", st.message(), key);

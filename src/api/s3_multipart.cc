@@ -58,7 +58,7 @@ HttpResponse UploadPart(const S3Call& c) {
 
 HttpResponse CompleteMultipartUpload(const S3Call& c) {
   std::vector<storage::CompletedPart> parts;
-  for (const auto& p : XmlElements(c.req.body, "Part")) {
+  for (const auto& p : XmlElements(c.body, "Part")) {
     storage::CompletedPart cp;
     auto numbers = XmlElements(p, "PartNumber");
     auto etags = XmlElements(p, "ETag");
@@ -108,12 +108,11 @@ HttpResponse ListParts(const S3Call& c) {
     << "</Key><UploadId>" << EscapeMarkup(Q(req, "uploadId")) << "</UploadId>"
     << "<PartNumberMarker>" << marker << "</PartNumberMarker><MaxParts>10000</MaxParts>"
     << "<IsTruncated>false</IsTruncated><StorageClass>STANDARD</StorageClass>";
-  const std::string now_text = FormatRfc3339(NowMillis());
   for (const auto& p : *parts) {
     if (p.number <= marker) continue;
-    x << "<Part><PartNumber>" << p.number << "</PartNumber><LastModified>" << now_text
-      << "</LastModified><ETag>&quot;" << p.etag << "&quot;</ETag><Size>" << p.size
-      << "</Size></Part>";
+    x << "<Part><PartNumber>" << p.number << "</PartNumber><LastModified>"
+      << FormatRfc3339(p.modified_at) << "</LastModified><ETag>&quot;" << p.etag
+      << "&quot;</ETag><Size>" << p.size << "</Size></Part>";
   }
   x << "</ListPartsResult>";
   return Xml(200, x.str());

@@ -26,24 +26,29 @@ std::string PublicMessage(const Status& st) {
   return storage::kObjectStoreFailed;
 }
 
-HttpResponse FromStatus(const Status& st, const std::string& resource, const char* not_found) {
+S3Failure FailureOf(const Status& st, const char* not_found) {
   switch (st.code()) {
     case Code::kNotFound:
-      return S3Error(404, not_found, st.message(), resource);
+      return {404, not_found, st.message()};
     case Code::kInvalidArgument:
-      return S3Error(400, "InvalidArgument", st.message(), resource);
+      return {400, "InvalidArgument", st.message()};
     case Code::kPayloadTooLarge:
-      return S3Error(400, "EntityTooLarge", st.message(), resource);
+      return {400, "EntityTooLarge", st.message()};
     case Code::kUnauthenticated:
     case Code::kPermissionDenied:
-      return S3Error(403, "AccessDenied", st.message(), resource);
+      return {403, "AccessDenied", st.message()};
     case Code::kResourceExhausted:
     case Code::kPaymentRequired:
       // 403, not 429 or 503: S3 clients retry those, and a full quota stays full.
-      return S3Error(403, "QuotaExceeded", st.message(), resource);
+      return {403, "QuotaExceeded", st.message()};
     default:
-      return S3Error(500, "InternalError", PublicMessage(st), resource);
+      return {500, "InternalError", PublicMessage(st)};
   }
+}
+
+HttpResponse FromStatus(const Status& st, const std::string& resource, const char* not_found) {
+  S3Failure failure = FailureOf(st, not_found);
+  return S3Error(failure.status, failure.code, failure.message, resource);
 }
 
 HttpResponse ChunkedError(const Status& st, const std::string& key) {

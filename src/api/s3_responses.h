@@ -21,6 +21,16 @@ struct S3Call {
   const std::string& key;               // empty for a call on the bucket
   storage::AwsChunkedDecoder* chunked;  // an aws-chunked body, checked as it streams; or null
   const std::string& expected_sha;      // the body's declared SHA-256 (hex), or empty
+  // A POST's XML body (DeleteObjects, CompleteMultipartUpload), read whole once its caller was
+  // authenticated; empty for the other methods, whose bodies stream or are not read.
+  const std::string& body;
+};
+
+// How S3 answers a failure: the HTTP status, S3's error code, and the message a tenant may read.
+struct S3Failure {
+  int status = 500;
+  std::string code;
+  std::string message;
 };
 
 // S3's <Error> document with `code` and `message` (escaped), about `resource`.
@@ -29,8 +39,10 @@ HttpResponse S3Error(int status, const std::string& code, const std::string& mes
 // What a tenant reads of `st`: its message, or for an internal failure (whose message is
 // adaptd's and may name host paths) a fixed sentence, the message going to adaptd's log.
 std::string PublicMessage(const Status& st);
-// A Status as S3's error: `not_found` names what a kNotFound is (NoSuchKey, NoSuchUpload);
-// an internal failure is InternalError with PublicMessage's fixed sentence.
+// A failed Status as S3 reports it: `not_found` names what a kNotFound is (NoSuchKey,
+// NoSuchUpload); an internal failure is InternalError with PublicMessage's fixed sentence.
+S3Failure FailureOf(const Status& st, const char* not_found = "NoSuchKey");
+// FailureOf(st) as S3's <Error> document about `resource`.
 HttpResponse FromStatus(const Status& st, const std::string& resource,
                         const char* not_found = "NoSuchKey");
 // An aws-chunked body that failed as it streamed: a bad chunk signature or a broken body.

@@ -163,10 +163,10 @@ Status Daemon::StartObjectStorage() {
   storage_http.host = storage_listen.host;
   storage_http.port = storage_listen.port;
   storage_http.io_threads = 1;
-  storage_http.max_body_bytes = 4 << 20;  // XML bodies; object bodies stream
-  storage_http.stream_request_body = [](std::string_view method, std::string_view) {
-    return method == "PUT";
-  };
+  // Every body streams: the gateway reads one (an object's, or a POST's XML, up to its own
+  // bound) only once it has authenticated the request from its head, so an unauthenticated
+  // client makes adaptd hold no more of a body than the connection's read buffer.
+  storage_http.stream_request_body = [](std::string_view, std::string_view) { return true; };
   storage_server_.emplace(
       storage_http,
       [gateway = &*gateway_](const api::HttpRequest& r) { return gateway->Handle(r); },

@@ -80,7 +80,10 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(const std::string& path) {
     ::close(fd);
     return s;
   }
-  return std::unique_ptr<FileReader>(new FileReader(fd, static_cast<uint64_t>(st.st_size)));
+  const int64_t modified_ms =
+      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  return std::unique_ptr<FileReader>(
+      new FileReader(fd, static_cast<uint64_t>(st.st_size), modified_ms));
 }
 
 FileReader::~FileReader() {

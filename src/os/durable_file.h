@@ -43,13 +43,17 @@ class FileReader {
   // Bytes read, 0 at the end, -1 on an error.
   long Read(char* buf, size_t n);
   uint64_t size() const { return size_; }
+  // When the file's content last changed (its mtime), in ms since the epoch, as Open found it.
+  int64_t modified_ms() const { return modified_ms_; }
   // Moves to `offset` from the start (a ranged read).
   Status Seek(uint64_t offset);
 
  private:
-  FileReader(int fd, uint64_t size) : fd_(fd), size_(size) {}
+  FileReader(int fd, uint64_t size, int64_t modified_ms)
+      : fd_(fd), size_(size), modified_ms_(modified_ms) {}
   int fd_;
   uint64_t size_;
+  int64_t modified_ms_;
 };
 
 // Removes one file; no error when it does not exist.

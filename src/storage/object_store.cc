@@ -221,39 +221,34 @@ Result<ObjectListing> ObjectStore::List(const std::string& org_id, const std::st
     return InvalidArgument("delimiter", "delimiter is longer than 16 bytes");
   limit = std::clamp<size_t>(limit, 1, kMaxListLimit);
   ObjectListing out;
-  // Start at the prefix: every key before it is out of the listing.
   std::string cursor = after;
-  if (!prefix.empty() && cursor < prefix) cursor = prefix.substr(0, prefix.size() - 1);
+  std::string rolled_up;  // the last common prefix: the rows under it are skipped
   size_t count = 0;
   for (;;) {
-    ASSIGN_OR_RETURN(auto page, store_.ListObjects(org_id, cursor, 256));
-    if (page.empty()) return out;
-    for (auto& rec : page) {
-      if (rec.key.compare(0, prefix.size(), prefix) != 0) {
-        if (rec.key > prefix) return out;  // past every key with the prefix
-        cursor = rec.key;
-        continue;
-      }
+    // One row more than the page still takes: it tells whether the page is truncated. The
+    // rows under a common prefix after it are skipped in the batch, and the next batch seeks
+    // past them.
+    const size_t want = limit - count + 1;
+    ASSIGN_OR_RETURN(auto rows, store_.ListObjects(org_id, prefix, cursor, want));
+    for (auto& rec : rows) {
+      if (!rolled_up.empty() && rec.key.compare(0, rolled_up.size(), rolled_up) == 0) continue;
       if (count == limit) {
         out.truncated = true;
         return out;
       }
-      cursor = rec.key;
-      if (!delimiter.empty()) {
-        size_t at = rec.key.find(delimiter, prefix.size());
-        if (at != std::string::npos) {
-          std::string common = rec.key.substr(0, at + delimiter.size());
-          out.common_prefixes.push_back(common);
-          ++count;
-          out.next_after = common + "\xff";  // keys are UTF-8: no 0xff byte in any of them
-          cursor = out.next_after;
-          break;  // re-query past the rolled-up prefix
-        }
-      }
-      out.objects.push_back(std::move(rec));
-      out.next_after = cursor;
       ++count;
+      size_t at = delimiter.empty() ? std::string::npos : rec.key.find(delimiter, prefix.size());
+      if (at != std::string::npos) {
+        rolled_up = rec.key.substr(0, at + delimiter.size());
+        out.common_prefixes.push_back(rolled_up);
+        cursor = rolled_up + "\xff";  // keys are UTF-8: no 0xff byte in any of them
+      } else {
+        cursor = rec.key;
+        out.objects.push_back(std::move(rec));
+      }
+      out.next_after = cursor;
     }
+    if (rows.size() < want) return out;
   }
 }
 
@@ -442,6 +437,7 @@ Result<std::vector<UploadedPart>> ObjectStore::ListParts(const std::string& org_
     p.number = std::stoi(name);
     p.size = (*reader)->size();
     p.etag = *md5;
+    p.modified_at = (*reader)->modified_ms();
     parts.push_back(p);
   }
   std::sort(parts.begin(), parts.end(),

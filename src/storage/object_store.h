@@ -39,7 +39,8 @@ struct ObjectListing {
 struct UploadedPart {
   int number = 0;
   uint64_t size = 0;
-  std::string etag;  // hex MD5
+  std::string etag;         // hex MD5
+  int64_t modified_at = 0;  // when it was stored (its file's mtime), ms since the epoch
 };
 
 struct CompletedPart {
@@ -123,7 +124,8 @@ class ObjectStore {
   // organization's own uploads are read (the ledger knows whose each is); one completed,
   // aborted or expired meanwhile is left out.
   Result<UploadListing> ListUploads(const std::string& org_id, const UploadListQuery& query);
-  // The parts uploaded so far, in part-number order (S3's ListParts).
+  // The parts uploaded so far, in part-number order, each with the time it was stored (S3's
+  // ListParts).
   Result<std::vector<UploadedPart>> ListParts(const std::string& org_id,
                                               const std::string& upload_id, const std::string& key);
   // Removes every unfinished upload begun before `cutoff` (ms since the epoch) with its parts;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
+#include <filesystem>
 #include <limits>
 
 #include "os/files.h"
@@ -160,6 +162,27 @@ TEST_F(ObjectStoreTest, ListPartsShowsUploadedPartsInOrder) {
   EXPECT_EQ((*parts)[1].etag, *e3);
   EXPECT_EQ(objects_->ListParts("org_b", *id, "big").status().code(), Code::kNotFound);
   EXPECT_EQ(objects_->ListParts("org_a", *id, "other").status().code(), Code::kNotFound);
+}
+
+TEST_F(ObjectStoreTest, ListPartsGivesEachPartTheTimeItWasStored) {
+  auto id = objects_->CreateUpload("org_a", "timed", "");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(objects_->PutPart("org_a", *id, "timed", 1, FromString("one")).ok());
+  ASSERT_TRUE(objects_->PutPart("org_a", *id, "timed", 2, FromString("two")).ok());
+  // Stored at two known times in the past: neither is the time of the listing.
+  const int64_t first = 1577836800000, second = 1609459200123;  // 2020-01-01, 2021-01-01
+  auto stored_at = [](int64_t ms) {
+    return std::chrono::file_clock::from_sys(
+        std::chrono::sys_time<std::chrono::milliseconds>(std::chrono::milliseconds(ms)));
+  };
+  const std::string dir = dir_ + "/objects/uploads/" + *id;
+  std::filesystem::last_write_time(dir + "/00001", stored_at(first));
+  std::filesystem::last_write_time(dir + "/00002", stored_at(second));
+  auto parts = objects_->ListParts("org_a", *id, "timed");
+  ASSERT_TRUE(parts.ok()) << parts.status().message();
+  ASSERT_EQ(parts->size(), 2u);
+  EXPECT_EQ((*parts)[0].modified_at, first);
+  EXPECT_EQ((*parts)[1].modified_at, second);
 }
 
 TEST_F(ObjectStoreTest, ExpireUploadsRemovesOnlyOlderOnes) {

@@ -118,7 +118,8 @@ class MemoryStore : public Store {
   Result<std::string> PutObject(const ObjectRecord& o) override;
   Result<std::string> PutObjectWithinQuota(const ObjectRecord& o, uint64_t quota_bytes) override;
   Result<ObjectRecord> GetObject(const std::string& org_id, const std::string& key) override;
-  Result<std::vector<ObjectRecord>> ListObjects(const std::string& org_id, const std::string& after,
+  Result<std::vector<ObjectRecord>> ListObjects(const std::string& org_id,
+                                                const std::string& prefix, const std::string& after,
                                                 size_t limit) override;
   Result<std::string> DeleteObject(const std::string& org_id, const std::string& key) override;
   Result<std::vector<std::string>> ListReferencedBlobs() override;

@@ -51,12 +51,16 @@ Result<ObjectRecord> MemoryStore::GetObject(const std::string& org_id, const std
 }
 
 Result<std::vector<ObjectRecord>> MemoryStore::ListObjects(const std::string& org_id,
+                                                           const std::string& prefix,
                                                            const std::string& after, size_t limit) {
   std::lock_guard lock(mu_);
   std::vector<ObjectRecord> out;
   // The map orders (org, key) pairs with std::string's byte order, as SQLite's BINARY does.
-  for (auto it = objects_.upper_bound({org_id, after});
-       it != objects_.end() && it->first.first == org_id && out.size() < limit; ++it)
+  auto it = after < prefix ? objects_.lower_bound({org_id, prefix})
+                           : objects_.upper_bound({org_id, after});
+  for (; it != objects_.end() && it->first.first == org_id &&
+         it->first.second.compare(0, prefix.size(), prefix) == 0 && out.size() < limit;
+       ++it)
     out.push_back(it->second);
   return out;
 }

@@ -19,8 +19,10 @@ class ObjectRecordStore {
   // Object storage. PutObject inserts or replaces and returns the replaced blob ("" when new).
   virtual Result<std::string> PutObject(const ObjectRecord& object) = 0;
   virtual Result<ObjectRecord> GetObject(const std::string& org_id, const std::string& key) = 0;
-  // Up to `limit` objects whose key is > `after` (byte order), in key order.
+  // Up to `limit` objects whose key starts with `prefix` and is > `after` (byte order), in key
+  // order. The search starts at the prefix and ends past it: no row outside it is read.
   virtual Result<std::vector<ObjectRecord>> ListObjects(const std::string& org_id,
+                                                        const std::string& prefix,
                                                         const std::string& after, size_t limit) = 0;
   // Returns the deleted object's blob; NotFound when there is none.
   virtual Result<std::string> DeleteObject(const std::string& org_id, const std::string& key) = 0;

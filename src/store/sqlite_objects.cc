@@ -16,6 +16,15 @@ constexpr const char* kTokenSelect =
     "SELECT id, org_id, sandbox_id, name, expires_at, revoked_at, created_at, seq";
 constexpr const char* kSiteColumns = "id, org_id, name, hostname, release_id, created_at";
 
+// The least string above every string that starts with `prefix` (in byte order); "" when none
+// is (an empty prefix, or one of 0xff bytes only).
+std::string PrefixEnd(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();
+  if (!prefix.empty())
+    prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
+  return prefix;
+}
+
 ObjectRecord ReadObject(SQLite::Statement& q) {
   ObjectRecord r;
   r.org_id = q.getColumn(0).getString();
@@ -158,15 +167,23 @@ Result<ObjectRecord> SqliteStore::GetObject(const std::string& org_id, const std
 }
 
 Result<std::vector<ObjectRecord>> SqliteStore::ListObjects(const std::string& org_id,
+                                                           const std::string& prefix,
                                                            const std::string& after, size_t limit) {
   return Guard<Result<std::vector<ObjectRecord>>>(
       "listing objects", [&]() -> Result<std::vector<ObjectRecord>> {
+        // One range of the primary key's index: from the later of `after` and the prefix to
+        // the prefix's end.
+        const bool from_prefix = after < prefix;
+        const std::string end = PrefixEnd(prefix);
         SQLite::Statement q(db_, std::string("SELECT ") + kObjectColumns +
-                                     " FROM objects WHERE org_id = ? AND key > ? "
-                                     "ORDER BY key LIMIT ?");
-        q.bind(1, org_id);
-        q.bind(2, after);
-        q.bind(3, static_cast<int64_t>(limit));
+                                     " FROM objects WHERE org_id = ? AND key " +
+                                     (from_prefix ? ">=" : ">") + " ?" +
+                                     (end.empty() ? "" : " AND key < ?") + " ORDER BY key LIMIT ?");
+        int at = 1;
+        q.bind(at++, org_id);
+        q.bind(at++, from_prefix ? prefix : after);
+        if (!end.empty()) q.bind(at++, end);
+        q.bind(at, static_cast<int64_t>(limit));
         std::vector<ObjectRecord> out;
         while (q.executeStep()) out.push_back(ReadObject(q));
         return out;

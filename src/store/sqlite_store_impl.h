@@ -115,7 +115,8 @@ class SqliteStore : public Store {
   Status PurgeIdempotencyKeys(int64_t before) override;
   Result<std::string> PutObject(const ObjectRecord& o) override;
   Result<ObjectRecord> GetObject(const std::string& org_id, const std::string& key) override;
-  Result<std::vector<ObjectRecord>> ListObjects(const std::string& org_id, const std::string& after,
+  Result<std::vector<ObjectRecord>> ListObjects(const std::string& org_id,
+                                                const std::string& prefix, const std::string& after,
                                                 size_t limit) override;
   Result<std::string> DeleteObject(const std::string& org_id, const std::string& key) override;
   Result<std::vector<std::string>> ListReferencedBlobs() override;

@@ -1,12 +1,14 @@
 """Storage gateway hardening: a signature vouches only for the headers it names (an unsigned
 x-amz-copy-source added to a presigned PUT is refused), a deleted sandbox's storage token is
-revoked, a part's payload hash is checked, what the gateway fails names no host path, and one
-organization's slow uploads hold at most half of the gateway's workers."""
+revoked, a part's payload hash is checked, what the gateway fails names no host path, one
+organization's slow uploads hold at most half of the gateway's workers, an unauthenticated
+request is refused before its body is read, and DeleteObjects deletes a missing key too."""
 
 import datetime
 import hashlib
 import hmac
 import http.client
+import json
 import os
 import re
 import socket
@@ -206,3 +208,31 @@ def test_a_part_whose_upload_is_aborted_while_it_streams_names_no_host_path(org)
     conn.close()
     assert r.status == 404 and b"NoSuchUpload" in body, body
     assert org.daemon.state_dir.encode() not in body and b"/var/" not in body, body
+
+
+def test_an_unauthenticated_post_is_refused_before_its_body_is_read(org):
+    tok = storage_token(org)  # for the gateway's loopback port
+    # 4 MiB declared and none sent: the 403 comes without waiting for it, and without the
+    # 100 Continue that would ask for it.
+    with socket.create_connection(("127.0.0.1", tok["port"]), timeout=30) as s:
+        s.sendall(("POST /objects?delete HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n"
+                   "Expect: 100-continue\r\n\r\n" % (4 << 20)).encode())
+        answer = b""
+        while b"</Error>" not in answer:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 403 "), answer[:300]
+    assert b"<Code>AccessDenied</Code>" in answer, answer
+
+
+def test_delete_objects_deletes_a_missing_key_too(org):
+    tok = storage_token(org)
+    assert put(org, "del/a", b"a")[0] == 200
+    p = aws(tok, "s3api", "delete-objects", "--bucket", "objects", "--delete",
+            json.dumps({"Objects": [{"Key": "del/a"}, {"Key": "del/missing"}]}))
+    out = json.loads(p.stdout)
+    assert sorted(d["Key"] for d in out["Deleted"]) == ["del/a", "del/missing"], out
+    assert not out.get("Errors"), out
+    assert get(org, "del/a")[0] == 404

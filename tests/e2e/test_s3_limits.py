@@ -59,6 +59,12 @@ def test_list_parts_of_an_unfinished_upload(org, tmp_path):
                            "--upload-id", upload).stdout)["Parts"]
     assert [(x["PartNumber"], x["Size"], x["ETag"]) for x in parts] == [(2, 300000, etag)]
     assert etag.strip('"') == hashlib.md5(part.read_bytes()).hexdigest()
+    # Each part answers the time it was stored, not the time of the listing.
+    stored = os.path.join(org.daemon.state_dir, "objects", "uploads", upload, "00002")
+    os.utime(stored, (1577836800, 1577836800))  # 2020-01-01
+    parts = json.loads(aws(tok, "s3api", "list-parts", "--bucket", "objects", "--key", "mp/x.bin",
+                           "--upload-id", upload).stdout)["Parts"]
+    assert parts[0]["LastModified"].startswith("2020-01-01T00:00:00"), parts
     # Another organization's token does not see the upload.
     other = storage_token(org.daemon.new_org())
     p = aws(other, "s3api", "list-parts", "--bucket", "objects", "--key", "mp/x.bin",
