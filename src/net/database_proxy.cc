@@ -35,7 +35,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   ~Session() {
     proxy_.sessions_.erase(id_);
     ForgetKey();
-    if (counted_) proxy_.ReleaseSession(allowed_->database);
+    if (counted_) proxy_.session_count_.Release(allowed_->database);
   }
 
   const std::string& source() const { return source_; }
@@ -123,9 +123,16 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
     if (m.user != name || m.database != name)
       return Refuse(
           "28000", "this sandbox may only open database \"" + name + "\" as user \"" + name + "\"");
-    if (!proxy_.AdmitSession(*allowed_))
-      return Refuse("53300", "too many connections to database \"" + name + "\": its limit is " +
-                                 std::to_string(allowed_->connection_limit));
+    switch (proxy_.session_count_.Admit(name, allowed_->connection_limit)) {
+      case DatabaseSessionCount::Admission::kAdmitted:
+        break;
+      case DatabaseSessionCount::Admission::kDatabaseFull:
+        return Refuse("53300", "too many connections to database \"" + name + "\": its limit is " +
+                                   std::to_string(allowed_->connection_limit));
+      case DatabaseSessionCount::Admission::kServerFull:
+        // The tenant learns nothing of the server's size or of the other organizations.
+        return Refuse("53300", "too many connections on this server, try again");
+    }
     counted_ = true;
     Reach();
   }
@@ -261,7 +268,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
 
   void Close() {
     ForgetKey();
-    if (counted_) proxy_.ReleaseSession(allowed_->database);
+    if (counted_) proxy_.session_count_.Release(allowed_->database);
     counted_ = false;
     if (closed_) return;
     closed_ = true;
@@ -288,7 +295,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   int finished_ = 0;
   bool spliced_ = false;
   bool authenticated_ = false;  // the server ended the login: ReadyForQuery or an error
-  bool counted_ = false;        // holds one of its database's sessions (AdmitSession)
+  bool counted_ = false;        // holds one of the proxy's sessions (DatabaseSessionCount)
   bool closed_ = false;
   bool cancel_ = false;  // this connection carries a CancelRequest, not a session
 };
@@ -300,7 +307,9 @@ DatabaseProxy::DatabaseProxy(DatabaseLookup lookup, DatabaseUpstream upstream,
       upstream_(std::move(upstream)),
       sandbox_pool_(std::move(sandbox_pool)),
       startup_timeout_(startup_timeout),
+      session_count_(upstream_.session_limit),
       acceptor_(io_),
+      accept_retry_(io_.get_executor(), "database proxy"),
       limiter_("database proxy", limits) {}
 
 DatabaseProxy::~DatabaseProxy() { Stop(); }
@@ -368,41 +377,25 @@ bool DatabaseProxy::MayCancel(const BackendKey& key, const std::string& database
          it->second.database == database;
 }
 
-bool DatabaseProxy::AdmitSession(const DatabaseGrant& grant) {
-  int64_t& open = sessions_by_database_[grant.database];
-  if (grant.connection_limit > 0 && open >= grant.connection_limit + kSessionMargin) {
-    if (open == 0) sessions_by_database_.erase(grant.database);
-    return false;
-  }
-  ++open;
-  return true;
-}
-
-void DatabaseProxy::ReleaseSession(const std::string& database) {
-  auto it = sessions_by_database_.find(database);
-  if (it != sessions_by_database_.end() && --it->second <= 0) sessions_by_database_.erase(it);
-}
-
 void DatabaseProxy::Accept() {
   acceptor_.async_accept([this](auto ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (ec) return accept_retry_.After(ec, [this] { Accept(); });
     // Re-armed first: a session that throws as it starts must not end the listening.
     Accept();
-    if (!ec) {
-      boost::system::error_code peer_ec;
-      auto peer = socket.remote_endpoint(peer_ec);
-      std::string source = peer_ec ? "" : peer.address().to_string();
-      if (peer.address().is_v6() && peer.address().to_v6().is_v4_mapped())
-        source = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.address().to_v6()).to_string();
-      // Before anything else: no other address may cost the proxy a store read or a slot.
-      if (sandbox_pool_ && !sandbox_pool_->SandboxSlot(source)) source.clear();
-      auto slot = source.empty() ? std::nullopt : limiter_.Admit(source);
-      if (slot) {
-        std::make_shared<Session>(*this, std::move(socket), std::move(*slot), source)->Start();
-      } else {
-        boost::system::error_code ignored;
-        socket.close(ignored);
-      }
+    boost::system::error_code peer_ec;
+    auto peer = socket.remote_endpoint(peer_ec);
+    std::string source = peer_ec ? "" : peer.address().to_string();
+    if (peer.address().is_v6() && peer.address().to_v6().is_v4_mapped())
+      source = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.address().to_v6()).to_string();
+    // Before anything else: no other address may cost the proxy a store read or a slot.
+    if (sandbox_pool_ && !sandbox_pool_->SandboxSlot(source)) source.clear();
+    auto slot = source.empty() ? std::nullopt : limiter_.Admit(source);
+    if (slot) {
+      std::make_shared<Session>(*this, std::move(socket), std::move(*slot), source)->Start();
+    } else {
+      boost::system::error_code ignored;
+      socket.close(ignored);
     }
   });
 }

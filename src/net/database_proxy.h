@@ -23,7 +23,8 @@
 // proxy closes the connection waiting longest for its startup packet for a new one. A session
 // that has not finished authenticating within kStartupTimeout is closed at both ends, and one
 // organization's database gets at most its role's connection limit plus kSessionMargin
-// sessions, so that stalled logins of one tenant cannot take every server connection slot.
+// sessions, so that stalled logins of one tenant cannot take every server connection slot; all
+// databases together get at most the upstream's session_limit (net/database_session_count.h).
 #pragma once
 
 // clang-format off
@@ -40,7 +41,9 @@
 
 #include "base/connection_limiter.h"
 #include "base/status.h"
+#include "net/accept_retry.h"
 #include "net/address.h"
+#include "net/database_session_count.h"
 #include "net/pg_startup.h"
 
 namespace adapt::net {
@@ -50,6 +53,9 @@ struct DatabaseUpstream {
   std::string socket_path;  // <dir>/.s.PGSQL.<port>; empty: TCP
   std::string host;         // a name (resolved at each connection) or an IP address
   uint16_t port = 0;
+  // Sessions the proxy lets through to the server at once, of every database: the server's
+  // max_connections less what adaptd's own sessions need (0 or less: no limit of the proxy's).
+  int64_t session_limit = 0;
 };
 
 // What a peer address may open: its organization's database, whose role allows at most
@@ -68,11 +74,8 @@ class DatabaseProxy {
   // PostgreSQL takes a backend slot before it authenticates, so a client that stalls its login
   // must not hold one for long. The server's own authentication_timeout is the same.
   static constexpr std::chrono::seconds kStartupTimeout{10};
-  // Sessions of one database the proxy lets start beyond its role's connection limit: the
-  // server refuses those past the limit itself, but only after it gave them a backend, so the
-  // proxy stops the rest before they reach it (a few more: sessions just closed may not have
-  // ended on the server yet).
-  static constexpr int64_t kSessionMargin = 2;
+  // Sessions of one database the proxy lets start beyond its role's connection limit.
+  static constexpr int64_t kSessionMargin = DatabaseSessionCount::kSessionMargin;
   static constexpr size_t kPumpBuffer = 16 * 1024;
   // Live sessions whose cancel key is kept; more sessions than this cannot be cancelled.
   static constexpr size_t kMaxCancelKeys = 65536;
@@ -100,9 +103,6 @@ class DatabaseProxy {
   void Forget(const BackendKey& key, uint64_t session);
   // Whether `key` is a live session's of `database`.
   bool MayCancel(const BackendKey& key, const std::string& database) const;
-  // Counts one more session of `grant`'s database (false: it has its limit plus the margin).
-  bool AdmitSession(const DatabaseGrant& grant);
-  void ReleaseSession(const std::string& database);
 
   struct CancelTarget {
     uint32_t secret = 0;
@@ -117,13 +117,14 @@ class DatabaseProxy {
   // By backend pid; only the I/O thread touches it. Before io_: sessions destroyed with io_'s
   // pending handlers forget their keys here (and their counts below).
   std::unordered_map<uint32_t, CancelTarget> cancel_targets_;
-  // Sessions let through to the server and not yet closed, by database; I/O thread only.
-  std::unordered_map<std::string, int64_t> sessions_by_database_;
+  // Sessions let through to the server and not yet closed; I/O thread only.
+  DatabaseSessionCount session_count_;
   // Every connection by its id, for Disconnect; I/O thread only.
   std::unordered_map<uint64_t, std::weak_ptr<Session>> sessions_;
   uint64_t sessions_started_ = 0;
   boost::asio::io_context io_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  AcceptRetry accept_retry_;
   ConnectionLimiter limiter_;
   std::thread thread_;
   uint16_t port_ = 0;
