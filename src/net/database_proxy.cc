@@ -112,15 +112,45 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
     }
   }
 
-  void Decide(const StartupMessage& m) {
+  // Asks the proxy's lookup which database the peer may open, on a lookup thread (a store read
+  // may wait), then goes on with `next` back on the I/O thread, unless the session was closed
+  // meanwhile (its start-up timer, a Disconnect). Nothing is read from the client until then.
+  template <typename Next>
+  void LookUp(Next next) {
     slot_.MarkBusy();
-    allowed_ = proxy_.lookup_(source_);
+    asio::post(proxy_.lookups_, Guarded("database proxy: looking up a peer's database",
+                                        [self = shared_from_this(), next]() mutable {
+                                          LookUpHere(std::move(self), std::move(next));
+                                        }));
+  }
+
+  // On a lookup thread.
+  template <typename Next>
+  static void LookUpHere(std::shared_ptr<Session> self, Next next) {
+    std::optional<DatabaseGrant> grant;
+    // Caught here, so that the session always goes back: it must end on the I/O thread.
+    RunGuarded("database proxy: looking up a peer's database",
+               [&] { grant = self->proxy_.lookup_(self->source_); });
+    auto executor = self->client_.get_executor();
+    asio::post(executor, Guarded("database proxy: going on after a lookup",
+                                 [self = std::move(self), grant = std::move(grant), next]() {
+                                   if (self->closed_) return;
+                                   self->allowed_ = grant;
+                                   next(*self);
+                                 }));
+  }
+
+  void Decide(const StartupMessage& m) {
+    LookUp([user = m.user, database = m.database](Session& self) { self.Admit(user, database); });
+  }
+
+  void Admit(const std::string& user, const std::string& database) {
     if (!allowed_)
       return Refuse("28000",
                     "this address may not use a database (only sandboxes created with "
                     "\"database\": true reach their organization's)");
     const std::string& name = allowed_->database;
-    if (m.user != name || m.database != name)
+    if (user != name || database != name)
       return Refuse(
           "28000", "this sandbox may only open database \"" + name + "\" as user \"" + name + "\"");
     switch (proxy_.session_count_.Admit(name, allowed_->connection_limit)) {
@@ -193,8 +223,10 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   // A CancelRequest: passed on only when it names a live session of this peer's own database;
   // otherwise the connection closes with no answer, as PostgreSQL's own does.
   void Cancel(const BackendKey& key) {
-    slot_.MarkBusy();
-    allowed_ = proxy_.lookup_(source_);
+    LookUp([key](Session& self) { self.CancelIfItsOwn(key); });
+  }
+
+  void CancelIfItsOwn(const BackendKey& key) {
     if (!allowed_ || !proxy_.MayCancel(key, allowed_->database)) {
       spdlog::info(
           "database proxy: dropped a cancel request from {} (pid {}): no session of its "
@@ -343,6 +375,10 @@ void DatabaseProxy::Stop() {
              }));
   io_.stop();
   if (thread_.joinable()) thread_.join();
+  // A lookup under way ends first (its session then goes to the stopped io_, where it is
+  // destroyed with it); those not begun are dropped.
+  lookups_.stop();
+  lookups_.join();
 }
 
 void DatabaseProxy::Disconnect(const std::string& address) {

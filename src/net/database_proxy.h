@@ -65,7 +65,9 @@ struct DatabaseGrant {
   int64_t connection_limit = 0;
 };
 
-// The database a peer address may open, or nullopt.
+// The database a peer address may open, or nullopt. Called on the proxy's lookup threads
+// (kLookupThreads, so maybe at once): thread-safe; it may block (a store read waiting on a busy
+// SQLite), which holds up other lookups but no session's bytes.
 using DatabaseLookup = std::function<std::optional<DatabaseGrant>(const std::string& address)>;
 
 class DatabaseProxy {
@@ -79,6 +81,9 @@ class DatabaseProxy {
   static constexpr size_t kPumpBuffer = 16 * 1024;
   // Live sessions whose cancel key is kept; more sessions than this cannot be cancelled.
   static constexpr size_t kMaxCancelKeys = 65536;
+  // Threads that run `lookup`: off the I/O thread, whose every session would wait on a store
+  // read that waits.
+  static constexpr size_t kLookupThreads = 2;
 
   // `sandbox_pool`: a connection from any address but a sandbox's of this pool is closed as it
   // is accepted (nullopt: any address is looked up).
@@ -127,6 +132,9 @@ class DatabaseProxy {
   AcceptRetry accept_retry_;
   ConnectionLimiter limiter_;
   std::thread thread_;
+  // After io_: a lookup's session, destroyed with the pool's pending work, still has its
+  // sockets' io_context.
+  boost::asio::thread_pool lookups_{kLookupThreads};
   uint16_t port_ = 0;
 };
 

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -38,6 +39,8 @@ std::string StartupPacketFor(const std::string& name) {
 
 class DatabaseProxyLimitsTest : public testing::Test {
  protected:
+  ~DatabaseProxyLimitsTest() override { ReleaseLookups(); }
+
   void Start(ConnectionLimits limits, int64_t connection_limit = 0,
              std::chrono::milliseconds startup_timeout = DatabaseProxy::kStartupTimeout,
              std::optional<AddressPool> pool = std::nullopt) {
@@ -46,8 +49,9 @@ class DatabaseProxyLimitsTest : public testing::Test {
     upstream_.bind({path});
     upstream_.listen();
     proxy_ = std::make_unique<DatabaseProxy>(
-        [this, connection_limit](const std::string&) {
+        [this, connection_limit](const std::string& source) {
           ++lookups_;
+          if (source == held_source_) released_.wait();
           return std::optional<DatabaseGrant>(DatabaseGrant{"adapt_org_a", connection_limit});
         },
         DatabaseUpstream{path, "", 0, session_limit_}, limits, std::move(pool), startup_timeout);
@@ -134,7 +138,30 @@ class DatabaseProxyLimitsTest : public testing::Test {
     return got;
   }
 
+  // The first bytes the proxy sends `client`, if any come within `limit`.
+  static std::string FirstBytesWithin(tcp::socket& client, std::chrono::milliseconds limit) {
+    client.non_blocking(true);
+    for (auto waited = 0ms; waited < limit; waited += 10ms) {
+      char buf[256];
+      boost::system::error_code ec;
+      size_t n = client.read_some(asio::buffer(buf), ec);
+      if (n > 0) return std::string(buf, n);
+      if (ec != asio::error::would_block) break;
+      std::this_thread::sleep_for(10ms);
+    }
+    return "";
+  }
+
+  // The lookups of held_source_ wait until ReleaseLookups.
+  void ReleaseLookups() {
+    if (!released_now_.exchange(true)) release_.set_value();
+  }
+
   int64_t session_limit_ = 0;  // the upstream's, for the next Start
+  std::string held_source_;    // set before Start
+  std::promise<void> release_;
+  std::shared_future<void> released_ = release_.get_future().share();
+  std::atomic<bool> released_now_{false};
   os::TempDir dir_{"database-proxy"};
   asio::io_context io_;
   asio::local::stream_protocol::acceptor upstream_{io_};
@@ -329,6 +356,55 @@ TEST_F(DatabaseProxyLimitsTest, OnlySandboxAddressesAreLookedUpAndOnlyOnceTheirS
   local_socket server(io_);
   Splice(client, server, "127.0.0.6");
   EXPECT_EQ(lookups_, 1);
+}
+
+TEST_F(DatabaseProxyLimitsTest, ALookupThatWaitsHoldsUpNoSessionsBytes) {
+  held_source_ = "127.0.0.3";  // its store read waits, as on a busy SQLite
+  Start({0, 0});
+  tcp::socket client(io_);
+  local_socket server(io_);
+  Splice(client, server, "127.0.0.2");
+  if (HasFatalFailure()) return;
+  tcp::socket held(io_);
+  Open(held, "127.0.0.3");
+  asio::write(held, asio::buffer(StartupPacketFor("adapt_org_a")));
+  for (int i = 0; i < 1000 && lookups_ < 2; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(lookups_, 2) << "the held lookup did not begin";
+  // Meanwhile the spliced session carries the server's bytes.
+  asio::write(server, asio::buffer("s", 1));
+  EXPECT_EQ(FirstBytesWithin(client, 5000ms), "s") << "a waiting lookup held up a spliced session";
+  ReleaseLookups();
+  // Then the held one goes on where it stopped.
+  local_socket held_server(io_);
+  upstream_.non_blocking(true);
+  boost::system::error_code ec = asio::error::would_block;
+  for (int i = 0; i < 500 && ec == asio::error::would_block; ++i) {
+    if (i) std::this_thread::sleep_for(10ms);
+    ec.clear();
+    upstream_.accept(held_server, ec);
+  }
+  EXPECT_FALSE(ec) << "the held session never reached the server: " << ec.message();
+}
+
+TEST_F(DatabaseProxyLimitsTest, ASessionClosedWhileItsLookupWaitsNeverReachesTheServer) {
+  held_source_ = "127.0.0.3";
+  Start({0, 0}, 0, 300ms);
+  tcp::socket held(io_);
+  Open(held, "127.0.0.3");
+  asio::write(held, asio::buffer(StartupPacketFor("adapt_org_a")));
+  // The start-up timer runs through the lookup and closes the session.
+  EXPECT_TRUE(ClosedWithin(held, 10000ms));
+  ReleaseLookups();
+  tcp::socket probe(io_);
+  local_socket probe_server(io_);
+  Splice(probe, probe_server, "127.0.0.2");  // the proxy goes on, and the server gets only this
+  if (HasFatalFailure()) return;
+  upstream_.non_blocking(true);
+  local_socket extra(io_);
+  boost::system::error_code ec;
+  std::this_thread::sleep_for(100ms);
+  upstream_.accept(extra, ec);
+  EXPECT_EQ(ec, asio::error::would_block) << "the closed session reached the server";
 }
 
 }  // namespace
