@@ -9,7 +9,8 @@ namespace adapt::database {
 
 inline constexpr int kMaxConnections = 300;
 // PostgreSQL's default, written out in adapt.conf so that the sum below stays true: slots only
-// a superuser (adaptd's admin role) may take.
+// a superuser (adaptd's admin role) may keep. The server checks that only once a login is done,
+// so logins still authenticating take these slots too: the proxy's share leaves them out.
 inline constexpr int kSuperuserReservedConnections = 3;
 // adaptd's own sessions at once beyond that reserve: provisioning, quota checks and freezes,
 // dumps (pg_dump's session), deletions, and sessions just closed whose backends have not ended.
