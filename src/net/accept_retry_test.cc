@@ -42,7 +42,7 @@ using asio::ip::tcp;
 using namespace std::chrono_literals;
 
 // Until destroyed, the process can open no descriptor: RLIMIT_NOFILE's soft limit is lowered
-// and every free descriptor below it is taken. Only the test's own thread opens any meanwhile.
+// and every free descriptor below it is taken. The proxies need none to fail an accept.
 class DescriptorsExhausted {
  public:
   DescriptorsExhausted() {
