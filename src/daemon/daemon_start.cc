@@ -4,6 +4,7 @@
 #include <set>
 
 #include "daemon/daemon.h"
+#include "database/connection_budget.h"
 #include "os/files.h"
 #include "runtime/checkpoint_store.h"
 
@@ -230,6 +231,8 @@ Status Daemon::StartDatabase() {
     if (os::ReadFile(options.root + "/data/PG_VERSION").ok())
       WarnIfError(embedded->Start(), "starting the organizations' PostgreSQL server");
     upstream.socket_path = embedded->SocketDir() + "/.s.PGSQL." + std::to_string(embedded->port());
+    // An operator's server is sized by the operator; ours has room for this many in all.
+    upstream.session_limit = database::kSandboxSessions;
     postgres_ = std::move(embedded);
   }
   databases_.emplace(*store_, postgres_.get(), master_key_);

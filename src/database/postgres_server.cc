@@ -9,6 +9,7 @@
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
+#include "database/connection_budget.h"
 #include "os/files.h"
 #include "os/process.h"
 
@@ -222,7 +223,10 @@ Status PostgresServer::WriteConfiguration() {
       options_.view_dir + "/run'\n" + "port = " + std::to_string(options_.port) +
       "\n"
       "password_encryption = 'scram-sha-256'\n"
-      "max_connections = 300\n"
+      "max_connections = " +
+      std::to_string(kMaxConnections) + "\n" +
+      "superuser_reserved_connections = " + std::to_string(kSuperuserReservedConnections) +
+      "\n"
       // A backend is taken before authentication: a stalled login gives it back this soon
       // (the database proxy closes such a login at the same time).
       "authentication_timeout = 10s\n"

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <thread>
 
+#include "database/connection_budget.h"
 #include "database/pg_session.h"
 #include "os/files.h"
 #include "os/process.h"
@@ -49,6 +50,13 @@ TEST_F(PostgresServerTest, StartsRestartsAfterItsPostmasterDiesAndIsReusedByTheN
     auto timeout = (*session)->QueryValue("SHOW authentication_timeout");
     ASSERT_TRUE(timeout.ok()) << timeout.status().message();
     EXPECT_EQ(timeout->value_or(""), "10s");
+    // The database proxy's cap in all (kSandboxSessions) is a share of these.
+    auto max_connections = (*session)->QueryValue("SHOW max_connections");
+    ASSERT_TRUE(max_connections.ok()) << max_connections.status().message();
+    EXPECT_EQ(max_connections->value_or(""), std::to_string(kMaxConnections));
+    auto reserved = (*session)->QueryValue("SHOW superuser_reserved_connections");
+    ASSERT_TRUE(reserved.ok()) << reserved.status().message();
+    EXPECT_EQ(reserved->value_or(""), std::to_string(kSuperuserReservedConnections));
     ASSERT_TRUE((*session)->Execute("CREATE TABLE kept (v text)").ok());
     ASSERT_TRUE((*session)->Execute("INSERT INTO kept VALUES ($1)", {"hello"}).ok());
     session->reset();

@@ -35,7 +35,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   ~Session() {
     proxy_.sessions_.erase(id_);
     ForgetKey();
-    if (counted_) proxy_.ReleaseSession(allowed_->database);
+    if (counted_) proxy_.session_count_.Release(allowed_->database);
   }
 
   const std::string& source() const { return source_; }
@@ -112,20 +112,57 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
     }
   }
 
-  void Decide(const StartupMessage& m) {
+  // Asks the proxy's lookup which database the peer may open, on a lookup thread (a store read
+  // may wait), then goes on with `next` back on the I/O thread, unless the session was closed
+  // meanwhile (its start-up timer, a Disconnect). Nothing is read from the client until then.
+  template <typename Next>
+  void LookUp(Next next) {
     slot_.MarkBusy();
-    allowed_ = proxy_.lookup_(source_);
+    asio::post(proxy_.lookups_, Guarded("database proxy: looking up a peer's database",
+                                        [self = shared_from_this(), next]() mutable {
+                                          LookUpHere(std::move(self), std::move(next));
+                                        }));
+  }
+
+  // On a lookup thread.
+  template <typename Next>
+  static void LookUpHere(std::shared_ptr<Session> self, Next next) {
+    std::optional<DatabaseGrant> grant;
+    // Caught here, so that the session always goes back: it must end on the I/O thread.
+    RunGuarded("database proxy: looking up a peer's database",
+               [&] { grant = self->proxy_.lookup_(self->source_); });
+    auto executor = self->client_.get_executor();
+    asio::post(executor, Guarded("database proxy: going on after a lookup",
+                                 [self = std::move(self), grant = std::move(grant), next]() {
+                                   if (self->closed_) return;
+                                   self->allowed_ = grant;
+                                   next(*self);
+                                 }));
+  }
+
+  void Decide(const StartupMessage& m) {
+    LookUp([user = m.user, database = m.database](Session& self) { self.Admit(user, database); });
+  }
+
+  void Admit(const std::string& user, const std::string& database) {
     if (!allowed_)
       return Refuse("28000",
                     "this address may not use a database (only sandboxes created with "
                     "\"database\": true reach their organization's)");
     const std::string& name = allowed_->database;
-    if (m.user != name || m.database != name)
+    if (user != name || database != name)
       return Refuse(
           "28000", "this sandbox may only open database \"" + name + "\" as user \"" + name + "\"");
-    if (!proxy_.AdmitSession(*allowed_))
-      return Refuse("53300", "too many connections to database \"" + name + "\": its limit is " +
-                                 std::to_string(allowed_->connection_limit));
+    switch (proxy_.session_count_.Admit(name, allowed_->connection_limit)) {
+      case DatabaseSessionCount::Admission::kAdmitted:
+        break;
+      case DatabaseSessionCount::Admission::kDatabaseFull:
+        return Refuse("53300", "too many connections to database \"" + name + "\": its limit is " +
+                                   std::to_string(allowed_->connection_limit));
+      case DatabaseSessionCount::Admission::kServerFull:
+        // The tenant learns nothing of the server's size or of the other organizations.
+        return Refuse("53300", "too many connections on this server, try again");
+    }
     counted_ = true;
     Reach();
   }
@@ -186,8 +223,10 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   // A CancelRequest: passed on only when it names a live session of this peer's own database;
   // otherwise the connection closes with no answer, as PostgreSQL's own does.
   void Cancel(const BackendKey& key) {
-    slot_.MarkBusy();
-    allowed_ = proxy_.lookup_(source_);
+    LookUp([key](Session& self) { self.CancelIfItsOwn(key); });
+  }
+
+  void CancelIfItsOwn(const BackendKey& key) {
     if (!allowed_ || !proxy_.MayCancel(key, allowed_->database)) {
       spdlog::info(
           "database proxy: dropped a cancel request from {} (pid {}): no session of its "
@@ -261,7 +300,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
 
   void Close() {
     ForgetKey();
-    if (counted_) proxy_.ReleaseSession(allowed_->database);
+    if (counted_) proxy_.session_count_.Release(allowed_->database);
     counted_ = false;
     if (closed_) return;
     closed_ = true;
@@ -288,7 +327,7 @@ class DatabaseProxy::Session : public std::enable_shared_from_this<DatabaseProxy
   int finished_ = 0;
   bool spliced_ = false;
   bool authenticated_ = false;  // the server ended the login: ReadyForQuery or an error
-  bool counted_ = false;        // holds one of its database's sessions (AdmitSession)
+  bool counted_ = false;        // holds one of the proxy's sessions (DatabaseSessionCount)
   bool closed_ = false;
   bool cancel_ = false;  // this connection carries a CancelRequest, not a session
 };
@@ -300,7 +339,9 @@ DatabaseProxy::DatabaseProxy(DatabaseLookup lookup, DatabaseUpstream upstream,
       upstream_(std::move(upstream)),
       sandbox_pool_(std::move(sandbox_pool)),
       startup_timeout_(startup_timeout),
+      session_count_(upstream_.session_limit),
       acceptor_(io_),
+      accept_retry_(io_.get_executor(), "database proxy"),
       limiter_("database proxy", limits) {}
 
 DatabaseProxy::~DatabaseProxy() { Stop(); }
@@ -334,6 +375,10 @@ void DatabaseProxy::Stop() {
              }));
   io_.stop();
   if (thread_.joinable()) thread_.join();
+  // A lookup under way ends first (its session then goes to the stopped io_, where it is
+  // destroyed with it); those not begun are dropped.
+  lookups_.stop();
+  lookups_.join();
 }
 
 void DatabaseProxy::Disconnect(const std::string& address) {
@@ -368,41 +413,25 @@ bool DatabaseProxy::MayCancel(const BackendKey& key, const std::string& database
          it->second.database == database;
 }
 
-bool DatabaseProxy::AdmitSession(const DatabaseGrant& grant) {
-  int64_t& open = sessions_by_database_[grant.database];
-  if (grant.connection_limit > 0 && open >= grant.connection_limit + kSessionMargin) {
-    if (open == 0) sessions_by_database_.erase(grant.database);
-    return false;
-  }
-  ++open;
-  return true;
-}
-
-void DatabaseProxy::ReleaseSession(const std::string& database) {
-  auto it = sessions_by_database_.find(database);
-  if (it != sessions_by_database_.end() && --it->second <= 0) sessions_by_database_.erase(it);
-}
-
 void DatabaseProxy::Accept() {
   acceptor_.async_accept([this](auto ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (ec) return accept_retry_.After(ec, [this] { Accept(); });
     // Re-armed first: a session that throws as it starts must not end the listening.
     Accept();
-    if (!ec) {
-      boost::system::error_code peer_ec;
-      auto peer = socket.remote_endpoint(peer_ec);
-      std::string source = peer_ec ? "" : peer.address().to_string();
-      if (peer.address().is_v6() && peer.address().to_v6().is_v4_mapped())
-        source = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.address().to_v6()).to_string();
-      // Before anything else: no other address may cost the proxy a store read or a slot.
-      if (sandbox_pool_ && !sandbox_pool_->SandboxSlot(source)) source.clear();
-      auto slot = source.empty() ? std::nullopt : limiter_.Admit(source);
-      if (slot) {
-        std::make_shared<Session>(*this, std::move(socket), std::move(*slot), source)->Start();
-      } else {
-        boost::system::error_code ignored;
-        socket.close(ignored);
-      }
+    boost::system::error_code peer_ec;
+    auto peer = socket.remote_endpoint(peer_ec);
+    std::string source = peer_ec ? "" : peer.address().to_string();
+    if (peer.address().is_v6() && peer.address().to_v6().is_v4_mapped())
+      source = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.address().to_v6()).to_string();
+    // Before anything else: no other address may cost the proxy a store read or a slot.
+    if (sandbox_pool_ && !sandbox_pool_->SandboxSlot(source)) source.clear();
+    auto slot = source.empty() ? std::nullopt : limiter_.Admit(source);
+    if (slot) {
+      std::make_shared<Session>(*this, std::move(socket), std::move(*slot), source)->Start();
+    } else {
+      boost::system::error_code ignored;
+      socket.close(ignored);
     }
   });
 }

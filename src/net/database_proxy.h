@@ -23,7 +23,8 @@
 // proxy closes the connection waiting longest for its startup packet for a new one. A session
 // that has not finished authenticating within kStartupTimeout is closed at both ends, and one
 // organization's database gets at most its role's connection limit plus kSessionMargin
-// sessions, so that stalled logins of one tenant cannot take every server connection slot.
+// sessions, so that stalled logins of one tenant cannot take every server connection slot; all
+// databases together get at most the upstream's session_limit (net/database_session_count.h).
 #pragma once
 
 // clang-format off
@@ -40,7 +41,9 @@
 
 #include "base/connection_limiter.h"
 #include "base/status.h"
+#include "net/accept_retry.h"
 #include "net/address.h"
+#include "net/database_session_count.h"
 #include "net/pg_startup.h"
 
 namespace adapt::net {
@@ -50,6 +53,9 @@ struct DatabaseUpstream {
   std::string socket_path;  // <dir>/.s.PGSQL.<port>; empty: TCP
   std::string host;         // a name (resolved at each connection) or an IP address
   uint16_t port = 0;
+  // Sessions the proxy lets through to the server at once, of every database: the server's
+  // max_connections less what adaptd's own sessions need (0 or less: no limit of the proxy's).
+  int64_t session_limit = 0;
 };
 
 // What a peer address may open: its organization's database, whose role allows at most
@@ -59,7 +65,9 @@ struct DatabaseGrant {
   int64_t connection_limit = 0;
 };
 
-// The database a peer address may open, or nullopt.
+// The database a peer address may open, or nullopt. Called on the proxy's lookup threads
+// (kLookupThreads, so maybe at once): thread-safe; it may block (a store read waiting on a busy
+// SQLite), which holds up other lookups but no session's bytes.
 using DatabaseLookup = std::function<std::optional<DatabaseGrant>(const std::string& address)>;
 
 class DatabaseProxy {
@@ -68,14 +76,14 @@ class DatabaseProxy {
   // PostgreSQL takes a backend slot before it authenticates, so a client that stalls its login
   // must not hold one for long. The server's own authentication_timeout is the same.
   static constexpr std::chrono::seconds kStartupTimeout{10};
-  // Sessions of one database the proxy lets start beyond its role's connection limit: the
-  // server refuses those past the limit itself, but only after it gave them a backend, so the
-  // proxy stops the rest before they reach it (a few more: sessions just closed may not have
-  // ended on the server yet).
-  static constexpr int64_t kSessionMargin = 2;
+  // Sessions of one database the proxy lets start beyond its role's connection limit.
+  static constexpr int64_t kSessionMargin = DatabaseSessionCount::kSessionMargin;
   static constexpr size_t kPumpBuffer = 16 * 1024;
   // Live sessions whose cancel key is kept; more sessions than this cannot be cancelled.
   static constexpr size_t kMaxCancelKeys = 65536;
+  // Threads that run `lookup`: off the I/O thread, whose every session would wait on a store
+  // read that waits.
+  static constexpr size_t kLookupThreads = 2;
 
   // `sandbox_pool`: a connection from any address but a sandbox's of this pool is closed as it
   // is accepted (nullopt: any address is looked up).
@@ -100,9 +108,6 @@ class DatabaseProxy {
   void Forget(const BackendKey& key, uint64_t session);
   // Whether `key` is a live session's of `database`.
   bool MayCancel(const BackendKey& key, const std::string& database) const;
-  // Counts one more session of `grant`'s database (false: it has its limit plus the margin).
-  bool AdmitSession(const DatabaseGrant& grant);
-  void ReleaseSession(const std::string& database);
 
   struct CancelTarget {
     uint32_t secret = 0;
@@ -117,15 +122,19 @@ class DatabaseProxy {
   // By backend pid; only the I/O thread touches it. Before io_: sessions destroyed with io_'s
   // pending handlers forget their keys here (and their counts below).
   std::unordered_map<uint32_t, CancelTarget> cancel_targets_;
-  // Sessions let through to the server and not yet closed, by database; I/O thread only.
-  std::unordered_map<std::string, int64_t> sessions_by_database_;
+  // Sessions let through to the server and not yet closed; I/O thread only.
+  DatabaseSessionCount session_count_;
   // Every connection by its id, for Disconnect; I/O thread only.
   std::unordered_map<uint64_t, std::weak_ptr<Session>> sessions_;
   uint64_t sessions_started_ = 0;
   boost::asio::io_context io_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  AcceptRetry accept_retry_;
   ConnectionLimiter limiter_;
   std::thread thread_;
+  // After io_: a lookup's session, destroyed with the pool's pending work, still has its
+  // sockets' io_context.
+  boost::asio::thread_pool lookups_{kLookupThreads};
   uint16_t port_ = 0;
 };
 

@@ -2,14 +2,15 @@
 // waited longest for its startup packet to make room for a new one, never a spliced session,
 // and refuses the new one when every session is spliced. A login the server has not finished
 // within the start-up timeout is closed at both ends; one database gets at most its role's
-// connection limit plus a margin. (Who may open which database is in
-// tests/e2e/test_database.py.)
+// connection limit plus a margin, and every database together the server's session limit. (Who may
+// open which database is in tests/e2e/test_database.py.)
 #include "net/database_proxy.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -38,6 +39,8 @@ std::string StartupPacketFor(const std::string& name) {
 
 class DatabaseProxyLimitsTest : public testing::Test {
  protected:
+  ~DatabaseProxyLimitsTest() override { ReleaseLookups(); }
+
   void Start(ConnectionLimits limits, int64_t connection_limit = 0,
              std::chrono::milliseconds startup_timeout = DatabaseProxy::kStartupTimeout,
              std::optional<AddressPool> pool = std::nullopt) {
@@ -46,11 +49,12 @@ class DatabaseProxyLimitsTest : public testing::Test {
     upstream_.bind({path});
     upstream_.listen();
     proxy_ = std::make_unique<DatabaseProxy>(
-        [this, connection_limit](const std::string&) {
+        [this, connection_limit](const std::string& source) {
           ++lookups_;
+          if (source == held_source_) released_.wait();
           return std::optional<DatabaseGrant>(DatabaseGrant{"adapt_org_a", connection_limit});
         },
-        DatabaseUpstream{path, "", 0}, limits, std::move(pool), startup_timeout);
+        DatabaseUpstream{path, "", 0, session_limit_}, limits, std::move(pool), startup_timeout);
     ASSERT_TRUE(proxy_->Start("127.0.0.1", 0).ok());
   }
 
@@ -93,6 +97,71 @@ class DatabaseProxyLimitsTest : public testing::Test {
     return false;
   }
 
+  // Whether a new session from `source` reaches the server before long: the proxy sees a
+  // session's close a moment after it happens, and until then may still refuse a newcomer.
+  bool ANewSessionReachesTheServer(const char* source) {
+    const std::string packet = StartupPacketFor("adapt_org_a");
+    local_socket server(io_);
+    upstream_.non_blocking(true);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      tcp::socket probe(io_);
+      Open(probe, source);
+      asio::write(probe, asio::buffer(packet));
+      probe.non_blocking(true);
+      for (int i = 0; i < 500; ++i) {
+        boost::system::error_code ec;
+        upstream_.accept(server, ec);
+        if (!ec) return true;
+        char first = 0;
+        probe.read_some(asio::buffer(&first, 1), ec);
+        if (ec != asio::error::would_block) break;  // refused: try again
+        std::this_thread::sleep_for(10ms);
+      }
+    }
+    return false;
+  }
+
+  // All the proxy sends `client` until it closes it (what came within 10 s, if it never does).
+  static std::string ReadUntilClosed(tcp::socket& client) {
+    std::string got;
+    client.non_blocking(true);
+    for (int i = 0; i < 1000; ++i) {
+      char buf[256];
+      boost::system::error_code ec;
+      size_t n = client.read_some(asio::buffer(buf), ec);
+      got.append(buf, n);
+      if (ec == asio::error::would_block)
+        std::this_thread::sleep_for(10ms);
+      else if (ec)
+        break;
+    }
+    return got;
+  }
+
+  // The first bytes the proxy sends `client`, if any come within `limit`.
+  static std::string FirstBytesWithin(tcp::socket& client, std::chrono::milliseconds limit) {
+    client.non_blocking(true);
+    for (auto waited = 0ms; waited < limit; waited += 10ms) {
+      char buf[256];
+      boost::system::error_code ec;
+      size_t n = client.read_some(asio::buffer(buf), ec);
+      if (n > 0) return std::string(buf, n);
+      if (ec != asio::error::would_block) break;
+      std::this_thread::sleep_for(10ms);
+    }
+    return "";
+  }
+
+  // The lookups of held_source_ wait until ReleaseLookups.
+  void ReleaseLookups() {
+    if (!released_now_.exchange(true)) release_.set_value();
+  }
+
+  int64_t session_limit_ = 0;  // the upstream's, for the next Start
+  std::string held_source_;    // set before Start
+  std::promise<void> release_;
+  std::shared_future<void> released_ = release_.get_future().share();
+  std::atomic<bool> released_now_{false};
   os::TempDir dir_{"database-proxy"};
   asio::io_context io_;
   asio::local::stream_protocol::acceptor upstream_{io_};
@@ -212,25 +281,36 @@ TEST_F(DatabaseProxyLimitsTest, ADatabaseGetsItsConnectionLimitPlusTheMarginAndN
   // A session that ends gives its place back.
   clients.front()->close();
   servers.front()->close();
-  // The proxy sees the close a moment later: until then a newcomer may still be refused.
-  local_socket again_server(io_);
-  upstream_.non_blocking(true);
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    tcp::socket probe(io_);
-    Open(probe, "127.0.0.3");
-    asio::write(probe, asio::buffer(packet));
-    probe.non_blocking(true);
-    for (int i = 0; i < 500; ++i) {
-      boost::system::error_code ec;
-      upstream_.accept(again_server, ec);
-      if (!ec) return;  // it reached the server
-      char first = 0;
-      probe.read_some(asio::buffer(&first, 1), ec);
-      if (ec != asio::error::would_block) break;  // refused: try again
-      std::this_thread::sleep_for(10ms);
-    }
-  }
-  ADD_FAILURE() << "a closed session did not give its place back";
+  EXPECT_TRUE(ANewSessionReachesTheServer("127.0.0.3"))
+      << "a closed session did not give its place back";
+}
+
+TEST_F(DatabaseProxyLimitsTest, TheServerGetsItsSessionLimitInAllAndANewcomerIsToldToTryAgain) {
+  session_limit_ = 2;
+  Start({0, 0});  // the database has no limit of its own
+  tcp::socket one(io_), two(io_);
+  local_socket one_server(io_), two_server(io_);
+  Splice(one, one_server, "127.0.0.2");
+  Splice(two, two_server, "127.0.0.3");
+  if (HasFatalFailure()) return;
+  tcp::socket refused(io_);
+  Open(refused, "127.0.0.4");
+  asio::write(refused, asio::buffer(StartupPacketFor("adapt_org_a")));
+  const std::string reply = ReadUntilClosed(refused);
+  ASSERT_FALSE(reply.empty()) << "the proxy closed the newcomer without a word";
+  EXPECT_EQ(reply[0], 'E') << "the server was reached past the limit";
+  EXPECT_NE(reply.find("53300"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("too many connections on this server, try again"), std::string::npos)
+      << reply;
+  // A session that ends gives its place back; the refused one held none.
+  one.close();
+  one_server.close();
+  EXPECT_TRUE(ANewSessionReachesTheServer("127.0.0.4"))
+      << "a closed session did not give its place back";
+  asio::write(two_server, asio::buffer("t", 1));
+  char c = 0;
+  asio::read(two, asio::buffer(&c, 1));
+  EXPECT_EQ(c, 't');
 }
 
 TEST_F(DatabaseProxyLimitsTest, DisconnectClosesEveryConnectionOfThatAddressAndNoOther) {
@@ -276,6 +356,55 @@ TEST_F(DatabaseProxyLimitsTest, OnlySandboxAddressesAreLookedUpAndOnlyOnceTheirS
   local_socket server(io_);
   Splice(client, server, "127.0.0.6");
   EXPECT_EQ(lookups_, 1);
+}
+
+TEST_F(DatabaseProxyLimitsTest, ALookupThatWaitsHoldsUpNoSessionsBytes) {
+  held_source_ = "127.0.0.3";  // its store read waits, as on a busy SQLite
+  Start({0, 0});
+  tcp::socket client(io_);
+  local_socket server(io_);
+  Splice(client, server, "127.0.0.2");
+  if (HasFatalFailure()) return;
+  tcp::socket held(io_);
+  Open(held, "127.0.0.3");
+  asio::write(held, asio::buffer(StartupPacketFor("adapt_org_a")));
+  for (int i = 0; i < 1000 && lookups_ < 2; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(lookups_, 2) << "the held lookup did not begin";
+  // Meanwhile the spliced session carries the server's bytes.
+  asio::write(server, asio::buffer("s", 1));
+  EXPECT_EQ(FirstBytesWithin(client, 5000ms), "s") << "a waiting lookup held up a spliced session";
+  ReleaseLookups();
+  // Then the held one goes on where it stopped.
+  local_socket held_server(io_);
+  upstream_.non_blocking(true);
+  boost::system::error_code ec = asio::error::would_block;
+  for (int i = 0; i < 500 && ec == asio::error::would_block; ++i) {
+    if (i) std::this_thread::sleep_for(10ms);
+    ec.clear();
+    upstream_.accept(held_server, ec);
+  }
+  EXPECT_FALSE(ec) << "the held session never reached the server: " << ec.message();
+}
+
+TEST_F(DatabaseProxyLimitsTest, ASessionClosedWhileItsLookupWaitsNeverReachesTheServer) {
+  held_source_ = "127.0.0.3";
+  Start({0, 0}, 0, 300ms);
+  tcp::socket held(io_);
+  Open(held, "127.0.0.3");
+  asio::write(held, asio::buffer(StartupPacketFor("adapt_org_a")));
+  // The start-up timer runs through the lookup and closes the session.
+  EXPECT_TRUE(ClosedWithin(held, 10000ms));
+  ReleaseLookups();
+  tcp::socket probe(io_);
+  local_socket probe_server(io_);
+  Splice(probe, probe_server, "127.0.0.2");  // the proxy goes on, and the server gets only this
+  if (HasFatalFailure()) return;
+  upstream_.non_blocking(true);
+  local_socket extra(io_);
+  boost::system::error_code ec;
+  std::this_thread::sleep_for(100ms);
+  upstream_.accept(extra, ec);
+  EXPECT_EQ(ec, asio::error::would_block) << "the closed session reached the server";
 }
 
 }  // namespace

@@ -197,6 +197,7 @@ SniProxy::SniProxy(asio::io_context& io, HostnameTable& table, const HostAddress
       host_(host),
       idle_timeout_(limits.idle_timeout),
       acceptor_(io),
+      accept_retry_(io.get_executor(), "TLS hostname proxy"),
       limiter_("TLS hostname proxy", limits.connections) {}
 
 Status SniProxy::Start(uint16_t port) {
@@ -219,19 +220,18 @@ void SniProxy::Stop() {
 void SniProxy::Accept() {
   acceptor_.async_accept([this](auto ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (ec) return accept_retry_.After(ec, [this] { Accept(); });
     // Re-armed first: a session that throws as it starts must not end the listening.
     Accept();
-    if (!ec) {
-      // Per sandbox: by the source address, which the firewall ties to its interface.
-      boost::system::error_code peer_ec;
-      auto peer = socket.remote_endpoint(peer_ec);
-      auto slot = peer_ec ? std::nullopt : limiter_.Admit(peer.address().to_string());
-      if (slot) {
-        std::make_shared<Session>(*this, std::move(socket), std::move(*slot))->Start();
-      } else {
-        boost::system::error_code ignored;
-        socket.close(ignored);
-      }
+    // Per sandbox: by the source address, which the firewall ties to its interface.
+    boost::system::error_code peer_ec;
+    auto peer = socket.remote_endpoint(peer_ec);
+    auto slot = peer_ec ? std::nullopt : limiter_.Admit(peer.address().to_string());
+    if (slot) {
+      std::make_shared<Session>(*this, std::move(socket), std::move(*slot))->Start();
+    } else {
+      boost::system::error_code ignored;
+      socket.close(ignored);
     }
   });
 }

@@ -21,6 +21,7 @@
 
 #include "base/connection_limiter.h"
 #include "base/status.h"
+#include "net/accept_retry.h"
 #include "net/host_address_watch.h"
 #include "net/hostname_table.h"
 
@@ -54,6 +55,7 @@ class SniProxy {
   const HostAddressWatch& host_;
   const std::chrono::seconds idle_timeout_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  AcceptRetry accept_retry_;
   // Its slots may outlive the proxy inside a stopped io_context.
   ConnectionLimiter limiter_;
   uint16_t port_ = 0;

@@ -1,0 +1,35 @@
+// AcceptRetry: what a listener of src/net does after a failed accept. EMFILE, ENFILE, ENOBUFS
+// and ENOMEM last until something else closes, and the connection that met them stays in the
+// backlog: an accept re-armed at once fails at once again, and the listener spins a core
+// serving no one. So the listener waits kDelay (as the ingress and the API server do) and
+// accepts again; the connection still queued is served then.
+#pragma once
+
+// clang-format off
+#include <utility>  // before Asio: its awaitable.hpp uses std::exchange
+#include <boost/asio.hpp>
+// clang-format on
+#include <chrono>
+#include <functional>
+#include <string>
+
+namespace adapt::net {
+
+class AcceptRetry {
+ public:
+  static constexpr std::chrono::milliseconds kDelay{100};
+
+  // `listener` names it in the log. Lives on the listener's executor, like its acceptor.
+  AcceptRetry(const boost::asio::any_io_executor& executor, std::string listener)
+      : timer_(executor), listener_(std::move(listener)) {}
+
+  // After a failed accept: logs `error` and calls `accept` kDelay later (never, once the timer
+  // is cancelled or destroyed). On the listener's executor.
+  void After(const boost::system::error_code& error, std::function<void()> accept);
+
+ private:
+  boost::asio::steady_timer timer_;
+  const std::string listener_;
+};
+
+}  // namespace adapt::net
