@@ -23,6 +23,7 @@
 #include "base/ids.h"
 #include "base/markup.h"
 #include "base/percent.h"
+#include "base/text.h"
 #include "base/time.h"
 #include "storage/aws_chunked.h"
 #include "storage/object_key.h"
@@ -36,6 +37,7 @@ constexpr int64_t kMaxSkewSeconds = 15 * 60;
 // A POST's XML body (DeleteObjects of 1,000 keys of 1 KiB, CompleteMultipartUpload of 10,000
 // parts) fits with room to spare.
 constexpr size_t kMaxXmlBodyBytes = 4 << 20;
+constexpr size_t kMaxDeleteKeys = 1000;  // keys one DeleteObjects names, as in S3
 // Replicas' release downloads: not a bucket name S3 allows, so no clash with path style.
 constexpr const char* kReleasePrefix = "/_releases/";
 
@@ -149,13 +151,21 @@ HttpResponse ListBuckets(const std::string& org) {
 }
 
 // POST /objects?delete. A key that is not there is deleted all the same, as in S3; a key that
-// fails gets S3's code for its failure, and an internal one only the fixed sentence.
+// fails gets S3's code for its failure, and an internal one only the fixed sentence. At most
+// 1,000 keys, as S3: each is a store transaction, and one request must not hold the store
+// for hundreds of thousands of them. Quiet mode lists the failures only.
 HttpResponse DeleteObjects(const S3Call& c) {
+  std::vector<std::string> keys = XmlElements(c.body, "Key");
+  if (keys.size() > kMaxDeleteKeys)
+    return S3Error(400, "MalformedXML",
+                   "a delete names at most " + std::to_string(kMaxDeleteKeys) + " keys");
+  auto quiet = XmlElements(c.body, "Quiet");
+  const bool only_errors = !quiet.empty() && quiet.front() == "true";
   std::string out = "<DeleteResult>";
-  for (const auto& k : XmlElements(c.body, "Key")) {
+  for (const auto& k : keys) {
     Status st = c.objects.Delete(c.org, k);
     if (st.ok() || st.code() == Code::kNotFound) {
-      out += "<Deleted><Key>" + EscapeMarkup(k) + "</Key></Deleted>";
+      if (!only_errors) out += "<Deleted><Key>" + EscapeMarkup(k) + "</Key></Deleted>";
       continue;
     }
     S3Failure failure = FailureOf(st);
@@ -173,19 +183,21 @@ HttpResponse ListObjects(const S3Call& c) {
   auto enc = [url](const std::string& s) { return EscapeMarkup(url ? PercentEncode(s, true) : s); };
   int max_keys = 1000;
   if (Has(req, "max-keys")) {
-    try {
-      max_keys = std::stoi(Q(req, "max-keys"));
-    } catch (...) {
-      return S3Error(400, "InvalidArgument", "max-keys must be an integer");
-    }
-    if (max_keys < 0) return S3Error(400, "InvalidArgument", "max-keys must not be negative");
-    max_keys = std::min(max_keys, 1000);
+    auto asked = ParseDecimal(Q(req, "max-keys"));
+    if (!asked) return S3Error(400, "InvalidArgument", "max-keys must be an integer");
+    if (*asked < 0) return S3Error(400, "InvalidArgument", "max-keys must not be negative");
+    max_keys = static_cast<int>(std::min<int64_t>(*asked, 1000));
   }
   std::string prefix = Q(req, "prefix"), delimiter = Q(req, "delimiter");
-  std::string after =
-      v2 ? (Has(req, "continuation-token") ? HexDecode(Q(req, "continuation-token")).value_or("")
-                                           : Q(req, "start-after"))
-         : Q(req, "marker");
+  std::string after = v2 ? Q(req, "start-after") : Q(req, "marker");
+  if (v2 && Has(req, "continuation-token")) {
+    // A token this gateway did not give is refused: read as "from the start", a client
+    // following it would list the same page for ever. (An empty one is the start.)
+    auto token = HexDecode(Q(req, "continuation-token"));
+    if (!token)
+      return S3Error(400, "InvalidArgument", "The continuation token provided is incorrect");
+    after = std::move(*token);
+  }
   // A V1 NextMarker that is a rolled-up prefix: continue after everything under it.
   if (!v2 && !delimiter.empty() && after.size() >= delimiter.size() &&
       after.compare(after.size() - delimiter.size(), delimiter.size(), delimiter) == 0)
@@ -383,13 +395,9 @@ HttpResponse ServeRelease(ObjectApi& api, const HttpRequest& req) {
     auto it = req.query.find(name);
     return it == req.query.end() ? std::string() : it->second;
   };
-  int64_t expires = 0;
-  try {
-    expires = std::stoll(query("expires"));
-  } catch (...) {
-    return S3Error(403, "AccessDenied", "the release reference is not valid", req.path);
-  }
-  if (Status st = api.tokens.VerifyRelease(query("org"), blob, expires, query("signature"));
+  auto expires = ParseDecimal(query("expires"));
+  if (!expires) return S3Error(403, "AccessDenied", "the release reference is not valid", req.path);
+  if (Status st = api.tokens.VerifyRelease(query("org"), blob, *expires, query("signature"));
       !st.ok())
     return FromStatus(st, req.path);
   auto reader = api.objects.OpenBlob(blob);

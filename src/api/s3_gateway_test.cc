@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -139,6 +140,46 @@ TEST_F(S3GatewayTest, DeleteObjectsGivesEachFailedKeyS3sCodeAndNoHostPath) {
   r = gateway_.Handle(Request("POST", "/objects?delete", bad, bearer_));
   EXPECT_NE(r.body.find("<Error><Key>../up</Key><Code>InvalidArgument</Code>"), std::string::npos)
       << r.body;
+}
+
+TEST_F(S3GatewayTest, DeleteObjectsTakesAtMostAThousandKeysAndQuietListsFailuresOnly) {
+  ASSERT_TRUE(objects_.Put("org_a", "a", "", FromString("x")).ok());
+  std::string many = "<Delete>";
+  for (int i = 0; i < 1001; ++i) many += "<Object><Key>a</Key></Object>";
+  auto body = std::make_shared<CountedBody>(many + "</Delete>");
+  HttpResponse r = gateway_.Handle(Request("POST", "/objects?delete", body, bearer_));
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("MalformedXML"), std::string::npos) << r.body;
+  EXPECT_TRUE(objects_.Head("org_a", "a").ok()) << "nothing was deleted";
+
+  auto quiet = std::make_shared<CountedBody>(
+      "<Delete><Quiet>true</Quiet><Object><Key>a</Key></Object></Delete>");
+  r = gateway_.Handle(Request("POST", "/objects?delete", quiet, bearer_));
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body.find("<Deleted>"), std::string::npos) << r.body;
+  EXPECT_EQ(objects_.Head("org_a", "a").status().code(), Code::kNotFound);
+}
+
+TEST_F(S3GatewayTest, AListingRefusesATokenItDidNotGiveAndAMaxKeysThatIsNotANumber) {
+  ASSERT_TRUE(objects_.Put("org_a", "a", "", FromString("x")).ok());
+  auto list = [&](std::map<std::string, std::string> query) {
+    HttpRequest req = Request("GET", "/objects", nullptr, bearer_);
+    req.query = std::move(query);
+    return gateway_.Handle(req);
+  };
+  // Read as "from the start", a token that is not hex would make a client list the same page
+  // for ever.
+  for (const char* token : {"zz", "abc"}) {
+    HttpResponse r = list({{"list-type", "2"}, {"continuation-token", token}});
+    EXPECT_EQ(r.status, 400) << token << ": " << r.body;
+  }
+  for (const char* keys : {"12abc", " 5", "+5", "-1", ""}) {
+    HttpResponse r = list({{"list-type", "2"}, {"max-keys", keys}});
+    EXPECT_EQ(r.status, 400) << keys << ": " << r.body;
+  }
+  HttpResponse r = list({{"list-type", "2"}, {"max-keys", "5"}});
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find("<Key>a</Key>"), std::string::npos) << r.body;
 }
 
 TEST_F(S3GatewayTest, AnXmlBodyOverFourMiBIsRefusedAndADeclaredOneIsNotRead) {

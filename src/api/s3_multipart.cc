@@ -1,6 +1,7 @@
 #include "api/s3_multipart.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "api/s3_xml.h"
 #include "base/markup.h"
 #include "base/percent.h"
+#include "base/text.h"
 #include "base/time.h"
 
 namespace adapt::api::s3 {
@@ -36,12 +38,10 @@ HttpResponse CreateMultipartUpload(const S3Call& c) {
 
 HttpResponse UploadPart(const S3Call& c) {
   size_t off = 0;
-  int part = 0;
-  try {
-    part = std::stoi(Q(c.req, "partNumber"));
-  } catch (...) {
+  auto asked = ParseDecimal(Q(c.req, "partNumber"));
+  if (!asked || *asked < 1 || *asked > 10000)
     return S3Error(400, "InvalidArgument", "partNumber must be an integer 1..10000");
-  }
+  int part = static_cast<int>(*asked);
   auto etag = c.objects.PutPart(c.org, Q(c.req, "uploadId"), c.key, part,
                                 c.chunked ? c.chunked->Source() : BodySource(c.req, off),
                                 c.req.body_stream ? c.expected_sha : "");
@@ -64,11 +64,10 @@ HttpResponse CompleteMultipartUpload(const S3Call& c) {
     auto etags = XmlElements(p, "ETag");
     if (numbers.size() != 1 || etags.size() != 1)
       return S3Error(400, "MalformedXML", "each Part needs one PartNumber and one ETag");
-    try {
-      cp.number = std::stoi(numbers[0]);
-    } catch (...) {
+    auto number = ParseDecimal(numbers[0]);
+    if (!number || *number < INT32_MIN || *number > INT32_MAX)
       return S3Error(400, "MalformedXML", "PartNumber must be an integer");
-    }
+    cp.number = static_cast<int>(*number);
     cp.etag = etags[0];
     cp.etag.erase(std::remove(cp.etag.begin(), cp.etag.end(), '"'), cp.etag.end());
     parts.push_back(cp);
@@ -97,11 +96,10 @@ HttpResponse ListParts(const S3Call& c) {
   // Every part in one page (at most 10,000 small elements); part-number-marker is honoured.
   int marker = 0;
   if (Has(req, "part-number-marker")) {
-    try {
-      marker = std::stoi(Q(req, "part-number-marker"));
-    } catch (...) {
-      return S3Error(400, "InvalidArgument", "part-number-marker must be an integer");
-    }
+    auto asked = ParseDecimal(Q(req, "part-number-marker"));
+    if (!asked || *asked < 0 || *asked > 10000)
+      return S3Error(400, "InvalidArgument", "part-number-marker must be an integer 0..10000");
+    marker = static_cast<int>(*asked);
   }
   std::ostringstream x;
   x << "<ListPartsResult><Bucket>" << kGatewayBucket << "</Bucket><Key>" << EscapeMarkup(c.key)

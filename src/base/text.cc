@@ -1,6 +1,7 @@
 #include "base/text.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace adapt {
 namespace {
@@ -96,6 +97,13 @@ std::string PrintableAscii(std::string_view s, size_t max_bytes) {
   }
   if (s.size() > max_bytes) out += "...";
   return out;
+}
+
+std::optional<int64_t> ParseDecimal(std::string_view s) {
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return value;
 }
 
 }  // namespace adapt

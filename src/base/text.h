@@ -2,6 +2,8 @@
 // base/redaction.h).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,5 +36,9 @@ std::string PrintableAscii(std::string_view s, size_t max_bytes = 120);
 
 // Whether `s` holds a NUL byte (which no C string, path or argv element can carry).
 inline bool HasNul(std::string_view s) { return s.find('\0') != std::string_view::npos; }
+
+// `s` as a decimal integer: an optional '-' and digits only, nothing before or after (no
+// space, no '+', no "12abc", which std::stoi takes as 12), within int64_t; nullopt otherwise.
+std::optional<int64_t> ParseDecimal(std::string_view s);
 
 }  // namespace adapt

@@ -128,4 +128,13 @@ TEST(PrintableAscii, CutsLongTextAndSaysSo) {
   EXPECT_EQ(PrintableAscii(std::string(500, 'b')).size(), 123u);
 }
 
+TEST(ParseDecimal, TakesDigitsOnlyWithinInt64) {
+  EXPECT_EQ(ParseDecimal("0"), 0);
+  EXPECT_EQ(ParseDecimal("1000"), 1000);
+  EXPECT_EQ(ParseDecimal("-7"), -7);
+  EXPECT_EQ(ParseDecimal("9223372036854775807"), INT64_MAX);
+  for (const char* bad : {"", " 1", "1 ", "+1", "12abc", "0x10", "1e3", "9223372036854775808", "-"})
+    EXPECT_FALSE(ParseDecimal(bad).has_value()) << bad;
+}
+
 }  // namespace adapt

@@ -1,8 +1,9 @@
-// AcceptRetry: what a listener of src/net does after a failed accept. EMFILE, ENFILE, ENOBUFS
-// and ENOMEM last until something else closes, and the connection that met them stays in the
-// backlog: an accept re-armed at once fails at once again, and the listener spins a core
-// serving no one. So the listener waits kDelay (as the ingress and the API server do) and
-// accepts again; the connection still queued is served then.
+// AcceptRetry: what a listener of src/net does after a failed accept (or, for the DNS proxy's
+// UDP socket, a failed receive). EMFILE, ENFILE, ENOBUFS and ENOMEM last until something else
+// closes, and the connection that met them stays in the backlog: an accept re-armed at once
+// fails at once again, and the listener spins a core serving no one. So the listener waits
+// kDelay (as the ingress and the API server do) and accepts again; the connection still
+// queued is served then.
 #pragma once
 
 // clang-format off
@@ -20,8 +21,10 @@ class AcceptRetry {
   static constexpr std::chrono::milliseconds kDelay{100};
 
   // `listener` names it in the log. Lives on the listener's executor, like its acceptor.
-  AcceptRetry(const boost::asio::any_io_executor& executor, std::string listener)
-      : timer_(executor), listener_(std::move(listener)) {}
+  // `action` says in the log what failed.
+  AcceptRetry(const boost::asio::any_io_executor& executor, std::string listener,
+              std::string action = "accepting a connection")
+      : timer_(executor), listener_(std::move(listener)), action_(std::move(action)) {}
 
   // After a failed accept: logs `error` and calls `accept` kDelay later (never, once the timer
   // is cancelled or destroyed). On the listener's executor.
@@ -30,6 +33,7 @@ class AcceptRetry {
  private:
   boost::asio::steady_timer timer_;
   const std::string listener_;
+  const std::string action_;
 };
 
 }  // namespace adapt::net

@@ -13,7 +13,11 @@ namespace asio = boost::asio;
 using asio::ip::udp;
 
 DnsProxy::DnsProxy(asio::io_context& io, HostnameTable& table, const HostAddressWatch& host)
-    : io_(io), table_(table), host_(host), socket_(io) {}
+    : io_(io),
+      table_(table),
+      host_(host),
+      socket_(io),
+      receive_retry_(io.get_executor(), "sandbox DNS proxy", "receiving a query") {}
 
 Status DnsProxy::Start(uint16_t port) {
   boost::system::error_code ec;
@@ -33,7 +37,9 @@ void DnsProxy::Stop() {
 void DnsProxy::Receive() {
   socket_.async_receive_from(asio::buffer(buf_), from_, [this](auto ec, size_t n) {
     if (ec == asio::error::operation_aborted || !socket_.is_open()) return;
-    if (!ec) Handle(std::vector<uint8_t>(buf_.begin(), buf_.begin() + n), from_);
+    // ENOBUFS, ENOMEM and the like persist for a while: re-armed at once, this would spin.
+    if (ec) return receive_retry_.After(ec, [this] { Receive(); });
+    Handle(std::vector<uint8_t>(buf_.begin(), buf_.begin() + n), from_);
     Receive();
   });
 }

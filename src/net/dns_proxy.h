@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "net/accept_retry.h"
 #include "net/host_address_watch.h"
 #include "net/hostname_table.h"
 
@@ -81,7 +82,8 @@ class DnsProxy {
   boost::asio::ip::udp::socket socket_;
   boost::asio::ip::udp::endpoint from_;
   std::array<uint8_t, 4096> buf_{};
-  int in_flight_ = 0;                                         // touched only on the io thread
+  AcceptRetry receive_retry_;  // a receive that failed is not re-armed at once
+  int in_flight_ = 0;          // touched only on the io thread
   std::unordered_map<std::string, int> in_flight_by_source_;  // likewise
   uint16_t port_ = 0;
 };
