@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "store/decode_cache.h"
+#include "store/sqlite_failure.h"
 #include "store/statement_cache.h"
 #include "store/store.h"
 
@@ -290,7 +291,7 @@ class SqliteStore : public Store {
     try {
       return fn();
     } catch (const std::exception& e) {
-      return Internal(what + ": " + e.what());
+      return SqliteFailure(what, e);
     }
   }
   static constexpr const char* kCommandColumns =
