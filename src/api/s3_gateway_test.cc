@@ -13,6 +13,7 @@
 #include "os/temp_dir.h"
 #include "storage/host_failure.h"
 #include "storage/object_store.h"
+#include "storage/object_store_fixture.h"
 #include "storage/site_service.h"
 #include "storage/storage_tokens.h"
 #include "store/memory_store.h"
@@ -38,15 +39,7 @@ class CountedBody final : public RequestBody {
   size_t off_ = 0;
 };
 
-storage::ObjectSource FromString(const std::string& s) {
-  auto off = std::make_shared<size_t>(0);
-  return [s, off](char* buf, size_t n) -> long {
-    size_t take = std::min(n, s.size() - *off);
-    std::copy_n(s.data() + *off, take, buf);
-    *off += take;
-    return static_cast<long>(take);
-  };
-}
+using storage::testing_support::FromString;
 
 class S3GatewayTest : public ::testing::Test {
  protected:

@@ -16,21 +16,14 @@
 #include "base/hex.h"
 #include "base/percent.h"
 #include "core/core_test_fixture.h"
+#include "storage/object_store_fixture.h"
 
 namespace adapt::core {
 namespace {
 
 using runtime::FakeRuntime;
 
-storage::ObjectSource FromString(const std::string& s) {
-  auto off = std::make_shared<size_t>(0);
-  return [s, off](char* buf, size_t n) -> long {
-    size_t take = std::min(n, s.size() - *off);
-    std::copy_n(s.data() + *off, take, buf);
-    *off += take;
-    return static_cast<long>(take);
-  };
-}
+using storage::testing_support::FromString;
 
 // A stand-in for the agent's `get PATH --header --opened-path`: it opened `opened` and sends
 // `data`.

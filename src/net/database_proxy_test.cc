@@ -65,11 +65,9 @@ class DatabaseProxyLimitsTest : public testing::Test {
     client.connect({asio::ip::make_address("127.0.0.1"), proxy_->port()});
   }
 
-  // A session the proxy has spliced to the server: the server read its startup packet.
-  void Splice(tcp::socket& client, local_socket& server, const char* source) {
-    Open(client, source);
-    const std::string packet = StartupPacketFor("adapt_org_a");
-    asio::write(client, asio::buffer(packet));
+  // The server's side of the next session the proxy passes on, waited for up to 5 s (a hang
+  // guard); the error when none came.
+  boost::system::error_code AcceptAtServer(local_socket& server) {
     upstream_.non_blocking(true);
     boost::system::error_code ec = asio::error::would_block;
     for (int i = 0; i < 500 && ec == asio::error::would_block; ++i) {
@@ -77,6 +75,15 @@ class DatabaseProxyLimitsTest : public testing::Test {
       ec.clear();
       upstream_.accept(server, ec);
     }
+    return ec;
+  }
+
+  // A session the proxy has spliced to the server: the server read its startup packet.
+  void Splice(tcp::socket& client, local_socket& server, const char* source) {
+    Open(client, source);
+    const std::string packet = StartupPacketFor("adapt_org_a");
+    asio::write(client, asio::buffer(packet));
+    boost::system::error_code ec = AcceptAtServer(server);
     ASSERT_FALSE(ec) << "the proxy passed nothing on: " << ec.message();
     std::string got(packet.size(), '\0');
     asio::read(server, asio::buffer(got));
@@ -376,13 +383,7 @@ TEST_F(DatabaseProxyLimitsTest, ALookupThatWaitsHoldsUpNoSessionsBytes) {
   ReleaseLookups();
   // Then the held one goes on where it stopped.
   local_socket held_server(io_);
-  upstream_.non_blocking(true);
-  boost::system::error_code ec = asio::error::would_block;
-  for (int i = 0; i < 500 && ec == asio::error::would_block; ++i) {
-    if (i) std::this_thread::sleep_for(10ms);
-    ec.clear();
-    upstream_.accept(held_server, ec);
-  }
+  boost::system::error_code ec = AcceptAtServer(held_server);
   EXPECT_FALSE(ec) << "the held session never reached the server: " << ec.message();
 }
 

@@ -21,7 +21,8 @@ LIMIT = 20  # the default plan's databaseConnections
 MARGIN = 2  # DatabaseProxy::kSessionMargin
 SERVER_SHARE = 285  # database::kSandboxSessions
 
-STALL = r"""
+# Opens argv[1] logins at once from the sandbox (StartupMessages, no password yet): `socks`.
+OPEN_LOGINS = r"""
 import os, socket, struct, sys, time
 n = int(sys.argv[1])
 user = os.environ["PGUSER"].encode()
@@ -29,9 +30,12 @@ body = struct.pack("!I", 196608) + b"user\0" + user + b"\0database\0" + user + b
 packet = struct.pack("!I", len(body) + 4) + body
 socks = []
 for _ in range(n):
-    s = socket.create_connection((os.environ["PGHOST"], int(os.environ["PGPORT"])), timeout=10)
+    s = socket.create_connection((os.environ["PGHOST"], int(os.environ["PGPORT"])), timeout=20)
     s.sendall(packet)
     socks.append(s)
+"""
+
+STALL = OPEN_LOGINS + r"""
 first, refusals = "", 0
 for s in socks:
     try:
@@ -78,17 +82,7 @@ def test_stalled_logins_are_closed_and_one_organization_takes_no_more_than_its_l
 
 # Opens n logins at once and reads each one's first answer: R (the server asks for the
 # password), or E with "on this server" (the proxy's refusal of the server's share).
-OPEN_MANY = r"""
-import os, socket, struct, sys
-n = int(sys.argv[1])
-user = os.environ["PGUSER"].encode()
-body = struct.pack("!I", 196608) + b"user\0" + user + b"\0database\0" + user + b"\0\0"
-packet = struct.pack("!I", len(body) + 4) + body
-socks = []
-for _ in range(n):
-    s = socket.create_connection((os.environ["PGHOST"], int(os.environ["PGPORT"])), timeout=20)
-    s.sendall(packet)
-    socks.append(s)
+OPEN_MANY = OPEN_LOGINS + r"""
 answered, refused, other = 0, 0, []
 for s in socks:
     try:
