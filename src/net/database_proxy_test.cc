@@ -65,6 +65,16 @@ class DatabaseProxyLimitsTest : public testing::Test {
     client.connect({asio::ip::make_address("127.0.0.1"), proxy_->port()});
   }
 
+  // The byte `b`, written on `from`, as read on `to` (the session is still spliced, in that
+  // direction, when they match).
+  template <typename From, typename To>
+  static char Relayed(From& from, To& to, char b) {
+    asio::write(from, asio::buffer(&b, 1));
+    char c = 0;
+    asio::read(to, asio::buffer(&c, 1));
+    return c;
+  }
+
   // The server's side of the next session the proxy passes on, waited for up to 5 s (a hang
   // guard); the error when none came.
   boost::system::error_code AcceptAtServer(local_socket& server) {
@@ -192,10 +202,7 @@ TEST_F(DatabaseProxyLimitsTest, AFullProxyClosesTheConnectionWaitingLongestForIt
   if (HasFatalFailure()) return;
   EXPECT_TRUE(ClosedWithin(first, 5000ms)) << "the connection waiting longest was kept";
   EXPECT_FALSE(ClosedWithin(second, 300ms));
-  asio::write(spliced_server, asio::buffer("x", 1));
-  char c = 0;
-  asio::read(spliced, asio::buffer(&c, 1));
-  EXPECT_EQ(c, 'x');
+  EXPECT_EQ(Relayed(spliced_server, spliced, 'x'), 'x');
 }
 
 TEST_F(DatabaseProxyLimitsTest, AFullProxyOfSplicedSessionsRefusesANewConnection) {
@@ -208,10 +215,7 @@ TEST_F(DatabaseProxyLimitsTest, AFullProxyOfSplicedSessionsRefusesANewConnection
   tcp::socket refused(io_);
   Open(refused, "127.0.0.4");
   EXPECT_TRUE(ClosedWithin(refused, 5000ms));
-  asio::write(two_server, asio::buffer("y", 1));
-  char c = 0;
-  asio::read(two, asio::buffer(&c, 1));
-  EXPECT_EQ(c, 'y');
+  EXPECT_EQ(Relayed(two_server, two, 'y'), 'y');
 }
 
 // AuthenticationOk, BackendKeyData (pid 7) and ReadyForQuery: the server's end of a login.
@@ -258,13 +262,8 @@ TEST_F(DatabaseProxyLimitsTest, AnAuthenticatedSessionOutlivesTheStartupTimeout)
   // Well past the timeout, the session still carries bytes both ways.
   EXPECT_FALSE(ClosedWithin(client, 1000ms));
   client.non_blocking(false);
-  asio::write(client, asio::buffer("q", 1));
-  char c = 0;
-  asio::read(server, asio::buffer(&c, 1));
-  EXPECT_EQ(c, 'q');
-  asio::write(server, asio::buffer("r", 1));
-  asio::read(client, asio::buffer(&c, 1));
-  EXPECT_EQ(c, 'r');
+  EXPECT_EQ(Relayed(client, server, 'q'), 'q');
+  EXPECT_EQ(Relayed(server, client, 'r'), 'r');
 }
 
 TEST_F(DatabaseProxyLimitsTest, ADatabaseGetsItsConnectionLimitPlusTheMarginAndNoMore) {
@@ -314,10 +313,7 @@ TEST_F(DatabaseProxyLimitsTest, TheServerGetsItsSessionLimitInAllAndANewcomerIsT
   one_server.close();
   EXPECT_TRUE(ANewSessionReachesTheServer("127.0.0.4"))
       << "a closed session did not give its place back";
-  asio::write(two_server, asio::buffer("t", 1));
-  char c = 0;
-  asio::read(two, asio::buffer(&c, 1));
-  EXPECT_EQ(c, 't');
+  EXPECT_EQ(Relayed(two_server, two, 't'), 't');
 }
 
 TEST_F(DatabaseProxyLimitsTest, DisconnectClosesEveryConnectionOfThatAddressAndNoOther) {
@@ -340,9 +336,7 @@ TEST_F(DatabaseProxyLimitsTest, DisconnectClosesEveryConnectionOfThatAddressAndN
   boost::system::error_code ec;
   asio::read(released_server, asio::buffer(&c, 1), ec);
   EXPECT_TRUE(ec) << "the released sandbox's server connection stayed open";
-  asio::write(kept_server, asio::buffer("k", 1));
-  asio::read(kept, asio::buffer(&c, 1));
-  EXPECT_EQ(c, 'k');
+  EXPECT_EQ(Relayed(kept_server, kept, 'k'), 'k');
 }
 
 TEST_F(DatabaseProxyLimitsTest, OnlySandboxAddressesAreLookedUpAndOnlyOnceTheirStartupIsComplete) {

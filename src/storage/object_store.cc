@@ -15,6 +15,7 @@
 #include "storage/host_failure.h"
 #include "storage/object_hash.h"
 #include "storage/object_key.h"
+#include "store/object_quota.h"
 
 namespace adapt::storage {
 namespace {
@@ -99,10 +100,7 @@ Status ObjectStore::CheckRoomFor(const std::string& org_id, uint64_t bytes) {
   if (quota == 0) return Status::Ok();
   ASSIGN_OR_RETURN(uint64_t used, UsedBytes(org_id));
   if (used + bytes <= quota) return Status::Ok();
-  return Status(Code::kResourceExhausted,
-                "object storage quota exceeded: the organization's objects and releases would "
-                "hold " +
-                    std::to_string(used + bytes) + " bytes, the limit is " + std::to_string(quota));
+  return store::ObjectQuotaExceeded(used + bytes, quota);
 }
 
 uint64_t ObjectStore::QuotaOf(const std::string& org_id) const {

@@ -3,6 +3,7 @@
 
 #include "store/memory_store.h"
 #include "store/memory_store_find.h"
+#include "store/object_quota.h"
 
 namespace adapt::store {
 namespace {
@@ -34,10 +35,7 @@ Result<std::string> MemoryStore::PutObjectWithinQuota(const ObjectRecord& o, uin
       if (k.first == o.org_id) used += stored.size;
     // Replacing an object frees its old bytes.
     if (used - old_size + o.size > quota_bytes)
-      return Status(Code::kResourceExhausted,
-                    "object storage quota exceeded: the organization's objects would hold " +
-                        std::to_string(used - old_size + o.size) + " bytes, the limit is " +
-                        std::to_string(quota_bytes));
+      return ObjectQuotaExceeded(used - old_size + o.size, quota_bytes);
   }
   objects_[{o.org_id, o.key}] = o;
   return old;
@@ -183,12 +181,7 @@ Result<std::vector<std::string>> MemoryStore::PublishSite(const SiteRecord& s,
     for (const auto& [_, f] : release.files) used += f.size;
     for (const auto& id : gone)
       for (const auto& [_, f] : releases_[id].files) used -= f.size;
-    if (used > limits.quota_bytes)
-      return Status(Code::kResourceExhausted,
-                    "object storage quota exceeded: the organization's objects and releases "
-                    "would hold " +
-                        std::to_string(used) + " bytes, the limit is " +
-                        std::to_string(limits.quota_bytes));
+    if (used > limits.quota_bytes) return ObjectQuotaExceeded(used, limits.quota_bytes);
   }
   RETURN_IF_ERROR(PutSite(s, &release));
   std::vector<std::string> blobs;

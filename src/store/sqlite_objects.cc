@@ -1,4 +1,5 @@
 // SqliteStore: object storage (objects, storage tokens) and static sites.
+#include "store/object_quota.h"
 #include "store/sandbox_env_column.h"
 #include "store/site_files_codec.h"
 #include "store/sqlite_store_impl.h"
@@ -126,11 +127,7 @@ Result<std::string> SqliteStore::PutObjectWithinQuota(const ObjectRecord& o, uin
       const uint64_t used = StoredBytes(db_, o.org_id);
       // Replacing an object frees its old bytes.
       if (used - old_size + o.size > quota_bytes) {
-        return Status(Code::kResourceExhausted,
-                      "object storage quota exceeded: the organization's objects and releases "
-                      "would hold " +
-                          std::to_string(used - old_size + o.size) + " bytes, the limit is " +
-                          std::to_string(quota_bytes));
+        return ObjectQuotaExceeded(used - old_size + o.size, quota_bytes);
       }
     }
     SQLite::Statement q(db_,
@@ -310,12 +307,7 @@ Result<std::vector<std::string>> SqliteStore::PublishSite(const SiteRecord& s,
         }
         if (limits.quota_bytes > 0) {
           const uint64_t used = StoredBytes(db_, s.org_id);
-          if (used > limits.quota_bytes)
-            return Status(Code::kResourceExhausted,
-                          "object storage quota exceeded: the organization's objects and "
-                          "releases would hold " +
-                              std::to_string(used) + " bytes, the limit is " +
-                              std::to_string(limits.quota_bytes));
+          if (used > limits.quota_bytes) return ObjectQuotaExceeded(used, limits.quota_bytes);
         }
         tx.commit();
         return blobs;
