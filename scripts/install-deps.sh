@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # build
-  build-essential cmake g++ pkg-config ccache
+  build-essential cmake g++ pkg-config ccache lld
   libboost-dev libboost-system-dev nlohmann-json3-dev libspdlog-dev
   libsqlitecpp-dev libsqlite3-dev libcli11-dev libssl-dev libcurl4-openssl-dev
   libgtest-dev googletest

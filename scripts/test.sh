@@ -5,7 +5,8 @@
 #   2. build/ (Release: scripts/build-release.sh, exactly what setup.sh builds and installs)
 #   3. the default image and the node/gcc/rust/blender environment images into build/images
 #      (cached between runs), beside the Release build
-#   4. build-asan/ (ASan + UBSan), then its unit tests, and a bounded libFuzzer run
+#   4. build-asan/ (ASan + UBSan), then its unit tests (scripts/unit-tests.sh: each binary
+#      once, whole), and a bounded libFuzzer run
 #      (fuzz/run.sh), all in the background at a low CPU priority from here to the end
 #   5. every ctest test in build/, then the quick start (scripts/quickstart-check.sh: setup.sh
 #      into a scratch prefix, then README's quick-start block against that adaptd), then the
@@ -140,19 +141,22 @@ run_stage build . scripts/build-release.sh build && build_ok=1
 # the e2e tests and the reliability suites: they take the cores those leave idle and yield them
 # whenever a sandbox needs them. On a fresh machine (no warm ccache, as CI) the ASan build alone
 # took about 13 minutes in the foreground. Line tables only (-g1): sanitizer reports keep
-# file:line, and the compile is faster than -g.
+# file:line, and the compile is faster than -g. Compiled with clang (installed for the fuzzers):
+# it compiled the sanitized sources in 42% less time than GCC 12 (10 unity batches, 63 s against
+# 109 s), and a second compiler's warnings (-Werror) check the code the Release build's GCC
+# compiles.
 asan_build=(nice -n 10 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DADAPT_SANITIZE=ON
-  "-DCMAKE_CXX_FLAGS_DEBUG=-g1")
+  "-DCMAKE_CXX_FLAGS_DEBUG=-g1" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
 start_beside build-asan . "${asan_build[@]}"
 asan_build_pid=$beside_pid
 ( wait_for_file() { while [ ! -f "$1" ]; do sleep 5; done; }
   wait_for_file "$logs/build-asan.took"
   if [ "$(cat "$logs/build-asan.rc")" -eq 0 ]; then
-    echo "cd build-asan && nice -n 10 ctest --output-on-failure -L unit --timeout 600" \
-      >"$logs/unit-asan.cmd"
+    # Each test binary once, whole (scripts/unit-tests.sh): ctest's process per test cost
+    # about 0.5 s a start with these binaries, 16 minutes for 1,650 tests.
+    echo "nice -n 10 scripts/unit-tests.sh build-asan" >"$logs/unit-asan.cmd"
     start=$(date +%s)
-    (cd build-asan && nice -n 10 ctest --output-on-failure -L unit --timeout 600) \
-      >"$logs/unit-asan.log" 2>&1
+    nice -n 10 scripts/unit-tests.sh build-asan >"$logs/unit-asan.log" 2>&1
     echo $? >"$logs/unit-asan.rc"
     echo $(( $(date +%s) - start )) >"$logs/unit-asan.took"
   fi ) &
@@ -223,7 +227,7 @@ e2e_shard0=(tests/e2e/test_network.py tests/e2e/test_network_hostnames.py tests/
   tests/e2e/test_own_keys.py tests/e2e/test_dashboard_keys.py
   tests/e2e/test_automation_controllers.py
   tests/e2e/test_dashboard_live.py tests/e2e/test_startup_stream.py tests/e2e/test_automation_reattach.py
-  tests/e2e/test_event_retention.py)
+  tests/e2e/test_event_retention.py tests/e2e/test_apps_operations.py)
 
 if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
   if python=$(pick_python); then
@@ -291,7 +295,7 @@ if [ ${#failed_stages[@]} -gt 0 ]; then
   # and first error lines come again here, just before the summary.
   for stage in "${failed_stages[@]}"; do
     [ -f "$logs/$stage.log" ] || continue
-    grep -E '^(FAILED|ERROR) |^[0-9]+/[0-9]+ Test +#[0-9]+: .*(Failed|Timeout|Exception)|^E  +[A-Za-z]*(Error|Exception)' \
+    grep -E '^(FAILED|ERROR) |^[0-9]+/[0-9]+ Test +#[0-9]+: .*(Failed|Timeout|Exception)|^E  +[A-Za-z]*(Error|Exception)|^\[  FAILED  \] [A-Za-z]|^unit-tests: .*: exit' \
       "$logs/$stage.log" | cut -c1-300 | tail -n 12 | sed "s/^/  $stage: /"
   done
   echo "failed stages: ${failed_stages[*]} (logs in $logs)"

@@ -66,7 +66,8 @@ std::string Query(const HttpRequest& req, const std::string& name) {
 }
 
 Status CheckFields(const json& body, std::initializer_list<const char*> allowed) {
-  for (const auto& [key, _] : body.items()) {
+  for (const auto& item : body.items()) {
+    const std::string& key = item.key();
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }))
       return InvalidArgument(key, "unknown field " + key);
   }

@@ -68,7 +68,8 @@ auto Guarded(std::string work_name, Work work, OnFault on_fault = {}) {
 // handler does not end the thread that serves every other connection.
 template <typename Work>
 void RunGuardedUntilDone(std::string_view work_name, Work&& work) noexcept {
-  for (bool done = false; !done;) {
+  bool done = false;
+  while (!done) {
     RunGuarded(work_name, [&] {
       work();
       done = true;

@@ -388,7 +388,10 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
               {"layers", json::array()},
               {"blobs", json::array({image.manifest_digest})}};
   uint64_t total = 0;
-  for (const auto& [digest, path] : image.blob_files) {
+  for (const auto& blob_file : image.blob_files) {
+    // Named copies of the pair's references: clang 14 cannot capture structured bindings.
+    const std::string& digest = blob_file.first;
+    const std::string& path = blob_file.second;
     RETURN_IF_ERROR(blobs_.Do(digest, [&]() -> Status {
       if (os::Exists(BlobPath(digest))) return Status::Ok();
       return os::Rename(path, BlobPath(digest));

@@ -192,8 +192,7 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
 
 SniProxy::SniProxy(asio::io_context& io, HostnameTable& table, const HostAddressWatch& host,
                    SniProxyLimits limits)
-    : io_(io),
-      table_(table),
+    : table_(table),
       host_(host),
       idle_timeout_(limits.idle_timeout),
       acceptor_(io),

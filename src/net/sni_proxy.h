@@ -50,7 +50,6 @@ class SniProxy {
  private:
   void Accept();
 
-  boost::asio::io_context& io_;
   HostnameTable& table_;
   const HostAddressWatch& host_;
   const std::chrono::seconds idle_timeout_;

@@ -236,9 +236,12 @@ void AgentSession::ReadLoop(Frame hello) {
   }
   AgentExit lost;
   lost.lost = true;
-  for (auto& [_, cb] : pending)
-    if (cb.exit)
-      RunGuarded("sandbox " + sandbox_id_ + ": reporting a lost command", [&] { cb.exit(lost); });
+  for (auto& entry : pending) {
+    auto& report_exit = entry.second.exit;
+    if (report_exit)
+      RunGuarded("sandbox " + sandbox_id_ + ": reporting a lost command",
+                 [&] { report_exit(lost); });
+  }
 }
 
 void AgentSession::ReadFrames(Frame hello) {
