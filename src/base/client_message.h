@@ -9,8 +9,18 @@
 
 namespace adapt {
 
-// `status`'s message, or for an internal failure the fixed sentence with a new reference (the
-// full message is logged with `where` and that reference).
+// `status`'s message; for an internal failure the fixed sentence with a new reference, and for
+// a failure whose message names the host's resources its client sentence with a new reference
+// (either way the full message is logged with `where` and that reference). Used for every
+// sentence a tenant reads: a response's error and the failures recorded on its sandboxes,
+// commands, runs and operations.
 std::string ClientMessage(const Status& status, const char* where = "request");
+
+// The sentence recorded on a tenant's own sandbox, command, run or operation for a failure of
+// its work: its client sentence with a new reference when its message names the host's
+// resources (the message logged as ClientMessage does), else its message. An internal
+// failure's message is kept here, unlike in a response: it says what happened to that work (a
+// checkpoint refused for a connected TCP endpoint, a startup command that was not found).
+std::string RecordMessage(const Status& status, const char* where = "recorded failure");
 
 }  // namespace adapt

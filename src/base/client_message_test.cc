@@ -19,5 +19,13 @@ TEST(ClientMessageTest, AnInternalFailureGivesAReferenceNeverItsMessage) {
   EXPECT_NE(said, ClientMessage(Status(Code::kInternal, "writing /var/lib/adapt/x failed")));
 }
 
+TEST(ClientMessageTest, AFailureNamingTheHostsResourcesGivesItsClientSentenceAndAReference) {
+  Status full = Status(Code::kResourceExhausted, "writing /var/lib/adapt/x: No space left")
+                    .WithClientMessage("the server's disk is full");
+  std::string said = ClientMessage(full.WithContext("saving /var/lib/adapt/y"));
+  EXPECT_EQ(said.find("/var/lib"), std::string::npos) << said;
+  EXPECT_EQ(said.rfind("the server's disk is full (reference err_", 0), 0u) << said;
+}
+
 }  // namespace
 }  // namespace adapt

@@ -39,17 +39,32 @@ class [[nodiscard]] Status {
   const std::string& message() const { return message_; }
   // The request field the error is about, empty when none.
   const std::string& field() const { return field_; }
+  // What a client is told instead of message() when the message names the host's resources
+  // (a path under adaptd's state directory, a device): set where such a message is made (the
+  // OS layer); empty when the message itself is fit for clients. ClientMessage reads it.
+  const std::string& client_message() const { return client_message_; }
 
-  // Returns this status with `context` prepended: "context: message".
+  // Returns this status with `context` prepended: "context: message". The client's sentence
+  // stays as it was: context is written for the operator.
   Status WithContext(const std::string& context) const {
     if (ok()) return *this;
-    return Status(code_, context + ": " + message_, field_);
+    Status with(code_, context + ": " + message_, field_);
+    with.client_message_ = client_message_;
+    return with;
+  }
+
+  // Returns this status with `sentence` as what clients are told instead of its message.
+  Status WithClientMessage(std::string sentence) const {
+    Status with = *this;
+    with.client_message_ = std::move(sentence);
+    return with;
   }
 
  private:
   Code code_ = Code::kOk;
   std::string message_;
   std::string field_;
+  std::string client_message_;
 };
 
 inline Status InvalidArgument(std::string field, std::string message) {

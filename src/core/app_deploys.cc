@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 
 #include "base/background_work.h"
+#include "base/client_message.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
 #include "base/time.h"
@@ -35,7 +36,7 @@ store::OperationRecord NewAppOperation(const char* kind, const std::string& org_
 
 void FinishOperation(store::Store& store, store::OperationRecord op, const Status& outcome) {
   op.phase = outcome.ok() ? "Completed" : "Failed";
-  op.error = outcome.ok() ? "" : outcome.message();
+  op.error = outcome.ok() ? "" : RecordMessage(outcome);
   op.finished_at = NowMillis();
   if (Status st = store.PutOperation(op); !st.ok())
     spdlog::warn("app {}: finishing operation {}: {}", op.app_id, op.id, st.message());

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/background_work.h"
+#include "base/client_message.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
 #include "base/time.h"
@@ -154,9 +155,10 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
   auto sandbox = store_.GetSandbox(replica.org_id, replica.sandbox_id);
   if (!sandbox.ok() || sandbox->status != "running") return finish(false, "did not start");
   auto release = store_.GetAppRelease(replica.app_id, replica.release_id);
-  if (!release.ok()) return finish(false, release.status().message());
+  if (!release.ok()) return finish(false, RecordMessage(release.status()));
   auto link = ReleaseLink(*release, replica.sandbox_id);
-  if (!link.ok()) return finish(false, "making its release reference: " + link.status().message());
+  if (!link.ok())
+    return finish(false, "making its release reference: " + RecordMessage(link.status()));
   size_t sent = 0;
   Status mark = files_.Upload(who, replica.sandbox_id, kReleaseLinkFile, "0644",
                               [&](char* buf, size_t n) -> long {
@@ -165,7 +167,7 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
                                 sent += k;
                                 return static_cast<long>(k);
                               });
-  if (!mark.ok()) return finish(false, "handing it its release reference: " + mark.message());
+  if (!mark.ok()) return finish(false, "handing it its release reference: " + RecordMessage(mark));
   // The readiness timeout runs from the release's download (the replica starts it now).
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(release->readiness_timeout_seconds);

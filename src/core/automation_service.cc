@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "base/background_work.h"
+#include "base/client_message.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
@@ -281,7 +282,7 @@ bool AutomationService::Admitted(const store::AutomationRecord& a, store::RunRec
   if (admitted.code() != Code::kPaymentRequired && admitted.code() != Code::kResourceExhausted)
     return true;
   run.status = "skipped_quota";
-  run.error = admitted.message();
+  run.error = RecordMessage(admitted);
   run.ended_at = run.started_at;
   return false;
 }

@@ -1,5 +1,6 @@
 #include "core/command_service.h"
 
+#include "base/client_message.h"
 #include "base/ids.h"
 #include "base/list_cursor.h"
 #include "base/log.h"
@@ -213,7 +214,7 @@ Result<StartedCommand> CommandService::StartCommand(const Principal& who,
         c.status = "failed";
         c.termination_reason = "failed";
         c.finished_at = NowMillis();
-        c.error = "starting the command: " + process.status().message();
+        c.error = "starting the command: " + RecordMessage(process.status());
         // The start error is the answer either way; a record left "running" is failed by the
         // next reconciliation, so a failed write is logged, not returned.
         if (Status st = store_.PutCommand(c); !st.ok())

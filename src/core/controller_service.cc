@@ -1,5 +1,6 @@
 #include "core/controller_service.h"
 
+#include "base/client_message.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -140,7 +141,7 @@ void ControllerService::Reconcile(const std::string& id) {
   int64_t now = Now();
   auto windows = WindowsOf(a);
   if (!windows.ok()) {
-    Pause(a, "its windows can no longer be read: " + windows.status().message(), now);
+    Pause(a, "its windows can no longer be read: " + RecordMessage(windows.status()), now);
     return;
   }
   std::string wanted = windows->StateAt(now);
@@ -182,7 +183,7 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
   if (action != ControllerAction::kStop && admission_) {
     Status admitted = admission_(a.org_id);
     if (IsBalanceOrLimit(admitted)) {
-      Finish(a, run, "skipped_quota", admitted.message(), /*counted=*/false);
+      Finish(a, run, "skipped_quota", RecordMessage(admitted), /*counted=*/false);
       LookAgainAt(a.id, now + kRetryAfterMillis);
       return;
     }
@@ -198,7 +199,7 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
     }
     run.stdout_text += st.ok() ? "; stopped it\n" : "\n";
     Finish(a, run, st.ok() ? "succeeded" : "failed",
-           st.ok() ? "" : "stopping the sandbox: " + st.message(), true);
+           st.ok() ? "" : "stopping the sandbox: " + RecordMessage(st), true);
     return;
   }
   if (action == ControllerAction::kStart) {
@@ -207,7 +208,7 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
     if (!st.ok()) {
       run.stdout_text += "\n";
       Finish(a, run, IsBalanceOrLimit(st) ? "skipped_quota" : "failed",
-             "starting the sandbox: " + st.message(), !IsBalanceOrLimit(st));
+             "starting the sandbox: " + RecordMessage(st), !IsBalanceOrLimit(st));
       if (IsBalanceOrLimit(st)) LookAgainAt(a.id, now + kRetryAfterMillis);
       return;
     }
@@ -216,7 +217,7 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
       spdlog::error("controllers: recording run {}: {}", run.id, put.message());
     runtime_.AwaitRunning(a.org_id, sbx, [this, a, run](Status ready) {
       Finish(a, run, ready.ok() ? "succeeded" : "failed",
-             ready.ok() ? "" : "the sandbox did not come up: " + ready.message(), true);
+             ready.ok() ? "" : "the sandbox did not come up: " + RecordMessage(ready), true);
     });
     return;
   }
@@ -227,13 +228,13 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
     const Status& st = fresh.status();
     run.stdout_text += "\n";
     if (st.code() == Code::kNotFound) {
-      std::string why = "its sandbox '" + sbx + "' is gone: " + st.message();
+      std::string why = "its sandbox '" + sbx + "' is gone: " + RecordMessage(st);
       auto paused = automations_.PauseAutomationsOfSandbox(sbx, why, now);
       if (!paused.ok()) spdlog::error("controllers: pausing: {}", paused.status().message());
       return;
     }
     Finish(a, run, IsBalanceOrLimit(st) ? "skipped_quota" : "failed",
-           "recreating the sandbox: " + st.message(), !IsBalanceOrLimit(st));
+           "recreating the sandbox: " + RecordMessage(st), !IsBalanceOrLimit(st));
     if (IsBalanceOrLimit(st)) LookAgainAt(a.id, now + kRetryAfterMillis);
     return;
   }
@@ -241,7 +242,7 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
   if (!moved.ok()) {
     runtime_.Discard(a.org_id, *fresh);
     run.stdout_text += "\n";
-    Finish(a, run, "failed", "following the new sandbox: " + moved.status().message(), true);
+    Finish(a, run, "failed", "following the new sandbox: " + RecordMessage(moved.status()), true);
     return;
   }
   runtime_.Discard(a.org_id, sbx);
@@ -252,7 +253,8 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
   bool young = target.created_at > 0 && now - target.created_at < kCrashLoopMillis;
   runtime_.AwaitRunning(a.org_id, *fresh, [this, a, run, young](Status ready) {
     Finish(a, run, ready.ok() ? "succeeded" : "failed",
-           ready.ok() ? "" : "the new sandbox did not come up: " + ready.message(), true, young);
+           ready.ok() ? "" : "the new sandbox did not come up: " + RecordMessage(ready), true,
+           young);
   });
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/background_work.h"
+#include "base/client_message.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
@@ -197,7 +198,7 @@ void ImageService::RunCommit(store::ImageRecord rec, std::string sandbox_id,
     spdlog::warn("saving sandbox {} as image {} failed: {}", sandbox_id, rec.id,
                  committed.status().message());
     rec.status = "failed";
-    rec.error = "saving sandbox " + sandbox_id + " failed: " + committed.status().message();
+    rec.error = "saving sandbox " + sandbox_id + " failed: " + RecordMessage(committed.status());
   }
   FinishCommit(rec, sandbox_id);
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/background_work.h"
+#include "base/client_message.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
@@ -233,7 +234,7 @@ void ImageService::RunPull(store::ImageRecord rec, image::Credentials creds) {
   } else {
     spdlog::warn("pulling image {} ({}) failed: {}", rec.reference, id, pulled.status().message());
     rec.status = "failed";
-    rec.error = pulled.status().message();
+    rec.error = RecordMessage(pulled.status());
   }
   FinishPull(rec);
 }

@@ -1,5 +1,6 @@
 #include "core/job_service.h"
 
+#include "base/client_message.h"
 #include "base/ids.h"
 #include "base/list_cursor.h"
 #include "base/log.h"
@@ -294,7 +295,7 @@ bool JobService::StartAttempt(store::JobRecord job) {
     if (admitted.code() == Code::kResourceExhausted) {
       AttemptEnd end;
       end.kind = AttemptEnd::Kind::kQuota;
-      end.error = admitted.message();
+      end.error = RecordMessage(admitted);
       run.status = "queued";
       {
         std::lock_guard lock(mu_);

@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include "base/background_work.h"
+#include "base/client_message.h"
 #include "base/ignore_error.h"
 #include "core/agent_wait.h"
 #include "core/reattached_command.h"
@@ -117,7 +118,7 @@ void SandboxAutomationRunner::Resume(std::shared_ptr<Execution> e) {
   if (!outcome.ok()) {
     AttemptEnd end;
     end.command_id = e->run.command_id;
-    end.error = "reading the command after adaptd restarted: " + outcome.status().message();
+    end.error = "reading the command after adaptd restarted: " + RecordMessage(outcome.status());
     Finish(e, std::move(end));
     return;
   }
@@ -175,7 +176,7 @@ void SandboxAutomationRunner::Begin(std::shared_ptr<Execution> e) {
       end.kind = code == Code::kResourceExhausted || code == Code::kPaymentRequired
                      ? AttemptEnd::Kind::kQuota
                      : AttemptEnd::Kind::kInfrastructure;
-      end.error = "starting the hibernated target: " + started.status().message();
+      end.error = "starting the hibernated target: " + RecordMessage(started.status());
       Finish(e, std::move(end));
       return;
     }
@@ -227,7 +228,7 @@ void SandboxAutomationRunner::StartCommand(std::shared_ptr<Execution> e) {
     end.kind = started.status().code() == Code::kInvalidArgument
                    ? AttemptEnd::Kind::kRefused
                    : AttemptEnd::Kind::kInfrastructure;
-    end.error = "starting the command: " + started.status().message();
+    end.error = "starting the command: " + RecordMessage(started.status());
     Finish(e, std::move(end));
     return;
   }
@@ -258,7 +259,7 @@ void SandboxAutomationRunner::CommandEnded(std::shared_ptr<Execution> e) {
   end.command_id = command_id;
   auto outcome = commands_.Outcome(e->who, e->automation.sandbox_id, command_id);
   if (!outcome.ok()) {
-    end.error = "reading the command: " + outcome.status().message();
+    end.error = "reading the command: " + RecordMessage(outcome.status());
     Finish(e, std::move(end));
     return;
   }

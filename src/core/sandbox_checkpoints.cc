@@ -5,6 +5,7 @@
 // (Runtime::Checkpoint); the relaunch is the start's (PrepareLaunch, Launch with restore).
 #include <optional>
 
+#include "base/client_message.h"
 #include "base/fault_point.h"
 #include "base/ignore_error.h"
 #include "base/log.h"
@@ -40,7 +41,7 @@ std::string SandboxLifecycle::Relaunch(store::SandboxRecord r) {
     st = launch(prepared->request);
     ADAPT_FAULT_POINT("sandbox.checkpoint.after_restore");
     if (!st.ok()) {
-      lost = "the checkpoint could not be restored (" + st.message() +
+      lost = "the checkpoint could not be restored (" + RecordMessage(st) +
              "); the sandbox booted afresh from its disk, its processes lost";
       spdlog::warn("sandbox {}: {}", r.id, lost);
       prepared->request.restore = false;
@@ -54,8 +55,9 @@ std::string SandboxLifecycle::Relaunch(store::SandboxRecord r) {
   if (!st.ok()) {
     if (prepared.ok()) prepared->WaitForNetwork();  // the release below removes it
     WarnIfError(Release(r.id, true), "sandbox " + r.id + ": releasing after a failed launch");
-    Fail(r, "the sandbox could not be resumed after a checkpoint: " + st.message(), {"running"});
-    return lost.empty() ? "the sandbox could not be resumed: " + st.message() : lost;
+    Fail(r, "the sandbox could not be resumed after a checkpoint: " + RecordMessage(st),
+         {"running"});
+    return lost.empty() ? "the sandbox could not be resumed: " + RecordMessage(st) : lost;
   }
   return lost;
 }
@@ -134,7 +136,7 @@ Status SandboxLifecycle::TakeNamedCheckpoint(const std::string& org_id, const st
   std::string lost = Relaunch(r);
   std::string error;
   if (!saved.ok()) {
-    error = "checkpoint '" + name + "' could not be taken: " + saved.message();
+    error = "checkpoint '" + name + "' could not be taken: " + RecordMessage(saved);
     if (!lost.empty()) error += "; " + lost;
   }
   FinishSandboxOperation(store_, org_id, op, error, bytes);
@@ -170,7 +172,7 @@ Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std:
   if (on_end_) on_end_(id, "the sandbox was rolled back to checkpoint '" + name + "'", false);
   Status stopped = runtime_.Destroy(id, true).WithContext("stopping sandbox " + id);
   if (!stopped.ok()) {
-    FinishSandboxOperation(store_, org_id, op, stopped.message(), 0);
+    FinishSandboxOperation(store_, org_id, op, RecordMessage(stopped), 0);
     return stopped;
   }
   MarkSandboxOperationsRunning(store_, id, kRestoreOperation);
@@ -180,7 +182,7 @@ Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std:
   std::string lost = Relaunch(r);
   std::string error;
   if (!reinstated.ok())
-    error = reinstated.message() + (lost.empty() ? "" : "; " + lost);
+    error = RecordMessage(reinstated) + (lost.empty() ? "" : "; " + lost);
   else if (!lost.empty())
     error = lost;
   uint64_t bytes = 0;

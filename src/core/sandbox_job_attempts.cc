@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include "base/background_work.h"
+#include "base/client_message.h"
 #include "base/ignore_error.h"
 #include "base/time.h"
 #include "core/agent_wait.h"
@@ -106,7 +107,8 @@ void SandboxJobAttempts::Resume(std::shared_ptr<Attempt> a) {
   auto outcome = commands_.Outcome(a->who, a->sandbox_id, a->command_id);
   if (!outcome.ok()) {
     AttemptEnd end;
-    end.error = "reading the job's command after adaptd restarted: " + outcome.status().message();
+    end.error =
+        "reading the job's command after adaptd restarted: " + RecordMessage(outcome.status());
     Finish(a, std::move(end));
     return;
   }
@@ -133,7 +135,7 @@ void SandboxJobAttempts::CreateSandbox(std::shared_ptr<Attempt> a) {
   if (!created.ok()) {
     AttemptEnd end;
     end.kind = KindOfRefusal(created.status());
-    end.error = "creating the job's sandbox: " + created.status().message();
+    end.error = "creating the job's sandbox: " + RecordMessage(created.status());
     Finish(a, std::move(end));
     return;
   }
@@ -195,7 +197,7 @@ void SandboxJobAttempts::StartCommand(std::shared_ptr<Attempt> a) {
     end.kind = started.status().code() == Code::kInvalidArgument
                    ? AttemptEnd::Kind::kRefused
                    : AttemptEnd::Kind::kInfrastructure;
-    end.error = "starting the job's command: " + started.status().message();
+    end.error = "starting the job's command: " + RecordMessage(started.status());
     Finish(a, std::move(end));
     return;
   }
@@ -226,7 +228,7 @@ void SandboxJobAttempts::CommandEnded(std::shared_ptr<Attempt> a) {
   AttemptEnd end;
   auto outcome = commands_.Outcome(a->who, sandbox_id, command_id);
   if (!outcome.ok()) {
-    end.error = "reading the job's command: " + outcome.status().message();
+    end.error = "reading the job's command: " + RecordMessage(outcome.status());
     Finish(a, std::move(end));
     return;
   }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "base/background_work.h"
+#include "base/client_message.h"
 #include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/ignore_error.h"
@@ -252,7 +253,7 @@ void SandboxLifecycle::ProvisionLocked(const std::string& id) {
   // Pulls the image when it is not here yet; the sandbox stays provisioning meanwhile.
   ADAPT_FAULT_POINT("sandbox.provision.begin");
   auto prepared = PrepareLaunch(r);
-  if (!prepared.ok()) return Fail(r, prepared.status().message(), {"provisioning"});
+  if (!prepared.ok()) return Fail(r, RecordMessage(prepared.status()), {"provisioning"});
   runtime::LaunchRequest& req = prepared->request;
   bool starting = ReadHibernation(r).phase == HibernationPhase::kStarting;
   Status launched = LaunchOrRestore(r, req);
@@ -260,12 +261,12 @@ void SandboxLifecycle::ProvisionLocked(const std::string& id) {
   if (!launched.ok()) {
     prepared->WaitForNetwork();  // the release below removes it
     WarnIfError(Release(id, true), "sandbox " + id + ": releasing after a failed launch");
-    return Fail(r, launched.message(), {"provisioning"});
+    return Fail(r, RecordMessage(launched), {"provisioning"});
   }
   auto obs = runtime_.Observe(id);
   if (!obs.ok()) {
     WarnIfError(Release(id, true), "sandbox " + id + ": releasing after a failed launch");
-    return Fail(r, obs.status().message(), {"provisioning"});
+    return Fail(r, RecordMessage(obs.status()), {"provisioning"});
   }
   r.status = "running";
   if (r.config.startup) r.result.started_at = FormatRfc3339(obs->state.started_at);

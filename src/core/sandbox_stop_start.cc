@@ -1,4 +1,5 @@
 // SandboxLifecycle's stop and start (see sandbox_hibernation.h for the states).
+#include "base/client_message.h"
 #include "base/fault_point.h"
 #include "base/ignore_error.h"
 #include "base/log.h"
@@ -66,7 +67,7 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
       h.processes_saved = saved.ok();
       if (!saved.ok()) {
         spdlog::warn("sandbox {}: {}", r.id, saved.message());
-        std::string why = room.ok() ? saved.message()
+        std::string why = room.ok() ? RecordMessage(saved)
                                     : "the host has not the disk space to save their memory now";
         h.note = (h.note.empty() ? "" : h.note + "; ") + "the processes could not be saved (" +
                  why + "); the files are kept and a start boots the sandbox afresh";
@@ -140,9 +141,8 @@ Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::Launc
                               : room.status();
     ADAPT_FAULT_POINT("sandbox.fork.after_seed");
     if (!seeded.ok())
-      return Status(seeded.code(), "the fork could not be made from checkpoint '" +
-                                       from.checkpoint + "' of sandbox " + from.sandbox_id + ": " +
-                                       seeded.message());
+      return seeded.WithContext("the fork could not be made from checkpoint '" + from.checkpoint +
+                                "' of sandbox " + from.sandbox_id);
   }
   if (h.phase == HibernationPhase::kStarting && h.workspace_kept && runtime_.HasCheckpoint(r.id)) {
     req.restore = true;
@@ -151,7 +151,7 @@ Status SandboxLifecycle::LaunchOrRestore(store::SandboxRecord& r, runtime::Launc
     if (restored.ok()) return restored;
     // The files are on the disk still: booting from them beats leaving the sandbox stuck.
     spdlog::warn("sandbox {}: {}; booting it afresh from its disk", r.id, restored.message());
-    std::string why = "the checkpoint could not be restored (" + restored.message() +
+    std::string why = "the checkpoint could not be restored (" + RecordMessage(restored) +
                       "); the sandbox boots afresh from its disk, its processes lost";
     FailSandboxOperations(store_, r.id, kRestoreOperation, why);
     FailSandboxOperations(store_, r.id, kForkOperation, why);

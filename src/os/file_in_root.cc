@@ -54,13 +54,16 @@ Result<UniqueFd> OpenInRoot(const std::string& root, const std::string& path) {
     int err = errno;
     // A loop, or a path through a non-directory, names nothing.
     if (err == ENOENT || err == ENOTDIR || err == ELOOP || err == EXDEV)
-      return Status(Code::kNotFound, what + " does not exist");
+      return Status(Code::kNotFound, what + " does not exist")
+          .WithClientMessage(path + " does not exist");
     return ErrnoStatus("opening " + what, err);
   }
   UniqueFd file(fd);
   struct stat st;
   if (::fstat(file.get(), &st) != 0) return ErrnoStatus("inspecting " + what);
-  if (!S_ISREG(st.st_mode)) return Status(Code::kInvalidArgument, what + " is not a regular file");
+  if (!S_ISREG(st.st_mode))
+    return Status(Code::kInvalidArgument, what + " is not a regular file")
+        .WithClientMessage(path + " is not a regular file");
   return file;
 }
 
@@ -71,8 +74,8 @@ Result<std::string> ReadFileInRoot(const std::string& root, const std::string& p
   ASSIGN_OR_RETURN(UniqueFd file, OpenInRoot(root, path));
   std::string what = path + " in " + root;
   auto too_big = [&] {
-    return Status(Code::kInvalidArgument,
-                  what + " is larger than " + std::to_string(max_bytes) + " bytes");
+    std::string larger = " is larger than " + std::to_string(max_bytes) + " bytes";
+    return Status(Code::kInvalidArgument, what + larger).WithClientMessage(path + larger);
   };
   struct stat st;
   if (::fstat(file.get(), &st) != 0) return ErrnoStatus("inspecting " + what);
@@ -138,7 +141,8 @@ Status MakeDirsInRoot(const std::string& root, const std::string& path, int mode
     if (fd < 0) {
       int err = errno;
       if (err == ENOENT || err == ENOTDIR || err == ELOOP || err == EXDEV)
-        return Status(Code::kInvalidArgument, what + " exists and is not a directory");
+        return Status(Code::kInvalidArgument, what + " exists and is not a directory")
+            .WithClientMessage("/" + walked + " exists and is not a directory");
       return ErrnoStatus("opening " + what, err);
     }
     parent = UniqueFd(fd);

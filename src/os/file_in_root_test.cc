@@ -102,6 +102,17 @@ TEST_F(FileInRootTest, ADirectoryIsNotAFile) {
   EXPECT_EQ(ReadFileInRoot(root_, "/etc/missing", 1 << 20).status().code(), Code::kNotFound);
 }
 
+TEST_F(FileInRootTest, AClientIsToldThePathInTheRootNotWhereTheRootIs) {
+  Write(root_ + "/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n");
+  for (const Status& st : {ReadFileInRoot(root_, "/etc/missing", 1 << 20).status(),
+                           ReadFileInRoot(root_, "/etc", 1 << 20).status(),
+                           ReadFileInRoot(root_, "/etc/passwd", 1).status()}) {
+    EXPECT_NE(st.message().find(root_), std::string::npos) << st.message();
+    EXPECT_EQ(st.client_message().find(root_), std::string::npos) << st.client_message();
+    EXPECT_EQ(st.client_message().rfind("/etc", 0), 0u) << st.client_message();
+  }
+}
+
 TEST_F(FileInRootTest, MakeDirsMakesMissingDirectoriesWithTheMode) {
   ASSERT_TRUE(MakeDirsInRoot(root_, "/workspace/a/b", 0777).ok());
   struct stat st {};
