@@ -1,7 +1,6 @@
 #include "base/background_work.h"
 
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 
 #include <atomic>
 #include <boost/asio/post.hpp>
@@ -12,29 +11,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include "base/captured_log.h"
 #include "base/log.h"
 
 namespace adapt {
 namespace {
-
-// Sends spdlog's default logger to a string while the test runs.
-class CapturedLog {
- public:
-  CapturedLog() : previous_(spdlog::default_logger()) {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out_);
-    sink->set_pattern("%l %v");
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("captured", sink));
-  }
-  ~CapturedLog() { spdlog::set_default_logger(previous_); }
-  std::string Text() {
-    spdlog::default_logger()->flush();
-    return out_.str();
-  }
-
- private:
-  std::shared_ptr<spdlog::logger> previous_;
-  std::ostringstream out_;
-};
 
 TEST(RunGuarded, WorkThatReturnsRunsOnceAndDoesNotCallOnFault) {
   int runs = 0;

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/captured_log.h"
 #include "base/log.h"
 #include "net/database_proxy.h"
 #include "net/hostname_proxies.h"
@@ -141,6 +142,44 @@ TEST(AcceptRetry, TheTlsHostnameProxyWaitsOutAFailedAcceptAndThenServesTheConnec
   boost::system::error_code ec;
   client.read_some(asio::buffer(buf), ec);
   EXPECT_TRUE(ec == asio::error::eof || ec == asio::error::connection_reset) << ec.message();
+}
+
+// Calls `retry.After` `n` times with EMFILE, running each wait out.
+void FailAccepts(asio::io_context& io, AcceptRetry& retry, int n) {
+  for (int i = 0; i < n; ++i) {
+    bool accepted = false;
+    retry.After(asio::error::no_descriptors, [&] { accepted = true; });
+    io.restart();
+    io.run();
+    ASSERT_TRUE(accepted);
+  }
+}
+
+size_t Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+TEST(AcceptRetry, FailuresThatLastAreLoggedOnceAndThenCountedNotLoggedEachTime) {
+  CapturedLog log;
+  asio::io_context io;
+  AcceptRetry retry(io.get_executor(), "TLS hostname proxy");
+  FailAccepts(io, retry, 12);
+  std::string text = log.Text();
+  EXPECT_EQ(Lines(text), 1u) << text;
+  EXPECT_NE(text.find("TLS hostname proxy: accepting a connection failed: "), std::string::npos)
+      << text;
+}
+
+TEST(AcceptRetry, OnceTheIntervalHasPassedTheNextLineCountsTheFailuresSinceTheLast) {
+  CapturedLog log;
+  asio::io_context io;
+  AcceptRetry retry(io.get_executor(), "database proxy", "accepting a connection", 1s);
+  // Each failure waits kDelay (100 ms): 15 of them outlast one log_every, with several
+  // failures inside it.
+  FailAccepts(io, retry, 15);
+  std::string text = log.Text();
+  EXPECT_GE(Lines(text), 2u) << text;
+  EXPECT_LT(Lines(text), 15u) << text;
+  EXPECT_NE(text.find("database proxy: accepting a connection failed "), std::string::npos) << text;
+  EXPECT_NE(text.find(" times since the last line, the last: "), std::string::npos) << text;
 }
 
 }  // namespace
