@@ -447,12 +447,16 @@ HttpResponse Serve(ObjectApi& api, const HttpRequest& req) {
   std::shared_ptr<void> upload_place;
   if (req.method == "PUT" || req.method == "POST") {
     upload_place = api.body_uploads.TryTake(token->org_id);
-    if (!upload_place)
+    if (!upload_place && api.body_uploads.Held(token->org_id) >= api.body_uploads.per_org())
       return S3Error(503, "SlowDown",
                      "the organization already sends " +
                          std::to_string(api.body_uploads.per_org()) +
                          " uploads to the storage gateway, the most it may at once; retry when "
                          "one has ended");
+    if (!upload_place)
+      return S3Error(503, "SlowDown",
+                     "the storage gateway receives as many uploads as it can at once; retry "
+                     "shortly");
   }
   std::string& payload_hash = caller.payload_hash;
   // aws-chunked: the body's chunks are decoded and each chunk's signature checked as it streams.

@@ -204,5 +204,25 @@ TEST_F(S3GatewayTest, ListPartsAnswersTheTimeEachPartWasStored) {
       << r.body;
 }
 
+TEST_F(S3GatewayTest, UploadsOfAllOrganizationsTogetherLeaveTheGatewaysOtherWorkersFree) {
+  api_.body_uploads = OrgCounter(12, 2);
+  // Two other organizations' slow uploads take the uploads' share of the workers.
+  auto b = api_.body_uploads.TryTake("org_b");
+  auto c = api_.body_uploads.TryTake("org_c");
+  ASSERT_TRUE(b && c);
+  auto body = std::make_shared<CountedBody>("data");
+  HttpResponse r = gateway_.Handle(Request("PUT", "/objects/k", body, bearer_));
+  EXPECT_EQ(r.status, 503) << r.body;
+  EXPECT_NE(r.body.find("<Code>SlowDown</Code>"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("as many uploads as it can at once"), std::string::npos) << r.body;
+  EXPECT_EQ(body->reads, 0);
+  // A listing needs no upload place.
+  EXPECT_EQ(gateway_.Handle(Request("GET", "/objects?list-type=2", nullptr, bearer_)).status, 200);
+  c.reset();
+  body = std::make_shared<CountedBody>("data");
+  r = gateway_.Handle(Request("PUT", "/objects/k", body, bearer_));
+  EXPECT_EQ(r.status, 200) << r.body;
+}
+
 }  // namespace
 }  // namespace adapt::api

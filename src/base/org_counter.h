@@ -13,21 +13,27 @@ namespace adapt {
 
 class OrgCounter {
  public:
-  // 0: no cap (places are still counted).
-  explicit OrgCounter(size_t per_org = 0) : state_(std::make_shared<State>(per_org)) {}
+  // per_org, total: the caps on one organization's places and on all organizations' together
+  // (0: no cap; places are still counted). A total below per_org × organizations keeps a few
+  // organizations, each within its own cap, from taking every place together.
+  explicit OrgCounter(size_t per_org = 0, size_t total = 0)
+      : state_(std::make_shared<State>(per_org, total)) {}
 
-  // A place for `org_id`, or null when it holds per_org already.
+  // A place for `org_id`, or null when it holds per_org already or all hold total.
   std::shared_ptr<void> TryTake(const std::string& org_id) {
     {
       std::lock_guard lock(state_->mu);
+      if (state_->total && state_->sum >= state_->total) return nullptr;
       size_t& n = state_->held[org_id];
       if (state_->per_org && n >= state_->per_org) return nullptr;
       ++n;
+      ++state_->sum;
     }
     auto state = state_;
     // The deleter's pointer is unused: any non-null value makes the token a "held" one.
     return std::shared_ptr<void>(state.get(), [state, org_id](void*) {
       std::lock_guard lock(state->mu);
+      --state->sum;
       auto it = state->held.find(org_id);
       if (it != state->held.end() && --it->second == 0) state->held.erase(it);
     });
@@ -39,13 +45,16 @@ class OrgCounter {
     return it == state_->held.end() ? 0 : it->second;
   }
   size_t per_org() const { return state_->per_org; }
+  size_t total() const { return state_->total; }
 
  private:
   struct State {
-    explicit State(size_t per_org) : per_org(per_org) {}
+    State(size_t per_org, size_t total) : per_org(per_org), total(total) {}
     const size_t per_org;
+    const size_t total;
     mutable std::mutex mu;
     std::map<std::string, size_t> held;  // no entry for an organization at 0
+    size_t sum = 0;                      // of held
   };
   std::shared_ptr<State> state_;
 };

@@ -151,12 +151,16 @@ Status Daemon::StartObjectStorage() {
   // other streams.
   stream_limit_.emplace(static_cast<size_t>(config_.max_streams_per_org));
   // An organization's uploads (bodies streamed on a worker) are capped so that its slow ones
-  // cannot hold every worker; the cap is above awscli's default of 10 parts at once, and
-  // three organizations' worth of slow uploads still leave workers for everyone else.
+  // cannot hold every worker; the cap is above awscli's default of 10 parts at once. All
+  // organizations' uploads together leave kWorkersBesideUploads workers free, so that several
+  // organizations' slow uploads (four would hold 48) still leave downloads, listings and
+  // deletes served.
   constexpr size_t kStorageWorkers = 40;
   constexpr size_t kUploadsPerOrg = 12;
-  object_api_.emplace(api::ObjectApi{*object_store_, *storage_tokens_, *sites_, 0, &*stream_limit_,
-                                     OrgCounter(kUploadsPerOrg)});
+  constexpr size_t kWorkersBesideUploads = 8;
+  object_api_.emplace(
+      api::ObjectApi{*object_store_, *storage_tokens_, *sites_, 0, &*stream_limit_,
+                     OrgCounter(kUploadsPerOrg, kStorageWorkers - kWorkersBesideUploads)});
   gateway_.emplace(*object_api_);
   storage_workers_.emplace(kStorageWorkers);
   ASSIGN_OR_RETURN(ListenAddress storage_listen, ParseListenAddress(config_.storage_listen));
