@@ -360,9 +360,9 @@ HttpResponse GetObject(const S3Call& c) {
   return r;
 }
 
-// `response` counted among `org`'s open streams when it is one (a download holds a storage
-// worker for as long as its client takes to read it); past --max-streams-per-org, 503
-// SlowDown, which S3 clients retry.
+// `response` counted among `org`'s open streams when it is one (a download holds a stream
+// thread of its own, not a storage worker, for as long as its client takes to read it); past
+// --max-streams-per-org, 503 SlowDown, which S3 clients retry.
 HttpResponse CountedStream(const ObjectApi& api, const std::string& org, HttpResponse response) {
   if (!api.stream_limit) return response;
   auto admitted = api.stream_limit->TryAdmit(org, std::move(response));
