@@ -136,8 +136,17 @@ class Trickle:
     def __init__(self, tok, key):
         self.sock = socket.create_connection(("127.0.0.1", tok["port"]), timeout=30)
         head = ("PUT /objects/%s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
-                "Content-Length: %d\r\n\r\n" % (key, tok["token"], 1 << 30))
+                "Expect: 100-continue\r\nContent-Length: %d\r\n\r\n"
+                % (key, tok["token"], 1 << 30))
         self.sock.sendall(head.encode())
+        # The gateway answers 100 Continue once the upload holds its place (it reads the body
+        # only then): the next upload of the test is refused for this one, never instead of it.
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = self.sock.recv(4096)
+            assert chunk, "the gateway closed the upload before its body: %r" % answer
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.1 100 Continue"), answer
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._send, daemon=True)
         self.thread.start()
