@@ -447,7 +447,8 @@ HttpResponse Serve(ObjectApi& api, const HttpRequest& req) {
   std::shared_ptr<void> upload_place;
   if (req.method == "PUT" || req.method == "POST") {
     upload_place = api.body_uploads.TryTake(token->org_id);
-    if (!upload_place && api.body_uploads.Held(token->org_id) >= api.body_uploads.per_org())
+    if (!upload_place && api.body_uploads.per_org() &&
+        api.body_uploads.Held(token->org_id) >= api.body_uploads.per_org())
       return S3Error(503, "SlowDown",
                      "the organization already sends " +
                          std::to_string(api.body_uploads.per_org()) +

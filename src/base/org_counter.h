@@ -45,7 +45,6 @@ class OrgCounter {
     return it == state_->held.end() ? 0 : it->second;
   }
   size_t per_org() const { return state_->per_org; }
-  size_t total() const { return state_->total; }
 
  private:
   struct State {

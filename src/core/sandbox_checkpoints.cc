@@ -55,9 +55,10 @@ std::string SandboxLifecycle::Relaunch(store::SandboxRecord r) {
   if (!st.ok()) {
     if (prepared.ok()) prepared->WaitForNetwork();  // the release below removes it
     WarnIfError(Release(r.id, true), "sandbox " + r.id + ": releasing after a failed launch");
-    Fail(r, "the sandbox could not be resumed after a checkpoint: " + RecordMessage(st),
-         {"running"});
-    return lost.empty() ? "the sandbox could not be resumed: " + RecordMessage(st) : lost;
+    // One reference for the one failure, in the sandbox's record and the caller's sentence.
+    std::string why = RecordMessage(st);
+    Fail(r, "the sandbox could not be resumed after a checkpoint: " + why, {"running"});
+    return lost.empty() ? "the sandbox could not be resumed: " + why : lost;
   }
   return lost;
 }
