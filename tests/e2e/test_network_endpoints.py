@@ -251,11 +251,13 @@ def test_cli_lists_every_endpoint_and_removes_by_port(client):
 def test_completion_removes_the_endpoint_bindings(client):
     # Seed 001: "Completion releases compute and removes endpoint bindings." The startup
     # command serves the port until told to end, so that its end, not the server's, is what
-    # the ingress sees.
+    # the ingress sees. It ends a second after the stop file appears: the command that makes
+    # the file must answer before the sandbox's end takes its agent with it, which a loaded
+    # machine did not always manage within the loop's 0.2 s (the outcome is then unknown).
     script = base64.b64encode(SERVER.encode()).decode()
     sbx = client.create({"startup": {"mode": "command", "argv": [
         "sh", "-c", "echo %s | base64 -d > /tmp/srv.py; python3 /tmp/srv.py & "
-        "while [ ! -e /tmp/stop ]; do sleep 0.2; done" % script]}})
+        "while [ ! -e /tmp/stop ]; do sleep 0.2; done; sleep 1" % script]}})
     sid = sbx["id"]
     client.wait_for_status(sid, "running", 90)
     ep = expose(client, sid)
