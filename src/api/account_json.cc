@@ -154,7 +154,7 @@ Result<store::PlanRecord> PlanFromJson(const json& body, const std::string& id) 
     }
   }
   Status valid = core::ValidatePlan(p);
-  if (!valid.ok()) return Status(valid.code(), valid.message(), WireField(valid.field()));
+  if (!valid.ok()) return valid.WithField(WireField(valid.field()));
   return p;
 }
 

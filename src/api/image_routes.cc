@@ -16,7 +16,7 @@ using nlohmann::json;
 // The core names a field as its struct does; REST's body names it in camelCase.
 Status ImageErrorInRestTerms(Status status) {
   if (status.field() == "credentials.password_secret")
-    return Status(status.code(), status.message(), "credentials.passwordSecret");
+    return status.WithField("credentials.passwordSecret");
   return status;
 }
 

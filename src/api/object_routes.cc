@@ -85,7 +85,7 @@ Result<int64_t> TtlField(const json& body, int64_t fallback, int64_t max) {
 // The core names the workspace file `workspace_path`; this API calls it `path`.
 Status RestField(const Status& st) {
   if (st.field() != "workspace_path") return st;
-  return Status(st.code(), st.message(), "path");
+  return st.WithField("path");
 }
 
 HttpResponse NoContent() {

@@ -53,6 +53,22 @@ class [[nodiscard]] Status {
     return with;
   }
 
+  // Returns this status with `code` instead; message, field and client sentence stay. One made
+  // from an internal failure needs a client sentence of its own: its message was written for
+  // the operator, and only an internal failure's message is kept from clients.
+  Status WithCode(Code code) const {
+    Status with = *this;
+    with.code_ = code;
+    return with;
+  }
+
+  // Returns this status about request field `field`; the rest stays.
+  Status WithField(std::string field) const {
+    Status with = *this;
+    with.field_ = std::move(field);
+    return with;
+  }
+
   // Returns this status with `sentence` as what clients are told instead of its message.
   Status WithClientMessage(std::string sentence) const {
     Status with = *this;

@@ -39,6 +39,23 @@ TEST(Status, WithContextPrependsAndKeepsCodeAndField) {
   EXPECT_EQ(twice.message(), "pulling python:3.12: fetching: manifest");
 }
 
+// A status re-coded or re-fielded keeps what its client is told: made anew from its message,
+// a host path behind an OS failure's client sentence reached the tenant.
+TEST(Status, WithCodeAndWithFieldKeepTheClientSentence) {
+  Status os = Status(Code::kInternal, "reading /var/lib/adapt/sandboxes/x/config.json: gone")
+                  .WithClientMessage("no such file or directory");
+  Status recoded = os.WithCode(Code::kUnavailable);
+  EXPECT_EQ(recoded.code(), Code::kUnavailable);
+  EXPECT_EQ(recoded.message(), os.message());
+  EXPECT_EQ(recoded.client_message(), "no such file or directory");
+  Status fielded = recoded.WithField("image");
+  EXPECT_EQ(fielded.field(), "image");
+  EXPECT_EQ(fielded.code(), Code::kUnavailable);
+  EXPECT_EQ(fielded.client_message(), "no such file or directory");
+  EXPECT_EQ(recoded.WithContext("starting a replica").client_message(),
+            "no such file or directory");
+}
+
 TEST(Status, WithContextOnOkStaysOkAndEmpty) {
   Status st = Status::Ok().WithContext("anything");
   EXPECT_TRUE(st.ok());

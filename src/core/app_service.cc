@@ -372,7 +372,7 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
     lock.unlock();
     if (!id.ok()) {
       discard(started);
-      return Status(id.status().code(), "starting a replica: " + id.status().message());
+      return id.status().WithContext("starting a replica");
     }
     started.push_back(*id);
   }

@@ -135,8 +135,15 @@ Result<store::DatabaseRecord> DatabaseService::Ensure(const std::string& org_id)
     RETURN_IF_ERROR(store_.PutDatabase(r));
     ADAPT_FAULT_POINT("database.create.after_record");
   }
-  if (Status st = Provision(r, password); !st.ok())
-    return Status(Code::kUnavailable, "making the organization's database: " + st.message());
+  if (Status st = Provision(r, password); !st.ok()) {
+    Status failed =
+        st.WithContext("making the organization's database").WithCode(Code::kUnavailable);
+    // Past the first step the messages are the server's own: its paths, its admin's errors.
+    if (server_ && failed.client_message().empty())
+      failed = failed.WithClientMessage(
+          "the database server could not make the organization's database; retry later");
+    return failed;
+  }
   r.status = "ready";
   r.updated_at = NowMillis();
   RETURN_IF_ERROR(store_.PutDatabase(r));

@@ -212,8 +212,10 @@ Result<std::unique_ptr<FileOp>> StartAgentFileOp(std::shared_ptr<runtime::AgentS
   // agent could not take the operation, and runsc exec may still serve it.
   (void)session->Signal(channel, SIGKILL);
   Status outcome = state->Outcome(std::chrono::seconds(1));
+  if (!outcome.ok() && outcome.code() == Code::kInternal && outcome.client_message().empty())
+    outcome = outcome.WithClientMessage("the sandbox's agent could not start the file operation");
   if (!outcome.ok() && outcome.code() != Code::kUnavailable)
-    return Status(Code::kUnavailable, outcome.message());
+    return outcome.WithCode(Code::kUnavailable);
   return data.status();
 }
 

@@ -61,8 +61,7 @@ Status SandboxService::ResolveChosenImage(const Principal& who, const CreateSand
   // environment alias and the default image stay the operator's.
   if (create.image && !config.image_id && image_service_ && !IsEnvironmentAlias(config.image)) {
     if (auto saved = image_service_->SavedReference(who.org_id, config.image)) {
-      if (!saved->ok())
-        return Status(saved->status().code(), saved->status().message(), names("image"));
+      if (!saved->ok()) return saved->status().WithField(names("image"));
       config.image = **saved;
     }
   }

@@ -263,13 +263,17 @@ Status PostgresServer::Start() {
   if (!installed.ok() || installed->status.exit_code != 0)
     return Status(Code::kUnavailable, "PostgreSQL is not installed (no " + options_.bin_dir +
                                           "/postgres); install postgresql-15");
+  // Started on a tenant's first database request too: the messages name the host's paths.
+  const char* kNotStarted = "the database server could not be started; retry later";
   if (Status st = Initialize(); !st.ok())
     return Status(Code::kUnavailable,
-                  "making the PostgreSQL cluster in " + options_.root + ": " + st.message());
+                  "making the PostgreSQL cluster in " + options_.root + ": " + st.message())
+        .WithClientMessage(kNotStarted);
   if (PostmasterAlive()) {
     spdlog::info("PostgreSQL: reusing the running server in {}", options_.root);
   } else if (Status st = StartPostmaster(); !st.ok()) {
-    return Status(Code::kUnavailable, st.message() + " (log: " + options_.root + "/postgres.log)");
+    return Status(Code::kUnavailable, st.message() + " (log: " + options_.root + "/postgres.log)")
+        .WithClientMessage(kNotStarted);
   }
   started_ = true;
   stopping_ = false;
