@@ -77,6 +77,8 @@ Status FromFile(const std::string& path, DaemonConfig& c) {
         c.database_listen = value;
       else if (key == "databaseAdminUrl")
         c.database_admin_url = value;
+      else if (key == "databaseMaxSessions")
+        c.database_max_sessions = value;
       else if (key == "objectQuotaBytes")
         c.object_quota_bytes = value;
       else if (key == "multipartMaxAgeSeconds")
@@ -176,6 +178,11 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
       "postgres://USER:PASSWORD@HOST:PORT/DB of an existing PostgreSQL server's admin role, "
       "instead of a cluster under STATE/postgres (visible in the process list: prefer "
       "ADAPT_DATABASE_ADMIN_URL or the config file)");
+  auto* database_max_sessions = app.add_option(
+      "--database-max-sessions", flags.database_max_sessions,
+      "sandbox sessions the database proxy lets through to the server at once, all "
+      "organizations together; 0: the embedded server's room (285), no cap for an external "
+      "one [0]");
   auto* object_quota = app.add_option("--object-quota-bytes", flags.object_quota_bytes,
                                       "object storage per organization, 0: no limit [50 GiB]");
   auto* multipart_age =
@@ -305,6 +312,7 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   if (storage_listen->count()) c.storage_listen = flags.storage_listen;
   if (database_listen->count()) c.database_listen = flags.database_listen;
   if (database_admin_url->count()) c.database_admin_url = flags.database_admin_url;
+  if (database_max_sessions->count()) c.database_max_sessions = flags.database_max_sessions;
   // Refused here, before anything starts; the message never quotes the URL (its password).
   if (!c.database_admin_url.empty())
     RETURN_IF_ERROR(database::ParseAdminUrl(c.database_admin_url).status());
@@ -424,7 +432,8 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
                            "jobConcurrencyPerOrg must be between 1 and 1000");
   for (auto [name, value] : {std::pair{"maxSandboxesPerOrg", c.max_sandboxes_per_org},
                              {"maxImagesPerOrg", c.max_images_per_org},
-                             {"maxImportsPerOrg", c.max_imports_per_org}}) {
+                             {"maxImportsPerOrg", c.max_imports_per_org},
+                             {"databaseMaxSessions", c.database_max_sessions}}) {
     if (value < 0 || value > 1000000)
       return InvalidArgument(name, std::string(name) + " must be between 0 and 1000000");
   }

@@ -83,6 +83,12 @@ struct DaemonConfig {
   // logged only redacted; prefer the config file or ADAPT_DATABASE_ADMIN_URL to the flag, which
   // every local user sees in the process list.
   std::string database_admin_url;
+  // Sandbox sessions the database proxy lets through to the server at once, every
+  // organization's together (each is also held to its plan's connection limit). 0: the
+  // embedded server's room (database::kSandboxSessions), and no cap for an external server,
+  // whose size only its operator knows; a value above the embedded server's room is lowered
+  // to it.
+  int database_max_sessions = 0;
   // Seconds between checks of every database's size against its plan's quota (1-3600).
   int database_quota_interval_seconds = 30;
   // Object storage: the most bytes one organization's objects may hold (0: no limit), and the

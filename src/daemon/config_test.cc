@@ -226,6 +226,14 @@ TEST_F(ConfigTest, PerOrganizationCapsAndMcpThreadsHaveDefaultsFlagsAndKeys) {
   EXPECT_EQ(c.mcp_call_threads, 2);
   EXPECT_EQ(
       MustLoad({"--config", WriteConfig(R"({"maxSandboxesPerOrg": 7})")}).max_sandboxes_per_org, 7);
+  EXPECT_EQ(d.database_max_sessions, 0);
+  EXPECT_EQ(MustLoad({"--database-max-sessions", "40"}).database_max_sessions, 40);
+  EXPECT_EQ(
+      MustLoad({"--config", WriteConfig(R"({"databaseMaxSessions": 9})")}).database_max_sessions,
+      9);
+  auto negative = Load({"--database-max-sessions", "-1"});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.status().field(), "databaseMaxSessions");
   auto bad = Load({"--max-sandboxes-per-org", "-1"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().field(), "maxSandboxesPerOrg");

@@ -224,6 +224,7 @@ Status Daemon::StartDatabase() {
         std::make_unique<database::ExternalPostgres>(url, config_.state_dir + "/database-scratch");
     upstream.host = external->host();
     upstream.port = external->port();
+    upstream.session_limit = config_.database_max_sessions;
     IgnoreError(external->Start(),
                 "a server that does not answer yet is no reason not to start: the databases are "
                 "unavailable until it does (Start logs why)");
@@ -235,8 +236,11 @@ Status Daemon::StartDatabase() {
     if (os::ReadFile(options.root + "/data/PG_VERSION").ok())
       WarnIfError(embedded->Start(), "starting the organizations' PostgreSQL server");
     upstream.socket_path = embedded->SocketDir() + "/.s.PGSQL." + std::to_string(embedded->port());
-    // An operator's server is sized by the operator; ours has room for this many in all.
-    upstream.session_limit = database::kSandboxSessions;
+    // Ours has room for this many in all; an operator's server is sized by its operator.
+    upstream.session_limit =
+        config_.database_max_sessions > 0
+            ? std::min(config_.database_max_sessions, database::kSandboxSessions)
+            : database::kSandboxSessions;
     postgres_ = std::move(embedded);
   }
   databases_.emplace(*store_, postgres_.get(), master_key_);

@@ -11,7 +11,7 @@ cannot open the session even with the password; GET /v1/database says ready, and
 (200) while the second cluster is stopped, ready again once it is back; neither password is in an
 answer or adaptd's log; the size quota (read-only over it, writable under a larger plan), a dump
 and a deletion, all by an admin that is no superuser; a malformed URL stops adaptd at start
-without showing the password."""
+without showing the password; --database-max-sessions caps the sessions the proxy lets through."""
 
 import os
 import shutil
@@ -26,6 +26,7 @@ from conftest import _daemons, close_daemon
 import harness
 from harness import env_values, run_command, unique
 from test_database_lifecycle import set_plan
+from test_database_slots import OPEN_MANY
 
 PG_BIN = "/usr/lib/postgresql/15/bin"
 PG_WIRE = open(os.path.join(os.path.dirname(__file__), "pg_wire.py")).read()
@@ -289,3 +290,23 @@ def test_a_malformed_admin_url_stops_adaptd_at_start_without_showing_its_passwor
         assert os.listdir(state) == []
     finally:
         shutil.rmtree(state, ignore_errors=True)
+
+
+def test_database_max_sessions_caps_every_organizations_sessions_on_the_external_server(
+        second_cluster):
+    # An external server is sized by its operator: --database-max-sessions is the proxy's total
+    # of sessions to it, whatever each plan allows. Without it, all six would reach the server.
+    d = start_external(second_cluster, "--database-max-sessions", "3")
+    try:
+        org = d.new_org()
+        set_plan(d, org, "ext-roomy", {"databaseConnections": 20})
+        status, db = org.api("POST", "/v1/database")
+        assert status == 200 and db["status"] == "ready", db
+        sid = database_sandbox(org)
+        cmd = run_command(org, sid, argv=["python3", "-c", OPEN_MANY, "6"], waitSeconds=60)
+        assert cmd["exitCode"] == 0, (cmd["stdout"], cmd["stderr"])
+        answered, refused, other = cmd["stdout"].split(" ", 2)
+        assert other.strip() == "[]", cmd["stdout"]
+        assert int(answered) <= 3 and int(answered) + int(refused) == 6, cmd["stdout"]
+    finally:
+        close_daemon(d)
