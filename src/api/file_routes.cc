@@ -3,8 +3,8 @@
 // agent's output, so neither holds a file in memory.
 #include <atomic>
 
-#include "api/download_stream.h"
 #include "api/errors.h"
+#include "api/file_download.h"
 #include "api/file_listing_json.h"
 #include "api/request_parsing.h"
 #include "api/routes.h"
@@ -13,10 +13,6 @@ namespace adapt::api {
 namespace {
 
 using nlohmann::json;
-
-// Which path served a file operation: the agent's session or runsc exec (as commands'
-// servedBy says).
-constexpr const char* kServedByHeader = "Adapt-Served-By";
 
 // {name, type, size, mode, mtime, linkTarget?}, as docs/openapi.yaml describes a file entry.
 nlohmann::json FileEntryJson(const core::FileEntry& e) {
@@ -29,27 +25,6 @@ nlohmann::json FileEntryJson(const core::FileEntry& e) {
 HttpResponse Served(HttpResponse r, const std::string& served_by) {
   if (!served_by.empty()) r.headers.emplace_back(kServedByHeader, served_by);
   return r;
-}
-
-// Streams the agent's output; dropping the reader early (the client left) kills the agent.
-HttpResponse Download(std::unique_ptr<core::FileReader> reader, const std::string& type) {
-  std::shared_ptr<core::FileReader> agent = std::move(reader);
-  agent->MovedOffWorker();  // the router counts the stream among the organization's
-  const std::string served_by = agent->served_by();
-  HttpResponse r = StreamDownload(
-      {[agent](char* buf, size_t n) { return agent->Read(buf, n); },
-       [agent] { return agent->Finish(); }, agent->size(), "download from a sandbox"},
-      type);
-  r.headers.emplace_back(kServedByHeader, served_by);
-  return r;
-}
-
-Result<std::string> QueryPath(const HttpRequest& req) {
-  auto it = req.query.find("path");
-  if (it == req.query.end() || it->second.empty())
-    return InvalidArgument("path", "the path query parameter is required");
-  RETURN_IF_ERROR(core::ValidateFilePath(it->second));
-  return it->second;
 }
 
 Result<bool> QueryFlag(const HttpRequest& req, const std::string& name) {
@@ -89,7 +64,7 @@ bool StreamsRequestBody(std::string_view method, std::string_view path) {
 void AddFileRoutes(Router& router, core::FileService& files) {
   router.Add("PUT", "/v1/sandboxes/{id}/files",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
-               auto path = QueryPath(req);
+               auto path = QueryFilePath(req);
                if (!path.ok()) return ErrorResponse(path.status());
                std::string mode = req.query.count("mode") ? req.query.at("mode") : "";
                auto count = std::make_shared<uint64_t>(0);
@@ -101,7 +76,7 @@ void AddFileRoutes(Router& router, core::FileService& files) {
              });
   router.Add("GET", "/v1/sandboxes/{id}/files",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
-               auto path = QueryPath(req);
+               auto path = QueryFilePath(req);
                if (!path.ok()) return ErrorResponse(path.status());
                auto list = QueryFlag(req, "list");
                if (!list.ok()) return ErrorResponse(list.status());
@@ -123,11 +98,11 @@ void AddFileRoutes(Router& router, core::FileService& files) {
                }
                auto reader = files.Download(who, p.at("id"), *path);
                if (!reader.ok()) return ErrorResponse(reader.status());
-               return Download(std::move(*reader), "application/octet-stream");
+               return FileDownload(std::move(*reader), "application/octet-stream");
              });
   router.Add("DELETE", "/v1/sandboxes/{id}/files",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
-               auto path = QueryPath(req);
+               auto path = QueryFilePath(req);
                if (!path.ok()) return ErrorResponse(path.status());
                auto recursive = QueryFlag(req, "recursive");
                if (!recursive.ok()) return ErrorResponse(recursive.status());
@@ -162,15 +137,15 @@ void AddFileRoutes(Router& router, core::FileService& files) {
              });
   router.Add("GET", "/v1/sandboxes/{id}/archive",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
-               auto path = QueryPath(req);
+               auto path = QueryFilePath(req);
                if (!path.ok()) return ErrorResponse(path.status());
                auto reader = files.ArchiveGet(who, p.at("id"), *path);
                if (!reader.ok()) return ErrorResponse(reader.status());
-               return Download(std::move(*reader), "application/x-tar");
+               return FileDownload(std::move(*reader), "application/x-tar");
              });
   router.Add("PUT", "/v1/sandboxes/{id}/archive",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
-               auto path = QueryPath(req);
+               auto path = QueryFilePath(req);
                if (!path.ok()) return ErrorResponse(path.status());
                auto count = std::make_shared<uint64_t>(0);
                std::string served;

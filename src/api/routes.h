@@ -21,6 +21,7 @@
 #include "core/org_deletion.h"
 #include "core/sandbox_service.h"
 #include "core/secret_service.h"
+#include "core/storage_files.h"
 #include "core/users.h"
 #include "storage/volume_service.h"
 #include "store/store.h"
@@ -52,7 +53,8 @@ void AddFileRoutes(Router& router, core::FileService& files);
 bool StreamsRequestBody(std::string_view method, std::string_view path);
 void AddEndpointRoutes(Router& router, core::EndpointService& endpoints);
 // /v1/storage (persistent storage volumes).
-void AddStorageRoutes(Router& router, storage::VolumeService& volumes);
+void AddStorageRoutes(Router& router, storage::VolumeService& volumes,
+                      const core::StorageFiles& files);
 // GET /healthz, without a key.
 void AddHealthRoutes(Router& router);
 // /v1/account[/ledger|/usage], /v1/plans, /v1/orgs/{id}/plan and /v1/orgs/{id}/credits.

@@ -1,5 +1,7 @@
-// /v1/storage: translation between HTTP and storage::VolumeService.
+// /v1/storage: translation between HTTP and storage::VolumeService (and core::StorageFiles for
+// a volume's files).
 #include "api/errors.h"
+#include "api/file_download.h"
 #include "api/list_page.h"
 #include "api/request_parsing.h"
 #include "api/resource_responses.h"
@@ -62,7 +64,8 @@ json VolumeJson(const storage::Volume& v) {
 
 }  // namespace
 
-void AddStorageRoutes(Router& router, storage::VolumeService& volumes) {
+void AddStorageRoutes(Router& router, storage::VolumeService& volumes,
+                      const core::StorageFiles& files) {
   router.Add("POST", "/v1/storage",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto body = ParseJsonBody(req);
@@ -89,6 +92,16 @@ void AddStorageRoutes(Router& router, storage::VolumeService& volumes) {
                auto volume = volumes.Get(who.org_id, p.at("name"));
                if (!volume.ok()) return ErrorResponse(volume.status());
                return JsonResponse(200, VolumeJson(*volume));
+             });
+  // A file of the storage, read from the host whether or not a sandbox mounts it (seed 000's
+  // read_workspace_file: "from the user's persistent workspace").
+  router.Add("GET", "/v1/storage/{name}/files",
+             [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
+               auto path = QueryFilePath(req);
+               if (!path.ok()) return ErrorResponse(path.status());
+               auto reader = files.Open(who, p.at("name"), *path);
+               if (!reader.ok()) return ErrorResponse(reader.status());
+               return FileDownload(std::move(*reader), "application/octet-stream");
              });
   // The confirmation comes as {"confirm": "<name>"} or ?confirm=<name>.
   router.Add("DELETE", "/v1/storage/{name}",

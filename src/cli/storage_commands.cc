@@ -1,8 +1,9 @@
-// adapt storage create | ls | rm: persistent storage (/v1/storage).
+// adapt storage create | ls | get | rm: persistent storage (/v1/storage).
 #include <memory>
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/file_transfer.h"
 #include "cli/list_page_options.h"
 #include "cli/output.h"
 
@@ -69,6 +70,30 @@ void AddStorageCommands(CLI::App& app, Invocation& invocation) {
       std::vector<TableRow> rows;
       for (const auto& v : page.value("items", nlohmann::json::array())) rows.push_back(Row(v));
       console.out << FormatTable(kHeader, rows) << FormatNextCursor(page);
+      return Status::Ok();
+    };
+  });
+
+  struct GetArgs {
+    std::string name, path, local;
+  };
+  auto get_args = std::make_shared<GetArgs>();
+  CLI::App* get = group->add_subcommand(
+      "get",
+      "Copy a file of persistent storage to a local file, whether or not a sandbox mounts it: "
+      "adapt storage get NAME PATH LOCAL (PATH relative to /workspace or under it)");
+  get->add_option("name", get_args->name, "storage name")->required();
+  get->add_option("path", get_args->path, "file path, relative to /workspace or under it")
+      ->required();
+  get->add_option("local", get_args->local, "local file to write")->required();
+  get->callback([get_args, &invocation] {
+    invocation.run = [get_args](const ApiClient& client, const Console& console) {
+      RETURN_IF_ERROR(DownloadToFile(client,
+                                     "/v1/storage/" + EscapeUrlComponent(get_args->name) +
+                                         "/files?path=" + EscapeUrlComponent(get_args->path),
+                                     get_args->local));
+      console.out << "copied " << get_args->name << ":" << get_args->path << " to "
+                  << get_args->local << "\n";
       return Status::Ok();
     };
   });

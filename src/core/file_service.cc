@@ -13,6 +13,7 @@
 #include "base/ids.h"
 #include "base/log.h"
 #include "core/file_transport.h"
+#include "core/storage_files.h"
 #include "os/process.h"
 #include "os/timed_io.h"
 
@@ -296,7 +297,11 @@ Result<std::unique_ptr<FileOp>> FileService::StartViaAgent(
   // The tool runs as runsc exec would run it: the workload's user, cwd and environment
   // (relative paths resolve against the image's working directory either way).
   auto d = runtime_.GetExecDefaults(sandbox_id);
-  if (!d.ok()) return Status(Code::kUnavailable, d.status().message());
+  // Read from the sandbox's directory on the host: its message names host paths.
+  if (!d.ok())
+    return d.status()
+        .WithCode(Code::kUnavailable)
+        .WithClientMessage("the sandbox's process settings could not be read");
   agent::SpawnRequest spawn;
   spawn.argv = {kAgentPath, "file"};
   spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
@@ -437,6 +442,13 @@ Result<std::string> FileService::ReadText(const Principal& who, const std::strin
   RETURN_IF_ERROR(ValidateFilePath(path));
   std::string full = path[0] == '/' ? path : "/workspace/" + path;
   if (full.size() > kMaxPathBytes) RETURN_IF_ERROR(ValidateFilePath(full));
+  if (storage_files_ && IsValidId(sandbox_id, "sbx")) {
+    ASSIGN_OR_RETURN(store::SandboxRecord sandbox, store_.GetSandbox(who.org_id, sandbox_id));
+    if (sandbox.status != "running" && sandbox.config.storage && PathInWorkspace(full).ok()) {
+      if (served_by) *served_by = "storage";
+      return storage_files_->ReadText(who, *sandbox.config.storage, full, max_bytes);
+    }
+  }
   return RunToEnd(who, sandbox_id, {"read-text", full, std::to_string(max_bytes)}, nullptr,
                   served_by);
 }

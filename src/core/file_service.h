@@ -29,7 +29,8 @@
 
 namespace adapt::core {
 
-class FileOp;  // core/file_transport.h
+class FileOp;        // core/file_transport.h
+class StorageFiles;  // core/storage_files.h
 
 constexpr size_t kMaxPathBytes = 4096;
 // Where the agent is mounted in every sandbox (runtime: <state>/helpers, read-only).
@@ -73,6 +74,9 @@ class FileService {
   // Where a transfer marks its sandbox in use while it runs (idle_tracker.h). Set before
   // serving.
   void set_activity(SandboxActivity* activity) { activity_ = activity; }
+  // Where ReadText reads a durable sandbox's /workspace while the sandbox does not run (its
+  // persistent storage outlives it). Set before serving; without it, only running sandboxes.
+  void set_storage_files(const StorageFiles* storage_files) { storage_files_ = storage_files; }
   // How many file operations one organization may have waiting on its sandboxes at once (0:
   // no cap), each holding a blocking worker thread until its tool answers (a download until
   // its header, after which its stream's own thread reads): the sandbox's root can stall its
@@ -113,7 +117,9 @@ class FileService {
   Status ArchivePut(const Principal& who, const std::string& sandbox_id, const std::string& path,
                     const ByteSource& source, std::string* served_by = nullptr);
   // The UTF-8 text of a file of at most `max_bytes` bytes: 400 for binary or invalid UTF-8,
-  // 413 when larger. For read_workspace_file: relative paths resolve under /workspace.
+  // 413 when larger. For read_workspace_file: relative paths resolve under /workspace. A
+  // durable sandbox that does not run is read from its persistent storage (served_by
+  // "storage"), for paths under /workspace; what else it had is gone with it (409).
   Result<std::string> ReadText(const Principal& who, const std::string& sandbox_id,
                                const std::string& path, size_t max_bytes,
                                std::string* served_by = nullptr);
@@ -132,6 +138,7 @@ class FileService {
   store::SandboxStore& store_;
   runtime::Runtime& runtime_;
   SandboxActivity* activity_ = nullptr;
+  const StorageFiles* storage_files_ = nullptr;
   OrgCounter in_flight_;
   std::chrono::milliseconds silence_limit_ = kToolSilenceLimit;
 };

@@ -34,6 +34,7 @@
 #include "core/sandbox_job_attempts.h"
 #include "core/sandbox_monitor.h"
 #include "core/secret_cipher.h"
+#include "core/storage_files.h"
 #include "core/usage_meter.h"
 #include "core/waiter.h"
 #include "core/warm_pool.h"
@@ -163,6 +164,7 @@ class Daemon {
   std::optional<net::DatabaseProxy> database_proxy_;
   std::optional<net::NetworkManager> network_;
   std::optional<storage::VolumeService> volumes_;
+  std::optional<core::StorageFiles> storage_files_;
   std::optional<core::AccountService> accounts_;
   std::optional<core::SandboxLifecycle> lifecycle_;
   std::optional<core::ImagePolicy> image_policy_;

@@ -73,6 +73,11 @@ Status Daemon::StartServices() {
   commands_.emplace(*store_, *runtime_, *images_);
   commands_->set_waiter(&*bus_, &*waiter_);
   files_.emplace(*store_, *runtime_);
+  storage_files_.emplace(
+      [volumes = &*volumes_](const std::string& org_id, const std::string& name) {
+        return volumes->Attach(org_id, name);
+      });
+  files_->set_storage_files(&*storage_files_);
   // Half the API's workers: one organization whose sandbox stalls its file tool cannot hold
   // them all (file_service.h).
   files_->set_max_in_flight_per_org(std::max(1, config_.worker_threads / 2));
@@ -294,7 +299,7 @@ Status Daemon::StartApi() {
   api::AddEndpointRoutes(*router_, *endpoints_);
   api::AddImageRoutes(*router_, *image_service_);
   api::AddOperationRoutes(*router_, *operations_);
-  api::AddStorageRoutes(*router_, *volumes_);
+  api::AddStorageRoutes(*router_, *volumes_, *storage_files_);
   api::AddSecretRoutes(*router_, *secrets_);
   api::AddAccountRoutes(*router_, *accounts_);
   api::AddMetricsRoutes(*router_, *accounts_);
@@ -317,6 +322,7 @@ Status Daemon::StartApi() {
   tool_services_->apps = &*apps_;
   tool_services_->automations = &*automations_;
   tool_services_->databases = &*databases_;
+  tool_services_->storage_files = &*storage_files_;
   mcp::RegisterTools(*mcp_tools_, *tool_services_);
   oauth_.emplace(*store_, *auth_, *users_, listen_.host, config_.allow_signup);
   dashboard::AddSignUpRoutes(*router_, *users_, oauth_->signup_limit(), config_.allow_signup);

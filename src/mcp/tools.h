@@ -18,6 +18,7 @@
 #include "core/object_service.h"
 #include "core/operation_service.h"
 #include "core/sandbox_service.h"
+#include "core/storage_files.h"
 #include "mcp/tool_registry.h"
 #include "storage/site_service.h"
 #include "storage/volume_service.h"
@@ -42,6 +43,8 @@ struct ToolServices {
   // null: no automation tools (automation_tools.cc).
   core::AutomationService* automations = nullptr;
   core::DatabaseService* databases = nullptr;  // null: no get_user_database
+  // null: read_workspace_file reads through a sandbox only (no `storage`).
+  const core::StorageFiles* storage_files = nullptr;
 };
 
 void AddSandboxTools(ToolRegistry& registry, const ToolServices& services);

@@ -39,9 +39,9 @@ UniqueFd PathInRoot(const std::string& root, const std::string& path, uint64_t f
   return UniqueFd(OpenAt2InRoot(dir.get(), rel, flags, resolve));
 }
 
-// The regular file `path` names inside `root`, opened for reading; NotFound or
-// InvalidArgument (not a regular file) otherwise.
-Result<UniqueFd> OpenInRoot(const std::string& root, const std::string& path) {
+}  // namespace
+
+Result<UniqueFd> OpenRegularFileInRoot(const std::string& root, const std::string& path) {
   UniqueFd dir(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir) return ErrnoStatus("opening " + root);
   std::string rel = path;
@@ -67,15 +67,13 @@ Result<UniqueFd> OpenInRoot(const std::string& root, const std::string& path) {
   return file;
 }
 
-}  // namespace
-
 Result<std::string> ReadFileInRoot(const std::string& root, const std::string& path,
                                    size_t max_bytes) {
-  ASSIGN_OR_RETURN(UniqueFd file, OpenInRoot(root, path));
+  ASSIGN_OR_RETURN(UniqueFd file, OpenRegularFileInRoot(root, path));
   std::string what = path + " in " + root;
   auto too_big = [&] {
     std::string larger = " is larger than " + std::to_string(max_bytes) + " bytes";
-    return Status(Code::kInvalidArgument, what + larger).WithClientMessage(path + larger);
+    return Status(Code::kPayloadTooLarge, what + larger).WithClientMessage(path + larger);
   };
   struct stat st;
   if (::fstat(file.get(), &st) != 0) return ErrnoStatus("inspecting " + what);
@@ -95,7 +93,7 @@ Result<std::string> ReadFileInRoot(const std::string& root, const std::string& p
 }
 
 bool RegularFileInRoot(const std::string& root, const std::string& path) {
-  return OpenInRoot(root, path).ok();
+  return OpenRegularFileInRoot(root, path).ok();
 }
 
 bool NonDirectoryInRoot(const std::string& root, const std::string& path) {

@@ -10,12 +10,18 @@
 #include <string>
 
 #include "base/status.h"
+#include "os/unique_fd.h"
 
 namespace adapt::os {
 
+// The regular file `path` names inside `root` (a leading '/' allowed), open for reading.
+// NotFound when it does not resolve to anything inside `root`; InvalidArgument when it is not
+// a regular file. Thread-safe.
+Result<UniqueFd> OpenRegularFileInRoot(const std::string& root, const std::string& path);
+
 // The content of `path` (relative to `root`, a leading '/' allowed). NotFound when it does
-// not resolve to anything inside `root`; InvalidArgument when it is not a regular file or
-// is larger than `max_bytes`. Thread-safe.
+// not resolve to anything inside `root`; InvalidArgument when it is not a regular file;
+// PayloadTooLarge when it is larger than `max_bytes`. Thread-safe.
 Result<std::string> ReadFileInRoot(const std::string& root, const std::string& path,
                                    size_t max_bytes);
 

@@ -93,7 +93,7 @@ TEST_F(FileInRootTest, AFileOverTheLimitIsRefused) {
   Write(root_ + "/etc/passwd", std::string(4097, 'x'));
   auto text = ReadFileInRoot(root_, "/etc/passwd", 4096);
   ASSERT_FALSE(text.ok());
-  EXPECT_EQ(text.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(text.status().code(), Code::kPayloadTooLarge);
   EXPECT_TRUE(ReadFileInRoot(root_, "/etc/passwd", 4097).ok());
 }
 

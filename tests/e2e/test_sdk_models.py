@@ -265,6 +265,7 @@ OPERATIONS = {
     "listStorage": ("StorageVolumes", "list", "list"),
     "getStorage": ("StorageVolumes", "get", "get"),
     "deleteStorage": ("StorageVolumes", "delete", "delete"),
+    "downloadStorageFile": ("StorageVolumes", "read", "read"),
     "setSecret": ("Secrets", "set", "set"),
     "listSecrets": ("Secrets", "list", "list"),
     "getSecret": ("Secrets", "get", "get"),

@@ -340,6 +340,12 @@ export class StorageVolumes {
     return paginate<Storage>(this.t, "/v1/storage", pageSize);
   }
 
+  /** A file of the storage (relative to /workspace or under it), whether or not a sandbox that mounts it runs. */
+  async read(name: string, path: string): Promise<Uint8Array> {
+    const resp = await this.t.request("GET", `/v1/storage/${name}/files`, { query: { path }, headers: { Accept: "application/octet-stream" } });
+    return new Uint8Array(await resp.arrayBuffer());
+  }
+
   /** Deletes the storage and its files (the API's confirmation is the name itself). */
   async delete(name: string): Promise<void> {
     await this.t.call("DELETE", `/v1/storage/${name}`, { json: { confirm: name } });

@@ -194,6 +194,12 @@ class StorageVolumes:
     def list(self, page_size: int = 50) -> Iterator[Storage]:
         return paginate(self._t, "/v1/storage", Storage, page_size)
 
+    def read(self, name: str, path: str) -> bytes:
+        """A file of the storage (relative to /workspace or under it), whether or not a sandbox
+        that mounts it runs."""
+        return self._t.request("GET", "/v1/storage/" + name + "/files", query={"path": path},
+                               headers={"Accept": "application/octet-stream"}).read()
+
     def delete(self, name: str) -> None:
         """Deletes the storage and its files (the API's confirmation is the name itself)."""
         self._t.request("DELETE", "/v1/storage/" + name, json_body={"confirm": name}).close()
