@@ -48,6 +48,18 @@ std::string RunscStateOwner(const std::string& file) {
   return pos == std::string::npos ? "" : file.substr(0, pos);
 }
 
+// A lock file of container `id` without its state file: a runsc call that raced the
+// container's deletion made it, and `runsc delete` no longer knows the container. Called once
+// nothing of runsc runs for `id` any more (its shim and sandbox are gone).
+void RemoveStaleRunscLocks(const std::string& state_dir, const std::string& id) {
+  const std::string root = state_dir + "/runsc";
+  for (const auto& f : os::ListDir(root)) {
+    if (RunscStateOwner(f) != id || !f.ends_with(".lock")) continue;
+    if (os::Exists(root + "/" + f.substr(0, f.size() - 5) + ".state")) continue;
+    IgnoreError(os::RemoveTree(root + "/" + f), "a file left is only reported, not used");
+  }
+}
+
 bool HasRunscState(const std::string& state_dir, const std::string& id) {
   for (const auto& f : os::ListDir(state_dir + "/runsc")) {
     if (RunscStateOwner(f) == id) return true;
@@ -317,10 +329,14 @@ Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
     auto pid = static_cast<pid_t>(state->sandbox_pid);
     if (pid > 0 && os::ProcessMatches(pid, "runsc-sandbox") && os::ProcessMatches(pid, id)) {
       IgnoreError(os::Signal(pid, SIGKILL), "the process may be gone; the wait below decides");
-    } else {
+    } else if (pid <= 0 && state->phase != ShimPhase::kExited) {
+      // No sandbox process yet (runsc is creating it): runsc delete stops the creation.
       IgnoreError(os::RunCommandWithin(del, kRunscDeleteLimit),
                   "the wait below decides whether the sandbox stopped");
     }
+    // Else the sandbox process has ended and the shim, which saw it end, is deleting the
+    // container itself: a second `runsc delete` beside it took runsc's lock after the first had
+    // removed the container, and left the lock file behind for good.
     for (int i = 0; i < 200 && ShimAlive(*state, dir); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (ShimAlive(*state, dir))
@@ -330,6 +346,7 @@ Status RunscRuntime::Destroy(const std::string& id, bool keep_disk) {
   if (HasRunscState(options_.state_dir, id))
     IgnoreError(os::RunCommandWithin(del, kRunscDeleteLimit),
                 "runsc's own state; the unmount below is what must succeed");
+  RemoveStaleRunscLocks(options_.state_dir, id);
   RETURN_IF_ERROR(UnmountRootfs(dir));
   ADAPT_FAULT_POINT("runtime.destroy.after_unmount");
   Status cg = os::RemoveSandboxCgroup(id);

@@ -436,6 +436,42 @@ TEST_F(RunscRuntimeTest, AnAgentExecStillStartingWhenTheWorkloadEndsIsStoppedBef
     EXPECT_EQ(file.find(id), std::string::npos) << "runsc's " << file << " outlived the sandbox";
 }
 
+// A sandbox whose workload ended is deleted by its shim, after it reported the end; a Destroy
+// asked for meanwhile (a client deleting a completed sandbox at once) ran a second `runsc
+// delete` beside the shim's, which took runsc's lock after the first had removed the container
+// and left the lock file behind for good. It waits for the shim's delete instead.
+TEST_F(RunscRuntimeTest, ADestroyWhileTheShimDeletesTheEndedSandboxRunsNoSecondDelete) {
+  const std::string log = base_ + "/runsc-calls";
+  UseRunscWrapper("case \"$sub\" in delete) echo delete >>" + log + "; sleep 1;; esac");
+  if (HasFatalFailure()) return;
+  LaunchRequest req = Request({"/bin/true"});
+  const std::string id = req.spec.id;
+  ASSERT_TRUE(runtime_->Launch(req).ok());
+  WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
+  auto calls = os::ReadFile(log);
+  ASSERT_TRUE(calls.ok());
+  EXPECT_EQ(*calls, "delete\n") << "one delete, the shim's";
+  for (const auto& file : os::ListDir(state_dir_ + "/runsc"))
+    EXPECT_EQ(file.find(id), std::string::npos) << "runsc's " << file << " outlived the sandbox";
+}
+
+// A lock file a racing runsc call left without its state file goes with the sandbox.
+TEST_F(RunscRuntimeTest, DestroyRemovesALockFileRunscLeftWithoutItsState) {
+  LaunchRequest req = Request({"/bin/true"});
+  const std::string id = req.spec.id;
+  ASSERT_TRUE(runtime_->Launch(req).ok());
+  WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
+  const std::string lock = state_dir_ + "/runsc/" + id + "_sandbox:" + id + ".lock";
+  ASSERT_TRUE(os::WriteFileAtomic(lock, "", 0640).ok());
+  const std::string other = state_dir_ + "/runsc/sbx_other_sandbox:sbx_other.lock";
+  ASSERT_TRUE(os::WriteFileAtomic(other, "", 0640).ok());
+  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
+  EXPECT_FALSE(os::Exists(lock));
+  EXPECT_TRUE(os::Exists(other)) << "another sandbox's file is not this Destroy's";
+}
+
 TEST_F(RunscRuntimeTest, DestroyKeepingTheDiskUnmountsButKeepsTheImage) {
   LaunchRequest req = Request({"/bin/sh", "-c", "echo kept > /data.txt"});
   const std::string id = req.spec.id;
