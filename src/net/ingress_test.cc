@@ -125,6 +125,9 @@ TEST_F(IngressIdleTest, AFullListenerClosesAConnectionWaitingForItsHeadNotAProxi
   if (HasFatalFailure()) return;
   tcp::socket first(io_), second(io_);
   Open(first, "127.0.0.2");
+  // Each session marks itself waiting when it starts, on whichever of the ingress's threads
+  // runs it: opened at once, the second could be marked first (and was, once, in a full run).
+  std::this_thread::sleep_for(200ms);
   Open(second, "127.0.0.3");
   // The ingress accepts in order: these two count before the next one does.
   tcp::socket newcomer(io_), newcomer_server(io_);
