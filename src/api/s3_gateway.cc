@@ -446,9 +446,9 @@ HttpResponse Serve(ObjectApi& api, const HttpRequest& req) {
   // worker while its client sends. Held until the answer is made (this function's end).
   std::shared_ptr<void> upload_place;
   if (req.method == "PUT" || req.method == "POST") {
-    upload_place = api.body_uploads.TryTake(token->org_id);
-    if (!upload_place && api.body_uploads.per_org() &&
-        api.body_uploads.Held(token->org_id) >= api.body_uploads.per_org())
+    OrgCounter::Refusal refusal;
+    upload_place = api.body_uploads.TryTake(token->org_id, &refusal);
+    if (refusal == OrgCounter::Refusal::kOrganization)
       return S3Error(503, "SlowDown",
                      "the organization already sends " +
                          std::to_string(api.body_uploads.per_org()) +

@@ -19,13 +19,25 @@ class OrgCounter {
   explicit OrgCounter(size_t per_org = 0, size_t total = 0)
       : state_(std::make_shared<State>(per_org, total)) {}
 
-  // A place for `org_id`, or null when it holds per_org already or all hold total.
-  std::shared_ptr<void> TryTake(const std::string& org_id) {
+  // Which cap refused a place.
+  enum class Refusal { kNone, kOrganization, kTotal };
+
+  // A place for `org_id`, or null when it holds per_org already or all hold total (`refusal`,
+  // when given, says which, read under the same lock as the refusal).
+  std::shared_ptr<void> TryTake(const std::string& org_id, Refusal* refusal = nullptr) {
+    if (refusal) *refusal = Refusal::kNone;
     {
       std::lock_guard lock(state_->mu);
-      if (state_->total && state_->sum >= state_->total) return nullptr;
-      size_t& n = state_->held[org_id];
-      if (state_->per_org && n >= state_->per_org) return nullptr;
+      auto it = state_->held.find(org_id);
+      if (state_->per_org && it != state_->held.end() && it->second >= state_->per_org) {
+        if (refusal) *refusal = Refusal::kOrganization;
+        return nullptr;
+      }
+      if (state_->total && state_->sum >= state_->total) {
+        if (refusal) *refusal = Refusal::kTotal;
+        return nullptr;
+      }
+      size_t& n = it != state_->held.end() ? it->second : state_->held[org_id];
       ++n;
       ++state_->sum;
     }

@@ -36,5 +36,22 @@ TEST(OrgCounterTest, OrganizationsWithinTheirOwnCapsTogetherHoldAtMostTheTotal) 
   EXPECT_NE(counter.TryTake("org_c"), nullptr);
 }
 
+TEST(OrgCounterTest, ARefusalSaysWhichCapRefusedIt) {
+  OrgCounter counter(2, 3);
+  OrgCounter::Refusal refusal;
+  auto a1 = counter.TryTake("org_a", &refusal);
+  EXPECT_EQ(refusal, OrgCounter::Refusal::kNone);
+  auto a2 = counter.TryTake("org_a");
+  EXPECT_EQ(counter.TryTake("org_a", &refusal), nullptr);
+  EXPECT_EQ(refusal, OrgCounter::Refusal::kOrganization);
+  auto b1 = counter.TryTake("org_b");
+  ASSERT_TRUE(a1 && a2 && b1);
+  EXPECT_EQ(counter.TryTake("org_b", &refusal), nullptr);
+  EXPECT_EQ(refusal, OrgCounter::Refusal::kTotal);
+  // An organization at its own cap is told so even when all places are taken.
+  EXPECT_EQ(counter.TryTake("org_a", &refusal), nullptr);
+  EXPECT_EQ(refusal, OrgCounter::Refusal::kOrganization);
+}
+
 }  // namespace
 }  // namespace adapt
