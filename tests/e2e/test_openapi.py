@@ -200,6 +200,9 @@ WALKED_ELSEWHERE |= {
     ("POST", "/v1/jobs/{id}/cancel"), ("GET", "/v1/runs"), ("GET", "/v1/runs/{id}"),
     ("POST", "/v1/runs/{id}/cancel"),
 }
+# A storage file needs a durable sandbox to write it: test_storage_files.py walks the route
+# against the spec.
+WALKED_ELSEWHERE |= {("GET", "/v1/storage/{name}/files")}
 # Named checkpoints need a running durable sandbox: test_named_checkpoints.py walks them against
 # the spec.
 WALKED_ELSEWHERE |= {

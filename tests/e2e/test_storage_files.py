@@ -5,6 +5,9 @@ tenant's tree on the host, so the attacks are the tenant's own files: links and 
 out of the volume, a FIFO nothing writes, another organization's storage, no key at all."""
 import os
 
+import yaml
+
+from harness import REPO
 from mcp_support import initialize
 from test_object_artifacts import mcp_tool
 from test_storage import durable, sh
@@ -26,10 +29,16 @@ def hibernated_durable_with_files(org):
     return sid
 
 
+SPEC = yaml.safe_load(open(os.path.join(REPO, "docs", "openapi.yaml")))
+DOCUMENTED = SPEC["paths"]["/v1/storage/{name}/files"]["get"]["responses"]
+
+
 def get_file(org, name, path, key=None):
     status, parsed, raw, headers = org.request(
         "GET", "/v1/storage/%s/files?path=%s" % (name, path), key=key,
         headers={"Accept": "application/octet-stream"})
+    # Every answer is one the spec gives for the route (test_openapi.py leaves it to this file).
+    assert str(status) in DOCUMENTED, (name, path, status, parsed)
     return status, parsed, raw, headers
 
 
