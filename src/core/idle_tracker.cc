@@ -111,7 +111,7 @@ std::optional<int64_t> IdleTracker::RunDue() {
     // A sandbox that (re)started counts as used when it did.
     it->second.last_ms = std::max(it->second.last_ms, std::min(r->updated_at, now));
   }
-  std::vector<std::pair<std::string, int64_t>> due;
+  std::vector<std::pair<std::string, Watched>> due;
   std::optional<int64_t> next;
   {
     int64_t now = Now();
@@ -121,9 +121,9 @@ std::optional<int64_t> IdleTracker::RunDue() {
         ++it;
         continue;
       }
-      int64_t deadline = it->second.last_ms + it->second.timeout_ms;
+      int64_t deadline = std::max(it->second.last_ms + it->second.timeout_ms, it->second.retry_ms);
       if (deadline <= now) {
-        due.emplace_back(it->first, now - it->second.last_ms);
+        due.emplace_back(it->first, it->second);
         it = watched_.erase(it);
         continue;
       }
@@ -131,9 +131,17 @@ std::optional<int64_t> IdleTracker::RunDue() {
       ++it;
     }
   }
-  for (const auto& [id, idle_ms] : due) {
-    spdlog::info("sandbox {}: idle for {} s, hibernating it", id, idle_ms / 1000);
-    on_idle_(id, idle_ms);
+  for (auto& [id, watched] : due) {
+    int64_t now = Now();
+    int64_t idle_ms = now - watched.last_ms;
+    if (watched.retry_ms == 0)
+      spdlog::info("sandbox {}: idle for {} s, hibernating it", id, idle_ms / 1000);
+    if (on_idle_(id, idle_ms)) continue;
+    // Not now: watched again, with what it had (a Refresh since then still applies).
+    watched.retry_ms = now + kRetryMs;
+    std::lock_guard lock(mu_);
+    watched_.try_emplace(id, watched);
+    next = next ? std::min(*next, watched.retry_ms) : watched.retry_ms;
   }
   return next;
 }

@@ -27,8 +27,11 @@ namespace adapt::core {
 
 class IdleTracker : public SandboxActivity {
  public:
-  // Called (on the tracker's thread; it must not block) for a sandbox idle for `idle_ms`.
-  using OnIdle = std::function<void(const std::string& id, int64_t idle_ms)>;
+  // Called (on the tracker's thread; it must not block) for a sandbox idle for `idle_ms`. False:
+  // its hibernation cannot begin now (its organization holds every place for such work); the
+  // sandbox is watched again and reported anew kRetryMs later, unless it is used meanwhile.
+  using OnIdle = std::function<bool(const std::string& id, int64_t idle_ms)>;
+  static constexpr int64_t kRetryMs = 10'000;
   // Milliseconds since the epoch; tests give a clock of their own.
   using Clock = std::function<int64_t()>;
 
@@ -59,6 +62,7 @@ class IdleTracker : public SandboxActivity {
   struct Watched {
     int64_t timeout_ms = 0;
     int64_t last_ms = 0;
+    int64_t retry_ms = 0;  // after a hibernation that could not begin: not reported before
   };
   void Loop();
   int64_t Now() const;

@@ -20,6 +20,7 @@ class IdleTrackerTest : public testing_support::CoreTest {
         store_,
         [this](const std::string& id, int64_t idle_ms) {
           idle_.push_back({id, idle_ms});
+          return accept_;
         },
         [this] { return now_; });
   }
@@ -36,6 +37,7 @@ class IdleTrackerTest : public testing_support::CoreTest {
   }
 
   int64_t now_ = 1'000'000;
+  bool accept_ = true;  // what the hibernations say: false, "not now"
   std::vector<std::pair<std::string, int64_t>> idle_;
   std::unique_ptr<IdleTracker> tracker_;
 };
@@ -129,6 +131,42 @@ TEST_F(IdleTrackerTest, ARestartCountsEverySandboxAsUsedWhenFirstSeen) {
   tracker_->Refresh(r.id);
   EXPECT_EQ(tracker_->RunDue(), now_ + 60'000);
   EXPECT_TRUE(idle_.empty());
+}
+
+// A hibernation that cannot begin now (its organization holds every place for checkpoint
+// work) is asked for again kRetryMs later, with the idle time grown, until one is accepted;
+// a sandbox used meanwhile waits its whole timeout again.
+TEST_F(IdleTrackerTest, AHibernationRefusedForNowIsAskedForAgainLater) {
+  std::string id = Watched(60);
+  tracker_->RunDue();  // seen now
+  now_ += 60'000;
+  accept_ = false;
+  EXPECT_EQ(tracker_->RunDue(), now_ + IdleTracker::kRetryMs);
+  ASSERT_EQ(idle_.size(), 1u);
+  now_ += IdleTracker::kRetryMs - 1;
+  tracker_->RunDue();
+  EXPECT_EQ(idle_.size(), 1u);
+  now_ += 1;
+  accept_ = true;
+  EXPECT_EQ(tracker_->RunDue(), std::nullopt);
+  ASSERT_EQ(idle_.size(), 2u);
+  EXPECT_EQ(idle_[1].first, id);
+  EXPECT_EQ(idle_[1].second, 60'000 + IdleTracker::kRetryMs);
+  now_ += 600'000;
+  tracker_->RunDue();
+  EXPECT_EQ(idle_.size(), 2u) << "accepted once, it is not asked for again";
+
+  std::string used = Watched(60);
+  tracker_->RunDue();
+  now_ += 60'000;
+  accept_ = false;
+  tracker_->RunDue();
+  ASSERT_EQ(idle_.size(), 3u);
+  tracker_->Touch(used);
+  accept_ = true;
+  now_ += IdleTracker::kRetryMs;
+  EXPECT_EQ(tracker_->RunDue(), now_ - IdleTracker::kRetryMs + 60'000);
+  EXPECT_EQ(idle_.size(), 3u) << "used since the refusal: its whole timeout counts again";
 }
 
 }  // namespace

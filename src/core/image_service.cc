@@ -350,6 +350,15 @@ void ImageService::ScheduleGarbageCollection() {
                     }));
 }
 
+void ImageService::RunHoldingPullPlace(std::shared_ptr<void> place, std::string work_name,
+                                       std::function<void()> work) {
+  boost::asio::post(
+      workers_, Guarded(std::move(work_name), [place = std::move(place), work = std::move(work)] {
+        work();
+        (void)place;
+      }));
+}
+
 Result<std::shared_ptr<void>> ImageService::TakeRunningPlace(const std::string& org_id) {
   std::shared_ptr<void> place = running_.TryTake(org_id);
   if (!place)

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/asio/thread_pool.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -113,6 +114,15 @@ class ImageService {
   }
   // Pulls and imports of `org_id` running now, deleted ones included.
   size_t Running(const std::string& org_id) const { return running_.Held(org_id); }
+  // For a sandbox whose image is not here yet: a place among `org_id`'s pulls in progress
+  // (kResourceExhausted past the cap), taken before the sandbox is recorded, and `work` (its
+  // provisioning, which pulls the image) run on the image pool holding that place until it
+  // ends, so that a registry that stalls holds none of the threads that answer the API.
+  Result<std::shared_ptr<void>> TakePullPlace(const std::string& org_id) {
+    return TakeRunningPlace(org_id);
+  }
+  void RunHoldingPullPlace(std::shared_ptr<void> place, std::string work_name,
+                           std::function<void()> work);
 
  private:
   Result<image::Credentials> ResolveCredentials(const std::string& org_id,

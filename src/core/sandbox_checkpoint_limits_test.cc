@@ -144,6 +144,31 @@ TEST_F(SandboxCheckpointLimitsTest, AnOrganizationHasAtMostItsPlacesOfCheckpoint
   EXPECT_TRUE(checkpoints_->Take(Caller(), busy, "second").ok());
 }
 
+// Hibernating idle sandboxes is checkpoint work too: one organization's fifty sandboxes idle
+// at the same moment once hibernated on every worker at once.
+TEST_F(SandboxCheckpointLimitsTest, AnIdleHibernationWaitsForAPlaceOfCheckpointWork) {
+  OrgCounter work(1);
+  checkpoints_->set_checkpoint_work(work);
+  service_->set_checkpoint_work(work);
+  std::string busy = Running(), idle = Running();
+  HoldATake(busy, "first");
+  // Every place is held: not now (the idle tracker asks again later), and nothing happened.
+  EXPECT_FALSE(service_->IdleHibernation(idle, 60'000).has_value());
+  EXPECT_EQ(StatusOf(idle), "running");
+  ASSERT_TRUE(FinishHeldTake().ok());
+  auto hibernation = service_->IdleHibernation(idle, 60'000);
+  ASSERT_TRUE(hibernation.has_value());
+  EXPECT_EQ(work.Held(org_), 1u) << "the place is held until the hibernation has run";
+  (*hibernation)();
+  hibernation.reset();
+  EXPECT_EQ(work.Held(org_), 0u);
+  EXPECT_EQ(StatusOf(idle), "hibernated");
+  // A sandbox that no longer runs needs no place: its hibernation does nothing.
+  auto none = service_->IdleHibernation(idle, 60'000);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(work.Held(org_), 0u);
+}
+
 TEST_F(SandboxCheckpointLimitsTest, TheCountAndTheNameAreCheckedAgainUnderTheSandboxsLock) {
   std::string sid = Running();
   for (size_t i = 0; i < kMaxCheckpointsPerSandbox; ++i)

@@ -142,6 +142,12 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
   if (config.ttl_seconds) r.expires_at = r.created_at + *config.ttl_seconds * 1000;
   std::optional<store::IdempotencyKey> idem;
   if (idempotency) idem = store::IdempotencyKey{idempotency->key, idempotency->fingerprint};
+  // An image not here yet is pulled while the sandbox provisions, as one of the organization's
+  // pulls in progress (the one past the cap is refused before anything is written).
+  std::shared_ptr<void> pull_place;
+  if (!image.ok() && image_service_) {
+    ASSIGN_OR_RETURN(pull_place, image_service_->TakePullPlace(who.org_id));
+  }
   // A warm pool member, when one fits: the sandbox is running as soon as it is recorded.
   std::optional<std::string> pooled;
   if (pool_ && pool_->enabled()) {
@@ -164,8 +170,15 @@ Result<Sandbox> SandboxService::Create(const Principal& who, const CreateSandbox
   ADAPT_FAULT_POINT("sandbox.create.after_row");
   if (!outcome.replayed && !pooled) {
     std::string id = r.id;
-    boost::asio::post(workers_,
-                      Guarded("sandbox provision " + id, [this, id] { lifecycle_.Provision(id); }));
+    auto provision = [this, id] { lifecycle_.Provision(id); };
+    // One that pulls first runs on the image pool: a registry that stalls (a tenant may name
+    // its own) would otherwise hold an API worker per sandbox, and every organization's
+    // requests with them.
+    if (pull_place)
+      image_service_->RunHoldingPullPlace(std::move(pull_place), "sandbox provision " + id,
+                                          provision);
+    else
+      boost::asio::post(workers_, Guarded("sandbox provision " + id, provision));
   }
   return ViewOf(outcome.sandbox);
 }
@@ -291,6 +304,18 @@ void SandboxService::HibernateIdle(const std::string& id, int64_t idle_ms) {
   auto stopped = lifecycle_.Stop(r->org_id, id, false, &operation_id, reason);
   if (!stopped.ok() && stopped.status().code() != Code::kConflict)
     spdlog::warn("sandbox {}: hibernating it after idleness: {}", id, stopped.status().message());
+}
+
+std::optional<std::function<void()>> SandboxService::IdleHibernation(const std::string& id,
+                                                                     int64_t idle_ms) {
+  auto r = store_.GetSandbox("", id);
+  if (!r.ok() || r->status != "running") return std::function<void()>([] {});
+  std::shared_ptr<void> place = checkpoint_work_.TryTake(r->org_id);
+  if (!place) return std::nullopt;
+  return std::function<void()>([this, id, idle_ms, place] {
+    HibernateIdle(id, idle_ms);
+    (void)place;
+  });
 }
 
 void SandboxService::Expire(const std::string& id) {

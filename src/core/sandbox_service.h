@@ -125,6 +125,12 @@ class SandboxService {
   // (idle_tracker.h): the stop above, its note saying why. Blocking; nothing when it no
   // longer runs.
   void HibernateIdle(const std::string& id, int64_t idle_ms);
+  // For the idle tracker (IdleTracker::OnIdle: on its thread, without blocking): a place among
+  // the organization's checkpoint work (set_checkpoint_work) for hibernating sandbox `id`, and
+  // the HibernateIdle to run on a worker holding it; nullopt when the organization holds every
+  // place (the tracker asks again later). Fifty sandboxes of one organization idle at the same
+  // moment once checkpointed on every worker at once, and the API waited behind them.
+  std::optional<std::function<void()>> IdleHibernation(const std::string& id, int64_t idle_ms);
   // The places of checkpoint work each organization has (checkpoint_work.h), shared with
   // CheckpointService; without, no cap. Set before serving.
   void set_checkpoint_work(OrgCounter work) { checkpoint_work_ = std::move(work); }

@@ -9,11 +9,15 @@
 namespace adapt::daemon {
 namespace {
 
-// Threads for image pulls, commits and collections. Each organization has at most
-// --max-imports-per-org pulls and imports in progress; beyond this many at once across
-// organizations, pulls wait their turn in the queue (a slow registry delays other pulls, never
-// the API).
-constexpr size_t kImageWorkerThreads = 4;
+// Threads for image pulls (a create's too), commits and collections: twice an organization's
+// --max-imports-per-org pulls and imports in progress, so that one organization whose registry
+// stalls holds at most half of them; beyond that many at once across organizations, pulls wait
+// their turn in the queue (a slow registry delays other pulls, never the API). At least 4; at
+// most 64 (a cap of 0, none, takes 64).
+size_t ImageWorkerThreads(int max_imports_per_org) {
+  if (max_imports_per_org <= 0) return 64;
+  return static_cast<size_t>(std::clamp(2 * max_imports_per_org, 4, 64));
+}
 
 // The MCP module's routes (/mcp, OAuth, preflights) on the API's router.
 void AddPublicRoutes(api::Router& router, const mcp::HttpRoutes& routes) {
@@ -32,7 +36,7 @@ Status Daemon::StartServices() {
   sandboxes_->set_default_dns(config_.dns);
   sandboxes_->set_waiter(&*waiter_);
   RETURN_IF_ERROR(StartAccounts());
-  image_workers_.emplace(kImageWorkerThreads);
+  image_workers_.emplace(ImageWorkerThreads(config_.max_imports_per_org));
   image_service_.emplace(*store_, *image_store_, *image_workers_);
   image_service_->set_caps(config_.max_images_per_org, config_.max_imports_per_org);
   image_service_->Reconcile();
@@ -269,9 +273,10 @@ void Daemon::StartMonitor() {
 void Daemon::StartIdleTracker() {
   idle_.emplace(*store_, [workers = &*workers_, sandboxes = &*sandboxes_](const std::string& id,
                                                                           int64_t idle_ms) {
-    boost::asio::post(*workers, Guarded("hibernating idle sandbox " + id, [sandboxes, id, idle_ms] {
-      sandboxes->HibernateIdle(id, idle_ms);
-    }));
+    auto hibernation = sandboxes->IdleHibernation(id, idle_ms);
+    if (!hibernation) return false;
+    boost::asio::post(*workers, Guarded("hibernating idle sandbox " + id, std::move(*hibernation)));
+    return true;
   });
   commands_->set_activity(&*idle_);
   files_->set_activity(&*idle_);

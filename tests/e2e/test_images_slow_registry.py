@@ -108,3 +108,31 @@ def test_stalled_pulls_hold_no_api_worker_and_deleted_ones_still_count(d, stalli
         assert status in (202, 429), img
         return status == 202
     until(accepted, 60)
+
+
+def test_a_sandbox_whose_image_is_pulled_first_holds_no_api_worker(d, stalling):
+    # A create naming a reference nobody pulled yet pulls it while the sandbox provisions. That
+    # pull ran on an API worker: two such sandboxes from a registry that stalls held both, and
+    # every organization's requests waited. Now it is one of the organization's pulls in
+    # progress, on the image pool.
+    a, b = d.new_org(), d.new_org()
+    ref = stalling.host + "/stall/sbx:1"
+    first = a.create({"image": ref})
+    assert first["status"] == "provisioning", first
+    theirs = b.create({"image": ref})
+    until(lambda: stalling.held() == 2)
+    for client in (a, b):
+        status, listing = client.api("GET", "/v1/sandboxes")
+        assert status == 200 and len(listing["items"]) == 1, listing
+    # The organization's pull cap (1 here) holds for pulls that creates start: the one past it
+    # is refused and nothing is recorded.
+    status, err = a.api("POST", "/v1/sandboxes", {"image": ref})
+    assert status == 429 and err["error"]["code"] == "resource_exhausted", err
+    assert len(a.api("GET", "/v1/sandboxes")[1]["items"]) == 1
+    stalling.release.set()
+    # The registry then has no such manifest: both sandboxes fail, saying so, and their places
+    # are given back.
+    for client, sbx in ((a, first), (b, theirs)):
+        failed = client.wait_for_status(sbx["id"], "failed", 120)
+        assert failed["error"], failed
+    until(lambda: a.api("POST", "/v1/images", {"reference": ref})[0] == 202, 60)
