@@ -83,6 +83,14 @@ class RunscRuntimeTest : public testing::Test {
     }
   }
 
+  // Launches `argv` and waits until its shim reported the workload's end; its id.
+  std::string LaunchUntilEnded(std::vector<std::string> argv) {
+    LaunchRequest req = Request(std::move(argv));
+    EXPECT_TRUE(runtime_->Launch(req).ok());
+    WaitFor(req.spec.id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+    return req.spec.id;
+  }
+
   LaunchRequest Request(std::vector<std::string> argv) {
     LaunchRequest req;
     req.spec.id = NewId("sbx");
@@ -419,10 +427,8 @@ TEST_F(RunscRuntimeTest, AnAgentExecStillStartingWhenTheWorkloadEndsIsStoppedBef
   UseRunscWrapper("case \"$sub\" in exec) echo exec >>" + log + "; sleep 1; echo exec-late >>" +
                   log + ";; delete) echo delete >>" + log + ";; esac");
   if (HasFatalFailure()) return;
-  LaunchRequest req = Request({"/bin/true"});
-  const std::string id = req.spec.id;
-  ASSERT_TRUE(runtime_->Launch(req).ok());
-  WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+  const std::string id = LaunchUntilEnded({"/bin/true"});
+  if (HasFailure()) return;
   ASSERT_TRUE(runtime_->Destroy(id, false).ok());
   // Longer than the wrapper holds an exec: one left running would have gone on by now.
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
@@ -444,10 +450,8 @@ TEST_F(RunscRuntimeTest, ADestroyWhileTheShimDeletesTheEndedSandboxRunsNoSecondD
   const std::string log = base_ + "/runsc-calls";
   UseRunscWrapper("case \"$sub\" in delete) echo delete >>" + log + "; sleep 1;; esac");
   if (HasFatalFailure()) return;
-  LaunchRequest req = Request({"/bin/true"});
-  const std::string id = req.spec.id;
-  ASSERT_TRUE(runtime_->Launch(req).ok());
-  WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+  const std::string id = LaunchUntilEnded({"/bin/true"});
+  if (HasFailure()) return;
   ASSERT_TRUE(runtime_->Destroy(id, false).ok());
   auto calls = os::ReadFile(log);
   ASSERT_TRUE(calls.ok());
@@ -458,10 +462,8 @@ TEST_F(RunscRuntimeTest, ADestroyWhileTheShimDeletesTheEndedSandboxRunsNoSecondD
 
 // A lock file a racing runsc call left without its state file goes with the sandbox.
 TEST_F(RunscRuntimeTest, DestroyRemovesALockFileRunscLeftWithoutItsState) {
-  LaunchRequest req = Request({"/bin/true"});
-  const std::string id = req.spec.id;
-  ASSERT_TRUE(runtime_->Launch(req).ok());
-  WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
+  const std::string id = LaunchUntilEnded({"/bin/true"});
+  if (HasFailure()) return;
   ASSERT_TRUE(runtime_->Destroy(id, false).ok());
   const std::string lock = state_dir_ + "/runsc/" + id + "_sandbox:" + id + ".lock";
   ASSERT_TRUE(os::WriteFileAtomic(lock, "", 0640).ok());
