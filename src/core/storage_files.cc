@@ -1,12 +1,9 @@
 #include "core/storage_files.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 
 #include "base/text.h"
+#include "os/durable_file.h"
 #include "os/file_in_root.h"
 #include "storage/volume_request.h"
 
@@ -17,19 +14,15 @@ namespace {
 // meanwhile does not make the body longer than its announced length.
 class VolumeFileReader : public FileReader {
  public:
-  VolumeFileReader(os::UniqueFd fd, uint64_t size) : fd_(std::move(fd)), size_(size) {}
+  explicit VolumeFileReader(std::unique_ptr<os::FileReader> file) : file_(std::move(file)) {}
 
-  std::optional<uint64_t> size() const override { return size_; }
+  std::optional<uint64_t> size() const override { return file_->size(); }
   long Read(char* buf, size_t n) override {
-    uint64_t left = size_ - read_;
+    uint64_t left = file_->size() - read_;
     if (left == 0) return 0;
-    ssize_t got;
-    do {
-      got = ::read(fd_.get(), buf, static_cast<size_t>(std::min<uint64_t>(n, left)));
-    } while (got < 0 && errno == EINTR);
-    if (got < 0) return -1;
-    read_ += static_cast<uint64_t>(got);
-    return static_cast<long>(got);
+    long got = file_->Read(buf, static_cast<size_t>(std::min<uint64_t>(n, left)));
+    if (got > 0) read_ += static_cast<uint64_t>(got);
+    return got;
   }
   // A file that shrank while it was read leaves a short body, which the client sees as broken.
   Status Finish() override { return Status::Ok(); }
@@ -37,11 +30,13 @@ class VolumeFileReader : public FileReader {
   const std::string& opened_path() const override { return opened_path_; }
 
  private:
-  os::UniqueFd fd_;
-  uint64_t size_;
+  std::unique_ptr<os::FileReader> file_;
   uint64_t read_ = 0;
   std::string opened_path_;
 };
+
+// The path as the client knows it (what sandboxes see), for messages.
+std::string Shown(const std::string& path) { return path[0] == '/' ? path : "/workspace/" + path; }
 
 }  // namespace
 
@@ -62,7 +57,7 @@ Result<std::unique_ptr<FileReader>> StorageFiles::Open(const Principal& who,
   ASSIGN_OR_RETURN(std::string rel, PathInWorkspace(path));
   if (!storage::ValidateVolumeName(name).ok()) return NotFound("storage '" + name + "' not found");
   ASSIGN_OR_RETURN(std::string root, workspace_of_(who.org_id, name));
-  const std::string shown = path[0] == '/' ? path : "/workspace/" + path;
+  const std::string shown = Shown(path);
   auto fd = os::OpenRegularFileInRoot(root, rel);
   if (!fd.ok()) {
     if (fd.status().code() == Code::kNotFound)
@@ -71,16 +66,15 @@ Result<std::unique_ptr<FileReader>> StorageFiles::Open(const Principal& who,
       return InvalidArgument("path", shown + " is not a regular file");
     return fd.status();  // the OS layer's client sentence, its message logged
   }
-  struct stat st {};
-  if (::fstat(fd->get(), &st) != 0) return Internal("inspecting " + shown + " in " + root);
-  return std::unique_ptr<FileReader>(
-      std::make_unique<VolumeFileReader>(std::move(*fd), static_cast<uint64_t>(st.st_size)));
+  ASSIGN_OR_RETURN(std::unique_ptr<os::FileReader> file,
+                   os::FileReader::FromFd(std::move(*fd), shown + " in " + root));
+  return std::unique_ptr<FileReader>(std::make_unique<VolumeFileReader>(std::move(file)));
 }
 
 Result<std::string> StorageFiles::ReadText(const Principal& who, const std::string& name,
                                            const std::string& path, size_t max_bytes) const {
   ASSIGN_OR_RETURN(std::unique_ptr<FileReader> reader, Open(who, name, path));
-  const std::string shown = path[0] == '/' ? path : "/workspace/" + path;
+  const std::string shown = Shown(path);
   if (*reader->size() > max_bytes)
     return Status(Code::kPayloadTooLarge, shown + " is " + std::to_string(*reader->size()) +
                                               " bytes, over the limit of " +

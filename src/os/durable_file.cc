@@ -74,16 +74,16 @@ Status DurableFileWriter::Commit() {
 Result<std::unique_ptr<FileReader>> FileReader::Open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return ErrnoStatus("opening " + path);
+  return FromFd(UniqueFd(fd), path);
+}
+
+Result<std::unique_ptr<FileReader>> FileReader::FromFd(UniqueFd fd, const std::string& what) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    Status s = ErrnoStatus("stat " + path);
-    ::close(fd);
-    return s;
-  }
+  if (::fstat(fd.get(), &st) != 0) return ErrnoStatus("stat " + what);
   const int64_t modified_ms =
       static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
   return std::unique_ptr<FileReader>(
-      new FileReader(fd, static_cast<uint64_t>(st.st_size), modified_ms));
+      new FileReader(fd.release(), static_cast<uint64_t>(st.st_size), modified_ms));
 }
 
 FileReader::~FileReader() {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "os/unique_fd.h"
 
 namespace adapt::os {
 
@@ -37,6 +38,9 @@ class DurableFileWriter {
 class FileReader {
  public:
   static Result<std::unique_ptr<FileReader>> Open(const std::string& path);
+  // The file `fd` has open (os/file_in_root.h opens one inside an untrusted tree); `what`
+  // names it in errors.
+  static Result<std::unique_ptr<FileReader>> FromFd(UniqueFd fd, const std::string& what);
   ~FileReader();
   FileReader(const FileReader&) = delete;
   FileReader& operator=(const FileReader&) = delete;

@@ -15,6 +15,7 @@
 #include "base/ignore_error.h"
 #include "base/log.h"
 #include "os/cgroup.h"
+#include "os/durable_file.h"
 #include "os/file_in_root.h"
 #include "os/files.h"
 #include "os/mount.h"
@@ -56,7 +57,7 @@ void RemoveStaleRunscLocks(const std::string& state_dir, const std::string& id) 
   for (const auto& f : os::ListDir(root)) {
     if (RunscStateOwner(f) != id || !f.ends_with(".lock")) continue;
     if (os::Exists(root + "/" + f.substr(0, f.size() - 5) + ".state")) continue;
-    IgnoreError(os::RemoveTree(root + "/" + f), "a file left is only reported, not used");
+    IgnoreError(os::RemoveFile(root + "/" + f), "a file left is only reported, not used");
   }
 }
 
