@@ -424,10 +424,21 @@ TEST_F(RunscRuntimeTest, AnAgentExecStillStartingWhenTheWorkloadEndsIsStoppedBef
   options_.agents = &hub_;
   std::filesystem::copy_file(ADAPT_PAUSE_PATH, helpers_dir_ + "/adapt-agent");
   const std::string log = base_ + "/runsc-calls";
-  UseRunscWrapper("case \"$sub\" in exec) echo exec >>" + log + "; sleep 1; echo exec-late >>" +
-                  log + ";; delete) echo delete >>" + log + ";; esac");
+  // The exec ends the workload itself (a loaded machine may reap a short workload before the
+  // exec has even begun), then holds on for a second as a slow start would.
+  UseRunscWrapper("case \"$sub\" in exec) echo exec >>" + log +
+                  "\n  c=; n=0; for a in \"$@\"; do case \"$a\" in --*) ;; *) n=$((n+1));"
+                  " [ $n = 2 ] && c=\"$a\";; esac; done\n"
+                  "  runsc --root=" +
+                  state_dir_ +
+                  "/runsc kill \"$c\" KILL\n"
+                  "  sleep 1; echo exec-late >>" +
+                  log +
+                  ";;\n"
+                  "delete) echo delete >>" +
+                  log + ";; esac");
   if (HasFatalFailure()) return;
-  const std::string id = LaunchUntilEnded({"/bin/true"});
+  const std::string id = LaunchUntilEnded({"/bin/sleep", "60"});
   if (HasFailure()) return;
   ASSERT_TRUE(runtime_->Destroy(id, false).ok());
   // Longer than the wrapper holds an exec: one left running would have gone on by now.
