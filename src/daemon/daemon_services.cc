@@ -79,7 +79,7 @@ Status Daemon::StartServices() {
   files_.emplace(*store_, *runtime_);
   storage_files_.emplace(
       [volumes = &*volumes_](const std::string& org_id, const std::string& name) {
-        return volumes->Attach(org_id, name);
+        return volumes->OpenForReading(org_id, name);
       });
   files_->set_storage_files(&*storage_files_);
   // Half the API's workers: one organization whose sandbox stalls its file tool cannot hold

@@ -238,13 +238,23 @@ Status VolumeService::CheckUsable(const std::string& org_id, const std::string& 
 
 Result<std::string> VolumeService::Attach(const std::string& org_id, const std::string& name) {
   std::lock_guard lock(mu_);
-  auto v = FindLocked(org_id, name);
-  if (!v.ok() && v.status().code() == Code::kNotFound)
-    return NotFound("storage '" + name + "' no longer exists");
-  if (!v.ok()) return v.status();
-  if (v->status != "ready") return Conflict("storage '" + name + "' is " + v->status);
-  RETURN_IF_ERROR(OpenLocked(*v).WithContext("opening storage '" + name + "'"));
-  return PathsOf(v->id).workspace;
+  return WorkspaceLocked(FindLocked(org_id, name), name);
+}
+
+Result<std::string> VolumeService::OpenForReading(const std::string& org_id,
+                                                  const std::string& name) {
+  std::lock_guard lock(mu_);
+  return WorkspaceLocked(store_.GetVolumeByName(org_id, name), name);
+}
+
+Result<std::string> VolumeService::WorkspaceLocked(Result<store::VolumeRecord> found,
+                                                   const std::string& name) {
+  if (!found.ok() && found.status().code() == Code::kNotFound)
+    return NotFound("storage '" + name + "' does not exist");
+  if (!found.ok()) return found.status();
+  if (found->status != "ready") return Conflict("storage '" + name + "' is " + found->status);
+  RETURN_IF_ERROR(OpenLocked(*found).WithContext("opening storage '" + name + "'"));
+  return PathsOf(found->id).workspace;
 }
 
 }  // namespace adapt::storage

@@ -68,6 +68,9 @@ class VolumeService {
   // For its provisioning: opens the volume and returns the host directory to bind-mount at
   // /workspace.
   Result<std::string> Attach(const std::string& org_id, const std::string& name);
+  // For a read of its files from the host (core/storage_files.h): as Attach, but a read makes
+  // nothing, the default volume included: NotFound when it was never made.
+  Result<std::string> OpenForReading(const std::string& org_id, const std::string& name);
 
  private:
   Result<store::VolumeRecord> FindLocked(const std::string& org_id, const std::string& name);
@@ -75,6 +78,8 @@ class VolumeService {
                                          int64_t size_mib,
                                          const std::optional<store::IdempotencyClaim>& claim = {});
   Status OpenLocked(store::VolumeRecord& v);
+  // The workspace directory of the volume `found`, opened when ready.
+  Result<std::string> WorkspaceLocked(Result<store::VolumeRecord> found, const std::string& name);
   void RemoveLocked(const store::VolumeRecord& v);
   Volume View(const store::VolumeRecord& v);
   VolumePaths PathsOf(const std::string& id) const { return VolumePaths(options_.root, id); }

@@ -4,6 +4,7 @@ read_workspace_file by `storage` or by a durable sandbox that does not run. adap
 tenant's tree on the host, so the attacks are the tenant's own files: links and `..` that lead
 out of the volume, a FIFO nothing writes, another organization's storage, no key at all."""
 import os
+import sqlite3
 
 import yaml
 
@@ -27,6 +28,17 @@ def hibernated_durable_with_files(org):
     # A durable sandbox's stop keeps its processes: it hibernates, and runs no more.
     assert org.wait_for_status(sid, ("hibernated", "failed"), 120)["status"] == "hibernated"
     return sid
+
+
+def volumes_of(daemon, org_id):
+    """The names of the organization's volumes in adapt.db (read-only), without asking the
+    API, whose list makes the default volume."""
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(daemon.state_dir, "adapt.db"), uri=True)
+    try:
+        return [row[0] for row in db.execute("SELECT name FROM volumes WHERE org_id = ?",
+                                             (org_id,))]
+    finally:
+        db.close()
 
 
 SPEC = yaml.safe_load(open(os.path.join(REPO, "docs", "openapi.yaml")))
@@ -69,6 +81,11 @@ def test_storage_files_are_read_from_the_host_while_no_sandbox_runs(org, daemon,
     # Another organization, and no key at all, read nothing.
     other = daemon.new_org()
     assert get_file(other, "results", "out/report.txt")[0] == 404
+    # A read makes nothing: the default storage of an organization that never used it stays
+    # unmade (a list or a durable sandbox makes it).
+    status, parsed, _, _ = get_file(other, "default", "out/report.txt")
+    assert status == 404 and "default" in parsed["error"]["message"], parsed
+    assert volumes_of(daemon, other.org_id) == []
     assert get_file(org, "results", "out/report.txt", key="")[0] == 401
     # The CLI's verb reads the same route.
     local = str(tmp_path / "report.txt")
