@@ -122,9 +122,10 @@ std::optional<int64_t> IdleTracker::RunDue() {
         continue;
       }
       int64_t deadline = std::max(it->second.last_ms + it->second.timeout_ms, it->second.retry_ms);
+      // Kept while reported: a use meanwhile (Touch) then counts if the report is refused.
       if (deadline <= now) {
         due.emplace_back(it->first, it->second);
-        it = watched_.erase(it);
+        ++it;
         continue;
       }
       next = next ? std::min(*next, deadline) : deadline;
@@ -136,12 +137,19 @@ std::optional<int64_t> IdleTracker::RunDue() {
     int64_t idle_ms = now - watched.last_ms;
     if (watched.retry_ms == 0)
       spdlog::info("sandbox {}: idle for {} s, hibernating it", id, idle_ms / 1000);
-    if (on_idle_(id, idle_ms)) continue;
-    // Not now: watched again, with what it had (a Refresh since then still applies).
-    watched.retry_ms = now + kRetryMs;
+    bool began = on_idle_(id, idle_ms);
     std::lock_guard lock(mu_);
-    watched_.try_emplace(id, watched);
-    next = next ? std::min(*next, watched.retry_ms) : watched.retry_ms;
+    auto it = watched_.find(id);
+    if (it == watched_.end()) continue;
+    // Begun: no longer watched (its stop refreshes it).
+    if (began) {
+      watched_.erase(it);
+      continue;
+    }
+    // Not now: asked for again kRetryMs later, or at its deadline if it was used meanwhile.
+    it->second.retry_ms = now + kRetryMs;
+    int64_t deadline = std::max(it->second.last_ms + it->second.timeout_ms, it->second.retry_ms);
+    next = next ? std::min(*next, deadline) : deadline;
   }
   return next;
 }

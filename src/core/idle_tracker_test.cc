@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ class IdleTrackerTest : public testing_support::CoreTest {
         store_,
         [this](const std::string& id, int64_t idle_ms) {
           idle_.push_back({id, idle_ms});
+          if (during_report_) during_report_(id);
           return accept_;
         },
         [this] { return now_; });
@@ -38,6 +40,7 @@ class IdleTrackerTest : public testing_support::CoreTest {
 
   int64_t now_ = 1'000'000;
   bool accept_ = true;  // what the hibernations say: false, "not now"
+  std::function<void(const std::string&)> during_report_;  // runs while a report is made
   std::vector<std::pair<std::string, int64_t>> idle_;
   std::unique_ptr<IdleTracker> tracker_;
 };
@@ -167,6 +170,26 @@ TEST_F(IdleTrackerTest, AHibernationRefusedForNowIsAskedForAgainLater) {
   now_ += IdleTracker::kRetryMs;
   EXPECT_EQ(tracker_->RunDue(), now_ - IdleTracker::kRetryMs + 60'000);
   EXPECT_EQ(idle_.size(), 3u) << "used since the refusal: its whole timeout counts again";
+}
+
+// A use while the tracker asks for a hibernation that is then refused counts: the sandbox
+// waits its whole timeout again, not the retry's 10 s.
+TEST_F(IdleTrackerTest, AUseWhileARefusedHibernationIsAskedForCounts) {
+  std::string id = Watched(60);
+  tracker_->RunDue();
+  now_ += 60'000;
+  accept_ = false;
+  during_report_ = [this](const std::string& reported) {
+    now_ += 5;
+    tracker_->Touch(reported);
+  };
+  std::optional<int64_t> next = tracker_->RunDue();
+  EXPECT_EQ(next, now_ + 60'000);
+  EXPECT_EQ(tracker_->LastActivity(id), now_);
+  during_report_ = nullptr;
+  now_ += IdleTracker::kRetryMs;
+  tracker_->RunDue();
+  EXPECT_EQ(idle_.size(), 1u) << "used while it was asked for: not idle 10 s later";
 }
 
 }  // namespace
