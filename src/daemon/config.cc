@@ -181,8 +181,8 @@ Result<DaemonConfig> LoadConfig(int argc, char** argv) {
   auto* database_max_sessions = app.add_option(
       "--database-max-sessions", flags.database_max_sessions,
       "sandbox sessions the database proxy lets through to the server at once, all "
-      "organizations together; 0: the embedded server's room (285), no cap for an external "
-      "one [0]");
+      "organizations together; 0: the server's room (the embedded one's 285; an external one's "
+      "max_connections less its reserved slots and 12 for adaptd) [0]");
   auto* object_quota = app.add_option("--object-quota-bytes", flags.object_quota_bytes,
                                       "object storage per organization, 0: no limit [50 GiB]");
   auto* multipart_age =

@@ -85,9 +85,9 @@ struct DaemonConfig {
   std::string database_admin_url;
   // Sandbox sessions the database proxy lets through to the server at once, every
   // organization's together (each is also held to its plan's connection limit). 0: the
-  // embedded server's room (database::kSandboxSessions), and no cap for an external server,
-  // whose size only its operator knows; a value above the embedded server's room is lowered
-  // to it.
+  // embedded server's room (database::kSandboxSessions), or an external server's as it
+  // reports it (ExternalPostgres::sandbox_sessions; its other clients only its operator
+  // knows); a value above the embedded server's room is lowered to it.
   int database_max_sessions = 0;
   // Seconds between checks of every database's size against its plan's quota (1-3600).
   int database_quota_interval_seconds = 30;

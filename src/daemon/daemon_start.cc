@@ -218,16 +218,22 @@ Status Daemon::OpenImages() {
 
 Status Daemon::StartDatabase() {
   net::DatabaseUpstream upstream;
+  database::ExternalPostgres* sized_by_server = nullptr;
   if (!config_.database_admin_url.empty()) {
     ASSIGN_OR_RETURN(database::AdminUrl url, database::ParseAdminUrl(config_.database_admin_url));
     auto external =
         std::make_unique<database::ExternalPostgres>(url, config_.state_dir + "/database-scratch");
     upstream.host = external->host();
     upstream.port = external->port();
-    upstream.session_limit = config_.database_max_sessions;
     IgnoreError(external->Start(),
                 "a server that does not answer yet is no reason not to start: the databases are "
                 "unavailable until it does (Start logs why)");
+    // Unless the operator says, the server's own size: read at each of its checks, so that a
+    // resized server is followed (0 until it first answers: no cap of the proxy's).
+    upstream.session_limit = config_.database_max_sessions > 0
+                                 ? config_.database_max_sessions
+                                 : external->sandbox_sessions().value_or(0);
+    if (config_.database_max_sessions <= 0) sized_by_server = external.get();
     postgres_ = std::move(external);
   } else {
     database::PostgresOptions options;
@@ -257,6 +263,13 @@ Status Daemon::StartDatabase() {
       upstream, ConnectionLimits{config_.max_connections, config_.max_connections_per_client},
       pool);
   RETURN_IF_ERROR(database_proxy_->Start(listen.host, listen.port));
+  if (sized_by_server) {
+    sized_by_server->OnSandboxSessions(
+        [proxy = &*database_proxy_](int64_t sessions) { proxy->SetSessionLimit(sessions); });
+    // A check that ran between the proxy's making and the line above.
+    if (auto sessions = sized_by_server->sandbox_sessions())
+      database_proxy_->SetSessionLimit(*sessions);
+  }
   databases_->SetProxyPort(database_proxy_->port());
   spdlog::info("database proxy on {}:{}", listen.host, database_proxy_->port());
   return Status::Ok();

@@ -1,6 +1,10 @@
 #include "database/external_postgres.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include "base/log.h"
+#include "database/connection_budget.h"
 #include "database/pg_session.h"
 #include "os/process.h"
 
@@ -16,6 +20,13 @@ constexpr const char* kPrivileges =
     "SELECT CASE WHEN rolsuper THEN 'superuser' WHEN rolcreatedb AND rolcreaterole THEN 'creator' "
     "ELSE 'neither' END FROM pg_roles WHERE rolname = current_user";
 
+// The slots any role may take: max_connections less the superusers' reserve and, from
+// PostgreSQL 16, the pg_use_reserved_connections role's.
+constexpr const char* kOpenSlots =
+    "SELECT current_setting('max_connections')::int - "
+    "current_setting('superuser_reserved_connections')::int - "
+    "coalesce(nullif(current_setting('reserved_connections', true), '')::int, 0)";
+
 }  // namespace
 
 ExternalPostgres::ExternalPostgres(AdminUrl url, std::string scratch_dir, std::string bin_dir)
@@ -28,6 +39,16 @@ std::string ExternalPostgres::AdminConnectionString(const std::string& database)
 std::string ExternalPostgres::version() const {
   std::lock_guard lock(mu_);
   return version_;
+}
+
+std::optional<int64_t> ExternalPostgres::sandbox_sessions() const {
+  std::lock_guard lock(mu_);
+  return sandbox_sessions_;
+}
+
+void ExternalPostgres::OnSandboxSessions(std::function<void(int64_t)> changed) {
+  std::lock_guard lock(mu_);
+  sessions_changed_ = std::move(changed);
 }
 
 void ExternalPostgres::Note(bool reachable, const std::string& detail) {
@@ -60,6 +81,21 @@ Status ExternalPostgres::Start() {
   }
   std::string full = (*session)->ServerVersion();
   version_ = full.substr(0, full.find('.'));
+  auto slots = (*session)->QueryValue(kOpenSlots);
+  int64_t open_slots = 0;
+  if (slots.ok() && *slots &&
+      std::from_chars((*slots)->data(), (*slots)->data() + (*slots)->size(), open_slots).ec ==
+          std::errc()) {
+    int64_t share = std::max<int64_t>(1, open_slots - kAdaptdConnections);
+    if (sandbox_sessions_ != share) {
+      sandbox_sessions_ = share;
+      spdlog::info("PostgreSQL: the external server has room for {} sandbox sessions", share);
+      if (sessions_changed_) sessions_changed_(share);
+    }
+  } else {
+    spdlog::warn("PostgreSQL: the external server's max_connections could not be read: {}",
+                 slots.ok() ? "no value" : url_.Scrub(slots.status().message()));
+  }
   Note(true, "PostgreSQL " + full +
                  (superuser ? ", a superuser"
                             : ", no superuser: a database over its quota "

@@ -10,6 +10,8 @@
 // never a command line, a log line or an error. Thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -36,6 +38,13 @@ class ExternalPostgres : public DatabaseServer {
   std::string ScratchDir() const override { return scratch_dir_; }
   bool owns_cluster() const override { return false; }
 
+  // The sessions the sandboxes may hold on the server in all: its max_connections less the slots
+  // it reserves (superuser_reserved_connections, reserved_connections) and adaptd's own
+  // (kAdaptdConnections), at least 1; read at each Start, nullopt before one succeeded.
+  std::optional<int64_t> sandbox_sessions() const;
+  // Called (from the thread that ran Start) whenever Start reads a figure other than the last.
+  void OnSandboxSessions(std::function<void(int64_t)> changed);
+
   // Where the database proxy sends the sandboxes' sessions.
   const std::string& host() const { return url_.host; }
   uint16_t port() const { return url_.port; }
@@ -50,6 +59,8 @@ class ExternalPostgres : public DatabaseServer {
   mutable std::mutex mu_;
   std::optional<bool> reachable_;  // nullopt: never checked
   std::string version_;
+  std::optional<int64_t> sandbox_sessions_;
+  std::function<void(int64_t)> sessions_changed_;
 };
 
 }  // namespace adapt::database

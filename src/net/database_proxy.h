@@ -95,6 +95,9 @@ class DatabaseProxy {
   Status Start(const std::string& host, uint16_t port);
   uint16_t port() const { return port_; }
   void Stop();
+  // Sessions in all from now on (an external server's size, read again at each of its checks).
+  // Thread-safe: applied on the proxy's I/O thread.
+  void SetSessionLimit(int64_t limit);
   // Closes every connection from `address` (a sandbox whose compute was released: a backend of
   // its must not outlive it). Thread-safe; carried out on the proxy's thread a moment later.
   void Disconnect(const std::string& address);

@@ -32,11 +32,15 @@ class DatabaseSessionCount {
   Admission Admit(const std::string& database, int64_t connection_limit);
   void Release(const std::string& database);
 
+  // The server's share changed (an external server resized): sessions open past it stay, and
+  // new ones wait until they close.
+  void set_server_limit(int64_t server_limit) { server_limit_ = server_limit; }
+  int64_t server_limit() const { return server_limit_; }
   int64_t open() const { return open_; }
   int64_t open(const std::string& database) const;
 
  private:
-  const int64_t server_limit_;
+  int64_t server_limit_;
   int64_t open_ = 0;
   std::unordered_map<std::string, int64_t> by_database_;  // no entry: none open
 };

@@ -62,5 +62,20 @@ TEST(DatabaseSessionCount, AReleaseOfADatabaseWithNothingOpenChangesNothing) {
   EXPECT_EQ(count.Admit("b", 0), Admission::kServerFull);
 }
 
+// An external server resized: sessions open past a lower limit stay, new ones wait for room.
+TEST(DatabaseSessionCount, ALowerLimitKeepsTheOpenSessionsAndAdmitsNoneUntilThereIsRoom) {
+  DatabaseSessionCount count(0);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(count.Admit("a", 0), Admission::kAdmitted);
+  count.set_server_limit(2);
+  EXPECT_EQ(count.open(), 3);
+  EXPECT_EQ(count.Admit("b", 0), Admission::kServerFull);
+  count.Release("a");
+  EXPECT_EQ(count.Admit("b", 0), Admission::kServerFull) << "2 open, the limit";
+  count.Release("a");
+  EXPECT_EQ(count.Admit("b", 0), Admission::kAdmitted);
+  count.set_server_limit(0);
+  EXPECT_EQ(count.Admit("c", 0), Admission::kAdmitted) << "0: no limit";
+}
+
 }  // namespace
 }  // namespace adapt::net

@@ -45,6 +45,7 @@ class SecondCluster:
         os.chmod(self.dir, 0o700)
         self.data = os.path.join(self.dir, "data")
         self.port = harness.free_port()
+        self.max_connections = 100  # PostgreSQL's default
 
     def as_postgres(self, *argv, check=True):
         return subprocess.run(["runuser", "-u", "postgres", "--", *argv], capture_output=True,
@@ -59,7 +60,8 @@ class SecondCluster:
         self.as_postgres(PG_BIN + "/pg_ctl", "--pgdata", self.data, "--log",
                          os.path.join(self.dir, "postgres.log"), "--wait", "--timeout", "60",
                          "--options", "-c listen_addresses=127.0.0.1 -c port=%d "
-                         "-c unix_socket_directories=%s" % (self.port, self.dir), "start")
+                         "-c unix_socket_directories=%s -c max_connections=%d" % (
+                             self.port, self.dir, self.max_connections), "start")
 
     def stop(self):
         self.as_postgres(PG_BIN + "/pg_ctl", "--pgdata", self.data, "--mode", "fast", "--wait",
@@ -308,5 +310,28 @@ def test_database_max_sessions_caps_every_organizations_sessions_on_the_external
         answered, refused, other = cmd["stdout"].split(" ", 2)
         assert other.strip() == "[]", cmd["stdout"]
         assert int(answered) <= 3 and int(answered) + int(refused) == 6, cmd["stdout"]
+    finally:
+        close_daemon(d)
+
+
+def test_without_max_sessions_the_external_servers_own_size_caps_the_sessions(second_cluster):
+    # A small server: 20 slots, 3 kept for superusers and 12 for adaptd's own sessions leave 5
+    # for the sandboxes. Without that cap, all eight logins would reach the server, and an
+    # organization with a large plan could take the slots adaptd needs.
+    second_cluster.stop()
+    second_cluster.max_connections = 20
+    second_cluster.start()
+    d = start_external(second_cluster)
+    try:
+        org = d.new_org()
+        set_plan(d, org, "ext-small-server", {"databaseConnections": 20})
+        status, db = org.api("POST", "/v1/database")
+        assert status == 200 and db["status"] == "ready", db
+        sid = database_sandbox(org)
+        cmd = run_command(org, sid, argv=["python3", "-c", OPEN_MANY, "8"], waitSeconds=60)
+        assert cmd["exitCode"] == 0, (cmd["stdout"], cmd["stderr"])
+        answered, refused, other = cmd["stdout"].split(" ", 2)
+        assert other.strip() == "[]", cmd["stdout"]
+        assert int(answered) <= 5 and int(answered) + int(refused) == 8, cmd["stdout"]
     finally:
         close_daemon(d)
