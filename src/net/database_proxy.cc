@@ -347,11 +347,11 @@ DatabaseProxy::DatabaseProxy(DatabaseLookup lookup, DatabaseUpstream upstream,
 DatabaseProxy::~DatabaseProxy() { Stop(); }
 
 void DatabaseProxy::SetSessionLimit(int64_t limit) {
-  asio::post(io_, [this, limit] {
-    if (session_count_.server_limit() == limit) return;
-    spdlog::info("database proxy: at most {} sessions to the server in all", limit);
-    session_count_.set_server_limit(limit);
-  });
+  asio::post(io_, Guarded("setting the database proxy's session limit", [this, limit] {
+               if (session_count_.server_limit() == limit) return;
+               spdlog::info("database proxy: at most {} sessions to the server in all", limit);
+               session_count_.set_server_limit(limit);
+             }));
 }
 
 Status DatabaseProxy::Start(const std::string& host, uint16_t port) {
