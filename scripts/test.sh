@@ -8,7 +8,8 @@
 #   4. build-asan/ (ASan + UBSan), then its unit tests (scripts/unit-tests.sh: each binary
 #      once, whole), and a bounded libFuzzer run
 #      (fuzz/run.sh), all in the background at a low CPU priority from here to the end
-#   5. every ctest test in build/, then the quick start (scripts/quickstart-check.sh: setup.sh
+#   5. build/'s unit tests (scripts/unit-tests.sh) and its runtime tests (ctest -L runtime),
+#      then the quick start (scripts/quickstart-check.sh: setup.sh
 #      into a scratch prefix, then README's quick-start block against that adaptd), then the
 #      end-to-end tests (tests/e2e, pytest) against the real adaptd and adapt binaries, then
 #      the reliability suites (tests/reliability)
@@ -137,7 +138,7 @@ image_pid=$!
 run_stage build . scripts/build-release.sh build && build_ok=1
 # The ASan build and its unit tests are pure computation; the stages after the Release build
 # (the e2e tests above all) mostly wait on sandboxes. So build-asan/ is compiled, then its unit
-# tests run, in the background at a low CPU priority (nice 10) beside ctest, the quick start,
+# tests run, in the background at a low CPU priority (nice 10) beside the unit tests, the quick start,
 # the e2e tests and the reliability suites: they take the cores those leave idle and yield them
 # whenever a sandbox needs them. On a fresh machine (no warm ccache, as CI) the ASan build alone
 # took about 13 minutes in the foreground. Line tables only (-g1): sanitizer reports keep
@@ -174,11 +175,17 @@ record_stage image "$image_rc" "${image_took}s, beside the Release build"
 start_beside fuzz . nice -n 10 fuzz/run.sh 10
 fuzz_pid=$beside_pid
 
+# The unit tests as the ASan build's run: each binary once, whole (ctest's process per test
+# took 346 s of CI's critical path against about 140 s), so both builds check the tests
+# together; then the runtime tests against real runsc, a process per test.
 if [ "$build_ok" -eq 1 ]; then
-  run_stage ctest build ctest --output-on-failure --timeout 600
-  count_ctest ctest
+  run_stage unit . scripts/unit-tests.sh build
+  count_ctest unit
+  run_stage runtime build ctest -L runtime --output-on-failure --timeout 600
+  count_ctest runtime
 else
-  skip_stage ctest "build failed"
+  skip_stage unit "build failed"
+  skip_stage runtime "build failed"
 fi
 
 # README's first command and quick start, as a new user runs them (scripts/quickstart-check.sh):
