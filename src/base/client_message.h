@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -20,7 +21,13 @@ std::string ClientMessage(const Status& status, const char* where = "request");
 // its work: its client sentence with a new reference when its message names the host's
 // resources (the message logged as ClientMessage does), else its message. An internal
 // failure's message is kept here, unlike in a response: it says what happened to that work (a
-// checkpoint refused for a connected TCP endpoint, a startup command that was not found).
+// checkpoint refused for a connected TCP endpoint, a startup command that was not found);
+// unless it holds a path under one of the host directories below, when the tenant reads a
+// fixed sentence with a reference instead.
 std::string RecordMessage(const Status& status, const char* where = "recorded failure");
+
+// The host's directories (adaptd's state and images directories) whose paths a recorded
+// message must never show a tenant. Set at start-up; replaces the previous set.
+void SetHostDirectoriesForMessages(std::vector<std::string> directories);
 
 }  // namespace adapt

@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "base/client_message.h"
 #include "daemon/daemon.h"
 #include "database/connection_budget.h"
 #include "os/files.h"
@@ -89,6 +90,8 @@ void Daemon::ServeUntilStopSignal() {
 Status Daemon::TakeStateDirectory() {
   ASSIGN_OR_RETURN(listen_, ParseListenAddress(config_.listen));
   RETURN_IF_ERROR(os::MakeDirs(config_.state_dir, 0700));
+  // What a tenant reads of its own work's failures never shows where adaptd keeps things.
+  SetHostDirectoriesForMessages({config_.state_dir, config_.images_dir});
 
   // One daemon per state directory: a second would fight the first over every sandbox.
   std::string lock_path = config_.state_dir + "/adaptd.lock";
