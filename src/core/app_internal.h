@@ -10,7 +10,7 @@
 
 namespace adapt::core::app_internal {
 
-inline constexpr const char* kAppLabel = "adapt-app";
+inline constexpr const char* kAppLabel = "platform.app";
 
 // Waits for a callback-style wait to end, on this thread, but gives up once `stopping()`
 // says so (asked every 200 ms); false then. The wait's end may still come later: it finds

@@ -446,7 +446,7 @@ TEST_F(AppOperationsTest, BadRequestsAreRefusedBeforeAnOperationIsRecorded) {
 TEST_F(AppOperationsTest, ARollbackACrashCutShortFailsAtStartUpAndTheAppKeepsItsRelease) {
   // The cut-short rollout had started a replica of the older release.
   store::SandboxRecord replica = NewSandbox("running");
-  replica.config.labels["adapt-app"] = app_.id;
+  replica.config.labels["platform.app"] = app_.id;
   Insert(replica);
   ASSERT_TRUE(
       store_.PutAppReplica({replica.id, app_.id, org_, older_, "starting", NowMillis()}).ok());

@@ -54,7 +54,7 @@ Result<std::string> AppService::StartReplica(const store::AppRecord& app,
   req.no_expiry = true;
   req.security_profile = "restricted";
   req.startup_class = "instant";
-  req.labels[kAppLabel] = app.id;
+  req.platform_labels[kAppLabel] = app.id;
   req.env = release.env;
   req.secrets = release.secrets;
   req.env["PORT"] = std::to_string(release.port);

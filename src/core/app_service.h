@@ -19,10 +19,10 @@
 // balanced over the ready replicas: the one with the fewest open connections, round robin
 // among equals.
 //
-// Replicas are recorded with their app (and labelled `adapt-app`) as soon as their sandbox
-// exists; Reconcile, at start-up and then every few seconds, replaces replicas whose sandbox
-// ended, finishes deliveries a restart cut short, deletes sandboxes labelled for an app that
-// does not know them, and tops up to the wanted count. Thread-safe.
+// Replicas are recorded with their app (and labelled `platform.app`, a reserved label no caller can
+// set) as soon as their sandbox exists; Reconcile, at start-up and then every few seconds, replaces
+// replicas whose sandbox ended, finishes deliveries a restart cut short, deletes sandboxes labelled
+// for an app that does not know them, and tops up to the wanted count. Thread-safe.
 #pragma once
 
 #include <atomic>

@@ -37,7 +37,37 @@ void AutomationService::Recover() {
         spdlog::error("automations: recording run {}: {}", run.id, st.message());
     }
   }
+  DiscardUnfollowedReplacements();
   if (controllers_) controllers_->Recover(now);
+}
+
+void AutomationService::DiscardUnfollowedReplacements() {
+  auto replacements = runner_.Replacements();
+  if (!replacements.ok()) {
+    spdlog::error("automations: listing replacement sandboxes: {}",
+                  replacements.status().message());
+    return;
+  }
+  for (const auto& r : *replacements) {
+    auto a = automations_.GetAutomation(r.org_id, r.automation_id);
+    // An automation deleted since leaves its sandbox to its organization, as any delete does.
+    if (!a.ok()) continue;
+    if (a->sandbox_id != r.sandbox_id) {
+      spdlog::info(
+          "automations: deleting {}, made to replace a target of {}, which does not follow it",
+          r.sandbox_id, r.automation_id);
+      runner_.Discard(r.org_id, r.sandbox_id);
+      continue;
+    }
+    // Followed: the target it replaced goes, as the retry would have deleted it, unless an
+    // automation targets it still.
+    if (r.replaced_id.empty()) continue;
+    auto following = automations_.ListAutomationsOfSandbox(r.replaced_id);
+    if (!following.ok() || !following->empty()) continue;
+    spdlog::info("automations: deleting {}, which {} replaced for {}", r.replaced_id, r.sandbox_id,
+                 r.automation_id);
+    runner_.Discard(r.org_id, r.replaced_id);
+  }
 }
 
 void AutomationService::Reattach(store::RunRecord run) {

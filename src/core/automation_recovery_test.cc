@@ -25,6 +25,7 @@ TEST_F(AutomationServiceTest, AnInfrastructureFailureRetriesInAFreshSandboxTheAu
   // Attempt 2 runs at once in a replacement, for the same slot; the old target is discarded.
   ASSERT_EQ(runner_.started.size(), 2u);
   EXPECT_EQ(runner_.replaced, std::vector<std::string>{"sbx_target"});
+  EXPECT_EQ(runner_.replaced_for, std::vector<std::string>{a.id}) << "labelled with its automation";
   EXPECT_EQ(runner_.discarded, std::vector<std::string>{"sbx_target"});
   const store::RunRecord& retry = runner_.started[1].run;
   EXPECT_EQ(retry.trigger, "retry");
@@ -248,6 +249,23 @@ TEST_F(AutomationServiceTest, AReattachedRunOfADeletedAutomationEndsAndIsNotRetr
   EXPECT_EQ(store_.GetRun(org_.org_id, running.id)->status, "infrastructure_failed");
   EXPECT_EQ(after_.started.size(), 1u);
   EXPECT_TRUE(after_.replaced.empty());
+}
+
+// A crash between a retry's replacement and the automation's follow left a running sandbox
+// nothing uses; one between the follow and the delete left the target it replaced. Recovery
+// deletes both, and keeps the one followed, one whose automation was deleted, one labelled
+// with another organization's automation and a replaced target an automation still follows.
+TEST_F(AutomationServiceTest, RecoveryDeletesTheReplacementsNoAutomationFollows) {
+  Automation a = MustCreate(60);
+  Automation gone = MustCreate(60);
+  ASSERT_TRUE(service_.Delete(org_, gone.id).ok());
+  after_.replacements = {{org_.org_id, "sbx_unfollowed", a.id, "sbx_target"},
+                         {org_.org_id, "sbx_target", a.id, "sbx_old"},
+                         {org_.org_id, "sbx_target", a.id, "sbx_target"},
+                         {org_.org_id, "sbx_of_a_deleted_automation", gone.id, "sbx_x"},
+                         {other_.org_id, "sbx_other_org", a.id, "sbx_y"}};
+  Restart();
+  EXPECT_EQ(after_.discarded, (std::vector<std::string>{"sbx_unfollowed", "sbx_old"}));
 }
 
 }  // namespace

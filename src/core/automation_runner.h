@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/job_attempt.h"
 #include "store/automation_store.h"
@@ -33,13 +34,29 @@ class AutomationRunner {
   // cancel grace period); false when it does not run here.
   virtual bool Cancel(const std::string& run_id) = 0;
   // For a retry after an infrastructure failure: a fresh sandbox with the settings of instant
-  // target `sandbox_id` (its TTL's deadline kept), whose id is returned. kConflict for a
+  // target `sandbox_id` (its TTL's deadline kept), whose id is returned, labelled
+  // kReplacementLabel = `automation_id` and kReplacedLabel = `sandbox_id`. kConflict for a
   // durable target (its storage cannot move), kNotFound for one deleted or expired.
-  virtual Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id) = 0;
+  virtual Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id,
+                                      const std::string& automation_id) = 0;
+  // The sandboxes (not deleted) that carry kReplacementLabel, for Recover: one that no
+  // automation follows was left by a crash between its Replace and the follow, or between the
+  // follow and the Discard of the target it replaced.
+  struct Replacement {
+    std::string org_id, sandbox_id, automation_id;
+    // The target it replaced while that one is neither deleted nor being deleted; else "".
+    std::string replaced_id;
+  };
+  virtual Result<std::vector<Replacement>> Replacements() = 0;
   // The target a replacement took over from: deleted, best effort.
   virtual void Discard(const std::string& org_id, const std::string& sandbox_id) = 0;
 };
 
 inline constexpr const char* kTargetNotFound = "target not found";
+// The reserved label of a sandbox made to replace an automation's (or a controller's) target:
+// the automation's id.
+inline constexpr const char* kReplacementLabel = "platform.automation";
+// And the id of the target it replaced, whose delete a crash may have cut short.
+inline constexpr const char* kReplacedLabel = "platform.replaces";
 
 }  // namespace adapt::core

@@ -375,7 +375,7 @@ bool AutomationService::Retry(const store::AutomationRecord& a, const store::Run
     current = *read;
     // Unless another run already replaced the target (then it retries there).
     if (current.sandbox_id == failed.sandbox_id) {
-      auto fresh = runner_.Replace(a.org_id, failed.sandbox_id);
+      auto fresh = runner_.Replace(a.org_id, failed.sandbox_id, a.id);
       if (!fresh.ok()) {
         if (fresh.status().code() == Code::kNotFound)
           TargetGone(failed.sandbox_id, "its sandbox '" + failed.sandbox_id +
@@ -384,12 +384,14 @@ bool AutomationService::Retry(const store::AutomationRecord& a, const store::Run
           spdlog::warn("automations: {} not retried: {}", a.id, fresh.status().message());
         return false;
       }
+      ADAPT_FAULT_POINT("automation.retry.after_replace");
       auto moved = automations_.FollowReplacedSandbox(failed.sandbox_id, *fresh, now);
       if (!moved.ok()) {
         spdlog::error("automations: following sandbox {}: {}", *fresh, moved.status().message());
         runner_.Discard(a.org_id, *fresh);
         return false;
       }
+      ADAPT_FAULT_POINT("automation.retry.after_follow");
       runner_.Discard(a.org_id, failed.sandbox_id);
       current.sandbox_id = *fresh;
       current.version++;

@@ -184,6 +184,11 @@ class AutomationService {
   void Launch(const store::AutomationRecord& a, store::RunRecord run);
   // Recover's: follows run `run`, which a previous adaptd left running, to its end.
   void Reattach(store::RunRecord run);
+  // Recover's: deletes each sandbox made to replace an automation's target (retry or
+  // controller recreate) that the automation does not follow: a crash came between its making
+  // and the follow (it would run unused until its TTL, counted against the organization's
+  // limits), or between the follow and the delete of the target it replaced.
+  void DiscardUnfollowedReplacements();
 
   // buffer_one: keeps recorded run `run` (queued) to start when the executing run ends, or
   // starts it now if that run ended meanwhile; skipped_overlap if another already waits.

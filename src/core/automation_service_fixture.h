@@ -47,16 +47,19 @@ class ScriptedRunner : public AutomationRunner {
       }
     return false;
   }
-  Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id) override {
+  Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id,
+                              const std::string& automation_id) override {
     if (org_id != target_org || sandbox_id != target) return NotFound("sandbox gone");
     if (durable) return Conflict("sandbox '" + sandbox_id + "' is durable");
     replaced.push_back(sandbox_id);
+    replaced_for.push_back(automation_id);
     target = "sbx_fresh" + std::to_string(replaced.size());
     return target;
   }
   void Discard(const std::string&, const std::string& sandbox_id) override {
     discarded.push_back(sandbox_id);
   }
+  Result<std::vector<Replacement>> Replacements() override { return replacements; }
   void End(size_t i, AttemptEnd::Kind kind, std::optional<int> exit_code = std::nullopt,
            std::string error = "", std::string out = "") {
     ASSERT_LT(i, started.size());
@@ -76,6 +79,8 @@ class ScriptedRunner : public AutomationRunner {
   std::vector<Started> started;
   std::vector<std::string> cancelled;
   std::vector<std::string> replaced, discarded;
+  std::vector<std::string> replaced_for;  // the automation each replacement was made for
+  std::vector<Replacement> replacements;  // what Replacements lists
   bool durable = false;
 };
 

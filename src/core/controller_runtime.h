@@ -24,7 +24,9 @@ class ControllerRuntime {
   // kResourceExhausted when the organization holds all its places of checkpoint work.
   virtual Status Stop(const std::string& org_id, const std::string& sandbox_id) = 0;
   // A fresh instant sandbox with the settings of `sandbox_id` (SandboxService::Replace).
-  virtual Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id) = 0;
+  // Labelled kReplacementLabel = `automation_id` (automation_runner.h), as a retry's is.
+  virtual Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id,
+                                      const std::string& automation_id) = 0;
   // The replaced target: deleted, best effort.
   virtual void Discard(const std::string& org_id, const std::string& sandbox_id) = 0;
   // Calls `done` once, on any thread, when the sandbox runs (OK) or will not (the reason).

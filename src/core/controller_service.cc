@@ -1,6 +1,7 @@
 #include "core/controller_service.h"
 
 #include "base/client_message.h"
+#include "base/fault_point.h"
 #include "base/ids.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -223,7 +224,7 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
   }
   // kRecreate: a fresh instant sandbox with the target's settings, followed by every
   // automation of the target.
-  auto fresh = runtime_.Replace(a.org_id, sbx);
+  auto fresh = runtime_.Replace(a.org_id, sbx, a.id);
   if (!fresh.ok()) {
     const Status& st = fresh.status();
     run.stdout_text += "\n";
@@ -238,6 +239,7 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
     if (IsBalanceOrLimit(st)) LookAgainAt(a.id, now + kRetryAfterMillis);
     return;
   }
+  ADAPT_FAULT_POINT("controller.recreate.after_replace");
   auto moved = automations_.FollowReplacedSandbox(sbx, *fresh, now);
   if (!moved.ok()) {
     runtime_.Discard(a.org_id, *fresh);
@@ -245,6 +247,7 @@ void ControllerService::Act(const store::AutomationRecord& a, const std::string&
     Finish(a, run, "failed", "following the new sandbox: " + RecordMessage(moved.status()), true);
     return;
   }
+  ADAPT_FAULT_POINT("controller.recreate.after_follow");
   runtime_.Discard(a.org_id, sbx);
   run.sandbox_id = *fresh;
   run.stdout_text += "; recreated it as " + *fresh + ", which its automations now target\n";

@@ -67,8 +67,9 @@ class ScriptedTargets : public ControllerRuntime {
     sandboxes[id].status = "hibernated";
     return Status::Ok();
   }
-  Result<std::string> Replace(const std::string&, const std::string& id) override {
-    calls.push_back("replace " + id);
+  Result<std::string> Replace(const std::string&, const std::string& id,
+                              const std::string& automation_id) override {
+    calls.push_back("replace " + id + " for " + automation_id);
     std::string fresh = "sbx_fresh" + std::to_string(++replaced);
     sandboxes[fresh] = FoundTarget("provisioning");
     return fresh;
@@ -111,9 +112,10 @@ class TargetsRunner : public AutomationRunner {
     ADD_FAILURE() << "a controller's action was re-attached";
   }
   bool Cancel(const std::string&) override { return false; }
-  Result<std::string> Replace(const std::string&, const std::string&) override {
+  Result<std::string> Replace(const std::string&, const std::string&, const std::string&) override {
     return Internal("not here");
   }
+  Result<std::vector<Replacement>> Replacements() override { return std::vector<Replacement>{}; }
   void Discard(const std::string&, const std::string&) override {}
 
  private:
@@ -232,7 +234,8 @@ TEST_F(ControllerServiceTest, AFailedInstantTargetIsRecreatedAndFollowed) {
   targets_.sandboxes["sbx_t"] = FoundTarget("failed");
   targets_.sandboxes["sbx_t"].created_at = now_ - 3'600'000;
   controllers_.TargetChanged("sbx_t");
-  EXPECT_EQ(targets_.calls, (std::vector<std::string>{"replace sbx_t", "discard sbx_t"}));
+  EXPECT_EQ(targets_.calls,
+            (std::vector<std::string>{"replace sbx_t for " + a.id, "discard sbx_t"}));
   store::AutomationRecord after = Stored(a.id);
   EXPECT_EQ(after.sandbox_id, "sbx_fresh1");
   EXPECT_EQ(after.version, a.version + 1);

@@ -309,9 +309,29 @@ void SandboxAutomationRunner::Finish(std::shared_ptr<Execution> e, AttemptEnd en
 }
 
 Result<std::string> SandboxAutomationRunner::Replace(const std::string& org_id,
-                                                     const std::string& sandbox_id) {
-  ASSIGN_OR_RETURN(Sandbox fresh, sandboxes_.Replace(org_id, sandbox_id));
+                                                     const std::string& sandbox_id,
+                                                     const std::string& automation_id) {
+  ASSIGN_OR_RETURN(Sandbox fresh, sandboxes_.Replace(org_id, sandbox_id,
+                                                     {{kReplacementLabel, automation_id},
+                                                      {kReplacedLabel, sandbox_id}}));
   return fresh.id;
+}
+
+Result<std::vector<AutomationRunner::Replacement>> SandboxAutomationRunner::Replacements() {
+  ASSIGN_OR_RETURN(auto labelled, sandboxes_.ListLabelled(kReplacementLabel));
+  std::vector<Replacement> out;
+  for (const auto& s : labelled) {
+    Replacement r{s.org_id, s.id, s.config.labels.at(kReplacementLabel), ""};
+    if (auto replaced = s.config.labels.find(kReplacedLabel); replaced != s.config.labels.end()) {
+      Principal who;
+      who.org_id = s.org_id;
+      auto old = sandboxes_.Get(who, replaced->second);
+      if (old.ok() && old->status != "deleting" && old->status != "deleted")
+        r.replaced_id = replaced->second;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 void SandboxAutomationRunner::Discard(const std::string& org_id, const std::string& sandbox_id) {

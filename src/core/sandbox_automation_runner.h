@@ -40,7 +40,9 @@ class SandboxAutomationRunner : public AutomationRunner {
   void Reattach(const store::AutomationRecord& automation, const store::RunRecord& run,
                 JobAttempts::Done done) override;
   bool Cancel(const std::string& run_id) override;
-  Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id) override;
+  Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id,
+                              const std::string& automation_id) override;
+  Result<std::vector<Replacement>> Replacements() override;
   void Discard(const std::string& org_id, const std::string& sandbox_id) override;
   // adaptd stops: runs in flight report nothing more.
   void Shutdown();

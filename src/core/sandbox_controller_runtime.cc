@@ -40,8 +40,11 @@ Status SandboxControllerRuntime::Stop(const std::string& org_id, const std::stri
 }
 
 Result<std::string> SandboxControllerRuntime::Replace(const std::string& org_id,
-                                                      const std::string& sandbox_id) {
-  ASSIGN_OR_RETURN(Sandbox fresh, sandboxes_.Replace(org_id, sandbox_id));
+                                                      const std::string& sandbox_id,
+                                                      const std::string& automation_id) {
+  ASSIGN_OR_RETURN(Sandbox fresh, sandboxes_.Replace(org_id, sandbox_id,
+                                                     {{kReplacementLabel, automation_id},
+                                                      {kReplacedLabel, sandbox_id}}));
   return fresh.id;
 }
 

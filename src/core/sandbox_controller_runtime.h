@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "core/automation_runner.h"
 #include "core/controller_runtime.h"
 #include "core/sandbox_service.h"
 
@@ -19,7 +20,8 @@ class SandboxControllerRuntime : public ControllerRuntime {
   Result<TargetState> Observe(const std::string& org_id, const std::string& sandbox_id) override;
   Status Start(const std::string& org_id, const std::string& sandbox_id) override;
   Status Stop(const std::string& org_id, const std::string& sandbox_id) override;
-  Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id) override;
+  Result<std::string> Replace(const std::string& org_id, const std::string& sandbox_id,
+                              const std::string& automation_id) override;
   void Discard(const std::string& org_id, const std::string& sandbox_id) override;
   void AwaitRunning(const std::string& org_id, const std::string& sandbox_id,
                     std::function<void(Status)> done) override;

@@ -70,7 +70,7 @@ Result<PowerChange> SandboxService::Fork(const Principal& who, const ForkSandbox
 
   // The fork's own TTL and labels are checked as a create's; the rest is the source's.
   CreateSandbox shape;
-  shape.labels = req.labels.value_or(source.config.labels);
+  shape.labels = req.labels.value_or(CallerLabels(source.config.labels));
   shape.ttl_seconds = req.ttl_seconds;
   shape.no_expiry = req.no_expiry;
   if (!req.ttl_seconds && !req.no_expiry) {

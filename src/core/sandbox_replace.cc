@@ -41,7 +41,8 @@ StartupRequest StartupRequestOf(const store::StartupConfig& s) {
 
 }  // namespace
 
-Result<Sandbox> SandboxService::Replace(const std::string& org_id, const std::string& id) {
+Result<Sandbox> SandboxService::Replace(const std::string& org_id, const std::string& id,
+                                        const std::map<std::string, std::string>& platform_labels) {
   ASSIGN_OR_RETURN(store::SandboxRecord old, store_.GetSandbox(org_id, id));
   if (old.status == "deleting" || old.status == "deleted")
     return NotFound("sandbox '" + id + "' not found");
@@ -62,7 +63,8 @@ Result<Sandbox> SandboxService::Replace(const std::string& org_id, const std::st
   req.cpu = c.cpu;
   req.memory_mib = c.memory_mib;
   req.disk_mib = c.disk_mib;
-  req.labels = c.labels;
+  req.labels = CallerLabels(c.labels);
+  req.platform_labels = platform_labels;
   if (c.image_id)
     req.image_id = c.image_id;
   else
@@ -80,6 +82,15 @@ Result<Sandbox> SandboxService::Replace(const std::string& org_id, const std::st
   auto made = Create(who, req, std::nullopt);
   if (!made.ok()) return made.status().WithContext("replacing sandbox '" + id + "'");
   return made;
+}
+
+Result<std::vector<store::SandboxRecord>> SandboxService::ListLabelled(const std::string& key) {
+  ASSIGN_OR_RETURN(auto sandboxes,
+                   store_.ListSandboxesWithStatus({"provisioning", "running", "stopped",
+                                                   "hibernated", "completed", "failed"}));
+  std::erase_if(sandboxes,
+                [&](const store::SandboxRecord& s) { return !s.config.labels.count(key); });
+  return sandboxes;
 }
 
 }  // namespace adapt::core

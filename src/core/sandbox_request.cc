@@ -45,7 +45,7 @@ Status CheckLabels(const std::map<std::string, std::string>& labels, const Field
     if (key.empty() || key.size() > limits::kMaxLabelKeyBytes)
       return InvalidArgument(names("labels"), "label keys must be 1 to 63 bytes");
     if (HasNul(key)) return InvalidArgument(names("labels"), "label keys must not contain NUL");
-    if (key.rfind("platform.", 0) == 0)
+    if (key.starts_with(kPlatformLabelPrefix))
       return InvalidArgument(field, "label keys beginning with 'platform.' are reserved");
     if (value.size() > limits::kMaxLabelValueBytes)
       return InvalidArgument(field, "label values must be at most 256 bytes");
@@ -272,6 +272,13 @@ Status CheckSecrets(const std::vector<std::string>& secrets, const FieldNames& n
 
 }  // namespace
 
+std::map<std::string, std::string> CallerLabels(const std::map<std::string, std::string>& labels) {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : labels)
+    if (!key.starts_with(kPlatformLabelPrefix)) out.emplace(key, value);
+  return out;
+}
+
 Result<NewSandbox> ValidateCreateSandbox(const CreateSandbox& req, const std::string& default_image,
                                          const FieldNames& names) {
   NewSandbox out;
@@ -297,6 +304,11 @@ Result<NewSandbox> ValidateCreateSandbox(const CreateSandbox& req, const std::st
   }
   RETURN_IF_ERROR(CheckLabels(req.labels, names));
   c.labels = req.labels;
+  for (const auto& [key, value] : req.platform_labels) {
+    if (!key.starts_with(kPlatformLabelPrefix))
+      return Internal("platform label '" + key + "' lacks the 'platform.' prefix");
+    c.labels[key] = value;
+  }
 
   if (req.image && req.image_id)
     return InvalidArgument(names("image_id"), "supply either " + names("image") + " or " +

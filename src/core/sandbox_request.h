@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -76,7 +77,17 @@ struct CreateSandbox {
   bool database = false;  // the organization's database in the environment (needs a network)
   // Which edge asks (the image policy differs): set by the edge, never by its caller's JSON.
   RequestSurface surface = RequestSurface::kApi;
+  // Labels under the reserved "platform." prefix that adaptd sets on sandboxes it makes itself
+  // (an app's replica, an automation's replacement), so that one a crash left behind is found:
+  // set by the core only, never from a caller's JSON, whose labels may not use the prefix.
+  std::map<std::string, std::string> platform_labels;
 };
+
+// The reserved prefix of label keys (seed 001: "Keys beginning with platform. are reserved").
+inline constexpr std::string_view kPlatformLabelPrefix = "platform.";
+// `labels` without the reserved ones: what a sandbox made from another's settings (a fork, a
+// replacement) carries over as its caller's own.
+std::map<std::string, std::string> CallerLabels(const std::map<std::string, std::string>& labels);
 
 // A fork: a new sandbox from a named checkpoint, with its memory, processes and files, the
 // settings of the checkpoint's sandbox and a network of its own (address, egress rules).

@@ -67,6 +67,23 @@ TEST(ValidateCreateSandbox, ALabelWithNulIsToldSoNotThatItIsTooLong) {
   EXPECT_EQ(longer.message(), "label values must be at most 256 bytes");
 }
 
+// A caller's labels may not use the reserved prefix; adaptd's own (platform_labels) are
+// added after the caller's were checked, and carried over only as the caller's are not.
+TEST(ValidateCreateSandbox, OnlyAdaptdSetsPlatformLabels) {
+  Status caller = ErrorOf(With([](auto& r) { r.labels = {{"platform.automation", "aut_x"}}; }));
+  EXPECT_EQ(caller.code(), Code::kInvalidArgument);
+  EXPECT_EQ(caller.field(), "labels.platform.automation");
+  auto made = ValidateCreateSandbox(With([](auto& r) {
+                                      r.labels = {{"name", "a"}};
+                                      r.platform_labels = {{"platform.app", "app_x"}};
+                                    }),
+                                    "debian:12", {});
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  EXPECT_EQ(made->config.labels,
+            (std::map<std::string, std::string>{{"name", "a"}, {"platform.app", "app_x"}}));
+  EXPECT_EQ(CallerLabels(made->config.labels), (std::map<std::string, std::string>{{"name", "a"}}));
+}
+
 TEST(ValidateCreateSandbox, NamingStorageAsksForADurableSandbox) {
   auto r = ValidateCreateSandbox(With([](auto& r) { r.storage = "data"; }), "debian:12");
   ASSERT_TRUE(r.ok()) << r.status().message();

@@ -5,6 +5,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,8 +88,13 @@ class SandboxService {
   // A fresh instant sandbox with the settings, env and secrets of `id` and its expiry time (not
   // a new TTL), created as Create does (limits, balance); for an automation's retry after an
   // infrastructure failure (sandbox_replace.cc). kConflict for a durable sandbox, kNotFound
-  // for one deleted or expired. `id` itself is left as it is.
-  Result<Sandbox> Replace(const std::string& org_id, const std::string& id);
+  // for one deleted or expired. `id` itself is left as it is. The fresh sandbox carries `id`'s
+  // labels but its reserved ones, and `platform_labels` (whose it is).
+  Result<Sandbox> Replace(const std::string& org_id, const std::string& id,
+                          const std::map<std::string, std::string>& platform_labels);
+  // Every organization's sandboxes that are not deleted or being deleted and carry label `key`
+  // (a reserved one adaptd set), for recovery at start-up.
+  Result<std::vector<store::SandboxRecord>> ListLabelled(const std::string& key);
   // Records a fork of named checkpoint `req.from_checkpoint` of `who`'s organization and
   // restores it in the background (sandbox_fork.cc); returns the fork provisioning and its
   // fork operation (Pending, then Running, Completed once it runs, or Failed with why). The

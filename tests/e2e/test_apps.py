@@ -123,7 +123,7 @@ def test_deploy_fetch_scale_and_delete_leave_the_source_untouched(d, client):
     # The replicas are sandboxes of their own: restricted, no expiry, labelled with the app.
     replica = client.get(app["replicaSandboxes"][0]["sandboxId"])
     assert replica["id"] != sid and replica["securityProfile"] == "restricted", replica
-    assert replica["labels"]["adapt-app"] == app["id"] and replica["expiresAt"] is None, replica
+    assert replica["labels"]["platform.app"] == app["id"] and replica["expiresAt"] is None, replica
 
     for wanted in (3, 0, 2):
         status, scaled = client.api("POST", "/v1/apps/%s/scale" % app["id"], {"replicas": wanted})

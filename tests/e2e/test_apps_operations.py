@@ -63,7 +63,7 @@ def labelled(client, app_id):
     """The organization's live sandboxes labelled for the app."""
     out = set()
     for s in client.list_all():
-        if s.get("labels", {}).get("adapt-app") == app_id and s["status"] in (
+        if s.get("labels", {}).get("platform.app") == app_id and s["status"] in (
                 "provisioning", "running"):
             out.add(s["id"])
     return out
