@@ -266,16 +266,21 @@ TEST_F(AppSupervisionTest, ReadyReplicasChecksFollowTheReleasesThresholdAndTheir
   store::AppReplicaRecord r = ReplicaWhen(id, [](const auto& r) { return r.state == "unready"; });
   EXPECT_GE(r.check_failures, 2);
   EXPECT_EQ(r.check_failure, "its port 8000 has no network address");
-  auto events = store_.ListEvents(org_, "", 0, 100);
-  ASSERT_TRUE(events.ok());
-  int unready = 0;
-  for (const auto& e : *events) {
-    if (e.status != "replica.unready") continue;
-    ++unready;
-    EXPECT_EQ(e.replica_id, id);
-    EXPECT_NE(e.message.find("(2 checks in a row)"), std::string::npos) << e.message;
+  // The event follows the replica's record (a write of its own): waited for, within a bound.
+  std::vector<store::EventRecord> unready;
+  for (const auto deadline = std::chrono::steady_clock::now() + 60s;;) {
+    auto events = store_.ListEvents(org_, "", 0, 100);
+    ASSERT_TRUE(events.ok());
+    unready.clear();
+    for (const auto& e : *events)
+      if (e.status == "replica.unready") unready.push_back(e);
+    if (!unready.empty() || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(20ms);
   }
-  EXPECT_EQ(unready, 1);
+  ASSERT_EQ(unready.size(), 1u);
+  EXPECT_EQ(unready[0].replica_id, id);
+  EXPECT_NE(unready[0].message.find("(2 checks in a row)"), std::string::npos)
+      << unready[0].message;
 
   // adaptd restarts: the replica is still unready, and the app still says why.
   NewService();

@@ -274,56 +274,67 @@ def test_crash_during_a_slot_claim(crash_daemon, point):
     org.api("DELETE", "/v1/sandboxes/" + sid)
 
 
-# An automation's retry after an infrastructure failure makes a fresh sandbox, has the
-# automation follow it, then deletes the target it replaced. A crash between the first two left
-# a running sandbox nothing used until its TTL; one between the last two, the old target. The
-# restarted adaptd deletes whichever one the automation does not follow (its reserved label
-# platform.automation names the automation).
-RETRY_POINTS = ["automation.retry.after_replace", "automation.retry.after_follow"]
+# An automation's retry after an infrastructure failure, and a controller's recreate of a dead
+# instant target, make a fresh sandbox, have the automation follow it, then delete the target it
+# replaced. A crash between the first two left a running sandbox nothing used until its TTL; one
+# between the last two, the old target. The restarted adaptd deletes whichever one no
+# automation follows (the reserved labels platform.automation and platform.replaces say whose
+# it is and what it replaced).
+REPLACE_POINTS = ["automation.retry.after_replace", "automation.retry.after_follow",
+                  "controller.recreate.after_replace", "controller.recreate.after_follow"]
 
 
-@pytest.mark.parametrize("point", RETRY_POINTS)
-def test_crash_during_a_retrys_replacement(crash_daemon, point):
+def kill_sandbox(d, sid):
+    killed = subprocess.run([harness.RUNSC, "--root", harness.runsc_root(d.state_dir), "kill",
+                             sid, "KILL"], capture_output=True, text=True, timeout=60)
+    assert killed.returncode == 0, killed.stderr
+
+
+@pytest.mark.parametrize("point", REPLACE_POINTS)
+def test_crash_during_a_replacement_of_an_automations_target(crash_daemon, point):
     d = crash_daemon
     restart(d)
     org = d.new_org()
     sid = org.wait_for_status(org.create({"cpu": 1, "memoryMiB": 256})["id"], "running", 120)["id"]
     harness.wait_for_agent(org, sid)
-    # Only the first sandbox has /tmp/hang: its attempt waits there until the sandbox is killed.
-    out = harness.run_command(org, sid, command="touch /tmp/hang")
-    assert out["exitCode"] == 0, out
-    status, a = org.api("POST", "/v1/automations", {
-        "sandboxId": sid, "intervalSeconds": 3600, "maxAttempts": 2,
-        "command": "if [ -e /tmp/hang ]; then sleep 600; fi; echo retried"})
-    assert status == 201, a
-    restart(d, point)
-    harness.wait_for_agent(org, sid)
-    status, run = org.api("POST", "/v1/automations/%s/trigger" % a["id"])
-    assert status == 202, (status, run)
-    deadline = time.monotonic() + 60
-    while org.api("GET", "/v1/runs/" + run["id"])[1]["status"] != "running":
-        assert time.monotonic() < deadline, "the first attempt never ran"
-        time.sleep(0.25)
-    killed = subprocess.run([harness.RUNSC, "--root", harness.runsc_root(d.state_dir), "kill",
-                             sid, "KILL"], capture_output=True, text=True, timeout=60)
-    assert killed.returncode == 0, killed.stderr
+    if point.startswith("automation."):
+        # Only the first sandbox has /tmp/hang: its attempt waits there until it is killed.
+        out = harness.run_command(org, sid, command="touch /tmp/hang")
+        assert out["exitCode"] == 0, out
+        status, a = org.api("POST", "/v1/automations", {
+            "sandboxId": sid, "intervalSeconds": 3600, "maxAttempts": 2,
+            "command": "if [ -e /tmp/hang ]; then sleep 600; fi; echo retried"})
+        assert status == 201, a
+        restart(d, point)
+        harness.wait_for_agent(org, sid)
+        status, run = org.api("POST", "/v1/automations/%s/trigger" % a["id"])
+        assert status == 202, (status, run)
+        deadline = time.monotonic() + 60
+        while org.api("GET", "/v1/runs/" + run["id"])[1]["status"] != "running":
+            assert time.monotonic() < deadline, "the first attempt never ran"
+            time.sleep(0.25)
+    else:
+        status, a = org.api("POST", "/v1/automations", {
+            "kind": "controller", "sandboxId": sid, "desiredState": "running"})
+        assert status == 201, a
+        restart(d, point)
+    kill_sandbox(d, sid)
     wait_for_crash(d, point, timeout=120)
     restart(d)
-    status, after = org.api("GET", "/v1/automations/" + a["id"])
-    assert status == 200, after
-    if point == "automation.retry.after_replace":
-        assert after["sandboxId"] == sid, after
-    else:
-        assert after["sandboxId"] != sid, after
-    # Whatever the crash left, the organization ends with the automation's target only.
+    followed = org.api("GET", "/v1/automations/" + a["id"])[1]["sandboxId"]
+    assert (followed == sid) == point.endswith("after_replace"), (point, followed, sid)
+    # Whatever the crash left, the organization ends with the automation's target only (a
+    # controller may make one more: it follows a target that is dead).
     deadline = time.monotonic() + 120
     while True:
+        target = org.api("GET", "/v1/automations/" + a["id"])[1]["sandboxId"]
         live = [s for s in org.list_all() if s["status"] not in ("deleting", "deleted")]
-        if [s["id"] for s in live] == [after["sandboxId"]]:
+        if [s["id"] for s in live] == [target]:
             break
         assert time.monotonic() < deadline, "left after the restart: %r" % live
         time.sleep(0.5)
+    # What is left of adaptd's making says whose it is.
     made = [s for s in org.list_all() if s["id"] != sid]
     assert all(s["labels"].get("platform.automation") == a["id"] for s in made), made
     assert org.api("DELETE", "/v1/automations/" + a["id"])[0] in (200, 204)
-    org.api("DELETE", "/v1/sandboxes/" + after["sandboxId"])
+    org.api("DELETE", "/v1/sandboxes/" + target)
