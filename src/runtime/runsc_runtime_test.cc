@@ -1,5 +1,6 @@
-// RunscRuntime against the real runsc: needs root, runsc, and the Debian 12 image that
-// scripts/build-image.sh builds. Slow (each case boots a gVisor sandbox): ctest label "runtime".
+// RunscRuntime against the real runsc (fixture: runsc_runtime_fixture.h): runs, networks, limits,
+// image copies and checkpoints; Destroy and what ends leave are in runsc_runtime_teardown_test.cc.
+// Slow (each case boots a gVisor sandbox): ctest label "runtime".
 #include "runtime/runsc_runtime.h"
 
 #include <gtest/gtest.h>
@@ -21,154 +22,13 @@
 #include "os/temp_dir.h"
 #include "runtime/agent_hub.h"
 #include "runtime/checkpoint_store.h"
-
-#ifndef ADAPT_SHIM_PATH
-#error "ADAPT_SHIM_PATH must name the adapt-shim binary"
-#endif
-#ifndef ADAPT_PAUSE_PATH
-#error "ADAPT_PAUSE_PATH must name the adapt-pause binary"
-#endif
-#ifndef ADAPT_DEFAULT_IMAGES_DIR
-#error "ADAPT_DEFAULT_IMAGES_DIR must name the directory scripts/build-image.sh fills"
-#endif
+#include "runtime/runsc_runtime_fixture.h"
 
 namespace adapt::runtime {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string ImageRootfs() {
-  const char* env = std::getenv("ADAPT_IMAGES_DIR");
-  std::string images = env && *env ? env : ADAPT_DEFAULT_IMAGES_DIR;
-  return images + "/debian_12/rootfs";
-}
-
-class RunscRuntimeTest : public testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_EQ(::geteuid(), 0u) << "runsc_runtime_test runs real sandboxes and must run as root";
-    rootfs_ = ImageRootfs();
-    ASSERT_TRUE(os::Exists(rootfs_ + "/bin/sh"))
-        << "no Debian 12 image at " << rootfs_
-        << ": run scripts/build-image.sh build/images (or set ADAPT_IMAGES_DIR)";
-
-    state_dir_ = base_ + "/state";
-    helpers_dir_ = base_ + "/helpers";
-    ASSERT_TRUE(os::MakeDirs(helpers_dir_, 0755).ok());
-    std::filesystem::copy_file(ADAPT_PAUSE_PATH, helpers_dir_ + "/adapt-pause");
-    std::filesystem::permissions(helpers_dir_ + "/adapt-pause", std::filesystem::perms(0755));
-
-    options_.state_dir = state_dir_;
-    options_.shim_binary = ADAPT_SHIM_PATH;
-    options_.helpers_dir = helpers_dir_;
-    StartRuntime();
-  }
-
-  void StartRuntime() {
-    runtime_ = std::make_unique<RunscRuntime>(options_);
-    Status st = runtime_->Init();
-    ASSERT_TRUE(st.ok()) << st.message();
-  }
-
-  void TearDown() override {
-    // Whatever a failed case left behind: the runsc sandbox, mounts, cgroups, files. Best
-    // effort: most of it is already gone after a passing case.
-    for (const auto& id : launched_) {
-      if (runtime_) (void)runtime_->Destroy(id, false);
-      (void)os::RunCommand({"runsc", "--root=" + state_dir_ + "/runsc", "delete", "--force", id});
-      (void)os::RemoveSandboxCgroup(id);
-    }
-    if (!state_dir_.empty()) {
-      for (const auto& m : os::MountsUnder(state_dir_)) (void)os::Unmount(m);
-    }
-  }
-
-  // Launches `argv` and waits until its shim reported the workload's end; its id.
-  std::string LaunchUntilEnded(std::vector<std::string> argv) {
-    LaunchRequest req = Request(std::move(argv));
-    EXPECT_TRUE(runtime_->Launch(req).ok());
-    WaitFor(req.spec.id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
-    return req.spec.id;
-  }
-
-  LaunchRequest Request(std::vector<std::string> argv) {
-    LaunchRequest req;
-    req.spec.id = NewId("sbx");
-    launched_.push_back(req.spec.id);
-    req.spec.hostname = req.spec.id;
-    req.spec.process.argv = std::move(argv);
-    req.spec.process.env = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                            "HOME=/root"};
-    req.spec.memory_mib = 256;
-    req.image_rootfs = rootfs_;
-    req.disk_mib = 64;
-    req.network_none = true;
-    return req;
-  }
-
-  // Observes `id` until `done` holds or `timeout` passes; returns the last observation.
-  Observation WaitFor(const std::string& id, const std::function<bool(const Observation&)>& done,
-                      std::chrono::seconds timeout = 60s) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    Observation last;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto obs = runtime_->Observe(id);
-      if (obs.ok()) {
-        last = std::move(*obs);
-        if (done(last)) return last;
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-    ADD_FAILURE() << "timed out waiting for sandbox " << id;
-    return last;
-  }
-
-  // Runs sandboxes through a wrapper around runsc: a shell script that sets $sub (runsc's
-  // subcommand) and $id (its last argument), runs `on_call`, then runsc itself.
-  void UseRunscWrapper(const std::string& on_call) {
-    options_.runsc = base_ + "/runsc-wrapper";
-    ASSERT_TRUE(
-        os::WriteFileAtomic(options_.runsc,
-                            "#!/bin/sh\n"
-                            "sub=\n"
-                            "for a in \"$@\"; do\n"
-                            "  case \"$a\" in --*) ;; *) [ -n \"$sub\" ] || sub=\"$a\" ;; esac\n"
-                            "  id=\"$a\"\n"
-                            "done\n" +
-                                on_call + "\nexec runsc \"$@\"\n",
-                            0755)
-            .ok());
-    StartRuntime();
-  }
-
-  // A key for the encrypted checkpoint store, so that checkpoints can be taken.
-  static std::string StoreKey() {
-    auto key = DeriveCheckpointStoreKey(std::string(32, 'm'));
-    EXPECT_TRUE(key.ok()) << key.status().message();
-    return key.ok() ? *key : std::string();
-  }
-
-  bool RunscKnows(const std::string& id) {
-    auto r = os::RunCommand({"runsc", "--root=" + state_dir_ + "/runsc", "list"});
-    EXPECT_TRUE(r.ok());
-    if (r.ok() && r->output.find(id) != std::string::npos) return true;
-    for (const auto& name : os::ListDir(state_dir_ + "/runsc")) {
-      if (name.find(id) != std::string::npos) return true;
-    }
-    return false;
-  }
-
-  std::string rootfs_;
-  os::TempDir tmp_{"runsc-test"};
-  const std::string base_ = tmp_.path();
-  std::string state_dir_;
-  std::string helpers_dir_;
-  // For a case that gives the runtime agents: alive until after TearDown's Destroy calls.
-  AgentHub hub_;
-  RunscOptions options_;
-  std::unique_ptr<RunscRuntime> runtime_;
-  std::vector<std::string> launched_;
-};
+using testing_support::RunscRuntimeTest;
 
 TEST_F(RunscRuntimeTest, CommandExitCodeAndOutputAreCaptured) {
   LaunchRequest req = Request({"/bin/sh", "-c", "echo to-stdout; echo to-stderr >&2; exit 3"});
@@ -417,102 +277,6 @@ TEST_F(RunscRuntimeTest, TheWritableLayerIsCopiedWithTheSandboxPaused) {
   EXPECT_TRUE(runtime_->Destroy(id, false).ok());
 }
 
-// A startup command that ends before its agent has started: the agent's `runsc exec` is
-// stopped before the shim's `runsc delete`, or it would take runsc's lock on the container once
-// the delete had removed it and leave the lock file behind (a wrapper holds each exec for 1 s).
-TEST_F(RunscRuntimeTest, AnAgentExecStillStartingWhenTheWorkloadEndsIsStoppedBeforeTheDelete) {
-  options_.agents = &hub_;
-  std::filesystem::copy_file(ADAPT_PAUSE_PATH, helpers_dir_ + "/adapt-agent");
-  const std::string log = base_ + "/runsc-calls";
-  // The exec ends the workload itself (a loaded machine may reap a short workload before the
-  // exec has even begun), then holds on for a second as a slow start would.
-  UseRunscWrapper("case \"$sub\" in exec) echo exec >>" + log +
-                  "\n  c=; n=0; for a in \"$@\"; do case \"$a\" in --*) ;; *) n=$((n+1));"
-                  " [ $n = 2 ] && c=\"$a\";; esac; done\n"
-                  "  runsc --root=" +
-                  state_dir_ +
-                  "/runsc kill \"$c\" KILL\n"
-                  "  sleep 1; echo exec-late >>" +
-                  log +
-                  ";;\n"
-                  "delete) echo delete >>" +
-                  log + ";; esac");
-  if (HasFatalFailure()) return;
-  const std::string id = LaunchUntilEnded({"/bin/sleep", "60"});
-  if (HasFailure()) return;
-  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
-  // Longer than the wrapper holds an exec: one left running would have gone on by now.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  auto calls = os::ReadFile(log);
-  ASSERT_TRUE(calls.ok());
-  EXPECT_NE(calls->find("exec\n"), std::string::npos) << "the agent's exec never started";
-  size_t deleted = calls->find("delete");
-  ASSERT_NE(deleted, std::string::npos) << *calls;
-  EXPECT_EQ(calls->find("exec-late", deleted), std::string::npos) << *calls;
-  for (const auto& file : os::ListDir(state_dir_ + "/runsc"))
-    EXPECT_EQ(file.find(id), std::string::npos) << "runsc's " << file << " outlived the sandbox";
-}
-
-// A sandbox whose workload ended is deleted by its shim, after it reported the end; a Destroy
-// asked for meanwhile (a client deleting a completed sandbox at once) ran a second `runsc
-// delete` beside the shim's, which took runsc's lock after the first had removed the container
-// and left the lock file behind for good. It waits for the shim's delete instead.
-TEST_F(RunscRuntimeTest, ADestroyWhileTheShimDeletesTheEndedSandboxRunsNoSecondDelete) {
-  const std::string log = base_ + "/runsc-calls";
-  UseRunscWrapper("case \"$sub\" in delete) echo delete >>" + log + "; sleep 1;; esac");
-  if (HasFatalFailure()) return;
-  const std::string id = LaunchUntilEnded({"/bin/true"});
-  if (HasFailure()) return;
-  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
-  auto calls = os::ReadFile(log);
-  ASSERT_TRUE(calls.ok());
-  EXPECT_EQ(*calls, "delete\n") << "one delete, the shim's";
-  for (const auto& file : os::ListDir(state_dir_ + "/runsc"))
-    EXPECT_EQ(file.find(id), std::string::npos) << "runsc's " << file << " outlived the sandbox";
-}
-
-// A lock file a racing runsc call left without its state file goes with the sandbox.
-TEST_F(RunscRuntimeTest, DestroyRemovesALockFileRunscLeftWithoutItsState) {
-  const std::string id = LaunchUntilEnded({"/bin/true"});
-  if (HasFailure()) return;
-  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
-  const std::string lock = state_dir_ + "/runsc/" + id + "_sandbox:" + id + ".lock";
-  ASSERT_TRUE(os::WriteFileAtomic(lock, "", 0640).ok());
-  const std::string other = state_dir_ + "/runsc/sbx_other_sandbox:sbx_other.lock";
-  ASSERT_TRUE(os::WriteFileAtomic(other, "", 0640).ok());
-  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
-  EXPECT_FALSE(os::Exists(lock));
-  EXPECT_TRUE(os::Exists(other)) << "another sandbox's file is not this Destroy's";
-}
-
-TEST_F(RunscRuntimeTest, DestroyKeepingTheDiskUnmountsButKeepsTheImage) {
-  LaunchRequest req = Request({"/bin/sh", "-c", "echo kept > /data.txt"});
-  const std::string id = req.spec.id;
-  ASSERT_TRUE(runtime_->Launch(req).ok());
-  Observation obs =
-      WaitFor(id, [](const Observation& o) { return o.state.phase == ShimPhase::kExited; });
-  ASSERT_EQ(obs.state.phase, ShimPhase::kExited);
-  EXPECT_EQ(obs.state.exit_code, 0);
-
-  const std::string dir = runtime_->SandboxDir(id);
-  ASSERT_TRUE(runtime_->Destroy(id, true).ok());
-  EXPECT_TRUE(os::MountsUnder(dir).empty());
-  EXPECT_TRUE(os::Exists(dir + "/disk.img"));
-  EXPECT_FALSE(os::SandboxCgroupExists(id));
-
-  // The write landed on the sandbox's own disk, not in the shared image.
-  EXPECT_FALSE(os::Exists(rootfs_ + "/data.txt"));
-  ASSERT_TRUE(os::MakeDirs(base_ + "/inspect").ok());
-  ASSERT_TRUE(os::MountLoopExt4(dir + "/disk.img", base_ + "/inspect").ok());
-  auto text = os::ReadFile(base_ + "/inspect/upper/data.txt");
-  EXPECT_TRUE(os::Unmount(base_ + "/inspect").ok());
-  ASSERT_TRUE(text.ok()) << text.status().message();
-  EXPECT_EQ(*text, "kept\n");
-
-  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
-  EXPECT_FALSE(os::Exists(dir));
-}
-
 // A `runsc checkpoint` that hangs is killed at its time limit: the checkpoint fails saying so
 // and leaves no image, rather than hold its thread and the sandbox's lock for good.
 TEST_F(RunscRuntimeTest, ACheckpointPastItsTimeLimitIsKilledAndLeavesNoImage) {
@@ -567,42 +331,6 @@ TEST_F(RunscRuntimeTest, StartUpRemovesTheCopiesAnInterruptedCheckpointLeft) {
   EXPECT_FALSE(os::Exists(home + "/checkpoints/big.partial"));
   for (const auto& f : whole) EXPECT_TRUE(os::Exists(f)) << f;
   EXPECT_EQ(runtime_->ListNamedCheckpoints(id).size(), 1u);
-}
-
-TEST_F(RunscRuntimeTest, ListNamesOnlySandboxIds) {
-  // runsc's own files ("<id>_sandbox:<id>.state", ".lock") must come back as the id, once.
-  LaunchRequest req = Request({"/.adapt/adapt-pause"});
-  ASSERT_TRUE(runtime_->Launch(req).ok());
-  EXPECT_EQ(runtime_->List(), std::vector<std::string>{req.spec.id});
-  ASSERT_TRUE(runtime_->Destroy(req.spec.id, false).ok());
-  EXPECT_TRUE(runtime_->List().empty());
-}
-
-TEST_F(RunscRuntimeTest, DestroyAfterTheShimDiedStillStopsTheSandbox) {
-  LaunchRequest req = Request({"/.adapt/adapt-pause"});
-  const std::string id = req.spec.id;
-  ASSERT_TRUE(runtime_->Launch(req).ok());
-  auto obs = runtime_->Observe(id);
-  ASSERT_TRUE(obs.ok());
-  ASSERT_EQ(obs->state.phase, ShimPhase::kRunning);
-  const pid_t sandbox_pid = static_cast<pid_t>(obs->state.sandbox_pid);
-  ASSERT_GT(sandbox_pid, 0);
-
-  // The monitor dies (OOM killer, an operator's kill -9); the sandbox itself lives on.
-  ASSERT_TRUE(os::Signal(static_cast<pid_t>(obs->state.shim_pid), SIGKILL).ok());
-  WaitFor(
-      id, [](const Observation& o) { return !o.monitor_alive; }, 10s);
-
-  ASSERT_TRUE(runtime_->Destroy(id, false).ok());
-  EXPECT_FALSE(RunscKnows(id));
-  EXPECT_FALSE(os::SandboxCgroupExists(id));
-  EXPECT_TRUE(os::MountsUnder(state_dir_).empty());
-  bool sandbox_gone = false;
-  for (int i = 0; i < 100 && !sandbox_gone; ++i) {
-    sandbox_gone = !os::ProcessMatches(sandbox_pid, id);
-    if (!sandbox_gone) std::this_thread::sleep_for(50ms);
-  }
-  EXPECT_TRUE(sandbox_gone) << "the runsc sandbox process " << sandbox_pid << " still runs";
 }
 
 }  // namespace
