@@ -86,13 +86,17 @@ Status ExternalPostgres::Start() {
   if (slots.ok() && *slots &&
       std::from_chars((*slots)->data(), (*slots)->data() + (*slots)->size(), open_slots).ec ==
           std::errc()) {
+    slots_unread_ = false;
     int64_t share = std::max<int64_t>(1, open_slots - kAdaptdConnections);
     if (sandbox_sessions_ != share) {
       sandbox_sessions_ = share;
       spdlog::info("PostgreSQL: the external server has room for {} sandbox sessions", share);
       if (sessions_changed_) sessions_changed_(share);
     }
-  } else {
+  } else if (!slots_unread_) {
+    // Once until it can be read again: Start runs at every use of the server. The last size
+    // read stays in force meanwhile.
+    slots_unread_ = true;
     spdlog::warn("PostgreSQL: the external server's max_connections could not be read: {}",
                  slots.ok() ? "no value" : url_.Scrub(slots.status().message()));
   }

@@ -60,6 +60,7 @@ class ExternalPostgres : public DatabaseServer {
   std::optional<bool> reachable_;  // nullopt: never checked
   std::string version_;
   std::optional<int64_t> sandbox_sessions_;
+  bool slots_unread_ = false;  // the last check could not read max_connections (logged once)
   std::function<void(int64_t)> sessions_changed_;
 };
 
