@@ -85,9 +85,8 @@ void AddSubmit(CLI::App& group, Invocation& invocation) {
       return Status::Ok();
     };
     invocation.run = [o, &invocation](const ApiClient& client, const Console& console) {
-      HeaderList headers;
-      if (!o->idempotency_key.empty()) headers.push_back({"Idempotency-Key", o->idempotency_key});
-      ASSIGN_OR_RETURN(json job, JsonOrError(client.Post("/v1/jobs", o->body, headers)));
+      ASSIGN_OR_RETURN(json job, JsonOrError(client.Post("/v1/jobs", o->body,
+                                                         IdempotencyHeaders(o->idempotency_key))));
       if (invocation.json) {
         console.out << PrettyJson(job);
       } else {

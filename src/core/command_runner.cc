@@ -26,6 +26,12 @@ constexpr auto kLostWithTheSandbox = std::chrono::seconds(30);
 
 constexpr char kAgentGone[] =
     "the connection to the sandbox's agent was lost while the command ran; its outcome is unknown";
+constexpr char kExecAfterEnd[] =
+    "the sandbox stopped running as the command started, so runsc could not run it";
+// runsc's own failures (it could not run the command at all) exit with this status.
+constexpr int kRunscFailed = 128;
+// The shim records a workload's end tens of milliseconds after gVisor stopped it.
+constexpr auto kExecEndSettle = std::chrono::seconds(1);
 
 // Appends to a stream's tail, keeping at least the latest kKeptBytesPerStream bytes while
 // bounding memory to twice that.
@@ -434,6 +440,12 @@ void CommandRunner::Finish(Running& c) {
       std::lock_guard lock(c.mu);
       lost = c.agent_exit.lost;
     }
+    const bool exec_refused = !c.via_agent && ExecRefusedByEndedSandbox(c);
+    if (exec_refused) {
+      lost = true;
+      std::lock_guard lock(c.mu);
+      if (c.lost_why.empty()) c.lost_why = kExecAfterEnd;
+    }
     // A lost command is written under mu_, so that SandboxEnded sees it either running here
     // (then ended_ gives its reason now) or recorded in lost_ (then it writes it again).
     std::unique_lock runner_lock(mu_, std::defer_lock);
@@ -442,7 +454,9 @@ void CommandRunner::Finish(Running& c) {
     store::CommandRecord& r = c.record;
     std::string reason = c.kill_reason.empty() ? "exited" : c.kill_reason;
     int code = -1, sig = 0;
-    if (c.via_agent) {
+    if (exec_refused) {
+      reason = "lost";
+    } else if (c.via_agent) {
       if (c.agent_exit.lost) reason = "lost";
       code = c.agent_exit.exit_code;
       sig = c.agent_exit.signal;
@@ -494,6 +508,22 @@ void CommandRunner::Finish(Running& c) {
     if (!c.via_agent) runtime_.ForgetExec(record->sandbox_id, c.process.tree_id);
   }
   Unregister(c.record.id);
+}
+
+bool CommandRunner::ExecRefusedByEndedSandbox(Running& c) {
+  {
+    std::lock_guard lock(c.mu);
+    if (!c.kill_reason.empty() || !c.fault.empty()) return false;
+  }
+  if (c.exit.signaled() || c.exit.exit_code != kRunscFailed) return false;
+  const auto until = std::chrono::steady_clock::now() + kExecEndSettle;
+  for (;;) {
+    auto seen = runtime_.Observe(c.record.sandbox_id);
+    if (!seen.ok()) return seen.status().code() == Code::kNotFound;
+    if (seen->state.phase == runtime::ShimPhase::kExited) return true;
+    if (stopping_ || std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 void CommandRunner::SaveOutput(Running& c) {

@@ -113,6 +113,10 @@ class CommandRunner {
   void WatchAgent(std::shared_ptr<Running> command);
   void ReattachAndWatch(std::shared_ptr<Running> command, std::chrono::milliseconds wait);
   void Finish(Running& c);
+  // Whether `runsc exec` could not run the command because its sandbox's workload had ended
+  // (the container stopped or gone): it exits 128 then, which is the sandbox's end, not the
+  // command's exit status. Waits up to kExecEndSettle for the shim to record the end.
+  bool ExecRefusedByEndedSandbox(Running& c);
   // Where a watcher that threw lands (command_runner_fault.cc): the command is recorded lost
   // with `error`, unless Finish recorded it already.
   void FailWatch(const std::shared_ptr<Running>& c, const std::string& error);

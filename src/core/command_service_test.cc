@@ -437,6 +437,37 @@ TEST_F(CommandServiceTest, AnExecThatFailsToStartRecordsNothing) {
   EXPECT_TRUE(page->items.empty());
 }
 
+// What runsc exec does once the sandbox's workload has ended: it says so and exits 128.
+constexpr const char* kRunscRefusal =
+    "sleep 0.2; echo 'cannot execute in container in state stopped' >&2; exit 128";
+
+TEST_F(CommandServiceTest, ACommandRunscCouldNotRunInASandboxThatEndedIsLostNotExited) {
+  // The stress run of 2026-12-06: commands sent as a startup command ended came back exited
+  // 128 with runsc's complaint as their stderr, as if the program had said it.
+  auto sandbox = Insert(NewSandbox("running"));
+  exec_.AddRunning(sandbox.id);
+  std::string id = Started(sandbox.id, Shell(kRunscRefusal));
+  exec_.Exit(sandbox.id, 0);
+  Command c = Finished(sandbox.id, id);
+  EXPECT_EQ(c.status, "lost");
+  EXPECT_FALSE(c.exit_code.has_value());
+  EXPECT_EQ(c.error,
+            "the sandbox stopped running as the command started, so runsc could not run it");
+  // The sandbox's own end, once recorded, says why instead (as for a command lost with its
+  // agent).
+  service_->SandboxEnded(sandbox.id, "the startup command exited with 0", true);
+  EXPECT_EQ(StoredCommand(sandbox.id, id).error, "the startup command exited with 0");
+}
+
+TEST_F(CommandServiceTest, AProgramThatExits128InASandboxThatRunsOnExited128) {
+  auto sandbox = Insert(NewSandbox("running"));
+  exec_.AddRunning(sandbox.id);
+  Command c = Finished(sandbox.id, Started(sandbox.id, Shell(kRunscRefusal)));
+  EXPECT_EQ(c.status, "exited");
+  EXPECT_EQ(c.exit_code, 128);
+  EXPECT_EQ(c.error, "");
+}
+
 TEST_F(CommandServiceTest, ReconcileMarksCommandsLeftRunningLost) {
   auto sandbox = Insert(NewSandbox("running"));
   auto c = RunningCommand(sandbox.id);

@@ -312,21 +312,45 @@ Result<std::unique_ptr<FileOp>> FileService::StartViaAgent(
   return StartAgentFileOp(std::move(agent), std::move(spawn));
 }
 
+Status FileService::JudgedAgainstSandbox(const Principal& who, const std::string& sandbox_id,
+                                         Status failed) {
+  // The sandbox's own refusals (Conflict, NotFound, ...) and a client that went away stand.
+  if (failed.code() != Code::kInternal && failed.code() != Code::kUnavailable) return failed;
+  const auto until = std::chrono::steady_clock::now() + end_settle_;
+  for (;;) {
+    auto r = store_.GetSandbox(who.org_id, sandbox_id);
+    if (!r.ok()) return failed;
+    if (r->status != "running")
+      return Conflict("sandbox " + sandbox_id +
+                      " stopped running during the file operation (it is " + r->status +
+                      " now); files are available only while it runs");
+    auto seen = runtime_.Observe(sandbox_id);
+    if (seen.ok() && seen->state.phase == runtime::ShimPhase::kExited)
+      return Conflict("sandbox " + sandbox_id +
+                      " stopped running during the file operation (its workload ended); files "
+                      "are available only while it runs");
+    if (std::chrono::steady_clock::now() >= until) return failed;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 Result<std::string> FileService::RunToEnd(const Principal& who, const std::string& sandbox_id,
                                           std::vector<std::string> args, const ByteSource* source,
                                           std::string* served_by) {
   ASSIGN_OR_RETURN(Started started, Start(who, sandbox_id, std::move(args)));
   FileOp& p = *started.process;
   if (served_by) *served_by = p.served_by();
+  auto judged = [&](Status st) { return JudgedAgainstSandbox(who, sandbox_id, std::move(st)); };
   if (source) {
     // The client went away: the agent is killed before it renames anything into place.
-    RETURN_IF_ERROR(Feed(*source, p.input_fd(), {silence_limit_}));
+    if (Status fed = Feed(*source, p.input_fd(), {silence_limit_}); !fed.ok())
+      return judged(std::move(fed));
   }
   p.CloseInput();
   auto out = ReadAll(p.output_fd(), kMaxReplyBytes, {silence_limit_});
   // A tool that stalled is not waited for again: dropping the operation kills it.
-  if (!out.ok() && out.status().code() == Code::kUnavailable) return out.status();
-  RETURN_IF_ERROR(p.Finish());
+  if (!out.ok() && out.status().code() == Code::kUnavailable) return judged(out.status());
+  if (Status finished = p.Finish(); !finished.ok()) return judged(std::move(finished));
   return out;
 }
 
@@ -360,10 +384,12 @@ Result<std::unique_ptr<FileReader>> FileService::Download(const Principal& who,
   while (head.find('\n') == std::string::npos) {
     auto n = os::ReadSomeBefore(started.process->output_fd(), buf.data(), buf.size(),
                                 patience.Deadline());
-    if (!n.ok() && n.status().code() == Code::kUnavailable) return patience.Stalled(n.status());
+    if (!n.ok() && n.status().code() == Code::kUnavailable)
+      return JudgedAgainstSandbox(who, sandbox_id, patience.Stalled(n.status()));
     if (!n.ok() || *n == 0) {
-      RETURN_IF_ERROR(started.process->Finish());
-      return FileToolFault("ended without a reply");
+      Status finished = started.process->Finish();
+      return JudgedAgainstSandbox(
+          who, sandbox_id, finished.ok() ? FileToolFault("ended without a reply") : finished);
     }
     head.append(buf.data(), *n);
     if (head.size() > kChunk * 2) return FileToolFault("sent a reply adaptd cannot read");
@@ -418,10 +444,12 @@ Result<std::unique_ptr<FileReader>> FileService::ArchiveGet(const Principal& who
   const ToolPatience patience{silence_limit_};
   auto n = os::ReadSomeBefore(started.process->output_fd(), first.data(), first.size(),
                               patience.Deadline());
-  if (!n.ok() && n.status().code() == Code::kUnavailable) return patience.Stalled(n.status());
+  if (!n.ok() && n.status().code() == Code::kUnavailable)
+    return JudgedAgainstSandbox(who, sandbox_id, patience.Stalled(n.status()));
   if (!n.ok() || *n == 0) {
-    RETURN_IF_ERROR(started.process->Finish());
-    return FileToolFault("ended without a reply");
+    Status finished = started.process->Finish();
+    return JudgedAgainstSandbox(who, sandbox_id,
+                                finished.ok() ? FileToolFault("ended without a reply") : finished);
   }
   first.resize(*n);
   return std::unique_ptr<FileReader>(

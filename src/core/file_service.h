@@ -88,6 +88,8 @@ class FileService {
   static constexpr std::chrono::seconds kToolSilenceLimit{300};
   // kToolSilenceLimit unless a test shortens it. Set before serving.
   void set_tool_silence_limit(std::chrono::milliseconds limit) { silence_limit_ = limit; }
+  // How long a failed operation waits to learn whether its sandbox stopped running (tests).
+  void set_end_settle(std::chrono::milliseconds settle) { end_settle_ = settle; }
 
   // Writes `source` to `path` (replaced as a whole: a temp file renamed at the end). A source
   // that fails leaves the old file in place. `mode` is octal text, empty: keep or 0644.
@@ -134,6 +136,11 @@ class FileService {
   Result<std::string> RunToEnd(const Principal& who, const std::string& sandbox_id,
                                std::vector<std::string> args, const ByteSource* source,
                                std::string* served_by);
+  // `failed` as the client is told it: when the sandbox stopped running during the operation
+  // (its startup command ended: runsc exec then refuses the stopped container, the agent's
+  // connection drops), a Conflict that says so, as the operation would have been a moment
+  // later, not adaptd's internal error.
+  Status JudgedAgainstSandbox(const Principal& who, const std::string& sandbox_id, Status failed);
 
   store::SandboxStore& store_;
   runtime::Runtime& runtime_;
@@ -141,6 +148,8 @@ class FileService {
   const StorageFiles* storage_files_ = nullptr;
   OrgCounter in_flight_;
   std::chrono::milliseconds silence_limit_ = kToolSilenceLimit;
+  // The shim records a workload's end tens of milliseconds after gVisor stopped it.
+  std::chrono::milliseconds end_settle_{1000};
 };
 
 // Checks a path given by a client: non-empty, no NUL, at most kMaxPathBytes.

@@ -1,7 +1,8 @@
 // FileService against a sandbox whose file tool stalls (its root can stop it): an operation
 // gives up once the tool has taken or sent nothing for the silence limit, and one organization
-// has at most its cap of operations in flight, while another's still run. The tool is a stand-in
-// process served through the FakeRuntime's exec.
+// has at most its cap of operations in flight, while another's still run; and against one whose
+// workload ends during an operation. The tool is a stand-in process served through the
+// FakeRuntime's exec.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -114,6 +115,57 @@ TEST_F(FileServiceLimitsTest, ADownloadsReaderHoldsItsPlaceUntilAStreamTakesItOv
   runtime_.ServeNextExec({"/bin/sh", "-c", "printf '[]'"});
   auto served = files_.List(Of(org_), sbx, "/");
   EXPECT_TRUE(served.ok()) << served.status().message();
+}
+
+// What `runsc exec` says, and how it exits, once the sandbox's startup command has ended.
+const std::vector<std::string> kStoppedContainerExec = {
+    "/bin/sh", "-c",
+    "sleep 0.3; echo 'executing processes for container: cannot execute in container in state "
+    "stopped' >&2; exit 128"};
+
+TEST_F(FileServiceLimitsTest, AnOperationWhoseSandboxStoppedRunningMeanwhileIsAConflict) {
+  // A startup command that ends during an upload: the stress run's one 500 (2026-12-06).
+  std::string sbx = RunningSandbox(org_);
+  runtime_.ServeNextExec(kStoppedContainerExec);
+  std::thread ended([&] {
+    AwaitExecs(1);
+    store::SandboxRecord r = Stored(sbx);
+    r.status = "completed";
+    EXPECT_TRUE(store_.UpdateSandbox(r, {"running"}).ok());
+  });
+  std::string body = "data";
+  ByteSource source = [&](char* buf, size_t n) -> long {
+    size_t take = std::min(n, body.size());
+    std::memcpy(buf, body.data(), take);
+    body.erase(0, take);
+    return static_cast<long>(take);
+  };
+  Status st = files_.Upload(Of(org_), sbx, "/tmp/f", "", source);
+  ended.join();
+  EXPECT_EQ(st.code(), Code::kConflict) << st.message();
+  EXPECT_NE(st.message().find("stopped running during the file operation (it is completed now)"),
+            std::string::npos)
+      << st.message();
+}
+
+TEST_F(FileServiceLimitsTest, TheSameFailureInASandboxThatStillRunsIsAdaptdsOwn) {
+  files_.set_end_settle(200ms);
+  std::string sbx = RunningSandbox(org_);
+  runtime_.ServeNextExec(kStoppedContainerExec);
+  auto listed = files_.List(Of(org_), sbx, "/");
+  EXPECT_EQ(listed.status().code(), Code::kInternal) << listed.status().message();
+  // A download's failure before its first byte is judged the same way.
+  runtime_.ServeNextExec(kStoppedContainerExec);
+  std::thread ended([&] {
+    AwaitExecs(2);
+    store::SandboxRecord r = Stored(sbx);
+    r.status = "completed";
+    EXPECT_TRUE(store_.UpdateSandbox(r, {"running"}).ok());
+  });
+  files_.set_end_settle(5000ms);
+  auto reader = files_.Download(Of(org_), sbx, "/f");
+  ended.join();
+  EXPECT_EQ(reader.status().code(), Code::kConflict) << reader.status().message();
 }
 
 }  // namespace
