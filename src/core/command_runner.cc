@@ -13,6 +13,7 @@
 #include "base/text.h"
 #include "base/time.h"
 #include "core/command_running.h"
+#include "core/sandbox_operations.h"
 #include "os/process.h"
 
 namespace adapt::core {
@@ -440,11 +441,13 @@ void CommandRunner::Finish(Running& c) {
       std::lock_guard lock(c.mu);
       lost = c.agent_exit.lost;
     }
-    const bool exec_refused = !c.via_agent && ExecRefusedByEndedSandbox(c);
+    std::optional<std::string> refused;
+    if (!c.via_agent) refused = ExecRefusedBySandbox(c);
+    const bool exec_refused = refused.has_value();
     if (exec_refused) {
       lost = true;
       std::lock_guard lock(c.mu);
-      if (c.lost_why.empty()) c.lost_why = kExecAfterEnd;
+      if (c.lost_why.empty()) c.lost_why = *refused;
     }
     // A lost command is written under mu_, so that SandboxEnded sees it either running here
     // (then ended_ gives its reason now) or recorded in lost_ (then it writes it again).
@@ -510,18 +513,25 @@ void CommandRunner::Finish(Running& c) {
   Unregister(c.record.id);
 }
 
-bool CommandRunner::ExecRefusedByEndedSandbox(Running& c) {
+std::optional<std::string> CommandRunner::ExecRefusedBySandbox(Running& c) {
   {
     std::lock_guard lock(c.mu);
-    if (!c.kill_reason.empty() || !c.fault.empty()) return false;
+    if (!c.kill_reason.empty() || !c.fault.empty()) return std::nullopt;
   }
-  if (c.exit.signaled() || c.exit.exit_code != kRunscFailed) return false;
+  if (c.exit.signaled() || c.exit.exit_code != kRunscFailed) return std::nullopt;
+  const std::string& id = c.record.sandbox_id;
   const auto until = std::chrono::steady_clock::now() + kExecEndSettle;
   for (;;) {
-    auto seen = runtime_.Observe(c.record.sandbox_id);
-    if (!seen.ok()) return seen.status().code() == Code::kNotFound;
-    if (seen->state.phase == runtime::ShimPhase::kExited) return true;
-    if (stopping_ || std::chrono::steady_clock::now() >= until) return false;
+    if (auto doing = CheckpointWorkUnderWay(store_, id))
+      return "the sandbox was busy with " + *doing +
+             " as the command started, so runsc could not run it";
+    auto seen = runtime_.Observe(id);
+    if (!seen.ok()) {
+      if (seen.status().code() == Code::kNotFound) return std::string(kExecAfterEnd);
+      return std::nullopt;
+    }
+    if (seen->state.phase == runtime::ShimPhase::kExited) return std::string(kExecAfterEnd);
+    if (stopping_ || std::chrono::steady_clock::now() >= until) return std::nullopt;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }

@@ -113,10 +113,11 @@ class CommandRunner {
   void WatchAgent(std::shared_ptr<Running> command);
   void ReattachAndWatch(std::shared_ptr<Running> command, std::chrono::milliseconds wait);
   void Finish(Running& c);
-  // Whether `runsc exec` could not run the command because its sandbox's workload had ended
-  // (the container stopped or gone): it exits 128 then, which is the sandbox's end, not the
-  // command's exit status. Waits up to kExecEndSettle for the shim to record the end.
-  bool ExecRefusedByEndedSandbox(Running& c);
+  // Why `runsc exec` could not run the command, when its sandbox's workload had ended (the
+  // container stopped or gone) or a checkpoint or roll back had taken the container away: it
+  // exits 128 then, which is the sandbox's state, not the command's exit status. Waits up to
+  // kExecEndSettle for the shim to record an end. Unset: the exit status is the command's.
+  std::optional<std::string> ExecRefusedBySandbox(Running& c);
   // Where a watcher that threw lands (command_runner_fault.cc): the command is recorded lost
   // with `error`, unless Finish recorded it already.
   void FailWatch(const std::shared_ptr<Running>& c, const std::string& error);

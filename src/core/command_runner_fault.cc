@@ -2,6 +2,7 @@
 // command's record does not stay "running" (command_runner.h).
 #include <csignal>
 
+#include "base/ignore_error.h"
 #include "core/command_runner.h"
 #include "core/command_running.h"
 

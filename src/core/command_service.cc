@@ -7,6 +7,7 @@
 #include "base/time.h"
 #include "core/command_request.h"
 #include "core/python_command.h"
+#include "core/sandbox_operations.h"
 #include "core/sandbox_view.h"
 #include "core/startup_plan.h"
 
@@ -158,6 +159,8 @@ Result<StartedCommand> CommandService::StartCommand(const Principal& who,
   if (sandbox.status != "running")
     return Conflict("sandbox " + sandbox_id + " is " + sandbox.status +
                     "; commands run only in a running sandbox");
+  // Its container is being saved or replaced: nothing could run in it meanwhile.
+  RETURN_IF_ERROR(RefuseDuringCheckpointWork(store_, sandbox_id));
   runtime::ExecRequest exec;
   exec.sandbox_id = sandbox_id;
   exec.argv = req.argv;

@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "core/core_test_fixture.h"
+#include "core/operation.h"
+#include "core/sandbox_operations.h"
 #include "os/process.h"
 
 namespace adapt::core {
@@ -466,6 +468,30 @@ TEST_F(CommandServiceTest, AProgramThatExits128InASandboxThatRunsOnExited128) {
   EXPECT_EQ(c.status, "exited");
   EXPECT_EQ(c.exit_code, 128);
   EXPECT_EQ(c.error, "");
+}
+
+TEST_F(CommandServiceTest, NoCommandStartsWhileACheckpointOrRollBackIsUnderWay) {
+  auto sandbox = Insert(NewSandbox("running"));
+  auto op = BeginSandboxOperation(store_, org_, sandbox.id, kRestoreOperation, "Pending");
+  ASSERT_TRUE(op.ok());
+  auto started = service_->Start(Caller(), sandbox.id, Shell("true"));
+  EXPECT_EQ(started.status().code(), Code::kConflict);
+  EXPECT_NE(started.status().message().find("busy with its restore operation " + *op),
+            std::string::npos)
+      << started.status().message();
+  EXPECT_EQ(exec_.CountCalls(Op::kExec), 0);
+}
+
+TEST_F(CommandServiceTest, ACommandRunscCouldNotRunDuringACheckpointIsLostSayingSo) {
+  auto sandbox = Insert(NewSandbox("running"));
+  exec_.AddRunning(sandbox.id);
+  std::string id = Started(sandbox.id, Shell(kRunscRefusal));
+  auto op = BeginSandboxOperation(store_, org_, sandbox.id, kCheckpointOperation, "Running");
+  ASSERT_TRUE(op.ok());
+  Command c = Finished(sandbox.id, id);
+  EXPECT_EQ(c.status, "lost");
+  EXPECT_EQ(c.error, "the sandbox was busy with its checkpoint operation " + *op +
+                         " as the command started, so runsc could not run it");
 }
 
 TEST_F(CommandServiceTest, ReconcileMarksCommandsLeftRunningLost) {

@@ -13,6 +13,7 @@
 #include "base/ids.h"
 #include "base/log.h"
 #include "core/file_transport.h"
+#include "core/sandbox_operations.h"
 #include "core/storage_files.h"
 #include "os/process.h"
 #include "os/timed_io.h"
@@ -30,8 +31,8 @@ constexpr size_t kMaxReplyBytes = 64 << 20;
 // its reader is).
 class BusyFileOp : public FileOp {
  public:
-  BusyFileOp(std::unique_ptr<FileOp> op, ActivityHold busy)
-      : op_(std::move(op)), busy_(std::move(busy)) {}
+  BusyFileOp(std::unique_ptr<FileOp> op, ActivityHold busy, FileTransfers::Hold transfer)
+      : op_(std::move(op)), busy_(std::move(busy)), transfer_(std::move(transfer)) {}
   int input_fd() const override { return op_->input_fd(); }
   int output_fd() const override { return op_->output_fd(); }
   void CloseInput() override { op_->CloseInput(); }
@@ -41,6 +42,7 @@ class BusyFileOp : public FileOp {
  private:
   std::unique_ptr<FileOp> op_;
   ActivityHold busy_;
+  FileTransfers::Hold transfer_;  // after op_: counted until the tool is gone
 };
 
 // How long a read or write waits for the tool: a limit, then deadlines from now.
@@ -260,7 +262,7 @@ Status FileErrorFor(int exit_code, const std::string& stderr_text) {
   }
 }
 
-FileService::FileService(store::SandboxStore& store, runtime::Runtime& runtime)
+FileService::FileService(store::Store& store, runtime::Runtime& runtime)
     : store_(store), runtime_(runtime) {}
 
 Result<FileService::Started> FileService::Start(const Principal& who, const std::string& sandbox_id,
@@ -276,8 +278,12 @@ Result<FileService::Started> FileService::Start(const Principal& who, const std:
                   "the organization already has " + std::to_string(in_flight_.per_org()) +
                       " file operations running in its sandboxes, the most it may at once; "
                       "retry when one has ended");
+  // Counted before looking for a checkpoint under way (file_transfers.h).
+  FileTransfers::Hold transfer = transfers_ ? transfers_->Begin(sandbox_id) : FileTransfers::Hold();
+  RETURN_IF_ERROR(RefuseDuringCheckpointWork(store_, sandbox_id));
   auto busy = [&](std::unique_ptr<FileOp> op) {
-    return Started{std::make_unique<BusyFileOp>(std::move(op), ActivityHold(activity_, sandbox_id)),
+    return Started{std::make_unique<BusyFileOp>(std::move(op), ActivityHold(activity_, sandbox_id),
+                                                std::move(transfer)),
                    std::move(place)};
   };
   if (auto agent = runtime_.AgentAfterBoot(sandbox_id)) {
@@ -318,6 +324,7 @@ Status FileService::JudgedAgainstSandbox(const Principal& who, const std::string
   if (failed.code() != Code::kInternal && failed.code() != Code::kUnavailable) return failed;
   const auto until = std::chrono::steady_clock::now() + end_settle_;
   for (;;) {
+    RETURN_IF_ERROR(RefuseDuringCheckpointWork(store_, sandbox_id));
     auto r = store_.GetSandbox(who.org_id, sandbox_id);
     if (!r.ok()) return failed;
     if (r->status != "running")

@@ -23,9 +23,10 @@
 #include "base/org_counter.h"
 #include "core/auth.h"
 #include "core/file_replies.h"
+#include "core/file_transfers.h"
 #include "core/sandbox_activity.h"
 #include "runtime/runtime.h"
-#include "store/sandbox_store.h"
+#include "store/store.h"
 
 namespace adapt::core {
 
@@ -70,10 +71,12 @@ class FileReader {
 
 class FileService {
  public:
-  FileService(store::SandboxStore& store, runtime::Runtime& runtime);
+  FileService(store::Store& store, runtime::Runtime& runtime);
   // Where a transfer marks its sandbox in use while it runs (idle_tracker.h). Set before
   // serving.
   void set_activity(SandboxActivity* activity) { activity_ = activity; }
+  // Where operations count themselves for the checkpoints (file_transfers.h); none: uncounted.
+  void set_transfers(FileTransfers* transfers) { transfers_ = transfers; }
   // Where ReadText reads a durable sandbox's /workspace while the sandbox does not run (its
   // persistent storage outlives it). Set before serving; without it, only running sandboxes.
   void set_storage_files(const StorageFiles* storage_files) { storage_files_ = storage_files; }
@@ -142,9 +145,10 @@ class FileService {
   // later, not adaptd's internal error.
   Status JudgedAgainstSandbox(const Principal& who, const std::string& sandbox_id, Status failed);
 
-  store::SandboxStore& store_;
+  store::Store& store_;
   runtime::Runtime& runtime_;
   SandboxActivity* activity_ = nullptr;
+  FileTransfers* transfers_ = nullptr;
   const StorageFiles* storage_files_ = nullptr;
   OrgCounter in_flight_;
   std::chrono::milliseconds silence_limit_ = kToolSilenceLimit;

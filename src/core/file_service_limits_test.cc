@@ -10,6 +10,8 @@
 
 #include "core/core_test_fixture.h"
 #include "core/file_service.h"
+#include "core/operation.h"
+#include "core/sandbox_operations.h"
 #include "os/files.h"
 
 namespace adapt::core {
@@ -166,6 +168,37 @@ TEST_F(FileServiceLimitsTest, TheSameFailureInASandboxThatStillRunsIsAdaptdsOwn)
   auto reader = files_.Download(Of(org_), sbx, "/f");
   ended.join();
   EXPECT_EQ(reader.status().code(), Code::kConflict) << reader.status().message();
+}
+
+TEST_F(FileServiceLimitsTest, NoOperationStartsWhileACheckpointOrRollBackIsUnderWay) {
+  std::string sbx = RunningSandbox(org_);
+  FileTransfers transfers;
+  files_.set_transfers(&transfers);
+  auto op = BeginSandboxOperation(store_, org_, sbx, kCheckpointOperation, "Running");
+  ASSERT_TRUE(op.ok());
+  auto listed = files_.List(Of(org_), sbx, "/");
+  EXPECT_EQ(listed.status().code(), Code::kConflict) << listed.status().message();
+  EXPECT_NE(listed.status().message().find("busy with its checkpoint operation " + *op),
+            std::string::npos)
+      << listed.status().message();
+  EXPECT_EQ(runtime_.CountCalls(runtime::FakeRuntime::Op::kExec), 0);
+  EXPECT_EQ(transfers.InFlight(sbx), 0);  // the refused one does not stay counted
+  FinishSandboxOperation(store_, org_, *op, "", 0);
+  runtime_.ServeNextExec({"/bin/sh", "-c", "printf '[]'"});
+  EXPECT_TRUE(files_.List(Of(org_), sbx, "/").ok());
+}
+
+TEST_F(FileServiceLimitsTest, AnOperationInFlightIsCountedForTheCheckpointsUntilItEnds) {
+  std::string sbx = RunningSandbox(org_);
+  FileTransfers transfers;
+  files_.set_transfers(&transfers);
+  runtime_.ServeNextExec({"/bin/sh", "-c", "printf '5\\nhello'; exec sleep 600"});
+  auto reader = files_.Download(Of(org_), sbx, "/f");
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  EXPECT_EQ(transfers.InFlight(sbx), 1);
+  EXPECT_FALSE(transfers.AwaitNone(sbx, 10ms));
+  reader->reset();
+  EXPECT_TRUE(transfers.AwaitNone(sbx, 10ms));
 }
 
 }  // namespace

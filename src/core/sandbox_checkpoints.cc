@@ -118,6 +118,10 @@ Status SandboxLifecycle::TakeNamedCheckpoint(const std::string& org_id, const st
   }
   if (operation_id) *operation_id = op;
   ADAPT_FAULT_POINT("sandbox.checkpoint.after_operation");
+  if (Status quiet = AwaitFileTransfers(id, "a checkpoint"); !quiet.ok()) {
+    FinishSandboxOperation(store_, org_id, op, quiet.message(), 0);
+    return quiet;
+  }
   runtime_.DiscardCheckpoint(id);
   if (on_end_)
     on_end_(id, "a checkpoint of the sandbox was taken; its commands are no longer followed",
@@ -170,6 +174,10 @@ Result<store::SandboxRecord> SandboxLifecycle::RestoreNamedCheckpoint(const std:
                                                          "Pending", 0, name));
   if (operation_id) *operation_id = op;
   ADAPT_FAULT_POINT("sandbox.rollback.after_operation");
+  if (Status quiet = AwaitFileTransfers(id, "a roll back"); !quiet.ok()) {
+    FinishSandboxOperation(store_, org_id, op, quiet.message(), 0);
+    return quiet;
+  }
   if (on_end_) on_end_(id, "the sandbox was rolled back to checkpoint '" + name + "'", false);
   Status stopped = runtime_.Destroy(id, true).WithContext("stopping sandbox " + id);
   if (!stopped.ok()) {
@@ -275,6 +283,12 @@ bool SandboxLifecycle::FinishInterruptedRollBack(const store::SandboxRecord& r,
                                                   lost,
                                kept->bytes);
   return true;
+}
+
+Status SandboxLifecycle::AwaitFileTransfers(const std::string& id, const std::string& verb) {
+  if (!transfers_ || transfers_->AwaitNone(id, transfers_wait_)) return Status::Ok();
+  return Conflict("sandbox " + id + " has a file transfer in progress, which " + verb +
+                  " would break; nothing was changed: retry once it has ended");
 }
 
 }  // namespace adapt::core

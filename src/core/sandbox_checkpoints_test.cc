@@ -55,6 +55,35 @@ TEST_F(SandboxCheckpointsTest, TakingACheckpointKeepsItAndTheSandboxRunsOnFromIt
   EXPECT_EQ(record.bytes, kept[0].bytes);
 }
 
+TEST_F(SandboxCheckpointsTest, AFileTransferInFlightHoldsOffACheckpointAndARollBack) {
+  // The chaos run of 2026-12-06: a checkpoint taken while a download ran through the agent
+  // met its data connection, which this runsc cannot save, and lost the sandbox's processes.
+  FileTransfers transfers;
+  lifecycle_->set_file_transfers(&transfers, std::chrono::milliseconds(100));
+  auto r = Running();
+  ASSERT_TRUE(lifecycle_->TakeNamedCheckpoint(org_, r.id, "one", nullptr).ok());
+  {
+    FileTransfers::Hold download = transfers.Begin(r.id);
+    std::string op;
+    Status st = lifecycle_->TakeNamedCheckpoint(org_, r.id, "two", &op);
+    EXPECT_EQ(st.code(), Code::kConflict) << st.message();
+    EXPECT_NE(st.message().find("has a file transfer in progress"), std::string::npos);
+    EXPECT_EQ(OperationOf(op).phase, "Failed");
+    std::string back;
+    auto rolled = lifecycle_->RestoreNamedCheckpoint(org_, r.id, "one", &back);
+    EXPECT_EQ(rolled.status().code(), Code::kConflict) << rolled.status().message();
+    EXPECT_EQ(OperationOf(back).phase, "Failed");
+    // Untouched: one checkpoint, the sandbox running from the first one's restore.
+    EXPECT_EQ(runtime_.CountCalls(Op::kCheckpoint, r.id), 1);
+    EXPECT_EQ(runtime_.ListNamedCheckpoints(r.id).size(), 1u);
+    EXPECT_TRUE(runtime_.Running(r.id));
+    // Another sandbox's transfers are not this one's.
+    auto other = Running();
+    EXPECT_TRUE(lifecycle_->TakeNamedCheckpoint(org_, other.id, "one", nullptr).ok());
+  }
+  EXPECT_TRUE(lifecycle_->TakeNamedCheckpoint(org_, r.id, "two", nullptr).ok());
+}
+
 TEST_F(SandboxCheckpointsTest, ARefusedCheckpointKeepsNothingAndBootsTheSandboxFromItsDisk) {
   auto r = Running();
   runtime_.FailNext(Op::kCheckpoint, Status(Code::kUnsupported, "a TCP connection is open"));

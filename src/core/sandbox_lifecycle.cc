@@ -93,8 +93,7 @@ Result<SandboxLifecycle::SandboxHold> SandboxLifecycle::Hold(const std::string& 
   std::string doing = "another stop, start, checkpoint, roll back or copy of it";
   if (auto open = store_.ListOpenOperations(id); open.ok() && !open->empty())
     doing = "its " + open->back().kind + " operation " + open->back().id;
-  return Conflict("sandbox " + id + " is busy with " + doing +
-                  ", which may take minutes; retry once it has ended");
+  return SandboxBusy(id, doing);
 }
 
 Status SandboxLifecycle::Transition(const store::SandboxRecord& next,

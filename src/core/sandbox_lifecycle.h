@@ -21,6 +21,7 @@
 #include <string>
 
 #include "core/event_bus.h"
+#include "core/file_transfers.h"
 #include "core/image_catalog.h"
 #include "core/network_beside_launch.h"
 #include "net/network_manager.h"
@@ -76,6 +77,13 @@ class SandboxLifecycle {
   }
   // Where durable sandboxes find their storage; without it they fail to provision.
   void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
+  // The file operations in flight, which a checkpoint, roll back or stop waits for (a
+  // checkpoint would break their connections: file_transfers.h); none: not waited for.
+  void set_file_transfers(FileTransfers* transfers,
+                          std::chrono::milliseconds wait = std::chrono::seconds(5)) {
+    transfers_ = transfers;
+    transfers_wait_ = wait;
+  }
   // The variables that give a sandbox of `org_id` its organization's database, reached at
   // `gateway` (its veth's host end); without it a sandbox created with "database": true fails
   // to provision.
@@ -160,6 +168,9 @@ class SandboxLifecycle {
     std::shared_ptr<std::timed_mutex> mutex;
     std::unique_lock<std::timed_mutex> lock;
   };
+  // Ok once sandbox `id` has no file operation in flight (waiting transfers_wait_ at most);
+  // else Conflict saying that `verb` would break one. REQUIRES: its operation recorded.
+  Status AwaitFileTransfers(const std::string& id, const std::string& verb);
   // Takes the sandbox's lock for a long verb. kWait blocks until it is free; kRefuse waits
   // up to kBusyWait and is Conflict after, naming the operation under way.
   Result<SandboxHold> Hold(const std::string& id, WhenBusy when_busy);
@@ -213,6 +224,10 @@ class SandboxLifecycle {
   EventBus& events_;
   net::NetworkManager* network_;
   storage::VolumeService* volumes_ = nullptr;
+  FileTransfers* transfers_ = nullptr;
+  // How long a checkpoint or roll back waits for the sandbox's file operations to end: a
+  // client's is refused after (the sandbox untouched), a stop goes on.
+  std::chrono::milliseconds transfers_wait_{0};
   DatabaseEnvironment database_env_;
   std::function<void(const std::string&)> on_release_;
   std::function<void(const std::string&, const std::string&, bool)> on_end_;

@@ -125,4 +125,24 @@ void SettleSandboxOperations(store::OperationStore& ops, store::SandboxStore& sa
   }
 }
 
+Status SandboxBusy(const std::string& sandbox_id, const std::string& doing) {
+  return Conflict("sandbox " + sandbox_id + " is busy with " + doing +
+                  ", which may take minutes; retry once it has ended");
+}
+
+std::optional<std::string> CheckpointWorkUnderWay(store::OperationStore& ops,
+                                                  const std::string& sandbox_id) {
+  auto open = ops.ListOpenOperations(sandbox_id);
+  if (!open.ok()) return std::nullopt;
+  for (const auto& op : *open)
+    if (op.kind == kCheckpointOperation || op.kind == kRestoreOperation)
+      return "its " + op.kind + " operation " + op.id;
+  return std::nullopt;
+}
+
+Status RefuseDuringCheckpointWork(store::OperationStore& ops, const std::string& sandbox_id) {
+  auto doing = CheckpointWorkUnderWay(ops, sandbox_id);
+  return doing ? SandboxBusy(sandbox_id, *doing) : Status::Ok();
+}
+
 }  // namespace adapt::core

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "store/operation_store.h"
@@ -30,6 +31,17 @@ void FailSandboxOperations(store::OperationStore& ops, const std::string& sandbo
 // named checkpoint, a roll back).
 void FinishSandboxOperation(store::OperationStore& ops, const std::string& org_id,
                             const std::string& id, const std::string& error, uint64_t bytes);
+// Conflict naming the checkpoint or roll back under way on sandbox `sandbox_id` (its container
+// is being saved or replaced, so nothing can run in it meanwhile), as a busy long verb is;
+// Ok when there is none, or when the store cannot say (the caller's own failure then speaks).
+Status RefuseDuringCheckpointWork(store::OperationStore& ops, const std::string& sandbox_id);
+// That work, as "its checkpoint operation op_..."; unset when there is none (or the store
+// cannot say).
+std::optional<std::string> CheckpointWorkUnderWay(store::OperationStore& ops,
+                                                  const std::string& sandbox_id);
+// The Conflict a client's request meets while sandbox `sandbox_id` is busy with `doing` (e.g.
+// "its checkpoint operation op_..."), a long verb of the sandbox's.
+Status SandboxBusy(const std::string& sandbox_id, const std::string& doing);
 // Finishes the sandbox's open operations that its current record settles: a checkpoint once
 // the stop has finished (Completed when the processes were saved, or there were none to save;
 // Failed with the hibernation's note otherwise), a restore once the sandbox is no longer

@@ -23,6 +23,7 @@
 #include "core/database_service.h"
 #include "core/environments.h"
 #include "core/event_retention.h"
+#include "core/file_transfers.h"
 #include "core/idle_tracker.h"
 #include "core/image_policy.h"
 #include "core/job_service.h"
@@ -166,6 +167,7 @@ class Daemon {
   std::optional<storage::VolumeService> volumes_;
   std::optional<core::StorageFiles> storage_files_;
   std::optional<core::AccountService> accounts_;
+  core::FileTransfers file_transfers_;  // before lifecycle_ and files_, which point to it
   std::optional<core::SandboxLifecycle> lifecycle_;
   std::optional<core::ImagePolicy> image_policy_;
   std::optional<core::SandboxService> sandboxes_;

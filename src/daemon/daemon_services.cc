@@ -77,6 +77,8 @@ Status Daemon::StartServices() {
   commands_.emplace(*store_, *runtime_, *images_);
   commands_->set_waiter(&*bus_, &*waiter_);
   files_.emplace(*store_, *runtime_);
+  files_->set_transfers(&file_transfers_);
+  lifecycle_->set_file_transfers(&file_transfers_);
   storage_files_.emplace(
       [volumes = &*volumes_](const std::string& org_id, const std::string& name) {
         return volumes->OpenForReading(org_id, name);
