@@ -272,6 +272,12 @@ def test_a_busy_sandbox_refuses_another_checkpoint_or_stop_at_once(tmp_path):
             body["error"]["message"], (status, body)
         status, body = org.api("POST", "/v1/sandboxes/%s/stop" % sid)
         assert status == 409 and op_id in body["error"]["message"], (status, body)
+        # Its container is being saved: a command or file operation meets the same 409, not
+        # runsc's "loading sandbox" as a 500 or a command's exit 128.
+        status, body = org.api("POST", "/v1/sandboxes/%s/commands" % sid, {"argv": ["true"]})
+        assert status == 409 and op_id in body["error"]["message"], (status, body)
+        status, body, _, _ = org.request("GET", "/v1/sandboxes/%s/files?path=/etc/hostname" % sid)
+        assert status == 409 and op_id in body["error"]["message"], (status, body)
         gate.write_text("")
         taker.join(300)
         status, taken = first["answer"]
@@ -285,6 +291,43 @@ def test_a_busy_sandbox_refuses_another_checkpoint_or_stop_at_once(tmp_path):
             taker.join(300)
         harness.delete_concurrently(d.created)
         d.close()
+
+
+def test_a_download_in_flight_holds_off_a_checkpoint_which_leaves_the_sandbox_untouched(org):
+    """A download through the agent holds a connection this runsc cannot save (a refused save
+    boots the sandbox afresh, its processes lost): a checkpoint meeting one that does not end
+    within 5 s answers 409 and changes nothing; once it has ended, the checkpoint is taken."""
+    import http.client
+
+    sid = running_sandbox(org)
+    pid = out(org, sid, "nohup sleep 1000 >/dev/null 2>&1 & echo $!").strip()
+    out(org, sid, "head -c 268435456 /dev/zero > /root/big")
+    conn = http.client.HTTPConnection("127.0.0.1", org.daemon.port, timeout=120)
+    try:
+        conn.request("GET", "/v1/sandboxes/%s/files?path=/root/big" % sid,
+                     headers={"Authorization": "Bearer " + org.key})
+        resp = conn.getresponse()
+        assert resp.status == 200 and len(resp.read(65536)) == 65536
+        # Not read on: the socket's buffers fill and the file tool waits on its connection.
+        status, body = org.api("POST", checkpoints_path(sid), {"name": "during"})
+        documented("POST checkpoints", status)
+        assert status == 409 and "has a file transfer in progress" in \
+            body["error"]["message"], (status, body)
+        assert out(org, sid, "kill -0 %s && echo alive" % pid).strip() == "alive"
+        status, listed = org.api("GET", checkpoints_path(sid))
+        assert listed["items"] == [], listed
+        rest = 0
+        while True:
+            chunk = resp.read(1 << 20)
+            if not chunk:
+                break
+            rest += len(chunk)
+        assert rest == 268435456 - 65536
+    finally:
+        conn.close()
+    taken = take(org, sid, "after")
+    assert taken["name"] == "after", taken
+    assert out(org, sid, "kill -0 %s && echo alive" % pid).strip() == "alive"
 
 
 def test_cli_checkpoint_create_list_restore_delete(org):
