@@ -472,7 +472,8 @@ TEST_F(CommandServiceTest, AProgramThatExits128InASandboxThatRunsOnExited128) {
 
 TEST_F(CommandServiceTest, NoCommandStartsWhileACheckpointOrRollBackIsUnderWay) {
   auto sandbox = Insert(NewSandbox("running"));
-  auto op = BeginSandboxOperation(store_, org_, sandbox.id, kRestoreOperation, "Pending");
+  // A roll back's restore names its checkpoint.
+  auto op = BeginSandboxOperation(store_, org_, sandbox.id, kRestoreOperation, "Pending", 0, "one");
   ASSERT_TRUE(op.ok());
   auto started = service_->Start(Caller(), sandbox.id, Shell("true"));
   EXPECT_EQ(started.status().code(), Code::kConflict);
@@ -480,6 +481,12 @@ TEST_F(CommandServiceTest, NoCommandStartsWhileACheckpointOrRollBackIsUnderWay) 
             std::string::npos)
       << started.status().message();
   EXPECT_EQ(exec_.CountCalls(Op::kExec), 0);
+  // A start's restore is settled a moment after the sandbox runs again: a command that waited
+  // for it to run is not refused meanwhile.
+  FinishSandboxOperation(store_, org_, *op, "", 0);
+  ASSERT_TRUE(BeginSandboxOperation(store_, org_, sandbox.id, kRestoreOperation, "Running").ok());
+  std::string id = Started(sandbox.id, Shell("true"));
+  EXPECT_EQ(Finished(sandbox.id, id).exit_code, 0);
 }
 
 TEST_F(CommandServiceTest, ACommandRunscCouldNotRunDuringACheckpointIsLostSayingSo) {

@@ -134,8 +134,11 @@ std::optional<std::string> CheckpointWorkUnderWay(store::OperationStore& ops,
                                                   const std::string& sandbox_id) {
   auto open = ops.ListOpenOperations(sandbox_id);
   if (!open.ok()) return std::nullopt;
+  // A named checkpoint, or a roll back (a restore naming its checkpoint). Not a start's
+  // restore: the sandbox runs a moment before that operation is settled, and what waited for
+  // it to run must not meet it.
   for (const auto& op : *open)
-    if (op.kind == kCheckpointOperation || op.kind == kRestoreOperation)
+    if (op.kind == kCheckpointOperation || (op.kind == kRestoreOperation && !op.checkpoint.empty()))
       return "its " + op.kind + " operation " + op.id;
   return std::nullopt;
 }
