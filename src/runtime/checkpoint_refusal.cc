@@ -42,7 +42,18 @@ bool ClosesByItself(const std::string& state) {
 std::optional<CheckpointRefusal> ParseCheckpointRefusal(const std::string& out) {
   constexpr std::string_view kRejected = "endpoint cannot be saved in connected state: ";
   size_t at = out.find(kRejected);
-  if (at == std::string::npos) return std::nullopt;
+  if (at == std::string::npos) {
+    // A Unix socket connected outside the sandbox: the only ones are adaptd's, a file
+    // transfer's data connection through the agent (this runsc's save fails on it with a nil
+    // dereference). A stop waits a moment for transfers to end (core/file_transfers.h).
+    if (out.find("encoding error at object transport.connectionedEndpoint") == std::string::npos)
+      return std::nullopt;
+    CheckpointRefusal r;
+    r.sentence =
+        "a file transfer through the sandbox's agent was still in progress, and this runsc "
+        "cannot checkpoint its connection; stop once transfers have ended to keep the processes";
+    return r;
+  }
   CheckpointRefusal r;
   size_t from = at + kRejected.size();
   size_t to = out.find(":\n", from);

@@ -51,5 +51,22 @@ TEST(CheckpointRefusal, OtherFailuresAreNotNetworkRefusals) {
   EXPECT_FALSE(ParseCheckpointRefusal("").has_value());
 }
 
+TEST(CheckpointRefusal, AFileTransfersConnectionIsNamedAsSuch) {
+  // runsc 20221219's output, shortened, for a connected Unix socket to the host (a download's
+  // data connection through the agent), as a chaos run met it.
+  auto r = ParseCheckpointRefusal(
+      "checkpoint failed: checkpointing container \"sbx_a\": encoding error at object "
+      "transport.connectionedEndpoint{baseEndpoint:transport.baseEndpoint{Queue:(*waiter.Queue)"
+      "(0xc0004832f0)}, id:0x14, stype:1, acceptedChan:(chan *transport.connectionedEndpoint)"
+      "(nil), boundSocketFD:transport.BoundSocketFD(nil)}: runtime error: invalid memory address "
+      "or nil pointer dereference:\ngoroutine 183 [running]:\n");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->tcp_state, "");
+  EXPECT_FALSE(r->closing);
+  EXPECT_NE(r->sentence.find("a file transfer through the sandbox's agent was still in progress"),
+            std::string::npos);
+  EXPECT_FALSE(ParseCheckpointRefusal("encoding error at object fs.Inode{}").has_value());
+}
+
 }  // namespace
 }  // namespace adapt::runtime
