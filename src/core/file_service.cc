@@ -32,7 +32,7 @@ constexpr size_t kMaxReplyBytes = 64 << 20;
 class BusyFileOp : public FileOp {
  public:
   BusyFileOp(std::unique_ptr<FileOp> op, ActivityHold busy, FileTransfers::Hold transfer)
-      : op_(std::move(op)), busy_(std::move(busy)), transfer_(std::move(transfer)) {}
+      : transfer_(std::move(transfer)), op_(std::move(op)), busy_(std::move(busy)) {}
   int input_fd() const override { return op_->input_fd(); }
   int output_fd() const override { return op_->output_fd(); }
   void CloseInput() override { op_->CloseInput(); }
@@ -40,9 +40,10 @@ class BusyFileOp : public FileOp {
   const char* served_by() const override { return op_->served_by(); }
 
  private:
+  FileTransfers::Hold transfer_;  // before op_, so destroyed after it: counted until the tool
+                                  // and its connection are gone
   std::unique_ptr<FileOp> op_;
   ActivityHold busy_;
-  FileTransfers::Hold transfer_;  // after op_: counted until the tool is gone
 };
 
 // How long a read or write waits for the tool: a limit, then deadlines from now.
