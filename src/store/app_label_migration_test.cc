@@ -13,19 +13,14 @@
 namespace adapt::store {
 namespace {
 
+using testing_support::MigrateUpTo;
 using testing_support::SqliteStoreTest;
 
 TEST_F(SqliteStoreTest, MigrationFortyRelabelsTheReplicasAnAppHolds) {
   const std::string old_path = dir_ + "/v39.db";
   {
     SQLite::Database db(old_path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY)");
-    for (const auto& m : SqliteMigrations()) {
-      if (m.version >= 40) break;
-      db.exec(m.sql);
-      db.exec("INSERT INTO schema_migrations(version) VALUES (" + std::to_string(m.version) + ")");
-    }
-    db.exec("INSERT INTO orgs(id, name, is_admin, created_at) VALUES ('org_old', 'old', 0, 1)");
+    MigrateUpTo(db, 40);
     const std::string config =
         R"({"cpu":1,"diskMiB":2048,"image":"debian:12","imageId":null,)"
         R"("labels":{"adapt-app":"app_a","name":"web"},"memoryMiB":1024,)"

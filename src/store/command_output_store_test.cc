@@ -16,6 +16,7 @@
 namespace adapt::store {
 namespace {
 
+using testing_support::MigrateUpTo;
 using testing_support::SqliteStoreTest;
 using testing_support::StoreTest;
 
@@ -106,13 +107,7 @@ TEST_F(SqliteStoreTest, ACommandsOutputIsWrittenBesideItsJsonNotInIt) {
 // their JSON as adaptd wrote it then.
 void WriteVersion37Database(const std::string& path) {
   SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY)");
-  for (const auto& m : SqliteMigrations()) {
-    if (m.version >= 38) break;
-    db.exec(m.sql);
-    db.exec("INSERT INTO schema_migrations(version) VALUES (" + std::to_string(m.version) + ")");
-  }
-  db.exec("INSERT INTO orgs(id, name, is_admin, created_at) VALUES ('org_old', 'old', 0, 1)");
+  MigrateUpTo(db, 38);
   db.exec(R"(INSERT INTO commands(id, org_id, sandbox_id, status, data, created_at) VALUES
     ('cmd_done', 'org_old', 'sbx_old', 'exited', '{"argv":["echo","hi"],"cwd":null,
      "error":null,"exitCode":0,"finishedAt":"2026-11-29T19:30:05.250Z","id":"cmd_done",

@@ -14,19 +14,14 @@
 namespace adapt::store {
 namespace {
 
+using testing_support::MigrateUpTo;
 using testing_support::SqliteStoreTest;
 
 // A database at migration 36 with rows in each table migration 37 rebuilds, written out of
 // creation order.
 void WriteVersion36Database(const std::string& path) {
   SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY)");
-  for (const auto& m : SqliteMigrations()) {
-    if (m.version >= 37) break;
-    db.exec(m.sql);
-    db.exec("INSERT INTO schema_migrations(version) VALUES (" + std::to_string(m.version) + ")");
-  }
-  db.exec("INSERT INTO orgs(id, name, is_admin, created_at) VALUES ('org_old', 'old', 0, 1)");
+  MigrateUpTo(db, 37);
   for (const auto& [id, at] :
        std::vector<std::pair<std::string, int>>{{"c", 3000}, {"a", 1000}, {"b", 2000}}) {
     db.exec("INSERT INTO endpoints VALUES ('ep_" + id + "', 'org_old', 'sbx_x', 80, 'h" + id +

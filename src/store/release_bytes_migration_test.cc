@@ -12,19 +12,14 @@
 namespace adapt::store {
 namespace {
 
+using testing_support::MigrateUpTo;
 using testing_support::SqliteStoreTest;
 
 TEST_F(SqliteStoreTest, MigrationThirtyNineCountsTheBytesOfSiteReleasesWrittenBefore) {
   const std::string old_path = dir_ + "/v38.db";
   {
     SQLite::Database db(old_path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY)");
-    for (const auto& m : SqliteMigrations()) {
-      if (m.version >= 39) break;
-      db.exec(m.sql);
-      db.exec("INSERT INTO schema_migrations(version) VALUES (" + std::to_string(m.version) + ")");
-    }
-    db.exec("INSERT INTO orgs(id, name, is_admin, created_at) VALUES ('org_old', 'old', 0, 1)");
+    MigrateUpTo(db, 39);
     db.exec(R"(INSERT INTO site_releases(id, site_id, org_id, source_prefix, files, created_at)
       VALUES ('rel_a', 'site_a', 'org_old', 'web/',
               '{"index.html":{"blob":"b1","size":1000,"type":"text/html","sha256":""},

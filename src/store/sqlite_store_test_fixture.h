@@ -4,6 +4,7 @@
 // what only SQLite has (migrations, sealing at rest).
 #pragma once
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -17,6 +18,7 @@
 #include "base/ids.h"
 #include "os/temp_dir.h"
 #include "store/memory_store.h"
+#include "store/migrations.h"
 #include "store/store.h"
 
 namespace adapt::store::testing_support {
@@ -121,6 +123,18 @@ class StoreTestBase : public testing::Test {
 
 // SQLite only.
 class SqliteStoreTest : public StoreTestBase {};
+
+// Brings the empty database `db` to the schema an adaptd of before migration `version` left,
+// with organization org_old: the start of a test of what `version` does to rows written before.
+inline void MigrateUpTo(SQLite::Database& db, int version) {
+  db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY)");
+  for (const auto& m : SqliteMigrations()) {
+    if (m.version >= version) break;
+    db.exec(m.sql);
+    db.exec("INSERT INTO schema_migrations(version) VALUES (" + std::to_string(m.version) + ")");
+  }
+  db.exec("INSERT INTO orgs(id, name, is_admin, created_at) VALUES ('org_old', 'old', 0, 1)");
+}
 
 // Every backend: TEST_P(StoreTest, ...), instantiated once (sqlite_store_test.cc).
 class StoreTest : public StoreTestBase, public testing::WithParamInterface<Backend> {
