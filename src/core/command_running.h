@@ -14,6 +14,11 @@
 
 namespace adapt::core {
 
+// A command lost with its agent while its sandbox kept running (as far as anyone knows).
+// How long before its sandbox's death is known a lost command counts as lost with it: the
+// sandbox's monitor notices the death within a second or so of the agent's connection closing.
+inline constexpr auto kLostWithTheSandbox = std::chrono::seconds(30);
+
 struct CommandRunner::Running {
   store::CommandRecord record;
   std::vector<std::string> secrets;

@@ -589,18 +589,7 @@ UPDATE site_releases SET bytes = (SELECT COALESCE(SUM(json_extract(value, '$.siz
 CREATE INDEX site_releases_by_org ON site_releases(org_id);
 CREATE INDEX app_releases_by_org ON app_releases(org_id);
 )sql"},
-      // App replicas are labelled with the reserved `platform.app`, which no caller can set;
-      // an older adaptd labelled them `adapt-app`, which a caller could. The replicas an app
-      // still holds take the new label, so that its reconcile and the deploy-from-a-replica
-      // check know them; a sandbox no app holds keeps its label as the caller gave it.
-      {40, R"sql(
-UPDATE sandboxes
-  SET config = json_set(json_remove(config, '$.labels."adapt-app"'),
-                        '$.labels."platform.app"',
-                        json_extract(config, '$.labels."adapt-app"'))
-  WHERE json_extract(config, '$.labels."adapt-app"') IS NOT NULL
-    AND id IN (SELECT sandbox_id FROM app_replicas);
-)sql"},
+      {40, kAppLabelMigration},
   };
   return kMigrations;
 }

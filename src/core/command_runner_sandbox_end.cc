@@ -1,0 +1,76 @@
+// CommandRunner and its sandbox's end (command_runner.h): the reason a command lost with its
+// sandbox carries, and a runsc exec that could not run a command because the sandbox had
+// stopped running or a checkpoint had taken its container away.
+#include <chrono>
+#include <thread>
+
+#include "base/log.h"
+#include "core/command_runner.h"
+#include "core/command_running.h"
+#include "core/sandbox_operations.h"
+
+namespace adapt::core {
+namespace {
+
+constexpr char kExecAfterEnd[] =
+    "the sandbox stopped running as the command started, so runsc could not run it";
+// runsc's own failures (it could not run the command at all) exit with this status.
+constexpr int kRunscFailed = 128;
+// The shim records a workload's end tens of milliseconds after gVisor stopped it.
+constexpr auto kExecEndSettle = std::chrono::seconds(1);
+
+}  // namespace
+
+void CommandRunner::SandboxEnded(const std::string& sandbox_id, const std::string& why,
+                                 bool on_its_own) {
+  std::vector<Lost> lost;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [_, c] : running_) {
+      if (c->record.sandbox_id == sandbox_id) {
+        ended_[sandbox_id] = why;
+        break;
+      }
+    }
+    if (auto it = lost_.find(sandbox_id); it != lost_.end()) {
+      lost = std::move(it->second);
+      lost_.erase(it);
+    }
+  }
+  if (!on_its_own) return;
+  finished_.Forget(sandbox_id);  // what the answers would give is about to change
+  auto now = std::chrono::steady_clock::now();
+  for (const auto& l : lost) {
+    if (now - l.at > kLostWithTheSandbox) continue;  // lost earlier, for another reason
+    auto record = store_.GetCommand(l.org_id, sandbox_id, l.id);
+    if (!record.ok()) continue;
+    record->error = why;
+    Status st = store_.PutCommand(*record);
+    if (!st.ok()) spdlog::error("command {}: {}", l.id, st.message());
+  }
+}
+
+std::optional<std::string> CommandRunner::ExecRefusedBySandbox(Running& c) {
+  {
+    std::lock_guard lock(c.mu);
+    if (!c.kill_reason.empty() || !c.fault.empty()) return std::nullopt;
+  }
+  if (c.exit.signaled() || c.exit.exit_code != kRunscFailed) return std::nullopt;
+  const std::string& id = c.record.sandbox_id;
+  const auto until = std::chrono::steady_clock::now() + kExecEndSettle;
+  for (;;) {
+    if (auto doing = CheckpointWorkUnderWay(store_, id))
+      return "the sandbox was busy with " + *doing +
+             " as the command started, so runsc could not run it";
+    auto seen = runtime_.Observe(id);
+    if (!seen.ok()) {
+      if (seen.status().code() == Code::kNotFound) return std::string(kExecAfterEnd);
+      return std::nullopt;
+    }
+    if (seen->state.phase == runtime::ShimPhase::kExited) return std::string(kExecAfterEnd);
+    if (stopping_ || std::chrono::steady_clock::now() >= until) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace adapt::core
