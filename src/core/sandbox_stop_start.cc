@@ -59,11 +59,11 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
     if (runtime_.HasCheckpoint(r.id)) {
       h.processes_saved = true;
     } else {
-      // A save that would fill the host's disk midway fails, and fails the saves of every
-      // other sandbox with it: without the room, the processes are not saved at all.
       // New file operations are refused since the transition; the stop waits a moment for
       // the last to end, and goes on after it (a save they break keeps the files).
       IgnoreError(AwaitFileTransfers(r.id, "the save"), "the stop goes on");
+      // A save that would fill the host's disk midway fails, and fails the saves of every
+      // other sandbox with it: without the room, the processes are not saved at all.
       auto room =
           runtime_.ReserveRoomToHibernate(r.id, static_cast<uint64_t>(r.config.memory_mib) << 20);
       Status saved = room.ok() ? runtime_.Checkpoint(r.id) : room.status();

@@ -70,9 +70,11 @@ Result<std::vector<OperationRecord>> SqliteStore::ListOpenOperations(
     const std::string& sandbox_id) {
   return Guard<Result<std::vector<OperationRecord>>>(
       "listing operations", [&]() -> Result<std::vector<OperationRecord>> {
-        SQLite::Statement q(db_, std::string("SELECT ") + kOperationColumns +
+        // Kept prepared: every command and file operation asks (RefuseDuringCheckpointWork).
+        auto lease = statements_.Get(std::string("SELECT ") + kOperationColumns +
                                      " FROM operations WHERE sandbox_id = ? AND phase IN "
                                      "('Pending', 'Running') ORDER BY seq");
+        SQLite::Statement& q = *lease;
         q.bind(1, sandbox_id);
         std::vector<OperationRecord> out;
         while (q.executeStep()) out.push_back(ReadOperation(q));
