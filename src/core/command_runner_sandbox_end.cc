@@ -2,12 +2,11 @@
 // sandbox carries, and a runsc exec that could not run a command because the sandbox had
 // stopped running or a checkpoint had taken its container away.
 #include <chrono>
-#include <thread>
 
 #include "base/log.h"
 #include "core/command_runner.h"
 #include "core/command_running.h"
-#include "core/sandbox_operations.h"
+#include "core/sandbox_in_the_way.h"
 
 namespace adapt::core {
 namespace {
@@ -56,21 +55,13 @@ std::optional<std::string> CommandRunner::ExecRefusedBySandbox(Running& c) {
     if (!c.kill_reason.empty() || !c.fault.empty()) return std::nullopt;
   }
   if (c.exit.signaled() || c.exit.exit_code != kRunscFailed) return std::nullopt;
-  const std::string& id = c.record.sandbox_id;
-  const auto until = std::chrono::steady_clock::now() + kExecEndSettle;
-  for (;;) {
-    if (auto doing = CheckpointWorkUnderWay(store_, id))
-      return "the sandbox was busy with " + *doing +
-             " as the command started, so runsc could not run it";
-    auto seen = runtime_.Observe(id);
-    if (!seen.ok()) {
-      if (seen.status().code() == Code::kNotFound) return std::string(kExecAfterEnd);
-      return std::nullopt;
-    }
-    if (seen->state.phase == runtime::ShimPhase::kExited) return std::string(kExecAfterEnd);
-    if (stopping_ || std::chrono::steady_clock::now() >= until) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  auto met = AwaitSandboxInTheWay(store_, runtime_, c.record.org_id, c.record.sandbox_id,
+                                  kExecEndSettle, &stopping_);
+  if (!met) return std::nullopt;
+  if (met->busy_with)
+    return "the sandbox was busy with " + *met->busy_with +
+           " as the command started, so runsc could not run it";
+  return std::string(kExecAfterEnd);
 }
 
 }  // namespace adapt::core

@@ -13,6 +13,7 @@
 #include "base/ids.h"
 #include "base/log.h"
 #include "core/file_transport.h"
+#include "core/sandbox_in_the_way.h"
 #include "core/sandbox_operations.h"
 #include "core/storage_files.h"
 #include "os/process.h"
@@ -323,23 +324,11 @@ Status FileService::JudgedAgainstSandbox(const Principal& who, const std::string
                                          Status failed) {
   // The sandbox's own refusals (Conflict, NotFound, ...) and a client that went away stand.
   if (failed.code() != Code::kInternal && failed.code() != Code::kUnavailable) return failed;
-  const auto until = std::chrono::steady_clock::now() + end_settle_;
-  for (;;) {
-    RETURN_IF_ERROR(RefuseDuringCheckpointWork(store_, sandbox_id));
-    auto r = store_.GetSandbox(who.org_id, sandbox_id);
-    if (!r.ok()) return failed;
-    if (r->status != "running")
-      return Conflict("sandbox " + sandbox_id +
-                      " stopped running during the file operation (it is " + r->status +
-                      " now); files are available only while it runs");
-    auto seen = runtime_.Observe(sandbox_id);
-    if (seen.ok() && seen->state.phase == runtime::ShimPhase::kExited)
-      return Conflict("sandbox " + sandbox_id +
-                      " stopped running during the file operation (its workload ended); files "
-                      "are available only while it runs");
-    if (std::chrono::steady_clock::now() >= until) return failed;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  auto met = AwaitSandboxInTheWay(store_, runtime_, who.org_id, sandbox_id, end_settle_);
+  if (!met) return failed;
+  if (met->busy_with) return SandboxBusy(sandbox_id, *met->busy_with);
+  return Conflict("sandbox " + sandbox_id + " stopped running during the file operation (" +
+                  met->ended + "); files are available only while it runs");
 }
 
 Result<std::string> FileService::RunToEnd(const Principal& who, const std::string& sandbox_id,

@@ -22,10 +22,13 @@ using namespace std::chrono_literals;
 class FileServiceLimitsTest : public testing_support::CoreTest {
  protected:
   Principal Of(const std::string& org) { return Principal{org, "key_" + org, false}; }
+  // Running in the store and in the runtime (a sandbox with no runtime state is gone).
   std::string RunningSandbox(const std::string& org) {
     store::SandboxRecord r = NewSandbox("running");
     r.org_id = org;
-    return Insert(r).id;
+    std::string id = Insert(r).id;
+    runtime_.AddRunning(id);
+    return id;
   }
   // Waits until the runtime was asked for `n` execs (the operation started: 10 s at most).
   void AwaitExecs(size_t n) {
