@@ -33,12 +33,17 @@ constexpr size_t kMaxReplyBytes = 64 << 20;
 class BusyFileOp : public FileOp {
  public:
   BusyFileOp(std::unique_ptr<FileOp> op, ActivityHold busy, FileTransfers::Hold transfer)
-      : transfer_(std::move(transfer)), op_(std::move(op)), busy_(std::move(busy)) {}
+      : transfer_(std::move(transfer)), op_(std::move(op)), busy_(std::move(busy)) {
+    transfer_.OnCancel([this](std::chrono::milliseconds wait) { return op_->Abandon(wait); });
+  }
+  // Waits for a cancel under way to return before op_ goes.
+  ~BusyFileOp() override { transfer_.OnCancel(nullptr); }
   int input_fd() const override { return op_->input_fd(); }
   int output_fd() const override { return op_->output_fd(); }
   void CloseInput() override { op_->CloseInput(); }
   Status Finish() override { return op_->Finish(); }
   const char* served_by() const override { return op_->served_by(); }
+  bool Abandon(std::chrono::milliseconds wait) override { return op_->Abandon(wait); }
 
  private:
   FileTransfers::Hold transfer_;  // before op_, so destroyed after it: counted until the tool

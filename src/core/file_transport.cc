@@ -47,6 +47,11 @@ class ExecFileOp final : public FileOp {
   int output_fd() const override { return process_.stdout_fd.get(); }
   void CloseInput() override { process_.stdin_fd.reset(); }
   const char* served_by() const override { return "runsc-exec"; }
+  bool Abandon(std::chrono::milliseconds) override {
+    IgnoreError(runtime_.SignalExec(sandbox_id_, process_.tree_id, SIGTERM),
+                "the tool may have ended already");
+    return false;
+  }
 
   Status Finish() override {
     CloseInput();
@@ -120,7 +125,7 @@ struct AgentOpState {
     return cb;
   }
 
-  bool ExitedWithin(std::chrono::seconds wait) {
+  bool ExitedWithin(std::chrono::milliseconds wait) {
     std::unique_lock lock(mu);
     return cv.wait_for(lock, wait, [&] { return exited; });
   }
@@ -166,6 +171,13 @@ class AgentFileOp final : public FileOp {
     input_closed_ = true;
   }
   const char* served_by() const override { return "agent"; }
+  // As the destructor, within `wait`: SIGTERM, SIGKILL half way. The agent's exit frame
+  // follows the tool's end, its data connection closed with it.
+  bool Abandon(std::chrono::milliseconds wait) override {
+    if (!session_->Signal(channel_, SIGTERM).ok()) return false;
+    if (state_->ExitedWithin(wait / 2)) return true;
+    return session_->Signal(channel_, SIGKILL).ok() && state_->ExitedWithin(wait - wait / 2);
+  }
 
   Status Finish() override {
     finished_ = true;

@@ -5,6 +5,7 @@
 // same way whichever path serves.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ class FileOp {
   virtual Status Finish() = 0;
   // "agent" or "runsc-exec", as commands say.
   virtual const char* served_by() const = 0;
+  // Asks the tool to end now (SIGTERM: an upload removes its temp file, agent/file_tool.h),
+  // from another thread while the operation is in use: its reads and writes then end or
+  // fail. Whether the tool is known to have ended within `wait` (runsc exec's is not seen).
+  virtual bool Abandon(std::chrono::milliseconds wait) = 0;
 };
 
 // `argv` is the tool's, after `adapt-agent file`.

@@ -291,4 +291,13 @@ Status SandboxLifecycle::AwaitFileTransfers(const std::string& id, const std::st
                   " would break; nothing was changed: retry once it has ended");
 }
 
+void SandboxLifecycle::EndFileTransfers(const std::string& id) {
+  if (!transfers_ || transfers_->AwaitNone(id, std::chrono::milliseconds(0))) return;
+  spdlog::info("sandbox {}: the stop ends its file transfers in flight", id);
+  // Every tool ended: the sandbox holds none of their connections, though adaptd's side of
+  // a transfer may still be winding down.
+  if (transfers_->Cancel(id, transfers_wait_)) return;
+  IgnoreError(AwaitFileTransfers(id, "the save"), "the stop goes on");
+}
+
 }  // namespace adapt::core

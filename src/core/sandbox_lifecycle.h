@@ -77,8 +77,8 @@ class SandboxLifecycle {
   }
   // Where durable sandboxes find their storage; without it they fail to provision.
   void set_volume_service(storage::VolumeService* volumes) { volumes_ = volumes; }
-  // The file operations in flight, which a checkpoint, roll back or stop waits for (a
-  // checkpoint would break their connections: file_transfers.h); none: not waited for.
+  // The file operations in flight, which a checkpoint or roll back waits for and a stop ends
+  // (a checkpoint would break their connections: file_transfers.h); none: not waited for.
   void set_file_transfers(FileTransfers* transfers,
                           std::chrono::milliseconds wait = std::chrono::seconds(5)) {
     transfers_ = transfers;
@@ -171,6 +171,10 @@ class SandboxLifecycle {
   // Ok once sandbox `id` has no file operation in flight (waiting transfers_wait_ at most);
   // else Conflict saying that `verb` would break one. REQUIRES: its operation recorded.
   Status AwaitFileTransfers(const std::string& id, const std::string& verb);
+  // A stop's: ends the file operations in flight in sandbox `id` (their tools, inside it)
+  // rather than waiting them out, so that its save keeps the processes; a client's transfer
+  // cut this way hears that the sandbox stopped. Waits transfers_wait_ at most.
+  void EndFileTransfers(const std::string& id);
   // Takes the sandbox's lock for a long verb. kWait blocks until it is free; kRefuse waits
   // up to kBusyWait and is Conflict after, naming the operation under way.
   Result<SandboxHold> Hold(const std::string& id, WhenBusy when_busy);

@@ -59,9 +59,9 @@ void SandboxLifecycle::FinishStop(store::SandboxRecord r) {
     if (runtime_.HasCheckpoint(r.id)) {
       h.processes_saved = true;
     } else {
-      // New file operations are refused since the transition; the stop waits a moment for
-      // the last to end, and goes on after it (a save they break keeps the files).
-      IgnoreError(AwaitFileTransfers(r.id, "the save"), "the stop goes on");
+      // New file operations are refused since the transition; those in flight are ended
+      // (a save they break keeps the files only).
+      EndFileTransfers(r.id);
       // A save that would fill the host's disk midway fails, and fails the saves of every
       // other sandbox with it: without the room, the processes are not saved at all.
       auto room =

@@ -2,7 +2,12 @@
 // sandbox keeps, and what Reconcile does with a stop or start a crash interrupted.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+#include <vector>
+
 #include "core/core_test_fixture.h"
+#include "core/file_transfers.h"
 #include "core/sandbox_hibernation.h"
 #include "core/sandbox_lifecycle.h"
 #include "core/sandbox_operations.h"
@@ -48,6 +53,44 @@ TEST_F(SandboxStopStartTest, StoppingAnInstantSandboxDiscardsItAndStartBootsItAf
   EXPECT_EQ(PhaseOf(r.id), HibernationPhase::kNone);
   EXPECT_EQ(runtime_.CountCalls(Op::kLaunch, r.id), 2);
   EXPECT_FALSE(runtime_.Get(r.id)->request.restore);
+}
+
+TEST_F(SandboxStopStartTest, AStopEndsTheFileTransfersInFlightAndSavesTheProcesses) {
+  // A download not read on held its tool, and its connection, in the sandbox: the stop waited
+  // 5 s and its save then failed on the connection, the processes lost.
+  FileTransfers transfers;
+  lifecycle_->set_file_transfers(&transfers, std::chrono::seconds(30));
+  auto r = Running(/*durable=*/true);
+  auto other = Running(/*durable=*/true);
+  FileTransfers::Hold download = transfers.Begin(r.id);
+  FileTransfers::Hold elsewhere = transfers.Begin(other.id);
+  std::vector<std::string> asked;
+  download.OnCancel([&](std::chrono::milliseconds wait) {
+    EXPECT_GT(wait.count(), 0);
+    asked.push_back(r.id);
+    return true;  // the tool ended; adaptd's side of the transfer still winds down
+  });
+  elsewhere.OnCancel([&](std::chrono::milliseconds) {
+    asked.push_back(other.id);
+    return true;
+  });
+  ASSERT_TRUE(lifecycle_->Stop(org_, r.id).ok());
+  EXPECT_EQ(asked, std::vector<std::string>{r.id});
+  EXPECT_TRUE(ReadHibernation(Stored(r.id)).processes_saved);
+  EXPECT_EQ(transfers.InFlight(r.id), 1);  // counted until its handler lets go
+}
+
+TEST_F(SandboxStopStartTest, AStopWaitsForATransferItCannotSeeEnd) {
+  FileTransfers transfers;
+  lifecycle_->set_file_transfers(&transfers, std::chrono::milliseconds(200));
+  auto r = Running(/*durable=*/true);
+  {
+    // Not started yet, so nothing to cancel: the stop waits for its count, then goes on.
+    FileTransfers::Hold starting = transfers.Begin(r.id);
+    ASSERT_TRUE(lifecycle_->Stop(org_, r.id).ok());
+  }
+  EXPECT_EQ(ReadHibernation(Stored(r.id)).phase, HibernationPhase::kStopped);
+  EXPECT_EQ(runtime_.CountCalls(Op::kCheckpoint, r.id), 1);
 }
 
 TEST_F(SandboxStopStartTest, StoppingADurableSandboxCheckpointsItAndStartRestoresIt) {

@@ -330,6 +330,45 @@ def test_a_download_in_flight_holds_off_a_checkpoint_which_leaves_the_sandbox_un
     assert out(org, sid, "kill -0 %s && echo alive" % pid).strip() == "alive"
 
 
+def test_a_stop_ends_a_download_in_flight_and_keeps_the_processes(org):
+    """A stop does not wait a transfer out: it ends the file tool in the sandbox, whose
+    connection would break the save (the processes lost), and the save keeps them. The
+    download is cut short; the start brings the sandbox's processes back."""
+    import http.client
+
+    sid = running_sandbox(org)
+    pid = out(org, sid, "nohup sleep 1000 >/dev/null 2>&1 & echo $!").strip()
+    out(org, sid, "head -c 268435456 /dev/zero > /root/big")
+    conn = http.client.HTTPConnection("127.0.0.1", org.daemon.port, timeout=120)
+    try:
+        conn.request("GET", "/v1/sandboxes/%s/files?path=/root/big" % sid,
+                     headers={"Authorization": "Bearer " + org.key})
+        resp = conn.getresponse()
+        assert resp.status == 200 and len(resp.read(65536)) == 65536
+        # Not read on: the file tool waits on its connection inside the sandbox.
+        status, stopped = org.api("POST", "/v1/sandboxes/%s/stop" % sid)
+        assert status == 200, (status, stopped)
+        assert stopped["hibernation"]["processes"] == "saved", stopped
+        got = 65536
+        try:
+            while True:
+                chunk = resp.read(1 << 20)
+                if not chunk:
+                    break
+                got += len(chunk)
+        except http.client.IncompleteRead as e:
+            got += len(e.partial)
+        assert got < 268435456, got
+    finally:
+        conn.close()
+    status, body = org.api("POST", "/v1/sandboxes/%s/start" % sid)
+    assert status in (200, 202), (status, body)
+    org.wait_for_status(sid, "running", 120)
+    wait_for_agent(org, sid)
+    assert out(org, sid, "kill -0 %s && echo alive" % pid).strip() == "alive"
+    assert out(org, sid, "stat -c %s /root/big").strip() == "268435456"
+
+
 def test_cli_checkpoint_create_list_restore_delete(org):
     sid = running_sandbox(org)
     out(org, sid, "echo via-cli > /root/cli.txt")
