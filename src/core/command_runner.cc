@@ -429,6 +429,12 @@ void CommandRunner::Finish(Running& c) {
       std::lock_guard lock(c.mu);
       lost = c.agent_exit.lost;
     }
+    if (lost) {
+      if (auto why = AgentLostWithSandbox(c)) {
+        std::lock_guard lock(c.mu);
+        c.lost_why = *why;
+      }
+    }
     std::optional<std::string> refused;
     if (!c.via_agent) refused = ExecRefusedBySandbox(c);
     const bool exec_refused = refused.has_value();

@@ -118,6 +118,11 @@ class CommandRunner {
   // exits 128 then, which is the sandbox's state, not the command's exit status. Waits up to
   // kExecEndSettle for the shim to record an end. Unset: the exit status is the command's.
   std::optional<std::string> ExecRefusedBySandbox(Running& c);
+  // Why the agent's connection dropped under a command, when its sandbox had stopped running
+  // (its startup command ended, it crashed) before that end reached SandboxEnded: the answer
+  // waiting on the command then says so, not only that the connection was lost. Waits up to
+  // kExecEndSettle. Unset: the sandbox runs on, or its end's reason is known already.
+  std::optional<std::string> AgentLostWithSandbox(Running& c);
   // Where a watcher that threw lands (command_runner_fault.cc): the command is recorded lost
   // with `error`, unless Finish recorded it already.
   void FailWatch(const std::shared_ptr<Running>& c, const std::string& error);

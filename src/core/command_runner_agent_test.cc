@@ -179,6 +179,44 @@ TEST_F(CommandRunnerAgentTest, AKilledCommandWhoseEndTheAgentNeverTellsIsRecorde
   EXPECT_NE(done.error.find("did not report the command's end"), std::string::npos) << done.error;
 }
 
+// The agent's connection drops under a command: the answer says whether the sandbox's end
+// took it, before that end's own reason reaches SandboxEnded (which rewrites it later).
+TEST_F(CommandRunnerAgentTest, ACommandLostWithItsAgentSaysWhetherTheSandboxHadEnded) {
+  for (std::string status : {"running", "completed"}) {
+    SCOPED_TRACE(status);
+    store::SandboxRecord sandbox;
+    sandbox.id = kSandbox;
+    sandbox.org_id = "org_a";
+    sandbox.status = status;
+    if (status == "running") {
+      ASSERT_TRUE(store_.CreateOrg({"org_a", "acme", false, NowMillis()}).ok());
+      auto created = store_.CreateSandbox(sandbox, std::nullopt);
+      ASSERT_TRUE(created.ok()) << created.status().message();
+      runtime_.AddRunning(kSandbox);
+    } else {
+      ASSERT_TRUE(store_.UpdateSandbox(sandbox, {"running"}).ok());
+    }
+    Connect();
+    store::CommandRecord c = Record("cmd_" + status);
+    ASSERT_TRUE(store_.PutCommand(c).ok());
+    agent::SpawnRequest spawn;
+    spawn.argv = {"sleep", "600"};
+    ASSERT_TRUE(runner_->StartViaAgent(c, hub_.Session(kSandbox), spawn, "", 600, {}).ok());
+    ASSERT_EQ(Read().type, FrameType::kSpawn);
+    agent_.reset();  // the agent's connection drops
+    store::CommandRecord done =
+        StoredWhen(c.id, [](const auto& r) { return r.status != "running"; });
+    EXPECT_EQ(done.status, "lost");
+    EXPECT_EQ(done.error,
+              status == "running"
+                  ? "the connection to the sandbox's agent was lost while the command ran; its "
+                    "outcome is unknown"
+                  : "the sandbox stopped running while the command ran (it is completed now); its "
+                    "outcome is unknown");
+    decoder_ = agent::FrameDecoder();
+  }
+}
+
 TEST_F(CommandRunnerAgentTest, AReattachedCommandStartsFromTheOutputItsRecordHolds) {
   // As the previous adaptd left it: running, with what it had saved.
   store::CommandRecord c = Record("cmd_kept");

@@ -1,6 +1,7 @@
 // CommandRunner and its sandbox's end (command_runner.h): the reason a command lost with its
-// sandbox carries, and a runsc exec that could not run a command because the sandbox had
-// stopped running or a checkpoint had taken its container away.
+// sandbox carries, a runsc exec that could not run a command because the sandbox had stopped
+// running or a checkpoint had taken its container away, and an agent's connection dropped by
+// the sandbox's end.
 #include <chrono>
 
 #include "base/log.h"
@@ -62,6 +63,25 @@ std::optional<std::string> CommandRunner::ExecRefusedBySandbox(Running& c) {
     return "the sandbox was busy with " + *met->busy_with +
            " as the command started, so runsc could not run it";
   return std::string(kExecAfterEnd);
+}
+
+std::optional<std::string> CommandRunner::AgentLostWithSandbox(Running& c) {
+  {
+    std::lock_guard lock(c.mu);
+    if (!c.lost_why.empty() || !c.fault.empty()) return std::nullopt;
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (ended_.count(c.record.sandbox_id)) return std::nullopt;
+  }
+  auto met = AwaitSandboxInTheWay(store_, runtime_, c.record.org_id, c.record.sandbox_id,
+                                  kExecEndSettle, &stopping_);
+  if (!met) return std::nullopt;
+  if (met->busy_with)
+    return "the sandbox was busy with " + *met->busy_with +
+           " while the command ran; its outcome is unknown";
+  return "the sandbox stopped running while the command ran (" + met->ended +
+         "); its outcome is unknown";
 }
 
 }  // namespace adapt::core

@@ -147,6 +147,32 @@ def test_not_running_sandbox_is_409_and_other_org_is_404(daemon, box):
     assert status == 404
 
 
+def test_a_command_lost_with_its_sandboxs_end_says_so_in_its_answer(daemon):
+    """The startup command ends while a command runs through the agent: the answer that waited
+    on the command says the sandbox stopped running (not only that the agent's connection was
+    lost), and the record then carries the sandbox's own reason."""
+    from harness import wait_for_agent
+
+    client = daemon.new_org()
+    sid = interactive(client, {"startup": {"mode": "command", "argv": [
+        "sh", "-c", "while [ ! -e /tmp/end ]; do sleep 0.2; done"]}})
+    wait_for_agent(client, sid)
+    cmd = run(client, sid, argv=["sh", "-c", "touch /tmp/end; sleep 60"], waitSeconds=30)
+    assert cmd["servedBy"] == "agent" and cmd["status"] == "lost", cmd
+    ended = "the sandbox's startup command ended, and the sandbox with it"
+    assert cmd["error"] in (ended, "the sandbox stopped running while the command ran (it is "
+                            "completed now); its outcome is unknown"), cmd
+    client.wait_for_status(sid, "completed", 30)
+    deadline = time.monotonic() + 10
+    while True:
+        status, kept = client.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+        assert status == 200, kept
+        if kept["error"] == ended or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert kept["status"] == "lost" and kept["error"] == ended, kept
+
+
 def test_a_command_sent_while_the_sandbox_boots_waits_for_the_boot(daemon):
     # A create answers while the sandbox boots: a command sent at once waits for the boot
     # within its waitSeconds (as `adapt sandbox exec` and MCP's run_command do), not 409.
