@@ -39,9 +39,9 @@ class Chaos:
         self.seen = {}      # "verb status" -> count
         self.mu = threading.Lock()
 
-    def call(self, verb, client, method, path, body=None, raw=None):
+    def call(self, verb, client, method, path, body=None, raw=None, headers=None):
         status, parsed, payload, _ = client.request(method, path, body=body, raw=raw,
-                                                    timeout=300)
+                                                    headers=headers, timeout=300)
         with self.mu:
             key = "%s %d" % (verb, status)
             self.seen[key] = self.seen.get(key, 0) + 1
