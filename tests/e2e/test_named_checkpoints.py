@@ -5,6 +5,8 @@ and files back; other organizations and bad names are refused before anything is
 kill of adaptd mid-checkpoint or mid-roll back is finished at the restart. No network traffic: this
 runsc cannot checkpoint some TCP endpoint states."""
 
+import contextlib
+import http.client
 import json
 import os
 import threading
@@ -293,80 +295,78 @@ def test_a_busy_sandbox_refuses_another_checkpoint_or_stop_at_once(tmp_path):
         d.close()
 
 
-def test_a_download_in_flight_holds_off_a_checkpoint_which_leaves_the_sandbox_untouched(org):
-    """A download through the agent holds a connection this runsc cannot save (a refused save
-    boots the sandbox afresh, its processes lost): a checkpoint meeting one that does not end
-    within 5 s answers 409 and changes nothing; once it has ended, the checkpoint is taken."""
-    import http.client
+BIG = 268435456
 
+
+@contextlib.contextmanager
+def held_download(org):
+    """A running sandbox with a `sleep` (its pid) and a 256 MiB file whose download through
+    the agent has begun and is not read on: the socket's buffers fill and the file tool waits
+    on its connection, inside the sandbox. Yields (sid, pid, the response, bytes read)."""
     sid = running_sandbox(org)
     pid = out(org, sid, "nohup sleep 1000 >/dev/null 2>&1 & echo $!").strip()
-    out(org, sid, "head -c 268435456 /dev/zero > /root/big")
+    out(org, sid, "head -c %d /dev/zero > /root/big" % BIG)
     conn = http.client.HTTPConnection("127.0.0.1", org.daemon.port, timeout=120)
     try:
         conn.request("GET", "/v1/sandboxes/%s/files?path=/root/big" % sid,
                      headers={"Authorization": "Bearer " + org.key})
         resp = conn.getresponse()
         assert resp.status == 200 and len(resp.read(65536)) == 65536
-        # Not read on: the socket's buffers fill and the file tool waits on its connection.
+        yield sid, pid, resp, 65536
+    finally:
+        conn.close()
+
+
+def read_rest(resp):
+    """What is left of the body, however it ends (a cut connection ends it short)."""
+    got = 0
+    try:
+        while True:
+            chunk = resp.read(1 << 20)
+            if not chunk:
+                return got
+            got += len(chunk)
+    except http.client.IncompleteRead as e:
+        return got + len(e.partial)
+
+
+def alive(org, sid, pid):
+    return out(org, sid, "kill -0 %s && echo alive" % pid).strip() == "alive"
+
+
+def test_a_download_in_flight_holds_off_a_checkpoint_which_leaves_the_sandbox_untouched(org):
+    """A download through the agent holds a connection this runsc cannot save (a refused save
+    boots the sandbox afresh, its processes lost): a checkpoint meeting one that does not end
+    within 5 s answers 409 and changes nothing; once it has ended, the checkpoint is taken."""
+    with held_download(org) as (sid, pid, resp, got):
         status, body = org.api("POST", checkpoints_path(sid), {"name": "during"})
         documented("POST checkpoints", status)
         assert status == 409 and "has a file transfer in progress" in \
             body["error"]["message"], (status, body)
-        assert out(org, sid, "kill -0 %s && echo alive" % pid).strip() == "alive"
+        assert alive(org, sid, pid)
         status, listed = org.api("GET", checkpoints_path(sid))
         assert listed["items"] == [], listed
-        rest = 0
-        while True:
-            chunk = resp.read(1 << 20)
-            if not chunk:
-                break
-            rest += len(chunk)
-        assert rest == 268435456 - 65536
-    finally:
-        conn.close()
+        assert got + read_rest(resp) == BIG
     taken = take(org, sid, "after")
     assert taken["name"] == "after", taken
-    assert out(org, sid, "kill -0 %s && echo alive" % pid).strip() == "alive"
+    assert alive(org, sid, pid)
 
 
 def test_a_stop_ends_a_download_in_flight_and_keeps_the_processes(org):
     """A stop does not wait a transfer out: it ends the file tool in the sandbox, whose
     connection would break the save (the processes lost), and the save keeps them. The
     download is cut short; the start brings the sandbox's processes back."""
-    import http.client
-
-    sid = running_sandbox(org)
-    pid = out(org, sid, "nohup sleep 1000 >/dev/null 2>&1 & echo $!").strip()
-    out(org, sid, "head -c 268435456 /dev/zero > /root/big")
-    conn = http.client.HTTPConnection("127.0.0.1", org.daemon.port, timeout=120)
-    try:
-        conn.request("GET", "/v1/sandboxes/%s/files?path=/root/big" % sid,
-                     headers={"Authorization": "Bearer " + org.key})
-        resp = conn.getresponse()
-        assert resp.status == 200 and len(resp.read(65536)) == 65536
-        # Not read on: the file tool waits on its connection inside the sandbox.
+    with held_download(org) as (sid, pid, resp, got):
         status, stopped = org.api("POST", "/v1/sandboxes/%s/stop" % sid)
         assert status == 200, (status, stopped)
         assert stopped["hibernation"]["processes"] == "saved", stopped
-        got = 65536
-        try:
-            while True:
-                chunk = resp.read(1 << 20)
-                if not chunk:
-                    break
-                got += len(chunk)
-        except http.client.IncompleteRead as e:
-            got += len(e.partial)
-        assert got < 268435456, got
-    finally:
-        conn.close()
+        assert got + read_rest(resp) < BIG
     status, body = org.api("POST", "/v1/sandboxes/%s/start" % sid)
     assert status in (200, 202), (status, body)
     org.wait_for_status(sid, "running", 120)
     wait_for_agent(org, sid)
-    assert out(org, sid, "kill -0 %s && echo alive" % pid).strip() == "alive"
-    assert out(org, sid, "stat -c %s /root/big").strip() == "268435456"
+    assert alive(org, sid, pid)
+    assert out(org, sid, "stat -c %s /root/big").strip() == str(BIG)
 
 
 def test_cli_checkpoint_create_list_restore_delete(org):
