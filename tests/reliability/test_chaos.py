@@ -126,8 +126,9 @@ class Chaos:
                     self.failures.append(("exception", repr(e)[:300]))
 
 
-def test_every_verb_at_once_answers_no_5xx_and_leaves_nothing_behind(fresh_daemon):
-    d = fresh_daemon
+def run_chaos(d, make, seconds):
+    """Two organizations of daemon `d`, warmed up, then `make(orgs)`'s workers for `seconds`.
+    Returns the chaos (asserted to have answered no 5xx) and the host's snapshot before it."""
     orgs = [d.new_org(), d.new_org()]
     # Warm-up: each organization's default storage (mounted for its durable sandboxes and
     # kept), adaptd's agent hub and nftables table, a disk template of the default size.
@@ -136,16 +137,22 @@ def test_every_verb_at_once_answers_no_5xx_and_leaves_nothing_behind(fresh_daemo
         client.wait_for_status(sid, "running", 120)
         client.delete(sid)
     before = leaks.snapshot(d)
-    chaos = Chaos(orgs)
-    until = time.monotonic() + SECONDS
+    chaos = make(orgs)
+    until = time.monotonic() + seconds
     threads = [threading.Thread(target=chaos.worker, args=(n, until)) for n in range(WORKERS)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join(SECONDS + 600)
+        t.join(seconds + 600)
     assert not any(t.is_alive() for t in threads), "a verb did not answer within 10 minutes"
     print("chaos answers:", sorted(chaos.seen.items()))
     assert chaos.failures == [], chaos.failures
+    return chaos, before
+
+
+def test_every_verb_at_once_answers_no_5xx_and_leaves_nothing_behind(fresh_daemon):
+    d = fresh_daemon
+    chaos, before = run_chaos(d, Chaos, SECONDS)
     # Some verbs met sandboxes in the states they are for, not only refusals.
     for verb in ("command 200", "upload 200", "stop 200", "start 202", "checkpoint 201"):
         assert chaos.seen.get(verb, 0) > 0, (verb, sorted(chaos.seen.items()))

@@ -13,16 +13,13 @@ ADAPT_CHAOS_SECONDS and ADAPT_CHAOS_SEED as for test_chaos.py (default 45 s here
 """
 
 import os
-import threading
 import time
 
 import leaks
-from test_chaos import Chaos
+from test_chaos import Chaos, run_chaos
 
 SECONDS = float(os.environ.get("ADAPT_CHAOS_ACCOUNT_SECONDS",
                                os.environ.get("ADAPT_CHAOS_SECONDS", "45")))
-SEED = int(os.environ.get("ADAPT_CHAOS_SEED", "1"))
-WORKERS = 6
 VERBS = ["create", "stop", "start", "delete", "job", "job", "job-cancel", "job-delete",
          "run-cancel", "runs", "schedule", "controller", "trigger", "disable", "enable",
          "unautomate", "object-put", "object-get", "object-delete", "objects", "object-url",
@@ -166,26 +163,11 @@ def clean_up(client, made):
 
 def test_every_account_verb_at_once_answers_no_5xx_and_leaves_nothing_behind(fresh_daemon):
     d = fresh_daemon
-    orgs = [d.new_org(), d.new_org()]
-    for client in orgs:  # as test_chaos.py's warm-up
-        sid = client.create({"startupClass": "durable"})["id"]
-        client.wait_for_status(sid, "running", 120)
-        client.delete(sid)
-    before = leaks.snapshot(d)
-    chaos = AccountChaos(orgs)
-    until = time.monotonic() + SECONDS
-    threads = [threading.Thread(target=chaos.worker, args=(n, until)) for n in range(WORKERS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(SECONDS + 600)
-    assert not any(t.is_alive() for t in threads), "a verb did not answer within 10 minutes"
-    print("chaos answers:", sorted(chaos.seen.items()))
-    assert chaos.failures == [], chaos.failures
+    chaos, before = run_chaos(d, AccountChaos, SECONDS)
     for verb in ("job 201", "schedule 201", "controller 201", "object-put 200", "secret 201",
                  "stop 200"):
         assert chaos.seen.get(verb, 0) > 0, (verb, sorted(chaos.seen.items()))
-    for client in orgs:
+    for client in chaos.orgs:
         clean_up(client, [sid for c, sid in chaos.made if c is client])
     grew = leaks.settled_growth(d, before, timeout=60)
     assert grew == {}, "after the chaos the host holds more: %r" % grew
