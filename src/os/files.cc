@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <system_error>
 
@@ -17,9 +18,21 @@
 namespace adapt::os {
 
 Status WriteFileAtomic(const std::string& path, const std::string& data, int mode) {
-  std::string tmp = path + ".tmp";
-  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+  // A fixed name would be shared by concurrent writers of the path: one's O_TRUNC cut the
+  // other's bytes, and the second rename found the file gone.
+  static std::atomic<uint64_t> next{0};
+  std::string tmp = path + "." + std::to_string(::getpid()) + "-" + std::to_string(next++) + ".tmp";
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
   if (!fd) return ErrnoStatus("creating " + tmp);
+  // Whatever fails from here leaves no temporary file behind.
+  bool renamed = false;
+  struct Cleanup {
+    const std::string& tmp;
+    const bool& renamed;
+    ~Cleanup() {
+      if (!renamed) ::unlink(tmp.c_str());
+    }
+  } cleanup{tmp, renamed};
   if (::fchmod(fd.get(), mode) != 0) return ErrnoStatus("chmod " + tmp);
   size_t off = 0;
   while (off < data.size()) {
@@ -33,6 +46,7 @@ Status WriteFileAtomic(const std::string& path, const std::string& data, int mod
   if (::fsync(fd.get()) != 0) return ErrnoStatus("fsync " + tmp);
   fd.reset();
   if (::rename(tmp.c_str(), path.c_str()) != 0) return ErrnoStatus("renaming " + tmp);
+  renamed = true;
   return Status::Ok();
 }
 

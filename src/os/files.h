@@ -10,6 +10,8 @@
 namespace adapt::os {
 
 // Writes `data` to `path` atomically: readers see the old or the new content, never a mix.
+// Through a temporary file of this call's own beside it (`<path>.<pid>-<n>.tmp`): two writers
+// of one path (two organizations pulling one blob) each rename whole content into place.
 Status WriteFileAtomic(const std::string& path, const std::string& data, int mode = 0644);
 // Writes `data` into an existing file in place (a /proc/sys setting).
 Status WriteExistingFile(const std::string& path, const std::string& data);

@@ -4,9 +4,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "os/temp_dir.h"
 
@@ -39,6 +42,35 @@ TEST_F(FilesTest, WriteFileAtomicWritesContentWithTheGivenMode) {
 
   ASSERT_TRUE(WriteFileAtomic(dir_ + "/key", "secret", 0600).ok());
   EXPECT_EQ(ModeOf(dir_ + "/key"), 0600);
+}
+
+TEST_F(FilesTest, ConcurrentWritersOfOnePathEachPutWholeContentInPlace) {
+  // Two organizations pulling one image wrote its blobs through one temporary name: one's
+  // truncation cut the other's bytes and the second rename failed ("No such file").
+  std::string path = dir_ + "/blob";
+  std::vector<std::string> contents;
+  for (char c : std::string("abcdefgh")) contents.push_back(std::string(64 << 10, c));
+  std::atomic<int> failed{0};
+  std::vector<std::thread> writers;
+  for (const auto& content : contents)
+    writers.emplace_back([&, content] {
+      for (int i = 0; i < 50; ++i)
+        if (!WriteFileAtomic(path, content).ok()) ++failed;
+    });
+  for (auto& t : writers) t.join();
+  EXPECT_EQ(failed, 0);
+  auto text = ReadFile(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(std::find(contents.begin(), contents.end(), *text), contents.end());
+  EXPECT_EQ(ListDir(dir_), std::vector<std::string>{"blob"});
+}
+
+TEST_F(FilesTest, AFailedWriteLeavesNoTemporaryFile) {
+  std::string path = dir_ + "/sub";
+  ASSERT_TRUE(MakeDirs(path + "/inner").ok());
+  // The rename onto a non-empty directory fails after the temporary file was written.
+  EXPECT_FALSE(WriteFileAtomic(path, "x").ok());
+  EXPECT_EQ(ListDir(dir_), std::vector<std::string>{"sub"});
 }
 
 TEST_F(FilesTest, WriteFileAtomicReplacesAndLeavesNoTemporaryFile) {

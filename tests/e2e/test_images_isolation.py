@@ -66,6 +66,30 @@ def test_another_organization_cannot_boot_a_private_image_by_its_reference(daemo
     assert end["status"] == "completed" and end["startup"]["stdout"] == text, end
 
 
+def test_two_organizations_pulling_one_image_at_once_both_get_it(daemon, registry):
+    """Their pulls write the same blobs at the same moment: each through a temporary file of
+    its own (one of the two failed with "no such file or directory" every time before)."""
+    orgs = [daemon.new_org() for _ in range(3)]
+    layers = [reg.layer(reg.busybox_base([("n%d" % i, "f", os.urandom(1 << 20).hex(), 0)]))
+              for i in range(3)]
+    layout = reg.Layout([(blob, tar, media) for blob, tar, media in layers], CONFIG)
+    try:
+        ref = registry.push(layout, "iso/shared:1")
+    finally:
+        layout.close()
+    started = []
+    for client in orgs:
+        status, img = client.api("POST", "/v1/images", {"reference": ref})
+        assert status == 202, img
+        started.append((client, img["id"]))
+    for client, image_id in started:
+        op, img = test_images_api.wait_pulled(client, image_id)
+        assert op["phase"] == "Completed", (op, img)
+        end = client.run(["/bin/sh", "-c", "cat /n0 /n1 /n2 | wc -c"], imageId=image_id)
+        assert end["status"] == "completed", end
+        assert end["startup"]["stdout"].strip() == str(3 * (2 << 20)), end
+
+
 def test_a_stored_layer_is_not_reused_for_a_blob_that_does_not_unpack_to_its_diff_id(daemon, registry, private_registry):
     """B knows the diff id of A's private layer and serves, from a registry of its own, an
     image whose config claims it with a layer of B's: the pull must not reuse A's layer."""
