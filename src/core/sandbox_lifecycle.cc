@@ -66,18 +66,7 @@ Status SandboxLifecycle::Release(const std::string& id, bool keep_disk) {
 }
 
 std::shared_ptr<std::timed_mutex> SandboxLifecycle::LockFor(const std::string& id) {
-  std::lock_guard lock(locks_mu_);
-  auto& weak = locks_[id];
-  auto strong = weak.lock();
-  if (!strong) {
-    strong = std::make_shared<std::timed_mutex>();
-    weak = strong;
-  }
-  // Forget locks nobody holds, so the map does not grow with every sandbox ever made.
-  for (auto it = locks_.begin(); it != locks_.end();) {
-    it = it->second.expired() ? locks_.erase(it) : std::next(it);
-  }
-  return strong;
+  return locks_.For(id);
 }
 
 Result<SandboxLifecycle::SandboxHold> SandboxLifecycle::Hold(const std::string& id,
@@ -119,7 +108,7 @@ void SandboxLifecycle::Fail(store::SandboxRecord r, const std::string& error,
   Status st = Transition(r, expected);
   // A start that failed fails its restore operation.
   SettleSandboxOperations(store_, store_, r.id, 0);
-  std::lock_guard lock(locks_mu_);
+  std::lock_guard lock(unrecorded_mu_);
   if (st.ok() || st.code() == Code::kConflict || st.code() == Code::kNotFound) {
     unrecorded_.erase(r.id);
   } else {
@@ -131,7 +120,7 @@ void SandboxLifecycle::Fail(store::SandboxRecord r, const std::string& error,
 void SandboxLifecycle::RetryUnrecordedFailures() {
   std::map<std::string, std::string> pending;
   {
-    std::lock_guard lock(locks_mu_);
+    std::lock_guard lock(unrecorded_mu_);
     pending = unrecorded_;
   }
   for (const auto& [id, error] : pending) {
@@ -141,7 +130,7 @@ void SandboxLifecycle::RetryUnrecordedFailures() {
     if (rec.ok() && rec->status == "provisioning") {
       Fail(*rec, error, {"provisioning"});
     } else {
-      std::lock_guard map_lock(locks_mu_);
+      std::lock_guard map_lock(unrecorded_mu_);
       unrecorded_.erase(id);
     }
   }

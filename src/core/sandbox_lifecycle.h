@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 
+#include "base/keyed_mutexes.h"
 #include "core/event_bus.h"
 #include "core/file_transfers.h"
 #include "core/image_catalog.h"
@@ -235,9 +236,9 @@ class SandboxLifecycle {
   DatabaseEnvironment database_env_;
   std::function<void(const std::string&)> on_release_;
   std::function<void(const std::string&, const std::string&, bool)> on_end_;
-  std::mutex locks_mu_;
-  std::map<std::string, std::weak_ptr<std::timed_mutex>> locks_;
+  KeyedMutexes<std::timed_mutex> locks_;
   // Sandbox id -> the failure Fail() could not store yet.
+  std::mutex unrecorded_mu_;
   std::map<std::string, std::string> unrecorded_;
 };
 

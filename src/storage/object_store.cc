@@ -42,6 +42,9 @@ std::string NewUploadId(int64_t now_ms) {
   return "upl_" + std::string(stamp) + NewId("upl").substr(4);
 }
 
+// An ended upload's directory on its way out.
+constexpr char kGoneSuffix[] = ".gone";
+
 std::string PartName(int n) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%05d", n);
@@ -67,7 +70,7 @@ Status ObjectStore::Init() {
   size_t partial = 0;
   for (const auto& name : os::ListDir(root_ + "/uploads")) {
     const std::string dir = root_ + "/uploads/" + name;
-    if (!os::Exists(dir + "/meta.json")) {
+    if (name.ends_with(kGoneSuffix) || !os::Exists(dir + "/meta.json")) {
       (void)os::RemoveTree(dir);
       continue;
     }
@@ -138,7 +141,8 @@ Result<store::ObjectRecord> ObjectStore::Put(const std::string& org_id, const st
 
 Result<store::ObjectRecord> ObjectStore::PutCounted(
     const std::string& org_id, const std::string& key, const std::string& content_type,
-    const ObjectSource& source, const std::string& expected_sha256, const std::string& upload_id) {
+    const ObjectSource& source, const std::string& expected_sha256, const std::string& upload_id,
+    const std::function<std::string()>& etag) {
   RETURN_IF_ERROR(ValidateObjectKey(key));
   RETURN_IF_ERROR(ValidateContentType(content_type));
   // Checked as the bytes arrive, so a write past the quota stops there, not after 5 GiB.
@@ -171,6 +175,7 @@ Result<store::ObjectRecord> ObjectStore::PutCounted(
     return InvalidArgument("x-amz-content-sha256",
                            "the body's SHA-256 does not match x-amz-content-sha256");
   RETURN_IF_ERROR(HostSide(writer->Commit()));
+  if (etag) rec.etag = etag();
   rec.org_id = org_id;
   rec.key = key;
   rec.blob = blob;
@@ -333,6 +338,11 @@ Result<std::string> ObjectStore::PutPart(const std::string& org_id, const std::s
   if (!expected_sha256.empty() && expected_sha256 != sha)
     return InvalidArgument("x-amz-content-sha256",
                            "the part's SHA-256 does not match x-amz-content-sha256");
+  // Committed while no complete or abort of the upload runs: one that ended it meanwhile
+  // leaves nothing to add to.
+  auto upload_lock = upload_locks_.For(upload_id);
+  std::lock_guard ending(*upload_lock);
+  if (!os::Exists(dir + "/meta.json")) return NotFound("upload " + upload_id + " not found");
   if (Status st = writer->Commit(); !st.ok()) return failed(st);
   ledger_.KeepPart(held, upload_id, part_number);
   // Kept beside the part for ListParts, which must not read the part again.
@@ -346,6 +356,8 @@ Result<store::ObjectRecord> ObjectStore::CompleteUpload(const std::string& org_i
                                                         const std::string& upload_id,
                                                         const std::string& key,
                                                         const std::vector<CompletedPart>& parts) {
+  auto upload_lock = upload_locks_.For(upload_id);
+  std::lock_guard ending(*upload_lock);
   ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
   if (parts.empty()) return InvalidArgument("parts", "a multipart upload needs at least one part");
   auto meta_text = os::ReadFile(dir + "/meta.json");
@@ -399,26 +411,39 @@ Result<store::ObjectRecord> ObjectStore::CompleteUpload(const std::string& org_i
       ++index;
     }
   };
-  auto rec = PutCounted(org_id, key, type, source, "", upload_id);
+  // S3's multipart ETag: MD5 of the parts' binary MD5s, then "-<count>". The hex is our own
+  // ObjectHasher's, so it always decodes. Given to the one write that stores the object: a
+  // second write of the record met a PUT of the key in between, pointing the key at a blob
+  // that PUT had removed.
+  auto etag = [&] {
+    return Md5Hex(HexDecode(md5s).value_or("")) + "-" + std::to_string(parts.size());
+  };
+  auto rec = PutCounted(org_id, key, type, source, "", upload_id, etag);
   if (!failed.ok()) return failed;
   if (!rec.ok()) return rec.status();
-  // S3's multipart ETag: MD5 of the parts' binary MD5s, then "-<count>". The hex is our own
-  // ObjectHasher's, so it always decodes.
-  rec->etag = Md5Hex(HexDecode(md5s).value_or("")) + "-" + std::to_string(parts.size());
-  ASSIGN_OR_RETURN(uint64_t quota, QuotaForObjects(org_id, ledger_.UploadBytes(upload_id)));
-  auto old = store_.PutObjectWithinQuota(*rec, quota);
-  if (!old.ok()) return old.status();
-  (void)os::RemoveTree(dir);
+  (void)RemoveUploadDir(dir);
   ledger_.DropUpload(upload_id);
   return rec;
 }
 
 Status ObjectStore::AbortUpload(const std::string& org_id, const std::string& upload_id,
                                 const std::string& key) {
+  auto upload_lock = upload_locks_.For(upload_id);
+  std::lock_guard ending(*upload_lock);
   ASSIGN_OR_RETURN(std::string dir, UploadDir(org_id, upload_id, key));
-  Status removed = os::RemoveTree(dir);
+  Status removed = RemoveUploadDir(dir);
   ledger_.DropUpload(upload_id);
-  return HostSide(removed);
+  // Gone for the tenant either way (renamed away before its removal); what is left is swept.
+  if (!removed.ok()) spdlog::warn("object store: {}", removed.message());
+  return Status::Ok();
+}
+
+Status ObjectStore::RemoveUploadDir(const std::string& dir) {
+  // Renamed first, in one step: a part being written (its file made before the lock, in the
+  // directory) can then make nothing more in it, and UploadDir finds the upload gone at once.
+  const std::string gone = dir + kGoneSuffix;
+  if (::rename(dir.c_str(), gone.c_str()) != 0) return os::RemoveTree(dir);
+  return os::RemoveTree(gone);
 }
 
 Result<std::vector<UploadedPart>> ObjectStore::ListParts(const std::string& org_id,
@@ -447,6 +472,11 @@ size_t ObjectStore::ExpireUploads(int64_t cutoff) {
   size_t removed = 0;
   for (const auto& name : os::ListDir(root_ + "/uploads")) {
     const std::string dir = root_ + "/uploads/" + name;
+    // An ended upload whose removal failed (a part's write still had its file open there).
+    if (name.ends_with(kGoneSuffix)) {
+      (void)os::RemoveTree(dir);
+      continue;
+    }
     auto text = os::ReadFile(dir + "/meta.json");
     if (!text.ok()) continue;  // being made now, or Init's to remove
     auto meta = nlohmann::json::parse(*text, nullptr, false);
@@ -460,7 +490,10 @@ size_t ObjectStore::ExpireUploads(int64_t cutoff) {
       continue;
     }
     if (meta["created"].get<int64_t>() >= cutoff) continue;
-    if (os::RemoveTree(dir).ok()) ++removed;
+    auto upload_lock = upload_locks_.For(name);
+    std::lock_guard ending(*upload_lock);
+    if (!os::Exists(dir + "/meta.json")) continue;  // completed or aborted meanwhile
+    if (RemoveUploadDir(dir).ok()) ++removed;
     ledger_.DropUpload(name);
   }
   if (removed) spdlog::info("object store: removed {} expired multipart uploads", removed);

@@ -7,11 +7,13 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/keyed_mutexes.h"
 #include "base/status.h"
 #include "os/durable_file.h"
 #include "storage/upload_ledger.h"
@@ -179,12 +181,14 @@ class ObjectStore {
  private:
   std::string BlobPath(const std::string& blob) const { return root_ + "/blobs/" + blob; }
   // Put, for an object made of the parts of `upload_id` (or none): they are freed once it is
-  // stored, so they do not count twice.
+  // stored, so they do not count twice. `etag`, when set, gives the record's ETag once the
+  // source has ended (a multipart upload's), so that the object is stored in one write.
   Result<store::ObjectRecord> PutCounted(const std::string& org_id, const std::string& key,
                                          const std::string& content_type,
                                          const ObjectSource& source,
                                          const std::string& expected_sha256,
-                                         const std::string& upload_id);
+                                         const std::string& upload_id,
+                                         const std::function<std::string()>& etag = nullptr);
   // The quota left for stored objects once what the organization holds in the ledger,
   // besides `own` bytes, is set aside (0: no limit).
   Result<uint64_t> QuotaForObjects(const std::string& org_id, uint64_t own) const;
@@ -192,6 +196,8 @@ class ObjectStore {
   Result<uint64_t> ObjectBytesIfLimited(const std::string& org_id);
   Result<std::string> UploadDir(const std::string& org_id, const std::string& upload_id,
                                 const std::string& key);
+  // Removes an ended upload's directory. REQUIRES: the upload's lock held.
+  Status RemoveUploadDir(const std::string& dir);
 
   store::ObjectRecordStore& store_;
   std::string root_;
@@ -199,6 +205,11 @@ class ObjectStore {
   size_t max_uploads_per_org_ = kMaxUnfinishedUploads;
   OrgQuota org_quota_;
   UploadLedger ledger_;
+  // Held by a complete and an abort for their whole run, and by a part while it is committed:
+  // one ends an upload while nothing else of it changes (two aborts, or a part and an abort,
+  // removing one directory together were 500s; two completes stored the object twice, the
+  // first one's blob left behind outside every quota).
+  KeyedMutexes<std::mutex> upload_locks_;
 };
 
 }  // namespace adapt::storage

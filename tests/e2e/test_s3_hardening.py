@@ -219,6 +219,65 @@ def test_a_part_whose_upload_is_aborted_while_it_streams_names_no_host_path(org)
     assert org.daemon.state_dir.encode() not in body and b"/var/" not in body, body
 
 
+def begin_upload(tok, key):
+    status, body = gateway(tok, "POST", "/objects/%s?uploads" % key)
+    assert status == 200, body
+    return re.search(rb"<UploadId>([^<]+)</UploadId>", body).group(1).decode()
+
+
+def at_once(calls):
+    """Runs the calls released together; returns their results in order."""
+    results = [None] * len(calls)
+    barrier = threading.Barrier(len(calls))
+
+    def run(i):
+        barrier.wait()
+        results[i] = calls[i]()
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    return results
+
+
+def test_an_upload_ended_by_several_requests_at_once_is_never_a_500_and_leaves_nothing(org):
+    """A chaos run of the gateway (2026-12-06): two aborts of one upload, or a part and an
+    abort, at once answered 500 and left its directory behind; completes at once stored the
+    object twice, one blob left outside every quota."""
+    tok = storage_token(org)
+    uploads = os.path.join(org.daemon.state_dir, "objects", "uploads")
+    blobs = os.path.join(org.daemon.state_dir, "objects", "blobs")
+    for _ in range(5):
+        upload = begin_upload(tok, "mp/ended.bin")
+        part = "/objects/mp/ended.bin?partNumber=%d&uploadId=" + upload
+        assert gateway(tok, "PUT", part % 1, body=b"x" * 100)[0] == 200
+        abort = lambda: gateway(tok, "DELETE", "/objects/mp/ended.bin?uploadId=" + upload)[0]
+        statuses = at_once([abort, abort, lambda: gateway(tok, "PUT", part % 2,
+                                                          body=b"y" * 100000)[0]])
+        assert statuses[0] in (204, 404) and statuses[1] in (204, 404), statuses
+        assert 204 in statuses[:2] and statuses[2] in (200, 404), statuses
+        assert not [d for d in os.listdir(uploads) if d.startswith(upload)]
+    before = set(os.listdir(blobs))
+    for _ in range(5):
+        upload = begin_upload(tok, "mp/done.bin")
+        status, _ = gateway(tok, "PUT", "/objects/mp/done.bin?partNumber=1&uploadId=" + upload,
+                            body=b"z" * 100000)
+        assert status == 200
+        status, head = gateway(tok, "GET", "/objects/mp/done.bin?uploadId=" + upload)
+        etag = re.search(rb"<ETag>([^<]+)</ETag>", head).group(1).decode()
+        done = ("<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>%s</ETag>"
+                "</Part></CompleteMultipartUpload>" % etag).encode()
+        complete = lambda: gateway(tok, "POST", "/objects/mp/done.bin?uploadId=" + upload,
+                                   body=done)[0]
+        statuses = at_once([complete] * 4)
+        assert sorted(statuses) == [200, 404, 404, 404], statuses
+        status, data = gateway(tok, "GET", "/objects/mp/done.bin")
+        assert status == 200 and data == b"z" * 100000
+    assert gateway(tok, "DELETE", "/objects/mp/done.bin")[0] == 204
+    assert set(os.listdir(blobs)) == before
+
+
 def test_an_unauthenticated_post_is_refused_before_its_body_is_read(org):
     tok = storage_token(org)  # for the gateway's loopback port
     # 4 MiB declared and none sent: the 403 comes without waiting for it, and without the
