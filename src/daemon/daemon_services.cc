@@ -225,11 +225,14 @@ Status Daemon::StartIngress() {
     endpoints->RemoveAll(id);
     if (auto address = network->AddressOf(id)) database_proxy->Disconnect(*address);
   });
-  // A command lost because its sandbox died, or was deleted or stopped, says why.
-  lifecycle_->SetEndHook(
-      [commands = &*commands_](const std::string& id, const std::string& why, bool own) {
-        commands->SandboxEnded(id, why, own);
-      });
+  // A command lost because its sandbox died, or was deleted or stopped, says why; a request
+  // in flight through the ingress to it is answered (502) rather than left to the idle
+  // timeout.
+  lifecycle_->SetEndHook([commands = &*commands_, network = &*network_, ingress = &*ingress_](
+                             const std::string& id, const std::string& why, bool own) {
+    commands->SandboxEnded(id, why, own);
+    if (auto address = network->AddressOf(id)) ingress->BackendGone(*address);
+  });
   sandboxes_->SetEndpointsView(
       [endpoints = &*endpoints_](const std::string& org, const std::string& id) {
         return endpoints->EndpointsOf(org, id);

@@ -73,6 +73,8 @@ class SessionBase {
  public:
   virtual ~SessionBase() = default;
   virtual void Close() = 0;
+  // Its backend's sandbox stopped or went away: nothing more will come from it.
+  virtual void BackendGone() = 0;
 };
 
 }  // namespace
@@ -130,6 +132,27 @@ class IngressServer::Impl {
     list.push_back(std::move(s));
   }
 
+  void RegisterBackend(const std::string& address, std::weak_ptr<SessionBase> s) {
+    std::lock_guard lock(mu_);
+    auto& list = by_backend_[address];
+    list.erase(std::remove_if(list.begin(), list.end(), [](auto& w) { return w.expired(); }),
+               list.end());
+    list.push_back(std::move(s));
+  }
+
+  void BackendGone(const std::string& address) {
+    std::vector<std::shared_ptr<SessionBase>> gone;
+    {
+      std::lock_guard lock(mu_);
+      auto it = by_backend_.find(address);
+      if (it == by_backend_.end()) return;
+      for (auto& w : it->second)
+        if (auto s = w.lock()) gone.push_back(s);
+      by_backend_.erase(it);
+    }
+    for (auto& s : gone) s->BackendGone();
+  }
+
   // "" closes every session.
   void Disconnect(const std::string& host) {
     std::vector<std::shared_ptr<SessionBase>> doomed;
@@ -185,7 +208,9 @@ class IngressServer::Impl {
   // Their slots may outlive them: sessions are destroyed with ioc_.
   ConnectionLimiter http_limiter_, https_limiter_;
   std::mutex mu_;
-  std::map<std::string, std::vector<std::weak_ptr<SessionBase>>> sessions_;
+  std::map<std::string, std::vector<std::weak_ptr<SessionBase>>> sessions_;  // by host
+  // By the backend address each was given to (the one that accepted it).
+  std::map<std::string, std::vector<std::weak_ptr<SessionBase>>> by_backend_;
 };
 
 namespace {
@@ -240,6 +265,25 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                  self->closed_ = true;
                  self->timer_.cancel();
                  self->connect_timer_.cancel();
+               }));
+  }
+
+  // A request whose answer has not begun gets a 502 rather than the idle timeout's silence
+  // (a stopped sandbox's address stays, and nothing there answers or resets); one whose
+  // answer has begun is cut.
+  void BackendGone() override {
+    asio::post(stream_.get_executor(),
+               Guarded("ending an ingress connection", [self = this->shared_from_this()] {
+                 if (self->closed_ || self->backend_gone_) return;
+                 self->backend_gone_ = true;
+                 boost::system::error_code ec;
+                 // Reset, not closed: the sandbox's side keeps no half-closed connection.
+                 self->backend_.set_option(asio::socket_base::linger(true, 0), ec);
+                 self->backend_.close(ec);
+                 self->hold_.reset();
+                 if (self->answered_) return self->Close();
+                 self->Reply(ErrorReply(502, "Bad Gateway", "unavailable",
+                                        "the sandbox stopped before it answered the request"));
                }));
   }
 
@@ -311,8 +355,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         return self->Reply(
             ErrorReply(502, "Bad Gateway", "unavailable",
                        "the sandbox did not accept the connection: " + ec.message()));
+      self->owner_.RegisterBackend(self->backends_[i].address, self);
       asio::async_write(self->backend_, asio::buffer(self->head_),
                         [self](boost::system::error_code ec, size_t) {
+                          if (ec && self->backend_gone_) return;  // BackendGone answers
                           if (ec) return self->Close();
                           self->head_.clear();
                           self->head_.shrink_to_fit();
@@ -357,6 +403,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       }
       asio::async_write(self->backend_, asio::buffer(self->up_->data(), n),
                         [self](boost::system::error_code ec, size_t) {
+                          if (ec && self->backend_gone_) return;  // BackendGone answers
                           if (ec) return self->Close();
                           self->ClientToBackend();
                         });
@@ -367,7 +414,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     backend_.async_read_some(asio::buffer(*down_), [self = this->shared_from_this()](
                                                        boost::system::error_code ec, size_t n) {
       self->last_active_ = std::chrono::steady_clock::now();
+      if (ec && self->backend_gone_) return;  // BackendGone answers
       if (ec) return self->Close();
+      self->answered_ = true;
       asio::async_write(self->stream_, asio::buffer(self->down_->data(), n),
                         [self](boost::system::error_code ec, size_t) {
                           if (ec) return self->Close();
@@ -386,6 +435,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   std::chrono::steady_clock::time_point last_active_;
   bool pumping_ = false;
   bool closed_ = false;
+  bool answered_ = false;      // a byte of the backend's answer went to the client
+  bool backend_gone_ = false;  // BackendGone: its 502 or close is under way
   std::array<char, kHeadChunk> head_buf_{};
   std::unique_ptr<std::array<char, kChunk>> up_, down_;  // client to backend, and back
   std::string head_, host_, reply_;
@@ -444,6 +495,9 @@ uint16_t IngressServer::http_port() const { return impl_ ? impl_->Port(false) : 
 uint16_t IngressServer::https_port() const { return impl_ ? impl_->Port(true) : 0; }
 void IngressServer::Disconnect(const std::string& host) {
   if (impl_ && !host.empty()) impl_->Disconnect(host);
+}
+void IngressServer::BackendGone(const std::string& address) {
+  if (impl_ && !address.empty()) impl_->BackendGone(address);
 }
 
 Status WriteSelfSignedCertificate(const std::string& domain, const std::string& cert_file,

@@ -64,6 +64,11 @@ class IngressServer {
   uint16_t https_port() const;
   // Closes the open connections routed to `host` (its endpoint was removed).
   void Disconnect(const std::string& host);
+  // Ends the connections given to a backend at `address` (its sandbox stopped, was deleted or
+  // died): a request whose answer has not begun is answered 502, one being answered is cut.
+  // Without it they waited for the idle timeout: a stopped sandbox keeps its address, and
+  // nothing there answers or resets.
+  void BackendGone(const std::string& address);
 
   class Impl;  // public so that the connection sessions (ingress.cc) can name it
 

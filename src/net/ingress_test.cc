@@ -118,6 +118,43 @@ TEST_F(IngressIdleTest, ABusyProxiedConnectionStaysOpenPastTheIdleTimeout) {
   EXPECT_LT(ClosedAfter(client, 300ms), 0);
 }
 
+TEST_F(IngressIdleTest, ARequestWhoseBackendIsGoneBeforeItAnswersIsA502) {
+  // A stopped sandbox keeps its address and nothing there answers: the request waited for
+  // the idle timeout (900 s by default) and then closed without a word.
+  Start(60s, {});
+  tcp::socket client(io_), server(io_);
+  Connect(client, server);
+  ingress_->BackendGone("127.0.0.2");  // another sandbox's
+  EXPECT_LT(ClosedAfter(client, 300ms), 0);
+  ingress_->BackendGone("127.0.0.1");
+  client.non_blocking(false);
+  std::string reply;
+  boost::system::error_code ec;
+  asio::read(client, asio::dynamic_buffer(reply), ec);
+  EXPECT_TRUE(reply.starts_with("HTTP/1.1 502 Bad Gateway\r\n")) << reply;
+  EXPECT_NE(reply.find("the sandbox stopped before it answered the request"), std::string::npos);
+  // The backend's end was reset, not left half-closed.
+  char c;
+  server.read_some(asio::buffer(&c, 1), ec);
+  EXPECT_EQ(ec, asio::error::connection_reset) << ec.message();
+}
+
+TEST_F(IngressIdleTest, AnAnswerUnderWayWhenTheBackendGoesIsCutNotFollowedByA502) {
+  Start(60s, {});
+  tcp::socket client(io_), server(io_);
+  Connect(client, server);
+  std::string begun = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc";
+  asio::write(server, asio::buffer(begun));
+  std::string got(begun.size(), '\0');
+  asio::read(client, asio::buffer(got));
+  ingress_->BackendGone("127.0.0.1");
+  client.non_blocking(false);
+  std::string rest;
+  boost::system::error_code ec;
+  asio::read(client, asio::dynamic_buffer(rest), ec);
+  EXPECT_EQ(rest, "");
+}
+
 TEST_F(IngressIdleTest, AFullListenerClosesAConnectionWaitingForItsHeadNotAProxiedOne) {
   Start(60s, {3, 2});
   tcp::socket proxied(io_), proxied_server(io_);

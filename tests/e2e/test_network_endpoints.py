@@ -10,6 +10,7 @@ import ssl
 import time
 import urllib.parse
 
+import pytest
 
 import harness
 
@@ -170,6 +171,38 @@ def test_removed_endpoint_and_deleted_sandbox_are_404_at_once(client):
     assert get(ep2)[0] == 200
     client.delete(sid)
     assert get(ep2)[0] == 404
+
+
+@pytest.mark.parametrize("verb", ["stop", "delete"])
+def test_a_request_in_flight_when_the_sandbox_ends_is_a_502_at_once(client, verb):
+    """The sandbox keeps its address while stopped and nothing there answers or resets: a
+    request the server had not answered waited for the ingress's idle timeout (900 s) and
+    then closed without a word (a chaos run, 2026-12-06)."""
+    sid = running(client)
+    start_server(client, sid)
+    ep = expose(client, sid)
+    assert get(ep)[0] == 200
+    s = socket.create_connection(("127.0.0.1", port_of(ep["httpUrl"])), timeout=60)
+    try:
+        # Half the body: the server waits for the rest and answers nothing.
+        s.sendall(b"POST / HTTP/1.1\r\nHost: %s\r\nContent-Length: 10\r\n\r\n12345"
+                  % ep["hostname"].encode())
+        time.sleep(0.5)
+        if verb == "stop":
+            status, body = client.api("POST", "/v1/sandboxes/%s/stop" % sid)
+            assert status == 200, body
+        else:
+            assert client.api("DELETE", "/v1/sandboxes/" + sid)[0] in (202, 204)
+        reply = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    finally:
+        s.close()
+    assert reply.startswith(b"HTTP/1.1 502 Bad Gateway\r\n"), reply
+    assert b"the sandbox stopped before it answered the request" in reply, reply
 
 
 def test_endpoint_requests_are_validated(d, client):
