@@ -145,6 +145,10 @@ Result<CreateOutcome> MemoryStore::CreateSandbox(const SandboxRecord& s,
                    [&](const OrgRecord& o) { return o.id == s.org_id; }))
     return Internal("creating sandbox: organization " + s.org_id + " does not exist");
   RETURN_IF_ERROR(RefuseIfOrgDeletingLocked(s.org_id));
+  if (s.config.image_id && std::none_of(images_.begin(), images_.end(), [&](const ImageRecord& i) {
+        return i.org_id == s.org_id && i.id == *s.config.image_id && i.status == "ready";
+      }))
+    return ImageGoneBeforeCreate(*s.config.image_id);
   if (FindSandboxLocked(s.id)) return Internal("creating sandbox: id " + s.id + " is taken");
   SandboxRecord row = s;
   row.seq = next_seq_++;

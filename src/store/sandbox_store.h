@@ -29,6 +29,15 @@ struct SandboxLimits {
   std::optional<int64_t> memory_mib;  // likewise
 };
 
+// What CreateSandbox answers when the image the sandbox names by `imageId` is no longer there
+// (deleted, or no longer ready) as its row goes in. Checked in that transaction: a delete of
+// the image, and the collection of its layers, could otherwise pass between the create's look
+// at the image and the insert, and the sandbox then booted without its layers.
+inline Status ImageGoneBeforeCreate(const std::string& image_id) {
+  return Status(Code::kNotFound, "image " + image_id + " not found (it was deleted meanwhile)",
+                "imageId");
+}
+
 struct CreateOutcome {
   SandboxRecord sandbox;
   bool replayed = false;  // an earlier request with the same idempotency key made it
@@ -42,6 +51,8 @@ class SandboxStore {
   // organization: the earlier sandbox (replayed) when the body hash matches, else Conflict.
   // `limits` are counted in the same transaction: past one, kResourceExhausted naming the
   // limit, its value and what to do, and nothing is written (a replay is still answered).
+  // A sandbox naming an image by `config.image_id` needs it there and ready (NotFound,
+  // ImageGoneBeforeCreate, otherwise).
   virtual Result<CreateOutcome> CreateSandbox(const SandboxRecord& sandbox,
                                               const std::optional<IdempotencyKey>& idem,
                                               const SandboxLimits& limits = {}) = 0;

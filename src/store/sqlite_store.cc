@@ -183,6 +183,13 @@ Result<CreateOutcome> SqliteStore::CreateSandbox(const SandboxRecord& s,
       }
     }
     RETURN_IF_ERROR(RefuseIfOrgDeleting(db_, s.org_id));
+    if (s.config.image_id) {
+      SQLite::Statement image(
+          db_, "SELECT 1 FROM images WHERE org_id = ? AND id = ? AND status = 'ready'");
+      image.bind(1, s.org_id);
+      image.bind(2, *s.config.image_id);
+      if (!image.executeStep()) return ImageGoneBeforeCreate(*s.config.image_id);
+    }
     if (HasAny(limits)) {
       // In the transaction that inserts: concurrent creates cannot both see room for one.
       RETURN_IF_ERROR(CheckSandboxLimits(limits, CountLive(db_, s.org_id, ""), s.config, true));

@@ -106,11 +106,42 @@ TEST_P(StoreTest, ApiKeyForAnUnknownOrgIsRefused) {
       store_->CreateApiKey({NewId("key"), "org_missing", "x", Sha256Hex("k"), false, 1}).ok());
 }
 
+TEST_P(StoreTest, ASandboxNamingAnImageThatIsGoneIsNotRecorded) {
+  // An image deleted (and its layers collected) between a create's look at it and its insert:
+  // the sandbox booted without its layers ("failed to load /bin/sleep").
+  SandboxRecord r = Sandbox(org_.id, "from-image");
+  r.config.image_id = "img_gone";
+  auto out = store_->CreateSandbox(r, std::nullopt);
+  EXPECT_EQ(out.status().code(), Code::kNotFound);
+  EXPECT_EQ(out.status().field(), "imageId");
+  EXPECT_FALSE(store_->GetSandbox("", r.id).ok());
+  ImageRecord pulling;
+  pulling.id = "img_gone";
+  pulling.org_id = org_.id;
+  pulling.reference = "import:img_gone";
+  pulling.status = "importing";
+  ASSERT_TRUE(store_->InsertImageWithinCaps(pulling, 0, 0).ok());
+  EXPECT_EQ(store_->CreateSandbox(r, std::nullopt).status().code(), Code::kNotFound);
+  // Another organization's image of that id is not this one's.
+  auto other = store_->CreateOrg({NewId("org"), "other-org", false, 1});
+  ASSERT_TRUE(other.ok()) << other.status().message();
+  SandboxRecord theirs = Sandbox(other->id, "theirs");
+  theirs.config.image_id = "img_gone";
+  EXPECT_EQ(store_->CreateSandbox(theirs, std::nullopt).status().code(), Code::kNotFound);
+}
+
 TEST_P(StoreTest, SandboxRecordRoundTripsEveryField) {
   SandboxRecord r = Sandbox(org_.id, "round-trip");
   r.expires_at = std::nullopt;
   r.config.ttl_seconds = 60;
   r.config.image_id = "img_1";
+  ImageRecord image;
+  image.id = "img_1";
+  image.org_id = org_.id;
+  image.reference = "import:img_1";
+  image.status = "ready";
+  image.created_at = 1;
+  ASSERT_TRUE(store_->InsertImageWithinCaps(image, 0, 0).ok());
   r.config.network = {
       "allowlist", {{"tcp", "1.1.1.1", 443}}, "9.9.9.9", {{"api.example.com", 443}}};
   r.config.startup = StartupConfig{
