@@ -392,13 +392,13 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
                                   ? "accepted connections on port " + std::to_string(release.port)
                                   : "answered GET " + release.readiness_path + " on port " +
                                         std::to_string(release.port) + " with 2xx or 3xx";
-    // The wait also ends early, when every replica ended first (it exited, or was deleted or
-    // stopped meanwhile): the sentence says which.
-    const std::string when =
-        std::chrono::steady_clock::now() >= deadline
-            ? " within " + std::to_string(release.readiness_timeout_seconds) +
-                  " seconds of its start"
-            : " before its replicas ended";
+    // The wait also ends early, once no replica's delivery is left (one exited, failed its
+    // readiness check, or was deleted or stopped meanwhile): `why` says what, and no time is
+    // claimed then.
+    const std::string when = std::chrono::steady_clock::now() >= deadline
+                                 ? " within " + std::to_string(release.readiness_timeout_seconds) +
+                                       " seconds of its start"
+                                 : "";
     Emit(app.org_id, app.id, "app.deploy_failed", "",
          "release " + release.id + ": no replica " + check + when + why);
     if (!existing) {
@@ -406,8 +406,7 @@ Result<App> AppService::Rollout(const Principal& who, store::AppRecord app, bool
                                             "; nothing was deployed" + why);
     }
     return Status(Code::kUnavailable, "no replica of release " + release.id + " " + check + when +
-                                          "; app " + app.name + " keeps release " + previous +
-                                          why);
+                                          "; app " + app.name + " keeps release " + previous + why);
   }
   if (existing) {
     // The new release serves: the old replicas take no new request, finish theirs, and go.

@@ -73,7 +73,8 @@ def test_a_replica_serves_only_once_its_readiness_path_answers(client, source):
     message = broken["error"]["message"]
     assert "keeps release " + app["releaseId"] in message, broken
     assert "GET /missing on port 8000 answered 404" in message, broken
-    assert "with 2xx or 3xx within 3 seconds of its start" in message, broken
+    assert "with 2xx or 3xx; app health keeps release" in message, broken
+    assert "(not ready within 3 s)" in message, broken
     now = get(client, app["id"])
     assert now["releaseId"] == app["releaseId"] and now["status"] == "ready", now
     assert [r["releaseId"] for r in now["replicaSandboxes"]] == [app["releaseId"]], now
