@@ -125,19 +125,11 @@ class IngressServer::Impl {
   uint16_t Port(bool tls) const { return tls ? https_port_ : http_port_; }
 
   void Register(const std::string& host, std::weak_ptr<SessionBase> s) {
-    std::lock_guard lock(mu_);
-    auto& list = sessions_[host];
-    list.erase(std::remove_if(list.begin(), list.end(), [](auto& w) { return w.expired(); }),
-               list.end());
-    list.push_back(std::move(s));
+    AddTo(sessions_, host, std::move(s));
   }
 
   void RegisterBackend(const std::string& address, std::weak_ptr<SessionBase> s) {
-    std::lock_guard lock(mu_);
-    auto& list = by_backend_[address];
-    list.erase(std::remove_if(list.begin(), list.end(), [](auto& w) { return w.expired(); }),
-               list.end());
-    list.push_back(std::move(s));
+    AddTo(by_backend_, address, std::move(s));
   }
 
   void BackendGone(const std::string& address) {
@@ -194,6 +186,16 @@ class IngressServer::Impl {
 
   void Accept(bool tls);
 
+  using SessionIndex = std::map<std::string, std::vector<std::weak_ptr<SessionBase>>>;
+  // Adds `s` under `key`, forgetting the key's sessions that have ended.
+  void AddTo(SessionIndex& index, const std::string& key, std::weak_ptr<SessionBase> s) {
+    std::lock_guard lock(mu_);
+    auto& list = index[key];
+    list.erase(std::remove_if(list.begin(), list.end(), [](auto& w) { return w.expired(); }),
+               list.end());
+    list.push_back(std::move(s));
+  }
+
   IngressOptions options_;
   Router route_;
   asio::io_context ioc_;
@@ -208,9 +210,9 @@ class IngressServer::Impl {
   // Their slots may outlive them: sessions are destroyed with ioc_.
   ConnectionLimiter http_limiter_, https_limiter_;
   std::mutex mu_;
-  std::map<std::string, std::vector<std::weak_ptr<SessionBase>>> sessions_;  // by host
+  SessionIndex sessions_;  // by host
   // By the backend address each was given to (the one that accepted it).
-  std::map<std::string, std::vector<std::weak_ptr<SessionBase>>> by_backend_;
+  SessionIndex by_backend_;
 };
 
 namespace {
