@@ -442,7 +442,7 @@ Status ObjectStore::RemoveUploadDir(const std::string& dir) {
   // Renamed first, in one step: a part being written (its file made before the lock, in the
   // directory) can then make nothing more in it, and UploadDir finds the upload gone at once.
   const std::string gone = dir + kGoneSuffix;
-  if (::rename(dir.c_str(), gone.c_str()) != 0) return os::RemoveTree(dir);
+  if (!os::Rename(dir, gone).ok()) return os::RemoveTree(dir);
   return os::RemoveTree(gone);
 }
 
