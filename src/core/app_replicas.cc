@@ -507,6 +507,14 @@ void AppService::ReconcileAll() {
   }
 }
 
+void AppService::SandboxEnded(const std::string& sandbox_id) {
+  auto s = store_.GetSandbox("", sandbox_id);
+  if (!s.ok() || !s->config.labels.count(kAppLabel)) return;
+  // The reconciler takes a wake as a reason to reconcile: the replica's record still says
+  // ready until then (a tenant's stop of it once showed the app ready for ~20 s).
+  changed_.notify_all();
+}
+
 void AppService::Recover() {
   if (recovered_) return;
   recovered_ = true;

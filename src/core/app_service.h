@@ -253,6 +253,10 @@ class AppService {
                                  const FieldNames& names = {});
   // The ingress's lookup: the next ready replica, the others as fallbacks.
   std::optional<net::IngressBackend> Route(const std::string& host);
+  // A sandbox ended (stopped, deleted, died; the lifecycle's end hook, once that is recorded):
+  // when it is a replica, the apps are reconciled now rather than at the next pass, so that
+  // its app's status and route stop counting it at once. One store read for any other sandbox.
+  void SandboxEnded(const std::string& sandbox_id);
 
   // Start-up, before the API answers: settles the deploys a crash cut short and reads the
   // replicas' failures the store kept, so the first GET after a restart already shows them.

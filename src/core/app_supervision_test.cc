@@ -68,10 +68,10 @@ class AppSupervisionTest : public testing_support::SandboxServiceFixture {
   }
 
   // A new AppService over the same store: what adaptd has after a restart.
-  void NewService() {
+  void NewService(AppOptions options = {}) {
     apps_.reset();
     apps_ = std::make_unique<AppService>(store_, *service_, *commands_, *files_, *objects_,
-                                         *network_, AppOptions{});
+                                         *network_, options);
   }
 
   std::string Release(int period, int threshold) {
@@ -254,6 +254,39 @@ TEST_F(AppSupervisionTest, TheBackoffTheStoreKeptHoldsReplicasBackAfterARestart)
     if (!e.sandbox_id.empty() && e.sandbox_id != app_.source_sandbox_id)
       started.insert(e.sandbox_id);
   EXPECT_EQ(started.size(), 1u);
+}
+
+// A replica stopped or deleted by its tenant (or dead) stops counting as soon as the lifecycle's
+// end hook says so: here the reconciler's own pass and the replica's next check are an hour and
+// five minutes away, and the replica is still replaced (its app said `ready` until the next
+// pass before: ~20 s in a chaos run, the ingress answering 503 meanwhile).
+TEST_F(AppSupervisionTest, AReplicaThatEndsIsReplacedWithoutWaitingForTheNextPass) {
+  AppOptions options;
+  options.reconcile_every = std::chrono::hours(1);
+  NewService(options);
+  app_.release_id = Release(300, 10);
+  ASSERT_TRUE(store_.PutApp(app_).ok());
+  const std::string id = Replica("running", std::nullopt, "ready");
+  apps_->Start();
+  ASSERT_TRUE(StoredReplica(id).has_value());
+  EXPECT_EQ(Get().ready_replicas, 1);
+  // A sandbox of no app, or an id the store does not know, is passed over.
+  store::SandboxRecord other = Insert(NewSandbox("running"));
+  apps_->SandboxEnded(other.id);
+  apps_->SandboxEnded("sbx_unknown");
+  // What the lifecycle does: the end recorded, then the hook.
+  store::SandboxRecord stopped = Stored(id);
+  stopped.status = "stopped";
+  ASSERT_TRUE(store_.UpdateSandbox(stopped, {"running"}).ok());
+  apps_->SandboxEnded(id);
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (StoredReplica(id) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
+  EXPECT_FALSE(StoredReplica(id).has_value()) << "the ended replica still counted";
+  App app = Get();
+  for (const auto& r : app.replica_list) EXPECT_NE(r.sandbox_id, id);
+  EXPECT_EQ(app.ready_replicas, 0);
+  EXPECT_NE(app.status, "ready");
 }
 
 TEST_F(AppSupervisionTest, ReadyReplicasChecksFollowTheReleasesThresholdAndTheirCountIsKept) {

@@ -227,11 +227,12 @@ Status Daemon::StartIngress() {
   });
   // A command lost because its sandbox died, or was deleted or stopped, says why; a request
   // in flight through the ingress to it is answered (502) rather than left to the idle
-  // timeout.
-  lifecycle_->SetEndHook([commands = &*commands_, network = &*network_, ingress = &*ingress_](
-                             const std::string& id, const std::string& why, bool own) {
+  // timeout; an app whose replica it was is reconciled at once.
+  lifecycle_->SetEndHook([commands = &*commands_, network = &*network_, ingress = &*ingress_,
+                          apps = &*apps_](const std::string& id, const std::string& why, bool own) {
     commands->SandboxEnded(id, why, own);
     if (auto address = network->AddressOf(id)) ingress->BackendGone(*address);
+    apps->SandboxEnded(id);
   });
   sandboxes_->SetEndpointsView(
       [endpoints = &*endpoints_](const std::string& org, const std::string& id) {
