@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build.sh [BUILD_DIR] [extra cmake args...]
 # Configures and builds the repository into BUILD_DIR (default: build). JOBS overrides the
-# parallelism (default 2, the size of our machines).
+# parallelism (default 2, the size of our machines); TARGETS the targets (default: all, the
+# programs; `test-binaries` is every test binary, `all test-binaries` both).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,4 +17,5 @@ esac
 # another folder (CI's) reuses what an earlier build compiled.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$repo}
 cmake -S "$repo" -B "$build_dir" "$@"
-cmake --build "$build_dir" -j "${JOBS:-2}"
+read -r -a targets <<<"${TARGETS:-all}"
+cmake --build "$build_dir" -j "${JOBS:-2}" --target "${targets[@]}"

@@ -2,7 +2,8 @@
 # test.sh: everything CI checks, from a fresh Debian 12 machine (as root).
 #   1. packages (scripts/install-deps.sh), then the formatting of every source
 #      (scripts/format-check.sh: clang-format and the root .clang-format)
-#   2. build/ (Release: scripts/build-release.sh, exactly what setup.sh builds and installs)
+#   2. build/ (Release: scripts/build-release.sh, exactly what setup.sh builds and installs),
+#      then its test binaries in the same tree (target test-binaries, which setup.sh leaves out)
 #   3. the default image and the node/gcc/rust/blender environment images into build/images
 #      (cached between runs), beside the Release build
 #   4. build-asan/ (ASan + UBSan), then its unit tests (scripts/unit-tests.sh: each binary
@@ -146,7 +147,7 @@ run_stage build . scripts/build-release.sh build && build_ok=1
 # it compiled the sanitized sources in 42% less time than GCC 12 (10 unity batches, 63 s against
 # 109 s), and a second compiler's warnings (-Werror) check the code the Release build's GCC
 # compiles.
-asan_build=(nice -n 10 scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DADAPT_SANITIZE=ON
+asan_build=(nice -n 10 env "TARGETS=all test-binaries" scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DADAPT_SANITIZE=ON
   "-DCMAKE_CXX_FLAGS_DEBUG=-g1" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
 start_beside build-asan . "${asan_build[@]}"
 asan_build_pid=$beside_pid
@@ -175,17 +176,25 @@ record_stage image "$image_rc" "${image_took}s, beside the Release build"
 start_beside fuzz . nice -n 10 fuzz/run.sh 10
 fuzz_pid=$beside_pid
 
+# The test binaries, in setup.sh's tree and configuration (its build leaves them out).
+tests_ok=0
+if [ "$build_ok" -eq 1 ]; then
+  TARGETS=test-binaries run_stage build-tests . scripts/build-release.sh build && tests_ok=1
+else
+  skip_stage build-tests "build failed"
+fi
+
 # The unit tests as the ASan build's run: each binary once, whole (ctest's process per test
 # took 346 s of CI's critical path against about 140 s), so both builds check the tests
 # together; then the runtime tests against real runsc, a process per test.
-if [ "$build_ok" -eq 1 ]; then
+if [ "$tests_ok" -eq 1 ]; then
   run_stage unit . scripts/unit-tests.sh build
   count_ctest unit
   run_stage runtime build ctest -L runtime --output-on-failure --timeout 600
   count_ctest runtime
 else
-  skip_stage unit "build failed"
-  skip_stage runtime "build failed"
+  skip_stage unit "build-tests failed"
+  skip_stage runtime "build-tests failed"
 fi
 
 # README's first command and quick start, as a new user runs them (scripts/quickstart-check.sh):
