@@ -510,8 +510,12 @@ void AppService::ReconcileAll() {
 void AppService::SandboxEnded(const std::string& sandbox_id) {
   auto s = store_.GetSandbox("", sandbox_id);
   if (!s.ok() || !s->config.labels.count(kAppLabel)) return;
-  // The reconciler takes a wake as a reason to reconcile: the replica's record still says
-  // ready until then (a tenant's stop of it once showed the app ready for ~20 s).
+  // The replica's record still says ready until the reconciler runs (a tenant's stop of it
+  // once showed the app ready for ~20 s).
+  {
+    std::lock_guard lock(mu_);
+    reconcile_now_ = true;
+  }
   changed_.notify_all();
 }
 
@@ -531,8 +535,11 @@ void AppService::Start() {
     auto next_reconcile = Clock::now() + options_.reconcile_every;
     auto next_check = Clock::now();  // the ready replicas' first checks are then due
     while (!stopping_) {
-      const bool woken = changed_.wait_until(lock, std::min(next_reconcile, next_check)) ==
-                         std::cv_status::no_timeout;
+      bool woken =
+          reconcile_now_ || changed_.wait_until(lock, std::min(next_reconcile, next_check)) ==
+                                std::cv_status::no_timeout;
+      woken = woken || reconcile_now_;
+      reconcile_now_ = false;
       if (stopping_) break;
       lock.unlock();
       // A replica's state change wakes the loop early; readiness checks keep their own pace
