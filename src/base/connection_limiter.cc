@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <list>
 #include <mutex>
 #include <unordered_map>
@@ -18,6 +19,12 @@ struct ConnectionLimiter::Slot::Entry {
   bool idle = false;                 // guarded by State::mu; true while in State::idle
   bool evicted = false;              // guarded by State::mu
   std::list<Entry*>::iterator spot;  // guarded by State::mu; in State::idle while idle
+  // Guarded by State::mu: its place in the idle order, from the listener's count of
+  // admissions and idle periods: its admission for its first wait (two connections accepted
+  // one after the other may reach MarkIdle in the other order, on two threads), the moment it
+  // became idle again for a later one (a kept-alive connection between requests).
+  uint64_t since = 0;
+  bool waited = false;  // guarded by State::mu: it has been idle before
 };
 
 struct ConnectionLimiter::Slot::State {
@@ -29,7 +36,8 @@ struct ConnectionLimiter::Slot::State {
   int total = 0;                                   // guarded by mu
   int evicting = 0;                                // guarded by mu; evicted, not yet ended
   std::unordered_map<std::string, int> by_client;  // guarded by mu; no zero entries
-  std::list<Entry*> idle;                          // guarded by mu; the longest idle first
+  std::list<Entry*> idle;                          // guarded by mu; by Entry::since
+  uint64_t ticks = 0;                              // guarded by mu; Entry::since's count
   Clock::time_point last_refusal{};                // guarded by mu
   Clock::time_point last_eviction{};               // guarded by mu
 
@@ -85,7 +93,12 @@ void ConnectionLimiter::Slot::MarkIdle() {
   auto& e = *entry_;
   std::lock_guard lock(s.mu);
   if (e.idle || e.evicted || !e.evict) return;
-  e.spot = s.idle.insert(s.idle.end(), &e);
+  if (e.waited) e.since = ++s.ticks;
+  e.waited = true;
+  // From the back: the place is nearly always there.
+  auto at = s.idle.end();
+  while (at != s.idle.begin() && (*std::prev(at))->since > e.since) --at;
+  e.spot = s.idle.insert(at, &e);
   e.idle = true;
 }
 
@@ -169,6 +182,7 @@ std::optional<ConnectionLimiter::Slot> ConnectionLimiter::Admit(const std::strin
     }
     ++s.total;
     ++s.by_client[client];
+    entry->since = ++s.ticks;
   }
   if (evict) evict();
   return Slot(state_, std::move(entry));
