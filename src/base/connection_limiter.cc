@@ -24,7 +24,7 @@ struct ConnectionLimiter::Slot::Entry {
   // one after the other may reach MarkIdle in the other order, on two threads), the moment it
   // became idle again for a later one (a kept-alive connection between requests).
   uint64_t since = 0;
-  bool waited = false;  // guarded by State::mu: it has been idle before
+  bool waited = false;  // guarded by State::mu: it has been idle or busy before
 };
 
 struct ConnectionLimiter::Slot::State {
@@ -110,6 +110,7 @@ void ConnectionLimiter::Slot::MarkBusy() {
   if (e.idle) s.idle.erase(e.spot);
   if (e.evicted) --s.evicting;
   e.idle = e.evicted = false;
+  e.waited = true;  // its next wait counts from its own start, not from the admission
 }
 
 bool ConnectionLimiter::Slot::evicted() const {

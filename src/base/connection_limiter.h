@@ -53,8 +53,9 @@ class ConnectionLimiter {
 
     // The connection waits for its client to begin (a request head, a ClientHello, a startup
     // packet), or, on HTTP, for the next request of a kept-alive connection: it may be evicted,
-    // the longest waiting first, counted from its admission for its first wait and from this
-    // call for a later one. A slot already idle keeps its place in that order.
+    // the longest waiting first, counted from its admission for a wait that begins at once
+    // (nothing marked before it) and from this call for a later one (after MarkBusy). A slot
+    // already idle keeps its place in that order.
     void MarkIdle();
 
     // The client's work is under way (a request, a response or stream being written, a proxied

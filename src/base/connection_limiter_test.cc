@@ -120,14 +120,18 @@ TEST(ConnectionLimiter, AFullListenerEvictsTheLongestIdleConnectionFirst) {
 // once closed the second of a full listener's connections for a new client (an e2e test saw it
 // under load).
 TEST(ConnectionLimiter, AFirstWaitCountsFromTheAdmissionWhateverOrderTheWaitsBeginIn) {
-  ConnectionLimiter limiter("test", {3, 0});
+  ConnectionLimiter limiter("test", {4, 0});
   auto evicted = std::make_shared<std::vector<std::string>>();
+  // Admitted before the others, but busy before it waits: its wait counts from its start.
+  auto busy_first = Evictable(limiter, "10.0.0.6", evicted, "busy first");
+  busy_first.MarkBusy();
   auto first = Evictable(limiter, "10.0.0.1", evicted, "first");
   auto second = Evictable(limiter, "10.0.0.2", evicted, "second");
   auto third = Evictable(limiter, "10.0.0.3", evicted, "third");
   third.MarkIdle();
   second.MarkIdle();
   first.MarkIdle();
+  busy_first.MarkIdle();
   auto fourth = limiter.Admit("10.0.0.4");
   ASSERT_TRUE(fourth);
   ASSERT_TRUE(limiter.Admit("10.0.0.5"));
