@@ -15,6 +15,7 @@ exactly as before ("Bad input gets a clear error and changes nothing").
 """
 
 import json
+import time
 
 from harness import unique
 from test_openapi import assert_matches, operations, resolve, schema, spec  # noqa: F401
@@ -239,9 +240,20 @@ def job_automation_and_run(client, sandbox_id):
     status, automation = client.api("POST", "/v1/automations", {
         "sandboxId": sandbox_id, "command": "true", "intervalSeconds": 3600})
     assert status == 201, automation
-    status, runs = client.api("GET", "/v1/runs?jobId=" + job["id"])
-    assert status == 200 and runs["items"], runs
-    return job, automation, runs["items"][0]["id"]
+    # The job's sandbox is deleted once its run is recorded: wait for that, so a snapshot of
+    # the caller's sandboxes taken after this does not change under the test.
+    deadline = time.time() + 120
+    while True:
+        status, runs = client.api("GET", "/v1/runs?jobId=" + job["id"])
+        assert status == 200, runs
+        run = runs["items"][0] if runs["items"] else None
+        if run and run["status"] in ("succeeded", "failed", "cancelled", "infrastructure_failed"):
+            status, listed = client.api("GET", "/v1/sandboxes")
+            assert status == 200, listed
+            if run.get("sandboxId") not in ids_of(listed):
+                return job, automation, run["id"]
+        assert time.time() < deadline, (runs, client.api("GET", "/v1/sandboxes"))
+        time.sleep(0.2)
 
 
 def other_id(real):
