@@ -339,8 +339,8 @@ Result<App> AppService::RunDeploy(const Principal& who, const DeployApp& req, co
   PruneReleases(app.id, recorded ? release.id : "",
                 recorded ? kMaxAppReleases : kMaxAppReleases - 1);
   if (!recorded) {
-    Status st = objects_.CheckRoomFor(who.org_id, release.size);
-    if (st.ok()) st = store_.PutAppRelease(release);
+    auto quota = objects_.QuotaForStored(who.org_id);
+    Status st = quota.ok() ? store_.PutAppRelease(release, *quota) : quota.status();
     if (!st.ok()) {
       if (own_blob) objects_.RemoveBlob(release.blob);
       return st;

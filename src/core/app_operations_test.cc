@@ -64,7 +64,7 @@ class AppOperationsTest : public testing_support::SandboxServiceFixture {
     r.start_command = "python3 -m http.server 8000";
     r.port = 8000;
     r.created_at = NowMillis();
-    EXPECT_TRUE(store_.PutAppRelease(r).ok());
+    EXPECT_TRUE(store_.PutAppRelease(r, 0).ok());
     return r.id;
   }
 
@@ -74,7 +74,7 @@ class AppOperationsTest : public testing_support::SandboxServiceFixture {
     ASSERT_TRUE(other.PutApp(app_).ok());
     auto releases = store_.ListAppReleases(app_.id);
     ASSERT_TRUE(releases.ok());
-    for (const auto& r : *releases) ASSERT_TRUE(other.PutAppRelease(r).ok());
+    for (const auto& r : *releases) ASSERT_TRUE(other.PutAppRelease(r, 0).ok());
   }
 
   store::AppRecord StoredApp() {
@@ -270,7 +270,7 @@ TEST_F(AppOperationsTest, WaitsPastTheOrganizationsShareAnswerTheOperationAtOnce
   ASSERT_TRUE(releases.ok());
   std::string second_older;
   for (auto r : *releases) {
-    ASSERT_TRUE(held.PutAppRelease(r).ok());
+    ASSERT_TRUE(held.PutAppRelease(r, 0).ok());
     const bool was_older = r.id == older_;
     r.app_id = second.id;
     r.id = NewId("rel");
@@ -278,7 +278,7 @@ TEST_F(AppOperationsTest, WaitsPastTheOrganizationsShareAnswerTheOperationAtOnce
       second_older = r.id;
     else
       second.release_id = r.id;
-    ASSERT_TRUE(held.PutAppRelease(r).ok());
+    ASSERT_TRUE(held.PutAppRelease(r, 0).ok());
   }
   ASSERT_TRUE(held.PutApp(app_).ok());
   ASSERT_TRUE(held.PutApp(second).ok());
@@ -329,10 +329,10 @@ TEST_F(AppOperationsTest, AnOrganizationsOperationsPastItsShareAreRefusedUntilOn
     r.port = 8000;
     r.created_at = NowMillis();
     r.id = NewId("rel");
-    EXPECT_TRUE(held.PutAppRelease(r).ok());
+    EXPECT_TRUE(held.PutAppRelease(r, 0).ok());
     const std::string older = r.id;
     r.id = NewId("rel");
-    EXPECT_TRUE(held.PutAppRelease(r).ok());
+    EXPECT_TRUE(held.PutAppRelease(r, 0).ok());
     a.release_id = r.id;
     EXPECT_TRUE(held.PutApp(a).ok());
     return Made{a.id, older};
@@ -507,7 +507,7 @@ TEST_F(AppOperationsTest, AFirstDeployCutShortBeforeItsAppWasWrittenLeavesNoRele
   orphan.blob = *blob;
   orphan.port = 8000;
   orphan.created_at = NowMillis();
-  ASSERT_TRUE(store_.PutAppRelease(orphan).ok());
+  ASSERT_TRUE(store_.PutAppRelease(orphan, 0).ok());
   const std::string cut = CutShort(kAppDeployOperation, orphan.id, orphan.app_id);
   apps_->Start();
   EXPECT_EQ(StoredOperation(cut).error, "adaptd restarted during the deploy; nothing was deployed");

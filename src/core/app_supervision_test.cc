@@ -84,7 +84,7 @@ class AppSupervisionTest : public testing_support::SandboxServiceFixture {
     r.readiness_period_seconds = period;
     r.readiness_failure_threshold = threshold;
     r.created_at = NowMillis();
-    EXPECT_TRUE(store_.PutAppRelease(r).ok());
+    EXPECT_TRUE(store_.PutAppRelease(r, 0).ok());
     return r.id;
   }
 
@@ -390,7 +390,7 @@ TEST_F(AppSupervisionTest, AnOrganizationsDeliveriesPastItsShareQueueWithoutHold
     release.id = NewId("rel");
     release.app_id = theirs.id;
     release.org_id = other_org;
-    ASSERT_TRUE(store_.PutAppRelease(release).ok());
+    ASSERT_TRUE(store_.PutAppRelease(release, 0).ok());
     theirs.release_id = release.id;
     ASSERT_TRUE(store_.PutApp(theirs).ok());
     auto scaled = apps_->Scale(Principal{other_org, "key_2", false}, theirs.id, 1);
@@ -419,7 +419,7 @@ TEST_F(AppSupervisionTest, AStopWhileADeliveryPollsReadinessReturns) {
   refused.start_command = "true";
   refused.port = FreeLoopbackPort();
   refused.created_at = NowMillis();
-  ASSERT_TRUE(store_.PutAppRelease(refused).ok());
+  ASSERT_TRUE(store_.PutAppRelease(refused, 0).ok());
   app_.release_id = refused.id;
   ASSERT_TRUE(store_.PutApp(app_).ok());
   storage::StorageTokens tokens(store_, dir_ + "/storage-tokens.key");

@@ -98,14 +98,6 @@ Result<uint64_t> ObjectStore::UsedBytes(const std::string& org_id) {
   return objects + ledger_.Held(org_id);
 }
 
-Status ObjectStore::CheckRoomFor(const std::string& org_id, uint64_t bytes) {
-  const uint64_t quota = QuotaOf(org_id);
-  if (quota == 0) return Status::Ok();
-  ASSIGN_OR_RETURN(uint64_t used, UsedBytes(org_id));
-  if (used + bytes <= quota) return Status::Ok();
-  return store::ObjectQuotaExceeded(used + bytes, quota);
-}
-
 uint64_t ObjectStore::QuotaOf(const std::string& org_id) const {
   uint64_t quota = quota_bytes_;
   if (org_quota_) {

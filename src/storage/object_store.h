@@ -155,13 +155,11 @@ class ObjectStore {
   Result<uint64_t> UsedBytes(const std::string& org_id);
   // The most bytes the organization's stored objects and releases may hold now, once its
   // unfinished uploads and writes are set aside (0: no limit); kResourceExhausted when those
-  // alone fill the quota. For a store transaction that checks the total (a site publish).
+  // alone fill the quota. For a store transaction that checks the total (a site publish, an app
+  // release).
   Result<uint64_t> QuotaForStored(const std::string& org_id) const {
     return QuotaForObjects(org_id, 0);
   }
-  // kResourceExhausted (the quota error) when `bytes` more would take the organization past
-  // its quota; for a blob about to be counted (an app release).
-  Status CheckRoomFor(const std::string& org_id, uint64_t bytes);
 
   // Blobs for site and app releases: an independent copy, and reading one.
   Result<std::string> CopyBlob(const std::string& blob);

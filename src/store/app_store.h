@@ -105,7 +105,11 @@ class AppStore {
   // blob, when the app exists.
   virtual Result<std::vector<std::string>> DeleteReleasesOfMissingApp(
       const std::string& app_id) = 0;
-  virtual Status PutAppRelease(const AppReleaseRecord& release) = 0;
+  // Inserts the release, refusing it (kResourceExhausted, nothing written) when the
+  // organization's objects and releases would then hold more than `quota_bytes`
+  // (ObjectRecordStore::ObjectBytes; 0: no limit): checked in the insert's transaction, so an
+  // object PUT committing meanwhile cannot take the organization past its quota.
+  virtual Status PutAppRelease(const AppReleaseRecord& release, uint64_t quota_bytes) = 0;
   // Deletes the oldest releases of `app_id` until at most `max_releases` are left, never the
   // one the app serves nor `keep_id` (a release being rolled out); returns their blobs, which
   // another app's release may share (AppService frees only those none still refers to).

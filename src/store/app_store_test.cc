@@ -54,7 +54,7 @@ AppReleaseRecord Release(const AppRecord& app) {
 TEST_P(StoreTest, AppsReleasesAndReplicasRoundTripAndStayInTheirOrganization) {
   AppRecord a = App(org_.id, "web-abc.example");
   ASSERT_TRUE(store_->PutApp(a).ok());
-  ASSERT_TRUE(store_->PutAppRelease(Release(a)).ok());
+  ASSERT_TRUE(store_->PutAppRelease(Release(a), 0).ok());
   AppReplicaRecord rep{"sbx_one", a.id, org_.id, a.release_id, "starting", 1001};
   ASSERT_TRUE(store_->PutAppReplica(rep).ok());
   rep.state = "ready";
@@ -100,9 +100,9 @@ TEST_P(StoreTest, AppsReleasesAndReplicasRoundTripAndStayInTheirOrganization) {
 TEST_P(StoreTest, TheReleasesOfAnAppNeverWrittenAreDeletedThoseOfAnAppThatExistsAreNot) {
   AppRecord kept = App(org_.id, "kept.example");
   ASSERT_TRUE(store_->PutApp(kept).ok());
-  ASSERT_TRUE(store_->PutAppRelease(Release(kept)).ok());
+  ASSERT_TRUE(store_->PutAppRelease(Release(kept), 0).ok());
   AppRecord missing = App(org_.id, "missing.example");  // its row is never written
-  ASSERT_TRUE(store_->PutAppRelease(Release(missing)).ok());
+  ASSERT_TRUE(store_->PutAppRelease(Release(missing), 0).ok());
   auto none = store_->DeleteReleasesOfMissingApp(kept.id);
   ASSERT_TRUE(none.ok()) << none.status().message();
   EXPECT_TRUE(none->empty());
@@ -124,7 +124,7 @@ TEST_P(StoreTest, PruningKeepsTheServingReleaseTheOneRolledOutAndTheNewestOthers
     r.id = NewId("rel");
     r.blob = "blob-" + std::to_string(i);
     ids.push_back(r.id);
-    ASSERT_TRUE(store_->PutAppRelease(r).ok());
+    ASSERT_TRUE(store_->PutAppRelease(r, 0).ok());
   }
   a.release_id = ids[0];  // serving the oldest (rolled back)
   ASSERT_TRUE(store_->PutApp(a).ok());
@@ -144,13 +144,36 @@ TEST_P(StoreTest, PruningKeepsTheServingReleaseTheOneRolledOutAndTheNewestOthers
 TEST_P(StoreTest, ObjectBytesCountSiteAndAppReleasesOfTheOrganizationOnly) {
   AppRecord a = App(org_.id, "counted.example");
   ASSERT_TRUE(store_->PutApp(a).ok());
-  ASSERT_TRUE(store_->PutAppRelease(Release(a)).ok());  // 10240 bytes
+  ASSERT_TRUE(store_->PutAppRelease(Release(a), 0).ok());  // 10240 bytes
   SiteRecord s{NewId("site"), org_.id, "docs", "docs-x.example", NewId("rel"), 1000};
   SiteReleaseRecord r{s.release_id, s.id, org_.id, "web/", {}, 1000};
   r.files["index.html"] = {"blob-site", 100, "text/html", ""};
   ASSERT_TRUE(store_->PublishSite(s, r, {}).ok());
   EXPECT_EQ(*store_->ObjectBytes(org_.id), 10240u + 100u);
   EXPECT_EQ(*store_->ObjectBytes("org_other"), 0u);
+}
+
+TEST_P(StoreTest, AnAppReleasePastTheQuotaIsRefusedInItsTransactionAndLeavesNothing) {
+  AppRecord a = App(org_.id, "quota.example");
+  ASSERT_TRUE(store_->PutApp(a).ok());
+  ObjectRecord o;  // committed after a check of the room left and before the release's insert
+  o.org_id = org_.id;
+  o.key = "filler.bin";
+  o.blob = "blob-filler";
+  o.size = 5000;
+  o.sha256 = std::string(64, 'b');
+  o.etag = "etag";
+  o.created_at = 1000;
+  ASSERT_TRUE(store_->PutObject(o).ok());
+  AppReleaseRecord r = Release(a);  // 10240 bytes
+  Status refused = store_->PutAppRelease(r, 15239);
+  EXPECT_EQ(refused.code(), Code::kResourceExhausted) << refused.message();
+  EXPECT_NE(refused.message().find("15240"), std::string::npos) << refused.message();
+  EXPECT_EQ(store_->GetAppRelease(a.id, r.id).status().code(), Code::kNotFound);
+  EXPECT_EQ(*store_->ObjectBytes(org_.id), 5000u);
+  // Exactly full is within it.
+  ASSERT_TRUE(store_->PutAppRelease(r, 15240).ok());
+  EXPECT_EQ(*store_->ObjectBytes(org_.id), 15240u);
 }
 
 TEST_P(StoreTest, PublishingASitePrunesOldReleasesAndRefusesPastTheQuotaOrSiteCap) {
@@ -191,7 +214,7 @@ TEST_P(StoreTest, AReleaseWithoutReadinessSettingsHasTheDefaultPeriodAndThreshol
   AppReleaseRecord r = Release(a);
   r.readiness_period_seconds = AppReleaseRecord{}.readiness_period_seconds;
   r.readiness_failure_threshold = AppReleaseRecord{}.readiness_failure_threshold;
-  ASSERT_TRUE(store_->PutAppRelease(r).ok());
+  ASSERT_TRUE(store_->PutAppRelease(r, 0).ok());
   Reopen();
   auto got = store_->GetAppRelease(a.id, r.id);
   ASSERT_TRUE(got.ok()) << got.status().message();

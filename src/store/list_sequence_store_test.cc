@@ -134,7 +134,7 @@ TEST_P(StoreTest, OrganizationsAndAppReleasesListWithASequenceNewestFirst) {
     r.app_id = "app_one";
     r.org_id = org_.id;
     r.created_at = 1000;
-    ASSERT_TRUE(store_->PutAppRelease(r).ok());
+    ASSERT_TRUE(store_->PutAppRelease(r, 0).ok());
     made.push_back(r.id);
   }
   auto releases = store_->ListAppReleases("app_one");

@@ -233,7 +233,7 @@ class MemoryStore : public Store {
   Result<std::vector<std::string>> PruneAppReleases(const std::string& app_id,
                                                     const std::string& keep_id,
                                                     size_t max_releases) override;
-  Status PutAppRelease(const AppReleaseRecord& release) override;
+  Status PutAppRelease(const AppReleaseRecord& release, uint64_t quota_bytes) override;
   Result<AppReleaseRecord> GetAppRelease(const std::string& app_id, const std::string& id) override;
   Result<std::vector<AppReleaseRecord>> ListAppReleases(const std::string& app_id) override;
   Status PutAppReplica(const AppReplicaRecord& replica) override;

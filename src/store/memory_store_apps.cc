@@ -3,6 +3,7 @@
 #include <set>
 
 #include "store/memory_store.h"
+#include "store/object_quota.h"
 
 namespace adapt::store {
 
@@ -105,10 +106,15 @@ Result<std::vector<std::string>> MemoryStore::PruneAppReleases(const std::string
   return blobs;
 }
 
-Status MemoryStore::PutAppRelease(const AppReleaseRecord& release) {
+Status MemoryStore::PutAppRelease(const AppReleaseRecord& release, uint64_t quota_bytes) {
   std::lock_guard lock(mu_);
   for (const auto& r : app_releases_)
     if (r.id == release.id) return Conflict("release " + release.id + " exists");
+  if (quota_bytes > 0) {
+    ASSIGN_OR_RETURN(uint64_t used, ObjectBytes(release.org_id));
+    if (used + release.size > quota_bytes)
+      return ObjectQuotaExceeded(used + release.size, quota_bytes);
+  }
   app_releases_.push_back(release);
   app_releases_.back().seq = next_seq_++;
   return Status::Ok();

@@ -2,6 +2,7 @@
 // sealed as a sandbox's is (sandbox_env_column.h).
 #include <algorithm>
 
+#include "store/object_quota.h"
 #include "store/sandbox_env_column.h"
 #include "store/sqlite_store_impl.h"
 #include "store/store_transaction.h"
@@ -239,9 +240,10 @@ Result<std::vector<std::string>> SqliteStore::PruneAppReleases(const std::string
       });
 }
 
-Status SqliteStore::PutAppRelease(const AppReleaseRecord& r) {
+Status SqliteStore::PutAppRelease(const AppReleaseRecord& r, uint64_t quota_bytes) {
   return Guard("saving app release", [&]() -> Status {
     ASSIGN_OR_RETURN(std::string env, EncodeEnvColumn(sealer_, r.org_id, r.id, r.env));
+    StoreTransaction tx(db_);
     SQLite::Statement q(db_, std::string("INSERT INTO app_releases(") + kReleaseColumns +
                                  ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     q.bind(1, r.id);
@@ -271,6 +273,11 @@ Status SqliteStore::PutAppRelease(const AppReleaseRecord& r) {
     q.bind(19, r.readiness_period_seconds);
     q.bind(20, r.readiness_failure_threshold);
     q.exec();
+    if (quota_bytes > 0) {
+      const uint64_t used = StoredBytes(db_, r.org_id);
+      if (used > quota_bytes) return ObjectQuotaExceeded(used, quota_bytes);
+    }
+    tx.commit();
     return Status::Ok();
   });
 }

@@ -68,12 +68,6 @@ void BlobsOf(const std::string& files_column, std::vector<std::string>& out) {
     if (!f.blob.empty()) out.push_back(f.blob);
 }
 
-uint64_t StoredBytes(SQLite::Database& db, const std::string& org_id) {
-  SQLite::Statement q(db, kStoredBytesQuery);
-  q.bind(1, org_id);
-  return q.executeStep() ? static_cast<uint64_t>(q.getColumn(0).getInt64()) : 0;
-}
-
 void InsertSiteRelease(SQLite::Database& db, const SiteReleaseRecord& release) {
   uint64_t bytes = 0;
   for (const auto& [_, f] : release.files) bytes += f.size;

@@ -29,6 +29,13 @@ inline constexpr const char* kStoredBytesQuery =
     "(SELECT COALESCE(SUM(bytes), 0) FROM site_releases WHERE org_id = ?1) + "
     "(SELECT COALESCE(SUM(size), 0) FROM app_releases WHERE org_id = ?1)";
 
+// kStoredBytesQuery's answer, in the caller's transaction (a quota checked after its write).
+inline uint64_t StoredBytes(SQLite::Database& db, const std::string& org_id) {
+  SQLite::Statement q(db, kStoredBytesQuery);
+  q.bind(1, org_id);
+  return q.executeStep() ? static_cast<uint64_t>(q.getColumn(0).getInt64()) : 0;
+}
+
 class SqliteStore : public Store {
  public:
   explicit SqliteStore(const std::string& path)
@@ -228,7 +235,7 @@ class SqliteStore : public Store {
   Result<std::vector<std::string>> PruneAppReleases(const std::string& app_id,
                                                     const std::string& keep_id,
                                                     size_t max_releases) override;
-  Status PutAppRelease(const AppReleaseRecord& release) override;
+  Status PutAppRelease(const AppReleaseRecord& release, uint64_t quota_bytes) override;
   Result<AppReleaseRecord> GetAppRelease(const std::string& app_id, const std::string& id) override;
   Result<std::vector<AppReleaseRecord>> ListAppReleases(const std::string& app_id) override;
   Status PutAppReplica(const AppReplicaRecord& replica) override;
