@@ -90,8 +90,9 @@ void Daemon::ServeUntilStopSignal() {
 Status Daemon::TakeStateDirectory() {
   ASSIGN_OR_RETURN(listen_, ParseListenAddress(config_.listen));
   RETURN_IF_ERROR(os::MakeDirs(config_.state_dir, 0700));
-  // What a tenant reads of its own work's failures never shows where adaptd keeps things.
-  SetHostDirectoriesForMessages({config_.state_dir, config_.images_dir});
+  // What a tenant reads of its own work's failures never shows where adaptd keeps things
+  // (the helpers' directory added once they are found, below).
+  SetHostDirectoriesForMessages(HostDirectoriesForMessages(config_, Helpers{}));
 
   // One daemon per state directory: a second would fight the first over every sandbox.
   std::string lock_path = config_.state_dir + "/adaptd.lock";
@@ -108,6 +109,7 @@ Status Daemon::TakeStateDirectory() {
   network_claim_.emplace(std::move(claim));
 
   ASSIGN_OR_RETURN(helpers_, InstallHelpers(config_));
+  SetHostDirectoriesForMessages(HostDirectoriesForMessages(config_, helpers_));
   return Status::Ok();
 }
 

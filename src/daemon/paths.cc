@@ -74,4 +74,13 @@ Result<Helpers> InstallHelpers(const DaemonConfig& config) {
   return h;
 }
 
+std::vector<std::string> HostDirectoriesForMessages(const DaemonConfig& config,
+                                                    const Helpers& helpers) {
+  std::vector<std::string> dirs = {config.state_dir, config.images_dir, "/sys/fs/cgroup",
+                                   "/run/netns", "/run/adapt"};
+  if (!helpers.shim.empty())
+    dirs.push_back(std::filesystem::path(helpers.shim).parent_path().string());
+  return dirs;
+}
+
 }  // namespace adapt::daemon

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "daemon/config.h"
@@ -27,5 +28,11 @@ struct Helpers {
 // and copies adapt-pause, adapt-agent and, when there, adapt-statx.so into <state>/helpers, which
 // holds nothing else since every sandbox sees it.
 Result<Helpers> InstallHelpers(const DaemonConfig& config);
+
+// The host directories whose paths a tenant must never read in what is recorded of its work's
+// failures (base/client_message.h): adaptd's state and images, where the helpers were found,
+// and the cgroups, network namespaces and network claims adaptd makes for sandboxes.
+std::vector<std::string> HostDirectoriesForMessages(const DaemonConfig& config,
+                                                    const Helpers& helpers);
 
 }  // namespace adapt::daemon

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "base/client_message.h"
 #include "os/files.h"
 #include "os/temp_dir.h"
 
@@ -125,6 +126,26 @@ TEST_F(InstallHelpersTest, LibexecDirWinsOverTheBinaryDirectory) {
   auto h = InstallHelpers(config_);
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(std::filesystem::path(h->shim).parent_path(), std::filesystem::canonical(libexec_));
+}
+
+TEST_F(InstallHelpersTest, ARecordedFailureNamingWhereTheHelpersOrCgroupsAreIsNotShownToTheTenant) {
+  config_.images_dir = dir_ + "/images";
+  auto h = InstallHelpers(config_);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  SetHostDirectoriesForMessages(HostDirectoriesForMessages(config_, *h));
+  for (const std::string& message : std::vector<std::string>{
+           h->shim + " exited with status 1",
+           "writing /sys/fs/cgroup/cpu/adapt/sbx_x/cpu.cfs_quota_us",
+           "opening /run/netns/adapt-sbx_x: no such file", config_.images_dir + "/layers/x: gone",
+           config_.state_dir + "/sandboxes/sbx_x/config.json: truncated"}) {
+    const std::string recorded = RecordMessage(Internal(message));
+    EXPECT_EQ(recorded.find(message), std::string::npos) << recorded;
+    EXPECT_NE(recorded.find("reference err_"), std::string::npos) << recorded;
+  }
+  // The tenant's own paths (inside its sandbox) stay in what it reads.
+  const std::string own = "startup command not found: /workspace/run.sh";
+  EXPECT_EQ(RecordMessage(Internal(own)), own);
+  SetHostDirectoriesForMessages({});
 }
 
 }  // namespace
