@@ -9,14 +9,15 @@
 namespace adapt::daemon {
 namespace {
 
-// Threads for image pulls (a create's too), commits and collections: twice an organization's
-// --max-imports-per-org pulls and imports in progress, so that one organization whose registry
-// stalls holds at most half of them; beyond that many at once across organizations, pulls wait
-// their turn in the queue (a slow registry delays other pulls, never the API). At least 4; at
-// most 64 (a cap of 0, none, takes 64).
+// Threads for image pulls (a create's too), commits and collections: sixteen times an
+// organization's --max-imports-per-org pulls and imports in progress, so that it takes sixteen
+// organizations whose registries stall (each pull cut after its deadline or 60 s under 1 KiB/s)
+// to fill them; beyond that many at once, pulls wait their turn in the queue (a slow registry
+// delays other pulls, never the API). A pull's thread mostly waits on its socket: 64 of them
+// (the default) cost about a MiB. At least 16; at most 256 (a cap of 0, none, takes 256).
 size_t ImageWorkerThreads(int max_imports_per_org) {
-  if (max_imports_per_org <= 0) return 64;
-  return static_cast<size_t>(std::clamp(2 * max_imports_per_org, 4, 64));
+  if (max_imports_per_org <= 0) return 256;
+  return static_cast<size_t>(std::clamp(16 * max_imports_per_org, 16, 256));
 }
 
 // The MCP module's routes (/mcp, OAuth, preflights) on the API's router.

@@ -16,7 +16,8 @@ WORKERS = 2
 
 
 class StallingRegistry:
-    """Answers /v2/ and holds every manifest request until released (then 404)."""
+    """Answers /v2/ and holds every manifest request until released (then 404); one under
+    /v2/quick/ is a 404 at once."""
 
     def __init__(self):
         self.release = threading.Event()
@@ -29,7 +30,7 @@ class StallingRegistry:
                 pass
 
             def do_GET(self):
-                if self.path != "/v2/":
+                if self.path != "/v2/" and not self.path.startswith("/v2/quick/"):
                     with owner.lock:
                         owner.waiting += 1
                     owner.release.wait(300)
@@ -136,3 +137,26 @@ def test_a_sandbox_whose_image_is_pulled_first_holds_no_api_worker(d, stalling):
         failed = client.wait_for_status(sbx["id"], "failed", 120)
         assert failed["error"], failed
     until(lambda: a.api("POST", "/v1/images", {"reference": ref})[0] == 202, 60)
+
+
+def test_several_organizations_stalled_pulls_do_not_queue_another_organizations_pull(d, stalling):
+    # The image pool had twice --max-imports-per-org threads (4 here): four organizations whose
+    # registries stalled filled it, and every other organization's pull waited in its queue
+    # until one of those was cut. It has sixteen times as many now.
+    stalled = [d.new_org() for _ in range(6)]
+    for i, org in enumerate(stalled):
+        status, img = org.api("POST", "/v1/images", {"reference": stalling.host + "/stall/o%d:1" % i})
+        assert status == 202, img
+    until(lambda: stalling.held() == 6)  # all six running at once: 4 before
+    other = d.new_org()
+    status, img = other.api("POST", "/v1/images", {"reference": stalling.host + "/quick/img:1"})
+    assert status == 202, img
+
+    def ended():
+        status, now = other.api("GET", "/v1/images/" + img["id"])
+        assert status == 200, now
+        return now["status"] != "pulling"
+    until(ended)
+    status, now = other.api("GET", "/v1/images/" + img["id"])
+    assert now["status"] == "failed" and "HTTP 404" in (now.get("error") or ""), now
+    assert stalling.held() == 6, "the other organization's pull ran while the six still stalled"
