@@ -14,7 +14,9 @@ case $build_dir in
 esac
 
 # ccache hashes the compile commands with paths relative to the checkout, so that a clone in
-# another folder (CI's) reuses what an earlier build compiled.
+# another folder reuses what an earlier build compiled, for a build with ADAPT_UNITY_BUILD=OFF
+# only: CMake's unity files include each source by its absolute path, which ccache does not
+# rewrite, so a unity build (the default) in another folder compiles nearly everything again.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$repo}
 cmake -S "$repo" -B "$build_dir" "$@"
 read -r -a targets <<<"${TARGETS:-all}"
