@@ -42,7 +42,9 @@ def log(msg):
 
 
 def rootfs_layers(rootfs, n):
-    """The rootfs as n gzip layers (top-level entries dealt round-robin by size)."""
+    """The rootfs as n gzip layers (top-level entries dealt round-robin by size), without device
+    nodes: an image built by docker or buildah has none (/dev is the runtime's), and adaptd
+    refuses a layer that holds one."""
     tops = sorted(os.listdir(rootfs))
     groups = [[] for _ in range(n)]
     for i, name in enumerate(tops):
@@ -52,7 +54,8 @@ def rootfs_layers(rootfs, n):
         raw = io.BytesIO()
         with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
             for name in names:
-                t.add(os.path.join(rootfs, name), arcname=name)
+                t.add(os.path.join(rootfs, name), arcname=name,
+                      filter=lambda m: None if m.ischr() or m.isblk() else m)
         tar = raw.getvalue()
         layers.append((gzip.compress(tar, compresslevel=6, mtime=0), tar,
                        "application/vnd.oci.image.layer.v1.tar+gzip"))
