@@ -15,6 +15,7 @@ ADAPT_CHAOS_SECONDS sets how long the verbs run (default 75) and ADAPT_CHAOS_SEE
 (default 1); the same seed picks the same verbs, though what they meet depends on timing.
 """
 
+import http.client
 import os
 import random
 import threading
@@ -37,17 +38,44 @@ class Chaos:
         self.made = []
         self.failures = []  # (verb, method, path, status, body): 5xx answers
         self.seen = {}      # "verb status" -> count
+        self.ends = {}      # sandbox id -> [[start, end or None]] of its stops, deletes, roll backs
         self.mu = threading.Lock()
 
-    def call(self, verb, client, method, path, body=None, raw=None, headers=None):
-        status, parsed, payload, _ = client.request(method, path, body=body, raw=raw,
-                                                    headers=headers, timeout=300)
+    def call(self, verb, client, method, path, body=None, raw=None, headers=None, transfer_of=None):
+        started = time.monotonic()
+        try:
+            status, parsed, payload, _ = client.request(method, path, body=body, raw=raw,
+                                                        headers=headers, timeout=300)
+        except (http.client.IncompleteRead, ConnectionError):
+            # A transfer whose sandbox was stopped, deleted or rolled back meanwhile ends when
+            # that kills its file tool (after at most 5 s); once the answer's headers are out,
+            # only a closed connection can say so. That is the transfer's documented end, not a
+            # failure; a cut that met none of those is.
+            if transfer_of is None or not self.ended_during(transfer_of, started):
+                raise
+            with self.mu:
+                self.seen[verb + " cut"] = self.seen.get(verb + " cut", 0) + 1
+            return 0, None
         with self.mu:
             key = "%s %d" % (verb, status)
             self.seen[key] = self.seen.get(key, 0) + 1
             if status >= 500:
                 self.failures.append((verb, method, path, status, payload[:300]))
         return status, parsed
+
+    def ending(self, verb, client, method, path, sid):
+        """A stop, delete or roll back of `sid`, its span kept for ended_during."""
+        span = [time.monotonic(), None]
+        with self.mu:
+            self.ends.setdefault(sid, []).append(span)
+        try:
+            return self.call(verb, client, method, path)
+        finally:
+            span[1] = time.monotonic()
+
+    def ended_during(self, sid, since):
+        with self.mu:
+            return any(end is None or end >= since for _, end in self.ends.get(sid, []))
 
     def add(self, o, status, body):
         if status == 201:
@@ -84,24 +112,26 @@ class Chaos:
                 self.call(verb, client, "DELETE", base + "/commands/" + body["id"])
         elif verb == "upload":
             self.call(verb, client, "PUT", base + "/files?path=" + path,
-                      raw=os.urandom(rnd.randint(0, 3 << 20)))
+                      raw=os.urandom(rnd.randint(0, 3 << 20)), transfer_of=sid)
         elif verb == "download":
-            self.call(verb, client, "GET", base + "/files?path=" + path)
+            self.call(verb, client, "GET", base + "/files?path=" + path, transfer_of=sid)
         elif verb == "list":
             self.call(verb, client, "GET", base + "/files?path=/workspace&list=1")
         elif verb == "archive":
-            self.call(verb, client, "GET", base + "/archive?path=/workspace")
+            self.call(verb, client, "GET", base + "/archive?path=/workspace", transfer_of=sid)
         elif verb == "python":
             self.call(verb, client, "POST", base + "/python", {"code": "print(6*7)",
                                                                "waitSeconds": 5})
         elif verb == "stats":
             self.call(verb, client, "GET", base + "/stats")
-        elif verb in ("stop", "start"):
-            self.call(verb, client, "POST", base + "/" + verb)
+        elif verb == "stop":
+            self.ending(verb, client, "POST", base + "/stop", sid)
+        elif verb == "start":
+            self.call(verb, client, "POST", base + "/start")
         elif verb == "checkpoint":
             self.call(verb, client, "POST", base + "/checkpoints", {"name": name})
         elif verb == "restore":
-            self.call(verb, client, "POST", base + "/checkpoints/%s/restore" % name)
+            self.ending(verb, client, "POST", base + "/checkpoints/%s/restore" % name, sid)
         elif verb == "fork":
             self.add(o, *self.call(verb, client, "POST", "/v1/sandboxes",
                                    {"fromCheckpoint": sid + "/" + name, "ttlSeconds": 900}))
@@ -110,7 +140,7 @@ class Chaos:
         elif verb == "storage":
             self.call(verb, client, "POST", base + "/object-storage", {})
         elif verb == "delete":
-            self.call(verb, client, "DELETE", base)
+            self.ending(verb, client, "DELETE", base, sid)
             with self.mu:
                 if sid in self.pools[o]:
                     self.pools[o].remove(sid)
