@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <thread>
 
 #include "base/background_work.h"
@@ -14,6 +15,7 @@
 #include "base/time.h"
 #include "core/command_running.h"
 #include "os/process.h"
+#include "os/timed_io.h"
 
 namespace adapt::core {
 
@@ -181,11 +183,16 @@ void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess proc
   if (stdin_data.empty()) {
     in->reset();
   } else {
-    std::thread(Guarded("command " + c->record.id + ": writing its stdin", [in, data = std::move(
-                                                                                    stdin_data)] {
-      IgnoreError(os::WriteAll(in->get(), data), "the command closed its stdin early");
+    // Until the command's own deadline at most: a process that never reads its stdin (or a
+    // child of it in the background that holds it) would keep this thread and the bytes.
+    auto until = c->deadline;
+    auto write = [in, until, data = std::move(stdin_data)] {
+      IgnoreError(os::WriteAllBefore(in->get(), data, until),
+                  "the command closed its stdin or took none of it in time");
       in->reset();
-    })).detach();
+    };
+    std::thread(Guarded("command " + c->record.id + ": writing its stdin", std::move(write)))
+        .detach();
   }
   std::thread(Guarded(
                   "command " + c->record.id, [this, c] { Watch(c); },
@@ -238,9 +245,15 @@ Status CommandRunner::StartViaAgent(store::CommandRecord record,
     c->channel = *channel;
   }
   if (spawn.has_stdin) {
-    // Failure means the connection dropped: the exit callback reports the command lost.
-    if (agent->SendStdin(*channel, stdin_data).ok())
-      IgnoreError(agent->SendStdin(*channel, ""), "the exit callback reports a lost command");
+    // On a thread of its own, not the caller's (an API worker): the sandbox's root can have the
+    // agent take its stdin as slowly as SendStdin's limit allows.
+    auto send = [agent, channel = *channel, data = std::move(stdin_data)] {
+      // Failure means the connection dropped: the exit callback reports the command lost.
+      if (agent->SendStdin(channel, data).ok())
+        IgnoreError(agent->SendStdin(channel, ""), "the exit callback reports a lost command");
+    };
+    std::thread(Guarded("command " + c->record.id + ": sending its stdin", std::move(send)))
+        .detach();
   }
   std::thread(Guarded(
                   "command " + c->record.id, [this, c] { WatchAgent(c); },
@@ -375,8 +388,13 @@ void CommandRunner::Watch(std::shared_ptr<Running> c) {
   std::vector<os::UniqueFd*> fds = {&c->process.stdout_fd, &c->process.stderr_fd};
   char buf[65536];
   bool drained_after_exit = false;
+  std::optional<std::chrono::steady_clock::time_point> drain_until;
   while (!drained_after_exit) {
     bool exited = c->exited;
+    // After the exit, what is already there is read for a while, not for as long as more
+    // comes: a background child that writes without pause would keep the command running.
+    if (exited && !drain_until) drain_until = std::chrono::steady_clock::now() + kDrainAfterExit;
+    if (exited && std::chrono::steady_clock::now() >= *drain_until) break;
     std::vector<int> open;
     for (auto* f : fds) open.push_back(f->get());
     // After the exit, read what is already there: a background child may keep the pipes open.

@@ -34,6 +34,9 @@ class CommandRunner {
   // kSaveInterval, so that a restarted adaptd that attaches it again keeps what came before.
   static constexpr size_t kSavedBytesPerStream = 64 * 1024;
   static constexpr std::chrono::milliseconds kSaveInterval{1000};
+  // How long a command run through `runsc exec` has its output read after its process
+  // exited: children it left in the background may hold the pipes and keep writing.
+  static constexpr std::chrono::milliseconds kDrainAfterExit{1000};
   // An agent that has not told a command's end this long after its SIGKILL was sent (the
   // sandbox's root can stop or replace the agent) has it recorded lost.
   static constexpr std::chrono::milliseconds kUnansweredKillLimit{30000};

@@ -1,7 +1,7 @@
 // CommandRunner with commands served by a sandbox's agent (a fake one, played by the test over
 // the agent hub's socket): the output so far is written to the command's record while it runs,
-// bounded to the latest kSavedBytesPerStream of each stream, and a command attached again
-// after a restart starts from what its record holds.
+// bounded to the latest kSavedBytesPerStream of each stream, a command's stdin does not hold
+// its caller, and a command attached again after a restart starts from what its record holds.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -152,6 +152,41 @@ TEST_F(CommandRunnerAgentTest, ARunningCommandsOutputIsSavedBoundedAndRedacted) 
   EXPECT_EQ(done.status, "exited");
   EXPECT_EQ(done.stdout_text, "token [REDACTED]\n" + flood + "end\n");
   EXPECT_FALSE(done.truncated);
+}
+
+// The sandbox's root can have its agent take a command's stdin as slowly as it likes: the
+// stdin goes from a thread of the command's, so the caller (an API worker) is not held.
+TEST_F(CommandRunnerAgentTest, AStdinTheAgentDoesNotReadDoesNotHoldTheCaller) {
+  Connect();
+  store::CommandRecord c = Record("cmd_stdin");
+  ASSERT_TRUE(store_.PutCommand(c).ok());
+  agent::SpawnRequest spawn;
+  spawn.argv = {"cat"};
+  const std::string input(8 << 20, 'i');  // far more than the connection holds
+  auto session = hub_.Session(kSandbox);
+  ASSERT_TRUE(runner_->StartViaAgent(c, session, spawn, input, 600, {}).ok());
+  // Returned while the agent has read nothing. Sent by the caller, the stdin held it until
+  // the send's limit had passed, and the session was dropped then.
+  EXPECT_TRUE(session->Ready());
+  agent::Frame f = Read();
+  ASSERT_EQ(f.type, FrameType::kSpawn);
+  const uint32_t channel = f.channel;
+  // Read now: the whole stdin, then its end.
+  size_t got = 0;
+  bool same = true;
+  for (;;) {
+    f = Read();
+    ASSERT_EQ(f.type, FrameType::kStdin);
+    ASSERT_EQ(f.channel, channel);
+    if (f.payload.empty()) break;
+    same = same && f.payload.find_first_not_of('i') == std::string::npos;
+    got += f.payload.size();
+  }
+  EXPECT_EQ(got, input.size());
+  EXPECT_TRUE(same);
+  Send(FrameType::kExit, channel, agent::EncodeInts({0, 0}));
+  store::CommandRecord done = StoredWhen(c.id, [](const auto& r) { return r.status != "running"; });
+  EXPECT_EQ(done.status, "exited");
 }
 
 // The sandbox's root can stop its agent: a command killed at its timeout whose end never comes

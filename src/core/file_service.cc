@@ -97,8 +97,8 @@ class AgentReader final : public FileReader {
  public:
   AgentReader(std::unique_ptr<FileOp> process, std::shared_ptr<void> place, ToolPatience patience,
               std::string pending, std::optional<uint64_t> size, std::string opened_path = "")
-      : process_(std::move(process)),
-        place_(std::move(place)),
+      : place_(std::move(place)),
+        process_(std::move(process)),
         patience_(patience),
         pending_(std::move(pending)),
         size_(size),
@@ -123,8 +123,9 @@ class AgentReader final : public FileReader {
   void MovedOffWorker() override { place_.reset(); }
 
  private:
-  std::unique_ptr<FileOp> process_;
+  // Before process_, so given back after it: the process's end holds the worker too.
   std::shared_ptr<void> place_;  // the organization's place among operations on workers
+  std::unique_ptr<FileOp> process_;
   ToolPatience patience_;
   std::string pending_;
   std::optional<uint64_t> size_;
@@ -220,10 +221,12 @@ std::string LastLine(const std::string& text) {
 }  // namespace
 
 struct FileService::Started {
-  std::unique_ptr<FileOp> process;
   // The organization's place among operations in flight: held while a worker waits on the
   // tool; a download's reader keeps it until a stream (a thread of its own) takes it over.
+  // Declared first, so given back last: the process's end (a kill, then up to 30 s for its
+  // exit, file_transport.cc) holds the worker as the operation did.
   std::shared_ptr<void> place;
+  std::unique_ptr<FileOp> process;
 };
 
 Status ValidateFilePath(const std::string& path, const std::string& field) {
@@ -289,9 +292,9 @@ Result<FileService::Started> FileService::Start(const Principal& who, const std:
   FileTransfers::Hold transfer = transfers_ ? transfers_->Begin(sandbox_id) : FileTransfers::Hold();
   RETURN_IF_ERROR(RefuseDuringCheckpointWork(store_, sandbox_id));
   auto busy = [&](std::unique_ptr<FileOp> op) {
-    return Started{std::make_unique<BusyFileOp>(std::move(op), ActivityHold(activity_, sandbox_id),
-                                                std::move(transfer)),
-                   std::move(place)};
+    return Started{std::move(place),
+                   std::make_unique<BusyFileOp>(std::move(op), ActivityHold(activity_, sandbox_id),
+                                                std::move(transfer))};
   };
   if (auto agent = runtime_.AgentAfterBoot(sandbox_id)) {
     auto op = StartViaAgent(agent, sandbox_id, args);

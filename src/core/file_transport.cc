@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -173,10 +174,16 @@ class AgentFileOp final : public FileOp {
   const char* served_by() const override { return "agent"; }
   // As the destructor, within `wait`: SIGTERM, SIGKILL half way. The agent's exit frame
   // follows the tool's end, its data connection closed with it.
+  // The signals' sends count against `wait` too: an agent that reads nothing would hold each
+  // for the session's send limit.
   bool Abandon(std::chrono::milliseconds wait) override {
-    if (!session_->Signal(channel_, SIGTERM).ok()) return false;
+    const auto until = std::chrono::steady_clock::now() + wait;
+    if (!session_->SignalBefore(channel_, SIGTERM, until).ok()) return false;
     if (state_->ExitedWithin(wait / 2)) return true;
-    return session_->Signal(channel_, SIGKILL).ok() && state_->ExitedWithin(wait - wait / 2);
+    if (!session_->SignalBefore(channel_, SIGKILL, until).ok()) return false;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    return state_->ExitedWithin(std::max(left, std::chrono::milliseconds(0)));
   }
 
   Status Finish() override {

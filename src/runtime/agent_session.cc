@@ -72,13 +72,22 @@ Result<os::UniqueFd> AgentSession::TakeData(uint32_t channel, std::chrono::milli
 }
 
 Status AgentSession::Send(FrameType type, uint32_t channel, std::string_view payload) {
+  return SendBefore(type, channel, payload, std::chrono::steady_clock::now() + kSendLimit);
+}
+
+Status AgentSession::SendBefore(FrameType type, uint32_t channel, std::string_view payload,
+                                std::chrono::steady_clock::time_point deadline) {
   if (closed_) return Status(Code::kUnavailable, "the sandbox agent is disconnected");
-  std::lock_guard lock(write_mu_);
   // The agent reads its connection all the time (a command's stdin waits in its memory), so
-  // one that takes nothing for kSendLimit is stopped (the sandbox's root can do that, or the
-  // sandbox is paused): it is dropped rather than left holding this caller's thread for good.
-  Status st = os::WriteAllBefore(fd_.get(), agent::EncodeFrame(type, channel, payload),
-                                 std::chrono::steady_clock::now() + kSendLimit);
+  // one that takes nothing until the deadline is stopped (the sandbox's root can do that, or
+  // the sandbox is paused): it is dropped rather than left holding this caller's thread for
+  // good. The wait for another sender's frame counts too: behind a stalled frame, each
+  // caller would otherwise wait for that one's limit and then its own.
+  std::unique_lock lock(write_mu_, std::defer_lock);
+  Status st =
+      lock.try_lock_until(deadline)
+          ? os::WriteAllBefore(fd_.get(), agent::EncodeFrame(type, channel, payload), deadline)
+          : Status(Code::kUnavailable, "no turn to write to the agent");
   if (!st.ok()) {
     Close();
     return Status(Code::kUnavailable, "the sandbox agent is disconnected");
@@ -125,15 +134,23 @@ Result<uint32_t> AgentSession::Attach(const std::string& tag, AgentCallbacks cb)
 }
 
 Status AgentSession::SendStdin(uint32_t channel, std::string_view data) {
-  if (data.empty()) return Send(FrameType::kStdin, channel, "");
+  // One limit for the whole of it: per frame, an agent that took each frame just before its
+  // limit would hold the sender for 32 limits (8 MiB in 256 KiB frames).
+  const auto deadline = std::chrono::steady_clock::now() + kSendLimit;
+  if (data.empty()) return SendBefore(FrameType::kStdin, channel, "", deadline);
   constexpr size_t kChunk = 256 * 1024;
   for (size_t i = 0; i < data.size(); i += kChunk)
-    RETURN_IF_ERROR(Send(FrameType::kStdin, channel, data.substr(i, kChunk)));
+    RETURN_IF_ERROR(SendBefore(FrameType::kStdin, channel, data.substr(i, kChunk), deadline));
   return Status::Ok();
 }
 
 Status AgentSession::Signal(uint32_t channel, int sig) {
   return Send(FrameType::kSignal, channel, agent::EncodeInts({sig}));
+}
+
+Status AgentSession::SignalBefore(uint32_t channel, int sig,
+                                  std::chrono::steady_clock::time_point deadline) {
+  return SendBefore(FrameType::kSignal, channel, agent::EncodeInts({sig}), deadline);
 }
 
 Status AgentSession::Rekey(const std::string& key) { return Send(FrameType::kRekey, 0, key); }

@@ -35,7 +35,8 @@ struct AgentCallbacks {
 
 class AgentSession : public std::enable_shared_from_this<AgentSession> {
  public:
-  // How long a frame may wait for room on the connection before the session is dropped.
+  // How long a frame may wait for its turn and for room on the connection before the
+  // session is dropped; a command's whole stdin has this long too, not each of its frames.
   static constexpr std::chrono::seconds kSendLimit{60};
   // The highest channel a hello may name for a process it still runs.
   static constexpr uint32_t kMaxHeldChannel = 1u << 30;
@@ -53,8 +54,10 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   // has_stdin must then be sent with SendStdin (and closed with an empty write).
   Result<uint32_t> Spawn(const agent::SpawnRequest& request, AgentCallbacks callbacks);
   Status SendStdin(uint32_t channel, std::string_view data);
-  // Sends `sig` to the channel's whole process group.
+  // Sends `sig` to the channel's whole process group; SignalBefore gives up (and drops the
+  // session, as any send past its limit) at `deadline` instead of after kSendLimit.
   Status Signal(uint32_t channel, int sig);
+  Status SignalBefore(uint32_t channel, int sig, std::chrono::steady_clock::time_point deadline);
   // Drops the connection; pending channels end as lost.
   void Close();
   // Close, after the agent has dropped its end too: adaptd stops writing, and waits up to
@@ -93,13 +96,15 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   void ReadFrames(agent::Frame hello);
   bool HandleHello(const agent::Frame& frame);
   Status Send(agent::FrameType type, uint32_t channel, std::string_view payload);
+  Status SendBefore(agent::FrameType type, uint32_t channel, std::string_view payload,
+                    std::chrono::steady_clock::time_point deadline);
   void Deliver(const agent::Frame& frame);
 
   std::string sandbox_id_;
   os::UniqueFd fd_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> closed_{false};
-  std::mutex write_mu_;
+  std::timed_mutex write_mu_;  // timed: the wait for a turn counts against a frame's limit
   std::mutex mu_;
   std::map<uint32_t, AgentCallbacks> channels_;  // guarded by mu_
   uint32_t next_channel_ = 1;                    // guarded by mu_
