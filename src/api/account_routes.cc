@@ -71,6 +71,14 @@ Result<int64_t> TimeQuery(const HttpRequest& req, const std::string& name, int64
                                      " must be a UTC time like 2026-12-01T00:00:00Z or a date "
                                      "like 2026-12-01");
   };
+  // Digits where digits belong: sscanf's %d alone takes "-1", "+1" and " 1" as well.
+  auto digits_at = [&](std::initializer_list<size_t> places) {
+    for (size_t i : places)
+      if (i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+    return true;
+  };
+  if (!digits_at({0, 1, 2, 3, 5, 6, 8, 9})) return bad();
+  if (text.size() > 10 && !digits_at({11, 12, 14, 15, 17, 18})) return bad();
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, consumed = 0;
   if (std::sscanf(text.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) != 3 || consumed != 10)
     return bad();

@@ -36,10 +36,8 @@ Result<bool> QueryFlag(const HttpRequest& req, const std::string& name) {
 
 // Reads the streamed body, counting bytes.
 core::ByteSource BodySource(const HttpRequest& req, std::shared_ptr<uint64_t> count) {
-  auto body = req.body_stream;
-  return [body, count](char* buf, size_t n) -> long {
-    if (!body) return 0;
-    long got = body->Read(buf, n);
+  return [body = RequestBodyReader(req), count](char* buf, size_t n) -> long {
+    long got = body(buf, n);
     if (got > 0) *count += static_cast<uint64_t>(got);
     return got;
   };

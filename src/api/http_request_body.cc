@@ -83,7 +83,8 @@ bool HttpConnection::StreamsBody(const http::request_header<>& msg) const {
   if (!server_.options.stream_request_body) return false;
   std::string_view target(msg.target().data(), msg.target().size());
   std::string_view method(msg.method_string().data(), msg.method_string().size());
-  return server_.options.stream_request_body(method, target.substr(0, target.find('?')));
+  return server_.options.stream_request_body(method,
+                                             RoutedPath(target.substr(0, target.find('?'))));
 }
 
 // The handler runs at once and reads the body through request.body_stream.

@@ -74,4 +74,20 @@ std::optional<HttpRequest> ToHttpRequest(http::request<http::string_body>&& msg,
   return request;
 }
 
+std::string RoutedPath(std::string_view raw_path) {
+  std::string out;
+  size_t start = 0;
+  while (start <= raw_path.size()) {
+    size_t end = raw_path.find('/', start);
+    if (end == std::string_view::npos) end = raw_path.size();
+    std::string_view segment = raw_path.substr(start, end - start);
+    start = end + 1;
+    if (segment.empty()) continue;
+    auto decoded = PercentDecode(segment, PlusSign::kLiteral);
+    out += '/';
+    out += decoded ? *decoded : std::string(segment);
+  }
+  return out.empty() ? "/" : out;
+}
+
 }  // namespace adapt::api

@@ -20,4 +20,10 @@ std::optional<HttpRequest> ToHttpRequest(
 std::optional<HttpRequest> ToHttpRequest(const boost::beast::http::request_header<>& msg,
                                          const std::string& remote);
 
+// The path part of a request-target as the router matches it: its non-empty segments, each
+// percent-decoded on its own (an escape that does not decode is kept as sent), joined by '/'
+// after a leading one. "/v1//sandboxes/x/fil%65s" is "/v1/sandboxes/x/files". The server
+// decides with it which requests' bodies stream, so that it decides as the router routes.
+std::string RoutedPath(std::string_view raw_path);
+
 }  // namespace adapt::api

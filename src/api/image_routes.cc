@@ -136,12 +136,9 @@ void AddImageRoutes(Router& router, core::ImageService& images) {
                    return ErrorResponse(InvalidArgument(key, "unknown query parameter " + key));
                }
                std::string name = req.query.count("name") ? req.query.at("name") : "";
-               auto body = req.body_stream;
                // The key's fingerprint is the path and name here; the core adds the archive's.
-               auto image = images.Import(
-                   who, name,
-                   [body](char* buf, size_t n) -> long { return body ? body->Read(buf, n) : 0; },
-                   IdempotencyKeyOf(req, nlohmann::json{{"name", name}}));
+               auto image = images.Import(who, name, RequestBodyReader(req),
+                                          IdempotencyKeyOf(req, nlohmann::json{{"name", name}}));
                return JsonOrError(201, ImageOrError(std::move(image)));
              });
   router.Add("POST", "/v1/sandboxes/{id}/image",

@@ -131,17 +131,8 @@ void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& servic
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto key = QueryKey(req);
                if (!key.ok()) return ErrorResponse(key.status());
-               auto body = req.body_stream;
-               const std::string& inline_body = req.body;
-               size_t off = 0;
-               auto rec = service.Put(who, *key, req.Header("content-type"),
-                                      [&](char* buf, size_t n) -> long {
-                                        if (body) return body->Read(buf, n);
-                                        size_t take = std::min(n, inline_body.size() - off);
-                                        std::copy_n(inline_body.data() + off, take, buf);
-                                        off += take;
-                                        return static_cast<long>(take);
-                                      });
+               auto rec =
+                   service.Put(who, *key, req.Header("content-type"), RequestBodyReader(req));
                if (!rec.ok()) return ErrorResponse(rec.status());
                return JsonResponse(200, ObjectJson(*rec));
              });

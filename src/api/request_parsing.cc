@@ -1,6 +1,8 @@
 #include "api/request_parsing.h"
 
+#include <algorithm>
 #include <charconv>
+#include <memory>
 
 #include "base/ids.h"
 #include "base/json_parse.h"
@@ -33,6 +35,19 @@ Result<nlohmann::json> ParseJsonBody(const HttpRequest& request) {
   ASSIGN_OR_RETURN(nlohmann::json body, ParseJson(request.body, "the request body"));
   if (!body.is_object()) return InvalidArgument("", "the request body must be a JSON object");
   return body;
+}
+
+std::function<long(char*, size_t)> RequestBodyReader(const HttpRequest& request) {
+  if (auto stream = request.body_stream)
+    return [stream](char* buf, size_t n) -> long { return stream->Read(buf, n); };
+  auto body = std::make_shared<const std::string>(request.body);
+  auto offset = std::make_shared<size_t>(0);
+  return [body, offset](char* buf, size_t n) -> long {
+    size_t take = std::min(n, body->size() - *offset);
+    std::copy_n(body->data() + *offset, take, buf);
+    *offset += take;
+    return static_cast<long>(take);
+  };
 }
 
 Result<int> QueryInt(const HttpRequest& request, const std::string& name, int fallback) {

@@ -1,6 +1,7 @@
 // Reading JSON bodies and query parameters, with API.md errors for bad input.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -24,6 +25,13 @@ std::optional<store::IdempotencyKey> IdempotencyKeyOf(const HttpRequest& request
 // As ParseJsonBody, but an empty body is refused: for a request that replaces what it names
 // (a PUT), where `{}` by omission would reset it.
 Result<nlohmann::json> ParseRequiredJsonBody(const HttpRequest& request);
+
+// Reads the request's body as it streams in (HttpRequest::body_stream) or, when the server
+// read it whole (a route that streams, spelled in a way the server's choice did not match),
+// from HttpRequest::body: a handler that read only the stream took such a body as empty.
+// Returns what Read would: bytes, 0 at the end, -1 on a failed read. Holds the request's body
+// by copy, so it may outlive the request.
+std::function<long(char*, size_t)> RequestBodyReader(const HttpRequest& request);
 
 // The integer query parameter `name`, `fallback` when absent; 400 when not an integer.
 Result<int> QueryInt(const HttpRequest& request, const std::string& name, int fallback);

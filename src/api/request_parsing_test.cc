@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "api/http_request_decoding.h"
+
 namespace adapt::api {
 namespace {
 
@@ -23,6 +25,27 @@ HttpRequest WithQuery(std::map<std::string, std::string> query) {
   r.path = "/v1/sandboxes";
   r.query = std::move(query);
   return r;
+}
+
+// A body the server read whole is read as the stream would have been, to its end.
+TEST(RequestBodyReader, ReadsAWholeBodyWhenNoneStreams) {
+  HttpRequest r = WithBody("hello, world");
+  auto read = RequestBodyReader(r);
+  r.body.clear();  // the reader holds its own copy
+  std::string got;
+  char buf[5];
+  for (long n; (n = read(buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+  EXPECT_EQ(got, "hello, world");
+  EXPECT_EQ(read(buf, sizeof buf), 0);
+}
+
+TEST(RoutedPath, JoinsTheSegmentsTheRouterMatches) {
+  EXPECT_EQ(RoutedPath("/v1/sandboxes/sbx_1/files"), "/v1/sandboxes/sbx_1/files");
+  EXPECT_EQ(RoutedPath("/v1//sandboxes/sbx_1/files/"), "/v1/sandboxes/sbx_1/files");
+  EXPECT_EQ(RoutedPath("/v1/sandboxes/sbx_1/fil%65s"), "/v1/sandboxes/sbx_1/files");
+  EXPECT_EQ(RoutedPath("/v1/%zz"), "/v1/%zz");  // kept as sent
+  EXPECT_EQ(RoutedPath("//"), "/");
+  EXPECT_EQ(RoutedPath(""), "/");
 }
 
 TEST(ParseJsonBody, NestingPastSixtyFourLevelsIsA400NamingTheField) {

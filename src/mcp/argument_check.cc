@@ -1,5 +1,7 @@
 #include "mcp/argument_check.h"
 
+#include <cmath>
+
 namespace adapt::mcp {
 namespace {
 
@@ -7,10 +9,14 @@ using nlohmann::json;
 
 bool HasType(const json& value, const std::string& type) {
   if (type == "string") return value.is_string();
-  if (type == "integer")
-    return value.is_number_integer() ||
-           (value.is_number_float() &&
-            value.get<double>() == static_cast<int64_t>(value.get<double>()));
+  if (type == "integer") {
+    if (value.is_number_integer()) return true;
+    if (!value.is_number_float()) return false;
+    // A whole number in int64's range (outside it, the cast is undefined): 2.0 is an integer
+    // to JSON Schema, 1e300 is not one adaptd takes.
+    double d = value.get<double>();
+    return std::isfinite(d) && d >= -9.2e18 && d <= 9.2e18 && d == std::trunc(d);
+  }
   if (type == "number") return value.is_number();
   if (type == "boolean") return value.is_boolean();
   if (type == "object") return value.is_object();

@@ -41,6 +41,14 @@ TEST(CheckArguments, ReportsTheFirstProblemByName) {
   EXPECT_NE(CheckArguments(schema, json::object()).find("n is required"), std::string::npos);
   EXPECT_NE(CheckArguments(schema, {{"n", 1}, {"x", 1}}).find("Unknown argument x"),
             std::string::npos);
+  // A whole float is an integer; one past int64's range, or not finite, is not (its cast to
+  // an integer would be undefined).
+  EXPECT_EQ(CheckArguments(schema, {{"n", 2.0}}), "");
+  for (double huge : {1e300, -1e300, 1e19, 9.3e18})
+    EXPECT_NE(CheckArguments(schema, {{"n", huge}}).find("must be of type \"integer\""),
+              std::string::npos)
+        << huge;
+  EXPECT_NE(CheckArguments(schema, {{"n", 2.5}}).find("type"), std::string::npos);
 }
 
 TEST(ToolRegistry, PagesWithOpaqueCursors) {

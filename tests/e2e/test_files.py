@@ -173,6 +173,21 @@ def test_upload_replaces_and_sets_mode_and_relative_paths_use_the_working_dir(bo
     assert sh(client, sid, "cat %s/rel.txt" % cwd.rstrip("/"))["stdout"] == "relative"
 
 
+def test_an_upload_to_the_route_spelled_otherwise_writes_its_bytes(box):
+    # The router matches doubled slashes, a trailing one and escaped letters; the server once
+    # decided to stream from the exact spelling, so such an upload was read whole, the handler
+    # read only the stream, and the file was replaced by an empty one with a 200.
+    client, sid = box
+    for n, url in enumerate(("/v1//sandboxes/%s/files/?path=/tmp/spelled0" % sid,
+                             "/v1/sandboxes/%s/fil%%65s?path=/tmp/spelled1" % sid)):
+        data = b"spelled %d\n" % n
+        status, body, _, headers = client.request(
+            "PUT", url, raw=data, headers={"Content-Type": "application/octet-stream"})
+        check_served(sid, status, headers)
+        assert status == 200 and body["size"] == len(data), (url, status, body)
+        assert get(client, sid, "/tmp/spelled%d" % n)[1] == data, url
+
+
 def test_list_and_stat_fields(box):
     client, sid = box
     sh(client, sid, "rm -rf /tmp/ls && mkdir -p /tmp/ls/sub && printf 12345 > /tmp/ls/f "

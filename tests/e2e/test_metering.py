@@ -148,7 +148,10 @@ def test_usage_report_and_ledger_exports(metered):
     # A range before the sandbox existed holds nothing; bad ranges are 400 naming the field.
     status, empty = org.api("GET", "/v1/account/usage?from=2020-01-01&to=2020-02-01T00:00:00Z")
     assert status == 200 and empty["items"] == [] and empty["total"]["entries"] == 0, empty
+    # sscanf's %d alone took signs and spaces; timegm then moved the time.
     for query, field in (("from=yesterday", "from"), ("to=2026-13-01", "to"),
+                         ("from=2026-01-01T-1:-1:-1Z", "from"), ("from=2026-01-+1", "from"),
+                         ("to=2026-01-01T%201:00:00Z", "to"),
                          ("from=2026-02-01&to=2026-01-01", "to")):
         status, body = org.api("GET", "/v1/account/usage?" + query)
         assert status == 400 and body["error"]["field"] == field, (query, status, body)
