@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <vector>
@@ -92,7 +93,8 @@ const StagedFile* StagedArchive::Find(const std::string& name) const {
 }
 
 Result<StagedArchive> StageArchive(const ByteSource& source, const std::string& dir,
-                                   uint64_t max_bytes) {
+                                   uint64_t max_bytes,
+                                   const std::function<Status(uint64_t bytes)>& room) {
   Upload upload{&source};
   std::unique_ptr<archive, ReadDeleter> in(archive_read_new());
   archive_read_support_filter_gzip(in.get());
@@ -139,6 +141,10 @@ Result<StagedArchive> StageArchive(const ByteSource& source, const std::string& 
       continue;
     }
     if (type != AE_IFREG) continue;  // directories and the like carry nothing an image needs
+    la_int64_t declared = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0;
+    const uint64_t checked = std::min<uint64_t>(declared > 0 ? declared : 0, kRoomCheckBytes);
+    if (room) RETURN_IF_ERROR(room(checked));
+    uint64_t unchecked = checked;  // written beyond what the last check allowed for: none yet
     StagedFile file;
     file.path = dir + "/" + std::to_string(staged.files.size());
     std::ofstream out(file.path, std::ios::binary | std::ios::trunc);
@@ -150,6 +156,12 @@ Result<StagedArchive> StageArchive(const ByteSource& source, const std::string& 
       if (n < 0) {
         const char* err = archive_error_string(in.get());
         return Bad(Quoted(path) + ": " + (err ? PrintableAscii(err, 300) : "truncated"));
+      }
+      // Each kRoomCheckBytes, room for the next: checked as the file grows, not only at its
+      // start (a sparse or compressed entry writes far more than the upload brought).
+      if (room && file.size + static_cast<uint64_t>(n) > unchecked) {
+        RETURN_IF_ERROR(room(kRoomCheckBytes));
+        unchecked = file.size + kRoomCheckBytes;
       }
       hash.Update(buf.data(), static_cast<size_t>(n));
       out.write(buf.data(), n);

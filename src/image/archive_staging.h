@@ -35,8 +35,13 @@ struct StagedArchive {
 
 // Reads the whole archive from `source` into `dir` (which must exist and be empty). Errors are
 // InvalidArgument naming the "archive" (PayloadTooLarge past `max_bytes`); on error `dir`
-// holds what was staged, for the caller to remove.
+// holds what was staged, for the caller to remove. `room`, when set, is asked before each
+// file and each kRoomCheckBytes written whether the host's disk has room for that much more;
+// its error ends the staging (an upload's size says nothing of what a compressed archive, or
+// a sparse entry, writes).
+inline constexpr uint64_t kRoomCheckBytes = 64 << 20;
 Result<StagedArchive> StageArchive(const ByteSource& source, const std::string& dir,
-                                   uint64_t max_bytes);
+                                   uint64_t max_bytes,
+                                   const std::function<Status(uint64_t bytes)>& room = {});
 
 }  // namespace adapt::image

@@ -10,44 +10,15 @@
 
 #include "image/archive_staging.h"
 #include "image/digest.h"
+#include "image/tar_test_support.h"
 
 namespace adapt::image {
 namespace {
 
 using nlohmann::json;
 
-struct Entry {
-  std::string name;
-  std::string content;
-  std::string symlink;  // a symlink to this target when set
-};
-
-// A tar of `entries`, written with libarchive.
-std::string MakeTar(const std::vector<Entry>& entries) {
-  std::vector<char> buf(1 << 22);
-  size_t used = 0;
-  archive* a = archive_write_new();
-  archive_write_set_format_pax_restricted(a);
-  archive_write_open_memory(a, buf.data(), buf.size(), &used);
-  for (const auto& e : entries) {
-    archive_entry* entry = archive_entry_new();
-    archive_entry_set_pathname(entry, e.name.c_str());
-    if (!e.symlink.empty()) {
-      archive_entry_set_filetype(entry, AE_IFLNK);
-      archive_entry_set_symlink(entry, e.symlink.c_str());
-    } else {
-      archive_entry_set_filetype(entry, AE_IFREG);
-      archive_entry_set_perm(entry, 0644);
-      archive_entry_set_size(entry, static_cast<la_int64_t>(e.content.size()));
-    }
-    archive_write_header(a, entry);
-    if (e.symlink.empty()) archive_write_data(a, e.content.data(), e.content.size());
-    archive_entry_free(entry);
-  }
-  archive_write_close(a);
-  archive_write_free(a);
-  return std::string(buf.data(), used);
-}
+using Entry = testing_support::TarEntry;
+using testing_support::MakeTar;
 
 ByteSource FromString(const std::string& data, bool fail_at_end = false) {
   auto pos = std::make_shared<size_t>(0);
@@ -202,6 +173,28 @@ TEST_F(ImageArchiveTest, StagingRefusesEscapesOversizeAndEarlyEnds) {
   auto none = StageArchive(FromString(MakeTar({{"x", "1", ""}, {"l", "", "/etc/passwd"}})),
                            dir_.string() + "/n", 1 << 20);
   EXPECT_FALSE(none.ok());  // the staging directory does not exist
+}
+
+// The host's disk is asked before each file and as each grows: a full one ends the staging,
+// whatever the upload's own size (a compressed archive writes far more than it brings).
+TEST_F(ImageArchiveTest, StagingAsksForRoomBeforeEachFileAndAsItGrows) {
+  std::vector<uint64_t> asked;
+  auto room = [&](uint64_t bytes) -> Status {
+    asked.push_back(bytes);
+    return Status::Ok();
+  };
+  auto staged = StageArchive(FromString(MakeTar({{"a", "12345", ""}, {"b", "", ""}})),
+                             dir_.string(), 1 << 20, room);
+  ASSERT_TRUE(staged.ok()) << staged.status().message();
+  EXPECT_EQ(asked, (std::vector<uint64_t>{5, 0}));
+  auto full = [](uint64_t) {
+    return Status(Code::kResourceExhausted, "the host has too little free space");
+  };
+  std::filesystem::create_directories(dir_ / "full");
+  staged =
+      StageArchive(FromString(MakeTar({{"a", "x", ""}})), (dir_ / "full").string(), 1 << 20, full);
+  ASSERT_FALSE(staged.ok());
+  EXPECT_EQ(staged.status().code(), Code::kResourceExhausted);
 }
 
 TEST(CleanArchivePath, Normalises) {

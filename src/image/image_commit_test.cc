@@ -3,10 +3,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "image/digest.h"
 #include "image/image_store.h"
+#include "image/tar_test_support.h"
 #include "os/files.h"
 
 namespace adapt::image {
@@ -43,7 +45,7 @@ class ImageCommitTest : public ::testing::Test {
   }
   std::string LayerOf(const std::string& key) const {
     std::string digest = Sha256Of(key);
-    return (dir_ / "store/layers" / digest.substr(7)).string();
+    return (dir_ / "store/layers" / ("commit-" + digest.substr(7))).string();
   }
   size_t TmpEntries() const { return os::ListDir((dir_ / "store/tmp").string()).size(); }
 
@@ -122,6 +124,58 @@ TEST_F(ImageCommitTest, ABaseNoLongerStoredIsAConflictAndCopiesNothing) {
   EXPECT_EQ(failed.status().code(), Code::kConflict);
   EXPECT_FALSE(filled);
   EXPECT_TRUE(os::ListDir((dir_ / "store/layers").string()).empty());
+}
+
+// A commit's layer is named by the sha256 of its image's key, which anyone can compute: an
+// import whose config names that as a diff id, with a layer blob of the key's very bytes (a
+// plain blob is its own proof), must not be handed the commit's layer.
+TEST_F(ImageCommitTest, AnImportNamingACommitsLayerAsADiffIdIsNotGivenIt) {
+  using testing_support::MakeTar;
+  ImageStore::CommitBase local{
+      .key = "", .local_rootfs = (dir_ / "local").string(), .config = config_};
+  auto saved = store_->Commit("import:img_a", local, Layer("secret.txt", "the victim's"));
+  ASSERT_TRUE(saved.ok()) << saved.status().message();
+  const std::string layer = "import:img_a";  // its sha256 names the commit's layer
+  const std::string config =
+      nlohmann::json{{"os", "linux"},
+                     {"architecture", "amd64"},
+                     {"rootfs", {{"type", "layers"}, {"diff_ids", {Sha256Of(layer)}}}}}
+          .dump();
+  nlohmann::json manifest = nlohmann::json::array(
+      {{{"Config", "config.json"}, {"RepoTags", {"forged:1"}}, {"Layers", {"layer.tar"}}}});
+  const std::string archive = MakeTar({{"layer.tar", layer, ""},
+                                       {"config.json", config, ""},
+                                       {"manifest.json", manifest.dump(), ""}});
+  size_t at = 0;
+  auto source = [&](char* buf, size_t n) -> long {
+    size_t k = std::min(n, archive.size() - at);
+    std::copy_n(archive.data() + at, k, buf);
+    at += k;
+    return static_cast<long>(k);
+  };
+  auto stolen = store_->ImportArchive("import:img_b", "", source);
+  // Refused (the blob is no tar), or stored apart: never the commit's files.
+  if (stolen.ok()) {
+    for (const auto& dir : stolen->image.layer_dirs)
+      EXPECT_FALSE(os::Exists(dir + "/secret.txt")) << dir;
+  }
+  EXPECT_TRUE(os::Exists(LayerOf("import:img_a") + "/secret.txt"));
+}
+
+// A store written before commits' layers had a name of their own has them moved at start-up.
+TEST_F(ImageCommitTest, AnOlderStoresCommitLayersAreMovedToTheirOwnNames) {
+  ImageStore::CommitBase local{
+      .key = "", .local_rootfs = (dir_ / "local").string(), .config = config_};
+  ASSERT_TRUE(store_->Commit("import:img_a", local, Layer("kept.txt", "kept")).ok());
+  const std::string old_dir = (dir_ / "store/layers" / Sha256Of("import:img_a").substr(7)).string();
+  ASSERT_TRUE(os::Rename(LayerOf("import:img_a"), old_dir).ok());
+  store_.emplace((dir_ / "store").string());
+  ASSERT_TRUE(store_->Init().ok());
+  EXPECT_FALSE(os::Exists(old_dir));
+  auto image = store_->Lookup("import:img_a");
+  ASSERT_TRUE(image.has_value());
+  EXPECT_EQ(image->layer_dirs.back(), LayerOf("import:img_a"));
+  EXPECT_TRUE(os::Exists(LayerOf("import:img_a") + "/kept.txt"));
 }
 
 }  // namespace

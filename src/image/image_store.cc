@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "base/fault_point.h"
 #include "base/ignore_error.h"
@@ -22,6 +23,17 @@ namespace {
 using nlohmann::json;
 
 std::string Hex(const std::string& digest) { return digest.substr(digest.find(':') + 1); }
+
+// A layer's name under layers/: its diff id's hex, or "commit-<hex>" for a commit's. The two
+// must never meet: a commit's hex is the sha256 of its image's key ("import:img_..."), which
+// anyone can compute, and an import whose config named that as a diff id, with a layer blob
+// of those very bytes (a blob is its own proof when its digest is the diff id), was handed the
+// other organization's saved layer.
+constexpr std::string_view kCommitPrefix = "commit:";
+std::string LayerName(const std::string& layer) {
+  if (layer.starts_with(kCommitPrefix)) return "commit-" + layer.substr(kCommitPrefix.size());
+  return Hex(layer);
+}
 
 bool IsSha256Digest(const json& d) {
   if (!d.is_string()) return false;
@@ -82,13 +94,36 @@ Status ImageStore::Init() {
     RETURN_IF_ERROR(os::MakeDirs(root_ + "/" + sub, 0700));
   // Partial downloads and unpacks of a pull that was interrupted.
   RETURN_IF_ERROR(os::RemoveTree(root_ + "/tmp"));
-  return os::MakeDirs(root_ + "/tmp", 0700);
+  RETURN_IF_ERROR(os::MakeDirs(root_ + "/tmp", 0700));
+  return MoveCommitLayers();
+}
+
+// A store made before commits had names of their own (LayerName) keeps each commit's layer
+// at layers/<hex>: moved to layers/commit-<hex>. An import that had taken such a layer as a
+// diff id's is left pointing at nothing, and is pulled or imported again.
+Status ImageStore::MoveCommitLayers() {
+  for (const auto& name : os::ListDir(root_ + "/refs")) {
+    auto text = os::ReadFile(root_ + "/refs/" + name);
+    if (!text.ok()) continue;
+    json rec = json::parse(*text, nullptr, false);
+    if (!rec.is_object() || !rec.contains("layers") || !rec["layers"].is_array()) continue;
+    for (const auto& l : rec["layers"]) {
+      if (!l.is_string() || !l.get_ref<const std::string&>().starts_with(kCommitPrefix)) continue;
+      const std::string& layer = l.get_ref<const std::string&>();
+      std::string old_dir = root_ + "/layers/" + Hex(layer);
+      if (os::Exists(LayerDir(layer)) || !os::Exists(old_dir)) continue;
+      RETURN_IF_ERROR(os::Rename(old_dir, LayerDir(layer)).WithContext("moving a commit's layer"));
+    }
+  }
+  return Status::Ok();
 }
 
 std::string ImageStore::BlobPath(const std::string& d) const {
   return root_ + "/blobs/sha256/" + Hex(d);
 }
-std::string ImageStore::LayerDir(const std::string& d) const { return root_ + "/layers/" + Hex(d); }
+std::string ImageStore::LayerDir(const std::string& d) const {
+  return root_ + "/layers/" + LayerName(d);
+}
 std::string ImageStore::RefPath(const std::string& reference) const {
   return root_ + "/refs/" + Hex(Sha256Of(reference)) + ".json";
 }
@@ -201,16 +236,27 @@ Status ImageStore::EnsureBlob(RegistryClient& client, const std::string& owner, 
 }
 
 Status ImageStore::RoomForLayer(const Descriptor& d) const {
+  // The compressed size is all that is known before unpacking; each entry is checked again
+  // as it is written (UnpackBudget::room).
+  return RoomFor(d.size, "layer " + d.digest);
+}
+
+Status ImageStore::RoomFor(uint64_t bytes, const std::string& what) const {
   ASSIGN_OR_RETURN(os::FilesystemUsage usage, os::GetFilesystemUsage(root_ + "/tmp"));
-  // The compressed size is all that is known before unpacking; the margin keeps the state
-  // filesystem (sandboxes' disks, the database) from being filled by the unpack.
-  uint64_t need = d.size > UINT64_MAX - free_margin_ ? UINT64_MAX : d.size + free_margin_;
+  // The margin keeps the state filesystem (sandboxes' disks, the database) from being filled
+  // by an image.
+  uint64_t need = bytes > UINT64_MAX - free_margin_ ? UINT64_MAX : bytes + free_margin_;
   if (usage.avail_bytes >= need) return Status::Ok();
   return Status(Code::kResourceExhausted,
-                "the host has too little free space to unpack layer " + d.digest +
-                    " (adaptd keeps its size plus " + std::to_string(free_margin_ >> 20) +
-                    " MiB free); try again later",
+                "the host has too little free space to unpack " + what + " (adaptd keeps " +
+                    std::to_string(free_margin_ >> 20) + " MiB free); try again later",
                 "image");
+}
+
+UnpackBudget ImageStore::Budget(const std::string& what) const {
+  UnpackBudget budget;
+  budget.room = [this, what](uint64_t bytes) { return RoomFor(bytes, what); };
+  return budget;
 }
 
 Status ImageStore::PublishLayer(const std::string& tmp, const std::string& diff_id) {
@@ -291,7 +337,7 @@ Result<StoredImage> ImageStore::Pull(const std::string& key, const std::string& 
     ASSIGN_OR_RETURN(auto diff_ids, DiffIds(config, m.layers.size(), "image '" + reference + "'"));
     uint64_t total = m.TotalLayerBytes(), done = 0;
     std::mutex progress_mu;
-    UnpackBudget budget;
+    UnpackBudget budget = Budget("image '" + reference + "'");
     for (size_t i = 0; i < m.layers.size(); ++i) {
       const Descriptor& layer = m.layers[i];
       uint64_t before = done;
@@ -326,7 +372,9 @@ Result<ImageStore::Imported> ImageStore::ImportArchive(const std::string& key,
   RETURN_IF_ERROR(os::MakeDirs(dir, 0700));
   auto imported = [&]() -> Result<Imported> {
     // The layers may be 32 GiB; manifests, configs and the layout around them are small.
-    ASSIGN_OR_RETURN(StagedArchive staged, StageArchive(source, dir, kMaxImageBytes + (64 << 20)));
+    ASSIGN_OR_RETURN(StagedArchive staged,
+                     StageArchive(source, dir, kMaxImageBytes + (64 << 20),
+                                  [this](uint64_t n) { return RoomFor(n, "the image archive"); }));
     ASSIGN_OR_RETURN(ArchiveImage image, ReadImageArchive(staged, name));
     ASSIGN_OR_RETURN(StoredImage stored, Publish(key, image));
     return Imported{stored, image.format, image.name};
@@ -342,7 +390,7 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
   ASSIGN_OR_RETURN(auto diff_ids, DiffIds(image.config, image.layers.size(), what));
   // Unpack the layers not here yet, each into tmp/, before publishing anything.
   std::map<std::string, std::string> unpacked;  // diff id -> tmp dir
-  UnpackBudget budget;
+  UnpackBudget budget = Budget(what);
   auto discard = [&] {
     for (const auto& [_, dir] : unpacked)
       IgnoreError(os::RemoveTree(dir), "tmp/ is swept at start-up");
@@ -442,7 +490,7 @@ Result<StoredImage> ImageStore::Commit(const std::string& key, const CommitBase&
   } else {
     return Internal("a commit needs a base image");
   }
-  std::string layer = "commit:" + Hex(Sha256Of(key));
+  std::string layer = std::string(kCommitPrefix) + Hex(Sha256Of(key));
   std::string tmp = TempPath("commit");
   Status st = fill(tmp);
   uint64_t bytes = st.ok() ? os::TreeBytesNoFollow(tmp) : 0;
@@ -482,7 +530,8 @@ Result<std::vector<std::string>> ImageStore::CollectGarbage(const KeepFn& keep_f
       continue;
     }
     for (const auto& b : rec.value("blobs", json::array())) used_blobs.insert(Hex(b));
-    for (const auto& l : rec.value("layers", json::array())) used_layers.insert(Hex(l));
+    for (const auto& l : rec.value("layers", json::array()))
+      if (l.is_string()) used_layers.insert(LayerName(l.get<std::string>()));
   }
   for (const auto& hex : os::ListDir(root_ + "/layers")) {
     if (used_layers.count(hex)) continue;

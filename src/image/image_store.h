@@ -8,8 +8,9 @@
 //                        layers keep their older, blob-digest names in their refs)
 //   refs/<hex>.json      what a key (core: an organization's reference, or an import) resolved
 //                        to, named by the sha256 of the key
-//   layers/<hex> of a commit: a sandbox's writable layer saved as an image (Commit), named by
-//                        the sha256 of its image's key (it has no tar, so no diff id)
+//   layers/commit-<hex>  a sandbox's writable layer saved as an image (Commit), named by
+//                        the sha256 of its image's key (it has no tar, so no diff id); the
+//                        prefix keeps it out of the diff ids' names (see LayerName)
 //   proofs/<hex>         the diff id a compressed layer blob was found to unpack to: a layer
 //                        stored already is shared with a pull or import only through a blob
 //                        known to unpack to it
@@ -114,6 +115,7 @@ class ImageStore {
  private:
   std::string BlobPath(const std::string& digest) const;
   std::string LayerDir(const std::string& digest) const;
+  Status MoveCommitLayers();
   std::string RefPath(const std::string& key) const;
   std::string ProofPath(const std::string& blob_digest) const;
   // Whether the layer blob `blob_digest` is known to unpack to `diff_id`.
@@ -137,6 +139,10 @@ class ImageStore {
                      const std::function<void(uint64_t)>& progress);
   // ResourceExhausted unless the store's filesystem has the layer's size plus the margin free.
   Status RoomForLayer(const Descriptor& d) const;
+  // ResourceExhausted unless the host's disk has `bytes` and the margin free.
+  Status RoomFor(uint64_t bytes, const std::string& what) const;
+  // A budget whose entries are checked for room (RoomFor) as they are written.
+  UnpackBudget Budget(const std::string& what) const;
   // Renames the unpacked `tmp` to the layer `diff_id`; when another unpack of the same
   // content got there first, removes `tmp` and keeps that one.
   Status PublishLayer(const std::string& tmp, const std::string& diff_id);

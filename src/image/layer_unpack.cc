@@ -164,6 +164,7 @@ Status UnpackLayer(const std::string& archive_path, const std::string& dir, Unpa
       return bad("device node " + Quoted(path) +
                  " is not allowed (a layer may hold only the 0/0 character device of a whiteout)");
     }
+    if (budget.room) RETURN_IF_ERROR(budget.room(size));
     DropHostXattrs(entry);
     // Symlink targets are left as written: they are resolved inside the sandbox, whose root
     // is the overlay, so an absolute target cannot reach the host.

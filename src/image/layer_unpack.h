@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "base/status.h"
@@ -34,6 +35,11 @@ struct UnpackBudget {
   uint64_t bytes_left = kMaxImageBytes;
   uint64_t max_layer_entries = kMaxLayerEntries;
   uint64_t max_whiteout_name_bytes = kMaxWhiteoutNameBytes;
+  // Asked before each entry is written, with its size: an error (no room on the host's disk
+  // for it) fails the unpack. Unset: every entry has room. A layer's compressed size, all
+  // that is known before, says nothing of what it unpacks to (a megabyte of zstd can be
+  // gigabytes of zeros).
+  std::function<Status(uint64_t bytes)> room;
 };
 
 // `dir` must exist and be empty. On error, `dir` holds a partial unpack the caller removes.

@@ -93,6 +93,23 @@ class LayerUnpackTest : public ::testing::Test {
   fs::path dir_;
 };
 
+// Each entry is checked for room on the host's disk before it is written, with its size.
+TEST_F(LayerUnpackTest, EachEntryIsCheckedForRoomBeforeItIsWritten) {
+  UnpackBudget budget;
+  std::vector<uint64_t> asked;
+  budget.room = [&](uint64_t bytes) -> Status {
+    asked.push_back(bytes);
+    if (bytes > 2) return Status(Code::kResourceExhausted, "the host has too little free space");
+    return Status::Ok();
+  };
+  Status st = UnpackLayer(Tar({{"a", 'f', "xy"}, {"b", 'f', "long"}, {"c", 'f', "z"}}), Out("room"),
+                          budget, "layer x");
+  EXPECT_EQ(st.code(), Code::kResourceExhausted) << st.message();
+  EXPECT_EQ(asked, (std::vector<uint64_t>{2, 4}));
+  EXPECT_TRUE(fs::exists(dir_ / "room/a"));
+  EXPECT_FALSE(fs::exists(dir_ / "room/b"));
+}
+
 TEST_F(LayerUnpackTest, FilesOwnershipAndLinks) {
   auto tar = Tar({{"./etc/", 'd', ""},
                   {"etc/hello", 'f', "hi\n", 1234},

@@ -6,8 +6,11 @@ use or see the image; bad names are refused; deleting the image keeps layers ano
 shares; a kill -9 mid-commit leaves no half image and the operation says Failed."""
 
 import hashlib
+import io
+import json
 import os
 import stat
+import tarfile
 import time
 
 from harness import run_command as run
@@ -53,9 +56,30 @@ def wait_image(client, image_id, timeout=120):
 
 
 def layer_dir(daemon, image_id):
-    """Where the image store keeps a commit's own layer (named by the sha256 of its key)."""
+    """Where the image store keeps a commit's own layer: commit-<sha256 of its key>, a name no
+    layer's diff id takes."""
     key = ("import:" + image_id).encode()
-    return os.path.join(daemon.state_dir, "image-store", "layers", hashlib.sha256(key).hexdigest())
+    return os.path.join(daemon.state_dir, "image-store", "layers",
+                        "commit-" + hashlib.sha256(key).hexdigest())
+
+
+def forged_archive(image_id):
+    """A `docker save` archive whose one layer claims the diff id that names `image_id`'s
+    commit layer, its blob the key's very bytes (a plain blob is its own proof)."""
+    layer = ("import:" + image_id).encode()
+    config = json.dumps({"os": "linux", "architecture": "amd64",
+                         "rootfs": {"type": "layers",
+                                    "diff_ids": ["sha256:" + hashlib.sha256(layer).hexdigest()]}})
+    manifest = json.dumps([{"Config": "config.json", "RepoTags": ["forged:1"],
+                            "Layers": ["layer.tar"]}])
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for name, data in (("layer.tar", layer), ("config.json", config.encode()),
+                           ("manifest.json", manifest.encode())):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
 
 
 def wait_gone(path, timeout=30):
@@ -206,6 +230,11 @@ def test_another_organization_can_neither_commit_nor_use_the_image(org):
     assert status == 404, (status, err)
     status, err = other.api("POST", "/v1/sandboxes", {"image": "import:" + image["id"]})
     assert status == 404, (status, err)
+    # An archive naming the image's layer by the hash that names it on disk gets no part of it.
+    status, forged = other.api("POST", "/v1/images/import", raw=forged_archive(image["id"]),
+                               headers={"Content-Type": "application/x-tar"})
+    assert status == 400, (status, forged)
+    assert other.api("GET", "/v1/images")[1]["items"] == []
     # The same name is free in another organization.
     theirs = running_sandbox(other, {})
     assert wait_image(other, commit(other, theirs, {"name": "mine"})["id"])["status"] == "ready"
