@@ -47,6 +47,7 @@ Status OrgDeletion::Finish(const std::string& org_id) {
   RETURN_IF_ERROR(DeleteObjects(org_id));
   ADAPT_FAULT_POINT("org.delete.after_objects");
   RETURN_IF_ERROR(volumes_.DeleteAllOf(org_id));
+  RETURN_IF_ERROR(DeleteCheckpoints(org_id));
   Principal org{org_id, "", false, true};
   RETURN_IF_ERROR(GoneIsDone(databases_.Delete(org, org_id)));
   RETURN_IF_ERROR(GoneIsDone(store_.PurgeOrg(org_id)));
@@ -60,6 +61,20 @@ Status OrgDeletion::DeleteSites(const std::string& org_id) {
   ASSIGN_OR_RETURN(auto sites, store_.ListSites(org_id));
   for (const auto& s : sites) RETURN_IF_ERROR(GoneIsDone(sites_.Delete(org_id, s.id)));
   return Status::Ok();
+}
+
+Status OrgDeletion::DeleteCheckpoints(const std::string& org_id) {
+  Principal org{org_id, "", false, true};
+  ListCheckpointsRequest first;
+  first.limit = kMaxPageLimit;
+  // Always the first page: what was deleted is listed no more.
+  for (;;) {
+    ASSIGN_OR_RETURN(CheckpointPage page, checkpoints_.ListOrganization(org, first));
+    if (page.items.empty()) return Status::Ok();
+    for (const auto& c : page.items)
+      RETURN_IF_ERROR(GoneIsDone(checkpoints_.Delete(org, c.sandbox_id, c.name))
+                          .WithContext("deleting checkpoint " + c.name + " of " + c.sandbox_id));
+  }
 }
 
 Status OrgDeletion::DeleteObjects(const std::string& org_id) {

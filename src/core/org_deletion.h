@@ -4,7 +4,8 @@
 // sandbox is not deleted, and while an app, an automation or an unfinished job could make one.
 // Everything else the organization holds goes with it: its keys, users and tokens at once
 // (nothing authenticates as it from then on), then its files (storage volumes, objects,
-// sites), its PostgreSQL database, and last its rows. A deletion a crash cut is finished at the
+// sites, the checkpoints its deleted sandboxes kept), its PostgreSQL database, and last its
+// rows. A deletion a crash cut is finished at the
 // next start, before the API answers.
 #pragma once
 
@@ -13,6 +14,7 @@
 
 #include "base/status.h"
 #include "core/auth.h"
+#include "core/checkpoint_service.h"
 #include "core/database_service.h"
 #include "core/image_service.h"
 #include "storage/object_store.h"
@@ -25,13 +27,15 @@ namespace adapt::core {
 class OrgDeletion {
  public:
   OrgDeletion(store::Store& store, storage::VolumeService& volumes, storage::ObjectStore& objects,
-              storage::SiteService& sites, DatabaseService& databases, ImageService& images)
+              storage::SiteService& sites, DatabaseService& databases, ImageService& images,
+              CheckpointService& checkpoints)
       : store_(store),
         volumes_(volumes),
         objects_(objects),
         sites_(sites),
         databases_(databases),
-        images_(images) {}
+        images_(images),
+        checkpoints_(checkpoints) {}
 
   // Admin only (PermissionDenied otherwise). `confirm` must be exactly the organization's
   // name (InvalidArgument, field "confirm"). NotFound for an unknown organization; Conflict
@@ -48,6 +52,9 @@ class OrgDeletion {
   Status Finish(const std::string& org_id);
   Status DeleteObjects(const std::string& org_id);
   Status DeleteSites(const std::string& org_id);
+  // The checkpoints its deleted sandboxes kept (memory images and disks, in the checkpoint
+  // store): nothing else removes them once the sandboxes' rows are gone.
+  Status DeleteCheckpoints(const std::string& org_id);
 
   store::Store& store_;
   storage::VolumeService& volumes_;
@@ -55,6 +62,7 @@ class OrgDeletion {
   storage::SiteService& sites_;
   DatabaseService& databases_;
   ImageService& images_;
+  CheckpointService& checkpoints_;
   std::mutex mu_;  // one deletion at a time
 };
 

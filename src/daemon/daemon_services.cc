@@ -146,7 +146,8 @@ Status Daemon::StartServices() {
   apps_->set_max_waiting_per_org(std::max(1, config_.worker_threads / 2));
   apps_->set_secret_service(&*secrets_);
   apps_->set_event_bus(&*bus_);
-  org_deletion_.emplace(*store_, *volumes_, *object_store_, *sites_, *databases_, *image_service_);
+  org_deletion_.emplace(*store_, *volumes_, *object_store_, *sites_, *databases_, *image_service_,
+                        *checkpoints_);
   org_deletion_->Resume();
   return Status::Ok();
 }

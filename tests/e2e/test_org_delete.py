@@ -13,6 +13,7 @@ import yaml
 import harness
 from conftest import close_daemon, start_daemon
 from test_database import interactive, sql
+from test_named_checkpoints import checkpoints_path, running_sandbox
 
 
 def org_named(d, name):
@@ -124,6 +125,14 @@ def test_refused_while_a_sandbox_is_not_deleted_then_everything_goes(daemon):
     assert r.returncode != 0 and "sandbox" in r.stderr, (r.stdout, r.stderr)
 
     client.delete(sbx["id"])
+    # A checkpoint kept past its sandbox's deletion goes with the organization: once the
+    # sandbox's record is purged, nothing else could list or remove it.
+    kept_sid = running_sandbox(client)
+    status, body = client.api("POST", checkpoints_path(kept_sid), {"name": "kept", "keep": True})
+    assert status == 201, body
+    client.delete(kept_sid)
+    kept_dir = os.path.join(daemon.state_dir, "checkpoint-store", "data", "kept", kept_sid)
+    assert os.path.isdir(kept_dir), kept_dir
     # The bystander's database sandbox sees the organization's database until it goes.
     watcher = interactive(bystander)
     probe = "SELECT count(*) FROM pg_database WHERE datname = '%s'" % db_name
@@ -137,6 +146,7 @@ def test_refused_while_a_sandbox_is_not_deleted_then_everything_goes(daemon):
     assert status == 401, err
     assert listed(daemon, org["id"]) == []
     assert vol_id not in volume_dirs(daemon)
+    assert not os.path.exists(kept_dir), os.listdir(os.path.dirname(kept_dir))
     assert sql(bystander, watcher, probe)["stdout"].split()[-1] == "0"
     for table in ("sandboxes", "secrets", "objects", "volumes", "databases", "api_keys",
                   "events", "ledger", "billing_accounts"):
