@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "api/s3_xml.h"
+#include "base/text.h"
 #include "core/file_replies.h"
 #include "image/manifest.h"
 
@@ -20,7 +21,16 @@ void Check(bool ok) {
 
 void FileReplies(const std::string& text, uint8_t pick) {
   using adapt::core::ReportOpenedPath;
-  switch (pick % 3) {
+  switch (pick % 4) {
+    case 3: {
+      // A read-text reply taken is at most what was asked, NUL-free and UTF-8.
+      size_t max = pick / 4 * 8;
+      auto checked = adapt::core::CheckReadTextReply(text, max);
+      if (checked.ok())
+        Check(checked->size() <= max && checked->find('\0') == std::string::npos &&
+              adapt::IsValidUtf8(*checked));
+      break;
+    }
     case 0:
       (void)adapt::core::ParseListReply(text);
       break;

@@ -4,6 +4,7 @@
 
 #include "base/hex.h"
 #include "base/json_parse.h"
+#include "base/text.h"
 
 namespace adapt::core {
 namespace {
@@ -85,6 +86,12 @@ Result<FileEntry> ParseStatReply(const std::string& reply) {
   auto parsed = ParseJson(reply, "the reply");
   if (!parsed.ok()) return MalformedReply();
   return EntryOf(*parsed);
+}
+
+Result<std::string> CheckReadTextReply(std::string reply, size_t max_bytes) {
+  if (reply.size() > max_bytes || reply.find('\0') != std::string::npos || !IsValidUtf8(reply))
+    return MalformedReply();
+  return reply;
 }
 
 }  // namespace adapt::core

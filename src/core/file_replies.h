@@ -45,5 +45,8 @@ Result<FileEntry> ParseStatReply(const std::string& reply);
 // The download header (DownloadHeader): anything else, or a path missing where it was asked
 // for, is the sandbox's fault (Conflict, as above).
 Result<DownloadHeader> ParseDownloadHeader(const std::string& line, ReportOpenedPath report);
+// The reply to `file read-text` with `max_bytes`: the text, checked as the tool checks it (at
+// most max_bytes, no NUL, valid UTF-8), since the sandbox's root can answer anything.
+Result<std::string> CheckReadTextReply(std::string reply, size_t max_bytes);
 
 }  // namespace adapt::core

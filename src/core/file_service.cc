@@ -236,6 +236,17 @@ Status ValidateFilePath(const std::string& path, const std::string& field) {
   if (path.size() > kMaxPathBytes)
     return InvalidArgument(field,
                            field + " is longer than " + std::to_string(kMaxPathBytes) + " bytes");
+  // Linux's NAME_MAX: a longer name is refused here, not by the walk that opens it (on the
+  // host, for a volume read, its ENAMETOOLONG was an internal error, a 500).
+  constexpr size_t kMaxNameBytes = 255;
+  for (size_t start = 0; start < path.size();) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (end - start > kMaxNameBytes)
+      return InvalidArgument(
+          field, field + " has a name longer than " + std::to_string(kMaxNameBytes) + " bytes");
+    start = end + 1;
+  }
   return Status::Ok();
 }
 
@@ -482,8 +493,10 @@ Result<std::string> FileService::ReadText(const Principal& who, const std::strin
       return storage_files_->ReadText(who, *sandbox.config.storage, full, max_bytes);
     }
   }
-  return RunToEnd(who, sandbox_id, {"read-text", full, std::to_string(max_bytes)}, nullptr,
-                  served_by);
+  ASSIGN_OR_RETURN(std::string reply,
+                   RunToEnd(who, sandbox_id, {"read-text", full, std::to_string(max_bytes)},
+                            nullptr, served_by));
+  return CheckReadTextReply(std::move(reply), max_bytes);
 }
 
 }  // namespace adapt::core

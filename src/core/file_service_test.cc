@@ -2,18 +2,30 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace adapt::core {
 namespace {
 
 TEST(FilePaths, ValidatesLengthAndNul) {
   EXPECT_TRUE(ValidateFilePath("/tmp/x").ok());
   EXPECT_TRUE(ValidateFilePath("relative/x").ok());
-  EXPECT_TRUE(ValidateFilePath(std::string(kMaxPathBytes, 'a')).ok());
+  // The longest path: names of 255 bytes (Linux's NAME_MAX), each after a '/'.
+  std::string longest;
+  while (longest.size() < kMaxPathBytes)
+    longest += "/" + std::string(std::min<size_t>(255, kMaxPathBytes - longest.size() - 1), 'a');
+  ASSERT_EQ(longest.size(), kMaxPathBytes);
+  EXPECT_TRUE(ValidateFilePath(longest).ok());
   Status empty = ValidateFilePath("");
   EXPECT_EQ(empty.code(), Code::kInvalidArgument);
   EXPECT_EQ(empty.field(), "path");
-  EXPECT_EQ(ValidateFilePath(std::string(kMaxPathBytes + 1, 'a')).code(), Code::kInvalidArgument);
+  EXPECT_EQ(ValidateFilePath(longest + "a").code(), Code::kInvalidArgument);
   EXPECT_EQ(ValidateFilePath(std::string("a\0b", 3)).code(), Code::kInvalidArgument);
+  // One name past NAME_MAX is a 400 here, not a failed walk (a 500 on a volume's host side).
+  EXPECT_TRUE(ValidateFilePath("/w/" + std::string(255, 'n') + "/x").ok());
+  Status name = ValidateFilePath("/w/" + std::string(256, 'n') + "/x");
+  EXPECT_EQ(name.code(), Code::kInvalidArgument);
+  EXPECT_EQ(name.message(), "path has a name longer than 255 bytes");
 }
 
 TEST(FileErrors, AgentExitCodesBecomeApiErrors) {
@@ -61,6 +73,16 @@ TEST(FileReplies, AgentEntriesBecomeTypedEntries) {
       R"({"name":"d","type":"dir","size":4096,"mode":"0755","mtime":"2026-01-02T03:04:05Z"})");
   ASSERT_TRUE(stat.ok());
   EXPECT_EQ(stat->type, "dir");
+}
+
+// What the tool checks is checked again: its reply comes from the sandbox's root.
+TEST(FileReplies, ATextReplyIsHeldToWhatReadTextAskedFor) {
+  auto text = CheckReadTextReply("h\xc3\xa9llo\n", 7);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "h\xc3\xa9llo\n");
+  EXPECT_TRUE(CheckReadTextReply("", 0).ok());
+  for (std::string bad : {std::string("eight by"), std::string("a\0b", 3), std::string("\xff")})
+    EXPECT_EQ(CheckReadTextReply(bad, 7).status().code(), Code::kConflict) << bad;
 }
 
 TEST(FileReplies, AnythingElseIsAMalformedReply) {
