@@ -115,6 +115,7 @@ void AppService::EndDelivery(const store::AppReplicaRecord& replica, const std::
     std::lock_guard lock(mu_);
     delivering_.erase(replica.sandbox_id);
     ++deliveries_ended_;
+    reconcile_now_ = true;
   }
   changed_.notify_all();
 }
@@ -126,6 +127,7 @@ void AppService::Deliver(store::AppReplicaRecord replica) {
     std::lock_guard lock(mu_);
     delivering_.erase(replica.sandbox_id);
     ++deliveries_ended_;
+    reconcile_now_ = true;
   };
   auto finish = [&](bool ok, const std::string& why) {
     if (!ok) return EndDelivery(replica, why);

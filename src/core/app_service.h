@@ -431,8 +431,9 @@ class AppService {
   std::map<std::string, std::shared_ptr<OperationOutcome>> outcomes_;
   std::mutex app_mu_;      // one deploy, scale or reconcile at a time
   bool stopping_ = false;  // guarded by mu_
-  // Guarded by mu_: SandboxEnded saw a replica end; the reconciler's next turn reconciles even
-  // when the wake came while it was not waiting (a notify alone would be lost then).
+  // Guarded by mu_: SandboxEnded saw a replica end, or a delivery ended; the reconciler's next
+  // turn reconciles even when the wake came while it was not waiting (a notify alone would be
+  // lost then).
   bool reconcile_now_ = false;
   std::atomic<bool> stop_requested_{false};
   OrgCounter waiting_;  // requests waiting in AwaitOutcome, per organization  // BeginStop: read by

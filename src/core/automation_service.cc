@@ -562,7 +562,10 @@ void AutomationService::Wake() {
 void AutomationService::Loop() {
   std::optional<int64_t> last_due;
   for (;;) {
-    auto next = automations_.NextAutomationDue();
+    // Guarded too: an exception here would end the scheduler, and no automation would run.
+    Result<std::optional<int64_t>> next = Internal("the next due time was not read");
+    RunGuarded("automation scheduler's next due time",
+               [&] { next = automations_.NextAutomationDue(); });
     int64_t now = Now();
     // Without an automation, or when the store cannot say, an hour (a change wakes it sooner).
     int64_t wait_ms = 3600 * 1000;
