@@ -6,8 +6,11 @@ namespace adapt::store {
 Status MemoryStore::PutDatabase(const DatabaseRecord& d) {
   std::lock_guard lock(mu_);
   DatabaseRecord row = d;
-  if (auto it = databases_.find(d.org_id); it != databases_.end())
+  if (auto it = databases_.find(d.org_id); it != databases_.end()) {
     row.created_at = it->second.created_at;
+  } else {
+    RETURN_IF_ERROR(RefuseIfOrgDeletingLocked(d.org_id));
+  }
   databases_[d.org_id] = row;
   return Status::Ok();
 }

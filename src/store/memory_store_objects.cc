@@ -22,6 +22,7 @@ Result<std::string> MemoryStore::PutObject(const ObjectRecord& o) {
 Result<std::string> MemoryStore::PutObjectWithinQuota(const ObjectRecord& o, uint64_t quota_bytes) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
+  RETURN_IF_ERROR(RefuseIfOrgDeletingLocked(o.org_id));
   std::string old;
   uint64_t old_size = 0;
   auto it = objects_.find({o.org_id, o.key});

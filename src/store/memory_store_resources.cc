@@ -243,6 +243,7 @@ Status MemoryStore::PutVolume(const VolumeRecord& v, std::optional<int64_t> max_
     stored->status = v.status;
     stored->key_identifier = v.key_identifier;
   } else {
+    RETURN_IF_ERROR(RefuseIfOrgDeletingLocked(v.org_id));
     if (max_gib) {
       int64_t used = 0;
       for (const auto& o : volumes_)

@@ -77,6 +77,31 @@ TEST_P(StoreTest, AClosedOrganizationHasNoKeysAndTakesNoNewSandboxKeyOrUser) {
   EXPECT_TRUE(store_->CreateSandbox(Sandbox(other_org_.id, "fine"), std::nullopt).ok());
 }
 
+// A create authenticated before the close may commit after its kind's deletion step: a new
+// volume, database or object of a closed organization is refused in its insert's transaction
+// (each would leave a file, a database or a blob that no row names once the rows go); a
+// change to one it has goes on (the deletion itself marks its volumes).
+TEST_P(StoreTest, AClosedOrganizationTakesNoNewVolumeDatabaseOrObject) {
+  VolumeRecord vol{NewId("vol"), org_.id, "data", 64, "ready", "", 1000, 0};
+  ASSERT_TRUE(store_->PutVolume(vol, std::nullopt).ok());
+  DatabaseRecord db{org_.id, "db_a", "ready", "sealed", 1000, 1000};
+  ASSERT_TRUE(store_->PutDatabase(db).ok());
+  ASSERT_TRUE(store_->CloseOrg(org_.id, 2000).ok());
+
+  VolumeRecord late{NewId("vol"), org_.id, "late", 64, "creating", "", 3000, 0};
+  EXPECT_EQ(store_->PutVolume(late, std::nullopt).code(), Code::kConflict);
+  EXPECT_EQ(store_->GetVolumeByName(org_.id, "late").status().code(), Code::kNotFound);
+  vol.status = "deleting";
+  EXPECT_TRUE(store_->PutVolume(vol, std::nullopt).ok());
+  EXPECT_EQ(store_->PutObject(ObjectOf(org_.id, "late.txt")).status().code(), Code::kConflict);
+  EXPECT_EQ(store_->GetObject(org_.id, "late.txt").status().code(), Code::kNotFound);
+  db.status = "over_quota";
+  EXPECT_TRUE(store_->PutDatabase(db).ok());
+  // Another organization, closed or not, is its own.
+  EXPECT_TRUE(store_->PutObject(ObjectOf(other_org_.id, "fine.txt")).ok());
+  EXPECT_TRUE(store_->PutDatabase({other_org_.id, "db_b", "ready", "sealed", 1000, 1000}).ok());
+}
+
 TEST_P(StoreTest, PurgingRemovesEveryRowOfTheOrganizationAndNothingOfAnother) {
   SandboxRecord s = MustCreate(Sandbox(org_.id, "worker"));
   SandboxRecord theirs = MustCreate(Sandbox(other_org_.id, "theirs"));

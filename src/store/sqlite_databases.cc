@@ -1,5 +1,6 @@
 // SqliteStore: organizations' PostgreSQL databases (the password sealed; see database_store.h).
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 namespace {
@@ -22,6 +23,11 @@ DatabaseRecord ReadDatabase(SQLite::Statement& q) {
 
 Status SqliteStore::PutDatabase(const DatabaseRecord& d) {
   return Guard("saving the organization's database", [&]() -> Status {
+    StoreTransaction tx(db_);
+    // As a new volume (PutVolume): none for an organization being deleted.
+    SQLite::Statement known(db_, "SELECT 1 FROM databases WHERE org_id = ?");
+    known.bind(1, d.org_id);
+    if (!known.executeStep()) RETURN_IF_ERROR(RefuseIfOrgDeleting(db_, d.org_id));
     SQLite::Statement q(db_,
                         "INSERT INTO databases(org_id, name, status, sealed_password, created_at, "
                         "updated_at) VALUES (?,?,?,?,?,?) ON CONFLICT(org_id) DO UPDATE SET "
@@ -35,6 +41,7 @@ Status SqliteStore::PutDatabase(const DatabaseRecord& d) {
     q.bind(5, d.created_at);
     q.bind(6, d.updated_at);
     q.exec();
+    tx.commit();
     return Status::Ok();
   });
 }

@@ -106,6 +106,9 @@ Result<std::string> SqliteStore::PutObject(const ObjectRecord& o) {
 Result<std::string> SqliteStore::PutObjectWithinQuota(const ObjectRecord& o, uint64_t quota_bytes) {
   return Guard<Result<std::string>>("saving object", [&]() -> Result<std::string> {
     StoreTransaction tx(db_);
+    // An upload that commits after its organization's deletion began (it was authenticated
+    // before the close) would leave a blob no row names once the rows are purged.
+    RETURN_IF_ERROR(RefuseIfOrgDeleting(db_, o.org_id));
     std::string old;
     uint64_t old_size = 0;
     {

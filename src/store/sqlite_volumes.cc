@@ -21,6 +21,12 @@ Status SqliteStore::PutVolume(const VolumeRecord& v, std::optional<int64_t> max_
     same.bind(2, v.name);
     if (same.executeStep() && same.getColumn(0).getString() != v.id)
       return Conflict("storage '" + v.name + "' already exists");
+    // A new volume for an organization being deleted is refused here, in the insert's own
+    // transaction (a create authenticated before the close could finish after its volumes
+    // were deleted, leaving an image file no row names); a status change of one it has goes on.
+    SQLite::Statement known(db_, "SELECT 1 FROM volumes WHERE id = ?");
+    known.bind(1, v.id);
+    if (!known.executeStep()) RETURN_IF_ERROR(RefuseIfOrgDeleting(db_, v.org_id));
     if (max_gib) {
       SQLite::Statement used(db_,
                              "SELECT COALESCE(SUM(size_mib), 0), "
