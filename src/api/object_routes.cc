@@ -347,7 +347,8 @@ void AddSiteRoutes(Router& router, storage::SiteService& sites) {
              });
 }
 
-HttpResponse ServeSite(storage::SiteService& sites, const HttpRequest& req) {
+HttpResponse ServeSite(storage::SiteService& sites, OrgStreamLimit* downloads,
+                       const HttpRequest& req) {
   if (req.method != "GET" && req.method != "HEAD") {
     HttpResponse r = ErrorResponse(Status(Code::kInvalidArgument, "a static site is read-only"));
     r.status = 405;
@@ -362,7 +363,12 @@ HttpResponse ServeSite(storage::SiteService& sites, const HttpRequest& req) {
   if (!file.ok()) return ErrorResponse(file.status());
   HttpResponse r = StreamFileResponse(std::move(file->reader), file->size, file->content_type);
   r.headers.emplace_back("X-Content-Type-Options", "nosniff");
-  return r;
+  if (!downloads) return r;
+  auto admitted = downloads->TryAdmit(file->org_id, std::move(r));
+  if (admitted.ok()) return std::move(*admitted);
+  return ErrorResponse(Status(Code::kResourceExhausted,
+                              "this site is serving as many downloads as it may at once; "
+                              "retry shortly"));
 }
 
 }  // namespace adapt::api

@@ -52,7 +52,11 @@ class StorageGateway {
 constexpr const char* kGatewayBucket = "objects";
 
 // The handler of the static sites' origin (behind the ingress, by Host header).
-HttpResponse ServeSite(storage::SiteService& sites, const HttpRequest& request);
+// A site's file, for anyone who names its hostname. Each download holds a thread and up to
+// a few MiB queued for as long as its client takes to read, so it counts in `downloads`
+// (each organization's sites', and all together; past either, a 429), when set.
+HttpResponse ServeSite(storage::SiteService& sites, OrgStreamLimit* downloads,
+                       const HttpRequest& request);
 
 // "http://<host of the request's Host header>:<port>".
 std::string BaseUrlFor(const HttpRequest& request, uint16_t port);

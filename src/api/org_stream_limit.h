@@ -22,8 +22,10 @@ namespace adapt::api {
 
 class OrgStreamLimit {
  public:
-  // 0: no limit.
-  explicit OrgStreamLimit(size_t per_org) : counter_(per_org) {}
+  // 0: no limit. `total`: on all organizations' together (0: none), for a listener whose
+  // clients need no key (the static sites' visitors), so that many organizations' counts
+  // cannot together hold every thread.
+  explicit OrgStreamLimit(size_t per_org, size_t total = 0) : counter_(per_org, total) {}
 
   // `response` as it is when it is neither a stream nor a wait; a stream or a wait counted
   // for `org_id` until the connection lets it go; past `per_org` of them, a 429

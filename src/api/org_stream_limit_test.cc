@@ -44,6 +44,21 @@ TEST(OrgStreamLimit, AnOrganizationPastItsEventStreamsGets429AndOthersDoNot) {
   EXPECT_EQ(limit.Admit("org_a", EventStream(std::make_shared<IdleStream>())).status, 200);
 }
 
+// A total across organizations (the static sites' downloads, open to anyone): past it every
+// organization is refused, each within its own cap, until a place comes back.
+TEST(OrgStreamLimit, ATotalCapsAllOrganizationsTogether) {
+  OrgStreamLimit limit(2, 3);
+  auto a1 = limit.Admit("org_a", EventStream(std::make_shared<IdleStream>()));
+  auto a2 = limit.Admit("org_a", EventStream(std::make_shared<IdleStream>()));
+  auto b1 = limit.Admit("org_b", EventStream(std::make_shared<IdleStream>()));
+  EXPECT_EQ(a1.status, 200);
+  EXPECT_EQ(a2.status, 200);
+  EXPECT_EQ(b1.status, 200);
+  EXPECT_EQ(limit.Admit("org_c", EventStream(std::make_shared<IdleStream>())).status, 429);
+  a1 = HttpResponse();
+  EXPECT_EQ(limit.Admit("org_c", EventStream(std::make_shared<IdleStream>())).status, 200);
+}
+
 TEST(OrgStreamLimit, TheCountedStreamPassesStartAndStopThrough) {
   OrgStreamLimit limit(1);
   auto inner = std::make_shared<IdleStream>();

@@ -145,6 +145,8 @@ class Daemon {
   std::optional<storage::SiteService> sites_;
   // Before the router and the storage gateway, which point to it.
   std::optional<api::OrgStreamLimit> stream_limit_;
+  // Static sites' downloads: --max-streams-per-org per organization, twice that in all.
+  std::optional<api::OrgStreamLimit> site_downloads_;
   std::optional<api::ObjectApi> object_api_;
   std::optional<api::StorageGateway> gateway_;
   std::optional<boost::asio::thread_pool> storage_workers_;

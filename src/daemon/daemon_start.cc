@@ -185,7 +185,11 @@ Status Daemon::StartObjectStorage() {
   object_api_->gateway_port = storage_server_->port();
   spdlog::info("storage gateway on {}:{}", storage_listen.host, storage_server_->port());
   // The static sites' origin: loopback only, reached through the ingress by hostname.
-  // Its only client is the ingress (on loopback), which the ingress's own limits bound.
+  // Its only client is the ingress (on loopback), which the ingress's own limits bound; its
+  // downloads are counted (each holds a thread and a queue for as long as its client, anyone
+  // on the internet, takes to read): per organization, and in all.
+  const auto per_org = static_cast<size_t>(config_.max_streams_per_org);
+  site_downloads_.emplace(per_org, 2 * per_org);
   api::HttpServerOptions site_http = HttpLimits(config_, "sites");
   site_http.limits = {0, 0};
   site_http.host = "127.0.0.1";
@@ -193,7 +197,9 @@ Status Daemon::StartObjectStorage() {
   site_http.io_threads = 1;
   site_server_.emplace(
       site_http,
-      [sites = &*sites_](const api::HttpRequest& r) { return api::ServeSite(*sites, r); },
+      [sites = &*sites_, downloads = &*site_downloads_](const api::HttpRequest& r) {
+        return api::ServeSite(*sites, downloads, r);
+      },
       *storage_workers_);
   return site_server_->Start();
 }

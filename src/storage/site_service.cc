@@ -204,6 +204,7 @@ Result<SiteFile> SiteService::Serve(const std::string& host, const std::string& 
     if (it == release.files.end()) return NotFound("no file " + path + " on this site");
   }
   SiteFile f;
+  f.org_id = site.org_id;
   f.content_type = it->second.content_type;
   f.size = it->second.size;
   ASSIGN_OR_RETURN(f.reader, objects_.OpenBlob(it->second.blob));

@@ -24,6 +24,7 @@ constexpr size_t kMaxSiteReleases = 10;
 constexpr size_t kMaxSitesPerOrg = 100;
 
 struct SiteFile {
+  std::string org_id;  // the site's organization, whose count of site downloads it takes
   std::string content_type;
   uint64_t size = 0;
   std::unique_ptr<os::FileReader> reader;

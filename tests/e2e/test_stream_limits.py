@@ -175,6 +175,60 @@ def test_downloads_a_client_does_not_read_count_toward_the_cap(d):
             conn.close()
 
 
+def open_site_download(url, path):
+    """Starts an unauthenticated GET of a site's file through the ingress."""
+    u = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection("127.0.0.1", u.port, timeout=30)
+    conn.request("GET", path, headers={"Host": u.netloc})
+    resp = conn.getresponse()
+    if resp.status != 200:
+        body = json.loads(resp.read())
+        conn.close()
+        return resp.status, None, body
+    return 200, resp, None
+
+
+def test_a_sites_downloads_nobody_reads_are_capped_and_other_sites_serve(d):
+    """Anyone on the internet can open a site's downloads and not read them, each holding a
+    thread and a queue: they count per organization (--max-streams-per-org), apart from its
+    API streams, and another organization's site still serves."""
+    org = d.new_org()
+    other = d.new_org()
+    big = b"x" * (48 << 20)
+    urls = {}
+    for c in (org, other):
+        for key, data, ctype in (("web/index.html", b"<h1>hi</h1>", "text/html"),
+                                 ("web/big.bin", big, "application/octet-stream")):
+            path = "/v1/objects/content?key=" + urllib.parse.quote(key, safe="")
+            status, _, _, _ = c.request("PUT", path, raw=data, headers={"Content-Type": ctype})
+            assert status in (200, 201), status
+        status, site = c.api("POST", "/v1/sites", {"source": "web"})
+        assert status == 201, site
+        urls[c.org_id] = [u for u in site["urls"] if u.startswith("http://")][0]
+    held = []
+    try:
+        for _ in range(CAP):
+            status, conn, err = open_site_download(urls[org.org_id], "/big.bin")
+            assert status == 200, err
+            held.append(conn)
+        status, conn, err = open_site_download(urls[org.org_id], "/big.bin")
+        assert status == 429 and conn is None, err
+        assert "as many downloads as it may" in err["error"]["message"], err
+        # The organization's own API streams are counted apart: its events still open.
+        status, events, err = open_stream(org)
+        assert status == 200, err
+        held.append(events)
+        status, conn, err = open_site_download(urls[other.org_id], "/big.bin")
+        assert status == 200, err
+        held.append(conn)
+        held.pop(0).close()
+        held.append(open_once_a_place_is_back(
+            lambda: open_site_download(urls[org.org_id], "/big.bin")))
+    finally:
+        for conn in held:
+            conn.close()
+
+
 def open_gateway_download(tok, key):
     """Starts a storage gateway GET of an object, as open_download does on the API."""
     conn = http.client.HTTPConnection("127.0.0.1", tok["port"], timeout=30)
