@@ -6,25 +6,26 @@
 #include "api/resource_responses.h"
 #include "api/routes.h"
 #include "base/ids.h"
+#include "base/request_fingerprint.h"
 
 namespace adapt::api {
 
 void AddJobRoutes(Router& router, core::JobService& jobs) {
   // 201 with the queued job; 200 with the first one when an Idempotency-Key replays it.
-  router.Add(
-      "POST", "/v1/jobs",
-      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-        auto body = ParseJsonBody(req);
-        if (!body.ok()) return ErrorResponse(body.status());
-        auto submit = SubmitJobFromJson(*body);
-        if (!submit.ok()) return ErrorResponse(submit.status());
-        std::optional<core::IdempotencyRequest> key;
-        if (req.headers.count("idempotency-key"))
-          key = core::IdempotencyRequest{req.Header("idempotency-key"), Sha256Hex(body->dump())};
-        auto out = jobs.Submit(who, *submit, key, RestJobFields());
-        if (!out.ok()) return ErrorResponse(out.status());
-        return JsonResponse(out->replayed ? 200 : 201, JobToJson(out->job));
-      });
+  router.Add("POST", "/v1/jobs",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               auto submit = SubmitJobFromJson(*body);
+               if (!submit.ok()) return ErrorResponse(submit.status());
+               std::optional<core::IdempotencyRequest> key;
+               if (req.headers.count("idempotency-key"))
+                 key = core::IdempotencyRequest{req.Header("idempotency-key"),
+                                                RequestFingerprint(body->dump())};
+               auto out = jobs.Submit(who, *submit, key, RestJobFields());
+               if (!out.ok()) return ErrorResponse(out.status());
+               return JsonResponse(out->replayed ? 200 : 201, JobToJson(out->job));
+             });
   router.Add("GET", "/v1/jobs",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                auto page_request = PageRequestFromQuery(req);

@@ -6,6 +6,7 @@
 
 #include "base/ids.h"
 #include "base/json_parse.h"
+#include "base/request_fingerprint.h"
 
 namespace adapt::api {
 
@@ -27,7 +28,7 @@ std::optional<store::IdempotencyKey> IdempotencyKeyOf(const HttpRequest& request
                                                       const nlohmann::json& body) {
   if (!request.headers.count("idempotency-key")) return std::nullopt;
   return store::IdempotencyKey{request.Header("idempotency-key"),
-                               Sha256Hex(request.path + "\n" + body.dump())};
+                               RequestFingerprint(request.path + "\n" + body.dump())};
 }
 
 Result<nlohmann::json> ParseJsonBody(const HttpRequest& request) {

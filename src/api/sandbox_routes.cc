@@ -8,6 +8,7 @@
 #include "api/sandbox_json_text.h"
 #include "api/sandbox_settled_wait.h"
 #include "base/ids.h"
+#include "base/request_fingerprint.h"
 
 namespace adapt::api {
 namespace {
@@ -48,27 +49,27 @@ Status OnlyListParameters(const HttpRequest& req) {
 
 void AddSandboxRoutes(Router& router, core::SandboxService& sandboxes,
                       boost::asio::thread_pool& workers) {
-  router.Add(
-      "POST", "/v1/sandboxes",
-      [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
-        auto body = ParseJsonBody(req);
-        if (!body.ok()) return ErrorResponse(body.status());
-        std::optional<core::IdempotencyRequest> key;
-        if (req.headers.count("idempotency-key"))
-          key = core::IdempotencyRequest{req.Header("idempotency-key"), Sha256Hex(body->dump())};
-        if (body->is_object() && body->contains("fromCheckpoint")) {
-          auto fork = ForkSandboxFromJson(*body);
-          if (!fork.ok()) return ErrorResponse(fork.status());
-          auto forked = sandboxes.Fork(who, *fork, key, RestSandboxFields());
-          if (!forked.ok()) return ErrorResponse(forked.status());
-          return JsonResponse(201, PowerChangeToJson(*forked));
-        }
-        auto create = CreateSandboxFromJson(*body);
-        if (!create.ok()) return ErrorResponse(create.status());
-        auto created = sandboxes.Create(who, *create, key, RestSandboxFields());
-        if (!created.ok()) return ErrorResponse(created.status());
-        return JsonResponse(201, SandboxToJson(*created));
-      });
+  router.Add("POST", "/v1/sandboxes",
+             [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) return ErrorResponse(body.status());
+               std::optional<core::IdempotencyRequest> key;
+               if (req.headers.count("idempotency-key"))
+                 key = core::IdempotencyRequest{req.Header("idempotency-key"),
+                                                RequestFingerprint(body->dump())};
+               if (body->is_object() && body->contains("fromCheckpoint")) {
+                 auto fork = ForkSandboxFromJson(*body);
+                 if (!fork.ok()) return ErrorResponse(fork.status());
+                 auto forked = sandboxes.Fork(who, *fork, key, RestSandboxFields());
+                 if (!forked.ok()) return ErrorResponse(forked.status());
+                 return JsonResponse(201, PowerChangeToJson(*forked));
+               }
+               auto create = CreateSandboxFromJson(*body);
+               if (!create.ok()) return ErrorResponse(create.status());
+               auto created = sandboxes.Create(who, *create, key, RestSandboxFields());
+               if (!created.ok()) return ErrorResponse(created.status());
+               return JsonResponse(201, SandboxToJson(*created));
+             });
   router.Add("GET", "/v1/sandboxes",
              [&](const HttpRequest& req, const PathParams&, const core::Principal& who) {
                if (Status known = OnlyListParameters(req); !known.ok()) return ErrorResponse(known);

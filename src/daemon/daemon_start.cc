@@ -4,6 +4,8 @@
 #include <set>
 
 #include "base/client_message.h"
+#include "base/hkdf.h"
+#include "base/request_fingerprint.h"
 #include "daemon/daemon.h"
 #include "database/connection_budget.h"
 #include "os/files.h"
@@ -138,6 +140,11 @@ Status Daemon::OpenStore() {
   ASSIGN_OR_RETURN(master_key_, storage::LoadMasterKey(config_.state_dir + "/storage/master.key",
                                                        storage_master_key_env_));
   RETURN_IF_ERROR(store_->SetValueSealer(core::MakeValueSealer(master_key_)));
+  // Requests sent with an Idempotency-Key are remembered by an HMAC under a key of their own
+  // (base/request_fingerprint.h), before any is served.
+  ASSIGN_OR_RETURN(std::string fingerprint_key,
+                   HkdfSha512(master_key_, "adapt-idempotency-v1", "request fingerprints", 32));
+  SetRequestFingerprintKey(std::move(fingerprint_key));
   auth_.emplace(*store_);
   key_file_ = config_.state_dir + "/admin.key";
   return auth_->Bootstrap(key_file_);

@@ -5,6 +5,7 @@
 
 #include "base/ids.h"
 #include "base/list_cursor.h"
+#include "base/request_fingerprint.h"
 #include "base/time.h"
 #include "mcp/tools.h"
 
@@ -236,7 +237,8 @@ void AddJobTools(ToolRegistry& registry, const ToolServices& services) {
          if (args.contains("idempotency_key"))
            key = core::IdempotencyRequest{
                args["idempotency_key"],
-               Sha256Hex(args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))};
+               RequestFingerprint(
+                   args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))};
          auto req = SubmitFromArguments(args);
          if (!req.ok()) return ToolResult::Fail(FailureSentence(req.status()));
          auto out = jobs.Submit(ctx.who, *req, key, McpJobFields());
