@@ -86,4 +86,14 @@ HttpResponse StreamFileResponse(std::unique_ptr<os::FileReader> reader, uint64_t
   return StreamDownload({std::move(read), nullptr, length, "download"}, content_type, status);
 }
 
+void MarkTenantFile(HttpResponse& r, const std::string& key) {
+  std::string name = key.substr(key.rfind('/') + 1);
+  std::string safe;
+  // A quoted-string of printable ASCII: quotes, backslashes and anything else made '_'.
+  for (char c : name) safe.push_back(c < 0x20 || c > 0x7e || c == '"' || c == '\\' ? '_' : c);
+  r.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + safe + "\"");
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  r.headers.emplace_back("Content-Security-Policy", "sandbox");
+}
+
 }  // namespace adapt::api

@@ -34,4 +34,11 @@ HttpResponse StreamDownload(DownloadSource source, const std::string& content_ty
 HttpResponse StreamFileResponse(std::unique_ptr<os::FileReader> reader, uint64_t length,
                                 const std::string& content_type, int status = 200);
 
+// Marks `r`, whose body and Content-Type a tenant chose (an object's), as a file to save, never
+// a page of the API's origin, which is the dashboard's: a browser opening it downloads it
+// (Content-Disposition: attachment, named after the last part of `key`), takes its type as
+// given (nosniff), and would run nothing of it even if it rendered it (CSP sandbox). An HTML
+// object served inline there ran its script with the signed-in user's session.
+void MarkTenantFile(HttpResponse& r, const std::string& key);
+
 }  // namespace adapt::api

@@ -143,6 +143,7 @@ void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& servic
     if (!opened.ok()) return ErrorResponse(opened.status());
     auto& [rec, reader] = *opened;
     HttpResponse r = StreamFileResponse(std::move(reader), rec.size, rec.content_type);
+    MarkTenantFile(r, rec.key);
     r.headers.emplace_back("ETag", "\"" + rec.etag + "\"");
     r.headers.emplace_back("X-Content-SHA256", rec.sha256);
     return r;
@@ -190,10 +191,7 @@ void AddObjectRoutes(Router& router, ObjectApi& api, core::ObjectService& servic
     if (!opened.ok()) return ErrorResponse(opened.status());
     auto& [rec, reader] = *opened;
     HttpResponse r = StreamFileResponse(std::move(reader), rec.size, rec.content_type);
-    std::string name = key.substr(key.rfind('/') + 1);
-    std::string safe;
-    for (char c : name) safe.push_back(c == '"' || c == '\\' ? '_' : c);
-    r.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + safe + "\"");
+    MarkTenantFile(r, key);
     r.headers.emplace_back("ETag", "\"" + rec.etag + "\"");
     // A public route, which the router counts for no organization: the link's (its signature
     // checked by OpenByLink) holds the download.

@@ -27,7 +27,10 @@ struct OpenedSession {
 class DashboardSessions {
  public:
   static constexpr int64_t kLifetimeMillis = 12LL * 3600 * 1000;
-  // More open sessions than this answer ResourceExhausted (after expired ones are dropped).
+  // At most this many open: past it (once expired ones are dropped) a sign-in takes the place
+  // of the oldest session of the organization holding the most, and an organization holding
+  // a tenth of it gives up its own oldest. Never refused: one tenant signing in in a loop once
+  // locked every other organization's users out for kLifetimeMillis.
   static constexpr size_t kMaxSessions = 10000;
 
   DashboardSessions(store::Store& store, core::Auth& auth, core::Users& users,

@@ -97,9 +97,24 @@ Status MemoryStore::CreateDashboardSession(const DashboardSessionRecord& s, int6
   std::erase_if(dashboard_sessions_, [&](const auto& kv) {
     return kv.second.expires_at <= s.created_at || kv.second.revoked_at != 0;
   });
-  if (static_cast<int64_t>(dashboard_sessions_.size()) >= max_open)
-    return Status(Code::kResourceExhausted,
-                  "too many dashboard sessions are open: try again later");
+  // As SqliteStore: room is made, never refused (an organization at a tenth of the whole gives
+  // up its oldest session; a full table, the organization holding the most).
+  auto drop_oldest_of = [&](const std::string& org_id) {
+    auto oldest = dashboard_sessions_.end();
+    for (auto it = dashboard_sessions_.begin(); it != dashboard_sessions_.end(); ++it)
+      if (it->second.org_id == org_id && (oldest == dashboard_sessions_.end() ||
+                                          it->second.created_at < oldest->second.created_at))
+        oldest = it;
+    if (oldest != dashboard_sessions_.end()) dashboard_sessions_.erase(oldest);
+  };
+  std::map<std::string, int64_t> per_org;
+  for (const auto& [_, open] : dashboard_sessions_) ++per_org[open.org_id];
+  if (per_org[s.org_id] >= std::max<int64_t>(1, max_open / 10)) drop_oldest_of(s.org_id);
+  if (static_cast<int64_t>(dashboard_sessions_.size()) >= max_open) {
+    auto most = std::max_element(per_org.begin(), per_org.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (most != per_org.end()) drop_oldest_of(most->first);
+  }
   if (!dashboard_sessions_.emplace(s.token_hash, s).second)
     return Conflict("a dashboard session has this token");
   return Status::Ok();

@@ -1,4 +1,6 @@
 // SqliteStore: the web dashboard's sign-in sessions (store/dashboard_session_store.h).
+#include <algorithm>
+
 #include "store/sqlite_store_impl.h"
 #include "store/store_transaction.h"
 
@@ -17,11 +19,32 @@ Status SqliteStore::CreateDashboardSession(const DashboardSessionRecord& s, int6
         db_, "DELETE FROM dashboard_sessions WHERE expires_at <= ? OR revoked_at != 0");
     prune.bind(1, s.created_at);
     prune.exec();
-    SQLite::Statement open(db_, "SELECT COUNT(*) FROM dashboard_sessions");
-    open.executeStep();
-    if (open.getColumn(0).getInt64() >= max_open)
-      return Status(Code::kResourceExhausted,
-                    "too many dashboard sessions are open: try again later");
+    // Room is made, never refused: an organization at its share (a tenth of the whole) gives
+    // up its oldest session, and a full table the oldest of the organization holding the
+    // most. A refusal let one tenant signing in with its own key in a loop lock every user
+    // of every organization out of the dashboard for the sessions' 12 hours.
+    auto count = [&](const char* sql) {
+      SQLite::Statement c(db_, sql);
+      if (std::string(sql).find('?') != std::string::npos) c.bind(1, s.org_id);
+      c.executeStep();
+      return c.getColumn(0).getInt64();
+    };
+    auto drop_oldest_of = [&](const std::string& org_id) {
+      SQLite::Statement d(db_,
+                          "DELETE FROM dashboard_sessions WHERE token_hash = (SELECT token_hash "
+                          "FROM dashboard_sessions WHERE org_id = ? ORDER BY created_at LIMIT 1)");
+      d.bind(1, org_id);
+      d.exec();
+    };
+    const int64_t share = std::max<int64_t>(1, max_open / 10);
+    if (count("SELECT COUNT(*) FROM dashboard_sessions WHERE org_id = ?") >= share)
+      drop_oldest_of(s.org_id);
+    if (count("SELECT COUNT(*) FROM dashboard_sessions") >= max_open) {
+      SQLite::Statement most(db_,
+                             "SELECT org_id FROM dashboard_sessions GROUP BY org_id "
+                             "ORDER BY COUNT(*) DESC LIMIT 1");
+      if (most.executeStep()) drop_oldest_of(most.getColumn(0).getString());
+    }
     SQLite::Statement q(db_,
                         "INSERT INTO dashboard_sessions(token_hash, org_id, key_id, created_at, "
                         "expires_at, revoked_at) VALUES (?,?,?,?,?,0)");

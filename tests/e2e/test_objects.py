@@ -271,6 +271,25 @@ def test_rclone_copy_list_check_and_multipart(org, tmp_path):
     assert p.stdout.split() == ["a.txt"]
 
 
+def test_an_html_object_is_a_file_to_save_never_a_page_of_the_dashboards_origin(org):
+    # The API's origin is the dashboard's: an object served inline as text/html ran its
+    # script with a signed-in user's session (stored XSS; a sandbox can upload one).
+    page = b"<script>fetch('/v1/keys', {method: 'POST'})</script>"
+    status, _, _, _ = org.request("PUT", "/v1/objects/content?key=pages/x%22y.html", raw=page,
+                                  headers={"Content-Type": "text/html"})
+    assert status == 200
+    status, link = org.api("POST", "/v1/objects/url", {"key": 'pages/x"y.html'})
+    assert status == 200, link
+    u = urllib.parse.urlsplit(link["url"])
+    for path, key in (("/v1/objects/content?key=pages/x%22y.html", None),
+                      (u.path + "?" + u.query, "")):
+        status, _, body, headers = org.request("GET", path, key=key)
+        assert (status, body) == (200, page), (path, status)
+        assert headers["content-disposition"] == 'attachment; filename="x_y.html"', headers
+        assert headers["x-content-type-options"] == "nosniff", headers
+        assert headers["content-security-policy"] == "sandbox", headers
+
+
 def test_signed_links_are_read_only_for_one_object_and_expire(org):
     assert put(org, "share/report.txt", b"the report")[0] == 200
     assert put(org, "share/other.txt", b"other")[0] == 200
