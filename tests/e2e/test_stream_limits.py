@@ -180,12 +180,7 @@ def open_site_download(url, path):
     u = urllib.parse.urlsplit(url)
     conn = http.client.HTTPConnection("127.0.0.1", u.port, timeout=30)
     conn.request("GET", path, headers={"Host": u.netloc})
-    resp = conn.getresponse()
-    if resp.status != 200:
-        body = json.loads(resp.read())
-        conn.close()
-        return resp.status, None, body
-    return 200, resp, None
+    return started(conn)
 
 
 def test_a_sites_downloads_nobody_reads_are_capped_and_other_sites_serve(d):
