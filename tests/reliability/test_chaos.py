@@ -38,7 +38,8 @@ class Chaos:
         self.made = []
         self.failures = []  # (verb, method, path, status, body): 5xx answers
         self.seen = {}      # "verb status" -> count
-        self.ends = {}      # sandbox id -> [[start, end or None]] of its stops, deletes, roll backs
+        # sandbox id -> [[start, end or None]] of its stops (restarts too), deletes, roll backs
+        self.ends = {}
         self.mu = threading.Lock()
 
     def call(self, verb, client, method, path, body=None, raw=None, headers=None, transfer_of=None):
@@ -63,13 +64,14 @@ class Chaos:
                 self.failures.append((verb, method, path, status, payload[:300]))
         return status, parsed
 
-    def ending(self, verb, client, method, path, sid):
-        """A stop, delete or roll back of `sid`, its span kept for ended_during."""
+    def ending(self, verb, client, method, path, sid, body=None):
+        """A stop, delete, roll back or restart of `sid`, its span kept for ended_during (an
+        attach of object storage stops a running sandbox before it answers)."""
         span = [time.monotonic(), None]
         with self.mu:
             self.ends.setdefault(sid, []).append(span)
         try:
-            return self.call(verb, client, method, path)
+            return self.call(verb, client, method, path, body=body)
         finally:
             span[1] = time.monotonic()
 
@@ -138,7 +140,9 @@ class Chaos:
         elif verb == "endpoint":
             self.call(verb, client, "POST", base + "/endpoints", {"port": 8000})
         elif verb == "storage":
-            self.call(verb, client, "POST", base + "/object-storage", {})
+            # A running sandbox restarts once to take the storage's variables (README, Object
+            # storage): its transfers in flight end with that stop, as with any stop.
+            self.ending(verb, client, "POST", base + "/object-storage", sid, body={})
         elif verb == "delete":
             self.ending(verb, client, "DELETE", base, sid)
             with self.mu:
