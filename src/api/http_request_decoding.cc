@@ -74,8 +74,8 @@ std::optional<HttpRequest> ToHttpRequest(http::request<http::string_body>&& msg,
   return request;
 }
 
-std::string RoutedPath(std::string_view raw_path) {
-  std::string out;
+std::vector<std::string> RouteSegments(std::string_view raw_path) {
+  std::vector<std::string> out;
   size_t start = 0;
   while (start <= raw_path.size()) {
     size_t end = raw_path.find('/', start);
@@ -83,10 +83,16 @@ std::string RoutedPath(std::string_view raw_path) {
     std::string_view segment = raw_path.substr(start, end - start);
     start = end + 1;
     if (segment.empty()) continue;
+    // ToHttpRequest refused broken escapes already; a caller that did not is matched raw.
     auto decoded = PercentDecode(segment, PlusSign::kLiteral);
-    out += '/';
-    out += decoded ? *decoded : std::string(segment);
+    out.push_back(decoded ? *decoded : std::string(segment));
   }
+  return out;
+}
+
+std::string RoutedPath(std::string_view raw_path) {
+  std::string out;
+  for (const auto& segment : RouteSegments(raw_path)) out += "/" + segment;
   return out.empty() ? "/" : out;
 }
 

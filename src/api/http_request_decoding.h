@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/http_types.h"
 
@@ -25,5 +26,7 @@ std::optional<HttpRequest> ToHttpRequest(const boost::beast::http::request_heade
 // after a leading one. "/v1//sandboxes/x/fil%65s" is "/v1/sandboxes/x/files". The server
 // decides with it which requests' bodies stream, so that it decides as the router routes.
 std::string RoutedPath(std::string_view raw_path);
+// The same segments, apart: what the router matches routes against.
+std::vector<std::string> RouteSegments(std::string_view raw_path);
 
 }  // namespace adapt::api

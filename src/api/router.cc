@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "api/errors.h"
+#include "api/http_request_decoding.h"
 #include "api/request_cookie.h"
-#include "base/percent.h"
 #include "core/registration_gate.h"
 
 namespace adapt::api {
@@ -26,14 +26,8 @@ std::vector<std::string> Split(const std::string& path) {
 // in-process callers) is split from its decoded path.
 std::vector<std::string> PathSegments(const HttpRequest& request) {
   if (request.target.empty()) return Split(request.path);
-  const std::string raw = request.target.substr(0, request.target.find('?'));
-  std::vector<std::string> out;
-  for (auto& segment : Split(raw)) {
-    // ToHttpRequest refused broken escapes already; a caller that did not is matched raw.
-    auto decoded = PercentDecode(segment, PlusSign::kLiteral);
-    out.push_back(decoded ? std::move(*decoded) : std::move(segment));
-  }
-  return out;
+  // One splitting for both: the server's choice of what streams (RoutedPath) and this.
+  return RouteSegments(std::string_view(request.target).substr(0, request.target.find('?')));
 }
 
 // /v1/account and below: the account's own routes, registration among them.

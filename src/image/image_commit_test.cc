@@ -154,7 +154,8 @@ TEST_F(ImageCommitTest, AnImportNamingACommitsLayerAsADiffIdIsNotGivenIt) {
     return static_cast<long>(k);
   };
   auto stolen = store_->ImportArchive("import:img_b", "", source);
-  // Refused (the blob is no tar), or stored apart: never the commit's files.
+  // Refused: the blob is no tar, and no layer stored under that name is the commit's.
+  EXPECT_FALSE(stolen.ok());
   if (stolen.ok()) {
     for (const auto& dir : stolen->image.layer_dirs)
       EXPECT_FALSE(os::Exists(dir + "/secret.txt")) << dir;
