@@ -47,8 +47,10 @@ void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
                  pending = static_cast<int>(behind->size());
                }
                EventResume resume = ResumeEvents(*requested, *latest, pending, *pruned);
-               return Stream(std::make_shared<StatusEventStream>(store, bus, workers, who.org_id,
-                                                                 "", resume.after, resume.reason));
+               auto stream = std::make_shared<StatusEventStream>(store, bus, workers, who.org_id,
+                                                                 "", resume.after, resume.reason);
+               stream->SetStillSignedIn(router.StillSignedIn(req, who));
+               return Stream(std::move(stream));
              });
   router.Add("GET", "/v1/sandboxes/{id}/events",
              [&](const HttpRequest& req, const PathParams& p, const core::Principal& who) {
@@ -57,8 +59,10 @@ void AddEventRoutes(Router& router, store::Store& store, core::EventBus& bus,
                if (!sandbox.ok()) return ErrorResponse(sandbox.status());
                auto after = LastEventId(req, 0);
                if (!after.ok()) return ErrorResponse(after.status());
-               return Stream(std::make_shared<StatusEventStream>(store, bus, workers, who.org_id,
-                                                                 p.at("id"), *after));
+               auto stream = std::make_shared<StatusEventStream>(store, bus, workers, who.org_id,
+                                                                 p.at("id"), *after);
+               stream->SetStillSignedIn(router.StillSignedIn(req, who));
+               return Stream(std::move(stream));
              });
 }
 

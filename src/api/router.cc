@@ -64,6 +64,22 @@ Result<core::Principal> Router::Authenticate(const HttpRequest& request) const {
   return who;
 }
 
+std::function<bool()> Router::StillSignedIn(const HttpRequest& request,
+                                            const core::Principal& who) const {
+  // Only what signs a request in is kept, not the request.
+  HttpRequest credential;
+  credential.method = "GET";
+  for (const char* name : {"authorization", "cookie"})
+    if (auto it = request.headers.find(name); it != request.headers.end())
+      credential.headers.insert(*it);
+  return [this, credential = std::move(credential), org_id = who.org_id] {
+    auto now = Authenticate(credential);
+    if (now.ok()) return now->org_id == org_id;
+    return now.status().code() != Code::kUnauthenticated &&
+           now.status().code() != Code::kPermissionDenied;
+  };
+}
+
 bool Router::Match(const Route& route, const std::vector<std::string>& path, PathParams& params) {
   if (route.segments.size() != path.size()) return false;
   PathParams found;

@@ -35,6 +35,14 @@ class Router {
   using SessionLookup = std::function<Result<core::Principal>(const std::string& token)>;
   void SetSessionCookie(std::string cookie_name, SessionLookup lookup);
 
+  // For a response that outlives its request (an event stream): true while the credential
+  // that `request` was signed in with still signs in to `who`'s organization. Revoked or
+  // expired keys, ended dashboard sessions and deleted organizations answer false; a store
+  // that cannot answer now does not (the next check asks again). Call only while the router
+  // lives (it is stopped after the workers that run streams).
+  std::function<bool()> StillSignedIn(const HttpRequest& request,
+                                      const core::Principal& who) const;
+
   // Counts each authenticated route's event stream against its organization (set before
   // serving; without it, none is counted).
   void SetStreamLimit(OrgStreamLimit* limit) { stream_limit_ = limit; }

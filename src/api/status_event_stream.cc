@@ -98,6 +98,10 @@ void StatusEventStream::Pump() {
     sink = sink_;
   }
   if (!sink) return;
+  if (!StillSignedIn(false)) {
+    sink->Close();
+    return;
+  }
   if (!reset_reason_.empty()) {
     // First, before any event: the client's resume point is not kept (event_resume.h).
     if (!sink->Send(
@@ -156,7 +160,20 @@ bool StatusEventStream::SendHeartbeat() {
     std::lock_guard lock(sink_mu_);
     sink = sink_;
   }
-  return sink && sink->Send(": heartbeat\n\n");
+  if (!sink) return false;
+  if (!StillSignedIn(true)) {
+    sink->Close();
+    return false;
+  }
+  return sink->Send(": heartbeat\n\n");
+}
+
+bool StatusEventStream::StillSignedIn(bool force) {
+  if (!still_signed_in_) return true;
+  auto now = std::chrono::steady_clock::now();
+  if (!force && now - signed_in_checked_ < std::chrono::seconds(1)) return true;
+  signed_in_checked_ = now;
+  return still_signed_in_();
 }
 
 }  // namespace adapt::api

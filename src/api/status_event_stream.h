@@ -12,6 +12,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +36,9 @@ class StatusEventStream : public ResponseStream,
 
   // Before Start: the heartbeat's period (kHeartbeatInterval unless a test shortens it).
   void SetHeartbeatInterval(std::chrono::milliseconds interval) { heartbeat_interval_ = interval; }
+  // Before Start: asked before events are sent (at most once a second) and at each heartbeat;
+  // false ends the stream, so a revoked key or ended session stops seeing events.
+  void SetStillSignedIn(std::function<bool()> check) { still_signed_in_ = std::move(check); }
 
   void Start(std::shared_ptr<StreamSink> sink) override;
   // Runs on an I/O thread: takes only the short sink lock, never the pump's.
@@ -49,6 +53,8 @@ class StatusEventStream : public ResponseStream,
   // is freed with its timer (which cancels the wait) and nothing is sent after Stop.
   void ArmHeartbeat();
   bool SendHeartbeat();
+  // Under pump_mu_. `force` asks now; otherwise at most once a second.
+  bool StillSignedIn(bool force);
 
   store::Store& store_;
   core::EventBus& bus_;
@@ -59,6 +65,8 @@ class StatusEventStream : public ResponseStream,
   std::string sandbox_id_;
   std::mutex pump_mu_;  // one Pump at a time; guards last_seq_ and reset_reason_
   std::string reset_reason_;
+  std::function<bool()> still_signed_in_;
+  std::chrono::steady_clock::time_point signed_in_checked_;  // guarded by pump_mu_
   std::mutex sink_mu_;
   std::shared_ptr<StreamSink> sink_;
   int64_t last_seq_;

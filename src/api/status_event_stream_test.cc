@@ -1,12 +1,14 @@
 // StatusEventStream over a store whose event list the test scripts: events go out in order,
 // each once, when the bus says to look; a pass whose read throws, or a heartbeat that throws,
 // ends the stream rather than leaving it open and silent (the client then reconnects from the
-// last event it got).
+// last event it got); a credential that no longer signs in ends it before anything more is sent.
 #include "api/status_event_stream.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <boost/asio/thread_pool.hpp>
+#include <thread>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -114,6 +116,34 @@ TEST_F(StatusEventStreamTest, AHeartbeatThatThrowsEndsTheStreamInsteadOfLeavingI
   stream_->Start(sink);
   sink->SentOnceItHas("id: 1\n");
   EXPECT_TRUE(sink->WaitClosed());
+}
+
+TEST_F(StatusEventStreamTest, AKeyRevokedWhileTheStreamIsOpenEndsItBeforeTheNextEvent) {
+  auto signed_in = std::make_shared<std::atomic<bool>>(true);
+  store_.Add(1, "running");
+  stream_ = std::make_shared<StatusEventStream>(store_, bus_, workers_, "org_1", "sbx_1", 0);
+  stream_->SetStillSignedIn([signed_in] { return signed_in->load(); });
+  stream_->Start(sink_);
+  sink_->SentOnceItHas("id: 1\n");
+  signed_in->store(false);
+  // The check is made at most once a second between heartbeats: the next look is past it.
+  std::this_thread::sleep_for(1100ms);
+  store_.Add(2, "completed");
+  Look();
+  EXPECT_TRUE(sink_->WaitClosed());
+  EXPECT_EQ(sink_->Sent().find("id: 2\n"), std::string::npos) << sink_->Sent();
+}
+
+TEST_F(StatusEventStreamTest, AQuietStreamWhoseKeyWasRevokedEndsAtItsNextHeartbeat) {
+  auto signed_in = std::make_shared<std::atomic<bool>>(true);
+  stream_ = std::make_shared<StatusEventStream>(store_, bus_, workers_, "org_1", "sbx_1", 0);
+  stream_->SetHeartbeatInterval(20ms);
+  stream_->SetStillSignedIn([signed_in] { return signed_in->load(); });
+  stream_->Start(sink_);
+  sink_->SentOnceItHas(": heartbeat\n");
+  EXPECT_FALSE(sink_->Closed());
+  signed_in->store(false);
+  EXPECT_TRUE(sink_->WaitClosed());
 }
 
 }  // namespace

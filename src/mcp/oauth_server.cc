@@ -248,9 +248,18 @@ HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
                 "registered.</p>");
 
   std::string iss = McpHttp::BaseUrl(req);
+  // Anyone may register a client with any redirect URI, so a malformed request is not
+  // redirected (RFC 9700 4.11.2: that would make this page an open redirector); only the
+  // user's own refusal goes back to the client.
   auto fail = [&](const std::string& error, const std::string& description) {
+    return Html(400, "<h1>Invalid request</h1><p>" + EscapeMarkup(error) + ": " +
+                         EscapeMarkup(description) +
+                         ". The application that sent you here made a request this server "
+                         "cannot answer; nothing was authorized.</p>");
+  };
+  auto refused = [&] {
     std::map<std::string, std::string> q = {
-        {"error", error}, {"error_description", description}, {"iss", iss}};
+        {"error", "access_denied"}, {"error_description", "the user refused"}, {"iss", iss}};
     if (params.count("state")) q["state"] = params["state"];
     return Redirect(WithQuery(redirect, q));
   };
@@ -269,7 +278,7 @@ HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
 
   if (!submit) return Html(200, ConsentForm(params, *client, allow_signup_, ""));
   std::string action = Field(params, "action");
-  if (action == "deny") return fail("access_denied", "the user refused");
+  if (action == "deny") return refused();
   auto again = [&](int status, const std::string& problem) {
     return Html(status, ConsentForm(params, *client, allow_signup_, problem));
   };

@@ -6,6 +6,7 @@ import os
 import subprocess
 import threading
 import time
+import types
 
 from harness import ADAPT, EventStream
 
@@ -117,6 +118,25 @@ def test_an_idle_stream_says_it_is_open_then_carries_heartbeats(org):
         assert next(got) == {"comment": "heartbeat"}, "an idle stream carries only heartbeats"
         waited = time.monotonic() - started
         assert 10 <= waited <= 25, "heartbeats come every 15 s, not more often: %.1f s" % waited
+    finally:
+        conn.close()
+
+
+def test_a_key_revoked_while_its_stream_is_open_sees_nothing_more(org):
+    status, made = org.api("POST", "/v1/keys", {"name": "watcher"})
+    assert status == 201, made
+    watcher = types.SimpleNamespace(daemon=org.daemon, key=made["key"])
+    conn, resp = open_stream(watcher, timeout=60)
+    try:
+        assert resp.status == 200
+        got = frames(resp)
+        assert next(got) == {"comment": "open"}
+        assert org.api("DELETE", "/v1/keys/" + made["id"])[0] == 204
+        time.sleep(1.5)  # past the stream's once-a-second check of its key
+        sbx = org.create({"startup": SLEEPY})
+        # The stream ends (a socket timeout here would fail the test) without the new sandbox.
+        rest = list(got)
+        assert not [f for f in rest if isinstance(f.get("data"), dict) and f["data"].get("sandboxId") == sbx["id"]], rest
     finally:
         conn.close()
 

@@ -161,18 +161,25 @@ def test_oauth_refuses_what_it_must(org, daemon):
     for bad in ({"client_id": "oac_nope"}, {"redirect_uri": "https://evil.example.com/cb"}):
         status, headers, _ = http_call(daemon, "GET", auth_path + "?" + urllib.parse.urlencode(dict(good, **bad)))
         assert status == 400 and "location" not in headers
-    # Other problems redirect back with an error, state and iss.
+    # Nor does any other malformed request (anyone can register any redirect URI, so a
+    # redirect on error would make the page an open redirector): the error is shown, as a
+    # POST's is, and nothing is authorized.
     for bad, error in (({"code_challenge_method": "plain"}, "invalid_request"),
                        ({"code_challenge": ""}, "invalid_request"),
                        ({"response_type": "token"}, "unsupported_response_type"),
-                       ({"resource": "https://other.example.com/mcp"}, "invalid_target")):
-        status, headers, _ = http_call(daemon, "GET", auth_path + "?" + urllib.parse.urlencode(dict(good, **bad)))
-        assert status == 302, bad
-        q = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["location"]).query))
-        assert q["error"] == error and q["state"] == "s" and q["iss"] == server["issuer"], (bad, q)
-    # Deny.
+                       ({"response_type": None}, "unsupported_response_type"),
+                       ({"resource": "https://other.example.com/mcp"}, "invalid_target"),
+                       ({"scope": "admin"}, "invalid_scope")):
+        params = {k: v for k, v in dict(good, **bad).items() if v is not None}
+        status, headers, text = http_call(daemon, "GET", auth_path + "?" + urllib.parse.urlencode(params))
+        assert status == 400 and "location" not in headers and error in text, (bad, status, headers)
+        status, headers, text = form(daemon, auth_path, dict(params, api_key=org.key, action="allow"))
+        assert status == 400 and "location" not in headers and error in text, (bad, status, headers)
+    # Deny: the user's own refusal goes back to the client, with state and iss.
     status, headers, _ = form(daemon, auth_path, dict(good, action="deny"))
-    assert status == 302 and "error=access_denied" in headers["location"]
+    assert status == 302, status
+    q = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["location"]).query))
+    assert q["error"] == "access_denied" and q["state"] == "s" and q["iss"] == server["issuer"], q
     # A consent POST from a foreign origin.
     status, _, _ = http_call(daemon, "POST", auth_path, urllib.parse.urlencode(dict(good, api_key=org.key, action="allow")),
                              {"Content-Type": "application/x-www-form-urlencoded", "Origin": "http://evil.example.com"})
