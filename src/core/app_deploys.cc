@@ -99,6 +99,12 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
     RETURN_IF_ERROR(secrets_->Capture(who.org_id, req.secrets, n("secrets")).status());
   }
   const std::string name = req.name.empty() ? "app" : req.name;
+  // Before the name is looked up, until the deploy ends: two first deploys of one name would
+  // each find no app and make one.
+  ASSIGN_OR_RETURN(std::shared_ptr<void> naming,
+                   Claim(deploying_names_, who.org_id + "/" + name,
+                         "app " + name + " is being deployed or rolled back; " +
+                             "try again once that ends"));
   std::optional<store::AppRecord> existing;
   ASSIGN_OR_RETURN(auto apps, store_.ListApps(who.org_id));
   for (const auto& a : apps)
@@ -134,7 +140,7 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
   if (!existing) app.created_at = NowMillis();  // after the operation's start (SettleOperations)
   return RunOperation(
       op, wait,
-      [this, who, req, n, app, existing = existing.has_value(), op] {
+      [this, who, req, n, app, existing = existing.has_value(), op, naming] {
         return RunDeploy(who, req, n, app, existing, op);
       },
       std::move(place));

@@ -315,24 +315,28 @@ Result<store::AppReleaseRecord> AppService::Package(const Principal& who,
 }
 
 Result<std::shared_ptr<void>> AppService::ClaimRollout(const store::AppRecord& app) {
-  struct Claim {
+  return Claim(deploying_, app.id,
+               "app " + app.name + " is being deployed or rolled back; try again once that ends");
+}
+
+Result<std::shared_ptr<void>> AppService::Claim(std::set<std::string>& claimed, std::string key,
+                                                const std::string& busy) {
+  struct Held {
     AppService* self;
-    std::string id;
+    std::set<std::string>* claimed;
+    std::string key;
     bool held = false;
-    ~Claim() {
+    ~Held() {
       if (!held) return;
       std::lock_guard lock(self->mu_);
-      self->deploying_.erase(id);
+      claimed->erase(key);
     }
   };
   // Made before mu_ is taken: a failed allocation then claims nothing, and a claim never
   // released under mu_ (its destructor takes mu_).
-  auto claim = std::make_shared<Claim>(Claim{this, app.id});
+  auto claim = std::make_shared<Held>(Held{this, &claimed, std::move(key)});
   std::lock_guard lock(mu_);
-  if (deploying_.count(app.id))
-    return Conflict("app " + app.name + " is being deployed or rolled back; " +
-                    "try again once that ends");
-  deploying_.insert(app.id);
+  if (!claimed.insert(claim->key).second) return Conflict(busy);
   claim->held = true;
   return std::shared_ptr<void>(std::move(claim));
 }

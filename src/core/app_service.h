@@ -326,6 +326,10 @@ class AppService {
   // Claims the app for one rollout (deploying_) until the answer is dropped: the reconciler,
   // scales and other rollouts leave it alone meanwhile. Conflict when one is under way.
   Result<std::shared_ptr<void>> ClaimRollout(const store::AppRecord& app);
+  // Claims `key` in `claimed` (guarded by mu_) until the answer is dropped; Conflict, saying
+  // `busy`, when it is claimed already.
+  Result<std::shared_ptr<void>> Claim(std::set<std::string>& claimed, std::string key,
+                                      const std::string& busy);
   // Creates one replica sandbox of `release` and hands it its release reference in the
   // background (Deliver); the replica then downloads the release itself.
   Result<std::string> StartReplica(const store::AppRecord& app,
@@ -422,6 +426,9 @@ class AppService {
   std::map<std::string, std::string> delivering_;  // guarded by mu_: sandbox id -> app id
   uint64_t deliveries_ended_ = 0;                  // guarded by mu_: bumped as one leaves it
   std::set<std::string> deploying_;                // guarded by mu_: app ids
+  // Guarded by mu_: "org/name" of each deploy under way, from before it looks the name up
+  // until it ends, so that two first deploys of one name cannot each make an app.
+  std::set<std::string> deploying_names_;
   // Guarded by mu_: each organization's deliveries running on deliveries_, and those queued
   // for a place (PostDelivery); no entry for an organization with neither.
   std::map<std::string, size_t> delivering_per_org_;

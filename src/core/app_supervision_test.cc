@@ -479,5 +479,49 @@ TEST_F(AppSupervisionTest, ReadinessSettingsOutOfBoundsAreRefusedNamingTheField)
   EXPECT_TRUE(open->empty());
 }
 
+// Two first deploys of one name at once: the second is refused while the first runs, rather
+// than both finding no app of that name and each making one.
+TEST_F(AppSupervisionTest, ASecondDeployOfANameUnderWayIsRefusedNotMadeAgain) {
+  store::SandboxRecord source = NewSandbox("running", false, true);
+  source.config.network.egress = "open";
+  Insert(source);
+  DeployApp req;
+  req.name = "api";
+  req.sandbox_id = source.id;
+  req.start_command = "python3 -m http.server 8000";
+  req.port = 8000;
+  req.replicas = 0;
+  // The first's packaging is a host process that answers nothing for a while.
+  runtime_.ServeNextExec({"/bin/sh", "-c", "sleep 1"});
+  auto first = apps_->Deploy(Caller(), req, 0ms);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->operation.phase, "Running");
+  auto second = apps_->Deploy(Caller(), req, 0ms);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), Code::kConflict) << second.status().message();
+  // Another name deploys meanwhile.
+  req.name = "other";
+  runtime_.ServeNextExec({"/bin/sh", "-c", "sleep 1"});
+  EXPECT_TRUE(apps_->Deploy(Caller(), req, 0ms).ok());
+  // Once the first ended, the name is free again.
+  for (int i = 0; i < 3000; ++i) {
+    auto op = store_.GetOperation(org_, first->operation.id);
+    ASSERT_TRUE(op.ok());
+    if (op->phase != "Running") break;
+    std::this_thread::sleep_for(10ms);
+  }
+  req.name = "api";
+  runtime_.ServeNextExec({"/bin/sh", "-c", "sleep 1"});
+  bool deployed = false;
+  for (int i = 0; i < 3000 && !deployed; ++i) {
+    auto again = apps_->Deploy(Caller(), req, 0ms);
+    deployed = again.ok();
+    if (deployed) break;
+    ASSERT_EQ(again.status().code(), Code::kConflict) << again.status().message();
+    std::this_thread::sleep_for(10ms);  // the operation's record ends just before its claim
+  }
+  EXPECT_TRUE(deployed) << "the name stayed claimed after its deploy ended";
+}
+
 }  // namespace
 }  // namespace adapt::core

@@ -43,6 +43,7 @@ Result<SavedSecret> SecretService::Set(const std::string& org_id, const SetSecre
   if (value.find('\0') != std::string::npos)
     return InvalidArgument("value", "value must not contain NUL bytes");
 
+  std::lock_guard creating(create_mu_);
   auto existing = store_.GetSecret(org_id, name);
   if (!existing.ok() && existing.status().code() != Code::kNotFound) return existing.status();
   if (!existing.ok()) {

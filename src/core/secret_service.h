@@ -5,6 +5,7 @@
 // Capture); image pulls read registry passwords from them (Reveal). Thread-safe.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,10 @@ class SecretService {
 
   store::SecretStore& store_;
   std::string master_key_;
+  // Held from the count of an organization's secrets to the new one's insert: concurrent
+  // sets of new names would otherwise each see room below kMaxSecretsPerOrg. One adaptd owns
+  // the store, so a lock of this process's is enough.
+  std::mutex create_mu_;
 };
 
 struct NewSandbox;

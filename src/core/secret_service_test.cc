@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <condition_variable>
 #include <filesystem>
+#include <future>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "base/hex.h"
@@ -13,12 +16,14 @@
 #include "core/sandbox_request.h"
 #include "core/secret_cipher.h"
 #include "os/temp_dir.h"
+#include "store/memory_store.h"
 #include "store/store.h"
 
 namespace adapt::core {
 namespace {
 
 using nlohmann::json;
+using namespace std::chrono_literals;
 
 const std::string kMaster(32, 'k');
 
@@ -145,6 +150,41 @@ TEST_F(SecretServiceTest, BadInputIsRefusedWithItsField) {
   EXPECT_EQ(field({"A", std::string("a\0b", 3)}), "value");
   EXPECT_EQ(field({"A", std::string(32 * 1024, 'v')}), "ok");
   EXPECT_EQ(service_->List(org_, {})->items.size(), 1u);
+}
+
+// A MemoryStore whose secret lists wait (up to 300 ms) for a second list: two sets of new
+// names that both count before either inserts would each see room below the cap.
+class StoreThatListsTogether : public store::MemoryStore {
+ public:
+  Result<std::vector<store::SecretRecord>> ListSecrets(const std::string& org_id) override {
+    auto all = MemoryStore::ListSecrets(org_id);
+    std::unique_lock lock(mu_);
+    ++lists_;
+    together_.notify_all();
+    together_.wait_for(lock, 300ms, [&] { return lists_ >= 2; });
+    return all;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable together_;
+  int lists_ = 0;
+};
+
+TEST(SecretServiceCap, TwoNewSecretsAtOnceDoNotPassTheCapTogether) {
+  StoreThatListsTogether store;
+  SecretService service(store, kMaster);
+  for (size_t i = 0; i + 1 < kMaxSecretsPerOrg; ++i)
+    ASSERT_TRUE(store.PutSecret({"org_a", "S" + std::to_string(i), 0, "sealed", 0, 0}).ok());
+  auto set = [&](const char* name) { return service.Set("org_a", {name, "v"}); };
+  auto one = std::async(std::launch::async, set, "LAST_ONE");
+  auto two = std::async(std::launch::async, set, "LAST_TWO");
+  auto a = one.get();
+  auto b = two.get();
+  EXPECT_NE(a.ok(), b.ok()) << "both or neither were stored";
+  const auto& refused = a.ok() ? b : a;
+  EXPECT_EQ(refused.status().code(), Code::kResourceExhausted) << refused.status().message();
+  EXPECT_EQ(store.ListSecrets("org_a")->size(), kMaxSecretsPerOrg);
 }
 
 TEST_F(SecretServiceTest, OrganizationsSeeOnlyTheirOwnSecrets) {
