@@ -229,7 +229,7 @@ Result<CheckpointPage> CheckpointService::ListOrganization(const Principal& who,
 Status CheckpointService::Delete(const Principal& who, const std::string& sandbox_id,
                                  const std::string& name) {
   RETURN_IF_ERROR(Owned(who, sandbox_id, name, true).status());
-  return runtime_.DeleteNamedCheckpoint(sandbox_id, name);
+  return lifecycle_.DeleteNamedCheckpoint(sandbox_id, name);
 }
 
 Result<PowerChange> CheckpointService::Restore(const Principal& who, const std::string& sandbox_id,

@@ -2,7 +2,8 @@
 // organization shares, or the host's disk: a stop, checkpoint or roll back that finds its
 // sandbox busy with another is refused at once (adaptd's own stops wait instead), an
 // organization has only so many running at once (adaptd's own stops included), the per-sandbox
-// count is checked again under the sandbox's lock, and a host without the room for the copies
+// count is checked again under the sandbox's lock, a checkpoint's delete waits for no long verb
+// of its sandbox, and a host without the room for the copies
 // refuses before anything is touched. Over CoreTest's MemoryStore and a FakeRuntime that holds a
 // checkpoint midway.
 #include <gtest/gtest.h>
@@ -89,6 +90,19 @@ TEST_F(SandboxCheckpointLimitsTest, ABusySandboxRefusesAClientsLongVerbsAtOnceNa
   ASSERT_EQ(runtime_.ListNamedCheckpoints(sid).size(), 1u);
   // Free again: the next take goes ahead.
   EXPECT_TRUE(checkpoints_->Take(Caller(), sid, "second").ok());
+}
+
+// A delete takes the sandbox's lock too: a roll back under way reads the checkpoint's files.
+TEST_F(SandboxCheckpointLimitsTest, ADeleteWaitsForNoLongVerbOfItsSandboxAndDeletesNothingThen) {
+  std::string sid = Running();
+  ASSERT_TRUE(checkpoints_->Take(Caller(), sid, "kept").ok());
+  HoldATake(sid, "second");
+  Status deleted = checkpoints_->Delete(Caller(), sid, "kept");
+  EXPECT_EQ(deleted.code(), Code::kConflict) << deleted.message();
+  ASSERT_TRUE(FinishHeldTake().ok());
+  EXPECT_EQ(runtime_.ListNamedCheckpoints(sid).size(), 2u);
+  EXPECT_TRUE(checkpoints_->Delete(Caller(), sid, "kept").ok());
+  EXPECT_EQ(runtime_.ListNamedCheckpoints(sid).size(), 1u);
 }
 
 TEST_F(SandboxCheckpointLimitsTest, AdaptdsOwnStopWaitsForTheCheckpointInsteadOfBeingRefused) {

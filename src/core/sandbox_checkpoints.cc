@@ -82,6 +82,11 @@ Status SandboxLifecycle::CheckNewCheckpoint(const std::string& id, const std::st
   return Status::Ok();
 }
 
+Status SandboxLifecycle::DeleteNamedCheckpoint(const std::string& id, const std::string& name) {
+  ASSIGN_OR_RETURN(SandboxHold hold, Hold(id, WhenBusy::kRefuse));
+  return runtime_.DeleteNamedCheckpoint(id, name);
+}
+
 Status SandboxLifecycle::TakeNamedCheckpoint(const std::string& org_id, const std::string& id,
                                              const std::string& name, std::string* operation_id,
                                              bool keep,

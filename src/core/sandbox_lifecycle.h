@@ -151,6 +151,10 @@ class SandboxLifecycle {
                                                       const std::string& name,
                                                       std::string* operation_id,
                                                       WhenBusy when_busy = WhenBusy::kRefuse);
+  // Deletes checkpoint `name` of sandbox `id` (the caller checked it is the organization's)
+  // under the sandbox's lock, as WhenBusy::kRefuse takes it: a roll back reading its files
+  // meanwhile would fail and boot the sandbox afresh.
+  Status DeleteNamedCheckpoint(const std::string& id, const std::string& name);
   // Conflict when sandbox `id` keeps a checkpoint `name` already, ResourceExhausted when it
   // keeps kMaxCheckpointsPerSandbox: what a take checks first, and again under the lock.
   Status CheckNewCheckpoint(const std::string& id, const std::string& name);
