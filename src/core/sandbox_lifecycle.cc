@@ -106,6 +106,10 @@ void SandboxLifecycle::Fail(store::SandboxRecord r, const std::string& error,
     if (!r.result.finished_at) r.result.finished_at = FormatRfc3339(NowMillis());
   }
   Status st = Transition(r, expected);
+  // Endpoints go after the status changed, whether or not a release ran before: one made
+  // while the sandbox was provisioning (the store allows it until this transition) would
+  // otherwise outlive it.
+  if (st.ok() && on_release_) on_release_(r.id);
   // A start that failed fails its restore operation.
   SettleSandboxOperations(store_, store_, r.id, 0);
   std::lock_guard lock(unrecorded_mu_);

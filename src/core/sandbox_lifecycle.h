@@ -65,7 +65,8 @@ class SandboxLifecycle {
   // Tears a deleting sandbox down and marks it deleted.
   void FinishDelete(const std::string& id);
   // Called with the sandbox's id whenever its compute is released (it ended or is deleted),
-  // before its network is detached: its endpoints and database sessions go then.
+  // before its network is detached: its endpoints and database sessions go then. Called again
+  // once a failure is recorded (the status changed: no endpoint can be made after it).
   void SetReleaseHook(std::function<void(const std::string&)> hook) {
     on_release_ = std::move(hook);
   }

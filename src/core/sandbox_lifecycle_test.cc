@@ -84,6 +84,20 @@ TEST_F(SandboxLifecycleTest, AnUnknownImageFailsTheSandboxWithoutLaunching) {
   EXPECT_EQ(runtime_.CountCalls(Op::kLaunch), 0);
 }
 
+// An endpoint made while the sandbox provisioned (the store allows one until the sandbox's
+// status changes) goes with a failure that released nothing: the release hook runs once the
+// failure is recorded, and sees the status it recorded.
+TEST_F(SandboxLifecycleTest, AFailureBeforeTheLaunchStillRunsTheReleaseHookAfterItIsRecorded) {
+  auto r = Insert(NewSandbox());
+  std::vector<std::string> seen;
+  lifecycle_->SetReleaseHook([&](const std::string& id) { seen.push_back(StatusOf(id)); });
+  std::filesystem::remove_all(dir_ + "/images");
+  lifecycle_->Provision(r.id);
+  EXPECT_EQ(StatusOf(r.id), "failed");
+  ASSERT_FALSE(seen.empty()) << "no release hook ran";
+  EXPECT_EQ(seen.back(), "failed");
+}
+
 TEST_F(SandboxLifecycleTest, ProvisionLeavesASandboxThatIsNoLongerProvisioningAlone) {
   auto r = Insert(NewSandbox("deleting"));
   lifecycle_->Provision(r.id);

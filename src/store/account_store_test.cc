@@ -422,5 +422,23 @@ TEST_P(StoreTest, VolumeAndEndpointLimitsAreCheckedWhereTheyAreRecorded) {
   EXPECT_EQ(store_->GetOrgUsage(other_org_.id)->endpoints, 0);
 }
 
+// Checked in the inserting transaction: a sandbox that ended (and removed its endpoints after
+// its status changed) gets none made while it ended.
+TEST_P(StoreTest, AnEndpointIsRecordedOnlyForTheOrganizationsRunningOrProvisioningSandbox) {
+  SandboxRecord s = MustCreate(Sandbox(org_.id, "e"));
+  EXPECT_TRUE(store_->PutEndpoint({NewId("ep"), org_.id, s.id, 1, NewId("h"), 1}).ok());
+  EXPECT_EQ(store_->PutEndpoint({NewId("ep"), other_org_.id, s.id, 2, NewId("h"), 1}).code(),
+            Code::kNotFound);
+  EXPECT_EQ(store_->PutEndpoint({NewId("ep"), org_.id, "sbx_none", 3, NewId("h"), 1}).code(),
+            Code::kNotFound);
+  SandboxRecord ended = s;
+  ended.status = "completed";
+  ASSERT_TRUE(store_->UpdateSandbox(ended, {"provisioning"}).ok());
+  Status late = store_->PutEndpoint({NewId("ep"), org_.id, s.id, 4, NewId("h"), 1});
+  EXPECT_EQ(late.code(), Code::kConflict) << late.message();
+  EXPECT_EQ(store_->ListEndpoints(org_.id, s.id)->size(), 1u);
+  EXPECT_TRUE(store_->ListEndpoints(other_org_.id, "")->empty());
+}
+
 }  // namespace
 }  // namespace adapt::store

@@ -20,7 +20,9 @@ class EndpointStore : public virtual IdempotencyStore {
   virtual ~EndpointStore() = default;
 
   // With `max_endpoints`, refused (kResourceExhausted, nothing written) when the organization
-  // already has that many, counted in the same transaction.
+  // already has that many, counted in the same transaction. Conflict, nothing written, unless
+  // its sandbox is running or provisioning in that transaction: a sandbox that ends removes
+  // its endpoints after its status changed, so none made while it ends is left behind.
   virtual Status PutEndpoint(const EndpointRecord& endpoint,
                              std::optional<int64_t> max_endpoints = std::nullopt) = 0;
   // The organization's endpoints of `sandbox_id` (all of them when empty), oldest first.

@@ -41,8 +41,9 @@ void ExpectStrictlyIncreasing(const std::vector<int64_t>& seqs, size_t n) {
 
 TEST_P(StoreTest, EndpointsCarryAnInsertSequenceInCreationOrder) {
   std::vector<std::string> made;
+  const std::string sandbox = MustCreate(Sandbox(org_.id, "a")).id;
   for (int port : {9000, 8000, 8500}) {
-    EndpointRecord e{NewId("ep"), org_.id, "sbx_a", port, "", 1000};  // one millisecond
+    EndpointRecord e{NewId("ep"), org_.id, sandbox, port, "", 1000};  // one millisecond
     e.hostname = e.id + ".example";
     ASSERT_TRUE(store_->PutEndpoint(e, std::nullopt).ok());
     made.push_back(e.id);
@@ -150,8 +151,9 @@ TEST_P(StoreTest, OrganizationsAndAppReleasesListWithASequenceNewestFirst) {
 // earlier one is skipped or repeated.
 TEST_P(StoreTest, ANewestFirstPageOfEndpointsIsStableUnderAnInsertBetweenPages) {
   std::vector<std::string> made;
+  const std::string sandbox = MustCreate(Sandbox(org_.id, "a")).id;
   auto put = [&](int port) {
-    EndpointRecord e{NewId("ep"), org_.id, "sbx_a", port, "", 1000};
+    EndpointRecord e{NewId("ep"), org_.id, sandbox, port, "", 1000};
     e.hostname = e.id + ".example";
     EXPECT_TRUE(store_->PutEndpoint(e, std::nullopt).ok());
     made.push_back(e.id);

@@ -54,6 +54,10 @@ Status MemoryStore::UpdateNetworkPolicy(const std::string& sandbox_id,
 Status MemoryStore::PutEndpoint(const EndpointRecord& e, std::optional<int64_t> max_endpoints) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
+  std::string status;
+  for (const auto& s : sandboxes_)
+    if (s.id == e.sandbox_id && s.org_id == e.org_id) status = s.status;
+  RETURN_IF_ERROR(CheckEndpointTarget(e.sandbox_id, status));
   if (max_endpoints)
     RETURN_IF_ERROR(CheckEndpointLimit(
         *max_endpoints,

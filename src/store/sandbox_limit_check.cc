@@ -56,6 +56,12 @@ Status CheckEndpointLimit(int64_t limit, int64_t count) {
                 "); remove one first, or " + kLargerPlan);
 }
 
+Status CheckEndpointTarget(const std::string& id, const std::string& status) {
+  if (status.empty()) return NotFound("sandbox " + id + " not found");
+  if (status == "running" || status == "provisioning") return Status::Ok();
+  return Conflict("sandbox " + id + " is " + status + "; endpoints route only to a running sandbox");
+}
+
 Status CheckQueuedJobsLimit(int64_t limit, int64_t queued) {
   if (queued < limit) return Status::Ok();
   return Refuse("the organization already has " + std::to_string(queued) +

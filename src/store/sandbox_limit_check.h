@@ -29,6 +29,8 @@ Status CheckSandboxLimits(const SandboxLimits& limits, const LiveTotals& now,
 // endpoint beside `count`.
 Status CheckStorageLimit(int64_t limit_gib, int64_t used_mib, int64_t adding_mib);
 Status CheckEndpointLimit(int64_t limit, int64_t count);
+// An endpoint to sandbox `id`, whose stored status is `status` ("" when there is no such row).
+Status CheckEndpointTarget(const std::string& id, const std::string& status);
 // A new queued job beside `queued` ones.
 Status CheckQueuedJobsLimit(int64_t limit, int64_t queued);
 

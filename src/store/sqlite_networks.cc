@@ -102,6 +102,11 @@ EndpointRecord SqliteStore::ReadEndpoint(SQLite::Statement& q) {
 Status SqliteStore::PutEndpoint(const EndpointRecord& e, std::optional<int64_t> max_endpoints) {
   return Guard("saving endpoint", [&]() -> Status {
     StoreTransaction tx(db_);
+    SQLite::Statement target(db_, "SELECT status FROM sandboxes WHERE id = ? AND org_id = ?");
+    target.bind(1, e.sandbox_id);
+    target.bind(2, e.org_id);
+    RETURN_IF_ERROR(CheckEndpointTarget(
+        e.sandbox_id, target.executeStep() ? target.getColumn(0).getString() : std::string()));
     if (max_endpoints) {
       SQLite::Statement count(db_, "SELECT COUNT(*) FROM endpoints WHERE org_id = ?");
       count.bind(1, e.org_id);
