@@ -120,6 +120,10 @@ class IngressServer::Impl {
     ioc_.stop();
     for (auto& t : threads_) t.join();
     threads_.clear();
+    // Lookups not begun are dropped; one under way ends, and what it posts to the stopped
+    // I/O threads never runs.
+    lookups_.stop();
+    lookups_.join();
   }
 
   uint16_t Port(bool tls) const { return tls ? https_port_ : http_port_; }
@@ -163,7 +167,15 @@ class IngressServer::Impl {
     for (auto& s : doomed) s->Close();
   }
 
-  std::optional<IngressBackend> Route(const std::string& host) { return route_(host); }
+  // Looks `host` up on the lookup threads and calls `done` there with the answer: the
+  // router reads adaptd's store, which may wait behind another's transaction, and the I/O
+  // threads meanwhile pump every other connection's bytes.
+  void RouteLater(std::string host, std::function<void(std::optional<IngressBackend>)> done) {
+    asio::post(lookups_, Guarded("routing an ingress connection",
+                                 [this, host = std::move(host), done = std::move(done)] {
+                                   done(route_(host));
+                                 }));
+  }
   ssl::context& tls() { return tls_; }
   const IngressOptions& options() const { return options_; }
 
@@ -207,6 +219,7 @@ class IngressServer::Impl {
   asio::steady_timer http_retry_{ioc_}, https_retry_{ioc_};
   uint16_t http_port_ = 0, https_port_ = 0;
   std::vector<std::thread> threads_;
+  asio::thread_pool lookups_{2};
   // Their slots may outlive them: sessions are destroyed with ioc_.
   ConnectionLimiter http_limiter_, https_limiter_;
   std::mutex mu_;
@@ -308,7 +321,18 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void Dispatch() {
     slot_.MarkBusy();
     host_ = HostOf(head_);
-    auto backend = host_.empty() ? std::nullopt : owner_.Route(host_);
+    if (host_.empty()) return Routed(std::nullopt);
+    owner_.RouteLater(host_, [self = this->shared_from_this()](
+                                 std::optional<IngressBackend> backend) {
+      asio::post(self->stream_.get_executor(),
+                 Guarded("routing an ingress connection",
+                         [self, backend = std::move(backend)]() mutable {
+                           if (!self->closed_) self->Routed(std::move(backend));
+                         }));
+    });
+  }
+
+  void Routed(std::optional<IngressBackend> backend) {
     if (!backend)
       return Reply(ErrorReply(404, "Not Found", "not_found",
                               "no endpoint named '" + host_.substr(0, 255) + "'"));

@@ -1,7 +1,8 @@
 // The ingress's bounds on loopback: a proxied connection that carries nothing is closed after
 // the idle timeout, one that stays busy is not; a full listener closes a connection still
 // waiting for its head to make room for a new one, never a proxied one; a backend that does
-// not accept a connection is given up for the next one, or answered with a 504. (Caps, head
+// not accept a connection is given up for the next one, or answered with a 504; a lookup that
+// hangs holds no I/O thread. (Caps, head
 // deadlines and TLS are in tests/e2e/test_connection_limits.py.)
 #include "net/ingress.h"
 
@@ -12,6 +13,7 @@
 #include <boost/asio.hpp>
 // clang-format on
 #include <chrono>
+#include <future>
 #include <string_view>
 #include <thread>
 
@@ -259,6 +261,72 @@ TEST_F(IngressConnectTest, ABackendThatNeverAcceptsIsA504) {
   EXPECT_EQ(ec, asio::error::eof);
   EXPECT_EQ(reply.rfind("HTTP/1.1 504 Gateway Timeout\r\n", 0), 0u) << reply;
   EXPECT_NE(reply.find("did not accept the connection within 300 ms"), std::string::npos) << reply;
+}
+
+// The router reads adaptd's store, which may wait behind another transaction: a lookup that
+// hangs holds no I/O thread, so a connection already proxied keeps moving and another host is
+// still answered (one I/O thread here).
+// The first `n` bytes `s` reads within `limit` (fewer when it did not get them: a test
+// fails, not hangs).
+std::string ReadWithin(tcp::socket& s, size_t n, std::chrono::milliseconds limit) {
+  std::string got;
+  s.non_blocking(true);
+  for (auto start = Clock::now(); got.size() < n && Clock::now() - start < limit;) {
+    char buf[64];
+    boost::system::error_code ec;
+    size_t k = s.read_some(asio::buffer(buf, std::min(sizeof buf, n - got.size())), ec);
+    if (ec && ec != asio::error::would_block) break;
+    got.append(buf, k);
+    if (k == 0) std::this_thread::sleep_for(10ms);
+  }
+  return got;
+}
+
+TEST(IngressLookups, ALookupThatHangsHoldsNoIoThread) {
+  asio::io_context io;
+  tcp::acceptor backend(io, {asio::ip::make_address("127.0.0.1"), 0});
+  const uint16_t port = backend.local_endpoint().port();
+  std::promise<void> released;
+  std::shared_future<void> release = released.get_future().share();
+  IngressOptions options;
+  options.threads = 1;
+  options.header_timeout = 30s;
+  IngressServer ingress(options, [port, release](const std::string& host) {
+    if (host == "slow.test") release.wait();
+    return host == "app.test" ? std::optional<IngressBackend>({"127.0.0.1", port, {}, {}})
+                              : std::nullopt;
+  });
+  ASSERT_TRUE(ingress.Start().ok());
+  // Whatever fails below, the hanging lookup ends before the ingress stops.
+  struct Release {
+    std::promise<void>& promise;
+    ~Release() {
+      try {
+        promise.set_value();
+      } catch (const std::future_error&) {  // released already
+      }
+    }
+  } release_at_end{released};
+  auto send = [&](tcp::socket& client, std::string_view host) {
+    client.connect({asio::ip::make_address("127.0.0.1"), ingress.http_port()});
+    std::string head = "GET / HTTP/1.1\r\nHost: " + std::string(host) + "\r\n\r\n";
+    asio::write(client, asio::buffer(head));
+  };
+  tcp::socket proxied(io), server(io);
+  send(proxied, "app.test");
+  backend.accept(server);
+  tcp::socket slow(io);
+  send(slow, "slow.test");
+  std::this_thread::sleep_for(200ms);  // its lookup has begun, and hangs
+  // A proxied connection's bytes still move, both ways.
+  asio::write(server, asio::buffer("pong"sv));
+  EXPECT_EQ(ReadWithin(proxied, 4, 5000ms), "pong");
+  // An unknown host is still answered.
+  tcp::socket other(io);
+  send(other, "nobody.test");
+  EXPECT_EQ(ReadWithin(other, 12, 5000ms), "HTTP/1.1 404");
+  released.set_value();
+  EXPECT_EQ(ReadWithin(slow, 12, 5000ms), "HTTP/1.1 404");
 }
 
 }  // namespace
