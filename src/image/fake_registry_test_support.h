@@ -188,16 +188,42 @@ inline std::string PlainTar(const std::vector<std::pair<std::string, std::string
   return std::string(buf.data(), used);
 }
 
+// `data` compressed with gzip at `level` (levels give different blobs of the same content).
+inline std::string Gzip(const std::string& data, int level) {
+  std::vector<char> buf(data.size() + (1 << 20));
+  size_t used = 0;
+  archive* a = archive_write_new();
+  archive_write_add_filter_gzip(a);
+  archive_write_set_filter_option(a, "gzip", "compression-level",
+                                  std::to_string(level).c_str());
+  archive_write_set_format_raw(a);
+  archive_write_open_memory(a, buf.data(), buf.size(), &used);
+  archive_entry* e = archive_entry_new();
+  archive_entry_set_filetype(e, AE_IFREG);
+  archive_write_header(a, e);
+  archive_write_data(a, data.data(), data.size());
+  archive_entry_free(e);
+  archive_write_close(a);
+  archive_write_free(a);
+  return std::string(buf.data(), used);
+}
+
 // An image of plain-tar layers as a registry serves it: the manifest (tag "1") and its blobs.
+// Given `diff_ids`, the layers are compressed blobs of those tars (media type gzip).
 struct FakeImage {
   std::string manifest;
   std::string config;
   std::vector<std::string> layers;
   std::map<std::string, std::string> blobs;  // digest -> bytes
+  bool compressed = false;
 
-  explicit FakeImage(std::vector<std::string> layer_tars) : layers(std::move(layer_tars)) {
+  explicit FakeImage(std::vector<std::string> layer_tars,
+                     std::vector<std::string> compressed_diff_ids = {})
+      : layers(std::move(layer_tars)), compressed(!compressed_diff_ids.empty()) {
     nlohmann::json diff_ids = nlohmann::json::array();
-    for (const auto& l : layers) diff_ids.push_back(Sha256Of(l));
+    for (const auto& d : compressed_diff_ids) diff_ids.push_back(d);
+    if (!compressed)
+      for (const auto& l : layers) diff_ids.push_back(Sha256Of(l));
     config = nlohmann::json{{"os", "linux"},
                             {"architecture", "amd64"},
                             {"rootfs", {{"type", "layers"}, {"diff_ids", diff_ids}}}}
@@ -217,7 +243,9 @@ struct FakeImage {
     blobs.clear();
     blobs[Sha256Of(config)] = config;
     for (const auto& l : layers) {
-      m["layers"].push_back({{"mediaType", "application/vnd.oci.image.layer.v1.tar"},
+      m["layers"].push_back({{"mediaType", compressed
+                                               ? "application/vnd.oci.image.layer.v1.tar+gzip"
+                                               : "application/vnd.oci.image.layer.v1.tar"},
                              {"digest", Sha256Of(l)},
                              {"size", l.size()}});
       blobs[Sha256Of(l)] = l;

@@ -139,11 +139,12 @@ bool ImageStore::Proven(const std::string& blob_digest, const std::string& diff_
 }
 
 Status ImageStore::CheckLayerBlob(const std::string& blob, const std::string& blob_digest,
-                                  const std::string& diff_id) {
+                                  const std::string& diff_id, UnpackBudget& budget) {
   if (Proven(blob_digest, diff_id)) return Status::Ok();
   std::string what = "layer " + blob_digest;
-  // Only hashed, never written: bounded by the image limit, not by an image's budget.
-  ASSIGN_OR_RETURN(std::string got, UncompressedDigest(blob, kMaxImageBytes, what));
+  uint64_t hashed = 0;
+  ASSIGN_OR_RETURN(std::string got, UncompressedDigest(blob, budget.bytes_left, what, &hashed));
+  budget.bytes_left -= hashed;
   if (got != diff_id)
     return InvalidArgument("image", what + " does not match the config's diff id " + diff_id +
                                         " (its uncompressed content is " + got + ")");
@@ -255,6 +256,7 @@ Status ImageStore::RoomFor(uint64_t bytes, const std::string& what) const {
 
 UnpackBudget ImageStore::Budget(const std::string& what) const {
   UnpackBudget budget;
+  budget.bytes_left = unpack_limit_;
   budget.room = [this, what](uint64_t bytes) { return RoomFor(bytes, what); };
   return budget;
 }
@@ -279,7 +281,7 @@ Status ImageStore::EnsureLayer(RegistryClient& client, const std::string& owner,
   auto reuse = [&]() -> Status {
     if (Proven(d.digest, diff_id) && HasAccess(owner, d.digest)) return Status::Ok();
     RETURN_IF_ERROR(EnsureBlob(client, owner, d, progress));
-    return CheckLayerBlob(BlobPath(d.digest), d.digest, diff_id);
+    return CheckLayerBlob(BlobPath(d.digest), d.digest, diff_id, budget);
   };
   if (os::Exists(LayerDir(diff_id))) return reuse();
   RETURN_IF_ERROR(EnsureBlob(client, owner, d, progress));
@@ -401,7 +403,7 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
     const std::string& blob = image.blob_files.at(layer.digest);
     if (unpacked.count(diff_id)) {
       // The same diff id twice in one image: each blob must unpack to it.
-      Status st = CheckLayerBlob(blob, layer.digest, diff_id);
+      Status st = CheckLayerBlob(blob, layer.digest, diff_id, budget);
       if (!st.ok()) {
         discard();
         return st;
@@ -410,7 +412,7 @@ Result<StoredImage> ImageStore::Publish(const std::string& key, const ArchiveIma
     }
     if (os::Exists(LayerDir(diff_id))) {
       // Stored already: shared only with a blob that unpacks to it (see EnsureLayer).
-      Status st = CheckLayerBlob(blob, layer.digest, diff_id);
+      Status st = CheckLayerBlob(blob, layer.digest, diff_id, budget);
       if (!st.ok()) {
         discard();
         return st;

@@ -110,6 +110,9 @@ class ImageStore {
   // The free space a layer's unpack leaves on the store's filesystem beyond the layer's
   // compressed size (tests raise it to see the refusal).
   void set_free_space_margin(uint64_t bytes) { free_margin_ = bytes; }
+  // The uncompressed bytes one pull or import may unpack or check (kMaxImageBytes; tests
+  // lower it).
+  void set_unpack_limit(uint64_t bytes) { unpack_limit_ = bytes; }
   static constexpr uint64_t kDefaultFreeSpaceMargin = 1ull << 30;
 
  private:
@@ -120,9 +123,12 @@ class ImageStore {
   std::string ProofPath(const std::string& blob_digest) const;
   // Whether the layer blob `blob_digest` is known to unpack to `diff_id`.
   bool Proven(const std::string& blob_digest, const std::string& diff_id) const;
-  // Checks (once, then remembered) that the layer blob at `blob` unpacks to `diff_id`.
+  // Checks (once, then remembered) that the layer blob at `blob` unpacks to `diff_id`. The
+  // bytes it decompresses count against `budget`, as an unpack's do: a small zstd blob that
+  // claims a stored layer's diff id would otherwise cost up to kMaxImageBytes of hashing for
+  // each layer of the image that names it.
   Status CheckLayerBlob(const std::string& blob, const std::string& blob_digest,
-                        const std::string& diff_id);
+                        const std::string& diff_id, UnpackBudget& budget);
   Status RecordProof(const std::string& blob_digest, const std::string& diff_id);
   std::string AccessPath(const std::string& owner, const std::string& blob_digest) const;
   bool HasAccess(const std::string& owner, const std::string& blob_digest) const;
@@ -157,6 +163,7 @@ class ImageStore {
   std::atomic<uint64_t> downloads_{0};
   std::atomic<uint64_t> tmp_seq_{0};
   int backoff_ms_ = 500;
+  uint64_t unpack_limit_ = kMaxImageBytes;
   uint64_t free_margin_ = kDefaultFreeSpaceMargin;
 };
 

@@ -22,6 +22,7 @@ using test_support::FakeImage;
 using test_support::FakeRegistry;
 using test_support::FakeReply;
 using test_support::FakeRequest;
+using test_support::Gzip;
 using test_support::PlainTar;
 
 class ImageStoreTest : public ::testing::Test {
@@ -129,6 +130,32 @@ TEST_F(ImageStoreTest, AStoredBlobAnotherRegistryCannotServeFailsAsIfItWereNotSt
   EXPECT_EQ(stored.status().code(), not_stored.status().code());
   EXPECT_EQ(stored.status().message().find("another"), std::string::npos)
       << stored.status().message();
+}
+
+// A blob that claims a stored layer's diff id is hashed to prove it, never unpacked: those
+// bytes count against the pull's budget as an unpack's do. Each layer of an image could
+// otherwise cost kMaxImageBytes of decompression from a small blob.
+TEST_F(ImageStoreTest, ProvingBlobsOfAStoredLayerCountsAgainstThePullsBudget) {
+  const std::string tar = PlainTar({{"data", std::string(600 << 10, 'a')}});
+  const std::string diff_id = Sha256Of(tar);
+  FakeImage plain({tar});
+  FakeRegistry first([&](const FakeRequest& r) { return plain.Answer(r); });
+  store_->set_unpack_limit(1 << 20);
+  ASSERT_TRUE(Pull(*store_, "org_a", first).ok());
+  // Two blobs of the same tar (two compression levels), each proven by hashing 600 KiB.
+  FakeImage twice({Gzip(tar, 1), Gzip(tar, 9)}, {diff_id, diff_id});
+  ASSERT_NE(Sha256Of(twice.layers[0]), Sha256Of(twice.layers[1]));
+  FakeRegistry second([&](const FakeRequest& r) { return twice.Answer(r); });
+  auto over = Pull(*store_, "org_b", second);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), Code::kInvalidArgument) << over.status().message();
+  EXPECT_NE(over.status().message().find("past the 32 GiB image-build limit"), std::string::npos)
+      << over.status().message();
+  // One such blob is within it.
+  FakeImage once({Gzip(tar, 5)}, {diff_id});
+  FakeRegistry third([&](const FakeRequest& r) { return once.Answer(r); });
+  auto within = Pull(*store_, "org_b", third);
+  EXPECT_TRUE(within.ok()) << within.status().message();
 }
 
 TEST_F(ImageStoreTest, ALayerIsNotUnpackedWithoutFreeSpaceBeyondItsSizeAndAMargin) {

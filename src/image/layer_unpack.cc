@@ -225,7 +225,7 @@ Status UnpackLayer(const std::string& archive_path, const std::string& dir, Unpa
 }
 
 Result<std::string> UncompressedDigest(const std::string& archive_path, uint64_t max_bytes,
-                                       const std::string& what) {
+                                       const std::string& what, uint64_t* hashed) {
   std::unique_ptr<archive, ReadDeleter> in(archive_read_new());
   archive_read_support_filter_gzip(in.get());
   archive_read_support_filter_zstd(in.get());
@@ -251,6 +251,7 @@ Result<std::string> UncompressedDigest(const std::string& archive_path, uint64_t
     if (total > max_bytes) return bad(kOverLimit);
     hash.Update(buf.data(), static_cast<size_t>(n));
   }
+  if (hashed) *hashed = total;
   return hash.Digest();
 }
 

@@ -54,7 +54,8 @@ Status UnpackLayer(const std::string& archive_path, const std::string& dir, Unpa
 // must be checked against it before it is published under that name. A stream of more than
 // `max_bytes` is refused as soon as it gets there (a small zstd blob can decompress to a
 // terabyte of zeros).
+// `*hashed`, when given, gets how many uncompressed bytes were read.
 Result<std::string> UncompressedDigest(const std::string& archive_path, uint64_t max_bytes,
-                                       const std::string& what);
+                                       const std::string& what, uint64_t* hashed = nullptr);
 
 }  // namespace adapt::image
