@@ -40,8 +40,7 @@ class Router {
   // expired keys, ended dashboard sessions and deleted organizations answer false; a store
   // that cannot answer now does not (the next check asks again). Call only while the router
   // lives (it is stopped after the workers that run streams).
-  std::function<bool()> StillSignedIn(const HttpRequest& request,
-                                      const core::Principal& who) const;
+  std::function<bool()> StillSignedIn(const HttpRequest& request, const core::Principal& who) const;
 
   // Counts each authenticated route's event stream against its organization (set before
   // serving; without it, none is counted).

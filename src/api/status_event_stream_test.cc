@@ -8,10 +8,10 @@
 
 #include <atomic>
 #include <boost/asio/thread_pool.hpp>
-#include <thread>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/recording_sink_test_support.h"

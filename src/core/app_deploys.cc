@@ -101,10 +101,10 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
   const std::string name = req.name.empty() ? "app" : req.name;
   // Before the name is looked up, until the deploy ends: two first deploys of one name would
   // each find no app and make one.
-  ASSIGN_OR_RETURN(std::shared_ptr<void> naming,
-                   Claim(deploying_names_, who.org_id + "/" + name,
-                         "app " + name + " is being deployed or rolled back; " +
-                             "try again once that ends"));
+  ASSIGN_OR_RETURN(
+      std::shared_ptr<void> naming,
+      Claim(deploying_names_, who.org_id + "/" + name,
+            "app " + name + " is being deployed or rolled back; " + "try again once that ends"));
   std::optional<store::AppRecord> existing;
   ASSIGN_OR_RETURN(auto apps, store_.ListApps(who.org_id));
   for (const auto& a : apps)

@@ -194,8 +194,7 @@ inline std::string Gzip(const std::string& data, int level) {
   size_t used = 0;
   archive* a = archive_write_new();
   archive_write_add_filter_gzip(a);
-  archive_write_set_filter_option(a, "gzip", "compression-level",
-                                  std::to_string(level).c_str());
+  archive_write_set_filter_option(a, "gzip", "compression-level", std::to_string(level).c_str());
   archive_write_set_format_raw(a);
   archive_write_open_memory(a, buf.data(), buf.size(), &used);
   archive_entry* e = archive_entry_new();
@@ -243,11 +242,11 @@ struct FakeImage {
     blobs.clear();
     blobs[Sha256Of(config)] = config;
     for (const auto& l : layers) {
-      m["layers"].push_back({{"mediaType", compressed
-                                               ? "application/vnd.oci.image.layer.v1.tar+gzip"
-                                               : "application/vnd.oci.image.layer.v1.tar"},
-                             {"digest", Sha256Of(l)},
-                             {"size", l.size()}});
+      m["layers"].push_back(
+          {{"mediaType", compressed ? "application/vnd.oci.image.layer.v1.tar+gzip"
+                                    : "application/vnd.oci.image.layer.v1.tar"},
+           {"digest", Sha256Of(l)},
+           {"size", l.size()}});
       blobs[Sha256Of(l)] = l;
     }
     manifest = m.dump();

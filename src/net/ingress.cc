@@ -322,14 +322,14 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     slot_.MarkBusy();
     host_ = HostOf(head_);
     if (host_.empty()) return Routed(std::nullopt);
-    owner_.RouteLater(host_, [self = this->shared_from_this()](
-                                 std::optional<IngressBackend> backend) {
-      asio::post(self->stream_.get_executor(),
-                 Guarded("routing an ingress connection",
-                         [self, backend = std::move(backend)]() mutable {
-                           if (!self->closed_) self->Routed(std::move(backend));
-                         }));
-    });
+    owner_.RouteLater(host_,
+                      [self = this->shared_from_this()](std::optional<IngressBackend> backend) {
+                        asio::post(self->stream_.get_executor(),
+                                   Guarded("routing an ingress connection",
+                                           [self, backend = std::move(backend)]() mutable {
+                                             if (!self->closed_) self->Routed(std::move(backend));
+                                           }));
+                      });
   }
 
   void Routed(std::optional<IngressBackend> backend) {

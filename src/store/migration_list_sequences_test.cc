@@ -72,9 +72,9 @@ TEST_F(SqliteStoreTest, MigrationThirtySixKeepsRowsAndNumbersThemInCreationOrder
   // Written after the migration, even with an older created_at: after every migrated row.
   auto target = migrated.CreateSandbox(Sandbox("org_old", "x"), std::nullopt);
   ASSERT_TRUE(target.ok()) << target.status().message();
-  ASSERT_TRUE(migrated.PutEndpoint({"ep_new", "org_old", target->sandbox.id, 81, "hnew", 10},
-                                   std::nullopt)
-                  .ok());
+  ASSERT_TRUE(
+      migrated.PutEndpoint({"ep_new", "org_old", target->sandbox.id, 81, "hnew", 10}, std::nullopt)
+          .ok());
   auto after = migrated.ListEndpoints("org_old", "");
   EXPECT_EQ(IdsListed(after), (std::vector<std::string>{"ep_a", "ep_b", "ep_c", "ep_new"}));
   ExpectSequenceInListOrder(after);

@@ -59,7 +59,8 @@ Status CheckEndpointLimit(int64_t limit, int64_t count) {
 Status CheckEndpointTarget(const std::string& id, const std::string& status) {
   if (status.empty()) return NotFound("sandbox " + id + " not found");
   if (status == "running" || status == "provisioning") return Status::Ok();
-  return Conflict("sandbox " + id + " is " + status + "; endpoints route only to a running sandbox");
+  return Conflict("sandbox " + id + " is " + status +
+                  "; endpoints route only to a running sandbox");
 }
 
 Status CheckQueuedJobsLimit(int64_t limit, int64_t queued) {
