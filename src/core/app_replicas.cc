@@ -339,7 +339,7 @@ std::optional<net::IngressBackend> AppService::Route(const std::string& host) {
       ++*count;
       return std::shared_ptr<void>(count.get(), [count](void*) { --*count; });
     };
-    ready.push_back({*address, static_cast<uint16_t>(port), {}, acquire});
+    ready.push_back({*address, static_cast<uint16_t>(port), {}, acquire, app->org_id});
     open.push_back(count);
   }
   if (ready.empty()) return net::IngressBackend{};  // known, nothing serving: a 503

@@ -151,7 +151,7 @@ std::optional<net::IngressBackend> EndpointService::Route(const std::string& hos
   auto address = network_.AddressOf(e->sandbox_id);
   if (!address || address->empty()) return std::nullopt;
   if (activity_) activity_->Touch(e->sandbox_id);
-  return net::IngressBackend{*address, static_cast<uint16_t>(e->port), {}, {}};
+  return net::IngressBackend{*address, static_cast<uint16_t>(e->port), {}, {}, e->org_id};
 }
 
 std::vector<Endpoint> EndpointService::EndpointsOf(const std::string& org_id,

@@ -211,7 +211,7 @@ Status Daemon::StartIngress() {
         auto backend = endpoints->Route(host);
         if (!backend) backend = apps->Route(host);
         if (!backend && sites->IsSiteHost(host))
-          backend = net::IngressBackend{"127.0.0.1", site_server->port(), {}, {}};
+          backend = net::IngressBackend{"127.0.0.1", site_server->port(), {}, {}, {}};
         return backend;
       });
   RETURN_IF_ERROR(ingress_->Start());

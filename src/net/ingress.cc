@@ -17,6 +17,7 @@
 
 #include "base/background_work.h"
 #include "base/log.h"
+#include "base/org_counter.h"
 #include "net/session_eviction.h"
 #include "os/files.h"
 
@@ -176,6 +177,11 @@ class IngressServer::Impl {
                                    done(route_(host));
                                  }));
   }
+  // A place among `owner`'s connections; null when it holds PerOwnerLimit already.
+  std::shared_ptr<void> TakeOwnerPlace(const std::string& owner) {
+    return owner_places_.TryTake(owner);
+  }
+  int per_owner() const { return IngressServer::PerOwnerLimit(options_.limits); }
   ssl::context& tls() { return tls_; }
   const IngressOptions& options() const { return options_; }
 
@@ -220,6 +226,7 @@ class IngressServer::Impl {
   uint16_t http_port_ = 0, https_port_ = 0;
   std::vector<std::thread> threads_;
   asio::thread_pool lookups_{2};
+  OrgCounter owner_places_{static_cast<size_t>(IngressServer::PerOwnerLimit(options_.limits))};
   // Their slots may outlive them: sessions are destroyed with ioc_.
   ConnectionLimiter http_limiter_, https_limiter_;
   std::mutex mu_;
@@ -277,6 +284,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                  self->backend_.close(ec);
                  self->hold_.reset();  // the backend's count drops now, not when the last
                                        // handler ends
+                 self->owner_place_.reset();
                  self->closed_ = true;
                  self->timer_.cancel();
                  self->connect_timer_.cancel();
@@ -339,9 +347,17 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (backend->address.empty())
       return Reply(ErrorReply(503, "Service Unavailable", "unavailable",
                               "nothing is serving '" + host_.substr(0, 255) + "' now"));
+    if (!backend->owner.empty()) {
+      owner_place_ = owner_.TakeOwnerPlace(backend->owner);
+      if (!owner_place_)
+        return Reply(ErrorReply(429, "Too Many Requests", "resource_exhausted",
+                                "the organization's endpoints and apps hold " +
+                                    std::to_string(owner_.per_owner()) +
+                                    " connections, the most they may; try again later"));
+    }
     owner_.Register(host_, this->shared_from_this());
-    backends_.push_back({backend->address, backend->port, {}, backend->acquire});
-    for (auto& b : backend->fallbacks) backends_.push_back({b.address, b.port, {}, b.acquire});
+    backends_.push_back({backend->address, backend->port, {}, backend->acquire, {}});
+    for (auto& b : backend->fallbacks) backends_.push_back({b.address, b.port, {}, b.acquire, {}});
     Connect(0);
   }
 
@@ -467,7 +483,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   std::unique_ptr<std::array<char, kChunk>> up_, down_;  // client to backend, and back
   std::string head_, host_, reply_;
   std::vector<IngressBackend> backends_;
-  std::shared_ptr<void> hold_;  // the backend's count of open connections, while this is one
+  std::shared_ptr<void> hold_;         // the backend's count of open connections, while this is one
+  std::shared_ptr<void> owner_place_;  // among its route's organization's, while this lives
 };
 
 }  // namespace

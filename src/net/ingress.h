@@ -3,7 +3,10 @@
 // the request head it is a byte pump in both directions, so streamed bodies and WebSocket
 // upgrades pass unchanged. An unknown or removed host is a 404 at once.
 //
-// Bounded: each listener holds at most `limits` connections (in all and per client address;
+// Bounded: one organization's routes (endpoints and apps) hold at most a quarter of
+// `limits.max_total` connections over both listeners, so that a tenant whose backend accepts
+// and never answers cannot fill the ingress for everyone (429 past it). Each listener holds at
+// most `limits` connections (in all and per client address;
 // one beyond is closed as it is accepted, unless the listener is full and a connection still
 // waits for its head: the one waiting longest is closed instead), the request head (after the
 // TLS handshake) must
@@ -33,6 +36,10 @@ struct IngressBackend {
   // Called as the connection is given to this backend; what it returns is held until the
   // connection closes (a deployed app counts its replicas' open connections so). May be empty.
   std::function<std::shared_ptr<void>()> acquire;
+  // The organization the route is of: its connections count against
+  // IngressServer::PerOwnerLimit. Empty: not counted (a static site's, counted by the site
+  // server).
+  std::string owner;
 };
 
 struct IngressOptions {
@@ -69,6 +76,8 @@ class IngressServer {
   // Without it they waited for the idle timeout: a stopped sandbox keeps its address, and
   // nothing there answers or resets.
   void BackendGone(const std::string& address);
+  // The connections one owner's routes may hold at once (0: no cap).
+  static int PerOwnerLimit(const ConnectionLimits& limits) { return limits.max_total / 4; }
 
   class Impl;  // public so that the connection sessions (ingress.cc) can name it
 

@@ -26,6 +26,19 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using namespace std::string_view_literals;
 
+// Accepts the next connection, or gives up after `limit` (a test fails, not hangs).
+bool AcceptWithin(tcp::acceptor& acceptor, tcp::socket& s, std::chrono::milliseconds limit) {
+  acceptor.non_blocking(true);
+  for (auto start = Clock::now(); Clock::now() - start < limit;) {
+    boost::system::error_code ec;
+    acceptor.accept(s, ec);
+    if (!ec) return true;
+    if (ec != asio::error::would_block) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
 class IngressIdleTest : public testing::Test {
  protected:
   void SetUp() override { Start(1s, {}); }
@@ -42,7 +55,7 @@ class IngressIdleTest : public testing::Test {
     options.limits = limits;
     const uint16_t port = backend_.local_endpoint().port();
     ingress_ = std::make_unique<IngressServer>(options, [port](const std::string& host) {
-      return host == "app.test" ? std::optional<IngressBackend>({"127.0.0.1", port, {}, {}})
+      return host == "app.test" ? std::optional<IngressBackend>({"127.0.0.1", port, {}, {}, {}})
                                 : std::nullopt;
     });
     ASSERT_TRUE(ingress_->Start().ok());
@@ -64,20 +77,6 @@ class IngressIdleTest : public testing::Test {
     std::string got(head.size(), '\0');
     asio::read(server, asio::buffer(got));
     ASSERT_EQ(got, head);
-  }
-
-  // Accepts the next connection, or gives up after `limit` (a test fails, not hangs).
-  static bool AcceptWithin(tcp::acceptor& acceptor, tcp::socket& s,
-                           std::chrono::milliseconds limit) {
-    acceptor.non_blocking(true);
-    for (auto start = Clock::now(); Clock::now() - start < limit;) {
-      boost::system::error_code ec;
-      acceptor.accept(s, ec);
-      if (!ec) return true;
-      if (ec != asio::error::would_block) return false;
-      std::this_thread::sleep_for(10ms);
-    }
-    return false;
   }
 
   // Seconds until `s` reads end of file (or an error), -1 when it stays open for `limit`.
@@ -237,7 +236,11 @@ class IngressConnectTest : public testing::Test {
 TEST_F(IngressConnectTest, ABackendThatNeverAcceptsIsSkippedForTheNextReplica) {
   SilentBackend silent(io_);
   tcp::acceptor live(io_, {asio::ip::make_address("127.0.0.1"), 0});
-  Start({"127.0.0.1", silent.port(), {{"127.0.0.1", live.local_endpoint().port(), {}, {}}}, {}});
+  Start({"127.0.0.1",
+         silent.port(),
+         {{"127.0.0.1", live.local_endpoint().port(), {}, {}, {}}},
+         {},
+         {}});
   tcp::socket client(io_), server(io_);
   Send(client);
   live.accept(server);
@@ -252,7 +255,7 @@ TEST_F(IngressConnectTest, ABackendThatNeverAcceptsIsSkippedForTheNextReplica) {
 
 TEST_F(IngressConnectTest, ABackendThatNeverAcceptsIsA504) {
   SilentBackend silent(io_);
-  Start({"127.0.0.1", silent.port(), {}, {}});
+  Start({"127.0.0.1", silent.port(), {}, {}, {}});
   tcp::socket client(io_);
   Send(client);
   std::string reply;
@@ -293,7 +296,7 @@ TEST(IngressLookups, ALookupThatHangsHoldsNoIoThread) {
   options.header_timeout = 30s;
   IngressServer ingress(options, [port, release](const std::string& host) {
     if (host == "slow.test") release.wait();
-    return host == "app.test" ? std::optional<IngressBackend>({"127.0.0.1", port, {}, {}})
+    return host == "app.test" ? std::optional<IngressBackend>({"127.0.0.1", port, {}, {}, {}})
                               : std::nullopt;
   });
   ASSERT_TRUE(ingress.Start().ok());
@@ -327,6 +330,55 @@ TEST(IngressLookups, ALookupThatHangsHoldsNoIoThread) {
   EXPECT_EQ(ReadWithin(other, 12, 5000ms), "HTTP/1.1 404");
   released.set_value();
   EXPECT_EQ(ReadWithin(slow, 12, 5000ms), "HTTP/1.1 404");
+}
+
+// A tenant whose backend accepts and never answers could fill the ingress for every tenant:
+// one organization's routes hold at most a quarter of its connections.
+TEST(IngressOwners, AnOrganizationsRoutesHoldAtMostAQuarterOfTheConnections) {
+  asio::io_context io;
+  tcp::acceptor backend(io, {asio::ip::make_address("127.0.0.1"), 0});
+  const uint16_t port = backend.local_endpoint().port();
+  IngressOptions options;
+  options.limits = {8, 0};  // 2 per organization
+  ASSERT_EQ(IngressServer::PerOwnerLimit(options.limits), 2);
+  IngressServer ingress(options, [port](const std::string& host) -> std::optional<IngressBackend> {
+    if (host == "a.test") return IngressBackend{"127.0.0.1", port, {}, {}, "org_a"};
+    if (host == "b.test") return IngressBackend{"127.0.0.1", port, {}, {}, "org_b"};
+    return std::nullopt;
+  });
+  ASSERT_TRUE(ingress.Start().ok());
+  auto send = [&](tcp::socket& client, std::string_view host) {
+    client.connect({asio::ip::make_address("127.0.0.1"), ingress.http_port()});
+    std::string head = "GET / HTTP/1.1\r\nHost: " + std::string(host) + "\r\n\r\n";
+    asio::write(client, asio::buffer(head));
+  };
+  tcp::socket a1(io), a2(io), s1(io), s2(io);
+  send(a1, "a.test");
+  ASSERT_TRUE(AcceptWithin(backend, s1, 5000ms));
+  send(a2, "a.test");
+  ASSERT_TRUE(AcceptWithin(backend, s2, 5000ms));
+  // A third of org_a's is refused, and reaches no backend.
+  tcp::socket a3(io);
+  send(a3, "a.test");
+  std::string refused = ReadWithin(a3, 1024, 5000ms);
+  EXPECT_TRUE(refused.starts_with("HTTP/1.1 429 Too Many Requests\r\n")) << refused;
+  EXPECT_NE(refused.find("hold 2 connections"), std::string::npos) << refused;
+  // Another organization's still reaches its backend.
+  tcp::socket b1(io), s3(io);
+  send(b1, "b.test");
+  EXPECT_TRUE(AcceptWithin(backend, s3, 5000ms));
+  // A place given back is taken again.
+  a1.close();
+  tcp::socket a4(io), s4(io);
+  for (int i = 0; i < 100; ++i) {  // the close reaches the ingress a moment later
+    send(a4, "a.test");
+    std::string got = ReadWithin(a4, 12, 200ms);
+    if (got.empty()) break;  // passed on: nothing comes back until the backend answers
+    ASSERT_EQ(got, "HTTP/1.1 429");
+    a4 = tcp::socket(io);
+  }
+  EXPECT_TRUE(AcceptWithin(backend, s4, 5000ms));
+  ingress.Stop();
 }
 
 }  // namespace
