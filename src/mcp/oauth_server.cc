@@ -339,7 +339,7 @@ HttpResponse OAuthServer::Authorize(const HttpRequest& req) {
   grant.redirect_uri = redirect;
   grant.code_challenge = challenge;
   grant.resource = resource.empty() ? ResourceUrl(req) : resource;
-  if (Status st = store_.PutOAuthGrant(grant); !st.ok())
+  if (Status st = store_.PutOAuthGrant(grant, kMaxClientsPerOrg); !st.ok())
     return Html(500, "<h1>Error</h1><p>" + EscapeMarkup(ClientMessage(st, "sign-in")) + "</p>");
   spdlog::info("OAuth: organization {} ({}) authorized client {}", who->org_id, who->key_id,
                client->id);

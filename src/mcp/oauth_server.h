@@ -33,6 +33,9 @@ class OAuthServer {
   // tokens expired) is forgotten, and past kMaxClients registration waits until some are.
   static constexpr int64_t kUnusedClientLifetimeMs = 24LL * 60 * 60 * 1000;
   static constexpr int64_t kMaxClients = 10000;
+  // A grant keeps its client registered: one organization keeps the grants of the clients it
+  // authorized most recently, up to this many, so that it cannot pin kMaxClients alone.
+  static constexpr size_t kMaxClientsPerOrg = 100;
 
   // `allow_signup`: the consent page offers "create an account" (adaptd --allow-signup).
   OAuthServer(store::Store& store, core::Auth& auth, core::Users& users, std::string listen_host,

@@ -1,6 +1,9 @@
 // MemoryStore: networks, endpoints, OAuth, images, volumes, warm pool members, secrets and
 // operations (objects, storage tokens and sites: memory_store_objects.cc).
 #include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
 
 #include "store/memory_store.h"
 #include "store/memory_store_find.h"
@@ -135,7 +138,7 @@ Result<int64_t> MemoryStore::PruneOAuthClients(int64_t registered_before, int64_
   return static_cast<int64_t>(oauth_clients_.size());
 }
 
-Status MemoryStore::PutOAuthGrant(const OAuthGrantRecord& g) {
+Status MemoryStore::PutOAuthGrant(const OAuthGrantRecord& g, size_t max_clients_of_org) {
   std::lock_guard lock(mu_);
   if (auto fault = WriteFaultLocked()) return *fault;
   // Expired grants are useless: dropped while here, as SQLite does.
@@ -144,6 +147,19 @@ Status MemoryStore::PutOAuthGrant(const OAuthGrantRecord& g) {
     return Internal("storing OAuth grant: client " + g.client_id + " does not exist");
   if (!oauth_grants_.emplace(g.hash, g).second)
     return Internal("storing OAuth grant: the hash is taken");
+  if (max_clients_of_org == 0) return Status::Ok();
+  std::map<std::string, int64_t> latest;  // the organization's other clients: newest grant
+  for (const auto& [_, o] : oauth_grants_)
+    if (o.org_id == g.org_id && o.client_id != g.client_id)
+      latest[o.client_id] = std::max(latest[o.client_id], o.created_at);
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (const auto& [client, at] : latest) order.push_back({-at, client});
+  std::sort(order.begin(), order.end());  // newest first, then by id, as SQLite orders them
+  std::set<std::string> dropped;
+  for (size_t i = max_clients_of_org - 1; i < order.size(); ++i) dropped.insert(order[i].second);
+  std::erase_if(oauth_grants_, [&](const auto& kv) {
+    return kv.second.org_id == g.org_id && dropped.count(kv.second.client_id);
+  });
   return Status::Ok();
 }
 

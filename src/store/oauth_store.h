@@ -22,7 +22,11 @@ class OAuthStore {
   // unexpired at `now` (never authorized, or long unused), and expired grants; returns how
   // many clients remain.
   virtual Result<int64_t> PruneOAuthClients(int64_t registered_before, int64_t now) = 0;
-  virtual Status PutOAuthGrant(const OAuthGrantRecord& grant) = 0;
+  // With `max_clients_of_org` (0: no cap), in the same transaction: the grants of the
+  // organization's other clients beyond the max_clients_of_org - 1 it granted most recently
+  // are deleted, so that one organization authorizing many clients cannot keep them all
+  // registered (PruneOAuthClients keeps a client with a grant).
+  virtual Status PutOAuthGrant(const OAuthGrantRecord& grant, size_t max_clients_of_org = 0) = 0;
   // NotFound when no unexpired grant of `kind` has this hash.
   virtual Result<OAuthGrantRecord> FindOAuthGrant(const std::string& hash, const std::string& kind,
                                                   int64_t now) = 0;

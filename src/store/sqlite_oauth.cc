@@ -60,8 +60,9 @@ Result<int64_t> SqliteStore::PruneOAuthClients(int64_t registered_before, int64_
   });
 }
 
-Status SqliteStore::PutOAuthGrant(const OAuthGrantRecord& g) {
+Status SqliteStore::PutOAuthGrant(const OAuthGrantRecord& g, size_t max_clients_of_org) {
   return Guard("storing OAuth grant", [&]() -> Status {
+    StoreTransaction tx(db_);
     // Expired grants are useless: drop them while here.
     SQLite::Statement purge(db_, "DELETE FROM oauth_grants WHERE expires_at < ?");
     purge.bind(1, g.created_at);
@@ -83,6 +84,18 @@ Status SqliteStore::PutOAuthGrant(const OAuthGrantRecord& g) {
     q.bind(7, g.expires_at);
     q.bind(8, g.created_at);
     q.exec();
+    if (max_clients_of_org > 0) {
+      SQLite::Statement trim(
+          db_,
+          "DELETE FROM oauth_grants WHERE org_id = ?1 AND client_id IN (SELECT client_id FROM "
+          "oauth_grants WHERE org_id = ?1 AND client_id != ?2 GROUP BY client_id ORDER BY "
+          "MAX(created_at) DESC, client_id LIMIT -1 OFFSET ?3)");
+      trim.bind(1, g.org_id);
+      trim.bind(2, g.client_id);
+      trim.bind(3, static_cast<int64_t>(max_clients_of_org - 1));
+      trim.exec();
+    }
+    tx.commit();
     return Status::Ok();
   });
 }

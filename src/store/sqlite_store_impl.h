@@ -107,7 +107,7 @@ class SqliteStore : public Store {
   Status CreateOAuthClient(const OAuthClientRecord& c) override;
   Result<OAuthClientRecord> GetOAuthClient(const std::string& id) override;
   Result<int64_t> PruneOAuthClients(int64_t registered_before, int64_t now) override;
-  Status PutOAuthGrant(const OAuthGrantRecord& g) override;
+  Status PutOAuthGrant(const OAuthGrantRecord& g, size_t max_clients_of_org = 0) override;
   Result<OAuthGrantRecord> FindOAuthGrant(const std::string& hash, const std::string& kind,
                                           int64_t now) override;
   Result<OAuthGrantRecord> TakeOAuthGrant(const std::string& hash, const std::string& kind,

@@ -274,6 +274,37 @@ TEST_P(StoreTest, OAuthClientsWithoutALiveGrantAreForgottenOnceOld) {
   EXPECT_TRUE(store_->GetOAuthClient("oac_new").ok());
 }
 
+// One organization authorizing client after client keeps the grants of its newest ones only:
+// a grant keeps its client registered, and the client table is capped for everyone.
+TEST_P(StoreTest, AnOrganizationKeepsTheGrantsOfItsNewestClientsOnly) {
+  for (const char* id : {"oac_1", "oac_2", "oac_3", "oac_theirs"})
+    ASSERT_TRUE(store_->CreateOAuthClient({id, "a", {"https://a/cb"}, 1000}).ok());
+  auto grant = [&](const std::string& hash, const std::string& client, const std::string& org,
+                   int64_t at) {
+    OAuthGrantRecord g{hash, "refresh", client, org, "key_1", "", "", "", 90000, at};
+    return store_->PutOAuthGrant(g, /*max_clients_of_org=*/2);
+  };
+  ASSERT_TRUE(grant("h1", "oac_1", org_.id, 1000).ok());
+  ASSERT_TRUE(grant("h1b", "oac_1", org_.id, 1100).ok());
+  ASSERT_TRUE(grant("theirs", "oac_theirs", other_org_.id, 1200).ok());
+  ASSERT_TRUE(grant("h2", "oac_2", org_.id, 2000).ok());
+  // Two clients: nothing goes. The same client again adds none.
+  EXPECT_TRUE(store_->FindOAuthGrant("h1", "refresh", 5000).ok());
+  ASSERT_TRUE(grant("h2b", "oac_2", org_.id, 2500).ok());
+  EXPECT_TRUE(store_->FindOAuthGrant("h1b", "refresh", 5000).ok());
+  // A third: the one granted least recently loses all its grants, in this organization only.
+  ASSERT_TRUE(grant("h3", "oac_3", org_.id, 3000).ok());
+  EXPECT_FALSE(store_->FindOAuthGrant("h1", "refresh", 5000).ok());
+  EXPECT_FALSE(store_->FindOAuthGrant("h1b", "refresh", 5000).ok());
+  for (const char* kept : {"h2", "h2b", "h3", "theirs"})
+    EXPECT_TRUE(store_->FindOAuthGrant(kept, "refresh", 5000).ok()) << kept;
+  // Without a cap, nothing is trimmed.
+  ASSERT_TRUE(store_->PutOAuthGrant({"h1c", "refresh", "oac_1", org_.id, "key_1", "", "", "",
+                                     90000, 4000})
+                  .ok());
+  EXPECT_TRUE(store_->FindOAuthGrant("h2", "refresh", 5000).ok());
+}
+
 TEST_P(StoreTest, DeletingAKeyDeletesItsOAuthGrantsAndOnlyInItsOrg) {
   ASSERT_TRUE(store_->CreateApiKey({"key_a", org_.id, "a", Sha256Hex("a"), false, 1000}).ok());
   ASSERT_TRUE(store_->CreateApiKey({"key_b", org_.id, "b", Sha256Hex("b"), false, 1001}).ok());
