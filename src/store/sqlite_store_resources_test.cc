@@ -299,9 +299,9 @@ TEST_P(StoreTest, AnOrganizationKeepsTheGrantsOfItsNewestClientsOnly) {
   for (const char* kept : {"h2", "h2b", "h3", "theirs"})
     EXPECT_TRUE(store_->FindOAuthGrant(kept, "refresh", 5000).ok()) << kept;
   // Without a cap, nothing is trimmed.
-  ASSERT_TRUE(store_->PutOAuthGrant({"h1c", "refresh", "oac_1", org_.id, "key_1", "", "", "",
-                                     90000, 4000})
-                  .ok());
+  ASSERT_TRUE(
+      store_->PutOAuthGrant({"h1c", "refresh", "oac_1", org_.id, "key_1", "", "", "", 90000, 4000})
+          .ok());
   EXPECT_TRUE(store_->FindOAuthGrant("h2", "refresh", 5000).ok());
 }
 
