@@ -1,11 +1,16 @@
 #include "cli/config.h"
 
+#include <curl/curl.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+
+#include "base/loopback_host.h"
 
 namespace adapt::cli {
 namespace {
@@ -74,6 +79,24 @@ std::string ConfigFilePath() {
   return base + "/adapt/config.json";
 }
 
+namespace {
+
+// The host `url` names, as libcurl reads it, without IPv6 brackets ("" when unreadable).
+std::string HostOf(const std::string& url) {
+  std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> u(curl_url(), &curl_url_cleanup);
+  char* host = nullptr;
+  if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK ||
+      curl_url_get(u.get(), CURLUPART_HOST, &host, 0) != CURLUE_OK)
+    return "";
+  std::string out = host;
+  curl_free(host);
+  if (out.size() > 2 && out.front() == '[' && out.back() == ']')
+    out = out.substr(1, out.size() - 2);
+  return out;
+}
+
+}  // namespace
+
 Result<ClientConfig> ResolveClientConfig(const ConfigFlags& flags) {
   ClientConfig config;
   config.url = !flags.url.empty() ? flags.url : EnvOrEmpty("ADAPT_URL");
@@ -82,7 +105,9 @@ Result<ClientConfig> ResolveClientConfig(const ConfigFlags& flags) {
 
   if (config.url.empty()) config.url = ClientConfig().url;
   while (config.url.size() > 1 && config.url.back() == '/') config.url.pop_back();
-  if (config.api_key.empty()) {
+  // The local adaptd's admin key goes only to a local adaptd: with ADAPT_URL naming another
+  // host, it would be sent there.
+  if (config.api_key.empty() && IsLoopbackHost(HostOf(config.url))) {
     std::string state_dir = EnvOrEmpty("ADAPT_STATE_DIR");
     if (state_dir.empty()) state_dir = "/var/lib/adapt";
     // An unreadable admin key is normal for non-root users; they fall through to no key.

@@ -71,6 +71,20 @@ TEST_F(ResolveClientConfigTest, ReadsTheAdminKeyFromTheStateDirAsLastResort) {
   EXPECT_EQ(MustResolve().api_key, "adapt_admin123");
 }
 
+// The local admin key is for the local adaptd: never sent to a URL naming another host.
+TEST_F(ResolveClientConfigTest, TheLocalAdminKeyGoesOnlyToALoopbackUrl) {
+  WriteFile(root_ / "state" / "admin.key", "adapt_admin123\n");
+  for (const char* local : {"http://localhost:9000", "http://[::1]:8080/", "http://127.0.0.2"}) {
+    setenv("ADAPT_URL", local, 1);
+    EXPECT_EQ(MustResolve().api_key, "adapt_admin123") << local;
+  }
+  for (const char* remote :
+       {"https://remote.example", "http://127.evil.example:8080", "http://10.0.0.1"}) {
+    setenv("ADAPT_URL", remote, 1);
+    EXPECT_EQ(MustResolve().api_key, "") << remote;
+  }
+}
+
 TEST_F(ResolveClientConfigTest, ConfigFileUnderHomeBeatsDefaults) {
   WriteFile(root_ / "state" / "admin.key", "adapt_admin\n");
   WriteFile(root_ / "home/.config/adapt/config.json",

@@ -2,6 +2,7 @@
 // /files, directories as tar streams through /archive.
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <ostream>
 
@@ -77,10 +78,26 @@ Status DownloadFile(const ApiClient& client, const RemotePath& remote, const std
     RETURN_IF_ERROR(CheckAnswer(GetStream(
         client, FilesPath(remote.sandbox_id, "archive", {{"path", remote.path}}), tar.get())));
     std::rewind(tar.get());
-    return ExtractTar(tar.get(), local);
+    std::vector<std::string> skipped;
+    RETURN_IF_ERROR(ExtractTar(tar.get(), local, &skipped));
+    if (!skipped.empty()) {
+      std::cerr << "adapt: " << skipped.size()
+                << " symbolic link(s) pointing outside " + local + " were not made:";
+      for (size_t i = 0; i < skipped.size() && i < 10; ++i) std::cerr << " " << skipped[i];
+      std::cerr << (skipped.size() > 10 ? " ...\n" : "\n");
+    }
+    return Status::Ok();
   }
+  // Named as the user named the source, never by the server's answer (a path there would
+  // send the download anywhere).
   std::string target = local;
-  if (fs::is_directory(local, ec)) target = (fs::path(local) / info.value("name", "file")).string();
+  if (fs::is_directory(local, ec)) {
+    std::string leaf = fs::path(remote.path).filename().string();
+    if (leaf.empty() || leaf == "." || leaf == "..")
+      return Status(Code::kInvalidArgument,
+                    "name the local file: " + remote.path + " has no file name to copy to");
+    target = (fs::path(local) / leaf).string();
+  }
   return DownloadToFile(client, FilesPath(remote.sandbox_id, "files", {{"path", remote.path}}),
                         target);
 }

@@ -3,7 +3,10 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <curl/curl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -119,9 +122,22 @@ Result<HttpResponse> GetStream(const ApiClient& client, const std::string& path,
 }
 
 Status DownloadToFile(const ApiClient& client, const std::string& path, const std::string& local) {
-  std::string part = local + ".adapt-part";
-  std::unique_ptr<FILE, decltype(&std::fclose)> out(std::fopen(part.c_str(), "wb"), &std::fclose);
-  if (!out) return Status(Code::kInvalidArgument, "cannot write " + local);
+  // A new file of a random name (mkstemp creates it exclusively): a name made beforehand, a
+  // symlink a sandbox's directory brought here, say, is never followed.
+  std::string part = local + ".adapt-part-XXXXXX";
+  int fd = ::mkstemp(part.data());
+  if (fd < 0) return Status(Code::kInvalidArgument, "cannot write " + local);
+  // mkstemp makes it 0600; a download gets what a new file gets (0666 less the umask).
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  std::unique_ptr<FILE, decltype(&std::fclose)> out(::fdopen(fd, "wb"), &std::fclose);
+  if (!out) {
+    ::close(fd);
+    std::error_code ec;
+    fs::remove(part, ec);
+    return Status(Code::kInvalidArgument, "cannot write " + local);
+  }
   auto answer = GetStream(client, path, out.get());
   Status st = answer.ok() ? ErrorFromResponse(*answer) : answer.status();
   if (std::fclose(out.release()) != 0 && st.ok()) st = Internal("writing " + local + " failed");
@@ -201,7 +217,28 @@ bool IsSafeName(const std::string& name, std::string& clean) {
   return !name.starts_with("/") && CleanArchivePath(name, clean);
 }
 
-Status ExtractTar(FILE* in, const std::string& dir_arg) {
+// Whether a symlink at `clean_name` (relative to the target) pointing to `link` stays inside
+// the target, read lexically: relative, and never climbing above it. A link out (to
+// /etc/passwd, or ../../.bashrc) would send a later write through it elsewhere.
+bool LinkStaysInside(const std::string& clean_name, const std::string& link) {
+  if (link.empty() || link.starts_with("/")) return false;
+  std::vector<std::string> at;
+  for (const auto& part : fs::path(clean_name).parent_path()) at.push_back(part.string());
+  for (const auto& part : fs::path(link)) {
+    std::string p = part.string();
+    if (p.empty() || p == ".") continue;
+    if (p != "..") {
+      at.push_back(p);
+    } else if (at.empty()) {
+      return false;
+    } else {
+      at.pop_back();
+    }
+  }
+  return true;
+}
+
+Status ExtractTar(FILE* in, const std::string& dir_arg, std::vector<std::string>* skipped) {
   std::error_code ec;
   // Absolute and normalised: the entries' safety is checked here, and libarchive's own
   // checks would refuse a target like "../out".
@@ -215,8 +252,11 @@ Status ExtractTar(FILE* in, const std::string& dir_arg) {
     return ArchiveError(a.get(), "reading the archive");
   std::unique_ptr<struct archive, decltype(&archive_write_free)> disk(archive_write_disk_new(),
                                                                       &archive_write_free);
-  archive_write_disk_set_options(
-      disk.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+  // Without ARCHIVE_EXTRACT_PERM: modes are the entries' less the umask, and setuid, setgid
+  // and sticky bits are dropped (a sandbox chooses them; a root user would get a setuid-root
+  // binary).
+  archive_write_disk_set_options(disk.get(),
+                                 ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
   archive_entry* e = nullptr;
   int r;
   while ((r = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK) {
@@ -225,6 +265,19 @@ Status ExtractTar(FILE* in, const std::string& dir_arg) {
     std::string clean_name, clean_link;
     if (!IsSafeName(name, clean_name) || (hard_link && !IsSafeName(hard_link, clean_link)))
       return Internal("the archive entry " + name + " would land outside " + dir_arg);
+    // Files, directories and links only: no device nodes, FIFOs or sockets.
+    const auto type = archive_entry_filetype(e);
+    if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
+      return Internal("the archive entry " + name + " is not a file, directory or link");
+    if (type == AE_IFLNK) {
+      // Not made (a workspace's links to /usr are common: a venv's python): listed instead.
+      const char* link = archive_entry_symlink(e);
+      if (!link || !LinkStaysInside(clean_name, link)) {
+        if (skipped) skipped->push_back(clean_name);
+        archive_read_data_skip(a.get());
+        continue;
+      }
+    }
     std::string target = (fs::path(dir) / clean_name).string();
     archive_entry_set_pathname(e, target.c_str());
     if (hard_link) {

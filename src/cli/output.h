@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,16 +14,23 @@ namespace adapt::cli {
 
 using TableRow = std::vector<std::string>;
 
-// `header` then `rows`, as left-aligned columns two spaces apart, each as wide as its widest
-// cell (in UTF-8 code points). Lines end in "\n" and carry no trailing spaces. Rows shorter
-// than the header get empty cells.
+// `text` with its terminal controls shown rather than acted on: C0 controls but tab, and DEL,
+// as "\x1b", C1 controls as "\u009b". Names, labels, keys and output a sandbox chose reach
+// the user's terminal through the tables and fields below, where an escape sequence could set
+// the clipboard (OSC 52) or rewrite what was printed. Streamed command output stays raw.
+std::string TerminalSafe(std::string_view text);
+
+// `header` then `rows` (TerminalSafe), as left-aligned columns two spaces apart, each as wide as
+// its widest cell (in UTF-8 code points). Lines end in "\n" and carry no trailing spaces. Rows
+// shorter than the header get empty cells.
 std::string FormatTable(const TableRow& header, const std::vector<TableRow>& rows);
 
-// "name:  value" lines with the values aligned; fields with an empty value are left out.
+// "name:  value" lines with the values aligned (TerminalSafe); fields with an empty value are
+// left out.
 std::string FormatFields(const std::vector<std::pair<std::string, std::string>>& fields);
 
-// "name:\n" (or "name (truncated):\n") and `text` indented two spaces a line, for output that
-// may span many lines; "" when `text` is not a non-empty string.
+// "name:\n" (or "name (truncated):\n") and `text` indented two spaces a line (each
+// TerminalSafe), for output that may span many lines; "" when `text` is not a non-empty string.
 std::string FormatOutputSection(const std::string& name, const nlohmann::json& text,
                                 bool truncated);
 

@@ -59,5 +59,26 @@ TEST(FormatErrorLine, StaysOnOneLine) {
   EXPECT_EQ(FormatErrorLine(Internal("first\r\nsecond")), "adapt: first second");
 }
 
+// A name a sandbox chose (a file, an object key, a label, startup output) reaches the terminal
+// shown, not acted on: OSC 52 would set the user's clipboard, CSI rewrite the screen.
+TEST(TerminalSafe, ShowsControlsAndKeepsTextTabsAndUtf8) {
+  EXPECT_EQ(TerminalSafe("a\x1b]52;c;eA==\x07"
+                         "b"),
+            "a\\x1b]52;c;eA==\\x07b");
+  EXPECT_EQ(TerminalSafe("tab\there \x7f"), "tab\there \\x7f");
+  EXPECT_EQ(TerminalSafe("csi \xc2\x9b"
+                         "2J \xc3\xa9"),
+            "csi \\u009b2J \xc3\xa9");
+  std::string table = FormatTable({"NAME"}, {{"x\x1b[2Jy"}});
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
+  EXPECT_NE(table.find("x\\x1b[2Jy"), std::string::npos) << table;
+  std::string fields = FormatFields({{"label", "\x1b]0;title\x07"}});
+  EXPECT_EQ(fields.find_first_of("\x1b\x07"), std::string::npos) << fields;
+  std::string section = FormatOutputSection("stdout", "one\x1b[31m\ntwo", false);
+  EXPECT_EQ(section, "stdout:\n  one\\x1b[31m\n  two\n");
+  std::string error = FormatErrorLine(Conflict("file \x1b[2Jname"));
+  EXPECT_EQ(error.find('\x1b'), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace adapt::cli
