@@ -218,6 +218,19 @@ def test_archives_round_trip(client, tmp_path):
     with tarfile.open(out) as tar:
         names = {m.name.lstrip("./") for m in tar.getmembers() if m.isfile()}
         assert names == {"a.txt", "d/b.txt"}
+    # A name beside the download that exists already (a symlink a sandbox's files brought, at
+    # the name the SDK once wrote to) is never followed: the download is a new file.
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"mine")
+    got = tmp_path / "got.txt"
+    os.symlink(victim, str(got) + ".part")
+    assert sb.files.download("/tmp/tree/a.txt", got) == 5
+    assert victim.read_bytes() == b"mine" and got.read_bytes() == b"alpha"
+    assert not got.is_symlink()
+    mask = os.umask(0)
+    os.umask(mask)
+    assert got.stat().st_mode & 0o777 == 0o666 & ~mask
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["got.txt", "got.txt.part", "tree.tar", "victim"]
     sb.delete()
 
 

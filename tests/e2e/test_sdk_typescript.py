@@ -109,10 +109,18 @@ def test_archives_round_trip(built, daemon, org, tmp_path):
             ti = tarfile.TarInfo(name)
             ti.size = len(data)
             tar.addfile(ti, io.BytesIO(data))
-    out = scenario("archive", daemon, org, TAR_IN=tar_in, TAR_OUT=tar_out)
+    # A name beside the download that exists already (a symlink a sandbox's files brought, at
+    # the name the SDK once wrote to) is never followed: the download is a new file.
+    victim, got = tmp_path / "victim", tmp_path / "got.txt"
+    victim.write_bytes(b"mine")
+    os.symlink(victim, str(got) + ".part")
+    out = scenario("archive", daemon, org, TAR_IN=tar_in, TAR_OUT=tar_out, GOT=got)
     assert out["beta"] == "beta" and out["bytes"] > 0
     with tarfile.open(tar_out) as tar:
         assert {m.name.lstrip("./") for m in tar.getmembers() if m.isfile()} == {"a.txt", "d/b.txt"}
+    assert out["got"] == 5 and got.read_bytes() == b"alpha" and not got.is_symlink()
+    assert victim.read_bytes() == b"mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["got.txt", "got.txt.part", "in.tar", "out.tar", "victim"]
 
 
 def test_the_readme_example_runs_as_written(built, daemon, org, tmp_path):

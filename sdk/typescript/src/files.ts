@@ -1,5 +1,6 @@
 // `sandbox.files`: read, write, list and remove files inside a running sandbox, and tar
 // archives in and out. Uploads and downloads are streamed: no whole file in memory.
+import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { Readable } from "node:stream";
@@ -66,16 +67,20 @@ function toBody(data: FileData): Body {
   return iterableStream(data);
 }
 
-/** Writes a response body to localPath through a temporary file renamed over it once complete. */
+/**
+ * Writes a response body to localPath through a new temporary file renamed over it once
+ * complete. The temporary file is made exclusively (flag "wx", a random name), so a name that
+ * exists beside localPath (a symlink a sandbox's files brought, say) is never followed.
+ */
 export async function saveResponse(resp: Response, localPath: string): Promise<number> {
-  const tmp = localPath + ".part";
+  const tmp = localPath + "." + randomBytes(8).toString("hex") + ".part";
   let n = 0;
   try {
     const body = resp.body ? Readable.fromWeb(resp.body as import("node:stream/web").ReadableStream<Uint8Array>) : Readable.from([]);
     body.on("data", (chunk: Buffer) => {
       n += chunk.length;
     });
-    await pipeline(body, createWriteStream(tmp));
+    await pipeline(body, createWriteStream(tmp, { flags: "wx" }));
     await rename(tmp, localPath);
   } finally {
     await unlink(tmp).catch(() => undefined);

@@ -450,6 +450,8 @@ const scenarios = {
       await sb.files.uploadArchive(process.env.TAR_IN, "/tmp/tree");
       out.beta = await sb.files.readText("/tmp/tree/d/b.txt");
       out.bytes = await sb.files.downloadArchive("/tmp/tree", process.env.TAR_OUT);
+      // GOT's old temporary name is a symlink the test made: never followed.
+      out.got = await sb.files.download("/tmp/tree/a.txt", process.env.GOT);
     } finally {
       await sb.delete();
     }

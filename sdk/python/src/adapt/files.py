@@ -4,7 +4,7 @@ archives in and out. Uploads and downloads stream in 1 MiB chunks: no whole file
 from __future__ import annotations
 
 import os
-import shutil
+import tempfile
 from typing import IO, TYPE_CHECKING, Iterable, Iterator, List, Optional, Union
 
 from . import _model
@@ -96,16 +96,25 @@ class Files:
 
 
 def _save(chunks: Iterator[bytes], local_path: LocalPath) -> int:
-    """Writes chunks to local_path through a temporary file renamed over it once complete."""
-    tmp = "%s.part" % os.fspath(local_path)
+    """Writes chunks to local_path through a new temporary file renamed over it once complete.
+
+    The temporary file is made exclusively (mkstemp), so a name that exists beside local_path
+    (a symlink a sandbox's files brought, say) is never followed."""
+    target = os.fspath(local_path)
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(target) + ".", suffix=".part",
+                               dir=os.path.dirname(target) or ".")
+    # mkstemp makes it 0600: a download gets what a new file gets (0666 less the umask).
+    mask = os.umask(0)
+    os.umask(mask)
+    os.fchmod(fd, 0o666 & ~mask)
     n = 0
     try:
-        with open(tmp, "wb") as f:
+        with os.fdopen(fd, "wb") as f:
             for chunk in chunks:
                 f.write(chunk)
                 n += len(chunk)
-        shutil.move(tmp, os.fspath(local_path))
+        os.replace(tmp, target)
     finally:
-        if os.path.exists(tmp):
+        if os.path.lexists(tmp):
             os.unlink(tmp)
     return n
