@@ -22,8 +22,9 @@ packages=(
   python3-pip python3-mypy
   # per-account PostgreSQL (src/database): the server adaptd supervises, its client tools, libpq
   postgresql-15 postgresql-client-15 libpq-dev
-  # sandbox networks (src/net): libnftables, and nft/ip for tests and inspection
-  libnftables-dev nftables
+  # sandbox networks (src/net): libnftables, and nft/ip for tests and inspection; conntrack
+  # forgets a deleted sandbox's tracked flows before its address is used again
+  libnftables-dev nftables conntrack
   # images: layer unpacking (gzip, zstd), and a real registry plus a pusher for the image tests
   libarchive-dev libzstd-dev docker-registry skopeo busybox-static python3-cryptography zstd
   # libFuzzer harnesses (fuzz/): clang with its fuzzer and sanitizer runtimes

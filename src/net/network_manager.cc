@@ -3,6 +3,7 @@
 #include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "net/conntrack.h"
 #include "net/links.h"
 #include "net/nftables.h"
 #include "net/ruleset.h"
@@ -184,6 +185,9 @@ Status NetworkManager::RemoveRecorded(const store::NetworkRecord& r) {
   if (ListNft("chain inet " + options_.name + " " + sb.sandbox_id).ok())
     RETURN_IF_ERROR(RunNft(RemoveSandboxRules(Scope(), sb)));
   RETURN_IF_ERROR(RemoveLinks(NetnsName(options_.name, r.sandbox_id), HostInterface(sb.address)));
+  // Before the record goes (the address is free from then on): a failure here is retried
+  // with the removal, and the address is not handed out meanwhile.
+  RETURN_IF_ERROR(ForgetConnections(sb.address, sb.address6));
   RETURN_IF_ERROR(os::RemoveTree(options_.state_dir + "/net/" + r.sandbox_id));
   return store_.DeleteNetwork(r.sandbox_id);
 }

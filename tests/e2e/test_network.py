@@ -243,6 +243,15 @@ def tls(host, sni, port=443, send=b"GET / HTTP/1.0\r\n\r\n"):
         return "OK " + lines[-1] if lines else "FAIL empty"
     except Exception as e:
         return "FAIL " + type(e).__name__
+def udp_from(sport, host, port):
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("0.0.0.0", sport))
+        s.settimeout(4)
+        s.sendto(b"ping", (host, port))
+        return "OK " + s.recvfrom(2048)[0].decode()
+    except Exception as e:
+        return "FAIL " + type(e).__name__
 def resolve(name="svc.example.test"):
     try:
         return "OK " + socket.gethostbyname(name)
@@ -415,6 +424,19 @@ def host_addresses():
 @pytest.fixture(scope="module")
 def open_box(client):
     return sandbox(client, None)
+
+
+def test_a_flow_of_a_deleted_sandbox_does_not_carry_the_next_one_past_its_policy(client):
+    # The firewall accepts established flows before a sandbox's rules: a flow kept tracked
+    # after its sandbox went was open to the next sandbox given the address, whatever its policy.
+    first = sandbox(client, None)
+    address = sandbox_address(client, first)
+    assert probe(client, first, "udp_from(40000, %r, 7000)" % ECHO) == "OK udp-echo:ping"
+    client.delete(first)
+    shut = sandbox(client, {"egress": "allowlist", "allow": []})
+    assert sandbox_address(client, shut) == address, "the freed address was not the one reused"
+    assert probe(client, shut, "udp_from(40000, %r, 7000)" % ECHO).startswith("FAIL")
+    client.delete(shut)
 
 
 def test_open_is_the_default_and_reaches_public_destinations(client, open_box):
