@@ -1,6 +1,7 @@
 // A command's kept output in the store: it reads back byte for byte through every read on both
 // backends, and in SQLite it lives in columns of its own (migration 38) while rows written
-// before keep theirs in the record's JSON and read back the same.
+// before keep theirs in the record's JSON and read back the same; a sandbox keeps its newest
+// ended commands only.
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
@@ -38,6 +39,32 @@ CommandRecord RunningDd(const std::string& org_id, const std::string& sandbox_id
   c.argv = {"dd", "if=/dev/zero"};
   c.created_at = 1000;
   return c;
+}
+
+// Each ended command keeps up to 2 MiB of output: a sandbox keeps its newest
+// kKeptEndedCommandsPerSandbox ended ones, never a running one, and another sandbox's are its own.
+TEST_P(StoreTest, ASandboxKeepsItsNewestEndedCommandsOnly) {
+  SandboxRecord sbx = MustCreate(Sandbox(org_.id, "busy"));
+  SandboxRecord other = MustCreate(Sandbox(org_.id, "other"));
+  CommandRecord still = RunningDd(org_.id, sbx.id);
+  ASSERT_TRUE(store_->PutCommand(still).ok());
+  CommandRecord theirs = RunningDd(org_.id, other.id);
+  theirs.status = "exited";
+  ASSERT_TRUE(store_->PutCommand(theirs).ok());
+  std::vector<std::string> ended;
+  for (int64_t i = 0; i < kKeptEndedCommandsPerSandbox + 5; ++i) {
+    CommandRecord c = RunningDd(org_.id, sbx.id);
+    ASSERT_TRUE(store_->PutCommand(c).ok());
+    c.status = "exited";
+    ASSERT_TRUE(store_->PutCommand(c).ok());
+    ended.push_back(c.id);
+  }
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(store_->GetCommand(org_.id, sbx.id, ended[i]).status().code(), Code::kNotFound) << i;
+  EXPECT_TRUE(store_->GetCommand(org_.id, sbx.id, ended[5]).ok());
+  EXPECT_TRUE(store_->GetCommand(org_.id, sbx.id, ended.back()).ok());
+  EXPECT_TRUE(store_->GetCommand(org_.id, sbx.id, still.id).ok());
+  EXPECT_TRUE(store_->GetCommand(org_.id, other.id, theirs.id).ok());
 }
 
 TEST_P(StoreTest, ACommandsOutputReadsBackByteForByteThroughEveryRead) {

@@ -13,6 +13,10 @@
 
 namespace adapt::store {
 
+// Each record keeps up to a MiB of stdout and of stderr: a sandbox that runs commands without
+// end (an automation every second) would otherwise fill the store's disk.
+inline constexpr int64_t kKeptEndedCommandsPerSandbox = 1000;
+
 struct CommandPage {
   std::vector<CommandRecord> items;
   std::optional<int64_t> next_seq;
@@ -22,7 +26,9 @@ class CommandStore {
  public:
   virtual ~CommandStore() = default;
 
-  // Inserts the command, or replaces the stored one with the same id (status changes).
+  // Inserts the command, or replaces the stored one with the same id (status changes). A
+  // command that has ended (any status but "running") also drops, in the same transaction, the
+  // ended commands of its sandbox older than the newest kKeptEndedCommandsPerSandbox.
   virtual Status PutCommand(const CommandRecord& command) = 0;
   // NotFound unless the command belongs to this organization's sandbox.
   virtual Result<CommandRecord> GetCommand(const std::string& org_id, const std::string& sandbox_id,

@@ -309,13 +309,28 @@ Status MemoryStore::PutCommand(const CommandRecord& c) {
       row.sandbox_id = stored.sandbox_id;
       row.created_at = stored.created_at;
       stored = std::move(row);
+      TrimEndedCommandsLocked(c);
       return Status::Ok();
     }
   }
   CommandRecord row = c;
   row.seq = next_seq_++;
   commands_.push_back(row);
+  TrimEndedCommandsLocked(c);
   return Status::Ok();
+}
+
+void MemoryStore::TrimEndedCommandsLocked(const CommandRecord& c) {
+  if (c.status == "running") return;
+  int64_t kept = 0;  // commands_ is by seq: the newest last
+  for (auto it = commands_.rbegin(); it != commands_.rend();) {
+    bool ended = it->sandbox_id == c.sandbox_id && it->status != "running";
+    if (ended && ++kept > kKeptEndedCommandsPerSandbox) {
+      it = std::make_reverse_iterator(commands_.erase(std::next(it).base()));
+    } else {
+      ++it;
+    }
+  }
 }
 
 Result<CommandRecord> MemoryStore::GetCommand(const std::string& org_id,

@@ -272,6 +272,8 @@ class MemoryStore : public Store {
   Result<std::optional<std::string>> FindClaimLocked(const IdempotencyClaim& claim) const;
 
   std::optional<Status> WriteFaultLocked() const { return write_fault_; }
+  // PutCommand's trim of `c`'s sandbox's ended commands (CommandStore::PutCommand). Under mu_.
+  void TrimEndedCommandsLocked(const CommandRecord& c);
   // Conflict when the organization is being deleted (memory_store_org_deletion.cc).
   Status RefuseIfOrgDeletingLocked(const std::string& org_id) const;
   // Drops the OAuth grants and dashboard sessions of `key_id` (a deleted key's or user's, or

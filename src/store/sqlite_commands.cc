@@ -1,11 +1,13 @@
 // SqliteStore: Commands: records of processes run in sandboxes.
 #include "store/command_record_codec.h"
 #include "store/sqlite_store_impl.h"
+#include "store/store_transaction.h"
 
 namespace adapt::store {
 
 Status SqliteStore::PutCommand(const CommandRecord& c) {
   return Guard("saving command", [&]() -> Status {
+    StoreTransaction tx(db_);
     SQLite::Statement q(db_,
                         "INSERT INTO commands(id, org_id, sandbox_id, status, data, created_at, "
                         "stdout, stderr) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
@@ -22,6 +24,16 @@ Status SqliteStore::PutCommand(const CommandRecord& c) {
     q.bindNoCopy(7, c.stdout_text);
     q.bindNoCopy(8, c.stderr_text);
     q.exec();
+    if (c.status != "running") {
+      SQLite::Statement trim(db_,
+                             "DELETE FROM commands WHERE seq IN (SELECT seq FROM commands WHERE "
+                             "sandbox_id = ? AND status != 'running' ORDER BY seq DESC LIMIT -1 "
+                             "OFFSET ?)");
+      trim.bind(1, c.sandbox_id);
+      trim.bind(2, kKeptEndedCommandsPerSandbox);
+      trim.exec();
+    }
+    tx.commit();
     return Status::Ok();
   });
 }
