@@ -67,6 +67,15 @@ Status CheckEnv(const std::map<std::string, std::string>& env, const FieldNames&
     if (HasNul(value))
       return InvalidArgument(names("env." + key), "environment values must not contain NUL bytes");
   }
+  // The environment is every command's and the startup's (seed 001: it "must fit the command
+  // limit of 32 KiB"): refused here, before it is stored with the sandbox or a job, whatever
+  // the startup mode; the merge with the image's and secrets' is checked again at launch.
+  size_t bytes = 0;
+  for (const auto& [key, value] : env) bytes += key.size() + value.size() + 2;
+  if (bytes > limits::kMaxStartupEnvBytes)
+    return InvalidArgument(names("env"), "env holds " + std::to_string(bytes) +
+                                             " bytes; the environment must fit the 32 KiB "
+                                             "command limit");
   return Status::Ok();
 }
 

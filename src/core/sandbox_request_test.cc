@@ -67,6 +67,19 @@ TEST(ValidateCreateSandbox, ALabelWithNulIsToldSoNotThatItIsTooLong) {
   EXPECT_EQ(longer.message(), "label values must be at most 256 bytes");
 }
 
+// Seed 001: the environment "must fit the command limit of 32 KiB". Refused at the create (or
+// a job's submit), whatever the startup mode: an interactive sandbox's env is every command's.
+TEST(ValidateCreateSandbox, AnEnvironmentPastTheThirtyTwoKibCommandLimitIsRefused) {
+  auto sized = [](size_t value_bytes) {  // "V=" + value + NUL: value_bytes + 3
+    return With([=](auto& r) { r.env = {{"V", std::string(value_bytes, 'x')}}; });
+  };
+  EXPECT_TRUE(ErrorOf(sized(32 * 1024 - 3)).ok());
+  Status over = ErrorOf(sized(32 * 1024 - 2));
+  EXPECT_EQ(over.code(), Code::kInvalidArgument);
+  EXPECT_EQ(over.field(), "env");
+  EXPECT_NE(over.message().find("32 KiB"), std::string::npos) << over.message();
+}
+
 // A caller's labels may not use the reserved prefix; adaptd's own (platform_labels) are
 // added after the caller's were checked, and carried over only as the caller's are not.
 TEST(ValidateCreateSandbox, OnlyAdaptdSetsPlatformLabels) {
