@@ -11,7 +11,18 @@ bool AutomationService::MayStart(const store::AutomationRecord& a, store::RunRec
   {
     std::lock_guard lock(mu_);
     auto it = executing_.find(a.id);
-    if (it == executing_.end() || it->second.empty() || a.overlap == "allow") return true;
+    if (it == executing_.end() || it->second.empty()) return true;
+    if (a.overlap == "allow") {
+      // Overlapping, but not without end: each run holds a command, its thread and its
+      // sandbox's processes, and runs that never end (sleep 86400) every second would add
+      // them without bound.
+      if (it->second.size() < kMaxOverlappingRuns) return true;
+      run.status = "skipped_overlap";
+      run.error = "the automation already has " + std::to_string(kMaxOverlappingRuns) +
+                  " runs executing, the most that overlap";
+      run.ended_at = run.started_at;
+      return false;
+    }
     if (a.overlap == "buffer_one" && !buffered_.count(a.id)) {
       // Kept (queued) to start when the executing run ends: the caller records it, then
       // hands it to Buffer.

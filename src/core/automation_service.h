@@ -86,6 +86,9 @@ class AutomationService {
   // The longest cron a schedule or controller may have, on every surface (MCP's schema says
   // the same): its parse and every slot's search are bounded by it.
   static constexpr size_t kMaxCronBytes = 256;
+  // overlap "allow": at most this many of an automation's runs execute at once; a slot past
+  // it is skipped_overlap.
+  static constexpr size_t kMaxOverlappingRuns = 10;
   using Clock = std::function<int64_t()>;  // ms since the epoch
 
   AutomationService(store::AutomationStore& automations, store::JobStore& runs,

@@ -99,6 +99,27 @@ TEST_F(AutomationServiceTest, OverlapSkipRecordsTheSlotSkipped) {
   EXPECT_EQ(runs[0].scheduled_at, 1'004'000);
 }
 
+// "allow" overlaps, up to kMaxOverlappingRuns executing: runs that never end, every second,
+// would otherwise hold commands and threads without bound.
+TEST_F(AutomationServiceTest, OverlapAllowStartsRunsSideBySideUpToItsCap) {
+  Automation a = MustCreate(1, "allow");
+  const size_t slots = AutomationService::kMaxOverlappingRuns + 5;
+  for (size_t i = 0; i < slots; ++i) {
+    now_ += 1'000;
+    service_.Tick(now_);
+  }
+  EXPECT_EQ(runner_.started.size(), AutomationService::kMaxOverlappingRuns);
+  auto runs = Runs(a.id);
+  ASSERT_EQ(runs.size(), slots);
+  EXPECT_EQ(runs[0].status, "skipped_overlap");  // newest first
+  EXPECT_NE(runs[0].error.find("runs executing"), std::string::npos) << runs[0].error;
+  // One ends: the next slot starts again.
+  runner_.End(0, AttemptEnd::Kind::kExited, 0);
+  now_ += 1'000;
+  service_.Tick(now_);
+  EXPECT_EQ(runner_.started.size(), AutomationService::kMaxOverlappingRuns + 1);
+}
+
 TEST_F(AutomationServiceTest, OverlapCancelPreviousCancelsTheExecutingRun) {
   Automation a = MustCreate(2, "cancel_previous");
   now_ += 2'000;
