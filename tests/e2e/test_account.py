@@ -228,9 +228,15 @@ def test_the_ledger_pages_with_limit_and_cursor_in_json_and_in_the_exports(acct)
     assert "x-next-cursor" not in headers
     status, _, body, headers = org.request("GET", "/v1/account/ledger?format=jsonl")
     assert len(body.decode().splitlines()) == 5 and "x-next-cursor" not in headers
+    # Without limit from a cursor: the rest, streamed a page at a time, one CSV header.
+    status, _, body, headers = org.request("GET", "/v1/account/ledger?format=csv&cursor=" + nxt)
+    rows = body.decode().strip().split("\r\n")
+    assert status == 200 and len(rows) == 3 and rows[0].startswith("id,orgId,"), rows
+    assert "grant 3" in rows[1] and "grant 4" in rows[2], rows
 
     for query, field in (("limit=0", "limit"), ("limit=201", "limit"), ("limit=two", "limit"),
-                         ("format=csv&limit=0", "limit"), ("cursor=made-up", "cursor")):
+                         ("format=csv&limit=0", "limit"), ("cursor=made-up", "cursor"),
+                         ("format=jsonl&cursor=made-up", "cursor")):
         status, err = org.api("GET", "/v1/account/ledger?" + query)
         assert status == 400 and err["error"]["field"] == field, (query, status, err)
 
