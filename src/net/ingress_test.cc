@@ -367,8 +367,10 @@ TEST(IngressOwners, AnOrganizationsRoutesHoldAtMostAQuarterOfTheConnections) {
   tcp::socket b1(io), s3(io);
   send(b1, "b.test");
   EXPECT_TRUE(AcceptWithin(backend, s3, 5000ms));
-  // A place given back is taken again.
+  // A place given back is taken again: once both ends of a proxied connection have closed (a
+  // client's end alone half-closes it).
   a1.close();
+  s1.close();
   tcp::socket a4(io), s4(io);
   for (int i = 0; i < 100; ++i) {  // the close reaches the ingress a moment later
     send(a4, "a.test");
@@ -376,6 +378,7 @@ TEST(IngressOwners, AnOrganizationsRoutesHoldAtMostAQuarterOfTheConnections) {
     if (got.empty()) break;  // passed on: nothing comes back until the backend answers
     ASSERT_EQ(got, "HTTP/1.1 429");
     a4 = tcp::socket(io);
+    std::this_thread::sleep_for(50ms);
   }
   EXPECT_TRUE(AcceptWithin(backend, s4, 5000ms));
   ingress.Stop();
