@@ -1,7 +1,10 @@
 #include "net/port_probe.h"
 
+// clang-format off
+#include <utility>  // before Asio: its awaitable.hpp uses std::exchange
 #include <array>
 #include <boost/asio.hpp>
+// clang-format on
 #include <functional>
 
 namespace adapt::net {
