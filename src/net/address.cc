@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace adapt::net {
@@ -76,6 +77,7 @@ bool IsBlockedDestination(const IpAddress& ip) {
   if (Prefix(b, {0x20, 0x02})) {  // 6to4 embeds an IPv4 address
     return Blocked4(V4(b.data() + 2));
   }
+  if (Prefix(b, {0x20, 0x01, 0x00, 0x00})) return true;  // Teredo embeds one, obscured
   return false;
 }
 
@@ -87,9 +89,25 @@ const std::vector<std::string>& BlockedIpv4Ranges() {
 }
 
 const std::vector<std::string>& BlockedIpv6Ranges() {
-  static const std::vector<std::string> kRanges = {
-      "::/96",    "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64",
-      "fc00::/7", "fe80::/10",     "fec0::/10",    "ff00::/8"};
+  static const std::vector<std::string> kRanges = [] {
+    std::vector<std::string> out = {"::/96",     "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48",
+                                    "100::/64",  "2001::/32",     "fc00::/7",     "fe80::/10",
+                                    "fec0::/10", "ff00::/8"};
+    // The 6to4 form (2002:AABB:CCDD::/16+n) of each blocked IPv4 range, as
+    // IsBlockedDestination judges a 6to4 address by the IPv4 address it carries: a host with
+    // a 6to4 route would otherwise send the packet on to that IPv4 address.
+    for (const auto& range : BlockedIpv4Ranges()) {
+      auto slash = range.find('/');
+      auto ip = ParseIp(range.substr(0, slash));
+      const auto& b = ip->bytes;
+      char text[64];
+      std::snprintf(text, sizeof text, "2002:%02x%02x:%02x%02x::/%d", b[0], b[1], b[2], b[3],
+                    16 + std::stoi(range.substr(slash + 1)));
+      out.push_back(ParseIp(std::string(text, std::strchr(text, '/')))->text +
+                    std::strchr(text, '/'));
+    }
+    return out;
+  }();
   return kRanges;
 }
 

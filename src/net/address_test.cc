@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace adapt::net {
 namespace {
 
@@ -43,8 +45,24 @@ TEST(Address, PrivateAndHostRangesAreBlocked) {
                         "::ffff:8.8.8.8",
                         "64:ff9b::a9fe:a9fe",
                         "::169.254.169.254",
-                        "2002:a9fe:a9fe::1"})
+                        "2002:a9fe:a9fe::1",
+                        "2001:0:4136:e378:8000:63bf:3fff:fdd2"})  // Teredo
     EXPECT_TRUE(Blocked(a)) << a;
+}
+
+// The firewall's sets block what the address check refuses: every blocked IPv4 range in its
+// 6to4 form (a host with a 6to4 route would send 2002:a00:1::1 on to 10.0.0.1), and Teredo.
+TEST(Address, TheIpv6SetHoldsThe6to4FormOfEveryBlockedIpv4Range) {
+  const auto& v6 = BlockedIpv6Ranges();
+  auto has = [&](const std::string& range) {
+    return std::find(v6.begin(), v6.end(), range) != v6.end();
+  };
+  EXPECT_TRUE(has("2002:a00::/24")) << "10.0.0.0/8";
+  EXPECT_TRUE(has("2002:a9fe::/32")) << "169.254.0.0/16";
+  EXPECT_TRUE(has("2002:c000::/45")) << "192.0.0.0/29";
+  EXPECT_TRUE(has("2002:e000::/20")) << "224.0.0.0/4";
+  EXPECT_TRUE(has("2001::/32"));
+  EXPECT_EQ(v6.size(), 10 + BlockedIpv4Ranges().size());
 }
 
 TEST(Address, PublicAddressesAreNot) {
