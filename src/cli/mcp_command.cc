@@ -4,7 +4,11 @@
 // to stderr. Requests run concurrently, so notifications/cancelled reaches a running call.
 #include <curl/curl.h>
 
+#include <atomic>
+#include <chrono>
 #include <iostream>
+#include <list>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -16,6 +20,31 @@ namespace adapt::cli {
 namespace {
 
 using nlohmann::json;
+
+// A line of stdin past this is not read into memory: answered -32600 and skipped to its end.
+constexpr size_t kMaxLineBytes = 16 << 20;
+// Calls forwarded at once; a line past them waits for one to end (stdin is read no further).
+constexpr size_t kMaxCallsAtOnce = 64;
+
+enum class LineRead { kLine, kTooLong, kEnd };
+
+// The next line of `in` without its newline, at most kMaxLineBytes.
+LineRead ReadLine(std::istream& in, std::string& line) {
+  line.clear();
+  bool too_long = false;
+  for (int ch; (ch = in.get()) != std::char_traits<char>::eof();) {
+    if (ch == '\n') return too_long ? LineRead::kTooLong : LineRead::kLine;
+    if (line.size() < kMaxLineBytes) {
+      line.push_back(static_cast<char>(ch));
+    } else {
+      too_long = true;
+      line.clear();
+      line.shrink_to_fit();
+    }
+  }
+  if (too_long) return LineRead::kTooLong;
+  return line.empty() ? LineRead::kEnd : LineRead::kLine;
+}
 
 // The method of a message; empty when it has none (or it is no object).
 std::string MethodOf(const json& message) {
@@ -37,8 +66,35 @@ class StdioProxy {
 
   Status Run(std::istream& in) {
     std::string line;
-    std::vector<std::thread> calls;
-    while (std::getline(in, line)) {
+    struct Call {
+      std::thread thread;
+      std::shared_ptr<std::atomic<bool>> done;
+    };
+    std::list<Call> calls;
+    // Joins the calls that ended; then waits while `most` or more still run.
+    auto reap = [&calls](size_t most) {
+      for (;;) {
+        for (auto it = calls.begin(); it != calls.end();) {
+          if (!*it->done) {
+            ++it;
+            continue;
+          }
+          it->thread.join();
+          it = calls.erase(it);
+        }
+        if (calls.size() < most) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    };
+    for (LineRead r; (r = ReadLine(in, line)) != LineRead::kEnd;) {
+      if (r == LineRead::kTooLong) {
+        Write({{"jsonrpc", "2.0"},
+               {"id", nullptr},
+               {"error",
+                {{"code", -32600},
+                 {"message", "the message is larger than 16 MiB; it was not sent"}}}});
+        continue;
+      }
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       json message = json::parse(line, nullptr, false);
       if (message.is_discarded()) {
@@ -61,9 +117,17 @@ class StdioProxy {
                               .value("requestId", json())
                               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       }
-      calls.emplace_back([this, message] { Forward(message); });
+      // Each call's thread is joined once it ends (a thread per message, never joined, ran the
+      // process out of threads after some 30,000 messages).
+      reap(kMaxCallsAtOnce);
+      auto done = std::make_shared<std::atomic<bool>>(false);
+      calls.push_back({std::thread([this, message, done] {
+                         Forward(message);
+                         *done = true;
+                       }),
+                       done});
     }
-    for (auto& t : calls) t.join();
+    for (auto& c : calls) c.thread.join();
     EndSession();
     return Status::Ok();
   }

@@ -377,6 +377,19 @@ def test_adapt_mcp_writes_only_mcp_messages_on_stdout(org, daemon):
     assert sorted(m["error"]["code"] for m in unanswered) == [-32700, -32600, -32600], unanswered
     assert any("batches are not supported" in m["error"]["message"] for m in unanswered), out
     assert 5 not in by_id  # the batch's ping is not run
+    # Many messages: each call's thread is joined as it ends (a thread per message, never
+    # joined, ran the bridge out of threads); a line past 16 MiB is refused, not read whole.
+    many = [json.dumps(lines[0]), json.dumps(lines[1])]
+    many += [json.dumps({"jsonrpc": "2.0", "id": 100 + i, "method": "ping"}) for i in range(400)]
+    stdin = "\n".join(many) + "\n" + "x" * (17 << 20) + "\n" + json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"}) + "\n"
+    p = harness.subprocess.run([harness.ADAPT, "mcp", "--url", daemon.url, "--api-key", org.key],
+                               input=stdin, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    out = [json.loads(line) for line in p.stdout.splitlines()]
+    assert sorted(m["id"] for m in out if isinstance(m["id"], int) and m["id"] >= 100) == list(range(100, 500))
+    assert any(m["id"] == 9 and "result" in m for m in out), out[-3:]
+    (too_long,) = [m for m in out if m["id"] is None]
+    assert too_long["error"]["code"] == -32600 and "16 MiB" in too_long["error"]["message"]
     # A wrong key: every request is answered with a JSON-RPC error, logs go to stderr.
     p = harness.subprocess.run([harness.ADAPT, "mcp", "--url", daemon.url, "--api-key", "adapt_wrong"],
                                input=json.dumps(lines[0]) + "\n", capture_output=True, text=True, timeout=120)
