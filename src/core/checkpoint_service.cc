@@ -228,7 +228,11 @@ Result<CheckpointPage> CheckpointService::ListOrganization(const Principal& who,
 
 Status CheckpointService::Delete(const Principal& who, const std::string& sandbox_id,
                                  const std::string& name) {
-  RETURN_IF_ERROR(Owned(who, sandbox_id, name, true).status());
+  ASSIGN_OR_RETURN(store::SandboxRecord sandbox, Owned(who, sandbox_id, name, true));
+  if (on_deleting_)
+    for (const auto& c : runtime_.ListNamedCheckpoints(sandbox_id))
+      if (c.name == name)
+        on_deleting_({sandbox.org_id, sandbox_id, c.name, c.bytes, c.created_at}, NowMillis());
   return lifecycle_.DeleteNamedCheckpoint(sandbox_id, name);
 }
 

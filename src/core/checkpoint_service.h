@@ -63,6 +63,11 @@ class CheckpointService {
                     SandboxService& sandboxes)
       : store_(store), runtime_(runtime), lifecycle_(lifecycle), sandboxes_(sandboxes) {}
   void set_storage_limit(StorageLimit limit) { storage_limit_ = std::move(limit); }
+  // Called with a checkpoint about to be deleted by its owner and the time (millis), to charge
+  // its storage up to then (UsageMeter::ChargeDeletedCheckpoint). Set before serving.
+  void set_on_deleting(std::function<void(const MeteredCheckpoint&, int64_t)> fn) {
+    on_deleting_ = std::move(fn);
+  }
   // The places of checkpoint work each organization has (checkpoint_work.h), shared with
   // SandboxService's stops; without, no cap. Set before serving.
   void set_checkpoint_work(OrgCounter work) { work_ = std::move(work); }
@@ -130,6 +135,7 @@ class CheckpointService {
   SandboxLifecycle& lifecycle_;
   SandboxService& sandboxes_;
   StorageLimit storage_limit_;
+  std::function<void(const MeteredCheckpoint&, int64_t)> on_deleting_;
   OrgCounter work_;
 };
 

@@ -156,11 +156,27 @@ Result<bool> UsageMeter::WriteVolumeEntry(const store::VolumeRecord& volume, int
 
 Status UsageMeter::MeterCheckpoint(const MeteredCheckpoint& checkpoint, int64_t now,
                                    std::set<std::string>& touched) {
+  ASSIGN_OR_RETURN(
+      bool wrote,
+      WriteCheckpointEntry(checkpoint, now, int64_t{options_.storage_interval_seconds} * 1000));
+  if (wrote) touched.insert(checkpoint.org_id);
+  return Status::Ok();
+}
+
+Status UsageMeter::ChargeDeletedCheckpoint(const MeteredCheckpoint& checkpoint, int64_t at) {
+  return WriteCheckpointEntry(checkpoint, at, 1)
+      .status()
+      .WithContext("charging deleted checkpoint '" + checkpoint.name + "' of sandbox " +
+                   checkpoint.sandbox_id);
+}
+
+Result<bool> UsageMeter::WriteCheckpointEntry(const MeteredCheckpoint& checkpoint, int64_t to,
+                                              int64_t min_millis) {
   std::string subject = checkpoint.sandbox_id + "/" + checkpoint.name;
   ASSIGN_OR_RETURN(int64_t from, store_.MeteredUntil(subject));
   // A checkpoint deleted and taken again under its name is charged from the new one's making.
   from = std::max(from, checkpoint.created_at);
-  if (now - from < int64_t{options_.storage_interval_seconds} * 1000) return Status::Ok();
+  if (to - from < min_millis) return false;
   ASSIGN_OR_RETURN(store::PlanRecord plan, accounts_.PlanOf(checkpoint.org_id));
   store::LedgerEntryRecord e;
   e.id = "use_" + subject + "_" + std::to_string(from);
@@ -169,15 +185,14 @@ Status UsageMeter::MeterCheckpoint(const MeteredCheckpoint& checkpoint, int64_t 
   e.subject_kind = "checkpoint";
   e.subject_id = subject;
   e.period_start = from;
-  e.period_end = now;
+  e.period_end = to;
   int64_t mib = static_cast<int64_t>((checkpoint.bytes + (1 << 20) - 1) >> 20);
-  e.storage_mib_millis = mib * (now - from);
+  e.storage_mib_millis = mib * (to - from);
   e.amount_nanos = UsageCostNanos({0, 0, e.storage_mib_millis}, plan);
   e.reason = "storage of checkpoint '" + checkpoint.name + "' of sandbox " + checkpoint.sandbox_id;
-  e.created_at = now;
+  e.created_at = to;
   RETURN_IF_ERROR(store_.AppendLedgerEntry(e).status());
-  touched.insert(checkpoint.org_id);
-  return Status::Ok();
+  return true;
 }
 
 Status UsageMeter::WatchLimits(const std::string& org_id, int64_t now) {

@@ -78,6 +78,10 @@ class UsageMeter {
   // so a retry writes nothing twice; nothing when the volume is metered up to `at` already).
   // Passes do not meter a volume being deleted, so nothing is charged after this.
   Status ChargeDeletedVolume(const store::VolumeRecord& volume, int64_t at);
+  // The storage of `checkpoint`, being deleted at `at`, since its last entry, as
+  // ChargeDeletedVolume's: passes write an entry an hour (--storage-metering-interval-seconds),
+  // so a checkpoint deleted within the hour of its last one was never charged for it.
+  Status ChargeDeletedCheckpoint(const MeteredCheckpoint& checkpoint, int64_t at);
 
  private:
   Status MeterSandbox(const store::SandboxRecord& sandbox, int64_t now,
@@ -86,6 +90,11 @@ class UsageMeter {
                      std::set<std::string>& touched);
   Status MeterCheckpoint(const MeteredCheckpoint& checkpoint, int64_t now,
                          std::set<std::string>& touched);
+  // Writes the checkpoint's entry for [its last entry's end or its making, to) unless that is
+  // shorter than `min_millis`. True when it wrote one (an entry of the same period written
+  // already is not written again: its id is the subject and the period's start).
+  Result<bool> WriteCheckpointEntry(const MeteredCheckpoint& checkpoint, int64_t to,
+                                    int64_t min_millis);
   // Writes the volume's entry for [its last entry's end, to) unless that is empty; `min_millis`:
   // the shortest period worth an entry. True when it wrote one. Under volume_mu_.
   Result<bool> WriteVolumeEntry(const store::VolumeRecord& volume, int64_t to, int64_t min_millis);

@@ -207,6 +207,16 @@ TEST_F(UsageMeterTest, NamedCheckpointsAreChargedAsStorageOncePerStorageInterval
   EXPECT_EQ(usage[0].storage_mib_millis, 2LL * 3'600'000);
   ASSERT_TRUE(meter_.MeterOnce(kT0 + 3'600'000).ok());  // nothing twice
   EXPECT_EQ(Usage().size(), 1u);
+  // Deleted 55 minutes later, before the next hourly entry: the 55 minutes are charged at once
+  // (taking a new checkpoint and deleting the old one each hour was storage never charged).
+  MeteredCheckpoint kept{"org_a", "sbx_a", "kept", 3u << 19, kT0};
+  ASSERT_TRUE(meter_.ChargeDeletedCheckpoint(kept, kT0 + 6'900'000).ok());
+  ASSERT_TRUE(meter_.ChargeDeletedCheckpoint(kept, kT0 + 6'900'000).ok());  // a retry: once
+  usage = Usage();
+  ASSERT_EQ(usage.size(), 2u);
+  EXPECT_EQ(usage[1].period_start, kT0 + 3'600'000);
+  EXPECT_EQ(usage[1].period_end, kT0 + 6'900'000);
+  EXPECT_EQ(usage[1].storage_mib_millis, 2LL * 3'300'000);
 }
 
 TEST_F(UsageMeterTest, UsageBetweenSumsPerSubject) {
