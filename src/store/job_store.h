@@ -113,6 +113,10 @@ struct RunFilter {
 };
 
 // Its creates take an Idempotency-Key: the idempotency table is reachable from it.
+// A job keeps its spec and sealed env (up to 32 KiB) until deleted: a loop of submits that end
+// at once (cancelled, or refused) would otherwise grow the store without bound.
+inline constexpr int64_t kKeptEndedJobsPerOrg = 1000;
+
 class JobStore : public virtual IdempotencyStore {
  public:
   virtual ~JobStore() = default;
@@ -120,7 +124,9 @@ class JobStore : public virtual IdempotencyStore {
   // Inserts `job`. With an idempotency key already used by the organization, returns that job
   // (replayed) when the fingerprints match, else Conflict; nothing is inserted either way.
   // With `max_queued`, kResourceExhausted (nothing inserted) when the organization already
-  // has that many queued jobs, counted in the same transaction as the insert.
+  // has that many queued jobs, counted in the same transaction as the insert. The same
+  // transaction drops the organization's ended jobs (succeeded, failed, cancelled,
+  // infrastructure_failed) older than its newest kKeptEndedJobsPerOrg.
   virtual Result<JobSubmitOutcome> CreateJob(const JobRecord& job,
                                              std::optional<int64_t> max_queued = std::nullopt) = 0;
   // NotFound unless the job belongs to the organization ("": any organization).

@@ -112,6 +112,28 @@ TEST_P(StoreTest, TheQueuedJobsLimitIsCountedPerOrganizationInTheInsert) {
   EXPECT_EQ(store_->CreateJob(Job(org_.id), 0).status().code(), Code::kResourceExhausted);
 }
 
+// A submit drops the organization's ended jobs past its newest kKeptEndedJobsPerOrg: never a
+// queued or running one, never another organization's.
+TEST_P(StoreTest, AnOrganizationKeepsItsNewestEndedJobsOnly) {
+  JobRecord waiting = Job(org_.id);
+  ASSERT_TRUE(store_->CreateJob(waiting).ok());
+  JobRecord theirs = Job(other_org_.id);
+  theirs.status = "failed";
+  ASSERT_TRUE(store_->CreateJob(theirs).ok());
+  std::vector<std::string> ended;
+  for (int64_t i = 0; i < kKeptEndedJobsPerOrg + 3; ++i) {
+    JobRecord j = Job(org_.id);
+    j.status = "cancelled";
+    ASSERT_TRUE(store_->CreateJob(j).ok());
+    ended.push_back(j.id);
+  }
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(store_->GetJob(org_.id, ended[i]).status().code(), Code::kNotFound) << i;
+  EXPECT_TRUE(store_->GetJob(org_.id, ended[3]).ok());
+  EXPECT_TRUE(store_->GetJob(org_.id, waiting.id).ok());
+  EXPECT_TRUE(store_->GetJob(other_org_.id, theirs.id).ok());
+}
+
 TEST_P(StoreTest, JobsQueueOldestFirstListNewestFirstAndUpdateOnlyFromTheExpectedStatus) {
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) {

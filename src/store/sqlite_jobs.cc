@@ -170,6 +170,13 @@ Result<JobSubmitOutcome> SqliteStore::CreateJob(const JobRecord& job,
     ins.bind(14, job.updated_at);
     ins.bind(15, job.finished_at);
     ins.exec();
+    SQLite::Statement trim(db_,
+                           "DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE org_id = ? "
+                           "AND status IN ('succeeded', 'failed', 'cancelled', "
+                           "'infrastructure_failed') ORDER BY seq DESC LIMIT -1 OFFSET ?)");
+    trim.bind(1, job.org_id);
+    trim.bind(2, kKeptEndedJobsPerOrg);
+    trim.exec();
     ASSIGN_OR_RETURN(JobRecord created, GetJobLocked(job.org_id, job.id));
     tx.commit();
     return JobSubmitOutcome{std::move(created), false};
