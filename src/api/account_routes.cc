@@ -212,8 +212,8 @@ HttpResponse StreamLedgerExport(core::AccountService& accounts, const core::Prin
     pages->sent += k;
     return static_cast<long>(k);
   };
-  return StreamDownload(std::move(source), format == "jsonl" ? "application/x-ndjson"
-                                                            : "text/csv; charset=utf-8");
+  return StreamDownload(std::move(source),
+                        format == "jsonl" ? "application/x-ndjson" : "text/csv; charset=utf-8");
 }
 
 }  // namespace

@@ -23,8 +23,7 @@ Result<FileEntry> EntryOf(const json& e) {
   entry.name = e["name"];
   // One path component, as the tool's readdir or basename gives it: a "/" or a NUL comes from
   // a replaced tool, and a client joining the name to a local directory would land elsewhere.
-  if (entry.name.find_first_of(std::string("/\0", 2)) != std::string::npos)
-    return MalformedReply();
+  if (entry.name.find_first_of(std::string("/\0", 2)) != std::string::npos) return MalformedReply();
   entry.type = e["type"];
   entry.size = e["size"].get<int64_t>();
   entry.mode = e["mode"];

@@ -260,11 +260,10 @@ void Daemon::StartMonitor() {
                  });
   meter_->set_checkpoint_lister(
       [checkpoints = &*checkpoints_] { return checkpoints->AllForMetering(); });
-  checkpoints_->set_on_deleting(
-      [meter = &*meter_](const core::MeteredCheckpoint& c, int64_t at) {
-        WarnIfError(meter->ChargeDeletedCheckpoint(c, at),
-                    "charging checkpoint '" + c.name + "' of " + c.sandbox_id + " to its deletion");
-      });
+  checkpoints_->set_on_deleting([meter = &*meter_](const core::MeteredCheckpoint& c, int64_t at) {
+    WarnIfError(meter->ChargeDeletedCheckpoint(c, at),
+                "charging checkpoint '" + c.name + "' of " + c.sandbox_id + " to its deletion");
+  });
   meter_->set_event_bus(&*bus_);
   volumes_->set_on_deleting([meter = &*meter_](const store::VolumeRecord& v, int64_t at) {
     WarnIfError(meter->ChargeDeletedVolume(v, at), "charging storage " + v.id + " to its deletion");

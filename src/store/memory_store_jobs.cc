@@ -57,10 +57,10 @@ Result<JobSubmitOutcome> MemoryStore::CreateJob(const JobRecord& job,
   int64_t ended = 0;  // jobs_ is by seq: the newest last
   for (auto it = jobs_.rbegin(); it != jobs_.rend();) {
     const auto& s = it->status;
-    bool drop = it->org_id == job.org_id &&
-                (s == "succeeded" || s == "failed" || s == "cancelled" ||
-                 s == "infrastructure_failed") &&
-                ++ended > kKeptEndedJobsPerOrg;
+    bool drop =
+        it->org_id == job.org_id &&
+        (s == "succeeded" || s == "failed" || s == "cancelled" || s == "infrastructure_failed") &&
+        ++ended > kKeptEndedJobsPerOrg;
     it = drop ? std::make_reverse_iterator(jobs_.erase(std::next(it).base())) : std::next(it);
   }
   return JobSubmitOutcome{row, false};
