@@ -140,8 +140,13 @@ Result<AppDeployment> AppService::Deploy(const Principal& who, const DeployApp& 
   if (!existing) app.created_at = NowMillis();  // after the operation's start (SettleOperations)
   return RunOperation(
       op, wait,
-      [this, who, req, n, app, existing = existing.has_value(), op, naming] {
-        return RunDeploy(who, req, n, app, existing, op);
+      [this, who, req, n, app, existing = existing.has_value(), op,
+       naming = std::move(naming)]() mutable {
+        auto deployed = RunDeploy(who, req, n, app, existing, op);
+        // Given back before the operation's end is recorded: a deploy of the name sent once
+        // this one is seen to have ended must not find the name still claimed.
+        naming.reset();
+        return deployed;
       },
       std::move(place));
 }
