@@ -78,7 +78,8 @@ Result<std::string> ReadFile(const std::string& path) {
 Status MakeDirs(const std::string& path, int mode) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
-  if (ec) return Internal("creating directory " + path + ": " + ec.message());
+  // Through ErrnoStatus: a full disk reads as one to the client, not as an internal failure.
+  if (ec) return ErrnoStatus("creating directory " + path, ec.value());
   ::chmod(path.c_str(), mode);
   return Status::Ok();
 }
