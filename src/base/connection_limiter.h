@@ -23,6 +23,11 @@ struct ConnectionLimits {
   int max_per_client = 256;  // 0: no limit
 };
 
+// How many of a listener's connections shared by every organization one organization may
+// hold at once (its routes' on the ingress, its sandboxes' on the TLS hostname proxy): a
+// quarter, so that one tenant's busy sessions never fill it for the others. 0: no cap.
+inline int PerOrganizationLimit(const ConnectionLimits& limits) { return limits.max_total / 4; }
+
 // Thread-safe. Slots may outlive the limiter (they keep its counts alive).
 class ConnectionLimiter {
  public:

@@ -313,6 +313,10 @@ Status Daemon::ReconcileSandboxes() {
                           std::chrono::seconds(config_.proxy_idle_timeout_seconds)}};
   network_options.database_port = database_proxy_->port();
   network_.emplace(*store_, network_options);
+  network_->set_owner_of([store = &*store_](const std::string& sandbox_id) {
+    auto sandbox = store->GetSandbox("", sandbox_id);
+    return sandbox.ok() ? sandbox->org_id : std::string();
+  });
   RETURN_IF_ERROR(network_->Init());
   // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
   volumes_.emplace(*store_,

@@ -100,33 +100,35 @@ HelloStatus ParseHello(std::span<const uint8_t> body, ClientHello* out) {
 }  // namespace
 
 HelloStatus ParseClientHello(std::span<const uint8_t> data, ClientHello* out) {
+  ClientHelloReader reader;
+  return reader.Parse(data, out);
+}
+
+HelloStatus ClientHelloReader::Parse(std::span<const uint8_t> data, ClientHello* out) {
   *out = ClientHello{};
-  // The handshake layer's bytes, gathered from the records seen so far.
-  std::vector<uint8_t> handshake;
-  size_t at = 0;
   while (true) {
-    if (handshake.size() >= 4) {
-      if (handshake[0] != kClientHelloType)
+    if (handshake_.size() >= 4) {
+      if (handshake_[0] != kClientHelloType)
         return Invalid(out, "the first handshake message is not a ClientHello");
-      size_t len = size_t{handshake[1]} << 16 | size_t{handshake[2]} << 8 | handshake[3];
+      size_t len = size_t{handshake_[1]} << 16 | size_t{handshake_[2]} << 8 | handshake_[3];
       if (len + 4 > kMaxClientHelloBytes) return Invalid(out, "a ClientHello larger than 32 KiB");
-      if (handshake.size() >= len + 4)
-        return ParseHello(std::span<const uint8_t>(handshake).subspan(4, len), out);
+      if (handshake_.size() >= len + 4)
+        return ParseHello(std::span<const uint8_t>(handshake_).subspan(4, len), out);
     }
-    if (data.size() - at < 5) {
-      if (at < data.size() && data[at] != kHandshakeRecord)
+    if (data.size() < at_ || data.size() - at_ < 5) {
+      if (at_ < data.size() && data[at_] != kHandshakeRecord)
         return Invalid(out, "not TLS (the first record is no handshake)");
       return HelloStatus::kNeedMore;
     }
-    if (data[at] != kHandshakeRecord)
+    if (data[at_] != kHandshakeRecord)
       return Invalid(out, "not TLS (the first record is no handshake)");
-    if (data[at + 1] != 3) return Invalid(out, "not TLS (record version)");
-    size_t len = size_t{data[at + 3]} << 8 | data[at + 4];
+    if (data[at_ + 1] != 3) return Invalid(out, "not TLS (record version)");
+    size_t len = size_t{data[at_ + 3]} << 8 | data[at_ + 4];
     if (len == 0 || len > 16384 + 256) return Invalid(out, "not TLS (record length)");
-    if (data.size() - at - 5 < len) return HelloStatus::kNeedMore;
-    handshake.insert(handshake.end(), data.begin() + static_cast<std::ptrdiff_t>(at + 5),
-                     data.begin() + static_cast<std::ptrdiff_t>(at + 5 + len));
-    at += 5 + len;
+    if (data.size() - at_ - 5 < len) return HelloStatus::kNeedMore;
+    handshake_.insert(handshake_.end(), data.begin() + static_cast<std::ptrdiff_t>(at_ + 5),
+                      data.begin() + static_cast<std::ptrdiff_t>(at_ + 5 + len));
+    at_ += 5 + len;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace adapt::net {
 
@@ -23,5 +24,17 @@ struct ClientHello {
 
 // Parses the start of a connection. kNeedMore: a prefix of a plausible ClientHello.
 HelloStatus ParseClientHello(std::span<const uint8_t> data, ClientHello* out);
+
+// The same parse over a connection's bytes as they arrive: each call is given everything read
+// so far (a prefix of the next call's bytes) and reads only the records completed since the
+// last, so a ClientHello sent a byte at a time costs its length, not its length squared.
+class ClientHelloReader {
+ public:
+  HelloStatus Parse(std::span<const uint8_t> data, ClientHello* out);
+
+ private:
+  std::vector<uint8_t> handshake_;  // the handshake layer's bytes of the records read
+  size_t at_ = 0;                   // where the first record not yet read begins
+};
 
 }  // namespace adapt::net

@@ -61,6 +61,27 @@ TEST(ClientHello, AHelloSplitOverTwoRecordsIsReassembled) {
   EXPECT_EQ(h.server_name, "api.example.com");
 }
 
+// The proxy's reader is given everything read so far at each read; a hello in one-byte
+// records, arriving a byte at a time, reads as the whole one does.
+TEST(ClientHello, AReaderFedAByteAtATimeReadsOneByteRecords) {
+  auto full = Bytes(testdata::kPythonHello, sizeof testdata::kPythonHello);
+  std::vector<uint8_t> tiny;
+  for (size_t i = 5; i < full.size(); ++i) tiny.insert(tiny.end(), {22, 3, 1, 0, 1, full[i]});
+  ClientHelloReader reader;
+  ClientHello h;
+  for (size_t n = 1; n < tiny.size(); ++n)
+    ASSERT_EQ(reader.Parse(std::span<const uint8_t>(tiny.data(), n), &h), HelloStatus::kNeedMore)
+        << n;
+  ASSERT_EQ(reader.Parse(tiny, &h), HelloStatus::kOk) << h.error;
+  EXPECT_EQ(h.server_name, "api.example.com");
+  // A second reader refuses the same bytes once a record turns out not to be TLS.
+  ClientHelloReader other;
+  std::vector<uint8_t> bad(tiny.begin(), tiny.begin() + 12);
+  bad.insert(bad.end(), {23, 3, 1, 0, 1, 0});
+  EXPECT_EQ(other.Parse(std::span<const uint8_t>(bad.data(), 12), &h), HelloStatus::kNeedMore);
+  EXPECT_EQ(other.Parse(bad, &h), HelloStatus::kInvalid);
+}
+
 TEST(ClientHello, PlaintextAndGarbageAreInvalid) {
   ClientHello h;
   std::string http = "GET / HTTP/1.1\r\nHost: api.example.com\r\n\r\n";

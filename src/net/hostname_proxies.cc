@@ -57,4 +57,13 @@ uint16_t HostnameProxies::dns_port() const { return impl_->dns.port(); }
 uint16_t HostnameProxies::sni_port() const { return impl_->sni.port(); }
 HostnameTable& HostnameProxies::table() { return impl_->table; }
 
+void HostnameProxies::set_owner_of(SniProxy::OwnerOf owner_of) {
+  impl_->sni.set_owner_of(std::move(owner_of));
+}
+
+void HostnameProxies::Forget(const std::string& address) {
+  impl_->table.Remove(address);
+  impl_->sni.CloseFrom(address);
+}
+
 }  // namespace adapt::net

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "base/status.h"
 #include "net/hostname_table.h"
@@ -20,6 +21,12 @@ class HostnameProxies {
   // reads the host's addresses and starts their thread.
   Status Start();
   void Stop();
+  // Before Start: how the SNI proxy learns a sandbox's organization (SniProxy::OwnerOf).
+  void set_owner_of(SniProxy::OwnerOf owner_of);
+  // The sandbox at `address` is gone (or has no hostname rules any more): its table entry
+  // goes and its proxied sessions are closed, so that the address's next holder inherits
+  // neither.
+  void Forget(const std::string& address);
   uint16_t dns_port() const;
   uint16_t sni_port() const;
   HostnameTable& table();

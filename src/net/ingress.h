@@ -77,7 +77,7 @@ class IngressServer {
   // nothing there answers or resets.
   void BackendGone(const std::string& address);
   // The connections one owner's routes may hold at once (0: no cap).
-  static int PerOwnerLimit(const ConnectionLimits& limits) { return limits.max_total / 4; }
+  static int PerOwnerLimit(const ConnectionLimits& limits) { return PerOrganizationLimit(limits); }
 
   class Impl;  // public so that the connection sessions (ingress.cc) can name it
 

@@ -101,7 +101,7 @@ Status NetworkManager::Init() {
 
 void NetworkManager::Register(const SandboxNet& sb) {
   if (sb.policy.hostnames.empty()) {
-    proxies_.table().Remove(sb.address);
+    proxies_.Forget(sb.address);
     return;
   }
   proxies_.table().Put({sb.sandbox_id, sb.address, sb.policy.hostnames, sb.policy.dns_upstream,
@@ -180,7 +180,7 @@ Result<Attachment> NetworkManager::Attach(const std::string& id,
 
 Status NetworkManager::RemoveRecorded(const store::NetworkRecord& r) {
   SandboxNet sb = FromRecord(r);
-  proxies_.table().Remove(sb.address);
+  proxies_.Forget(sb.address);
   // The chain may already be gone (a rebuilt table); that is not an error.
   if (ListNft("chain inet " + options_.name + " " + sb.sandbox_id).ok())
     RETURN_IF_ERROR(RunNft(RemoveSandboxRules(Scope(), sb)));

@@ -45,6 +45,9 @@ struct Attachment {
 class NetworkManager {
  public:
   NetworkManager(store::NetworkStore& store, NetworkOptions options);
+  // Before Init: how the TLS hostname proxy learns a sandbox's organization, to hold each
+  // organization's sessions to its share (SniProxy::OwnerOf).
+  void set_owner_of(SniProxy::OwnerOf owner_of) { proxies_.set_owner_of(std::move(owner_of)); }
   // Checks the pool, turns on IPv4 forwarding and starts the TLS hostname proxies.
   Status Init();
   // Makes (or re-uses) the network of sandbox `id` under its `network` settings.

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "base/background_work.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "net/client_hello.h"
@@ -60,6 +61,7 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
     if (ec || od.addr.sin_family != AF_INET) return Refuse("its original destination is unknown");
     source_ = peer.address().to_string();
     destination_ = {asio::ip::address_v4(ntohl(od.addr.sin_addr.s_addr)), ntohs(od.addr.sin_port)};
+    proxy_.Track(source_, weak_from_this());
     // Until its ClientHello is read, a full listener may close this session for a new one
     // (on the session's executor, where a ClientHello read meanwhile keeps it).
     CloseOnEviction(
@@ -75,6 +77,12 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
     ReadHello();
   }
 
+  // Closes the session from any thread (its address is released).
+  void CloseSoon() {
+    asio::post(client_.get_executor(), Guarded("closing a released sandbox's TLS session",
+                                               [self = shared_from_this()] { self->Close(); }));
+  }
+
  private:
   void ReadHello() {
     size_t have = hello_.size();
@@ -84,7 +92,7 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
                               self->hello_.resize(have + n);
                               if (ec) return self->Close();
                               ClientHello hello;
-                              switch (ParseClientHello(self->hello_, &hello)) {
+                              switch (self->reader_.Parse(self->hello_, &hello)) {
                                 case HelloStatus::kNeedMore:
                                   if (self->hello_.size() >= kMaxClientHelloBytes)
                                     return self->Refuse("a ClientHello larger than 32 KiB");
@@ -113,6 +121,38 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
     timer_.async_wait([self = shared_from_this()](auto ec) {
       if (!ec) self->Refuse("the destination did not accept within 10 s");
     });
+    auto sandbox = proxy_.table_.Find(source_);
+    if (!sandbox) return Refuse("the sandbox has no hostname rules");
+    if (!proxy_.owner_of_) return Connect();
+    // A lookup that throws is logged; its session is refused at the connect deadline.
+    asio::post(proxy_.lookups_, Guarded("looking up a TLS session's organization",
+                                        [self = shared_from_this(), id = sandbox->sandbox_id] {
+                                          self->LookUpOwner(id);
+                                        }));
+  }
+
+  // On the lookup thread: the sandbox's organization, then Admit on the session's executor.
+  void LookUpOwner(const std::string& sandbox_id) {
+    std::string owner = proxy_.owner_of_(sandbox_id);
+    asio::post(client_.get_executor(),
+               Guarded("admitting a TLS session",
+                       [self = shared_from_this(), owner] { self->Admit(owner); }));
+  }
+
+  // Takes a place among the organization's sessions (none for a sandbox without one yet: a
+  // warm pool member, which runs nothing of a tenant's).
+  void Admit(const std::string& owner) {
+    if (closed_) return;
+    if (!owner.empty()) {
+      owner_place_ = proxy_.owner_places_.TryTake(owner);
+      if (!owner_place_)
+        return Refuse("its organization holds " + std::to_string(proxy_.owner_places_.per_org()) +
+                      " connections through the proxy already");
+    }
+    Connect();
+  }
+
+  void Connect() {
     server_.async_connect(destination_, [self = shared_from_this()](auto ec) {
       if (ec) return self->Refuse("connecting to the destination: " + ec.message());
       self->timer_.cancel();
@@ -183,8 +223,10 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
   std::string source_, sni_;
   tcp::endpoint destination_;
   std::vector<uint8_t> hello_;
+  ClientHelloReader reader_;
   std::array<uint8_t, kPumpBuffer> up_{}, down_{};
   ConnectionLimiter::Slot slot_;
+  std::shared_ptr<void> owner_place_;  // among its organization's sessions, once spliced
   std::chrono::steady_clock::time_point last_active_;
   int finished_ = 0;
   bool closed_ = false;
@@ -197,7 +239,15 @@ SniProxy::SniProxy(asio::io_context& io, HostnameTable& table, const HostAddress
       idle_timeout_(limits.idle_timeout),
       acceptor_(io),
       accept_retry_(io.get_executor(), "TLS hostname proxy"),
-      limiter_("TLS hostname proxy", limits.connections) {}
+      limiter_("TLS hostname proxy", limits.connections),
+      owner_places_(static_cast<size_t>(PerOrganizationLimit(limits.connections))) {}
+
+SniProxy::~SniProxy() {
+  // A lookup under way ends (what it posts to the stopped I/O thread never runs); those not
+  // begun are dropped.
+  lookups_.stop();
+  lookups_.join();
+}
 
 Status SniProxy::Start(uint16_t port) {
   boost::system::error_code ec;
@@ -214,6 +264,26 @@ Status SniProxy::Start(uint16_t port) {
 void SniProxy::Stop() {
   boost::system::error_code ec;
   acceptor_.close(ec);
+}
+
+void SniProxy::Track(const std::string& source, std::weak_ptr<Session> session) {
+  std::lock_guard lock(mu_);
+  auto& list = by_source_[source];
+  std::erase_if(list, [](const auto& w) { return w.expired(); });
+  list.push_back(std::move(session));
+}
+
+void SniProxy::CloseFrom(const std::string& address) {
+  std::vector<std::shared_ptr<Session>> doomed;
+  {
+    std::lock_guard lock(mu_);
+    auto it = by_source_.find(address);
+    if (it == by_source_.end()) return;
+    for (auto& w : it->second)
+      if (auto s = w.lock()) doomed.push_back(std::move(s));
+    by_source_.erase(it);
+  }
+  for (auto& s : doomed) s->CloseSoon();
 }
 
 void SniProxy::Accept() {

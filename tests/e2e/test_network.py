@@ -122,6 +122,12 @@ def tls_server(addr, port, cert, key):
             c.settimeout(10)
             t = ctx.wrap_socket(c, server_side=True)
             req = t.recv(4096)
+            if req.startswith(b"GET /hold"):  # held open until the client closes
+                t.settimeout(None)
+                while t.recv(4096):
+                    pass
+                t.close()
+                return
             if req.startswith(b"GET /bytes/"):  # bench/egress's downloads
                 n = int(req.split()[1][7:])
                 t.sendall(b"HTTP/1.0 200 OK\r\n\r\n")

@@ -7,6 +7,7 @@ each check is judged on a real answer from the server.
 
 import socket
 import subprocess
+import time
 
 import pytest
 
@@ -273,3 +274,90 @@ def test_a_sandbox_holds_at_most_its_cap_of_tls_proxy_connections(client):
     # The one over the cap is closed at once; those under it wait for their ClientHello.
     assert cmd["stdout"].split() == ["closed", "open", "open"], cmd
     client.delete(sid)
+
+
+# Opens argv[1] TLS sessions to GOOD through the proxy, each asking the stand-in to hold it open
+# (GET /hold), prints "held" or "refused" for each (a refusal is a failed handshake: the proxy
+# closes a session it does not splice), then keeps them for argv[2] seconds.
+HOLD_TLS = r'''
+import socket, ssl, sys, time
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+addr = socket.gethostbyname(%r)
+def hold():
+    try:
+        t = ctx.wrap_socket(socket.create_connection((addr, 443), timeout=5), server_hostname=%r)
+        t.sendall(b"GET /hold HTTP/1.0\r\n\r\n")
+        return t
+    except OSError:
+        return None
+held = [hold() for _ in range(int(sys.argv[1]))]
+print(" ".join("held" if t else "refused" for t in held), flush=True)
+time.sleep(float(sys.argv[2]))
+''' % (GOOD, GOOD)
+
+
+def hold_tls(client, sid, n, seconds):
+    """HOLD_TLS in sandbox `sid`: its line once the sessions are made, and the command's id
+    (still running for `seconds`)."""
+    cmd = harness.run_command(client, sid, expect=202,
+                              argv=["python3", "-c", HOLD_TLS, str(n), str(seconds)],
+                              waitSeconds=0, timeoutSeconds=seconds + 30)
+    deadline = time.monotonic() + 60
+    while True:
+        status, now = client.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+        assert status == 200, (status, now)
+        if now["stdout"].strip() or now["status"] != "running":
+            return now["stdout"].strip(), cmd["id"]
+        assert time.monotonic() < deadline, now
+        time.sleep(0.2)
+
+
+def upstream_sessions():
+    """The proxy's open connections to the stand-in's TLS server, as the host sees them."""
+    out = sh("ss", "-Htn", "state", "established", "dst", TLS, "dport", "=", ":443").stdout
+    return len([line for line in out.splitlines() if line.strip()])
+
+
+def test_a_deleted_sandboxs_proxied_sessions_are_closed(client):
+    """A sandbox's runsc dies with it and no FIN reaches the proxy: its spliced sessions must
+    still go (they held the proxy's places, and the upstream, for the address's next holder)."""
+    sid = hostnames_box(client)
+    line, _ = hold_tls(client, sid, 2, 300)
+    assert line == "held held"
+    assert upstream_sessions() >= 2
+    client.delete(sid)
+    deadline = time.monotonic() + 30
+    while upstream_sessions() > 0:
+        assert time.monotonic() < deadline, "the deleted sandbox's sessions are still spliced"
+        time.sleep(0.5)
+
+
+SMALL_PROXY = 40  # --max-connections: an organization splices at most a quarter, 10
+
+
+@pytest.fixture(scope="module")
+def smalld(standin):
+    d = harness.Daemon(extra_args=["--max-connections", str(SMALL_PROXY)])
+    d.dns = DNS
+    d.start()
+    yield d
+    d.close()
+
+
+def test_an_organization_splices_at_most_a_quarter_of_the_proxys_connections(smalld):
+    share = SMALL_PROXY // 4
+    org, other = smalld.new_org(), smalld.new_org()
+    first, second, elsewhere = hostnames_box(org), hostnames_box(org), hostnames_box(other)
+    line, _ = hold_tls(org, first, share, 120)
+    assert line == " ".join(["held"] * share)
+    # The organization's next sandbox is refused; another organization is not.
+    assert hold_tls(org, second, 1, 0)[0] == "refused"
+    assert hold_tls(other, elsewhere, 1, 0)[0] == "held"
+    # Deleting the holder gives its places back.
+    org.delete(first)
+    deadline = time.monotonic() + 30
+    while hold_tls(org, second, 1, 0)[0] != "held":
+        assert time.monotonic() < deadline, "the deleted sandbox's places were never given back"
+        time.sleep(0.5)
