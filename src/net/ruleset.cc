@@ -147,6 +147,11 @@ std::string SandboxRules(const RulesetScope& scope, const SandboxNet& sb) {
   s += "add chain " + c + "\n";
   s += "add rule " + c + " ct state established,related accept\n";
   if (!p.dns.empty()) {
+    // The resolver's accept comes before the blocked ranges (the operator's default may be a
+    // private one), so the pool is dropped first: with an operator's pool of public addresses,
+    // a tenant's network.dns could name another sandbox.
+    s += "add rule " + c + " ip daddr " + scope.pool + " drop\n";
+    if (!scope.pool6.empty()) s += "add rule " + c + " ip6 daddr " + scope.pool6 + " drop\n";
     std::string f = Family(p.dns);
     s += "add rule " + c + " " + f + " daddr " + p.dns + " udp dport 53 accept\n";
     s += "add rule " + c + " " + f + " daddr " + p.dns + " tcp dport 53 accept\n";

@@ -106,6 +106,19 @@ TEST(Ruleset, OpenBlocksRangesBeforeAccepting) {
   EXPECT_LT(blocked6, accept);
 }
 
+// A public pool is in no blocked range: the resolver's early accept must not reach it.
+TEST(Ruleset, TheResolversAcceptNeverReachesThePool) {
+  SandboxNet sb = Sandbox("allowlist");
+  sb.policy.dns = "198.18.0.6";
+  std::string s = SandboxRules({"adapt", "198.18.0.0/24", 0, 0, 0, "fd61:6461:7074::/96"}, sb);
+  auto pool = s.find("ip daddr 198.18.0.0/24 drop");
+  auto pool6 = s.find("ip6 daddr fd61:6461:7074::/96 drop");
+  auto dns = s.find("ip daddr 198.18.0.6 udp dport 53 accept");
+  ASSERT_NE(dns, std::string::npos);
+  EXPECT_LT(pool, dns);
+  EXPECT_LT(pool6, dns);
+}
+
 TEST(Ruleset, AllowlistAcceptsExactlyItsRulesThenDrops) {
   SandboxNet sb = Sandbox("allowlist");
   sb.policy.allow = {{"tcp", "1.1.1.1", 443}, {"udp", "2606:4700::1111", 53}};
