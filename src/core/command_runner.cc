@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <system_error>
 #include <thread>
 
 #include "base/background_work.h"
@@ -20,6 +22,19 @@
 namespace adapt::core {
 
 namespace {
+
+// Runs `start`, which starts a detached thread, and says why when the host gave no thread
+// (std::thread throws std::system_error at its thread limit or out of memory): the command
+// is registered by then, and must end rather than stay "running" with nothing to end it.
+template <typename Start>
+std::optional<std::string> NoThread(Start start) {
+  try {
+    start();
+    return std::nullopt;
+  } catch (const std::system_error& e) {
+    return std::string("no thread could be started for it: ") + e.what();
+  }
+}
 
 constexpr char kAgentGone[] =
     "the connection to the sandbox's agent was lost while the command ran; its outcome is unknown";
@@ -191,13 +206,20 @@ void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess proc
                   "the command closed its stdin or took none of it in time");
       in->reset();
     };
-    std::thread(Guarded("command " + c->record.id + ": writing its stdin", std::move(write)))
-        .detach();
+    // Without a thread its stdin closes (the writer goes with its bytes), as one never read.
+    if (auto why = NoThread([&] {
+          std::thread(Guarded("command " + c->record.id + ": writing its stdin", std::move(write)))
+              .detach();
+        }))
+      spdlog::warn("command {}: its stdin is closed unwritten: {}", c->record.id, *why);
   }
-  std::thread(Guarded(
-                  "command " + c->record.id, [this, c] { Watch(c); },
-                  [this, c](const std::string& error) { FailWatch(c, error); }))
-      .detach();
+  if (auto why = NoThread([&] {
+        std::thread(Guarded(
+                        "command " + c->record.id, [this, c] { Watch(c); },
+                        [this, c](const std::string& error) { FailWatch(c, error); }))
+            .detach();
+      }))
+    FailWatch(c, *why);
 }
 
 namespace {
@@ -252,13 +274,19 @@ Status CommandRunner::StartViaAgent(store::CommandRecord record,
       if (agent->SendStdin(channel, data).ok())
         IgnoreError(agent->SendStdin(channel, ""), "the exit callback reports a lost command");
     };
-    std::thread(Guarded("command " + c->record.id + ": sending its stdin", std::move(send)))
-        .detach();
+    if (auto why = NoThread([&] {
+          std::thread(Guarded("command " + c->record.id + ": sending its stdin", std::move(send)))
+              .detach();
+        }))
+      spdlog::warn("command {}: its stdin is closed unsent: {}", c->record.id, *why);
   }
-  std::thread(Guarded(
-                  "command " + c->record.id, [this, c] { WatchAgent(c); },
-                  [this, c](const std::string& error) { FailWatch(c, error); }))
-      .detach();
+  if (auto why = NoThread([&] {
+        std::thread(Guarded(
+                        "command " + c->record.id, [this, c] { WatchAgent(c); },
+                        [this, c](const std::string& error) { FailWatch(c, error); }))
+            .detach();
+      }))
+    FailWatch(c, *why);
   return Status::Ok();
 }
 
@@ -276,10 +304,13 @@ void CommandRunner::Reattach(store::CommandRecord record, std::vector<std::strin
   c->saved_out_total = c->out_total = c->out.size();
   c->saved_err_total = c->err_total = c->err.size();
   c->truncated = c->record.truncated;
-  std::thread(Guarded(
-                  "command " + c->record.id, [this, c, wait] { ReattachAndWatch(c, wait); },
-                  [this, c](const std::string& error) { FailWatch(c, error); }))
-      .detach();
+  if (auto why = NoThread([&] {
+        std::thread(Guarded(
+                        "command " + c->record.id, [this, c, wait] { ReattachAndWatch(c, wait); },
+                        [this, c](const std::string& error) { FailWatch(c, error); }))
+            .detach();
+      }))
+    FailWatch(c, *why);
 }
 
 void CommandRunner::ReattachAndWatch(std::shared_ptr<Running> c, std::chrono::milliseconds wait) {

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -278,6 +281,50 @@ TEST_F(CommandRunnerAgentTest, AReattachedCommandStartsFromTheOutputItsRecordHol
   EXPECT_EQ(done.exit_code, 0);
   EXPECT_EQ(done.stdout_text, "before\nafter\n");
   EXPECT_EQ(done.stderr_text, "err before\n");
+}
+
+// The real fault, in a child process: a user at its RLIMIT_NPROC gets no thread (root is
+// exempt, so the child becomes nobody). A command whose watcher cannot start ends "lost" with
+// the reason, and the runner still closes (it waits for every command it registered).
+TEST(CommandRunnerThreads, ACommandWithNoThreadToFollowItEndsLostAndTheRunnerCloses) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    store::MemoryStore store;
+    runtime::FakeRuntime runtime;
+    auto runner = std::make_unique<CommandRunner>(store, runtime);
+    store::CommandRecord c;
+    c.id = "cmd_nothread";
+    c.org_id = "org_a";
+    c.sandbox_id = kSandbox;
+    c.status = "running";
+    c.served_by = "agent";
+    c.timeout_seconds = 600;
+    c.created_at = NowMillis();
+    if (!store.PutCommand(c).ok()) ::_exit(10);
+    rlimit none{0, 0};
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0 || ::setrlimit(RLIMIT_NPROC, &none) != 0)
+      ::_exit(11);
+    runner->Reattach(c, {}, std::chrono::seconds(1));
+    auto ended = store.GetCommand("org_a", kSandbox, c.id);
+    if (!ended.ok() || ended->status != "lost") ::_exit(12);
+    if (ended->error.find("no thread could be started") == std::string::npos) ::_exit(13);
+    runner.reset();
+    ::_exit(0);
+  }
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 2000 && done == 0; ++i) {
+    done = ::waitpid(pid, &status, WNOHANG);
+    if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (done == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "the runner never closed: the command stayed registered";
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: no record, 11: no nobody, 12: not lost, 13: no reason";
 }
 
 }  // namespace
