@@ -53,20 +53,24 @@ TEST(CheckArguments, ReportsTheFirstProblemByName) {
 
 TEST(ToolRegistry, PagesWithOpaqueCursors) {
   ToolRegistry registry;
-  for (int i = 0; i < 12; ++i) {
+  const size_t n = ToolRegistry::kPageSize + 7;
+  for (size_t i = 0; i < n; ++i) {
     Tool t;
     t.name = "t" + std::to_string(i);
     registry.Add(t);
   }
   std::vector<std::string> seen;
   std::string cursor;
+  int pages = 0;
   do {
     auto page = registry.List(cursor);
     ASSERT_TRUE(page.ok());
+    ++pages;
     for (const Tool* t : page->tools) seen.push_back(t->name);
     cursor = page->next_cursor;
   } while (!cursor.empty());
-  EXPECT_EQ(seen.size(), 12u);
+  EXPECT_EQ(seen.size(), n);
+  EXPECT_EQ(pages, 2);
   EXPECT_FALSE(registry.List("tools:99").ok());
   EXPECT_FALSE(registry.List("garbage").ok());
 }

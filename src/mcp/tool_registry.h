@@ -18,7 +18,10 @@ struct ToolPage {
 
 class ToolRegistry {
  public:
-  static constexpr size_t kPageSize = 5;
+  // Every tool on one page (seed 000's 48): many clients list once and never follow a cursor
+  // (the official SDKs' listTools() returns one page), so a smaller page hid most of the
+  // surface from them. The cursor stays for a registry that outgrows it.
+  static constexpr size_t kPageSize = 64;
 
   // Call before serving; afterwards the registry is read-only and thread-safe.
   void Add(Tool tool);
