@@ -9,7 +9,8 @@
 #   4. build-asan/ (ASan + UBSan), then its unit tests (scripts/unit-tests.sh: each binary
 #      once, whole), and a bounded libFuzzer run
 #      (fuzz/run.sh), all in the background at a low CPU priority from here to the end
-#   5. build/'s unit tests (scripts/unit-tests.sh) and its runtime tests (ctest -L runtime),
+#   5. build/'s unit tests (scripts/unit-tests.sh, in the background at nice 10 from here to
+#      the end) and its runtime tests (ctest -L runtime),
 #      then the quick start (scripts/quickstart-check.sh: setup.sh
 #      into a scratch prefix, then README's quick-start block against that adaptd), then the
 #      end-to-end tests (tests/e2e, pytest) against the real adaptd and adapt binaries, then
@@ -186,10 +187,14 @@ fi
 
 # The unit tests as the ASan build's run: each binary once, whole (ctest's process per test
 # took 346 s of CI's critical path against about 140 s), so both builds check the tests
-# together; then the runtime tests against real runsc, a process per test.
+# together. In the background at nice 10 from here, as the ASan build's are (they already run
+# beside the e2e tests, so the two kinds of test share nothing that one would break for the
+# other): their ~200 s left the path to the e2e stage, which waits far more than it computes.
+# Then the runtime tests against real runsc, a process per test.
+unit_pid=
 if [ "$tests_ok" -eq 1 ]; then
-  run_stage unit . scripts/unit-tests.sh build
-  count_ctest unit
+  start_beside unit . nice -n 10 scripts/unit-tests.sh build
+  unit_pid=$beside_pid
   run_stage runtime build ctest -L runtime --output-on-failure --timeout 600
   count_ctest runtime
 else
@@ -222,48 +227,67 @@ run_stage npm-web . web/install.sh && run_stage web-bundle . web/build.sh --chec
 run_stage web-unit . node --test web/test/ || true
 
 
-# The end-to-end tests run as two pytest processes side by side (ADAPT_E2E_JOBS=1: one, as
-# before). Most of their time is spent waiting (sandbox teardowns, restarts, expiries, CLI
-# start-up), not computing: measured on a 2-core machine with 8 files (155 tests), 293 s one
-# after the other, 212 s side by side, each process only 6-7% slower than alone; the stand-in
-# files (30 tests) beside 6 other files (50 tests): all passed. Files that
-# share a host-global resource stay in one process, in order: the network stand-in of
-# test_network.py (`standin`: a netns, the 198.51.100.0/24 route) is used by the files of
-# e2e_shard0's first line (standin_netns also holds a lock, so a file that forgets this waits
-# rather than breaks the other shard's route). Its second line only balances the two shards (about 10 minutes
-# each; the logs' --durations tell how to rebalance); any file not named here (a new one)
-# runs in e2e-1. Each shard's adaptds take their own address pools (ADAPT_E2E_SHARD,
-# tests/e2e/harness.py), and each shard has its own log, stage line and counts.
-e2e_shard0=(tests/e2e/test_network.py tests/e2e/test_network_hostnames.py tests/e2e/test_network_ipv6.py tests/e2e/test_warm_pool.py tests/e2e/test_checkpoint_network.py tests/e2e/test_checkpoint_fork.py
-  tests/e2e/test_images.py tests/e2e/test_images_api.py tests/e2e/test_images_cli.py tests/e2e/test_images_import.py tests/e2e/test_images_environments.py tests/e2e/test_mcp.py tests/e2e/test_mcp_clients.py tests/e2e/test_mcp_oauth.py tests/e2e/test_mcp_cors.py tests/e2e/test_stop_start.py tests/e2e/test_storage.py tests/e2e/test_storage_restore.py
-  tests/e2e/test_images_isolation.py tests/e2e/test_images_ssrf.py tests/e2e/test_fairness.py
-  tests/e2e/test_apps.py tests/e2e/test_idle_hibernation.py tests/e2e/test_metering.py
-  tests/e2e/test_sandbox_commit.py tests/e2e/test_named_checkpoints.py tests/e2e/test_apps_readiness.py tests/e2e/test_apps_limits_events.py
-  tests/e2e/test_apps_release.py tests/e2e/test_apps_supervision.py tests/e2e/test_apps_drain.py
-  tests/e2e/test_own_keys.py tests/e2e/test_dashboard_keys.py
-  tests/e2e/test_automation_controllers.py
-  tests/e2e/test_dashboard_live.py tests/e2e/test_startup_stream.py tests/e2e/test_automation_reattach.py
-  tests/e2e/test_event_retention.py tests/e2e/test_apps_operations.py)
+# The end-to-end tests run as three pytest processes side by side (ADAPT_E2E_JOBS=1: one).
+# Most of their time is spent waiting (sandbox teardowns, restarts, expiries, CLI start-up), not
+# computing: on a 2-core machine two processes took about 1,270 s each; three, split by the
+# files' measured times, took 655, 668 and (badly balanced) 1,545 s, every test passing, the
+# cores 20 to 80% busy after the first minute: balanced, about 960 s each. Files that share a
+# host-global resource stay in one process, in order: the network stand-in of test_network.py
+# (`standin`: a netns, the 198.51.100.0/24 route) is used by the first six files of e2e_shard0
+# (standin_netns also holds a lock, so a file that forgets this waits rather than breaks
+# another shard's route). The other files only balance the shards (the logs' --durations tell
+# how to rebalance); any file not named here (a new one) runs in e2e-2. Each shard's adaptds
+# take their own address pools (ADAPT_E2E_SHARD and ADAPT_E2E_SHARDS, tests/e2e/harness.py),
+# and each shard has its own log, stage line and counts.
+e2e_shard0=(tests/e2e/test_network.py tests/e2e/test_network_hostnames.py tests/e2e/test_network_ipv6.py
+  tests/e2e/test_warm_pool.py tests/e2e/test_checkpoint_network.py
+  tests/e2e/test_checkpoint_fork.py tests/e2e/test_account.py tests/e2e/test_apps_supervision.py
+  tests/e2e/test_auth.py tests/e2e/test_automation_reattach.py tests/e2e/test_automations.py
+  tests/e2e/test_checkpoint_encryption.py tests/e2e/test_commands.py tests/e2e/test_dashboard.py
+  tests/e2e/test_dashboard_keys.py tests/e2e/test_dashboard_live.py tests/e2e/test_database.py
+  tests/e2e/test_database_external.py tests/e2e/test_database_lifecycle.py
+  tests/e2e/test_database_slots.py tests/e2e/test_event_retention.py tests/e2e/test_events.py
+  tests/e2e/test_helpers_layout.py tests/e2e/test_idempotency_creates.py
+  tests/e2e/test_json_limits.py tests/e2e/test_limits.py tests/e2e/test_list_contract.py
+  tests/e2e/test_mcp_cors.py tests/e2e/test_mcp_hostile.py tests/e2e/test_mcp_oauth.py
+  tests/e2e/test_network_pool_full.py tests/e2e/test_object_artifacts.py tests/e2e/test_output.py
+  tests/e2e/test_s3_upload_list.py tests/e2e/test_sdk_images.py tests/e2e/test_secrets.py
+  tests/e2e/test_sites.py tests/e2e/test_sites_limits.py tests/e2e/test_storage.py
+  tests/e2e/test_users.py)
+e2e_shard1=(tests/e2e/test_apps.py tests/e2e/test_apps_drain.py tests/e2e/test_apps_readiness.py
+  tests/e2e/test_automation_controllers.py tests/e2e/test_cli.py
+  tests/e2e/test_connection_limits.py tests/e2e/test_dashboard_sessions.py
+  tests/e2e/test_database_cancel.py tests/e2e/test_enforcement.py tests/e2e/test_fairness.py
+  tests/e2e/test_hostile_bytes.py tests/e2e/test_idempotency.py tests/e2e/test_image_policy.py
+  tests/e2e/test_images.py tests/e2e/test_images_import.py tests/e2e/test_images_slow_registry.py
+  tests/e2e/test_lifecycle.py tests/e2e/test_metering.py tests/e2e/test_metering_events.py
+  tests/e2e/test_named_checkpoints.py tests/e2e/test_objects.py tests/e2e/test_openapi.py
+  tests/e2e/test_openapi_hostile.py tests/e2e/test_operations.py tests/e2e/test_python.py
+  tests/e2e/test_recovery.py tests/e2e/test_redaction_edges.py tests/e2e/test_s3_hardening.py
+  tests/e2e/test_sandbox_wait_and_gpus.py tests/e2e/test_sdk_python.py
+  tests/e2e/test_sdk_typescript.py tests/e2e/test_setup_script.py
+  tests/e2e/test_stop_start_cycles.py tests/e2e/test_storage_restore.py)
 
 if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
   if python=$(pick_python); then
     # SIGTERM at the limit lets the e2e fixtures stop their adaptd and delete their sandboxes.
     # --durations: the log names the slowest tests, so that the stage's time can be kept down.
     pytest_e2e=(timeout -s TERM -k 60 2400 "$python" -m pytest -q -p no:cacheprovider --durations=30)
-    if [ "${ADAPT_E2E_JOBS:-2}" -ge 2 ]; then
+    if [ "${ADAPT_E2E_JOBS:-3}" -ge 2 ]; then
       ignored=()
-      for f in "${e2e_shard0[@]}"; do ignored+=("--ignore=$f"); done
-      note "e2e: two shards side by side (logs shown when both are done)"
-      ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images ADAPT_E2E_SHARD=0 \
-        start_beside e2e-0 . "${pytest_e2e[@]}" "${e2e_shard0[@]}"
+      for f in "${e2e_shard0[@]}" "${e2e_shard1[@]}"; do ignored+=("--ignore=$f"); done
+      note "e2e: three shards side by side (logs shown when all are done)"
+      e2e_env=(env ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images ADAPT_E2E_SHARDS=3)
+      start_beside e2e-0 . "${e2e_env[@]}" ADAPT_E2E_SHARD=0 "${pytest_e2e[@]}" "${e2e_shard0[@]}"
       shard0_pid=$beside_pid
-      ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images ADAPT_E2E_SHARD=1 \
-        start_beside e2e-1 . "${pytest_e2e[@]}" "${ignored[@]}" tests/e2e
-      wait "$shard0_pid" "$beside_pid"
-      finish_beside e2e-0 "beside the other e2e shard"
-      count_pytest e2e-0
-      finish_beside e2e-1 "beside the other e2e shard"
-      count_pytest e2e-1
+      start_beside e2e-1 . "${e2e_env[@]}" ADAPT_E2E_SHARD=1 "${pytest_e2e[@]}" "${e2e_shard1[@]}"
+      shard1_pid=$beside_pid
+      start_beside e2e-2 . "${e2e_env[@]}" ADAPT_E2E_SHARD=2 "${pytest_e2e[@]}" "${ignored[@]}" tests/e2e
+      wait "$shard0_pid" "$shard1_pid" "$beside_pid"
+      for shard in e2e-0 e2e-1 e2e-2; do
+        finish_beside "$shard" "beside the other e2e shards"
+        count_pytest "$shard"
+      done
     else
       ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images \
         run_stage e2e . "${pytest_e2e[@]}" tests/e2e
@@ -291,6 +315,11 @@ else
   skip_stage reliability "build or image failed"
 fi
 
+if [ -n "$unit_pid" ]; then
+  wait "$unit_pid"
+  finish_beside unit "in the background since the test binaries were built"
+  count_ctest unit
+fi
 wait "$asan_build_pid"
 finish_beside build-asan "in the background since the Release build"
 wait "$unit_asan_pid"

@@ -247,14 +247,20 @@ class Daemon:
         # several can run side by side; `dns` never names a real resolver.
         n = _daemon_count[0] = _daemon_count[0] + 1
         self.network_name = "e2e%dx%d" % (os.getpid() % 100000, n)
-        # Two pytest processes of one run (scripts/test.sh, ADAPT_E2E_JOBS=2) set ADAPT_E2E_SHARD
-        # 0 and 1: their second octets differ in parity, so their pools never overlap.
-        # Within one process every adaptd's pool differs too: sixteen /20s per second octet,
-        # then the next octet of the shard's parity (the session's adaptd lives all along, and
+        # The pytest processes of one run (scripts/test.sh: three) set ADAPT_E2E_SHARD
+        # 0..N-1 and ADAPT_E2E_SHARDS=N: their second octets differ modulo N, so their pools
+        # never overlap. Within one process every adaptd's pool differs too: sixteen /20s per
+        # second octet, then the shard's next octet (the session's adaptd lives all along, and
         # a seventeenth adaptd sharing its pool had its replicas' addresses routed to it).
         shard = os.environ.get("ADAPT_E2E_SHARD")
-        octet = 100 + (os.getpid() % 100 if shard is None else (os.getpid() % 50) * 2 + int(shard) % 2)
-        octet += 2 * (n // 16)
+        shards = int(os.environ.get("ADAPT_E2E_SHARDS", "2"))
+        if shard is None:
+            octet = 100 + os.getpid() % 100
+            step = 2
+        else:
+            octet = 100 + (os.getpid() % (100 // shards)) * shards + int(shard) % shards
+            step = shards
+        octet += step * (n // 16)
         assert octet <= 255, "more adaptds than address pools in one test process"
         self.network_pool = "10.%d.%d.0/20" % (octet, (n % 16) * 16)
         self.dns = "203.0.113.53"
