@@ -31,6 +31,19 @@ using agent::FrameType;
 constexpr char kSandbox[] = "sbx_test";
 constexpr char kKey[] = "the-agent-key-0123456789";
 
+// A command of sandbox kSandbox, running through its agent, as the store holds it.
+store::CommandRecord RunningRecord(const std::string& id) {
+  store::CommandRecord c;
+  c.id = id;
+  c.org_id = "org_a";
+  c.sandbox_id = kSandbox;
+  c.status = "running";
+  c.served_by = "agent";
+  c.timeout_seconds = 600;
+  c.created_at = NowMillis();
+  return c;
+}
+
 // The runtime whose sandbox's agent is the hub's session.
 class AgentRuntime : public runtime::FakeRuntime {
  public:
@@ -82,17 +95,7 @@ class CommandRunnerAgentTest : public ::testing::Test {
     }
   }
 
-  store::CommandRecord Record(const std::string& id) {
-    store::CommandRecord c;
-    c.id = id;
-    c.org_id = "org_a";
-    c.sandbox_id = kSandbox;
-    c.status = "running";
-    c.served_by = "agent";
-    c.timeout_seconds = 600;
-    c.created_at = NowMillis();
-    return c;
-  }
+  store::CommandRecord Record(const std::string& id) { return RunningRecord(id); }
   store::CommandRecord Stored(const std::string& id) {
     auto c = store_.GetCommand("org_a", kSandbox, id);
     EXPECT_TRUE(c.ok()) << c.status().message();
@@ -293,14 +296,7 @@ TEST(CommandRunnerThreads, ACommandWithNoThreadToFollowItEndsLostAndTheRunnerClo
     store::MemoryStore store;
     runtime::FakeRuntime runtime;
     auto runner = std::make_unique<CommandRunner>(store, runtime);
-    store::CommandRecord c;
-    c.id = "cmd_nothread";
-    c.org_id = "org_a";
-    c.sandbox_id = kSandbox;
-    c.status = "running";
-    c.served_by = "agent";
-    c.timeout_seconds = 600;
-    c.created_at = NowMillis();
+    store::CommandRecord c = RunningRecord("cmd_nothread");
     if (!store.PutCommand(c).ok()) ::_exit(10);
     rlimit none{0, 0};
     if (::setgid(65534) != 0 || ::setuid(65534) != 0 || ::setrlimit(RLIMIT_NPROC, &none) != 0)
