@@ -232,6 +232,17 @@ Result<LedgerEntryRecord> SqliteStore::AppendLedgerEntry(const LedgerEntryRecord
         q.bind(14, e.storage_mib_millis);
         q.bind(15, e.gpu_millis);
         q.exec();
+        // The totals LedgerTotals reads (migration 41), in the same transaction.
+        const bool credit = e.kind == "credit";
+        SQLite::Statement totals(
+            db_,
+            "INSERT INTO ledger_totals(org_id, usage_nanos, lasting_credits_nanos) VALUES (?,?,?) "
+            "ON CONFLICT(org_id) DO UPDATE SET usage_nanos = usage_nanos + excluded.usage_nanos, "
+            "lasting_credits_nanos = lasting_credits_nanos + excluded.lasting_credits_nanos");
+        totals.bind(1, e.org_id);
+        totals.bind(2, credit ? int64_t{0} : e.amount_nanos);
+        totals.bind(3, credit && !e.expires_at ? e.amount_nanos : int64_t{0});
+        totals.exec();
         tx.commit();
         return e;
       });
@@ -258,16 +269,8 @@ Result<std::vector<LedgerEntryRecord>> SqliteStore::ListLedger(const std::string
 }
 
 Result<int64_t> SqliteStore::Balance(const std::string& org_id, int64_t now) {
-  return Guard<Result<int64_t>>("reading the balance", [&]() -> Result<int64_t> {
-    SQLite::Statement q(db_,
-                        "SELECT COALESCE(SUM(CASE WHEN kind = 'credit' THEN amount_nanos "
-                        "ELSE -amount_nanos END), 0) FROM ledger WHERE org_id = ? AND "
-                        "(kind != 'credit' OR expires_at IS NULL OR expires_at > ?)");
-    q.bind(1, org_id);
-    q.bind(2, now);
-    q.executeStep();
-    return q.getColumn(0).getInt64();
-  });
+  ASSIGN_OR_RETURN(LedgerTotalsRecord totals, LedgerTotals(org_id, now));
+  return totals.credits_nanos - totals.usage_nanos;
 }
 
 Result<OrgUsageRecord> SqliteStore::GetOrgUsage(const std::string& org_id) {
