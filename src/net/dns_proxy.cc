@@ -64,10 +64,14 @@ void DnsProxy::Handle(std::vector<uint8_t> query, udp::endpoint from) {
   boost::system::error_code ec;
   auto upstream_ip = asio::ip::make_address(sandbox->upstream, ec);
   if (ec) return Reply(DnsErrorReply(query, *q, kDnsServFail), from);
-  // A resolver the tenant named must not be a service of the host (the operator's is trusted).
+  // A resolver the tenant named must not be a service of the host (the operator's is trusted),
+  // nor another sandbox (an operator's pool of public addresses passes network.dns's check):
+  // the proxy asks from the host, which no sandbox chain filters.
   if (auto canonical = ParseIp(sandbox->upstream);
-      sandbox->all_names && (!canonical || host_.Contains(canonical->text))) {
-    spdlog::info("DNS proxy: {} names a resolver at an address of the host; answered SERVFAIL",
+      sandbox->all_names && (!canonical || host_.Contains(canonical->text) ||
+                             table_.InSandboxPool(canonical->text))) {
+    spdlog::info("DNS proxy: {} names a resolver at an address of the host or of a sandbox; "
+                 "answered SERVFAIL",
                  source);
     return Reply(DnsErrorReply(query, *q, kDnsServFail), from);
   }

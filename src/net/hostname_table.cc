@@ -9,6 +9,11 @@ void HostnameTable::SetSandboxPool(AddressPool pool) {
   pool_ = std::move(pool);
 }
 
+bool HostnameTable::InSandboxPool(const std::string& address) const {
+  std::lock_guard lock(mu_);
+  return pool_ && pool_->Overlaps(address);
+}
+
 void HostnameTable::Put(ProxiedSandbox sandbox) {
   std::lock_guard lock(mu_);
   Entry& e = by_address_[sandbox.address];

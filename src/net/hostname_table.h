@@ -37,6 +37,8 @@ class HostnameTable {
   // operator's pool of public addresses), so that a tenant's DNS name cannot point the proxy
   // at another tenant's sandbox.
   void SetSandboxPool(AddressPool pool);
+  // Whether `address` (IPv4 text) is inside the sandboxes' pool.
+  bool InSandboxPool(const std::string& address) const;
   void Put(ProxiedSandbox sandbox);
   void Remove(const std::string& address);
   std::optional<ProxiedSandbox> Find(const std::string& address) const;
