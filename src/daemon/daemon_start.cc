@@ -313,10 +313,12 @@ Status Daemon::ReconcileSandboxes() {
                           std::chrono::seconds(config_.proxy_idle_timeout_seconds)}};
   network_options.database_port = database_proxy_->port();
   network_.emplace(*store_, network_options);
-  network_->set_owner_of([store = &*store_](const std::string& sandbox_id) {
-    auto sandbox = store->GetSandbox("", sandbox_id);
-    return sandbox.ok() ? sandbox->org_id : std::string();
-  });
+  network_->set_owner_of(
+      [store = &*store_](const std::string& sandbox_id) -> std::optional<std::string> {
+        auto sandbox = store->GetSandbox("", sandbox_id);
+        if (!sandbox.ok()) return std::nullopt;
+        return sandbox->org_id;
+      });
   RETURN_IF_ERROR(network_->Init());
   // Persistent storage: every ready volume is mounted with its key before sandboxes are adopted.
   volumes_.emplace(*store_,

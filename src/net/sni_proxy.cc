@@ -133,7 +133,7 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
 
   // On the lookup thread: the sandbox's organization, then Admit on the session's executor.
   void LookUpOwner(const std::string& sandbox_id) {
-    std::string owner = proxy_.owner_of_(sandbox_id);
+    std::optional<std::string> owner = proxy_.owner_of_(sandbox_id);
     asio::post(client_.get_executor(),
                Guarded("admitting a TLS session",
                        [self = shared_from_this(), owner] { self->Admit(owner); }));
@@ -141,10 +141,11 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
 
   // Takes a place among the organization's sessions (none for a sandbox without one yet: a
   // warm pool member, which runs nothing of a tenant's).
-  void Admit(const std::string& owner) {
+  void Admit(const std::optional<std::string>& owner) {
     if (closed_) return;
-    if (!owner.empty()) {
-      owner_place_ = proxy_.owner_places_.TryTake(owner);
+    if (!owner) return Refuse("its sandbox's organization could not be read");
+    if (!owner->empty()) {
+      owner_place_ = proxy_.owner_places_.TryTake(*owner);
       if (!owner_place_)
         return Refuse("its organization holds " + std::to_string(proxy_.owner_places_.per_org()) +
                       " connections through the proxy already");
@@ -160,6 +161,7 @@ class SniProxy::Session : public std::enable_shared_from_this<SniProxy::Session>
         if (ec) return self->Close();
         self->hello_.clear();
         self->hello_.shrink_to_fit();
+        self->reader_ = ClientHelloReader();  // its copy of the hello, kept no longer
         self->last_active_ = std::chrono::steady_clock::now();
         self->WatchIdle();
         self->Pump(self->client_, self->server_, self->up_, 0);

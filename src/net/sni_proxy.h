@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,10 @@ class SniProxy {
   static constexpr std::chrono::seconds kConnectTimeout{10};
   static constexpr size_t kPumpBuffer = 16 * 1024;
 
-  // The organization of a sandbox, by its id ("" when it has none yet, or is gone). It reads
-  // adaptd's store, so it runs on a lookup thread of the proxy's own.
-  using OwnerOf = std::function<std::string(const std::string& sandbox_id)>;
+  // The organization of a sandbox, by its id: "" for one that has none yet (a warm pool
+  // member), nullopt when it could not be read (the session is refused: the cap does not fail
+  // open). It reads adaptd's store, so it runs on a lookup thread of the proxy's own.
+  using OwnerOf = std::function<std::optional<std::string>(const std::string& sandbox_id)>;
 
   SniProxy(boost::asio::io_context& io, HostnameTable& table, const HostAddressWatch& host,
            SniProxyLimits limits);
