@@ -218,8 +218,11 @@ void CommandRunner::Start(store::CommandRecord record, runtime::ExecProcess proc
                         "command " + c->record.id, [this, c] { Watch(c); },
                         [this, c](const std::string& error) { FailWatch(c, error); }))
             .detach();
-      }))
+      })) {
     FailWatch(c, *why);
+    // The watcher reaps `runsc exec`; killed just now, it ends at once.
+    IgnoreError(os::Wait(c->process.pid).status(), "the killed runsc exec was reaped already");
+  }
 }
 
 namespace {
