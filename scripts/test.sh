@@ -227,7 +227,8 @@ run_stage npm-web . web/install.sh && run_stage web-bundle . web/build.sh --chec
 run_stage web-unit . node --test web/test/ || true
 
 
-# The end-to-end tests run as three pytest processes side by side (ADAPT_E2E_JOBS=1: one).
+# The end-to-end tests run as three pytest processes side by side (ADAPT_E2E_JOBS=1: one; any
+# other value: three).
 # Most of their time is spent waiting (sandbox teardowns, restarts, expiries, CLI start-up), not
 # computing: on a 2-core machine two processes took about 1,270 s each; three, split by the
 # files' measured times, took 655, 668 and (badly balanced) 1,545 s, every test passing, the
@@ -277,7 +278,7 @@ if [ "$build_ok" -eq 1 ] && [ "$image_ok" -eq 1 ]; then
       ignored=()
       for f in "${e2e_shard0[@]}" "${e2e_shard1[@]}"; do ignored+=("--ignore=$f"); done
       note "e2e: three shards side by side (logs shown when all are done)"
-      e2e_env=(env ADAPT_BUILD_DIR=$repo/build ADAPT_IMAGES_DIR=$repo/build/images ADAPT_E2E_SHARDS=3)
+      e2e_env=(env "ADAPT_BUILD_DIR=$repo/build" "ADAPT_IMAGES_DIR=$repo/build/images" ADAPT_E2E_SHARDS=3)
       start_beside e2e-0 . "${e2e_env[@]}" ADAPT_E2E_SHARD=0 "${pytest_e2e[@]}" "${e2e_shard0[@]}"
       shard0_pid=$beside_pid
       start_beside e2e-1 . "${e2e_env[@]}" ADAPT_E2E_SHARD=1 "${pytest_e2e[@]}" "${e2e_shard1[@]}"
