@@ -68,11 +68,12 @@ void DnsProxy::Handle(std::vector<uint8_t> query, udp::endpoint from) {
   // nor another sandbox (an operator's pool of public addresses passes network.dns's check):
   // the proxy asks from the host, which no sandbox chain filters.
   if (auto canonical = ParseIp(sandbox->upstream);
-      sandbox->all_names && (!canonical || host_.Contains(canonical->text) ||
-                             table_.InSandboxPool(canonical->text))) {
-    spdlog::info("DNS proxy: {} names a resolver at an address of the host or of a sandbox; "
-                 "answered SERVFAIL",
-                 source);
+      sandbox->all_names &&
+      (!canonical || host_.Contains(canonical->text) || table_.InSandboxPool(canonical->text))) {
+    spdlog::info(
+        "DNS proxy: {} names a resolver at an address of the host or of a sandbox; "
+        "answered SERVFAIL",
+        source);
     return Reply(DnsErrorReply(query, *q, kDnsServFail), from);
   }
   int& source_in_flight = in_flight_by_source_[source];
