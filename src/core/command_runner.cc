@@ -352,22 +352,6 @@ void CommandRunner::ReattachAndWatch(std::shared_ptr<Running> c, std::chrono::mi
   Finish(*c);
 }
 
-int CommandRunner::NextSignalLocked(Running& c) {
-  auto now = std::chrono::steady_clock::now();
-  if (c.kill_reason.empty() && now >= c.deadline) {
-    c.kill_reason = "timeout";
-    c.kill_at = now;
-  }
-  if (c.kill_reason.empty() || c.kill_sent) return 0;
-  if (now >= c.kill_at) {
-    c.kill_sent = true;
-    return SIGKILL;
-  }
-  if (c.term_sent) return 0;
-  c.term_sent = true;
-  return SIGTERM;
-}
-
 void CommandRunner::WatchAgent(std::shared_ptr<Running> c) {
   std::unique_lock lock(c->mu);
   while (!c->agent_exited && !stopping_) {
@@ -591,26 +575,6 @@ std::optional<store::CommandRecord> CommandRunner::Snapshot(const std::string& i
   store::CommandRecord r = c->record;
   ApplyCommandOutput(c->out, c->err, c->truncated, !c->finished, c->secrets, r);
   return r;
-}
-
-bool CommandRunner::Kill(const std::string& id, std::chrono::milliseconds grace) {
-  std::shared_ptr<Running> c;
-  {
-    std::lock_guard lock(mu_);
-    auto it = running_.find(id);
-    if (it == running_.end()) return false;
-    c = it->second;
-  }
-  std::lock_guard lock(c->mu);
-  auto due = std::chrono::steady_clock::now() + std::max(grace, std::chrono::milliseconds(0));
-  if (c->kill_reason.empty()) {
-    c->kill_reason = "killed";
-    c->kill_at = due;
-  } else if (due < c->kill_at) {
-    c->kill_at = due;  // a plain kill during a graceful one's grace: SIGKILL now
-  }
-  c->cv.notify_all();
-  return true;
 }
 
 std::unique_ptr<CommandRunner::Tap> CommandRunner::Follow(const std::string& id) {
