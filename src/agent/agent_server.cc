@@ -27,8 +27,9 @@ namespace {
 // Output waiting for the socket beyond this stops the reading of process pipes, so a
 // flood is slowed down to what adaptd reads instead of filling the agent's memory.
 constexpr size_t kMaxPendingOut = 4 * 1024 * 1024;
-// Output of a running command written while adaptd is away is kept, this much per stream
-// (the latest), until adaptd attaches the command again.
+// Output of a command that adaptd has not acknowledged (kAck) is kept, at least this much per
+// stream (the latest) and at most twice that: what adaptd received and had not yet recorded
+// when it died is sent again to the next one, which attaches the command again.
 constexpr size_t kHeldPerStream = 1024 * 1024;
 // A reconnected adaptd attaches the commands it knows at once; what it leaves unattached
 // this long is nobody's any more (its output is then dropped).
@@ -44,10 +45,16 @@ void OnSigchld(int) {
 
 struct Process {
   uint32_t channel = 0;  // 0: nobody listens any more, output is discarded
-  std::string tag;       // adaptd's name for it (SpawnRequest::tag)
-  // False from a disconnection until adaptd attaches the channel again: output is held.
+  // adaptd's name for it (SpawnRequest::tag). With one, what adaptd has not acknowledged of
+  // its output and exit is kept (held) until it is.
+  std::string tag;
+  // False from a disconnection until adaptd attaches the channel again.
   bool attached = true;
-  std::string held[2];  // stdout, stderr written while unattached (the latest bytes)
+  std::string held[2];  // stdout, stderr not acknowledged (the latest bytes)
+  // Per stream: bytes held so far, and how far adaptd acknowledged (same count): held[i]
+  // ends at written[i].
+  uint64_t written[2] = {0, 0};
+  uint64_t acked[2] = {0, 0};
   pid_t pid = -1;
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
   std::string stdin_pending;
@@ -55,6 +62,9 @@ struct Process {
   bool exited = false;
   int status = 0;
   bool reported = false;
+  bool end_acked = false;  // adaptd recorded its exit: nothing of it is kept any more
+  // Its exit is sent, and nothing more is owed to adaptd.
+  bool settled() const { return reported && (tag.empty() || end_acked); }
 };
 
 class Server {
@@ -72,7 +82,7 @@ class Server {
         // The commands of that connection continue; their output and exit are held for the
         // next adaptd, which may attach them again.
         for (auto& p : procs_) {
-          if (p.reported || p.channel == 0)
+          if (p.settled() || p.channel == 0)
             p.channel = 0;
           else
             p.attached = false;
@@ -96,6 +106,7 @@ class Server {
   void Hold(Process& p, int stream, std::string_view data) {
     std::string& h = p.held[stream - 1];
     h.append(data);
+    p.written[stream - 1] += data.size();
     if (h.size() > 2 * kHeldPerStream) h.erase(0, h.size() - kHeldPerStream);
   }
 
@@ -219,7 +230,8 @@ class Server {
       ReportExits();
       procs_.erase(std::remove_if(procs_.begin(), procs_.end(),
                                   [](const Process& p) {
-                                    return p.reported && p.stdout_fd < 0 && p.stderr_fd < 0;
+                                    return (p.settled() || p.channel == 0) && p.reported &&
+                                           p.stdout_fd < 0 && p.stderr_fd < 0;
                                   }),
                    procs_.end());
       if (out_.size() > out_off_ && !Flush()) return;
@@ -324,16 +336,38 @@ class Server {
           return;
         }
         p->attached = true;
+        // Everything not acknowledged, so also what the previous adaptd received and never
+        // recorded; kept on (as sent on) until this adaptd acknowledges it.
         for (int stream : {1, 2}) {
           std::string& h = p->held[stream - 1];
           size_t from = h.size() > kHeldPerStream ? h.size() - kHeldPerStream : 0;
-          for (size_t i = from; i < h.size(); i += kOutputChunk)
+          h.erase(0, from);
+          // This adaptd counts from here: what was dropped unsent is behind both counts.
+          p->acked[stream - 1] = p->written[stream - 1] - h.size();
+          for (size_t i = 0; i < h.size(); i += kOutputChunk)
             Queue(stream == 1 ? FrameType::kStdout : FrameType::kStderr, f.channel,
                   std::string_view(h).substr(i, kOutputChunk));
-          h.clear();
-          h.shrink_to_fit();
+          if (p->tag.empty()) std::string().swap(h);
         }
-        return;  // its exit, if it ended meanwhile, is reported next
+        // An exit reported to an adaptd that did not record it, again; else it is reported
+        // once the process ends.
+        if (p->reported) QueueExit(*p);
+        return;
+      }
+      case FrameType::kAck: {
+        Process* p = Find(f.channel);
+        Ack ack;
+        if (!p || !p->attached || !DecodeAck(f.payload, ack)) return;
+        int i = 0;
+        for (uint64_t n : {ack.stdout_bytes, ack.stderr_bytes}) {
+          std::string& h = p->held[i];
+          p->acked[i] = std::min(p->written[i], p->acked[i] + std::min(n, p->written[i]));
+          uint64_t start = p->written[i] - h.size();  // older ones were dropped when sent
+          if (p->acked[i] > start) h.erase(0, static_cast<size_t>(p->acked[i] - start));
+          ++i;
+        }
+        if (ack.ended && p->reported) p->end_acked = true;
+        return;
       }
       case FrameType::kSignal: {
         Process* p = Find(f.channel);
@@ -383,11 +417,11 @@ class Server {
         fd = -1;
         return;
       }
-      if (!p.attached)
-        Hold(p, stream, std::string_view(buf, static_cast<size_t>(n)));
-      else if (!p.reported)
-        Queue(stream == 1 ? FrameType::kStdout : FrameType::kStderr, p.channel,
-              std::string_view(buf, static_cast<size_t>(n)));
+      std::string_view data(buf, static_cast<size_t>(n));
+      // After its exit, what background children write is nobody's.
+      if (!p.reported && (!p.attached || !p.tag.empty())) Hold(p, stream, data);
+      if (p.attached && !p.reported)
+        Queue(stream == 1 ? FrameType::kStdout : FrameType::kStderr, p.channel, data);
       if (out_.size() - out_off_ >= kMaxPendingOut) return;
     }
   }
@@ -418,10 +452,14 @@ class Server {
         ::close(p.stdin_fd);
         p.stdin_fd = -1;
       }
-      int code = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
-      int sig = WIFSIGNALED(p.status) ? WTERMSIG(p.status) : 0;
-      Queue(FrameType::kExit, p.channel, EncodeInts({code, sig}));
+      QueueExit(p);
     }
+  }
+
+  void QueueExit(const Process& p) {
+    int code = WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
+    int sig = WIFSIGNALED(p.status) ? WTERMSIG(p.status) : 0;
+    Queue(FrameType::kExit, p.channel, EncodeInts({code, sig}));
   }
 
   // While no adaptd is connected: the output of held processes is kept, the rest dropped.
@@ -437,7 +475,7 @@ class Server {
           if (n <= 0) {
             ::close(*fd);
             *fd = -1;
-          } else if (!p.attached) {
+          } else if (!p.attached && !p.reported) {
             Hold(p, stream, std::string_view(buf, static_cast<size_t>(n)));
           }
         }

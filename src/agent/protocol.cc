@@ -54,8 +54,7 @@ struct Reader {
 };
 
 bool KnownType(uint8_t t) {
-  return t >= static_cast<uint8_t>(FrameType::kHello) &&
-         t <= static_cast<uint8_t>(FrameType::kRekey);
+  return t >= static_cast<uint8_t>(FrameType::kHello) && t <= static_cast<uint8_t>(FrameType::kAck);
 }
 
 }  // namespace
@@ -145,7 +144,7 @@ bool DecodeHello(std::string_view payload, uint32_t& version, std::string& key,
   key.clear();
   version = r.U32();
   // Older agents sent no key: their hello is the version and the held processes.
-  if (version != kProtocolVersion) return !r.bad;
+  if (version < kMinProtocolVersion || version > kProtocolVersion) return !r.bad;
   key = r.String();
   if (key.size() > kMaxAgentKey) return false;
   uint32_t n = r.U32();
@@ -158,6 +157,27 @@ bool DecodeHello(std::string_view payload, uint32_t& version, std::string& key,
     held.push_back(std::move(h));
   }
   return !r.bad && r.in.empty();
+}
+
+std::string EncodeAck(const Ack& ack) {
+  std::string out;
+  for (uint64_t v : {ack.stdout_bytes, ack.stderr_bytes}) {
+    PutU32(out, static_cast<uint32_t>(v >> 32));
+    PutU32(out, static_cast<uint32_t>(v));
+  }
+  PutU32(out, ack.ended ? 1 : 0);
+  return out;
+}
+
+bool DecodeAck(std::string_view payload, Ack& out) {
+  if (payload.size() != 20) return false;
+  auto u64 = [&](size_t at) {
+    return uint64_t{GetU32(payload.data() + at)} << 32 | GetU32(payload.data() + at + 4);
+  };
+  uint32_t ended = GetU32(payload.data() + 16);
+  if (ended > 1) return false;
+  out = Ack{u64(0), u64(8), ended == 1};
+  return true;
 }
 
 std::string EncodeInts(const std::vector<int32_t>& values) {

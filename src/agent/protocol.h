@@ -14,7 +14,12 @@ namespace adapt::agent {
 
 // 2: spawns may carry a data token (file operations on a data connection of their own).
 // 3: the hello carries the agent's key (the sandbox's processes cannot pose as the agent).
-inline constexpr uint32_t kProtocolVersion = 3;
+// 4: adaptd acknowledges what it has recorded of a command (kAck), and the agent keeps the
+//    rest, its exit included, across a reconnection.
+inline constexpr uint32_t kProtocolVersion = 4;
+// The oldest version adaptd still speaks: an agent of a sandbox that ran on across an upgrade
+// of adaptd (or was restored from an older checkpoint). The hello of 3 and 4 is the same.
+inline constexpr uint32_t kMinProtocolVersion = 3;
 // The agent's key: random bytes adaptd makes per boot, at most this long.
 inline constexpr size_t kMaxAgentKey = 128;
 inline constexpr size_t kFrameHeaderSize = 9;
@@ -45,6 +50,12 @@ enum class FrameType : uint8_t {
   // restored sandbox's agent, which comes back with the key it was checkpointed with, gets
   // a fresh one at once.
   kRekey = 11,
+  // adaptd -> agent (version 4 on): EncodeAck. So much more of the process's stdout and
+  // stderr is durably recorded (counted from the previous ack, or from the spawn or attach),
+  // and with `ended`, its exit too. A process spawned with a tag keeps its output and exit
+  // from the last ack on, and is held across a reconnection until its end is acknowledged:
+  // an adaptd that dies between receiving an exit and recording it finds it again.
+  kAck = 12,
 };
 
 struct Frame {
@@ -104,6 +115,15 @@ bool DecodeHello(std::string_view payload, uint32_t& version, std::string& key,
 
 std::string EncodeSpawn(const SpawnRequest& request);
 bool DecodeSpawn(std::string_view payload, SpawnRequest& out);
+
+// What a kAck says: bytes of each stream newly recorded, and whether the exit is.
+struct Ack {
+  uint64_t stdout_bytes = 0;
+  uint64_t stderr_bytes = 0;
+  bool ended = false;
+};
+std::string EncodeAck(const Ack& ack);
+bool DecodeAck(std::string_view payload, Ack& out);
 
 std::string EncodeInts(const std::vector<int32_t>& values);
 // False unless `payload` holds exactly `count` integers.

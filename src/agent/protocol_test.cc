@@ -89,6 +89,42 @@ TEST(AgentProtocol, HelloListsHeldProcesses) {
       DecodeHello(EncodeHello(std::string(kMaxAgentKey + 1, 'k'), {}), version, key, held));
 }
 
+TEST(AgentProtocol, AHelloOfVersionThreeIsReadAndOlderOrNewerOnesAreNot) {
+  uint32_t version = 0;
+  std::string key;
+  std::vector<HeldProcess> held;
+  std::string wire = EncodeHello("k3y", {{7, "cmd_a"}});
+  wire[3] = 3;
+  ASSERT_TRUE(DecodeHello(wire, version, key, held));
+  EXPECT_EQ(version, 3u);
+  EXPECT_EQ(key, "k3y");
+  ASSERT_EQ(held.size(), 1u);
+  for (char other : {char{2}, static_cast<char>(kProtocolVersion + 1)}) {
+    wire[3] = other;
+    held.clear();
+    DecodeHello(wire, version, key, held);
+    EXPECT_EQ(version, static_cast<uint32_t>(other));
+    EXPECT_TRUE(key.empty());
+    EXPECT_TRUE(held.empty());
+  }
+}
+
+TEST(AgentProtocol, AnAckCarriesSixtyFourBitCountsAndRejectsOtherSizes) {
+  Ack ack{(uint64_t{5} << 32) + 7, 9, true};
+  Ack back;
+  ASSERT_TRUE(DecodeAck(EncodeAck(ack), back));
+  EXPECT_EQ(back.stdout_bytes, ack.stdout_bytes);
+  EXPECT_EQ(back.stderr_bytes, 9u);
+  EXPECT_TRUE(back.ended);
+  ASSERT_TRUE(DecodeAck(EncodeAck({0, 0, false}), back));
+  EXPECT_FALSE(back.ended);
+  std::string wire = EncodeAck(ack);
+  EXPECT_FALSE(DecodeAck(wire.substr(1), back));
+  EXPECT_FALSE(DecodeAck(wire + "x", back));
+  wire[19] = 2;  // ended is 0 or 1
+  EXPECT_FALSE(DecodeAck(wire, back));
+}
+
 TEST(AgentProtocol, MalformedSpawnIsRejected) {
   SpawnRequest r;
   r.argv = {"true"};

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "base/background_work.h"
+#include "base/fault_point.h"
 #include "base/ignore_error.h"
 #include "base/log.h"
 #include "base/redaction.h"
@@ -51,81 +52,7 @@ void KeepTail(std::string& buffer, uint64_t& total, std::string_view data, bool&
   }
 }
 
-// A stream's bytes from a position on, with the bytes just before it that a secret straddling
-// that position needs, copied out of the command's buffer (under its lock).
-struct StreamSlice {
-  std::string bytes;
-  size_t context = 0;  // bytes[0..context) come before the position
-  bool cut = false;    // bytes before bytes[0] were dropped
-  uint64_t end = 0;    // the stream's position after bytes
-};
-
-// From `from` (a position in the stream, clamped to the latest kKeptBytesPerStream), out of
-// `buffer`, which holds the stream's latest bytes up to `total`; `dropped`: older bytes are gone.
-StreamSlice SliceFrom(const std::string& buffer, uint64_t total, bool dropped, uint64_t from,
-                      size_t longest_secret) {
-  uint64_t buffer_start = total - buffer.size();
-  uint64_t kept = std::min<uint64_t>(buffer.size(), CommandRunner::kKeptBytesPerStream);
-  size_t at = static_cast<size_t>(std::max(from, total - kept) - buffer_start);
-  StreamSlice slice;
-  slice.context = std::min(at, longest_secret);
-  slice.cut = dropped && slice.context == at;
-  slice.bytes = buffer.substr(at - slice.context);
-  slice.end = total;
-  return slice;
-}
-
-// The slice's text (valid UTF-8, secrets hidden). `open`: the stream goes on, so an unfinished
-// character, or an end that could begin a secret, waits for the next slice (`end` moves back).
-std::string SliceText(StreamSlice& slice, bool open, const std::vector<std::string>& secrets) {
-  std::string_view bytes = slice.bytes;
-  if (open) {
-    std::string_view window = bytes.substr(slice.context);
-    size_t held = PartialUtf8AtEnd(window);
-    held += SecretStartAtEnd(window.substr(0, window.size() - held), secrets);
-    bytes.remove_suffix(held);
-    slice.end -= held;
-  }
-  return RedactWindow(bytes, slice.context, secrets, slice.cut);
-}
-
 }  // namespace
-
-void ApplyCommandOutput(const std::string& out, const std::string& err, bool truncated, bool open,
-                        const std::vector<std::string>& secrets, store::CommandRecord& record,
-                        size_t keep) {
-  size_t longest = LongestSecret(secrets);
-  auto window = [&](const std::string& buffer) {
-    if (buffer.size() > keep) record.truncated = true;
-    StreamSlice slice = SliceFrom(buffer, buffer.size(), truncated,
-                                  buffer.size() - std::min(buffer.size(), keep), longest);
-    return SliceText(slice, open, secrets);
-  };
-  record.truncated = truncated;
-  record.stdout_text = window(out);
-  record.stderr_text = window(err);
-}
-
-CommandRunner::Tap::Tap(std::shared_ptr<Running> command) : c_(std::move(command)) {}
-
-bool CommandRunner::Tap::Next(std::string& out, std::string& err,
-                              std::chrono::milliseconds timeout) {
-  std::unique_lock lock(c_->mu);
-  auto fresh = [&] { return c_->out_total > out_seen_ || c_->err_total > err_seen_; };
-  c_->cv.wait_for(lock, timeout, [&] { return fresh() || c_->finished; });
-  bool open = !c_->finished;
-  out_seen_ = c_->out_total;
-  err_seen_ = c_->err_total;
-  size_t longest = LongestSecret(c_->secrets);
-  StreamSlice o = SliceFrom(c_->out, c_->out_total, c_->truncated, out_pos_, longest);
-  StreamSlice e = SliceFrom(c_->err, c_->err_total, c_->truncated, err_pos_, longest);
-  lock.unlock();
-  out = SliceText(o, open, c_->secrets);
-  err = SliceText(e, open, c_->secrets);
-  out_pos_ = o.end;
-  err_pos_ = e.end;
-  return open || !out.empty() || !err.empty();
-}
 
 CommandRunner::CommandRunner(store::Store& store, runtime::Runtime& runtime)
     : store_(store), runtime_(runtime) {}
@@ -304,8 +231,8 @@ void CommandRunner::Reattach(store::CommandRecord record, std::vector<std::strin
   // What it received in its last moments, after its last save, is not there.
   c->out = c->record.stdout_text;
   c->err = c->record.stderr_text;
-  c->saved_out_total = c->out_total = c->out.size();
-  c->saved_err_total = c->err_total = c->err.size();
+  c->acked_out = c->saved_out_total = c->out_total = c->out.size();
+  c->acked_err = c->saved_err_total = c->err_total = c->err.size();
   c->truncated = c->record.truncated;
   if (auto why = NoThread([&] {
         std::thread(Guarded(
@@ -521,12 +448,21 @@ void CommandRunner::Finish(Running& c) {
     auto record = std::make_shared<const store::CommandRecord>(c.record);
     c.finished = true;
     c.cv.notify_all();
+    // The agent keeps the exit (and what is not acknowledged of the output) until it is told
+    // they are recorded: one who dies before that finds them again when it attaches.
+    agent::Ack end{c.out_total - c.acked_out, c.err_total - c.acked_err, true};
+    c.acked_out = c.out_total;
+    c.acked_err = c.err_total;
+    auto agent = c.via_agent && !lost ? c.agent : nullptr;
     lock.unlock();
+    if (agent) ADAPT_FAULT_POINT("command.agent.before_end_recorded");
     // Kept once durable (and before its end is announced) for the answer that waits on it.
-    if (Status st = store_.PutCommand(*record); !st.ok())
+    if (Status st = store_.PutCommand(*record); !st.ok()) {
       spdlog::error("command {}: {}", record->id, st.message());
-    else
+    } else {
       finished_.Keep(record, std::chrono::steady_clock::now());
+      if (agent) IgnoreError(agent->Acknowledge(c.channel, end), "acknowledging its end");
+    }
     if (sandbox_end_unknown) {
       // Losses older than the window are forgotten for every sandbox, so that sandboxes that
       // lost a command and never ended leave nothing behind here.
@@ -541,40 +477,6 @@ void CommandRunner::Finish(Running& c) {
     if (!c.via_agent) runtime_.ForgetExec(record->sandbox_id, c.process.tree_id);
   }
   Unregister(c.record.id);
-}
-
-void CommandRunner::SaveOutput(Running& c) {
-  store::CommandRecord r;
-  {
-    std::lock_guard lock(c.mu);
-    if (c.finished) return;
-    r = c.record;
-    ApplyCommandOutput(c.out, c.err, c.truncated, true, c.secrets, r, kSavedBytesPerStream);
-    c.saved_out_total = c.out_total;
-    c.saved_err_total = c.err_total;
-    c.saved_at = std::chrono::steady_clock::now();
-  }
-  Status st = store_.PutCommand(r);
-  if (st.ok()) return;
-  spdlog::warn("command {}: saving its output so far: {}", r.id, st.message());
-  // Nothing is lost here (the output stays in memory): the next save, an interval later,
-  // tries again.
-  std::lock_guard lock(c.mu);
-  c.saved_out_total = c.saved_err_total = UINT64_MAX;
-}
-
-std::optional<store::CommandRecord> CommandRunner::Snapshot(const std::string& id) {
-  std::shared_ptr<Running> c;
-  {
-    std::lock_guard lock(mu_);
-    auto it = running_.find(id);
-    if (it == running_.end()) return std::nullopt;
-    c = it->second;
-  }
-  std::lock_guard lock(c->mu);
-  store::CommandRecord r = c->record;
-  ApplyCommandOutput(c->out, c->err, c->truncated, !c->finished, c->secrets, r);
-  return r;
 }
 
 std::unique_ptr<CommandRunner::Tap> CommandRunner::Follow(const std::string& id) {

@@ -165,8 +165,11 @@ class CommandRunner {
 // latest bytes (`truncated`: older ones were dropped): the latest `keep` bytes of each, made
 // valid UTF-8, `secrets` hidden, also one that straddles the kept part's start. `open`: the
 // command still runs, so an end that could begin a secret is left out until it shows more.
+// `ends`, when given: where the text written of each stream (stdout, stderr) ends, counted from
+// the start of `out` and `err`.
 void ApplyCommandOutput(const std::string& out, const std::string& err, bool truncated, bool open,
                         const std::vector<std::string>& secrets, store::CommandRecord& record,
-                        size_t keep = CommandRunner::kKeptBytesPerStream);
+                        size_t keep = CommandRunner::kKeptBytesPerStream,
+                        uint64_t (*ends)[2] = nullptr);
 
 }  // namespace adapt::core

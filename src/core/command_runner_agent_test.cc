@@ -95,6 +95,15 @@ class CommandRunnerAgentTest : public ::testing::Test {
     }
   }
 
+  // The next frame, which must be an acknowledgment.
+  agent::Ack NextAck() {
+    agent::Frame f = Read();
+    agent::Ack ack;
+    EXPECT_EQ(f.type, FrameType::kAck);
+    EXPECT_TRUE(agent::DecodeAck(f.payload, ack));
+    return ack;
+  }
+
   store::CommandRecord Record(const std::string& id) { return RunningRecord(id); }
   store::CommandRecord Stored(const std::string& id) {
     auto c = store_.GetCommand("org_a", kSandbox, id);
@@ -284,6 +293,54 @@ TEST_F(CommandRunnerAgentTest, AReattachedCommandStartsFromTheOutputItsRecordHol
   EXPECT_EQ(done.exit_code, 0);
   EXPECT_EQ(done.stdout_text, "before\nafter\n");
   EXPECT_EQ(done.stderr_text, "err before\n");
+  // Counted from the attach: the agent is told of what came since, and of the exit.
+  agent::Ack ack = NextAck();
+  EXPECT_EQ(ack.stdout_bytes, 6u);
+  EXPECT_EQ(ack.stderr_bytes, 0u);
+  EXPECT_TRUE(ack.ended);
+}
+
+// What is durable is acknowledged to the agent (which keeps the rest for an adaptd that
+// attaches after a crash), and only that: the start of a secret held back from a save is not.
+TEST_F(CommandRunnerAgentTest, TheAgentIsToldWhatOfTheOutputAndExitIsRecorded) {
+  Connect();
+  store::CommandRecord c = Record("cmd_acked");
+  ASSERT_TRUE(store_.PutCommand(c).ok());
+  agent::SpawnRequest spawn;
+  spawn.argv = {"sh", "-c", "anything"};
+  ASSERT_TRUE(runner_->StartViaAgent(c, hub_.Session(kSandbox), spawn, "", 600, {"s3cret"}).ok());
+  agent::Frame f = Read();
+  ASSERT_EQ(f.type, FrameType::kSpawn);
+  const uint32_t channel = f.channel;
+
+  Send(FrameType::kStdout, channel, "abc s3c");
+  StoredWhen(c.id, [](const auto& r) { return r.stdout_text == "abc "; });
+  agent::Ack ack = NextAck();
+  EXPECT_EQ(ack.stdout_bytes, 4u);  // "s3c" may begin the secret: not saved yet
+  EXPECT_FALSE(ack.ended);
+
+  Send(FrameType::kStdout, channel, "ret\n");
+  Send(FrameType::kStderr, channel, "warning\n");
+  StoredWhen(c.id, [](const auto& r) {
+    return r.stdout_text == "abc [REDACTED]\n" && r.stderr_text == "warning\n";
+  });
+  uint64_t out = 0, err = 0;
+  while (out < 7 || err < 8) {
+    ack = NextAck();
+    ASSERT_FALSE(ack.ended);
+    out += ack.stdout_bytes;
+    err += ack.stderr_bytes;
+  }
+  EXPECT_EQ(out, 7u);
+  EXPECT_EQ(err, 8u);
+
+  Send(FrameType::kExit, channel, agent::EncodeInts({3, 0}));
+  store::CommandRecord done = StoredWhen(c.id, [](const auto& r) { return r.status != "running"; });
+  EXPECT_EQ(done.exit_code, 3);
+  ack = NextAck();
+  EXPECT_EQ(ack.stdout_bytes, 0u);
+  EXPECT_EQ(ack.stderr_bytes, 0u);
+  EXPECT_TRUE(ack.ended);
 }
 
 // The real fault, in a child process: a user at its RLIMIT_NPROC gets no thread (root is

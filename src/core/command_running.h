@@ -51,6 +51,9 @@ struct CommandRunner::Running {
   // Where SaveOutput left off: the streams' totals it wrote, and when.
   uint64_t saved_out_total = 0, saved_err_total = 0;
   std::chrono::steady_clock::time_point saved_at;
+  // Served by the agent: how far each stream's record is durable, as the agent was told
+  // (agent::FrameType::kAck), in out_total's and err_total's count.
+  uint64_t acked_out = 0, acked_err = 0;
   ActivityHold busy;  // its sandbox is in use while it runs (idle_tracker.h)
   // Why its watcher thread failed (it threw): Finish then records the command lost with it.
   std::string fault;

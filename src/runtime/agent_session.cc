@@ -153,6 +153,11 @@ Status AgentSession::SignalBefore(uint32_t channel, int sig,
   return SendBefore(FrameType::kSignal, channel, agent::EncodeInts({sig}), deadline);
 }
 
+Status AgentSession::Acknowledge(uint32_t channel, const agent::Ack& ack) {
+  if (version_ < 4) return Status::Ok();
+  return Send(FrameType::kAck, channel, agent::EncodeAck(ack));
+}
+
 Status AgentSession::Rekey(const std::string& key) { return Send(FrameType::kRekey, 0, key); }
 
 void AgentSession::Close() {
@@ -213,7 +218,8 @@ bool AgentSession::HandleHello(const Frame& f) {
   std::string key;  // checked by AgentHub already
   std::vector<agent::HeldProcess> held;
   if (f.type == FrameType::kHello && agent::DecodeHello(f.payload, version, key, held) &&
-      version == agent::kProtocolVersion) {
+      version >= agent::kMinProtocolVersion && version <= agent::kProtocolVersion) {
+    version_ = version;
     std::lock_guard lock(mu_);
     std::set<uint32_t> named;
     for (const auto& h : held) {

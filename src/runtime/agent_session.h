@@ -64,6 +64,10 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   // `timeout` for the agent to see that and close its socket. A sandbox checkpointed while
   // the agent still held a connected host socket would restore a dead connection.
   void Hangup(std::chrono::milliseconds timeout);
+  // Tells the agent what of a command spawned with a tag is durably recorded
+  // (agent::FrameType::kAck), so that it keeps only the rest across a reconnection. An
+  // agent older than protocol version 4 keeps nothing: Ok, nothing sent.
+  Status Acknowledge(uint32_t channel, const agent::Ack& ack);
   // Hands the agent `key` for its next hellos (agent::FrameType::kRekey).
   Status Rekey(const std::string& key);
   // Called (on the reader thread) when the agent confirms it holds the key of Rekey. Set
@@ -103,6 +107,7 @@ class AgentSession : public std::enable_shared_from_this<AgentSession> {
   std::string sandbox_id_;
   os::UniqueFd fd_;
   std::atomic<bool> ready_{false};
+  std::atomic<uint32_t> version_{0};  // the agent's protocol version, from its hello
   std::atomic<bool> closed_{false};
   std::timed_mutex write_mu_;  // timed: the wait for a turn counts against a frame's limit
   std::mutex mu_;

@@ -383,6 +383,46 @@ TEST_F(AgentSessionTest, AMisbehavingPeerIsDropped) {
   EXPECT_FALSE(session->Ready());
 }
 
+// An agent of version 3 (its sandbox ran on across an upgrade of adaptd) is still served; it
+// knows no kAck, which would end its connection as a frame of an unknown type.
+TEST_F(AgentSessionTest, AnAgentOfVersionThreeIsServedAndSentNoAcknowledgment) {
+  for (uint32_t version : {3u, agent::kProtocolVersion}) {
+    SCOPED_TRACE(version);
+    FakeAgent a;
+    auto fd = os::ConnectUnix(path_);
+    ASSERT_TRUE(fd.ok());
+    a.fd = std::move(*fd);
+    std::string hello = agent::EncodeHello(kKey, {});
+    hello[3] = static_cast<char>(version);  // the version, a big-endian u32, comes first
+    a.Send(FrameType::kHello, 0, hello);
+    std::shared_ptr<AgentSession> session;
+    for (int i = 0; i < 500 && !(session && session->Ready()); ++i) {
+      session = hub_.Session("sbx_test");
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_NE(session, nullptr);
+    ASSERT_TRUE(session->Ready());
+    ASSERT_TRUE(session->Acknowledge(1, {5, 6, true}).ok());
+    agent::SpawnRequest req;
+    req.argv = {"true"};
+    Seen seen;
+    ASSERT_TRUE(session->Spawn(req, seen.Callbacks()).ok());
+    agent::Frame f = a.Read();
+    if (version == 3) {
+      EXPECT_EQ(f.type, FrameType::kSpawn);
+      continue;
+    }
+    ASSERT_EQ(f.type, FrameType::kAck);
+    EXPECT_EQ(f.channel, 1u);
+    agent::Ack ack;
+    ASSERT_TRUE(agent::DecodeAck(f.payload, ack));
+    EXPECT_EQ(ack.stdout_bytes, 5u);
+    EXPECT_EQ(ack.stderr_bytes, 6u);
+    EXPECT_TRUE(ack.ended);
+    EXPECT_EQ(a.Read().type, FrameType::kSpawn);
+  }
+}
+
 TEST_F(AgentSessionTest, AHelloWithoutTheAgentsKeyTakesNothingOver) {
   FakeAgent a = Connect();
   auto session = WaitSession();

@@ -260,7 +260,10 @@ def test_crash_during_a_slot_claim(crash_daemon, point):
         assert time.monotonic() < deadline, "runs not settled after the restart: %r" % runs
         time.sleep(0.5)
     slots = [r["scheduledAt"] for r in runs if r["status"] != "missed"]
-    assert len(slots) == len(set(slots)), "a slot fired twice: %r" % runs
+    assert len(slots) == len(set(slots)), "a slot fired twice: %s\n%s" % (
+        "\n".join("%s %s attempt %s %s %s" % (r["scheduledAt"], r["trigger"], r["attempt"],
+                                               r["status"], r["error"]) for r in runs),
+        d.log_tail(200))
     statuses = {r["status"] for r in runs}
     assert statuses <= {"succeeded", "infrastructure_failed", "missed"}, runs
     if point == "automation.fire.after_claim":
@@ -271,6 +274,38 @@ def test_crash_during_a_slot_claim(crash_daemon, point):
         first = min(runs, key=lambda r: r["scheduledAt"])
         assert first["status"] == "succeeded" and "slot" in first["stdout"], first
     assert org.api("DELETE", "/v1/automations/" + a["id"])[0] in (200, 204)
+    org.api("DELETE", "/v1/sandboxes/" + sid)
+
+
+# A command's end reached adaptd through the sandbox's agent, and adaptd died before it was
+# recorded. The agent keeps the exit, and what adaptd had not acknowledged as recorded of the
+# output, until an adaptd acknowledges them: the restarted one attaches the command again and
+# records it as if nothing happened (it ended "lost", its outcome unknown, before). Output saved
+# while it ran was acknowledged then, and is not sent twice.
+def test_crash_before_a_commands_end_is_recorded_loses_nothing(crash_daemon):
+    d = crash_daemon
+    point = "command.agent.before_end_recorded"
+    restart(d)
+    org = d.new_org()
+    sid = org.wait_for_status(org.create({"cpu": 1, "memoryMiB": 256})["id"], "running", 120)["id"]
+    harness.wait_for_agent(org, sid)
+    restart(d, point)
+    status, cmd = org.api("POST", "/v1/sandboxes/%s/commands" % sid, {
+        "argv": ["sh", "-c", "echo first; sleep 2.5; echo second; echo warn >&2; exit 7"],
+        "waitSeconds": 0})
+    assert status == 202, cmd
+    wait_for_crash(d, point, timeout=60)
+    restart(d)
+    deadline = time.monotonic() + 60
+    while True:
+        status, kept = org.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
+        assert status == 200, kept
+        if kept["status"] != "running":
+            break
+        assert time.monotonic() < deadline, kept
+        time.sleep(0.25)
+    assert kept["status"] == "exited" and kept["exitCode"] == 7, kept
+    assert kept["stdout"] == "first\nsecond\n" and kept["stderr"] == "warn\n", kept
     org.api("DELETE", "/v1/sandboxes/" + sid)
 
 
