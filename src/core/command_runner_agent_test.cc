@@ -105,6 +105,17 @@ class CommandRunnerAgentTest : public ::testing::Test {
   }
 
   store::CommandRecord Record(const std::string& id) { return RunningRecord(id); }
+  // Command `id` started through the connected agent, as stored; its channel.
+  uint32_t Started(const std::string& id, const std::vector<std::string>& secrets) {
+    store::CommandRecord c = Record(id);
+    EXPECT_TRUE(store_.PutCommand(c).ok());
+    agent::SpawnRequest spawn;
+    spawn.argv = {"sh", "-c", "anything"};
+    EXPECT_TRUE(runner_->StartViaAgent(c, hub_.Session(kSandbox), spawn, "", 600, secrets).ok());
+    agent::Frame f = Read();
+    EXPECT_EQ(f.type, FrameType::kSpawn);
+    return f.channel;
+  }
   store::CommandRecord Stored(const std::string& id) {
     auto c = store_.GetCommand("org_a", kSandbox, id);
     EXPECT_TRUE(c.ok()) << c.status().message();
@@ -135,13 +146,7 @@ class CommandRunnerAgentTest : public ::testing::Test {
 TEST_F(CommandRunnerAgentTest, ARunningCommandsOutputIsSavedBoundedAndRedacted) {
   Connect();
   store::CommandRecord c = Record("cmd_saved");
-  ASSERT_TRUE(store_.PutCommand(c).ok());
-  agent::SpawnRequest spawn;
-  spawn.argv = {"sh", "-c", "anything"};
-  ASSERT_TRUE(runner_->StartViaAgent(c, hub_.Session(kSandbox), spawn, "", 600, {"s3cret"}).ok());
-  agent::Frame f = Read();
-  ASSERT_EQ(f.type, FrameType::kSpawn);
-  uint32_t channel = f.channel;
+  const uint32_t channel = Started(c.id, {"s3cret"});
 
   Send(FrameType::kStdout, channel, "token s3cret\n");
   Send(FrameType::kStderr, channel, "warning\n");
@@ -305,13 +310,7 @@ TEST_F(CommandRunnerAgentTest, AReattachedCommandStartsFromTheOutputItsRecordHol
 TEST_F(CommandRunnerAgentTest, TheAgentIsToldWhatOfTheOutputAndExitIsRecorded) {
   Connect();
   store::CommandRecord c = Record("cmd_acked");
-  ASSERT_TRUE(store_.PutCommand(c).ok());
-  agent::SpawnRequest spawn;
-  spawn.argv = {"sh", "-c", "anything"};
-  ASSERT_TRUE(runner_->StartViaAgent(c, hub_.Session(kSandbox), spawn, "", 600, {"s3cret"}).ok());
-  agent::Frame f = Read();
-  ASSERT_EQ(f.type, FrameType::kSpawn);
-  const uint32_t channel = f.channel;
+  const uint32_t channel = Started(c.id, {"s3cret"});
 
   Send(FrameType::kStdout, channel, "abc s3c");
   StoredWhen(c.id, [](const auto& r) { return r.stdout_text == "abc "; });

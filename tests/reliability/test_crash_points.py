@@ -296,14 +296,7 @@ def test_crash_before_a_commands_end_is_recorded_loses_nothing(crash_daemon):
     assert status == 202, cmd
     wait_for_crash(d, point, timeout=60)
     restart(d)
-    deadline = time.monotonic() + 60
-    while True:
-        status, kept = org.api("GET", "/v1/sandboxes/%s/commands/%s" % (sid, cmd["id"]))
-        assert status == 200, kept
-        if kept["status"] != "running":
-            break
-        assert time.monotonic() < deadline, kept
-        time.sleep(0.25)
+    kept = harness.poll_command(org, sid, cmd["id"])
     assert kept["status"] == "exited" and kept["exitCode"] == 7, kept
     assert kept["stdout"] == "first\nsecond\n" and kept["stderr"] == "warn\n", kept
     org.api("DELETE", "/v1/sandboxes/" + sid)
