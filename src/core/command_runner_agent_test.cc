@@ -370,7 +370,8 @@ TEST(CommandRunnerThreads, ACommandWithNoThreadToFollowItEndsLostAndTheRunnerClo
   if (::geteuid() != 0) GTEST_SKIP() << "needs root, to become nobody (CI and test.sh run as root)";
   char self[] = "/proc/self/exe";
   char filter[] =
-      "--gtest_filter=CommandRunnerThreads.ACommandWithNoThreadToFollowItEndsLostAndTheRunnerCloses";
+      "--gtest_filter=CommandRunnerThreads."
+      "ACommandWithNoThreadToFollowItEndsLostAndTheRunnerCloses";
   char* const argv[] = {self, filter, nullptr};
   char child_env[] = "ADAPT_NO_THREAD_CHILD=1";
   std::vector<char*> env{child_env};
