@@ -228,7 +228,8 @@ void CommandRunner::Reattach(store::CommandRecord record, std::vector<std::strin
   c->via_agent = true;
   c->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(left_ms);
   // What the previous adaptd saved comes first (already UTF-8 and redacted; both stay so).
-  // What it received in its last moments, after its last save, is not there.
+  // What it received after its last save is not there: the agent, which was not told it is
+  // recorded (agent::FrameType::kAck), sends it again with what came since.
   c->out = c->record.stdout_text;
   c->err = c->record.stderr_text;
   c->acked_out = c->saved_out_total = c->out_total = c->out.size();
@@ -454,6 +455,7 @@ void CommandRunner::Finish(Running& c) {
     c.acked_out = c.out_total;
     c.acked_err = c.err_total;
     auto agent = c.via_agent && !lost ? c.agent : nullptr;
+    const uint32_t channel = c.channel;
     lock.unlock();
     if (agent) ADAPT_FAULT_POINT("command.agent.before_end_recorded");
     // Kept once durable (and before its end is announced) for the answer that waits on it.
@@ -461,7 +463,7 @@ void CommandRunner::Finish(Running& c) {
       spdlog::error("command {}: {}", record->id, st.message());
     } else {
       finished_.Keep(record, std::chrono::steady_clock::now());
-      if (agent) IgnoreError(agent->Acknowledge(c.channel, end), "acknowledging its end");
+      if (agent) IgnoreError(agent->Acknowledge(channel, end), "acknowledging its end");
     }
     if (sandbox_end_unknown) {
       // Losses older than the window are forgotten for every sandbox, so that sandboxes that
