@@ -591,6 +591,7 @@ CREATE INDEX app_releases_by_org ON app_releases(org_id);
 )sql"},
       {40, kAppLabelMigration},
       {41, kLedgerTotalsMigration},
+      {42, kUsageByPeriodMigration},
   };
   return kMigrations;
 }
