@@ -112,6 +112,28 @@ static std::string ExistingLoopFor(const std::string& image) {
 
 bool LoopDeviceBacks(const std::string& image) { return !ExistingLoopFor(image).empty(); }
 
+std::vector<std::string> LoopDeviceHolders(const std::string& image, size_t limit) {
+  std::vector<std::string> holders;
+  const std::string dev = ExistingLoopFor(image);
+  if (dev.empty()) return holders;
+  auto numbers = ReadFile("/sys/block/" + dev.substr(dev.rfind('/') + 1) + "/dev");
+  if (!numbers.ok()) return holders;
+  std::string id = *numbers;
+  while (!id.empty() && id.back() == '\n') id.pop_back();
+  for (const auto& pid : ListDir("/proc")) {
+    if (holders.size() >= limit) break;
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    // The third field of a mountinfo line is the mounted device's MAJOR:MINOR.
+    auto mounts = ReadFile("/proc/" + pid + "/mountinfo");
+    if (!mounts.ok() || mounts->find(" " + id + " ") == std::string::npos) continue;
+    auto read = ReadFile("/proc/" + pid + "/comm");
+    std::string comm = read.ok() ? *read : "?";
+    while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    holders.push_back(pid + " (" + comm + ")");
+  }
+  return holders;
+}
+
 Status MountLoopExt4(const std::string& image, const std::string& target,
                      const std::string& options) {
   const char* data = options.empty() ? nullptr : options.c_str();

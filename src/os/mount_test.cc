@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "os/files.h"
+#include "os/loop_device.h"
 #include "os/process.h"
 #include "os/temp_dir.h"
 #include "os/unique_fd.h"
@@ -71,6 +72,12 @@ TEST_F(MountTest, LoopExt4AndOverlayMountWriteListAndUnmountCleanly) {
   Status st = MountLoopExt4(image, disk);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_NE(LoopLinesFor(image), "") << "no loop device backs " << image;
+  // This process's mount namespace holds it.
+  const std::string me = std::to_string(::getpid()) + " (";
+  auto holders = LoopDeviceHolders(image, 100000);
+  EXPECT_TRUE(std::any_of(holders.begin(), holders.end(),
+                          [&](const std::string& h) { return h.starts_with(me); }))
+      << holders.size() << " holders, not this process";
 
   // The filesystem is really there: ext4 has lost+found, and a file written survives a read.
   EXPECT_TRUE(Exists(disk + "/lost+found"));

@@ -65,9 +65,15 @@ Status CheckName(const std::string& name) {
 Status AwaitDiskReleased(const std::string& disk) {
   for (int i = 0; i < 600 && os::LoopDeviceBacks(disk); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  if (os::LoopDeviceBacks(disk))
+  if (os::LoopDeviceBacks(disk)) {
+    // For the operator only (host pids): which process outlived the stop.
+    std::string holders;
+    for (const auto& h : os::LoopDeviceHolders(disk)) holders += (holders.empty() ? "" : ", ") + h;
+    spdlog::warn("disk {} is still mounted 30 s after its sandbox stopped, by: {}", disk,
+                 holders.empty() ? std::string("no process found") : holders);
     return Status(Code::kUnavailable,
                   "the sandbox's disk is still in use 30 s after its processes were stopped");
+  }
   return Status::Ok();
 }
 
