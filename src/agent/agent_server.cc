@@ -361,7 +361,7 @@ class Server {
         int i = 0;
         for (uint64_t n : {ack.stdout_bytes, ack.stderr_bytes}) {
           std::string& h = p->held[i];
-          p->acked[i] = std::min(p->written[i], p->acked[i] + std::min(n, p->written[i]));
+          p->acked[i] += std::min(n, p->written[i] - p->acked[i]);
           uint64_t start = p->written[i] - h.size();  // older ones were dropped when sent
           if (p->acked[i] > start) h.erase(0, static_cast<size_t>(p->acked[i] - start));
           ++i;

@@ -144,7 +144,7 @@ bool DecodeHello(std::string_view payload, uint32_t& version, std::string& key,
   key.clear();
   version = r.U32();
   // Older agents sent no key: their hello is the version and the held processes.
-  if (version < kMinProtocolVersion || version > kProtocolVersion) return !r.bad;
+  if (!SpokenVersion(version)) return !r.bad;
   key = r.String();
   if (key.size() > kMaxAgentKey) return false;
   uint32_t n = r.U32();

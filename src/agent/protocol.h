@@ -20,6 +20,9 @@ inline constexpr uint32_t kProtocolVersion = 4;
 // The oldest version adaptd still speaks: an agent of a sandbox that ran on across an upgrade
 // of adaptd (or was restored from an older checkpoint). The hello of 3 and 4 is the same.
 inline constexpr uint32_t kMinProtocolVersion = 3;
+inline constexpr bool SpokenVersion(uint32_t version) {
+  return version >= kMinProtocolVersion && version <= kProtocolVersion;
+}
 // The agent's key: random bytes adaptd makes per boot, at most this long.
 inline constexpr size_t kMaxAgentKey = 128;
 inline constexpr size_t kFrameHeaderSize = 9;

@@ -118,13 +118,14 @@ void CommandRunner::SaveOutput(Running& c) {
     if (!agent) return;
     agent::Ack ack;
     {
+      // Saves and the final record are written by the command's watcher alone, in order. A
+      // save can end short of the last acknowledged place (after a re-attach, the restored
+      // text may end in what reads as the start of a secret): nothing more is recorded then.
       std::lock_guard lock(c.mu);
-      // Acknowledged once, in order: a later save may have got here first.
-      if (saved_out < c.acked_out || saved_err < c.acked_err) return;
-      ack.stdout_bytes = saved_out - c.acked_out;
-      ack.stderr_bytes = saved_err - c.acked_err;
-      c.acked_out = saved_out;
-      c.acked_err = saved_err;
+      ack.stdout_bytes = saved_out - std::min(saved_out, c.acked_out);
+      ack.stderr_bytes = saved_err - std::min(saved_err, c.acked_err);
+      c.acked_out = std::max(c.acked_out, saved_out);
+      c.acked_err = std::max(c.acked_err, saved_err);
     }
     IgnoreError(agent->Acknowledge(channel, ack), "acknowledging its output");
     return;

@@ -195,8 +195,8 @@ void AgentHub::Introduce(std::shared_ptr<Listener> l, os::UniqueFd conn) {
   uint32_t version = 0;
   std::string key;
   std::vector<agent::HeldProcess> held;
-  bool decoded = agent::DecodeHello(first.payload, version, key, held) &&
-                 version >= agent::kMinProtocolVersion && version <= agent::kProtocolVersion;
+  bool decoded =
+      agent::DecodeHello(first.payload, version, key, held) && agent::SpokenVersion(version);
   bool current = decoded && ConstantTimeEquals(key, l->key);
   bool handed = decoded && !l->next_key.empty() && ConstantTimeEquals(key, l->next_key);
   if (!current && !handed) {

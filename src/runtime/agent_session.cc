@@ -218,7 +218,7 @@ bool AgentSession::HandleHello(const Frame& f) {
   std::string key;  // checked by AgentHub already
   std::vector<agent::HeldProcess> held;
   if (f.type == FrameType::kHello && agent::DecodeHello(f.payload, version, key, held) &&
-      version >= agent::kMinProtocolVersion && version <= agent::kProtocolVersion) {
+      agent::SpokenVersion(version)) {
     version_ = version;
     std::lock_guard lock(mu_);
     std::set<uint32_t> named;
