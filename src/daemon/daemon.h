@@ -82,6 +82,8 @@ class Daemon {
 
  private:
   Status TakeStateDirectory();
+  Status StartOnStateDirectory();
+  void ReleaseStateDirectory();
   // The API's address is bound before any listener takes a free port, so that none of them
   // can take it (a restart on the same port); connections wait until StartApi serves them.
   Status HoldApiAddress();
@@ -130,6 +132,9 @@ class Daemon {
   std::string storage_master_key_env_;
   ListenAddress listen_;
   os::UniqueFd lock_;
+  // The state directory is a bind of itself, to be unmounted at the stop when nothing is
+  // mounted below it (os/mount_propagation.h).
+  bool state_dir_bound_ = false;
   // This adaptd's network name and pool among the host's adaptds, held from the start on.
   std::optional<net::NetworkClaim> network_claim_;
   Helpers helpers_;

@@ -9,6 +9,7 @@
 #include "daemon/daemon.h"
 #include "database/connection_budget.h"
 #include "os/files.h"
+#include "os/mount_propagation.h"
 #include "runtime/checkpoint_store.h"
 
 namespace adapt::daemon {
@@ -27,6 +28,12 @@ api::HttpServerOptions HttpLimits(const DaemonConfig& config, std::string name) 
 
 Status Daemon::Start() {
   RETURN_IF_ERROR(TakeStateDirectory());
+  Status st = StartOnStateDirectory();
+  if (!st.ok()) ReleaseStateDirectory();
+  return st;
+}
+
+Status Daemon::StartOnStateDirectory() {
   RETURN_IF_ERROR(HoldApiAddress());
   RETURN_IF_ERROR(OpenStore());
   RETURN_IF_ERROR(StartObjectStorage());
@@ -87,6 +94,13 @@ void Daemon::ServeUntilStopSignal() {
   databases_->StopQuotaChecks();
   database_proxy_->Stop();
   WarnIfError(postgres_->Stop(), "stopping the organizations' PostgreSQL server");
+  ReleaseStateDirectory();
+}
+
+void Daemon::ReleaseStateDirectory() {
+  if (state_dir_bound_)
+    WarnIfError(os::ReleaseBindOfItself(config_.state_dir),
+                "unmounting the state directory's bind of itself");
 }
 
 Status Daemon::TakeStateDirectory() {
@@ -103,6 +117,11 @@ Status Daemon::TakeStateDirectory() {
     return Status(Code::kUnavailable, "another adaptd is using " + config_.state_dir);
   if (!lock.ok()) return lock.status();
   lock_ = std::move(*lock);
+  // Before the first mount below it (os/mount_propagation.h). Without it a child's copy of
+  // the mounts can hold a sandbox's disk after its stop: degraded, not broken.
+  auto shared = os::ShareMountsBelow(config_.state_dir);
+  WarnIfError(shared.status(), "sharing the mounts below the state directory");
+  state_dir_bound_ = shared.ok() && *shared;
   // Before anything of the host is touched: another running adaptd's nftables table (its
   // name) or addresses (its pool) are not this one's to take.
   ASSIGN_OR_RETURN(net::AddressPool pool, net::AddressPool::Parse(config_.network_pool));

@@ -78,11 +78,12 @@ Status PostgresServer::Dump(const std::string& database, const std::string& path
 
 Status PostgresServer::RunAsServer(const std::vector<std::string>& argv, const std::string& what) {
   // sh -c 'mount --bind ROOT VIEW && exec "$@"': the bind mount lives and dies with this
-  // namespace (and the postmaster pg_ctl leaves running in it).
+  // namespace (and the postmaster pg_ctl leaves running in it). A slave of the host's, so
+  // that the sandboxes' disks the host unmounts go from it too (os/mount_propagation.h).
   std::vector<std::string> cmd = {"unshare",
                                   "--mount",
                                   "--propagation",
-                                  "private",
+                                  "slave",
                                   "--",
                                   "/bin/sh",
                                   "-c",

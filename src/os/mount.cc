@@ -13,31 +13,17 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "os/errno_status.h"
 #include "os/files.h"
 #include "os/loop_device.h"
+#include "os/mount_info.h"
 #include "os/process.h"
 #include "os/unique_fd.h"
 
 namespace adapt::os {
 namespace {
-
-// mountinfo escapes spaces and other bytes as \ooo.
-std::string Unescape(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() + 1 && i + 3 <= s.size()) {
-      out += static_cast<char>(std::stoi(s.substr(i + 1, 3), nullptr, 8));
-      i += 3;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
 
 struct AttachedLoop {
   std::string device;
@@ -189,16 +175,8 @@ Result<FilesystemUsage> GetFilesystemUsage(const std::string& path) {
 
 std::vector<std::string> MountsUnder(const std::string& prefix) {
   std::vector<std::string> out;
-  auto info = ReadFile("/proc/self/mountinfo");
-  if (!info.ok()) return out;
-  std::istringstream in(*info);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string id, parent, devno, root, point;
-    fields >> id >> parent >> devno >> root >> point;
-    point = Unescape(point);
-    if (point == prefix || point.rfind(prefix + "/", 0) == 0) out.push_back(point);
+  for (auto& m : ReadMountInfo()) {
+    if (m.point == prefix || m.point.starts_with(prefix + "/")) out.push_back(std::move(m.point));
   }
   std::sort(out.begin(), out.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });

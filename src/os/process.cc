@@ -43,7 +43,9 @@ std::vector<char*> CStrings(std::vector<std::string>& v) {
   if (o.new_session) ::setsid();
   if (o.hide_proc_sys_net) {
     if (::unshare(CLONE_NEWNS) != 0) ::_exit(126);
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(126);
+    // A slave, not private: what the host unmounts below a shared mount (a sandbox's disk,
+    // see mount_propagation.h) goes from this copy too, where a private one would hold it.
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) ::_exit(126);
     if (::mount("tmpfs", "/proc/sys/net", "tmpfs", 0, nullptr) != 0) ::_exit(126);
   }
   int fds[3] = {o.stdin_fd, o.stdout_fd, o.stderr_fd};

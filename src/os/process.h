@@ -21,7 +21,8 @@ struct SpawnOptions {
   int stderr_fd = -1;
   // Start the child in a new session, so that it outlives its parent's process group.
   bool new_session = false;
-  // Run the child in a private mount namespace with a tmpfs over /proc/sys/net. Debian's
+  // Run the child in a mount namespace of its own (a slave of the host's: see
+  // mount_propagation.h) with a tmpfs over /proc/sys/net. Debian's
   // runsc 20221219 refuses a sandbox network namespace on kernels where
   // /proc/sys/net/core/rmem_default exists in every netns; hiding it makes runsc proceed.
   bool hide_proc_sys_net = false;
