@@ -22,5 +22,7 @@ std::vector<MountInfo> ReadMountInfo(const std::string& file = "/proc/self/mount
 // The entry whose point is the longest prefix of the canonical path `path` (for stacked
 // mounts, the topmost): the mount that holds `path`. nullptr when none does.
 const MountInfo* MountHolding(const std::vector<MountInfo>& mounts, const std::string& path);
+// The entry would point into a table that is gone at the end of the statement.
+const MountInfo* MountHolding(std::vector<MountInfo>&& mounts, const std::string& path) = delete;
 
 }  // namespace adapt::os

@@ -83,7 +83,8 @@ TEST_F(MountPropagationTest, TheBindOfItselfIsFoundAgainAndReleasedOnlyWhenNothi
   ASSERT_TRUE(bound.ok()) << bound.status().message();
   if (!*bound) {
     // A host whose / is shared (systemd's) needs no bind: the directory's mount is shared.
-    auto holder = MountHolding(ReadMountInfo(), dir_);
+    auto mounts = ReadMountInfo();
+    auto holder = MountHolding(mounts, dir_);
     ASSERT_NE(holder, nullptr);
     EXPECT_TRUE(holder->shared);
     EXPECT_FALSE(IsMountPoint(dir_));
@@ -94,7 +95,8 @@ TEST_F(MountPropagationTest, TheBindOfItselfIsFoundAgainAndReleasedOnlyWhenNothi
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_TRUE(*again);
   EXPECT_EQ(MountsUnder(dir_), std::vector<std::string>{dir_}) << "bound once, not stacked";
-  auto holder = MountHolding(ReadMountInfo(), dir_);
+  auto mounts = ReadMountInfo();
+  auto holder = MountHolding(mounts, dir_);
   ASSERT_NE(holder, nullptr);
   EXPECT_TRUE(holder->shared);
 
