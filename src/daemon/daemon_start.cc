@@ -27,9 +27,9 @@ api::HttpServerOptions HttpLimits(const DaemonConfig& config, std::string name) 
 }
 
 Status Daemon::Start() {
-  RETURN_IF_ERROR(TakeStateDirectory());
-  Status st = StartOnStateDirectory();
-  if (!st.ok()) ReleaseStateDirectory();
+  Status st = TakeStateDirectory();
+  if (st.ok()) st = StartOnStateDirectory();
+  if (!st.ok()) ReleaseStateDirectory();  // a refused start leaves no bind (none before its lock)
   return st;
 }
 

@@ -26,6 +26,8 @@ def refused(**overrides):
     with pytest.raises(AssertionError) as failure:
         other.start()
     assert other.proc.wait(timeout=30) != 0
+    # A refused start leaves nothing mounted (its state directory's bind of itself included).
+    assert not harness.mounts_under(other.base), harness.mounts_under(other.base)
     # Not other.close(): with the running adaptd's name it would delete that one's table.
     subprocess.run(["rm", "-rf", "--one-file-system", other.base], check=False)
     return str(failure.value)
