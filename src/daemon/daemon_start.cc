@@ -119,9 +119,15 @@ Status Daemon::TakeStateDirectory() {
   lock_ = std::move(*lock);
   // Before the first mount below it (os/mount_propagation.h). Without it a child's copy of
   // the mounts can hold a sandbox's disk after its stop: degraded, not broken.
-  auto shared = os::ShareMountsBelow(config_.state_dir);
-  WarnIfError(shared.status(), "sharing the mounts below the state directory");
-  state_dir_bound_ = shared.ok() && *shared;
+  auto sharing = os::ShareMountsBelow(config_.state_dir);
+  WarnIfError(sharing.status(), "sharing the mounts below the state directory");
+  state_dir_bound_ = sharing.ok() && *sharing == os::MountSharing::kBoundOntoItself;
+  if (sharing.ok() && *sharing == os::MountSharing::kLeftPrivate)
+    spdlog::warn(
+        "the mounts below {} were made before this start and are private: a child's copy of "
+        "them (runsc's, the database server's) can keep a sandbox's disk after its stop; stop "
+        "adaptd while no sandbox runs and start it again to have them shared",
+        config_.state_dir);
   // Before anything of the host is touched: another running adaptd's nftables table (its
   // name) or addresses (its pool) are not this one's to take.
   ASSIGN_OR_RETURN(net::AddressPool pool, net::AddressPool::Parse(config_.network_pool));

@@ -32,7 +32,7 @@ bool IsBindOfItself(const std::vector<MountInfo>& mounts, const MountInfo& m) {
 
 }  // namespace
 
-Result<bool> ShareMountsBelow(const std::string& dir) {
+Result<MountSharing> ShareMountsBelow(const std::string& dir) {
   ASSIGN_OR_RETURN(std::string path, Canonical(dir));
   auto mounts = ReadMountInfo();
   const MountInfo* holder = MountHolding(mounts, path);
@@ -41,10 +41,10 @@ Result<bool> ShareMountsBelow(const std::string& dir) {
     // A mount of its own: adaptd's bind from an earlier start, or the operator's filesystem.
     if (!holder->shared && ::mount(nullptr, path.c_str(), nullptr, MS_SHARED, nullptr) != 0)
       return ErrnoStatus("making the mount at " + path + " shared");
-    return IsBindOfItself(mounts, *holder);
+    return IsBindOfItself(mounts, *holder) ? MountSharing::kBoundOntoItself : MountSharing::kShared;
   }
-  if (holder->shared) return false;
-  if (!MountsUnder(path).empty()) return false;
+  if (holder->shared) return MountSharing::kShared;
+  if (!MountsUnder(path).empty()) return MountSharing::kLeftPrivate;
   if (::mount(path.c_str(), path.c_str(), nullptr, MS_BIND, nullptr) != 0)
     return ErrnoStatus("bind-mounting " + path + " onto itself");
   if (::mount(nullptr, path.c_str(), nullptr, MS_SHARED, nullptr) != 0) {
@@ -52,7 +52,7 @@ Result<bool> ShareMountsBelow(const std::string& dir) {
     ::umount2(path.c_str(), UMOUNT_NOFOLLOW);
     return st;
   }
-  return true;
+  return MountSharing::kBoundOntoItself;
 }
 
 Status ReleaseBindOfItself(const std::string& dir) {

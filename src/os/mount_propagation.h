@@ -12,13 +12,19 @@
 
 namespace adapt::os {
 
+// What ShareMountsBelow found or made of the mount holding a directory.
+enum class MountSharing {
+  kShared,           // shared already (systemd's /, or an operator's filesystem, made shared)
+  kBoundOntoItself,  // the directory is a shared bind of itself, made now or by an earlier start
+  kLeftPrivate,      // private, with mounts below it from before: a bind would hide them
+};
+
 // Makes the mount that holds directory `dir` shared, so that each mount made below it later
 // is shared too and is unmounted from the namespaces copied as slaves when the host unmounts
 // it. When that mount is not shared (a host without systemd makes / private) and `dir` is
 // not a mount point, `dir` is bind-mounted onto itself first, unless something is mounted
-// below it already (an earlier adaptd's sandboxes: a bind would hide their mounts), which is
-// left as it is. Returns whether `dir` is a bind of itself (made now or by an earlier start).
-Result<bool> ShareMountsBelow(const std::string& dir);
+// below it already (an earlier adaptd's sandboxes), which is left as it is.
+Result<MountSharing> ShareMountsBelow(const std::string& dir);
 
 // Unmounts `dir`'s bind of itself (see ShareMountsBelow), lazily, unless something is still
 // mounted below it (a sandbox that runs on while adaptd is away): the next start finds it

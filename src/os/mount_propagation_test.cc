@@ -81,7 +81,8 @@ TEST_F(MountPropagationTest, AChildsCopyOfTheMountsLosesWhatTheHostUnmountsBelow
 TEST_F(MountPropagationTest, TheBindOfItselfIsFoundAgainAndReleasedOnlyWhenNothingIsBelowIt) {
   auto bound = ShareMountsBelow(dir_);
   ASSERT_TRUE(bound.ok()) << bound.status().message();
-  if (!*bound) {
+  if (*bound != MountSharing::kBoundOntoItself) {
+    EXPECT_EQ(*bound, MountSharing::kShared);
     // A host whose / is shared (systemd's) needs no bind: the directory's mount is shared.
     auto mounts = ReadMountInfo();
     auto holder = MountHolding(mounts, dir_);
@@ -93,7 +94,7 @@ TEST_F(MountPropagationTest, TheBindOfItselfIsFoundAgainAndReleasedOnlyWhenNothi
   EXPECT_TRUE(IsMountPoint(dir_));
   auto again = ShareMountsBelow(dir_);  // the next start's
   ASSERT_TRUE(again.ok()) << again.status().message();
-  EXPECT_TRUE(*again);
+  EXPECT_EQ(*again, MountSharing::kBoundOntoItself);
   EXPECT_EQ(MountsUnder(dir_), std::vector<std::string>{dir_}) << "bound once, not stacked";
   auto mounts = ReadMountInfo();
   auto holder = MountHolding(mounts, dir_);
@@ -116,11 +117,12 @@ TEST_F(MountPropagationTest, TheBindOfItselfIsFoundAgainAndReleasedOnlyWhenNothi
 }
 
 TEST_F(MountPropagationTest, NoBindHidesWhatAnEarlierAdaptdMountedBelow) {
-  // (Where / is shared no bind is needed either: the same holds.)
   ASSERT_NO_FATAL_FAILURE(MountDisk());
+  auto mounts = ReadMountInfo();
+  const bool shared_already = MountHolding(mounts, dir_)->shared;  // where / is (systemd)
   auto bound = ShareMountsBelow(dir_);
   ASSERT_TRUE(bound.ok()) << bound.status().message();
-  EXPECT_FALSE(*bound);
+  EXPECT_EQ(*bound, shared_already ? MountSharing::kShared : MountSharing::kLeftPrivate);
   EXPECT_EQ(MountsUnder(dir_), std::vector<std::string>{disk_});
   EXPECT_TRUE(Exists(disk_ + "/lost+found"));
 }
