@@ -18,8 +18,8 @@ Result<std::string> Canonical(const std::string& dir) {
   return path.string();
 }
 
-// Whether `m`, mounted at `path`, is a bind of the directory it covers: the same filesystem
-// and directory as its parent mount shows there.
+// Whether `m` is a bind of the directory it covers: the same filesystem and directory as its
+// parent mount shows at its mount point.
 bool IsBindOfItself(const std::vector<MountInfo>& mounts, const MountInfo& m) {
   for (const auto& parent : mounts) {
     if (parent.id != m.parent) continue;
