@@ -109,9 +109,10 @@ std::vector<std::string> LoopDeviceHolders(const std::string& image, size_t limi
   for (const auto& pid : ListDir("/proc")) {
     if (holders.size() >= limit) break;
     if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    // The third field of a mountinfo line is the mounted device's MAJOR:MINOR.
-    auto mounts = ReadFile("/proc/" + pid + "/mountinfo");
-    if (!mounts.ok() || mounts->find(" " + id + " ") == std::string::npos) continue;
+    auto mounts = ReadMountInfo("/proc/" + pid + "/mountinfo");
+    if (std::none_of(mounts.begin(), mounts.end(),
+                     [&](const MountInfo& m) { return m.device == id; }))
+      continue;
     auto read = ReadFile("/proc/" + pid + "/comm");
     std::string comm = read.ok() ? *read : "?";
     while (!comm.empty() && comm.back() == '\n') comm.pop_back();
